@@ -1,0 +1,4 @@
+import { createServiceApp } from '../openapi/app';
+
+/** The Dynamic Image API: resources, template information, rendering and results. */
+export const renderingApp = createServiceApp();

@@ -1,0 +1,25 @@
+// Bindings and variables of the Worker (wrangler.toml, .dev.vars, `wrangler secret put`), merged
+// into the global Cloudflare types so `env` and `exports` from `cloudflare:workers` are typed.
+declare namespace Cloudflare {
+  interface Env {
+    DB: D1Database;
+    FILES: R2Bucket;
+    PROJECT_JOBS: DurableObjectNamespace<import('./platform/jobs/project-jobs').ProjectJobs>;
+    /** Comma-separated service areas this deployment serves: identity, rendering, platform. */
+    SERVICES: string;
+    /** The identity issuer URL of this regional instance. */
+    ISSUER: string;
+    REGION: string;
+    /** Absolute base for result URLs; empty means "the request's origin". */
+    PUBLIC_BASE_URL: string;
+    RESULT_TTL_HOURS: string;
+    /** Secret: encrypts the private parts of signing keys at rest. */
+    KEY_ENCRYPTION_SECRET: string;
+    /** Secret: the Dynamic Image API key (header X-DynamicImageApiKey). */
+    RENDERING_API_KEY: string;
+  }
+  interface GlobalProps {
+    mainModule: typeof import('./index');
+    durableNamespaces: 'ProjectJobs';
+  }
+}

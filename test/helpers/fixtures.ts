@@ -1,0 +1,33 @@
+import { inject } from 'vitest';
+
+/** Base URL of the Node-side fixture server (see test/global-setup.ts). */
+export const fixtureServer = (): string => inject("fixtureServer" as never) as string;
+
+/** A shared PSD fixture by file name, e.g. `psdtools-blend-multiply.psd`. */
+export async function psdFixture(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/shared/fixtures/psd/${encodeURIComponent(name)}`);
+  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+export interface FixtureManifestEntry {
+  name: string;
+  width: number;
+  height: number;
+  features: string[];
+  blendModes: string[];
+  fonts: string[];
+  [key: string]: unknown;
+}
+
+export async function psdManifest(): Promise<FixtureManifestEntry[]> {
+  const res = await fetch(`${fixtureServer()}/shared/fixtures/psd/manifest.json`);
+  return ((await res.json()) as { files: FixtureManifestEntry[] }).files;
+}
+
+/** A file from test/assets (images, fonts made for our tests). */
+export async function testAsset(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/assets/${name}`);
+  if (!res.ok) throw new Error(`asset ${name}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
