@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 
@@ -16,11 +18,68 @@ const roots: Record<string, string> = {
 
 let server: Server;
 
+/**
+ * POST /tools/<name> with a file body runs a prepress tool on it, as a person checking a PDF
+ * would: qpdf --check, pdfinfo, pdffonts print text; pdftoppm returns page 1..n PNGs as JSON
+ * base64 (`?r=<dpi>`, `?page=<n>` for one page, `?scaleTo=<px>`). Only these tools, no shell.
+ */
+const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [string, string[]]> = {
+  'qpdf-check': (f) => ['qpdf', ['--check', f]],
+  pdfinfo: (f) => ['pdfinfo', ['-box', f]],
+  pdffonts: (f) => ['pdffonts', [f]],
+  pdftoppm: (f, q, dir) => [
+    'pdftoppm',
+    [
+      '-png',
+      ...(q.get('r') ? ['-r', String(Number(q.get('r')))] : []),
+      ...(q.get('scaleTo') ? ['-scale-to', String(Number(q.get('scaleTo')))] : []),
+      ...(q.get('page') ? ['-f', String(Number(q.get('page'))), '-l', String(Number(q.get('page')))] : []),
+      f,
+      path.join(dir, 'page'),
+    ],
+  ],
+};
+
+async function runTool(name: string, q: URLSearchParams, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) {
+  const tool = TOOLS[name];
+  if (!tool) {
+    res.writeHead(404).end();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const dir = await mkdtemp(path.join(tmpdir(), 'tool-'));
+  try {
+    const file = path.join(dir, 'input.pdf');
+    await writeFile(file, Buffer.concat(chunks));
+    const [cmd, args] = tool(file, q, dir);
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(cmd, args, { maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    const pages: string[] = [];
+    if (name === 'pdftoppm') {
+      const { readdir } = await import('node:fs/promises');
+      for (const f of (await readdir(dir)).filter((f) => f.startsWith('page')).sort()) {
+        pages.push((await readFile(path.join(dir, f))).toString('base64'));
+      }
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...result, pages }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export default async function setup(project: TestProject) {
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     // Special routes for HTTP behaviour tests: /status/404, /slow/5000, /redirect/N
     const [, kind, ...rest] = url.pathname.split('/');
+    if (kind === 'tools' && req.method === 'POST') {
+      await runTool(rest[0], url.searchParams, req, res);
+      return;
+    }
     if (kind === 'status') {
       res.writeHead(Number(rest[0]) || 500).end();
       return;

@@ -31,3 +31,26 @@ export async function testAsset(name: string): Promise<Uint8Array> {
   if (!res.ok) throw new Error(`asset ${name}: HTTP ${res.status}`);
   return new Uint8Array(await res.arrayBuffer());
 }
+
+export interface ToolResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** pdftoppm only: PNG pages, base64. */
+  pages: string[];
+}
+
+/**
+ * Runs a prepress tool (Node side, see test/global-setup.ts) on a file produced in workerd:
+ * 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm' (query: r, page, scaleTo).
+ */
+export async function runTool(
+  tool: 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm',
+  file: Uint8Array,
+  query: Record<string, string | number> = {},
+): Promise<ToolResult> {
+  const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const res = await fetch(`${fixtureServer()}/tools/${tool}?${qs}`, { method: 'POST', body: file });
+  if (!res.ok) throw new Error(`tool ${tool}: HTTP ${res.status}`);
+  return (await res.json()) as ToolResult;
+}
