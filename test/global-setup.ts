@@ -14,6 +14,7 @@ import type { TestProject } from 'vitest/node';
 const roots: Record<string, string> = {
   shared: path.resolve(import.meta.dirname, '../../shared'),
   assets: path.resolve(import.meta.dirname, 'assets'),
+  fonts: path.resolve(import.meta.dirname, '../assets/fonts'),
 };
 
 let server: Server;

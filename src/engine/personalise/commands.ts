@@ -1,0 +1,73 @@
+/**
+ * The personalisation commands of a render request's `data` (layer name → command), as zod
+ * schemas that also document the API in OpenAPI.
+ */
+import { z } from '@hono/zod-openapi';
+import { isColorError, parseColor } from './color';
+
+const ColorSchema = z
+  .string()
+  .superRefine((value, ctx) => {
+    const parsed = parseColor(value);
+    if (isColorError(parsed)) ctx.addIssue({ code: 'custom', message: parsed.error });
+  })
+  .openapi({
+    description: '`#rrggbb`, `#rgb`, `rgb(r, g, b)` (0–255), `rgba(r, g, b, a)` (alpha 0–1) or `cmyk(c, m, y, k)` (0–100, converted naively).',
+    example: '#ff8800',
+  });
+
+const visible = z.boolean().optional().openapi({ description: 'Shows (true) or hides (false) the layer.' });
+
+export const TextCommandSchema = z
+  .object({
+    type: z.literal('text'),
+    text: z.string().openapi({ description: 'The new text; `\\n` or `\\r` starts a new paragraph.' }),
+    font: z.string().min(1).optional().openapi({ description: 'PostScript name of a font in the font store; default: the layer\'s own font.' }),
+    size: z.number().positive().max(10_000).optional().openapi({ description: 'Font size in points of the template (as Photoshop shows it); default: the layer\'s own size.' }),
+    color: ColorSchema.optional(),
+    visible,
+  })
+  .openapi('TextCommand', { description: 'Re-renders a text layer with new text (and optionally font, size, colour).' });
+
+export const ImageCommandSchema = z
+  .object({
+    type: z.literal('image'),
+    image: z.string().min(1).openapi({ description: 'An http(s) URL or the name of a stored image.' }),
+    resizeMode: z.enum(['fit', 'fill']).optional().openapi({ description: '`fit` (default) shows the whole picture, letterboxed; `fill` covers the placement, cropping.' }),
+    visible,
+  })
+  .openapi('ImageCommand', { description: 'Replaces the content of an image layer or smart object, taking its placement (including rotation and perspective).' });
+
+export const ShapeCommandSchema = z
+  .object({ type: z.literal('shape'), color: ColorSchema, visible })
+  .openapi('ShapeCommand', { description: 'Recolours a shape or fill layer.' });
+
+export const SwitchCommandSchema = z
+  .object({
+    type: z.literal('switch'),
+    select: z.string().openapi({ description: 'Name of the child layer to show; its siblings are hidden.' }),
+    visible,
+  })
+  .openapi('SwitchCommand', { description: 'On a group: shows one child layer and hides its siblings.' });
+
+export const VisibilityCommandSchema = z
+  .object({ type: z.literal('visibility').optional(), visible: z.boolean() })
+  .openapi('VisibilityCommand', { description: 'Shows or hides any layer.' });
+
+export const DataCommandSchema = z
+  .discriminatedUnion('type', [TextCommandSchema, ImageCommandSchema, ShapeCommandSchema, SwitchCommandSchema, VisibilityCommandSchema])
+  .openapi('DataCommand');
+
+export const PersonalisationDataSchema = z
+  .record(z.string(), DataCommandSchema)
+  .openapi('PersonalisationData', {
+    description: 'Layer name → command. A name matches layers exactly; a name shared by several layers applies to all.',
+    example: { Title: { type: 'text', text: 'Hello', color: '#336699' }, Photo: { type: 'image', image: 'https://example.com/a.jpg', resizeMode: 'fill' }, Badge: { visible: false } },
+  });
+
+export type TextCommand = z.infer<typeof TextCommandSchema>;
+export type ImageCommand = z.infer<typeof ImageCommandSchema>;
+export type ShapeCommand = z.infer<typeof ShapeCommandSchema>;
+export type SwitchCommand = z.infer<typeof SwitchCommandSchema>;
+export type DataCommand = z.infer<typeof DataCommandSchema>;
+export type PersonalisationData = z.infer<typeof PersonalisationDataSchema>;
