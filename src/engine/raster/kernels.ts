@@ -1,0 +1,76 @@
+import kernelsModule from '../../../wasm/build/kernels.wasm';
+
+/** The exports of wasm/assembly/kernels.ts. Pointers are byte offsets into `memory`. */
+export interface KernelExports {
+  memory: WebAssembly.Memory;
+  alloc(bytes: number): number;
+  reset(): void;
+  toPremultipliedF32(src: number, dst: number, count: number): void;
+  fromPremultipliedF32(src: number, dst: number, count: number): void;
+  resampleRowH(src: number, srcW: number, scratch: number, out: number, dstW: number, bounds: number, weights: number, stride: number): void;
+  resampleRowV(ring: number, ringRows: number, width: number, first: number, count: number, weights: number, out: number): void;
+  unsharpBand(src: number, width: number, rows: number, radius: number, kernel: number, amount: number, threshold: number, premul: number, hblur: number, out: number): void;
+  flattenOverWhite(ptr: number, count: number): void;
+  premultiply(ptr: number, count: number): void;
+  unpremultiply(ptr: number, count: number): void;
+}
+
+let instance: Promise<KernelExports> | undefined;
+
+/** The kernels, instantiated once per isolate from the module compiled at deploy time. */
+export function kernels(): Promise<KernelExports> {
+  instance ??= WebAssembly.instantiate(kernelsModule, {}).then((i) => i.exports as unknown as KernelExports);
+  return instance;
+}
+
+/**
+ * Runs one kernel operation in a fresh arena: `plan` allocates, then `run` gets typed views
+ * that stay valid (no allocation happens after the plan, so memory cannot grow under them).
+ * Operations are synchronous, so concurrent requests in one isolate never share an arena.
+ */
+export async function withArena<T>(body: (k: KernelExports, arena: Arena) => T): Promise<T> {
+  const k = await kernels();
+  k.reset();
+  try {
+    return body(k, new Arena(k));
+  } finally {
+    k.reset();
+  }
+}
+
+export class Arena {
+  constructor(private readonly k: KernelExports) {}
+  alloc(bytes: number): number {
+    return this.k.alloc(bytes);
+  }
+  /** Fresh views over the linear memory; call after the last alloc of an operation. */
+  u8(): Uint8Array {
+    return new Uint8Array(this.k.memory.buffer);
+  }
+  f32(): Float32Array {
+    return new Float32Array(this.k.memory.buffer);
+  }
+  i32(): Int32Array {
+    return new Int32Array(this.k.memory.buffer);
+  }
+}
+
+/** Pixels per chunk when streaming a buffer through an in-place kernel (1 MB of RGBA). */
+const CHUNK_PIXELS = 1 << 18;
+
+/** Applies an in-place per-pixel kernel to `data` (RGBA8), streamed through WASM in chunks. */
+export function inPlace(data: Uint8ClampedArray | Uint8Array, pick: (k: KernelExports) => (ptr: number, count: number) => void): Promise<void> {
+  return withArena((k, arena) => {
+    const total = data.length >> 2;
+    const ptr = arena.alloc(Math.min(total, CHUNK_PIXELS) * 4);
+    const mem = arena.u8();
+    const fn = pick(k);
+    for (let start = 0; start < total; start += CHUNK_PIXELS) {
+      const count = Math.min(CHUNK_PIXELS, total - start);
+      const slice = data.subarray(start * 4, (start + count) * 4);
+      mem.set(slice, ptr);
+      fn(ptr, count);
+      slice.set(mem.subarray(ptr, ptr + count * 4));
+    }
+  });
+}

@@ -1,0 +1,127 @@
+import type { RGBAImage } from '../types';
+import { withArena } from './kernels';
+
+/**
+ * `high`: Lanczos-3 (previews and final output). `fast`: box when shrinking, bilinear when
+ * enlarging (what `optimizePreview` may choose: cheaper, never skips content).
+ */
+export type ResampleQuality = 'high' | 'fast';
+
+interface Filter {
+  support: number;
+  at(x: number): number;
+}
+
+const sinc = (x: number) => (x === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x));
+const lanczos3: Filter = { support: 3, at: (x) => (Math.abs(x) < 3 ? sinc(x) * sinc(x / 3) : 0) };
+const box: Filter = { support: 0.5, at: (x) => (x > -0.5 && x <= 0.5 ? 1 : 0) };
+const bilinear: Filter = { support: 1, at: (x) => Math.max(0, 1 - Math.abs(x)) };
+
+export interface AxisWeights {
+  /** Per destination index: [first source index, tap count]. */
+  bounds: Int32Array;
+  /** weights[i * stride + k]: normalised weight of tap k of destination i. */
+  weights: Float32Array;
+  stride: number;
+}
+
+/**
+ * Filter taps for one axis (pixel centres at i + 0.5; the filter widens by the scale when
+ * shrinking so every source pixel contributes). Weights of each destination sum to 1, so a
+ * constant image stays constant.
+ */
+export function axisWeights(src: number, dst: number, filter: Filter): AxisWeights {
+  const scale = src / dst;
+  const filterScale = Math.max(scale, 1);
+  const support = filter.support * filterScale;
+  const stride = Math.min(src, Math.ceil(support) * 2 + 1);
+  const bounds = new Int32Array(dst * 2);
+  const weights = new Float32Array(dst * stride);
+  for (let i = 0; i < dst; i++) {
+    const center = (i + 0.5) * scale;
+    let first = Math.max(0, Math.floor(center - support + 0.5));
+    const end = Math.min(src, Math.floor(center + support + 0.5));
+    const taps: number[] = [];
+    let sum = 0;
+    for (let x = first; x < end; x++) {
+      const w = filter.at((x + 0.5 - center) / filterScale);
+      taps.push(w);
+      sum += w;
+    }
+    // Trim zero taps at the ends (box/bilinear edges) to keep the inner loops short.
+    while (taps.length > 1 && taps[0] === 0) {
+      taps.shift();
+      first++;
+    }
+    while (taps.length > 1 && taps[taps.length - 1] === 0) taps.pop();
+    if (sum === 0 || taps.length === 0) {
+      taps.length = 0;
+      taps.push(1);
+      first = Math.min(src - 1, Math.max(0, Math.floor(center)));
+      sum = 1;
+    }
+    bounds[2 * i] = first;
+    bounds[2 * i + 1] = taps.length;
+    for (let k = 0; k < taps.length; k++) weights[i * stride + k] = taps[k]! / sum;
+  }
+  return { bounds, weights, stride };
+}
+
+/**
+ * Resizes `img` to width × height (separable, on premultiplied alpha so transparent pixels do
+ * not darken edges). The source streams through WASM one row at a time with a ring of
+ * horizontally filtered rows, so working memory is about (taps × width × 16) bytes however
+ * large the source is; the only full-size buffers are `img` and the result.
+ *
+ * @example
+ *   const preview = await resample(composite, 800, 600);              // Lanczos-3
+ *   const quick = await resample(composite, 800, 600, { quality: 'fast' });
+ */
+export async function resample(
+  img: RGBAImage,
+  width: number,
+  height: number,
+  { quality = 'high' }: { quality?: ResampleQuality } = {},
+): Promise<RGBAImage> {
+  if (!(width >= 1 && height >= 1) || !Number.isInteger(width) || !Number.isInteger(height)) {
+    throw new RangeError(`resample: bad target size ${width}×${height}`);
+  }
+  if (width === img.width && height === img.height) {
+    return { width, height, data: new Uint8ClampedArray(img.data) };
+  }
+  const filterFor = (src: number, dst: number) => (quality === 'high' ? lanczos3 : dst < src ? box : bilinear);
+  const h = axisWeights(img.width, width, filterFor(img.width, width));
+  const v = axisWeights(img.height, height, filterFor(img.height, height));
+  const out = new Uint8ClampedArray(width * height * 4);
+
+  await withArena((k, arena) => {
+    const ringRows = v.stride;
+    const srcRow = arena.alloc(img.width * 4);
+    const scratch = arena.alloc(img.width * 16);
+    const ring = arena.alloc(ringRows * width * 16);
+    const hBounds = arena.alloc(h.bounds.byteLength);
+    const hWeights = arena.alloc(h.weights.byteLength);
+    const vWeights = arena.alloc(v.weights.byteLength);
+    const outRow = arena.alloc(width * 4);
+    const u8 = arena.u8();
+    const f32 = arena.f32();
+    new Int32Array(u8.buffer, hBounds, h.bounds.length).set(h.bounds);
+    f32.set(h.weights, hWeights >> 2);
+    f32.set(v.weights, vWeights >> 2);
+
+    const srcStride = img.width * 4;
+    let next = 0; // next source row to filter horizontally into the ring
+    for (let y = 0; y < height; y++) {
+      const first = v.bounds[2 * y]!;
+      const count = v.bounds[2 * y + 1]!;
+      next = Math.max(next, first);
+      for (; next < first + count; next++) {
+        u8.set(img.data.subarray(next * srcStride, (next + 1) * srcStride), srcRow);
+        k.resampleRowH(srcRow, img.width, scratch, ring + (next % ringRows) * width * 16, width, hBounds, hWeights, h.stride);
+      }
+      k.resampleRowV(ring, ringRows, width, first, count, vWeights + y * v.stride * 4, outRow);
+      out.set(u8.subarray(outRow, outRow + width * 4), y * width * 4);
+    }
+  });
+  return { width, height, data: out };
+}

@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import { flattenOverWhite, premultiply, unpremultiply } from '../../../src/engine/raster/pixels';
+import { axisWeights, resample } from '../../../src/engine/raster/resample';
+import { gaussianKernel, unsharpMask } from '../../../src/engine/raster/unsharp';
+import type { RGBAImage } from '../../../src/engine/types';
+import { maxDiff, noiseImage, solidImage } from './helpers';
+
+/** Plain-JS separable resample on premultiplied float pixels: the reference for the WASM one. */
+function referenceResample(img: RGBAImage, w: number, h: number, quality: 'high' | 'fast'): Uint8ClampedArray {
+  const filter = (src: number, dst: number) =>
+    quality === 'high'
+      ? { support: 3, at: (x: number) => (Math.abs(x) < 3 ? sinc(x) * sinc(x / 3) : 0) }
+      : dst < src
+        ? { support: 0.5, at: (x: number) => (x > -0.5 && x <= 0.5 ? 1 : 0) }
+        : { support: 1, at: (x: number) => Math.max(0, 1 - Math.abs(x)) };
+  const hw = axisWeights(img.width, w, filter(img.width, w));
+  const vw = axisWeights(img.height, h, filter(img.height, h));
+  const pre = new Float64Array(img.width * img.height * 4);
+  for (let i = 0; i < pre.length; i += 4) {
+    const a = img.data[i + 3]!;
+    for (let c = 0; c < 3; c++) pre[i + c] = (img.data[i + c]! * a) / 255;
+    pre[i + 3] = a;
+  }
+  const tmp = new Float64Array(w * img.height * 4);
+  for (let y = 0; y < img.height; y++)
+    for (let x = 0; x < w; x++)
+      for (let t = 0; t < hw.bounds[2 * x + 1]!; t++)
+        for (let c = 0; c < 4; c++) tmp[(y * w + x) * 4 + c]! += pre[(y * img.width + hw.bounds[2 * x]! + t) * 4 + c]! * hw.weights[x * hw.stride + t]!;
+  const out = new Uint8ClampedArray(w * h * 4);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) {
+      const acc = [0, 0, 0, 0];
+      for (let t = 0; t < vw.bounds[2 * y + 1]!; t++)
+        for (let c = 0; c < 4; c++) acc[c]! += tmp[((vw.bounds[2 * y]! + t) * w + x) * 4 + c]! * vw.weights[y * vw.stride + t]!;
+      const a = Math.min(255, Math.max(0, acc[3]!));
+      if (a < 0.5) continue;
+      for (let c = 0; c < 3; c++) out[(y * w + x) * 4 + c] = Math.round((Math.min(a, Math.max(0, acc[c]!)) * 255) / a);
+      out[(y * w + x) * 4 + 3] = Math.round(a);
+    }
+  return out;
+}
+const sinc = (x: number) => (x === 0 ? 1 : Math.sin(Math.PI * x) / (Math.PI * x));
+
+describe('resample', () => {
+  it('a constant image stays constant, shrinking and enlarging, in both qualities', async () => {
+    const img = solidImage(97, 61, [200, 30, 120, 180]);
+    for (const quality of ['high', 'fast'] as const) {
+      for (const [w, h] of [[10, 7], [33, 20], [250, 170], [97, 5]]) {
+        const out = await resample(img, w!, h!, { quality });
+        expect(out.width).toBe(w);
+        expect(out.height).toBe(h);
+        expect(maxDiff(out.data, solidImage(w!, h!, [200, 30, 120, 180]).data)).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+
+  it('matches a plain-JS premultiplied reference within one level', async () => {
+    const img = noiseImage(120, 90, 7);
+    for (const quality of ['high', 'fast'] as const) {
+      for (const [w, h] of [[37, 29], [200, 150], [120, 45]]) {
+        const out = await resample(img, w!, h!, { quality });
+        expect(maxDiff(out.data, referenceResample(img, w!, h!, quality))).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+
+  it('premultiplied filtering leaves no dark fringe where opaque colour meets transparency', async () => {
+    // Left half opaque white, right half transparent black: straight-alpha filtering would give grey.
+    const img = solidImage(64, 8, [255, 255, 255, 255]);
+    for (let y = 0; y < 8; y++) for (let x = 32; x < 64; x++) img.data.set([0, 0, 0, 0], (y * 64 + x) * 4);
+    const out = await resample(img, 20, 4);
+    for (let i = 0; i < out.data.length; i += 4) {
+      if (out.data[i + 3]! > 0) expect(out.data[i]!).toBeGreaterThanOrEqual(254);
+    }
+  });
+
+  it('box downscale by an integer factor is the block average', async () => {
+    const img = noiseImage(8, 8, 3, 'opaque');
+    const out = await resample(img, 2, 2, { quality: 'fast' });
+    let sum = 0;
+    for (let y = 0; y < 4; y++) for (let x = 0; x < 4; x++) sum += img.data[(y * 8 + x) * 4]!;
+    expect(Math.abs(out.data[0]! - sum / 16)).toBeLessThanOrEqual(0.5 + 1e-6);
+  });
+});
+
+describe('unsharp mask', () => {
+  it('amount 0 is the identity', async () => {
+    const img = noiseImage(50, 40, 9);
+    const out = await unsharpMask(img, { amount: 0, radius: 2, threshold: 0 });
+    expect(out.data).toEqual(img.data);
+  });
+
+  it('leaves flat regions and alpha untouched and sharpens an edge', async () => {
+    const img = solidImage(40, 30, [100, 100, 100, 255]);
+    for (let y = 0; y < 30; y++) for (let x = 20; x < 40; x++) img.data.set([200, 200, 200, 128], (y * 40 + x) * 4);
+    const out = await unsharpMask(img, { amount: 1.2, radius: 1, threshold: 0 });
+    const px = (x: number, y: number) => Array.from(out.data.subarray((y * 40 + x) * 4, (y * 40 + x) * 4 + 4));
+    expect(px(2, 15)).toEqual([100, 100, 100, 255]);
+    expect(px(37, 15)).toEqual([200, 200, 200, 128]);
+    expect(px(19, 15)[0]).toBeLessThan(100); // darker side of the edge gets darker
+    expect(px(20, 15)[0]).toBeGreaterThan(200);
+    for (let i = 3; i < out.data.length; i += 4) expect(out.data[i]).toBe(img.data[i]);
+  });
+
+  it('a threshold above the edge contrast leaves the image unchanged', async () => {
+    const img = solidImage(30, 10, [100, 100, 100, 255]);
+    for (let y = 0; y < 10; y++) for (let x = 15; x < 30; x++) img.data.set([110, 110, 110, 255], (y * 30 + x) * 4);
+    const untouched = await unsharpMask(img, { amount: 2, radius: 1, threshold: 0.05 }); // 12.75 levels > 10
+    expect(untouched.data).toEqual(img.data);
+    const sharpened = await unsharpMask(img, { amount: 2, radius: 1, threshold: 0.01 });
+    expect(maxDiff(sharpened.data, img.data)).toBeGreaterThan(0);
+  });
+
+  it('matches a plain-JS reference on an opaque image (bands join seamlessly)', async () => {
+    const img = noiseImage(300, 200, 5, 'opaque');
+    const params = { amount: 1.2, radius: 1.5, threshold: 0.05 };
+    const out = await unsharpMask(img, params);
+    const k = gaussianKernel(params.radius);
+    const r = k.length - 1;
+    const { width, height, data } = img;
+    const at = (x: number, y: number, c: number) => data[(Math.min(height - 1, Math.max(0, y)) * width + Math.min(width - 1, Math.max(0, x))) * 4 + c]!;
+    let worst = 0;
+    for (let y = 0; y < height; y += 7)
+      for (let x = 0; x < width; x += 3)
+        for (let c = 0; c < 3; c++) {
+          let blur = 0;
+          for (let j = -r; j <= r; j++) {
+            let row = 0;
+            for (let i = -r; i <= r; i++) row += at(x + i, y + j, c) * k[Math.abs(i)]!;
+            blur += row * k[Math.abs(j)]!;
+          }
+          const o = at(x, y, c);
+          const d = o - blur;
+          const expected = Math.abs(d) >= params.threshold * 255 ? Math.min(255, Math.max(0, Math.round(o + params.amount * d))) : o;
+          worst = Math.max(worst, Math.abs(out.data[(y * width + x) * 4 + c]! - expected));
+        }
+    expect(worst).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('pixel conversions', () => {
+  it('flatten over white composites exactly and makes every pixel opaque', async () => {
+    const img = noiseImage(33, 17, 11);
+    const expected = new Uint8ClampedArray(img.data.length);
+    for (let i = 0; i < img.data.length; i += 4) {
+      const a = img.data[i + 3]!;
+      for (let c = 0; c < 3; c++) expected[i + c] = Math.round((img.data[i + c]! * a + 255 * (255 - a)) / 255);
+      expected[i + 3] = 255;
+    }
+    await flattenOverWhite(img);
+    expect(img.data).toEqual(expected);
+  });
+
+  it('premultiply is exact; unpremultiply inverts it within rounding', async () => {
+    const img = noiseImage(600, 500, 13); // > one streaming chunk
+    const original = new Uint8ClampedArray(img.data);
+    await premultiply(img.data);
+    for (let i = 0; i < 4000; i += 4) {
+      const a = original[i + 3]!;
+      for (let c = 0; c < 3; c++) expect(img.data[i + c]).toBe(Math.round((original[i + c]! * a) / 255));
+    }
+    await unpremultiply(img.data);
+    let violations = 0;
+    for (let i = 0; i < img.data.length; i += 4) {
+      const a = original[i + 3]!;
+      const ok = a === 0 ? img.data[i] === 0 : Math.abs(img.data[i]! - original[i]!) <= Math.ceil(255 / a / 2) + 1;
+      if (!ok) violations++;
+    }
+    expect(violations).toBe(0);
+  });
+});

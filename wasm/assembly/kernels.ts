@@ -1,0 +1,221 @@
+// Raster kernels compiled to WebAssembly (v128 SIMD) by scripts/build/10-wasm.mjs.
+//
+// Memory is a bump arena owned by the JS wrappers (src/engine/raster/kernels.ts): they call
+// reset(), alloc() every buffer one operation needs, copy pixels in, run a kernel, copy the
+// result out. Nothing is kept between operations, so the linear memory only ever grows to the
+// largest working set of one operation (the wrappers stream big images through in strips).
+//
+// Pixel formats: "u8" buffers are RGBA8 straight alpha (like RGBAImage); "f32" buffers hold
+// one f32x4 per pixel, premultiplied, channels in 0..255.
+
+// ---------------------------------------------------------------------------------------------
+// Arena
+
+let top: usize = (__heap_base + 15) & ~15;
+const base: usize = top;
+
+export function alloc(bytes: usize): usize {
+  const ptr = top;
+  top = (top + bytes + 15) & ~15;
+  const needed = <i32>((top + 0xffff) >>> 16) - memory.size();
+  if (needed > 0 && memory.grow(needed) < 0) unreachable();
+  return ptr;
+}
+
+export function reset(): void {
+  top = base;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pixel helpers
+
+const INV255: f32 = 1.0 / 255.0;
+
+// @ts-ignore: decorator
+@inline function loadPixel(ptr: usize): v128 {
+  // 4 × u8 → f32x4
+  const b = v128.load32_zero(ptr);
+  return f32x4.convert_i32x4_u(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(b)));
+}
+
+// @ts-ignore: decorator
+@inline function storePixel(ptr: usize, v: v128): void {
+  // f32x4 (already in 0..255) → round half up → 4 × u8
+  const i = i32x4.trunc_sat_f32x4_u(f32x4.add(v, f32x4.splat(0.5)));
+  const w = i16x8.narrow_i32x4_u(i, i);
+  v128.store32_lane(ptr, i8x16.narrow_i16x8_u(w, w), 0);
+}
+
+// @ts-ignore: decorator
+@inline function premultiplyPixel(p: v128): v128 {
+  const a = f32x4.extract_lane(p, 3);
+  return f32x4.mul(p, f32x4.replace_lane(f32x4.splat(a * INV255), 3, 1.0));
+}
+
+// @ts-ignore: decorator
+@inline function unpremultiplyPixel(p: v128): v128 {
+  // Clamp alpha to 0..255 and colour to 0..alpha (filters with negative lobes overshoot),
+  // then divide colour by alpha/255. Fully transparent → all zero.
+  const a = min<f32>(max<f32>(f32x4.extract_lane(p, 3), 0), 255);
+  if (a < 0.5) return f32x4.splat(0);
+  const clamped = f32x4.min(f32x4.max(p, f32x4.splat(0)), f32x4.splat(a));
+  return f32x4.replace_lane(f32x4.mul(clamped, f32x4.splat(255.0 / a)), 3, a);
+}
+
+/** u8 straight → f32 premultiplied, `count` pixels. */
+export function toPremultipliedF32(src: usize, dst: usize, count: i32): void {
+  for (let i = 0; i < count; i++) {
+    v128.store(dst + (<usize>i << 4), premultiplyPixel(loadPixel(src + (<usize>i << 2))));
+  }
+}
+
+/** f32 premultiplied → u8 straight, `count` pixels. */
+export function fromPremultipliedF32(src: usize, dst: usize, count: i32): void {
+  for (let i = 0; i < count; i++) {
+    storePixel(dst + (<usize>i << 2), unpremultiplyPixel(v128.load(src + (<usize>i << 4))));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Separable resampling. Weights are laid out per destination index: bounds[2i] = first source
+// index, bounds[2i+1] = tap count, weights[i*stride + k] = normalised weight of tap k.
+
+/** One source row (u8 straight, srcW px) → one row of dstW premultiplied f32 px. */
+export function resampleRowH(
+  src: usize, srcW: i32, scratch: usize, out: usize, dstW: i32,
+  bounds: usize, weights: usize, stride: i32,
+): void {
+  toPremultipliedF32(src, scratch, srcW);
+  for (let x = 0; x < dstW; x++) {
+    const first = load<i32>(bounds + (<usize>x << 3));
+    const count = load<i32>(bounds + (<usize>x << 3), 4);
+    let acc = f32x4.splat(0);
+    let p = scratch + (<usize>first << 4);
+    let w = weights + (<usize>(x * stride) << 2);
+    for (let k = 0; k < count; k++) {
+      acc = f32x4.add(acc, f32x4.mul(v128.load(p), f32x4.splat(load<f32>(w))));
+      p += 16;
+      w += 4;
+    }
+    v128.store(out + (<usize>x << 4), acc);
+  }
+}
+
+/**
+ * One output row from `count` horizontally filtered rows held in a ring of `ringRows` rows
+ * (row r of the source lives in slot r % ringRows) → u8 straight.
+ */
+export function resampleRowV(
+  ring: usize, ringRows: i32, width: i32, first: i32, count: i32, weights: usize, out: usize,
+): void {
+  const rowBytes = <usize>width << 4;
+  for (let x = 0; x < width; x++) {
+    let acc = f32x4.splat(0);
+    const col = <usize>x << 4;
+    for (let k = 0; k < count; k++) {
+      const slot = <usize>((first + k) % ringRows);
+      acc = f32x4.add(acc, f32x4.mul(v128.load(ring + slot * rowBytes + col), f32x4.splat(load<f32>(weights + (<usize>k << 2)))));
+    }
+    storePixel(out + (<usize>x << 2), unpremultiplyPixel(acc));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unsharp mask over one band. `src` holds rows [bandTop - radius, bandBottom + radius) of the
+// image (edge rows repeated), u8 straight; the kernel writes the band's `rows` rows to `out`.
+
+export function unsharpBand(
+  src: usize, width: i32, rows: i32, radius: i32, kernel: usize,
+  amount: f32, threshold: f32, premul: usize, hblur: usize, out: usize,
+): void {
+  const inRows = rows + 2 * radius;
+  toPremultipliedF32(src, premul, width * inRows);
+  // Horizontal Gaussian, edges clamped.
+  for (let y = 0; y < inRows; y++) {
+    const row = premul + (<usize>(y * width) << 4);
+    const dst = hblur + (<usize>(y * width) << 4);
+    for (let x = 0; x < width; x++) {
+      let acc = f32x4.mul(v128.load(row + (<usize>x << 4)), f32x4.splat(load<f32>(kernel)));
+      for (let k = 1; k <= radius; k++) {
+        const l = max<i32>(x - k, 0);
+        const r = min<i32>(x + k, width - 1);
+        const s = f32x4.add(v128.load(row + (<usize>l << 4)), v128.load(row + (<usize>r << 4)));
+        acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
+      }
+      v128.store(dst + (<usize>x << 4), acc);
+    }
+  }
+  const amountV = f32x4.splat(amount);
+  const thresholdV = f32x4.splat(threshold * 255);
+  const rowBytes = <usize>width << 4;
+  for (let y = 0; y < rows; y++) {
+    const center = hblur + <usize>(y + radius) * rowBytes;
+    for (let x = 0; x < width; x++) {
+      const col = <usize>x << 4;
+      let acc = f32x4.mul(v128.load(center + col), f32x4.splat(load<f32>(kernel)));
+      for (let k = 1; k <= radius; k++) {
+        const s = f32x4.add(v128.load(center - <usize>k * rowBytes + col), v128.load(center + <usize>k * rowBytes + col));
+        acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
+      }
+      const srcPtr = src + (<usize>((y + radius) * width + x) << 2);
+      const orig = loadPixel(srcPtr);
+      const blurA = f32x4.extract_lane(acc, 3);
+      const outPtr = out + (<usize>((y * width + x)) << 2);
+      if (blurA < 0.001 || f32x4.extract_lane(orig, 3) == 0) {
+        store<u32>(outPtr, load<u32>(srcPtr));
+        continue;
+      }
+      // Blurred straight colour (premultiplied blur ÷ blurred alpha: no dark fringes).
+      const blur = f32x4.mul(acc, f32x4.splat(255.0 / blurA));
+      const diff = f32x4.sub(orig, blur);
+      const sharpened = f32x4.min(f32x4.max(f32x4.add(orig, f32x4.mul(diff, amountV)), f32x4.splat(0)), f32x4.splat(255));
+      const apply = f32x4.ge(f32x4.abs(diff), thresholdV);
+      // Colour only: alpha keeps the original value.
+      const result = f32x4.replace_lane(v128.bitselect(sharpened, orig, apply), 3, f32x4.extract_lane(orig, 3));
+      storePixel(outPtr, result);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-pixel conversions, in place on u8 straight RGBA.
+
+/** Composite over opaque white (for JPEG): c' = round((c·a + 255·(255 − a)) / 255), a' = 255. */
+export function flattenOverWhite(ptr: usize, count: i32): void {
+  const white = f32x4.splat(255 * 255);
+  for (let i = 0; i < count; i++) {
+    const p = ptr + (<usize>i << 2);
+    const a = load<u8>(p, 3);
+    if (a == 255) continue;
+    const v = loadPixel(p);
+    const af = <f32>a;
+    const mixed = f32x4.mul(f32x4.add(f32x4.mul(v, f32x4.splat(af)), f32x4.sub(white, f32x4.splat(255 * af))), f32x4.splat(INV255));
+    storePixel(p, f32x4.replace_lane(mixed, 3, 255));
+  }
+}
+
+/** c' = round(c·a / 255). */
+export function premultiply(ptr: usize, count: i32): void {
+  for (let i = 0; i < count; i++) {
+    const p = ptr + (<usize>i << 2);
+    const a = load<u8>(p, 3);
+    if (a == 255) continue;
+    const v = loadPixel(p);
+    storePixel(p, f32x4.mul(v, f32x4.replace_lane(f32x4.splat(<f32>a * INV255), 3, 1.0)));
+  }
+}
+
+/** c = min(255, round(c'·255 / a)); a = 0 → all zero. */
+export function unpremultiply(ptr: usize, count: i32): void {
+  for (let i = 0; i < count; i++) {
+    const p = ptr + (<usize>i << 2);
+    const a = load<u8>(p, 3);
+    if (a == 255) continue;
+    if (a == 0) {
+      store<u32>(p, 0);
+      continue;
+    }
+    const v = f32x4.min(loadPixel(p), f32x4.splat(<f32>a));
+    storePixel(p, f32x4.mul(v, f32x4.replace_lane(f32x4.splat(255.0 / <f32>a), 3, 1.0)));
+  }
+}
