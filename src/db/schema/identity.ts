@@ -90,7 +90,7 @@ export const sessions = sqliteTable(
 /** Authorize requests waiting for the login form, kept server-side under an opaque id. */
 export const pendingAuthorizations = sqliteTable('pending_authorizations', {
   id: text('id').primaryKey(),
-  request: text('request', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  request: text('request', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   csrfToken: text('csrf_token').notNull(),
   createdAt: createdAt(),
   expiresAt: integer('expires_at').notNull(),

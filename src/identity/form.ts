@@ -1,0 +1,60 @@
+// Reading OAuth form bodies and query strings strictly (RFC 6749 §3.1/§3.2): parameters must not
+// repeat, empty values count as absent, and token-style endpoints accept only POSTed forms.
+import type { Context } from 'hono';
+import { OAuthError } from '../errors';
+
+export const MAX_FORM_BYTES = 64 * 1024;
+
+export type Params = Map<string, string>;
+
+/** URL-encoded pairs → map; a repeated parameter is invalid_request (RFC 6749 §3.1). */
+export function toParams(search: URLSearchParams): Params {
+  const out: Params = new Map();
+  const seen = new Set<string>();
+  for (const [key, value] of search) {
+    if (seen.has(key)) throw new OAuthError(400, 'invalid_request', `The parameter ${key.slice(0, 64)} was sent more than once.`);
+    seen.add(key);
+    if (value !== '') out.set(key, value);
+  }
+  return out;
+}
+
+/** The request body as text, refusing more than `limit` bytes without reading them all. */
+export async function readLimitedText(req: Request, limit = MAX_FORM_BYTES): Promise<string> {
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  const tooLarge = () => new OAuthError(400, 'invalid_request', `The request body exceeds ${limit} bytes.`);
+  if (declared > limit) throw tooLarge();
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+export const isFormRequest = (c: Context): boolean =>
+  (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+
+/** A POSTed `application/x-www-form-urlencoded` body, or invalid_request saying what is wrong. */
+export async function readPostForm(c: Context): Promise<Params> {
+  if (c.req.method !== 'POST') throw new OAuthError(400, 'invalid_request', `This endpoint accepts only POST, not ${c.req.method}.`);
+  if (!isFormRequest(c)) {
+    throw new OAuthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.');
+  }
+  return toParams(new URLSearchParams(await readLimitedText(c.req.raw)));
+}

@@ -1,0 +1,130 @@
+// The sign-in page: one form for authorize requests and for the admin panel. The pending request
+// lives server-side (pending.ts); the page only carries its opaque id and a CSRF token.
+import type { Context } from 'hono';
+import { findApp } from './apps';
+import { LOGIN_PATH, resumeAuthorization } from './authorize';
+import { timingSafeEqual } from './crypto';
+import { readLimitedText, isFormRequest } from './form';
+import { clearFailedLogins, recordFailedLogin, secondsUntilNextAttempt } from './login-throttle';
+import { renderErrorPage, renderPage } from './pages';
+import { burnPasswordCheck, verifyPassword } from './passwords';
+import { createPending, deletePending, readPending, type Pending } from './pending';
+import { createSession, readSession } from './session';
+import { findUserInTenant, findUsersByEmail, normalizeEmail, type UserRow } from './users';
+
+export const ADMIN_HOME = '/admin';
+const BAD_CREDENTIALS = 'Invalid e-mail or password.';
+/** Throttle key for the admin sign-in, which does not know the tenant up front. */
+const ADMIN_THROTTLE_TENANT = 0;
+
+interface FormState {
+  email?: string;
+  error?: string;
+  askTenant?: boolean;
+}
+
+async function loginForm(c: Context, pending: Pending, state: FormState = {}) {
+  const appName = pending.request.kind === 'authorize' ? (await findApp(c.env, pending.request.params.client_id ?? ''))?.name : undefined;
+  return renderPage(
+    c,
+    'Sign in',
+    <>
+      <h1>Sign in</h1>
+      <p>{pending.request.kind === 'admin' ? 'Sign in to the admin panel.' : `Sign in to continue to ${appName ?? 'the application'}.`}</p>
+      {state.error && (
+        <p class="error" role="alert">
+          {state.error}
+        </p>
+      )}
+      <form method="post" action={LOGIN_PATH}>
+        <input type="hidden" name="pending" value={pending.id} />
+        <input type="hidden" name="csrf" value={pending.csrfToken} />
+        <label for="email">E-mail</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value={state.email ?? ''} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        {state.askTenant && (
+          <>
+            <label for="tenant">Tenant id</label>
+            <input id="tenant" name="tenant" inputmode="numeric" required />
+          </>
+        )}
+        <button type="submit">Sign in</button>
+      </form>
+    </>,
+  );
+}
+
+const expired = (c: Context) =>
+  renderErrorPage(c, 'expired', 'This sign-in request is unknown or has expired. Start again from the application.');
+
+/** GET /account/login?pending=<id> */
+export async function loginPage(c: Context): Promise<Response> {
+  const pending = await readPending(c, c.req.query('pending'));
+  if (!pending) return expired(c);
+  return loginForm(c, pending);
+}
+
+/** GET /admin/login: starts a pending admin sign-in (or goes straight to the panel when signed in). */
+export async function adminLogin(c: Context): Promise<Response> {
+  if (await readSession(c)) return c.redirect(ADMIN_HOME, 302);
+  const id = await createPending(c, { kind: 'admin' });
+  c.header('Cache-Control', 'no-store');
+  return c.redirect(`${LOGIN_PATH}?pending=${encodeURIComponent(id)}`, 302);
+}
+
+/** The user these credentials name, or an error message for the form. */
+async function findCandidate(c: Context, pending: Pending, email: string, tenantField: string | undefined): Promise<{ user?: UserRow; tenantId: number; askTenant?: boolean }> {
+  if (pending.request.kind === 'authorize') {
+    const app = await findApp(c.env, pending.request.params.client_id ?? '');
+    if (!app) return { tenantId: -1 };
+    return { user: await findUserInTenant(c.env.DB, app.tenantId, email), tenantId: app.tenantId };
+  }
+  const candidates = await findUsersByEmail(c.env.DB, email);
+  if (tenantField !== undefined) {
+    const tenantId = /^\d{1,12}$/.test(tenantField) ? Number(tenantField) : -1;
+    return { user: candidates.find((u) => u.tenantId === tenantId), tenantId: ADMIN_THROTTLE_TENANT };
+  }
+  if (candidates.length > 1) return { tenantId: ADMIN_THROTTLE_TENANT, askTenant: true };
+  return { user: candidates[0], tenantId: ADMIN_THROTTLE_TENANT };
+}
+
+/** POST /account/login */
+export async function loginSubmit(c: Context): Promise<Response> {
+  if (!isFormRequest(c)) return renderErrorPage(c, 'invalid_request', 'The sign-in form must be posted as a form.');
+  let form: URLSearchParams;
+  try {
+    form = new URLSearchParams(await readLimitedText(c.req.raw, 16 * 1024));
+  } catch {
+    return renderErrorPage(c, 'invalid_request', 'The sign-in form is too large.');
+  }
+  const pending = await readPending(c, form.get('pending') ?? undefined);
+  if (!pending) return expired(c);
+  if (!timingSafeEqual(form.get('csrf') ?? '', pending.csrfToken)) {
+    return renderErrorPage(c, 'invalid_request', 'The form was not issued by this sign-in page (CSRF check failed).', 403);
+  }
+  const email = normalizeEmail(form.get('email') ?? '').slice(0, 320);
+  const password = (form.get('password') ?? '').slice(0, 1024);
+  const tenantField = form.get('tenant')?.trim() || undefined;
+  if (!email || !password) return loginForm(c, pending, { email, error: 'Enter your e-mail and password.', askTenant: tenantField !== undefined });
+
+  const candidate = await findCandidate(c, pending, email, tenantField);
+  if (candidate.askTenant) {
+    return loginForm(c, pending, { email, askTenant: true, error: 'This e-mail is registered in several tenants; enter the tenant id.' });
+  }
+  const wait = await secondsUntilNextAttempt(c.env.DB, candidate.tenantId, email);
+  if (wait > 0) {
+    return loginForm(c, pending, { email, askTenant: tenantField !== undefined, error: `Too many failed sign-in attempts. Try again in ${wait} seconds.` });
+  }
+  const user = candidate.user;
+  const ok = user ? await verifyPassword(password, user) : (await burnPasswordCheck(password), false);
+  if (!user || !ok || user.disabled) {
+    await recordFailedLogin(c.env.DB, candidate.tenantId, email);
+    return loginForm(c, pending, { email, error: BAD_CREDENTIALS, askTenant: tenantField !== undefined });
+  }
+  await clearFailedLogins(c.env.DB, candidate.tenantId, email);
+  const session = await createSession(c, user);
+  await deletePending(c, pending.id);
+  if (pending.request.kind === 'admin') return c.redirect(ADMIN_HOME, 303);
+  return resumeAuthorization(c, pending.request.params, session);
+}

@@ -1,0 +1,66 @@
+// Requests waiting for the login form, kept server-side under an opaque id so the page carries no
+// return URL. The row is bound to the browser that created it (cookie) and carries the form's
+// CSRF token, so a login form cannot be posted from another site or another browser.
+import type { Context } from 'hono';
+import { and, eq, gt, lt } from 'drizzle-orm';
+import { getDb } from '../db/client';
+import { pendingAuthorizations } from '../db/schema';
+import { readCookie, setIdentityCookie } from './cookies';
+import { nowSeconds, randomToken, sha256Base64url, timingSafeEqual } from './crypto';
+
+export type PendingRequest =
+  | { kind: 'authorize'; params: Record<string, string> }
+  | { kind: 'admin' };
+
+export interface Pending {
+  id: string;
+  request: PendingRequest;
+  csrfToken: string;
+}
+
+const BINDING_COOKIE = 'idsrv.login';
+const PENDING_LIFETIME_SECONDS = 30 * 60;
+
+type StoredRequest = PendingRequest & { binding: string };
+
+/** Stores a pending request and returns its opaque id (for `/account/login?pending=<id>`). */
+export async function createPending(c: Context, request: PendingRequest): Promise<string> {
+  let binding = readCookie(c, BINDING_COOKIE);
+  if (!binding || binding.length > 64) {
+    binding = randomToken(24);
+    setIdentityCookie(c, BINDING_COOKIE, binding, PENDING_LIFETIME_SECONDS);
+  }
+  const id = randomToken(24);
+  const now = nowSeconds();
+  const db = getDb(c.env.DB);
+  const stored: StoredRequest = { ...request, binding: await sha256Base64url(binding) };
+  await db.batch([
+    db.delete(pendingAuthorizations).where(lt(pendingAuthorizations.expiresAt, now)),
+    db.insert(pendingAuthorizations).values({
+      id,
+      request: stored,
+      csrfToken: randomToken(24),
+      expiresAt: now + PENDING_LIFETIME_SECONDS,
+    }),
+  ]);
+  return id;
+}
+
+/** The pending request of this browser under `id`, or null (unknown, expired, other browser). */
+export async function readPending(c: Context, id: string | undefined): Promise<Pending | null> {
+  if (!id || id.length > 64) return null;
+  const row = await getDb(c.env.DB)
+    .select()
+    .from(pendingAuthorizations)
+    .where(and(eq(pendingAuthorizations.id, id), gt(pendingAuthorizations.expiresAt, nowSeconds())))
+    .get();
+  if (!row) return null;
+  const { binding, ...request } = row.request as unknown as StoredRequest;
+  const cookie = readCookie(c, BINDING_COOKIE);
+  if (!cookie || !timingSafeEqual(await sha256Base64url(cookie), binding)) return null;
+  return { id: row.id, request: request as PendingRequest, csrfToken: row.csrfToken };
+}
+
+export async function deletePending(c: Context, id: string): Promise<void> {
+  await getDb(c.env.DB).delete(pendingAuthorizations).where(eq(pendingAuthorizations.id, id));
+}
