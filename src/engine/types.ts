@@ -3,6 +3,7 @@
  * personalisation (src/engine/personalise) and the HTTP layers (src/rendering, PDFs).
  * The engine knows nothing of HTTP.
  */
+import type { AdjustmentLayer, LayerEffectsInfo } from 'ag-psd';
 
 /** 8-bit RGBA, straight (non-premultiplied) alpha, row-major. */
 export interface RGBAImage {
@@ -69,6 +70,98 @@ export interface LayerNode {
   /** Solid colour of a shape/fill layer, '#rrggbb', when it has one. */
   fillColor?: string;
   children?: LayerNode[];
+  /** True when the compiled template stores pixels for this layer (`compiled/<hash>/px/<id>/<level>`). */
+  hasPixels?: boolean;
+  /** Bounds of the stored level-0 pixels: `bounds` cropped to the canvas. */
+  pixelBounds?: Bounds;
+  /** The layer's pixel (user) mask; its pixels are stored beside the layer's (`mask/<id>/<level>`). */
+  mask?: LayerMask;
+  /** Vector mask: paths in template pixels, rasterised at render time. */
+  vectorMask?: VectorMask;
+  /** Layer style, as ag-psd reads it (plain JSON). Not baked into the stored pixels. */
+  effects?: LayerEffectsInfo;
+  /** Adjustment layer parameters, as ag-psd reads them (plain JSON). */
+  adjustment?: AdjustmentLayer;
+  /** Photoshop's "Blend Clipped Layers as Group" (default true). */
+  blendClipped?: boolean;
+  /** Photoshop's "Transparency Shapes Layer" (default true). */
+  transparencyShapes?: boolean;
+}
+
+export interface LayerMask {
+  /** Bounds of the stored mask pixels (template pixels); outside them the mask is `defaultColor`. */
+  bounds: Bounds;
+  /** 0 or 255. */
+  defaultColor: number;
+  disabled: boolean;
+  /** Whether mask pixels are stored (false: the mask is `defaultColor` everywhere). */
+  hasPixels: boolean;
+  /** 0..1, Photoshop's mask density. */
+  density?: number;
+  /** Feather radius in template pixels. */
+  feather?: number;
+}
+
+export interface VectorMask {
+  invert: boolean;
+  disabled: boolean;
+  /** Photoshop's "fill starts with all pixels": the path set subtracts from a full canvas. */
+  fillStartsWithAllPixels: boolean;
+  paths: Array<{
+    open: boolean;
+    operation?: 'exclude' | 'combine' | 'subtract' | 'intersect';
+    fillRule: 'even-odd' | 'non-zero';
+    /** Knots: [inX, inY, anchorX, anchorY, outX, outY] in template pixels. */
+    knots: number[][];
+  }>;
+}
+
+/** Everything a render needs, kept in R2 under `compiled/<hash>/` (see src/engine/compiled). */
+export interface CompiledTemplate {
+  /** SHA-256 hex of the PSD bytes and the engine version. */
+  hash: string;
+  engineVersion: string;
+  width: number;
+  height: number;
+  /** Pixels per inch (72 when the PSD stores none). */
+  resolution: number;
+  /** R2 key of the embedded ICC profile, when the PSD has one. */
+  iccKey?: string;
+  /** Pyramid: level k holds pixels at scale 1/2^k, k = 0..levels-1. */
+  levels: number;
+  /** R2 key of Photoshop's own composite (raw RGBA, deflated), when the file carries one. */
+  compositeKey?: string;
+  /** Whether the document has transparency (Photoshop's composite has an alpha channel). */
+  transparent: boolean;
+  layers: LayerNode[];
+}
+
+export interface RenderOptions {
+  /** Output scale: output size is (round(W·scale), round(H·scale)). */
+  scale: number;
+  overrides?: LayerOverrides;
+  /** Output rows [top, bottom) to render (strip rendering). */
+  region?: { top: number; bottom: number };
+  background?: 'transparent';
+}
+
+/** FramesInfo of the spec: size and the layer tree in panel order (top first). */
+export interface FramesInfo {
+  size: { width: number; height: number };
+  layers: FrameLayer[];
+}
+
+export interface FrameLayer {
+  name: string;
+  type: LayerType;
+  bounds?: Bounds;
+  visible?: boolean;
+  opacity?: number;
+  blendMode?: string;
+  text?: TextInfo;
+  smartObject?: SmartObjectPlacement;
+  fillColor?: string;
+  layers?: FrameLayer[];
 }
 
 /**

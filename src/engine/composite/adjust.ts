@@ -1,0 +1,213 @@
+import type { AdjustmentLayer } from 'ag-psd';
+
+/**
+ * Adjustment layers as per-pixel functions over RGBA (alpha untouched). Returns false for kinds
+ * we do not render (the layer is then skipped, which is what the composite looks like without it).
+ */
+export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boolean {
+  switch (adj.type) {
+    case 'invert':
+      return applyLuts(d, lut((v) => 255 - v));
+    case 'levels': {
+      const master = levelsLut(adj.rgb);
+      return applyLuts(d, chain(levelsLut(adj.red), master), chain(levelsLut(adj.green), master), chain(levelsLut(adj.blue), master));
+    }
+    case 'curves': {
+      const master = curveLut(adj.rgb);
+      return applyLuts(d, chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master));
+    }
+    case 'brightness/contrast':
+      return applyLuts(d, brightnessContrastLut(adj.brightness ?? 0, adj.contrast ?? 0, !!adj.useLegacy));
+    case 'hue/saturation':
+      return hueSaturation(adj, d);
+    case 'posterize': {
+      const n = Math.max(2, adj.levels ?? 4);
+      return applyLuts(d, lut((v) => (Math.round((v / 255) * (n - 1)) / (n - 1)) * 255));
+    }
+    case 'threshold': {
+      const t = adj.level ?? 128;
+      return applyLumaMap(d, (l) => (l >= t ? 255 : 0));
+    }
+    default:
+      return false;
+  }
+}
+
+type Lut = Uint8Array;
+
+function lut(f: (v: number) => number): Lut {
+  const out = new Uint8Array(256);
+  for (let v = 0; v < 256; v++) out[v] = Math.max(0, Math.min(255, Math.round(f(v))));
+  return out;
+}
+
+function chain(a: Lut | null, b: Lut | null): Lut | null {
+  if (!a) return b;
+  if (!b) return a;
+  return lut((v) => b[a[v]]);
+}
+
+function applyLuts(d: Uint8ClampedArray, r: Lut | null, g: Lut | null = r, b: Lut | null = r): boolean {
+  for (let i = 0; i < d.length; i += 4) {
+    if (r) d[i] = r[d[i]];
+    if (g) d[i + 1] = g[d[i + 1]];
+    if (b) d[i + 2] = b[d[i + 2]];
+  }
+  return true;
+}
+
+function applyLumaMap(d: Uint8ClampedArray, f: (l: number) => number): boolean {
+  for (let i = 0; i < d.length; i += 4) {
+    const v = f(0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2]);
+    d[i] = d[i + 1] = d[i + 2] = v;
+  }
+  return true;
+}
+
+interface LevelsChannel {
+  shadowInput: number;
+  highlightInput: number;
+  shadowOutput: number;
+  highlightOutput: number;
+  midtoneInput: number;
+}
+
+function levelsLut(c: LevelsChannel | undefined): Lut | null {
+  if (!c) return null;
+  const { shadowInput: i0, highlightInput: i1, shadowOutput: o0, highlightOutput: o1 } = c;
+  const gamma = c.midtoneInput || 1;
+  if (i0 === 0 && i1 === 255 && o0 === 0 && o1 === 255 && gamma === 1) return null;
+  return lut((v) => {
+    const t = Math.max(0, Math.min(1, (v - i0) / Math.max(1, i1 - i0)));
+    return o0 + Math.pow(t, 1 / gamma) * (o1 - o0);
+  });
+}
+
+/** Photoshop curves: a natural cubic spline through the points, clamped, flat beyond the ends. */
+function curveLut(points: Array<{ input: number; output: number }> | undefined): Lut | null {
+  if (!points || points.length < 2) return null;
+  const p = [...points].sort((a, b) => a.input - b.input);
+  if (p.length === 2 && p[0].input === 0 && p[0].output === 0 && p[1].input === 255 && p[1].output === 255) return null;
+  const n = p.length;
+  const x = p.map((q) => q.input);
+  const y = p.map((q) => q.output);
+  // Second derivatives of the natural spline (tridiagonal solve).
+  const m = new Float64Array(n);
+  if (n > 2) {
+    const a = new Float64Array(n), b = new Float64Array(n), c = new Float64Array(n), r = new Float64Array(n);
+    for (let i = 1; i < n - 1; i++) {
+      a[i] = x[i] - x[i - 1];
+      b[i] = 2 * (x[i + 1] - x[i - 1]);
+      c[i] = x[i + 1] - x[i];
+      r[i] = 6 * ((y[i + 1] - y[i]) / (x[i + 1] - x[i]) - (y[i] - y[i - 1]) / (x[i] - x[i - 1]));
+    }
+    for (let i = 2; i < n - 1; i++) {
+      const w = a[i] / b[i - 1];
+      b[i] -= w * c[i - 1];
+      r[i] -= w * r[i - 1];
+    }
+    for (let i = n - 2; i >= 1; i--) m[i] = (r[i] - c[i] * m[i + 1]) / b[i];
+  }
+  return lut((v) => {
+    if (v <= x[0]) return y[0];
+    if (v >= x[n - 1]) return y[n - 1];
+    let i = 0;
+    while (v > x[i + 1]) i++;
+    const h = x[i + 1] - x[i];
+    const t = (v - x[i]) / h;
+    const s = 1 - t;
+    return s * y[i] + t * y[i + 1] + ((s * s * s - s) * m[i] + (t * t * t - t) * m[i + 1]) * (h * h) / 6;
+  });
+}
+
+function brightnessContrastLut(brightness: number, contrast: number, legacy: boolean): Lut | null {
+  if (!brightness && !contrast) return null;
+  if (legacy) {
+    const k = contrast >= 0 ? 1 / Math.max(0.01, 1 - contrast / 100) : 1 + contrast / 100;
+    return lut((v) => (v + brightness - 127.5) * k + 127.5);
+  }
+  // Modern mode: brightness is a gamma-like curve that keeps black and white; contrast an S-slope
+  // around mid-grey.
+  const k = contrast >= 0 ? 1 + contrast / 100 * 1.5 : 1 + contrast / 100;
+  const g = Math.pow(2, -brightness / 100);
+  return lut((v) => {
+    const b = 255 * Math.pow(v / 255, g);
+    return (b - 127.5) * k + 127.5;
+  });
+}
+
+/** Photoshop's Hue/Saturation (master and the six colour ranges), as GIMP reproduces it. */
+function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>, d: Uint8ClampedArray): boolean {
+  const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas];
+  const master = adj.master ?? { hue: 0, saturation: 0, lightness: 0 };
+  const hsl = new Float64Array(3);
+  for (let i = 0; i < d.length; i += 4) {
+    rgbToHsl(d[i], d[i + 1], d[i + 2], hsl);
+    let hue = master.hue, sat = master.saturation, light = master.lightness;
+    // Colour ranges: full weight inside [b, c], ramps over [a, b] and [c, d] (degrees).
+    const h = hsl[0] * 360;
+    for (const rg of ranges) {
+      if (!rg || (!rg.hue && !rg.saturation && !rg.lightness)) continue;
+      const w = rangeWeight(h, rg.a, rg.b, rg.c, rg.d);
+      if (w <= 0) continue;
+      hue += rg.hue * w;
+      sat += rg.saturation * w;
+      light += rg.lightness * w;
+    }
+    if (!hue && !sat && !light) continue;
+    hsl[0] = (((hsl[0] + hue / 360) % 1) + 1) % 1;
+    const s = sat / 100;
+    hsl[1] = Math.max(0, Math.min(1, s >= 0 ? hsl[1] + (1 - hsl[1]) * s * (hsl[1] > 0 ? 1 : 0) : hsl[1] * (1 + s)));
+    const out = hslToRgb(hsl[0], hsl[1], hsl[2]);
+    const l = light / 100;
+    for (let c = 0; c < 3; c++) {
+      let v = out[c];
+      v = l >= 0 ? v + (255 - v) * l : v * (1 + l);
+      d[i + c] = v;
+    }
+  }
+  return true;
+}
+
+function rangeWeight(h: number, a: number, b: number, c: number, d: number): number {
+  const inRange = (v: number, lo: number, hi: number) => {
+    let x = v;
+    while (x < lo) x += 360;
+    while (x >= lo + 360) x -= 360;
+    return x <= hi ? x - lo : -1;
+  };
+  const t1 = inRange(h, a, b);
+  if (t1 >= 0 && b > a) return t1 / (b - a);
+  if (inRange(h, b, c) >= 0) return 1;
+  const t2 = inRange(h, c, d);
+  if (t2 >= 0 && d > c) return 1 - t2 / (d - c);
+  return 0;
+}
+
+function rgbToHsl(r: number, g: number, b: number, out: Float64Array): void {
+  r /= 255; g /= 255; b /= 255;
+  const mx = Math.max(r, g, b), mn = Math.min(r, g, b);
+  const l = (mx + mn) / 2;
+  let h = 0, s = 0;
+  if (mx !== mn) {
+    const dd = mx - mn;
+    s = l > 0.5 ? dd / (2 - mx - mn) : dd / (mx + mn);
+    h = mx === r ? (g - b) / dd + (g < b ? 6 : 0) : mx === g ? (b - r) / dd + 2 : (r - g) / dd + 4;
+    h /= 6;
+  }
+  out[0] = h; out[1] = s; out[2] = l;
+}
+
+function hslToRgb(h: number, s: number, l: number): [number, number, number] {
+  if (s === 0) return [l * 255, l * 255, l * 255];
+  const q = l < 0.5 ? l * (1 + s) : l + s - l * s;
+  const p = 2 * l - q;
+  const f = (t: number) => {
+    t = ((t % 1) + 1) % 1;
+    if (t < 1 / 6) return p + (q - p) * 6 * t;
+    if (t < 1 / 2) return q;
+    if (t < 2 / 3) return p + (q - p) * (2 / 3 - t) * 6;
+    return p;
+  };
+  return [f(h + 1 / 3) * 255, f(h) * 255, f(h - 1 / 3) * 255];
+}

@@ -1,0 +1,203 @@
+import { levelFor } from '../compiled/pyramid';
+import { loadLayerPixels, loadMaskPixels } from '../compiled/store';
+import type { Bounds, CompiledTemplate, LayerNode, RenderOptions, RGBAImage } from '../types';
+import { applyAdjustment } from './adjust';
+import { blendSurface, fadeInto } from './blend';
+import { drawEffectsAbove, drawEffectsBelow, effectMargin, hasEffects } from './effects';
+import { resampleGray, resampleRGBA } from './resample';
+import {
+  cloneSurface,
+  createSurface,
+  intersectRect,
+  maskOver,
+  multiplyMasks,
+  rectOf,
+  type Surface,
+} from './surface';
+import { rasterizeVectorMask } from './vector';
+
+/**
+ * Re-composites a compiled template the way Photoshop does, at any scale, optionally only some
+ * output rows. Layers come from the nearest pyramid level at or above the scale and are resampled
+ * to the exact output grid; nothing at full resolution is held when rendering small.
+ */
+export interface RenderContext {
+  bucket: R2Bucket;
+  compiled: CompiledTemplate;
+  scale: number;
+  level: number;
+  /** Level pixels → output pixels. */
+  factor: number;
+  /** Output rectangle being rendered. */
+  clip: Bounds;
+  overrides: NonNullable<RenderOptions['overrides']>;
+}
+
+export function outputSize(compiled: CompiledTemplate, scale: number): { width: number; height: number } {
+  return {
+    width: Math.max(1, Math.round(compiled.width * scale)),
+    height: Math.max(1, Math.round(compiled.height * scale)),
+  };
+}
+
+export async function renderTemplate(
+  bucket: R2Bucket,
+  compiled: CompiledTemplate,
+  options: RenderOptions,
+): Promise<RGBAImage> {
+  const scale = options.scale;
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`render scale must be > 0, got ${scale}`);
+  const { width, height } = outputSize(compiled, scale);
+  const top = Math.max(0, Math.min(height, Math.floor(options.region?.top ?? 0)));
+  const bottom = Math.max(top, Math.min(height, Math.ceil(options.region?.bottom ?? height)));
+  const level = levelFor(scale, compiled.levels);
+  const ctx: RenderContext = {
+    bucket,
+    compiled,
+    scale,
+    level,
+    factor: scale * 2 ** level,
+    clip: { left: 0, top, right: width, bottom },
+    overrides: options.overrides ?? new Map(),
+  };
+  const canvas = createSurface(ctx.clip);
+  await drawStack(ctx, compiled.layers, canvas);
+  if (options.background !== 'transparent') flattenOverWhite(canvas.data);
+  return { width, height: bottom - top, data: canvas.data };
+}
+
+/** Photoshop matte: composite over white, alpha 255. */
+export function flattenOverWhite(d: Uint8ClampedArray): void {
+  for (let i = 0; i < d.length; i += 4) {
+    const a = d[i + 3];
+    if (a === 255) continue;
+    const k = 255 - a;
+    d[i] = (d[i] * a + 255 * k + 127) / 255;
+    d[i + 1] = (d[i + 1] * a + 255 * k + 127) / 255;
+    d[i + 2] = (d[i + 2] * a + 255 * k + 127) / 255;
+    d[i + 3] = 255;
+  }
+}
+
+const isVisible = (ctx: RenderContext, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
+
+/** Draws a stack (top first, as in the tree) bottom-up, grouping clipped layers with their base. */
+async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface): Promise<void> {
+  const list = [...nodes].reverse();
+  for (let i = 0; i < list.length; i++) {
+    const base = list[i];
+    const clipped: LayerNode[] = [];
+    while (i + 1 < list.length && list[i + 1].clipping) clipped.push(list[++i]);
+    if (!isVisible(ctx, base)) continue;
+    const shown = clipped.filter((n) => isVisible(ctx, n));
+    if (shown.length) await drawClipGroup(ctx, base, shown, canvas);
+    else await drawNode(ctx, base, canvas);
+  }
+}
+
+/**
+ * A clipping group ("blend clipped layers as group"): base content and clipped layers are
+ * composited apart, clipped ones source-atop so the base's shape limits them, then the whole goes
+ * onto the canvas with the base's blend mode and opacity.
+ */
+async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface) {
+  const group = createSurface(rectOf(canvas));
+  await drawNode(ctx, { ...base, opacity: 1, blendMode: 'normal' }, group);
+  for (const node of clipped) await drawNode(ctx, node, group, true);
+  const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
+  blendSurface(canvas, group, null, base.opacity, mode);
+}
+
+async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, atop = false): Promise<void> {
+  if (node.type === 'Group') return drawGroup(ctx, node, canvas, atop);
+  if (node.adjustment) return drawAdjustment(ctx, node, canvas);
+  const effects = hasEffects(node);
+  const reach = effects ? effectMargin(node, ctx.scale) : 0;
+  const area = { ...canvas, x: canvas.x - reach, y: canvas.y - reach, w: canvas.w + 2 * reach, h: canvas.h + 2 * reach };
+  const content = await layerContent(ctx, node, rectOf(area));
+  if (!content && !effects) return;
+  const mask = content ? await layerMask(ctx, node, rectOf(content)) : null;
+  if (effects) await drawEffectsBelow(ctx, node, canvas, content, mask, atop);
+  if (content) blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, { atop });
+  if (effects) await drawEffectsAbove(ctx, node, canvas, content, mask, atop);
+}
+
+async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
+  const children = node.children ?? [];
+  const mask = await layerMask(ctx, node, rectOf(canvas));
+  if (node.blendMode === 'pass through' && !atop) {
+    if (node.opacity >= 1 && !mask) return drawStack(ctx, children, canvas);
+    const after = cloneSurface(canvas);
+    await drawStack(ctx, children, after);
+    fadeInto(canvas, after, mask, node.opacity);
+    return;
+  }
+  const layer = createSurface(rectOf(canvas));
+  await drawStack(ctx, children, layer);
+  const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
+  blendSurface(canvas, layer, mask, node.opacity, mode, { atop });
+}
+
+/** Adjustment layers change what is beneath them; mask, opacity and mode fade the change in. */
+async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surface): Promise<void> {
+  const after = cloneSurface(canvas);
+  if (!applyAdjustment(node.adjustment!, after.data)) return;
+  const mask = await layerMask(ctx, node, rectOf(canvas));
+  const d = after.data;
+  for (let i = 3; i < d.length; i += 4) d[i] = 255;
+  blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, { atop: true });
+}
+
+/** The layer's own pixels in output space (override, recolour or stored), cut to `clip`. */
+export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
+  const override = ctx.overrides.get(node.id);
+  let surface: Surface | null = null;
+  if (override?.pixels && override.bounds) {
+    const b = override.bounds;
+    const src = override.pixels;
+    const full: Surface = { x: b.left, y: b.top, w: src.width, h: src.height, data: src.data };
+    const r = intersectRect(rectOf(full), clip);
+    if (!r) return null;
+    surface = createSurface(r);
+    for (let y = r.top; y < r.bottom; y++) {
+      const s = ((y - full.y) * full.w + (r.left - full.x)) * 4;
+      surface.data.set(full.data.subarray(s, s + surface.w * 4), (y - r.top) * surface.w * 4);
+    }
+  } else {
+    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level);
+    if (!px) return null;
+    surface = resampleRGBA(px.data, px.bounds, ctx.factor, clip);
+  }
+  if (surface && override?.color) {
+    const { r, g, b, a } = override.color;
+    const d = surface.data;
+    for (let i = 0; i < d.length; i += 4) {
+      d[i] = r;
+      d[i + 1] = g;
+      d[i + 2] = b;
+      d[i + 3] = d[i + 3] * a;
+    }
+  }
+  return surface;
+}
+
+/** Pixel mask × vector mask over rectangle r (output space), or null when nothing masks. */
+export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds): Promise<Uint8ClampedArray | null> {
+  let mask: Uint8ClampedArray | null = null;
+  const m = node.mask;
+  if (m && !m.disabled) {
+    const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level) : null;
+    const surf = px ? resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor) : null;
+    if (surf) mask = maskOver(surf, r);
+    else if (m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);
+    if (mask && m.density !== undefined && m.density < 1) {
+      for (let i = 0; i < mask.length; i++) mask[i] = 255 - (255 - mask[i]) * m.density;
+    }
+  }
+  const vm = node.vectorMask;
+  // Shape layers carry Photoshop's own rendering of their path in their pixels.
+  if (vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels)) {
+    mask = multiplyMasks(mask, rasterizeVectorMask(vm, ctx.scale, r));
+  }
+  return mask;
+}

@@ -1,0 +1,75 @@
+import type { Bounds } from '../types';
+
+/**
+ * A rectangle of pixels in OUTPUT coordinates (render scale, whole-image rows even when only a
+ * strip is rendered). RGBA straight alpha, or one channel for masks.
+ */
+export interface Surface {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  data: Uint8ClampedArray;
+}
+
+export interface MaskSurface extends Surface {
+  /** Value outside the rectangle. */
+  fill: number;
+}
+
+export function createSurface(r: Bounds, channels = 4): Surface {
+  const w = Math.max(0, r.right - r.left);
+  const h = Math.max(0, r.bottom - r.top);
+  return { x: r.left, y: r.top, w, h, data: new Uint8ClampedArray(w * h * channels) };
+}
+
+export function rectOf(s: Surface): Bounds {
+  return { left: s.x, top: s.y, right: s.x + s.w, bottom: s.y + s.h };
+}
+
+export function intersectRect(a: Bounds, b: Bounds): Bounds | null {
+  const r = {
+    left: Math.max(a.left, b.left),
+    top: Math.max(a.top, b.top),
+    right: Math.min(a.right, b.right),
+    bottom: Math.min(a.bottom, b.bottom),
+  };
+  return r.right > r.left && r.bottom > r.top ? r : null;
+}
+
+export function cloneSurface(s: Surface): Surface {
+  return { ...s, data: s.data.slice() };
+}
+
+/** Mask value at output pixel (x, y). */
+export function maskAt(m: MaskSurface, x: number, y: number): number {
+  const mx = x - m.x;
+  const my = y - m.y;
+  return mx < 0 || my < 0 || mx >= m.w || my >= m.h ? m.fill : m.data[my * m.w + mx];
+}
+
+/**
+ * The mask cut to rectangle r, one byte per pixel of r (fill outside the mask's own rectangle).
+ */
+export function maskOver(m: MaskSurface, r: Bounds): Uint8ClampedArray {
+  const w = r.right - r.left;
+  const h = r.bottom - r.top;
+  const out = new Uint8ClampedArray(w * h);
+  if (m.fill) out.fill(m.fill);
+  const i = intersectRect(r, rectOf(m));
+  if (!i) return out;
+  for (let y = i.top; y < i.bottom; y++) {
+    const s = (y - m.y) * m.w + (i.left - m.x);
+    out.set(m.data.subarray(s, s + (i.right - i.left)), (y - r.top) * w + (i.left - r.left));
+  }
+  return out;
+}
+
+/** Multiplies two masks over rectangle r (either may be null: all 255). */
+export function multiplyMasks(a: Uint8ClampedArray | null, b: Uint8ClampedArray | null): Uint8ClampedArray | null {
+  if (!a) return b;
+  if (!b) return a;
+  const out = new Uint8ClampedArray(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = (a[i] * b[i] + 127) / 255;
+  return out;
+}

@@ -1,0 +1,17 @@
+/**
+ * The PSD engine: compile a template once into R2, render it at any scale (or a strip of rows),
+ * describe it as FramesInfo. Free of HTTP; bad templates throw ApiError 422 (src/errors.ts).
+ *
+ * ```ts
+ * const compiled = await compileTemplate(env.FILES, psdBytes);      // idempotent by content hash
+ * const image = await renderTemplate(env.FILES, compiled, { scale: 0.25 });
+ * const info = templateInfo(compiled, true);
+ * ```
+ */
+export { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash } from './compiled/compile';
+export { loadCompiledTemplate, loadStoredComposite } from './compiled/store';
+export { renderTemplate, outputSize, flattenOverWhite } from './composite/render';
+export { BLEND_MODES } from './composite/blend';
+export { templateInfo, walkLayers } from './info';
+export { readHeader, MAX_LAYERS, MAX_SIDE } from './psd/parse';
+export type * from './types';

@@ -1,0 +1,142 @@
+import type { Layer, Psd } from 'ag-psd';
+import type { Bounds, LayerMask, LayerNode, LayerType, SmartObjectPlacement, TextInfo, VectorMask } from '../types';
+
+/**
+ * ag-psd's layer objects → our LayerNode tree (top first, Photoshop's panel order). Ids number the
+ * layers in ag-psd's depth-first, bottom-first order, so they are stable for one PSD file.
+ *
+ * `visit` is called for every layer with its node, so the compiler can attach pixels.
+ */
+export function buildTree(psd: Psd, visit?: (layer: Layer, node: LayerNode) => void): LayerNode[] {
+  let nextId = 0;
+  const walk = (layers: Layer[]): LayerNode[] => {
+    const nodes: LayerNode[] = [];
+    for (const layer of layers) {
+      const node = toNode(layer, nextId++);
+      if (layer.children) node.children = walk(layer.children);
+      visit?.(layer, node);
+      nodes.push(node);
+    }
+    return nodes.reverse();
+  };
+  return walk(psd.children ?? []);
+}
+
+export function layerType(layer: Layer): LayerType {
+  if (layer.children) return 'Group';
+  if (layer.adjustment) return 'Adjustment';
+  if (layer.text) return 'Text';
+  if (layer.placedLayer) return 'SmartObject';
+  if (layer.vectorFill || layer.vectorOrigination) return 'Shape';
+  return 'Image';
+}
+
+function toNode(layer: Layer, id: number): LayerNode {
+  const node: LayerNode = {
+    id,
+    name: layer.name ?? '',
+    type: layerType(layer),
+    bounds: boundsOf(layer),
+    visible: !layer.hidden,
+    opacity: layer.opacity ?? 1,
+    fillOpacity: layer.fillOpacity ?? 1,
+    blendMode: layer.blendMode ?? 'normal',
+    clipping: !!layer.clipping,
+  };
+  if (layer.blendClippendElements === false) node.blendClipped = false;
+  if (layer.transparencyShapesLayer === false) node.transparencyShapes = false;
+  const mask = maskOf(layer);
+  if (mask) node.mask = mask;
+  const vectorMask = vectorMaskOf(layer);
+  if (vectorMask) node.vectorMask = vectorMask;
+  if (layer.effects && !layer.effects.disabled) node.effects = layer.effects;
+  if (layer.adjustment) node.adjustment = layer.adjustment;
+  if (layer.text) node.text = textInfo(layer);
+  if (layer.placedLayer) node.smartObject = placement(layer);
+  const fill = layer.vectorFill;
+  if (fill && fill.type === 'color') node.fillColor = hexColor(fill.color);
+  return node;
+}
+
+function boundsOf(b: { left?: number; top?: number; right?: number; bottom?: number }): Bounds {
+  return { left: b.left ?? 0, top: b.top ?? 0, right: b.right ?? 0, bottom: b.bottom ?? 0 };
+}
+
+/**
+ * The pixel mask. With both a vector and a pixel mask Photoshop stores the pixel mask as the "real"
+ * mask; a `mask` flagged fromVectorData is only a rasterised copy of the vector mask, which we
+ * rasterise ourselves.
+ */
+export function pixelMaskSource(layer: Layer): { mask: NonNullable<Layer['mask']>; real: boolean } | undefined {
+  if (layer.realMask) return { mask: layer.realMask, real: true };
+  if (layer.mask && !(layer.mask.fromVectorData && layer.vectorMask)) return { mask: layer.mask, real: false };
+  return undefined;
+}
+
+function maskOf(layer: Layer): LayerMask | undefined {
+  const src = pixelMaskSource(layer);
+  if (!src) return undefined;
+  const m = src.mask;
+  const bounds = boundsOf(m);
+  const out: LayerMask = {
+    bounds,
+    defaultColor: m.defaultColor ?? 0,
+    disabled: !!m.disabled || !!layer.mask?.disabled,
+    hasPixels: bounds.right > bounds.left && bounds.bottom > bounds.top,
+  };
+  const params = layer.mask;
+  if (params?.userMaskDensity !== undefined) out.density = params.userMaskDensity;
+  if (params?.userMaskFeather) out.feather = params.userMaskFeather;
+  return out;
+}
+
+function vectorMaskOf(layer: Layer): VectorMask | undefined {
+  const vm = layer.vectorMask;
+  if (!vm || !vm.paths?.length) return undefined;
+  return {
+    invert: !!vm.invert,
+    disabled: !!vm.disable,
+    fillStartsWithAllPixels: !!vm.fillStartsWithAllPixels,
+    paths: vm.paths.map((p) => ({
+      open: p.open,
+      operation: p.operation,
+      fillRule: p.fillRule,
+      knots: p.knots.map((k) => k.points.slice()),
+    })),
+  };
+}
+
+export function hexColor(c: unknown): string | undefined {
+  const o = c as { r?: number; g?: number; b?: number } | undefined;
+  if (!o || o.r === undefined || o.g === undefined || o.b === undefined) return undefined;
+  const h = (v: number) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, '0');
+  return `#${h(o.r)}${h(o.g)}${h(o.b)}`;
+}
+
+/**
+ * A fallback reading of the text settings. The personalisation engine owns the full extraction
+ * (src/engine/personalise/layer-info.ts); this keeps FramesInfo useful on its own.
+ */
+function textInfo(layer: Layer): TextInfo {
+  const t = layer.text!;
+  const style = t.style ?? {};
+  const size = style.fontSize ?? 12;
+  const m = t.transform ?? [1, 0, 0, 1, 0, 0];
+  const scale = Math.sqrt(Math.abs(m[0] * m[3] - m[1] * m[2])) || 1;
+  const info: TextInfo = {
+    text: t.text,
+    font: style.font?.name ?? '',
+    size: size * scale,
+    color: hexColor(style.fillColor) ?? '#000000',
+    transform: m.slice(),
+  };
+  const just = t.paragraphStyle?.justification;
+  if (just) info.alignment = just.startsWith('justify') ? 'justify' : (just as TextInfo['alignment']);
+  if (t.warp && t.warp.style && t.warp.style !== 'none') info.warped = true;
+  return info;
+}
+
+function placement(layer: Layer): SmartObjectPlacement {
+  const p = layer.placedLayer!;
+  return { corners: p.transform.slice(), width: p.width ?? 0, height: p.height ?? 0 };
+}
