@@ -1,4 +1,5 @@
 import { createServiceApp } from '../openapi/app';
+import { adminApp } from './admin';
 import { adminLogin, loginPage, loginSubmit } from './login';
 import { authorizeEndpoint, LOGIN_PATH } from './authorize';
 import { discoveryDocument, PATHS } from './discovery';
@@ -15,3 +16,4 @@ identityApp.on(['GET', 'POST'], PATHS.authorize, authorizeEndpoint);
 identityApp.get(LOGIN_PATH, loginPage);
 identityApp.post(LOGIN_PATH, loginSubmit);
 identityApp.get('/admin/login', adminLogin);
+identityApp.route('/admin', adminApp);

@@ -1,0 +1,157 @@
+// Who may use the admin panel and how its pages are sent: a signed-in admin of the tenant (else
+// the identity login, or a 403 page for other users), a CSRF token bound to the session on every
+// form post (else a 403 page and nothing changes), and headers that forbid framing and caching.
+import type { Context, MiddlewareHandler } from 'hono';
+import { eq } from 'drizzle-orm';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Child } from 'hono/jsx';
+import { getDb, type Database } from '../../db/client';
+import { tenants } from '../../db/schema';
+import type { Env } from '../../env';
+import { ApiError, forbidden } from '../../errors';
+import { clearIdentityCookie, readCookie, setIdentityCookie } from '../cookies';
+import { base64url, fromBase64url, randomToken } from '../crypto';
+import { csrfTokenFor, readSession, verifyCsrf, type Session } from '../session';
+import { Page, type Banner, type Section } from './layout';
+
+export interface AdminContext {
+  session: Session;
+  tenantName: string;
+  csrf: string;
+}
+
+export type AdminEnv = {
+  Bindings: Env;
+  Variables: { admin: AdminContext; nonce: string; db: Database };
+};
+export type AdminContextOf = Context<AdminEnv>;
+
+export const LOGIN_PATH = '/admin/login';
+
+const csp = (nonce: string) =>
+  `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; ` +
+  `form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+
+/** Security headers of every admin response, success or error. */
+export const adminHeaders: MiddlewareHandler<AdminEnv> = async (c, next) => {
+  const nonce = randomToken(16);
+  c.set('nonce', nonce);
+  await next();
+  const h = c.res.headers;
+  h.set('Cache-Control', 'no-store');
+  h.set('Pragma', 'no-cache');
+  h.set('Content-Security-Policy', csp(nonce));
+  h.set('X-Frame-Options', 'DENY');
+  h.set('X-Content-Type-Options', 'nosniff');
+  h.set('Referrer-Policy', 'same-origin');
+};
+
+/**
+ * Lets only admins of their tenant through. Unauthenticated visitors go to the identity login
+ * (which returns to /admin); a signed-in user without the admin role gets a 403 page. Every
+ * state-changing request must carry the session's CSRF token in the `_csrf` form field.
+ */
+export const requireAdmin: MiddlewareHandler<AdminEnv> = async (c, next) => {
+  if (c.req.path === LOGIN_PATH) return next();
+  const session = await readSession(c);
+  if (!session) return c.redirect(LOGIN_PATH, 303);
+  if (session.role !== 'admin') throw forbidden('The admin panel is only for administrators of the tenant. Ask an administrator for access.');
+  const db = getDb(c.env.DB);
+  const tenant = await db.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, session.tenantId)).get();
+  c.set('db', db);
+  c.set('admin', { session, tenantName: tenant?.name ?? `Tenant ${session.tenantId}`, csrf: csrfTokenFor(session) });
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+    const body = await c.req.parseBody();
+    if (!verifyCsrf(session, body._csrf)) {
+      throw forbidden('The form expired or did not come from this admin panel, so nothing was changed. Go back, reload the page and try again.');
+    }
+  }
+  return next();
+};
+
+/** A one-time message (and, once, a new client secret) carried to the next page in a cookie. */
+export interface Flash {
+  banner?: Banner;
+  secret?: { clientId: string; value: string };
+}
+
+const FLASH_COOKIE = 'admin_flash';
+const FLASH_MAX_AGE = 300;
+
+export function setFlash(c: Context, flash: Flash): void {
+  setIdentityCookie(c, FLASH_COOKIE, base64url(new TextEncoder().encode(JSON.stringify(flash))), FLASH_MAX_AGE);
+}
+
+/** Reads and clears the flash: whatever it carries is shown on this page only. */
+export function takeFlash(c: Context): Flash {
+  const raw = readCookie(c, FLASH_COOKIE);
+  if (!raw) return {};
+  clearIdentityCookie(c, FLASH_COOKIE);
+  try {
+    return JSON.parse(new TextDecoder().decode(fromBase64url(raw))) as Flash;
+  } catch {
+    return {};
+  }
+}
+
+/** Redirect after a successful post (post/redirect/get), with a banner for the next page. */
+export function done(c: Context, location: string, text: string, extra: Omit<Flash, 'banner'> = {}): Response {
+  setFlash(c, { banner: { kind: 'success', text }, ...extra });
+  return c.redirect(location, 303);
+}
+
+/** Renders an admin page in the frame: navigation, the signed-in admin, the flash banner. */
+export function render(
+  c: AdminContextOf,
+  page: { title: string; section?: Section; banner?: Banner; script?: string; body: Child },
+  status: ContentfulStatusCode = 200,
+): Response | Promise<Response> {
+  const admin = c.get('admin');
+  const banner = page.banner ?? takeFlash(c).banner;
+  return c.html(
+    <Page
+      title={page.title}
+      section={page.section}
+      admin={admin && { email: admin.session.email, tenantName: admin.tenantName }}
+      csrf={admin?.csrf}
+      banner={banner}
+      nonce={c.get('nonce')}
+      script={page.script}
+    >
+      {page.body}
+    </Page>,
+    status,
+  );
+}
+
+const TITLES: Partial<Record<number, string>> = { 403: 'Access denied', 404: 'Not found' };
+
+/** Errors of admin pages become HTML pages with the error's status (the JSON handler's twin). */
+export function adminErrorPage(err: unknown, c: Context): Response | Promise<Response> {
+  const ac = c as AdminContextOf;
+  if (err instanceof ApiError) {
+    const title = TITLES[err.status] ?? 'Something is wrong';
+    return render(ac, {
+      title,
+      body: (
+        <div class="card">
+          <h1>{title}</h1>
+          <p>{err.message}</p>
+          <p>
+            <a href="/admin">Back to the dashboard</a>
+          </p>
+        </div>
+      ),
+    }, err.status);
+  }
+  console.error('Admin panel error', c.req.method, c.req.path, err);
+  return render(ac, {
+    title: 'Something went wrong',
+    body: (
+      <div class="card">
+        <h1>Something went wrong</h1>
+        <p>An unexpected error occurred and has been logged. Nothing else was changed; please try again.</p>
+      </div>
+    ),
+  }, 500);
+}

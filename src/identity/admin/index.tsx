@@ -1,0 +1,36 @@
+// The admin panel of the identity host, mounted at /admin. Sign-in is the identity login
+// (/admin/login, served by the identity service); everything here needs an admin of the tenant.
+//
+//   GET  /admin                          dashboard
+//   POST /admin/logout                   sign out (ends the session)
+//   GET  /admin/apps                     Settings > External apps: list
+//   GET  /admin/apps/new · POST          create (secret shown once on the app's page)
+//   GET  /admin/apps/{clientId} · POST   details, edit
+//   GET  /admin/apps/{clientId}/delete · POST   confirm, delete (revokes)
+//   GET  /admin/users · /new · /{id}     Settings > Users; POST /{id}/password, /disable, /enable
+//   GET  /admin/tenant · POST /rotate-key   Settings > Tenant, signing keys
+import { Hono } from 'hono';
+import { notFound } from '../../errors';
+import { destroySession } from '../session';
+import { appsRoutes } from './apps/routes';
+import { LOGIN_PATH, adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
+import { dashboard, tenantRoutes } from './tenant';
+import { usersRoutes } from './users/routes';
+
+export const adminApp = new Hono<AdminEnv>();
+
+adminApp.onError(adminErrorPage);
+adminApp.use('*', adminHeaders, requireAdmin);
+
+adminApp.get('/', dashboard);
+adminApp.post('/logout', async (c) => {
+  await destroySession(c);
+  return c.redirect(LOGIN_PATH, 303);
+});
+adminApp.route('/apps', appsRoutes);
+adminApp.route('/users', usersRoutes);
+adminApp.route('/tenant', tenantRoutes);
+adminApp.all('*', (c) => {
+  if (c.req.path === LOGIN_PATH) return c.notFound();
+  throw notFound('There is no such page in the admin panel.');
+});

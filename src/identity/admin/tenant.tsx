@@ -1,0 +1,164 @@
+// Dashboard and Settings > Tenant: who this tenant is, which instance serves it, and its signing
+// keys (with a rotate action).
+import { Hono } from 'hono';
+import { count, eq } from 'drizzle-orm';
+import { apps, users } from '../../db/schema';
+import { nowSeconds } from '../crypto';
+import { listSigningKeys, rotateSigningKey } from '../keys';
+import { done, render, type AdminContextOf, type AdminEnv } from './guard';
+import { CsrfField, age, dateTime } from './layout';
+
+export const tenantRoutes = new Hono<AdminEnv>();
+
+type KeyRow = Awaited<ReturnType<typeof listSigningKeys>>[number];
+
+/** A key's place in its life: published ahead of signing, signing, superseded, retired. */
+export function keyStatus(key: KeyRow, now = nowSeconds()): string {
+  if (key.retiresAt !== null && key.retiresAt <= now) return 'Retired';
+  if (key.activatesAt > now) return `Published; signs from ${dateTime(key.activatesAt)}`;
+  if (key.retiresAt !== null) return `Superseded; published until ${dateTime(key.retiresAt)}`;
+  return 'Signing';
+}
+
+const issuerOf = (env: { ISSUER: string }) => env.ISSUER.replace(/\/$/, '');
+
+/** GET /admin */
+export async function dashboard(c: AdminContextOf) {
+  const db = c.get('db');
+  const tenantId = c.get('admin').session.tenantId;
+  const [appCount, userCount] = await Promise.all([
+    db.select({ n: count() }).from(apps).where(eq(apps.tenantId, tenantId)).get(),
+    db.select({ n: count() }).from(users).where(eq(users.tenantId, tenantId)).get(),
+  ]);
+  const issuer = issuerOf(c.env);
+  return render(c, {
+    title: 'Dashboard',
+    section: 'dashboard',
+    body: (
+      <>
+        <h1>{c.get('admin').tenantName}</h1>
+        <p class="lead">Manage the apps that get tokens from this identity service and the people who sign in.</p>
+        <div class="grid">
+          <a class="card" href="/admin/apps" style="text-decoration:none;color:inherit">
+            <div class="muted">External apps</div>
+            <div class="stat">{appCount?.n ?? 0}</div>
+            <span class="small">Register and revoke API clients</span>
+          </a>
+          <a class="card" href="/admin/users" style="text-decoration:none;color:inherit">
+            <div class="muted">Users</div>
+            <div class="stat">{userCount?.n ?? 0}</div>
+            <span class="small">Create, reset passwords, disable</span>
+          </a>
+          <a class="card" href="/admin/tenant" style="text-decoration:none;color:inherit">
+            <div class="muted">Region</div>
+            <div class="stat">{c.env.REGION}</div>
+            <span class="small">Tenant settings and signing keys</span>
+          </a>
+        </div>
+        <div class="card">
+          <h2>Connect an app</h2>
+          <ol>
+            <li>
+              Create an app under <a href="/admin/apps/new">External apps</a> and choose its flow: Client Credentials for
+              backend services, Authorization Code for server-side web apps, Implicit only for front-ends without a
+              backend.
+            </li>
+            <li>Copy the client id and, if issued, the secret (shown once).</li>
+            <li>
+              Point the app at the discovery document: <code>{issuer}/.well-known/openid-configuration</code>
+            </li>
+          </ol>
+        </div>
+      </>
+    ),
+  });
+}
+
+tenantRoutes.get('/', async (c) => {
+  const keys = await listSigningKeys(c.get('db'));
+  const admin = c.get('admin');
+  const issuer = issuerOf(c.env);
+  return render(c, {
+    title: 'Tenant',
+    section: 'tenant',
+    body: (
+      <>
+        <h1>Tenant</h1>
+        <p class="lead">This tenant and the regional instance that serves it. Instances share no data.</p>
+        <div class="card">
+          <dl class="props">
+            <dt>Name</dt>
+            <dd>{admin.tenantName}</dd>
+            <dt>Tenant id</dt>
+            <dd>
+              <code>{admin.session.tenantId}</code> <span class="small muted">(the tenantId claim of tokens)</span>
+            </dd>
+            <dt>Region</dt>
+            <dd>{c.env.REGION}</dd>
+            <dt>Issuer URL</dt>
+            <dd>
+              <code>{issuer}</code>
+            </dd>
+            <dt>Discovery</dt>
+            <dd>
+              <a href={`${issuer}/.well-known/openid-configuration`}>
+                <code>{issuer}/.well-known/openid-configuration</code>
+              </a>
+            </dd>
+          </dl>
+        </div>
+        <div class="card">
+          <h2>Signing keys</h2>
+          <p class="muted">
+            Tokens are signed with RS256 and verified with the published key set. Rotating publishes a new key now; it starts
+            signing after one hour (so every client has fetched it), and the old key stays published until the tokens it
+            signed have expired. The instance's keys serve every tenant on it.
+          </p>
+          {keys.length === 0 ? (
+            <p>No key yet: the first one is created when the first token is signed.</p>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Key id (kid)</th>
+                    <th scope="col">Age</th>
+                    <th scope="col">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {keys
+                    .slice()
+                    .reverse()
+                    .map((k) => (
+                      <tr>
+                        <td>
+                          <code>{k.kid}</code>
+                        </td>
+                        <td>
+                          <span title={dateTime(k.createdAt)}>{age(k.createdAt)}</span>
+                        </td>
+                        <td>{keyStatus(k)}</td>
+                      </tr>
+                    ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <form method="post" action="/admin/tenant/rotate-key">
+            <CsrfField token={admin.csrf} />
+            <button type="submit" class="secondary">
+              Rotate signing key
+            </button>
+          </form>
+        </div>
+      </>
+    ),
+  });
+});
+
+tenantRoutes.post('/rotate-key', async (c) => {
+  const { kid, activatesAt } = await rotateSigningKey(c.get('db'), c.env);
+  return done(c, '/admin/tenant', `New signing key ${kid} published; it signs from ${dateTime(activatesAt)}.`);
+});
+

@@ -1,0 +1,61 @@
+// The user forms (create, reset password): drafts and rules, free of HTTP.
+import { passwordProblem } from '../../passwords';
+import type { UserRole } from '../../scopes';
+
+export interface UserDraft {
+  email: string;
+  name: string;
+  role: UserRole | '';
+  password: string;
+}
+
+export type UserErrors = Partial<Record<keyof UserDraft, string>>;
+
+export const EMAIL_MAX_LENGTH = 254;
+export const USER_NAME_MAX_LENGTH = 100;
+
+type FormBody = Record<string, string | File | (string | File)[]>;
+const text = (body: FormBody, key: string): string => {
+  const v = body[key];
+  const first = Array.isArray(v) ? v[0] : v;
+  return typeof first === 'string' ? first : '';
+};
+
+export const emptyUserDraft = (): UserDraft => ({ email: '', name: '', role: 'user', password: '' });
+
+export function userDraftFromForm(body: FormBody): UserDraft {
+  const role = text(body, 'role');
+  return {
+    email: text(body, 'email').trim(),
+    name: text(body, 'name').trim(),
+    role: role === 'admin' || role === 'user' ? role : '',
+    password: text(body, 'password'),
+  };
+}
+
+/** Why an e-mail address cannot be used for sign-in, or undefined. */
+export function emailProblem(email: string): string | undefined {
+  if (!email) return 'Enter the e-mail address the person signs in with.';
+  if (email.length > EMAIL_MAX_LENGTH) return `Use at most ${EMAIL_MAX_LENGTH} characters.`;
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return 'Enter an e-mail address such as name@example.com.';
+  return undefined;
+}
+
+/** Sentence form of the password rule, for the field's error. */
+export function passwordError(password: string): string | undefined {
+  const why = passwordProblem(password);
+  return why && `The password ${why}.`;
+}
+
+export function validateUserDraft(draft: UserDraft): UserErrors {
+  const errors: UserErrors = {};
+  const email = emailProblem(draft.email);
+  if (email) errors.email = email;
+  if (draft.name.length > USER_NAME_MAX_LENGTH) errors.name = `Use at most ${USER_NAME_MAX_LENGTH} characters.`;
+  if (!draft.role) errors.role = 'Choose Admin or User.';
+  const password = passwordError(draft.password);
+  if (password) errors.password = password;
+  return errors;
+}
+
+export const passwordFromForm = (body: FormBody): string => text(body, 'password');
