@@ -1,0 +1,229 @@
+/**
+ * Print PDFs from templates, written as they are rendered: each page is a stack of horizontal
+ * strips (separate image XObjects), each strip rendered, encoded and written before the next is
+ * rendered, so neither a full-page raster nor the whole file is ever held in memory.
+ *
+ * Page geometry (rendering contract, "Print PDF"): size = pixels ÷ ppi × 72 pt per axis;
+ * MediaBox = TrimBox = BleedBox = the template bounds. Colour: an ICCBased space from the
+ * template's profile (sRGB when none). No PDF/X output intent is claimed.
+ */
+import type { RGBAImage } from '../types';
+import { zlib } from './flate';
+import { alphaSummary, encodeStrip, type JpegEncoder } from './image';
+import type { ByteSink } from './sink';
+import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
+
+/** What the PDF writer needs of one page; the pipeline adapts a compiled template to this. */
+export interface PdfPage {
+  /** Template size in pixels. */
+  width: number;
+  height: number;
+  /** Pixels per inch; 72 when the template stores none. */
+  resolution: number;
+  /** ICC profile of the template's colour space (RGB). */
+  icc: Uint8Array;
+  /** Full-resolution straight RGBA of template rows [top, bottom). */
+  renderRows(top: number, bottom: number): Promise<RGBAImage>;
+  /** Vector content (PDF content-stream operators in template pixels, y down) drawn above the raster. */
+  vectors?: PdfVectorLayer[];
+}
+
+/** A vector layer ready to be drawn: content-stream operators plus the resources they name. */
+export interface PdfVectorLayer {
+  /** Operators in a y-down pixel space (the page's base matrix maps it to points). */
+  ops: string;
+  /** Fonts the ops select with `/F<n> Tf`, keyed by resource name; written once per document. */
+  fonts?: Record<string, PdfFontResource>;
+}
+
+export interface PdfFontResource {
+  /** Identity of the font program (dedupes across pages). */
+  key: string;
+  /** Writes the font's objects; returns the font dictionary reference. */
+  write(w: PdfWriter): Promise<PdfRef>;
+}
+
+export interface PdfOptions {
+  jpeg: JpegEncoder;
+  /** Target size of one strip's RGBA in bytes; bounds the raster memory per strip. */
+  stripBytes?: number;
+  title?: string;
+  producer?: string;
+}
+
+export interface PdfSummary {
+  pages: number;
+  bytes: number;
+  strips: { jpeg: number; flate: number; empty: number };
+}
+
+export const DEFAULT_STRIP_BYTES = 8 * 1024 * 1024;
+
+/** Page size in points: pixels ÷ ppi × 72 per axis. */
+export function pageSizePt(width: number, height: number, resolution: number): [number, number] {
+  const ppi = resolution > 0 ? resolution : 72;
+  return [(width / ppi) * 72, (height / ppi) * 72];
+}
+
+/** Rows per strip for a page `width` pixels wide: at least 16, at most the page. */
+export function stripRows(width: number, height: number, stripBytes = DEFAULT_STRIP_BYTES): number {
+  return Math.max(1, Math.min(height, Math.max(16, Math.floor(stripBytes / (width * 4)))));
+}
+
+const rowsOf = (img: RGBAImage, rows: number): RGBAImage =>
+  rows === img.height ? img : { width: img.width, height: rows, data: img.data.subarray(0, img.width * rows * 4) };
+
+function lastRowOpaque(img: RGBAImage): boolean {
+  const d = img.data;
+  for (let i = (img.height - 1) * img.width * 4 + 3; i < d.length; i += 4) if (d[i] !== 255) return false;
+  return true;
+}
+
+async function sha1(bytes: Uint8Array): Promise<string> {
+  const h = new Uint8Array(await crypto.subtle.digest('SHA-1', bytes));
+  return [...h].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Writes a whole PDF into `sink`, one page per entry of `pages` (pages are produced lazily, so
+ * a multipage document loads one template at a time). On failure the sink is aborted and the
+ * error rethrown: nothing half-written stays behind.
+ */
+export async function writePdf(
+  sink: ByteSink,
+  pages: Iterable<() => Promise<PdfPage>> | AsyncIterable<() => Promise<PdfPage>>,
+  options: PdfOptions,
+): Promise<PdfSummary> {
+  const w = new PdfWriter(sink);
+  const summary: PdfSummary = { pages: 0, bytes: 0, strips: { jpeg: 0, flate: 0, empty: 0 } };
+  try {
+    await w.header();
+    const catalog = w.alloc();
+    const pagesRef = w.alloc();
+    const kids: PdfRef[] = [];
+    const iccSpaces = new Map<string, PdfValue>();
+    const fonts = new Map<string, PdfRef>();
+
+    for await (const load of pages) {
+      const page = await load();
+      const digest = await sha1(page.icc);
+      let colorSpace = iccSpaces.get(digest);
+      if (!colorSpace) {
+        const ref = w.alloc();
+        await w.stream(ref, { N: 3, Alternate: name('DeviceRGB'), Filter: name('FlateDecode') }, await zlib(page.icc));
+        colorSpace = [name('ICCBased'), ref];
+        iccSpaces.set(digest, colorSpace);
+      }
+      kids.push(await writePage(w, page, pagesRef, colorSpace, fonts, options, summary));
+      summary.pages++;
+    }
+
+    await w.object(pagesRef, { Type: name('Pages'), Kids: kids, Count: kids.length });
+    await w.object(catalog, { Type: name('Catalog'), Pages: pagesRef });
+    const info = w.alloc();
+    await w.object(info, {
+      Producer: str(options.producer ?? 'Dynamic Image API'),
+      Title: options.title === undefined ? undefined : str(options.title),
+      CreationDate: str(pdfDate(new Date())),
+    });
+    await w.finish(catalog, info);
+    await sink.close();
+    summary.bytes = w.size;
+    return summary;
+  } catch (err) {
+    await sink.abort();
+    throw err;
+  }
+}
+
+async function writePage(
+  w: PdfWriter,
+  page: PdfPage,
+  parent: PdfRef,
+  colorSpace: PdfValue,
+  fonts: Map<string, PdfRef>,
+  options: PdfOptions,
+  summary: PdfSummary,
+): Promise<PdfRef> {
+  const { width, height } = page;
+  const [wPt, hPt] = pageSizePt(width, height, page.resolution);
+  const sx = wPt / width;
+  const sy = hPt / height;
+  const rows = stripRows(width, height, options.stripBytes);
+  const xobjects: Record<string, PdfRef> = {};
+  const content: string[] = [];
+  let transparent = false;
+
+  for (let top = 0; top < height; top += rows) {
+    const bottom = Math.min(height, top + rows);
+    // One row more than the strip: when it is opaque the strip is drawn one pixel taller and the
+    // next strip covers it, so viewers that anti-alias image edges show no hairline seam.
+    const img = await page.renderRows(top, Math.min(height, bottom + 1));
+    const extra = img.height > bottom - top && lastRowOpaque(img) ? 1 : 0;
+    const strip = rowsOf(img, bottom - top + extra);
+    const alpha = alphaSummary(strip);
+    if (alpha.empty) {
+      summary.strips.empty++;
+      continue;
+    }
+    const encoded = await encodeStrip(strip, colorSpace, options.jpeg, alpha);
+    summary.strips[encoded.kind]++;
+    const ref = w.alloc();
+    let smaskRef: PdfRef | undefined;
+    if (encoded.smask) {
+      smaskRef = w.alloc();
+      await w.stream(smaskRef, encoded.smask.dict, encoded.smask.data);
+      transparent = true;
+    }
+    await w.stream(ref, { ...encoded.image.dict, SMask: smaskRef }, encoded.image.data);
+    const key = `I${Object.keys(xobjects).length}`;
+    xobjects[key] = ref;
+    const rowsDrawn = strip.height;
+    content.push(`q ${num(wPt)} 0 0 ${num(rowsDrawn * sy)} 0 ${num(hPt - (top + rowsDrawn) * sy)} cm /${key} Do Q`);
+  }
+
+  const fontResources: Record<string, PdfRef> = {};
+  if (page.vectors?.length) {
+    // Vector layers are authored in template pixels with y down; one matrix maps them to points.
+    content.push(`q ${num(sx)} 0 0 ${num(-sy)} 0 ${num(hPt)} cm /CS0 cs /CS0 CS`);
+    for (const layer of page.vectors) {
+      for (const [res, font] of Object.entries(layer.fonts ?? {})) {
+        let ref = fonts.get(font.key);
+        if (!ref) {
+          ref = await font.write(w);
+          fonts.set(font.key, ref);
+        }
+        fontResources[res] = ref;
+      }
+      content.push(`q\n${layer.ops}\nQ`);
+    }
+    content.push('Q');
+  }
+
+  const contentRef = w.alloc();
+  await w.stream(contentRef, { Filter: name('FlateDecode') }, await zlib(new TextEncoder().encode(content.join('\n'))));
+  const box = [0, 0, new PdfRaw(num(wPt)), new PdfRaw(num(hPt))];
+  const pageRef = w.alloc();
+  await w.object(pageRef, {
+    Type: name('Page'),
+    Parent: parent,
+    MediaBox: box,
+    TrimBox: box,
+    BleedBox: box,
+    CropBox: box,
+    Resources: {
+      ColorSpace: { CS0: colorSpace },
+      XObject: Object.keys(xobjects).length ? xobjects : undefined,
+      Font: Object.keys(fontResources).length ? fontResources : undefined,
+    },
+    // Soft masks composite in the template's colour space, not the viewer's default RGB.
+    Group: transparent ? { Type: name('Group'), S: name('Transparency'), CS: colorSpace } : undefined,
+    Contents: contentRef,
+  });
+  return pageRef;
+}
+
+function pdfDate(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `D:${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`;
+}

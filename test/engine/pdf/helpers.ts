@@ -1,0 +1,70 @@
+import UPNG from '@pdf-lib/upng';
+import { runTool } from '../../helpers/fixtures';
+import type { RGBAImage } from '../../../src/engine/types';
+
+/** Decodes a base64 PNG page from pdftoppm into RGBA. */
+export function decodePng(base64: string): RGBAImage {
+  const bin = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  const img = UPNG.decode(bin.buffer);
+  return { width: img.width, height: img.height, data: new Uint8ClampedArray(UPNG.toRGBA8(img)[0]) };
+}
+
+/** Pages of a PDF rasterised by pdftoppm at `r` dpi. */
+export async function rasterise(pdf: Uint8Array, query: Record<string, string | number>): Promise<RGBAImage[]> {
+  const out = await runTool('pdftoppm', pdf, query);
+  if (out.code !== 0) throw new Error(`pdftoppm failed: ${out.stderr}`);
+  return out.pages.map(decodePng);
+}
+
+/**
+ * Page `page` of a PDF as a raster of exactly width × height. Poppler interpolates images drawn
+ * at less than 4× their pixel size (bilinear with corners aligned: a 1:1 render is resampled by
+ * (n−1)/n), so small pages are rendered at 4× and box-filtered back down.
+ */
+export async function rasterisePage(pdf: Uint8Array, page: number, width: number, height: number): Promise<RGBAImage> {
+  const k = Math.max(width, height) <= 1024 ? 4 : 1;
+  const [big] = await rasterise(pdf, { page, scaleTo: k * Math.max(width, height) });
+  if (big.width !== k * width || big.height !== k * height) throw new Error(`pdftoppm gave ${big.width}x${big.height}, wanted ${k * width}x${k * height}`);
+  if (k === 1) return big;
+  const data = new Uint8ClampedArray(width * height * 4);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++)
+      for (let c = 0; c < 4; c++) {
+        let sum = 0;
+        for (let dy = 0; dy < k; dy++) for (let dx = 0; dx < k; dx++) sum += big.data[((y * k + dy) * big.width + x * k + dx) * 4 + c];
+        data[(y * width + x) * 4 + c] = Math.round(sum / (k * k));
+      }
+  return { width, height, data };
+}
+
+/** Straight RGBA composited over white, as paper shows it. */
+export function overWhite(img: RGBAImage): RGBAImage {
+  const d = new Uint8ClampedArray(img.data.length);
+  for (let i = 0; i < d.length; i += 4) {
+    const a = img.data[i + 3] / 255;
+    for (let c = 0; c < 3; c++) d[i + c] = Math.round(img.data[i + c] * a + 255 * (1 - a));
+    d[i + 3] = 255;
+  }
+  return { width: img.width, height: img.height, data: d };
+}
+
+/** PSNR of the colour channels in dB (Infinity when identical). */
+export function psnr(a: RGBAImage, b: RGBAImage): number {
+  if (a.width !== b.width || a.height !== b.height) throw new Error(`size ${a.width}x${a.height} vs ${b.width}x${b.height}`);
+  let se = 0;
+  for (let i = 0; i < a.data.length; i += 4) for (let c = 0; c < 3; c++) se += (a.data[i + c] - b.data[i + c]) ** 2;
+  const mse = se / (a.width * a.height * 3);
+  return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+}
+
+/** pdfinfo -box output → page count and per-page boxes (pdfinfo prints page 1 unless -f/-l). */
+export function pdfInfo(stdout: string): { pages: number; size: [number, number]; boxes: Record<string, number[]> } {
+  const pages = Number(/Pages:\s+(\d+)/.exec(stdout)?.[1]);
+  const m = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(stdout);
+  const boxes: Record<string, number[]> = {};
+  for (const b of ['MediaBox', 'CropBox', 'BleedBox', 'TrimBox', 'ArtBox']) {
+    const r = new RegExp(`${b}:\\s+([-\\d.]+)\\s+([-\\d.]+)\\s+([-\\d.]+)\\s+([-\\d.]+)`).exec(stdout);
+    if (r) boxes[b] = r.slice(1).map(Number);
+  }
+  return { pages, size: [Number(m?.[1]), Number(m?.[2])], boxes };
+}
