@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import type { AppBindings } from './env';
 import { handleError, notFoundHandler } from './errors';
 import { identityApp } from './identity';
-import { renderingApp } from './rendering';
+import { getPath } from 'hono/utils/url';
+import { canonicalRenderingPath, renderingApp } from './rendering';
 import { platformApp } from './platform';
 import { docsApp } from './openapi/docs';
 import { VERSION } from './version';
@@ -31,7 +32,8 @@ export function enabledAreas(services: string | undefined): Set<string> {
 
 /** The whole Worker as one Hono app; SERVICES narrows which areas answer. */
 export function createApp() {
-  const app = new Hono<AppBindings>();
+  // The rendering area matches paths case-insensitively, trailing slash optional (src/rendering/canonical.ts).
+  const app = new Hono<AppBindings>({ getPath: (req) => canonicalRenderingPath(getPath(req), req.method) });
   app.onError(handleError);
   app.notFound(notFoundHandler);
 

@@ -1,4 +1,18 @@
 import { createServiceApp } from '../openapi/app';
+import { API_KEY_HEADER } from './request';
+import { registerRenderingRoutes } from './routes/rendering';
+import { registerResourceRoutes } from './routes/resources';
+
+export { canonicalRenderingPath } from './canonical';
 
 /** The Dynamic Image API: resources, template information, rendering and results. */
 export const renderingApp = createServiceApp();
+
+renderingApp.openAPIRegistry.registerComponent('securitySchemes', 'DynamicImageApiKey', {
+  type: 'apiKey',
+  in: 'header',
+  name: API_KEY_HEADER,
+  description: 'Required for every write: uploads, fonts/reload and deletes.',
+});
+registerRenderingRoutes(renderingApp);
+registerResourceRoutes(renderingApp);

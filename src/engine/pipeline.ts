@@ -1,0 +1,304 @@
+/**
+ * From a render request to output bytes, free of HTTP (the preview endpoint and later the PDF
+ * endpoints share the resolution of templates, fonts and images done here):
+ *
+ *   resolve the template name → its compiled form (compiled on first use)
+ *   → gather what `data` names (stored images, URL images, fonts) and fingerprint all inputs
+ *   → personalisation overrides → render at the nearest pyramid scale
+ *   → resample + unsharp mask (only when shrinking) → encode → embed the ICC profile
+ *
+ * `preparePreview` does everything up to the fingerprint, so the caller can consult its result
+ * cache before paying for `render()`.
+ */
+import { badRequest, notFound, unprocessable } from '../errors';
+import type { FileStore, StoredFile } from '../storage/files';
+import { sha256Hex } from '../storage/files';
+import { readFontIndex, fontsByPostscriptName } from '../storage/font-index';
+import { fileName } from '../storage/names';
+import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, renderTemplate } from './index';
+import type { PersonalisationData } from './personalise/commands';
+import { decodeImage, encodeJpeg, encodePng } from './raster/codecs';
+import { embedIcc, readIcc, srgbProfile } from './raster/icc';
+import { flattenOverWhite } from './raster/pixels';
+import { resample } from './raster/resample';
+import { unsharpMask, type UnsharpMask } from './raster/unsharp';
+import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
+
+export type OutputFormat = 'jpg' | 'png';
+
+export interface EncodedImage {
+  bytes: Uint8Array;
+  contentType: string;
+  ext: OutputFormat;
+}
+
+// --- templates --------------------------------------------------------------------------------
+
+export interface ResolvedTemplate {
+  /** The stored name (with its extension). */
+  name: string;
+  file: StoredFile;
+  compiled: CompiledTemplate;
+}
+
+/** Names to try for a requested template: as given, then with .psd, then with .psb. */
+function candidates(name: string): string[] {
+  return /\.ps[db]$/i.test(name) ? [name] : [name, `${name}.psd`, `${name}.psb`];
+}
+
+/** The template a request names, compiled (on first use when an upload predates compiling). */
+export async function resolveTemplate(store: FileStore, requested: string): Promise<ResolvedTemplate> {
+  const name = fileName(requested, 'template');
+  let file: StoredFile | null = null;
+  for (const candidate of candidates(name)) {
+    file = await store.head('templates', candidate);
+    if (file) break;
+  }
+  if (!file) throw notFound(`There is no template "${name}".`);
+  const known = file.meta.engine === ENGINE_VERSION ? file.meta.compiled : undefined;
+  const compiled = known ? await loadCompiledTemplate(store.bucket, known) : null;
+  if (compiled) return { name: file.name, file, compiled };
+
+  const read = await store.read('templates', file.name);
+  if (!read) throw notFound(`There is no template "${name}".`);
+  const fresh = await compileTemplate(store.bucket, read.bytes);
+  // Remember the compiled form (unless the file was replaced meanwhile).
+  await store.put('templates', file.name, read.bytes, {
+    contentType: read.info.contentType,
+    meta: { ...read.info.meta, compiled: fresh.hash, engine: ENGINE_VERSION },
+    ifEtag: read.info.etag,
+  });
+  return { name: file.name, file: read.info, compiled: fresh };
+}
+
+// --- personalisation inputs -------------------------------------------------------------------
+
+/** Fetches an image named by URL in `data` (http(s), limits per the rendering contract). */
+export type FetchImage = (url: string) => Promise<Uint8Array>;
+
+/** What building overrides can ask for. Fonts by PostScript name; images as `data` names them. */
+export interface PersonalisationInputs {
+  loadFont(postscriptName: string): Promise<Uint8Array | null>;
+  loadImage(ref: string): Promise<Uint8Array>;
+}
+
+/**
+ * Builds layer overrides at `scale` from `data`. Provided by src/engine/personalise; injected so
+ * that this module compiles and renders templates before personalisation is wired.
+ */
+export type BuildOverrides = (input: {
+  compiled: CompiledTemplate;
+  data: PersonalisationData;
+  scale: number;
+  inputs: PersonalisationInputs;
+}) => Promise<LayerOverrides>;
+
+export interface PipelineDeps {
+  fetchImage: FetchImage;
+  buildOverrides?: BuildOverrides;
+}
+
+const isUrl = (ref: string) => /^[a-z][a-z0-9+.-]*:/i.test(ref);
+
+/**
+ * Everything `data` refers to, loaded up front: images (stored or by URL; concurrently when
+ * `preload`), and the font store's index. Returns the inputs and their content hashes.
+ */
+async function gatherInputs(
+  store: FileStore,
+  data: PersonalisationData,
+  preload: boolean,
+  fetchImage: FetchImage,
+): Promise<{ inputs: PersonalisationInputs; hashes: Record<string, string> }> {
+  const refs = new Set<string>();
+  let drawsText = false;
+  for (const command of Object.values(data)) {
+    if (command.type === 'image') refs.add(command.image);
+    if (command.type === 'text') drawsText = true;
+  }
+
+  const images = new Map<string, Uint8Array>();
+  const hashes: Record<string, string> = {};
+  const load = async (ref: string) => {
+    let bytes: Uint8Array;
+    if (isUrl(ref)) {
+      bytes = await fetchImage(ref);
+    } else {
+      const read = await store.read('images', fileName(ref, `data.image`));
+      if (!read) throw notFound(`There is no image "${ref}".`);
+      bytes = read.bytes;
+    }
+    images.set(ref, bytes);
+    hashes[`image:${ref}`] = await sha256Hex(bytes);
+  };
+  if (preload) await Promise.all([...refs].map(load));
+  else for (const ref of refs) await load(ref);
+
+  // Unmodified text is drawn from Photoshop's pixels: fonts matter only when text is re-rendered,
+  // and then any font of the store may be picked (the layer's, the requested, a substitute).
+  const fonts = drawsText ? fontsByPostscriptName(await readFontIndex(store)) : new Map();
+  if (drawsText) {
+    hashes.fonts = await sha256Hex(JSON.stringify([...fonts.values()].map((f) => [f.postscriptName, f.sha256]).sort()));
+  }
+  return {
+    hashes,
+    inputs: {
+      async loadFont(postscriptName) {
+        const entry = fonts.get(postscriptName);
+        return entry ? ((await store.read('fonts', entry.file))?.bytes ?? null) : null;
+      },
+      async loadImage(ref) {
+        const bytes = images.get(ref);
+        if (!bytes) throw badRequest(`The image "${ref}" was not named in data.`);
+        return bytes;
+      },
+    },
+  };
+}
+
+// --- preview ----------------------------------------------------------------------------------
+
+export interface PreviewOptions {
+  template: string;
+  format: OutputFormat;
+  size: { width: number; height: number };
+  jpegQuality: number;
+  optimizePreview?: boolean;
+  /** null: off. */
+  unsharpMask: UnsharpMask | null;
+  data?: PersonalisationData;
+  preloadImages?: boolean;
+}
+
+export interface PreparedRender {
+  /** SHA-256 of the canonical request, the inputs' content hashes and the engine version. */
+  fingerprint: string;
+  template: ResolvedTemplate;
+  /** Output size. */
+  width: number;
+  height: number;
+  render(): Promise<EncodedImage>;
+}
+
+/** Largest preview we produce (pixels): 128 MB isolates hold the output a few times over. */
+export const MAX_OUTPUT_PIXELS = 25_000_000;
+/** Largest intermediate render when shrinking via a pyramid level. */
+const MAX_INTERMEDIATE_PIXELS = 16_000_000;
+
+/** s = min(w/W, h/H); output (round(W·s), round(H·s)), at least 1 px (rendering contract, Output). */
+export function boxScale(width: number, height: number, box: { width: number; height: number }) {
+  const s = Math.min(box.width / width, box.height / height);
+  return { s, width: Math.max(1, Math.round(width * s)), height: Math.max(1, Math.round(height * s)) };
+}
+
+/** JSON with sorted keys: equal requests give equal fingerprints whatever the key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export async function preparePreview(store: FileStore, options: PreviewOptions, deps: PipelineDeps): Promise<PreparedRender> {
+  const template = await resolveTemplate(store, options.template);
+  const { compiled } = template;
+  const { s, width, height } = boxScale(compiled.width, compiled.height, options.size);
+  if (width * height > MAX_OUTPUT_PIXELS) {
+    throw badRequest(`The output would be ${width}×${height} px; previews are limited to ${MAX_OUTPUT_PIXELS / 1e6} MP.`, [
+      { path: 'size', reason: 'too large' },
+    ]);
+  }
+  const data = options.data && Object.keys(options.data).length ? options.data : undefined;
+  const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps.fetchImage) : null;
+  const shrinking = s < 1;
+  const fingerprint = await sha256Hex(
+    canonicalJson({
+      kind: 'preview',
+      engine: ENGINE_VERSION,
+      template: [template.name, template.file.sha256],
+      format: options.format,
+      width,
+      height,
+      jpegQuality: options.format === 'jpg' ? options.jpegQuality : undefined,
+      optimizePreview: shrinking ? !!options.optimizePreview : undefined,
+      unsharpMask: shrinking ? options.unsharpMask : undefined,
+      data,
+      inputs: gathered?.hashes,
+    }),
+  );
+
+  return {
+    fingerprint,
+    template,
+    width,
+    height,
+    async render() {
+      // Shrinking: render at the pyramid level at or above s (exact stored pixels, no per-layer
+      // resampling) when that stays small enough, then one high-quality downscale.
+      let scale = s;
+      if (shrinking) {
+        const level = 2 ** -Math.floor(Math.log2(1 / s));
+        if (compiled.width * compiled.height * level * level <= MAX_INTERMEDIATE_PIXELS) scale = level;
+      }
+      const overrides =
+        data && gathered && deps.buildOverrides
+          ? await deps.buildOverrides({ compiled, data, scale, inputs: gathered.inputs })
+          : undefined;
+      let img = await renderTemplate(store.bucket, compiled, {
+        scale,
+        overrides,
+        background: options.format === 'png' ? 'transparent' : undefined,
+      });
+      if (img.width !== width || img.height !== height) {
+        img = await resample(img, width, height, { quality: options.optimizePreview ? 'fast' : 'high' });
+      }
+      if (shrinking && options.unsharpMask) img = await unsharpMask(img, options.unsharpMask);
+      const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
+      const profile = icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile();
+      return encode(img, options.format, options.jpegQuality, profile);
+    },
+  };
+}
+
+/** JPEG (flattened over white) or PNG (alpha kept), with `icc` embedded when given. */
+export async function encode(img: RGBAImage, format: OutputFormat, jpegQuality: number, icc: Uint8Array | null): Promise<EncodedImage> {
+  if (format === 'png') {
+    const png = await encodePng(img);
+    return { bytes: icc ? await embedIcc(png, 'png', icc) : png, contentType: 'image/png', ext: 'png' };
+  }
+  const jpeg = await encodeJpeg(await flattenOverWhite(img), jpegQuality);
+  return { bytes: icc ? await embedIcc(jpeg, 'jpeg', icc) : jpeg, contentType: 'image/jpeg', ext: 'jpg' };
+}
+
+// --- image thumbnails -------------------------------------------------------------------------
+
+export interface ThumbnailOptions {
+  format: OutputFormat;
+  jpegQuality: number;
+  width: number;
+  height: number;
+  unsharpMask: UnsharpMask | null;
+}
+
+/**
+ * A stored image fitted into width×height (never enlarged), keeping the image's own ICC profile.
+ * Undecodable bytes → 422.
+ */
+export async function thumbnail(bytes: Uint8Array, options: ThumbnailOptions): Promise<EncodedImage> {
+  let img: RGBAImage;
+  try {
+    img = await decodeImage(bytes);
+  } catch (e) {
+    throw unprocessable(`The image cannot be decoded: ${(e as Error).message}.`);
+  }
+  const { s, width, height } = boxScale(img.width, img.height, options);
+  if (s < 1) {
+    img = await resample(img, width, height);
+    if (options.unsharpMask) img = await unsharpMask(img, options.unsharpMask);
+  }
+  const source = bytes[0] === 0xff ? 'jpeg' : 'png';
+  const icc = await readIcc(bytes, source).catch(() => null);
+  return encode(img, options.format, options.jpegQuality, icc);
+}

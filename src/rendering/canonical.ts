@@ -1,0 +1,140 @@
+/**
+ * The original service matched everything after `/api/` case-insensitively, accepted a trailing
+ * slash anywhere and a `model.` prefix on query names (rendering contract, "Names and URLs").
+ * Rather than teaching every route, requests of the rendering area are canonicalised once:
+ *
+ * - the path, before routing (`canonicalRenderingPath`, used as the app's getPath): the fixed
+ *   segments of known endpoints take their canonical spelling; parameters (file names, which
+ *   are case-sensitive) are left alone; a trailing slash is dropped;
+ * - query names and JSON property names, before validation (`canonicalQuery`,
+ *   `canonicalJson`), driven by the route's own zod schemas: only names the schema declares are
+ *   renamed, and record keys (layer names in `data`) never are.
+ */
+
+/** Fixed segments of the rendering endpoints, longest first; `method` narrows ambiguous ones. */
+const ENDPOINTS: Array<{ segments: string[]; method?: string }> = [
+  { segments: ['api', 'rendering', 'multipage', 'preview'] },
+  { segments: ['api', 'rendering', 'multipage', 'hires'] },
+  { segments: ['api', 'resources', 'images', 'preview'], method: 'GET' },
+  { segments: ['api', 'resources', 'fonts', 'reload'], method: 'POST' },
+  { segments: ['api', 'resources', 'images'] },
+  { segments: ['api', 'resources', 'templates'] },
+  { segments: ['api', 'resources', 'fonts'] },
+  { segments: ['api', 'information', 'template'] },
+  { segments: ['api', 'rendering', 'preview'] },
+  { segments: ['api', 'rendering', 'hires'] },
+  { segments: ['api', 'results', 'download'] },
+  { segments: ['api', 'results', 'delete'] },
+  { segments: ['api', 'Info'] },
+];
+
+/**
+ * `/API/Resources/Images/cards/` → `/api/resources/images/cards`. Paths outside the rendering
+ * area come back unchanged.
+ */
+export function canonicalRenderingPath(path: string, method: string): string {
+  const parts = path.split('/').slice(1);
+  for (const { segments, method: only } of ENDPOINTS) {
+    if (only && only !== method && !(only === 'GET' && method === 'HEAD')) continue;
+    if (parts.length < segments.length) continue;
+    if (!segments.every((s, i) => s.toLowerCase() === parts[i].toLowerCase())) continue;
+    const rest = parts.slice(segments.length);
+    while (rest.length && rest[rest.length - 1] === '') rest.pop();
+    return '/' + [...segments, ...rest].join('/');
+  }
+  return path;
+}
+
+/** Whether a canonical path belongs to one of the endpoints above. */
+export function isRenderingPath(path: string): boolean {
+  return ENDPOINTS.some(({ segments }) => path === '/' + segments.join('/') || path.startsWith('/' + segments.join('/') + '/'));
+}
+
+// --- schema-driven names -------------------------------------------------------------------
+
+type AnySchema = { _zod: { def: Record<string, any> } } | undefined;
+
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
+
+/** Unwraps optional/default/pipe wrappers down to the schema that decides the value's shape. */
+function unwrap(schema: AnySchema): AnySchema {
+  let s = schema;
+  for (let i = 0; s && i < 20; i++) {
+    const def = s._zod.def;
+    if (WRAPPERS.has(def.type)) s = def.innerType;
+    else if (def.type === 'pipe') s = def.in._zod.def.type === 'transform' ? def.out : def.in;
+    else if (def.type === 'lazy') s = def.getter();
+    else break;
+  }
+  return s;
+}
+
+/** Property names (lower case → canonical name and its schema) an object-like schema accepts. */
+function propertiesOf(schema: AnySchema): Map<string, [string, AnySchema]> {
+  const props = new Map<string, [string, AnySchema]>();
+  const s = unwrap(schema);
+  if (!s) return props;
+  const def = s._zod.def;
+  if (def.type === 'object') {
+    for (const [key, value] of Object.entries(def.shape as Record<string, AnySchema>)) {
+      props.set(key.toLowerCase(), [key, value]);
+    }
+  } else if (def.type === 'union') {
+    for (const option of def.options as AnySchema[]) {
+      for (const [k, v] of propertiesOf(option)) if (!props.has(k)) props.set(k, v);
+    }
+  } else if (def.type === 'intersection') {
+    for (const part of [def.left, def.right] as AnySchema[]) {
+      for (const [k, v] of propertiesOf(part)) if (!props.has(k)) props.set(k, v);
+    }
+  }
+  return props;
+}
+
+/**
+ * Renames object keys of `value` to the spelling `schema` declares (case-insensitively), all the
+ * way down; keys the schema does not know, and keys of records, stay as sent.
+ */
+export function canonicalJson(schema: AnySchema, value: unknown): unknown {
+  const s = unwrap(schema);
+  if (!s || value === null || typeof value !== 'object') return value;
+  const def = s._zod.def;
+  if (Array.isArray(value)) {
+    return def.type === 'array' ? value.map((v) => canonicalJson(def.element, v)) : value;
+  }
+  if (def.type === 'record') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonicalJson(def.valueType, v)]));
+  }
+  const props = propertiesOf(s);
+  if (!props.size) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const known = props.get(key.toLowerCase());
+    const name = known ? known[0] : key;
+    // An exact spelling wins over a case variant sent alongside it.
+    if (name in out && key !== name) continue;
+    out[name] = known ? canonicalJson(known[1], v) : v;
+  }
+  return out;
+}
+
+/**
+ * Query names: `Model.JpegQuality` → `jpegQuality` for the names the route's query schema
+ * declares. Returns a new URL when something changed, else null.
+ */
+export function canonicalQuery(schema: AnySchema, url: URL): URL | null {
+  const props = propertiesOf(schema);
+  if (!props.size || !url.search) return null;
+  const out = new URLSearchParams();
+  let changed = false;
+  for (const [key, value] of url.searchParams) {
+    const bare = key.replace(/^model\./i, '');
+    const name = props.get(bare.toLowerCase())?.[0] ?? key;
+    if (name !== key) changed = true;
+    out.append(name, value);
+  }
+  if (!changed) return null;
+  const next = new URL(url);
+  next.search = out.toString();
+  return next;
+}

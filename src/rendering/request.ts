@@ -1,0 +1,137 @@
+/**
+ * What every rendering route does before its validators run: canonical names (canonical.ts),
+ * body size limits, and the API key for writes. `renderingRoute()` attaches it, so a route file
+ * only declares its schemas.
+ */
+import { createRoute, type RouteConfig } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppBindings } from '../env';
+import { ApiError, badRequest, forbidden } from '../errors';
+import { canonicalJson, canonicalQuery } from './canonical';
+
+export const MAX_JSON_BYTES = 1024 * 1024;
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+export const API_KEY_HEADER = 'X-DynamicImageApiKey';
+
+const tooLarge = (what: string, limit: number) =>
+  new ApiError(413, 'payload_too_large', `${what} is larger than the limit of ${limit / 1024 / 1024} MB.`);
+
+/** The body, read up to `limit` bytes (413 beyond, whatever Content-Length claims). */
+async function readLimited(request: Request, limit: number, what: string): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > limit) throw tooLarge(what, limit);
+  if (!request.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      throw tooLarge(what, limit);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+type Schema = Parameters<typeof canonicalJson>[0];
+
+function normalise(route: RouteConfig): MiddlewareHandler<AppBindings> {
+  const query = route.request?.query as Schema;
+  const content = (route.request?.body?.content ?? {}) as Record<string, { schema?: unknown }>;
+  const jsonSchema = content['application/json']?.schema as Schema;
+  const formSchema = content['multipart/form-data']?.schema as Schema;
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    const canonicalUrl = canonicalQuery(query, url);
+    if (canonicalUrl) c.req.raw = new Request(canonicalUrl, c.req.raw);
+    if (jsonSchema && c.req.raw.body) await normaliseJson(c, jsonSchema);
+    if (formSchema) await normaliseForm(c, formSchema);
+    await next();
+  };
+}
+
+async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<void> {
+  const bytes = await readLimited(c.req.raw, MAX_JSON_BYTES, 'The JSON body');
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(bytes));
+  } catch (e) {
+    throw badRequest(`The body is not valid JSON: ${(e as Error).message}`, [{ path: 'body', reason: 'malformed JSON' }]);
+  }
+  const headers = new Headers(c.req.raw.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  c.req.raw = new Request(c.req.raw.url, {
+    method: c.req.raw.method,
+    headers,
+    body: JSON.stringify(canonicalJson(schema, value)),
+  });
+  c.req.bodyCache = {};
+}
+
+async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<void> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^multipart\/form-data/i.test(type)) {
+    throw badRequest('Upload the files as multipart/form-data in the field "file".', [
+      { path: 'file', reason: 'expected a multipart/form-data body' },
+    ]);
+  }
+  const bytes = await readLimited(c.req.raw, MAX_UPLOAD_BYTES, 'The upload');
+  let form: FormData;
+  try {
+    form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+  } catch (e) {
+    throw badRequest(`The multipart body cannot be read: ${(e as Error).message}`, [{ path: 'file', reason: 'malformed multipart body' }]);
+  }
+  const canonical = canonicalJson(schema, Object.fromEntries([...form.keys()].map((k) => [k, null]))) as Record<string, null>;
+  const names = Object.keys(canonical);
+  const keys = [...new Set(form.keys())];
+  const out = new FormData();
+  keys.forEach((key) => {
+    const name = names.find((n) => n.toLowerCase() === key.toLowerCase()) ?? key;
+    for (const v of form.getAll(key)) out.append(name, v);
+  });
+  c.req.bodyCache = { formData: out };
+}
+
+async function digest(value: string): Promise<ArrayBuffer> {
+  return crypto.subtle.digest('SHA-256', new TextEncoder().encode(value));
+}
+
+/** Writes need `X-DynamicImageApiKey` equal to RENDERING_API_KEY (compared in constant time). */
+export const requireApiKey: MiddlewareHandler<AppBindings> = async (c, next) => {
+  const expected = c.env.RENDERING_API_KEY;
+  const given = c.req.header(API_KEY_HEADER);
+  if (!expected || !given) throw forbidden(`This operation needs a valid API key in the ${API_KEY_HEADER} header.`);
+  const [a, b] = await Promise.all([digest(given), digest(expected)]);
+  if (!crypto.subtle.timingSafeEqual(a, b)) {
+    throw forbidden(`The API key in the ${API_KEY_HEADER} header is not valid.`);
+  }
+  await next();
+};
+
+/**
+ * createRoute() plus the rendering area's request handling; `write: true` adds the API key.
+ *
+ * @example
+ * renderingApp.openapi(renderingRoute({ method: 'get', path: '/api/Info', ... }), handler)
+ */
+export function renderingRoute<R extends RouteConfig>(route: R, options: { write?: boolean } = {}): R {
+  // The key is checked before a (possibly large) body is read.
+  const middleware = [...(options.write ? [requireApiKey] : []), normalise(route)];
+  return createRoute({
+    ...route,
+    ...(options.write ? { security: [{ DynamicImageApiKey: [] }] } : {}),
+    middleware: middleware as unknown as R['middleware'],
+  });
+}

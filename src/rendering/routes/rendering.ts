@@ -1,0 +1,200 @@
+/**
+ * Build info, template information, preview rendering, image thumbnails and result files.
+ *
+ *   GET    /api/Info                           BuildInfo
+ *   POST   /api/information/template           FramesInfo
+ *   POST   /api/rendering/preview              "<base>/api/results/download/<name>"
+ *   GET    /api/resources/images/preview       image bytes (thumbnail, cached)
+ *   GET    /api/results/download[/{file}]      result bytes
+ *   DELETE /api/results/delete[/{file}]        200 (API key)
+ */
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { templateInfo } from '../../engine';
+import { preparePreview, resolveTemplate, thumbnail } from '../../engine/pipeline';
+import type { AppBindings } from '../../env';
+import { notFound } from '../../errors';
+import { errorResponses } from '../../openapi/app';
+import { sha256Hex } from '../../storage/files';
+import { fileName } from '../../storage/names';
+import { getThumbnail, putThumbnail } from '../../storage/thumbnails';
+import { APP_NAME, VERSION } from '../../version';
+import { storesOf, type RenderingApp } from '../app';
+import { pipelineDeps } from '../deps';
+import { renderingRoute } from '../request';
+import {
+  BuildInfo,
+  DisableCacheQuery,
+  FramesInfo,
+  ImagePreviewQuery,
+  InformationTemplateModel,
+  PreviewModel,
+  ResultUrl,
+  type PreviewRequest,
+} from '../schemas';
+import { resultUrl } from '../urls';
+import { registerDual } from './dual';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
+const binary = (description: string, types: string[]) => ({
+  description,
+  content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' as const, format: 'binary' } }])),
+});
+
+/** When this build was made: the deploy's time if wrangler defines it, else the module's load. */
+const BUILD_DATE = new Date().toISOString();
+
+export function registerRenderingRoutes(app: RenderingApp): void {
+  app.openapi(
+    renderingRoute({
+      method: 'get',
+      path: '/api/Info',
+      tags: ['Info'],
+      summary: 'Build information',
+      responses: { 200: json(BuildInfo, 'Version, build date, configuration and application name.') },
+    }),
+    (c) =>
+      c.json(
+        { version: VERSION, buildDate: BUILD_DATE, configuration: c.env.REGION === 'local' ? 'Development' : 'Release', appName: APP_NAME },
+        200,
+      ),
+  );
+
+  app.openapi(
+    renderingRoute({
+      method: 'post',
+      path: '/api/information/template',
+      tags: ['Templates'],
+      summary: 'Describe a template',
+      description: 'Size and the layer tree in panel order (top first); groups carry `layers`.',
+      request: { body: jsonBody(InformationTemplateModel) },
+      responses: { 200: json(FramesInfo, 'The template.'), ...errorResponses(400, 404, 413, 422) },
+    }),
+    async (c) => {
+      const { template, fullInfo } = c.req.valid('json');
+      const resolved = await resolveTemplate(storesOf(c).files, template);
+      return c.json(templateInfo(resolved.compiled, fullInfo ?? false) as z.infer<typeof FramesInfo>, 200);
+    },
+  );
+
+  app.openapi(
+    renderingRoute({
+      method: 'post',
+      path: '/api/rendering/preview',
+      tags: ['Rendering'],
+      summary: 'Render a preview',
+      description:
+        'Renders the template (personalised by `data`) into a JPEG or PNG and returns the absolute URL of the result. Equal requests on unchanged inputs return the cached result unless disableCache=true.',
+      request: { query: DisableCacheQuery, body: jsonBody(PreviewModel) },
+      responses: { 200: json(ResultUrl, 'URL of the rendered preview.'), ...errorResponses(400, 404, 413, 422) },
+    }),
+    async (c) => {
+      const { disableCache } = c.req.valid('query');
+      return c.json(resultUrl(c, await renderPreview(c, c.req.valid('json'), disableCache)), 200);
+    },
+  );
+
+  app.openapi(
+    renderingRoute({
+      method: 'get',
+      path: '/api/resources/images/preview',
+      tags: ['Images'],
+      summary: 'Thumbnail of a stored image',
+      description: 'Fits the image into width×height (never enlarged). Cached per image content and parameters unless disableCache=true.',
+      request: { query: ImagePreviewQuery },
+      responses: { 200: binary('The thumbnail.', ['image/jpeg', 'image/png']), ...errorResponses(400, 404, 422) },
+    }),
+    async (c) => {
+      const { file, disableCache, ...options } = c.req.valid('query');
+      const { files } = storesOf(c);
+      const name = fileName(file);
+      const image = await files.head('images', name);
+      if (!image) throw notFound(`There is no image "${name}".`);
+      const key = await sha256Hex(JSON.stringify(options));
+      const cached = disableCache ? null : await getThumbnail(files.bucket, image.sha256, key);
+      if (cached) return new Response(cached.body, { headers: { 'content-type': cached.httpMetadata?.contentType ?? 'image/jpeg' } });
+      const read = await files.read('images', name);
+      if (!read) throw notFound(`There is no image "${name}".`);
+      const out = await thumbnail(read.bytes, options);
+      await putThumbnail(files.bucket, image.sha256, key, out.bytes, out.contentType);
+      return new Response(out.bytes, { headers: { 'content-type': out.contentType } });
+    },
+  );
+
+  registerDual(
+    app,
+    {
+      method: 'get',
+      path: '/api/results/download',
+      param: 'file',
+      paramDescription: 'Result name, as in the URL rendering returned.',
+      required: true,
+      tags: ['Results'],
+      summary: 'Download a result',
+      responses: { 200: binary('The result file.', ['image/jpeg', 'image/png', 'application/pdf']), ...errorResponses(400, 404) },
+    },
+    async (c, file) => {
+      const name = fileName(file);
+      const result = await storesOf(c).results.get(name);
+      if (!result) throw notFound(`There is no result "${name}" (results expire after ${c.env.RESULT_TTL_HOURS || 24} h).`);
+      return new Response(result.body.body, {
+        headers: {
+          'content-type': result.contentType,
+          'content-length': String(result.body.size),
+          'cache-control': `private, max-age=${result.remainingSeconds}`,
+          etag: result.body.httpEtag,
+        },
+      });
+    },
+  );
+
+  registerDual(
+    app,
+    {
+      method: 'delete',
+      path: '/api/results/delete',
+      param: 'file',
+      paramDescription: 'Result name.',
+      required: true,
+      write: true,
+      tags: ['Results'],
+      summary: 'Delete a result',
+      description: 'Needs the API key. Also removes the result from the cache.',
+      responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted.'), ...errorResponses(400, 403, 404) },
+    },
+    async (c, file) => {
+      const name = fileName(file);
+      if (!(await storesOf(c).results.delete(name))) throw notFound(`There is no result "${name}".`);
+      return c.json({ deleted: name }, 200);
+    },
+  );
+}
+
+/** Renders (or finds in the cache) a preview; returns the result name. */
+async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, disableCache: boolean): Promise<string> {
+  const { files, results } = storesOf(c);
+  const prepared = await preparePreview(
+    files,
+    {
+      template: request.template,
+      format: request.format,
+      size: request.size,
+      jpegQuality: request.jpegQuality,
+      optimizePreview: request.optimizePreview,
+      unsharpMask: request.unsharpMask,
+      data: request.data,
+      preloadImages: request.preloadImages,
+    },
+    pipelineDeps(c),
+  );
+  if (!disableCache) {
+    const hit = await results.lookup(prepared.fingerprint);
+    if (hit) return hit;
+  }
+  const out = await prepared.render();
+  return results.put(out.bytes, out.ext, out.contentType, prepared.fingerprint);
+}

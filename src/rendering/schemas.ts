@@ -1,0 +1,174 @@
+/**
+ * Request and response schemas of the Dynamic Image API (spec section B, rendering contract).
+ * Names and defaults are the spec's; they validate requests and generate the OpenAPI document.
+ */
+import { z } from '@hono/zod-openapi';
+import { PersonalisationDataSchema } from '../engine/personalise/commands';
+import { parseUnsharpMask } from '../engine/raster/unsharp';
+
+const BOOL = /^(true|false)$/i;
+
+/** A boolean query parameter: `true`/`false` in any case. */
+export const queryBool = (defaultValue: boolean, description: string) =>
+  z
+    .string()
+    .regex(BOOL, 'must be true or false')
+    .optional()
+    .transform((v) => (v === undefined ? defaultValue : v.toLowerCase() === 'true'))
+    .openapi({ type: 'boolean', default: defaultValue, description });
+
+/** A boolean JSON property: true/false, or the strings "true"/"false" in any case. */
+export const jsonBool = (description: string) =>
+  z
+    .union([z.boolean(), z.string().regex(BOOL, 'must be true or false')])
+    .transform((v) => (typeof v === 'boolean' ? v : v.toLowerCase() === 'true'))
+    .openapi({ type: 'boolean', description });
+
+const intParam = (def: number, min: number, max: number, description: string) =>
+  z
+    .string()
+    .regex(/^\s*[+-]?\d+\s*$/, 'must be an integer')
+    .optional()
+    .transform((v) => (v === undefined ? def : Number(v)))
+    .pipe(z.number().int().min(min).max(max))
+    .openapi({ type: 'integer', default: def, minimum: min, maximum: max, description });
+
+/** Largest requested output side; the template limit is 10,000 px and s > 1 upscales. */
+export const MAX_OUTPUT_SIDE = 10_000;
+
+export const FORMAT_DESCRIPTION = '`jpg`, `jpeg` or `png`, any case. JPEG is flattened over white; PNG keeps alpha.';
+/** jpg | jpeg | png in any case → 'jpg' | 'png'. */
+const formatValue = z
+  .string()
+  .regex(/^(jpe?g|png)$/i, 'must be jpg, jpeg or png')
+  .transform((v) => (v.toLowerCase() === 'png' ? ('png' as const) : ('jpg' as const)));
+
+const UNSHARP_DESCRIPTION =
+  '`false` turns it off; absent or `true` means `(1.2, 0.5, 0.05)`; otherwise "amount, radius, threshold" with or without parentheses (gain, Gaussian sigma in output pixels, threshold 0–1). Acts only when the output is smaller than the template.';
+
+/** unsharpMask from JSON (boolean or string) or a query (string); validated by the raster parser. */
+export const unsharpMaskValue = z
+  .union([z.boolean(), z.string()])
+  .optional()
+  .transform((v, ctx) => {
+    try {
+      return parseUnsharpMask(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as { details?: Array<{ reason: string }> }).details?.[0]?.reason ?? String(e) });
+      return z.NEVER;
+    }
+  })
+  .openapi({ oneOf: [{ type: 'boolean' }, { type: 'string', example: '(1.2, 0.5, 0.05)' }], description: UNSHARP_DESCRIPTION });
+
+// --- parameters -------------------------------------------------------------------------------
+
+export const ListQuery = z.object({
+  subfolder: z.string().optional().openapi({ description: 'Folder inside the root; empty = the root.', example: 'cards' }),
+  showSubfolders: queryBool(false, 'true lists the folder recursively.'),
+});
+
+export const UploadQuery = z.object({
+  destination: z.string().optional().openapi({ description: 'Folder to store the files in (created as needed); empty = the root.', example: 'cards' }),
+  overwrite: queryBool(false, 'false: a clashing name becomes `name_1.ext`, `name_2.ext`, …'),
+});
+
+export const UploadPath = z.object({
+  destination: z.string().openapi({ param: { name: 'destination', in: 'path' }, description: 'Folder to store the files in.' }),
+});
+
+export const FileQuery = z.object({
+  file: z.string().optional().openapi({ description: 'Root-relative file name.', example: 'cards/x.psd' }),
+});
+
+export const FilePath = z.object({
+  file: z.string().openapi({ param: { name: 'file', in: 'path' }, description: 'Root-relative file name.' }),
+});
+
+export const DisableCacheQuery = z.object({
+  disableCache: queryBool(false, 'true renders anew instead of returning a cached result.'),
+});
+
+export const ImagePreviewQuery = z.object({
+  file: z.string().optional().openapi({ description: 'Image name (Required).', example: 'photos/a.jpg' }),
+  format: formatValue.optional().default('jpg').openapi({ type: 'string', default: 'jpg', description: FORMAT_DESCRIPTION }),
+  jpegQuality: intParam(85, 0, 100, 'JPEG quality 0–100.'),
+  width: intParam(400, 1, MAX_OUTPUT_SIDE, 'Width of the box the thumbnail fits in.'),
+  height: intParam(400, 1, MAX_OUTPUT_SIDE, 'Height of the box the thumbnail fits in.'),
+  disableCache: queryBool(false, 'false returns the cached thumbnail when there is one.'),
+  unsharpMask: unsharpMaskValue,
+});
+
+/** Multipart upload body: one or more files in the field `file`. */
+const UploadedFile = z.custom<File>((v) => v instanceof File, 'must be a file').openapi({ type: 'string', format: 'binary' });
+export const UploadBody = z
+  .object({
+    file: z.union([UploadedFile, z.array(UploadedFile)]).openapi({ type: 'array', items: { type: 'string', format: 'binary' } }),
+  })
+  .openapi('Upload');
+
+// --- models -----------------------------------------------------------------------------------
+
+export const BuildInfo = z
+  .object({ version: z.string(), buildDate: z.string(), configuration: z.string(), appName: z.string() })
+  .openapi('BuildInfo');
+
+export const FontInfo = z
+  .object({ fullName: z.string(), style: z.string(), family: z.string(), postscriptName: z.string() })
+  .openapi('FontInfo');
+export const FontList = z.object({ total: z.number().int(), items: z.array(FontInfo) }).openapi('FontList');
+
+export const ImageModel = z
+  .object({
+    title: z.string().openapi({ description: 'File name without folder and extension.' }),
+    name: z.string().openapi({ description: 'Root-relative file name, as used in requests.' }),
+    previewUrl: z.string().openapi({ description: 'Absolute URL of a thumbnail.' }),
+  })
+  .openapi('ImageModel');
+export const ImageList = z.object({ total: z.number().int(), items: z.array(ImageModel) }).openapi('ImageList');
+
+export const TemplateList = z.object({ total: z.number().int(), items: z.array(z.string()) }).openapi('TemplateList');
+export const NameList = z.array(z.string()).openapi({ example: ['cards/x.psd'] });
+
+const TemplateName = z.string().min(1).openapi({ description: 'Template name; the extension is optional (`cards/x` tries .psd, then .psb).', example: 'demo/psdtools-text' });
+
+export const InformationTemplateModel = z
+  .object({
+    template: TemplateName,
+    fullInfo: jsonBool('true returns the full layer information (bounds, text, effects …).').optional(),
+  })
+  .openapi('InformationTemplateModel');
+
+const Size = z.object({ width: z.number().int(), height: z.number().int() }).openapi('Size');
+const BaseLayer = z
+  .object({
+    name: z.string(),
+    type: z.enum(['Image', 'Text', 'Shape', 'SmartObject', 'Group', 'Adjustment']),
+    layers: z.array(z.object({}).passthrough()).optional().openapi({ description: 'Children of a group (BaseLayer), top first.' }),
+  })
+  .passthrough()
+  .openapi('BaseLayer');
+export const FramesInfo = z.object({ size: Size, layers: z.array(BaseLayer) }).openapi('FramesInfo');
+
+export const PreviewModel = z
+  .object({
+    template: TemplateName,
+    format: formatValue.optional().default('jpg').openapi({ type: 'string', default: 'jpg', description: FORMAT_DESCRIPTION }),
+    size: z
+      .object({
+        width: z.number().int().min(1).max(MAX_OUTPUT_SIDE),
+        height: z.number().int().min(1).max(MAX_OUTPUT_SIDE),
+      })
+      .optional()
+      .default({ width: 800, height: 800 })
+      .openapi({ description: 'Box the preview fits in: s = min(w/W, h/H); s > 1 upscales.' }),
+    jpegQuality: z.number().int().min(0).max(100).optional().default(85),
+    optimizePreview: jsonBool('Allows faster, lower-quality resampling when downscaling.').optional(),
+    unsharpMask: unsharpMaskValue,
+    data: PersonalisationDataSchema.optional(),
+    preloadImages: jsonBool('Fetch every image named in data concurrently before rendering.').optional(),
+  })
+  .openapi('PreviewModel');
+
+export type PreviewRequest = z.output<typeof PreviewModel>;
+
+export const ResultUrl = z.string().openapi({ description: 'Absolute URL of the result: `<base>/api/results/download/<name>`.' });

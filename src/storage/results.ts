@@ -1,0 +1,137 @@
+/**
+ * Rendered results and the result cache.
+ *
+ * A result's name is `<yyyymmddhh>-<32 hex>.<ext>`: the hour (UTC) it was made plus 128 random
+ * bits, never derived from the request. It is stored at `results/<yyyymmddhh>/<name>`, so whole
+ * hours expire together: the sweep lists the few hour prefixes and deletes those past the
+ * time-to-live, never walking the live results. An R2 lifecycle rule on `results/` and
+ * `cache/results/` (age = TTL rounded up to days) is the backstop (docs/rendering.md).
+ *
+ * The cache index maps a request fingerprint (SHA-256, computed by the caller) to a result name:
+ * `cache/results/<fingerprint>` holds the name, and the result records its fingerprint so that
+ * deleting the result removes the entry.
+ */
+import { listKeys } from './files';
+
+const RESULT_NAME = /^(\d{10})-[0-9a-f]{32}\.[a-z]{3,4}$/;
+const INDEX_PREFIX = 'cache/results/';
+const RESULTS_PREFIX = 'results/';
+const HOUR = 3_600_000;
+
+export interface ResultFile {
+  body: R2ObjectBody;
+  contentType: string;
+  /** Seconds until the result expires. */
+  remainingSeconds: number;
+}
+
+/** `2026-11-22T03:15Z` → `2026112203`. */
+export function hourStamp(date: Date): string {
+  return date.toISOString().slice(0, 13).replace(/[-T]/g, '');
+}
+
+function hourStart(stamp: string): number {
+  return Date.UTC(+stamp.slice(0, 4), +stamp.slice(4, 6) - 1, +stamp.slice(6, 8), +stamp.slice(8, 10));
+}
+
+function randomHex(bytes: number): string {
+  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export class ResultStore {
+  readonly ttlMs: number;
+
+  constructor(
+    readonly bucket: R2Bucket,
+    ttlHours: string | number | undefined,
+  ) {
+    const hours = Number(ttlHours);
+    this.ttlMs = (Number.isFinite(hours) && hours > 0 ? hours : 24) * HOUR;
+  }
+
+  /** The R2 key of a result name; null for names we never issue (they cannot exist). */
+  private keyOf(name: string): string | null {
+    const m = RESULT_NAME.exec(name);
+    return m ? `${RESULTS_PREFIX}${m[1]}/${name}` : null;
+  }
+
+  private expired(obj: R2Object, now: number): boolean {
+    return obj.uploaded.getTime() + this.ttlMs <= now;
+  }
+
+  /** Stores a new result under a fresh random name and returns the name. */
+  async put(bytes: Uint8Array, ext: string, contentType: string, fingerprint?: string): Promise<string> {
+    const name = `${hourStamp(new Date())}-${randomHex(16)}.${ext}`;
+    await this.bucket.put(this.keyOf(name)!, bytes, {
+      httpMetadata: { contentType },
+      customMetadata: fingerprint ? { fingerprint } : undefined,
+    });
+    if (fingerprint) await this.bucket.put(INDEX_PREFIX + fingerprint, name);
+    return name;
+  }
+
+  /** A live result, or null when unknown or expired. */
+  async get(name: string, now = Date.now()): Promise<ResultFile | null> {
+    const key = this.keyOf(name);
+    const obj = key ? await this.bucket.get(key) : null;
+    if (!obj) return null;
+    if (this.expired(obj, now)) {
+      await obj.body.cancel();
+      return null;
+    }
+    return {
+      body: obj,
+      contentType: obj.httpMetadata?.contentType ?? 'application/octet-stream',
+      remainingSeconds: Math.max(0, Math.floor((obj.uploaded.getTime() + this.ttlMs - now) / 1000)),
+    };
+  }
+
+  private async head(name: string, now = Date.now()): Promise<R2Object | null> {
+    const key = this.keyOf(name);
+    const obj = key ? await this.bucket.head(key) : null;
+    return obj && !this.expired(obj, now) ? obj : null;
+  }
+
+  /** Deletes a result and its cache index entry; false when there was no such result. */
+  async delete(name: string): Promise<boolean> {
+    const key = this.keyOf(name);
+    const obj = key ? await this.bucket.head(key) : null;
+    if (!key || !obj) return false;
+    const fingerprint = obj.customMetadata?.fingerprint;
+    if (fingerprint) {
+      const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
+      if (entry && (await entry.text()) === name) await this.bucket.delete(INDEX_PREFIX + fingerprint);
+    }
+    await this.bucket.delete(key);
+    return true;
+  }
+
+  /** The cached result name for a fingerprint, if that result still exists. */
+  async lookup(fingerprint: string): Promise<string | null> {
+    const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
+    if (!entry) return null;
+    const name = await entry.text();
+    if (await this.head(name)) return name;
+    await this.bucket.delete(INDEX_PREFIX + fingerprint);
+    return null;
+  }
+
+  /**
+   * Deletes every hour of results that has wholly expired (the scheduled handler). Lists only
+   * the hour prefixes, then the objects of expired hours.
+   */
+  async sweep(now = Date.now()): Promise<number> {
+    const { folders } = await listKeys(this.bucket, RESULTS_PREFIX, '/');
+    let deleted = 0;
+    for (const folder of folders) {
+      const stamp = folder.slice(RESULTS_PREFIX.length, -1);
+      if (!/^\d{10}$/.test(stamp) || hourStart(stamp) + HOUR + this.ttlMs > now) continue;
+      const { keys } = await listKeys(this.bucket, folder);
+      for (let i = 0; i < keys.length; i += 1000) {
+        await this.bucket.delete(keys.slice(i, i + 1000));
+      }
+      deleted += keys.length;
+    }
+    return deleted;
+  }
+}
