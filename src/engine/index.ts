@@ -12,6 +12,6 @@ export { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash }
 export { loadCompiledTemplate, loadStoredComposite } from './compiled/store';
 export { renderTemplate, outputSize, flattenOverWhite } from './composite/render';
 export { BLEND_MODES } from './composite/blend';
-export { templateInfo, walkLayers } from './info';
+export { templateInfo, walkLayers } from './compiled/info';
 export { readHeader, MAX_LAYERS, MAX_SIDE } from './psd/parse';
 export type * from './types';

@@ -1,4 +1,5 @@
-import { decodeLayerPixels, getCompositeImageData, type Layer } from 'ag-psd';
+import { decodeLayerPixels, type Layer } from 'ag-psd';
+import { decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
@@ -91,13 +92,13 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       transparent: resources.mergedAlpha,
       layers,
     };
-    if (doc.rawCompositeData && doc.width * doc.height <= MAX_STORED_COMPOSITE) {
-      const composite = getCompositeImageData(doc);
-      delete doc.rawCompositeData;
-      if (composite) {
-        await put(compositeKey(hash), new Uint8Array(composite.data.buffer as ArrayBuffer));
-        compiled.compositeKey = compositeKey(hash);
-      }
+    const merged = doc.rawCompositeData;
+    delete doc.rawCompositeData;
+    if (merged && merged.length > 2 && doc.width * doc.height <= MAX_STORED_COMPOSITE) {
+      const large = psd[5] === 2;
+      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha);
+      await put(compositeKey(hash), composite);
+      compiled.compositeKey = compositeKey(hash);
     }
     if (resources.icc) {
       written.push(iccKey(hash));

@@ -1,4 +1,4 @@
-import type { CompiledTemplate, FrameLayer, FramesInfo, LayerNode } from './types';
+import type { CompiledTemplate, FrameLayer, FramesInfo, LayerNode } from '../types';
 
 /**
  * The spec's FramesInfo: size and the layer tree in panel order (top first); groups carry
