@@ -5,8 +5,8 @@ import { getDb } from '../db/client';
 import { apps } from '../db/schema';
 import type { Env } from '../env';
 import { OAuthError } from '../errors';
-import { APP_TYPES } from './app-types';
-import { verifyClientSecret } from './client-secrets';
+import { APP_TYPES, effectiveSwitches } from './app-types';
+import { hashClientSecret, verifyClientSecret } from './client-secrets';
 import { issuerOf } from './tokens';
 
 export type AppRow = typeof apps.$inferSelect;
@@ -97,4 +97,33 @@ export async function authenticateClient(
     return fail('This client must authenticate with its client secret.');
   }
   return app;
+}
+
+export interface NewApp {
+  clientId: string;
+  tenantId: number;
+  name: string;
+  authType: AppRow['authType'];
+  /** Plain secret to hash and store (shown once by the caller). */
+  secret?: string;
+  tokenLifetime?: number;
+  permissions?: Record<string, string>;
+  redirectUris?: string[];
+  postLogoutRedirectUris?: string[];
+  corsOrigins?: string[];
+  requireClientSecret?: boolean;
+  requirePkce?: boolean;
+}
+
+/** Inserts an app with the type's effective switches; no-op when the client id exists. */
+export async function insertApp(env: Env, input: NewApp): Promise<void> {
+  const { secret, requireClientSecret, requirePkce, ...rest } = input;
+  await getDb(env.DB)
+    .insert(apps)
+    .values({
+      ...rest,
+      secretHash: secret ? await hashClientSecret(secret) : null,
+      ...effectiveSwitches(input.authType, { requireClientSecret, requirePkce }),
+    })
+    .onConflictDoNothing();
 }

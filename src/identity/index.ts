@@ -2,8 +2,13 @@ import { createServiceApp } from '../openapi/app';
 import { adminApp } from './admin';
 import { adminLogin, loginPage, loginSubmit } from './login';
 import { authorizeEndpoint, LOGIN_PATH } from './authorize';
+import { appOriginCors } from './cors';
 import { discoveryDocument, PATHS } from './discovery';
+import { confirmLogout, endSessionEndpoint, LOGOUT_CONFIRM_PATH } from './end-session';
 import { getJwks, JWKS_MAX_AGE_SECONDS } from './keys';
+import { introspectionEndpoint, revocationEndpoint } from './revocation';
+import { tokenEndpoint } from './token-endpoint';
+import { userinfoEndpoint } from './userinfo';
 
 /** Identity service: OAuth 2.0 / OpenID Connect provider and the admin panel. */
 export const identityApp = createServiceApp();
@@ -12,8 +17,22 @@ const PUBLIC_METADATA = { 'Access-Control-Allow-Origin': '*', 'Cache-Control': `
 
 identityApp.get(PATHS.discovery, (c) => c.json(discoveryDocument(c.env), 200, PUBLIC_METADATA));
 identityApp.get(PATHS.jwks, async (c) => c.json(await getJwks(c.env), 200, { ...PUBLIC_METADATA, 'Content-Type': 'application/jwk-set+json' }));
+
 identityApp.on(['GET', 'POST'], PATHS.authorize, authorizeEndpoint);
 identityApp.get(LOGIN_PATH, loginPage);
 identityApp.post(LOGIN_PATH, loginSubmit);
 identityApp.get('/admin/login', adminLogin);
+
+// Browser-callable endpoints: CORS for allowed app origins (preflight included); any method so
+// that a wrong one gets the OAuth invalid_request instead of a bare 404.
+identityApp.use(PATHS.token, appOriginCors());
+identityApp.use(PATHS.userinfo, appOriginCors());
+identityApp.use(PATHS.revocation, appOriginCors());
+identityApp.all(PATHS.token, tokenEndpoint);
+identityApp.on(['GET', 'POST'], PATHS.userinfo, userinfoEndpoint);
+identityApp.all(PATHS.revocation, revocationEndpoint);
+identityApp.all(PATHS.introspection, introspectionEndpoint);
+
+identityApp.on(['GET', 'POST'], PATHS.endSession, endSessionEndpoint);
+identityApp.post(LOGOUT_CONFIRM_PATH, confirmLogout);
 identityApp.route('/admin', adminApp);
