@@ -104,7 +104,7 @@ const isUrl = (ref: string) => /^[a-z][a-z0-9+.-]*:/i.test(ref);
  * Everything `data` refers to, loaded up front: images (stored or by URL; concurrently when
  * `preload`), and the font store's index. Returns the inputs and their content hashes.
  */
-async function gatherInputs(
+export async function gatherInputs(
   store: FileStore,
   data: PersonalisationData,
   preload: boolean,
@@ -192,7 +192,7 @@ export function boxScale(width: number, height: number, box: { width: number; he
 }
 
 /** JSON with sorted keys: equal requests give equal fingerprints whatever the key order. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
