@@ -1,0 +1,69 @@
+import { unprocessable } from '../../errors';
+import type { RGBAImage } from '../types';
+import { decodeImage } from './codecs';
+import { applyOrientation } from './orientation';
+import { resample, type ResampleQuality } from './resample';
+import { orientedSize, sniffImage, type SniffedImage } from './sniff';
+
+/** The contract's limit on an image after scaling to its placement. */
+export const MAX_PLACED_PIXELS = 16_000_000;
+/**
+ * Largest source we decode. Decoding holds the decoder's heap and the decoded copy at once
+ * (≈ 2 × 4 bytes per pixel), so 16 MP peaks near 130 MB in the worst moment... too close to
+ * the 128 MB isolate limit; 12 MP (a phone photo) peaks near 100 MB and returns to the
+ * downscaled size at once. docs/performance.md has the measurements.
+ */
+export const MAX_SOURCE_PIXELS = 13_000_000;
+
+type Size = { width: number; height: number };
+
+export interface DecodeBoundedOptions {
+  /** Refuse (422) sources with more pixels than this (stored size). Default MAX_SOURCE_PIXELS. */
+  maxPixels?: number;
+  /** Refuse (422) when the requested output has more pixels than this. Default MAX_PLACED_PIXELS. */
+  maxOutputPixels?: number;
+  /**
+   * The size wanted, in displayed (EXIF-oriented) pixels, or a function of the displayed source
+   * size giving it. The image is resampled to it right after decoding, before orientation is
+   * applied, so the full-size pixels live only briefly. Absent: keep the source size.
+   */
+  size?: Size | ((source: Size) => Size);
+  quality?: ResampleQuality;
+  /** Error detail path, e.g. "data.Photo". */
+  path?: string;
+}
+
+/**
+ * Decodes an image given by a URL or from storage with its limits checked from the header
+ * first, scaled to the size wanted, with EXIF orientation applied.
+ * Errors: 422 naming `path` for unknown/unsupported formats, oversized images and corrupt data.
+ */
+export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOptions = {}): Promise<RGBAImage & { source: SniffedImage }> {
+  const path = options.path ?? 'image';
+  const fail = (reason: string) => unprocessable(`The image at ${path} cannot be used: ${reason}`, [{ path, reason }]);
+  const sniffed = sniffImage(bytes);
+  if (!sniffed) throw fail('not a JPEG or PNG image (or its header is corrupt).');
+  if (sniffed.format !== 'jpeg' && sniffed.format !== 'png') throw fail(`${sniffed.format.toUpperCase()} images are not supported; use JPEG or PNG.`);
+  const maxPixels = options.maxPixels ?? MAX_SOURCE_PIXELS;
+  if (sniffed.width * sniffed.height > maxPixels) {
+    throw fail(`${sniffed.width}×${sniffed.height} is more than ${(maxPixels / 1e6).toFixed(1)} MP.`);
+  }
+  const displayed = orientedSize(sniffed);
+  const wanted = typeof options.size === 'function' ? options.size(displayed) : options.size ?? displayed;
+  const width = Math.max(1, Math.round(wanted.width));
+  const height = Math.max(1, Math.round(wanted.height));
+  const maxOut = options.maxOutputPixels ?? MAX_PLACED_PIXELS;
+  if (width * height > maxOut) throw fail(`scaled to its placement it would be ${width}×${height}, more than ${(maxOut / 1e6).toFixed(0)} MP.`);
+
+  let decoded: RGBAImage | undefined;
+  try {
+    decoded = await decodeImage(bytes);
+  } catch {
+    throw fail('the image data is corrupt.');
+  }
+  if (decoded.width !== sniffed.width || decoded.height !== sniffed.height) throw fail('the image data does not match its header.');
+  const swap = sniffed.orientation >= 5;
+  const stored = await resample(decoded, swap ? height : width, swap ? width : height, { quality: options.quality ?? 'high' });
+  decoded = undefined; // the full-size pixels can go now
+  return { ...applyOrientation(stored, sniffed.orientation), source: sniffed };
+}

@@ -1,0 +1,10 @@
+// The raster layer of the engine: WASM kernels, codecs, colour profiles and bounded image input.
+export { decodeBounded, MAX_PLACED_PIXELS, MAX_SOURCE_PIXELS, type DecodeBoundedOptions } from './bounded';
+export { decodeImage, encodeJpeg, encodePng, imageFormatOf, jpegOptions, type ImageFormat } from './codecs';
+export { fetchImage, FETCH_LIMITS, type FetchedImage, type FetchImageOptions } from './fetch-image';
+export { embedIcc, readIcc, srgbProfile } from './icc';
+export { applyOrientation } from './orientation';
+export { flattenOverWhite, premultiply, unpremultiply } from './pixels';
+export { resample, type ResampleQuality } from './resample';
+export { orientedSize, sniffImage, type SniffedFormat, type SniffedImage } from './sniff';
+export { DEFAULT_UNSHARP_MASK, parseUnsharpMask, unsharpMask, type UnsharpMask } from './unsharp';
