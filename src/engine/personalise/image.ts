@@ -1,0 +1,187 @@
+/**
+ * Puts a picture into a layer's placement: fit (contain, letterboxed with transparency) or fill
+ * (cover, cropped) inside the placement's content rectangle, then mapped through the projective
+ * transform that takes that rectangle to the placement's four corners (rotation, skew and
+ * perspective alike). Sampling is bilinear on premultiplied colour after a high-quality
+ * pre-shrink to the picture's footprint, and edges are antialiased by their exact pixel coverage.
+ */
+import { resample } from '../raster/resample';
+import type { Bounds, RGBAImage } from '../types';
+
+export type ResizeMode = 'fit' | 'fill';
+
+export interface PlacementQuad {
+  /** Four corners in OUTPUT pixels, clockwise from top-left: [x0,y0, x1,y1, x2,y2, x3,y3]. */
+  corners: number[];
+  /** Size of the content rectangle the corners frame (smart object content or layer bounds). */
+  width: number;
+  height: number;
+}
+
+/** Largest warped raster we produce (pixels). */
+export const MAX_PLACED_PIXELS = 40_000_000;
+
+/** 3×3 projective matrix (row-major, h[8] = 1) mapping (x, y) → (u, v). */
+type Homography = number[];
+
+/** The homography taking the four `from` points to the four `to` points; null if degenerate. */
+export function homography(from: number[], to: number[]): Homography | null {
+  // Solve A·h = b for h0..h7 (DLT with h8 = 1).
+  const a: number[][] = [];
+  for (let i = 0; i < 4; i++) {
+    const [x, y, u, v] = [from[2 * i], from[2 * i + 1], to[2 * i], to[2 * i + 1]];
+    a.push([x, y, 1, 0, 0, 0, -u * x, -u * y, u]);
+    a.push([0, 0, 0, x, y, 1, -v * x, -v * y, v]);
+  }
+  for (let col = 0; col < 8; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < 8; r++) if (Math.abs(a[r][col]) > Math.abs(a[pivot][col])) pivot = r;
+    if (Math.abs(a[pivot][col]) < 1e-12) return null;
+    [a[col], a[pivot]] = [a[pivot], a[col]];
+    for (let r = 0; r < 8; r++) {
+      if (r === col) continue;
+      const f = a[r][col] / a[col][col];
+      if (f) for (let c = col; c < 9; c++) a[r][c] -= f * a[col][c];
+    }
+  }
+  return [...a.map((row, i) => row[8] / row[i]), 1];
+}
+
+export function applyHomography(h: Homography, x: number, y: number): [number, number] {
+  const w = h[6] * x + h[7] * y + h[8];
+  return [(h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w];
+}
+
+/** Edge lines of a convex quad as (a, b, c) with a·x + b·y + c = signed distance, positive inside. */
+function insideEdges(quad: number[]): number[][] {
+  let area = 0;
+  for (let i = 0; i < 4; i++) {
+    const j = (i + 1) % 4;
+    area += quad[2 * i] * quad[2 * j + 1] - quad[2 * j] * quad[2 * i + 1];
+  }
+  const sign = area >= 0 ? 1 : -1;
+  const edges: number[][] = [];
+  for (let i = 0; i < 4; i++) {
+    const j = (i + 1) % 4;
+    const [x0, y0, x1, y1] = [quad[2 * i], quad[2 * i + 1], quad[2 * j], quad[2 * j + 1]];
+    const len = Math.hypot(x1 - x0, y1 - y0) || 1;
+    // Left normal of the edge; flip for counter-clockwise quads so that inside is positive.
+    const a = (-(y1 - y0) / len) * sign;
+    const b = ((x1 - x0) / len) * sign;
+    edges.push([a, b, -(a * x0 + b * y0)]);
+  }
+  return edges;
+}
+
+/** The picture's rectangle inside the content rectangle for fit/fill, centred. */
+export function pictureRect(pw: number, ph: number, cw: number, ch: number, mode: ResizeMode): Bounds {
+  const s = mode === 'fill' ? Math.max(cw / pw, ch / ph) : Math.min(cw / pw, ch / ph);
+  const w = pw * s;
+  const h = ph * s;
+  const left = (cw - w) / 2;
+  const top = (ch - h) / 2;
+  return { left, top, right: left + w, bottom: top + h };
+}
+
+/**
+ * Draws `picture` into the placement. Returns straight-alpha pixels and their bounds in output
+ * pixels, or null when the placement covers no pixel.
+ */
+export async function placeImage(
+  picture: RGBAImage,
+  placement: PlacementQuad,
+  mode: ResizeMode,
+): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
+  const { corners, width: cw, height: ch } = placement;
+  const contentRect = [0, 0, cw, 0, cw, ch, 0, ch];
+  const toOutput = homography(contentRect, corners);
+  if (!toOutput || picture.width < 1 || picture.height < 1) return null;
+  const rect = pictureRect(picture.width, picture.height, cw, ch, mode);
+  const pictureQuad = [
+    ...applyHomography(toOutput, rect.left, rect.top),
+    ...applyHomography(toOutput, rect.right, rect.top),
+    ...applyHomography(toOutput, rect.right, rect.bottom),
+    ...applyHomography(toOutput, rect.left, rect.bottom),
+  ];
+
+  // Pre-shrink to the largest footprint of the picture in the output (never enlarge here).
+  const side = (q: number[], i: number, j: number) => Math.hypot(q[2 * j] - q[2 * i], q[2 * j + 1] - q[2 * i + 1]);
+  const footW = Math.max(side(pictureQuad, 0, 1), side(pictureQuad, 3, 2));
+  const footH = Math.max(side(pictureQuad, 0, 3), side(pictureQuad, 1, 2));
+  let src = picture;
+  const tw = Math.max(1, Math.ceil(footW));
+  const th = Math.max(1, Math.ceil(footH));
+  if (tw < picture.width || th < picture.height) {
+    src = await resample(picture, Math.min(tw, picture.width), Math.min(th, picture.height));
+  }
+
+  // Output pixel → picture pixel: output → content (inverse of toOutput) → picture rect → source.
+  const toContent = homography(corners, contentRect);
+  if (!toContent) return null;
+  const sx = src.width / (rect.right - rect.left);
+  const sy = src.height / (rect.bottom - rect.top);
+
+  // Only pixels inside both the placement and the picture are drawn.
+  const edges = [...insideEdges(corners), ...insideEdges(pictureQuad)];
+  const box = (q: number[]) => {
+    const qx = q.filter((_, i) => i % 2 === 0);
+    const qy = q.filter((_, i) => i % 2 === 1);
+    return { left: Math.min(...qx), top: Math.min(...qy), right: Math.max(...qx), bottom: Math.max(...qy) };
+  };
+  const a = box(corners);
+  const b = box(pictureQuad);
+  const left = Math.floor(Math.max(a.left, b.left));
+  const top = Math.floor(Math.max(a.top, b.top));
+  const right = Math.ceil(Math.min(a.right, b.right));
+  const bottom = Math.ceil(Math.min(a.bottom, b.bottom));
+  const width = right - left;
+  const height = bottom - top;
+  if (width < 1 || height < 1) return null;
+  if (width * height > MAX_PLACED_PIXELS) throw new RangeError(`placement covers ${width}×${height} pixels`);
+
+  const out = new Uint8ClampedArray(width * height * 4);
+  const sd = src.data;
+  const sw = src.width;
+  const sh = src.height;
+  const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = toContent;
+  for (let y = 0; y < height; y++) {
+    const py = top + y + 0.5;
+    for (let x = 0; x < width; x++) {
+      const px = left + x + 0.5;
+      let coverage = 1;
+      for (const [a, b, c] of edges) {
+        const d = a * px + b * py + c + 0.5;
+        if (d < coverage) coverage = d;
+      }
+      if (coverage <= 0) continue;
+      const w = h6 * px + h7 * py + h8;
+      const u = ((h0 * px + h1 * py + h2) / w - rect.left) * sx - 0.5;
+      const v = ((h3 * px + h4 * py + h5) / w - rect.top) * sy - 0.5;
+      // Bilinear on premultiplied colour, clamped to the edge.
+      const x0 = Math.floor(u);
+      const y0 = Math.floor(v);
+      const fx = u - x0;
+      const fy = v - y0;
+      const xa = Math.min(sw - 1, Math.max(0, x0));
+      const xb = Math.min(sw - 1, Math.max(0, x0 + 1));
+      const ya = Math.min(sh - 1, Math.max(0, y0));
+      const yb = Math.min(sh - 1, Math.max(0, y0 + 1));
+      const i00 = (ya * sw + xa) * 4;
+      const i10 = (ya * sw + xb) * 4;
+      const i01 = (yb * sw + xa) * 4;
+      const i11 = (yb * sw + xb) * 4;
+      const w00 = (1 - fx) * (1 - fy) * sd[i00 + 3];
+      const w10 = fx * (1 - fy) * sd[i10 + 3];
+      const w01 = (1 - fx) * fy * sd[i01 + 3];
+      const w11 = fx * fy * sd[i11 + 3];
+      const alpha = w00 + w10 + w01 + w11;
+      if (alpha <= 0) continue;
+      const o = (y * width + x) * 4;
+      out[o] = (w00 * sd[i00] + w10 * sd[i10] + w01 * sd[i01] + w11 * sd[i11]) / alpha;
+      out[o + 1] = (w00 * sd[i00 + 1] + w10 * sd[i10 + 1] + w01 * sd[i01 + 1] + w11 * sd[i11 + 1]) / alpha;
+      out[o + 2] = (w00 * sd[i00 + 2] + w10 * sd[i10 + 2] + w01 * sd[i01 + 2] + w11 * sd[i11 + 2]) / alpha;
+      out[o + 3] = alpha * Math.min(1, coverage);
+    }
+  }
+  return { pixels: { width, height, data: out }, bounds: { left, top, right, bottom } };
+}

@@ -1,0 +1,11 @@
+/**
+ * Personalisation: a render request's `data` → layer overrides for the compositor.
+ *
+ * @example
+ *   const refs = imageReferences(data);                 // prefetch concurrently
+ *   const overrides = await buildOverrides(tree, data, { scale, loadFont, loadImage });
+ */
+export { buildOverrides, imageReferences, placementQuad, validateData, type PersonaliseContext } from './overrides';
+export { PersonalisationDataSchema, DataCommandSchema, type DataCommand, type PersonalisationData } from './commands';
+export { parseColor, type RGBA } from './color';
+export { placementFromLayer, textInfoFromLayer } from './layer-info';
