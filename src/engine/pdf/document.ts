@@ -9,7 +9,7 @@
  */
 import type { RGBAImage } from '../types';
 import { zlib } from './flate';
-import { alphaSummary, encodeStrip, type JpegEncoder } from './image';
+import { alphaSummary, encodeStrip } from './image';
 import type { ByteSink } from './sink';
 import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
 
@@ -44,7 +44,6 @@ export interface PdfFontResource {
 }
 
 export interface PdfOptions {
-  jpeg: JpegEncoder;
   /** Target size of one strip's RGBA in bytes; bounds the raster memory per strip. */
   stripBytes?: number;
   title?: string;
@@ -166,7 +165,7 @@ async function writePage(
       summary.strips.empty++;
       continue;
     }
-    const encoded = await encodeStrip(strip, colorSpace, options.jpeg, alpha);
+    const encoded = await encodeStrip(strip, colorSpace, alpha);
     summary.strips[encoded.kind]++;
     const ref = w.alloc();
     let smaskRef: PdfRef | undefined;

@@ -4,13 +4,11 @@
  * a DeviceGray soft mask. Colour values stay straight (not premultiplied), as PDF expects of an
  * image with an /SMask and no /Matte.
  */
+import { encodeJpeg } from '../raster/codecs';
 import type { RGBAImage } from '../types';
 import { upFiltered, zlib } from './flate';
 import type { PdfValue } from './writer';
 import { name } from './writer';
-
-/** Encodes straight RGBA (alpha ignored, assumed opaque) as a baseline-compatible JPEG, 4:4:4. */
-export type JpegEncoder = (image: RGBAImage, quality: number) => Promise<Uint8Array>;
 
 /** Contract: JPEG quality at least 92, no chroma subsampling. */
 export const PDF_JPEG_QUALITY = 95;
@@ -69,13 +67,13 @@ export function looksPhotographic(img: RGBAImage): boolean {
 export async function encodeStrip(
   img: RGBAImage,
   colorSpace: PdfValue,
-  jpeg: JpegEncoder,
   alpha: AlphaSummary = alphaSummary(img),
 ): Promise<EncodedStrip> {
   const { width, height } = img;
   const base = { Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, BitsPerComponent: 8 };
   if (alpha.opaque && looksPhotographic(img)) {
-    const data = await jpeg(img, PDF_JPEG_QUALITY);
+    // Baseline, no chroma subsampling (4:4:4): print shows colour fringes that screens hide.
+    const data = await encodeJpeg(img, PDF_JPEG_QUALITY, { auto_subsample: false, chroma_subsample: 1 });
     return { kind: 'jpeg', image: { dict: { ...base, ColorSpace: colorSpace, Filter: name('DCTDecode') }, data } };
   }
   const rgb = upFiltered(img.data, width, height, 0, 3);

@@ -1,9 +1,8 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { pageSizePt, writePdf, type PdfPage } from '../../../src/engine/pdf/document';
-import { srgbProfile } from '../../../src/engine/pdf/icc';
-import { encodePdfJpeg } from '../../../src/engine/pdf/jpeg';
 import { MemorySink, R2Sink } from '../../../src/engine/pdf/sink';
+import { srgbProfile } from '../../../src/engine/raster/icc';
 import type { RGBAImage } from '../../../src/engine/types';
 import { runTool } from '../../helpers/fixtures';
 import { overWhite, pdfInfo, psnr, rasterisePage } from './helpers';
@@ -33,7 +32,7 @@ async function full(p: PdfPage): Promise<RGBAImage> {
 
 async function pdfOf(pages: PdfPage[], stripBytes?: number) {
   const sink = new MemorySink();
-  const summary = await writePdf(sink, pages.map((p) => async () => p), { jpeg: encodePdfJpeg, stripBytes });
+  const summary = await writePdf(sink, pages.map((p) => async () => p), { stripBytes });
   return { bytes: sink.bytes(), summary };
 }
 
@@ -124,7 +123,7 @@ describe('print PDF document', () => {
       return [h & 255, (h >> 8) & 255, (h >> 16) & 255, x % 3 ? 255 : 100];
     };
     const sink = new R2Sink(env.FILES, key, { httpMetadata: { contentType: 'application/pdf' } });
-    const summary = await writePdf(sink, [async () => page(1600, 1200, 72, noise)], { jpeg: encodePdfJpeg });
+    const summary = await writePdf(sink, [async () => page(1600, 1200, 72, noise)], {});
     const obj = await env.FILES.get(key);
     expect(obj).not.toBeNull();
     const stored = new Uint8Array(await obj!.arrayBuffer());
@@ -143,7 +142,7 @@ describe('print PDF document', () => {
         return page(2000, 2000, 72, (x, y) => [(x * y) & 255, x & 255, y & 255, 255]).renderRows(0, 1049);
       },
     };
-    await expect(writePdf(sink, [async () => failing], { jpeg: encodePdfJpeg })).rejects.toThrow('boom');
+    await expect(writePdf(sink, [async () => failing], {})).rejects.toThrow('boom');
     expect(await env.FILES.head(key)).toBeNull();
   });
 });
