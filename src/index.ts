@@ -1,5 +1,6 @@
 import { createApp } from './app';
 import type { Env } from './env';
+import { sweepExpiredResults } from './rendering/expiry';
 
 export { ProjectJobs } from './platform/jobs/project-jobs';
 
@@ -7,4 +8,6 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
+  // Hourly (wrangler.toml [triggers]): expired rendering results are deleted an hour at a time.
+  scheduled: (_event, env, ctx) => ctx.waitUntil(sweepExpiredResults(env)),
 } satisfies ExportedHandler<Env>;
