@@ -16,11 +16,13 @@ export interface Tenant {
   user: UserRow;
 }
 
+export const tenantName = (id: number) => `Acme ${id}`;
+
 export const ADMIN_PASSWORD = 'admin-password-1';
 export const USER_PASSWORD = 'user-password-1';
 
 export async function makeTenant(): Promise<Tenant> {
-  const id = await createTenant(env.DB, { id: nextTenant++, name: `Tenant ${nextTenant}` });
+  const id = await createTenant(env.DB, { id: nextTenant++, name: tenantName(nextTenant - 1) });
   const admin = await createUser(env.DB, { tenantId: id, email: `admin${id}@example.test`, password: ADMIN_PASSWORD, role: 'admin' });
   const user = await createUser(env.DB, { tenantId: id, email: `user${id}@example.test`, password: USER_PASSWORD, role: 'user' });
   return { id, admin, user };
@@ -51,10 +53,10 @@ export async function signIn(user: UserRow): Promise<Browser> {
 export const get = (path: string, browser?: Browser, cookie = '') =>
   exports.default.fetch(`http://localhost${path}`, { headers: { cookie: [browser?.cookie, cookie].filter(Boolean).join('; ') }, redirect: 'manual' });
 
-/** Posts a form like the page does; the session's CSRF token is added unless `csrf` overrides it. */
-export function post(path: string, browser: Browser | undefined, fields: Record<string, string | string[]>, csrf = browser?.csrf) {
+/** Posts a form like the page does; the session's CSRF token is added unless `csrf` overrides it (null: none). */
+export function post(path: string, browser: Browser | undefined, fields: Record<string, string | string[]>, csrf: string | null = browser?.csrf ?? null) {
   const body = new URLSearchParams();
-  if (csrf !== undefined) body.set('_csrf', csrf);
+  if (csrf !== null) body.set('_csrf', csrf);
   for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
   return exports.default.fetch(`http://localhost${path}`, {
     method: 'POST',
