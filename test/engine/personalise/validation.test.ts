@@ -1,0 +1,122 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildOverrides, validateData } from '../../../src/engine/personalise';
+import { ApiError } from '../../../src/errors';
+import type { LayerNode } from '../../../src/engine/types';
+
+const node = (id: number, name: string, type: LayerNode['type'], extra: Partial<LayerNode> = {}): LayerNode => ({
+  id,
+  name,
+  type,
+  bounds: { left: 0, top: 0, right: 10, bottom: 10 },
+  visible: true,
+  opacity: 1,
+  fillOpacity: 1,
+  blendMode: 'normal',
+  clipping: false,
+  ...extra,
+});
+
+const tree: LayerNode[] = [
+  node(6, 'Title', 'Text', { text: { text: 'Hello', font: 'ArialMT', size: 12, color: '#000000' } }),
+  node(5, 'Variants', 'Group', { children: [node(4, 'Red', 'Image'), node(3, 'Blue', 'Image')] }),
+  node(2, 'Badge', 'Shape'),
+  node(1, 'Photo', 'SmartObject', { smartObject: { corners: [0, 0, 10, 0, 10, 10, 0, 10], width: 10, height: 10 } }),
+  node(0, 'Background', 'Image'),
+];
+
+function errorOf(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  throw new Error('expected an ApiError');
+}
+
+describe('validateData: every problem is a 400 naming its path', () => {
+  it.each([
+    ['unknown layer name', { Nope: { visible: false } }, 'data.Nope', /no layer named "Nope"/],
+    ['layer names match exactly (case matters)', { title: { type: 'text', text: 'x' } }, 'data.title', /no layer/],
+    ['text on a non-text layer', { Badge: { type: 'text', text: 'x' } }, 'data.Badge.type', /Text layers; "Badge" is a Shape layer/],
+    ['image on a text layer', { Title: { type: 'image', image: 'a.png' } }, 'data.Title.type', /Image or SmartObject/],
+    ['shape on an image layer', { Background: { type: 'shape', color: '#fff' } }, 'data.Background.type', /Shape layers/],
+    ['switch on a non-group', { Badge: { type: 'switch', select: 'x' } }, 'data.Badge.type', /Group layers/],
+    ['switch to a child that does not exist', { Variants: { type: 'switch', select: 'Green' } }, 'data.Variants.select', /no child layer named "Green"/],
+    ['bad colour', { Title: { type: 'text', text: 'x', color: 'blue' } }, 'data.Title.color', /not a colour/],
+    ['shape without colour', { Badge: { type: 'shape' } }, 'data.Badge.color', /expected string/],
+    ['unknown command type', { Title: { type: 'sparkle' } }, 'data.Title.type', /Invalid/],
+    ['text without text', { Title: { type: 'text' } }, 'data.Title.text', /expected string/],
+    ['non-positive size', { Title: { type: 'text', text: 'x', size: 0 } }, 'data.Title.size', /./],
+    ['bad resize mode', { Photo: { type: 'image', image: 'a.png', resizeMode: 'stretch' } }, 'data.Photo.resizeMode', /./],
+    ['visible not a boolean', { Badge: { visible: 'no' } }, 'data.Badge.visible', /boolean/],
+    ['a command that is not an object', { Badge: 'hide' }, 'data.Badge', /./],
+  ])('%s', (_, data, path, reason) => {
+    const err = errorOf(() => validateData(tree, data));
+    expect(err.status).toBe(400);
+    const detail = err.details?.find((d) => d.path === path);
+    expect(detail, JSON.stringify(err.details)).toBeDefined();
+    expect(detail!.reason).toMatch(reason);
+  });
+
+  it('reports every problem at once', () => {
+    const err = errorOf(() =>
+      validateData(tree, { Nope: { visible: true }, Title: { type: 'text', text: 'x', color: '#12' }, Badge: { type: 'text', text: 'y' } }),
+    );
+    expect(err.details?.map((d) => d.path).sort()).toEqual(['data.Badge.type', 'data.Nope', 'data.Title.color']);
+  });
+
+  it('refuses `data` that is not an object', () => {
+    expect(errorOf(() => validateData(tree, [1, 2])).details?.[0].path).toBe('data');
+  });
+
+  it('accepts an absent or empty data map', () => {
+    expect(validateData(tree, undefined)).toEqual([]);
+    expect(validateData(tree, {})).toEqual([]);
+  });
+});
+
+describe('buildOverrides: validation comes before any loading', () => {
+  let loads: string[];
+  beforeAll(() => {
+    loads = [];
+  });
+
+  it('loads no font or image when the data is invalid', async () => {
+    const ctx = {
+      scale: 1,
+      loadFont: async (n: string) => (loads.push(n), null),
+      loadImage: async (r: string) => (loads.push(r), { width: 1, height: 1, data: new Uint8ClampedArray(4) }),
+    };
+    await expect(
+      buildOverrides(tree, { Title: { type: 'text', text: 'x' }, Photo: { type: 'image', image: 'a.png' }, Nope: { visible: false } }, ctx),
+    ).rejects.toMatchObject({ status: 400 });
+    expect(loads).toEqual([]);
+  });
+
+  it('an image that cannot be fetched is a 4xx naming data.<layer>.image', async () => {
+    const ctx = {
+      scale: 1,
+      loadFont: async () => null,
+      loadImage: async (ref: string): Promise<never> => {
+        if (ref === 'missing.png') throw new ApiError(404, 'not_found', 'No image missing.png.');
+        throw new Error('unexpected bytes');
+      },
+    };
+    const err = (await buildOverrides(tree, { Photo: { type: 'image', image: 'missing.png' } }, ctx).catch((e) => e)) as ApiError;
+    expect(err.status).toBe(404);
+    expect(err.details).toEqual([{ path: 'data.Photo.image', reason: 'No image missing.png.' }]);
+
+    const bad = (await buildOverrides(tree, { Background: { type: 'image', image: 'junk.bin' } }, ctx).catch((e) => e)) as ApiError;
+    expect(bad.status).toBe(422);
+    expect(bad.details?.[0].path).toBe('data.Background.image');
+    expect(bad.details?.[0].reason).toMatch(/unexpected bytes/);
+  });
+
+  it('a requested font that is not in the store is a 400 naming data.<layer>.font', async () => {
+    const ctx = { scale: 1, loadFont: async () => null, loadImage: async () => ({ width: 1, height: 1, data: new Uint8ClampedArray(4) }) };
+    const err = (await buildOverrides(tree, { Title: { type: 'text', text: 'x', font: 'NoSuchFont-Regular' } }, ctx).catch((e) => e)) as ApiError;
+    expect(err.status).toBe(400);
+    expect(err.details).toEqual([{ path: 'data.Title.font', reason: 'the font store has no font "NoSuchFont-Regular"' }]);
+  });
+});
