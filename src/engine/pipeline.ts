@@ -10,19 +10,27 @@
  * `preparePreview` does everything up to the fingerprint, so the caller can consult its result
  * cache before paying for `render()`.
  */
-import { badRequest, notFound, unprocessable } from '../errors';
+import { ApiError, badRequest, notFound } from '../errors';
 import type { FileStore, StoredFile } from '../storage/files';
 import { sha256Hex } from '../storage/files';
-import { readFontIndex, fontsByPostscriptName } from '../storage/font-index';
+import { fontsByPostscriptName, readFontIndex, type FontEntry } from '../storage/font-index';
 import { fileName } from '../storage/names';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, renderTemplate } from './index';
-import type { PersonalisationData } from './personalise/commands';
-import { decodeImage, encodeJpeg, encodePng } from './raster/codecs';
-import { embedIcc, readIcc, srgbProfile } from './raster/icc';
-import { flattenOverWhite } from './raster/pixels';
-import { resample } from './raster/resample';
-import { unsharpMask, type UnsharpMask } from './raster/unsharp';
-import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
+import { buildOverrides, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
+import {
+  decodeBounded,
+  embedIcc,
+  encodeJpeg,
+  encodePng,
+  fetchImage,
+  flattenOverWhite,
+  readIcc,
+  resample,
+  srgbProfile,
+  unsharpMask,
+  type UnsharpMask,
+} from './raster';
+import type { CompiledTemplate, RGBAImage } from './types';
 
 export type OutputFormat = 'jpg' | 'png';
 
@@ -73,84 +81,71 @@ export async function resolveTemplate(store: FileStore, requested: string): Prom
 
 // --- personalisation inputs -------------------------------------------------------------------
 
-/** Fetches an image named by URL in `data` (http(s), limits per the rendering contract). */
-export type FetchImage = (url: string) => Promise<Uint8Array>;
-
-/** What building overrides can ask for. Fonts by PostScript name; images as `data` names them. */
-export interface PersonalisationInputs {
-  loadFont(postscriptName: string): Promise<Uint8Array | null>;
-  loadImage(ref: string): Promise<Uint8Array>;
-}
-
-/**
- * Builds layer overrides at `scale` from `data`. Provided by src/engine/personalise; injected so
- * that this module compiles and renders templates before personalisation is wired.
- */
-export type BuildOverrides = (input: {
-  compiled: CompiledTemplate;
-  data: PersonalisationData;
-  scale: number;
-  inputs: PersonalisationInputs;
-}) => Promise<LayerOverrides>;
-
 export interface PipelineDeps {
-  fetchImage: FetchImage;
-  buildOverrides?: BuildOverrides;
+  /** Plain http image URLs are fetched only in local development (rendering contract). */
+  allowHttp: boolean;
 }
 
-const isUrl = (ref: string) => /^[a-z][a-z0-9+.-]*:/i.test(ref);
+const isUrl = (ref: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(ref);
 
 /**
- * Everything `data` refers to, loaded up front: images (stored or by URL; concurrently when
- * `preload`), and the font store's index. Returns the inputs and their content hashes.
+ * Everything `data` refers to, loaded before rendering so that the fingerprint can carry its
+ * content: images (stored or by URL; concurrently when `preload`), and the font store's index
+ * when text is re-rendered. Returns the loaders buildOverrides uses and the content hashes.
  */
 export async function gatherInputs(
   store: FileStore,
   data: PersonalisationData,
   preload: boolean,
-  fetchImage: FetchImage,
-): Promise<{ inputs: PersonalisationInputs; hashes: Record<string, string> }> {
-  const refs = new Set<string>();
-  let drawsText = false;
-  for (const command of Object.values(data)) {
-    if (command.type === 'image') refs.add(command.image);
-    if (command.type === 'text') drawsText = true;
+  deps: PipelineDeps,
+): Promise<{ context: Omit<PersonaliseContext, 'scale'>; hashes: Record<string, string> }> {
+  // Error paths name the first layer that uses a reference.
+  const pathOf = new Map<string, string>();
+  for (const [layer, command] of Object.entries(data)) {
+    if (command.type === 'image' && !pathOf.has(command.image)) pathOf.set(command.image, `data.${layer}.image`);
   }
+  const drawsText = Object.values(data).some((command) => command.type === 'text');
 
   const images = new Map<string, Uint8Array>();
   const hashes: Record<string, string> = {};
   const load = async (ref: string) => {
+    const path = pathOf.get(ref)!;
     let bytes: Uint8Array;
     if (isUrl(ref)) {
-      bytes = await fetchImage(ref);
+      bytes = (await fetchImage(ref, { allowHttp: deps.allowHttp, path })).bytes;
     } else {
-      const read = await store.read('images', fileName(ref, `data.image`));
-      if (!read) throw notFound(`There is no image "${ref}".`);
+      const read = await store.read('images', fileName(ref, path));
+      if (!read) throw new ApiError(404, 'not_found', `There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
       bytes = read.bytes;
     }
     images.set(ref, bytes);
     hashes[`image:${ref}`] = await sha256Hex(bytes);
   };
-  if (preload) await Promise.all([...refs].map(load));
-  else for (const ref of refs) await load(ref);
+  if (preload) await Promise.all([...pathOf.keys()].map(load));
+  else for (const ref of pathOf.keys()) await load(ref);
 
   // Unmodified text is drawn from Photoshop's pixels: fonts matter only when text is re-rendered,
   // and then any font of the store may be picked (the layer's, the requested, a substitute).
-  const fonts = drawsText ? fontsByPostscriptName(await readFontIndex(store)) : new Map();
+  const fonts = drawsText ? fontsByPostscriptName(await readFontIndex(store)) : new Map<string, FontEntry>();
   if (drawsText) {
     hashes.fonts = await sha256Hex(JSON.stringify([...fonts.values()].map((f) => [f.postscriptName, f.sha256]).sort()));
   }
   return {
     hashes,
-    inputs: {
+    context: {
       async loadFont(postscriptName) {
         const entry = fonts.get(postscriptName);
         return entry ? ((await store.read('fonts', entry.file))?.bytes ?? null) : null;
       },
-      async loadImage(ref) {
-        const bytes = images.get(ref);
-        if (!bytes) throw badRequest(`The image "${ref}" was not named in data.`);
-        return bytes;
+      async loadImage(ref, target) {
+        // Decoded no larger than needed to cover the placement (never enlarged here).
+        return decodeBounded(images.get(ref)!, {
+          path: pathOf.get(ref),
+          size: (src) => {
+            const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
+            return { width: src.width * k, height: src.height * k };
+          },
+        });
       },
     },
   };
@@ -211,7 +206,9 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
     ]);
   }
   const data = options.data && Object.keys(options.data).length ? options.data : undefined;
-  const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps.fetchImage) : null;
+  // Every problem with `data` is reported (400) before anything is fetched.
+  if (data) validateData(compiled.layers, data);
+  const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps) : null;
   const shrinking = s < 1;
   const fingerprint = await sha256Hex(
     canonicalJson({
@@ -242,10 +239,7 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
         const level = 2 ** -Math.floor(Math.log2(1 / s));
         if (compiled.width * compiled.height * level * level <= MAX_INTERMEDIATE_PIXELS) scale = level;
       }
-      const overrides =
-        data && gathered && deps.buildOverrides
-          ? await deps.buildOverrides({ compiled, data, scale, inputs: gathered.inputs })
-          : undefined;
+      const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
       let img = await renderTemplate(store.bucket, compiled, {
         scale,
         overrides,
@@ -283,22 +277,20 @@ export interface ThumbnailOptions {
 }
 
 /**
- * A stored image fitted into width×height (never enlarged), keeping the image's own ICC profile.
- * Undecodable bytes → 422.
+ * A stored image fitted into width×height (never enlarged), EXIF orientation applied, keeping the
+ * image's own ICC profile. Undecodable bytes → 422.
  */
 export async function thumbnail(bytes: Uint8Array, options: ThumbnailOptions): Promise<EncodedImage> {
-  let img: RGBAImage;
-  try {
-    img = await decodeImage(bytes);
-  } catch (e) {
-    throw unprocessable(`The image cannot be decoded: ${(e as Error).message}.`);
-  }
-  const { s, width, height } = boxScale(img.width, img.height, options);
-  if (s < 1) {
-    img = await resample(img, width, height);
-    if (options.unsharpMask) img = await unsharpMask(img, options.unsharpMask);
-  }
-  const source = bytes[0] === 0xff ? 'jpeg' : 'png';
-  const icc = await readIcc(bytes, source).catch(() => null);
+  let shrunk = false;
+  let img: RGBAImage = await decodeBounded(bytes, {
+    path: 'file',
+    size: (src) => {
+      const box = boxScale(src.width, src.height, options);
+      shrunk = box.s < 1;
+      return shrunk ? box : src;
+    },
+  });
+  if (shrunk && options.unsharpMask) img = await unsharpMask(img, options.unsharpMask);
+  const icc = await readIcc(bytes, bytes[0] === 0xff ? 'jpeg' : 'png').catch(() => null);
   return encode(img, options.format, options.jpegQuality, icc);
 }

@@ -82,6 +82,8 @@ export interface LayerNode {
   effects?: LayerEffectsInfo;
   /** Adjustment layer parameters, as ag-psd reads them (plain JSON). */
   adjustment?: AdjustmentLayer;
+  /** A shape layer's own stroke (vector stroke), width in template pixels. */
+  vectorStroke?: { width: number; alignment: 'inside' | 'center' | 'outside'; color: string; opacity: number; blendMode: string };
   /** Photoshop's "Blend Clipped Layers as Group" (default true). */
   blendClipped?: boolean;
   /** Photoshop's "Transparency Shapes Layer" (default true). */
@@ -131,6 +133,8 @@ export interface CompiledTemplate {
   levels: number;
   /** R2 key of Photoshop's own composite (raw RGBA, deflated), when the file carries one. */
   compositeKey?: string;
+  /** Photoshop's global light angle (degrees), used by effects with "use global light". */
+  globalAngle?: number;
   /** Whether the document has transparency (Photoshop's composite has an alpha channel). */
   transparent: boolean;
   layers: LayerNode[];

@@ -37,7 +37,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const doc = parsePsd(psd);
   const resources = readImageResources(psd);
   const visited: Array<[Layer, LayerNode]> = [];
-  const layers = buildTree(doc, (layer, node) => visited.push([layer, node]));
+  const layers = buildTree(doc, (layer, node) => visited.push([layer, node]), resources.resolution ?? 72);
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];
@@ -90,6 +90,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       resolution: resources.resolution ?? 72,
       levels,
       transparent: resources.mergedAlpha,
+      globalAngle: doc.imageResources?.globalAngle,
       layers,
     };
     const merged = doc.rawCompositeData;

@@ -1,31 +1,321 @@
+import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
+import { blendSurface } from './blend';
+import { blur, dilate, erode, shift } from './morphology';
+import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './render';
 import type { Surface } from './surface';
 
-/** Layer effects (layer styles). Drawn at render time: they are not baked into stored pixels. */
-export function hasEffects(_node: LayerNode): boolean {
-  return false;
+/**
+ * Layer effects (layer styles), drawn at render time from the layer's masked shape: they are not
+ * baked into stored pixels. Stacking, bottom to top: drop shadow, outer glow, [content], gradient
+ * overlay, colour overlay, inner glow, inner shadow, stroke. Effects take the layer's opacity but
+ * not its fill opacity. Sizes and distances scale with the output.
+ * Not drawn (yet): bevel/emboss, satin, pattern overlay, contours other than linear, noise.
+ */
+
+type Effect = { enabled?: boolean; present?: boolean };
+const on = <T extends Effect>(e: T | undefined): e is T => !!e && e.enabled !== false;
+const list = <T extends Effect>(e: T[] | T | undefined): T[] => (Array.isArray(e) ? e : e ? [e] : []).filter(on);
+
+const SUPPORTED = ['dropShadow', 'outerGlow', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'stroke'] as const;
+
+export function hasEffects(node: LayerNode): boolean {
+  const fx = node.effects;
+  if (!fx || fx.disabled) return false;
+  return SUPPORTED.some((k) => list(fx[k] as Effect[] | Effect | undefined).length > 0);
 }
 
+const px = (v: { value: number } | undefined) => v?.value ?? 0;
+
 /** How far (output pixels) effects reach beyond the layer's pixels. */
-export function effectMargin(_node: LayerNode, _scale: number): number {
-  return 0;
+export function effectMargin(node: LayerNode, scale: number): number {
+  const fx = node.effects!;
+  let m = 0;
+  for (const s of list(fx.dropShadow)) m = Math.max(m, px(s.size) + px(s.distance));
+  for (const g of list(fx.outerGlow)) m = Math.max(m, px(g.size));
+  for (const s of list(fx.stroke)) m = Math.max(m, px(s.size));
+  return Math.ceil(m * scale) + 2;
+}
+
+interface Shape {
+  /** Rectangle (output space) the shape arrays cover. */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  /** Masked content alpha 0..1. */
+  alpha: Float32Array;
+}
+
+/** The layer's masked alpha, padded by the effects' reach. */
+function shapeOf(content: Surface, mask: Uint8ClampedArray | null, pad: number): Shape {
+  const w = content.w + 2 * pad;
+  const h = content.h + 2 * pad;
+  const alpha = new Float32Array(w * h);
+  for (let y = 0; y < content.h; y++) {
+    for (let x = 0; x < content.w; x++) {
+      const i = y * content.w + x;
+      let a = content.data[i * 4 + 3] / 255;
+      if (mask) a *= mask[i] / 255;
+      alpha[(y + pad) * w + x + pad] = a;
+    }
+  }
+  return { x: content.x - pad, y: content.y - pad, w, h, alpha };
+}
+
+type RGB = [number, number, number];
+function rgbOf(c: unknown): RGB {
+  const o = (c ?? {}) as Record<string, number>;
+  if (o.r !== undefined) return [o.r, o.g, o.b];
+  if (o.fr !== undefined) return [o.fr * 255, o.fg * 255, o.fb * 255];
+  return [0, 0, 0];
+}
+
+/** Blends a coverage map (0..1) of one colour, or of per-pixel colours, onto the canvas. */
+function paint(
+  canvas: Surface,
+  shape: Shape,
+  coverage: Float32Array,
+  color: RGB | Uint8ClampedArray,
+  opacity: number,
+  mode: string | undefined,
+  atop: boolean,
+): void {
+  const data = new Uint8ClampedArray(shape.w * shape.h * 4);
+  const solid = !(color instanceof Uint8ClampedArray);
+  for (let i = 0, o = 0; i < coverage.length; i++, o += 4) {
+    if (solid) {
+      data[o] = color[0];
+      data[o + 1] = color[1];
+      data[o + 2] = color[2];
+    } else {
+      data[o] = color[o];
+      data[o + 1] = color[o + 1];
+      data[o + 2] = color[o + 2];
+    }
+    data[o + 3] = coverage[i] * 255;
+  }
+  blendSurface(canvas, { x: shape.x, y: shape.y, w: shape.w, h: shape.h, data }, null, opacity, mode ?? 'normal', { atop });
+}
+
+function globalAngle(ctx: RenderContext, e: { useGlobalLight?: boolean; angle?: number }): number {
+  return e.useGlobalLight !== false && ctx.compiled.globalAngle !== undefined ? ctx.compiled.globalAngle : (e.angle ?? 120);
+}
+
+/** Shadow/glow body: spread (choke %) grows the shape, the rest of the size blurs it. */
+function soften(alpha: Float32Array, w: number, h: number, size: number, spreadPercent: number): Float32Array {
+  const spread = (size * Math.max(0, Math.min(100, spreadPercent))) / 100;
+  let a = spread > 0 ? dilate(alpha, w, h, spread) : alpha.slice();
+  const radius = size - spread;
+  if (radius > 0) a = blur(a, w, h, radius);
+  return a;
 }
 
 export async function drawEffectsBelow(
-  _ctx: RenderContext,
-  _node: LayerNode,
-  _canvas: Surface,
-  _content: Surface | null,
-  _mask: Uint8ClampedArray | null,
-  _atop: boolean,
-): Promise<void> {}
+  ctx: RenderContext,
+  node: LayerNode,
+  canvas: Surface,
+  content: Surface | null,
+  mask: Uint8ClampedArray | null,
+  atop: boolean,
+): Promise<void> {
+  if (!content) return;
+  const fx = node.effects as LayerEffectsInfo;
+  const s = ctx.scale;
+  const pad = effectMargin(node, s);
+  const shape = shapeOf(content, mask, pad);
+  const { w, h } = shape;
+  for (const g of list(fx.outerGlow).reverse()) {
+    const cov = soften(shape.alpha, w, h, px(g.size) * s, px(g.choke));
+    applyRange(cov, g.range);
+    paint(canvas, shape, cov, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop);
+  }
+  for (const d of list(fx.dropShadow).reverse()) {
+    const angle = (globalAngle(ctx, d) * Math.PI) / 180;
+    const dist = px(d.distance) * s;
+    const moved = shift(shape.alpha, w, h, -Math.cos(angle) * dist, Math.sin(angle) * dist);
+    const cov = soften(moved, w, h, px(d.size) * s, px(d.choke));
+    paint(canvas, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop);
+  }
+}
+
+/** Glow "range": the part of the falloff used (0..1); smaller ranges give harder glows. */
+function applyRange(cov: Float32Array, range: number | undefined): void {
+  const r = range ?? 0.5;
+  if (Math.abs(r - 0.5) < 1e-6) return;
+  const k = 0.5 / Math.max(0.01, r);
+  for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i] * k);
+}
 
 export async function drawEffectsAbove(
-  _ctx: RenderContext,
-  _node: LayerNode,
-  _canvas: Surface,
-  _content: Surface | null,
-  _mask: Uint8ClampedArray | null,
-  _atop: boolean,
-): Promise<void> {}
+  ctx: RenderContext,
+  node: LayerNode,
+  canvas: Surface,
+  content: Surface | null,
+  mask: Uint8ClampedArray | null,
+  atop: boolean,
+): Promise<void> {
+  if (!content) return;
+  const fx = node.effects as LayerEffectsInfo;
+  const s = ctx.scale;
+  const pad = effectMargin(node, s);
+  const shape = shapeOf(content, mask, pad);
+  const { w, h, alpha } = shape;
+  const opacity = node.opacity;
+
+  for (const g of list(fx.gradientOverlay).reverse()) {
+    const colors = gradientFill(g, shape, ctx, node);
+    if (colors) paint(canvas, shape, alpha, colors, (g.opacity ?? 1) * opacity, g.blendMode, atop);
+  }
+  for (const f of list(fx.solidFill).reverse()) {
+    paint(canvas, shape, alpha, rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop);
+  }
+  const inner = fx.innerGlow;
+  if (on(inner)) {
+    const size = px(inner.size) * s;
+    const outside = new Float32Array(alpha.length);
+    for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
+    let cov = soften(outside, w, h, size, px(inner.choke));
+    if (inner.source === 'center') cov = cov.map((v) => 1 - v);
+    for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i]) * alpha[i];
+    applyRange(cov, inner.range);
+    paint(canvas, shape, cov, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop);
+  }
+  for (const d of list(fx.innerShadow).reverse()) {
+    const angle = (globalAngle(ctx, d) * Math.PI) / 180;
+    const dist = px(d.distance) * s;
+    const outside = new Float32Array(alpha.length);
+    for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
+    const moved = shift(outside, w, h, -Math.cos(angle) * dist, Math.sin(angle) * dist, 1);
+    const cov = soften(moved, w, h, px(d.size) * s, px(d.choke));
+    for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
+    paint(canvas, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop);
+  }
+  for (const st of list(fx.stroke).reverse()) {
+    const size = px(st.size) * s;
+    if (size <= 0) continue;
+    const cov = new Float32Array(alpha.length);
+    const position = st.position ?? 'outside';
+    if (position === 'outside') {
+      const grown = dilate(alpha, w, h, size);
+      for (let i = 0; i < cov.length; i++) cov[i] = Math.max(0, grown[i] - alpha[i]);
+    } else if (position === 'inside') {
+      const shrunk = erode(alpha, w, h, size);
+      for (let i = 0; i < cov.length; i++) cov[i] = Math.max(0, alpha[i] - shrunk[i]);
+    } else {
+      const grown = dilate(alpha, w, h, size / 2);
+      const shrunk = erode(alpha, w, h, size / 2);
+      for (let i = 0; i < cov.length; i++) cov[i] = Math.max(0, grown[i] - shrunk[i]);
+    }
+    const color = st.fillType === 'gradient' && st.gradient ? gradientFill({ ...st.gradient, gradient: st.gradient } as never, shape, ctx, node) : null;
+    paint(canvas, shape, cov, color ?? rgbOf(st.color), (st.opacity ?? 1) * opacity, st.blendMode, atop);
+  }
+}
+
+type GradientOverlay = NonNullable<LayerEffectsInfo['gradientOverlay']>[number];
+
+/** Per-pixel colours of a gradient overlay over the shape's rectangle (alpha folded into colour stops' opacity). */
+function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node: LayerNode): Uint8ClampedArray | null {
+  const grad = g.gradient;
+  if (!grad || grad.type !== 'solid' || !grad.colorStops?.length) return null;
+  const stops = [...grad.colorStops].sort((a, b) => a.location - b.location);
+  const ramp = new Uint8ClampedArray(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    let t = i / 255;
+    if (g.reverse) t = 1 - t;
+    let k = 0;
+    while (k + 1 < stops.length && stops[k + 1].location < t) k++;
+    const a = stops[k];
+    const b = stops[Math.min(k + 1, stops.length - 1)];
+    const span = b.location - a.location;
+    let u = span > 0 ? Math.max(0, Math.min(1, (t - a.location) / span)) : t < a.location ? 0 : 1;
+    if (t <= stops[0].location) u = 0;
+    const m = b.midpoint ?? 0.5;
+    const mid = m > 1 ? m / 100 : m;
+    if (mid > 0 && mid < 1 && Math.abs(mid - 0.5) > 1e-3) u = Math.pow(u, Math.log(0.5) / Math.log(mid));
+    const ca = rgbOf(a.color);
+    const cb = t <= stops[0].location ? ca : rgbOf(b.color);
+    for (let c = 0; c < 3; c++) ramp[i * 3 + c] = ca[c] + (cb[c] - ca[c]) * u;
+  }
+  // Geometry: aligned to the layer's bounds (output space).
+  const s = ctx.scale;
+  const b = node.bounds;
+  const cx = ((b.left + b.right) / 2) * s + (g.offset?.x ?? 0) / 100 * (b.right - b.left) * s;
+  const cy = ((b.top + b.bottom) / 2) * s + (g.offset?.y ?? 0) / 100 * (b.bottom - b.top) * s;
+  const bw = (b.right - b.left) * s;
+  const bh = (b.bottom - b.top) * s;
+  const angle = ((g.angle ?? 90) * Math.PI) / 180;
+  const dx = Math.cos(angle);
+  const dy = -Math.sin(angle);
+  const sc = g.scale ?? 1;
+  const scale = (sc > 10 ? sc / 100 : sc) || 1;
+  const type = g.type ?? 'linear';
+  const length = (Math.abs(bw * dx) + Math.abs(bh * dy)) * scale || 1;
+  const radius = (Math.sqrt(bw * bw + bh * bh) / 2) * scale || 1;
+  const out = new Uint8ClampedArray(shape.w * shape.h * 4);
+  for (let y = 0; y < shape.h; y++) {
+    for (let x = 0; x < shape.w; x++) {
+      const px0 = shape.x + x + 0.5 - cx;
+      const py0 = shape.y + y + 0.5 - cy;
+      let t: number;
+      if (type === 'radial') t = Math.hypot(px0, py0) / radius;
+      else if (type === 'reflected') t = Math.abs((px0 * dx + py0 * dy) / (length / 2));
+      else if (type === 'angle') t = ((Math.atan2(-py0, px0) - angle) / (2 * Math.PI) + 2) % 1;
+      else if (type === 'diamond') t = (Math.abs(px0) + Math.abs(py0)) / radius;
+      else t = (px0 * dx + py0 * dy) / length + 0.5;
+      const k = Math.round(Math.max(0, Math.min(1, t)) * 255) * 3;
+      const o = (y * shape.w + x) * 4;
+      out[o] = ramp[k];
+      out[o + 1] = ramp[k + 1];
+      out[o + 2] = ramp[k + 2];
+    }
+  }
+  return out;
+}
+
+
+
+/**
+ * A shape layer's own stroke, re-drawn from its path: Photoshop draws it over the layers clipped
+ * to the shape (they clip to the fill), although it is also baked into the layer's pixels.
+ */
+export function drawShapeStroke(
+  ctx: RenderContext,
+  node: LayerNode,
+  target: Surface,
+  content: Surface,
+  mask: Uint8ClampedArray | null,
+): void {
+  const st = node.vectorStroke;
+  const vm = node.vectorMask;
+  if (!st || !vm || vm.disabled) return;
+  const width = st.width * ctx.scale;
+  if (width <= 0) return;
+  const pad = Math.ceil(width) + 2;
+  const rect = { left: content.x - pad, top: content.y - pad, right: content.x + content.w + pad, bottom: content.y + content.h + pad };
+  const w = rect.right - rect.left;
+  const h = rect.bottom - rect.top;
+  const raster = rasterizeVectorMask(vm, ctx.scale, rect);
+  const fill = Float32Array.from(raster, (v) => v / 255);
+  let cov: Float32Array;
+  if (st.alignment === 'inside') {
+    const shrunk = erode(fill, w, h, width);
+    cov = fill.map((v, i) => Math.max(0, v - shrunk[i]));
+  } else if (st.alignment === 'outside') {
+    const grown = dilate(fill, w, h, width);
+    cov = grown.map((v, i) => Math.max(0, v - fill[i]));
+  } else {
+    const grown = dilate(fill, w, h, width / 2);
+    const shrunk = erode(fill, w, h, width / 2);
+    cov = grown.map((v, i) => Math.max(0, v - shrunk[i]));
+  }
+  if (mask) {
+    for (let y = 0; y < content.h; y++) {
+      for (let x = 0; x < content.w; x++) cov[(y + pad) * w + x + pad] *= mask[y * content.w + x] / 255;
+    }
+  }
+  const hex = st.color;
+  const rgb: RGB = [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)];
+  paint(target, { x: rect.left, y: rect.top, w, h, alpha: fill }, cov, rgb, st.opacity, st.blendMode, false);
+}

@@ -3,7 +3,7 @@ import { loadLayerPixels, loadMaskPixels } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, RenderOptions, RGBAImage } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
-import { drawEffectsAbove, drawEffectsBelow, effectMargin, hasEffects } from './effects';
+import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, hasEffects } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -96,29 +96,50 @@ async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface
 }
 
 /**
- * A clipping group ("blend clipped layers as group"): base content and clipped layers are
- * composited apart, clipped ones source-atop so the base's shape limits them, then the whole goes
- * onto the canvas with the base's blend mode and opacity.
+ * A clipping group ("blend clipped layers as group"): the base's content and the clipped layers
+ * are composited apart, clipped ones source-atop so the base's shape limits them; the base's
+ * interior effects and its shape stroke then go over the whole (as Photoshop draws them), and
+ * the result goes onto the canvas with the base's blend mode and opacity.
  */
 async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface) {
   const group = createSurface(rectOf(canvas));
-  await drawNode(ctx, { ...base, opacity: 1, blendMode: 'normal' }, group);
+  const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
+  if (base.type === 'Group' || base.adjustment) {
+    await drawNode(ctx, inner, group);
+  } else {
+    const effects = hasEffects(base);
+    const reach = effects ? effectMargin(base, ctx.scale) : 0;
+    const content = await layerContent(ctx, base, grow(rectOf(canvas), reach));
+    const mask = content ? await layerMask(ctx, base, rectOf(content)) : null;
+    if (effects) await drawEffectsBelow(ctx, base, canvas, content, mask, false);
+    if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
+    for (const node of clipped) await drawNode(ctx, node, group, true);
+    if (content && base.vectorStroke) drawShapeStroke(ctx, base, group, content, mask);
+    if (effects) await drawEffectsAbove(ctx, inner, group, content, mask, false);
+    clipped = [];
+  }
   for (const node of clipped) await drawNode(ctx, node, group, true);
   const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
   blendSurface(canvas, group, null, base.opacity, mode);
 }
+
+const grow = (r: Bounds, by: number): Bounds => ({
+  left: r.left - by,
+  top: r.top - by,
+  right: r.right + by,
+  bottom: r.bottom + by,
+});
 
 async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, atop = false): Promise<void> {
   if (node.type === 'Group') return drawGroup(ctx, node, canvas, atop);
   if (node.adjustment) return drawAdjustment(ctx, node, canvas);
   const effects = hasEffects(node);
   const reach = effects ? effectMargin(node, ctx.scale) : 0;
-  const area = { ...canvas, x: canvas.x - reach, y: canvas.y - reach, w: canvas.w + 2 * reach, h: canvas.h + 2 * reach };
-  const content = await layerContent(ctx, node, rectOf(area));
-  if (!content && !effects) return;
-  const mask = content ? await layerMask(ctx, node, rectOf(content)) : null;
+  const content = await layerContent(ctx, node, grow(rectOf(canvas), reach));
+  if (!content) return;
+  const mask = await layerMask(ctx, node, rectOf(content));
   if (effects) await drawEffectsBelow(ctx, node, canvas, content, mask, atop);
-  if (content) blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, { atop });
+  blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, { atop });
   if (effects) await drawEffectsAbove(ctx, node, canvas, content, mask, atop);
 }
 

@@ -7,12 +7,16 @@ import type { Bounds, LayerMask, LayerNode, LayerType, SmartObjectPlacement, Tex
  *
  * `visit` is called for every layer with its node, so the compiler can attach pixels.
  */
-export function buildTree(psd: Psd, visit?: (layer: Layer, node: LayerNode) => void): LayerNode[] {
+export function buildTree(
+  psd: Psd,
+  visit?: (layer: Layer, node: LayerNode) => void,
+  resolution = 72,
+): LayerNode[] {
   let nextId = 0;
   const walk = (layers: Layer[]): LayerNode[] => {
     const nodes: LayerNode[] = [];
     for (const layer of layers) {
-      const node = toNode(layer, nextId++);
+      const node = toNode(layer, nextId++, resolution);
       if (layer.children) node.children = walk(layer.children);
       visit?.(layer, node);
       nodes.push(node);
@@ -31,7 +35,7 @@ export function layerType(layer: Layer): LayerType {
   return 'Image';
 }
 
-function toNode(layer: Layer, id: number): LayerNode {
+function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   const node: LayerNode = {
     id,
     name: layer.name ?? '',
@@ -53,6 +57,18 @@ function toNode(layer: Layer, id: number): LayerNode {
   if (layer.adjustment) node.adjustment = layer.adjustment;
   if (layer.text) node.text = textInfo(layer);
   if (layer.placedLayer) node.smartObject = placement(layer);
+  const stroke = layer.vectorStroke;
+  const strokeColor = stroke?.content?.type === 'color' ? hexColor(stroke.content.color) : undefined;
+  if (stroke?.strokeEnabled && strokeColor && stroke.lineWidth) {
+    const w = stroke.lineWidth;
+    node.vectorStroke = {
+      width: w.units === 'Points' ? (w.value * resolution) / 72 : w.value,
+      alignment: stroke.lineAlignment ?? 'center',
+      color: strokeColor,
+      opacity: stroke.opacity ?? 1,
+      blendMode: stroke.blendMode ?? 'normal',
+    };
+  }
   const fill = layer.vectorFill;
   if (fill && fill.type === 'color') node.fillColor = hexColor(fill.color);
   return node;

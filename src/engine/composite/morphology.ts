@@ -1,0 +1,153 @@
+/**
+ * Shape operations for layer effects on coverage maps (Float32Array, 0..1, w×h):
+ * Gaussian-like blur (three box passes), dilation/erosion by a radius (exact Euclidean distance
+ * transform, anti-aliased edge), sub-pixel shift.
+ */
+
+/** Blur whose visible extent is about `radius` px (Photoshop's effect "size"). */
+export function blur(src: Float32Array, w: number, h: number, radius: number): Float32Array {
+  if (radius <= 0) return src.slice();
+  const sigma = radius / 2.5;
+  const boxes = boxesForGauss(sigma, 3);
+  let a = src.slice();
+  let b = new Float32Array(src.length);
+  for (const r of boxes) {
+    boxH(a, b, w, h, r);
+    boxV(b, a, w, h, r);
+  }
+  return a;
+}
+
+function boxesForGauss(sigma: number, n: number): number[] {
+  const wIdeal = Math.sqrt((12 * sigma * sigma) / n + 1);
+  let wl = Math.floor(wIdeal);
+  if (wl % 2 === 0) wl--;
+  const wu = wl + 2;
+  const mIdeal = (12 * sigma * sigma - n * wl * wl - 4 * n * wl - 3 * n) / (-4 * wl - 4);
+  const m = Math.round(mIdeal);
+  const sizes: number[] = [];
+  for (let i = 0; i < n; i++) sizes.push(((i < m ? wl : wu) - 1) / 2);
+  return sizes;
+}
+
+function boxH(src: Float32Array, dst: Float32Array, w: number, h: number, r: number): void {
+  if (r <= 0) return dst.set(src);
+  const k = 1 / (2 * r + 1);
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let acc = 0;
+    for (let x = -r - 1; x < r; x++) acc += x >= 0 && x < w ? src[row + x] : 0;
+    for (let x = 0; x < w; x++) {
+      const add = x + r;
+      const sub = x - r - 1;
+      acc += add < w ? src[row + add] : 0;
+      acc -= sub >= 0 ? src[row + sub] : 0;
+      dst[row + x] = acc * k;
+    }
+  }
+}
+
+function boxV(src: Float32Array, dst: Float32Array, w: number, h: number, r: number): void {
+  if (r <= 0) return dst.set(src);
+  const k = 1 / (2 * r + 1);
+  for (let x = 0; x < w; x++) {
+    let acc = 0;
+    for (let y = -r - 1; y < r; y++) acc += y >= 0 && y < h ? src[y * w + x] : 0;
+    for (let y = 0; y < h; y++) {
+      const add = y + r;
+      const sub = y - r - 1;
+      acc += add < h ? src[add * w + x] : 0;
+      acc -= sub >= 0 ? src[sub * w + x] : 0;
+      dst[y * w + x] = acc * k;
+    }
+  }
+}
+
+/** Squared Euclidean distance from each pixel to the nearest pixel where `inside` (Felzenszwalb). */
+function distanceSquared(inside: (i: number) => boolean, w: number, h: number): Float32Array {
+  const INF = 1e20;
+  const d = new Float32Array(w * h);
+  for (let i = 0; i < d.length; i++) d[i] = inside(i) ? 0 : INF;
+  const n = Math.max(w, h);
+  const f = new Float64Array(n);
+  const out = new Float64Array(n);
+  const v = new Int32Array(n);
+  const z = new Float64Array(n + 1);
+  const pass = (len: number) => {
+    let k = 0;
+    v[0] = 0;
+    z[0] = -INF;
+    z[1] = INF;
+    for (let q = 1; q < len; q++) {
+      let s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
+      while (s <= z[k]) {
+        k--;
+        s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
+      }
+      k++;
+      v[k] = q;
+      z[k] = s;
+      z[k + 1] = INF;
+    }
+    k = 0;
+    for (let q = 0; q < len; q++) {
+      while (z[k + 1] < q) k++;
+      out[q] = (q - v[k]) * (q - v[k]) + f[v[k]];
+    }
+  };
+  for (let x = 0; x < w; x++) {
+    for (let y = 0; y < h; y++) f[y] = d[y * w + x];
+    pass(h);
+    for (let y = 0; y < h; y++) d[y * w + x] = out[y];
+  }
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) f[x] = d[y * w + x];
+    pass(w);
+    for (let x = 0; x < w; x++) d[y * w + x] = out[x];
+  }
+  return d;
+}
+
+/** The shape grown by `radius` px, edge anti-aliased. */
+export function dilate(a: Float32Array, w: number, h: number, radius: number): Float32Array {
+  const d2 = distanceSquared((i) => a[i] >= 0.5, w, h);
+  const out = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const cov = radius + 1 - Math.sqrt(d2[i]);
+    out[i] = Math.max(a[i], cov <= 0 ? 0 : cov >= 1 ? 1 : cov);
+  }
+  return out;
+}
+
+/** The shape shrunk by `radius` px, edge anti-aliased. */
+export function erode(a: Float32Array, w: number, h: number, radius: number): Float32Array {
+  const d2 = distanceSquared((i) => a[i] < 0.5, w, h);
+  const out = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const cov = Math.sqrt(d2[i]) - radius;
+    out[i] = Math.min(a[i], cov <= 0 ? 0 : cov >= 1 ? 1 : cov);
+  }
+  return out;
+}
+
+/** Moves the map by (dx, dy) px (bilinear); uncovered pixels take `fill`. */
+export function shift(a: Float32Array, w: number, h: number, dx: number, dy: number, fill = 0): Float32Array {
+  const out = new Float32Array(a.length);
+  const ix = Math.floor(dx);
+  const iy = Math.floor(dy);
+  const fx = dx - ix;
+  const fy = dy - iy;
+  const at = (x: number, y: number) => (x < 0 || y < 0 || x >= w || y >= h ? fill : a[y * w + x]);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const sx = x - ix;
+      const sy = y - iy;
+      out[y * w + x] =
+        at(sx, sy) * (1 - fx) * (1 - fy) +
+        at(sx - 1, sy) * fx * (1 - fy) +
+        at(sx, sy - 1) * (1 - fx) * fy +
+        at(sx - 1, sy - 1) * fx * fy;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,82 @@
+/**
+ * From a print request to a PDF page source, free of HTTP. The template, the inputs `data` names
+ * and the personalisation overrides are resolved exactly as for previews (src/engine/pipeline),
+ * then the page is rendered at scale 1 in strips instead of being downscaled and encoded.
+ *
+ * `prepareHires` validates and fingerprints (so callers can consult the result cache and fail a
+ * multipage request before anything is written); `load()` builds the overrides and the strip
+ * renderer when the page's turn comes.
+ */
+import type { FileStore } from '../../storage/files';
+import { sha256Hex } from '../../storage/files';
+import { ENGINE_VERSION, renderTemplate } from '../index';
+import { buildOverrides, validateData, type PersonalisationData } from '../personalise';
+import { canonicalJson, gatherInputs, resolveTemplate, type PipelineDeps, type ResolvedTemplate } from '../pipeline';
+import { srgbProfile } from '../raster/icc';
+import type { PdfPage } from './document';
+
+/** Bumped when the PDF output changes for equal inputs (part of every PDF fingerprint). */
+export const PDF_WRITER_VERSION = 1;
+
+/**
+ * `outlines` (the spec's PdfTextOutputMode default): vector text as glyph outlines;
+ * `text`: embedded font subsets where the font's licence (OS/2 fsType) allows.
+ */
+export type TextOutputMode = 'outlines' | 'text';
+
+export interface HiresOptions {
+  template: string;
+  data?: PersonalisationData;
+  preloadImages?: boolean;
+  textOutputMode?: TextOutputMode;
+}
+
+export interface PreparedPdfPage {
+  /** SHA-256 of the canonical request, the inputs' content hashes and the engine/writer versions. */
+  fingerprint: string;
+  template: ResolvedTemplate;
+  load(): Promise<PdfPage>;
+}
+
+export async function prepareHires(store: FileStore, options: HiresOptions, deps: PipelineDeps): Promise<PreparedPdfPage> {
+  const template = await resolveTemplate(store, options.template);
+  const { compiled } = template;
+  const data = options.data && Object.keys(options.data).length ? options.data : undefined;
+  // Every problem with `data` is reported (400) before anything is fetched, as for previews.
+  if (data) validateData(compiled.layers, data);
+  const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps) : null;
+  const fingerprint = await sha256Hex(
+    canonicalJson({
+      kind: 'hires',
+      engine: ENGINE_VERSION,
+      pdf: PDF_WRITER_VERSION,
+      template: [template.name, template.file.sha256],
+      textOutputMode: options.textOutputMode ?? 'outlines',
+      data,
+      inputs: gathered?.hashes,
+    }),
+  );
+
+  return {
+    fingerprint,
+    template,
+    async load() {
+      const scale = 1;
+      const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
+      const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
+      return {
+        width: compiled.width,
+        height: compiled.height,
+        resolution: compiled.resolution || 72,
+        icc: icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile(),
+        renderRows: (top, bottom) =>
+          renderTemplate(store.bucket, compiled, { scale, overrides, region: { top, bottom }, background: 'transparent' }),
+      };
+    },
+  };
+}
+
+/** Fingerprint of a document made of several pages (combined multipage PDF). */
+export async function documentFingerprint(pages: PreparedPdfPage[]): Promise<string> {
+  return sha256Hex(canonicalJson({ kind: 'hires-document', pages: pages.map((p) => p.fingerprint) }));
+}
