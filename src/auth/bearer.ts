@@ -17,7 +17,7 @@ const quote = (s: string) => s.replace(/["\\]/g, '');
 export function bearerToken(c: Context): string | undefined {
   const header = c.req.header('authorization');
   if (!header) return undefined;
-  const match = /^Bearer[ ]+([^ ]*)\s*$/i.exec(header);
+  const match = /^Bearer(?:[ ]+(\S*))?\s*$/i.exec(header);
   if (!match) return undefined;
   return match[1] ?? '';
 }
