@@ -13,7 +13,7 @@
 import { ApiError, badRequest, notFound } from '../errors';
 import type { FileStore, StoredFile } from '../storage/files';
 import { sha256Hex } from '../storage/files';
-import { fontsByPostscriptName, readFontIndex, type FontEntry } from '../storage/font-index';
+import { findFont, fontsByPostscriptName, readFontIndex, type FontEntry } from '../storage/font-index';
 import { fileName } from '../storage/names';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, renderTemplate } from './index';
 import { buildOverrides, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
@@ -134,7 +134,7 @@ export async function gatherInputs(
     hashes,
     context: {
       async loadFont(postscriptName) {
-        const entry = fonts.get(postscriptName);
+        const entry = findFont(fonts, postscriptName);
         return entry ? ((await store.read('fonts', entry.file))?.bytes ?? null) : null;
       },
       async loadImage(ref, target) {

@@ -67,3 +67,11 @@ export function fontsByPostscriptName(fonts: FontEntry[]): Map<string, FontEntry
   for (const f of fonts) if (!map.has(f.postscriptName)) map.set(f.postscriptName, f);
   return map;
 }
+
+/**
+ * The font for a PostScript name. Regular faces often carry the bare family name
+ * ("LiberationSans", "Arial"), so `X-Regular` / `X-Roman` also find `X`.
+ */
+export function findFont(fonts: Map<string, FontEntry>, postscriptName: string): FontEntry | undefined {
+  return fonts.get(postscriptName) ?? fonts.get(postscriptName.replace(/-(Regular|Roman|Book|Normal)$/i, ''));
+}

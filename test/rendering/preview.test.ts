@@ -7,8 +7,8 @@ import { decodeImage } from '../../src/engine/raster/codecs';
 import { readIcc } from '../../src/engine/raster/icc';
 import { sniffImage } from '../../src/engine/raster/sniff';
 import { FileStore } from '../../src/storage';
-import { fixtureServer } from '../helpers/fixtures';
-import { call, keys, postJson, uploadFixture, withKey } from './helpers';
+import { fixtureServer, testAsset } from '../helpers/fixtures';
+import { call, form, keys, PNG_1x1, postJson, uploadFixture, withKey } from './helpers';
 
 const RESULT_URL = /^http:\/\/localhost\/api\/results\/download\/(\d{10}-[0-9a-f]{32}\.(jpg|png))$/;
 
@@ -182,15 +182,62 @@ describe('result cache', () => {
   it('a failed render leaves no result and no index entry', async () => {
     const before = await keys();
     for (const data of [
-      { Photo: { type: 'image', image: 'pv/missing.png' } },
-      { Photo: { type: 'image', image: `${fixtureServer()}/status/404` } },
-      { Photo: { type: 'image', image: 'ftp://example.com/a.png' } },
+      { Nope: { type: 'image', image: 'pv/missing.png' } },
+      { Background: { type: 'image', image: 'pv/missing.png' } },
+      { Background: { type: 'image', image: `${fixtureServer()}/status/404` } },
+      { Background: { type: 'image', image: 'ftp://example.com/a.png' } },
+      // Fetched fine, fails while rendering: not an image.
+      { Background: { type: 'image', image: `${fixtureServer()}/shared/fixtures/psd/manifest.json` } },
     ]) {
       const r = await preview({ template: text, data });
       expect(r.status, JSON.stringify(data)).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
     }
     expect(await keys()).toEqual(before);
+  });
+});
+
+describe('personalisation', () => {
+  it('renders data with a stored image and new text; the inputs are part of the cache key', async () => {
+    const photo = await preview({ template: design, size: { width: 300, height: 300 }, format: 'png' });
+    const bytes = (await download(photo.name!)).bytes;
+    const up = await call('/api/resources/images?destination=pv-img&overwrite=true', withKey({ method: 'POST', body: form([['photo.png', bytes]]) }));
+    expect(up.status).toBe(201);
+    await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await testAsset('rendering/LiberationSans-Regular.ttf')]]) }));
+
+    const body = {
+      template: text,
+      size: { width: 200, height: 200 },
+      data: { Background: { type: 'image', image: 'pv-img/photo.png', resizeMode: 'fill' }, 'Line 1 Line 2 Line 3 and text': { type: 'text', text: 'Hello' } },
+    };
+    const a = await preview(body, '?disableCache=true');
+    expect(a.status, JSON.stringify(a.body)).toBe(200);
+    const plain = await preview({ template: text, size: { width: 200, height: 200 } });
+    expect(Buffer.from((await download(a.name!)).bytes).equals(Buffer.from((await download(plain.name!)).bytes))).toBe(false);
+
+    const cached = await preview(body);
+    // Replacing the image's bytes changes the fingerprint.
+    await call('/api/resources/images?destination=pv-img&overwrite=true', withKey({ method: 'POST', body: form([['photo.png', PNG_1x1]]) }));
+    expect((await preview(body)).url).not.toBe(cached.url);
+  });
+
+  it('fetches images by URL (concurrently with preloadImages)', async () => {
+    const body = {
+      template: text,
+      size: { width: 100, height: 100 },
+      preloadImages: true,
+      data: { Background: { type: 'image', image: `${fixtureServer()}/assets/rendering/dot.png` } },
+    };
+    const before = await keys('results/');
+    const r = await preview(body);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect((await keys('results/')).length).toBe(before.length + 1);
+  });
+
+  it('refuses data that does not fit the template with 400 naming each problem', async () => {
+    const r = await preview({ template: text, data: { Missing: { type: 'text', text: 'x' }, Background: { type: 'text', text: 'y' } } });
+    expect(r.status).toBe(400);
+    expect((r.body as { details: Array<{ path: string }> }).details.map((d) => d.path)).toEqual(expect.arrayContaining(['data.Missing', 'data.Background.type']));
   });
 });
 

@@ -97,7 +97,7 @@ describe('API key (X-DynamicImageApiKey) on every write', () => {
     ['DELETE', '/api/results/delete?file=x.jpg'],
     ['DELETE', '/api/results/delete/x.jpg'],
   ])('%s %s without or with a wrong key → 403', async (method, path) => {
-    for (const headers of [{}, { 'X-DynamicImageApiKey': 'wrong' }, { 'x-dynamicimageapikey': '' }]) {
+    for (const headers of [{}, { 'X-DynamicImageApiKey': 'wrong' }, { 'x-dynamicimageapikey': '' }] as Array<Record<string, string>>) {
       const res = await call(path, { method, headers, body: method === 'POST' ? form([['a.png', PNG_1x1]]) : undefined });
       expect(res.status).toBe(403);
       expect(await res.json()).toMatchObject({ error: 'forbidden' });
@@ -154,12 +154,12 @@ describe('images', () => {
 
 describe('fonts', () => {
   it('upload lists the font by its names; reload rebuilds; delete removes it', async () => {
-    const ttf = await testAsset('rendering/LiberationSans-Bold.ttf');
+    const ttf = await testAsset('rendering/LiberationSans-Regular.ttf');
     const res = await upload('fonts', [['Brand-Bold.ttf', ttf]]);
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual(['Brand-Bold.ttf']);
     const list = (await (await call('/api/resources/fonts')).json()) as { total: number; items: unknown[] };
-    expect(list.items).toContainEqual({ fullName: 'Liberation Sans Bold', style: 'Bold', family: 'Liberation Sans', postscriptName: 'LiberationSans-Bold' });
+    expect(list.items).toContainEqual({ fullName: 'Liberation Sans', style: 'Regular', family: 'Liberation Sans', postscriptName: 'LiberationSans' });
 
     await env.FILES.put('fonts/direct/Other.ttf', ttf);
     expect((await call('/api/resources/fonts/reload', withKey({ method: 'POST' }))).status).toBe(200);
