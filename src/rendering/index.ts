@@ -2,6 +2,8 @@ import { createServiceApp } from '../openapi/app';
 import { API_KEY_HEADER } from './request';
 import { registerRenderingRoutes } from './routes/rendering';
 import { registerResourceRoutes } from './routes/resources';
+import { registerHiresRoutes } from './hires';
+import { registerMultipageRoutes } from './multipage';
 
 export { canonicalRenderingPath } from './canonical';
 
@@ -16,3 +18,5 @@ renderingApp.openAPIRegistry.registerComponent('securitySchemes', 'DynamicImageA
 });
 registerRenderingRoutes(renderingApp);
 registerResourceRoutes(renderingApp);
+registerHiresRoutes(renderingApp);
+registerMultipageRoutes(renderingApp);

@@ -24,8 +24,10 @@ export async function rasterise(pdf: Uint8Array, query: Record<string, string | 
 export async function rasterisePage(pdf: Uint8Array, page: number, width: number, height: number): Promise<RGBAImage> {
   const k = Math.max(width, height) <= 1024 ? 4 : 1;
   const [big] = await rasterise(pdf, { page, scaleTo: k * Math.max(width, height) });
-  if (big.width !== k * width || big.height !== k * height) throw new Error(`pdftoppm gave ${big.width}x${big.height}, wanted ${k * width}x${k * height}`);
-  if (k === 1) return big;
+  // pdftoppm may round a side up by one pixel; that column or row is ignored.
+  const fits = (got: number, want: number) => got === want || got === want + 1;
+  if (!fits(big.width, k * width) || !fits(big.height, k * height)) throw new Error(`pdftoppm gave ${big.width}x${big.height}, wanted ${k * width}x${k * height}`);
+  if (k === 1 && big.width === width && big.height === height) return big;
   const data = new Uint8ClampedArray(width * height * 4);
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++)
