@@ -23,7 +23,7 @@ export const TextCommandSchema = z
     type: z.literal('text'),
     text: z.string().openapi({ description: 'The new text; `\\n` or `\\r` starts a new paragraph.' }),
     font: z.string().min(1).optional().openapi({ description: 'PostScript name of a font in the font store; default: the layer\'s own font.' }),
-    size: z.number().positive().max(10_000).optional().openapi({ description: 'Font size in points of the template (as Photoshop shows it); default: the layer\'s own size.' }),
+    size: z.number().positive().max(10_000).optional().openapi({ description: 'Font size in template pixels as Photoshop shows it for the layer (after its transform scale; equals points at 72 ppi); default: the layer\'s own size.' }),
     color: ColorSchema.optional(),
     visible,
   })
@@ -71,3 +71,22 @@ export type ShapeCommand = z.infer<typeof ShapeCommandSchema>;
 export type SwitchCommand = z.infer<typeof SwitchCommandSchema>;
 export type DataCommand = z.infer<typeof DataCommandSchema>;
 export type PersonalisationData = z.infer<typeof PersonalisationDataSchema>;
+
+const COMMAND_KEYS = ['type', 'text', 'font', 'size', 'color', 'image', 'resizeMode', 'visible', 'select'];
+const CANONICAL_KEY = new Map(COMMAND_KEYS.map((k) => [k.toLowerCase(), k]));
+
+/**
+ * The rendering contract matches JSON property names case-insensitively: `{"Type": "Text"}` is
+ * `{"type": "text"}`. Canonicalises a command's property names, and the values of `type` and
+ * `resizeMode`; layer names (the keys of `data`) stay exact. Anything else passes through for
+ * the schema to judge.
+ */
+export function normaliseCommand(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    const canonical = CANONICAL_KEY.get(key.toLowerCase()) ?? key;
+    out[canonical] = (canonical === 'type' || canonical === 'resizeMode') && typeof value === 'string' ? value.toLowerCase() : value;
+  }
+  return out;
+}

@@ -6,6 +6,6 @@
  *   const overrides = await buildOverrides(tree, data, { scale, loadFont, loadImage });
  */
 export { buildOverrides, imageReferences, placementQuad, validateData, type PersonaliseContext } from './overrides';
-export { PersonalisationDataSchema, DataCommandSchema, type DataCommand, type PersonalisationData } from './commands';
+export { PersonalisationDataSchema, DataCommandSchema, normaliseCommand, type DataCommand, type PersonalisationData } from './commands';
 export { parseColor, type RGBA } from './color';
 export { placementFromLayer, textInfoFromLayer } from './layer-info';

@@ -8,7 +8,7 @@ import { ApiError, badRequest, unprocessable, type ErrorDetail } from '../../err
 import { hasKnownSubstitute, resolveFont, type ResolvedFont } from '../fonts/substitution';
 import type { LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } from '../types';
 import { isColorError, parseColor, type RGBA } from './color';
-import { DataCommandSchema, type DataCommand, type ImageCommand, type TextCommand } from './commands';
+import { DataCommandSchema, normaliseCommand, type DataCommand, type ImageCommand, type TextCommand } from './commands';
 import { placeImage } from './image';
 import { renderText, TextTooLargeError } from './text';
 
@@ -44,7 +44,7 @@ export function imageReferences(data: unknown): string[] {
   const refs = new Set<string>();
   if (data && typeof data === 'object') {
     for (const command of Object.values(data as Record<string, unknown>)) {
-      const c = command as Partial<ImageCommand> | null;
+      const c = normaliseCommand(command) as Partial<ImageCommand> | null;
       if (c && typeof c === 'object' && c.type === 'image' && typeof c.image === 'string' && c.image) refs.add(c.image);
     }
   }
@@ -76,7 +76,7 @@ export function validateData(tree: LayerNode[], data: unknown): Target[] {
   const targets: Target[] = [];
   for (const [name, raw] of Object.entries(data)) {
     const path = `data.${name}`;
-    const parsed = DataCommandSchema.safeParse(raw);
+    const parsed = DataCommandSchema.safeParse(normaliseCommand(raw));
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         details.push({ path: [path, ...issue.path.map(String)].join('.'), reason: issue.message });

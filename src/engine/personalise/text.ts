@@ -15,6 +15,7 @@ export interface TextRenderInput {
   text: string;
   /** Font bytes to draw with (the layer's font, the requested one, or a substitute). */
   font: Uint8Array;
+  /** Template pixels as Photoshop shows the size (after the layer's transform scale). */
   size?: number;
   color?: RGBA;
   /** Output pixels per template pixel. */
@@ -33,14 +34,17 @@ const escapeXml = (s: string) =>
 export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { info, scale } = input;
   const metrics = fontMetrics(input.font);
-  const size = input.size ?? info.size;
+  const [xx, xy, yx, yy, tx, ty] = info.transform?.length === 6 ? info.transform : [1, 0, 0, 1, 0, 0];
+  // A requested size is what Photoshop shows (pixels after the layer's transform scale); layout
+  // happens before the transform.
+  const transformScale = Math.sqrt(Math.abs(xx * yy - xy * yx)) || 1;
+  const size = input.size !== undefined ? input.size / transformScale : info.size;
   // Leading follows the size (auto leading is a fraction of it; fixed leading scales along).
   const leading = (info.leading ?? size * 1.2) * (size / info.size);
   const tracking = info.tracking ?? 0;
   const lines = layoutText(input.text, metrics, { size, leading, tracking, alignment: info.alignment ?? 'left', box: info.box });
   if (!lines.some((l) => l.text.trim())) return null;
 
-  const [xx, xy, yx, yy, tx, ty] = info.transform?.length === 6 ? info.transform : [1, 0, 0, 1, 0, 0];
   const local = localExtent(lines, size, metrics.ascender, metrics.descender, info.box);
   const project = (x: number, y: number) => [scale * (xx * x + yx * y + tx), scale * (xy * x + yy * y + ty)];
   const corners = [

@@ -147,6 +147,16 @@ describe('text layout rules', () => {
     expect(Math.abs(b.cy - (100 + (a.cx - 100)))).toBeLessThanOrEqual(1);
   });
 
+  it('a requested size is the size Photoshop shows: the layer transform scale is taken out', async () => {
+    const font = await bundledFont('LiberationSans-Regular.ttf');
+    const plain = (await renderText({ info: baseInfo(), text: 'Hx', font, size: 40, scale: 1 }))!;
+    const scaled = (await renderText({ info: baseInfo({ size: 10, leading: 12, transform: [2, 0, 0, 2, 100, 100] }), text: 'Hx', font, size: 40, scale: 1 }))!;
+    const a = inkStats(plain.pixels, plain.bounds.left, plain.bounds.top);
+    const b = inkStats(scaled.pixels, scaled.bounds.left, scaled.bounds.top);
+    expect(Math.abs(a.bottom - a.top - (b.bottom - b.top))).toBeLessThanOrEqual(1);
+    expect(Math.abs(a.cx - b.cx)).toBeLessThanOrEqual(1);
+  });
+
   it('uses the requested colour and size', async () => {
     const font = await bundledFont('LiberationSans-Regular.ttf');
     const small = (await renderText({ info: baseInfo(), text: 'Size', font, scale: 1 }))!;

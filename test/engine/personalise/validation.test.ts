@@ -120,3 +120,16 @@ describe('buildOverrides: validation comes before any loading', () => {
     expect(err.details).toEqual([{ path: 'data.Title.font', reason: 'the font store has no font "NoSuchFont-Regular"' }]);
   });
 });
+
+describe('command property names match case-insensitively (rendering contract)', () => {
+  it('accepts {"Type": "Text", "TEXT": …, "Color": …} and {"resizemode": "Fill"}', () => {
+    const targets = validateData(tree, {
+      Title: { Type: 'Text', TEXT: 'Hi', Color: '#fff' },
+      Photo: { type: 'IMAGE', Image: 'a.png', resizemode: 'Fill' },
+    });
+    expect(targets.map((t) => t.command)).toEqual([
+      { type: 'text', text: 'Hi', color: '#fff' },
+      { type: 'image', image: 'a.png', resizeMode: 'fill' },
+    ]);
+  });
+});
