@@ -1,0 +1,56 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { hourStamp, ResultStore } from '../../src/storage/results';
+import { sweepExpiredResults } from '../../src/rendering/expiry';
+
+const HOUR = 3_600_000;
+const bytes = new Uint8Array([1, 2, 3]);
+
+describe('result store', () => {
+  it('names results <yyyymmddhh>-<128 random bits>.<ext> under an hour prefix', async () => {
+    const store = new ResultStore(env.FILES, '24');
+    const a = await store.put(bytes, 'jpg', 'image/jpeg');
+    const b = await store.put(bytes, 'jpg', 'image/jpeg');
+    expect(a).toMatch(/^\d{10}-[0-9a-f]{32}\.jpg$/);
+    expect(a).not.toBe(b);
+    expect(await env.FILES.head(`results/${a.slice(0, 10)}/${a}`)).not.toBeNull();
+    expect(hourStamp(new Date('2026-11-22T03:59:59Z'))).toBe('2026112203');
+  });
+
+  it('expires results after the TTL, even before the sweep', async () => {
+    const store = new ResultStore(env.FILES, '1');
+    const name = await store.put(bytes, 'png', 'image/png');
+    const live = await store.get(name);
+    expect(live?.contentType).toBe('image/png');
+    expect(live!.remainingSeconds).toBeGreaterThan(3500);
+    await live!.body.body.cancel();
+    expect(await store.get(name, Date.now() + HOUR + 1000)).toBeNull();
+  });
+
+  it('a cache entry is dropped when its result is gone', async () => {
+    const store = new ResultStore(env.FILES, '24');
+    const name = await store.put(bytes, 'jpg', 'image/jpeg', 'f'.repeat(64));
+    expect(await store.lookup('f'.repeat(64))).toBe(name);
+    await env.FILES.delete(`results/${name.slice(0, 10)}/${name}`);
+    expect(await store.lookup('f'.repeat(64))).toBeNull();
+    expect(await env.FILES.head(`cache/results/${'f'.repeat(64)}`)).toBeNull();
+  });
+
+  it('the sweep deletes whole expired hours and keeps live ones', async () => {
+    const old = '2020010100';
+    await env.FILES.put(`results/${old}/${old}-${'a'.repeat(32)}.jpg`, bytes);
+    await env.FILES.put(`results/${old}/${old}-${'b'.repeat(32)}.jpg`, bytes);
+    const store = new ResultStore(env.FILES, '24');
+    const live = await store.put(bytes, 'jpg', 'image/jpeg');
+    const deleted = await sweepExpiredResults({ ...env, RESULT_TTL_HOURS: '24' });
+    expect(deleted).toBeGreaterThanOrEqual(2);
+    expect((await env.FILES.list({ prefix: `results/${old}/` })).objects).toEqual([]);
+    expect(await env.FILES.head(`results/${live.slice(0, 10)}/${live}`)).not.toBeNull();
+  });
+
+  it('unknown or malformed names are simply absent', async () => {
+    const store = new ResultStore(env.FILES, '24');
+    expect(await store.get('x.jpg')).toBeNull();
+    expect(await store.delete('2026010100-zz.jpg')).toBe(false);
+  });
+});
