@@ -133,6 +133,11 @@ export interface CompiledTemplate {
   levels: number;
   /** R2 key of Photoshop's own composite (raw RGBA, deflated), when the file carries one. */
   compositeKey?: string;
+  /**
+   * Gamma Photoshop used to blend text edges ("Blend Text Colors Using Gamma": 1.45 in Photoshop CC
+   * and later, 1 (off) in CS versions). Taken from the file's XMP CreatorTool.
+   */
+  textGamma?: number;
   /** Photoshop's global light angle (degrees), used by effects with "use global light". */
   globalAngle?: number;
   /** Whether the document has transparency (Photoshop's composite has an alpha channel). */

@@ -9,7 +9,7 @@ import { halveGray, halveRGBA, levelCount } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/1';
+export const ENGINE_VERSION = 'psd-engine/2';
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4096 * 4096;
@@ -91,6 +91,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       levels,
       transparent: resources.mergedAlpha,
       globalAngle: doc.imageResources?.globalAngle,
+      textGamma: /Photoshop CS\d?\b/.test(resources.creatorTool ?? '') ? 1 : 1.45,
       layers,
     };
     const merged = doc.rawCompositeData;

@@ -136,51 +136,93 @@ function brightnessContrastLut(brightness: number, contrast: number, legacy: boo
   });
 }
 
-/** Photoshop's Hue/Saturation (master and the six colour ranges), as GIMP reproduces it. */
+/**
+ * Photoshop's Hue/Saturation: master plus six colour ranges (weights ramp over [a, b] and [c, d],
+ * degrees, wrapping), or colorize. Hue turns in HSL; saturation pushes channels away from (or
+ * toward) the HSL lightness; lightness blends toward white or black.
+ */
 function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>, d: Uint8ClampedArray): boolean {
-  const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas];
-  const master = adj.master ?? { hue: 0, saturation: 0, lightness: 0 };
+  const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas].filter(
+    (rg): rg is NonNullable<typeof rg> => !!rg && !!(rg.hue || rg.saturation || rg.lightness),
+  );
+  const master = adj.master ?? { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: 0, lightness: 0 };
+  // ag-psd's "master" record holds the colorize flag and colorize settings in a..d.
+  const colorize = (master.a & 0xff00) !== 0 || master.a === 1;
   const hsl = new Float64Array(3);
   for (let i = 0; i < d.length; i += 4) {
-    rgbToHsl(d[i], d[i + 1], d[i + 2], hsl);
-    let hue = master.hue, sat = master.saturation, light = master.lightness;
-    // Colour ranges: full weight inside [b, c], ramps over [a, b] and [c, d] (degrees).
-    const h = hsl[0] * 360;
-    for (const rg of ranges) {
-      if (!rg || (!rg.hue && !rg.saturation && !rg.lightness)) continue;
-      const w = rangeWeight(h, rg.a, rg.b, rg.c, rg.d);
-      if (w <= 0) continue;
-      hue += rg.hue * w;
-      sat += rg.saturation * w;
-      light += rg.lightness * w;
+    let r = d[i], g = d[i + 1], b = d[i + 2];
+    rgbToHsl(r, g, b, hsl);
+    let hue: number, sat: number, light: number;
+    if (colorize) {
+      hsl[0] = ((((master.b % 360) + 360) % 360) / 360);
+      hsl[1] = master.c / 100;
+      [r, g, b] = hslToRgb(hsl[0], hsl[1], hsl[2]);
+      light = master.d;
+      hue = 0;
+      sat = 0;
+    } else {
+      hue = master.hue;
+      sat = master.saturation;
+      light = master.lightness;
+      const h = hsl[0] * 360;
+      for (const rg of ranges) {
+        const w = rangeWeight(h, rg.a, rg.b, rg.c, rg.d);
+        if (w <= 0) continue;
+        hue += rg.hue * w;
+        sat += rg.saturation * w;
+        light += rg.lightness * w;
+      }
+      if (!hue && !sat && !light) continue;
+      if (hue) {
+        hsl[0] = (((hsl[0] + hue / 360) % 1) + 1) % 1;
+        [r, g, b] = hslToRgb(hsl[0], hsl[1], hsl[2]);
+      }
     }
-    if (!hue && !sat && !light) continue;
-    hsl[0] = (((hsl[0] + hue / 360) % 1) + 1) % 1;
-    const s = sat / 100;
-    hsl[1] = Math.max(0, Math.min(1, s >= 0 ? hsl[1] + (1 - hsl[1]) * s * (hsl[1] > 0 ? 1 : 0) : hsl[1] * (1 + s)));
-    const out = hslToRgb(hsl[0], hsl[1], hsl[2]);
-    const l = light / 100;
-    for (let c = 0; c < 3; c++) {
-      let v = out[c];
-      v = l >= 0 ? v + (255 - v) * l : v * (1 + l);
-      d[i + c] = v;
+    if (sat) {
+      const mx = Math.max(r, g, b), mn = Math.min(r, g, b);
+      const delta = (mx - mn) / 255;
+      if (delta > 0) {
+        const sum = (mx + mn) / 255;
+        const L = sum / 2;
+        const S = L < 0.5 ? delta / sum : delta / (2 - sum);
+        const k = Math.max(-1, Math.min(1, sat / 100));
+        let alpha: number;
+        if (k >= 0) {
+          alpha = k + S >= 1 ? S : 1 - k;
+          alpha = 1 / alpha - 1;
+        } else alpha = k;
+        const Lp = L * 255;
+        r = Lp + (r - Lp) * (1 + alpha);
+        g = Lp + (g - Lp) * (1 + alpha);
+        b = Lp + (b - Lp) * (1 + alpha);
+      }
     }
+    if (light) {
+      const l = Math.max(-1, Math.min(1, light / 100));
+      if (l > 0) {
+        r += (255 - r) * l; g += (255 - g) * l; b += (255 - b) * l;
+      } else {
+        r += r * l; g += g * l; b += b * l;
+      }
+    }
+    d[i] = r;
+    d[i + 1] = g;
+    d[i + 2] = b;
   }
   return true;
 }
 
 function rangeWeight(h: number, a: number, b: number, c: number, d: number): number {
-  const inRange = (v: number, lo: number, hi: number) => {
-    let x = v;
-    while (x < lo) x += 360;
-    while (x >= lo + 360) x -= 360;
-    return x <= hi ? x - lo : -1;
-  };
-  const t1 = inRange(h, a, b);
-  if (t1 >= 0 && b > a) return t1 / (b - a);
-  if (inRange(h, b, c) >= 0) return 1;
-  const t2 = inRange(h, c, d);
-  if (t2 >= 0 && d > c) return 1 - t2 / (d - c);
+  // Unwrap so that a <= b <= c <= d, then test h and h ± 360.
+  while (b < a) b += 360;
+  while (c < b) c += 360;
+  while (d < c) d += 360;
+  for (const x of [h - 360, h, h + 360, h + 720]) {
+    if (x < a || x > d) continue;
+    if (x < b) return b > a ? (x - a) / (b - a) : 1;
+    if (x <= c) return 1;
+    return d > c ? (d - x) / (d - c) : 1;
+  }
   return 0;
 }
 

@@ -252,7 +252,7 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
   const scale = (sc > 10 ? sc / 100 : sc) || 1;
   const type = g.type ?? 'linear';
   const length = (Math.abs(bw * dx) + Math.abs(bh * dy)) * scale || 1;
-  const radius = (Math.sqrt(bw * bw + bh * bh) / 2) * scale || 1;
+  const radius = length / 2;
   const out = new Uint8ClampedArray(shape.w * shape.h * 4);
   for (let y = 0; y < shape.h; y++) {
     for (let x = 0; x < shape.w; x++) {

@@ -123,6 +123,9 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   blendSurface(canvas, group, null, base.opacity, mode);
 }
 
+/** Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"). */
+const textGamma = (ctx: RenderContext, node: LayerNode) => (node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1);
+
 const grow = (r: Bounds, by: number): Bounds => ({
   left: r.left - by,
   top: r.top - by,
@@ -139,7 +142,7 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
   if (!content) return;
   const mask = await layerMask(ctx, node, rectOf(content));
   if (effects) await drawEffectsBelow(ctx, node, canvas, content, mask, atop);
-  blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, { atop });
+  blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, { atop, gamma: textGamma(ctx, node) });
   if (effects) await drawEffectsAbove(ctx, node, canvas, content, mask, atop);
 }
 

@@ -6,6 +6,8 @@ export interface ImageResourceInfo {
   icc?: Uint8Array;
   /** Horizontal resolution in pixels per inch. */
   resolution?: number;
+  /** XMP CreatorTool, e.g. "Adobe Photoshop CS6 (Macintosh)". */
+  creatorTool?: string;
   /** The merged image's first extra channel is its transparency (negative layer count). */
   mergedAlpha: boolean;
 }
@@ -28,6 +30,11 @@ export function readImageResources(bytes: Uint8Array): ImageResourceInfo {
     const size = view.getUint32(at);
     at += 4;
     if (at + size > end) break;
+    if (id === 1060 && size > 0) {
+      const xmp = new TextDecoder().decode(bytes.subarray(at, at + size));
+      const m = /<xmp:CreatorTool>([^<]*)<\/xmp:CreatorTool>|xmp:CreatorTool="([^"]*)"/.exec(xmp);
+      if (m) out.creatorTool = m[1] ?? m[2];
+    }
     if (id === 1039 && size > 0) out.icc = bytes.slice(at, at + size);
     if (id === 1005 && size >= 16) {
       const fixed = view.getUint32(at) / 65536;
