@@ -1,0 +1,100 @@
+// Starts the Worker the way `npm run dev` does (build steps, D1 migrations, every seed script,
+// `wrangler dev`), but on a free port and with its own throw-away local state, so browser tests
+// never touch the developer's data. The state lives under a temporary project directory: a copy
+// of wrangler.toml beside links to the repository, so the unchanged seed scripts (which run
+// `wrangler … --local` from the project root) write there too.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+/** Entries of the repository the temporary project must not share. */
+const OWN = new Set(['wrangler.toml', '.wrangler', '.dev.vars', '.git', 'test-results']);
+
+export interface LocalWorker {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
+  const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilUp(url: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited (${child.exitCode}):\n${log()}`);
+    try {
+      const res = await fetch(`${url}/.well-known/openid-configuration`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`wrangler dev did not answer within ${timeoutMs} ms:\n${log()}`);
+}
+
+export async function startLocalWorker(): Promise<LocalWorker> {
+  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1' };
+  const project = mkdtempSync(path.join(os.tmpdir(), 'admin-browser-'));
+  for (const entry of readdirSync(repo)) {
+    if (!OWN.has(entry)) symlinkSync(path.join(repo, entry), path.join(project, entry));
+  }
+  copyFileSync(path.join(repo, 'wrangler.toml'), path.join(project, 'wrangler.toml'));
+  copyFileSync(path.join(repo, '.dev.vars.example'), path.join(project, '.dev.vars'));
+
+  for (const script of readdirSync(path.join(repo, 'scripts/build')).filter((f) => f.endsWith('.mjs')).sort()) {
+    run(process.execPath, [path.join(repo, 'scripts/build', script)], repo, env);
+  }
+  run('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], project, env);
+  for (const script of readdirSync(path.join(repo, 'scripts/seed')).filter((f) => f.endsWith('.mjs')).sort()) {
+    // --preserve-symlinks-main: the script sees the temporary project as its root.
+    run(process.execPath, ['--preserve-symlinks-main', path.join(project, 'scripts/seed', script)], project, env);
+  }
+
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(
+    'npx',
+    ['wrangler', 'dev', '--port', String(port), '--ip', '127.0.0.1', '--var', `ISSUER:${url}`, '--show-interactive-dev-session=false'],
+    { cwd: project, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  try {
+    await waitUntilUp(url, child, () => output.slice(-4000), 180_000);
+  } catch (err) {
+    if (child.pid) process.kill(-child.pid, 'SIGTERM');
+    throw err;
+  }
+
+  return {
+    url,
+    async stop() {
+      if (child.pid && child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        process.kill(-child.pid, 'SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        if (child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+      }
+      rmSync(project, { recursive: true, force: true });
+    },
+  };
+}
