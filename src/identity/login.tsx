@@ -2,6 +2,7 @@
 // lives server-side (pending.ts); the page only carries its opaque id and a CSRF token.
 import type { Context } from 'hono';
 import { findApp } from './apps';
+import { sweepExpired } from './housekeeping';
 import { LOGIN_PATH, resumeAuthorization } from './authorize';
 import { timingSafeEqual } from './crypto';
 import { readLimitedText, isFormRequest } from './form';
@@ -125,6 +126,7 @@ export async function loginSubmit(c: Context): Promise<Response> {
   await clearFailedLogins(c.env.DB, candidate.tenantId, email);
   const session = await createSession(c, user);
   await deletePending(c, pending.id);
+  await sweepExpired(c.env.DB);
   if (pending.request.kind === 'admin') return c.redirect(ADMIN_HOME, 303);
   return resumeAuthorization(c, pending.request.params, session);
 }

@@ -371,3 +371,34 @@ describe('admin sign-in', () => {
     expect(res.headers.get('location')).toBe('/admin');
   });
 });
+
+describe('bad input on the sign-in pages never yields a 500', () => {
+  it('an unknown or missing pending id shows the expired page', async () => {
+    for (const path of ['/account/login', '/account/login?pending=nope', `/account/login?pending=${'x'.repeat(500)}`]) {
+      const res = await call(path);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it('a login post that is not a form, too large or empty is a 4xx page', async () => {
+    const json = await call('/account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(json.status).toBe(400);
+    const big = await call('/account/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `pending=${'x'.repeat(100_000)}` });
+    expect(big.status).toBe(400);
+    const empty = await call('/account/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    expect(empty.status).toBe(400);
+  });
+
+  it('an oversized authorize POST is an error page', async () => {
+    const res = await call('/connect/authorize', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `client_id=demo-spa&pad=${'x'.repeat(100_000)}` });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  it('a missing e-mail or password re-shows the form', async () => {
+    const res = await authorizeWithLogin(new Browser(), await codeParams(), { email: '', password: '' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Enter your e-mail and password.');
+  });
+});

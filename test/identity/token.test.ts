@@ -124,6 +124,12 @@ describe('client authentication (RFC 6749 §2.3.1)', () => {
     await expectOAuthError(await tokenRequest({ grant_type: 'client_credentials', client_id: DEMO.backend.clientId }), 401, 'invalid_client');
   });
 
+  it('answers malformed Basic credentials with invalid_request, not a 500', async () => {
+    for (const authorization of ['Basic !!!notbase64', `Basic ${btoa('no-colon')}`, `Basic ${btoa('%E0%A4%A:secret')}`]) {
+      await expectOAuthError(await tokenRequest({ grant_type: 'client_credentials' }, { authorization }), 400, 'invalid_request');
+    }
+  });
+
   it('requires some client identification', async () => {
     await expectOAuthError(await tokenRequest({ grant_type: 'client_credentials' }), 401, 'invalid_client');
   });
