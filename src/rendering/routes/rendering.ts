@@ -45,8 +45,13 @@ const binary = (description: string, types: string[]) => ({
   content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' as const, format: 'binary' } }])),
 });
 
-/** When this build was made: the deploy's time if wrangler defines it, else the module's load. */
-const BUILD_DATE = new Date().toISOString();
+/**
+ * When this build was made: `BUILD_DATE` if the deploy defines it (wrangler --define), else the
+ * first request this isolate served (Workers freeze the clock while modules load).
+ */
+declare const BUILD_DATE: string | undefined;
+let buildDate: string | undefined;
+const getBuildDate = () => (buildDate ??= typeof BUILD_DATE === 'string' ? BUILD_DATE : new Date().toISOString());
 
 export function registerRenderingRoutes(app: RenderingApp): void {
   app.openapi(
@@ -59,7 +64,7 @@ export function registerRenderingRoutes(app: RenderingApp): void {
     }),
     (c) =>
       c.json(
-        { version: VERSION, buildDate: BUILD_DATE, configuration: c.env.REGION === 'local' ? 'Development' : 'Release', appName: APP_NAME },
+        { version: VERSION, buildDate: getBuildDate(), configuration: c.env.REGION === 'local' ? 'Development' : 'Release', appName: APP_NAME },
         200,
       ),
   );
