@@ -64,7 +64,9 @@ export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBA
   const family = readFontInfo(input.font).family;
   const color = input.color ?? hexToRgba(info.color);
   const matrix = [xx * scale, xy * scale, yx * scale, yy * scale, scale * tx - left, scale * ty - top].map(fmt).join(' ');
-  const clip = info.box
+  // An axis-aligned box is exactly the raster, which clips by itself; resvg's clip paths cost a
+  // full-size mask, so only rotated or skewed boxes get one.
+  const clip = info.box && (xy !== 0 || yx !== 0)
     ? `<defs><clipPath id="box"><rect x="${fmt(info.box.left)}" y="${fmt(info.box.top)}" width="${fmt(info.box.right - info.box.left)}" height="${fmt(info.box.bottom - info.box.top)}"/></clipPath></defs>`
     : '';
   const texts = lines
@@ -77,7 +79,8 @@ export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBA
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${clip}` +
     `<g transform="matrix(${matrix})"${clip ? ' clip-path="url(#box)"' : ''} font-family="${escapeXml(quoteFamily(family))}" font-size="${fmt(size)}"` +
-    ` letter-spacing="${fmt((tracking / 1000) * size)}" fill="rgb(${color.r},${color.g},${color.b})" fill-opacity="${fmt(color.a)}"` +
+    (tracking ? ` letter-spacing="${fmt((tracking / 1000) * size)}"` : '') +
+    ` fill="rgb(${color.r},${color.g},${color.b})" fill-opacity="${fmt(color.a)}"` +
     ` xml:space="preserve" font-kerning="normal">${texts}</g></svg>`;
   const pixels = await renderSvg(svg, [input.font]);
   await unpremultiply(pixels.data);
