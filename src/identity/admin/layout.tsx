@@ -33,7 +33,7 @@ a{color:var(--brand)}a:hover{color:var(--brand-dark)}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
 .shell{display:grid;grid-template-columns:240px 1fr;min-height:100vh}
-.side{background:var(--nav);color:var(--nav-text);padding:1.25rem 1rem;display:flex;flex-direction:column;gap:1rem}
+.side{background:var(--nav);color:var(--nav-text);padding:1.25rem 1rem;display:flex;flex-direction:column;gap:1rem;position:sticky;top:0;height:100vh;overflow-y:auto}
 .brand{font-weight:700;font-size:1.05rem;color:#fff;text-decoration:none}
 .brand small{display:block;font-weight:400;color:#b8c3d9;font-size:.8rem}
 .side nav{display:flex;flex-direction:column;gap:.15rem}
@@ -88,7 +88,8 @@ fieldset[disabled]{background:#f6f7f9}
 .choice:has(input:checked){border-color:var(--brand);box-shadow:0 0 0 1px var(--brand);background:#f5f8ff}
 .choice input{margin-top:.3rem}.choice strong{display:block}.choice span{color:var(--muted);font-size:.875rem}
 .check{display:flex;gap:.5rem;align-items:flex-start}.check input{margin-top:.3rem;width:1.05rem;height:1.05rem}
-.perm-table td,.perm-table th{padding:.45rem .6rem}.perm-table select{max-width:12rem}
+.perm-table td,.perm-table th{padding:.45rem .6rem;vertical-align:middle}
+.perm-table th[scope=row]{background:#fff;text-transform:none;font-size:1rem;color:inherit;letter-spacing:0}.perm-table select{max-width:12rem}
 .reason{display:block;font-size:.875rem;color:var(--muted);font-style:italic;margin-top:.25rem}
 .secret{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center;margin:.5rem 0}
 .secret input{flex:1 1 20rem;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;max-width:none}
@@ -98,7 +99,7 @@ ul.plain{margin:0;padding-left:1.1rem}
 .inline-form{display:inline}
 @media (max-width:760px){
  .shell{grid-template-columns:1fr}
- .side{padding:.75rem 1rem;gap:.5rem}
+ .side{padding:.75rem 1rem;gap:.5rem;position:static;height:auto}
  .side nav{flex-direction:row;flex-wrap:wrap;gap:.25rem}
  .side nav h2{display:none}
  .who{margin-top:0;display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}.who form{margin:0}

@@ -208,7 +208,7 @@ export function AppForm(props: { draft: AppDraft; errors: FieldErrors; csrf: str
             <tbody>
               {RESOURCE_TYPES.map((type) => (
                 <tr>
-                  <th scope="row" style="background:#fff;text-transform:none;font-size:1rem;color:inherit;letter-spacing:0">
+                  <th scope="row">
                     <label for={`perm-${type}`}>{type}</label>
                   </th>
                   <td>
