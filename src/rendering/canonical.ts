@@ -69,43 +69,70 @@ function unwrap(schema: AnySchema): AnySchema {
   return s;
 }
 
-/** Property names (lower case → canonical name and its schema) an object-like schema accepts. */
-function propertiesOf(schema: AnySchema): Map<string, [string, AnySchema]> {
-  const props = new Map<string, [string, AnySchema]>();
+/** Property names (lower case → canonical name and the schemas that may describe its value). */
+function propertiesOf(schema: AnySchema): Map<string, [string, AnySchema[]]> {
+  const props = new Map<string, [string, AnySchema[]]>();
+  const add = (other: Map<string, [string, AnySchema[]]>) => {
+    for (const [k, [name, schemas]] of other) {
+      const known = props.get(k);
+      if (known) known[1].push(...schemas);
+      else props.set(k, [name, [...schemas]]);
+    }
+  };
   const s = unwrap(schema);
   if (!s) return props;
   const def = s._zod.def;
   if (def.type === 'object') {
     for (const [key, value] of Object.entries(def.shape as Record<string, AnySchema>)) {
-      props.set(key.toLowerCase(), [key, value]);
+      props.set(key.toLowerCase(), [key, [value]]);
     }
   } else if (def.type === 'union') {
-    for (const option of def.options as AnySchema[]) {
-      for (const [k, v] of propertiesOf(option)) if (!props.has(k)) props.set(k, v);
-    }
+    for (const option of def.options as AnySchema[]) add(propertiesOf(option));
   } else if (def.type === 'intersection') {
-    for (const part of [def.left, def.right] as AnySchema[]) {
-      for (const [k, v] of propertiesOf(part)) if (!props.has(k)) props.set(k, v);
-    }
+    add(propertiesOf(def.left));
+    add(propertiesOf(def.right));
   }
   return props;
 }
 
+/** The declared spelling of a string literal or enum value, matched case-insensitively. */
+function canonicalString(schemas: AnySchema[], value: string): string {
+  const lower = value.toLowerCase();
+  for (const schema of schemas) {
+    const def = unwrap(schema)?._zod.def;
+    const allowed: unknown[] = def?.type === 'literal' ? def.values : def?.type === 'enum' ? Object.values(def.entries) : [];
+    const match = allowed.find((v) => typeof v === 'string' && v.toLowerCase() === lower);
+    if (typeof match === 'string') return match;
+  }
+  return value;
+}
+
 /**
  * Renames object keys of `value` to the spelling `schema` declares (case-insensitively), all the
- * way down; keys the schema does not know, and keys of records, stay as sent.
+ * way down, and gives enum and literal string values their declared spelling (as the original
+ * service's JSON reader did); keys the schema does not know, and keys of records, stay as sent.
  */
-export function canonicalJson(schema: AnySchema, value: unknown): unknown {
-  const s = unwrap(schema);
-  if (!s || value === null || typeof value !== 'object') return value;
-  const def = s._zod.def;
+export function canonicalJson(schema: AnySchema | AnySchema[], value: unknown): unknown {
+  const schemas = (Array.isArray(schema) ? schema : [schema]).filter(Boolean);
+  if (typeof value === 'string') return canonicalString(schemas, value);
+  if (value === null || typeof value !== 'object' || !schemas.length) return value;
+  const defs = schemas.map((s) => unwrap(s)?._zod.def).filter(Boolean) as Array<Record<string, any>>;
   if (Array.isArray(value)) {
-    return def.type === 'array' ? value.map((v) => canonicalJson(def.element, v)) : value;
+    const elements = defs.filter((d) => d.type === 'array').map((d) => d.element);
+    return elements.length ? value.map((v) => canonicalJson(elements, v)) : value;
   }
-  if (def.type === 'record') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonicalJson(def.valueType, v)]));
+  const record = defs.find((d) => d.type === 'record');
+  if (record) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonicalJson(record.valueType, v)]));
   }
-  const props = propertiesOf(s);
+  const props = new Map<string, [string, AnySchema[]]>();
+  for (const s of schemas) {
+    for (const [k, [name, list]] of propertiesOf(s)) {
+      const known = props.get(k);
+      if (known) known[1].push(...list);
+      else props.set(k, [name, [...list]]);
+    }
+  }
   if (!props.size) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {

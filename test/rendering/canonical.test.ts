@@ -35,6 +35,15 @@ describe('canonical names from the schemas', () => {
     });
   });
 
+  it('gives enum and literal values their declared spelling (type "Text" is "text")', () => {
+    const body = { template: 'T', format: 'PNG', data: { Title: { Type: 'TEXT', text: 'KEEP' }, Photo: { type: 'Image', image: 'A.png', ResizeMode: 'FILL' } } };
+    expect(canonicalJson(PreviewModel as never, body)).toEqual({
+      template: 'T',
+      format: 'PNG',
+      data: { Title: { type: 'text', text: 'KEEP' }, Photo: { type: 'image', image: 'A.png', resizeMode: 'fill' } },
+    });
+  });
+
   it('prefers the exact spelling when both are sent', () => {
     const schema = z.object({ file: z.string() });
     expect(canonicalJson(schema as never, { File: 'a', file: 'b' })).toEqual({ file: 'b' });
