@@ -140,6 +140,9 @@ export async function placeImage(
   if (width * height > MAX_PLACED_PIXELS) throw new RangeError(`placement covers ${width}×${height} pixels`);
 
   const out = new Uint8ClampedArray(width * height * 4);
+  // Edge lines flattened, with the half-pixel coverage offset folded into c.
+  const ea = Float64Array.from(edges.flatMap(([a, b, c]) => [a, b, c + 0.5]));
+  const edgeCount = ea.length;
   const sd = src.data;
   const sw = src.width;
   const sh = src.height;
@@ -149,8 +152,8 @@ export async function placeImage(
     for (let x = 0; x < width; x++) {
       const px = left + x + 0.5;
       let coverage = 1;
-      for (const [a, b, c] of edges) {
-        const d = a * px + b * py + c + 0.5;
+      for (let e = 0; e < edgeCount; e += 3) {
+        const d = ea[e] * px + ea[e + 1] * py + ea[e + 2];
         if (d < coverage) coverage = d;
       }
       if (coverage <= 0) continue;
