@@ -1,5 +1,6 @@
 import type { Layer, Psd } from 'ag-psd';
-import type { Bounds, LayerMask, LayerNode, LayerType, SmartObjectPlacement, TextInfo, VectorMask } from '../types';
+import { placementFromLayer, textInfoFromLayer } from '../personalise/layer-info';
+import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
 
 /**
  * ag-psd's layer objects → our LayerNode tree (top first, Photoshop's panel order). Ids number the
@@ -55,8 +56,10 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   if (vectorMask) node.vectorMask = vectorMask;
   if (layer.effects && !layer.effects.disabled) node.effects = layer.effects;
   if (layer.adjustment) node.adjustment = layer.adjustment;
-  if (layer.text) node.text = textInfo(layer);
-  if (layer.placedLayer) node.smartObject = placement(layer);
+  const text = textInfoFromLayer(layer);
+  if (text) node.text = text;
+  const placement = placementFromLayer(layer);
+  if (placement) node.smartObject = placement;
   const stroke = layer.vectorStroke;
   const strokeColor = stroke?.content?.type === 'color' ? hexColor(stroke.content.color) : undefined;
   if (stroke?.strokeEnabled && strokeColor && stroke.lineWidth) {
@@ -127,32 +130,4 @@ export function hexColor(c: unknown): string | undefined {
   if (!o || o.r === undefined || o.g === undefined || o.b === undefined) return undefined;
   const h = (v: number) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, '0');
   return `#${h(o.r)}${h(o.g)}${h(o.b)}`;
-}
-
-/**
- * A fallback reading of the text settings. The personalisation engine owns the full extraction
- * (src/engine/personalise/layer-info.ts); this keeps FramesInfo useful on its own.
- */
-function textInfo(layer: Layer): TextInfo {
-  const t = layer.text!;
-  const style = t.style ?? {};
-  const size = style.fontSize ?? 12;
-  const m = t.transform ?? [1, 0, 0, 1, 0, 0];
-  const scale = Math.sqrt(Math.abs(m[0] * m[3] - m[1] * m[2])) || 1;
-  const info: TextInfo = {
-    text: t.text,
-    font: style.font?.name ?? '',
-    size: size * scale,
-    color: hexColor(style.fillColor) ?? '#000000',
-    transform: m.slice(),
-  };
-  const just = t.paragraphStyle?.justification;
-  if (just) info.alignment = just.startsWith('justify') ? 'justify' : (just as TextInfo['alignment']);
-  if (t.warp && t.warp.style && t.warp.style !== 'none') info.warped = true;
-  return info;
-}
-
-function placement(layer: Layer): SmartObjectPlacement {
-  const p = layer.placedLayer!;
-  return { corners: p.transform.slice(), width: p.width ?? 0, height: p.height ?? 0 };
 }

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { BLEND_MODES } from '../../../src/engine';
+import { blendSurface } from '../../../src/engine/composite/blend';
+import type { Surface } from '../../../src/engine/composite/surface';
+
+const px = (r: number, g: number, b: number, a = 255): Surface => ({ x: 0, y: 0, w: 1, h: 1, data: new Uint8ClampedArray([r, g, b, a]) });
+
+function blend(mode: string, backdrop: Surface, source: Surface, opacity = 1): number[] {
+  blendSurface(backdrop, source, null, opacity, mode);
+  return [...backdrop.data];
+}
+
+describe('blend modes', () => {
+  it('covers every Photoshop blend mode', () => {
+    const photoshop = [
+      'normal', 'dissolve', 'darken', 'multiply', 'color burn', 'linear burn', 'darker color', 'lighten', 'screen',
+      'color dodge', 'linear dodge', 'lighter color', 'overlay', 'soft light', 'hard light', 'vivid light', 'linear light',
+      'pin light', 'hard mix', 'difference', 'exclusion', 'subtract', 'divide', 'hue', 'saturation', 'color', 'luminosity',
+    ];
+    expect(BLEND_MODES.slice().sort()).toEqual(photoshop.slice().sort());
+  });
+
+  it('computes the separable modes with Photoshop formulas on opaque pixels', () => {
+    const b = () => px(200, 100, 50);
+    const s = () => px(100, 200, 128);
+    expect(blend('multiply', b(), s())).toEqual([78, 78, 25, 255]);
+    expect(blend('screen', b(), s())).toEqual([222, 222, 153, 255]);
+    expect(blend('darken', b(), s())).toEqual([100, 100, 50, 255]);
+    expect(blend('lighten', b(), s())).toEqual([200, 200, 128, 255]);
+    expect(blend('difference', b(), s())).toEqual([100, 100, 78, 255]);
+    expect(blend('linear dodge', b(), s())).toEqual([255, 255, 178, 255]);
+    expect(blend('linear burn', b(), s())).toEqual([45, 45, 0, 255]);
+    expect(blend('subtract', b(), s())).toEqual([100, 0, 0, 255]);
+    expect(blend('hard mix', b(), s())).toEqual([255, 255, 0, 255]);
+  });
+
+  it('keeps the backdrop luminosity in colour mode and its colour in luminosity mode', () => {
+    const lum = ([r, g, b]: number[]) => 0.3 * r + 0.59 * g + 0.11 * b;
+    const backdrop = [40, 160, 90];
+    const color = blend('color', px(40, 160, 90), px(220, 30, 30));
+    expect(Math.abs(lum(color) - lum(backdrop))).toBeLessThan(1.5);
+    const l = blend('luminosity', px(40, 160, 90), px(220, 30, 30));
+    expect(Math.abs(lum(l) - lum([220, 30, 30]))).toBeLessThan(1.5);
+  });
+
+  it('applies opacity as source alpha and composites over transparency as normal', () => {
+    expect(blend('normal', px(0, 0, 0), px(255, 255, 255), 0.5)).toEqual([128, 128, 128, 255]);
+    expect(blend('multiply', px(0, 0, 0, 0), px(10, 20, 30))).toEqual([10, 20, 30, 255]);
+    expect(blend('normal', px(0, 0, 0, 0), px(10, 20, 30, 128))).toEqual([10, 20, 30, 128]);
+  });
+});

@@ -1,0 +1,87 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
+import { psdFixture } from '../../helpers/fixtures';
+
+/** An R2 bucket that records which keys were read. */
+function recording(bucket: R2Bucket): { bucket: R2Bucket; reads: string[] } {
+  const reads: string[] = [];
+  const wrapped = new Proxy(bucket, {
+    get(target, prop) {
+      if (prop === 'get') {
+        return (key: string, ...rest: unknown[]) => {
+          reads.push(key);
+          return (target.get as (...a: unknown[]) => unknown)(key, ...rest);
+        };
+      }
+      const v = Reflect.get(target, prop);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { bucket: wrapped, reads };
+}
+
+describe('renderTemplate', () => {
+  it('outputs (round(W·s), round(H·s)) pixels, at least 1', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-text-bug-1920.psd'));
+    const img = await renderTemplate(env.FILES, compiled, { scale: 0.1 });
+    expect([img.width, img.height]).toEqual([192, 123]);
+    expect(img.data.length).toBe(192 * 123 * 4);
+    const tiny = await renderTemplate(env.FILES, compiled, { scale: 0.0001 });
+    expect([tiny.width, tiny.height]).toEqual([1, 1]);
+    const up = await renderTemplate(env.FILES, await compileTemplate(env.FILES, await psdFixture('psdtools-blend-multiply.psd')), { scale: 2.5 });
+    expect([up.width, up.height]).toEqual([160, 160]);
+  });
+
+  it('reads only the pyramid level at or above the scale, never full resolution for a small preview', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-text-bug-1920.psd'));
+    const { bucket, reads } = recording(env.FILES);
+    await renderTemplate(bucket, compiled, { scale: 0.3 });
+    const levels = new Set(reads.filter((k) => /\/(px|mask)\//.test(k)).map((k) => k.split('/').pop()));
+    expect([...levels]).toEqual(['1']);
+    expect(reads.some((k) => k.endsWith('/composite') || k.endsWith('.psd'))).toBe(false);
+  });
+
+  it('renders a strip of rows identical to the same rows of the whole image', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    const full = await renderTemplate(env.FILES, compiled, { scale: 0.5 });
+    const strip = await renderTemplate(env.FILES, compiled, { scale: 0.5, region: { top: 100, bottom: 140 } });
+    expect([strip.width, strip.height]).toEqual([full.width, 40]);
+    expect(strip.data).toEqual(full.data.subarray(100 * full.width * 4, 140 * full.width * 4));
+  });
+
+  it('keeps transparency with background "transparent" and flattens over white otherwise', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-layer-mask.psd'));
+    const clear = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
+    const alphas = new Set<number>();
+    for (let i = 3; i < clear.data.length; i += 4) alphas.add(clear.data[i]);
+    expect(alphas.has(0)).toBe(true);
+    const flat = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    for (let i = 3; i < flat.data.length; i += 4) if (flat.data[i] !== 255) throw new Error('not flattened');
+    const i0 = [...alphas].includes(0) ? clear.data.findIndex((_, i) => i % 4 === 3 && clear.data[i] === 0) - 3 : 0;
+    expect([...flat.data.subarray(i0, i0 + 3)]).toEqual([255, 255, 255]);
+  });
+
+  it('applies overrides: hidden layers vanish, replacement pixels and recolours are drawn', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('pillow-hopper-photo.psd'));
+    const hidden: LayerOverrides = new Map([...walkLayers(compiled.layers)].map((n) => [n.id, { visible: false }]));
+    const none = await renderTemplate(env.FILES, compiled, { scale: 1, overrides: hidden });
+    expect(none.data.every((v) => v === 255)).toBe(true);
+
+    const red = { width: 2, height: 2, data: new Uint8ClampedArray([255, 0, 0, 255, 255, 0, 0, 255, 255, 0, 0, 255, 255, 0, 0, 255]) };
+    const top = compiled.layers[0];
+    const replaced = await renderTemplate(env.FILES, compiled, {
+      scale: 1,
+      overrides: new Map([[top.id, { pixels: red, bounds: { left: 10, top: 10, right: 12, bottom: 12 } }]]),
+    });
+    const at = (10 * replaced.width + 10) * 4;
+    expect([...replaced.data.subarray(at, at + 3)]).toEqual([255, 0, 0]);
+
+    const recoloured = await renderTemplate(env.FILES, compiled, {
+      scale: 1,
+      overrides: new Map([[top.id, { color: { r: 0, g: 0, b: 255, a: 1 } }]]),
+    });
+    const mid = (64 * recoloured.width + 64) * 4;
+    expect([...recoloured.data.subarray(mid, mid + 3)]).toEqual([0, 0, 255]);
+  });
+});

@@ -1,0 +1,65 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, templateHash, templateInfo, walkLayers } from '../../../src/engine';
+import { psdFixture } from '../../helpers/fixtures';
+
+describe('compiled templates', () => {
+  it('are keyed by SHA-256 of the bytes and the engine version, and compile once', async () => {
+    const bytes = await psdFixture('agpsd-groups.psd');
+    const hash = await templateHash(bytes);
+    const digest = await crypto.subtle.digest('SHA-256', new Uint8Array([...bytes, ...new TextEncoder().encode(ENGINE_VERSION)]));
+    expect(hash).toBe([...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join(''));
+    const first = await compileTemplate(env.FILES, bytes);
+    expect(first.hash).toBe(hash);
+    const tree = await env.FILES.head(`compiled/${hash}/tree.json`);
+    const again = await compileTemplate(env.FILES, bytes);
+    expect(again).toEqual(first);
+    expect((await env.FILES.head(`compiled/${hash}/tree.json`))?.uploaded).toEqual(tree?.uploaded);
+    expect(await loadCompiledTemplate(env.FILES, hash)).toEqual(first);
+  });
+
+  it('keep a pyramid per layer down to about 256 px of the long side', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-text-bug-1920.psd'));
+    expect(compiled.levels).toBe(4); // 1920 → 960 → 480 → 240
+    const withPixels = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels);
+    expect(withPixels.length).toBeGreaterThan(0);
+    for (const node of withPixels) {
+      for (let k = 0; k < compiled.levels; k++) {
+        expect(await env.FILES.head(`compiled/${compiled.hash}/px/${node.id}/${k}`), `layer ${node.id} level ${k}`).not.toBeNull();
+      }
+    }
+  });
+
+  it('record resolution and the ICC profile when the PSD has them', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    expect(compiled.resolution).toBeGreaterThan(0);
+    if (compiled.iccKey) expect((await env.FILES.head(compiled.iccKey))?.size).toBeGreaterThan(100);
+  });
+
+  it('describe the tree in panel order, top first, groups carrying their layers (FramesInfo)', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('oovpsd-nested-groups.psd'));
+    const brief = templateInfo(compiled, false);
+    expect(brief.size).toEqual({ width: 64, height: 64 });
+    const group = brief.layers.find((l) => l.type === 'Group');
+    expect(group?.layers?.length).toBeGreaterThan(0);
+    expect(Object.keys(brief.layers[0]).sort()).toEqual(expect.arrayContaining(['name', 'type']));
+    expect(brief.layers[0]).not.toHaveProperty('bounds');
+    const full = templateInfo(compiled, true);
+    expect(full.layers[0]).toHaveProperty('bounds');
+    expect(full.layers[0]).toHaveProperty('opacity');
+    expect(full.layers[0]).toHaveProperty('blendMode');
+    // Panel order: the last stored layer (bottom of the panel) comes last.
+    const ids = compiled.layers.map((l) => l.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+  });
+
+  it('carry text settings of text layers and placements of smart objects', async () => {
+    const text = await compileTemplate(env.FILES, await psdFixture('psdtools-text.psd'));
+    const textLayer = [...walkLayers(text.layers)].find((n) => n.type === 'Text');
+    expect(textLayer?.text?.text.length).toBeGreaterThan(0);
+    expect(textLayer?.text?.font).toBeTruthy();
+    const so = await compileTemplate(env.FILES, await psdFixture('psdtools-smart-objects-placed.psd'));
+    const placed = [...walkLayers(so.layers)].find((n) => n.type === 'SmartObject');
+    expect(placed?.smartObject?.corners).toHaveLength(8);
+  });
+});

@@ -1,0 +1,67 @@
+import { writePsdUint8Array } from 'ag-psd';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, MAX_LAYERS, readHeader } from '../../../src/engine';
+import { ApiError } from '../../../src/errors';
+import { psdFixture } from '../../helpers/fixtures';
+
+/** A copy of a fixture with header fields patched (offsets per the PSD file format). */
+async function patched(name: string, patch: (view: DataView) => void): Promise<Uint8Array> {
+  const bytes = (await psdFixture(name)).slice();
+  patch(new DataView(bytes.buffer));
+  return bytes;
+}
+
+async function refusal(p: Promise<unknown> | (() => unknown)): Promise<ApiError> {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).status).toBe(422);
+    return e as ApiError;
+  }
+  throw new Error('expected a 422 refusal');
+}
+
+describe('PSD intake', () => {
+  it('refuses a CMYK template with 422 naming the colour mode', async () => {
+    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(24, 4));
+    const e = await refusal(() => readHeader(bytes));
+    expect(e.message).toMatch(/CMYK/);
+  });
+
+  it('refuses a 16-bit template with 422 naming the bit depth', async () => {
+    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(22, 16));
+    const e = await refusal(compileTemplate(env.FILES, bytes));
+    expect(e.message).toMatch(/16/);
+  });
+
+  it('refuses templates over 10,000 px a side', async () => {
+    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint32(18, 10_001));
+    const e = await refusal(() => readHeader(bytes));
+    expect(e.message).toMatch(/10001x128/);
+  });
+
+  it('refuses files that are not 8BPS version 1 or 2', async () => {
+    await refusal(() => readHeader(new TextEncoder().encode('GIF89a'.padEnd(40, '\0'))));
+    const v3 = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(4, 3));
+    await refusal(() => readHeader(v3));
+  });
+
+  it('refuses a corrupt PSD with 422, not a crash', async () => {
+    const bytes = (await psdFixture('pillow-hopper-photo.psd')).slice(0, 3000);
+    await refusal(compileTemplate(env.FILES, bytes));
+  });
+
+  it(`refuses more than ${MAX_LAYERS} layers`, async () => {
+    const children = Array.from({ length: MAX_LAYERS + 1 }, (_, i) => ({ name: `l${i}` }));
+    const bytes = writePsdUint8Array({ width: 8, height: 8, children });
+    const e = await refusal(compileTemplate(env.FILES, bytes));
+    expect(e.message).toMatch(/1001 layers/);
+  });
+
+  it('reads PSB (version 2) templates', async () => {
+    const header = readHeader(await psdFixture('agpsd-shapes-psb.psb'));
+    expect(header.version).toBe(2);
+  });
+});
