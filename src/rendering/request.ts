@@ -43,7 +43,7 @@ async function readLimited(request: Request, limit: number, what: string): Promi
   return out;
 }
 
-type Schema = Parameters<typeof canonicalJson>[0];
+type Schema = Parameters<typeof canonicalQuery>[0];
 
 function normalise(route: RouteConfig): MiddlewareHandler<AppBindings> {
   const query = route.request?.query as Schema;
