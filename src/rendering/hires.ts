@@ -8,7 +8,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { writePdf } from '../engine/pdf/document';
+import { writePdf, type PdfPage, type PdfSummary } from '../engine/pdf/document';
 import { prepareHires, type PreparedPdfPage } from '../engine/pdf/prepare';
 import { R2Sink } from '../engine/pdf/sink';
 import { PersonalisationDataSchema } from '../engine/personalise/commands';
@@ -62,7 +62,9 @@ export function registerHiresRoutes(app: RenderingApp): void {
     async (c) => {
       const { disableCache } = c.req.valid('query');
       const page = await prepareHiresPage(c, c.req.valid('json'));
-      return c.json(resultUrl(c, await cachedPdf(storesOf(c).results, page.fingerprint, [page], disableCache)), 200);
+      const out = await cachedPdf(storesOf(c).results, page.fingerprint, [page], disableCache);
+      if (out.summary) c.header('Server-Timing', serverTiming(out.summary));
+      return c.json(resultUrl(c, out.name), 200);
     },
   );
 }
@@ -71,13 +73,22 @@ export function prepareHiresPage(c: Context<AppBindings>, request: HiresRequest)
   return prepareHires(storesOf(c).files, request, pipelineDeps(c));
 }
 
-/** The cached PDF for `fingerprint`, or a new one made of `pages`; returns the result name. */
-export async function cachedPdf(results: ResultStore, fingerprint: string, pages: PreparedPdfPage[], disableCache: boolean): Promise<string> {
-  if (!disableCache) {
-    const hit = await results.lookup(fingerprint);
-    if (hit) return hit;
-  }
+/** The cached PDF for `fingerprint`, or a new one made of `pages` (with how it went). */
+export async function cachedPdf(
+  results: ResultStore,
+  fingerprint: string,
+  pages: Array<Pick<PreparedPdfPage, 'load' | 'template'>>,
+  disableCache: boolean,
+): Promise<{ name: string; summary?: PdfSummary }> {
+  const hit = disableCache ? null : await results.lookup(fingerprint);
+  if (hit) return { name: hit };
   return storePdf(results, fingerprint, pages.map((p) => p.load), pages[0]?.template.name);
+}
+
+/** `Server-Timing` (W3C) for a fresh PDF: where the time went. */
+export function serverTiming(s: PdfSummary): string {
+  const t = s.timing;
+  return `render;dur=${t.renderMs}, encode;dur=${t.encodeMs}, pdf;dur=${t.totalMs};desc="${s.pages} page(s), ${s.bytes} bytes, strips jpeg ${s.strips.jpeg} flate ${s.strips.flate}"`;
 }
 
 /**
@@ -89,9 +100,9 @@ export async function cachedPdf(results: ResultStore, fingerprint: string, pages
 export async function storePdf(
   results: ResultStore,
   fingerprint: string,
-  pages: Array<() => Promise<import('../engine/pdf/document').PdfPage>>,
+  pages: Array<() => Promise<PdfPage>>,
   title?: string,
-): Promise<string> {
+): Promise<{ name: string; summary: PdfSummary }> {
   const stamp = hourStamp(new Date());
   const random = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
   const name = `${stamp}-${random}.pdf`;
@@ -99,7 +110,7 @@ export async function storePdf(
     httpMetadata: { contentType: 'application/pdf' },
     customMetadata: { fingerprint },
   });
-  await writePdf(sink, pages, { title });
+  const summary = await writePdf(sink, pages, { title });
   await results.bucket.put(`cache/results/${fingerprint}`, name);
-  return name;
+  return { name, summary };
 }

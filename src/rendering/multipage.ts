@@ -20,7 +20,7 @@ import { errorResponses } from '../openapi/app';
 import type { ResultStore } from '../storage/results';
 import { storesOf, type RenderingApp } from './app';
 import { pipelineDeps } from './deps';
-import { HiresModel, prepareHiresPage, storePdf } from './hires';
+import { cachedPdf, HiresModel, prepareHiresPage, serverTiming } from './hires';
 import { renderingRoute } from './request';
 import { DisableCacheQuery, jsonBool, PreviewModel } from './schemas';
 import { resultUrl } from './urls';
@@ -164,16 +164,15 @@ export function registerMultipageRoutes(app: RenderingApp): void {
       const { results } = storesOf(c);
       const prepared = await prepareAll(requested, (p) => prepareHiresPage(c, p));
       if (combine ?? true) {
-        const fingerprint = await documentFingerprint(prepared);
-        const hit = disableCache ? null : await results.lookup(fingerprint);
-        const name = hit ?? (await storePdf(results, fingerprint, prepared.map(pageLoader), prepared[0].template.name));
-        return c.json(respond(c, [name]), 200);
+        const pages = prepared.map((p, i) => ({ template: p.template, load: pageLoader(p, i) }));
+        const out = await cachedPdf(results, await documentFingerprint(prepared), pages, disableCache);
+        if (out.summary) c.header('Server-Timing', serverTiming(out.summary));
+        return c.json(respond(c, [out.name]), 200);
       }
       // allOrNothing names the failing page; each PDF is exactly what /api/rendering/hires makes.
       const names = await allOrNothing(results, prepared, async (page) => {
-        const hit = disableCache ? null : await results.lookup(page.fingerprint);
-        if (hit) return { name: hit, created: false };
-        return { name: await storePdf(results, page.fingerprint, [page.load], page.template.name), created: true };
+        const out = await cachedPdf(results, page.fingerprint, [page], disableCache);
+        return { name: out.name, created: !!out.summary };
       });
       return c.json(respond(c, names), 200);
     },

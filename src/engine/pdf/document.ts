@@ -54,6 +54,8 @@ export interface PdfSummary {
   pages: number;
   bytes: number;
   strips: { jpeg: number; flate: number; empty: number };
+  /** Wall time in the compositor and in image encoding (ms; coarse where the runtime freezes clocks). */
+  timing: { renderMs: number; encodeMs: number; totalMs: number };
 }
 
 export const DEFAULT_STRIP_BYTES = 8 * 1024 * 1024;
@@ -94,7 +96,8 @@ export async function writePdf(
   options: PdfOptions,
 ): Promise<PdfSummary> {
   const w = new PdfWriter(sink);
-  const summary: PdfSummary = { pages: 0, bytes: 0, strips: { jpeg: 0, flate: 0, empty: 0 } };
+  const started = Date.now();
+  const summary: PdfSummary = { pages: 0, bytes: 0, strips: { jpeg: 0, flate: 0, empty: 0 }, timing: { renderMs: 0, encodeMs: 0, totalMs: 0 } };
   try {
     await w.header();
     const catalog = w.alloc();
@@ -128,6 +131,7 @@ export async function writePdf(
     await w.finish(catalog, info);
     await sink.close();
     summary.bytes = w.size;
+    summary.timing.totalMs = Date.now() - started;
     return summary;
   } catch (err) {
     await sink.abort();
@@ -157,7 +161,9 @@ async function writePage(
     const bottom = Math.min(height, top + rows);
     // One row more than the strip: when it is opaque the strip is drawn one pixel taller and the
     // next strip covers it, so viewers that anti-alias image edges show no hairline seam.
+    let t = Date.now();
     const img = await page.renderRows(top, Math.min(height, bottom + 1));
+    summary.timing.renderMs += Date.now() - t;
     const extra = img.height > bottom - top && lastRowOpaque(img) ? 1 : 0;
     const strip = rowsOf(img, bottom - top + extra);
     const alpha = alphaSummary(strip);
@@ -165,7 +171,9 @@ async function writePage(
       summary.strips.empty++;
       continue;
     }
+    t = Date.now();
     const encoded = await encodeStrip(strip, colorSpace, alpha);
+    summary.timing.encodeMs += Date.now() - t;
     summary.strips[encoded.kind]++;
     const ref = w.alloc();
     let smaskRef: PdfRef | undefined;

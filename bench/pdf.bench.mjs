@@ -1,0 +1,128 @@
+// Print-PDF benchmark (docs/pdf.md): a one-page PDF of the 4000² bench template (first render
+// after upload, then warm p50 with disableCache=true), a 10-page combined PDF of it, and the
+// workerd peak RSS while making a PDF of the 8000² template. Templates come from
+// scripts/make-bench-templates.mjs (the raster helper's generator). The route's Server-Timing
+// header splits each fresh PDF into compositing (render) and image encoding (encode).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+
+const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
+const RUNS = Number(process.env.BENCH_PDF_RUNS ?? 5);
+
+export default async function pdfBench({ baseUrl, root }) {
+  const out = path.join(root, 'bench/out');
+  const sizes = [4000, 8000];
+  if (!sizes.every((S) => existsSync(path.join(out, `bench-${S}.psd`)))) {
+    execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), ...sizes.map(String)], { stdio: 'inherit' });
+  }
+  const rows = [];
+  const t4000 = await upload(baseUrl, path.join(out, 'bench-4000.psd'));
+
+  let bench = 'pdf 4000² (1 page)';
+  const first = await hires(baseUrl, '/api/rendering/hires', { template: t4000 });
+  rows.push({ bench, metric: 'first PDF after upload', value: first.ms, unit: 'ms' });
+  const warm = [];
+  for (let i = 0; i < RUNS; i++) warm.push(await hires(baseUrl, '/api/rendering/hires', { template: t4000 }));
+  warm.sort((a, b) => a.ms - b.ms);
+  const mid = warm[Math.floor(warm.length / 2)];
+  rows.push({ bench, metric: `p50 warm (n=${RUNS})`, value: mid.ms, unit: 'ms', target: '≤ 250 + image embedding' });
+  rows.push({ bench, metric: 'of which compositing (render)', value: mid.timing.render ?? NaN, unit: 'ms' });
+  rows.push({ bench, metric: 'of which image embedding (encode)', value: mid.timing.encode ?? NaN, unit: 'ms' });
+  rows.push({ bench, metric: 'p50 minus image embedding', value: mid.ms - (mid.timing.encode ?? 0), unit: 'ms', target: '≤ 250' });
+  rows.push({ bench, metric: 'PDF size', value: mid.bytes / 1e6, unit: 'MB', target: mid.desc });
+
+  bench = 'pdf 4000² × 10 (combined)';
+  const ten = await hires(baseUrl, '/api/rendering/multipage/hires', { combine: true, pages: Array.from({ length: 10 }, () => ({ template: t4000 })) });
+  rows.push({ bench, metric: '10-page combined PDF', value: ten.ms, unit: 'ms' });
+  rows.push({ bench, metric: 'per page', value: ten.ms / 10, unit: 'ms' });
+  rows.push({ bench, metric: 'PDF size', value: ten.bytes / 1e6, unit: 'MB' });
+
+  bench = 'pdf 8000² (1 page)';
+  const t8000 = await upload(baseUrl, path.join(out, 'bench-8000.psd'));
+  await hires(baseUrl, '/api/rendering/hires', { template: t8000 }); // compiled pyramid and caches warm
+  const memory = new MemorySampler();
+  const big = await hires(baseUrl, '/api/rendering/hires', { template: t8000 });
+  const mem = memory.stop();
+  rows.push({ bench, metric: 'warm PDF', value: big.ms, unit: 'ms' });
+  rows.push({ bench, metric: 'PDF size', value: big.bytes / 1e6, unit: 'MB', target: big.desc });
+  if (mem) {
+    rows.push({ bench, metric: 'workerd peak RSS − idle RSS', value: mem.peakDeltaMb, unit: 'MB', target: '≤ 96' });
+    rows.push({ bench, metric: 'workerd peak RSS (absolute)', value: mem.peakMb, unit: 'MB' });
+  }
+  return rows;
+}
+
+async function upload(baseUrl, file) {
+  const form = new FormData();
+  form.append('file', new Blob([readFileSync(file)]), path.basename(file));
+  const res = await fetch(`${baseUrl}/api/resources/templates?destination=bench&overwrite=true`, {
+    method: 'POST',
+    headers: { 'X-DynamicImageApiKey': API_KEY },
+    body: form,
+  });
+  if (res.status !== 201) throw new Error(`upload ${path.basename(file)}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+  return (await res.json())[0];
+}
+
+/** One fresh PDF: wall time of the request, Server-Timing parts, and the result's size. */
+async function hires(baseUrl, route, body) {
+  const t = performance.now();
+  const res = await fetch(`${baseUrl}${route}?disableCache=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  const ms = performance.now() - t;
+  if (!res.ok) throw new Error(`${route}: HTTP ${res.status} ${JSON.stringify(json).slice(0, 200)}`);
+  const timing = {};
+  const header = res.headers.get('server-timing') ?? '';
+  for (const m of header.matchAll(/(\w+);dur=([\d.]+)/g)) timing[m[1]] = Number(m[2]);
+  const desc = /desc="([^"]*)"/.exec(header)?.[1] ?? '';
+  const url = typeof json === 'string' ? json : json.results[0].url;
+  const pdf = await fetch(url);
+  const bytes = (await pdf.arrayBuffer()).byteLength;
+  return { ms, timing, bytes, desc };
+}
+
+/** Samples the summed RSS of the dev server's workerd processes every 10 ms. */
+class MemorySampler {
+  constructor() {
+    this.pids = existsSync('/proc')
+      ? readdirSync('/proc').filter((p) => /^\d+$/.test(p) && isDevWorkerd(p))
+      : [];
+    this.idle = this.read();
+    this.peak = this.idle;
+    this.timer = this.pids.length ? setInterval(() => (this.peak = Math.max(this.peak, this.read())), 10) : null;
+  }
+  read() {
+    let kb = 0;
+    for (const pid of this.pids) kb += Number(/VmRSS:\s+(\d+)/.exec(safeRead(`/proc/${pid}/status`))?.[1] ?? 0);
+    return kb;
+  }
+  stop() {
+    if (!this.timer) return null;
+    clearInterval(this.timer);
+    this.peak = Math.max(this.peak, this.read());
+    return { peakMb: this.peak / 1024, peakDeltaMb: (this.peak - this.idle) / 1024 };
+  }
+}
+
+function safeRead(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** A workerd process whose ancestors include `wrangler dev` (not a vitest run's workerd). */
+function isDevWorkerd(pid) {
+  if (!/workerd/.test(safeRead(`/proc/${pid}/cmdline`).split('\0')[0])) return false;
+  for (let p = pid; p && p !== '0' && p !== '1'; p = /PPid:\s+(\d+)/.exec(safeRead(`/proc/${p}/status`))?.[1]) {
+    const args = safeRead(`/proc/${p}/cmdline`).split('\0');
+    if (args.some((a) => /wrangler/.test(a)) && args.includes('dev')) return true;
+  }
+  return false;
+}
