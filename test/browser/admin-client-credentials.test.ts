@@ -107,6 +107,20 @@ describe('admin creates, uses and deletes a Client Credentials app', () => {
     expect(after.body.error).toBe('invalid_client');
   });
 
+  it('shows the Users and Tenant settings', async () => {
+    await page.getByRole('link', { name: 'Users', exact: true }).click();
+    await page.waitForURL(`${baseUrl}/admin/users`);
+    expect(await page.getByRole('link', { name: DEMO.user.email }).count()).toBe(1);
+    await screenshot(page, 'users');
+    await page.getByRole('link', { name: 'Tenant', exact: true }).click();
+    await page.waitForURL(`${baseUrl}/admin/tenant`);
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toContain('Demo');
+    expect(text).toContain(baseUrl); // the issuer of this instance
+    expect(await page.getByRole('button', { name: 'Rotate signing key' }).count()).toBe(1);
+    await screenshot(page, 'tenant');
+  });
+
   it('signs out: the admin panel asks for the login again', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForLoadState();

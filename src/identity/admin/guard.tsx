@@ -11,6 +11,7 @@ import type { Env } from '../../env';
 import { ApiError, forbidden } from '../../errors';
 import { clearIdentityCookie, readCookie, setIdentityCookie } from '../cookies';
 import { base64url, fromBase64url, randomToken } from '../crypto';
+import { PATHS } from '../discovery';
 import { csrfTokenFor, readSession, verifyCsrf, type Session } from '../session';
 import { Page, type Banner, type Section } from './layout';
 
@@ -131,6 +132,8 @@ export function adminErrorPage(err: unknown, c: Context): Response | Promise<Res
   const ac = c as AdminContextOf;
   if (err instanceof ApiError) {
     const title = TITLES[err.status] ?? 'Something is wrong';
+    // Signed in, but not as an admin: offer to sign out and sign in as someone else.
+    const outsider = !ac.get('admin') && err.status === 403;
     return render(ac, {
       title,
       body: (
@@ -138,7 +141,7 @@ export function adminErrorPage(err: unknown, c: Context): Response | Promise<Res
           <h1>{title}</h1>
           <p>{err.message}</p>
           <p>
-            <a href="/admin">Back to the dashboard</a>
+            {outsider ? <a href={PATHS.endSession}>Sign out to use another account</a> : <a href="/admin">Back to the dashboard</a>}
           </p>
         </div>
       ),

@@ -36,7 +36,10 @@ describe('admin panel access', () => {
       const res = await get(path, b);
       expect(res.status, path).toBe(403);
       expect(res.headers.get('content-type')).toContain('text/html');
-      expect(await res.text()).toContain('Access denied');
+      const html = await res.text();
+      expect(html).toContain('Access denied');
+      expect(html).toContain('href="/connect/endsession"'); // a way out to another account
+      expect(html).not.toContain('href="/admin/apps"'); // no admin navigation
     }
     const res = await post('/admin/apps/new', b, ccForm());
     expect(res.status).toBe(403);

@@ -1,4 +1,7 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
+import { Hono } from 'hono';
+import { requireScope, type AuthBindings } from '../../../src/auth';
+import { handleError } from '../../../src/errors';
 import { describe, expect, it } from 'vitest';
 import { sha256Base64url } from '../../../src/identity/crypto';
 import { appsOf, ccForm, codeForm, cookiesFrom, get, makeTenant, post, signIn, type Browser } from './helpers';
@@ -79,6 +82,20 @@ describe('Settings > External apps', () => {
     expect(await after.json()).toMatchObject({ error: 'invalid_client' });
     const banner = await (await get('/admin/apps', b, cookiesFrom(deleted))).text();
     expect(banner).toContain('deleted');
+  });
+
+  it('makes tokens already issued to a deleted app fail at the resource-server middleware', async () => {
+    const t = await makeTenant();
+    const b = await signIn(t.admin);
+    const { clientId, secret } = await createThroughForm(b, ccForm({ 'perm.Projects': 'read' }));
+    const issued = (await (await token({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret! })).json()) as { access_token: string };
+    const api = new Hono<AuthBindings>().onError(handleError).get('/projects', requireScope('Projects_read'), (c) => c.json({ tenantId: c.var.auth.tenantId }));
+    const call = () => api.request('/projects', { headers: { authorization: `Bearer ${issued.access_token}` } }, env);
+    expect((await call()).status).toBe(200);
+    await post(`/admin/apps/${clientId}/delete`, b, {});
+    const refused = await call();
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
   it('creates an Authorization Code app with secret and PKCE, and without a secret forces PKCE on', async () => {

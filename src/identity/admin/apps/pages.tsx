@@ -48,7 +48,7 @@ export function AppsList({ apps }: { apps: AppRow[] }) {
       ) : (
         <div class="table-wrap">
           <table>
-            <caption class="skip">External apps</caption>
+            <caption class="sr-only">External apps</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -275,7 +275,7 @@ export function AppForm(props: { draft: AppDraft; errors: FieldErrors; csrf: str
       </div>
       <div class="actions">
         <button type="submit">{props.editing ? 'Save changes' : 'Create app'}</button>
-        <a class="button secondary" href={props.editing ? '/admin/apps' : '/admin/apps'}>
+        <a class="button secondary" href="/admin/apps">
           Cancel
         </a>
       </div>

@@ -34,7 +34,7 @@ export function UsersList({ users, selfId }: { users: UserRow[]; selfId: string 
       ) : (
         <div class="table-wrap">
           <table>
-            <caption class="skip">Users</caption>
+            <caption class="sr-only">Users</caption>
             <thead>
               <tr>
                 <th scope="col">E-mail</th>
