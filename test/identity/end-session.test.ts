@@ -65,7 +65,8 @@ describe('RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2, §3)'
       .setIssuer(DEMO.issuer)
       .setAudience(DEMO.server.clientId)
       .sign((await generateKeyPair('RS256')).privateKey);
-    for (const params of [{}, { id_token_hint: forged, post_logout_redirect_uri: DEMO.server.postLogoutRedirectUri }, { id_token_hint: 'garbage', post_logout_redirect_uri: DEMO.server.postLogoutRedirectUri }]) {
+    const hints: Record<string, string>[] = [{}, { id_token_hint: forged, post_logout_redirect_uri: DEMO.server.postLogoutRedirectUri }, { id_token_hint: 'garbage', post_logout_redirect_uri: DEMO.server.postLogoutRedirectUri }];
+    for (const params of hints) {
       const res = await endSession(browser, params);
       expect(res.status).toBe(200);
       expect(res.headers.get('location')).toBeNull();

@@ -58,7 +58,7 @@ describe('PKCE at the authorization endpoint (RFC 7636 §4.3, §4.4.1)', () => {
 
   it('refuses the plain method and a missing method (only S256)', async () => {
     const { verifier } = await pkcePair();
-    for (const extra of [{ code_challenge_method: 'plain' }, {}]) {
+    for (const extra of [{ code_challenge_method: 'plain' }, {}] as Record<string, string>[]) {
       const res = await browser.fetch(
         `/connect/authorize?${new URLSearchParams({ client_id: DEMO.server.clientId, response_type: 'code', redirect_uri: DEMO.server.redirectUri, scope: 'openid', code_challenge: verifier, ...extra })}`,
       );
