@@ -106,20 +106,30 @@ export async function gatherInputs(
   }
   const drawsText = Object.values(data).some((command) => command.type === 'text');
 
-  const images = new Map<string, Uint8Array>();
+  // URL images are fetched now (their hash is of the bytes); stored images are hashed from their
+  // metadata and read only when rendering, so a cache hit reads no image.
+  const images = new Map<string, Uint8Array | string>();
   const hashes: Record<string, string> = {};
   const load = async (ref: string) => {
     const path = pathOf.get(ref)!;
-    let bytes: Uint8Array;
     if (isUrl(ref)) {
-      bytes = (await fetchImage(ref, { allowHttp: deps.allowHttp, path })).bytes;
-    } else {
-      const read = await store.read('images', fileName(ref, path));
-      if (!read) throw new ApiError(404, 'not_found', `There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
-      bytes = read.bytes;
+      const { bytes } = await fetchImage(ref, { allowHttp: deps.allowHttp, path });
+      images.set(ref, bytes);
+      hashes[`image:${ref}`] = await sha256Hex(bytes);
+      return;
     }
-    images.set(ref, bytes);
-    hashes[`image:${ref}`] = await sha256Hex(bytes);
+    const name = fileName(ref, path);
+    const file = await store.head('images', name);
+    if (!file) throw new ApiError(404, 'not_found', `There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
+    images.set(ref, name);
+    hashes[`image:${ref}`] = file.sha256;
+  };
+  const bytesOf = async (ref: string): Promise<Uint8Array> => {
+    const held = images.get(ref)!;
+    if (typeof held !== 'string') return held;
+    const read = await store.read('images', held);
+    if (!read) throw new ApiError(404, 'not_found', `There is no image "${ref}".`, [{ path: pathOf.get(ref)!, reason: 'unknown image' }]);
+    return read.bytes;
   };
   if (preload) await Promise.all([...pathOf.keys()].map(load));
   else for (const ref of pathOf.keys()) await load(ref);
@@ -139,7 +149,7 @@ export async function gatherInputs(
       },
       async loadImage(ref, target) {
         // Decoded no larger than needed to cover the placement (never enlarged here).
-        return decodeBounded(images.get(ref)!, {
+        return decodeBounded(await bytesOf(ref), {
           path: pathOf.get(ref),
           size: (src) => {
             const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
