@@ -184,6 +184,8 @@ export interface LayerOverride {
   bounds?: Bounds;
   /** Recolour a shape/fill layer: keep its alpha, replace its colour. */
   color?: { r: number; g: number; b: number; a: number };
+  /** The SVG `pixels` were drawn from (origin at `bounds` top-left) and its fonts: print PDFs draw it as vector. */
+  vector?: { svg: string; fonts: Uint8Array[] };
 }
 
 export type LayerOverrides = Map<number, LayerOverride>;
