@@ -1,0 +1,209 @@
+// Rendering benchmark: uploads the 4000² and 8000² bench templates (scripts/make-bench-templates.mjs)
+// through the rendering API, then times personalised 800×800 JPEG previews (text + image):
+// the first render of a freshly uploaded template, then warm p50/p95. Peak memory is sampled
+// from the workerd process (/proc/<pid>/status VmRSS every 10 ms; delta over the idle RSS
+// before each phase). Where psd-tools and ImageMagick are installed, times them on the same
+// PSD → 800×800 JPEG job. Also: mozjpeg encode time at q85 for 800×800, our settings vs defaults.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
+const WARMUP = 3;
+const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+
+export default async function renderBench({ baseUrl, root }) {
+  const out = path.join(root, 'bench/out');
+  const rows = [];
+  const sizes = (process.env.BENCH_TEMPLATES ?? '4000,8000').split(',').map(Number);
+  execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), ...sizes.map(String)], { stdio: 'inherit' });
+  rows.push(...(await jpegEncodeRows(root)));
+
+  // The text layer's ArialMT is drawn with its metric-compatible substitute from the font store.
+  await upload(baseUrl, 'fonts', path.join(root, 'assets/fonts/LiberationSans-Regular.ttf'), '');
+  const photoName = await upload(baseUrl, 'images', path.join(out, 'bench-photo.jpg'));
+  for (const S of sizes) {
+    const bench = `render ${S}²`;
+    const file = path.join(out, `bench-${S}.psd`);
+    const memory = new MemorySampler();
+    try {
+      const t0 = performance.now();
+      const template = await upload(baseUrl, 'templates', file);
+      rows.push({ bench, metric: 'upload', value: performance.now() - t0, unit: 'ms' });
+      let n = 0;
+      const render = async () => {
+        const t = performance.now();
+        await preview(baseUrl, template, photoName, n++);
+        return performance.now() - t;
+      };
+      rows.push({ bench, metric: 'first render (new template)', value: await render(), unit: 'ms' });
+      for (let i = 0; i < WARMUP; i++) await render();
+      const times = [];
+      for (let i = 0; i < RUNS; i++) times.push(await render());
+      times.sort((a, b) => a - b);
+      const p50 = times[Math.floor(times.length * 0.5)];
+      const p95 = times[Math.min(times.length - 1, Math.floor(times.length * 0.95))];
+      rows.push({ bench, metric: `p50 warm (n=${RUNS})`, value: p50, unit: 'ms', target: '≤ 40' });
+      rows.push({ bench, metric: `p95 warm (n=${RUNS})`, value: p95, unit: 'ms', target: '≤ 120' });
+      const mem = memory.stop();
+      if (mem) {
+        rows.push({ bench, metric: 'workerd peak RSS − idle RSS', value: mem.peakDeltaMb, unit: 'MB', target: S === 8000 ? '≤ 64' : '' });
+        rows.push({ bench, metric: 'workerd peak RSS (absolute)', value: mem.peakMb, unit: 'MB' });
+      }
+      // The reference tools, on the same PSD → 800×800 JPEG q85 job (they read the file each time).
+      for (const tool of referenceTools(file, out)) {
+        const ms = median(3, () => {
+          const t = performance.now();
+          const r = spawnSync(tool.cmd, tool.args, { encoding: 'utf8' });
+          if (r.status !== 0) throw new Error(`${tool.name}: ${r.stderr || r.error}`);
+          return performance.now() - t;
+        });
+        if (ms === null) continue;
+        rows.push({ bench, metric: `${tool.name} (PSD → 800² JPEG)`, value: ms, unit: 'ms' });
+        rows.push({ bench, metric: `${tool.name} ÷ our first render`, value: ms / rows.find((r) => r.bench === bench && r.metric.startsWith('first'))?.value, unit: '×' });
+        rows.push({ bench, metric: `${tool.name} ÷ our warm p50`, value: ms / p50, unit: '×' });
+      }
+    } catch (e) {
+      memory.stop();
+      rows.push({ bench, metric: 'error', value: String(e.message ?? e).slice(0, 120), unit: '' });
+    }
+  }
+  return rows;
+}
+
+async function upload(baseUrl, root, file, destination = 'bench') {
+  const form = new FormData();
+  form.append('file', new Blob([readFileSync(file)]), path.basename(file));
+  const res = await fetch(`${baseUrl}/api/resources/${root}?destination=${destination}&overwrite=true`, {
+    method: 'POST',
+    headers: { 'X-DynamicImageApiKey': API_KEY },
+    body: form,
+  });
+  if (res.status !== 201) throw new Error(`upload ${path.basename(file)}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+  const body = await res.json();
+  const first = Array.isArray(body) ? body[0] : body;
+  return typeof first === 'string' ? first : first.name;
+}
+
+async function preview(baseUrl, template, photo, i) {
+  const res = await fetch(`${baseUrl}/api/rendering/preview?disableCache=true`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      template,
+      format: 'jpg',
+      size: { width: 800, height: 800 },
+      data: { Title: { type: 'text', text: `Hello, reader ${i}` }, Photo: { type: 'image', image: photo, resizeMode: 'fill' } },
+    }),
+  });
+  if (!res.ok) throw new Error(`preview: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+  await res.text();
+}
+
+function median(n, fn) {
+  const times = [];
+  try {
+    for (let i = 0; i < n; i++) times.push(fn());
+  } catch (e) {
+    process.stderr.write(`${e.message}\n`);
+    return null;
+  }
+  return times.sort((a, b) => a - b)[Math.floor(n / 2)];
+}
+
+function referenceTools(psd, out) {
+  const tools = [];
+  const python = ['/usr/bin/python3', 'python3'].find((p) => spawnSync(p, ['-c', 'import psd_tools'], { stdio: 'ignore' }).status === 0);
+  if (python) {
+    const script = 'import sys\nfrom psd_tools import PSDImage\nim = PSDImage.open(sys.argv[1]).composite()\nim.thumbnail((800, 800))\nim.convert("RGB").save(sys.argv[2], quality=85)';
+    tools.push({ name: 'psd-tools composite()', cmd: python, args: ['-c', script, psd, path.join(out, 'psdtools.jpg')] });
+  }
+  if (spawnSync('convert', ['-version'], { stdio: 'ignore' }).status === 0) {
+    tools.push({ name: 'ImageMagick (merged image)', cmd: 'convert', args: [`${psd}[0]`, '-resize', '800x800', '-quality', '85', path.join(out, 'magick.jpg')] });
+  }
+  return tools;
+}
+
+/** mozjpeg encode of an 800×800 photo-like image at q85: our settings vs @jsquash defaults. */
+async function jpegEncodeRows(root) {
+  const { default: encode, init } = await import('@jsquash/jpeg/encode.js');
+  const { default: decode, init: initDecode } = await import('@jsquash/jpeg/decode.js');
+  const wasm = (p) => new WebAssembly.Module(readFileSync(path.join(root, 'node_modules/@jsquash/jpeg/codec', p)));
+  await init(wasm('enc/mozjpeg_enc.wasm'));
+  await initDecode(wasm('dec/mozjpeg_dec.wasm'));
+  const photo = await decode(readFileSync(path.join(root, 'bench/out/bench-photo.jpg')));
+  const data = new Uint8ClampedArray(800 * 800 * 4);
+  for (let y = 0; y < 800; y++) data.set(photo.data.subarray(y * photo.width * 4, (y * photo.width + 800) * 4), y * 800 * 4);
+  const img = { width: 800, height: 800, data };
+  // The same settings as src/engine/raster/codecs.ts jpegOptions(85).
+  const ours = { quality: 85, baseline: true, progressive: false, optimize_coding: true, auto_subsample: false, chroma_subsample: 2, separate_chroma_quality: false, chroma_quality: 85 };
+  const rows = [];
+  for (const [name, options] of [['ours (baseline, opt. Huffman, 4:2:0)', ours], ['@jsquash defaults (progressive)', { quality: 85 }]]) {
+    await encode(img, options);
+    const times = [];
+    let bytes = 0;
+    for (let i = 0; i < 9; i++) {
+      const t = performance.now();
+      bytes = (await encode(img, options)).byteLength;
+      times.push(performance.now() - t);
+    }
+    rows.push({ bench: 'jpeg encode 800² q85', metric: name, value: times.sort((a, b) => a - b)[4], unit: `ms (${(bytes / 1024).toFixed(0)} KB)` });
+  }
+  return rows;
+}
+
+/** Samples the RSS of the workerd processes (summed) every 10 ms. */
+class MemorySampler {
+  constructor() {
+    this.pids = workerdPids();
+    this.idle = this.read();
+    this.peak = this.idle;
+    this.timer = this.pids.length ? setInterval(() => (this.peak = Math.max(this.peak, this.read())), 10) : null;
+  }
+  read() {
+    let kb = 0;
+    for (const pid of this.pids) {
+      try {
+        kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      } catch {
+        /* process gone */
+      }
+    }
+    return kb;
+  }
+  stop() {
+    if (!this.timer) return null;
+    clearInterval(this.timer);
+    this.peak = Math.max(this.peak, this.read());
+    return { peakMb: this.peak / 1024, peakDeltaMb: (this.peak - this.idle) / 1024 };
+  }
+}
+
+/** workerd processes started by `wrangler dev` (not, say, a vitest run's), found via /proc. */
+function workerdPids() {
+  if (!existsSync('/proc')) return [];
+  const cmdline = (pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      return [];
+    }
+  };
+  const parent = (pid) => {
+    try {
+      return /PPid:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0';
+    } catch {
+      return '0';
+    }
+  };
+  const underWranglerDev = (pid) => {
+    for (let p = parent(pid); p !== '0' && p !== '1'; p = parent(p)) {
+      const args = cmdline(p);
+      if (args.some((a) => /wrangler/.test(a)) && args.includes('dev')) return true;
+    }
+    return false;
+  };
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => /workerd$/.test(cmdline(pid)[0] ?? '') && underWranglerDev(pid));
+}
