@@ -122,3 +122,14 @@ function cmapLookup(view: DataView, cmap: number): (cp: number) => number {
   }
   return () => 0;
 }
+
+/**
+ * Metrics of a font with fallbacks: each code point is measured in the first font that has it
+ * (as the renderer falls back for glyphs the main font lacks); vertical metrics are the main font's.
+ */
+export function withFallbacks(main: FontMetrics, fallbacks: FontMetrics[]): FontMetrics {
+  if (!fallbacks.length) return main;
+  const all = [main, ...fallbacks];
+  const pick = (cp: number) => all.find((m) => m.has(cp)) ?? main;
+  return { ...main, has: (cp) => all.some((m) => m.has(cp)), advance: (cp) => pick(cp).advance(cp) };
+}

@@ -10,7 +10,7 @@ import type { LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } f
 import { isColorError, parseColor, type RGBA } from './color';
 import { DataCommandSchema, normaliseCommand, type DataCommand, type ImageCommand, type TextCommand } from './commands';
 import { placeImage } from './image';
-import { renderText, TextTooLargeError } from './text';
+import { coversText, renderText, TextTooLargeError } from './text';
 
 export interface PersonaliseContext {
   /** Output pixels per template pixel. */
@@ -24,6 +24,9 @@ export interface PersonaliseContext {
    */
   loadImage(ref: string, target: { width: number; height: number }): Promise<RGBAImage>;
 }
+
+/** The bundled font with the widest coverage, used for characters the chosen font lacks. */
+const FALLBACK_FONT = 'DejaVuSans';
 
 /** Which layer types each command applies to. */
 const ACCEPTS: Record<string, LayerType[]> = {
@@ -179,7 +182,9 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
             failures.push({ error: badRequest('Unknown font.'), detail: { path: `data.${name}.font`, reason: `the font store has no font "${command.font}"` } });
             return null;
           }
-          return { name, node, command, font };
+          // Characters the font lacks are drawn from a fallback font of the store, when there is one.
+          const fallback = coversText(font.bytes, command.text) ? null : await fontFor(FALLBACK_FONT);
+          return { name, node, command, font, fallbackFonts: fallback && fallback.bytes !== font.bytes ? [fallback.bytes] : [] };
         } catch (err) {
           fail(`data.${name}.font`, err, 'The font could not be read');
           return null;
@@ -209,13 +214,13 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   // Draw, one at a time to bound memory.
   for (const job of texts) {
     if (!job) continue;
-    const { name, node, command, font } = job;
+    const { name, node, command, font, fallbackFonts } = job;
     const info = node.text;
     if (!info) continue;
     const unchanged = command.text === info.text && !command.font && command.size === undefined && command.color === undefined;
     if (unchanged) continue;
     try {
-      const drawn = await renderText({ info, text: command.text, font: font.bytes, size: command.size, color: colorOf(command.color), scale: ctx.scale });
+      const drawn = await renderText({ info, text: command.text, font: font.bytes, fallbackFonts, size: command.size, color: colorOf(command.color), scale: ctx.scale });
       set(node.id, drawn ?? empty());
     } catch (err) {
       if (err instanceof TextTooLargeError) fail(`data.${name}.text`, badRequest('The text is too large to draw.'), 'text too large');

@@ -3,7 +3,7 @@
  * an SVG at the output scale directly, through the layer's transform (scale, rotation, skew).
  */
 import { readFontInfo } from '../fonts/font-info';
-import { fontMetrics } from '../fonts/metrics';
+import { fontMetrics, withFallbacks } from '../fonts/metrics';
 import { unpremultiply } from '../raster/pixels';
 import type { Bounds, RGBAImage, TextInfo } from '../types';
 import type { RGBA } from './color';
@@ -15,6 +15,8 @@ export interface TextRenderInput {
   text: string;
   /** Font bytes to draw with (the layer's font, the requested one, or a substitute). */
   font: Uint8Array;
+  /** Fonts for characters `font` lacks (resvg falls back to them glyph by glyph). */
+  fallbackFonts?: Uint8Array[];
   /** Template pixels as Photoshop shows the size (after the layer's transform scale). */
   size?: number;
   color?: RGBA;
@@ -30,10 +32,21 @@ export class TextTooLargeError extends Error {}
 const escapeXml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 
+/** True when `font` has a glyph for every character of `text` (apart from line breaks). */
+export function coversText(font: Uint8Array, text: string): boolean {
+  const m = fontMetrics(font);
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp > 0x20 && cp !== 0x2029 && !m.has(cp)) return false;
+  }
+  return true;
+}
+
 /** Pixels and output-space bounds of the re-rendered text; null when nothing is drawn. */
-export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
+export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
   const { info, scale } = input;
-  const metrics = fontMetrics(input.font);
+  const fallbackFonts = input.fallbackFonts ?? [];
+  const metrics = withFallbacks(fontMetrics(input.font), fallbackFonts.map(fontMetrics));
   const [xx, xy, yx, yy, tx, ty] = info.transform?.length === 6 ? info.transform : [1, 0, 0, 1, 0, 0];
   // A requested size is what Photoshop shows (pixels after the layer's transform scale); layout
   // happens before the transform.
@@ -82,9 +95,9 @@ export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBA
     (tracking ? ` letter-spacing="${fmt((tracking / 1000) * size)}"` : '') +
     ` fill="rgb(${color.r},${color.g},${color.b})" fill-opacity="${fmt(color.a)}"` +
     ` xml:space="preserve" font-kerning="normal">${texts}</g></svg>`;
-  const pixels = await renderSvg(svg, [input.font]);
+  const pixels = await renderSvg(svg, [input.font, ...fallbackFonts]);
   await unpremultiply(pixels.data);
-  return { pixels, bounds: { left, top, right: left + width, bottom: top + height } };
+  return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [input.font, ...fallbackFonts] } };
 }
 
 /** Generous local extent of the lines: glyphs may rise above the ascender and overhang sideways. */

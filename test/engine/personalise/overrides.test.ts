@@ -132,3 +132,16 @@ describe('imageReferences', () => {
     expect(imageReferences(undefined)).toEqual([]);
   });
 });
+
+describe('buildOverrides font fallback', () => {
+  it('loads the fallback font only when the text has characters the layer font lacks', async () => {
+    const { tree } = await fixtureTree('psdtools-text.psd');
+    const node = findNode(tree, 'Line 1 Line 2 Line 3 and text');
+    const asked: string[] = [];
+    const ctx = { ...context(), loadFont: async (n: string) => (asked.push(n), bundledFontStore(n)) };
+    await buildOverrides(tree, { [node.name]: { type: 'text', text: 'Plain text' } }, ctx);
+    expect(asked).not.toContain('DejaVuSans');
+    await buildOverrides(tree, { [node.name]: { type: 'text', text: 'Smile \u2654' } }, ctx);
+    expect(asked).toContain('DejaVuSans');
+  });
+});

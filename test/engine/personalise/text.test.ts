@@ -157,6 +157,21 @@ describe('text layout rules', () => {
     expect(Math.abs(a.cx - b.cx)).toBeLessThanOrEqual(1);
   });
 
+  it('characters the font lacks come from the fallback font', async () => {
+    const liberation = await bundledFont('LiberationSans-Regular.ttf');
+    const dejavu = await bundledFont('DejaVuSans.ttf');
+    const smiley = 0x2654; // ♔
+    expect(fontMetrics(liberation).has(smiley)).toBe(false);
+    expect(fontMetrics(dejavu).has(smiley)).toBe(true);
+    const text = 'A' + String.fromCodePoint(smiley);
+    const alone = (await renderText({ info: baseInfo(), text: 'A', font: liberation, scale: 1 }))!;
+    const withFallback = (await renderText({ info: baseInfo(), text, font: liberation, fallbackFonts: [dejavu], scale: 1 }))!;
+    const a = inkStats(alone.pixels, alone.bounds.left, alone.bounds.top);
+    const b = inkStats(withFallback.pixels, withFallback.bounds.left, withFallback.bounds.top);
+    expect(b.right - a.right).toBeGreaterThan(10); // the smiley is drawn after the A
+    expect(b.ink).toBeGreaterThan(a.ink * 1.5);
+  });
+
   it('uses the requested colour and size', async () => {
     const font = await bundledFont('LiberationSans-Regular.ttf');
     const small = (await renderText({ info: baseInfo(), text: 'Size', font, scale: 1 }))!;
