@@ -58,7 +58,8 @@ export async function validateAuthorizeRequest(c: Context, params: Params): Prom
   const rawResponseType = params.get('response_type');
   const responseType = rawResponseType ? RESPONSE_TYPES[rawResponseType] : undefined;
   const requestedMode = params.get('response_mode') as ResponseMode | undefined;
-  const defaultMode: ResponseMode = responseType && responseType !== 'code' ? 'fragment' : rawResponseType?.includes('token') ? 'fragment' : 'query';
+  // Anything returning a token (even an unsupported hybrid) must not put it in the query string.
+  const defaultMode: ResponseMode = rawResponseType?.includes('token') ? 'fragment' : 'query';
   const modeKnown = requestedMode !== undefined && RESPONSE_MODES.includes(requestedMode);
   const tokenInQuery = requestedMode === 'query' && defaultMode === 'fragment';
   const target: ResponseTarget = { redirectUri, responseMode: modeKnown && !tokenInQuery ? requestedMode : defaultMode };
@@ -173,7 +174,7 @@ export async function completeAuthorization(c: Context, request: AuthorizeReques
   });
   const idToken =
     request.responseType === 'id_token token'
-      ? await issueIdToken(env, { clientId: app.clientId, userId: user.id, authTime: session.authTime, sid: session.sid, nonce: request.nonce, accessToken: access.token })
+      ? await issueIdToken(env, { clientId: app.clientId, userId: user.id, authTime: session.authTime, sid: session.sid, grantId, nonce: request.nonce, accessToken: access.token })
       : undefined;
   return sendAuthorizeResponse(c, target, {
     access_token: access.token,

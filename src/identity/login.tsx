@@ -15,7 +15,7 @@ import { findUserInTenant, findUsersByEmail, normalizeEmail, type UserRow } from
 
 export const ADMIN_HOME = '/admin';
 const BAD_CREDENTIALS = 'Invalid e-mail or password.';
-/** Throttle key for the admin sign-in, which does not know the tenant up front. */
+/** Throttle key for admin sign-ins with an e-mail no tenant knows. */
 const ADMIN_THROTTLE_TENANT = 0;
 
 interface FormState {
@@ -82,12 +82,14 @@ async function findCandidate(c: Context, pending: Pending, email: string, tenant
     return { user: await findUserInTenant(c.env.DB, app.tenantId, email), tenantId: app.tenantId };
   }
   const candidates = await findUsersByEmail(c.env.DB, email);
+  // A known account shares its failure counter with the authorize sign-in of its tenant.
+  const pick = (user: UserRow | undefined) => ({ user, tenantId: user?.tenantId ?? ADMIN_THROTTLE_TENANT });
   if (tenantField !== undefined) {
     const tenantId = /^\d{1,12}$/.test(tenantField) ? Number(tenantField) : -1;
-    return { user: candidates.find((u) => u.tenantId === tenantId), tenantId: ADMIN_THROTTLE_TENANT };
+    return pick(candidates.find((u) => u.tenantId === tenantId));
   }
   if (candidates.length > 1) return { tenantId: ADMIN_THROTTLE_TENANT, askTenant: true };
-  return { user: candidates[0], tenantId: ADMIN_THROTTLE_TENANT };
+  return pick(candidates[0]);
 }
 
 /** POST /account/login */

@@ -49,7 +49,7 @@ export async function readSession(c: Context): Promise<Session | null> {
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(and(eq(sessions.idHash, await sha256Base64url(id)), gt(sessions.expiresAt, nowSeconds())))
       .get();
-    if (row && !row.disabled && row.tenantId) {
+    if (row && !row.disabled) {
       const { disabled: _disabled, ...rest } = row;
       session = rest;
     }

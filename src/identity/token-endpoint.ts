@@ -215,7 +215,7 @@ async function userTokens(
   });
   const body: TokenResponse = { access_token: access.token, expires_in: access.expiresIn, token_type: 'Bearer', scope: scopes.join(' ') };
   if (scopes.includes('openid')) {
-    body.id_token = await issueIdToken(c.env, { clientId: app.clientId, userId: input.userId, authTime: input.authTime, sid: input.sid, nonce: input.nonce });
+    body.id_token = await issueIdToken(c.env, { clientId: app.clientId, userId: input.userId, authTime: input.authTime, sid: input.sid, grantId: input.grantId, nonce: input.nonce });
   }
   if (input.refresh) {
     const refreshToken = randomToken(32);

@@ -57,6 +57,8 @@ export interface IdTokenInput {
   userId: string;
   authTime: number;
   sid: string | null;
+  /** The grant the tokens belong to (identity contract: access and ID tokens carry `gid`). */
+  grantId?: string | null;
   nonce?: string | null;
   /** Implicit `id_token token`: binds the ID token to its access token. */
   accessToken?: string;
@@ -67,6 +69,7 @@ export async function issueIdToken(env: Env, input: IdTokenInput): Promise<strin
   const iat = nowSeconds();
   const claims: Record<string, unknown> = { auth_time: input.authTime, amr: ['pwd'] };
   if (input.sid) claims.sid = input.sid;
+  if (input.grantId) claims.gid = input.grantId;
   if (input.nonce) claims.nonce = input.nonce;
   if (input.accessToken) claims.at_hash = await tokenHalfHash(input.accessToken);
   return new SignJWT(claims)

@@ -32,7 +32,7 @@ describe('authorization code tokens (OIDC Core §3.1.3.3, identity contract "Tok
     expect(access).toMatchObject({ sub: DEMO.admin.id, client_id: DEMO.server.clientId, tenantId: 1, gid: expect.any(String), sid: expect.any(String), auth_time: expect.any(Number) });
     expect((access.exp as number) - (access.iat as number)).toBe(t.expires_in);
     const id = decodeJwt(t.id_token!).payload;
-    expect(id).toMatchObject({ iss: DEMO.issuer, aud: DEMO.server.clientId, sub: DEMO.admin.id, nonce: 'n1', sid: access.sid, auth_time: access.auth_time });
+    expect(id).toMatchObject({ iss: DEMO.issuer, aud: DEMO.server.clientId, sub: DEMO.admin.id, nonce: 'n1', sid: access.sid, auth_time: access.auth_time, gid: access.gid });
     expect(id.at_hash).toBeUndefined();
   });
 
