@@ -34,16 +34,7 @@ import {
 } from '../schemas';
 import { resultUrl } from '../urls';
 import { registerDual } from './dual';
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { 'application/json': { schema } } });
-const binary = (description: string, types: string[]) => ({
-  description,
-  content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string' as const, format: 'binary' } }])),
-});
+import { binary, json, jsonBody } from './responses';
 
 /**
  * When this build was made: `BUILD_DATE` if the deploy defines it (wrangler --define), else the

@@ -26,11 +26,7 @@ import { FontList, ImageList, ImageModel, ListQuery, NameList, TemplateList, Upl
 import { filesOf, deleteStored, storeUploads, type UploadKind } from '../uploads';
 import { imagePreviewUrl } from '../urls';
 import { registerDual } from './dual';
-
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
+import { json } from './responses';
 
 const uploadBody = {
   required: true,
