@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../../src/engine/raster/codecs';
 import { runTool, testAsset } from '../helpers/fixtures';
-import { overWhite, pdfInfo, psnr, rasterisePage } from '../engine/pdf/helpers';
+import { contentStreams, overWhite, pdfInfo, psnr, rasterisePage } from '../engine/pdf/helpers';
 import { call, form, keys, postJson, uploadFixture, withKey } from './helpers';
 
 const PDF_URL = /^http:\/\/localhost\/api\/results\/download\/(\d{10}-[0-9a-f]{32}\.pdf)$/;
@@ -80,13 +80,17 @@ describe('POST /api/rendering/hires', () => {
     expect(fonts.stdout.trim().split('\n').length).toBe(2); // header lines only
   });
 
-  it('personalisation data applies exactly as in previews', async () => {
+  it('personalisation data applies exactly as in previews; re-rendered plain text is vector outlines', async () => {
     const font = await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await testAsset('rendering/LiberationSans-Regular.ttf')]]) }));
     expect(font.status, await font.text()).toBe(201);
     const body = { template: names.get('psdtools-text.psd')!, data: { 'Line 1 Line 2 Line 3 and text': { type: 'text', text: 'Hello PDF' } } };
     const r = await hires(body, '?disableCache=true');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const bytes = (await download(r.name!)).bytes;
+    // The re-rendered text is drawn as outlines (filled paths with curves), not in the raster.
+    const [content] = await contentStreams(bytes);
+    expect(content).toMatch(/ c\n[\s\S]*\nf\*? Q/);
+    expect((await runTool('pdffonts', bytes)).stdout.trim().split('\n')).toHaveLength(2);
     const personalised = await rasterisePage(bytes, 1, 400, 400);
     expect(psnr(personalised, await previewAtSize(body, 400, 400))).toBeGreaterThanOrEqual(35);
     const plain = await previewAtSize({ template: body.template }, 400, 400);

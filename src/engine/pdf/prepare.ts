@@ -13,10 +13,12 @@ import { ENGINE_VERSION, renderTemplate } from '../index';
 import { buildOverrides, validateData, type PersonalisationData } from '../personalise';
 import { canonicalJson, gatherInputs, resolveTemplate, type PipelineDeps, type ResolvedTemplate } from '../pipeline';
 import { srgbProfile } from '../raster/icc';
-import type { PdfPage } from './document';
+import type { CompiledTemplate, LayerOverrides } from '../types';
+import type { PdfPage, PdfVectorLayer } from './document';
+import { svgOutlines, vectorCandidates } from './vector';
 
 /** Bumped when the PDF output changes for equal inputs (part of every PDF fingerprint). */
-export const PDF_WRITER_VERSION = 1;
+export const PDF_WRITER_VERSION = 2;
 
 /**
  * `outlines` (the spec's PdfTextOutputMode default): vector text as glyph outlines;
@@ -63,17 +65,37 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
     async load() {
       const scale = 1;
       const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
+      const { raster, vectors } = splitVectors(compiled, overrides);
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       return {
         width: compiled.width,
         height: compiled.height,
         resolution: compiled.resolution || 72,
         icc: icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile(),
+        vectors,
         renderRows: (top, bottom) =>
-          renderTemplate(store.bucket, compiled, { scale, overrides, region: { top, bottom }, background: 'transparent' }),
+          renderTemplate(store.bucket, compiled, { scale, overrides: raster, region: { top, bottom }, background: 'transparent' }),
       };
     },
   };
+}
+
+/**
+ * Layers drawn as vector (docs/pdf.md) and the overrides for the raster strips, which then leave
+ * those layers out. Both text output modes draw outlines for now (`text` falls back to outlines).
+ */
+function splitVectors(compiled: CompiledTemplate, overrides: LayerOverrides | undefined): { raster?: LayerOverrides; vectors: PdfVectorLayer[] } {
+  if (!overrides) return { raster: overrides, vectors: [] };
+  const canvas = { left: 0, top: 0, right: compiled.width, bottom: compiled.height };
+  const raster = new Map(overrides);
+  const vectors: PdfVectorLayer[] = [];
+  for (const { node, override } of vectorCandidates(compiled.layers, overrides, canvas)) {
+    const layer = svgOutlines(override.vector, override.bounds!);
+    if (!layer) continue;
+    vectors.push(layer);
+    raster.set(node.id, { ...override, visible: false });
+  }
+  return { raster, vectors };
 }
 
 /** Fingerprint of a document made of several pages (combined multipage PDF). */

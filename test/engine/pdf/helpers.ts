@@ -70,3 +70,16 @@ export function pdfInfo(stdout: string): { pages: number; size: [number, number]
   }
   return { pages, size: [Number(m?.[1]), Number(m?.[2])], boxes };
 }
+
+/** The inflated page content streams of a PDF written by our writer (dicts with only Filter and Length). */
+export async function contentStreams(pdf: Uint8Array): Promise<string[]> {
+  const text = new TextDecoder('latin1').decode(pdf);
+  const out: string[] = [];
+  for (const m of text.matchAll(/<< \/Filter \/FlateDecode \/Length (\d+) >>\nstream\n/g)) {
+    const start = m.index! + m[0].length;
+    const body = pdf.subarray(start, start + Number(m[1]));
+    const stream = new Blob([body]).stream().pipeThrough(new DecompressionStream('deflate'));
+    out.push(await new Response(stream).text());
+  }
+  return out;
+}
