@@ -7,8 +7,12 @@ export async function deflate(data: Uint8Array): Promise<Uint8Array> {
   return pipe(data, new CompressionStream('deflate-raw'));
 }
 
-export async function inflate(data: ReadableStream<Uint8Array> | Uint8Array, expected?: number): Promise<Uint8Array> {
-  const ds = new DecompressionStream('deflate-raw');
+export async function inflate(
+  data: ReadableStream<Uint8Array> | Uint8Array,
+  expected?: number,
+  format: 'deflate' | 'deflate-raw' = 'deflate-raw',
+): Promise<Uint8Array> {
+  const ds = new DecompressionStream(format);
   const source = data instanceof Uint8Array ? new Blob([data]).stream() : data;
   return collect(source.pipeThrough(ds), expected);
 }

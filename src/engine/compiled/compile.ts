@@ -1,18 +1,19 @@
-import { decodeLayerPixels, type Layer } from 'ag-psd';
+import type { Layer, LayerRawData } from 'ag-psd';
+import { channelRows } from '../psd/channels';
 import { decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { putBlob } from './blob';
-import { halveGray, halveRGBA, levelCount } from './pyramid';
+import { levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/2';
+export const ENGINE_VERSION = 'psd-engine/3';
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
-const MAX_STORED_COMPOSITE = 4096 * 4096;
+const MAX_STORED_COMPOSITE = 4_000_000;
 
 export async function templateHash(psd: Uint8Array): Promise<string> {
   const suffix = new TextEncoder().encode(ENGINE_VERSION);
@@ -48,38 +49,25 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
 
   try {
     for (const [layer, node] of visited) {
-      if (layer.rawData && !layer.children) {
-        decodeLayerPixels(layer, true);
-        const img = layer.imageData;
-        const crop = img && intersect(node.bounds, canvas);
-        if (img && crop) {
-          const data = cropRGBA(img.data as Uint8ClampedArray, node.bounds, crop);
-          if (hasAlpha(data)) {
-            node.hasPixels = true;
-            node.pixelBounds = crop;
-            await writePyramid(levels, data, crop, 4, 0, (k, d) => put(pixelKey(hash, node.id, k), d));
-          }
+      const raw = layer.rawData;
+      if (raw && !layer.children) {
+        const pixels = await writeLayerPyramid(raw, node.bounds, canvas, levels, 4, (k, b, d) =>
+          put(pixelKey(hash, node.id, k, b), d),
+        );
+        if (pixels) {
+          node.hasPixels = true;
+          node.pixelBounds = pixels;
         }
         const src = pixelMaskSource(layer);
-        const maskImg = src?.mask.imageData;
-        if (node.mask && maskImg) {
-          const mcrop = intersect(node.mask.bounds, canvas);
-          if (mcrop) {
-            const gray = cropGray(maskImg.data as Uint8ClampedArray, node.mask.bounds, mcrop);
-            node.mask.bounds = mcrop;
-            await writePyramid(levels, gray, mcrop, 1, node.mask.defaultColor, (k, d) =>
-              put(maskKey(hash, node.id, k), d),
-            );
-          } else {
-            node.mask.hasPixels = false;
-          }
+        if (node.mask && src) {
+          const bounds = await writeLayerPyramid(raw, node.mask.bounds, canvas, levels, 1, (k, b, d) =>
+            put(maskKey(hash, node.id, k, b), d), src.real ? -3 : -2, node.mask.defaultColor);
+          if (bounds) node.mask.bounds = bounds;
+          else node.mask.hasPixels = false;
         }
       }
-      // Free this layer's pixels before the next one.
+      // Done with this layer's compressed bytes.
       delete layer.rawData;
-      delete layer.imageData;
-      if (layer.mask) delete layer.mask.imageData;
-      if (layer.realMask) delete layer.realMask.imageData;
     }
 
     const compiled: CompiledTemplate = {
@@ -129,19 +117,57 @@ export async function deleteCompiledTemplate(bucket: R2Bucket, hash: string): Pr
   } while (cursor);
 }
 
-async function writePyramid(
-  levels: number,
-  data: Uint8Array,
+/**
+ * Decodes one layer's channels row by row (RGBA, or one mask channel), cropped to the canvas, and
+ * streams them through the pyramid writer. Returns the stored bounds, or null when nothing
+ * visible was there (RGBA all transparent, or no rows on the canvas).
+ */
+async function writeLayerPyramid(
+  raw: LayerRawData,
   bounds: Bounds,
+  canvas: Bounds,
+  levels: number,
   channels: 1 | 4,
-  fill: number,
-  write: (level: number, data: Uint8Array) => Promise<void>,
-): Promise<void> {
-  let cur = { data, bounds };
-  for (let k = 0; k < levels; k++) {
-    await write(k, cur.data);
-    if (k + 1 < levels) cur = channels === 4 ? halveRGBA(cur.data, cur.bounds) : halveGray(cur.data, cur.bounds, fill);
+  write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+  maskChannel = -2,
+  fill = 0,
+): Promise<Bounds | null> {
+  const crop = intersect(bounds, canvas);
+  if (!crop) return null;
+  const width = bounds.right - bounds.left;
+  const height = bounds.bottom - bounds.top;
+  const ids = channels === 4 ? [0, 1, 2, -1] : [maskChannel];
+  if (channels === 1 && !raw.channels.some((c) => c.id === maskChannel && c.data?.length)) return null;
+  const readers = await Promise.all(
+    ids.map((id) => channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : fill)),
+  );
+  const cw = crop.right - crop.left;
+  const off = crop.left - bounds.left;
+  const row = new Uint8Array(cw * channels);
+  const keys: Array<[number, number]> = [];
+  const writer = new PyramidWriter(crop, levels, channels, fill, async (k, b, d) => {
+    keys.push([k, b]);
+    await write(k, b, d);
+  });
+  let visible = channels === 1;
+  for (let y = bounds.top; y < crop.bottom; y++) {
+    const rows = readers.map((r) => r.next());
+    if (y < crop.top) continue;
+    if (channels === 1) row.set(rows[0].subarray(off, off + cw));
+    else {
+      const [r, g, b, a] = rows;
+      for (let x = 0, o = 0; x < cw; x++, o += 4) {
+        row[o] = r[off + x];
+        row[o + 1] = g[off + x];
+        row[o + 2] = b[off + x];
+        row[o + 3] = a[off + x];
+        if (a[off + x]) visible = true;
+      }
+    }
+    await writer.push(y, row);
   }
+  await writer.finish();
+  return visible ? crop : null;
 }
 
 function intersect(a: Bounds, b: Bounds): Bounds | null {
@@ -152,36 +178,4 @@ function intersect(a: Bounds, b: Bounds): Bounds | null {
     bottom: Math.min(a.bottom, b.bottom),
   };
   return r.right > r.left && r.bottom > r.top ? r : null;
-}
-
-function cropRGBA(src: Uint8ClampedArray, from: Bounds, to: Bounds): Uint8Array {
-  const sw = from.right - from.left;
-  const w = to.right - to.left;
-  const h = to.bottom - to.top;
-  const bytes = new Uint8Array(src.buffer, src.byteOffset, src.byteLength);
-  if (w === sw && h === from.bottom - from.top) return bytes;
-  const out = new Uint8Array(w * h * 4);
-  for (let y = 0; y < h; y++) {
-    const s = ((to.top - from.top + y) * sw + (to.left - from.left)) * 4;
-    out.set(bytes.subarray(s, s + w * 4), y * w * 4);
-  }
-  return out;
-}
-
-/** ag-psd hands masks as grey RGBA; we keep one byte per pixel. */
-function cropGray(src: Uint8ClampedArray, from: Bounds, to: Bounds): Uint8Array {
-  const sw = from.right - from.left;
-  const w = to.right - to.left;
-  const h = to.bottom - to.top;
-  const out = new Uint8Array(w * h);
-  for (let y = 0; y < h; y++) {
-    let s = ((to.top - from.top + y) * sw + (to.left - from.left)) * 4;
-    for (let x = 0, o = y * w; x < w; x++, o++, s += 4) out[o] = src[s];
-  }
-  return out;
-}
-
-function hasAlpha(rgba: Uint8Array): boolean {
-  for (let i = 3; i < rgba.length; i += 4) if (rgba[i]) return true;
-  return false;
 }

@@ -101,3 +101,101 @@ export function halveGray(src: Uint8Array, sb: Bounds, fill: number): { data: Ui
   }
   return { data: out, bounds: db };
 }
+
+/** Rows per stored band, in each level's own rows; bands start at multiples of BAND. */
+export const BAND = 256;
+
+/** Bands (absolute indices) covering level rows [top, bottom). */
+export function bandsFor(top: number, bottom: number): number[] {
+  const out: number[] = [];
+  for (let b = Math.floor(top / BAND); b * BAND < bottom; b++) out.push(b);
+  return out;
+}
+
+/**
+ * Builds a layer's pyramid from its level-0 rows, streaming: each level keeps one band of rows
+ * and one pending row for halving, and hands a band to `write` as soon as it is complete. Memory
+ * is about one band per level, whatever the layer's size.
+ */
+export class PyramidWriter {
+  private readonly levels: Array<{
+    bounds: Bounds;
+    band: Uint8Array | null;
+    bandIndex: number;
+    bandTop: number;
+    pending: { row: number; data: Uint8Array } | null;
+  }> = [];
+
+  constructor(
+    bounds: Bounds,
+    count: number,
+    private readonly channels: 1 | 4,
+    private readonly fill: number,
+    private readonly write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+  ) {
+    for (let k = 0; k < count; k++) {
+      this.levels.push({ bounds: levelBounds(bounds, k), band: null, bandIndex: -1, bandTop: 0, pending: null });
+    }
+  }
+
+  /** Next level-0 row (rows arrive in order from bounds.top; `data` may be reused by the caller). */
+  async push(row: number, data: Uint8Array): Promise<void> {
+    await this.add(0, row, data);
+  }
+
+  async finish(): Promise<void> {
+    for (let k = 0; k < this.levels.length; k++) {
+      const lv = this.levels[k];
+      if (lv.pending) {
+        const p = lv.pending;
+        lv.pending = null;
+        await this.halve(k, p.row, p.data, null);
+      }
+      await this.flush(k);
+    }
+  }
+
+  private async add(k: number, row: number, data: Uint8Array): Promise<void> {
+    const lv = this.levels[k];
+    const w = (lv.bounds.right - lv.bounds.left) * this.channels;
+    const band = Math.floor(row / BAND);
+    if (band !== lv.bandIndex) {
+      await this.flush(k);
+      lv.bandIndex = band;
+      lv.bandTop = Math.max(band * BAND, lv.bounds.top);
+      const bottom = Math.min((band + 1) * BAND, lv.bounds.bottom);
+      lv.band = new Uint8Array((bottom - lv.bandTop) * w);
+    }
+    lv.band!.set(data.subarray(0, w), (row - lv.bandTop) * w);
+    if (k + 1 >= this.levels.length) return;
+    if (row % 2 === 1) {
+      const above = lv.pending && lv.pending.row === row - 1 ? lv.pending.data : null;
+      lv.pending = null;
+      await this.halve(k, row, above, data);
+    } else {
+      lv.pending = { row, data: data.slice(0, w) };
+    }
+  }
+
+  /** Halves rows (2r, 2r+1) of level k (either may be missing) into row r of level k+1. */
+  private async halve(k: number, row: number, even: Uint8Array | null, odd: Uint8Array | null): Promise<void> {
+    const lv = this.levels[k];
+    const w = (lv.bounds.right - lv.bounds.left) * this.channels;
+    const top = row - (row % 2);
+    const pair = new Uint8Array(2 * w);
+    if (this.channels === 1 && this.fill) pair.fill(this.fill);
+    if (even) pair.set(even.subarray(0, w), 0);
+    if (odd) pair.set(odd.subarray(0, w), w);
+    const sb = { left: lv.bounds.left, top, right: lv.bounds.right, bottom: top + 2 };
+    const half = this.channels === 4 ? halveRGBA(pair, sb) : halveGray(pair, sb, this.fill);
+    await this.add(k + 1, top / 2, half.data);
+  }
+
+  private async flush(k: number): Promise<void> {
+    const lv = this.levels[k];
+    if (!lv.band) return;
+    const data = lv.band;
+    lv.band = null;
+    await this.write(k, lv.bandIndex, data);
+  }
+}

@@ -1,6 +1,6 @@
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { getBlob } from './blob';
-import { levelBounds } from './pyramid';
+import { BAND, bandsFor, levelBounds } from './pyramid';
 
 /**
  * R2 layout of a compiled template (prefix `compiled/<hash>/`, hash = SHA-256 hex of the PSD
@@ -8,17 +8,19 @@ import { levelBounds } from './pyramid';
  *
  *   tree.json          CompiledTemplate: size, ppi, levels, the LayerNode tree (written last:
  *                      its presence means the compile finished)
- *   px/<id>/<k>        layer <id> RGBA (straight alpha) at pyramid level k, deflate-raw; it covers
- *                      levelBounds(node.pixelBounds, k)
- *   mask/<id>/<k>      the layer's pixel mask, one byte per pixel, covering
- *                      levelBounds(node.mask.bounds, k)
+ *   px/<id>/<k>/<b>    layer <id> RGBA (straight alpha) at pyramid level k, band b, deflate-raw:
+ *                      columns of levelBounds(node.pixelBounds, k), its rows within
+ *                      [b·BAND, (b+1)·BAND) (level rows), so a strip reads only its bands
+ *   mask/<id>/<k>/<b>  the layer's pixel mask, one byte per pixel, over levelBounds(node.mask.bounds, k)
  *   composite          Photoshop's stored composite, RGBA at level 0 (tests, fidelity)
  *   icc                the embedded ICC profile, as stored in the PSD
  */
 export const prefix = (hash: string) => `compiled/${hash}/`;
 export const treeKey = (hash: string) => `${prefix(hash)}tree.json`;
-export const pixelKey = (hash: string, id: number, level: number) => `${prefix(hash)}px/${id}/${level}`;
-export const maskKey = (hash: string, id: number, level: number) => `${prefix(hash)}mask/${id}/${level}`;
+export const pixelKey = (hash: string, id: number, level: number, band: number) =>
+  `${prefix(hash)}px/${id}/${level}/${band}`;
+export const maskKey = (hash: string, id: number, level: number, band: number) =>
+  `${prefix(hash)}mask/${id}/${level}/${band}`;
 export const compositeKey = (hash: string) => `${prefix(hash)}composite`;
 export const iccKey = (hash: string) => `${prefix(hash)}icc`;
 
@@ -34,18 +36,19 @@ export interface Pixels {
   bounds: Bounds;
 }
 
+/**
+ * A layer's pixels at pyramid level `level`, only the bands covering level rows [rows.top,
+ * rows.bottom) when given. Null when the layer has none there.
+ */
 export async function loadLayerPixels(
   bucket: R2Bucket,
   compiled: CompiledTemplate,
   node: LayerNode,
   level: number,
+  rows?: { top: number; bottom: number },
 ): Promise<Pixels | null> {
   if (!node.hasPixels || !node.pixelBounds) return null;
-  const bounds = levelBounds(node.pixelBounds, level);
-  const size = (bounds.right - bounds.left) * (bounds.bottom - bounds.top) * 4;
-  const data = await getBlob(bucket, pixelKey(compiled.hash, node.id, level), size);
-  if (!data) throw new Error(`compiled template ${compiled.hash}: layer ${node.id} level ${level} missing`);
-  return { data, bounds };
+  return loadBands(bucket, levelBounds(node.pixelBounds, level), 4, rows, (b) => pixelKey(compiled.hash, node.id, level, b));
 }
 
 export async function loadMaskPixels(
@@ -53,12 +56,35 @@ export async function loadMaskPixels(
   compiled: CompiledTemplate,
   node: LayerNode,
   level: number,
+  rows?: { top: number; bottom: number },
 ): Promise<Pixels | null> {
   if (!node.mask?.hasPixels) return null;
-  const bounds = levelBounds(node.mask.bounds, level);
-  const size = (bounds.right - bounds.left) * (bounds.bottom - bounds.top);
-  const data = await getBlob(bucket, maskKey(compiled.hash, node.id, level), size);
-  if (!data) throw new Error(`compiled template ${compiled.hash}: mask ${node.id} level ${level} missing`);
+  return loadBands(bucket, levelBounds(node.mask.bounds, level), 1, rows, (b) => maskKey(compiled.hash, node.id, level, b));
+}
+
+async function loadBands(
+  bucket: R2Bucket,
+  full: Bounds,
+  channels: number,
+  rows: { top: number; bottom: number } | undefined,
+  key: (band: number) => string,
+): Promise<Pixels | null> {
+  const top = Math.max(full.top, rows?.top ?? full.top);
+  const bottom = Math.min(full.bottom, rows?.bottom ?? full.bottom);
+  if (bottom <= top) return null;
+  const bands = bandsFor(top, bottom);
+  const bounds = { left: full.left, right: full.right, top: Math.max(full.top, bands[0] * BAND), bottom: Math.min(full.bottom, (bands[bands.length - 1] + 1) * BAND) };
+  const stride = (full.right - full.left) * channels;
+  const data = new Uint8Array((bounds.bottom - bounds.top) * stride);
+  await Promise.all(
+    bands.map(async (b) => {
+      const bandTop = Math.max(full.top, b * BAND);
+      const bandBottom = Math.min(full.bottom, (b + 1) * BAND);
+      const part = await getBlob(bucket, key(b), (bandBottom - bandTop) * stride);
+      if (!part) throw new Error(`compiled template: ${key(b)} missing`);
+      data.set(part, (bandTop - bounds.top) * stride);
+    }),
+  );
   return { data, bounds };
 }
 

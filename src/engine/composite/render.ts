@@ -172,6 +172,12 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
   blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, { atop: true });
 }
 
+/** Level rows an output rectangle draws on (one spare row each side for the area filter). */
+const levelRows = (ctx: RenderContext, r: Bounds) => ({
+  top: Math.floor(r.top / ctx.factor) - 1,
+  bottom: Math.ceil(r.bottom / ctx.factor) + 1,
+});
+
 /** The layer's own pixels in output space (override, recolour or stored), cut to `clip`. */
 export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
   const override = ctx.overrides.get(node.id);
@@ -188,7 +194,7 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
       surface.data.set(full.data.subarray(s, s + surface.w * 4), (y - r.top) * surface.w * 4);
     }
   } else {
-    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level);
+    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
     if (!px) return null;
     surface = resampleRGBA(px.data, px.bounds, ctx.factor, clip);
   }
@@ -210,7 +216,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   let mask: Uint8ClampedArray | null = null;
   const m = node.mask;
   if (m && !m.disabled) {
-    const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level) : null;
+    const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, r)) : null;
     const surf = px ? resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor) : null;
     if (surf) mask = maskOver(surf, r);
     else if (m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);

@@ -37,7 +37,7 @@ describe('renderTemplate', () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-text-bug-1920.psd'));
     const { bucket, reads } = recording(env.FILES);
     await renderTemplate(bucket, compiled, { scale: 0.3 });
-    const levels = new Set(reads.filter((k) => /\/(px|mask)\//.test(k)).map((k) => k.split('/').pop()));
+    const levels = new Set(reads.filter((k) => /\/(px|mask)\//.test(k)).map((k) => k.split("/").slice(-2)[0]));
     expect([...levels]).toEqual(['1']);
     expect(reads.some((k) => k.endsWith('/composite') || k.endsWith('.psd'))).toBe(false);
   });
@@ -83,5 +83,15 @@ describe('renderTemplate', () => {
     });
     const mid = (64 * recoloured.width + 64) * 4;
     expect([...recoloured.data.subarray(mid, mid + 3)]).toEqual([0, 0, 255]);
+  });
+});
+
+describe('strip rendering', () => {
+  it('reads only the row bands a strip needs', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-text-bug-1920.psd'));
+    const { bucket, reads } = recording(env.FILES);
+    await renderTemplate(bucket, compiled, { scale: 1, region: { top: 0, bottom: 64 } });
+    const bands = new Set(reads.filter((k) => /\/(px|mask)\//.test(k)).map((k) => k.split('/').pop()));
+    expect([...bands]).toEqual(['0']);
   });
 });

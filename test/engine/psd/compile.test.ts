@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, templateHash, templateInfo, walkLayers } from '../../../src/engine';
+import { bandsFor, levelBounds } from '../../../src/engine/compiled/pyramid';
 import { psdFixture } from '../../helpers/fixtures';
 
 describe('compiled templates', () => {
@@ -18,14 +19,18 @@ describe('compiled templates', () => {
     expect(await loadCompiledTemplate(env.FILES, hash)).toEqual(first);
   });
 
-  it('keep a pyramid per layer down to about 256 px of the long side', async () => {
+  it('keep a pyramid per layer down to about 256 px of the long side, in bands of rows', async () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-text-bug-1920.psd'));
     expect(compiled.levels).toBe(4); // 1920 → 960 → 480 → 240
     const withPixels = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels);
     expect(withPixels.length).toBeGreaterThan(0);
     for (const node of withPixels) {
       for (let k = 0; k < compiled.levels; k++) {
-        expect(await env.FILES.head(`compiled/${compiled.hash}/px/${node.id}/${k}`), `layer ${node.id} level ${k}`).not.toBeNull();
+        const rows = levelBounds(node.pixelBounds!, k);
+        for (const band of bandsFor(rows.top, rows.bottom)) {
+          const key = `compiled/${compiled.hash}/px/${node.id}/${k}/${band}`;
+          expect(await env.FILES.head(key), key).not.toBeNull();
+        }
       }
     }
   });
