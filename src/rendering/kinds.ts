@@ -3,12 +3,11 @@
  * - templates: a PSD/PSB the engine can compile (by content: `8BPS`, version 1 or 2); the
  *   compiled form is made now, so a file that cannot be rendered is refused with 422;
  * - fonts: a TrueType/OpenType font with readable names;
- * - images: a JPEG or PNG.
+ * - images: a JPEG or PNG with a readable header.
  */
-import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash } from '../engine/compiled/compile';
-import { loadCompiledTemplate } from '../engine/compiled/store';
+import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, loadCompiledTemplate, readHeader, templateHash } from '../engine';
 import { readFontInfo } from '../engine/fonts/font-info';
-import { readHeader } from '../engine/psd/parse';
+import { sniffImage } from '../engine/raster';
 import { unprocessable } from '../errors';
 import type { FileStore } from '../storage/files';
 import { deleteThumbnails } from '../storage/thumbnails';
@@ -45,23 +44,16 @@ export function fontKind(): UploadKind {
   };
 }
 
-/** Content type of a JPEG or PNG by its signature; null for anything else. */
-export function imageType(bytes: Uint8Array): 'image/jpeg' | 'image/png' | null {
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  const png = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-  if (png.every((b, i) => bytes[i] === b)) return 'image/png';
-  return null;
-}
-
 export function imageKind(store: FileStore): UploadKind {
   return {
     root: 'images',
     async accept(bytes, name) {
-      const contentType = imageType(bytes);
-      if (!contentType) {
+      // The header must be readable: the same check decoding makes before it allocates pixels.
+      const format = sniffImage(bytes)?.format;
+      if (format !== 'jpeg' && format !== 'png') {
         throw unprocessable(`${name} is not a JPEG or PNG image.`, [{ path: 'file', reason: 'unsupported image format' }]);
       }
-      return { contentType };
+      return { contentType: `image/${format}` };
     },
     async forget(old) {
       await deleteThumbnails(store.bucket, old.sha256);
