@@ -40,6 +40,10 @@ export interface TextInfo {
   /** Per-run styles when the layer mixes fonts, sizes or colours. */
   runs?: Array<{ length: number; font: string; size: number; color: string }>;
   warped?: boolean;
+  /** First paragraph's indents and spacing (text-space pixels); justifyLast: Photoshop's "justify all". */
+  paragraph?: { startIndent: number; endIndent: number; firstLineIndent: number; spaceBefore: number; spaceAfter: number; justifyLast: boolean };
+  /** Photoshop's All Caps character setting. */
+  allCaps?: boolean;
 }
 
 export interface SmartObjectPlacement {

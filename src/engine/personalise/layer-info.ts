@@ -58,6 +58,16 @@ export function textInfoFromLayer(layer: Layer): TextInfo | undefined {
     transform: t.transform ?? [1, 0, 0, 1, 0, 0],
     warped: !!t.warp && t.warp.style !== 'none' && t.warp.style !== undefined,
   };
+  const indents = {
+    startIndent: paragraph.startIndent ?? 0,
+    endIndent: paragraph.endIndent ?? 0,
+    firstLineIndent: paragraph.firstLineIndent ?? 0,
+    spaceBefore: paragraph.spaceBefore ?? 0,
+    spaceAfter: paragraph.spaceAfter ?? 0,
+    justifyLast: paragraph.justification === 'justify-all',
+  };
+  if (Object.values(indents).some(Boolean)) info.paragraph = indents;
+  if (first.fontCaps === 2) info.allCaps = true;
   if (t.shapeType === 'box' && t.boxBounds?.length === 4) {
     const [left, top, right, bottom] = t.boxBounds;
     info.box = { left, top, right, bottom };

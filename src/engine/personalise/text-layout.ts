@@ -9,6 +9,16 @@ import type { Bounds } from '../types';
 
 export type Alignment = 'left' | 'center' | 'right' | 'justify';
 
+export interface ParagraphSettings {
+  startIndent: number;
+  endIndent: number;
+  firstLineIndent: number;
+  spaceBefore: number;
+  spaceAfter: number;
+  /** Justify the last line of each paragraph too (Photoshop's "justify all"). */
+  justifyLast: boolean;
+}
+
 export interface LayoutStyle {
   size: number;
   /** Baseline-to-baseline distance. */
@@ -17,6 +27,7 @@ export interface LayoutStyle {
   tracking: number;
   alignment: Alignment;
   box?: Bounds;
+  paragraph?: ParagraphSettings;
 }
 
 export interface LaidOutLine {
@@ -54,13 +65,13 @@ export function measure(text: string, metrics: FontMetrics, style: Pick<LayoutSt
   return (width + (Math.max(0, count - 1) * style.tracking) / 1000) * style.size;
 }
 
-/** Greedy line breaking at spaces (and inside a word wider than the box). */
-function wrap(paragraph: string, maxWidth: number, metrics: FontMetrics, style: LayoutStyle): string[] {
+/** Greedy line breaking at spaces (and inside a word wider than the line); `maxWidth(i)` per line. */
+function wrap(paragraph: string, maxWidth: (line: number) => number, metrics: FontMetrics, style: LayoutStyle): string[] {
   const tokens = paragraph.match(/\S+|\s+/g) ?? [''];
   const lines: string[] = [];
   let line = '';
   const spaceFactor = style.alignment === 'justify' ? MIN_JUSTIFIED_WORD_SPACING : 1;
-  const fits = (s: string) => measure(s.trimEnd(), metrics, style, spaceFactor) <= maxWidth + 1e-6;
+  const fits = (s: string) => measure(s.trimEnd(), metrics, style, spaceFactor) <= maxWidth(lines.length) + 1e-6;
   for (const token of tokens) {
     if (fits(line + token)) {
       line += token;
@@ -73,7 +84,7 @@ function wrap(paragraph: string, maxWidth: number, metrics: FontMetrics, style: 
     }
     if (line.trim()) lines.push(line);
     line = '';
-    // A word wider than the box breaks between characters.
+    // A word wider than the line breaks between characters.
     let rest = token;
     while (!fits(rest)) {
       let cut = 1;
@@ -88,36 +99,44 @@ function wrap(paragraph: string, maxWidth: number, metrics: FontMetrics, style: 
   return lines;
 }
 
+const NO_PARAGRAPH_SETTINGS: ParagraphSettings = { startIndent: 0, endIndent: 0, firstLineIndent: 0, spaceBefore: 0, spaceAfter: 0, justifyLast: false };
+
 export function layoutText(text: string, metrics: FontMetrics, style: LayoutStyle): LaidOutLine[] {
   const { box, size, leading, alignment } = style;
+  const para = style.paragraph ?? NO_PARAGRAPH_SETTINGS;
   const out: LaidOutLine[] = [];
   const anchor = alignment === 'center' ? 'middle' : alignment === 'right' ? 'end' : 'start';
-  const trailing = (style.tracking / 1000) * size;
-  if (!box) {
-    const x = alignment === 'center' ? trailing / 2 : alignment === 'right' ? trailing : 0;
-    splitParagraphs(text).forEach((line, i) => {
-      out.push({ text: line, x, y: i * leading, anchor, width: measure(line, metrics, style), wordSpacing: 0 });
-    });
-    return out;
-  }
-  const boxWidth = box.right - box.left;
   // The renderer adds letter spacing after the last character too; shift so the ink aligns.
-  const x = alignment === 'center' ? (box.left + box.right + trailing) / 2 : alignment === 'right' ? box.right + trailing : box.left;
-  let y = box.top + metrics.ascender * size;
+  const trailing = (style.tracking / 1000) * size;
+  // Point text aligns about its origin; box text within the box, both less the indents.
+  const [left, right] = box ? [box.left, box.right] : [0, 0];
+  const indentOf = (line: number) => para.startIndent + (line === 0 ? para.firstLineIndent : 0);
+  const available = (line: number) => right - para.endIndent - (left + indentOf(line));
   const descent = -metrics.descender * size;
-  for (const paragraph of splitParagraphs(text)) {
-    const lines = wrap(paragraph, boxWidth, metrics, style);
+  let y = box ? box.top + metrics.ascender * size : 0;
+  const paragraphs = splitParagraphs(text);
+  for (let p = 0; p < paragraphs.length; p++) {
+    if (p > 0) y += para.spaceBefore;
+    const lines = box ? wrap(paragraphs[p], available, metrics, style) : [paragraphs[p]];
     for (let i = 0; i < lines.length; i++) {
       // Overset: Photoshop shows only lines that fit in the box.
-      if (y + descent > box.bottom + 0.5) return out;
-      const line = lines[i].trimEnd();
+      if (box && y + descent > box.bottom + 0.5) return out;
+      const line = box ? lines[i].trimEnd() : lines[i];
       const width = measure(line, metrics, style);
+      const lineLeft = left + indentOf(i);
+      const lineRight = right - para.endIndent;
+      const x =
+        alignment === 'center' ? (lineLeft + lineRight + trailing) / 2 : alignment === 'right' ? lineRight + trailing : lineLeft;
       let wordSpacing = 0;
       const spaces = line.split(' ').length - 1;
-      if (alignment === 'justify' && i < lines.length - 1 && spaces > 0) wordSpacing = (boxWidth - width) / spaces;
+      const last = i === lines.length - 1;
+      if (box && alignment === 'justify' && (!last || para.justifyLast) && spaces > 0) {
+        wordSpacing = (lineRight - lineLeft - width) / spaces;
+      }
       out.push({ text: line, x, y, anchor, width, wordSpacing });
       y += leading;
     }
+    y += para.spaceAfter;
   }
   return out;
 }

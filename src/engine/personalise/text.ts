@@ -55,7 +55,8 @@ export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBA
   // Leading follows the size (auto leading is a fraction of it; fixed leading scales along).
   const leading = (info.leading ?? size * 1.2) * (size / info.size);
   const tracking = info.tracking ?? 0;
-  const lines = layoutText(input.text, metrics, { size, leading, tracking, alignment: info.alignment ?? 'left', box: info.box });
+  const text = info.allCaps ? input.text.toUpperCase() : input.text;
+  const lines = layoutText(text, metrics, { size, leading, tracking, alignment: info.alignment ?? 'left', box: info.box, paragraph: info.paragraph });
   if (!lines.some((l) => l.text.trim())) return null;
 
   const local = localExtent(lines, size, metrics.ascender, metrics.descender, info.box);

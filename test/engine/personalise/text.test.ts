@@ -125,6 +125,30 @@ describe('text layout rules', () => {
     expect(lines[lines.length - 1].wordSpacing).toBe(0);
   });
 
+  it('paragraph settings: indents narrow the lines, spacing separates paragraphs, justify-all justifies last lines', async () => {
+    const m = fontMetrics(await bundledFont('LiberationSans-Regular.ttf'));
+    const box = { left: 0, top: 0, right: 200, bottom: 1000 };
+    const paragraph = { startIndent: 10, endIndent: 20, firstLineIndent: 15, spaceBefore: 6, spaceAfter: 4, justifyLast: true };
+    const lines = layoutText('aa bb cc dd ee ff gg hh ii jj kk ll\nmm nn', m, { size: 20, leading: 24, tracking: 0, alignment: 'justify', box, paragraph });
+    expect(lines[0].x).toBe(25); // start + first-line indent
+    expect(lines[1].x).toBe(10);
+    for (const [i, l] of lines.entries()) {
+      const spaces = l.text.split(' ').length - 1;
+      expect(l.x + l.width + spaces * l.wordSpacing, `line ${i}`).toBeCloseTo(180, 5); // right edge less end indent
+    }
+    const secondParagraph = lines.findIndex((l) => l.text.startsWith('mm'));
+    expect(lines[secondParagraph].y - lines[secondParagraph - 1].y).toBeCloseTo(24 + 4 + 6, 5);
+  });
+
+  it('all caps (a character setting) upper-cases the new text', async () => {
+    const font = await bundledFont('LiberationSans-Regular.ttf');
+    const lower = (await renderText({ info: baseInfo(), text: 'xxxx', font, scale: 1 }))!;
+    const caps = (await renderText({ info: baseInfo({ allCaps: true }), text: 'xxxx', font, scale: 1 }))!;
+    const a = inkStats(lower.pixels, lower.bounds.left, lower.bounds.top);
+    const b = inkStats(caps.pixels, caps.bounds.left, caps.bounds.top);
+    expect(b.bottom - b.top).toBeGreaterThan((a.bottom - a.top) * 1.2);
+  });
+
   it('box text is clipped to its box', async () => {
     const font = await bundledFont('LiberationSans-Regular.ttf');
     const info = baseInfo({ box: { left: 0, top: 0, right: 50, bottom: 100 }, transform: [1, 0, 0, 1, 10, 10] });
