@@ -155,12 +155,12 @@ export const PreviewModel = z
     format: formatValue.optional().default('jpg').openapi({ type: 'string', default: 'jpg', description: FORMAT_DESCRIPTION }),
     size: z
       .object({
-        width: z.number().int().min(1).max(MAX_OUTPUT_SIDE),
-        height: z.number().int().min(1).max(MAX_OUTPUT_SIDE),
+        width: z.number().int().min(1).max(MAX_OUTPUT_SIDE).optional().default(800),
+        height: z.number().int().min(1).max(MAX_OUTPUT_SIDE).optional().default(800),
       })
       .optional()
       .default({ width: 800, height: 800 })
-      .openapi({ description: 'Box the preview fits in: s = min(w/W, h/H); s > 1 upscales.' }),
+      .openapi({ description: 'Box the preview fits in (each side 800 when absent): s = min(w/W, h/H); s > 1 upscales.' }),
     jpegQuality: z.number().int().min(0).max(100).optional().default(85),
     optimizePreview: jsonBool('Allows faster, lower-quality resampling when downscaling.').optional(),
     unsharpMask: unsharpMaskValue,

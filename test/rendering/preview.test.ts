@@ -51,6 +51,8 @@ describe('output size: size is a box, s = min(w/W, h/H)', () => {
     expect(await sizeOf((await preview({ template: text, size: { width: 100, height: 50 } })).name!)).toMatchObject({ width: 50, height: 50 });
     expect(await sizeOf((await preview({ template: transparent, size: { width: 200, height: 100 } })).name!)).toMatchObject({ width: 100, height: 100 });
     expect(await sizeOf((await preview({ template: design, size: { width: 1, height: 1 } })).name!)).toMatchObject({ width: 1, height: 1 });
+    // A side left out is 800.
+    expect(await sizeOf((await preview({ template: design, size: { height: 300 } })).name!)).toMatchObject({ width: 450, height: 300 });
   });
 
   it('at s = 1 a PNG is exactly the composite', async () => {
