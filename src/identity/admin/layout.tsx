@@ -33,7 +33,7 @@ a{color:var(--brand)}a:hover{color:var(--brand-dark)}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
-.shell{display:grid;grid-template-columns:240px 1fr;min-height:100vh}
+.shell{display:grid;grid-template-columns:240px 1fr;min-height:100vh;background:linear-gradient(to right,var(--nav) 240px,transparent 240px)}
 .side{background:var(--nav);color:var(--nav-text);padding:1.25rem 1rem;display:flex;flex-direction:column;gap:1rem;position:sticky;top:0;height:100vh;overflow-y:auto}
 .brand{font-weight:700;font-size:1.05rem;color:#fff;text-decoration:none}
 .brand small{display:block;font-weight:400;color:#b8c3d9;font-size:.8rem}
@@ -42,7 +42,7 @@ a{color:var(--brand)}a:hover{color:var(--brand-dark)}
 .side nav a{color:var(--nav-text);text-decoration:none;padding:.5rem .6rem;border-radius:6px}
 .side nav a:hover{background:#24324f;color:#fff}
 .side nav a[aria-current=page]{background:#2f4370;color:#fff;font-weight:600}
-.who{margin-top:auto;font-size:.85rem;color:#b8c3d9;word-break:break-all}
+.who{margin-top:auto;font-size:.85rem;color:#b8c3d9;overflow-wrap:anywhere}
 .who form{margin-top:.5rem}
 .who button{background:transparent;color:#fff;border:1px solid #5b6b8c;padding:.35rem .8rem}
 main{padding:2rem clamp(1rem,4vw,3rem);max-width:1100px;width:100%}
@@ -99,7 +99,7 @@ dl.props dt{color:var(--muted);font-weight:600}dl.props dd{margin:0;word-break:b
 ul.plain{margin:0;padding-left:1.1rem}
 .inline-form{display:inline}
 @media (max-width:760px){
- .shell{grid-template-columns:1fr}
+ .shell{grid-template-columns:1fr;background:none}
  .side{padding:.75rem 1rem;gap:.5rem;position:static;height:auto}
  .side nav{flex-direction:row;flex-wrap:wrap;gap:.25rem}
  .side nav h2{display:none}

@@ -13,6 +13,7 @@ import {
   type AuthType,
 } from '../../app-types';
 import { PERMISSION_LEVELS, RESOURCE_TYPES, normalizePermissions, type PermissionLevel, type ResourceType } from '../../scopes';
+import { field, type FormBody } from '../form-body';
 
 /** The form exactly as typed: strings for text fields, one line per list entry. */
 export interface AppDraft {
@@ -84,13 +85,6 @@ export function draftFromApp(app: Omit<AppSettings, 'permissions'> & { permissio
   };
 }
 
-type FormBody = Record<string, string | File | (string | File)[]>;
-
-const text = (body: FormBody, key: string): string => {
-  const v = body[key];
-  const first = Array.isArray(v) ? v[0] : v;
-  return typeof first === 'string' ? first : '';
-};
 
 /**
  * The draft a submitted form describes. On edit the flow is fixed (`fixedType`). The page sends
@@ -98,28 +92,31 @@ const text = (body: FormBody, key: string): string => {
  * script, not the page) gets the flow's defaults.
  */
 export function draftFromForm(body: FormBody, fixedType?: AuthType): AppDraft {
-  const typed = text(body, 'authType');
+  const typed = field(body, 'authType');
   const authType = fixedType ?? ((AUTH_TYPES as readonly string[]).includes(typed) ? (typed as AuthType) : '');
-  const hasSwitches = text(body, 'switches') === '1';
+  const hasSwitches = field(body, 'switches') === '1';
   const defaults = authType ? APP_TYPES[authType] : undefined;
-  const checkbox = (key: string, fallback: boolean) => (hasSwitches ? text(body, key) === 'on' : fallback);
+  const checkbox = (key: string, fallback: boolean) => (hasSwitches ? CHECKED.has(field(body, key).toLowerCase()) : fallback);
   const permissions = {} as Record<ResourceType, PermissionLevel>;
   for (const t of RESOURCE_TYPES) {
-    const level = text(body, permissionField(t));
+    const level = field(body, permissionField(t));
     permissions[t] = (PERMISSION_LEVELS as readonly string[]).includes(level) ? (level as PermissionLevel) : 'none';
   }
   return {
-    name: text(body, 'name').trim(),
+    name: field(body, 'name').trim(),
     authType,
-    tokenLifetime: text(body, 'tokenLifetime').trim() || String(TOKEN_LIFETIME_DEFAULT),
+    tokenLifetime: field(body, 'tokenLifetime').trim() || String(TOKEN_LIFETIME_DEFAULT),
     permissions,
-    redirectUris: text(body, 'redirectUris'),
-    postLogoutRedirectUris: text(body, 'postLogoutRedirectUris'),
-    corsOrigins: text(body, 'corsOrigins'),
+    redirectUris: field(body, 'redirectUris'),
+    postLogoutRedirectUris: field(body, 'postLogoutRedirectUris'),
+    corsOrigins: field(body, 'corsOrigins'),
     requireClientSecret: checkbox('requireClientSecret', defaults?.requireClientSecretDefault ?? true),
     requirePkce: checkbox('requirePkce', defaults?.requirePkceDefault ?? true),
   };
 }
+
+/** Values a ticked checkbox (or a script) sends. */
+const CHECKED = new Set(['on', 'true', '1', 'yes']);
 
 /** Non-empty trimmed lines, duplicates dropped (order kept). */
 export const lines = (value: string): string[] => [...new Set(value.split(/\r?\n/).map((l) => l.trim()).filter(Boolean))];

@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { AUTH_TYPES, type AuthType } from '../../app-types';
 import { notFound } from '../../../errors';
 import { done, render, takeFlash, type AdminContextOf, type AdminEnv } from '../guard';
+import type { Banner } from '../layout';
 import { draftFromApp, draftFromForm, emptyDraft, validateDraft, type AppDraft, type FieldErrors } from './form';
 import { AppForm, AppSummary, AppsList, DeleteAppConfirm, flowStatesJson, formScript } from './pages';
 import { createApp, findApp, listApps, removeApp, updateApp, type AppRow } from './store';
@@ -59,34 +60,25 @@ appsRoutes.post('/new', async (c) => {
   return done(c, appPath(clientId), text, secret ? { secret: { clientId, value: secret } } : {});
 });
 
-appsRoutes.get('/:clientId', async (c) => {
-  const app = await appOf(c);
-  const flash = takeFlash(c);
-  // The secret travels in the one-time flash of the redirect after saving: shown here once.
-  const secret = flash.secret?.clientId === app.clientId ? flash.secret.value : undefined;
-  return render(
-    c,
-    {
-      title: app.name,
-      section: 'apps',
-      banner: flash.banner,
-      script: formScript(flowStatesJson()),
-      body: <AppDetailBody c={c} app={app} secret={secret} />,
-    },
-  );
-});
-
-/** The detail page's body: summary (with the once-only secret), the edit form, the delete link. */
-function AppDetailBody({ c, app, secret, draft, errors }: { c: AdminContextOf; app: AppRow; secret?: string; draft?: AppDraft; errors?: FieldErrors }) {
-  return (
+/**
+ * An app's page: summary (with the secret, right after it was issued), the edit form (as typed,
+ * with errors, after a refused save) and the way to delete it.
+ */
+function appPage(
+  c: AdminContextOf,
+  app: AppRow,
+  view: { secret?: string; banner?: Banner; draft?: AppDraft; errors?: FieldErrors },
+  status: 200 | 400 = 200,
+) {
+  const body = (
     <>
       <p class="small">
         <a href="/admin/apps">External apps</a> /
       </p>
       <h1>{app.name}</h1>
-      <AppSummary app={app} secret={secret} />
+      <AppSummary app={app} secret={view.secret} />
       <h2 style="margin-top:1.5rem">Settings</h2>
-      <AppForm draft={draft ?? draftFromApp(app)} errors={errors ?? {}} csrf={c.get('admin').csrf} action={appPath(app.clientId)} editing={app} />
+      <AppForm draft={view.draft ?? draftFromApp(app)} errors={view.errors ?? {}} csrf={c.get('admin').csrf} action={appPath(app.clientId)} editing={app} />
       <div class="card danger" style="margin-top:2rem">
         <h2>Delete this app</h2>
         <p class="muted">Revokes its credentials and every token issued to it. You will be asked to confirm.</p>
@@ -96,15 +88,22 @@ function AppDetailBody({ c, app, secret, draft, errors }: { c: AdminContextOf; a
       </div>
     </>
   );
+  return render(c, { title: app.name, section: 'apps', banner: view.banner, script: formScript(flowStatesJson()), body }, status);
 }
+
+appsRoutes.get('/:clientId', async (c) => {
+  const app = await appOf(c);
+  const flash = takeFlash(c);
+  // The secret travels in the one-time flash of the redirect after saving: shown here once.
+  const secret = flash.secret?.clientId === app.clientId ? flash.secret.value : undefined;
+  return appPage(c, app, { secret, banner: flash.banner });
+});
 
 appsRoutes.post('/:clientId', async (c) => {
   const app = await appOf(c);
   const draft = draftFromForm(await c.req.parseBody(), app.authType);
   const result = validateDraft(draft);
-  if (result.errors) {
-    return render(c, { title: app.name, section: 'apps', script: formScript(flowStatesJson()), body: <AppDetailBody c={c} app={app} draft={draft} errors={result.errors} /> }, 400);
-  }
+  if (result.errors) return appPage(c, app, { draft, errors: result.errors }, 400);
   const { secret } = await updateApp(c.get('db'), app, result.settings);
   const text = secret ? 'Changes saved. A client secret was issued: copy it now, it is shown only once.' : 'Changes saved.';
   return done(c, appPath(app.clientId), text, secret ? { secret: { clientId: app.clientId, value: secret } } : {});

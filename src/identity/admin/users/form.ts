@@ -1,6 +1,7 @@
 // The user forms (create, reset password): drafts and rules, free of HTTP.
 import { passwordProblem } from '../../passwords';
 import type { UserRole } from '../../scopes';
+import { field, type FormBody } from '../form-body';
 
 export interface UserDraft {
   email: string;
@@ -14,22 +15,16 @@ export type UserErrors = Partial<Record<keyof UserDraft, string>>;
 export const EMAIL_MAX_LENGTH = 254;
 export const USER_NAME_MAX_LENGTH = 100;
 
-type FormBody = Record<string, string | File | (string | File)[]>;
-const text = (body: FormBody, key: string): string => {
-  const v = body[key];
-  const first = Array.isArray(v) ? v[0] : v;
-  return typeof first === 'string' ? first : '';
-};
 
 export const emptyUserDraft = (): UserDraft => ({ email: '', name: '', role: 'user', password: '' });
 
 export function userDraftFromForm(body: FormBody): UserDraft {
-  const role = text(body, 'role');
+  const role = field(body, 'role');
   return {
-    email: text(body, 'email').trim(),
-    name: text(body, 'name').trim(),
+    email: field(body, 'email').trim(),
+    name: field(body, 'name').trim(),
     role: role === 'admin' || role === 'user' ? role : '',
-    password: text(body, 'password'),
+    password: field(body, 'password'),
   };
 }
 
@@ -58,4 +53,4 @@ export function validateUserDraft(draft: UserDraft): UserErrors {
   return errors;
 }
 
-export const passwordFromForm = (body: FormBody): string => text(body, 'password');
+export const passwordFromForm = (body: FormBody): string => field(body, 'password');
