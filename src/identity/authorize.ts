@@ -8,7 +8,7 @@ import { APP_TYPES, matchesRegisteredUri, type ResponseType } from './app-types'
 import { findApp, type AppRow } from './apps';
 import { sendAuthorizeResponse, type ResponseMode, type ResponseTarget } from './authorize-response';
 import { nowSeconds, randomToken, sha256Base64url } from './crypto';
-import { readLimitedText, isFormRequest, toParams, type Params } from './form';
+import { readLimitedText, isFormRequest, quoteInput, toParams, type Params } from './form';
 import { renderErrorPage } from './pages';
 import { createPending } from './pending';
 import { grantedUserScopes } from './user-scopes';
@@ -20,7 +20,12 @@ import { findUser } from './users';
 export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 300;
 export const LOGIN_PATH = '/account/login';
 
-const RESPONSE_TYPES: Record<string, ResponseType> = { code: 'code', token: 'token', 'id_token token': 'id_token token', 'token id_token': 'id_token token' };
+const RESPONSE_TYPES = new Map<string, ResponseType>([
+  ['code', 'code'],
+  ['token', 'token'],
+  ['id_token token', 'id_token token'],
+  ['token id_token', 'id_token token'],
+]);
 const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -56,7 +61,7 @@ export async function validateAuthorizeRequest(c: Context, params: Params): Prom
   if (!matchesRegisteredUri(app.redirectUris, redirectUri)) return unsafe('invalid_request', 'redirect_uri is not registered for this client.');
 
   const rawResponseType = params.get('response_type');
-  const responseType = rawResponseType ? RESPONSE_TYPES[rawResponseType] : undefined;
+  const responseType = rawResponseType ? RESPONSE_TYPES.get(rawResponseType) : undefined;
   const requestedMode = params.get('response_mode') as ResponseMode | undefined;
   // Anything returning a token (even an unsupported hybrid) must not put it in the query string.
   const defaultMode: ResponseMode = rawResponseType?.includes('token') ? 'fragment' : 'query';
@@ -71,7 +76,7 @@ export async function validateAuthorizeRequest(c: Context, params: Params): Prom
   if (!rawResponseType) return fail('invalid_request', 'response_type is missing.');
   if (!responseType) return fail('unsupported_response_type', 'response_type must be code, token or id_token token.');
   if (!rules.responseTypes.includes(responseType)) {
-    return fail('unauthorized_client', `This app (${rules.label}) may not use response_type ${rawResponseType}.`);
+    return fail('unauthorized_client', `This app (${rules.label}) may not use response_type ${quoteInput(rawResponseType)}.`);
   }
   if (requestedMode !== undefined && !modeKnown) return fail('invalid_request', 'response_mode must be query, fragment or form_post.');
   if (tokenInQuery) return fail('invalid_request', 'response_mode=query is not allowed when tokens are returned.');
@@ -80,7 +85,7 @@ export async function validateAuthorizeRequest(c: Context, params: Params): Prom
   const scopes = parseScopeParam(params.get('scope'));
   if (scopes.length === 0) return fail('invalid_scope', 'scope is missing.');
   const unknown = scopes.filter((s) => !SUPPORTED_SCOPES.includes(s));
-  if (unknown.length) return fail('invalid_scope', `Unsupported scope: ${unknown.join(' ').slice(0, 200)}.`);
+  if (unknown.length) return fail('invalid_scope', `Unsupported scope: ${quoteInput(unknown.join(' '))}.`);
   if (responseType === 'id_token token' && !scopes.includes('openid')) {
     return fail('invalid_scope', 'response_type id_token token requires the openid scope.');
   }

@@ -7,12 +7,18 @@ export const MAX_FORM_BYTES = 64 * 1024;
 
 export type Params = Map<string, string>;
 
+/**
+ * Client input quoted in an error_description, reduced to the characters RFC 6749 §5.2 allows
+ * there (printable ASCII except `"` and `\`) and kept short.
+ */
+export const quoteInput = (value: string, max = 100): string => value.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, max);
+
 /** URL-encoded pairs → map; a repeated parameter is invalid_request (RFC 6749 §3.1). */
 export function toParams(search: URLSearchParams): Params {
   const out: Params = new Map();
   const seen = new Set<string>();
   for (const [key, value] of search) {
-    if (seen.has(key)) throw new OAuthError(400, 'invalid_request', `The parameter ${key.slice(0, 64)} was sent more than once.`);
+    if (seen.has(key)) throw new OAuthError(400, 'invalid_request', `The parameter ${quoteInput(key)} was sent more than once.`);
     seen.add(key);
     if (value !== '') out.set(key, value);
   }

@@ -9,7 +9,7 @@ import { OAuthError } from '../errors';
 import { APP_TYPES, type GrantType } from './app-types';
 import { authenticateClient, readClientCredentials, type AppRow } from './apps';
 import { nowSeconds, randomToken, sha256Base64url, timingSafeEqual } from './crypto';
-import { readPostForm, type Params } from './form';
+import { quoteInput, readPostForm, type Params } from './form';
 import { revokeGrant } from './grants';
 import { normalizePermissions, parseResourceScope, parseScopeParam, scopesForPermissions } from './scopes';
 import { issueAccessToken, issueIdToken } from './tokens';
@@ -62,7 +62,7 @@ async function clientCredentialsGrant(c: Context, app: AppRow, form: Params): Pr
   const refused = requested.filter((s) => !allowed.includes(s));
   if (refused.length) {
     const why = refused.some((s) => !parseResourceScope(s)) ? 'only resource scopes can be requested with client_credentials' : 'not allowed by the app’s permissions';
-    throw invalidScope(`Scope ${refused.join(' ').slice(0, 200)}: ${why}.`);
+    throw invalidScope(`Scope ${quoteInput(refused.join(' '))}: ${why}.`);
   }
   const scopes = requested.length ? requested : allowed;
   if (scopes.length === 0) throw invalidScope('The app has no permissions, so no scope can be granted.');
@@ -177,7 +177,7 @@ async function refreshTokenGrant(c: Context, app: AppRow, form: Params): Promise
   if (!grant || !user || user.disabled) throw invalidGrant('The user of this refresh token is no longer active.');
   const original = parseScopeParam(row.scope);
   const widened = requested?.filter((s) => !original.includes(s)) ?? [];
-  if (widened.length) throw invalidScope(`A refresh may narrow the scope, never widen it (${widened.join(' ').slice(0, 200)}).`);
+  if (widened.length) throw invalidScope(`A refresh may narrow the scope, never widen it (${quoteInput(widened.join(' '))}).`);
   return userTokens(c, app, {
     grantId: grant.id,
     userId: user.id,
