@@ -219,3 +219,4 @@ export function unpremultiply(ptr: usize, count: i32): void {
     storePixel(p, f32x4.mul(v, f32x4.replace_lane(f32x4.splat(255.0 / <f32>a), 3, 1.0)));
   }
 }
+export * from './jpeg';

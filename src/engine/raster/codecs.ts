@@ -9,39 +9,49 @@ import encodePngRaw, { init as initPngEncode } from '@jsquash/png/encode.js';
 // @ts-expect-error: the package's .d.ts types the instance's exports; imported as CompiledWasm it is a WebAssembly.Module.
 import pngWasmModule from '@jsquash/png/codec/pkg/squoosh_png_bg.wasm';
 import type { RGBAImage } from '../types';
+import { encodeBaselineJpeg } from './jpeg';
+
+const pngWasm = pngWasmModule as WebAssembly.Module;
+let jpegEncoder: Promise<void> | undefined;
+let pngCodec: Promise<unknown> | undefined;
+const pngReady = () => (pngCodec ??= Promise.all([initPngEncode(pngWasm), initPngDecode(pngWasm)]));
+
+/** Chroma subsampling by quality: 4:2:0 below 90, 4:4:4 from 90 up (where colour detail is asked for). */
+export const subsamplingFor = (quality: number): 1 | 2 => (quality >= 90 ? 1 : 2);
+
+const clampQuality = (quality: number) => Math.max(0, Math.min(100, Math.round(quality)));
 
 /**
- * mozjpeg settings chosen for speed (docs/performance.md has the measurements): baseline
- * sequential with optimised Huffman tables (progressive costs ~2× for ~4 % smaller files), and
- * 4:2:0 chroma below quality 90; 4:4:4 from 90 up, where colour detail is what the caller asks for.
- * mozjpeg's trellis quantisation cannot be turned off through @jsquash's options.
+ * JPEG bytes of `img` at `quality` (0–100, the IJG/libjpeg scale). JPEG has no alpha: flatten
+ * first (`flattenOverWhite`); alpha is otherwise ignored. Uses our WASM baseline encoder
+ * (src/engine/raster/jpeg.ts): ~10× faster than mozjpeg here, files ~20 % larger.
+ */
+export async function encodeJpeg(img: RGBAImage, quality: number, options: { subsampling?: 1 | 2 } = {}): Promise<Uint8Array> {
+  const q = clampQuality(quality);
+  return encodeBaselineJpeg(img, { quality: q, subsampling: options.subsampling ?? subsamplingFor(q) });
+}
+
+/**
+ * mozjpeg settings for when file size matters more than time: baseline sequential with
+ * optimised Huffman tables (progressive costs ~2× for ~4 % smaller files), same chroma rule.
+ * Trellis quantisation, mozjpeg's main cost, cannot be turned off through @jsquash's options.
  */
 export function jpegOptions(quality: number): Partial<MozJpegOptions> {
-  const q = Math.max(0, Math.min(100, Math.round(quality)));
+  const q = clampQuality(quality);
   return {
     quality: q,
     baseline: true,
     progressive: false,
     optimize_coding: true,
     auto_subsample: false,
-    chroma_subsample: q >= 90 ? 1 : 2,
+    chroma_subsample: subsamplingFor(q),
     separate_chroma_quality: false,
     chroma_quality: q,
   };
 }
 
-const pngWasm = pngWasmModule as WebAssembly.Module;
-
-let jpegEncoder: Promise<void> | undefined;
-let pngCodec: Promise<unknown> | undefined;
-
-const pngReady = () => (pngCodec ??= Promise.all([initPngEncode(pngWasm), initPngDecode(pngWasm)]));
-
-/**
- * JPEG bytes of `img` at `quality` (0–100, mozjpeg's scale). JPEG has no alpha: flatten first
- * (`flattenOverWhite`); alpha is otherwise ignored.
- */
-export async function encodeJpeg(img: RGBAImage, quality: number, options: Partial<MozJpegOptions> = {}): Promise<Uint8Array> {
+/** JPEG via mozjpeg (smaller files, several times slower than encodeJpeg). */
+export async function encodeJpegMozjpeg(img: RGBAImage, quality: number, options: Partial<MozJpegOptions> = {}): Promise<Uint8Array> {
   jpegEncoder ??= initJpegEncode(jpegEncWasm);
   await jpegEncoder;
   return new Uint8Array(await encodeJpegRaw(asImageData(img), { ...jpegOptions(quality), ...options }));

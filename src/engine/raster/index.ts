@@ -1,6 +1,7 @@
 // The raster layer of the engine: WASM kernels, codecs, colour profiles and bounded image input.
 export { decodeBounded, MAX_PLACED_PIXELS, MAX_SOURCE_PIXELS, type DecodeBoundedOptions } from './bounded';
-export { decodeImage, encodeJpeg, encodePng, imageFormatOf, jpegOptions, type ImageFormat } from './codecs';
+export { decodeImage, encodeJpeg, encodeJpegMozjpeg, encodePng, imageFormatOf, jpegOptions, subsamplingFor, type ImageFormat } from './codecs';
+export { encodeBaselineJpeg, type JpegEncodeOptions } from './jpeg';
 export { fetchImage, FETCH_LIMITS, type FetchedImage, type FetchImageOptions } from './fetch-image';
 export { embedIcc, readIcc, srgbProfile } from './icc';
 export { applyOrientation } from './orientation';

@@ -13,6 +13,10 @@ export interface KernelExports {
   flattenOverWhite(ptr: number, count: number): void;
   premultiply(ptr: number, count: number): void;
   unpremultiply(ptr: number, count: number): void;
+  jpegBegin(tables: number, huff: number, scratch: number, out: number): void;
+  jpegEncodeRow(rgba: number, width: number, sub: number): void;
+  jpegFlush(): void;
+  jpegTakeOutput(): number;
 }
 
 let instance: Promise<KernelExports> | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeImage, encodeJpeg, encodePng, imageFormatOf } from '../../../src/engine/raster/codecs';
+import { decodeImage, encodeJpeg, encodeJpegMozjpeg, encodePng, imageFormatOf } from '../../../src/engine/raster/codecs';
 import { embedIcc, readIcc, srgbProfile, srgbToLinear } from '../../../src/engine/raster/icc';
 import { flattenOverWhite } from '../../../src/engine/raster/pixels';
 import { sniffImage } from '../../../src/engine/raster/sniff';
@@ -51,6 +51,12 @@ describe('codecs', () => {
     };
     expect(sampling(await encodeJpeg(img, 85))).toEqual({ sof: 0xc0, luma: 0x22 });
     expect(sampling(await encodeJpeg(img, 92))).toEqual({ sof: 0xc0, luma: 0x11 });
+  });
+
+  it('the mozjpeg encoder (smaller files, slower) follows the same quality and chroma rules', async () => {
+    const img = smoothImage(48, 32);
+    const jpeg = await encodeJpegMozjpeg(img, 85);
+    expect(maxDiff((await decodeImage(jpeg)).data, img.data)).toBeLessThanOrEqual(12);
   });
 
   it('a flattened semi-transparent image encodes to the white-composited colour', async () => {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { decodeImage } from '../../../src/engine/raster/codecs';
+import { encodeBaselineJpeg, scaledTable } from '../../../src/engine/raster/jpeg';
+import { sniffImage } from '../../../src/engine/raster/sniff';
+import type { RGBAImage } from '../../../src/engine/types';
+import { noiseImage, solidImage } from './helpers';
+
+function psnr(a: RGBAImage, b: RGBAImage): number {
+  let se = 0;
+  let n = 0;
+  for (let i = 0; i < a.data.length; i += 4)
+    for (let c = 0; c < 3; c++) {
+      se += (a.data[i + c]! - b.data[i + c]!) ** 2;
+      n++;
+    }
+  return 10 * Math.log10((255 * 255) / (se / n || 1e-9));
+}
+
+function photoLike(width: number, height: number): RGBAImage {
+  const img = noiseImage(width, height, 17, 'opaque');
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const n = (img.data[i]! & 15) - 8;
+      img.data[i] = 128 + 100 * Math.sin(x / 23) + n;
+      img.data[i + 1] = ((x + y) * 255) / (width + height) + n;
+      img.data[i + 2] = 200 * Math.abs(Math.cos(y / 17)) + n;
+    }
+  return img;
+}
+
+describe('baseline JPEG encoder', () => {
+  it('quality maps through the IJG formula: 50 is the Annex K table, 100 is all ones', () => {
+    expect(scaledTable([16, 11, 255], 50)).toEqual([16, 11, 255]);
+    expect(scaledTable([16, 11, 255], 100)).toEqual([1, 1, 1]);
+    expect(scaledTable([16, 11, 255], 0)).toEqual([255, 255, 255]);
+  });
+
+  it('decodes (with mozjpeg) to the same picture, in odd sizes, both subsamplings', async () => {
+    for (const [w, h] of [[1, 1], [17, 9], [64, 48], [333, 201]] as const) {
+      const img = photoLike(w, h);
+      for (const subsampling of [1, 2] as const) {
+        const jpeg = await encodeBaselineJpeg(img, { quality: 90, subsampling });
+        expect(sniffImage(jpeg)).toMatchObject({ format: 'jpeg', width: w, height: h });
+        const back = await decodeImage(jpeg);
+        expect([back.width, back.height]).toEqual([w, h]);
+        if (w * h > 100) expect(psnr(img, back), `${w}×${h} sub ${subsampling}`).toBeGreaterThan(subsampling === 1 ? 34 : 30);
+      }
+    }
+  });
+
+  it('a solid colour comes back exactly at high quality', async () => {
+    const img = solidImage(40, 24, [200, 100, 50, 255]);
+    const back = await decodeImage(await encodeBaselineJpeg(img, { quality: 100, subsampling: 1 }));
+    let worst = 0;
+    for (let i = 0; i < back.data.length; i += 4) for (let c = 0; c < 3; c++) worst = Math.max(worst, Math.abs(back.data[i + c]! - img.data[i + c]!));
+    expect(worst).toBeLessThanOrEqual(1);
+  });
+
+  it('survives worst-case content (noise at quality 100) without overflowing its buffers', async () => {
+    const img = noiseImage(96, 80, 5, 'opaque');
+    const back = await decodeImage(await encodeBaselineJpeg(img, { quality: 100, subsampling: 1 }));
+    expect(psnr(img, back)).toBeGreaterThan(40);
+  });
+});

@@ -1,0 +1,226 @@
+// Baseline JPEG (ITU T.81) entropy-coded data: colour conversion, chroma subsampling, float AAN
+// forward DCT on f32x4 lanes, quantisation and Huffman coding. The JS side
+// (src/engine/raster/jpeg.ts) writes the headers and tables, then feeds one MCU row of RGBA at
+// a time, copying the coded bytes out after each row: memory stays at one strip of the image.
+
+// Tables, set once per image by jpegBegin (pointers into the arena, filled by JS):
+//   fdtbl: 2 × 64 f32 (luma, chroma), natural order: 1 / (q · aan[row] · aan[col] · 8)
+//   huff:  4 tables (DC luma, AC luma, DC chroma, AC chroma) × 256 × (u16 code, u16 size)
+let fdtbl: usize = 0;
+let huff: usize = 0;
+let out: usize = 0;
+let outPos: usize = 0;
+let bitBuf: u32 = 0;
+let bitCnt: i32 = 0;
+let dcY: i32 = 0;
+let dcCb: i32 = 0;
+let dcCr: i32 = 0;
+let block: usize = 0; // 64 f32 scratch
+let coefs: usize = 0; // 64 i32 scratch
+let planes: usize = 0; // Y (16 rows), Cb, Cr full-res strips, f32
+
+// Zigzag: position k in the coded sequence → natural index.
+const ZIGZAG: StaticArray<u8> = [
+  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
+  28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
+  47, 55, 62, 63,
+];
+
+export function jpegBegin(tables: usize, huffTables: usize, scratch: usize, outBuf: usize): void {
+  fdtbl = tables;
+  huff = huffTables;
+  block = scratch;
+  coefs = scratch + 256;
+  planes = scratch + 512;
+  out = outBuf;
+  outPos = 0;
+  bitBuf = 0;
+  bitCnt = 0;
+  dcY = dcCb = dcCr = 0;
+}
+
+/** Bytes written since the last call; the JS side copies them out and we start over. */
+export function jpegTakeOutput(): i32 {
+  const n = <i32>outPos;
+  outPos = 0;
+  return n;
+}
+
+// @ts-ignore: decorator
+@inline function emitByte(b: u32): void {
+  store<u8>(out + outPos, <u8>b);
+  outPos++;
+  if (b == 0xff) {
+    store<u8>(out + outPos, 0);
+    outPos++;
+  }
+}
+
+// @ts-ignore: decorator
+@inline function putBits(code: u32, size: i32): void {
+  bitBuf = (bitBuf << size) | (code & ((1 << size) - 1));
+  bitCnt += size;
+  while (bitCnt >= 8) {
+    bitCnt -= 8;
+    emitByte((bitBuf >> bitCnt) & 0xff);
+  }
+}
+
+/** Pads the last byte with 1-bits (T.81 F.1.2.3). */
+export function jpegFlush(): void {
+  if (bitCnt > 0) putBits((1 << (8 - bitCnt)) - 1, 8 - bitCnt);
+  bitBuf = 0;
+}
+
+// @ts-ignore: decorator
+@inline function putSymbol(table: i32, symbol: i32): void {
+  const e = huff + ((<usize>table * 256 + <usize>symbol) << 2);
+  putBits(load<u16>(e), <i32>load<u16>(e, 2));
+}
+
+// @ts-ignore: decorator
+@inline function category(v: i32): i32 {
+  const a = v < 0 ? -v : v;
+  return a == 0 ? 0 : 32 - clz<i32>(a);
+}
+
+/** Column pass of the float AAN DCT on 4 columns at once: rows at ptr + r·32 (+ half·16). */
+// @ts-ignore: decorator
+@inline function dctColumns(ptr: usize): void {
+  const d0 = v128.load(ptr), d1 = v128.load(ptr, 32), d2 = v128.load(ptr, 64), d3 = v128.load(ptr, 96);
+  const d4 = v128.load(ptr, 128), d5 = v128.load(ptr, 160), d6 = v128.load(ptr, 192), d7 = v128.load(ptr, 224);
+  const tmp0 = f32x4.add(d0, d7), tmp7 = f32x4.sub(d0, d7);
+  const tmp1 = f32x4.add(d1, d6), tmp6 = f32x4.sub(d1, d6);
+  const tmp2 = f32x4.add(d2, d5), tmp5 = f32x4.sub(d2, d5);
+  const tmp3 = f32x4.add(d3, d4), tmp4 = f32x4.sub(d3, d4);
+  // Even part
+  let tmp10 = f32x4.add(tmp0, tmp3);
+  const tmp13 = f32x4.sub(tmp0, tmp3);
+  let tmp11 = f32x4.add(tmp1, tmp2);
+  let tmp12 = f32x4.sub(tmp1, tmp2);
+  v128.store(ptr, f32x4.add(tmp10, tmp11));
+  v128.store(ptr, f32x4.sub(tmp10, tmp11), 128);
+  const z1 = f32x4.mul(f32x4.add(tmp12, tmp13), f32x4.splat(0.707106781));
+  v128.store(ptr, f32x4.add(tmp13, z1), 64);
+  v128.store(ptr, f32x4.sub(tmp13, z1), 192);
+  // Odd part
+  tmp10 = f32x4.add(tmp4, tmp5);
+  tmp11 = f32x4.add(tmp5, tmp6);
+  tmp12 = f32x4.add(tmp6, tmp7);
+  const z5 = f32x4.mul(f32x4.sub(tmp10, tmp12), f32x4.splat(0.382683433));
+  const z2 = f32x4.add(f32x4.mul(tmp10, f32x4.splat(0.5411961)), z5);
+  const z4 = f32x4.add(f32x4.mul(tmp12, f32x4.splat(1.306562965)), z5);
+  const z3 = f32x4.mul(tmp11, f32x4.splat(0.707106781));
+  const z11 = f32x4.add(tmp7, z3);
+  const z13 = f32x4.sub(tmp7, z3);
+  v128.store(ptr, f32x4.add(z13, z2), 160);
+  v128.store(ptr, f32x4.sub(z13, z2), 96);
+  v128.store(ptr, f32x4.add(z11, z4), 32);
+  v128.store(ptr, f32x4.sub(z11, z4), 224);
+}
+
+// @ts-ignore: decorator
+@inline function transpose(): void {
+  for (let r = 0; r < 8; r++) {
+    for (let c = r + 1; c < 8; c++) {
+      const a = block + (<usize>(r * 8 + c) << 2);
+      const b = block + (<usize>(c * 8 + r) << 2);
+      const t = load<f32>(a);
+      store<f32>(a, load<f32>(b));
+      store<f32>(b, t);
+    }
+  }
+}
+
+/** DCT, quantise and code the 8×8 f32 samples in `block` (level-shifted). Returns the new DC. */
+function codeBlock(table: i32, lastDc: i32): i32 {
+  dctColumns(block);
+  dctColumns(block + 16);
+  transpose();
+  dctColumns(block);
+  dctColumns(block + 16);
+  // Now block[c·8 + r] holds coefficient (r, c); quantise into coefs in natural order.
+  const q = fdtbl + (<usize>table << 8);
+  for (let r = 0; r < 8; r++) {
+    for (let c = 0; c < 8; c++) {
+      const v = load<f32>(block + (<usize>(c * 8 + r) << 2)) * load<f32>(q + (<usize>(r * 8 + c) << 2));
+      store<i32>(coefs + (<usize>(r * 8 + c) << 2), <i32>nearest<f32>(v));
+    }
+  }
+  const dc = load<i32>(coefs);
+  const diff = dc - lastDc;
+  const dcCat = category(diff);
+  putSymbol(table * 2, dcCat);
+  if (dcCat) putBits(<u32>(diff < 0 ? diff - 1 : diff), dcCat);
+  let run = 0;
+  for (let k = 1; k < 64; k++) {
+    const v = load<i32>(coefs + (<usize>unchecked(ZIGZAG[k]) << 2));
+    if (v == 0) {
+      run++;
+      continue;
+    }
+    while (run > 15) {
+      putSymbol(table * 2 + 1, 0xf0);
+      run -= 16;
+    }
+    const cat = category(v);
+    putSymbol(table * 2 + 1, (run << 4) | cat);
+    putBits(<u32>(v < 0 ? v - 1 : v), cat);
+    run = 0;
+  }
+  if (run > 0) putSymbol(table * 2 + 1, 0);
+  return dc;
+}
+
+/**
+ * Codes one MCU row. `rgba` holds `rows` (8 or 16 = MCU height) rows of `width` pixels, the
+ * image's bottom edge already repeated by the caller; `sub` is 1 (4:4:4) or 2 (4:2:0).
+ */
+export function jpegEncodeRow(rgba: usize, width: i32, sub: i32): void {
+  const mcu = 8 * sub;
+  const mcus = (width + mcu - 1) / mcu;
+  const pw = mcus * mcu; // padded width
+  const yPlane = planes;
+  const cbPlane = yPlane + (<usize>(pw * mcu) << 2);
+  const crPlane = cbPlane + (<usize>(pw * mcu) << 2);
+  // Colour conversion (JFIF), level-shifted by −128; right edge repeated.
+  for (let y = 0; y < mcu; y++) {
+    for (let x = 0; x < pw; x++) {
+      const p = rgba + (<usize>(y * width + min(x, width - 1)) << 2);
+      const r = <f32>load<u8>(p), g = <f32>load<u8>(p, 1), b = <f32>load<u8>(p, 2);
+      const i = <usize>(y * pw + x) << 2;
+      store<f32>(yPlane + i, 0.299 * r + 0.587 * g + 0.114 * b - 128);
+      store<f32>(cbPlane + i, -0.168736 * r - 0.331264 * g + 0.5 * b);
+      store<f32>(crPlane + i, 0.5 * r - 0.418688 * g - 0.081312 * b);
+    }
+  }
+  for (let m = 0; m < mcus; m++) {
+    const x0 = m * mcu;
+    for (let by = 0; by < sub; by++) {
+      for (let bx = 0; bx < sub; bx++) {
+        for (let y = 0; y < 8; y++) {
+          memory.copy(block + (<usize>(y * 8) << 2), yPlane + (<usize>((by * 8 + y) * pw + x0 + bx * 8) << 2), 32);
+        }
+        dcY = codeBlock(0, dcY);
+      }
+    }
+    for (let c = 0; c < 2; c++) {
+      const plane = c == 0 ? cbPlane : crPlane;
+      for (let y = 0; y < 8; y++) {
+        for (let x = 0; x < 8; x++) {
+          let v: f32;
+          if (sub == 1) {
+            v = load<f32>(plane + (<usize>(y * pw + x0 + x) << 2));
+          } else {
+            const i = plane + (<usize>(2 * y * pw + x0 + 2 * x) << 2);
+            const j = i + (<usize>pw << 2);
+            v = (load<f32>(i) + load<f32>(i, 4) + load<f32>(j) + load<f32>(j, 4)) * 0.25;
+          }
+          store<f32>(block + (<usize>(y * 8 + x) << 2), v);
+        }
+      }
+      if (c == 0) dcCb = codeBlock(1, dcCb);
+      else dcCr = codeBlock(1, dcCr);
+    }
+  }
+}
