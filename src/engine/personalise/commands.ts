@@ -58,20 +58,6 @@ export const DataCommandSchema = z
   .discriminatedUnion('type', [TextCommandSchema, ImageCommandSchema, ShapeCommandSchema, SwitchCommandSchema, VisibilityCommandSchema])
   .openapi('DataCommand');
 
-export const PersonalisationDataSchema = z
-  .record(z.string(), DataCommandSchema)
-  .openapi('PersonalisationData', {
-    description: 'Layer name → command. A name matches layers exactly; a name shared by several layers applies to all.',
-    example: { Title: { type: 'text', text: 'Hello', color: '#336699' }, Photo: { type: 'image', image: 'https://example.com/a.jpg', resizeMode: 'fill' }, Badge: { visible: false } },
-  });
-
-export type TextCommand = z.infer<typeof TextCommandSchema>;
-export type ImageCommand = z.infer<typeof ImageCommandSchema>;
-export type ShapeCommand = z.infer<typeof ShapeCommandSchema>;
-export type SwitchCommand = z.infer<typeof SwitchCommandSchema>;
-export type DataCommand = z.infer<typeof DataCommandSchema>;
-export type PersonalisationData = z.infer<typeof PersonalisationDataSchema>;
-
 const COMMAND_KEYS = ['type', 'text', 'font', 'size', 'color', 'image', 'resizeMode', 'visible', 'select'];
 const CANONICAL_KEY = new Map(COMMAND_KEYS.map((k) => [k.toLowerCase(), k]));
 
@@ -90,3 +76,17 @@ export function normaliseCommand(raw: unknown): unknown {
   }
   return out;
 }
+
+export const PersonalisationDataSchema = z
+  .record(z.string(), z.preprocess(normaliseCommand, DataCommandSchema))
+  .openapi('PersonalisationData', {
+    description: 'Layer name → command. A name matches layers exactly; a name shared by several layers applies to all.',
+    example: { Title: { type: 'text', text: 'Hello', color: '#336699' }, Photo: { type: 'image', image: 'https://example.com/a.jpg', resizeMode: 'fill' }, Badge: { visible: false } },
+  });
+
+export type TextCommand = z.infer<typeof TextCommandSchema>;
+export type ImageCommand = z.infer<typeof ImageCommandSchema>;
+export type ShapeCommand = z.infer<typeof ShapeCommandSchema>;
+export type SwitchCommand = z.infer<typeof SwitchCommandSchema>;
+export type DataCommand = z.infer<typeof DataCommandSchema>;
+export type PersonalisationData = z.infer<typeof PersonalisationDataSchema>;
