@@ -86,11 +86,18 @@ async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<v
       { path: 'file', reason: 'expected a multipart/form-data body' },
     ]);
   }
-  const bytes = await readLimited(c.req.raw, MAX_UPLOAD_BYTES, 'The upload');
+  const declared = c.req.header('content-length');
   let form: FormData;
   try {
-    form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+    if (declared !== undefined && Number(declared) <= MAX_UPLOAD_BYTES) {
+      // The runtime holds the body to its declared length: parse it without another copy.
+      form = await c.req.raw.formData();
+    } else {
+      const bytes = await readLimited(c.req.raw, MAX_UPLOAD_BYTES, 'The upload');
+      form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+    }
   } catch (e) {
+    if (e instanceof ApiError) throw e;
     throw badRequest(`The multipart body cannot be read: ${(e as Error).message}`, [{ path: 'file', reason: 'malformed multipart body' }]);
   }
   const canonical = canonicalJson(schema, Object.fromEntries([...form.keys()].map((k) => [k, null]))) as Record<string, null>;
