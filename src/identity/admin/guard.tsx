@@ -9,7 +9,7 @@ import { getDb, type Database } from '../../db/client';
 import { tenants } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError, forbidden } from '../../errors';
-import { clearIdentityCookie, readCookie, setIdentityCookie } from '../cookies';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { base64url, fromBase64url, randomToken } from '../crypto';
 import { PATHS } from '../discovery';
 import { csrfTokenFor, readSession, verifyCsrf, type Session } from '../session';
@@ -23,7 +23,7 @@ export interface AdminContext {
 
 export type AdminEnv = {
   Bindings: Env;
-  Variables: { admin: AdminContext; nonce: string; db: Database };
+  Variables: { admin: AdminContext; nonce: string; db: Database; flash: Flash };
 };
 export type AdminContextOf = Context<AdminEnv>;
 
@@ -78,21 +78,37 @@ export interface Flash {
 
 const FLASH_COOKIE = 'admin_flash';
 const FLASH_MAX_AGE = 300;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Only the admin pages ever see it (it may carry a new secret); Secure except on loopback http. */
+function flashCookieOptions(c: Context) {
+  const url = new URL(c.req.url);
+  const secure = url.protocol === 'https:' || !LOOPBACK.has(url.hostname);
+  return { path: '/admin', httpOnly: true, secure, sameSite: 'Lax' as const };
+}
 
 export function setFlash(c: Context, flash: Flash): void {
-  setIdentityCookie(c, FLASH_COOKIE, base64url(new TextEncoder().encode(JSON.stringify(flash))), FLASH_MAX_AGE);
+  const value = base64url(new TextEncoder().encode(JSON.stringify(flash)));
+  setCookie(c, FLASH_COOKIE, value, { ...flashCookieOptions(c), maxAge: FLASH_MAX_AGE });
 }
 
 /** Reads and clears the flash: whatever it carries is shown on this page only. */
 export function takeFlash(c: Context): Flash {
-  const raw = readCookie(c, FLASH_COOKIE);
-  if (!raw) return {};
-  clearIdentityCookie(c, FLASH_COOKIE);
-  try {
-    return JSON.parse(new TextDecoder().decode(fromBase64url(raw))) as Flash;
-  } catch {
-    return {};
+  const ac = c as AdminContextOf;
+  const taken = ac.get('flash');
+  if (taken) return taken;
+  const raw = getCookie(c, FLASH_COOKIE);
+  let flash: Flash = {};
+  if (raw) {
+    deleteCookie(c, FLASH_COOKIE, flashCookieOptions(c));
+    try {
+      flash = JSON.parse(new TextDecoder().decode(fromBase64url(raw))) as Flash;
+    } catch {
+      // a mangled cookie just shows no banner
+    }
   }
+  ac.set('flash', flash);
+  return flash;
 }
 
 /** Redirect after a successful post (post/redirect/get), with a banner for the next page. */

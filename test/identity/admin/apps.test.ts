@@ -10,6 +10,8 @@ import { appsOf, ccForm, codeForm, cookiesFrom, get, makeTenant, post, signIn, t
 async function createThroughForm(b: Browser, form: Record<string, string>) {
   const res = await post('/admin/apps/new', b, form);
   expect(res.status).toBe(303);
+  // The secret rides to the next page in a short-lived cookie only the admin pages receive.
+  expect(res.headers.getSetCookie().find((c) => c.startsWith('admin_flash='))).toMatch(/Max-Age=300; Path=\/admin; HttpOnly; SameSite=Lax/);
   const location = res.headers.get('location')!;
   const clientId = decodeURIComponent(location.split('/').pop()!);
   const page = await get(location, b, cookiesFrom(res));
