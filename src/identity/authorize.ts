@@ -8,7 +8,7 @@ import { APP_TYPES, matchesRegisteredUri, type ResponseType } from './app-types'
 import { findApp, type AppRow } from './apps';
 import { sendAuthorizeResponse, type ResponseMode, type ResponseTarget } from './authorize-response';
 import { nowSeconds, randomToken, sha256Base64url } from './crypto';
-import { readLimitedText, isFormRequest, quoteInput, toParams, type Params } from './form';
+import { quoteInput, readBrowserParams, type Params } from './form';
 import { renderErrorPage } from './pages';
 import { createPending } from './pending';
 import { grantedUserScopes } from './user-scopes';
@@ -194,16 +194,6 @@ function errorValues(c: Context, state: string | undefined, error: string, descr
   return { error, error_description: description, state, iss: issuerOf(c.env) };
 }
 
-async function readAuthorizeParams(c: Context): Promise<Params> {
-  if (c.req.method === 'POST') {
-    if (!isFormRequest(c)) throw new AuthorizeInputError('The body must be application/x-www-form-urlencoded.');
-    return toParams(new URLSearchParams(await readLimitedText(c.req.raw)));
-  }
-  return toParams(new URL(c.req.url).searchParams);
-}
-
-class AuthorizeInputError extends Error {}
-
 /** Validated request → error page, error redirect, or the request itself. */
 async function validated(c: Context, params: Params): Promise<Response | AuthorizeRequest> {
   const v = await validateAuthorizeRequest(c, params);
@@ -214,12 +204,8 @@ async function validated(c: Context, params: Params): Promise<Response | Authori
 
 /** GET and POST /connect/authorize. */
 export async function authorizeEndpoint(c: Context): Promise<Response> {
-  let params: Params;
-  try {
-    params = await readAuthorizeParams(c);
-  } catch (err) {
-    return renderErrorPage(c, 'invalid_request', err instanceof Error ? err.message : 'The request could not be read.');
-  }
+  const params = await readBrowserParams(c);
+  if (typeof params === 'string') return renderErrorPage(c, 'invalid_request', params);
   const request = await validated(c, params);
   if (request instanceof Response) return request;
   const session = await readSession(c);

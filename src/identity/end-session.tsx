@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import { errors, jwtVerify, decodeProtectedHeader } from 'jose';
 import { findApp } from './apps';
-import { readLimitedText, isFormRequest, toParams, type Params } from './form';
+import { isFormRequest, readBrowserParams, readLimitedText } from './form';
 import { verificationKeySet, SIGNING_ALG } from './keys';
 import { renderErrorPage, renderPage } from './pages';
 import { csrfTokenFor, destroySession, readSession, verifyCsrf } from './session';
@@ -48,22 +48,10 @@ const signedOutPage = (c: Context) =>
     </>,
   );
 
-async function readParams(c: Context): Promise<Params> {
-  if (c.req.method === 'POST') {
-    if (!isFormRequest(c)) throw new Error('The body must be application/x-www-form-urlencoded.');
-    return toParams(new URLSearchParams(await readLimitedText(c.req.raw)));
-  }
-  return toParams(new URL(c.req.url).searchParams);
-}
-
 /** GET and POST /connect/endsession */
 export async function endSessionEndpoint(c: Context): Promise<Response> {
-  let params: Params;
-  try {
-    params = await readParams(c);
-  } catch (err) {
-    return renderErrorPage(c, 'invalid_request', err instanceof Error ? err.message : 'The request could not be read.');
-  }
+  const params = await readBrowserParams(c);
+  if (typeof params === 'string') return renderErrorPage(c, 'invalid_request', params);
   const session = await readSession(c);
   const hint = await verifyIdTokenHint(c, params.get('id_token_hint'));
   const app = hint && (await findApp(c.env, hint.clientId));

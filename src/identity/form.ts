@@ -64,3 +64,18 @@ export async function readPostForm(c: Context): Promise<Params> {
   }
   return toParams(new URLSearchParams(await readLimitedText(c.req.raw)));
 }
+
+/**
+ * Parameters of a browser-facing endpoint that takes GET (query) or POST (form): authorize and
+ * end session. Returns the reason as a string when they cannot be read, for the error page.
+ */
+export async function readBrowserParams(c: Context): Promise<Params | string> {
+  try {
+    if (c.req.method !== 'POST') return toParams(new URL(c.req.url).searchParams);
+    if (!isFormRequest(c)) return 'The body must be application/x-www-form-urlencoded.';
+    return toParams(new URLSearchParams(await readLimitedText(c.req.raw)));
+  } catch (err) {
+    if (err instanceof OAuthError) return err.message;
+    throw err;
+  }
+}
