@@ -6,12 +6,14 @@ import { appOriginCors } from './cors';
 import { discoveryDocument, PATHS } from './discovery';
 import { confirmLogout, endSessionEndpoint, LOGOUT_CONFIRM_PATH } from './end-session';
 import { getJwks, JWKS_MAX_AGE_SECONDS } from './keys';
+import { documentIdentity } from './openapi';
 import { introspectionEndpoint, revocationEndpoint } from './revocation';
 import { tokenEndpoint } from './token-endpoint';
 import { userinfoEndpoint } from './userinfo';
 
 /** Identity service: OAuth 2.0 / OpenID Connect provider and the admin panel. */
 export const identityApp = createServiceApp();
+documentIdentity(identityApp);
 
 const PUBLIC_METADATA = { 'Access-Control-Allow-Origin': '*', 'Cache-Control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` };
 

@@ -99,3 +99,10 @@ describe('key set (RFC 7517) and rotation', () => {
     expect(await res.json()).toMatchObject({ active: true });
   });
 });
+
+describe('API documentation', () => {
+  it('describes the identity endpoints in the OpenAPI document', async () => {
+    const doc = (await (await call('/api/docs/identity.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/connect/token', '/connect/authorize', '/.well-known/openid-configuration', '/connect/revocation', '/connect/introspect']));
+  });
+});
