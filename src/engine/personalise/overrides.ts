@@ -5,6 +5,7 @@
  * at the render scale.
  */
 import { ApiError, badRequest, unprocessable, type ErrorDetail } from '../../errors';
+import { readFontInfo } from '../fonts/font-info';
 import { hasKnownSubstitute, resolveFont, type ResolvedFont } from '../fonts/substitution';
 import type { LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } from '../types';
 import { isColorError, parseColor, type RGBA } from './color';
@@ -125,7 +126,9 @@ const colorOf = (value: string | undefined): RGBA | undefined => {
 /** One ApiError carrying every detail; the status of the first failure. */
 function combine(errors: Array<{ error: ApiError; detail: ErrorDetail }>): ApiError {
   const first = errors[0].error;
-  return new ApiError(first.status, first.code, errors.length === 1 ? first.message : 'Some data could not be used.', errors.map((e) => e.detail));
+  // Layers sharing a name fail alike: one detail each.
+  const details = [...new Map(errors.map((e) => [`${e.detail.path}\n${e.detail.reason}`, e.detail])).values()];
+  return new ApiError(first.status, first.code, details.length === 1 ? first.message : 'Some data could not be used.', details);
 }
 
 /**
@@ -182,6 +185,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
             failures.push({ error: badRequest('Unknown font.'), detail: { path: `data.${name}.font`, reason: `the font store has no font "${command.font}"` } });
             return null;
           }
+          readFontInfo(font.bytes); // a damaged font fails here, with its path, not while drawing
           // Characters the font lacks are drawn from a fallback font of the store, when there is one.
           const fallback = coversText(font.bytes, command.text) ? null : await fontFor(FALLBACK_FONT);
           return { name, node, command, font, fallbackFonts: fallback && fallback.bytes !== font.bytes ? [fallback.bytes] : [] };

@@ -133,3 +133,13 @@ describe('command property names match case-insensitively (rendering contract)',
     ]);
   });
 });
+
+describe('buildOverrides: damaged fonts', () => {
+  it('a stored font that cannot be read is a 422 naming the layer, not a 500', async () => {
+    const ctx = { scale: 1, loadFont: async () => new TextEncoder().encode('not a font file, just text'), loadImage: async () => ({ width: 1, height: 1, data: new Uint8ClampedArray(4) }) };
+    const err = (await buildOverrides(tree, { Title: { type: 'text', text: 'new' } }, ctx).catch((e) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(422);
+    expect(err.details?.[0].path).toBe('data.Title.font');
+  });
+});
