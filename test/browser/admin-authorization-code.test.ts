@@ -51,6 +51,9 @@ describe('admin registers an Authorization Code app and a user signs in through 
     await admin.getByLabel('Redirect URIs', { exact: true }).fill(CALLBACK);
     await admin.getByLabel('Allowed CORS origins').fill('http://localhost:8788');
     await screenshot(admin, 'new-app-authorization-code');
+    await admin.setViewportSize({ width: 390, height: 844 });
+    await screenshot(admin, 'new-app-phone');
+    await admin.setViewportSize({ width: 1280, height: 860 });
     await admin.getByRole('button', { name: 'Create app' }).click();
     await admin.waitForURL(/\/admin\/apps\/[0-9a-f-]{36}$/);
     clientId = await admin.locator('#clientId').inputValue();

@@ -121,6 +121,25 @@ describe('admin creates, uses and deletes a Client Credentials app', () => {
     await screenshot(page, 'tenant');
   });
 
+  it('is usable with the keyboard: skip link first, then the navigation and actions', async () => {
+    await page.goto(`${baseUrl}/admin/apps`);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    for (let i = 0; i < 15; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === 'New app') break;
+    }
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${baseUrl}/admin/apps/new`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // the skip link moves focus to the content
+    for (let i = 0; i < 5; i++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate(() => document.activeElement?.id)) === 'name') break;
+    }
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('name');
+  });
+
   it('signs out: the admin panel asks for the login again', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForLoadState();

@@ -2,6 +2,7 @@
 // the identity login, or a 403 page for other users), a CSRF token bound to the session on every
 // form post (else a 403 page and nothing changes), and headers that forbid framing and caching.
 import type { Context, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { eq } from 'drizzle-orm';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Child } from 'hono/jsx';
@@ -9,7 +10,6 @@ import { getDb, type Database } from '../../db/client';
 import { tenants } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError, forbidden } from '../../errors';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { base64url, fromBase64url, randomToken } from '../crypto';
 import { PATHS } from '../discovery';
 import { csrfTokenFor, readSession, verifyCsrf, type Session } from '../session';

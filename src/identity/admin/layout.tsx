@@ -90,7 +90,8 @@ fieldset[disabled]{background:#f6f7f9}
 .choice input{margin-top:.3rem}.choice strong{display:block}.choice span{color:var(--muted);font-size:.875rem}
 .check{display:flex;gap:.5rem;align-items:flex-start}.check input{margin-top:.3rem;width:1.05rem;height:1.05rem}
 .perm-table td,.perm-table th{padding:.45rem .6rem;vertical-align:middle}
-.perm-table th[scope=row]{background:#fff;text-transform:none;font-size:1rem;color:inherit;letter-spacing:0}.perm-table select{max-width:12rem}
+.perm-table th[scope=row]{background:#fff;text-transform:none;font-size:1rem;color:inherit;letter-spacing:0;overflow-wrap:anywhere}
+.perm-table select{min-width:8.5rem}.perm-table select{max-width:12rem}
 .reason{display:block;font-size:.875rem;color:var(--muted);font-style:italic;margin-top:.25rem}
 .secret{display:flex;gap:.5rem;flex-wrap:wrap;align-items:center;margin:.5rem 0}
 .secret input{flex:1 1 20rem;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;max-width:none}
