@@ -113,7 +113,7 @@ export function validateData(tree: LayerNode[], data: unknown): Target[] {
     }
     targets.push({ name, command, nodes });
   }
-  if (details.length) throw badRequest('The data does not fit the template.', details);
+  if (details.length) throw badRequest('The data does not fit the template.', unique(details));
   return targets;
 }
 
@@ -123,11 +123,13 @@ const colorOf = (value: string | undefined): RGBA | undefined => {
   return isColorError(c) ? undefined : c;
 };
 
+/** Layers sharing a name fail alike: one detail each. */
+const unique = (details: ErrorDetail[]) => [...new Map(details.map((d) => [`${d.path}\n${d.reason}`, d])).values()];
+
 /** One ApiError carrying every detail; the status of the first failure. */
 function combine(errors: Array<{ error: ApiError; detail: ErrorDetail }>): ApiError {
   const first = errors[0].error;
-  // Layers sharing a name fail alike: one detail each.
-  const details = [...new Map(errors.map((e) => [`${e.detail.path}\n${e.detail.reason}`, e.detail])).values()];
+  const details = unique(errors.map((e) => e.detail));
   return new ApiError(first.status, first.code, details.length === 1 ? first.message : 'Some data could not be used.', details);
 }
 

@@ -143,3 +143,11 @@ describe('buildOverrides: damaged fonts', () => {
     expect(err.details?.[0].path).toBe('data.Title.font');
   });
 });
+
+describe('layers sharing a name', () => {
+  it('a wrong command on several same-named layers is reported once', () => {
+    const twins: LayerNode[] = [node(1, 'Badge', 'Shape'), node(0, 'Badge', 'Shape')];
+    const err = errorOf(() => validateData(twins, { Badge: { type: 'text', text: 'x' } }));
+    expect(err.details).toHaveLength(1);
+  });
+});
