@@ -4,7 +4,7 @@
 import { APP_TYPES, AUTH_TYPES, TOKEN_LIFETIME_MAX, TOKEN_LIFETIME_MIN, type AuthType } from '../../app-types';
 import { PERMISSION_LEVELS, PERMISSION_LEVEL_LABELS, RESOURCE_TYPES, normalizePermissions, scopesForPermissions } from '../../scopes';
 import { CsrfField, Field, age, dateTime, describedBy } from '../layout';
-import { fieldStates, permissionField, type AppDraft, type FieldErrors, type FieldState, type FlowField } from './form';
+import { LIST_FIELDS, fieldStates, permissionField, type AppDraft, type FieldErrors, type FieldState, type FlowField, type ListField as ListFieldName } from './form';
 import type { AppRow } from './store';
 
 /** What each flow is for (platform spec, Authentication: flow choice). */
@@ -91,7 +91,22 @@ const Reason = ({ name, state }: { name: FlowField; state: FieldState }) => (
   </span>
 );
 
-function ListField(props: { id: 'redirectUris' | 'postLogoutRedirectUris' | 'corsOrigins'; label: string; hint: string; draft: AppDraft; errors: FieldErrors; disabled: boolean }) {
+const LIST_TEXT: Record<ListFieldName, { label: string; hint: string }> = {
+  redirectUris: {
+    label: 'Redirect URIs',
+    hint: 'One per line. Where users return after signing in; matched exactly. https, or http only for localhost, 127.0.0.1 and [::1]. No # fragment, no wildcards.',
+  },
+  postLogoutRedirectUris: {
+    label: 'Post logout redirect URIs',
+    hint: 'One per line. Where users may be sent after signing out; same rules as redirect URIs.',
+  },
+  corsOrigins: {
+    label: 'Allowed CORS origins',
+    hint: 'One per line, scheme://host[:port] without a path, e.g. https://shop.example.com. Browsers on these origins may call the token endpoint.',
+  },
+};
+
+function ListField(props: { id: ListFieldName; label: string; hint: string; draft: AppDraft; errors: FieldErrors; disabled: boolean }) {
   const error = props.errors[props.id];
   return (
     <Field id={props.id} label={props.label} hint={props.hint} error={error}>
@@ -230,30 +245,9 @@ export function AppForm(props: { draft: AppDraft; errors: FieldErrors; csrf: str
       <fieldset class="card" data-flow="redirects" disabled={!states.redirects.enabled}>
         <legend>Sign-in addresses</legend>
         <Reason name="redirects" state={states.redirects} />
-        <ListField
-          id="redirectUris"
-          label="Redirect URIs"
-          hint="One per line. Where users return after signing in; matched exactly. https, or http only for localhost, 127.0.0.1 and [::1]. No # fragment, no wildcards."
-          draft={draft}
-          errors={errors}
-          disabled={!states.redirects.enabled}
-        />
-        <ListField
-          id="postLogoutRedirectUris"
-          label="Post logout redirect URIs"
-          hint="One per line. Where users may be sent after signing out; same rules as redirect URIs."
-          draft={draft}
-          errors={errors}
-          disabled={!states.redirects.enabled}
-        />
-        <ListField
-          id="corsOrigins"
-          label="Allowed CORS origins"
-          hint="One per line, scheme://host[:port] without a path, e.g. https://shop.example.com. Browsers on these origins may call the token endpoint."
-          draft={draft}
-          errors={errors}
-          disabled={!states.redirects.enabled}
-        />
+        {LIST_FIELDS.map((id) => (
+          <ListField id={id} label={LIST_TEXT[id].label} hint={LIST_TEXT[id].hint} draft={draft} errors={errors} disabled={!states.redirects.enabled} />
+        ))}
       </fieldset>
 
       <div class="card">
