@@ -137,9 +137,11 @@ function brightnessContrastLut(brightness: number, contrast: number, legacy: boo
 }
 
 /**
- * Photoshop's Hue/Saturation: master plus six colour ranges (weights ramp over [a, b] and [c, d],
- * degrees, wrapping), or colorize. Hue turns in HSL; saturation pushes channels away from (or
- * toward) the HSL lightness; lightness blends toward white or black.
+ * Photoshop's Hue/Saturation: the colour ranges' changes (weights ramp over [a, b] and [c, d],
+ * degrees, wrapping; summed where ranges overlap), then the master's, or colorize. Each change
+ * turns hue in HSL, blends toward white or black for lightness, then pushes channels away from
+ * (or toward) the HSL lightness for saturation: lightness before saturation, as Photoshop's
+ * output shows.
  */
 function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>, d: Uint8ClampedArray): boolean {
   const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas].filter(
@@ -149,67 +151,68 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
   // ag-psd's "master" record holds the colorize flag and colorize settings in a..d.
   const colorize = (master.a & 0xff00) !== 0 || master.a === 1;
   const hsl = new Float64Array(3);
+  const rgb = new Float64Array(3);
   for (let i = 0; i < d.length; i += 4) {
-    let r = d[i], g = d[i + 1], b = d[i + 2];
-    rgbToHsl(r, g, b, hsl);
-    let hue: number, sat: number, light: number;
+    rgb[0] = d[i];
+    rgb[1] = d[i + 1];
+    rgb[2] = d[i + 2];
     if (colorize) {
-      hsl[0] = ((((master.b % 360) + 360) % 360) / 360);
-      hsl[1] = master.c / 100;
-      [r, g, b] = hslToRgb(hsl[0], hsl[1], hsl[2]);
-      light = master.d;
-      hue = 0;
-      sat = 0;
+      rgbToHsl(rgb[0], rgb[1], rgb[2], hsl);
+      const [r, g, b] = hslToRgb((((master.b % 360) + 360) % 360) / 360, master.c / 100, hsl[2]);
+      rgb[0] = r;
+      rgb[1] = g;
+      rgb[2] = b;
+      hslStep(rgb, 0, 0, master.d);
     } else {
-      hue = master.hue;
-      sat = master.saturation;
-      light = master.lightness;
-      const h = hsl[0] * 360;
-      for (const rg of ranges) {
-        const w = rangeWeight(h, rg.a, rg.b, rg.c, rg.d);
-        if (w <= 0) continue;
-        hue += rg.hue * w;
-        sat += rg.saturation * w;
-        light += rg.lightness * w;
+      if (ranges.length) {
+        rgbToHsl(rgb[0], rgb[1], rgb[2], hsl);
+        const h = hsl[0] * 360;
+        let hue = 0, sat = 0, light = 0;
+        for (const rg of ranges) {
+          const w = rangeWeight(h, rg.a, rg.b, rg.c, rg.d);
+          hue += rg.hue * w;
+          sat += rg.saturation * w;
+          light += rg.lightness * w;
+        }
+        hslStep(rgb, hue, sat, light);
       }
-      if (!hue && !sat && !light) continue;
-      if (hue) {
-        hsl[0] = (((hsl[0] + hue / 360) % 1) + 1) % 1;
-        [r, g, b] = hslToRgb(hsl[0], hsl[1], hsl[2]);
-      }
+      hslStep(rgb, master.hue, master.saturation, master.lightness);
     }
-    if (sat) {
-      const mx = Math.max(r, g, b), mn = Math.min(r, g, b);
-      const delta = (mx - mn) / 255;
-      if (delta > 0) {
-        const sum = (mx + mn) / 255;
-        const L = sum / 2;
-        const S = L < 0.5 ? delta / sum : delta / (2 - sum);
-        const k = Math.max(-1, Math.min(1, sat / 100));
-        let alpha: number;
-        if (k >= 0) {
-          alpha = k + S >= 1 ? S : 1 - k;
-          alpha = 1 / alpha - 1;
-        } else alpha = k;
-        const Lp = L * 255;
-        r = Lp + (r - Lp) * (1 + alpha);
-        g = Lp + (g - Lp) * (1 + alpha);
-        b = Lp + (b - Lp) * (1 + alpha);
-      }
-    }
-    if (light) {
-      const l = Math.max(-1, Math.min(1, light / 100));
-      if (l > 0) {
-        r += (255 - r) * l; g += (255 - g) * l; b += (255 - b) * l;
-      } else {
-        r += r * l; g += g * l; b += b * l;
-      }
-    }
-    d[i] = r;
-    d[i + 1] = g;
-    d[i + 2] = b;
+    d[i] = rgb[0];
+    d[i + 1] = rgb[1];
+    d[i + 2] = rgb[2];
   }
   return true;
+}
+
+const stepHsl = new Float64Array(3);
+/** One hue/lightness/saturation change on rgb (0..255, in place). */
+function hslStep(rgb: Float64Array, hue: number, sat: number, light: number): void {
+  if (hue) {
+    rgbToHsl(rgb[0], rgb[1], rgb[2], stepHsl);
+    const [r, g, b] = hslToRgb((((stepHsl[0] + hue / 360) % 1) + 1) % 1, stepHsl[1], stepHsl[2]);
+    rgb[0] = r;
+    rgb[1] = g;
+    rgb[2] = b;
+  }
+  if (light) {
+    const l = Math.max(-1, Math.min(1, light / 100));
+    for (let c = 0; c < 3; c++) rgb[c] = l > 0 ? rgb[c] + (255 - rgb[c]) * l : rgb[c] * (1 + l);
+  }
+  if (sat) {
+    const mx = Math.max(rgb[0], rgb[1], rgb[2]);
+    const mn = Math.min(rgb[0], rgb[1], rgb[2]);
+    const delta = (mx - mn) / 255;
+    if (delta > 0) {
+      const sum = (mx + mn) / 255;
+      const L = sum / 2;
+      const S = L < 0.5 ? delta / sum : delta / (2 - sum);
+      const k = Math.max(-1, Math.min(1, sat / 100));
+      const alpha = k >= 0 ? 1 / (k + S >= 1 ? S : 1 - k) - 1 : k;
+      const Lp = L * 255;
+      for (let c = 0; c < 3; c++) rgb[c] = Math.max(0, Math.min(255, Lp + (rgb[c] - Lp) * (1 + alpha)));
+    }
+  }
 }
 
 function rangeWeight(h: number, a: number, b: number, c: number, d: number): number {

@@ -140,11 +140,12 @@ export async function drawEffectsBelow(
   }
 }
 
-/** Glow "range": the part of the falloff used (0..1); smaller ranges give harder glows. */
+/**
+ * Glow "range": the share of the blurred falloff the contour spans; the falloff is divided by it
+ * (range 50 % doubles it, which is what Photoshop's glows measure as).
+ */
 function applyRange(cov: Float32Array, range: number | undefined): void {
-  const r = range ?? 0.5;
-  if (Math.abs(r - 0.5) < 1e-6) return;
-  const k = 0.5 / Math.max(0.01, r);
+  const k = 1 / Math.max(0.01, range ?? 0.5);
   for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i] * k);
 }
 

@@ -4,14 +4,30 @@
  * transform, anti-aliased edge), sub-pixel shift.
  */
 
-/** Blur whose visible extent is about `radius` px (Photoshop's effect "size"). */
+/**
+ * Blur reaching `radius` px, as Photoshop blurs layer effects ("size"): a tent kernel (two box
+ * passes, each about the size wide), whose edge response ½·(1 − d/size)² matches Photoshop's
+ * glows and shadows.
+ */
 export function blur(src: Float32Array, w: number, h: number, radius: number): Float32Array {
   if (radius <= 0) return src.slice();
-  const sigma = radius / 2.5;
-  const boxes = boxesForGauss(sigma, 3);
+  const r = Math.max(0, (radius - 1) / 2);
+  const boxes = [Math.floor(r), Math.ceil(r)];
   let a = src.slice();
-  let b = new Float32Array(src.length);
-  for (const r of boxes) {
+  const b = new Float32Array(src.length);
+  for (const box of boxes) {
+    boxH(a, b, w, h, box);
+    boxV(b, a, w, h, box);
+  }
+  return a;
+}
+
+/** Gaussian-like blur (three box passes) of standard deviation `sigma` px. */
+export function gaussianBlur(src: Float32Array, w: number, h: number, sigma: number): Float32Array {
+  if (sigma <= 0) return src.slice();
+  let a = src.slice();
+  const b = new Float32Array(src.length);
+  for (const r of boxesForGauss(sigma, 3)) {
     boxH(a, b, w, h, r);
     boxV(b, a, w, h, r);
   }
