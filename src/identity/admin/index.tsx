@@ -32,5 +32,7 @@ adminApp.route('/users', usersRoutes);
 adminApp.route('/tenant', tenantRoutes);
 adminApp.all('*', (c) => {
   if (c.req.path === LOGIN_PATH) return c.notFound();
+  // /admin/apps/ is /admin/apps.
+  if (c.req.method === 'GET' && c.req.path.endsWith('/')) return c.redirect(c.req.path.replace(/\/+$/, '') || '/admin', 301);
   throw notFound('There is no such page in the admin panel.');
 });

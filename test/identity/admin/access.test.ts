@@ -29,6 +29,17 @@ describe('admin panel access', () => {
     }
   });
 
+  it('sends paths with a trailing slash to the page without it', async () => {
+    const t = await makeTenant();
+    const b = await signIn(t.admin);
+    for (const [from, to] of [['/admin/', '/admin'], ['/admin/apps/', '/admin/apps']]) {
+      const res = await get(from, b);
+      expect(res.status, from).toBe(301);
+      expect(res.headers.get('location')).toBe(to);
+    }
+    expect((await get('/admin/nothing-here', b)).status).toBe(404);
+  });
+
   it('answers a signed-in non-admin with a 403 page on every admin path, GET and POST, and changes nothing', async () => {
     const t = await makeTenant();
     const b = await signIn(t.user);
