@@ -24,6 +24,34 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
       const n = Math.max(2, adj.levels ?? 4);
       return applyLuts(d, lut((v) => (Math.round((v / 255) * (n - 1)) / (n - 1)) * 255));
     }
+    case 'exposure': {
+      const { exposure = 0, offset = 0, gamma = 1 } = adj;
+      const gain = 2 ** exposure;
+      // In linear light (sRGB ≈ gamma 2.2), as Photoshop does for 8-bit documents.
+      return applyLuts(d, lut((v) => 255 * Math.pow(Math.max(0, Math.pow(v / 255, 2.2) * gain + offset), 1 / (2.2 * (gamma || 1)))));
+    }
+    case 'channel mixer':
+      return channelMixer(adj, d);
+    case 'gradient map':
+      return gradientMap(adj, d);
+    case 'black & white':
+      return blackAndWhite(adj, d);
+    case 'photo filter': {
+      const c = rgbOf(adj.color);
+      const density = adj.density ?? 0.25;
+      for (let i = 0; i < d.length; i += 4) {
+        const l0 = luma(d[i], d[i + 1], d[i + 2]);
+        const out = [0, 1, 2].map((k) => d[i + k] + (((d[i + k] * c[k]) / 255) - d[i + k]) * density);
+        if (adj.preserveLuminosity !== false) {
+          const diff = l0 - luma(out[0], out[1], out[2]);
+          for (let k = 0; k < 3; k++) out[k] += diff;
+        }
+        d[i] = out[0];
+        d[i + 1] = out[1];
+        d[i + 2] = out[2];
+      }
+      return true;
+    }
     case 'threshold': {
       const t = adj.level ?? 128;
       return applyLumaMap(d, (l) => (l >= t ? 255 : 0));
@@ -34,6 +62,94 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
 }
 
 type Lut = Uint8Array;
+
+const luma = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
+
+function rgbOf(c: unknown): [number, number, number] {
+  const o = (c ?? {}) as Record<string, number>;
+  if (o.r !== undefined) return [o.r, o.g, o.b];
+  if (o.fr !== undefined) return [o.fr * 255, o.fg * 255, o.fb * 255];
+  return [0, 0, 0];
+}
+
+/** Channel mixer: each output channel a weighted sum (percent) of the inputs plus a constant (percent of white). */
+function channelMixer(adj: Extract<AdjustmentLayer, { type: 'channel mixer' }>, d: Uint8ClampedArray): boolean {
+  const id = (r: number, g: number, b: number) => ({ red: r, green: g, blue: b, constant: 0 });
+  const rows = adj.monochrome
+    ? [adj.gray, adj.gray, adj.gray].map((c) => c ?? id(40, 40, 20))
+    : [adj.red ?? id(100, 0, 0), adj.green ?? id(0, 100, 0), adj.blue ?? id(0, 0, 100)];
+  for (let i = 0; i < d.length; i += 4) {
+    const r = d[i], g = d[i + 1], b = d[i + 2];
+    for (let k = 0; k < 3; k++) {
+      const m = rows[k];
+      d[i + k] = (m.red * r + m.green * g + m.blue * b + m.constant * 255) / 100;
+    }
+  }
+  return true;
+}
+
+/** Gradient map: luminosity picks a colour along the gradient. */
+function gradientMap(adj: Extract<AdjustmentLayer, { type: 'gradient map' }>, d: Uint8ClampedArray): boolean {
+  const stops = [...(adj.colorStops ?? [])].sort((a, b) => a.location - b.location);
+  if (adj.gradientType !== 'solid' || !stops.length) return false;
+  const ramp = new Uint8ClampedArray(256 * 3);
+  for (let v = 0; v < 256; v++) {
+    const t = adj.reverse ? 1 - v / 255 : v / 255;
+    let k = 0;
+    while (k + 1 < stops.length && stops[k + 1].location < t) k++;
+    const a = stops[k];
+    const b = stops[Math.min(k + 1, stops.length - 1)];
+    const span = b.location - a.location;
+    const u = t <= a.location ? 0 : span > 0 ? Math.min(1, (t - a.location) / span) : 1;
+    const ca = rgbOf(a.color);
+    const cb = rgbOf(b.color);
+    for (let c = 0; c < 3; c++) ramp[v * 3 + c] = ca[c] + (cb[c] - ca[c]) * u;
+  }
+  for (let i = 0; i < d.length; i += 4) {
+    const l = Math.round(luma(d[i], d[i + 1], d[i + 2])) * 3;
+    d[i] = ramp[l];
+    d[i + 1] = ramp[l + 1];
+    d[i + 2] = ramp[l + 2];
+  }
+  return true;
+}
+
+/**
+ * Black & White: grey = min + (mid − min)·w(secondary colour) + (max − mid)·w(primary colour),
+ * the primary being the largest channel's colour and the secondary the two largest mixed.
+ */
+function blackAndWhite(adj: Extract<AdjustmentLayer, { type: 'black & white' }>, d: Uint8ClampedArray): boolean {
+  const w = {
+    r: (adj.reds ?? 40) / 100, y: (adj.yellows ?? 60) / 100, g: (adj.greens ?? 40) / 100,
+    c: (adj.cyans ?? 60) / 100, b: (adj.blues ?? 20) / 100, m: (adj.magentas ?? 80) / 100,
+  };
+  const tint = adj.useTint ? rgbOf(adj.tintColor) : null;
+  for (let i = 0; i < d.length; i += 4) {
+    const r = d[i], g = d[i + 1], b = d[i + 2];
+    const mx = Math.max(r, g, b), mn = Math.min(r, g, b);
+    const mid = r + g + b - mx - mn;
+    let primary: number, secondary: number;
+    if (mx === r) {
+      primary = w.r;
+      secondary = g >= b ? w.y : w.m;
+    } else if (mx === g) {
+      primary = w.g;
+      secondary = r >= b ? w.y : w.c;
+    } else {
+      primary = w.b;
+      secondary = r >= g ? w.m : w.c;
+    }
+    const grey = Math.max(0, Math.min(255, mn + (mid - mn) * secondary + (mx - mid) * primary));
+    if (tint) {
+      const t = grey / 255;
+      // Tint like a colour blend: keep the grey's luminosity, take the tint's hue.
+      for (let c = 0; c < 3; c++) d[i + c] = t <= 0.5 ? 2 * t * tint[c] : 255 - 2 * (1 - t) * (255 - tint[c]);
+    } else {
+      d[i] = d[i + 1] = d[i + 2] = grey;
+    }
+  }
+  return true;
+}
 
 function lut(f: (v: number) => number): Lut {
   const out = new Uint8Array(256);

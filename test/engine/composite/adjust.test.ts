@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { applyAdjustment } from '../../../src/engine/composite/adjust';
+
+const px = (...rgb: number[]) => new Uint8ClampedArray([...rgb, 255]);
+const run = (adj: Parameters<typeof applyAdjustment>[0], ...rgb: number[]) => {
+  const d = px(...rgb);
+  expect(applyAdjustment(adj, d)).toBe(true);
+  return [...d.subarray(0, 3)];
+};
+const levels = (shadowInput: number, highlightInput: number, midtoneInput = 1) => ({
+  shadowInput, highlightInput, shadowOutput: 0, highlightOutput: 255, midtoneInput,
+});
+
+describe('adjustment layers', () => {
+  it('invert turns each channel to 255 − v', () => {
+    expect(run({ type: 'invert' }, 10, 128, 250)).toEqual([245, 127, 5]);
+  });
+
+  it('levels stretch the input range and apply the midtone gamma', () => {
+    expect(run({ type: 'levels', rgb: levels(50, 200) }, 50, 125, 200)).toEqual([0, 128, 255]);
+    expect(run({ type: 'levels', rgb: levels(0, 255, 2) }, 64, 64, 64)[0]).toBe(128);
+  });
+
+  it('curves pass through their points (natural spline), channel curve before the master', () => {
+    const curve = [{ input: 0, output: 0 }, { input: 128, output: 192 }, { input: 255, output: 255 }];
+    expect(run({ type: 'curves', rgb: curve }, 0, 128, 255)).toEqual([0, 192, 255]);
+    const invert = [{ input: 0, output: 255 }, { input: 255, output: 0 }];
+    expect(run({ type: 'curves', red: invert }, 0, 0, 0)).toEqual([255, 0, 0]);
+  });
+
+  it('hue/saturation: −100 saturation greys, +180 hue turns red to cyan, lightness ±100 goes white/black', () => {
+    const ch = (hue: number, saturation: number, lightness: number) => ({ a: 0, b: 0, c: 0, d: 0, hue, saturation, lightness });
+    const [r, g, b] = run({ type: 'hue/saturation', master: ch(0, -100, 0) }, 200, 100, 50);
+    expect(Math.max(r, g, b) - Math.min(r, g, b)).toBeLessThanOrEqual(1);
+    expect(run({ type: 'hue/saturation', master: ch(180, 0, 0) }, 255, 0, 0)).toEqual([0, 255, 255]);
+    expect(run({ type: 'hue/saturation', master: ch(0, 0, 100) }, 10, 20, 30)).toEqual([255, 255, 255]);
+    expect(run({ type: 'hue/saturation', master: ch(0, 0, -100) }, 10, 20, 30)).toEqual([0, 0, 0]);
+  });
+
+  it('channel mixer mixes channels by percent', () => {
+    const swap = { type: 'channel mixer' as const, red: { red: 0, green: 0, blue: 100, constant: 0 }, green: { red: 0, green: 100, blue: 0, constant: 0 }, blue: { red: 100, green: 0, blue: 0, constant: 0 } };
+    expect(run(swap, 10, 20, 30)).toEqual([30, 20, 10]);
+  });
+
+  it('gradient map from black to white gives the luminosity', () => {
+    const map = {
+      type: 'gradient map' as const, gradientType: 'solid' as const,
+      colorStops: [{ color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 }, { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 }],
+    };
+    const [v] = run(map, 255, 0, 0);
+    expect(Math.abs(v - 76)).toBeLessThanOrEqual(1);
+  });
+
+  it('black & white weights pure red by the reds slider', () => {
+    expect(run({ type: 'black & white', reds: 40 }, 255, 0, 0)).toEqual([102, 102, 102]);
+  });
+
+  it('reports adjustments it does not render', () => {
+    expect(applyAdjustment({ type: 'selective color' }, px(1, 2, 3))).toBe(false);
+  });
+});
