@@ -1,14 +1,11 @@
 import { initializeCanvas, readPsd, type Layer, type Psd } from 'ag-psd';
-import { placementFromLayer, textInfoFromLayer } from '../../../src/engine/personalise/layer-info';
-import type { LayerNode, LayerType } from '../../../src/engine/types';
+import { buildTree } from '../../../src/engine/psd/tree';
+import type { LayerNode } from '../../../src/engine/types';
 import { psdFixture } from '../../helpers/fixtures';
 
 let canvasReady = false;
 
-/**
- * A fixture's layer tree, built here from ag-psd directly so these tests do not depend on the
- * compiler: ids number layers depth-first, bottom-first, as the engine does.
- */
+/** A fixture's layer tree as the engine builds it, with ag-psd's layer record per node id. */
 export async function fixtureTree(name: string): Promise<{ psd: Psd; tree: LayerNode[]; layers: Map<number, Layer> }> {
   if (!canvasReady) {
     initializeCanvas(
@@ -21,41 +18,8 @@ export async function fixtureTree(name: string): Promise<{ psd: Psd; tree: Layer
   }
   const psd = readPsd(await psdFixture(name), { useImageData: true, skipThumbnail: true, skipCompositeImageData: true });
   const layers = new Map<number, Layer>();
-  let nextId = 0;
-  const walk = (list: Layer[]): LayerNode[] =>
-    list
-      .map((layer) => {
-        const id = nextId++;
-        layers.set(id, layer);
-        const node: LayerNode = {
-          id,
-          name: layer.name ?? '',
-          type: typeOf(layer),
-          bounds: { left: layer.left ?? 0, top: layer.top ?? 0, right: layer.right ?? 0, bottom: layer.bottom ?? 0 },
-          visible: !layer.hidden,
-          opacity: layer.opacity ?? 1,
-          fillOpacity: layer.fillOpacity ?? 1,
-          blendMode: layer.blendMode ?? 'normal',
-          clipping: !!layer.clipping,
-        };
-        const text = textInfoFromLayer(layer);
-        if (text) node.text = text;
-        const placement = placementFromLayer(layer);
-        if (placement) node.smartObject = placement;
-        if (layer.children) node.children = walk(layer.children);
-        return node;
-      })
-      .reverse();
-  return { psd, tree: walk(psd.children ?? []), layers };
-}
-
-function typeOf(layer: Layer): LayerType {
-  if (layer.children) return 'Group';
-  if (layer.adjustment) return 'Adjustment';
-  if (layer.text) return 'Text';
-  if (layer.placedLayer) return 'SmartObject';
-  if (layer.vectorFill || layer.vectorOrigination) return 'Shape';
-  return 'Image';
+  const tree = buildTree(psd, (layer, node) => layers.set(node.id, layer));
+  return { psd, tree, layers };
 }
 
 export function findNode(tree: LayerNode[], name: string): LayerNode {
