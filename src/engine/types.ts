@@ -88,6 +88,12 @@ export interface LayerNode {
   adjustment?: AdjustmentLayer;
   /** A shape layer's own stroke (vector stroke), width in template pixels. */
   vectorStroke?: { width: number; alignment: 'inside' | 'center' | 'outside'; color: string; opacity: number; blendMode: string };
+  /**
+   * Blend-if ("Blending Options"), only when not the default: for the grey channel and then
+   * R, G, B, ranges [black low, black high, white low, white high] of this layer (`source`) and
+   * the layers beneath (`dest`) outside which the layer fades out.
+   */
+  blendIf?: Array<{ source: number[]; dest: number[] }>;
   /** Photoshop's "Blend Clipped Layers as Group" (default true). */
   blendClipped?: boolean;
   /** Photoshop's "Transparency Shapes Layer" (default true). */

@@ -103,6 +103,26 @@ export interface BlendOptions {
   atop?: boolean;
   /** Blend in a gamma space (Photoshop's "Blend Text Colors Using Gamma 1.45"). */
   gamma?: number;
+  /** Blend-if ranges (grey, R, G, B) of the layer and the layers beneath. */
+  blendIf?: Array<{ source: number[]; dest: number[] }>;
+}
+
+/** Blend-if weight of value v in range [black low, black high, white low, white high]. */
+function rangeWeight(v: number, r: number[]): number {
+  if (v < r[0] || v > r[3]) return 0;
+  if (v < r[1]) return (v - r[0]) / Math.max(1, r[1] - r[0]);
+  if (v > r[2]) return (r[3] - v) / Math.max(1, r[3] - r[2]);
+  return 1;
+}
+
+function blendIfWeight(ranges: NonNullable<BlendOptions['blendIf']>, s: Uint8ClampedArray, si: number, d: Uint8ClampedArray, di: number): number {
+  let w = 1;
+  for (let k = 0; k < ranges.length && w > 0; k++) {
+    const sv = k === 0 ? 0.299 * s[si] + 0.587 * s[si + 1] + 0.114 * s[si + 2] : s[si + k - 1];
+    const dv = k === 0 ? 0.299 * d[di] + 0.587 * d[di + 1] + 0.114 * d[di + 2] : d[di + k - 1];
+    w *= rangeWeight(sv, ranges[k].source) * rangeWeight(dv, ranges[k].dest);
+  }
+  return w;
 }
 
 /**
@@ -125,6 +145,7 @@ export function blendSurface(
   const dissolve = mode === 'dissolve';
   const atop = !!options.atop;
   const gamma = options.gamma ?? 1;
+  const blendIf = options.blendIf;
   const d = dst.data;
   const s = src.data;
   const cb = new Float64Array(3);
@@ -137,6 +158,7 @@ export function blendSurface(
     for (let x = r.left; x < r.right; x++, di += 4, si += 4, mi++) {
       let as = (s[si + 3] / 255) * opacity;
       if (mask) as *= mask[mi] / 255;
+      if (blendIf && as > 0) as *= blendIfWeight(blendIf, s, si, d, di);
       if (dissolve) as = as > 0 && noise(x, y) < as ? 1 : 0;
       if (as <= 0) continue;
       const ab = d[di + 3] / 255;

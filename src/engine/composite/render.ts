@@ -14,6 +14,7 @@ import {
   rectOf,
   type Surface,
 } from './surface';
+import { gaussianBlur } from './morphology';
 import { rasterizeVectorMask } from './vector';
 
 /**
@@ -142,7 +143,11 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
   if (!content) return;
   const mask = await layerMask(ctx, node, rectOf(content));
   if (effects) await drawEffectsBelow(ctx, node, canvas, content, mask, atop);
-  blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, { atop, gamma: textGamma(ctx, node) });
+  blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, {
+    atop,
+    gamma: textGamma(ctx, node),
+    blendIf: node.blendIf,
+  });
   if (effects) await drawEffectsAbove(ctx, node, canvas, content, mask, atop);
 }
 
@@ -170,6 +175,26 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
   const d = after.data;
   for (let i = 3; i < d.length; i += 4) d[i] = 255;
   blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, { atop: true });
+}
+
+/** The pixel mask blurred by its feather (a Gaussian of that radius), computed with a margin. */
+async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Promise<Uint8ClampedArray> {
+  const m = node.mask!;
+  const sigma = m.feather! * ctx.scale;
+  const pad = Math.ceil(sigma * 3);
+  const big = grow(r, pad);
+  const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, big)) : null;
+  const surf = px ? resampleGray(px.data, px.bounds, ctx.factor, big, m.defaultColor) : null;
+  const bw = big.right - big.left;
+  const bh = big.bottom - big.top;
+  const raw = surf ? maskOver(surf, big) : new Uint8ClampedArray(bw * bh).fill(m.defaultColor);
+  const blurred = gaussianBlur(Float32Array.from(raw), bw, bh, sigma);
+  const w = r.right - r.left;
+  const out = new Uint8ClampedArray(w * (r.bottom - r.top));
+  for (let y = 0; y < r.bottom - r.top; y++) {
+    for (let x = 0; x < w; x++) out[y * w + x] = blurred[(y + pad) * bw + x + pad];
+  }
+  return out;
 }
 
 /** Level rows an output rectangle draws on (one spare row each side for the area filter). */
@@ -220,6 +245,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
     const surf = px ? resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor) : null;
     if (surf) mask = maskOver(surf, r);
     else if (m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);
+    if (mask && m.feather && m.feather * ctx.scale >= 0.5) mask = await featheredMask(ctx, node, r);
     if (mask && m.density !== undefined && m.density < 1) {
       for (let i = 0; i < mask.length; i++) mask[i] = 255 - (255 - mask[i]) * m.density;
     }

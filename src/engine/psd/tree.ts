@@ -49,6 +49,8 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
     clipping: !!layer.clipping,
   };
   if (layer.blendClippendElements === false) node.blendClipped = false;
+  const blendIf = blendIfOf(layer);
+  if (blendIf) node.blendIf = blendIf;
   if (layer.transparencyShapesLayer === false) node.transparencyShapes = false;
   const mask = maskOf(layer);
   if (mask) node.mask = mask;
@@ -75,6 +77,18 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   const fill = layer.vectorFill;
   if (fill && fill.type === 'color') node.fillColor = hexColor(fill.color);
   return node;
+}
+
+function blendIfOf(layer: Layer): LayerNode['blendIf'] {
+  const br = layer.blendingRanges;
+  if (!br) return undefined;
+  const all = [
+    { source: br.compositeGrayBlendSource, dest: br.compositeGraphBlendDestinationRange },
+    ...br.ranges.slice(0, 3).map((r) => ({ source: r.sourceRange, dest: r.destRange })),
+  ];
+  const isDefault = (r: number[]) => r[0] === 0 && r[1] === 0 && r[2] === 255 && r[3] === 255;
+  if (all.every((r) => isDefault(r.source) && isDefault(r.dest))) return undefined;
+  return all.map((r) => ({ source: [...r.source], dest: [...r.dest] }));
 }
 
 function boundsOf(b: { left?: number; top?: number; right?: number; bottom?: number }): Bounds {

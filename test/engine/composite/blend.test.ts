@@ -48,4 +48,18 @@ describe('blend modes', () => {
     expect(blend('multiply', px(0, 0, 0, 0), px(10, 20, 30))).toEqual([10, 20, 30, 255]);
     expect(blend('normal', px(0, 0, 0, 0), px(10, 20, 30, 128))).toEqual([10, 20, 30, 128]);
   });
+
+  it('fades a layer out where blend-if ranges exclude this layer's or the underlying grey', () => {
+    const full = [0, 0, 255, 255];
+    const darkOnly = [{ source: [0, 0, 100, 150], dest: full }];
+    const bright = px(0, 0, 0);
+    blendSurface(bright, px(255, 255, 255), null, 1, 'normal', { blendIf: darkOnly });
+    expect([...bright.data]).toEqual([0, 0, 0, 255]);
+    const mid = px(0, 0, 0);
+    blendSurface(mid, px(125, 125, 125), null, 1, 'normal', { blendIf: darkOnly });
+    expect([...mid.data]).toEqual([63, 63, 63, 255]);
+    const overWhite = px(255, 255, 255);
+    blendSurface(overWhite, px(0, 0, 0), null, 1, 'normal', { blendIf: [{ source: full, dest: [0, 0, 100, 100] }] });
+    expect([...overWhite.data]).toEqual([255, 255, 255, 255]);
+  });
 });
