@@ -9,6 +9,8 @@ import path from 'node:path';
 
 const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
 const RUNS = Number(process.env.BENCH_PDF_RUNS ?? 5);
+/** Which parts to run: `one` (4000², one page), `ten` (10-page combined), `big` (8000² memory). */
+const PARTS = new Set((process.env.BENCH_PDF_PARTS ?? 'one,ten,big').split(','));
 
 export default async function pdfBench({ baseUrl, root }) {
   const out = path.join(root, 'bench/out');
@@ -17,9 +19,10 @@ export default async function pdfBench({ baseUrl, root }) {
     execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), ...sizes.map(String)], { stdio: 'inherit' });
   }
   const rows = [];
-  const t4000 = await upload(baseUrl, path.join(out, 'bench-4000.psd'));
+  const t4000 = PARTS.has('one') || PARTS.has('ten') ? await upload(baseUrl, path.join(out, 'bench-4000.psd')) : null;
 
   let bench = 'pdf 4000² (1 page)';
+  if (PARTS.has('one')) {
   const first = await hires(baseUrl, '/api/rendering/hires', { template: t4000 });
   rows.push({ bench, metric: 'first PDF after upload', value: first.ms, unit: 'ms' });
   const warm = [];
@@ -31,17 +34,21 @@ export default async function pdfBench({ baseUrl, root }) {
   rows.push({ bench, metric: 'of which image embedding (encode)', value: mid.timing.encode ?? NaN, unit: 'ms' });
   rows.push({ bench, metric: 'p50 minus image embedding', value: mid.ms - (mid.timing.encode ?? 0), unit: 'ms', target: '≤ 250' });
   rows.push({ bench, metric: 'PDF size', value: mid.bytes / 1e6, unit: 'MB', target: mid.desc });
+  }
 
   bench = 'pdf 4000² × 10 (combined)';
+  if (PARTS.has('ten')) {
   const ten = await hires(baseUrl, '/api/rendering/multipage/hires', { combine: true, pages: Array.from({ length: 10 }, () => ({ template: t4000 })) });
   rows.push({ bench, metric: '10-page combined PDF', value: ten.ms, unit: 'ms' });
   rows.push({ bench, metric: 'per page', value: ten.ms / 10, unit: 'ms' });
   rows.push({ bench, metric: 'PDF size', value: ten.bytes / 1e6, unit: 'MB' });
+  }
 
   bench = 'pdf 8000² (1 page)';
+  if (!PARTS.has('big')) return rows;
   const t8000 = await upload(baseUrl, path.join(out, 'bench-8000.psd'));
   await hires(baseUrl, '/api/rendering/hires', { template: t8000 }); // compiled pyramid and caches warm
-  const memory = new MemorySampler();
+  const memory = new MemorySampler(new URL(baseUrl).port || '80');
   const big = await hires(baseUrl, '/api/rendering/hires', { template: t8000 });
   const mem = memory.stop();
   rows.push({ bench, metric: 'warm PDF', value: big.ms, unit: 'ms' });
@@ -86,12 +93,18 @@ async function hires(baseUrl, route, body) {
   return { ms, timing, bytes, desc };
 }
 
-/** Samples the summed RSS of the dev server's workerd processes every 10 ms. */
+/**
+ * Samples the summed RSS of the dev server's workerd processes every 10 ms: the one listening on
+ * `port` and its siblings (same wrangler parent: the runtime that runs the Worker), not other
+ * dev servers or test runs on the machine.
+ */
 class MemorySampler {
-  constructor() {
-    this.pids = existsSync('/proc')
-      ? readdirSync('/proc').filter((p) => /^\d+$/.test(p) && isDevWorkerd(p))
-      : [];
+  constructor(port) {
+    const all = existsSync('/proc') ? readdirSync('/proc').filter((p) => /^\d+$/.test(p)) : [];
+    const workerd = all.filter((p) => /workerd/.test(safeRead(`/proc/${p}/cmdline`).split('\0')[0]));
+    const parentOf = (p) => /PPid:\s+(\d+)/.exec(safeRead(`/proc/${p}/status`))?.[1];
+    const entry = workerd.find((p) => safeRead(`/proc/${p}/cmdline`).includes(`entry=127.0.0.1:${port}`));
+    this.pids = entry ? workerd.filter((p) => parentOf(p) === parentOf(entry)) : [];
     this.idle = this.read();
     this.peak = this.idle;
     this.timer = this.pids.length ? setInterval(() => (this.peak = Math.max(this.peak, this.read())), 10) : null;
@@ -115,14 +128,4 @@ function safeRead(file) {
   } catch {
     return '';
   }
-}
-
-/** A workerd process whose ancestors include `wrangler dev` (not a vitest run's workerd). */
-function isDevWorkerd(pid) {
-  if (!/workerd/.test(safeRead(`/proc/${pid}/cmdline`).split('\0')[0])) return false;
-  for (let p = pid; p && p !== '0' && p !== '1'; p = /PPid:\s+(\d+)/.exec(safeRead(`/proc/${p}/status`))?.[1]) {
-    const args = safeRead(`/proc/${p}/cmdline`).split('\0');
-    if (args.some((a) => /wrangler/.test(a)) && args.includes('dev')) return true;
-  }
-  return false;
 }
