@@ -3,32 +3,25 @@
  * (PDF /Predictor 12, ISO 32000-1 §7.4.4.4): row-to-row differences compress images far better.
  */
 
+import { concat } from '../raster/icc';
+
 /** zlib-compresses `data` with the platform's CompressionStream. */
 export async function zlib(data: Uint8Array): Promise<Uint8Array> {
   const cs = new CompressionStream('deflate');
   const writer = cs.writable.getWriter();
   const chunks: Uint8Array[] = [];
-  let total = 0;
   const reading = (async () => {
     const reader = cs.readable.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) return;
       chunks.push(value);
-      total += value.length;
     }
   })();
   await writer.write(data);
   await writer.close();
   await reading;
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0] : concat(chunks);
 }
 
 /**

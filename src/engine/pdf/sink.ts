@@ -4,6 +4,8 @@
  * and for small files, collects them.
  */
 
+import { concat } from '../raster/icc';
+
 export interface ByteSink {
   write(bytes: Uint8Array): Promise<void>;
   /** Finishes the file; after this the bytes are stored. */
@@ -15,10 +17,8 @@ export interface ByteSink {
 /** Collects everything in memory (tests, and callers that need the bytes). */
 export class MemorySink implements ByteSink {
   private chunks: Uint8Array[] = [];
-  private length = 0;
   write(bytes: Uint8Array): Promise<void> {
     this.chunks.push(bytes.slice());
-    this.length += bytes.length;
     return Promise.resolve();
   }
   close(): Promise<void> {
@@ -26,17 +26,10 @@ export class MemorySink implements ByteSink {
   }
   abort(): Promise<void> {
     this.chunks = [];
-    this.length = 0;
     return Promise.resolve();
   }
   bytes(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
+    return concat(this.chunks);
   }
 }
 
