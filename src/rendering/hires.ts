@@ -97,7 +97,7 @@ export function serverTiming(s: PdfSummary): string {
  * `<yyyymmddhh>-<32 hex>.pdf` at `results/<yyyymmddhh>/<name>`, index `cache/results/<fingerprint>`,
  * the result's fingerprint in its metadata). A failure aborts the upload: nothing stays behind.
  */
-export async function storePdf(
+async function storePdf(
   results: ResultStore,
   fingerprint: string,
   pages: Array<() => Promise<PdfPage>>,
