@@ -94,6 +94,8 @@ export interface LayerNode {
    * the layers beneath (`dest`) outside which the layer fades out.
    */
   blendIf?: Array<{ source: number[]; dest: number[] }>;
+  /** Channels (0 R, 1 G, 2 B) left out of blending ("Advanced Blending: Channels"). */
+  excludedChannels?: number[];
   /** Photoshop's "Blend Clipped Layers as Group" (default true). */
   blendClipped?: boolean;
   /** Photoshop's "Transparency Shapes Layer" (default true). */

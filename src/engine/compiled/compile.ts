@@ -2,6 +2,7 @@ import type { Layer, LayerRawData } from 'ag-psd';
 import { channelRows } from '../psd/channels';
 import { decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
+import { readChannelRestrictions } from '../psd/records';
 import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
@@ -10,7 +11,7 @@ import { levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/3';
+export const ENGINE_VERSION = 'psd-engine/4';
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
@@ -38,7 +39,12 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const doc = parsePsd(psd);
   const resources = readImageResources(psd);
   const visited: Array<[Layer, LayerNode]> = [];
-  const layers = buildTree(doc, (layer, node) => visited.push([layer, node]), resources.resolution ?? 72);
+  const layers = buildTree(
+    doc,
+    (layer, node) => visited.push([layer, node]),
+    resources.resolution ?? 72,
+    readChannelRestrictions(psd),
+  );
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];

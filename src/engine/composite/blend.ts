@@ -103,6 +103,8 @@ export interface BlendOptions {
   atop?: boolean;
   /** Blend in a gamma space (Photoshop's "Blend Text Colors Using Gamma 1.45"). */
   gamma?: number;
+  /** Channels (0 R, 1 G, 2 B) that keep the backdrop ("Advanced Blending: Channels"). */
+  excludedChannels?: number[];
   /** Blend-if ranges (grey, R, G, B) of the layer and the layers beneath. */
   blendIf?: Array<{ source: number[]; dest: number[] }>;
 }
@@ -146,6 +148,9 @@ export function blendSurface(
   const atop = !!options.atop;
   const gamma = options.gamma ?? 1;
   const blendIf = options.blendIf;
+  const keep = [0, 1, 2].map((c) => !!options.excludedChannels?.includes(c));
+  const restricted = keep.some(Boolean);
+  const saved = new Float64Array(3);
   const d = dst.data;
   const s = src.data;
   const cb = new Float64Array(3);
@@ -178,8 +183,10 @@ export function blendSurface(
           for (let c = 0; c < 3; c++) bl[c] = (1 - ab) * cs[c] + ab * bl[c];
         }
       }
+      if (restricted) for (let c = 0; c < 3; c++) saved[c] = d[di + c];
       if (atop) {
         for (let c = 0; c < 3; c++) d[di + c] = (as * bl[c] + (1 - as) * (d[di + c] / 255)) * 255;
+        if (restricted) for (let c = 0; c < 3; c++) if (keep[c]) d[di + c] = saved[c];
         continue;
       }
       const ao = as + ab * (1 - as);
@@ -190,6 +197,7 @@ export function blendSurface(
           d[di + c] = Math.pow(ks * Math.pow(bl[c], gamma) + kb * Math.pow(d[di + c] / 255, gamma), 1 / gamma) * 255;
         }
       } else for (let c = 0; c < 3; c++) d[di + c] = (ks * bl[c] + kb * (d[di + c] / 255)) * 255;
+      if (restricted) for (let c = 0; c < 3; c++) if (keep[c]) d[di + c] = saved[c];
       d[di + 3] = ao * 255;
     }
   }

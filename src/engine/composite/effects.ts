@@ -35,6 +35,9 @@ export function effectMargin(node: LayerNode, scale: number): number {
   for (const s of list(fx.dropShadow)) m = Math.max(m, px(s.size) + px(s.distance));
   for (const g of list(fx.outerGlow)) m = Math.max(m, px(g.size));
   for (const s of list(fx.stroke)) m = Math.max(m, px(s.size));
+  // Inner effects blur what lies outside the shape: that outside must be in the arrays.
+  for (const g of list(fx.innerGlow)) m = Math.max(m, px(g.size));
+  for (const s of list(fx.innerShadow)) m = Math.max(m, px(s.size) + px(s.distance));
   return Math.ceil(m * scale) + 2;
 }
 
@@ -46,10 +49,12 @@ interface Shape {
   h: number;
   /** Masked content alpha 0..1. */
   alpha: Float32Array;
+  /** The layer's channel restrictions, which hold for its effects too. */
+  excludedChannels?: number[];
 }
 
 /** The layer's masked alpha, padded by the effects' reach. */
-function shapeOf(content: Surface, mask: Uint8ClampedArray | null, pad: number): Shape {
+function shapeOf(content: Surface, mask: Uint8ClampedArray | null, pad: number, node?: LayerNode): Shape {
   const w = content.w + 2 * pad;
   const h = content.h + 2 * pad;
   const alpha = new Float32Array(w * h);
@@ -61,7 +66,7 @@ function shapeOf(content: Surface, mask: Uint8ClampedArray | null, pad: number):
       alpha[(y + pad) * w + x + pad] = a;
     }
   }
-  return { x: content.x - pad, y: content.y - pad, w, h, alpha };
+  return { x: content.x - pad, y: content.y - pad, w, h, alpha, excludedChannels: node?.excludedChannels };
 }
 
 type RGB = [number, number, number];
@@ -96,7 +101,10 @@ function paint(
     }
     data[o + 3] = coverage[i] * 255;
   }
-  blendSurface(canvas, { x: shape.x, y: shape.y, w: shape.w, h: shape.h, data }, null, opacity, mode ?? 'normal', { atop });
+  blendSurface(canvas, { x: shape.x, y: shape.y, w: shape.w, h: shape.h, data }, null, opacity, mode ?? 'normal', {
+    atop,
+    excludedChannels: shape.excludedChannels,
+  });
 }
 
 function globalAngle(ctx: RenderContext, e: { useGlobalLight?: boolean; angle?: number }): number {
@@ -124,7 +132,7 @@ export async function drawEffectsBelow(
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const pad = effectMargin(node, s);
-  const shape = shapeOf(content, mask, pad);
+  const shape = shapeOf(content, mask, pad, node);
   const { w, h } = shape;
   for (const g of list(fx.outerGlow).reverse()) {
     const cov = soften(shape.alpha, w, h, px(g.size) * s, px(g.choke));
@@ -161,7 +169,7 @@ export async function drawEffectsAbove(
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const pad = effectMargin(node, s);
-  const shape = shapeOf(content, mask, pad);
+  const shape = shapeOf(content, mask, pad, node);
   const { w, h, alpha } = shape;
   const opacity = node.opacity;
 

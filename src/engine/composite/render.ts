@@ -147,6 +147,7 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
     atop,
     gamma: textGamma(ctx, node),
     blendIf: node.blendIf,
+    excludedChannels: node.excludedChannels,
   });
   if (effects) await drawEffectsAbove(ctx, node, canvas, content, mask, atop);
 }

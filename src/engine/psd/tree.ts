@@ -12,12 +12,20 @@ export function buildTree(
   psd: Psd,
   visit?: (layer: Layer, node: LayerNode) => void,
   resolution = 72,
+  restrictions: Array<number[] | undefined> = [],
 ): LayerNode[] {
   let nextId = 0;
+  const restricted = new Map<Layer, number[]>();
+  fileOrder(psd.children ?? []).forEach((layer, i) => {
+    const r = restrictions[i];
+    if (layer && r) restricted.set(layer, r);
+  });
   const walk = (layers: Layer[]): LayerNode[] => {
     const nodes: LayerNode[] = [];
     for (const layer of layers) {
       const node = toNode(layer, nextId++, resolution);
+      const excluded = restricted.get(layer)?.filter((c) => c >= 0 && c < 3);
+      if (excluded?.length) node.excludedChannels = excluded;
       if (layer.children) node.children = walk(layer.children);
       visit?.(layer, node);
       nodes.push(node);
@@ -25,6 +33,16 @@ export function buildTree(
     return nodes.reverse();
   };
   return walk(psd.children ?? []);
+}
+
+/** Layers in the file's record order (bottom first); null where a group's closing divider sits. */
+function fileOrder(layers: Layer[]): Array<Layer | null> {
+  const out: Array<Layer | null> = [];
+  for (const layer of layers) {
+    if (layer.children) out.push(null, ...fileOrder(layer.children), layer);
+    else out.push(layer);
+  }
+  return out;
 }
 
 export function layerType(layer: Layer): LayerType {

@@ -1,0 +1,61 @@
+/**
+ * A light walk over the layer records, for what ag-psd drops: 'brst' (channel blending
+ * restrictions; ag-psd reads none when one channel is restricted). Returns, per layer record in
+ * file order (bottom first, group dividers included), the restricted channel indices (0 R, 1 G,
+ * 2 B) when there are any.
+ */
+const LARGE_KEYS = new Set(['LMsk', 'Lr16', 'Lr32', 'Layr', 'Mt16', 'Mt32', 'Mtrn', 'Alph', 'FMsk', 'lnk2', 'FEid', 'FXid', 'PxSD', 'cinf']);
+
+export function readChannelRestrictions(bytes: Uint8Array): Array<number[] | undefined> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const large = view.getUint16(4) === 2;
+  const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
+  const sig = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
+  const out: Array<number[] | undefined> = [];
+  try {
+    let at = 26;
+    at += 4 + view.getUint32(at); // colour mode data
+    at += 4 + view.getUint32(at); // image resources
+    if (u(at) === 0) return out;
+    at += large ? 8 : 4; // layer and mask info length
+    if (u(at) === 0) return out;
+    at += large ? 8 : 4; // layer info length
+    const count = Math.abs(view.getInt16(at));
+    at += 2;
+    for (let i = 0; i < count; i++) {
+      at += 16;
+      const channels = view.getUint16(at);
+      at += 2 + channels * (large ? 10 : 6);
+      at += 12; // '8BIM', blend key, opacity, clipping, flags, filler
+      const extra = view.getUint32(at);
+      at += 4;
+      const end = at + extra;
+      let p = at;
+      p += 4 + view.getUint32(p); // mask data
+      p += 4 + view.getUint32(p); // blending ranges
+      p += (1 + bytes[p] + 3) & ~3; // name, padded to 4
+      let restricted: number[] | undefined;
+      while (p + 12 <= end) {
+        const s = sig(p);
+        if (s !== '8BIM' && s !== '8B64') {
+          p++;
+          continue;
+        }
+        const key = sig(p + 4);
+        const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
+        const length = wide ? view.getUint32(p + 8) * 2 ** 32 + view.getUint32(p + 12) : view.getUint32(p + 8);
+        const data = p + (wide ? 16 : 12);
+        if (key === 'brst') {
+          restricted = [];
+          for (let q = data; q + 4 <= data + length; q += 4) restricted.push(view.getInt32(q));
+        }
+        p = data + length;
+      }
+      out.push(restricted?.length ? restricted : undefined);
+      at = end;
+    }
+  } catch {
+    // A record we cannot walk: no restrictions rather than no template (ag-psd read it already).
+  }
+  return out;
+}
