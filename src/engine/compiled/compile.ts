@@ -1,4 +1,5 @@
 import type { Layer, LayerRawData } from 'ag-psd';
+import { intersectRect } from '../composite/surface';
 import { channelRows } from '../psd/channels';
 import { decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
@@ -138,7 +139,7 @@ async function writeLayerPyramid(
   maskChannel = -2,
   fill = 0,
 ): Promise<Bounds | null> {
-  const crop = intersect(bounds, canvas);
+  const crop = intersectRect(bounds, canvas);
   if (!crop) return null;
   const width = bounds.right - bounds.left;
   const height = bounds.bottom - bounds.top;
@@ -176,12 +177,3 @@ async function writeLayerPyramid(
   return visible ? crop : null;
 }
 
-function intersect(a: Bounds, b: Bounds): Bounds | null {
-  const r = {
-    left: Math.max(a.left, b.left),
-    top: Math.max(a.top, b.top),
-    right: Math.min(a.right, b.right),
-    bottom: Math.min(a.bottom, b.bottom),
-  };
-  return r.right > r.left && r.bottom > r.top ? r : null;
-}

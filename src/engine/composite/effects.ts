@@ -41,7 +41,7 @@ export function effectMargin(node: LayerNode, scale: number): number {
   return Math.ceil(m * scale) + 2;
 }
 
-interface Shape {
+export interface Shape {
   /** Rectangle (output space) the shape arrays cover. */
   x: number;
   y: number;
@@ -53,8 +53,9 @@ interface Shape {
   excludedChannels?: number[];
 }
 
-/** The layer's masked alpha, padded by the effects' reach. */
-function shapeOf(content: Surface, mask: Uint8ClampedArray | null, pad: number, node?: LayerNode): Shape {
+/** The layer's masked alpha, padded by its effects' reach: what every effect is drawn from. */
+export function effectShape(ctx: RenderContext, node: LayerNode, content: Surface, mask: Uint8ClampedArray | null): Shape {
+  const pad = effectMargin(node, ctx.scale);
   const w = content.w + 2 * pad;
   const h = content.h + 2 * pad;
   const alpha = new Float32Array(w * h);
@@ -66,7 +67,7 @@ function shapeOf(content: Surface, mask: Uint8ClampedArray | null, pad: number, 
       alpha[(y + pad) * w + x + pad] = a;
     }
   }
-  return { x: content.x - pad, y: content.y - pad, w, h, alpha, excludedChannels: node?.excludedChannels };
+  return { x: content.x - pad, y: content.y - pad, w, h, alpha, excludedChannels: node.excludedChannels };
 }
 
 type RGB = [number, number, number];
@@ -120,19 +121,9 @@ function soften(alpha: Float32Array, w: number, h: number, size: number, spreadP
   return a;
 }
 
-export async function drawEffectsBelow(
-  ctx: RenderContext,
-  node: LayerNode,
-  canvas: Surface,
-  content: Surface | null,
-  mask: Uint8ClampedArray | null,
-  atop: boolean,
-): Promise<void> {
-  if (!content) return;
+export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
-  const pad = effectMargin(node, s);
-  const shape = shapeOf(content, mask, pad, node);
   const { w, h } = shape;
   for (const g of list(fx.outerGlow).reverse()) {
     const cov = soften(shape.alpha, w, h, px(g.size) * s, px(g.choke));
@@ -157,19 +148,9 @@ function applyRange(cov: Float32Array, range: number | undefined): void {
   for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i] * k);
 }
 
-export async function drawEffectsAbove(
-  ctx: RenderContext,
-  node: LayerNode,
-  canvas: Surface,
-  content: Surface | null,
-  mask: Uint8ClampedArray | null,
-  atop: boolean,
-): Promise<void> {
-  if (!content) return;
+export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
-  const pad = effectMargin(node, s);
-  const shape = shapeOf(content, mask, pad, node);
   const { w, h, alpha } = shape;
   const opacity = node.opacity;
 

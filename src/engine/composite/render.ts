@@ -3,7 +3,7 @@ import { loadLayerPixels, loadMaskPixels } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, RenderOptions, RGBAImage } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
-import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, hasEffects } from './effects';
+import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectShape, hasEffects } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -112,11 +112,12 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     const reach = effects ? effectMargin(base, ctx.scale) : 0;
     const content = await layerContent(ctx, base, grow(rectOf(canvas), reach));
     const mask = content ? await layerMask(ctx, base, rectOf(content)) : null;
-    if (effects) await drawEffectsBelow(ctx, base, canvas, content, mask, false);
+    const shape = effects && content ? effectShape(ctx, base, content, mask) : null;
+    if (shape) drawEffectsBelow(ctx, base, canvas, shape, false);
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
     for (const node of clipped) await drawNode(ctx, node, group, true);
     if (content && base.vectorStroke) drawShapeStroke(ctx, base, group, content, mask);
-    if (effects) await drawEffectsAbove(ctx, inner, group, content, mask, false);
+    if (shape) drawEffectsAbove(ctx, inner, group, shape, false);
     clipped = [];
   }
   for (const node of clipped) await drawNode(ctx, node, group, true);
@@ -142,14 +143,15 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
   const content = await layerContent(ctx, node, grow(rectOf(canvas), reach));
   if (!content) return;
   const mask = await layerMask(ctx, node, rectOf(content));
-  if (effects) await drawEffectsBelow(ctx, node, canvas, content, mask, atop);
+  const shape = effects ? effectShape(ctx, node, content, mask) : null;
+  if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
   blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, {
     atop,
     gamma: textGamma(ctx, node),
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
   });
-  if (effects) await drawEffectsAbove(ctx, node, canvas, content, mask, atop);
+  if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop);
 }
 
 async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
