@@ -1,6 +1,9 @@
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { resolveTemplate } from '../../src/engine/pipeline';
 import { decodeImage } from '../../src/engine/raster/codecs';
-import { runTool, testAsset } from '../helpers/fixtures';
+import { FileStore } from '../../src/storage';
+import { psdManifest, runTool, testAsset } from '../helpers/fixtures';
 import { contentStreams, overWhite, pdfInfo, psnr, rasterisePage } from '../engine/pdf/helpers';
 import { call, form, keys, postJson, uploadFixture, withKey } from './helpers';
 
@@ -29,28 +32,21 @@ async function previewAtSize(body: Record<string, unknown>, width: number, heigh
   return overWhite(await decodeImage((await download(name)).bytes));
 }
 
-// Fixtures covering flat artwork, a photo, transparency, masks, groups, text and effects.
-const FIXTURES: Array<[string, number, number, number]> = [
-  // name, width, height, ppi
-  ['psdtools-blend-multiply.psd', 64, 64, 72],
-  ['pillow-hopper-photo.psd', 128, 128, 96],
-  ['psdtools-transparency-group.psd', 256, 256, 72],
-  ['agpsd-layer-mask.psd', 200, 200, 72],
-  ['psdtools-semi-transparent-layers.psd', 100, 100, 300],
-  ['psdtools-text.psd', 400, 400, 72],
-  ['psdtools-smart-objects-placed.psd', 256, 256, 144],
-  ['agpsd-shapes-psb.psb', 413, 413, 300],
-];
+// Every shared fixture: flat artwork, photos, transparency, masks, groups, blend modes, text, effects.
+const FIXTURES = (await psdManifest()).map((f) => f.name);
+const TEXT = 'psdtools-text.psd';
+const FLAT = 'psdtools-blend-multiply.psd';
 
 describe('POST /api/rendering/hires', () => {
   const names = new Map<string, string>();
   beforeAll(async () => {
-    for (const [fixture] of FIXTURES) names.set(fixture, await uploadFixture(fixture, 'pdf'));
+    for (const fixture of FIXTURES) names.set(fixture, await uploadFixture(fixture, 'pdf'));
   });
 
-  for (const [fixture, width, height, ppi] of FIXTURES) {
+  for (const fixture of FIXTURES) {
     it(`${fixture}: valid PDF, one page of pixels ÷ ppi × 72 pt with Media = Trim = Bleed, showing the preview's picture`, async () => {
       const body = { template: names.get(fixture)! };
+      const { width, height, resolution: ppi } = (await resolveTemplate(new FileStore(env.FILES), body.template)).compiled;
       const r = await hires(body, '?disableCache=true');
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       const { res, bytes } = await download(r.name!);
@@ -74,7 +70,7 @@ describe('POST /api/rendering/hires', () => {
   }
 
   it('outlines mode (the default) embeds no fonts', async () => {
-    const r = await hires({ template: names.get('psdtools-text.psd')!, textOutputMode: 'outlines' });
+    const r = await hires({ template: names.get(TEXT)!, textOutputMode: 'outlines' });
     const fonts = await runTool('pdffonts', (await download(r.name!)).bytes);
     expect(fonts.code).toBe(0);
     expect(fonts.stdout.trim().split('\n').length).toBe(2); // header lines only
@@ -83,7 +79,7 @@ describe('POST /api/rendering/hires', () => {
   it('personalisation data applies exactly as in previews; re-rendered plain text is vector outlines', async () => {
     const font = await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await testAsset('rendering/LiberationSans-Regular.ttf')]]) }));
     expect(font.status, await font.text()).toBe(201);
-    const body = { template: names.get('psdtools-text.psd')!, data: { 'Line 1 Line 2 Line 3 and text': { type: 'text', text: 'Hello PDF' } } };
+    const body = { template: names.get(TEXT)!, data: { 'Line 1 Line 2 Line 3 and text': { type: 'text', text: 'Hello PDF' } } };
     const r = await hires(body, '?disableCache=true');
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const bytes = (await download(r.name!)).bytes;
@@ -98,7 +94,7 @@ describe('POST /api/rendering/hires', () => {
   });
 
   it('equal requests return the cached PDF; disableCache=true makes a new one', async () => {
-    const body = { template: names.get('psdtools-blend-multiply.psd')! };
+    const body = { template: names.get(FLAT)! };
     const a = await hires(body);
     const b = await hires(body);
     expect(b.name).toBe(a.name);
@@ -111,10 +107,10 @@ describe('POST /api/rendering/hires', () => {
   it('bad input is a 4xx naming the problem, and leaves nothing in R2', async () => {
     const before = await keys();
     expect((await hires({ template: 'pdf/nope' })).status).toBe(404);
-    const mode = await hires({ template: names.get('psdtools-text.psd')!, textOutputMode: 'glyphs' });
+    const mode = await hires({ template: names.get(TEXT)!, textOutputMode: 'glyphs' });
     expect(mode.status).toBe(400);
     expect(mode.body.details[0].path).toBe('textOutputMode');
-    const data = await hires({ template: names.get('psdtools-text.psd')!, data: { Missing: { type: 'text', text: 'x' } } });
+    const data = await hires({ template: names.get(TEXT)!, data: { Missing: { type: 'text', text: 'x' } } });
     expect(data.status).toBe(400);
     expect(data.body.details.map((d: { path: string }) => d.path)).toContain('data.Missing');
     expect(await keys()).toEqual(before);
