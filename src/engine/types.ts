@@ -152,6 +152,8 @@ export interface CompiledTemplate {
   textGamma?: number;
   /** Photoshop's global light angle (degrees), used by effects with "use global light". */
   globalAngle?: number;
+  /** Photoshop's global light altitude (degrees). */
+  globalAltitude?: number;
   /** Whether the document has transparency (Photoshop's composite has an alpha channel). */
   transparent: boolean;
   layers: LayerNode[];

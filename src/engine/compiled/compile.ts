@@ -86,6 +86,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       levels,
       transparent: resources.mergedAlpha,
       globalAngle: doc.imageResources?.globalAngle,
+      globalAltitude: doc.imageResources?.globalAltitude,
       textGamma: /Photoshop CS\d?\b/.test(resources.creatorTool ?? '') ? 1 : 1.45,
       layers,
     };
