@@ -220,3 +220,4 @@ export function unpremultiply(ptr: usize, count: i32): void {
   }
 }
 export * from './jpeg';
+export * from './blend';

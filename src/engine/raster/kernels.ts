@@ -17,14 +17,21 @@ export interface KernelExports {
   jpegEncodeRow(rgba: number, width: number, sub: number): void;
   jpegFlush(): void;
   jpegTakeOutput(): number;
+  blendPixels(dst: number, src: number, mask: number, n: number, opacity: number, mode: number, atop: number, keep: number): void;
 }
 
 let instance: Promise<KernelExports> | undefined;
+let ready: KernelExports | undefined;
 
 /** The kernels, instantiated once per isolate from the module compiled at deploy time. */
 export function kernels(): Promise<KernelExports> {
-  instance ??= WebAssembly.instantiate(kernelsModule, {}).then((i) => i.exports as unknown as KernelExports);
+  instance ??= WebAssembly.instantiate(kernelsModule, {}).then((i) => (ready = i.exports as unknown as KernelExports));
   return instance;
+}
+
+/** The kernels if already instantiated (for synchronous callers; `await kernels()` first). */
+export function kernelsNow(): KernelExports | undefined {
+  return ready;
 }
 
 /**
@@ -33,7 +40,11 @@ export function kernels(): Promise<KernelExports> {
  * Operations are synchronous, so concurrent requests in one isolate never share an arena.
  */
 export async function withArena<T>(body: (k: KernelExports, arena: Arena) => T): Promise<T> {
-  const k = await kernels();
+  return inArena(await kernels(), body);
+}
+
+/** withArena for synchronous callers holding the instance (kernelsNow()). */
+export function inArena<T>(k: KernelExports, body: (k: KernelExports, arena: Arena) => T): T {
   k.reset();
   try {
     return body(k, new Arena(k));

@@ -1,0 +1,98 @@
+// Layer blending, bit-identical to the compositor's TypeScript (src/engine/composite/blend.ts
+// blendSurface): the same f64 operations in the same order, stored with round-half-even and
+// clamping as a Uint8ClampedArray store does. Separable modes only; the JS side keeps dissolve,
+// non-separable modes, gamma and blend-if.
+
+// Mode ids: keep in step with WASM_BLEND_MODES in src/engine/raster/blend.ts.
+const NORMAL = 0, DARKEN = 1, MULTIPLY = 2, COLOR_BURN = 3, LINEAR_BURN = 4, LIGHTEN = 5, SCREEN = 6,
+  COLOR_DODGE = 7, LINEAR_DODGE = 8, OVERLAY = 9, SOFT_LIGHT = 10, HARD_LIGHT = 11, VIVID_LIGHT = 12,
+  LINEAR_LIGHT = 13, PIN_LIGHT = 14, HARD_MIX = 15, DIFFERENCE = 16, EXCLUSION = 17, SUBTRACT = 18, DIVIDE = 19;
+
+// @ts-ignore: decorator
+@inline function screen(b: f64, s: f64): f64 { return b + s - b * s; }
+// @ts-ignore: decorator
+@inline function colorDodge(b: f64, s: f64): f64 { return b <= 0 ? 0 : s >= 1 ? 1 : min<f64>(1, b / (1 - s)); }
+// @ts-ignore: decorator
+@inline function colorBurn(b: f64, s: f64): f64 { return b >= 1 ? 1 : s <= 0 ? 0 : 1 - min<f64>(1, (1 - b) / s); }
+// @ts-ignore: decorator
+@inline function hardLight(b: f64, s: f64): f64 { return s <= 0.5 ? b * 2 * s : screen(b, 2 * s - 1); }
+
+function separable(mode: i32, b: f64, s: f64): f64 {
+  switch (mode) {
+    case DARKEN: return min<f64>(b, s);
+    case MULTIPLY: return b * s;
+    case COLOR_BURN: return colorBurn(b, s);
+    case LINEAR_BURN: return max<f64>(0, b + s - 1);
+    case LIGHTEN: return max<f64>(b, s);
+    case SCREEN: return screen(b, s);
+    case COLOR_DODGE: return colorDodge(b, s);
+    case LINEAR_DODGE: return min<f64>(1, b + s);
+    case OVERLAY: return hardLight(s, b);
+    case SOFT_LIGHT: return s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : Math.sqrt(b) * (2 * s - 1) + 2 * b * (1 - s);
+    case HARD_LIGHT: return hardLight(b, s);
+    case VIVID_LIGHT: return s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1);
+    case LINEAR_LIGHT: { const v = b + 2 * s - 1; return v < 0 ? 0 : v > 1 ? 1 : v; }
+    case PIN_LIGHT: return s <= 0.5 ? min<f64>(b, 2 * s) : max<f64>(b, 2 * s - 1);
+    case HARD_MIX: return b + s >= 1 ? 1 : 0;
+    case DIFFERENCE: return abs<f64>(b - s);
+    case EXCLUSION: return b + s - 2 * b * s;
+    case SUBTRACT: return max<f64>(0, b - s);
+    case DIVIDE: return s <= 0 ? (b <= 0 ? 0 : 1) : min<f64>(1, b / s);
+    default: return s;
+  }
+}
+
+/** ToUint8Clamp (ECMA-262): NaN → 0, clamp to 0..255, round half to even. */
+// @ts-ignore: decorator
+@inline function clampByte(v: f64): u8 {
+  if (!(v > 0)) return 0;
+  if (v >= 255) return 255;
+  return <u8>nearest<f64>(v);
+}
+
+/**
+ * Blends `n` source pixels onto `n` destination pixels (RGBA8 straight, packed alike; `mask`
+ * one byte per pixel or 0 for none). `keep` bit c set: channel c keeps the backdrop.
+ */
+export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mode: i32, atop: i32, keep: i32): void {
+  const isNormal = mode == NORMAL;
+  for (let i = 0; i < n; i++) {
+    const di = dst + (<usize>i << 2);
+    const si = src + (<usize>i << 2);
+    let as: f64 = (<f64>load<u8>(si, 3) / 255) * opacity;
+    if (mask) as *= <f64>load<u8>(mask + <usize>i) / 255;
+    if (as <= 0) continue;
+    const ab: f64 = <f64>load<u8>(di, 3) / 255;
+    if (atop && ab <= 0) continue;
+    const saved = load<u32>(di);
+    let b0: f64, b1: f64, b2: f64;
+    const s0: f64 = <f64>load<u8>(si) / 255, s1: f64 = <f64>load<u8>(si, 1) / 255, s2: f64 = <f64>load<u8>(si, 2) / 255;
+    if (isNormal || ab <= 0) {
+      b0 = s0;
+      b1 = s1;
+      b2 = s2;
+    } else {
+      b0 = (1 - ab) * s0 + ab * separable(mode, <f64>load<u8>(di) / 255, s0);
+      b1 = (1 - ab) * s1 + ab * separable(mode, <f64>load<u8>(di, 1) / 255, s1);
+      b2 = (1 - ab) * s2 + ab * separable(mode, <f64>load<u8>(di, 2) / 255, s2);
+    }
+    if (atop) {
+      store<u8>(di, clampByte((as * b0 + (1 - as) * (<f64>load<u8>(di) / 255)) * 255));
+      store<u8>(di, clampByte((as * b1 + (1 - as) * (<f64>load<u8>(di, 1) / 255)) * 255), 1);
+      store<u8>(di, clampByte((as * b2 + (1 - as) * (<f64>load<u8>(di, 2) / 255)) * 255), 2);
+    } else {
+      const ao = as + ab * (1 - as);
+      const kb = (ab * (1 - as)) / ao;
+      const ks = as / ao;
+      store<u8>(di, clampByte((ks * b0 + kb * (<f64>load<u8>(di) / 255)) * 255));
+      store<u8>(di, clampByte((ks * b1 + kb * (<f64>load<u8>(di, 1) / 255)) * 255), 1);
+      store<u8>(di, clampByte((ks * b2 + kb * (<f64>load<u8>(di, 2) / 255)) * 255), 2);
+      store<u8>(di, clampByte(ao * 255), 3);
+    }
+    if (keep) {
+      if (keep & 1) store<u8>(di, <u8>saved);
+      if (keep & 2) store<u8>(di, <u8>(saved >> 8), 1);
+      if (keep & 4) store<u8>(di, <u8>(saved >> 16), 2);
+    }
+  }
+}
