@@ -124,12 +124,15 @@ function distanceSquared(inside: (i: number) => boolean, w: number, h: number): 
   return d;
 }
 
-/** The shape grown by `radius` px, edge anti-aliased. */
+/**
+ * The shape grown by `radius` px, edge anti-aliased (the 0.65 px edge offset is fitted to
+ * Photoshop's outside strokes).
+ */
 export function dilate(a: Float32Array, w: number, h: number, radius: number): Float32Array {
   const d2 = distanceSquared((i) => a[i] >= 0.5, w, h);
   const out = new Float32Array(a.length);
   for (let i = 0; i < a.length; i++) {
-    const cov = radius + 1 - Math.sqrt(d2[i]);
+    const cov = radius + 0.65 - Math.sqrt(d2[i]);
     out[i] = Math.max(a[i], cov <= 0 ? 0 : cov >= 1 ? 1 : cov);
   }
   return out;
