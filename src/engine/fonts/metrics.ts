@@ -67,7 +67,7 @@ function parse(bytes: Uint8Array): FontMetrics {
 }
 
 /** The best Unicode subtable of `cmap` as a code point → glyph id function. */
-function cmapLookup(view: DataView, cmap: number): (cp: number) => number {
+export function cmapLookup(view: DataView, cmap: number): (cp: number) => number {
   const count = view.getUint16(cmap + 2);
   let format4 = -1;
   let format12 = -1;
