@@ -18,7 +18,7 @@ type Effect = { enabled?: boolean; present?: boolean };
 const on = <T extends Effect>(e: T | undefined): e is T => !!e && e.enabled !== false;
 const list = <T extends Effect>(e: T[] | T | undefined): T[] => (Array.isArray(e) ? e : e ? [e] : []).filter(on);
 
-const SUPPORTED = ['dropShadow', 'outerGlow', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'stroke', 'bevel'] as const;
+const SUPPORTED = ['dropShadow', 'outerGlow', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'stroke', 'bevel', 'satin'] as const;
 
 export function hasEffects(node: LayerNode): boolean {
   const fx = node.effects;
@@ -39,6 +39,7 @@ export function effectMargin(node: LayerNode, scale: number): number {
   for (const g of list(fx.innerGlow)) m = Math.max(m, px(g.size));
   for (const s of list(fx.innerShadow)) m = Math.max(m, px(s.size) + px(s.distance));
   for (const b of list(fx.bevel)) m = Math.max(m, px(b.size) + px(b.soften));
+  for (const t of list(fx.satin)) m = Math.max(m, px(t.size) + px(t.distance));
   return Math.ceil(m * scale) + 2;
 }
 
@@ -161,6 +162,23 @@ export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Su
   }
   for (const f of list(fx.solidFill).reverse()) {
     paint(canvas, shape, alpha, rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop);
+  }
+  const satin = fx.satin;
+  if (on(satin)) {
+    // Two copies of the shape, blurred and pushed apart along the angle; their difference.
+    const angle = ((satin.angle ?? 19) * Math.PI) / 180;
+    const dist = px(satin.distance) * s;
+    const dx = Math.cos(angle) * dist;
+    const dy = -Math.sin(angle) * dist;
+    const size = px(satin.size) * s;
+    const a = blur(shift(alpha, w, h, dx, dy), w, h, size);
+    const b = blur(shift(alpha, w, h, -dx, -dy), w, h, size);
+    const cov = new Float32Array(alpha.length);
+    for (let i = 0; i < cov.length; i++) {
+      const v = Math.min(1, Math.abs(a[i] - b[i]));
+      cov[i] = (satin.invert ? 1 - v : v) * alpha[i];
+    }
+    paint(canvas, shape, cov, rgbOf(satin.color), (satin.opacity ?? 0.5) * opacity, satin.blendMode ?? 'multiply', atop);
   }
   const inner = fx.innerGlow;
   if (on(inner)) {
