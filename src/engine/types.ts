@@ -94,6 +94,8 @@ export interface LayerNode {
    * the layers beneath (`dest`) outside which the layer fades out.
    */
   blendIf?: Array<{ source: number[]; dest: number[] }>;
+  /** Photoshop's effects reference point (origin of linked pattern overlays), template pixels. */
+  referencePoint?: { x: number; y: number };
   /** Channels (0 R, 1 G, 2 B) left out of blending ("Advanced Blending: Channels"). */
   excludedChannels?: number[];
   /** Photoshop's "Blend Clipped Layers as Group" (default true). */
@@ -150,6 +152,8 @@ export interface CompiledTemplate {
    * and later, 1 (off) in CS versions). Taken from the file's XMP CreatorTool.
    */
   textGamma?: number;
+  /** The document's patterns (for pattern overlays), each stored raw RGBA at `key`. */
+  patterns?: Array<{ id: string; name: string; width: number; height: number; key: string }>;
   /** Photoshop's global light angle (degrees), used by effects with "use global light". */
   globalAngle?: number;
   /** Photoshop's global light altitude (degrees). */

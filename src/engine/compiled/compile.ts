@@ -9,10 +9,10 @@ import { buildTree, pixelMaskSource } from '../psd/tree';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { putBlob } from './blob';
 import { levelCount, PyramidWriter } from './pyramid';
-import { compositeKey, iccKey, loadCompiledTemplate, maskKey, pixelKey, prefix, treeKey } from './store';
+import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/4';
+export const ENGINE_VERSION = 'psd-engine/5';
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
@@ -90,6 +90,14 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       textGamma: /Photoshop CS\d?\b/.test(resources.creatorTool ?? '') ? 1 : 1.45,
       layers,
     };
+    const patterns = (doc.patterns ?? []).filter((p) => p.data?.length === p.bounds.w * p.bounds.h * 4);
+    if (patterns.length) {
+      compiled.patterns = [];
+      for (const [i, p] of patterns.entries()) {
+        await put(patternKey(hash, i), p.data);
+        compiled.patterns.push({ id: p.id, name: p.name, width: p.bounds.w, height: p.bounds.h, key: patternKey(hash, i) });
+      }
+    }
     const merged = doc.rawCompositeData;
     delete doc.rawCompositeData;
     if (merged && merged.length > 2 && doc.width * doc.height <= MAX_STORED_COMPOSITE) {

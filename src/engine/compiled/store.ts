@@ -12,6 +12,7 @@ import { BAND, bandsFor, levelBounds } from './pyramid';
  *                      columns of levelBounds(node.pixelBounds, k), its rows within
  *                      [b·BAND, (b+1)·BAND) (level rows), so a strip reads only its bands
  *   mask/<id>/<k>/<b>  the layer's pixel mask, one byte per pixel, over levelBounds(node.mask.bounds, k)
+ *   pattern/<i>        the document's i-th pattern, RGBA, deflate-raw (pattern overlays)
  *   composite          Photoshop's stored composite, RGBA at level 0 (tests, fidelity)
  *   icc                the embedded ICC profile, as stored in the PSD
  */
@@ -21,6 +22,7 @@ export const pixelKey = (hash: string, id: number, level: number, band: number) 
   `${prefix(hash)}px/${id}/${level}/${band}`;
 export const maskKey = (hash: string, id: number, level: number, band: number) =>
   `${prefix(hash)}mask/${id}/${level}/${band}`;
+export const patternKey = (hash: string, index: number) => `${prefix(hash)}pattern/${index}`;
 export const compositeKey = (hash: string) => `${prefix(hash)}composite`;
 export const iccKey = (hash: string) => `${prefix(hash)}icc`;
 
@@ -86,6 +88,14 @@ async function loadBands(
     }),
   );
   return { data, bounds };
+}
+
+/** A document pattern's pixels by pattern id, or null when the template has no such pattern. */
+export async function loadPattern(bucket: R2Bucket, compiled: CompiledTemplate, id: string) {
+  const p = compiled.patterns?.find((q) => q.id === id);
+  if (!p) return null;
+  const data = await getBlob(bucket, p.key, p.width * p.height * 4);
+  return data && { width: p.width, height: p.height, data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength) };
 }
 
 /** Photoshop's own composite (RGBA, full size), when the compiled template kept one. */

@@ -18,7 +18,7 @@ type Effect = { enabled?: boolean; present?: boolean };
 const on = <T extends Effect>(e: T | undefined): e is T => !!e && e.enabled !== false;
 const list = <T extends Effect>(e: T[] | T | undefined): T[] => (Array.isArray(e) ? e : e ? [e] : []).filter(on);
 
-const SUPPORTED = ['dropShadow', 'outerGlow', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'stroke', 'bevel', 'satin'] as const;
+const SUPPORTED = ['dropShadow', 'outerGlow', 'patternOverlay', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'stroke', 'bevel', 'satin'] as const;
 
 export function hasEffects(node: LayerNode): boolean {
   const fx = node.effects;
@@ -156,6 +156,31 @@ export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Su
   const { w, h, alpha } = shape;
   const opacity = node.opacity;
 
+  const pattern = fx.patternOverlay;
+  const tile = on(pattern) && pattern.pattern ? ctx.patterns.get(pattern.pattern.id) : null;
+  if (on(pattern) && tile) {
+    // Tiled from the document origin, or when linked with the layer from its effects reference
+    // point, at its scale and phase.
+    const scale = (pattern.scale ?? 1) * s || 1;
+    const origin = pattern.align !== false ? (node.referencePoint ?? { x: node.bounds.left, y: node.bounds.top }) : { x: 0, y: 0 };
+    const ox = (origin.x + (pattern.phase?.x ?? 0)) * s;
+    const oy = (origin.y + (pattern.phase?.y ?? 0)) * s;
+    const colors = new Uint8ClampedArray(w * h * 4);
+    const cov = new Float32Array(alpha.length);
+    for (let y = 0; y < h; y++) {
+      const ty = ((Math.floor((shape.y + y - oy) / scale) % tile.height) + tile.height) % tile.height;
+      for (let x = 0; x < w; x++) {
+        const tx = ((Math.floor((shape.x + x - ox) / scale) % tile.width) + tile.width) % tile.width;
+        const t = (ty * tile.width + tx) * 4;
+        const o = (y * w + x) * 4;
+        colors[o] = tile.data[t];
+        colors[o + 1] = tile.data[t + 1];
+        colors[o + 2] = tile.data[t + 2];
+        cov[y * w + x] = alpha[y * w + x] * (tile.data[t + 3] / 255);
+      }
+    }
+    paint(canvas, shape, cov, colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop);
+  }
   for (const g of list(fx.gradientOverlay).reverse()) {
     const colors = gradientFill(g, shape, ctx, node);
     if (colors) paint(canvas, shape, alpha, colors, (g.opacity ?? 1) * opacity, g.blendMode, atop);

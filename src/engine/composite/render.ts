@@ -1,5 +1,5 @@
 import { levelFor } from '../compiled/pyramid';
-import { loadLayerPixels, loadMaskPixels } from '../compiled/store';
+import { loadLayerPixels, loadMaskPixels, loadPattern } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, RenderOptions, RGBAImage } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
@@ -32,6 +32,8 @@ export interface RenderContext {
   /** Output rectangle being rendered. */
   clip: Bounds;
   overrides: NonNullable<RenderOptions['overrides']>;
+  /** Document patterns loaded for pattern overlays, by id. */
+  patterns: Map<string, RGBAImage | null>;
 }
 
 export function outputSize(compiled: CompiledTemplate, scale: number): { width: number; height: number } {
@@ -60,6 +62,7 @@ export async function renderTemplate(
     factor: scale * 2 ** level,
     clip: { left: 0, top, right: width, bottom },
     overrides: options.overrides ?? new Map(),
+    patterns: new Map(),
   };
   const canvas = createSurface(ctx.clip);
   await drawStack(ctx, compiled.layers, canvas);
@@ -113,6 +116,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     const content = await layerContent(ctx, base, grow(rectOf(canvas), reach));
     const mask = content ? await layerMask(ctx, base, rectOf(content)) : null;
     const shape = effects && content ? effectShape(ctx, base, content, mask) : null;
+    if (shape) await loadEffectPatterns(ctx, base);
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, false);
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
     for (const node of clipped) await drawNode(ctx, node, group, true);
@@ -144,6 +148,7 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
   if (!content) return;
   const mask = await layerMask(ctx, node, rectOf(content));
   const shape = effects ? effectShape(ctx, node, content, mask) : null;
+  if (shape) await loadEffectPatterns(ctx, node);
   if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
   blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, {
     atop,
@@ -198,6 +203,11 @@ async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Pr
     for (let x = 0; x < w; x++) out[y * w + x] = blurred[(y + pad) * bw + x + pad];
   }
   return out;
+}
+
+async function loadEffectPatterns(ctx: RenderContext, node: LayerNode): Promise<void> {
+  const id = node.effects?.patternOverlay?.enabled !== false ? node.effects?.patternOverlay?.pattern?.id : undefined;
+  if (id && !ctx.patterns.has(id)) ctx.patterns.set(id, await loadPattern(ctx.bucket, ctx.compiled, id));
 }
 
 /** Level rows an output rectangle draws on (one spare row each side for the area filter). */

@@ -74,7 +74,10 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   if (mask) node.mask = mask;
   const vectorMask = vectorMaskOf(layer);
   if (vectorMask) node.vectorMask = vectorMask;
-  if (layer.effects && !layer.effects.disabled) node.effects = layer.effects;
+  if (layer.effects && !layer.effects.disabled) {
+    node.effects = layer.effects;
+    if (layer.referencePoint) node.referencePoint = { ...layer.referencePoint };
+  }
   if (layer.adjustment) node.adjustment = layer.adjustment;
   const text = textInfoFromLayer(layer);
   if (text) node.text = text;
