@@ -98,12 +98,14 @@ for (const S of sizes.length ? sizes : [4000, 8000]) {
   console.log(`wrote ${path.relative(root, file)} (${(buffer.length / 1e6).toFixed(1)} MB, ${((Date.now() - t) / 1000).toFixed(1)} s)`);
 }
 
-// A phone-like photo for the image layer, as JPEG.
-const photoFile = path.join(out, 'bench-photo.jpg');
-if (!existsSync(photoFile)) {
-  const { default: encode, init } = await import('@jsquash/jpeg/encode.js');
-  await init(new WebAssembly.Module(readFileSync(path.join(root, 'node_modules/@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'))));
-  const img = pixels(1600, 1200, (x, y) => [128 + 100 * Math.sin(x / 60), (x + y) / 12, 200 * Math.abs(Math.cos(y / 90)), 255]);
-  writeFileSync(photoFile, Buffer.from(await encode(img, { quality: 85 })));
+// Photos for the image layer, as JPEG: 1600×1200, and a 12 MP (4000×3000) phone-sized one.
+const { default: encode, init } = await import('@jsquash/jpeg/encode.js');
+await init(new WebAssembly.Module(readFileSync(path.join(root, 'node_modules/@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm'))));
+for (const [name, w, h] of [['bench-photo.jpg', 1600, 1200], ['bench-photo-12mp.jpg', 4000, 3000]]) {
+  const photoFile = path.join(out, name);
+  if (existsSync(photoFile)) continue;
+  const k = w / 1600;
+  const img = pixels(w, h, (x, y) => [128 + 100 * Math.sin(x / (60 * k)), (x + y) / (12 * k), 200 * Math.abs(Math.cos(y / (90 * k))), 255]);
+  writeFileSync(photoFile, Buffer.from(await encode(img, { quality: 85, baseline: true, progressive: false })));
   console.log(`wrote ${path.relative(root, photoFile)}`);
 }
