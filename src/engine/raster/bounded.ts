@@ -8,10 +8,10 @@ import { orientedSize, sniffImage, type SniffedImage } from './sniff';
 /** The contract's limit on an image after scaling to its placement. */
 export const MAX_PLACED_PIXELS = 16_000_000;
 /**
- * Largest source we decode. Decoding holds the decoder's heap and the decoded copy at once
- * (≈ 2 × 4 bytes per pixel), so 16 MP peaks near 130 MB in the worst moment... too close to
- * the 128 MB isolate limit; 12 MP (a phone photo) peaks near 100 MB and returns to the
- * downscaled size at once. docs/performance.md has the measurements.
+ * Largest source we decode. A JPEG decode briefly holds the decoder's heap and the pixels
+ * copied out of it (≈ 8 bytes per pixel), so 12 MP (a phone photo) peaks near 100 MB and drops
+ * to the scaled size at once; much beyond 13 MP would not fit a 128 MB isolate.
+ * docs/performance.md has the measurements.
  */
 export const MAX_SOURCE_PIXELS = 13_000_000;
 
