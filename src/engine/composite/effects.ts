@@ -326,13 +326,15 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
   const cy = ((b.top + b.bottom) / 2) * s + (g.offset?.y ?? 0) / 100 * (b.bottom - b.top) * s;
   const bw = (b.right - b.left) * s;
   const bh = (b.bottom - b.top) * s;
-  const angle = ((g.angle ?? 90) * Math.PI) / 180;
+  const angle = (((g.angle ?? 90)) * Math.PI) / 180;
   const dx = Math.cos(angle);
   const dy = -Math.sin(angle);
   const sc = g.scale ?? 1;
   const scale = (sc > 10 ? sc / 100 : sc) || 1;
   const type = g.type ?? 'linear';
-  const length = (Math.abs(bw * dx) + Math.abs(bh * dy)) * scale || 1;
+  // Across the layer's box along the angle, to the nearer pair of edges.
+  const across = Math.min(Math.abs(dx) > 1e-6 ? bw / Math.abs(dx) : Infinity, Math.abs(dy) > 1e-6 ? bh / Math.abs(dy) : Infinity);
+  const length = across * scale || 1;
   const radius = length / 2;
   const out = new Uint8ClampedArray(shape.w * shape.h * 4);
   for (let y = 0; y < shape.h; y++) {
