@@ -93,6 +93,20 @@ describe('POST /api/rendering/hires', () => {
     expect(psnr(personalised, plain)).toBeLessThan(35);
   });
 
+  it('text mode embeds a TrueType subset (selectable text) and looks the same', async () => {
+    const body = { template: names.get(TEXT)!, textOutputMode: 'text', data: { 'Line 1 Line 2 Line 3 and text': { type: 'text', text: 'Hello PDF' } } };
+    const r = await hires(body, '?disableCache=true');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const bytes = (await download(r.name!)).bytes;
+    expect((await runTool('qpdf-check', bytes)).code).toBe(0);
+    const fonts = (await runTool('pdffonts', bytes)).stdout.trim().split('\n').slice(2);
+    expect(fonts).toHaveLength(1);
+    // name, type, encoding, emb, sub, uni: "ABCDEF+LiberationSans CID TrueType Identity-H yes yes yes …"
+    expect(fonts[0]).toMatch(/^[A-Z]{6}\+\S+\s+CID TrueType\s+Identity-H\s+yes\s+yes\s+yes/);
+    const raster = await rasterisePage(bytes, 1, 400, 400);
+    expect(psnr(raster, await previewAtSize(body, 400, 400))).toBeGreaterThanOrEqual(35);
+  });
+
   it('equal requests return the cached PDF; disableCache=true makes a new one', async () => {
     const body = { template: names.get(FLAT)! };
     const a = await hires(body);

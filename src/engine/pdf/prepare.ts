@@ -65,7 +65,7 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
     async load() {
       const scale = 1;
       const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
-      const { raster, vectors } = splitVectors(compiled, overrides);
+      const { raster, vectors } = splitVectors(compiled, overrides, options.textOutputMode ?? 'outlines');
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       return {
         width: compiled.width,
@@ -82,15 +82,19 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
 
 /**
  * Layers drawn as vector (docs/pdf.md) and the overrides for the raster strips, which then leave
- * those layers out. Both text output modes draw outlines for now (`text` falls back to outlines).
+ * those layers out. Outlines always; in `text` mode also selectable text in an embedded subset.
  */
-function splitVectors(compiled: CompiledTemplate, overrides: LayerOverrides | undefined): { raster?: LayerOverrides; vectors: PdfVectorLayer[] } {
+function splitVectors(
+  compiled: CompiledTemplate,
+  overrides: LayerOverrides | undefined,
+  mode: TextOutputMode,
+): { raster?: LayerOverrides; vectors: PdfVectorLayer[] } {
   if (!overrides) return { raster: overrides, vectors: [] };
   const canvas = { left: 0, top: 0, right: compiled.width, bottom: compiled.height };
   const raster = new Map(overrides);
   const vectors: PdfVectorLayer[] = [];
   for (const { node, override } of vectorCandidates(compiled.layers, overrides, canvas)) {
-    const layer = svgOutlines(override.vector, override.bounds!);
+    const layer = svgOutlines(override.vector, override.bounds!, mode);
     if (!layer) continue;
     vectors.push(layer);
     raster.set(node.id, { ...override, visible: false });

@@ -14,6 +14,7 @@
 import { Resvg } from '@resvg/resvg-wasm';
 import type { Bounds, LayerNode, LayerOverride, LayerOverrides } from '../types';
 import type { PdfVectorLayer } from './document';
+import { invisibleText } from './text';
 import { num } from './writer';
 
 export interface VectorCandidate {
@@ -80,7 +81,11 @@ export function vectorCandidates(layers: LayerNode[], overrides: LayerOverrides,
  * PDF operators (page pixel space, y down) drawing the SVG's paths, or null when the SVG uses
  * anything beyond solid-filled paths. Resvg is initialised: the SVG was rendered by it already.
  */
-export function svgOutlines(vector: { svg: string; fonts: Uint8Array[] }, origin: { left: number; top: number }): PdfVectorLayer | null {
+export function svgOutlines(
+  vector: { svg: string; fonts: Uint8Array[] },
+  origin: { left: number; top: number },
+  mode: 'outlines' | 'text' = 'outlines',
+): PdfVectorLayer | null {
   const resvg = new Resvg(vector.svg, { font: { fontBuffers: vector.fonts, loadSystemFonts: false } as { fontBuffers: Uint8Array[] } });
   let usvg: string;
   try {
@@ -89,7 +94,10 @@ export function svgOutlines(vector: { svg: string; fonts: Uint8Array[] }, origin
     resvg.free();
   }
   const ops = usvgToOps(usvg);
-  return ops === null ? null : { ops: `1 0 0 1 ${num(origin.left)} ${num(origin.top)} cm\n${ops}` };
+  if (ops === null) return null;
+  const place = `1 0 0 1 ${num(origin.left)} ${num(origin.top)} cm`;
+  const text = mode === 'text' ? invisibleText(vector.svg, vector.fonts[0]) : null;
+  return text ? { ops: `${place}\n${ops}\n${text.ops}`, fonts: text.fonts } : { ops: `${place}\n${ops}` };
 }
 
 const UNSUPPORTED = /<(clipPath|mask|image|linearGradient|radialGradient|pattern|filter|use|text)\b|\b(clip-path|mask|filter)=/;
