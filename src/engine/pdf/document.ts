@@ -9,7 +9,7 @@
  */
 import type { RGBAImage } from '../types';
 import { zlib } from './flate';
-import { alphaSummary, encodeStrip } from './image';
+import { alphaSummary, encodeStrip, StripScratch } from './image';
 import type { ByteSink } from './sink';
 import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
 
@@ -155,6 +155,7 @@ async function writePage(
   const rows = stripRows(width, height, options.stripBytes);
   const xobjects: Record<string, PdfRef> = {};
   const content: string[] = [];
+  const scratch = new StripScratch();
   let transparent = false;
 
   for (let top = 0; top < height; top += rows) {
@@ -172,7 +173,7 @@ async function writePage(
       continue;
     }
     t = Date.now();
-    const encoded = await encodeStrip(strip, colorSpace, alpha);
+    const encoded = await encodeStrip(strip, colorSpace, alpha, scratch);
     summary.timing.encodeMs += Date.now() - t;
     summary.strips[encoded.kind]++;
     const ref = w.alloc();

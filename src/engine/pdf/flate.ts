@@ -35,9 +35,11 @@ export function upFiltered(
   height: number,
   first: number,
   channels: number,
+  scratch?: Uint8Array,
 ): { data: Uint8Array; decodeParms: { Predictor: number; Colors: number; BitsPerComponent: number; Columns: number } } {
   const rowLen = width * channels + 1;
-  const out = new Uint8Array(rowLen * height);
+  // Strips of a page reuse one buffer: a page of 64 MP would otherwise leave ~200 MB of garbage.
+  const out = scratch && scratch.length >= rowLen * height ? scratch.subarray(0, rowLen * height) : new Uint8Array(rowLen * height);
   for (let y = 0; y < height; y++) {
     const o = y * rowLen;
     out[o] = 2;

@@ -63,11 +63,21 @@ export function looksPhotographic(img: RGBAImage): boolean {
   return seen.size >= Math.min(1024, samples / 4);
 }
 
+/** Filter buffers shared by the strips of a page (each strip's data is deflated before the next). */
+export class StripScratch {
+  private buffers: Uint8Array[] = [];
+  get(slot: number, bytes: number): Uint8Array {
+    if ((this.buffers[slot]?.length ?? 0) < bytes) this.buffers[slot] = new Uint8Array(bytes);
+    return this.buffers[slot];
+  }
+}
+
 /** Encodes one strip; `colorSpace` is the page's ICCBased colour space. */
 export async function encodeStrip(
   img: RGBAImage,
   colorSpace: PdfValue,
   alpha: AlphaSummary = alphaSummary(img),
+  scratch: StripScratch = new StripScratch(),
 ): Promise<EncodedStrip> {
   const { width, height } = img;
   const base = { Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, BitsPerComponent: 8 };
@@ -76,13 +86,13 @@ export async function encodeStrip(
     const data = await encodeJpeg(img, PDF_JPEG_QUALITY, { auto_subsample: false, chroma_subsample: 1 });
     return { kind: 'jpeg', image: { dict: { ...base, ColorSpace: colorSpace, Filter: name('DCTDecode') }, data } };
   }
-  const rgb = upFiltered(img.data, width, height, 0, 3);
+  const rgb = upFiltered(img.data, width, height, 0, 3, scratch.get(0, (width * 3 + 1) * height));
   const image = {
     dict: { ...base, ColorSpace: colorSpace, Filter: name('FlateDecode'), DecodeParms: rgb.decodeParms },
     data: await zlib(rgb.data),
   };
   if (alpha.opaque) return { kind: 'flate', image };
-  const a = upFiltered(img.data, width, height, 3, 1);
+  const a = upFiltered(img.data, width, height, 3, 1, scratch.get(1, (width + 1) * height));
   const smask = {
     dict: { ...base, ColorSpace: name('DeviceGray'), Filter: name('FlateDecode'), DecodeParms: a.decodeParms },
     data: await zlib(a.data),
