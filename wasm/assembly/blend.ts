@@ -62,9 +62,15 @@ export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity
     let as: f64 = (<f64>load<u8>(si, 3) / 255) * opacity;
     if (mask) as *= <f64>load<u8>(mask + <usize>i) / 255;
     if (as <= 0) continue;
+    const saved = load<u32>(di);
+    if (as == 1 && isNormal && !atop) {
+      // Opaque source, normal mode: the formula reduces to round((s / 255) · 255) = s, a = 255.
+      store<u32>(di, load<u32>(si));
+      if (keep) restore(di, saved, keep);
+      continue;
+    }
     const ab: f64 = <f64>load<u8>(di, 3) / 255;
     if (atop && ab <= 0) continue;
-    const saved = load<u32>(di);
     let b0: f64, b1: f64, b2: f64;
     const s0: f64 = <f64>load<u8>(si) / 255, s1: f64 = <f64>load<u8>(si, 1) / 255, s2: f64 = <f64>load<u8>(si, 2) / 255;
     if (isNormal || ab <= 0) {
@@ -89,10 +95,43 @@ export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity
       store<u8>(di, clampByte((ks * b2 + kb * (<f64>load<u8>(di, 2) / 255)) * 255), 2);
       store<u8>(di, clampByte(ao * 255), 3);
     }
-    if (keep) {
-      if (keep & 1) store<u8>(di, <u8>saved);
-      if (keep & 2) store<u8>(di, <u8>(saved >> 8), 1);
-      if (keep & 4) store<u8>(di, <u8>(saved >> 16), 2);
+    if (keep) restore(di, saved, keep);
+  }
+}
+
+// @ts-ignore: decorator
+@inline function restore(di: usize, saved: u32, keep: i32): void {
+  if (keep & 1) store<u8>(di, <u8>saved);
+  if (keep & 2) store<u8>(di, <u8>(saved >> 8), 1);
+  if (keep & 4) store<u8>(di, <u8>(saved >> 16), 2);
+}
+
+/**
+ * The compositor's fadeInto: dst = lerp(dst, after, opacity · mask) interpolated premultiplied,
+ * over `n` pixels (`mask` one byte per pixel or 0).
+ */
+export function fadePixels(dst: usize, after: usize, mask: usize, n: i32, opacity: f64): void {
+  for (let i = 0; i < n; i++) {
+    const di = dst + (<usize>i << 2);
+    const ai = after + (<usize>i << 2);
+    const t: f64 = opacity * (mask ? <f64>load<u8>(mask + <usize>i) / 255 : 1);
+    if (t >= 1) {
+      store<u32>(di, load<u32>(ai));
+      continue;
     }
+    if (t <= 0) continue;
+    const ab: f64 = <f64>load<u8>(di, 3);
+    const aa: f64 = <f64>load<u8>(ai, 3);
+    const ao = ab + (aa - ab) * t;
+    if (ao <= 0) {
+      store<u8>(di, 0, 3);
+      continue;
+    }
+    for (let c = 0; c < 3; c++) {
+      const d: f64 = <f64>load<u8>(di + <usize>c);
+      const a: f64 = <f64>load<u8>(ai + <usize>c);
+      store<u8>(di + <usize>c, clampByte((d * ab + (a * aa - d * ab) * t) / ao));
+    }
+    store<u8>(di, clampByte(ao), 3);
   }
 }

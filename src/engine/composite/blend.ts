@@ -1,3 +1,4 @@
+import { blendSurfaceWasm, fadeIntoWasm } from '../raster/blend';
 import { intersectRect, rectOf, type Surface } from './surface';
 
 /**
@@ -139,6 +140,9 @@ export function blendSurface(
   mode: string,
   options: BlendOptions = {},
 ): void {
+  // Same result from the WASM kernel (bit-identical, test/engine/raster/blend.test.ts) when it
+  // covers the mode and options; otherwise the loop below.
+  if (blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
   const r = intersectRect(rectOf(dst), rectOf(src));
   if (!r || opacity <= 0) return;
   const non: NonSeparable | undefined = Object.hasOwn(NON_SEPARABLE, mode) ? NON_SEPARABLE[mode] : undefined;
@@ -208,6 +212,7 @@ export function blendSurface(
  * with opacity or a mask, and adjustment layers, fade between before and after this way.
  */
 export function fadeInto(dst: Surface, after: Surface, mask: Uint8ClampedArray | null, opacity: number): void {
+  if (fadeIntoWasm(dst, after, mask, opacity)) return;
   const d = dst.data;
   const a = after.data;
   for (let i = 0, p = 0; i < d.length; i += 4, p++) {

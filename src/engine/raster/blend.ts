@@ -15,6 +15,16 @@ export interface WasmBlendOptions {
   blendIf?: unknown[];
 }
 
+/** Options the kernel honours; any other option set means "not for us" (the TS loop decides). */
+const KNOWN_OPTIONS = new Set(['atop', 'gamma', 'excludedChannels', 'blendIf']);
+
+let enabled = true;
+
+/** Turns the WASM path off (true: on) — for tests that pin the TypeScript loop it replaces. */
+export function useWasmBlending(on: boolean): void {
+  enabled = on;
+}
+
 /** Rows per strip: bounds WASM memory at ~(5 bytes × width × rows) whatever the layer size. */
 const STRIP_PIXELS = 1 << 18;
 
@@ -34,8 +44,9 @@ export function blendSurfaceWasm(
   mode: string,
   options: WasmBlendOptions = {},
 ): boolean {
-  const k = kernelsNow();
+  const k = enabled ? kernelsNow() : undefined;
   if (!k || (options.gamma ?? 1) !== 1 || options.blendIf?.length) return false;
+  for (const [key, value] of Object.entries(options)) if (!KNOWN_OPTIONS.has(key) && value !== undefined) return false;
   const id = Object.hasOwn(WASM_BLEND_MODES, mode) ? WASM_BLEND_MODES[mode]! : mode === 'dissolve' || isNonSeparable(mode) ? -1 : 0;
   if (id < 0) return false;
   const left = Math.max(dst.x, src.x);
@@ -70,6 +81,34 @@ export function blendSurfaceWasm(
         const di = ((y0 + r - dst.y) * dst.w + (left - dst.x)) * 4;
         dst.data.set(mem.subarray(dPtr + r * w * 4, dPtr + (r + 1) * w * 4), di);
       }
+    }
+  });
+  return true;
+}
+
+/**
+ * The compositor's `fadeInto` (dst = lerp(dst, after, opacity · mask), premultiplied) in WASM,
+ * bit-identical. `after` has dst's rectangle; `mask` one byte per dst pixel. Returns false when
+ * the kernels are not instantiated yet.
+ */
+export function fadeIntoWasm(dst: Surface, after: Surface, mask: Uint8ClampedArray | null, opacity: number): boolean {
+  const k = enabled ? kernelsNow() : undefined;
+  if (!k) return false;
+  const total = dst.w * dst.h;
+  inArena(k, (k, arena) => {
+    const cap = Math.min(total, STRIP_PIXELS);
+    const dPtr = arena.alloc(cap * 4);
+    const aPtr = arena.alloc(cap * 4);
+    const mPtr = mask ? arena.alloc(cap) : 0;
+    const mem = arena.u8();
+    for (let start = 0; start < total; start += cap) {
+      const n = Math.min(cap, total - start);
+      const d = dst.data.subarray(start * 4, (start + n) * 4);
+      mem.set(d, dPtr);
+      mem.set(after.data.subarray(start * 4, (start + n) * 4), aPtr);
+      if (mask) mem.set(mask.subarray(start, start + n), mPtr);
+      k.fadePixels(dPtr, aPtr, mPtr, n, opacity);
+      d.set(mem.subarray(dPtr, dPtr + n * 4));
     }
   });
   return true;

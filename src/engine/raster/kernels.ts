@@ -18,6 +18,7 @@ export interface KernelExports {
   jpegFlush(): void;
   jpegTakeOutput(): number;
   blendPixels(dst: number, src: number, mask: number, n: number, opacity: number, mode: number, atop: number, keep: number): void;
+  fadePixels(dst: number, after: number, mask: number, n: number, opacity: number): void;
 }
 
 let instance: Promise<KernelExports> | undefined;
@@ -28,6 +29,11 @@ export function kernels(): Promise<KernelExports> {
   instance ??= WebAssembly.instantiate(kernelsModule, {}).then((i) => (ready = i.exports as unknown as KernelExports));
   return instance;
 }
+
+// Start instantiating at module load, so that synchronous callers (the compositor's blend loop
+// via blendSurfaceWasm) find the kernels ready from the first request on. Errors surface to
+// whoever awaits kernels().
+kernels().catch(() => undefined);
 
 /** The kernels if already instantiated (for synchronous callers; `await kernels()` first). */
 export function kernelsNow(): KernelExports | undefined {
