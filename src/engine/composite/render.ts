@@ -1,4 +1,5 @@
 import { levelFor } from '../compiled/pyramid';
+import { kernels } from '../raster/kernels';
 import { loadLayerPixels, loadMaskPixels, loadPattern } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, RenderOptions, RGBAImage } from '../types';
 import { applyAdjustment } from './adjust';
@@ -64,6 +65,7 @@ export async function renderTemplate(
     overrides: options.overrides ?? new Map(),
     patterns: new Map(),
   };
+  await kernels(); // the blend kernels run in WASM once instantiated (once per isolate)
   const canvas = createSurface(ctx.clip);
   await drawStack(ctx, compiled.layers, canvas);
   if (options.background !== 'transparent') flattenOverWhite(canvas.data);
