@@ -58,12 +58,16 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     for (const [layer, node] of visited) {
       const raw = layer.rawData;
       if (raw && !layer.children) {
-        const pixels = await writeLayerPyramid(raw, node.bounds, canvas, levels, 4, (k, b, d) =>
-          put(pixelKey(hash, node.id, k, b), d),
-        );
+        const keys: string[] = [];
+        const pixels = await writeLayerPyramid(raw, node.bounds, canvas, levels, 4, (k, b, d) => {
+          keys.push(pixelKey(hash, node.id, k, b));
+          return put(keys[keys.length - 1], d);
+        });
         if (pixels) {
           node.hasPixels = true;
           node.pixelBounds = pixels;
+        } else if (keys.length) {
+          await bucket.delete(keys); // fully transparent: nothing worth keeping
         }
         const src = pixelMaskSource(layer);
         if (node.mask && src) {
@@ -160,11 +164,7 @@ async function writeLayerPyramid(
   const cw = crop.right - crop.left;
   const off = crop.left - bounds.left;
   const row = new Uint8Array(cw * channels);
-  const keys: Array<[number, number]> = [];
-  const writer = new PyramidWriter(crop, levels, channels, fill, async (k, b, d) => {
-    keys.push([k, b]);
-    await write(k, b, d);
-  });
+  const writer = new PyramidWriter(crop, levels, channels, fill, write);
   let visible = channels === 1;
   for (let y = bounds.top; y < crop.bottom; y++) {
     const rows = readers.map((r) => r.next());

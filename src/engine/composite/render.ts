@@ -163,18 +163,28 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
 
 async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
   const children = node.children ?? [];
-  const mask = await layerMask(ctx, node, rectOf(canvas));
-  if (node.blendMode === 'pass through' && !atop) {
+  const effects = hasEffects(node);
+  if (node.blendMode === 'pass through' && !atop && !effects) {
+    const mask = await layerMask(ctx, node, rectOf(canvas));
     if (node.opacity >= 1 && !mask) return drawStack(ctx, children, canvas);
     const after = cloneSurface(canvas);
     await drawStack(ctx, children, after);
     fadeInto(canvas, after, mask, node.opacity);
     return;
   }
-  const layer = createSurface(rectOf(canvas));
+  // Isolated: the children composited apart (with room for the group's effects), then blended.
+  const reach = effects ? effectMargin(node, ctx.scale) : 0;
+  const layer = createSurface(grow(rectOf(canvas), reach));
   await drawStack(ctx, children, layer);
+  const mask = await layerMask(ctx, node, rectOf(layer));
   const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
-  blendSurface(canvas, layer, mask, node.opacity, mode, { atop });
+  const shape = effects ? effectShape(ctx, node, layer, mask) : null;
+  if (shape) {
+    await loadEffectPatterns(ctx, node);
+    drawEffectsBelow(ctx, node, canvas, shape, atop);
+  }
+  blendSurface(canvas, layer, mask, node.opacity * (effects ? node.fillOpacity : 1), mode, { atop });
+  if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop);
 }
 
 /** Adjustment layers change what is beneath them; mask, opacity and mode fade the change in. */

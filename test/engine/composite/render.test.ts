@@ -95,3 +95,28 @@ describe('strip rendering', () => {
     expect([...bands]).toEqual(['0']);
   });
 });
+
+describe('layer styles', () => {
+  it('draws a group\'s own effects over its composited children', async () => {
+    const { writePsdUint8Array } = await import('ag-psd');
+    const blue = new Uint8ClampedArray(8 * 8 * 4);
+    for (let i = 0; i < blue.length; i += 4) blue.set([0, 0, 255, 255], i);
+    const bytes = writePsdUint8Array({
+      width: 16,
+      height: 16,
+      children: [
+        {
+          name: 'group',
+          opened: true,
+          effects: { solidFill: [{ enabled: true, present: true, color: { r: 255, g: 0, b: 0 }, opacity: 1, blendMode: 'normal' }] },
+          children: [{ name: 'square', top: 4, left: 4, bottom: 12, right: 12, imageData: { width: 8, height: 8, data: blue } }],
+        },
+      ],
+    });
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const img = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    const at = (x: number, y: number) => [...img.data.subarray((y * 16 + x) * 4, (y * 16 + x) * 4 + 3)];
+    expect(at(8, 8)).toEqual([255, 0, 0]);
+    expect(at(1, 1)).toEqual([255, 255, 255]);
+  });
+});
