@@ -1,4 +1,5 @@
 import { ApiError, badRequest, unprocessable } from '../../errors';
+import { concat } from './bytes';
 
 export interface FetchImageOptions {
   /** Allow plain http (local development only). */
@@ -96,11 +97,5 @@ async function readCapped(res: Response, maxBytes: number, tooLarge: () => Error
     }
     parts.push(value);
   }
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.byteLength;
-  }
-  return out;
+  return concat(parts);
 }

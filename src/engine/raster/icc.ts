@@ -1,3 +1,8 @@
+import { concat } from './bytes';
+
+/** Re-exported for existing importers (src/engine/pdf); it lives in ./bytes. */
+export { concat };
+
 /**
  * Colour profiles for previews: a compact sRGB profile built here (no downloaded profile), and
  * embedding / reading an ICC profile in JPEG (APP2 "ICC_PROFILE" segments, ICC.1 Annex B.4) and
@@ -239,14 +244,4 @@ export async function embedIcc(bytes: Uint8Array, format: 'jpeg' | 'png', icc: U
 /** The ICC profile embedded in a JPEG or PNG, or null. */
 export async function readIcc(bytes: Uint8Array, format: 'jpeg' | 'png'): Promise<Uint8Array | null> {
   return format === 'jpeg' ? readJpegIcc(bytes) : readPngIcc(bytes);
-}
-
-export function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }

@@ -1,9 +1,11 @@
 // The raster layer of the engine: WASM kernels, codecs, colour profiles and bounded image input.
+export { blendSurfaceWasm, fadeIntoWasm, useWasmBlending, WASM_BLEND_MODES } from './blend';
 export { decodeBounded, MAX_PLACED_PIXELS, MAX_SOURCE_PIXELS, type DecodeBoundedOptions } from './bounded';
 export { decodeImage, encodeJpeg, encodeJpegMozjpeg, encodePng, imageFormatOf, jpegOptions, subsamplingFor, type ImageFormat } from './codecs';
 export { encodeBaselineJpeg, type JpegEncodeOptions } from './jpeg';
 export { fetchImage, FETCH_LIMITS, type FetchedImage, type FetchImageOptions } from './fetch-image';
 export { embedIcc, readIcc, srgbProfile } from './icc';
+export { kernels } from './kernels';
 export { applyOrientation } from './orientation';
 export { flattenOverWhite, premultiply, unpremultiply } from './pixels';
 export { resample, type ResampleQuality } from './resample';

@@ -1,5 +1,5 @@
 import type { RGBAImage } from '../types';
-import { concat } from './icc';
+import { concat } from './bytes';
 import { withArena, type KernelExports } from './kernels';
 
 /**

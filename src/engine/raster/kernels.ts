@@ -41,9 +41,10 @@ export function kernelsNow(): KernelExports | undefined {
 }
 
 /**
- * Runs one kernel operation in a fresh arena: `plan` allocates, then `run` gets typed views
- * that stay valid (no allocation happens after the plan, so memory cannot grow under them).
- * Operations are synchronous, so concurrent requests in one isolate never share an arena.
+ * Runs one kernel operation in a fresh arena. `body` allocates everything first, then takes
+ * typed views (arena.u8() …), which stay valid because nothing allocates after them (memory
+ * cannot grow under them). The body is synchronous, so concurrent requests in one isolate
+ * never share an arena.
  */
 export async function withArena<T>(body: (k: KernelExports, arena: Arena) => T): Promise<T> {
   return inArena(await kernels(), body);
