@@ -1,11 +1,12 @@
 import type { Layer, LayerRawData } from 'ag-psd';
 import { intersectRect } from '../composite/surface';
 import { channelRows } from '../psd/channels';
-import { decodeComposite } from '../psd/composite';
+import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
 import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
+import { walkLayers } from './info';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { putBlob } from './blob';
 import { levelCount, PyramidWriter } from './pyramid';
@@ -81,6 +82,16 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       delete layer.rawData;
     }
 
+    // A document whose layers hold no pixels (none at all, or only empty ones as some writers
+    // leave) is its merged image: it becomes the bottom Image layer.
+    const all = [...walkLayers(layers)];
+    if (!all.some((n) => n.hasPixels || n.adjustment) && doc.rawCompositeData && doc.rawCompositeData.length > 2) {
+      const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
+      layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, (k, b, d) =>
+        put(pixelKey(hash, id, k, b), d),
+      ));
+    }
+
     const compiled: CompiledTemplate = {
       hash,
       engineVersion: ENGINE_VERSION,
@@ -135,6 +146,35 @@ export async function deleteCompiledTemplate(bucket: R2Bucket, hash: string): Pr
     if (list.objects.length) await bucket.delete(list.objects.map((o) => o.key));
     cursor = list.truncated ? list.cursor : undefined;
   } while (cursor);
+}
+
+async function flatLayer(
+  id: number,
+  merged: Uint8Array,
+  doc: { width: number; height: number; channels?: number },
+  large: boolean,
+  hasAlpha: boolean,
+  levels: number,
+  write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+): Promise<LayerNode> {
+  const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
+  const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha);
+  const writer = new PyramidWriter(bounds, levels, 4, 0, write);
+  for (let y = 0; y < doc.height; y++) await writer.push(y, rows.next());
+  await writer.finish();
+  return {
+    id,
+    name: 'Background',
+    type: 'Image',
+    bounds,
+    pixelBounds: bounds,
+    hasPixels: true,
+    visible: true,
+    opacity: 1,
+    fillOpacity: 1,
+    blendMode: 'normal',
+    clipping: false,
+  };
 }
 
 /**

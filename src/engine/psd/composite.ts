@@ -13,36 +13,60 @@ export function decodeComposite(
   large: boolean,
   hasAlpha: boolean,
 ): Uint8Array {
+  const out = new Uint8Array(width * height * 4);
+  const rows = compositeRows(section, width, height, channels, large, hasAlpha);
+  for (let y = 0; y < height; y++) out.set(rows.next(), y * width * 4);
+  return out;
+}
+
+/**
+ * The merged composite row by row (RGBA; the same buffer each call), reading each channel's
+ * plane where it lies, so a flat document never needs its whole image in memory.
+ */
+export function compositeRows(
+  section: Uint8Array,
+  width: number,
+  height: number,
+  channels: number,
+  large: boolean,
+  hasAlpha: boolean,
+): { next(): Uint8Array } {
   const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
   const compression = view.getUint16(0);
+  if (compression !== 0 && compression !== 1) throw unprocessable(`Composite compression ${compression} is not supported.`);
   const planes = Math.min(channels, hasAlpha ? 4 : 3);
-  const out = new Uint8Array(width * height * 4);
-  if (!hasAlpha) for (let i = 3; i < out.length; i += 4) out[i] = 255;
-  if (compression === 0) {
-    let at = 2;
-    for (let c = 0; c < planes; c++) {
-      for (let p = 0, o = c; p < width * height; p++, o += 4) out[o] = section[at + p];
-      at += width * height;
-    }
-    return out;
-  }
-  if (compression !== 1) throw unprocessable(`Composite compression ${compression} is not supported.`);
   const countSize = large ? 4 : 2;
-  const rows = channels * height;
-  let at = 2 + rows * countSize;
-  const row = new Uint8Array(width);
-  for (let c = 0; c < channels; c++) {
-    for (let y = 0; y < height; y++) {
-      const idx = c * height + y;
-      const length = large ? view.getUint32(2 + idx * 4) : view.getUint16(2 + idx * 2);
-      if (c < planes) {
-        unpackBits(section, at, length, row);
-        for (let x = 0, o = (y * width) * 4 + c; x < width; x++, o += 4) out[o] = row[x];
-      }
-      at += length;
-    }
+  const rowLength = (c: number, y: number) =>
+    large ? view.getUint32(2 + (c * height + y) * 4) : view.getUint16(2 + (c * height + y) * 2);
+  // Where each plane's next row starts.
+  const at: number[] = [];
+  let offset = compression === 0 ? 2 : 2 + channels * height * countSize;
+  for (let c = 0; c < planes; c++) {
+    at.push(offset);
+    if (compression === 0) offset += width * height;
+    else for (let y = 0; y < height; y++) offset += rowLength(c, y);
   }
-  return out;
+  const rgba = new Uint8Array(width * 4);
+  const row = new Uint8Array(width);
+  let y = 0;
+  return {
+    next() {
+      if (!hasAlpha) for (let x = 3; x < rgba.length; x += 4) rgba[x] = 255;
+      for (let c = 0; c < planes; c++) {
+        if (compression === 0) {
+          row.set(section.subarray(at[c], at[c] + width));
+          at[c] += width;
+        } else {
+          const length = rowLength(c, y);
+          unpackBits(section, at[c], length, row);
+          at[c] += length;
+        }
+        for (let x = 0, o = c; x < width; x++, o += 4) rgba[o] = row[x];
+      }
+      y++;
+      return rgba;
+    },
+  };
 }
 
 /** PackBits (Apple RLE) into `out`; short input leaves the rest zero. */

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, templateHash, templateInfo, walkLayers } from '../../../src/engine';
+import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, renderTemplate, templateHash, templateInfo, walkLayers } from '../../../src/engine';
 import { bandsFor, levelBounds } from '../../../src/engine/compiled/pyramid';
 import { psdFixture } from '../../helpers/fixtures';
 
@@ -66,5 +66,16 @@ describe('compiled templates', () => {
     const so = await compileTemplate(env.FILES, await psdFixture('psdtools-smart-objects-placed.psd'));
     const placed = [...walkLayers(so.layers)].find((n) => n.type === 'SmartObject');
     expect(placed?.smartObject?.corners).toHaveLength(8);
+  });
+
+  it('turn a document whose layers hold no pixels into an Image layer made of its merged image', async () => {
+    const { writePsdUint8Array } = await import('ag-psd');
+    const data = new Uint8ClampedArray(20 * 10 * 4);
+    for (let i = 0; i < data.length; i += 4) data.set([i % 256, 100, 200, 255], i);
+    const bytes = writePsdUint8Array({ width: 20, height: 10, children: [], imageData: { width: 20, height: 10, data } });
+    const compiled = await compileTemplate(env.FILES, bytes);
+    expect(compiled.layers.map((l) => [l.name, l.type]).at(-1)).toEqual(['Background', 'Image']);
+    const img = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    expect(img.data).toEqual(data);
   });
 });
