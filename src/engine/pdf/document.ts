@@ -58,7 +58,7 @@ export interface PdfSummary {
   timing: { renderMs: number; encodeMs: number; totalMs: number };
 }
 
-export const DEFAULT_STRIP_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_STRIP_BYTES = 12 * 1024 * 1024;
 
 /** Page size in points: pixels ÷ ppi × 72 per axis. */
 export function pageSizePt(width: number, height: number, resolution: number): [number, number] {
