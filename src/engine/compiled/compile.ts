@@ -1,4 +1,5 @@
 import type { Layer, LayerRawData } from 'ag-psd';
+import { unprocessable } from '../../errors';
 import { intersectRect } from '../composite/surface';
 import { channelRows } from '../psd/channels';
 import { compositeRows, decodeComposite } from '../psd/composite';
@@ -134,6 +135,10 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   } catch (e) {
     // Nothing half-written stays behind.
     await Promise.allSettled(written.map((k) => bucket.delete(k)));
+    // Reading past a truncated channel or inflating garbage: the file, not us.
+    if (e instanceof RangeError || e instanceof TypeError) {
+      throw unprocessable(`The PSD's pixel data could not be decoded: ${e.message}`);
+    }
     throw e;
   }
 }

@@ -51,6 +51,15 @@ describe('PSD intake', () => {
   it('refuses a corrupt PSD with 422, not a crash', async () => {
     const bytes = (await psdFixture('pillow-hopper-photo.psd')).slice(0, 3000);
     await refusal(compileTemplate(env.FILES, bytes));
+    // Structure intact, pixel data garbled: every byte after the layer records flipped.
+    const garbled = (await psdFixture('agpsd-groups.psd')).slice();
+    for (let i = Math.floor(garbled.length / 2); i < garbled.length; i++) garbled[i] ^= 0x5a;
+    try {
+      await compileTemplate(env.FILES, garbled);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ApiError);
+      expect((e as ApiError).status).toBe(422);
+    }
   });
 
   it(`refuses more than ${MAX_LAYERS} layers`, async () => {
