@@ -83,7 +83,7 @@ export async function encodeStrip(
   const base = { Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, BitsPerComponent: 8 };
   if (alpha.opaque && looksPhotographic(img)) {
     // Baseline, no chroma subsampling (4:4:4): print shows colour fringes that screens hide.
-    const data = await encodeJpeg(img, PDF_JPEG_QUALITY, { auto_subsample: false, chroma_subsample: 1 });
+    const data = await encodeJpeg(img, PDF_JPEG_QUALITY, { subsampling: 1 });
     return { kind: 'jpeg', image: { dict: { ...base, ColorSpace: colorSpace, Filter: name('DCTDecode') }, data } };
   }
   const rgb = upFiltered(img.data, width, height, 0, 3, scratch.get(0, (width * 3 + 1) * height));
