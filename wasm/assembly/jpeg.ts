@@ -18,6 +18,14 @@ let dcCr: i32 = 0;
 let block: usize = 0; // 64 f32 scratch
 let coefs: usize = 0; // 64 i32 scratch
 let planes: usize = 0; // Y (16 rows), Cb, Cr full-res strips, f32
+// Statistics pass (for optimised Huffman tables): count symbols into `freq` (4 × 256 u32)
+// instead of emitting bits.
+let freq: usize = 0;
+// Coefficient cache: the counting pass records each block's quantised coefficients (64 × i16)
+// at `cache`; the emitting pass then replays them instead of converting and transforming again.
+let cache: usize = 0;
+let cachePos: usize = 0;
+let replay = false;
 
 // Zigzag: position k in the coded sequence → natural index.
 const ZIGZAG: StaticArray<u8> = [
@@ -37,6 +45,25 @@ export function jpegBegin(tables: usize, huffTables: usize, scratch: usize, outB
   bitBuf = 0;
   bitCnt = 0;
   dcY = dcCb = dcCr = 0;
+  freq = 0;
+  replay = false;
+  cache = cachePos = 0;
+}
+
+/**
+ * Switches to counting symbols into `counts` (4 × 256 u32, zeroed by the caller), recording
+ * coefficients at `coefCache` (64 × i16 per block) unless it is 0.
+ */
+export function jpegCountSymbols(counts: usize, coefCache: usize): void {
+  freq = counts;
+  cache = cachePos = coefCache;
+  dcY = dcCb = dcCr = 0;
+}
+
+/** After jpegBegin: emit from the coefficients recorded at `coefCache` (input rows are not read). */
+export function jpegReplay(coefCache: usize): void {
+  replay = true;
+  cache = cachePos = coefCache;
 }
 
 /** Bytes written since the last call; the JS side copies them out and we start over. */
@@ -58,6 +85,7 @@ export function jpegTakeOutput(): i32 {
 
 // @ts-ignore: decorator
 @inline function putBits(code: u32, size: i32): void {
+  if (freq) return;
   bitBuf = (bitBuf << size) | (code & ((1 << size) - 1));
   bitCnt += size;
   while (bitCnt >= 8) {
@@ -74,6 +102,11 @@ export function jpegFlush(): void {
 
 // @ts-ignore: decorator
 @inline function putSymbol(table: i32, symbol: i32): void {
+  if (freq) {
+    const f = freq + ((<usize>table * 256 + <usize>symbol) << 2);
+    store<u32>(f, load<u32>(f) + 1);
+    return;
+  }
   const e = huff + ((<usize>table * 256 + <usize>symbol) << 2);
   putBits(load<u16>(e), <i32>load<u16>(e, 2));
 }
@@ -132,20 +165,32 @@ export function jpegFlush(): void {
   }
 }
 
-/** DCT, quantise and code the 8×8 f32 samples in `block` (level-shifted). Returns the new DC. */
-function codeBlock(table: i32, lastDc: i32): i32 {
+/** DCT and quantise the 8×8 f32 samples in `block` (level-shifted) into `coefs`, natural order. */
+function transformBlock(table: i32): void {
   dctColumns(block);
   dctColumns(block + 16);
   transpose();
   dctColumns(block);
   dctColumns(block + 16);
-  // Now block[c·8 + r] holds coefficient (r, c); quantise into coefs in natural order.
+  // Now block[c·8 + r] holds coefficient (r, c).
   const q = fdtbl + (<usize>table << 8);
   for (let r = 0; r < 8; r++) {
     for (let c = 0; c < 8; c++) {
       const v = load<f32>(block + (<usize>(c * 8 + r) << 2)) * load<f32>(q + (<usize>(r * 8 + c) << 2));
       store<i32>(coefs + (<usize>(r * 8 + c) << 2), <i32>nearest<f32>(v));
     }
+  }
+  if (cache && !replay) {
+    for (let i = 0; i < 64; i++) store<i16>(cachePos + (<usize>i << 1), <i16>load<i32>(coefs + (<usize>i << 2)));
+    cachePos += 128;
+  }
+}
+
+/** Huffman-codes `coefs` (or counts its symbols). Returns the new DC predictor. */
+function codeBlock(table: i32, lastDc: i32): i32 {
+  if (replay) {
+    for (let i = 0; i < 64; i++) store<i32>(coefs + (<usize>i << 2), <i32>load<i16>(cachePos + (<usize>i << 1)));
+    cachePos += 128;
   }
   const dc = load<i32>(coefs);
   const diff = dc - lastDc;
@@ -179,6 +224,14 @@ function codeBlock(table: i32, lastDc: i32): i32 {
 export function jpegEncodeRow(rgba: usize, width: i32, sub: i32): void {
   const mcu = 8 * sub;
   const mcus = (width + mcu - 1) / mcu;
+  if (replay) {
+    for (let m = 0; m < mcus; m++) {
+      for (let b = 0; b < sub * sub; b++) dcY = codeBlock(0, dcY);
+      dcCb = codeBlock(1, dcCb);
+      dcCr = codeBlock(1, dcCr);
+    }
+    return;
+  }
   const pw = mcus * mcu; // padded width
   const yPlane = planes;
   const cbPlane = yPlane + (<usize>(pw * mcu) << 2);
@@ -201,6 +254,7 @@ export function jpegEncodeRow(rgba: usize, width: i32, sub: i32): void {
         for (let y = 0; y < 8; y++) {
           memory.copy(block + (<usize>(y * 8) << 2), yPlane + (<usize>((by * 8 + y) * pw + x0 + bx * 8) << 2), 32);
         }
+        transformBlock(0);
         dcY = codeBlock(0, dcY);
       }
     }
@@ -219,6 +273,7 @@ export function jpegEncodeRow(rgba: usize, width: i32, sub: i32): void {
           store<f32>(block + (<usize>(y * 8 + x) << 2), v);
         }
       }
+      transformBlock(1);
       if (c == 0) dcCb = codeBlock(1, dcCb);
       else dcCr = codeBlock(1, dcCr);
     }

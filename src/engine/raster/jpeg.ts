@@ -4,16 +4,24 @@ import { withArena, type KernelExports } from './kernels';
 
 /**
  * Our baseline JPEG encoder (ITU T.81): JFIF, Annex K quantisation tables scaled by the IJG
- * quality formula (so 0–100 means what it means in libjpeg/mozjpeg), Annex K Huffman tables,
- * 4:2:0 or 4:4:4. The per-pixel work runs in WASM (wasm/assembly/jpeg.ts) one MCU row at a
- * time. About 10× faster than mozjpeg, whose trellis quantisation @jsquash cannot switch off;
- * files are ~10–20 % larger than mozjpeg's at the same quality (docs/performance.md).
+ * quality formula (so 0–100 means what it means in libjpeg/mozjpeg), Huffman tables fitted to
+ * the image (Annex K.2) or the Annex K.3 ones, 4:2:0 or 4:4:4. The per-pixel work runs in WASM
+ * (wasm/assembly/jpeg.ts) one MCU row at a time. Several times faster than mozjpeg, whose
+ * trellis quantisation @jsquash cannot switch off; files are somewhat larger than mozjpeg's at
+ * the same quality (docs/performance.md).
  */
 export interface JpegEncodeOptions {
   /** 0–100 (IJG scale). */
   quality: number;
   /** 2: 4:2:0 (half-resolution chroma), 1: 4:4:4. */
   subsampling: 1 | 2;
+  /**
+   * Huffman tables fitted to the image (a counting pass first, T.81 Annex K.2): ~10 % smaller
+   * files for ~30 % more time. Default true; false uses the Annex K.3 tables.
+   */
+  optimizeHuffman?: boolean;
+  /** Bytes of recorded coefficients allowed before the second pass transforms again (tests). */
+  maxCoefficientCache?: number;
 }
 
 // Annex K.1 tables, natural (row-major) order.
@@ -76,7 +84,53 @@ function huffCodes({ bits, values }: HuffSpec): Uint16Array {
   return table;
 }
 
-function headers(width: number, height: number, lq: number[], cq: number[], sub: 1 | 2): Uint8Array {
+/**
+ * Code lengths for symbol counts (T.81 Annex K.2, as libjpeg's jpeg_gen_optimal_table): Huffman
+ * merging with a reserved symbol so no code is all ones, then lengths limited to 16 bits.
+ */
+export function optimalTable(counts: Uint32Array): HuffSpec {
+  const freq = new Float64Array(257);
+  freq.set(counts);
+  freq[256] = 1;
+  const codesize = new Int32Array(257);
+  const others = new Int32Array(257).fill(-1);
+  for (;;) {
+    let c1 = -1;
+    let v = Infinity;
+    for (let i = 0; i <= 256; i++) if (freq[i]! && freq[i]! <= v) { v = freq[i]!; c1 = i; }
+    let c2 = -1;
+    v = Infinity;
+    for (let i = 0; i <= 256; i++) if (freq[i]! && freq[i]! <= v && i !== c1) { v = freq[i]!; c2 = i; }
+    if (c2 < 0) break;
+    freq[c1]! += freq[c2]!;
+    freq[c2] = 0;
+    codesize[c1]!++;
+    while (others[c1]! >= 0) { c1 = others[c1]!; codesize[c1]!++; }
+    others[c1] = c2;
+    codesize[c2]!++;
+    while (others[c2]! >= 0) { c2 = others[c2]!; codesize[c2]!++; }
+  }
+  const bits = new Int32Array(33);
+  for (let i = 0; i <= 256; i++) if (codesize[i]) bits[codesize[i]!]!++;
+  for (let i = 32; i > 16; i--) {
+    while (bits[i]! > 0) {
+      let j = i - 2;
+      while (bits[j] === 0) j--;
+      bits[i]! -= 2;
+      bits[i - 1]!++;
+      bits[j + 1]! += 2;
+      bits[j]!--;
+    }
+  }
+  let i = 16;
+  while (bits[i] === 0) i--;
+  bits[i]!--; // drop the reserved symbol
+  const values: number[] = [];
+  for (let len = 1; len <= 32; len++) for (let sym = 0; sym < 256; sym++) if (codesize[sym] === len) values.push(sym);
+  return { bits: Array.from(bits.subarray(1, 17)), values };
+}
+
+function headers(width: number, height: number, lq: number[], cq: number[], sub: 1 | 2, tables: HuffSpec[]): Uint8Array {
   const b: number[] = [0xff, 0xd8];
   const segment = (marker: number, body: number[]) => b.push(0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body);
   segment(0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]); // JFIF 1.01, aspect 1:1
@@ -84,18 +138,29 @@ function headers(width: number, height: number, lq: number[], cq: number[], sub:
   const samp = sub === 2 ? 0x22 : 0x11;
   segment(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, samp, 0, 2, 0x11, 1, 3, 0x11, 1]);
   const dht = (cls: number, spec: HuffSpec) => [cls, ...spec.bits, ...spec.values];
-  segment(0xc4, [...dht(0x00, DC_LUMA), ...dht(0x10, AC_LUMA), ...dht(0x01, DC_CHROMA), ...dht(0x11, AC_CHROMA)]);
+  const [dcL, acL, dcC, acC] = tables as [HuffSpec, HuffSpec, HuffSpec, HuffSpec];
+  segment(0xc4, [...dht(0x00, dcL), ...dht(0x10, acL), ...dht(0x01, dcC), ...dht(0x11, acC)]);
   segment(0xda, [3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]);
   return new Uint8Array(b);
 }
 
-let huffTables: Uint16Array | undefined;
+const STANDARD_TABLES = [DC_LUMA, AC_LUMA, DC_CHROMA, AC_CHROMA];
+
+function codeTables(specs: HuffSpec[]): Uint16Array {
+  const t = new Uint16Array(4 * 512);
+  specs.forEach((spec, i) => t.set(huffCodes(spec), i * 512));
+  return t;
+}
+
+let standardCodes: Uint16Array | undefined;
+
+const MAX_COEFFICIENT_CACHE = 32 * 1024 * 1024;
 
 /**
  * JPEG bytes of `img` (alpha ignored: flatten first). Memory: one MCU row of input and coded
  * output inside WASM, plus the coded chunks.
  */
-export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling }: JpegEncodeOptions): Promise<Uint8Array> {
+export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling, optimizeHuffman = true, maxCoefficientCache = MAX_COEFFICIENT_CACHE }: JpegEncodeOptions): Promise<Uint8Array> {
   const { width, height } = img;
   if (width < 1 || height < 1 || width > 65535 || height > 65535) throw new RangeError(`JPEG size ${width}×${height} out of range`);
   const lq = scaledTable(LUMA_Q, quality);
@@ -107,39 +172,60 @@ export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling 
       fdtbl[k] = 1 / (lq[k]! * AAN[r]! * AAN[c]! * 8);
       fdtbl[64 + k] = 1 / (cq[k]! * AAN[r]! * AAN[c]! * 8);
     }
-  huffTables ??= (() => {
-    const t = new Uint16Array(4 * 512);
-    [DC_LUMA, AC_LUMA, DC_CHROMA, AC_CHROMA].forEach((spec, i) => t.set(huffCodes(spec), i * 512));
-    return t;
-  })();
   const mcu = 8 * subsampling;
   const mcus = Math.ceil(width / mcu);
   const pw = mcus * mcu;
-  const chunks: Uint8Array[] = [headers(width, height, lq, cq, subsampling)];
+  const chunks: Uint8Array[] = [];
+  let specs = STANDARD_TABLES;
 
   await withArena((k: KernelExports, arena) => {
     const tables = arena.alloc(fdtbl.byteLength);
-    const huff = arena.alloc(huffTables!.byteLength);
+    const huff = arena.alloc(4 * 512 * 2);
+    const counts = arena.alloc(4 * 256 * 4);
     const scratch = arena.alloc(512 + pw * mcu * 4 * 3);
     const rows = arena.alloc(width * mcu * 4);
     // Worst case per block ≈ 64 symbols × (16 + 11) bits, doubled for 0xFF stuffing.
-    const outBuf = arena.alloc(mcus * (subsampling === 2 ? 6 : 3) * 64 * 27 * 2 / 8 + 64);
+    const blocksPerMcu = subsampling === 2 ? 6 : 3;
+    const outBuf = arena.alloc((mcus * blocksPerMcu * 64 * 27 * 2) / 8 + 64);
+    // Coefficients recorded by the counting pass, replayed by the emitting one (no second DCT)
+    // when they fit in 32 MB (≈ 16 MP at 4:2:0); otherwise both passes transform.
+    const cacheBytes = mcus * Math.ceil(height / mcu) * blocksPerMcu * 128;
+    const cache = optimizeHuffman && cacheBytes <= maxCoefficientCache ? arena.alloc(cacheBytes) : 0;
     const u8 = arena.u8();
     arena.f32().set(fdtbl, tables >> 2);
-    new Uint16Array(u8.buffer, huff, huffTables!.length).set(huffTables!);
-    k.jpegBegin(tables, huff, scratch, outBuf);
     const stride = width * 4;
-    for (let top = 0; top < height; top += mcu) {
-      const have = Math.min(mcu, height - top);
-      u8.set(img.data.subarray(top * stride, (top + have) * stride), rows);
-      // Repeat the last row below the image (T.81 leaves padding to the encoder).
-      for (let y = have; y < mcu; y++) u8.copyWithin(rows + y * stride, rows + (have - 1) * stride, rows + have * stride);
-      k.jpegEncodeRow(rows, width, subsampling);
-      if (top + mcu >= height) k.jpegFlush();
-      const n = k.jpegTakeOutput();
-      chunks.push(u8.slice(outBuf, outBuf + n));
+    const pass = (emit: boolean, replay = false) => {
+      for (let top = 0; top < height; top += mcu) {
+        const have = Math.min(mcu, height - top);
+        if (replay) {
+          k.jpegEncodeRow(rows, width, subsampling);
+          if (top + mcu >= height) k.jpegFlush();
+          chunks.push(u8.slice(outBuf, outBuf + k.jpegTakeOutput()));
+          continue;
+        }
+        u8.set(img.data.subarray(top * stride, (top + have) * stride), rows);
+        // Repeat the last row below the image (T.81 leaves padding to the encoder).
+        for (let y = have; y < mcu; y++) u8.copyWithin(rows + y * stride, rows + (have - 1) * stride, rows + have * stride);
+        k.jpegEncodeRow(rows, width, subsampling);
+        if (!emit) continue;
+        if (top + mcu >= height) k.jpegFlush();
+        chunks.push(u8.slice(outBuf, outBuf + k.jpegTakeOutput()));
+      }
+    };
+    k.jpegBegin(tables, huff, scratch, outBuf);
+    if (optimizeHuffman) {
+      u8.fill(0, counts, counts + 4 * 256 * 4);
+      k.jpegCountSymbols(counts, cache);
+      pass(false);
+      const freq = new Uint32Array(u8.buffer, counts, 4 * 256);
+      specs = [0, 1, 2, 3].map((t) => optimalTable(freq.subarray(t * 256, (t + 1) * 256)));
+      k.jpegBegin(tables, huff, scratch, outBuf);
+      if (cache) k.jpegReplay(cache);
     }
+    new Uint16Array(u8.buffer, huff, 4 * 512).set(optimizeHuffman ? codeTables(specs) : (standardCodes ??= codeTables(STANDARD_TABLES)));
+    pass(true, cache !== 0);
   });
+  chunks.unshift(headers(width, height, lq, cq, subsampling, specs));
   chunks.push(new Uint8Array([0xff, 0xd9]));
   return concat(chunks);
 }

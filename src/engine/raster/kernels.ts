@@ -16,6 +16,8 @@ export interface KernelExports {
   jpegBegin(tables: number, huff: number, scratch: number, out: number): void;
   jpegEncodeRow(rgba: number, width: number, sub: number): void;
   jpegFlush(): void;
+  jpegCountSymbols(counts: number, coefCache: number): void;
+  jpegReplay(coefCache: number): void;
   jpegTakeOutput(): number;
   blendPixels(dst: number, src: number, mask: number, n: number, opacity: number, mode: number, atop: number, keep: number): void;
   fadePixels(dst: number, after: number, mask: number, n: number, opacity: number): void;

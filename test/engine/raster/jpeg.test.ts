@@ -49,6 +49,23 @@ describe('baseline JPEG encoder', () => {
     }
   });
 
+  it('fitted Huffman tables give a smaller file that decodes to the same pixels as the standard tables', async () => {
+    const img = photoLike(160, 120);
+    for (const subsampling of [1, 2] as const) {
+      const standard = await encodeBaselineJpeg(img, { quality: 85, subsampling, optimizeHuffman: false });
+      const fitted = await encodeBaselineJpeg(img, { quality: 85, subsampling });
+      expect(fitted.length).toBeLessThan(standard.length);
+      expect((await decodeImage(fitted)).data).toEqual((await decodeImage(standard)).data);
+    }
+  });
+
+  it('images too big for the coefficient cache (two transforming passes) give the same bytes', async () => {
+    const img = photoLike(200, 150);
+    const cached = await encodeBaselineJpeg(img, { quality: 80, subsampling: 2 });
+    const uncached = await encodeBaselineJpeg(img, { quality: 80, subsampling: 2, maxCoefficientCache: 0 });
+    expect(uncached).toEqual(cached);
+  });
+
   it('a solid colour comes back exactly at high quality', async () => {
     const img = solidImage(40, 24, [200, 100, 50, 255]);
     const back = await decodeImage(await encodeBaselineJpeg(img, { quality: 100, subsampling: 1 }));
