@@ -94,6 +94,8 @@ export interface LayerNode {
    * the layers beneath (`dest`) outside which the layer fades out.
    */
   blendIf?: Array<{ source: number[]; dest: number[] }>;
+  /** An artboard group: its rectangle clips its layers, over its background colour (none: transparent). */
+  artboard?: { bounds: Bounds; background?: string };
   /** Photoshop's effects reference point (origin of linked pattern overlays), template pixels. */
   referencePoint?: { x: number; y: number };
   /** Channels (0 R, 1 G, 2 B) left out of blending ("Advanced Blending: Channels"). */

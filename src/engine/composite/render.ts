@@ -164,7 +164,7 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
 async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
   const children = node.children ?? [];
   const effects = hasEffects(node);
-  if (node.blendMode === 'pass through' && !atop && !effects) {
+  if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard) {
     const mask = await layerMask(ctx, node, rectOf(canvas));
     if (node.opacity >= 1 && !mask) return drawStack(ctx, children, canvas);
     const after = cloneSurface(canvas);
@@ -175,7 +175,8 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   // Isolated: the children composited apart (with room for the group's effects), then blended.
   const reach = effects ? effectMargin(node, ctx.scale) : 0;
   const layer = createSurface(grow(rectOf(canvas), reach));
-  await drawStack(ctx, children, layer);
+  if (node.artboard) await drawArtboard(ctx, node.artboard, children, layer);
+  else await drawStack(ctx, children, layer);
   const mask = await layerMask(ctx, node, rectOf(layer));
   const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
   const shape = effects ? effectShape(ctx, node, layer, mask) : null;
@@ -185,6 +186,37 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   }
   blendSurface(canvas, layer, mask, node.opacity * (effects ? node.fillOpacity : 1), mode, { atop });
   if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop);
+}
+
+/** An artboard: its background, its layers over it, nothing outside its rectangle. */
+async function drawArtboard(ctx: RenderContext, artboard: NonNullable<LayerNode['artboard']>, children: LayerNode[], layer: Surface) {
+  const s = ctx.scale;
+  const r = {
+    left: Math.round(artboard.bounds.left * s),
+    top: Math.round(artboard.bounds.top * s),
+    right: Math.round(artboard.bounds.right * s),
+    bottom: Math.round(artboard.bounds.bottom * s),
+  };
+  const inside = intersectRect(r, rectOf(layer));
+  if (!inside) return;
+  const d = layer.data;
+  if (artboard.background) {
+    const c = [1, 3, 5].map((i) => parseInt(artboard.background!.slice(i, i + 2), 16));
+    for (let y = inside.top; y < inside.bottom; y++) {
+      for (let x = inside.left, o = ((y - layer.y) * layer.w + (x - layer.x)) * 4; x < inside.right; x++, o += 4) {
+        d[o] = c[0];
+        d[o + 1] = c[1];
+        d[o + 2] = c[2];
+        d[o + 3] = 255;
+      }
+    }
+  }
+  await drawStack(ctx, children, layer);
+  for (let y = layer.y; y < layer.y + layer.h; y++) {
+    for (let x = layer.x, o = (y - layer.y) * layer.w * 4; x < layer.x + layer.w; x++, o += 4) {
+      if (y < inside.top || y >= inside.bottom || x < inside.left || x >= inside.right) d[o + 3] = 0;
+    }
+  }
 }
 
 /** Adjustment layers change what is beneath them; mask, opacity and mode fade the change in. */

@@ -67,6 +67,11 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
     clipping: !!layer.clipping,
   };
   if (layer.blendClippendElements === false) node.blendClipped = false;
+  if (layer.artboard && layer.children) {
+    const type = layer.artboard.backgroundType ?? 1;
+    const background = type === 1 ? '#ffffff' : type === 2 ? '#000000' : type === 4 ? hexColor(layer.artboard.color) : undefined;
+    node.artboard = { bounds: boundsOf(layer.artboard.rect), ...(background ? { background } : {}) };
+  }
   const blendIf = blendIfOf(layer);
   if (blendIf) node.blendIf = blendIf;
   if (layer.transparencyShapesLayer === false) node.transparencyShapes = false;

@@ -119,4 +119,28 @@ describe('layer styles', () => {
     expect(at(8, 8)).toEqual([255, 0, 0]);
     expect(at(1, 1)).toEqual([255, 255, 255]);
   });
+
+  it('clips an artboard to its rectangle over its background colour', async () => {
+    const { writePsdUint8Array } = await import('ag-psd');
+    const red = new Uint8ClampedArray(16 * 16 * 4);
+    for (let i = 0; i < red.length; i += 4) red.set([255, 0, 0, 255], i);
+    const small = red.slice(0, 2 * 2 * 4);
+    const bytes = writePsdUint8Array({
+      width: 16,
+      height: 16,
+      children: [
+        {
+          name: 'Artboard 1',
+          artboard: { rect: { top: 2, left: 2, bottom: 10, right: 12 }, backgroundType: 4, color: { r: 0, g: 0, b: 255 } },
+          children: [{ name: 'dot', top: 4, left: 4, bottom: 6, right: 6, imageData: { width: 2, height: 2, data: small } }],
+        },
+      ],
+    });
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const img = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    const at = (x: number, y: number) => [...img.data.subarray((y * 16 + x) * 4, (y * 16 + x) * 4 + 3)];
+    expect(at(4, 4)).toEqual([255, 0, 0]);
+    expect(at(8, 8)).toEqual([0, 0, 255]);
+    expect(at(14, 14)).toEqual([255, 255, 255]);
+  });
 });
