@@ -60,6 +60,10 @@ export function resampleRGBA(src: Uint8Array, sb: Bounds, f: number, clip: Bound
     }
     return out;
   }
+  if (f > 1) {
+    bilinearRGBA(src, sb, f, out);
+    return out;
+  }
   const tx = taps(sb.left, sb.right, r.left, r.right, f);
   const ty = taps(sb.top, sb.bottom, r.top, r.bottom, f);
   // Vertical pass per output row into a premultiplied float row, then horizontal.
@@ -100,6 +104,43 @@ export function resampleRGBA(src: Uint8Array, sb: Bounds, f: number, clip: Bound
     }
   }
   return out;
+}
+
+/**
+ * Upscaling: bilinear between level pixel centres (premultiplied), the source's edge pixels
+ * extended (the output stays within the layer's own rectangle), so it softens instead of
+ * turning into blocks and the document's border stays opaque.
+ */
+function bilinearRGBA(src: Uint8Array, sb: Bounds, f: number, out: Surface): void {
+  const sw = sb.right - sb.left;
+  const sh = sb.bottom - sb.top;
+  const px = (x: number, y: number, c: number) => {
+    const i = ((y < 0 ? 0 : y >= sh ? sh - 1 : y) * sw + (x < 0 ? 0 : x >= sw ? sw - 1 : x)) * 4;
+    return c === 3 ? src[i + 3] : src[i + c] * src[i + 3];
+  };
+  for (let oy = 0; oy < out.h; oy++) {
+    const fy = (out.y + oy + 0.5) / f - 0.5 - sb.top;
+    const y0 = Math.floor(fy);
+    const wy = fy - y0;
+    for (let ox = 0; ox < out.w; ox++) {
+      const fx = (out.x + ox + 0.5) / f - 0.5 - sb.left;
+      const x0 = Math.floor(fx);
+      const wx = fx - x0;
+      const v = [0, 0, 0, 0];
+      for (let c = 0; c < 4; c++) {
+        v[c] =
+          (px(x0, y0, c) * (1 - wx) + px(x0 + 1, y0, c) * wx) * (1 - wy) +
+          (px(x0, y0 + 1, c) * (1 - wx) + px(x0 + 1, y0 + 1, c) * wx) * wy;
+      }
+      const o = (oy * out.w + ox) * 4;
+      if (v[3] > 0) {
+        out.data[o] = v[0] / v[3];
+        out.data[o + 1] = v[1] / v[3];
+        out.data[o + 2] = v[2] / v[3];
+        out.data[o + 3] = v[3];
+      }
+    }
+  }
 }
 
 export function resampleGray(src: Uint8Array, sb: Bounds, f: number, clip: Bounds, fill: number): MaskSurface | null {

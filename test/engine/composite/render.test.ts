@@ -31,6 +31,10 @@ describe('renderTemplate', () => {
     expect([tiny.width, tiny.height]).toEqual([1, 1]);
     const up = await renderTemplate(env.FILES, await compileTemplate(env.FILES, await psdFixture('psdtools-blend-multiply.psd')), { scale: 2.5 });
     expect([up.width, up.height]).toEqual([160, 160]);
+    // Upscaling interpolates: an opaque photo stays opaque up to its border.
+    const photo = await compileTemplate(env.FILES, await psdFixture('pillow-hopper-photo.psd'));
+    const big = await renderTemplate(env.FILES, photo, { scale: 3, background: 'transparent' });
+    expect([big.data[3], big.data[big.data.length - 1]]).toEqual([255, 255]);
   });
 
   it('reads only the pyramid level at or above the scale, never full resolution for a small preview', async () => {
