@@ -200,7 +200,7 @@ function levelsLut(c: LevelsChannel | undefined): Lut | null {
 }
 
 /** Photoshop curves: a natural cubic spline through the points, clamped, flat beyond the ends. */
-function curveLut(points: Array<{ input: number; output: number }> | undefined): Lut | null {
+export function curveLut(points: Array<{ input: number; output: number }> | undefined): Lut | null {
   if (!points || points.length < 2) return null;
   const p = [...points].sort((a, b) => a.input - b.input);
   if (p.length === 2 && p[0].input === 0 && p[0].output === 0 && p[1].input === 255 && p[1].output === 255) return null;

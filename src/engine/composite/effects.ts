@@ -1,6 +1,7 @@
 import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
+import { curveLut } from './adjust';
 import { blur, dilate, erode, shift } from './morphology';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './render';
@@ -11,7 +12,8 @@ import type { Surface } from './surface';
  * baked into stored pixels. Stacking, bottom to top: drop shadow, outer glow, [content], gradient
  * overlay, colour overlay, inner glow, inner shadow, stroke. Effects take the layer's opacity but
  * not its fill opacity. Sizes and distances scale with the output.
- * Not drawn (yet): bevel/emboss, satin, pattern overlay, contours other than linear, noise.
+ * Contours reshape the falloff of shadows, glows and satin. Not drawn (yet): noise, jitter,
+ * noise gradients, bevel contours and textures.
  */
 
 type Effect = { enabled?: boolean; present?: boolean };
@@ -130,6 +132,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
   for (const g of list(fx.outerGlow).reverse()) {
     const cov = soften(shape.alpha, w, h, px(g.size) * s, px(g.choke));
     applyRange(cov, g.range);
+    applyContour(cov, g.contour);
     paint(canvas, shape, cov, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop);
   }
   for (const d of list(fx.dropShadow).reverse()) {
@@ -137,7 +140,20 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
     const dist = px(d.distance) * s;
     const moved = shift(shape.alpha, w, h, -Math.cos(angle) * dist, Math.sin(angle) * dist);
     const cov = soften(moved, w, h, px(d.size) * s, px(d.choke));
+    applyContour(cov, d.contour);
     paint(canvas, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop);
+  }
+}
+
+/** An effect's contour (its falloff curve, 0..255 both ways) applied to a coverage map. */
+function applyContour(cov: Float32Array, contour: { curve?: Array<{ x: number; y: number }> } | undefined): void {
+  const lut = curveLut(contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
+  if (!lut) return;
+  for (let i = 0; i < cov.length; i++) {
+    const v = Math.max(0, Math.min(1, cov[i])) * 255;
+    const lo = Math.floor(v);
+    const hi = Math.min(255, lo + 1);
+    cov[i] = (lut[lo] + (lut[hi] - lut[lo]) * (v - lo)) / 255;
   }
 }
 
@@ -199,8 +215,10 @@ export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Su
     const a = blur(shift(alpha, w, h, dx, dy), w, h, size);
     const b = blur(shift(alpha, w, h, -dx, -dy), w, h, size);
     const cov = new Float32Array(alpha.length);
+    const lut = curveLut(satin.contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
     for (let i = 0; i < cov.length; i++) {
-      const v = Math.min(1, Math.abs(a[i] - b[i]));
+      let v = Math.min(1, Math.abs(a[i] - b[i]));
+      if (lut) v = lut[Math.round(v * 255)] / 255;
       cov[i] = (satin.invert ? 1 - v : v) * alpha[i];
     }
     paint(canvas, shape, cov, rgbOf(satin.color), (satin.opacity ?? 0.5) * opacity, satin.blendMode ?? 'multiply', atop);
@@ -214,6 +232,7 @@ export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Su
     if (inner.source === 'center') cov = cov.map((v) => 1 - v);
     for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i]) * alpha[i];
     applyRange(cov, inner.range);
+    applyContour(cov, inner.contour);
     paint(canvas, shape, cov, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop);
   }
   for (const d of list(fx.innerShadow).reverse()) {
@@ -223,6 +242,7 @@ export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Su
     for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
     const moved = shift(outside, w, h, -Math.cos(angle) * dist, Math.sin(angle) * dist, 1);
     const cov = soften(moved, w, h, px(d.size) * s, px(d.choke));
+    applyContour(cov, d.contour);
     for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
     paint(canvas, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop);
   }
