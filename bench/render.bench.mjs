@@ -5,13 +5,16 @@
 // before each phase). Where psd-tools and ImageMagick are installed, times them on the same
 // PSD → 800×800 JPEG job. Also: JPEG encode time at q85 for 800×800, our encoder vs mozjpeg.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
+// Scratch output outside the project: files written under it make `wrangler dev` restart.
+const scratch = mkdtempSync(path.join(tmpdir(), 'render-bench-'));
 
 export default async function renderBench({ baseUrl, root }) {
   const out = path.join(root, 'bench/out');
@@ -54,7 +57,7 @@ export default async function renderBench({ baseUrl, root }) {
         rows.push({ bench, metric: 'workerd peak RSS (absolute)', value: mem.peakMb, unit: 'MB' });
       }
       // The reference tools, on the same PSD → 800×800 JPEG q85 job (they read the file each time).
-      for (const tool of referenceTools(file, out)) {
+      for (const tool of referenceTools(file, scratch)) {
         const ms = median(3, () => {
           const t = performance.now();
           const r = spawnSync(tool.cmd, tool.args, { encoding: 'utf8' });
@@ -155,7 +158,7 @@ export async function jpegEncodeRows(root) {
       }));
     },
   };
-  const bundle = path.join(root, 'bench/out/raster.mjs');
+  const bundle = path.join(scratch, 'raster.mjs');
   await esbuild.build({ entryPoints: [path.join(root, 'src/engine/raster/index.ts')], bundle: true, format: 'esm', platform: 'node', outfile: bundle, plugins: [wasmAsModule], logLevel: 'error' });
   const { encodeJpeg, encodeJpegMozjpeg, decodeImage, encodeBaselineJpeg } = await import(pathToFileURL(bundle).href);
   const photo = await decodeImage(new Uint8Array(readFileSync(path.join(root, 'bench/out/bench-photo.jpg'))));
