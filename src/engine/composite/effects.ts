@@ -166,7 +166,18 @@ function applyRange(cov: Float32Array, range: number | undefined): void {
   for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i] * k);
 }
 
-export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
+/**
+ * The effects over the content. `overOverlays` draws what sits between the overlays and the other
+ * interior effects: a shape layer's own stroke, which Photoshop keeps above its fill overlays.
+ */
+export function drawEffectsAbove(
+  ctx: RenderContext,
+  node: LayerNode,
+  canvas: Surface,
+  shape: Shape,
+  atop: boolean,
+  overOverlays?: () => void,
+): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const { w, h, alpha } = shape;
@@ -204,6 +215,7 @@ export function drawEffectsAbove(ctx: RenderContext, node: LayerNode, canvas: Su
   for (const f of list(fx.solidFill).reverse()) {
     paint(canvas, shape, alpha, rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop);
   }
+  overOverlays?.();
   const satin = fx.satin;
   if (on(satin)) {
     // Two copies of the shape, blurred and pushed apart along the angle; their difference.
@@ -379,6 +391,8 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
 
 
 
+const nodeOpacity = (node: LayerNode) => node.opacity * node.fillOpacity;
+
 /**
  * A shape layer's own stroke, re-drawn from its path: Photoshop draws it over the layers clipped
  * to the shape (they clip to the fill), although it is also baked into the layer's pixels.
@@ -389,6 +403,7 @@ export function drawShapeStroke(
   target: Surface,
   content: Surface,
   mask: Uint8ClampedArray | null,
+  atop = false,
 ): void {
   const st = node.vectorStroke;
   const vm = node.vectorMask;
@@ -420,5 +435,5 @@ export function drawShapeStroke(
   }
   const hex = st.color;
   const rgb: RGB = [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)];
-  paint(target, { x: rect.left, y: rect.top, w, h, alpha: fill }, cov, rgb, st.opacity, st.blendMode, false);
+  paint(target, { x: rect.left, y: rect.top, w, h, alpha: fill, excludedChannels: node.excludedChannels }, cov, rgb, st.opacity * nodeOpacity(node), st.blendMode, atop);
 }

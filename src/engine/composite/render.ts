@@ -122,8 +122,9 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, false);
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
     for (const node of clipped) await drawNode(ctx, node, group, true);
-    if (content && base.vectorStroke) drawShapeStroke(ctx, base, group, content, mask);
-    if (shape) drawEffectsAbove(ctx, inner, group, shape, false);
+    const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask) : undefined;
+    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke);
+    else stroke?.();
     clipped = [];
   }
   for (const node of clipped) await drawNode(ctx, node, group, true);
@@ -158,7 +159,9 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
   });
-  if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop);
+  // A shape's own stroke stays above its overlays: redrawn from its path over them.
+  const stroke = node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
+  if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop, stroke);
 }
 
 async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
