@@ -333,9 +333,10 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
   const grad = g.gradient;
   if (!grad || grad.type !== 'solid' || !grad.colorStops?.length) return null;
   const stops = [...grad.colorStops].sort((a, b) => a.location - b.location);
-  const ramp = new Uint8ClampedArray(256 * 3);
-  for (let i = 0; i < 256; i++) {
-    let t = i / 255;
+  const STEPS = 4096;
+  const ramp = new Float32Array(STEPS * 3);
+  for (let i = 0; i < STEPS; i++) {
+    let t = i / (STEPS - 1);
     if (g.reverse) t = 1 - t;
     let k = 0;
     while (k + 1 < stops.length && stops[k + 1].location < t) k++;
@@ -379,7 +380,7 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
       else if (type === 'angle') t = ((Math.atan2(-py0, px0) - angle) / (2 * Math.PI) + 2) % 1;
       else if (type === 'diamond') t = (Math.abs(px0) + Math.abs(py0)) / radius;
       else t = (px0 * dx + py0 * dy) / length + 0.5;
-      const k = Math.round(Math.max(0, Math.min(1, t)) * 255) * 3;
+      const k = Math.round(Math.max(0, Math.min(1, t)) * (STEPS - 1)) * 3;
       const o = (y * shape.w + x) * 4;
       out[o] = ramp[k];
       out[o + 1] = ramp[k + 1];
