@@ -154,7 +154,9 @@ function codeTables(specs: HuffSpec[]): Uint16Array {
 
 let standardCodes: Uint16Array | undefined;
 
-const MAX_COEFFICIENT_CACHE = 32 * 1024 * 1024;
+// WASM memory never shrinks, so the record is capped: 8 MB ≈ 2.7 MP at 4:2:0 (an 800² preview
+// needs 1.9 MB); bigger images get fitted tables from two transforming passes instead.
+const MAX_COEFFICIENT_CACHE = 8 * 1024 * 1024;
 
 /**
  * JPEG bytes of `img` (alpha ignored: flatten first). Memory: one MCU row of input and coded
@@ -188,7 +190,7 @@ export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling,
     const blocksPerMcu = subsampling === 2 ? 6 : 3;
     const outBuf = arena.alloc((mcus * blocksPerMcu * 64 * 27 * 2) / 8 + 64);
     // Coefficients recorded by the counting pass, replayed by the emitting one (no second DCT)
-    // when they fit in 32 MB (≈ 16 MP at 4:2:0); otherwise both passes transform.
+    // when they fit under MAX_COEFFICIENT_CACHE; otherwise both passes transform.
     const cacheBytes = mcus * Math.ceil(height / mcu) * blocksPerMcu * 128;
     const cache = optimizeHuffman && cacheBytes <= maxCoefficientCache ? arena.alloc(cacheBytes) : 0;
     const u8 = arena.u8();
