@@ -2,6 +2,7 @@
 // repeat, empty values count as absent, and token-style endpoints accept only POSTed forms.
 import type { Context } from 'hono';
 import { OAuthError } from '../errors';
+import { readLimited } from '../http/read-limited';
 
 export const MAX_FORM_BYTES = 64 * 1024;
 
@@ -27,30 +28,8 @@ export function toParams(search: URLSearchParams): Params {
 
 /** The request body as text, refusing more than `limit` bytes without reading them all. */
 export async function readLimitedText(req: Request, limit = MAX_FORM_BYTES): Promise<string> {
-  const declared = Number(req.headers.get('content-length') ?? '0');
   const tooLarge = () => new OAuthError(400, 'invalid_request', `The request body exceeds ${limit} bytes.`);
-  if (declared > limit) throw tooLarge();
-  if (!req.body) return '';
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(await readLimited(req, limit, tooLarge));
 }
 
 export const isFormRequest = (c: Context): boolean =>

@@ -7,6 +7,7 @@ import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
 import { ApiError, badRequest, forbidden } from '../errors';
+import { readLimited } from '../http/read-limited';
 import { canonicalJson, canonicalQuery } from './canonical';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
@@ -15,33 +16,6 @@ export const API_KEY_HEADER = 'X-DynamicImageApiKey';
 
 const tooLarge = (what: string, limit: number) =>
   new ApiError(413, 'payload_too_large', `${what} is larger than the limit of ${limit / 1024 / 1024} MB.`);
-
-/** The body, read up to `limit` bytes (413 beyond, whatever Content-Length claims). */
-async function readLimited(request: Request, limit: number, what: string): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length'));
-  if (declared > limit) throw tooLarge(what, limit);
-  if (!request.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw tooLarge(what, limit);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}
 
 type Schema = Parameters<typeof canonicalQuery>[0];
 
@@ -61,7 +35,7 @@ function normalise(route: RouteConfig): MiddlewareHandler<AppBindings> {
 }
 
 async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<void> {
-  const bytes = await readLimited(c.req.raw, MAX_JSON_BYTES, 'The JSON body');
+  const bytes = await readLimited(c.req.raw, MAX_JSON_BYTES, () => tooLarge('The JSON body', MAX_JSON_BYTES));
   let value: unknown;
   try {
     value = JSON.parse(new TextDecoder().decode(bytes));
@@ -93,7 +67,7 @@ async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<v
       // The runtime holds the body to its declared length: parse it without another copy.
       form = await c.req.raw.formData();
     } else {
-      const bytes = await readLimited(c.req.raw, MAX_UPLOAD_BYTES, 'The upload');
+      const bytes = await readLimited(c.req.raw, MAX_UPLOAD_BYTES, () => tooLarge('The upload', MAX_UPLOAD_BYTES));
       form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
     }
   } catch (e) {
