@@ -10,11 +10,10 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { writePdf, type PdfPage, type PdfSummary } from '../engine/pdf/document';
 import { prepareHires, type PreparedPdfPage } from '../engine/pdf/prepare';
-import { R2Sink } from '../engine/pdf/sink';
 import { PersonalisationDataSchema } from '../engine/personalise/commands';
 import type { AppBindings } from '../env';
 import { errorResponses } from '../openapi/app';
-import { hourStamp, type ResultStore } from '../storage/results';
+import type { ResultStore } from '../storage/results';
 import { storesOf, type RenderingApp } from './app';
 import { pipelineDeps } from './deps';
 import { renderingRoute } from './request';
@@ -91,26 +90,13 @@ export function serverTiming(s: PdfSummary): string {
   return `render;dur=${t.renderMs}, encode;dur=${t.encodeMs}, pdf;dur=${t.totalMs};desc="${s.pages} page(s), ${s.bytes} bytes, strips jpeg ${s.strips.jpeg} flate ${s.strips.flate}"`;
 }
 
-/**
- * Streams a PDF into a new result and records it in the cache index. Adapter over ResultStore,
- * whose `put` takes whole bytes: it follows the store's documented layout (name
- * `<yyyymmddhh>-<32 hex>.pdf` at `results/<yyyymmddhh>/<name>`, index `cache/results/<fingerprint>`,
- * the result's fingerprint in its metadata). A failure aborts the upload: nothing stays behind.
- */
+/** Streams a PDF into a new result (ResultStore.putStream) and records it in the cache index. */
 async function storePdf(
   results: ResultStore,
   fingerprint: string,
   pages: Array<() => Promise<PdfPage>>,
   title?: string,
 ): Promise<{ name: string; summary: PdfSummary }> {
-  const stamp = hourStamp(new Date());
-  const random = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
-  const name = `${stamp}-${random}.pdf`;
-  const sink = new R2Sink(results.bucket, `results/${stamp}/${name}`, {
-    httpMetadata: { contentType: 'application/pdf' },
-    customMetadata: { fingerprint },
-  });
-  const summary = await writePdf(sink, pages, { title });
-  await results.bucket.put(`cache/results/${fingerprint}`, name);
-  return { name, summary };
+  const { name, value } = await results.putStream('pdf', 'application/pdf', fingerprint, (sink) => writePdf(sink, pages, { title }));
+  return { name, summary: value };
 }

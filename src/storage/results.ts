@@ -11,6 +11,7 @@
  * `cache/results/<fingerprint>` holds the name, and the result records its fingerprint so that
  * deleting the result removes the entry.
  */
+import { R2Sink, type ByteSink } from '../engine/pdf/sink';
 import { listKeys } from './files';
 
 const RESULT_NAME = /^(\d{10})-[0-9a-f]{32}\.[a-z]{3,4}$/;
@@ -59,15 +60,51 @@ export class ResultStore {
     return obj.uploaded.getTime() + this.ttlMs <= now;
   }
 
+  /** A fresh result name and the R2 key it is stored at. */
+  private fresh(ext: string): { name: string; key: string } {
+    const name = `${hourStamp(new Date())}-${randomHex(16)}.${ext}`;
+    return { name, key: this.keyOf(name)! };
+  }
+
+  private options(contentType: string, fingerprint?: string): R2PutOptions {
+    return { httpMetadata: { contentType }, customMetadata: fingerprint ? { fingerprint } : undefined };
+  }
+
+  private async index(fingerprint: string | undefined, name: string): Promise<void> {
+    if (fingerprint) await this.bucket.put(INDEX_PREFIX + fingerprint, name);
+  }
+
   /** Stores a new result under a fresh random name and returns the name. */
   async put(bytes: Uint8Array, ext: string, contentType: string, fingerprint?: string): Promise<string> {
-    const name = `${hourStamp(new Date())}-${randomHex(16)}.${ext}`;
-    await this.bucket.put(this.keyOf(name)!, bytes, {
-      httpMetadata: { contentType },
-      customMetadata: fingerprint ? { fingerprint } : undefined,
-    });
-    if (fingerprint) await this.bucket.put(INDEX_PREFIX + fingerprint, name);
+    const { name, key } = this.fresh(ext);
+    await this.bucket.put(key, bytes, this.options(contentType, fingerprint));
+    await this.index(fingerprint, name);
     return name;
+  }
+
+  /**
+   * Stores a new result that is written while it is made (a PDF): `write` gets a sink that
+   * streams into an R2 multipart upload under a fresh name and must close it. The cache index
+   * entry is written only once the result is complete; if `write` fails, the sink is aborted and
+   * nothing stays behind.
+   */
+  async putStream<T>(
+    ext: string,
+    contentType: string,
+    fingerprint: string | undefined,
+    write: (sink: ByteSink) => Promise<T>,
+  ): Promise<{ name: string; value: T }> {
+    const { name, key } = this.fresh(ext);
+    const sink = new R2Sink(this.bucket, key, this.options(contentType, fingerprint));
+    let value: T;
+    try {
+      value = await write(sink);
+    } catch (err) {
+      await sink.abort();
+      throw err;
+    }
+    await this.index(fingerprint, name);
+    return { name, value };
   }
 
   /** A live result, or null when unknown or expired. */

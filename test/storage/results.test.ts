@@ -36,6 +36,38 @@ describe('result store', () => {
     expect(await env.FILES.head(`cache/results/${'f'.repeat(64)}`)).toBeNull();
   });
 
+  it('a streamed result is stored and indexed like a whole one, only once it is complete', async () => {
+    const store = new ResultStore(env.FILES, '24');
+    const fp = 'a'.repeat(64);
+    const { name, value } = await store.putStream('pdf', 'application/pdf', fp, async (sink) => {
+      await sink.write(bytes);
+      expect(await env.FILES.head(`cache/results/${fp}`)).toBeNull();
+      await sink.close();
+      return 3;
+    });
+    expect(value).toBe(3);
+    expect(name).toMatch(/^\d{10}-[0-9a-f]{32}\.pdf$/);
+    const got = await store.get(name);
+    expect(got?.contentType).toBe('application/pdf');
+    expect(new Uint8Array(await got!.body.arrayBuffer())).toEqual(bytes);
+    expect(await store.lookup(fp)).toBe(name);
+  });
+
+  it('a streamed result that fails leaves neither object nor cache entry', async () => {
+    const store = new ResultStore(env.FILES, '24');
+    const fp = 'b'.repeat(64);
+    const before = (await env.FILES.list({ prefix: 'results/' })).objects.length;
+    await expect(
+      store.putStream('pdf', 'application/pdf', fp, async (sink) => {
+        await sink.write(bytes);
+        await sink.close();
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect((await env.FILES.list({ prefix: 'results/' })).objects.length).toBe(before);
+    expect(await env.FILES.head(`cache/results/${fp}`)).toBeNull();
+  });
+
   it('the sweep deletes whole expired hours and keeps live ones', async () => {
     const old = '2020010100';
     await env.FILES.put(`results/${old}/${old}-${'a'.repeat(32)}.jpg`, bytes);
