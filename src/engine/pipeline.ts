@@ -13,10 +13,11 @@
 import { ApiError, badRequest, notFound } from '../errors';
 import type { FileStore, StoredFile } from '../storage/files';
 import { sha256Hex } from '../storage/files';
-import { findFont, fontsByPostscriptName, readFontIndex, type FontEntry } from '../storage/font-index';
+import { readFontIndex } from '../storage/font-index';
 import { fileName } from '../storage/names';
-import { compileTemplate, ENGINE_VERSION, loadCompiledTemplate, renderTemplate } from './index';
-import { buildOverrides, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
+import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached, renderTemplate } from './index';
+import { FontCatalog, fontLoader } from './fonts/catalog';
+import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
 import {
   decodeBounded,
   embedIcc,
@@ -64,7 +65,7 @@ export async function resolveTemplate(store: FileStore, requested: string): Prom
   }
   if (!file) throw notFound(`There is no template "${name}".`);
   const known = file.meta.engine === ENGINE_VERSION ? file.meta.compiled : undefined;
-  const compiled = known ? await loadCompiledTemplate(store.bucket, known) : null;
+  const compiled = known ? await loadCompiledTemplateCached(store.bucket, known) : null;
   if (compiled) return { name: file.name, file, compiled };
 
   const read = await store.read('templates', file.name);
@@ -100,10 +101,9 @@ export async function gatherInputs(
   deps: PipelineDeps,
 ): Promise<{ context: Omit<PersonaliseContext, 'scale'>; hashes: Record<string, string> }> {
   // Error paths name the first layer that uses a reference.
-  const pathOf = new Map<string, string>();
-  for (const [layer, command] of Object.entries(data)) {
-    if (command.type === 'image' && !pathOf.has(command.image)) pathOf.set(command.image, `data.${layer}.image`);
-  }
+  const refs = imageReferences(data);
+  const layerOf = (ref: string) => Object.entries(data).find(([, c]) => c.type === 'image' && c.image === ref)?.[0];
+  const pathOf = new Map(refs.map((ref) => [ref, `data.${layerOf(ref)}.image`]));
   const drawsText = Object.values(data).some((command) => command.type === 'text');
 
   // URL images are fetched now (their hash is of the bytes); stored images are hashed from their
@@ -131,22 +131,22 @@ export async function gatherInputs(
     if (!read) throw new ApiError(404, 'not_found', `There is no image "${ref}".`, [{ path: pathOf.get(ref)!, reason: 'unknown image' }]);
     return read.bytes;
   };
-  if (preload) await Promise.all([...pathOf.keys()].map(load));
-  else for (const ref of pathOf.keys()) await load(ref);
+  if (preload) await Promise.all(refs.map(load));
+  else for (const ref of refs) await load(ref);
 
   // Unmodified text is drawn from Photoshop's pixels: fonts matter only when text is re-rendered,
   // and then any font of the store may be picked (the layer's, the requested, a substitute).
-  const fonts = drawsText ? fontsByPostscriptName(await readFontIndex(store)) : new Map<string, FontEntry>();
+  // Font bytes are read from R2 once per isolate: the cache key carries the file's content hash.
+  const catalog = new FontCatalog();
   if (drawsText) {
-    hashes.fonts = await sha256Hex(JSON.stringify([...fonts.values()].map((f) => [f.postscriptName, f.sha256]).sort()));
+    const fonts = await readFontIndex(store);
+    for (const f of fonts) catalog.add(`${f.file}#${f.sha256}`, f);
+    hashes.fonts = await sha256Hex(JSON.stringify(fonts.map((f) => [f.postscriptName, f.sha256]).sort()));
   }
   return {
     hashes,
     context: {
-      async loadFont(postscriptName) {
-        const entry = findFont(fonts, postscriptName);
-        return entry ? ((await store.read('fonts', entry.file))?.bytes ?? null) : null;
-      },
+      loadFont: fontLoader(catalog, async (key) => (await store.read('fonts', key.slice(0, key.lastIndexOf('#'))))?.bytes ?? null),
       async loadImage(ref, target) {
         // Decoded no larger than needed to cover the placement (never enlarged here).
         return decodeBounded(await bytesOf(ref), {

@@ -1,7 +1,7 @@
 /**
  * The font index: the names of every font under `fonts/`, kept in R2 at
  * `cache/fonts/index.json` so listing fonts and finding a font by PostScript name never parses
- * font files. Rebuilding is incremental: a file whose etag is unchanged keeps its entry.
+ * font files (lookup itself is engine/fonts/catalog.ts, fed from this index). Rebuilding is incremental: a file whose etag is unchanged keeps its entry.
  * The spec's "fonts/reload" is a rebuild; uploads and deletes rebuild too.
  */
 import { readFontInfo, type FontInfo } from '../engine/fonts/font-info';
@@ -59,19 +59,4 @@ export async function rebuildFontIndex(store: FileStore): Promise<FontEntry[]> {
     httpMetadata: { contentType: 'application/json' },
   });
   return fonts;
-}
-
-/** Fonts by PostScript name (first file wins when two files carry the same name). */
-export function fontsByPostscriptName(fonts: FontEntry[]): Map<string, FontEntry> {
-  const map = new Map<string, FontEntry>();
-  for (const f of fonts) if (!map.has(f.postscriptName)) map.set(f.postscriptName, f);
-  return map;
-}
-
-/**
- * The font for a PostScript name. Regular faces often carry the bare family name
- * ("LiberationSans", "Arial"), so `X-Regular` / `X-Roman` also find `X`.
- */
-export function findFont(fonts: Map<string, FontEntry>, postscriptName: string): FontEntry | undefined {
-  return fonts.get(postscriptName) ?? fonts.get(postscriptName.replace(/-(Regular|Roman|Book|Normal)$/i, ''));
 }

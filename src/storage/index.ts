@@ -1,6 +1,6 @@
 /** R2 access for the rendering area: routes go through these, never through raw keys. */
 export { FileStore, sha256Hex, type Root, type StoredFile } from './files';
 export { ResultStore } from './results';
-export { readFontIndex, rebuildFontIndex, fontsByPostscriptName, type FontEntry } from './font-index';
+export { readFontIndex, rebuildFontIndex, type FontEntry } from './font-index';
 export { getThumbnail, putThumbnail, deleteThumbnails } from './thumbnails';
 export * as names from './names';

@@ -40,18 +40,24 @@ function variantOf(postscriptName: string): Variant {
 }
 
 /**
+ * The PostScript name of a bundled substitute. The Regular faces carry the bare family name
+ * (assets/fonts/LiberationSans-Regular.ttf is "LiberationSans"), the others `<family>-<style>`.
+ */
+const liberation = (kind: Kind, variant: Variant) => (variant === 'Regular' ? `Liberation${kind}` : `Liberation${kind}-${variant}`);
+
+/**
  * The substitutes to try for a font the store lacks, best first: the Liberation font of the same
  * kind and variant, then the same kind's Regular, then Liberation Sans and DejaVu Sans.
  *
- * @example substitutesFor('TimesNewRomanPS-BoldMT') // ['LiberationSerif-Bold', 'LiberationSerif-Regular', ...]
+ * @example substitutesFor('TimesNewRomanPS-BoldMT') // ['LiberationSerif-Bold', 'LiberationSerif', ...]
  */
 export function substitutesFor(postscriptName: string): string[] {
   const family = postscriptName.split('-')[0];
   const kind = kindOf(family);
   const variant = variantOf(postscriptName);
-  const names = [`Liberation${kind}-${variant}`];
-  if (variant === 'BoldItalic') names.push(`Liberation${kind}-Bold`);
-  names.push(`Liberation${kind}-Regular`, `LiberationSans-${variant}`, 'LiberationSans-Regular', 'DejaVuSans');
+  const names = [liberation(kind, variant)];
+  if (variant === 'BoldItalic') names.push(liberation(kind, 'Bold'));
+  names.push(liberation(kind, 'Regular'), liberation('Sans', variant), liberation('Sans', 'Regular'), 'DejaVuSans');
   return [...new Set(names)].filter((n) => n !== postscriptName);
 }
 

@@ -1,3 +1,5 @@
+import { FontCache, FontCatalog, fontLoader } from '../../../src/engine/fonts/catalog';
+import { readFontInfo } from '../../../src/engine/fonts/font-info';
 import { fixtureServer } from '../../helpers/fixtures';
 
 /** A bundled font from assets/fonts (served by test/global-setup.ts under /fonts/). */
@@ -7,8 +9,33 @@ export async function bundledFont(file: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-/** A font store holding only the bundled fonts, by PostScript name (= file name here). */
+const BUNDLED = [
+  'DejaVuSans.ttf',
+  'LiberationMono-Regular.ttf',
+  'LiberationSans-Bold.ttf',
+  'LiberationSans-BoldItalic.ttf',
+  'LiberationSans-Italic.ttf',
+  'LiberationSans-Regular.ttf',
+  'LiberationSerif-Bold.ttf',
+  'LiberationSerif-Regular.ttf',
+];
+
+let loader: Promise<(postscriptName: string) => Promise<Uint8Array | null>> | undefined;
+
+/**
+ * A font store holding only the bundled fonts, looked up by their real PostScript names (read
+ * from the files, as the pipeline's catalog does: LiberationSans-Regular.ttf is "LiberationSans").
+ */
 export async function bundledFontStore(postscriptName: string): Promise<Uint8Array | null> {
-  const res = await fetch(`${fixtureServer()}/fonts/${encodeURIComponent(postscriptName)}.ttf`);
-  return res.ok ? new Uint8Array(await res.arrayBuffer()) : null;
+  loader ??= (async () => {
+    const catalog = new FontCatalog();
+    const files = new Map<string, Uint8Array>();
+    for (const file of BUNDLED) {
+      const bytes = await bundledFont(file);
+      files.set(file, bytes);
+      catalog.add(file, readFontInfo(bytes));
+    }
+    return fontLoader(catalog, async (key) => files.get(key) ?? null, new FontCache());
+  })();
+  return (await loader)(postscriptName);
 }

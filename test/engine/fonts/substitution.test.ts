@@ -5,21 +5,21 @@ import { bundledFont, bundledFontStore } from './helpers';
 
 describe('substitution table', () => {
   it.each([
-    ['ArialMT', 'LiberationSans-Regular'],
+    ['ArialMT', 'LiberationSans'],
     ['Arial-BoldMT', 'LiberationSans-Bold'],
     ['Arial-ItalicMT', 'LiberationSans-Italic'],
     ['Arial-BoldItalicMT', 'LiberationSans-BoldItalic'],
     ['Arial-Black', 'LiberationSans-Bold'],
-    ['Helvetica', 'LiberationSans-Regular'],
+    ['Helvetica', 'LiberationSans'],
     ['Helvetica-Bold', 'LiberationSans-Bold'],
-    ['HelveticaNeue-Light', 'LiberationSans-Regular'],
-    ['MyriadPro-Regular', 'LiberationSans-Regular'],
+    ['HelveticaNeue-Light', 'LiberationSans'],
+    ['MyriadPro-Regular', 'LiberationSans'],
     ['MyriadPro-It', 'LiberationSans-Italic'],
-    ['TimesNewRomanPSMT', 'LiberationSerif-Regular'],
+    ['TimesNewRomanPSMT', 'LiberationSerif'],
     ['TimesNewRomanPS-BoldMT', 'LiberationSerif-Bold'],
-    ['MinionPro-Regular', 'LiberationSerif-Regular'],
-    ['CourierNewPSMT', 'LiberationMono-Regular'],
-    ['SomethingUnknown-Regular', 'LiberationSans-Regular'],
+    ['MinionPro-Regular', 'LiberationSerif'],
+    ['CourierNewPSMT', 'LiberationMono'],
+    ['SomethingUnknown-Regular', 'LiberationSans'],
   ])('%s → %s with the bundled fonts', async (requested, used) => {
     const font = await resolveFont(requested, bundledFontStore);
     expect(font?.postscriptName).toBe(used);
@@ -35,9 +35,9 @@ describe('substitution table', () => {
     expect(substitutesFor('TimesNewRomanPS-BoldItalicMT')).toEqual([
       'LiberationSerif-BoldItalic',
       'LiberationSerif-Bold',
-      'LiberationSerif-Regular',
+      'LiberationSerif',
       'LiberationSans-BoldItalic',
-      'LiberationSans-Regular',
+      'LiberationSans',
       'DejaVuSans',
     ]);
   });

@@ -28,7 +28,7 @@ describe('text re-render matches Photoshop glyph placement', () => {
     const node = findNode(tree, layerName);
     const layer = layers.get(node.id)!;
     const font = (await resolveFont(node.text!.font, bundledFontStore))!;
-    expect(font.postscriptName).toBe('LiberationSans-Regular');
+    expect(font.postscriptName).toBe('LiberationSans');
     const drawn = (await renderText({ info: node.text!, text: node.text!.text, font: font.bytes, scale: 1 }))!;
     const ours = inkStats(drawn.pixels, drawn.bounds.left, drawn.bounds.top);
     const photoshop = inkStats(layer.imageData as unknown as RGBAImage, layer.left!, layer.top!);
