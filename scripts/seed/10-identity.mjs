@@ -4,11 +4,8 @@
 // Passwords are hashed exactly as src/identity/passwords.ts does (PBKDF2-SHA256, 100,000
 // iterations, 16-byte salt, 32-byte hash, base64url); secrets as src/identity/client-secrets.ts
 // (SHA-256, base64url).
-import { spawnSync } from 'node:child_process';
 import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { projectRoot, withLocalPlatform } from '../lib/local-platform.mjs';
 
 const ITERATIONS = 100_000;
 const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers'];
@@ -46,11 +43,11 @@ const apps = [
   },
 ];
 
-const statements = [`INSERT OR IGNORE INTO tenants (id, name) VALUES (1, 'Demo');`];
+const statements = [`INSERT OR IGNORE INTO tenants (id, name) VALUES (1, 'Demo')`];
 for (const u of users) {
   const { hash, salt } = passwordColumns(u.password);
   statements.push(
-    `INSERT OR IGNORE INTO users (id, tenant_id, email, name, password_hash, password_salt, password_iterations, role, disabled) VALUES (${[u.id, 1, u.email, u.name, hash, salt, ITERATIONS, u.role, 0].map(sql).join(', ')});`,
+    `INSERT OR IGNORE INTO users (id, tenant_id, email, name, password_hash, password_salt, password_iterations, role, disabled) VALUES (${[u.id, 1, u.email, u.name, hash, salt, ITERATIONS, u.role, 0].map(sql).join(', ')})`,
   );
 }
 for (const a of apps) {
@@ -59,21 +56,10 @@ for (const a of apps) {
       a.client_id, 1, a.name, a.auth_type, a.secret ? secretHash(a.secret) : null, 3600,
       JSON.stringify(a.permissions), JSON.stringify(a.redirect_uris), JSON.stringify(a.post_logout_redirect_uris), JSON.stringify(a.cors_origins),
       a.require_client_secret, a.require_pkce,
-    ].map(sql).join(', ')});`,
+    ].map(sql).join(', ')})`,
   );
 }
 
-const dir = mkdtempSync(path.join(tmpdir(), 'identity-seed-'));
-const file = path.join(dir, 'seed.sql');
-writeFileSync(file, statements.join('\n') + '\n');
-try {
-  // Extra arguments (e.g. `--persist-to <dir>`) pass through to wrangler.
-  const r = spawnSync('npx', ['wrangler', 'd1', 'execute', 'DB', '--local', '--file', file, ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-  });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-  console.log('Identity demo seed: tenant 1 "Demo", admin@demo.test, user@demo.test, demo-backend, demo-server, demo-spa.');
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+// One process and one atomic batch (getPlatformProxy); `--persist-to <dir>` selects the state.
+await withLocalPlatform(projectRoot(import.meta.url), (env) => env.DB.batch(statements.map((s) => env.DB.prepare(s))));
+console.log('Identity demo seed: tenant 1 "Demo", admin@demo.test, user@demo.test, demo-backend, demo-server, demo-spa.');
