@@ -22,12 +22,15 @@ let server: Server;
 /**
  * POST /tools/<name> with a file body runs a prepress tool on it, as a person checking a PDF
  * would: qpdf --check, pdfinfo, pdffonts print text; pdftoppm returns page 1..n PNGs as JSON
- * base64 (`?r=<dpi>`, `?page=<n>` for one page, `?scaleTo=<px>`). Only these tools, no shell.
+ * base64 (`?r=<dpi>`, `?page=<n>` for one page, `?scaleTo=<px>`); djpeg decodes a JPEG to a
+ * binary PPM with libjpeg-turbo. Only these tools, no shell.
  */
 const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [string, string[]]> = {
   'qpdf-check': (f) => ['qpdf', ['--check', f]],
   pdfinfo: (f) => ['pdfinfo', ['-box', f]],
   pdffonts: (f) => ['pdffonts', [f]],
+  // libjpeg-turbo's reference decoder: exit 2 and a stderr warning on any corrupt JPEG data.
+  djpeg: (f, _q, dir) => ['djpeg', ['-pnm', '-outfile', path.join(dir, 'page.ppm'), f]],
   pdftoppm: (f, q, dir) => [
     'pdftoppm',
     [
@@ -60,7 +63,7 @@ async function runTool(name: string, q: URLSearchParams, req: import('node:http'
       ),
     );
     const pages: string[] = [];
-    if (name === 'pdftoppm') {
+    if (name === 'pdftoppm' || name === 'djpeg') {
       const { readdir } = await import('node:fs/promises');
       for (const f of (await readdir(dir)).filter((f) => f.startsWith('page')).sort()) {
         pages.push((await readFile(path.join(dir, f))).toString('base64'));

@@ -36,16 +36,16 @@ export interface ToolResult {
   code: number;
   stdout: string;
   stderr: string;
-  /** pdftoppm only: PNG pages, base64. */
+  /** pdftoppm: PNG pages; djpeg: one binary PPM; base64. */
   pages: string[];
 }
 
 /**
  * Runs a prepress tool (Node side, see test/global-setup.ts) on a file produced in workerd:
- * 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm' (query: r, page, scaleTo).
+ * 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm' (query: r, page, scaleTo) | 'djpeg'.
  */
 export async function runTool(
-  tool: 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm',
+  tool: 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm' | 'djpeg',
   file: Uint8Array,
   query: Record<string, string | number> = {},
 ): Promise<ToolResult> {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { encodeJpeg } from '../../../src/engine/raster/codecs';
+import type { RGBAImage } from '../../../src/engine/types';
+import { runTool } from '../../helpers/fixtures';
+import { noiseImage } from './helpers';
+
+/** Binary PPM (P6, maxval 255) as djpeg writes it → RGB bytes. */
+function parsePpm(bytes: Uint8Array): { width: number; height: number; rgb: Uint8Array } {
+  const fields: string[] = [];
+  let i = 0;
+  while (fields.length < 4) {
+    while (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09) i++;
+    let token = '';
+    while (bytes[i] !== 0x20 && bytes[i] !== 0x0a && bytes[i] !== 0x0d && bytes[i] !== 0x09) token += String.fromCharCode(bytes[i++]);
+    fields.push(token);
+  }
+  i++; // the single whitespace after maxval
+  expect(fields[0]).toBe('P6');
+  return { width: Number(fields[1]), height: Number(fields[2]), rgb: bytes.subarray(i) };
+}
+
+function psnr(img: RGBAImage, rgb: Uint8Array): number {
+  let se = 0;
+  for (let p = 0, q = 0; p < img.data.length; p += 4, q += 3)
+    for (let c = 0; c < 3; c++) se += (img.data[p + c] - rgb[q + c]) ** 2;
+  const mse = se / ((img.data.length / 4) * 3);
+  return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
+}
+
+/** Smooth gradients with a little grain: what previews mostly are. */
+function photoLike(width: number, height: number): RGBAImage {
+  const img = noiseImage(width, height, 5, 'opaque');
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const grain = (img.data[i] & 7) - 4;
+      img.data[i] = 128 + 90 * Math.sin(x / 19) + grain;
+      img.data[i + 1] = (255 * (x + y)) / (width + height) + grain;
+      img.data[i + 2] = 180 * Math.abs(Math.cos(y / 13)) + grain;
+    }
+  return img;
+}
+
+const base64ToBytes = (b64: string) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+
+describe('our JPEG encoder, read by an independent decoder (libjpeg-turbo djpeg)', () => {
+  it('decodes without a single warning at every size and quality, to the right size and picture', async () => {
+    const sizes = [[1, 1], [7, 3], [16, 16], [17, 9], [333, 127]] as const;
+    const qualities = [0, 1, 10, 50, 85, 89, 90, 100];
+    for (const [w, h] of sizes) {
+      const img = photoLike(w, h);
+      for (const q of qualities) {
+        const jpeg = await encodeJpeg(img, q);
+        const out = await runTool('djpeg', jpeg);
+        expect({ size: `${w}x${h}`, q, code: out.code, stderr: out.stderr }).toEqual({ size: `${w}x${h}`, q, code: 0, stderr: '' });
+        const ppm = parsePpm(base64ToBytes(out.pages[0]));
+        expect([ppm.width, ppm.height]).toEqual([w, h]);
+        // Quality-dependent floors, on smooth content, measured with a reference decoder.
+        const floor = q >= 90 ? 38 : q >= 50 ? 30 : q >= 10 ? 22 : 12;
+        if (w * h >= 256) expect(psnr(img, ppm.rgb), `${w}x${h} q${q}`).toBeGreaterThan(floor);
+      }
+    }
+  });
+
+  it('worst-case content (pure noise at quality 100) stays a valid stream', async () => {
+    const jpeg = await encodeJpeg(noiseImage(129, 65, 3, 'opaque'), 100);
+    const out = await runTool('djpeg', jpeg);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toBe('');
+  });
+});
