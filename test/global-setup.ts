@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -76,6 +76,11 @@ async function runTool(name: string, q: URLSearchParams, req: import('node:http'
 }
 
 export default async function setup(project: TestProject) {
+  // The Worker imports the WASM kernels as modules: build them when missing or stale, so a bare
+  // `npx vitest run` on a clean clone works as `npm test` (pretest) does.
+  const build = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../scripts/build/10-wasm.mjs')], { stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('building the WASM kernels failed');
+
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     // Special routes for HTTP behaviour tests: /status/404, /slow/5000, /redirect/N
