@@ -9,7 +9,7 @@
  * ```
  */
 export { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash } from './compiled/compile';
-export { loadCompiledTemplate, loadStoredComposite } from './compiled/store';
+export { loadCompiledTemplate, loadCompiledTemplateCached, loadStoredComposite } from './compiled/store';
 export { renderTemplate, outputSize, flattenOverWhite } from './composite/render';
 export { BLEND_MODES } from './composite/blend';
 export { templateInfo, walkLayers } from './compiled/info';

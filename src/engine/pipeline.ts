@@ -15,6 +15,7 @@ import type { FileStore, StoredFile } from '../storage/files';
 import { sha256Hex } from '../storage/files';
 import { readFontIndex } from '../storage/font-index';
 import { fileName } from '../storage/names';
+import { cached, imageCache } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached, renderTemplate } from './index';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
@@ -148,14 +149,18 @@ export async function gatherInputs(
     context: {
       loadFont: fontLoader(catalog, async (key) => (await store.read('fonts', key.slice(0, key.lastIndexOf('#'))))?.bytes ?? null),
       async loadImage(ref, target) {
-        // Decoded no larger than needed to cover the placement (never enlarged here).
-        return decodeBounded(await bytesOf(ref), {
-          path: pathOf.get(ref),
-          size: (src) => {
-            const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
-            return { width: src.width * k, height: src.height * k };
-          },
-        });
+        // Decoded no larger than needed to cover the placement (never enlarged here); kept per
+        // isolate by content hash and size, so a repeated picture is neither read nor decoded.
+        const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}`;
+        return cached(imageCache, key, async () =>
+          decodeBounded(await bytesOf(ref), {
+            path: pathOf.get(ref),
+            size: (src) => {
+              const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
+              return { width: src.width * k, height: src.height * k };
+            },
+          }),
+        );
       },
     },
   };

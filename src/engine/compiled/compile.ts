@@ -1,5 +1,6 @@
 import type { Layer, LayerRawData } from 'ag-psd';
 import { unprocessable } from '../../errors';
+import { forgetTemplate } from '../cache';
 import { intersectRect } from '../composite/surface';
 import { channelRows } from '../psd/channels';
 import { compositeRows, decodeComposite } from '../psd/composite';
@@ -145,6 +146,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
 
 /** Deletes every compiled object of one hash (a re-upload replaces what was derived). */
 export async function deleteCompiledTemplate(bucket: R2Bucket, hash: string): Promise<void> {
+  forgetTemplate(hash);
   let cursor: string | undefined;
   do {
     const list = await bucket.list({ prefix: prefix(hash), cursor });

@@ -1,3 +1,4 @@
+import { bandCache, treeCache } from '../cache';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { getBlob } from './blob';
 import { BAND, bandsFor, levelBounds } from './pyramid';
@@ -26,10 +27,24 @@ export const patternKey = (hash: string, index: number) => `${prefix(hash)}patte
 export const compositeKey = (hash: string) => `${prefix(hash)}composite`;
 export const iccKey = (hash: string) => `${prefix(hash)}icc`;
 
+/** The compiled tree as R2 has it now (null when absent); also refreshes the isolate's copy. */
 export async function loadCompiledTemplate(bucket: R2Bucket, hash: string): Promise<CompiledTemplate | null> {
-  const obj = await bucket.get(treeKey(hash));
+  const key = treeKey(hash);
+  const obj = await bucket.get(key);
   if (!obj) return null;
-  return (await obj.json()) as CompiledTemplate;
+  const text = await obj.text();
+  const tree = JSON.parse(text) as CompiledTemplate;
+  treeCache.set(key, tree, text.length * 2);
+  return tree;
+}
+
+/**
+ * The compiled tree, from the isolate's cache when this isolate has read it before (a compiled
+ * template never changes under its hash). Renders use this; whoever must know whether R2 still
+ * holds the template (compiling, deleting) uses loadCompiledTemplate. Callers must not mutate it.
+ */
+export async function loadCompiledTemplateCached(bucket: R2Bucket, hash: string): Promise<CompiledTemplate | null> {
+  return (treeCache.get(treeKey(hash)) as CompiledTemplate | undefined) ?? loadCompiledTemplate(bucket, hash);
 }
 
 export interface Pixels {
@@ -82,12 +97,21 @@ async function loadBands(
     bands.map(async (b) => {
       const bandTop = Math.max(full.top, b * BAND);
       const bandBottom = Math.min(full.bottom, (b + 1) * BAND);
-      const part = await getBlob(bucket, key(b), (bandBottom - bandTop) * stride);
-      if (!part) throw new Error(`compiled template: ${key(b)} missing`);
+      const part = await getBand(bucket, key(b), (bandBottom - bandTop) * stride);
       data.set(part, (bandTop - bounds.top) * stride);
     }),
   );
   return { data, bounds };
+}
+
+/** One inflated band, from the isolate's band cache or R2 (cached afterwards). Never mutate it. */
+async function getBand(bucket: R2Bucket, key: string, bytes: number): Promise<Uint8Array> {
+  const held = bandCache.get(key);
+  if (held) return held;
+  const part = await getBlob(bucket, key, bytes);
+  if (!part) throw new Error(`compiled template: ${key} missing`);
+  bandCache.set(key, part, part.byteLength);
+  return part;
 }
 
 /** A document pattern's pixels by pattern id, or null when the template has no such pattern. */

@@ -1,6 +1,7 @@
 import { levelFor } from '../compiled/pyramid';
 import { kernels } from '../raster/kernels';
-import { loadLayerPixels, loadMaskPixels, loadPattern } from '../compiled/store';
+import { backdropCache } from '../cache';
+import { loadLayerPixels, loadMaskPixels, loadPattern, prefix } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, RenderOptions, RGBAImage } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
@@ -67,7 +68,7 @@ export async function renderTemplate(
   };
   await kernels(); // the blend kernels run in WASM once instantiated (once per isolate)
   const canvas = createSurface(ctx.clip);
-  await drawStack(ctx, compiled.layers, canvas);
+  await drawWithBackdrop(ctx, canvas);
   if (options.background !== 'transparent') flattenOverWhite(canvas.data);
   return { width, height: bottom - top, data: canvas.data };
 }
@@ -87,18 +88,81 @@ export function flattenOverWhite(d: Uint8ClampedArray): void {
 
 const isVisible = (ctx: RenderContext, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
 
+/** What a stack draws in one go: a layer and the layers clipped to it. */
+interface Unit {
+  base: LayerNode;
+  clipped: LayerNode[];
+}
+
+/** A stack (top first, as in the tree) as units, bottom-up. */
+function unitsOf(nodes: LayerNode[]): Unit[] {
+  const list = [...nodes].reverse();
+  const units: Unit[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const unit: Unit = { base: list[i], clipped: [] };
+    while (i + 1 < list.length && list[i + 1].clipping) unit.clipped.push(list[++i]);
+    units.push(unit);
+  }
+  return units;
+}
+
+async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Surface): Promise<void> {
+  if (!isVisible(ctx, base)) return;
+  const shown = clipped.filter((n) => isVisible(ctx, n));
+  if (shown.length) await drawClipGroup(ctx, base, shown, canvas);
+  else await drawNode(ctx, base, canvas);
+}
+
 /** Draws a stack (top first, as in the tree) bottom-up, grouping clipped layers with their base. */
 async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface): Promise<void> {
-  const list = [...nodes].reverse();
-  for (let i = 0; i < list.length; i++) {
-    const base = list[i];
-    const clipped: LayerNode[] = [];
-    while (i + 1 < list.length && list[i + 1].clipping) clipped.push(list[++i]);
-    if (!isVisible(ctx, base)) continue;
-    const shown = clipped.filter((n) => isVisible(ctx, n));
-    if (shown.length) await drawClipGroup(ctx, base, shown, canvas);
-    else await drawNode(ctx, base, canvas);
+  for (const unit of unitsOf(nodes)) await drawUnit(ctx, unit, canvas);
+}
+
+/**
+ * A visible pass-through group that drawGroup draws straight onto the canvas whatever the
+ * request: no override of its own, full opacity, no mask, no effects, not an artboard, nothing
+ * clipped to it. Drawing its children's units in its place is the same drawing.
+ */
+const opensUp = (ctx: RenderContext, { base, clipped }: Unit) =>
+  base.type === 'Group' &&
+  !clipped.length &&
+  !ctx.overrides.has(base.id) &&
+  base.visible &&
+  base.blendMode === 'pass through' &&
+  base.opacity >= 1 &&
+  !base.artboard &&
+  (!base.mask || base.mask.disabled) &&
+  (!base.vectorMask || base.vectorMask.disabled) &&
+  !hasEffects(base);
+
+/** The document's units drawn straight onto the canvas, bottom-up (groups opened up where exact). */
+function canvasUnits(ctx: RenderContext, nodes: LayerNode[]): Unit[] {
+  return unitsOf(nodes).flatMap((u) => (opensUp(ctx, u) ? canvasUnits(ctx, u.base.children ?? []) : [u]));
+}
+
+const overridden = (ctx: RenderContext, node: LayerNode): boolean =>
+  ctx.overrides.has(node.id) || (node.children?.some((c) => overridden(ctx, c)) ?? false);
+
+/**
+ * Draws the document, starting from a cached backdrop when this isolate has drawn it before:
+ * everything below the lowest unit that a request overrides (itself or anything inside it) is
+ * drawn from the template alone, so it is the same canvas for every request at this scale and
+ * these rows. Units above read that canvas as any backdrop (blend modes, adjustments,
+ * pass-through groups, clipping), so the result is bit-identical to drawing it all.
+ */
+async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<void> {
+  const units = canvasUnits(ctx, ctx.compiled.layers);
+  let cut = units.findIndex((u) => overridden(ctx, u.base) || u.clipped.some((n) => overridden(ctx, n)));
+  if (cut < 0) cut = units.length;
+  // The units below the cut follow from the tree alone; the last one's id guards the count.
+  const key = `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${ctx.clip.top}-${ctx.clip.bottom}/${cut}/${units[cut - 1]?.base.id}`;
+  const held = cut > 0 ? backdropCache.get(key) : undefined;
+  if (held) canvas.data.set(held);
+  else {
+    for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, canvas);
+    if (cut > 0) backdropCache.set(key, canvas.data.slice(), canvas.data.byteLength);
   }
+  for (const unit of units.slice(cut)) await drawUnit(ctx, unit, canvas);
 }
 
 /**

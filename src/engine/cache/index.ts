@@ -1,0 +1,44 @@
+/**
+ * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 42 MB).
+ * Every key starts with the compiled template's content hash, so entries never go stale and a
+ * template's data is only ever found under its own bytes' hash.
+ */
+import type { RGBAImage } from '../types';
+import { ByteLru, MB } from './lru';
+
+export { ByteLru, MB } from './lru';
+
+/** Parsed `tree.json` per compiled template (byte size estimated from the JSON text). */
+export const treeCache = new ByteLru<unknown>(2 * MB);
+/**
+ * Inflated layer and mask bands (key = their R2 key). A band above 2 MB (a full-resolution band
+ * of a wide template, as hi-res PDFs read) is not kept: previews read the small pyramid levels.
+ */
+export const bandCache = new ByteLru<Uint8Array>(24 * MB, 2 * MB);
+/** Partial canvases under the lowest personalised layer (see composite/render.ts). */
+export const backdropCache = new ByteLru<Uint8ClampedArray>(16 * MB, 5 * MB);
+
+/**
+ * Pictures from `data`, decoded and shrunk for a placement, by the content hash of their bytes
+ * and the size they were decoded for (keys `image/<sha256>/<w>x<h>`).
+ */
+export const imageCache = new ByteLru<RGBAImage>(8 * MB, 4 * MB);
+
+/** The cached value for `key`, else what `make` returns (then cached). */
+export async function cached<V extends { data: ArrayBufferView }>(cache: ByteLru<V>, key: string, make: () => Promise<V>): Promise<V> {
+  const held = cache.get(key);
+  if (held) return held;
+  const value = await make();
+  cache.set(key, value, value.data.byteLength);
+  return value;
+}
+
+/** Drops everything cached for a compiled template (it is being deleted). */
+export function forgetTemplate(hash: string): void {
+  for (const cache of [treeCache, bandCache, backdropCache] as ByteLru<unknown>[]) cache.evictPrefix(`compiled/${hash}/`);
+}
+
+/** Empties every cache (tests). */
+export function clearEngineCaches(): void {
+  for (const cache of [treeCache, bandCache, backdropCache, imageCache] as ByteLru<unknown>[]) cache.clear();
+}

@@ -1,0 +1,75 @@
+/**
+ * A least-recently-used map bounded by the bytes its values hold, for per-isolate caches of
+ * immutable, content-addressed data (keys must carry the content hash, so entries never go
+ * stale and tenants never see each other's data under a shared key). Values must not be
+ * mutated by whoever reads them.
+ */
+export class ByteLru<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private held = 0;
+  hits = 0;
+  misses = 0;
+
+  /** `maxEntryBytes`: larger values are not kept (one big frame must not flush everything). */
+  constructor(
+    readonly budget: number,
+    readonly maxEntryBytes = budget,
+  ) {}
+
+  get(key: string): V | undefined {
+    const e = this.entries.get(key);
+    if (!e) {
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
+    // Re-insert: Map iteration order is insertion order, so the first key is the least recent.
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e.value;
+  }
+
+  set(key: string, value: V, bytes: number): void {
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.held -= old.bytes;
+    }
+    if (bytes > this.maxEntryBytes || bytes > this.budget) return;
+    this.entries.set(key, { value, bytes });
+    this.held += bytes;
+    for (const [k, e] of this.entries) {
+      if (this.held <= this.budget) break;
+      this.entries.delete(k);
+      this.held -= e.bytes;
+    }
+  }
+
+  /** Drops every entry whose key starts with `prefix`. */
+  evictPrefix(prefix: string): void {
+    for (const [k, e] of this.entries) {
+      if (!k.startsWith(prefix)) continue;
+      this.entries.delete(k);
+      this.held -= e.bytes;
+    }
+  }
+
+  /** Bytes currently held. */
+  get size(): number {
+    return this.held;
+  }
+
+  get count(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.held = 0;
+    this.hits = 0;
+    this.misses = 0;
+  }
+}
+
+/** MB → bytes. */
+export const MB = 1024 * 1024;

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { cached, ByteLru } from '../../../src/engine/cache';
+
+describe('ByteLru', () => {
+  it('holds at most its byte budget, evicting the least recently used first', () => {
+    const lru = new ByteLru<string>(10);
+    lru.set('a', 'A', 4);
+    lru.set('b', 'B', 4);
+    expect(lru.get('a')).toBe('A'); // a is now the most recent
+    lru.set('c', 'C', 4); // 12 > 10: b goes
+    expect(lru.get('b')).toBeUndefined();
+    expect([lru.get('a'), lru.get('c')]).toEqual(['A', 'C']);
+    expect(lru.size).toBe(8);
+    lru.set('a', 'A2', 6); // replacing counts the new size only
+    expect(lru.size).toBeLessThanOrEqual(10);
+    expect(lru.get('a')).toBe('A2');
+  });
+
+  it('does not keep a value larger than its per-entry limit, nor flush others for it', () => {
+    const lru = new ByteLru<string>(100, 10);
+    lru.set('small', 's', 5);
+    lru.set('big', 'b', 11);
+    expect(lru.get('big')).toBeUndefined();
+    expect(lru.get('small')).toBe('s');
+    expect(lru.size).toBe(5);
+  });
+
+  it('forgets every key under a prefix (a deleted template)', () => {
+    const lru = new ByteLru<number>(100);
+    lru.set('compiled/aa/px/1', 1, 1);
+    lru.set('compiled/aa/tree.json', 2, 1);
+    lru.set('compiled/ab/px/1', 3, 1);
+    lru.evictPrefix('compiled/aa/');
+    expect([lru.get('compiled/aa/px/1'), lru.get('compiled/aa/tree.json'), lru.get('compiled/ab/px/1')]).toEqual([undefined, undefined, 3]);
+    expect(lru.size).toBe(1);
+  });
+
+  it('cached() makes a value once per key and sizes it by its pixel bytes', async () => {
+    const lru = new ByteLru<{ data: Uint8Array }>(1000);
+    let made = 0;
+    const make = async () => ({ data: new Uint8Array(++made * 100) });
+    const first = await cached(lru, 'k', make);
+    const again = await cached(lru, 'k', make);
+    expect(again).toBe(first);
+    expect(made).toBe(1);
+    expect(lru.size).toBe(100);
+  });
+});
