@@ -1,3 +1,5 @@
+import { concat } from '../engine/raster/bytes';
+
 /**
  * A request or response body read into memory up to `limit` bytes. Beyond that (or when
  * Content-Length already claims more) the stream is cancelled and `tooLarge()` is thrown, so a
@@ -27,12 +29,5 @@ export async function readLimited(
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0]! : concat(chunks);
 }
