@@ -232,3 +232,6 @@ export function age(unixSeconds: number, now = Math.floor(Date.now() / 1000)): s
 
 /** A UTC date and time a person reads: 2026-11-22 02:45 UTC. */
 export const dateTime = (unixSeconds: number): string => new Date(unixSeconds * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+
+/** An age ("3 days ago") with the exact UTC time on hover: created-at cells of the lists. */
+export const Age = ({ at }: { at: number }) => <span title={dateTime(at)}>{age(at)}</span>;

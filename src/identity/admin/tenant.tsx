@@ -6,7 +6,7 @@ import { apps, users } from '../../db/schema';
 import { nowSeconds } from '../crypto';
 import { listSigningKeys, rotateSigningKey } from '../keys';
 import { done, render, type AdminContextOf, type AdminEnv } from './guard';
-import { CsrfField, age, dateTime } from './layout';
+import { Age, CsrfField, dateTime } from './layout';
 
 export const tenantRoutes = new Hono<AdminEnv>();
 
@@ -136,7 +136,7 @@ tenantRoutes.get('/', async (c) => {
                           <code>{k.kid}</code>
                         </td>
                         <td>
-                          <span title={dateTime(k.createdAt)}>{age(k.createdAt)}</span>
+                          <Age at={k.createdAt} />
                         </td>
                         <td>{keyStatus(k)}</td>
                       </tr>

@@ -3,7 +3,7 @@
 // and copies values (the server enforces every rule without it).
 import { APP_TYPES, AUTH_TYPES, TOKEN_LIFETIME_MAX, TOKEN_LIFETIME_MIN, type AuthType } from '../../app-types';
 import { PERMISSION_LEVELS, PERMISSION_LEVEL_LABELS, RESOURCE_TYPES, normalizePermissions, scopesForPermissions } from '../../scopes';
-import { CsrfField, Field, age, dateTime, describedBy } from '../layout';
+import { Age, CsrfField, Field, age, dateTime, describedBy } from '../layout';
 import { LIST_FIELDS, fieldStates, permissionField, type AppDraft, type FieldErrors, type FieldState, type FlowField, type ListField as ListFieldName } from './form';
 import type { AppRow } from './store';
 
@@ -72,7 +72,7 @@ export function AppsList({ apps }: { apps: AppRow[] }) {
                     <span class="badge">{typeLabel(app.authType)}</span>
                   </td>
                   <td class="opt">
-                    <span title={dateTime(app.createdAt)}>{age(app.createdAt)}</span>
+                    <Age at={app.createdAt} />
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,6 @@
 // Settings > Users: list, create, and one user's page (reset password, disable, enable).
 import { PASSWORD_MIN_LENGTH } from '../../passwords';
-import { CsrfField, Field, age, dateTime, describedBy } from '../layout';
+import { Age, CsrfField, Field, age, dateTime, describedBy } from '../layout';
 import type { UserDraft, UserErrors } from './form';
 import type { UserRow } from './store';
 
@@ -61,7 +61,7 @@ export function UsersList({ users, selfId }: { users: UserRow[]; selfId: string 
                     <Status user={u} />
                   </td>
                   <td class="opt">
-                    <span title={dateTime(u.createdAt)}>{age(u.createdAt)}</span>
+                    <Age at={u.createdAt} />
                   </td>
                 </tr>
               ))}
