@@ -15,7 +15,7 @@ import type { FileStore, StoredFile } from '../storage/files';
 import { sha256Hex } from '../storage/files';
 import { readFontIndex } from '../storage/font-index';
 import { fileName } from '../storage/names';
-import { cached, imageCache } from './cache';
+import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached, renderTemplate } from './index';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
@@ -156,6 +156,7 @@ export async function gatherInputs(
           decodeBounded(await bytesOf(ref), {
             path: pathOf.get(ref),
             size: (src) => {
+              makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
               const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
               return { width: src.width * k, height: src.height * k };
             },
@@ -165,6 +166,9 @@ export async function gatherInputs(
     },
   };
 }
+
+/** Decoding holds the pixels twice for a moment (decoder heap + the copy handed to JS). */
+const DECODE_BYTES_PER_PIXEL = 8;
 
 // --- preview ----------------------------------------------------------------------------------
 
@@ -300,6 +304,7 @@ export async function thumbnail(bytes: Uint8Array, options: ThumbnailOptions): P
   let img: RGBAImage = await decodeBounded(bytes, {
     path: 'file',
     size: (src) => {
+      makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
       const box = boxScale(src.width, src.height, options);
       shrunk = box.s < 1;
       return shrunk ? box : src;

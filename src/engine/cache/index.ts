@@ -1,5 +1,6 @@
 /**
- * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 42 MB).
+ * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 50 MB, less
+ * while a big picture is decoded: makeRoom).
  * Every key starts with the compiled template's content hash, so entries never go stale and a
  * template's data is only ever found under its own bytes' hash.
  */
@@ -33,12 +34,28 @@ export async function cached<V extends { data: ArrayBufferView }>(cache: ByteLru
   return value;
 }
 
+/** Most worth keeping first: small trees, decoded pictures, bands (R2 reads), backdrops (from bands). */
+const all = () => [treeCache, imageCache, bandCache, backdropCache] as ByteLru<unknown>[];
+
+/**
+ * Makes room for a short-lived allocation of `bytes` (decoding a big photo takes ~8 B per source
+ * pixel for a moment): the caches shrink, cheapest to rebuild first, so that what they hold
+ * plus `bytes` stays within half the 128 MB isolate (the rest is the render's own working set).
+ */
+export function makeRoom(bytes: number): void {
+  let allowed = Math.max(0, 64 * MB - bytes);
+  for (const cache of all()) {
+    cache.trim(Math.min(cache.size, allowed));
+    allowed -= cache.size;
+  }
+}
+
 /** Drops everything cached for a compiled template (it is being deleted). */
 export function forgetTemplate(hash: string): void {
-  for (const cache of [treeCache, bandCache, backdropCache] as ByteLru<unknown>[]) cache.evictPrefix(`compiled/${hash}/`);
+  for (const cache of all()) cache.evictPrefix(`compiled/${hash}/`);
 }
 
 /** Empties every cache (tests). */
 export function clearEngineCaches(): void {
-  for (const cache of [treeCache, bandCache, backdropCache, imageCache] as ByteLru<unknown>[]) cache.clear();
+  for (const cache of all()) cache.clear();
 }

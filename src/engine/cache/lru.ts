@@ -38,8 +38,13 @@ export class ByteLru<V> {
     if (bytes > this.maxEntryBytes || bytes > this.budget) return;
     this.entries.set(key, { value, bytes });
     this.held += bytes;
+    this.trim(this.budget);
+  }
+
+  /** Evicts least recently used entries until at most `bytes` are held. */
+  trim(bytes: number): void {
     for (const [k, e] of this.entries) {
-      if (this.held <= this.budget) break;
+      if (this.held <= bytes) break;
       this.entries.delete(k);
       this.held -= e.bytes;
     }

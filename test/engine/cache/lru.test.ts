@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cached, ByteLru } from '../../../src/engine/cache';
+import { backdropCache, bandCache, ByteLru, cached, clearEngineCaches, imageCache, makeRoom, MB, treeCache } from '../../../src/engine/cache';
 
 describe('ByteLru', () => {
   it('holds at most its byte budget, evicting the least recently used first', () => {
@@ -44,5 +44,21 @@ describe('ByteLru', () => {
     expect(again).toBe(first);
     expect(made).toBe(1);
     expect(lru.size).toBe(100);
+  });
+
+  it('makeRoom shrinks the caches for a big decode, backdrops and bands before pictures and trees', () => {
+    clearEngineCaches();
+    treeCache.set('compiled/t/tree.json', {}, 1 * MB);
+    imageCache.set('image/x/10x10', { width: 1, height: 1, data: new Uint8ClampedArray(4) }, 4 * MB);
+    for (let i = 0; i < 12; i++) bandCache.set(`compiled/t/px/1/0/${i}`, new Uint8Array(1), 2 * MB);
+    for (let i = 0; i < 3; i++) backdropCache.set(`compiled/t/backdrop/${i}`, new Uint8ClampedArray(1), 4 * MB);
+    makeRoom(1 * MB); // 41 MB held + 1 MB fits in 64 MB: nothing goes
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 24, 12]);
+    makeRoom(30 * MB); // 34 MB allowed: backdrops go first (5 MB left for them: one stays)
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 24, 4]);
+    makeRoom(50 * MB); // 14 MB allowed: bands go next
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 8, 0]);
+    makeRoom(96 * MB); // a 12 MP photo: everything goes
+    expect(treeCache.size + imageCache.size + bandCache.size + backdropCache.size).toBe(0);
   });
 });
