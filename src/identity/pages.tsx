@@ -4,10 +4,16 @@ import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
-const STYLE = `body{font-family:system-ui,sans-serif;background:#f4f5f7;margin:0;color:#1d2330}
-main{max-width:26rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px #0002}
-h1{font-size:1.4rem;margin-top:0}label{display:block;margin:.8rem 0 .2rem}input{width:100%;padding:.5rem;box-sizing:border-box}
-button{margin-top:1.2rem;padding:.6rem 1.2rem}.error{color:#a4161a;background:#fde2e1;padding:.6rem;border-radius:4px}`;
+const STYLE = `body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f5f7;margin:0;color:#1d2330;line-height:1.5}
+main{max-width:26rem;margin:4rem auto;background:#fff;padding:2rem;border-radius:10px;box-shadow:0 1px 3px #0002,0 8px 24px #0001}
+@media (max-width:30rem){main{margin:0;border-radius:0;min-height:100vh;box-sizing:border-box}}
+h1{font-size:1.4rem;margin-top:0}p{color:#3d4555}
+label{display:block;margin:1rem 0 .3rem;font-weight:600;font-size:.95rem}
+input{width:100%;padding:.6rem .7rem;box-sizing:border-box;border:1px solid #9aa3b2;border-radius:6px;font:inherit}
+input:focus{outline:3px solid #1d4ed855;border-color:#1d4ed8}
+button{margin-top:1.4rem;padding:.65rem 1.3rem;font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:6px;cursor:pointer}
+button:hover{background:#1e40af}button:focus-visible{outline:3px solid #1d4ed855;outline-offset:2px}
+a{color:#1d4ed8}.error{color:#8a1116;background:#fde2e1;padding:.6rem .8rem;border-radius:6px}`;
 
 /** Headers for login, admin and other pages of the identity host (contract: no-store, no framing). */
 export function setPageHeaders(c: Context): void {
