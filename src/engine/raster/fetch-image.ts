@@ -1,5 +1,5 @@
 import { ApiError, badRequest, unprocessable } from '../../errors';
-import { concat } from './bytes';
+import { readLimited } from '../../http/read-limited';
 
 export interface FetchImageOptions {
   /** Allow plain http (local development only). */
@@ -67,12 +67,9 @@ export async function fetchImage(url: string, options: FetchImageOptions = {}): 
         await res.body?.cancel();
         throw failed(`the server answered HTTP ${res.status}.`);
       }
-      const declared = Number(res.headers.get('content-length'));
-      if (declared > maxBytes) {
-        await res.body?.cancel();
-        throw failed(`it is larger than ${maxBytes / 1024 / 1024} MB.`);
-      }
-      const bytes = await readCapped(res, maxBytes, () => failed(`it is larger than ${maxBytes / 1024 / 1024} MB.`));
+      // Refuses a declared Content-Length over the cap at once, and counts while streaming
+      // because a server may lie about it.
+      const bytes = await readLimited(res, maxBytes, () => failed(`it is larger than ${maxBytes / 1024 / 1024} MB.`));
       return { bytes, url: current.href, contentType: res.headers.get('content-type') };
     }
   } catch (e) {
@@ -80,22 +77,4 @@ export async function fetchImage(url: string, options: FetchImageOptions = {}): 
     if (signal.aborted) throw failed(`no complete answer within ${timeoutMs / 1000} s.`);
     throw failed(`the request failed (${e instanceof Error ? e.message : String(e)}).`);
   }
-}
-
-async function readCapped(res: Response, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    parts.push(value);
-  }
-  return concat(parts);
 }
