@@ -1,4 +1,5 @@
-// `npm run dev`: local secrets, D1 migrations, an idempotent demo seed, then wrangler dev on :8787.
+// `npm run dev`: local secrets, D1 migrations, an idempotent demo seed, then wrangler dev on :8787
+// (PORT overrides the port).
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -28,7 +29,7 @@ for (const script of readdirSync('scripts/seed').filter((f) => f.endsWith('.mjs'
   run(process.execPath, [path.join('scripts/seed', script)]);
 }
 if (process.argv.includes('--seed-only')) process.exit(0);
-const dev = spawn('npx', ['wrangler', 'dev', '--port', '8787', '--ip', '127.0.0.1', ...process.argv.slice(2)], {
+const dev = spawn('npx', ['wrangler', 'dev', '--port', process.env.PORT ?? '8787', '--ip', '127.0.0.1', ...process.argv.slice(2)], {
   stdio: 'inherit',
   env: process.env,
 });
