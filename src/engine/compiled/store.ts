@@ -48,6 +48,7 @@ export async function loadCompiledTemplateCached(bucket: R2Bucket, hash: string)
 }
 
 export interface Pixels {
+  /** May be the isolate's cached band itself: read it, never write it. */
   data: Uint8Array;
   /** Coverage in level coordinates. */
   bounds: Bounds;
@@ -92,6 +93,8 @@ async function loadBands(
   const bands = bandsFor(top, bottom);
   const bounds = { left: full.left, right: full.right, top: Math.max(full.top, bands[0] * BAND), bottom: Math.min(full.bottom, (bands[bands.length - 1] + 1) * BAND) };
   const stride = (full.right - full.left) * channels;
+  // One band (a small pyramid level): the cached band is the answer, no copy.
+  if (bands.length === 1) return { data: await getBand(bucket, key(bands[0]), (bounds.bottom - bounds.top) * stride), bounds };
   const data = new Uint8Array((bounds.bottom - bounds.top) * stride);
   await Promise.all(
     bands.map(async (b) => {
