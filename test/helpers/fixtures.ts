@@ -25,6 +25,13 @@ export async function psdManifest(): Promise<FixtureManifestEntry[]> {
   return ((await res.json()) as { files: FixtureManifestEntry[] }).files;
 }
 
+/** A font the project ships in assets/fonts (served by the fixture server under /fonts/). */
+export async function bundledFont(file: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/fonts/${encodeURIComponent(file)}`);
+  if (!res.ok) throw new Error(`font ${file}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
 /** A file from test/assets (images, fonts made for our tests). */
 export async function testAsset(name: string): Promise<Uint8Array> {
   const res = await fetch(`${fixtureServer()}/assets/${name}`);

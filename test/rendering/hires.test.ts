@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveTemplate } from '../../src/engine/pipeline';
 import { decodeImage } from '../../src/engine/raster/codecs';
 import { FileStore } from '../../src/storage';
-import { psdManifest, runTool, testAsset } from '../helpers/fixtures';
+import { bundledFont, psdManifest, runTool } from '../helpers/fixtures';
 import { contentStreams, overWhite, pdfInfo, psnr, rasterisePage } from '../engine/pdf/helpers';
 import { call, form, keys, postJson, uploadFixture, withKey } from './helpers';
 
@@ -77,7 +77,7 @@ describe('POST /api/rendering/hires', () => {
   });
 
   it('personalisation data applies exactly as in previews; re-rendered plain text is vector outlines', async () => {
-    const font = await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await testAsset('rendering/LiberationSans-Regular.ttf')]]) }));
+    const font = await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await bundledFont('LiberationSans-Regular.ttf')]]) }));
     expect(font.status, await font.text()).toBe(201);
     const body = { template: names.get(TEXT)!, data: { 'Line 1 Line 2 Line 3 and text': { type: 'text', text: 'Hello PDF' } } };
     const r = await hires(body, '?disableCache=true');

@@ -7,7 +7,7 @@ import { decodeImage } from '../../src/engine/raster/codecs';
 import { readIcc } from '../../src/engine/raster/icc';
 import { sniffImage } from '../../src/engine/raster/sniff';
 import { FileStore } from '../../src/storage';
-import { fixtureServer, testAsset } from '../helpers/fixtures';
+import { bundledFont, fixtureServer } from '../helpers/fixtures';
 import { call, form, keys, PNG_1x1, postJson, uploadFixture, withKey } from './helpers';
 
 const RESULT_URL = /^http:\/\/localhost\/api\/results\/download\/(\d{10}-[0-9a-f]{32}\.(jpg|png))$/;
@@ -205,7 +205,7 @@ describe('personalisation', () => {
     const bytes = (await download(photo.name!)).bytes;
     const up = await call('/api/resources/images?destination=pv-img&overwrite=true', withKey({ method: 'POST', body: form([['photo.png', bytes]]) }));
     expect(up.status).toBe(201);
-    await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await testAsset('rendering/LiberationSans-Regular.ttf')]]) }));
+    await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await bundledFont('LiberationSans-Regular.ttf')]]) }));
 
     const body = {
       template: text,

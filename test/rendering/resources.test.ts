@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { psdFixture, testAsset } from '../helpers/fixtures';
+import { bundledFont, psdFixture } from '../helpers/fixtures';
 import { call, form, keys, PNG_1x1, postJson, upload, uploadFixture, withKey } from './helpers';
 
 describe('templates', () => {
@@ -154,7 +154,7 @@ describe('images', () => {
 
 describe('fonts', () => {
   it('upload lists the font by its names; reload rebuilds; delete removes it', async () => {
-    const ttf = await testAsset('rendering/LiberationSans-Regular.ttf');
+    const ttf = await bundledFont('LiberationSans-Regular.ttf');
     const res = await upload('fonts', [['Brand-Bold.ttf', ttf]]);
     expect(res.status).toBe(201);
     expect(await res.json()).toEqual(['Brand-Bold.ttf']);
