@@ -33,6 +33,7 @@ import {
   type UnsharpMask,
 } from './raster';
 import type { CompiledTemplate, RGBAImage } from './types';
+import { ServerTiming } from '../http/server-timing';
 
 export type OutputFormat = 'jpg' | 'png';
 
@@ -191,7 +192,8 @@ export interface PreparedRender {
   /** Output size. */
   width: number;
   height: number;
-  render(): Promise<EncodedImage>;
+  /** `timing`, when given, receives the phases (overrides, render, resample, sharpen, encode). */
+  render(timing?: ServerTiming): Promise<EncodedImage>;
 }
 
 /** Largest preview we produce (pixels): 128 MB isolates hold the output a few times over. */
@@ -250,7 +252,7 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
     template,
     width,
     height,
-    async render() {
+    async render(timing = new ServerTiming()) {
       // Shrinking: render at the pyramid level at or above s (exact stored pixels, no per-layer
       // resampling) when that stays small enough, then one high-quality downscale.
       let scale = s;
@@ -258,19 +260,24 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
         const level = 2 ** -Math.floor(Math.log2(1 / s));
         if (compiled.width * compiled.height * level * level <= MAX_INTERMEDIATE_PIXELS) scale = level;
       }
-      const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
-      let img = await renderTemplate(store.bucket, compiled, {
-        scale,
-        overrides,
-        background: options.format === 'png' ? 'transparent' : undefined,
-      });
+      const overrides =
+        data && gathered ? await timing.time('overrides', () => buildOverrides(compiled.layers, data, { ...gathered.context, scale })) : undefined;
+      let img = await timing.time('render', () =>
+        renderTemplate(store.bucket, compiled, { scale, overrides, background: options.format === 'png' ? 'transparent' : undefined }),
+      );
       if (img.width !== width || img.height !== height) {
-        img = await resample(img, width, height, { quality: options.optimizePreview ? 'fast' : 'high' });
+        const from = img;
+        img = await timing.time('resample', () => resample(from, width, height, { quality: options.optimizePreview ? 'fast' : 'high' }));
       }
-      if (shrinking && options.unsharpMask) img = await unsharpMask(img, options.unsharpMask);
+      const sharpen = shrinking ? options.unsharpMask : null;
+      if (sharpen) {
+        const from = img;
+        img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
+      }
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       const profile = icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile();
-      return encode(img, options.format, options.jpegQuality, profile);
+      const result = img;
+      return timing.time('encode', () => encode(result, options.format, options.jpegQuality, profile));
     },
   };
 }

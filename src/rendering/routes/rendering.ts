@@ -15,6 +15,7 @@ import { preparePreview, resolveTemplate, thumbnail } from '../../engine/pipelin
 import type { AppBindings } from '../../env';
 import { notFound } from '../../errors';
 import { errorResponses } from '../../openapi/app';
+import { ServerTiming } from '../../http/server-timing';
 import { sha256Hex } from '../../storage/files';
 import { fileName } from '../../storage/names';
 import { getThumbnail, putThumbnail } from '../../storage/thumbnails';
@@ -173,24 +174,25 @@ export function registerRenderingRoutes(app: RenderingApp): void {
 /** Renders (or finds in the cache) a preview; returns the result name. */
 async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, disableCache: boolean): Promise<string> {
   const { files, results } = storesOf(c);
-  const prepared = await preparePreview(
-    files,
-    {
-      template: request.template,
-      format: request.format,
-      size: request.size,
-      jpegQuality: request.jpegQuality,
-      optimizePreview: request.optimizePreview,
-      unsharpMask: request.unsharpMask,
-      data: request.data,
-      preloadImages: request.preloadImages,
-    },
-    pipelineDeps(c),
-  );
+  const timing = new ServerTiming();
+  const options = {
+    template: request.template,
+    format: request.format,
+    size: request.size,
+    jpegQuality: request.jpegQuality,
+    optimizePreview: request.optimizePreview,
+    unsharpMask: request.unsharpMask,
+    data: request.data,
+    preloadImages: request.preloadImages,
+  };
+  const prepared = await timing.time('prepare', () => preparePreview(files, options, pipelineDeps(c)));
   if (!disableCache) {
-    const hit = await results.lookup(prepared.fingerprint);
+    const hit = await timing.time('lookup', () => results.lookup(prepared.fingerprint));
+    c.header('Server-Timing', timing.header());
     if (hit) return hit;
   }
-  const out = await prepared.render();
-  return results.put(out.bytes, out.ext, out.contentType, prepared.fingerprint);
+  const out = await prepared.render(timing);
+  const name = await timing.time('store', () => results.put(out.bytes, out.ext, out.contentType, prepared.fingerprint));
+  c.header('Server-Timing', timing.header());
+  return name;
 }

@@ -1,0 +1,25 @@
+/**
+ * `Server-Timing` (W3C Server Timing): where a request spent its time inside the Worker.
+ * Phases are measured with `Date.now()`, which in production Workers advances only across I/O
+ * (CPU-only phases then read 0); under local workerd it is a wall clock.
+ */
+export class ServerTiming {
+  private readonly started = Date.now();
+  private readonly phases = new Map<string, number>();
+
+  /** Runs `fn`, adding its duration to phase `name` (phases may repeat: they accumulate). */
+  async time<T>(name: string, fn: () => Promise<T> | T): Promise<T> {
+    const t = Date.now();
+    try {
+      return await fn();
+    } finally {
+      this.phases.set(name, (this.phases.get(name) ?? 0) + Date.now() - t);
+    }
+  }
+
+  /** The header value: each phase, then `total` since construction. */
+  header(): string {
+    const parts = [...this.phases].map(([name, ms]) => `${name};dur=${ms}`);
+    return [...parts, `total;dur=${Date.now() - this.started}`].join(', ');
+  }
+}
