@@ -109,6 +109,16 @@ describe('format, quality, colour', () => {
     }
   });
 
+  it('optimizePreview renders straight onto the output grid (no pyramid level + final resample)', async () => {
+    // 900×600 into 270×270 → s = 0.3: the default path renders level 0.5 and resamples.
+    const r = await preview({ template: design, format: 'png', size: { width: 270, height: 270 }, unsharpMask: false, optimizePreview: true });
+    const got = await decodeImage((await download(r.name!)).bytes);
+    const { compiled } = await resolveTemplate(new FileStore(env.FILES), design);
+    const want = await renderTemplate(env.FILES, compiled, { scale: 0.3, background: 'transparent' });
+    expect([got.width, got.height]).toEqual([270, 180]);
+    expect(Buffer.from(got.data).equals(Buffer.from(want.data))).toBe(true);
+  });
+
   it('unsharpMask and optimizePreview change nothing when s ≥ 1', async () => {
     const plain = await download((await preview({ template: transparent, format: 'png', size: { width: 64, height: 64 }, unsharpMask: false })).name!);
     const sharp = await download((await preview({ template: transparent, format: 'png', size: { width: 64, height: 64 }, unsharpMask: '3, 2, 0', optimizePreview: true })).name!);
