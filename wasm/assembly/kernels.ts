@@ -109,16 +109,39 @@ export function resampleRowV(
   ring: usize, ringRows: i32, width: i32, first: i32, count: i32, weights: usize, out: usize,
 ): void {
   const rowBytes = <usize>width << 4;
-  for (let x = 0; x < width; x++) {
+  // The taps' row addresses, resolved once per output row (no modulo per pixel and tap).
+  const rows = count <= MAX_V_TAPS ? vRows : 0;
+  if (rows) for (let k = 0; k < count; k++) store<usize>(rows + (<usize>k << 2), ring + <usize>((first + k) % ringRows) * rowBytes);
+  let x = 0;
+  if (rows) {
+    // Two pixels per step: independent sums (same order per pixel) keep the FPU busy.
+    for (; x + 1 < width; x += 2) {
+      let a = f32x4.splat(0);
+      let b = f32x4.splat(0);
+      const col = <usize>x << 4;
+      for (let k = 0; k < count; k++) {
+        const p = load<usize>(rows + (<usize>k << 2)) + col;
+        const w = f32x4.splat(load<f32>(weights + (<usize>k << 2)));
+        a = f32x4.add(a, f32x4.mul(v128.load(p), w));
+        b = f32x4.add(b, f32x4.mul(v128.load(p, 16), w));
+      }
+      storePixel(out + (<usize>x << 2), unpremultiplyPixel(a));
+      storePixel(out + (<usize>x << 2) + 4, unpremultiplyPixel(b));
+    }
+  }
+  for (; x < width; x++) {
     let acc = f32x4.splat(0);
     const col = <usize>x << 4;
     for (let k = 0; k < count; k++) {
-      const slot = <usize>((first + k) % ringRows);
-      acc = f32x4.add(acc, f32x4.mul(v128.load(ring + slot * rowBytes + col), f32x4.splat(load<f32>(weights + (<usize>k << 2)))));
+      const row = rows ? load<usize>(rows + (<usize>k << 2)) : ring + <usize>((first + k) % ringRows) * rowBytes;
+      acc = f32x4.add(acc, f32x4.mul(v128.load(row + col), f32x4.splat(load<f32>(weights + (<usize>k << 2)))));
     }
     storePixel(out + (<usize>x << 2), unpremultiplyPixel(acc));
   }
 }
+
+const MAX_V_TAPS = 1024;
+const vRows = memory.data(MAX_V_TAPS * 4, 4);
 
 // ---------------------------------------------------------------------------------------------
 // Unsharp mask over one band. `src` holds rows [bandTop - radius, bandBottom + radius) of the
@@ -130,12 +153,28 @@ export function unsharpBand(
 ): void {
   const inRows = rows + 2 * radius;
   toPremultipliedF32(src, premul, width * inRows);
+  const k0 = f32x4.splat(load<f32>(kernel));
   // Horizontal Gaussian, edges clamped.
   for (let y = 0; y < inRows; y++) {
     const row = premul + (<usize>(y * width) << 4);
     const dst = hblur + (<usize>(y * width) << 4);
+    // Edge pixels clamp their taps; the interior reads straight across.
+    const inner0 = min<i32>(radius, width);
+    const inner1 = max<i32>(inner0, width - radius);
     for (let x = 0; x < width; x++) {
-      let acc = f32x4.mul(v128.load(row + (<usize>x << 4)), f32x4.splat(load<f32>(kernel)));
+      if (x == inner0 && x < inner1) {
+        for (; x < inner1; x++) {
+          const c = row + (<usize>x << 4);
+          let acc = f32x4.mul(v128.load(c), k0);
+          for (let k = 1; k <= radius; k++) {
+            const s = f32x4.add(v128.load(c - (<usize>k << 4)), v128.load(c + (<usize>k << 4)));
+            acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
+          }
+          v128.store(dst + (<usize>x << 4), acc);
+        }
+        if (x >= width) break;
+      }
+      let acc = f32x4.mul(v128.load(row + (<usize>x << 4)), k0);
       for (let k = 1; k <= radius; k++) {
         const l = max<i32>(x - k, 0);
         const r = min<i32>(x + k, width - 1);
@@ -150,31 +189,53 @@ export function unsharpBand(
   const rowBytes = <usize>width << 4;
   for (let y = 0; y < rows; y++) {
     const center = hblur + <usize>(y + radius) * rowBytes;
-    for (let x = 0; x < width; x++) {
+    const srcRow = src + (<usize>((y + radius) * width) << 2);
+    const outRow = out + (<usize>(y * width) << 2);
+    let x = 0;
+    // Two pixels per step: independent sums (same order per pixel) keep the FPU busy.
+    for (; x + 1 < width; x += 2) {
       const col = <usize>x << 4;
-      let acc = f32x4.mul(v128.load(center + col), f32x4.splat(load<f32>(kernel)));
+      let a = f32x4.mul(v128.load(center + col), k0);
+      let b = f32x4.mul(v128.load(center + col, 16), k0);
+      for (let k = 1; k <= radius; k++) {
+        const up = center - <usize>k * rowBytes + col;
+        const down = center + <usize>k * rowBytes + col;
+        const w = f32x4.splat(load<f32>(kernel + (<usize>k << 2)));
+        a = f32x4.add(a, f32x4.mul(f32x4.add(v128.load(up), v128.load(down)), w));
+        b = f32x4.add(b, f32x4.mul(f32x4.add(v128.load(up, 16), v128.load(down, 16)), w));
+      }
+      sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), a, amountV, thresholdV);
+      sharpenPixel(srcRow + (<usize>x << 2) + 4, outRow + (<usize>x << 2) + 4, b, amountV, thresholdV);
+    }
+    for (; x < width; x++) {
+      const col = <usize>x << 4;
+      let acc = f32x4.mul(v128.load(center + col), k0);
       for (let k = 1; k <= radius; k++) {
         const s = f32x4.add(v128.load(center - <usize>k * rowBytes + col), v128.load(center + <usize>k * rowBytes + col));
         acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
       }
-      const srcPtr = src + (<usize>((y + radius) * width + x) << 2);
-      const orig = loadPixel(srcPtr);
-      const blurA = f32x4.extract_lane(acc, 3);
-      const outPtr = out + (<usize>((y * width + x)) << 2);
-      if (blurA < 0.001 || f32x4.extract_lane(orig, 3) == 0) {
-        store<u32>(outPtr, load<u32>(srcPtr));
-        continue;
-      }
-      // Blurred straight colour (premultiplied blur ÷ blurred alpha: no dark fringes).
-      const blur = f32x4.mul(acc, f32x4.splat(255.0 / blurA));
-      const diff = f32x4.sub(orig, blur);
-      const sharpened = f32x4.min(f32x4.max(f32x4.add(orig, f32x4.mul(diff, amountV)), f32x4.splat(0)), f32x4.splat(255));
-      const apply = f32x4.ge(f32x4.abs(diff), thresholdV);
-      // Colour only: alpha keeps the original value.
-      const result = f32x4.replace_lane(v128.bitselect(sharpened, orig, apply), 3, f32x4.extract_lane(orig, 3));
-      storePixel(outPtr, result);
+      sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), acc, amountV, thresholdV);
     }
   }
+}
+
+/** One pixel of the unsharp mask: `src` u8 straight, `acc` its premultiplied blur → `out`. */
+// @ts-ignore: decorator
+@inline function sharpenPixel(srcPtr: usize, outPtr: usize, acc: v128, amountV: v128, thresholdV: v128): void {
+  const orig = loadPixel(srcPtr);
+  const blurA = f32x4.extract_lane(acc, 3);
+  if (blurA < 0.001 || f32x4.extract_lane(orig, 3) == 0) {
+    store<u32>(outPtr, load<u32>(srcPtr));
+    return;
+  }
+  // Blurred straight colour (premultiplied blur ÷ blurred alpha: no dark fringes).
+  const blur = f32x4.mul(acc, f32x4.splat(255.0 / blurA));
+  const diff = f32x4.sub(orig, blur);
+  const sharpened = f32x4.min(f32x4.max(f32x4.add(orig, f32x4.mul(diff, amountV)), f32x4.splat(0)), f32x4.splat(255));
+  const apply = f32x4.ge(f32x4.abs(diff), thresholdV);
+  // Colour only: alpha keeps the original value.
+  const result = f32x4.replace_lane(v128.bitselect(sharpened, orig, apply), 3, f32x4.extract_lane(orig, 3));
+  storePixel(outPtr, result);
 }
 
 // ---------------------------------------------------------------------------------------------

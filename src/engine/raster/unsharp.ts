@@ -72,7 +72,7 @@ export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }:
   if (amount === 0 || radius <= 0) return { width, height, data: out };
   const kernel = gaussianKernel(radius);
   const r = kernel.length - 1;
-  const rows = Math.max(8, Math.min(height, Math.floor((1 << 20) / (width * 16))));
+  const rows = Math.max(8, Math.min(height, Math.floor((1 << 16) / (width * 16))));
   const stride = width * 4;
 
   await withArena((k, arena) => {
