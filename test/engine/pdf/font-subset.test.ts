@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findTable } from '../../../src/engine/fonts/font-info';
 import { openEmbeddable, subsetTrueType } from '../../../src/engine/pdf/font-subset';
-import { testAsset } from '../../helpers/fixtures';
+import { bundledFont } from '../../helpers/fixtures';
 
 const withFsType = (font: Uint8Array, fsType: number) => {
   const copy = font.slice();
@@ -12,7 +12,7 @@ const withFsType = (font: Uint8Array, fsType: number) => {
 
 describe('TrueType subsets for embedding', () => {
   it('embeds only what OS/2 fsType allows: not restricted, not bitmap-only, subsetting allowed', async () => {
-    const font = await testAsset('rendering/LiberationSans-Regular.ttf');
+    const font = await bundledFont('LiberationSans-Regular.ttf');
     expect(openEmbeddable(font)).not.toBeNull();
     expect(openEmbeddable(withFsType(font, 0x0004))).not.toBeNull(); // preview & print
     expect(openEmbeddable(withFsType(font, 0x0008))).not.toBeNull(); // editable
@@ -22,7 +22,7 @@ describe('TrueType subsets for embedding', () => {
   });
 
   it('keeps glyph ids and the used glyphs, empties the others, and is much smaller', async () => {
-    const bytes = await testAsset('rendering/LiberationSans-Regular.ttf');
+    const bytes = await bundledFont('LiberationSans-Regular.ttf');
     const font = openEmbeddable(bytes)!;
     const gids = [...'Hi'].map((c) => font.glyphOf(c.codePointAt(0)!));
     const subset = subsetTrueType(font, gids);
