@@ -217,35 +217,71 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export async function preparePreview(store: FileStore, options: PreviewOptions, deps: PipelineDeps): Promise<PreparedRender> {
+/** What every render starts from, preview or PDF: the template, its checked `data`, and the inputs `data` names. */
+export interface ResolvedRequest {
+  template: ResolvedTemplate;
+  data?: PersonalisationData;
+  gathered: Awaited<ReturnType<typeof gatherInputs>> | null;
+}
+
+/**
+ * Resolves the template, reports every problem with `data` at once (400) before anything is
+ * fetched, then gathers what `data` names. `check` runs on the compiled template first, for
+ * refusals that must come before any fetching (e.g. an output size limit).
+ */
+export async function resolveRequest(
+  store: FileStore,
+  options: { template: string; data?: PersonalisationData; preloadImages?: boolean },
+  deps: PipelineDeps,
+  check?: (compiled: ResolvedTemplate['compiled']) => void,
+): Promise<ResolvedRequest> {
   const template = await resolveTemplate(store, options.template);
-  const { compiled } = template;
-  const { s, width, height } = boxScale(compiled.width, compiled.height, options.size);
-  if (width * height > MAX_OUTPUT_PIXELS) {
-    throw badRequest(`The output would be ${width}×${height} px; previews are limited to ${MAX_OUTPUT_PIXELS / 1e6} MP.`, [
-      { path: 'size', reason: 'too large' },
-    ]);
-  }
+  check?.(template.compiled);
   const data = options.data && Object.keys(options.data).length ? options.data : undefined;
-  // Every problem with `data` is reported (400) before anything is fetched.
-  if (data) validateData(compiled.layers, data);
+  if (data) validateData(template.compiled.layers, data);
   const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps) : null;
-  const shrinking = s < 1;
-  const fingerprint = await sha256Hex(
+  return { template, data, gathered };
+}
+
+/**
+ * The result-cache key: SHA-256 of the canonical request (the output kind's own settings) with
+ * the content hashes of the template and of every input, and the engine version.
+ */
+export function requestFingerprint(kind: string, request: ResolvedRequest, settings: Record<string, unknown>): Promise<string> {
+  return sha256Hex(
     canonicalJson({
-      kind: 'preview',
+      ...settings,
+      kind,
       engine: ENGINE_VERSION,
-      template: [template.name, template.file.sha256],
-      format: options.format,
-      width,
-      height,
-      jpegQuality: options.format === 'jpg' ? options.jpegQuality : undefined,
-      optimizePreview: shrinking ? !!options.optimizePreview : undefined,
-      unsharpMask: shrinking ? options.unsharpMask : undefined,
-      data,
-      inputs: gathered?.hashes,
+      template: [request.template.name, request.template.file.sha256],
+      data: request.data,
+      inputs: request.gathered?.hashes,
     }),
   );
+}
+
+export async function preparePreview(store: FileStore, options: PreviewOptions, deps: PipelineDeps): Promise<PreparedRender> {
+  let box = { s: 1, width: 0, height: 0 };
+  const request = await resolveRequest(store, options, deps, (compiled) => {
+    box = boxScale(compiled.width, compiled.height, options.size);
+    if (box.width * box.height > MAX_OUTPUT_PIXELS) {
+      throw badRequest(`The output would be ${box.width}×${box.height} px; previews are limited to ${MAX_OUTPUT_PIXELS / 1e6} MP.`, [
+        { path: 'size', reason: 'too large' },
+      ]);
+    }
+  });
+  const { template, data, gathered } = request;
+  const { compiled } = template;
+  const { s, width, height } = box;
+  const shrinking = s < 1;
+  const fingerprint = await requestFingerprint('preview', request, {
+    format: options.format,
+    width,
+    height,
+    jpegQuality: options.format === 'jpg' ? options.jpegQuality : undefined,
+    optimizePreview: shrinking ? !!options.optimizePreview : undefined,
+    unsharpMask: shrinking ? options.unsharpMask : undefined,
+  });
 
   return {
     fingerprint,

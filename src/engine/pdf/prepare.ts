@@ -9,9 +9,9 @@
  */
 import type { FileStore } from '../../storage/files';
 import { sha256Hex } from '../../storage/files';
-import { ENGINE_VERSION, renderTemplate } from '../index';
-import { buildOverrides, validateData, type PersonalisationData } from '../personalise';
-import { canonicalJson, gatherInputs, resolveTemplate, type PipelineDeps, type ResolvedTemplate } from '../pipeline';
+import { renderTemplate } from '../index';
+import { buildOverrides, type PersonalisationData } from '../personalise';
+import { canonicalJson, requestFingerprint, resolveRequest, type PipelineDeps, type ResolvedTemplate } from '../pipeline';
 import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
@@ -41,23 +41,13 @@ export interface PreparedPdfPage {
 }
 
 export async function prepareHires(store: FileStore, options: HiresOptions, deps: PipelineDeps): Promise<PreparedPdfPage> {
-  const template = await resolveTemplate(store, options.template);
+  const request = await resolveRequest(store, options, deps);
+  const { template, data, gathered } = request;
   const { compiled } = template;
-  const data = options.data && Object.keys(options.data).length ? options.data : undefined;
-  // Every problem with `data` is reported (400) before anything is fetched, as for previews.
-  if (data) validateData(compiled.layers, data);
-  const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps) : null;
-  const fingerprint = await sha256Hex(
-    canonicalJson({
-      kind: 'hires',
-      engine: ENGINE_VERSION,
-      pdf: PDF_WRITER_VERSION,
-      template: [template.name, template.file.sha256],
-      textOutputMode: options.textOutputMode ?? 'outlines',
-      data,
-      inputs: gathered?.hashes,
-    }),
-  );
+  const fingerprint = await requestFingerprint('hires', request, {
+    pdf: PDF_WRITER_VERSION,
+    textOutputMode: options.textOutputMode ?? 'outlines',
+  });
 
   return {
     fingerprint,
