@@ -5,24 +5,8 @@ import { backdropCache, bandCache, clearEngineCaches, treeCache } from '../../..
 import { loadCompiledTemplateCached } from '../../../src/engine/compiled/store';
 import type { LayerNode } from '../../../src/engine/types';
 import { psdFixture } from '../../helpers/fixtures';
+import { recording } from '../../helpers/recording-bucket';
 
-/** An R2 bucket that records which keys were read. */
-function recording(bucket: R2Bucket): { bucket: R2Bucket; reads: string[] } {
-  const reads: string[] = [];
-  const wrapped = new Proxy(bucket, {
-    get(target, prop) {
-      if (prop === 'get') {
-        return (key: string, ...rest: unknown[]) => {
-          reads.push(key);
-          return (target.get as (...a: unknown[]) => unknown)(key, ...rest);
-        };
-      }
-      const v = Reflect.get(target, prop);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  return { bucket: wrapped, reads };
-}
 
 const pixelReads = (reads: string[]) => reads.filter((k) => /\/(px|mask)\//.test(k));
 

@@ -2,24 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
 import { psdFixture } from '../../helpers/fixtures';
+import { recording } from '../../helpers/recording-bucket';
 
-/** An R2 bucket that records which keys were read. */
-function recording(bucket: R2Bucket): { bucket: R2Bucket; reads: string[] } {
-  const reads: string[] = [];
-  const wrapped = new Proxy(bucket, {
-    get(target, prop) {
-      if (prop === 'get') {
-        return (key: string, ...rest: unknown[]) => {
-          reads.push(key);
-          return (target.get as (...a: unknown[]) => unknown)(key, ...rest);
-        };
-      }
-      const v = Reflect.get(target, prop);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  return { bucket: wrapped, reads };
-}
 
 describe('renderTemplate', () => {
   it('outputs (round(W·s), round(H·s)) pixels, at least 1', async () => {
