@@ -45,11 +45,6 @@ export function canonicalRenderingPath(path: string, method: string): string {
   return path;
 }
 
-/** Whether a canonical path belongs to one of the endpoints above. */
-export function isRenderingPath(path: string): boolean {
-  return ENDPOINTS.some(({ segments }) => path === '/' + segments.join('/') || path.startsWith('/' + segments.join('/') + '/'));
-}
-
 // --- schema-driven names -------------------------------------------------------------------
 
 type AnySchema = { _zod: { def: Record<string, any> } } | undefined;

@@ -72,18 +72,6 @@ export const UploadQuery = z.object({
   overwrite: queryBool(false, 'false: a clashing name becomes `name_1.ext`, `name_2.ext`, …'),
 });
 
-export const UploadPath = z.object({
-  destination: z.string().openapi({ param: { name: 'destination', in: 'path' }, description: 'Folder to store the files in.' }),
-});
-
-export const FileQuery = z.object({
-  file: z.string().optional().openapi({ description: 'Root-relative file name.', example: 'cards/x.psd' }),
-});
-
-export const FilePath = z.object({
-  file: z.string().openapi({ param: { name: 'file', in: 'path' }, description: 'Root-relative file name.' }),
-});
-
 export const DisableCacheQuery = z.object({
   disableCache: queryBool(false, 'true renders anew instead of returning a cached result.'),
 });

@@ -41,13 +41,6 @@ export function cloneSurface(s: Surface): Surface {
   return { ...s, data: s.data.slice() };
 }
 
-/** Mask value at output pixel (x, y). */
-export function maskAt(m: MaskSurface, x: number, y: number): number {
-  const mx = x - m.x;
-  const my = y - m.y;
-  return mx < 0 || my < 0 || mx >= m.w || my >= m.h ? m.fill : m.data[my * m.w + mx];
-}
-
 /**
  * The mask cut to rectangle r, one byte per pixel of r (fill outside the mask's own rectangle).
  */
