@@ -154,6 +154,7 @@ export async function completeAuthorization(c: Context, request: AuthorizeReques
       nonce: request.nonce ?? null,
       codeChallenge: request.codeChallenge ?? null,
       authTime: session.authTime,
+      createdAt: now,
       expiresAt: now + AUTHORIZATION_CODE_LIFETIME_SECONDS,
     });
     return sendAuthorizeResponse(c, target, { code, ...common });
@@ -168,6 +169,7 @@ export async function completeAuthorization(c: Context, request: AuthorizeReques
     sid: session.sid,
     scope: common.scope,
     authTime: session.authTime,
+    createdAt: now,
     expiresAt: now + app.tokenLifetime,
   });
   const access = await issueAccessToken(env, {

@@ -40,6 +40,7 @@ export async function createPending(c: Context, request: PendingRequest): Promis
       id,
       request: stored,
       csrfToken: randomToken(24),
+      createdAt: now,
       expiresAt: now + PENDING_LIFETIME_SECONDS,
     }),
   ]);

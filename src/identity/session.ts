@@ -82,6 +82,7 @@ export async function createSession(
     userId: session.userId,
     authTime: session.authTime,
     csrfSecret: session.csrfSecret,
+    createdAt: now,
     expiresAt: now + SESSION_LIFETIME_SECONDS,
   });
   setIdentityCookie(c, SESSION_COOKIE, id, SESSION_LIFETIME_SECONDS);

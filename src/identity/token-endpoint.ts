@@ -125,6 +125,8 @@ async function authorizationCodeGrant(c: Context, app: AppRow, form: Params): Pr
     sid: row.sid,
     scope: row.scope,
     authTime: row.authTime,
+    // Same clock as expiresAt, so a grant lives exactly its lifetime even across a second boundary.
+    createdAt: now,
     expiresAt: grantExpires,
   });
   return userTokens(c, app, {
