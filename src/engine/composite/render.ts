@@ -2,7 +2,7 @@ import { levelFor } from '../compiled/pyramid';
 import { kernels } from '../raster/kernels';
 import { backdropCache } from '../cache';
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix } from '../compiled/store';
-import type { Bounds, CompiledTemplate, LayerNode, RenderOptions, RGBAImage } from '../types';
+import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
 import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectShape, hasEffects } from './effects';
@@ -89,7 +89,7 @@ export function flattenOverWhite(d: Uint8ClampedArray): void {
 const isVisible = (ctx: RenderContext, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
 
 /** What a stack draws in one go: a layer and the layers clipped to it. */
-interface Unit {
+export interface Unit {
   base: LayerNode;
   clipped: LayerNode[];
 }
@@ -123,10 +123,10 @@ async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface
  * request: no override of its own, full opacity, no mask, no effects, not an artboard, nothing
  * clipped to it. Drawing its children's units in its place is the same drawing.
  */
-const opensUp = (ctx: RenderContext, { base, clipped }: Unit) =>
+const opensUp = (overrides: LayerOverrides, { base, clipped }: Unit) =>
   base.type === 'Group' &&
   !clipped.length &&
-  !ctx.overrides.has(base.id) &&
+  !overrides.has(base.id) &&
   base.visible &&
   base.blendMode === 'pass through' &&
   base.opacity >= 1 &&
@@ -136,12 +136,16 @@ const opensUp = (ctx: RenderContext, { base, clipped }: Unit) =>
   !hasEffects(base);
 
 /** The document's units drawn straight onto the canvas, bottom-up (groups opened up where exact). */
-function canvasUnits(ctx: RenderContext, nodes: LayerNode[]): Unit[] {
-  return unitsOf(nodes).flatMap((u) => (opensUp(ctx, u) ? canvasUnits(ctx, u.base.children ?? []) : [u]));
+export function canvasUnits(overrides: LayerOverrides, nodes: LayerNode[]): Unit[] {
+  return unitsOf(nodes).flatMap((u) => (opensUp(overrides, u) ? canvasUnits(overrides, u.base.children ?? []) : [u]));
 }
 
-const overridden = (ctx: RenderContext, node: LayerNode): boolean =>
-  ctx.overrides.has(node.id) || (node.children?.some((c) => overridden(ctx, c)) ?? false);
+const overridden = (overrides: LayerOverrides, node: LayerNode): boolean =>
+  overrides.has(node.id) || (node.children?.some((c) => overridden(overrides, c)) ?? false);
+
+/** Whether a request's overrides reach a unit (its base, a layer clipped to it, or anything inside). */
+export const overriddenUnit = (overrides: LayerOverrides, u: Unit): boolean =>
+  overridden(overrides, u.base) || u.clipped.some((n) => overridden(overrides, n));
 
 /**
  * Draws the document, starting from a cached backdrop when this isolate has drawn it before:
@@ -151,8 +155,8 @@ const overridden = (ctx: RenderContext, node: LayerNode): boolean =>
  * pass-through groups, clipping), so the result is bit-identical to drawing it all.
  */
 async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<void> {
-  const units = canvasUnits(ctx, ctx.compiled.layers);
-  let cut = units.findIndex((u) => overridden(ctx, u.base) || u.clipped.some((n) => overridden(ctx, n)));
+  const units = canvasUnits(ctx.overrides, ctx.compiled.layers);
+  let cut = units.findIndex((u) => overriddenUnit(ctx.overrides, u));
   if (cut < 0) cut = units.length;
   // The units below the cut follow from the tree alone; the last one's id guards the count.
   const key = `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${ctx.clip.top}-${ctx.clip.bottom}/${cut}/${units[cut - 1]?.base.id}`;

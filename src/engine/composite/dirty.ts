@@ -1,0 +1,76 @@
+import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides } from '../types';
+import { effectMargin, hasEffects } from './effects';
+import { canvasUnits, overriddenUnit } from './render';
+import { intersectRect } from './surface';
+
+/**
+ * Where a request's overrides can change the picture: a rectangle in output pixels at `scale`
+ * (the render's own grid, before any final resample), or null when nothing can differ from the
+ * template drawn without overrides.
+ *
+ * The compositor draws the document as units (a layer and the layers clipped to it) bottom-up,
+ * every operation after a unit per pixel (blend modes, masks, adjustments, clipping). So a unit
+ * whose own paint changes only inside R leaves the canvas unchanged outside R, whatever lies
+ * above it. R is what the unit can paint with and without the overrides: its layers' bounds (an
+ * override's own bounds when it replaces the pixels), grown by layer effects, shape strokes and
+ * the layer resampling's reach; an adjustment layer reaches the whole canvas.
+ */
+export function dirtyBounds(compiled: CompiledTemplate, overrides: LayerOverrides, scale: number): Bounds | null {
+  if (!overrides.size) return null;
+  const canvas: Bounds = { left: 0, top: 0, right: Math.max(1, Math.round(compiled.width * scale)), bottom: Math.max(1, Math.round(compiled.height * scale)) };
+  const none: LayerOverrides = new Map();
+  let dirty: Bounds | null = null;
+  for (const unit of canvasUnits(overrides, compiled.layers)) {
+    if (!overriddenUnit(overrides, unit)) continue;
+    for (const reach of [reachOf(unit.base, overrides, scale, canvas), reachOf(unit.base, none, scale, canvas)]) {
+      const r = reach && intersectRect(reach, canvas);
+      if (r) dirty = dirty ? union(dirty, r) : r;
+    }
+  }
+  return dirty;
+}
+
+const union = (a: Bounds, b: Bounds): Bounds => ({
+  left: Math.min(a.left, b.left),
+  top: Math.min(a.top, b.top),
+  right: Math.max(a.right, b.right),
+  bottom: Math.max(a.bottom, b.bottom),
+});
+
+const grow = (r: Bounds, by: number): Bounds => ({ left: r.left - by, top: r.top - by, right: r.right + by, bottom: r.bottom + by });
+
+/** Template pixels → output pixels, outward. */
+const scaled = (r: Bounds, s: number): Bounds => ({
+  left: Math.floor(r.left * s),
+  top: Math.floor(r.top * s),
+  right: Math.ceil(r.right * s),
+  bottom: Math.ceil(r.bottom * s),
+});
+
+/** Layer resampling (area filter, one spare level row each side) and rounding: a few pixels. */
+const RESAMPLE_REACH = 3;
+
+/** The rectangle a node can paint on (output pixels), or null when it paints nothing. */
+function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canvas: Bounds): Bounds | null {
+  if (node.adjustment) return canvas;
+  let r: Bounds | null = null;
+  const add = (b: Bounds | null) => {
+    if (b) r = r ? union(r, b) : b;
+  };
+  if (node.type === 'Group') {
+    for (const child of node.children ?? []) add(reachOf(child, overrides, scale, canvas));
+    if (node.artboard) add(grow(scaled(node.artboard.bounds, scale), RESAMPLE_REACH));
+  } else {
+    const override = overrides.get(node.id);
+    if (override?.pixels && override.bounds) add(override.bounds);
+    else {
+      add(grow(scaled(node.bounds, scale), RESAMPLE_REACH));
+      if (node.pixelBounds) add(grow(scaled(node.pixelBounds, scale), RESAMPLE_REACH));
+    }
+    // A shape's stroke is drawn from its path, which may lie outside the stored pixels.
+    if (node.vectorStroke) r = r && grow(r, Math.ceil(node.vectorStroke.width * scale) + RESAMPLE_REACH);
+    // A vector mask only takes away; so does a pixel mask.
+  }
+  if (r && hasEffects(node)) r = grow(r, effectMargin(node, scale));
+  return r;
+}
