@@ -158,13 +158,23 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
   const units = canvasUnits(ctx.overrides, ctx.compiled.layers);
   let cut = units.findIndex((u) => overriddenUnit(ctx.overrides, u));
   if (cut < 0) cut = units.length;
-  // The units below the cut follow from the tree alone; the last one's id guards the count.
-  const key = `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${ctx.clip.top}-${ctx.clip.bottom}/${cut}/${units[cut - 1]?.base.id}`;
-  const held = cut > 0 ? backdropCache.get(key) : undefined;
-  if (held) canvas.data.set(held);
-  else {
-    for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, canvas);
-    if (cut > 0) backdropCache.set(key, canvas.data.slice(), canvas.data.byteLength);
+  if (cut > 0) {
+    // The units below the cut follow from the tree alone; the last one's id guards the count.
+    // A canvas small enough to keep is kept whole and sliced, so requests whose rows differ (a
+    // preview redrawing only what its overrides reach) share one backdrop.
+    const { width, height } = outputSize(ctx.compiled, ctx.scale);
+    const rows = width * height * 4 <= backdropCache.maxEntryBytes ? { top: 0, bottom: height } : ctx.clip;
+    const key = `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${rows.top}-${rows.bottom}/${cut}/${units[cut - 1]?.base.id}`;
+    const held = backdropCache.get(key);
+    const direct = rows.top === ctx.clip.top && rows.bottom === ctx.clip.bottom;
+    const backdrop = held ? null : direct ? canvas : createSurface({ left: 0, top: rows.top, right: width, bottom: rows.bottom });
+    if (backdrop) {
+      for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, backdrop);
+      backdropCache.set(key, backdrop === canvas ? canvas.data.slice() : backdrop.data, backdrop.data.byteLength);
+    }
+    const whole = held ?? (backdrop !== canvas ? backdrop!.data : null);
+    const rowBytes = canvas.w * 4;
+    if (whole) canvas.data.set(whole.subarray((ctx.clip.top - rows.top) * rowBytes, (ctx.clip.bottom - rows.top) * rowBytes));
   }
   for (const unit of units.slice(cut)) await drawUnit(ctx, unit, canvas);
 }

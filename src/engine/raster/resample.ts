@@ -83,16 +83,37 @@ export async function resample(
   height: number,
   { quality = 'high' }: { quality?: ResampleQuality } = {},
 ): Promise<RGBAImage> {
-  if (!(width >= 1 && height >= 1) || !Number.isInteger(width) || !Number.isInteger(height)) {
-    throw new RangeError(`resample: bad target size ${width}×${height}`);
-  }
   if (width === img.width && height === img.height) {
     return { width, height, data: new Uint8ClampedArray(img.data) };
   }
-  const filterFor = (src: number, dst: number) => (quality === 'high' ? lanczos3 : dst < src ? box : bilinear);
-  const h = axisWeights(img.width, width, filterFor(img.width, width));
-  const v = axisWeights(img.height, height, filterFor(img.height, height));
-  const out = new Uint8ClampedArray(width * height * 4);
+  return resampleRows(img, { top: 0, height: img.height }, width, height, { top: 0, bottom: height }, quality);
+}
+
+/** Filter taps per axis for a resize from src to dst pixels. */
+export function resampleTaps(src: number, dst: number, quality: ResampleQuality = 'high'): AxisWeights {
+  return axisWeights(src, dst, quality === 'high' ? lanczos3 : dst < src ? box : bilinear);
+}
+
+/**
+ * Output rows [rows.top, rows.bottom) of the resize of a `source.height`-row image to
+ * width × height, from `img`: that image's rows starting at `source.top` (at least the rows
+ * these output rows read: `resampleTaps` tells which). The weights are those of the whole
+ * image, so the rows are the same bytes as the same rows of `resample`.
+ */
+export async function resampleRows(
+  img: RGBAImage,
+  source: { top: number; height: number },
+  width: number,
+  height: number,
+  rows: { top: number; bottom: number },
+  quality: ResampleQuality = 'high',
+): Promise<RGBAImage> {
+  if (!(width >= 1 && height >= 1) || !Number.isInteger(width) || !Number.isInteger(height)) {
+    throw new RangeError(`resample: bad target size ${width}×${height}`);
+  }
+  const h = resampleTaps(img.width, width, quality);
+  const v = resampleTaps(source.height, height, quality);
+  const out = new Uint8ClampedArray(width * (rows.bottom - rows.top) * 4);
 
   await withArena((k, arena) => {
     const ringRows = v.stride;
@@ -111,17 +132,19 @@ export async function resample(
 
     const srcStride = img.width * 4;
     let next = 0; // next source row to filter horizontally into the ring
-    for (let y = 0; y < height; y++) {
+    for (let y = rows.top; y < rows.bottom; y++) {
       const first = v.bounds[2 * y]!;
       const count = v.bounds[2 * y + 1]!;
       next = Math.max(next, first);
       for (; next < first + count; next++) {
-        u8.set(img.data.subarray(next * srcStride, (next + 1) * srcStride), srcRow);
+        const at = next - source.top;
+        if (at < 0 || at >= img.height) throw new RangeError(`resampleRows: source row ${next} is not in the strip`);
+        u8.set(img.data.subarray(at * srcStride, (at + 1) * srcStride), srcRow);
         k.resampleRowH(srcRow, img.width, scratch, ring + (next % ringRows) * width * 16, width, hBounds, hWeights, h.stride);
       }
       k.resampleRowV(ring, ringRows, width, first, count, vWeights + y * v.stride * 4, outRow);
-      out.set(u8.subarray(outRow, outRow + width * 4), y * width * 4);
+      out.set(u8.subarray(outRow, outRow + width * 4), (y - rows.top) * width * 4);
     }
   });
-  return { width, height, data: out };
+  return { width, height: rows.bottom - rows.top, data: out };
 }
