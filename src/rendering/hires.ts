@@ -87,7 +87,8 @@ export async function cachedPdf(
 /** `Server-Timing` (W3C) for a fresh PDF: where the time went. */
 export function serverTiming(s: PdfSummary): string {
   const t = s.timing;
-  return `render;dur=${t.renderMs}, encode;dur=${t.encodeMs}, pdf;dur=${t.totalMs};desc="${s.pages} page(s), ${s.bytes} bytes, strips jpeg ${s.strips.jpeg} flate ${s.strips.flate}"`;
+  const strips = `strips jpeg ${s.strips.jpeg} flate ${s.strips.flate} empty ${s.strips.empty} reused ${s.strips.reused}`;
+  return `load;dur=${t.loadMs}, render;dur=${t.renderMs}, encode;dur=${t.encodeMs}, reuse;dur=${t.reuseMs}, pdf;dur=${t.totalMs};desc="${s.pages} page(s), ${s.bytes} bytes, ${strips}"`;
 }
 
 /** Streams a PDF into a new result (ResultStore.putStream) and records it in the cache index. */

@@ -9,8 +9,9 @@
  */
 import type { RGBAImage } from '../types';
 import { zlib } from './flate';
-import { alphaSummary, encodeStrip, StripScratch } from './image';
+import { alphaSummary, encodeStrip, partDict, StripScratch } from './image';
 import type { ByteSink } from './sink';
+import type { StoredStrip, StripCache, StripGeometry } from './strip-cache';
 import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
 
 /** What the PDF writer needs of one page; the pipeline adapts a compiled template to this. */
@@ -26,6 +27,11 @@ export interface PdfPage {
   renderRows(top: number, bottom: number): Promise<RGBAImage>;
   /** Vector content (PDF content-stream operators in template pixels, y down) drawn above the raster. */
   vectors?: PdfVectorLayer[];
+  /**
+   * Encoded strips of the page drawn without the request's overrides: strips whose rows (seam
+   * row included) are not dirty are taken from it, and clean strips rendered here are added.
+   */
+  strips?: StripCache;
 }
 
 /** A vector layer ready to be drawn: content-stream operators plus the resources they name. */
@@ -53,12 +59,16 @@ export interface PdfOptions {
 export interface PdfSummary {
   pages: number;
   bytes: number;
-  strips: { jpeg: number; flate: number; empty: number };
-  /** Wall time in the compositor and in image encoding (ms; coarse where the runtime freezes clocks). */
-  timing: { renderMs: number; encodeMs: number; totalMs: number };
+  /** Strips by encoding (reused ones included), and how many were reused from the strip cache. */
+  strips: { jpeg: number; flate: number; empty: number; reused: number };
+  /**
+   * Wall time loading pages (personalisation overrides, profile), in the compositor, in image
+   * encoding and in reading cached strips (ms; coarse where the runtime freezes clocks).
+   */
+  timing: { loadMs: number; renderMs: number; encodeMs: number; reuseMs: number; totalMs: number };
 }
 
-export const DEFAULT_STRIP_BYTES = 12 * 1024 * 1024;
+export const DEFAULT_STRIP_BYTES = 4 * 1024 * 1024;
 
 /** Page size in points: pixels ÷ ppi × 72 per axis. */
 export function pageSizePt(width: number, height: number, resolution: number): [number, number] {
@@ -97,7 +107,7 @@ export async function writePdf(
 ): Promise<PdfSummary> {
   const w = new PdfWriter(sink);
   const started = Date.now();
-  const summary: PdfSummary = { pages: 0, bytes: 0, strips: { jpeg: 0, flate: 0, empty: 0 }, timing: { renderMs: 0, encodeMs: 0, totalMs: 0 } };
+  const summary: PdfSummary = { pages: 0, bytes: 0, strips: { jpeg: 0, flate: 0, empty: 0, reused: 0 }, timing: { loadMs: 0, renderMs: 0, encodeMs: 0, reuseMs: 0, totalMs: 0 } };
   try {
     await w.header();
     const catalog = w.alloc();
@@ -107,7 +117,9 @@ export async function writePdf(
     const fonts = new Map<string, PdfRef>();
 
     for await (const load of pages) {
+      const loadStarted = Date.now();
       const page = await load();
+      summary.timing.loadMs += Date.now() - loadStarted;
       const digest = await sha1(page.icc);
       let colorSpace = iccSpaces.get(digest);
       if (!colorSpace) {
@@ -139,6 +151,28 @@ export async function writePdf(
   }
 }
 
+/** Cached strips read ahead of the one being written. */
+const READ_AHEAD = 3;
+
+/**
+ * Renders and encodes rows [top, bottom) of a page. One row more is rendered: when it is opaque
+ * the strip is drawn one pixel taller and the next strip covers it, so viewers that anti-alias
+ * image edges show no hairline seam.
+ */
+async function renderStrip(page: PdfPage, top: number, bottom: number, scratch: StripScratch, summary: PdfSummary): Promise<StoredStrip> {
+  let t = Date.now();
+  const img = await page.renderRows(top, Math.min(page.height, bottom + 1));
+  summary.timing.renderMs += Date.now() - t;
+  const extra = img.height > bottom - top && lastRowOpaque(img) ? 1 : 0;
+  const strip = rowsOf(img, bottom - top + extra);
+  const alpha = alphaSummary(strip);
+  if (alpha.empty) return { rows: strip.height, encoded: null };
+  t = Date.now();
+  const encoded = await encodeStrip(strip, alpha, scratch);
+  summary.timing.encodeMs += Date.now() - t;
+  return { rows: strip.height, encoded };
+}
+
 async function writePage(
   w: PdfWriter,
   page: PdfPage,
@@ -158,37 +192,57 @@ async function writePage(
   const scratch = new StripScratch();
   let transparent = false;
 
-  for (let top = 0; top < height; top += rows) {
-    const bottom = Math.min(height, top + rows);
-    // One row more than the strip: when it is opaque the strip is drawn one pixel taller and the
-    // next strip covers it, so viewers that anti-alias image edges show no hairline seam.
+  const tops: number[] = [];
+  for (let top = 0; top < height; top += rows) tops.push(top);
+  const geometry = (top: number): StripGeometry => ({ width, height, rowsPerStrip: rows, top });
+  // One row more than each strip is rendered (the seam row, below): a strip is clean when none
+  // of those rows is dirty.
+  const renderBottom = (top: number) => Math.min(height, top + rows + 1);
+  const cache = page.strips;
+  const clean = tops.map((top) => !!cache && !cache.dirty(top, renderBottom(top)));
+  // Cached strips are read a few ahead (R2 latency overlaps the work on the strips before them).
+  const reads = new Map<number, Promise<StoredStrip | null>>();
+  const readAhead = (from: number) => {
+    for (let i = from; i < Math.min(tops.length, from + READ_AHEAD); i++) {
+      if (clean[i] && !reads.has(i)) reads.set(i, cache!.get(geometry(tops[i])).catch(() => null));
+    }
+  };
+  const puts: Promise<void>[] = [];
+
+  for (const [i, top] of tops.entries()) {
+    readAhead(i);
     let t = Date.now();
-    const img = await page.renderRows(top, Math.min(height, bottom + 1));
-    summary.timing.renderMs += Date.now() - t;
-    const extra = img.height > bottom - top && lastRowOpaque(img) ? 1 : 0;
-    const strip = rowsOf(img, bottom - top + extra);
-    const alpha = alphaSummary(strip);
-    if (alpha.empty) {
+    let strip = clean[i] ? await reads.get(i)! : null;
+    reads.delete(i);
+    summary.timing.reuseMs += Date.now() - t;
+    if (strip) summary.strips.reused++;
+    else {
+      strip = await renderStrip(page, top, Math.min(height, top + rows), scratch, summary);
+      // Any clean strip equals the template's own: worth keeping for every later request.
+      if (clean[i]) puts.push(cache!.put(geometry(top), strip).catch(() => undefined));
+      // Bounded: a photographic page's JPEG strips are large.
+      if (puts.length > 2) await puts.shift();
+    }
+    const encoded = strip.encoded;
+    if (!encoded) {
       summary.strips.empty++;
       continue;
     }
-    t = Date.now();
-    const encoded = await encodeStrip(strip, colorSpace, alpha, scratch);
-    summary.timing.encodeMs += Date.now() - t;
     summary.strips[encoded.kind]++;
+    t = Date.now();
     const ref = w.alloc();
     let smaskRef: PdfRef | undefined;
     if (encoded.smask) {
       smaskRef = w.alloc();
-      await w.stream(smaskRef, encoded.smask.dict, encoded.smask.data);
+      await w.stream(smaskRef, partDict(encoded, encoded.smask, colorSpace), encoded.smask.data);
       transparent = true;
     }
-    await w.stream(ref, { ...encoded.image.dict, SMask: smaskRef }, encoded.image.data);
+    await w.stream(ref, { ...partDict(encoded, encoded.image, colorSpace), SMask: smaskRef }, encoded.image.data);
     const key = `I${Object.keys(xobjects).length}`;
     xobjects[key] = ref;
-    const rowsDrawn = strip.height;
-    content.push(`q ${num(wPt)} 0 0 ${num(rowsDrawn * sy)} 0 ${num(hPt - (top + rowsDrawn) * sy)} cm /${key} Do Q`);
+    content.push(`q ${num(wPt)} 0 0 ${num(strip.rows * sy)} 0 ${num(hPt - (top + strip.rows) * sy)} cm /${key} Do Q`);
   }
+  await Promise.all(puts);
 
   const fontResources: Record<string, PdfRef> = {};
   if (page.vectors?.length) {

@@ -13,16 +13,41 @@ import { name } from './writer';
 /** Contract: JPEG quality at least 92, no chroma subsampling. */
 export const PDF_JPEG_QUALITY = 95;
 
-export interface ImageStream {
-  dict: Record<string, PdfValue>;
+/**
+ * One image stream of a strip, free of document object references (the page's colour space is
+ * supplied when it is written), so an encoded strip can be kept and written into other PDFs.
+ */
+export interface ImagePart {
+  filter: 'DCTDecode' | 'FlateDecode';
+  /** 3: colour in the page's colour space; 1: a DeviceGray soft mask. */
+  colors: 1 | 3;
+  /** PNG Up predictor (/Predictor 12) on the rows. */
+  predictor: boolean;
   data: Uint8Array;
 }
 
 export interface EncodedStrip {
-  image: ImageStream;
-  /** Soft mask, present when some pixel is not opaque. */
-  smask?: ImageStream;
   kind: 'jpeg' | 'flate';
+  width: number;
+  height: number;
+  image: ImagePart;
+  /** Soft mask, present when some pixel is not opaque. */
+  smask?: ImagePart;
+}
+
+/** The image XObject dictionary of a strip part (without /Length, /SMask). */
+export function partDict(strip: Pick<EncodedStrip, 'width' | 'height'>, part: ImagePart, colorSpace: PdfValue): Record<string, PdfValue | undefined> {
+  const { width, height } = strip;
+  return {
+    Type: name('XObject'),
+    Subtype: name('Image'),
+    Width: width,
+    Height: height,
+    BitsPerComponent: 8,
+    ColorSpace: part.colors === 3 ? colorSpace : name('DeviceGray'),
+    Filter: name(part.filter),
+    DecodeParms: part.predictor ? { Predictor: 12, Colors: part.colors, BitsPerComponent: 8, Columns: width } : undefined,
+  };
 }
 
 export interface AlphaSummary {
@@ -72,30 +97,17 @@ export class StripScratch {
   }
 }
 
-/** Encodes one strip; `colorSpace` is the page's ICCBased colour space. */
-export async function encodeStrip(
-  img: RGBAImage,
-  colorSpace: PdfValue,
-  alpha: AlphaSummary = alphaSummary(img),
-  scratch: StripScratch = new StripScratch(),
-): Promise<EncodedStrip> {
+/** Encodes one strip (written with `partDict` in the page's colour space). */
+export async function encodeStrip(img: RGBAImage, alpha: AlphaSummary = alphaSummary(img), scratch: StripScratch = new StripScratch()): Promise<EncodedStrip> {
   const { width, height } = img;
-  const base = { Type: name('XObject'), Subtype: name('Image'), Width: width, Height: height, BitsPerComponent: 8 };
   if (alpha.opaque && looksPhotographic(img)) {
     // Baseline, no chroma subsampling (4:4:4): print shows colour fringes that screens hide.
     const data = await encodeJpeg(img, PDF_JPEG_QUALITY, { subsampling: 1 });
-    return { kind: 'jpeg', image: { dict: { ...base, ColorSpace: colorSpace, Filter: name('DCTDecode') }, data } };
+    return { kind: 'jpeg', width, height, image: { filter: 'DCTDecode', colors: 3, predictor: false, data } };
   }
   const rgb = upFiltered(img.data, width, height, 0, 3, scratch.get(0, (width * 3 + 1) * height));
-  const image = {
-    dict: { ...base, ColorSpace: colorSpace, Filter: name('FlateDecode'), DecodeParms: rgb.decodeParms },
-    data: await zlib(rgb.data),
-  };
-  if (alpha.opaque) return { kind: 'flate', image };
+  const image: ImagePart = { filter: 'FlateDecode', colors: 3, predictor: true, data: await zlib(rgb.data) };
+  if (alpha.opaque) return { kind: 'flate', width, height, image };
   const a = upFiltered(img.data, width, height, 3, 1, scratch.get(1, (width + 1) * height));
-  const smask = {
-    dict: { ...base, ColorSpace: name('DeviceGray'), Filter: name('FlateDecode'), DecodeParms: a.decodeParms },
-    data: await zlib(a.data),
-  };
-  return { kind: 'flate', image, smask };
+  return { kind: 'flate', width, height, image, smask: { filter: 'FlateDecode', colors: 1, predictor: true, data: await zlib(a.data) } };
 }

@@ -9,6 +9,7 @@
  */
 import type { FileStore } from '../../storage/files';
 import { sha256Hex } from '../../storage/files';
+import { dirtyBounds } from '../composite/dirty';
 import { renderTemplate } from '../index';
 import { buildOverrides, type PersonalisationData } from '../personalise';
 import { canonicalJson, requestFingerprint, resolveRequest, type PipelineDeps, type ResolvedTemplate } from '../pipeline';
@@ -16,9 +17,10 @@ import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
 import { svgOutlines, vectorCandidates } from './vector';
+import { templateStrips } from './strip-cache';
+import { PDF_WRITER_VERSION } from './version';
 
-/** Bumped when the PDF output changes for equal inputs (part of every PDF fingerprint). */
-export const PDF_WRITER_VERSION = 2;
+export { PDF_WRITER_VERSION };
 
 /**
  * `outlines` (the spec's PdfTextOutputMode default): vector text as glyph outlines;
@@ -56,6 +58,8 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
       const scale = 1;
       const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
       const { raster, vectors } = splitVectors(compiled, overrides, options.textOutputMode ?? 'outlines');
+      // The strips are rendered with `raster`: rows it cannot reach are the template's own.
+      const dirty = raster ? dirtyBounds(compiled, raster, scale) : null;
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       return {
         width: compiled.width,
@@ -63,6 +67,7 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
         resolution: compiled.resolution || 72,
         icc: icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile(),
         vectors,
+        strips: templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }),
         renderRows: (top, bottom) =>
           renderTemplate(store.bucket, compiled, { scale, overrides: raster, region: { top, bottom }, background: 'transparent' }),
       };

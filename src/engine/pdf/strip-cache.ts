@@ -1,0 +1,123 @@
+/**
+ * Encoded PDF strips of a template drawn without overrides, kept for reuse (docs/pdf.md,
+ * "Reused strips"). A strip whose rows a request's overrides cannot reach (dirtyBounds) is that
+ * strip byte for byte, whichever request rendered it, so it is content-addressed like the
+ * engine's other caches: the key carries the compiled template's hash (PSD bytes + engine
+ * version), the writer version and the strip geometry, never anything from the request.
+ *
+ * Two tiers: a small per-isolate LRU, then R2 under the compiled template's prefix
+ * (`compiled/<hash>/pdf-strips/…`, deleted with the compiled template).
+ */
+import { ByteLru, MB } from '../cache/lru';
+import { ENGINE_VERSION } from '../compiled/compile';
+import { prefix } from '../compiled/store';
+import type { CompiledTemplate } from '../types';
+import type { EncodedStrip, ImagePart } from './image';
+import { PDF_WRITER_VERSION } from './version';
+
+/** Where a strip sits on its page: page size, rows per strip, first row. */
+export interface StripGeometry {
+  width: number;
+  height: number;
+  rowsPerStrip: number;
+  top: number;
+}
+
+/** A strip as written: `rows` drawn (its rows, plus the seam row when added); null when fully transparent. */
+export interface StoredStrip {
+  rows: number;
+  encoded: EncodedStrip | null;
+}
+
+/** What writePage asks of a page's strip cache. */
+export interface StripCache {
+  /** Whether template rows [top, bottom) may differ from the template drawn without overrides. */
+  dirty(top: number, bottom: number): boolean;
+  get(g: StripGeometry): Promise<StoredStrip | null>;
+  put(g: StripGeometry, strip: StoredStrip): Promise<void>;
+}
+
+/**
+ * Encoded strips held by this isolate (a 4000² flat page is ~25 KB a strip; photographic JPEG
+ * strips are larger, up to ~2 MB each at 12 MB of RGBA).
+ */
+export const stripLru = new ByteLru<StoredStrip>(8 * MB, 2 * MB);
+
+export function stripKey(hash: string, g: StripGeometry): string {
+  const engine = ENGINE_VERSION.replace(/[^\w.-]/g, '_');
+  return `${prefix(hash)}pdf-strips/${engine}/w${PDF_WRITER_VERSION}/${g.width}x${g.height}/${g.rowsPerStrip}/${g.top}`;
+}
+
+/** The strip cache of one page of `compiled`, whose overrides can change rows [dirtyTop, dirtyBottom) (null: none). */
+export function templateStrips(bucket: R2Bucket, compiled: CompiledTemplate, dirtyRows: { top: number; bottom: number } | null): StripCache {
+  return {
+    dirty: (top, bottom) => dirtyRows !== null && top < dirtyRows.bottom && bottom > dirtyRows.top,
+    async get(g) {
+      const key = stripKey(compiled.hash, g);
+      const held = stripLru.get(key);
+      if (held) return held;
+      const obj = await bucket.get(key);
+      if (!obj) return null;
+      const strip = decodeStoredStrip(new Uint8Array(await obj.arrayBuffer()), g);
+      if (strip) stripLru.set(key, strip, storedBytes(strip));
+      return strip;
+    },
+    async put(g, strip) {
+      const key = stripKey(compiled.hash, g);
+      stripLru.set(key, strip, storedBytes(strip));
+      await bucket.put(key, encodeStoredStrip(strip));
+    },
+  };
+}
+
+const storedBytes = (s: StoredStrip) => 64 + (s.encoded?.image.data.byteLength ?? 0) + (s.encoded?.smask?.data.byteLength ?? 0);
+
+interface Header {
+  rows: number;
+  kind?: EncodedStrip['kind'];
+  width?: number;
+  height?: number;
+  image?: Omit<ImagePart, 'data'> & { length: number };
+  smask?: Omit<ImagePart, 'data'> & { length: number };
+}
+
+/** R2 object: u32 header length (big-endian), JSON header, image data, soft-mask data. */
+export function encodeStoredStrip(s: StoredStrip): Uint8Array {
+  const e = s.encoded;
+  const meta = (p: ImagePart) => ({ filter: p.filter, colors: p.colors, predictor: p.predictor, length: p.data.byteLength });
+  const header: Header = e
+    ? { rows: s.rows, kind: e.kind, width: e.width, height: e.height, image: meta(e.image), smask: e.smask && meta(e.smask) }
+    : { rows: 0 };
+  const head = new TextEncoder().encode(JSON.stringify(header));
+  const parts = e ? [e.image.data, ...(e.smask ? [e.smask.data] : [])] : [];
+  const out = new Uint8Array(4 + head.length + parts.reduce((n, p) => n + p.byteLength, 0));
+  new DataView(out.buffer).setUint32(0, head.length);
+  out.set(head, 4);
+  let at = 4 + head.length;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** The strip stored by encodeStoredStrip, or null when the bytes do not fit `g` (treated as a miss). */
+export function decodeStoredStrip(bytes: Uint8Array, g: StripGeometry): StoredStrip | null {
+  try {
+    const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0);
+    const h = JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + n))) as Header;
+    if (!h.image) return h.rows === 0 ? { rows: 0, encoded: null } : null;
+    let at = 4 + n;
+    const part = (m: NonNullable<Header['image']>): ImagePart => {
+      const data = bytes.subarray(at, at + m.length);
+      at += m.length;
+      return { filter: m.filter, colors: m.colors, predictor: m.predictor, data };
+    };
+    const image = part(h.image);
+    const smask = h.smask ? part(h.smask) : undefined;
+    if (at !== bytes.byteLength || h.width !== g.width || h.height !== h.rows || !h.kind) return null;
+    return { rows: h.rows, encoded: { kind: h.kind, width: h.width, height: h.height, image, smask } };
+  } catch {
+    return null;
+  }
+}
