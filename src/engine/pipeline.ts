@@ -16,7 +16,8 @@ import { sha256Hex } from '../storage/files';
 import { readFontIndex } from '../storage/font-index';
 import { fileName } from '../storage/names';
 import { cached, imageCache, makeRoom } from './cache';
-import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached, renderTemplate } from './index';
+import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
+import { renderFrame } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
 import {
@@ -27,7 +28,6 @@ import {
   fetchImage,
   flattenOverWhite,
   readIcc,
-  resample,
   srgbProfile,
   unsharpMask,
   type UnsharpMask,
@@ -301,22 +301,18 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
       }
       const overrides =
         data && gathered ? await timing.time('overrides', () => buildOverrides(compiled.layers, data, { ...gathered.context, scale })) : undefined;
-      let img = await timing.time('render', () =>
-        renderTemplate(store.bucket, compiled, { scale, overrides, background: options.format === 'png' ? 'transparent' : undefined }),
-      );
-      if (img.width !== width || img.height !== height) {
-        const from = img;
-        img = await timing.time('resample', () => resample(from, width, height, { quality: options.optimizePreview ? 'fast' : 'high' }));
-      }
-      const sharpen = shrinking ? options.unsharpMask : null;
-      if (sharpen) {
-        const from = img;
-        img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
-      }
+      const img = await renderFrame(store.bucket, compiled, {
+        scale,
+        width,
+        height,
+        quality: options.optimizePreview ? 'fast' : 'high',
+        sharpen: shrinking ? options.unsharpMask : null,
+        background: options.format === 'png' ? 'transparent' : undefined,
+        overrides,
+      }, timing);
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       const profile = icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile();
-      const result = img;
-      return timing.time('encode', () => encode(result, options.format, options.jpegQuality, profile));
+      return timing.time('encode', () => encode(img, options.format, options.jpegQuality, profile));
     },
   };
 }

@@ -17,9 +17,17 @@ export class ServerTiming {
     }
   }
 
-  /** The header value: each phase, then `total` since construction. */
+  private readonly notes = new Map<string, string>();
+
+  /** A metric without a duration, e.g. what a cache did (`frame;desc="reused 560/800 rows"`). */
+  note(name: string, desc: string): void {
+    this.notes.set(name, desc);
+  }
+
+  /** The header value: each phase, the notes, then `total` since construction. */
   header(): string {
     const parts = [...this.phases].map(([name, ms]) => `${name};dur=${ms}`);
-    return [...parts, `total;dur=${Date.now() - this.started}`].join(', ');
+    const notes = [...this.notes].map(([name, desc]) => `${name};desc=${JSON.stringify(desc)}`);
+    return [...parts, ...notes, `total;dur=${Date.now() - this.started}`].join(', ');
   }
 }

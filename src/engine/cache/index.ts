@@ -1,5 +1,5 @@
 /**
- * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 50 MB, less
+ * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 62 MB, less
  * while a big picture is decoded: makeRoom).
  * Every key starts with the compiled template's content hash, so entries never go stale and a
  * template's data is only ever found under its own bytes' hash.
@@ -20,6 +20,13 @@ export const bandCache = new ByteLru<Uint8Array>(24 * MB, 2 * MB);
 export const backdropCache = new ByteLru<Uint8ClampedArray>(16 * MB, 5 * MB);
 
 /**
+ * Finished preview frames (resampled and sharpened, before encoding) of templates drawn without
+ * overrides, per output size and settings: a personalised preview redraws only the rows its
+ * overrides reach (engine/frame.ts).
+ */
+export const frameCache = new ByteLru<Uint8ClampedArray>(12 * MB, 6 * MB);
+
+/**
  * Pictures from `data`, decoded and shrunk for a placement, by the content hash of their bytes
  * and the size they were decoded for (keys `image/<sha256>/<w>x<h>`).
  */
@@ -34,8 +41,8 @@ export async function cached<V extends { data: ArrayBufferView }>(cache: ByteLru
   return value;
 }
 
-/** Most worth keeping first: small trees, decoded pictures, bands (R2 reads), backdrops (from bands). */
-const all = () => [treeCache, imageCache, bandCache, backdropCache] as ByteLru<unknown>[];
+/** Most worth keeping first: small trees, decoded pictures, bands (R2 reads), frames, backdrops (from bands). */
+const all = () => [treeCache, imageCache, bandCache, frameCache, backdropCache] as ByteLru<unknown>[];
 
 /**
  * Makes room for a short-lived allocation of `bytes` (decoding a big photo takes ~8 B per source

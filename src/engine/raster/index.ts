@@ -8,6 +8,6 @@ export { embedIcc, readIcc, srgbProfile } from './icc';
 export { kernels } from './kernels';
 export { applyOrientation } from './orientation';
 export { flattenOverWhite, premultiply, unpremultiply } from './pixels';
-export { resample, type ResampleQuality } from './resample';
+export { resample, resampleRows, resampleTaps, type ResampleQuality } from './resample';
 export { orientedSize, sniffImage, type SniffedFormat, type SniffedImage } from './sniff';
-export { DEFAULT_UNSHARP_MASK, parseUnsharpMask, unsharpMask, type UnsharpMask } from './unsharp';
+export { DEFAULT_UNSHARP_MASK, parseUnsharpMask, unsharpMask, unsharpReach, type UnsharpMask } from './unsharp';

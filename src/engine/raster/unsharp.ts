@@ -61,6 +61,11 @@ export function gaussianKernel(sigma: number): Float32Array {
   return k;
 }
 
+/** How many pixels each side an output pixel reads (the kernel's radius); 0 when it is off. */
+export function unsharpReach({ amount, radius }: UnsharpMask): number {
+  return amount === 0 || radius <= 0 ? 0 : gaussianKernel(radius).length - 1;
+}
+
 /**
  * Sharpens colour (not alpha): out = c + amount · (c − blur(c)) where |c − blur(c)| ≥ threshold,
  * blur being a Gaussian of sigma `radius` on premultiplied pixels (so transparent neighbours do

@@ -1,0 +1,120 @@
+/**
+ * A preview frame: the template rendered at a pyramid scale, resized to the output and sharpened,
+ * ready to encode.
+ *
+ * Storefronts ask for the same template at the same size again and again with different `data`,
+ * and `data` usually changes a small part of it (a name, a photo). So the frame of the template
+ * drawn without overrides is kept per isolate (content-addressed, like every engine cache), and
+ * a personalised frame redraws only the rows its overrides can reach (`dirtyBounds`), grown by
+ * what the resize and the unsharp mask read: the same bytes as drawing it all
+ * (test/engine/frame.test.ts), for a fraction of the work.
+ */
+import type { ServerTiming } from '../http/server-timing';
+import { frameCache } from './cache';
+import { prefix } from './compiled/store';
+import { dirtyBounds } from './composite/dirty';
+import { outputSize, renderTemplate } from './composite/render';
+import { resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
+import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
+
+export interface FrameOptions {
+  /** Render scale (a pyramid level, or the output scale itself). */
+  scale: number;
+  /** Output size. */
+  width: number;
+  height: number;
+  quality: ResampleQuality;
+  sharpen: UnsharpMask | null;
+  /** 'transparent' keeps alpha (PNG); otherwise the canvas is flattened over white. */
+  background?: 'transparent';
+  overrides?: LayerOverrides;
+}
+
+/** Draws a frame from scratch: render, resize to the output, sharpen. */
+async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides | undefined, timing: ServerTiming) {
+  let img = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background }));
+  if (img.width !== o.width || img.height !== o.height) {
+    const from = img;
+    img = await timing.time('resample', () => resample(from, o.width, o.height, { quality: o.quality }));
+  }
+  const sharpen = o.sharpen;
+  if (sharpen) {
+    const from = img;
+    img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
+  }
+  return img;
+}
+
+/**
+ * The frame for `o`. The returned pixels are the caller's to change (encoders flatten in place).
+ */
+export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, timing: ServerTiming): Promise<RGBAImage> {
+  const { width, height } = o;
+  const overrides = o.overrides ?? new Map();
+  if (width * height * 4 > frameCache.maxEntryBytes) return drawFrame(bucket, compiled, o, overrides, timing);
+
+  const sharpenKey = o.sharpen ? `${o.sharpen.amount},${o.sharpen.radius},${o.sharpen.threshold}` : 'none';
+  const key = `${prefix(compiled.hash)}frame/${o.scale}/${width}x${height}/${o.quality}/${sharpenKey}/${o.background ?? 'white'}`;
+  let base = frameCache.get(key);
+  if (!base) {
+    base = (await drawFrame(bucket, compiled, o, undefined, timing)).data;
+    frameCache.set(key, base, base.byteLength);
+  }
+  const frame = base.slice();
+  const rows = changedRows(compiled, o, overrides);
+  timing.note('frame', rows ? `redrawn rows ${rows.top}-${rows.bottom} of ${height}` : `template frame reused (${height} rows)`);
+  if (!rows) return { width, height, data: frame };
+
+  // Rows [top, bottom) of the output change. The unsharp mask reads `reach` rows each side of
+  // them, the resize reads its taps of the canvas for each of those.
+  const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
+  const a = Math.max(0, rows.top - reach);
+  const b = Math.min(height, rows.bottom + reach);
+  const canvas = outputSize(compiled, o.scale);
+  const taps = canvas.width === width && canvas.height === height ? null : resampleTaps(canvas.height, height, o.quality);
+  let top = a;
+  let bottom = b;
+  if (taps) {
+    top = taps.bounds[2 * a]!;
+    bottom = 0;
+    for (let y = a; y < b; y++) bottom = Math.max(bottom, taps.bounds[2 * y]! + taps.bounds[2 * y + 1]!);
+  }
+  const strip = await timing.time('render', () =>
+    renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region: { top, bottom } }),
+  );
+  let img = strip;
+  if (taps) img = await timing.time('resample', () => resampleRows(strip, { top, height: canvas.height }, width, height, { top: a, bottom: b }, o.quality));
+  const sharpen = o.sharpen;
+  if (sharpen) {
+    const from = img;
+    img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
+  }
+  const rowBytes = width * 4;
+  frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), rows.top * rowBytes);
+  return { width, height, data: frame };
+}
+
+/** Output rows the overrides can change (the sharpened frame's), or null when none. */
+function changedRows(compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides): { top: number; bottom: number } | null {
+  const dirty = dirtyBounds(compiled, overrides, o.scale);
+  if (!dirty || dirty.bottom <= dirty.top) return null;
+  const canvas = outputSize(compiled, o.scale);
+  let top = dirty.top;
+  let bottom = dirty.bottom;
+  if (canvas.width !== o.width || canvas.height !== o.height) {
+    // Output rows whose filter taps cover a changed canvas row.
+    const taps = resampleTaps(canvas.height, o.height, o.quality);
+    top = o.height;
+    bottom = 0;
+    for (let y = 0; y < o.height; y++) {
+      const first = taps.bounds[2 * y]!;
+      if (first < dirty.bottom && first + taps.bounds[2 * y + 1]! > dirty.top) {
+        top = Math.min(top, y);
+        bottom = y + 1;
+      }
+    }
+    if (bottom <= top) return null;
+  }
+  const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
+  return { top: Math.max(0, top - reach), bottom: Math.min(o.height, bottom + reach) };
+}

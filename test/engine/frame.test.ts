@@ -1,0 +1,98 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
+import { clearEngineCaches, frameCache } from '../../src/engine/cache';
+import { renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
+import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
+import { ServerTiming } from '../../src/http/server-timing';
+import { psdFixture, psdManifest } from '../helpers/fixtures';
+
+/** The frame drawn in full, with nothing cached: render, resize, sharpen. */
+async function reference(compiled: CompiledTemplate, o: FrameOptions) {
+  let img = await renderTemplate(env.FILES, compiled, { scale: o.scale, overrides: o.overrides, background: o.background });
+  if (img.width !== o.width || img.height !== o.height) img = await resample(img, o.width, o.height, { quality: o.quality });
+  return o.sharpen ? unsharpMask(img, o.sharpen) : img;
+}
+
+/** Output settings as previews pick them: level + Lanczos + sharpen, straight at s, and PNG. */
+function settings(compiled: CompiledTemplate): Omit<FrameOptions, 'overrides'>[] {
+  const s = Math.min(1, 200 / Math.max(compiled.width, compiled.height));
+  const width = Math.max(1, Math.round(compiled.width * s));
+  const height = Math.max(1, Math.round(compiled.height * s));
+  const level = 2 ** -Math.floor(Math.log2(1 / s));
+  return [
+    { scale: level, width, height, quality: 'high', sharpen: s < 1 ? { ...DEFAULT_UNSHARP_MASK } : null },
+    { scale: s, width, height, quality: 'fast', sharpen: s < 1 ? { amount: 0.8, radius: 2, threshold: 0 } : null },
+    { scale: level, width, height, quality: 'high', sharpen: null, background: 'transparent' },
+  ];
+}
+
+/** Overrides of a few layers at several depths: recolour, hide, and new pixels somewhere else. */
+function overridesFor(compiled: CompiledTemplate, o: Omit<FrameOptions, 'overrides'>): LayerOverrides[] {
+  const nodes = [...walkLayers(compiled.layers)].filter((n: LayerNode) => n.hasPixels || n.type === 'Group');
+  const picks = [...new Set([0, Math.floor(nodes.length / 2), nodes.length - 1])].map((i) => nodes[i]).filter(Boolean);
+  const w = Math.max(1, Math.round(compiled.width * o.scale));
+  const h = Math.max(1, Math.round(compiled.height * o.scale));
+  const patch = { width: Math.max(1, w >> 3), height: Math.max(1, h >> 4), data: new Uint8ClampedArray(Math.max(1, w >> 3) * Math.max(1, h >> 4) * 4).fill(200) };
+  const placed = { left: w >> 1, top: (h * 3) >> 2, right: (w >> 1) + patch.width, bottom: ((h * 3) >> 2) + patch.height };
+  return picks.flatMap((node) => [
+    new Map([[node.id, { color: { r: 255, g: 0, b: 0, a: 1 } }]]),
+    new Map([[node.id, { visible: !node.visible }]]),
+    ...(node.type === 'Group' ? [] : [new Map([[node.id, { pixels: patch, bounds: placed }]])]),
+  ]);
+}
+
+describe('preview frames', () => {
+  // A warm template frame with each override over it must equal the frame drawn in full.
+  const manifest = psdManifest();
+  for (let i = 0; i < 30; i++) {
+    it(`a personalised frame redrawn over the template frame equals one drawn in full (fixture ${i + 1})`, { timeout: 120_000 }, async () => {
+      const entry = (await manifest)[i];
+      if (!entry) return;
+      const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
+      clearEngineCaches();
+      for (const [k, o] of settings(compiled).entries()) {
+        // Every override with the default output; the other outputs with one, to bound the time.
+        const all = overridesFor(compiled, o);
+        for (const overrides of k === 0 ? all : all.slice(-1)) {
+          const expected = await reference(compiled, { ...o, overrides });
+          const got = await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming());
+          const what = `${entry.name} ${o.scale} ${o.quality} ${JSON.stringify([...overrides].map(([id, v]) => [id, Object.keys(v)]))}`;
+          expect([got.width, got.height], what).toEqual([expected.width, expected.height]);
+          expect(got.data, what).toEqual(expected.data);
+        }
+      }
+    });
+  }
+
+  it('keeps one template frame per size and settings, and gives callers their own copy', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    clearEngineCaches();
+    const [o] = settings(compiled);
+    const first = await renderFrame(env.FILES, compiled, o!, new ServerTiming());
+    first.data.fill(0); // an encoder flattening in place must not reach the cache
+    const timing = new ServerTiming();
+    const second = await renderFrame(env.FILES, compiled, o!, timing);
+    expect(timing.header()).toMatch(/template frame reused/);
+    expect(second.data).toEqual((await reference(compiled, o!)).data);
+    expect(frameCache.count).toBe(1);
+  });
+
+  it('redraws only the rows a text-sized override reaches', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    clearEngineCaches();
+    const [o] = settings(compiled);
+    const area = (n: LayerNode) => (n.bounds.right - n.bounds.left) * (n.bounds.bottom - n.bounds.top);
+    const node = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels && n.type !== 'Group').sort((a, b) => area(a) - area(b))[0]!;
+    const w = Math.round(compiled.width * o!.scale);
+    const pixels = { width: 20, height: 10, data: new Uint8ClampedArray(20 * 10 * 4).fill(255) };
+    const top = Math.floor(node.bounds.top * o!.scale);
+    const overrides: LayerOverrides = new Map([[node.id, { pixels, bounds: { left: w >> 2, top, right: (w >> 2) + 20, bottom: top + 10 } }]]);
+    await renderFrame(env.FILES, compiled, o!, new ServerTiming());
+    const timing = new ServerTiming();
+    await renderFrame(env.FILES, compiled, { ...o!, overrides }, timing);
+    const [, first, last] = /redrawn rows (\d+)-(\d+)/.exec(timing.header())!.map(Number);
+    expect(last! - first!).toBeLessThan(o!.height / 2);
+  });
+});
