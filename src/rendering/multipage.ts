@@ -107,7 +107,7 @@ function pageLoader(page: PreparedPdfPage, index: number): () => Promise<PdfPage
   return () =>
     atPage(index, async () => {
       const loaded = await page.load();
-      return { ...loaded, renderRows: (top, bottom) => atPage(index, () => loaded.renderRows(top, bottom)) };
+      return { ...loaded, renderRows: (top, bottom, fresh) => atPage(index, () => loaded.renderRows(top, bottom, fresh)) };
     });
 }
 

@@ -36,6 +36,18 @@ export interface RenderContext {
   overrides: NonNullable<RenderOptions['overrides']>;
   /** Document patterns loaded for pattern overlays, by id. */
   patterns: Map<string, RGBAImage | null>;
+  /** Where backdrops are kept instead of the isolate's backdropCache (see BackdropStore). */
+  backdrops?: BackdropStore;
+}
+
+/**
+ * A caller's own place for backdrops (print PDFs keep full-resolution strip backdrops in R2):
+ * when given, renders read and write backdrops only there. Keys are content-addressed like
+ * backdropCache's (compiled hash, scale, rows, cut).
+ */
+export interface BackdropStore {
+  get(key: string, bytes: number): Promise<Uint8Array | null>;
+  set(key: string, data: Uint8ClampedArray): Promise<void>;
 }
 
 export function outputSize(compiled: CompiledTemplate, scale: number): { width: number; height: number } {
@@ -48,7 +60,7 @@ export function outputSize(compiled: CompiledTemplate, scale: number): { width: 
 export async function renderTemplate(
   bucket: R2Bucket,
   compiled: CompiledTemplate,
-  options: RenderOptions,
+  options: RenderOptions & { backdrops?: BackdropStore },
 ): Promise<RGBAImage> {
   const scale = options.scale;
   if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`render scale must be > 0, got ${scale}`);
@@ -65,6 +77,7 @@ export async function renderTemplate(
     clip: { left: 0, top, right: width, bottom },
     overrides: options.overrides ?? new Map(),
     patterns: new Map(),
+    backdrops: options.backdrops,
   };
   await kernels(); // the blend kernels run in WASM once instantiated (once per isolate)
   const canvas = createSurface(ctx.clip);
@@ -158,7 +171,15 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
   const units = canvasUnits(ctx.overrides, ctx.compiled.layers);
   let cut = units.findIndex((u) => overriddenUnit(ctx.overrides, u));
   if (cut < 0) cut = units.length;
-  if (cut > 0) {
+  if (cut > 0 && ctx.backdrops) {
+    const key = `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${ctx.clip.top}-${ctx.clip.bottom}/${cut}/${units[cut - 1]?.base.id}`;
+    const held = await ctx.backdrops.get(key, canvas.data.byteLength);
+    if (held) canvas.data.set(held);
+    else {
+      for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, canvas);
+      await ctx.backdrops.set(key, canvas.data);
+    }
+  } else if (cut > 0) {
     // The units below the cut follow from the tree alone; the last one's id guards the count.
     // A canvas small enough to keep is kept whole and sliced, so requests whose rows differ (a
     // preview redrawing only what its overrides reach) share one backdrop.

@@ -23,8 +23,11 @@ export interface PdfPage {
   resolution: number;
   /** ICC profile of the template's colour space (RGB). */
   icc: Uint8Array;
-  /** Full-resolution straight RGBA of template rows [top, bottom). */
-  renderRows(top: number, bottom: number): Promise<RGBAImage>;
+  /**
+   * Full-resolution straight RGBA of template rows [top, bottom). `fresh`: draw every layer,
+   * reusing no stored backdrop (tests compare against it).
+   */
+  renderRows(top: number, bottom: number, fresh?: boolean): Promise<RGBAImage>;
   /** Vector content (PDF content-stream operators in template pixels, y down) drawn above the raster. */
   vectors?: PdfVectorLayer[];
   /**

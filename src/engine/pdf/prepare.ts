@@ -17,7 +17,7 @@ import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
 import { svgOutlines, vectorCandidates } from './vector';
-import { templateStrips } from './strip-cache';
+import { noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
 
 export { PDF_WRITER_VERSION };
@@ -60,6 +60,8 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
       const { raster, vectors } = splitVectors(compiled, overrides, options.textOutputMode ?? 'outlines');
       // The strips are rendered with `raster`: rows it cannot reach are the template's own.
       const dirty = raster ? dirtyBounds(compiled, raster, scale) : null;
+      const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom });
+      const backdrops = persistedBackdrops(store.bucket);
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       return {
         width: compiled.width,
@@ -67,9 +69,15 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
         resolution: compiled.resolution || 72,
         icc: icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile(),
         vectors,
-        strips: templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }),
-        renderRows: (top, bottom) =>
-          renderTemplate(store.bucket, compiled, { scale, overrides: raster, region: { top, bottom }, background: 'transparent' }),
+        strips,
+        renderRows: (top, bottom, fresh) =>
+          renderTemplate(store.bucket, compiled, {
+            scale,
+            overrides: raster,
+            region: { top, bottom },
+            background: 'transparent',
+            backdrops: fresh || !strips.dirty(top, bottom) ? noBackdrops : backdrops,
+          }),
       };
     },
   };

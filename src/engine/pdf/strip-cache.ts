@@ -9,8 +9,10 @@
  * (`compiled/<hash>/pdf-strips/…`, deleted with the compiled template).
  */
 import { ByteLru, MB } from '../cache/lru';
+import { getBlob, putBlob } from '../compiled/blob';
 import { ENGINE_VERSION } from '../compiled/compile';
 import { prefix } from '../compiled/store';
+import type { BackdropStore } from '../composite/render';
 import type { CompiledTemplate } from '../types';
 import type { EncodedStrip, ImagePart } from './image';
 import { PDF_WRITER_VERSION } from './version';
@@ -121,3 +123,18 @@ export function decodeStoredStrip(bytes: Uint8Array, g: StripGeometry): StoredSt
     return null;
   }
 }
+
+/**
+ * Full-resolution backdrops of dirty strips (the template's units below the lowest overridden
+ * one), kept in R2 deflated: a personalised page then draws only the overridden units and what
+ * lies above them. Too big for the isolate's backdrop cache at print sizes, and kept out of it.
+ */
+export function persistedBackdrops(bucket: R2Bucket): BackdropStore {
+  return {
+    get: (key, bytes) => getBlob(bucket, key, bytes).catch(() => null),
+    set: (key, data) => putBlob(bucket, key, new Uint8Array(data.buffer, data.byteOffset, data.byteLength)).catch(() => undefined),
+  };
+}
+
+/** Keeps no backdrop (clean strips: their encoded strip is what is kept). */
+export const noBackdrops: BackdropStore = { get: async () => null, set: async () => undefined };

@@ -8,7 +8,7 @@ import { resolveTemplate } from '../../../src/engine/pipeline';
 import { encodePng } from '../../../src/engine/raster';
 import { FileStore } from '../../../src/storage';
 import { bundledFont } from '../../helpers/fixtures';
-import { form, upload, uploadFixture, withKey, call } from '../../rendering/helpers';
+import { call, form, keys, upload, uploadFixture, withKey } from '../../rendering/helpers';
 import { contentStreams, rasterisePage } from './helpers';
 
 const deps = { allowHttp: false };
@@ -32,7 +32,7 @@ interface Made {
   page: PdfPage;
 }
 
-/** One PDF page for `options`, in strips of `rows` rows; `reuse: false` renders every strip. */
+/** One PDF page for `options`, in strips of `rows` rows; `reuse: false` draws every strip and every layer anew. */
 async function make(options: HiresOptions, rows: number, reuse = true): Promise<Made> {
   const prepared = await prepareHires(store(), options, deps);
   const page = await prepared.load();
@@ -42,7 +42,7 @@ async function make(options: HiresOptions, rows: number, reuse = true): Promise<
     strips: reuse ? page.strips : undefined,
     renderRows: (top, bottom) => {
       rendered.push([top, bottom]);
-      return page.renderRows(top, bottom);
+      return page.renderRows(top, bottom, !reuse);
     },
   };
   const sink = new MemorySink();
@@ -142,8 +142,11 @@ describe('reused PDF strips', () => {
     expect(reused.rendered.length + reused.summary.strips.reused).toBe(reference.rendered.length);
     await expectSamePage(reference.bytes, reused.bytes);
 
-    // The same page from R2 alone (another isolate), and as a printer's raster.
+    // The same page from R2 alone (another isolate): encoded clean strips, and the dirty strips
+    // drawn over their stored backdrops. And the same raster for a printer.
     stripLru.clear();
+    const { compiled } = await resolveTemplate(store(), template);
+    expect((await keys(`compiled/${compiled.hash}/backdrop/`)).length).toBe(reused.rendered.length);
     const fromR2 = await make({ template, data }, 40);
     expect(fromR2.summary.strips.reused).toBe(reused.summary.strips.reused);
     await expectSamePage(reference.bytes, fromR2.bytes);
