@@ -30,6 +30,7 @@ export default async function pdfBench({ baseUrl, root }) {
   let bench = 'pdf 4000² (1 page)';
   if (PARTS.has('one')) {
     const first = await hires(baseUrl, '/api/rendering/hires', { template: t4000, data: data(0) });
+    // Strips stored by earlier runs on this server stay (same PSD bytes, same hash): see the reused count.
     rows.push({ bench, metric: 'first personalised PDF after upload', value: first.ms, unit: 'ms', target: first.desc });
     const warm = async (body) => {
       const runs = [];
