@@ -10,11 +10,13 @@
  * (test/engine/frame.test.ts), for a fraction of the work.
  */
 import type { ServerTiming } from '../http/server-timing';
-import { frameCache } from './cache';
+import { frameCache, frameJpegCache } from './cache';
 import { prefix } from './compiled/store';
 import { dirtyBounds } from './composite/dirty';
 import { outputSize, renderTemplate } from './composite/render';
-import { resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
+import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
+import { clampQuality, subsamplingFor } from './raster/codecs';
+import { encodeJpegRows, jpegFromRows, jpegRowsBytes, replaceJpegRows } from './raster/jpeg';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
 export interface FrameOptions {
@@ -45,13 +47,18 @@ async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameO
   return img;
 }
 
-/**
- * The frame for `o`. The returned pixels are the caller's to change (encoders flatten in place).
- */
-export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, timing: ServerTiming): Promise<RGBAImage> {
+export interface Frame {
+  /** The pixels: the caller's to change (encoders flatten in place). */
+  image: RGBAImage;
+  /** When drawn over a kept template frame: its cache key and the rows that differ from it (null: none). */
+  over?: { key: string; changed: { top: number; bottom: number } | null };
+}
+
+/** The frame for `o`. */
+export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, timing: ServerTiming): Promise<Frame> {
   const { width, height } = o;
   const overrides = o.overrides ?? new Map();
-  if (width * height * 4 > frameCache.maxEntryBytes) return drawFrame(bucket, compiled, o, overrides, timing);
+  if (width * height * 4 > frameCache.maxEntryBytes) return { image: await drawFrame(bucket, compiled, o, overrides, timing) };
 
   const sharpenKey = o.sharpen ? `${o.sharpen.amount},${o.sharpen.radius},${o.sharpen.threshold}` : 'none';
   const key = `${prefix(compiled.hash)}frame/${o.scale}/${width}x${height}/${o.quality}/${sharpenKey}/${o.background ?? 'white'}`;
@@ -63,7 +70,7 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
   const frame = base.slice();
   const rows = changedRows(compiled, o, overrides);
   timing.note('frame', rows ? `redrawn rows ${rows.top}-${rows.bottom} of ${height}` : `template frame reused (${height} rows)`);
-  if (!rows) return { width, height, data: frame };
+  if (!rows) return { image: { width, height, data: frame }, over: { key, changed: null } };
 
   // Rows [top, bottom) of the output change. The unsharp mask reads `reach` rows each side of
   // them, the resize reads its taps of the canvas for each of those.
@@ -91,7 +98,27 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
   }
   const rowBytes = width * 4;
   frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), rows.top * rowBytes);
-  return { width, height, data: frame };
+  return { image: { width, height, data: frame }, over: { key, changed: rows } };
+}
+
+/**
+ * JPEG bytes of an opaque frame (drawn over white). Over a kept template frame, the template
+ * frame's JPEG is kept too, cut into one restart interval per MCU row, and only the rows this
+ * frame changed are coded again; the Huffman tables are the template frame's, completed.
+ */
+export async function encodeFrameJpeg(frame: Frame, quality: number): Promise<Uint8Array> {
+  const q = clampQuality(quality);
+  const subsampling = subsamplingFor(q);
+  const over = frame.over;
+  const pixels = over && frameCache.get(over.key);
+  if (!over || !pixels) return encodeJpeg(frame.image, q);
+  const key = `${over.key}/jpeg/${q}`;
+  let base = frameJpegCache.get(key);
+  if (!base) {
+    base = await encodeJpegRows({ width: frame.image.width, height: frame.image.height, data: pixels }, { quality: q, subsampling });
+    frameJpegCache.set(key, base, jpegRowsBytes(base));
+  }
+  return jpegFromRows(over.changed ? await replaceJpegRows(base, frame.image, over.changed) : base);
 }
 
 /** Output rows the overrides can change (the sharpened frame's), or null when none. */

@@ -17,7 +17,7 @@ import { readFontIndex } from '../storage/font-index';
 import { fileName } from '../storage/names';
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
-import { renderFrame } from './frame';
+import { encodeFrameJpeg, renderFrame } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
 import {
@@ -301,7 +301,7 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
       }
       const overrides =
         data && gathered ? await timing.time('overrides', () => buildOverrides(compiled.layers, data, { ...gathered.context, scale })) : undefined;
-      const img = await renderFrame(store.bucket, compiled, {
+      const frame = await renderFrame(store.bucket, compiled, {
         scale,
         width,
         height,
@@ -312,18 +312,28 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
       }, timing);
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       const profile = icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile();
-      return timing.time('encode', () => encode(img, options.format, options.jpegQuality, profile));
+      // A JPEG of a kept template frame re-codes only the MCU rows the request changed.
+      const jpeg = (_: RGBAImage, quality: number) => encodeFrameJpeg(frame, quality);
+      return timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile, jpeg));
     },
   };
 }
 
+const plainJpeg = async (img: RGBAImage, quality: number) => encodeJpeg(await flattenOverWhite(img), quality);
+
 /** JPEG (flattened over white) or PNG (alpha kept), with `icc` embedded when given. */
-export async function encode(img: RGBAImage, format: OutputFormat, jpegQuality: number, icc: Uint8Array | null): Promise<EncodedImage> {
+export async function encode(
+  img: RGBAImage,
+  format: OutputFormat,
+  jpegQuality: number,
+  icc: Uint8Array | null,
+  encodeJpegOf: (img: RGBAImage, quality: number) => Promise<Uint8Array> = plainJpeg,
+): Promise<EncodedImage> {
   if (format === 'png') {
     const png = await encodePng(img);
     return { bytes: icc ? await embedIcc(png, 'png', icc) : png, contentType: 'image/png', ext: 'png' };
   }
-  const jpeg = await encodeJpeg(await flattenOverWhite(img), jpegQuality);
+  const jpeg = await encodeJpegOf(img, jpegQuality);
   return { bytes: icc ? await embedIcc(jpeg, 'jpeg', icc) : jpeg, contentType: 'image/jpeg', ext: 'jpg' };
 }
 

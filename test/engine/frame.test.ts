@@ -2,8 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
 import { clearEngineCaches, frameCache } from '../../src/engine/cache';
-import { renderFrame, type FrameOptions } from '../../src/engine/frame';
-import { resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
+import { encodeFrameJpeg, renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
 import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
 import { psdFixture, psdManifest } from '../helpers/fixtures';
@@ -57,7 +57,7 @@ describe('preview frames', () => {
         const all = overridesFor(compiled, o);
         for (const overrides of k === 0 ? all : all.slice(-1)) {
           const expected = await reference(compiled, { ...o, overrides });
-          const got = await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming());
+          const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming())).image;
           const what = `${entry.name} ${o.scale} ${o.quality} ${JSON.stringify([...overrides].map(([id, v]) => [id, Object.keys(v)]))}`;
           expect([got.width, got.height], what).toEqual([expected.width, expected.height]);
           expect(got.data, what).toEqual(expected.data);
@@ -70,10 +70,10 @@ describe('preview frames', () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
     clearEngineCaches();
     const [o] = settings(compiled);
-    const first = await renderFrame(env.FILES, compiled, o!, new ServerTiming());
+    const first = (await renderFrame(env.FILES, compiled, o!, new ServerTiming())).image;
     first.data.fill(0); // an encoder flattening in place must not reach the cache
     const timing = new ServerTiming();
-    const second = await renderFrame(env.FILES, compiled, o!, timing);
+    const second = (await renderFrame(env.FILES, compiled, o!, timing)).image;
     expect(timing.header()).toMatch(/template frame reused/);
     expect(second.data).toEqual((await reference(compiled, o!)).data);
     expect(frameCache.count).toBe(1);
@@ -94,5 +94,21 @@ describe('preview frames', () => {
     await renderFrame(env.FILES, compiled, { ...o!, overrides }, timing);
     const [, first, last] = /redrawn rows (\d+)-(\d+)/.exec(timing.header())!.map(Number);
     expect(last! - first!).toBeLessThan(o!.height / 2);
+  });
+
+  it('a JPEG re-coding only the changed rows of the template frame decodes to the frame, as one coded whole', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    clearEngineCaches();
+    const [o] = settings(compiled);
+    const node = [...walkLayers(compiled.layers)].find((n) => n.hasPixels && n.type !== 'Group')!;
+    for (const overrides of [new Map(), new Map([[node.id, { color: { r: 0, g: 200, b: 90, a: 1 } }]])] as LayerOverrides[]) {
+      for (const quality of [85, 95]) {
+        const frame = await renderFrame(env.FILES, compiled, { ...o!, overrides }, new ServerTiming());
+        expect(frame.over).toBeDefined();
+        const spliced = await decodeImage(await encodeFrameJpeg(frame, quality));
+        const whole = await decodeImage(await encodeJpeg(frame.image, quality));
+        expect(spliced.data).toEqual(whole.data);
+      }
+    }
   });
 });

@@ -100,6 +100,12 @@ export function jpegFlush(): void {
   bitBuf = 0;
 }
 
+/** Ends a restart interval (T.81 E.1.4): byte-aligns the output and resets the DC predictors. */
+export function jpegRestart(): void {
+  jpegFlush();
+  dcY = dcCb = dcCr = 0;
+}
+
 // @ts-ignore: decorator
 @inline function putSymbol(table: i32, symbol: i32): void {
   if (freq) {

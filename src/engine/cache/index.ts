@@ -1,9 +1,10 @@
 /**
- * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 62 MB, less
+ * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 66 MB, less
  * while a big picture is decoded: makeRoom).
  * Every key starts with the compiled template's content hash, so entries never go stale and a
  * template's data is only ever found under its own bytes' hash.
  */
+import type { JpegRows } from '../raster/jpeg';
 import type { RGBAImage } from '../types';
 import { ByteLru, MB } from './lru';
 
@@ -25,6 +26,8 @@ export const backdropCache = new ByteLru<Uint8ClampedArray>(16 * MB, 5 * MB);
  * overrides reach (engine/frame.ts).
  */
 export const frameCache = new ByteLru<Uint8ClampedArray>(12 * MB, 6 * MB);
+/** Those frames coded as JPEG, one restart interval per MCU row, per quality (raster/jpeg.ts JpegRows). */
+export const frameJpegCache = new ByteLru<JpegRows>(4 * MB, 1 * MB);
 
 /**
  * Pictures from `data`, decoded and shrunk for a placement, by the content hash of their bytes
@@ -42,7 +45,7 @@ export async function cached<V extends { data: ArrayBufferView }>(cache: ByteLru
 }
 
 /** Most worth keeping first: small trees, decoded pictures, bands (R2 reads), frames, backdrops (from bands). */
-const all = () => [treeCache, imageCache, bandCache, frameCache, backdropCache] as ByteLru<unknown>[];
+const all = () => [treeCache, frameJpegCache, imageCache, bandCache, frameCache, backdropCache] as ByteLru<unknown>[];
 
 /**
  * Makes room for a short-lived allocation of `bytes` (decoding a big photo takes ~8 B per source

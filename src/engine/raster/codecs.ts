@@ -19,7 +19,8 @@ const pngReady = () => (pngCodec ??= Promise.all([initPngEncode(pngWasm), initPn
 /** Chroma subsampling by quality: 4:2:0 below 90, 4:4:4 from 90 up (where colour detail is asked for). */
 export const subsamplingFor = (quality: number): 1 | 2 => (quality >= 90 ? 1 : 2);
 
-const clampQuality = (quality: number) => Math.max(0, Math.min(100, Math.round(quality)));
+/** A JPEG quality as the encoders take it: an integer 0–100. */
+export const clampQuality = (quality: number) => Math.max(0, Math.min(100, Math.round(quality)));
 
 /**
  * JPEG bytes of `img` at `quality` (0–100, the IJG/libjpeg scale). JPEG has no alpha: flatten

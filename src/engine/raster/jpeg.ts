@@ -40,7 +40,7 @@ const ZIGZAG = [
 const AAN = [1.0, 1.387039845, 1.306562965, 1.175875602, 1.0, 0.785694958, 0.5411961, 0.275899379];
 
 // Annex K.3 Huffman tables: code counts per length 1..16, then symbols.
-interface HuffSpec { bits: number[]; values: number[] }
+export interface HuffSpec { bits: number[]; values: number[] }
 const DC_LUMA: HuffSpec = { bits: [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0], values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] };
 const DC_CHROMA: HuffSpec = { bits: [0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] };
 const AC_LUMA: HuffSpec = {
@@ -130,7 +130,7 @@ export function optimalTable(counts: Uint32Array): HuffSpec {
   return { bits: Array.from(bits.subarray(1, 17)), values };
 }
 
-function headers(width: number, height: number, lq: number[], cq: number[], sub: 1 | 2, tables: HuffSpec[]): Uint8Array {
+function headers(width: number, height: number, lq: number[], cq: number[], sub: 1 | 2, tables: HuffSpec[], restartInterval = 0): Uint8Array {
   const b: number[] = [0xff, 0xd8];
   const segment = (marker: number, body: number[]) => b.push(0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body);
   segment(0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]); // JFIF 1.01, aspect 1:1
@@ -140,11 +140,26 @@ function headers(width: number, height: number, lq: number[], cq: number[], sub:
   const dht = (cls: number, spec: HuffSpec) => [cls, ...spec.bits, ...spec.values];
   const [dcL, acL, dcC, acC] = tables as [HuffSpec, HuffSpec, HuffSpec, HuffSpec];
   segment(0xc4, [...dht(0x00, dcL), ...dht(0x10, acL), ...dht(0x01, dcC), ...dht(0x11, acC)]);
+  if (restartInterval) segment(0xdd, [restartInterval >> 8, restartInterval & 255]);
   segment(0xda, [3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]);
   return new Uint8Array(b);
 }
 
 const STANDARD_TABLES = [DC_LUMA, AC_LUMA, DC_CHROMA, AC_CHROMA];
+
+/** Quantisation tables at `quality` and their reciprocals with the AAN scale factors folded in. */
+function quantisation(quality: number) {
+  const lq = scaledTable(LUMA_Q, quality);
+  const cq = scaledTable(CHROMA_Q, quality);
+  const fdtbl = new Float32Array(128);
+  for (let r = 0; r < 8; r++)
+    for (let c = 0; c < 8; c++) {
+      const k = r * 8 + c;
+      fdtbl[k] = 1 / (lq[k]! * AAN[r]! * AAN[c]! * 8);
+      fdtbl[64 + k] = 1 / (cq[k]! * AAN[r]! * AAN[c]! * 8);
+    }
+  return { lq, cq, fdtbl };
+}
 
 function codeTables(specs: HuffSpec[]): Uint16Array {
   const t = new Uint16Array(4 * 512);
@@ -164,70 +179,161 @@ const MAX_COEFFICIENT_CACHE = 8 * 1024 * 1024;
  */
 export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling, optimizeHuffman = true, maxCoefficientCache = MAX_COEFFICIENT_CACHE }: JpegEncodeOptions): Promise<Uint8Array> {
   const { width, height } = img;
+  const { rows, specs } = await codeRows(img, {
+    quality,
+    subsampling,
+    tables: optimizeHuffman ? 'fit' : STANDARD_TABLES,
+    restart: false,
+    maxCoefficientCache,
+  });
+  const { lq, cq } = quantisation(quality);
+  return concat([headers(width, height, lq, cq, subsampling, specs), ...rows, new Uint8Array([0xff, 0xd9])]);
+}
+
+interface CodeRowsOptions {
+  quality: number;
+  subsampling: 1 | 2;
+  /**
+   * Huffman tables: given, or fitted to the coded rows by a counting pass first ('fit'; T.81
+   * K.2), or fitted and completed so that they can code any block ('complete').
+   */
+  tables: HuffSpec[] | 'fit' | 'complete';
+  /** One restart interval per MCU row (DC predictors reset, byte-aligned) instead of one scan-long interval. */
+  restart: boolean;
+  /** MCU rows to code (default all). */
+  from?: number;
+  to?: number;
+  maxCoefficientCache?: number;
+}
+
+/**
+ * Codes MCU rows of `img` (the whole image): the coded bytes of each row (the last one flushed)
+ * and the tables used. The counting pass records the quantised coefficients (128 B per block)
+ * so the emitting pass replays them instead of transforming again, up to maxCoefficientCache;
+ * beyond it both passes transform (WASM memory never shrinks).
+ */
+async function codeRows(img: RGBAImage, o: CodeRowsOptions): Promise<{ rows: Uint8Array[]; specs: HuffSpec[] }> {
+  const { width, height } = img;
   if (width < 1 || height < 1 || width > 65535 || height > 65535) throw new RangeError(`JPEG size ${width}×${height} out of range`);
-  const lq = scaledTable(LUMA_Q, quality);
-  const cq = scaledTable(CHROMA_Q, quality);
-  const fdtbl = new Float32Array(128);
-  for (let r = 0; r < 8; r++)
-    for (let c = 0; c < 8; c++) {
-      const k = r * 8 + c;
-      fdtbl[k] = 1 / (lq[k]! * AAN[r]! * AAN[c]! * 8);
-      fdtbl[64 + k] = 1 / (cq[k]! * AAN[r]! * AAN[c]! * 8);
-    }
+  const { subsampling } = o;
+  const { fdtbl } = quantisation(o.quality);
   const mcu = 8 * subsampling;
   const mcus = Math.ceil(width / mcu);
   const pw = mcus * mcu;
-  const chunks: Uint8Array[] = [];
-  let specs = STANDARD_TABLES;
+  const from = o.from ?? 0;
+  const to = o.to ?? Math.ceil(height / mcu);
+  const fit = typeof o.tables === 'string';
+  let specs = fit ? STANDARD_TABLES : (o.tables as HuffSpec[]);
+  const rows: Uint8Array[] = [];
 
   await withArena((k: KernelExports, arena) => {
     const tables = arena.alloc(fdtbl.byteLength);
     const huff = arena.alloc(4 * 512 * 2);
     const counts = arena.alloc(4 * 256 * 4);
     const scratch = arena.alloc(512 + pw * mcu * 4 * 3);
-    const rows = arena.alloc(width * mcu * 4);
+    const input = arena.alloc(width * mcu * 4);
     // Worst case per block ≈ 64 symbols × (16 + 11) bits, doubled for 0xFF stuffing.
     const blocksPerMcu = subsampling === 2 ? 6 : 3;
     const outBuf = arena.alloc((mcus * blocksPerMcu * 64 * 27 * 2) / 8 + 64);
-    // Coefficients recorded by the counting pass, replayed by the emitting one (no second DCT)
-    // when they fit under MAX_COEFFICIENT_CACHE; otherwise both passes transform.
-    const cacheBytes = mcus * Math.ceil(height / mcu) * blocksPerMcu * 128;
-    const cache = optimizeHuffman && cacheBytes <= maxCoefficientCache ? arena.alloc(cacheBytes) : 0;
+    const cacheBytes = mcus * (to - from) * blocksPerMcu * 128;
+    const cache = fit && cacheBytes <= (o.maxCoefficientCache ?? MAX_COEFFICIENT_CACHE) ? arena.alloc(cacheBytes) : 0;
     const u8 = arena.u8();
     arena.f32().set(fdtbl, tables >> 2);
     const stride = width * 4;
-    const pass = (emit: boolean, replay = false) => {
-      for (let top = 0; top < height; top += mcu) {
-        const have = Math.min(mcu, height - top);
-        if (replay) {
-          k.jpegEncodeRow(rows, width, subsampling);
-          if (top + mcu >= height) k.jpegFlush();
-          chunks.push(u8.slice(outBuf, outBuf + k.jpegTakeOutput()));
-          continue;
+    const pass = (emit: boolean, replay: boolean) => {
+      for (let m = from; m < to; m++) {
+        if (!replay) {
+          const top = m * mcu;
+          const have = Math.min(mcu, height - top);
+          u8.set(img.data.subarray(top * stride, (top + have) * stride), input);
+          // Repeat the last row below the image (T.81 leaves padding to the encoder).
+          for (let y = have; y < mcu; y++) u8.copyWithin(input + y * stride, input + (have - 1) * stride, input + have * stride);
         }
-        u8.set(img.data.subarray(top * stride, (top + have) * stride), rows);
-        // Repeat the last row below the image (T.81 leaves padding to the encoder).
-        for (let y = have; y < mcu; y++) u8.copyWithin(rows + y * stride, rows + (have - 1) * stride, rows + have * stride);
-        k.jpegEncodeRow(rows, width, subsampling);
-        if (!emit) continue;
-        if (top + mcu >= height) k.jpegFlush();
-        chunks.push(u8.slice(outBuf, outBuf + k.jpegTakeOutput()));
+        k.jpegEncodeRow(input, width, subsampling);
+        if (o.restart) k.jpegRestart();
+        else if (m === to - 1) k.jpegFlush();
+        if (emit) rows.push(u8.slice(outBuf, outBuf + k.jpegTakeOutput()));
       }
     };
     k.jpegBegin(tables, huff, scratch, outBuf);
-    if (optimizeHuffman) {
+    if (fit) {
       u8.fill(0, counts, counts + 4 * 256 * 4);
       k.jpegCountSymbols(counts, cache);
-      pass(false);
+      pass(false, false);
       const freq = new Uint32Array(u8.buffer, counts, 4 * 256);
-      specs = [0, 1, 2, 3].map((t) => optimalTable(freq.subarray(t * 256, (t + 1) * 256)));
+      const count = (t: number) => freq.subarray(t * 256, (t + 1) * 256);
+      specs = [0, 1, 2, 3].map((t) => optimalTable(o.tables === 'complete' ? completed(count(t), t % 2 === 1) : count(t)));
       k.jpegBegin(tables, huff, scratch, outBuf);
       if (cache) k.jpegReplay(cache);
     }
-    new Uint16Array(u8.buffer, huff, 4 * 512).set(optimizeHuffman ? codeTables(specs) : (standardCodes ??= codeTables(STANDARD_TABLES)));
+    new Uint16Array(u8.buffer, huff, 4 * 512).set(specs === STANDARD_TABLES ? (standardCodes ??= codeTables(STANDARD_TABLES)) : codeTables(specs));
     pass(true, cache !== 0);
   });
-  chunks.unshift(headers(width, height, lq, cq, subsampling, specs));
+  return { rows, specs };
+}
+
+// --- restart intervals: images re-coded a few rows at a time ----------------------------------
+
+/**
+ * A baseline JPEG cut into restart intervals of one MCU row each (T.81 DRI / RSTn): every row is
+ * coded on its own (DC predictors reset, byte-aligned), so rows that change can be re-coded and
+ * spliced between the others' bytes. The Huffman tables are fitted to the image and completed
+ * (every symbol a baseline block can need gets a code), so they can code any replacement row.
+ */
+export interface JpegRows {
+  width: number;
+  height: number;
+  quality: number;
+  subsampling: 1 | 2;
+  specs: HuffSpec[];
+  /** Entropy-coded bytes of each MCU row, top to bottom. */
+  rows: Uint8Array[];
+}
+
+/** Counts plus one for every symbol of a baseline table: DC categories 0–11; AC EOB, ZRL, run/size up to 15/10. */
+function completed(counts: Uint32Array, ac: boolean): Uint32Array {
+  const c = Uint32Array.from(counts);
+  if (!ac) for (let cat = 0; cat <= 11; cat++) c[cat]!++;
+  else {
+    c[0x00]!++;
+    c[0xf0]!++;
+    for (let run = 0; run < 16; run++) for (let cat = 1; cat <= 10; cat++) c[(run << 4) | cat]!++;
+  }
+  return c;
+}
+
+/** `img` coded as JpegRows (tables fitted to it). */
+export async function encodeJpegRows(img: RGBAImage, { quality, subsampling }: { quality: number; subsampling: 1 | 2 }): Promise<JpegRows> {
+  const { rows, specs } = await codeRows(img, { quality, subsampling, tables: 'complete', restart: true });
+  return { width: img.width, height: img.height, quality, subsampling, specs, rows };
+}
+
+/**
+ * `base` with the MCU rows covering pixel rows [top, bottom) re-coded from `img` (same size;
+ * equal to the image `base` was made from outside those rows).
+ */
+export async function replaceJpegRows(base: JpegRows, img: RGBAImage, { top, bottom }: { top: number; bottom: number }): Promise<JpegRows> {
+  if (img.width !== base.width || img.height !== base.height) throw new RangeError('replaceJpegRows: size differs from the base');
+  const mcu = 8 * base.subsampling;
+  const from = Math.max(0, Math.floor(top / mcu));
+  const to = Math.min(base.rows.length, Math.ceil(bottom / mcu));
+  if (to <= from) return base;
+  const { rows } = await codeRows(img, { quality: base.quality, subsampling: base.subsampling, tables: base.specs, restart: true, from, to });
+  return { ...base, rows: [...base.rows.slice(0, from), ...rows, ...base.rows.slice(to)] };
+}
+
+/** The JPEG file: headers with the restart interval, the rows with RST0–7 between them, EOI. */
+export function jpegFromRows(j: JpegRows): Uint8Array {
+  const { lq, cq } = quantisation(j.quality);
+  const mcus = Math.ceil(j.width / (8 * j.subsampling));
+  const chunks: Uint8Array[] = [headers(j.width, j.height, lq, cq, j.subsampling, j.specs, mcus)];
+  j.rows.forEach((row, i) => {
+    chunks.push(row);
+    if (i < j.rows.length - 1) chunks.push(new Uint8Array([0xff, 0xd0 + (i % 8)]));
+  });
   chunks.push(new Uint8Array([0xff, 0xd9]));
   return concat(chunks);
 }
+
+/** Bytes a JpegRows holds (cache accounting). */
+export const jpegRowsBytes = (j: JpegRows): number => j.rows.reduce((n, r) => n + r.byteLength, 0) + 2048;

@@ -16,6 +16,7 @@ export interface KernelExports {
   jpegBegin(tables: number, huff: number, scratch: number, out: number): void;
   jpegEncodeRow(rgba: number, width: number, sub: number): void;
   jpegFlush(): void;
+  jpegRestart(): void;
   jpegCountSymbols(counts: number, coefCache: number): void;
   jpegReplay(coefCache: number): void;
   jpegTakeOutput(): number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeJpeg } from '../../../src/engine/raster/codecs';
+import { decodeImage, encodeJpeg } from '../../../src/engine/raster/codecs';
+import { encodeBaselineJpeg, encodeJpegRows, jpegFromRows, replaceJpegRows } from '../../../src/engine/raster/jpeg';
 import type { RGBAImage } from '../../../src/engine/types';
 import { runTool } from '../../helpers/fixtures';
 import { noiseImage } from './helpers';
@@ -67,5 +68,27 @@ describe('our JPEG encoder, read by an independent decoder (libjpeg-turbo djpeg)
     const out = await runTool('djpeg', jpeg);
     expect(out.code).toBe(0);
     expect(out.stderr).toBe('');
+  });
+
+  it('restart intervals: a JPEG with re-coded rows decodes cleanly, to the picture of the new image', async () => {
+    for (const [w, h, q] of [[333, 127, 85], [64, 40, 95], [17, 9, 50]] as const) {
+      const sub = q >= 90 ? 1 : 2;
+      const before = photoLike(w, h);
+      const after = photoLike(w, h);
+      // A patch of noise in the middle rows: symbols the base image never needed.
+      const top = Math.floor(h / 3);
+      const bottom = Math.ceil((2 * h) / 3);
+      const noise = noiseImage(w, bottom - top, 9, 'opaque');
+      after.data.set(noise.data, top * w * 4);
+      const base = await encodeJpegRows(before, { quality: q, subsampling: sub });
+      const spliced = jpegFromRows(await replaceJpegRows(base, after, { top, bottom }));
+      for (const jpeg of [jpegFromRows(base), spliced]) {
+        const out = await runTool('djpeg', jpeg);
+        expect({ size: `${w}x${h}`, code: out.code, stderr: out.stderr }).toEqual({ size: `${w}x${h}`, code: 0, stderr: '' });
+      }
+      // Huffman tables and restart markers change no coefficient: the same pixels as one pass.
+      const plain = await decodeImage(await encodeBaselineJpeg(after, { quality: q, subsampling: sub }));
+      expect((await decodeImage(spliced)).data).toEqual(plain.data);
+    }
   });
 });
