@@ -149,6 +149,7 @@ export async function gatherInputs(
     hashes,
     context: {
       loadFont: fontLoader(catalog, async (key) => (await store.read('fonts', key.slice(0, key.lastIndexOf('#'))))?.bytes ?? null),
+      imageKey: (ref) => (hashes[`image:${ref}`] ? `image/${hashes[`image:${ref}`]}` : undefined),
       async loadImage(ref, target) {
         // Decoded no larger than needed to cover the placement (never enlarged here); kept per
         // isolate by content hash and size, so a repeated picture is neither read nor decoded.

@@ -5,7 +5,7 @@
  * template's data is only ever found under its own bytes' hash.
  */
 import type { JpegRows } from '../raster/jpeg';
-import type { RGBAImage } from '../types';
+import type { Bounds, RGBAImage } from '../types';
 import { ByteLru, MB } from './lru';
 
 export { ByteLru, MB } from './lru';
@@ -16,9 +16,9 @@ export const treeCache = new ByteLru<unknown>(2 * MB);
  * Inflated layer and mask bands (key = their R2 key). A band above 2 MB (a full-resolution band
  * of a wide template, as hi-res PDFs read) is not kept: previews read the small pyramid levels.
  */
-export const bandCache = new ByteLru<Uint8Array>(24 * MB, 2 * MB);
+export const bandCache = new ByteLru<Uint8Array>(16 * MB, 2 * MB);
 /** Partial canvases under the lowest personalised layer (see composite/render.ts). */
-export const backdropCache = new ByteLru<Uint8ClampedArray>(16 * MB, 5 * MB);
+export const backdropCache = new ByteLru<Uint8ClampedArray>(12 * MB, 5 * MB);
 
 /**
  * Finished preview frames (resampled and sharpened, before encoding) of templates drawn without
@@ -31,9 +31,13 @@ export const frameJpegCache = new ByteLru<JpegRows>(4 * MB, 1 * MB);
 
 /**
  * Pictures from `data`, decoded and shrunk for a placement, by the content hash of their bytes
- * and the size they were decoded for (keys `image/<sha256>/<w>x<h>`).
+ * and the size they were decoded for (keys `image/<sha256>/<w>x<h>`). The entry cap admits a
+ * picture covering 1000×1000 template pixels at full resolution (print PDFs of a 4000² template).
  */
-export const imageCache = new ByteLru<RGBAImage>(8 * MB, 4 * MB);
+export const imageCache = new ByteLru<RGBAImage>(12 * MB, 6 * MB);
+
+/** Those pictures placed into their layers (perspective and all), keys `image/<sha256>/placed/<placement>`. */
+export const placementCache = new ByteLru<{ pixels: RGBAImage; bounds: Bounds } | null>(8 * MB, 4.5 * MB);
 
 /** The cached value for `key`, else what `make` returns (then cached). */
 export async function cached<V extends { data: ArrayBufferView }>(cache: ByteLru<V>, key: string, make: () => Promise<V>): Promise<V> {
@@ -44,8 +48,8 @@ export async function cached<V extends { data: ArrayBufferView }>(cache: ByteLru
   return value;
 }
 
-/** Most worth keeping first: small trees, decoded pictures, bands (R2 reads), frames, backdrops (from bands). */
-const all = () => [treeCache, frameJpegCache, imageCache, bandCache, frameCache, backdropCache] as ByteLru<unknown>[];
+/** Most worth keeping first: small trees and JPEG rows, pictures and placements, bands (R2 reads), frames, backdrops (from bands). */
+const all = () => [treeCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, backdropCache] as ByteLru<unknown>[];
 
 /**
  * Makes room for a short-lived allocation of `bytes` (decoding a big photo takes ~8 B per source

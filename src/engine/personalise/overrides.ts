@@ -11,6 +11,7 @@ import type { LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } f
 import { isColorError, parseColor, type RGBA } from './color';
 import { DataCommandSchema, normaliseCommand, type DataCommand, type ImageCommand, type TextCommand } from './commands';
 import { placeImage } from './image';
+import { placementCache } from '../cache';
 import { coversText, renderText, TextTooLargeError } from './text';
 
 export interface PersonaliseContext {
@@ -24,6 +25,18 @@ export interface PersonaliseContext {
    * Throw an ApiError (4xx) when it cannot be fetched or decoded.
    */
   loadImage(ref: string, target: { width: number; height: number }): Promise<RGBAImage>;
+  /** A content key of the picture `ref` names (e.g. `image/<sha256>`), when known: placements are then kept per isolate. */
+  imageKey?(ref: string): string | undefined;
+}
+
+type Placed = Awaited<ReturnType<typeof placeImage>>;
+
+async function cachedPlacement(key: string, place: () => Promise<Placed>): Promise<Placed> {
+  const held = placementCache.get(key);
+  if (held !== undefined) return held;
+  const placed = await place();
+  placementCache.set(key, placed, placed ? placed.pixels.data.byteLength : 64);
+  return placed;
 }
 
 /** The bundled font with the widest coverage, used for characters the chosen font lacks. */
@@ -237,7 +250,12 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (!job) continue;
     const { name, node, command, quad, picture } = job;
     try {
-      const placed = await placeImage(picture, quad, command.resizeMode ?? 'fit');
+      const mode = command.resizeMode ?? 'fit';
+      const key = ctx.imageKey?.(command.image);
+      // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
+      const placed = key
+        ? await cachedPlacement(`${key}/placed/${quad.width}x${quad.height}/${quad.corners.join(',')}/${mode}`, () => placeImage(picture, quad, mode))
+        : await placeImage(picture, quad, mode);
       set(node.id, placed ?? empty());
     } catch (err) {
       if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);

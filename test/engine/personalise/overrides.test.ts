@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOverrides, imageReferences, placementQuad, type PersonaliseContext } from '../../../src/engine/personalise';
 import type { RGBAImage } from '../../../src/engine/types';
+import { placementCache } from '../../../src/engine/cache';
 import { bundledFontStore } from '../fonts/helpers';
 import { findNode, fixtureTree, inkStats } from './helpers';
 
@@ -55,6 +56,24 @@ describe('buildOverrides on fixtures', () => {
     const o = (await buildOverrides(tree, { apple: { type: 'image', image: 'pic.png', resizeMode: 'fill' } }, ctx)).get(apple.id)!;
     expect(o.bounds).toEqual({ left: 265, top: 240, right: 465, bottom: 390 });
     expect(ctx.imageLoads).toEqual(['pic.png']);
+  });
+
+  it('image placements are kept per isolate by picture content and placement, when the picture has a content key', async () => {
+    const { tree } = await fixtureTree('agpsd-shapes-smart-objects.psd');
+    const apple = findNode(tree, 'apple');
+    placementCache.clear();
+    const picture = solid(40, 30, [0, 128, 255, 255]);
+    const keyed = { ...context(1, { 'pic.png': picture }), imageKey: () => 'image/abc' };
+    const data = { apple: { type: 'image', image: 'pic.png', resizeMode: 'fill' } };
+    const first = (await buildOverrides(tree, data, keyed)).get(apple.id)!;
+    const second = (await buildOverrides(tree, data, keyed)).get(apple.id)!;
+    expect(second.pixels).toBe(first.pixels);
+    expect(placementCache.hits).toBe(1);
+    const fit = (await buildOverrides(tree, { apple: { ...data.apple, resizeMode: 'fit' } }, keyed)).get(apple.id)!;
+    expect(fit.pixels).not.toBe(first.pixels);
+    const unkeyed = (await buildOverrides(tree, data, context(1, { 'pic.png': picture }))).get(apple.id)!;
+    expect(unkeyed.pixels).not.toBe(first.pixels);
+    expect(unkeyed.pixels!.data).toEqual(first.pixels!.data);
   });
 
   it('image into a perspective smart object: corners land where the placement says, at scale', async () => {
