@@ -171,8 +171,11 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
   const units = canvasUnits(ctx.overrides, ctx.compiled.layers);
   let cut = units.findIndex((u) => overriddenUnit(ctx.overrides, u));
   if (cut < 0) cut = units.length;
+  // The units below the cut follow from the tree alone; the last one's id guards the count.
+  const keyOf = (rows: { top: number; bottom: number }) =>
+    `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${rows.top}-${rows.bottom}/${cut}/${units[cut - 1]?.base.id}`;
   if (cut > 0 && ctx.backdrops) {
-    const key = `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${ctx.clip.top}-${ctx.clip.bottom}/${cut}/${units[cut - 1]?.base.id}`;
+    const key = keyOf(ctx.clip);
     const held = await ctx.backdrops.get(key, canvas.data.byteLength);
     if (held) canvas.data.set(held);
     else {
@@ -180,12 +183,11 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
       await ctx.backdrops.set(key, canvas.data);
     }
   } else if (cut > 0) {
-    // The units below the cut follow from the tree alone; the last one's id guards the count.
     // A canvas small enough to keep is kept whole and sliced, so requests whose rows differ (a
     // preview redrawing only what its overrides reach) share one backdrop.
     const { width, height } = outputSize(ctx.compiled, ctx.scale);
     const rows = width * height * 4 <= backdropCache.maxEntryBytes ? { top: 0, bottom: height } : ctx.clip;
-    const key = `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${rows.top}-${rows.bottom}/${cut}/${units[cut - 1]?.base.id}`;
+    const key = keyOf(rows);
     const held = backdropCache.get(key);
     const direct = rows.top === ctx.clip.top && rows.bottom === ctx.clip.bottom;
     const backdrop = held ? null : direct ? canvas : createSurface({ left: 0, top: rows.top, right: width, bottom: rows.bottom });
