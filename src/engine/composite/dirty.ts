@@ -1,4 +1,4 @@
-import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides } from '../types';
+import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides } from '../types';
 import { effectMargin, hasEffects } from './effects';
 import { canvasUnits, overriddenUnit } from './render';
 import { intersectRect } from './surface';
@@ -6,7 +6,8 @@ import { intersectRect } from './surface';
 /**
  * Where a request's overrides can change the picture: a rectangle in output pixels at `scale`
  * (the render's own grid, before any final resample), or null when nothing can differ from the
- * template drawn without overrides.
+ * template drawn with `base` (default: no overrides; e.g. layers every print PDF of the template
+ * draws as vector, hidden in its raster).
  *
  * The compositor draws the document as units (a layer and the layers clipped to it) bottom-up,
  * every operation after a unit per pixel (blend modes, masks, adjustments, clipping). So a unit
@@ -15,19 +16,30 @@ import { intersectRect } from './surface';
  * override's own bounds when it replaces the pixels), grown by layer effects, shape strokes and
  * the layer resampling's reach; an adjustment layer reaches the whole canvas.
  */
-export function dirtyBounds(compiled: CompiledTemplate, overrides: LayerOverrides, scale: number): Bounds | null {
-  if (!overrides.size) return null;
+export function dirtyBounds(compiled: CompiledTemplate, overrides: LayerOverrides, scale: number, base: LayerOverrides = new Map()): Bounds | null {
+  const changed = new Map([...overrides].filter(([id, o]) => !sameOverride(o, base.get(id))));
+  for (const [id, o] of base) if (!overrides.has(id)) changed.set(id, o);
+  if (!changed.size) return null;
   const canvas: Bounds = { left: 0, top: 0, right: Math.max(1, Math.round(compiled.width * scale)), bottom: Math.max(1, Math.round(compiled.height * scale)) };
-  const none: LayerOverrides = new Map();
+  // Units as either drawing forms them (a group overridden in one is not opened up in either).
+  const either = new Map([...base, ...overrides]);
   let dirty: Bounds | null = null;
-  for (const unit of canvasUnits(overrides, compiled.layers)) {
-    if (!overriddenUnit(overrides, unit)) continue;
-    for (const reach of [reachOf(unit.base, overrides, scale, canvas), reachOf(unit.base, none, scale, canvas)]) {
+  for (const unit of canvasUnits(either, compiled.layers)) {
+    if (!overriddenUnit(changed, unit)) continue;
+    for (const reach of [reachOf(unit.base, overrides, scale, canvas), reachOf(unit.base, base, scale, canvas)]) {
       const r = reach && intersectRect(reach, canvas);
       if (r) dirty = dirty ? union(dirty, r) : r;
     }
   }
   return dirty;
+}
+
+/** Overrides that draw the same: the same object, or the same visibility and nothing else. */
+function sameOverride(a: LayerOverride, b: LayerOverride | undefined): boolean {
+  if (a === b) return true;
+  if (!b) return false;
+  const onlyVisible = (o: LayerOverride) => Object.keys(o).every((k) => k === 'visible');
+  return onlyVisible(a) && onlyVisible(b) && a.visible === b.visible;
 }
 
 const union = (a: Bounds, b: Bounds): Bounds => ({
