@@ -74,11 +74,26 @@ export class ResultStore {
     if (fingerprint) await this.bucket.put(INDEX_PREFIX + fingerprint, name);
   }
 
-  /** Stores a new result under a fresh random name and returns the name. */
+  /** Removes the cache index entry of `fingerprint` if it names `name`. */
+  private async unindex(fingerprint: string | undefined, name: string): Promise<void> {
+    if (!fingerprint) return;
+    const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
+    if (entry && (await entry.text()) === name) await this.bucket.delete(INDEX_PREFIX + fingerprint);
+  }
+
+  /**
+   * Stores a new result under a fresh random name and returns the name. The result and its index
+   * entry are written at once (a lookup that finds the entry first sees no result: a miss); if
+   * either write fails, both are undone.
+   */
   async put(bytes: Uint8Array, ext: string, contentType: string, fingerprint?: string): Promise<string> {
     const { name, key } = this.fresh(ext);
-    await this.bucket.put(key, bytes, this.options(contentType, fingerprint));
-    await this.index(fingerprint, name);
+    const writes = await Promise.allSettled([this.bucket.put(key, bytes, this.options(contentType, fingerprint)), this.index(fingerprint, name)]);
+    const failed = writes.find((w): w is PromiseRejectedResult => w.status === 'rejected');
+    if (failed) {
+      await Promise.allSettled([this.bucket.delete(key), this.unindex(fingerprint, name)]);
+      throw failed.reason;
+    }
     return name;
   }
 
@@ -134,11 +149,7 @@ export class ResultStore {
     const key = this.keyOf(name);
     const obj = key ? await this.bucket.head(key) : null;
     if (!key || !obj) return false;
-    const fingerprint = obj.customMetadata?.fingerprint;
-    if (fingerprint) {
-      const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
-      if (entry && (await entry.text()) === name) await this.bucket.delete(INDEX_PREFIX + fingerprint);
-    }
+    await this.unindex(obj.customMetadata?.fingerprint, name);
     await this.bucket.delete(key);
     return true;
   }

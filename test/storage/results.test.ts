@@ -36,6 +36,28 @@ describe('result store', () => {
     expect(await env.FILES.head(`cache/results/${'f'.repeat(64)}`)).toBeNull();
   });
 
+  it('a result whose write fails leaves neither object nor cache entry (the two are written at once)', async () => {
+    // The real bucket, with its result writes failing (an R2 outage, injected at the boundary).
+    const failing = new Proxy(env.FILES, {
+      get(target, prop) {
+        if (prop === 'put') {
+          return async (key: string, ...rest: unknown[]) => {
+            if (key.startsWith('results/')) throw new Error('R2 put failed');
+            return (target.put as (...a: unknown[]) => unknown)(key, ...rest);
+          };
+        }
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const fp = 'c'.repeat(64);
+    await expect(new ResultStore(failing, '24').put(bytes, 'jpg', 'image/jpeg', fp)).rejects.toThrow('R2 put failed');
+    expect(await env.FILES.head(`cache/results/${fp}`)).toBeNull();
+    const store = new ResultStore(env.FILES, '24');
+    const name = await store.put(bytes, 'jpg', 'image/jpeg', fp);
+    expect(await store.lookup(fp)).toBe(name);
+  });
+
   it('a streamed result is stored and indexed like a whole one, only once it is complete', async () => {
     const store = new ResultStore(env.FILES, '24');
     const fp = 'a'.repeat(64);
