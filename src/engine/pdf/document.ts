@@ -43,6 +43,8 @@ export interface PdfVectorLayer {
   ops: string;
   /** Fonts the ops select with `/F<n> Tf`, keyed by resource name; written once per document. */
   fonts?: Record<string, PdfFontResource>;
+  /** Constant fill alphas the ops select with `/<name> gs` (ExtGState `ca`), keyed by resource name. */
+  opacities?: Record<string, number>;
 }
 
 export interface PdfFontResource {
@@ -248,6 +250,7 @@ async function writePage(
   await Promise.all(puts);
 
   const fontResources: Record<string, PdfRef> = {};
+  const extGStates: Record<string, PdfValue> = {};
   if (page.vectors?.length) {
     // Vector layers are authored in template pixels with y down; one matrix maps them to points.
     content.push(`q ${num(sx)} 0 0 ${num(-sy)} 0 ${num(hPt)} cm /CS0 cs /CS0 CS`);
@@ -259,6 +262,11 @@ async function writePage(
           fonts.set(font.key, ref);
         }
         fontResources[res] = ref;
+      }
+      for (const [res, ca] of Object.entries(layer.opacities ?? {})) {
+        extGStates[res] = { Type: name('ExtGState'), ca };
+        // Translucent paint blends in the template's colour space (the page group below).
+        transparent = true;
       }
       content.push(`q\n${layer.ops}\nQ`);
     }
@@ -280,6 +288,7 @@ async function writePage(
       ColorSpace: { CS0: colorSpace },
       XObject: Object.keys(xobjects).length ? xobjects : undefined,
       Font: Object.keys(fontResources).length ? fontResources : undefined,
+      ExtGState: Object.keys(extGStates).length ? extGStates : undefined,
     },
     // Soft masks composite in the template's colour space, not the viewer's default RGB.
     Group: transparent ? { Type: name('Group'), S: name('Transparency'), CS: colorSpace } : undefined,

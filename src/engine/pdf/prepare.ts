@@ -16,8 +16,8 @@ import { canonicalJson, requestFingerprint, resolveRequest, type PipelineDeps, t
 import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
-import { svgOutlines, vectorCandidates } from './vector';
-import { noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
+import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
+import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
 
 export { PDF_WRITER_VERSION };
@@ -57,10 +57,12 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
     async load() {
       const scale = 1;
       const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
-      const { raster, vectors } = splitVectors(compiled, overrides, options.textOutputMode ?? 'outlines');
-      // The strips are rendered with `raster`: rows it cannot reach are the template's own.
-      const dirty = raster ? dirtyBounds(compiled, raster, scale) : null;
-      const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom });
+      const { raster, vectors } = splitVectors(compiled, overrides ?? new Map(), options.textOutputMode ?? 'outlines');
+      // Stored strips are the template with its always-vector shapes hidden; the strips here are
+      // rendered with `raster`: rows where the two cannot differ are taken from the store.
+      const base = templateVectorBase(compiled);
+      const dirty = dirtyBounds(compiled, raster, scale, base.hidden);
+      const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }, await base.key);
       const backdrops = persistedBackdrops(store.bucket);
       const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       return {
@@ -89,20 +91,39 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
  */
 function splitVectors(
   compiled: CompiledTemplate,
-  overrides: LayerOverrides | undefined,
+  overrides: LayerOverrides,
   mode: TextOutputMode,
-): { raster?: LayerOverrides; vectors: PdfVectorLayer[] } {
-  if (!overrides) return { raster: overrides, vectors: [] };
-  const canvas = { left: 0, top: 0, right: compiled.width, bottom: compiled.height };
+): { raster: LayerOverrides; vectors: PdfVectorLayer[] } {
   const raster = new Map(overrides);
   const vectors: PdfVectorLayer[] = [];
-  for (const { node, override } of vectorCandidates(compiled.layers, overrides, canvas)) {
-    const layer = svgOutlines(override.vector, override.bounds!, mode);
+  for (const candidate of vectorCandidates(compiled.layers, overrides, canvasOf(compiled))) {
+    const layer = candidate.kind === 'text' ? svgOutlines(candidate.override.vector, candidate.override.bounds!, mode) : shapeLayer(candidate);
     if (!layer) continue;
     vectors.push(layer);
-    raster.set(node.id, { ...override, visible: false });
+    // A hidden shape draws nothing whatever its colour: hidden alone, it matches the stored
+    // strips' base (a recoloured always-vector shape leaves its rows clean).
+    raster.set(candidate.node.id, candidate.kind === 'shape' ? { visible: false } : { ...candidate.override, visible: false });
   }
   return { raster, vectors };
+}
+
+const canvasOf = (c: CompiledTemplate) => ({ left: 0, top: 0, right: c.width, bottom: c.height });
+
+/**
+ * The shapes a PDF of the template draws as vector when the request changes nothing: hidden in
+ * the stored strips (a request that draws one of them in the raster after all, e.g. because a
+ * layer it shows now covers it, finds those rows dirty). Per compiled template.
+ */
+const vectorBases = new Map<string, { hidden: LayerOverrides; key: Promise<string> }>();
+function templateVectorBase(compiled: CompiledTemplate): { hidden: LayerOverrides; key: Promise<string> } {
+  let base = vectorBases.get(compiled.hash);
+  if (!base) {
+    const ids = vectorCandidates(compiled.layers, new Map(), canvasOf(compiled)).map((c) => c.node.id);
+    base = { hidden: new Map(ids.map((id) => [id, { visible: false }])), key: hiddenLayersKey(ids) };
+    if (vectorBases.size >= 64) vectorBases.delete(vectorBases.keys().next().value!);
+    vectorBases.set(compiled.hash, base);
+  }
+  return base;
 }
 
 /** Fingerprint of a document made of several pages (combined multipage PDF). */

@@ -12,6 +12,7 @@ import { ByteLru, MB } from '../cache/lru';
 import { getBlob, putBlob } from '../compiled/blob';
 import { ENGINE_VERSION } from '../compiled/compile';
 import { prefix } from '../compiled/store';
+import { sha256Hex } from '../../storage/files';
 import type { BackdropStore } from '../composite/render';
 import type { CompiledTemplate } from '../types';
 import type { EncodedStrip, ImagePart } from './image';
@@ -45,17 +46,37 @@ export interface StripCache {
  */
 export const stripLru = new ByteLru<StoredStrip>(8 * MB, 2 * MB);
 
-export function stripKey(hash: string, g: StripGeometry): string {
+/**
+ * `hidden`: which layers the stored strips leave out (the layers every PDF of the template draws
+ * as vector; `hiddenLayersKey`), so strips drawn from different bases never mix.
+ */
+export function stripKey(hash: string, g: StripGeometry, hidden: string): string {
   const engine = ENGINE_VERSION.replace(/[^\w.-]/g, '_');
-  return `${prefix(hash)}pdf-strips/${engine}/w${PDF_WRITER_VERSION}/${g.width}x${g.height}/${g.rowsPerStrip}/${g.top}`;
+  return `${prefix(hash)}pdf-strips/${engine}/w${PDF_WRITER_VERSION}/${hidden}/${g.width}x${g.height}/${g.rowsPerStrip}/${g.top}`;
 }
 
-/** The strip cache of one page of `compiled`, whose overrides can change rows [dirtyTop, dirtyBottom) (null: none). */
-export function templateStrips(bucket: R2Bucket, compiled: CompiledTemplate, dirtyRows: { top: number; bottom: number } | null): StripCache {
+/** Key part naming a set of hidden layer ids: `h-` and a hash of the sorted ids, or `h-none`. */
+export async function hiddenLayersKey(ids: number[]): Promise<string> {
+  if (!ids.length) return 'h-none';
+  return `h-${(await sha256Hex([...ids].sort((a, b) => a - b).join(','))).slice(0, 16)}`;
+}
+
+/**
+ * The strip cache of one page of `compiled` drawn over the base `hidden` names (template without
+ * overrides, those layers hidden); the page's overrides can change rows [dirtyTop, dirtyBottom)
+ * of it (null: none).
+ */
+export function templateStrips(
+  bucket: R2Bucket,
+  compiled: CompiledTemplate,
+  dirtyRows: { top: number; bottom: number } | null,
+  hidden: string,
+): StripCache {
+  const keyOf = (g: StripGeometry) => stripKey(compiled.hash, g, hidden);
   return {
     dirty: (top, bottom) => dirtyRows !== null && top < dirtyRows.bottom && bottom > dirtyRows.top,
     async get(g) {
-      const key = stripKey(compiled.hash, g);
+      const key = keyOf(g);
       const held = stripLru.get(key);
       if (held) return held;
       const obj = await bucket.get(key);
@@ -65,7 +86,7 @@ export function templateStrips(bucket: R2Bucket, compiled: CompiledTemplate, dir
       return strip;
     },
     async put(g, strip) {
-      const key = stripKey(compiled.hash, g);
+      const key = keyOf(g);
       stripLru.set(key, strip, storedBytes(strip));
       await bucket.put(key, encodeStoredStrip(strip));
     },

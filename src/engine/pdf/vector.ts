@@ -1,37 +1,52 @@
 /**
- * Text as vector in print PDFs (rendering contract, "Print PDF"; rules listed in docs/pdf.md).
+ * Text and shapes as vector in print PDFs (rendering contract, "Print PDF"; rules listed in
+ * docs/pdf.md).
  *
- * Which layers: a text layer we re-rendered (its override carries the SVG it was drawn from),
- * drawn normally (blend normal, 100 % opacity and fill, no effects, masks or clipping, not warped,
- * inside groups that change nothing), with nothing visible above it overlapping it. Such a layer
- * looks the same whether it is composited into the raster or drawn on top of it, so the strips
- * are rendered without it and its outlines are drawn over them.
+ * Which layers: a text layer we re-rendered (its override carries the SVG it was drawn from), or
+ * a shape layer filled with one solid colour whose vector mask is a union of paths; drawn
+ * normally (blend normal, no effects, pixel masks or clipping, not warped, inside groups that
+ * change nothing), with nothing visible above it overlapping it. Such a layer looks the same
+ * whether it is composited into the raster or drawn on top of it, so the strips are rendered
+ * without it and its outlines are drawn over them.
  *
  * How: resvg turns the SVG into plain paths (usvg's own output, the same geometry its raster
  * came from); those become PDF path operators. Anything beyond solid fills of plain paths
- * (clips, masks, gradients, strokes, images, group opacity) keeps the layer rasterised.
+ * (clips, masks, gradients, strokes, images, group opacity) keeps the layer rasterised. A shape's
+ * path is its vector mask's Béziers as they are (the geometry the compositor rasterises masks
+ * and strokes from, src/engine/composite/vector.ts), filled with its own fill rule.
  */
 import { Resvg } from '@resvg/resvg-wasm';
-import type { Bounds, LayerNode, LayerOverride, LayerOverrides } from '../types';
+import type { Bounds, LayerNode, LayerOverride, LayerOverrides, VectorMask } from '../types';
 import type { PdfVectorLayer } from './document';
 import { invisibleText } from './text';
 import { num } from './writer';
 
-export interface VectorCandidate {
-  node: LayerNode;
-  override: LayerOverride & { vector: NonNullable<LayerOverride['vector']> };
-}
+export type VectorCandidate =
+  | { kind: 'text'; node: LayerNode; override: LayerOverride & { vector: NonNullable<LayerOverride['vector']> } }
+  | { kind: 'shape'; node: LayerNode; paths: VectorMask['paths']; color: { r: number; g: number; b: number }; alpha: number };
 
 const intersects = (a: Bounds, b: Bounds) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+const inside = (a: Bounds, b: Bounds) => a.left >= b.left && a.top >= b.top && a.right <= b.right && a.bottom <= b.bottom;
 const enabled = (m?: { disabled?: boolean }) => !!m && !m.disabled;
 const hasEffects = (n: LayerNode) => !!n.effects && !(n.effects as { disabled?: boolean }).disabled && Object.keys(n.effects).some((k) => k !== 'disabled' && k !== 'scale');
+/** Blending options that change how a layer meets what lies below ("Blend If", excluded channels). */
+const advancedBlending = (n: LayerNode) => !!n.blendIf || !!n.excludedChannels?.length;
 
-/** Groups that composite their children unchanged. */
+/** Groups that composite their children unchanged (an artboard also clips them: see `within`). */
 function neutralGroup(n: LayerNode): boolean {
-  return (n.blendMode === 'pass through' || n.blendMode === 'normal') && n.opacity === 1 && n.fillOpacity === 1 && !enabled(n.mask) && !enabled(n.vectorMask) && !hasEffects(n) && !n.clipping;
+  return (
+    (n.blendMode === 'pass through' || n.blendMode === 'normal') &&
+    n.opacity === 1 &&
+    n.fillOpacity === 1 &&
+    !enabled(n.mask) &&
+    !enabled(n.vectorMask) &&
+    !hasEffects(n) &&
+    !n.clipping &&
+    !advancedBlending(n)
+  );
 }
 
-function plainText(n: LayerNode, o: LayerOverride | undefined): o is VectorCandidate['override'] {
+function plainText(n: LayerNode, o: LayerOverride | undefined): o is Extract<VectorCandidate, { kind: 'text' }>['override'] {
   return (
     n.type === 'Text' &&
     !!o?.vector &&
@@ -44,11 +59,56 @@ function plainText(n: LayerNode, o: LayerOverride | undefined): o is VectorCandi
     !n.text?.warped &&
     !enabled(n.mask) &&
     !enabled(n.vectorMask) &&
-    !hasEffects(n)
+    !hasEffects(n) &&
+    !advancedBlending(n)
   );
 }
 
-/** Text layers that can be drawn as vector over the rest of the page (see the file comment). */
+/**
+ * A shape layer that is one solid colour inside its path: Photoshop's stored pixels (what
+ * previews draw) are that path filled, so the path filled in PDF is the same picture. The fill
+ * colour is the layer's own or the request's recolour (`color`, which keeps the pixels' alpha).
+ * Opacity below 1 (layer opacity × fill × the recolour's alpha) is a PDF `ca` on a single path
+ * only: overlapping fills of several paths would cover their overlap twice.
+ */
+function plainShape(n: LayerNode, o: LayerOverride | undefined): Omit<Extract<VectorCandidate, { kind: 'shape' }>, 'kind' | 'node'> | null {
+  const vm = n.vectorMask;
+  if (n.type !== 'Shape' || !n.hasPixels || !n.fillColor || !vm || vm.disabled || vm.invert || vm.fillStartsWithAllPixels) return null;
+  if (o?.pixels || o?.vector || !(o?.visible ?? n.visible)) return null;
+  if (n.blendMode !== 'normal' || n.clipping || enabled(n.mask) || hasEffects(n) || n.vectorStroke || advancedBlending(n)) return null;
+  const paths = vm.paths.filter((p) => p.knots.length >= 2);
+  // Subtract, intersect and exclude have no PDF fill equivalent (a fill cannot take paint away).
+  if (!paths.length || paths.some((p) => (p.operation ?? 'combine') !== 'combine')) return null;
+  const alpha = n.opacity * n.fillOpacity * (o?.color?.a ?? 1);
+  if (!(alpha > 0) || (alpha < 1 && paths.length > 1)) return null;
+  const hex = parseInt(n.fillColor.slice(1), 16);
+  const color = o?.color ? { r: o.color.r, g: o.color.g, b: o.color.b } : { r: (hex >> 16) & 255, g: (hex >> 8) & 255, b: hex & 255 };
+  return { paths, color, alpha };
+}
+
+/** Bounding box of paths' anchors and handles (contains the curves), template pixels. */
+export function pathsBounds(paths: VectorMask['paths']): Bounds {
+  const b = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
+  for (const p of paths)
+    for (const k of p.knots)
+      for (let i = 0; i < 6; i += 2) {
+        b.left = Math.min(b.left, k[i]);
+        b.right = Math.max(b.right, k[i]);
+        b.top = Math.min(b.top, k[i + 1]);
+        b.bottom = Math.max(b.bottom, k[i + 1]);
+      }
+  return { left: Math.floor(b.left), top: Math.floor(b.top), right: Math.ceil(b.right), bottom: Math.ceil(b.bottom) };
+}
+
+const union = (a: Bounds, b: Bounds): Bounds => ({
+  left: Math.min(a.left, b.left),
+  top: Math.min(a.top, b.top),
+  right: Math.max(a.right, b.right),
+  bottom: Math.max(a.bottom, b.bottom),
+});
+const grow = (r: Bounds, by: number): Bounds => ({ left: r.left - by, top: r.top - by, right: r.right + by, bottom: r.bottom + by });
+
+/** Text and shape layers that can be drawn as vector over the rest of the page (see the file comment). */
 export function vectorCandidates(layers: LayerNode[], overrides: LayerOverrides, canvas: Bounds): VectorCandidate[] {
   const out: VectorCandidate[] = [];
   const visible = (n: LayerNode) => overrides.get(n.id)?.visible ?? n.visible;
@@ -56,25 +116,71 @@ export function vectorCandidates(layers: LayerNode[], overrides: LayerOverrides,
   const extent = (n: LayerNode): Bounds[] => {
     if (!visible(n)) return [];
     if (n.type === 'Adjustment' || hasEffects(n)) return [canvas];
-    if (n.children) return n.children.flatMap(extent);
-    return [overrides.get(n.id)?.bounds ?? n.bounds];
+    if (n.children) return [...n.children.flatMap(extent), ...(n.artboard?.background ? [n.artboard.bounds] : [])];
+    const own = overrides.get(n.id)?.bounds ?? n.bounds;
+    // A shape's stroke is drawn from its path, around it (composite/effects.ts drawShapeStroke).
+    if (n.vectorStroke && n.vectorMask) return [grow(union(own, pathsBounds(n.vectorMask.paths)), Math.ceil(n.vectorStroke.width) + 2)];
+    return [own];
   };
-  const visit = (nodes: LayerNode[], above: Bounds[]) => {
+  // `within`: the artboards around these nodes clip them; a vector layer must lie inside.
+  const visit = (nodes: LayerNode[], above: Bounds[], within: Bounds) => {
     const seen = [...above];
     nodes.forEach((n, i) => {
       const o = overrides.get(n.id);
+      // Layers clipped to this one sit right above it in the list (panel order is top first).
+      const clipsSomething = i > 0 && nodes[i - 1].clipping;
+      const free = (b: Bounds) => !clipsSomething && inside(b, within) && !seen.some((s) => intersects(s, b));
       if (n.children) {
-        if (visible(n) && neutralGroup(n)) visit(n.children, seen);
+        if (visible(n) && neutralGroup(n)) visit(n.children, seen, n.artboard ? n.artboard.bounds : within);
       } else if (plainText(n, o)) {
-        // Layers clipped to this one sit right above it in the list (panel order is top first).
-        const clipsSomething = i > 0 && nodes[i - 1].clipping;
-        if (!clipsSomething && !seen.some((b) => intersects(b, o.bounds!))) out.push({ node: n, override: o });
+        if (free(o.bounds!)) out.push({ kind: 'text', node: n, override: o });
+      } else {
+        const shape = plainShape(n, o);
+        if (shape && free(union(n.bounds, pathsBounds(shape.paths)))) out.push({ kind: 'shape', node: n, ...shape });
       }
       seen.push(...extent(n));
     });
   };
-  visit(layers, []);
+  visit(layers, [], { left: -Infinity, top: -Infinity, right: Infinity, bottom: Infinity });
   return out;
+}
+
+/**
+ * A shape layer as PDF operators (template pixels, y down): each path filled on its own with its
+ * fill rule, in the page's colour space (`/CS0`, set by the writer). An alpha below 1 is an
+ * ExtGState (`ca`) the writer adds to the page's resources.
+ */
+export function shapeLayer(shape: Extract<VectorCandidate, { kind: 'shape' }>): PdfVectorLayer {
+  const { r, g, b } = shape.color;
+  const head = [`${num(r / 255)} ${num(g / 255)} ${num(b / 255)} sc`];
+  const layer: PdfVectorLayer = { ops: '' };
+  if (shape.alpha < 1) {
+    const gs = `A${num(shape.alpha)}`;
+    layer.opacities = { [gs]: Number(num(shape.alpha)) };
+    head.unshift(`/${gs} gs`);
+  }
+  const fills = shape.paths.map((p) => `${knotOps(p.knots, !p.open)}\n${p.fillRule === 'even-odd' ? 'f*' : 'f'}`);
+  layer.ops = [...head, ...fills].join('\n');
+  return layer;
+}
+
+/**
+ * Photoshop knots ([inX, inY, anchorX, anchorY, outX, outY]) → a closed PDF subpath: a segment
+ * runs from an anchor along its out handle and the next knot's in handle; a closed path has a
+ * last segment back to the first knot. An open path is closed by a straight line, as filling
+ * (and the compositor's rasteriser) does.
+ */
+export function knotOps(knots: number[][], closed: boolean): string {
+  const out = [`${num(knots[0][2])} ${num(knots[0][3])} m`];
+  const n = knots.length;
+  for (let i = 0; i < (closed ? n : n - 1); i++) {
+    const a = knots[i];
+    const b = knots[(i + 1) % n];
+    const straight = a[2] === a[4] && a[3] === a[5] && b[0] === b[2] && b[1] === b[3];
+    out.push(straight ? `${num(b[2])} ${num(b[3])} l` : `${[a[4], a[5], b[0], b[1], b[2], b[3]].map(num).join(' ')} c`);
+  }
+  out.push('h');
+  return out.join('\n');
 }
 
 /**

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { writePdf, type PdfPage, type PdfSummary } from '../../../src/engine/pdf/document';
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
 import { MemorySink } from '../../../src/engine/pdf/sink';
-import { decodeStoredStrip, encodeStoredStrip, stripKey, stripLru } from '../../../src/engine/pdf/strip-cache';
+import { decodeStoredStrip, encodeStoredStrip, hiddenLayersKey, stripKey, stripLru } from '../../../src/engine/pdf/strip-cache';
 import { resolveTemplate } from '../../../src/engine/pipeline';
 import { encodePng } from '../../../src/engine/raster';
 import { FileStore } from '../../../src/storage';
@@ -176,9 +176,13 @@ describe('reused PDF strips', () => {
     const a = (await resolveTemplate(store(), template)).compiled;
     const b = (await resolveTemplate(store(), other)).compiled;
     const g = { width: 400, height: 400, rowsPerStrip: 64, top: 0 };
-    expect(stripKey(a.hash, g)).toContain(`compiled/${a.hash}/`);
-    expect(stripKey(a.hash, g)).not.toBe(stripKey(b.hash, g));
-    expect(stripKey(a.hash, g)).not.toBe(stripKey(a.hash, { ...g, rowsPerStrip: 65 }));
+    const none = await hiddenLayersKey([]);
+    expect(stripKey(a.hash, g, none)).toContain(`compiled/${a.hash}/`);
+    expect(stripKey(a.hash, g, none)).not.toBe(stripKey(b.hash, g, none));
+    expect(stripKey(a.hash, g, none)).not.toBe(stripKey(a.hash, { ...g, rowsPerStrip: 65 }, none));
+    // Strips drawn with other layers hidden (the always-vector shapes) never mix.
+    expect(stripKey(a.hash, g, none)).not.toBe(stripKey(a.hash, g, await hiddenLayersKey([3])));
+    expect(await hiddenLayersKey([3, 1])).toBe(await hiddenLayersKey([1, 3]));
   });
 
   it('stored strips round-trip, and bytes that do not fit the geometry are a miss', () => {
