@@ -177,6 +177,7 @@ export function knotOps(knots: number[][], closed: boolean): string {
     const a = knots[i];
     const b = knots[(i + 1) % n];
     const straight = a[2] === a[4] && a[3] === a[5] && b[0] === b[2] && b[1] === b[3];
+    if (straight && i === n - 1) break; // back to the first anchor: `h` draws that line
     out.push(straight ? `${num(b[2])} ${num(b[3])} l` : `${[a[4], a[5], b[0], b[1], b[2], b[3]].map(num).join(' ')} c`);
   }
   out.push('h');
