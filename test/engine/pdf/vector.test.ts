@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pathOps, usvgToOps, vectorCandidates } from '../../../src/engine/pdf/vector';
+import { knotOps, pathOps, shapeLayer, usvgToOps, vectorCandidates, type VectorCandidate } from '../../../src/engine/pdf/vector';
 import type { LayerNode, LayerOverrides } from '../../../src/engine/types';
 
 const canvas = { left: 0, top: 0, right: 100, bottom: 100 };
@@ -65,6 +65,93 @@ describe('which text layers are vector', () => {
     const u = textLayer();
     expect(ids([layer({ type: 'Group', blendMode: 'pass through', opacity: 0.5, children: [u] })], overridesFor(u))).toEqual([]);
     expect(ids([textLayer()], new Map())).toEqual([]);
+  });
+});
+
+const square = (l: number, t: number, r: number, b: number) => [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => [x, y, x, y, x, y]);
+type Path = NonNullable<LayerNode['vectorMask']>['paths'][number];
+const path = (knots = square(50, 50, 70, 70), over: Partial<Path> = {}): Path => ({ open: false, operation: 'combine', fillRule: 'non-zero', knots, ...over });
+function shapeLayerNode(over: Partial<LayerNode> = {}, paths: Path[] = [path()]): LayerNode {
+  return layer({
+    type: 'Shape',
+    bounds: { left: 50, top: 50, right: 70, bottom: 70 },
+    fillColor: '#336699',
+    hasPixels: true,
+    vectorMask: { invert: false, disabled: false, fillStartsWithAllPixels: false, paths },
+    ...over,
+  });
+}
+
+describe('which shape layers are vector', () => {
+  it('a plain solid-colour shape, also unmodified, also inside an artboard that holds it', () => {
+    const s = shapeLayerNode();
+    expect(ids([s, layer()], new Map())).toEqual([s.id]);
+    const inBoard = shapeLayerNode();
+    const board = (right: number) => layer({ type: 'Group', blendMode: 'pass through', artboard: { bounds: { left: 0, top: 0, right, bottom: 100 } }, children: [inBoard] });
+    expect(ids([board(100)], new Map())).toEqual([inBoard.id]);
+    expect(ids([board(60)], new Map()), 'the artboard cuts it').toEqual([]);
+  });
+
+  it('not with a stroke, effects, a pixel mask, clipping, a clipped layer, another blend mode, or when covered', () => {
+    const variants: Array<Partial<LayerNode>> = [
+      { vectorStroke: { width: 2, alignment: 'inside', color: '#000000', opacity: 1, blendMode: 'normal' } },
+      { effects: { dropShadow: [{ enabled: true }] } as never },
+      { mask: { bounds: textBounds, defaultColor: 0, disabled: false, hasPixels: true } },
+      { clipping: true },
+      { blendMode: 'multiply' },
+      { blendIf: [{ source: [0, 10, 255, 255], dest: [0, 0, 255, 255] }] },
+      { fillColor: undefined }, // gradient or pattern fill
+      { hasPixels: false }, // previews draw nothing
+      { visible: false },
+    ];
+    for (const v of variants) expect(ids([shapeLayerNode(v)], new Map()), JSON.stringify(v)).toEqual([]);
+    const s = shapeLayerNode();
+    expect(ids([layer({ clipping: true }), s], new Map())).toEqual([]);
+    expect(ids([layer({ bounds: { left: 65, top: 65, right: 90, bottom: 90 } }), s], new Map())).toEqual([]);
+    // A stroke above reaches beyond its layer's bounds.
+    const stroked = shapeLayerNode({ bounds: { left: 72, top: 50, right: 90, bottom: 70 }, vectorStroke: { width: 4, alignment: 'outside', color: '#000000', opacity: 1, blendMode: 'normal' } }, [path(square(72, 50, 90, 70))]);
+    expect(ids([stroked, s], new Map())).toEqual([]);
+  });
+
+  it('paths: a union only; opacity below 1 with a single path', () => {
+    expect(ids([shapeLayerNode({}, [path(), path(square(60, 60, 80, 80))])], new Map())).toHaveLength(1);
+    expect(ids([shapeLayerNode({}, [path(), path(square(55, 55, 60, 60), { operation: 'subtract' })])], new Map())).toEqual([]);
+    expect(ids([shapeLayerNode({ opacity: 0.5 })], new Map())).toHaveLength(1);
+    expect(ids([shapeLayerNode({ fillOpacity: 0.5 }, [path(), path(square(60, 60, 80, 80))])], new Map())).toEqual([]);
+    const inverted = shapeLayerNode();
+    inverted.vectorMask!.invert = true;
+    expect(ids([inverted], new Map())).toEqual([]);
+  });
+
+  it('the request: a recolour is drawn in its colour and alpha; hiding it or replacing its pixels is not vector', () => {
+    const s = shapeLayerNode({ opacity: 0.5 });
+    const [c] = vectorCandidates([s], new Map([[s.id, { color: { r: 255, g: 0, b: 0, a: 0.5 } }]]), canvas) as Array<Extract<VectorCandidate, { kind: 'shape' }>>;
+    expect(c.color).toEqual({ r: 255, g: 0, b: 0 });
+    expect(c.alpha).toBe(0.25);
+    expect(shapeLayer(c)).toEqual({ ops: '/A0.25 gs\n1 0 0 sc\n50 50 m\n70 50 l\n70 70 l\n50 70 l\nh\nf', opacities: { 'A0.25': 0.25 } });
+    expect(ids([s], new Map([[s.id, { visible: false }]]))).toEqual([]);
+    const pixels = { width: 1, height: 1, data: new Uint8ClampedArray(4) };
+    expect(ids([s], new Map([[s.id, { pixels, bounds: textBounds }]]))).toEqual([]);
+  });
+});
+
+describe('vector mask paths → PDF operators', () => {
+  it('Béziers run from an anchor along its out handle and the next knot\'s in handle; open paths close straight', () => {
+    // The segment from the 2nd knot to the 3rd has both handles on their anchors: a line.
+    const knots = [
+      [0, 0, 10, 0, 20, 5],
+      [25, 10, 30, 20, 30, 20],
+      [30, 30, 30, 30, 35, 40],
+    ];
+    expect(knotOps(knots, true)).toBe('10 0 m\n20 5 25 10 30 20 c\n30 30 l\n35 40 0 0 10 0 c\nh');
+    expect(knotOps(knots, false)).toBe('10 0 m\n20 5 25 10 30 20 c\n30 30 l\nh');
+    expect(knotOps(square(0, 0, 2, 2), true), 'straight segments are lines').toBe('0 0 m\n2 0 l\n2 2 l\n0 2 l\nh');
+  });
+
+  it('even-odd paths fill with f*', () => {
+    const s = shapeLayerNode({}, [path(square(50, 50, 70, 70), { fillRule: 'even-odd' })]);
+    const [c] = vectorCandidates([s], new Map(), canvas) as Array<Extract<VectorCandidate, { kind: 'shape' }>>;
+    expect(shapeLayer(c).ops).toMatch(/^0\.2 0\.4 0\.6 sc\n[\s\S]*\nh\nf\*$/);
   });
 });
 
