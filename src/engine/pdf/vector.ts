@@ -3,7 +3,7 @@
  * docs/pdf.md).
  *
  * Which layers: a text layer we re-rendered (its override carries the SVG it was drawn from), or
- * a shape layer filled with one solid colour whose vector mask is a union of paths; drawn
+ * a shape layer filled with one solid colour whose vector mask PDF fills and clips can draw; drawn
  * normally (blend normal, no effects, pixel masks or clipping, not warped, inside groups that
  * change nothing), with nothing visible above it overlapping it. Such a layer looks the same
  * whether it is composited into the raster or drawn on top of it, so the strips are rendered
@@ -68,8 +68,8 @@ function plainText(n: LayerNode, o: LayerOverride | undefined): o is Extract<Vec
  * A shape layer that is one solid colour inside its path: Photoshop's stored pixels (what
  * previews draw) are that path filled, so the path filled in PDF is the same picture. The fill
  * colour is the layer's own or the request's recolour (`color`, which keeps the pixels' alpha).
- * Opacity below 1 (layer opacity × fill × the recolour's alpha) is a PDF `ca` on a single path
- * only: overlapping fills of several paths would cover their overlap twice.
+ * Opacity below 1 (layer opacity × fill × the recolour's alpha) is a PDF `ca` with a single
+ * combined path only: overlapping fills of several paths would cover their overlap twice.
  */
 function plainShape(n: LayerNode, o: LayerOverride | undefined): Omit<Extract<VectorCandidate, { kind: 'shape' }>, 'kind' | 'node'> | null {
   const vm = n.vectorMask;
@@ -77,10 +77,16 @@ function plainShape(n: LayerNode, o: LayerOverride | undefined): Omit<Extract<Ve
   if (o?.pixels || o?.vector || !(o?.visible ?? n.visible)) return null;
   if (n.blendMode !== 'normal' || n.clipping || enabled(n.mask) || hasEffects(n) || n.vectorStroke || advancedBlending(n)) return null;
   const paths = vm.paths.filter((p) => p.knots.length >= 2);
-  // Subtract, intersect and exclude have no PDF fill equivalent (a fill cannot take paint away).
-  if (!paths.length || paths.some((p) => (p.operation ?? 'combine') !== 'combine')) return null;
+  // See shapeLayer: subtracting needs the path's complement, exact as an even-odd clip only for
+  // an even-odd path; exclude (xor) has no clip equivalent.
+  const drawable = (p: (typeof paths)[number]) => {
+    const op = p.operation ?? 'combine';
+    return op === 'combine' || op === 'intersect' || (op === 'subtract' && p.fillRule === 'even-odd');
+  };
+  const fills = paths.filter((p) => (p.operation ?? 'combine') === 'combine').length;
+  if (!fills || !paths.every(drawable)) return null;
   const alpha = n.opacity * n.fillOpacity * (o?.color?.a ?? 1);
-  if (!(alpha > 0) || (alpha < 1 && paths.length > 1)) return null;
+  if (!(alpha > 0) || (alpha < 1 && fills > 1)) return null;
   const hex = parseInt(n.fillColor.slice(1), 16);
   const color = o?.color ? { r: o.color.r, g: o.color.g, b: o.color.b } : { r: (hex >> 16) & 255, g: (hex >> 8) & 255, b: hex & 255 };
   return { paths, color, alpha };
@@ -146,9 +152,16 @@ export function vectorCandidates(layers: LayerNode[], overrides: LayerOverrides,
 }
 
 /**
- * A shape layer as PDF operators (template pixels, y down): each path filled on its own with its
- * fill rule, in the page's colour space (`/CS0`, set by the writer). An alpha below 1 is an
- * ExtGState (`ca`) the writer adds to the page's resources.
+ * A shape layer as PDF operators (template pixels, y down), in the page's colour space (`/CS0`,
+ * set by the writer). An alpha below 1 is an ExtGState (`ca`) the writer adds to the page's
+ * resources.
+ *
+ * Paths combine in order from nothing (composite/vector.ts): S = ((P1 op2 P2) op3 P3) …, so a
+ * point is inside when some combined path Pi holds it and every later path lets it through: a
+ * subtracted Pj does not hold it, an intersected Pj does. Each combined path is therefore filled
+ * on its own (same opaque colour: overlaps are harmless), clipped by the later paths: an
+ * intersected path is a clip with its own fill rule; a subtracted one is a box around all
+ * paths plus the path, clipped even-odd (exactly the box minus an even-odd path's inside).
  */
 export function shapeLayer(shape: Extract<VectorCandidate, { kind: 'shape' }>): PdfVectorLayer {
   const { r, g, b } = shape.color;
@@ -159,7 +172,21 @@ export function shapeLayer(shape: Extract<VectorCandidate, { kind: 'shape' }>): 
     layer.opacities = { [gs]: Number(num(shape.alpha)) };
     head.unshift(`/${gs} gs`);
   }
-  const fills = shape.paths.map((p) => `${knotOps(p.knots, !p.open)}\n${p.fillRule === 'even-odd' ? 'f*' : 'f'}`);
+  const box = grow(pathsBounds(shape.paths), 1);
+  const boxOps = `${num(box.left)} ${num(box.top)} ${num(box.right - box.left)} ${num(box.bottom - box.top)} re`;
+  const evenOdd = (p: VectorMask['paths'][number]) => p.fillRule === 'even-odd';
+  const fills: string[] = [];
+  shape.paths.forEach((p, i) => {
+    if ((p.operation ?? 'combine') !== 'combine') return;
+    const clips = shape.paths.slice(i + 1).flatMap((c) => {
+      const op = c.operation ?? 'combine';
+      if (op === 'intersect') return [`${knotOps(c.knots, !c.open)}\n${evenOdd(c) ? 'W*' : 'W'} n`];
+      if (op === 'subtract') return [`${boxOps}\n${knotOps(c.knots, !c.open)}\nW* n`];
+      return [];
+    });
+    const fill = `${knotOps(p.knots, !p.open)}\n${evenOdd(p) ? 'f*' : 'f'}`;
+    fills.push(clips.length ? ['q', ...clips, fill, 'Q'].join('\n') : fill);
+  });
   layer.ops = [...head, ...fills].join('\n');
   return layer;
 }

@@ -190,8 +190,11 @@ describe('shape layers in print PDFs', () => {
 
   it('fixtures: plain shapes are vector (a translucent one with an ExtGState), others stay raster, and print matches preview', async () => {
     const cases: Array<[string, string[]]> = [
-      // 4 single-path shapes; `pin` subtracts one path from another: raster.
-      ['agpsd-shapes-smart-objects.psd', ['圆角矩形 1', '椭圆 1', '椭圆 2', '矩形 1']],
+      // 4 single-path shapes, and `pin`: a path minus an even-odd path, plus a third.
+      ['agpsd-shapes-smart-objects.psd', ['pin', '圆角矩形 1', '椭圆 1', '椭圆 2', '矩形 1']],
+      // Logo glyphs (six copies; one passes the other rules): three paths each with an even-odd
+      // path subtracted, one of them a 64-knot outline. A missing hole would cost ~20 dB.
+      ['psdrb-example-design.psd', ['Logo_Glyph']],
       // A 50 % shape inside a pass-through group, not overlapped: `ca` 0.502.
       ['psdtools-group-pass-through.psd', ['Ellipse 3']],
       // Clipping (a clipped shape, the shape it clips to) and overlaps.

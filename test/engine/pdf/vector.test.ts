@@ -113,9 +113,15 @@ describe('which shape layers are vector', () => {
     expect(ids([stroked, s], new Map())).toEqual([]);
   });
 
-  it('paths: a union only; opacity below 1 with a single path', () => {
+  it('paths: combined, intersected, or subtracted when even-odd; opacity below 1 with a single combined path', () => {
     expect(ids([shapeLayerNode({}, [path(), path(square(60, 60, 80, 80))])], new Map())).toHaveLength(1);
-    expect(ids([shapeLayerNode({}, [path(), path(square(55, 55, 60, 60), { operation: 'subtract' })])], new Map())).toEqual([]);
+    const hole = (over: Partial<Path>) => path(square(55, 55, 60, 60), { fillRule: 'even-odd', ...over });
+    expect(ids([shapeLayerNode({}, [path(), hole({ operation: 'subtract' })])], new Map())).toHaveLength(1);
+    expect(ids([shapeLayerNode({}, [path(), hole({ operation: 'intersect', fillRule: 'non-zero' })])], new Map())).toHaveLength(1);
+    expect(ids([shapeLayerNode({}, [path(), hole({ operation: 'subtract', fillRule: 'non-zero' })])], new Map()), 'no exact complement').toEqual([]);
+    expect(ids([shapeLayerNode({}, [path(), hole({ operation: 'exclude' })])], new Map())).toEqual([]);
+    expect(ids([shapeLayerNode({}, [hole({ operation: 'subtract' })])], new Map()), 'nothing combined').toEqual([]);
+    expect(ids([shapeLayerNode({ opacity: 0.5 }, [path(), hole({ operation: 'subtract' })])], new Map()), 'one fill, clipped').toHaveLength(1);
     expect(ids([shapeLayerNode({ opacity: 0.5 })], new Map())).toHaveLength(1);
     expect(ids([shapeLayerNode({ fillOpacity: 0.5 }, [path(), path(square(60, 60, 80, 80))])], new Map())).toEqual([]);
     const inverted = shapeLayerNode();
@@ -146,6 +152,24 @@ describe('vector mask paths → PDF operators', () => {
     expect(knotOps(knots, true)).toBe('10 0 m\n20 5 25 10 30 20 c\n30 30 l\n35 40 0 0 10 0 c\nh');
     expect(knotOps(knots, false)).toBe('10 0 m\n20 5 25 10 30 20 c\n30 30 l\nh');
     expect(knotOps(square(0, 0, 2, 2), true), 'straight segments are lines').toBe('0 0 m\n2 0 l\n2 2 l\n0 2 l\nh');
+  });
+
+  it('a combined path is clipped by the later paths it meets: subtracted (box minus path, even-odd) and intersected', () => {
+    const s = shapeLayerNode({}, [
+      path(square(50, 50, 70, 70)),
+      path(square(55, 55, 60, 60), { operation: 'subtract', fillRule: 'even-odd' }),
+      path(square(65, 65, 80, 80)),
+      path(square(50, 50, 75, 75), { operation: 'intersect' }),
+    ]);
+    const [c] = vectorCandidates([s], new Map(), canvas) as Array<Extract<VectorCandidate, { kind: 'shape' }>>;
+    const sq = (l: number, t: number, r: number, b: number) => knotOps(square(l, t, r, b), true);
+    expect(shapeLayer(c).ops).toBe(
+      [
+        '0.2 0.4 0.6 sc',
+        `q\n49 49 32 32 re\n${sq(55, 55, 60, 60)}\nW* n\n${sq(50, 50, 75, 75)}\nW n\n${sq(50, 50, 70, 70)}\nf\nQ`,
+        `q\n${sq(50, 50, 75, 75)}\nW n\n${sq(65, 65, 80, 80)}\nf\nQ`,
+      ].join('\n'),
+    );
   });
 
   it('even-odd paths fill with f*', () => {
