@@ -111,4 +111,40 @@ describe('preview frames', () => {
       }
     }
   });
+
+  it('rows redrawn next to a layer whose effect reads far (an outer bevel) equal the full render', { timeout: 120_000 }, async () => {
+    // A T with an outer bevel over white, and a dot moved just below the bar: the redrawn strip
+    // must load the T far enough out for the bevel (dilated by its size, then blurred by it).
+    const { writePsdUint8Array } = await import('ag-psd');
+    const W = 240;
+    const H = 240;
+    const t = new Uint8ClampedArray(W * H * 4);
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++) {
+        const inT = (y >= 40 && y < 60 && x >= 20 && x < 220) || (y >= 60 && y < 200 && x >= 110 && x < 120);
+        if (inT) t.set([200, 30, 30, 255], (y * W + x) * 4);
+      }
+    const dot = new Uint8ClampedArray(16).fill(255);
+    const bevel = { enabled: true, present: true, style: 'outer bevel', size: { units: 'Pixels', value: 16 }, soften: { units: 'Pixels', value: 0 }, strength: 1 };
+    const compiled = await compileTemplate(
+      env.FILES,
+      writePsdUint8Array({
+        width: W,
+        height: H,
+        children: [
+          { name: 'bg', top: 0, left: 0, bottom: H, right: W, imageData: { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).fill(255) } },
+          { name: 'dot', top: H - 2, left: 0, bottom: H, right: 2, imageData: { width: 2, height: 2, data: dot } },
+          { name: 'T', top: 0, left: 0, bottom: H, right: W, imageData: { width: W, height: H, data: t }, effects: { bevel } as never },
+        ],
+      }),
+    );
+    const dotNode = [...walkLayers(compiled.layers)].find((n) => n.name === 'dot')!;
+    const o: FrameOptions = { scale: 1, width: W, height: H, quality: 'high', sharpen: null };
+    clearEngineCaches();
+    for (const top of [70, 78, 80, 90]) {
+      const overrides: LayerOverrides = new Map([[dotNode.id, { pixels: { width: 2, height: 2, data: dot }, bounds: { left: 0, top, right: 2, bottom: top + 2 } }]]);
+      const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming())).image;
+      expect(got.data, `dot at row ${top}`).toEqual((await renderTemplate(env.FILES, compiled, { scale: 1, overrides })).data);
+    }
+  });
 });

@@ -40,7 +40,9 @@ export function effectMargin(node: LayerNode, scale: number): number {
   // Inner effects blur what lies outside the shape: that outside must be in the arrays.
   for (const g of list(fx.innerGlow)) m = Math.max(m, px(g.size));
   for (const s of list(fx.innerShadow)) m = Math.max(m, px(s.size) + px(s.distance));
-  for (const b of list(fx.bevel)) m = Math.max(m, px(b.size) + px(b.soften));
+  // An outer bevel's height field is the shape dilated by its size, then blurred by it: it reads
+  // (and paints) up to twice the size out, plus the soften blur.
+  for (const b of list(fx.bevel)) m = Math.max(m, (b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften));
   for (const t of list(fx.satin)) m = Math.max(m, px(t.size) + px(t.distance));
   return Math.ceil(m * scale) + 2;
 }

@@ -50,12 +50,12 @@ describe('ByteLru', () => {
     clearEngineCaches();
     treeCache.set('compiled/t/tree.json', {}, 1 * MB);
     imageCache.set('image/x/10x10', { width: 1, height: 1, data: new Uint8ClampedArray(4) }, 4 * MB);
-    for (let i = 0; i < 12; i++) bandCache.set(`compiled/t/px/1/0/${i}`, new Uint8Array(1), 2 * MB);
+    for (let i = 0; i < 8; i++) bandCache.set(`compiled/t/px/1/0/${i}`, new Uint8Array(1), 2 * MB);
     for (let i = 0; i < 3; i++) backdropCache.set(`compiled/t/backdrop/${i}`, new Uint8ClampedArray(1), 4 * MB);
-    makeRoom(1 * MB); // 41 MB held + 1 MB fits in 64 MB: nothing goes
-    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 24, 12]);
-    makeRoom(30 * MB); // 34 MB allowed: backdrops go first (5 MB left for them: one stays)
-    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 24, 4]);
+    makeRoom(1 * MB); // 33 MB held + 1 MB fits in 64 MB: nothing goes
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 16, 12]);
+    makeRoom(36 * MB); // 28 MB allowed: backdrops go first (7 MB left for them: one stays)
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 16, 4]);
     makeRoom(50 * MB); // 14 MB allowed: bands go next
     expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 8, 0]);
     makeRoom(96 * MB); // a 12 MP photo: everything goes
