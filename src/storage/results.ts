@@ -18,6 +18,8 @@ const RESULT_NAME = /^(\d{10})-[0-9a-f]{32}\.[a-z]{3,4}$/;
 const INDEX_PREFIX = 'cache/results/';
 const RESULTS_PREFIX = 'results/';
 const HOUR = 3_600_000;
+/** How long an index entry may name a result that is not there yet (written concurrently). */
+const FRESH_INDEX_MS = 60_000;
 
 export interface ResultFile {
   body: R2ObjectBody;
@@ -154,13 +156,17 @@ export class ResultStore {
     return true;
   }
 
-  /** The cached result name for a fingerprint, if that result still exists. */
-  async lookup(fingerprint: string): Promise<string | null> {
+  /**
+   * The cached result name for a fingerprint, if that result still exists. An entry whose result
+   * is gone is removed, unless it is younger than a minute: its result may still be being
+   * written (put writes both at once).
+   */
+  async lookup(fingerprint: string, now = Date.now()): Promise<string | null> {
     const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
     if (!entry) return null;
     const name = await entry.text();
-    if (await this.head(name)) return name;
-    await this.bucket.delete(INDEX_PREFIX + fingerprint);
+    if (await this.head(name, now)) return name;
+    if (entry.uploaded.getTime() + FRESH_INDEX_MS <= now) await this.bucket.delete(INDEX_PREFIX + fingerprint);
     return null;
   }
 
