@@ -17,8 +17,13 @@ import { intersectRect } from './surface';
  * the layer resampling's reach; an adjustment layer reaches the whole canvas.
  */
 export function dirtyBounds(compiled: CompiledTemplate, overrides: LayerOverrides, scale: number, base: LayerOverrides = new Map()): Bounds | null {
-  const changed = new Map([...overrides].filter(([id, o]) => !sameOverride(o, base.get(id))));
-  for (const [id, o] of base) if (!overrides.has(id)) changed.set(id, o);
+  const nodes = new Map<number, LayerNode>();
+  const index = (list: LayerNode[]) => list.forEach((n) => (nodes.set(n.id, n), index(n.children ?? [])));
+  index(compiled.layers);
+  // What the template itself has: no override at all (a switch sets every child's visibility).
+  const asTemplate = (id: number): LayerOverride | undefined => base.get(id) ?? { visible: nodes.get(id)?.visible };
+  const changed = new Map([...overrides].filter(([id, o]) => !sameOverride(o, asTemplate(id))));
+  for (const [id, o] of base) if (!overrides.has(id) && !sameOverride(o, { visible: nodes.get(id)?.visible })) changed.set(id, o);
   if (!changed.size) return null;
   const canvas: Bounds = { left: 0, top: 0, right: Math.max(1, Math.round(compiled.width * scale)), bottom: Math.max(1, Math.round(compiled.height * scale)) };
   // Units as either drawing forms them (a group overridden in one is not opened up in either).

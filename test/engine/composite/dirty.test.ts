@@ -34,6 +34,8 @@ describe('dirtyBounds', () => {
       // The base's own change is not counted against it.
       expect(dirtyBounds(compiled, base, scale, new Map([[a.id, { visible: false }]]))).toBeNull();
       expect(dirtyBounds(compiled, new Map(), scale)).toBeNull();
+      // Overrides that repeat the template (a switch sets every child's visibility) change nothing.
+      expect(dirtyBounds(compiled, new Map(nodes.map((n) => [n.id, { visible: n.visible }])), scale)).toBeNull();
     });
   }
 });
