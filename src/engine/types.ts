@@ -86,6 +86,8 @@ export interface LayerNode {
   effects?: LayerEffectsInfo;
   /** Adjustment layer parameters, as ag-psd reads them (plain JSON). */
   adjustment?: AdjustmentLayer;
+  /** A shape layer's fill and stroke switches as the PSD records them (any fill or stroke content). */
+  shapeStyle?: { fill: boolean; stroke: boolean };
   /** A shape layer's own stroke (vector stroke), width in template pixels. */
   vectorStroke?: { width: number; alignment: 'inside' | 'center' | 'outside'; color: string; opacity: number; blendMode: string };
   /**

@@ -18,6 +18,7 @@ import {
 } from './surface';
 import { gaussianBlur } from './morphology';
 import { rasterizeVectorMask } from './vector';
+import { RENDER_VERSION } from './version';
 
 /**
  * Re-composites a compiled template the way Photoshop does, at any scale, optionally only some
@@ -173,7 +174,7 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
   if (cut < 0) cut = units.length;
   // The units below the cut follow from the tree alone; the last one's id guards the count.
   const keyOf = (rows: { top: number; bottom: number }) =>
-    `${prefix(ctx.compiled.hash)}backdrop/${ctx.scale}/${rows.top}-${rows.bottom}/${cut}/${units[cut - 1]?.base.id}`;
+    `${prefix(ctx.compiled.hash)}backdrop/r${RENDER_VERSION}/${ctx.scale}/${rows.top}-${rows.bottom}/${cut}/${units[cut - 1]?.base.id}`;
   if (cut > 0 && ctx.backdrops) {
     const key = keyOf(ctx.clip);
     const held = await ctx.backdrops.get(key, canvas.data.byteLength);

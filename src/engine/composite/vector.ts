@@ -41,12 +41,11 @@ function flatten(knots: number[][], closed: boolean, scale: number): Poly {
   return pts;
 }
 
-/** Coverage 0..1 of one filled path over r. */
-function coverage(poly: Poly, evenOdd: boolean, r: Bounds): Float32Array {
+/** Coverage 0..1 of one filled path (one or more closed subpaths, one fill rule) over r. */
+function coverage(polys: Poly[], evenOdd: boolean, r: Bounds): Float32Array {
   const w = r.right - r.left;
   const h = r.bottom - r.top;
   const out = new Float32Array(w * h);
-  const n = poly.length / 2;
   const xs: number[] = [];
   const dirs: number[] = [];
   for (let y = 0; y < h; y++) {
@@ -54,13 +53,16 @@ function coverage(poly: Poly, evenOdd: boolean, r: Bounds): Float32Array {
       const sy = r.top + y + (sub + 0.5) / SUB;
       xs.length = 0;
       dirs.length = 0;
-      for (let i = 0; i < n; i++) {
-        const j = (i + 1) % n;
-        const ay = poly[i * 2 + 1], by = poly[j * 2 + 1];
-        if ((ay <= sy && by > sy) || (by <= sy && ay > sy)) {
-          const ax = poly[i * 2], bx = poly[j * 2];
-          xs.push(ax + ((sy - ay) / (by - ay)) * (bx - ax));
-          dirs.push(by > ay ? 1 : -1);
+      for (const poly of polys) {
+        const n = poly.length / 2;
+        for (let i = 0; i < n; i++) {
+          const j = (i + 1) % n;
+          const ay = poly[i * 2 + 1], by = poly[j * 2 + 1];
+          if ((ay <= sy && by > sy) || (by <= sy && ay > sy)) {
+            const ax = poly[i * 2], bx = poly[j * 2];
+            xs.push(ax + ((sy - ay) / (by - ay)) * (bx - ax));
+            dirs.push(by > ay ? 1 : -1);
+          }
         }
       }
       if (!xs.length) continue;
@@ -91,15 +93,36 @@ function addSpan(out: Float32Array, row: number, w: number, a: number, b: number
   if (ib < w) out[row + ib] += (b - ib) * amount;
 }
 
+/**
+ * Paths grouped into Photoshop's shape components: a subpath stored with operation -1 (ag-psd:
+ * no operation) continues the component before it ("Merge Shape Components"; a ring is an outer
+ * and an inner circle in one component, filled once with its rule). The first subpath of a
+ * component carries its operation and fill rule.
+ */
+export function pathComponents<P extends VectorMask['paths'][number]>(paths: P[]): P[][] {
+  const components: P[][] = [];
+  for (const p of paths) {
+    if (p.operation === undefined && components.length) components[components.length - 1]!.push(p);
+    else components.push([p]);
+  }
+  return components;
+}
+
 export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): Uint8ClampedArray {
   const w = r.right - r.left;
   const h = r.bottom - r.top;
   const acc = new Float32Array(w * h);
   if (vm.fillStartsWithAllPixels) acc.fill(1);
-  for (const path of vm.paths) {
-    if (path.knots.length < 2) continue;
-    const cov = coverage(flatten(path.knots, !path.open, scale), path.fillRule === 'even-odd', r);
-    const op = path.operation ?? 'combine';
+  for (const component of pathComponents(vm.paths)) {
+    const drawn = component.filter((p) => p.knots.length >= 2);
+    if (!drawn.length) continue;
+    const first = component[0]!;
+    const cov = coverage(
+      drawn.map((p) => flatten(p.knots, !p.open, scale)),
+      first.fillRule === 'even-odd',
+      r,
+    );
+    const op = first.operation ?? 'combine';
     for (let i = 0; i < acc.length; i++) {
       const a = acc[i];
       const b = Math.min(1, cov[i]);

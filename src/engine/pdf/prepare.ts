@@ -72,10 +72,12 @@ export async function prepareHires(store: FileStore, options: HiresOptions, deps
         icc: icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile(),
         vectors,
         strips,
+        // A clean strip is drawn as the template alone (its stored base), not with this request's
+        // overrides: it is stored for every later PDF, so no request's data can ever reach it.
         renderRows: (top, bottom, fresh) =>
           renderTemplate(store.bucket, compiled, {
             scale,
-            overrides: raster,
+            overrides: fresh || strips.dirty(top, bottom) ? raster : base.hidden,
             region: { top, bottom },
             background: 'transparent',
             backdrops: fresh || !strips.dirty(top, bottom) ? noBackdrops : backdrops,

@@ -9,6 +9,7 @@
  * (`compiled/<hash>/pdf-strips/…`, deleted with the compiled template).
  */
 import { ByteLru, MB } from '../cache/lru';
+import { RENDER_VERSION } from '../composite/version';
 import { getBlob, putBlob } from '../compiled/blob';
 import { ENGINE_VERSION } from '../compiled/compile';
 import { prefix } from '../compiled/store';
@@ -52,7 +53,7 @@ export const stripLru = new ByteLru<StoredStrip>(8 * MB, 2 * MB);
  */
 export function stripKey(hash: string, g: StripGeometry, hidden: string): string {
   const engine = ENGINE_VERSION.replace(/[^\w.-]/g, '_');
-  return `${prefix(hash)}pdf-strips/${engine}/w${PDF_WRITER_VERSION}/${hidden}/${g.width}x${g.height}/${g.rowsPerStrip}/${g.top}`;
+  return `${prefix(hash)}pdf-strips/${engine}/r${RENDER_VERSION}/w${PDF_WRITER_VERSION}/${hidden}/${g.width}x${g.height}/${g.rowsPerStrip}/${g.top}`;
 }
 
 /** Key part naming a set of hidden layer ids: `h-` and a hash of the sorted ids, or `h-none`. */

@@ -19,11 +19,21 @@ import { Resvg } from '@resvg/resvg-wasm';
 import type { Bounds, LayerNode, LayerOverride, LayerOverrides, VectorMask } from '../types';
 import type { PdfVectorLayer } from './document';
 import { invisibleText } from './text';
+import { pathComponents } from '../composite/vector';
 import { num } from './writer';
 
 export type VectorCandidate =
   | { kind: 'text'; node: LayerNode; override: LayerOverride & { vector: NonNullable<LayerOverride['vector']> } }
-  | { kind: 'shape'; node: LayerNode; paths: VectorMask['paths']; color: { r: number; g: number; b: number }; alpha: number };
+  | {
+      kind: 'shape';
+      node: LayerNode;
+      /** The drawn subpaths (for bounds). */
+      paths: VectorMask['paths'];
+      /** Those subpaths as Photoshop's shape components (pathComponents): each has one operation and fill rule. */
+      components: VectorMask['paths'][];
+      color: { r: number; g: number; b: number };
+      alpha: number;
+    };
 
 const intersects = (a: Bounds, b: Bounds) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 const inside = (a: Bounds, b: Bounds) => a.left >= b.left && a.top >= b.top && a.right <= b.right && a.bottom <= b.bottom;
@@ -76,20 +86,25 @@ function plainShape(n: LayerNode, o: LayerOverride | undefined): Omit<Extract<Ve
   if (n.type !== 'Shape' || !n.hasPixels || !n.fillColor || !vm || vm.disabled || vm.invert || vm.fillStartsWithAllPixels) return null;
   if (o?.pixels || o?.vector || !(o?.visible ?? n.visible)) return null;
   if (n.blendMode !== 'normal' || n.clipping || enabled(n.mask) || hasEffects(n) || n.vectorStroke || advancedBlending(n)) return null;
-  const paths = vm.paths.filter((p) => p.knots.length >= 2);
-  // See shapeLayer: subtracting needs the path's complement, exact as an even-odd clip only for
-  // an even-odd path; exclude (xor) has no clip equivalent.
-  const drawable = (p: (typeof paths)[number]) => {
-    const op = p.operation ?? 'combine';
-    return op === 'combine' || op === 'intersect' || (op === 'subtract' && p.fillRule === 'even-odd');
-  };
-  const fills = paths.filter((p) => (p.operation ?? 'combine') === 'combine').length;
-  if (!fills || !paths.every(drawable)) return null;
+  // Fill and stroke as the PSD describes them: a disabled fill or any enabled stroke (gradient and
+  // pattern strokes included; Photoshop's pixels carry them) is not a plain path fill.
+  if (n.shapeStyle && (!n.shapeStyle.fill || n.shapeStyle.stroke)) return null;
+  // Subpaths stored with operation -1 continue the component before them (a ring's hole).
+  const components = pathComponents(vm.paths)
+    .map((c) => ({ op: c[0]!.operation ?? 'combine', rule: c[0]!.fillRule, paths: c.filter((p) => p.knots.length >= 2) }))
+    .filter((c) => c.paths.length);
+  // See shapeLayer: subtracting needs the component's complement, exact as an even-odd clip only
+  // for an even-odd component; exclude (xor) has no clip equivalent. Paths combine from nothing,
+  // so the first component must add.
+  const drawable = (c: (typeof components)[number]) =>
+    c.op === 'combine' || c.op === 'intersect' || (c.op === 'subtract' && c.rule === 'even-odd');
+  const fills = components.filter((c) => c.op === 'combine').length;
+  if (!fills || components[0]!.op !== 'combine' || !components.every(drawable)) return null;
   const alpha = n.opacity * n.fillOpacity * (o?.color?.a ?? 1);
   if (!(alpha > 0) || (alpha < 1 && fills > 1)) return null;
   const hex = parseInt(n.fillColor.slice(1), 16);
   const color = o?.color ? { r: o.color.r, g: o.color.g, b: o.color.b } : { r: (hex >> 16) & 255, g: (hex >> 8) & 255, b: hex & 255 };
-  return { paths, color, alpha };
+  return { paths: components.flatMap((c) => c.paths), components: components.map((c) => c.paths), color, alpha };
 }
 
 /** Bounding box of paths' anchors and handles (contains the curves), template pixels. */
@@ -174,17 +189,20 @@ export function shapeLayer(shape: Extract<VectorCandidate, { kind: 'shape' }>): 
   }
   const box = grow(pathsBounds(shape.paths), 1);
   const boxOps = `${num(box.left)} ${num(box.top)} ${num(box.right - box.left)} ${num(box.bottom - box.top)} re`;
-  const evenOdd = (p: VectorMask['paths'][number]) => p.fillRule === 'even-odd';
+  const evenOdd = (c: VectorMask['paths']) => c[0]!.fillRule === 'even-odd';
+  const opOf = (c: VectorMask['paths']) => c[0]!.operation ?? 'combine';
+  // A component is one PDF path: all its subpaths, filled or clipped once with its rule.
+  const pathOps = (c: VectorMask['paths']) => c.map((p) => knotOps(p.knots, !p.open)).join('\n');
   const fills: string[] = [];
-  shape.paths.forEach((p, i) => {
-    if ((p.operation ?? 'combine') !== 'combine') return;
-    const clips = shape.paths.slice(i + 1).flatMap((c) => {
-      const op = c.operation ?? 'combine';
-      if (op === 'intersect') return [`${knotOps(c.knots, !c.open)}\n${evenOdd(c) ? 'W*' : 'W'} n`];
-      if (op === 'subtract') return [`${boxOps}\n${knotOps(c.knots, !c.open)}\nW* n`];
+  shape.components.forEach((component, i) => {
+    if (opOf(component) !== 'combine') return;
+    const clips = shape.components.slice(i + 1).flatMap((c) => {
+      const op = opOf(c);
+      if (op === 'intersect') return [`${pathOps(c)}\n${evenOdd(c) ? 'W*' : 'W'} n`];
+      if (op === 'subtract') return [`${boxOps}\n${pathOps(c)}\nW* n`];
       return [];
     });
-    const fill = `${knotOps(p.knots, !p.open)}\n${evenOdd(p) ? 'f*' : 'f'}`;
+    const fill = `${pathOps(component)}\n${evenOdd(component) ? 'f*' : 'f'}`;
     fills.push(clips.length ? ['q', ...clips, fill, 'Q'].join('\n') : fill);
   });
   layer.ops = [...head, ...fills].join('\n');

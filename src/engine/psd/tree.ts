@@ -89,6 +89,7 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   const placement = placementFromLayer(layer);
   if (placement) node.smartObject = placement;
   const stroke = layer.vectorStroke;
+  if (stroke) node.shapeStyle = { fill: stroke.fillEnabled !== false, stroke: !!stroke.strokeEnabled };
   const strokeColor = stroke?.content?.type === 'color' ? hexColor(stroke.content.color) : undefined;
   if (stroke?.strokeEnabled && strokeColor && stroke.lineWidth) {
     const w = stroke.lineWidth;

@@ -100,6 +100,8 @@ describe('which shape layers are vector', () => {
       { clipping: true },
       { blendMode: 'multiply' },
       { blendIf: [{ source: [0, 10, 255, 255], dest: [0, 0, 255, 255] }] },
+      { shapeStyle: { fill: true, stroke: true } }, // a stroke of any content (gradient, pattern)
+      { shapeStyle: { fill: false, stroke: false } }, // no fill
       { fillColor: undefined }, // gradient or pattern fill
       { hasPixels: false }, // previews draw nothing
       { visible: false },
@@ -124,6 +126,8 @@ describe('which shape layers are vector', () => {
     expect(ids([shapeLayerNode({ opacity: 0.5 }, [path(), hole({ operation: 'subtract' })])], new Map()), 'one fill, clipped').toHaveLength(1);
     expect(ids([shapeLayerNode({ opacity: 0.5 })], new Map())).toHaveLength(1);
     expect(ids([shapeLayerNode({ fillOpacity: 0.5 }, [path(), path(square(60, 60, 80, 80))])], new Map())).toEqual([]);
+    expect(ids([shapeLayerNode({}, [hole({ operation: 'subtract' }), path()])], new Map()), 'paths combine from nothing: the first must add').toEqual([]);
+    expect(ids([shapeLayerNode({}, [hole({ operation: 'intersect' }), path()])], new Map())).toEqual([]);
     const inverted = shapeLayerNode();
     inverted.vectorMask!.invert = true;
     expect(ids([inverted], new Map())).toEqual([]);
@@ -170,6 +174,16 @@ describe('vector mask paths → PDF operators', () => {
         `q\n${sq(50, 50, 75, 75)}\nW n\n${sq(65, 65, 80, 80)}\nf\nQ`,
       ].join('\n'),
     );
+  });
+
+  it('merged shape components (subpaths stored with operation -1) are one path: a ring keeps its hole', () => {
+    const ring = shapeLayerNode({}, [
+      path(square(50, 50, 70, 70), { fillRule: 'even-odd' }),
+      path(square(55, 55, 65, 65), { operation: undefined, fillRule: 'even-odd' }),
+    ]);
+    const [c] = vectorCandidates([ring], new Map(), canvas) as Array<Extract<VectorCandidate, { kind: 'shape' }>>;
+    const sq = (l: number, t: number, r: number, b: number) => knotOps(square(l, t, r, b), true);
+    expect(shapeLayer(c).ops).toBe(`0.2 0.4 0.6 sc\n${sq(50, 50, 70, 70)}\n${sq(55, 55, 65, 65)}\nf*`);
   });
 
   it('even-odd paths fill with f*', () => {

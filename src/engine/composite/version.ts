@@ -1,0 +1,7 @@
+/**
+ * Bumped whenever the compositor's pixels change (anything under composite/, or the kernels and
+ * personalisation it draws with), without the compiled form changing (that is ENGINE_VERSION,
+ * which recompiles templates). Part of the keys of rendered pixels kept in R2 (print PDF strips
+ * and their backdrops), which outlive a deployment; per-isolate caches start empty with new code.
+ */
+export const RENDER_VERSION = 1;
