@@ -1,7 +1,7 @@
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides } from '../types';
 import { effectMargin, hasEffects } from './effects';
 import { canvasUnits, overriddenUnit } from './render';
-import { intersectRect } from './surface';
+import { growRect as grow, intersectRect, unionRect as union } from './surface';
 
 /**
  * Where a request's overrides can change the picture: a rectangle in output pixels at `scale`
@@ -47,14 +47,6 @@ function sameOverride(a: LayerOverride, b: LayerOverride | undefined): boolean {
   return onlyVisible(a) && onlyVisible(b) && a.visible === b.visible;
 }
 
-const union = (a: Bounds, b: Bounds): Bounds => ({
-  left: Math.min(a.left, b.left),
-  top: Math.min(a.top, b.top),
-  right: Math.max(a.right, b.right),
-  bottom: Math.max(a.bottom, b.bottom),
-});
-
-const grow = (r: Bounds, by: number): Bounds => ({ left: r.left - by, top: r.top - by, right: r.right + by, bottom: r.bottom + by });
 
 /** Template pixels → output pixels, outward. */
 const scaled = (r: Bounds, s: number): Bounds => ({

@@ -10,6 +10,7 @@ import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
   createSurface,
+  growRect as grow,
   intersectRect,
   maskOver,
   multiplyMasks,
@@ -236,13 +237,6 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
 
 /** Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"). */
 const textGamma = (ctx: RenderContext, node: LayerNode) => (node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1);
-
-const grow = (r: Bounds, by: number): Bounds => ({
-  left: r.left - by,
-  top: r.top - by,
-  right: r.right + by,
-  bottom: r.bottom + by,
-});
 
 async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, atop = false): Promise<void> {
   if (node.type === 'Group') return drawGroup(ctx, node, canvas, atop);

@@ -37,6 +37,21 @@ export function intersectRect(a: Bounds, b: Bounds): Bounds | null {
   return r.right > r.left && r.bottom > r.top ? r : null;
 }
 
+/** The smallest rectangle holding both. */
+export function unionRect(a: Bounds, b: Bounds): Bounds {
+  return {
+    left: Math.min(a.left, b.left),
+    top: Math.min(a.top, b.top),
+    right: Math.max(a.right, b.right),
+    bottom: Math.max(a.bottom, b.bottom),
+  };
+}
+
+/** `r` grown by `by` pixels on every side. */
+export function growRect(r: Bounds, by: number): Bounds {
+  return { left: r.left - by, top: r.top - by, right: r.right + by, bottom: r.bottom + by };
+}
+
 export function cloneSurface(s: Surface): Surface {
   return { ...s, data: s.data.slice() };
 }

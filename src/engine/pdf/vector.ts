@@ -19,6 +19,7 @@ import { Resvg } from '@resvg/resvg-wasm';
 import type { Bounds, LayerNode, LayerOverride, LayerOverrides, VectorMask } from '../types';
 import type { PdfVectorLayer } from './document';
 import { invisibleText } from './text';
+import { growRect as grow, unionRect as union } from '../composite/surface';
 import { pathComponents } from '../composite/vector';
 import { num } from './writer';
 
@@ -121,13 +122,6 @@ export function pathsBounds(paths: VectorMask['paths']): Bounds {
   return { left: Math.floor(b.left), top: Math.floor(b.top), right: Math.ceil(b.right), bottom: Math.ceil(b.bottom) };
 }
 
-const union = (a: Bounds, b: Bounds): Bounds => ({
-  left: Math.min(a.left, b.left),
-  top: Math.min(a.top, b.top),
-  right: Math.max(a.right, b.right),
-  bottom: Math.max(a.bottom, b.bottom),
-});
-const grow = (r: Bounds, by: number): Bounds => ({ left: r.left - by, top: r.top - by, right: r.right + by, bottom: r.bottom + by });
 
 /** Text and shape layers that can be drawn as vector over the rest of the page (see the file comment). */
 export function vectorCandidates(layers: LayerNode[], overrides: LayerOverrides, canvas: Bounds): VectorCandidate[] {

@@ -1,6 +1,36 @@
 import UPNG from '@pdf-lib/upng';
+import { env } from 'cloudflare:workers';
 import { runTool } from '../../helpers/fixtures';
+import { writePdf, type PdfPage, type PdfSummary } from '../../../src/engine/pdf/document';
+import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
+import { MemorySink } from '../../../src/engine/pdf/sink';
 import type { RGBAImage } from '../../../src/engine/types';
+import { FileStore } from '../../../src/storage';
+
+export interface MadePdf {
+  bytes: Uint8Array;
+  summary: PdfSummary;
+  /** Row ranges the page rendered (strips not taken from the store). */
+  rendered: Array<[number, number]>;
+  page: PdfPage;
+}
+
+/** One PDF page for `options`, in strips of `rows` rows; `reuse: false` draws every strip and every layer anew. */
+export async function makePdf(options: HiresOptions, rows: number, reuse = true): Promise<MadePdf> {
+  const page = await (await prepareHires(new FileStore(env.FILES), options, { allowHttp: false })).load();
+  const rendered: Array<[number, number]> = [];
+  const logged: PdfPage = {
+    ...page,
+    strips: reuse ? page.strips : undefined,
+    renderRows: (top, bottom) => {
+      rendered.push([top, bottom]);
+      return page.renderRows(top, bottom, !reuse);
+    },
+  };
+  const sink = new MemorySink();
+  const summary = await writePdf(sink, [async () => logged], { stripBytes: page.width * 4 * rows });
+  return { bytes: sink.bytes(), summary, rendered, page };
+}
 
 /** Decodes a base64 PNG page from pdftoppm into RGBA. */
 export function decodePng(base64: string): RGBAImage {

@@ -1,8 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writePdf, type PdfPage, type PdfSummary } from '../../../src/engine/pdf/document';
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
-import { MemorySink } from '../../../src/engine/pdf/sink';
 import { stripLru } from '../../../src/engine/pdf/strip-cache';
 import { vectorCandidates } from '../../../src/engine/pdf/vector';
 import { resolveTemplate } from '../../../src/engine/pipeline';
@@ -10,34 +8,12 @@ import { decodeImage } from '../../../src/engine/raster/codecs';
 import { FileStore } from '../../../src/storage';
 import { runTool } from '../../helpers/fixtures';
 import { call, postJson, upload, uploadFixture } from '../../rendering/helpers';
-import { contentStreams, overWhite, psnr, rasterisePage } from './helpers';
+import { contentStreams, overWhite, psnr, rasterisePage, makePdf, type MadePdf } from './helpers';
 
 const deps = { allowHttp: false };
 const store = () => new FileStore(env.FILES);
 
-interface Made {
-  bytes: Uint8Array;
-  summary: PdfSummary;
-  rendered: Array<[number, number]>;
-  page: PdfPage;
-}
-
-/** One PDF page for `options`, in strips of `rows` rows; `reuse: false` draws every strip and every layer anew. */
-async function make(options: HiresOptions, rows = 40, reuse = true): Promise<Made> {
-  const page = await (await prepareHires(store(), options, deps)).load();
-  const rendered: Array<[number, number]> = [];
-  const logged: PdfPage = {
-    ...page,
-    strips: reuse ? page.strips : undefined,
-    renderRows: (top, bottom) => {
-      rendered.push([top, bottom]);
-      return page.renderRows(top, bottom, !reuse);
-    },
-  };
-  const sink = new MemorySink();
-  const summary = await writePdf(sink, [async () => logged], { stripBytes: page.width * 4 * rows });
-  return { bytes: sink.bytes(), summary, rendered, page };
-}
+const make = (options: HiresOptions, rows = 40, reuse = true) => makePdf(options, rows, reuse);
 
 /** The preview of the same request at the template's own size, over white (what hires.test compares with). */
 async function preview(options: HiresOptions, width: number, height: number) {
@@ -50,7 +26,7 @@ async function preview(options: HiresOptions, width: number, height: number) {
 }
 
 /** A printer's view (qpdf --check, pdftoppm) agrees with the preview of the same request. */
-async function expectPrintMatchesPreview(made: Made, options: HiresOptions) {
+async function expectPrintMatchesPreview(made: MadePdf, options: HiresOptions) {
   expect((await runTool('qpdf-check', made.bytes)).code).toBe(0);
   const { width, height } = made.page;
   const db = psnr(await rasterisePage(made.bytes, 1, width, height), await preview(options, width, height));

@@ -1,17 +1,14 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writePdf, type PdfPage, type PdfSummary } from '../../../src/engine/pdf/document';
-import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
-import { MemorySink } from '../../../src/engine/pdf/sink';
+import type { HiresOptions } from '../../../src/engine/pdf/prepare';
 import { decodeStoredStrip, encodeStoredStrip, hiddenLayersKey, stripKey, stripLru } from '../../../src/engine/pdf/strip-cache';
 import { resolveTemplate } from '../../../src/engine/pipeline';
 import { encodePng } from '../../../src/engine/raster';
 import { FileStore } from '../../../src/storage';
 import { bundledFont } from '../../helpers/fixtures';
 import { call, form, keys, upload, uploadFixture, withKey } from '../../rendering/helpers';
-import { contentStreams, rasterisePage } from './helpers';
+import { contentStreams, rasterisePage, makePdf } from './helpers';
 
-const deps = { allowHttp: false };
 const store = () => new FileStore(env.FILES);
 
 /** Every image XObject of a PDF written by our writer: its dictionary (object numbers blanked) and data. */
@@ -25,30 +22,7 @@ function imageStreams(pdf: Uint8Array): Array<{ dict: string; data: Uint8Array }
   return out;
 }
 
-interface Made {
-  bytes: Uint8Array;
-  summary: PdfSummary;
-  rendered: Array<[number, number]>;
-  page: PdfPage;
-}
-
-/** One PDF page for `options`, in strips of `rows` rows; `reuse: false` draws every strip and every layer anew. */
-async function make(options: HiresOptions, rows: number, reuse = true): Promise<Made> {
-  const prepared = await prepareHires(store(), options, deps);
-  const page = await prepared.load();
-  const rendered: Array<[number, number]> = [];
-  const logged: PdfPage = {
-    ...page,
-    strips: reuse ? page.strips : undefined,
-    renderRows: (top, bottom) => {
-      rendered.push([top, bottom]);
-      return page.renderRows(top, bottom, !reuse);
-    },
-  };
-  const sink = new MemorySink();
-  const summary = await writePdf(sink, [async () => logged], { stripBytes: page.width * 4 * rows });
-  return { bytes: sink.bytes(), summary, rendered, page };
-}
+const make = makePdf;
 
 /** The same page: equal image streams (dicts and bytes) and equal page content. */
 async function expectSamePage(a: Uint8Array, b: Uint8Array) {
