@@ -8,8 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { upload } from './lib.mjs';
 
-const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
 const RUNS = Number(process.env.BENCH_PDF_RUNS ?? 5);
 /** Which parts to run: `one` (4000², one page), `ten` (10-page combined), `big` (8000² memory). */
 const PARTS = new Set((process.env.BENCH_PDF_PARTS ?? 'one,ten,big').split(','));
@@ -81,19 +81,6 @@ export default async function pdfBench({ baseUrl, root }) {
   return rows;
 }
 
-async function upload(baseUrl, root, file, destination = 'bench') {
-  const form = new FormData();
-  form.append('file', new Blob([readFileSync(file)]), path.basename(file));
-  const res = await fetch(`${baseUrl}/api/resources/${root}?destination=${destination}&overwrite=true`, {
-    method: 'POST',
-    headers: { 'X-DynamicImageApiKey': API_KEY },
-    body: form,
-  });
-  if (res.status !== 201) throw new Error(`upload ${path.basename(file)}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
-  const body = await res.json();
-  const first = Array.isArray(body) ? body[0] : body;
-  return typeof first === 'string' ? first : first.name;
-}
 /** One fresh PDF: wall time of the request, Server-Timing parts, and the result's size. */
 async function hires(baseUrl, route, body) {
   const t = performance.now();

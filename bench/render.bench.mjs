@@ -9,8 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { upload } from './lib.mjs';
 
-const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 // Scratch output outside the project: files written under it make `wrangler dev` restart.
@@ -121,19 +121,6 @@ export default async function renderBench({ baseUrl, root }) {
   return rows;
 }
 
-async function upload(baseUrl, root, file, destination = 'bench') {
-  const form = new FormData();
-  form.append('file', new Blob([readFileSync(file)]), path.basename(file));
-  const res = await fetch(`${baseUrl}/api/resources/${root}?destination=${destination}&overwrite=true`, {
-    method: 'POST',
-    headers: { 'X-DynamicImageApiKey': API_KEY },
-    body: form,
-  });
-  if (res.status !== 201) throw new Error(`upload ${path.basename(file)}: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
-  const body = await res.json();
-  const first = Array.isArray(body) ? body[0] : body;
-  return typeof first === 'string' ? first : first.name;
-}
 
 async function preview(baseUrl, template, photo, i) {
   const res = await fetch(`${baseUrl}/api/rendering/preview?disableCache=true`, {
