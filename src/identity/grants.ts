@@ -1,16 +1,17 @@
 // Grants: one authorization-code redemption and every token refreshed from it. Revoking a grant
 // kills its refresh tokens and, through the resource-server check, its access tokens.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { apps, grants, sessions } from '../db/schema';
 import { forgetTokenState } from '../auth/state-cache';
 import { nowSeconds } from './crypto';
 import { asDb, type DbLike } from './db';
 
+/** Marks the live grants matching `match` revoked (one statement, for a batch or on its own). */
+const revokeLive = (d: ReturnType<typeof asDb>, match: SQL | undefined) =>
+  d.update(grants).set({ revokedAt: nowSeconds() }).where(and(match, isNull(grants.revokedAt)));
+
 export async function revokeGrant(db: DbLike, grantId: string): Promise<void> {
-  await asDb(db)
-    .update(grants)
-    .set({ revokedAt: nowSeconds() })
-    .where(and(eq(grants.id, grantId), isNull(grants.revokedAt)));
+  await revokeLive(asDb(db), eq(grants.id, grantId));
   forgetTokenState();
 }
 
@@ -20,10 +21,7 @@ export async function revokeGrant(db: DbLike, grantId: string): Promise<void> {
  */
 export async function revokeUserGrants(db: DbLike, userId: string): Promise<void> {
   const d = asDb(db);
-  await d.batch([
-    d.update(grants).set({ revokedAt: nowSeconds() }).where(and(eq(grants.userId, userId), isNull(grants.revokedAt))),
-    d.delete(sessions).where(eq(sessions.userId, userId)),
-  ]);
+  await d.batch([revokeLive(d, eq(grants.userId, userId)), d.delete(sessions).where(eq(sessions.userId, userId))]);
   forgetTokenState();
 }
 
@@ -33,9 +31,6 @@ export async function revokeUserGrants(db: DbLike, userId: string): Promise<void
  */
 export async function deleteApp(db: DbLike, clientId: string): Promise<void> {
   const d = asDb(db);
-  await d.batch([
-    d.update(grants).set({ revokedAt: nowSeconds() }).where(and(eq(grants.clientId, clientId), isNull(grants.revokedAt))),
-    d.delete(apps).where(eq(apps.clientId, clientId)),
-  ]);
+  await d.batch([revokeLive(d, eq(grants.clientId, clientId)), d.delete(apps).where(eq(apps.clientId, clientId))]);
   forgetTokenState();
 }
