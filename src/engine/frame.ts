@@ -68,7 +68,10 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
     frameCache.set(key, base, base.byteLength);
   }
   const frame = base.slice();
-  const rows = changedRows(compiled, o, overrides);
+  // Filter taps of the final resize (canvas rows each output row reads), null when none.
+  const canvas = outputSize(compiled, o.scale);
+  const taps = canvas.width === width && canvas.height === height ? null : resampleTaps(canvas.height, height, o.quality);
+  const rows = changedRows(compiled, o, overrides, taps);
   timing.note('frame', rows ? `redrawn rows ${rows.top}-${rows.bottom} of ${height}` : `template frame reused (${height} rows)`);
   if (!rows) return { image: { width, height, data: frame }, over: { key, changed: null } };
 
@@ -77,8 +80,6 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
   const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
   const a = Math.max(0, rows.top - reach);
   const b = Math.min(height, rows.bottom + reach);
-  const canvas = outputSize(compiled, o.scale);
-  const taps = canvas.width === width && canvas.height === height ? null : resampleTaps(canvas.height, height, o.quality);
   let top = a;
   let bottom = b;
   if (taps) {
@@ -122,15 +123,18 @@ export async function encodeFrameJpeg(frame: Frame, quality: number): Promise<Ui
 }
 
 /** Output rows the overrides can change (the sharpened frame's), or null when none. */
-function changedRows(compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides): { top: number; bottom: number } | null {
+function changedRows(
+  compiled: CompiledTemplate,
+  o: FrameOptions,
+  overrides: LayerOverrides,
+  taps: ReturnType<typeof resampleTaps> | null,
+): { top: number; bottom: number } | null {
   const dirty = dirtyBounds(compiled, overrides, o.scale);
   if (!dirty || dirty.bottom <= dirty.top) return null;
-  const canvas = outputSize(compiled, o.scale);
   let top = dirty.top;
   let bottom = dirty.bottom;
-  if (canvas.width !== o.width || canvas.height !== o.height) {
+  if (taps) {
     // Output rows whose filter taps cover a changed canvas row.
-    const taps = resampleTaps(canvas.height, o.height, o.quality);
     top = o.height;
     bottom = 0;
     for (let y = 0; y < o.height; y++) {
