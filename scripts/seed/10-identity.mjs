@@ -8,7 +8,7 @@ import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
 import { projectRoot, withLocalPlatform } from '../lib/local-platform.mjs';
 
 const ITERATIONS = 100_000;
-const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers'];
+const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers', 'Products'];
 
 const b64url = (buf) => Buffer.from(buf).toString('base64url');
 const sql = (value) => (value === null ? 'NULL' : typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`);

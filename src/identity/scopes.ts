@@ -12,6 +12,8 @@ export const RESOURCE_TYPES = [
   'Storefronts',
   'StorefrontUsers',
   'TenantUsers',
+  // The platform catalogue (products … workflows); apps that existed before it have No Access.
+  'Products',
 ] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 

@@ -7,9 +7,9 @@ import { parseResourceScope, permissionsForRole, RESOURCE_SCOPES, RESOURCE_TYPES
 import { grantedUserScopes } from '../../src/identity/user-scopes';
 
 describe('scope table (identity contract "Scopes, roles, tenants")', () => {
-  it('has nine resource types with _read, _update and _full each', () => {
-    expect(RESOURCE_TYPES).toHaveLength(9);
-    expect(RESOURCE_SCOPES).toHaveLength(27);
+  it('has ten resource types (Products the newest) with _read, _update and _full each', () => {
+    expect(RESOURCE_TYPES).toHaveLength(10);
+    expect(RESOURCE_SCOPES).toHaveLength(30);
     expect(parseResourceScope('Private_assets_update')).toEqual({ type: 'Private_assets', level: 'update' });
     expect(parseResourceScope('Private_read')).toBeUndefined();
     expect(parseResourceScope('openid')).toBeUndefined();
