@@ -7,12 +7,12 @@ import type { TestProject } from 'vitest/node';
 
 /**
  * Tests run inside workerd, which cannot read the file system. This Node-side server hands them
- * the shared PSD fixtures (`/shared/...` → ../shared) and the repo's own test assets
- * (`/assets/...` → test/assets), and plays "the internet" for image URLs. It answers only on
- * loopback.
+ * the PSD fixtures (`/fixtures/...` → test/fixtures), the repo's other test assets
+ * (`/assets/...` → test/assets) and bundled fonts, and plays "the internet" for image URLs. It
+ * answers only on loopback, and serves only files inside the repository.
  */
 const roots: Record<string, string> = {
-  shared: path.resolve(import.meta.dirname, '../../shared'),
+  fixtures: path.resolve(import.meta.dirname, 'fixtures'),
   assets: path.resolve(import.meta.dirname, 'assets'),
   fonts: path.resolve(import.meta.dirname, '../assets/fonts'),
 };

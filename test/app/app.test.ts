@@ -38,7 +38,7 @@ describe('routing by service area', () => {
 import { psdFixture } from '../helpers/fixtures';
 
 describe('test fixture server', () => {
-  it('serves the shared PSD fixtures into workerd', async () => {
+  it('serves the in-repo PSD fixtures (test/fixtures/psd) into workerd', async () => {
     const bytes = await psdFixture('psdtools-blend-multiply.psd');
     expect(new TextDecoder().decode(bytes.slice(0, 4))).toBe('8BPS');
   });

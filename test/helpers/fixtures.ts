@@ -3,9 +3,9 @@ import { inject } from 'vitest';
 /** Base URL of the Node-side fixture server (see test/global-setup.ts). */
 export const fixtureServer = (): string => inject("fixtureServer" as never) as string;
 
-/** A shared PSD fixture by file name, e.g. `psdtools-blend-multiply.psd`. */
+/** A PSD fixture from test/fixtures/psd by file name, e.g. `psdtools-blend-multiply.psd`. */
 export async function psdFixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/shared/fixtures/psd/${encodeURIComponent(name)}`);
+  const res = await fetch(`${fixtureServer()}/fixtures/psd/${encodeURIComponent(name)}`);
   if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
   return new Uint8Array(await res.arrayBuffer());
 }
@@ -21,7 +21,7 @@ export interface FixtureManifestEntry {
 }
 
 export async function psdManifest(): Promise<FixtureManifestEntry[]> {
-  const res = await fetch(`${fixtureServer()}/shared/fixtures/psd/manifest.json`);
+  const res = await fetch(`${fixtureServer()}/fixtures/psd/manifest.json`);
   return ((await res.json()) as { files: FixtureManifestEntry[] }).files;
 }
 

@@ -199,7 +199,7 @@ describe('result cache', () => {
       { Background: { type: 'image', image: `${fixtureServer()}/status/404` } },
       { Background: { type: 'image', image: 'ftp://example.com/a.png' } },
       // Fetched fine, fails while rendering: not an image.
-      { Background: { type: 'image', image: `${fixtureServer()}/shared/fixtures/psd/manifest.json` } },
+      { Background: { type: 'image', image: `${fixtureServer()}/fixtures/psd/manifest.json` } },
     ]) {
       const r = await preview({ template: text, data });
       expect(r.status, JSON.stringify(data)).toBeGreaterThanOrEqual(400);
