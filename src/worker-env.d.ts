@@ -13,6 +13,10 @@ declare namespace Cloudflare {
     /** Absolute base for result URLs; empty means "the request's origin". */
     PUBLIC_BASE_URL: string;
     RESULT_TTL_HOURS: string;
+    /** Development only: comma-separated hosts outbound fetches may reach although internal (src/http/outbound.ts). */
+    OUTBOUND_ALLOW_HOSTS?: string;
+    /** Rate limit of sign-in attempts per client IP (wrangler.toml [[ratelimits]]). */
+    LOGIN_IP_LIMITER: RateLimit;
     /** Secret: encrypts the private parts of signing keys at rest. */
     KEY_ENCRYPTION_SECRET: string;
     /** Secret: the Dynamic Image API key (header X-DynamicImageApiKey). */

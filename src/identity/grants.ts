@@ -4,7 +4,7 @@ import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import { apps, grants, sessions } from '../db/schema';
 import { forgetTokenState } from '../auth/state-cache';
 import { nowSeconds } from './crypto';
-import { asDb, type DbLike } from './db';
+import { asDb, type DbLike } from './store/handle';
 
 /** Marks the live grants matching `match` revoked (one statement, for a batch or on its own). */
 const revokeLive = (d: ReturnType<typeof asDb>, match: SQL | undefined) =>

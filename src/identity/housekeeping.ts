@@ -4,7 +4,9 @@
 import { lt } from 'drizzle-orm';
 import { authorizationCodes, grants, revokedJtis, sessions } from '../db/schema';
 import { nowSeconds } from './crypto';
-import { asDb, type DbLike } from './db';
+import { asDb, type DbLike } from './store/handle';
+import { ACCOUNT_THROTTLE } from './login-throttle';
+import * as throttle from './store/throttle';
 
 const DAY = 86_400;
 
@@ -17,5 +19,6 @@ export async function sweepExpired(db: DbLike): Promise<void> {
     d.delete(revokedJtis).where(lt(revokedJtis.expiresAt, now - 60)),
     // Refresh tokens go with their grant (ON DELETE CASCADE).
     d.delete(grants).where(lt(grants.expiresAt, now - DAY)),
+    throttle.sweepQuery(d, ACCOUNT_THROTTLE, now),
   ]);
 }

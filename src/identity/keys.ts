@@ -8,7 +8,7 @@ import { getDb, type Database } from '../db/client';
 import { signingKeys } from '../db/schema';
 import type { Env } from '../env';
 import { base64url, fromBase64url, nowSeconds } from './crypto';
-import { asDb, type DbLike } from './db';
+import { asDb, type DbLike } from './store/handle';
 import { TOKEN_LIFETIME_MAX } from './app-types';
 
 export const SIGNING_ALG = 'RS256';

@@ -1,44 +1,49 @@
-// Slows repeated failed sign-ins per account (tenant + e-mail, whether or not the account exists,
-// so the throttle reveals nothing): the first few failures are free, then each further attempt
-// must wait twice as long as the last, up to 15 minutes.
-import { and, eq, sql } from 'drizzle-orm';
-import { loginThrottle } from '../db/schema';
+// Sign-in throttling, checked before any password is hashed:
+// - per client IP, with the Workers rate-limiting binding LOGIN_IP_LIMITER (wrangler.toml), so one
+//   password cannot be sprayed over many accounts;
+// - per account (tenant + e-mail, whether or not the account exists, so it reveals nothing): the
+//   first 5 attempts are free, then each further one must wait twice as long as the last, up to
+//   15 minutes. The attempt is reserved atomically in D1 (store/throttle.ts), so parallel guesses
+//   get no more evaluations than sequential ones. A successful sign-in clears the account's count.
+import type { Env } from '../env';
 import { nowSeconds } from './crypto';
-import { asDb, type DbLike } from './db';
+import * as throttle from './store/throttle';
 
-export const FREE_FAILURES = 5;
-const MAX_WAIT_SECONDS = 15 * 60;
-/** Failures older than this are forgotten. */
-const FAILURE_WINDOW_SECONDS = 60 * 60;
+export const ACCOUNT_THROTTLE: throttle.ThrottlePolicy = { freeAttempts: 5, maxWaitSeconds: 15 * 60, windowSeconds: 60 * 60 };
+/** wrangler.toml [[ratelimits]] LOGIN_IP_LIMITER: attempts per client IP per period. */
+export const IP_LIMIT = { limit: 20, periodSeconds: 60 };
 
-const waitAfter = (failures: number): number =>
-  failures < FREE_FAILURES ? 0 : Math.min(2 ** (failures - FREE_FAILURES + 1), MAX_WAIT_SECONDS);
-
-const key = (tenantId: number, email: string) => and(eq(loginThrottle.tenantId, tenantId), eq(loginThrottle.email, email));
-
-/** Seconds this account must still wait before another attempt (0 = go ahead). */
-export async function secondsUntilNextAttempt(db: DbLike, tenantId: number, email: string): Promise<number> {
-  const row = await asDb(db).select().from(loginThrottle).where(key(tenantId, email)).get();
-  if (!row) return 0;
-  const now = nowSeconds();
-  if (now - row.lastFailureAt > FAILURE_WINDOW_SECONDS) return 0;
-  return Math.max(0, row.lastFailureAt + waitAfter(row.failures) - now);
+/**
+ * The rate-limit key of a client: its address as Cloudflare's edge reports it (a client cannot
+ * set CF-Connecting-IP), an IPv6 address as its /64 (one host usually owns the whole prefix).
+ * Undefined when the request did not come through the edge (tests calling the Worker directly).
+ */
+export function clientIpKey(request: Request): string | undefined {
+  const ip = request.headers.get('cf-connecting-ip')?.trim();
+  if (!ip) return undefined;
+  if (!ip.includes(':')) return `ip4:${ip}`;
+  const full = expandIpv6(ip);
+  return full ? `ip6:${full.slice(0, 4).join(':')}::/64` : `ip6:${ip}`;
 }
 
-export async function recordFailedLogin(db: DbLike, tenantId: number, email: string): Promise<void> {
-  const now = nowSeconds();
-  await asDb(db)
-    .insert(loginThrottle)
-    .values({ tenantId, email, failures: 1, lastFailureAt: now })
-    .onConflictDoUpdate({
-      target: [loginThrottle.tenantId, loginThrottle.email],
-      set: {
-        failures: sql`CASE WHEN ${now} - ${loginThrottle.lastFailureAt} > ${FAILURE_WINDOW_SECONDS} THEN 1 ELSE ${loginThrottle.failures} + 1 END`,
-        lastFailureAt: now,
-      },
-    });
+function expandIpv6(ip: string): string[] | undefined {
+  const [head, tail, ...rest] = ip.split('::');
+  if (rest.length) return undefined;
+  const a = head ? head.split(':') : [];
+  const b = tail !== undefined ? (tail ? tail.split(':') : []) : [];
+  const fill = tail !== undefined ? 8 - a.length - b.length : 0;
+  if (fill < 0) return undefined;
+  return [...a, ...Array(fill).fill('0'), ...b].map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''));
 }
 
-export async function clearFailedLogins(db: DbLike, tenantId: number, email: string): Promise<void> {
-  await asDb(db).delete(loginThrottle).where(key(tenantId, email));
+/** Why this attempt may not be evaluated now (for the form), or undefined to go ahead. */
+export async function reserveSignInAttempt(env: Env, request: Request, tenantId: number, email: string): Promise<string | undefined> {
+  const ip = clientIpKey(request);
+  if (ip && !(await env.LOGIN_IP_LIMITER.limit({ key: ip })).success) {
+    return 'Too many sign-in attempts from your network. Try again in a minute.';
+  }
+  const wait = await throttle.reserve(env.DB, ACCOUNT_THROTTLE, tenantId, email, nowSeconds());
+  return wait > 0 ? `Too many failed sign-in attempts. Try again in ${wait} seconds.` : undefined;
 }
+
+export const clearSignInAttempts = (env: Env, tenantId: number, email: string): Promise<void> => throttle.clear(env.DB, tenantId, email);

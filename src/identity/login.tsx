@@ -6,7 +6,7 @@ import { sweepExpired } from './housekeeping';
 import { LOGIN_PATH, resumeAuthorization } from './authorize';
 import { timingSafeEqual } from './crypto';
 import { readLimitedText, isFormRequest } from './form';
-import { clearFailedLogins, recordFailedLogin, secondsUntilNextAttempt } from './login-throttle';
+import { clearSignInAttempts, reserveSignInAttempt } from './login-throttle';
 import { renderErrorPage, renderPage } from './pages';
 import { burnPasswordCheck, verifyPassword } from './passwords';
 import { createPending, deletePending, readPending, type Pending } from './pending';
@@ -115,17 +115,15 @@ export async function loginSubmit(c: Context): Promise<Response> {
   if (candidate.askTenant) {
     return loginForm(c, pending, { email, askTenant: true, error: 'This e-mail is registered in several tenants; enter the tenant id.' });
   }
-  const wait = await secondsUntilNextAttempt(c.env.DB, candidate.tenantId, email);
-  if (wait > 0) {
-    return loginForm(c, pending, { email, askTenant: tenantField !== undefined, error: `Too many failed sign-in attempts. Try again in ${wait} seconds.` });
-  }
+  // Reserved before hashing (and counted whatever the outcome): parallel guesses cannot outrun it.
+  const refused = await reserveSignInAttempt(c.env, c.req.raw, candidate.tenantId, email);
+  if (refused) return loginForm(c, pending, { email, askTenant: tenantField !== undefined, error: refused });
   const user = candidate.user;
   const ok = user ? await verifyPassword(password, user) : (await burnPasswordCheck(password), false);
   if (!user || !ok || user.disabled) {
-    await recordFailedLogin(c.env.DB, candidate.tenantId, email);
     return loginForm(c, pending, { email, error: BAD_CREDENTIALS, askTenant: tenantField !== undefined });
   }
-  await clearFailedLogins(c.env.DB, candidate.tenantId, email);
+  await clearSignInAttempts(c.env, candidate.tenantId, email);
   const session = await createSession(c, user);
   await deletePending(c, pending.id);
   await sweepExpired(c.env.DB);

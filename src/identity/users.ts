@@ -1,7 +1,7 @@
 // Tenants and tenant users. E-mail addresses are stored lower-case and unique per tenant.
 import { and, eq } from 'drizzle-orm';
 import { tenants, users } from '../db/schema';
-import { asDb, type DbLike } from './db';
+import { asDb, type DbLike } from './store/handle';
 import { hashPassword } from './passwords';
 import type { UserRole } from './scopes';
 

@@ -1,0 +1,87 @@
+// Sign-in throttling under parallel load (issue 8, item 2.2): the attempt is reserved before the
+// password is hashed, per account in D1 and per client IP with the rate-limiting binding, so
+// parallel guesses get no more password evaluations than sequential ones.
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sweepExpired } from '../../src/identity/housekeeping';
+import { ACCOUNT_THROTTLE, clientIpKey, IP_LIMIT } from '../../src/identity/login-throttle';
+import { passwordEvaluations } from '../../src/identity/passwords';
+import { DEMO, seedIdentity } from '../helpers/identity-seed';
+import { Browser, formField } from './flow';
+
+beforeAll(seedIdentity);
+
+/** A browser holding a pending admin sign-in, ready to post the login form. */
+async function signInForm(): Promise<{ browser: Browser; fields: Record<string, string> }> {
+  const browser = new Browser();
+  const start = await browser.fetch('/admin/login');
+  const html = await (await browser.fetch(start.headers.get('location')!)).text();
+  return { browser, fields: { pending: formField(html, 'pending')!, csrf: formField(html, 'csrf')! } };
+}
+
+async function forms(n: number) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(await signInForm());
+  return out;
+}
+
+describe('login throttle under 50 parallel guesses', () => {
+  it('evaluates at most the free attempts of one account, however many arrive at once', async () => {
+    const ready = await forms(50);
+    const before = passwordEvaluations();
+    const pages = await Promise.all(
+      ready.map(({ browser, fields }) => browser.postForm('/account/login', { ...fields, email: DEMO.user.email, password: 'wrong-guess' }).then((r) => r.text())),
+    );
+    const evaluated = passwordEvaluations() - before;
+    console.log(`one account, 50 parallel wrong guesses: ${evaluated} password evaluations`);
+    expect(evaluated).toBeLessThanOrEqual(ACCOUNT_THROTTLE.freeAttempts);
+    expect(evaluated).toBeGreaterThan(0);
+    expect(pages.filter((p) => p.includes('Invalid e-mail or password.'))).toHaveLength(evaluated);
+    expect(pages.filter((p) => p.includes('Too many failed sign-in attempts'))).toHaveLength(50 - evaluated);
+    // The right password waits too while the account is slowed down.
+    const { browser, fields } = await signInForm();
+    const res = await browser.postForm('/account/login', { ...fields, email: DEMO.user.email, password: DEMO.user.password });
+    expect(await res.text()).toMatch(/Too many failed sign-in attempts/);
+    await env.DB.prepare('DELETE FROM login_throttle').run();
+  });
+
+  it('evaluates at most the per-IP limit when one password is sprayed over 50 accounts', async () => {
+    const ready = await forms(51);
+    const ip = '203.0.113.77';
+    const before = passwordEvaluations();
+    const pages = await Promise.all(
+      ready.slice(0, 50).map(({ browser, fields }, i) =>
+        browser.postForm('/account/login', { ...fields, email: `victim${i}@spray.test`, password: 'Summer2026!' }, { 'cf-connecting-ip': ip }).then((r) => r.text()),
+      ),
+    );
+    const evaluated = passwordEvaluations() - before;
+    console.log(`one IP, 50 accounts in parallel: ${evaluated} password evaluations (limit ${IP_LIMIT.limit} per ${IP_LIMIT.periodSeconds} s)`);
+    expect(evaluated).toBeLessThanOrEqual(IP_LIMIT.limit);
+    expect(evaluated).toBeGreaterThan(0);
+    expect(pages.filter((p) => p.includes('Too many sign-in attempts from your network'))).toHaveLength(50 - evaluated);
+    // Another client is not affected.
+    const other = ready[50]!;
+    const res = await other.browser.postForm('/account/login', { ...other.fields, email: 'victim0@spray.test', password: 'x-password' }, { 'cf-connecting-ip': '198.51.100.9' });
+    expect(await res.text()).toContain('Invalid e-mail or password.');
+    await env.DB.prepare('DELETE FROM login_throttle').run();
+  });
+
+  it('keys IPv6 clients by their /64', () => {
+    const key = (ip: string) => clientIpKey(new Request('http://x/', { headers: { 'cf-connecting-ip': ip } }));
+    expect(key('2001:db8:1:2::1')).toBe(key('2001:0db8:0001:0002:ffff:0:0:9'));
+    expect(key('2001:db8:1:2::1')).not.toBe(key('2001:db8:1:3::1'));
+    expect(key('192.0.2.1')).toBe('ip4:192.0.2.1');
+    expect(clientIpKey(new Request('http://x/'))).toBeUndefined();
+  });
+
+  it('housekeeping sweeps throttle rows older than the window', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await env.DB.prepare('INSERT INTO login_throttle (tenant_id, email, failures, last_failure_at) VALUES (1, ?1, 3, ?2), (1, ?3, 3, ?4)')
+      .bind('old@demo.test', now - ACCOUNT_THROTTLE.windowSeconds - 10, 'recent@demo.test', now - 10)
+      .run();
+    await sweepExpired(env.DB);
+    const { results } = await env.DB.prepare('SELECT email FROM login_throttle ORDER BY email').all<{ email: string }>();
+    expect(results.map((r) => r.email)).toEqual(['recent@demo.test']);
+    await env.DB.prepare('DELETE FROM login_throttle').run();
+  });
+});
