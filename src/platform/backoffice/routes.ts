@@ -1,0 +1,8 @@
+/**
+ * Back office: /api/backoffice/v1 (docs/platform.md, contract).
+ *
+ *   GET|HEAD /info    InfoDto (no token)
+ */
+import { createPlatformArea } from '../core';
+
+export const backofficeArea = createPlatformArea('backoffice');

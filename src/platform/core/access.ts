@@ -1,0 +1,92 @@
+/**
+ * Who may call a platform route (contract, "Auth & tenancy"), declared next to the route:
+ *
+ *   platformRoute(spec, { type: 'Assets', level: 'read' })   // Assets_read (or update/full)
+ *   platformRoute(spec, 'public')                            // info, anonymous file URLs
+ *   platformRoute(spec, 'anyToken')                          // stateless atoms helpers
+ *
+ * Type by group: public assets, folders, resources, processor, atoms → Assets; `private-*` and
+ * `privateStorageOwner` calls → Private_assets; artifacts, output files → Artifacts; projects,
+ * statuses, transitions, jobs → Projects; pipelines, secrets → ProcessingPipelines; catalogue →
+ * Products; storefronts, tenant info and settings → Storefronts; storefront users →
+ * StorefrontUsers; tenant-info/users → TenantUsers.
+ * Level: reads and compute-without-storing calls → read; updates and actions → update; create,
+ * import, copy, to-resource, delete → full.
+ */
+import type { Context } from 'hono';
+import { decodeJwt } from 'jose';
+import { bearerToken, requireScope, type AuthContext } from '../../auth';
+import type { ResourceType } from '../../identity/scopes';
+import { NotFoundError } from './errors';
+
+export type ScopeLevel = 'read' | 'update' | 'full';
+export type Access = { type: ResourceType; level: ScopeLevel } | 'public' | 'anyToken';
+
+export const scopeOf = (a: { type: ResourceType; level: ScopeLevel }): string => `${a.type}_${a.level}`;
+
+/** Parameters that name a private-storage owner: naming one needs Private_assets too. */
+export const OWNER_PARAMETERS = ['ownerId', 'privateStorageOwner', 'mockupOwnerId', 'resourceOwnerId'] as const;
+
+const noop = async () => {};
+
+/**
+ * Authenticates the caller with the auth module's `requireScope` (401/403 with
+ * WWW-Authenticate) and returns the token's context.
+ */
+export async function authenticateFor(c: Context, ...scopes: string[]): Promise<AuthContext> {
+  await requireScope(...scopes)(c as never, noop);
+  return (c as Context<{ Variables: { auth: AuthContext } }>).var.auth;
+}
+
+/**
+ * The owner rule: a call naming any owner (query or top-level JSON body) also needs
+ * Private_assets at the route's level. Areas whose owner sits deeper (multipart fields, nested
+ * items) call `requireOwnerAccess` themselves.
+ */
+export function namesAnOwner(...sources: Array<Record<string, unknown> | URLSearchParams | undefined>): boolean {
+  const owners = new Set(OWNER_PARAMETERS.map((p) => p.toLowerCase()));
+  for (const source of sources) {
+    if (!source) continue;
+    const entries = source instanceof URLSearchParams ? [...source] : Object.entries(source);
+    for (const [k, v] of entries) if (owners.has(k.toLowerCase()) && v !== null && v !== undefined && v !== '') return true;
+  }
+  return false;
+}
+
+/** Private_assets at `level` (the owner rule), for owners the route middleware cannot see. */
+export async function requireOwnerAccess(c: Context, level: ScopeLevel): Promise<void> {
+  await authenticateFor(c, `Private_assets_${level}`);
+}
+
+/**
+ * A storefront user's token (`GET /storefront-users/token`) carries `suid`: every owner
+ * parameter defaults to it and must equal it. Read from AuthContext when the auth module sets
+ * it, else from the (already verified) token's claims.
+ */
+export function storefrontUserOf(c: Context, auth: AuthContext): string | undefined {
+  const fromAuth = (auth as AuthContext & { storefrontUserId?: string }).storefrontUserId;
+  if (fromAuth) return fromAuth;
+  const token = bearerToken(c);
+  if (!token) return undefined;
+  try {
+    const suid = decodeJwt(token).suid;
+    return typeof suid === 'string' && suid ? suid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The owner a call acts for. A storefront user's token confines it to that user: an absent
+ * owner means the user, another owner answers 404 (as if it did not exist).
+ *
+ * @example const owner = effectiveOwner(c.var.tenant, query.ownerId); // undefined = public
+ */
+export function effectiveOwner(t: { storefrontUserId?: string }, given: string | null | undefined): string | undefined {
+  const named = given === null || given === undefined || given === '' ? undefined : given;
+  if (t.storefrontUserId) {
+    if (named !== undefined && named !== t.storefrontUserId) throw new NotFoundError('No such owner.');
+    return t.storefrontUserId;
+  }
+  return named;
+}

@@ -1,0 +1,8 @@
+/**
+ * Storefront: /api/storefront/v1 (docs/platform.md, contract).
+ *
+ *   GET|HEAD /info    InfoDto (no token)
+ */
+import { createPlatformArea } from '../core';
+
+export const storefrontArea = createPlatformArea('storefront');

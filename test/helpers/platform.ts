@@ -1,0 +1,97 @@
+// Platform test helpers: the demo tenants as scripts/seed/10-identity.mjs and 30-platform.mjs
+// create them (tenant 1 "Demo" with demo-backend, tenant 2 "Demo 2" with demo2-backend), tokens
+// through /connect/token, and `api()` that drives the Worker over its fetch handler as an HTTP
+// client would.
+import { env, exports } from 'cloudflare:workers';
+import { RESOURCE_TYPES } from '../../src/identity/scopes';
+import { DEMO, seedIdentity } from './identity-seed';
+
+export const BASE = 'http://localhost';
+
+export const TENANT2 = {
+  tenantId: 2,
+  name: 'Demo 2',
+  backend: { clientId: 'demo2-backend', secret: 'demo2-backend-secret' },
+} as const;
+
+const b64url = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const secretHash = async (secret: string) => b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret)));
+
+/**
+ * Tenant 1 (seedIdentity) and tenant 2 with demo2-backend (all Full), plus Products Full for both
+ * backends, as the demo seed does. Idempotent. Platform rows (storefronts, statuses…) follow
+ * `seedPlatformDemo` once the platform tables exist.
+ */
+export async function seedTenants(): Promise<void> {
+  await seedIdentity();
+  const permissions = JSON.stringify(Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])));
+  await env.DB.batch([
+    env.DB.prepare(`INSERT OR IGNORE INTO tenants (id, name) VALUES (?1, ?2)`).bind(TENANT2.tenantId, TENANT2.name),
+    env.DB.prepare(
+      `INSERT OR IGNORE INTO apps (client_id, tenant_id, name, auth_type, secret_hash, token_lifetime, permissions, redirect_uris, post_logout_redirect_uris, cors_origins, require_client_secret, require_pkce)
+       VALUES (?1, ?2, ?1, 'client_credentials', ?3, 3600, ?4, '[]', '[]', '[]', 1, 0)`,
+    ).bind(TENANT2.backend.clientId, TENANT2.tenantId, await secretHash(TENANT2.backend.secret), permissions),
+    env.DB.prepare(
+      `UPDATE apps SET permissions = json_set(permissions, '$.Products', 'full') WHERE client_id IN ('demo-backend', 'demo2-backend')`,
+    ),
+  ]);
+}
+
+export function call(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(path.startsWith('http') ? path : BASE + path, { redirect: 'manual', ...init }));
+}
+
+const tokens = new Map<string, string>();
+
+/**
+ * A Client Credentials access token of tenant 1 (demo-backend) or tenant 2 (demo2-backend),
+ * all scopes unless `scope` narrows them. Cached per test file.
+ */
+export async function tenantToken(tenant: 1 | 2 = 1, scope?: string): Promise<string> {
+  const key = `${tenant} ${scope ?? ''}`;
+  const cached = tokens.get(key);
+  if (cached) return cached;
+  const app = tenant === 1 ? DEMO.backend : TENANT2.backend;
+  const res = await call('/connect/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: app.clientId, client_secret: app.secret, ...(scope ? { scope } : {}) }),
+  });
+  if (res.status !== 200) throw new Error(`token for tenant ${tenant}: ${res.status} ${await res.text()}`);
+  const token = ((await res.json()) as { access_token: string }).access_token;
+  tokens.set(key, token);
+  return token;
+}
+
+export interface ApiOptions {
+  /** A token, or 1 / 2 for that tenant's backend token; omit for no Authorization header. */
+  token?: string | 1 | 2;
+  headers?: Record<string, string>;
+  /** Raw body (FormData, bytes, string) instead of JSON. */
+  raw?: BodyInit;
+}
+
+/**
+ * One HTTP call to the Worker: `body` is sent as JSON unless `options.raw` is given.
+ *
+ * @example const res = await api('GET', '/api/storage/v1/designs', undefined, { token: 1 });
+ */
+export async function api(method: string, path: string, body?: unknown, options: ApiOptions = {}): Promise<Response> {
+  const headers = new Headers(options.headers);
+  const token = typeof options.token === 'number' ? await tenantToken(options.token) : options.token;
+  if (token) headers.set('authorization', `Bearer ${token}`);
+  let payload: BodyInit | undefined = options.raw;
+  if (payload === undefined && body !== undefined) {
+    payload = JSON.stringify(body);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+  }
+  return call(path, { method, headers, body: payload });
+}
+
+/** `api()` then the JSON body, failing with the body's text when the status is not `expected`. */
+export async function apiJson<T = any>(method: string, path: string, body: unknown, options: ApiOptions, expected = 200): Promise<T> {
+  const res = await api(method, path, body, options);
+  const text = await res.text();
+  if (res.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${res.status}: ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
