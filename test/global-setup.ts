@@ -76,10 +76,12 @@ async function runTool(name: string, q: URLSearchParams, req: import('node:http'
 }
 
 export default async function setup(project: TestProject) {
-  // The Worker imports the WASM kernels as modules: build them when missing or stale, so a bare
-  // `npx vitest run` on a clean clone works as `npm test` (pretest) does.
-  const build = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../scripts/build/10-wasm.mjs')], { stdio: 'inherit' });
-  if (build.status !== 0) throw new Error('building the WASM kernels failed');
+  // The Worker imports the WASM kernels as modules and serves Swagger UI from static assets: run
+  // the build steps, so a bare `npx vitest run` on a clean clone works as `npm test` (pretest) does.
+  for (const script of ['10-wasm.mjs', '20-swagger-ui.mjs']) {
+    const build = spawnSync(process.execPath, [path.resolve(import.meta.dirname, '../scripts/build', script)], { stdio: 'inherit' });
+    if (build.status !== 0) throw new Error(`build step scripts/build/${script} failed`);
+  }
 
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
