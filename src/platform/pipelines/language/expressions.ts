@@ -4,9 +4,9 @@
  * (`name`, `name*`, `name?`) and conditions (`A`, `A = B`, `A != B`).
  */
 
-/** Task names (contract) and artifact names (ours: dots allowed too, e.g. `result.pdf`). */
+/** Task names (contract); artifact names follow the same rule, so `{{a.b}}` is never an artifact. */
 export const TASK_NAME = /^[A-Za-z0-9_-]{1,100}$/;
-export const ARTIFACT_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
+export const ARTIFACT_NAME = /^[A-Za-z0-9_-]{1,100}$/;
 export const SECRET_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Reference roots that are not artifacts, so no artifact may be named after them. */
@@ -31,7 +31,7 @@ export function parseArtifactRef(raw: string): ArtifactRef | { error: string } {
   const collection = s.endsWith('*');
   if (collection) s = s.slice(0, -1);
   if (!ARTIFACT_NAME.test(s)) {
-    return { error: `"${raw}" is not an artifact name ([A-Za-z0-9_.-], up to 100, then * or ?)` };
+    return { error: `"${raw}" is not an artifact name ([A-Za-z0-9_-]{1,100}, then * or ?)` };
   }
   if (RESERVED_ARTIFACT_NAMES.includes(s.toLowerCase())) {
     return { error: `"${s}" is reserved for {{${s}…}} references` };
@@ -112,7 +112,7 @@ export function soleReference(value: string): Reference | undefined {
   return segments.length === 1 && segments[0]!.kind === 'ref' ? segments[0]!.ref : undefined;
 }
 
-const ARTIFACT_REF = /^([A-Za-z0-9_][A-Za-z0-9_.-]{0,99})(@)?(?::(name|url))?$/i;
+const ARTIFACT_REF = /^([A-Za-z0-9_-]{1,100})(@)?(?::(name|url))?$/i;
 
 /** Parses the text between `{{` and `}}`. */
 export function parseReference(inner: string): Reference {
@@ -261,7 +261,7 @@ export interface Condition {
 /** An operand: `name?` tests existence; anything else is a template to interpolate. */
 export type Operand = { kind: 'exists'; name: string; collection: boolean } | { kind: 'template'; template: string };
 
-const EXISTS_OPERAND = /^([A-Za-z0-9_][A-Za-z0-9_.-]{0,99})(\*)?\?$/;
+const EXISTS_OPERAND = /^([A-Za-z0-9_-]{1,100})(\*)?\?$/;
 
 /**
  * Splits a condition on its one operator outside `{{…}}`, so that interpolated values that
