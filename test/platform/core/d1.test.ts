@@ -1,0 +1,73 @@
+import { env } from 'cloudflare:workers';
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { getDb, schema } from '../../../src/db/client';
+import { customFieldsMatch, guardIds, inJsonList, missingIds, newId, NotFoundError, runGuarded } from '../../../src/platform/core';
+
+const T = 1;
+const ids = [newId(), newId(), newId()];
+
+beforeAll(async () => {
+  const db = getDb(env.DB);
+  await db.insert(schema.assets).values([
+    { tenantId: T, id: ids[0]!, type: 'design', name: 'Card', customFields: { color: 'red', n: 1, ok: true } },
+    { tenantId: T, id: ids[1]!, type: 'design', name: 'Flyer', customFields: { color: 'blue', n: 1 } },
+    { tenantId: 2, id: ids[2]!, type: 'design', name: 'Other tenant', customFields: { color: 'red' } },
+  ]);
+});
+
+describe('D1 helpers (contract, Reliability)', () => {
+  it('the migration gives timestamps in ms and the case-insensitive name rule', async () => {
+    const row = await env.DB.prepare('SELECT created FROM assets WHERE tenant_id = 1 AND id = ?1').bind(ids[0]).first<{ created: number }>();
+    expect(Math.abs(row!.created - Date.now())).toBeLessThan(60_000);
+    await expect(env.DB.prepare("INSERT INTO assets (tenant_id, id, type, name) VALUES (1, ?1, 'design', 'CARD')").bind(newId()).run()).rejects.toThrow(/UNIQUE/);
+    // Resources are not named uniquely; other folders and other types may reuse a name.
+    await getDb(env.DB).insert(schema.assets).values([
+      { tenantId: T, id: newId(), type: 'resource', name: 'same' },
+      { tenantId: T, id: newId(), type: 'resource', name: 'same' },
+      { tenantId: T, id: newId(), type: 'image', name: 'Card' },
+    ]);
+  });
+
+  it('an id list is one JSON parameter', async () => {
+    const db = getDb(env.DB);
+    const many = [...ids, ...Array.from({ length: 500 }, () => newId())];
+    const rows = await db.select({ id: schema.assets.id }).from(schema.assets).where(and(eq(schema.assets.tenantId, T), inJsonList(schema.assets.id, many)));
+    expect(rows.map((r) => r.id).sort()).toEqual([ids[0], ids[1]].sort());
+  });
+
+  it('customFieldsMatch needs every pair equal, with its JSON type', async () => {
+    const db = getDb(env.DB);
+    const find = async (fields: Record<string, unknown>) =>
+      (
+        await db
+          .select({ name: schema.assets.name })
+          .from(schema.assets)
+          .where(and(eq(schema.assets.tenantId, T), eq(schema.assets.type, 'design'), customFieldsMatch(schema.assets.customFields, fields)))
+      )
+        .map((r) => r.name)
+        .sort();
+    expect(await find({ color: 'red' })).toEqual(['Card']);
+    expect(await find({ n: 1 })).toEqual(['Card', 'Flyer']);
+    expect(await find({ n: '1' })).toEqual([]);
+    expect(await find({ ok: true })).toEqual(['Card']);
+    expect(await find({ ok: 1 })).toEqual([]);
+    expect(await find({ color: 'red', n: 2 })).toEqual([]);
+    expect(await find({})).toEqual(['Card', 'Flyer']);
+  });
+
+  it('a guarded batch changes nothing when one id is missing (or another tenant\'s)', async () => {
+    const rename = (id: string) => env.DB.prepare("UPDATE assets SET name = name || '!' WHERE tenant_id = 1 AND id = ?1").bind(id);
+    const spec = { table: 'assets', tenantId: T, ids: [ids[0]!, ids[2]!] };
+    const err = await runGuarded(env.DB, guardIds(env.DB, spec), [rename(ids[0]!)], () => missingIds(env.DB, spec)).catch((e) => e);
+    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err.errors).toEqual({ 'ids[1]': [`No such item: ${ids[2]}.`] });
+    const row = await env.DB.prepare('SELECT name FROM assets WHERE tenant_id = 1 AND id = ?1').bind(ids[0]).first<{ name: string }>();
+    expect(row!.name).toBe('Card');
+
+    // Duplicates in the list still count as found; then the batch applies.
+    await runGuarded(env.DB, guardIds(env.DB, { table: 'assets', tenantId: T, ids: [ids[0]!, ids[0]!, ids[1]!], where: "type = 'design'" }), [rename(ids[0]!)]);
+    const after = await env.DB.prepare('SELECT name FROM assets WHERE tenant_id = 1 AND id = ?1').bind(ids[0]).first<{ name: string }>();
+    expect(after!.name).toBe('Card!');
+  });
+});
