@@ -3,12 +3,10 @@
 // JWKS max-age before it signs; a superseded key stays published until every token it signed has
 // expired. The imported private key is cached per isolate, so a token costs one RSA signature.
 import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import { desc, gt, isNull, or } from 'drizzle-orm';
-import { getDb, type Database } from '../db/client';
-import { signingKeys } from '../db/schema';
 import type { Env } from '../env';
 import { base64url, fromBase64url, nowSeconds } from './crypto';
-import { asDb, type DbLike } from './store/handle';
+import { type DbLike } from './store/handle';
+import * as keyStore from './store/keys';
 import { TOKEN_LIFETIME_MAX } from './app-types';
 
 export const SIGNING_ALG = 'RS256';
@@ -20,7 +18,15 @@ export const KEY_RETIREMENT_GRACE_SECONDS = TOKEN_LIFETIME_MAX + 60;
 const KEY_LIST_TTL_MS = 5 * 60_000;
 const UNKNOWN_KID_RELOAD_MS = 5_000;
 
-type KeyRow = typeof signingKeys.$inferSelect;
+type KeyRow = keyStore.KeyRow;
+
+/** Thrown by a rotation while the last rotated-in key has not started signing yet. */
+export class RotationRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RotationRefusedError';
+  }
+}
 
 let keyList: { rows: KeyRow[]; loadedAt: number } | undefined;
 const privateKeys = new Map<string, Promise<CryptoKey>>();
@@ -31,7 +37,7 @@ export function resetKeyCache(): void {
   privateKeys.clear();
 }
 
-async function encryptionKey(env: Env): Promise<CryptoKey> {
+async function encryptionKey(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>): Promise<CryptoKey> {
   if (!env.KEY_ENCRYPTION_SECRET) throw new Error('KEY_ENCRYPTION_SECRET is not set');
   const ikm = await crypto.subtle.importKey('raw', new TextEncoder().encode(env.KEY_ENCRYPTION_SECRET), 'HKDF', false, ['deriveKey']);
   return crypto.subtle.deriveKey(
@@ -44,7 +50,7 @@ async function encryptionKey(env: Env): Promise<CryptoKey> {
 }
 
 /** `v1.<iv>.<ciphertext>`; the kid is bound as additional data so rows cannot be swapped. */
-async function encryptPrivateJwk(env: Env, kid: string, jwk: JWK): Promise<string> {
+async function encryptPrivateJwk(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>, kid: string, jwk: JWK): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const data = new TextEncoder().encode(JSON.stringify(jwk));
   const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: new TextEncoder().encode(kid) }, await encryptionKey(env), data);
@@ -62,13 +68,13 @@ async function decryptPrivateJwk(env: Env, kid: string, sealed: string): Promise
   return JSON.parse(new TextDecoder().decode(plain)) as JWK;
 }
 
-async function newKeyRow(env: Env, generation: number, activatesAt: number): Promise<typeof signingKeys.$inferInsert> {
+/** A new RSA key pair as a row: public JWK, private JWK sealed with KEY_ENCRYPTION_SECRET. */
+export async function sealNewKey(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>, activatesAt: number): Promise<keyStore.NewKeyRow & { activatesAt: number }> {
   const { publicKey, privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true, modulusLength: 2048 });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
   return {
     kid,
-    generation,
     alg: SIGNING_ALG,
     publicJwk: { ...publicJwk, kid, alg: SIGNING_ALG, use: 'sig' },
     privateJwkEncrypted: await encryptPrivateJwk(env, kid, await exportJWK(privateKey)),
@@ -76,24 +82,13 @@ async function newKeyRow(env: Env, generation: number, activatesAt: number): Pro
   };
 }
 
-async function loadKeyRows(db: Database): Promise<KeyRow[]> {
-  const now = nowSeconds();
-  return db
-    .select()
-    .from(signingKeys)
-    .where(or(isNull(signingKeys.retiresAt), gt(signingKeys.retiresAt, now)))
-    .orderBy(signingKeys.generation)
-    .all();
-}
-
 /** The published keys, creating the first one race-free (insert-if-absent, then re-read). */
 async function publishedKeyRows(env: Env, options: { fresh?: boolean } = {}): Promise<KeyRow[]> {
   if (!options.fresh && keyList && Date.now() - keyList.loadedAt < KEY_LIST_TTL_MS) return keyList.rows;
-  const db = getDb(env.DB);
-  let rows = await loadKeyRows(db);
+  let rows = await keyStore.listPublished(env.DB, nowSeconds());
   if (rows.length === 0) {
-    await db.insert(signingKeys).values(await newKeyRow(env, 1, nowSeconds())).onConflictDoNothing();
-    rows = await loadKeyRows(db);
+    await keyStore.insertFirst(env.DB, await sealNewKey(env, nowSeconds()));
+    rows = await keyStore.listPublished(env.DB, nowSeconds());
   }
   keyList = { rows, loadedAt: Date.now() };
   return rows;
@@ -136,32 +131,23 @@ export async function verificationKeySet(env: Env, kid: string | undefined): Pro
 
 /**
  * Rotates the signing key: the new key is published now and signs from one JWKS max-age later;
- * older keys stay published until the longest token lifetime after that. Idempotent per call,
- * not per hour: each call adds a generation. Used by the admin panel and `npm run keys:rotate`.
+ * older keys stay published until the longest token lifetime after that. Refused (and nothing
+ * written) while a previously rotated-in key still waits to activate, so the JWKS cannot grow
+ * by repeated rotations. An operator action: `npm run keys:rotate` (scripts/rotate-keys.mjs);
+ * no route of the Worker calls it.
  */
-export async function rotateSigningKey(db: DbLike, env: Env): Promise<{ kid: string; activatesAt: number }> {
-  const d = asDb(db);
-  await publishedKeyRows(env, { fresh: true }); // make sure generation 1 exists
-  const last = await d.select({ generation: signingKeys.generation }).from(signingKeys).orderBy(desc(signingKeys.generation)).get();
-  const activatesAt = nowSeconds() + JWKS_MAX_AGE_SECONDS;
-  const row = await newKeyRow(env, (last?.generation ?? 0) + 1, activatesAt);
-  await d.batch([
-    d
-      .update(signingKeys)
-      .set({ supersededAt: activatesAt, retiresAt: activatesAt + KEY_RETIREMENT_GRACE_SECONDS })
-      .where(isNull(signingKeys.retiresAt)),
-    d.insert(signingKeys).values(row),
-  ]);
+export async function rotateSigningKey(d1: D1Database, env: Pick<Env, 'KEY_ENCRYPTION_SECRET' | 'DB'>): Promise<{ kid: string; activatesAt: number }> {
+  await publishedKeyRows(env as Env, { fresh: true }); // make sure generation 1 exists
+  const now = nowSeconds();
+  const row = { ...(await sealNewKey(env, now + JWKS_MAX_AGE_SECONDS)), createdAt: now };
+  const ok = await keyStore.rotate(d1, row, rotationRetiresAt(row.activatesAt));
   resetKeyCache();
-  return { kid: row.kid, activatesAt };
+  if (!ok) throw new RotationRefusedError('A rotated-in key is published but does not sign yet; rotate again once it has activated (see `npm run keys:rotate`).');
+  return { kid: row.kid!, activatesAt: row.activatesAt };
 }
 
-/** Test and admin helper: the key rows with their schedule (no private parts). */
-export async function listSigningKeys(db: DbLike) {
-  return asDb(db)
-    .select({ kid: signingKeys.kid, generation: signingKeys.generation, activatesAt: signingKeys.activatesAt, retiresAt: signingKeys.retiresAt, createdAt: signingKeys.createdAt })
-    .from(signingKeys)
-    .orderBy(signingKeys.generation)
-    .all();
-}
+/** When the keys a rotation supersedes leave the JWKS. */
+export const rotationRetiresAt = (activatesAt: number): number => activatesAt + KEY_RETIREMENT_GRACE_SECONDS;
 
+/** The key rows with their schedule (no private parts): the admin page and the rotate script. */
+export const listSigningKeys = (db: DbLike) => keyStore.list(db);

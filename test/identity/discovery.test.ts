@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCE_SCOPES } from '../../src/identity/scopes';
-import { rotateSigningKey, resetKeyCache, listSigningKeys } from '../../src/identity/keys';
+import { rotateSigningKey, resetKeyCache, listSigningKeys, RotationRefusedError } from '../../src/identity/keys';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { call, clientCredentialsToken, decodeJwt } from './flow';
 
@@ -97,6 +97,23 @@ describe('key set (RFC 7517) and rotation', () => {
       body: new URLSearchParams({ token: oldToken, client_id: DEMO.backend.clientId, client_secret: DEMO.backend.secret }).toString(),
     });
     expect(await res.json()).toMatchObject({ active: true });
+  });
+
+  it('refuses a rotation while a rotated-in key still waits to activate, so the JWKS cannot grow', async () => {
+    const { kid } = await rotateSigningKey(env.DB, env);
+    const jwks = async () => ((await (await call('/.well-known/openid-configuration/jwks')).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+    const published = await jwks();
+    const rows = await listSigningKeys(env.DB);
+    await expect(rotateSigningKey(env.DB, env)).rejects.toBeInstanceOf(RotationRefusedError);
+    // Parallel attempts are refused too (the guard is part of the insert).
+    const parallel = await Promise.allSettled([rotateSigningKey(env.DB, env), rotateSigningKey(env.DB, env)]);
+    expect(parallel.every((r) => r.status === 'rejected')).toBe(true);
+    expect(await listSigningKeys(env.DB)).toEqual(rows);
+    expect(await jwks()).toEqual(published);
+    // Once the waiting key signs, the next rotation goes ahead.
+    await env.DB.prepare('UPDATE signing_keys SET activates_at = unixepoch() - 1 WHERE kid = ?').bind(kid).run();
+    const next = await rotateSigningKey(env.DB, env);
+    expect((await listSigningKeys(env.DB)).map((k) => k.kid)).toContain(next.kid);
   });
 });
 

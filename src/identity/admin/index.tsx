@@ -8,7 +8,7 @@
 //   GET  /admin/apps/{clientId} · POST   details, edit
 //   GET  /admin/apps/{clientId}/delete · POST   confirm, delete (revokes)
 //   GET  /admin/users · /new · /{id}     Settings > Users; POST /{id}/password, /disable, /enable
-//   GET  /admin/tenant · POST /rotate-key   Settings > Tenant, signing keys
+//   GET  /admin/tenant                   Settings > Tenant, the instance's signing keys (read-only)
 import { Hono } from 'hono';
 import { notFound } from '../../errors';
 import { destroySession } from '../session';

@@ -1,12 +1,13 @@
-// Dashboard and Settings > Tenant: who this tenant is, which instance serves it, and its signing
-// keys (with a rotate action).
+// Dashboard and Settings > Tenant: who this tenant is, which instance serves it, and the
+// instance's signing keys, read-only. The keys belong to the instance, not to a tenant: rotating
+// them is an operator action (`npm run keys:rotate`), never something a tenant admin can reach.
 import { Hono } from 'hono';
 import { count, eq } from 'drizzle-orm';
 import { apps, users } from '../../db/schema';
 import { nowSeconds } from '../crypto';
-import { listSigningKeys, rotateSigningKey } from '../keys';
-import { done, render, type AdminContextOf, type AdminEnv } from './guard';
-import { Age, CsrfField, dateTime } from './layout';
+import { listSigningKeys } from '../keys';
+import { render, type AdminContextOf, type AdminEnv } from './guard';
+import { Age, dateTime } from './layout';
 
 export const tenantRoutes = new Hono<AdminEnv>();
 
@@ -110,9 +111,10 @@ tenantRoutes.get('/', async (c) => {
         <div class="card">
           <h2>Signing keys</h2>
           <p class="muted">
-            Tokens are signed with RS256 and verified with the published key set. Rotating publishes a new key now; it starts
-            signing after one hour (so every client has fetched it), and the old key stays published until the tokens it
-            signed have expired. The instance's keys serve every tenant on it.
+            Tokens are signed with RS256 and verified with the published key set. The keys belong to this instance and serve
+            every tenant on it, so the instance's operator rotates them: a new key is published at once, starts signing one
+            hour later (so every client has fetched it), and the old key stays published until the tokens it signed have
+            expired.
           </p>
           {keys.length === 0 ? (
             <p>No key yet: the first one is created when the first token is signed.</p>
@@ -145,20 +147,8 @@ tenantRoutes.get('/', async (c) => {
               </table>
             </div>
           )}
-          <form method="post" action="/admin/tenant/rotate-key">
-            <CsrfField token={admin.csrf} />
-            <button type="submit" class="secondary">
-              Rotate signing key
-            </button>
-          </form>
         </div>
       </>
     ),
   });
 });
-
-tenantRoutes.post('/rotate-key', async (c) => {
-  const { kid, activatesAt } = await rotateSigningKey(c.get('db'), c.env);
-  return done(c, '/admin/tenant', `New signing key ${kid} published; it signs from ${dateTime(activatesAt)}.`);
-});
-

@@ -23,7 +23,6 @@ async function scenario() {
     ['/admin/users/new', { email: 'new@example.test', role: 'admin', password: 'long-enough-password' }],
     [`/admin/users/${t.user.id}/password`, { password: 'another-password' }],
     [`/admin/users/${t.user.id}/disable`, {}],
-    ['/admin/tenant/rotate-key', {}],
     ['/admin/logout', {}],
   ];
   return { t, admin, snapshot, posts };

@@ -100,22 +100,27 @@ describe('Settings > Users', () => {
 });
 
 describe('Settings > Tenant', () => {
-  it('shows the tenant’s name and id, the region, the issuer and the signing keys; rotating adds a key', async () => {
+  it('shows the tenant’s name and id, the region, the issuer and the signing keys, read-only', async () => {
     const t = await makeTenant();
     const b = await signIn(t.admin);
+    await get('/.well-known/openid-configuration/jwks'); // the first key exists
     const html = await (await get('/admin/tenant', b)).text();
     expect(html).toContain(tenantName(t.id));
     expect(html).toContain(`<code>${t.id}</code>`);
     expect(html).toContain(env.REGION);
     expect(html).toContain(env.ISSUER);
-    const before = (await db().select().from(signingKeys).all()).length;
-    const res = await post('/admin/tenant/rotate-key', b, {});
-    expect(res.status).toBe(303);
     const keys = await db().select().from(signingKeys).all();
-    expect(keys.length).toBeGreaterThan(before);
-    const page = await (await get('/admin/tenant', b, cookiesFrom(res))).text();
-    for (const k of keys) expect(page).toContain(k.kid);
-    expect(page).toContain('New signing key');
-    expect(page).toMatch(/Published; signs from/);
+    for (const k of keys) expect(html).toContain(k.kid);
+    expect(html).not.toContain('rotate-key');
+    expect(html).not.toMatch(/<button[^>]*>\s*Rotate/);
+  });
+
+  it('offers a tenant admin no way to rotate the instance’s signing keys', async () => {
+    const t = await makeTenant();
+    const b = await signIn(t.admin);
+    const before = await db().select().from(signingKeys).all();
+    const res = await post('/admin/tenant/rotate-key', b, {});
+    expect(res.status).toBe(404);
+    expect(await db().select().from(signingKeys).all()).toEqual(before);
   });
 });
