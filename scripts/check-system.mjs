@@ -11,7 +11,7 @@ const PACKAGES = {
   // test/browser/chromium.ts launches this path.
   chromium: [process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'],
   qpdf: ['qpdf'],
-  'poppler-utils': ['pdfinfo', 'pdftoppm', 'pdffonts'],
+  'poppler-utils': ['pdfinfo', 'pdftoppm', 'pdffonts', 'pdftotext'],
   'libjpeg-turbo-progs': ['djpeg'],
 };
 
