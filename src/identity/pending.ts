@@ -20,20 +20,34 @@ export interface Pending {
 
 const BINDING_COOKIE = 'idsrv.login';
 const PENDING_LIFETIME_SECONDS = 30 * 60;
+/** A binding with less life left than this is replaced rather than reused. */
+const MIN_REUSE_SECONDS = 5 * 60;
 
 type StoredRequest = PendingRequest & { binding: string };
 
+/**
+ * The browser binding: `<expires>.<random>`, the cookie's own expiry written into its value (and
+ * so into the hash the pending row keeps). Reusing it never extends it: the cookie is not set
+ * again and a pending request under it expires when the cookie does. A binding too close to its
+ * end, malformed, or claiming more life than we ever give, is replaced by a fresh one.
+ */
+function browserBinding(c: Context, now: number): { value: string; expiresAt: number } {
+  const cookie = readCookie(c, BINDING_COOKIE);
+  const match = cookie && cookie.length <= 64 ? /^(\d{1,12})\.[A-Za-z0-9_-]{16,}$/.exec(cookie) : null;
+  const expiresAt = match ? Number(match[1]) : 0;
+  if (cookie && expiresAt - now >= MIN_REUSE_SECONDS && expiresAt <= now + PENDING_LIFETIME_SECONDS) return { value: cookie, expiresAt };
+  const fresh = { value: `${now + PENDING_LIFETIME_SECONDS}.${randomToken(24)}`, expiresAt: now + PENDING_LIFETIME_SECONDS };
+  setIdentityCookie(c, BINDING_COOKIE, fresh.value, PENDING_LIFETIME_SECONDS);
+  return fresh;
+}
+
 /** Stores a pending request and returns its opaque id (for `/account/login?pending=<id>`). */
 export async function createPending(c: Context, request: PendingRequest): Promise<string> {
-  let binding = readCookie(c, BINDING_COOKIE);
-  if (!binding || binding.length > 64) {
-    binding = randomToken(24);
-    setIdentityCookie(c, BINDING_COOKIE, binding, PENDING_LIFETIME_SECONDS);
-  }
-  const id = randomToken(24);
   const now = nowSeconds();
+  const binding = browserBinding(c, now);
+  const id = randomToken(24);
   const db = getDb(c.env.DB);
-  const stored: StoredRequest = { ...request, binding: await sha256Base64url(binding) };
+  const stored: StoredRequest = { ...request, binding: await sha256Base64url(binding.value) };
   await db.batch([
     db.delete(pendingAuthorizations).where(lt(pendingAuthorizations.expiresAt, now)),
     db.insert(pendingAuthorizations).values({
@@ -41,7 +55,7 @@ export async function createPending(c: Context, request: PendingRequest): Promis
       request: stored,
       csrfToken: randomToken(24),
       createdAt: now,
-      expiresAt: now + PENDING_LIFETIME_SECONDS,
+      expiresAt: binding.expiresAt,
     }),
   ]);
   return id;
