@@ -48,6 +48,8 @@ export interface TaskSpec<P extends Record<string, ParamSpec> = Record<string, P
   readonly parameters: P;
   /** Alternatives of which one must be fully given, e.g. `templateId` or `templateName`. */
   readonly requiresOneOf?: readonly (readonly string[])[];
+  /** With no input artifacts, this parameter must name the sources (`images`). */
+  readonly inputsOrParameter?: string;
   /** Defaults that depend on other parameters (FTP port by protocol). */
   complete?(values: Record<string, unknown>): void;
 }
@@ -173,12 +175,14 @@ export const TASKS = {
     inputs: { min: 0, max: 10 },
     outputs: one,
     parameters: { ...imagePreviewParams, ...outputName },
+    inputsOrParameter: 'images',
   }),
   'render-image-preview-with-mockup': spec({
     mode: 'perMember',
     inputs: { min: 0, max: 10 },
     outputs: one,
     parameters: { ...imagePreviewParams, mockups: strings({ nonEmpty: true, max: 50 }).must(), ...outputName },
+    inputsOrParameter: 'images',
   }),
   'render-hires': spec({
     mode: 'perMember',

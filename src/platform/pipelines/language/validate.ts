@@ -178,6 +178,9 @@ export function validatePipeline(raw: string | unknown): ValidationResult {
       if ((outCount < spec.outputs.min || outCount > spec.outputs.max)) {
         add(`${tp}.outputArtifacts`, `${task.type} takes ${arity(spec.outputs, 'output artifact')} (has ${outCount})`);
       }
+      if (spec.inputsOrParameter && inCount === 0 && !hasParameter(task.parameters, spec.inputsOrParameter)) {
+        add(`${tp}.inputArtifacts`, `${task.type} needs input artifacts or an ${spec.inputsOrParameter} parameter`);
+      }
       const collectionIn = task.inputs.find(([, r]) => r.collection)?.[1];
       for (const [j, ref] of task.outputs) {
         const p = `${tp}.outputArtifacts[${j}]`;
@@ -534,6 +537,20 @@ function checkExpressions(value: unknown, path: string, produced: Map<string, Pr
   }
   if (Array.isArray(value)) value.forEach((v, k) => checkExpressions(v, `${path}[${k}]`, produced, add));
   else if (isObject(value)) for (const [k, v] of Object.entries(value)) checkExpressions(v, jsonPath(path, k), produced, add);
+}
+
+function hasParameter(parameters: Record<string, unknown> | undefined, name: string): boolean {
+  const lower = name.toLowerCase();
+  return Object.entries(parameters ?? {}).some(([k, v]) => k.toLowerCase() === lower && v !== null && v !== undefined);
+}
+
+/**
+ * The collection input a per-member task iterates (its first `name*` input), or undefined when
+ * the task runs as one unit. The runner makes one unit per member of it.
+ */
+export function perMemberInput(task: PipelineTask): ArtifactRef | undefined {
+  if (taskSpec(task.type).mode !== 'perMember') return undefined;
+  return task.inputs.find((r) => r.collection);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

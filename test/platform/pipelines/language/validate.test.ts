@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_PIPELINE_BYTES,
   canonicalJson,
+  perMemberInput,
   pipelineDefinition,
   secretNames,
   validatePipeline,
@@ -539,5 +540,21 @@ describe('pipelineDefinition, canonicalJson and secretNames', () => {
       ),
     );
     expect(secretNames(p).sort()).toEqual(['s3-secret', 's3_key']);
+  });
+});
+
+describe('validatePipeline: image previews need images', () => {
+  it('requires input artifacts or an images parameter for render-image-preview(-with-mockup)', () => {
+    const e = errorsOf(pipeline({ name: 'p', type: 'render-image-preview', outputArtifacts: ['pv'] }, { name: 'f', type: 'finalize' }));
+    expect(e['tasks[0].inputArtifacts']).toEqual(['render-image-preview needs input artifacts or an images parameter']);
+    okPipeline(pipeline({ name: 'p', type: 'render-image-preview', outputArtifacts: ['pv*'], parameters: { images: ['photo-1'] } }, { name: 'f', type: 'finalize' }));
+  });
+});
+
+describe('perMemberInput', () => {
+  it('names the collection a per-member task iterates, and nothing for gathering tasks', () => {
+    const p = okPipeline(pipeline(extract, render, { name: 'm', type: 'merge-separate-pages', inputArtifacts: ['result*'], outputArtifacts: ['one'] }, { ...finalize, finalArtifacts: ['one'] }));
+    expect(perMemberInput(p.tasks[1]!)?.name).toBe('design');
+    expect(perMemberInput(p.tasks[2]!)).toBeUndefined();
   });
 });
