@@ -18,23 +18,38 @@ const b64url = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Arra
 const secretHash = async (secret: string) => b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret)));
 
 /**
- * Tenant 1 (seedIdentity) and tenant 2 with demo2-backend (all Full), plus Products Full for both
- * backends, as the demo seed does. Idempotent. Platform rows (storefronts, statuses…) follow
- * `seedPlatformDemo` once the platform tables exist.
+ * The demo seed of scripts/seed/10-identity.mjs and 30-platform.mjs, inside workerd: tenant 1
+ * (seedIdentity) and tenant 2 "Demo 2" with demo2-backend (all Full), Products Full for both
+ * backends, storefronts 1 and 2, the project statuses and transitions, and demo-customer.
+ * Idempotent. Area helpers add their demo rows (designs, product 1, pipeline 1…) in the marked place.
  */
-export async function seedTenants(): Promise<void> {
+export async function seedPlatform(): Promise<void> {
   await seedIdentity();
-  const permissions = JSON.stringify(Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])));
-  await env.DB.batch([
-    env.DB.prepare(`INSERT OR IGNORE INTO tenants (id, name) VALUES (?1, ?2)`).bind(TENANT2.tenantId, TENANT2.name),
-    env.DB.prepare(
+  const allFull = JSON.stringify(Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])));
+  const statements: Array<[string, ...unknown[]]> = [
+    [`INSERT OR IGNORE INTO tenants (id, name) VALUES (?1, ?2)`, TENANT2.tenantId, TENANT2.name],
+    [
       `INSERT OR IGNORE INTO apps (client_id, tenant_id, name, auth_type, secret_hash, token_lifetime, permissions, redirect_uris, post_logout_redirect_uris, cors_origins, require_client_secret, require_pkce)
        VALUES (?1, ?2, ?1, 'client_credentials', ?3, 3600, ?4, '[]', '[]', '[]', 1, 0)`,
-    ).bind(TENANT2.backend.clientId, TENANT2.tenantId, await secretHash(TENANT2.backend.secret), permissions),
-    env.DB.prepare(
-      `UPDATE apps SET permissions = json_set(permissions, '$.Products', 'full') WHERE client_id IN ('demo-backend', 'demo2-backend')`,
-    ),
-  ]);
+      TENANT2.backend.clientId,
+      TENANT2.tenantId,
+      await secretHash(TENANT2.backend.secret),
+      allFull,
+    ],
+    [`UPDATE apps SET permissions = json_set(permissions, '$.Products', 'full') WHERE client_id IN ('demo-backend', 'demo2-backend')`],
+    [`INSERT OR IGNORE INTO storefronts (id, tenant_id, name, type, status) VALUES (1, 1, 'Demo storefront', 'Custom', 'Dev')`],
+    [`INSERT OR IGNORE INTO storefronts (id, tenant_id, name, type, status) VALUES (2, 2, 'Demo 2 storefront', 'Custom', 'Dev')`],
+    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 1, 'New', 1, 0)`],
+    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 2, 'In production', 0, 0)`],
+    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 3, 'Completed', 0, 1)`],
+    [`INSERT OR IGNORE INTO project_transitions (tenant_id, name, display_name, start_status, result_status) VALUES (1, 'start-production', 'Start production', 1, 2)`],
+    [`INSERT OR IGNORE INTO project_transitions (tenant_id, name, display_name, start_status, result_status) VALUES (1, 'complete', 'Complete', 2, 3)`],
+    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (2, 1, 'New', 1, 0)`],
+    [`INSERT OR IGNORE INTO storefront_users (tenant_id, storefront_id, user_id, is_anonymous) VALUES (1, 1, 'demo-customer', 0)`],
+    // --- Added by the area helpers, as in scripts/seed/30-platform.mjs: demo-card-design,
+    // demo-mockup, pipeline 1, product 1, reference demo-card.
+  ];
+  await env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params)));
 }
 
 export function call(path: string, init: RequestInit = {}): Promise<Response> {

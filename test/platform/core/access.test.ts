@@ -3,10 +3,10 @@ import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getSigningKey } from '../../../src/identity/keys';
 import { DEMO } from '../../helpers/identity-seed';
-import { seedTenants, tenantToken } from '../../helpers/platform';
+import { seedPlatform, tenantToken } from '../../helpers/platform';
 import { testCall } from './test-area';
 
-beforeAll(seedTenants);
+beforeAll(seedPlatform);
 
 /** A storefront user's token as GET /storefront-users/token issues it (sub = suid = the user). */
 async function storefrontUserToken(user: string): Promise<string> {

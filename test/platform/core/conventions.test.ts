@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { seedTenants, tenantToken } from '../../helpers/platform';
+import { seedPlatform, tenantToken } from '../../helpers/platform';
 import { testCall } from './test-area';
 
 let token: string;
 beforeAll(async () => {
-  await seedTenants();
+  await seedPlatform();
   token = await tenantToken(1);
 });
 

@@ -1,0 +1,54 @@
+// Local demo seed of the platform APIs (platform contract, "Demo seed"): tenant 2 "Demo 2" with
+// demo2-backend, Products Full for both demo backends, storefronts 1 and 2, the project statuses
+// and transitions, and the storefront user demo-customer. Idempotent: INSERT OR IGNORE on fixed
+// ids (statuses and transitions on their unique codes and names; their ids are assigned).
+// test/helpers/platform.ts (seedPlatformDemo) writes the same rows inside workerd for the tests.
+import { createHash } from 'node:crypto';
+import { projectRoot, withLocalPlatform } from '../lib/local-platform.mjs';
+
+const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers', 'Products'];
+const secretHash = (secret) => createHash('sha256').update(secret).digest('base64url');
+const allFull = JSON.stringify(Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])));
+
+/** [sql, ...params] */
+const statements = [
+  // Tenant 2 and its backend app (Client Credentials, all Full, 3600 s).
+  [`INSERT OR IGNORE INTO tenants (id, name) VALUES (2, 'Demo 2')`],
+  [
+    `INSERT OR IGNORE INTO apps (client_id, tenant_id, name, auth_type, secret_hash, token_lifetime, permissions, redirect_uris, post_logout_redirect_uris, cors_origins, require_client_secret, require_pkce)
+     VALUES ('demo2-backend', 2, 'demo2-backend', 'client_credentials', ?1, 3600, ?2, '[]', '[]', '[]', 1, 0)`,
+    secretHash('demo2-backend-secret'),
+    allFull,
+  ],
+  // An already-seeded database gets the Products resource type too.
+  [`UPDATE apps SET permissions = json_set(permissions, '$.Products', 'full') WHERE client_id IN ('demo-backend', 'demo2-backend')`],
+
+  // Storefronts.
+  [`INSERT OR IGNORE INTO storefronts (id, tenant_id, name, type, status) VALUES (1, 1, 'Demo storefront', 'Custom', 'Dev')`],
+  [`INSERT OR IGNORE INTO storefronts (id, tenant_id, name, type, status) VALUES (2, 2, 'Demo 2 storefront', 'Custom', 'Dev')`],
+
+  // Project statuses (by code) and transitions (by name and start status).
+  [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 1, 'New', 1, 0)`],
+  [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 2, 'In production', 0, 0)`],
+  [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 3, 'Completed', 0, 1)`],
+  [`INSERT OR IGNORE INTO project_transitions (tenant_id, name, display_name, start_status, result_status) VALUES (1, 'start-production', 'Start production', 1, 2)`],
+  [`INSERT OR IGNORE INTO project_transitions (tenant_id, name, display_name, start_status, result_status) VALUES (1, 'complete', 'Complete', 2, 3)`],
+  [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (2, 1, 'New', 1, 0)`],
+
+  // The storefront user.
+  [`INSERT OR IGNORE INTO storefront_users (tenant_id, storefront_id, user_id, is_anonymous) VALUES (1, 1, 'demo-customer', 0)`],
+
+  // --- Added by the area helpers (keep ids fixed, INSERT OR IGNORE) --------------------------
+  // Asset storage / processor: design `demo-card-design` (public PSD `/demo/psdtools-text`,
+  //   variable "Line 1 Line 2 Line 3 and text") and mockup `demo-mockup` (Mockup2D
+  //   `/demo/agpsd-shapes-smart-objects`): assets rows + blobs + R2 `p/1/blobs/<sha>`.
+  // Back office: pipeline `1` "render-hires"; product `1` "Demo card" (version 1, option Paper =
+  //   Matte, variant 1 SKU DEMO-CARD-MATTE, design group `front` and mockup on all variants,
+  //   pipeline 1, workflow `1` "Demo editor" WorkflowElements); reference `demo-card`
+  //   (storefront 1 → product 1).
+];
+
+await withLocalPlatform(projectRoot(import.meta.url), (env) =>
+  env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params))),
+);
+console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer.');
