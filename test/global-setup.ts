@@ -29,6 +29,7 @@ const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [
   'qpdf-check': (f) => ['qpdf', ['--check', f]],
   pdfinfo: (f) => ['pdfinfo', ['-box', f]],
   pdffonts: (f) => ['pdffonts', [f]],
+  pdftotext: (f) => ['pdftotext', ['-layout', f, '-']],
   // libjpeg-turbo's reference decoder: exit 2 and a stderr warning on any corrupt JPEG data.
   djpeg: (f, _q, dir) => ['djpeg', ['-pnm', '-outfile', path.join(dir, 'page.ppm'), f]],
   pdftoppm: (f, q, dir) => [

@@ -52,7 +52,7 @@ export interface ToolResult {
  * 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm' (query: r, page, scaleTo) | 'djpeg'.
  */
 export async function runTool(
-  tool: 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftoppm' | 'djpeg',
+  tool: 'qpdf-check' | 'pdfinfo' | 'pdffonts' | 'pdftotext' | 'pdftoppm' | 'djpeg',
   file: Uint8Array,
   query: Record<string, string | number> = {},
 ): Promise<ToolResult> {

@@ -24,11 +24,17 @@ export class ModelValidationError extends ApiError {
     super(
       400,
       'invalid_model',
-      message,
+      `${message.replace(/\.$/, '')}: ${summary(errors)}`,
       Object.entries(errors).flatMap(([path, reasons]) => reasons.map((reason) => ({ path, reason }))),
     );
     this.name = 'ModelValidationError';
   }
+}
+
+/** The first few problems as one sentence (the full list is in `errors`). */
+function summary(errors: ModelErrors): string {
+  const all = Object.entries(errors).flatMap(([path, reasons]) => reasons.map((r) => `${path}: ${r}`));
+  return all.slice(0, 3).join('; ') + (all.length > 3 ? `; and ${all.length - 3} more.` : '.');
 }
 
 /** JSON path of a zod-style path: `surfaces[0].containers[1].items[3].font.postscriptName`, root `$`. */
