@@ -4,6 +4,7 @@
  * ProjectJobs runner. See docs/pipelines.md.
  */
 export * from './tasks';
+export * from './pipeline';
 export * from './validate';
 export * from './conditions';
 export * from './interpolate';
