@@ -131,12 +131,9 @@ function describeAccess(access: Access): string {
 /** createRoute() for a platform area: see the file comment. */
 export function platformRoute<R extends RouteConfig>(route: R, access: Access): R {
   const query = route.request?.query as unknown;
+  // Documents `tenantId` on every route that takes a token (a non-object query schema is kept as is).
   const withTenant =
-    access === 'public'
-      ? query
-      : query instanceof z.ZodObject
-        ? query.extend({ tenantId: TenantIdQuery })
-        : z.object({ tenantId: TenantIdQuery });
+    access === 'public' ? query : query === undefined ? z.object({ tenantId: TenantIdQuery }) : query instanceof z.ZodObject ? query.extend({ tenantId: TenantIdQuery }) : query;
   const hasInput = Boolean(route.request?.query || route.request?.body);
   const documented = {
     ...(hasInput ? problemResponses(400) : {}),
