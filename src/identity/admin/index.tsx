@@ -10,7 +10,8 @@
 //   GET  /admin/users · /new · /{id}     Settings > Users; POST /{id}/password, /disable, /enable
 //   GET  /admin/tenant                   Settings > Tenant, the instance's signing keys (read-only)
 import { Hono } from 'hono';
-import { notFound } from '../../errors';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError, notFound } from '../../errors';
 import { destroySession } from '../session';
 import { appsRoutes } from './apps/routes';
 import { LOGIN_PATH, adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
@@ -20,7 +21,15 @@ import { usersRoutes } from './users/routes';
 export const adminApp = new Hono<AdminEnv>();
 
 adminApp.onError(adminErrorPage);
-adminApp.use('*', adminHeaders, requireAdmin);
+/** Admin forms are small; a bigger body is refused before it is read (Content-Length) or once it passes the cap. */
+export const ADMIN_FORM_MAX_BYTES = 256 * 1024;
+const formLimit = bodyLimit({
+  maxSize: ADMIN_FORM_MAX_BYTES,
+  onError: () => {
+    throw new ApiError(413, 'payload_too_large', `The form is larger than ${ADMIN_FORM_MAX_BYTES / 1024} KB, so nothing was changed.`);
+  },
+});
+adminApp.use('*', adminHeaders, formLimit, requireAdmin);
 
 adminApp.get('/', dashboard);
 adminApp.post('/logout', async (c) => {
