@@ -76,19 +76,19 @@ export class ExpressionSyntaxError extends Error {
 }
 
 export function hasExpression(value: string): boolean {
-  return value.includes('{{') || value.includes('}}');
+  return value.includes('{{');
 }
 
-/** Splits a parameter string into text and `{{…}}` references; throws ExpressionSyntaxError. */
+/**
+ * Splits a parameter string into text and `{{…}}` references; throws ExpressionSyntaxError when
+ * a `{{` is not closed. A `}}` outside a reference is text (a JSON body written as a string ends
+ * objects with `}}`).
+ */
 export function parseTemplate(value: string): Segment[] {
   const segments: Segment[] = [];
   let i = 0;
   while (i < value.length) {
     const open = value.indexOf('{{', i);
-    const strayClose = value.indexOf('}}', i);
-    if (strayClose !== -1 && (open === -1 || strayClose < open)) {
-      throw new ExpressionSyntaxError(`unbalanced "}}" at ${strayClose}`);
-    }
     if (open === -1) {
       segments.push({ kind: 'text', text: value.slice(i) });
       break;
@@ -274,7 +274,7 @@ export function parseCondition(text: string): Condition {
     if (text.startsWith('{{', i)) {
       depth++;
       i++;
-    } else if (text.startsWith('}}', i)) {
+    } else if (depth > 0 && text.startsWith('}}', i)) {
       depth--;
       i++;
     } else if (depth === 0 && text.startsWith('!=', i)) {

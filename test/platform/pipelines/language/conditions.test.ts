@@ -52,6 +52,10 @@ describe('conditions: A = B and A != B after interpolation', () => {
     expect(await holds('{{project.items.@.fields.a=b}} = x')).toBe(true);
   });
 
+  it('reads a stray }} as text, not as the end of a reference', async () => {
+    expect(await holds('a}} = a}}')).toBe(true);
+  });
+
   it('rejects a condition with two operators', async () => {
     await expect(holds('a = b = c')).rejects.toMatchObject({ code: 'bad_expression' });
   });

@@ -206,6 +206,10 @@ describe('interpolate: a lone reference keeps its JSON type', () => {
     });
   });
 
+  it('keeps a }} outside a reference as text', async () => {
+    expect(await run('{"a":{"id":{{projectId}}}}')).toBe('{"a":{"id":77}}');
+  });
+
   it('leaves strings without braces alone', async () => {
     expect(await run('plain text = 1')).toBe('plain text = 1');
   });

@@ -367,8 +367,12 @@ describe('validatePipeline: expressions', () => {
     expect(errorsOf(withUrl('https://x/{{projectId'))['tasks[0].parameters.url']![0]).toMatch(/unbalanced "\{\{"/);
   });
 
-  it('rejects an unbalanced }}', () => {
-    expect(errorsOf(withUrl('https://x/projectId}}'))['tasks[0].parameters.url']![0]).toMatch(/unbalanced "\}\}"/);
+  it('rejects a {{ nested in a reference', () => {
+    expect(errorsOf(withUrl('https://x/{{project{{Id}}'))['tasks[0].parameters.url']![0]).toMatch(/unbalanced "\{\{"/);
+  });
+
+  it('reads a }} outside a reference as text (a JSON body written as a string)', () => {
+    okPipeline(pipeline({ name: 'call', type: 'invoke-url', parameters: { url: 'https://x', body: '{"a":{"id":{{projectId}}}}' } }, { name: 'f', type: 'finalize' }));
   });
 
   it('rejects an unknown root', () => {
