@@ -1,8 +1,16 @@
 /**
- * Back office: /api/backoffice/v1 (docs/platform.md, contract).
+ * Back office: /api/backoffice/v1 (docs/platform.md, contract). A thin table: each sub-route file
+ * registers its own routes on the area, in the order below (literal paths before parameters).
  *
- *   GET|HEAD /info    InfoDto (no token)
+ *   GET|HEAD /info                                InfoDto (no token)
+ *   catalogue-routes.ts   products, versions, references, links, specifications, bundles,
+ *                         personalization workflows, processing pipelines, storefronts,
+ *                         tenant settings and secrets
+ *   status-routes.ts      project statuses and transitions (when present)
  */
 import { createPlatformArea } from '../core';
+import { registerCatalogueRoutes } from './catalogue-routes';
 
 export const backofficeArea = createPlatformArea('backoffice');
+
+registerCatalogueRoutes(backofficeArea);
