@@ -562,3 +562,20 @@ describe('perMemberInput', () => {
     expect(perMemberInput(p.tasks[2]!)).toBeUndefined();
   });
 });
+
+describe('validatePipeline: never throws on odd input', () => {
+  it('rejects two spellings of the root tasks property', () => {
+    expect(errorsOf({ tasks: [finalize], Tasks: [] })['Tasks']).toEqual(['given twice (as tasks and Tasks)']);
+  });
+
+  it.each([
+    ['a number', 5],
+    ['a string that is JSON of a number', '5'],
+    ['tasks of odd values', { tasks: [null, 1, 'x', [], { name: 5, type: [], inputArtifacts: 'a', outputArtifacts: [1], parameters: 'p' }] }],
+    ['parameters of odd values', { tasks: [{ name: 'a', type: 'render-hires', inputArtifacts: [null], parameters: { skipIf: 1, hiResOutputDpi: {}, x: [[{ y: '{{' }]] } }] }],
+    ['undefined', undefined],
+  ])('answers errors, not an exception, for %s', (_, value) => {
+    const r = validatePipeline(value);
+    expect(r.ok).toBe(false);
+  });
+});
