@@ -3,8 +3,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env';
 import { ApiError } from '../errors';
-import { resourceAudience } from '../identity/tokens';
-import { scopeSatisfies } from '../identity/scopes';
+import { resourceAudience } from './issuer';
+import { scopeSatisfies } from './scopes';
 import { InvalidTokenError, verifyAccessToken, type AuthContext } from './verify';
 
 export type AuthVariables = { auth: AuthContext };

@@ -1,11 +1,12 @@
-// Access-token acceptance (identity contract, "Grants and revocation"): signature against our
-// published keys, `typ: at+jwt`, iss, aud, exp/nbf with 60 s skew, then the revocable state —
-// app exists in the token's tenant, jti not denied, and for user tokens the grant is live and the
-// user enabled. That state may be cached in the isolate for ≤ 30 s (state-cache.ts).
+// Access-token acceptance (identity contract, "Grants and revocation"): signature against the
+// issuer's published keys, `typ: at+jwt`, iss, aud, exp/nbf with 60 s skew, then the revocable
+// state — app exists in the token's tenant, jti not denied, and for user tokens the grant is live
+// and the user enabled. That state may be cached in the isolate for ≤ 30 s (state-cache.ts). Keys
+// and state come from the token sources the issuer wired (sources.ts).
 import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Env } from '../env';
-import { verificationKeySet } from '../identity/keys';
-import { issuerOf, resourceAudience } from '../identity/tokens';
+import { issuerOf, resourceAudience } from './issuer';
+import { tokenSources, type TokenSources } from './sources';
 import { getCachedState, setCachedState } from './state-cache';
 
 export const CLOCK_SKEW_SECONDS = 60;
@@ -45,7 +46,7 @@ export interface AccessTokenClaims extends JWTPayload {
 }
 
 /** Signature and claims only (no revocation state): throws InvalidTokenError. */
-export async function verifyAccessTokenSignature(env: Env, token: string): Promise<AccessTokenClaims> {
+export async function verifyAccessTokenSignature(env: Env, token: string, sources: TokenSources = tokenSources()): Promise<AccessTokenClaims> {
   if (token.length > MAX_TOKEN_LENGTH || token.split('.').length !== 3) throw new InvalidTokenError('The access token is malformed.');
   let kid: string | undefined;
   try {
@@ -54,7 +55,7 @@ export async function verifyAccessTokenSignature(env: Env, token: string): Promi
     throw new InvalidTokenError('The access token is malformed.');
   }
   try {
-    const { payload } = await jwtVerify<AccessTokenClaims>(token, await verificationKeySet(env, kid), {
+    const { payload } = await jwtVerify<AccessTokenClaims>(token, await sources.verificationKeys(env, kid), {
       issuer: issuerOf(env),
       audience: resourceAudience(env),
       typ: 'at+jwt',
@@ -75,35 +76,14 @@ export async function verifyAccessTokenSignature(env: Env, token: string): Promi
   }
 }
 
-interface StateRow {
-  app_tenant: number | null;
-  denied: number | null;
-  grant_live: number | null;
-  user_ok: number | null;
-}
-
-/** The revocable state of a token, in one D1 round trip. */
-async function tokenIsLive(env: Env, claims: AccessTokenClaims, useCache: boolean): Promise<boolean> {
+/** The revocable state of a token, through the isolate cache unless `fresh`. */
+async function tokenIsLive(env: Env, claims: AccessTokenClaims, useCache: boolean, sources: TokenSources): Promise<boolean> {
   const key = `jti:${claims.jti}`;
   if (useCache) {
     const cached = getCachedState<boolean>(key);
     if (cached !== undefined) return cached;
   }
-  const isUser = claims.auth_time !== undefined;
-  const row = await env.DB.prepare(
-    `SELECT
-       (SELECT tenant_id FROM apps WHERE client_id = ?1) AS app_tenant,
-       (SELECT 1 FROM revoked_jtis WHERE jti = ?2) AS denied,
-       (SELECT 1 FROM grants WHERE id = ?3 AND client_id = ?1 AND user_id = ?4 AND revoked_at IS NULL AND expires_at > unixepoch()) AS grant_live,
-       (SELECT 1 FROM users WHERE id = ?4 AND tenant_id = ?5 AND disabled = 0) AS user_ok`,
-  )
-    .bind(claims.client_id, claims.jti, claims.gid ?? null, isUser ? claims.sub : null, claims.tenantId)
-    .first<StateRow>();
-  const live =
-    row !== null &&
-    row.app_tenant === claims.tenantId &&
-    !row.denied &&
-    (!isUser || (row.grant_live === 1 && row.user_ok === 1));
+  const live = await sources.tokenIsLive(env, { ...claims, jti: claims.jti! });
   setCachedState(key, live);
   return live;
 }
@@ -112,9 +92,9 @@ async function tokenIsLive(env: Env, claims: AccessTokenClaims, useCache: boolea
  * Verifies a bearer access token and its revocable state. `fresh` skips the isolate cache
  * (introspection and userinfo report the state as it is now).
  */
-export async function verifyAccessToken(env: Env, token: string, options: { fresh?: boolean } = {}): Promise<AuthContext> {
-  const claims = await verifyAccessTokenSignature(env, token);
-  if (!(await tokenIsLive(env, claims, !options.fresh))) throw new InvalidTokenError('The access token has been revoked.');
+export async function verifyAccessToken(env: Env, token: string, options: { fresh?: boolean } = {}, sources: TokenSources = tokenSources()): Promise<AuthContext> {
+  const claims = await verifyAccessTokenSignature(env, token, sources);
+  if (!(await tokenIsLive(env, claims, !options.fresh, sources))) throw new InvalidTokenError('The access token has been revoked.');
   return toAuthContext(claims);
 }
 

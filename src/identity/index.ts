@@ -1,3 +1,4 @@
+import { useTokenSources } from '../auth';
 import { createServiceApp } from '../openapi/app';
 import { adminApp } from './admin';
 import { adminLogin, loginPage, loginSubmit } from './login';
@@ -5,11 +6,15 @@ import { authorizeEndpoint, LOGIN_PATH } from './authorize';
 import { appOriginCors } from './cors';
 import { discoveryDocument, PATHS } from './discovery';
 import { confirmLogout, endSessionEndpoint, LOGOUT_CONFIRM_PATH } from './end-session';
-import { getJwks, JWKS_MAX_AGE_SECONDS } from './keys';
+import { getJwks, JWKS_MAX_AGE_SECONDS, verificationKeySet } from './keys';
 import { documentIdentity } from './openapi';
 import { introspectionEndpoint, revocationEndpoint } from './revocation';
 import { tokenEndpoint } from './token-endpoint';
 import { userinfoEndpoint } from './userinfo';
+import * as tokenState from './store/token-state';
+
+// The resource-server middleware (src/auth) checks tokens against this service's keys and state.
+useTokenSources({ verificationKeys: verificationKeySet, tokenIsLive: (env, claims) => tokenState.isLive(env.DB, claims) });
 
 /** Identity service: OAuth 2.0 / OpenID Connect provider and the admin panel. */
 export const identityApp = createServiceApp();

@@ -1,14 +1,13 @@
 // The JWTs we sign: RFC 9068 access tokens (`typ: at+jwt`) and OpenID Connect ID tokens.
 import { SignJWT } from 'jose';
 import type { Env } from '../env';
+import { issuerOf, resourceAudience } from '../auth/issuer';
 import { base64url, nowSeconds, randomToken, sha256 } from './crypto';
 import { getSigningKey, SIGNING_ALG } from './keys';
 
 export const ID_TOKEN_LIFETIME_SECONDS = 300;
 
-export const issuerOf = (env: Env): string => env.ISSUER.replace(/\/$/, '');
-/** The `aud` of every access token: all resource servers of this instance. */
-export const resourceAudience = (env: Env): string => `${issuerOf(env)}/resources`;
+export { issuerOf, resourceAudience };
 
 export interface AccessTokenInput {
   clientId: string;

@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import { count, eq } from 'drizzle-orm';
 import { apps, users } from '../../db/schema';
+import { issuerOf } from '../../auth/issuer';
 import { nowSeconds } from '../crypto';
 import { listSigningKeys } from '../keys';
 import { render, type AdminContextOf, type AdminEnv } from './guard';
@@ -20,8 +21,6 @@ export function keyStatus(key: KeyRow, now = nowSeconds()): string {
   if (key.retiresAt !== null) return `Superseded; published until ${dateTime(key.retiresAt)}`;
   return 'Signing';
 }
-
-const issuerOf = (env: { ISSUER: string }) => env.ISSUER.replace(/\/$/, '');
 
 /** GET /admin */
 export async function dashboard(c: AdminContextOf) {
