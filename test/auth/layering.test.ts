@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // auth/ is the resource-server side: it takes its key source and token-state lookup as arguments
 // (src/auth/sources.ts) and imports nothing from identity/.
 import { describe, expect, it } from 'vitest';
