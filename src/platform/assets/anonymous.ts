@@ -1,0 +1,63 @@
+/**
+ * Anonymous file URLs (contract): `<base>/api/storage/v1/anonymous/<token>`, a 128-bit capability
+ * stored only as its SHA-256 (`anonymous_tokens`). The token is an HMAC of the target and the
+ * row's creation time under a key derived from KEY_ENCRYPTION_SECRET, so the service can show the
+ * same URL again on later reads without storing the token itself. Clearing `anonymousAccess`
+ * deletes the row (the URL stops working); setting it again issues a new token (a new time).
+ */
+import type { TenantContext } from '../core';
+
+export type AnonymousKind = 'asset' | 'artifact';
+
+const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+async function tokenFor(secret: string, tenantId: number, kind: AnonymousKind, id: string, created: number): Promise<string> {
+  const enc = new TextEncoder();
+  const key = await crypto.subtle.importKey('raw', enc.encode(`anonymous-file-url|${secret}`), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = await crypto.subtle.sign('HMAC', key, enc.encode(`${tenantId}|${kind}|${id}|${created}`));
+  return b64url(new Uint8Array(mac).subarray(0, 16));
+}
+
+export const tokenHash = async (token: string) => hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+
+const secretOf = (env: { KEY_ENCRYPTION_SECRET?: string }) => {
+  if (!env.KEY_ENCRYPTION_SECRET) throw new Error('KEY_ENCRYPTION_SECRET unset: anonymous URLs cannot be issued');
+  return env.KEY_ENCRYPTION_SECRET;
+};
+
+export const anonymousUrl = (baseUrl: string, token: string) => `${baseUrl}/api/storage/v1/anonymous/${token}`;
+
+/** Issues a new capability for the target (an older one is revoked). */
+export async function issueAnonymous(t: TenantContext, kind: AnonymousKind, id: string): Promise<string> {
+  await dropAnonymous(t, kind, [id]);
+  const created = Date.now() * 1000 + Math.floor(Math.random() * 1000);
+  const token = await tokenFor(secretOf(t.env), t.tenantId, kind, id, created);
+  await t.env.DB.prepare(`INSERT INTO anonymous_tokens (token_hash, tenant_id, kind, target_id, created) VALUES (?1, ?2, ?3, ?4, ?5)`)
+    .bind(await tokenHash(token), t.tenantId, kind, id, created)
+    .run();
+  return anonymousUrl(t.baseUrl, token);
+}
+
+/** The current anonymous URL of a target, or undefined. */
+export async function anonymousUrlOf(t: TenantContext, kind: AnonymousKind, id: string): Promise<string | undefined> {
+  const row = await t.env.DB.prepare(`SELECT created FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = ?2 AND target_id = ?3 ORDER BY created DESC LIMIT 1`)
+    .bind(t.tenantId, kind, id)
+    .first<{ created: number }>();
+  return row ? anonymousUrl(t.baseUrl, await tokenFor(secretOf(t.env), t.tenantId, kind, id, row.created)) : undefined;
+}
+
+export async function dropAnonymous(t: TenantContext, kind: AnonymousKind, ids: string[]): Promise<void> {
+  await t.env.DB.prepare(`DELETE FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = ?2 AND target_id IN (SELECT value FROM json_each(?3))`)
+    .bind(t.tenantId, kind, JSON.stringify(ids))
+    .run();
+}
+
+/** What a token opens, or null (unknown, revoked, or its file deleted). */
+export async function resolveAnonymous(db: D1Database, token: string): Promise<{ tenantId: number; kind: AnonymousKind; targetId: string } | null> {
+  if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return null;
+  return db
+    .prepare(`SELECT tenant_id AS tenantId, kind, target_id AS targetId FROM anonymous_tokens WHERE token_hash = ?1`)
+    .bind(await tokenHash(token))
+    .first();
+}

@@ -1,0 +1,177 @@
+/**
+ * Content-addressed blobs: `p/<t>/blobs/<sha256>` holds the bytes of assets, resources and
+ * uploaded artifacts; D1 `blobs` counts the rows naming each one. An upload streams into a
+ * staging key, hashed on the way, and is then moved to its blob (or dropped when the tenant
+ * already has that content). The refcount changes in the same D1 batch as the rows; the hourly
+ * sweep deletes blobs nobody names any more.
+ */
+import { PayloadTooLargeError, tenantKey } from '../core';
+
+/** R2 multipart parts (R2 wants ≥ 5 MiB for every part but the last). */
+const PART_BYTES = 8 * 1024 * 1024;
+/** How many first bytes are kept for sniffing the content. */
+export const HEAD_BYTES = 64 * 1024;
+/** A blob at refcount 0 is deleted only after this long (an upload in flight may still name it). */
+export const UNREFERENCED_GRACE_MS = 60 * 60 * 1000;
+
+export interface Staged {
+  tenantId: number;
+  key: string;
+  sha256: string;
+  size: number;
+  /** The first HEAD_BYTES bytes (for sniffing). */
+  head: Uint8Array;
+}
+
+export const blobKey = (tenantId: number, sha: string) => tenantKey(tenantId, 'blobs', sha);
+const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
+const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
+
+/**
+ * Streams `stream` into a staging key of the tenant, hashing it, and refusing with 413 beyond
+ * `limit` bytes (`what` names the limit). Small files are one put, larger ones an R2 multipart
+ * upload (the part's length is not known in advance).
+ */
+export async function stageStream(
+  bucket: R2Bucket,
+  tenantId: number,
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  what: string,
+): Promise<Staged> {
+  const key = tenantKey(tenantId, 'cache', 'staging', crypto.randomUUID());
+  const digest = new crypto.DigestStream('SHA-256');
+  const hashWriter = digest.getWriter();
+  const reader = stream.getReader();
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  let size = 0;
+  let head = new Uint8Array(0);
+  let upload: R2MultipartUpload | undefined;
+  const parts: R2UploadedPart[] = [];
+  const flat = () => {
+    const out = new Uint8Array(pendingBytes);
+    let at = 0;
+    for (const p of pending) {
+      out.set(p, at);
+      at += p.byteLength;
+    }
+    pending = [];
+    pendingBytes = 0;
+    return out;
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) throw new PayloadTooLargeError(`${what} is larger than the limit of ${mb(limit)}.`);
+      if (head.length < HEAD_BYTES) {
+        const more = value.subarray(0, HEAD_BYTES - head.length);
+        const h = new Uint8Array(head.length + more.length);
+        h.set(head);
+        h.set(more, head.length);
+        head = h;
+      }
+      await hashWriter.write(value);
+      pending.push(value);
+      pendingBytes += value.byteLength;
+      if (pendingBytes >= PART_BYTES) {
+        upload ??= await bucket.createMultipartUpload(key);
+        parts.push(await upload.uploadPart(parts.length + 1, flat()));
+      }
+    }
+    await hashWriter.close();
+    const sha256 = hex(await digest.digest);
+    if (upload) {
+      if (pendingBytes) parts.push(await upload.uploadPart(parts.length + 1, flat()));
+      await upload.complete(parts);
+    } else {
+      await bucket.put(key, flat());
+    }
+    return { tenantId, key, sha256, size, head };
+  } catch (e) {
+    await upload?.abort().catch(() => {});
+    throw e;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Stages bytes already in memory (from-URL downloads, derived files). */
+export async function stageBytes(bucket: R2Bucket, tenantId: number, bytes: Uint8Array): Promise<Staged> {
+  const key = tenantKey(tenantId, 'cache', 'staging', crypto.randomUUID());
+  const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
+  await bucket.put(key, bytes);
+  return { tenantId, key, sha256, size: bytes.byteLength, head: bytes.subarray(0, HEAD_BYTES) };
+}
+
+/** The staged bytes, whole (content the engine must parse). */
+export async function readStaged(bucket: R2Bucket, staged: Staged): Promise<Uint8Array> {
+  const obj = await bucket.get(staged.key);
+  if (!obj) throw new Error(`staging object ${staged.key} vanished`);
+  return new Uint8Array(await obj.arrayBuffer());
+}
+
+/**
+ * Moves the staged content to its blob key (unless the tenant already has it) and removes the
+ * staging key. `bytes`, when the caller already read them, saves a read.
+ */
+export async function commitStaged(bucket: R2Bucket, staged: Staged, contentType?: string, bytes?: Uint8Array): Promise<string> {
+  const target = blobKey(staged.tenantId, staged.sha256);
+  if (!(await bucket.head(target))) {
+    const body = bytes ?? (await bucket.get(staged.key))?.body;
+    if (!body) throw new Error(`staging object ${staged.key} vanished`);
+    await bucket.put(target, body, { httpMetadata: contentType ? { contentType } : undefined, customMetadata: { sha256: staged.sha256 } });
+  }
+  await bucket.delete(staged.key);
+  return target;
+}
+
+export const dropStaged = (bucket: R2Bucket, staged: Staged | undefined) => (staged ? bucket.delete(staged.key).catch(() => {}) : Promise.resolve());
+
+const NOW = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
+
+/** +1 for a new row naming `sha` (the blob row is created on first use). */
+export function addBlobRef(db: D1Database, tenantId: number, sha: string, size: number, contentType: string | null): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO blobs (tenant_id, sha256, size, content_type, refcount) VALUES (?1, ?2, ?3, ?4, 1)
+       ON CONFLICT (tenant_id, sha256) DO UPDATE SET refcount = refcount + 1, last_modified = ${NOW}`,
+    )
+    .bind(tenantId, sha, size, contentType);
+}
+
+/**
+ * Refcounts changed by `sign` for every blob the given rows of `table` name (run BEFORE a delete
+ * and AFTER an insert of those rows in the same batch). `ids` is the JSON list of row ids.
+ */
+export function shiftBlobRefs(db: D1Database, tenantId: number, table: 'assets' | 'artifacts', ids: string[], sign: 1 | -1): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE blobs SET refcount = refcount + ?3 * (
+         SELECT count(*) FROM ${table} r WHERE r.tenant_id = ?1 AND r.id IN (SELECT value FROM json_each(?2)) AND r.blob_sha = blobs.sha256),
+         last_modified = ${NOW}
+       WHERE tenant_id = ?1 AND sha256 IN (SELECT blob_sha FROM ${table} WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2)))`,
+    )
+    .bind(tenantId, JSON.stringify(ids), sign);
+}
+
+/** -1 for one blob (a row's content replaced). */
+export function dropBlobRef(db: D1Database, tenantId: number, sha: string): D1PreparedStatement {
+  return db.prepare(`UPDATE blobs SET refcount = refcount - 1, last_modified = ${NOW} WHERE tenant_id = ?1 AND sha256 = ?2`).bind(tenantId, sha);
+}
+
+/** Deletes blobs at refcount 0 older than the grace period (hourly cron); returns how many. */
+export async function sweepUnreferencedBlobs(db: D1Database, bucket: R2Bucket, now = Date.now(), max = 1000): Promise<number> {
+  const { results } = await db
+    .prepare(
+      `DELETE FROM blobs WHERE rowid IN (SELECT rowid FROM blobs WHERE refcount <= 0 AND last_modified < ?1 LIMIT ?2)
+       RETURNING tenant_id AS tenantId, sha256`,
+    )
+    .bind(now - UNREFERENCED_GRACE_MS, max)
+    .all<{ tenantId: number; sha256: string }>();
+  for (const r of results) await bucket.delete(blobKey(r.tenantId, r.sha256));
+  // Leftover staging objects of requests that died mid-upload.
+  return results.length;
+}

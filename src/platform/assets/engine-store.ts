@@ -1,0 +1,82 @@
+/**
+ * The rendering engine's view of one tenant's files (engine `InputStore`): templates are design
+ * or mockup asset ids, images are image asset ids, both read from `p/<t>/blobs/<sha>`; fonts are
+ * the tenant's fonts and then the instance's (FileStore `fonts/`), the tenant's winning a name
+ * both have (the engine's FontCatalog keeps the one added last). Derived data (compiled PSDs)
+ * stays in the shared content-addressed `compiled/<sha>/`.
+ */
+import type { InputRoot, InputStore, StoredFont, StoredInput } from '../../engine/inputs';
+import { FileStore } from '../../storage';
+import { blobKey } from './blobs';
+import { FontLookup } from './fonts';
+import type { AssetRow } from './model';
+
+/** The bytes of an asset's content, or null when it has none. */
+export async function readAssetBytes(bucket: R2Bucket, row: Pick<AssetRow, 'tenantId' | 'blobSha'>): Promise<Uint8Array | null> {
+  if (!row.blobSha) return null;
+  const obj = await bucket.get(blobKey(row.tenantId, row.blobSha));
+  return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
+}
+
+const TENANT_FONT = 'tenant/';
+const INSTANCE_FONT = 'instance/';
+
+export class TenantInputStore implements InputStore {
+  readonly bucket: R2Bucket;
+  private readonly instance: FileStore;
+
+  constructor(
+    private readonly env: { DB: D1Database; FILES: R2Bucket },
+    private readonly tenantId: number,
+  ) {
+    this.bucket = env.FILES;
+    this.instance = new FileStore(env.FILES);
+  }
+
+  private async asset(root: InputRoot, name: string): Promise<{ id: string; sha: string; mime: string | null; meta: string } | null> {
+    const types = root === 'templates' ? ['design', 'mockup'] : root === 'images' ? ['image'] : ['font'];
+    return this.env.DB.prepare(
+      `SELECT id, blob_sha AS sha, mime_type AS mime, metadata AS meta FROM assets WHERE tenant_id = ?1 AND id = ?2 AND type IN (SELECT value FROM json_each(?3)) AND blob_sha IS NOT NULL`,
+    )
+      .bind(this.tenantId, name, JSON.stringify(types))
+      .first();
+  }
+
+  async head(root: InputRoot, name: string): Promise<StoredInput | null> {
+    if (root === 'fonts') return this.fontHead(name);
+    const a = await this.asset(root, name);
+    if (!a) return null;
+    const m = JSON.parse(a.meta) as Record<string, unknown>;
+    return { name, sha256: a.sha, etag: a.sha, contentType: a.mime ?? undefined, meta: m._compiled ? { compiled: String(m._compiled) } : {} };
+  }
+
+  private async fontHead(name: string): Promise<StoredInput | null> {
+    if (name.startsWith(INSTANCE_FONT)) {
+      const f = await this.instance.head('fonts', name.slice(INSTANCE_FONT.length));
+      return f ? { ...f, name } : null;
+    }
+    const a = name.startsWith(TENANT_FONT) ? await this.asset('fonts', name.slice(TENANT_FONT.length)) : null;
+    return a ? { name, sha256: a.sha, etag: a.sha, contentType: a.mime ?? undefined, meta: {} } : null;
+  }
+
+  async read(root: InputRoot, name: string): Promise<{ bytes: Uint8Array; info: StoredInput } | null> {
+    if (root === 'fonts' && name.startsWith(INSTANCE_FONT)) {
+      const f = await this.instance.read('fonts', name.slice(INSTANCE_FONT.length));
+      return f ? { bytes: f.bytes, info: { ...f.info, name } } : null;
+    }
+    const info = await this.head(root, name);
+    if (!info) return null;
+    const obj = await this.bucket.get(blobKey(this.tenantId, info.sha256));
+    return obj ? { bytes: new Uint8Array(await obj.arrayBuffer()), info } : null;
+  }
+
+  /** Assets are written through the asset service, never by the engine: metadata puts are ignored. */
+  async put(): Promise<StoredInput | null> {
+    return null;
+  }
+
+  async fonts(): Promise<StoredFont[]> {
+    const lookup = await FontLookup.load(this.env, this.tenantId);
+    return lookup.fonts().map((f) => ({ ...f.info, file: (f.source === 'tenant' ? TENANT_FONT : INSTANCE_FONT) + f.key, sha256: f.sha256 }));
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Getting a file in: a multipart upload streamed into R2 staging, or a download from a URL
+ * through the outbound-fetch policy (https only, http in local development; 30 s; 3 redirects;
+ * the type's size limit; a 422 that says why).
+ */
+import { outboundFetch, OutboundError } from '../../http/outbound';
+import { PayloadTooLargeError, UnprocessableError, ValidationError, type TenantContext } from '../core';
+import { stageBytes, stageStream, type Staged } from './blobs';
+import { LIMIT_NAMES, STREAM_LIMIT } from './content';
+import type { AssetType } from './model';
+import { multipartBoundary, readMultipart } from './multipart';
+
+export interface Received {
+  /** Text fields by lower-cased name. */
+  fields: Map<string, string>;
+  staged?: Staged;
+  filename?: string;
+  contentType?: string;
+}
+
+/** A multipart request with at most one file (in one of `fileFields`), streamed to staging. */
+export async function receiveUpload(
+  t: TenantContext,
+  request: Request,
+  fileFields: string[],
+  limit: { bytes: number; what: string },
+): Promise<Received> {
+  const boundary = multipartBoundary(request.headers.get('content-type'));
+  const { fields, file } = await readMultipart(request.body, boundary, fileFields, (f) =>
+    stageStream(t.env.FILES, t.tenantId, f.stream, limit.bytes, limit.what),
+  );
+  const byName = new Map<string, string>();
+  for (const [k, v] of Object.entries(fields)) {
+    const key = k.toLowerCase();
+    if (byName.has(key)) throw new ValidationError({ [k]: ['The field is given twice (names are matched ignoring case).'] });
+    byName.set(key, v);
+  }
+  return { fields: byName, staged: file?.result, filename: file?.filename, contentType: file?.contentType };
+}
+
+export const uploadLimit = (type: AssetType) => ({ bytes: STREAM_LIMIT[type], what: LIMIT_NAMES[type] });
+
+/** `requestHeaders` as a map or as `[{name, value}]`. */
+export function headersFrom(v: unknown): Headers {
+  const h = new Headers();
+  if (v === undefined || v === null) return h;
+  try {
+    if (Array.isArray(v)) for (const e of v as Array<{ name: string; value: string }>) h.append(e.name, e.value);
+    else for (const [k, x] of Object.entries(v as Record<string, string>)) h.append(k, String(x));
+  } catch {
+    throw new ValidationError({ requestHeaders: ['Not a valid HTTP header name or value.'] });
+  }
+  return h;
+}
+
+export const IMPORT_TIMEOUT_MS = 30_000;
+export const IMPORT_REDIRECTS = 3;
+
+/** Downloads `url` into staging; the file name is the URL's last path segment. */
+export async function receiveFromUrl(
+  t: TenantContext,
+  url: string,
+  headers: Headers,
+  limit: { bytes: number; what: string },
+): Promise<Received> {
+  let res;
+  try {
+    res = await outboundFetch(url, { env: t.env, headers, timeoutMs: IMPORT_TIMEOUT_MS, maxRedirects: IMPORT_REDIRECTS, maxBytes: limit.bytes });
+  } catch (e) {
+    if (e instanceof OutboundError) {
+      if (e.code === 'ERR_OUTBOUND_TOO_LARGE') throw new PayloadTooLargeError(`${limit.what} is larger than the limit of ${limit.bytes / 1024 / 1024} MB.`);
+      throw new UnprocessableError(`The file at sourceUrl could not be imported: ${e.message}`, { sourceUrl: [e.message] });
+    }
+    throw e;
+  }
+  const staged = await stageBytes(t.env.FILES, t.tenantId, res.bytes);
+  let filename = '';
+  try {
+    filename = decodeURIComponent(new URL(res.url).pathname.split('/').pop() ?? '');
+  } catch {
+    filename = '';
+  }
+  const disposition = res.headers.get('content-disposition');
+  const named = disposition && /filename="?([^";]+)"?/i.exec(disposition)?.[1];
+  return { fields: new Map(), staged, filename: named || filename, contentType: res.headers.get('content-type') ?? undefined };
+}
