@@ -31,7 +31,7 @@ import { decodeImage, encodeJpeg } from '../../../engine/raster/codecs';
 import { unpremultiply } from '../../../engine/raster/pixels';
 import { resample } from '../../../engine/raster/resample';
 import type { RGBAImage } from '../../../engine/types';
-import { ApiError } from '../../../errors';
+import { UnprocessableError } from '../../core/errors';
 import { resolveColor, type ImageModel, type ItemModel, type PrintAreaModel, type PrintProductModel, type ResolvedColor, type SurfaceModel, type TextModel } from './schema';
 import { fmt, placeImage, prepareModel, shapeGeometry, textSvg, type FontLookup, type ImageLookup, type ResolvedImage } from './svg';
 import { layoutItemText } from './text';
@@ -41,12 +41,12 @@ import type { VariableInfo } from './variables';
 export const MAX_PDF_BYTES = 50 * 1024 * 1024;
 export const PDF_IMAGE_DPI = 300;
 
-export class PdfTooLargeError extends ApiError {
+/** 422: the document would exceed the size limit (50 MB). */
+export class PdfTooLargeError extends UnprocessableError {
   constructor(bytes: number, limit: number) {
-    super(422, 'pdf_too_large', `The PDF would be ${(bytes / 1048576).toFixed(1)} MB; at most ${limit / 1048576} MB can be produced.`, [
-      { path: '$', reason: `the document exceeds ${limit / 1048576} MB` },
-    ]);
-    this.name = 'PdfTooLargeError';
+    super(`The PDF would be ${(bytes / 1048576).toFixed(1)} MB; at most ${limit / 1048576} MB can be produced.`, {
+      $: [`the document exceeds ${limit / 1048576} MB`],
+    });
   }
 }
 
@@ -382,9 +382,7 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
     } else if (img.mime === 'image/jpeg' || img.mime === 'image/png') {
       pixels = await decodeImage(img.bytes);
     } else {
-      throw new ApiError(422, 'unprocessable', `An ${img.mime} image cannot be placed in a PDF; use JPEG, PNG, SVG or PDF.`, [
-        { path: 'source', reason: `${img.mime} is not supported in PDF output` },
-      ]);
+      throw new UnprocessableError(`An ${img.mime} image cannot be placed in a PDF; use JPEG, PNG, SVG or PDF.`);
     }
     if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
       pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));

@@ -20,7 +20,7 @@ import { renderSvg } from '../../../engine/personalise/resvg';
 import { encodeJpeg, encodePng } from '../../../engine/raster/codecs';
 import { unpremultiply } from '../../../engine/raster/pixels';
 import type { RGBAImage } from '../../../engine/types';
-import { ApiError } from '../../../errors';
+import { ValidationError } from '../../core/errors';
 import {
   resolveColor,
   type ImageModel,
@@ -50,7 +50,7 @@ export interface ResolvedImage {
 
 /**
  * Bytes of an image source; undefined when it names nothing (drawn as the stub). The resolver
- * enforces tenancy and a variable's `allowedFolder` (it may throw an ApiError).
+ * enforces tenancy and a variable's `allowedFolder` (it may throw the platform core's errors).
  */
 export type ImageLookup = (source: SourceModel, context: { item?: ImageModel; pageIndex: number }) => Promise<ResolvedImage | undefined>;
 
@@ -303,7 +303,7 @@ export async function surfaceSvg(model: PrintProductModel, opts: SurfaceSvgOptio
   const { surface, index } = prepareModel(model, opts);
   const size = fitSize(surface, opts);
   if (size.width > MAX_PREVIEW_SIDE || size.height > MAX_PREVIEW_SIDE) {
-    throw new ApiError(400, 'invalid_request', `A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`, [{ path: 'renderingConfig.width', reason: `at most ${MAX_PREVIEW_SIDE} px per side` }]);
+    throw new ValidationError({ 'renderingConfig.width': [`at most ${MAX_PREVIEW_SIDE} px per side`] }, `A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`);
   }
   const ctx: Ctx = { opts, scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), defs: [], nextId: 0 };
   const parts: string[] = [];

@@ -6,7 +6,7 @@
  * Property names and enum values match ignoring ASCII case (platform contract, Conventions);
  * two spellings of one property in one object is an error.
  */
-import { ApiError } from '../../../errors';
+import { ValidationError } from '../../core/errors';
 import { MODEL_LIMITS, PrintProduct, type PrintProductModel } from './schema';
 
 export type ModelErrors = Record<string, string[]>;
@@ -18,17 +18,14 @@ export interface ValidateOptions {
 
 export type ValidationResult = { ok: true; model: PrintProductModel } | { ok: false; errors: ModelErrors };
 
-/** 400 naming every problem by JSON path (`details` carries `{path, reason}` pairs, `errors` the contract's map). */
-export class ModelValidationError extends ApiError {
-  constructor(readonly errors: ModelErrors, message = 'The design model is invalid.') {
-    super(
-      400,
-      'invalid_model',
-      `${message.replace(/\.$/, '')}: ${summary(errors)}`,
-      Object.entries(errors).flatMap(([path, reasons]) => reasons.map((reason) => ({ path, reason }))),
-    );
+/** 400 naming every problem by JSON path (the platform core maps `errors` to the problem's `errors`). */
+export class ModelValidationError extends ValidationError {
+  constructor(errors: ModelErrors, message = 'The design model is invalid.') {
+    super(errors, `${message.replace(/\.$/, '')}: ${summary(errors)}`);
     this.name = 'ModelValidationError';
   }
+  /** The errors by JSON path (always set for this error). */
+  declare readonly errors: ModelErrors;
 }
 
 /** The first few problems as one sentence (the full list is in `errors`). */

@@ -207,3 +207,20 @@ describe('design PDF: colour and images', () => {
     expect(err.status).toBe(400);
   });
 });
+
+describe('design rendering: time (indicative, shared test machine)', () => {
+  it('the business card: 800 × 800 preview and proof PDF', async () => {
+    const { renderPreview } = await import('../../../../src/platform/atoms/model/svg');
+    const times = { preview: [] as number[], pdf: [] as number[] };
+    for (let i = 0; i < 6; i++) {
+      let t = performance.now();
+      await renderPreview(card, { fonts, images, width: 800, height: 800, fileFormat: 'Jpeg' });
+      times.preview.push(performance.now() - t);
+      t = performance.now();
+      await renderPdf(card, { fonts, images });
+      times.pdf.push(performance.now() - t);
+    }
+    const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+    console.log(`business card: preview p50 ${median(times.preview.slice(1)).toFixed(1)} ms, PDF p50 ${median(times.pdf.slice(1)).toFixed(1)} ms (warm)`);
+  });
+});

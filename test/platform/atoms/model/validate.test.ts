@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_LIMITS, resolveColor } from '../../../../src/platform/atoms/model/schema';
+import { ValidationError } from '../../../../src/platform/core/errors';
 import { ModelValidationError, parseModel, validateModel } from '../../../../src/platform/atoms/model/validate';
 
 const fontExists = (name: string) => name === 'LiberationSans' || name === 'LiberationSans-Bold';
@@ -131,12 +132,13 @@ describe('PrintProduct validator: structure and defaults', () => {
     expect(await errorsOf({ surfaces: 'x' })).toHaveProperty(['surfaces']);
   });
 
-  it('parseModel throws a 400 ModelValidationError with details', async () => {
+  it('parseModel throws a 400 ModelValidationError (the core ValidationError) with errors by path', async () => {
     const err = await parseModel({ surfaces: [{ width: 0, height: 1 }] }).catch((e) => e);
     expect(err).toBeInstanceOf(ModelValidationError);
+    expect(err).toBeInstanceOf(ValidationError);
     expect(err.status).toBe(400);
     expect(err.errors).toHaveProperty(['surfaces[0].width']);
-    expect(err.details[0]).toMatchObject({ path: 'surfaces[0].width' });
+    expect(err.message).toMatch(/^The design model is invalid: surfaces\[0\]\.width: /);
   });
 
   it('colours: transparent, hex, rgb(a), cmyk', async () => {
