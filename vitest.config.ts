@@ -11,6 +11,8 @@ export default defineConfig({
           TEST_MIGRATIONS: await readD1Migrations(path.join(import.meta.dirname, 'migrations')),
           KEY_ENCRYPTION_SECRET: 'test-key-encryption-secret',
           RENDERING_API_KEY: 'test-api-key',
+          // The fixture server (test/global-setup.ts) listens on loopback.
+          OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
         },
       },
     })),

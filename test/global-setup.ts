@@ -100,6 +100,39 @@ export default async function setup(project: TestProject) {
       setTimeout(() => res.writeHead(200).end('late'), Number(rest[0]) || 1000);
       return;
     }
+    // /big/<bytes>: a small JPEG padded with zeros after its end (decodable), or with ?kind=text
+    // 'a's; ?chunked=1 declares no length.
+    if (kind === 'big') {
+      const size = Math.min(Number(rest[0]) || 0, 256 << 20);
+      const text = url.searchParams.get('kind') === 'text';
+      const chunk = Buffer.alloc(Math.min(size, 1 << 20), text ? 0x61 : 0);
+      if (!text) (await readFile(path.join(roots.assets, 'marker-40x20.jpg'))).copy(chunk);
+      res.writeHead(200, { 'content-type': 'application/octet-stream', ...(url.searchParams.has('chunked') ? {} : { 'content-length': size }) });
+      let sent = 0;
+      const pump = () => {
+        while (sent < size && !res.destroyed) {
+          const part = sent === 0 ? chunk.subarray(0, Math.min(chunk.length, size)) : Buffer.alloc(Math.min(chunk.length, size - sent));
+          sent += part.length;
+          if (!res.write(part)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('close', () => (sent = size));
+      pump();
+      return;
+    }
+    // /redirect-to/<url-encoded target>?status=302; /echo answers the method, authorization and body as JSON.
+    if (kind === 'redirect-to') {
+      res.writeHead(Number(url.searchParams.get('status')) || 302, { location: decodeURIComponent(rest.join('/')) }).end();
+      return;
+    }
+    if (kind === 'echo') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ method: req.method, authorization: req.headers.authorization ?? null, body: Buffer.concat(chunks).toString() }));
+      return;
+    }
     if (kind === 'redirect') {
       const n = Number(rest[0]) || 0;
       const target = n > 1 ? `/redirect/${n - 1}/${rest.slice(1).join('/')}` : `/${rest.slice(1).join('/')}`;

@@ -1,6 +1,6 @@
 /**
  * The PSD engine: compile a template once into R2, render it at any scale (or a strip of rows),
- * describe it as FramesInfo. Free of HTTP; bad templates throw ApiError 422 (src/errors.ts).
+ * describe it as FramesInfo. Free of HTTP; bad templates throw Unprocessable (src/engine/errors.ts).
  *
  * ```ts
  * const compiled = await compileTemplate(env.FILES, psdBytes);      // idempotent by content hash
@@ -10,7 +10,8 @@
  */
 export { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash } from './compiled/compile';
 export { loadCompiledTemplate, loadCompiledTemplateCached, loadStoredComposite } from './compiled/store';
-export { renderTemplate, outputSize, flattenOverWhite } from './composite/render';
+export { renderTemplate, outputSize } from './composite/render';
+export { flattenOverWhite } from './raster/pixels';
 export { BLEND_MODES } from './composite/blend';
 export { templateInfo, walkLayers } from './compiled/info';
 export { readHeader, MAX_LAYERS, MAX_SIDE } from './psd/parse';

@@ -7,7 +7,7 @@
  *   segments of known endpoints take their canonical spelling; parameters (file names, which
  *   are case-sensitive) are left alone; a trailing slash is dropped;
  * - query names and JSON property names, before validation (`canonicalQuery`,
- *   `canonicalJson`), driven by the route's own zod schemas: only names the schema declares are
+ *   `canonicalNames`), driven by the route's own zod schemas: only names the schema declares are
  *   renamed, and record keys (layer names in `data`) never are.
  */
 
@@ -107,18 +107,18 @@ function canonicalString(schemas: AnySchema[], value: string): string {
  * way down, and gives enum and literal string values their declared spelling (as the original
  * service's JSON reader did); keys the schema does not know, and keys of records, stay as sent.
  */
-export function canonicalJson(schema: AnySchema | AnySchema[], value: unknown): unknown {
+export function canonicalNames(schema: AnySchema | AnySchema[], value: unknown): unknown {
   const schemas = (Array.isArray(schema) ? schema : [schema]).filter(Boolean);
   if (typeof value === 'string') return canonicalString(schemas, value);
   if (value === null || typeof value !== 'object' || !schemas.length) return value;
   const defs = schemas.map((s) => unwrap(s)?._zod.def).filter(Boolean) as Array<Record<string, any>>;
   if (Array.isArray(value)) {
     const elements = defs.filter((d) => d.type === 'array').map((d) => d.element);
-    return elements.length ? value.map((v) => canonicalJson(elements, v)) : value;
+    return elements.length ? value.map((v) => canonicalNames(elements, v)) : value;
   }
   const record = defs.find((d) => d.type === 'record');
   if (record) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonicalJson(record.valueType, v)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonicalNames(record.valueType, v)]));
   }
   const props = new Map<string, [string, AnySchema[]]>();
   for (const s of schemas) {
@@ -135,7 +135,7 @@ export function canonicalJson(schema: AnySchema | AnySchema[], value: unknown): 
     const name = known ? known[0] : key;
     // An exact spelling wins over a case variant sent alongside it.
     if (name in out && key !== name) continue;
-    out[name] = known ? canonicalJson(known[1], v) : v;
+    out[name] = known ? canonicalNames(known[1], v) : v;
   }
   return out;
 }

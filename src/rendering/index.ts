@@ -2,13 +2,16 @@ import { createServiceApp } from '../openapi/app';
 import { API_KEY_HEADER } from './request';
 import { registerRenderingRoutes } from './routes/rendering';
 import { registerResourceRoutes } from './routes/resources';
-import { registerHiresRoutes } from './hires';
-import { registerMultipageRoutes } from './multipage';
+import { renderingErrorHandler } from './errors';
+import { registerHiresRoutes } from './routes/hires';
+import { registerMultipageRoutes } from './routes/multipage';
 
 export { canonicalRenderingPath } from './canonical';
 
 /** The Dynamic Image API: resources, template information, rendering and results. */
 export const renderingApp = createServiceApp();
+// Engine errors become their 4xx here (src/rendering/errors.ts); set before the app is mounted.
+renderingApp.onError(renderingErrorHandler);
 
 renderingApp.openAPIRegistry.registerComponent('securitySchemes', 'DynamicImageApiKey', {
   type: 'apiKey',

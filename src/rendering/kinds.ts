@@ -7,7 +7,7 @@
  */
 import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, loadCompiledTemplate, readHeader, templateHash } from '../engine';
 import { readFontInfo } from '../engine/fonts/font-info';
-import { sniffImage } from '../engine/raster';
+import { orientedSize, sniffImage } from '../engine/raster';
 import { unprocessable } from '../errors';
 import type { FileStore } from '../storage/files';
 import { deleteThumbnails } from '../storage/thumbnails';
@@ -49,11 +49,14 @@ export function imageKind(store: FileStore): UploadKind {
     root: 'images',
     async accept(bytes, name) {
       // The header must be readable: the same check decoding makes before it allocates pixels.
-      const format = sniffImage(bytes)?.format;
-      if (format !== 'jpeg' && format !== 'png') {
+      const sniffed = sniffImage(bytes);
+      const format = sniffed?.format;
+      if (!sniffed || (format !== 'jpeg' && format !== 'png')) {
         throw unprocessable(`${name} is not a JPEG or PNG image.`, [{ path: 'file', reason: 'unsupported image format' }]);
       }
-      return { contentType: `image/${format}` };
+      // Displayed size (EXIF orientation applied): thumbnails pick their size bucket from it.
+      const { width, height } = orientedSize(sniffed);
+      return { contentType: `image/${format}`, meta: { width: String(width), height: String(height) } };
     },
     async forget(old) {
       await deleteThumbnails(store.bucket, old.sha256);

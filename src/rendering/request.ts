@@ -8,9 +8,11 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
 import { ApiError, badRequest, forbidden } from '../errors';
 import { readLimited } from '../http/read-limited';
-import { canonicalJson, canonicalQuery } from './canonical';
+import { canonicalNames, canonicalQuery } from './canonical';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
+/** Far deeper than any request of ours; the schemas and our walkers recurse. */
+export const MAX_JSON_DEPTH = 64;
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const API_KEY_HEADER = 'X-DynamicImageApiKey';
 
@@ -36,11 +38,21 @@ function normalise(route: RouteConfig): MiddlewareHandler<AppBindings> {
 
 async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<void> {
   const bytes = await readLimited(c.req.raw, MAX_JSON_BYTES, () => tooLarge('The JSON body', MAX_JSON_BYTES));
+  const text = new TextDecoder().decode(bytes);
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw badRequest(`The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep.`, [{ path: 'body', reason: 'nested too deeply' }]);
+  }
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder().decode(bytes));
+    value = JSON.parse(text);
   } catch (e) {
     throw badRequest(`The body is not valid JSON: ${(e as Error).message}`, [{ path: 'body', reason: 'malformed JSON' }]);
+  }
+  const proto = protoKeyPath(value);
+  if (proto !== null) {
+    // A parsed object cannot keep this key (assigning it sets the prototype): it would vanish
+    // silently instead of being reported like any other unknown name.
+    throw badRequest('"__proto__" cannot be used as a name.', [{ path: proto, reason: 'the name "__proto__" is not allowed' }]);
   }
   const headers = new Headers(c.req.raw.headers);
   headers.set('content-type', 'application/json');
@@ -48,9 +60,38 @@ async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<v
   c.req.raw = new Request(c.req.raw.url, {
     method: c.req.raw.method,
     headers,
-    body: JSON.stringify(canonicalJson(schema, value)),
+    body: JSON.stringify(canonicalNames(schema, value)),
   });
   c.req.bodyCache = {};
+}
+
+/** Deepest nesting of arrays and objects in JSON text (strings skipped); no parsing, no recursion. */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x7b || ch === 0x5b) max = Math.max(max, ++depth);
+    else if (ch === 0x7d || ch === 0x5d) depth--;
+  }
+  return max;
+}
+
+/** The path of the first `__proto__` key in a parsed JSON value (`data.__proto__`), or null. */
+function protoKeyPath(value: unknown, path = ''): string | null {
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, v] of Object.entries(value)) {
+    const here = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
+    if (key === '__proto__' && !Array.isArray(value)) return here;
+    const found = protoKeyPath(v, here);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<void> {
@@ -74,7 +115,7 @@ async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<v
     if (e instanceof ApiError) throw e;
     throw badRequest(`The multipart body cannot be read: ${(e as Error).message}`, [{ path: 'file', reason: 'malformed multipart body' }]);
   }
-  const canonical = canonicalJson(schema, Object.fromEntries([...form.keys()].map((k) => [k, null]))) as Record<string, null>;
+  const canonical = canonicalNames(schema, Object.fromEntries([...form.keys()].map((k) => [k, null]))) as Record<string, null>;
   const names = Object.keys(canonical);
   const keys = [...new Set(form.keys())];
   const out = new FormData();

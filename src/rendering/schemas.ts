@@ -160,3 +160,45 @@ export const PreviewModel = z
 export type PreviewRequest = z.output<typeof PreviewModel>;
 
 export const ResultUrl = z.string().openapi({ description: 'Absolute URL of the result: `<base>/api/results/download/<name>`.' });
+
+// --- print PDFs and multipage ------------------------------------------------------------------
+
+export const TextOutputMode = z
+  .string()
+  .regex(/^(outlines|text)$/i, 'must be outlines or text')
+  .transform((v) => v.toLowerCase() as 'outlines' | 'text')
+  .openapi({
+    type: 'string',
+    enum: ['outlines', 'text'],
+    default: 'outlines',
+    description:
+      'How vector text is written: `outlines` (default) draws glyph outlines; `text` embeds font subsets (selectable text) where the font allows embedding. Beyond the spec: the original service took this as PdfTextOutputMode.',
+  });
+
+export const HiresModel = z
+  .object({
+    template: z.string().min(1).openapi({ description: 'Template name; the extension is optional.', example: 'demo/psdtools-text' }),
+    data: PersonalisationDataSchema.optional(),
+    preloadImages: jsonBool('Fetch every image named in data concurrently before rendering.').optional(),
+    textOutputMode: TextOutputMode.optional(),
+  })
+  .openapi('HiresModel');
+
+export type HiresRequest = z.output<typeof HiresModel>;
+
+/** Upper bound on pages per request: each page is a full render. */
+export const MAX_PAGES = 100;
+
+const pages = <T extends z.ZodType>(page: T) => z.array(page).min(1, 'must list at least one page').max(MAX_PAGES);
+
+export const MultipagePreviewModel = z.object({ pages: pages(PreviewModel) }).openapi('MultipagePreviewModel');
+export const MultipageHiresModel = z
+  .object({
+    combine: jsonBool('true (default): one PDF whose pages follow `pages`; false: one PDF per page.').optional(),
+    pages: pages(HiresModel),
+  })
+  .openapi('MultipageHiresModel');
+
+export const MultipageRenderingResponseModel = z
+  .object({ results: z.array(z.object({ url: z.string() }).openapi('RenderingResponseModel')) })
+  .openapi('MultipageRenderingResponseModel');

@@ -6,7 +6,7 @@
  */
 import { badRequest } from '../errors';
 import type { FileStore, Root, StoredFile } from '../storage/files';
-import { fileName, folderName, joinName, uploadedBaseName } from '../storage/names';
+import { fileName, folderName, joinName, uploadedBaseName } from '../engine/names';
 
 export interface Accepted {
   contentType: string;

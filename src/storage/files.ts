@@ -4,7 +4,10 @@
  * root and never build keys themselves. Every stored file carries the SHA-256 of its bytes in
  * its custom metadata so caches can key on content without reading it again.
  */
-import { joinName, splitExtension } from './names';
+import { sha256Hex } from '../engine/hash';
+import type { InputStore, StoredFont } from '../engine/inputs';
+import { readFontIndex } from './font-index';
+import { joinName, splitExtension } from '../engine/names';
 
 export type Root = 'templates' | 'fonts' | 'images';
 
@@ -21,11 +24,6 @@ export interface StoredFile {
   meta: Record<string, string>;
 }
 
-export async function sha256Hex(data: ArrayBuffer | ArrayBufferView | string): Promise<string> {
-  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-  const digest = await crypto.subtle.digest('SHA-256', bytes as ArrayBuffer);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
 
 /** Lists every key under `prefix`, following R2's pagination. */
 export async function listKeys(bucket: R2Bucket, prefix: string, delimiter?: string): Promise<{ keys: string[]; folders: string[] }> {
@@ -41,8 +39,13 @@ export async function listKeys(bucket: R2Bucket, prefix: string, delimiter?: str
   return { keys, folders };
 }
 
-export class FileStore {
+export class FileStore implements InputStore {
   constructor(readonly bucket: R2Bucket) {}
+
+  /** The fonts of the store, from the font index (rebuilt when missing). */
+  fonts(): Promise<StoredFont[]> {
+    return readFontIndex(this);
+  }
 
   private key(root: Root, name: string): string {
     return `${root}/${name}`;
@@ -89,6 +92,12 @@ export class FileStore {
       });
     }
     return { bytes, info: this.info(root, obj, sha) };
+  }
+
+  /** The first `length` bytes of a file (enough for an image header), or null. */
+  async readStart(root: Root, name: string, length = 64 * 1024): Promise<Uint8Array | null> {
+    const obj = await this.bucket.get(this.key(root, name), { range: { offset: 0, length } });
+    return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
   }
 
   /** The file as a stream (downloads), or null. */
@@ -149,4 +158,4 @@ export class FileStore {
   }
 }
 
-export { joinName };
+export { joinName, sha256Hex };

@@ -4,16 +4,15 @@
  * font files (lookup itself is engine/fonts/catalog.ts, fed from this index). Rebuilding is incremental: a file whose etag is unchanged keeps its entry.
  * The spec's "fonts/reload" is a rebuild; uploads and deletes rebuild too.
  */
-import { readFontInfo, type FontInfo } from '../engine/fonts/font-info';
+import { readFontInfo } from '../engine/fonts/font-info';
+import type { StoredFont } from '../engine/inputs';
 import type { FileStore } from './files';
 
 const INDEX_KEY = 'cache/fonts/index.json';
 
-export interface FontEntry extends FontInfo {
-  /** Root-relative file name under `fonts/`. */
-  file: string;
+export interface FontEntry extends StoredFont {
+  /** `file` is root-relative under `fonts/`; the etag lets a rebuild skip unchanged files. */
   etag: string;
-  sha256: string;
 }
 
 interface FontIndexFile {

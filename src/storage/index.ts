@@ -2,5 +2,4 @@
 export { FileStore, sha256Hex, type Root, type StoredFile } from './files';
 export { ResultStore } from './results';
 export { readFontIndex, rebuildFontIndex, type FontEntry } from './font-index';
-export { getThumbnail, putThumbnail, deleteThumbnails } from './thumbnails';
-export * as names from './names';
+export { ThumbnailStore, deleteThumbnails } from './thumbnails';

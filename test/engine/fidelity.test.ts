@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors';
+import { Unprocessable } from '../../src/engine/errors';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
 import { psdFixture, psdManifest } from '../helpers/fixtures';
 import floors from './fidelity-floors.json';
@@ -53,7 +53,7 @@ describe('fidelity against Photoshop composites', () => {
       expect(stored, 'Photoshop composite kept at compile').not.toBeNull();
       psnr = psnrOverWhite(image.data, stored!, compiled.transparent);
     } catch (e) {
-      if (!(e instanceof ApiError) || e.status !== 422) throw e;
+      if (!(e instanceof Unprocessable)) throw e;
       results.push({ name, psnr: `refused: ${e.message}` });
       expect(recorded[name], `${name} refused: ${e.message}`).toMatch(/^refused/);
       return;

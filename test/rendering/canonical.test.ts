@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalQuery, canonicalRenderingPath } from '../../src/rendering/canonical';
+import { canonicalNames, canonicalQuery, canonicalRenderingPath } from '../../src/rendering/canonical';
 import { ImagePreviewQuery, PreviewModel } from '../../src/rendering/schemas';
 import { call, postJson, uploadFixture } from './helpers';
 
@@ -28,7 +28,7 @@ describe('canonical names from the schemas', () => {
 
   it('renames JSON properties but never the layer names in data', () => {
     const body = { TEMPLATE: 't', Size: { WIDTH: 1, height: 2 }, data: { Title: { TYPE: 'text', Text: 'x' }, title: { Visible: false } } };
-    expect(canonicalJson(PreviewModel as never, body)).toEqual({
+    expect(canonicalNames(PreviewModel as never, body)).toEqual({
       template: 't',
       size: { width: 1, height: 2 },
       data: { Title: { type: 'text', text: 'x' }, title: { visible: false } },
@@ -37,7 +37,7 @@ describe('canonical names from the schemas', () => {
 
   it('gives enum and literal values their declared spelling (type "Text" is "text")', () => {
     const body = { template: 'T', format: 'PNG', data: { Title: { Type: 'TEXT', text: 'KEEP' }, Photo: { type: 'Image', image: 'A.png', ResizeMode: 'FILL' } } };
-    expect(canonicalJson(PreviewModel as never, body)).toEqual({
+    expect(canonicalNames(PreviewModel as never, body)).toEqual({
       template: 'T',
       format: 'PNG',
       data: { Title: { type: 'text', text: 'KEEP' }, Photo: { type: 'image', image: 'A.png', resizeMode: 'fill' } },
@@ -46,7 +46,7 @@ describe('canonical names from the schemas', () => {
 
   it('prefers the exact spelling when both are sent', () => {
     const schema = z.object({ file: z.string() });
-    expect(canonicalJson(schema as never, { File: 'a', file: 'b' })).toEqual({ file: 'b' });
+    expect(canonicalNames(schema as never, { File: 'a', file: 'b' })).toEqual({ file: 'b' });
   });
 });
 

@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resolveTemplate } from '../../src/engine/pipeline';
+import { resolveTemplate } from '../../src/engine/render-request';
 import { decodeImage } from '../../src/engine/raster/codecs';
 import { FileStore } from '../../src/storage';
 import { bundledFont, psdManifest, runTool } from '../helpers/fixtures';

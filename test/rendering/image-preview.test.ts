@@ -42,13 +42,32 @@ describe('image thumbnails (GET /api/resources/images/preview)', () => {
     expect(JSON.parse(missing.text)).toMatchObject({ error: 'not_found' });
   });
 
-  it('is cached unless disableCache=true', async () => {
+  it('is cached per image and size bucket, not per query: a few objects per image whatever the queries', async () => {
     await thumb(`file=${photo}&width=33`);
     const cached = await keys('thumbs/');
-    await thumb(`file=${photo}&width=33`);
-    await thumb(`file=${photo}&width=33&disableCache=true`);
-    expect(await keys('thumbs/')).toEqual(cached);
-    await thumb(`file=${photo}&width=34`);
-    expect((await keys('thumbs/')).length).toBe(cached.length + 1);
+    // 900×600 fitted: longest sides 33…128 share the 128 bucket, 129…256 the 256 one, 400 the 512 one.
+    const sizes: Array<[string, number, number]> = [
+      ['width=33', 33, 22], ['width=34&format=png', 34, 23], ['width=90&height=90&jpegQuality=40', 90, 60], ['width=128&unsharpMask=false', 128, 85],
+      ['width=200', 200, 133], ['width=256&height=100', 150, 100], ['', 400, 267], ['width=1000&height=1000', 900, 600],
+    ];
+    for (const [q, w, h] of sizes) expect((await thumb(`file=${photo}&${q}`)).image, q).toMatchObject({ width: w, height: h });
+    const all = await keys('thumbs/');
+    const sha = cached[0]!.split('/')[1];
+    expect(all.filter((k) => k.startsWith(`thumbs/${sha}/`)).sort()).toEqual(['1024', '128', '256', '512'].map((b) => `thumbs/${sha}/${b}.png`));
+    // disableCache renders from the image again (and refreshes the bucket), adding nothing.
+    expect((await thumb(`file=${photo}&width=33&disableCache=true`)).image).toMatchObject({ width: 33, height: 22 });
+    expect(await keys('thumbs/')).toEqual(all);
+  });
+
+  it('thumbnails expire like results: a stale one is a miss, and the hourly sweep deletes them', async () => {
+    await thumb(`file=${photo}&width=50`);
+    expect((await keys('thumbs/')).length).toBeGreaterThan(0);
+    const { sweepExpiredResults } = await import('../../src/rendering/expiry');
+    const { env } = await import('cloudflare:workers');
+    await sweepExpiredResults({ ...env, RESULT_TTL_HOURS: '24' }, Date.now() + 23 * 3_600_000);
+    expect((await keys('thumbs/')).length).toBeGreaterThan(0);
+    await sweepExpiredResults({ ...env, RESULT_TTL_HOURS: '24' }, Date.now() + 25 * 3_600_000);
+    expect(await keys('thumbs/')).toEqual([]);
+    expect((await thumb(`file=${photo}&width=50`)).image).toMatchObject({ width: 50, height: 33 });
   });
 });

@@ -1,5 +1,5 @@
 import type { Layer, LayerRawData } from 'ag-psd';
-import { unprocessable } from '../../errors';
+import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
 import { intersectRect } from '../composite/surface';
 import { channelRows } from '../psd/channels';

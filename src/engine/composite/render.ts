@@ -1,5 +1,6 @@
 import { levelFor } from '../compiled/pyramid';
 import { kernels } from '../raster/kernels';
+import { flattenOverWhite } from '../raster/pixels';
 import { backdropCache } from '../cache';
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage } from '../types';
@@ -84,21 +85,8 @@ export async function renderTemplate(
   await kernels(); // the blend kernels run in WASM once instantiated (once per isolate)
   const canvas = createSurface(ctx.clip);
   await drawWithBackdrop(ctx, canvas);
-  if (options.background !== 'transparent') flattenOverWhite(canvas.data);
+  if (options.background !== 'transparent') await flattenOverWhite(canvas.data); // Photoshop's matte
   return { width, height: bottom - top, data: canvas.data };
-}
-
-/** Photoshop matte: composite over white, alpha 255. */
-export function flattenOverWhite(d: Uint8ClampedArray): void {
-  for (let i = 0; i < d.length; i += 4) {
-    const a = d[i + 3];
-    if (a === 255) continue;
-    const k = 255 - a;
-    d[i] = (d[i] * a + 255 * k + 127) / 255;
-    d[i + 1] = (d[i + 1] * a + 255 * k + 127) / 255;
-    d[i + 2] = (d[i + 2] * a + 255 * k + 127) / 255;
-    d[i + 3] = 255;
-  }
 }
 
 const isVisible = (ctx: RenderContext, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;

@@ -2,7 +2,7 @@
  * Names of a TrueType/OpenType font read from its `name` table (OpenType spec, "name" table).
  * The font store lists fonts by these names and templates refer to fonts by `postscriptName`.
  */
-import { unprocessable } from '../../errors';
+import { unprocessable } from '../errors';
 
 export interface FontInfo {
   /** Name ID 4, e.g. "Liberation Sans Bold". */

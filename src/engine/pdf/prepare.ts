@@ -7,12 +7,13 @@
  * multipage request before anything is written); `load()` builds the overrides and the strip
  * renderer when the page's turn comes.
  */
-import type { FileStore } from '../../storage/files';
-import { sha256Hex } from '../../storage/files';
+import type { InputStore } from '../inputs';
+import { sha256Hex } from '../hash';
 import { dirtyBounds } from '../composite/dirty';
 import { renderTemplate } from '../index';
 import { buildOverrides, type PersonalisationData } from '../personalise';
-import { canonicalJson, requestFingerprint, resolveRequest, type PipelineDeps, type ResolvedTemplate } from '../pipeline';
+import { canonicalJson } from '../hash';
+import { requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../render-request';
 import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
@@ -42,7 +43,7 @@ export interface PreparedPdfPage {
   load(): Promise<PdfPage>;
 }
 
-export async function prepareHires(store: FileStore, options: HiresOptions, deps: PipelineDeps): Promise<PreparedPdfPage> {
+export async function prepareHires(store: InputStore, options: HiresOptions, deps: RenderDeps): Promise<PreparedPdfPage> {
   const request = await resolveRequest(store, options, deps);
   const { template, data, gathered } = request;
   const { compiled } = template;

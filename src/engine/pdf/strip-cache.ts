@@ -13,7 +13,7 @@ import { RENDER_VERSION } from '../composite/version';
 import { getBlob, putBlob } from '../compiled/blob';
 import { ENGINE_VERSION } from '../compiled/compile';
 import { prefix } from '../compiled/store';
-import { sha256Hex } from '../../storage/files';
+import { sha256Hex } from '../hash';
 import type { BackdropStore } from '../composite/render';
 import type { CompiledTemplate } from '../types';
 import type { EncodedStrip, ImagePart } from './image';

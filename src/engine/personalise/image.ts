@@ -19,7 +19,7 @@ export interface PlacementQuad {
 }
 
 /** Largest warped raster we produce (pixels). */
-export const MAX_PLACED_PIXELS = 40_000_000;
+export const MAX_WARPED_PIXELS = 40_000_000;
 
 /** 3×3 projective matrix (row-major, h[8] = 1) mapping (x, y) → (u, v). */
 type Homography = number[];
@@ -137,7 +137,7 @@ export async function placeImage(
   const width = right - left;
   const height = bottom - top;
   if (width < 1 || height < 1) return null;
-  if (width * height > MAX_PLACED_PIXELS) throw new RangeError(`placement covers ${width}×${height} pixels`);
+  if (width * height > MAX_WARPED_PIXELS) throw new RangeError(`placement covers ${width}×${height} pixels`);
 
   const out = new Uint8ClampedArray(width * height * 4);
   // Edge lines flattened, with the half-pixel coverage offset folded into c.

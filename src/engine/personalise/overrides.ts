@@ -4,7 +4,7 @@
  * fonts and images are loaded concurrently; then text is re-rendered and pictures are placed,
  * at the render scale.
  */
-import { ApiError, badRequest, unprocessable, type ErrorDetail } from '../../errors';
+import { EngineError, invalidInput, unprocessable, type ErrorDetail } from '../errors';
 import { readFontInfo } from '../fonts/font-info';
 import { hasKnownSubstitute, resolveFont, type ResolvedFont } from '../fonts/substitution';
 import type { LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } from '../types';
@@ -22,7 +22,7 @@ export interface PersonaliseContext {
   /**
    * A decoded picture by URL or stored image name, bounded by the contract's limits. `target` is
    * the size in output pixels the picture will cover, for loaders that decode smaller.
-   * Throw an ApiError (4xx) when it cannot be fetched or decoded.
+   * Throw an EngineError (src/engine/errors.ts) when it cannot be fetched or decoded.
    */
   loadImage(ref: string, target: { width: number; height: number }): Promise<RGBAImage>;
   /** A content key of the picture `ref` names (e.g. `image/<sha256>`), when known: placements are then kept per isolate. */
@@ -86,7 +86,7 @@ function layersByName(tree: LayerNode[]): Map<string, LayerNode[]> {
 export function validateData(tree: LayerNode[], data: unknown): Target[] {
   if (data === undefined || data === null) return [];
   if (typeof data !== 'object' || Array.isArray(data)) {
-    throw badRequest('`data` must be an object mapping layer names to commands.', [{ path: 'data', reason: 'not an object' }]);
+    throw invalidInput('`data` must be an object mapping layer names to commands.', [{ path: 'data', reason: 'not an object' }]);
   }
   const byName = layersByName(tree);
   const details: ErrorDetail[] = [];
@@ -126,7 +126,7 @@ export function validateData(tree: LayerNode[], data: unknown): Target[] {
     }
     targets.push({ name, command, nodes });
   }
-  if (details.length) throw badRequest('The data does not fit the template.', unique(details));
+  if (details.length) throw invalidInput('The data does not fit the template.', unique(details));
   return targets;
 }
 
@@ -139,11 +139,12 @@ const colorOf = (value: string | undefined): RGBA | undefined => {
 /** Layers sharing a name fail alike: one detail each. */
 const unique = (details: ErrorDetail[]) => [...new Map(details.map((d) => [`${d.path}\n${d.reason}`, d])).values()];
 
-/** One ApiError carrying every detail; the status of the first failure. */
-function combine(errors: Array<{ error: ApiError; detail: ErrorDetail }>): ApiError {
+/** One error carrying every detail; the kind of the first failure. */
+function combine(errors: Array<{ error: EngineError; detail: ErrorDetail }>): EngineError {
   const first = errors[0].error;
   const details = unique(errors.map((e) => e.detail));
-  return new ApiError(first.status, first.code, details.length === 1 ? first.message : 'Some data could not be used.', details);
+  const Kind = first.constructor as new (message: string, details?: ErrorDetail[]) => EngineError;
+  return new Kind(details.length === 1 ? first.message : 'Some data could not be used.', details);
 }
 
 /**
@@ -169,10 +170,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     }
   }
 
-  const failures: Array<{ error: ApiError; detail: ErrorDetail }> = [];
+  const failures: Array<{ error: EngineError; detail: ErrorDetail }> = [];
   const fail = (path: string, err: unknown, fallback: string) => {
-    const error = err instanceof ApiError ? err : unprocessable(fallback);
-    const reason = err instanceof ApiError ? err.details?.[0]?.reason ?? err.message : `${fallback}: ${(err as Error)?.message ?? err}`;
+    const error = err instanceof EngineError ? err : unprocessable(fallback);
+    const reason = err instanceof EngineError ? err.details?.[0]?.reason ?? err.message : `${fallback}: ${(err as Error)?.message ?? err}`;
     failures.push({ error, detail: { path, reason } });
   };
 
@@ -192,12 +193,12 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           const font = await fontFor(fontName);
           if (!font) {
             const path = command.font ? `data.${name}.font` : `data.${name}`;
-            if (command.font) failures.push({ error: badRequest('Unknown font.'), detail: { path, reason: `the font store has no font "${fontName}"` } });
+            if (command.font) failures.push({ error: invalidInput('Unknown font.'), detail: { path, reason: `the font store has no font "${fontName}"` } });
             else failures.push({ error: unprocessable('No font to draw with.'), detail: { path, reason: `no font "${fontName}" nor a substitute is in the font store` } });
             return null;
           }
           if (command.font && font.substituted && !hasKnownSubstitute(command.font)) {
-            failures.push({ error: badRequest('Unknown font.'), detail: { path: `data.${name}.font`, reason: `the font store has no font "${command.font}"` } });
+            failures.push({ error: invalidInput('Unknown font.'), detail: { path: `data.${name}.font`, reason: `the font store has no font "${command.font}"` } });
             return null;
           }
           readFontInfo(font.bytes); // a damaged font fails here, with its path, not while drawing
@@ -242,7 +243,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       const drawn = await renderText({ info, text: command.text, font: font.bytes, fallbackFonts, size: command.size, color: colorOf(command.color), scale: ctx.scale });
       set(node.id, drawn ?? empty());
     } catch (err) {
-      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, badRequest('The text is too large to draw.'), 'text too large');
+      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, invalidInput('The text is too large to draw.'), 'text too large');
       else throw err;
     }
   }

@@ -1,4 +1,4 @@
-import { unprocessable } from '../../errors';
+import { unprocessable } from '../errors';
 
 /**
  * Decodes Photoshop's merged composite (the image-data section) into RGBA. The first extra

@@ -1,5 +1,5 @@
 import { initializeCanvas, readPsd, type Psd } from 'ag-psd';
-import { unprocessable } from '../../errors';
+import { unprocessable } from '../errors';
 
 /** Limits from the rendering contract. */
 export const MAX_SIDE = 10_000;

@@ -1,4 +1,4 @@
-import { unprocessable } from '../../errors';
+import { unprocessable } from '../errors';
 import type { RGBAImage } from '../types';
 import { decodeImage } from './codecs';
 import { applyOrientation } from './orientation';

@@ -3,7 +3,6 @@ export { blendSurfaceWasm, fadeIntoWasm, useWasmBlending, WASM_BLEND_MODES } fro
 export { decodeBounded, MAX_PLACED_PIXELS, MAX_SOURCE_PIXELS, type DecodeBoundedOptions } from './bounded';
 export { decodeImage, encodeJpeg, encodeJpegMozjpeg, encodePng, imageFormatOf, jpegOptions, subsamplingFor, type ImageFormat } from './codecs';
 export { encodeBaselineJpeg, type JpegEncodeOptions } from './jpeg';
-export { fetchImage, FETCH_LIMITS, type FetchedImage, type FetchImageOptions } from './fetch-image';
 export { embedIcc, readIcc, srgbProfile } from './icc';
 export { kernels } from './kernels';
 export { applyOrientation } from './orientation';

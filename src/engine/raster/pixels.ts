@@ -1,13 +1,11 @@
-import type { RGBAImage } from '../types';
 import { inPlace } from './kernels';
 
 /**
- * Composites `img` over opaque white, in place (what a JPEG needs: it has no alpha).
- * c' = round((c·a + 255·(255 − a)) / 255), a' = 255. Returns `img`.
+ * Composites straight RGBA8 over opaque white, in place (Photoshop's matte, and what a JPEG
+ * needs: it has no alpha). c' = round((c·a + 255·(255 − a)) / 255), a' = 255.
  */
-export async function flattenOverWhite(img: RGBAImage): Promise<RGBAImage> {
-  await inPlace(img.data, (k) => k.flattenOverWhite);
-  return img;
+export async function flattenOverWhite(data: Uint8ClampedArray | Uint8Array): Promise<void> {
+  await inPlace(data, (k) => k.flattenOverWhite);
 }
 
 /** Straight → premultiplied alpha, in place on RGBA8: c' = round(c·a / 255). */

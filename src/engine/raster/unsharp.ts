@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors';
+import { invalidInput } from '../errors';
 import type { RGBAImage } from '../types';
 import { withArena } from './kernels';
 
@@ -28,7 +28,7 @@ const NUMBER = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  */
 export function parseUnsharpMask(value: unknown, path = 'unsharpMask'): UnsharpMask | null {
   const fail = (reason: string): never => {
-    throw badRequest(`unsharpMask is not valid: ${reason}`, [{ path, reason }]);
+    throw invalidInput(`unsharpMask is not valid: ${reason}`, [{ path, reason }]);
   };
   if (value === undefined || value === null || value === true) return { ...DEFAULT_UNSHARP_MASK };
   if (value === false) return null;

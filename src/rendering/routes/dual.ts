@@ -7,7 +7,7 @@ import { z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppBindings } from '../../env';
 import { badRequest } from '../../errors';
-import type { RenderingApp } from '../app';
+import type { RenderingApp } from '../context';
 import { renderingRoute } from '../request';
 
 type Query = z.ZodObject<z.ZodRawShape>;

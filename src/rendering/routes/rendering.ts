@@ -11,17 +11,14 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { templateInfo } from '../../engine';
-import { preparePreview, resolveTemplate, thumbnail } from '../../engine/pipeline';
+import { preparePreview, resolveTemplate } from '../../engine/render-request';
 import type { AppBindings } from '../../env';
 import { notFound } from '../../errors';
 import { errorResponses } from '../../openapi/app';
 import { ServerTiming } from '../../http/server-timing';
-import { sha256Hex } from '../../storage/files';
-import { fileName } from '../../storage/names';
-import { getThumbnail, putThumbnail } from '../../storage/thumbnails';
+import { fileName } from '../../engine/names';
 import { APP_NAME, VERSION } from '../../version';
-import { storesOf, type RenderingApp } from '../app';
-import { pipelineDeps } from '../deps';
+import { renderDeps, storesOf, type RenderingApp } from '../context';
 import { renderingRoute } from '../request';
 import {
   BuildInfo,
@@ -33,6 +30,8 @@ import {
   ResultUrl,
   type PreviewRequest,
 } from '../schemas';
+import { cachedPreview } from '../outputs';
+import { imageThumbnail } from '../thumbnails';
 import { resultUrl } from '../urls';
 import { registerDual } from './dual';
 import { binary, json, jsonBody } from './responses';
@@ -101,23 +100,14 @@ export function registerRenderingRoutes(app: RenderingApp): void {
       path: '/api/resources/images/preview',
       tags: ['Images'],
       summary: 'Thumbnail of a stored image',
-      description: 'Fits the image into width×height (never enlarged). Cached per image content and parameters unless disableCache=true.',
+      description: 'Fits the image into width×height (never enlarged). Made from a cached copy per image content and size bucket unless disableCache=true.',
       request: { query: ImagePreviewQuery },
       responses: { 200: binary('The thumbnail.', ['image/jpeg', 'image/png']), ...errorResponses(400, 404, 422) },
     }),
     async (c) => {
       const { file, disableCache, ...options } = c.req.valid('query');
-      const { files } = storesOf(c);
-      const name = fileName(file);
-      const image = await files.head('images', name);
-      if (!image) throw notFound(`There is no image "${name}".`);
-      const key = await sha256Hex(JSON.stringify(options));
-      const cached = disableCache ? null : await getThumbnail(files.bucket, image.sha256, key);
-      if (cached) return new Response(cached.body, { headers: { 'content-type': cached.httpMetadata?.contentType ?? 'image/jpeg' } });
-      const read = await files.read('images', name);
-      if (!read) throw notFound(`There is no image "${name}".`);
-      const out = await thumbnail(read.bytes, options);
-      await putThumbnail(files.bucket, image.sha256, key, out.bytes, out.contentType);
+      const { files, thumbnails } = storesOf(c);
+      const out = await imageThumbnail(files, thumbnails, fileName(file), options, disableCache);
       return new Response(out.bytes, { headers: { 'content-type': out.contentType } });
     },
   );
@@ -175,24 +165,10 @@ export function registerRenderingRoutes(app: RenderingApp): void {
 async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, disableCache: boolean): Promise<string> {
   const { files, results } = storesOf(c);
   const timing = new ServerTiming();
-  const options = {
-    template: request.template,
-    format: request.format,
-    size: request.size,
-    jpegQuality: request.jpegQuality,
-    optimizePreview: request.optimizePreview,
-    unsharpMask: request.unsharpMask,
-    data: request.data,
-    preloadImages: request.preloadImages,
-  };
-  const prepared = await timing.time('prepare', () => preparePreview(files, options, pipelineDeps(c)));
-  if (!disableCache) {
-    const hit = await timing.time('lookup', () => results.lookup(prepared.fingerprint));
+  try {
+    const prepared = await timing.time('prepare', () => preparePreview(files, request, renderDeps(c)));
+    return (await cachedPreview(results, prepared, disableCache, timing)).name;
+  } finally {
     c.header('Server-Timing', timing.header());
-    if (hit) return hit;
   }
-  const out = await prepared.render(timing);
-  const name = await timing.time('store', () => results.put(out.bytes, out.ext, out.contentType, prepared.fingerprint));
-  c.header('Server-Timing', timing.header());
-  return name;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFontInfo } from '../../../src/engine/fonts/font-info';
 import { ApiError } from '../../../src/errors';
+import { toApiError } from '../../../src/rendering/errors';
 import { bundledFont } from './helpers';
 
 describe('readFontInfo', () => {
@@ -45,7 +46,7 @@ describe('readFontInfo', () => {
       try {
         readFontInfo(new TextEncoder().encode('this is not a font at all'));
       } catch (e) {
-        return e;
+        return toApiError(e);
       }
     })();
     expect(err).toBeInstanceOf(ApiError);

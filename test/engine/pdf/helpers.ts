@@ -5,7 +5,13 @@ import { writePdf, type PdfPage, type PdfSummary } from '../../../src/engine/pdf
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
 import { MemorySink } from '../../../src/engine/pdf/sink';
 import type { RGBAImage } from '../../../src/engine/types';
+import { UrlImages } from '../../../src/engine/inputs';
+import type { RenderDeps } from '../../../src/engine/render-request';
+import { imageFetcher } from '../../../src/rendering/context';
 import { FileStore } from '../../../src/storage';
+
+/** The engine's dependencies as the Worker gives them to one request. */
+export const renderDeps = (): RenderDeps => ({ urlImages: new UrlImages(imageFetcher(env)) });
 
 export interface MadePdf {
   bytes: Uint8Array;
@@ -17,7 +23,7 @@ export interface MadePdf {
 
 /** One PDF page for `options`, in strips of `rows` rows; `reuse: false` draws every strip and every layer anew. */
 export async function makePdf(options: HiresOptions, rows: number, reuse = true): Promise<MadePdf> {
-  const page = await (await prepareHires(new FileStore(env.FILES), options, { allowHttp: false })).load();
+  const page = await (await prepareHires(new FileStore(env.FILES), options, renderDeps())).load();
   const rendered: Array<[number, number]> = [];
   const logged: PdfPage = {
     ...page,

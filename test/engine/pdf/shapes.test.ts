@@ -3,14 +3,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
 import { stripLru } from '../../../src/engine/pdf/strip-cache';
 import { vectorCandidates } from '../../../src/engine/pdf/vector';
-import { resolveTemplate } from '../../../src/engine/pipeline';
+import { resolveTemplate } from '../../../src/engine/render-request';
 import { decodeImage } from '../../../src/engine/raster/codecs';
 import { FileStore } from '../../../src/storage';
 import { runTool } from '../../helpers/fixtures';
 import { call, postJson, upload, uploadFixture } from '../../rendering/helpers';
-import { contentStreams, overWhite, psnr, rasterisePage, makePdf, type MadePdf } from './helpers';
+import { contentStreams, overWhite, psnr, rasterisePage, makePdf, renderDeps, type MadePdf } from './helpers';
 
-const deps = { allowHttp: false };
 const store = () => new FileStore(env.FILES);
 
 const make = (options: HiresOptions, rows = 40, reuse = true) => makePdf(options, rows, reuse);
@@ -104,7 +103,7 @@ async function shapesPsd(): Promise<Uint8Array> {
 let template: string;
 const names = async (t: string, data?: HiresOptions['data']) => {
   const { compiled } = await resolveTemplate(store(), t);
-  const page = await (await prepareHires(store(), { template: t, data }, deps)).load();
+  const page = await (await prepareHires(store(), { template: t, data }, renderDeps())).load();
   const all = new Map<number, string>();
   const walk = (ns: typeof compiled.layers) => ns.forEach((n) => (n.children ? walk(n.children) : all.set(n.id, n.name)));
   walk(compiled.layers);

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildOverrides, validateData } from '../../../src/engine/personalise';
 import { ApiError } from '../../../src/errors';
+import { toApiError } from '../../../src/rendering/errors';
+import { notFound } from '../../../src/engine/errors';
 import type { LayerNode } from '../../../src/engine/types';
 
 const node = (id: number, name: string, type: LayerNode['type'], extra: Partial<LayerNode> = {}): LayerNode => ({
@@ -27,7 +29,8 @@ const tree: LayerNode[] = [
 function errorOf(fn: () => unknown): ApiError {
   try {
     fn();
-  } catch (e) {
+  } catch (err) {
+    const e = toApiError(err);
     if (e instanceof ApiError) return e;
     throw e;
   }
@@ -90,7 +93,7 @@ describe('buildOverrides: validation comes before any loading', () => {
     };
     await expect(
       buildOverrides(tree, { Title: { type: 'text', text: 'x' }, Photo: { type: 'image', image: 'a.png' }, Nope: { visible: false } }, ctx),
-    ).rejects.toMatchObject({ status: 400 });
+    ).rejects.toMatchObject({ code: 'ERR_INVALID_INPUT' });
     expect(loads).toEqual([]);
   });
 
@@ -99,15 +102,15 @@ describe('buildOverrides: validation comes before any loading', () => {
       scale: 1,
       loadFont: async () => null,
       loadImage: async (ref: string): Promise<never> => {
-        if (ref === 'missing.png') throw new ApiError(404, 'not_found', 'No image missing.png.');
+        if (ref === 'missing.png') throw notFound('No image missing.png.');
         throw new Error('unexpected bytes');
       },
     };
-    const err = (await buildOverrides(tree, { Photo: { type: 'image', image: 'missing.png' } }, ctx).catch((e) => e)) as ApiError;
+    const err = (await buildOverrides(tree, { Photo: { type: 'image', image: 'missing.png' } }, ctx).catch(toApiError)) as ApiError;
     expect(err.status).toBe(404);
     expect(err.details).toEqual([{ path: 'data.Photo.image', reason: 'No image missing.png.' }]);
 
-    const bad = (await buildOverrides(tree, { Background: { type: 'image', image: 'junk.bin' } }, ctx).catch((e) => e)) as ApiError;
+    const bad = (await buildOverrides(tree, { Background: { type: 'image', image: 'junk.bin' } }, ctx).catch(toApiError)) as ApiError;
     expect(bad.status).toBe(422);
     expect(bad.details?.[0].path).toBe('data.Background.image');
     expect(bad.details?.[0].reason).toMatch(/unexpected bytes/);
@@ -115,7 +118,7 @@ describe('buildOverrides: validation comes before any loading', () => {
 
   it('a requested font that is not in the store is a 400 naming data.<layer>.font', async () => {
     const ctx = { scale: 1, loadFont: async () => null, loadImage: async () => ({ width: 1, height: 1, data: new Uint8ClampedArray(4) }) };
-    const err = (await buildOverrides(tree, { Title: { type: 'text', text: 'x', font: 'NoSuchFont-Regular' } }, ctx).catch((e) => e)) as ApiError;
+    const err = (await buildOverrides(tree, { Title: { type: 'text', text: 'x', font: 'NoSuchFont-Regular' } }, ctx).catch(toApiError)) as ApiError;
     expect(err.status).toBe(400);
     expect(err.details).toEqual([{ path: 'data.Title.font', reason: 'the font store has no font "NoSuchFont-Regular"' }]);
   });
@@ -137,7 +140,7 @@ describe('command property names match case-insensitively (rendering contract)',
 describe('buildOverrides: damaged fonts', () => {
   it('a stored font that cannot be read is a 422 naming the layer, not a 500', async () => {
     const ctx = { scale: 1, loadFont: async () => new TextEncoder().encode('not a font file, just text'), loadImage: async () => ({ width: 1, height: 1, data: new Uint8ClampedArray(4) }) };
-    const err = (await buildOverrides(tree, { Title: { type: 'text', text: 'new' } }, ctx).catch((e) => e)) as ApiError;
+    const err = (await buildOverrides(tree, { Title: { type: 'text', text: 'new' } }, ctx).catch(toApiError)) as ApiError;
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(422);
     expect(err.details?.[0].path).toBe('data.Title.font');

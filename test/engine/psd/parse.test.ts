@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, MAX_LAYERS, readHeader } from '../../../src/engine';
 import { ApiError } from '../../../src/errors';
+import { toApiError } from '../../../src/rendering/errors';
 import { psdFixture } from '../../helpers/fixtures';
 
 /** A copy of a fixture with header fields patched (offsets per the PSD file format). */
@@ -15,7 +16,8 @@ async function patched(name: string, patch: (view: DataView) => void): Promise<U
 async function refusal(p: Promise<unknown> | (() => unknown)): Promise<ApiError> {
   try {
     await (typeof p === 'function' ? p() : p);
-  } catch (e) {
+  } catch (err) {
+    const e = toApiError(err);
     expect(e).toBeInstanceOf(ApiError);
     expect((e as ApiError).status).toBe(422);
     return e as ApiError;
@@ -56,7 +58,8 @@ describe('PSD intake', () => {
     for (let i = Math.floor(garbled.length / 2); i < garbled.length; i++) garbled[i] ^= 0x5a;
     try {
       await compileTemplate(env.FILES, garbled);
-    } catch (e) {
+    } catch (err) {
+      const e = toApiError(err);
       expect(e).toBeInstanceOf(ApiError);
       expect((e as ApiError).status).toBe(422);
     }

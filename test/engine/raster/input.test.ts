@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors';
+import { toApiError } from '../../../src/rendering/errors';
 import { decodeBounded } from '../../../src/engine/raster/bounded';
-import { fetchImage } from '../../../src/engine/raster/fetch-image';
 import { applyOrientation } from '../../../src/engine/raster/orientation';
 import { orientedSize, sniffImage } from '../../../src/engine/raster/sniff';
-import { fixtureServer, testAsset } from '../../helpers/fixtures';
+import { testAsset } from '../../helpers/fixtures';
 import { solidImage } from './helpers';
 
 async function rejection(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = toApiError(await p.then(() => null, (err: unknown) => err));
   expect(e).toBeInstanceOf(ApiError);
   return e as ApiError;
 }
@@ -91,49 +91,5 @@ describe('decodeBounded', () => {
     const jpeg = await testAsset('marker-40x20.jpg');
     const corrupt = jpeg.slice(0, jpeg.length - 200);
     expect((await rejection(decodeBounded(corrupt))).status).toBe(422);
-  });
-});
-
-describe('fetchImage', () => {
-  const base = () => fixtureServer();
-
-  it('downloads an image and reports the final URL', async () => {
-    const r = await fetchImage(`${base()}/assets/marker-40x20.jpg`, { allowHttp: true });
-    expect(sniffImage(r.bytes)?.format).toBe('jpeg');
-    expect(r.contentType).toBe('image/jpeg');
-  });
-
-  it('refuses http outside local development, and non-http schemes, with 400', async () => {
-    for (const url of [`${base()}/assets/marker-40x20.jpg`, 'ftp://example.com/a.jpg', 'data:image/png;base64,AAAA', 'not a url']) {
-      const e = await rejection(fetchImage(url, { path: 'data.Photo' }));
-      expect(e.status, url).toBe(400);
-      expect(e.details?.[0]?.path).toBe('data.Photo');
-    }
-  });
-
-  it('follows up to 3 redirects and refuses a 4th with 422', async () => {
-    const ok = await fetchImage(`${base()}/redirect/3/assets/marker-40x20.jpg`, { allowHttp: true });
-    expect(ok.url).toMatch(/\/assets\/marker-40x20\.jpg$/);
-    const e = await rejection(fetchImage(`${base()}/redirect/4/assets/marker-40x20.jpg`, { allowHttp: true }));
-    expect(e.status).toBe(422);
-    expect(e.message).toMatch(/redirect/);
-  });
-
-  it('an error status from the server is a 422 naming it', async () => {
-    const e = await rejection(fetchImage(`${base()}/status/404`, { allowHttp: true }));
-    expect(e.status).toBe(422);
-    expect(e.message).toMatch(/404/);
-  });
-
-  it('gives up after the timeout with 422', async () => {
-    const e = await rejection(fetchImage(`${base()}/slow/3000`, { allowHttp: true, timeoutMs: 300 }));
-    expect(e.status).toBe(422);
-    expect(e.message).toMatch(/within/);
-  });
-
-  it('stops reading beyond the size limit with 422', async () => {
-    const e = await rejection(fetchImage(`${base()}/assets/marker-40x20.jpg`, { allowHttp: true, maxBytes: 100 }));
-    expect(e.status).toBe(422);
-    expect(e.message).toMatch(/larger/);
   });
 });

@@ -148,7 +148,7 @@ describe('pixel conversions', () => {
       for (let c = 0; c < 3; c++) expected[i + c] = Math.round((img.data[i + c]! * a + 255 * (255 - a)) / 255);
       expected[i + 3] = 255;
     }
-    await flattenOverWhite(img);
+    await flattenOverWhite(img.data);
     expect(img.data).toEqual(expected);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseUnsharpMask } from '../../../src/engine/raster/unsharp';
 import { ApiError } from '../../../src/errors';
+import { toApiError } from '../../../src/rendering/errors';
 
 describe('parseUnsharpMask (rendering contract, Output)', () => {
   it('absent or true means (1.2, 0.5, 0.05); false turns it off', () => {
@@ -24,7 +25,7 @@ describe('parseUnsharpMask (rendering contract, Output)', () => {
       try {
         parseUnsharpMask(bad);
       } catch (e) {
-        err = e;
+        err = toApiError(e);
       }
       expect(err, JSON.stringify(bad)).toBeInstanceOf(ApiError);
       expect((err as ApiError).status).toBe(400);

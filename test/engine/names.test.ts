@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { fileName, folderName, splitExtension, titleOf, uploadedBaseName } from '../../src/engine/names';
 import { ApiError } from '../../src/errors';
-import { fileName, folderName, splitExtension, titleOf, uploadedBaseName } from '../../src/storage/names';
+import { toApiError } from '../../src/rendering/errors';
 
 const status = (f: () => unknown) => {
   try {
     f();
     return 200;
   } catch (e) {
-    return (e as ApiError).status;
+    return (toApiError(e) as ApiError).status;
   }
 };
 

@@ -1,6 +1,6 @@
 /**
- * From a render request to output bytes, free of HTTP (the preview endpoint and later the PDF
- * endpoints share the resolution of templates, fonts and images done here):
+ * From a render request to output bytes, free of HTTP and of storage (the preview and the print
+ * PDF endpoints share the resolution of templates, fonts and images done here):
  *
  *   resolve the template name → its compiled form (compiled on first use)
  *   → gather what `data` names (stored images, URL images, fonts) and fingerprint all inputs
@@ -8,24 +8,23 @@
  *   → resample + unsharp mask (only when shrinking) → encode → embed the ICC profile
  *
  * `preparePreview` does everything up to the fingerprint, so the caller can consult its result
- * cache before paying for `render()`.
+ * cache before paying for `render()`. Inputs come from an InputStore and URL images through the
+ * caller's UrlImages (src/engine/inputs.ts); failures are engine errors (src/engine/errors.ts).
  */
-import { ApiError, badRequest, notFound } from '../errors';
-import type { FileStore, StoredFile } from '../storage/files';
-import { sha256Hex } from '../storage/files';
-import { readFontIndex } from '../storage/font-index';
-import { fileName } from '../storage/names';
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
+import { invalidInput, notFound } from './errors';
 import { encodeFrameJpeg, renderFrame } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
+import { canonicalJson, sha256Hex } from './hash';
+import type { InputStore, StoredInput, UrlImages } from './inputs';
+import { fileName } from './names';
 import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
 import {
   decodeBounded,
   embedIcc,
   encodeJpeg,
   encodePng,
-  fetchImage,
   flattenOverWhite,
   readIcc,
   srgbProfile,
@@ -48,7 +47,7 @@ export interface EncodedImage {
 export interface ResolvedTemplate {
   /** The stored name (with its extension). */
   name: string;
-  file: StoredFile;
+  file: StoredInput;
   compiled: CompiledTemplate;
 }
 
@@ -58,9 +57,9 @@ function candidates(name: string): string[] {
 }
 
 /** The template a request names, compiled (on first use when an upload predates compiling). */
-export async function resolveTemplate(store: FileStore, requested: string): Promise<ResolvedTemplate> {
+export async function resolveTemplate(store: InputStore, requested: string): Promise<ResolvedTemplate> {
   const name = fileName(requested, 'template');
-  let file: StoredFile | null = null;
+  let file: StoredInput | null = null;
   for (const candidate of candidates(name)) {
     file = await store.head('templates', candidate);
     if (file) break;
@@ -84,9 +83,9 @@ export async function resolveTemplate(store: FileStore, requested: string): Prom
 
 // --- personalisation inputs -------------------------------------------------------------------
 
-export interface PipelineDeps {
-  /** Plain http image URLs are fetched only in local development (rendering contract). */
-  allowHttp: boolean;
+export interface RenderDeps {
+  /** The request's images named by URL: one fetch per URL, a byte budget for the whole request. */
+  urlImages: UrlImages;
 }
 
 const isUrl = (ref: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(ref);
@@ -97,10 +96,10 @@ const isUrl = (ref: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(ref);
  * when text is re-rendered. Returns the loaders buildOverrides uses and the content hashes.
  */
 export async function gatherInputs(
-  store: FileStore,
+  store: InputStore,
   data: PersonalisationData,
   preload: boolean,
-  deps: PipelineDeps,
+  deps: RenderDeps,
 ): Promise<{ context: Omit<PersonaliseContext, 'scale'>; hashes: Record<string, string> }> {
   // Error paths name the first layer that uses a reference.
   const refs = imageReferences(data);
@@ -115,14 +114,14 @@ export async function gatherInputs(
   const load = async (ref: string) => {
     const path = pathOf.get(ref)!;
     if (isUrl(ref)) {
-      const { bytes } = await fetchImage(ref, { allowHttp: deps.allowHttp, path });
+      const bytes = await deps.urlImages.get(ref, path);
       images.set(ref, bytes);
       hashes[`image:${ref}`] = await sha256Hex(bytes);
       return;
     }
     const name = fileName(ref, path);
     const file = await store.head('images', name);
-    if (!file) throw new ApiError(404, 'not_found', `There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
+    if (!file) throw notFound(`There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
     images.set(ref, name);
     hashes[`image:${ref}`] = file.sha256;
   };
@@ -130,7 +129,7 @@ export async function gatherInputs(
     const held = images.get(ref)!;
     if (typeof held !== 'string') return held;
     const read = await store.read('images', held);
-    if (!read) throw new ApiError(404, 'not_found', `There is no image "${ref}".`, [{ path: pathOf.get(ref)!, reason: 'unknown image' }]);
+    if (!read) throw notFound(`There is no image "${ref}".`, [{ path: pathOf.get(ref)!, reason: 'unknown image' }]);
     return read.bytes;
   };
   if (preload) await Promise.all(refs.map(load));
@@ -141,7 +140,7 @@ export async function gatherInputs(
   // Font bytes are read from R2 once per isolate: the cache key carries the file's content hash.
   const catalog = new FontCatalog();
   if (drawsText) {
-    const fonts = await readFontIndex(store);
+    const fonts = await store.fonts();
     for (const f of fonts) catalog.add(`${f.file}#${f.sha256}`, f);
     hashes.fonts = await sha256Hex(JSON.stringify(fonts.map((f) => [f.postscriptName, f.sha256]).sort()));
   }
@@ -208,16 +207,6 @@ export function boxScale(width: number, height: number, box: { width: number; he
   return { s, width: Math.max(1, Math.round(width * s)), height: Math.max(1, Math.round(height * s)) };
 }
 
-/** JSON with sorted keys: equal requests give equal fingerprints whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** What every render starts from, preview or PDF: the template, its checked `data`, and the inputs `data` names. */
 export interface ResolvedRequest {
   template: ResolvedTemplate;
@@ -226,20 +215,31 @@ export interface ResolvedRequest {
 }
 
 /**
- * Resolves the template, reports every problem with `data` at once (400) before anything is
- * fetched, then gathers what `data` names. `check` runs on the compiled template first, for
- * refusals that must come before any fetching (e.g. an output size limit).
+ * Resolves the template and reports every problem with `data` at once (InvalidInput), fetching
+ * nothing. `check` runs on the compiled template first, for refusals that must come before any
+ * fetching (e.g. an output size limit). Multipage requests check every page this way before
+ * rendering any.
  */
-export async function resolveRequest(
-  store: FileStore,
-  options: { template: string; data?: PersonalisationData; preloadImages?: boolean },
-  deps: PipelineDeps,
+export async function checkRequest(
+  store: InputStore,
+  options: { template: string; data?: PersonalisationData },
   check?: (compiled: ResolvedTemplate['compiled']) => void,
-): Promise<ResolvedRequest> {
+): Promise<{ template: ResolvedTemplate; data?: PersonalisationData }> {
   const template = await resolveTemplate(store, options.template);
   check?.(template.compiled);
   const data = options.data && Object.keys(options.data).length ? options.data : undefined;
   if (data) validateData(template.compiled.layers, data);
+  return { template, data };
+}
+
+/** checkRequest, then gathers what `data` names (URL images are fetched now). */
+export async function resolveRequest(
+  store: InputStore,
+  options: { template: string; data?: PersonalisationData; preloadImages?: boolean },
+  deps: RenderDeps,
+  check?: (compiled: ResolvedTemplate['compiled']) => void,
+): Promise<ResolvedRequest> {
+  const { template, data } = await checkRequest(store, options, check);
   const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps) : null;
   return { template, data, gathered };
 }
@@ -261,15 +261,26 @@ export function requestFingerprint(kind: string, request: ResolvedRequest, setti
   );
 }
 
-export async function preparePreview(store: FileStore, options: PreviewOptions, deps: PipelineDeps): Promise<PreparedRender> {
+/** The preview's output box; InvalidInput beyond MAX_OUTPUT_PIXELS. */
+function previewBox(compiled: CompiledTemplate, size: PreviewOptions['size']) {
+  const box = boxScale(compiled.width, compiled.height, size);
+  if (box.width * box.height > MAX_OUTPUT_PIXELS) {
+    throw invalidInput(`The output would be ${box.width}×${box.height} px; previews are limited to ${MAX_OUTPUT_PIXELS / 1e6} MP.`, [
+      { path: 'size', reason: 'too large' },
+    ]);
+  }
+  return box;
+}
+
+/** Everything preparePreview refuses before fetching, without fetching. */
+export async function checkPreview(store: InputStore, options: PreviewOptions): Promise<void> {
+  await checkRequest(store, options, (compiled) => previewBox(compiled, options.size));
+}
+
+export async function preparePreview(store: InputStore, options: PreviewOptions, deps: RenderDeps): Promise<PreparedRender> {
   let box = { s: 1, width: 0, height: 0 };
   const request = await resolveRequest(store, options, deps, (compiled) => {
-    box = boxScale(compiled.width, compiled.height, options.size);
-    if (box.width * box.height > MAX_OUTPUT_PIXELS) {
-      throw badRequest(`The output would be ${box.width}×${box.height} px; previews are limited to ${MAX_OUTPUT_PIXELS / 1e6} MP.`, [
-        { path: 'size', reason: 'too large' },
-      ]);
-    }
+    box = previewBox(compiled, options.size);
   });
   const { template, data, gathered } = request;
   const { compiled } = template;
@@ -320,7 +331,10 @@ export async function preparePreview(store: FileStore, options: PreviewOptions, 
   };
 }
 
-const plainJpeg = async (img: RGBAImage, quality: number) => encodeJpeg(await flattenOverWhite(img), quality);
+const plainJpeg = async (img: RGBAImage, quality: number) => {
+  await flattenOverWhite(img.data);
+  return encodeJpeg(img, quality);
+};
 
 /** JPEG (flattened over white) or PNG (alpha kept), with `icc` embedded when given. */
 export async function encode(
@@ -349,18 +363,58 @@ export interface ThumbnailOptions {
 }
 
 /**
- * A stored image fitted into width×height (never enlarged), EXIF orientation applied, keeping the
- * image's own ICC profile. Undecodable bytes → 422.
+ * Thumbnails are cached per size bucket, not per request: the image fitted into a bucket×bucket
+ * box (longest side rounded up to one of these), from which each request's exact size is made
+ * cheaply. An image thus has at most this many cached thumbnails, whatever the queries.
  */
-export async function thumbnail(bytes: Uint8Array, options: ThumbnailOptions): Promise<EncodedImage> {
+export const THUMBNAIL_BUCKETS = [128, 256, 512, 1024, 2048] as const;
+
+/** What a thumbnail request gives for an image of `source` size: fitted into the box, never enlarged. */
+export function thumbnailSize(source: { width: number; height: number }, box: { width: number; height: number }) {
+  const fit = boxScale(source.width, source.height, box);
+  return fit.s < 1 ? { width: fit.width, height: fit.height, shrunk: true } : { width: source.width, height: source.height, shrunk: false };
+}
+
+/** The bucket that serves an output of `size`; null beyond the largest (made from the original, not cached). */
+export function thumbnailBucket(size: { width: number; height: number }): number | null {
+  return THUMBNAIL_BUCKETS.find((b) => b >= Math.max(size.width, size.height)) ?? null;
+}
+
+/**
+ * The cached form of a bucket: the image fitted into bucket×bucket (never enlarged), EXIF
+ * orientation applied, as PNG (lossless: the exact size is made from it) with the image's ICC
+ * profile. Undecodable bytes → Unprocessable.
+ */
+export async function thumbnailSource(bytes: Uint8Array, bucket: number): Promise<Uint8Array> {
+  const img = await decodeBounded(bytes, {
+    path: 'file',
+    size: (src) => {
+      makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
+      return thumbnailSize(src, { width: bucket, height: bucket });
+    },
+  });
+  const icc = await readIcc(bytes, bytes[0] === 0xff ? 'jpeg' : 'png').catch(() => null);
+  return (await encode(img, 'png', 0, icc)).bytes;
+}
+
+/**
+ * A stored image fitted into width×height, never enlarged, EXIF orientation applied, keeping the
+ * image's own ICC profile. From a bucket's thumbnailSource, `of` gives the size and whether it
+ * shrinks, as thumbnailSize computed them from the original image (the unsharp mask acts only
+ * then). Undecodable bytes → Unprocessable.
+ */
+export async function thumbnail(
+  bytes: Uint8Array,
+  options: ThumbnailOptions & { of?: { width: number; height: number; shrunk: boolean } },
+): Promise<EncodedImage> {
   let shrunk = false;
   let img: RGBAImage = await decodeBounded(bytes, {
     path: 'file',
     size: (src) => {
       makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
-      const box = boxScale(src.width, src.height, options);
-      shrunk = box.s < 1;
-      return shrunk ? box : src;
+      const size = options.of ?? thumbnailSize(src, options);
+      shrunk = size.shrunk;
+      return size;
     },
   });
   if (shrunk && options.unsharpMask) img = await unsharpMask(img, options.unsharpMask);

@@ -1,14 +1,15 @@
 /**
- * File names of the rendering store (rendering contract, "Names and URLs"): a name is a path
- * relative to its root, `/`-separated and case-sensitive; `..`, `\` or a leading `/` is a 400.
+ * Names of the files a render reads (rendering contract, "Names and URLs"): a name is a path
+ * relative to its root (templates, fonts, images), `/`-separated and case-sensitive; `..`, `\`
+ * or a leading `/` is refused (InvalidInput, a 400 at the API). The store keys files by these.
  */
-import { badRequest } from '../errors';
+import { invalidInput } from './errors';
 
 // Control characters make keys that cannot be listed or typed back safely.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function reject(field: string, value: string, reason: string): never {
-  throw badRequest(`"${value}" is not a valid ${field}: ${reason}.`, [{ path: field, reason }]);
+  throw invalidInput(`"${value}" is not a valid ${field}: ${reason}.`, [{ path: field, reason }]);
 }
 
 function checkSegments(field: string, value: string): void {
