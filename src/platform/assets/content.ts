@@ -6,6 +6,7 @@
  * Free of HTTP: throws the core's typed errors.
  */
 import { PDFDocument } from 'pdf-lib';
+import { validateModel } from '../atoms/model';
 import { compileTemplate, readHeader, walkLayers } from '../../engine';
 import { EngineError } from '../../engine/errors';
 import { readFontInfo } from '../../engine/fonts/font-info';
@@ -131,6 +132,8 @@ async function designContent(bucket: R2Bucket, staged: Staged): Promise<ContentI
     if (staged.size > LIMITS.printProduct) throw tooLarge('A print-product design', LIMITS.printProduct);
     const bytes = await readStaged(bucket, staged);
     const model = parseJson(bytes);
+    const checked = await validateModel(model);
+    if (!checked.ok) throw new UnprocessableError('The print-product design is not valid.', checked.errors);
     return { format: 'json', mimeType: 'application/json', designType: 'PrintProduct', metadata: printProductMetadata(model), fonts: printProductFonts(model), bytes };
   }
   throw new UnprocessableError('A design must be a PSD/PSB file or a print-product JSON document (IDML is not supported).', { file: ['unsupported design format'] });

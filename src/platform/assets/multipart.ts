@@ -6,13 +6,14 @@
  * Boundaries can straddle chunks: the reader keeps back the last `delimiter.length` bytes of
  * every chunk until it knows they are not the start of the next delimiter.
  */
-import { DISCARD_BYTES } from '../../http/read-limited';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../core';
 
 const CRLF = new Uint8Array([13, 10]);
 const MAX_FIELD_BYTES = 256 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_FIELDS = 64;
+/** How much of an oversized upload is drained before the 413 (see src/http/read-limited.ts: cancelling a body can lose the answer). */
+const DISCARD_BYTES = 64 * 1024 * 1024;
 
 export interface MultipartFile {
   field: string;
