@@ -193,7 +193,6 @@ export function placeImage(box: { x: number; y: number; width: number; height: n
 async function imageSvg(item: ImageModel, ctx: Ctx): Promise<string> {
   const resolved = item.source ? await ctx.opts.images(item.source, { item, pageIndex: item.pageIndex }) : undefined;
   if (!resolved || !DRAWABLE.test(resolved.mime)) return ctx.stub && (item.isVariable || !!item.source) ? stubSvg(item, ctx) : '';
-  const at = placeImage(item, resolved.width, resolved.height, item.fitMode);
   let attrs = '';
   const recolor = resolveColor(item.recolor);
   if (recolor) {
@@ -205,11 +204,10 @@ async function imageSvg(item: ImageModel, ctx: Ctx): Promise<string> {
     );
     attrs += ` filter="url(#${id})"`;
   }
-  const image = `<image x="${fmt(at.x)}" y="${fmt(at.y)}" width="${fmt(at.width)}" height="${fmt(at.height)}" preserveAspectRatio="none"${attrs} href="${dataUri(resolved)}"/>`;
-  if (!at.clip) return image;
-  const id = `c${ctx.nextId++}`;
-  ctx.defs.push(`<clipPath id="${id}"><rect x="${fmt(item.x)}" y="${fmt(item.y)}" width="${fmt(item.width)}" height="${fmt(item.height)}"/></clipPath>`);
-  return `<g clip-path="url(#${id})">${image}</g>`;
+  // The image's own viewport does Fit (meet) and Fill (slice, cropped to the box): resvg fills
+  // only the box with the image, where a clip path would cost a mask of the whole output.
+  const aspect = item.fitMode === 'Fit' ? 'xMidYMid meet' : item.fitMode === 'Fill' ? 'xMidYMid slice' : 'none';
+  return `<image x="${fmt(item.x)}" y="${fmt(item.y)}" width="${fmt(item.width)}" height="${fmt(item.height)}" preserveAspectRatio="${aspect}"${attrs} href="${dataUri(resolved)}"/>`;
 }
 
 /** Rectangle/Ellipse geometry shared by SVG and PDF: the fill shape, and the border's centre line (inset by half its width). */
