@@ -590,7 +590,7 @@ export async function batchUpdateDiscrete(s: AssetScope, changes: Record<string,
     checkCustomFields(c.fieldsToUpdate ?? {}, `${id}.fieldsToUpdate`);
     let expr = 'custom_fields';
     const params: unknown[] = [];
-    const p = () => `?${params.length + 3}`;
+    const p = () => `?${params.length + 2}`; // the parameter just pushed (?1 tenant, ?2 id)
     for (const [k, v] of Object.entries(c.fieldsToAdd ?? {})) {
       params.push(jsonKeyPath(k));
       const a = p();
