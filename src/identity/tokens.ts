@@ -16,6 +16,8 @@ export interface AccessTokenInput {
   lifetime: number;
   /** User tokens only. */
   user?: { userId: string; authTime: number; sid: string | null; grantId: string | null };
+  /** Storefront-user tokens (platform `GET /storefront-users/token`): `sub` = `suid` = this id, no auth_time/gid. */
+  storefrontUserId?: string;
 }
 
 export async function issueAccessToken(env: Env, input: AccessTokenInput): Promise<{ token: string; expiresIn: number; jti: string }> {
@@ -32,11 +34,12 @@ export async function issueAccessToken(env: Env, input: AccessTokenInput): Promi
     if (input.user.sid) claims.sid = input.user.sid;
     if (input.user.grantId) claims.gid = input.user.grantId;
   }
+  if (input.storefrontUserId) claims.suid = input.storefrontUserId;
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: SIGNING_ALG, typ: 'at+jwt', kid })
     .setIssuer(issuerOf(env))
     .setAudience(resourceAudience(env))
-    .setSubject(input.user?.userId ?? input.clientId)
+    .setSubject(input.user?.userId ?? input.storefrontUserId ?? input.clientId)
     .setIssuedAt(iat)
     .setNotBefore(iat)
     .setExpirationTime(iat + input.lifetime)

@@ -6,11 +6,13 @@
  *   catalogue-routes.ts   products, versions, references, links, specifications, bundles,
  *                         personalization workflows, processing pipelines, storefronts,
  *                         tenant settings and secrets
- *   status-routes.ts      project statuses and transitions (when present)
+ *   status-routes.ts      project statuses and transitions
  */
 import { createPlatformArea } from '../core';
 import { registerCatalogueRoutes } from './catalogue-routes';
+import { registerStatusRoutes } from './status-routes';
 
 export const backofficeArea = createPlatformArea('backoffice');
 
 registerCatalogueRoutes(backofficeArea);
+registerStatusRoutes(backofficeArea);
