@@ -10,6 +10,16 @@ const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'Pr
 const secretHash = (secret) => createHash('sha256').update(secret).digest('base64url');
 const allFull = JSON.stringify(Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])));
 
+/** Pipeline 1 "render-hires" (contract, Demo seed): extract → render-hires Pdf 300 dpi → finalize. */
+const DEMO_PIPELINE = JSON.stringify({
+  tasks: [
+    { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+    { name: 'render', type: 'render-hires', inputArtifacts: ['design*'], outputArtifacts: ['result*'], parameters: { hiResOutputDpi: 300, hiResOutputFileFormat: 'Pdf' } },
+    { name: 'finalize', type: 'finalize', finalArtifacts: ['result*'] },
+  ],
+});
+const DEMO_WORKFLOW = JSON.stringify({ editor: 'WorkflowElements', designGroup: 'front' });
+
 /** [sql, ...params] */
 const statements = [
   // Tenant 2 and its backend app (Client Credentials, all Full, 3600 s).
@@ -39,6 +49,19 @@ const statements = [
   [`INSERT OR IGNORE INTO storefront_users (tenant_id, storefront_id, user_id, is_anonymous) VALUES (1, 1, 'demo-customer', 0)`],
 
   // --- Added by the area helpers (keep ids fixed, INSERT OR IGNORE) --------------------------
+    // Back office (catalogue): pipeline 1, workflow 1, product 1 (version 1: option Paper = Matte,
+    // variant 1 DEMO-CARD-MATTE, design demo-card-design in group "front" and demo-mockup on every
+    // variant), reference demo-card (storefront 1 → product 1).
+    [`INSERT OR IGNORE INTO processing_pipelines (id, tenant_id, name, raw_content) VALUES (1, 1, 'render-hires', ?1)`, DEMO_PIPELINE],
+    [`INSERT OR IGNORE INTO personalization_workflows (id, tenant_id, name, content, workflow_type) VALUES (1, 1, 'Demo editor', ?1, 'WorkflowElements')`, DEMO_WORKFLOW],
+    [`INSERT OR IGNORE INTO products (id, tenant_id, name, description, current_version_id, personalization_workflow_id, processing_pipeline_id) VALUES (1, 1, 'Demo card', 'A business card with three lines of text.', 1, 1, 1)`],
+    [`INSERT OR IGNORE INTO product_versions (id, tenant_id, product_id) VALUES (1, 1, 1)`],
+    [`INSERT OR IGNORE INTO product_options (id, tenant_id, product_version_id, product_id, uid, type, title, sort_index, use_for_design_binding, use_for_mockup_binding) VALUES (1, 1, 1, 1, 'paper', 'Simple', 'Paper', 0, 1, 1)`],
+    [`INSERT OR IGNORE INTO option_values (id, tenant_id, product_version_id, option_uid, uid, title, sort_index, is_default) VALUES (1, 1, 1, 'paper', 'matte', 'Matte', 0, 1)`],
+    [`INSERT OR IGNORE INTO variants (id, tenant_id, product_version_id, product_id, uid, option_value_uids, is_available, sort_index, sku) VALUES (1, 1, 1, 1, 'demo-card-matte', '["matte"]', 1, 0, 'DEMO-CARD-MATTE')`],
+    [`INSERT OR IGNORE INTO design_connections (id, tenant_id, product_version_id, design_id, design_group, options) VALUES (1, 1, 1, 'demo-card-design', 'front', '[]')`],
+    [`INSERT OR IGNORE INTO mockup_connections (id, tenant_id, product_version_id, mockup_id, options) VALUES (1, 1, 1, 'demo-mockup', '[]')`],
+    [`INSERT OR IGNORE INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_id) VALUES (1, 1, 'demo-card', 'Product', 'Demo card', 1)`],
   // Asset storage / processor: design `demo-card-design` (public PSD `/demo/psdtools-text`,
   //   variable "Line 1 Line 2 Line 3 and text") and mockup `demo-mockup` (Mockup2D
   //   `/demo/agpsd-shapes-smart-objects`): assets rows + blobs + R2 `p/1/blobs/<sha>`.
@@ -51,4 +74,4 @@ const statements = [
 await withLocalPlatform(projectRoot(import.meta.url), (env) =>
   env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params))),
 );
-console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer.');
+console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer, pipeline 1, workflow 1, product 1 and reference demo-card.');

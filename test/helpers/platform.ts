@@ -48,9 +48,32 @@ export async function seedPlatform(): Promise<void> {
     [`INSERT OR IGNORE INTO storefront_users (tenant_id, storefront_id, user_id, is_anonymous) VALUES (1, 1, 'demo-customer', 0)`],
     // --- Added by the area helpers, as in scripts/seed/30-platform.mjs: demo-card-design,
     // demo-mockup, pipeline 1, product 1, reference demo-card.
+    // Back office (catalogue): pipeline 1, workflow 1, product 1 (version 1: option Paper = Matte,
+    // variant 1 DEMO-CARD-MATTE, design demo-card-design in group "front" and demo-mockup on every
+    // variant), reference demo-card (storefront 1 → product 1).
+    [`INSERT OR IGNORE INTO processing_pipelines (id, tenant_id, name, raw_content) VALUES (1, 1, 'render-hires', ?1)`, DEMO_PIPELINE],
+    [`INSERT OR IGNORE INTO personalization_workflows (id, tenant_id, name, content, workflow_type) VALUES (1, 1, 'Demo editor', ?1, 'WorkflowElements')`, DEMO_WORKFLOW],
+    [`INSERT OR IGNORE INTO products (id, tenant_id, name, description, current_version_id, personalization_workflow_id, processing_pipeline_id) VALUES (1, 1, 'Demo card', 'A business card with three lines of text.', 1, 1, 1)`],
+    [`INSERT OR IGNORE INTO product_versions (id, tenant_id, product_id) VALUES (1, 1, 1)`],
+    [`INSERT OR IGNORE INTO product_options (id, tenant_id, product_version_id, product_id, uid, type, title, sort_index, use_for_design_binding, use_for_mockup_binding) VALUES (1, 1, 1, 1, 'paper', 'Simple', 'Paper', 0, 1, 1)`],
+    [`INSERT OR IGNORE INTO option_values (id, tenant_id, product_version_id, option_uid, uid, title, sort_index, is_default) VALUES (1, 1, 1, 'paper', 'matte', 'Matte', 0, 1)`],
+    [`INSERT OR IGNORE INTO variants (id, tenant_id, product_version_id, product_id, uid, option_value_uids, is_available, sort_index, sku) VALUES (1, 1, 1, 1, 'demo-card-matte', '["matte"]', 1, 0, 'DEMO-CARD-MATTE')`],
+    [`INSERT OR IGNORE INTO design_connections (id, tenant_id, product_version_id, design_id, design_group, options) VALUES (1, 1, 1, 'demo-card-design', 'front', '[]')`],
+    [`INSERT OR IGNORE INTO mockup_connections (id, tenant_id, product_version_id, mockup_id, options) VALUES (1, 1, 1, 'demo-mockup', '[]')`],
+    [`INSERT OR IGNORE INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_id) VALUES (1, 1, 'demo-card', 'Product', 'Demo card', 1)`],
   ];
   await env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params)));
 }
+
+/** Pipeline 1 "render-hires" (contract, Demo seed): extract → render-hires Pdf 300 dpi → finalize. */
+export const DEMO_PIPELINE = JSON.stringify({
+  tasks: [
+    { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+    { name: 'render', type: 'render-hires', inputArtifacts: ['design*'], outputArtifacts: ['result*'], parameters: { hiResOutputDpi: 300, hiResOutputFileFormat: 'Pdf' } },
+    { name: 'finalize', type: 'finalize', finalArtifacts: ['result*'] },
+  ],
+});
+export const DEMO_WORKFLOW = JSON.stringify({ editor: 'WorkflowElements', designGroup: 'front' });
 
 export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(new Request(path.startsWith('http') ? path : BASE + path, { redirect: 'manual', ...init }));

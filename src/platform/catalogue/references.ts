@@ -1,0 +1,352 @@
+/**
+ * Product references (a storefront's name for a product, link, specification or bundle) and the
+ * resolution of what a project item names: a reference or a `productSpecifier`, down to the
+ * product version, variant, designs and the item's pipeline (link's, else product's, else
+ * specification's).
+ */
+import { sql } from 'drizzle-orm';
+import { ConflictError, customFieldsMatch, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
+import { stmt } from '../assets/service';
+import { all, first, isUnique, iso } from './db';
+import { findEntity, type EntityKind } from './entities';
+import { findProduct, versionOf } from './products';
+import { variantDesigns, variantMockups } from './variant-assets';
+import type { ProductReferenceInput } from './schemas';
+
+export type ReferenceType = 'ProductSpecification' | 'Product' | 'ProductLink' | 'ProductBundle';
+
+export interface ProductReferenceRow {
+  tenantId: number;
+  storefrontId: number;
+  productReference: string;
+  productReferenceType: ReferenceType;
+  productReferenceName: string | null;
+  productSpecificationId: number | null;
+  productId: number | null;
+  productVersionId: number | null;
+  productLinkId: number | null;
+  productBundleId: number | null;
+  created: number;
+}
+
+const refColumns = (p = '') => `${p}tenant_id AS tenantId, ${p}storefront_id AS storefrontId, ${p}product_reference AS productReference,
+  ${p}product_reference_type AS productReferenceType, ${p}product_reference_name AS productReferenceName, ${p}product_specification_id AS productSpecificationId,
+  ${p}product_id AS productId, ${p}product_version_id AS productVersionId, ${p}product_link_id AS productLinkId, ${p}product_bundle_id AS productBundleId, ${p}created AS created`;
+const REFERENCE_COLUMNS = refColumns();
+
+export const referenceDto = (r: ProductReferenceRow) => ({ ...r, created: iso(r.created) });
+
+/** The storefront of the tenant, or 404 (another tenant's storefront looks like none). */
+export async function storefrontOr404(db: D1Database, tenantId: number, storefrontId: number | string): Promise<number> {
+  const id = Number(storefrontId);
+  if (!Number.isSafeInteger(id) || !(await first(db, `SELECT 1 FROM storefronts WHERE tenant_id = ?1 AND id = ?2`, tenantId, id))) {
+    throw new NotFoundError(`No storefront ${storefrontId}.`, { storefrontId: [`No storefront ${storefrontId}.`] });
+  }
+  return id;
+}
+
+/** The reference, or null. */
+export async function resolveProductReference(db: D1Database, tenantId: number, storefrontId: number, reference: string): Promise<ProductReferenceRow | null> {
+  return first<ProductReferenceRow>(db, `SELECT ${REFERENCE_COLUMNS} FROM product_references WHERE tenant_id = ?1 AND storefront_id = ?2 AND product_reference = ?3`, tenantId, storefrontId, reference);
+}
+
+export async function getReference(t: TenantContext, storefrontId: number, reference: string): Promise<ProductReferenceRow> {
+  await storefrontOr404(t.env.DB, t.tenantId, storefrontId);
+  const row = await resolveProductReference(t.env.DB, t.tenantId, storefrontId, reference);
+  if (!row) throw new NotFoundError(`Storefront ${storefrontId} has no product reference "${reference}".`);
+  return row;
+}
+
+const TARGET_FIELD: Record<ReferenceType, 'productId' | 'productLinkId' | 'productSpecificationId' | 'productBundleId'> = {
+  Product: 'productId',
+  ProductLink: 'productLinkId',
+  ProductSpecification: 'productSpecificationId',
+  ProductBundle: 'productBundleId',
+};
+const TARGET_KIND: Record<Exclude<ReferenceType, 'Product'>, EntityKind> = { ProductLink: 'link', ProductSpecification: 'specification', ProductBundle: 'bundle' };
+
+/** POST /product-references: 201; a reference already there → 409 with `existingReferences`. */
+export async function createReference(t: TenantContext, storefrontId: number, v: ProductReferenceInput): Promise<ProductReferenceRow> {
+  const db = t.env.DB;
+  await storefrontOr404(db, t.tenantId, storefrontId);
+  const field = TARGET_FIELD[v.productReferenceType];
+  const target = v[field];
+  if (target == null) throw new ValidationError({ [field]: [`A ${v.productReferenceType} reference needs ${field}.`] });
+  const row = { productId: null as number | null, productVersionId: null as number | null, productLinkId: null as number | null, productSpecificationId: null as number | null, productBundleId: null as number | null };
+  const missing = (path: string, what: string): never => {
+    throw new NotFoundError('Some of the ids name nothing here; nothing was changed.', { [path]: [`No ${what} ${target}.`] } as ErrorsByPath);
+  };
+  if (v.productReferenceType === 'Product') {
+    const product = await findProduct(db, t.tenantId, target);
+    if (!product) missing('productId', 'product');
+    row.productId = target;
+    if (v.productVersionId != null) {
+      try {
+        row.productVersionId = await versionOf(db, t.tenantId, product!, v.productVersionId);
+      } catch {
+        throw new NotFoundError('Some of the ids name nothing here; nothing was changed.', { productVersionId: [`Product ${target} has no version ${v.productVersionId}.`] });
+      }
+    }
+  } else {
+    const entity = await findEntity(db, t.tenantId, TARGET_KIND[v.productReferenceType], target);
+    if (!entity) missing(field, TARGET_KIND[v.productReferenceType]);
+    row[field] = target;
+    // A link's reference also shows the link's product (filters by tags, SKU… see it).
+    if (v.productReferenceType === 'ProductLink') {
+      row.productId = entity!.productId as number;
+      row.productVersionId = (entity!.productVersionId as number | null) ?? null;
+    }
+  }
+  const now = Date.now();
+  let changes = 0;
+  try {
+    const res = await db
+      .prepare(
+        `INSERT INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_specification_id,
+           product_id, product_version_id, product_link_id, product_bundle_id, created)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING`,
+      )
+      .bind(t.tenantId, storefrontId, v.productReference, v.productReferenceType, v.productReferenceName ?? null, row.productSpecificationId, row.productId, row.productVersionId,
+        row.productLinkId, row.productBundleId, now)
+      .run();
+    changes = res.meta.changes;
+  } catch (e) {
+    if (!isUnique(e)) throw e;
+  }
+  if (!changes) {
+    const existing = await resolveProductReference(db, t.tenantId, storefrontId, v.productReference);
+    throw new ConflictError('NameConflict', `Storefront ${storefrontId} already has the product reference "${v.productReference}".`, {
+      existingReferences: existing ? [referenceDto(existing)] : [],
+    });
+  }
+  return (await resolveProductReference(db, t.tenantId, storefrontId, v.productReference))!;
+}
+
+/** DELETE /product-references/{reference}: 200 with the deleted reference. */
+export async function deleteReference(t: TenantContext, storefrontId: number, reference: string): Promise<ProductReferenceRow> {
+  const row = await getReference(t, storefrontId, reference);
+  await t.env.DB.prepare(`DELETE FROM product_references WHERE tenant_id = ?1 AND storefront_id = ?2 AND product_reference = ?3`).bind(t.tenantId, storefrontId, reference).run();
+  return row;
+}
+
+export interface ReferenceFilter {
+  skip: number;
+  take: number;
+  sorting: SortKey<'productReference' | 'productReferenceName' | 'created'>[];
+  search?: string;
+  customFields?: Record<string, unknown>;
+  productReferenceType?: ReferenceType;
+  tags?: string[];
+  sku?: string;
+  productIds?: number[];
+}
+
+const REFERENCE_SORT = { productReference: 'r.product_reference', productReferenceName: 'r.product_reference_name COLLATE NOCASE', created: 'r.created' } as const;
+
+/** References of a storefront; tags, customFields and sku filter by the referenced product. */
+export async function listReferences(t: TenantContext, storefrontId: number, f: ReferenceFilter) {
+  const db = t.env.DB;
+  await storefrontOr404(db, t.tenantId, storefrontId);
+  const where = [sql`r.tenant_id = ${t.tenantId}`, sql`r.storefront_id = ${storefrontId}`];
+  if (f.productReferenceType) where.push(sql`r.product_reference_type = ${f.productReferenceType}`);
+  if (f.search) where.push(sql`(r.product_reference LIKE ${likePattern(f.search)} ESCAPE '\\' OR r.product_reference_name LIKE ${likePattern(f.search)} ESCAPE '\\')`);
+  if (f.productIds?.length) where.push(sql`r.product_id IN (SELECT value FROM json_each(${JSON.stringify(f.productIds)}))`);
+  const byProduct = Boolean(f.tags?.length || f.sku || (f.customFields && Object.keys(f.customFields).length));
+  if (byProduct) {
+    where.push(sql`p.id IS NOT NULL`);
+    if (f.tags?.length) where.push(sql`NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(f.tags)}) w WHERE w.value NOT IN (SELECT value FROM json_each(p.tags)))`);
+    if (f.customFields && Object.keys(f.customFields).length) where.push(customFieldsMatch(sql.raw('p.custom_fields'), f.customFields));
+    if (f.sku) {
+      where.push(sql`EXISTS (SELECT 1 FROM variants v WHERE v.tenant_id = p.tenant_id AND v.product_version_id = COALESCE(r.product_version_id, p.current_version_id) AND v.sku = ${f.sku} COLLATE NOCASE)`);
+    }
+  }
+  const from = sql`product_references r LEFT JOIN products p ON p.tenant_id = r.tenant_id AND p.id = r.product_id`;
+  const cond = sql.join(where, sql` AND `);
+  const order = f.sorting.length ? f.sorting.map((k) => `${REFERENCE_SORT[k.field]} ${k.direction}`).join(', ') + ', r.product_reference' : 'r.created, r.product_reference';
+  const columns = refColumns('r.');
+  const [count, page] = await db.batch<Record<string, unknown>>([
+    stmt(db, sql`SELECT count(*) AS n FROM ${from} WHERE ${cond}`),
+    stmt(db, sql`SELECT ${sql.raw(columns)} FROM ${from} WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`),
+  ]);
+  return { total: Number(count!.results[0]?.n ?? 0), items: (page!.results as unknown as ProductReferenceRow[]).map(referenceDto) };
+}
+
+/** Ids of one target kind that a storefront references (storefront target lists). */
+export async function referencedIds(db: D1Database, tenantId: number, storefrontId: number, type: ReferenceType): Promise<number[]> {
+  const column = { Product: 'product_id', ProductLink: 'product_link_id', ProductSpecification: 'product_specification_id', ProductBundle: 'product_bundle_id' }[type];
+  const rows = await all<{ id: number }>(
+    db,
+    `SELECT DISTINCT ${column} AS id FROM product_references WHERE tenant_id = ?1 AND storefront_id = ?2 AND product_reference_type = ?3 AND ${column} IS NOT NULL`,
+    tenantId,
+    storefrontId,
+    type,
+  );
+  return rows.map((r) => r.id);
+}
+
+// --- resolution ------------------------------------------------------------------------------------------
+
+export interface ProductSpecifier {
+  type: 'ProductSpecification' | 'Product' | 'ProductLink' | 'ProductBundle';
+  id: number;
+  versionId?: number | null;
+  variantId?: number | null;
+}
+
+/** What a project item's product resolves to (ids null where they do not apply). */
+export interface ResolvedProduct {
+  productReference: string | null;
+  productId: number | null;
+  productVersionId: number | null;
+  productVariantId: number | null;
+  productLinkId: number | null;
+  productSpecificationId: number | null;
+  productBundleId: number | null;
+  /** The variant's SKU. */
+  sku: string | null;
+  /** link's, else product's, else specification's (bundle: its own). */
+  processingPipelineId: number | null;
+  personalizationWorkflowId: number | null;
+}
+
+const notFound = (path: string, message: string): never => {
+  throw new NotFoundError(message, { [path]: [message] });
+};
+
+/**
+ * `productSpecifier {type, id, versionId, variantId}` → the product version and variant. The
+ * version defaults to the link's pinned one, else the product's current one; the variant to the
+ * version's only variant (null when it has several). Unknown ids → 404 naming `at.id`,
+ * `at.versionId` or `at.variantId`.
+ */
+export async function resolveProductSpecifier(db: D1Database, tenantId: number, spec: ProductSpecifier, at = 'productSpecifier', productReference: string | null = null): Promise<ResolvedProduct> {
+  const out: ResolvedProduct = {
+    productReference,
+    productId: null,
+    productVersionId: null,
+    productVariantId: null,
+    productLinkId: null,
+    productSpecificationId: null,
+    productBundleId: null,
+    sku: null,
+    processingPipelineId: null,
+    personalizationWorkflowId: null,
+  };
+  let productId: number | null = null;
+  let pinnedVersion: number | null = null;
+  let linkPipeline: number | null = null;
+  let linkWorkflow: number | null = null;
+  if (spec.type === 'ProductLink') {
+    const link = await findEntity(db, tenantId, 'link', spec.id);
+    if (!link) notFound(`${at}.id`, `No product link ${spec.id}.`);
+    out.productLinkId = spec.id;
+    productId = link!.productId as number;
+    pinnedVersion = (link!.productVersionId as number | null) ?? null;
+    linkPipeline = (link!.processingPipelineId as number | null) ?? null;
+    linkWorkflow = (link!.personalizationWorkflowId as number | null) ?? null;
+  } else if (spec.type === 'ProductSpecification' || spec.type === 'ProductBundle') {
+    const kind = spec.type === 'ProductSpecification' ? 'specification' : 'bundle';
+    const entity = await findEntity(db, tenantId, kind, spec.id);
+    if (!entity) notFound(`${at}.id`, `No product ${kind} ${spec.id}.`);
+    if (kind === 'specification') out.productSpecificationId = spec.id;
+    else out.productBundleId = spec.id;
+    out.processingPipelineId = (entity!.processingPipelineId as number | null) ?? null;
+    out.personalizationWorkflowId = (entity!.personalizationWorkflowId as number | null) ?? null;
+    return out;
+  } else {
+    productId = spec.id;
+  }
+  const product = await findProduct(db, tenantId, productId!);
+  if (!product) notFound(`${at}.id`, `No product ${productId}.`);
+  out.productId = product!.id;
+  const version = spec.versionId ?? pinnedVersion;
+  try {
+    out.productVersionId = await versionOf(db, tenantId, product!, version);
+  } catch {
+    notFound(`${at}.versionId`, `Product ${product!.id} has no version ${version}.`);
+  }
+  const variants = await all<{ id: number; sku: string | null }>(
+    db,
+    `SELECT id, sku FROM variants WHERE tenant_id = ?1 AND product_version_id = ?2 ORDER BY sort_index, id`,
+    tenantId,
+    out.productVersionId,
+  );
+  if (spec.variantId != null) {
+    const v = variants.find((x) => x.id === spec.variantId);
+    if (!v) notFound(`${at}.variantId`, `Product version ${out.productVersionId} has no variant ${spec.variantId}.`);
+    out.productVariantId = v!.id;
+    out.sku = v!.sku;
+  } else if (variants.length === 1) {
+    out.productVariantId = variants[0]!.id;
+    out.sku = variants[0]!.sku;
+  }
+  out.processingPipelineId = linkPipeline ?? product!.processingPipelineId;
+  out.personalizationWorkflowId = linkWorkflow ?? product!.personalizationWorkflowId;
+  return out;
+}
+
+/**
+ * A reference of the storefront → what it names (its version unless the caller names one).
+ * Unknown reference → 404 naming `at`.
+ */
+export async function resolveReferenceTarget(
+  db: D1Database,
+  tenantId: number,
+  storefrontId: number,
+  reference: string,
+  pick: { versionId?: number | null; variantId?: number | null } = {},
+  at = 'productReference',
+): Promise<ResolvedProduct> {
+  const ref = await resolveProductReference(db, tenantId, storefrontId, reference);
+  if (!ref) notFound(at, `Storefront ${storefrontId} has no product reference "${reference}".`);
+  const r = ref!;
+  const type = r.productReferenceType;
+  const id = type === 'Product' ? r.productId : type === 'ProductLink' ? r.productLinkId : type === 'ProductSpecification' ? r.productSpecificationId : r.productBundleId;
+  return resolveProductSpecifier(
+    db,
+    tenantId,
+    { type, id: id!, versionId: pick.versionId ?? (type === 'Product' ? r.productVersionId : null), variantId: pick.variantId },
+    at,
+    r.productReference,
+  );
+}
+
+/** An item's pipeline: its product link's, else its product's, else its specification's. */
+export async function itemPipeline(db: D1Database, tenantId: number, item: { productLinkId?: number | null; productId?: number | null; productSpecificationId?: number | null }): Promise<number | null> {
+  const pick = async (sqlText: string, id: number | null | undefined) =>
+    id == null ? null : ((await first<{ p: number | null }>(db, sqlText, tenantId, id))?.p ?? null);
+  return (
+    (await pick(`SELECT processing_pipeline_id AS p FROM product_links WHERE tenant_id = ?1 AND id = ?2`, item.productLinkId)) ??
+    (await pick(`SELECT processing_pipeline_id AS p FROM products WHERE tenant_id = ?1 AND id = ?2`, item.productId)) ??
+    (await pick(`SELECT processing_pipeline_id AS p FROM product_specifications WHERE tenant_id = ?1 AND id = ?2`, item.productSpecificationId))
+  );
+}
+
+// --- personalization --------------------------------------------------------------------------------------
+
+export async function workflowOf(t: TenantContext, r: ResolvedProduct) {
+  if (r.personalizationWorkflowId == null) throw new NotFoundError('No personalization workflow is attached.');
+  const w = await findEntity(t.env.DB, t.tenantId, 'workflow', r.personalizationWorkflowId);
+  if (!w) throw new NotFoundError('No personalization workflow is attached.');
+  return w;
+}
+
+/** PersonalizationParametersDto (ours): ids, workflow, pipeline, designs and mockups. */
+export async function personalizationParameters(t: TenantContext, r: ResolvedProduct) {
+  const db = t.env.DB;
+  const workflow = r.personalizationWorkflowId == null ? null : await findEntity(db, t.tenantId, 'workflow', r.personalizationWorkflowId);
+  const designs = r.productVersionId == null ? [] : await variantDesigns(db, t.tenantId, r.productVersionId, r.productVariantId);
+  const mockups = r.productVersionId == null ? [] : await variantMockups(db, t.tenantId, r.productVersionId, r.productVariantId);
+  return {
+    productReference: r.productReference,
+    productId: r.productId,
+    productVersionId: r.productVersionId,
+    productLinkId: r.productLinkId,
+    productSpecificationId: r.productSpecificationId,
+    productBundleId: r.productBundleId,
+    personalizationWorkflow: workflow,
+    processingPipelineId: r.processingPipelineId,
+    designs,
+    mockups,
+  };
+}
