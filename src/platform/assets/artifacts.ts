@@ -225,7 +225,7 @@ export async function deleteArtifactGroup(t: TenantContext, group: string): Prom
   const { results } = await t.env.DB.prepare(`SELECT id, r2_key AS r2Key, blob_sha AS blobSha FROM artifacts WHERE tenant_id = ?1 AND group_name = ?2`)
     .bind(t.tenantId, group)
     .all<{ id: string; r2Key: string | null; blobSha: string | null }>();
-  if (!results.length) throw new NotFoundError(`No artifacts in the group ${group}.`);
+  if (!results.length) throw new NotFoundError('No artifacts in this group.');
   for (let i = 0; i < results.length; i += 1000) {
     await t.env.DB.batch(deleteStatements(t.env.DB, t.tenantId, results.slice(i, i + 1000).map((r) => r.id)));
   }

@@ -162,16 +162,20 @@ export function dropBlobRef(db: D1Database, tenantId: number, sha: string): D1Pr
   return db.prepare(`UPDATE blobs SET refcount = refcount - 1, last_modified = ${NOW} WHERE tenant_id = ?1 AND sha256 = ?2`).bind(tenantId, sha);
 }
 
-/** Deletes blobs at refcount 0 older than the grace period (hourly cron); returns how many. */
+/** Deletes blobs at refcount 0 older than the grace period (hourly cron), tenant by tenant; returns how many. */
 export async function sweepUnreferencedBlobs(db: D1Database, bucket: R2Bucket, now = Date.now(), max = 1000): Promise<number> {
-  const { results } = await db
-    .prepare(
-      `DELETE FROM blobs WHERE rowid IN (SELECT rowid FROM blobs WHERE refcount <= 0 AND last_modified < ?1 LIMIT ?2)
-       RETURNING tenant_id AS tenantId, sha256`,
-    )
-    .bind(now - UNREFERENCED_GRACE_MS, max)
-    .all<{ tenantId: number; sha256: string }>();
-  for (const r of results) await bucket.delete(blobKey(r.tenantId, r.sha256));
-  // Leftover staging objects of requests that died mid-upload.
-  return results.length;
+  const { results: tenants } = await db.prepare(`SELECT id FROM tenants`).all<{ id: number }>();
+  let n = 0;
+  for (const { id: tenantId } of tenants) {
+    const { results } = await db
+      .prepare(
+        `DELETE FROM blobs WHERE tenant_id = ?1 AND sha256 IN (SELECT sha256 FROM blobs WHERE tenant_id = ?1 AND refcount <= 0 AND last_modified < ?2 LIMIT ?3)
+         AND refcount <= 0 RETURNING sha256`,
+      )
+      .bind(tenantId, now - UNREFERENCED_GRACE_MS, max)
+      .all<{ sha256: string }>();
+    for (const r of results) await bucket.delete(blobKey(tenantId, r.sha256));
+    n += results.length;
+  }
+  return n;
 }

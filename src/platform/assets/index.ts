@@ -19,3 +19,4 @@ export { serveFile, parseRange } from './download';
 export { issueAnonymous, anonymousUrlOf, resolveAnonymous } from './anonymous';
 export * from './artifacts';
 export { readAssetBytes, TenantInputStore } from './engine-store';
+export { sweepAssets } from './cron';

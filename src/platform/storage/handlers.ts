@@ -202,7 +202,7 @@ export const folderCreate = (kind: AssetKind) => async (c: C) => {
 export const folderByPath = (kind: AssetKind) => async (c: C) => {
   const query = q(c);
   const { fs } = await folderScopeOf(c, kind, query.ownerId);
-  const row = await assets.folderByPath(fs, query.fullPath ?? '/');
+  const row = await assets.folderByPath(fs, query.fullPath);
   if (!row) throw new NotFoundError(`No folder ${assets.normalisePath(query.fullPath)}.`);
   return c.json((await assets.folderDtos(fs, [row]))[0], 200);
 };

@@ -122,7 +122,7 @@ export const FolderCreateBody = z
 export const FolderUpdateBody = z
   .object({ name: z.string().optional(), parentId: z.string().nullable().optional(), path: z.string().optional().openapi({ description: 'New parent path.' }) })
   .openapi('UpdateFolderDto');
-export const FolderPathQuery = z.object({ fullPath: z.string().optional(), ownerId });
+export const FolderPathQuery = z.object({ fullPath: z.string().openapi({ description: 'The folder, e.g. `/cards/xmas/` (`/` = the root).' }), ownerId });
 export const FolderDeleteQuery = z.object({ fullPath: z.string().optional(), recursive: boolQuery(false), ownerId });
 export const FolderContentQuery = z.object({ folderId: z.string().optional(), ownerId });
 export const RetentionQuery = z.object({ policy: z.enum(RETENTION), ownerId });
