@@ -13,6 +13,9 @@ export default defineConfig({
           RENDERING_API_KEY: 'test-api-key',
           // The fixture server (test/global-setup.ts) listens on loopback.
           OUTBOUND_ALLOW_HOSTS: '127.0.0.1',
+          // Test-only crash injection (src/platform/jobs): tasks with these names abort the
+          // ProjectJobs object once, after their outputs and before the commit.
+          PIPELINE_FAULTS: 'fault-render:after-outputs,fault-finalize:after-outputs',
         },
       },
     })),

@@ -1,13 +1,24 @@
 import { createApp } from './app';
 import type { Env } from './env';
 import { sweepExpiredResults } from './rendering/expiry';
+import { sweepAssets } from './platform/assets/cron';
 
-export { ProjectJobs } from './platform/jobs/project-jobs';
+// Importing the jobs module also registers the runner with project processing.
+export { ProjectJobs } from './platform/jobs';
+import { runWatchdog } from './platform/jobs';
 
 const app = createApp();
 
+/** The 5-minute job watchdog's cron (wrangler.toml). */
+const JOB_WATCHDOG_CRON = '*/5 * * * *';
+
 export default {
   fetch: app.fetch,
-  // Hourly (wrangler.toml [triggers]): expired rendering results are deleted an hour at a time.
-  scheduled: (_event, env, ctx) => ctx.waitUntil(sweepExpiredResults(env)),
+  // wrangler.toml [triggers], dispatched on the cron: every 5 min the job watchdog; hourly,
+  // expired rendering results are deleted an hour at a time, and the asset store's retention,
+  // Temporary artifacts and unreferenced blobs are swept (src/platform/assets/cron.ts).
+  scheduled: (controller, env, ctx) => {
+    if (controller.cron === JOB_WATCHDOG_CRON) ctx.waitUntil(runWatchdog(env));
+    else ctx.waitUntil(Promise.all([sweepExpiredResults(env), sweepAssets(env)]));
+  },
 } satisfies ExportedHandler<Env>;

@@ -19,6 +19,8 @@ declare namespace Cloudflare {
     LOGIN_IP_LIMITER: RateLimit;
     /** Secret: encrypts the private parts of signing keys at rest. */
     KEY_ENCRYPTION_SECRET: string;
+    /** Tests only: `<task>:after-outputs` (comma-separated) aborts the ProjectJobs object once before a unit's commit. */
+    PIPELINE_FAULTS?: string;
     /** Secret: the Dynamic Image API key (header X-DynamicImageApiKey). */
     RENDERING_API_KEY: string;
   }

@@ -1,0 +1,24 @@
+/**
+ * Task type → module. Types without a module are "not available yet": job creation and pipeline
+ * save refuse them (`unavailableTasks`), and the runner fails such a task saying so.
+ */
+import { NOT_AVAILABLE_YET, type Pipeline, type TaskType } from '../language';
+import { extractProjectDesign } from './extract-project-design';
+import { finalize } from './finalize';
+import { renderHires } from './render-hires';
+import type { TaskModule } from './types';
+
+export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
+  finalize,
+  'extract-project-design': extractProjectDesign,
+  'render-hires': renderHires,
+};
+
+/** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */
+export function unavailableTasks(pipeline: Pipeline): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  pipeline.tasks.forEach((t, i) => {
+    if (!TASK_MODULES[t.type]) errors[`tasks[${i}].type`] = [`${t.type} is ${NOT_AVAILABLE_YET}`];
+  });
+  return errors;
+}

@@ -1,0 +1,50 @@
+// Helpers of the runner tests: a design asset from a PSD fixture, and driving a job's
+// ProjectJobs object alarm by alarm (runDurableObjectAlarm) until the job settles.
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { assetKind, createAsset, scopeFor, stageBytes } from '../../../src/platform/assets';
+import { runnerTenant } from '../../../src/platform/jobs/d1';
+import { jobDoName, jobStub } from '../../../src/platform/jobs';
+import type { ProjectJobs } from '../../../src/platform/jobs/project-jobs';
+import { psdFixture } from '../../helpers/fixtures';
+
+export async function createDesign(id: string, fixture = 'psdtools-blend-multiply.psd', tenantId = 1): Promise<void> {
+  const t = runnerTenant(env, tenantId, 'http://localhost');
+  if (await env.DB.prepare(`SELECT 1 FROM assets WHERE tenant_id = ?1 AND id = ?2`).bind(tenantId, id).first()) return;
+  const staged = await stageBytes(env.FILES, tenantId, await psdFixture(fixture));
+  await createAsset(scopeFor(t, assetKind('design', false), null), { staged, filename: fixture, id });
+}
+
+export const stubOfJob = (id: string, tenantId = 1) => jobStub(env, jobDoName(tenantId, id)) as unknown as DurableObjectStub<ProjectJobs>;
+
+const TERMINAL = ['Completed', 'Failed', 'Discarded'];
+
+/**
+ * Runs the object's alarms until the job is Completed, Failed or Discarded (automatic alarms
+ * may run too; the object runs one step at a time). Aborts (injected faults) are counted.
+ */
+export async function drive(first: DurableObjectStub<ProjectJobs>, jobId: string, timeoutMs = 25_000): Promise<{ status: string; aborts: number }> {
+  const until = Date.now() + timeoutMs;
+  let aborts = 0;
+  let stub = first;
+  // A stub of an aborted object stays broken: a new stub reaches the object's next instance.
+  const fresh = () => (stub = stubOfJob(jobId));
+  while (Date.now() < until) {
+    const view = await stub.view(jobId).catch(() => (fresh(), null));
+    if (view && TERMINAL.includes(view.job.status)) return { status: view.job.status, aborts };
+    try {
+      await runDurableObjectAlarm(stub);
+    } catch {
+      aborts++;
+      fresh();
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const view = await fresh().view(jobId);
+  return { status: view?.job.status ?? 'missing', aborts };
+}
+
+/** Reads the object's own SQLite. */
+export function sqlOf<T>(stub: DurableObjectStub<ProjectJobs>, query: string, ...params: unknown[]): Promise<T[]> {
+  return runInDurableObject(stub, (_i, state) => state.storage.sql.exec(query, ...params).toArray() as unknown as T[]);
+}
