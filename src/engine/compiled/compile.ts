@@ -205,17 +205,17 @@ async function writeLayerPyramid(
   const height = bounds.bottom - bounds.top;
   const ids = channels === 4 ? [0, 1, 2, -1] : [maskChannel];
   if (channels === 1 && !raw.channels.some((c) => c.id === maskChannel && c.data?.length)) return null;
-  const readers = await Promise.all(
-    ids.map((id) => channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : fill)),
+  // Rows are read from the canvas's top edge on, not the layer's (which may lie far above it).
+  const readers = ids.map((id) =>
+    channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : fill, crop.top - bounds.top),
   );
   const cw = crop.right - crop.left;
   const off = crop.left - bounds.left;
   const row = new Uint8Array(cw * channels);
   const writer = new PyramidWriter(crop, levels, channels, fill, write);
   let visible = channels === 1;
-  for (let y = bounds.top; y < crop.bottom; y++) {
+  for (let y = crop.top; y < crop.bottom; y++) {
     const rows = readers.map((r) => r.next());
-    if (y < crop.top) continue;
     if (channels === 1) row.set(rows[0].subarray(off, off + cw));
     else {
       const [r, g, b, a] = rows;
@@ -229,6 +229,8 @@ async function writeLayerPyramid(
     }
     await writer.push(y, row);
   }
+  // Each channel, one after the other, must end where its rectangle does (ZIP bombs).
+  for (const r of readers) r.finish();
   await writer.finish();
   return visible ? crop : null;
 }

@@ -1,70 +1,108 @@
 import type { LayerRawDataChannel } from 'ag-psd';
-import { inflate } from '../compiled/blob';
+import { unprocessable } from '../errors';
 import { unpackBits } from './composite';
+import { InflateError, Inflater } from './inflate';
 
 /**
  * Row-by-row decoding of one layer channel, straight from the compressed bytes ag-psd leaves in
- * `rawData` (views into the PSD). RLE and raw channels never exist whole in memory; ZIP channels
- * are inflated whole (one channel, one byte per pixel) since deflate cannot seek.
+ * `rawData` (views into the PSD). No channel ever exists whole in memory: raw and RLE rows are
+ * found by offset, ZIP rows are inflated as they are read (a 64 KB window per channel).
  */
 export interface ChannelRows {
   /** The next row (same buffer each call: copy what you keep). */
   next(): Uint8Array;
+  /**
+   * Checks that the channel holds no more than its rectangle: a ZIP channel is inflated up to
+   * its expected size (rows not yet read are decoded and dropped) and must end there.
+   */
+  finish(): void;
 }
 
-export async function channelRows(
+/**
+ * A reader over `channel`'s rows `first`, `first + 1`, … of a `width` × `height` rectangle.
+ * Rows before `first` are skipped without decoding where the compression allows (raw, RLE).
+ */
+export function channelRows(
   channel: LayerRawDataChannel | undefined,
   width: number,
   height: number,
   large: boolean,
   fill = 0,
-): Promise<ChannelRows> {
+  first = 0,
+): ChannelRows {
   const row = new Uint8Array(width);
   const data = channel?.data;
   if (!data || data.length === 0) {
     row.fill(fill);
-    return { next: () => row };
+    return { next: () => row, finish() {} };
   }
-  let y = 0;
+  let y = first;
   switch (channel.compression) {
     case 0: {
       return {
         next() {
           const s = y++ * width;
           row.fill(0);
-          row.set(data.subarray(s, Math.min(s + width, data.length)));
+          if (s < data.length) row.set(data.subarray(s, Math.min(s + width, data.length)));
           return row;
         },
+        finish() {},
       };
     }
     case 1: {
       const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
       const countSize = large ? 4 : 2;
+      const length = (r: number) => (large ? view.getUint32(r * 4) : view.getUint16(r * 2));
       let at = height * countSize;
+      for (let r = 0; r < first; r++) at += length(r);
       return {
         next() {
-          const length = large ? view.getUint32(y * 4) : view.getUint16(y * 2);
-          unpackBits(data, at, length, row);
-          at += length;
-          y++;
+          const n = length(y++);
+          unpackBits(data, at, n, row);
+          at += n;
           return row;
         },
+        finish() {},
       };
     }
     case 2:
     case 3: {
-      const all = await inflate(data, undefined, 'deflate');
+      const inflater = new Inflater(data);
+      const predicted = channel.compression === 3;
+      y = 0; // deflate cannot seek: rows before `first` are inflated and dropped
+      const read = () => {
+        const n = zip(() => inflater.read(row));
+        row.fill(0, n); // a short stream leaves the rest of the rectangle empty
+        y++;
+      };
+      for (let r = 0; r < first; r++) read();
       return {
         next() {
-          const s = y++ * width;
-          row.fill(0);
-          row.set(all.subarray(s, Math.min(s + width, all.length)));
-          if (channel.compression === 3) for (let x = 1; x < width; x++) row[x] = (row[x] + row[x - 1]) & 255;
+          read();
+          if (predicted) for (let x = 1; x < width; x++) row[x] = (row[x] + row[x - 1]) & 255;
           return row;
+        },
+        finish() {
+          while (y < height) read();
+          if (zip(() => inflater.read(new Uint8Array(1)))) {
+            throw unprocessable(
+              `A layer's ZIP channel inflates to more than its ${width}x${height} px rectangle; the file is damaged or crafted.`,
+              [{ path: 'channel', reason: 'inflates beyond its rectangle' }],
+            );
+          }
         },
       };
     }
     default:
-      throw new Error(`unknown channel compression ${channel.compression}`);
+      throw unprocessable(`Unknown channel compression ${channel.compression}.`);
+  }
+}
+
+function zip<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof InflateError) throw unprocessable(`A layer's ZIP channel could not be inflated: ${e.message}.`);
+    throw e;
   }
 }

@@ -4,6 +4,17 @@ import { unprocessable } from '../errors';
 /** Limits from the rendering contract. */
 export const MAX_SIDE = 10_000;
 export const MAX_LAYERS = 1_000;
+/**
+ * A layer's pixel rectangle may pass the canvas edge (an off-canvas photo), but not without
+ * bound: at most Photoshop's own PSD limit a side, and at most this many pixels, or four times
+ * the canvas when that is more. Only what lies on the canvas is decoded (row loops are clamped),
+ * but a ZIP channel is inflated to its full rectangle to prove it ends there, so the area is
+ * what a crafted file could make us spend.
+ */
+export const MAX_LAYER_SIDE = 30_000;
+export const MAX_LAYER_PIXELS = 50_000_000;
+/** What ag-psd may allocate while parsing (patterns are decoded there); the rest stays compressed. */
+const PARSE_MEMORY = 64 * 1024 * 1024;
 
 const COLOR_MODES = ['Bitmap', 'Grayscale', 'Indexed', 'RGB', 'CMYK', '', '', 'Multichannel', 'Duotone', 'Lab'];
 
@@ -77,9 +88,30 @@ export function parsePsd(bytes: Uint8Array): Psd {
   ensureCanvas();
   let psd: Psd;
   try {
-    psd = readPsd(bytes, { useRawData: true, useImageData: true, skipThumbnail: true, skipLinkedFilesData: false });
+    psd = readPsd(bytes, {
+      useRawData: true,
+      useImageData: true,
+      skipThumbnail: true,
+      skipLinkedFilesData: false,
+      totalMemoryLimit: PARSE_MEMORY,
+    });
   } catch (e) {
-    throw unprocessable(`The PSD could not be read: ${(e as Error).message}`);
+    const message = (e as Error).message;
+    const box = /^Invalid (layer|mask|realMask) size$/.exec(message);
+    if (box) {
+      // ag-psd's own bound, met before ours: a rectangle inverted or past Photoshop's limit.
+      const limit = bytes[5] === 2 ? 300_000 : 30_000;
+      throw unprocessable(
+        `A layer's ${box[1] === 'layer' ? 'pixel' : 'mask'} rectangle is inverted or more than ${limit} px a side (the most Photoshop allows).`,
+        [{ path: 'layers', reason: `${box[1]} rectangle` }],
+      );
+    }
+    if (message === 'Exceeded memory limit') {
+      throw unprocessable(`The PSD's patterns need more than ${PARSE_MEMORY / 1024 / 1024} MB once decoded.`, [
+        { path: 'patterns', reason: 'too large' },
+      ]);
+    }
+    throw unprocessable(`The PSD could not be read: ${message}`);
   }
   const count = countLayers(psd.children ?? []);
   if (count > MAX_LAYERS) {
@@ -87,7 +119,39 @@ export function parsePsd(bytes: Uint8Array): Psd {
       { path: 'layers', reason: String(count) },
     ]);
   }
+  checkLayerRectangles(psd.children ?? [], psd.width * psd.height);
   return psd;
+}
+
+type Rect = { left?: number; top?: number; right?: number; bottom?: number };
+
+/**
+ * Refuses a layer whose pixel data (a colour, transparency or mask channel) describes a
+ * rectangle beyond the limits above, before any of it is decoded.
+ */
+function checkLayerRectangles(layers: NonNullable<Psd['children']>, canvasArea: number): void {
+  const maxPixels = Math.max(MAX_LAYER_PIXELS, 4 * canvasArea);
+  for (const layer of layers) {
+    if (layer.children) checkLayerRectangles(layer.children, canvasArea);
+    for (const channel of layer.rawData?.channels ?? []) {
+      if (!channel.data?.length) continue;
+      const [what, rect]: [string, Rect | undefined] =
+        channel.id === -2 ? ['mask', layer.mask] : channel.id === -3 ? ['mask', layer.realMask] : ['pixel', layer];
+      const width = (rect?.right ?? 0) - (rect?.left ?? 0);
+      const height = (rect?.bottom ?? 0) - (rect?.top ?? 0);
+      let problem: string | undefined;
+      if (width < 0 || height < 0) problem = 'is inverted';
+      else if (width > MAX_LAYER_SIDE || height > MAX_LAYER_SIDE) problem = `exceeds ${MAX_LAYER_SIDE} px a side`;
+      else if (width * height > maxPixels) problem = `exceeds ${maxPixels.toLocaleString('en-US')} px in all`;
+      if (problem) {
+        const name = layer.name ?? '';
+        throw unprocessable(
+          `Layer "${name}" has a ${width}x${height} px ${what} rectangle (top ${rect?.top ?? 0}, left ${rect?.left ?? 0}), which ${problem}.`,
+          [{ path: `layers.${name}`, reason: `${what} rectangle ${width}x${height}` }],
+        );
+      }
+    }
+  }
 }
 
 function countLayers(layers: NonNullable<Psd['children']>): number {
