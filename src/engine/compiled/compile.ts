@@ -1,6 +1,7 @@
 import type { Layer, LayerRawData } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
+import { LayerRenderError, renderTemplate, type BackdropStore } from '../composite/render';
 import { intersectRect } from '../composite/surface';
 import { channelRows } from '../psd/channels';
 import { compositeRows, decodeComposite } from '../psd/composite';
@@ -15,7 +16,7 @@ import { levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/6';
+export const ENGINE_VERSION = 'psd-engine/7';
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
@@ -72,13 +73,17 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
         } else if (keys.length) {
           await bucket.delete(keys); // fully transparent: nothing worth keeping
         }
+      }
+      // Groups carry masks too (their pixels are their children's).
+      if (node.mask) {
         const src = pixelMaskSource(layer);
-        if (node.mask && src) {
-          const bounds = await writeLayerPyramid(raw, node.mask.bounds, canvas, levels, 1, (k, b, d) =>
-            put(maskKey(hash, node.id, k, b), d), src.real ? -3 : -2, node.mask.defaultColor);
-          if (bounds) node.mask.bounds = bounds;
-          else node.mask.hasPixels = false;
-        }
+        const bounds =
+          raw && src
+            ? await writeLayerPyramid(raw, node.mask.bounds, canvas, levels, 1, (k, b, d) =>
+                put(maskKey(hash, node.id, k, b), d), src.real ? -3 : -2, node.mask.defaultColor)
+            : null;
+        if (bounds) node.mask.bounds = bounds;
+        else node.mask.hasPixels = false;
       }
       // Done with this layer's compressed bytes.
       delete layer.rawData;
@@ -128,6 +133,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       await bucket.put(iccKey(hash), resources.icc);
       compiled.iccKey = iccKey(hash);
     }
+    await trialRender(bucket, compiled);
     written.push(treeKey(hash));
     await bucket.put(treeKey(hash), JSON.stringify(compiled), {
       httpMetadata: { contentType: 'application/json' },
@@ -141,6 +147,27 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       throw unprocessable(`The PSD's pixel data could not be decoded: ${e.message}`);
     }
     throw e;
+  }
+}
+
+/**
+ * Renders the compiled template once before it is accepted, at its smallest pyramid level and in
+ * a full-size strip through its middle (the two take a few milliseconds). A layer the compositor
+ * cannot draw is refused here with a 422 that names it and its features, instead of answering
+ * 500 to every preview later. Backdrops are not cached: this render serves nobody.
+ */
+async function trialRender(bucket: R2Bucket, compiled: CompiledTemplate): Promise<void> {
+  const backdrops: BackdropStore = { get: async () => null, set: async () => {} };
+  const middle = Math.floor(compiled.height / 2);
+  try {
+    await renderTemplate(bucket, compiled, { scale: 2 ** -(compiled.levels - 1), background: 'transparent', backdrops });
+    await renderTemplate(bucket, compiled, { scale: 1, region: { top: middle, bottom: middle + 8 }, background: 'transparent', backdrops });
+  } catch (e) {
+    if (!(e instanceof LayerRenderError)) throw e;
+    console.error('trial render failed', e.cause);
+    throw unprocessable(`The template cannot be rendered: layer "${e.layer}" uses a combination the renderer cannot draw (${e.features}).`, [
+      { path: `layers.${e.layer}`, reason: e.features },
+    ]);
   }
 }
 

@@ -112,8 +112,51 @@ function unitsOf(nodes: LayerNode[]): Unit[] {
 async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Surface): Promise<void> {
   if (!isVisible(ctx, base)) return;
   const shown = clipped.filter((n) => isVisible(ctx, n));
-  if (shown.length) await drawClipGroup(ctx, base, shown, canvas);
-  else await drawNode(ctx, base, canvas);
+  try {
+    if (shown.length) await drawClipGroup(ctx, base, shown, canvas);
+    else await drawNode(ctx, base, canvas);
+  } catch (e) {
+    throw LayerRenderError.wrap(e, base, shown);
+  }
+}
+
+/**
+ * A failure while drawing one layer, naming the layer and the features it uses, so that the
+ * compile-time trial render (compile.ts) can refuse the template with a 422 that says what
+ * could not be drawn. `cause` is the original error.
+ */
+export class LayerRenderError extends Error {
+  override name = 'LayerRenderError';
+  constructor(
+    readonly layer: string,
+    readonly features: string,
+    override readonly cause: unknown,
+  ) {
+    super(`layer "${layer}" (${features}) could not be drawn: ${(cause as Error)?.message ?? cause}`);
+  }
+
+  /** The innermost layer wins: an error already naming one passes through unchanged. */
+  static wrap(e: unknown, node: LayerNode, clipped: LayerNode[] = []): unknown {
+    if (e instanceof LayerRenderError || !(e instanceof Error) || (e as { code?: unknown }).code) return e;
+    return new LayerRenderError(node.name, featuresOf(node, clipped), e);
+  }
+}
+
+/** The Photoshop features a layer uses, in words ("pass-through group, layer mask, …"). */
+export function featuresOf(node: LayerNode, clipped: LayerNode[] = []): string {
+  const f: string[] = [];
+  if (node.type === 'Group') f.push(node.blendMode === 'pass through' ? 'pass-through group' : 'group');
+  else if (node.adjustment) f.push(`${node.adjustment.type} adjustment`);
+  else f.push(`${node.type.toLowerCase()} layer`);
+  if (node.blendMode !== 'normal' && node.blendMode !== 'pass through') f.push(`blend mode ${node.blendMode}`);
+  if (node.clipping) f.push('clipped');
+  if (clipped.length) f.push(`${clipped.length} clipped layer${clipped.length > 1 ? 's' : ''}`);
+  if (node.mask && !node.mask.disabled) f.push(node.mask.defaultColor === 255 ? 'layer mask (white outside)' : 'layer mask');
+  if (node.vectorMask && !node.vectorMask.disabled) f.push('vector mask');
+  if (hasEffects(node)) f.push('layer effects');
+  if (node.blendIf) f.push('Blend If');
+  if (node.artboard) f.push('artboard');
+  return f.join(', ');
 }
 
 /** Draws a stack (top first, as in the tree) bottom-up, grouping clipped layers with their base. */
@@ -227,8 +270,16 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
 const textGamma = (ctx: RenderContext, node: LayerNode) => (node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1);
 
 async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, atop = false): Promise<void> {
-  if (node.type === 'Group') return drawGroup(ctx, node, canvas, atop);
-  if (node.adjustment) return drawAdjustment(ctx, node, canvas);
+  try {
+    if (node.type === 'Group') return await drawGroup(ctx, node, canvas, atop);
+    if (node.adjustment) return await drawAdjustment(ctx, node, canvas);
+    await drawLayer(ctx, node, canvas, atop);
+  } catch (e) {
+    throw LayerRenderError.wrap(e, node);
+  }
+}
+
+async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
   const effects = hasEffects(node);
   const reach = effects ? effectMargin(node, ctx.scale) : 0;
   const content = await layerContent(ctx, node, grow(rectOf(canvas), reach));
