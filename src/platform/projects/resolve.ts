@@ -68,7 +68,7 @@ export async function resolveItemProduct(
       )
       .bind(tenantId, storefrontId, input.reference)
       .first<Target>();
-    if (!ref) throw new NotFoundError('No such product reference in this storefront.', { [where]: [`No product reference "${input.reference}".`] });
+    if (!ref) throw new NotFoundError('No such product reference in this storefront.', { [where]: ['No such product reference in this storefront.'] });
     target = ref;
   }
   if (!target || target.type === 'ProductBundle') return { ...EMPTY, sku: input.sku ?? null };

@@ -34,7 +34,7 @@ type PlannedJob =
 
 interface Plan {
   project: NewProject;
-  items: NewItem[];
+  items: NewItem[] & { ctx: CreationContext };
   jobs: PlannedJob[];
 }
 
@@ -165,7 +165,9 @@ async function planItems(
   input: CreateProjectItem[],
   pathOf: (i: number) => string,
   designPath?: string,
-): Promise<NewItem[]> {
+): Promise<NewItem[] & { ctx: CreationContext }> {
+  const ctx = await store.creationContext(t.env.DB, t.tenantId, storefrontId);
+  if (!ctx.storefront) throw new NotFoundError(`No storefront ${storefrontId}.`, { storefrontId: [`No storefront ${storefrontId}.`] });
   if (input.length > LIMITS.itemsPerProject) throw new ValidationError({ items: [`At most ${LIMITS.itemsPerProject} items.`] });
   const db = t.env.DB;
   const designIds = [...new Set(input.flatMap((i) => i.designIds ?? []))];
@@ -199,7 +201,7 @@ async function planItems(
     ),
   );
   if (Object.keys(errors).length) throw new NotFoundError('Some ids name nothing this owner can use.', errors);
-  return input.map((item, i) => {
+  const items = input.map((item, i) => {
     const r = resolved[i]!;
     return {
       name: item.name ?? null,
@@ -227,7 +229,10 @@ async function planItems(
       processingPipelineId: r.processingPipelineId,
     };
   });
+  return Object.assign(items, { ctx });
 }
+
+type CreationContext = Awaited<ReturnType<typeof store.creationContext>>;
 
 /**
  * The create (contract, "One project per order line"): one batch that writes the user, the
@@ -236,8 +241,7 @@ async function planItems(
  */
 async function create(t: TenantContext, storefrontId: number, plan: Plan): Promise<ProjectDtoValue> {
   const db = t.env.DB;
-  const ctx = await store.creationContext(db, t.tenantId, storefrontId);
-  if (!ctx.storefront) throw new NotFoundError(`No storefront ${storefrontId}.`, { storefrontId: [`No storefront ${storefrontId}.`] });
+  const ctx = plan.items.ctx;
   // Processing starts now unless the tenant starts it on a later status.
   const triggerNow = ctx.startOn === null || ctx.startOn === ctx.initial;
   const status = triggerNow ? initialProcessingStatus(plan.jobs) : 'Pending';
