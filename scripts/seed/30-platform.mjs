@@ -4,6 +4,8 @@
 // ids (statuses and transitions on their unique codes and names; their ids are assigned).
 // test/helpers/platform.ts (seedPlatformDemo) writes the same rows inside workerd for the tests.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { projectRoot, withLocalPlatform } from '../lib/local-platform.mjs';
 
 const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers', 'Products'];
@@ -62,16 +64,77 @@ const statements = [
     [`INSERT OR IGNORE INTO design_connections (id, tenant_id, product_version_id, design_id, design_group, options) VALUES (1, 1, 1, 'demo-card-design', 'front', '[]')`],
     [`INSERT OR IGNORE INTO mockup_connections (id, tenant_id, product_version_id, mockup_id, options) VALUES (1, 1, 1, 'demo-mockup', '[]')`],
     [`INSERT OR IGNORE INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_id) VALUES (1, 1, 'demo-card', 'Product', 'Demo card', 1)`],
-  // Asset storage / processor: design `demo-card-design` (public PSD `/demo/psdtools-text`,
-  //   variable "Line 1 Line 2 Line 3 and text") and mockup `demo-mockup` (Mockup2D
-  //   `/demo/agpsd-shapes-smart-objects`): assets rows + blobs + R2 `p/1/blobs/<sha>`.
+  // Asset storage / processor: design `demo-card-design` and mockup `demo-mockup`: see
+  //   DEMO_ASSETS below (rows, blobs and R2 `p/1/blobs/<sha>`, written after these statements).
   // Back office: pipeline `1` "render-hires"; product `1` "Demo card" (version 1, option Paper =
   //   Matte, variant 1 SKU DEMO-CARD-MATTE, design group `front` and mockup on all variants,
   //   pipeline 1, workflow `1` "Demo editor" WorkflowElements); reference `demo-card`
   //   (storefront 1 → product 1).
 ];
 
-await withLocalPlatform(projectRoot(import.meta.url), (env) =>
-  env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params))),
-);
-console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer, pipeline 1, workflow 1, product 1 and reference demo-card.');
+// --- Asset storage: the demo design and mockup (contract, "Demo seed") ---------------------------
+// demo-card-design: public PSD design `/demo/psdtools-text` (its text layer "Line 1 Line 2 Line 3
+// and text" is the variable); demo-mockup: Mockup2D `/demo/agpsd-shapes-smart-objects`. The
+// metadata is what an upload computes (src/platform/assets/content.ts), read here with ag-psd;
+// the engine compiles the PSDs on first use. Blob refcounts are recounted from the rows, so
+// running the seed again changes nothing.
+const DEMO_ASSETS = [
+  { id: 'demo-card-design', type: 'design', name: 'Demo card design', folder: 'demo', folderId: 'de5160000000000000000001', file: 'psdtools-text.psd' },
+  { id: 'demo-mockup', type: 'mockup', name: 'Demo mockup', folder: 'demo', folderId: 'de5160000000000000000002', file: 'agpsd-shapes-smart-objects.psd' },
+];
+
+async function psdFacts(bytes) {
+  const { readPsd } = await import('ag-psd');
+  const psd = readPsd(bytes, { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
+  const ppi = psd.imageResources?.resolutionInfo?.horizontalResolution || 72;
+  const fonts = new Set();
+  const walk = (layers) => {
+    for (const l of layers ?? []) {
+      if (l.text) {
+        if (l.text.style?.font?.name) fonts.add(l.text.style.font.name);
+        for (const run of l.text.styleRuns ?? []) if (run.style?.font?.name) fonts.add(run.style.font.name);
+      }
+      walk(l.children);
+    }
+  };
+  walk(psd.children);
+  const pt = (px) => Math.round((px / ppi) * 72 * 1000) / 1000;
+  return { surface: { width: pt(psd.width), height: pt(psd.height) }, fonts: [...fonts], ppi, px: { width: psd.width, height: psd.height } };
+}
+
+async function seedDemoAssets(env) {
+  const root = projectRoot(import.meta.url);
+  for (const a of DEMO_ASSETS) {
+    const bytes = readFileSync(path.join(root, 'scripts/seed/demo-templates', a.file));
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const facts = await psdFacts(bytes);
+    const metadata =
+      a.type === 'design'
+        ? { fonts: facts.fonts.map((postscriptName) => ({ postscriptName, family: null, style: null })), surfaces: [facts.surface], printAreas: [facts.surface], hasDataSchema: false, _ppi: facts.ppi, _px: facts.px }
+        : { _ppi: facts.ppi, _px: facts.px };
+    await env.FILES.put(`p/1/blobs/${sha}`, bytes, { httpMetadata: { contentType: 'image/vnd.adobe.photoshop' }, customMetadata: { sha256: sha } });
+    await env.DB.batch([
+      env.DB.prepare(`INSERT OR IGNORE INTO folders (tenant_id, id, type, owner_id, parent_id, name, path, depth) VALUES (1, ?1, ?2, '', '', ?3, ?4, 1)`).bind(
+        a.folderId, a.type, a.folder, `/${a.folder}/`),
+      env.DB.prepare(
+        `INSERT OR IGNORE INTO assets (tenant_id, id, type, owner_id, folder_id, name, blob_sha, size, mime_type, format, metadata, design_type, has_problems, mockup_type)
+         VALUES (1, ?1, ?2, '', (SELECT id FROM folders WHERE tenant_id = 1 AND type = ?2 AND owner_id = '' AND path = ?3 COLLATE NOCASE), ?4, ?5, ?6, 'image/vnd.adobe.photoshop', 'psd', ?7, ?8, ?9, ?10)`,
+      ).bind(a.id, a.type, `/${a.folder}/`, a.name, sha, bytes.length, JSON.stringify(metadata), a.type === 'design' ? 'Psd' : null,
+        a.type === 'design' && facts.fonts.length ? 1 : 0, a.type === 'mockup' ? 'Mockup2D' : null),
+      env.DB.prepare(
+        `INSERT INTO blobs (tenant_id, sha256, size, content_type, refcount) VALUES (1, ?1, ?2, 'image/vnd.adobe.photoshop', 0)
+         ON CONFLICT (tenant_id, sha256) DO NOTHING`,
+      ).bind(sha, bytes.length),
+      env.DB.prepare(
+        `UPDATE blobs SET refcount = (SELECT count(*) FROM assets WHERE tenant_id = 1 AND blob_sha = ?1) + (SELECT count(*) FROM artifacts WHERE tenant_id = 1 AND blob_sha = ?1)
+         WHERE tenant_id = 1 AND sha256 = ?1`,
+      ).bind(sha),
+    ]);
+  }
+}
+
+await withLocalPlatform(projectRoot(import.meta.url), async (env) => {
+  await env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params)));
+  await seedDemoAssets(env);
+});
+console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer, pipeline 1, workflow 1, product 1 and reference demo-card; design demo-card-design and mockup demo-mockup.');

@@ -4,6 +4,7 @@
 // client would.
 import { env, exports } from 'cloudflare:workers';
 import { RESOURCE_TYPES } from '../../src/identity/scopes';
+import { seedDemoAssets } from './demo-assets';
 import { DEMO, seedIdentity } from './identity-seed';
 
 export const BASE = 'http://localhost';
@@ -63,6 +64,8 @@ export async function seedPlatform(): Promise<void> {
     [`INSERT OR IGNORE INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_id) VALUES (1, 1, 'demo-card', 'Product', 'Demo card', 1)`],
   ];
   await env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params)));
+  // Asset storage: demo-card-design and demo-mockup with their blobs (test/helpers/demo-assets.ts).
+  await seedDemoAssets();
 }
 
 /** Pipeline 1 "render-hires" (contract, Demo seed): extract → render-hires Pdf 300 dpi → finalize. */
