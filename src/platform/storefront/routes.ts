@@ -8,6 +8,7 @@
  *   catalogue-routes.ts     products, references, links, specifications, bundles, pipelines
  */
 import { createPlatformArea } from '../core';
+import { registerCatalogueRoutes } from './catalogue-routes';
 import { registerProjectRoutes } from './project-routes';
 import { registerUserRoutes } from './user-routes';
 
@@ -15,3 +16,4 @@ export const storefrontArea = createPlatformArea('storefront');
 
 registerUserRoutes(storefrontArea);
 registerProjectRoutes(storefrontArea);
+registerCatalogueRoutes(storefrontArea);
