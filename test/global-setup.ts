@@ -18,6 +18,8 @@ const roots: Record<string, string> = {
 };
 
 let server: Server;
+/** Calls to /flaky/<key>/… by key (see below). */
+const flakyCalls: Record<string, Array<Record<string, unknown>>> = {};
 
 /**
  * POST /tools/<name> with a file body runs a prepress tool on it, as a person checking a PDF
@@ -131,6 +133,22 @@ export default async function setup(project: TestProject) {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ method: req.method, authorization: req.headers.authorization ?? null, body: Buffer.concat(chunks).toString() }));
+      return;
+    }
+    // /flaky/<key>/<n>: the first n calls per key answer 503, later ones 200 (pipeline invoke-url
+    // retries); /calls/<key> lists the calls made (method, Idempotency-Key, body).
+    if (kind === 'flaky' || kind === 'calls') {
+      const key = rest[0] ?? '';
+      const list = (flakyCalls[key] ??= []);
+      if (kind === 'calls') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(list));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      list.push({ method: req.method, idempotencyKey: req.headers['idempotency-key'] ?? null, body: Buffer.concat(chunks).toString(), at: Date.now() });
+      const ok = list.length > (Number(rest[1]) || 0);
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ok, calls: list.length }));
       return;
     }
     if (kind === 'redirect') {

@@ -3,15 +3,29 @@
  * save refuse them (`unavailableTasks`), and the runner fails such a task saying so.
  */
 import { NOT_AVAILABLE_YET, type Pipeline, type TaskType } from '../language';
+import { extractProjectArtifacts, extractProjectResource } from './extract';
 import { extractProjectDesign } from './extract-project-design';
 import { finalize } from './finalize';
+import { invokeUrl } from './invoke-url';
+import { exportOrderDetailsToCsv, exportToEcommerce } from './order';
+import { drawCropMarks, mergeSeparatePages } from './pdf';
 import { renderHires } from './render-hires';
+import { renderPreview, renderProof } from './render-preview';
 import type { TaskModule } from './types';
 
 export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   finalize,
   'extract-project-design': extractProjectDesign,
+  'extract-project-resource': extractProjectResource,
+  'extract-project-artifacts': extractProjectArtifacts,
   'render-hires': renderHires,
+  'render-preview': renderPreview,
+  'render-proof': renderProof,
+  'invoke-url': invokeUrl,
+  'export-to-ecommerce': exportToEcommerce,
+  'sn-export-order-details-to-csv': exportOrderDetailsToCsv,
+  'merge-separate-pages': mergeSeparatePages,
+  'draw-crop-marks': drawCropMarks,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

@@ -1,0 +1,58 @@
+/**
+ * extract-project-resource: the items' resources of `resourceType` (and `resourceName`), as
+ * borrowed blobs. extract-project-artifacts (ours, post-processing): finals of the project's
+ * earlier jobs whose member name (alias) or base name is in `artifacts`, as borrowed keys.
+ */
+import { assetById, assetKey } from './assets';
+import { TaskFailure } from './errors';
+import { numericItemId, snapshotItems } from './project';
+import type { TaskModule } from './types';
+
+export const extractProjectResource: TaskModule = {
+  async run(ctx) {
+    const out = ctx.task.outputs[0]!;
+    const type = String(ctx.params.resourceType);
+    const wanted = typeof ctx.params.resourceName === 'string' && ctx.params.resourceName ? ctx.params.resourceName.toLowerCase() : null;
+    const found = snapshotItems(ctx).flatMap((item) =>
+      item.resources
+        .filter((r) => r.type === type && (!wanted || (r.name ?? '').toLowerCase() === wanted))
+        .map((r) => ({ resourceId: r.resourceId, itemId: numericItemId(item.id) })),
+    );
+    if (!found.length) throw new TaskFailure(`the project has no ${type} resource${wanted ? ` named ${ctx.params.resourceName}` : ''}`);
+    if (!out.collection && found.length > 1) throw new TaskFailure(`the project has ${found.length} such resources; ${out.name} takes one`);
+    for (const f of found) {
+      const a = await assetById(ctx.env, ctx.tenantId, f.resourceId, ['resource']);
+      if (!a?.blobSha) throw new TaskFailure(`there is no resource ${f.resourceId}`);
+      const ext = (a.format ?? a.name.split('.').pop() ?? 'bin').toLowerCase();
+      await ctx.output(out.name, { ext, fileName: a.name, format: a.format, borrowedKey: assetKey(ctx.tenantId, a.blobSha), itemId: f.itemId, source: a.id });
+    }
+  },
+};
+
+export const extractProjectArtifacts: TaskModule = {
+  async run(ctx) {
+    if (ctx.projectId == null) throw new TaskFailure('the job has no project');
+    const names = (ctx.params.artifacts as string[]).map((n) => n.replace(/[*?]$/, ''));
+    const { results } = await ctx.env.DB.prepare(
+      `SELECT a.id, a.name, a.alias, a.format, a.size, a.r2_key AS key, a.project_item_id AS itemId FROM artifacts a
+       JOIN jobs j ON j.tenant_id = a.tenant_id AND j.id = a.job_id
+       WHERE a.tenant_id = ?1 AND a.project_id = ?2 AND a.type = 'Final' AND a.job_id <> ?3 AND j.status = 'Completed'
+       ORDER BY a.created, a.alias`,
+    )
+      .bind(ctx.tenantId, ctx.projectId, ctx.jobId)
+      .all<{ id: string; name: string; alias: string | null; format: string | null; size: number; key: string | null; itemId: number | null }>();
+    const outputs = ctx.task.outputs;
+    let any = false;
+    for (const [i, n] of names.entries()) {
+      const out = outputs[Math.min(i, outputs.length - 1)]!;
+      const matches = results.filter((r) => r.key && (r.alias === n || (r.alias ?? '').replace(/\d+$/, '') === n));
+      for (const m of matches) {
+        any = true;
+        await ctx.output(out.name, {
+          ext: (m.format ?? 'bin').toLowerCase(), fileName: m.name, format: m.format, borrowedKey: m.key!, size: m.size, itemId: m.itemId,
+        });
+      }
+    }
+    if (!any) throw new TaskFailure(`no earlier job of the project has the final artifacts ${names.join(', ')}`);
+  },
+};

@@ -1,0 +1,53 @@
+/**
+ * export-to-ecommerce (attach-data-to-order): `orderData [{key, value, type}]` upserted into the
+ * project's order data (the job's item, else the project), by key, so a redone unit writes the
+ * same. sn-export-order-details-to-csv: a CSV of the order — order number, item, quantity,
+ * customer (or company) name and cost (variant price × quantity).
+ */
+import { upsertOrderData } from '../../projects/store';
+import { TaskFailure } from './errors';
+import { numericItemId, snapshotItems } from './project';
+import type { TaskModule } from './types';
+
+export const exportToEcommerce: TaskModule = {
+  async run(ctx) {
+    if (ctx.projectId == null) throw new TaskFailure('the job has no project to attach order data to');
+    const data = ctx.params.orderData as Array<{ key: string; value: string; type: string }>;
+    const ok = await upsertOrderData(ctx.env.DB, ctx.tenantId, ctx.projectId, ctx.itemId ?? 0, data, 200);
+    if (!ok) throw new TaskFailure('orderData: the project would have more than 200 order-data keys');
+  },
+};
+
+const csvCell = (v: unknown) => {
+  const s = v === null || v === undefined ? '' : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+};
+
+export const exportOrderDetailsToCsv: TaskModule = {
+  async run(ctx) {
+    const project = ctx.project ?? {};
+    const customer = (project.customerName as string | null) ?? (project.companyName as string | null) ?? '';
+    const items = snapshotItems(ctx);
+    const ids = items.map((i) => numericItemId(i.id)).filter((id): id is number => id !== null);
+    const prices = new Map<number, number>();
+    if (ctx.projectId != null && ids.length) {
+      const { results } = await ctx.env.DB.prepare(
+        `SELECT i.id, v.price FROM project_items i JOIN variants v ON v.tenant_id = i.tenant_id AND v.id = i.product_variant_id
+         WHERE i.tenant_id = ?1 AND i.id IN (SELECT value FROM json_each(?2))`,
+      )
+        .bind(ctx.tenantId, JSON.stringify(ids))
+        .all<{ id: number; price: number | null }>();
+      for (const r of results) if (r.price != null) prices.set(r.id, r.price);
+    }
+    const rows = [['OrderNumber', 'Item', 'Quantity', 'CustomerName', 'Cost']];
+    for (const item of items) {
+      const price = prices.get(numericItemId(item.id) ?? -1);
+      const cost = price === undefined ? '' : Math.round(price * item.quantity * 100) / 100;
+      rows.push([String(project.orderNumber ?? ''), item.name ?? String(item.id ?? ''), String(item.quantity), customer, String(cost)]);
+    }
+    const csv = rows.map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
+    const out = ctx.task.outputs[0]!.name;
+    const name = typeof ctx.params.outputName === 'string' && ctx.params.outputName ? ctx.params.outputName : 'order-details';
+    await ctx.output(out, { ext: 'csv', fileName: `${name}.csv`, format: 'csv', bytes: new TextEncoder().encode(csv), contentType: 'text/csv' });
+  },
+};

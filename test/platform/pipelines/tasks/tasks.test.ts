@@ -1,0 +1,131 @@
+// Task modules run by the ProjectJobs runner through stand-alone rendering jobs: invoke-url's
+// retryCount / retryDelaySeconds through alarms with one Idempotency-Key, render-preview,
+// draw-crop-marks + merge-separate-pages, the order CSV, and how failures are classified.
+import { env } from 'cloudflare:workers';
+import { PDFDocument } from 'pdf-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { classify, CallFailure, retryDelayMs, TaskFailure, TransientFailure } from '../../../../src/platform/pipelines/tasks/errors';
+import { fixtureServer } from '../../../helpers/fixtures';
+import { apiJson, seedPlatform } from '../../../helpers/platform';
+import { createDesign, drive, sqlOf, stubOfJob } from '../../jobs/helpers';
+
+const JOBS = '/api/rendering/v1/jobs';
+const project = { id: 'p-2', orderNumber: 1042, customerName: 'Ada, Inc.', items: [{ itemId: '7', name: 'card', quantity: 3, designIds: ['tasks-design'] }] };
+
+async function runJob(id: string, tasks: unknown[], body: Record<string, unknown> = {}) {
+  await apiJson('POST', JOBS, { id, project, tasks, ...body }, { token: 1 }, 201);
+  const run = await drive(stubOfJob(id), id, 40_000);
+  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
+  return { ...run, job };
+}
+
+async function finalBytes(jobId: string): Promise<Array<{ name: string; bytes: Uint8Array }>> {
+  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
+    .bind(jobId)
+    .all<{ name: string; key: string }>();
+  return Promise.all(results.map(async (r) => ({ name: r.name, bytes: new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer()) })));
+}
+
+const calls = async (key: string) => (await (await fetch(`${fixtureServer()}/calls/${key}`)).json()) as Array<{ idempotencyKey: string; body: string; at: number }>;
+
+beforeAll(async () => {
+  await seedPlatform();
+  await createDesign('tasks-design');
+});
+
+describe('invoke-url', () => {
+  it('retries a failing URL retryCount times, retryDelaySeconds apart, with one Idempotency-Key', async () => {
+    const url = `${fixtureServer()}/flaky/retry-ok/2`;
+    const { status, job } = await runJob('job-invoke-ok', [
+      { name: 'notify', type: 'invoke-url', outputArtifacts: ['answer'], parameters: { url, body: { project: '{{projectId}}' }, retryCount: 3, retryDelaySeconds: 1 } },
+      { name: 'finalize', type: 'finalize', inputArtifacts: ['answer'] },
+    ]);
+    expect(status).toBe('Completed');
+    const made = await calls('retry-ok');
+    expect(made).toHaveLength(3);
+    expect(new Set(made.map((c) => c.idempotencyKey))).toEqual(new Set(['job-invoke-ok-1-notify-0']));
+    expect(JSON.parse(made[0]!.body)).toEqual({ project: 'p-2' });
+    // Each retry waited its delay (alarms; never earlier).
+    expect(made[1]!.at - made[0]!.at).toBeGreaterThanOrEqual(950);
+    expect(made[2]!.at - made[1]!.at).toBeGreaterThanOrEqual(950);
+    expect(job.tasks[0]).toMatchObject({ status: 'Completed', autoRetryCount: 0 });
+    const [answer] = await finalBytes('job-invoke-ok');
+    expect(JSON.parse(new TextDecoder().decode(answer!.bytes))).toEqual({ ok: true, calls: 3 });
+  });
+
+  it('fails the task RequestFailed after retryCount retries (maxAutoRetryCount does not apply)', async () => {
+    const url = `${fixtureServer()}/flaky/retry-fail/100`;
+    const { status, job } = await runJob('job-invoke-fail', [
+      { name: 'notify', type: 'invoke-url', parameters: { url, retryCount: 1, retryDelaySeconds: 0 }, maxAutoRetryCount: 5 },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(status).toBe('Failed');
+    expect(await calls('retry-fail')).toHaveLength(2);
+    expect(job.tasks[0].status).toBe('RequestFailed');
+    expect(job.statusDescription).toMatch(/^notify: the call to 127\.0\.0\.1:\d+ failed \(HTTP 503\)/);
+  });
+
+  it('records the retry schedule in the object: not before the failure + the delay', async () => {
+    const url = `${fixtureServer()}/flaky/retry-later/100`;
+    await apiJson('POST', JOBS, { id: 'job-invoke-later', tasks: [{ name: 'notify', type: 'invoke-url', parameters: { url, retryCount: 2, retryDelaySeconds: 600 } }, { name: 'finalize', type: 'finalize' }] }, { token: 1 }, 201);
+    const stub = stubOfJob('job-invoke-later');
+    for (let i = 0; i < 50 && (await calls('retry-later')).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    let task: { status: string; callRetries: number; notBefore: number } | undefined;
+    for (let i = 0; i < 50; i++) {
+      [task] = await sqlOf<{ status: string; callRetries: number; notBefore: number }>(stub, `SELECT status, call_retries AS callRetries, not_before AS notBefore FROM tasks WHERE job_id = ? AND idx = 0`, 'job-invoke-later');
+      if (task?.status === 'Pending') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const [first] = await calls('retry-later');
+    expect(task).toMatchObject({ status: 'Pending', callRetries: 1 });
+    expect(task!.notBefore - first!.at).toBeGreaterThanOrEqual(599_000);
+    expect(task!.notBefore - first!.at).toBeLessThan(605_000);
+    expect(await apiJson('POST', `${JOBS}/job-invoke-later/discard`, undefined, { token: 1 })).toBe(true);
+  });
+});
+
+describe('render, crop marks, merge and CSV', () => {
+  it('render-preview fits the box; draw-crop-marks grows the page; merge puts pages in order', async () => {
+    const { status, job } = await runJob('job-pdf-chain', [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+      { name: 'hires', type: 'render-hires', inputArtifacts: ['design*'], outputArtifacts: ['pdf*'] },
+      { name: 'crop', type: 'draw-crop-marks', inputArtifacts: ['pdf*'], outputArtifacts: ['cropped*'] },
+      { name: 'preview', type: 'render-preview', inputArtifacts: ['design*'], outputArtifacts: ['preview*'], parameters: { previewOutputWidth: 200, previewOutputHeight: 200 } },
+      { name: 'merge', type: 'merge-separate-pages', inputArtifacts: ['cropped*', 'preview*'], outputArtifacts: ['merged'], parameters: { outputName: 'proof-sheet' } },
+      { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+      { name: 'finalize', type: 'finalize', inputArtifacts: ['merged', 'order', 'pdf*'], finalArtifacts: ['merged', 'order', 'pdf*'] },
+    ]);
+    expect(status, JSON.stringify(job)).toBe('Completed');
+    const files = await finalBytes('job-pdf-chain');
+    const byName = new Map(files.map((f) => [f.name, f.bytes]));
+    const original = await PDFDocument.load(byName.get('psdtools-blend-multiply.pdf')!);
+    const merged = await PDFDocument.load(byName.get('proof-sheet.pdf')!);
+    expect(merged.getPageCount()).toBe(2);
+    const [o] = original.getPages();
+    const [cropped, preview] = merged.getPages();
+    expect(cropped!.getWidth()).toBeCloseTo(o!.getWidth() + 2 * 18, 3);
+    expect(cropped!.getHeight()).toBeCloseTo(o!.getHeight() + 2 * 18, 3);
+    expect(Math.max(preview!.getWidth(), preview!.getHeight())).toBeCloseTo(200, 0);
+    expect(new TextDecoder().decode(byName.get('order-details.csv'))).toBe('OrderNumber,Item,Quantity,CustomerName,Cost\r\n1042,card,3,"Ada, Inc.",\r\n');
+  });
+
+  it('a data error fails at once: export-to-ecommerce without a project', async () => {
+    const { status, job } = await runJob('job-no-project', [
+      { name: 'attach', type: 'attach-data-to-order', parameters: { orderData: [{ key: 'a', value: 'b' }] } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(status).toBe('Failed');
+    expect(job.tasks[0]).toMatchObject({ status: 'Failed', autoRetryCount: 0 });
+    expect(job.statusDescription).toBe('attach: the job has no project to attach order data to');
+  });
+});
+
+describe('failure classes', () => {
+  it('input, parameter and data errors fail; network, 5xx and storage errors retry after 10·2ⁿ s', () => {
+    expect(classify(new TaskFailure('x')).kind).toBe('fail');
+    expect(classify(new TransientFailure('x')).kind).toBe('retry');
+    expect(classify(new Error('D1_ERROR: network connection lost')).kind).toBe('retry');
+    expect(classify(new CallFailure('x', 2, 5))).toEqual({ kind: 'call', message: 'x', retryCount: 2, retryDelaySeconds: 5 });
+    expect([0, 1, 2].map(retryDelayMs)).toEqual([10_000, 20_000, 40_000]);
+  });
+});
