@@ -9,6 +9,7 @@ import { nowSeconds } from '../crypto';
 import { listSigningKeys } from '../keys';
 import { render, type AdminContextOf, type AdminEnv } from './guard';
 import { Age, dateTime } from './layout';
+import { loadTenantSettings, registerTenantSettings, TenantSettingsCard } from './tenant-settings';
 
 export const tenantRoutes = new Hono<AdminEnv>();
 
@@ -76,6 +77,7 @@ export async function dashboard(c: AdminContextOf) {
 
 tenantRoutes.get('/', async (c) => {
   const keys = await listSigningKeys(c.get('db'));
+  const { settings, statuses } = await loadTenantSettings(c);
   const admin = c.get('admin');
   const issuer = issuerOf(c.env);
   return render(c, {
@@ -107,6 +109,7 @@ tenantRoutes.get('/', async (c) => {
             </dd>
           </dl>
         </div>
+        <TenantSettingsCard settings={settings} statuses={statuses} csrf={admin.csrf} />
         <div class="card">
           <h2>Signing keys</h2>
           <p class="muted">
@@ -151,3 +154,5 @@ tenantRoutes.get('/', async (c) => {
     ),
   });
 });
+
+registerTenantSettings(tenantRoutes);

@@ -191,3 +191,8 @@ export async function readTenantSecret(env: Pick<Env, 'DB' | 'KEY_ENCRYPTION_SEC
 export async function tenantSecretNames(db: D1Database, tenantId: number): Promise<string[]> {
   return (await all<{ name: string }>(db, `SELECT name FROM tenant_secrets WHERE tenant_id = ?1 ORDER BY name_key`, tenantId)).map((r) => r.name);
 }
+
+/** The tenant's project statuses as choices for `startProcessingOnStatus` (admin Tenant page). */
+export async function statusChoices(db: D1Database, tenantId: number): Promise<Array<{ code: number; displayName: string }>> {
+  return all(db, `SELECT code, display_name AS displayName FROM project_statuses WHERE tenant_id = ?1 ORDER BY code`, tenantId);
+}
