@@ -4,7 +4,7 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { assetKind, createAsset, scopeFor, stageBytes } from '../../../src/platform/assets';
 import { runnerTenant } from '../../../src/platform/jobs/d1';
-import { jobDoName, jobStub } from '../../../src/platform/jobs';
+import { jobDoName, jobStub, projectDoName } from '../../../src/platform/jobs';
 import type { ProjectJobs } from '../../../src/platform/jobs/project-jobs';
 import { psdFixture } from '../../helpers/fixtures';
 
@@ -47,4 +47,24 @@ export async function drive(first: DurableObjectStub<ProjectJobs>, jobId: string
 /** Reads the object's own SQLite. */
 export function sqlOf<T>(stub: DurableObjectStub<ProjectJobs>, query: string, ...params: unknown[]): Promise<T[]> {
   return runInDurableObject(stub, (_i, state) => state.storage.sql.exec(query, ...params).toArray() as unknown as T[]);
+}
+
+/** Runs a project's object until every job is Completed, Failed or Discarded. */
+export async function driveProject(tenantId: number, projectId: number, timeoutMs = 25_000): Promise<string[]> {
+  const name = projectDoName(tenantId, projectId);
+  let stub = jobStub(env, name) as unknown as DurableObjectStub<ProjectJobs>;
+  const until = Date.now() + timeoutMs;
+  let statuses: string[] = [];
+  while (Date.now() < until) {
+    const views = await stub.views().catch(() => null);
+    if (!views) {
+      stub = jobStub(env, name) as unknown as DurableObjectStub<ProjectJobs>;
+      continue;
+    }
+    statuses = views.map((v) => v.job.status);
+    if (statuses.length && statuses.every((s) => TERMINAL.includes(s))) return statuses;
+    await runDurableObjectAlarm(stub).catch(() => (stub = jobStub(env, name) as unknown as DurableObjectStub<ProjectJobs>));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return statuses;
 }
