@@ -226,6 +226,8 @@ describe('listing, reading and deleting projects', () => {
     expect(await q('storefrontId=2')).toEqual([]);
     expect(await q('sorting=created ASC')).toEqual([a.id, b.id]);
     expect(await q('take=1&skip=1')).toEqual([a.id]);
+    const timed = await api('GET', `${SF}/projects?ownerId=${owner}`, undefined, { token: 1 });
+    expect(timed.headers.get('server-timing')).toMatch(/^total;dur=\d+$/);
     expect((await api('GET', `${SF}/projects?processingStatus=Nope`, undefined, { token: 1 })).status).toBe(400);
     expect((await api('GET', `${SF}/projects?datePeriod=Forever`, undefined, { token: 1 })).status).toBe(400);
     expect((await api('GET', `${SF}/projects?sorting=color ASC`, undefined, { token: 1 })).status).toBe(400);
