@@ -3,6 +3,7 @@
  * specifications, product bundles, personalization workflows and processing pipelines.
  * Deleting one that something references answers 409.
  */
+import { unavailableTasks } from '../pipelines/tasks/registry';
 import { sql } from 'drizzle-orm';
 import { ConflictError, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { stmt } from '../assets/service';
@@ -221,6 +222,9 @@ export const saveWorkflow = (t: TenantContext, id: number | null, v: WorkflowInp
 export async function savePipeline(t: TenantContext, id: number | null, v: PipelineInput) {
   const r = validatePipeline(v.rawContent);
   if (!r.ok) throw new ValidationError(r.errors, 'The pipeline is not valid.');
+  // Task types the runner cannot run yet are refused on save, not when a project runs them.
+  const unavailable = unavailableTasks(r.pipeline);
+  if (Object.keys(unavailable).length) throw new ValidationError(unavailable, 'The pipeline uses tasks that are not available yet.');
   return save(t, 'pipeline', id, { name: v.name, raw_content: v.rawContent });
 }
 
