@@ -2,23 +2,22 @@
 // cannot be trusted to go back to the client (unknown client, bad redirect_uri) are shown on an
 // error page; every other error goes to the registered redirect_uri with `state` and `iss`.
 import type { Context } from 'hono';
-import { getDb } from '../db/client';
-import { authorizationCodes, grants } from '../db/schema';
 import { APP_TYPES, matchesRegisteredUri, type ResponseType } from './app-types';
-import { findApp, type AppRow } from './apps';
+import { findClient, type ClientRow } from './clients';
 import { sendAuthorizeResponse, type ResponseMode, type ResponseTarget } from './authorize-response';
 import { nowSeconds, randomToken, sha256Base64url } from './crypto';
-import { quoteInput, readBrowserParams, type Params } from './form';
+import { quoteInput, readBrowserParams, type Params } from './oauth-params';
 import { renderErrorPage } from './pages';
+import { ACCOUNT_LOGIN_PATH } from './paths';
 import { createPending } from './pending';
 import { grantedUserScopes } from './user-scopes';
 import { parseScopeParam, SUPPORTED_SCOPES } from './scopes';
 import { readSession, type Session } from './session';
 import { issueAccessToken, issueIdToken, issuerOf } from './tokens';
+import { codes, grants } from './store';
 import { findUser } from './users';
 
 export const AUTHORIZATION_CODE_LIFETIME_SECONDS = 300;
-export const LOGIN_PATH = '/account/login';
 
 const RESPONSE_TYPES = new Map<string, ResponseType>([
   ['code', 'code'],
@@ -31,7 +30,7 @@ const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const PKCE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export interface AuthorizeRequest {
-  app: AppRow;
+  app: ClientRow;
   target: ResponseTarget;
   responseType: ResponseType;
   state?: string;
@@ -52,7 +51,7 @@ export async function validateAuthorizeRequest(c: Context, params: Params): Prom
   const unsafe = (error: string, description: string): Validation => ({ kind: 'unsafe', error, description });
   const clientId = params.get('client_id');
   if (!clientId) return unsafe('invalid_request', 'client_id is missing.');
-  const app = await findApp(c.env, clientId);
+  const app = await findClient(c.env, clientId);
   if (!app) return unsafe('invalid_client', 'Unknown client_id.');
   const rules = APP_TYPES[app.authType];
   if (!rules.usesRedirects) return unsafe('unauthorized_client', 'This app uses Client Credentials and cannot use the authorization endpoint.');
@@ -139,11 +138,10 @@ export async function completeAuthorization(c: Context, request: AuthorizeReques
     session_state: await sessionState(app.clientId, target.redirectUri, session.sid),
     iss: issuerOf(env),
   };
-  const db = getDb(env.DB);
   const now = nowSeconds();
   if (request.responseType === 'code') {
     const code = randomToken(32);
-    await db.insert(authorizationCodes).values({
+    await codes.insert(env.DB, {
       codeHash: await sha256Base64url(code),
       tenantId: app.tenantId,
       clientId: app.clientId,
@@ -161,7 +159,7 @@ export async function completeAuthorization(c: Context, request: AuthorizeReques
   }
   // Implicit: the tokens' grant lets RFC 7009 and user revocation reach them like any user token.
   const grantId = crypto.randomUUID();
-  await db.insert(grants).values({
+  await grants.insert(env.DB, {
     id: grantId,
     tenantId: app.tenantId,
     clientId: app.clientId,
@@ -224,7 +222,7 @@ export async function authorizeEndpoint(c: Context): Promise<Response> {
   const kept = Object.fromEntries([...params].filter(([k]) => k !== 'prompt' && k !== 'max_age'));
   const pending = await createPending(c, { kind: 'authorize', params: kept });
   c.header('Cache-Control', 'no-store');
-  return c.redirect(`${LOGIN_PATH}?pending=${encodeURIComponent(pending)}`, 302);
+  return c.redirect(`${ACCOUNT_LOGIN_PATH}?pending=${encodeURIComponent(pending)}`, 302);
 }
 
 /** After a successful sign-in: re-validate the stored request (the app may have changed) and answer it. */

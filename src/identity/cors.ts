@@ -2,7 +2,7 @@
 // Origin that is an allowed origin of any app on this instance, with `Vary: Origin`; no CORS
 // headers anywhere else.
 import type { Context, MiddlewareHandler } from 'hono';
-import { isAllowedCorsOrigin } from './apps';
+import { isAllowedCorsOrigin } from './clients';
 
 const ALLOWED_METHODS = 'GET, POST, OPTIONS';
 const ALLOWED_HEADERS = 'Authorization, Content-Type';

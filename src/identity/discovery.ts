@@ -2,18 +2,8 @@
 import type { Env } from '../env';
 import { SUPPORTED_SCOPES } from './scopes';
 import { SIGNING_ALG } from './keys';
+import { PATHS } from './paths';
 import { issuerOf } from './tokens';
-
-export const PATHS = {
-  discovery: '/.well-known/openid-configuration',
-  jwks: '/.well-known/openid-configuration/jwks',
-  authorize: '/connect/authorize',
-  token: '/connect/token',
-  userinfo: '/connect/userinfo',
-  endSession: '/connect/endsession',
-  revocation: '/connect/revocation',
-  introspection: '/connect/introspect',
-} as const;
 
 export const CLAIMS_SUPPORTED = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid', 'amr', 'name', 'preferred_username', 'email', 'email_verified', 'tenantId', 'role'];
 

@@ -3,14 +3,13 @@
 // valid hint the user confirms on a page and nothing redirects.
 import type { Context } from 'hono';
 import { errors, jwtVerify, decodeProtectedHeader } from 'jose';
-import { findApp } from './apps';
-import { isFormRequest, readBrowserParams, readLimitedText } from './form';
+import { findClient } from './clients';
+import { isFormRequest, readBrowserParams, readLimitedText } from './oauth-params';
 import { verificationKeySet, SIGNING_ALG } from './keys';
 import { renderErrorPage, renderPage } from './pages';
+import { LOGOUT_CONFIRM_PATH } from './paths';
 import { csrfTokenFor, destroySession, readSession, verifyCsrf } from './session';
 import { issuerOf } from './tokens';
-
-export const LOGOUT_CONFIRM_PATH = '/account/logout';
 
 interface Hint {
   clientId: string;
@@ -54,7 +53,7 @@ export async function endSessionEndpoint(c: Context): Promise<Response> {
   if (typeof params === 'string') return renderErrorPage(c, 'invalid_request', params);
   const session = await readSession(c);
   const hint = await verifyIdTokenHint(c, params.get('id_token_hint'));
-  const app = hint && (await findApp(c.env, hint.clientId));
+  const app = hint && (await findClient(c.env, hint.clientId));
   const hintValid = hint !== undefined && app !== undefined && (!session || session.userId === hint.sub);
   if (!hintValid) {
     if (!session) {

@@ -1,17 +1,12 @@
-// Grants: one authorization-code redemption and every token refreshed from it. Revoking a grant
-// kills its refresh tokens and, through the resource-server check, its access tokens.
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
-import { apps, grants, sessions } from '../db/schema';
+// Revoking grants: a grant is one authorization-code redemption (or implicit response) and every
+// token refreshed from it. Revoking it kills its refresh tokens now and, through the token-state
+// check, its access tokens; this isolate forgets its cached token state at once.
 import { forgetTokenState } from '../auth/state-cache';
 import { nowSeconds } from './crypto';
-import { asDb, type DbLike } from './store/handle';
-
-/** Marks the live grants matching `match` revoked (one statement, for a batch or on its own). */
-const revokeLive = (d: ReturnType<typeof asDb>, match: SQL | undefined) =>
-  d.update(grants).set({ revokedAt: nowSeconds() }).where(and(match, isNull(grants.revokedAt)));
+import { grants, type DbLike } from './store';
 
 export async function revokeGrant(db: DbLike, grantId: string): Promise<void> {
-  await revokeLive(asDb(db), eq(grants.id, grantId));
+  await grants.revoke(db, grantId, nowSeconds());
   forgetTokenState();
 }
 
@@ -20,17 +15,15 @@ export async function revokeGrant(db: DbLike, grantId: string): Promise<void> {
  * deleted or their password is reset.
  */
 export async function revokeUserGrants(db: DbLike, userId: string): Promise<void> {
-  const d = asDb(db);
-  await d.batch([revokeLive(d, eq(grants.userId, userId)), d.delete(sessions).where(eq(sessions.userId, userId))]);
+  await grants.revokeForUser(db, userId, nowSeconds());
   forgetTokenState();
 }
 
 /**
- * Deletes an app and revokes everything issued to it: its grants (refresh tokens) now, and its
- * access tokens because the resource-server check requires the app to exist.
+ * Deletes a client (External app) and revokes everything issued to it: its grants (refresh
+ * tokens) now, and its access tokens because the token-state check requires the client to exist.
  */
-export async function deleteApp(db: DbLike, clientId: string): Promise<void> {
-  const d = asDb(db);
-  await d.batch([revokeLive(d, eq(grants.clientId, clientId)), d.delete(apps).where(eq(apps.clientId, clientId))]);
+export async function deleteClient(db: DbLike, clientId: string): Promise<void> {
+  await grants.deleteClient(db, clientId, nowSeconds());
   forgetTokenState();
 }

@@ -1,17 +1,24 @@
+// The identity service's route table: path (paths.ts) → handler. A handler's file is named after
+// its endpoint (token-endpoint.ts, authorize.ts, revocation.ts, introspection.ts, userinfo.ts,
+// end-session.tsx, login.tsx); its input schema or reader sits beside it (token-request.ts,
+// oauth-params.ts) and its storage is store/ (named operations over D1). The admin panel is
+// admin/ (its own routes / *-form / store split), mounted at /admin.
 import { useTokenSources } from '../auth';
 import { createServiceApp } from '../openapi/app';
 import { adminApp } from './admin';
 import { adminLogin, loginPage, loginSubmit } from './login';
-import { authorizeEndpoint, LOGIN_PATH } from './authorize';
+import { authorizeEndpoint } from './authorize';
 import { appOriginCors } from './cors';
-import { discoveryDocument, PATHS } from './discovery';
-import { confirmLogout, endSessionEndpoint, LOGOUT_CONFIRM_PATH } from './end-session';
+import { discoveryDocument } from './discovery';
+import { confirmLogout, endSessionEndpoint } from './end-session';
+import { introspectionEndpoint } from './introspection';
 import { getJwks, JWKS_MAX_AGE_SECONDS, verificationKeySet } from './keys';
 import { documentIdentity } from './openapi';
-import { introspectionEndpoint, revocationEndpoint } from './revocation';
+import { ACCOUNT_LOGIN_PATH, ADMIN_LOGIN_PATH, LOGOUT_CONFIRM_PATH, PATHS } from './paths';
+import { revocationEndpoint } from './revocation';
 import { tokenEndpoint } from './token-endpoint';
 import { userinfoEndpoint } from './userinfo';
-import * as tokenState from './store/token-state';
+import { tokenState } from './store';
 
 // The resource-server middleware (src/auth) checks tokens against this service's keys and state.
 useTokenSources({ verificationKeys: verificationKeySet, tokenIsLive: (env, claims) => tokenState.isLive(env.DB, claims) });
@@ -26,9 +33,9 @@ identityApp.get(PATHS.discovery, (c) => c.json(discoveryDocument(c.env), 200, PU
 identityApp.get(PATHS.jwks, async (c) => c.json(await getJwks(c.env), 200, { ...PUBLIC_METADATA, 'Content-Type': 'application/jwk-set+json' }));
 
 identityApp.on(['GET', 'POST'], PATHS.authorize, authorizeEndpoint);
-identityApp.get(LOGIN_PATH, loginPage);
-identityApp.post(LOGIN_PATH, loginSubmit);
-identityApp.get('/admin/login', adminLogin);
+identityApp.get(ACCOUNT_LOGIN_PATH, loginPage);
+identityApp.post(ACCOUNT_LOGIN_PATH, loginSubmit);
+identityApp.get(ADMIN_LOGIN_PATH, adminLogin);
 
 // Browser-callable endpoints: CORS for allowed app origins (preflight included); any method so
 // that a wrong one gets the OAuth invalid_request instead of a bare 404.

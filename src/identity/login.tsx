@@ -1,19 +1,19 @@
 // The sign-in page: one form for authorize requests and for the admin panel. The pending request
 // lives server-side (pending.ts); the page only carries its opaque id and a CSRF token.
 import type { Context } from 'hono';
-import { findApp } from './apps';
-import { sweepExpired } from './housekeeping';
-import { LOGIN_PATH, resumeAuthorization } from './authorize';
-import { timingSafeEqual } from './crypto';
-import { readLimitedText, isFormRequest } from './form';
-import { clearSignInAttempts, reserveSignInAttempt } from './login-throttle';
+import { findClient } from './clients';
+import { resumeAuthorization } from './authorize';
+import { ACCOUNT_LOGIN_PATH, ADMIN_HOME_PATH } from './paths';
+import { nowSeconds, timingSafeEqual } from './crypto';
+import { readLimitedText, isFormRequest } from './oauth-params';
+import { ACCOUNT_THROTTLE, clearSignInAttempts, reserveSignInAttempt } from './login-throttle';
+import { housekeeping } from './store';
 import { renderErrorPage, renderPage } from './pages';
 import { burnPasswordCheck, verifyPassword } from './passwords';
 import { createPending, deletePending, readPending, type Pending } from './pending';
 import { createSession, readSession } from './session';
 import { findUserInTenant, findUsersByEmail, normalizeEmail, type UserRow } from './users';
 
-export const ADMIN_HOME = '/admin';
 const BAD_CREDENTIALS = 'Invalid e-mail or password.';
 /** Throttle key for admin sign-ins with an e-mail no tenant knows. */
 const ADMIN_THROTTLE_TENANT = 0;
@@ -25,7 +25,7 @@ interface FormState {
 }
 
 async function loginForm(c: Context, pending: Pending, state: FormState = {}) {
-  const appName = pending.request.kind === 'authorize' ? (await findApp(c.env, pending.request.params.client_id ?? ''))?.name : undefined;
+  const appName = pending.request.kind === 'authorize' ? (await findClient(c.env, pending.request.params.client_id ?? ''))?.name : undefined;
   return renderPage(
     c,
     'Sign in',
@@ -37,7 +37,7 @@ async function loginForm(c: Context, pending: Pending, state: FormState = {}) {
           {state.error}
         </p>
       )}
-      <form method="post" action={LOGIN_PATH}>
+      <form method="post" action={ACCOUNT_LOGIN_PATH}>
         <input type="hidden" name="pending" value={pending.id} />
         <input type="hidden" name="csrf" value={pending.csrfToken} />
         <label for="email">E-mail</label>
@@ -68,16 +68,16 @@ export async function loginPage(c: Context): Promise<Response> {
 
 /** GET /admin/login: starts a pending admin sign-in (or goes straight to the panel when signed in). */
 export async function adminLogin(c: Context): Promise<Response> {
-  if (await readSession(c)) return c.redirect(ADMIN_HOME, 302);
+  if (await readSession(c)) return c.redirect(ADMIN_HOME_PATH, 302);
   const id = await createPending(c, { kind: 'admin' });
   c.header('Cache-Control', 'no-store');
-  return c.redirect(`${LOGIN_PATH}?pending=${encodeURIComponent(id)}`, 302);
+  return c.redirect(`${ACCOUNT_LOGIN_PATH}?pending=${encodeURIComponent(id)}`, 302);
 }
 
 /** The user these credentials name, or an error message for the form. */
 async function findCandidate(c: Context, pending: Pending, email: string, tenantField: string | undefined): Promise<{ user?: UserRow; tenantId: number; askTenant?: boolean }> {
   if (pending.request.kind === 'authorize') {
-    const app = await findApp(c.env, pending.request.params.client_id ?? '');
+    const app = await findClient(c.env, pending.request.params.client_id ?? '');
     if (!app) return { tenantId: -1 };
     return { user: await findUserInTenant(c.env.DB, app.tenantId, email), tenantId: app.tenantId };
   }
@@ -126,7 +126,8 @@ export async function loginSubmit(c: Context): Promise<Response> {
   await clearSignInAttempts(c.env, candidate.tenantId, email);
   const session = await createSession(c, user);
   await deletePending(c, pending.id);
-  await sweepExpired(c.env.DB);
-  if (pending.request.kind === 'admin') return c.redirect(ADMIN_HOME, 303);
+  // Opportunistic: a sign-in is rare and already slow by design, so no cron is needed for this.
+  await housekeeping.sweep(c.env.DB, nowSeconds(), ACCOUNT_THROTTLE);
+  if (pending.request.kind === 'admin') return c.redirect(ADMIN_HOME_PATH, 303);
   return resumeAuthorization(c, pending.request.params, session);
 }

@@ -1,7 +1,9 @@
-// OpenAPI description of the identity endpoints (documentation only: the handlers parse their
-// input themselves, strictly, as RFC 6749 requires — repeated parameters, Basic vs body, etc.).
+// OpenAPI description of the identity endpoints. The token request is the schema the token
+// endpoint validates with (token-request.ts); the other forms are read by their handlers, strictly,
+// as RFC 6749 requires (repeated parameters, Basic vs body, etc.).
 import { z, type OpenAPIHono } from '@hono/zod-openapi';
-import { PATHS } from './discovery';
+import { PATHS } from './paths';
+import { TokenRequest } from './token-request';
 
 const OAuthErrorSchema = z
   .object({
@@ -20,17 +22,6 @@ const TokenResponse = z
     id_token: z.string().optional().openapi({ description: 'When openid was requested.' }),
   })
   .openapi('TokenResponse');
-
-const TokenRequest = z.object({
-  grant_type: z.enum(['client_credentials', 'authorization_code', 'refresh_token']),
-  client_id: z.string().optional().openapi({ description: 'Or HTTP Basic (URL-encoded, then base64), never both.' }),
-  client_secret: z.string().optional(),
-  scope: z.string().optional().openapi({ description: 'Space-separated.' }),
-  code: z.string().optional(),
-  redirect_uri: z.string().optional(),
-  code_verifier: z.string().min(43).max(128).optional(),
-  refresh_token: z.string().optional(),
-});
 
 const TokenForm = z.object({ token: z.string(), token_type_hint: z.enum(['access_token', 'refresh_token']).optional() });
 

@@ -2,11 +2,9 @@
 // return URL. The row is bound to the browser that created it (cookie) and carries the form's
 // CSRF token, so a login form cannot be posted from another site or another browser.
 import type { Context } from 'hono';
-import { and, eq, gt, lt } from 'drizzle-orm';
-import { getDb } from '../db/client';
-import { pendingAuthorizations } from '../db/schema';
 import { readCookie, setIdentityCookie } from './cookies';
 import { nowSeconds, randomToken, sha256Base64url, timingSafeEqual } from './crypto';
+import { pending } from './store';
 
 export type PendingRequest =
   | { kind: 'authorize'; params: Record<string, string> }
@@ -46,29 +44,15 @@ export async function createPending(c: Context, request: PendingRequest): Promis
   const now = nowSeconds();
   const binding = browserBinding(c, now);
   const id = randomToken(24);
-  const db = getDb(c.env.DB);
   const stored: StoredRequest = { ...request, binding: await sha256Base64url(binding.value) };
-  await db.batch([
-    db.delete(pendingAuthorizations).where(lt(pendingAuthorizations.expiresAt, now)),
-    db.insert(pendingAuthorizations).values({
-      id,
-      request: stored,
-      csrfToken: randomToken(24),
-      createdAt: now,
-      expiresAt: binding.expiresAt,
-    }),
-  ]);
+  await pending.create(c.env.DB, { id, request: stored, csrfToken: randomToken(24), createdAt: now, expiresAt: binding.expiresAt }, now);
   return id;
 }
 
 /** The pending request of this browser under `id`, or null (unknown, expired, other browser). */
 export async function readPending(c: Context, id: string | undefined): Promise<Pending | null> {
   if (!id || id.length > 64) return null;
-  const row = await getDb(c.env.DB)
-    .select()
-    .from(pendingAuthorizations)
-    .where(and(eq(pendingAuthorizations.id, id), gt(pendingAuthorizations.expiresAt, nowSeconds())))
-    .get();
+  const row = await pending.findLive(c.env.DB, id, nowSeconds());
   if (!row) return null;
   const { binding, ...request } = row.request as unknown as StoredRequest;
   const cookie = readCookie(c, BINDING_COOKIE);
@@ -77,5 +61,5 @@ export async function readPending(c: Context, id: string | undefined): Promise<P
 }
 
 export async function deletePending(c: Context, id: string): Promise<void> {
-  await getDb(c.env.DB).delete(pendingAuthorizations).where(eq(pendingAuthorizations.id, id));
+  await pending.remove(c.env.DB, id);
 }

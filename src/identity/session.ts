@@ -2,12 +2,10 @@
 // admin panel. The cookie carries a random id; D1 keeps only its SHA-256. A session belongs to one
 // user of one tenant and is dropped as soon as the user is disabled or deleted.
 import type { Context } from 'hono';
-import { and, eq, gt } from 'drizzle-orm';
-import { getDb } from '../db/client';
-import { sessions, users } from '../db/schema';
 import { clearIdentityCookie, readCookie, setIdentityCookie } from './cookies';
 import { nowSeconds, randomToken, sha256Base64url, timingSafeEqual } from './crypto';
 import type { UserRole } from './scopes';
+import { sessions } from './store';
 
 export const SESSION_COOKIE = 'idsrv';
 /** Absolute session lifetime; after it the user signs in again. */
@@ -34,21 +32,7 @@ export async function readSession(c: Context): Promise<Session | null> {
   const id = readCookie(c, SESSION_COOKIE);
   let session: Session | null = null;
   if (id && id.length <= 128) {
-    const row = await getDb(c.env.DB)
-      .select({
-        sid: sessions.sid,
-        userId: sessions.userId,
-        tenantId: sessions.tenantId,
-        authTime: sessions.authTime,
-        csrfSecret: sessions.csrfSecret,
-        role: users.role,
-        email: users.email,
-        disabled: users.disabled,
-      })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .where(and(eq(sessions.idHash, await sha256Base64url(id)), gt(sessions.expiresAt, nowSeconds())))
-      .get();
+    const row = await sessions.findLive(c.env.DB, await sha256Base64url(id), nowSeconds());
     if (row && !row.disabled) {
       const { disabled: _disabled, ...rest } = row;
       session = rest;
@@ -75,7 +59,7 @@ export async function createSession(
     authTime: now,
     csrfSecret: randomToken(32),
   };
-  await getDb(c.env.DB).insert(sessions).values({
+  await sessions.create(c.env.DB, {
     idHash: await sha256Base64url(id),
     sid: session.sid,
     tenantId: session.tenantId,
@@ -93,7 +77,7 @@ export async function createSession(
 async function deleteCurrentSessionRow(c: Context): Promise<void> {
   const id = readCookie(c, SESSION_COOKIE);
   if (id && id.length <= 128) {
-    await getDb(c.env.DB).delete(sessions).where(eq(sessions.idHash, await sha256Base64url(id)));
+    await sessions.remove(c.env.DB, await sha256Base64url(id));
   }
 }
 

@@ -2,35 +2,26 @@
 // consumed by one atomic `UPDATE … WHERE used_at IS NULL RETURNING`; the loser gets invalid_grant,
 // and a replayed code or a reused rotated refresh token revokes the whole grant.
 import type { Context } from 'hono';
-import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
-import { getDb } from '../db/client';
-import { authorizationCodes, grants, refreshTokens } from '../db/schema';
 import { OAuthError } from '../errors';
 import { APP_TYPES, type GrantType } from './app-types';
-import { authenticateClient, readClientCredentials, type AppRow } from './apps';
+import { authenticateClient, readClientCredentials, type ClientRow } from './clients';
 import { nowSeconds, randomToken, sha256Base64url, timingSafeEqual } from './crypto';
-import { quoteInput, readPostForm, type Params } from './form';
+import { quoteInput, readPostForm } from './oauth-params';
 import { revokeGrant } from './grants';
 import { normalizePermissions, parseResourceScope, parseScopeParam, scopesForPermissions } from './scopes';
 import { issueAccessToken, issueIdToken } from './tokens';
+import { codes, grants, refreshTokens } from './store';
+import { parseTokenRequest, TOKEN_GRANT_TYPES, type TokenRequest } from './token-request';
 import { grantedUserScopes } from './user-scopes';
 import { findUser } from './users';
 
 /** Absolute lifetime of a refresh-token family, from the code redemption. */
 export const REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 86_400;
-const GRANT_TYPES: readonly GrantType[] = ['client_credentials', 'authorization_code', 'refresh_token'];
-const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
 const invalidGrant = (description: string) => new OAuthError(400, 'invalid_grant', description);
 const invalidScope = (description: string) => new OAuthError(400, 'invalid_scope', description);
-
-function required(form: Params, name: string): string {
-  const value = form.get(name);
-  if (value === undefined) throw new OAuthError(400, 'invalid_request', `${name} is missing.`);
-  return value;
-}
 
 type TokenResponse = Record<string, string | number>;
 
@@ -38,27 +29,30 @@ type TokenResponse = Record<string, string | number>;
 export async function tokenEndpoint(c: Context): Promise<Response> {
   const form = await readPostForm(c);
   const credentials = readClientCredentials(c.req.header('authorization'), form);
-  const grantType = required(form, 'grant_type');
+  const grantType = form.get('grant_type');
+  if (grantType === undefined) throw new OAuthError(400, 'invalid_request', 'grant_type is missing.');
+  // RFC order: who the client is, whether it may use this grant, then the grant's own fields.
   const app = await authenticateClient(c.env, credentials);
-  if (!GRANT_TYPES.includes(grantType as GrantType)) {
-    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials, authorization_code or refresh_token.');
+  if (!TOKEN_GRANT_TYPES.includes(grantType as GrantType)) {
+    throw new OAuthError(400, 'unsupported_grant_type', `grant_type must be ${TOKEN_GRANT_TYPES.join(', ')}.`);
   }
   if (!APP_TYPES[app.authType].grantTypes.includes(grantType as GrantType)) {
     throw new OAuthError(400, 'unauthorized_client', `This app (${APP_TYPES[app.authType].label}) may not use the ${grantType} grant.`);
   }
+  const request = parseTokenRequest(form);
   const body =
-    grantType === 'client_credentials'
-      ? await clientCredentialsGrant(c, app, form)
-      : grantType === 'authorization_code'
-        ? await authorizationCodeGrant(c, app, form)
-        : await refreshTokenGrant(c, app, form);
+    request.grant_type === 'client_credentials'
+      ? await clientCredentialsGrant(c, app, request)
+      : request.grant_type === 'authorization_code'
+        ? await authorizationCodeGrant(c, app, request)
+        : await refreshTokenGrant(c, app, request);
   return c.json(body, 200, NO_STORE);
 }
 
 /** RFC 6749 §4.4: scopes must be allowed by the app's permissions; none requested = all allowed. */
-async function clientCredentialsGrant(c: Context, app: AppRow, form: Params): Promise<TokenResponse> {
+async function clientCredentialsGrant(c: Context, app: ClientRow, request: Extract<TokenRequest, { grant_type: 'client_credentials' }>): Promise<TokenResponse> {
   const allowed = scopesForPermissions(normalizePermissions(app.permissions));
-  const requested = parseScopeParam(form.get('scope'));
+  const requested = parseScopeParam(request.scope);
   const refused = requested.filter((s) => !allowed.includes(s));
   if (refused.length) {
     const why = refused.some((s) => !parseResourceScope(s)) ? 'only resource scopes can be requested with client_credentials' : 'not allowed by the app’s permissions';
@@ -70,37 +64,15 @@ async function clientCredentialsGrant(c: Context, app: AppRow, form: Params): Pr
   return { access_token: access.token, expires_in: access.expiresIn, token_type: 'Bearer', scope: scopes.join(' ') };
 }
 
-function readVerifier(form: Params): string | undefined {
-  const verifier = form.get('code_verifier');
-  if (verifier !== undefined && !VERIFIER.test(verifier)) {
-    throw new OAuthError(400, 'invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1).');
-  }
-  return verifier;
-}
-
-async function authorizationCodeGrant(c: Context, app: AppRow, form: Params): Promise<TokenResponse> {
-  const code = required(form, 'code');
-  const redirectUri = required(form, 'redirect_uri');
-  const verifier = readVerifier(form);
-  const db = getDb(c.env.DB);
+async function authorizationCodeGrant(c: Context, app: ClientRow, request: Extract<TokenRequest, { grant_type: 'authorization_code' }>): Promise<TokenResponse> {
+  const { code, redirect_uri: redirectUri, code_verifier: verifier } = request;
+  const db = c.env.DB;
   const codeHash = await sha256Base64url(code);
   const now = nowSeconds();
   const grantId = crypto.randomUUID();
-  const row = await db
-    .update(authorizationCodes)
-    .set({ usedAt: now, grantId })
-    .where(
-      and(
-        eq(authorizationCodes.codeHash, codeHash),
-        isNull(authorizationCodes.usedAt),
-        eq(authorizationCodes.clientId, app.clientId),
-        gt(authorizationCodes.expiresAt, now),
-      ),
-    )
-    .returning()
-    .get();
+  const row = await codes.consume(db, codeHash, app.clientId, grantId, now);
   if (!row) {
-    const replayed = await db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, codeHash)).get();
+    const replayed = await codes.find(db, codeHash);
     // RFC 6749 §4.1.2: a code used twice revokes what its first use produced.
     if (replayed?.usedAt && replayed.grantId) await revokeGrant(db, replayed.grantId);
     throw invalidGrant('The authorization code is invalid, expired, already used or was issued to another client.');
@@ -117,7 +89,7 @@ async function authorizationCodeGrant(c: Context, app: AppRow, form: Params): Pr
 
   const scopes = parseScopeParam(row.scope);
   const grantExpires = now + REFRESH_TOKEN_LIFETIME_SECONDS;
-  await db.insert(grants).values({
+  await grants.insert(db, {
     id: grantId,
     tenantId: app.tenantId,
     clientId: app.clientId,
@@ -140,41 +112,19 @@ async function authorizationCodeGrant(c: Context, app: AppRow, form: Params): Pr
   });
 }
 
-async function refreshTokenGrant(c: Context, app: AppRow, form: Params): Promise<TokenResponse> {
-  const token = required(form, 'refresh_token');
-  const requested = form.has('scope') ? parseScopeParam(form.get('scope')) : undefined;
-  const db = getDb(c.env.DB);
-  const tokenHash = await sha256Base64url(token);
+async function refreshTokenGrant(c: Context, app: ClientRow, request: Extract<TokenRequest, { grant_type: 'refresh_token' }>): Promise<TokenResponse> {
+  const requested = request.scope !== undefined ? parseScopeParam(request.scope) : undefined;
+  const db = c.env.DB;
+  const tokenHash = await sha256Base64url(request.refresh_token);
   const now = nowSeconds();
-  const liveGrantsOfClient = db
-    .select({ id: grants.id })
-    .from(grants)
-    .where(and(eq(grants.clientId, app.clientId), isNull(grants.revokedAt), gt(grants.expiresAt, now)));
-  const row = await db
-    .update(refreshTokens)
-    .set({ usedAt: now })
-    .where(
-      and(
-        eq(refreshTokens.tokenHash, tokenHash),
-        isNull(refreshTokens.usedAt),
-        gt(refreshTokens.expiresAt, now),
-        inArray(refreshTokens.grantId, liveGrantsOfClient),
-      ),
-    )
-    .returning()
-    .get();
+  const row = await refreshTokens.consume(db, tokenHash, app.clientId, now);
   if (!row) {
-    const reused = await db
-      .select({ usedAt: refreshTokens.usedAt, grantId: refreshTokens.grantId, clientId: grants.clientId })
-      .from(refreshTokens)
-      .innerJoin(grants, eq(grants.id, refreshTokens.grantId))
-      .where(eq(refreshTokens.tokenHash, tokenHash))
-      .get();
+    const reused = await refreshTokens.findWithClient(db, tokenHash);
     // RFC 9700 §4.14.2: a rotated refresh token presented again means it leaked; end the family.
     if (reused?.usedAt && reused.clientId === app.clientId) await revokeGrant(db, reused.grantId);
     throw invalidGrant('The refresh token is invalid, expired, revoked or already used.');
   }
-  const grant = await db.select().from(grants).where(eq(grants.id, row.grantId)).get();
+  const grant = await grants.find(db, row.grantId);
   const user = grant && (await findUser(db, grant.userId));
   if (!grant || !user || user.disabled) throw invalidGrant('The user of this refresh token is no longer active.');
   const original = parseScopeParam(row.scope);
@@ -194,7 +144,7 @@ async function refreshTokenGrant(c: Context, app: AppRow, form: Params): Promise
 
 async function userTokens(
   c: Context,
-  app: AppRow,
+  app: ClientRow,
   input: {
     grantId: string;
     userId: string;
@@ -221,9 +171,7 @@ async function userTokens(
   }
   if (input.refresh) {
     const refreshToken = randomToken(32);
-    await getDb(c.env.DB)
-      .insert(refreshTokens)
-      .values({ tokenHash: await sha256Base64url(refreshToken), grantId: input.grantId, scope: input.refresh.scope, expiresAt: input.refresh.expiresAt });
+    await refreshTokens.insert(c.env.DB, { tokenHash: await sha256Base64url(refreshToken), grantId: input.grantId, scope: input.refresh.scope, expiresAt: input.refresh.expiresAt });
     body.refresh_token = refreshToken;
   }
   return body;

@@ -1,7 +1,7 @@
 // The contract's demo seed, created inside workerd with the app's own functions (the same data
 // scripts/seed/10-identity.mjs writes for `npm run dev`).
 import { env } from 'cloudflare:workers';
-import { insertApp } from '../../src/identity/apps';
+import { insertClient } from '../../src/identity/clients';
 import { RESOURCE_TYPES } from '../../src/identity/scopes';
 import { createTenant, createUser, findUser } from '../../src/identity/users';
 
@@ -35,7 +35,7 @@ export async function seedIdentity(): Promise<void> {
   if (!(await findUser(env.DB, DEMO.user.id))) {
     await createUser(env.DB, { ...DEMO.user, tenantId: DEMO.tenantId, role: 'user', name: 'Demo User' });
   }
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: DEMO.backend.clientId,
     tenantId: DEMO.tenantId,
     name: 'demo-backend',
@@ -44,7 +44,7 @@ export async function seedIdentity(): Promise<void> {
     tokenLifetime: 3600,
     permissions: Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])),
   });
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: DEMO.server.clientId,
     tenantId: DEMO.tenantId,
     name: 'demo-server',
@@ -56,7 +56,7 @@ export async function seedIdentity(): Promise<void> {
     postLogoutRedirectUris: [DEMO.server.postLogoutRedirectUri],
     corsOrigins: [DEMO.server.origin],
   });
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: DEMO.spa.clientId,
     tenantId: DEMO.tenantId,
     name: 'demo-spa',

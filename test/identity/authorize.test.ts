@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insertApp } from '../../src/identity/apps';
+import { insertClient } from '../../src/identity/clients';
 import { createTenant, createUser } from '../../src/identity/users';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { authorizeWithLogin, Browser, call, decodeJwt, formField, pkcePair, redirectParams } from './flow';
@@ -11,7 +11,7 @@ beforeAll(async () => {
   await createUser(env.DB, { tenantId: 2, email: 'other@other.test', password: 'other-password', role: 'admin' });
   // Same e-mail as the demo admin, in another tenant (e-mail is unique per tenant only).
   await createUser(env.DB, { tenantId: 2, email: 'user@demo.test', password: 'tenant-two-password', role: 'user' });
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: 'loopback-app',
     tenantId: 1,
     name: 'Loopback',
@@ -20,7 +20,7 @@ beforeAll(async () => {
     requirePkce: false,
     redirectUris: ['http://127.0.0.1/cb'],
   });
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: 'tenant2-spa',
     tenantId: 2,
     name: 'Tenant 2 SPA',

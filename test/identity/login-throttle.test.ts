@@ -3,9 +3,9 @@
 // parallel guesses get no more password evaluations than sequential ones.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sweepExpired } from '../../src/identity/housekeeping';
 import { ACCOUNT_THROTTLE, clientIpKey, IP_LIMIT } from '../../src/identity/login-throttle';
 import { passwordEvaluations } from '../../src/identity/passwords';
+import { housekeeping } from '../../src/identity/store';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { Browser, formField } from './flow';
 
@@ -79,7 +79,7 @@ describe('login throttle under 50 parallel guesses', () => {
     await env.DB.prepare('INSERT INTO login_throttle (tenant_id, email, failures, last_failure_at) VALUES (1, ?1, 3, ?2), (1, ?3, 3, ?4)')
       .bind('old@demo.test', now - ACCOUNT_THROTTLE.windowSeconds - 10, 'recent@demo.test', now - 10)
       .run();
-    await sweepExpired(env.DB);
+    await housekeeping.sweep(env.DB, now, ACCOUNT_THROTTLE);
     const { results } = await env.DB.prepare('SELECT email FROM login_throttle ORDER BY email').all<{ email: string }>();
     expect(results.map((r) => r.email)).toEqual(['recent@demo.test']);
     await env.DB.prepare('DELETE FROM login_throttle').run();

@@ -1,12 +1,12 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insertApp } from '../../src/identity/apps';
+import { insertClient } from '../../src/identity/clients';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { authorizeWithLogin, basic, Browser, pkcePair, redirectParams, tokenRequest } from './flow';
 
 beforeAll(async () => {
   await seedIdentity();
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: 'no-pkce',
     tenantId: 1,
     name: 'No PKCE',
@@ -15,7 +15,7 @@ beforeAll(async () => {
     requirePkce: false,
     redirectUris: ['https://rp.example/cb'],
   });
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: 'public-code',
     tenantId: 1,
     name: 'Public code client',

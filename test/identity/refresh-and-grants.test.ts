@@ -1,13 +1,13 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deleteApp, revokeUserGrants } from '../../src/identity/grants';
-import { insertApp } from '../../src/identity/apps';
+import { deleteClient, revokeUserGrants } from '../../src/identity/grants';
+import { insertClient } from '../../src/identity/clients';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { authorizeWithLogin, basic, Browser, call, codeFlow, decodeJwt, pkcePair, redirectParams, tokenRequest } from './flow';
 
 beforeAll(async () => {
   await seedIdentity();
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: 'other-server',
     tenantId: 1,
     name: 'Other server',
@@ -141,7 +141,7 @@ describe('grants and revocation (identity contract)', () => {
   });
 
   it('deleting an app revokes every token issued to it', async () => {
-    await insertApp(env, { clientId: 'doomed', tenantId: 1, name: 'Doomed', authType: 'authorization_code', secret: 'doomed-secret', redirectUris: ['https://doomed.example/cb'] });
+    await insertClient(env, { clientId: 'doomed', tenantId: 1, name: 'Doomed', authType: 'authorization_code', secret: 'doomed-secret', redirectUris: ['https://doomed.example/cb'] });
     const browser = new Browser();
     const { verifier, challenge } = await pkcePair();
     const res = await authorizeWithLogin(browser, { client_id: 'doomed', response_type: 'code', redirect_uri: 'https://doomed.example/cb', scope: 'openid offline_access', code_challenge: challenge, code_challenge_method: 'S256' });
@@ -152,7 +152,7 @@ describe('grants and revocation (identity contract)', () => {
       )
     ).json()) as { access_token: string; refresh_token: string };
     expect(await userinfoStatus(t.access_token)).toBe(200);
-    await deleteApp(env.DB, 'doomed');
+    await deleteClient(env.DB, 'doomed');
     expect(await userinfoStatus(t.access_token)).toBe(401);
     expect((await refresh(t.refresh_token, {}, basic('doomed', 'doomed-secret'))).status).toBe(401);
     const grant = await env.DB.prepare("SELECT revoked_at FROM grants WHERE client_id = 'doomed'").first<{ revoked_at: number | null }>();

@@ -1,14 +1,14 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insertApp } from '../../src/identity/apps';
+import { insertClient } from '../../src/identity/clients';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { basic, call, clientCredentialsToken, codeFlow } from './flow';
 
 beforeAll(async () => {
   await seedIdentity();
-  await insertApp(env, { clientId: 'backend-2', tenantId: 1, name: 'Backend 2', authType: 'client_credentials', secret: 'backend-2-secret', permissions: { Assets: 'read' } });
+  await insertClient(env, { clientId: 'backend-2', tenantId: 1, name: 'Backend 2', authType: 'client_credentials', secret: 'backend-2-secret', permissions: { Assets: 'read' } });
   await env.DB.prepare("INSERT OR IGNORE INTO tenants (id, name) VALUES (2, 'Other')").run();
-  await insertApp(env, { clientId: 'foreign', tenantId: 2, name: 'Foreign', authType: 'client_credentials', secret: 'foreign-secret', permissions: { Assets: 'read' } });
+  await insertClient(env, { clientId: 'foreign', tenantId: 2, name: 'Foreign', authType: 'client_credentials', secret: 'foreign-secret', permissions: { Assets: 'read' } });
 });
 
 const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>

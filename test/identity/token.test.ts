@@ -1,13 +1,13 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insertApp } from '../../src/identity/apps';
+import { insertClient } from '../../src/identity/clients';
 import { RESOURCE_SCOPES } from '../../src/identity/scopes';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { basic, call, decodeJwt, tokenRequest } from './flow';
 
 beforeAll(async () => {
   await seedIdentity();
-  await insertApp(env, {
+  await insertClient(env, {
     clientId: 'limited backend:1+',
     tenantId: DEMO.tenantId,
     name: 'limited',
@@ -16,7 +16,7 @@ beforeAll(async () => {
     tokenLifetime: 120,
     permissions: { Projects: 'update', Assets: 'read' },
   });
-  await insertApp(env, { clientId: 'no-permissions', tenantId: DEMO.tenantId, name: 'none', authType: 'client_credentials', secret: 'x'.repeat(20) });
+  await insertClient(env, { clientId: 'no-permissions', tenantId: DEMO.tenantId, name: 'none', authType: 'client_credentials', secret: 'x'.repeat(20) });
 });
 
 const cc = (extra: Record<string, string> = {}) =>
@@ -187,7 +187,7 @@ describe('token request validation', () => {
   });
 
   it('reads the app on every request: a deleted app is rejected at once', async () => {
-    await insertApp(env, { clientId: 'short-lived', tenantId: 1, name: 's', authType: 'client_credentials', secret: 'short-lived-secret', permissions: { Assets: 'read' } });
+    await insertClient(env, { clientId: 'short-lived', tenantId: 1, name: 's', authType: 'client_credentials', secret: 'short-lived-secret', permissions: { Assets: 'read' } });
     const form = { grant_type: 'client_credentials', client_id: 'short-lived', client_secret: 'short-lived-secret' };
     expect((await tokenRequest(form)).status).toBe(200);
     await env.DB.prepare("DELETE FROM apps WHERE client_id = 'short-lived'").run();

@@ -3,16 +3,15 @@
 // form post (else a 403 page and nothing changes), and headers that forbid framing and caching.
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { eq } from 'drizzle-orm';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Child } from 'hono/jsx';
 import { getDb, type Database } from '../../db/client';
-import { tenants } from '../../db/schema';
 import type { Env } from '../../env';
 import { ApiError, forbidden } from '../../errors';
 import { base64url, fromBase64url, randomToken } from '../crypto';
-import { PATHS } from '../discovery';
+import { ADMIN_LOGIN_PATH, PATHS } from '../paths';
 import { csrfTokenFor, readSession, verifyCsrf, type Session } from '../session';
+import { tenants } from '../store';
 import { Page, type Banner, type Section } from './layout';
 
 export interface AdminContext {
@@ -26,8 +25,6 @@ export type AdminEnv = {
   Variables: { admin: AdminContext; nonce: string; db: Database; flash: Flash };
 };
 export type AdminContextOf = Context<AdminEnv>;
-
-export const LOGIN_PATH = '/admin/login';
 
 const csp = (nonce: string) =>
   `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; ` +
@@ -53,14 +50,14 @@ export const adminHeaders: MiddlewareHandler<AdminEnv> = async (c, next) => {
  * state-changing request must carry the session's CSRF token in the `_csrf` form field.
  */
 export const requireAdmin: MiddlewareHandler<AdminEnv> = async (c, next) => {
-  if (c.req.path === LOGIN_PATH) return next();
+  if (c.req.path === ADMIN_LOGIN_PATH) return next();
   const session = await readSession(c);
-  if (!session) return c.redirect(LOGIN_PATH, 303);
+  if (!session) return c.redirect(ADMIN_LOGIN_PATH, 303);
   if (session.role !== 'admin') throw forbidden('The admin panel is only for administrators of the tenant. Ask an administrator for access.');
   const db = getDb(c.env.DB);
-  const tenant = await db.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, session.tenantId)).get();
+  const tenantName = await tenants.name(db, session.tenantId);
   c.set('db', db);
-  c.set('admin', { session, tenantName: tenant?.name ?? `Tenant ${session.tenantId}`, csrf: csrfTokenFor(session) });
+  c.set('admin', { session, tenantName: tenantName ?? `Tenant ${session.tenantId}`, csrf: csrfTokenFor(session) });
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     const body = await c.req.parseBody();
     if (!verifyCsrf(session, body._csrf)) {

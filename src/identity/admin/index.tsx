@@ -14,7 +14,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { ApiError, notFound } from '../../errors';
 import { destroySession } from '../session';
 import { appsRoutes } from './apps/routes';
-import { LOGIN_PATH, adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
+import { ADMIN_LOGIN_PATH } from '../paths';
+import { adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
 import { dashboard, tenantRoutes } from './tenant';
 import { usersRoutes } from './users/routes';
 
@@ -34,13 +35,13 @@ adminApp.use('*', adminHeaders, formLimit, requireAdmin);
 adminApp.get('/', dashboard);
 adminApp.post('/logout', async (c) => {
   await destroySession(c);
-  return c.redirect(LOGIN_PATH, 303);
+  return c.redirect(ADMIN_LOGIN_PATH, 303);
 });
 adminApp.route('/apps', appsRoutes);
 adminApp.route('/users', usersRoutes);
 adminApp.route('/tenant', tenantRoutes);
 adminApp.all('*', (c) => {
-  if (c.req.path === LOGIN_PATH) return c.notFound();
+  if (c.req.path === ADMIN_LOGIN_PATH) return c.notFound();
   // /admin/apps/ is /admin/apps.
   if (c.req.method === 'GET' && c.req.path.endsWith('/')) return c.redirect(c.req.path.replace(/\/+$/, '') || '/admin', 301);
   throw notFound('There is no such page in the admin panel.');

@@ -2,11 +2,10 @@
 // instance's signing keys, read-only. The keys belong to the instance, not to a tenant: rotating
 // them is an operator action (`npm run keys:rotate`), never something a tenant admin can reach.
 import { Hono } from 'hono';
-import { count, eq } from 'drizzle-orm';
-import { apps, users } from '../../db/schema';
 import { issuerOf } from '../../auth/issuer';
 import { nowSeconds } from '../crypto';
 import { listSigningKeys } from '../keys';
+import { tenants } from '../store';
 import { render, type AdminContextOf, type AdminEnv } from './guard';
 import { Age, dateTime } from './layout';
 import { loadTenantSettings, registerTenantSettings, TenantSettingsCard } from './tenant-settings';
@@ -25,12 +24,7 @@ export function keyStatus(key: KeyRow, now = nowSeconds()): string {
 
 /** GET /admin */
 export async function dashboard(c: AdminContextOf) {
-  const db = c.get('db');
-  const tenantId = c.get('admin').session.tenantId;
-  const [appCount, userCount] = await Promise.all([
-    db.select({ n: count() }).from(apps).where(eq(apps.tenantId, tenantId)).get(),
-    db.select({ n: count() }).from(users).where(eq(users.tenantId, tenantId)).get(),
-  ]);
+  const counts = await tenants.counts(c.get('db'), c.get('admin').session.tenantId);
   const issuer = issuerOf(c.env);
   return render(c, {
     title: 'Dashboard',
@@ -42,12 +36,12 @@ export async function dashboard(c: AdminContextOf) {
         <div class="grid">
           <a class="card" href="/admin/apps" style="text-decoration:none;color:inherit">
             <div class="muted">External apps</div>
-            <div class="stat">{appCount?.n ?? 0}</div>
+            <div class="stat">{counts.apps}</div>
             <span class="small">Register and revoke API clients</span>
           </a>
           <a class="card" href="/admin/users" style="text-decoration:none;color:inherit">
             <div class="muted">Users</div>
-            <div class="stat">{userCount?.n ?? 0}</div>
+            <div class="stat">{counts.users}</div>
             <span class="small">Create, reset passwords, disable</span>
           </a>
           <a class="card" href="/admin/tenant" style="text-decoration:none;color:inherit">

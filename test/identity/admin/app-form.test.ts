@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { draftFromForm, emptyDraft, fieldStates, validateDraft, type AppDraft } from '../../../src/identity/admin/apps/form';
+import { draftFromForm, emptyDraft, fieldStates, validateDraft, type AppDraft } from '../../../src/identity/admin/apps/app-form';
 import { ccForm, codeForm } from './helpers';
 
 const errorsOf = (form: Record<string, string>) => validateDraft(draftFromForm(form)).errors ?? {};

@@ -4,7 +4,7 @@
 import { APP_TYPES, AUTH_TYPES, TOKEN_LIFETIME_MAX, TOKEN_LIFETIME_MIN, type AuthType } from '../../app-types';
 import { PERMISSION_LEVELS, PERMISSION_LEVEL_LABELS, RESOURCE_TYPES, normalizePermissions, scopesForPermissions } from '../../scopes';
 import { Age, CsrfField, Field, age, dateTime, describedBy } from '../layout';
-import { LIST_FIELDS, fieldStates, permissionField, type AppDraft, type FieldErrors, type FieldState, type FlowField, type ListField as ListFieldName } from './form';
+import { LIST_FIELDS, fieldStates, permissionField, type AppDraft, type FieldErrors, type FieldState, type FlowField, type ListField as ListFieldName } from './app-form';
 import type { AppRow } from './store';
 
 /** What each flow is for (platform spec, Authentication: flow choice). */

@@ -1,20 +1,20 @@
-// Settings > External apps: routes. Each handler reads the form, delegates to form.ts (rules)
-// and store.ts (D1), then redirects with a banner (post/redirect/get).
+// Settings > External apps: routes. Each handler reads the form, delegates to app-form.ts (rules)
+// and store.ts (storage), then redirects with a banner (post/redirect/get).
 import { Hono } from 'hono';
 import { AUTH_TYPES, type AuthType } from '../../app-types';
 import { notFound } from '../../../errors';
 import { done, render, takeFlash, type AdminContextOf, type AdminEnv } from '../guard';
 import type { Banner } from '../layout';
-import { draftFromApp, draftFromForm, emptyDraft, validateDraft, type AppDraft, type FieldErrors } from './form';
+import { draftFromApp, draftFromForm, emptyDraft, validateDraft, type AppDraft, type FieldErrors } from './app-form';
 import { AppForm, AppSummary, AppsList, DeleteAppConfirm, flowStatesJson, formScript } from './pages';
-import { createApp, findApp, listApps, removeApp, updateApp, type AppRow } from './store';
+import { createClientApp, findClientApp, listClientApps, removeClientApp, updateClientApp, type AppRow } from './store';
 
 export const appsRoutes = new Hono<AdminEnv>();
 
 const appPath = (clientId: string) => `/admin/apps/${encodeURIComponent(clientId)}`;
 
 async function appOf(c: AdminContextOf): Promise<AppRow> {
-  const app = await findApp(c.get('db'), c.get('admin').session.tenantId, c.req.param('clientId') ?? '');
+  const app = await findClientApp(c.get('db'), c.get('admin').session.tenantId, c.req.param('clientId') ?? '');
   if (!app) throw notFound('There is no external app with this client id in your tenant. It may have been deleted.');
   return app;
 }
@@ -42,7 +42,7 @@ function newAppPage(c: AdminContextOf, draft: AppDraft, errors: FieldErrors, sta
 }
 
 appsRoutes.get('/', async (c) => {
-  const apps = await listApps(c.get('db'), c.get('admin').session.tenantId);
+  const apps = await listClientApps(c.get('db'), c.get('admin').session.tenantId);
   return render(c, { title: 'External apps', section: 'apps', body: <AppsList apps={apps} /> });
 });
 
@@ -55,7 +55,7 @@ appsRoutes.post('/new', async (c) => {
   const draft = draftFromForm(await c.req.parseBody());
   const result = validateDraft(draft);
   if (result.errors) return newAppPage(c, draft, result.errors, 400);
-  const { clientId, secret } = await createApp(c.get('db'), c.get('admin').session.tenantId, result.settings);
+  const { clientId, secret } = await createClientApp(c.get('db'), c.get('admin').session.tenantId, result.settings);
   const text = secret ? `App “${result.settings.name}” created. Copy its secret now: it is shown only once.` : `App “${result.settings.name}” created.`;
   return done(c, appPath(clientId), text, secret ? { secret: { clientId, value: secret } } : {});
 });
@@ -104,7 +104,7 @@ appsRoutes.post('/:clientId', async (c) => {
   const draft = draftFromForm(await c.req.parseBody(), app.authType);
   const result = validateDraft(draft);
   if (result.errors) return appPage(c, app, { draft, errors: result.errors }, 400);
-  const { secret } = await updateApp(c.get('db'), app, result.settings);
+  const { secret } = await updateClientApp(c.get('db'), app, result.settings);
   const text = secret ? 'Changes saved. A client secret was issued: copy it now, it is shown only once.' : 'Changes saved.';
   return done(c, appPath(app.clientId), text, secret ? { secret: { clientId: app.clientId, value: secret } } : {});
 });
@@ -116,6 +116,6 @@ appsRoutes.get('/:clientId/delete', async (c) => {
 
 appsRoutes.post('/:clientId/delete', async (c) => {
   const app = await appOf(c);
-  await removeApp(c.get('db'), app);
+  await removeClientApp(c.get('db'), app);
   return done(c, '/admin/apps', `App “${app.name}” deleted. Its client id and secret no longer work.`);
 });

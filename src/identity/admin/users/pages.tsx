@@ -1,7 +1,7 @@
 // Settings > Users: list, create, and one user's page (reset password, disable, enable).
 import { PASSWORD_MIN_LENGTH } from '../../passwords';
 import { Age, CsrfField, Field, age, dateTime, describedBy } from '../layout';
-import type { UserDraft, UserErrors } from './form';
+import type { UserDraft, UserErrors } from './user-form';
 import type { UserRow } from './store';
 
 export const userPath = (id: string) => `/admin/users/${encodeURIComponent(id)}`;

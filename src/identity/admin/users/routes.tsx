@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { badRequest, notFound } from '../../../errors';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
-import { emptyUserDraft, passwordError, passwordFromForm, userDraftFromForm, validateUserDraft, type UserDraft, type UserErrors } from './form';
+import { emptyUserDraft, passwordError, passwordFromForm, userDraftFromForm, validateUserDraft, type UserDraft, type UserErrors } from './user-form';
 import { DisableUserConfirm, NewUserForm, UserDetail, UsersList, userPath } from './pages';
 import { addUser, findTenantUser, listUsers, resetPassword, setDisabled, type UserRow } from './store';
 

@@ -1,22 +1,18 @@
-// Users of one tenant in D1. Disabling a user or resetting their password revokes all their
-// grants and sessions (identity contract, "Grants and revocation").
-import { and, asc, eq } from 'drizzle-orm';
+// Users of one tenant: the admin panel's operations over the identity store. Disabling a user or
+// resetting their password revokes all their grants and sessions (identity contract, "Grants and
+// revocation").
 import type { Database } from '../../../db/client';
-import { users } from '../../../db/schema';
 import { revokeUserGrants } from '../../grants';
+import { users } from '../../store';
 import { hashPassword } from '../../passwords';
 import { createUser, findUserInTenant, type UserRow } from '../../users';
 import type { UserRole } from '../../scopes';
 
 export type { UserRow };
 
-export function listUsers(db: Database, tenantId: number): Promise<UserRow[]> {
-  return db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.email)).all();
-}
+export const listUsers = (db: Database, tenantId: number): Promise<UserRow[]> => users.listForTenant(db, tenantId);
 
-export function findTenantUser(db: Database, tenantId: number, id: string): Promise<UserRow | undefined> {
-  return db.select().from(users).where(and(eq(users.tenantId, tenantId), eq(users.id, id))).get();
-}
+export const findTenantUser = (db: Database, tenantId: number, id: string): Promise<UserRow | undefined> => users.findByIdInTenant(db, tenantId, id);
 
 /** Creates a user; 'taken' when the tenant already has this e-mail address. */
 export async function addUser(
@@ -35,11 +31,11 @@ export async function addUser(
 }
 
 export async function resetPassword(db: Database, user: UserRow, password: string): Promise<void> {
-  await db.update(users).set(await hashPassword(password)).where(eq(users.id, user.id));
+  await users.setPassword(db, user.id, await hashPassword(password));
   await revokeUserGrants(db, user.id);
 }
 
 export async function setDisabled(db: Database, user: UserRow, disabled: boolean): Promise<void> {
-  await db.update(users).set({ disabled }).where(eq(users.id, user.id));
+  await users.setDisabled(db, user.id, disabled);
   if (disabled) await revokeUserGrants(db, user.id);
 }

@@ -1,4 +1,4 @@
-// Reading OAuth form bodies and query strings strictly (RFC 6749 §3.1/§3.2): parameters must not
+// Reading OAuth parameters (form bodies and query strings) strictly (RFC 6749 §3.1/§3.2): parameters must not
 // repeat, empty values count as absent, and token-style endpoints accept only POSTed forms.
 import type { Context } from 'hono';
 import { OAuthError } from '../errors';

@@ -1,31 +1,25 @@
-// Reading registered apps and authenticating them at the token, revocation and introspection
-// endpoints (RFC 6749 §2.3.1: HTTP Basic or the request body, never both).
-import { eq, sql } from 'drizzle-orm';
-import { getDb } from '../db/client';
-import { apps } from '../db/schema';
+// Clients (the admin panel's "External apps"): finding them and authenticating them at the token,
+// revocation and introspection endpoints (RFC 6749 §2.3.1: HTTP Basic or the request body, never
+// both).
 import type { Env } from '../env';
 import { OAuthError } from '../errors';
 import { APP_TYPES, effectiveSwitches } from './app-types';
 import { hashClientSecret, verifyClientSecret } from './client-secrets';
+import { clients } from './store';
 import { issuerOf } from './tokens';
 
-export type AppRow = typeof apps.$inferSelect;
+export type ClientRow = clients.ClientRow;
 
-export async function findApp(env: Env, clientId: string): Promise<AppRow | undefined> {
+/** Any tenant's client with this id, or undefined (also for ids no client could have). */
+export async function findClient(env: Env, clientId: string): Promise<ClientRow | undefined> {
   if (!clientId || clientId.length > 200) return undefined;
-  return getDb(env.DB).select().from(apps).where(eq(apps.clientId, clientId)).get();
+  return clients.find(env.DB, clientId);
 }
 
-/** Is this Origin one of the allowed CORS origins of any app on this instance? */
+/** Is this Origin one of the allowed CORS origins of any client on this instance? */
 export async function isAllowedCorsOrigin(env: Env, origin: string): Promise<boolean> {
   if (origin.length > 300) return false;
-  const row = await getDb(env.DB)
-    .select({ one: sql<number>`1` })
-    .from(apps)
-    .where(sql`exists (select 1 from json_each(${apps.corsOrigins}) where lower(json_each.value) = lower(${origin}))`)
-    .limit(1)
-    .get();
-  return row !== undefined;
+  return clients.anyAllowsCorsOrigin(env.DB, origin);
 }
 
 export interface ClientCredentials {
@@ -80,13 +74,13 @@ export async function authenticateClient(
   env: Env,
   credentials: ClientCredentials | undefined,
   options: { requireSecret?: boolean } = {},
-): Promise<AppRow> {
+): Promise<ClientRow> {
   const fail = (description: string): never => {
     const headers: Record<string, string> = credentials?.method === 'basic' ? { 'WWW-Authenticate': `Basic realm="${issuerOf(env)}"` } : {};
     throw new OAuthError(401, 'invalid_client', description, headers);
   };
   if (!credentials) return fail('Client authentication is required (client_id, and client_secret when the app has one).');
-  const app = await findApp(env, credentials.clientId);
+  const app = await findClient(env, credentials.clientId);
   if (!app) return fail('Unknown client or wrong client secret.');
   const secretRequired = options.requireSecret || APP_TYPES[app.authType].secret === 'always' || app.requireClientSecret;
   if (credentials.clientSecret !== undefined) {
@@ -99,11 +93,11 @@ export async function authenticateClient(
   return app;
 }
 
-export interface NewApp {
+export interface NewClient {
   clientId: string;
   tenantId: number;
   name: string;
-  authType: AppRow['authType'];
+  authType: ClientRow['authType'];
   /** Plain secret to hash and store (shown once by the caller). */
   secret?: string;
   tokenLifetime?: number;
@@ -115,15 +109,12 @@ export interface NewApp {
   requirePkce?: boolean;
 }
 
-/** Inserts an app with the type's effective switches; no-op when the client id exists. */
-export async function insertApp(env: Env, input: NewApp): Promise<void> {
+/** Inserts a client with its type's effective switches; no-op when the client id exists (seeds). */
+export async function insertClient(env: Env, input: NewClient): Promise<void> {
   const { secret, requireClientSecret, requirePkce, ...rest } = input;
-  await getDb(env.DB)
-    .insert(apps)
-    .values({
-      ...rest,
-      secretHash: secret ? await hashClientSecret(secret) : null,
-      ...effectiveSwitches(input.authType, { requireClientSecret, requirePkce }),
-    })
-    .onConflictDoNothing();
+  await clients.insert(
+    env.DB,
+    { ...rest, secretHash: secret ? await hashClientSecret(secret) : null, ...effectiveSwitches(input.authType, { requireClientSecret, requirePkce }) },
+    { ifAbsent: true },
+  );
 }
