@@ -122,6 +122,18 @@ export function tenant1ValuesFor(param: string): Array<string | number> {
  * so the isolation test reaches the id lookup instead of stopping at validation.
  */
 export const TENANT1_BODIES: Record<string, unknown> = {
+  // Design atoms: bodies naming tenant 1's designs and images.
+  'POST /api/atoms/v1/designs/render-preview': { designId: I.design },
+  'POST /api/atoms/v1/designs/render-preview/to-resource': { designId: I.design },
+  'POST /api/atoms/v1/designs/render-proof': { designId: I.design },
+  'POST /api/atoms/v1/designs/render-proof/to-resource': { designId: I.design },
+  'POST /api/atoms/v1/images/render-preview': { imageId: I.image },
+  'POST /api/atoms/v1/images/render-preview/to-resource': { imageId: I.image },
+  'POST /api/atoms/v1/designs/model/items/extract-image': { designId: I.design, itemId: 'x' },
+  'POST /api/atoms/v1/designs/print-product/items/extract-image': { designId: I.design, itemId: 'x' },
+  'POST /api/atoms/v1/designs/print-product/items/extract-image/to-resource': { designId: I.design, itemId: 'x' },
+  'POST /api/atoms/v1/designs/print-product/items/from-storage/batch-create': { items: [{ imageId: I.image }] },
+  'POST /api/atoms/v1/designs/print-product/items/apply-effects': { item: { type: 'Image', width: 1, height: 1, source: { type: 'Storage', id: I.image } }, effects: { recolor: '#ff0000' } },
   'POST /api/storefront/v1/projects/with-single-item': { ownerId: I.owner, productReference: I.reference, item: { designIds: [I.design] } },
   'POST /api/storefront/v1/projects/with-multiple-items': { ownerId: I.owner, items: [{ productSpecifier: { type: 'Product', id: I.product }, designIds: [I.design] }] },
   'POST /api/storefront/v1/projects/multiple-items': { ownerId: I.owner, items: [{ productReference: I.reference }] },

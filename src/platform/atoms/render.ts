@@ -1,0 +1,305 @@
+/**
+ * The design-atoms renders, free of HTTP: a design's preview and proof (print-product designs
+ * through the model's SVG/resvg and pdf-lib renderers; PSD designs through the rendering
+ * engine), image previews (an image fitted or filled into a box, drawn as a one-item model),
+ * `/to-resource` outputs, extract-image and the recolour effect.
+ */
+import { UrlImages } from '../../engine/inputs';
+import { preparePreview } from '../../engine/render-request';
+import { decodeImage, encodeJpeg, encodePng, flattenOverWhite } from '../../engine/raster';
+import { renderSvg } from '../../engine/personalise/resvg';
+import { ServerTiming } from '../../http/server-timing';
+import { imageFetcher } from '../../rendering/context';
+import * as assets from '../assets';
+import { ConflictError, NotImplementedError, UnprocessableError, ValidationError, type TenantContext } from '../core';
+import {
+  renderPdf,
+  renderPreview,
+  type ImageLookup,
+  type ImageModel,
+  type ItemModel,
+  type PrintProductModel,
+  type ResolvedImage,
+  type SourceModel,
+  type VariableInfo,
+} from './model';
+import { fontsOf, imageLookup, sourceBytes } from './resolve';
+import { loadDesign, type StoredDesign } from './store';
+
+export interface RenderedFile {
+  bytes: Uint8Array;
+  mime: string;
+  ext: string;
+}
+
+export interface RenderingConfig {
+  width?: number;
+  height?: number;
+  fileFormat?: 'Jpeg' | 'Png' | 'Pdf';
+  jpegQuality?: number;
+  surfaceIndex?: number;
+  stub?: boolean;
+  visualizePrintAreas?: boolean;
+  mockupStrategy?: 'Auto' | 'None' | 'DesignMockups' | 'SpecifiedMockup';
+  pdfTextOutputMode?: 'Outlines' | 'Text';
+  fitMode?: 'Fit' | 'Fill';
+  pageIndex?: number;
+}
+
+export interface DesignRenderRequest {
+  designId: string;
+  ownerId?: string;
+  mockupId?: string;
+  mockupOwnerId?: string;
+  renderingConfig?: RenderingConfig;
+  variableData?: VariableInfo[];
+}
+
+const EXT: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'application/pdf': 'pdf' };
+
+/** PSD variableData → the engine's personalisation data (Text → text, Image → image). */
+function psdData(variableData: VariableInfo[] | undefined) {
+  if (!variableData?.length) return undefined;
+  const data: Record<string, unknown> = {};
+  variableData.forEach((v, i) => {
+    if (!v || typeof v.name !== 'string' || typeof v.value !== 'string') throw new ValidationError({ [`variableData[${i}]`]: ['an object {name, value, type}'] });
+    data[v.name] = String(v.type ?? '').toLowerCase() === 'image' ? { type: 'image', image: v.value } : { type: 'text', text: v.value };
+  });
+  return data as never;
+}
+
+/** A PSD design through the rendering engine (its errors are the engine's 4xx, mapped by assets.engineError). */
+async function renderPsd(t: TenantContext, d: StoredDesign, cfg: RenderingConfig, variableData: VariableInfo[] | undefined, size: number, timing: ServerTiming): Promise<RenderedFile> {
+  if (cfg.fileFormat === 'Pdf') throw new NotImplementedError('Proof PDFs of PSD designs come from the render-hires pipeline task; render-proof here answers Jpeg or Png.');
+  const png = cfg.fileFormat === 'Png';
+  try {
+    const store = new assets.TenantInputStore(t.env, t.tenantId);
+    const prepared = await preparePreview(
+      store,
+      {
+        template: d.row.id,
+        format: png ? 'png' : 'jpg',
+        size: { width: cfg.width ?? size, height: cfg.height ?? size },
+        jpegQuality: cfg.jpegQuality ?? 85,
+        unsharpMask: null,
+        data: psdData(variableData),
+      },
+      { urlImages: new UrlImages(imageFetcher(t.env)) },
+    );
+    const out = await prepared.render(timing);
+    return { bytes: out.bytes, mime: out.contentType, ext: out.ext };
+  } catch (e) {
+    throw assets.engineError(e);
+  }
+}
+
+/**
+ * render-preview (`proof` false) and render-proof (`proof` true: no stub or mockups, 1200 px,
+ * also Pdf). `timing` receives the phases for Server-Timing.
+ */
+export async function renderDesign(t: TenantContext, req: DesignRenderRequest, proof: boolean, timing = new ServerTiming()): Promise<RenderedFile> {
+  const cfg = req.renderingConfig ?? {};
+  const size = proof ? 1200 : 800;
+  const d = await timing.time('load', () => loadDesign(t, req.designId, req.ownerId, 'designId'));
+  if (!proof) checkMockupStrategy(cfg, req);
+  if (!d.model) return renderPsd(t, d, cfg, req.variableData, size, timing);
+  const { fonts } = await timing.time('fonts', () => fontsOf(t));
+  const images = imageLookup(t);
+  if (cfg.fileFormat === 'Pdf') {
+    if (!proof) throw new ValidationError({ 'renderingConfig.fileFormat': ['render-preview answers Jpeg or Png; Pdf is a proof (render-proof)'] });
+    const pdf = await timing.time('pdf', () =>
+      renderPdf(d.model!, { fonts, images, surfaceIndex: cfg.surfaceIndex, textMode: cfg.pdfTextOutputMode, variableData: req.variableData, title: d.row.name }),
+    );
+    return { bytes: pdf.bytes, mime: 'application/pdf', ext: 'pdf' };
+  }
+  const strategy = cfg.mockupStrategy ?? 'Auto';
+  const preview = await timing.time('render', () =>
+    renderPreview(d.model!, {
+      fonts,
+      images,
+      surfaceIndex: cfg.surfaceIndex,
+      width: cfg.width ?? size,
+      height: cfg.height ?? size,
+      fileFormat: cfg.fileFormat === 'Png' ? 'Png' : 'Jpeg',
+      jpegQuality: cfg.jpegQuality,
+      stub: proof ? false : (cfg.stub ?? true),
+      visualizePrintAreas: proof ? false : cfg.visualizePrintAreas,
+      mockup: !proof && (strategy === 'Auto' || strategy === 'DesignMockups'),
+      variableData: req.variableData,
+    }),
+  );
+  return { bytes: preview.bytes, mime: preview.mime, ext: EXT[preview.mime]! };
+}
+
+/** SpecifiedMockup needs a mockup; PSD mockup placement is not built yet (501, never a silent plain preview). */
+function checkMockupStrategy(cfg: RenderingConfig, req: DesignRenderRequest): void {
+  if (cfg.mockupStrategy === 'SpecifiedMockup' && !req.mockupId) throw new ValidationError({ mockupId: ['mockupStrategy SpecifiedMockup needs a mockupId'] });
+  if (req.mockupId && cfg.mockupStrategy !== 'None' && cfg.mockupStrategy !== 'DesignMockups') {
+    throw new NotImplementedError('Previews inside a 2D mockup PSD (mockupId) are not available yet; use mockupStrategy DesignMockups or None.');
+  }
+}
+
+// --- image previews ------------------------------------------------------------------------------
+
+/**
+ * An image drawn into a width × height box: `Fit` gives the image's own aspect inside the box,
+ * `Fill` the whole box covered (centre-cropped). Drawn as a one-item model, so the same renderer
+ * (and its limits) serves designs and images.
+ */
+export async function renderImage(resolved: ResolvedImage, cfg: RenderingConfig, what = 'image'): Promise<RenderedFile> {
+  if (cfg.fileFormat === 'Pdf') throw new ValidationError({ 'renderingConfig.fileFormat': ['Jpeg or Png'] });
+  if (!/^image\/(jpeg|png|gif|webp|svg\+xml)$/.test(resolved.mime)) {
+    throw new UnprocessableError(`The ${what} cannot be previewed (${resolved.mime}); PDF pages preview once the import has rasterised them.`);
+  }
+  const boxW = cfg.width ?? 800;
+  const boxH = cfg.height ?? 800;
+  const fill = cfg.fitMode === 'Fill';
+  const iw = resolved.width || boxW;
+  const ih = resolved.height || boxH;
+  const s = Math.min(boxW / iw, boxH / ih);
+  const [w, h] = fill ? [boxW, boxH] : [Math.max(1, Math.round(iw * s)), Math.max(1, Math.round(ih * s))];
+  const model = {
+    version: 1 as const,
+    surfaces: [
+      {
+        id: 's', name: '', width: w, height: h, printAreas: [], mockup: { up: null, down: null }, previewMockup: null,
+        containers: [{ id: 'c', name: '', visible: true, locked: false, items: [imageItem({ type: 'Embedded', key: 'image' }, w, h, fill ? 'Fill' : 'Stretch')] }],
+      },
+    ],
+  } as PrintProductModel;
+  const preview = await renderPreview(model, {
+    fonts: async () => undefined,
+    images: async () => resolved,
+    width: w,
+    height: h,
+    fileFormat: cfg.fileFormat === 'Png' ? 'Png' : 'Jpeg',
+    jpegQuality: cfg.jpegQuality,
+  });
+  return { bytes: preview.bytes, mime: preview.mime, ext: EXT[preview.mime]! };
+}
+
+function imageItem(source: SourceModel, width: number, height: number, fitMode: ImageModel['fitMode']): ImageModel {
+  return { id: 'i', name: '', type: 'Image', x: 0, y: 0, width, height, rotation: 0, opacity: 1, visible: true, locked: false, isVariable: false, source, pageIndex: 0, fitMode };
+}
+
+/** A stored image asset (tenancy through the lookup) for `/images/render-preview`. */
+export async function storedImage(t: TenantContext, imageId: string, ownerId: string | undefined, pageIndex: number): Promise<ResolvedImage> {
+  const resolved = await imageLookup(t)({ type: 'Storage', id: imageId, ownerId }, { pageIndex });
+  if (!resolved) throw new UnprocessableError(`The image ${imageId} has no previewable content (a PDF page not rasterised yet?).`);
+  return resolved;
+}
+
+// --- to-resource ---------------------------------------------------------------------------------
+
+export interface ResourceTarget {
+  resourceName?: string;
+  resourceNamespace?: string;
+  resourceOwnerId?: string;
+  resourceSourceId?: string;
+  resourceType?: string;
+  anonymousAccess?: boolean;
+  overwriteExistingResource?: boolean;
+}
+
+/**
+ * Stores a render as a resource: a new one, or (overwriteExistingResource) the content of the
+ * owner's resource of that name and namespace replaced, keeping its id. A taken name without
+ * overwrite → 409 NameConflict.
+ */
+export async function toResource(t: TenantContext, file: RenderedFile, target: ResourceTarget, defaultName: string): Promise<Record<string, unknown>> {
+  const kind = assets.assetKind('resource', !!(target.resourceOwnerId || t.storefrontUserId));
+  const scope = assets.scopeFor(t, kind, target.resourceOwnerId, kind.private);
+  const name = target.resourceName ?? `${defaultName}.${file.ext}`;
+  const namespace = target.resourceNamespace ?? null;
+  const existing = await t.env.DB.prepare(
+    `SELECT id FROM assets WHERE tenant_id = ?1 AND type = 'resource' AND owner_id = ?2 AND name = ?3 COLLATE NOCASE AND coalesce(namespace, '') = ?4 LIMIT 1`,
+  )
+    .bind(t.tenantId, scope.owner ?? '', name, namespace ?? '')
+    .first<{ id: string }>();
+  const staged = await assets.stageBytes(t.env.FILES, t.tenantId, file.bytes);
+  let row: assets.AssetRow;
+  if (existing) {
+    if (!target.overwriteExistingResource) {
+      await t.env.FILES.delete(staged.key).catch(() => {});
+      throw new ConflictError('NameConflict', `A resource named "${name}" already exists${namespace ? ` in namespace ${namespace}` : ''}; set overwriteExistingResource to replace it.`, { name });
+    }
+    row = await assets.replaceContent(scope, existing.id, staged, file.mime);
+    if (target.anonymousAccess !== undefined && target.anonymousAccess !== row.anonymousAccess) await assets.setAnonymousAccess(scope, row, target.anonymousAccess);
+  } else {
+    row = await assets.createAsset(scope, {
+      staged,
+      name,
+      declaredType: file.mime,
+      namespace,
+      sourceId: target.resourceSourceId ?? null,
+      resourceType: target.resourceType ?? null,
+      anonymousAccess: target.anonymousAccess,
+    });
+  }
+  row = (await assets.findAsset(scope, row.id)) ?? row;
+  const info = assets.toResourceInfo(row, t.baseUrl);
+  if (row.anonymousAccess) info.url = (await assets.anonymousUrlOf(t, 'asset', row.id)) ?? info.url;
+  return info;
+}
+
+// --- items: extract-image, effects ------------------------------------------------------------------
+
+/** An Image item's source image as Jpeg or Png (SVG rasterised at its size). */
+export async function extractImage(t: TenantContext, item: ItemModel, outputType: 'Jpeg' | 'Png' = 'Png', path = 'item'): Promise<RenderedFile> {
+  if (item.type !== 'Image') throw new UnprocessableError(`Item ${item.id} is a ${item.type}, not an Image.`, { [path]: ['not an Image item'] });
+  if (!item.source) throw new UnprocessableError(`Item ${item.id} has no image.`, { [`${path}.source`]: ['empty'] });
+  const resolved = await sourceBytes(t, item.source, `${path}.source`, item.pageIndex);
+  const pixels = await decodeAny(resolved);
+  if (outputType === 'Jpeg') {
+    await flattenOverWhite(pixels.data);
+    return { bytes: await encodeJpeg(pixels, 92), mime: 'image/jpeg', ext: 'jpg' };
+  }
+  return { bytes: await encodePng(pixels), mime: 'image/png', ext: 'png' };
+}
+
+async function decodeAny(resolved: ResolvedImage) {
+  if (resolved.mime === 'image/svg+xml') return renderSvg(new TextDecoder().decode(resolved.bytes), []);
+  if (resolved.mime !== 'image/jpeg' && resolved.mime !== 'image/png') throw new UnprocessableError(`A ${resolved.mime} image cannot be extracted as pixels.`);
+  try {
+    return await decodeImage(resolved.bytes);
+  } catch {
+    throw new UnprocessableError('The image data is corrupt.');
+  }
+}
+
+/**
+ * `apply-effects` `{recolor}`: only an Image item whose picture has transparency can be
+ * recoloured (recolouring paints every visible pixel, so an opaque image would become a flat
+ * box) → 409 GeneralConflict otherwise. `recolor: null` removes the effect.
+ */
+export async function applyEffects(t: TenantContext, item: ItemModel, effects: { recolor?: string | null }): Promise<ItemModel> {
+  if (item.type !== 'Image') throw new ConflictError('GeneralConflict', `Effects apply to Image items; this is a ${item.type}.`, { itemType: item.type });
+  if (effects.recolor === undefined || effects.recolor === null) return { ...item, recolor: null };
+  if (!item.source) throw new ConflictError('GeneralConflict', 'The image item has no image to recolour.');
+  const resolved = await sourceBytes(t, item.source, 'item.source', item.pageIndex);
+  if (resolved.mime !== 'image/svg+xml') {
+    if (resolved.mime === 'image/jpeg') throw new ConflictError('GeneralConflict', 'The image is opaque (JPEG): recolouring would paint a solid box.');
+    const pixels = await decodeAny(resolved);
+    let transparent = false;
+    for (let i = 3; i < pixels.data.length; i += 4) if (pixels.data[i]! < 255) { transparent = true; break; }
+    if (!transparent) throw new ConflictError('GeneralConflict', 'The image is opaque: recolouring would paint a solid box.');
+  }
+  return { ...item, recolor: effects.recolor };
+}
+
+/** An Image item at the image's natural size (points at its dpi, 72 when unknown) at (x, y). */
+export function naturalItem(source: SourceModel, facts: { width: number; height: number; dpi?: number | null }, at: { x?: number; y?: number; name?: string }): Record<string, unknown> {
+  const k = 72 / (facts.dpi && facts.dpi > 0 ? facts.dpi : 72);
+  return {
+    type: 'Image',
+    name: at.name ?? '',
+    x: at.x ?? 0,
+    y: at.y ?? 0,
+    width: Math.max(1, facts.width * k),
+    height: Math.max(1, facts.height * k),
+    source,
+    fitMode: 'Fit',
+  };
+}
+
+export type { ImageLookup };
