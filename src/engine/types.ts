@@ -127,6 +127,10 @@ export interface VectorMask {
   disabled: boolean;
   /** Photoshop's "fill starts with all pixels": the path set subtracts from a full canvas. */
   fillStartsWithAllPixels: boolean;
+  /** 0..1, the vector mask's density (what its outside keeps). */
+  density?: number;
+  /** Feather radius in template pixels. */
+  feather?: number;
   paths: Array<{
     open: boolean;
     operation?: 'exclude' | 'combine' | 'subtract' | 'intersect';

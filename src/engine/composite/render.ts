@@ -3,7 +3,7 @@ import { kernels } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
 import { backdropCache } from '../cache';
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix } from '../compiled/store';
-import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage } from '../types';
+import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
 import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectShape, hasEffects } from './effects';
@@ -448,7 +448,27 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   const vm = node.vectorMask;
   // Shape layers carry Photoshop's own rendering of their path in their pixels.
   if (vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels)) {
-    mask = multiplyMasks(mask, rasterizeVectorMask(vm, ctx.scale, r));
+    mask = multiplyMasks(mask, vectorMaskOver(vm, ctx.scale, r));
   }
   return mask;
+}
+
+/** The vector mask over r, feathered (a Gaussian of that radius, drawn with a margin) and at its density. */
+function vectorMaskOver(vm: VectorMask, scale: number, r: Bounds): Uint8ClampedArray {
+  const sigma = (vm.feather ?? 0) * scale;
+  let out: Uint8ClampedArray;
+  if (sigma >= 0.5) {
+    const pad = Math.ceil(sigma * 3);
+    const big = grow(r, pad);
+    const bw = big.right - big.left;
+    const blurred = gaussianBlur(Float32Array.from(rasterizeVectorMask(vm, scale, big)), bw, big.bottom - big.top, sigma);
+    const w = r.right - r.left;
+    out = new Uint8ClampedArray(w * (r.bottom - r.top));
+    for (let y = 0; y < r.bottom - r.top; y++) {
+      for (let x = 0; x < w; x++) out[y * w + x] = blurred[(y + pad) * bw + x + pad];
+    }
+  } else out = rasterizeVectorMask(vm, scale, r);
+  const density = vm.density;
+  if (density !== undefined && density < 1) for (let i = 0; i < out.length; i++) out[i] = 255 - (255 - out[i]) * density;
+  return out;
 }

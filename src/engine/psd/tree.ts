@@ -129,8 +129,16 @@ function boundsOf(b: { left?: number; top?: number; right?: number; bottom?: num
  */
 export function pixelMaskSource(layer: Layer): { mask: NonNullable<Layer['mask']>; real: boolean } | undefined {
   if (layer.realMask) return { mask: layer.realMask, real: true };
-  if (layer.mask && !(layer.mask.fromVectorData && layer.vectorMask)) return { mask: layer.mask, real: false };
-  return undefined;
+  const m = layer.mask;
+  if (!m || (m.fromVectorData && layer.vectorMask)) return undefined;
+  // A mask record that only carries a vector mask's density or feather: no pixels, no rectangle,
+  // no user-mask parameters. Read as a pixel mask (default black) it would hide the whole layer.
+  const empty = (m.right ?? 0) <= (m.left ?? 0) || (m.bottom ?? 0) <= (m.top ?? 0);
+  const pixels = layer.rawData?.channels.some((c) => c.id === -2 && (c.data?.length ?? 0) > 0);
+  const vectorParams = m.vectorMaskDensity !== undefined || m.vectorMaskFeather !== undefined;
+  const userParams = m.userMaskDensity !== undefined || m.userMaskFeather !== undefined;
+  if (layer.vectorMask && empty && !pixels && vectorParams && !userParams) return undefined;
+  return { mask: m, real: false };
 }
 
 function maskOf(layer: Layer): LayerMask | undefined {
@@ -153,7 +161,10 @@ function maskOf(layer: Layer): LayerMask | undefined {
 function vectorMaskOf(layer: Layer): VectorMask | undefined {
   const vm = layer.vectorMask;
   if (!vm || !vm.paths?.length) return undefined;
+  const params = layer.mask;
   return {
+    ...(params?.vectorMaskDensity !== undefined && params.vectorMaskDensity < 1 ? { density: params.vectorMaskDensity } : {}),
+    ...(params?.vectorMaskFeather ? { feather: params.vectorMaskFeather } : {}),
     invert: !!vm.invert,
     disabled: !!vm.disable,
     fillStartsWithAllPixels: !!vm.fillStartsWithAllPixels,

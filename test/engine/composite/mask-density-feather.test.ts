@@ -1,0 +1,95 @@
+import { writePsdUint8Array, type Layer } from 'ag-psd';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate } from '../../../src/engine';
+
+/**
+ * Mask density and feather (issue 14), for pixel masks and vector masks, on templates made here
+ * with ag-psd. Photoshop's Properties panel: density d leaves a mask value m as 255 − d·(255 − m)
+ * (at 50 % black hides half), feather blurs the mask with a Gaussian of that radius. The blend
+ * over the backdrop is then plain "normal" with the mask as alpha.
+ */
+
+const W = 32;
+const H = 24;
+const BG = [200, 100, 50];
+const BLUE = [0, 0, 255];
+function fill(c: number[], w = W, h = H) {
+  const data = new Uint8ClampedArray(w * h * 4);
+  for (let i = 0; i < w * h; i++) data.set([...c, 255], i * 4);
+  return { width: w, height: h, data };
+}
+const rect = (l: number, t: number, r: number, b: number) => ({
+  open: false,
+  operation: 'combine' as const,
+  fillRule: 'even-odd' as const,
+  knots: [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })),
+});
+
+async function render(blue: Partial<Layer>) {
+  const bytes = writePsdUint8Array({
+    width: W,
+    height: H,
+    children: [
+      { name: 'bg', top: 0, left: 0, imageData: fill(BG) },
+      { name: 'blue', top: 0, left: 0, imageData: fill(BLUE), ...blue },
+    ],
+  });
+  const img = await renderTemplate(env.FILES, await compileTemplate(env.FILES, bytes), { scale: 1 });
+  /** The mask value (0..1) at (x, y), read back from the blend of blue over the backdrop. */
+  const coverage = (x: number, y: number) => {
+    const o = (y * W + x) * 4;
+    return (img.data[o + 2] - BG[2]) / (BLUE[2] - BG[2]);
+  };
+  return { coverage };
+}
+
+// ag-psd stores density as a byte: 0.5 → 128/255.
+const D = 128 / 255;
+const withDensity = (m: number) => 1 - (1 - m) * D;
+
+describe('vector mask density and feather', () => {
+  it('density: the outside of the path keeps 50 %', async () => {
+    const { coverage } = await render({ vectorMask: { paths: [rect(4, 4, 20, 16)] }, mask: { vectorMaskDensity: 0.5 } });
+    expect(coverage(10, 10)).toBeCloseTo(1, 2);
+    expect(coverage(25, 10)).toBeCloseTo(withDensity(0), 1);
+    expect(coverage(3, 3)).toBeCloseTo(withDensity(0), 1);
+  });
+
+  it('feather: a Gaussian across the path edge, symmetric about it', async () => {
+    // Radius 2 px: a pixel half a pixel inside the edge gets Φ(0.25) ≈ 0.6 of the path, the
+    // pixel half a pixel outside 1 − 0.6 ≈ 0.4; three radii in, the full path.
+    const { coverage } = await render({ vectorMask: { paths: [rect(4, 4, 28, 20)] }, mask: { vectorMaskFeather: 2 } });
+    expect(coverage(16, 12)).toBeCloseTo(1, 1);
+    expect(coverage(4, 12)).toBeGreaterThan(0.55);
+    expect(coverage(4, 12)).toBeLessThan(0.65);
+    expect(coverage(4, 12) + coverage(3, 12)).toBeCloseTo(1, 1);
+    expect(coverage(0, 12)).toBeLessThan(0.1);
+  });
+
+  it('density and feather together, and the layer never vanishes', async () => {
+    const { coverage } = await render({ vectorMask: { paths: [rect(4, 4, 28, 20)] }, mask: { vectorMaskDensity: 0.5, vectorMaskFeather: 2 } });
+    expect(coverage(16, 12)).toBeCloseTo(1, 1);
+    expect(coverage(0, 0)).toBeCloseTo(withDensity(0), 1);
+    expect(coverage(4, 12)).toBeCloseTo(withDensity(0.6), 1);
+  });
+});
+
+describe('pixel mask density and feather', () => {
+  // A mask white on the left half (x < 16), black elsewhere.
+  const half = { top: 0, left: 0, imageData: fill([255, 255, 255], 16, H), defaultColor: 0 };
+
+  it('density: black hides only half', async () => {
+    const { coverage } = await render({ mask: { ...half, userMaskDensity: 0.5 } });
+    expect(coverage(5, 5)).toBeCloseTo(1, 2);
+    expect(coverage(25, 5)).toBeCloseTo(withDensity(0), 1);
+  });
+
+  it('feather: the edge at x = 16 blurs symmetrically', async () => {
+    const { coverage } = await render({ mask: { ...half, userMaskFeather: 2 } });
+    expect(coverage(8, 5)).toBeCloseTo(1, 1);
+    expect(coverage(24, 5)).toBeCloseTo(0, 1);
+    expect(coverage(15, 5)).toBeGreaterThan(0.55);
+    expect(coverage(15, 5) + coverage(16, 5)).toBeCloseTo(1, 1);
+  });
+});
