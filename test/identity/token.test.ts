@@ -194,3 +194,26 @@ describe('token request validation', () => {
     await expectOAuthError(await tokenRequest(form), 401, 'invalid_client');
   });
 });
+
+describe('one schema validates and documents the token request', () => {
+  it('publishes the TokenRequest schema the endpoint validates with (one shape per grant type)', async () => {
+    const doc = (await (await call('/api/docs/identity.json')).json()) as {
+      paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> } } }>;
+      components: { schemas: Record<string, { oneOf?: unknown[]; discriminator?: unknown; required?: string[] }> };
+    };
+    const ref = doc.paths['/connect/token']!.post.requestBody.content['application/x-www-form-urlencoded']!.schema.$ref;
+    expect(ref).toBe('#/components/schemas/TokenRequest');
+    expect(doc.components.schemas.TokenRequest!.oneOf).toHaveLength(3);
+    expect(doc.components.schemas.AuthorizationCodeTokenRequest!.required).toEqual(expect.arrayContaining(['grant_type', 'code', 'redirect_uri']));
+    expect(doc.components.schemas.RefreshTokenRequest!.required).toEqual(expect.arrayContaining(['grant_type', 'refresh_token']));
+  });
+
+  it('answers what the schema refuses in RFC 6749 terms (invalid_request naming the field)', async () => {
+    const server = basic(DEMO.server.clientId, DEMO.server.secret);
+    const missing = await tokenRequest({ grant_type: 'refresh_token' }, { authorization: server });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toEqual({ error: 'invalid_request', error_description: 'refresh_token is missing.' });
+    const verifier = await tokenRequest({ grant_type: 'authorization_code', code: 'c', redirect_uri: DEMO.server.redirectUri, code_verifier: 'short' }, { authorization: server });
+    expect(await verifier.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('code_verifier must be 43 to 128') });
+  });
+});
