@@ -130,10 +130,11 @@ export function newVersionStatements(db: D1Database, tenantId: number, productSq
       db
         .prepare(
           `INSERT INTO variants (${VARIANT_COLUMNS})
+           WITH o AS MATERIALIZED (SELECT uid, option_value_uids AS k, is_available, price, weight, storefront_product_variant_id, sku
+                                    FROM variants WHERE tenant_id = ?1 AND product_version_id = ?3)
            SELECT ?1, ${NEWV}, ${productSql}, COALESCE(o.uid, json_extract(j.value, '$.uid')), json_extract(j.value, '$.key'), COALESCE(o.is_available, 1),
                   o.price, o.weight, json_extract(j.value, '$.sortIndex'), o.storefront_product_variant_id, o.sku
-           FROM json_each(?2) j
-           LEFT JOIN variants o ON o.tenant_id = ?1 AND o.product_version_id = ?3 AND o.option_value_uids = json_extract(j.value, '$.key')`,
+           FROM json_each(?2) j LEFT JOIN o ON o.k = json_extract(j.value, '$.key')`,
         )
         .bind(tenantId, JSON.stringify(o.variants), from),
     );
@@ -191,16 +192,15 @@ export function newVersionStatements(db: D1Database, tenantId: number, productSq
   }
 
   if (change.variantUpdate) {
-    // The given ids are the old version's variants; their twins in the new version share the uid.
+    // The given ids are the old version's variants (one entry each); their twins in the new version share the uid.
     const { column, entries } = change.variantUpdate;
     s.push(
       db
         .prepare(
-          `UPDATE variants SET ${column} = (
-             SELECT json_extract(j.value, '$.value') FROM json_each(?2) j JOIN variants o ON o.tenant_id = ?1 AND o.id = json_extract(j.value, '$.productVariantId')
-             WHERE o.uid = variants.uid ORDER BY j.key DESC LIMIT 1)
-           WHERE tenant_id = ?1 AND product_version_id = ${NEWV} AND uid IN (
-             SELECT o.uid FROM json_each(?2) j JOIN variants o ON o.tenant_id = ?1 AND o.id = json_extract(j.value, '$.productVariantId') AND o.product_version_id = ?3)`,
+          `WITH j AS MATERIALIZED (SELECT o.uid AS uid, json_extract(e.value, '$.value') AS v FROM json_each(?2) e
+                 JOIN variants o ON o.tenant_id = ?1 AND o.product_version_id = ?3 AND o.id = json_extract(e.value, '$.productVariantId'))
+           UPDATE variants SET ${column} = j.v FROM j
+           WHERE variants.tenant_id = ?1 AND variants.product_version_id = ${NEWV} AND variants.uid = j.uid`,
         )
         .bind(tenantId, JSON.stringify(entries), from),
     );
