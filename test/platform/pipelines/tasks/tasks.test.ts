@@ -6,7 +6,7 @@ import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { classify, CallFailure, retryDelayMs, TaskFailure, TransientFailure } from '../../../../src/platform/pipelines/tasks/errors';
 import { fixtureServer } from '../../../helpers/fixtures';
-import { apiJson, seedPlatform } from '../../../helpers/platform';
+import { api, apiJson, seedPlatform, tenantToken } from '../../../helpers/platform';
 import { createDesign, drive, sqlOf, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
@@ -81,6 +81,27 @@ describe('invoke-url', () => {
     expect(task!.notBefore - first!.at).toBeGreaterThanOrEqual(599_000);
     expect(task!.notBefore - first!.at).toBeLessThan(605_000);
     expect(await apiJson('POST', `${JOBS}/job-invoke-later/discard`, undefined, { token: 1 })).toBe(true);
+  });
+});
+
+describe('secrets', () => {
+  it('resolve at run time for creators with ProcessingPipelines_full; others get 403 at create', async () => {
+    const put = await api('PUT', '/api/backoffice/v1/tenant-secrets/hookKey', { value: 'sekret-hook-key' }, { token: 1 });
+    expect(put.status).toBe(204);
+    const tasks = [
+      { name: 'notify', type: 'invoke-url', parameters: { url: `${fixtureServer()}/flaky/{{secrets.HookKey}}/0`, body: { key: '{{secrets.hookKey}}' } } },
+      { name: 'finalize', type: 'finalize' },
+    ];
+    const narrow = await tenantToken(1, 'Projects_full');
+    const refused = await api('POST', JOBS, { id: 'job-secret-refused', tasks }, { token: narrow });
+    expect(refused.status).toBe(403);
+    const { status, job } = await runJob('job-secret', tasks);
+    expect(status).toBe('Completed');
+    const made = await calls('sekret-hook-key');
+    expect(made).toHaveLength(1);
+    expect(JSON.parse(made[0]!.body)).toEqual({ key: 'sekret-hook-key' });
+    // The DTO returns parameters as written.
+    expect(JSON.stringify(job)).not.toContain('sekret-hook-key');
   });
 });
 
