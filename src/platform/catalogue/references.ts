@@ -209,6 +209,15 @@ export interface ResolvedProduct {
   personalizationWorkflowId: number | null;
 }
 
+/** Where a specifier's ids came from, for the 404's `errors` (body paths or query names). */
+export interface SpecifierPaths {
+  id: string;
+  versionId: string;
+  variantId: string;
+}
+const pathsOf = (at: string | SpecifierPaths): SpecifierPaths =>
+  typeof at === 'string' ? { id: `${at}.id`, versionId: `${at}.versionId`, variantId: `${at}.variantId` } : at;
+
 const notFound = (path: string, message: string): never => {
   throw new NotFoundError(message, { [path]: [message] });
 };
@@ -219,7 +228,14 @@ const notFound = (path: string, message: string): never => {
  * version's only variant (null when it has several). Unknown ids → 404 naming `at.id`,
  * `at.versionId` or `at.variantId`.
  */
-export async function resolveProductSpecifier(db: D1Database, tenantId: number, spec: ProductSpecifier, at = 'productSpecifier', productReference: string | null = null): Promise<ResolvedProduct> {
+export async function resolveProductSpecifier(
+  db: D1Database,
+  tenantId: number,
+  spec: ProductSpecifier,
+  at: string | SpecifierPaths = 'productSpecifier',
+  productReference: string | null = null,
+): Promise<ResolvedProduct> {
+  const paths = pathsOf(at);
   const out: ResolvedProduct = {
     productReference,
     productId: null,
@@ -238,7 +254,7 @@ export async function resolveProductSpecifier(db: D1Database, tenantId: number, 
   let linkWorkflow: number | null = null;
   if (spec.type === 'ProductLink') {
     const link = await findEntity(db, tenantId, 'link', spec.id);
-    if (!link) notFound(`${at}.id`, `No product link ${spec.id}.`);
+    if (!link) notFound(paths.id, `No product link ${spec.id}.`);
     out.productLinkId = spec.id;
     productId = link!.productId as number;
     pinnedVersion = (link!.productVersionId as number | null) ?? null;
@@ -247,7 +263,7 @@ export async function resolveProductSpecifier(db: D1Database, tenantId: number, 
   } else if (spec.type === 'ProductSpecification' || spec.type === 'ProductBundle') {
     const kind = spec.type === 'ProductSpecification' ? 'specification' : 'bundle';
     const entity = await findEntity(db, tenantId, kind, spec.id);
-    if (!entity) notFound(`${at}.id`, `No product ${kind} ${spec.id}.`);
+    if (!entity) notFound(paths.id, `No product ${kind} ${spec.id}.`);
     if (kind === 'specification') out.productSpecificationId = spec.id;
     else out.productBundleId = spec.id;
     out.processingPipelineId = (entity!.processingPipelineId as number | null) ?? null;
@@ -257,13 +273,13 @@ export async function resolveProductSpecifier(db: D1Database, tenantId: number, 
     productId = spec.id;
   }
   const product = await findProduct(db, tenantId, productId!);
-  if (!product) notFound(`${at}.id`, `No product ${productId}.`);
+  if (!product) notFound(paths.id, `No product ${productId}.`);
   out.productId = product!.id;
   const version = spec.versionId ?? pinnedVersion;
   try {
     out.productVersionId = await versionOf(db, tenantId, product!, version);
   } catch {
-    notFound(`${at}.versionId`, `Product ${product!.id} has no version ${version}.`);
+    notFound(paths.versionId, `Product ${product!.id} has no version ${version}.`);
   }
   const variants = await all<{ id: number; sku: string | null }>(
     db,
@@ -273,7 +289,7 @@ export async function resolveProductSpecifier(db: D1Database, tenantId: number, 
   );
   if (spec.variantId != null) {
     const v = variants.find((x) => x.id === spec.variantId);
-    if (!v) notFound(`${at}.variantId`, `Product version ${out.productVersionId} has no variant ${spec.variantId}.`);
+    if (!v) notFound(paths.variantId, `Product version ${out.productVersionId} has no variant ${spec.variantId}.`);
     out.productVariantId = v!.id;
     out.sku = v!.sku;
   } else if (variants.length === 1) {
@@ -296,6 +312,7 @@ export async function resolveReferenceTarget(
   reference: string,
   pick: { versionId?: number | null; variantId?: number | null } = {},
   at = 'productReference',
+  pickPaths: SpecifierPaths = { id: at, versionId: `${at}.versionId`, variantId: `${at}.variantId` },
 ): Promise<ResolvedProduct> {
   const ref = await resolveProductReference(db, tenantId, storefrontId, reference);
   if (!ref) notFound(at, `Storefront ${storefrontId} has no product reference "${reference}".`);
@@ -306,7 +323,7 @@ export async function resolveReferenceTarget(
     db,
     tenantId,
     { type, id: id!, versionId: pick.versionId ?? (type === 'Product' ? r.productVersionId : null), variantId: pick.variantId },
-    at,
+    pickPaths,
     r.productReference,
   );
 }

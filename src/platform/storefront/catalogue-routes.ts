@@ -70,6 +70,8 @@ import { listVariantAssets } from '../catalogue/variant-assets';
 const PRODUCTS_READ = { type: 'Products', level: 'read' } as const;
 const ok = (description: string, schema: z.ZodType) => ({ 200: { description, content: { 'application/json': { schema } } }, ...problemResponses(404) });
 const idParam = z.object({ id: z.string() });
+/** 404s of personalization reads name the query parameter that named nothing. */
+const QUERY_PATHS = { id: 'id', versionId: 'productVersionId', variantId: 'productVariantId' };
 const num = (s: string | undefined) => (s === undefined || s === '' ? undefined : Number(s));
 
 /**
@@ -186,7 +188,7 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
     ),
     async (c) => {
       const t = c.var.tenant;
-      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id: intIdOr404(c.req.valid('param').id, 'product'), versionId: num(c.req.valid('query').productVersionId) }, 'id');
+      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id: intIdOr404(c.req.valid('param').id, 'product'), versionId: num(c.req.valid('query').productVersionId) }, QUERY_PATHS);
       return c.json(await workflowOf(t, r), 200);
     },
   );
@@ -209,7 +211,7 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
       const id = intIdOr404(c.req.valid('param').id, 'product');
       const product = await productOr404(t.env.DB, t.tenantId, id);
       const version = await versionOf(t.env.DB, t.tenantId, product, q.productVersionId);
-      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id, versionId: version, variantId: num(q.productVariantId) }, 'productVariantId');
+      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id, versionId: version, variantId: num(q.productVariantId) }, QUERY_PATHS);
       return c.json(await personalizationParameters(t, r), 200);
     },
   );
@@ -361,7 +363,7 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
       const t = c.var.tenant;
       const q = c.req.valid('query');
       const storefrontId = await storefrontOr404(t.env.DB, t.tenantId, q.storefrontId);
-      const r = await resolveReferenceTarget(t.env.DB, t.tenantId, storefrontId, c.req.valid('param').reference, { versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, 'reference');
+      const r = await resolveReferenceTarget(t.env.DB, t.tenantId, storefrontId, c.req.valid('param').reference, { versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, 'reference', { ...QUERY_PATHS, id: 'reference' });
       return c.json(await personalizationParameters(t, r), 200);
     },
   );
@@ -385,7 +387,7 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
       ),
       async (c) => {
         const t = c.var.tenant;
-        const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun) }, 'id');
+        const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun) }, QUERY_PATHS);
         return c.json(await workflowOf(t, r), 200);
       },
     );
@@ -404,7 +406,7 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
       async (c) => {
         const t = c.var.tenant;
         const q = c.req.valid('query');
-        const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun), versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, 'id');
+        const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun), versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, QUERY_PATHS);
         return c.json(await personalizationParameters(t, r), 200);
       },
     );

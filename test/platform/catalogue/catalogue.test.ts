@@ -258,5 +258,13 @@ describe('resolution for projects (the exported catalogue API)', () => {
     const params = await apiJson('GET', `${SF}/product-references/demo-card/personalization-parameters?storefrontId=1`, undefined, { token: 1 });
     expect(params).toMatchObject({ productId: 1, productVersionId: 1, processingPipelineId: 1, personalizationWorkflow: { id: 1 }, designs: [{ designId: 'demo-card-design', designGroup: 'front' }], mockups: [{ mockupId: 'demo-mockup', mockupValidationType: 'Mockup2D' }] });
     expect((await apiJson('GET', `${SF}/product-links/${link.id}/personalization-workflow`, undefined, { token: 1 })).id).toBe(1);
+    const unknownVariant = await api('GET', `${SF}/product-references/demo-card/personalization-parameters?storefrontId=1&productVariantId=999999`, undefined, { token: 1 });
+    expect(unknownVariant.status).toBe(404);
+    expect((await unknownVariant.json() as any).errors).toHaveProperty('productVariantId');
+    const otherVersion = await api('GET', `${SF}/products/1/personalization-parameters?productVersionId=999999`, undefined, { token: 1 });
+    expect(otherVersion.status).toBe(404);
+    const bundle = await apiJson('POST', `${BO}/product-bundles`, { name: 'Params bundle', items: [{ productId: 1 }], processingPipelineId: 1 }, { token: 1 }, 201);
+    expect(await apiJson('GET', `${SF}/product-bundles/${bundle.id}/personalization-parameters`, undefined, { token: 1 })).toMatchObject({ productBundleId: bundle.id, processingPipelineId: 1, designs: [] });
+    expect((await api('GET', `${SF}/product-bundles/${bundle.id}/personalization-workflow`, undefined, { token: 1 })).status).toBe(404);
   });
 });
