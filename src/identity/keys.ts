@@ -87,7 +87,9 @@ async function publishedKeyRows(env: Env, options: { fresh?: boolean } = {}): Pr
   if (!options.fresh && keyList && Date.now() - keyList.loadedAt < KEY_LIST_TTL_MS) return keyList.rows;
   let rows = await keyStore.listPublished(env.DB, nowSeconds());
   if (rows.length === 0) {
-    await keyStore.insertFirst(env.DB, await sealNewKey(env, nowSeconds()));
+    // Active from before the (slow) key generation, so the caller's "now" already finds it.
+    const start = nowSeconds();
+    await keyStore.insertFirst(env.DB, await sealNewKey(env, start));
     rows = await keyStore.listPublished(env.DB, nowSeconds());
   }
   keyList = { rows, loadedAt: Date.now() };
@@ -96,8 +98,8 @@ async function publishedKeyRows(env: Env, options: { fresh?: boolean } = {}): Pr
 
 /** The key that signs now: the newest one whose activation time has come. */
 export async function getSigningKey(env: Env): Promise<{ kid: string; key: CryptoKey }> {
-  const now = nowSeconds();
-  const pick = (rows: KeyRow[]) => rows.filter((r) => r.activatesAt <= now).at(-1);
+  // The clock is read at each pick: creating the first key may take longer than a second.
+  const pick = (rows: KeyRow[]) => rows.filter((r) => r.activatesAt <= nowSeconds()).at(-1);
   let row = pick(await publishedKeyRows(env));
   if (!row) row = pick(await publishedKeyRows(env, { fresh: true }));
   if (!row) throw new Error('no active signing key');
