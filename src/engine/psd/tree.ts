@@ -1,5 +1,6 @@
 import type { Layer, Psd } from 'ag-psd';
 import { placementFromLayer, textInfoFromLayer } from '../personalise/layer-info';
+import { EngineError, unprocessable } from '../errors';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
 
 /**
@@ -23,7 +24,7 @@ export function buildTree(
   const walk = (layers: Layer[]): LayerNode[] => {
     const nodes: LayerNode[] = [];
     for (const layer of layers) {
-      const node = toNode(layer, nextId++, resolution);
+      const node = readNode(layer, nextId++, resolution);
       const excluded = restricted.get(layer)?.filter((c) => c >= 0 && c < 3);
       if (excluded?.length) node.excludedChannels = excluded;
       if (layer.children) node.children = walk(layer.children);
@@ -43,6 +44,19 @@ function fileOrder(layers: Layer[]): Array<Layer | null> {
     else out.push(layer);
   }
   return out;
+}
+
+/** toNode, with a failure on an unexpected record refused as a 422 that names the layer. */
+function readNode(layer: Layer, id: number, resolution: number): LayerNode {
+  try {
+    return toNode(layer, id, resolution);
+  } catch (e) {
+    if (e instanceof EngineError) throw e;
+    const kind = layerType(layer).toLowerCase();
+    throw unprocessable(`Layer "${layer.name ?? ''}" (${kind} layer) could not be read: ${(e as Error).message}`, [
+      { path: `layers.${layer.name ?? ''}`, reason: kind },
+    ]);
+  }
 }
 
 export function layerType(layer: Layer): LayerType {
