@@ -218,6 +218,24 @@ describe('Inflater', () => {
     expect(out.every((v) => v === 0)).toBe(true);
   });
 
+  it('on damaged streams either inflates or throws InflateError, and always ends', async () => {
+    const text = new TextEncoder().encode('layer rows of a PSD channel, more or less '.repeat(500));
+    const good = await deflate(text);
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const out = new Uint8Array(4096);
+    for (let trial = 0; trial < 300; trial++) {
+      const bad = good.slice();
+      for (let k = 0; k < 1 + trial % 5; k++) bad[2 + Math.floor(rand() * (bad.length - 2))] ^= 1 << Math.floor(rand() * 8);
+      try {
+        const inflater = new Inflater(bad);
+        for (let n = 0; inflater.read(out) > 0 && n < 1000; n++);
+      } catch (e) {
+        expect((e as Error).name).toBe('InflateError');
+      }
+    }
+  });
+
   it('refuses corrupt streams', () => {
     expect(() => new Inflater(new Uint8Array([1, 2, 3, 4])).read(new Uint8Array(10))).toThrow(/not a zlib stream/);
     const bad = zlibZeros(259).slice(0, 6);
