@@ -2,42 +2,76 @@
  * Project previews (contract: "items' first Preview resource, else an 800 px JPEG of the first
  * design kept as an anonymous resource").
  *
- * Built here: the first Preview resource (public or the owner's), streamed from its blob. Not yet:
- * rendering the first design when there is no Preview resource, and `preview-url`'s anonymous
- * URL — both need the asset store's resource creation and anonymous URLs (src/platform/assets),
- * which is not in main yet; until then they answer a 404 problem saying so.
+ * The rendered preview is a public resource in namespace `project-previews` with source
+ * `project-<id>` and an anonymous URL; it is rendered once (the first preview call) and reused.
  */
+import { renderDesign, toResource } from '../atoms/render';
+import * as assets from '../assets';
 import { NotFoundError, tenantKey, type TenantContext } from '../core';
 import { projectOr404 } from './service';
 
-async function previewResource(t: TenantContext, projectId: string) {
+export const PREVIEW_NAMESPACE = 'project-previews';
+const PREVIEW_SIZE = 800;
+
+interface PreviewFile {
+  id: string;
+  blobSha: string;
+  mime: string | null;
+  /** A Preview resource the shop attached, or the rendered one (anonymous URL). */
+  rendered: boolean;
+}
+
+async function resourceRow(t: TenantContext, where: string, ...params: unknown[]) {
+  return t.env.DB.prepare(`SELECT id, blob_sha, mime_type FROM assets WHERE tenant_id = ?1 AND type = 'resource' AND ${where} LIMIT 1`)
+    .bind(t.tenantId, ...params)
+    .first<{ id: string; blob_sha: string | null; mime_type: string | null }>();
+}
+
+/** The preview of a project, rendering and storing it when the items carry no Preview resource. */
+async function previewOf(t: TenantContext, projectId: string): Promise<PreviewFile> {
   const { project, items } = await projectOr404(t, projectId);
   for (const item of items) {
-    const resources = JSON.parse(item.resources || '[]') as Array<{ resourceId: string | null; type: string }>;
-    for (const r of resources) {
+    for (const r of JSON.parse(item.resources || '[]') as Array<{ resourceId: string | null; type: string }>) {
       if (r.type !== 'Preview' || !r.resourceId) continue;
-      const row = await t.env.DB.prepare(
-        `SELECT id, blob_sha, mime_type FROM assets WHERE tenant_id = ?1 AND type = 'resource' AND id = ?2 AND owner_id IN ('', ?3)`,
-      )
-        .bind(t.tenantId, r.resourceId, project.owner_id)
-        .first<{ id: string; blob_sha: string | null; mime_type: string | null }>();
-      if (row?.blob_sha) return row;
+      const row = await resourceRow(t, `id = ?2 AND owner_id IN ('', ?3)`, r.resourceId, project.owner_id);
+      if (row?.blob_sha) return { id: row.id, blobSha: row.blob_sha, mime: row.mime_type, rendered: false };
     }
   }
-  throw new NotFoundError('This project has no Preview resource; rendering a preview from its design is not available yet.');
+  const source = `project-${project.id}`;
+  const kept = await resourceRow(t, `namespace = ?2 AND source_id = ?3 AND owner_id = ''`, PREVIEW_NAMESPACE, source);
+  if (kept?.blob_sha) return { id: kept.id, blobSha: kept.blob_sha, mime: kept.mime_type, rendered: true };
+
+  const designId = items.flatMap((i) => JSON.parse(i.design_ids || '[]') as string[])[0];
+  if (!designId) throw new NotFoundError('This project has no Preview resource and no design to render one from.');
+  const owner = await t.env.DB.prepare(`SELECT owner_id FROM assets WHERE tenant_id = ?1 AND type = 'design' AND id = ?2`).bind(t.tenantId, designId).first<{ owner_id: string }>();
+  if (!owner) throw new NotFoundError(`The project's design ${designId} no longer exists.`);
+  const file = await renderDesign(
+    t,
+    { designId, ownerId: owner.owner_id || undefined, renderingConfig: { fileFormat: 'Jpeg', width: PREVIEW_SIZE, height: PREVIEW_SIZE, mockupStrategy: 'None' } },
+    false,
+  );
+  const info = await toResource(
+    t,
+    file,
+    { resourceName: `project-${project.id}-preview.jpg`, resourceNamespace: PREVIEW_NAMESPACE, resourceSourceId: source, resourceType: 'Preview', anonymousAccess: true, overwriteExistingResource: true },
+    `project-${project.id}-preview`,
+  );
+  const row = await resourceRow(t, `id = ?2`, String(info.id));
+  return { id: row!.id, blobSha: row!.blob_sha!, mime: row!.mime_type, rendered: true };
 }
 
 export async function projectPreview(t: TenantContext, projectId: string): Promise<Response> {
-  const row = await previewResource(t, projectId);
-  const object = await t.env.FILES.get(tenantKey(t.tenantId, 'blobs', row.blob_sha!));
+  const p = await previewOf(t, projectId);
+  const object = await t.env.FILES.get(tenantKey(t.tenantId, 'blobs', p.blobSha));
   if (!object) throw new NotFoundError('The preview file is missing.');
   return new Response(object.body, {
     status: 200,
-    headers: { 'content-type': row.mime_type ?? 'application/octet-stream', 'content-disposition': `inline; filename="preview-${projectId}"` },
+    headers: { 'content-type': p.mime ?? 'application/octet-stream', 'content-disposition': `inline; filename="project-${projectId}-preview"` },
   });
 }
 
+/** The preview's URL: the anonymous URL of the resource (one is issued when it has none). */
 export async function projectPreviewUrl(t: TenantContext, projectId: string): Promise<string> {
-  await previewResource(t, projectId);
-  throw new NotFoundError('Anonymous preview URLs are not available yet.');
+  const p = await previewOf(t, projectId);
+  return (await assets.anonymousUrlOf(t, 'asset', p.id)) ?? (await assets.issueAnonymous(t, 'asset', p.id));
 }

@@ -3,7 +3,7 @@
  * takes the tenant context and plain values, throws the core's errors.
  */
 import { z } from '@hono/zod-openapi';
-import { ConflictError, effectiveOwner, likePattern, newId, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
+import { ConflictError, effectiveOwner, likePattern, newId, NotFoundError, runGuarded, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { initialProcessingStatus, startProjectProcessing, stopProjectProcessing, type ProcessingJob, type RenderHiresScenario } from './processing';
 import { resolveItemProduct, type ProductSpecifier } from './resolve';
 import {
@@ -34,7 +34,7 @@ type PlannedJob =
 
 interface Plan {
   project: NewProject;
-  items: NewItem[] & { ctx: CreationContext };
+  items: NewItem[];
   jobs: PlannedJob[];
 }
 
@@ -165,9 +165,11 @@ async function planItems(
   input: CreateProjectItem[],
   pathOf: (i: number) => string,
   designPath?: string,
-): Promise<NewItem[] & { ctx: CreationContext }> {
-  const ctx = await store.creationContext(t.env.DB, t.tenantId, storefrontId);
-  if (!ctx.storefront) throw new NotFoundError(`No storefront ${storefrontId}.`, { storefrontId: [`No storefront ${storefrontId}.`] });
+): Promise<NewItem[]> {
+  // Lookups below are per storefront: an unknown storefront answers first (the create batch checks
+  // it again, so a create without lookups needs no extra round trip).
+  const lookups = Boolean(projectReference) || input.some((i) => i.productReference || i.productSpecifier || i.designIds?.length || i.resources?.length);
+  if (lookups && !(await store.storefrontExists(t.env.DB, t.tenantId, storefrontId))) throw noStorefront(storefrontId);
   if (input.length > LIMITS.itemsPerProject) throw new ValidationError({ items: [`At most ${LIMITS.itemsPerProject} items.`] });
   const db = t.env.DB;
   const designIds = [...new Set(input.flatMap((i) => i.designIds ?? []))];
@@ -229,10 +231,10 @@ async function planItems(
       processingPipelineId: r.processingPipelineId,
     };
   });
-  return Object.assign(items, { ctx });
+  return items;
 }
 
-type CreationContext = Awaited<ReturnType<typeof store.creationContext>>;
+const noStorefront = (id: number) => new NotFoundError(`No storefront ${id}.`, { storefrontId: [`No storefront ${id}.`] });
 
 /**
  * The create (contract, "One project per order line"): one batch that writes the user, the
@@ -241,31 +243,25 @@ type CreationContext = Awaited<ReturnType<typeof store.creationContext>>;
  */
 async function create(t: TenantContext, storefrontId: number, plan: Plan): Promise<ProjectDtoValue> {
   const db = t.env.DB;
-  const ctx = plan.items.ctx;
-  // Processing starts now unless the tenant starts it on a later status.
-  const triggerNow = ctx.startOn === null || ctx.startOn === ctx.initial;
-  const status = triggerNow ? initialProcessingStatus(plan.jobs) : 'Pending';
   plan.project.processing = { ...plan.project.processing, jobs: plan.jobs };
-
-  const privateAssets = await privateAssetIds(t, plan);
   const nonce = newId();
-  const results = await db.batch(store.createProjectStatements(db, t.tenantId, nonce, plan.project, plan.items, { triggerNow, status }, privateAssets));
-  const inserted = results[1]!.meta.changes === 1;
+  const statements = store.createProjectStatements(db, t.tenantId, nonce, plan.project, plan.items, initialProcessingStatus(plan.jobs), privateAssetIds(plan));
+  const results = await runGuarded(db, statements[0]!, statements.slice(1), async () => ({ storefrontId: [`No storefront ${storefrontId}.`] }));
+  const project = results[store.CREATE_RESULT.readProject]!.results[0] as store.ProjectRow | undefined;
 
-  if (!inserted) {
+  if (results[store.CREATE_RESULT.project]!.meta.changes !== 1 || !project) {
     const p = plan.project;
     const winner = p.orderId ? await store.projectOfOrderLine(db, t.tenantId, storefrontId, p.orderId, p.orderLineItemId, p.orderLineItemIndex) : null;
     if (!winner) throw new ConflictError('GeneralConflict', 'The project could not be created; retry.');
     return getProject(t, winner.id);
   }
-  const row = await store.loadProject(db, t.tenantId, (await store.projectByNonce(db, t.tenantId, nonce))!.id);
-  const { project, items } = row!;
-  if (triggerNow) await startProjectProcessing(t.env, t.tenantId, project.id, jobsOf(plan.jobs, items));
+  const items = results[store.CREATE_RESULT.readItems]!.results as unknown as store.ItemRow[];
+  if (project.processing_triggered_at !== null) await startProjectProcessing(t.env, t.tenantId, project.id, jobsOf(plan.jobs, items));
   return store.projectDto(project, items);
 }
 
 /** Private assets (designs and resources of the owner) the items name: they become `Never`. */
-async function privateAssetIds(t: TenantContext, plan: Plan): Promise<string[]> {
+function privateAssetIds(plan: Plan): string[] {
   const ids = plan.items.flatMap((i) => [...i.designIds, ...i.resources.flatMap((r) => (r.resourceId ? [r.resourceId] : []))]);
   return [...new Set(ids)];
 }

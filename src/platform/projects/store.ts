@@ -194,10 +194,13 @@ export interface NewItem {
 }
 
 /**
- * The create batch (contract, "One project per order line"): the storefront user with INSERT OR
- * IGNORE; the project with `ON CONFLICT DO NOTHING` (a repeated order line writes nothing); the
- * items and the retention change only `WHERE create_nonce = ?`, i.e. only when this call's
- * project row exists. `triggerNow`: processing starts now, with `initialProcessing`.
+ * The create batch (contract, "One project per order line"), one round trip: a guard that the
+ * storefront exists; the storefront user with INSERT OR IGNORE; the project with
+ * `ON CONFLICT DO NOTHING` (a repeated order line writes nothing), its status the initial code
+ * and processing triggered now unless the tenant's `startProcessingOnStatus` names another code;
+ * the items and the retention change only `WHERE create_nonce = ?`, i.e. only when this call's
+ * project row exists; then the project and its items read back. `processingStatus` is what a
+ * triggered project starts with. Indexes: see CREATE_RESULT.
  */
 export function createProjectStatements(
   db: D1Database,
@@ -205,10 +208,19 @@ export function createProjectStatements(
   nonce: string,
   p: NewProject,
   items: NewItem[],
-  processing: { triggerNow: boolean; status: ProcessingStatus },
+  processingStatus: ProcessingStatus,
   privateAssetIds: string[],
 ): D1PreparedStatement[] {
+  const initial = `COALESCE((SELECT code FROM project_statuses WHERE tenant_id = ?1 AND is_initial = 1), 0)`;
+  const startOn = `(SELECT start_processing_on_status FROM tenant_settings WHERE tenant_id = ?1)`;
+  const triggerNow = `(${startOn} IS NULL OR ${startOn} = ${initial})`;
   const statements = [
+    db
+      .prepare(
+        `INSERT INTO platform_guard (id, ok) SELECT 1, EXISTS (SELECT 1 FROM storefronts WHERE tenant_id = ?1 AND id = ?2)
+         ON CONFLICT (id) DO UPDATE SET ok = excluded.ok`,
+      )
+      .bind(tenantId, p.storefrontId),
     db
       .prepare(`INSERT OR IGNORE INTO storefront_users (tenant_id, storefront_id, user_id, is_anonymous) VALUES (?1, ?2, ?3, 0)`)
       .bind(tenantId, p.storefrontId, p.ownerId),
@@ -217,9 +229,8 @@ export function createProjectStatements(
         `INSERT INTO projects (tenant_id, storefront_id, product_reference, owner_id, name, description, order_id, order_url, order_number,
            order_name, order_line_item_id, order_line_item_index, customer_id, customer_name, status, processing_status,
            processing_triggered_at, processing, create_nonce)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-           COALESCE((SELECT code FROM project_statuses WHERE tenant_id = ?1 AND is_initial = 1), 0),
-           ?15, CASE WHEN ?16 THEN ${NOW_MS} END, ?17, ?18)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ${initial},
+           CASE WHEN ${triggerNow} THEN ?15 ELSE 'Pending' END, CASE WHEN ${triggerNow} THEN ${NOW_MS} END, ?16, ?17)
          ON CONFLICT DO NOTHING`,
       )
       .bind(
@@ -237,8 +248,7 @@ export function createProjectStatements(
         p.orderLineItemIndex,
         p.customerId,
         p.customerName,
-        processing.status,
-        processing.triggerNow ? 1 : 0,
+        processingStatus,
         JSON.stringify(p.processing),
         nonce,
       ),
@@ -256,20 +266,23 @@ export function createProjectStatements(
          WHERE p.tenant_id = ?1 AND p.create_nonce = ?2`,
       )
       .bind(tenantId, nonce, JSON.stringify(items)),
-  ];
-  if (privateAssetIds.length) {
     // Named private assets stay while the project exists (retention), only for the inserting call.
-    statements.push(
-      db
-        .prepare(
-          `UPDATE assets SET retention_policy = 'Never' WHERE tenant_id = ?1 AND owner_id = ?2 AND id IN (SELECT value FROM json_each(?3))
-             AND EXISTS (SELECT 1 FROM projects WHERE tenant_id = ?1 AND create_nonce = ?4)`,
-        )
-        .bind(tenantId, p.ownerId, JSON.stringify(privateAssetIds), nonce),
-    );
-  }
+    db
+      .prepare(
+        `UPDATE assets SET retention_policy = 'Never' WHERE tenant_id = ?1 AND owner_id = ?2 AND id IN (SELECT value FROM json_each(?3))
+           AND ?3 <> '[]' AND EXISTS (SELECT 1 FROM projects WHERE tenant_id = ?1 AND create_nonce = ?4)`,
+      )
+      .bind(tenantId, p.ownerId, JSON.stringify(privateAssetIds), nonce),
+    db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE tenant_id = ?1 AND create_nonce = ?2`).bind(tenantId, nonce),
+    db
+      .prepare(`SELECT * FROM project_items WHERE tenant_id = ?1 AND project_id = (SELECT id FROM projects WHERE tenant_id = ?1 AND create_nonce = ?2) ORDER BY sort_index`)
+      .bind(tenantId, nonce),
+  ];
   return statements;
 }
+
+/** Positions in the create batch's results. */
+export const CREATE_RESULT = { project: 2, readProject: 5, readItems: 6 } as const;
 
 export async function projectByNonce(db: D1Database, tenantId: number, nonce: string): Promise<ProjectRow | null> {
   return db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE tenant_id = ?1 AND create_nonce = ?2`).bind(tenantId, nonce).first<ProjectRow>();
@@ -309,12 +322,22 @@ export async function listProjects(db: D1Database, tenantId: number, f: ProjectF
   if (f.storefrontId !== undefined) add((n) => `storefront_id = ${n}`, f.storefrontId);
   if (f.search) add((n) => `name LIKE ${n} ESCAPE '\\'`, f.search);
   const clause = where.join(' AND ');
-  const [count, page] = await db.batch([
+  const page = `SELECT ${PROJECT_COLUMNS} FROM projects WHERE ${clause} ORDER BY ${f.orderBy} LIMIT ${f.take} OFFSET ${f.skip}`;
+  // One round trip: the total, the page, and the page's items.
+  const [count, rows, itemRows] = await db.batch([
     db.prepare(`SELECT count(*) AS n FROM projects WHERE ${clause}`).bind(...params),
-    db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE ${clause} ORDER BY ${f.orderBy} LIMIT ${f.take} OFFSET ${f.skip}`).bind(...params),
+    db.prepare(page).bind(...params),
+    db
+      .prepare(`SELECT * FROM project_items WHERE tenant_id = ?1 AND project_id IN (SELECT id FROM (${page})) ORDER BY project_id, sort_index`)
+      .bind(...params),
   ]);
-  const rows = page!.results as unknown as ProjectRow[];
-  return { total: (count!.results[0] as { n: number }).n, rows, items: await itemsOf(db, tenantId, rows.map((r) => r.id)) };
+  const items = new Map<number, ItemRow[]>();
+  for (const r of itemRows!.results as unknown as ItemRow[]) {
+    const list = items.get(r.project_id);
+    if (list) list.push(r);
+    else items.set(r.project_id, [r]);
+  }
+  return { total: (count!.results[0] as { n: number }).n, rows: rows!.results as unknown as ProjectRow[], items };
 }
 
 /**
@@ -568,19 +591,6 @@ export async function deleteTransition(db: D1Database, tenantId: number, id: num
 export async function startProcessingOnStatus(db: D1Database, tenantId: number): Promise<number | null> {
   const row = await db.prepare(`SELECT start_processing_on_status AS s FROM tenant_settings WHERE tenant_id = ?1`).bind(tenantId).first<{ s: number | null }>();
   return row?.s ?? null;
-}
-
-/** Initial status code and the tenant's startProcessingOnStatus, in one round trip. */
-export async function creationContext(db: D1Database, tenantId: number, storefrontId: number): Promise<{ storefront: boolean; initial: number; startOn: number | null }> {
-  const row = await db
-    .prepare(
-      `SELECT EXISTS (SELECT 1 FROM storefronts WHERE tenant_id = ?1 AND id = ?2) AS storefront,
-              COALESCE((SELECT code FROM project_statuses WHERE tenant_id = ?1 AND is_initial = 1), 0) AS initial,
-              (SELECT start_processing_on_status FROM tenant_settings WHERE tenant_id = ?1) AS startOn`,
-    )
-    .bind(tenantId, storefrontId)
-    .first<{ storefront: number; initial: number; startOn: number | null }>();
-  return { storefront: row?.storefront === 1, initial: row?.initial ?? 0, startOn: row?.startOn ?? null };
 }
 
 // --- assets named by projects ---------------------------------------------------------------------

@@ -138,4 +138,28 @@ describe('storefront flow over HTTP', () => {
     expect(editorToken.status).toBe(200);
     expect((await http('GET', `/api/storefront/v1/projects/${id}`, editorToken.text)).status).toBe(403);
   });
+
+  it('previews a project without a Preview resource: an 800 px JPEG of its first design, kept as an anonymous resource', async () => {
+    const token = await (await import('../../helpers/platform')).tenantToken(1);
+    const p = await http('POST', '/api/storefront/v1/projects/with-single-item?storefrontId=1', token, { ownerId: 'preview-shopper', item: { designIds: ['demo-card-design'] } });
+    expect(p.status, p.text).toBe(201);
+    const res = await call(`/api/storefront/v1/projects/${p.json.id}/preview`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect([bytes[0], bytes[1]]).toEqual([0xff, 0xd8]);
+    const kept = await env.DB.prepare(`SELECT count(*) AS n FROM assets WHERE tenant_id = 1 AND type = 'resource' AND namespace = 'project-previews' AND source_id = ?1`)
+      .bind(`project-${p.json.id}`)
+      .first<{ n: number }>();
+    expect(kept!.n).toBe(1);
+    // The URL is anonymous: it opens without a token; a second call reuses the kept resource.
+    const url = await http('GET', `/api/storefront/v1/projects/${p.json.id}/preview-url`, token);
+    expect(url.status).toBe(200);
+    expect(url.text).toMatch(/^http.*\/api\/storage\/v1\/anonymous\//);
+    const anonymous = await call(url.text);
+    expect(anonymous.status).toBe(200);
+    expect(new Uint8Array(await anonymous.arrayBuffer()).length).toBe(bytes.length);
+    expect((await http('GET', `/api/storefront/v1/projects/${p.json.id}/preview-url`, token)).text).toBe(url.text);
+    expect((await http('GET', `/api/storefront/v1/projects/${p.json.id}/preview`, await (await import('../../helpers/platform')).tenantToken(2))).status).toBe(404);
+  });
 });
