@@ -19,6 +19,9 @@ declare namespace Cloudflare {
     LOGIN_IP_LIMITER: RateLimit;
     /** Secret: encrypts the private parts of signing keys at rest. */
     KEY_ENCRYPTION_SECRET: string;
+    /** upload-to-dropbox endpoints (tests point them at a local server); default Dropbox's. */
+    DROPBOX_API_URL?: string;
+    DROPBOX_CONTENT_URL?: string;
     /** Tests only: `<task>:after-outputs` (comma-separated) aborts the ProjectJobs object once before a unit's commit. */
     PIPELINE_FAULTS?: string;
     /** Secret: the Dynamic Image API key (header X-DynamicImageApiKey). */

@@ -146,7 +146,15 @@ export default async function setup(project: TestProject) {
       }
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
-      list.push({ method: req.method, idempotencyKey: req.headers['idempotency-key'] ?? null, body: Buffer.concat(chunks).toString(), at: Date.now() });
+      list.push({
+        method: req.method,
+        path: url.pathname + url.search,
+        idempotencyKey: req.headers['idempotency-key'] ?? null,
+        authorization: req.headers.authorization ?? null,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+        at: Date.now(),
+      });
       const ok = list.length > (Number(rest[1]) || 0);
       res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ ok, calls: list.length }));
       return;

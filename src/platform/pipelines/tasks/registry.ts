@@ -11,6 +11,7 @@ import { exportOrderDetailsToCsv, exportToEcommerce } from './order';
 import { drawCropMarks, mergeSeparatePages } from './pdf';
 import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
+import { uploadToDropbox, uploadToS3 } from './upload';
 import type { TaskModule } from './types';
 
 export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
@@ -26,6 +27,8 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'sn-export-order-details-to-csv': exportOrderDetailsToCsv,
   'merge-separate-pages': mergeSeparatePages,
   'draw-crop-marks': drawCropMarks,
+  'upload-to-s3': uploadToS3,
+  'upload-to-dropbox': uploadToDropbox,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

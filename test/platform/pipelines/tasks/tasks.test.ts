@@ -84,6 +84,26 @@ describe('invoke-url', () => {
   });
 });
 
+describe('upload-to-s3', () => {
+  it('PUTs each file path-style with a SigV4 signature (aws4fetch)', async () => {
+    const endpoint = `${fixtureServer()}/flaky/s3-up/0`;
+    const { status } = await runJob('job-s3', [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+      { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+      { name: 'upload', type: 'upload-to-s3', inputArtifacts: ['order'], parameters: { endpoint, bucket: 'print', key: 'orders/1042.csv', accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', region: 'eu-west-1' } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(status).toBe('Completed');
+    const [put] = (await calls('s3-up')) as unknown as Array<{ method: string; path: string; authorization: string; headers: Record<string, string>; body: string }>;
+    expect(put).toMatchObject({ method: 'PUT', path: '/flaky/s3-up/0/print/orders/1042.csv' });
+    expect(put!.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/);
+    const digest = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(put!.body)))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    // aws4fetch signs S3 bodies as UNSIGNED-PAYLOAD (allowed by S3 over TLS) or by their digest.
+    expect(['UNSIGNED-PAYLOAD', digest]).toContain(put!.headers['x-amz-content-sha256']);
+    expect(put!.body).toMatch(/^OrderNumber,Item,Quantity,CustomerName,Cost\r\n1042,card,3,/);
+  });
+});
+
 describe('secrets', () => {
   it('resolve at run time for creators with ProcessingPipelines_full; others get 403 at create', async () => {
     const put = await api('PUT', '/api/backoffice/v1/tenant-secrets/hookKey', { value: 'sekret-hook-key' }, { token: 1 });
