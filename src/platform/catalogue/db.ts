@@ -35,3 +35,20 @@ export const uid = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(9));
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
 };
+
+/**
+ * The guard condition "every (table, id) still exists in tenant ?1" (ids are integers the schema
+ * validated, inlined; tables are constants). Null ids are skipped; none at all is true (still binding ?1).
+ */
+export function existsAll(refs: Array<[table: string, id: number | null | undefined]>): string {
+  const parts = refs
+    .filter((r): r is [string, number] => r[1] != null)
+    .map(([table, id]) => `EXISTS (SELECT 1 FROM ${table} WHERE tenant_id = ?1 AND id = ${Math.trunc(Number(id))})`);
+  return parts.length ? parts.join(' AND ') : '?1 IS NOT NULL';
+}
+
+/** The tables a workflow or pipeline id names. */
+export const attachedRefs = (v: { personalizationWorkflowId?: number | null; processingPipelineId?: number | null }): Array<[string, number | null | undefined]> => [
+  ['personalization_workflows', v.personalizationWorkflowId],
+  ['processing_pipelines', v.processingPipelineId],
+];

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { ConflictError, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { stmt } from '../assets/service';
 import { validatePipeline } from '../pipelines/language';
-import { all, first, guardThat, isGuardFailure, iso, parseJson } from './db';
+import { all, attachedRefs, existsAll, first, guardThat, isGuardFailure, iso, parseJson } from './db';
 import { checkAttached } from './products';
 import type { PipelineInput, ProductBundleInput, ProductLinkInput, ProductSpecificationInput, WorkflowInput } from './schemas';
 
@@ -143,25 +143,30 @@ export async function deleteEntity(t: TenantContext, kind: EntityKind, id: numbe
 // --- writes, per kind -----------------------------------------------------------------------------------
 
 /** Runs an INSERT (id null) or UPDATE of one row and answers its DTO. */
-async function save(t: TenantContext, kind: EntityKind, id: number | null, values: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function save(t: TenantContext, kind: EntityKind, id: number | null, values: Record<string, unknown>, requires: Array<[string, number | null | undefined]> = []): Promise<Record<string, unknown>> {
   const k = KINDS[kind];
   const db = t.env.DB;
   const now = Date.now();
   const cols = Object.keys(values);
   const params = Object.values(values);
-  if (id === null) {
-    const res = await db
-      .prepare(`INSERT INTO ${k.table} (tenant_id, ${cols.join(', ')}, created, last_modified) VALUES (?1, ${cols.map((_, i) => `?${i + 2}`).join(', ')}, ?${cols.length + 2}, ?${cols.length + 2})`)
-      .bind(t.tenantId, ...params, now)
-      .run();
-    return getEntity(t, kind, Number(res.meta.last_row_id));
+  if (id !== null) await getEntity(t, kind, id);
+  const write =
+    id === null
+      ? db
+          .prepare(`INSERT INTO ${k.table} (tenant_id, ${cols.join(', ')}, created, last_modified) VALUES (?1, ${cols.map((_, i) => `?${i + 2}`).join(', ')}, ?${cols.length + 2}, ?${cols.length + 2})`)
+          .bind(t.tenantId, ...params, now)
+      : db
+          .prepare(`UPDATE ${k.table} SET ${cols.map((c, i) => `${c} = ?${i + 3}`).join(', ')}, last_modified = ?${cols.length + 3} WHERE tenant_id = ?1 AND id = ?2`)
+          .bind(t.tenantId, id, ...params, now);
+  let results: D1Result[];
+  try {
+    // The ids the body names were checked; the guard sees them still there when the row is written.
+    results = await db.batch([guardThat(db, `SELECT ${existsAll(requires)}`, t.tenantId), write]);
+  } catch (e) {
+    if (isGuardFailure(e)) throw new NotFoundError('Something the body names was deleted meanwhile; nothing was changed.');
+    throw e;
   }
-  await getEntity(t, kind, id);
-  await db
-    .prepare(`UPDATE ${k.table} SET ${cols.map((c, i) => `${c} = ?${i + 3}`).join(', ')}, last_modified = ?${cols.length + 3} WHERE tenant_id = ?1 AND id = ?2`)
-    .bind(t.tenantId, id, ...params, now)
-    .run();
-  return getEntity(t, kind, id);
+  return getEntity(t, kind, id ?? Number(results[1]!.meta.last_row_id));
 }
 
 export async function saveLink(t: TenantContext, id: number | null, v: ProductLinkInput) {
@@ -180,7 +185,7 @@ export async function saveLink(t: TenantContext, id: number | null, v: ProductLi
     product_version_id: v.productVersionId ?? null,
     personalization_workflow_id: v.personalizationWorkflowId ?? null,
     processing_pipeline_id: v.processingPipelineId ?? null,
-  });
+  }, [['products', v.productId], ['product_versions', v.productVersionId], ...attachedRefs(v)]);
 }
 
 export async function saveSpecification(t: TenantContext, id: number | null, v: ProductSpecificationInput) {
@@ -191,7 +196,7 @@ export async function saveSpecification(t: TenantContext, id: number | null, v: 
     product_attributes: JSON.stringify((v.productAttributes ?? []).map((a) => ({ name: a.name, type: a.type ?? null, value: a.value ?? null }))),
     personalization_workflow_id: v.personalizationWorkflowId ?? null,
     processing_pipeline_id: v.processingPipelineId ?? null,
-  });
+  }, attachedRefs(v));
 }
 
 export async function saveBundle(t: TenantContext, id: number | null, v: ProductBundleInput) {
@@ -212,7 +217,7 @@ export async function saveBundle(t: TenantContext, id: number | null, v: Product
     items: JSON.stringify(items.map((i) => ({ productId: i.productId ?? null, productLinkId: i.productLinkId ?? null }))),
     personalization_workflow_id: v.personalizationWorkflowId ?? null,
     processing_pipeline_id: v.processingPipelineId ?? null,
-  });
+  }, [...items.map((i): [string, number | null | undefined] => (i.productId != null ? ['products', i.productId] : ['product_links', i.productLinkId])), ...attachedRefs(v)]);
 }
 
 export const saveWorkflow = (t: TenantContext, id: number | null, v: WorkflowInput) =>

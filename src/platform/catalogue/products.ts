@@ -4,12 +4,12 @@
  * throw the core's errors.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { ConflictError, customFieldsMatch, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
+import { ConflictError, customFieldsMatch, guardIds, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { createAsset, scopeFor, stmt } from '../assets/service';
 import { assetKind, fileUrl } from '../assets/model';
 import { anonymousUrlOf } from '../assets/anonymous';
 import { receiveUpload } from '../assets/upload';
-import { all, first, guardThat, isGuardFailure, iso, parseJson } from './db';
+import { all, attachedRefs, existsAll, first, guardThat, isGuardFailure, iso, parseJson } from './db';
 import { newVersionStatements, prepareOptions, versionGuard, type ConnectionRow, type VersionChange } from './versions';
 import type { CreateProduct, UpdateProduct, VariantField } from './schemas';
 
@@ -178,7 +178,7 @@ export async function createProduct(t: TenantContext, input: CreateProduct): Pro
   const options = prepareOptions(input.options);
   const now = Date.now();
   const productSql = `(SELECT max(id) FROM products WHERE tenant_id = ?1)`;
-  const results = await db.batch([
+  const results = await guarded(db, t.tenantId, existsAll(attachedRefs(input)), [
     db
       .prepare(
         `INSERT INTO products (tenant_id, name, description, tags, custom_fields, personalization_workflow_id, processing_pipeline_id, created, last_modified)
@@ -188,7 +188,7 @@ export async function createProduct(t: TenantContext, input: CreateProduct): Pro
         input.personalizationWorkflowId ?? null, input.processingPipelineId ?? null, now),
     ...newVersionStatements(db, t.tenantId, productSql, null, { options }),
   ]);
-  const id = Number(results[0]!.meta.last_row_id);
+  const id = Number(results[1]!.meta.last_row_id);
   return getProduct(t, id);
 }
 
@@ -211,13 +211,25 @@ export async function updateProduct(t: TenantContext, id: number, input: UpdateP
   if (input.processingPipelineId !== undefined) set('processing_pipeline_id', input.processingPipelineId);
   set('last_modified', Date.now());
   const fields = db.prepare(`UPDATE products SET ${sets.join(', ')} WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, id, ...params);
+  const attachedGuard = guardThat(db, `SELECT ${existsAll(attachedRefs(input))}`, t.tenantId);
   if (input.options) {
     const options = prepareOptions(input.options);
-    await changeVersion(t, id, () => ({ options }), [fields]);
+    // A failed guard is retried; the retry's check reports a workflow or pipeline deleted meanwhile.
+    await changeVersion(t, id, async () => (await checkAttached(db, t.tenantId, input), { options }), [attachedGuard, fields]);
   } else {
-    await fields.run();
+    await guarded(db, t.tenantId, existsAll(attachedRefs(input)), [fields]);
   }
   return getProduct(t, id);
+}
+
+/** Runs `statements` after a guard that `condition` still holds; else 404 (deleted meanwhile). */
+async function guarded(db: D1Database, tenantId: number, condition: string, statements: D1PreparedStatement[]): Promise<D1Result[]> {
+  try {
+    return await db.batch([guardThat(db, `SELECT ${condition}`, tenantId), ...statements]);
+  } catch (e) {
+    if (isGuardFailure(e)) throw new NotFoundError('Something the body names was deleted meanwhile; nothing was changed.');
+    throw e;
+  }
 }
 
 /** Projects, references, links or bundles that use the product (→ 409 on delete). */
@@ -575,9 +587,12 @@ const sameConnection = (kind: ConnectionKind, a: { assetId: string; designGroup?
 export async function addConnections(t: TenantContext, productId: number, kind: ConnectionKind, list: ConnectionInput[]): Promise<ConnectionRow[]> {
   const db = t.env.DB;
   await productOr404(db, t.tenantId, productId);
-  await checkConnectionAssets(db, t.tenantId, kind, list);
   let result: ConnectionRow[] = [];
+  // The assets are checked (404 by path) on every attempt, and again inside the batch: one
+  // deleted meanwhile fails the guard, and the retry reports it.
+  const assetsGuard = guardIds(db, { table: 'assets', tenantId: t.tenantId, ids: [...new Set(list.map((c) => c.assetId))], where: `type = '${kind}' AND owner_id = ''` });
   await changeVersion(t, productId, async (current) => {
+    await checkConnectionAssets(db, t.tenantId, kind, list);
     checkBindings(await optionsOfVersion(db, t.tenantId, current), list);
     const existing = await connectionsOfVersion(db, t.tenantId, current, kind);
     const next = [...existing];
@@ -589,7 +604,7 @@ export async function addConnections(t: TenantContext, productId: number, kind: 
     }
     result = next;
     return kind === 'design' ? { designConnections: next } : { mockupConnections: next };
-  });
+  }, [assetsGuard]);
   return result;
 }
 

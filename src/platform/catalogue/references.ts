@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { ConflictError, customFieldsMatch, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { stmt } from '../assets/service';
-import { all, first, isUnique, iso } from './db';
+import { all, first, guardThat, isGuardFailure, isUnique, iso } from './db';
 import { findEntity, type EntityKind } from './entities';
 import { findProduct, versionOf } from './products';
 import { variantDesigns, variantMockups } from './variant-assets';
@@ -63,6 +63,12 @@ const TARGET_FIELD: Record<ReferenceType, 'productId' | 'productLinkId' | 'produ
   ProductSpecification: 'productSpecificationId',
   ProductBundle: 'productBundleId',
 };
+const TARGET_TABLE: Record<ReferenceType, string> = {
+  Product: 'products',
+  ProductLink: 'product_links',
+  ProductSpecification: 'product_specifications',
+  ProductBundle: 'product_bundles',
+};
 const TARGET_KIND: Record<Exclude<ReferenceType, 'Product'>, EntityKind> = { ProductLink: 'link', ProductSpecification: 'specification', ProductBundle: 'bundle' };
 
 /** POST /product-references: 201; a reference already there → 409 with `existingReferences`. */
@@ -100,17 +106,21 @@ export async function createReference(t: TenantContext, storefrontId: number, v:
   const now = Date.now();
   let changes = 0;
   try {
-    const res = await db
-      .prepare(
-        `INSERT INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_specification_id,
-           product_id, product_version_id, product_link_id, product_bundle_id, created)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING`,
-      )
-      .bind(t.tenantId, storefrontId, v.productReference, v.productReferenceType, v.productReferenceName ?? null, row.productSpecificationId, row.productId, row.productVersionId,
-        row.productLinkId, row.productBundleId, now)
-      .run();
-    changes = res.meta.changes;
+    const [, res] = await db.batch([
+      // The storefront and the target still exist (a delete meanwhile must not leave a dangling reference).
+      guardThat(db, `SELECT EXISTS (SELECT 1 FROM storefronts WHERE tenant_id = ?1 AND id = ?2) AND EXISTS (SELECT 1 FROM ${TARGET_TABLE[v.productReferenceType]} WHERE tenant_id = ?1 AND id = ?3)`, t.tenantId, storefrontId, target),
+      db
+        .prepare(
+          `INSERT INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_specification_id,
+             product_id, product_version_id, product_link_id, product_bundle_id, created)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING`,
+        )
+        .bind(t.tenantId, storefrontId, v.productReference, v.productReferenceType, v.productReferenceName ?? null, row.productSpecificationId, row.productId, row.productVersionId,
+          row.productLinkId, row.productBundleId, now),
+    ]);
+    changes = res!.meta.changes;
   } catch (e) {
+    if (isGuardFailure(e)) throw new NotFoundError(`The ${v.productReferenceType} ${target} or storefront ${storefrontId} was deleted meanwhile; nothing was changed.`, { [field]: [`No ${v.productReferenceType} ${target}.`] });
     if (!isUnique(e)) throw e;
   }
   if (!changes) {
