@@ -7,7 +7,7 @@
  */
 import { PayloadTooLargeError, tenantKey } from '../core';
 
-/** R2 multipart parts (R2 wants ≥ 5 MiB for every part but the last). */
+/** R2 multipart parts: every part but the last has exactly this size (R2 wants them equal and ≥ 5 MiB). */
 const PART_BYTES = 8 * 1024 * 1024;
 /** How many first bytes are kept for sniffing the content. */
 export const HEAD_BYTES = 64 * 1024;
@@ -76,9 +76,15 @@ export async function stageStream(
       await hashWriter.write(value);
       pending.push(value);
       pendingBytes += value.byteLength;
-      if (pendingBytes >= PART_BYTES) {
+      // R2 wants every part but the last of one size: cut exact PART_BYTES parts, keep the rest.
+      while (pendingBytes >= PART_BYTES) {
         upload ??= await bucket.createMultipartUpload(key);
-        parts.push(await upload.uploadPart(parts.length + 1, flat()));
+        const all = flat();
+        parts.push(await upload.uploadPart(parts.length + 1, all.subarray(0, PART_BYTES)));
+        if (all.byteLength > PART_BYTES) {
+          pending = [all.subarray(PART_BYTES)];
+          pendingBytes = all.byteLength - PART_BYTES;
+        }
       }
     }
     await hashWriter.close();

@@ -148,11 +148,15 @@ export async function listAssets(s: AssetScope, f: ListFilter): Promise<{ total:
   const cond = sql.join(where, sql` AND `);
   const order = f.sorting.length ? f.sorting.map((k) => `${SORT_COLUMN[k.field]} ${k.direction}`).join(', ') + ', id' : 'name COLLATE NOCASE, id';
   const db = s.t.env.DB;
-  const [count, page] = await db.batch<Record<string, unknown>>([
-    stmt(db, sql`SELECT count(*) AS n FROM assets WHERE ${cond}`),
-    stmt(db, sql`SELECT ${sql.raw(ASSET_COLUMNS)} FROM assets WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`),
-  ]);
-  return { total: Number(count!.results[0]?.n ?? 0), items: page!.results.map(assetRow) };
+  // One scan: the page and the total together (a window count); an empty page asks for the count alone.
+  const { results } = await stmt(
+    db,
+    sql`SELECT ${sql.raw(ASSET_COLUMNS)}, count(*) OVER () AS total_ FROM assets WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`,
+  ).all<Record<string, unknown>>();
+  const total = results.length
+    ? Number(results[0]!.total_)
+    : Number((await stmt(db, sql`SELECT count(*) AS n FROM assets WHERE ${cond}`).first<{ n: number }>())?.n ?? 0);
+  return { total, items: results.map(assetRow) };
 }
 
 // --- create / replace content --------------------------------------------------------------------
@@ -175,6 +179,8 @@ export interface NewAsset {
   extraMetadata?: Record<string, unknown>;
   mockupType?: 'MockupLink';
   linkSourceId?: string;
+  /** Phases measured for the response's Server-Timing (analyse, commit). */
+  timing?: { time<T>(name: string, fn: () => Promise<T> | T): Promise<T> };
 }
 
 export function checkCustomFields(v: unknown, field = 'customFields'): Record<string, unknown> {
@@ -259,13 +265,14 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
     const existingFolder = s.kind.folders ? await folderByPath(fs, path) : null;
     if (existingFolder && (await nameTaken(s, owner, existingFolder.id, name))) throw nameConflict(s, name);
 
-    const info = await analyseContent(s.t.env.FILES, s.kind.type, input.staged, input.declaredType);
+    const time = <T>(name: string, fn: () => Promise<T>) => (input.timing ? input.timing.time(name, fn) : fn());
+    const info = await time('analyse', () => analyseContent(s.t.env.FILES, s.kind.type, input.staged, input.declaredType));
     await checkFontUnique(s, info);
-    const { metadata, hasProblems } = await withFonts(s, info);
+    const { metadata, hasProblems } = await time('fonts', () => withFonts(s, info));
     const folderId = s.kind.folders ? (existingFolder?.id ?? (await ensureFolder(fs, path))) : '';
     const retention: RetentionPolicy = owner ? 'Default' : 'Unknown';
     try {
-      await commitAndWrite(s, input.staged, info, (sha) => [
+      await time('commit', () => commitAndWrite(s, input.staged, info, (sha) => [
         db
           .prepare(
             `INSERT INTO assets (tenant_id, id, type, owner_id, folder_id, name, blob_sha, size, mime_type, format, custom_fields, metadata,
@@ -279,7 +286,7 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
             s.kind.type === 'mockup' ? (input.mockupType ?? info.mockupType ?? 'Mockup2D') : null, input.linkSourceId ?? null,
             info.postscriptName ?? null, input.namespace ?? null, input.sourceId ?? null, input.resourceType ?? null,
           ),
-      ]);
+      ]));
     } catch (e) {
       if (isUnique(e)) {
         if (/assets\.id|PRIMARY/i.test(String(e))) throw new ConflictError('IdConflict', `An asset with the id ${id} already exists.`, { id });

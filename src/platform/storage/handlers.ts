@@ -40,7 +40,7 @@ async function ownerScope(c: C, kind: AssetKind, named: string | undefined, requ
 }
 
 /** Creates an asset from a received file and the request's fields (multipart or JSON). */
-export async function createFromReceived(c: C, kind: AssetKind, r: Received, f: (name: string) => string | undefined): Promise<Response> {
+export async function createFromReceived(c: C, kind: AssetKind, r: Received, f: (name: string) => string | undefined, timing = new ServerTiming()): Promise<Response> {
   try {
     if (!r.staged) throw new ValidationError({ file: ['No file was sent.'] });
     const s = await ownerScope(c, kind, f('ownerId') ?? (q(c).ownerId as string | undefined), kind.private);
@@ -56,7 +56,9 @@ export async function createFromReceived(c: C, kind: AssetKind, r: Received, f: 
       sourceId: f('sourceId') ?? null,
       resourceType: f('type') ?? null,
       anonymousAccess: boolField(f('anonymousAccess'), 'anonymousAccess'),
+      timing,
     });
+    c.header('Server-Timing', timing.header());
     return c.json(await dto(s, row), 201);
   } finally {
     if (r.staged) await c.env.FILES.delete(r.staged.key).catch(() => {});
@@ -64,8 +66,9 @@ export async function createFromReceived(c: C, kind: AssetKind, r: Received, f: 
 }
 
 export const upload = (kind: AssetKind, fileField = 'file') => async (c: C) => {
-  const r = await assets.receiveUpload(c.var.tenant, c.req.raw, [fileField], assets.uploadLimit(kind.type));
-  return createFromReceived(c, kind, r, (n) => r.fields.get(n.toLowerCase()));
+  const timing = new ServerTiming();
+  const r = await timing.time('receive', () => assets.receiveUpload(c.var.tenant, c.req.raw, [fileField], assets.uploadLimit(kind.type)));
+  return createFromReceived(c, kind, r, (n) => r.fields.get(n.toLowerCase()), timing);
 };
 
 export const importFromUrl = (kind: AssetKind) => async (c: C) => {
