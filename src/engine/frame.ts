@@ -9,7 +9,7 @@
  * what the resize and the unsharp mask read: the same bytes as drawing it all
  * (test/engine/frame.test.ts), for a fraction of the work.
  */
-import type { ServerTiming } from '../http/server-timing';
+import type { Timing } from './timing';
 import { frameCache, frameJpegCache } from './cache';
 import { prefix } from './compiled/store';
 import { dirtyBounds } from './composite/dirty';
@@ -33,7 +33,7 @@ export interface FrameOptions {
 }
 
 /** Draws a frame from scratch: render, resize to the output, sharpen. */
-async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides | undefined, timing: ServerTiming) {
+async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides | undefined, timing: Timing) {
   let img = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background }));
   if (img.width !== o.width || img.height !== o.height) {
     const from = img;
@@ -55,7 +55,7 @@ export interface Frame {
 }
 
 /** The frame for `o`. */
-export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, timing: ServerTiming): Promise<Frame> {
+export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, timing: Timing): Promise<Frame> {
   const { width, height } = o;
   const overrides = o.overrides ?? new Map();
   if (width * height * 4 > frameCache.maxEntryBytes) return { image: await drawFrame(bucket, compiled, o, overrides, timing) };

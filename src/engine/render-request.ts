@@ -31,8 +31,8 @@ import {
   unsharpMask,
   type UnsharpMask,
 } from './raster';
+import { noTiming, type Timing } from './timing';
 import type { CompiledTemplate, RGBAImage } from './types';
-import { ServerTiming } from '../http/server-timing';
 
 export type OutputFormat = 'jpg' | 'png';
 
@@ -193,7 +193,7 @@ export interface PreparedRender {
   width: number;
   height: number;
   /** `timing`, when given, receives the phases (overrides, render, resample, sharpen, encode). */
-  render(timing?: ServerTiming): Promise<EncodedImage>;
+  render(timing?: Timing): Promise<EncodedImage>;
 }
 
 /** Largest preview we produce (pixels): 128 MB isolates hold the output a few times over. */
@@ -300,7 +300,7 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
     template,
     width,
     height,
-    async render(timing = new ServerTiming()) {
+    async render(timing: Timing = noTiming) {
       // Shrinking: render at the pyramid level at or above s (exact stored pixels, no per-layer
       // resampling) when that stays small enough, then one high-quality downscale. With
       // optimizePreview, straight onto the output grid (each layer resampled from its level; every
