@@ -204,6 +204,11 @@ describe('design and mockup connections', () => {
     expect(mockups.items.map((m: any) => [m.mockupName, m.mockupValidationType])).toEqual([['Mug 3D', 'Mockup3D'], ['Mug 3D', 'Mockup3D']]);
     expect((await apiJson('GET', `${SF}/products/${p.id}/variant-mockups?mockupValidationType=Mockup2D`, undefined, { token: 1 })).total).toBe(0);
 
+    const listed = await apiJson('GET', `${BO}/products/${p.id}/design-connections`, undefined, { token: 1 });
+    expect(listed.connections).toEqual([
+      { designId: 'cat-design-front', designGroup: 'front', options: [] },
+      { designId: 'cat-design-back', designGroup: 'back', options: [{ optionUID: side.uid, optionValueUIDs: [two.uid] }] },
+    ]);
     // Removing keeps the others; the design connections survive the mockup change.
     await apiJson('DELETE', `${BO}/products/${p.id}/design-connections`, { connections: [{ designId: 'cat-design-back' }] }, { token: 1 });
     expect((await apiJson('GET', `${SF}/products/${p.id}/variant-designs`, undefined, { token: 1 })).total).toBe(2);
