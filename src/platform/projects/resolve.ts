@@ -74,7 +74,7 @@ export async function resolveItemProduct(
   if (!target || target.type === 'ProductBundle') return { ...EMPTY, sku: input.sku ?? null };
 
   // One round trip: the link, the product (of the link or given), the specification, the version
-  // and the variant (by id or by SKU within the version).
+  // and the variant (by id, by SKU within the version, or the version's only one).
   const row = await db
     .prepare(
       `WITH l AS (SELECT * FROM product_links WHERE tenant_id = ?1 AND id = ?3),
@@ -85,10 +85,14 @@ export async function resolveItemProduct(
        SELECT (SELECT id FROM l) AS linkId, (SELECT id FROM p) AS productId, (SELECT id FROM s) AS specificationId,
               (SELECT id FROM v) AS versionId,
               COALESCE((SELECT processing_pipeline_id FROM l), (SELECT processing_pipeline_id FROM p), (SELECT processing_pipeline_id FROM s)) AS pipelineId,
-              (SELECT id FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)
-                 AND ((?6 IS NOT NULL AND id = ?6) OR (?6 IS NULL AND ?7 IS NOT NULL AND sku = ?7)) LIMIT 1) AS variantId,
-              (SELECT sku FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)
-                 AND ((?6 IS NOT NULL AND id = ?6) OR (?6 IS NULL AND ?7 IS NOT NULL AND sku = ?7)) LIMIT 1) AS variantSku`,
+              w.id AS variantId, w.sku AS variantSku
+       FROM (SELECT 1) LEFT JOIN (
+         -- The variant: by id, else by SKU, else the version's only variant.
+         SELECT id, sku FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)
+           AND ((?6 IS NOT NULL AND id = ?6)
+             OR (?6 IS NULL AND ?7 IS NOT NULL AND sku = ?7)
+             OR (?6 IS NULL AND ?7 IS NULL AND (SELECT count(*) FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)) = 1))
+           LIMIT 1) w`,
     )
     .bind(
       tenantId,

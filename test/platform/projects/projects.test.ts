@@ -57,6 +57,8 @@ describe('creating projects', () => {
   it('a project whose product has a pipeline is InProgress; one without is Completed with no outputs', async () => {
     const withPipeline = await created('with-single-item', { ownerId: FX.owner, productReference: FX.reference, item: {} });
     expect(withPipeline.processingStatus).toBe('InProgress');
+    // No variant named: the version's only variant (and its SKU).
+    expect(withPipeline.items[0].sku).toBe(FX.sku);
     const plain = await created('with-single-item', { ownerId: FX.owner, productReference: FX.plainReference, item: {} });
     expect(plain.processingStatus).toBe('Completed');
     const none = await created('with-single-item', { ownerId: FX.owner, items: [{}] });
