@@ -215,6 +215,26 @@ describe('renders', () => {
     expect((await api('POST', `${A}/designs/render-preview`, { designId: id, mockupId: 'x', renderingConfig: { mockupStrategy: 'SpecifiedMockup' } }, { token: 1 })).status).toBe(501);
   });
 
+  it('a large image is drawn from its pre-scaled copy: placement and colours unchanged, the same bytes warm', async () => {
+    const w = 800;
+    const h = 400;
+    const data = new Uint8ClampedArray(w * h * 4);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set(x < w / 2 ? [255, 0, 0, 255] : [0, 0, 255, 255], (y * w + x) * 4);
+    const big = (await uploadJson(`${S}/images`, await encodePng({ width: w, height: h, data }), 'halves.png')).id;
+    const model = { surfaces: [{ width: 100, height: 60, containers: [{ items: [{ type: 'Image', x: 10, y: 10, width: 80, height: 40, source: { type: 'Storage', id: big } }] }] }] };
+    const design = await apiJson('POST', `${A}/designs`, { product: model, name: 'Halves' }, { token: 1 }, 201);
+    const render = () => api('POST', `${A}/designs/render-preview`, { designId: design.id, renderingConfig: { width: 100, height: 60, fileFormat: 'Png' } }, { token: 1 });
+    const first = new Uint8Array(await (await render()).arrayBuffer());
+    const img = await decodeImage(first);
+    expect([img.width, img.height]).toEqual([100, 60]);
+    expect(near(px(img, 12, 30), [255, 0, 0], 8)).toBe(true);
+    expect(near(px(img, 48, 30), [255, 0, 0], 8)).toBe(true);
+    expect(near(px(img, 52, 30), [0, 0, 255], 8)).toBe(true);
+    expect(near(px(img, 88, 49), [0, 0, 255], 8)).toBe(true);
+    expect(img.data[(5 * 100 + 50) * 4 + 3]).toBe(0); // above the image: transparent
+    expect(new Uint8Array(await (await render()).arrayBuffer())).toEqual(first);
+  });
+
   it('render-proof: 1200 px image without stub, and a PDF with a page per print area', async () => {
     const img = await pixelsOf(await api('POST', `${A}/designs/render-proof`, { designId: id }, { token: 1 }));
     expect(img.width).toBe(1200);

@@ -21,7 +21,6 @@
  *   WebP cannot be embedded (422).
  * - No mockups, no stub, no print-area outlines. A document over 50 MB → 422.
  */
-import { Resvg } from '@resvg/resvg-wasm';
 import { PDFDocument, PDFName, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
 import { openEmbeddable, subsetTrueType, type SfntFont } from '../../../engine/pdf/font-subset';
 import { usvgToOps } from '../../../engine/pdf/vector';
@@ -33,7 +32,7 @@ import { resample } from '../../../engine/raster/resample';
 import type { RGBAImage } from '../../../engine/types';
 import { UnprocessableError } from '../../core/errors';
 import { resolveColor, type ImageModel, type ItemModel, type PrintAreaModel, type PrintProductModel, type ResolvedColor, type SurfaceModel, type TextModel } from './schema';
-import { fmt, placeImage, prepareModel, shapeGeometry, textSvg, type FontLookup, type ImageLookup, type ResolvedImage } from './svg';
+import { fmt, placeImage, prepareModel, shapeGeometry, textSvg, textUsvg, type FontLookup, type ImageLookup, type ResolvedImage } from './svg';
 import { layoutItemText } from './text';
 import { ModelValidationError } from './validate';
 import type { VariableInfo } from './variables';
@@ -260,24 +259,13 @@ function shapeOps(w: Writer, item: Extract<ItemModel, { type: 'Rectangle' | 'Ell
   return out.join('\n');
 }
 
-let resvgReady: Promise<unknown> | undefined;
-/** resvg is initialised by its first render (src/engine/personalise/resvg.ts). */
-const ensureResvg = () => (resvgReady ??= renderSvg('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>', []));
 
 /** The text's outlines as path operators in surface coordinates (no colour: the caller sets it). */
 async function textOutlines(item: TextModel, font: Uint8Array, surface: SurfaceModel): Promise<string> {
   const body = await textSvg(item, font, item.text, '#000000');
   if (!body) return '';
-  await ensureResvg();
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${fmt(surface.width)}" height="${fmt(surface.height)}" viewBox="0 0 ${fmt(surface.width)} ${fmt(surface.height)}">${body}</svg>`;
-  const resvg = new Resvg(svg, { font: { fontBuffers: [font], loadSystemFonts: false } as { fontBuffers: Uint8Array[] } });
-  let usvg: string;
-  try {
-    usvg = resvg.toString();
-  } finally {
-    resvg.free();
-  }
-  const ops = usvgToOps(usvg);
+  // Cached per font and text (svg.ts): a proof after a preview, or of an unchanged text, re-uses them.
+  const ops = usvgToOps(await textUsvg(body, font, surface.width, surface.height));
   if (ops === null) throw new Error('resvg gave text outlines the PDF writer cannot express');
   return ops.replace(/ -?[\d.]+ -?[\d.]+ -?[\d.]+ sc\n/g, '\n');
 }

@@ -15,8 +15,10 @@
  *   side of its bounding rectangle in output px ÷ 200)) output pixels, centred on the outline;
  *   its bleed (the shape grown by the bleed) dashed 4t/2t.
  */
+import { Resvg } from '@resvg/resvg-wasm';
 import { readFontInfo } from '../../../engine/fonts/font-info';
 import { renderSvg } from '../../../engine/personalise/resvg';
+import { decodeBounded } from '../../../engine/raster/bounded';
 import { encodeJpeg, encodePng } from '../../../engine/raster/codecs';
 import { unpremultiply } from '../../../engine/raster/pixels';
 import type { RGBAImage } from '../../../engine/types';
@@ -70,6 +72,8 @@ export interface SurfaceSvgOptions {
   mockup?: boolean;
   /** Paint this colour under everything (JPEG previews: white). */
   background?: string;
+  /** `text` (default): SVG text with its fonts; `outlines`: cached resvg outlines, no fonts (raster previews). */
+  textAs?: 'text' | 'outlines';
 }
 
 export interface SurfaceSvg {
@@ -124,6 +128,9 @@ const DRAWABLE = /^image\/(jpeg|png|gif|webp|svg\+xml)$/;
 
 interface Ctx {
   opts: SurfaceSvgOptions;
+  surface: SurfaceModel;
+  /** Text as cached outlines (no fonts needed to draw the SVG). */
+  outlines: boolean;
   scale: number;
   stub: boolean;
   fonts: Map<string, Uint8Array>;
@@ -172,6 +179,51 @@ export async function textSvg(item: TextModel, font: Uint8Array, text: string, f
   );
 }
 
+/**
+ * Text as resvg's outlines, cached per isolate by font (identity: resolvers hand out one array per
+ * content hash) and the text's SVG: the print PDF's outlines (a proof of unchanged text re-uses
+ * them), and `textAs: 'outlines'` SVGs that need no fonts to draw. Previews keep SVG text: giving
+ * resvg the fonts costs less than serialising and re-parsing the outlines of the edited text.
+ */
+const OUTLINES = new WeakMap<Uint8Array, Map<string, string>>();
+const OUTLINES_PER_FONT = 512;
+let resvgReady: Promise<unknown> | undefined;
+
+/** resvg's usvg document of `body` (SVG in surface points) drawn with `font` alone. */
+export async function textUsvg(body: string, font: Uint8Array, width: number, height: number): Promise<string> {
+  let cache = OUTLINES.get(font);
+  if (!cache) OUTLINES.set(font, (cache = new Map()));
+  const key = `${fmt(width)} ${fmt(height)}|${body}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  // resvg is initialised by its first render (src/engine/personalise/resvg.ts).
+  await (resvgReady ??= renderSvg('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>', []));
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${fmt(width)}" height="${fmt(height)}" viewBox="0 0 ${fmt(width)} ${fmt(height)}">${body}</svg>`;
+  const resvg = new Resvg(svg, { font: { fontBuffers: [font], loadSystemFonts: false } as { fontBuffers: Uint8Array[] } });
+  let usvg: string;
+  try {
+    usvg = resvg.toString();
+  } finally {
+    resvg.free();
+  }
+  cache.set(key, usvg);
+  if (cache.size > OUTLINES_PER_FONT) cache.delete(cache.keys().next().value!);
+  return usvg;
+}
+
+/** The drawing inside a usvg document (its root `<svg>` removed). */
+const usvgBody = (usvg: string) => usvg.replace(/^[\s\S]*?<svg\b[^>]*>/, '').replace(/<\/svg>\s*$/, '');
+
+async function textDrawing(ctx: Ctx, item: TextModel, font: Uint8Array, text: string): Promise<string> {
+  const body = await textSvg(item, font, text);
+  if (!body || !ctx.outlines) return body;
+  return usvgBody(await textUsvg(body, font, ctx.surface.width, ctx.surface.height));
+}
+
 function stubSvg(item: ItemModel, ctx: Ctx): string {
   const { x, y, width: w, height: h } = item;
   const t = Math.max(1, Math.round((Math.min(w, h) * ctx.scale) / 200)) / ctx.scale;
@@ -190,9 +242,51 @@ export function placeImage(box: { x: number; y: number; width: number; height: n
   return { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height, clip: fitMode === 'Fill' };
 }
 
+/**
+ * Pre-scaled copies of large raster images, per isolate: resvg decodes every `<image>` of every
+ * render, and a camera photo costs 100+ ms to decode where its placed copy costs 1. Keyed by the
+ * bytes' identity (resolvers hand out one cached array per content hash, so this is per content)
+ * and the output size, rounded up to 16 px so zooming a little reuses a copy.
+ */
+const PRESCALED = new WeakMap<Uint8Array, Map<string, Promise<ResolvedImage>>>();
+const PRESCALE_STEP = 16;
+
+/** The image at about the pixels it covers in the output (never enlarged; JPEG/PNG only). */
+export function prescaled(img: ResolvedImage, item: { width: number; height: number; fitMode: ImageModel['fitMode'] }, scale: number): Promise<ResolvedImage> | ResolvedImage {
+  if ((img.mime !== 'image/jpeg' && img.mime !== 'image/png') || !(img.width > 0) || !(img.height > 0)) return img;
+  const bw = item.width * scale;
+  const bh = item.height * scale;
+  const up = (v: number) => Math.ceil(v / PRESCALE_STEP) * PRESCALE_STEP;
+  let w: number;
+  let h: number;
+  if (item.fitMode === 'Stretch') {
+    // Drawn stretched anyway: each side on its own.
+    [w, h] = [Math.min(img.width, up(bw)), Math.min(img.height, up(bh))];
+  } else {
+    // Fit and Fill draw the image at its own aspect: one factor, from the longer side rounded up.
+    const k0 = item.fitMode === 'Fit' ? Math.min(bw / img.width, bh / img.height) : Math.max(bw / img.width, bh / img.height);
+    const long = Math.max(img.width, img.height);
+    const k = Math.min(1, up(k0 * long) / long);
+    [w, h] = [Math.max(1, Math.round(img.width * k)), Math.max(1, Math.round(img.height * k))];
+  }
+  if (w * 1.25 >= img.width && h * 1.25 >= img.height) return img;
+  let sizes = PRESCALED.get(img.bytes);
+  if (!sizes) PRESCALED.set(img.bytes, (sizes = new Map()));
+  const key = `${w}x${h}`;
+  let hit = sizes.get(key);
+  if (!hit) {
+    hit = decodeBounded(img.bytes, { size: { width: w, height: h } })
+      .then(async (pixels) => ({ bytes: await encodePng(pixels), mime: 'image/png', width: img.width, height: img.height }))
+      .catch(() => img);
+    sizes.set(key, hit);
+  }
+  return hit;
+}
+
 async function imageSvg(item: ImageModel, ctx: Ctx): Promise<string> {
-  const resolved = item.source ? await ctx.opts.images(item.source, { item, pageIndex: item.pageIndex }) : undefined;
-  if (!resolved || !DRAWABLE.test(resolved.mime)) return ctx.stub && (item.isVariable || !!item.source) ? stubSvg(item, ctx) : '';
+  const found = item.source ? await ctx.opts.images(item.source, { item, pageIndex: item.pageIndex }) : undefined;
+  if (!found || !DRAWABLE.test(found.mime)) return ctx.stub && (item.isVariable || !!item.source) ? stubSvg(item, ctx) : '';
+  const resolved = await prescaled(found, item, ctx.scale);
   let attrs = '';
   const recolor = resolveColor(item.recolor);
   if (recolor) {
@@ -243,9 +337,10 @@ async function itemSvg(item: ItemModel, ctx: Ctx, path: string): Promise<string>
     case 'Image':
       return wrap(item, await imageSvg(item, ctx));
     case 'Text': {
-      if (item.text.trim()) return wrap(item, await textSvg(item, await fontFor(ctx, item, path), item.text));
+      if (item.text.trim()) return wrap(item, await textDrawing(ctx, item, await fontFor(ctx, item, path), item.text));
       if (item.isVariable && ctx.stub && item.placeholder.trim()) {
-        return wrap(item, `<g opacity="0.5">${await textSvg(item, await fontFor(ctx, item, path), item.placeholder)}</g>`);
+        const drawing = await textDrawing(ctx, item, await fontFor(ctx, item, path), item.placeholder);
+        return wrap(item, drawing ? `<g opacity="0.5">${drawing}</g>` : '');
       }
       return '';
     }
@@ -303,7 +398,7 @@ export async function surfaceSvg(model: PrintProductModel, opts: SurfaceSvgOptio
   if (size.width > MAX_PREVIEW_SIDE || size.height > MAX_PREVIEW_SIDE) {
     throw new ValidationError({ 'renderingConfig.width': [`at most ${MAX_PREVIEW_SIDE} px per side`] }, `A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`);
   }
-  const ctx: Ctx = { opts, scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), defs: [], nextId: 0 };
+  const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), defs: [], nextId: 0 };
   const parts: string[] = [];
   if (opts.background) parts.push(`<rect x="0" y="0" width="${fmt(surface.width)}" height="${fmt(surface.height)}"${paint('fill', opts.background)}/>`);
   const mockups = surface.previewMockup ?? surface.mockup;
@@ -322,7 +417,7 @@ export async function surfaceSvg(model: PrintProductModel, opts: SurfaceSvgOptio
     (ctx.defs.length ? `<defs>${ctx.defs.join('')}</defs>` : '') +
     parts.join('') +
     '</svg>';
-  return { svg, fonts: [...ctx.fonts.values()], ...size };
+  return { svg, fonts: ctx.outlines ? [] : [...ctx.fonts.values()], ...size };
 }
 
 export interface PreviewOptions extends SurfaceSvgOptions {
