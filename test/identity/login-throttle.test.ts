@@ -67,7 +67,7 @@ describe('login throttle under 50 parallel guesses', () => {
     const res = await other.browser.postForm('/account/login', { ...other.fields, email: 'victim0@spray.test', password: 'x-password' }, { 'cf-connecting-ip': '198.51.100.9' });
     expect(await res.text()).toContain('Invalid e-mail or password.');
     await env.DB.prepare('DELETE FROM login_throttle').run();
-  });
+  }, 90_000);
 
   it('keys IPv6 clients by their /64', () => {
     const key = (ip: string) => clientIpKey(new Request('http://x/', { headers: { 'cf-connecting-ip': ip } }));
