@@ -297,3 +297,23 @@ export const TenantInfoDto = z
 export const TenantUserDto = z
   .object({ userId: z.string(), userName: z.string(), email: z.string().nullable(), role: z.string(), isActive: z.boolean() })
   .openapi('TenantUserDto');
+
+// --- processing results (the runner's, src/platform/jobs) ------------------------------------------
+
+export const OutputFileDetailDto = z
+  .object({
+    projectItemId: z.number().int().nullable(),
+    orderLineItemId: z.string().nullable(),
+    orderLineItemIndex: z.number().int().nullable(),
+    url: z.string(),
+    name: z.string(),
+    format: z.string().nullable(),
+    artifactId: z.string(),
+    anonymousAccess: z.boolean(),
+    size: z.number().int(),
+  })
+  .openapi('OutputFileDetailDto');
+export const ProjectProcessingResultsDto = z
+  .object({ status: z.string(), statusDescription: z.string().nullable(), outputFileDetails: z.array(OutputFileDetailDto) })
+  .openapi('ProjectProcessingResultsDto');
+export const ItemIdQuery = z.object({ itemId: z.string().regex(/^\d{1,15}$/, 'Expected an integer item id.').optional() });

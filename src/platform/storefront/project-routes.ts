@@ -16,10 +16,14 @@
  *   POST   /projects/{id}/order-data?itemId                 204 (upsert by key)
  *   GET    /projects/{id}/order                             ProjectOrderDto
  *   GET    /projects/{id}/preview | /preview-url            image | text/plain URL
+ *   GET    /projects/{id}/processing-results?itemId         ProjectProcessingResultsDto (the runner's)
+ *   POST   /projects/{id}/resume-processing?itemId          204 (wrong state → 409)
+ *   POST   /projects/{id}/restart-processing?itemId         204 (wrong state → 409)
  */
 import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { platformRoute, problemResponses, type PlatformArea } from '../core';
+import { projectProcessingResults, restartProject, resumeProject } from '../jobs';
 import { projectPreview, projectPreviewUrl } from '../projects/preview';
 import {
   BatchDeleteDto,
@@ -28,12 +32,14 @@ import {
   CreateProjectByRenderHiResScenarioDto,
   CreateProjectBySpecificPipelineScenarioDto,
   CreateSingleItemProjectDto,
+  ItemIdQuery,
   ListProjectsQuery,
   OrderDataBody,
   OrderDataQuery,
   PagedOfProjectDto,
   ProjectDto,
   ProjectOrderDto,
+  ProjectProcessingResultsDto,
   ProjectStatusDto,
   ProjectStatusTransitionDto,
   StorefrontIdQuery,
@@ -290,4 +296,50 @@ export function registerProjectRoutes(area: PlatformArea): void {
     ),
     async (c) => c.text(await projectPreviewUrl(c.var.tenant, c.req.valid('param').id), 200),
   );
+
+  area.openapi(
+    platformRoute(
+      {
+        method: 'get',
+        path: '/projects/{id}/processing-results',
+        tags,
+        summary: "The project's processing status and output files",
+        description: '`itemId` narrows to one item. Status: Pending until processing starts, then Failed, InProgress or Completed.',
+        request: { params: IdParam, query: ItemIdQuery },
+        responses: { 200: json(ProjectProcessingResultsDto, 'The results.'), ...problemResponses(404) },
+      },
+      read,
+    ),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const project = await projects.projectOr404(c.var.tenant, id);
+      const itemId = c.req.valid('query').itemId;
+      return c.json(await projectProcessingResults(c.var.tenant, project.project.id, itemId === undefined ? null : Number(itemId)), 200);
+    },
+  );
+  for (const [path, summary, fn] of [
+    ['/projects/{id}/resume-processing', 'Resume failed processing (earlier outputs kept)', resumeProject],
+    ['/projects/{id}/restart-processing', 'Restart processing (outputs replaced when the new run finishes)', restartProject],
+  ] as const) {
+    area.openapi(
+      platformRoute(
+        {
+          method: 'post',
+          path,
+          tags,
+          summary,
+          description: '`itemId` narrows to one item. A project in the wrong state → 409.',
+          request: { params: IdParam, query: ItemIdQuery },
+          responses: { 204: { description: 'Done.' }, ...problemResponses(404, 409) },
+        },
+        update,
+      ),
+      async (c) => {
+        const project = await projects.projectOr404(c.var.tenant, c.req.valid('param').id);
+        const itemId = c.req.valid('query').itemId;
+        await fn(c.var.tenant, project.project.id, itemId === undefined ? null : Number(itemId));
+        return c.body(null, 204);
+      },
+    );
+  }
 }

@@ -324,3 +324,27 @@ describe('previews', () => {
     expect((await api('GET', `${SF}/projects/${p.id}/preview`, undefined, { token: 2 })).status).toBe(404);
   });
 });
+
+describe('processing results, resume and restart (the runner behind them)', () => {
+  it('a project without a pipeline: Completed, no output files; resume and restart have nothing to do (409)', async () => {
+    const p = await created('with-single-item', { ownerId: FX.owner, productReference: FX.plainReference, item: {} });
+    const r = await apiJson('GET', `${SF}/projects/${p.id}/processing-results`, undefined, { token: 1 });
+    expect(r).toEqual({ status: 'Completed', statusDescription: null, outputFileDetails: [] });
+    expect((await api('POST', `${SF}/projects/${p.id}/resume-processing`, undefined, { token: 1 })).status).toBe(409);
+  });
+
+  it('Pending before processing starts; unknown, malformed and foreign ids are 404', async () => {
+    await env.DB.prepare(`INSERT INTO tenant_settings (tenant_id, start_processing_on_status) VALUES (1, 3) ON CONFLICT (tenant_id) DO UPDATE SET start_processing_on_status = 3`).run();
+    try {
+      const p = await created('with-single-item', { ownerId: FX.owner, item: {} });
+      expect((await apiJson('GET', `${SF}/projects/${p.id}/processing-results`, undefined, { token: 1 })).status).toBe('Pending');
+      for (const [id, token] of [[String(p.id), 2], ['99999999', 1], ['x', 1]] as const) {
+        expect((await api('GET', `${SF}/projects/${id}/processing-results`, undefined, { token })).status).toBe(404);
+        expect((await api('POST', `${SF}/projects/${id}/restart-processing`, undefined, { token })).status).toBe(404);
+      }
+      expect((await api('GET', `${SF}/projects/${p.id}/processing-results?itemId=x`, undefined, { token: 1 })).status).toBe(400);
+    } finally {
+      await env.DB.prepare(`UPDATE tenant_settings SET start_processing_on_status = NULL WHERE tenant_id = 1`).run();
+    }
+  });
+});
