@@ -51,7 +51,15 @@ export interface InputStore {
  * Unprocessable (or InputsTooLarge beyond `maxBytes`) when the remote does not deliver; `reason`
  * in the error's details says why.
  */
-export type FetchImageBytes = (url: string, options: { maxBytes: number; sniff: (head: Uint8Array) => string | undefined }) => Promise<Uint8Array>;
+export type FetchImageBytes = (
+  url: string,
+  options: {
+    maxBytes: number;
+    sniff: (head: Uint8Array) => string | undefined;
+    /** Called with each chunk's length as it arrives; what it throws aborts the download and is rethrown. */
+    onBytes: (bytes: number) => void;
+  },
+) => Promise<Uint8Array>;
 
 /** One image named by URL (rendering contract). */
 export const MAX_URL_IMAGE_BYTES = 25 * 1024 * 1024;
@@ -68,7 +76,8 @@ export function sniffJpegOrPng(head: Uint8Array): string | undefined {
 /**
  * The images named by URL in one request: each distinct URL fetched once (its bytes kept for the
  * request, whichever page or layer names it again), and at most MAX_REQUEST_URL_BYTES fetched in
- * all. Create one per request.
+ * all, counted as the bytes arrive, so concurrent downloads (preloadImages) share the budget too.
+ * Create one per request.
  */
 export class UrlImages {
   private readonly fetched = new Map<string, Promise<Uint8Array>>();
@@ -95,28 +104,29 @@ export class UrlImages {
   }
 
   private async fetch(url: string, path: string): Promise<Uint8Array> {
-    // Concurrent fetches (preloadImages) each get what is left now; the total is checked after.
+    const limit = `${this.budget / 1024 / 1024} MB`;
+    const overBudget = new InputsTooLarge(
+      `The images named by URL in this request come to more than ${limit} (the limit per request); ${path} goes beyond it.`,
+      [{ path, reason: `the images named by URL exceed ${limit} in total` }],
+    );
     const left = this.budget - this.spent;
+    if (left <= 0) throw overBudget;
+    // A declared length beyond what is left is refused before reading; the count while streaming
+    // is what holds (it covers downloads running at the same time).
     const cap = Math.min(MAX_URL_IMAGE_BYTES, left);
-    const overBudget = () =>
-      new InputsTooLarge(
-        `The images named by URL in this request come to more than ${this.budget / 1024 / 1024} MB (the limit per request); ${path} goes beyond it.`,
-        [{ path, reason: `the images named by URL exceed ${this.budget / 1024 / 1024} MB in total` }],
-      );
-    if (left <= 0) throw overBudget();
-    let bytes: Uint8Array;
+    const onBytes = (n: number) => {
+      this.spent += n;
+      if (this.spent > this.budget) throw overBudget;
+    };
     try {
-      bytes = await this.fetchBytes(url, { maxBytes: cap, sniff: sniffJpegOrPng });
+      return await this.fetchBytes(url, { maxBytes: cap, sniff: sniffJpegOrPng, onBytes });
     } catch (e) {
-      if (e instanceof InputsTooLarge && cap < MAX_URL_IMAGE_BYTES) throw overBudget();
+      if (e === overBudget || (e instanceof InputsTooLarge && cap < MAX_URL_IMAGE_BYTES)) throw overBudget;
       const reason = e instanceof EngineError ? (e.details?.[0]?.reason ?? e.message) : 'the request failed.';
       if (e instanceof EngineError && e.code === 'ERR_INVALID_INPUT') {
         throw invalidInput(`The image URL at ${path} is not acceptable: ${reason}`, [{ path, reason }]);
       }
       throw unprocessable(`The image at ${path} could not be fetched: ${reason}`, [{ path, reason }]);
     }
-    this.spent += bytes.byteLength;
-    if (this.spent > this.budget) throw overBudget();
-    return bytes;
   }
 }

@@ -50,6 +50,11 @@ export interface OutboundOptions {
    * body is shorter); a returned reason aborts the download with ERR_OUTBOUND_CONTENT.
    */
   sniff?: (head: Uint8Array) => string | undefined;
+  /**
+   * Told of every body chunk as it arrives (its byte length), e.g. to keep a budget shared by
+   * concurrent downloads; whatever it throws aborts the download and is rethrown as it is.
+   */
+  onBytes?: (bytes: number) => void;
 }
 
 export interface OutboundResponse {
@@ -261,16 +266,19 @@ export async function outboundFetch(url: string | URL, options: OutboundOptions)
         await res.body?.cancel().catch(() => {});
         throw new OutboundError('ERR_OUTBOUND_STATUS', 'the server did not answer with the content.', false, res.status);
       }
-      const bytes = await readBody(res, maxBytes, options.sniff);
+      const bytes = await readBody(res, maxBytes, options.sniff, options.onBytes);
       return { url: current.href, status: res.status, headers: res.headers, bytes };
     }
   } catch (e) {
-    if (e instanceof OutboundError) throw e;
+    if (e instanceof OutboundError || e instanceof CallbackError) throw e instanceof CallbackError ? e.cause : e;
     if (timeout.aborted) throw new OutboundError('ERR_OUTBOUND_TIMEOUT', `no complete answer within ${timeoutMs / 1000} s.`, false);
     if (options.signal?.aborted) throw new OutboundError('ERR_OUTBOUND_NETWORK', 'the request was cancelled.', false);
     throw new OutboundError('ERR_OUTBOUND_NETWORK', 'the connection failed.', false);
   }
 }
+
+/** Carries what an `onBytes` callback threw through the fetch's own error handling. */
+class CallbackError extends Error {}
 
 const tooLarge = (maxBytes: number) =>
   new OutboundError('ERR_OUTBOUND_TOO_LARGE', `it is larger than ${+(maxBytes / 1024 / 1024).toFixed(2)} MB.`, false);
@@ -279,7 +287,7 @@ const tooLarge = (maxBytes: number) =>
  * The body, up to `maxBytes`, sniffed once its first bytes are in. A declared length is trusted
  * for the allocation (one buffer, no copy) but never for the limit: the count is what arrives.
  */
-async function readBody(res: Response, maxBytes: number, sniff: OutboundOptions['sniff']): Promise<Uint8Array> {
+async function readBody(res: Response, maxBytes: number, sniff: OutboundOptions['sniff'], onBytes: OutboundOptions['onBytes']): Promise<Uint8Array> {
   const declared = res.headers.has('content-length') ? Number(res.headers.get('content-length')) : NaN;
   if (declared > maxBytes) {
     await res.body?.cancel().catch(() => {});
@@ -291,7 +299,7 @@ async function readBody(res: Response, maxBytes: number, sniff: OutboundOptions[
     return new Uint8Array(0);
   }
   const reader = res.body.getReader();
-  const fail = async (err: OutboundError): Promise<never> => {
+  const fail = async (err: Error): Promise<never> => {
     await reader.cancel().catch(() => {});
     throw err;
   };
@@ -303,6 +311,13 @@ async function readBody(res: Response, maxBytes: number, sniff: OutboundOptions[
     const { done, value } = await reader.read();
     if (done) break;
     if (total + value.byteLength > maxBytes) await fail(tooLarge(maxBytes));
+    if (onBytes) {
+      try {
+        onBytes(value.byteLength);
+      } catch (cause) {
+        await fail(new CallbackError('onBytes', { cause }));
+      }
+    }
     if (buffer) {
       if (total + value.byteLength > buffer.length) await fail(new OutboundError('ERR_OUTBOUND_NETWORK', 'the answer is longer than it declared.', false));
       buffer.set(value, total);

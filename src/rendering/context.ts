@@ -33,9 +33,9 @@ export function renderDeps(c: Context<AppBindings>): RenderDeps {
  * internal hosts, 10 s, 3 redirects); its refusals become the engine's errors.
  */
 export function imageFetcher(env: Env): FetchImageBytes {
-  return async (url, { maxBytes, sniff }) => {
+  return async (url, { maxBytes, sniff, onBytes }) => {
     try {
-      const res = await outboundFetch(url, { env, maxBytes, sniff, headers: { accept: 'image/jpeg, image/png, image/*;q=0.8' } });
+      const res = await outboundFetch(url, { env, maxBytes, sniff, onBytes, headers: { accept: 'image/jpeg, image/png, image/*;q=0.8' } });
       return res.bytes;
     } catch (e) {
       if (!(e instanceof OutboundError)) throw e;

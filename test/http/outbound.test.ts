@@ -140,6 +140,24 @@ describe('outboundFetch', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it('onBytes sees every chunk; what it throws aborts the download and comes back unchanged', async () => {
+    let seen = 0;
+    const r = await outboundFetch(`${base()}/assets/marker-40x20.jpg`, { env: local, onBytes: (n) => (seen += n) });
+    expect(seen).toBe(r.bytes.length);
+    const stop = new Error('budget');
+    const started = Date.now();
+    let counted = 0;
+    const e = await outboundFetch(`${base()}/big/${24 << 20}?chunked=1`, {
+      env: local,
+      onBytes: (n) => {
+        counted += n;
+        if (counted > 1 << 20) throw stop;
+      },
+    }).catch((err: unknown) => err);
+    expect(e).toBe(stop);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('a sniff refusal aborts a large body after its first bytes', async () => {
     const started = Date.now();
     const e = await failure(outboundFetch(`${base()}/big/${24 << 20}?kind=text&chunked=1`, { env: local, sniff: sniffJpegOrPng }));

@@ -60,9 +60,10 @@ describe('a request fetches at most 32 MB of images by URL', () => {
 
   it('UrlImages: one fetch per distinct URL, the budget counts every fetched byte', async () => {
     const calls: string[] = [];
-    const images = new UrlImages(async (url, { maxBytes }) => {
+    const images = new UrlImages(async (url, { maxBytes, onBytes }) => {
       calls.push(url);
       expect(maxBytes).toBeLessThanOrEqual(25 * MB);
+      onBytes(10 * MB);
       return new Uint8Array(10 * MB);
     });
     await Promise.all([images.get('https://a/1', 'p'), images.get('https://a/1', 'q'), images.get('https://a/2', 'r')]);
@@ -72,6 +73,24 @@ describe('a request fetches at most 32 MB of images by URL', () => {
     await images.get('https://a/3', 't');
     await expect(images.get('https://a/4', 'data.X.image')).rejects.toMatchObject({ code: 'ERR_INPUTS_TOO_LARGE' });
     expect(MAX_REQUEST_URL_BYTES).toBe(32 * MB);
+  });
+
+  it('UrlImages: downloads running at the same time share the budget while they stream', async () => {
+    let streamed = 0;
+    // Each fake download streams 15 MB in 1 MB chunks, yielding between chunks like a socket.
+    const images = new UrlImages(async (_url, { onBytes }) => {
+      for (let i = 0; i < 15; i++) {
+        await new Promise((r) => setTimeout(r, 1));
+        onBytes(MB);
+        streamed += MB;
+      }
+      return new Uint8Array(0);
+    });
+    const results = await Promise.allSettled(['https://a/1', 'https://a/2', 'https://a/3'].map((u, i) => images.get(u, `data.L${i}.image`)));
+    expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThanOrEqual(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'ERR_INPUTS_TOO_LARGE' });
+    // Never more than the budget plus the chunk that crossed it, per download.
+    expect(streamed).toBeLessThanOrEqual(32 * MB + 3 * MB);
   });
 });
 
