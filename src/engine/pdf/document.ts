@@ -14,7 +14,7 @@ import type { ByteSink } from './sink';
 import type { StoredStrip, StripCache, StripGeometry } from './strip-cache';
 import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
 
-/** What the PDF writer needs of one page; the pipeline adapts a compiled template to this. */
+/** What the PDF writer needs of one page; engine/pdf/prepare.ts adapts a compiled template to this. */
 export interface PdfPage {
   /** Template size in pixels. */
   width: number;

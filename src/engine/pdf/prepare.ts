@@ -1,6 +1,6 @@
 /**
  * From a print request to a PDF page source, free of HTTP. The template, the inputs `data` names
- * and the personalisation overrides are resolved exactly as for previews (src/engine/pipeline),
+ * and the personalisation overrides are resolved exactly as for previews (src/engine/render-request.ts),
  * then the page is rendered at scale 1 in strips instead of being downscaled and encoded.
  *
  * `prepareHires` validates and fingerprints (so callers can consult the result cache and fail a

@@ -56,7 +56,7 @@ interface Target {
   nodes: LayerNode[];
 }
 
-/** Every image reference in `data`, once each, so the pipeline can fetch them all concurrently. */
+/** Every image reference in `data`, once each, so the render request can fetch them all concurrently. */
 export function imageReferences(data: unknown): string[] {
   const refs = new Set<string>();
   if (data && typeof data === 'object') {
