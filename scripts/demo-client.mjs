@@ -15,9 +15,29 @@ const client = { client_id: 'demo-server' };
 const clientAuth = oauth.ClientSecretPost('demo-server-secret');
 const options = { [oauth.allowInsecureRequests]: true };
 
-const as = await oauth
-  .discoveryRequest(issuer, options)
-  .then((response) => oauth.processDiscoveryResponse(issuer, response));
+/**
+ * Discovery, retried with backoff (0.5 s doubling to 5 s) while the issuer is not up yet, so
+ * `npm run demo:client` may start before `npm run dev` is ready. One line says what it waits for.
+ */
+async function discover() {
+  let delay = 500;
+  let announced = false;
+  for (;;) {
+    try {
+      const response = await oauth.discoveryRequest(issuer, options);
+      return await oauth.processDiscoveryResponse(issuer, response);
+    } catch (err) {
+      if (!announced) {
+        console.log(`Waiting for the identity issuer at ${issuer.href} (start it with \`npm run dev\`)…`);
+        announced = true;
+      }
+      if (process.env.DEBUG_DEMO_CLIENT) console.log(String(err?.cause ?? err));
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
+}
+const as = await discover();
 
 /** state → { verifier, nonce } for flows started here (one process, memory is enough). */
 const pending = new Map();
