@@ -29,12 +29,17 @@ describe('login throttle under 50 parallel guesses', () => {
   it('evaluates at most the free attempts of one account, however many arrive at once', async () => {
     const ready = await forms(50);
     const before = passwordEvaluations();
+    const started = Date.now();
     const pages = await Promise.all(
       ready.map(({ browser, fields }) => browser.postForm('/account/login', { ...fields, email: DEMO.user.email, password: 'wrong-guess' }).then((r) => r.text())),
     );
+    const seconds = (Date.now() - started) / 1000;
     const evaluated = passwordEvaluations() - before;
-    console.log(`one account, 50 parallel wrong guesses: ${evaluated} password evaluations`);
-    expect(evaluated).toBeLessThanOrEqual(ACCOUNT_THROTTLE.freeAttempts);
+    console.log(`one account, 50 parallel wrong guesses in ${seconds.toFixed(1)} s: ${evaluated} password evaluations`);
+    // The free attempts, plus one more for each wait (2 s, then 4 s, …) that has passed by the
+    // time the burst ends: on a loaded machine 50 requests can take longer than the first wait.
+    const waitsPassed = Math.max(0, Math.floor(Math.log2(seconds + 3)) - 1);
+    expect(evaluated).toBeLessThanOrEqual(ACCOUNT_THROTTLE.freeAttempts + waitsPassed);
     expect(evaluated).toBeGreaterThan(0);
     expect(pages.filter((p) => p.includes('Invalid e-mail or password.'))).toHaveLength(evaluated);
     expect(pages.filter((p) => p.includes('Too many failed sign-in attempts'))).toHaveLength(50 - evaluated);
