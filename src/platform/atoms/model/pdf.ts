@@ -336,6 +336,31 @@ async function textOps(w: Writer, item: TextModel, path: string, surface: Surfac
   return outlines && `q ${head}\n${outlines}\nQ`;
 }
 
+/**
+ * JPEG photos downsampled to 300 dpi, per isolate: keyed by the resolver's cached bytes (one
+ * array per content hash) and the pixel size, so proofs of one design decode its photo once.
+ */
+const DOWNSAMPLED = new WeakMap<Uint8Array, Map<string, Promise<{ bytes: Uint8Array; width: number; height: number }>>>();
+
+function downsampledJpeg(img: ResolvedImage, target: { width: number; height: number }) {
+  let sizes = DOWNSAMPLED.get(img.bytes);
+  if (!sizes) DOWNSAMPLED.set(img.bytes, (sizes = new Map()));
+  const key = `${target.width}x${target.height}`;
+  let hit = sizes.get(key);
+  if (!hit) {
+    hit = (async () => {
+      let pixels = await decodeImage(img.bytes);
+      if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
+        pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));
+      }
+      return { bytes: await encodeJpeg(pixels, 92, { subsampling: 1 }), width: pixels.width, height: pixels.height };
+    })();
+    hit.catch(() => sizes!.delete(key));
+    sizes.set(key, hit);
+  }
+  return hit;
+}
+
 /** The image as an XObject name with its pixel size. */
 async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, placed: { width: number; height: number }) {
   // Pixels at 300 dpi for the placed size (points).
@@ -362,6 +387,12 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
       const embedded = await w.doc.embedPng(img.bytes);
       return { name: w.addXObject(embedded.ref, 'Im'), width: embedded.width, height: embedded.height };
     }
+    if (img.mime === 'image/jpeg' && !recolor) {
+      const jpeg = await downsampledJpeg(img, target);
+      w.countBytes(jpeg.bytes.length);
+      const embedded = await w.doc.embedJpg(jpeg.bytes);
+      return { name: w.addXObject(embedded.ref, 'Im'), width: jpeg.width, height: jpeg.height };
+    }
     let pixels: RGBAImage;
     if (img.mime === 'image/svg+xml') {
       const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${target.width}" height="${target.height}" viewBox="0 0 ${fmt(img.width)} ${fmt(img.height)}" preserveAspectRatio="none"><image width="${fmt(img.width)}" height="${fmt(img.height)}" href="data:image/svg+xml;base64,${base64(img.bytes)}"/></svg>`;
@@ -374,12 +405,6 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
     }
     if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
       pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));
-    }
-    if (img.mime === 'image/jpeg' && !recolor) {
-      const jpeg = await encodeJpeg(pixels, 92, { subsampling: 1 });
-      w.countBytes(jpeg.length);
-      const embedded = await w.doc.embedJpg(jpeg);
-      return { name: w.addXObject(embedded.ref, 'Im'), width: pixels.width, height: pixels.height };
     }
     return { name: w.addXObject(rawImage(w, pixels, recolor), 'Im'), width: pixels.width, height: pixels.height };
   });
