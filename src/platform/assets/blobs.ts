@@ -185,3 +185,16 @@ export async function sweepUnreferencedBlobs(db: D1Database, bucket: R2Bucket, n
   }
   return n;
 }
+
+/** Staging objects of uploads that died mid-request (a day old), tenant by tenant. */
+export async function sweepStaging(db: D1Database, bucket: R2Bucket, now = Date.now()): Promise<number> {
+  const { results: tenants } = await db.prepare(`SELECT id FROM tenants`).all<{ id: number }>();
+  let n = 0;
+  for (const { id } of tenants) {
+    const page = await bucket.list({ prefix: tenantKey(id, 'cache', 'staging', ''), limit: 1000 });
+    const old = page.objects.filter((o) => o.uploaded.getTime() < now - 86_400_000).map((o) => o.key);
+    if (old.length) await bucket.delete(old);
+    n += old.length;
+  }
+  return n;
+}

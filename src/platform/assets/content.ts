@@ -134,7 +134,14 @@ async function designContent(bucket: R2Bucket, staged: Staged): Promise<ContentI
     const model = parseJson(bytes);
     const checked = await validateModel(model);
     if (!checked.ok) throw new UnprocessableError('The print-product design is not valid.', checked.errors);
-    return { format: 'json', mimeType: 'application/json', designType: 'PrintProduct', metadata: printProductMetadata(model), fonts: printProductFonts(model), bytes };
+    return {
+      format: 'json',
+      mimeType: 'application/json',
+      designType: 'PrintProduct',
+      metadata: { ...printProductMetadata(model), _sources: printProductSources(model) },
+      fonts: printProductFonts(model),
+      bytes,
+    };
   }
   throw new UnprocessableError('A design must be a PSD/PSB file or a print-product JSON document (IDML is not supported).', { file: ['unsupported design format'] });
 }
@@ -161,6 +168,23 @@ export function printProductMetadata(model: Record<string, unknown>): Record<str
     ),
     hasDataSchema: Boolean(model.dataSchema),
   };
+}
+
+/**
+ * Asset ids a print-product document names as Storage sources (images, mockups, preview mockups):
+ * kept in the design's metadata so retention and deletes can follow them without the file.
+ */
+export function printProductSources(model: unknown): string[] {
+  const out = new Set<string>();
+  const walk = (v: unknown, depth: number) => {
+    if (depth > 64 || !v || typeof v !== 'object') return;
+    if (Array.isArray(v)) return v.forEach((x) => walk(x, depth + 1));
+    const o = v as Record<string, unknown>;
+    if (o.type === 'Storage' && typeof o.id === 'string') out.add(o.id);
+    for (const x of Object.values(o)) walk(x, depth + 1);
+  };
+  walk(model, 0);
+  return [...out];
 }
 
 /** Font PostScript names anywhere in a print-product document (`postScriptName` / `postscriptName`). */

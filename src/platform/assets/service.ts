@@ -764,6 +764,24 @@ export async function storageInfo(s: AssetScope, retainable: boolean): Promise<S
   return { fileCount: r?.n ?? 0, fileSizeInBytes: r?.bytes ?? 0, temporaryFileCount: r?.tn ?? 0, temporaryFileSizeInBytes: r?.tb ?? 0 };
 }
 
+/**
+ * Retention (contract): when a project is created or an item gains a design, every private asset
+ * the project names becomes `Never`, with the Storage sources and preview mockups of those
+ * designs (one level: the sources a print-product design names). Add this statement to the batch
+ * that writes the project.
+ */
+export function keepForeverStatement(db: D1Database, tenantId: number, ids: string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE assets SET retention_policy = 'Never'
+       WHERE tenant_id = ?1 AND owner_id <> '' AND (
+         id IN (SELECT value FROM json_each(?2))
+         OR id IN (SELECT s.value FROM assets d, json_each(d.metadata, '$._sources') s
+                   WHERE d.tenant_id = ?1 AND d.id IN (SELECT value FROM json_each(?2))))`,
+    )
+    .bind(tenantId, JSON.stringify(ids));
+}
+
 /** Hourly: each tenant with retention on loses its private `Default` assets older than the period. */
 export async function sweepRetention(env: { DB: D1Database }, now = Date.now()): Promise<number> {
   const { results } = await env.DB.prepare(
