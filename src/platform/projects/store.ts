@@ -342,9 +342,14 @@ export async function listProjects(db: D1Database, tenantId: number, f: ProjectF
   return { total: (count!.results[0] as { n: number }).n, rows: rows!.results as unknown as ProjectRow[], items };
 }
 
+/** Preview resources kept for the projects of JSON list ?2 (trusted SQL). */
+const PREVIEW_ROWS = (a: string) =>
+  `${a}.type = 'resource' AND ${a}.owner_id = '' AND ${a}.namespace = 'project-previews'
+   AND ${a}.source_id IN (SELECT 'project-' || value FROM json_each(?2))`;
+
 /**
- * Deletes projects with their items, order data, jobs and outputs (artifacts, whose blob
- * refcounts drop in the same batch). Returns the ids that existed.
+ * Deletes projects with their items, order data, jobs, outputs (artifacts) and kept previews,
+ * blob refcounts dropping in the same batch. Returns the ids that existed.
  */
 export async function deleteProjects(db: D1Database, tenantId: number, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
@@ -365,6 +370,16 @@ export async function deleteProjects(db: D1Database, tenantId: number, ids: numb
       )
       .bind(tenantId, f),
     db.prepare(`DELETE FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = 'artifact' AND target_id IN (SELECT id FROM artifacts WHERE ${mine})`).bind(tenantId, f),
+    // The kept preview of each project (preview.ts: namespace project-previews, source project-<id>).
+    db
+      .prepare(
+        `UPDATE blobs SET refcount = refcount - (SELECT count(*) FROM assets a WHERE a.tenant_id = ?1 AND ${PREVIEW_ROWS('a')} AND a.blob_sha = blobs.sha256),
+           last_modified = ${NOW_MS}
+         WHERE tenant_id = ?1 AND sha256 IN (SELECT blob_sha FROM assets a WHERE a.tenant_id = ?1 AND ${PREVIEW_ROWS('a')})`,
+      )
+      .bind(tenantId, f),
+    db.prepare(`DELETE FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = 'asset' AND target_id IN (SELECT id FROM assets a WHERE a.tenant_id = ?1 AND ${PREVIEW_ROWS('a')})`).bind(tenantId, f),
+    db.prepare(`DELETE FROM assets AS a WHERE a.tenant_id = ?1 AND ${PREVIEW_ROWS('a')}`).bind(tenantId, f),
     db.prepare(`DELETE FROM artifacts WHERE ${mine}`).bind(tenantId, f),
     db.prepare(`DELETE FROM jobs WHERE ${mine}`).bind(tenantId, f),
     db.prepare(`DELETE FROM order_data WHERE ${mine}`).bind(tenantId, f),

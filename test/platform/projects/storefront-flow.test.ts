@@ -161,5 +161,12 @@ describe('storefront flow over HTTP', () => {
     expect(new Uint8Array(await anonymous.arrayBuffer()).length).toBe(bytes.length);
     expect((await http('GET', `/api/storefront/v1/projects/${p.json.id}/preview-url`, token)).text).toBe(url.text);
     expect((await http('GET', `/api/storefront/v1/projects/${p.json.id}/preview`, await (await import('../../helpers/platform')).tenantToken(2))).status).toBe(404);
+    // Deleting the project deletes its kept preview and the preview's anonymous URL.
+    expect((await http('DELETE', `/api/storefront/v1/projects/${p.json.id}`, token)).status).toBe(200);
+    const gone = await env.DB.prepare(`SELECT count(*) AS n FROM assets WHERE tenant_id = 1 AND namespace = 'project-previews' AND source_id = ?1`)
+      .bind(`project-${p.json.id}`)
+      .first<{ n: number }>();
+    expect(gone!.n).toBe(0);
+    expect((await call(url.text)).status).toBe(404);
   });
 });
