@@ -24,7 +24,7 @@ export default defineConfig({
     globalSetup: ['./test/global-setup.ts'],
     setupFiles: ['./test/setup.ts'],
     include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**', 'node_modules/**'],
+    exclude: ['test/browser/**', 'test/wrangler/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
