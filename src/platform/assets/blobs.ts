@@ -21,6 +21,8 @@ export interface Staged {
   size: number;
   /** The first HEAD_BYTES bytes (for sniffing). */
   head: Uint8Array;
+  /** The whole content, when the caller asked to keep it (files the engine parses whole anyway). */
+  bytes?: Uint8Array;
 }
 
 export const blobKey = (tenantId: number, sha: string) => tenantKey(tenantId, 'blobs', sha);
@@ -38,8 +40,12 @@ export async function stageStream(
   stream: ReadableStream<Uint8Array>,
   limit: number,
   what: string,
+  /** Keep the whole content in memory too (decided from the first bytes), saving a read back. */
+  keep?: (head: Uint8Array) => boolean,
 ): Promise<Staged> {
   const key = tenantKey(tenantId, 'cache', 'staging', crypto.randomUUID());
+  let kept: Uint8Array[] | undefined;
+  let decided = false;
   const digest = new crypto.DigestStream('SHA-256');
   const hashWriter = digest.getWriter();
   const reader = stream.getReader();
@@ -73,6 +79,12 @@ export async function stageStream(
         h.set(more, head.length);
         head = h;
       }
+      if (!decided && (head.length >= 16 || value.byteLength === 0)) {
+        decided = true;
+        // Everything seen so far is still in `pending` (parts are cut at 8 MiB, far later).
+        if (keep?.(head)) kept = pending.slice();
+      }
+      kept?.push(value);
       await hashWriter.write(value);
       pending.push(value);
       pendingBytes += value.byteLength;
@@ -89,13 +101,23 @@ export async function stageStream(
     }
     await hashWriter.close();
     const sha256 = hex(await digest.digest);
+    if (!decided && keep?.(head)) kept = pending.slice();
     if (upload) {
       if (pendingBytes) parts.push(await upload.uploadPart(parts.length + 1, flat()));
       await upload.complete(parts);
     } else {
       await bucket.put(key, flat());
     }
-    return { tenantId, key, sha256, size, head };
+    let bytes: Uint8Array | undefined;
+    if (kept) {
+      bytes = new Uint8Array(size);
+      let at = 0;
+      for (const k of kept) {
+        bytes.set(k, at);
+        at += k.byteLength;
+      }
+    }
+    return { tenantId, key, sha256, size, head, bytes };
   } catch (e) {
     await upload?.abort().catch(() => {});
     throw e;
@@ -109,11 +131,12 @@ export async function stageBytes(bucket: R2Bucket, tenantId: number, bytes: Uint
   const key = tenantKey(tenantId, 'cache', 'staging', crypto.randomUUID());
   const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
   await bucket.put(key, bytes);
-  return { tenantId, key, sha256, size: bytes.byteLength, head: bytes.subarray(0, HEAD_BYTES) };
+  return { tenantId, key, sha256, size: bytes.byteLength, head: bytes.subarray(0, HEAD_BYTES), bytes };
 }
 
 /** The staged bytes, whole (content the engine must parse). */
 export async function readStaged(bucket: R2Bucket, staged: Staged): Promise<Uint8Array> {
+  if (staged.bytes) return staged.bytes;
   const obj = await bucket.get(staged.key);
   if (!obj) throw new Error(`staging object ${staged.key} vanished`);
   return new Uint8Array(await obj.arrayBuffer());

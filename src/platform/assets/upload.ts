@@ -23,11 +23,11 @@ export async function receiveUpload(
   t: TenantContext,
   request: Request,
   fileFields: string[],
-  limit: { bytes: number; what: string },
+  limit: { bytes: number; what: string; keep?: (head: Uint8Array) => boolean },
 ): Promise<Received> {
   const boundary = multipartBoundary(request.headers.get('content-type'));
   const { fields, file } = await readMultipart(request.body, boundary, fileFields, (f) =>
-    stageStream(t.env.FILES, t.tenantId, f.stream, limit.bytes, limit.what),
+    stageStream(t.env.FILES, t.tenantId, f.stream, limit.bytes, limit.what, limit.keep),
   );
   const byName = new Map<string, string>();
   for (const [k, v] of Object.entries(fields)) {
@@ -38,7 +38,21 @@ export async function receiveUpload(
   return { fields: byName, staged: file?.result, filename: file?.filename, contentType: file?.contentType };
 }
 
-export const uploadLimit = (type: AssetType) => ({ bytes: STREAM_LIMIT[type], what: LIMIT_NAMES[type] });
+const ascii = (h: Uint8Array, n: number) => String.fromCharCode(...h.subarray(0, n));
+/** Files the service parses whole (PSD, PSB, fonts, PDFs, JSON) are kept in memory while staged. */
+const KEEP: Record<AssetType, ((head: Uint8Array) => boolean) | undefined> = {
+  design: () => true,
+  mockup: (h) => ascii(h, 4) === '8BPS',
+  font: () => true,
+  image: (h) => ascii(h, 5) === '%PDF-',
+  resource: undefined,
+};
+
+export const uploadLimit = (type: AssetType): { bytes: number; what: string; keep?: (head: Uint8Array) => boolean } => ({
+  bytes: STREAM_LIMIT[type],
+  what: LIMIT_NAMES[type],
+  keep: KEEP[type],
+});
 
 /** `requestHeaders` as a map or as `[{name, value}]`. */
 export function headersFrom(v: unknown): Headers {
