@@ -17,7 +17,7 @@
  * it, unsetting or deleting it → 409; `(name, startStatus)` is unique (409).
  */
 import { z } from '@hono/zod-openapi';
-import { platformRoute, problemResponses, type PlatformArea } from '../core';
+import { pagingQuery, platformRoute, problemResponses, type PlatformArea } from '../core';
 import {
   BackofficeProjectStatusDto,
   CreateProjectStatusDto,
@@ -41,10 +41,17 @@ const transitionTags = ['Project transitions'];
 export function registerStatusRoutes(area: PlatformArea): void {
   area.openapi(
     platformRoute(
-      { method: 'get', path: '/projects-statuses', tags: statusTags, summary: 'List project statuses', responses: { 200: json(PagedOfBackofficeProjectStatusDto, 'Statuses.') } },
+      {
+        method: 'get',
+        path: '/projects-statuses',
+        tags: statusTags,
+        summary: 'List project statuses',
+        request: { query: pagingQuery(['id', 'code', 'displayName']) },
+        responses: { 200: json(PagedOfBackofficeProjectStatusDto, 'Statuses.') },
+      },
       read,
     ),
-    async (c) => c.json(await statuses.listStatuses(c.var.tenant), 200),
+    async (c) => c.json(await statuses.listStatuses(c.var.tenant, c.req.valid('query')), 200),
   );
   area.openapi(
     platformRoute(
@@ -113,11 +120,12 @@ export function registerStatusRoutes(area: PlatformArea): void {
         path: '/projects-transitions',
         tags: transitionTags,
         summary: 'List project status transitions',
+        request: { query: pagingQuery(['id', 'name', 'startStatus', 'resultStatus']) },
         responses: { 200: json(PagedOfProjectStatusTransitionDto, 'Transitions.') },
       },
       read,
     ),
-    async (c) => c.json(await statuses.listTransitions(c.var.tenant), 200),
+    async (c) => c.json(await statuses.listTransitions(c.var.tenant, c.req.valid('query')), 200),
   );
   area.openapi(
     platformRoute(

@@ -4,7 +4,7 @@
  * another moves it, it is never deleted or unset); any number are final; a status or transition
  * in use is not deleted; `(name, startStatus)` is unique. Projects store the status code.
  */
-import { ConflictError, NotFoundError, type TenantContext } from '../core';
+import { ConflictError, NotFoundError, type SortKey, type TenantContext } from '../core';
 import { initialProcessingStatus, startProjectProcessing } from './processing';
 import { jobsOf, plannedJobs, projectOr404 } from './service';
 import * as store from './store';
@@ -13,9 +13,28 @@ const intId = (s: string): number => (/^[1-9][0-9]{0,14}$/.test(s) ? Number(s) :
 
 // --- back office ----------------------------------------------------------------------------------
 
-export async function listStatuses(t: TenantContext) {
-  const rows = await store.statuses(t.env.DB, t.tenantId);
-  return { total: rows.length, items: rows.map(store.backofficeStatusDto) };
+/**
+ * A page of a tenant's small configuration list, sorted and searched in memory (a tenant has a
+ * handful of statuses and transitions; `search` matches the display name or name).
+ */
+function page<T extends Record<string, unknown>>(all: T[], q: ListQuery, text: (x: T) => string) {
+  const needle = q.search?.toLowerCase();
+  const found = needle ? all.filter((x) => text(x).toLowerCase().includes(needle)) : all;
+  const sorted = [...found].sort((a, b) => {
+    for (const k of q.sorting) {
+      const [x, y] = [a[k.field], b[k.field]] as [string | number, string | number];
+      if (x !== y) return (x < y ? -1 : 1) * (k.direction === 'DESC' ? -1 : 1);
+    }
+    return 0;
+  });
+  return { total: found.length, items: sorted.slice(q.skip, q.skip + q.take) };
+}
+
+type ListQuery = { skip: number; take: number; sorting: SortKey[]; search?: string };
+
+export async function listStatuses(t: TenantContext, q: ListQuery) {
+  const rows = (await store.statuses(t.env.DB, t.tenantId)).map(store.backofficeStatusDto);
+  return page(rows, q, (s) => s.displayName);
 }
 
 async function statusOr404(t: TenantContext, id: string): Promise<store.StatusRow> {
@@ -84,9 +103,9 @@ export async function deleteStatus(t: TenantContext, id: string) {
   return store.backofficeStatusDto(row);
 }
 
-export async function listTransitions(t: TenantContext) {
-  const rows = await store.transitions(t.env.DB, t.tenantId);
-  return { total: rows.length, items: rows.map(store.transitionDto) };
+export async function listTransitions(t: TenantContext, q: ListQuery) {
+  const rows = (await store.transitions(t.env.DB, t.tenantId)).map(store.transitionDto);
+  return page(rows, q, (x) => `${x.name} ${x.displayName}`);
 }
 
 async function transitionOr404(t: TenantContext, id: string): Promise<store.TransitionRow> {

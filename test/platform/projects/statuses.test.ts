@@ -23,6 +23,13 @@ describe('back-office project statuses', () => {
     expect(byCode[1]).toMatchObject({ displayName: 'New', isInitial: true, isFinal: false });
     expect(byCode[3]).toMatchObject({ displayName: 'Completed', isInitial: false, isFinal: true });
     expect(list.total).toBe(list.items.length);
+    const paged = await apiJson('GET', `${BO}/projects-statuses?take=1&sorting=code DESC`, undefined, { token: 1 });
+    expect(paged.items).toHaveLength(1);
+    expect(paged.total).toBe(list.total);
+    expect(paged.items[0].code).toBe(Math.max(...list.items.map((s: any) => s.code)));
+    expect((await apiJson('GET', `${BO}/projects-statuses?search=produc`, undefined, { token: 1 })).items.map((s: any) => s.code)).toEqual([2]);
+    expect((await api('GET', `${BO}/projects-statuses?take=5000`, undefined, { token: 1 })).status).toBe(400);
+    expect((await api('GET', `${BO}/projects-transitions?sorting=color ASC`, undefined, { token: 1 })).status).toBe(400);
   });
 
   it('creates a status (201), a duplicate code answers 409', async () => {
