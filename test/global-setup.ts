@@ -4,6 +4,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { ftpFiles, startFtpServer } from './helpers/ftp-server.js';
 
 /**
  * Tests run inside workerd, which cannot read the file system. This Node-side server hands them
@@ -137,6 +138,10 @@ export default async function setup(project: TestProject) {
     }
     // /flaky/<key>/<n>: the first n calls per key answer 503, later ones 200 (pipeline invoke-url
     // retries); /calls/<key> lists the calls made (method, Idempotency-Key, body).
+    if (kind === 'ftp-files') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(ftpFiles));
+      return;
+    }
     if (kind === 'flaky' || kind === 'calls') {
       const key = rest[0] ?? '';
       const list = (flakyCalls[key] ??= []);
@@ -184,7 +189,11 @@ export default async function setup(project: TestProject) {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   project.provide('fixtureServer', `http://127.0.0.1:${port}`);
+  // A plain FTP server for upload-to-ftp (test/helpers/ftp-server.ts).
+  const ftp = await startFtpServer();
+  project.provide('ftpPort', ftp.port);
   return async () => {
+    await ftp.close();
     await new Promise((resolve) => server.close(resolve));
   };
 }
@@ -192,5 +201,6 @@ export default async function setup(project: TestProject) {
 declare module 'vitest' {
   export interface ProvidedContext {
     fixtureServer: string;
+    ftpPort: number;
   }
 }

@@ -11,6 +11,7 @@ import { exportOrderDetailsToCsv, exportToEcommerce } from './order';
 import { drawCropMarks, mergeSeparatePages } from './pdf';
 import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
+import { uploadToFtp } from './ftp';
 import { uploadToDropbox, uploadToS3 } from './upload';
 import type { TaskModule } from './types';
 
@@ -29,6 +30,7 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'draw-crop-marks': drawCropMarks,
   'upload-to-s3': uploadToS3,
   'upload-to-dropbox': uploadToDropbox,
+  'upload-to-ftp': uploadToFtp,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

@@ -3,7 +3,7 @@
 // draw-crop-marks + merge-separate-pages, the order CSV, and how failures are classified.
 import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { classify, CallFailure, retryDelayMs, TaskFailure, TransientFailure } from '../../../../src/platform/pipelines/tasks/errors';
 import { fixtureServer } from '../../../helpers/fixtures';
 import { api, apiJson, seedPlatform, tenantToken } from '../../../helpers/platform';
@@ -101,6 +101,34 @@ describe('upload-to-s3', () => {
     // aws4fetch signs S3 bodies as UNSIGNED-PAYLOAD (allowed by S3 over TLS) or by their digest.
     expect(['UNSIGNED-PAYLOAD', digest]).toContain(put!.headers['x-amz-content-sha256']);
     expect(put!.body).toMatch(/^OrderNumber,Item,Quantity,CustomerName,Cost\r\n1042,card,3,/);
+  });
+});
+
+describe('upload-to-ftp', () => {
+  it('stores each file in the folder over a Workers TCP socket (EPSV, binary)', async () => {
+    const port = inject('ftpPort' as never) as number;
+    const { status, job } = await runJob('job-ftp', [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+      { name: 'render', type: 'render-hires', inputArtifacts: ['design*'], outputArtifacts: ['pdf*'] },
+      { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['pdf*'], parameters: { host: '127.0.0.1', port, userName: 'bench', password: 'secret', folder: '/orders/1042', fileName: 'card.pdf' } },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['pdf*'] },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const stored = (await (await fetch(`${fixtureServer()}/ftp-files`)).json()) as Record<string, number>;
+    const [pdf] = await finalBytes('job-ftp');
+    expect(stored['/orders/1042/card.pdf']).toBe(pdf!.bytes.length);
+  });
+
+  it('a refused login fails the task at once', async () => {
+    const port = inject('ftpPort' as never) as number;
+    const { status, job } = await runJob('job-ftp-login', [
+      { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+      { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['order'], parameters: { host: '127.0.0.1', port, userName: 'bench', password: 'wrong' } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(status).toBe('Failed');
+    expect(job.tasks[1]).toMatchObject({ status: 'Failed', autoRetryCount: 0 });
+    expect(job.statusDescription).toMatch(/^upload: FTP PASS: 530 login incorrect \(login refused\)$/);
   });
 });
 
