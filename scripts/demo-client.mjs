@@ -1,6 +1,7 @@
 // `npm run demo:client`: a tiny relying party on http://localhost:8788 — the redirect host the
 // demo apps are registered with — so the browser sign-in can be tried end to end:
-//   /                    links to both flows
+//   /                    links to both flows and the shop
+//   /shop                the storefront demo (scripts/demo-client/shop.mjs): live previews, order
 //   /login               Authorization Code + PKCE for demo-server (oauth4webapi, a certified
 //                        client library), /callback redeems the code and shows tokens + userinfo
 //   /implicit            Implicit (`id_token token`) for demo-spa; /implicit-callback reads the fragment
@@ -8,9 +9,12 @@
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
+import { createShop } from './demo-client/shop.mjs';
 
 const issuer = new URL(process.env.ISSUER ?? 'http://localhost:8787');
-const base = 'http://localhost:8788';
+// DEMO_PORT serves elsewhere (the browser test does); the registered redirect URIs use 8788.
+const port = Number(process.env.DEMO_PORT ?? 8788);
+const base = `http://localhost:${port}`;
 const client = { client_id: 'demo-server' };
 const clientAuth = oauth.ClientSecretPost('demo-server-secret');
 const options = { [oauth.allowInsecureRequests]: true };
@@ -38,6 +42,7 @@ async function discover() {
   }
 }
 const as = await discover();
+const shop = createShop({ issuer, apiKey: process.env.RENDERING_API_KEY ?? 'demo-api-key' });
 
 /** state → { verifier, nonce } for flows started here (one process, memory is enough). */
 const pending = new Map();
@@ -53,8 +58,10 @@ createServer(async (req, res) => {
   const url = new URL(req.url ?? '/', base);
   const send = (status, html, headers = {}) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(html);
   try {
+    if (await shop(req, res, url)) return;
     if (url.pathname === '/') {
       return send(200, page('Demo client', `<p>Identity: <code>${issuer}</code></p><ul>
+        <li><a href="/shop">Demo shop: the Demo card with live previews</a> (storefront 1, reference <code>demo-card</code>)</li>
         <li><a href="/login">Sign in with demo-server</a> (Authorization Code + PKCE, server side)</li>
         <li><a href="/implicit">Sign in with demo-spa</a> (Implicit, <code>id_token token</code>)</li>
         <li><a href="/logout">Sign out</a></li></ul>`));
@@ -126,4 +133,4 @@ createServer(async (req, res) => {
   } catch (err) {
     send(500, page('Sign-in failed', `<pre>${esc(err?.stack ?? err)}</pre><p><a href="/">Start again</a></p>`));
   }
-}).listen(8788, '127.0.0.1', () => console.log(`Demo client on ${base} (identity ${issuer})`));
+}).listen(port, '127.0.0.1', () => console.log(`Demo client on ${base} (identity ${issuer})`));

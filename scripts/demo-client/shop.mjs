@@ -1,0 +1,188 @@
+// The storefront demo of `npm run demo:client`: a product page for the seeded "Demo card"
+// (storefront 1, reference `demo-card`) as a shop would build one, and its order page.
+//   GET  /shop                     product page (plain HTML + /shop/shop.js, no third-party script)
+//   GET  /shop/product.json        the reference's product, variants and mockups (storefront API)
+//   POST /api/rendering/preview    passed to the platform's Dynamic Image API (same origin for the page)
+//   POST /shop/photo               the shopper's photo → a stored rendering image (API key stays here)
+//   POST /shop/order               creates the project (with-single-item) → {id, orderUrl}
+//   GET  /shop/orders/{id}         order page; /status polls processing-results; /files/{artifact} downloads
+// The storefront API is called with demo-backend's client credentials, here on the server only:
+// the browser never sees a token or a secret.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const here = import.meta.dirname;
+const STOREFRONT_ID = 1;
+const REFERENCE = 'demo-card';
+const OWNER = 'demo-customer';
+const TEXT_LAYER = 'Line 1 Line 2 Line 3 and text';
+/** The rendering template of the design, and of each mockup (smart objects for the card and the photo). */
+const DESIGN_TEMPLATE = 'demo/psdtools-text';
+const MOCKUP_VIEWS = { 'demo-mockup': { template: 'demo/agpsd-shapes-smart-objects', cardLayer: 'calendar', photoLayer: 'apple' } };
+
+export function createShop({ issuer, clientId = 'demo-backend', clientSecret = 'demo-backend-secret', apiKey = 'demo-api-key' }) {
+  const api = issuer.href.replace(/\/$/, '');
+  let token = null; // { value, expires }
+
+  async function accessToken() {
+    if (token && token.expires > Date.now() + 30_000) return token.value;
+    const res = await fetch(`${api}/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Projects_full Products_read Private_assets_full Assets_read Artifacts_read' }),
+    });
+    const body = await res.json();
+    if (!res.ok) throw new Error(`token: ${res.status} ${JSON.stringify(body)}`);
+    token = { value: body.access_token, expires: Date.now() + body.expires_in * 1000 };
+    return token.value;
+  }
+
+  async function storefront(method, pathAndQuery, body) {
+    const res = await fetch(`${api}/api/storefront/v1${pathAndQuery}`, {
+      method,
+      headers: { authorization: `Bearer ${await accessToken()}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    const data = text ? (res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text) : null;
+    return { status: res.status, data };
+  }
+
+  async function product() {
+    const ref = await storefront('GET', `/product-references/${REFERENCE}/product?storefrontId=${STOREFRONT_ID}`);
+    if (ref.status !== 200) return { status: ref.status, data: ref.data };
+    const p = ref.data;
+    const [variants, mockups] = await Promise.all([
+      storefront('GET', `/products/${p.id}/variants?takeAvailableOnly=true`),
+      storefront('GET', `/products/${p.id}/variant-mockups`),
+    ]);
+    return {
+      status: 200,
+      data: {
+        name: p.name,
+        designTemplate: DESIGN_TEMPLATE,
+        textLayer: TEXT_LAYER,
+        description: p.description ?? '',
+        variants: (variants.data?.items ?? []).map((v) => ({ id: v.id, sku: v.sku, title: (v.productVariantOptions ?? []).map((o) => o.productOptionValueTitle).filter(Boolean).join(', ') || v.sku })),
+        // A mockup view renders the mockup's template with the card preview in one smart object
+        // and the shopper's photo in another (the seeded mockup's rendering twin).
+        mockups: [...new Map((mockups.data?.items ?? []).map((m) => [m.mockupId, m])).values()]
+          .filter((m) => MOCKUP_VIEWS[m.mockupId])
+          .map((m) => ({ id: m.mockupId, name: m.mockupName, ...MOCKUP_VIEWS[m.mockupId] })),
+      },
+    };
+  }
+
+  const readBody = (req, limit) =>
+    new Promise((resolve, reject) => {
+      const chunks = [];
+      let size = 0;
+      req.on('data', (c) => {
+        size += c.length;
+        if (size > limit) reject(Object.assign(new Error('too large'), { status: 413 }));
+        else chunks.push(c);
+      });
+      req.on('end', () => resolve(Buffer.concat(chunks)));
+      req.on('error', reject);
+    });
+
+  const json = (res, status, data) => res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(data));
+  const file = (name, type) => readFileSync(path.join(here, name), 'utf8').replaceAll('{{API}}', api).replaceAll('{{TEXT_LAYER}}', TEXT_LAYER);
+
+  /** Handles the shop's paths; false for anything else. */
+  return async function handle(req, res, url) {
+    const p = url.pathname;
+    if (p === '/shop' || p === '/shop/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(file('shop.html'));
+      return true;
+    }
+    if (p === '/shop/shop.js' || p === '/shop/order.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(file(p.slice(6)));
+      return true;
+    }
+    if (p === '/shop/shop.css') {
+      res.writeHead(200, { 'content-type': 'text/css; charset=utf-8' }).end(file('shop.css'));
+      return true;
+    }
+    if (p === '/shop/product.json') {
+      const r = await product();
+      json(res, r.status, r.data);
+      return true;
+    }
+    if (p === '/api/rendering/preview' && req.method === 'POST') {
+      // Same-origin for the page: the rendering API is passed through unchanged (no credentials).
+      const body = await readBody(req, 256 * 1024);
+      const started = performance.now();
+      const upstream = await fetch(`${api}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const text = await upstream.text();
+      res.writeHead(upstream.status, {
+        'content-type': upstream.headers.get('content-type') ?? 'application/json',
+        'server-timing': `${upstream.headers.get('server-timing') ? upstream.headers.get('server-timing') + ', ' : ''}upstream;dur=${(performance.now() - started).toFixed(1)}`,
+      }).end(text);
+      return true;
+    }
+    if (p === '/shop/photo' && req.method === 'POST') {
+      const type = req.headers['content-type'] ?? '';
+      if (!/^image\/(jpeg|png)$/.test(type)) return json(res, 415, { error: 'Pick a JPEG or PNG photo.' }), true;
+      const bytes = await readBody(req, 15 * 1024 * 1024);
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type }), type === 'image/png' ? 'photo.png' : 'photo.jpg');
+      const up = await fetch(`${api}/api/resources/images?destination=demo-shop`, { method: 'POST', headers: { 'X-DynamicImageApiKey': apiKey }, body: form });
+      const data = await up.json();
+      if (!up.ok) return json(res, up.status, data), true;
+      const name = Array.isArray(data) ? (data[0]?.name ?? data[0]) : data;
+      return json(res, 201, { image: name }), true;
+    }
+    if (p === '/shop/order' && req.method === 'POST') {
+      const input = JSON.parse((await readBody(req, 64 * 1024)).toString() || '{}');
+      const orderId = `shop-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+      const fields = { Name: String(input.name ?? ''), 'Line 1': String(input.line1 ?? ''), 'Line 2': String(input.line2 ?? '') };
+      if (input.photo) fields.Photo = String(input.photo);
+      const created = await storefront('POST', `/projects/with-single-item?storefrontId=${STOREFRONT_ID}`, {
+        ownerId: OWNER,
+        productReference: REFERENCE,
+        orderId,
+        orderLineItemIndex: 0,
+        orderName: `Demo shop ${orderId}`,
+        customerName: fields.Name || null,
+        item: { quantity: Number(input.quantity) || 100, sku: input.sku || null, fields },
+      });
+      if (created.status !== 201) return json(res, created.status, created.data), true;
+      return json(res, 201, { id: created.data.id, orderUrl: `/shop/orders/${created.data.id}` }), true;
+    }
+    const order = p.match(/^\/shop\/orders\/(\d+)(\/status|\/files\/([A-Za-z0-9_-]+))?$/);
+    if (order) {
+      const id = order[1];
+      if (!order[2]) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(file('order.html').replaceAll('{{ID}}', id));
+        return true;
+      }
+      if (order[2] === '/status') {
+        const [project, results] = await Promise.all([storefront('GET', `/projects/${id}`), storefront('GET', `/projects/${id}/processing-results`)]);
+        if (project.status !== 200) return json(res, project.status, project.data), true;
+        const statuses = await storefront('GET', '/projects/statuses');
+        const status = (statuses.data ?? []).find?.((s) => s.code === project.data.status);
+        return json(res, 200, {
+          id: project.data.id,
+          orderName: project.data.orderName,
+          status: status?.displayName ?? String(project.data.status),
+          processingStatus: results.data?.status ?? project.data.processingStatus,
+          statusDescription: results.data?.statusDescription ?? null,
+          files: (results.data?.outputFileDetails ?? []).map((f) => ({ name: f.name, size: f.size, format: f.format, url: `/shop/orders/${id}/files/${f.artifactId}` })),
+        }), true;
+      }
+      // A file of this order: fetched with the server's token, streamed to the shopper.
+      const results = await storefront('GET', `/projects/${id}/processing-results`);
+      const f = (results.data?.outputFileDetails ?? []).find((x) => x.artifactId === order[3]);
+      if (!f) return json(res, 404, { error: 'No such file in this order.' }), true;
+      const up = await fetch(f.url, { headers: f.anonymousAccess ? {} : { authorization: `Bearer ${await accessToken()}` } });
+      res.writeHead(up.status, {
+        'content-type': up.headers.get('content-type') ?? 'application/octet-stream',
+        ...(up.ok ? { 'content-disposition': `attachment; filename="${f.name.replace(/[^\w. -]/g, '_')}"` } : {}),
+      });
+      res.end(Buffer.from(await up.arrayBuffer()));
+      return true;
+    }
+    return false;
+  };
+}
