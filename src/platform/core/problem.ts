@@ -12,6 +12,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from '../../errors';
+import { toApiError } from '../../rendering/errors';
 import { ConflictError, CONFLICT_TYPES, PlatformError, ValidationError, type ErrorsByPath } from './errors';
 
 const REASONS: Record<number, string> = {
@@ -100,8 +101,11 @@ export function platformValidationHook(result: { success: boolean; error?: { iss
 }
 
 /** Any thrown value → the platform response. */
-export function platformErrorResponse(err: unknown, c: Context): Response {
+export function platformErrorResponse(thrown: unknown, c: Context): Response {
   const instance = c.req.path;
+  // Engine and outbound-fetch errors (a refused template, a bad image URL) are 4xx wherever the
+  // engine is called from: one mapping, shared with the Dynamic Image API.
+  const err = toApiError(thrown);
   if (err instanceof ConflictError) return conflictResponse(err);
   if (err instanceof PlatformError) return problemResponse(instance, { status: err.status, code: err.code, detail: err.message, errors: err.errors });
   if (err instanceof ApiError) {
