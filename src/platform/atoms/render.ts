@@ -4,14 +4,15 @@
  * engine), image previews (an image fitted or filled into a box, drawn as a one-item model),
  * `/to-resource` outputs, extract-image and the recolour effect.
  */
-import { UrlImages } from '../../engine/inputs';
+import { UrlImages, type InputRoot, type InputStore, type StoredInput } from '../../engine/inputs';
 import { preparePreview } from '../../engine/render-request';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite } from '../../engine/raster';
 import { renderSvg } from '../../engine/personalise/resvg';
 import { ServerTiming } from '../../http/server-timing';
 import { imageFetcher } from '../../rendering/context';
 import * as assets from '../assets';
-import { ConflictError, NotImplementedError, UnprocessableError, ValidationError, type TenantContext } from '../core';
+import { ConflictError, NotFoundError, NotImplementedError, UnprocessableError, ValidationError, type TenantContext } from '../core';
+import { artworkLayers } from '../processor/service';
 import {
   renderPdf,
   renderPreview,
@@ -113,6 +114,7 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
     return { bytes: pdf.bytes, mime: 'application/pdf', ext: 'pdf' };
   }
   const strategy = cfg.mockupStrategy ?? 'Auto';
+  if (!proof && req.mockupId && (strategy === 'Auto' || strategy === 'SpecifiedMockup')) return renderInMockup(t, d, req, cfg, timing);
   const preview = await timing.time('render', () =>
     renderPreview(d.model!, {
       fonts,
@@ -131,11 +133,104 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
   return { bytes: preview.bytes, mime: preview.mime, ext: EXT[preview.mime]! };
 }
 
-/** SpecifiedMockup needs a mockup; PSD mockup placement is not built yet (501, never a silent plain preview). */
+/** SpecifiedMockup needs a mockup. */
 function checkMockupStrategy(cfg: RenderingConfig, req: DesignRenderRequest): void {
   if (cfg.mockupStrategy === 'SpecifiedMockup' && !req.mockupId) throw new ValidationError({ mockupId: ['mockupStrategy SpecifiedMockup needs a mockupId'] });
-  if (req.mockupId && cfg.mockupStrategy !== 'None' && cfg.mockupStrategy !== 'DesignMockups') {
-    throw new NotImplementedError('Previews inside a 2D mockup PSD (mockupId) are not available yet; use mockupStrategy DesignMockups or None.');
+}
+
+/** The name the surface's render has in the engine's image store during a mockup render. */
+const SURFACE_IMAGE = 'atoms-surface.png';
+
+/** A tenant's input store plus one image held in memory (the surface placed into a mockup). */
+class WithImage implements InputStore {
+  constructor(
+    private readonly inner: InputStore,
+    private readonly png: Uint8Array,
+    private readonly sha: string,
+  ) {}
+  get bucket() {
+    return this.inner.bucket;
+  }
+  async head(root: InputRoot, name: string): Promise<StoredInput | null> {
+    if (root === 'images' && name === SURFACE_IMAGE) return { name, sha256: this.sha, etag: this.sha, contentType: 'image/png', meta: {} };
+    return this.inner.head(root, name);
+  }
+  async read(root: InputRoot, name: string) {
+    if (root === 'images' && name === SURFACE_IMAGE) return { bytes: this.png, info: (await this.head(root, name))! };
+    return this.inner.read(root, name);
+  }
+  put(...args: Parameters<InputStore['put']>) {
+    return this.inner.put(...args);
+  }
+  fonts() {
+    return this.inner.fonts();
+  }
+}
+
+/**
+ * A print-product surface inside a 2D mockup PSD (mockupId): the surface is rendered as PNG at
+ * the artwork layer's size and placed into that smart object by the rendering engine (its
+ * perspective placement); the artwork layer is the one named like the surface, else the first.
+ */
+async function renderInMockup(t: TenantContext, d: StoredDesign, req: DesignRenderRequest, cfg: RenderingConfig, timing: ServerTiming): Promise<RenderedFile> {
+  const surface = d.model!.surfaces[cfg.surfaceIndex ?? 0];
+  const { fonts } = await fontsOf(t);
+  return placeInMockup(t, req, cfg, surface?.name, timing, async (width, height) =>
+    (
+      await renderPreview(d.model!, {
+        fonts,
+        images: imageLookup(t),
+        surfaceIndex: cfg.surfaceIndex,
+        width,
+        height,
+        fileFormat: 'Png',
+        stub: cfg.stub ?? true,
+        visualizePrintAreas: cfg.visualizePrintAreas,
+        variableData: req.variableData,
+      })
+    ).bytes,
+  );
+}
+
+/** `art(width, height)` (a PNG at the artwork layer's size) placed into the mockup's artwork layer named `name`, else its first. */
+export async function placeInMockup(
+  t: TenantContext,
+  req: { mockupId?: string; mockupOwnerId?: string },
+  cfg: RenderingConfig,
+  name: string | undefined,
+  timing: ServerTiming,
+  art: (width: number, height: number) => Promise<Uint8Array>,
+): Promise<RenderedFile> {
+  const scope = assets.scopeFor(t, assets.assetKind('mockup', !!(req.mockupOwnerId || t.storefrontUserId)), req.mockupOwnerId);
+  const row = await assets.findAsset(scope, req.mockupId!);
+  if (!row) throw new NotFoundError(`No mockup ${req.mockupId}.`, { mockupId: [`no mockup ${req.mockupId}`] });
+  const source = row.mockupType === 'MockupLink' && row.linkSourceId ? row.linkSourceId : row.id;
+  const only = row.mockupType === 'MockupLink' ? (row.metadata.artworkLayer as string | undefined) : undefined;
+  if (row.mockupType === 'Mockup3D') throw new UnprocessableError('A 3D mockup cannot frame a preview; use a 2D (PSD) mockup.', { mockupId: ['a 3D mockup'] });
+  const layers = (await artworkLayers({ ...scope, owner: row.ownerId }, source)).filter((l) => only === undefined || l.name === only);
+  const layer = layers.find((l) => name !== undefined && l.name === name) ?? layers[0];
+  if (!layer) throw new UnprocessableError(`The mockup ${req.mockupId} has no artwork layer (smart object) to place the design in.`, { mockupId: ['no artwork layer'] });
+  const bytes = await timing.time('render', () => art(Math.max(1, Math.round(layer.width)), Math.max(1, Math.round(layer.height))));
+  const sha = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const png = cfg.fileFormat === 'Png';
+  try {
+    const store = new WithImage(new assets.TenantInputStore(t.env, t.tenantId), bytes, sha);
+    const prepared = await preparePreview(
+      store,
+      {
+        template: row.mockupType === 'MockupLink' ? source : row.id,
+        format: png ? 'png' : 'jpg',
+        size: { width: cfg.width ?? 800, height: cfg.height ?? 800 },
+        jpegQuality: cfg.jpegQuality ?? 85,
+        unsharpMask: null,
+        data: { [layer.name]: { type: 'image', image: SURFACE_IMAGE, resizeMode: 'fill' } } as never,
+      },
+      { urlImages: new UrlImages(imageFetcher(t.env)) },
+    );
+    const out = await prepared.render(timing);
+    return { bytes: out.bytes, mime: out.contentType, ext: out.ext };
+  } catch (e) {
+    throw assets.engineError(e);
   }
 }
 

@@ -28,7 +28,6 @@ import {
   ConflictDto,
   createPlatformArea,
   NotFoundError,
-  NotImplementedError,
   PayloadTooLargeError,
   platformRoute,
   problemResponses,
@@ -374,13 +373,21 @@ async function imageFrom(c: C, source: 'storage' | 'file' | 'url'): Promise<{ f:
     return { f: await R.renderImage({ bytes, ...facts }, parsed.data, 'file'), target };
   }
   const b = body(c);
-  if (b.mockupId) throw new NotImplementedError('Image previews inside a mockup (mockupId) are not available yet.');
   const cfg = b.renderingConfig ?? {};
-  if (source === 'storage') return { f: await R.renderImage(await R.storedImage(t(c), b.imageId, b.ownerId, cfg.pageIndex ?? 0), cfg), target: b };
-  const bytes = await fetchImage(t(c), b.url, b.headers, 'url');
-  const facts = imageFacts(bytes);
-  if (!facts) throw new ValidationError({ url: ['not a JPEG, PNG, GIF, WebP or SVG image'] });
-  return { f: await R.renderImage({ bytes, ...facts }, cfg, 'image at url'), target: b };
+  let image;
+  if (source === 'storage') image = await R.storedImage(t(c), b.imageId, b.ownerId, cfg.pageIndex ?? 0);
+  else {
+    const bytes = await fetchImage(t(c), b.url, b.headers, 'url');
+    const facts = imageFacts(bytes);
+    if (!facts) throw new ValidationError({ url: ['not a JPEG, PNG, GIF, WebP or SVG image'] });
+    image = { bytes, ...facts };
+  }
+  if (b.mockupId) {
+    // The image filling the mockup's first artwork layer (the engine's placement).
+    const f = await R.placeInMockup(t(c), b, cfg, undefined, new ServerTiming(), async (width, height) => (await R.renderImage(image, { width, height, fitMode: 'Fill', fileFormat: 'Png' })).bytes);
+    return { f, target: b };
+  }
+  return { f: await R.renderImage(image, cfg, source === 'storage' ? 'image' : 'image at url'), target: b };
 }
 
 const canon = (v: unknown, allowed: string[]) => (typeof v === 'string' ? (allowed.find((a) => a.toLowerCase() === v.toLowerCase()) ?? v) : v);

@@ -212,7 +212,8 @@ describe('renders', () => {
     expect((await api('POST', `${A}/designs/render-preview`, { designId: id, renderingConfig: { surfaceIndex: 3 } }, { token: 1 })).status).toBe(400);
     expect((await api('POST', `${A}/designs/render-preview`, { designId: id, renderingConfig: { width: 0 } }, { token: 1 })).status).toBe(400);
     expect((await api('POST', `${A}/designs/render-preview`, { designId: 'ffffffffffffffffffffffff' }, { token: 1 })).status).toBe(404);
-    expect((await api('POST', `${A}/designs/render-preview`, { designId: id, mockupId: 'x', renderingConfig: { mockupStrategy: 'SpecifiedMockup' } }, { token: 1 })).status).toBe(501);
+    expect((await api('POST', `${A}/designs/render-preview`, { designId: id, mockupId: 'ffffffffffffffffffffffff', renderingConfig: { mockupStrategy: 'SpecifiedMockup' } }, { token: 1 })).status).toBe(404);
+    expect((await api('POST', `${A}/designs/render-preview`, { designId: id, renderingConfig: { mockupStrategy: 'SpecifiedMockup' } }, { token: 1 })).status).toBe(400);
   });
 
   it('a large image is drawn from its pre-scaled copy: placement and colours unchanged, the same bytes warm', async () => {
@@ -233,6 +234,27 @@ describe('renders', () => {
     expect(near(px(img, 88, 49), [0, 0, 255], 8)).toBe(true);
     expect(img.data[(5 * 100 + 50) * 4 + 3]).toBe(0); // above the image: transparent
     expect(new Uint8Array(await (await render()).arrayBuffer())).toEqual(first);
+  });
+
+  it('a 2D mockup PSD frames the preview: the surface placed into its artwork layer by the engine', async () => {
+    const mockup = await uploadJson(`${S}/mockups`, await psdFixture('agpsd-shapes-smart-objects.psd'), 'frame.psd');
+    const layers = await apiJson('GET', `/api/processor/v1/mockups/${mockup.id}/artwork-layers`, undefined, { token: 1 });
+    expect(layers.length).toBeGreaterThan(0);
+    const framed = await api('POST', `${A}/designs/render-preview`, { designId: id, mockupId: mockup.id, renderingConfig: { width: 300, height: 300, mockupStrategy: 'SpecifiedMockup' } }, { token: 1 });
+    expect(framed.status, await framed.clone().text()).toBe(200);
+    const withMockup = await pixelsOf(framed);
+    const plain = await pixelsOf(await api('POST', `${A}/designs/render-preview`, { designId: id, mockupId: mockup.id, renderingConfig: { width: 300, height: 300, mockupStrategy: 'None' } }, { token: 1 }));
+    expect(Math.max(withMockup.width, withMockup.height)).toBeLessThanOrEqual(300);
+    expect([withMockup.width, withMockup.height]).not.toEqual([plain.width, plain.height]);
+    // The card's red shows somewhere inside the mockup.
+    let red = 0;
+    for (let i = 0; i < withMockup.data.length; i += 4) if (withMockup.data[i]! > 200 && withMockup.data[i + 1]! < 60 && withMockup.data[i + 2]! < 60) red++;
+    expect(red).toBeGreaterThan(20);
+    expect((await api('POST', `${A}/designs/render-preview`, { designId: id, mockupId: mockup.id, mockupOwnerId: 'alice' }, { token: 1 })).status).toBe(404);
+    const image = await api('POST', `${A}/images/render-preview`, { imageId: photoId, mockupId: mockup.id, renderingConfig: { width: 300, height: 300 } }, { token: 1 });
+    expect(image.status, await image.clone().text()).toBe(200);
+    const framedImage = await pixelsOf(image);
+    expect([framedImage.width, framedImage.height]).toEqual([withMockup.width, withMockup.height]);
   });
 
   it('render-proof: 1200 px image without stub, and a PDF with a page per print area', async () => {
