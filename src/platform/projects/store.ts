@@ -266,11 +266,17 @@ export function createProjectStatements(
          WHERE p.tenant_id = ?1 AND p.create_nonce = ?2`,
       )
       .bind(tenantId, nonce, JSON.stringify(items)),
-    // Named private assets stay while the project exists (retention), only for the inserting call.
+    // Named private assets stay while the project exists (retention), with the Storage sources a
+    // print-product design names (the asset store's keepForeverStatement rule) — only for the
+    // inserting call.
     db
       .prepare(
-        `UPDATE assets SET retention_policy = 'Never' WHERE tenant_id = ?1 AND owner_id = ?2 AND id IN (SELECT value FROM json_each(?3))
-           AND ?3 <> '[]' AND EXISTS (SELECT 1 FROM projects WHERE tenant_id = ?1 AND create_nonce = ?4)`,
+        `UPDATE assets SET retention_policy = 'Never'
+         WHERE tenant_id = ?1 AND owner_id <> '' AND ?3 <> '[]'
+           AND (id IN (SELECT value FROM json_each(?3))
+             OR id IN (SELECT s.value FROM assets d, json_each(d.metadata, '$._sources') s
+                       WHERE d.tenant_id = ?1 AND d.owner_id = ?2 AND d.id IN (SELECT value FROM json_each(?3))))
+           AND EXISTS (SELECT 1 FROM projects WHERE tenant_id = ?1 AND create_nonce = ?4)`,
       )
       .bind(tenantId, p.ownerId, JSON.stringify(privateAssetIds), nonce),
     db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE tenant_id = ?1 AND create_nonce = ?2`).bind(tenantId, nonce),

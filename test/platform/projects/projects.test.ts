@@ -174,6 +174,20 @@ describe('creating projects', () => {
     expect(row!.r).toBe('Never');
   });
 
+  it("a named print-product design's Storage sources become Never too; a repeated create marks nothing", async () => {
+    const ids = { design: 'bbbbbbbbbbbbbbbbbbbb0001', source: 'bbbbbbbbbbbbbbbbbbbb0002', other: 'bbbbbbbbbbbbbbbbbbbb0003' };
+    await env.DB.batch([
+      env.DB.prepare(`INSERT OR IGNORE INTO assets (tenant_id, id, type, owner_id, name, design_type, metadata, retention_policy) VALUES (1, ?1, 'design', ?2, 'pp', 'PrintProduct', ?3, 'Default')`).bind(ids.design, FX.owner, JSON.stringify({ _sources: [ids.source] })),
+      env.DB.prepare(`INSERT OR IGNORE INTO assets (tenant_id, id, type, owner_id, name, retention_policy) VALUES (1, ?1, 'image', ?2, 'photo', 'Default')`).bind(ids.source, FX.owner),
+      env.DB.prepare(`INSERT OR IGNORE INTO assets (tenant_id, id, type, owner_id, name, design_type, retention_policy) VALUES (1, ?1, 'design', ?2, 'other', 'Psd', 'Default')`).bind(ids.other, FX.owner),
+    ]);
+    const oid = orderId();
+    await created('with-single-item', { ownerId: FX.owner, orderId: oid, orderLineItemId: 'R1', item: { designIds: [ids.design] } });
+    await created('with-single-item', { ownerId: FX.owner, orderId: oid, orderLineItemId: 'R1', item: { designIds: [ids.other] } });
+    const { results } = await env.DB.prepare(`SELECT id, retention_policy AS r FROM assets WHERE tenant_id = 1 AND id IN (?1, ?2, ?3) ORDER BY id`).bind(ids.design, ids.source, ids.other).all<{ id: string; r: string }>();
+    expect(results.map((x) => x.r)).toEqual(['Never', 'Never', 'Default']);
+  });
+
   it('startProcessingOnStatus: Pending until the project first enters that status', async () => {
     await env.DB.prepare(`INSERT INTO tenant_settings (tenant_id, start_processing_on_status) VALUES (1, 2) ON CONFLICT (tenant_id) DO UPDATE SET start_processing_on_status = 2`).run();
     try {
