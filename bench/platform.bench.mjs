@@ -151,7 +151,7 @@ async function psdBench(baseUrl, auth) {
     fd.append('file', new Blob([psd]), `bench-20mb-${Date.now()}.psd`);
     fd.append('path', '/bench/psd/');
     const t = performance.now();
-    const res = await fetch(`${baseUrl}/api/storage/v1/designs`, { method: 'POST', headers: auth, body: fd });
+    const res = await fetchRetry(`${baseUrl}/api/storage/v1/designs`, { method: 'POST', headers: auth, body: fd });
     const text = await res.text();
     times.push(performance.now() - t);
     phases.push(res.headers.get('server-timing') ?? '');
