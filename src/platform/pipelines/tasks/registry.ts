@@ -12,6 +12,7 @@ import { drawCropMarks, mergeSeparatePages } from './pdf';
 import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
 import { uploadToFtp } from './ftp';
+import { renderVdpHires, renderVdpPreview } from './vdp';
 import { uploadToDropbox, uploadToS3 } from './upload';
 import type { TaskModule } from './types';
 
@@ -31,6 +32,8 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'upload-to-s3': uploadToS3,
   'upload-to-dropbox': uploadToDropbox,
   'upload-to-ftp': uploadToFtp,
+  'render-vdp-preview': renderVdpPreview,
+  'render-vdp-hires': renderVdpHires,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

@@ -9,6 +9,7 @@ import { writePdf } from '../../../engine/pdf/document';
 import { prepareHires, type TextOutputMode } from '../../../engine/pdf/prepare';
 import { R2Sink } from '../../../engine/pdf/sink';
 import { preparePreview, type EncodedImage } from '../../../engine/render-request';
+import type { PersonalisationData } from '../../../engine/personalise';
 import { imageFetcher } from '../../../rendering/context';
 import { TenantInputStore } from '../../assets';
 import { designOr404 } from './assets';
@@ -25,11 +26,11 @@ export async function designOf(ctx: UnitContext, a: ArtifactRecord) {
   return d;
 }
 
-/** Writes a one-page print PDF of the design into `key`; returns its size. */
-export function pdfWriter(ctx: UnitContext, designId: string, title: string, textOutputMode: TextOutputMode) {
+/** Writes a one-page print PDF of the design (personalised by `data`) into `key`; returns its size. */
+export function pdfWriter(ctx: UnitContext, designId: string, title: string, textOutputMode: TextOutputMode, data?: PersonalisationData) {
   return async (bucket: R2Bucket, key: string): Promise<number> => {
     const store = new TenantInputStore(ctx.env, ctx.tenantId);
-    const page = await prepareHires(store, { template: designId, textOutputMode }, deps(ctx.env));
+    const page = await prepareHires(store, { template: designId, textOutputMode, data }, deps(ctx.env));
     const sink = new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } });
     const summary = await writePdf(sink, [page.load], { title });
     return summary.bytes;
@@ -43,6 +44,7 @@ export async function renderImage(
   format: 'jpg' | 'png',
   size: { box?: { width: number; height: number }; dpi?: number },
   jpegQuality = 90,
+  data?: PersonalisationData,
 ): Promise<EncodedImage> {
   const store = new TenantInputStore(ctx.env, ctx.tenantId);
   let box = size.box;
@@ -54,6 +56,6 @@ export async function renderImage(
     const scale = (size.dpi ?? ppi) / ppi;
     box = { width: Math.max(1, Math.round(compiled.width * scale)), height: Math.max(1, Math.round(compiled.height * scale)) };
   }
-  const prepared = await preparePreview(store, { template: designId, format, size: box, jpegQuality, unsharpMask: null }, deps(ctx.env));
+  const prepared = await preparePreview(store, { template: designId, format, size: box, jpegQuality, unsharpMask: null, data }, deps(ctx.env));
   return prepared.render();
 }

@@ -5,6 +5,8 @@ import { unzipSync } from 'fflate';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../../../../src/engine/raster';
+import { bundledFont, fixtureServer } from '../../../helpers/fixtures';
+import { S, uploadJson } from '../../storage/helpers';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
 import { createDesign, drive, stubOfJob } from '../../jobs/helpers';
 
@@ -81,5 +83,42 @@ describe('render-hires', () => {
     expect(Object.keys(entries)).toEqual(['psdtools-blend-multiply.pdf']);
     const pdf = await PDFDocument.load(entries['psdtools-blend-multiply.pdf']!);
     expect(pdf.getPageCount()).toBe(1);
+  });
+});
+
+describe('render-vdp-hires / render-vdp-preview', () => {
+  it('renders the design once per row, the variable replacing the layer text', async () => {
+    // A font for the text layer (the tenant's font store).
+    await uploadJson(`${S}/fonts`, await bundledFont('LiberationSans-Regular.ttf'), 'vdp-sans.ttf', {}, {}, 201).catch(() => undefined);
+    const variable = 'Line 1 Line 2 Line 3 and text';
+    const id = 'vdp-hires';
+    await apiJson(
+      'POST',
+      JOBS,
+      {
+        id,
+        project: { items: [{ itemId: '1', designIds: ['demo-card-design'] }] },
+        tasks: [
+          { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
+          { name: 'vdp', type: 'render-vdp-hires', inputArtifacts: ['design'], outputArtifacts: ['cards*'], parameters: { hiResOutputPdfTextMode: 'Text', vdpData: [{ [variable]: 'Hello Ada' }, { [variable]: 'Hello Bob' }] } },
+          { name: 'previews', type: 'render-vdp-preview', inputArtifacts: ['design'], outputArtifacts: ['previews*'], parameters: { previewOutputWidth: 300, vdpData: [{ [variable]: 'Hello Ada' }] } },
+          { name: 'finalize', type: 'finalize', finalArtifacts: ['cards*', 'previews*'] },
+        ],
+      },
+      { token: 1 },
+      201,
+    );
+    const { status } = await drive(stubOfJob(id), id);
+    expect(status, JSON.stringify((await stubOfJob(id).view(id))?.job.statusDescription)).toBe('Completed');
+    const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY name`).bind(id).all<{ name: string; key: string }>();
+    expect(results.map((r) => r.name)).toEqual(['Demo card design_1.jpg', 'Demo card design_1.pdf', 'Demo card design_2.pdf']);
+    const texts = await Promise.all(
+      results.filter((r) => r.name.endsWith('.pdf')).map(async (r) => {
+        const bytes = new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer());
+        return (await fetch(`${fixtureServer()}/tools/pdftotext`, { method: 'POST', body: bytes })).text();
+      }),
+    );
+    expect(texts[0]).toContain('Hello Ada');
+    expect(texts[1]).toContain('Hello Bob');
   });
 });
