@@ -42,7 +42,7 @@ import * as R from './render';
 import { fetchImage, fontsOf, imageFacts, sourceBytes, storageImage, storeEmbedded } from './resolve';
 import * as S from './schemas';
 import * as edit from './service';
-import { createDesign, editModel, ifMatch, loadPrintProduct, validateForTenant } from './store';
+import { createDesign, editModel, ifMatch, loadDesign, loadPrintProduct, validateForTenant } from './store';
 
 export const atomsArea = createPlatformArea('atoms');
 
@@ -268,14 +268,18 @@ route(
   },
 );
 
-/** The item an extract-image request names: inline, or by id in a stored design. */
-async function extractTarget(c: C): Promise<{ item: ItemModel; name: string }> {
+/**
+ * What an extract-image request names, as a file: an inline item, an item of a stored
+ * print-product design, or (PSD designs) a layer by name.
+ */
+async function extracted(c: C): Promise<{ f: R.RenderedFile; name: string }> {
   const b = body(c);
-  if (b.item) return { item: await validItem(c, b.item, 'item'), name: 'image' };
+  if (b.item) return { f: await R.extractImage(t(c), await validItem(c, b.item, 'item'), b.outputType), name: 'image' };
   if (!b.designId || !b.itemId) throw new ValidationError({ $: ['give either `item`, or `designId` and `itemId`'] });
-  const d = await loadPrintProduct(t(c), b.designId, b.ownerId);
+  const d = await loadDesign(t(c), b.designId, b.ownerId, 'designId');
+  if (!d.model) return { f: await R.extractPsdLayer(t(c), d.row, b.itemId, b.outputType), name: b.itemId };
   const loc = edit.findItem(d.model, b.itemId, 'itemId');
-  return { item: loc.item, name: loc.item.name || 'image' };
+  return { f: await R.extractImage(t(c), loc.item, b.outputType), name: loc.item.name || 'image' };
 }
 
 for (const path of ['/designs/model/items/extract-image', '/designs/print-product/items/extract-image']) {
@@ -284,14 +288,14 @@ for (const path of ['/designs/model/items/extract-image', '/designs/print-produc
       method: 'post',
       path,
       summary: 'An Image item\'s source image',
-      description: 'The item (`item`, or `designId` + `itemId`) as its source picture, Jpeg (over white) or Png. PSD designs → 422.',
+      description: 'The item (`item`, or `designId` + `itemId`) as its source picture, Jpeg (over white) or Png; for a PSD design `itemId` names a layer, answered with its own pixels.',
       request: { body: jsonBody(S.ExtractBody) },
       responses: { 200: file('The image.'), ...problemResponses(404, 422) },
     },
     READ,
     async (c) => {
-      const { item, name } = await extractTarget(c);
-      return fileResponse(c, await R.extractImage(t(c), item, body(c).outputType), name);
+      const { f, name } = await extracted(c);
+      return fileResponse(c, f, name);
     },
   );
 }
@@ -305,8 +309,8 @@ route(
   },
   FULL,
   async (c) => {
-    const { item, name } = await extractTarget(c);
-    return c.json((await R.toResource(t(c), await R.extractImage(t(c), item, body(c).outputType), body(c), name)) as never, 200);
+    const { f, name } = await extracted(c);
+    return c.json((await R.toResource(t(c), f, body(c), name)) as never, 200);
   },
 );
 

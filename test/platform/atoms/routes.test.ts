@@ -3,6 +3,7 @@
 // at known points, PDFs), /to-resource, image previews, the stateless builders, effects and
 // extract-image, the print-product CRUD, surface mockups, 3D geometry, scopes and tenancy.
 import { env } from 'cloudflare:workers';
+import { readPsd } from 'ag-psd';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage, encodePng } from '../../../src/engine/raster';
@@ -295,6 +296,15 @@ describe('renders', () => {
     expect(res.status, await res.clone().text()).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/jpeg');
     expect((await api('GET', `${A}/designs/${psd.id}/model`, undefined, { token: 1 })).status).toBe(422);
+    // extract-image on a PSD design: a layer's own pixels, by layer name.
+    const parsed = readPsd(await psdFixture('psdtools-text.psd'), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
+    const walk = (ls: any[] | undefined): any[] => (ls ?? []).flatMap((l) => [l, ...walk(l.children)]);
+    const layer = walk(parsed.children).find((l) => !l.children && (l.right ?? 0) > (l.left ?? 0) && (l.bottom ?? 0) > (l.top ?? 0));
+    const pixels = await api('POST', `${A}/designs/print-product/items/extract-image`, { designId: psd.id, itemId: layer.name, outputType: 'Png' }, { token: 1 });
+    expect(pixels.status, await pixels.clone().text()).toBe(200);
+    const img = await pixelsOf(pixels);
+    expect([img.width, img.height]).toEqual([layer.right - layer.left, layer.bottom - layer.top]);
+    expect((await api('POST', `${A}/designs/print-product/items/extract-image`, { designId: psd.id, itemId: 'No such layer' }, { token: 1 })).status).toBe(404);
     expect((await api('GET', `${A}/designs/${psd.id}/print-product/surfaces`, undefined, { token: 1 })).status).toBe(422);
   });
 });
