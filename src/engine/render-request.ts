@@ -272,9 +272,9 @@ function previewBox(compiled: CompiledTemplate, size: PreviewOptions['size']) {
   return box;
 }
 
-/** Everything preparePreview refuses before fetching, without fetching. */
-export async function checkPreview(store: InputStore, options: PreviewOptions): Promise<void> {
-  await checkRequest(store, options, (compiled) => previewBox(compiled, options.size));
+/** Everything preparePreview refuses before fetching, without fetching; the template it names. */
+export async function checkPreview(store: InputStore, options: PreviewOptions): Promise<ResolvedTemplate> {
+  return (await checkRequest(store, options, (compiled) => previewBox(compiled, options.size))).template;
 }
 
 export async function preparePreview(store: InputStore, options: PreviewOptions, deps: RenderDeps): Promise<PreparedRender> {

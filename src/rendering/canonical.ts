@@ -15,6 +15,7 @@
 const ENDPOINTS: Array<{ segments: string[]; method?: string }> = [
   { segments: ['api', 'rendering', 'multipage', 'preview'] },
   { segments: ['api', 'rendering', 'multipage', 'hires'] },
+  { segments: ['api', 'rendering', 'preview', 'url'], method: 'POST' },
   { segments: ['api', 'resources', 'images', 'preview'], method: 'GET' },
   { segments: ['api', 'resources', 'fonts', 'reload'], method: 'POST' },
   { segments: ['api', 'resources', 'images'] },

@@ -5,6 +5,7 @@ import { registerResourceRoutes } from './routes/resources';
 import { renderingErrorHandler } from './errors';
 import { registerHiresRoutes } from './routes/hires';
 import { registerMultipageRoutes } from './routes/multipage';
+import { registerSignedPreviewRoutes } from './routes/signed';
 
 export { canonicalRenderingPath } from './canonical';
 
@@ -23,3 +24,4 @@ registerRenderingRoutes(renderingApp);
 registerResourceRoutes(renderingApp);
 registerHiresRoutes(renderingApp);
 registerMultipageRoutes(renderingApp);
+registerSignedPreviewRoutes(renderingApp);

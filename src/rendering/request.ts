@@ -66,7 +66,7 @@ async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<v
 }
 
 /** Deepest nesting of arrays and objects in JSON text (strings skipped); no parsing, no recursion. */
-function jsonDepth(text: string): number {
+export function jsonDepth(text: string): number {
   let depth = 0;
   let max = 0;
   let inString = false;
@@ -83,7 +83,7 @@ function jsonDepth(text: string): number {
 }
 
 /** The path of the first `__proto__` key in a parsed JSON value (`data.__proto__`), or null. */
-function protoKeyPath(value: unknown, path = ''): string | null {
+export function protoKeyPath(value: unknown, path = ''): string | null {
   if (value === null || typeof value !== 'object') return null;
   for (const [key, v] of Object.entries(value)) {
     const here = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;

@@ -20,6 +20,18 @@ const RESULTS_PREFIX = 'results/';
 const HOUR = 3_600_000;
 /** How long an index entry may name a result that is not there yet (written concurrently). */
 const FRESH_INDEX_MS = 60_000;
+/**
+ * Fingerprint → result name this isolate wrote or found (bounded): a repeated request checks only
+ * that the result still exists (one head) instead of reading the index entry first.
+ */
+const known = new Map<string, string>();
+const MAX_KNOWN = 2000;
+function remember(fingerprint: string | undefined, name: string): void {
+  if (!fingerprint) return;
+  known.delete(fingerprint);
+  known.set(fingerprint, name);
+  if (known.size > MAX_KNOWN) known.delete(known.keys().next().value!);
+}
 
 export interface ResultFile {
   body: R2ObjectBody;
@@ -68,8 +80,9 @@ export class ResultStore {
     return { name, key: this.keyOf(name)! };
   }
 
-  private options(contentType: string, fingerprint?: string): R2PutOptions {
-    return { httpMetadata: { contentType }, customMetadata: fingerprint ? { fingerprint } : undefined };
+  private options(contentType: string, fingerprint?: string, meta?: Record<string, string>): R2PutOptions {
+    const custom = { ...meta, ...(fingerprint ? { fingerprint } : {}) };
+    return { httpMetadata: { contentType }, customMetadata: Object.keys(custom).length ? custom : undefined };
   }
 
   private async index(fingerprint: string | undefined, name: string): Promise<void> {
@@ -86,16 +99,20 @@ export class ResultStore {
   /**
    * Stores a new result under a fresh random name and returns the name. The result and its index
    * entry are written at once (a lookup that finds the entry first sees no result: a miss); if
-   * either write fails, both are undone.
+   * either write fails, both are undone. `meta`: more custom metadata (e.g. the ETag).
    */
-  async put(bytes: Uint8Array, ext: string, contentType: string, fingerprint?: string): Promise<string> {
+  async put(bytes: Uint8Array, ext: string, contentType: string, fingerprint?: string, meta?: Record<string, string>): Promise<string> {
     const { name, key } = this.fresh(ext);
-    const writes = await Promise.allSettled([this.bucket.put(key, bytes, this.options(contentType, fingerprint)), this.index(fingerprint, name)]);
+    const writes = await Promise.allSettled([
+      this.bucket.put(key, bytes, this.options(contentType, fingerprint, meta)),
+      this.index(fingerprint, name),
+    ]);
     const failed = writes.find((w): w is PromiseRejectedResult => w.status === 'rejected');
     if (failed) {
       await Promise.allSettled([this.bucket.delete(key), this.unindex(fingerprint, name)]);
       throw failed.reason;
     }
+    remember(fingerprint, name);
     return name;
   }
 
@@ -121,6 +138,7 @@ export class ResultStore {
       throw err;
     }
     await this.index(fingerprint, name);
+    remember(fingerprint, name);
     return { name, value };
   }
 
@@ -151,7 +169,9 @@ export class ResultStore {
     const key = this.keyOf(name);
     const obj = key ? await this.bucket.head(key) : null;
     if (!key || !obj) return false;
-    await this.unindex(obj.customMetadata?.fingerprint, name);
+    const fingerprint = obj.customMetadata?.fingerprint;
+    if (fingerprint && known.get(fingerprint) === name) known.delete(fingerprint);
+    await this.unindex(fingerprint, name);
     await this.bucket.delete(key);
     return true;
   }
@@ -162,10 +182,16 @@ export class ResultStore {
    * written (put writes both at once).
    */
   async lookup(fingerprint: string, now = Date.now()): Promise<string | null> {
+    const held = known.get(fingerprint);
+    if (held && (await this.head(held, now))) return held;
+    known.delete(fingerprint);
     const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
     if (!entry) return null;
     const name = await entry.text();
-    if (await this.head(name, now)) return name;
+    if (await this.head(name, now)) {
+      remember(fingerprint, name);
+      return name;
+    }
     if (entry.uploaded.getTime() + FRESH_INDEX_MS <= now) await this.bucket.delete(INDEX_PREFIX + fingerprint);
     return null;
   }
