@@ -46,6 +46,8 @@ describe('the seeded demo card', () => {
     console.log(`demo card: creation → Completed in ${Date.now() - started} ms`);
     const results = await projectProcessingResults(t(), id);
     expect(results.status).toBe('Completed');
+    // The same through the storefront route.
+    expect(await apiJson('GET', `/api/storefront/v1/projects/${id}/processing-results`, undefined, { token: 1 })).toEqual(results);
     expect(results.statusDescription).toBeNull();
     expect(results.outputFileDetails).toHaveLength(1);
     const [file] = results.outputFileDetails;
