@@ -80,8 +80,9 @@ describe('a stand-alone job', () => {
     expect(res.status).toBe(400);
     const problem = (await res.json()) as { errors: Record<string, string[]> };
     expect(Object.keys(problem.errors).length).toBeGreaterThan(0);
-    const bad = await api('POST', JOBS, { tasks: [{ name: 'up', type: 'upload-to-dropbox', inputArtifacts: [], parameters: { accessToken: 'x' } }, { name: 'f', type: 'finalize' }] }, { token: 1 });
+    const bad = await api('POST', JOBS, { tasks: [{ name: 'x', type: 'extract-project-design', outputArtifacts: ['design'] }, { name: 'img', type: 'extract-design-images', inputArtifacts: ['design'], outputArtifacts: ['images*'] }, { name: 'f', type: 'finalize' }] }, { token: 1 });
     expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { errors: Record<string, string[]> }).errors).toEqual({ 'tasks[1].type': ['extract-design-images is not available yet'] });
   });
 });
 

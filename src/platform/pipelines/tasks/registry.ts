@@ -12,6 +12,7 @@ import { drawCropMarks, mergeSeparatePages } from './pdf';
 import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
 import { uploadToFtp } from './ftp';
+import { renderImagePreview } from './image-preview';
 import { renderVdpHires, renderVdpPreview } from './vdp';
 import { uploadToDropbox, uploadToS3 } from './upload';
 import type { TaskModule } from './types';
@@ -34,6 +35,7 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'upload-to-ftp': uploadToFtp,
   'render-vdp-preview': renderVdpPreview,
   'render-vdp-hires': renderVdpHires,
+  'render-image-preview': renderImagePreview,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

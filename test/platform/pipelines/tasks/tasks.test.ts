@@ -4,6 +4,7 @@
 import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { decodeImage } from '../../../../src/engine/raster';
 import { classify, CallFailure, retryDelayMs, TaskFailure, TransientFailure } from '../../../../src/platform/pipelines/tasks/errors';
 import { fixtureServer } from '../../../helpers/fixtures';
 import { api, apiJson, seedPlatform, tenantToken } from '../../../helpers/platform';
@@ -176,6 +177,22 @@ describe('render, crop marks, merge and CSV', () => {
     expect(cropped!.getHeight()).toBeCloseTo(o!.getHeight() + 2 * 18, 3);
     expect(Math.max(preview!.getWidth(), preview!.getHeight())).toBeCloseTo(200, 0);
     expect(new TextDecoder().decode(byName.get('order-details.csv'))).toBe('OrderNumber,Item,Quantity,CustomerName,Cost\r\n1042,card,3,"Ada, Inc.",\r\n');
+  });
+
+  it('render-image-preview fits (Fit) or covers (Fill) the box', async () => {
+    const { status, job } = await runJob('job-image-preview', [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+      { name: 'preview', type: 'render-preview', inputArtifacts: ['design*'], outputArtifacts: ['preview*'] },
+      { name: 'fill', type: 'render-image-preview', inputArtifacts: ['preview*'], outputArtifacts: ['filled*'], parameters: { fitMode: 'Fill', previewOutputWidth: 100, previewOutputHeight: 50, outputName: 'filled' } },
+      { name: 'fit', type: 'render-image-preview', inputArtifacts: ['preview*'], outputArtifacts: ['fitted*'], parameters: { fitMode: 'Fit', previewOutputWidth: 100, previewOutputHeight: 50, previewOutputFileFormat: 'Png', outputName: 'fitted' } },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['filled*', 'fitted*'] },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const files = new Map((await finalBytes('job-image-preview')).map((f) => [f.name, f.bytes]));
+    const filled = await decodeImage(files.get('filled.jpg')!);
+    expect([filled.width, filled.height]).toEqual([100, 50]);
+    const fitted = await decodeImage(files.get('fitted.png')!);
+    expect(fitted.width <= 100 && fitted.height <= 50 && (fitted.width === 100 || fitted.height === 50)).toBe(true);
   });
 
   it('a data error fails at once: export-to-ecommerce without a project', async () => {

@@ -1,0 +1,57 @@
+/**
+ * render-image-preview: images (a collection input, one unit per member; or storage images
+ * `images[]`, one unit for all) → a preview per image fitting `previewOutput{Width,Height}`
+ * (`fitMode` Fit: the whole image inside the box; Fill: the box covered, centre-cropped), JPEG or
+ * PNG. Decoding is bounded (decodeBounded: 50 MP sources, bombs refused). Mockups are not
+ * available yet: a task that names `mockups` fails saying so.
+ */
+import { decodeBounded, encodeJpeg, encodePng, flattenOverWhite, resample } from '../../../engine/raster';
+import type { RGBAImage } from '../../../engine/types';
+import { assetById } from './assets';
+import { TaskFailure } from './errors';
+import { outputBase } from './project';
+import type { TaskModule, UnitContext } from './types';
+import { blobKey } from '../../assets';
+
+function crop(img: RGBAImage, x: number, y: number, w: number, h: number): RGBAImage {
+  const out = new Uint8ClampedArray(w * h * 4);
+  for (let r = 0; r < h; r++) out.set(img.data.subarray(((y + r) * img.width + x) * 4, ((y + r) * img.width + x + w) * 4), r * w * 4);
+  return { width: w, height: h, data: out };
+}
+
+async function preview(ctx: UnitContext, bytes: Uint8Array, sourceName: string, itemId: number | null | undefined, source: string | null) {
+  const p = ctx.params;
+  const box = { width: Number(p.previewOutputWidth), height: Number(p.previewOutputHeight) };
+  let img: RGBAImage = await decodeBounded(bytes, { path: sourceName });
+  if (p.fitMode === 'Fill') {
+    const s = Math.max(box.width / img.width, box.height / img.height);
+    const w = Math.min(img.width, Math.round(box.width / s));
+    const h = Math.min(img.height, Math.round(box.height / s));
+    img = crop(img, Math.floor((img.width - w) / 2), Math.floor((img.height - h) / 2), w, h);
+  }
+  const s = Math.min(box.width / img.width, box.height / img.height);
+  img = await resample(img, Math.max(1, Math.round(img.width * s)), Math.max(1, Math.round(img.height * s)));
+  const png = p.previewOutputFileFormat === 'Png';
+  if (!png) await flattenOverWhite(img.data);
+  const encoded = png ? await encodePng(img) : await encodeJpeg(img, 85);
+  const ext = png ? 'png' : 'jpg';
+  await ctx.output(ctx.task.outputs[0]!.name, {
+    ext, fileName: `${outputBase(p, sourceName)}.${ext}`, format: png ? 'png' : 'jpeg', bytes: encoded, contentType: png ? 'image/png' : 'image/jpeg', itemId, source,
+  });
+}
+
+export const renderImagePreview: TaskModule = {
+  async run(ctx) {
+    if (Array.isArray(ctx.params.mockups) && ctx.params.mockups.length) throw new TaskFailure('mockups: image previews on mockups are not available yet');
+    if (ctx.member) return preview(ctx, await ctx.read(ctx.member), ctx.member.fileName, ctx.member.itemId, ctx.member.source);
+    const fromInputs = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));
+    for (const a of fromInputs) await preview(ctx, await ctx.read(a), a.fileName, a.itemId, a.source);
+    for (const id of (ctx.params.images as string[] | undefined) ?? []) {
+      const asset = await assetById(ctx.env, ctx.tenantId, id, ['image']);
+      if (!asset?.blobSha) throw new TaskFailure(`there is no image ${id}`);
+      const obj = await ctx.env.FILES.get(blobKey(ctx.tenantId, asset.blobSha));
+      if (!obj) throw new TaskFailure(`the image ${id} has no content`);
+      await preview(ctx, new Uint8Array(await obj.arrayBuffer()), asset.name, null, asset.id);
+    }
+  },
+};
