@@ -26,6 +26,7 @@ export {
   type ProductReferenceRow,
   type ProductSpecifier,
   type ResolvedProduct,
+  type SpecifierPaths,
 } from './references';
 export { variantDesigns, variantMockups } from './variant-assets';
 export { getPipeline } from './entities';

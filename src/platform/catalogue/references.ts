@@ -201,6 +201,8 @@ export interface ProductSpecifier {
   id: number;
   versionId?: number | null;
   variantId?: number | null;
+  /** Without `variantId`: the version's variant with this SKU (a project item may name one so). */
+  sku?: string | null;
 }
 
 /** What a project item's product resolves to (ids null where they do not apply). */
@@ -235,8 +237,9 @@ const notFound = (path: string, message: string): never => {
 /**
  * `productSpecifier {type, id, versionId, variantId}` → the product version and variant. The
  * version defaults to the link's pinned one, else the product's current one; the variant to the
- * version's only variant (null when it has several). Unknown ids → 404 naming `at.id`,
- * `at.versionId` or `at.variantId`.
+ * version's only variant (null when it has several), or to the one with `sku` when given. Unknown
+ * ids → 404 naming `at.id`, `at.versionId` or `at.variantId`. A product or link takes one round
+ * trip (project creates resolve every item this way).
  */
 export async function resolveProductSpecifier(
   db: D1Database,
@@ -258,19 +261,7 @@ export async function resolveProductSpecifier(
     processingPipelineId: null,
     personalizationWorkflowId: null,
   };
-  let productId: number | null = null;
-  let pinnedVersion: number | null = null;
-  let linkPipeline: number | null = null;
-  let linkWorkflow: number | null = null;
-  if (spec.type === 'ProductLink') {
-    const link = await findEntity(db, tenantId, 'link', spec.id);
-    if (!link) notFound(paths.id, `No product link ${spec.id}.`);
-    out.productLinkId = spec.id;
-    productId = link!.productId as number;
-    pinnedVersion = (link!.productVersionId as number | null) ?? null;
-    linkPipeline = (link!.processingPipelineId as number | null) ?? null;
-    linkWorkflow = (link!.personalizationWorkflowId as number | null) ?? null;
-  } else if (spec.type === 'ProductSpecification' || spec.type === 'ProductBundle') {
+  if (spec.type === 'ProductSpecification' || spec.type === 'ProductBundle') {
     const kind = spec.type === 'ProductSpecification' ? 'specification' : 'bundle';
     const entity = await findEntity(db, tenantId, kind, spec.id);
     if (!entity) notFound(paths.id, `No product ${kind} ${spec.id}.`);
@@ -279,60 +270,81 @@ export async function resolveProductSpecifier(
     out.processingPipelineId = (entity!.processingPipelineId as number | null) ?? null;
     out.personalizationWorkflowId = (entity!.personalizationWorkflowId as number | null) ?? null;
     return out;
-  } else {
-    productId = spec.id;
   }
-  const product = await findProduct(db, tenantId, productId!);
-  if (!product) notFound(paths.id, `No product ${productId}.`);
-  out.productId = product!.id;
-  const version = spec.versionId ?? pinnedVersion;
-  try {
-    out.productVersionId = await versionOf(db, tenantId, product!, version);
-  } catch {
-    notFound(paths.versionId, `Product ${product!.id} has no version ${version}.`);
-  }
-  const variants = await all<{ id: number; sku: string | null }>(
+  const isLink = spec.type === 'ProductLink';
+  // One round trip: the link, the product (the link's or the given one), the version (given, else
+  // the link's pinned one, else the current one, always of that product) and the variant (by id,
+  // else by SKU within the version, else the version's only one).
+  const row = await first<{
+    linkId: number | null;
+    linkProductId: number | null;
+    productId: number | null;
+    versionId: number | null;
+    pipelineId: number | null;
+    workflowId: number | null;
+    variantId: number | null;
+    variantSku: string | null;
+  }>(
     db,
-    `SELECT id, sku FROM variants WHERE tenant_id = ?1 AND product_version_id = ?2 ORDER BY sort_index, id`,
+    `WITH l AS (SELECT * FROM product_links WHERE tenant_id = ?1 AND id = ?3),
+          p AS (SELECT * FROM products WHERE tenant_id = ?1 AND id = COALESCE(?2, (SELECT product_id FROM l))),
+          v AS (SELECT id FROM product_versions WHERE tenant_id = ?1 AND product_id = (SELECT id FROM p)
+                  AND id = COALESCE(?4, (SELECT product_version_id FROM l), (SELECT current_version_id FROM p)))
+     SELECT (SELECT id FROM l) AS linkId, (SELECT product_id FROM l) AS linkProductId, (SELECT id FROM p) AS productId,
+            (SELECT id FROM v) AS versionId,
+            COALESCE((SELECT processing_pipeline_id FROM l), (SELECT processing_pipeline_id FROM p)) AS pipelineId,
+            COALESCE((SELECT personalization_workflow_id FROM l), (SELECT personalization_workflow_id FROM p)) AS workflowId,
+            w.id AS variantId, w.sku AS variantSku
+     FROM (SELECT 1) LEFT JOIN (
+       SELECT id, sku FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)
+         AND ((?5 IS NOT NULL AND id = ?5)
+           OR (?5 IS NULL AND ?6 IS NOT NULL AND sku = ?6)
+           OR (?5 IS NULL AND ?6 IS NULL AND (SELECT count(*) FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)) = 1))
+         ORDER BY sort_index, id LIMIT 1) w`,
     tenantId,
-    out.productVersionId,
+    isLink ? null : spec.id,
+    isLink ? spec.id : null,
+    spec.versionId ?? null,
+    spec.variantId ?? null,
+    spec.sku ?? null,
   );
-  if (spec.variantId != null) {
-    const v = variants.find((x) => x.id === spec.variantId);
-    if (!v) notFound(paths.variantId, `Product version ${out.productVersionId} has no variant ${spec.variantId}.`);
-    out.productVariantId = v!.id;
-    out.sku = v!.sku;
-  } else if (variants.length === 1) {
-    out.productVariantId = variants[0]!.id;
-    out.sku = variants[0]!.sku;
-  }
-  out.processingPipelineId = linkPipeline ?? product!.processingPipelineId;
-  out.personalizationWorkflowId = linkWorkflow ?? product!.personalizationWorkflowId;
+  if (isLink && row?.linkId == null) notFound(paths.id, `No product link ${spec.id}.`);
+  if (row?.productId == null) notFound(paths.id, `No product ${isLink ? row!.linkProductId : spec.id}.`);
+  if (row!.versionId == null) notFound(paths.versionId, `Product ${row!.productId} has no version ${spec.versionId ?? '(its pinned or current one)'}.`);
+  if (spec.variantId != null && row!.variantId == null) notFound(paths.variantId, `Product version ${row!.versionId} has no variant ${spec.variantId}.`);
+  out.productLinkId = row!.linkId;
+  out.productId = row!.productId;
+  out.productVersionId = row!.versionId;
+  out.productVariantId = row!.variantId;
+  out.sku = row!.variantSku;
+  out.processingPipelineId = row!.pipelineId;
+  out.personalizationWorkflowId = row!.workflowId;
   return out;
 }
 
 /**
  * A reference of the storefront → what it names (its version unless the caller names one).
- * Unknown reference → 404 naming `at`.
+ * Unknown reference → 404 naming `at`; the message does not repeat the name (a project create
+ * may carry another tenant's reference names, which must not come back).
  */
 export async function resolveReferenceTarget(
   db: D1Database,
   tenantId: number,
   storefrontId: number,
   reference: string,
-  pick: { versionId?: number | null; variantId?: number | null } = {},
+  pick: { versionId?: number | null; variantId?: number | null; sku?: string | null } = {},
   at = 'productReference',
   pickPaths: SpecifierPaths = { id: at, versionId: `${at}.versionId`, variantId: `${at}.variantId` },
 ): Promise<ResolvedProduct> {
   const ref = await resolveProductReference(db, tenantId, storefrontId, reference);
-  if (!ref) notFound(at, `Storefront ${storefrontId} has no product reference "${reference}".`);
+  if (!ref) notFound(at, 'No such product reference in this storefront.');
   const r = ref!;
   const type = r.productReferenceType;
   const id = type === 'Product' ? r.productId : type === 'ProductLink' ? r.productLinkId : type === 'ProductSpecification' ? r.productSpecificationId : r.productBundleId;
   return resolveProductSpecifier(
     db,
     tenantId,
-    { type, id: id!, versionId: pick.versionId ?? (type === 'Product' ? r.productVersionId : null), variantId: pick.variantId },
+    { type, id: id!, versionId: pick.versionId ?? (type === 'Product' ? r.productVersionId : null), variantId: pick.variantId, sku: pick.sku },
     pickPaths,
     r.productReference,
   );
