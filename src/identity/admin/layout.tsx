@@ -3,7 +3,7 @@
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
 
-export type Section = 'dashboard' | 'apps' | 'users' | 'tenant';
+export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects';
 
 /** A one-time message shown at the top of the next page. */
 export interface Banner {
@@ -111,8 +111,9 @@ ul.plain{margin:0;padding-left:1.1rem}
 }
 `;
 
-const NAV: { section: Section; href: string; label: string; settings?: boolean }[] = [
+const NAV: { section: Section; href: string; label: string; settings?: boolean; backoffice?: boolean }[] = [
   { section: 'dashboard', href: '/admin', label: 'Dashboard' },
+  { section: 'projects', href: '/admin/projects', label: 'Projects', backoffice: true },
   { section: 'apps', href: '/admin/apps', label: 'External apps', settings: true },
   { section: 'users', href: '/admin/users', label: 'Users', settings: true },
   { section: 'tenant', href: '/admin/tenant', label: 'Tenant', settings: true },
@@ -159,7 +160,9 @@ export function Page(frame: PageFrame) {
               </a>
               {frame.admin && (
                 <nav aria-label="Admin">
-                  {NAV.filter((n) => !n.settings).map(link)}
+                  {NAV.filter((n) => !n.settings && !n.backoffice).map(link)}
+                  <h2>Back office</h2>
+                  {NAV.filter((n) => n.backoffice).map(link)}
                   <h2>Settings</h2>
                   {NAV.filter((n) => n.settings).map(link)}
                 </nav>

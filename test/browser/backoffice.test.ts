@@ -1,0 +1,114 @@
+// Back office > Projects in real Chromium: a project created through the storefront API is found
+// in the filtered list, reaches Completed on its page (job timeline), its PDF downloads, a
+// transition applies, and a stale transition shows the platform's 409 reason.
+import { copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { DEMO, SCREENSHOTS, launch, screenshot, signInToAdmin, tokenRequest } from './chromium.js';
+
+const baseUrl = inject('workerUrl');
+const repo = path.resolve(import.meta.dirname, '../..');
+let browser: Browser;
+let page: Page;
+let token = '';
+let projectId = 0;
+
+async function api(method: string, p: string, body?: unknown) {
+  const res = await fetch(`${baseUrl}/api/storefront/v1${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+beforeAll(async () => {
+  const t = await tokenRequest(baseUrl, { grant_type: 'client_credentials', client_id: 'demo-backend', client_secret: 'demo-backend-secret' });
+  token = String(t.body.access_token);
+  browser = await launch();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
+  await signInToAdmin(page, baseUrl, DEMO.admin.email, DEMO.admin.password);
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('back office: projects', () => {
+  it('a project created through the storefront API is in the list, filtered by storefront and period', async () => {
+    const orderId = `bo-${Date.now()}`;
+    const created = await api('POST', '/projects/with-single-item?storefrontId=1', {
+      ownerId: 'shopper-bo',
+      productReference: 'demo-card',
+      orderId,
+      orderLineItemIndex: 0,
+      orderNumber: 4711,
+      orderName: 'Backoffice walk',
+      item: { quantity: 250, designIds: ['demo-card-design'], fields: { Name: 'Grace Hopper' } },
+    });
+    expect(created.status).toBe(201);
+    projectId = created.body.id;
+    await api('POST', `/projects/${projectId}/order-data`, [{ key: 'Shipping', value: 'Express' }]);
+
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Projects' }).click();
+    await page.waitForURL(`${baseUrl}/admin/projects`);
+    await page.getByLabel('Storefront').selectOption({ label: 'Demo storefront' });
+    await page.getByLabel('Created').selectOption('Today');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/storefrontId=1/);
+    expect(await page.getByRole('link', { name: `#${projectId} Backoffice walk` }).count()).toBe(1);
+    await screenshot(page, 'backoffice-projects');
+  });
+
+  it('the project page reaches Completed with a task timeline and a downloadable PDF', async () => {
+    await page.goto(`${baseUrl}/admin/projects/${projectId}`);
+    // The page refreshes itself while the job runs.
+    await page.locator('h3', { hasText: 'Completed' }).first().waitFor({ timeout: 60_000 });
+    const rows = page.locator('section[aria-labelledby=jobs-h] tbody tr');
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(1).locator('td').first().textContent()).toBe('render');
+    expect(await rows.nth(1).locator('td').nth(1).textContent()).toBe('Completed');
+    expect(await rows.nth(1).locator('td').nth(3).textContent()).toMatch(/\d+(\.\d)? m?s/);
+    const main = (await page.locator('main').textContent()) ?? '';
+    expect(main).toContain('Grace Hopper');
+    expect(main).toContain('Express');
+    expect(main).toContain('4711');
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('img[alt^="Preview of project"]');
+      return !!img && img.complete && img.naturalWidth > 0;
+    }, null, { timeout: 60_000 });
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /\.pdf$/ }).click()]);
+    const file = await download.path();
+    expect(readFileSync(file!).subarray(0, 5).toString()).toBe('%PDF-');
+    await screenshot(page, 'backoffice-project');
+    copyFileSync(path.join(SCREENSHOTS, 'backoffice-project.png'), path.join(repo, 'docs/admin-project.png'));
+  });
+
+  it('applies a transition with its button; a stale one shows the 409 reason', async () => {
+    await page.getByRole('button', { name: 'Start production' }).click();
+    await page.waitForURL(`${baseUrl}/admin/projects/${projectId}`);
+    expect(await page.getByRole('status').first().textContent()).toContain('start-production');
+    expect(await page.locator('section[aria-labelledby=status-h]').textContent()).toContain('In production');
+    // Someone else completes it meanwhile: the page's "Complete" button is now stale.
+    expect((await api('POST', `/projects/${projectId}/transitions/complete`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Complete' }).click();
+    expect(await page.getByRole('alert').first().textContent()).toContain('No transition "complete" from status 3');
+    await screenshot(page, 'backoffice-transition-409');
+  });
+
+  it('restart on a finished project starts a new run; phone-sized layout keeps the page usable', async () => {
+    await page.goto(`${baseUrl}/admin/projects/${projectId}`);
+    const jobs = page.locator('section[aria-labelledby=jobs-h] h3');
+    const before = await jobs.count();
+    await page.getByRole('button', { name: 'Restart processing' }).click();
+    await page.waitForURL(`${baseUrl}/admin/projects/${projectId}`);
+    expect(await page.getByRole('status').first().textContent()).toContain('restarted');
+    await page.waitForFunction((n) => document.querySelectorAll('section[aria-labelledby=jobs-h] h3').length > n, before, { timeout: 30_000 });
+    await page.locator('section[aria-labelledby=jobs-h] h3', { hasText: 'Completed' }).last().waitFor({ timeout: 60_000 });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'backoffice-project-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+});
