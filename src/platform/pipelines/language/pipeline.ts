@@ -88,18 +88,5 @@ export function pipelineDefinition(pipeline: Pipeline) {
   };
 }
 
-/** JSON with object keys sorted at every level. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o).sort()) out[k] = sortKeys(o[k]);
-    return out;
-  }
-  return v;
-}
+/** JSON with object keys sorted at every level (the one shared by engine and platform). */
+export { canonicalJson } from '../../../lib/json';
