@@ -35,6 +35,8 @@ const MAX_STARTS = 3;
  * starts it again; a unit that ends sets an earlier one.
  */
 const SAFETY_MS = 60_000;
+/** A unit longer than this marks its task `longExecution`. */
+const LONG_UNIT_MS = 60_000;
 /** Mirror writes that failed are retried after this long. */
 const MIRROR_RETRY_MS = 5_000;
 
@@ -283,6 +285,8 @@ export class ProjectJobs extends DurableObject<Env> {
     const mask = new SecretMask();
     try {
       const result = await this.runUnit(job, pipeline, task, mask, AbortSignal.timeout(timeoutMs));
+      // A unit over a minute marks the task `longExecution` (shown in the task DTO).
+      if (Date.now() - now > LONG_UNIT_MS) this.store.setTask(job.id, task.idx, { longExecution: 1 });
       await this.commitUnit(job, task, result);
     } catch (e) {
       const c = classify(e);
