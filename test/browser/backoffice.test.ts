@@ -111,4 +111,64 @@ describe('back office: projects', () => {
     await screenshot(page, 'backoffice-project-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
   });
+
+  it('Settings > Project statuses: errors beside fields, a new final status with its swatch, a transition, the 409 reason', async () => {
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Project statuses' }).click();
+    await page.waitForURL(`${baseUrl}/admin/statuses`);
+    await page.getByRole('button', { name: 'Add status' }).click();
+    expect(await page.locator('#status-code-error').textContent()).toBe('Enter a whole number.');
+    expect(await page.locator('#status-name-error').textContent()).toBe('Enter a name.');
+    expect(await page.locator('#status-code').getAttribute('aria-invalid')).toBe('true');
+    const code = String(100 + (Date.now() % 100_000)); // unique when run again against one server
+    await page.locator('#status-code').fill(code);
+    await page.locator('#status-name').fill('Shipped');
+    await page.getByLabel('Colour').fill('#16a34a');
+    await page.getByLabel(/Final/).check();
+    await page.getByRole('button', { name: 'Add status' }).click();
+    await page.waitForURL(`${baseUrl}/admin/statuses`);
+    const row = page.getByRole('row', { name: /Shipped/ }).last();
+    expect(await row.getByRole('img', { name: 'colour #16a34a' }).count()).toBe(1);
+    expect(await row.textContent()).toContain('Final');
+    // The same code again: the platform's 409 reason beside the field.
+    await page.locator('#status-code').fill(code);
+    await page.locator('#status-name').fill('Shipped twice');
+    await page.getByRole('button', { name: 'Add status' }).click();
+    expect(await page.locator('#status-code-error').textContent()).toContain('already exists');
+
+    await page.locator('#status-name').fill('');
+    await page.locator('#transition-name').fill('ship');
+    await page.locator('#transition-display').fill('Ship it');
+    await page.locator('#transition-startStatus').selectOption({ label: 'Completed' });
+    await page.locator('#transition-resultStatus').selectOption(code);
+    await page.getByRole('button', { name: 'Add transition' }).click();
+    await page.waitForURL(`${baseUrl}/admin/statuses`);
+    expect(await page.getByRole('row', { name: /Ship it/ }).last().textContent()).toContain('Completed → Shipped');
+    // The project (now Completed) offers it.
+    await page.goto(`${baseUrl}/admin/projects/${projectId}`);
+    expect(await page.getByRole('button', { name: 'Ship it' }).count()).toBe(1);
+
+    await page.goto(`${baseUrl}/admin/statuses`);
+    await page.getByRole('button', { name: 'Delete "New"' }).click();
+    expect(await page.getByRole('alert').first().textContent()).toContain('The initial status cannot be deleted');
+    await screenshot(page, 'backoffice-statuses');
+  });
+
+  it('Settings > Secrets are write-only', async () => {
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Secrets' }).click();
+    await page.waitForURL(`${baseUrl}/admin/secrets`);
+    await page.getByLabel('Name').fill('bad name!');
+    await page.getByRole('button', { name: 'Save secret' }).click();
+    expect(await page.locator('#secret-name-error').textContent()).toContain('1–64 characters');
+    expect(await page.locator('#secret-value-error').textContent()).toBe('Enter the value.');
+    await page.getByLabel('Name').fill('FTP_PASSWORD');
+    await page.getByLabel('Value').fill('s3cret-value-xyz');
+    await page.getByRole('button', { name: 'Save secret' }).click();
+    await page.waitForURL(`${baseUrl}/admin/secrets`);
+    expect(await page.getByRole('cell', { name: 'FTP_PASSWORD', exact: true }).count()).toBe(1);
+    expect(await page.content()).not.toContain('s3cret-value-xyz');
+    await screenshot(page, 'backoffice-secrets');
+    await page.getByRole('button', { name: 'Delete FTP_PASSWORD' }).click();
+    await page.waitForURL(`${baseUrl}/admin/secrets`);
+    expect(await page.getByRole('cell', { name: 'FTP_PASSWORD', exact: true }).count()).toBe(0);
+  });
 });

@@ -10,12 +10,14 @@
 //   GET  /admin/users · /new · /{id}     Settings > Users; POST /{id}/password, /disable, /enable
 //   GET  /admin/tenant                   Settings > Tenant, the instance's signing keys (read-only)
 //   GET  /admin/projects · /{id} · POST  Back office > Projects (backoffice/projects.tsx)
+//   GET  /admin/statuses · /admin/secrets   Settings > Project statuses, Secrets (backoffice/settings.tsx)
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError, notFound } from '../../errors';
 import { destroySession } from '../session';
 import { appsRoutes } from './apps/routes';
 import { projectsRoutes } from './backoffice/projects';
+import { secretsRoutes, statusesRoutes } from './backoffice/settings';
 import { ADMIN_LOGIN_PATH } from '../paths';
 import { adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
 import { dashboard, tenantRoutes } from './tenant';
@@ -43,6 +45,8 @@ adminApp.route('/apps', appsRoutes);
 adminApp.route('/users', usersRoutes);
 adminApp.route('/tenant', tenantRoutes);
 adminApp.route('/projects', projectsRoutes);
+adminApp.route('/statuses', statusesRoutes);
+adminApp.route('/secrets', secretsRoutes);
 adminApp.all('*', (c) => {
   if (c.req.path === ADMIN_LOGIN_PATH) return c.notFound();
   // /admin/apps/ is /admin/apps.

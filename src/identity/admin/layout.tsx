@@ -3,7 +3,7 @@
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
 
-export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects';
+export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets';
 
 /** A one-time message shown at the top of the next page. */
 export interface Banner {
@@ -117,6 +117,8 @@ const NAV: { section: Section; href: string; label: string; settings?: boolean; 
   { section: 'apps', href: '/admin/apps', label: 'External apps', settings: true },
   { section: 'users', href: '/admin/users', label: 'Users', settings: true },
   { section: 'tenant', href: '/admin/tenant', label: 'Tenant', settings: true },
+  { section: 'statuses', href: '/admin/statuses', label: 'Project statuses', settings: true },
+  { section: 'secrets', href: '/admin/secrets', label: 'Secrets', settings: true },
 ];
 
 export function BannerBox({ banner }: { banner?: Banner }) {
