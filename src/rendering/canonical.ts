@@ -10,6 +10,7 @@
  *   `canonicalNames`), driven by the route's own zod schemas: only names the schema declares are
  *   renamed, and record keys (layer names in `data`) never are.
  */
+import { unwrapSchema as unwrap, type AnySchema } from '../lib/zod-schema';
 
 /** Fixed segments of the rendering endpoints, longest first; `method` narrows ambiguous ones. */
 const ENDPOINTS: Array<{ segments: string[]; method?: string }> = [
@@ -47,23 +48,6 @@ export function canonicalRenderingPath(path: string, method: string): string {
 }
 
 // --- schema-driven names -------------------------------------------------------------------
-
-type AnySchema = { _zod: { def: Record<string, any> } } | undefined;
-
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional']);
-
-/** Unwraps optional/default/pipe wrappers down to the schema that decides the value's shape. */
-function unwrap(schema: AnySchema): AnySchema {
-  let s = schema;
-  for (let i = 0; s && i < 20; i++) {
-    const def = s._zod.def;
-    if (WRAPPERS.has(def.type)) s = def.innerType;
-    else if (def.type === 'pipe') s = def.in._zod.def.type === 'transform' ? def.out : def.in;
-    else if (def.type === 'lazy') s = def.getter();
-    else break;
-  }
-  return s;
-}
 
 /** Property names (lower case → canonical name and the schemas that may describe its value). */
 function propertiesOf(schema: AnySchema): Map<string, [string, AnySchema[]]> {

@@ -7,23 +7,7 @@
  */
 import type { ErrorsByPath } from './errors';
 import { jsonPath } from './problem';
-
-type AnySchema = { _zod: { def: Record<string, any> } } | undefined;
-
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional', 'success']);
-
-/** Unwraps optional/default/pipe/lazy wrappers down to the schema that decides the value's shape. */
-function unwrap(schema: AnySchema): AnySchema {
-  let s = schema;
-  for (let i = 0; s && i < 20; i++) {
-    const def = s._zod.def;
-    if (WRAPPERS.has(def.type)) s = def.innerType;
-    else if (def.type === 'pipe') s = def.in._zod.def.type === 'transform' ? def.out : def.in;
-    else if (def.type === 'lazy') s = def.getter();
-    else break;
-  }
-  return s;
-}
+import { unwrapSchema as unwrap, type AnySchema } from '../../lib/zod-schema';
 
 type Props = Map<string, { name: string; schemas: AnySchema[] }>;
 

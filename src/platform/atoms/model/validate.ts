@@ -8,6 +8,7 @@
  */
 import { ValidationError } from '../../core/errors';
 import { MODEL_LIMITS, PrintProduct, type PrintProductModel } from './schema';
+import { unwrapSchema, type AnySchema } from '../../../lib/zod-schema';
 
 export type ModelErrors = Record<string, string[]>;
 
@@ -88,17 +89,8 @@ export async function parseModel(input: unknown, options: ValidateOptions = {}):
 type AnyDef = Record<string, any> & { type: string };
 const defOf = (s: unknown): AnyDef | undefined => (s as { _zod?: { def: AnyDef } } | undefined)?._zod?.def;
 
-/** Strips optional/nullable/default/lazy/pipe wrappers. */
-function unwrap(schema: unknown): AnyDef | undefined {
-  let def = defOf(schema);
-  for (let i = 0; def && i < 20; i++) {
-    if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'prefault' || def.type === 'readonly') def = defOf(def.innerType);
-    else if (def.type === 'lazy') def = defOf(def.getter());
-    else if (def.type === 'pipe') def = defOf(def.in);
-    else break;
-  }
-  return def;
-}
+/** The def under optional/nullable/default/lazy/pipe wrappers (the one unwrapping all name matchers share). */
+const unwrap = (schema: unknown): AnyDef | undefined => defOf(unwrapSchema(schema as AnySchema));
 
 function options(def: AnyDef): AnyDef[] {
   if (def.type === 'union') return (def.options as unknown[]).flatMap((o) => {
