@@ -17,7 +17,7 @@ import { invalidInput, notFound } from './errors';
 import { encodeFrameJpeg, renderFrame } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
-import type { InputStore, StoredInput, UrlImages } from './inputs';
+import type { InputStore, StoredFont, StoredInput, UrlImages } from './inputs';
 import { fileName } from './names';
 import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
 import {
@@ -59,11 +59,9 @@ function candidates(name: string): string[] {
 /** The template a request names, compiled (on first use when an upload predates compiling). */
 export async function resolveTemplate(store: InputStore, requested: string): Promise<ResolvedTemplate> {
   const name = fileName(requested, 'template');
-  let file: StoredInput | null = null;
-  for (const candidate of candidates(name)) {
-    file = await store.head('templates', candidate);
-    if (file) break;
-  }
+  // The candidates are looked up at once (one round trip, not up to three); the first wins.
+  const heads = await Promise.all(candidates(name).map((candidate) => store.head('templates', candidate)));
+  const file = heads.find((f): f is StoredInput => f !== null) ?? null;
   if (!file) throw notFound(`There is no template "${name}".`);
   const known = file.meta.engine === ENGINE_VERSION ? file.meta.compiled : undefined;
   const compiled = known ? await loadCompiledTemplateCached(store.bucket, known) : null;
@@ -100,12 +98,14 @@ export async function gatherInputs(
   data: PersonalisationData,
   preload: boolean,
   deps: RenderDeps,
+  /** The font store's index, when the caller started reading it already. */
+  fontsAhead?: Promise<StoredFont[]>,
 ): Promise<{ context: Omit<PersonaliseContext, 'scale'>; hashes: Record<string, string> }> {
   // Error paths name the first layer that uses a reference.
   const refs = imageReferences(data);
   const layerOf = (ref: string) => Object.entries(data).find(([, c]) => c.type === 'image' && c.image === ref)?.[0];
   const pathOf = new Map(refs.map((ref) => [ref, `data.${layerOf(ref)}.image`]));
-  const drawsText = Object.values(data).some((command) => command.type === 'text');
+  const drawsText = drawsTextOf(data);
 
   // URL images are fetched now (their hash is of the bytes); stored images are hashed from their
   // metadata and read only when rendering, so a cache hit reads no image.
@@ -132,6 +132,9 @@ export async function gatherInputs(
     if (!read) throw notFound(`There is no image "${ref}".`, [{ path: pathOf.get(ref)!, reason: 'unknown image' }]);
     return read.bytes;
   };
+  // The font index is read while the images are looked up.
+  const fontsRead = drawsText ? (fontsAhead ?? store.fonts()) : null;
+  fontsRead?.catch(() => {});
   if (preload) await Promise.all(refs.map(load));
   else for (const ref of refs) await load(ref);
 
@@ -139,8 +142,8 @@ export async function gatherInputs(
   // and then any font of the store may be picked (the layer's, the requested, a substitute).
   // Font bytes are read from R2 once per isolate: the cache key carries the file's content hash.
   const catalog = new FontCatalog();
-  if (drawsText) {
-    const fonts = await store.fonts();
+  if (fontsRead) {
+    const fonts = await fontsRead;
     for (const f of fonts) catalog.add(`${f.file}#${f.sha256}`, f);
     hashes.fonts = await sha256Hex(JSON.stringify(fonts.map((f) => [f.postscriptName, f.sha256]).sort()));
   }
@@ -167,6 +170,8 @@ export async function gatherInputs(
     },
   };
 }
+
+const drawsTextOf = (data: PersonalisationData) => Object.values(data).some((command) => command?.type === 'text');
 
 /** Decoding holds the pixels twice for a moment (decoder heap + the copy handed to JS). */
 const DECODE_BYTES_PER_PIXEL = 8;
@@ -224,11 +229,12 @@ export async function checkRequest(
   store: InputStore,
   options: { template: string; data?: PersonalisationData },
   check?: (compiled: ResolvedTemplate['compiled']) => void,
+  timing: Timing = noTiming,
 ): Promise<{ template: ResolvedTemplate; data?: PersonalisationData }> {
-  const template = await resolveTemplate(store, options.template);
+  const template = await timing.time('template', () => resolveTemplate(store, options.template));
   check?.(template.compiled);
   const data = options.data && Object.keys(options.data).length ? options.data : undefined;
-  if (data) validateData(template.compiled.layers, data);
+  if (data) await timing.time('validate', () => validateData(template.compiled.layers, data));
   return { template, data };
 }
 
@@ -238,9 +244,13 @@ export async function resolveRequest(
   options: { template: string; data?: PersonalisationData; preloadImages?: boolean },
   deps: RenderDeps,
   check?: (compiled: ResolvedTemplate['compiled']) => void,
+  timing: Timing = noTiming,
 ): Promise<ResolvedRequest> {
-  const { template, data } = await checkRequest(store, options, check);
-  const gathered = data ? await gatherInputs(store, data, !!options.preloadImages, deps) : null;
+  // Re-rendered text needs the font index whatever the template: read it while the template is resolved.
+  const fontsAhead = options.data && drawsTextOf(options.data) ? store.fonts() : undefined;
+  fontsAhead?.catch(() => {}); // a refused request never awaits it
+  const { template, data } = await checkRequest(store, options, check, timing);
+  const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead)) : null;
   return { template, data, gathered };
 }
 
@@ -277,23 +287,30 @@ export async function checkPreview(store: InputStore, options: PreviewOptions): 
   return (await checkRequest(store, options, (compiled) => previewBox(compiled, options.size))).template;
 }
 
-export async function preparePreview(store: InputStore, options: PreviewOptions, deps: RenderDeps): Promise<PreparedRender> {
+/** `timing`, when given, receives template, validate, inputs and fingerprint. */
+export async function preparePreview(store: InputStore, options: PreviewOptions, deps: RenderDeps, timing: Timing = noTiming): Promise<PreparedRender> {
   let box = { s: 1, width: 0, height: 0 };
-  const request = await resolveRequest(store, options, deps, (compiled) => {
-    box = previewBox(compiled, options.size);
-  });
+  const request = await resolveRequest(
+    store,
+    options,
+    deps,
+    (compiled) => {
+      box = previewBox(compiled, options.size);
+    },
+    timing,
+  );
   const { template, data, gathered } = request;
   const { compiled } = template;
   const { s, width, height } = box;
   const shrinking = s < 1;
-  const fingerprint = await requestFingerprint('preview', request, {
+  const fingerprint = await timing.time('fingerprint', () => requestFingerprint('preview', request, {
     format: options.format,
     width,
     height,
     jpegQuality: options.format === 'jpg' ? options.jpegQuality : undefined,
     optimizePreview: shrinking ? !!options.optimizePreview : undefined,
     unsharpMask: shrinking ? options.unsharpMask : undefined,
-  });
+  }));
 
   return {
     fingerprint,
@@ -322,13 +339,28 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
         background: options.format === 'png' ? 'transparent' : undefined,
         overrides,
       }, timing);
-      const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
-      const profile = icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile();
+      const profile = compiled.iccKey ? await timing.time('icc', () => templateIcc(store.bucket, compiled.iccKey!)) : srgbProfile();
       // A JPEG of a kept template frame re-codes only the MCU rows the request changed.
       const jpeg = (_: RGBAImage, quality: number) => encodeFrameJpeg(frame, quality);
       return timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile, jpeg));
     },
   };
+}
+
+/**
+ * A compiled template's ICC profile, kept per isolate (its key carries the template's content
+ * hash, so an entry never goes stale): one R2 read per template, not per preview.
+ */
+const iccProfiles = new Map<string, Promise<Uint8Array>>();
+function templateIcc(bucket: R2Bucket, key: string): Promise<Uint8Array> {
+  let held = iccProfiles.get(key);
+  if (!held) {
+    held = bucket.get(key).then(async (obj) => (obj ? new Uint8Array(await obj.arrayBuffer()) : srgbProfile()));
+    held.catch(() => iccProfiles.delete(key));
+    if (iccProfiles.size >= 64) iccProfiles.delete(iccProfiles.keys().next().value!);
+    iccProfiles.set(key, held);
+  }
+  return held;
 }
 
 const plainJpeg = async (img: RGBAImage, quality: number) => {

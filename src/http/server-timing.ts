@@ -17,6 +17,11 @@ export class ServerTiming {
     }
   }
 
+  /** Adds `ms` to phase `name` (a phase measured elsewhere, e.g. across middleware). */
+  add(name: string, ms: number): void {
+    this.phases.set(name, (this.phases.get(name) ?? 0) + ms);
+  }
+
   private readonly notes = new Map<string, string>();
 
   /** A metric without a duration, e.g. what a cache did (`frame;desc="reused 560/800 rows"`). */

@@ -8,6 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
 import { ApiError, badRequest, forbidden } from '../errors';
 import { readLimited } from '../http/read-limited';
+import { ServerTiming } from '../http/server-timing';
 import { canonicalNames, canonicalQuery } from './canonical';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
@@ -21,12 +22,30 @@ const tooLarge = (what: string, limit: number) =>
 
 type Schema = Parameters<typeof canonicalQuery>[0];
 
+/** Each request's Server-Timing, started before its body is read (see requestTiming). */
+const timings = new WeakMap<Context, { timing: ServerTiming; started: number; taken?: boolean }>();
+
+/**
+ * The request's Server-Timing, with phase `request`: from the route's first middleware to the
+ * handler (body read, names canonicalised, schema validation). `total` then spans the same.
+ */
+export function requestTiming(c: Context): ServerTiming {
+  let entry = timings.get(c);
+  if (!entry) timings.set(c, (entry = { timing: new ServerTiming(), started: Date.now() }));
+  if (!entry.taken) {
+    entry.taken = true;
+    entry.timing.add('request', Date.now() - entry.started);
+  }
+  return entry.timing;
+}
+
 function normalise(route: RouteConfig): MiddlewareHandler<AppBindings> {
   const query = route.request?.query as Schema;
   const content = (route.request?.body?.content ?? {}) as Record<string, { schema?: unknown }>;
   const jsonSchema = content['application/json']?.schema as Schema;
   const formSchema = content['multipart/form-data']?.schema as Schema;
   return async (c, next) => {
+    timings.set(c, { timing: new ServerTiming(), started: Date.now() });
     const url = new URL(c.req.url);
     const canonicalUrl = canonicalQuery(query, url);
     if (canonicalUrl) c.req.raw = new Request(canonicalUrl, c.req.raw);

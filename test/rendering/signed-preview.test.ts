@@ -173,4 +173,18 @@ describe('signed preview URLs', () => {
     expect(stale.status).toBe(404);
     expect(await stale.json()).toMatchObject({ error: 'not_found' });
   });
+
+  it('Server-Timing names every stage of a one-line change (POST and GET)', async () => {
+    const body = (i: number) => ({ template: text, size: { width: 150, height: 150 }, data: { [TEXT_LAYER]: { type: 'text', text: `Line ${i}` } } });
+    await postJson('/api/rendering/preview', body(0));
+    const post = await postJson('/api/rendering/preview', body(1));
+    expect(post.status).toBe(200);
+    const phases = (res: Response) => [...timingOf(res).matchAll(/([\w-]+);dur=/g)].map((m) => m[1]);
+    expect(phases(post)).toEqual(expect.arrayContaining(['request', 'template', 'validate', 'inputs', 'fingerprint', 'lookup', 'overrides', 'render', 'encode', 'store', 'total']));
+    const get = await call(await signedUrl(body(2)));
+    expect(get.status).toBe(200);
+    expect(phases(get)).toEqual(expect.arrayContaining(['request', 'verify', 'edge', 'decode', 'template', 'inputs', 'fingerprint', 'lookup', 'render', 'encode', 'total']));
+    expect(phases(get)).not.toContain('store'); // kept after the answer
+    await get.arrayBuffer();
+  });
 });

@@ -15,11 +15,10 @@ import { preparePreview, resolveTemplate } from '../../engine/render-request';
 import type { AppBindings } from '../../env';
 import { notFound } from '../../errors';
 import { errorResponses } from '../../openapi/app';
-import { ServerTiming } from '../../http/server-timing';
 import { fileName } from '../../engine/names';
 import { APP_NAME, VERSION } from '../../version';
 import { renderDeps, storesOf, type RenderingApp } from '../context';
-import { renderingRoute } from '../request';
+import { renderingRoute, requestTiming } from '../request';
 import {
   BuildInfo,
   DisableCacheQuery,
@@ -164,9 +163,9 @@ export function registerRenderingRoutes(app: RenderingApp): void {
 /** Renders (or finds in the cache) a preview; returns the result name. */
 async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, disableCache: boolean): Promise<string> {
   const { files, results } = storesOf(c);
-  const timing = new ServerTiming();
+  const timing = requestTiming(c);
   try {
-    const prepared = await timing.time('prepare', () => preparePreview(files, request, renderDeps(c)));
+    const prepared = await preparePreview(files, request, renderDeps(c), timing);
     return (await cachedPreview(results, prepared, disableCache, timing)).name;
   } finally {
     c.header('Server-Timing', timing.header());

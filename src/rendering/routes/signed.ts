@@ -14,11 +14,11 @@ import type { Context } from 'hono';
 import { checkPreview, preparePreview } from '../../engine/render-request';
 import type { AppBindings } from '../../env';
 import { badRequest, detailsFromIssues, notFound } from '../../errors';
-import { ServerTiming } from '../../http/server-timing';
+import type { ServerTiming } from '../../http/server-timing';
 import { errorResponses } from '../../openapi/app';
 import { canonicalNames } from '../canonical';
 import { renderDeps, storesOf, type RenderingApp } from '../context';
-import { jsonDepth, MAX_JSON_DEPTH, protoKeyPath, renderingRoute } from '../request';
+import { jsonDepth, MAX_JSON_DEPTH, protoKeyPath, renderingRoute, requestTiming } from '../request';
 import { PreviewModel } from '../schemas';
 import { checkSignature, contentEtag, decodePreviewRequest, encodePreviewRequest, etagMatches, signPreviewRequest } from '../signed';
 import { baseUrl } from '../urls';
@@ -116,7 +116,7 @@ function afterAnswer(c: Context<AppBindings>, work: Promise<unknown>): void {
 }
 
 async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof SignedQuery>): Promise<Response> {
-  const timing = new ServerTiming();
+  const timing = requestTiming(c);
   await timing.time('verify', () => checkSignature(c.env, r, sig));
   // Keyed without `sig`: equal requests share one entry whoever signed them.
   const cacheKey = new Request(`${new URL(c.req.url).origin}/api/rendering/preview?r=${r}`);
@@ -128,7 +128,7 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
 
   const { request, version } = await timing.time('decode', () => carriedRequest(r));
   const { results } = storesOf(c);
-  const prepared = await timing.time('prepare', () => preparePreview(storesOf(c).files, request, renderDeps(c)));
+  const prepared = await preparePreview(storesOf(c).files, request, renderDeps(c), timing);
   const sha = prepared.template.file.sha256;
   if (version && !sha.startsWith(version)) {
     throw notFound(`The template "${prepared.template.name}" has changed since this URL was made; build a new URL.`);
