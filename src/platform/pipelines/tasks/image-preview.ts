@@ -2,13 +2,14 @@
  * render-image-preview: images (a collection input, one unit per member; or storage images
  * `images[]`, one unit for all) → a preview per image fitting `previewOutput{Width,Height}`
  * (`fitMode` Fit: the whole image inside the box; Fill: the box covered, centre-cropped), JPEG or
- * PNG. Decoding is bounded (decodeBounded: 50 MP sources, bombs refused). Mockups are not
- * available yet: a task that names `mockups` fails saying so.
+ * PNG. Decoding is bounded (decodeBounded: 50 MP sources, bombs refused). With `mockups`
+ * (render-image-preview-with-mockup), each image is placed into each mockup instead (mockup.ts).
  */
 import { decodeBounded, encodeJpeg, encodePng, flattenOverWhite, resample } from '../../../engine/raster';
 import type { RGBAImage } from '../../../engine/types';
 import { assetById } from './assets';
 import { TaskFailure } from './errors';
+import { onMockups } from './mockup';
 import { outputBase } from './project';
 import type { TaskModule, UnitContext } from './types';
 import { blobKey } from '../../assets';
@@ -19,18 +20,27 @@ function crop(img: RGBAImage, x: number, y: number, w: number, h: number): RGBAI
   return { width: w, height: h, data: out };
 }
 
-async function preview(ctx: UnitContext, bytes: Uint8Array, sourceName: string, itemId: number | null | undefined, source: string | null) {
-  const p = ctx.params;
-  const box = { width: Number(p.previewOutputWidth), height: Number(p.previewOutputHeight) };
+/** The image fitted to `box`: Fit keeps it whole inside, Fill covers the box (centre-cropped). */
+async function fitted(bytes: Uint8Array, sourceName: string, box: { width: number; height: number }, fitMode: unknown): Promise<RGBAImage> {
   let img: RGBAImage = await decodeBounded(bytes, { path: sourceName });
-  if (p.fitMode === 'Fill') {
+  if (fitMode === 'Fill') {
     const s = Math.max(box.width / img.width, box.height / img.height);
     const w = Math.min(img.width, Math.round(box.width / s));
     const h = Math.min(img.height, Math.round(box.height / s));
     img = crop(img, Math.floor((img.width - w) / 2), Math.floor((img.height - h) / 2), w, h);
   }
   const s = Math.min(box.width / img.width, box.height / img.height);
-  img = await resample(img, Math.max(1, Math.round(img.width * s)), Math.max(1, Math.round(img.height * s)));
+  return resample(img, Math.max(1, Math.round(img.width * s)), Math.max(1, Math.round(img.height * s)));
+}
+
+async function preview(ctx: UnitContext, bytes: Uint8Array, sourceName: string, itemId: number | null | undefined, source: string | null) {
+  const p = ctx.params;
+  if (Array.isArray(p.mockups) && p.mockups.length) {
+    // Placed into each mockup's artwork layer, covering it.
+    await onMockups(ctx, sourceName, async (width, height) => encodePng(await fitted(bytes, sourceName, { width, height }, 'Fill')), source, itemId);
+    return;
+  }
+  const img = await fitted(bytes, sourceName, { width: Number(p.previewOutputWidth), height: Number(p.previewOutputHeight) }, p.fitMode);
   const png = p.previewOutputFileFormat === 'Png';
   if (!png) await flattenOverWhite(img.data);
   const encoded = png ? await encodePng(img) : await encodeJpeg(img, 85);
@@ -42,7 +52,6 @@ async function preview(ctx: UnitContext, bytes: Uint8Array, sourceName: string, 
 
 export const renderImagePreview: TaskModule = {
   async run(ctx) {
-    if (Array.isArray(ctx.params.mockups) && ctx.params.mockups.length) throw new TaskFailure('mockups: image previews on mockups are not available yet');
     if (ctx.member) return preview(ctx, await ctx.read(ctx.member), ctx.member.fileName, ctx.member.itemId, ctx.member.source);
     const fromInputs = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));
     for (const a of fromInputs) await preview(ctx, await ctx.read(a), a.fileName, a.itemId, a.source);

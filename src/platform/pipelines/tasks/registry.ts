@@ -13,6 +13,7 @@ import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
 import { uploadToFtp } from './ftp';
 import { renderImagePreview } from './image-preview';
+import { renderDesignPreviewWithMockup } from './mockup';
 import { renderVdpHires, renderVdpPreview } from './vdp';
 import { uploadToDropbox, uploadToS3 } from './upload';
 import type { TaskModule } from './types';
@@ -36,6 +37,8 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'render-vdp-preview': renderVdpPreview,
   'render-vdp-hires': renderVdpHires,
   'render-image-preview': renderImagePreview,
+  'render-image-preview-with-mockup': renderImagePreview,
+  'render-design-preview-with-mockup': renderDesignPreviewWithMockup,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

@@ -195,6 +195,22 @@ describe('render, crop marks, merge and CSV', () => {
     expect(fitted.width <= 100 && fitted.height <= 50 && (fitted.width === 100 || fitted.height === 50)).toBe(true);
   });
 
+  it('previews on a 2D mockup: the design, and an image, placed into its artwork layer', async () => {
+    const { status, job } = await runJob('job-mockup', [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+      { name: 'onMockup', type: 'render-design-preview-with-mockup', inputArtifacts: ['design*'], outputArtifacts: ['mocked*'], parameters: { mockups: ['demo-mockup'], previewOutputWidth: 400, previewOutputHeight: 400 } },
+      { name: 'preview', type: 'render-preview', inputArtifacts: ['design*'], outputArtifacts: ['preview*'] },
+      { name: 'imageOnMockup', type: 'render-image-preview-with-mockup', inputArtifacts: ['preview*'], outputArtifacts: ['imageMocked*'], parameters: { mockups: ['demo-mockup'], previewOutputFileFormat: 'Png', outputName: 'image-on-mockup' } },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['mocked*', 'imageMocked*'] },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const files = new Map((await finalBytes('job-mockup')).map((f) => [f.name, f.bytes]));
+    const mocked = await decodeImage(files.get('psdtools-blend-multiply.jpg')!);
+    expect(Math.max(mocked.width, mocked.height)).toBe(400);
+    const image = await decodeImage(files.get('image-on-mockup.png')!);
+    expect(Math.max(image.width, image.height)).toBe(800);
+  });
+
   it('a data error fails at once: export-to-ecommerce without a project', async () => {
     const { status, job } = await runJob('job-no-project', [
       { name: 'attach', type: 'attach-data-to-order', parameters: { orderData: [{ key: 'a', value: 'b' }] } },
