@@ -96,7 +96,7 @@ function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, strin
           CIDToGIDMap: name('Identity'),
         });
         const toUnicode = w.alloc();
-        await w.stream(toUnicode, { Filter: name('FlateDecode') }, await zlib(new TextEncoder().encode(cmap(used))));
+        await w.stream(toUnicode, { Filter: name('FlateDecode') }, await zlib(new TextEncoder().encode(toUnicodeCMap(used))));
         const type0 = w.alloc();
         await w.object(type0, {
           Type: name('Font'),
@@ -112,8 +112,8 @@ function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, strin
   };
 }
 
-/** ToUnicode CMap (Adobe Technical Note #5411): glyph id → UTF-16BE. */
-function cmap(used: Map<number, string>): string {
+/** ToUnicode CMap (Adobe Technical Note #5411): glyph id → UTF-16BE (also the design atoms' PDFs). */
+export function toUnicodeCMap(used: Map<number, string>): string {
   const entries = [...used].map(([gid, ch]) => {
     let u = '';
     for (let i = 0; i < ch.length; i++) u += hex4(ch.charCodeAt(i));

@@ -24,6 +24,7 @@
 import { PDFDocument, PDFName, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
 import { openEmbeddable, subsetTrueType, type SfntFont } from '../../../engine/pdf/font-subset';
 import { usvgToOps } from '../../../engine/pdf/vector';
+import { toUnicodeCMap } from '../../../engine/pdf/text';
 import { num } from '../../../engine/pdf/writer';
 import { renderSvg } from '../../../engine/personalise/resvg';
 import { decodeImage, encodeJpeg } from '../../../engine/raster/codecs';
@@ -577,40 +578,10 @@ function writeFont(context: PDFContext, f: EmbeddedFont): void {
       CIDToGIDMap: 'Identity',
     }),
   );
-  const toUnicode = context.register(context.flateStream(cmap(used)));
+  const toUnicode = context.register(context.flateStream(toUnicodeCMap(used)));
   context.assign(
     f.ref,
     context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: fontName, Encoding: 'Identity-H', DescendantFonts: [cid], ToUnicode: toUnicode }),
   );
-}
-
-/** ToUnicode CMap (Adobe Technical Note #5411): glyph id → UTF-16BE. */
-function cmap(used: Map<number, string>): string {
-  const entries = [...used].map(([gid, ch]) => {
-    let u = '';
-    for (let i = 0; i < ch.length; i++) u += hex4(ch.charCodeAt(i));
-    return `<${hex4(gid)}> <${u}>`;
-  });
-  const blocks: string[] = [];
-  for (let i = 0; i < entries.length; i += 100) {
-    const part = entries.slice(i, i + 100);
-    blocks.push(`${part.length} beginbfchar\n${part.join('\n')}\nendbfchar`);
-  }
-  return [
-    '/CIDInit /ProcSet findresource begin',
-    '12 dict begin',
-    'begincmap',
-    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
-    '/CMapName /Adobe-Identity-UCS def',
-    '/CMapType 2 def',
-    '1 begincodespacerange',
-    '<0000> <FFFF>',
-    'endcodespacerange',
-    ...blocks,
-    'endcmap',
-    'CMapName currentdict /CMap defineresource pop',
-    'end',
-    'end',
-  ].join('\n');
 }
 
