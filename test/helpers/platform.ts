@@ -6,6 +6,7 @@ import { env, exports } from 'cloudflare:workers';
 import { RESOURCE_TYPES } from '../../src/identity/scopes';
 import { seedDemoAssets } from './demo-assets';
 import { DEMO, seedIdentity } from './identity-seed';
+import { DEMO_PIPELINE, DEMO_WORKFLOW, platformSeedStatements } from '../../scripts/lib/platform-seed-data.mjs';
 
 export const BASE = 'http://localhost';
 
@@ -27,56 +28,14 @@ const secretHash = async (secret: string) => b64url(await crypto.subtle.digest('
 export async function seedPlatform(): Promise<void> {
   await seedIdentity();
   const allFull = JSON.stringify(Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])));
-  const statements: Array<[string, ...unknown[]]> = [
-    [`INSERT OR IGNORE INTO tenants (id, name) VALUES (?1, ?2)`, TENANT2.tenantId, TENANT2.name],
-    [
-      `INSERT OR IGNORE INTO apps (client_id, tenant_id, name, auth_type, secret_hash, token_lifetime, permissions, redirect_uris, post_logout_redirect_uris, cors_origins, require_client_secret, require_pkce)
-       VALUES (?1, ?2, ?1, 'client_credentials', ?3, 3600, ?4, '[]', '[]', '[]', 1, 0)`,
-      TENANT2.backend.clientId,
-      TENANT2.tenantId,
-      await secretHash(TENANT2.backend.secret),
-      allFull,
-    ],
-    [`UPDATE apps SET permissions = json_set(permissions, '$.Products', 'full') WHERE client_id IN ('demo-backend', 'demo2-backend')`],
-    [`INSERT OR IGNORE INTO storefronts (id, tenant_id, name, type, status) VALUES (1, 1, 'Demo storefront', 'Custom', 'Dev')`],
-    [`INSERT OR IGNORE INTO storefronts (id, tenant_id, name, type, status) VALUES (2, 2, 'Demo 2 storefront', 'Custom', 'Dev')`],
-    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 1, 'New', 1, 0)`],
-    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 2, 'In production', 0, 0)`],
-    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (1, 3, 'Completed', 0, 1)`],
-    [`INSERT OR IGNORE INTO project_transitions (tenant_id, name, display_name, start_status, result_status) VALUES (1, 'start-production', 'Start production', 1, 2)`],
-    [`INSERT OR IGNORE INTO project_transitions (tenant_id, name, display_name, start_status, result_status) VALUES (1, 'complete', 'Complete', 2, 3)`],
-    [`INSERT OR IGNORE INTO project_statuses (tenant_id, code, display_name, is_initial, is_final) VALUES (2, 1, 'New', 1, 0)`],
-    [`INSERT OR IGNORE INTO storefront_users (tenant_id, storefront_id, user_id, is_anonymous) VALUES (1, 1, 'demo-customer', 0)`],
-    // --- Added by the area helpers, as in scripts/seed/30-platform.mjs: demo-card-design,
-    // demo-mockup, pipeline 1, product 1, reference demo-card.
-    // Back office (catalogue): pipeline 1, workflow 1, product 1 (version 1: option Paper = Matte,
-    // variant 1 DEMO-CARD-MATTE, design demo-card-design in group "front" and demo-mockup on every
-    // variant), reference demo-card (storefront 1 → product 1).
-    [`INSERT OR IGNORE INTO processing_pipelines (id, tenant_id, name, raw_content) VALUES (1, 1, 'render-hires', ?1)`, DEMO_PIPELINE],
-    [`INSERT OR IGNORE INTO personalization_workflows (id, tenant_id, name, content, workflow_type) VALUES (1, 1, 'Demo editor', ?1, 'WorkflowElements')`, DEMO_WORKFLOW],
-    [`INSERT OR IGNORE INTO products (id, tenant_id, name, description, current_version_id, personalization_workflow_id, processing_pipeline_id) VALUES (1, 1, 'Demo card', 'A business card with three lines of text.', 1, 1, 1)`],
-    [`INSERT OR IGNORE INTO product_versions (id, tenant_id, product_id) VALUES (1, 1, 1)`],
-    [`INSERT OR IGNORE INTO product_options (id, tenant_id, product_version_id, product_id, uid, type, title, sort_index, use_for_design_binding, use_for_mockup_binding) VALUES (1, 1, 1, 1, 'paper', 'Simple', 'Paper', 0, 1, 1)`],
-    [`INSERT OR IGNORE INTO option_values (id, tenant_id, product_version_id, option_uid, uid, title, sort_index, is_default) VALUES (1, 1, 1, 'paper', 'matte', 'Matte', 0, 1)`],
-    [`INSERT OR IGNORE INTO variants (id, tenant_id, product_version_id, product_id, uid, option_value_uids, is_available, sort_index, sku) VALUES (1, 1, 1, 1, 'demo-card-matte', '["matte"]', 1, 0, 'DEMO-CARD-MATTE')`],
-    [`INSERT OR IGNORE INTO design_connections (id, tenant_id, product_version_id, design_id, design_group, options) VALUES (1, 1, 1, 'demo-card-design', 'front', '[]')`],
-    [`INSERT OR IGNORE INTO mockup_connections (id, tenant_id, product_version_id, mockup_id, options) VALUES (1, 1, 1, 'demo-mockup', '[]')`],
-    [`INSERT OR IGNORE INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_id) VALUES (1, 1, 'demo-card', 'Product', 'Demo card', 1)`],
-  ];
+  // The rows scripts/seed/30-platform.mjs writes (one list: scripts/lib/platform-seed-data.mjs).
+  const statements = platformSeedStatements({ demo2SecretHash: await secretHash(TENANT2.backend.secret), allFull });
   await env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params)));
   // Asset storage: demo-card-design and demo-mockup with their blobs (test/helpers/demo-assets.ts).
   await seedDemoAssets();
 }
 
-/** Pipeline 1 "render-hires" (contract, Demo seed): extract → render-hires Pdf 300 dpi → finalize. */
-export const DEMO_PIPELINE = JSON.stringify({
-  tasks: [
-    { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
-    { name: 'render', type: 'render-hires', inputArtifacts: ['design*'], outputArtifacts: ['result*'], parameters: { hiResOutputDpi: 300, hiResOutputFileFormat: 'Pdf' } },
-    { name: 'finalize', type: 'finalize', finalArtifacts: ['result*'] },
-  ],
-});
-export const DEMO_WORKFLOW = JSON.stringify({ editor: 'WorkflowElements', designGroup: 'front' });
+export { DEMO_PIPELINE, DEMO_WORKFLOW };
 
 export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(new Request(path.startsWith('http') ? path : BASE + path, { redirect: 'manual', ...init }));
