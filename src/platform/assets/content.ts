@@ -258,12 +258,13 @@ function svgSize(text: string): { width: number; height: number } {
 /** Page count and first page size of a PDF (pdf-lib), ≤ 100 pages. */
 export async function pdfFacts(bytes: Uint8Array): Promise<{ pages: number; width: number; height: number }> {
   let doc: PDFDocument;
+  let pages: number;
   try {
     doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
+    pages = doc.getPageCount(); // throws on a file without a page tree
   } catch {
     throw new UnprocessableError('The PDF cannot be read.', { file: ['not a readable PDF'] });
   }
-  const pages = doc.getPageCount();
   if (pages < 1) throw new UnprocessableError('The PDF has no pages.', { file: ['no pages'] });
   if (pages > LIMITS.pdfPages) throw new PayloadTooLargeError(`The PDF has ${pages} pages; the limit is ${LIMITS.pdfPages} pages.`);
   const { width, height } = doc.getPage(0).getSize();
@@ -276,8 +277,7 @@ async function imageContent(bucket: R2Bucket, staged: Staged): Promise<ContentIn
     if (staged.size > LIMITS.pdf) throw tooLarge('A PDF image', LIMITS.pdf);
     const bytes = await readStaged(bucket, staged);
     const pdf = await pdfFacts(bytes);
-    // TODO(pdfium): rasterise each page once to p/<t>/assets/images/<id>/pages/<n>.png (long side ≤ 2,048 px)
-    // with PDFium (@embedpdf/pdfium); until then page previews answer 501 and pages are counted only.
+    // The pages are drawn (PDFium) by createAsset/replaceContent once the asset id is known: pdf-pages.ts.
     return {
       format: 'pdf',
       mimeType: 'application/pdf',

@@ -19,4 +19,5 @@ export { serveFile, parseRange } from './download';
 export { issueAnonymous, anonymousUrlOf, resolveAnonymous } from './anonymous';
 export * from './artifacts';
 export { readAssetBytes, TenantInputStore } from './engine-store';
+export { deletePdfPages, pdfPageKey, pdfPagePng, storePdfPages, PDF_PAGE_LONG_SIDE } from './pdf-pages';
 export { sweepAssets } from './cron';

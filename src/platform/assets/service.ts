@@ -26,6 +26,7 @@ import {
 } from '../core';
 import { addBlobRef, blobKey, commitStaged, dropBlobRef, dropStaged, shiftBlobRefs, type Staged } from './blobs';
 import { analyseContent, type ContentInfo } from './content';
+import { deletePdfPages, storePdfPages } from './pdf-pages';
 import { FontLookup, resolveFonts } from './fonts';
 import { checkName, ensureFolder, folderByPath, folderOr404, normalisePath, subtreeIds, type FolderScope, type FolderType } from './folders';
 import { ASSET_COLUMNS, assetRow, toDto, type AssetKind, type AssetRow, type RetentionPolicy } from './model';
@@ -271,6 +272,9 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
     const { metadata, hasProblems } = await time('fonts', () => withFonts(s, info));
     const folderId = s.kind.folders ? (existingFolder?.id ?? (await ensureFolder(fs, path))) : '';
     const retention: RetentionPolicy = owner ? 'Default' : 'Unknown';
+    // PDF images: every page drawn once, at import (contract, "PDF pages"), before the row exists.
+    const pdfPages = isPdfImage(s, info);
+    if (pdfPages) await time('pages', () => storePdfPages(s.t.env.FILES, s.t.tenantId, id, pdfPages));
     try {
       await time('commit', () => commitAndWrite(s, input.staged, info, (sha) => [
         db
@@ -288,6 +292,7 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
           ),
       ]));
     } catch (e) {
+      if (pdfPages) await deletePdfPages(s.t.env.FILES, s.t.tenantId, id).catch(() => {});
       if (isUnique(e)) {
         if (/assets\.id|PRIMARY/i.test(String(e))) throw new ConflictError('IdConflict', `An asset with the id ${id} already exists.`, { id });
         throw nameConflict(s, name);
@@ -310,6 +315,9 @@ export async function replaceContent(s: AssetScope, id: string, staged: Staged, 
     await checkFontUnique(s, info, row.id);
     const { metadata, hasProblems } = await withFonts(s, info);
     const db = s.t.env.DB;
+    const pdfPages = isPdfImage(s, info);
+    const pageCount = pdfPages ? await storePdfPages(s.t.env.FILES, s.t.tenantId, row.id, pdfPages) : 0;
+    if (s.kind.type === 'image') await deletePdfPages(s.t.env.FILES, s.t.tenantId, row.id, pageCount);
     await commitAndWrite(s, staged, info, (sha) => [
       ...(row.blobSha ? [dropBlobRef(db, s.t.tenantId, row.blobSha)] : []),
       db
@@ -407,6 +415,12 @@ export async function deleteAsset(s: AssetScope, id: string): Promise<void> {
   const row = await getAsset(s, id);
   await checkNotInUse(s, [row.id]);
   await s.t.env.DB.batch(deleteStatements(s, [row.id]));
+  if (row.format === 'pdf') await deletePdfPages(s.t.env.FILES, s.t.tenantId, row.id).catch(() => {});
+}
+
+/** The PDF bytes of a PDF image's content (its pages get drawn), else null. */
+function isPdfImage(s: AssetScope, info: ContentInfo): Uint8Array | null {
+  return s.kind.type === 'image' && info.format === 'pdf' && info.bytes ? info.bytes : null;
 }
 
 export function checkIds(ids: unknown, field = 'ids'): string[] {
@@ -433,7 +447,12 @@ async function guarded(s: AssetScope, ids: string[], statements: D1PreparedState
 
 export async function batchDelete(s: AssetScope, ids: string[]): Promise<void> {
   await checkNotInUse(s, ids);
+  const pdfs = s.kind.type === 'image'
+    ? (await s.t.env.DB.prepare(`SELECT id FROM assets WHERE tenant_id = ?1 AND format = 'pdf' AND id IN (SELECT value FROM json_each(?2))`)
+        .bind(s.t.tenantId, JSON.stringify(ids)).all<{ id: string }>()).results
+    : [];
   await guarded(s, ids, deleteStatements(s, ids));
+  for (const { id } of pdfs) await deletePdfPages(s.t.env.FILES, s.t.tenantId, id).catch(() => {});
 }
 
 // --- copy ------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@
  *   GET  /mockups/{id}/artwork-layers, /mockups/{id}/groups
  *   POST /mockups/{id}/create-mockup-link, /mockups/{id}/batch-create-mockup-links      201 MockupDto(s)
  *   POST /images/{id}/pages/{pageIndex}/extract                      201 ImageDto
- *   GET  /images/{id}/pages/{pageIndex}/preview, POST …/preview-with-mockup   501 until PDF pages are rasterised
+ *   GET  /images/{id}/pages/{pageIndex}/preview                     image (the page PNG drawn at import, resampled)
+ *   POST /images/{id}/pages/{pageIndex}/preview-with-mockup          501 until the page is placed on the mockup
  */
 import { z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -182,7 +183,14 @@ for (const kind of KINDS) {
       ops.checkPage(await assets.getAsset(s, c.req.param('id')!), c.req.param('pageIndex')!);
       throw new NotImplementedError('Page previews need the rasterised PDF pages (PDFium), which this deployment does not make yet; extract the page or use the file.');
     };
-    r({ method: 'get', path: `${pages}/preview`, summary: 'A page preview (501 until pages are rasterised)', request: { params: S.PageParams, query: S.PreviewQuery }, responses: { 200: { description: 'The preview.' }, ...problemResponses(404, 501) } }, 'read', notYet);
+    r(
+      { method: 'get', path: `${pages}/preview`, summary: 'A page preview (the page drawn at import, fitted inside width × height; png or jpeg)', request: { params: S.PageParams, query: S.PreviewQuery }, responses: { 200: { description: 'The preview.', content: { 'image/png': { schema: { type: 'string', format: 'binary' } as never }, 'image/jpeg': { schema: { type: 'string', format: 'binary' } as never } } }, ...problemResponses(400, 404, 422) } },
+      'read',
+      async (c) => {
+        const { bytes, contentType } = await ops.pagePreview(scope(c, ik), c.req.param('id')!, c.req.param('pageIndex')!, q(c));
+        return c.body(bytes as never, 200, { 'Content-Type': contentType, 'Cache-Control': 'private, max-age=300' });
+      },
+    );
     r(
       { method: 'post', path: `${pages}/preview-with-mockup`, summary: 'A page preview on a mockup (501 until pages are rasterised)', request: { params: S.PageParams, ...owner, body: jsonBody(S.PreviewWithMockupBody) }, responses: { 200: { description: 'The preview.' }, ...problemResponses(404, 501) } },
       'read',

@@ -7,6 +7,7 @@ import { PDFDocument } from 'pdf-lib';
 import { compileTemplate, loadCompiledTemplate, walkLayers } from '../../engine';
 import type { CompiledTemplate, LayerNode } from '../../engine/types';
 import { outboundFetch, OutboundError } from '../../http/outbound';
+import { decodeImage, encodeJpeg, encodePng, flattenOverWhite, resample } from '../../engine/raster';
 import { NotFoundError, tenantKey, UnprocessableError, ValidationError } from '../core';
 import * as assets from '../assets';
 import type { AssetRow, AssetScope } from '../assets';
@@ -219,6 +220,40 @@ export function checkPage(row: AssetRow, pageIndex: string): number {
   const n = Number(pageIndex);
   if (n >= pageCount(row)) throw new NotFoundError(`The image has ${pageCount(row)} page(s); there is no page index ${n}.`);
   return n;
+}
+
+const MAX_PREVIEW_SIDE = 4096;
+
+function previewSide(v: string | undefined, field: string): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d{1,5}$/.test(v) || Number(v) < 1 || Number(v) > MAX_PREVIEW_SIDE) throw new ValidationError({ [field]: [`An integer 1–${MAX_PREVIEW_SIDE}.`] });
+  return Number(v);
+}
+
+/**
+ * A page of a PDF image as PNG or JPEG: the page's stored 2,048 px raster (drawn at import),
+ * fitted inside `width` × `height` (either alone scales by that side; neither → as stored).
+ */
+export async function pagePreview(
+  s: AssetScope,
+  id: string,
+  pageIndex: string,
+  q: { width?: string; height?: string; format?: string },
+): Promise<{ bytes: Uint8Array; contentType: string }> {
+  const width = previewSide(q.width, 'width');
+  const height = previewSide(q.height, 'height');
+  const format = (q.format ?? 'png').toLowerCase();
+  if (!['png', 'jpeg', 'jpg'].includes(format)) throw new ValidationError({ format: ['png or jpeg.'] });
+  const row = await assets.getAsset(s, id);
+  const n = checkPage(row, pageIndex);
+  if (row.format !== 'pdf') throw new UnprocessableError('Page previews are made of PDF images only.');
+  const png = await assets.pdfPagePng(s.t.env.FILES, row, n);
+  let img = await decodeImage(png);
+  const scale = Math.min(width ? width / img.width : Infinity, height ? height / img.height : Infinity);
+  if (Number.isFinite(scale)) img = await resample(img, Math.max(1, Math.round(img.width * scale)), Math.max(1, Math.round(img.height * scale)));
+  if (format === 'png') return { bytes: await encodePng(img), contentType: 'image/png' };
+  await flattenOverWhite(img.data);
+  return { bytes: await encodeJpeg(img, 90), contentType: 'image/jpeg' };
 }
 
 /** A new one-page PDF image `<name>_p<n+1>` in the same folder (pdf-lib copies the page). */
