@@ -53,6 +53,12 @@ function randomHex(bytes: number): string {
   return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** RESULT_TTL_HOURS as milliseconds: a positive number of hours, else 24 (results and thumbnails). */
+export function ttlMsOf(ttlHours: string | number | undefined): number {
+  const hours = Number(ttlHours);
+  return (Number.isFinite(hours) && hours > 0 ? hours : 24) * HOUR;
+}
+
 export class ResultStore {
   readonly ttlMs: number;
 
@@ -60,8 +66,7 @@ export class ResultStore {
     readonly bucket: R2Bucket,
     ttlHours: string | number | undefined,
   ) {
-    const hours = Number(ttlHours);
-    this.ttlMs = (Number.isFinite(hours) && hours > 0 ? hours : 24) * HOUR;
+    this.ttlMs = ttlMsOf(ttlHours);
   }
 
   /** The R2 key of a result name; null for names we never issue (they cannot exist). */

@@ -6,9 +6,9 @@
  * hourly sweep deletes them.
  */
 import { listKeys } from './files';
+import { ttlMsOf } from './results';
 
 const PREFIX = 'thumbs/';
-const HOUR = 3_600_000;
 
 const key = (imageSha: string, bucket: number) => `${PREFIX}${imageSha}/${bucket}.png`;
 
@@ -19,8 +19,7 @@ export class ThumbnailStore {
     readonly bucket: R2Bucket,
     ttlHours: string | number | undefined,
   ) {
-    const hours = Number(ttlHours);
-    this.ttlMs = (Number.isFinite(hours) && hours > 0 ? hours : 24) * HOUR;
+    this.ttlMs = ttlMsOf(ttlHours);
   }
 
   /** The cached thumbnail source of an image for a bucket, unless absent or expired. */
