@@ -122,11 +122,11 @@ describe('back office: projects', () => {
     const code = String(100 + (Date.now() % 100_000)); // unique when run again against one server
     await page.locator('#status-code').fill(code);
     await page.locator('#status-name').fill('Shipped');
-    await page.getByLabel('Colour').fill('#16a34a');
+    await page.locator('#status-color').fill('#16a34a');
     await page.getByLabel(/Final/).check();
     await page.getByRole('button', { name: 'Add status' }).click();
-    await page.waitForURL(`${baseUrl}/admin/statuses`);
-    const row = page.getByRole('row', { name: /Shipped/ }).last();
+    await page.locator('.banner', { hasText: 'Status "Shipped" added.' }).waitFor();
+    const row = page.locator('tr', { has: page.getByRole('cell', { name: code, exact: true }) });
     expect(await row.getByRole('img', { name: 'colour #16a34a' }).count()).toBe(1);
     expect(await row.textContent()).toContain('Final');
     // The same code again: the platform's 409 reason beside the field.
@@ -136,16 +136,17 @@ describe('back office: projects', () => {
     expect(await page.locator('#status-code-error').textContent()).toContain('already exists');
 
     await page.locator('#status-name').fill('');
-    await page.locator('#transition-name').fill('ship');
-    await page.locator('#transition-display').fill('Ship it');
+    await page.locator('#transition-name').fill(`ship-${code}`);
+    await page.locator('#transition-display').fill(`Ship ${code}`);
     await page.locator('#transition-startStatus').selectOption({ label: 'Completed' });
     await page.locator('#transition-resultStatus').selectOption(code);
     await page.getByRole('button', { name: 'Add transition' }).click();
     await page.waitForURL(`${baseUrl}/admin/statuses`);
-    expect(await page.getByRole('row', { name: /Ship it/ }).last().textContent()).toContain('Completed → Shipped');
+    await page.locator('.banner', { hasText: `Transition "ship-${code}" added.` }).waitFor();
+    expect(await page.getByRole('row', { name: new RegExp(`Ship ${code}`) }).textContent()).toContain('Completed → Shipped');
     // The project (now Completed) offers it.
     await page.goto(`${baseUrl}/admin/projects/${projectId}`);
-    expect(await page.getByRole('button', { name: 'Ship it' }).count()).toBe(1);
+    expect(await page.getByRole('button', { name: `Ship ${code}` }).count()).toBe(1);
 
     await page.goto(`${baseUrl}/admin/statuses`);
     await page.getByRole('button', { name: 'Delete "New"' }).click();
@@ -170,5 +171,34 @@ describe('back office: projects', () => {
     await page.getByRole('button', { name: 'Delete FTP_PASSWORD' }).click();
     await page.waitForURL(`${baseUrl}/admin/secrets`);
     expect(await page.getByRole('cell', { name: 'FTP_PASSWORD', exact: true }).count()).toBe(0);
+  });
+
+  it('Pipelines: the validator error is shown next to its line, then a valid pipeline saves and dry-runs against the Demo card', async () => {
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Pipelines' }).click();
+    await page.waitForURL(`${baseUrl}/admin/pipelines`);
+    expect(await page.getByRole('row', { name: /render-hires/ }).first().textContent()).toContain('extract-project-design → render-hires → finalize');
+    await page.getByRole('link', { name: 'New pipeline' }).click();
+    const name = `Walk ${Date.now()}`;
+    await page.getByLabel('Name').fill(name);
+    const valid = await page.getByLabel('Pipeline JSON').inputValue();
+    // Line 4 names a task type that does not exist.
+    await page.getByLabel('Pipeline JSON').fill(valid.replace('"type": "render-hires"', '"type": "render-everything"'));
+    await page.getByRole('button', { name: 'Save pipeline' }).click();
+    const problem = page.getByRole('alert', { name: 'Problems by line' }).locator('tr[data-line]');
+    expect(await problem.count()).toBe(1);
+    expect(await problem.getAttribute('data-line')).toBe('4');
+    expect(await problem.textContent()).toContain('tasks[1].type');
+    expect(await problem.textContent()).toContain('render-everything');
+    await screenshot(page, 'backoffice-pipeline-error');
+    await page.getByLabel('Pipeline JSON').fill(valid);
+    await page.getByRole('button', { name: 'Save pipeline' }).click();
+    await page.waitForURL(/\/admin\/pipelines\/\d+$/);
+    expect(await page.getByRole('status').first().textContent()).toContain('saved');
+    await page.getByLabel('Dry run against product').selectOption({ label: 'Demo card' });
+    await page.getByRole('button', { name: 'Dry run' }).click();
+    const notes = (await page.getByRole('status').last().textContent()) ?? '';
+    expect(notes).toContain('valid');
+    expect(notes).toContain('Demo card');
+    expect(notes).toContain('1 design connection');
   });
 });

@@ -10,6 +10,7 @@
 //   GET  /admin/users · /new · /{id}     Settings > Users; POST /{id}/password, /disable, /enable
 //   GET  /admin/tenant                   Settings > Tenant, the instance's signing keys (read-only)
 //   GET  /admin/projects · /{id} · POST  Back office > Projects (backoffice/projects.tsx)
+//   GET  /admin/pipelines · /new · /{id} · POST   Back office > Pipelines (backoffice/pipelines.tsx)
 //   GET  /admin/statuses · /admin/secrets   Settings > Project statuses, Secrets (backoffice/settings.tsx)
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -18,6 +19,7 @@ import { destroySession } from '../session';
 import { appsRoutes } from './apps/routes';
 import { projectsRoutes } from './backoffice/projects';
 import { secretsRoutes, statusesRoutes } from './backoffice/settings';
+import { pipelinesRoutes } from './backoffice/pipelines';
 import { ADMIN_LOGIN_PATH } from '../paths';
 import { adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
 import { dashboard, tenantRoutes } from './tenant';
@@ -45,6 +47,7 @@ adminApp.route('/apps', appsRoutes);
 adminApp.route('/users', usersRoutes);
 adminApp.route('/tenant', tenantRoutes);
 adminApp.route('/projects', projectsRoutes);
+adminApp.route('/pipelines', pipelinesRoutes);
 adminApp.route('/statuses', statusesRoutes);
 adminApp.route('/secrets', secretsRoutes);
 adminApp.all('*', (c) => {
