@@ -12,18 +12,20 @@
  *   POST /mockups/{id}/create-mockup-link, /mockups/{id}/batch-create-mockup-links      201 MockupDto(s)
  *   POST /images/{id}/pages/{pageIndex}/extract                      201 ImageDto
  *   GET  /images/{id}/pages/{pageIndex}/preview                     image (the page PNG drawn at import, resampled)
- *   POST /images/{id}/pages/{pageIndex}/preview-with-mockup          501 until the page is placed on the mockup
+ *   POST /images/{id}/pages/{pageIndex}/preview-with-mockup          image (the page PNG in the mockup's artwork layer)
  */
 import { z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import * as assets from '../assets';
 import { assetKind, DesignDto, DTO_OF, ImageDto, MockupDto, type AssetKind, type AssetType } from '../assets';
-import { ConflictDto, createPlatformArea, NotImplementedError, problemResponses, ValidationError, type Access, type PlatformBindings, type ScopeLevel } from '../core';
+import { ConflictDto, createPlatformArea, problemResponses, ValidationError, type Access, type PlatformBindings, type ScopeLevel } from '../core';
 import { addRoute } from '../storage/routes';
 import { createFromReceived, importFromUrl } from '../storage/handlers';
 import { FromUrlBody } from '../storage/schemas';
 import * as S from './schemas';
 import * as ops from './service';
+import { placeInMockup } from '../atoms/render';
+import { ServerTiming } from '../../http/server-timing';
 
 export const processorArea = createPlatformArea('processor');
 
@@ -178,11 +180,6 @@ for (const kind of KINDS) {
         return c.json(await dto(s, await ops.extractPage(s, c.req.param('id')!, c.req.param('pageIndex')!)), 201);
       },
     );
-    const notYet = async (c: C) => {
-      const s = scope(c, ik);
-      ops.checkPage(await assets.getAsset(s, c.req.param('id')!), c.req.param('pageIndex')!);
-      throw new NotImplementedError('Page previews need the rasterised PDF pages (PDFium), which this deployment does not make yet; extract the page or use the file.');
-    };
     r(
       { method: 'get', path: `${pages}/preview`, summary: 'A page preview (the page drawn at import, fitted inside width × height; png or jpeg)', request: { params: S.PageParams, query: S.PreviewQuery }, responses: { 200: { description: 'The preview.', content: { 'image/png': { schema: { type: 'string', format: 'binary' } as never }, 'image/jpeg': { schema: { type: 'string', format: 'binary' } as never } } }, ...problemResponses(400, 404, 422) } },
       'read',
@@ -192,9 +189,14 @@ for (const kind of KINDS) {
       },
     );
     r(
-      { method: 'post', path: `${pages}/preview-with-mockup`, summary: 'A page preview on a mockup (501 until pages are rasterised)', request: { params: S.PageParams, ...owner, body: jsonBody(S.PreviewWithMockupBody) }, responses: { 200: { description: 'The preview.' }, ...problemResponses(404, 501) } },
+      { method: 'post', path: `${pages}/preview-with-mockup`, summary: "A page placed into a 2D mockup's artwork layer (800 × 800 PNG)", request: { params: S.PageParams, ...owner, body: jsonBody(S.PreviewWithMockupBody) }, responses: { 200: { description: 'The preview.', content: { 'image/png': { schema: { type: 'string', format: 'binary' } as never } } }, ...problemResponses(400, 404, 422) } },
       'read',
-      notYet,
+      async (c) => {
+        const png = await ops.pagePng(scope(c, ik), c.req.param('id')!, c.req.param('pageIndex')!);
+        const { mockupId, mockupOwnerId } = body(c);
+        const out = await placeInMockup(c.var.tenant, { mockupId, mockupOwnerId: mockupOwnerId ?? undefined }, { fileFormat: 'Png' }, undefined, new ServerTiming(), async () => png);
+        return c.body(out.bytes as never, 200, { 'Content-Type': out.mime, 'Cache-Control': 'private, max-age=300' });
+      },
     );
   }
 

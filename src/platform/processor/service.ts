@@ -230,6 +230,14 @@ function previewSide(v: string | undefined, field: string): number | undefined {
   return Number(v);
 }
 
+/** The stored 2,048 px PNG of a page of a PDF image (drawn first if the asset has none yet). */
+export async function pagePng(s: AssetScope, id: string, pageIndex: string): Promise<Uint8Array> {
+  const row = await assets.getAsset(s, id);
+  const n = checkPage(row, pageIndex);
+  if (row.format !== 'pdf') throw new UnprocessableError('Page previews are made of PDF images only.');
+  return assets.pdfPagePng(s.t.env.FILES, row, n);
+}
+
 /**
  * A page of a PDF image as PNG or JPEG: the page's stored 2,048 px raster (drawn at import),
  * fitted inside `width` × `height` (either alone scales by that side; neither → as stored).
@@ -244,11 +252,7 @@ export async function pagePreview(
   const height = previewSide(q.height, 'height');
   const format = (q.format ?? 'png').toLowerCase();
   if (!['png', 'jpeg', 'jpg'].includes(format)) throw new ValidationError({ format: ['png or jpeg.'] });
-  const row = await assets.getAsset(s, id);
-  const n = checkPage(row, pageIndex);
-  if (row.format !== 'pdf') throw new UnprocessableError('Page previews are made of PDF images only.');
-  const png = await assets.pdfPagePng(s.t.env.FILES, row, n);
-  let img = await decodeImage(png);
+  let img = await decodeImage(await pagePng(s, id, pageIndex));
   const scale = Math.min(width ? width / img.width : Infinity, height ? height / img.height : Infinity);
   if (Number.isFinite(scale)) img = await resample(img, Math.max(1, Math.round(img.width * scale)), Math.max(1, Math.round(img.height * scale)));
   if (format === 'png') return { bytes: await encodePng(img), contentType: 'image/png' };

@@ -4,6 +4,7 @@ import { env } from 'cloudflare:workers';
 import { PDFDocument, rgb } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../../../src/engine/raster/codecs';
+import { psdFixture } from '../../helpers/fixtures';
 import { seedPlatform } from '../../helpers/platform';
 import { api, apiJson, P, S, uploadJson } from '../storage/helpers';
 
@@ -69,6 +70,22 @@ describe('PDF pages as images', () => {
     }
     expect((await api('GET', `${P}/images/${img.id}/pages/2/preview`, undefined, { token: 1 })).status).toBe(404);
     expect((await api('GET', `${P}/images/nope/pages/0/preview`, undefined, { token: 1 })).status).toBe(404);
+  });
+
+  it('preview-with-mockup places the page into the mockup PSD (PNG); unknown mockup 404, page out of range 404', async () => {
+    const img = await uploadJson(`${S}/images`, await twoPagePdf(), 'on-mockup.pdf', { path: '/pdf-pages/' });
+    const mockup = await uploadJson(`${S}/mockups`, await psdFixture('agpsd-shapes-smart-objects.psd'), 'mock.psd');
+    const res = await api('POST', `${P}/images/${img.id}/pages/1/preview-with-mockup`, { mockupId: mockup.id }, { token: 1 });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    const out = await decodeImage(new Uint8Array(await res.arrayBuffer()));
+    expect(Math.max(out.width, out.height)).toBe(800);
+    // The green page shows somewhere in the mockup.
+    let green = 0;
+    for (let i = 0; i < out.data.length; i += 4) if (out.data[i]! < 60 && out.data[i + 1]! > 200 && out.data[i + 2]! < 60) green++;
+    expect(green).toBeGreaterThan(100);
+    expect((await api('POST', `${P}/images/${img.id}/pages/1/preview-with-mockup`, { mockupId: 'nope' }, { token: 1 })).status).toBe(404);
+    expect((await api('POST', `${P}/images/${img.id}/pages/9/preview-with-mockup`, { mockupId: mockup.id }, { token: 1 })).status).toBe(404);
   });
 
   it('a copy (D1 rows only) gets its pages drawn on first preview', async () => {
