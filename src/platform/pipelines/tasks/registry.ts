@@ -5,6 +5,8 @@
 import { NOT_AVAILABLE_YET, type Pipeline, type TaskType } from '../language';
 import { extractProjectArtifacts, extractProjectResource } from './extract';
 import { extractProjectDesign } from './extract-project-design';
+import { extractDesignImages } from './extract-design-images';
+import { populatePsdTemplate } from './populate-psd-template';
 import { finalize } from './finalize';
 import { invokeUrl } from './invoke-url';
 import { exportOrderDetailsToCsv, exportToEcommerce } from './order';
@@ -39,6 +41,8 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'render-image-preview': renderImagePreview,
   'render-image-preview-with-mockup': renderImagePreview,
   'render-design-preview-with-mockup': renderDesignPreviewWithMockup,
+  'extract-design-images': extractDesignImages,
+  'populate-psd-template': populatePsdTemplate,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

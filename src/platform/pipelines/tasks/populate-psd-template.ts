@@ -1,0 +1,152 @@
+/**
+ * populate-psd-template: images (every input artifact, in order, each `inputRepeatCount` times)
+ * → the PSD template (`templateId`, or `templateName` in `templateFolder`) with its smart objects
+ * replaced, in reading order (top to bottom, then left to right; layers sharing a name are one
+ * slot, since the engine's `data` is keyed by layer name). Each full set of images fills one
+ * sheet; images left over after the last full set are not placed, and fewer images than smart
+ * objects fail the task. The replacement is the Dynamic Image API's `data` image command
+ * (`{type: 'image', resizeMode}`): `inputImageResizeMode` Fit shows the whole image, ImageFill
+ * covers the smart object (cropping). The sheets are written as the engine's print PDF (the
+ * same prepareHires + writePdf path as render-hires), one page per sheet, or one PDF per sheet
+ * with `outputToSeparateFiles`. `inputImageDpi` is accepted but unused: the image is scaled to
+ * the smart object's box, whatever its own resolution.
+ */
+import type { Env } from '../../../env';
+import { walkLayers } from '../../../engine/compiled/info';
+import type { InputRoot, InputStore, StoredInput } from '../../../engine/inputs';
+import { writePdf } from '../../../engine/pdf/document';
+import { prepareHires } from '../../../engine/pdf/prepare';
+import { R2Sink } from '../../../engine/pdf/sink';
+import type { PersonalisationData } from '../../../engine/personalise';
+import { preparePreview } from '../../../engine/render-request';
+import { TenantInputStore } from '../../assets';
+import { normalisePath } from '../../assets/folders';
+import { designOr404 } from './assets';
+import { TaskFailure } from './errors';
+import { outputBase } from './project';
+import { deps } from './render';
+import type { TaskModule, UnitContext } from './types';
+
+const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
+
+/** The tenant's inputs plus the job's images held in memory under their own names. */
+class WithImages implements InputStore {
+  constructor(
+    private readonly inner: InputStore,
+    private readonly images: Map<string, { bytes: Uint8Array; sha: string; contentType: string }>,
+  ) {}
+  get bucket() {
+    return this.inner.bucket;
+  }
+  async head(root: InputRoot, name: string): Promise<StoredInput | null> {
+    const img = root === 'images' ? this.images.get(name) : undefined;
+    if (img) return { name, sha256: img.sha, etag: img.sha, contentType: img.contentType, meta: {} };
+    return this.inner.head(root, name);
+  }
+  async read(root: InputRoot, name: string) {
+    const img = root === 'images' ? this.images.get(name) : undefined;
+    if (img) return { bytes: img.bytes, info: (await this.head(root, name))! };
+    return this.inner.read(root, name);
+  }
+  put(...args: Parameters<InputStore['put']>) {
+    return this.inner.put(...args);
+  }
+  fonts() {
+    return this.inner.fonts();
+  }
+}
+
+/** The template: by id, or by name in a folder (the root when none); PSD designs only. */
+async function templateOf(env: Env, tenantId: number, p: Record<string, unknown>) {
+  let id = typeof p.templateId === 'string' && p.templateId ? p.templateId : null;
+  if (!id) {
+    const name = String(p.templateName);
+    let folder: string;
+    try {
+      folder = normalisePath(typeof p.templateFolder === 'string' ? p.templateFolder : '/', 'templateFolder');
+    } catch {
+      throw new TaskFailure(`templateFolder "${String(p.templateFolder)}" is not a folder path`);
+    }
+    const row = await env.DB.prepare(
+      `SELECT a.id FROM assets a LEFT JOIN folders f ON f.tenant_id = a.tenant_id AND f.id = a.folder_id
+       WHERE a.tenant_id = ?1 AND a.type = 'design' AND a.name = ?2 COLLATE NOCASE
+         AND (CASE WHEN a.folder_id = '' THEN '/' ELSE f.path END) = ?3 COLLATE NOCASE
+       ORDER BY a.created LIMIT 1`,
+    )
+      .bind(tenantId, name, folder)
+      .first<{ id: string }>();
+    if (!row) throw new TaskFailure(`there is no template named "${name}" in ${folder}`);
+    id = row.id;
+  }
+  const d = await designOr404(env, tenantId, id);
+  if (d.designType === 'PrintProduct') throw new TaskFailure(`${d.name} is a print-product design; populate-psd-template takes a PSD template`);
+  return d;
+}
+
+/** Smart-object layer names in reading order: rows top to bottom, left to right within a row. */
+export function smartObjectSlots(layers: Parameters<typeof walkLayers>[0]): string[] {
+  const sos = [...walkLayers(layers)].filter((l) => l.smartObject);
+  sos.sort((a, b) => {
+    // Same row when their vertical extents overlap by half the smaller height.
+    const overlap = Math.min(a.bounds.bottom, b.bounds.bottom) - Math.max(a.bounds.top, b.bounds.top);
+    const minH = Math.min(a.bounds.bottom - a.bounds.top, b.bounds.bottom - b.bounds.top);
+    if (overlap > minH / 2) return a.bounds.left - b.bounds.left;
+    return a.bounds.top - b.bounds.top;
+  });
+  return [...new Set(sos.map((l) => l.name))];
+}
+
+function imageType(bytes: Uint8Array): string | null {
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'image/jpeg';
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png';
+  return null;
+}
+
+export const populatePsdTemplate: TaskModule = {
+  async run(ctx: UnitContext) {
+    const p = ctx.params;
+    const template = await templateOf(ctx.env, ctx.tenantId, p);
+    const inputs = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));
+    if (!inputs.length) throw new TaskFailure('populate-psd-template has no input images');
+
+    const images = new Map<string, { bytes: Uint8Array; sha: string; contentType: string }>();
+    const names: string[] = [];
+    for (const [i, a] of inputs.entries()) {
+      const bytes = await ctx.read(a);
+      const contentType = imageType(bytes);
+      if (!contentType) throw new TaskFailure(`${a.fileName} is not a JPEG or PNG image`);
+      const name = `populate-${i + 1}.${contentType === 'image/png' ? 'png' : 'jpg'}`;
+      images.set(name, { bytes, sha: hex(await crypto.subtle.digest('SHA-256', bytes)), contentType });
+      names.push(name);
+    }
+    const repeat = Number(p.inputRepeatCount ?? 1);
+    const sequence = names.flatMap((n) => Array<string>(repeat).fill(n));
+
+    const store = new WithImages(new TenantInputStore(ctx.env, ctx.tenantId), images);
+    const probe = await preparePreview(store, { template: template.id, format: 'png', size: { width: 1, height: 1 }, jpegQuality: 90, unsharpMask: null }, deps(ctx.env));
+    const slots = smartObjectSlots(probe.template.compiled.layers);
+    if (!slots.length) throw new TaskFailure(`the template ${template.name} has no smart objects to populate`);
+    const sheets = Math.floor(sequence.length / slots.length);
+    if (!sheets) throw new TaskFailure(`the template ${template.name} has ${slots.length} smart objects; ${sequence.length} images fill none of its sheets`);
+
+    const resizeMode = p.inputImageResizeMode === 'ImageFill' ? 'fill' : 'fit';
+    const dataOf = (sheet: number): PersonalisationData =>
+      Object.fromEntries(slots.map((slot, j) => [slot, { type: 'image', image: sequence[sheet * slots.length + j]!, resizeMode }])) as unknown as PersonalisationData;
+    const base = outputBase(p, template.name);
+    const out = ctx.task.outputs[0]!.name;
+    const write = (from: number, to: number, title: string) => async (bucket: R2Bucket, key: string): Promise<number> => {
+      const pages = [];
+      for (let s = from; s < to; s++) pages.push(await prepareHires(store, { template: template.id, textOutputMode: 'outlines', data: dataOf(s) }, deps(ctx.env)));
+      const sink = new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } });
+      return (await writePdf(sink, pages.map((pg) => pg.load), { title })).bytes;
+    };
+    if (p.outputToSeparateFiles) {
+      for (let s = 0; s < sheets; s++) {
+        const name = sheets > 1 ? `${base}_${s + 1}` : base;
+        await ctx.output(out, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: write(s, s + 1, name), contentType: 'application/pdf', source: template.id });
+      }
+      return;
+    }
+    await ctx.output(out, { ext: 'pdf', fileName: `${base}.pdf`, format: 'pdf', write: write(0, sheets, base), contentType: 'application/pdf', source: template.id });
+  },
+};
