@@ -95,7 +95,14 @@ export const extractDesignImages: TaskModule = {
     } catch (e) {
       throw new TaskFailure(`${design.name} cannot be read as a PSD: ${(e as Error).message}`);
     }
-    const images = await designImages(psd);
+    let images: Extracted[];
+    try {
+      images = await designImages(psd);
+    } catch (e) {
+      // A corrupt channel is the file's fault, not a passing one: fail rather than retry.
+      if (e instanceof TaskFailure) throw e;
+      throw new TaskFailure(`${design.name}: a layer's pixels cannot be read: ${(e as Error).message}`);
+    }
     const base = outputBase(ctx.params, design.name);
     const used = new Set<string>();
     const named = images.map((img) => {
