@@ -201,4 +201,21 @@ describe('back office: projects', () => {
     expect(notes).toContain('Demo card');
     expect(notes).toContain('1 design connection');
   });
+
+  it('Products: search finds the Demo card; its page shows variants, connections and the storefront reference', async () => {
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Products' }).click();
+    await page.waitForURL(`${baseUrl}/admin/products`);
+    await page.getByLabel('Search products').fill('demo');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/search=demo/);
+    await page.getByRole('link', { name: 'Demo card' }).click();
+    await page.waitForURL(/\/admin\/products\/\d+$/);
+    const main = (await page.locator('main').textContent()) ?? '';
+    expect(main).toContain('DEMO-CARD-MATTE');
+    expect(main).toContain('Paper: Matte');
+    expect(main).toContain('Demo card design (front)');
+    expect(main).toContain('Demo mockup');
+    expect(main).toContain('demo-card');
+    await screenshot(page, 'backoffice-product');
+  });
 });

@@ -11,6 +11,7 @@
 //   GET  /admin/tenant                   Settings > Tenant, the instance's signing keys (read-only)
 //   GET  /admin/projects · /{id} · POST  Back office > Projects (backoffice/projects.tsx)
 //   GET  /admin/pipelines · /new · /{id} · POST   Back office > Pipelines (backoffice/pipelines.tsx)
+//   GET  /admin/products · /{id}         Back office > Products, read-only (backoffice/products.tsx)
 //   GET  /admin/statuses · /admin/secrets   Settings > Project statuses, Secrets (backoffice/settings.tsx)
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -20,6 +21,7 @@ import { appsRoutes } from './apps/routes';
 import { projectsRoutes } from './backoffice/projects';
 import { secretsRoutes, statusesRoutes } from './backoffice/settings';
 import { pipelinesRoutes } from './backoffice/pipelines';
+import { productsRoutes } from './backoffice/products';
 import { ADMIN_LOGIN_PATH } from '../paths';
 import { adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
 import { dashboard, tenantRoutes } from './tenant';
@@ -48,6 +50,7 @@ adminApp.route('/users', usersRoutes);
 adminApp.route('/tenant', tenantRoutes);
 adminApp.route('/projects', projectsRoutes);
 adminApp.route('/pipelines', pipelinesRoutes);
+adminApp.route('/products', productsRoutes);
 adminApp.route('/statuses', statusesRoutes);
 adminApp.route('/secrets', secretsRoutes);
 adminApp.all('*', (c) => {

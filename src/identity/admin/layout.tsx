@@ -3,7 +3,7 @@
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
 
-export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets' | 'pipelines';
+export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets' | 'pipelines' | 'products';
 
 /** A one-time message shown at the top of the next page. */
 export interface Banner {
@@ -114,6 +114,7 @@ ul.plain{margin:0;padding-left:1.1rem}
 const NAV: { section: Section; href: string; label: string; settings?: boolean; backoffice?: boolean }[] = [
   { section: 'dashboard', href: '/admin', label: 'Dashboard' },
   { section: 'projects', href: '/admin/projects', label: 'Projects', backoffice: true },
+  { section: 'products', href: '/admin/products', label: 'Products', backoffice: true },
   { section: 'pipelines', href: '/admin/pipelines', label: 'Pipelines', backoffice: true },
   { section: 'apps', href: '/admin/apps', label: 'External apps', settings: true },
   { section: 'users', href: '/admin/users', label: 'Users', settings: true },
