@@ -4,19 +4,85 @@
 // from the workerd process (/proc/<pid>/status VmRSS every 10 ms; delta over the idle RSS
 // before each phase). Where psd-tools and ImageMagick are installed, times them on the same
 // PSD → 800×800 JPEG job. Also: JPEG encode time at q85 for 800×800, our encoder vs mozjpeg.
+// Then the storefront's own case on a small (800²) template: a one-line text change per request,
+// by POST and by signed GET URL (cold: rendered; warm: the Cache API hit a second viewer gets;
+// 304 on If-None-Match). BENCH_RENDER_PARTS=templates,signed picks the parts (default both).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { upload } from './lib.mjs';
+import { API_KEY, upload } from './lib.mjs';
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 // Scratch output outside the project: files written under it make `wrangler dev` restart.
 const scratch = mkdtempSync(path.join(tmpdir(), 'render-bench-'));
 
-export default async function renderBench({ baseUrl, root }) {
+export default async function renderBench(ctx) {
+  const parts = (process.env.BENCH_RENDER_PARTS ?? 'templates,signed').split(',');
+  const rows = [];
+  if (parts.includes('templates')) rows.push(...(await templateRows(ctx)));
+  if (parts.includes('signed')) rows.push(...(await oneLineRows(ctx)));
+  return rows;
+}
+
+/**
+ * A one-line text change on the 800² bench template (new text on every request, no photo):
+ * POST (result URL; the result is stored before answering) and the signed GET URL (the image
+ * itself; copies kept after the answer), cold and warm, with the in-Worker phases.
+ */
+async function oneLineRows({ baseUrl, root }) {
+  const out = path.join(root, 'bench/out');
+  const rows = [];
+  execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), '800'], { stdio: 'inherit' });
+  await upload(baseUrl, 'fonts', path.join(root, 'assets/fonts/LiberationSans-Regular.ttf'), '');
+  const template = await upload(baseUrl, 'templates', path.join(out, 'bench-800.psd'));
+  const tag = Date.now().toString(36); // new texts each run: nothing comes from an earlier run's caches
+  const body = (i) => ({ template, format: 'jpg', size: { width: 800, height: 800 }, data: { Title: { type: 'text', text: `Hello ${tag} ${i}` } } });
+  const timed = async (fn) => {
+    const t = performance.now();
+    const res = await fn();
+    if (!res.ok && res.status !== 304) throw new Error(`HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+    await res.arrayBuffer();
+    return { http: performance.now() - t, worker: serverTiming(res.headers.get('server-timing') ?? ''), res };
+  };
+  const report = (bench, runs, target) => {
+    const of = (phase) => runs.map((r) => r.worker[phase] ?? 0);
+    rows.push({ bench, metric: `HTTP p50 / p95 (n=${runs.length})`, value: `${percentile(runs.map((r) => r.http), 0.5).toFixed(1)} / ${percentile(runs.map((r) => r.http), 0.95).toFixed(1)}`, unit: 'ms', target: target?.http ?? '' });
+    rows.push({ bench, metric: `in-Worker p50 / p95`, value: `${percentile(of('total'), 0.5)} / ${percentile(of('total'), 0.95)}`, unit: 'ms', target: target?.worker ?? '' });
+    const phases = [...new Set(runs.flatMap((r) => Object.keys(r.worker)))].filter((p) => p !== 'total');
+    if (phases.length) rows.push({ bench, metric: 'in-Worker phases p50', value: phases.map((p) => `${p} ${percentile(of(p), 0.5)}`).join(', '), unit: 'ms' });
+  };
+  const post = (i) => timed(() => fetch(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }));
+  for (let i = 0; i < WARMUP; i++) await post(-1 - i);
+  const posts = [];
+  for (let i = 0; i < RUNS; i++) posts.push(await post(i));
+  report('800² one-line change, POST', posts, { http: '≤ 15', worker: '≤ 8' });
+
+  // Signed URLs, built by the back end (the helper endpoint; not timed).
+  const urls = [];
+  for (let i = 0; i < RUNS + WARMUP; i++) {
+    const res = await fetch(`${baseUrl}/api/rendering/preview/url`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-DynamicImageApiKey': API_KEY }, body: JSON.stringify(body(1000 + i)) });
+    if (!res.ok) throw new Error(`preview/url: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
+    urls.push((await res.json()).url.replace(/^https?:\/\/[^/]+/, baseUrl));
+  }
+  for (const url of urls.slice(0, WARMUP)) await timed(() => fetch(url));
+  const cold = [];
+  for (const url of urls.slice(WARMUP)) cold.push(await timed(() => fetch(url)));
+  report('800² one-line change, signed GET, cold (render)', cold, { http: '≤ 15', worker: '≤ 8' });
+  await new Promise((r) => setTimeout(r, 500)); // the copies are written after the answers
+  const warm = [];
+  for (const url of urls.slice(WARMUP)) warm.push(await timed(() => fetch(url)));
+  report('800² signed GET, warm (second viewer)', warm);
+  rows.push({ bench: '800² signed GET, warm (second viewer)', metric: 'answered from', value: [...new Set(warm.map((r) => /cache;desc="([^"]+)"/.exec(r.res.headers.get('server-timing') ?? '')?.[1]))].join(', '), unit: '' });
+  const revalidated = [];
+  for (const [i, url] of urls.slice(WARMUP).entries()) revalidated.push(await timed(() => fetch(url, { headers: { 'if-none-match': warm[i].res.headers.get('etag') } })));
+  report('800² signed GET, If-None-Match → 304', revalidated);
+  return rows;
+}
+
+async function templateRows({ baseUrl, root }) {
   const out = path.join(root, 'bench/out');
   const rows = [];
   const sizes = (process.env.BENCH_TEMPLATES ?? '4000,8000').split(',').map(Number);
