@@ -11,7 +11,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { checkPreview, preparePreview } from '../../engine/render-request';
+import { preparePreview } from '../../engine/render-request';
 import type { AppBindings } from '../../env';
 import { badRequest, detailsFromIssues, notFound } from '../../errors';
 import type { ServerTiming } from '../../http/server-timing';
@@ -69,7 +69,7 @@ export function registerSignedPreviewRoutes(app: RenderingApp): void {
         tags: ['Rendering'],
         summary: 'Build a signed preview URL',
         description:
-          'For the storefront back end (API key): checks the request as POST /api/rendering/preview would (template, size, data), pins the template version and returns the signed GET URL. Nothing is rendered.',
+          'For the storefront back end (API key): checks the request as POST /api/rendering/preview would (template, size, data, the images it names), pins the template version and returns the signed GET URL. Nothing is rendered.',
         request: { body: jsonBody(PreviewModel) },
         responses: { 200: json(SignedUrl, 'The signed URL.'), ...errorResponses(400, 403, 404, 413) },
       },
@@ -77,7 +77,8 @@ export function registerSignedPreviewRoutes(app: RenderingApp): void {
     ),
     async (c) => {
       const body = (await c.req.json()) as Record<string, unknown>;
-      const template = await checkPreview(storesOf(c).files, c.req.valid('json'));
+      // The inputs too (image names, URLs), as the render would: a URL built here never answers 4xx later.
+      const { template } = await preparePreview(storesOf(c).files, c.req.valid('json'), renderDeps(c));
       const r = await encodePreviewRequest({ ...body, v: template.file.sha256.slice(0, 16) });
       const sig = await signPreviewRequest(c.env, r);
       return c.json({ url: `${baseUrl(c)}/api/rendering/preview?r=${r}&sig=${sig}`, r, sig }, 200);
