@@ -1,4 +1,4 @@
-import type { LayerRawDataChannel } from 'ag-psd';
+import type { LayerRawData, LayerRawDataChannel } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { unpackBits } from './composite';
 import { InflateError, Inflater } from './inflate';
@@ -105,4 +105,24 @@ function zip<T>(f: () => T): T {
     if (e instanceof InflateError) throw unprocessable(`A layer's ZIP channel could not be inflated: ${e.message}.`);
     throw e;
   }
+}
+
+/**
+ * A layer's own pixels as straight RGBA (its rectangle, `width` × `height`), read row by row from
+ * its compressed channels: red, green, blue, and alpha (opaque when the layer has none).
+ */
+export function layerRgba(raw: LayerRawData, width: number, height: number): Uint8ClampedArray {
+  const data = new Uint8ClampedArray(width * height * 4);
+  const readers = [0, 1, 2, -1].map((id) => channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : 0));
+  for (let y = 0; y < height; y++) {
+    const [r, g, b, a] = readers.map((reader) => reader.next());
+    for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
+      data[o] = r![x]!;
+      data[o + 1] = g![x]!;
+      data[o + 2] = b![x]!;
+      data[o + 3] = a![x]!;
+    }
+  }
+  for (const reader of readers) reader.finish();
+  return data;
 }

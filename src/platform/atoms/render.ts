@@ -5,7 +5,7 @@
  * `/to-resource` outputs, extract-image and the recolour effect.
  */
 import type { Layer, LayerRawData } from 'ag-psd';
-import { channelRows } from '../../engine/psd/channels';
+import { layerRgba } from '../../engine/psd/channels';
 import { parsePsd } from '../../engine/psd/parse';
 import { UrlImages, type InputRoot, type InputStore, type StoredInput } from '../../engine/inputs';
 import { preparePreview } from '../../engine/render-request';
@@ -387,19 +387,9 @@ export async function extractPsdLayer(t: TenantContext, row: assets.AssetRow, la
   const height = bottom - top;
   if (!raw || layer.children || width <= 0 || height <= 0) throw new UnprocessableError(`The layer "${layerName}" has no pixels of its own.`, { itemId: ['no pixels'] });
   if (width * height > MAX_LAYER_EXTRACT) throw new UnprocessableError(`The layer is ${width}×${height}; at most ${MAX_LAYER_EXTRACT / 1e6} MP can be extracted.`, { itemId: ['too large'] });
-  const data = new Uint8ClampedArray(width * height * 4);
+  let data: Uint8ClampedArray;
   try {
-    const readers = [0, 1, 2, -1].map((id) => channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : 0));
-    for (let y = 0; y < height; y++) {
-      const [r, g, b, a] = readers.map((reader) => reader.next());
-      for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
-        data[o] = r![x]!;
-        data[o + 1] = g![x]!;
-        data[o + 2] = b![x]!;
-        data[o + 3] = a![x]!;
-      }
-    }
-    for (const reader of readers) reader.finish();
+    data = layerRgba(raw, width, height);
   } catch (e) {
     throw assets.engineError(e);
   }

@@ -8,7 +8,7 @@
  */
 import type { Layer, LayerRawData, Psd } from 'ag-psd';
 import { zipSync } from 'fflate';
-import { channelRows } from '../../../engine/psd/channels';
+import { layerRgba } from '../../../engine/psd/channels';
 import { parsePsd } from '../../../engine/psd/parse';
 import { encodePng } from '../../../engine/raster';
 import { assetKey } from './assets';
@@ -35,19 +35,7 @@ async function layerPng(layer: Layer): Promise<Uint8Array | null> {
   const height = (layer.bottom ?? 0) - (layer.top ?? 0);
   if (!raw || width <= 0 || height <= 0) return null;
   if (width * height > MAX_LAYER_PIXELS) throw new TaskFailure(`the layer "${layer.name}" is ${width}×${height}; at most ${MAX_LAYER_PIXELS / 1e6} MP can be extracted`);
-  const data = new Uint8ClampedArray(width * height * 4);
-  const readers = [0, 1, 2, -1].map((id) => channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : 0));
-  for (let y = 0; y < height; y++) {
-    const [r, g, b, a] = readers.map((reader) => reader.next());
-    for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
-      data[o] = r![x]!;
-      data[o + 1] = g![x]!;
-      data[o + 2] = b![x]!;
-      data[o + 3] = a![x]!;
-    }
-  }
-  for (const reader of readers) reader.finish();
-  return encodePng({ width, height, data });
+  return encodePng({ width, height, data: layerRgba(raw, width, height) });
 }
 
 /** Not an image: text, shapes and fills (vector content), adjustments, groups. */
