@@ -389,3 +389,15 @@ export async function personalizationParameters(t: TenantContext, r: ResolvedPro
     mockups,
   };
 }
+
+/** A product's references on every storefront, with the storefront's name (the back office's product page). */
+export async function referencesOfProduct(db: D1Database, tenantId: number, productId: number) {
+  const { results } = await db
+    .prepare(
+      `SELECT r.storefront_id AS storefrontId, s.name AS storefront, r.product_reference AS reference FROM product_references r
+       JOIN storefronts s ON s.tenant_id = r.tenant_id AND s.id = r.storefront_id WHERE r.tenant_id = ?1 AND r.product_id = ?2 ORDER BY r.storefront_id, r.product_reference`,
+    )
+    .bind(tenantId, productId)
+    .all<{ storefrontId: number; storefront: string; reference: string }>();
+  return results;
+}

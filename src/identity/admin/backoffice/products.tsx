@@ -8,6 +8,7 @@ import { Hono } from 'hono';
 import { notFound } from '../../../errors';
 import { PlatformError } from '../../../platform/core';
 import { getProduct, listProducts, listVariants } from '../../../platform/catalogue/products';
+import { referencesOfProduct } from '../../../platform/catalogue/references';
 import { variantDesigns, variantMockups } from '../../../platform/catalogue/variant-assets';
 import { render, type AdminContextOf, type AdminEnv } from '../guard';
 import { tenantOf } from './context';
@@ -79,12 +80,7 @@ productsRoutes.get('/:id', async (c) => {
     listVariants(t, p.id, { skip: 0, take: 500 }),
     variantDesigns(t.env.DB, t.tenantId, p.productVersionId),
     variantMockups(t.env.DB, t.tenantId, p.productVersionId),
-    t.env.DB.prepare(
-      `SELECT r.storefront_id AS storefrontId, s.name AS storefront, r.product_reference AS reference FROM product_references r
-       JOIN storefronts s ON s.tenant_id = r.tenant_id AND s.id = r.storefront_id WHERE r.tenant_id = ?1 AND r.product_id = ?2 ORDER BY r.storefront_id, r.product_reference`,
-    )
-      .bind(t.tenantId, p.id)
-      .all<{ storefrontId: number; storefront: string; reference: string }>(),
+    referencesOfProduct(t.env.DB, t.tenantId, p.id),
   ]);
   const uniq = <T,>(xs: T[], key: (x: T) => string) => [...new Map(xs.map((x) => [key(x), x])).values()];
   return render(c, {
@@ -137,11 +133,11 @@ productsRoutes.get('/:id', async (c) => {
         </section>
         <section class="card" aria-labelledby="refs-h">
           <h2 id="refs-h">Storefront references</h2>
-          {refs.results.length === 0 ? (
+          {refs.length === 0 ? (
             <p class="muted">No storefront names this product.</p>
           ) : (
             <ul class="plain">
-              {refs.results.map((r) => (
+              {refs.map((r) => (
                 <li>
                   <code>{r.reference}</code> <span class="muted small">{`on ${r.storefront} (storefront ${r.storefrontId})`}</span>
                 </li>
