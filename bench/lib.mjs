@@ -1,5 +1,5 @@
 // Pieces the bench modules share (not a bench itself: run.mjs loads only *.bench.mjs).
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
@@ -17,4 +17,41 @@ export async function upload(baseUrl, root, file, destination = 'bench') {
   const body = await res.json();
   const first = Array.isArray(body) ? body[0] : body;
   return typeof first === 'string' ? first : first.name;
+}
+
+/**
+ * Samples the summed RSS of the dev server's workerd processes every 10 ms: the one listening on
+ * `port` and its siblings (same wrangler parent: the runtime that runs the Worker), not other
+ * dev servers or test runs on the machine.
+ */
+export class MemorySampler {
+  constructor(port) {
+    const all = existsSync('/proc') ? readdirSync('/proc').filter((p) => /^\d+$/.test(p)) : [];
+    const workerd = all.filter((p) => /workerd/.test(safeRead(`/proc/${p}/cmdline`).split('\0')[0]));
+    const parentOf = (p) => /PPid:\s+(\d+)/.exec(safeRead(`/proc/${p}/status`))?.[1];
+    const entry = workerd.find((p) => safeRead(`/proc/${p}/cmdline`).includes(`entry=127.0.0.1:${port}`));
+    this.pids = entry ? workerd.filter((p) => parentOf(p) === parentOf(entry)) : [];
+    this.idle = this.read();
+    this.peak = this.idle;
+    this.timer = this.pids.length ? setInterval(() => (this.peak = Math.max(this.peak, this.read())), 10) : null;
+  }
+  read() {
+    let kb = 0;
+    for (const pid of this.pids) kb += Number(/VmRSS:\s+(\d+)/.exec(safeRead(`/proc/${pid}/status`))?.[1] ?? 0);
+    return kb;
+  }
+  stop() {
+    if (!this.timer) return null;
+    clearInterval(this.timer);
+    this.peak = Math.max(this.peak, this.read());
+    return { peakMb: this.peak / 1024, peakDeltaMb: (this.peak - this.idle) / 1024 };
+  }
+}
+
+function safeRead(file) {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }

@@ -6,9 +6,9 @@
 // each fresh PDF into compositing (render), image encoding (encode) and reading reused strips
 // (reuse); its desc counts the strips.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { upload } from './lib.mjs';
+import { upload, MemorySampler } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_PDF_RUNS ?? 5);
 /** Which parts to run: `one` (4000², one page), `ten` (10-page combined), `big` (8000² memory). */
@@ -102,39 +102,3 @@ async function hires(baseUrl, route, body) {
   return { ms, timing, bytes, desc };
 }
 
-/**
- * Samples the summed RSS of the dev server's workerd processes every 10 ms: the one listening on
- * `port` and its siblings (same wrangler parent: the runtime that runs the Worker), not other
- * dev servers or test runs on the machine.
- */
-class MemorySampler {
-  constructor(port) {
-    const all = existsSync('/proc') ? readdirSync('/proc').filter((p) => /^\d+$/.test(p)) : [];
-    const workerd = all.filter((p) => /workerd/.test(safeRead(`/proc/${p}/cmdline`).split('\0')[0]));
-    const parentOf = (p) => /PPid:\s+(\d+)/.exec(safeRead(`/proc/${p}/status`))?.[1];
-    const entry = workerd.find((p) => safeRead(`/proc/${p}/cmdline`).includes(`entry=127.0.0.1:${port}`));
-    this.pids = entry ? workerd.filter((p) => parentOf(p) === parentOf(entry)) : [];
-    this.idle = this.read();
-    this.peak = this.idle;
-    this.timer = this.pids.length ? setInterval(() => (this.peak = Math.max(this.peak, this.read())), 10) : null;
-  }
-  read() {
-    let kb = 0;
-    for (const pid of this.pids) kb += Number(/VmRSS:\s+(\d+)/.exec(safeRead(`/proc/${pid}/status`))?.[1] ?? 0);
-    return kb;
-  }
-  stop() {
-    if (!this.timer) return null;
-    clearInterval(this.timer);
-    this.peak = Math.max(this.peak, this.read());
-    return { peakMb: this.peak / 1024, peakDeltaMb: (this.peak - this.idle) / 1024 };
-  }
-}
-
-function safeRead(file) {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}

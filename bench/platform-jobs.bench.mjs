@@ -5,7 +5,7 @@
 //  3. a 100-member render-preview collection (a stand-alone job: 100 items → extract → preview
 //     per member → finalize): total time and the dev server's peak workerd RSS.
 // Completion is read from GET /api/rendering/v1/jobs (the D1 mirror the runner writes).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { MemorySampler } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_JOB_RUNS ?? 10);
 const AT_ONCE = 50;
@@ -110,35 +110,3 @@ export default async function platformJobsBench({ baseUrl }) {
   return rows;
 }
 
-/** Summed RSS of the dev server's workerd processes, sampled every 10 ms (as bench/pdf.bench.mjs). */
-class MemorySampler {
-  constructor(port) {
-    const all = existsSync('/proc') ? readdirSync('/proc').filter((p) => /^\d+$/.test(p)) : [];
-    const workerd = all.filter((p) => /workerd/.test(safeRead(`/proc/${p}/cmdline`).split('\0')[0]));
-    const parentOf = (p) => /PPid:\s+(\d+)/.exec(safeRead(`/proc/${p}/status`))?.[1];
-    const entry = workerd.find((p) => safeRead(`/proc/${p}/cmdline`).includes(`entry=127.0.0.1:${port}`));
-    this.pids = entry ? workerd.filter((p) => parentOf(p) === parentOf(entry)) : [];
-    this.idle = this.read();
-    this.peak = this.idle;
-    this.timer = this.pids.length ? setInterval(() => (this.peak = Math.max(this.peak, this.read())), 10) : null;
-  }
-  read() {
-    let kb = 0;
-    for (const pid of this.pids) kb += Number(/VmRSS:\s+(\d+)/.exec(safeRead(`/proc/${pid}/status`))?.[1] ?? 0);
-    return kb;
-  }
-  stop() {
-    if (!this.timer) return null;
-    clearInterval(this.timer);
-    this.peak = Math.max(this.peak, this.read());
-    return { peakMb: this.peak / 1024, peakDeltaMb: (this.peak - this.idle) / 1024 };
-  }
-}
-
-function safeRead(file) {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
