@@ -82,7 +82,7 @@ describe('admin panel pages', () => {
       await page.goto(`${baseUrl}${path}`);
       expect(new URL(page.url()).pathname, path).toBe(path);
       const external = await page.evaluate(() =>
-        [...document.querySelectorAll('script[src], link[href], img[src], iframe[src]')]
+        Array.from(document.querySelectorAll('script[src], link[href], img[src], iframe[src]'))
           .map((e) => (e as HTMLScriptElement).src || (e as HTMLLinkElement).href)
           .filter((u) => !u.startsWith(location.origin) && !u.startsWith('data:')),
       );
