@@ -3,11 +3,11 @@
 // The demo client runs as a child process against the seeded Worker of this browser suite.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch } from './chromium.js';
+import { freePort } from './free-port.js';
 
 const workerUrl = inject('workerUrl');
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -16,17 +16,6 @@ let browser: Browser;
 let page: Page;
 let demo: ChildProcess;
 let shopUrl = '';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
 
 async function shot(name: string): Promise<string> {
   mkdirSync(shots, { recursive: true });

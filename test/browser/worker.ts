@@ -5,9 +5,9 @@
 // `wrangler … --local` from the project root) write there too.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 /** Entries of the repository the temporary project must not share. */
@@ -21,18 +21,6 @@ export interface LocalWorker {
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
   const r = spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitUntilUp(url: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
@@ -68,22 +56,30 @@ export async function startLocalWorker(): Promise<LocalWorker> {
     run(process.execPath, ['--preserve-symlinks-main', path.join(project, 'scripts/seed', script)], project, env);
   }
 
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(
-    'npx',
-    ['wrangler', 'dev', '--port', String(port), '--ip', '127.0.0.1', '--var', `ISSUER:${url}`, '--show-interactive-dev-session=false'],
-    { cwd: project, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout?.on('data', (d) => (output += d));
-  child.stderr?.on('data', (d) => (output += d));
-  try {
-    await waitUntilUp(url, child, () => output.slice(-4000), 180_000);
-  } catch (err) {
-    if (child.pid) process.kill(-child.pid, 'SIGTERM');
-    throw err;
+  // A port can still be taken between our check and wrangler's bind: try another one then.
+  let started: { url: string; child: ChildProcess } | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const child = spawn(
+      'npx',
+      ['wrangler', 'dev', '--port', String(port), '--ip', '127.0.0.1', '--var', `ISSUER:${url}`, '--show-interactive-dev-session=false'],
+      { cwd: project, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout?.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
+    try {
+      await waitUntilUp(url, child, () => output.slice(-4000), 180_000);
+      started = { url, child };
+    } catch (err) {
+      if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+      if (attempt < 3 && /address already in use/i.test(output)) continue;
+      rmSync(project, { recursive: true, force: true });
+      throw err;
+    }
   }
+  const { url, child } = started;
 
   return {
     url,
