@@ -74,7 +74,9 @@ export const assets = sqliteTable(
     uniqueIndex('assets_name_in_folder')
       .on(t.tenantId, t.type, t.ownerId, t.folderId, sql`${t.name} COLLATE NOCASE`)
       .where(sql`${t.type} <> 'resource'`),
-    index('assets_list').on(t.tenantId, t.type, t.ownerId, t.folderId, t.name),
+    // Covers a folder listing: pages come in name order without a sort, and the customFields
+    // filter and the count read the index alone (migration 0002; docs/platform.md).
+    index('assets_list_by_name').on(t.tenantId, t.type, t.ownerId, t.folderId, sql`${t.name} COLLATE NOCASE`, t.id, t.customFields),
     index('assets_list_modified').on(t.tenantId, t.type, t.ownerId, t.lastModified),
     index('assets_blob').on(t.tenantId, t.blobSha),
     index('assets_retention').on(t.tenantId, t.retentionPolicy, t.lastModified),

@@ -149,14 +149,17 @@ export async function listAssets(s: AssetScope, f: ListFilter): Promise<{ total:
   const cond = sql.join(where, sql` AND `);
   const order = f.sorting.length ? f.sorting.map((k) => `${SORT_COLUMN[k.field]} ${k.direction}`).join(', ') + ', id' : 'name COLLATE NOCASE, id';
   const db = s.t.env.DB;
-  // One scan: the page and the total together (a window count); an empty page asks for the count alone.
-  const { results } = await stmt(
-    db,
-    sql`SELECT ${sql.raw(ASSET_COLUMNS)}, count(*) OVER () AS total_ FROM assets WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`,
-  ).all<Record<string, unknown>>();
-  const total = results.length
-    ? Number(results[0]!.total_)
-    : Number((await stmt(db, sql`SELECT count(*) AS n FROM assets WHERE ${cond}`).first<{ n: number }>())?.n ?? 0);
+  // The page and the count in one round trip. With the covering index assets_list_by_name the
+  // page reads in index order (no sort) and the count never touches the table; a window count
+  // would collect every matching row before the page (docs/platform.md, Listing).
+  const count = stmt(db, sql`SELECT count(*) AS n FROM assets WHERE ${cond}`);
+  if (f.take === 0) return { total: Number((await count.first<{ n: number }>())?.n ?? 0), items: [] };
+  const [page, counted] = await db.batch<Record<string, unknown>>([
+    stmt(db, sql`SELECT ${sql.raw(ASSET_COLUMNS)} FROM assets WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`),
+    count,
+  ]);
+  const results = page!.results;
+  const total = Number(counted!.results[0]?.n ?? 0);
   return { total, items: results.map(assetRow) };
 }
 
