@@ -13,12 +13,15 @@
 //   GET  /admin/pipelines · /new · /{id} · POST   Back office > Pipelines (backoffice/pipelines.tsx)
 //   GET  /admin/products · /{id}         Back office > Products, read-only (backoffice/products.tsx)
 //   GET  /admin/statuses · /admin/secrets   Settings > Project statuses, Secrets (backoffice/settings.tsx)
+//   GET  /admin/assets/{tab} · /{id} · POST   Back office > Assets (backoffice/assets.tsx; uploads take up to ADMIN_UPLOAD_MAX_BYTES)
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError, notFound } from '../../errors';
 import { destroySession } from '../session';
 import { appsRoutes } from './apps/routes';
 import { projectsRoutes } from './backoffice/projects';
+import { assetsRoutes } from './backoffice/assets';
+import { ADMIN_UPLOAD_MAX_BYTES } from './backoffice/asset-files';
 import { secretsRoutes, statusesRoutes } from './backoffice/settings';
 import { pipelinesRoutes } from './backoffice/pipelines';
 import { productsRoutes } from './backoffice/products';
@@ -38,7 +41,15 @@ const formLimit = bodyLimit({
     throw new ApiError(413, 'payload_too_large', `The form is larger than ${ADMIN_FORM_MAX_BYTES / 1024} KB, so nothing was changed.`);
   },
 });
-adminApp.use('*', adminHeaders, formLimit, requireAdmin);
+// The Assets page's upload posts a file: its own cap (the largest asset type's), checked the same way.
+const uploadLimit = bodyLimit({
+  maxSize: ADMIN_UPLOAD_MAX_BYTES,
+  onError: () => {
+    throw new ApiError(413, 'payload_too_large', `The file is larger than ${Math.floor(ADMIN_UPLOAD_MAX_BYTES / 1024 / 1024)} MB, so nothing was uploaded.`);
+  },
+});
+const isUpload = (path: string) => /^\/admin\/assets\/[a-z]+\/upload$/.test(path);
+adminApp.use('*', adminHeaders, (c, next) => (isUpload(c.req.path) ? uploadLimit : formLimit)(c, next), requireAdmin);
 
 adminApp.get('/', dashboard);
 adminApp.post('/logout', async (c) => {
@@ -51,6 +62,7 @@ adminApp.route('/tenant', tenantRoutes);
 adminApp.route('/projects', projectsRoutes);
 adminApp.route('/pipelines', pipelinesRoutes);
 adminApp.route('/products', productsRoutes);
+adminApp.route('/assets', assetsRoutes);
 adminApp.route('/statuses', statusesRoutes);
 adminApp.route('/secrets', secretsRoutes);
 adminApp.all('*', (c) => {

@@ -3,7 +3,7 @@
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
 
-export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets' | 'pipelines' | 'products';
+export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets' | 'pipelines' | 'products' | 'assets';
 
 /** A one-time message shown at the top of the next page. */
 export interface Banner {
@@ -116,6 +116,7 @@ const NAV: { section: Section; href: string; label: string; settings?: boolean; 
   { section: 'projects', href: '/admin/projects', label: 'Projects', backoffice: true },
   { section: 'products', href: '/admin/products', label: 'Products', backoffice: true },
   { section: 'pipelines', href: '/admin/pipelines', label: 'Pipelines', backoffice: true },
+  { section: 'assets', href: '/admin/assets', label: 'Assets', backoffice: true },
   { section: 'apps', href: '/admin/apps', label: 'External apps', settings: true },
   { section: 'users', href: '/admin/users', label: 'Users', settings: true },
   { section: 'tenant', href: '/admin/tenant', label: 'Tenant', settings: true },
