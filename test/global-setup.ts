@@ -26,7 +26,7 @@ const flakyCalls: Record<string, Array<Record<string, unknown>>> = {};
  * POST /tools/<name> with a file body runs a prepress tool on it, as a person checking a PDF
  * would: qpdf --check, pdfinfo, pdffonts print text; pdftoppm returns page 1..n PNGs as JSON
  * base64 (`?r=<dpi>`, `?page=<n>` for one page, `?scaleTo=<px>`); djpeg decodes a JPEG to a
- * binary PPM with libjpeg-turbo. Only these tools, no shell.
+ * binary PPM with libjpeg-turbo (`?scale=1/2` … `1/8` scaled). Only these tools, no shell.
  */
 const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [string, string[]]> = {
   'qpdf-check': (f) => ['qpdf', ['--check', f]],
@@ -34,7 +34,11 @@ const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [
   pdffonts: (f) => ['pdffonts', [f]],
   pdftotext: (f) => ['pdftotext', ['-layout', f, '-']],
   // libjpeg-turbo's reference decoder: exit 2 and a stderr warning on any corrupt JPEG data.
-  djpeg: (f, _q, dir) => ['djpeg', ['-pnm', '-outfile', path.join(dir, 'page.ppm'), f]],
+  // `?scale=1/4`: libjpeg's own DCT-domain scaled decode, the reference for ours.
+  djpeg: (f, q, dir) => [
+    'djpeg',
+    [...(/^1\/[1248]$/.test(q.get('scale') ?? '') ? ['-scale', q.get('scale')!] : []), '-pnm', '-outfile', path.join(dir, 'page.ppm'), f],
+  ],
   pdftoppm: (f, q, dir) => [
     'pdftoppm',
     [

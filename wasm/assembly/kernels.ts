@@ -281,4 +281,5 @@ export function unpremultiply(ptr: usize, count: i32): void {
   }
 }
 export * from './jpeg';
+export * from './jpeg-decode';
 export * from './blend';

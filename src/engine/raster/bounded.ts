@@ -1,6 +1,7 @@
 import { unprocessable } from '../errors';
 import type { RGBAImage } from '../types';
 import { decodeImage } from './codecs';
+import { decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
 import { applyOrientation } from './orientation';
 import { resample, type ResampleQuality } from './resample';
 import { orientedSize, sniffImage, type SniffedImage } from './sniff';
@@ -55,15 +56,27 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   const maxOut = options.maxOutputPixels ?? MAX_PLACED_PIXELS;
   if (width * height > maxOut) throw fail(`scaled to its placement it would be ${width}×${height}, more than ${(maxOut / 1e6).toFixed(0)} MP.`);
 
-  let decoded: RGBAImage | undefined;
+  const swap = sniffed.orientation >= 5;
+  const storedWidth = swap ? height : width;
+  const storedHeight = swap ? width : height;
+  // A JPEG placed at half its size or less decodes straight to 1/2, 1/4 or 1/8 in the DCT
+  // domain (still at least the size wanted), so the full-size pixels never exist.
+  const scale = sniffed.format === 'jpeg' ? jpegScaleFor(sniffed, storedWidth, storedHeight) : 8;
+  let decoded: RGBAImage | null | undefined;
+  let factor = scale;
   try {
-    decoded = await decodeImage(bytes);
+    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>) : null;
+    if (!decoded) {
+      decoded = await decodeImage(bytes);
+      factor = 8;
+    }
   } catch {
     throw fail('the image data is corrupt.');
   }
-  if (decoded.width !== sniffed.width || decoded.height !== sniffed.height) throw fail('the image data does not match its header.');
-  const swap = sniffed.orientation >= 5;
-  const stored = await resample(decoded, swap ? height : width, swap ? width : height, { quality: options.quality ?? 'high' });
+  if (decoded.width !== Math.ceil((sniffed.width * factor) / 8) || decoded.height !== Math.ceil((sniffed.height * factor) / 8)) {
+    throw fail('the image data does not match its header.');
+  }
+  const stored = await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high' });
   decoded = undefined; // the full-size pixels can go now
   return { ...applyOrientation(stored, sniffed.orientation), source: sniffed };
 }

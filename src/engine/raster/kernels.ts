@@ -20,6 +20,8 @@ export interface KernelExports {
   jpegCountSymbols(counts: number, coefCache: number): void;
   jpegReplay(coefCache: number): void;
   jpegTakeOutput(): number;
+  jpegDecodeScan(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
+  jpegToRgba(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, height: number, ycc: number, out: number): void;
   blendPixels(dst: number, src: number, mask: number, n: number, opacity: number, mode: number, atop: number, keep: number): void;
   fadePixels(dst: number, after: number, mask: number, n: number, opacity: number): void;
 }

@@ -1,4 +1,37 @@
+import { expect } from 'vitest';
 import type { RGBAImage } from '../../../src/engine/types';
+
+export const base64ToBytes = (b64: string) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+
+/** Binary PPM (P6) or PGM (P5, grey), maxval 255, as djpeg writes them → RGB bytes. */
+export function parsePpm(bytes: Uint8Array): { width: number; height: number; rgb: Uint8Array } {
+  const fields: string[] = [];
+  let i = 0;
+  while (fields.length < 4) {
+    while (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09) i++;
+    let token = '';
+    while (bytes[i] !== 0x20 && bytes[i] !== 0x0a && bytes[i] !== 0x0d && bytes[i] !== 0x09) token += String.fromCharCode(bytes[i++]);
+    fields.push(token);
+  }
+  i++; // the single whitespace after maxval
+  expect(['P6', 'P5']).toContain(fields[0]);
+  const width = Number(fields[1]);
+  const height = Number(fields[2]);
+  const body = bytes.subarray(i);
+  if (fields[0] === 'P6') return { width, height, rgb: body };
+  const rgb = new Uint8Array(width * height * 3);
+  for (let p = 0; p < width * height; p++) rgb.fill(body[p]!, p * 3, p * 3 + 3);
+  return { width, height, rgb };
+}
+
+/** PSNR (dB, 99 = identical) of an RGBA image's colour against RGB bytes of the same size. */
+export function psnr(img: RGBAImage, rgb: Uint8Array): number {
+  let se = 0;
+  for (let p = 0, q = 0; p < img.data.length; p += 4, q += 3)
+    for (let c = 0; c < 3; c++) se += (img.data[p + c]! - rgb[q + c]!) ** 2;
+  const mse = se / ((img.data.length / 4) * 3);
+  return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
+}
 
 /** Deterministic pseudo-random image (xorshift), optionally with varied alpha. */
 export function noiseImage(width: number, height: number, seed = 1, alpha: 'opaque' | 'varied' = 'varied'): RGBAImage {

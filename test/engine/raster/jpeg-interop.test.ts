@@ -3,30 +3,7 @@ import { decodeImage, encodeJpeg } from '../../../src/engine/raster/codecs';
 import { encodeBaselineJpeg, encodeJpegRows, jpegFromRows, replaceJpegRows } from '../../../src/engine/raster/jpeg';
 import type { RGBAImage } from '../../../src/engine/types';
 import { runTool } from '../../helpers/fixtures';
-import { noiseImage } from './helpers';
-
-/** Binary PPM (P6, maxval 255) as djpeg writes it → RGB bytes. */
-function parsePpm(bytes: Uint8Array): { width: number; height: number; rgb: Uint8Array } {
-  const fields: string[] = [];
-  let i = 0;
-  while (fields.length < 4) {
-    while (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09) i++;
-    let token = '';
-    while (bytes[i] !== 0x20 && bytes[i] !== 0x0a && bytes[i] !== 0x0d && bytes[i] !== 0x09) token += String.fromCharCode(bytes[i++]);
-    fields.push(token);
-  }
-  i++; // the single whitespace after maxval
-  expect(fields[0]).toBe('P6');
-  return { width: Number(fields[1]), height: Number(fields[2]), rgb: bytes.subarray(i) };
-}
-
-function psnr(img: RGBAImage, rgb: Uint8Array): number {
-  let se = 0;
-  for (let p = 0, q = 0; p < img.data.length; p += 4, q += 3)
-    for (let c = 0; c < 3; c++) se += (img.data[p + c] - rgb[q + c]) ** 2;
-  const mse = se / ((img.data.length / 4) * 3);
-  return mse === 0 ? 99 : 10 * Math.log10((255 * 255) / mse);
-}
+import { base64ToBytes, noiseImage, parsePpm, psnr } from './helpers';
 
 /** Smooth gradients with a little grain: what previews mostly are. */
 function photoLike(width: number, height: number): RGBAImage {
@@ -42,7 +19,6 @@ function photoLike(width: number, height: number): RGBAImage {
   return img;
 }
 
-const base64ToBytes = (b64: string) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
 
 describe('our JPEG encoder, read by an independent decoder (libjpeg-turbo djpeg)', () => {
   it('decodes without a single warning at every size and quality, to the right size and picture', async () => {

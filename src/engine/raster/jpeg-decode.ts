@@ -1,0 +1,218 @@
+import type { RGBAImage } from '../types';
+import { withArena } from './kernels';
+
+/**
+ * Scaled JPEG decoding (the DCT-domain reduction libjpeg calls `scale_num / scale_denom`): a
+ * baseline JPEG decodes straight to 1/2, 1/4 or 1/8 of its size, each 8×8 block becoming 4×4,
+ * 2×2 or 1×1 pixels through a reduced inverse DCT (wasm/assembly/jpeg-decode.ts). A shopper's
+ * 12 MP photo placed at 1000 px then never exists at full size: less time and a fraction of the
+ * memory. Covers what cameras and phones write (baseline, 8-bit, grey or YCbCr, any of the usual
+ * chroma subsamplings, restart intervals); anything else (progressive, arithmetic, 12-bit, CMYK,
+ * several scans) answers null and the caller decodes at full size with mozjpeg.
+ */
+
+/** How many eighths of the size each block keeps. */
+export type JpegScale = 1 | 2 | 4 | 8;
+
+interface Component {
+  id: number;
+  h: number;
+  v: number;
+  quant: number;
+  dc: number;
+  ac: number;
+}
+
+interface Frame {
+  width: number;
+  height: number;
+  components: Component[];
+}
+
+/** Thrown for data that cannot be a valid JPEG; the callers map it to 422 as for mozjpeg. */
+const corrupt = () => new Error('JPEG data is corrupt');
+
+/** The largest reduction (fewest eighths) whose size still covers `width` × `height`. */
+export function jpegScaleFor(source: { width: number; height: number }, width: number, height: number): JpegScale {
+  for (const n of [1, 2, 4] as const) {
+    if (Math.ceil((source.width * n) / 8) >= width && Math.ceil((source.height * n) / 8) >= height) return n;
+  }
+  return 8;
+}
+
+/**
+ * Decodes `bytes` at `scale`/8 of its size (rounded up, as libjpeg does), or null when the file
+ * uses a coding this decoder leaves to mozjpeg. Throws on corrupt data.
+ */
+export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>): Promise<RGBAImage | null> {
+  const quant: (Int32Array | undefined)[] = [];
+  const huff: ({ bits: Uint8Array; values: Uint8Array } | undefined)[] = [];
+  let frame: Frame | undefined;
+  let restartInterval = 0;
+  let adobeTransform: number | undefined;
+  let jfif = false;
+  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) throw corrupt();
+  let p = 2;
+  for (;;) {
+    while (p < bytes.length && bytes[p] !== 0xff) p++; // tolerate junk between segments
+    while (p < bytes.length && bytes[p] === 0xff) p++;
+    if (p + 2 >= bytes.length) throw corrupt();
+    const marker = bytes[p]!;
+    p++;
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) continue;
+    if (marker === 0xd9) throw corrupt(); // EOI before any scan
+    const length = (bytes[p]! << 8) | bytes[p + 1]!;
+    const end = p + length;
+    if (length < 2 || end > bytes.length) throw corrupt();
+    const seg = bytes.subarray(p + 2, end);
+    switch (marker) {
+      case 0xdb: // DQT
+        for (let i = 0; i < seg.length; ) {
+          const precision = seg[i]! >> 4;
+          const id = seg[i]! & 15;
+          const size = precision ? 128 : 64;
+          if (id > 3 || i + 1 + size > seg.length) throw corrupt();
+          const table = new Int32Array(64);
+          for (let k = 0; k < 64; k++) table[k] = precision ? (seg[i + 1 + 2 * k]! << 8) | seg[i + 2 + 2 * k]! : seg[i + 1 + k]!;
+          quant[id] = table;
+          i += 1 + size;
+        }
+        break;
+      case 0xc4: // DHT
+        for (let i = 0; i < seg.length; ) {
+          const cls = seg[i]! >> 4;
+          const id = seg[i]! & 15;
+          if (cls > 1 || id > 3 || i + 17 > seg.length) throw corrupt();
+          const bits = seg.slice(i + 1, i + 17);
+          const count = bits.reduce((a, b) => a + b, 0);
+          if (count > 256 || i + 17 + count > seg.length) throw corrupt();
+          huff[cls * 4 + id] = { bits, values: seg.slice(i + 17, i + 17 + count) };
+          i += 17 + count;
+        }
+        break;
+      case 0xdd: // DRI
+        if (seg.length < 2) throw corrupt();
+        restartInterval = (seg[0]! << 8) | seg[1]!;
+        break;
+      case 0xe0:
+        if (seg[0] === 0x4a && seg[1] === 0x46 && seg[2] === 0x49 && seg[3] === 0x46) jfif = true;
+        break;
+      case 0xee: // Adobe: its transform flag says whether three components are YCbCr or RGB
+        if (seg.length >= 12 && seg[0] === 0x41 && seg[1] === 0x64 && seg[2] === 0x6f && seg[3] === 0x62 && seg[4] === 0x65) adobeTransform = seg[11];
+        break;
+      case 0xc0:
+      case 0xc1: {
+        if (seg.length < 6 || seg[0] !== 8) return null; // 12-bit
+        const height = (seg[1]! << 8) | seg[2]!;
+        const width = (seg[3]! << 8) | seg[4]!;
+        const n = seg[5]!;
+        if (!width || !height || (n !== 1 && n !== 3) || seg.length < 6 + 3 * n) return null;
+        const components: Component[] = [];
+        for (let c = 0; c < n; c++) {
+          const o = 6 + 3 * c;
+          components.push({ id: seg[o]!, h: seg[o + 1]! >> 4, v: seg[o + 1]! & 15, quant: seg[o + 2]!, dc: 0, ac: 0 });
+        }
+        frame = { width, height, components };
+        break;
+      }
+      case 0xda: { // SOS: the one scan we decode
+        if (!frame) throw corrupt();
+        const count = seg[0]!;
+        if (count !== frame.components.length || seg.length < 1 + 2 * count + 3) return null; // several scans
+        for (let i = 0; i < count; i++) {
+          const component = frame.components.find((c) => c.id === seg[1 + 2 * i]);
+          if (!component) throw corrupt();
+          component.dc = seg[2 + 2 * i]! >> 4;
+          component.ac = seg[2 + 2 * i]! & 15;
+        }
+        const ycc = frame.components.length === 3 && (adobeTransform === undefined ? jfif || !isRgbIds(frame) : adobeTransform !== 0);
+        return decodeScan(bytes, end, frame, quant, huff, restartInterval, scale, ycc);
+      }
+      default:
+        // Progressive, lossless, hierarchical and arithmetic frames: leave them to mozjpeg.
+        if (marker >= 0xc2 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return null;
+    }
+    p = end;
+  }
+}
+
+/** Components named 'R', 'G', 'B' (an RGB JPEG without an Adobe marker, as libjpeg guesses). */
+const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === '82,71,66';
+
+async function decodeScan(
+  bytes: Uint8Array, start: number, frame: Frame, quant: (Int32Array | undefined)[],
+  huff: ({ bits: Uint8Array; values: Uint8Array } | undefined)[], restartInterval: number, scale: number, ycc: boolean,
+): Promise<RGBAImage | null> {
+  const { width, height } = frame;
+  const single = frame.components.length === 1;
+  const comps = single ? [{ ...frame.components[0]!, h: 1, v: 1 }] : frame.components;
+  const hMax = Math.max(...comps.map((c) => c.h));
+  const vMax = Math.max(...comps.map((c) => c.v));
+  // Subsampling this decoder covers: luma at most 2 × 2, each factor dividing the largest.
+  if (comps.some((c) => c.h < 1 || c.v < 1 || c.h > 2 || c.v > 2 || hMax % c.h || vMax % c.v)) return null;
+  if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) throw corrupt();
+  const mcusX = Math.ceil(width / (8 * hMax));
+  const mcusY = Math.ceil(height / (8 * vMax));
+  const outW = Math.ceil((width * scale) / 8);
+  const outH = Math.ceil((height * scale) / 8);
+
+  return withArena((k, arena) => {
+    const data = arena.alloc(bytes.length);
+    const huffPtr = arena.alloc(8 * 1024 * 4);
+    const compsPtr = arena.alloc(3 * 32);
+    const quantPtrs = comps.map(() => arena.alloc(64 * 4));
+    const planes = comps.map((c) => {
+      const size = blockSize(c, hMax, vMax, scale);
+      const stride = mcusX * c.h * size;
+      return { size, stride, ptr: arena.alloc(stride * mcusY * c.v * size) };
+    });
+    const out = arena.alloc(outW * outH * 4);
+    const u8 = arena.u8();
+    const i32 = arena.i32();
+    u8.set(bytes, data);
+    for (let t = 0; t < 8; t++) {
+      const spec = huff[t];
+      if (spec) writeHuffman(i32, (huffPtr >> 2) + t * 1024, spec);
+    }
+    comps.forEach((c, i) => {
+      i32.set(quant[c.quant]!, quantPtrs[i]! >> 2);
+      const plane = planes[i]!;
+      i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, plane.ptr, plane.stride, plane.size], (compsPtr >> 2) + i * 8);
+    });
+    const status = k.jpegDecodeScan(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
+      single ? Math.ceil(height / 8) : mcusY, restartInterval);
+    if (status !== 0) throw corrupt();
+    k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
+    return { width: outW, height: outH, data: new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };
+  });
+}
+
+/**
+ * A component's decoded block size: `scale`, or for subsampled chroma as much more as brings it
+ * to the output's resolution (at most 8, the full block) when it is subsampled alike both ways,
+ * as libjpeg does, so colour edges stay as sharp as the luma's.
+ */
+function blockSize(c: Component, hMax: number, vMax: number, scale: number): number {
+  const factor = hMax / c.h;
+  return factor === vMax / c.v ? Math.min(8, scale * factor) : scale;
+}
+
+/** T.81 Annex C code assignment, laid out as wasm/assembly/jpeg-decode.ts reads it. */
+function writeHuffman(i32: Int32Array, at: number, { bits, values }: { bits: Uint8Array; values: Uint8Array }): void {
+  i32.fill(0, at, at + 1024);
+  let code = 0;
+  let k = 0;
+  for (let len = 1; len <= 16; len++) {
+    const count = bits[len - 1]!;
+    i32[at + 530 + len] = k - code; // value index of a code of this length = code + offset
+    for (let i = 0; i < count; i++, k++, code++) {
+      if (len <= 9) {
+        const first = code << (9 - len);
+        i32.fill((len << 8) | values[k]!, at + first, at + first + (1 << (9 - len)));
+      }
+    }
+    i32[at + 512 + len] = count ? code - 1 : -1;
+    code <<= 1;
+  }
+  i32.set(values, at + 548);
+}

@@ -1,0 +1,276 @@
+// Baseline JPEG (ITU T.81) decoding straight to a reduced size, in the DCT domain, as libjpeg's
+// scaled decoding does (jidctred.c): each 8×8 block becomes N×N pixels (N = 4, 2 or 1) through an
+// N-point inverse DCT of its N×N lowest frequencies, so a photo placed at a quarter of its size
+// never exists at full size. Every coefficient is still entropy-decoded (Huffman coding has no
+// shortcut), but only N² of 64 are dequantised and transformed, and the output is N²/64 as big.
+//
+// The JS side (src/engine/raster/jpeg-decode.ts) parses the markers, builds the Huffman lookup
+// tables and component layout in the arena, and calls jpegDecodeScan once per image, then
+// jpegToRgba. Layouts (i32 unless said):
+//   huff: 8 tables (DC 0–3, AC 4–7) × 1024: [0, 512) 9-bit lookup ((length << 8) | symbol, 0 when
+//         the code is longer), [512, 530) maxcode by length, [530, 548) value offset by length,
+//         [548, 804) symbols.
+//   comps: per component 8 fields: h, v, dc table, ac table, quant pointer (64 × i32, zigzag
+//         order), plane pointer (u8), plane stride, unused.
+
+const HUFF_STRIDE: i32 = 1024;
+const LOOKUP_BITS: i32 = 9;
+
+// Zigzag position → natural index (row * 8 + col).
+const ZIGZAG: usize = memory.data<u8>([
+  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21, 28, 35, 42, 49, 56,
+  57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54, 47, 55, 62, 63,
+]);
+
+let src: usize = 0;
+let srcEnd: usize = 0;
+let pos: usize = 0;
+let bitBuf: u32 = 0;
+let bitCnt: i32 = 0;
+let huffBase: usize = 0;
+// Per block size n (1, 2, 4 or 8; tables at n × 256 bytes): where each zigzag position lands in
+// the n×n block (-1 when not needed), and cos[x * n + u] = C(u)/2 · cos((2x + 1)uπ / 2n), with
+// which the n-point IDCT keeps a block's mean (DC / 8) exactly as the 8-point one does.
+const targets: usize = memory.data(9 * 256, 4);
+const cosTables: usize = memory.data(9 * 256, 4);
+const coef: usize = memory.data(64 * 4, 4);
+const tmp: usize = memory.data(64 * 4, 4);
+
+function fill(): void {
+  while (bitCnt <= 24) {
+    let byte: u32 = 0;
+    if (pos < srcEnd) {
+      byte = load<u8>(pos);
+      if (byte == 0xff) {
+        const next = pos + 1 < srcEnd ? load<u8>(pos + 1) : 0xd9;
+        if (next == 0) pos += 2; // stuffed zero
+        else byte = 0; // a marker: feed zeros, leave it for the restart logic
+      } else pos++;
+    }
+    bitBuf = (bitBuf << 8) | byte;
+    bitCnt += 8;
+  }
+}
+
+// @ts-ignore: decorator
+@inline function bits(n: i32): i32 {
+  if (bitCnt < n) fill();
+  bitCnt -= n;
+  return <i32>((bitBuf >>> bitCnt) & ((1 << n) - 1));
+}
+
+// @ts-ignore: decorator
+@inline function extend(v: i32, n: i32): i32 {
+  return v < 1 << (n - 1) ? v - (1 << n) + 1 : v;
+}
+
+/** The next Huffman symbol of table `t`, or -1 for an invalid code. */
+function symbol(t: i32): i32 {
+  if (bitCnt < 16) fill();
+  const table = huffBase + <usize>(t * HUFF_STRIDE) * 4;
+  const look = <i32>((bitBuf >>> (bitCnt - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1));
+  const hit = load<i32>(table + (<usize>look << 2));
+  if (hit != 0) {
+    bitCnt -= hit >> 8;
+    return hit & 0xff;
+  }
+  for (let len = LOOKUP_BITS + 1; len <= 16; len++) {
+    const code = <i32>((bitBuf >>> (bitCnt - len)) & ((1 << len) - 1));
+    if (code <= load<i32>(table + (<usize>(512 + len) << 2))) {
+      bitCnt -= len;
+      return load<i32>(table + (<usize>(548 + load<i32>(table + (<usize>(530 + len) << 2)) + code) << 2));
+    }
+  }
+  return -1;
+}
+
+function setScales(): void {
+  for (let n = 1; n <= 8; n <<= 1) {
+    const target = targets + <usize>(n * 256);
+    const cosTable = cosTables + <usize>(n * 256);
+    for (let k = 0; k < 64; k++) {
+      const natural = <i32>load<u8>(ZIGZAG + <usize>k);
+      const row = natural >> 3;
+      const col = natural & 7;
+      store<i32>(target + (<usize>k << 2), row < n && col < n ? row * n + col : -1);
+    }
+    for (let x = 0; x < n; x++) {
+      for (let u = 0; u < n; u++) {
+        const c: f64 = u == 0 ? Math.SQRT1_2 : 1.0;
+        store<f32>(cosTable + (<usize>(x * n + u) << 2), <f32>((c / 2) * Math.cos(((2 * x + 1) * u * Math.PI) / (2 * n))));
+      }
+    }
+  }
+}
+
+// @ts-ignore: decorator
+@inline function clampByte(v: f32): u8 {
+  const r = <i32>Mathf.floor(v + 128.5);
+  return <u8>(r < 0 ? 0 : r > 255 ? 255 : r);
+}
+
+/** Writes the n×n block held in `coef` (dequantised) at `out` (row stride `stride`). */
+function idct(n: i32, out: usize, stride: i32): void {
+  const cosTable = cosTables + <usize>(n * 256);
+  if (n == 1) {
+    store<u8>(out, clampByte(load<f32>(coef) / 8));
+    return;
+  }
+  // Rows: tmp[v][x] = Σ_u cos[x][u] · F[v][u]; then columns.
+  for (let v = 0; v < n; v++) {
+    for (let x = 0; x < n; x++) {
+      let s: f32 = 0;
+      for (let u = 0; u < n; u++) s += load<f32>(cosTable + (<usize>(x * n + u) << 2)) * load<f32>(coef + (<usize>(v * n + u) << 2));
+      store<f32>(tmp + (<usize>(v * n + x) << 2), s);
+    }
+  }
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      let s: f32 = 0;
+      for (let v = 0; v < n; v++) s += load<f32>(cosTable + (<usize>(y * n + v) << 2)) * load<f32>(tmp + (<usize>(v * n + x) << 2));
+      store<u8>(out + <usize>(y * stride + x), clampByte(s));
+    }
+  }
+}
+
+/** Finds and skips the next RSTn marker after a restart interval; false when there is none. */
+function restart(): bool {
+  bitBuf = 0;
+  bitCnt = 0;
+  while (pos + 1 < srcEnd) {
+    if (load<u8>(pos) == 0xff) {
+      const m = load<u8>(pos + 1);
+      if (m >= 0xd0 && m <= 0xd7) {
+        pos += 2;
+        return true;
+      }
+      if (m != 0xff && m != 0) return false; // another marker: the data ends early
+    }
+    pos++;
+  }
+  return false;
+}
+
+/**
+ * Decodes one interleaved baseline scan (all components) into the component planes, each block
+ * at its component's block size. Returns 0, or -1 for corrupt entropy data. Data that ends early leaves the rest of the
+ * planes as decoded from zero bits, as libjpeg does (a warning there, not an error).
+ */
+export function jpegDecodeScan(
+  data: usize, dataLen: i32, start: i32, ncomp: i32, comps: usize, huff: usize,
+  mcusX: i32, mcusY: i32, restartInterval: i32,
+): i32 {
+  src = data;
+  srcEnd = data + <usize>dataLen;
+  pos = data + <usize>start;
+  bitBuf = 0;
+  bitCnt = 0;
+  huffBase = huff;
+  setScales();
+  let pred0 = 0, pred1 = 0, pred2 = 0;
+  let untilRestart = restartInterval;
+  for (let my = 0; my < mcusY; my++) {
+    for (let mx = 0; mx < mcusX; mx++) {
+      if (restartInterval > 0) {
+        if (untilRestart == 0) {
+          restart();
+          pred0 = 0; pred1 = 0; pred2 = 0;
+          untilRestart = restartInterval;
+        }
+        untilRestart--;
+      }
+      for (let c = 0; c < ncomp; c++) {
+        const info = comps + <usize>(c * 32);
+        const h = load<i32>(info);
+        const v = load<i32>(info, 4);
+        const dcT = load<i32>(info, 8);
+        const acT = load<i32>(info, 12);
+        const quant = <usize>load<i32>(info, 16);
+        const plane = <usize>load<i32>(info, 20);
+        const stride = load<i32>(info, 24);
+        const bn = load<i32>(info, 28); // this component's block size: N, or more for subsampled chroma
+        const target = targets + <usize>(bn * 256);
+        for (let by = 0; by < v; by++) {
+          for (let bx = 0; bx < h; bx++) {
+            memory.fill(coef, 0, <usize>(bn * bn) << 2);
+            const t = symbol(dcT);
+            if (t < 0 || t > 11) return -1;
+            const diff = t == 0 ? 0 : extend(bits(t), t);
+            let pred = (c == 0 ? pred0 : c == 1 ? pred1 : pred2) + diff;
+            if (c == 0) pred0 = pred; else if (c == 1) pred1 = pred; else pred2 = pred;
+            store<f32>(coef, <f32>(pred * load<i32>(quant)));
+            for (let k = 1; k < 64; ) {
+              const rs = symbol(acT);
+              if (rs < 0) return -1;
+              const r = rs >> 4;
+              const s = rs & 15;
+              if (s == 0) {
+                if (r != 15) break; // end of block
+                k += 16;
+                continue;
+              }
+              k += r;
+              if (k > 63) return -1;
+              const value = extend(bits(s), s);
+              const at = load<i32>(target + (<usize>k << 2));
+              if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>(value * load<i32>(quant + (<usize>k << 2))));
+              k++;
+            }
+            const bxAll = mx * h + bx;
+            const byAll = my * v + by;
+            idct(bn, plane + <usize>(byAll * bn * stride + bxAll * bn), stride);
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/**
+ * YCbCr (JFIF, BT.601 full range) or grey planes → RGBA8 at `out`, width × height, for output
+ * scale n/8. A component's plane holds (h · bn) / (hMax · n) of the output's pixels across (and
+ * likewise down): 1 when its blocks were decoded large enough (libjpeg's choice too), else its
+ * pixels are replicated; the picture is resampled to its placement next, which smooths them.
+ * `ycc` 0 copies three planes as RGB (Adobe transform 0).
+ */
+export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i32, width: i32, height: i32, ycc: i32, out: usize): void {
+  const c1 = ncomp == 3 ? comps + 32 : comps;
+  const c2 = ncomp == 3 ? comps + 64 : comps;
+  const yPlane = <usize>load<i32>(comps, 20), yStride = load<i32>(comps, 24);
+  const bPlane = <usize>load<i32>(c1, 20), bStride = load<i32>(c1, 24);
+  const rPlane = <usize>load<i32>(c2, 20), rStride = load<i32>(c2, 24);
+  // Numerators of each plane's sampling against the output (denominators hMax · n, vMax · n).
+  const yx = load<i32>(comps) * load<i32>(comps, 28), yy = load<i32>(comps, 4) * load<i32>(comps, 28);
+  const bx = load<i32>(c1) * load<i32>(c1, 28), by = load<i32>(c1, 4) * load<i32>(c1, 28);
+  const rx = load<i32>(c2) * load<i32>(c2, 28), ry = load<i32>(c2, 4) * load<i32>(c2, 28);
+  const dx = hMax * n, dy = vMax * n;
+  for (let y = 0; y < height; y++) {
+    const yRow = yPlane + <usize>(((y * yy) / dy) * yStride);
+    const bRow = bPlane + <usize>(((y * by) / dy) * bStride);
+    const rRow = rPlane + <usize>(((y * ry) / dy) * rStride);
+    const dst = out + <usize>(y * width * 4);
+    for (let x = 0; x < width; x++) {
+      const l = <f32>load<u8>(yRow + <usize>((x * yx) / dx));
+      if (ncomp == 1) {
+        const g = <u32>l;
+        store<u32>(dst + (<usize>x << 2), 0xff000000 | (g << 16) | (g << 8) | g);
+        continue;
+      }
+      const cb = <f32>load<u8>(bRow + <usize>((x * bx) / dx));
+      const cr = <f32>load<u8>(rRow + <usize>((x * rx) / dx));
+      let r: f32, g: f32, b: f32;
+      if (ycc != 0) {
+        r = l + 1.402 * (cr - 128);
+        g = l - 0.344136 * (cb - 128) - 0.714136 * (cr - 128);
+        b = l + 1.772 * (cb - 128);
+      } else {
+        r = l; g = cb; b = cr;
+      }
+      const ri = <u32>min<i32>(255, max<i32>(0, <i32>(r + 0.5)));
+      const gi = <u32>min<i32>(255, max<i32>(0, <i32>(g + 0.5)));
+      const bi = <u32>min<i32>(255, max<i32>(0, <i32>(b + 0.5)));
+      store<u32>(dst + (<usize>x << 2), 0xff000000 | (bi << 16) | (gi << 8) | ri);
+    }
+  }
+}
