@@ -104,10 +104,13 @@ async function renderPsd(t: TenantContext, d: StoredDesign, cfg: RenderingConfig
 export async function renderDesign(t: TenantContext, req: DesignRenderRequest, proof: boolean, timing = new ServerTiming()): Promise<RenderedFile> {
   const cfg = req.renderingConfig ?? {};
   const size = proof ? 1200 : 800;
-  const d = await timing.time('load', () => loadDesign(t, req.designId, req.ownerId, 'designId'));
   if (!proof) checkMockupStrategy(cfg, req);
+  // The tenant's font lookup loads beside the design (both are a row read and an R2 read).
+  const fontLookup = timing.time('fonts', () => fontsOf(t));
+  fontLookup.catch(() => {});
+  const d = await timing.time('load', () => loadDesign(t, req.designId, req.ownerId, 'designId'));
   if (!d.model) return renderPsd(t, d, cfg, req.variableData, size, timing);
-  const { fonts } = await timing.time('fonts', () => fontsOf(t));
+  const { fonts } = await fontLookup;
   const images = imageLookup(t);
   if (cfg.fileFormat === 'Pdf') {
     if (!proof) throw new ValidationError({ 'renderingConfig.fileFormat': ['render-preview answers Jpeg or Png; Pdf is a proof (render-proof)'] });
@@ -120,6 +123,7 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
   if (!proof && req.mockupId && (strategy === 'Auto' || strategy === 'SpecifiedMockup')) return renderInMockup(t, d, req, cfg, timing);
   const preview = await timing.time('render', () =>
     renderPreview(d.model!, {
+      timing,
       fonts,
       images,
       surfaceIndex: cfg.surfaceIndex,

@@ -42,14 +42,30 @@ export async function findDesign(t: TenantContext, id: string, ownerId?: string 
   throw new NotFoundError(`No design ${id}.`, path ? { [path]: [`no design ${id}`] } : undefined);
 }
 
-/** The design with its model (PSD designs: model null). */
+/**
+ * Parsed models per isolate by tenant and blob SHA-256. A blob never changes (an edit writes a new
+ * one and swaps the row's SHA), so an entry is the content for as long as it lives: a live editor's
+ * previews then read only the design's row, not the blob, and skip the validation parse.
+ */
+const MODELS = new Map<string, PrintProductModel>();
+const MODELS_MAX = 128;
+
+/** The design with its model (PSD designs: model null); the model is the caller's own copy. */
 export async function loadDesign(t: TenantContext, id: string, ownerId?: string | null, path?: string): Promise<StoredDesign> {
   const { scope, row } = await findDesign(t, id, ownerId, path);
   if (row.designType !== 'PrintProduct') return { scope, row, model: null, etag: row.blobSha ?? '' };
-  const bytes = await assets.readAssetBytes(t.env.FILES, row);
-  if (!bytes) throw new UnprocessableError(`The design ${id} has no content.`);
-  const { model } = await parseStored(bytes, id);
-  return { scope, row, model, etag: row.blobSha! };
+  const key = `${t.tenantId}:${row.blobSha}`;
+  let model = MODELS.get(key);
+  if (model) {
+    MODELS.delete(key);
+  } else {
+    const bytes = await assets.readAssetBytes(t.env.FILES, row);
+    if (!bytes) throw new UnprocessableError(`The design ${id} has no content.`);
+    model = (await parseStored(bytes, id)).model;
+  }
+  MODELS.set(key, model);
+  if (MODELS.size > MODELS_MAX) MODELS.delete(MODELS.keys().next().value!);
+  return { scope, row, model: structuredClone(model), etag: row.blobSha! };
 }
 
 /** A print-product design (PSD designs → 422: the print-product routes do not apply to them). */

@@ -123,6 +123,23 @@ const base64 = (bytes: Uint8Array) => {
 };
 const dataUri = (img: ResolvedImage) => `data:${img.mime};base64,${base64(img.bytes)}`;
 
+/**
+ * Images enter the SVG as `atoms-img:<n>` tokens, one per byte array (resolvers and the prescaler
+ * hand out one array per content), and become data URIs only when the SVG is drawn: a layer's
+ * SVG text is then a cheap cache key for its raster (see layerRaster), not megabytes of base64.
+ */
+const IMAGE_IDS = new WeakMap<Uint8Array, number>();
+let nextImageId = 0;
+function imageToken(ctx: Ctx, img: ResolvedImage): string {
+  let id = IMAGE_IDS.get(img.bytes);
+  if (id === undefined) IMAGE_IDS.set(img.bytes, (id = ++nextImageId));
+  const token = `atoms-img:${id}`;
+  ctx.images.set(token, img);
+  return token;
+}
+const withImages = (svg: string, images: Map<string, ResolvedImage>) =>
+  images.size ? svg.replace(/atoms-img:\d+/g, (token) => dataUri(images.get(token)!)) : svg;
+
 /** Images resvg can draw (PDF pages need a raster from elsewhere: they draw as the stub). */
 const DRAWABLE = /^image\/(jpeg|png|gif|webp|svg\+xml)$/;
 
@@ -134,8 +151,8 @@ interface Ctx {
   scale: number;
   stub: boolean;
   fonts: Map<string, Uint8Array>;
-  defs: string[];
-  nextId: number;
+  /** Image bytes by the token their `<image href>` carries until the SVG is drawn (see imageToken). */
+  images: Map<string, ResolvedImage>;
 }
 
 /** The item's transform/opacity wrapper around its drawing. */
@@ -158,9 +175,29 @@ async function fontFor(ctx: Ctx, item: TextModel, path: string): Promise<Uint8Ar
   return bytes;
 }
 
+/**
+ * Laid-out text per isolate, by font (identity: one array per content) and the item as drawn:
+ * the unchanged text items of a live editor's previews skip layout (ShrinkToFit lays out many
+ * times) and the font's name table.
+ */
+const TEXT_SVG = new WeakMap<Uint8Array, Map<string, string>>();
+const TEXT_SVG_PER_FONT = 256;
+
 /** An SVG `<text>` group of a Text item (no rotation/opacity wrapper), or '' when nothing is drawn. */
 export async function textSvg(item: TextModel, font: Uint8Array, text: string, fill = item.color): Promise<string> {
   if (!text.trim()) return '';
+  let cache = TEXT_SVG.get(font);
+  if (!cache) TEXT_SVG.set(font, (cache = new Map()));
+  const key = JSON.stringify([item.x, item.y, item.width, item.height, item.font.size, item.alignment, item.verticalAlignment, item.lineHeight, item.letterSpacing, item.fit, fill, text]);
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const svg = layoutTextSvg(item, font, text, fill);
+  cache.set(key, svg);
+  if (cache.size > TEXT_SVG_PER_FONT) cache.delete(cache.keys().next().value!);
+  return svg;
+}
+
+function layoutTextSvg(item: TextModel, font: Uint8Array, text: string, fill: string): string {
   const layout = layoutItemText(item, text, font);
   const lines = layout.lines.filter((l) => l.text.trim());
   if (!lines.length) return '';
@@ -283,25 +320,27 @@ export function prescaled(img: ResolvedImage, item: { width: number; height: num
   return hit;
 }
 
-async function imageSvg(item: ImageModel, ctx: Ctx): Promise<string> {
+async function imageSvg(item: ImageModel, ctx: Ctx, path: string): Promise<string> {
   const found = item.source ? await ctx.opts.images(item.source, { item, pageIndex: item.pageIndex }) : undefined;
   if (!found || !DRAWABLE.test(found.mime)) return ctx.stub && (item.isVariable || !!item.source) ? stubSvg(item, ctx) : '';
   const resolved = await prescaled(found, item, ctx.scale);
   let attrs = '';
+  let defs = '';
   const recolor = resolveColor(item.recolor);
   if (recolor) {
-    const id = `r${ctx.nextId++}`;
+    // Named after the item's path and defined beside it: the same in every render of the model,
+    // and inside whichever layer (see surfaceLayers) draws the item.
+    const id = `r-${path.replace(/[^a-z0-9]+/gi, '-')}`;
     const [r, g, b] = [recolor.r, recolor.g, recolor.b].map((v) => fmt(v / 255));
-    ctx.defs.push(
-      `<filter id="${id}" x="0" y="0" width="1" height="1" color-interpolation-filters="sRGB">` +
-        `<feColorMatrix type="matrix" values="0 0 0 0 ${r} 0 0 0 0 ${g} 0 0 0 0 ${b} 0 0 0 ${fmt(recolor.a)} 0"/></filter>`,
-    );
+    defs =
+      `<defs><filter id="${id}" x="0" y="0" width="1" height="1" color-interpolation-filters="sRGB">` +
+      `<feColorMatrix type="matrix" values="0 0 0 0 ${r} 0 0 0 0 ${g} 0 0 0 0 ${b} 0 0 0 ${fmt(recolor.a)} 0"/></filter></defs>`;
     attrs += ` filter="url(#${id})"`;
   }
   // The image's own viewport does Fit (meet) and Fill (slice, cropped to the box): resvg fills
   // only the box with the image, where a clip path would cost a mask of the whole output.
   const aspect = item.fitMode === 'Fit' ? 'xMidYMid meet' : item.fitMode === 'Fill' ? 'xMidYMid slice' : 'none';
-  return `<image x="${fmt(item.x)}" y="${fmt(item.y)}" width="${fmt(item.width)}" height="${fmt(item.height)}" preserveAspectRatio="${aspect}"${attrs} href="${dataUri(resolved)}"/>`;
+  return defs + `<image x="${fmt(item.x)}" y="${fmt(item.y)}" width="${fmt(item.width)}" height="${fmt(item.height)}" preserveAspectRatio="${aspect}"${attrs} href="${imageToken(ctx, resolved)}"/>`;
 }
 
 /** Rectangle/Ellipse geometry shared by SVG and PDF: the fill shape, and the border's centre line (inset by half its width). */
@@ -335,7 +374,7 @@ async function itemSvg(item: ItemModel, ctx: Ctx, path: string): Promise<string>
     case 'Ellipse':
       return wrap(item, shapeSvg(item));
     case 'Image':
-      return wrap(item, await imageSvg(item, ctx));
+      return wrap(item, await imageSvg(item, ctx, path));
     case 'Text': {
       if (item.text.trim()) return wrap(item, await textDrawing(ctx, item, await fontFor(ctx, item, path), item.text));
       if (item.isVariable && ctx.stub && item.placeholder.trim()) {
@@ -351,9 +390,9 @@ async function itemSvg(item: ItemModel, ctx: Ctx, path: string): Promise<string>
   }
 }
 
-function mockupSvg(m: MockupModel | null, resolved: ResolvedImage | undefined): string {
+function mockupSvg(ctx: Ctx, m: MockupModel | null, resolved: ResolvedImage | undefined): string {
   if (!m || !resolved || !DRAWABLE.test(resolved.mime)) return '';
-  return `<image x="${fmt(m.x)}" y="${fmt(m.y)}" width="${fmt(m.width)}" height="${fmt(m.height)}" preserveAspectRatio="none" href="${dataUri(resolved)}"/>`;
+  return `<image x="${fmt(m.x)}" y="${fmt(m.y)}" width="${fmt(m.width)}" height="${fmt(m.height)}" preserveAspectRatio="none" href="${imageToken(ctx, resolved)}"/>`;
 }
 
 /** A print area's outline (and bleed) as an SVG element of the given shape, grown by `grow` margins. */
@@ -391,36 +430,89 @@ export function prepareModel(model: PrintProductModel, opts: { surfaceIndex?: nu
   return { model: applied.model, surface: applied.model.surfaces[index], index };
 }
 
-/** The surface as an SVG document sized to the output box. */
-export async function surfaceSvg(model: PrintProductModel, opts: SurfaceSvgOptions): Promise<SurfaceSvg> {
+/** One layer of a surface: the background, a mockup image, a top-level item, or the print-area bounds. */
+export interface SurfaceLayer {
+  /** SVG elements in surface points (images as `atoms-img:` tokens). */
+  svg: string;
+  /** Font files its text uses. */
+  fonts: Uint8Array[];
+  /** Names of the items it draws (a group: the group's and its children's). */
+  names: string[];
+}
+
+interface SurfaceLayers {
+  layers: SurfaceLayer[];
+  images: Map<string, ResolvedImage>;
+  /** The surface's size in points (the SVG's viewBox). */
+  surface: { width: number; height: number };
+  width: number;
+  height: number;
+  scale: number;
+}
+
+function namesOf(item: ItemModel, out: string[] = []): string[] {
+  out.push(item.name);
+  if (item.type === 'Group') for (const child of item.items) namesOf(child, out);
+  return out;
+}
+
+function fontNamesOf(item: ItemModel, out = new Set<string>()): Set<string> {
+  if (item.type === 'Text') out.add(item.font.postscriptName);
+  if (item.type === 'Group') for (const child of item.items) fontNamesOf(child, out);
+  return out;
+}
+
+/** The surface as layers, bottom to top, in the output box's geometry. */
+async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions): Promise<SurfaceLayers> {
   const { surface, index } = prepareModel(model, opts);
   const size = fitSize(surface, opts);
   if (size.width > MAX_PREVIEW_SIDE || size.height > MAX_PREVIEW_SIDE) {
     throw new ValidationError({ 'renderingConfig.width': [`at most ${MAX_PREVIEW_SIDE} px per side`] }, `A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`);
   }
-  const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), defs: [], nextId: 0 };
-  const parts: string[] = [];
-  if (opts.background) parts.push(`<rect x="0" y="0" width="${fmt(surface.width)}" height="${fmt(surface.height)}"${paint('fill', opts.background)}/>`);
+  const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), images: new Map() };
+  const layers: SurfaceLayer[] = [];
+  const plain = (svg: string) => (svg ? layers.push({ svg, fonts: [], names: [] }) : 0);
+  if (opts.background) plain(`<rect x="0" y="0" width="${fmt(surface.width)}" height="${fmt(surface.height)}"${paint('fill', opts.background)}/>`);
   const mockups = surface.previewMockup ?? surface.mockup;
   const resolveMockup = (m: MockupModel | null) => (opts.mockup && m ? opts.images(m.source, { pageIndex: 0 }) : Promise.resolve(undefined));
   const [down, up] = await Promise.all([resolveMockup(mockups.down), resolveMockup(mockups.up)]);
-  if (opts.mockup) parts.push(mockupSvg(mockups.down, down));
+  if (opts.mockup) plain(mockupSvg(ctx, mockups.down, down));
   for (const [c, container] of surface.containers.entries()) {
     if (!container.visible) continue;
     const items = await Promise.all(container.items.map((item, i) => itemSvg(item, ctx, `surfaces[${index}].containers[${c}].items[${i}]`)));
-    parts.push(items.join(''));
+    items.forEach((svg, i) => {
+      if (!svg) return;
+      const item = container.items[i]!;
+      const fonts = ctx.outlines ? [] : [...fontNamesOf(item)].map((n) => ctx.fonts.get(n)).filter((f): f is Uint8Array => !!f);
+      layers.push({ svg, fonts, names: namesOf(item) });
+    });
   }
-  if (opts.mockup) parts.push(mockupSvg(mockups.up, up));
-  if (opts.visualizePrintAreas) parts.push(printAreasSvg(surface, size.scale));
-  const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" viewBox="0 0 ${fmt(surface.width)} ${fmt(surface.height)}" preserveAspectRatio="none">` +
-    (ctx.defs.length ? `<defs>${ctx.defs.join('')}</defs>` : '') +
-    parts.join('') +
-    '</svg>';
-  return { svg, fonts: ctx.outlines ? [] : [...ctx.fonts.values()], ...size };
+  if (opts.mockup) plain(mockupSvg(ctx, mockups.up, up));
+  if (opts.visualizePrintAreas) plain(printAreasSvg(surface, size.scale));
+  return { layers, images: ctx.images, surface: { width: surface.width, height: surface.height }, ...size };
 }
 
+const svgDocument = (size: { width: number; height: number }, surface: { width: number; height: number }, body: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" viewBox="0 0 ${fmt(surface.width)} ${fmt(surface.height)}" preserveAspectRatio="none">${body}</svg>`;
+
+/** The surface as an SVG document sized to the output box. */
+export async function surfaceSvg(model: PrintProductModel, opts: SurfaceSvgOptions): Promise<SurfaceSvg> {
+  const { layers, images, surface, ...size } = await surfaceLayers(model, opts);
+  const svg = withImages(svgDocument(size, surface, layers.map((l) => l.svg).join('')), images);
+  return { svg, fonts: [...new Set(layers.flatMap((l) => l.fonts))], ...size };
+}
+
+/** Where a render's stages are reported (the route's Server-Timing); absent: not measured. */
+export interface StageTimer {
+  time<T>(name: string, fn: () => Promise<T> | T): Promise<T>;
+  /** A metric without a duration (what a cache did). */
+  note?(name: string, desc: string): void;
+}
+const untimed: StageTimer = { time: async (_name, fn) => fn() };
+
 export interface PreviewOptions extends SurfaceSvgOptions {
+  /** Receives the stages `svg` (model → SVG), `raster` (resvg), `encode` (JPEG/PNG). */
+  timing?: StageTimer;
   /** Jpeg (flattened over white, default) or Png (alpha kept). */
   fileFormat?: 'Jpeg' | 'Png';
   /** 0–100, default 85. */
@@ -434,16 +526,102 @@ export interface Preview {
   height: number;
 }
 
-/** Rasterises the surface with resvg into the output box (default 800 × 800). */
+/**
+ * Rasters of the layers that did not change, per isolate: a live editor sends the same model with
+ * new `variableData` again and again, so each run of consecutive layers that no variable of the
+ * request touches is drawn once and then composited from here; only the runs holding the edited
+ * items go through resvg. The key is the run's SVG text (images as per-content tokens) and the
+ * output size, so it names exactly the pixels: nothing can go stale, old entries just age out.
+ */
+const RUN_CACHE = new Map<string, RGBAImage>();
+const RUN_CACHE_BYTES = 32 * 1024 * 1024;
+let runCacheBytes = 0;
+
+function cachedRun(key: string): RGBAImage | undefined {
+  const hit = RUN_CACHE.get(key);
+  if (hit) {
+    RUN_CACHE.delete(key);
+    RUN_CACHE.set(key, hit);
+  }
+  return hit;
+}
+
+function keepRun(key: string, pixels: RGBAImage): void {
+  if (pixels.data.byteLength > RUN_CACHE_BYTES / 4) return;
+  RUN_CACHE.set(key, pixels);
+  runCacheBytes += pixels.data.byteLength;
+  for (const [k, v] of RUN_CACHE) {
+    if (runCacheBytes <= RUN_CACHE_BYTES) break;
+    RUN_CACHE.delete(k);
+    runCacheBytes -= v.data.byteLength;
+  }
+}
+
+/** `top` (premultiplied RGBA) drawn over `bottom` in place (source-over, as resvg draws one layer on the next). */
+function compositeOver(bottom: Uint8ClampedArray, top: Uint8ClampedArray): void {
+  const words = new Uint32Array(top.buffer, top.byteOffset, top.byteLength >> 2);
+  for (let p = 0; p < words.length; p++) {
+    if (words[p] === 0) continue;
+    const i = p << 2;
+    const a = top[i + 3]!;
+    if (a === 255) {
+      bottom[i] = top[i]!;
+      bottom[i + 1] = top[i + 1]!;
+      bottom[i + 2] = top[i + 2]!;
+      bottom[i + 3] = 255;
+      continue;
+    }
+    const k = 255 - a;
+    bottom[i] = top[i]! + (bottom[i]! * k + 127) / 255;
+    bottom[i + 1] = top[i + 1]! + (bottom[i + 1]! * k + 127) / 255;
+    bottom[i + 2] = top[i + 2]! + (bottom[i + 2]! * k + 127) / 255;
+    bottom[i + 3] = a + (bottom[i + 3]! * k + 127) / 255;
+  }
+}
+
+/**
+ * Rasterises the surface with resvg into the output box (default 800 × 800). Layers are drawn in
+ * runs: the ones the request's `variableData` changes each time, the others from the run cache.
+ */
 export async function renderPreviewPixels(model: PrintProductModel, opts: PreviewOptions): Promise<RGBAImage> {
   const jpeg = (opts.fileFormat ?? 'Jpeg') === 'Jpeg';
-  const { svg, fonts } = await surfaceSvg(model, {
-    width: 800,
-    height: 800,
-    ...opts,
-    background: opts.background ?? (jpeg ? '#ffffff' : undefined),
+  const timing = opts.timing ?? untimed;
+  const drawn = await timing.time('svg', () =>
+    surfaceLayers(model, {
+      width: 800,
+      height: 800,
+      ...opts,
+      background: opts.background ?? (jpeg ? '#ffffff' : undefined),
+    }),
+  );
+  const { width, height } = drawn;
+  const varied = new Set((opts.variableData ?? []).map((v) => v?.name));
+  const runs: Array<{ layers: SurfaceLayer[]; varied: boolean }> = [];
+  for (const layer of drawn.layers) {
+    const v = layer.names.some((n) => varied.has(n));
+    const last = runs.at(-1);
+    if (last && last.varied === v) last.layers.push(layer);
+    else runs.push({ layers: [layer], varied: v });
+  }
+  const pixels = await timing.time('raster', async () => {
+    let out: RGBAImage | undefined;
+    let reused = 0;
+    for (const run of runs) {
+      const body = run.layers.map((l) => l.svg).join('');
+      const key = `${width}x${height}|${body}`;
+      let layer = run.varied ? undefined : cachedRun(key);
+      if (layer) reused++;
+      else {
+        const fonts = [...new Set(run.layers.flatMap((l) => l.fonts))];
+        layer = await renderSvg(withImages(svgDocument(drawn, drawn.surface, body), drawn.images), fonts);
+        if (!run.varied) keepRun(key, layer);
+      }
+      if (!out) out = { width, height, data: new Uint8ClampedArray(layer.data) };
+      else compositeOver(out.data, layer.data);
+    }
+    if (runs.length) opts.timing?.note?.('layers', `${reused}/${runs.length} runs from cache`);
+    return out ?? { width, height, data: new Uint8ClampedArray(width * height * 4) };
   });
-  const pixels = await renderSvg(svg, fonts);
   // resvg gives premultiplied pixels; over an opaque background they are straight already.
   if (!jpeg) await unpremultiply(pixels.data);
   return pixels;
@@ -453,6 +631,6 @@ export async function renderPreviewPixels(model: PrintProductModel, opts: Previe
 export async function renderPreview(model: PrintProductModel, opts: PreviewOptions): Promise<Preview> {
   const pixels = await renderPreviewPixels(model, opts);
   const jpeg = (opts.fileFormat ?? 'Jpeg') === 'Jpeg';
-  const bytes = jpeg ? await encodeJpeg(pixels, opts.jpegQuality ?? 85) : await encodePng(pixels);
+  const bytes = await (opts.timing ?? untimed).time('encode', () => (jpeg ? encodeJpeg(pixels, opts.jpegQuality ?? 85) : encodePng(pixels)));
   return { bytes, mime: jpeg ? 'image/jpeg' : 'image/png', width: pixels.width, height: pixels.height };
 }

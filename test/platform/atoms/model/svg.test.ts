@@ -295,6 +295,59 @@ describe('preview: stub, variables and print areas', () => {
   });
 });
 
+describe('preview: live editing (layers from the run cache)', () => {
+  // Shapes under the variable text, a half-transparent image and shape over it.
+  const model = () =>
+    oneSurface(300, 100, [
+      { type: 'Rectangle', x: 0, y: 0, width: 300, height: 100, fillColor: '#f7f3ea' },
+      { type: 'Ellipse', x: 10, y: 10, width: 80, height: 80, fillColor: 'rgba(0,90,160,0.6)', borderColor: '#000', borderWidth: 3 },
+      { type: 'Text', name: 'Name', isVariable: true, x: 40, y: 20, width: 240, height: 40, text: 'Ada', font: { postscriptName: 'LiberationSans-Bold', size: 24 }, color: '#1d2b3a' },
+      { type: 'Image', name: 'Logo', x: 200, y: 10, width: 60, height: 60, fitMode: 'Fit', opacity: 0.7, source: { type: 'Embedded', key: 'logo' } },
+      { type: 'Rectangle', x: 30, y: 30, width: 200, height: 20, fillColor: 'rgba(255,0,0,0.3)', rotation: 10 },
+    ]);
+  const maxDiff = (a: Uint8ClampedArray, b: Uint8ClampedArray) => a.reduce((m, v, i) => Math.max(m, Math.abs(v - b[i]!)), 0);
+
+  it('composited runs give the pixels of one resvg pass, for every new value, JPEG and PNG', async () => {
+    const { renderSvg } = await import('../../../../src/engine/personalise/resvg');
+    const { unpremultiply } = await import('../../../../src/engine/raster/pixels');
+    const images = imageStore({ logo: await pngImage(halves(40, 40, BLUE, [0, 255, 0, 128])) });
+    const m = await model();
+    for (const fileFormat of ['Jpeg', 'Png'] as const) {
+      for (const name of ['Ada Lovelace', 'Charles Babbage', 'Ada Lovelace']) {
+        const notes: string[] = [];
+        const timing = { time: async <T,>(_n: string, fn: () => Promise<T> | T) => fn(), note: (_n: string, d: string) => notes.push(d) };
+        const opts = { fileFormat, width: 600, height: 600, fonts, images, variableData: [{ name: 'Name', value: name }] };
+        const layered = await renderPreviewPixels(m, { ...opts, timing });
+        const { svg, fonts: used } = await surfaceSvg(m, { ...opts, background: fileFormat === 'Jpeg' ? '#ffffff' : undefined });
+        const whole = await renderSvg(svg, used);
+        if (fileFormat === 'Png') await unpremultiply(whole.data);
+        expect([layered.width, layered.height]).toEqual([whole.width, whole.height]);
+        // Source-over of premultiplied layers: the same as resvg's own, up to rounding.
+        expect(maxDiff(layered.data, whole.data)).toBeLessThanOrEqual(fileFormat === 'Png' ? 4 : 3);
+        expect(notes).toHaveLength(1);
+      }
+    }
+  });
+
+  it('only the runs of the changed items are drawn again', async () => {
+    const images = imageStore({ logo: await pngImage(halves(40, 40, BLUE, RED)) });
+    const m = await model();
+    const notes: string[] = [];
+    const timing = { time: async <T,>(_n: string, fn: () => Promise<T> | T) => fn(), note: (_n: string, d: string) => notes.push(d) };
+    const render = (value: string) => renderPreviewPixels(m, { width: 900, height: 900, fonts, images, timing, variableData: [{ name: 'Name', value }] });
+    await render('first');
+    const before = await render('second');
+    // Three runs (under, the text, over): the two without the variable come from the cache.
+    expect(notes.at(-1)).toBe('2/3 runs from cache');
+    // A changed model misses the cache for the changed run only, and shows the change.
+    m.surfaces[0]!.containers[0]!.items[0] = { ...m.surfaces[0]!.containers[0]!.items[0]!, fillColor: '#00ff00' } as never;
+    const after = await render('second');
+    expect(notes.at(-1)).toBe('1/3 runs from cache');
+    expect(px(before, 890, 290)).toEqual([247, 243, 234, 255]);
+    expect(px(after, 890, 290)).toEqual([0, 255, 0, 255]);
+  });
+});
+
 function findInk(img: { width: number; height: number; data: Uint8ClampedArray }): [number, number] {
   for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) if (img.data[(y * img.width + x) * 4 + 3] === 255) return [x, y];
   throw new Error('no ink');
