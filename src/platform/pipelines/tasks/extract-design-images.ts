@@ -4,7 +4,8 @@
  * PNG, PSD…; its rendered pixels as PNG when the file is linked, not embedded), an image
  * (pixel) layer its own pixels as PNG, decoded row by row with the engine's channel reader (the
  * same path as the atoms' extract-image). Text, shape, fill, adjustment layers and groups are not
- * images. `outputArchiveType: Zip` gives one ZIP of them all instead.
+ * images. `outputArchiveType: Zip` gives one ZIP of them all instead. A print-product design
+ * gives its Image items' sources in model order (its image variables filled by the item's fields).
  */
 import type { Layer, LayerRawData, Psd } from 'ag-psd';
 import { zipSync } from 'fflate';
@@ -14,8 +15,13 @@ import { encodePng } from '../../../engine/raster';
 import { assetKey } from './assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
-import { designOf } from './render';
-import type { TaskModule } from './types';
+import { designOf, isPrintProduct } from './render';
+import type { ArtifactRecord, TaskModule, UnitContext } from './types';
+import { applyVariableData } from '../../atoms/model';
+import { sourceBytes } from '../../atoms/resolve';
+import type { DesignAsset } from './assets';
+import { itemFields, printProductVariables } from './personalise';
+import { designTenant, imageItems, loadModel } from './print-product';
 
 /** Largest layer decoded (pixels), as the atoms' extract-image. */
 const MAX_LAYER_PIXELS = 25_000_000;
@@ -67,6 +73,24 @@ export async function designImages(psd: Psd): Promise<Extracted[]> {
   return out;
 }
 
+const EXT: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg', 'application/pdf': 'pdf' };
+
+/** A print product's Image items' sources as stored (a PDF page item: its page as PNG), the item's variables filled by its fields. */
+async function printProductImages(ctx: UnitContext, design: DesignAsset & { blobSha: string }, input: ArtifactRecord): Promise<Extracted[]> {
+  const stored = await loadModel(ctx, design);
+  const vars = printProductVariables(stored, itemFields(ctx, input));
+  const { model, errors } = vars ? applyVariableData(stored, vars) : { model: stored, errors: null };
+  if (errors) throw new TaskFailure(Object.values(errors).flat().join('; '));
+  const t = designTenant(ctx);
+  const out: Extracted[] = [];
+  for (const item of imageItems(model)) {
+    const img = await sourceBytes(t, item.source, `item "${item.name}"`, item.pageIndex);
+    const ext = EXT[img.mime] ?? 'bin';
+    out.push({ layer: item.name, ext, bytes: img.bytes, contentType: img.mime });
+  }
+  return out;
+}
+
 const safe = (s: string) => s.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim() || 'layer';
 
 export const extractDesignImages: TaskModule = {
@@ -75,21 +99,24 @@ export const extractDesignImages: TaskModule = {
     const input = ctx.member ?? ctx.inputs(ref.name)[0];
     if (!input) throw new TaskFailure(`${ref.name} is missing`);
     const design = await designOf(ctx, input);
-    const obj = await ctx.env.FILES.get(assetKey(ctx.tenantId, design.blobSha));
-    if (!obj) throw new TaskFailure(`the design ${design.id} has no content`);
-    let psd: Psd;
-    try {
-      psd = parsePsd(new Uint8Array(await obj.arrayBuffer()));
-    } catch (e) {
-      throw new TaskFailure(`${design.name} cannot be read as a PSD: ${(e as Error).message}`);
-    }
     let images: Extracted[];
-    try {
-      images = await designImages(psd);
-    } catch (e) {
-      // A corrupt channel is the file's fault, not a passing one: fail rather than retry.
-      if (e instanceof TaskFailure) throw e;
-      throw new TaskFailure(`${design.name}: a layer's pixels cannot be read: ${(e as Error).message}`);
+    if (isPrintProduct(design)) images = await printProductImages(ctx, design, input);
+    else {
+      const obj = await ctx.env.FILES.get(assetKey(ctx.tenantId, design.blobSha));
+      if (!obj) throw new TaskFailure(`the design ${design.id} has no content`);
+      let psd: Psd;
+      try {
+        psd = parsePsd(new Uint8Array(await obj.arrayBuffer()));
+      } catch (e) {
+        throw new TaskFailure(`${design.name} cannot be read as a PSD: ${(e as Error).message}`);
+      }
+      try {
+        images = await designImages(psd);
+      } catch (e) {
+        // A corrupt channel is the file's fault, not a passing one: fail rather than retry.
+        if (e instanceof TaskFailure) throw e;
+        throw new TaskFailure(`${design.name}: a layer's pixels cannot be read: ${(e as Error).message}`);
+      }
     }
     const base = outputBase(ctx.params, design.name);
     const used = new Set<string>();

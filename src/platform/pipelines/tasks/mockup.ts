@@ -3,18 +3,30 @@
  * render-image-preview-with-mockup / render-image-preview with `mockups` (the image) placed into
  * each mockup's artwork layer (its first smart object) by the engine's perspective placement —
  * the design atoms' `placeInMockup`, so both areas draw mockups the same way. One output member
- * per mockup (and per image). Public mockups of the tenant; a 3D mockup fails the task.
+ * per mockup (and per image). Public mockups of the tenant; a 3D mockup fails the task. A
+ * print-product design places its first surface (into the artwork layer named like the surface,
+ * else the first), with its stub and, with `visualizePrintAreas`, its print-area bounds; designs
+ * are personalised by the item's `fields`.
  */
 import { ServerTiming } from '../../../http/server-timing';
 import { placeInMockup } from '../../atoms/render';
 import { runnerTenant } from '../../jobs/d1';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
-import { designOf, renderImage } from './render';
+import { itemFields, printProductVariables, psdFieldData } from './personalise';
+import { loadModel, surfacePicture } from './print-product';
+import { designOf, isPrintProduct, renderImage } from './render';
 import type { TaskModule, UnitContext } from './types';
 
 /** Writes `art` placed into each of the task's mockups. */
-export async function onMockups(ctx: UnitContext, sourceName: string, art: (width: number, height: number) => Promise<Uint8Array>, source: string | null, itemId?: number | null) {
+export async function onMockups(
+  ctx: UnitContext,
+  sourceName: string,
+  art: (width: number, height: number) => Promise<Uint8Array>,
+  source: string | null,
+  itemId?: number | null,
+  artworkName?: string,
+) {
   const mockups = (ctx.params.mockups as string[] | undefined) ?? [];
   if (!mockups.length) throw new TaskFailure('mockups: name at least one mockup');
   const png = ctx.params.previewOutputFileFormat === 'Png';
@@ -24,7 +36,7 @@ export async function onMockups(ctx: UnitContext, sourceName: string, art: (widt
       t,
       { mockupId },
       { width: Number(ctx.params.previewOutputWidth), height: Number(ctx.params.previewOutputHeight), fileFormat: png ? 'Png' : 'Jpeg' },
-      undefined,
+      artworkName,
       new ServerTiming(),
       art,
     );
@@ -39,6 +51,17 @@ export const renderDesignPreviewWithMockup: TaskModule = {
     const input = ctx.member ?? ctx.inputs(ref.name)[0];
     if (!input) throw new TaskFailure(`${ref.name} is missing`);
     const design = await designOf(ctx, input);
-    await onMockups(ctx, design.name, async (w, h) => (await renderImage(ctx, design.id, 'png', { box: { width: w, height: h } })).bytes, design.id);
+    const fields = itemFields(ctx, input);
+    if (isPrintProduct(design)) {
+      // The first surface, into the artwork layer named like it (else the mockup's first).
+      const model = await loadModel(ctx, design);
+      const vars = printProductVariables(model, fields);
+      const visualizePrintAreas = ctx.params.visualizePrintAreas === true;
+      const art = async (width: number, height: number) => (await surfacePicture(ctx, model, 0, { width, height, format: 'png', stub: true, visualizePrintAreas }, vars)).bytes;
+      await onMockups(ctx, design.name, art, design.id, undefined, model.surfaces[0]?.name);
+      return;
+    }
+    const data = await psdFieldData(ctx, design.id, fields);
+    await onMockups(ctx, design.name, async (w, h) => (await renderImage(ctx, design.id, 'png', { box: { width: w, height: h } }, 90, data)).bytes, design.id);
   },
 };

@@ -6,6 +6,12 @@
  * grayscale, rotation and flips (raster.ts). `hiResOutputArchiveType: Zip` wraps the file in a
  * ZIP (fflate). A PSD design has one surface, so `hiResOutputToSeparateFiles` changes nothing and
  * a print-area filter that leaves out page 1 produces nothing.
+ *
+ * Print-product designs: the design atoms' PDF (a page per print area, MediaBox = BleedBox =
+ * area + bleed, TrimBox = area), with the filter's pages, one file or (`hiResOutputToSeparateFiles`)
+ * a file per page; rasters are each surface drawn at the dpi and cut to each page's MediaBox, a
+ * file per page. Several files need a collection output, or `Zip` puts them in one archive.
+ * Either kind is personalised by the item's `fields` (personalise.ts).
  */
 import { zipSync } from 'fflate';
 import { degrees, PDFDocument } from 'pdf-lib';
@@ -17,13 +23,18 @@ import { TenantInputStore } from '../../assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { decodePng, encodeRaster, flattenOver, parseColor, toGrayscale, transform, type Flip, type Rotate } from './raster';
-import { deps, designOf, pdfWriter, renderImage } from './render';
-import type { TaskModule, UnitContext } from './types';
+import { deps, designOf, isPrintProduct, pdfWriter, renderImage } from './render';
+import type { ArtifactRecord, TaskModule, UnitContext } from './types';
+import type { PersonalisationData } from '../../../engine/personalise';
+import type { RGBAImage } from '../../../engine/types';
+import type { DesignAsset } from './assets';
+import { itemFields, printProductVariables, psdFieldData } from './personalise';
+import { inFilter, loadModel, pagePictures, printPdf } from './print-product';
 
 const includesFirstPage = (filter: PageRange[] | undefined) => !filter || !filter.length || filter.some((r) => r.from <= 1 && (r.to === null || r.to >= 1));
 
-async function pdfBytes(ctx: UnitContext, designId: string, title: string, mode: TextOutputMode): Promise<Uint8Array> {
-  const page = await prepareHires(new TenantInputStore(ctx.env, ctx.tenantId), { template: designId, textOutputMode: mode }, deps(ctx.env));
+async function pdfBytes(ctx: UnitContext, designId: string, title: string, mode: TextOutputMode, data?: PersonalisationData): Promise<Uint8Array> {
+  const page = await prepareHires(new TenantInputStore(ctx.env, ctx.tenantId), { template: designId, textOutputMode: mode, data }, deps(ctx.env));
   const sink = new MemorySink();
   await writePdf(sink, [page.load], { title });
   return sink.bytes();
@@ -34,13 +45,23 @@ async function transformPdf(bytes: Uint8Array, rotate: Rotate, flip: Flip): Prom
   let doc = await PDFDocument.load(bytes);
   if (flip !== 'None') {
     const out = await PDFDocument.create();
-    const pages = await out.embedPages(doc.getPages());
-    for (const p of pages) {
+    const sources = doc.getPages();
+    const pages = await out.embedPages(sources);
+    pages.forEach((p, i) => {
       const page = out.addPage([p.width, p.height]);
       const fx = flip === 'Horizontal' || flip === 'Both';
       const fy = flip === 'Vertical' || flip === 'Both';
       page.drawPage(p, { x: fx ? p.width : 0, y: fy ? p.height : 0, xScale: fx ? -1 : 1, yScale: fy ? -1 : 1 });
-    }
+      // The print boxes keep their meaning on the mirrored page (relative to its MediaBox).
+      const media = sources[i]!.getMediaBox();
+      const mirror = (b: { x: number; y: number; width: number; height: number }) => {
+        const x = b.x - media.x;
+        const y = b.y - media.y;
+        return [fx ? p.width - x - b.width : x, fy ? p.height - y - b.height : y, b.width, b.height] as const;
+      };
+      page.setTrimBox(...mirror(sources[i]!.getTrimBox()));
+      page.setBleedBox(...mirror(sources[i]!.getBleedBox()));
+    });
     doc = out;
   }
   const angle = { None: 0, Rotate90: 90, Rotate180: 180, Rotate270: 270 }[rotate];
@@ -48,48 +69,122 @@ async function transformPdf(bytes: Uint8Array, rotate: Rotate, flip: Flip): Prom
   return doc.save();
 }
 
+type RasterFormat = 'Jpeg' | 'Png' | 'Tiff' | 'Bmp';
+interface PrintFile {
+  bytes: Uint8Array;
+  ext: string;
+  contentType: string;
+  format: string;
+}
+
+/** A rendered page (straight RGBA at `dpi`) → the raster print file the parameters ask for. */
+async function rasterFile(p: Record<string, unknown>, img: RGBAImage, format: RasterFormat, dpi: number): Promise<PrintFile> {
+  const gray = p.hiResOutputColorSpace === 'Grayscale';
+  const background = typeof p.hiResOutputBackgroundColor === 'string' && p.hiResOutputBackgroundColor.trim() ? parseColor(p.hiResOutputBackgroundColor) : null;
+  const keepAlpha = format === 'Png' || format === 'Tiff';
+  if (background) flattenOver(img, background);
+  else if (!keepAlpha) flattenOver(img, [255, 255, 255, 255]);
+  if (gray) toGrayscale(img);
+  img = transform(img, p.hiResOutputRotateMode as Rotate, p.hiResOutputFlipMode as Flip);
+  return encodeRaster(img, format, { dpi, quality: Number(p.hiResOutputJpegCompressionQuality), gray, deflate: p.hiResOutputCompression !== 'None', keepAlpha: keepAlpha && !background });
+}
+
+const pdfFile = (bytes: Uint8Array): PrintFile => ({ bytes, ext: 'pdf', contentType: 'application/pdf', format: 'pdf' });
+
+/** The pages of `doc` (1-based numbers) as a new document; copied pages keep their boxes. */
+async function pickPages(bytes: Uint8Array, pages: number[]): Promise<Uint8Array> {
+  const src = await PDFDocument.load(bytes);
+  const out = await PDFDocument.create({ updateMetadata: false });
+  out.setProducer(src.getProducer() ?? 'design atoms (pdf-lib)');
+  const title = src.getTitle();
+  if (title) out.setTitle(title);
+  for (const page of await out.copyPages(src, pages.map((n) => n - 1))) out.addPage(page);
+  return out.save();
+}
+
+/**
+ * A print-product design's print files: the atoms' PDF (pages the filter keeps; one file, or a
+ * file per page with `hiResOutputToSeparateFiles`), or raster pages (always a file per page).
+ */
+async function printProductFiles(ctx: UnitContext, design: DesignAsset & { blobSha: string }, name: string, input: ArtifactRecord): Promise<Array<{ fileName: string; file: PrintFile }>> {
+  const p = ctx.params;
+  const model = await loadModel(ctx, design);
+  const vars = printProductVariables(model, itemFields(ctx, input));
+  const filter = p.hiResOutputPrintAreaFilter as PageRange[] | undefined;
+  const format = p.hiResOutputFileFormat as 'Pdf' | RasterFormat;
+  const rotate = p.hiResOutputRotateMode as Rotate;
+  const flip = p.hiResOutputFlipMode as Flip;
+  if (format === 'Pdf') {
+    const pdf = await printPdf(ctx, model, p.hiResOutputPdfTextMode === 'Text' ? 'Text' : 'Outlines', name, vars);
+    const pages = Array.from({ length: pdf.pages }, (_, i) => i + 1).filter((n) => inFilter(filter, n));
+    if (!pages.length) return [];
+    const finish = async (bytes: Uint8Array) => pdfFile(rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip));
+    if (p.hiResOutputToSeparateFiles === true && pdf.pages > 1) {
+      return Promise.all(pages.map(async (n) => ({ fileName: `${name}_${n}.pdf`, file: await finish(await pickPages(pdf.bytes, [n])) })));
+    }
+    const bytes = pages.length === pdf.pages ? pdf.bytes : await pickPages(pdf.bytes, pages);
+    return [{ fileName: `${name}.pdf`, file: await finish(bytes) }];
+  }
+  const dpi = Number(p.hiResOutputDpi);
+  const pictures = await pagePictures(ctx, model, filter, dpi, vars);
+  const total = model.surfaces.reduce((n, s) => n + Math.max(1, s.printAreas.length), 0);
+  const files: Array<{ fileName: string; file: PrintFile }> = [];
+  for (const pic of pictures) {
+    const file = await rasterFile(p, pic.image, format, dpi);
+    files.push({ fileName: total > 1 ? `${name}_${pic.page}.${file.ext}` : `${name}.${file.ext}`, file });
+  }
+  return files;
+}
+
 export const renderHires: TaskModule = {
   async run(ctx) {
     const input = ctx.member ?? ctx.inputs(ctx.task.inputs[0]!.name)[0];
     if (!input) throw new TaskFailure(`${ctx.task.inputs[0]!.name} is missing`);
     const p = ctx.params;
-    if (!includesFirstPage(p.hiResOutputPrintAreaFilter as PageRange[] | undefined)) return;
     const design = await designOf(ctx, input);
     const name = outputBase(p, design.name);
-    const out = ctx.task.outputs[0]!.name;
+    const out = ctx.task.outputs[0]!;
+    const zip = p.hiResOutputArchiveType === 'Zip';
+
+    if (isPrintProduct(design)) {
+      const files = await printProductFiles(ctx, design, name, input);
+      if (zip && files.length) {
+        const archive = zipSync(Object.fromEntries(files.map((f) => [f.fileName, f.file.bytes])));
+        await ctx.output(out.name, { ext: 'zip', fileName: `${name}.zip`, format: 'zip', bytes: archive, contentType: 'application/zip', source: design.id });
+        return;
+      }
+      if (files.length > 1 && !out.collection) throw new TaskFailure(`${design.name} gives ${files.length} files (a file per page); ${out.name} takes one (use ${out.name}*, a print-area filter or hiResOutputArchiveType Zip)`);
+      for (const f of files) await ctx.output(out.name, { ext: f.file.ext, fileName: f.fileName, format: f.file.format, bytes: f.file.bytes, contentType: f.file.contentType, source: design.id });
+      return;
+    }
+
+    if (!includesFirstPage(p.hiResOutputPrintAreaFilter as PageRange[] | undefined)) return;
+    const data = await psdFieldData(ctx, design.id, itemFields(ctx, input));
     const rotate = p.hiResOutputRotateMode as Rotate;
     const flip = p.hiResOutputFlipMode as Flip;
-    const zip = p.hiResOutputArchiveType === 'Zip';
-    const format = p.hiResOutputFileFormat as 'Pdf' | 'Jpeg' | 'Png' | 'Tiff' | 'Bmp';
+    const format = p.hiResOutputFileFormat as 'Pdf' | RasterFormat;
 
-    let file: { bytes: Uint8Array; ext: string; contentType: string; format: string };
+    let file: PrintFile;
     if (format === 'Pdf') {
       const mode = (p.hiResOutputPdfTextMode === 'Text' ? 'text' : 'outlines') as TextOutputMode;
       if (rotate === 'None' && flip === 'None' && !zip) {
         // The common case streams into the key: one 5 MiB part in memory at a time.
-        await ctx.output(out, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: pdfWriter(ctx, design.id, name, mode), source: design.id });
+        await ctx.output(out.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: pdfWriter(ctx, design.id, name, mode, data), source: design.id });
         return;
       }
-      const bytes = await pdfBytes(ctx, design.id, name, mode);
-      file = { bytes: rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip), ext: 'pdf', contentType: 'application/pdf', format: 'pdf' };
+      const bytes = await pdfBytes(ctx, design.id, name, mode, data);
+      file = pdfFile(rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip));
     } else {
       const dpi = Number(p.hiResOutputDpi);
-      let img = await decodePng((await renderImage(ctx, design.id, 'png', { dpi })).bytes);
-      const gray = p.hiResOutputColorSpace === 'Grayscale';
-      const background = typeof p.hiResOutputBackgroundColor === 'string' && p.hiResOutputBackgroundColor.trim() ? parseColor(p.hiResOutputBackgroundColor) : null;
-      const keepAlpha = format === 'Png' || format === 'Tiff';
-      if (background) flattenOver(img, background);
-      else if (!keepAlpha) flattenOver(img, [255, 255, 255, 255]);
-      if (gray) toGrayscale(img);
-      img = transform(img, rotate, flip);
-      file = await encodeRaster(img, format, { dpi, quality: Number(p.hiResOutputJpegCompressionQuality), gray, deflate: p.hiResOutputCompression !== 'None', keepAlpha: keepAlpha && !background });
+      const img = await decodePng((await renderImage(ctx, design.id, 'png', { dpi }, 90, data)).bytes);
+      file = await rasterFile(p, img, format, dpi);
     }
     const fileName = `${name}.${file.ext}`;
     if (zip) {
       const archive = zipSync({ [fileName]: file.bytes });
-      await ctx.output(out, { ext: 'zip', fileName: `${name}.zip`, format: 'zip', bytes: archive, contentType: 'application/zip', source: design.id });
+      await ctx.output(out.name, { ext: 'zip', fileName: `${name}.zip`, format: 'zip', bytes: archive, contentType: 'application/zip', source: design.id });
       return;
     }
-    await ctx.output(out, { ext: file.ext, fileName, format: file.format, bytes: file.bytes, contentType: file.contentType, source: design.id });
+    await ctx.output(out.name, { ext: file.ext, fileName, format: file.format, bytes: file.bytes, contentType: file.contentType, source: design.id });
   },
 };

@@ -1,7 +1,8 @@
 /**
  * The engine calls the render tasks share: a design artifact (its source asset) rendered as a
  * print PDF (the same engine function as POST /api/rendering/hires: prepareHires + writePdf,
- * streamed into the output key) or as an image at a size.
+ * streamed into the output key) or as an image at a size. Print-product designs render through
+ * the design atoms instead (print-product.ts).
  */
 import type { Env } from '../../../env';
 import { UrlImages } from '../../../engine/inputs';
@@ -18,13 +19,13 @@ import type { ArtifactRecord, UnitContext } from './types';
 
 export const deps = (env: Env) => ({ urlImages: new UrlImages(imageFetcher(env)) });
 
-/** The design asset a design artifact came from (PSD only for now). */
+/** The design asset a design artifact came from (a PSD, or a print product: `isPrintProduct`). */
 export async function designOf(ctx: UnitContext, a: ArtifactRecord) {
   if (!a.source) throw new TaskFailure(`${a.name} is not a design`);
-  const d = await designOr404(ctx.env, ctx.tenantId, a.source);
-  if (d.designType === 'PrintProduct') throw new TaskFailure(`${a.name}: rendering print-product designs in pipelines is not available yet`);
-  return d;
+  return designOr404(ctx.env, ctx.tenantId, a.source);
 }
+
+export const isPrintProduct = (d: { designType: string | null }) => d.designType === 'PrintProduct';
 
 /** Writes a one-page print PDF of the design (personalised by `data`) into `key`; returns its size. */
 export function pdfWriter(ctx: UnitContext, designId: string, title: string, textOutputMode: TextOutputMode, data?: PersonalisationData) {

@@ -1,0 +1,162 @@
+/**
+ * Print-product designs (`designType: PrintProduct`, the design atoms' model) in the render
+ * tasks, through the design atoms' own renderers: previews are the model's SVG rasterised by
+ * resvg (renderPreview), print PDFs come from renderPdf (pdf-lib: a page per print area,
+ * MediaBox = BleedBox = area + bleed, TrimBox = area). Fonts and images resolve as in the atoms
+ * API, for the job's tenant; Storage images are looked up as the project's owner sees them
+ * (their private images, then public ones).
+ *
+ * Pages: a PDF page per print area, surfaces in order (a surface without print areas is one
+ * page); previews are a picture per surface. Print-area filters count those.
+ */
+import { runnerTenant } from '../../jobs/d1';
+import { applyVariableData, parseModel, pagePlan, renderPdf, renderPreview, renderPreviewPixels, type ItemModel, type PrintProductModel, type SourceModel, type VariableInfo } from '../../atoms/model';
+import type { RGBAImage } from '../../../engine/types';
+import { fontsOf, imageLookup } from '../../atoms/resolve';
+import type { TenantContext } from '../../core';
+import type { PageRange } from '../language';
+import { assetKey, type DesignAsset } from './assets';
+import { TaskFailure } from './errors';
+import type { UnitContext } from './types';
+
+/** The tenant as the design's renders see it: the runner's, looking at the project owner's images too. */
+export function designTenant(ctx: Pick<UnitContext, 'env' | 'tenantId' | 'baseUrl' | 'ownerId'>): TenantContext {
+  const t = runnerTenant(ctx.env, ctx.tenantId, ctx.baseUrl);
+  return ctx.ownerId ? { ...t, storefrontUserId: ctx.ownerId } : t;
+}
+
+/** The stored model of a print-product design (read from its blob; the extract task found the asset). */
+export async function loadModel(ctx: Pick<UnitContext, 'env' | 'tenantId'>, design: DesignAsset & { blobSha: string }): Promise<PrintProductModel> {
+  const obj = await ctx.env.FILES.get(assetKey(ctx.tenantId, design.blobSha));
+  if (!obj) throw new TaskFailure(`the design ${design.id} has no content`);
+  try {
+    return await parseModel(JSON.parse(await obj.text()));
+  } catch (e) {
+    throw new TaskFailure(`the stored model of design ${design.name} is not valid: ${(e as Error).message}`);
+  }
+}
+
+/** 1-based page numbers kept by a filter (none or empty keeps all). */
+export const inFilter = (filter: PageRange[] | undefined, page: number) => !filter || !filter.length || filter.some((r) => r.from <= page && (r.to === null || r.to >= page));
+
+export interface SurfacePicture {
+  /** 0-based surface index. */
+  index: number;
+  bytes: Uint8Array;
+  contentType: string;
+  ext: 'jpg' | 'png';
+}
+
+export interface PreviewSettings {
+  width: number;
+  height: number;
+  format: 'jpg' | 'png';
+  jpegQuality?: number;
+  stub?: boolean;
+  visualizePrintAreas?: boolean;
+  mockup?: boolean;
+}
+
+/** One surface as a picture fitting the box. */
+export async function surfacePicture(ctx: UnitContext, model: PrintProductModel, index: number, s: PreviewSettings, variableData?: VariableInfo[]): Promise<SurfacePicture> {
+  const t = designTenant(ctx);
+  const { fonts } = await fontsOf(t);
+  const out = await renderPreview(model, {
+    fonts,
+    images: imageLookup(t),
+    surfaceIndex: index,
+    width: s.width,
+    height: s.height,
+    fileFormat: s.format === 'png' ? 'Png' : 'Jpeg',
+    jpegQuality: s.jpegQuality,
+    stub: s.stub ?? false,
+    visualizePrintAreas: s.visualizePrintAreas ?? false,
+    mockup: s.mockup ?? false,
+    variableData,
+  });
+  return { index, bytes: out.bytes, contentType: out.mime, ext: s.format };
+}
+
+/** The surfaces a preview filter keeps, as pictures (surface n is page n). */
+export async function surfacePictures(ctx: UnitContext, model: PrintProductModel, filter: PageRange[] | undefined, s: PreviewSettings, variableData?: VariableInfo[]): Promise<SurfacePicture[]> {
+  const out: SurfacePicture[] = [];
+  for (let i = 0; i < model.surfaces.length; i++) if (inFilter(filter, i + 1)) out.push(await surfacePicture(ctx, model, i, s, variableData));
+  return out;
+}
+
+/** Print output: a required variable left empty fails the task (the data will not get better on a retry). */
+function requireVariables(model: PrintProductModel, variableData: VariableInfo[] | undefined): void {
+  const { errors } = applyVariableData(model, variableData ?? [], { enforceRequired: true });
+  if (errors) throw new TaskFailure(Object.values(errors).flat().join('; '));
+}
+
+/** The print PDF of every surface (required variables must have values). */
+export async function printPdf(ctx: UnitContext, model: PrintProductModel, textMode: 'Outlines' | 'Text', title: string, variableData?: VariableInfo[]): Promise<{ bytes: Uint8Array; pages: number }> {
+  requireVariables(model, variableData);
+  const t = designTenant(ctx);
+  const { fonts } = await fontsOf(t);
+  const pdf = await renderPdf(model, { fonts, images: imageLookup(t), textMode, variableData, title });
+  return { bytes: pdf.bytes, pages: pdf.pages };
+}
+
+export interface PagePicture {
+  /** 1-based page number (print area in document order). */
+  page: number;
+  /** The page's MediaBox (print area + bleed) at the dpi, straight RGBA. */
+  image: RGBAImage;
+}
+
+/** Largest raster print file (pixels), as for PSD designs. */
+export const MAX_RASTER_PIXELS = 25_000_000;
+
+function crop(img: RGBAImage, r: { x: number; y: number; width: number; height: number }): RGBAImage {
+  const out = new Uint8ClampedArray(r.width * r.height * 4);
+  for (let y = 0; y < r.height; y++) {
+    const sy = r.y + y;
+    if (sy < 0 || sy >= img.height) continue;
+    const x0 = Math.max(0, r.x);
+    const x1 = Math.min(img.width, r.x + r.width);
+    if (x1 <= x0) continue;
+    out.set(img.data.subarray((sy * img.width + x0) * 4, (sy * img.width + x1) * 4), (y * r.width + (x0 - r.x)) * 4);
+  }
+  return { width: r.width, height: r.height, data: out };
+}
+
+/**
+ * Raster pages at `dpi`: each surface drawn at dpi with a transparent background, cropped to
+ * its pages' MediaBoxes (bleed outside the surface stays transparent); ≤ 25 MP per surface.
+ */
+export async function pagePictures(ctx: UnitContext, model: PrintProductModel, filter: PageRange[] | undefined, dpi: number, variableData?: VariableInfo[]): Promise<PagePicture[]> {
+  requireVariables(model, variableData);
+  const t = designTenant(ctx);
+  const { fonts } = await fontsOf(t);
+  const out: PagePicture[] = [];
+  let page = 0;
+  for (const [index, surface] of model.surfaces.entries()) {
+    const plans = pagePlan(surface, index).map((plan) => ({ plan, page: ++page })).filter((p) => inFilter(filter, p.page));
+    if (!plans.length) continue;
+    const k = dpi / 72;
+    const width = Math.max(1, Math.round(surface.width * k));
+    const height = Math.max(1, Math.round(surface.height * k));
+    if (width * height > MAX_RASTER_PIXELS) throw new TaskFailure(`surface ${index + 1} would be ${width}×${height} px at ${dpi} dpi; at most ${MAX_RASTER_PIXELS / 1e6} MP`);
+    const pixels = await renderPreviewPixels(model, { fonts, images: imageLookup(t), surfaceIndex: index, width, height, fileFormat: 'Png', stub: false, visualizePrintAreas: false, mockup: false, variableData });
+    for (const { plan, page: n } of plans) {
+      const m = plan.media;
+      out.push({ page: n, image: crop(pixels, { x: Math.round(m.x * k), y: Math.round(m.y * k), width: Math.max(1, Math.round(m.width * k)), height: Math.max(1, Math.round(m.height * k)) }) });
+    }
+  }
+  return out;
+}
+
+/** The design's Image items with a source, in model order (extract-design-images). */
+export function imageItems(model: PrintProductModel): Array<{ name: string; source: SourceModel; pageIndex: number }> {
+  const out: Array<{ name: string; source: SourceModel; pageIndex: number }> = [];
+  const walk = (items: ItemModel[]) => {
+    for (const item of items) {
+      if (item.type === 'Group') walk(item.items);
+      else if (item.type === 'Image' && item.source) out.push({ name: item.name || item.id, source: item.source, pageIndex: item.pageIndex ?? 0 });
+    }
+  };
+  for (const s of model.surfaces) for (const c of s.containers) walk(c.items);
+  return out;
+}
