@@ -88,6 +88,7 @@ async function templateRows({ baseUrl, root }) {
   const sizes = (process.env.BENCH_TEMPLATES ?? '4000,8000').split(',').map(Number);
   execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), ...sizes.map(String)], { stdio: 'inherit' });
   rows.push(...(await jpegEncodeRows(root)));
+  rows.push(...(await jpegDecodeRows(root)));
 
   // The text layer's ArialMT is drawn with its metric-compatible substitute from the font store.
   await upload(baseUrl, 'fonts', path.join(root, 'assets/fonts/LiberationSans-Regular.ttf'), '');
@@ -241,11 +242,8 @@ function referenceTools(psd, out) {
   return tools;
 }
 
-/**
- * JPEG encode of an 800×800 photo at q85: our WASM baseline encoder (bundled for Node with
- * esbuild, the .wasm imports compiled from file) vs mozjpeg with our settings and its defaults.
- */
-export async function jpegEncodeRows(root) {
+/** The engine's raster layer (src/engine/raster) bundled for Node with esbuild, the .wasm imports compiled from file. */
+async function rasterForNode(root) {
   const esbuild = await import('esbuild');
   const wasmAsModule = {
     name: 'wasm-module',
@@ -258,7 +256,43 @@ export async function jpegEncodeRows(root) {
   };
   const bundle = path.join(scratch, 'raster.mjs');
   await esbuild.build({ entryPoints: [path.join(root, 'src/engine/raster/index.ts')], bundle: true, format: 'esm', platform: 'node', outfile: bundle, plugins: [wasmAsModule], logLevel: 'error' });
-  const { encodeJpeg, encodeJpegMozjpeg, decodeImage, encodeBaselineJpeg } = await import(pathToFileURL(bundle).href);
+  return import(pathToFileURL(bundle).href);
+}
+
+/** Median of `runs` timed calls of `f` (ms), after 3 warm-ups. */
+async function medianMs(f, runs = 21) {
+  for (let i = 0; i < 3; i++) await f();
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await f();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b)[runs >> 1];
+}
+
+/**
+ * A photo placed at a quarter of its size: full mozjpeg decode then shrink (before) against the
+ * scaled DCT-domain decode decodeBounded now uses (src/engine/raster/jpeg-decode.ts).
+ */
+export async function jpegDecodeRows(root) {
+  const { decodeBounded, decodeImage, resample } = await rasterForNode(root);
+  const rows = [];
+  for (const [file, w, h] of [['bench-photo.jpg', 400, 300], ['bench-photo-12mp.jpg', 1000, 750]]) {
+    const jpeg = new Uint8Array(readFileSync(path.join(root, 'bench/out', file)));
+    const bench = `jpeg decode ${file} → ${w}×${h}`;
+    rows.push({ bench, metric: 'full decode + shrink', value: await medianMs(async () => resample(await decodeImage(jpeg), w, h, { quality: 'high' }), 7), unit: 'ms' });
+    rows.push({ bench, metric: 'scaled decode (DCT domain) + shrink', value: await medianMs(() => decodeBounded(jpeg, { size: { width: w, height: h } }), 7), unit: 'ms' });
+  }
+  return rows;
+}
+
+/**
+ * JPEG encode of an 800×800 photo at q85: our WASM baseline encoder vs mozjpeg with our
+ * settings and its defaults.
+ */
+export async function jpegEncodeRows(root) {
+  const { encodeJpeg, encodeJpegMozjpeg, decodeImage, encodeBaselineJpeg } = await rasterForNode(root);
   const photo = await decodeImage(new Uint8Array(readFileSync(path.join(root, 'bench/out/bench-photo.jpg'))));
   const data = new Uint8ClampedArray(800 * 800 * 4);
   for (let y = 0; y < 800; y++) data.set(photo.data.subarray(y * photo.width * 4, (y * photo.width + 800) * 4), y * 800 * 4);
@@ -271,15 +305,9 @@ export async function jpegEncodeRows(root) {
     ['mozjpeg, @jsquash defaults (progressive)', () => encodeJpegMozjpeg(img, 85, { baseline: false, progressive: true, auto_subsample: true, chroma_subsample: 2 })],
   ];
   for (const [name, encode] of variants) {
-    for (let i = 0; i < 3; i++) await encode();
-    const times = [];
     let bytes = 0;
-    for (let i = 0; i < 21; i++) {
-      const t = performance.now();
-      bytes = (await encode()).byteLength;
-      times.push(performance.now() - t);
-    }
-    rows.push({ bench: 'jpeg encode 800² q85', metric: name, value: times.sort((a, b) => a - b)[10], unit: `ms (${(bytes / 1024).toFixed(0)} KB)` });
+    const value = await medianMs(async () => (bytes = (await encode()).byteLength));
+    rows.push({ bench: 'jpeg encode 800² q85', metric: name, value, unit: `ms (${(bytes / 1024).toFixed(0)} KB)` });
   }
   return rows;
 }

@@ -1,4 +1,4 @@
-import { unprocessable } from '../errors';
+import { EngineError, unprocessable } from '../errors';
 import type { RGBAImage } from '../types';
 import { decodeImage } from './codecs';
 import { decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
@@ -19,7 +19,10 @@ export const MAX_SOURCE_PIXELS = 13_000_000;
 type Size = { width: number; height: number };
 
 export interface DecodeBoundedOptions {
-  /** Refuse (422) sources with more pixels than this (stored size). Default MAX_SOURCE_PIXELS. */
+  /**
+   * Refuse (422) sources that would decode to more pixels than this. Default MAX_SOURCE_PIXELS.
+   * A baseline JPEG decoded at 1/2, 1/4 or 1/8 (placed that small) counts at that size.
+   */
   maxPixels?: number;
   /** Refuse (422) when the requested output has more pixels than this. Default MAX_PLACED_PIXELS. */
   maxOutputPixels?: number;
@@ -46,9 +49,7 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   if (!sniffed) throw fail('not a JPEG or PNG image (or its header is corrupt).');
   if (sniffed.format !== 'jpeg' && sniffed.format !== 'png') throw fail(`${sniffed.format.toUpperCase()} images are not supported; use JPEG or PNG.`);
   const maxPixels = options.maxPixels ?? MAX_SOURCE_PIXELS;
-  if (sniffed.width * sniffed.height > maxPixels) {
-    throw fail(`${sniffed.width}×${sniffed.height} is more than ${(maxPixels / 1e6).toFixed(1)} MP.`);
-  }
+  const tooBig = () => fail(`${sniffed.width}×${sniffed.height} is more than ${(maxPixels / 1e6).toFixed(1)} MP.`);
   const displayed = orientedSize(sniffed);
   const wanted = typeof options.size === 'function' ? options.size(displayed) : options.size ?? displayed;
   const width = Math.max(1, Math.round(wanted.width));
@@ -61,16 +62,22 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   const storedHeight = swap ? width : height;
   // A JPEG placed at half its size or less decodes straight to 1/2, 1/4 or 1/8 in the DCT
   // domain (still at least the size wanted), so the full-size pixels never exist.
+  // The source limit is about memory, so it counts the pixels decoded: a bigger baseline JPEG
+  // (a 48 MP phone photo) is fine when its scaled decode is within it.
   const scale = sniffed.format === 'jpeg' ? jpegScaleFor(sniffed, storedWidth, storedHeight) : 8;
+  const decodedPixels = (factor: number) => Math.ceil((sniffed.width * factor) / 8) * Math.ceil((sniffed.height * factor) / 8);
+  if (decodedPixels(scale) > maxPixels) throw tooBig();
   let decoded: RGBAImage | null | undefined;
   let factor = scale;
   try {
     decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>) : null;
     if (!decoded) {
+      if (decodedPixels(8) > maxPixels) throw tooBig();
       decoded = await decodeImage(bytes);
       factor = 8;
     }
-  } catch {
+  } catch (err) {
+    if (err instanceof EngineError) throw err;
     throw fail('the image data is corrupt.');
   }
   if (decoded.width !== Math.ceil((sniffed.width * factor) / 8) || decoded.height !== Math.ceil((sniffed.height * factor) / 8)) {

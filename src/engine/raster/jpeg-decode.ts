@@ -1,5 +1,8 @@
 import type { RGBAImage } from '../types';
-import { withArena } from './kernels';
+import { freshKernels, inArena, kernels } from './kernels';
+
+/** Working sets above this run in a fresh kernels instance, freed afterwards (see freshKernels). */
+const SHARED_ARENA_LIMIT = 16 << 20;
 
 /**
  * Scaled JPEG decoding (the DCT-domain reduction libjpeg calls `scale_num / scale_denom`): a
@@ -156,16 +159,19 @@ async function decodeScan(
   const outW = Math.ceil((width * scale) / 8);
   const outH = Math.ceil((height * scale) / 8);
 
-  return withArena((k, arena) => {
+  const layout = comps.map((c) => {
+    const size = blockSize(c, hMax, vMax, scale);
+    const stride = mcusX * c.h * size;
+    return { size, stride, bytes: stride * mcusY * c.v * size };
+  });
+  const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + outW * outH * 4;
+  const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
+  return inArena(instance, (k, arena) => {
     const data = arena.alloc(bytes.length);
     const huffPtr = arena.alloc(8 * 1024 * 4);
     const compsPtr = arena.alloc(3 * 32);
     const quantPtrs = comps.map(() => arena.alloc(64 * 4));
-    const planes = comps.map((c) => {
-      const size = blockSize(c, hMax, vMax, scale);
-      const stride = mcusX * c.h * size;
-      return { size, stride, ptr: arena.alloc(stride * mcusY * c.v * size) };
-    });
+    const planes = layout.map((plane) => ({ ...plane, ptr: arena.alloc(plane.bytes) }));
     const out = arena.alloc(outW * outH * 4);
     const u8 = arena.u8();
     const i32 = arena.i32();

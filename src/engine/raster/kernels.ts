@@ -40,6 +40,15 @@ export function kernels(): Promise<KernelExports> {
 // whoever awaits kernels().
 kernels().catch(() => undefined);
 
+/**
+ * A new instance of the kernels with its own linear memory, for a one-off operation whose
+ * working set is large: a WebAssembly memory never shrinks, so running it in the shared instance
+ * would keep that much memory reserved for the isolate's life. Dropped after use, it is freed.
+ */
+export async function freshKernels(): Promise<KernelExports> {
+  return (await WebAssembly.instantiate(kernelsModule, {})).exports as unknown as KernelExports;
+}
+
 /** The kernels if already instantiated (for synchronous callers; `await kernels()` first). */
 export function kernelsNow(): KernelExports | undefined {
   return ready;

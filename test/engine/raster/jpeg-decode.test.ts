@@ -114,3 +114,13 @@ function areaAverage(img: RGBAImage, factor: number): Uint8Array {
     }
   return rgb;
 }
+
+describe('the source pixel limit counts the pixels decoded', () => {
+  it('accepts a baseline JPEG over the limit when its scaled decode is within it, and refuses a progressive one', async () => {
+    const baseline = await testAsset('jpeg/photo-420-restart.jpg'); // 203 × 141 = 28,623 px
+    const small = { size: { width: 50, height: 35 }, maxPixels: 10_000 };
+    expect(await decodeBounded(baseline, small)).toMatchObject({ width: 50, height: 35 });
+    await expect(decodeBounded(baseline, { ...small, size: { width: 150, height: 100 } })).rejects.toThrow(/more than 0.0 MP/);
+    await expect(decodeBounded(await testAsset('jpeg/photo-progressive.jpg'), small)).rejects.toThrow(/more than 0.0 MP/);
+  });
+});
