@@ -27,7 +27,8 @@ export type AdminEnv = {
 export type AdminContextOf = Context<AdminEnv>;
 
 const csp = (nonce: string) =>
-  `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; ` +
+  // connect-src 'self': the Assets page's upload is an XMLHttpRequest (for its progress events).
+  `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; ` +
   `form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 /** Security headers of every admin response, success or error. */

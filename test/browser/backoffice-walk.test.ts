@@ -1,0 +1,209 @@
+// The back-office walk in real Chromium (issue 13, "Proof"): sign in → upload a PSD on the Assets
+// page (file picker with progress, then drag and drop) → create a pipeline (an error shown next
+// to its line first, then valid) → a product with a design connection and a storefront
+// reference → a project through the storefront API → Completed on its page → the PDF downloads
+// → a transition applies. Screenshots go to test-results/backoffice-walk/.
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { DEMO, launch, signInToAdmin, tokenRequest } from './chromium.js';
+
+const baseUrl = inject('workerUrl');
+const repo = path.resolve(import.meta.dirname, '../..');
+const PSD = path.join(repo, 'test/fixtures/psd/psdtools-text.psd');
+const SHOTS = path.join(repo, 'test-results/backoffice-walk');
+// Unique per run, so the walk can run again against one server (BROWSER_TEST_BASE_URL).
+const run = Date.now().toString(36);
+
+let browser: Browser;
+let page: Page;
+let token = '';
+const walk = { folder: `Walk ${run}`, designId: '', pipelineId: 0, productId: 0, reference: `walk-card-${run}`, projectId: 0 };
+
+async function shot(name: string) {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function api(method: string, p: string, body?: unknown) {
+  const res = await fetch(`${baseUrl}${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+beforeAll(async () => {
+  const t = await tokenRequest(baseUrl, { grant_type: 'client_credentials', client_id: 'demo-backend', client_secret: 'demo-backend-secret' });
+  token = String(t.body.access_token);
+  browser = await launch();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the back-office walk', () => {
+  it('signs in and opens Back office > Assets', async () => {
+    await signInToAdmin(page, baseUrl, DEMO.admin.email, DEMO.admin.password);
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Assets' }).click();
+    await page.waitForURL(`${baseUrl}/admin/assets/designs`);
+    // The demo seed's design sits in /demo/.
+    expect(await page.getByRole('navigation', { name: 'Folders' }).getByRole('link', { name: 'demo' }).count()).toBe(1);
+  });
+
+  it('makes a folder (a blank name is refused beside the field) and uploads a PSD with the file picker, showing progress', async () => {
+    await page.getByRole('button', { name: 'Create folder' }).click();
+    expect(await page.locator('#folder-name-error').textContent()).toContain('blank');
+    expect(await page.locator('#folder-name').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel(/^New folder in/).fill(walk.folder);
+    await page.getByRole('button', { name: 'Create folder' }).click();
+    await page.locator('.banner', { hasText: `Folder /${walk.folder}/ created.` }).waitFor();
+
+    await page.getByLabel(/^Upload designs to/).setInputFiles(PSD);
+    // The page's script reports progress while the XHR sends, then reloads with a banner.
+    const progress: string[] = [];
+    await page.exposeFunction('walkProgress', (t: string) => progress.push(t));
+    await page.evaluate(() => {
+      const status = document.getElementById('upload-status')!;
+      new MutationObserver(() => (window as unknown as { walkProgress: (t: string) => void }).walkProgress(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Upload', exact: true }).click()]);
+    await page.locator('.banner', { hasText: 'Uploaded "psdtools-text".' }).waitFor();
+    expect(progress.some((t) => /Uploading psdtools-text\.psd: \d+%/.test(t))).toBe(true);
+    const link = page.getByRole('link', { name: 'psdtools-text', exact: true });
+    walk.designId = decodeURIComponent(((await link.getAttribute('href')) ?? '').split('/').pop()!);
+    expect(walk.designId).not.toBe('');
+    // Its thumbnail is drawn by the renderer.
+    await page.waitForFunction((id) => {
+      const img = document.querySelector<HTMLImageElement>(`img[src$="/designs/${id}/thumbnail"]`);
+      return !!img && img.complete && img.naturalWidth > 0;
+    }, walk.designId, { timeout: 60_000 });
+    await shot('01-assets-uploaded');
+  });
+
+  it('uploads a second file by drag and drop; the same name again is refused with the 409 reason', async () => {
+    // A drop event carrying the PSD, as the browser sends one when a file is dragged in.
+    const drop = async (name: string) =>
+      page.evaluate(
+        async ({ id, name }) => {
+          const bytes = await (await fetch(`/admin/assets/designs/${encodeURIComponent(id)}/file`)).arrayBuffer();
+          const data = new DataTransfer();
+          data.items.add(new File([bytes], name, { type: 'image/vnd.adobe.photoshop' }));
+          document.getElementById('drop-zone')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+        },
+        { id: walk.designId, name },
+      );
+    await Promise.all([page.waitForEvent('load'), drop('dropped card.psd')]);
+    await page.locator('.banner', { hasText: 'Uploaded "dropped card".' }).waitFor();
+    await drop('dropped card.psd');
+    const error = page.locator('#upload-file-live');
+    await error.filter({ hasText: 'already exists' }).waitFor();
+    expect(await error.textContent()).toContain('dropped card.psd: A design named "dropped card" already exists in this folder.');
+    expect(await page.locator('#upload-file').getAttribute('aria-invalid')).toBe('true');
+    await shot('02-assets-drop-409');
+  });
+
+  it("opens the design's page: variables and missing fonts; renames it and edits its custom fields", async () => {
+    await page.getByRole('link', { name: 'psdtools-text', exact: true }).click();
+    await page.waitForURL(`${baseUrl}/admin/assets/designs/${encodeURIComponent(walk.designId)}`);
+    const vars = page.locator('section[aria-labelledby=vars-h] tbody tr');
+    expect(await vars.count()).toBeGreaterThan(0);
+    expect(await vars.first().locator('td').nth(1).textContent()).toBe('Text');
+    expect(await page.locator('section[aria-labelledby=fonts-h]').textContent()).toMatch(/missing font|All fonts found/);
+    await page.getByLabel('Custom fields (JSON object)').fill('{"side": ');
+    await page.getByRole('button', { name: 'Save custom fields' }).click();
+    expect(await page.locator('#asset-fields-error').textContent()).toMatch(/^Not JSON/);
+    await page.getByLabel('Custom fields (JSON object)').fill('{"side": "front"}');
+    await page.getByRole('button', { name: 'Save custom fields' }).click();
+    await page.locator('.banner', { hasText: 'Custom fields saved.' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill(`Walk card ${run}`);
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.locator('.banner', { hasText: `Renamed to "Walk card ${run}".` }).waitFor();
+    await page.getByLabel('To folder').selectOption({ label: 'Root (/)' });
+    await page.getByRole('button', { name: 'Move' }).click();
+    await page.locator('.banner', { hasText: 'Moved to /.' }).waitFor();
+    await shot('03-design-page');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('03-design-page-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('creates a pipeline: the validator error is shown next to its line, then the valid one saves', async () => {
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Pipelines' }).click();
+    await page.getByRole('link', { name: 'New pipeline' }).click();
+    await page.getByLabel('Name').fill(`Walk pipeline ${run}`);
+    const valid = await page.getByLabel('Pipeline JSON').inputValue();
+    await page.getByLabel('Pipeline JSON').fill(valid.replace('"hiResOutputDpi": 300', '"hiResOutputDpi": "high"'));
+    await page.getByRole('button', { name: 'Save pipeline' }).click();
+    const problem = page.getByRole('alert', { name: 'Problems by line' }).locator('tr[data-line]');
+    expect(await problem.count()).toBe(1);
+    expect(await problem.getAttribute('data-line')).toBe('5');
+    expect(await problem.textContent()).toContain('hiResOutputDpi');
+    await shot('04-pipeline-error');
+    await page.getByLabel('Pipeline JSON').fill(valid);
+    await page.getByRole('button', { name: 'Save pipeline' }).click();
+    await page.waitForURL(/\/admin\/pipelines\/\d+$/);
+    walk.pipelineId = Number(page.url().split('/').pop());
+    expect(await page.getByRole('status').first().textContent()).toContain('saved');
+  });
+
+  it('creates a product with the design connected and a storefront reference', async () => {
+    // Through the back-office API (the Products page edits what it creates).
+    const product = await api('POST', '/api/backoffice/v1/products', { name: `Walk product ${run}`, description: 'Made by the back-office walk.', processingPipelineId: walk.pipelineId, personalizationWorkflowId: 1 });
+    expect(product.status).toBe(200);
+    walk.productId = product.body.id;
+    const connected = await api('POST', `/api/backoffice/v1/products/${walk.productId}/design-connections`, { connections: [{ designId: walk.designId, designGroup: 'front' }] });
+    expect(connected.status).toBe(200);
+    const ref = await api('POST', '/api/backoffice/v1/product-references?storefrontId=1', { productReference: walk.reference, productReferenceType: 'Product', productReferenceName: `Walk product ${run}`, productId: walk.productId });
+    expect(ref.status).toBe(201);
+
+    await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('link', { name: `Walk product ${run}` }).first().click();
+    await page.waitForURL(`${baseUrl}/admin/products/${walk.productId}`);
+    const main = (await page.locator('main').textContent()) ?? '';
+    expect(main).toContain(`Walk card ${run}`); // the connected design's name
+    expect(main).toContain(walk.reference);
+    await shot('05-product');
+  });
+
+  it('a project created through the storefront API reaches Completed on its page, and its PDF downloads', async () => {
+    const created = await fetch(`${baseUrl}/api/storefront/v1/projects/with-single-item?storefrontId=1`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        ownerId: 'shopper-walk',
+        productReference: walk.reference,
+        orderId: `walk-${run}`,
+        orderLineItemIndex: 0,
+        orderNumber: 1913,
+        orderName: `Walk order ${run}`,
+        item: { quantity: 100, fields: { Name: 'Ada Lovelace' } },
+      }),
+    });
+    const body = (await created.json()) as { id: number };
+    expect(created.status, JSON.stringify(body)).toBe(201);
+    walk.projectId = body.id;
+
+    await page.goto(`${baseUrl}/admin/projects/${walk.projectId}`);
+    await page.locator('section[aria-labelledby=jobs-h] h3', { hasText: 'Completed' }).first().waitFor({ timeout: 90_000 });
+    const rows = page.locator('section[aria-labelledby=jobs-h] tbody tr');
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(1).locator('td').nth(1).textContent()).toBe('Completed');
+    expect((await page.locator('main').textContent()) ?? '').toContain('1913');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: /\.pdf$/ }).first().click()]);
+    expect(readFileSync((await download.path())!).subarray(0, 5).toString()).toBe('%PDF-');
+    await shot('06-project-completed');
+  });
+
+  it('applies a transition with its button', async () => {
+    await page.getByRole('button', { name: 'Start production' }).click();
+    await page.waitForURL(`${baseUrl}/admin/projects/${walk.projectId}`);
+    expect(await page.getByRole('status').first().textContent()).toContain('start-production');
+    expect(await page.locator('section[aria-labelledby=status-h]').textContent()).toContain('In production');
+    await shot('07-transition-applied');
+  });
+});
