@@ -12,7 +12,8 @@
  *   is embedded. `Text`: real text in a TrueType subset made by the engine's subsetter
  *   (src/engine/pdf/font-subset.ts, which refuses fonts whose OS/2 fsType forbids embedding a
  *   subset, and CFF fonts), Type0/Identity-H with a ToUnicode map, placed line by line from the
- *   same layout (advances plus letter and word spacing; kerning is not applied). Items whose font
+ *   same layout (advances plus letter and word spacing, and the pairs of the font's `kern` table
+ *   as TJ adjustments; GPOS-only kerning is not applied). Items whose font
  *   is refused, or lacks a character, stay outlines.
  * - Images: JPEG passes through and PNG stays lossless when at most 300 dpi at their placed
  *   size; larger ones are downsampled to 300 dpi (JPEG re-encoded at quality 92, PNG kept
@@ -22,6 +23,7 @@
  * - No mockups, no stub, no print-area outlines. A document over 50 MB → 422.
  */
 import { PDFDocument, PDFName, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
+import { kernPairs } from '../../../engine/fonts/kerning';
 import { openEmbeddable, subsetTrueType, type SfntFont } from '../../../engine/pdf/font-subset';
 import { usvgToOps } from '../../../engine/pdf/vector';
 import { toUnicodeCMap } from '../../../engine/pdf/text';
@@ -284,6 +286,8 @@ function textAsText(w: Writer, item: TextModel, fontBytes: Uint8Array): string |
   if (!f) return null;
   const layout = layoutItemText(item, item.text, fontBytes);
   const { font } = f;
+  // Pairs from the font's kern table, as resvg kerns the preview's and Outlines' text.
+  const kern = kernPairs(fontBytes);
   const size = layout.size;
   const lines: string[] = [];
   const used = new Map<number, string>();
@@ -293,17 +297,31 @@ function textAsText(w: Writer, item: TextModel, fontBytes: Uint8Array): string |
     let run = '';
     let width = 0;
     let count = 0;
+    // Pending TJ adjustment in thousandths of an em (positive moves left): kerning, word spacing.
+    let adjust = 0;
+    let prev = -1;
     for (const ch of line.text) {
       const cp = ch.codePointAt(0)!;
       const gid = font.glyphOf(cp);
       if (!gid && cp > 0x20) return null; // the font lacks it: outlines (resvg may fall back)
+      const k = prev >= 0 ? kern(prev, gid) : 0;
+      if (k) {
+        adjust -= (k * 1000) / font.unitsPerEm;
+        width += (k / font.unitsPerEm) * size;
+      }
+      if (adjust) {
+        if (run) parts.push(`<${run}>`);
+        parts.push(num(adjust));
+        run = '';
+        adjust = 0;
+      }
       used.set(gid, ch);
       run += hex4(gid);
       width += (font.advance(gid) / font.unitsPerEm) * size;
       count++;
+      prev = gid;
       if (cp === 32 && line.wordSpacing) {
-        parts.push(`<${run}>`, num((-line.wordSpacing * 1000) / size));
-        run = '';
+        adjust -= (line.wordSpacing * 1000) / size;
         width += line.wordSpacing;
       }
     }
