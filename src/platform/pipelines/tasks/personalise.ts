@@ -97,8 +97,13 @@ function commandFor(nodes: LayerNode[], field: string, value: unknown): unknown 
 export async function psdFieldData(ctx: Pick<UnitContext, 'env' | 'tenantId'>, designId: string, fields: Fields): Promise<PersonalisationData | undefined> {
   if (!Object.keys(fields).length) return undefined;
   const { compiled } = await resolveTemplate(new TenantInputStore(ctx.env, ctx.tenantId), designId);
+  return fieldData(compiled.layers, fields);
+}
+
+/** `fields` → the engine's `data` for a template's layer tree (undefined when no field names a layer). */
+export function fieldData(layers: LayerNode[], fields: Fields): PersonalisationData | undefined {
   const byName = new Map<string, LayerNode[]>();
-  for (const node of walkLayers(compiled.layers)) byName.set(node.name, [...(byName.get(node.name) ?? []), node]);
+  for (const node of walkLayers(layers)) byName.set(node.name, [...(byName.get(node.name) ?? []), node]);
   const data: Record<string, unknown> = {};
   for (const [layer, { field, value }] of assign(fields, byName.keys())) {
     const command = commandFor(byName.get(layer)!, field, value);
