@@ -5,6 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { env, exports } from 'cloudflare:workers';
 import { findUser } from '../../../src/identity/users';
 import { api, seedPlatform } from '../../helpers/platform';
+import { bundledFont } from '../../helpers/fixtures';
+import { upload } from '../../platform/storage/helpers';
 import { DEMO } from '../../helpers/identity-seed';
 import { get, post, signIn, type Browser } from './helpers';
 
@@ -271,5 +273,53 @@ describe('products: storefront references and delete', () => {
     const res = await post(`/admin/products/${id}/delete`, admin, {});
     expect(res.status).toBe(303);
     expect((await get(`/admin/products/${id}`, admin)).status).toBe(404);
+  });
+});
+
+describe('project page: each item with its designs previewed with the item data', () => {
+  const LAYER = 'Line 1 Line 2 Line 3 and text'; // the text layer of demo-card-design (psdtools-text.psd)
+
+  beforeAll(async () => {
+    // A font for the text (the design's ArialMT is not in the tenant: the engine falls back to it).
+    const res = await upload('/api/storage/v1/fonts', await bundledFont('LiberationSans-Regular.ttf'), 'LiberationSans-Regular.ttf');
+    expect([201, 409]).toContain(res.status);
+  });
+
+  async function project(item: Record<string, unknown>) {
+    const res = await api('POST', '/api/storefront/v1/projects/with-single-item?storefrontId=1', { ownerId: 'admin-preview-owner', orderId: unique('order').replace(/\W/g, '-'), item }, { token: 1 });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const p = (await res.json()) as { id: number; items: Array<{ id: number }> };
+    return { id: p.id, itemId: p.items[0]!.id };
+  }
+
+  it("an item of a product without designIds shows the product's design, drawn with the fields that name its layers", async () => {
+    const productId = await newProduct({ options: '' });
+    expect((await post(`/admin/products/${productId}/designs`, admin, { assetId: 'demo-card-design' })).status).toBe(303);
+    const withData = await project({ productSpecifier: { type: 'Product', id: productId }, fields: { [LAYER]: 'Ada Lovelace', Note: 'rush order' } });
+    const html = await (await get(`/admin/projects/${withData.id}`, admin)).text();
+    const src = `/admin/projects/${withData.id}/items/${withData.itemId}/preview?design=demo-card-design`;
+    expect(html).toContain(`src="${src}"`);
+    expect(html).toContain(`alt="Preview of item #${withData.itemId} with its data: Demo card design"`);
+    expect(html).toContain('rush order');
+    const res = await get(src, admin);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    // Only the field naming a layer is drawn; "Note" is order data, not the design's.
+    expect(decodeURIComponent(res.headers.get('x-preview-data') ?? '')).toBe(LAYER);
+    const withDataBytes = new Uint8Array(await res.arrayBuffer());
+
+    const plain = await project({ productSpecifier: { type: 'Product', id: productId }, fields: {} });
+    const plainRes = await get(`/admin/projects/${plain.id}/items/${plain.itemId}/preview?design=demo-card-design`, admin);
+    expect(plainRes.headers.get('x-preview-data')).toBe('');
+    expect(new Uint8Array(await plainRes.arrayBuffer())).not.toEqual(withDataBytes);
+  });
+
+  it("an item's own designIds; a design the item does not have is a placeholder; another item is 404", async () => {
+    const p = await project({ designIds: ['demo-card-design'], fields: { [LAYER]: 'Grace' } });
+    const ok = await get(`/admin/projects/${p.id}/items/${p.itemId}/preview`, admin);
+    expect(ok.headers.get('content-type')).toBe('image/jpeg');
+    const other = await get(`/admin/projects/${p.id}/items/${p.itemId}/preview?design=demo-mockup`, admin);
+    expect(other.headers.get('x-preview')).toBe('none');
+    expect((await get(`/admin/projects/${p.id}/items/999999999/preview`, admin)).status).toBe(404);
   });
 });

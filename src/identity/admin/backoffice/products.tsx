@@ -348,12 +348,16 @@ async function thumbnail(t: TenantContext, kind: ConnectionKind, id: string): Pr
     return f.bytes;
   }
   await assets.getAsset(assets.scopeFor(t, assets.assetKind('mockup', false), undefined), id);
-  const prepared = await preparePreview(
-    new assets.TenantInputStore(t.env, t.tenantId),
-    { template: id, format: 'jpg', size: { width: THUMB, height: THUMB }, jpegQuality: 80, unsharpMask: null },
-    { urlImages: new UrlImages(imageFetcher(t.env)) },
-  );
-  return (await prepared.render()).bytes;
+  try {
+    const prepared = await preparePreview(
+      new assets.TenantInputStore(t.env, t.tenantId),
+      { template: id, format: 'jpg', size: { width: THUMB, height: THUMB }, jpegQuality: 80, unsharpMask: null },
+      { urlImages: new UrlImages(imageFetcher(t.env)) },
+    );
+    return (await prepared.render()).bytes;
+  } catch (e) {
+    throw assets.engineError(e);
+  }
 }
 
 productsRoutes.get('/thumbnails/:kind/:assetId', async (c) => {
@@ -364,7 +368,7 @@ productsRoutes.get('/thumbnails/:kind/:assetId', async (c) => {
     return new Response(bytes, { headers: { 'content-type': 'image/jpeg' } });
   } catch (e) {
     // A file the renderer cannot draw (or one deleted meanwhile) still gets a tile in the list.
-    if (!(e instanceof PlatformError) && !(e instanceof Error && 'status' in e)) throw e;
+    if (!(e instanceof PlatformError && e.status < 500)) throw e;
     return new Response(PLACEHOLDER_SVG('No preview'), { headers: { 'content-type': 'image/svg+xml', 'x-thumbnail': 'none' } });
   }
 });

@@ -7,9 +7,11 @@
 //   POST /admin/projects/{id}/transitions/{name} apply a transition (409 shows its reason)
 //   POST /admin/projects/{id}/resume · /restart  the runner's resume / restart (409 shows its reason)
 //   GET  /admin/projects/{id}/preview            the project's preview image
+//   GET  /admin/projects/{id}/items/{itemId}/preview[?design=]   an item's design with its data (item-preview.ts)
 //   GET  /admin/projects/{id}/files/{artifactId} an output file (download)
 import { Hono } from 'hono';
 import { notFound } from '../../../errors';
+import * as assets from '../../../platform/assets';
 import { ConflictError, PlatformError } from '../../../platform/core';
 import { getArtifact, artifactFileKey } from '../../../platform/assets/artifacts';
 import { jobStub, projectDoName, projectProcessingResults, restartProject, resumeProject, type JobView } from '../../../platform/jobs';
@@ -20,6 +22,7 @@ import { listStorefronts } from '../../../platform/projects/users';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
 import { CsrfField } from '../layout';
 import { tenantOf } from './context';
+import { itemDesignIds, itemPreview } from './item-preview';
 
 export const projectsRoutes = new Hono<AdminEnv>();
 
@@ -34,6 +37,9 @@ const PERIODS = [
   ['LastYear', 'Last 365 days'],
 ] as const;
 const RUNNING = new Set(['New', 'InProgress', 'Recovered']);
+/** Items and designs per item drawn on the page (each preview is a render). */
+const MAX_ITEMS_SHOWN = 20;
+const MAX_DESIGNS_SHOWN = 4;
 
 const NO_PREVIEW_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="240" viewBox="0 0 400 240"><rect width="400" height="240" fill="#eef1f5"/>' +
@@ -211,6 +217,12 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
     projectProcessingResults(t, project.id),
   ]);
   const views: JobView[] = project.processing_triggered_at == null ? [] : await jobStub(t.env, projectDoName(t.tenantId, project.id)).views();
+  const shown = items.slice(0, MAX_ITEMS_SHOWN);
+  const designsOf = await Promise.all(shown.map(async (i) => (await itemDesignIds(t, i)).slice(0, MAX_DESIGNS_SHOWN)));
+  const designScope = assets.scopeFor(t, assets.assetKind('design', false), undefined);
+  const designNames = new Map(
+    await Promise.all([...new Set(designsOf.flat())].map(async (id) => [id, (await assets.findAsset(designScope, id))?.name ?? id] as const)),
+  );
   const running = views.some((v) => RUNNING.has(v.job.status));
   const csrf = c.get('admin').csrf;
   const title = `Project #${project.id}`;
@@ -252,29 +264,47 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
           </section>
           <section class="card" aria-labelledby="items-h">
             <h2 id="items-h">Items</h2>
-            <div class="grid">
-              <img src={`${projectPath(project.id)}/preview`} alt={`Preview of project ${project.id}`} style="max-width:100%;border:1px solid var(--line);border-radius:6px" />
-              <div>
-                {items.map((i) => (
-                  <dl class="props">
-                    <dt>Item</dt>
-                    <dd>{`#${i.id} ${i.name ?? ''}`}</dd>
-                    <dt>SKU</dt>
-                    <dd>{i.sku ?? '—'}</dd>
-                    <dt>Quantity</dt>
-                    <dd>{i.quantity}</dd>
-                    <dt>Designs</dt>
-                    <dd>{(JSON.parse(i.design_ids) as string[]).join(', ') || 'from the product'}</dd>
-                    {Object.entries(JSON.parse(i.fields) as Record<string, unknown>).map(([k, v]) => (
-                      <>
-                        <dt>{k}</dt>
-                        <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
-                      </>
+            {shown.map((i, n) => {
+              const fields = Object.entries(JSON.parse(i.fields) as Record<string, unknown>);
+              return (
+                <article aria-labelledby={`item-${i.id}-h`} style={n ? 'border-top:1px solid var(--line);padding-top:1rem;margin-top:1rem' : undefined}>
+                  <h3 id={`item-${i.id}-h`} style="font-size:1rem;margin:0 0 .5rem">{`Item #${i.id} ${i.name ?? ''}`.trim()}</h3>
+                  <div class="grid">
+                    {designsOf[n]!.length === 0 && <p class="muted small">No design: the item names none and its product variant has none connected.</p>}
+                    {designsOf[n]!.map((d) => (
+                      <figure style="margin:0">
+                        <img
+                          src={`${projectPath(project.id)}/items/${i.id}/preview?design=${encodeURIComponent(d)}`}
+                          alt={`Preview of item #${i.id} with its data: ${designNames.get(d) ?? d}`}
+                          loading="lazy"
+                          style="max-width:100%;border:1px solid var(--line);border-radius:6px;background:#eef1f5"
+                        />
+                        <figcaption class="small muted">{designNames.get(d) ?? d}</figcaption>
+                      </figure>
                     ))}
-                  </dl>
-                ))}
-              </div>
-            </div>
+                    <dl class="props">
+                      <dt>SKU</dt>
+                      <dd>{i.sku ?? '—'}</dd>
+                      <dt>Quantity</dt>
+                      <dd>{i.quantity}</dd>
+                      <dt>Designs</dt>
+                      <dd>{(JSON.parse(i.design_ids) as string[]).length ? 'named by the item' : 'from the product'}</dd>
+                      {fields.map(([k, v]) => (
+                        <>
+                          <dt>{k}</dt>
+                          <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
+                        </>
+                      ))}
+                    </dl>
+                  </div>
+                </article>
+              );
+            })}
+            {items.length > shown.length && <p class="muted small">{`${items.length - shown.length} more items are not shown.`}</p>}
+            <details open style="margin-top:1rem">
+              <summary>Project preview (as the storefront API returns it)</summary>
+              <img src={`${projectPath(project.id)}/preview`} alt={`Preview of project ${project.id}`} style="max-width:min(100%,400px);border:1px solid var(--line);border-radius:6px;margin-top:.5rem" />
+            </details>
           </section>
           <section class="card" aria-labelledby="order-h">
             <h2 id="order-h">Order</h2>
@@ -413,6 +443,20 @@ projectsRoutes.get('/:id/preview', async (c) => {
     // by the platform's preview): a placeholder the page can show instead of a broken image.
     if (!(e instanceof PlatformError && e.status === 404)) throw e;
     return new Response(NO_PREVIEW_SVG, { headers: { 'content-type': 'image/svg+xml', 'x-preview': 'none' } });
+  }
+});
+
+projectsRoutes.get('/:id/items/:itemId/preview', async (c) => {
+  const { project, items } = await load(c, c.req.param('id'));
+  const item = items.find((i) => String(i.id) === c.req.param('itemId'));
+  if (!item) throw notFound('This project has no such item.');
+  try {
+    const p = await itemPreview(tenantOf(c), project.owner_id, item, c.req.query('design') || undefined);
+    return new Response(p.file.bytes, { headers: { 'content-type': p.file.mime, 'x-preview-data': encodeURIComponent(p.applied) } });
+  } catch (e) {
+    // A design deleted since the order, or one the renderer refuses: a tile saying so.
+    if (!(e instanceof PlatformError && e.status < 500)) throw e;
+    return new Response(NO_PREVIEW_SVG.replace('No preview: the items name no design', 'No preview of this design'), { headers: { 'content-type': 'image/svg+xml', 'x-preview': 'none' } });
   }
 });
 
