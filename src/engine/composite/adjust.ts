@@ -236,106 +236,165 @@ export function curveLut(points: Array<{ input: number; output: number }> | unde
   });
 }
 
-function brightnessContrastLut(brightness: number, contrast: number, legacy: boolean): Lut | null {
+/**
+ * Brightness/Contrast (docs/fidelity.md, "Brightness/Contrast").
+ * Legacy: brightness adds b to every channel value; contrast c scales distances from 127.5 by
+ * k = 100 / (100 − c) (c > 0, so +100 thresholds) or (100 + c) / 100 (c ≤ 0, so −100 greys). The
+ * shift goes first when contrast rises and last when it falls, so a shift is never stretched or
+ * squeezed by the contrast.
+ * Current mode: one curve with its ends pinned (nothing clips, as Adobe documents): brightness
+ * moves the curve's midpoint along the anti-diagonal, (128, 128) → (128 − δ, 128 + δ) with
+ * δ = 55·b/150; contrast moves the quarter points apart, (64, 64 − 25·c/100) and (192, 192 + 25·c/100);
+ * both through Photoshop's Curves spline, brightness then contrast.
+ */
+export function brightnessContrastLut(brightness: number, contrast: number, legacy: boolean): Lut | null {
   if (!brightness && !contrast) return null;
   if (legacy) {
-    const k = contrast >= 0 ? 1 / Math.max(0.01, 1 - contrast / 100) : 1 + contrast / 100;
-    return lut((v) => (v + brightness - 127.5) * k + 127.5);
+    const c = Math.max(-100, Math.min(100, contrast));
+    const k = c > 0 ? (c >= 100 ? 1e6 : 100 / (100 - c)) : (100 + c) / 100;
+    return c > 0 ? lut((v) => (v + brightness - 127.5) * k + 127.5) : lut((v) => (v - 127.5) * k + 127.5 + brightness);
   }
-  // Modern mode: brightness is a gamma-like curve that keeps black and white; contrast an S-slope
-  // around mid-grey.
-  const k = contrast >= 0 ? 1 + contrast / 100 * 1.5 : 1 + contrast / 100;
-  const g = Math.pow(2, -brightness / 100);
-  return lut((v) => {
-    const b = 255 * Math.pow(v / 255, g);
-    return (b - 127.5) * k + 127.5;
-  });
+  const delta = (55 * Math.max(-150, Math.min(150, brightness))) / 150;
+  const b = delta ? curveLut([{ input: 0, output: 0 }, { input: 128 - delta, output: 128 + delta }, { input: 255, output: 255 }]) : null;
+  const q = (25 * Math.max(-50, Math.min(100, contrast))) / 100;
+  const c = q
+    ? curveLut([{ input: 0, output: 0 }, { input: 64, output: 64 - q }, { input: 192, output: 192 + q }, { input: 255, output: 255 }])
+    : null;
+  return chain(b, c);
 }
 
 /**
- * Photoshop's Hue/Saturation: the colour ranges' changes (weights ramp over [a, b] and [c, d],
- * degrees, wrapping; summed where ranges overlap), then the master's, or colorize. Each change
- * turns hue in HSL, blends toward white or black for lightness, then pushes channels away from
- * (or toward) the HSL lightness for saturation: lightness before saturation, as Photoshop's
- * output shows.
+ * Photoshop's Hue/Saturation (docs/fidelity.md, "Hue/Saturation"). Every step keeps a pixel's
+ * hexcone hue except the hue step, so the order only matters for saturation:
+ * - hue: the master's turn plus each colour range's, weighted by how far the pixel's hue lies in
+ *   that range (1 inside [b, c], ramping to 0 over [a, b] and [c, d], degrees, wrapping);
+ * - master lightness: channels toward white (+) or black (−);
+ * - range lightness (the weighted sum, ±100 at most): channels toward the pixel's own maximum (+)
+ *   or minimum (−), so +100 greys a colour at its brightest channel rather than whitening it;
+ * - saturation: channels pushed from the HSL lightness by a factor 1 + α, never past full
+ *   saturation; α = s for s ≤ 0 and s / (1 − s) for s > 0 (at most 127: +100 % multiplies the
+ *   chroma by 128). The master's saturation goes first; the ranges' then add their α weighted.
+ * Colorize: the pixel's HSL lightness (after the colorize lightness) with the colorize hue and
+ * saturation.
  */
 function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>, d: Uint8ClampedArray): boolean {
-  const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas].filter(
-    (rg): rg is NonNullable<typeof rg> => !!rg && !!(rg.hue || rg.saturation || rg.lightness),
-  );
   const master = adj.master ?? { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: 0, lightness: 0 };
-  // ag-psd's "master" record holds the colorize flag and colorize settings in a..d.
+  // ag-psd's "master" record holds the colorize flag (first byte of a) and the colorize settings in b..d.
   const colorize = (master.a & 0xff00) !== 0 || master.a === 1;
-  const hsl = new Float64Array(3);
-  const rgb = new Float64Array(3);
+  if (colorize) return colorizeHsl(d, master.b, master.c, master.d);
+  const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas]
+    .filter((rg): rg is NonNullable<typeof rg> => !!rg && !!(rg.hue || rg.saturation || rg.lightness))
+    .map((rg) => ({ ...unwrapRange(rg.a, rg.b, rg.c, rg.d), hue: rg.hue, light: rg.lightness / 100, alpha: saturationAlpha(rg.saturation / 100) }));
+  const masterLight = Math.max(-1, Math.min(1, master.lightness / 100));
+  const masterAlpha = saturationAlpha(master.saturation / 100);
+  if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return true;
+  const c = new Float64Array(3);
   for (let i = 0; i < d.length; i += 4) {
-    rgb[0] = d[i];
-    rgb[1] = d[i + 1];
-    rgb[2] = d[i + 2];
-    if (colorize) {
-      rgbToHsl(rgb[0], rgb[1], rgb[2], hsl);
-      const [r, g, b] = hslToRgb((((master.b % 360) + 360) % 360) / 360, master.c / 100, hsl[2]);
-      rgb[0] = r;
-      rgb[1] = g;
-      rgb[2] = b;
-      hslStep(rgb, 0, 0, master.d);
-    } else {
-      if (ranges.length) {
-        rgbToHsl(rgb[0], rgb[1], rgb[2], hsl);
-        const h = hsl[0] * 360;
-        let hue = 0, sat = 0, light = 0;
+    c[0] = d[i];
+    c[1] = d[i + 1];
+    c[2] = d[i + 2];
+    let hue = master.hue, light = 0, alpha = 0;
+    if (ranges.length) {
+      const h = hueOf(c[0], c[1], c[2]);
+      if (h >= 0) {
         for (const rg of ranges) {
-          const w = rangeWeight(h, rg.a, rg.b, rg.c, rg.d);
+          const w = rangeWeight(h, rg);
+          if (!w) continue;
           hue += rg.hue * w;
-          sat += rg.saturation * w;
-          light += rg.lightness * w;
+          light += rg.light * w;
+          alpha += rg.alpha * w;
         }
-        hslStep(rgb, hue, sat, light);
       }
-      hslStep(rgb, master.hue, master.saturation, master.lightness);
     }
-    d[i] = rgb[0];
-    d[i + 1] = rgb[1];
-    d[i + 2] = rgb[2];
+    if (hue) rotateHue(c, hue);
+    if (masterLight) for (let k = 0; k < 3; k++) c[k] = masterLight > 0 ? c[k] + (255 - c[k]) * masterLight : c[k] * (1 + masterLight);
+    if (light) {
+      light = Math.max(-1, Math.min(1, light));
+      const mx = Math.max(c[0], c[1], c[2]), mn = Math.min(c[0], c[1], c[2]);
+      for (let k = 0; k < 3; k++) c[k] = light > 0 ? c[k] + (mx - c[k]) * light : c[k] + (c[k] - mn) * light;
+    }
+    if (masterAlpha) saturate(c, masterAlpha);
+    if (alpha) saturate(c, alpha);
+    d[i] = c[0];
+    d[i + 1] = c[1];
+    d[i + 2] = c[2];
   }
   return true;
 }
 
-const stepHsl = new Float64Array(3);
-/** One hue/lightness/saturation change on rgb (0..255, in place). */
-function hslStep(rgb: Float64Array, hue: number, sat: number, light: number): void {
-  if (hue) {
-    rgbToHsl(rgb[0], rgb[1], rgb[2], stepHsl);
-    const [r, g, b] = hslToRgb((((stepHsl[0] + hue / 360) % 1) + 1) % 1, stepHsl[1], stepHsl[2]);
-    rgb[0] = r;
-    rgb[1] = g;
-    rgb[2] = b;
-  }
-  if (light) {
-    const l = Math.max(-1, Math.min(1, light / 100));
-    for (let c = 0; c < 3; c++) rgb[c] = l > 0 ? rgb[c] + (255 - rgb[c]) * l : rgb[c] * (1 + l);
-  }
-  if (sat) {
-    const mx = Math.max(rgb[0], rgb[1], rgb[2]);
-    const mn = Math.min(rgb[0], rgb[1], rgb[2]);
-    const delta = (mx - mn) / 255;
-    if (delta > 0) {
-      const sum = (mx + mn) / 255;
-      const L = sum / 2;
-      const S = L < 0.5 ? delta / sum : delta / (2 - sum);
-      const k = Math.max(-1, Math.min(1, sat / 100));
-      const alpha = k >= 0 ? 1 / (k + S >= 1 ? S : 1 - k) - 1 : k;
-      const Lp = L * 255;
-      for (let c = 0; c < 3; c++) rgb[c] = Math.max(0, Math.min(255, Lp + (rgb[c] - Lp) * (1 + alpha)));
-    }
-  }
+/** α of a saturation change s (−1..1): the factor on a channel's distance from the lightness is 1 + α. */
+export function saturationAlpha(s: number): number {
+  if (s <= 0) return Math.max(-1, s);
+  return Math.min(127, s / (1 - s));
 }
 
-function rangeWeight(h: number, a: number, b: number, c: number, d: number): number {
-  // Unwrap so that a <= b <= c <= d, then test h and h ± 360.
+/** Channels pushed from the HSL lightness by 1 + α, α at most what makes the colour fully saturated. */
+function saturate(c: Float64Array, alpha: number): void {
+  const mx = Math.max(c[0], c[1], c[2]);
+  const mn = Math.min(c[0], c[1], c[2]);
+  if (mx - mn <= 0) return;
+  const sum = mx + mn;
+  const S = sum <= 255 ? (mx - mn) / sum : (mx - mn) / (510 - sum);
+  const a = Math.max(-1, Math.min(alpha, 1 / S - 1));
+  const L = sum / 2;
+  for (let k = 0; k < 3; k++) c[k] = Math.max(0, Math.min(255, L + (c[k] - L) * (1 + a)));
+}
+
+/** Hexcone hue in degrees [0, 360), or −1 for a grey. */
+function hueOf(r: number, g: number, b: number): number {
+  const mx = Math.max(r, g, b), mn = Math.min(r, g, b), dd = mx - mn;
+  if (dd <= 0) return -1;
+  const h = mx === r ? (g - b) / dd : mx === g ? (b - r) / dd + 2 : (r - g) / dd + 4;
+  return (h * 60 + 360) % 360;
+}
+
+/** Turns the hexcone hue by deg, keeping the maximum and minimum channel (so HSL S and L). */
+function rotateHue(c: Float64Array, deg: number): void {
+  const mx = Math.max(c[0], c[1], c[2]), mn = Math.min(c[0], c[1], c[2]);
+  if (mx === mn) return;
+  const h = (((hueOf(c[0], c[1], c[2]) + deg) % 360) + 360) % 360 / 60;
+  const f = (n: number) => {
+    const k = (n + h) % 6;
+    return mx - (mx - mn) * Math.max(0, Math.min(k, 4 - k, 1));
+  };
+  c[0] = f(5);
+  c[1] = f(3);
+  c[2] = f(1);
+}
+
+function colorizeHsl(d: Uint8ClampedArray, hue: number, saturation: number, lightness: number): boolean {
+  const h = (((hue % 360) + 360) % 360) / 360;
+  const s = Math.max(0, Math.min(1, saturation / 100));
+  const l = Math.max(-1, Math.min(1, lightness / 100));
+  const hsl = new Float64Array(3);
+  for (let i = 0; i < d.length; i += 4) {
+    rgbToHsl(d[i], d[i + 1], d[i + 2], hsl);
+    const L = l > 0 ? hsl[2] + (1 - hsl[2]) * l : hsl[2] * (1 + l);
+    const [r, g, b] = hslToRgb(h, s, L);
+    d[i] = r;
+    d[i + 1] = g;
+    d[i + 2] = b;
+  }
+  return true;
+}
+
+interface HueRange {
+  a: number;
+  b: number;
+  c: number;
+  d: number;
+}
+
+/** A colour range's four hues unwrapped so that a ≤ b ≤ c ≤ d (each may pass 360). */
+function unwrapRange(a: number, b: number, c: number, d: number): HueRange {
   while (b < a) b += 360;
   while (c < b) c += 360;
   while (d < c) d += 360;
+  return { a, b, c, d };
+}
+
+/** How much of a colour range's change a hue takes (0..1). */
+export function rangeWeight(h: number, { a, b, c, d }: HueRange): number {
   for (const x of [h - 360, h, h + 360, h + 720]) {
     if (x < a || x > d) continue;
     if (x < b) return b > a ? (x - a) / (b - a) : 1;

@@ -242,6 +242,7 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
  * the result goes onto the canvas with the base's blend mode and opacity.
  */
 async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface) {
+  if (base.adjustment) return drawAdjustmentClipGroup(ctx, base, clipped, canvas);
   const group = createSurface(rectOf(canvas));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
   if (base.type === 'Group' || base.adjustment) {
@@ -365,6 +366,18 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
   const d = after.data;
   for (let i = 3; i < d.length; i += 4) d[i] = 255;
   blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, { atop: true });
+}
+
+/**
+ * Layers clipped to an adjustment layer: the adjustment's shape is its mask (everywhere when it has
+ * none), so it changes the canvas itself and the clipped layers go over the changed canvas; the
+ * whole is faded in through the mask at the base's opacity, like the rest of a clipping group.
+ */
+async function drawAdjustmentClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface) {
+  const after = cloneSurface(canvas);
+  await drawAdjustment(ctx, { ...base, opacity: base.fillOpacity, fillOpacity: 1, mask: undefined, vectorMask: undefined }, after);
+  for (const node of clipped) await drawNode(ctx, node, after);
+  fadeInto(canvas, after, await layerMask(ctx, base, rectOf(canvas)), base.opacity);
 }
 
 /** The pixel mask blurred by its feather (a Gaussian of that radius), computed with a margin. */
