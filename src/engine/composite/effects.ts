@@ -2,7 +2,8 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
 import { curveLut } from './adjust';
-import { blur, dilate, erode, shift } from './morphology';
+import { bandCoverage, blur, dilate, erode, shift, signedDistance } from './morphology';
+import { effectTiling, tilePattern } from './pattern';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './render';
 import type { Surface } from './surface';
@@ -57,6 +58,8 @@ export interface Shape {
   alpha: Float32Array;
   /** The layer's channel restrictions, which hold for its effects too. */
   excludedChannels?: number[];
+  /** Text layers: the gamma their edges blend with, which holds for the effects drawn on them too. */
+  gamma?: number;
 }
 
 /** The layer's masked alpha, padded by its effects' reach: what every effect is drawn from. */
@@ -73,7 +76,8 @@ export function effectShape(ctx: RenderContext, node: LayerNode, content: Surfac
       alpha[(y + pad) * w + x + pad] = a;
     }
   }
-  return { x: content.x - pad, y: content.y - pad, w, h, alpha, excludedChannels: node.excludedChannels };
+  const gamma = node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1;
+  return { x: content.x - pad, y: content.y - pad, w, h, alpha, excludedChannels: node.excludedChannels, ...(gamma !== 1 ? { gamma } : {}) };
 }
 
 type RGB = [number, number, number];
@@ -84,7 +88,11 @@ function rgbOf(c: unknown): RGB {
   return [0, 0, 0];
 }
 
-/** Blends a coverage map (0..1) of one colour, or of per-pixel colours, onto the canvas. */
+/**
+ * Blends a coverage map (0..1) of one colour, or of per-pixel colours, onto the canvas.
+ * `overlay`: a colour, gradient or pattern overlay, which recolours the layer and so blends its
+ * edges as the layer does (text layers: with Photoshop's text gamma).
+ */
 function paint(
   canvas: Surface,
   shape: Shape,
@@ -93,6 +101,7 @@ function paint(
   opacity: number,
   mode: string | undefined,
   atop: boolean,
+  overlay = false,
 ): void {
   const data = new Uint8ClampedArray(shape.w * shape.h * 4);
   const solid = !(color instanceof Uint8ClampedArray);
@@ -111,6 +120,7 @@ function paint(
   blendSurface(canvas, { x: shape.x, y: shape.y, w: shape.w, h: shape.h, data }, null, opacity, mode ?? 'normal', {
     atop,
     excludedChannels: shape.excludedChannels,
+    gamma: overlay ? shape.gamma : 1,
   });
 }
 
@@ -189,33 +199,19 @@ export function drawEffectsAbove(
   const tile = on(pattern) && pattern.pattern ? ctx.patterns.get(pattern.pattern.id) : null;
   if (on(pattern) && tile) {
     // Tiled from the document origin, or when linked with the layer from its effects reference
-    // point, at its scale and phase.
-    const scale = (pattern.scale ?? 1) * s || 1;
-    const origin = pattern.align !== false ? (node.referencePoint ?? { x: node.bounds.left, y: node.bounds.top }) : { x: 0, y: 0 };
-    const ox = (origin.x + (pattern.phase?.x ?? 0)) * s;
-    const oy = (origin.y + (pattern.phase?.y ?? 0)) * s;
-    const colors = new Uint8ClampedArray(w * h * 4);
+    // point, at its scale and phase; the pattern's own transparency thins the overlay.
+    const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1);
+    const colors = tilePattern(tile, tiling, shape.x, shape.y, w, h);
     const cov = new Float32Array(alpha.length);
-    for (let y = 0; y < h; y++) {
-      const ty = ((Math.floor((shape.y + y - oy) / scale) % tile.height) + tile.height) % tile.height;
-      for (let x = 0; x < w; x++) {
-        const tx = ((Math.floor((shape.x + x - ox) / scale) % tile.width) + tile.width) % tile.width;
-        const t = (ty * tile.width + tx) * 4;
-        const o = (y * w + x) * 4;
-        colors[o] = tile.data[t];
-        colors[o + 1] = tile.data[t + 1];
-        colors[o + 2] = tile.data[t + 2];
-        cov[y * w + x] = alpha[y * w + x] * (tile.data[t + 3] / 255);
-      }
-    }
-    paint(canvas, shape, cov, colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop);
+    for (let i = 0; i < cov.length; i++) cov[i] = alpha[i] * (colors[i * 4 + 3] / 255);
+    paint(canvas, shape, cov, colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true);
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
     const colors = gradientFill(g, shape, ctx, node);
-    if (colors) paint(canvas, shape, alpha, colors, (g.opacity ?? 1) * opacity, g.blendMode, atop);
+    if (colors) paint(canvas, shape, alpha, colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true);
   }
   for (const f of list(fx.solidFill).reverse()) {
-    paint(canvas, shape, alpha, rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop);
+    paint(canvas, shape, alpha, rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true);
   }
   overOverlays?.();
   const satin = fx.satin;
@@ -260,27 +256,49 @@ export function drawEffectsAbove(
     for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
     paint(canvas, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop);
   }
-  for (const st of list(fx.stroke).reverse()) {
-    const size = px(st.size) * s;
-    if (size <= 0) continue;
-    const cov = new Float32Array(alpha.length);
-    const position = st.position ?? 'outside';
-    if (position === 'outside') {
-      const grown = dilate(alpha, w, h, size);
-      for (let i = 0; i < cov.length; i++) cov[i] = Math.max(0, grown[i] - alpha[i]);
-    } else if (position === 'inside') {
-      const shrunk = erode(alpha, w, h, size);
-      for (let i = 0; i < cov.length; i++) cov[i] = Math.max(0, alpha[i] - shrunk[i]);
-    } else {
-      const grown = dilate(alpha, w, h, size / 2);
-      const shrunk = erode(alpha, w, h, size / 2);
-      for (let i = 0; i < cov.length; i++) cov[i] = Math.max(0, grown[i] - shrunk[i]);
-    }
-    const color = st.fillType === 'gradient' && st.gradient ? gradientFill({ ...st.gradient, gradient: st.gradient } as never, shape, ctx, node) : null;
-    paint(canvas, shape, cov, color ?? rgbOf(st.color), (st.opacity ?? 1) * opacity, st.blendMode, atop);
-  }
+  drawStrokes(ctx, node, canvas, shape, atop);
   const bevel = fx.bevel;
   if (on(bevel)) drawBevel(ctx, bevel, shape, canvas, opacity, atop);
+}
+
+type Stroke = NonNullable<LayerEffectsInfo['stroke']>[number];
+
+/**
+ * Stroke effects, the first listed on top (Photoshop lists several strokes top first). Each is a
+ * band of `size` px along the masked shape's edge: outside it (from the edge out), inside it
+ * (from the edge in) or centred on it, measured from the anti-aliased edge with sub-pixel
+ * precision and anti-aliased by each pixel's share of the band. Filled with a colour, a gradient
+ * (over the layer's box, as a gradient overlay) or a pattern (tiled as a pattern overlay). The
+ * stroke takes the layer's opacity, not its fill opacity: at fill 0 the interior goes and the
+ * stroke stays.
+ */
+function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
+  const fx = node.effects as LayerEffectsInfo;
+  const strokes = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
+  if (!strokes.length) return;
+  const { w, h, alpha } = shape;
+  const dist = signedDistance(alpha, w, h);
+  for (const st of strokes.reverse()) {
+    const size = px(st.size) * ctx.scale;
+    const position = st.position ?? 'outside';
+    const [lo, hi] = position === 'outside' ? [0, size] : position === 'inside' ? [-size, 0] : [-size / 2, size / 2];
+    const cov = new Float32Array(alpha.length);
+    for (let i = 0; i < cov.length; i++) cov[i] = bandCoverage(dist[i], lo, hi);
+    let color: RGB | Uint8ClampedArray = rgbOf(st.color);
+    if (st.fillType === 'gradient' && st.gradient) {
+      const g = st.gradient;
+      const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g } as never, shape, ctx, node);
+      if (colors) color = colors;
+    } else if (st.fillType === 'pattern' && st.pattern) {
+      const tile = ctx.patterns.get(st.pattern.id);
+      if (tile) {
+        const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number } };
+        color = tilePattern(tile, effectTiling(node, ctx.scale, p.linked !== false, p.phase, 1), shape.x, shape.y, w, h);
+        for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;
+      }
+    }
+    paint(canvas, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop);
+  }
 }
 
 type Bevel = NonNullable<LayerEffectsInfo['bevel']>;

@@ -19,6 +19,7 @@ import {
   type Surface,
 } from './surface';
 import { gaussianBlur } from './morphology';
+import { effectPatternIds } from './pattern';
 import { rasterizeVectorMask } from './vector';
 import { RENDER_VERSION } from './version';
 
@@ -401,8 +402,7 @@ async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Pr
 }
 
 async function loadEffectPatterns(ctx: RenderContext, node: LayerNode): Promise<void> {
-  const id = node.effects?.patternOverlay?.enabled !== false ? node.effects?.patternOverlay?.pattern?.id : undefined;
-  if (id && !ctx.patterns.has(id)) ctx.patterns.set(id, await loadPattern(ctx.bucket, ctx.compiled, id));
+  for (const id of effectPatternIds(node)) if (!ctx.patterns.has(id)) ctx.patterns.set(id, await loadPattern(ctx.bucket, ctx.compiled, id));
 }
 
 /** Level rows an output rectangle draws on (one spare row each side for the area filter). */

@@ -1,0 +1,108 @@
+import type { LayerEffectsInfo } from 'ag-psd';
+import type { LayerNode, RGBAImage } from '../types';
+
+/**
+ * Patterns (the document's pattern resources) tiled over a rectangle, as Photoshop tiles them for
+ * pattern overlays and pattern strokes: repeated without end from an origin (the document's, or
+ * the layer's effects reference point when "Link with Layer" is on, moved by the phase), at a
+ * scale. Sampling at pixel centres: bilinear with wrap-around when the pattern is shown at or
+ * above its size, averaged over each output pixel's footprint below it (previews), so a scaled
+ * pattern neither aliases nor shifts. Colours are averaged premultiplied.
+ */
+
+const on = (e: { enabled?: boolean } | undefined) => !!e && e.enabled !== false;
+const asList = <T>(e: T[] | T | undefined): T[] => (Array.isArray(e) ? e : e ? [e] : []);
+
+/** The ids of the patterns a layer's effects draw (pattern overlay, pattern strokes). */
+export function effectPatternIds(node: LayerNode): string[] {
+  const fx = node.effects as LayerEffectsInfo | undefined;
+  if (!fx || fx.disabled) return [];
+  const ids = new Set<string>();
+  const overlay = fx.patternOverlay;
+  if (on(overlay) && overlay!.pattern?.id) ids.add(overlay!.pattern.id);
+  for (const st of asList(fx.stroke)) if (on(st) && st.fillType === 'pattern' && st.pattern?.id) ids.add(st.pattern.id);
+  return [...ids];
+}
+
+export interface Tiling {
+  /** Output pixels where the pattern's pixel (0, 0) starts. */
+  originX: number;
+  originY: number;
+  /** Output pixels per pattern pixel (pattern scale × render scale). */
+  scale: number;
+}
+
+/**
+ * Where a layer effect's pattern starts (output pixels): from the layer's effects reference point
+ * when linked with the layer (Photoshop's default), else the document origin; the phase moves it.
+ */
+export function effectTiling(node: LayerNode, renderScale: number, linked: boolean, phase: { x: number; y: number } | undefined, scale: number): Tiling {
+  const origin = linked ? (node.referencePoint ?? { x: node.bounds.left, y: node.bounds.top }) : { x: 0, y: 0 };
+  return {
+    originX: (origin.x + (phase?.x ?? 0)) * renderScale,
+    originY: (origin.y + (phase?.y ?? 0)) * renderScale,
+    scale: (scale > 0 ? scale : 1) * renderScale,
+  };
+}
+
+const wrap = (v: number, n: number) => ((v % n) + n) % n;
+
+/**
+ * The pattern over the rectangle (x, y, w, h) of output pixels: straight RGBA colours (alpha is
+ * the pattern's own) for each pixel.
+ */
+export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: number, w: number, h: number): Uint8ClampedArray {
+  const out = new Uint8ClampedArray(w * h * 4);
+  const { width: tw, height: th, data: td } = tile;
+  if (tw <= 0 || th <= 0) return out;
+  const { originX, originY, scale } = tiling;
+  // Samples per output pixel along each axis: one when enlarging, the footprint when shrinking.
+  const n = scale >= 1 ? 1 : Math.min(8, Math.ceil(1 / scale));
+  const acc = new Float64Array(4);
+  const sample = (u: number, v: number) => {
+    // Bilinear at pattern coordinates (u, v) measured from pixel centres, wrapping around.
+    const fu = Math.floor(u);
+    const fv = Math.floor(v);
+    const tx = u - fu;
+    const ty = v - fv;
+    const xa = wrap(fu, tw);
+    const xb = wrap(fu + 1, tw);
+    const ya = wrap(fv, th) * tw;
+    const yb = wrap(fv + 1, th) * tw;
+    const corners = [
+      [(ya + xa) * 4, (1 - tx) * (1 - ty)],
+      [(ya + xb) * 4, tx * (1 - ty)],
+      [(yb + xa) * 4, (1 - tx) * ty],
+      [(yb + xb) * 4, tx * ty],
+    ];
+    for (const [i, k] of corners) {
+      if (k <= 0) continue;
+      const a = (td[i + 3] / 255) * k;
+      acc[0] += td[i] * a;
+      acc[1] += td[i + 1] * a;
+      acc[2] += td[i + 2] * a;
+      acc[3] += a;
+    }
+  };
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      acc.fill(0);
+      for (let sy = 0; sy < n; sy++) {
+        for (let sx = 0; sx < n; sx++) {
+          const ox = x0 + x + (sx + 0.5) / n;
+          const oy = y0 + y + (sy + 0.5) / n;
+          sample((ox - originX) / scale - 0.5, (oy - originY) / scale - 0.5);
+        }
+      }
+      const o = (y * w + x) * 4;
+      const a = acc[3];
+      if (a > 0) {
+        out[o] = acc[0] / a;
+        out[o + 1] = acc[1] / a;
+        out[o + 2] = acc[2] / a;
+      }
+      out[o + 3] = (a / (n * n)) * 255;
+    }
+  }
+  return out;
+}
