@@ -60,8 +60,11 @@ export const requireAdmin: MiddlewareHandler<AdminEnv> = async (c, next) => {
   c.set('db', db);
   c.set('admin', { session, tenantName: tenantName ?? `Tenant ${session.tenantId}`, csrf: csrfTokenFor(session) });
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-    const body = await c.req.parseBody();
-    if (!verifyCsrf(session, body._csrf)) {
+    // A script's request (the Assets page's upload) may send the token as X-CSRF-Token, so its
+    // body can stream to storage unparsed; a cross-site page cannot set that header.
+    const header = c.req.header('x-csrf-token');
+    const token = header !== undefined ? header : (await c.req.parseBody())._csrf;
+    if (!verifyCsrf(session, token)) {
       throw forbidden('The form expired or did not come from this admin panel, so nothing was changed. Go back, reload the page and try again.');
     }
   }

@@ -7,15 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { bundledFont, psdFixture, testAsset } from '../../helpers/fixtures';
 import { cookiesFrom, get, makeTenant, post, signIn, type Browser } from './helpers';
 
-/** Posts a multipart upload as the page does (the XHR adds Accept: application/json). */
+/**
+ * Posts a multipart upload as the page does: `json` like its XHR (Accept: application/json, the
+ * token as X-CSRF-Token, so the body streams), else like the form without script (token in the body).
+ */
 function upload(path: string, browser: Browser, file: { bytes: Uint8Array; name: string; type?: string } | null, opts: { folderId?: string; csrf?: string | null; json?: boolean } = {}) {
   const form = new FormData();
-  if (opts.csrf !== null) form.set('_csrf', opts.csrf ?? browser.csrf);
+  const token = opts.csrf === null ? null : (opts.csrf ?? browser.csrf);
+  if (token !== null) form.set('_csrf', opts.json ? browser.csrf : token);
   form.set('folderId', opts.folderId ?? '');
   if (file) form.set('file', new File([file.bytes], file.name, { type: file.type ?? 'application/octet-stream' }));
   return exports.default.fetch(`http://localhost${path}`, {
     method: 'POST',
-    headers: { cookie: browser.cookie, ...(opts.json ? { accept: 'application/json' } : {}) },
+    headers: { cookie: browser.cookie, ...(opts.json ? { accept: 'application/json', ...(token !== null ? { 'x-csrf-token': token } : {}) } : {}) },
     body: form,
     redirect: 'manual',
   });
@@ -126,6 +130,11 @@ describe('back office: assets', () => {
     expect(junk.headers.get('content-type')).toContain('application/json');
     const body = (await junk.json()) as { message: string; errors: { file: string[] } };
     expect(body.errors.file[0]!.length).toBeGreaterThan(5);
+
+    const junkForm = await upload('/admin/assets/designs/upload', admin, { bytes: new TextEncoder().encode('not a design at all'), name: 'junk.psd' });
+    expect(junkForm.status).toBeGreaterThanOrEqual(400);
+    expect(junkForm.status).toBeLessThan(500);
+    expect((await junkForm.text()).match(/id="upload-file-live"[^>]*>([^<]+)</)?.[1]?.length).toBeGreaterThan(5);
 
     const empty = await upload('/admin/assets/images/upload', admin, { bytes: new Uint8Array(0), name: 'empty.png' }, { json: true });
     expect(empty.status).toBe(400);
@@ -257,8 +266,10 @@ describe('back office: assets', () => {
         expect(res.status, path).toBe(403);
         expect(await res.text()).toContain('nothing was changed');
       }
-      const up = await upload('/admin/assets/designs/upload', admin, { bytes: await psdFixture('psdtools-text.psd'), name: 'x.psd' }, { csrf, json: true });
-      expect(up.status).toBe(403);
+      for (const json of [true, false]) {
+        const up = await upload('/admin/assets/designs/upload', admin, { bytes: await psdFixture('psdtools-text.psd'), name: 'x.psd' }, { csrf, json });
+        expect(up.status).toBe(403);
+      }
     }
     expect({ assets: await assetsOf(t.id), folders: await foldersOf(t.id) }).toEqual(before);
   });

@@ -51,6 +51,23 @@ export async function uploadAsset(s: AssetScope, file: File, folderId: string, n
   }
 }
 
+/**
+ * A new asset from a multipart request streamed to staging as the storage API receives it (the
+ * page's XHR, whose CSRF token is a header, so the admin guard leaves the body unread): fields
+ * `folderId` ('' = root) and `file`.
+ */
+export async function uploadRequest(s: AssetScope, request: Request): Promise<AssetRow> {
+  const r = await assets.receiveUpload(s.t, request, ['file'], assets.uploadLimit(s.kind.type));
+  try {
+    if (!r.staged) throw new ValidationError({ file: ['Choose a file to upload.'] });
+    if (!r.staged.size) throw new ValidationError({ file: ['The file is empty.'] });
+    const folder = await assets.folderOr404(assets.folderScope(s), r.fields.get('folderid') || null);
+    return await assets.createAsset(s, { staged: r.staged, filename: r.filename, declaredType: r.contentType, path: folder.path });
+  } finally {
+    if (r.staged) await s.t.env.FILES.delete(r.staged.key).catch(() => {});
+  }
+}
+
 export const THUMB_SIDE = 240;
 
 /**

@@ -6,7 +6,8 @@
 // fonts the font check cannot find. Everything goes through the asset service (asset-files.ts).
 //
 //   GET  /admin/assets/{tab}?folder=                 tab = designs | mockups | images | fonts
-//   POST /admin/assets/{tab}/upload                  multipart file (JSON answer when Accept: application/json)
+//   POST /admin/assets/{tab}/upload                  multipart file (JSON answer when Accept: application/json;
+//                                                    streamed to storage when the token comes as X-CSRF-Token)
 //   POST /admin/assets/{tab}/folders                 new folder · /folders/{id} rename, move · /folders/{id}/delete
 //   GET  /admin/assets/{tab}/{id}                    the asset's page · /thumbnail · /file (download)
 //   POST /admin/assets/{tab}/{id}/rename · /move · /fields · /delete
@@ -21,7 +22,7 @@ import { ConflictError, PlatformError, ValidationError, type ErrorsByPath } from
 import { field, type FormBody } from '../form-body';
 import { done, render, setFlash, type AdminContextOf, type AdminEnv } from '../guard';
 import { CsrfField, Field, dateTime, describedBy } from '../layout';
-import { ASSET_TABS, designVariables, isAssetTab, scopeOf, thumbnail, uploadAsset, type AssetTab, type DesignVariable } from './asset-files';
+import { ASSET_TABS, designVariables, isAssetTab, scopeOf, thumbnail, uploadAsset, uploadRequest, type AssetTab, type DesignVariable } from './asset-files';
 import { tenantOf } from './context';
 
 export const assetsRoutes = new Hono<AdminEnv>();
@@ -107,6 +108,7 @@ const UPLOAD_SCRIPT = `(() => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', form.action);
     xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('X-CSRF-Token', form.elements._csrf.value);
     xhr.upload.onprogress = (e) => {
       if (!e.lengthComputable) return;
       bar.max = e.total; bar.value = e.loaded;
@@ -584,14 +586,23 @@ const wantsJson = (c: AdminContextOf) => (c.req.header('accept') ?? '').includes
 assetsRoutes.get('/', (c) => c.redirect('/admin/assets/designs', 303));
 assetsRoutes.get('/:tab', (c) => folderPage(c, tabOf(c), c.req.query('folder') ?? ''));
 
+/** The page's XHR (token in X-CSRF-Token) streams; a plain form post arrives parsed by the guard. */
+async function received(c: AdminContextOf, tab: AssetTab): Promise<{ folderId: string; row?: () => Promise<AssetRow> }> {
+  const s = scopeOf(tenantOf(c), tab);
+  if (c.req.header('x-csrf-token') !== undefined) return { folderId: '', row: () => uploadRequest(s, c.req.raw) };
+  const body = (await c.req.parseBody()) as FormBody;
+  const file = body.file;
+  const folderId = field(body, 'folderId');
+  if (!(file instanceof File) || file.name === '') return { folderId };
+  return { folderId, row: () => uploadAsset(s, file, folderId) };
+}
+
 assetsRoutes.post('/:tab/upload', async (c) => {
   const tab = tabOf(c);
-  const body = (await c.req.parseBody({ all: true })) as FormBody;
-  const folderId = field(body, 'folderId');
-  const files = [body.file].flat().filter((f): f is File => f instanceof File && f.name !== '');
+  const { folderId, row: upload } = await received(c, tab);
   try {
-    if (files.length !== 1) throw new ValidationError({ file: [files.length ? 'Send one file per upload.' : 'Choose a file to upload.'] });
-    const row = await uploadAsset(scopeOf(tenantOf(c), tab), files[0]!, folderId);
+    if (!upload) throw new ValidationError({ file: ['Choose a file to upload.'] });
+    const row = await upload();
     const text = `Uploaded "${row.name}".`;
     if (!wantsJson(c)) return done(c, folderUrl(tab, row.folderId), text);
     setFlash(c, { banner: { kind: 'success', text } });
