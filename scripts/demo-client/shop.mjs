@@ -138,6 +138,9 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
       const orderId = `shop-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
       const fields = { Name: String(input.name ?? ''), 'Line 1': String(input.line1 ?? ''), 'Line 2': String(input.line2 ?? '') };
       if (input.photo) fields.Photo = String(input.photo);
+      // The card's text layer, as the preview draws it: render tasks fill a layer from the field of its name.
+      const lines = [fields.Name, fields['Line 1'], fields['Line 2']].map((s) => s.trim());
+      if (lines.some(Boolean)) fields[TEXT_LAYER] = lines.join('\n');
       const created = await storefront('POST', `/projects/with-single-item?storefrontId=${STOREFRONT_ID}`, {
         ownerId: OWNER,
         productReference: REFERENCE,

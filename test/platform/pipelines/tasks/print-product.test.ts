@@ -62,7 +62,11 @@ const card = {
 
 let designId: string;
 
-const tool = async (name: string, bytes: Uint8Array) => (await fetch(`${fixtureServer()}/tools/${name}`, { method: 'POST', body: bytes })).text();
+/** A prepress tool's output (test/global-setup.ts): stdout, and pdftoppm's pages as PNG. */
+async function run(name: string, bytes: Uint8Array, query = ''): Promise<{ stdout: string; pages: string[] }> {
+  return (await fetch(`${fixtureServer()}/tools/${name}${query}`, { method: 'POST', body: bytes })).json();
+}
+const tool = async (name: string, bytes: Uint8Array) => (await run(name, bytes)).stdout;
 
 async function finals(jobId: string): Promise<Array<{ name: string; alias: string; bytes: Uint8Array }>> {
   const { results } = await env.DB.prepare(`SELECT name, alias, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
@@ -239,5 +243,47 @@ describe('render tasks on a print-product design (stand-alone jobs)', () => {
     expect(files.map((f) => f.name)).toEqual(['Pipeline card_1.pdf', 'Pipeline card_2.pdf']);
     expect(await tool('pdftotext', files[0]!.bytes)).toContain('Row One');
     expect(await tool('pdftotext', files[1]!.bytes)).toContain('From fields');
+  });
+});
+
+describe('the storefront demo\'s order (scripts/demo-client/shop.mjs)', () => {
+  /** The demo card ordered as the demo shop does (with-single-item on demo-card, the seeded pipeline 1); its PDF. */
+  async function order(fields: Record<string, string>): Promise<Uint8Array> {
+    const p = await apiJson('POST', '/api/storefront/v1/projects/with-single-item?storefrontId=1', { ownerId: 'demo-customer', productReference: 'demo-card', item: { quantity: 100, fields } }, { token: 1 }, 201);
+    expect(await driveProject(1, p.id, 60_000)).toEqual(['Completed']);
+    const [file] = (await apiJson('GET', `/api/storefront/v1/projects/${p.id}/processing-results`, undefined, { token: 1 })).outputFileDetails;
+    const row = await env.DB.prepare(`SELECT r2_key AS key FROM artifacts WHERE tenant_id = 1 AND id = ?1`).bind(file.artifactId).first<{ key: string }>();
+    return new Uint8Array(await (await env.FILES.get(row!.key))!.arrayBuffer());
+  }
+  const raster = async (pdf: Uint8Array) => decodeImage(Uint8Array.from(atob((await run('pdftoppm', pdf, '?r=72')).pages[0]!), (c) => c.charCodeAt(0)));
+  const meanDiff = (a: { data: Uint8ClampedArray }, b: { data: Uint8ClampedArray }) => {
+    let sum = 0;
+    for (let i = 0; i < a.data.length; i++) sum += Math.abs(a.data[i]! - b.data[i]!);
+    return sum / a.data.length;
+  };
+
+  it('the fields the shop sends fill the card\'s text layer: the PDF shows the typed name', async () => {
+    const typed = { Name: 'Ada Lovelace', 'Line 1': 'Analyst', 'Line 2': '' };
+    // shop.mjs adds the card's text layer, joined as the preview draws it.
+    const ordered = await order({ ...typed, [PSD_LAYER]: 'Ada Lovelace\nAnalyst\n' });
+    const unfilled = await order(typed);
+    // The same fields in Text mode: pdftotext reads the name, and the page looks like the order's (outlines).
+    const id = 'demo-order-text';
+    await apiJson('POST', JOBS, {
+      id,
+      project: { items: [{ itemId: '1', designIds: ['demo-card-design'], fields: { [PSD_LAYER]: 'Ada Lovelace\nAnalyst\n' } }] },
+      tasks: [
+        { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
+        { name: 'render', type: 'render-hires', inputArtifacts: ['design'], outputArtifacts: ['result'], parameters: { hiResOutputPdfTextMode: 'Text' } },
+        { name: 'finalize', type: 'finalize', finalArtifacts: ['result'] },
+      ],
+    }, { token: 1 }, 201);
+    expect((await drive(stubOfJob(id), id, 40_000)).status).toBe('Completed');
+    const [text] = await finals(id);
+    expect(await tool('pdftotext', text!.bytes)).toMatch(/Ada Lovelace[\s\S]*Analyst/);
+    const [a, b, c] = await Promise.all([raster(ordered), raster(text!.bytes), raster(unfilled)]);
+    const same = meanDiff(a, b);
+    const other = meanDiff(a, c);
+    expect(same * 4, `ordered vs Text mode ${same.toFixed(2)}, vs the unfilled template ${other.toFixed(2)}`).toBeLessThan(other);
   });
 });
