@@ -58,6 +58,14 @@ describe('products: list and create', () => {
     expect(form).toContain('name="_csrf"');
   });
 
+  it("the seeded Demo card's overview lists its SKUs, design (group), mockup and references", async () => {
+    const html = await page(1);
+    expect(html).toContain('DEMO-CARD-MATTE');
+    expect(html).toContain('Demo card design (front)');
+    expect(html).toContain('Demo mockup');
+    expect(html).toContain('demo-card on ');
+  });
+
   it('create: options and values generate the variants; the page shows them', async () => {
     const name = unique('Poster');
     const res = await post('/admin/products/new', admin, { name, description: 'Big', processingPipelineId: '1', options: 'Paper: Matte, Glossy\nSize: A6, A5, A4' });

@@ -550,6 +550,30 @@ async function productPage(c: AdminContextOf, state: PageState = {}, status: 200
             </div>
           </div>
 
+          <section class="card" aria-labelledby="overview-h">
+            <h2 id="overview-h">Overview</h2>
+            <dl class="props">
+              <dt>Variants</dt>
+              <dd>{`${variants.total}: ${variants.items.map((v) => v.sku ?? '(no SKU)').join(', ')}`}</dd>
+              <dt>Designs</dt>
+              <dd>{designConns.map((x) => `${nameOf('design', x.assetId)} (${x.designGroup ?? 'no group'})`).join(', ') || '—'}</dd>
+              <dt>Mockups</dt>
+              <dd>{mockupConns.map((x) => nameOf('mockup', x.assetId)).join(', ') || '—'}</dd>
+              <dt>Pipeline</dt>
+              <dd>
+                {p.processingPipelineId != null ? (
+                  <a href={`/admin/pipelines/${p.processingPipelineId}`}>{String(lists.pipelines.find((x) => x.id === p.processingPipelineId)?.name ?? `#${p.processingPipelineId}`)}</a>
+                ) : (
+                  '—'
+                )}
+              </dd>
+              <dt>Workflow</dt>
+              <dd>{p.personalizationWorkflowId != null ? String(lists.workflows.find((x) => x.id === p.personalizationWorkflowId)?.name ?? `#${p.personalizationWorkflowId}`) : '—'}</dd>
+              <dt>Storefronts</dt>
+              <dd>{refs.map((r) => `${r.reference} on ${r.storefront}`).join(', ') || '—'}</dd>
+            </dl>
+          </section>
+
           <section class="card" aria-labelledby="details-h">
             <h2 id="details-h">Details and options</h2>
             <form method="post" action={path(p.id)} novalidate>
