@@ -288,36 +288,70 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
   const masterLight = Math.max(-1, Math.min(1, master.lightness / 100));
   const masterAlpha = saturationAlpha(master.saturation / 100);
   if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return true;
-  const c = new Float64Array(3);
+  // Per pixel with scalars only: every step but the hue turn keeps the channels' order, so the
+  // maximum and minimum are carried along instead of recomputed.
+  const nr = ranges.length;
   for (let i = 0; i < d.length; i += 4) {
-    c[0] = d[i];
-    c[1] = d[i + 1];
-    c[2] = d[i + 2];
-    let hue = master.hue, light = 0, alpha = 0;
-    if (ranges.length) {
-      const h = hueOf(c[0], c[1], c[2]);
-      if (h >= 0) {
-        for (const rg of ranges) {
-          const w = rangeWeight(h, rg);
-          if (!w) continue;
-          hue += rg.hue * w;
-          light += rg.light * w;
-          alpha += rg.alpha * w;
+    let r = d[i], g = d[i + 1], b = d[i + 2];
+    let mx = r > g ? (r > b ? r : b) : g > b ? g : b;
+    let mn = r < g ? (r < b ? r : b) : g < b ? g : b;
+    if (mx === mn && masterLight === 0) continue; // a grey: only lightness could change it
+    let turn = master.hue, light = 0, alpha = 0;
+    const h = mx === mn ? -1 : hexHue(r, g, b, mx, mn);
+    if (h >= 0) {
+      for (let k = 0; k < nr; k++) {
+        const rg = ranges[k];
+        const w = rangeWeight(h, rg);
+        if (w === 0) continue;
+        turn += rg.hue * w;
+        light += rg.light * w;
+        alpha += rg.alpha * w;
+      }
+      if (turn !== 0) {
+        let t = (h + turn) % 360;
+        if (t < 0) t += 360;
+        const sector = Math.floor(t / 60) % 6;
+        const f = (mx - mn) * (t / 60 - Math.floor(t / 60));
+        switch (sector) {
+          case 0: r = mx; g = mn + f; b = mn; break;
+          case 1: r = mx - f; g = mx; b = mn; break;
+          case 2: r = mn; g = mx; b = mn + f; break;
+          case 3: r = mn; g = mx - f; b = mx; break;
+          case 4: r = mn + f; g = mn; b = mx; break;
+          default: r = mx; g = mn; b = mx - f;
         }
       }
     }
-    if (hue) rotateHue(c, hue);
-    if (masterLight) for (let k = 0; k < 3; k++) c[k] = masterLight > 0 ? c[k] + (255 - c[k]) * masterLight : c[k] * (1 + masterLight);
-    if (light) {
-      light = Math.max(-1, Math.min(1, light));
-      const mx = Math.max(c[0], c[1], c[2]), mn = Math.min(c[0], c[1], c[2]);
-      for (let k = 0; k < 3; k++) c[k] = light > 0 ? c[k] + (mx - c[k]) * light : c[k] + (c[k] - mn) * light;
+    if (masterLight > 0) {
+      r += (255 - r) * masterLight; g += (255 - g) * masterLight; b += (255 - b) * masterLight;
+      mx += (255 - mx) * masterLight; mn += (255 - mn) * masterLight;
+    } else if (masterLight < 0) {
+      const k = 1 + masterLight;
+      r *= k; g *= k; b *= k; mx *= k; mn *= k;
     }
-    if (masterAlpha) saturate(c, masterAlpha);
-    if (alpha) saturate(c, alpha);
-    d[i] = c[0];
-    d[i + 1] = c[1];
-    d[i + 2] = c[2];
+    if (light !== 0) {
+      if (light > 0) {
+        if (light > 1) light = 1;
+        r += (mx - r) * light; g += (mx - g) * light; b += (mx - b) * light; mn += (mx - mn) * light;
+      } else {
+        if (light < -1) light = -1;
+        r += (r - mn) * light; g += (g - mn) * light; b += (b - mn) * light; mx += (mx - mn) * light;
+      }
+    }
+    for (let pass = 0; pass < 2; pass++) {
+      const a0 = pass === 0 ? masterAlpha : alpha;
+      if (a0 === 0 || mx <= mn) continue;
+      const sum = mx + mn;
+      const S = sum <= 255 ? (mx - mn) / sum : (mx - mn) / (510 - sum);
+      const full = 1 / S - 1;
+      const k = 1 + (a0 < -1 ? -1 : a0 > full ? full : a0);
+      const L = sum / 2;
+      r = L + (r - L) * k; g = L + (g - L) * k; b = L + (b - L) * k;
+      mx = L + (mx - L) * k; mn = L + (mn - L) * k;
+    }
+    d[i] = r;
+    d[i + 1] = g;
+    d[i + 2] = b;
   }
   return true;
 }
@@ -328,38 +362,11 @@ export function saturationAlpha(s: number): number {
   return Math.min(127, s / (1 - s));
 }
 
-/** Channels pushed from the HSL lightness by 1 + α, α at most what makes the colour fully saturated. */
-function saturate(c: Float64Array, alpha: number): void {
-  const mx = Math.max(c[0], c[1], c[2]);
-  const mn = Math.min(c[0], c[1], c[2]);
-  if (mx - mn <= 0) return;
-  const sum = mx + mn;
-  const S = sum <= 255 ? (mx - mn) / sum : (mx - mn) / (510 - sum);
-  const a = Math.max(-1, Math.min(alpha, 1 / S - 1));
-  const L = sum / 2;
-  for (let k = 0; k < 3; k++) c[k] = Math.max(0, Math.min(255, L + (c[k] - L) * (1 + a)));
-}
-
-/** Hexcone hue in degrees [0, 360), or −1 for a grey. */
-function hueOf(r: number, g: number, b: number): number {
-  const mx = Math.max(r, g, b), mn = Math.min(r, g, b), dd = mx - mn;
-  if (dd <= 0) return -1;
+/** Hexcone hue in degrees [0, 360) of a colour that is not grey (mx > mn). */
+function hexHue(r: number, g: number, b: number, mx: number, mn: number): number {
+  const dd = mx - mn;
   const h = mx === r ? (g - b) / dd : mx === g ? (b - r) / dd + 2 : (r - g) / dd + 4;
-  return (h * 60 + 360) % 360;
-}
-
-/** Turns the hexcone hue by deg, keeping the maximum and minimum channel (so HSL S and L). */
-function rotateHue(c: Float64Array, deg: number): void {
-  const mx = Math.max(c[0], c[1], c[2]), mn = Math.min(c[0], c[1], c[2]);
-  if (mx === mn) return;
-  const h = (((hueOf(c[0], c[1], c[2]) + deg) % 360) + 360) % 360 / 60;
-  const f = (n: number) => {
-    const k = (n + h) % 6;
-    return mx - (mx - mn) * Math.max(0, Math.min(k, 4 - k, 1));
-  };
-  c[0] = f(5);
-  c[1] = f(3);
-  c[2] = f(1);
+  return h < 0 ? h * 60 + 360 : h * 60;
 }
 
 function colorizeHsl(d: Uint8ClampedArray, hue: number, saturation: number, lightness: number): boolean {
@@ -395,7 +402,8 @@ function unwrapRange(a: number, b: number, c: number, d: number): HueRange {
 
 /** How much of a colour range's change a hue takes (0..1). */
 export function rangeWeight(h: number, { a, b, c, d }: HueRange): number {
-  for (const x of [h - 360, h, h + 360, h + 720]) {
+  // The unwrapped range may start below 0 or end past 360: try the hue one turn down and up too.
+  for (let x = h - 360; x <= h + 720; x += 360) {
     if (x < a || x > d) continue;
     if (x < b) return b > a ? (x - a) / (b - a) : 1;
     if (x <= c) return 1;
