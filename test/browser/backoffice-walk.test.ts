@@ -41,6 +41,9 @@ beforeAll(async () => {
   token = String(t.body.access_token);
   browser = await launch();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
+  // Cold renders (the first thumbnail, the first compile of a PSD) on a loaded 2-core machine.
+  page.setDefaultTimeout(60_000);
+  page.setDefaultNavigationTimeout(90_000);
 });
 afterAll(async () => {
   await browser?.close();
@@ -83,6 +86,9 @@ describe('the back-office walk', () => {
       return !!img && img.complete && img.naturalWidth > 0;
     }, walk.designId, { timeout: 60_000 });
     await shot('01-assets-uploaded');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('01-assets-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('uploads a second file by drag and drop; the same name again is refused with the 409 reason', async () => {
@@ -151,22 +157,33 @@ describe('the back-office walk', () => {
     expect(await page.getByRole('status').first().textContent()).toContain('saved');
   });
 
-  it('creates a product with the design connected and a storefront reference', async () => {
-    // Through the back-office API (the Products page edits what it creates).
-    const product = await api('POST', '/api/backoffice/v1/products', { name: `Walk product ${run}`, description: 'Made by the back-office walk.', processingPipelineId: walk.pipelineId, personalizationWorkflowId: 1 });
-    expect(product.status).toBe(200);
-    walk.productId = product.body.id;
-    const connected = await api('POST', `/api/backoffice/v1/products/${walk.productId}/design-connections`, { connections: [{ designId: walk.designId, designGroup: 'front' }] });
-    expect(connected.status).toBe(200);
-    const ref = await api('POST', '/api/backoffice/v1/product-references?storefrontId=1', { productReference: walk.reference, productReferenceType: 'Product', productReferenceName: `Walk product ${run}`, productId: walk.productId });
-    expect(ref.status).toBe(201);
-
+  it('creates a product on the Products page, connects the design (picked with its thumbnail) and adds a storefront reference', async () => {
     await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Products' }).click();
-    await page.getByRole('link', { name: `Walk product ${run}` }).first().click();
+    await page.getByRole('link', { name: 'New product' }).click();
+    await page.locator('#product-name').fill(`Walk product ${run}`);
+    await page.locator('#product-description').fill('Made by the back-office walk.');
+    await page.locator('#product-pipeline').selectOption({ label: `Walk pipeline ${run}` });
+    await page.getByRole('button', { name: 'Create product' }).click();
+    await page.waitForURL(/\/admin\/products\/\d+$/);
+    walk.productId = Number(page.url().split('/').pop());
+
+    await page.getByRole('radiogroup', { name: 'Designs in storage' }).getByRole('radio', { name: new RegExp(`Walk card ${run}`) }).check();
+    await page.locator('#design-group').fill('front');
+    await page.getByRole('button', { name: 'Connect design' }).click();
     await page.waitForURL(`${baseUrl}/admin/products/${walk.productId}`);
-    const main = (await page.locator('main').textContent()) ?? '';
-    expect(main).toContain(`Walk card ${run}`); // the connected design's name
-    expect(main).toContain(walk.reference);
+    expect(await page.getByRole('button', { name: `Disconnect Walk card ${run}` }).count()).toBe(1);
+
+    await page.locator('#reference-storefront').selectOption({ label: 'Demo storefront' });
+    await page.locator('#reference-name').fill(walk.reference);
+    await page.locator('#reference-title').fill(`Walk product ${run}`);
+    await page.getByRole('button', { name: 'Add reference' }).click();
+    await page.waitForURL(`${baseUrl}/admin/products/${walk.productId}`);
+    expect((await page.locator('main').textContent()) ?? '').toContain(walk.reference);
+    // What the storefront API now serves for the reference: this product, with the design.
+    const ref = await api('GET', `/api/backoffice/v1/product-references/${walk.reference}?storefrontId=1`);
+    expect(ref.body.productId).toBe(walk.productId);
+    const designs = await api('GET', `/api/storefront/v1/products/${walk.productId}/variant-designs`);
+    expect(designs.body.items.map((d: { designId: string }) => d.designId)).toContain(walk.designId);
     await shot('05-product');
   });
 
