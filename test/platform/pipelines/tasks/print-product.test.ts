@@ -8,9 +8,9 @@ import { env } from 'cloudflare:workers';
 import { unzipSync } from 'fflate';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage } from '../../../../src/engine/raster';
+import { decodeImage, encodePng } from '../../../../src/engine/raster';
 import { bundledFont, fixtureServer } from '../../../helpers/fixtures';
-import { S, upload } from '../../storage/helpers';
+import { pngBytes, S, upload, uploadJson } from '../../storage/helpers';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
 import { drive, driveProject, stubOfJob } from '../../jobs/helpers';
 
@@ -243,6 +243,40 @@ describe('render tasks on a print-product design (stand-alone jobs)', () => {
     expect(files.map((f) => f.name)).toEqual(['Pipeline card_1.pdf', 'Pipeline card_2.pdf']);
     expect(await tool('pdftotext', files[0]!.bytes)).toContain('Row One');
     expect(await tool('pdftotext', files[1]!.bytes)).toContain('From fields');
+  });
+});
+
+describe('mockups and image extraction on a print-product design', () => {
+  it('render-design-preview-with-mockup places the surface; extract-design-images gives the Image items\' sources, the variable filled by its field', async () => {
+    const photo = await encodePng({ width: 4, height: 3, data: new Uint8ClampedArray(48).fill(120) });
+    const logo = pngBytes(3, 2);
+    const logoId = (await uploadJson(`${S}/images`, logo, 'pp-logo.png', { path: '/pp/' }, { token: 1 })).id;
+    const photoId = (await uploadJson(`${S}/images`, photo, 'pp-photo.png', { path: '/pp/' }, { token: 1 })).id;
+    const model = structuredClone(card);
+    model.surfaces[0]!.containers[0]!.items.push(
+      { id: 'logo', type: 'Image', name: 'Logo', x: 200, y: 10, width: 30, height: 20, source: { type: 'Storage', id: logoId } } as never,
+      { id: 'photo', type: 'Image', name: 'Photo', isVariable: true, x: 10, y: 10, width: 40, height: 30 } as never,
+    );
+    const withImages = (await apiJson('POST', '/api/atoms/v1/designs', { product: model, name: 'Card with images', path: '/pipeline-cards/' }, { token: 1 }, 201)).id;
+    const id = 'pp-mockup-images';
+    await apiJson('POST', JOBS, {
+      id,
+      project: { items: [{ itemId: '1', designIds: [withImages], fields: { name: 'Ada', PHOTO: photoId } }] },
+      tasks: [
+        { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
+        { name: 'mockup', type: 'render-design-preview-with-mockup', inputArtifacts: ['design'], outputArtifacts: ['mocked*'], parameters: { mockups: ['demo-mockup'], previewOutputWidth: 300, previewOutputHeight: 300 } },
+        { name: 'images', type: 'extract-design-images', inputArtifacts: ['design'], outputArtifacts: ['image*'] },
+        { name: 'finalize', type: 'finalize', finalArtifacts: ['mocked*', 'image*'] },
+      ],
+    }, { token: 1 }, 201);
+    const { status } = await drive(stubOfJob(id), id, 40_000);
+    expect(status, JSON.stringify((await stubOfJob(id).view(id))?.job.statusDescription)).toBe('Completed');
+    const files = await finals(id);
+    expect(files.map((f) => f.name)).toEqual(['Card with images_Logo.png', 'Card with images_Photo.png', 'Card with images.jpg']);
+    expect(files[0]!.bytes).toEqual(logo);
+    expect(files[1]!.bytes).toEqual(photo);
+    const mocked = await decodeImage(files[2]!.bytes);
+    expect(Math.max(mocked.width, mocked.height)).toBe(300);
   });
 });
 
