@@ -114,6 +114,13 @@ describe('back office: assets', () => {
     expect(ph.headers.get('content-type')).toBe('image/svg+xml');
     expect(ph.headers.get('x-thumbnail')).toBe('none');
     expect(await (await get(`/admin/assets/fonts/${id}`, admin)).text()).toContain('LiberationSans');
+
+    const mockup = await upload('/admin/assets/mockups/upload', admin, { bytes: await psdFixture('agpsd-shapes-smart-objects.psd'), name: 'mug.psd', type: 'image/vnd.adobe.photoshop' }, { json: true });
+    expect(mockup.status).toBe(201);
+    const m = (await mockup.json()) as { id: string };
+    const mt = await get(`/admin/assets/mockups/${m.id}/thumbnail`, admin);
+    expect(mt.headers.get('content-type')).toBe('image/jpeg');
+    expect((await get(`/admin/assets/mockups`, admin)).status).toBe(200);
   });
 
   it('refuses bad uploads with the reason beside the file field (form) or in JSON (XHR), and stores nothing', async () => {
