@@ -282,7 +282,7 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
                         <figcaption class="small muted">{designNames.get(d) ?? d}</figcaption>
                       </figure>
                     ))}
-                    <dl class="props">
+                    <dl class="props" style="align-content:start">
                       <dt>SKU</dt>
                       <dd>{i.sku ?? '—'}</dd>
                       <dt>Quantity</dt>
