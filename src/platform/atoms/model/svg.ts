@@ -17,6 +17,7 @@
  */
 import { Resvg } from '@resvg/resvg-wasm';
 import { readFontInfo } from '../../../engine/fonts/font-info';
+import { fontMetrics } from '../../../engine/fonts/metrics';
 import { renderSvg } from '../../../engine/personalise/resvg';
 import { decodeBounded } from '../../../engine/raster/bounded';
 import { encodeJpeg, encodePng } from '../../../engine/raster/codecs';
@@ -438,6 +439,8 @@ export interface SurfaceLayer {
   fonts: Uint8Array[];
   /** Names of the items it draws (a group: the group's and its children's). */
   names: string[];
+  /** Surface points (y) its ink stays within; absent: anywhere. */
+  rows?: { top: number; bottom: number };
 }
 
 interface SurfaceLayers {
@@ -462,6 +465,43 @@ function fontNamesOf(item: ItemModel, out = new Set<string>()): Set<string> {
   return out;
 }
 
+/**
+ * A generous vertical extent of an item's ink (points), so that a re-drawn layer needs only that
+ * band of the output: shapes and images their box (rotated: its corners); text its box, grown by
+ * a first line that overflows it (kept even when too tall) and half an em for accents and
+ * overshoot. Rotated text and groups: unknown (undefined), since text may overflow sideways.
+ */
+function inkRows(item: ItemModel, ctx: Ctx): { top: number; bottom: number } | undefined {
+  const turned = item.rotation % 360 !== 0;
+  if (item.type === 'Group') {
+    if (turned) return undefined;
+    let top = Infinity;
+    let bottom = -Infinity;
+    for (const child of item.items) {
+      if (!child.visible) continue;
+      const r = inkRows(child, ctx);
+      if (!r) return undefined;
+      top = Math.min(top, r.top);
+      bottom = Math.max(bottom, r.bottom);
+    }
+    return top <= bottom ? { top, bottom } : undefined;
+  }
+  if (item.type === 'Text') {
+    const font = ctx.fonts.get(item.font.postscriptName);
+    if (turned || !font) return undefined;
+    const m = fontMetrics(font);
+    const size = item.font.size;
+    const line = (Math.max(m.ascender, 0) - Math.min(m.descender, 0)) * size;
+    const over = Math.max(0, line - item.height);
+    return { top: item.y - over - size / 2, bottom: item.y + item.height + over + size / 2 };
+  }
+  if (!turned) return { top: item.y, bottom: item.y + item.height };
+  const a = (item.rotation * Math.PI) / 180;
+  const half = (Math.abs(Math.sin(a)) * item.width + Math.abs(Math.cos(a)) * item.height) / 2;
+  const cy = item.y + item.height / 2;
+  return { top: cy - half, bottom: cy + half };
+}
+
 /** The surface as layers, bottom to top, in the output box's geometry. */
 async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions): Promise<SurfaceLayers> {
   const { surface, index } = prepareModel(model, opts);
@@ -484,7 +524,7 @@ async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions):
       if (!svg) return;
       const item = container.items[i]!;
       const fonts = ctx.outlines ? [] : [...fontNamesOf(item)].map((n) => ctx.fonts.get(n)).filter((f): f is Uint8Array => !!f);
-      layers.push({ svg, fonts, names: namesOf(item) });
+      layers.push({ svg, fonts, names: namesOf(item), rows: inkRows(item, ctx) });
     });
   }
   if (opts.mockup) plain(mockupSvg(ctx, mockups.up, up));
@@ -492,8 +532,29 @@ async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions):
   return { layers, images: ctx.images, surface: { width: surface.width, height: surface.height }, ...size };
 }
 
-const svgDocument = (size: { width: number; height: number }, surface: { width: number; height: number }, body: string) =>
-  `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" viewBox="0 0 ${fmt(surface.width)} ${fmt(surface.height)}" preserveAspectRatio="none">${body}</svg>`;
+const svgDocument = (size: { width: number; height: number }, view: { x?: number; y?: number; width: number; height: number }, body: string) =>
+  `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}" viewBox="${view.x ?? 0} ${view.y ?? 0} ${view.width} ${view.height}" preserveAspectRatio="none">${body}</svg>`;
+
+/** Output rows a run's layers can reach (2 px of antialiasing either side); all rows when one is unknown. */
+function inkBand(layers: SurfaceLayer[], scaleY: number, height: number): { top: number; rows: number } {
+  let top = Infinity;
+  let bottom = -Infinity;
+  for (const l of layers) {
+    if (!l.rows) return { top: 0, rows: height };
+    top = Math.min(top, l.rows.top);
+    bottom = Math.max(bottom, l.rows.bottom);
+  }
+  const t = Math.max(0, Math.min(height - 1, Math.floor(top * scaleY) - 2));
+  const b = Math.max(t + 1, Math.min(height, Math.ceil(bottom * scaleY) + 2));
+  return { top: t, rows: b - t };
+}
+
+/** The viewBox (surface points) of a band of output rows: the full document's pixel grid, cut. */
+function bandBox(surface: { width: number; height: number }, band: { top: number; rows: number }, height: number) {
+  if (band.top === 0 && band.rows === height) return surface;
+  const k = surface.height / height;
+  return { x: 0, y: band.top * k, width: surface.width, height: band.rows * k };
+}
 
 /** The surface as an SVG document sized to the output box. */
 export async function surfaceSvg(model: PrintProductModel, opts: SurfaceSvgOptions): Promise<SurfaceSvg> {
@@ -557,24 +618,28 @@ function keepRun(key: string, pixels: RGBAImage): void {
   }
 }
 
-/** `top` (premultiplied RGBA) drawn over `bottom` in place (source-over, as resvg draws one layer on the next). */
-function compositeOver(bottom: Uint8ClampedArray, top: Uint8ClampedArray): void {
+/**
+ * `top` (premultiplied RGBA) drawn over `bottom` in place (source-over, as resvg draws one layer
+ * on the next), `top` starting `offset` bytes into `bottom` (a band of rows).
+ */
+function compositeOver(bottom: Uint8ClampedArray, top: Uint8ClampedArray, offset = 0): void {
   const words = new Uint32Array(top.buffer, top.byteOffset, top.byteLength >> 2);
   for (let p = 0; p < words.length; p++) {
     if (words[p] === 0) continue;
-    const i = p << 2;
-    const a = top[i + 3]!;
+    const j = p << 2;
+    const i = offset + j;
+    const a = top[j + 3]!;
     if (a === 255) {
-      bottom[i] = top[i]!;
-      bottom[i + 1] = top[i + 1]!;
-      bottom[i + 2] = top[i + 2]!;
+      bottom[i] = top[j]!;
+      bottom[i + 1] = top[j + 1]!;
+      bottom[i + 2] = top[j + 2]!;
       bottom[i + 3] = 255;
       continue;
     }
     const k = 255 - a;
-    bottom[i] = top[i]! + (bottom[i]! * k + 127) / 255;
-    bottom[i + 1] = top[i + 1]! + (bottom[i + 1]! * k + 127) / 255;
-    bottom[i + 2] = top[i + 2]! + (bottom[i + 2]! * k + 127) / 255;
+    bottom[i] = top[j]! + (bottom[i]! * k + 127) / 255;
+    bottom[i + 1] = top[j + 1]! + (bottom[i + 1]! * k + 127) / 255;
+    bottom[i + 2] = top[j + 2]! + (bottom[i + 2]! * k + 127) / 255;
     bottom[i + 3] = a + (bottom[i + 3]! * k + 127) / 255;
   }
 }
@@ -610,14 +675,20 @@ export async function renderPreviewPixels(model: PrintProductModel, opts: Previe
       const body = run.layers.map((l) => l.svg).join('');
       const key = `${width}x${height}|${body}`;
       let layer = run.varied ? undefined : cachedRun(key);
+      let band = { top: 0, rows: height };
       if (layer) reused++;
       else {
         const fonts = [...new Set(run.layers.flatMap((l) => l.fonts))];
-        layer = await renderSvg(withImages(svgDocument(drawn, drawn.surface, body), drawn.images), fonts);
+        // A changed run is drawn only in the band of rows its ink can reach (same pixel grid).
+        if (run.varied) band = inkBand(run.layers, height / drawn.surface.height, height);
+        layer = await renderSvg(withImages(svgDocument({ width, height: band.rows }, bandBox(drawn.surface, band, height), body), drawn.images), fonts);
         if (!run.varied) keepRun(key, layer);
       }
-      if (!out) out = { width, height, data: new Uint8ClampedArray(layer.data) };
-      else compositeOver(out.data, layer.data);
+      if (!out && band.rows === height) out = { width, height, data: new Uint8ClampedArray(layer.data) };
+      else {
+        out ??= { width, height, data: new Uint8ClampedArray(width * height * 4) };
+        compositeOver(out.data, layer.data, band.top * width * 4);
+      }
     }
     if (runs.length) opts.timing?.note?.('layers', `${reused}/${runs.length} runs from cache`);
     return out ?? { width, height, data: new Uint8ClampedArray(width * height * 4) };
