@@ -104,6 +104,14 @@ export interface LayerNode {
   excludedChannels?: number[];
   /** Photoshop's "Blend Clipped Layers as Group" (default true). */
   blendClipped?: boolean;
+  /**
+   * Photoshop's Knockout (Blending Options): where the layer is, it blends onto the backdrop its
+   * group started from (shallow) or the document's Background (deep) instead of the layers
+   * between. See composite/knockout.ts.
+   */
+  knockout?: 'shallow' | 'deep';
+  /** The document's Background layer (the bottom one, stored without transparency). */
+  background?: boolean;
   /** Photoshop's "Transparency Shapes Layer" (default true). */
   transparencyShapes?: boolean;
 }

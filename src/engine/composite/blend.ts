@@ -92,6 +92,28 @@ export const NON_SEPARABLE: Record<string, NonSeparable> = {
 
 export const BLEND_MODES = [...Object.keys(SEPARABLE), ...Object.keys(NON_SEPARABLE)];
 
+/**
+ * Photoshop's "special eight": the modes on which Fill opacity q does not fade the layer (as
+ * Opacity does, and as Fill does in every other mode) but goes into the blend itself. The
+ * source colour is pulled toward the mode's neutral colour, the one that leaves the backdrop as
+ * it is: black for the dodges and difference (s·q), white for the burns (1 − q(1 − s)), 50 %
+ * grey for vivid and linear light (½ + q(s − ½)). At q = 0 each leaves the backdrop unchanged,
+ * at q = 1 it is the mode itself. Hard mix has no neutral colour (a step at b + s = 1); lowered
+ * fill widens the step into the ramp (b − q(1 − s)) / (1 − q) that passes through b + s = 1 at
+ * every q: the backdrop itself at q = 0, Photoshop's soft hard mix 3b − 2(1 − s) at q = ⅔, the
+ * step at q = 1. That is why a Hard Mix layer at low Fill softens instead of fading.
+ */
+export const FILL_INSIDE: Record<string, (b: number, s: number, q: number) => number> = {
+  'color dodge': (b, s, q) => colorDodge(b, s * q),
+  'linear dodge': (b, s, q) => Math.min(1, b + s * q),
+  difference: (b, s, q) => Math.abs(b - s * q),
+  'color burn': (b, s, q) => colorBurn(b, 1 - q * (1 - s)),
+  'linear burn': (b, s, q) => Math.max(0, b - q * (1 - s)),
+  'vivid light': (b, s, q) => SEPARABLE['vivid light'](b, 0.5 + q * (s - 0.5)),
+  'linear light': (b, s, q) => clamp01(b + q * (2 * s - 1)),
+  'hard mix': (b, s, q) => (q >= 1 ? SEPARABLE['hard mix'](b, s) : clamp01((b - q * (1 - s)) / (1 - q))),
+};
+
 /** Deterministic per-pixel noise in [0, 1) for dissolve. */
 function noise(x: number, y: number): number {
   let h = (x * 374761393 + y * 668265263) | 0;
@@ -108,6 +130,11 @@ export interface BlendOptions {
   excludedChannels?: number[];
   /** Blend-if ranges (grey, R, G, B) of the layer and the layers beneath. */
   blendIf?: Array<{ source: number[]; dest: number[] }>;
+  /**
+   * Photoshop's Fill opacity (0..1), apart from `opacity`: in the special eight modes it goes into
+   * the blend (FILL_INSIDE); in every other mode it fades the layer as opacity does.
+   */
+  fill?: number;
 }
 
 /** Blend-if weight of value v in range [black low, black high, white low, white high]. */
@@ -142,6 +169,14 @@ export function blendSurface(
 ): void {
   // Same result from the WASM kernel (bit-identical, test/engine/raster/blend.test.ts) when it
   // covers the mode and options; otherwise the loop below.
+  let q = options.fill ?? 1;
+  const inside: ((b: number, s: number, q: number) => number) | undefined =
+    q < 1 && Object.hasOwn(FILL_INSIDE, mode) ? FILL_INSIDE[mode] : undefined;
+  if (!inside && options.fill !== undefined) {
+    opacity *= q; // an ordinary mode: fill fades the layer like opacity
+    q = 1;
+    options = { ...options, fill: undefined };
+  }
   if (blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
   const r = intersectRect(rectOf(dst), rectOf(src));
   if (!r || opacity <= 0) return;
@@ -181,7 +216,15 @@ export function blendSurface(
           cb[c] = d[di + c] / 255;
           cs[c] = s[si + c] / 255;
         }
-        if (sep) for (let c = 0; c < 3; c++) bl[c] = (1 - ab) * cs[c] + ab * sep(cb[c], cs[c]);
+        if (inside) {
+          // Where the backdrop is (ab) the blend at fill q; where it is not, the source itself at
+          // q, as fill weighs it in any other mode (source-atop: the rest keeps the backdrop).
+          const u = q * (1 - ab);
+          for (let c = 0; c < 3; c++) {
+            const blended = ab * inside(cb[c], cs[c], q);
+            bl[c] = atop ? u * cs[c] + (1 - ab - u) * cb[c] + blended : (u * cs[c] + blended) / (u + ab);
+          }
+        } else if (sep) for (let c = 0; c < 3; c++) bl[c] = (1 - ab) * cs[c] + ab * sep(cb[c], cs[c]);
         else if (non) {
           non(cb, cs, bl);
           for (let c = 0; c < 3; c++) bl[c] = (1 - ab) * cs[c] + ab * bl[c];
@@ -193,9 +236,12 @@ export function blendSurface(
         if (restricted) for (let c = 0; c < 3; c++) if (keep[c]) d[di + c] = saved[c];
         continue;
       }
-      const ao = as + ab * (1 - as);
+      // The source's share: as, or in a fill-inside mode as where the backdrop is and as·q where not.
+      const sw = inside ? as * (q * (1 - ab) + ab) : as;
+      const ao = sw + ab * (1 - as);
+      if (ao <= 0) continue;
       const kb = (ab * (1 - as)) / ao;
-      const ks = as / ao;
+      const ks = sw / ao;
       if (gamma !== 1) {
         for (let c = 0; c < 3; c++) {
           d[di + c] = Math.pow(ks * Math.pow(bl[c], gamma) + kb * Math.pow(d[di + c] / 255, gamma), 1 / gamma) * 255;

@@ -18,6 +18,7 @@ import {
   rectOf,
   type Surface,
 } from './surface';
+import { hasKnockout, knockoutBlend, knockoutTarget, type KnockoutScope } from './knockout';
 import { gaussianBlur } from './morphology';
 import { effectPatternIds } from './pattern';
 import { rasterizeVectorMask } from './vector';
@@ -42,6 +43,10 @@ export interface RenderContext {
   patterns: Map<string, RGBAImage | null>;
   /** Where backdrops are kept instead of the isolate's backdropCache (see BackdropStore). */
   backdrops?: BackdropStore;
+  /** What a knockout reveals in the group being drawn (composite/knockout.ts); unset at the root. */
+  knockout?: KnockoutScope;
+  /** The document's Background alone over the rows rendered (null: none), once a knockout asks. */
+  background?: Surface | null;
 }
 
 /**
@@ -156,6 +161,7 @@ export function featuresOf(node: LayerNode, clipped: LayerNode[] = []): string {
   if (node.vectorMask && !node.vectorMask.disabled) f.push('vector mask');
   if (hasEffects(node)) f.push('layer effects');
   if (node.blendIf) f.push('Blend If');
+  if (node.knockout) f.push(`${node.knockout} knockout`);
   if (node.artboard) f.push('artboard');
   return f.join(', ');
 }
@@ -178,6 +184,8 @@ const opensUp = (overrides: LayerOverrides, { base, clipped }: Unit) =>
   base.blendMode === 'pass through' &&
   base.opacity >= 1 &&
   !base.artboard &&
+  !base.children?.some(hasKnockout) && // a knockout inside reveals the canvas as the group found it
+
   (!base.mask || base.mask.disabled) &&
   (!base.vectorMask || base.vectorMask.disabled) &&
   !hasEffects(base);
@@ -246,6 +254,13 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   if (base.adjustment) return drawAdjustmentClipGroup(ctx, base, clipped, canvas);
   const group = createSurface(rectOf(canvas));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
+  // Clipped layers knock out to the base (the clipping group is drawn apart, so no deeper).
+  const drawClipped = async () => {
+    const knock = clipped.some(hasKnockout) ? cloneSurface(group) : null;
+    await inScope(ctx, knock ? { shallow: knock, deep: knock } : undefined, async () => {
+      for (const node of clipped) await drawNode(ctx, node, group, true);
+    });
+  };
   if (base.type === 'Group' || base.adjustment) {
     await drawNode(ctx, inner, group);
   } else {
@@ -257,15 +272,16 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     if (shape) await loadEffectPatterns(ctx, base);
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, false);
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
-    for (const node of clipped) await drawNode(ctx, node, group, true);
+    await drawClipped();
     const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask) : undefined;
     if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke);
     else stroke?.();
     clipped = [];
   }
-  for (const node of clipped) await drawNode(ctx, node, group, true);
+  if (clipped.length) await drawClipped();
+  // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels.
   const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
-  blendSurface(canvas, group, null, base.opacity, mode);
+  blendSurface(canvas, group, null, base.opacity, mode, { blendIf: base.blendIf, excludedChannels: base.excludedChannels });
 }
 
 /** Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"). */
@@ -290,12 +306,17 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   const shape = effects ? effectShape(ctx, node, content, mask) : null;
   if (shape) await loadEffectPatterns(ctx, node);
   if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
-  blendSurface(canvas, content, mask, node.opacity * node.fillOpacity, node.blendMode, {
+  const options = {
     atop,
     gamma: textGamma(ctx, node),
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
-  });
+    fill: node.fillOpacity,
+  };
+  if (node.knockout) {
+    const scope = ctx.knockout ?? (await rootKnockout(ctx));
+    knockoutBlend(canvas, knockoutTarget(scope, node), content, mask, node.opacity, node.blendMode, options);
+  } else blendSurface(canvas, content, mask, node.opacity, node.blendMode, options);
   // A shape's own stroke stays above its overlays: redrawn from its path over them.
   const stroke = node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
   if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop, stroke);
@@ -304,19 +325,25 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
 async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
   const children = node.children ?? [];
   const effects = hasEffects(node);
+  const knocks = children.some(hasKnockout);
   if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard) {
     const mask = await layerMask(ctx, node, rectOf(canvas));
-    if (node.opacity >= 1 && !mask) return drawStack(ctx, children, canvas);
+    // Shallow knockouts inside reveal the canvas as the group found it; deep ones go on down.
+    const scope = knocks ? { shallow: cloneSurface(canvas), deep: ctx.knockout ? ctx.knockout.deep : await documentBackground(ctx) } : undefined;
+    if (node.opacity >= 1 && !mask) return inScope(ctx, scope, () => drawStack(ctx, children, canvas));
     const after = cloneSurface(canvas);
-    await drawStack(ctx, children, after);
+    await inScope(ctx, scope, () => drawStack(ctx, children, after));
     fadeInto(canvas, after, mask, node.opacity);
     return;
   }
   // Isolated: the children composited apart (with room for the group's effects), then blended.
+  // They start from transparency, which is as deep as a knockout inside can reach.
   const reach = effects ? effectMargin(node, ctx.scale) : 0;
   const layer = createSurface(grow(rectOf(canvas), reach));
-  if (node.artboard) await drawArtboard(ctx, node.artboard, children, layer);
-  else await drawStack(ctx, children, layer);
+  await inScope(ctx, knocks ? { shallow: null, deep: null } : undefined, async () => {
+    if (node.artboard) await drawArtboard(ctx, node.artboard, children, layer);
+    else await drawStack(ctx, children, layer);
+  });
   const mask = await layerMask(ctx, node, rectOf(layer));
   const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
   const shape = effects ? effectShape(ctx, node, layer, mask) : null;
@@ -324,8 +351,45 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     await loadEffectPatterns(ctx, node);
     drawEffectsBelow(ctx, node, canvas, shape, atop);
   }
-  blendSurface(canvas, layer, mask, node.opacity * (effects ? node.fillOpacity : 1), mode, { atop });
+  blendSurface(canvas, layer, mask, node.opacity * (effects ? node.fillOpacity : 1), mode, {
+    atop,
+    blendIf: node.blendIf,
+    excludedChannels: node.excludedChannels,
+  });
   if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop);
+}
+
+/** Draws with `scope` as what knockouts reveal (unchanged when undefined). */
+async function inScope<T>(ctx: RenderContext, scope: KnockoutScope | undefined, draw: () => Promise<T>): Promise<T> {
+  const saved = ctx.knockout;
+  if (scope) ctx.knockout = scope;
+  try {
+    return await draw();
+  } finally {
+    ctx.knockout = saved;
+  }
+}
+
+/**
+ * The document's Background layer alone (null when the document has none, or it is hidden):
+ * what a deep knockout reveals, and any knockout outside groups. Drawn once per render.
+ */
+async function documentBackground(ctx: RenderContext): Promise<Surface | null> {
+  if (ctx.background === undefined) {
+    const bottom = ctx.compiled.layers[ctx.compiled.layers.length - 1];
+    let surface: Surface | null = null;
+    if (bottom?.background && isVisible(ctx, bottom)) {
+      surface = createSurface(ctx.clip);
+      await drawNode(ctx, bottom, surface);
+    }
+    ctx.background = surface;
+  }
+  return ctx.background;
+}
+
+async function rootKnockout(ctx: RenderContext): Promise<KnockoutScope> {
+  const background = await documentBackground(ctx);
+  return { shallow: background, deep: background };
 }
 
 /** An artboard: its background, its layers over it, nothing outside its rectangle. */
@@ -366,7 +430,12 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
   const mask = await layerMask(ctx, node, rectOf(canvas));
   const d = after.data;
   for (let i = 3; i < d.length; i += 4) d[i] = 255;
-  blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, { atop: true });
+  // Blend If weighs the adjusted pixels (this layer) against the unadjusted (underlying) ones.
+  blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, {
+    atop: true,
+    blendIf: node.blendIf,
+    excludedChannels: node.excludedChannels,
+  });
 }
 
 /**

@@ -1,17 +1,33 @@
+/** What ag-psd drops from one layer record (see readLayerRecords). */
+export interface RecordExtras {
+  /** 'brst': restricted channel indices (0 R, 1 G, 2 B), when there are any. */
+  restricted?: number[];
+  /** 'knko': Photoshop writes 0 none, 1 shallow, 2 deep (ag-psd reads it as a boolean). */
+  knockout?: 'shallow' | 'deep';
+  /** The record has no transparency channel (-1): on the bottom layer, Photoshop's Background. */
+  opaque?: boolean;
+}
+
+/**
+ * The restricted channels of each layer record (see readLayerRecords, which this is the
+ * historical name of; compile.ts imports it so).
+ */
+export const readChannelRestrictions = (bytes: Uint8Array) => readLayerRecords(bytes);
+
 /**
  * A light walk over the layer records, for what ag-psd drops: 'brst' (channel blending
- * restrictions; ag-psd reads none when one channel is restricted). Returns, per layer record in
- * file order (bottom first, group dividers included), the restricted channel indices (0 R, 1 G,
- * 2 B) when there are any.
+ * restrictions; ag-psd reads none when one channel is restricted), the 'knko' knockout depth
+ * (ag-psd keeps only whether there is one) and whether a record stores transparency. Returns,
+ * per layer record in file order (bottom first, group dividers included), what it found.
  */
 const LARGE_KEYS = new Set(['LMsk', 'Lr16', 'Lr32', 'Layr', 'Mt16', 'Mt32', 'Mtrn', 'Alph', 'FMsk', 'lnk2', 'FEid', 'FXid', 'PxSD', 'cinf']);
 
-export function readChannelRestrictions(bytes: Uint8Array): Array<number[] | undefined> {
+export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefined> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const large = view.getUint16(4) === 2;
   const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
   const sig = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
-  const out: Array<number[] | undefined> = [];
+  const out: Array<RecordExtras | undefined> = [];
   try {
     let at = 26;
     at += 4 + view.getUint32(at); // colour mode data
@@ -25,6 +41,8 @@ export function readChannelRestrictions(bytes: Uint8Array): Array<number[] | und
     for (let i = 0; i < count; i++) {
       at += 16;
       const channels = view.getUint16(at);
+      let opaque = true;
+      for (let c = 0; c < channels; c++) if (view.getInt16(at + 2 + c * (large ? 10 : 6)) === -1) opaque = false;
       at += 2 + channels * (large ? 10 : 6);
       at += 12; // '8BIM', blend key, opacity, clipping, flags, filler
       const extra = view.getUint32(at);
@@ -35,6 +53,7 @@ export function readChannelRestrictions(bytes: Uint8Array): Array<number[] | und
       p += 4 + view.getUint32(p); // blending ranges
       p += (1 + bytes[p] + 3) & ~3; // name, padded to 4
       let restricted: number[] | undefined;
+      let knockout: RecordExtras['knockout'];
       while (p + 12 <= end) {
         const s = sig(p);
         if (s !== '8BIM' && s !== '8B64') {
@@ -49,9 +68,15 @@ export function readChannelRestrictions(bytes: Uint8Array): Array<number[] | und
           restricted = [];
           for (let q = data; q + 4 <= data + length; q += 4) restricted.push(view.getInt32(q));
         }
+        if (key === 'knko' && length >= 1) knockout = bytes[data] === 2 ? 'deep' : bytes[data] ? 'shallow' : undefined;
         p = data + length;
       }
-      out.push(restricted?.length ? restricted : undefined);
+      const extras: RecordExtras = {
+        ...(restricted?.length ? { restricted } : {}),
+        ...(knockout ? { knockout } : {}),
+        ...(opaque ? { opaque } : {}),
+      };
+      out.push(Object.keys(extras).length ? extras : undefined);
       at = end;
     }
   } catch {

@@ -1,6 +1,7 @@
 import type { Layer, Psd } from 'ag-psd';
 import { placementFromLayer, textInfoFromLayer } from '../personalise/layer-info';
 import { EngineError, unprocessable } from '../errors';
+import type { RecordExtras } from './records';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
 
 /**
@@ -13,20 +14,24 @@ export function buildTree(
   psd: Psd,
   visit?: (layer: Layer, node: LayerNode) => void,
   resolution = 72,
-  restrictions: Array<number[] | undefined> = [],
+  records: Array<RecordExtras | undefined> = [],
 ): LayerNode[] {
   let nextId = 0;
-  const restricted = new Map<Layer, number[]>();
+  const extras = new Map<Layer, RecordExtras>();
   fileOrder(psd.children ?? []).forEach((layer, i) => {
-    const r = restrictions[i];
-    if (layer && r) restricted.set(layer, r);
+    const r = records[i];
+    if (layer && r) extras.set(layer, r);
   });
+  const bottom = psd.children?.[0];
   const walk = (layers: Layer[]): LayerNode[] => {
     const nodes: LayerNode[] = [];
     for (const layer of layers) {
       const node = readNode(layer, nextId++, resolution);
-      const excluded = restricted.get(layer)?.filter((c) => c >= 0 && c < 3);
+      const extra = extras.get(layer);
+      const excluded = extra?.restricted?.filter((c) => c >= 0 && c < 3);
       if (excluded?.length) node.excludedChannels = excluded;
+      if (extra?.knockout) node.knockout = extra.knockout;
+      if (layer === bottom && !layer.children && extra?.opaque) node.background = true;
       if (layer.children) node.children = walk(layer.children);
       visit?.(layer, node);
       nodes.push(node);
