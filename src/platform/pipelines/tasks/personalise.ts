@@ -20,7 +20,8 @@
  * A value the layer or variable cannot take fails the task, naming the field.
  */
 import { walkLayers } from '../../../engine/compiled/info';
-import type { PersonalisationData } from '../../../engine/personalise';
+import { EngineError } from '../../../engine/errors';
+import { validateData, type PersonalisationData } from '../../../engine/personalise';
 import { resolveTemplate } from '../../../engine/render-request';
 import type { LayerNode } from '../../../engine/types';
 import { applyVariableData, listVariables, type PrintProductModel, type VariableInfo } from '../../atoms/model';
@@ -105,11 +106,26 @@ export function fieldData(layers: LayerNode[], fields: Fields): PersonalisationD
   const byName = new Map<string, LayerNode[]>();
   for (const node of walkLayers(layers)) byName.set(node.name, [...(byName.get(node.name) ?? []), node]);
   const data: Record<string, unknown> = {};
+  const fieldOf = new Map<string, string>();
   for (const [layer, { field, value }] of assign(fields, byName.keys())) {
     const command = commandFor(byName.get(layer)!, field, value);
-    if (command !== undefined) data[layer] = command;
+    if (command === undefined) continue;
+    data[layer] = command;
+    fieldOf.set(layer, field);
   }
-  return Object.keys(data).length ? (data as PersonalisationData) : undefined;
+  if (!Object.keys(data).length) return undefined;
+  // The engine's own check (colours, command shapes), its problems named by field, not by layer.
+  try {
+    validateData(layers, data);
+  } catch (e) {
+    if (!(e instanceof EngineError)) throw e;
+    const problems = (e.details ?? []).map((d) => {
+      const layer = [...fieldOf.keys()].find((l) => d.path === `data.${l}` || d.path.startsWith(`data.${l}.`));
+      return layer === undefined ? `${d.path}: ${d.reason}` : `fields.${fieldOf.get(layer)}${d.path.slice(`data.${layer}`.length)}: ${d.reason}`;
+    });
+    throw new TaskFailure(problems.length ? problems.join('; ') : e.message);
+  }
+  return data as PersonalisationData;
 }
 
 /**

@@ -61,6 +61,9 @@ describe('fieldData (PSD layers)', () => {
     expect(() => fieldData(tree, { colour: 'green' })).toThrow(TaskFailure);
     expect(() => fieldData(tree, { colour: 'green' })).toThrow(/fields\.colour: the group "Colour" has no layer named "green"/);
     expect(() => fieldData(tree, { shade: 'dark' })).toThrow(/fields\.shade: .*takes only true or false/);
+    // The engine's own checks, named by field: a colour it cannot read, a command for another layer type.
+    expect(() => fieldData(tree, { badge: 'not a colour' })).toThrow(/^fields\.badge\.color: /);
+    expect(() => fieldData(tree, { photo: { type: 'text', text: 'x' } })).toThrow(/fields\.photo\.type: "text" applies to Text layers/);
   });
 });
 
