@@ -123,6 +123,20 @@ describe('back office: assets', () => {
     expect((await get(`/admin/assets/mockups`, admin)).status).toBe(200);
   });
 
+  it('takes uploads larger than the 256 KB cap of other admin forms, by form post and by the streamed XHR', async () => {
+    const { t, admin } = await setup();
+    const big = await psdFixture('psdrb-example-design.psd');
+    expect(big.byteLength).toBeGreaterThan(256 * 1024);
+    const form = await upload('/admin/assets/designs/upload', admin, { bytes: big, name: 'big.psd', type: 'image/vnd.adobe.photoshop' });
+    expect(form.status).toBe(303);
+    const xhr = await upload('/admin/assets/mockups/upload', admin, { bytes: big, name: 'big.psd', type: 'image/vnd.adobe.photoshop' }, { json: true });
+    expect(xhr.status).toBe(201);
+    expect((await assetsOf(t.id)).map((a) => `${a.type}:${a.name}`).sort()).toEqual(['design:big', 'mockup:big']);
+    // Other admin forms keep their cap.
+    const fields = await post(`/admin/assets/designs/folders`, admin, { parentId: '', name: 'x'.repeat(300 * 1024) });
+    expect(fields.status).toBe(413);
+  });
+
   it('refuses bad uploads with the reason beside the file field (form) or in JSON (XHR), and stores nothing', async () => {
     const { t, admin } = await setup();
     const none = await upload('/admin/assets/designs/upload', admin, null);

@@ -99,6 +99,7 @@ const UPLOAD_SCRIPT = `(() => {
     const why = b && b.errors ? Object.values(b.errors).flat().join(' ') : '';
     if (why || (b && b.message)) return name + ': ' + (why || b.message);
     if (r.status === 403) return name + ': the page expired or you were signed out. Reload the page and try again.';
+    if (r.status === 413) return name + ': the file is larger than the upload limit.';
     return name + ': the upload failed' + (r.status ? ' (HTTP ' + r.status + ')' : ' (no connection)') + '.';
   };
   const send = (file) => new Promise((resolve) => {
