@@ -122,6 +122,17 @@ describe('products: edit', () => {
     expect(await page(id)).toContain('Renamed card');
   });
 
+  it('edit: options text left as shown is not re-parsed, so API titles with commas survive a rename', async () => {
+    const made = await api('POST', '/api/backoffice/v1/products', { name: unique('Api card'), options: [{ title: 'Colour', values: [{ title: 'Red, dark' }, { title: 'Blue' }] }] }, { token: 1 });
+    expect(made.status).toBe(200);
+    const { id, productVersionId } = (await made.json()) as { id: number; productVersionId: number };
+    const res = await post(`/admin/products/${id}`, admin, { name: 'Renamed API card', options: 'Colour: Red, dark, Blue\r\n' });
+    expect(res.status).toBe(303);
+    const after = (await (await api('GET', `/api/backoffice/v1/products/${id}`, undefined, { token: 1 })).json()) as { name: string; productVersionId: number };
+    expect(after).toMatchObject({ name: 'Renamed API card', productVersionId });
+    expect((await variants(id)).map((v) => v.productVariantOptions[0]!.productOptionValueTitle)).toEqual(['Red, dark', 'Blue']);
+  });
+
   it('edit: an empty name is shown beside the field; CSRF refusal changes nothing', async () => {
     const id = await newProduct();
     const bad = await post(`/admin/products/${id}`, admin, { name: '', options: 'Paper: Matte, Glossy\nSize: A6, A5' });

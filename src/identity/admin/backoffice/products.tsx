@@ -300,8 +300,8 @@ async function newForm(c: AdminContextOf, draft: Draft, problems: Problems = {},
 }
 
 /** Draft → the API's input; the options text's problems and the schema's, by field. */
-function inputOf(draft: Draft, current: CurrentOption[] = []) {
-  const parsed = parseOptions(draft.options, current);
+function inputOf(draft: Draft, current: CurrentOption[] = [], keepOptions = false) {
+  const parsed = keepOptions ? { options: undefined, problems: [] } : parseOptions(draft.options, current);
   const input = {
     name: draft.name,
     description: draft.description || null,
@@ -754,13 +754,14 @@ productsRoutes.post('/:id', async (c) => {
   const p = await productOf(c);
   const draft = draftOf(await c.req.parseBody());
   const current = await getOptions(t, p.id);
-  const { input, problems } = inputOf(draft, current.items);
+  // Options are sent only when their text changed: each change makes a new product version, and
+  // untouched text is never re-parsed (titles made through the API may hold commas or colons).
+  const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter(Boolean).join('\n');
+  const same = lines(draft.options) === lines(optionsText(current.items));
+  const { input, problems } = inputOf(draft, current.items, same);
   if (Object.keys(problems).length) return productPage(c, { banner: { kind: 'error', text: 'Nothing was saved: see the fields marked below.' }, details: { draft, problems } }, 400);
-  // Options are sent only when they changed: each change makes a new product version.
-  const changed = parseOptions(optionsText(current.items), current.items).options;
-  const same = JSON.stringify(changed.map((o) => [o.uid, o.title, o.values.map((v) => [v.uid, v.title])])) === JSON.stringify(input.options.map((o) => [o.uid, o.title, o.values.map((v) => [v.uid, v.title])]));
   try {
-    await updateProduct(t, p.id, { ...input, options: same ? undefined : input.options });
+    await updateProduct(t, p.id, input);
   } catch (e) {
     const shown = formProblems(e);
     if (shown) return productPage(c, { banner: { kind: 'error', text: 'Nothing was saved: see the fields marked below.' }, details: { draft, problems: shown.problems } }, shown.status);
