@@ -62,8 +62,14 @@ describe('the back-office walk', () => {
     await page.getByRole('button', { name: 'Create folder' }).click();
     expect(await page.locator('#folder-name-error').textContent()).toContain('blank');
     expect(await page.locator('#folder-name').getAttribute('aria-invalid')).toBe('true');
-    await page.getByLabel(/^New folder in/).fill(walk.folder);
-    await page.getByRole('button', { name: 'Create folder' }).click();
+    // By keyboard: from the skip link, Tab to the new folder's name, type it, Enter submits.
+    await page.goto(`${baseUrl}/admin/assets/designs`);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // skip to content
+    for (let i = 0; i < 80 && (await page.evaluate(() => document.activeElement?.id)) !== 'folder-name'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('folder-name');
+    await page.keyboard.type(walk.folder);
+    await page.keyboard.press('Enter');
     await page.locator('.banner', { hasText: `Folder /${walk.folder}/ created.` }).waitFor();
 
     await page.getByLabel(/^Upload designs to/).setInputFiles(PSD);
