@@ -242,10 +242,11 @@ export function curveLut(points: Array<{ input: number; output: number }> | unde
  * k = 100 / (100 − c) (c > 0, so +100 thresholds) or (100 + c) / 100 (c ≤ 0, so −100 greys). The
  * shift goes first when contrast rises and last when it falls, so a shift is never stretched or
  * squeezed by the contrast.
- * Current mode: one curve with its ends pinned (nothing clips, as Adobe documents): brightness
- * moves the curve's midpoint along the anti-diagonal, (128, 128) → (128 − δ, 128 + δ) with
- * δ = 55·b/150; contrast moves the quarter points apart, (64, 64 − 25·c/100) and (192, 192 + 25·c/100);
- * both through Photoshop's Curves spline, brightness then contrast.
+ * Current mode: curves with their ends pinned (nothing clips, as Adobe documents): brightness
+ * moves the midpoint along the anti-diagonal, (128, 128) → (128 − δ, 128 + δ) with δ = 55·b/150,
+ * through a monotone cubic (a natural spline through so far a point overshoots and clips);
+ * contrast moves the quarter points apart, (64, 64 − 25·c/100) and (192, 192 + 25·c/100), through
+ * Photoshop's Curves spline; brightness then contrast.
  */
 export function brightnessContrastLut(brightness: number, contrast: number, legacy: boolean): Lut | null {
   if (!brightness && !contrast) return null;
@@ -255,12 +256,44 @@ export function brightnessContrastLut(brightness: number, contrast: number, lega
     return c > 0 ? lut((v) => (v + brightness - 127.5) * k + 127.5) : lut((v) => (v - 127.5) * k + 127.5 + brightness);
   }
   const delta = (55 * Math.max(-150, Math.min(150, brightness))) / 150;
-  const b = delta ? curveLut([{ input: 0, output: 0 }, { input: 128 - delta, output: 128 + delta }, { input: 255, output: 255 }]) : null;
+  const b = delta ? monotoneLut([0, 128 - delta, 255], [0, 128 + delta, 255]) : null;
   const q = (25 * Math.max(-50, Math.min(100, contrast))) / 100;
   const c = q
     ? curveLut([{ input: 0, output: 0 }, { input: 64, output: 64 - q }, { input: 192, output: 192 + q }, { input: 255, output: 255 }])
     : null;
   return chain(b, c);
+}
+
+/**
+ * A monotone cubic (Fritsch–Carlson) through increasing points: the slope at an inner point is the
+ * weighted harmonic mean of its neighbours' slopes, at the ends the three-point estimate, so the
+ * curve never overshoots its points (no clipping, no reversal).
+ */
+function monotoneLut(x: number[], y: number[]): Lut {
+  const n = x.length;
+  const h = x.slice(1).map((v, i) => v - x[i]);
+  const s = h.map((hi, i) => (y[i + 1] - y[i]) / hi);
+  const m = new Array<number>(n).fill(0);
+  for (let i = 1; i < n - 1; i++) {
+    if (s[i - 1] * s[i] <= 0) continue;
+    const w1 = 2 * h[i] + h[i - 1];
+    const w2 = h[i] + 2 * h[i - 1];
+    m[i] = (w1 + w2) / (w1 / s[i - 1] + w2 / s[i]);
+  }
+  const end = (h0: number, h1: number, s0: number, s1: number) => {
+    const e = ((2 * h0 + h1) * s0 - h0 * s1) / (h0 + h1);
+    if (Math.sign(e) !== Math.sign(s0)) return 0;
+    return Math.sign(s0) !== Math.sign(s1) && Math.abs(e) > Math.abs(3 * s0) ? 3 * s0 : e;
+  };
+  m[0] = n > 2 ? end(h[0], h[1], s[0], s[1]) : s[0];
+  m[n - 1] = n > 2 ? end(h[n - 2], h[n - 3], s[n - 2], s[n - 3]) : s[0];
+  return lut((v) => {
+    let i = 0;
+    while (i < n - 2 && v > x[i + 1]) i++;
+    const t = (v - x[i]) / h[i];
+    const t2 = t * t, t3 = t2 * t;
+    return (2 * t3 - 3 * t2 + 1) * y[i] + (t3 - 2 * t2 + t) * h[i] * m[i] + (-2 * t3 + 3 * t2) * y[i + 1] + (t3 - t2) * h[i] * m[i + 1];
+  });
 }
 
 /**
