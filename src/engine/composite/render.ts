@@ -377,12 +377,14 @@ async function inScope<T>(ctx: RenderContext, scope: KnockoutScope | undefined, 
 async function documentBackground(ctx: RenderContext): Promise<Surface | null> {
   if (ctx.background === undefined) {
     const bottom = ctx.compiled.layers[ctx.compiled.layers.length - 1];
-    let surface: Surface | null = null;
+    ctx.background = null;
     if (bottom?.background && isVisible(ctx, bottom)) {
-      surface = createSurface(ctx.clip);
-      await drawNode(ctx, bottom, surface);
+      const surface = createSurface(ctx.clip);
+      // Photoshop's Background takes no blending options; a file that gives it a knockout
+      // anyway must not have it knock out to itself.
+      await drawNode(ctx, { ...bottom, knockout: undefined }, surface);
+      ctx.background = surface;
     }
-    ctx.background = surface;
   }
   return ctx.background;
 }

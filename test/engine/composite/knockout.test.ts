@@ -118,6 +118,13 @@ describe('knockout', () => {
     expect(deep.at(14, 1)).toEqual(GREEN);
   });
 
+  it('draws a Background that a file gives a knockout (it cannot knock out to itself)', async () => {
+    const psd: Psd = { width: W, height: H, children: [{ name: 'Background', top: 0, left: 0, imageData: fillImage(BG), knockout: true }] };
+    const { at, compiled } = await render(writePsdUint8Array(psd));
+    expect(compiled.layers[0]).toMatchObject({ background: true, knockout: 'shallow' });
+    expect(at(3, 3)).toEqual(BG);
+  });
+
   it('knocks out to transparency at the root when the bottom layer is not a Background', async () => {
     const psd: Psd = {
       width: W,
