@@ -342,3 +342,17 @@ describe('project page: each item with its designs previewed with the item data'
     expect((await get(`/admin/projects/${p.id}/items/999999999/preview`, admin)).status).toBe(404);
   });
 });
+
+describe('tenant isolation', () => {
+  it("another tenant's product is a 404 page for every action, and changes nothing", async () => {
+    const made = await api('POST', '/api/backoffice/v1/products', { name: unique('Tenant 2 card') }, { token: 2 });
+    expect(made.status).toBe(200);
+    const { id } = (await made.json()) as { id: number };
+    expect((await get(`/admin/products/${id}`, admin)).status).toBe(404);
+    expect((await post(`/admin/products/${id}`, admin, { name: 'Taken over' })).status).toBe(404);
+    expect((await post(`/admin/products/${id}/delete`, admin, {})).status).toBe(404);
+    expect((await post(`/admin/products/${id}/references`, admin, { storefrontId: '1', reference: 'stolen' })).status).toBe(404);
+    const still = (await (await api('GET', `/api/backoffice/v1/products/${id}`, undefined, { token: 2 })).json()) as { name: string };
+    expect(still.name).not.toBe('Taken over');
+  });
+});

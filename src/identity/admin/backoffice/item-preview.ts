@@ -13,6 +13,7 @@ import { loadDesign, type StoredDesign } from '../../../platform/atoms/store';
 import { variantDesigns } from '../../../platform/catalogue/variant-assets';
 import { NotFoundError, PlatformError, type TenantContext } from '../../../platform/core';
 import type { ItemRow } from '../../../platform/projects/store';
+import { cachedRender, sha256Hex } from './render-cache';
 
 const SIZE = 480;
 
@@ -97,6 +98,17 @@ export async function itemPreview(t: TenantContext, ownerId: string, item: ItemR
   const id = designId ?? ids[0];
   if (!id || !ids.includes(id)) throw new NotFoundError('This item has no such design.');
   const d = await designFor(t, id, ownerId);
+  // The same design file with the same fields draws the same image (render-cache.ts).
+  const key = ['item-preview', t.tenantId, id, d.etag, await sha256Hex(item.fields ?? '')];
+  const cached = await cachedRender(key, async () => {
+    const p = await draw(t, d, item);
+    return { bytes: p.file.bytes, mime: p.file.mime, note: p.applied, keep: !p.applied.startsWith('not applied') };
+  });
+  return { file: { bytes: cached.bytes, mime: cached.mime, ext: '' }, applied: cached.note };
+}
+
+async function draw(t: TenantContext, d: StoredDesign, item: ItemRow): Promise<ItemPreview> {
+  const id = d.row.id;
   const variableData = await variableDataOf(t, d, parse<Record<string, unknown>>(item.fields, {}));
   const req = { designId: id, ownerId: d.row.ownerId || undefined, renderingConfig: { width: SIZE, height: SIZE, fileFormat: 'Jpeg' as const, mockupStrategy: 'None' as const } };
   if (variableData.length) {

@@ -44,6 +44,7 @@ import { field, type FormBody } from '../form-body';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
 import { CsrfField, Field, describedBy, type Banner } from '../layout';
 import { tenantOf } from './context';
+import { cachedRender } from './render-cache';
 
 export const productsRoutes = new Hono<AdminEnv>();
 
@@ -347,7 +348,6 @@ async function thumbnail(t: TenantContext, kind: ConnectionKind, id: string): Pr
     const f = await renderDesign(t, { designId: id, renderingConfig: { width: THUMB, height: THUMB, fileFormat: 'Jpeg', mockupStrategy: 'None' } }, false);
     return f.bytes;
   }
-  await assets.getAsset(assets.scopeFor(t, assets.assetKind('mockup', false), undefined), id);
   try {
     const prepared = await preparePreview(
       new assets.TenantInputStore(t.env, t.tenantId),
@@ -363,8 +363,12 @@ async function thumbnail(t: TenantContext, kind: ConnectionKind, id: string): Pr
 productsRoutes.get('/thumbnails/:kind/:assetId', async (c) => {
   const kind = c.req.param('kind');
   if (kind !== 'design' && kind !== 'mockup') throw notFound('There is no such thumbnail.');
+  const t = tenantOf(c);
+  const id = c.req.param('assetId');
   try {
-    const bytes = await thumbnail(tenantOf(c), kind, c.req.param('assetId'));
+    // Public files of this tenant only; the tile is kept per file content (render-cache.ts).
+    const row = await assets.getAsset(assets.scopeFor(t, assets.assetKind(kind, false), undefined), id);
+    const { bytes } = await cachedRender(['thumbnail', t.tenantId, kind, id, row.blobSha ?? ''], async () => ({ bytes: await thumbnail(t, kind, id), mime: 'image/jpeg', note: '' }));
     return new Response(bytes, { headers: { 'content-type': 'image/jpeg' } });
   } catch (e) {
     // A file the renderer cannot draw (or one deleted meanwhile) still gets a tile in the list.
