@@ -106,7 +106,7 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
   const size = proof ? 1200 : 800;
   if (!proof) checkMockupStrategy(cfg, req);
   // The tenant's font lookup loads beside the design (both are a row read and an R2 read).
-  const fontLookup = timing.time('fonts', () => fontsOf(t));
+  const fontLookup = timing.time('fonts', () => fontsOf(t, { cached: true }));
   fontLookup.catch(() => {});
   const d = await timing.time('load', () => loadDesign(t, req.designId, req.ownerId, 'designId'));
   if (!d.model) return renderPsd(t, d, cfg, req.variableData, size, timing);
@@ -181,7 +181,7 @@ class WithImage implements InputStore {
  */
 async function renderInMockup(t: TenantContext, d: StoredDesign, req: DesignRenderRequest, cfg: RenderingConfig, timing: ServerTiming): Promise<RenderedFile> {
   const surface = d.model!.surfaces[cfg.surfaceIndex ?? 0];
-  const { fonts } = await fontsOf(t);
+  const { fonts } = await fontsOf(t, { cached: true });
   return placeInMockup(t, req, cfg, surface?.name, timing, async (width, height) =>
     (
       await renderPreview(d.model!, {

@@ -51,16 +51,42 @@ async function cachedR2(bucket: R2Bucket, key: string, cacheKey = key): Promise<
   return bytes;
 }
 
-/** The font lookup of a tenant as the model's renderers and validator want it. */
-export async function fontsOf(t: TenantContext): Promise<{ fonts: ModelFontLookup; fontExists: (name: string) => boolean }> {
-  const lookup = await assets.FontLookup.load(t.env, t.tenantId);
+/**
+ * Renders' font lookups per tenant and isolate, for a few seconds: a live editor's previews then
+ * skip the tenant's font query and the instance font index. A name the cached lookup does not
+ * know is looked up afresh (a font uploaded a moment ago renders at once); a font deleted or
+ * replaced can still render for up to LOOKUP_TTL_MS in an isolate that cached it. Validation
+ * (what a design may name) always reads afresh.
+ */
+const LOOKUPS = new Map<number, { lookup: Promise<assets.FontLookup>; at: number }>();
+const LOOKUP_TTL_MS = 5_000;
+
+function tenantLookup(t: TenantContext, fresh: boolean): Promise<assets.FontLookup> {
+  const hit = LOOKUPS.get(t.tenantId);
+  if (!fresh && hit && Date.now() - hit.at < LOOKUP_TTL_MS) return hit.lookup;
+  const lookup = assets.FontLookup.load(t.env, t.tenantId);
+  LOOKUPS.set(t.tenantId, { lookup, at: Date.now() });
+  lookup.catch(() => LOOKUPS.delete(t.tenantId));
+  return lookup;
+}
+
+/**
+ * The font lookup of a tenant as the model's renderers and validator want it; `cached` (renders)
+ * may answer from the per-isolate lookup above.
+ */
+export async function fontsOf(t: TenantContext, { cached = false } = {}): Promise<{ fonts: ModelFontLookup; fontExists: (name: string) => boolean }> {
+  let lookup = await tenantLookup(t, !cached);
   const instance = new FileStore(t.env.FILES);
   const fonts: ModelFontLookup = async (name) => {
-    const hit = lookup.find(name);
+    let hit = lookup.find(name);
+    if (!hit && cached) {
+      lookup = await tenantLookup(t, true);
+      hit = lookup.find(name);
+    }
     if (!hit) return undefined;
     if (hit.source === 'tenant') return cachedR2(t.env.FILES, assets.blobKey(t.tenantId, hit.sha256), `sha:${hit.sha256}`);
-    const cached = hit.sha256 ? CACHE.get(`sha:${hit.sha256}`) : undefined;
-    if (cached) return cached;
+    const known = hit.sha256 ? CACHE.get(`sha:${hit.sha256}`) : undefined;
+    if (known) return known;
     const file = await instance.read('fonts', hit.key);
     if (file && hit.sha256) CACHE.set(`sha:${hit.sha256}`, file.bytes);
     return file?.bytes;

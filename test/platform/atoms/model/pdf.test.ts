@@ -194,11 +194,12 @@ describe('design PDF: colour and images', () => {
     const db = psnr(pdfPixels, preview);
     console.log(`design PDF raster vs preview: ${db.toFixed(2)} dB`);
     expect(db).toBeGreaterThanOrEqual(35);
-    // Text mode draws real text with the font's advances (no kerning, unlike resvg's outlines).
+    // Text mode draws real text with the font's advances and kern-table pairs (29.6 dB; 27.7
+    // unkerned): the rest is how the two rasterisers draw glyph edges.
     const text = await renderPdf(m, { fonts, images, textMode: 'Text' });
     const db2 = psnr(await rasterisePage(text.bytes, 1, w, h), preview);
     console.log(`design PDF (Text mode) raster vs preview: ${db2.toFixed(2)} dB`);
-    expect(db2).toBeGreaterThanOrEqual(25);
+    expect(db2).toBeGreaterThanOrEqual(28);
   });
 
   it('a document over the limit is a 422 PdfTooLargeError', async () => {
