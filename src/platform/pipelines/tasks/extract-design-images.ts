@@ -18,10 +18,9 @@ import { outputBase } from './project';
 import { designOf, isPrintProduct } from './render';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
 import { applyVariableData } from '../../atoms/model';
-import { sourceBytes } from '../../atoms/resolve';
 import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables } from './personalise';
-import { designTenant, imageItems, loadModel } from './print-product';
+import { imageItems, loadModel, ownerImages } from './print-product';
 
 /** Largest layer decoded (pixels), as the atoms' extract-image. */
 const MAX_LAYER_PIXELS = 25_000_000;
@@ -81,10 +80,11 @@ async function printProductImages(ctx: UnitContext, design: DesignAsset & { blob
   const vars = printProductVariables(stored, itemFields(ctx, input));
   const { model, errors } = vars ? applyVariableData(stored, vars) : { model: stored, errors: null };
   if (errors) throw new TaskFailure(Object.values(errors).flat().join('; '));
-  const t = designTenant(ctx);
+  const images = ownerImages(ctx);
   const out: Extracted[] = [];
   for (const item of imageItems(model)) {
-    const img = await sourceBytes(t, item.source, `item "${item.name}"`, item.pageIndex);
+    const img = await images(item.source, { pageIndex: item.pageIndex });
+    if (!img) throw new TaskFailure(`${design.name}: the image of item "${item.name}" has no displayable content`);
     const ext = EXT[img.mime] ?? 'bin';
     out.push({ layer: item.name, ext, bytes: img.bytes, contentType: img.mime });
   }

@@ -3,26 +3,40 @@
  * tasks, through the design atoms' own renderers: previews are the model's SVG rasterised by
  * resvg (renderPreview), print PDFs come from renderPdf (pdf-lib: a page per print area,
  * MediaBox = BleedBox = area + bleed, TrimBox = area). Fonts and images resolve as in the atoms
- * API, for the job's tenant; Storage images are looked up as the project's owner sees them
- * (their private images, then public ones).
+ * API, for the job's tenant (Storage images: the tenant's public ones, the owner a source names,
+ * and the project owner's private ones for sources naming no owner).
  *
  * Pages: a PDF page per print area, surfaces in order (a surface without print areas is one
  * page); previews are a picture per surface. Print-area filters count those.
  */
 import { runnerTenant } from '../../jobs/d1';
-import { applyVariableData, parseModel, pagePlan, renderPdf, renderPreview, renderPreviewPixels, type ItemModel, type PrintProductModel, type SourceModel, type VariableInfo } from '../../atoms/model';
+import { applyVariableData, parseModel, pagePlan, renderPdf, renderPreview, renderPreviewPixels, type ImageLookup, type ItemModel, type PrintProductModel, type SourceModel, type VariableInfo } from '../../atoms/model';
 import type { RGBAImage } from '../../../engine/types';
 import { fontsOf, imageLookup } from '../../atoms/resolve';
-import type { TenantContext } from '../../core';
+import { NotFoundError, type TenantContext } from '../../core';
 import type { PageRange } from '../language';
 import { assetKey, type DesignAsset } from './assets';
 import { TaskFailure } from './errors';
 import type { UnitContext } from './types';
 
-/** The tenant as the design's renders see it: the runner's, looking at the project owner's images too. */
-export function designTenant(ctx: Pick<UnitContext, 'env' | 'tenantId' | 'baseUrl' | 'ownerId'>): TenantContext {
-  const t = runnerTenant(ctx.env, ctx.tenantId, ctx.baseUrl);
-  return ctx.ownerId ? { ...t, storefrontUserId: ctx.ownerId } : t;
+/** The tenant as the design's renders see it (the runner's). */
+export const designTenant = (ctx: Pick<UnitContext, 'env' | 'tenantId' | 'baseUrl'>): TenantContext => runnerTenant(ctx.env, ctx.tenantId, ctx.baseUrl);
+
+/**
+ * The atoms' image lookup for the job's tenant, where a Storage source naming no owner is also
+ * looked for among the project owner's private images (a shopper's photo given in the item's
+ * fields) when the tenant has no public image of that id. Sources naming an owner stay as given.
+ */
+export function ownerImages(ctx: Pick<UnitContext, 'env' | 'tenantId' | 'baseUrl' | 'ownerId'>): ImageLookup {
+  const lookup = imageLookup(designTenant(ctx));
+  return async (source, context) => {
+    try {
+      return await lookup(source, context);
+    } catch (e) {
+      if (!(e instanceof NotFoundError) || source.type !== 'Storage' || source.ownerId || !ctx.ownerId) throw e;
+      return lookup({ ...source, ownerId: ctx.ownerId }, context);
+    }
+  };
 }
 
 /** The stored model of a print-product design (read from its blob; the extract task found the asset). */
@@ -63,7 +77,7 @@ export async function surfacePicture(ctx: UnitContext, model: PrintProductModel,
   const { fonts } = await fontsOf(t);
   const out = await renderPreview(model, {
     fonts,
-    images: imageLookup(t),
+    images: ownerImages(ctx),
     surfaceIndex: index,
     width: s.width,
     height: s.height,
@@ -95,7 +109,7 @@ export async function printPdf(ctx: UnitContext, model: PrintProductModel, textM
   requireVariables(model, variableData);
   const t = designTenant(ctx);
   const { fonts } = await fontsOf(t);
-  const pdf = await renderPdf(model, { fonts, images: imageLookup(t), textMode, variableData, title });
+  const pdf = await renderPdf(model, { fonts, images: ownerImages(ctx), textMode, variableData, title });
   return { bytes: pdf.bytes, pages: pdf.pages };
 }
 
@@ -139,7 +153,7 @@ export async function pagePictures(ctx: UnitContext, model: PrintProductModel, f
     const width = Math.max(1, Math.round(surface.width * k));
     const height = Math.max(1, Math.round(surface.height * k));
     if (width * height > MAX_RASTER_PIXELS) throw new TaskFailure(`surface ${index + 1} would be ${width}×${height} px at ${dpi} dpi; at most ${MAX_RASTER_PIXELS / 1e6} MP`);
-    const pixels = await renderPreviewPixels(model, { fonts, images: imageLookup(t), surfaceIndex: index, width, height, fileFormat: 'Png', stub: false, visualizePrintAreas: false, mockup: false, variableData });
+    const pixels = await renderPreviewPixels(model, { fonts, images: ownerImages(ctx), surfaceIndex: index, width, height, fileFormat: 'Png', stub: false, visualizePrintAreas: false, mockup: false, variableData });
     for (const { plan, page: n } of plans) {
       const m = plan.media;
       out.push({ page: n, image: crop(pixels, { x: Math.round(m.x * k), y: Math.round(m.y * k), width: Math.max(1, Math.round(m.width * k)), height: Math.max(1, Math.round(m.height * k)) }) });

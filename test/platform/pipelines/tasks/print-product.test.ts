@@ -247,11 +247,12 @@ describe('render tasks on a print-product design (stand-alone jobs)', () => {
 });
 
 describe('mockups and image extraction on a print-product design', () => {
-  it('render-design-preview-with-mockup places the surface; extract-design-images gives the Image items\' sources, the variable filled by its field', async () => {
+  it('render-design-preview-with-mockup places the surface; extract-design-images gives the Image items\' sources, the variable filled by its field with the owner\'s private photo', async () => {
     const photo = await encodePng({ width: 4, height: 3, data: new Uint8ClampedArray(48).fill(120) });
     const logo = pngBytes(3, 2);
     const logoId = (await uploadJson(`${S}/images`, logo, 'pp-logo.png', { path: '/pp/' }, { token: 1 })).id;
-    const photoId = (await uploadJson(`${S}/images`, photo, 'pp-photo.png', { path: '/pp/' }, { token: 1 })).id;
+    // The shopper's own photo: a private image of the project's owner.
+    const photoId = (await uploadJson(`${S}/private-images`, photo, 'pp-photo.png', { ownerId: 'shopper-1' }, { token: 1 })).id;
     const model = structuredClone(card);
     model.surfaces[0]!.containers[0]!.items.push(
       { id: 'logo', type: 'Image', name: 'Logo', x: 200, y: 10, width: 30, height: 20, source: { type: 'Storage', id: logoId } } as never,
@@ -261,7 +262,7 @@ describe('mockups and image extraction on a print-product design', () => {
     const id = 'pp-mockup-images';
     await apiJson('POST', JOBS, {
       id,
-      project: { items: [{ itemId: '1', designIds: [withImages], fields: { name: 'Ada', PHOTO: photoId } }] },
+      project: { ownerId: 'shopper-1', items: [{ itemId: '1', designIds: [withImages], fields: { name: 'Ada', PHOTO: photoId } }] },
       tasks: [
         { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
         { name: 'mockup', type: 'render-design-preview-with-mockup', inputArtifacts: ['design'], outputArtifacts: ['mocked*'], parameters: { mockups: ['demo-mockup'], previewOutputWidth: 300, previewOutputHeight: 300 } },
