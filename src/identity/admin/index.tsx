@@ -41,14 +41,15 @@ const formLimit = bodyLimit({
     throw new ApiError(413, 'payload_too_large', `The form is larger than ${ADMIN_FORM_MAX_BYTES / 1024} KB, so nothing was changed.`);
   },
 });
-// The Assets page's upload posts a file: its own cap (the largest asset type's), checked the same way.
+// The Assets page's upload and the product image post a file: their own cap (the largest asset type's), checked the same way.
 const uploadLimit = bodyLimit({
   maxSize: ADMIN_UPLOAD_MAX_BYTES,
   onError: () => {
     throw new ApiError(413, 'payload_too_large', `The file is larger than ${Math.floor(ADMIN_UPLOAD_MAX_BYTES / 1024 / 1024)} MB, so nothing was uploaded.`);
   },
 });
-const isUpload = (path: string) => /^\/admin\/assets\/[a-z]+\/upload$/.test(path);
+// The product image is a file too (a photo is easily a few MB).
+const isUpload = (path: string) => /^\/admin\/(assets\/[a-z]+\/upload|products\/[^/]+\/image)$/.test(path);
 adminApp.use('*', adminHeaders, (c, next) => (isUpload(c.req.path) ? uploadLimit : formLimit)(c, next), requireAdmin);
 
 adminApp.get('/', dashboard);

@@ -6,6 +6,7 @@ import { env, exports } from 'cloudflare:workers';
 import { findUser } from '../../../src/identity/users';
 import { api, seedPlatform } from '../../helpers/platform';
 import { bundledFont } from '../../helpers/fixtures';
+import { encodePng } from '../../../src/engine/raster';
 import { upload } from '../../platform/storage/helpers';
 import { DEMO } from '../../helpers/identity-seed';
 import { get, post, signIn, type Browser } from './helpers';
@@ -238,6 +239,17 @@ describe('products: image', () => {
     const img = await get(`/admin/products/${id}/image`, admin);
     expect(img.status).toBe(200);
     expect(img.headers.get('content-type')).toBe('image/png');
+  });
+
+  it('a photo bigger than an admin form (256 KB) is accepted: the image route has the upload cap', async () => {
+    const id = await newProduct();
+    const data = new Uint8ClampedArray(400 * 400 * 4);
+    for (let i = 0, x = 1; i < data.length; i++) data[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24; // noise: PNG cannot shrink it
+    const bytes = await encodePng({ width: 400, height: 400, data });
+    expect(bytes.byteLength).toBeGreaterThan(256 * 1024);
+    const res = await multipart(`/admin/products/${id}/image`, admin, { file: new File([bytes], 'photo.png', { type: 'image/png' }) });
+    expect(res.status).toBe(303);
+    expect((await get(`/admin/products/${id}/image`, admin)).headers.get('content-type')).toBe('image/png');
   });
 
   it('a file that is not an image is shown beside the field (400); CSRF refused', async () => {
