@@ -292,6 +292,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
     } else if (st.fillType === 'pattern' && st.pattern) {
       const tile = ctx.patterns.get(st.pattern.id);
       if (tile) {
+        // Linked with the layer unless the file says otherwise (Photoshop's default).
         const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number } };
         color = tilePattern(tile, effectTiling(node, ctx.scale, p.linked !== false, p.phase, 1), shape.x, shape.y, w, h);
         for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;

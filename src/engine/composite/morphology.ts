@@ -233,9 +233,10 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
 /**
  * Signed distance (px) from each pixel centre to the shape's edge, positive outside, negative
  * inside, with sub-pixel precision taken from the anti-aliased edge: a pixel of coverage a has
- * the edge (0.5 − a) px from its centre (a straight edge through the pixel), and a pixel wholly
- * in or out measures to the nearest partly covered pixel on the other side and adds that one's
- * offset. Exact for straight edges, within half a pixel on corners.
+ * the edge (0.5 − a) px from its centre (a straight edge through the pixel); a pixel wholly in or
+ * out measures to the square of the nearest pixel on the other side (so corners are round, as a
+ * Euclidean band's are) and adds how much of that pixel the edge leaves uncovered. Exact for
+ * straight edges and square corners, within half a pixel elsewhere.
  */
 export function signedDistance(a: Float32Array, w: number, h: number): Float32Array {
   const LO = 0.02;
@@ -243,15 +244,21 @@ export function signedDistance(a: Float32Array, w: number, h: number): Float32Ar
   const inside = nearestSeed((i) => a[i] > LO, w, h);
   const outside = nearestSeed((i) => a[i] < HI, w, h);
   const out = new Float32Array(a.length);
+  // Distance from pixel i's centre to pixel s's square.
+  const toSquare = (i: number, s: number) => {
+    const dx = Math.max(0, Math.abs((i % w) - (s % w)) - 0.5);
+    const dy = Math.max(0, Math.abs(Math.floor(i / w) - Math.floor(s / w)) - 0.5);
+    return Math.sqrt(dx * dx + dy * dy);
+  };
   for (let i = 0; i < a.length; i++) {
     const v = a[i];
     if (v > LO && v < HI) out[i] = 0.5 - v;
     else if (v <= LO) {
       const s = inside.at[i];
-      out[i] = s < 0 ? 1e6 : Math.sqrt(inside.d2[i]) + 0.5 - Math.min(1, a[s]);
+      out[i] = s < 0 ? 1e6 : toSquare(i, s) + (1 - Math.min(1, a[s]));
     } else {
       const s = outside.at[i];
-      out[i] = s < 0 ? -1e6 : -(Math.sqrt(outside.d2[i]) + 0.5 - (1 - Math.max(0, a[s])));
+      out[i] = s < 0 ? -1e6 : -(toSquare(i, s) + Math.max(0, a[s]));
     }
   }
   return out;
