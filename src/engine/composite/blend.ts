@@ -145,11 +145,17 @@ function rangeWeight(v: number, r: number[]): number {
   return 1;
 }
 
+/**
+ * Blend If's "Gray" is Photoshop's RGB luminosity, 0.3R + 0.59G + 0.11B (the composite channel of
+ * the RGB master curve; the same weights as the luminosity blend modes, `lum` above).
+ */
+const grey = (p: Uint8ClampedArray, i: number) => 0.3 * p[i] + 0.59 * p[i + 1] + 0.11 * p[i + 2];
+
 function blendIfWeight(ranges: NonNullable<BlendOptions['blendIf']>, s: Uint8ClampedArray, si: number, d: Uint8ClampedArray, di: number): number {
   let w = 1;
   for (let k = 0; k < ranges.length && w > 0; k++) {
-    const sv = k === 0 ? 0.299 * s[si] + 0.587 * s[si + 1] + 0.114 * s[si + 2] : s[si + k - 1];
-    const dv = k === 0 ? 0.299 * d[di] + 0.587 * d[di + 1] + 0.114 * d[di + 2] : d[di + k - 1];
+    const sv = k === 0 ? grey(s, si) : s[si + k - 1];
+    const dv = k === 0 ? grey(d, di) : d[di + k - 1];
     w *= rangeWeight(sv, ranges[k].source) * rangeWeight(dv, ranges[k].dest);
   }
   return w;

@@ -55,6 +55,12 @@ describe('Blend If', () => {
     expect(blendIf(grey(0), grey(201), unsplit)).toEqual(grey(0));
   });
 
+  it("reads Gray as Photoshop's RGB luminosity, 0.3R + 0.59G + 0.11B", () => {
+    // Pure blue is 28.05 (Rec. 601 weights would make it 29.07): through at 29, not at 28.
+    expect(blendIf(grey(0), [0, 0, 255], [{ source: [0, 0, 29, 29], dest: FULL }])).toEqual([0, 0, 255]);
+    expect(blendIf(grey(0), [0, 0, 255], [{ source: [0, 0, 28, 28], dest: FULL }])).toEqual(grey(0));
+  });
+
   it('weighs the underlying value with its own sliders, and every channel together', () => {
     const under = [{ source: FULL, dest: [50, 100, 255, 255] }];
     expect(blendIf(grey(70), [0, 0, 255], under)).toEqual([42, 42, 144]); // weight 0.4
