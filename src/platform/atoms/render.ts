@@ -111,7 +111,8 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
   const d = await timing.time('load', () => loadDesign(t, req.designId, req.ownerId, 'designId'));
   if (!d.model) return renderPsd(t, d, cfg, req.variableData, size, timing);
   const { fonts } = await fontLookup;
-  const images = imageLookup(t);
+  // Previews may use image rows looked up a moment ago (resolve.ts); proofs read afresh.
+  const images = imageLookup(t, { cachedRows: !proof });
   if (cfg.fileFormat === 'Pdf') {
     if (!proof) throw new ValidationError({ 'renderingConfig.fileFormat': ['render-preview answers Jpeg or Png; Pdf is a proof (render-proof)'] });
     const pdf = await timing.time('pdf', () =>

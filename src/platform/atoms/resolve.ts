@@ -137,6 +137,28 @@ export async function storageImage(t: TenantContext, id: string, ownerId: string
   return row;
 }
 
+/**
+ * Image rows that previews looked up in the last few seconds, per isolate and caller (tenant,
+ * storefront user, owner): a live editor's previews then skip a row query per stored image. The
+ * bytes are read by the row's content hash, so a replaced or deleted image can still show in a
+ * preview for up to ROW_TTL_MS in an isolate that cached it; proofs and PDFs always read afresh.
+ */
+const ROWS = new Map<string, { row: Promise<assets.AssetRow>; at: number }>();
+const ROW_TTL_MS = 5_000;
+const ROWS_MAX = 1024;
+
+function recentStorageImage(t: TenantContext, id: string, ownerId: string | undefined, path: string): Promise<assets.AssetRow> {
+  const key = `${t.tenantId}|${t.storefrontUserId ?? ''}|${ownerId ?? ''}|${id}`;
+  const hit = ROWS.get(key);
+  if (hit && Date.now() - hit.at < ROW_TTL_MS) return hit.row;
+  const row = storageImage(t, id, ownerId, path);
+  ROWS.delete(key);
+  ROWS.set(key, { row, at: Date.now() });
+  if (ROWS.size > ROWS_MAX) ROWS.delete(ROWS.keys().next().value!);
+  row.catch(() => ROWS.delete(key));
+  return row;
+}
+
 /** True when `folderPath` is `allowed` or below it (paths normalised, case ignored). */
 function inFolder(folderPath: string, allowed: string): boolean {
   const norm = (p: string) => `/${p.split('/').filter(Boolean).join('/')}/`.replace(/^\/\/$/, '/').toLowerCase();
@@ -185,12 +207,12 @@ export async function sourceBytes(t: TenantContext, source: SourceModel, path: s
  * The renderers' image lookup for a tenant. `path` names where a bad source is reported (the
  * model's item path is not known to the lookup, so errors name the item's name).
  */
-export function imageLookup(t: TenantContext): ImageLookup {
+export function imageLookup(t: TenantContext, { cachedRows = false } = {}): ImageLookup {
   return async (source, { item, pageIndex }) => {
     const where = item ? `item "${item.name || item.id}"` : 'source';
     const allowed = item?.isVariable ? (item as ImageModel).constraints?.allowedFolder : undefined;
     if (source.type === 'Storage') {
-      const row = await storageImage(t, source.id, source.ownerId, where);
+      const row = await (cachedRows ? recentStorageImage : storageImage)(t, source.id, source.ownerId, where);
       if (allowed !== undefined && !inFolder(await folderPathOf(t, row), allowed)) {
         throw new ValidationError({ variableData: [`image ${source.id} is not in the folder ${allowed} that variable "${item!.name}" allows`] });
       }
