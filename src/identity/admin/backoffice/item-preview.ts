@@ -12,6 +12,7 @@ import { listVariables, type VariableInfo } from '../../../platform/atoms/model'
 import { loadDesign, type StoredDesign } from '../../../platform/atoms/store';
 import { variantDesigns } from '../../../platform/catalogue/variant-assets';
 import { NotFoundError, PlatformError, type TenantContext } from '../../../platform/core';
+import { assign } from '../../../platform/pipelines/tasks/personalise';
 import type { ItemRow } from '../../../platform/projects/store';
 import { cachedRender, sha256Hex } from './render-cache';
 
@@ -63,7 +64,10 @@ async function variableDataOf(t: TenantContext, d: StoredDesign, fields: Record<
       else if (layer.type === 'Image' || layer.type === 'SmartObject') kinds.set(layer.name, 'Image');
     }
   }
-  return given.filter(([name, value]) => kinds.has(name) && (kinds.get(name) === 'Text' || value.trim() !== '')).map(([name, value]) => ({ name, value, type: kinds.get(name)! }));
+  // Names match as the ordered PDF's do (render tasks): exactly first, then ignoring case.
+  return [...assign(Object.fromEntries(given), kinds.keys())]
+    .map(([name, { value }]) => ({ name, value: value as string, type: kinds.get(name)! }))
+    .filter((v) => v.type === 'Text' || v.value.trim() !== '');
 }
 
 export interface ItemPreview {

@@ -56,7 +56,7 @@ function matching(name: string, names: Iterable<string>): string[] {
  * Pairs each target name with the field that fills it: an exact field name wins over one that
  * differs only in case; among several such, the first written.
  */
-function assign(fields: Fields, targets: Iterable<string>): Map<string, { field: string; value: unknown }> {
+export function assign(fields: Fields, targets: Iterable<string>): Map<string, { field: string; value: unknown }> {
   const names = [...targets];
   const out = new Map<string, { field: string; value: unknown; exact: boolean }>();
   for (const [field, value] of Object.entries(fields)) {
