@@ -40,8 +40,8 @@ const intersects = (a: Bounds, b: Bounds) => a.left < b.right && b.left < a.righ
 const inside = (a: Bounds, b: Bounds) => a.left >= b.left && a.top >= b.top && a.right <= b.right && a.bottom <= b.bottom;
 const enabled = (m?: { disabled?: boolean }) => !!m && !m.disabled;
 const hasEffects = (n: LayerNode) => !!n.effects && !(n.effects as { disabled?: boolean }).disabled && Object.keys(n.effects).some((k) => k !== 'disabled' && k !== 'scale');
-/** Blending options that change how a layer meets what lies below ("Blend If", excluded channels). */
-const advancedBlending = (n: LayerNode) => !!n.blendIf || !!n.excludedChannels?.length;
+/** Blending options that change how a layer meets what lies below ("Blend If", excluded channels, knockout). */
+const advancedBlending = (n: LayerNode) => !!n.blendIf || !!n.excludedChannels?.length || !!n.knockout;
 
 /** Groups that composite their children unchanged (an artboard also clips them: see `within`). */
 function neutralGroup(n: LayerNode): boolean {

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { knockoutBlend } from '../../../src/engine/composite/knockout';
 import type { Surface } from '../../../src/engine/composite/surface';
+import { vectorCandidates } from '../../../src/engine/pdf/vector';
 import { readLayerRecords } from '../../../src/engine/psd/records';
+import type { LayerNode } from '../../../src/engine/types';
 
 /**
  * Knockout (Blending Options > Knockout: shallow, deep). Where the knocking-out layer is, it
@@ -123,6 +125,28 @@ describe('knockout', () => {
     const { at, compiled } = await render(writePsdUint8Array(psd));
     expect(compiled.layers[0]).toMatchObject({ background: true, knockout: 'shallow' });
     expect(at(3, 3)).toEqual(BG);
+  });
+
+  it('keeps a knocking-out shape rasterised in print PDFs (drawn on top as vector, it would cover its hole)', () => {
+    const knots = [[2, 2], [10, 2], [10, 6], [2, 6]].map(([x, y]) => [x, y, x, y, x, y]);
+    const shape = (knockout?: 'shallow'): LayerNode => ({
+      id: 1,
+      name: 's',
+      type: 'Shape',
+      bounds: { left: 2, top: 2, right: 10, bottom: 6 },
+      visible: true,
+      opacity: 1,
+      fillOpacity: 1,
+      blendMode: 'normal',
+      clipping: false,
+      fillColor: '#336699',
+      hasPixels: true,
+      vectorMask: { invert: false, disabled: false, fillStartsWithAllPixels: false, paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots }] },
+      ...(knockout ? { knockout } : {}),
+    });
+    const canvas = { left: 0, top: 0, right: W, bottom: H };
+    expect(vectorCandidates([shape()], new Map(), canvas)).toHaveLength(1);
+    expect(vectorCandidates([shape('shallow')], new Map(), canvas)).toHaveLength(0);
   });
 
   it('knocks out to transparency at the root when the bottom layer is not a Background', async () => {
