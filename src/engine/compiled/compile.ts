@@ -53,9 +53,10 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];
-  const put = async (key: string, data: Uint8Array) => {
+  const writes = new Writes(4);
+  const put = (key: string, data: Uint8Array) => {
     written.push(key);
-    await putBlob(bucket, key, data);
+    return writes.add(putBlob(bucket, key, data));
   };
 
   try {
@@ -71,6 +72,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
           node.hasPixels = true;
           node.pixelBounds = pixels;
         } else if (keys.length) {
+          await writes.drain(); // its bands may still be on their way
           await bucket.delete(keys); // fully transparent: nothing worth keeping
         }
       }
@@ -133,6 +135,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       await bucket.put(iccKey(hash), resources.icc);
       compiled.iccKey = iccKey(hash);
     }
+    await writes.drain(); // the trial render reads the pyramid back
     await trialRender(bucket, compiled);
     written.push(treeKey(hash));
     await bucket.put(treeKey(hash), JSON.stringify(compiled), {
@@ -140,13 +143,42 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     });
     return compiled;
   } catch (e) {
-    // Nothing half-written stays behind.
+    // Nothing half-written stays behind (once no write is still on its way).
+    await writes.drain().catch(() => {});
     await Promise.allSettled(written.map((k) => bucket.delete(k)));
     // Reading past a truncated channel or inflating garbage: the file, not us.
     if (e instanceof RangeError || e instanceof TypeError) {
       throw unprocessable(`The PSD's pixel data could not be decoded: ${e.message}`);
     }
     throw e;
+  }
+}
+
+/**
+ * R2 writes of compiled bands run while the next rows are decoded: at most `limit` in flight
+ * (each holds one band, ≤ 256 rows), `add` waits for a slot, and the first failure is thrown by
+ * the next `add` or by `drain`.
+ */
+class Writes {
+  private readonly inFlight = new Set<Promise<void>>();
+  private failed: { error: unknown } | undefined;
+
+  constructor(private readonly limit: number) {}
+
+  async add(write: Promise<void>): Promise<void> {
+    const tracked: Promise<void> = write
+      .catch((error: unknown) => {
+        this.failed ??= { error };
+      })
+      .finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
+    while (this.inFlight.size >= this.limit) await Promise.race(this.inFlight);
+    if (this.failed) throw this.failed.error;
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.inFlight);
+    if (this.failed) throw this.failed.error;
   }
 }
 

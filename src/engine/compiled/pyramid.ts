@@ -102,6 +102,67 @@ export function halveGray(src: Uint8Array, sb: Bounds, fill: number): { data: Ui
   return { data: out, bounds: db };
 }
 
+/**
+ * halveRGBA of two rows (`even` above `odd`, either missing) spanning [left, right) of their
+ * level, written to `out` (levelBounds of that span): the same sums, without copying the rows
+ * into a pair first. All-opaque pixels (most of a photo) round as (sum + 2) >> 2, which equals
+ * Math.round(sum · 255 / 1020).
+ */
+function halveRowsRGBA(even: Uint8Array | null, odd: Uint8Array | null, left: number, right: number, out: Uint8Array): void {
+  const dl = Math.floor(left / 2);
+  const dr = Math.ceil(right / 2);
+  const sw = right - left;
+  for (let x = dl, o = 0; x < dr; x++, o += 4) {
+    let r = 0, g = 0, b = 0, a = 0;
+    for (let sx = 2 * x - left, end = sx + 2; sx < end; sx++) {
+      if (sx < 0 || sx >= sw) continue;
+      const i = sx * 4;
+      if (even) {
+        const al = even[i + 3];
+        r += even[i] * al;
+        g += even[i + 1] * al;
+        b += even[i + 2] * al;
+        a += al;
+      }
+      if (odd) {
+        const al = odd[i + 3];
+        r += odd[i] * al;
+        g += odd[i + 1] * al;
+        b += odd[i + 2] * al;
+        a += al;
+      }
+    }
+    if (a === 1020) {
+      out[o] = (r / 255 + 2) >> 2;
+      out[o + 1] = (g / 255 + 2) >> 2;
+      out[o + 2] = (b / 255 + 2) >> 2;
+      out[o + 3] = 255;
+    } else if (a > 0) {
+      out[o] = Math.round(r / a);
+      out[o + 1] = Math.round(g / a);
+      out[o + 2] = Math.round(b / a);
+      out[o + 3] = Math.round(a / 4);
+    } else {
+      out[o] = out[o + 1] = out[o + 2] = out[o + 3] = 0;
+    }
+  }
+}
+
+/** halveGray of two rows (either missing: `fill`), as halveRowsRGBA. */
+function halveRowsGray(even: Uint8Array | null, odd: Uint8Array | null, left: number, right: number, fill: number, out: Uint8Array): void {
+  const dl = Math.floor(left / 2);
+  const dr = Math.ceil(right / 2);
+  const sw = right - left;
+  for (let x = dl, o = 0; x < dr; x++, o++) {
+    let v = 0;
+    for (let sx = 2 * x - left, end = sx + 2; sx < end; sx++) {
+      if (sx < 0 || sx >= sw) v += 2 * fill;
+      else v += (even ? even[sx] : fill) + (odd ? odd[sx] : fill);
+    }
+    out[o] = (v + 2) >> 2;
+  }
+}
+
 /** Rows per stored band, in each level's own rows; bands start at multiples of BAND. */
 export const BAND = 256;
 
@@ -124,6 +185,7 @@ export class PyramidWriter {
     bandIndex: number;
     bandTop: number;
     pending: { row: number; data: Uint8Array } | null;
+    scratch?: Uint8Array;
   }> = [];
 
   constructor(
@@ -180,15 +242,13 @@ export class PyramidWriter {
   /** Halves rows (2r, 2r+1) of level k (either may be missing) into row r of level k+1. */
   private async halve(k: number, row: number, even: Uint8Array | null, odd: Uint8Array | null): Promise<void> {
     const lv = this.levels[k];
-    const w = (lv.bounds.right - lv.bounds.left) * this.channels;
-    const top = row - (row % 2);
-    const pair = new Uint8Array(2 * w);
-    if (this.channels === 1 && this.fill) pair.fill(this.fill);
-    if (even) pair.set(even.subarray(0, w), 0);
-    if (odd) pair.set(odd.subarray(0, w), w);
-    const sb = { left: lv.bounds.left, top, right: lv.bounds.right, bottom: top + 2 };
-    const half = this.channels === 4 ? halveRGBA(pair, sb) : halveGray(pair, sb, this.fill);
-    await this.add(k + 1, top / 2, half.data);
+    const next = this.levels[k + 1];
+    const w = next.bounds.right - next.bounds.left;
+    // One output row per level, reused: add() copies what it keeps.
+    const out = (lv.scratch ??= new Uint8Array(w * this.channels));
+    if (this.channels === 4) halveRowsRGBA(even, odd, lv.bounds.left, lv.bounds.right, out);
+    else halveRowsGray(even, odd, lv.bounds.left, lv.bounds.right, this.fill, out);
+    await this.add(k + 1, (row - (row % 2)) / 2, out);
   }
 
   private async flush(k: number): Promise<void> {
