@@ -55,6 +55,11 @@ export interface OutboundOptions {
    * concurrent downloads; whatever it throws aborts the download and is rethrown as it is.
    */
   onBytes?: (bytes: number) => void;
+  /**
+   * Hand back the unread `body` instead of `bytes` (which stays empty): the caller streams it and
+   * counts it against its own limit; the time limit still covers reading it.
+   */
+  stream?: boolean;
 }
 
 export interface OutboundResponse {
@@ -63,6 +68,8 @@ export interface OutboundResponse {
   status: number;
   headers: Headers;
   bytes: Uint8Array;
+  /** With `stream`: the body, not yet read. */
+  body?: ReadableStream<Uint8Array> | null;
 }
 
 export type OutboundErrorCode =
@@ -266,6 +273,7 @@ export async function outboundFetch(url: string | URL, options: OutboundOptions)
         await res.body?.cancel().catch(() => {});
         throw new OutboundError('ERR_OUTBOUND_STATUS', 'the server did not answer with the content.', false, res.status);
       }
+      if (options.stream) return { url: current.href, status: res.status, headers: res.headers, bytes: new Uint8Array(0), body: res.body };
       const bytes = await readBody(res, maxBytes, options.sniff, options.onBytes);
       return { url: current.href, status: res.status, headers: res.headers, bytes };
     }

@@ -16,6 +16,7 @@ export const UNREFERENCED_GRACE_MS = 60 * 60 * 1000;
 
 export interface Staged {
   tenantId: number;
+  /** The staging object; never written when the content is kept in memory (`bytes`), which goes to its blob from there. */
   key: string;
   sha256: string;
   size: number;
@@ -32,7 +33,9 @@ const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
 /**
  * Streams `stream` into a staging key of the tenant, hashing it, and refusing with 413 beyond
  * `limit` bytes (`what` names the limit). Small files are one put, larger ones an R2 multipart
- * upload (the part's length is not known in advance).
+ * upload (the part's length is not known in advance). Content `keep` asks for (files the service
+ * parses whole anyway, bounded by `limit`) is held in memory instead and never staged in R2: its
+ * one write is the blob itself (commitStaged), which halves the R2 traffic of a PSD upload.
  */
 export async function stageStream(
   bucket: R2Bucket,
@@ -84,8 +87,11 @@ export async function stageStream(
         // Everything seen so far is still in `pending` (parts are cut at 8 MiB, far later).
         if (keep?.(head)) kept = pending.slice();
       }
-      kept?.push(value);
       await hashWriter.write(value);
+      if (kept) {
+        kept.push(value);
+        continue;
+      }
       pending.push(value);
       pendingBytes += value.byteLength;
       // R2 wants every part but the last of one size: cut exact PART_BYTES parts, keep the rest.
@@ -102,22 +108,22 @@ export async function stageStream(
     await hashWriter.close();
     const sha256 = hex(await digest.digest);
     if (!decided && keep?.(head)) kept = pending.slice();
+    if (kept) {
+      const bytes = new Uint8Array(size);
+      let at = 0;
+      for (const k of kept) {
+        bytes.set(k, at);
+        at += k.byteLength;
+      }
+      return { tenantId, key, sha256, size, head, bytes };
+    }
     if (upload) {
       if (pendingBytes) parts.push(await upload.uploadPart(parts.length + 1, flat()));
       await upload.complete(parts);
     } else {
       await bucket.put(key, flat());
     }
-    let bytes: Uint8Array | undefined;
-    if (kept) {
-      bytes = new Uint8Array(size);
-      let at = 0;
-      for (const k of kept) {
-        bytes.set(k, at);
-        at += k.byteLength;
-      }
-    }
-    return { tenantId, key, sha256, size, head, bytes };
+    return { tenantId, key, sha256, size, head };
   } catch (e) {
     await upload?.abort().catch(() => {});
     throw e;
@@ -126,11 +132,10 @@ export async function stageStream(
   }
 }
 
-/** Stages bytes already in memory (from-URL downloads, derived files). */
-export async function stageBytes(bucket: R2Bucket, tenantId: number, bytes: Uint8Array): Promise<Staged> {
+/** Bytes already in memory (derived files) as staged content: nothing is written until the commit. */
+export async function stageBytes(_bucket: R2Bucket, tenantId: number, bytes: Uint8Array): Promise<Staged> {
   const key = tenantKey(tenantId, 'cache', 'staging', crypto.randomUUID());
   const sha256 = hex(await crypto.subtle.digest('SHA-256', bytes));
-  await bucket.put(key, bytes);
   return { tenantId, key, sha256, size: bytes.byteLength, head: bytes.subarray(0, HEAD_BYTES), bytes };
 }
 
@@ -146,18 +151,43 @@ export async function readStaged(bucket: R2Bucket, staged: Staged): Promise<Uint
  * Moves the staged content to its blob key (unless the tenant already has it) and removes the
  * staging key. `bytes`, when the caller already read them, saves a read.
  */
-export async function commitStaged(bucket: R2Bucket, staged: Staged, contentType?: string, bytes?: Uint8Array): Promise<string> {
+export async function commitStaged(bucket: R2Bucket, staged: Staged, contentType?: string, bytes?: Uint8Array, early?: Promise<unknown>): Promise<string> {
   const target = blobKey(staged.tenantId, staged.sha256);
-  if (!(await bucket.head(target))) {
-    const body = bytes ?? (await bucket.get(staged.key))?.body;
+  if (early) await early;
+  else if (!(await bucket.head(target))) {
+    const body = bytes ?? staged.bytes ?? (await bucket.get(staged.key))?.body;
     if (!body) throw new Error(`staging object ${staged.key} vanished`);
     await bucket.put(target, body, { httpMetadata: contentType ? { contentType } : undefined, customMetadata: { sha256: staged.sha256 } });
   }
-  await bucket.delete(staged.key);
+  if (!staged.bytes) await bucket.delete(staged.key);
   return target;
 }
 
-export const dropStaged = (bucket: R2Bucket, staged: Staged | undefined) => (staged ? bucket.delete(staged.key).catch(() => {}) : Promise.resolve());
+/**
+ * Starts writing content held in memory to its blob while the caller still analyses it (a PSD
+ * compiles for seconds; the 20 MB write then overlaps it instead of following it). Resolves to
+ * whether this call created the blob; commitStaged(…, early) waits for it, and a failed upload
+ * undoes it with dropEarlyBlob.
+ */
+export function startBlobWrite(bucket: R2Bucket, staged: Staged & { bytes: Uint8Array }, contentType: string): Promise<boolean> {
+  const target = blobKey(staged.tenantId, staged.sha256);
+  const write = (async () => {
+    if (await bucket.head(target)) return false;
+    await bucket.put(target, staged.bytes, { httpMetadata: { contentType }, customMetadata: { sha256: staged.sha256 } });
+    return true;
+  })();
+  write.catch(() => {}); // awaited by the commit or by dropEarlyBlob
+  return write;
+}
+
+/** Removes a blob startBlobWrite created for an upload that then failed, unless a row names it by now. */
+export async function dropEarlyBlob(db: D1Database, bucket: R2Bucket, staged: Staged, early: Promise<boolean>): Promise<void> {
+  if (!(await early.catch(() => false))) return;
+  const named = await db.prepare(`SELECT 1 FROM blobs WHERE tenant_id = ?1 AND sha256 = ?2`).bind(staged.tenantId, staged.sha256).first();
+  if (!named) await bucket.delete(blobKey(staged.tenantId, staged.sha256)).catch(() => {});
+}
+
+export const dropStaged = (bucket: R2Bucket, staged: Staged | undefined) => (staged && !staged.bytes ? bucket.delete(staged.key).catch(() => {}) : Promise.resolve());
 
 const NOW = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
 

@@ -77,7 +77,8 @@ export function engineError(e: unknown): unknown {
   return e;
 }
 
-const isPsd = (h: Uint8Array) => ascii(h, 0, 4) === '8BPS';
+export const isPsd = (h: Uint8Array) => ascii(h, 0, 4) === '8BPS';
+export const PSD_MIME = 'image/vnd.adobe.photoshop';
 const isPdf = (h: Uint8Array) => ascii(h, 0, 5) === '%PDF-';
 const isGlb = (h: Uint8Array) => ascii(h, 0, 4) === 'glTF';
 function isSvg(h: Uint8Array): boolean {
@@ -113,7 +114,7 @@ async function designContent(bucket: R2Bucket, staged: Staged): Promise<ContentI
     const psd = await analysePsd(bucket, bytes);
     return {
       format: psd.format,
-      mimeType: 'image/vnd.adobe.photoshop',
+      mimeType: PSD_MIME,
       designType: 'Psd',
       fonts: psd.fonts,
       metadata: {
@@ -309,7 +310,7 @@ async function mockupContent(bucket: R2Bucket, staged: Staged): Promise<ContentI
     const psd = await analysePsd(bucket, bytes);
     return {
       format: psd.format,
-      mimeType: 'image/vnd.adobe.photoshop',
+      mimeType: PSD_MIME,
       mockupType: 'Mockup2D',
       metadata: { _compiled: psd.compiled.hash, _ppi: psd.compiled.resolution, _px: { width: psd.compiled.width, height: psd.compiled.height } },
       bytes,

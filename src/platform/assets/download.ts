@@ -4,7 +4,7 @@
  * 416 and `Content-Range: bytes *\/size`), `Content-Disposition` inline or, with
  * `attachment=true`, attachment, with the file name in both ASCII and RFC 5987 form.
  */
-import { NotFoundError } from '../core';
+import { NotFoundError, problemResponse } from '../core';
 
 export interface Download {
   key: string;
@@ -50,8 +50,12 @@ export async function serveFile(bucket: R2Bucket, d: Download, request: Request)
   if (d.cacheControl) headers.set('cache-control', d.cacheControl);
   const range = parseRange(request.headers.get('range'), head.size);
   if (range === 'unsatisfiable') {
-    headers.set('content-range', `bytes */${head.size}`);
-    return new Response(null, { status: 416, headers });
+    // A 4xx like every other: problem details, with the size in Content-Range (RFC 9110 §15.5.17).
+    return problemResponse(new URL(request.url).pathname, {
+      status: 416,
+      detail: `The range "${request.headers.get('range')!.slice(0, 100)}" selects none of the file's ${head.size} bytes.`,
+      headers: { 'content-range': `bytes */${head.size}`, 'accept-ranges': 'bytes' },
+    });
   }
   const method = request.method.toUpperCase();
   if (range) {

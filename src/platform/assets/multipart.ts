@@ -151,17 +151,19 @@ export async function readMultipart<T>(
         const stream = new ReadableStream<Uint8Array>({
           pull: async (controller) => {
             for (;;) {
+              // Every byte is scanned once: all but the last delimiter.length bytes go out as a
+              // view (chunks are never reused), so only that short tail is copied by more().
               const at = indexOf(buf, delimiter);
               if (at >= 0) {
-                if (at > 0) controller.enqueue(buf.slice(0, at));
+                if (at > 0) controller.enqueue(buf.subarray(0, at));
                 buf = buf.subarray(at + delimiter.length);
                 ended = true;
                 controller.close();
                 return;
               }
               const safe = buf.length - delimiter.length;
-              if (safe > 64 * 1024) {
-                controller.enqueue(buf.slice(0, safe));
+              if (safe > 0) {
+                controller.enqueue(buf.subarray(0, safe));
                 buf = buf.subarray(safe);
                 return;
               }

@@ -24,8 +24,8 @@ import {
   type Paging,
   type TenantContext,
 } from '../core';
-import { addBlobRef, blobKey, commitStaged, dropBlobRef, dropStaged, shiftBlobRefs, type Staged } from './blobs';
-import { analyseContent, type ContentInfo } from './content';
+import { addBlobRef, blobKey, commitStaged, dropBlobRef, dropEarlyBlob, dropStaged, shiftBlobRefs, startBlobWrite, type Staged } from './blobs';
+import { analyseContent, isPsd, PSD_MIME, type ContentInfo } from './content';
 import { deletePdfPages, storePdfPages } from './pdf-pages';
 import { FontLookup, resolveFonts } from './fonts';
 import { checkName, ensureFolder, folderByPath, folderOr404, normalisePath, subtreeIds, type FolderScope, type FolderType } from './folders';
@@ -235,11 +235,17 @@ async function checkFontUnique(s: AssetScope, info: ContentInfo, exceptId?: stri
 }
 
 /** Moves the staged file to its blob; undone (R2 side) when the D1 batch then fails. */
-async function commitAndWrite(s: AssetScope, staged: Staged, info: ContentInfo, statements: (sha: string) => D1PreparedStatement[]): Promise<void> {
+async function commitAndWrite(
+  s: AssetScope,
+  staged: Staged,
+  info: ContentInfo,
+  statements: (sha: string) => D1PreparedStatement[],
+  early?: Promise<boolean>,
+): Promise<void> {
   const bucket = s.t.env.FILES;
   const db = s.t.env.DB;
   const known = await db.prepare(`SELECT refcount FROM blobs WHERE tenant_id = ?1 AND sha256 = ?2`).bind(s.t.tenantId, staged.sha256).first();
-  await commitStaged(bucket, staged, info.mimeType, info.bytes);
+  await commitStaged(bucket, staged, info.mimeType, info.bytes, early);
   try {
     await db.batch([addBlobRef(db, s.t.tenantId, staged.sha256, staged.size, info.mimeType), ...statements(staged.sha256)]);
   } catch (e) {
@@ -255,6 +261,8 @@ async function commitAndWrite(s: AssetScope, staged: Staged, info: ContentInfo, 
  */
 export async function createAsset(s: AssetScope, input: NewAsset): Promise<AssetRow> {
   const owner = s.owner ?? '';
+  let early: Promise<boolean> | undefined;
+  let committed = false;
   try {
     const name = checkName(input.name ?? nameFromFile(input.filename), 'name');
     const customFields = checkCustomFields(input.customFields);
@@ -270,6 +278,9 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
     if (existingFolder && (await nameTaken(s, owner, existingFolder.id, name))) throw nameConflict(s, name);
 
     const time = <T>(name: string, fn: () => Promise<T>) => (input.timing ? input.timing.time(name, fn) : fn());
+    // A PSD in memory is written to its blob while the engine compiles it.
+    const staged = input.staged;
+    if (staged.bytes && s.kind.type !== 'font' && isPsd(staged.head)) early = startBlobWrite(s.t.env.FILES, { ...staged, bytes: staged.bytes }, PSD_MIME);
     const info = await time('analyse', () => analyseContent(s.t.env.FILES, s.kind.type, input.staged, input.declaredType));
     await checkFontUnique(s, info);
     const { metadata, hasProblems } = await time('fonts', () => withFonts(s, info));
@@ -293,7 +304,8 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
             s.kind.type === 'mockup' ? (input.mockupType ?? info.mockupType ?? 'Mockup2D') : null, input.linkSourceId ?? null,
             info.postscriptName ?? null, input.namespace ?? null, input.sourceId ?? null, input.resourceType ?? null,
           ),
-      ]));
+      ], early));
+      committed = true;
     } catch (e) {
       if (pdfPages) await deletePdfPages(s.t.env.FILES, s.t.tenantId, id).catch(() => {});
       if (isUnique(e)) {
@@ -306,6 +318,7 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
     if (input.anonymousAccess) await setAnonymousAccess({ ...s, owner }, row, true);
     return (await findAsset({ ...s, owner }, id))!;
   } finally {
+    if (early && !committed) await dropEarlyBlob(s.t.env.DB, s.t.env.FILES, input.staged, early);
     await dropStaged(s.t.env.FILES, input.staged);
   }
 }
@@ -418,7 +431,7 @@ export async function deleteAsset(s: AssetScope, id: string): Promise<void> {
   const row = await getAsset(s, id);
   await checkNotInUse(s, [row.id]);
   await s.t.env.DB.batch(deleteStatements(s, [row.id]));
-  if (row.format === 'pdf') await deletePdfPages(s.t.env.FILES, s.t.tenantId, row.id).catch(() => {});
+  if (row.type === 'image' && row.format === 'pdf') await deletePagesOf(s.t.env.FILES, s.t.tenantId, [row.id]);
 }
 
 /** The PDF bytes of a PDF image's content (its pages get drawn), else null. */
@@ -455,7 +468,7 @@ export async function batchDelete(s: AssetScope, ids: string[]): Promise<void> {
         .bind(s.t.tenantId, JSON.stringify(ids)).all<{ id: string }>()).results
     : [];
   await guarded(s, ids, deleteStatements(s, ids));
-  for (const { id } of pdfs) await deletePdfPages(s.t.env.FILES, s.t.tenantId, id).catch(() => {});
+  await deletePagesOf(s.t.env.FILES, s.t.tenantId, pdfs.map((r) => r.id));
 }
 
 // --- copy ------------------------------------------------------------------------------------------
@@ -706,9 +719,11 @@ export async function deleteFolder(s: AssetScope, folderId: string, recursive: b
   const folderIds = await subtreeIds(fs, folder);
   const db = s.t.env.DB;
   const { results } = await db
-    .prepare(`SELECT id FROM assets WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND folder_id IN (SELECT value FROM json_each(?4))`)
+    .prepare(
+      `SELECT id, type = 'image' AND format = 'pdf' AS pdf FROM assets WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND folder_id IN (SELECT value FROM json_each(?4))`,
+    )
     .bind(s.t.tenantId, s.kind.type, fs.ownerId, JSON.stringify(folderIds))
-    .all<{ id: string }>();
+    .all<{ id: string; pdf: number }>();
   const assetIds = results.map((r) => r.id);
   if (!recursive && (folderIds.length > 1 || assetIds.length)) {
     throw new ConflictError('GeneralConflict', `The folder ${folder.path} is not empty; pass recursive=true to delete it with its content.`);
@@ -720,6 +735,15 @@ export async function deleteFolder(s: AssetScope, folderId: string, recursive: b
       s.t.tenantId, s.kind.type, fs.ownerId, JSON.stringify(folderIds),
     ),
   ]);
+  await deletePagesOf(s.t.env.FILES, s.t.tenantId, results.filter((r) => r.pdf).map((r) => r.id));
+}
+
+/**
+ * The drawn pages of deleted PDF images (`p/<t>/assets/images/<id>/pages/`): they are not blobs,
+ * so no refcount sweep finds them. Removed after the rows are gone, on every delete path.
+ */
+async function deletePagesOf(bucket: R2Bucket, tenantId: number, pdfIds: string[]): Promise<void> {
+  for (const id of pdfIds) await deletePdfPages(bucket, tenantId, id).catch(() => {});
 }
 
 export async function folderEntities(s: AssetScope, folderId: string): Promise<AssetRow[]> {
@@ -805,7 +829,7 @@ export function keepForeverStatement(db: D1Database, tenantId: number, ids: stri
 }
 
 /** Hourly: each tenant with retention on loses its private `Default` assets older than the period. */
-export async function sweepRetention(env: { DB: D1Database }, now = Date.now()): Promise<number> {
+export async function sweepRetention(env: { DB: D1Database; FILES: R2Bucket }, now = Date.now()): Promise<number> {
   const { results } = await env.DB.prepare(
     `SELECT tenant_id AS tenantId, assets_retention_period_in_days AS days FROM tenant_settings WHERE enable_assets_retention = 1`,
   ).all<{ tenantId: number; days: number }>();
@@ -814,10 +838,11 @@ export async function sweepRetention(env: { DB: D1Database }, now = Date.now()):
     const cutoff = now - (t.days ?? 30) * 86_400_000;
     for (;;) {
       const { results: ids } = await env.DB.prepare(
-        `SELECT id FROM assets WHERE tenant_id = ?1 AND retention_policy = 'Default' AND last_modified < ?2 AND owner_id <> '' LIMIT 500`,
+        `SELECT id, type = 'image' AND format = 'pdf' AS pdf FROM assets
+         WHERE tenant_id = ?1 AND retention_policy = 'Default' AND last_modified < ?2 AND owner_id <> '' LIMIT 500`,
       )
         .bind(t.tenantId, cutoff)
-        .all<{ id: string }>();
+        .all<{ id: string; pdf: number }>();
       if (!ids.length) break;
       const list = ids.map((r) => r.id);
       const json = JSON.stringify(list);
@@ -826,6 +851,7 @@ export async function sweepRetention(env: { DB: D1Database }, now = Date.now()):
         env.DB.prepare(`DELETE FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = 'asset' AND target_id IN (SELECT value FROM json_each(?2))`).bind(t.tenantId, json),
         env.DB.prepare(`DELETE FROM assets WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2))`).bind(t.tenantId, json),
       ]);
+      await deletePagesOf(env.FILES, t.tenantId, ids.filter((r) => r.pdf).map((r) => r.id));
       deleted += list.length;
       if (list.length < 500) break;
     }

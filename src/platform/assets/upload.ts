@@ -5,7 +5,7 @@
  */
 import { outboundFetch, OutboundError } from '../../http/outbound';
 import { PayloadTooLargeError, UnprocessableError, ValidationError, type TenantContext } from '../core';
-import { stageBytes, stageStream, type Staged } from './blobs';
+import { stageStream, type Staged } from './blobs';
 import { LIMIT_NAMES, STREAM_LIMIT } from './content';
 import type { AssetType } from './model';
 import { multipartBoundary, readMultipart } from './multipart';
@@ -70,24 +70,62 @@ export function headersFrom(v: unknown): Headers {
 export const IMPORT_TIMEOUT_MS = 30_000;
 export const IMPORT_REDIRECTS = 3;
 
-/** Downloads `url` into staging; the file name is the URL's last path segment. */
+/**
+ * Downloads `url` into staging, streamed like an upload: counted against the type's limit as it
+ * arrives (413 at the first byte past it) and written to R2 on the way, except content the
+ * service parses whole (PSD designs, fonts, PDFs), which is held in memory within that limit.
+ * The file name is the URL's last path segment or the answer's Content-Disposition.
+ */
 export async function receiveFromUrl(
   t: TenantContext,
   url: string,
   headers: Headers,
-  limit: { bytes: number; what: string },
+  limit: { bytes: number; what: string; keep?: (head: Uint8Array) => boolean },
 ): Promise<Received> {
+  const tooLarge = () => new PayloadTooLargeError(`${limit.what} is larger than the limit of ${limit.bytes / 1024 / 1024} MB.`);
+  const refused = (why: string) => new UnprocessableError(`The file at sourceUrl could not be imported: ${why}`, { sourceUrl: [why] });
   let res;
   try {
-    res = await outboundFetch(url, { env: t.env, headers, timeoutMs: IMPORT_TIMEOUT_MS, maxRedirects: IMPORT_REDIRECTS, maxBytes: limit.bytes });
+    res = await outboundFetch(url, { env: t.env, headers, timeoutMs: IMPORT_TIMEOUT_MS, maxRedirects: IMPORT_REDIRECTS, maxBytes: limit.bytes, stream: true });
   } catch (e) {
     if (e instanceof OutboundError) {
-      if (e.code === 'ERR_OUTBOUND_TOO_LARGE') throw new PayloadTooLargeError(`${limit.what} is larger than the limit of ${limit.bytes / 1024 / 1024} MB.`);
-      throw new UnprocessableError(`The file at sourceUrl could not be imported: ${e.message}`, { sourceUrl: [e.message] });
+      if (e.code === 'ERR_OUTBOUND_TOO_LARGE') throw tooLarge();
+      throw refused(e.message);
     }
     throw e;
   }
-  const staged = await stageBytes(t.env.FILES, t.tenantId, res.bytes);
+  const body = res.body ?? new Blob([]).stream();
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > limit.bytes) {
+    await body.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  // A body that breaks off (the 30 s limit on the fetch's signal, or the connection) is the
+  // source's failure (422); anything else while staging (R2) stays ours.
+  const reader = body.getReader();
+  let broke: unknown;
+  const source = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const r = await reader.read();
+        if (r.done) controller.close();
+        else controller.enqueue(r.value);
+      } catch (e) {
+        broke = e ?? new Error('read failed');
+        controller.error(e);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  let staged: Staged;
+  try {
+    staged = await stageStream(t.env.FILES, t.tenantId, source, limit.bytes, limit.what, limit.keep);
+  } catch (e) {
+    await source.cancel().catch(() => {});
+    if (broke === undefined) throw e;
+    const timedOut = broke instanceof Error && (broke.name === 'TimeoutError' || broke.name === 'AbortError');
+    throw refused(timedOut ? `no complete answer within ${IMPORT_TIMEOUT_MS / 1000} s.` : 'the connection failed while the file was read.');
+  }
   let filename = '';
   try {
     filename = decodeURIComponent(new URL(res.url).pathname.split('/').pop() ?? '');

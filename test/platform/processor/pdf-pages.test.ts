@@ -4,6 +4,7 @@ import { env } from 'cloudflare:workers';
 import { PDFDocument, rgb } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../../../src/engine/raster/codecs';
+import { sweepAssets } from '../../../src/platform/assets';
 import { psdFixture } from '../../helpers/fixtures';
 import { seedPlatform } from '../../helpers/platform';
 import { api, apiJson, P, S, uploadJson } from '../storage/helpers';
@@ -112,6 +113,42 @@ describe('PDF pages as images', () => {
 
     expect((await api('DELETE', `${S}/images/${img.id}`, undefined, { token: 1 })).status).toBeLessThan(300);
     expect(await env.FILES.head(pageKey(img.id, 0))).toBeNull();
+  });
+
+  /** Every R2 key under the asset's pages prefix (listed, not guessed: no page may stay). */
+  const pagesOf = async (tenant: number, id: string) => (await env.FILES.list({ prefix: `p/${tenant}/assets/images/${id}/` })).objects.map((o) => o.key);
+
+  it('a recursive folder delete removes the pages of every PDF in the subtree', async () => {
+    const top = await uploadJson(`${S}/images`, await twoPagePdf(), 'top.pdf', { path: '/pdf-tree/' });
+    const deep = await uploadJson(`${S}/images`, await twoPagePdf(), 'deep.pdf', { path: '/pdf-tree/inner/' });
+    const copy = await apiJson('POST', `${S}/images/${deep.id}?strategy=Rename`, undefined, { token: 1 }, 201);
+    expect((await api('GET', `${P}/images/${copy.id}/pages/0/preview?width=32`, undefined, { token: 1 })).status).toBe(200); // draws the copy's pages
+    for (const id of [top.id, deep.id, copy.id]) expect(await pagesOf(1, id)).toHaveLength(2);
+    const folder = await apiJson('GET', `${S}/images/folders?fullPath=/pdf-tree/`, undefined, { token: 1 });
+    expect((await api('DELETE', `${S}/images/folders/${folder.id}?recursive=true`, undefined, { token: 1 })).status).toBe(204);
+    for (const id of [top.id, deep.id, copy.id]) expect(await pagesOf(1, id), id).toEqual([]);
+  });
+
+  it('batch delete removes the pages of the PDFs it deletes', async () => {
+    const a = await uploadJson(`${S}/images`, await twoPagePdf(), 'batch-a.pdf', { path: '/pdf-batch/' });
+    const b = await uploadJson(`${S}/images`, await twoPagePdf(), 'batch-b.pdf', { path: '/pdf-batch/' });
+    await apiJson('POST', `${S}/images/batch-delete`, { ids: [a.id, b.id] }, { token: 1 }, 204);
+    expect([...(await pagesOf(1, a.id)), ...(await pagesOf(1, b.id))]).toEqual([]);
+  });
+
+  it('the retention sweep removes the pages of the private PDFs it deletes', async () => {
+    await env.DB.prepare(
+      `INSERT INTO tenant_settings (tenant_id, enable_assets_retention, assets_retention_period_in_days) VALUES (1, 1, 30)
+       ON CONFLICT (tenant_id) DO UPDATE SET enable_assets_retention = 1, assets_retention_period_in_days = 30`,
+    ).run();
+    const old = await uploadJson(`${S}/private-images`, await twoPagePdf(), 'old.pdf', { ownerId: 'pdf-ret' });
+    const fresh = await uploadJson(`${S}/private-images`, await twoPagePdf(), 'fresh.pdf', { ownerId: 'pdf-ret' });
+    expect(await pagesOf(1, old.id)).toHaveLength(2);
+    await env.DB.prepare(`UPDATE assets SET last_modified = ?1 WHERE tenant_id = 1 AND id = ?2`).bind(Date.now() - 31 * 86_400_000, old.id).run();
+    await sweepAssets(env);
+    expect((await api('GET', `${S}/private-images/${old.id}`, undefined, { token: 1 })).status).toBe(404);
+    expect(await pagesOf(1, old.id)).toEqual([]);
+    expect(await pagesOf(1, fresh.id)).toHaveLength(2);
   });
 
   it('a broken PDF is refused at import with 422 and leaves no pages behind', async () => {

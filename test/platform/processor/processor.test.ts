@@ -1,6 +1,7 @@
 // The asset processor: import (multipart sourceFile, designParams.*), from-url through the
 // outbound policy, update, check, count per sheet, mockup layers and links, designs from
 // mockups, designs and resources, PDF page extraction and page previews.
+import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundledFont, fixtureServer, psdFixture } from '../../helpers/fixtures';
@@ -76,6 +77,20 @@ describe('import from URL', () => {
     expect((await why('ftp://example.com/x.png')).status).toBe(422);
     expect(await why(`${fixtureServer()}/big/${21 * 1024 * 1024}`, 'fonts')).toMatchObject({ status: 413 });
     expect((await api('POST', `${P}/images/import/from-url`, { requestHeaders: {} }, { token: 1 })).status).toBe(400);
+    // No declared length: the limit is counted as the body streams in.
+    expect(await why(`${fixtureServer()}/big/${21 * 1024 * 1024}?chunked=1`, 'fonts')).toMatchObject({ status: 413, detail: expect.stringMatching(/20 MB/) });
+  });
+
+  it('streams a download into R2 (a 12 MB resource of unknown length) and leaves no staging behind', async () => {
+    const size = 12 * 1024 * 1024;
+    const r = await apiJson('POST', `${P}/resources/import/from-url`, { sourceUrl: `${fixtureServer()}/big/${size}?kind=text&chunked=1` }, { token: 1 }, 201);
+    const file = await api('GET', `${S}/resources/${r.id}/file`, undefined, { token: 1, headers: { range: `bytes=${size - 3}-` } });
+    expect(file.status).toBe(206);
+    expect(file.headers.get('content-range')).toBe(`bytes ${size - 3}-${size - 1}/${size}`);
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(new Uint8Array(3)); // the fixture pads with zeros after its first MB of 'a'
+    const head = await api('GET', `${S}/resources/${r.id}/file`, undefined, { token: 1, headers: { range: 'bytes=0-2' } });
+    expect(await head.text()).toBe('aaa');
+    expect((await env.FILES.list({ prefix: 'p/1/cache/staging/' })).objects).toEqual([]);
   });
 });
 

@@ -110,6 +110,17 @@ describe('get, file, update, delete', () => {
     const none = await api('GET', `${S}/images/${dto.id}/file`, undefined, { token: 1, headers: { range: `bytes=${png.length}-` } });
     expect(none.status).toBe(416);
     expect(none.headers.get('content-range')).toBe(`bytes */${png.length}`);
+    // Like every other 4xx, a problem-details body that says what is wrong.
+    expect(none.headers.get('content-type')).toBe('application/problem+json');
+    expect(await none.json()).toMatchObject({ status: 416, title: 'Range Not Satisfiable', code: 'range_not_satisfiable', detail: expect.stringContaining(`${png.length} bytes`) });
+    const empty = await api('GET', `${S}/images/${dto.id}/file`, undefined, { token: 1, headers: { range: 'bytes=-0' } });
+    expect(empty.status).toBe(416);
+    expect(((await empty.json()) as { status: number }).status).toBe(416);
+    // A satisfiable start with an end past the file is cut to the file (206, not 416).
+    const past = await api('GET', `${S}/images/${dto.id}/file`, undefined, { token: 1, headers: { range: `bytes=2-${png.length + 50}` } });
+    expect(past.status).toBe(206);
+    expect(past.headers.get('content-range')).toBe(`bytes 2-${png.length - 1}/${png.length}`);
+    await past.arrayBuffer();
   });
 
   it('update renames, moves and replaces custom fields; 404 for unknown, malformed and other tenants', async () => {
