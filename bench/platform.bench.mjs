@@ -160,7 +160,8 @@ async function psdBench(baseUrl, auth) {
   }
   rows.push({ bench: `upload + compile ${(size / 1024 / 1024).toFixed(1)} MB PSD`, metric: `HTTP median (n=${uploads})`, value: percentile(times, 0.5), unit: 'ms', target: '≤ 1500' });
   rows.push({ bench: `upload + compile ${(size / 1024 / 1024).toFixed(1)} MB PSD`, metric: 'HTTP max', value: Math.max(...times), unit: 'ms' });
-  // Where the time went (Server-Timing: receive = stream to R2 staging, analyse = engine compile, commit = blob + row).
+  // Where the time went (Server-Timing: receive = multipart read and hash, the PSD held in memory;
+  // analyse = engine compile, while the PSD's blob is written; commit = waiting for that write + the D1 row).
   for (const name of ['receive', 'analyse', 'fonts', 'commit', 'total']) {
     const values = phases.map((h) => Number(new RegExp(`${name};dur=([\\d.]+)`).exec(h)?.[1] ?? NaN));
     rows.push({ bench: `upload + compile ${(size / 1024 / 1024).toFixed(1)} MB PSD`, metric: `in-Worker ${name} median`, value: percentile(values, 0.5), unit: 'ms' });
