@@ -595,7 +595,7 @@ export interface Preview {
  * output size, so it names exactly the pixels: nothing can go stale, old entries just age out.
  */
 const RUN_CACHE = new Map<string, RGBAImage>();
-const RUN_CACHE_BYTES = 32 * 1024 * 1024;
+const RUN_CACHE_BYTES = 16 * 1024 * 1024;
 let runCacheBytes = 0;
 
 function cachedRun(key: string): RGBAImage | undefined {
