@@ -9,9 +9,11 @@
  *
  * Memory (128 MB isolate): every call instantiates PDFium from the module compiled at deploy
  * time and drops the instance when it returns, so its heap (which never shrinks) is not kept
- * for the isolate's lifetime. The heap holds a copy of the file (see withDocument) and one page
- * bitmap at a time (≤ 2,048² × 4 = 16 MB) plus PDFium's parse state; the RGBA copy handed to
- * `onPage` is the other 16 MB. So the file costs twice its size while pages are drawn.
+ * for the isolate's lifetime. The heap holds the file (see withDocument) and one page bitmap at
+ * a time (≤ 2,048² × 4 = 16 MB) plus PDFium's parse state; the RGBA copy handed to `onPage` is
+ * the other 16 MB. A `Uint8Array` source is a second full copy while pages are drawn (the
+ * caller's), so callers that read the file from R2 or a request pass a `PdfStream` instead:
+ * its chunks are written straight into the heap buffer and the heap's is the only full copy.
  */
 import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
 import pdfiumWasm from '@embedpdf/pdfium/pdfium.wasm';
@@ -50,6 +52,22 @@ export interface RasteriseOptions {
 
 export const PDF_RASTER_DEFAULTS = { maxLongSide: 2048, maxPages: 100 } as const;
 
+/**
+ * A file read as it arrives, with its length known up front (an R2 object body: `{ size, body }`
+ * is an `R2ObjectBody`; a request body with its Content-Length). The length sizes PDFium's
+ * buffer before the first byte arrives; a body that ends early or runs past it is refused (422).
+ */
+export interface PdfStream {
+  size: number;
+  body: ReadableStream<Uint8Array>;
+}
+
+/** The whole file in memory, or a stream of known length (see PdfStream). */
+export type PdfSource = Uint8Array | PdfStream;
+
+/** Files larger than this are refused before PDFium's buffer is allocated (the upload limit is 100 MB). */
+export const PDF_RASTER_MAX_BYTES = 128 * 1024 * 1024;
+
 // PDFium constants (fpdfview.h).
 const FPDF_ERR = ['success', 'unknown error', 'file not found or could not be opened', 'not a PDF or corrupted', 'password-protected', 'unsupported security scheme', 'page not found or content error'];
 const FPDF_ERR_PASSWORD = 4;
@@ -65,12 +83,12 @@ type Pdfium = WrappedPdfiumModule & {
 };
 
 /** The number of pages of `bytes`. Unprocessable when PDFium cannot open it. */
-export async function pdfPageCount(bytes: Uint8Array): Promise<number> {
+export async function pdfPageCount(bytes: PdfSource): Promise<number> {
   return withDocument(bytes, (_lib, _doc, count) => count);
 }
 
 /** Every page's displayed size in pt (crop box, rotation applied). */
-export async function pdfPageSizes(bytes: Uint8Array): Promise<PdfPageSize[]> {
+export async function pdfPageSizes(bytes: PdfSource): Promise<PdfPageSize[]> {
   return withDocument(bytes, (lib, doc, count) => Array.from({ length: count }, (_, i) => pageSize(lib, doc, i)));
 }
 
@@ -79,10 +97,13 @@ export async function pdfPageSizes(bytes: Uint8Array): Promise<PdfPageSize[]> {
  * and hands each bitmap to `onPage` before drawing the next (never all pages in memory).
  * Returns the document's page count and page sizes in pt.
  */
-export async function rasterisePdfPages(bytes: Uint8Array, options: RasteriseOptions): Promise<{ pageCount: number; pages: PdfPageSize[] }> {
+export async function rasterisePdfPages(bytes: PdfSource, options: RasteriseOptions): Promise<{ pageCount: number; pages: PdfPageSize[] }> {
   const maxLongSide = options.maxLongSide ?? PDF_RASTER_DEFAULTS.maxLongSide;
   const maxPages = options.maxPages ?? PDF_RASTER_DEFAULTS.maxPages;
-  if (!Number.isInteger(maxLongSide) || maxLongSide < 1 || maxLongSide > 10_000) throw new RangeError(`maxLongSide ${maxLongSide} is not an integer in 1–10000`);
+  if (!Number.isInteger(maxLongSide) || maxLongSide < 1 || maxLongSide > 10_000) {
+    if (!(bytes instanceof Uint8Array)) await bytes.body.cancel().catch(() => {});
+    throw new RangeError(`maxLongSide ${maxLongSide} is not an integer in 1–10000`);
+  }
   return withDocument(bytes, async (lib, doc, count) => {
     if (count > maxPages)
       throw new InputsTooLarge(`The PDF has ${count} pages; at most ${maxPages} pages are drawn.`, [{ path: 'pages', reason: `more than ${maxPages} pages` }]);
@@ -99,7 +120,7 @@ export async function rasterisePdfPages(bytes: Uint8Array, options: RasteriseOpt
 
 /** rasterisePdfPages with each page encoded as PNG (the engine's encoder) before `onPage`. */
 export async function rasterisePdfPagesPng(
-  bytes: Uint8Array,
+  bytes: PdfSource,
   options: Omit<RasteriseOptions, 'onPage'> & { onPage(index: number, png: Uint8Array, page: Omit<RasterPage, 'rgba'>): void | Promise<void> },
 ): Promise<{ pageCount: number; pages: PdfPageSize[] }> {
   return rasterisePdfPages(bytes, {
@@ -149,22 +170,30 @@ function renderPage(lib: Pdfium, doc: number, index: number, size: PdfPageSize, 
 }
 
 /**
- * Opens `bytes` in a fresh PDFium instance, runs `fn`, closes everything and drops the instance.
- * The file is copied into PDFium's heap (FPDF_LoadMemDocument64 reads it in place there):
- * FPDF_LoadCustomDocument would read it from JS on demand, but its callback needs
- * `addFunction`, which compiles a WASM stub at run time, and Workers refuse that.
+ * Opens `source` in a fresh PDFium instance, runs `fn`, closes everything and drops the instance.
+ * The file is put in PDFium's heap (FPDF_LoadMemDocument64 reads it in place there): a stream's
+ * chunks are written straight into the malloc'd buffer, bytes are copied in whole.
+ * FPDF_LoadCustomDocument would read it from JS on demand, but its callback needs `addFunction`,
+ * which compiles a WASM stub at run time, and Workers refuse that.
  */
-async function withDocument<T>(bytes: Uint8Array, fn: (lib: Pdfium, doc: number, pageCount: number) => T | Promise<T>): Promise<T> {
-  if (bytes.length === 0) throw new Unprocessable('The PDF is empty.', [{ path: 'file', reason: 'empty file' }]);
-  const lib = (await instantiate()) as Pdfium;
-  const m = lib.pdfium;
-  lib.PDFiumExt_Init();
-  const file = m.wasmExports.malloc(bytes.length);
+async function withDocument<T>(source: PdfSource, fn: (lib: Pdfium, doc: number, pageCount: number) => T | Promise<T>): Promise<T> {
+  const size = source instanceof Uint8Array ? source.length : source.size;
+  const stream = source instanceof Uint8Array ? null : source.body;
+  let file = 0;
   let doc = 0;
+  let lib: Pdfium | undefined;
   try {
-    if (!file) throw new Unprocessable('The PDF is too large to draw here.', [{ path: 'file', reason: `no memory for ${bytes.length} bytes` }]);
-    new Uint8Array(m.wasmExports.memory.buffer, file, bytes.length).set(bytes);
-    doc = lib.FPDF_LoadMemDocument64(file, bytes.length, '');
+    if (stream && !(Number.isSafeInteger(size) && size >= 0)) throw new Unprocessable('The PDF has no valid length.', [{ path: 'file', reason: `declared length ${size} is not a byte count` }]);
+    if (size === 0) throw new Unprocessable('The PDF is empty.', [{ path: 'file', reason: 'empty file' }]);
+    if (size > PDF_RASTER_MAX_BYTES) throw new InputsTooLarge(`The PDF is ${size} bytes; at most ${PDF_RASTER_MAX_BYTES} bytes are drawn.`, [{ path: 'file', reason: 'file too large' }]);
+    lib = (await instantiate()) as Pdfium;
+    const m = lib.pdfium;
+    lib.PDFiumExt_Init();
+    file = m.wasmExports.malloc(size);
+    if (!file) throw new Unprocessable('The PDF is too large to draw here.', [{ path: 'file', reason: `no memory for ${size} bytes` }]);
+    if (stream) await readInto(stream, size, (chunk, at) => new Uint8Array(m.wasmExports.memory.buffer, file + at, chunk.length).set(chunk));
+    else new Uint8Array(m.wasmExports.memory.buffer, file, size).set(source as Uint8Array);
+    doc = lib.FPDF_LoadMemDocument64(file, size, '');
     if (!doc) {
       const code = lib.FPDF_GetLastError();
       const reason = FPDF_ERR[code] ?? `PDFium error ${code}`;
@@ -174,10 +203,38 @@ async function withDocument<T>(bytes: Uint8Array, fn: (lib: Pdfium, doc: number,
     if (count < 1) throw new Unprocessable('The PDF has no pages.', [{ path: 'file', reason: 'no pages' }]);
     return await fn(lib, doc, count);
   } finally {
-    if (doc) lib.FPDF_CloseDocument(doc);
-    if (file) m.wasmExports.free(file);
-    lib.FPDF_DestroyLibrary();
+    // A stream refused before (or while) it was read is cancelled, so its source stops sending.
+    if (stream) await stream.cancel().catch(() => {});
+    if (lib) {
+      if (doc) lib.FPDF_CloseDocument(doc);
+      if (file) lib.pdfium.wasmExports.free(file);
+      lib.FPDF_DestroyLibrary();
+    }
   }
+}
+
+/**
+ * Reads exactly `size` bytes of `stream`, handing each chunk and its offset to `write`. A stream
+ * that ends before `size` or has bytes past it is Unprocessable: the declared length is wrong
+ * (a truncated object, a lying Content-Length), and nothing of it is drawn.
+ */
+async function readInto(stream: ReadableStream<Uint8Array>, size: number, write: (chunk: Uint8Array, at: number) => void): Promise<void> {
+  const reader = stream.getReader();
+  let at = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!value.byteLength) continue;
+      if (value.byteLength > size - at)
+        throw new Unprocessable(`The PDF is longer than its declared ${size} bytes.`, [{ path: 'file', reason: `more than the declared ${size} bytes` }]);
+      write(value, at);
+      at += value.byteLength;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (at !== size) throw new Unprocessable(`The PDF ended after ${at} of its declared ${size} bytes.`, [{ path: 'file', reason: `${at} of the declared ${size} bytes` }]);
 }
 
 /** A PDFium instance from the deploy-time compiled module (Workers cannot compile WASM bytes at run time). */

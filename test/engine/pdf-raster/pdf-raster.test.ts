@@ -1,7 +1,10 @@
 import { degrees, PDFDocument, rgb } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { InputsTooLarge, Unprocessable } from '../../../src/engine/errors';
-import { pdfPageCount, pdfPageSizes, rasterisePdfPages, rasterisePdfPagesPng, type RasterPage } from '../../../src/engine/pdf-raster';
+import { env } from 'cloudflare:test';
+import { pdfPageCount, pdfPageSizes, rasterisePdfPages, rasterisePdfPagesPng, type PdfSource, type RasterPage } from '../../../src/engine/pdf-raster';
+import { engineError } from '../../../src/platform/assets/content';
+import { UnprocessableError } from '../../../src/platform/core/errors';
 import { decodeImage } from '../../../src/engine/raster/codecs';
 
 /**
@@ -28,9 +31,29 @@ async function pagesPdf(n: number): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** `bytes` as a stream in uneven chunks (1 byte, then 7, 4,093, …), as a network body arrives. */
+function chunked(bytes: Uint8Array, extra?: Uint8Array): ReadableStream<Uint8Array> {
+  const sizes = [1, 7, 4093, 65_536];
+  let at = 0;
+  let i = 0;
+  let sentExtra = false;
+  return new ReadableStream({
+    pull(c) {
+      if (at < bytes.length) {
+        const n = sizes[i++ % sizes.length]!;
+        c.enqueue(bytes.slice(at, at + n));
+        at += n;
+      } else if (extra && !sentExtra) {
+        sentExtra = true;
+        c.enqueue(extra);
+      } else c.close();
+    },
+  });
+}
+
 const px = (p: { width: number; rgba: Uint8ClampedArray }, x: number, y: number) => Array.from(p.rgba.subarray((y * p.width + x) * 4, (y * p.width + x) * 4 + 4));
 
-async function collect(bytes: Uint8Array, options: Omit<Parameters<typeof rasterisePdfPages>[1], 'onPage'> = {}) {
+async function collect(bytes: PdfSource, options: Omit<Parameters<typeof rasterisePdfPages>[1], 'onPage'> = {}) {
   const pages: [number, RasterPage][] = [];
   const result = await rasterisePdfPages(bytes, { ...options, onPage: (i, page) => void pages.push([i, page]) });
   return { result, pages };
@@ -139,6 +162,60 @@ describe('pdf-raster (PDFium)', () => {
       const err2 = await rasterisePdfPages(bytes, { onPage: () => {} }).catch((e) => e);
       expect(err2).toBeInstanceOf(Unprocessable);
     }
+  });
+
+  it('a stream of known length draws the same pages as the bytes (chunks written straight into the heap)', async () => {
+    const bytes = await samplePdf();
+    const fromBytes = await collect(bytes);
+    const fromStream = await collect({ size: bytes.length, body: chunked(bytes) });
+    expect(fromStream.result).toEqual(fromBytes.result);
+    expect(fromStream.pages.map(([i, p]) => [i, p.width, p.height, p.scale])).toEqual(fromBytes.pages.map(([i, p]) => [i, p.width, p.height, p.scale]));
+    const same = (a: Uint8ClampedArray, b: Uint8ClampedArray) => a.length === b.length && a.every((v, i) => v === b[i]);
+    for (let k = 0; k < fromBytes.pages.length; k++) expect(same(fromStream.pages[k]![1].rgba, fromBytes.pages[k]![1].rgba), `page ${k}`).toBe(true);
+    expect(await pdfPageCount({ size: bytes.length, body: chunked(bytes) })).toBe(3);
+    expect(await pdfPageSizes({ size: bytes.length, body: chunked(bytes) })).toEqual(await pdfPageSizes(bytes));
+  });
+
+  it('an R2 object body is a stream source as it is ({ size, body })', async () => {
+    const bytes = await samplePdf();
+    const key = `test/pdf-raster/${crypto.randomUUID()}.pdf`;
+    await env.FILES.put(key, bytes);
+    const obj = (await env.FILES.get(key))!;
+    const pngs: number[] = [];
+    const result = await rasterisePdfPagesPng(obj, { maxLongSide: 256, onPage: (i, png) => void pngs.push(i, png.length > 0 ? 1 : 0) });
+    expect(result.pageCount).toBe(3);
+    expect(pngs).toEqual([0, 1, 1, 1, 2, 1]);
+    expect(obj.bodyUsed).toBe(true);
+    await env.FILES.delete(key);
+  });
+
+  it('a stream shorter or longer than its declared size → Unprocessable (a 422 on the platform), nothing drawn', async () => {
+    const bytes = await samplePdf();
+    const cases: [string, PdfSource, RegExp][] = [
+      ['short', { size: bytes.length + 10, body: chunked(bytes) }, /ended after \d+ of its declared/],
+      ['long', { size: bytes.length, body: chunked(bytes, new Uint8Array([10])) }, /longer than its declared/],
+      ['long by a whole chunk', { size: 100, body: chunked(bytes) }, /longer than its declared/],
+      ['empty', { size: 0, body: chunked(new Uint8Array(0)) }, /empty/],
+      ['no length', { size: -1, body: chunked(bytes) }, /no valid length/],
+    ];
+    for (const [name, source, message] of cases) {
+      let drawn = 0;
+      const err = await rasterisePdfPages(source, { maxLongSide: 16, onPage: () => void drawn++ }).catch((e) => e);
+      expect(err, name).toBeInstanceOf(Unprocessable);
+      expect(err.message, name).toMatch(message);
+      expect(drawn, name).toBe(0);
+      const mapped = engineError(err);
+      expect(mapped, name).toBeInstanceOf(UnprocessableError);
+      expect((mapped as UnprocessableError).status, name).toBe(422);
+    }
+  });
+
+  it('a stream source is cancelled when it is refused before it is read', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({ pull: () => {}, cancel: () => void (cancelled = true) });
+    const err = await pdfPageCount({ size: 200 * 1024 * 1024, body }).catch((e) => e);
+    expect(err).toBeInstanceOf(InputsTooLarge);
+    expect(cancelled).toBe(true);
   });
 
   it('repeated calls each get a fresh instance and stay correct', async () => {
