@@ -187,6 +187,11 @@ describe('renders', () => {
     expect([img.width, img.height]).toEqual([800, Math.round((144 * 800) / 252)]);
     expect(near(px(img, 300, 200), [255, 0, 0])).toBe(true); // left half red
     expect(near(px(img, 700, 440), [0, 255, 255])).toBe(true); // right half cmyk(100,0,0,0), naive sRGB
+    // The preview's stages; the same request again draws nothing anew (its one run is cached).
+    expect(res.headers.get('server-timing')).toMatch(/load;dur=\d+.*svg;dur=\d+, raster;dur=\d+, encode;dur=\d+/);
+    const again = await api('POST', `${A}/designs/render-preview`, { designId: id, renderingConfig: { stub: false } }, { token: 1 });
+    expect(again.headers.get('server-timing')).toMatch(/layers;desc="1\/1 runs from cache"/);
+    expect((await pixelsOf(again)).data).toEqual(img.data);
   });
 
   it('stub draws empty variables; visualizePrintAreas strokes #00a3ff; PNG keeps alpha', async () => {
