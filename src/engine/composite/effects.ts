@@ -438,18 +438,10 @@ export function drawShapeStroke(
   const h = rect.bottom - rect.top;
   const raster = rasterizeVectorMask(vm, ctx.scale, rect);
   const fill = Float32Array.from(raster, (v) => v / 255);
-  let cov: Float32Array;
-  if (st.alignment === 'inside') {
-    const shrunk = erode(fill, w, h, width);
-    cov = fill.map((v, i) => Math.max(0, v - shrunk[i]));
-  } else if (st.alignment === 'outside') {
-    const grown = dilate(fill, w, h, width);
-    cov = grown.map((v, i) => Math.max(0, v - fill[i]));
-  } else {
-    const grown = dilate(fill, w, h, width / 2);
-    const shrunk = erode(fill, w, h, width / 2);
-    cov = grown.map((v, i) => Math.max(0, v - shrunk[i]));
-  }
+  // The same band as the stroke effect's, from the path's anti-aliased edge.
+  const dist = signedDistance(fill, w, h);
+  const [lo, hi] = st.alignment === 'inside' ? [-width, 0] : st.alignment === 'outside' ? [0, width] : [-width / 2, width / 2];
+  const cov = Float32Array.from(dist, (d) => bandCoverage(d, lo, hi));
   if (mask) {
     for (let y = 0; y < content.h; y++) {
       for (let x = 0; x < content.w; x++) cov[(y + pad) * w + x + pad] *= mask[y * content.w + x] / 255;

@@ -234,9 +234,10 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
  * Signed distance (px) from each pixel centre to the shape's edge, positive outside, negative
  * inside, with sub-pixel precision taken from the anti-aliased edge: a pixel of coverage a has
  * the edge (0.5 − a) px from its centre (a straight edge through the pixel); a pixel wholly in or
- * out measures to the square of the nearest pixel on the other side (so corners are round, as a
- * Euclidean band's are) and adds how much of that pixel the edge leaves uncovered. Exact for
- * straight edges and square corners, within half a pixel elsewhere.
+ * out measures to the nearest pixel on the other side: to its square when that one is wholly
+ * covered (or wholly empty), so pixel-aligned corners come out round as a Euclidean band's are,
+ * else to its centre plus that pixel's own edge offset. Exact for straight edges and square
+ * corners, within half a pixel elsewhere.
  */
 export function signedDistance(a: Float32Array, w: number, h: number): Float32Array {
   const LO = 0.02;
@@ -255,10 +256,10 @@ export function signedDistance(a: Float32Array, w: number, h: number): Float32Ar
     if (v > LO && v < HI) out[i] = 0.5 - v;
     else if (v <= LO) {
       const s = inside.at[i];
-      out[i] = s < 0 ? 1e6 : toSquare(i, s) + (1 - Math.min(1, a[s]));
+      out[i] = s < 0 ? 1e6 : a[s] >= HI ? toSquare(i, s) : Math.sqrt(inside.d2[i]) + 0.5 - a[s];
     } else {
       const s = outside.at[i];
-      out[i] = s < 0 ? -1e6 : -(toSquare(i, s) + Math.max(0, a[s]));
+      out[i] = s < 0 ? -1e6 : a[s] <= LO ? -toSquare(i, s) : -(Math.sqrt(outside.d2[i]) - 0.5 + a[s]);
     }
   }
   return out;
