@@ -7,7 +7,9 @@
  */
 import { renderDesign, toResource } from '../atoms/render';
 import * as assets from '../assets';
-import { NotFoundError, tenantKey, type TenantContext } from '../core';
+import { loadDesign } from '../atoms/store';
+import { NotFoundError, PlatformError, tenantKey, type TenantContext } from '../core';
+import { itemVariableData } from './item-data';
 import { projectOr404 } from './service';
 
 export const PREVIEW_NAMESPACE = 'project-previews';
@@ -41,15 +43,19 @@ async function previewOf(t: TenantContext, projectId: string): Promise<PreviewFi
   const kept = await resourceRow(t, `namespace = ?2 AND source_id = ?3 AND owner_id = ''`, PREVIEW_NAMESPACE, source);
   if (kept?.blob_sha) return { id: kept.id, blobSha: kept.blob_sha, mime: kept.mime_type, rendered: true };
 
-  const designId = items.flatMap((i) => JSON.parse(i.design_ids || '[]') as string[])[0];
-  if (!designId) throw new NotFoundError('This project has no Preview resource and no design to render one from.');
+  const item = items.find((i) => (JSON.parse(i.design_ids || '[]') as string[]).length);
+  const designId = item && (JSON.parse(item.design_ids!) as string[])[0]!;
+  if (!item || !designId) throw new NotFoundError('This project has no Preview resource and no design to render one from.');
   const owner = await t.env.DB.prepare(`SELECT owner_id FROM assets WHERE tenant_id = ?1 AND type = 'design' AND id = ?2`).bind(t.tenantId, designId).first<{ owner_id: string }>();
   if (!owner) throw new NotFoundError(`The project's design ${designId} no longer exists.`);
-  const file = await renderDesign(
-    t,
-    { designId, ownerId: owner.owner_id || undefined, renderingConfig: { fileFormat: 'Jpeg', width: PREVIEW_SIZE, height: PREVIEW_SIZE, mockupStrategy: 'None' } },
-    false,
-  );
+  // Drawn with the item's fields (the shopper's data, as the ordered PDF has it); data the
+  // render refuses (an image since deleted) leaves the design as it is rather than no preview.
+  const request = { designId, ownerId: owner.owner_id || undefined, renderingConfig: { fileFormat: 'Jpeg' as const, width: PREVIEW_SIZE, height: PREVIEW_SIZE, mockupStrategy: 'None' as const } };
+  const variableData = await itemVariableData(t, await loadDesign(t, designId, owner.owner_id || undefined), JSON.parse(item.fields || '{}'));
+  const file = await renderDesign(t, { ...request, variableData }, false).catch((e) => {
+    if (!variableData.length || !(e instanceof PlatformError) || e.status >= 500) throw e;
+    return renderDesign(t, request, false);
+  });
   const info = await toResource(
     t,
     file,

@@ -169,4 +169,23 @@ describe('storefront flow over HTTP', () => {
     expect(gone!.n).toBe(0);
     expect((await call(url.text)).status).toBe(404);
   });
+
+  it("draws the project preview with the item's fields (layer names matched ignoring case; other order fields ignored)", async () => {
+    const token = await (await import('../../helpers/platform')).tenantToken(1);
+    // A font for the text (the design's ArialMT is not in the tenant: the engine falls back to it).
+    const { upload } = await import('../storage/helpers');
+    const font = await upload('/api/storage/v1/fonts', await (await import('../../helpers/fixtures')).bundledFont('LiberationSans-Regular.ttf'), 'LiberationSans-Regular.ttf');
+    expect([201, 409]).toContain(font.status);
+    const preview = async (fields?: Record<string, string>) => {
+      const p = await http('POST', '/api/storefront/v1/projects/with-single-item?storefrontId=1', token, { ownerId: 'preview-shopper', item: { designIds: ['demo-card-design'], ...(fields && { fields }) } });
+      expect(p.status, p.text).toBe(201);
+      const res = await call(`/api/storefront/v1/projects/${p.json.id}/preview`, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return new Uint8Array(await res.arrayBuffer());
+    };
+    const plain = await preview();
+    const named = await preview({ 'LINE 1 LINE 2 LINE 3 AND TEXT': 'Ada Lovelace', paper: 'Matte' });
+    expect(named).not.toEqual(plain);
+    expect(await preview({ paper: 'Matte' })).toEqual(plain);
+  });
 });

@@ -4,15 +4,12 @@
 // the item's `fields` as variable data. Only fields named like a variable of the design (print
 // products) or a text / image layer (PSD) are applied: the rest of an order's fields (a quantity
 // note, a colour name) are not the design's and would make the render refuse the data.
-import { walkLayers } from '../../../engine/compiled/info';
-import { resolveTemplate } from '../../../engine/render-request';
 import * as assets from '../../../platform/assets';
 import { renderDesign, type RenderedFile } from '../../../platform/atoms/render';
-import { listVariables, type VariableInfo } from '../../../platform/atoms/model';
 import { loadDesign, type StoredDesign } from '../../../platform/atoms/store';
 import { variantDesigns } from '../../../platform/catalogue/variant-assets';
 import { NotFoundError, PlatformError, type TenantContext } from '../../../platform/core';
-import { assign } from '../../../platform/pipelines/tasks/personalise';
+import { itemVariableData } from '../../../platform/projects/item-data';
 import type { ItemRow } from '../../../platform/projects/store';
 import { cachedRender, sha256Hex } from './render-cache';
 
@@ -45,29 +42,6 @@ async function designFor(t: TenantContext, designId: string, ownerId: string): P
     if (!(e instanceof NotFoundError) || !ownerId) throw e;
     return loadDesign(t, designId, ownerId);
   }
-}
-
-/** The item's fields that name something the design can take, as render-preview's variableData. */
-async function variableDataOf(t: TenantContext, d: StoredDesign, fields: Record<string, unknown>): Promise<VariableInfo[]> {
-  const given = Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === 'string');
-  if (!given.length) return [];
-  let kinds: Map<string, 'Text' | 'Image'>;
-  if (d.model) {
-    kinds = new Map(listVariables(d.model).map((v) => [v.name, v.type]));
-  } else {
-    const { compiled } = await resolveTemplate(new assets.TenantInputStore(t.env, t.tenantId), d.row.id).catch((e) => {
-      throw assets.engineError(e);
-    });
-    kinds = new Map();
-    for (const layer of walkLayers(compiled.layers)) {
-      if (layer.type === 'Text') kinds.set(layer.name, 'Text');
-      else if (layer.type === 'Image' || layer.type === 'SmartObject') kinds.set(layer.name, 'Image');
-    }
-  }
-  // Names match as the ordered PDF's do (render tasks): exactly first, then ignoring case.
-  return [...assign(Object.fromEntries(given), kinds.keys())]
-    .map(([name, { value }]) => ({ name, value: value as string, type: kinds.get(name)! }))
-    .filter((v) => v.type === 'Text' || v.value.trim() !== '');
 }
 
 export interface ItemPreview {
@@ -113,7 +87,7 @@ export async function itemPreview(t: TenantContext, ownerId: string, item: ItemR
 
 async function draw(t: TenantContext, d: StoredDesign, item: ItemRow): Promise<ItemPreview> {
   const id = d.row.id;
-  const variableData = await variableDataOf(t, d, parse<Record<string, unknown>>(item.fields, {}));
+  const variableData = await itemVariableData(t, d, parse<Record<string, unknown>>(item.fields, {}));
   const req = { designId: id, ownerId: d.row.ownerId || undefined, renderingConfig: { width: SIZE, height: SIZE, fileFormat: 'Jpeg' as const, mockupStrategy: 'None' as const } };
   if (variableData.length) {
     try {
