@@ -115,12 +115,12 @@ function unitsOf(nodes: LayerNode[]): Unit[] {
   return units;
 }
 
-async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Surface): Promise<void> {
+async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Surface, atop = false): Promise<void> {
   if (!isVisible(ctx, base)) return;
   const shown = clipped.filter((n) => isVisible(ctx, n));
   try {
-    if (shown.length) await drawClipGroup(ctx, base, shown, canvas);
-    else await drawNode(ctx, base, canvas);
+    if (shown.length) await drawClipGroup(ctx, base, shown, canvas, atop);
+    else await drawNode(ctx, base, canvas, atop);
   } catch (e) {
     throw LayerRenderError.wrap(e, base, shown);
   }
@@ -167,8 +167,8 @@ export function featuresOf(node: LayerNode, clipped: LayerNode[] = []): string {
 }
 
 /** Draws a stack (top first, as in the tree) bottom-up, grouping clipped layers with their base. */
-async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface): Promise<void> {
-  for (const unit of unitsOf(nodes)) await drawUnit(ctx, unit, canvas);
+async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface, atop = false): Promise<void> {
+  for (const unit of unitsOf(nodes)) await drawUnit(ctx, unit, canvas, atop);
 }
 
 /**
@@ -250,8 +250,8 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
  * interior effects and its shape stroke then go over the whole (as Photoshop draws them), and
  * the result goes onto the canvas with the base's blend mode and opacity.
  */
-async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface) {
-  if (base.adjustment) return drawAdjustmentClipGroup(ctx, base, clipped, canvas);
+async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface, atop = false) {
+  if (base.adjustment) return drawAdjustmentClipGroup(ctx, base, clipped, canvas, atop);
   const group = createSurface(rectOf(canvas));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
   // Clipped layers knock out to the base (the clipping group is drawn apart, so no deeper).
@@ -270,7 +270,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     const mask = content ? await layerMask(ctx, base, rectOf(content)) : null;
     const shape = effects && content ? effectShape(ctx, base, content, mask) : null;
     if (shape) await loadEffectPatterns(ctx, base);
-    if (shape) drawEffectsBelow(ctx, base, canvas, shape, false);
+    if (shape) drawEffectsBelow(ctx, base, canvas, shape, atop);
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
     await drawClipped();
     const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask) : undefined;
@@ -281,7 +281,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   if (clipped.length) await drawClipped();
   // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels.
   const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
-  blendSurface(canvas, group, null, base.opacity, mode, { blendIf: base.blendIf, excludedChannels: base.excludedChannels });
+  blendSurface(canvas, group, null, base.opacity, mode, { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels });
 }
 
 /** Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"). */
@@ -326,6 +326,15 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   const children = node.children ?? [];
   const effects = hasEffects(node);
   const knocks = children.some(hasKnockout);
+  if (node.blendMode === 'pass through' && atop && !effects && !node.artboard && !knocks) {
+    // Clipped, a pass-through group is still not isolated: its children blend onto the clipping
+    // stack (the base and the layers clipped below), each inside the base's shape, so a multiply
+    // or an adjustment in it reaches the base; opacity and mask fade the result in.
+    const after = cloneSurface(canvas);
+    await drawStack(ctx, children, after, true);
+    fadeInto(canvas, after, await layerMask(ctx, node, rectOf(canvas)), node.opacity);
+    return;
+  }
   if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard) {
     const mask = await layerMask(ctx, node, rectOf(canvas));
     // Shallow knockouts inside reveal the canvas as the group found it; deep ones go on down.
@@ -445,10 +454,10 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
  * none), so it changes the canvas itself and the clipped layers go over the changed canvas; the
  * whole is faded in through the mask at the base's opacity, like the rest of a clipping group.
  */
-async function drawAdjustmentClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface) {
+async function drawAdjustmentClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface, atop = false) {
   const after = cloneSurface(canvas);
   await drawAdjustment(ctx, { ...base, opacity: base.fillOpacity, fillOpacity: 1, mask: undefined, vectorMask: undefined }, after);
-  for (const node of clipped) await drawNode(ctx, node, after);
+  for (const node of clipped) await drawNode(ctx, node, after, atop);
   fadeInto(canvas, after, await layerMask(ctx, base, rectOf(canvas)), base.opacity);
 }
 

@@ -18,7 +18,7 @@ async function madeFixture(name: string): Promise<Uint8Array> {
 }
 
 describe('clipping masks mixed with groups and other clipping', () => {
-  it('clipped to a group, several on a base in multiply, hidden base, adjustment in the stack, clipped group, group base', async () => {
+  it('clipped to a group, several on a base in multiply, hidden base, adjustment in the stack, clipped group, group base, clipped pass-through group', async () => {
     const compiled = await compileTemplate(env.FILES, await madeFixture('made-clip-combos.psd'));
     const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
     const stored = (await loadStoredComposite(env.FILES, compiled))!;
