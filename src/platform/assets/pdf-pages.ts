@@ -7,11 +7,16 @@
  * Import draws them (`storePdfPages`) before the row is committed; an asset whose pages are
  * missing (a copy — copies write D1 rows only — or one imported before PDFium) gets them drawn on
  * first use (`pdfPagePng`).
+ *
+ * Memory: PDFium needs the whole file in its heap, so the pages are drawn from a stream of the
+ * stored object (its chunks go straight into that heap), never from a JS copy that would make
+ * a big PDF cost twice its size (128 MB isolate). The import has the file in memory (pdf-lib read
+ * it whole): it writes the blob first and lets go of that copy before drawing (drawImportedPdfPages).
  */
-import { rasterisePdfPagesPng } from '../../engine/pdf-raster';
+import { rasterisePdfPagesPng, type PdfSource } from '../../engine/pdf-raster';
 import { NotFoundError, tenantKey } from '../core';
+import { blobKey, dropEarlyBlob, startBlobWrite, type Staged } from './blobs';
 import { engineError } from './content';
-import { readAssetBytes } from './engine-store';
 import type { AssetRow } from './model';
 
 export const PDF_PAGE_LONG_SIDE = 2048;
@@ -19,10 +24,10 @@ export const PDF_PAGE_LONG_SIDE = 2048;
 /** `p/<t>/assets/images/<id>/pages/<n>.png` (n 0-based, as `pageIndex`). */
 export const pdfPageKey = (tenantId: number, assetId: string, n: number): string => tenantKey(tenantId, 'assets', 'images', assetId, 'pages', `${n}.png`);
 
-/** Draws every page of `bytes` and stores it under the asset's page keys, one page at a time; returns the page count. */
-export async function storePdfPages(bucket: R2Bucket, tenantId: number, assetId: string, bytes: Uint8Array): Promise<number> {
+/** Draws every page of `source` (bytes, or an R2 object body) and stores it under the asset's page keys, one page at a time; returns the page count. */
+export async function storePdfPages(bucket: R2Bucket, tenantId: number, assetId: string, source: PdfSource): Promise<number> {
   try {
-    const { pageCount } = await rasterisePdfPagesPng(bytes, {
+    const { pageCount } = await rasterisePdfPagesPng(source, {
       maxLongSide: PDF_PAGE_LONG_SIDE,
       onPage: async (n, png) => {
         await bucket.put(pdfPageKey(tenantId, assetId, n), png, { httpMetadata: { contentType: 'image/png' } });
@@ -32,6 +37,46 @@ export async function storePdfPages(bucket: R2Bucket, tenantId: number, assetId:
   } catch (e) {
     await deletePdfPages(bucket, tenantId, assetId).catch(() => {});
     throw engineError(e);
+  }
+}
+
+/**
+ * The import's pages (createAsset, replaceContent). The file is in memory (`staged.bytes`, the
+ * same array as `info.bytes`): it is written to its blob now (the commit then finds it there,
+ * as a PSD's early write), both references are dropped, and the pages are drawn streaming from
+ * the blob, so PDFium's heap holds the only full copy. A file staged in R2 is drawn from its
+ * staging object. Should the blob write fail, the pages are drawn from memory (the commit writes
+ * the blob then). A failed drawing removes a blob this call created. Returns the page count and
+ * the blob write, for `commitStaged(…, early)` / `dropEarlyBlob`.
+ */
+export async function drawImportedPdfPages(
+  env: { DB: D1Database; FILES: R2Bucket },
+  staged: Staged,
+  info: { bytes?: Uint8Array },
+  assetId: string,
+): Promise<{ pageCount: number; early?: Promise<boolean> }> {
+  const bucket = env.FILES;
+  let early: Promise<boolean> | undefined;
+  let source: PdfSource | null = null;
+  if (staged.bytes) {
+    early = startBlobWrite(bucket, staged as Staged & { bytes: Uint8Array }, 'application/pdf');
+    if (!(await early.then(() => true, () => false))) early = undefined;
+    else source = await bucket.get(blobKey(staged.tenantId, staged.sha256));
+  } else {
+    source = await bucket.get(staged.key);
+  }
+  if (source) {
+    // Callers read neither after this: commitStaged finds the blob (or the staging object).
+    delete staged.bytes;
+    delete info.bytes;
+    staged.head = staged.head.slice(); // stageBytes' head is a view of the whole file
+  } else source = info.bytes ?? null;
+  if (!source) throw new NotFoundError(`The PDF ${assetId} has no content.`);
+  try {
+    return { pageCount: await storePdfPages(bucket, staged.tenantId, assetId, source), early };
+  } catch (e) {
+    if (early) await dropEarlyBlob(env.DB, bucket, staged, early);
+    throw e;
   }
 }
 
@@ -52,9 +97,10 @@ export async function pdfPagePng(bucket: R2Bucket, row: AssetRow, n: number): Pr
   const key = pdfPageKey(row.tenantId, row.id, n);
   const stored = await bucket.get(key);
   if (stored) return new Uint8Array(await stored.arrayBuffer());
-  const bytes = await readAssetBytes(bucket, row);
-  if (!bytes) throw new NotFoundError(`The image ${row.id} has no content.`);
-  await storePdfPages(bucket, row.tenantId, row.id, bytes);
+  // Streamed from R2 into PDFium's heap: the file is never held in JS as well.
+  const file = row.blobSha ? await bucket.get(blobKey(row.tenantId, row.blobSha)) : null;
+  if (!file) throw new NotFoundError(`The image ${row.id} has no content.`);
+  await storePdfPages(bucket, row.tenantId, row.id, file);
   const drawn = await bucket.get(key);
   if (!drawn) throw new NotFoundError(`The image ${row.id} has no page index ${n}.`);
   return new Uint8Array(await drawn.arrayBuffer());

@@ -26,7 +26,7 @@ import {
 } from '../core';
 import { addBlobRef, blobKey, commitStaged, dropBlobRef, dropEarlyBlob, dropStaged, shiftBlobRefs, startBlobWrite, type Staged } from './blobs';
 import { analyseContent, isPsd, PSD_MIME, type ContentInfo } from './content';
-import { deletePdfPages, storePdfPages } from './pdf-pages';
+import { deletePdfPages, drawImportedPdfPages } from './pdf-pages';
 import { FontLookup, resolveFonts } from './fonts';
 import { checkName, ensureFolder, folderByPath, folderOr404, normalisePath, subtreeIds, type FolderScope, type FolderType } from './folders';
 import { ASSET_COLUMNS, assetRow, toDto, type AssetKind, type AssetRow, type RetentionPolicy } from './model';
@@ -287,8 +287,9 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
     const folderId = s.kind.folders ? (existingFolder?.id ?? (await ensureFolder(fs, path))) : '';
     const retention: RetentionPolicy = owner ? 'Default' : 'Unknown';
     // PDF images: every page drawn once, at import (contract, "PDF pages"), before the row exists.
-    const pdfPages = isPdfImage(s, info);
-    if (pdfPages) await time('pages', () => storePdfPages(s.t.env.FILES, s.t.tenantId, id, pdfPages));
+    // The blob is written first and the in-memory copy let go of, so PDFium's is the only one (pdf-pages.ts).
+    const pdfPages = isPdfImage(s, info) !== null;
+    if (pdfPages) early = (await time('pages', () => drawImportedPdfPages(s.t.env, input.staged, info, id))).early;
     try {
       await time('commit', () => commitAndWrite(s, input.staged, info, (sha) => [
         db
@@ -331,8 +332,7 @@ export async function replaceContent(s: AssetScope, id: string, staged: Staged, 
     await checkFontUnique(s, info, row.id);
     const { metadata, hasProblems } = await withFonts(s, info);
     const db = s.t.env.DB;
-    const pdfPages = isPdfImage(s, info);
-    const pageCount = pdfPages ? await storePdfPages(s.t.env.FILES, s.t.tenantId, row.id, pdfPages) : 0;
+    const pageCount = isPdfImage(s, info) ? (await drawImportedPdfPages(s.t.env, staged, info, row.id)).pageCount : 0;
     if (s.kind.type === 'image') await deletePdfPages(s.t.env.FILES, s.t.tenantId, row.id, pageCount);
     await commitAndWrite(s, staged, info, (sha) => [
       ...(row.blobSha ? [dropBlobRef(db, s.t.tenantId, row.blobSha)] : []),
