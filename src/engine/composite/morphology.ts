@@ -176,7 +176,7 @@ export function shift(a: Float32Array, w: number, h: number, dx: number, dy: num
  * `seed` holds and that pixel's index (Felzenszwalb's lower envelope, tracking the argmin:
  * a column pass, then a row pass over the column results). -1 where there is no seed.
  */
-export function nearestSeed(seed: (i: number) => boolean, w: number, h: number): { d2: Float64Array; at: Int32Array } {
+export function nearestSeed(seed: (i: number) => boolean, w: number, h: number): { d2: Float32Array; at: Int32Array } {
   const INF = 1e20;
   const n = Math.max(w, h);
   const f = new Float64Array(n);
@@ -184,6 +184,7 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
   const arg = new Int32Array(n);
   const v = new Int32Array(n);
   const z = new Float64Array(n + 1);
+  const v2 = new Int32Array(n);
   const pass = (len: number) => {
     let k = 0;
     v[0] = 0;
@@ -207,9 +208,11 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
       arg[q] = v[k];
     }
   };
-  const d2 = new Float64Array(w * h);
+  // Float32 distances (exact to 2^24 px², ample for sqrt) and the column pass's source rows kept
+  // in `at` until the row pass turns them into pixel indices: two arrays per pixel, not three.
+  const d2 = new Float32Array(w * h);
   const at = new Int32Array(w * h);
-  const row = new Int32Array(w * h);
+  const row = at;
   for (let x = 0; x < w; x++) {
     for (let y = 0; y < h; y++) f[y] = seed(y * w + x) ? 0 : INF;
     pass(h);
@@ -221,10 +224,12 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) f[x] = d2[y * w + x];
     pass(w);
+    // The row's source rows are read before any is overwritten: copy them out first.
+    for (let x = 0; x < w; x++) v2[x] = row[y * w + x];
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       d2[i] = out[x];
-      at[i] = out[x] >= INF ? -1 : row[y * w + arg[x]] * w + arg[x];
+      at[i] = out[x] >= INF ? -1 : v2[arg[x]] * w + arg[x];
     }
   }
   return { d2, at };
