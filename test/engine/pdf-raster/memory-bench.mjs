@@ -14,7 +14,8 @@ import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const dir = path.join(os.tmpdir(), 'pdf-raster-bench');
-const pdfPath = path.join(dir, 'big.pdf');
+const PAGES = Number(process.env.PDF_PAGES ?? 12); // PDF_PAGES=5 → a 20 MiB file
+const pdfPath = path.join(dir, `big-${PAGES}.pdf`);
 const bundle = path.join(dir, 'pdf-raster.mjs');
 const mode = process.argv[2];
 
@@ -22,7 +23,7 @@ if (!mode) {
   mkdirSync(dir, { recursive: true });
   await buildBundle();
   if (!existsSync(pdfPath)) await makePdf();
-  console.log(`PDF ${(statSync(pdfPath).size / 1048576).toFixed(1)} MiB, 12 pages of 2,400² noise JPEGs; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(`PDF ${(statSync(pdfPath).size / 1048576).toFixed(1)} MiB, ${PAGES} pages of 2,400² noise JPEGs; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   for (const m of ['bytes', 'stream']) {
     const r = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, m], { encoding: 'utf8' });
     process.stdout.write(r.stdout + r.stderr);
@@ -95,7 +96,7 @@ function require_resolve(spec, from) {
 async function makePdf() {
   const { PDFDocument } = await import(pathToFileURL(path.join(root, 'node_modules/pdf-lib/cjs/index.js')).href);
   const doc = await PDFDocument.create();
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < PAGES; i++) {
     const jpg = path.join(dir, `noise${i % 6}.jpg`);
     if (!existsSync(jpg)) execFileSync('convert', ['-size', '2400x2400', 'xc:gray', '-seed', String(i), '+noise', 'Random', '-quality', '92', jpg]);
     const img = await doc.embedJpg(readFileSync(jpg));
