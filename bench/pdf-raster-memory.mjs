@@ -3,7 +3,7 @@
 // with esbuild (the .wasm imports become WebAssembly.Module, as the CompiledWasm rule gives the
 // Worker) and runs it in Node's V8, one fresh process per form, reading the process's peak RSS.
 //
-//   node --expose-gc test/engine/pdf-raster/memory-bench.mjs            # both forms
+//   node --expose-gc bench/pdf-raster-memory.mjs            # both forms
 //   (needs ImageMagick's `convert` for the noise JPEGs; files go to $TMPDIR/pdf-raster-bench)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 
-const root = path.resolve(import.meta.dirname, '../../..');
+const root = path.resolve(import.meta.dirname, '..');
 const dir = path.join(os.tmpdir(), 'pdf-raster-bench');
 const PAGES = Number(process.env.PDF_PAGES ?? 12); // PDF_PAGES=5 → a 20 MiB file
 const pdfPath = path.join(dir, `big-${PAGES}.pdf`);
