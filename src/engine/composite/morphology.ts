@@ -79,46 +79,55 @@ function boxV(src: Float32Array, dst: Float32Array, w: number, h: number, r: num
   }
 }
 
+const INF = 1e20;
+
+/** Scratch for `envelope`, sized for lines of up to `n` px. */
+function envelopeScratch(n: number) {
+  return { f: new Float64Array(n), out: new Float64Array(n), v: new Int32Array(n), z: new Float64Array(n + 1) };
+}
+
+/**
+ * Felzenszwalb's lower envelope of parabolas over one line: out[q] = min over p of
+ * (q − p)² + f[p] for q < len, and, when `arg` is given, the p that attains it.
+ */
+function envelope({ f, out, v, z }: ReturnType<typeof envelopeScratch>, len: number, arg?: Int32Array): void {
+  let k = 0;
+  v[0] = 0;
+  z[0] = -INF;
+  z[1] = INF;
+  for (let q = 1; q < len; q++) {
+    let s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
+    while (s <= z[k]) {
+      k--;
+      s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
+    }
+    k++;
+    v[k] = q;
+    z[k] = s;
+    z[k + 1] = INF;
+  }
+  k = 0;
+  for (let q = 0; q < len; q++) {
+    while (z[k + 1] < q) k++;
+    out[q] = (q - v[k]) * (q - v[k]) + f[v[k]];
+    if (arg) arg[q] = v[k];
+  }
+}
+
 /** Squared Euclidean distance from each pixel to the nearest pixel where `inside` (Felzenszwalb). */
 function distanceSquared(inside: (i: number) => boolean, w: number, h: number): Float32Array {
-  const INF = 1e20;
   const d = new Float32Array(w * h);
   for (let i = 0; i < d.length; i++) d[i] = inside(i) ? 0 : INF;
-  const n = Math.max(w, h);
-  const f = new Float64Array(n);
-  const out = new Float64Array(n);
-  const v = new Int32Array(n);
-  const z = new Float64Array(n + 1);
-  const pass = (len: number) => {
-    let k = 0;
-    v[0] = 0;
-    z[0] = -INF;
-    z[1] = INF;
-    for (let q = 1; q < len; q++) {
-      let s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
-      while (s <= z[k]) {
-        k--;
-        s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
-      }
-      k++;
-      v[k] = q;
-      z[k] = s;
-      z[k + 1] = INF;
-    }
-    k = 0;
-    for (let q = 0; q < len; q++) {
-      while (z[k + 1] < q) k++;
-      out[q] = (q - v[k]) * (q - v[k]) + f[v[k]];
-    }
-  };
+  const line = envelopeScratch(Math.max(w, h));
+  const { f, out } = line;
   for (let x = 0; x < w; x++) {
     for (let y = 0; y < h; y++) f[y] = d[y * w + x];
-    pass(h);
+    envelope(line, h);
     for (let y = 0; y < h; y++) d[y * w + x] = out[y];
   }
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) f[x] = d[y * w + x];
-    pass(w);
+    envelope(line, w);
     for (let x = 0; x < w; x++) d[y * w + x] = out[x];
   }
   return d;
@@ -177,37 +186,11 @@ export function shift(a: Float32Array, w: number, h: number, dx: number, dy: num
  * a column pass, then a row pass over the column results). -1 where there is no seed.
  */
 export function nearestSeed(seed: (i: number) => boolean, w: number, h: number): { d2: Float32Array; at: Int32Array } {
-  const INF = 1e20;
   const n = Math.max(w, h);
-  const f = new Float64Array(n);
-  const out = new Float64Array(n);
+  const line = envelopeScratch(n);
+  const { f, out } = line;
   const arg = new Int32Array(n);
-  const v = new Int32Array(n);
-  const z = new Float64Array(n + 1);
   const v2 = new Int32Array(n);
-  const pass = (len: number) => {
-    let k = 0;
-    v[0] = 0;
-    z[0] = -INF;
-    z[1] = INF;
-    for (let q = 1; q < len; q++) {
-      let s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
-      while (s <= z[k]) {
-        k--;
-        s = (f[q] + q * q - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
-      }
-      k++;
-      v[k] = q;
-      z[k] = s;
-      z[k + 1] = INF;
-    }
-    k = 0;
-    for (let q = 0; q < len; q++) {
-      while (z[k + 1] < q) k++;
-      out[q] = (q - v[k]) * (q - v[k]) + f[v[k]];
-      arg[q] = v[k];
-    }
-  };
   // Float32 distances (exact to 2^24 px², ample for sqrt) and the column pass's source rows kept
   // in `at` until the row pass turns them into pixel indices: two arrays per pixel, not three.
   const d2 = new Float32Array(w * h);
@@ -215,7 +198,7 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
   const row = at;
   for (let x = 0; x < w; x++) {
     for (let y = 0; y < h; y++) f[y] = seed(y * w + x) ? 0 : INF;
-    pass(h);
+    envelope(line, h, arg);
     for (let y = 0; y < h; y++) {
       d2[y * w + x] = out[y];
       row[y * w + x] = arg[y];
@@ -223,7 +206,7 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
   }
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) f[x] = d2[y * w + x];
-    pass(w);
+    envelope(line, w, arg);
     // The row's source rows are read before any is overwritten: copy them out first.
     for (let x = 0; x < w; x++) v2[x] = row[y * w + x];
     for (let x = 0; x < w; x++) {
