@@ -55,3 +55,36 @@ function safeRead(file) {
     return '';
   }
 }
+
+/** A client-credentials access token of a seeded back end (demo-backend: tenant 1). */
+export async function clientToken(baseUrl, client = 'demo-backend') {
+  const res = await fetch(`${baseUrl}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=client_credentials&client_id=${client}&client_secret=${client}-secret`,
+  });
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
+  return (await res.json()).access_token;
+}
+
+/** fetch, retried while `wrangler dev` restarts the Worker (503) because files changed. */
+export async function fetchRetry(url, init) {
+  for (let i = 0; ; i++) {
+    const res = await fetch(url, init);
+    if (res.status !== 503 || i >= 10) return res;
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+/** Nearest-rank percentile of `xs` (0 < p <= 1). */
+export const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+
+/** The Worker's own `Server-Timing` total (ms), or NaN. */
+export function serverTotal(res) {
+  const m = /total;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
+  return m ? Number(m[1]) : NaN;
+}

@@ -5,44 +5,14 @@
 // Peak memory: the dev server's workerd RSS while the cases run (bench/lib.mjs).
 // `npm run bench platform-atoms`, or with the other platform benches `BENCH_PLATFORM_PARTS=atoms
 // npm run bench platform` (which then skips the list and PSD cases).
-import { MemorySampler } from './lib.mjs';
+import { clientToken, fetchRetry, MemorySampler, percentile, serverTotal } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
-
-async function token(baseUrl) {
-  const res = await fetch(`${baseUrl}/connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials&client_id=demo-backend&client_secret=demo-backend-secret',
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
-
-/** fetch, retried while `wrangler dev` restarts the Worker (503) because files changed. */
-async function fetchRetry(url, init) {
-  for (let i = 0; ; i++) {
-    const res = await fetch(url, init);
-    if (res.status !== 503 || i >= 10) return res;
-    await res.body?.cancel();
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-}
-
-const percentile = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
-
-function serverTotal(res) {
-  const m = /total;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
-  return m ? Number(m[1]) : NaN;
-}
 
 export default async function platformAtomsBench({ baseUrl, root }) {
   const parts = process.env.BENCH_PLATFORM_PARTS;
   if (parts && !parts.includes('atoms')) return [];
-  const auth = { authorization: `Bearer ${await token(baseUrl)}` };
+  const auth = { authorization: `Bearer ${await clientToken(baseUrl)}` };
   return atomsBench(baseUrl, auth, root);
 }
 

@@ -5,23 +5,12 @@
 //  3. a 100-member render-preview collection (a stand-alone job: 100 items → extract → preview
 //     per member → finalize): total time and the dev server's peak workerd RSS.
 // Completion is read from GET /api/rendering/v1/jobs (the D1 mirror the runner writes).
-import { MemorySampler } from './lib.mjs';
+import { clientToken, MemorySampler, percentile } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_JOB_RUNS ?? 10);
 const AT_ONCE = 50;
 const MEMBERS = 100;
 
-async function token(baseUrl) {
-  const res = await fetch(`${baseUrl}/connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials&client_id=demo-backend&client_secret=demo-backend-secret',
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return { authorization: `Bearer ${(await res.json()).access_token}` };
-}
-
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function createProject(baseUrl, auth, i) {
@@ -59,7 +48,7 @@ async function jobSettled(baseUrl, auth, id, timeoutMs = 600_000) {
 }
 
 export default async function platformJobsBench({ baseUrl }) {
-  const auth = await token(baseUrl);
+  const auth = { authorization: `Bearer ${await clientToken(baseUrl)}` };
   const rows = [];
   const bench = 'pipeline runner';
 

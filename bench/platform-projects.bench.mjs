@@ -8,30 +8,12 @@
 // readable. They are created once, through the API, and reused by later runs: a tenth of them are
 // moved to status 2 so a status filter has something to pick. All are created within the run's
 // week, so datePeriod=LastWeek matches them until they age out (the bench then creates more).
+import { clientToken, percentile, serverTotal } from './lib.mjs';
+
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const N = 10_000;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const SF = '/api/storefront/v1';
-
-async function token(baseUrl) {
-  const res = await fetch(`${baseUrl}/connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials&client_id=demo2-backend&client_secret=demo2-backend-secret',
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
-
-const percentile = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
-
-function serverTotal(res) {
-  const m = /total;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
-  return m ? Number(m[1]) : NaN;
-}
 
 async function createOne(baseUrl, auth, i) {
   const body = {
@@ -93,7 +75,7 @@ async function listTimes(baseUrl, auth, query) {
 
 export default async function projectsBench({ baseUrl }) {
   const rows = [];
-  const auth = { authorization: `Bearer ${await token(baseUrl)}` };
+  const auth = { authorization: `Bearer ${await clientToken(baseUrl, 'demo2-backend')}` };
 
   // 1. Creates: a sequential sample (one request at a time: the Worker's own time), then the
   //    tenant filled up to N in parallel.

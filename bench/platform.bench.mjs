@@ -6,44 +6,15 @@
 //     cache hit): wall time of POST /api/storage/v1/designs, which returns after the engine has
 //     compiled the file and the asset row is written.
 import { writePsdBuffer } from 'ag-psd';
+import { clientToken, fetchRetry, percentile, serverTotal } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const N = 10_000;
 const FOLDER = '/bench/list-10k/';
 
-async function token(baseUrl) {
-  const res = await fetch(`${baseUrl}/connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: 'grant_type=client_credentials&client_id=demo-backend&client_secret=demo-backend-secret',
-  });
-  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
-  return (await res.json()).access_token;
-}
-
 function tinyPng() {
   // 1×1 PNG (a fixed file: every copy shares its blob).
   return Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-}
-
-/** fetch, retried while `wrangler dev` restarts the Worker (503) because files changed. */
-async function fetchRetry(url, init) {
-  for (let i = 0; ; i++) {
-    const res = await fetch(url, init);
-    if (res.status !== 503 || i >= 10) return res;
-    await res.body?.cancel();
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-}
-
-const percentile = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
-
-function serverTotal(res) {
-  const m = /total;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
-  return m ? Number(m[1]) : NaN;
 }
 
 async function fillFolder(baseUrl, auth) {
@@ -105,7 +76,7 @@ function bigPsd() {
 
 export default async function platformBench({ baseUrl }) {
   const rows = [];
-  const auth = { authorization: `Bearer ${await token(baseUrl)}` };
+  const auth = { authorization: `Bearer ${await clientToken(baseUrl)}` };
   // BENCH_PLATFORM_PARTS=atoms runs only the design-atoms cases (bench/platform-atoms.bench.mjs).
   if (process.env.BENCH_PLATFORM_PARTS === 'atoms') return rows;
 
