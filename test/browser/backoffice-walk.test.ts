@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { DEMO, launch, signInToAdmin, tokenRequest } from './chromium.js';
+import { backendApi, DEMO, launch, signInToAdmin, type ApiCall } from './chromium.js';
 
 const baseUrl = inject('workerUrl');
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -18,7 +18,7 @@ const run = Date.now().toString(36);
 
 let browser: Browser;
 let page: Page;
-let token = '';
+let api: ApiCall;
 const walk = { folder: `Walk ${run}`, designId: '', pipelineId: 0, productId: 0, reference: `walk-card-${run}`, projectId: 0 };
 
 async function shot(name: string) {
@@ -26,19 +26,8 @@ async function shot(name: string) {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-async function api(method: string, p: string, body?: unknown) {
-  const res = await fetch(`${baseUrl}${p}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
 beforeAll(async () => {
-  const t = await tokenRequest(baseUrl, { grant_type: 'client_credentials', client_id: 'demo-backend', client_secret: 'demo-backend-secret' });
-  token = String(t.body.access_token);
+  api = await backendApi(baseUrl);
   browser = await launch();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
   // Cold renders (the first thumbnail, the first compile of a PSD) on a loaded 2-core machine.
@@ -194,20 +183,16 @@ describe('the back-office walk', () => {
   });
 
   it('a project created through the storefront API reaches Completed on its page, and its PDF downloads', async () => {
-    const created = await fetch(`${baseUrl}/api/storefront/v1/projects/with-single-item?storefrontId=1`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        ownerId: 'shopper-walk',
-        productReference: walk.reference,
-        orderId: `walk-${run}`,
-        orderLineItemIndex: 0,
-        orderNumber: 1913,
-        orderName: `Walk order ${run}`,
-        item: { quantity: 100, fields: { Name: 'Ada Lovelace' } },
-      }),
+    const created = await api('POST', '/api/storefront/v1/projects/with-single-item?storefrontId=1', {
+      ownerId: 'shopper-walk',
+      productReference: walk.reference,
+      orderId: `walk-${run}`,
+      orderLineItemIndex: 0,
+      orderNumber: 1913,
+      orderName: `Walk order ${run}`,
+      item: { quantity: 100, fields: { Name: 'Ada Lovelace' } },
     });
-    const body = (await created.json()) as { id: number };
+    const body = created.body as { id: number };
     expect(created.status, JSON.stringify(body)).toBe(201);
     walk.projectId = body.id;
 

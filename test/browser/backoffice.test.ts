@@ -5,28 +5,17 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { DEMO, SCREENSHOTS, launch, screenshot, signInToAdmin, tokenRequest } from './chromium.js';
+import { backendApi, DEMO, SCREENSHOTS, launch, screenshot, signInToAdmin, type ApiCall } from './chromium.js';
 
 const baseUrl = inject('workerUrl');
 const repo = path.resolve(import.meta.dirname, '../..');
 let browser: Browser;
 let page: Page;
-let token = '';
+let api: ApiCall;
 let projectId = 0;
 
-async function api(method: string, p: string, body?: unknown) {
-  const res = await fetch(`${baseUrl}/api/storefront/v1${p}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
 beforeAll(async () => {
-  const t = await tokenRequest(baseUrl, { grant_type: 'client_credentials', client_id: 'demo-backend', client_secret: 'demo-backend-secret' });
-  token = String(t.body.access_token);
+  api = await backendApi(baseUrl, '/api/storefront/v1');
   browser = await launch();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
   await signInToAdmin(page, baseUrl, DEMO.admin.email, DEMO.admin.password);

@@ -51,6 +51,23 @@ export async function tokenRequest(baseUrl: string, form: Record<string, string>
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+export type ApiCall = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+/** JSON calls as the demo back end (client credentials of `demo-backend`), paths under `prefix`. */
+export async function backendApi(baseUrl: string, prefix = ''): Promise<ApiCall> {
+  const t = await tokenRequest(baseUrl, { grant_type: 'client_credentials', client_id: 'demo-backend', client_secret: 'demo-backend-secret' });
+  const token = String(t.body.access_token);
+  return async (method, p, body) => {
+    const res = await fetch(`${baseUrl}${prefix}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+}
+
 /** The demo seed's accounts (identity contract, "Local demo seed"). */
 export const DEMO = {
   admin: { email: 'admin@demo.test', password: 'demo-admin-password' },
