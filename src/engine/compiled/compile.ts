@@ -10,6 +10,7 @@ import { readChannelRestrictions } from '../psd/records';
 import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
+import { refuseUnmodelled } from './unsupported';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { putBlob } from './blob';
 import { levelCount, PyramidWriter } from './pyramid';
@@ -50,6 +51,8 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     resources.resolution ?? 72,
     readChannelRestrictions(psd),
   );
+  // Before anything is written: what would be drawn wrong is refused, not drawn.
+  refuseUnmodelled(layers, new Map(visited.map(([layer, node]) => [node, layer])));
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];

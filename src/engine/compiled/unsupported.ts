@@ -1,0 +1,82 @@
+import type { Layer } from 'ag-psd';
+import { hasEffects } from '../composite/effects';
+import { type ErrorDetail, unprocessable } from '../errors';
+import type { LayerNode } from '../types';
+
+/**
+ * Photoshop features the compositor does not model and that change pixels when set away from
+ * their defaults. A template that uses one is refused at upload (422 naming the layer and the
+ * feature) rather than rendered wrong in silence. Each rule fires only where the output is sure
+ * to differ: at their no-op settings (Blend If 0–255, knockout at Fill 100 % Normal, clipped
+ * layers all Normal) the feature changes nothing and the file compiles as before. Hidden layers
+ * are left out: the template renders without them, as Photoshop's composite does.
+ * What is only approximated, not refused, is listed in docs/fidelity.md.
+ */
+export function unmodelledFeatures(layers: LayerNode[], source: Map<LayerNode, Layer> = new Map()): ErrorDetail[] {
+  const found: ErrorDetail[] = [];
+  const note = (path: string, reason: string) => found.push({ path: `layers.${path}`, reason });
+  const walk = (stack: LayerNode[], parent: string) => {
+    // Bottom-up, as clipping reads: clipped layers belong to the first unclipped layer below.
+    let base: LayerNode | undefined;
+    const clippedTo = new Map<LayerNode, LayerNode[]>();
+    for (const node of [...stack].reverse()) {
+      if (!node.clipping) base = node;
+      else if (base && base.visible && node.visible) clippedTo.set(base, [...(clippedTo.get(base) ?? []), node]);
+    }
+    for (const node of stack) {
+      if (!node.visible) continue;
+      const path = parent ? `${parent}/${node.name}` : node.name;
+      const clipped = clippedTo.get(node) ?? [];
+      for (const reason of nodeFeatures(node, clipped, source.get(node))) note(path, reason);
+      if (node.children) walk(node.children, path);
+    }
+  };
+  walk(layers, '');
+  return found;
+}
+
+/** Refuses (422) a tree that uses a feature from unmodelledFeatures. */
+export function refuseUnmodelled(layers: LayerNode[], source?: Map<LayerNode, Layer>): void {
+  const found = unmodelledFeatures(layers, source);
+  if (!found.length) return;
+  const list = found.map((d) => `${d.reason} (layer "${d.path.slice('layers.'.length)}")`).join('; ');
+  throw unprocessable(`The template uses Photoshop features the renderer cannot draw correctly: ${list}.`, found);
+}
+
+const normal = (mode: string) => mode === 'normal' || mode === 'pass through';
+
+function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | undefined): string[] {
+  const out: string[] = [];
+  const isBase = clipped.length > 0;
+  const effects = hasEffects(node);
+  // Knockout is drawn for plain layers only. Elsewhere it matters once the layer's Fill is below
+  // 100 % or its mode is not Normal (at Fill 100 % Normal a knockout changes nothing).
+  if (node.knockout && (node.fillOpacity < 1 || !normal(node.blendMode))) {
+    if (node.type === 'Group') out.push('knockout on a group');
+    else if (node.adjustment) out.push('knockout on an adjustment layer');
+    else if (isBase) out.push('knockout on a clipping base');
+  }
+  // A pass-through group drawn in its parent's stack (no effects, no artboard, not isolated as a
+  // clipping base) takes no Blend If and no channel restriction.
+  if (node.type === 'Group' && node.blendMode === 'pass through' && !effects && !node.artboard && !isBase) {
+    if (node.blendIf) out.push('Blend If on a pass-through group');
+    if (node.excludedChannels?.length) out.push('channel restrictions on a pass-through group');
+  }
+  // "Blend Clipped Layers as Group" off: each clipped layer blends with its own mode onto what
+  // is below the base, not inside the clipping group. Drawn as if on, which differs as soon as a
+  // mode or the base's opacity is not plain.
+  if (node.blendClipped === false && isBase && !node.adjustment) {
+    if (!normal(node.blendMode) || node.opacity < 1 || clipped.some((c) => !normal(c.blendMode))) {
+      out.push('"Blend Clipped Layers as Group" turned off');
+    }
+  }
+  // "Transparency Shapes Layer" off: effects (and knockouts) fill the whole layer, not its shape.
+  if (node.transparencyShapes === false && (effects || (node.knockout && node.fillOpacity < 1))) {
+    out.push('"Transparency Shapes Layer" turned off');
+  }
+  // "Layer Mask Hides Effects": the effects are drawn from the unmasked layer, then masked.
+  if (layer?.layerMaskAsGlobalMask && effects && node.mask && !node.mask.disabled) {
+    out.push('"Layer Mask Hides Effects"');
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+import { env } from 'cloudflare:workers';
+import type { Layer } from 'ag-psd';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate } from '../../../src/engine';
+import { Unprocessable } from '../../../src/engine/errors';
+
+/**
+ * Photoshop features the compositor does not model are refused at upload with a 422 that names
+ * the layer and the feature (src/engine/compiled/unsupported.ts); the same file with the feature
+ * at its no-op setting compiles. Files are made here with ag-psd: 8×8, small enough to be quick.
+ */
+const W = 8;
+const H = 8;
+
+function pixels(r: number, g: number, b: number, a = 255, half = false) {
+  const data = new Uint8ClampedArray(W * H * 4);
+  for (let i = 0; i < W * H; i++) {
+    const on = !half || i % W < W / 2;
+    data.set(on ? [r, g, b, a] : [0, 0, 0, 0], i * 4);
+  }
+  return { width: W, height: H, data };
+}
+
+const box = { left: 0, top: 0, right: W, bottom: H };
+const img = (name: string, rgb: [number, number, number], extra: Partial<Layer> = {}): Layer => ({
+  name,
+  ...box,
+  imageData: pixels(...rgb, 255, true),
+  ...extra,
+});
+const background = (): Layer => ({ name: 'Background', ...box, imageData: pixels(200, 200, 200) });
+const stroke = { stroke: [{ enabled: true, present: true, size: { units: 'Pixels' as const, value: 2 }, position: 'outside' as const, fillType: 'color' as const, color: { r: 255, g: 0, b: 0 }, opacity: 1, blendMode: 'normal' as const }] };
+const ranges = (lo: number) => ({
+  compositeGrayBlendSource: [lo, lo, 255, 255],
+  compositeGraphBlendDestinationRange: [0, 0, 255, 255],
+  ranges: [0, 1, 2].map(() => ({ sourceRange: [0, 0, 255, 255], destRange: [0, 0, 255, 255] })),
+});
+
+async function psd(children: Layer[]): Promise<Uint8Array> {
+  const { writePsdUint8Array } = await import('ag-psd');
+  return writePsdUint8Array({ width: W, height: H, children, imageData: pixels(128, 128, 128) });
+}
+
+async function refusal(children: Layer[]): Promise<Unprocessable> {
+  const e = await compileTemplate(env.FILES, await psd(children)).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(Unprocessable);
+  return e as Unprocessable;
+}
+
+/** A mask that hides the bottom half. */
+function mask() {
+  const data = new Uint8ClampedArray(W * H * 4);
+  for (let i = 0; i < W * H; i++) data.fill(i < (W * H) / 2 ? 255 : 0, i * 4, i * 4 + 4);
+  return { ...box, defaultColor: 0, imageData: { width: W, height: H, data } };
+}
+
+/** Each case: the layers with the feature set (refused), and at its no-op setting (compiles). */
+const cases: Array<{ feature: string; path: string; on: () => Layer[]; off: () => Layer[] }> = [
+  {
+    feature: 'knockout on a group',
+    path: 'layers.Cut',
+    on: () => [background(), { name: 'Cut', opacity: 1, fillOpacity: 0.5, knockout: true, children: [img('Inside', [0, 0, 255])] } as Layer],
+    off: () => [background(), { name: 'Cut', opacity: 1, fillOpacity: 0.5, children: [img('Inside', [0, 0, 255])] } as Layer],
+  },
+  {
+    feature: 'knockout on a clipping base',
+    path: 'layers.Base',
+    on: () => [background(), img('Base', [0, 255, 0], { fillOpacity: 0.5, knockout: true } as Partial<Layer>), img('Over', [255, 0, 0], { clipping: true })],
+    off: () => [background(), img('Base', [0, 255, 0], { fillOpacity: 0.5 }), img('Over', [255, 0, 0], { clipping: true })],
+  },
+  {
+    feature: 'Blend If on a pass-through group',
+    path: 'layers.Pass',
+    on: () => [background(), { name: 'Pass', blendMode: 'pass through', blendingRanges: ranges(100), children: [img('Inside', [0, 0, 255])] } as Layer],
+    off: () => [background(), { name: 'Pass', blendMode: 'pass through', blendingRanges: ranges(0), children: [img('Inside', [0, 0, 255])] } as Layer],
+  },
+  {
+    feature: '"Blend Clipped Layers as Group" turned off',
+    path: 'layers.Base',
+    on: () => [background(), img('Base', [0, 255, 0], { blendMode: 'multiply', blendClippendElements: false }), img('Over', [255, 0, 0], { clipping: true })],
+    off: () => [background(), img('Base', [0, 255, 0], { blendMode: 'multiply', blendClippendElements: true }), img('Over', [255, 0, 0], { clipping: true })],
+  },
+  {
+    feature: '"Transparency Shapes Layer" turned off',
+    path: 'layers.Group/Styled',
+    on: () => [background(), { name: 'Group', children: [img('Styled', [0, 0, 255], { effects: stroke, transparencyShapesLayer: false })] }],
+    off: () => [background(), { name: 'Group', children: [img('Styled', [0, 0, 255], { effects: stroke, transparencyShapesLayer: true })] }],
+  },
+  {
+    feature: '"Layer Mask Hides Effects"',
+    path: 'layers.Masked',
+    on: () => [background(), img('Masked', [0, 0, 255], { effects: stroke, mask: mask(), layerMaskAsGlobalMask: true })],
+    off: () => [background(), img('Masked', [0, 0, 255], { effects: stroke, mask: mask() })],
+  },
+];
+
+describe('Unmodelled Photoshop features', () => {
+  for (const c of cases) {
+    it(`refuse ${c.feature} with a 422 naming the layer, and compile at the no-op setting`, async () => {
+      const e = await refusal(c.on());
+      expect(e.message).toContain(c.feature);
+      expect(e.details).toContainEqual({ path: c.path, reason: c.feature });
+      const compiled = await compileTemplate(env.FILES, await psd(c.off()));
+      expect(compiled.layers.length).toBeGreaterThan(0);
+    });
+  }
+
+  it('leave a knockout at Fill 100 % Normal alone (it changes nothing), and hidden layers', async () => {
+    await compileTemplate(env.FILES, await psd([background(), { name: 'Cut', knockout: true, children: [img('Inside', [0, 0, 255])] } as Layer]));
+    await compileTemplate(
+      env.FILES,
+      await psd([background(), { name: 'Hidden', hidden: true, fillOpacity: 0.5, knockout: true, children: [img('Inside', [0, 0, 255])] } as Layer]),
+    );
+  });
+
+  it('name every layer that uses one, with its path', async () => {
+    const e = await refusal([
+      background(),
+      { name: 'Outer', children: [{ name: 'Cut', fillOpacity: 0, knockout: true, children: [img('A', [0, 0, 255])] } as Layer] },
+      { name: 'Pass', blendMode: 'pass through', blendingRanges: ranges(50), children: [img('B', [0, 0, 255])] } as Layer,
+    ]);
+    expect(e.details).toEqual(
+      expect.arrayContaining([
+        { path: 'layers.Outer/Cut', reason: 'knockout on a group' },
+        { path: 'layers.Pass', reason: 'Blend If on a pass-through group' },
+      ]),
+    );
+  });
+});
