@@ -110,7 +110,10 @@ function layer(r: Random, depth: number, i: number): Layer {
   const name = `${kind} ${depth}.${i}`;
   if (kind === 'group') {
     const n = r.int(5);
-    return { name, blendMode: r.pick(GROUP_MODES), ...options(r), children: Array.from({ length: n }, (_, j) => layer(r, depth + 1, j)) };
+    const group: Layer = { name, blendMode: r.pick(GROUP_MODES), ...options(r), children: Array.from({ length: n }, (_, j) => layer(r, depth + 1, j)) };
+    // Blend If on a pass-through group is not drawn, so upload refuses it (compiled/unsupported.ts).
+    if (group.blendMode === 'pass through') delete group.blendingRanges;
+    return group;
   }
   if (kind === 'adjustment') return { name, adjustment: ADJUSTMENTS(r), blendMode: r.chance(0.2) ? r.pick(MODES) : 'normal', ...options(r) };
   const w = 4 + r.int(W - 4);
