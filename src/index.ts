@@ -1,4 +1,5 @@
 import { createApp } from './app';
+import { markEntry } from './http/server-timing';
 import type { Env } from './env';
 import { sweepExpiredResults } from './rendering/expiry';
 import { sweepAssets } from './platform/assets/cron';
@@ -13,7 +14,10 @@ const app = createApp();
 const JOB_WATCHDOG_CRON = '*/5 * * * *';
 
 export default {
-  fetch: app.fetch,
+  fetch: (request, env, ctx) => {
+    markEntry(request); // Server-Timing's total starts here, before routing
+    return app.fetch(request, env, ctx);
+  },
   // wrangler.toml [triggers], dispatched on the cron: every 5 min the job watchdog; hourly,
   // expired rendering results are deleted an hour at a time, and the asset store's retention,
   // Temporary artifacts and unreferenced blobs are swept (src/platform/assets/cron.ts).

@@ -3,8 +3,16 @@
  * Phases are measured with `Date.now()`, which in production Workers advances only across I/O
  * (CPU-only phases then read 0); under local workerd it is a wall clock.
  */
+/** When the Worker's fetch handler received each request (src/index.ts): `total` starts there. */
+const entered = new WeakMap<Request, number>();
+export function markEntry(request: Request): void {
+  entered.set(request, Date.now());
+}
+/** The fetch entry time of `request`, or now when it did not come through the fetch handler. */
+export const entryOf = (request: Request): number => entered.get(request) ?? Date.now();
+
 export class ServerTiming {
-  private readonly started = Date.now();
+  constructor(private readonly started = Date.now()) {}
   private readonly phases = new Map<string, number>();
 
   /** Runs `fn`, adding its duration to phase `name` (phases may repeat: they accumulate). */

@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
 import { ApiError, badRequest, forbidden } from '../errors';
 import { readLimited } from '../http/read-limited';
-import { ServerTiming } from '../http/server-timing';
+import { entryOf, ServerTiming } from '../http/server-timing';
 import { canonicalNames, canonicalQuery } from './canonical';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
@@ -26,8 +26,9 @@ type Schema = Parameters<typeof canonicalQuery>[0];
 const timings = new WeakMap<Context, { timing: ServerTiming; started: number; taken?: boolean }>();
 
 /**
- * The request's Server-Timing, with phase `request`: from the route's first middleware to the
- * handler (body read, names canonicalised, schema validation). `total` then spans the same.
+ * The request's Server-Timing, with phase `request`: from the Worker's fetch entry to the handler
+ * (routing, the app's middleware, body read, names canonicalised, schema validation). `total`
+ * then spans the same.
  */
 export function requestTiming(c: Context): ServerTiming {
   let entry = timings.get(c);
@@ -45,7 +46,8 @@ function normalise(route: RouteConfig): MiddlewareHandler<AppBindings> {
   const jsonSchema = content['application/json']?.schema as Schema;
   const formSchema = content['multipart/form-data']?.schema as Schema;
   return async (c, next) => {
-    timings.set(c, { timing: new ServerTiming(), started: Date.now() });
+    const started = entryOf(c.req.raw); // routing and the app's middleware count too
+    timings.set(c, { timing: new ServerTiming(started), started });
     const url = new URL(c.req.url);
     const canonicalUrl = canonicalQuery(query, url);
     if (canonicalUrl) c.req.raw = new Request(canonicalUrl, c.req.raw);
