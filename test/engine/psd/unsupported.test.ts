@@ -3,6 +3,7 @@ import type { Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate } from '../../../src/engine';
 import { Unprocessable } from '../../../src/engine/errors';
+import { keys, upload } from '../../rendering/helpers';
 
 /**
  * Photoshop features the compositor does not model are refused at upload with a 422 that names
@@ -114,6 +115,17 @@ describe('Unmodelled Photoshop features', () => {
       env.FILES,
       await psd([background(), { name: 'Hidden', hidden: true, fillOpacity: 0.5, knockout: true, children: [img('Inside', [0, 0, 255])] } as Layer]),
     );
+  });
+
+  it('answer an upload with 422 naming the layer and the feature, and keep nothing', async () => {
+    const before = await keys();
+    const res = await upload('templates', [['knockout.psd', await psd(cases[0].on())]], '?destination=tpl-unmodelled');
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { error: string; message: string };
+    expect(body.error).toBe('unprocessable');
+    expect(JSON.stringify(body)).toContain('knockout on a group');
+    expect(JSON.stringify(body)).toContain('layers.Cut');
+    expect(await keys()).toEqual(before);
   });
 
   it('name every layer that uses one, with its path', async () => {
