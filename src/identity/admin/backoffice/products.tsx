@@ -156,6 +156,22 @@ async function choices(t: TenantContext) {
   return { pipelines: pipelines.items, workflows: workflows.items };
 }
 
+/** A labelled select of named things (a pipeline, a workflow), with a "none" choice first. */
+function PickOne(props: { id: string; label: string; hint: string; name: string; none: string; items: Array<Record<string, unknown>>; selected: string; error?: string }) {
+  return (
+    <Field id={props.id} label={props.label} error={props.error} hint={props.hint}>
+      <select id={props.id} name={props.name} {...describedBy(props.id, true, props.error)}>
+        <option value="">{props.none}</option>
+        {props.items.map((x) => (
+          <option value={String(x.id)} selected={props.selected === String(x.id)}>
+            {String(x.name)}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 function DetailsFields({ draft, problems, lists }: { draft: Draft; problems: Problems; lists: Awaited<ReturnType<typeof choices>> }) {
   const p = problems;
   return (
@@ -169,26 +185,8 @@ function DetailsFields({ draft, problems, lists }: { draft: Draft; problems: Pro
         </textarea>
       </Field>
       <div class="grid">
-        <Field id="product-pipeline" label="Processing pipeline" error={p['product-pipeline']} hint="What runs after an order.">
-          <select id="product-pipeline" name="processingPipelineId" {...describedBy('product-pipeline', true, p['product-pipeline'])}>
-            <option value="">No pipeline</option>
-            {lists.pipelines.map((x) => (
-              <option value={String(x.id)} selected={draft.pipelineId === String(x.id)}>
-                {String(x.name)}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id="product-workflow" label="Personalization workflow" error={p['product-workflow']} hint="The editor the storefront opens.">
-          <select id="product-workflow" name="personalizationWorkflowId" {...describedBy('product-workflow', true, p['product-workflow'])}>
-            <option value="">No workflow</option>
-            {lists.workflows.map((x) => (
-              <option value={String(x.id)} selected={draft.workflowId === String(x.id)}>
-                {String(x.name)}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <PickOne id="product-pipeline" label="Processing pipeline" hint="What runs after an order." name="processingPipelineId" none="No pipeline" items={lists.pipelines} selected={draft.pipelineId} error={p['product-pipeline']} />
+        <PickOne id="product-workflow" label="Personalization workflow" hint="The editor the storefront opens." name="personalizationWorkflowId" none="No workflow" items={lists.workflows} selected={draft.workflowId} error={p['product-workflow']} />
       </div>
       <Field
         id="product-options"
