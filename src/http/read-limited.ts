@@ -10,45 +10,62 @@ import { concat } from '../engine/raster/bytes';
 export const DISCARD_BYTES = 64 * 1024 * 1024;
 
 /**
+ * What becomes of the rest of a stream found larger than its limit, before the error is thrown:
+ * - `drain`: read and dropped up to DISCARD_BYTES in all, then left (request bodies: see above);
+ * - `leave`: left unread, never cancelled (a request body whose client need not be heard out);
+ * - `cancel`: cancelled (a stream of our own making, e.g. an inflater, whose rest is only cost).
+ */
+export type Excess = 'drain' | 'leave' | 'cancel';
+
+/**
  * A request or response body read into memory up to `limit` bytes. Beyond that (or when
  * Content-Length already claims more) `tooLarge()` is thrown, so a client cannot make us buffer
- * an unbounded body whatever it declares. The stream is never cancelled: the excess is read and
- * discarded (up to DISCARD_BYTES, never held), then left. Each caller chooses the error its
- * protocol wants (413 JSON for the API, invalid_request for OAuth forms, …).
+ * an unbounded body whatever it declares. By default the stream is never cancelled: the excess
+ * is read and discarded (up to DISCARD_BYTES, never held), then left. Each caller chooses the
+ * error its protocol wants (413 JSON for the API, invalid_request for OAuth forms, …).
  */
 export async function readLimited(
   message: { headers: Headers; body: ReadableStream<Uint8Array> | null },
   limit: number,
   tooLarge: () => Error,
+  excess: Excess = 'drain',
 ): Promise<Uint8Array> {
   if (!message.body) return new Uint8Array(0);
-  const reader = message.body.getReader();
+  return readAll(message.body, limit, tooLarge, excess, Number(message.headers.get('content-length') ?? '0'));
+}
+
+/**
+ * Every byte of `stream` in one array, at most `limit` of them: past that (or when `declared`,
+ * the size the sender announced, already is) the rest is dealt with as `excess` says and
+ * `tooLarge()` is thrown. The one loop every bounded read of a whole stream goes through.
+ */
+export async function readAll(stream: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error, excess: Excess, declared = 0): Promise<Uint8Array> {
+  const reader = stream.getReader();
   try {
-    if (Number(message.headers.get('content-length') ?? '0') > limit) {
-      await discard(reader, DISCARD_BYTES);
-      throw tooLarge();
-    }
-    const chunks: Uint8Array[] = [];
     let total = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) {
-        chunks.length = 0;
-        await discard(reader, DISCARD_BYTES - total);
-        throw tooLarge();
+    if (declared <= limit) {
+      const chunks: Uint8Array[] = [];
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return chunks.length === 1 ? chunks[0]! : concat(chunks);
+        total += value.byteLength;
+        if (total > limit) {
+          chunks.length = 0; // not held while the rest drains
+          break;
+        }
+        chunks.push(value);
       }
-      chunks.push(value);
     }
-    return chunks.length === 1 ? chunks[0]! : concat(chunks);
+    if (excess === 'drain') await drain(reader, DISCARD_BYTES - total);
+    else if (excess === 'cancel') await reader.cancel();
+    throw tooLarge();
   } finally {
     reader.releaseLock();
   }
 }
 
-/** Reads and drops up to `bound` bytes; stops early at the end of the stream. */
-async function discard(reader: ReadableStreamDefaultReader<Uint8Array>, bound: number): Promise<void> {
+/** Reads and drops up to `bound` bytes; stops early at the end of the stream or on an error. */
+export async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, bound: number): Promise<void> {
   let seen = 0;
   while (seen < bound) {
     const { done, value } = await reader.read().catch(() => ({ done: true as const, value: undefined }));

@@ -14,6 +14,7 @@
  * that is present is always checked. Free of HTTP: failures are ApiErrors the app maps.
  */
 import { ApiError, badRequest } from '../errors';
+import { readAll } from '../http/read-limited';
 
 /** Prefix of the signed text, so a signature made for something else never verifies here. */
 const DOMAIN = 'preview.v1.';
@@ -49,26 +50,8 @@ function fromBase64url(text: string, param: string): Uint8Array {
 }
 
 async function pipe(bytes: Uint8Array, stream: CompressionStream | DecompressionStream, limit = Infinity): Promise<Uint8Array> {
-  const reader = new Blob([bytes]).stream().pipeThrough(stream).getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      throw badRequest(`The request in "r" inflates to more than ${limit / 1024} KB.`, [{ path: 'r', reason: 'too large' }]);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  const tooLarge = () => badRequest(`The request in "r" inflates to more than ${limit / 1024} KB.`, [{ path: 'r', reason: 'too large' }]);
+  return readAll(new Blob([bytes]).stream().pipeThrough(stream), limit, tooLarge, 'cancel');
 }
 
 /** `r` for a request body (any JSON the PreviewModel accepts). */

@@ -6,14 +6,13 @@
  * Boundaries can straddle chunks: the reader keeps back the last `delimiter.length` bytes of
  * every chunk until it knows they are not the start of the next delimiter.
  */
+import { DISCARD_BYTES, drain } from '../../http/read-limited';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../core';
 
 const CRLF = new Uint8Array([13, 10]);
 const MAX_FIELD_BYTES = 256 * 1024;
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_FIELDS = 64;
-/** How much of an oversized upload is drained before the 413 (see src/http/read-limited.ts: cancelling a body can lose the answer). */
-const DISCARD_BYTES = 64 * 1024 * 1024;
 
 export interface MultipartFile {
   field: string;
@@ -195,14 +194,7 @@ export async function readMultipart<T>(
     }
   } catch (e) {
     // Answer without cancelling the body (src/http/read-limited.ts says why): drain a bounded amount.
-    if (e instanceof PayloadTooLargeError) {
-      let seen = 0;
-      while (!done && seen < DISCARD_BYTES) {
-        const r = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-        if (r.done) break;
-        seen += r.value.byteLength;
-      }
-    }
+    if (e instanceof PayloadTooLargeError && !done) await drain(reader, DISCARD_BYTES);
     throw e;
   } finally {
     reader.releaseLock();

@@ -3,6 +3,7 @@
  * validates. The body stream is never cancelled when it is too large: cancelling a request body
  * in workerd can reset the connection before the 413 reaches the client, so it is left unread.
  */
+import { readLimited } from '../../http/read-limited';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from './errors';
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
@@ -10,32 +11,8 @@ export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
 /** The body's bytes up to `limit`, else PayloadTooLargeError (the rest left unread). */
-export async function readBodyLimited(req: Request, limit: number, what = 'The JSON body'): Promise<Uint8Array> {
-  const tooLarge = () => new PayloadTooLargeError(`${what} is larger than the limit of ${limit / 1024 / 1024} MB.`);
-  if (Number(req.headers.get('content-length') ?? '0') > limit) throw tooLarge();
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > limit) throw tooLarge();
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+export function readBodyLimited(req: Request, limit: number, what = 'The JSON body'): Promise<Uint8Array> {
+  return readLimited(req, limit, () => new PayloadTooLargeError(`${what} is larger than the limit of ${limit / 1024 / 1024} MB.`), 'leave');
 }
 
 /**
