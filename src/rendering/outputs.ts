@@ -8,18 +8,29 @@ import type { PreparedRender } from '../engine/render-request';
 import type { ServerTiming } from '../http/server-timing';
 import type { ResultStore } from '../storage/results';
 
-/** The cached preview for `prepared`, or a new one (`created`: this call stored it). */
+/**
+ * The cached preview for `prepared`, or a new one (`created`: this call stored it). With `keep`
+ * the name is returned before the writes land (ResultStore.putLater serves it meanwhile) and
+ * `keep` receives the writes (for waitUntil).
+ */
 export async function cachedPreview(
   results: ResultStore,
   prepared: PreparedRender,
   disableCache: boolean,
   timing?: ServerTiming,
+  keep?: (written: Promise<void>) => void,
 ): Promise<{ name: string; created: boolean }> {
   if (!disableCache) {
     const hit = timing ? await timing.time('lookup', () => results.lookup(prepared.fingerprint)) : await results.lookup(prepared.fingerprint);
     if (hit) return { name: hit, created: false };
   }
   const out = await prepared.render(timing);
+  if (keep) {
+    const later = () => results.putLater(out.bytes, out.ext, out.contentType, prepared.fingerprint);
+    const { name, written } = timing ? await timing.time('store', later) : await later();
+    keep(written);
+    return { name, created: true };
+  }
   const store = () => results.put(out.bytes, out.ext, out.contentType, prepared.fingerprint);
   return { name: timing ? await timing.time('store', store) : await store(), created: true };
 }

@@ -10,6 +10,11 @@
  * The cache index maps a request fingerprint (SHA-256, computed by the caller) to a result name:
  * `cache/results/<fingerprint>` holds the name, and the result records its fingerprint so that
  * deleting the result removes the entry.
+ *
+ * A preview's URL may be answered before its writes land (`putLater`, the writes in waitUntil):
+ * until they do, this isolate serves the result from memory, and `open` in any other isolate
+ * waits a moment for a name of the current hour that is not there yet, so a client that follows
+ * the URL at once never meets a 404.
  */
 import { R2Sink, type ByteSink } from '../engine/pdf/sink';
 import { listKeys } from './files';
@@ -31,6 +36,39 @@ function remember(fingerprint: string | undefined, name: string): void {
   known.delete(fingerprint);
   known.set(fingerprint, name);
   if (known.size > MAX_KNOWN) known.delete(known.keys().next().value!);
+}
+
+/** Results answered by name whose writes have not landed yet (putLater), by name. */
+interface Landing {
+  bytes: Uint8Array;
+  contentType: string;
+  etag: string;
+  made: number;
+  written: Promise<void>;
+}
+const landing = new Map<string, Landing>();
+/**
+ * Waits (ms) before each further read of a recent result that is absent: another isolate may have
+ * answered its URL with the writes still in flight (they normally land within milliseconds).
+ */
+const LANDING_WAITS = [25, 50, 100, 200, 400];
+/** A name is recent (may still be landing) until this long after its hour ended. */
+const LANDING_WINDOW_MS = 60_000;
+
+/** A strong ETag from the content: the first 128 bits of its SHA-256, quoted. */
+async function contentEtag(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return `"${[...d.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
+}
+
+/** A result to answer with: its bytes (still landing) or its R2 body. */
+export interface OpenResult {
+  body: ReadableStream | Uint8Array;
+  size: number;
+  contentType: string;
+  etag: string;
+  /** Seconds until the result expires. */
+  remainingSeconds: number;
 }
 
 export interface ResultFile {
@@ -108,6 +146,13 @@ export class ResultStore {
    */
   async put(bytes: Uint8Array, ext: string, contentType: string, fingerprint?: string, meta?: Record<string, string>): Promise<string> {
     const { name, key } = this.fresh(ext);
+    await this.write(name, key, bytes, contentType, fingerprint, meta);
+    remember(fingerprint, name);
+    return name;
+  }
+
+  /** The result and its index entry at once; if either fails, both are undone. */
+  private async write(name: string, key: string, bytes: Uint8Array, contentType: string, fingerprint?: string, meta?: Record<string, string>): Promise<void> {
     const writes = await Promise.allSettled([
       this.bucket.put(key, bytes, this.options(contentType, fingerprint, meta)),
       this.index(fingerprint, name),
@@ -117,8 +162,29 @@ export class ResultStore {
       await Promise.allSettled([this.bucket.delete(key), this.unindex(fingerprint, name)]);
       throw failed.reason;
     }
+  }
+
+  /**
+   * Like put, but the name is known before the writes land: `written` settles when they have
+   * (hand it to waitUntil). Meanwhile this isolate serves the result from memory (open, lookup)
+   * and other isolates wait for it (open). A failed write is tried once more, then undone as in
+   * put. The result carries its content ETag (metadata `etag`), the same from memory and R2.
+   */
+  async putLater(bytes: Uint8Array, ext: string, contentType: string, fingerprint?: string, meta?: Record<string, string>): Promise<{ name: string; written: Promise<void> }> {
+    const { name, key } = this.fresh(ext);
+    const etag = meta?.etag ?? (await contentEtag(bytes));
+    const all = { ...meta, etag };
+    const entry: Landing = { bytes, contentType, etag, made: Date.now(), written: Promise.resolve() };
+    landing.set(name, entry);
     remember(fingerprint, name);
-    return name;
+    entry.written = this.write(name, key, bytes, contentType, fingerprint, all)
+      .catch(() => this.write(name, key, bytes, contentType, fingerprint, all))
+      .catch((err) => {
+        if (fingerprint && known.get(fingerprint) === name) known.delete(fingerprint);
+        throw err;
+      })
+      .finally(() => landing.delete(name));
+    return { name, written: entry.written };
   }
 
   /**
@@ -163,6 +229,35 @@ export class ResultStore {
     };
   }
 
+  /**
+   * A live result to answer with: from memory while its writes are landing (putLater), else from
+   * R2. A name of the current hour that R2 does not hold yet is read again a few times over
+   * ~0.8 s (its URL may have been answered by another isolate just before the write landed);
+   * older names are absent at once.
+   */
+  async open(name: string, now = Date.now()): Promise<OpenResult | null> {
+    for (let attempt = 0; ; attempt++) {
+      const held = landing.get(name);
+      if (held) {
+        const remaining = Math.floor((held.made + this.ttlMs - now) / 1000);
+        return { body: held.bytes, size: held.bytes.byteLength, contentType: held.contentType, etag: held.etag, remainingSeconds: Math.max(0, remaining) };
+      }
+      const file = await this.get(name, now);
+      if (file) {
+        const etag = file.body.customMetadata?.etag ?? file.body.httpEtag;
+        return { body: file.body.body, size: file.body.size, contentType: file.contentType, etag, remainingSeconds: file.remainingSeconds };
+      }
+      if (attempt >= LANDING_WAITS.length || !this.mayBeLanding(name, Date.now())) return null;
+      await new Promise((r) => setTimeout(r, LANDING_WAITS[attempt]));
+    }
+  }
+
+  /** Whether `name` is one we could have issued within the last minute or so (its hour is current). */
+  private mayBeLanding(name: string, now: number): boolean {
+    const m = RESULT_NAME.exec(name);
+    return m !== null && hourStart(m[1]) + HOUR + LANDING_WINDOW_MS > now && hourStart(m[1]) - LANDING_WINDOW_MS <= now;
+  }
+
   private async head(name: string, now = Date.now()): Promise<R2Object | null> {
     const key = this.keyOf(name);
     const obj = key ? await this.bucket.head(key) : null;
@@ -171,6 +266,7 @@ export class ResultStore {
 
   /** Deletes a result and its cache index entry; false when there was no such result. */
   async delete(name: string): Promise<boolean> {
+    await landing.get(name)?.written.catch(() => undefined); // deleted once it has landed
     const key = this.keyOf(name);
     const obj = key ? await this.bucket.head(key) : null;
     if (!key || !obj) return false;
@@ -188,7 +284,7 @@ export class ResultStore {
    */
   async lookup(fingerprint: string, now = Date.now()): Promise<string | null> {
     const held = known.get(fingerprint);
-    if (held && (await this.head(held, now))) return held;
+    if (held && (landing.has(held) || (await this.head(held, now)))) return held;
     known.delete(fingerprint);
     const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
     if (!entry) return null;

@@ -36,6 +36,11 @@ async function download(name: string): Promise<{ res: Response; bytes: Uint8Arra
   return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
+/** Waits until the result `name` has landed in R2 (POST answers its URL before the writes land). */
+async function landed(name: string): Promise<void> {
+  for (let i = 0; i < 100 && !(await env.FILES.head(`results/${name.slice(0, 10)}/${name}`)); i++) await new Promise((r) => setTimeout(r, 20));
+}
+
 async function sizeOf(name: string) {
   const s = sniffImage((await download(name)).bytes)!;
   return { format: s.format, width: s.width, height: s.height };
@@ -172,6 +177,7 @@ describe('result cache', () => {
   it('a hit checks the result still exists', async () => {
     const body = { template: text, size: { width: 90, height: 90 } };
     const first = await preview(body);
+    await landed(first.name!);
     const key = (await keys('results/')).find((k) => k.endsWith(first.name!))!;
     await env.FILES.delete(key);
     const second = await preview(body);
@@ -182,6 +188,7 @@ describe('result cache', () => {
   it('deleting a result removes its index entry', async () => {
     const body = { template: text, size: { width: 77, height: 77 } };
     const first = await preview(body);
+    await landed(first.name!);
     const indexBefore = await keys('cache/results/');
     const del = await call(`/api/results/delete?file=${first.name}`, withKey({ method: 'DELETE' }));
     expect(del.status).toBe(200);

@@ -174,6 +174,30 @@ describe('signed preview URLs', () => {
     expect(await stale.json()).toMatchObject({ error: 'not_found' });
   });
 
+  it('a POST answers its URL before the result lands: the download right after it gets the image, and a signed GET of the same request finds it with the same ETag', async () => {
+    const body = { template: text, size: { width: 133, height: 133 }, data: { [TEXT_LAYER]: { type: 'text', text: 'Answered first' } } };
+    const post = await postJson('/api/rendering/preview', body);
+    expect(post.status).toBe(200);
+    const name = /download\/(.+)$/.exec((await post.json()) as string)![1];
+    const download = await call(`/api/results/download/${name}`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('image/jpeg');
+    const bytes = new Uint8Array(await download.arrayBuffer());
+    expect(sniffImage(bytes)).toMatchObject({ format: 'jpeg', width: 133, height: 133 });
+    const get = await call(await signedUrl(body));
+    expect(get.status).toBe(200);
+    expect(timingOf(get)).toMatch(/result store hit/);
+    expect(Buffer.from(await get.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+    expect(get.headers.get('etag')).toBe(download.headers.get('etag'));
+    // Once landed, the download from R2 is the same bytes with the same ETag.
+    for (let i = 0; i < 50 && (await keys('results/')).every((k) => !k.endsWith(name)); i++) await new Promise((r) => setTimeout(r, 20));
+    const again = await call(`/api/results/download/${name}`);
+    expect(again.headers.get('etag')).toBe(download.headers.get('etag'));
+    expect(Buffer.from(await again.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+    const revalidated = await call(await signedUrl(body), { headers: { 'if-none-match': download.headers.get('etag')! } });
+    expect(revalidated.status).toBe(304);
+  });
+
   it('Server-Timing names every stage of a one-line change (POST and GET)', async () => {
     const body = (i: number) => ({ template: text, size: { width: 150, height: 150 }, data: { [TEXT_LAYER]: { type: 'text', text: `Line ${i}` } } });
     await postJson('/api/rendering/preview', body(0));

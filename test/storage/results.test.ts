@@ -111,3 +111,92 @@ describe('result store', () => {
     expect(await store.delete('2026010100-zz.jpg')).toBe(false);
   });
 });
+
+/** The real bucket with its puts held until `release` (writes still in flight), or failing. */
+function slowBucket(mode: 'hold' | 'fail' = 'hold') {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let puts = 0;
+  const bucket = new Proxy(env.FILES, {
+    get(target, prop) {
+      if (prop === 'put') {
+        return async (...args: unknown[]) => {
+          puts++;
+          if (mode === 'fail') throw new Error('R2 put failed');
+          await gate;
+          return (target.put as (...a: unknown[]) => unknown)(...args);
+        };
+      }
+      const v = Reflect.get(target, prop);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { bucket, release, puts: () => puts };
+}
+
+const text = async (body: ReadableStream | Uint8Array) => new Uint8Array(await new Response(body).arrayBuffer());
+
+describe('results answered before their writes land (putLater)', () => {
+  it('serves the result from memory until the writes land, then from R2, with one ETag', async () => {
+    const slow = slowBucket();
+    const store = new ResultStore(slow.bucket, '24');
+    const fp = 'd'.repeat(64);
+    const { name, written } = await store.putLater(bytes, 'jpg', 'image/jpeg', fp);
+    expect(name).toMatch(/^\d{10}-[0-9a-f]{32}\.jpg$/);
+    expect(await env.FILES.head(`results/${name.slice(0, 10)}/${name}`)).toBeNull();
+    const early = await store.open(name);
+    expect(early).toMatchObject({ contentType: 'image/jpeg', size: 3 });
+    expect(await text(early!.body)).toEqual(bytes);
+    expect(early!.remainingSeconds).toBeGreaterThan(24 * 3600 - 120);
+    // An equal request in this isolate finds it too (no second render).
+    expect(await store.lookup(fp)).toBe(name);
+    slow.release();
+    await written;
+    expect(await env.FILES.head(`results/${name.slice(0, 10)}/${name}`)).not.toBeNull();
+    expect(await (await env.FILES.get(`cache/results/${fp}`))!.text()).toBe(name);
+    const late = await new ResultStore(env.FILES, '24').open(name);
+    expect(await text(late!.body)).toEqual(bytes);
+    expect(late!.etag).toBe(early!.etag);
+    expect(late!.etag).toMatch(/^"[0-9a-f]{32}"$/);
+  });
+
+  it('another isolate waits for a name of this hour that has not landed yet', async () => {
+    const name = `${hourStamp(new Date())}-${'e'.repeat(32)}.png`;
+    const store = new ResultStore(env.FILES, '24');
+    const landed = new Promise((r) => setTimeout(r, 120)).then(() =>
+      env.FILES.put(`results/${name.slice(0, 10)}/${name}`, bytes, { httpMetadata: { contentType: 'image/png' } }),
+    );
+    const got = await store.open(name);
+    await landed;
+    expect(got?.contentType).toBe('image/png');
+    expect(await text(got!.body)).toEqual(bytes);
+    // Names of past hours are not waited for; names never issued are absent.
+    expect(await store.open(`2020010100-${'e'.repeat(32)}.png`)).toBeNull();
+    expect(await store.open('x.png')).toBeNull();
+  });
+
+  it('a write that fails twice leaves nothing behind, and the name is then absent', async () => {
+    const slow = slowBucket('fail');
+    const store = new ResultStore(slow.bucket, '24');
+    const fp = '9'.repeat(64);
+    const { name, written } = await store.putLater(bytes, 'jpg', 'image/jpeg', fp);
+    await expect(written).rejects.toThrow('R2 put failed');
+    expect(slow.puts()).toBe(4); // result + index entry, tried twice
+    expect(await env.FILES.head(`results/${name.slice(0, 10)}/${name}`)).toBeNull();
+    expect(await env.FILES.head(`cache/results/${fp}`)).toBeNull();
+    expect(await store.lookup(fp)).toBeNull();
+    expect(await store.open(name)).toBeNull();
+  });
+
+  it('deleting a result that is still landing deletes it once it has landed', async () => {
+    const slow = slowBucket();
+    const store = new ResultStore(slow.bucket, '24');
+    const fp = '8'.repeat(64);
+    const { name } = await store.putLater(bytes, 'jpg', 'image/jpeg', fp);
+    const deleted = store.delete(name);
+    slow.release();
+    expect(await deleted).toBe(true);
+    expect(await env.FILES.head(`results/${name.slice(0, 10)}/${name}`)).toBeNull();
+    expect(await env.FILES.head(`cache/results/${fp}`)).toBeNull();
+  });
+});

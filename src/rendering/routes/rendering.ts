@@ -125,14 +125,14 @@ export function registerRenderingRoutes(app: RenderingApp): void {
     },
     async (c, file) => {
       const name = fileName(file);
-      const result = await storesOf(c).results.get(name);
+      const result = await storesOf(c).results.open(name);
       if (!result) throw notFound(`There is no result "${name}" (results expire after ${c.env.RESULT_TTL_HOURS || 24} h).`);
-      return new Response(result.body.body, {
+      return new Response(result.body, {
         headers: {
           'content-type': result.contentType,
-          'content-length': String(result.body.size),
+          'content-length': String(result.size),
           'cache-control': `private, max-age=${result.remainingSeconds}`,
-          etag: result.body.httpEtag,
+          etag: result.etag,
         },
       });
     },
@@ -166,8 +166,19 @@ async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, d
   const timing = requestTiming(c);
   try {
     const prepared = await preparePreview(files, request, renderDeps(c), timing);
-    return (await cachedPreview(results, prepared, disableCache, timing)).name;
+    // The URL is answered before the result lands in R2; downloads find it meanwhile (ResultStore.open).
+    return (await cachedPreview(results, prepared, disableCache, timing, (written) => keepAfterAnswer(c, written))).name;
   } finally {
     c.header('Server-Timing', timing.header());
+  }
+}
+
+/** Writes that must finish but not hold up the answer; a failure is logged (the URL then 404s). */
+function keepAfterAnswer(c: Context<AppBindings>, work: Promise<unknown>): void {
+  const logged = work.catch((e) => console.error('preview: storing the result failed', e));
+  try {
+    c.executionCtx.waitUntil(logged);
+  } catch {
+    // No execution context (called outside a Worker invocation): the promise still runs.
   }
 }

@@ -138,13 +138,14 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
   let bytes: Uint8Array;
   const stored = await timing.time('lookup', async () => {
     const name = await results.lookup(prepared.fingerprint);
-    return name ? results.get(name) : null;
+    return name ? results.open(name) : null;
   });
   if (stored) {
     timing.note('cache', 'result store hit');
-    bytes = new Uint8Array(await timing.time('read', () => stored.body.arrayBuffer()));
+    const body = stored.body;
+    bytes = body instanceof Uint8Array ? body : new Uint8Array(await timing.time('read', () => new Response(body).arrayBuffer()));
     headers.set('content-type', stored.contentType);
-    headers.set('etag', stored.body.customMetadata?.etag ?? (await contentEtag(bytes)));
+    headers.set('etag', await contentEtag(bytes)); // the same whoever stored it (POST results too)
   } else {
     timing.note('cache', 'miss');
     const out = await prepared.render(timing);
@@ -152,7 +153,7 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
     const etag = await contentEtag(bytes);
     headers.set('content-type', out.contentType);
     headers.set('etag', etag);
-    afterAnswer(c, results.put(bytes, out.ext, out.contentType, prepared.fingerprint, { etag }));
+    afterAnswer(c, results.putLater(bytes, out.ext, out.contentType, prepared.fingerprint, { etag }).then((stored) => stored.written));
   }
   headers.set('content-length', String(bytes.byteLength));
   afterAnswer(c, caches.default.put(cacheKey, new Response(bytes, { headers })));
