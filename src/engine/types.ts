@@ -128,6 +128,8 @@ export interface LayerMask {
   density?: number;
   /** Feather radius in template pixels. */
   feather?: number;
+  /** Photoshop's "Layer Mask Hides Effects": effects come from the unmasked layer, then this mask hides layer and effects together. */
+  hidesEffects?: boolean;
 }
 
 export interface VectorMask {
@@ -137,6 +139,8 @@ export interface VectorMask {
   fillStartsWithAllPixels: boolean;
   /** 0..1, the vector mask's density (what its outside keeps). */
   density?: number;
+  /** Photoshop's "Vector Mask Hides Effects" ('vmgm'): as LayerMask.hidesEffects, for the vector mask. */
+  hidesEffects?: boolean;
   /** Feather radius in template pixels. */
   feather?: number;
   paths: Array<{

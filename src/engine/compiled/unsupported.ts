@@ -74,9 +74,11 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
   if (node.transparencyShapes === false && (effects || (node.knockout && node.fillOpacity < 1))) {
     out.push('"Transparency Shapes Layer" turned off');
   }
-  // "Layer Mask Hides Effects": the effects are drawn from the unmasked layer, then masked.
-  if (layer?.layerMaskAsGlobalMask && effects && node.mask && !node.mask.disabled) {
-    out.push('"Layer Mask Hides Effects"');
+  // "Vector Mask Hides Effects" on a shape layer: its path is baked into its pixels, so the
+  // unmasked layer (its fill everywhere) the effects would come from is not at hand.
+  const vm = node.vectorMask;
+  if (vm?.hidesEffects && !vm.disabled && effects && node.type === 'Shape') {
+    out.push('"Vector Mask Hides Effects" on a shape layer');
   }
   return out;
 }

@@ -6,6 +6,8 @@ export interface RecordExtras {
   knockout?: 'shallow' | 'deep';
   /** The record has no transparency channel (-1): on the bottom layer, Photoshop's Background. */
   opaque?: boolean;
+  /** 'vmgm' set: "Vector Mask Hides Effects" (ag-psd does not read the key). */
+  vectorMaskHidesEffects?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       p += (1 + bytes[p] + 3) & ~3; // name, padded to 4
       let restricted: number[] | undefined;
       let knockout: RecordExtras['knockout'];
+      let vmgm = false;
       while (p + 12 <= end) {
         const s = sig(p);
         if (s !== '8BIM' && s !== '8B64') {
@@ -69,12 +72,14 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
           for (let q = data; q + 4 <= data + length; q += 4) restricted.push(view.getInt32(q));
         }
         if (key === 'knko' && length >= 1) knockout = bytes[data] === 2 ? 'deep' : bytes[data] ? 'shallow' : undefined;
+        if (key === 'vmgm' && length >= 1) vmgm = bytes[data] !== 0;
         p = data + length;
       }
       const extras: RecordExtras = {
         ...(restricted?.length ? { restricted } : {}),
         ...(knockout ? { knockout } : {}),
         ...(opaque ? { opaque } : {}),
+        ...(vmgm ? { vectorMaskHidesEffects: true } : {}),
       };
       out.push(Object.keys(extras).length ? extras : undefined);
       at = end;

@@ -31,6 +31,7 @@ export function buildTree(
       const excluded = extra?.restricted?.filter((c) => c >= 0 && c < 3);
       if (excluded?.length) node.excludedChannels = excluded;
       if (extra?.knockout) node.knockout = extra.knockout;
+      if (extra?.vectorMaskHidesEffects && node.vectorMask) node.vectorMask.hidesEffects = true;
       if (layer === bottom && !layer.children && extra?.opaque) node.background = true;
       if (layer.children) node.children = walk(layer.children);
       visit?.(layer, node);
@@ -95,7 +96,7 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   if (blendIf) node.blendIf = blendIf;
   if (layer.transparencyShapesLayer === false) node.transparencyShapes = false;
   const mask = maskOf(layer);
-  if (mask) node.mask = mask;
+  if (mask) node.mask = layer.layerMaskAsGlobalMask ? { ...mask, hidesEffects: true } : mask;
   const vectorMask = vectorMaskOf(layer);
   if (vectorMask) node.vectorMask = vectorMask;
   if (layer.effects && !layer.effects.disabled) {
