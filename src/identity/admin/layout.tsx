@@ -216,6 +216,43 @@ export function Field(props: { id: string; label: string; hint?: Child; error?: 
   );
 }
 
+/**
+ * A column heading of <Table>: its text, or `{ label, hidden }` for one only screen readers hear
+ * (a column of buttons or thumbnails), `opt` for one narrow screens leave out; `false` for none.
+ */
+export type Column = string | { label: string; hidden?: boolean; opt?: boolean } | false;
+
+/** The heading of a column of row buttons: heard, not shown. */
+export const ACTIONS: Column = { label: 'Actions', hidden: true };
+
+/**
+ * An admin table in its scrolling wrapper (`wrap`: more attributes for it): a caption for screen
+ * readers, one header row of `columns`, and the rows given as children.
+ */
+export function Table(props: { caption?: string; columns: Column[]; class?: string; wrap?: Record<string, string>; children?: Child }) {
+  return (
+    <div class="table-wrap" {...props.wrap}>
+      <table class={props.class}>
+        {props.caption && <caption class="sr-only">{props.caption}</caption>}
+        <thead>
+          <tr>
+            {props.columns.map((c) =>
+              c === false ? null : typeof c === 'string' ? (
+                <th scope="col">{c}</th>
+              ) : (
+                <th scope="col" class={c.opt ? 'opt' : undefined}>
+                  {c.hidden ? <span class="sr-only">{c.label}</span> : c.label}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** aria attributes of an input inside <Field>. */
 export function describedBy(id: string, hint: boolean, error?: string) {
   const ids = [hint && `${id}-hint`, error && `${id}-error`].filter(Boolean).join(' ');

@@ -7,7 +7,7 @@ import { nowSeconds } from '../crypto';
 import { listSigningKeys } from '../keys';
 import { tenants } from '../store';
 import { render, type AdminContextOf, type AdminEnv } from './guard';
-import { Age, dateTime } from './layout';
+import { Age, Table, dateTime } from './layout';
 import { loadTenantSettings, registerTenantSettings, TenantSettingsCard } from './tenant-settings';
 
 export const tenantRoutes = new Hono<AdminEnv>();
@@ -115,33 +115,22 @@ tenantRoutes.get('/', async (c) => {
           {keys.length === 0 ? (
             <p>No key yet: the first one is created when the first token is signed.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
+            <Table columns={['Key id (kid)', 'Age', 'Status']}>
+              {keys
+                .slice()
+                .reverse()
+                .map((k) => (
                   <tr>
-                    <th scope="col">Key id (kid)</th>
-                    <th scope="col">Age</th>
-                    <th scope="col">Status</th>
+                    <td>
+                      <code>{k.kid}</code>
+                    </td>
+                    <td>
+                      <Age at={k.createdAt} />
+                    </td>
+                    <td>{keyStatus(k)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {keys
-                    .slice()
-                    .reverse()
-                    .map((k) => (
-                      <tr>
-                        <td>
-                          <code>{k.kid}</code>
-                        </td>
-                        <td>
-                          <Age at={k.createdAt} />
-                        </td>
-                        <td>{keyStatus(k)}</td>
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
-            </div>
+                ))}
+            </Table>
           )}
         </div>
       </>

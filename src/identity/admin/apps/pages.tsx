@@ -3,7 +3,7 @@
 // and copies values (the server enforces every rule without it).
 import { APP_TYPES, AUTH_TYPES, TOKEN_LIFETIME_MAX, TOKEN_LIFETIME_MIN, type AuthType } from '../../app-types';
 import { PERMISSION_LEVELS, PERMISSION_LEVEL_LABELS, RESOURCE_TYPES, normalizePermissions, scopesForPermissions } from '../../scopes';
-import { Age, CsrfField, Field, age, dateTime, describedBy } from '../layout';
+import { Age, CsrfField, Field, Table, age, dateTime, describedBy } from '../layout';
 import { LIST_FIELDS, fieldStates, permissionField, type AppDraft, type FieldErrors, type FieldState, type FlowField, type ListField as ListFieldName } from './app-form';
 import type { AppRow } from './store';
 
@@ -46,39 +46,24 @@ export function AppsList({ apps }: { apps: AppRow[] }) {
           </a>
         </div>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">External apps</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Client id</th>
-                <th scope="col">Authorization type</th>
-                <th scope="col" class="opt">
-                  Created
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {apps.map((app) => (
-                <tr>
-                  <td>
-                    <a href={`/admin/apps/${encodeURIComponent(app.clientId)}`}>{app.name}</a>
-                  </td>
-                  <td>
-                    <code>{app.clientId}</code>
-                  </td>
-                  <td>
-                    <span class="badge">{typeLabel(app.authType)}</span>
-                  </td>
-                  <td class="opt">
-                    <Age at={app.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="External apps" columns={['Name', 'Client id', 'Authorization type', { label: 'Created', opt: true }]}>
+          {apps.map((app) => (
+            <tr>
+              <td>
+                <a href={`/admin/apps/${encodeURIComponent(app.clientId)}`}>{app.name}</a>
+              </td>
+              <td>
+                <code>{app.clientId}</code>
+              </td>
+              <td>
+                <span class="badge">{typeLabel(app.authType)}</span>
+              </td>
+              <td class="opt">
+                <Age at={app.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   );
@@ -212,34 +197,24 @@ export function AppForm(props: { draft: AppDraft; errors: FieldErrors; csrf: str
           <code>_update</code>; Full (create, read, update, delete) adds <code>_full</code>.
         </p>
         <Reason name="permissions" state={states.permissions} />
-        <div class="table-wrap">
-          <table class="perm-table">
-            <thead>
-              <tr>
-                <th scope="col">Resource type</th>
-                <th scope="col">Access</th>
-              </tr>
-            </thead>
-            <tbody>
-              {RESOURCE_TYPES.map((type) => (
-                <tr>
-                  <th scope="row">
-                    <label for={`perm-${type}`}>{type}</label>
-                  </th>
-                  <td>
-                    <select id={`perm-${type}`} name={permissionField(type)}>
-                      {PERMISSION_LEVELS.map((level) => (
-                        <option value={level} selected={draft.permissions[type] === level}>
-                          {PERMISSION_LEVEL_LABELS[level]}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table class="perm-table" columns={['Resource type', 'Access']}>
+          {RESOURCE_TYPES.map((type) => (
+            <tr>
+              <th scope="row">
+                <label for={`perm-${type}`}>{type}</label>
+              </th>
+              <td>
+                <select id={`perm-${type}`} name={permissionField(type)}>
+                  {PERMISSION_LEVELS.map((level) => (
+                    <option value={level} selected={draft.permissions[type] === level}>
+                      {PERMISSION_LEVEL_LABELS[level]}
+                    </option>
+                  ))}
+                </select>
+              </td>
+            </tr>
+          ))}
+        </Table>
       </fieldset>
 
       <fieldset class="card" data-flow="redirects" disabled={!states.redirects.enabled}>

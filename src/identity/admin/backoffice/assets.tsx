@@ -21,7 +21,7 @@ import { checkDesign } from '../../../platform/processor/service';
 import { ConflictError, PlatformError, ValidationError, type ErrorsByPath } from '../../../platform/core';
 import { field, type FormBody } from '../form-body';
 import { done, render, setFlash, type AdminContextOf, type AdminEnv } from '../guard';
-import { CsrfField, Field, dateTime, describedBy } from '../layout';
+import { CsrfField, Field, Table, dateTime, describedBy } from '../layout';
 import { ASSET_TABS, designVariables, isAssetTab, scopeOf, thumbnail, uploadAsset, uploadRequest, type AssetTab, type DesignVariable } from './asset-files';
 import { tenantOf } from './context';
 
@@ -279,73 +279,53 @@ async function folderPage(c: AdminContextOf, tab: AssetTab, folderId: string, pr
                   <button type="submit">Upload</button>
                 </div>
               </form>
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">{`Folders and files in ${folder.path}`}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">
-                        <span class="sr-only">Thumbnail</span>
-                      </th>
-                      <th scope="col">Name</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col" class="opt">
-                        Size
-                      </th>
-                      <th scope="col" class="opt">
-                        Changed
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {parent !== undefined || folder.id ? (
-                      <tr>
-                        <td></td>
-                        <td colspan={4}>
-                          <a href={folderUrl(tab, folder.parentId)}>↑ Up to {parent ? parent.path : '/'}</a>
-                        </td>
-                      </tr>
-                    ) : null}
-                    {subfolders.map((f) => (
-                      <tr>
-                        <td aria-hidden="true">📁</td>
-                        <td>
-                          <a href={folderUrl(tab, f.id)}>{`${f.name}/`}</a>
-                        </td>
-                        <td>Folder</td>
-                        <td class="opt"></td>
-                        <td class="opt">{dateTime(Math.floor(f.lastModified / 1000))}</td>
-                      </tr>
-                    ))}
-                    {files.map((row) => (
-                      <tr>
-                        <td>
-                          <img class="thumb" src={`${assetUrl(tab, row.id)}/thumbnail`} alt="" loading="lazy" width={64} height={64} />
-                        </td>
-                        <td>
-                          <a href={assetUrl(tab, row.id)}>{row.name}</a>
-                          {row.hasProblems && (
-                            <>
-                              {' '}
-                              <span class="badge off">missing fonts</span>
-                            </>
-                          )}
-                        </td>
-                        <td>{kindOf(row)}</td>
-                        <td class="opt">{fmtSize(row.size)}</td>
-                        <td class="opt">{dateTime(Math.floor(row.lastModified / 1000))}</td>
-                      </tr>
-                    ))}
-                    {!subfolders.length && !files.length && (
-                      <tr>
-                        <td colspan={5} class="muted">
-                          This folder is empty.
-                        </td>
-                      </tr>
-                    )}
-                  </tbody>
-                </table>
-              </div>
+              <Table caption={`Folders and files in ${folder.path}`} columns={[{ label: 'Thumbnail', hidden: true }, 'Name', 'Kind', { label: 'Size', opt: true }, { label: 'Changed', opt: true }]}>
+                {parent !== undefined || folder.id ? (
+                  <tr>
+                    <td></td>
+                    <td colspan={4}>
+                      <a href={folderUrl(tab, folder.parentId)}>↑ Up to {parent ? parent.path : '/'}</a>
+                    </td>
+                  </tr>
+                ) : null}
+                {subfolders.map((f) => (
+                  <tr>
+                    <td aria-hidden="true">📁</td>
+                    <td>
+                      <a href={folderUrl(tab, f.id)}>{`${f.name}/`}</a>
+                    </td>
+                    <td>Folder</td>
+                    <td class="opt"></td>
+                    <td class="opt">{dateTime(Math.floor(f.lastModified / 1000))}</td>
+                  </tr>
+                ))}
+                {files.map((row) => (
+                  <tr>
+                    <td>
+                      <img class="thumb" src={`${assetUrl(tab, row.id)}/thumbnail`} alt="" loading="lazy" width={64} height={64} />
+                    </td>
+                    <td>
+                      <a href={assetUrl(tab, row.id)}>{row.name}</a>
+                      {row.hasProblems && (
+                        <>
+                          {' '}
+                          <span class="badge off">missing fonts</span>
+                        </>
+                      )}
+                    </td>
+                    <td>{kindOf(row)}</td>
+                    <td class="opt">{fmtSize(row.size)}</td>
+                    <td class="opt">{dateTime(Math.floor(row.lastModified / 1000))}</td>
+                  </tr>
+                ))}
+                {!subfolders.length && !files.length && (
+                  <tr>
+                    <td colspan={5} class="muted">
+                      This folder is empty.
+                    </td>
+                  </tr>
+                )}
+              </Table>
               {folder.id && (
                 <div class="pair">
                   <form method="post" action={`${base(tab)}/folders/${encodeURIComponent(folder.id)}`} class="card" novalidate>
@@ -441,30 +421,18 @@ function DesignFacts({ variables, missing }: { variables: DesignVariable[] | str
         ) : variables.length === 0 ? (
           <p class="muted">This design has no variables: nothing in it is personalised.</p>
         ) : (
-          <div class="table-wrap">
-            <table class="small">
-              <caption class="sr-only">Variables</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Value now</th>
-                </tr>
-              </thead>
-              <tbody>
-                {variables.map((v) => (
-                  <tr>
-                    <td>
-                      <code>{v.name}</code>
-                      {v.required && <span class="badge">required</span>}
-                    </td>
-                    <td>{v.type}</td>
-                    <td>{v.value.slice(0, 200) || <span class="muted">empty</span>}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table class="small" caption="Variables" columns={['Name', 'Type', 'Value now']}>
+            {variables.map((v) => (
+              <tr>
+                <td>
+                  <code>{v.name}</code>
+                  {v.required && <span class="badge">required</span>}
+                </td>
+                <td>{v.type}</td>
+                <td>{v.value.slice(0, 200) || <span class="muted">empty</span>}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
       <section class="card" aria-labelledby="fonts-h">

@@ -15,7 +15,7 @@ import { unavailableTasks } from '../../../platform/pipelines/tasks/registry';
 import { notFound } from '../../../errors';
 import { field } from '../form-body';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
-import { CsrfField, Field, describedBy } from '../layout';
+import { CsrfField, Field, Table, describedBy } from '../layout';
 import { tenantOf } from './context';
 import { jsonLines, lineOf } from './json-lines';
 
@@ -97,35 +97,23 @@ async function editor(c: AdminContextOf, draft: Draft, result: { problems?: Prob
               </textarea>
             </Field>
             {problems.length > 0 && (
-              <div id="pipeline-json-error" class="table-wrap" role="alert" aria-label="Problems by line">
-                <table class="small">
-                  <caption class="sr-only">Problems by line</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Line</th>
-                      <th scope="col">Text</th>
-                      <th scope="col">Problem</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {[...byLine.entries()].map(([line, ps]) => (
-                      <tr data-line={String(line)}>
-                        <td>{line}</td>
-                        <td>
-                          <code>{(textLines[line - 1] ?? '').trim().slice(0, 120)}</code>
-                        </td>
-                        <td>
-                          {ps.map((p) => (
-                            <span class="error" style="margin:0">
-                              {p.path && <code>{p.path}</code>} {p.message}
-                            </span>
-                          ))}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table wrap={{ id: 'pipeline-json-error', role: 'alert', 'aria-label': 'Problems by line' }} class="small" caption="Problems by line" columns={['Line', 'Text', 'Problem']}>
+                {[...byLine.entries()].map(([line, ps]) => (
+                  <tr data-line={String(line)}>
+                    <td>{line}</td>
+                    <td>
+                      <code>{(textLines[line - 1] ?? '').trim().slice(0, 120)}</code>
+                    </td>
+                    <td>
+                      {ps.map((p) => (
+                        <span class="error" style="margin:0">
+                          {p.path && <code>{p.path}</code>} {p.message}
+                        </span>
+                      ))}
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             )}
             {(result.notes ?? []).length > 0 && (
               <div class="banner info" role="status">
@@ -176,32 +164,20 @@ pipelinesRoutes.get('/', async (c) => {
             New pipeline
           </a>
         </div>
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Pipelines</caption>
-            <thead>
+        <Table caption="Pipelines" columns={['Name', 'Tasks', { label: 'Changed', opt: true }]}>
+          {list.items.map((p) => {
+            const r = validatePipeline(String(p.rawContent));
+            return (
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Tasks</th>
-                <th scope="col" class="opt">Changed</th>
+                <td>
+                  <a href={`/admin/pipelines/${p.id}`}>{String(p.name)}</a>
+                </td>
+                <td>{r.ok ? r.pipeline.tasks.map((x) => x.type).join(' → ') : <span class="badge off">invalid</span>}</td>
+                <td class="opt">{String(p.lastModified ?? '').slice(0, 16).replace('T', ' ')}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.items.map((p) => {
-                const r = validatePipeline(String(p.rawContent));
-                return (
-                  <tr>
-                    <td>
-                      <a href={`/admin/pipelines/${p.id}`}>{String(p.name)}</a>
-                    </td>
-                    <td>{r.ok ? r.pipeline.tasks.map((x) => x.type).join(' → ') : <span class="badge off">invalid</span>}</td>
-                    <td class="opt">{String(p.lastModified ?? '').slice(0, 16).replace('T', ' ')}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </Table>
       </>
     ),
   });

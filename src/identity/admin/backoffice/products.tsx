@@ -42,7 +42,7 @@ import { CreateProductDto, CATALOGUE_LIMITS, type OptionInput } from '../../../p
 import { listStorefronts } from '../../../platform/catalogue/tenant';
 import { field, type FormBody } from '../form-body';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
-import { CsrfField, Field, describedBy, type Banner } from '../layout';
+import { ACTIONS, CsrfField, Field, Table, describedBy, type Banner } from '../layout';
 import { tenantOf } from './context';
 import { cachedRender } from './render-cache';
 
@@ -239,29 +239,17 @@ productsRoutes.get('/', async (c) => {
         </form>
         <p class="muted small" role="status">{`${list.total} product${list.total === 1 ? '' : 's'}`}</p>
         {list.items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Products</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col" class="opt">Description</th>
-                  <th scope="col">Pipeline</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.items.map((p) => (
-                  <tr>
-                    <td>
-                      <a href={path(p.id)}>{p.name}</a>
-                    </td>
-                    <td class="opt">{p.description ?? ''}</td>
-                    <td>{p.processingPipelineId != null ? <a href={`/admin/pipelines/${p.processingPipelineId}`}>{`#${p.processingPipelineId}`}</a> : '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Products" columns={['Name', { label: 'Description', opt: true }, 'Pipeline']}>
+            {list.items.map((p) => (
+              <tr>
+                <td>
+                  <a href={path(p.id)}>{p.name}</a>
+                </td>
+                <td class="opt">{p.description ?? ''}</td>
+                <td>{p.processingPipelineId != null ? <a href={`/admin/pipelines/${p.processingPipelineId}`}>{`#${p.processingPipelineId}`}</a> : '—'}</td>
+              </tr>
+            ))}
+          </Table>
         )}
       </>
     ),
@@ -441,45 +429,30 @@ async function productPage(c: AdminContextOf, state: PageState = {}, status: 200
         {conns.length === 0 ? (
           <p class="muted">{`No ${kind} is connected.`}</p>
         ) : (
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">{`Connected ${kind}s`}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{Noun}</th>
-                  {kind === 'design' && <th scope="col">Group</th>}
-                  <th scope="col">Variants</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {conns.map((x) => (
-                  <tr>
-                    <td>
-                      <span style="display:flex;gap:.6rem;align-items:center">
-                        <Thumb kind={kind} id={x.assetId} alt="" />
-                        {nameOf(kind, x.assetId)}
-                      </span>
-                    </td>
-                    {kind === 'design' && <td>{x.designGroup ?? '—'}</td>}
-                    <td>{bindingText(x.options)}</td>
-                    <td>
-                      <form method="post" action={path(p.id, `/${kind}s/remove`)} class="inline-form">
-                        <CsrfField token={csrf} />
-                        <input type="hidden" name="assetId" value={x.assetId} />
-                        {kind === 'design' && <input type="hidden" name="designGroup" value={x.designGroup ?? ''} />}
-                        <button type="submit" class="secondary" aria-label={`Disconnect ${nameOf(kind, x.assetId)}`}>
-                          Disconnect
-                        </button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption={`Connected ${kind}s`} columns={[Noun, kind === 'design' && 'Group', 'Variants', ACTIONS]}>
+            {conns.map((x) => (
+              <tr>
+                <td>
+                  <span style="display:flex;gap:.6rem;align-items:center">
+                    <Thumb kind={kind} id={x.assetId} alt="" />
+                    {nameOf(kind, x.assetId)}
+                  </span>
+                </td>
+                {kind === 'design' && <td>{x.designGroup ?? '—'}</td>}
+                <td>{bindingText(x.options)}</td>
+                <td>
+                  <form method="post" action={path(p.id, `/${kind}s/remove`)} class="inline-form">
+                    <CsrfField token={csrf} />
+                    <input type="hidden" name="assetId" value={x.assetId} />
+                    {kind === 'design' && <input type="hidden" name="designGroup" value={x.designGroup ?? ''} />}
+                    <button type="submit" class="secondary" aria-label={`Disconnect ${nameOf(kind, x.assetId)}`}>
+                      Disconnect
+                    </button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         {pool.length === 0 ? (
           <p class="muted small">{`There are no ${kind}s in storage yet.`}</p>
@@ -591,51 +564,38 @@ async function productPage(c: AdminContextOf, state: PageState = {}, status: 200
             <form method="post" action={path(p.id, '/variants')} novalidate>
               <CsrfField token={csrf} />
               {vp['variants-form'] && <p class="error">{vp['variants-form']}</p>}
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">Variants</caption>
-                  <thead>
+              <Table caption="Variants" columns={['Options', 'SKU', 'Price', 'Available']}>
+                {variants.items.map((v) => {
+                  const label = (v.productVariantOptions ?? []).map((o) => `${o.productOptionTitle}: ${o.productOptionValueTitle}`).join(', ') || 'The only variant';
+                  const sku = `variant-${v.id}-sku`;
+                  const price = `variant-${v.id}-price`;
+                  const avail = `variant-${v.id}-available`;
+                  return (
                     <tr>
-                      <th scope="col">Options</th>
-                      <th scope="col">SKU</th>
-                      <th scope="col">Price</th>
-                      <th scope="col">Available</th>
+                      <th scope="row" style="text-transform:none;letter-spacing:0;font-size:.95rem;color:inherit;background:#fff">
+                        {label}
+                        <input type="hidden" name="variant" value={String(v.id)} />
+                      </th>
+                      <td>
+                        <label for={sku} class="sr-only">{`SKU of ${label}`}</label>
+                        <input id={sku} name={`sku.${v.id}`} type="text" maxlength={255} value={typed(`sku.${v.id}`, v.sku ?? '')} style="min-width:9rem" {...describedBy(sku, false, vp[sku])} />
+                        {vp[sku] && <span class="error" id={`${sku}-error`}>{vp[sku]}</span>}
+                      </td>
+                      <td>
+                        <label for={price} class="sr-only">{`Price of ${label}`}</label>
+                        <input id={price} name={`price.${v.id}`} type="text" inputmode="decimal" value={typed(`price.${v.id}`, v.price == null ? '' : String(v.price))} style="min-width:6rem" {...describedBy(price, false, vp[price])} />
+                        {vp[price] && <span class="error" id={`${price}-error`}>{vp[price]}</span>}
+                      </td>
+                      <td>
+                        <label for={avail} class="check">
+                          <input id={avail} name={`available.${v.id}`} type="checkbox" value="on" checked={state.variants ? field(state.variants.values, `available.${v.id}`) === 'on' : v.isAvailable} />
+                          <span class="sr-only">{`${label} is available`}</span>
+                        </label>
+                      </td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {variants.items.map((v) => {
-                      const label = (v.productVariantOptions ?? []).map((o) => `${o.productOptionTitle}: ${o.productOptionValueTitle}`).join(', ') || 'The only variant';
-                      const sku = `variant-${v.id}-sku`;
-                      const price = `variant-${v.id}-price`;
-                      const avail = `variant-${v.id}-available`;
-                      return (
-                        <tr>
-                          <th scope="row" style="text-transform:none;letter-spacing:0;font-size:.95rem;color:inherit;background:#fff">
-                            {label}
-                            <input type="hidden" name="variant" value={String(v.id)} />
-                          </th>
-                          <td>
-                            <label for={sku} class="sr-only">{`SKU of ${label}`}</label>
-                            <input id={sku} name={`sku.${v.id}`} type="text" maxlength={255} value={typed(`sku.${v.id}`, v.sku ?? '')} style="min-width:9rem" {...describedBy(sku, false, vp[sku])} />
-                            {vp[sku] && <span class="error" id={`${sku}-error`}>{vp[sku]}</span>}
-                          </td>
-                          <td>
-                            <label for={price} class="sr-only">{`Price of ${label}`}</label>
-                            <input id={price} name={`price.${v.id}`} type="text" inputmode="decimal" value={typed(`price.${v.id}`, v.price == null ? '' : String(v.price))} style="min-width:6rem" {...describedBy(price, false, vp[price])} />
-                            {vp[price] && <span class="error" id={`${price}-error`}>{vp[price]}</span>}
-                          </td>
-                          <td>
-                            <label for={avail} class="check">
-                              <input id={avail} name={`available.${v.id}`} type="checkbox" value="on" checked={state.variants ? field(state.variants.values, `available.${v.id}`) === 'on' : v.isAvailable} />
-                              <span class="sr-only">{`${label} is available`}</span>
-                            </label>
-                          </td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
+                  );
+                })}
+              </Table>
               <button type="submit">Save variants</button>
             </form>
           </section>
@@ -665,40 +625,26 @@ async function productPage(c: AdminContextOf, state: PageState = {}, status: 200
             {refs.length === 0 ? (
               <p class="muted">No storefront names this product.</p>
             ) : (
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">Storefront references</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Reference</th>
-                      <th scope="col">Storefront</th>
-                      <th scope="col">
-                        <span class="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {refs.map((r) => (
-                      <tr>
-                        <td>
-                          <code>{r.reference}</code>
-                        </td>
-                        <td>{`${r.storefront} (#${r.storefrontId})`}</td>
-                        <td>
-                          <form method="post" action={path(p.id, '/references/remove')} class="inline-form">
-                            <CsrfField token={csrf} />
-                            <input type="hidden" name="storefrontId" value={String(r.storefrontId)} />
-                            <input type="hidden" name="reference" value={r.reference} />
-                            <button type="submit" class="secondary" aria-label={`Remove reference ${r.reference}`}>
-                              Remove
-                            </button>
-                          </form>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table caption="Storefront references" columns={['Reference', 'Storefront', ACTIONS]}>
+                {refs.map((r) => (
+                  <tr>
+                    <td>
+                      <code>{r.reference}</code>
+                    </td>
+                    <td>{`${r.storefront} (#${r.storefrontId})`}</td>
+                    <td>
+                      <form method="post" action={path(p.id, '/references/remove')} class="inline-form">
+                        <CsrfField token={csrf} />
+                        <input type="hidden" name="storefrontId" value={String(r.storefrontId)} />
+                        <input type="hidden" name="reference" value={r.reference} />
+                        <button type="submit" class="secondary" aria-label={`Remove reference ${r.reference}`}>
+                          Remove
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             )}
             {storefronts.items.length === 0 ? (
               <p class="muted small">The tenant has no storefront yet.</p>

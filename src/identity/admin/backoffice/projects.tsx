@@ -20,7 +20,7 @@ import { listProjects, projectOr404, projectOrder } from '../../../platform/proj
 import { applyTransition, projectTransitions, storefrontStatuses } from '../../../platform/projects/statuses';
 import { listStorefronts } from '../../../platform/projects/users';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
-import { CsrfField } from '../layout';
+import { CsrfField, Table } from '../layout';
 import { tenantOf } from './context';
 import { itemDesignIds, itemPreview } from './item-preview';
 
@@ -154,39 +154,24 @@ projectsRoutes.get('/', async (c) => {
           {pages > 1 && ` · page ${page} of ${pages}`}
         </p>
         {list.items.length > 0 && (
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Projects</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Project</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Processing</th>
-                  <th scope="col" class="opt">Order</th>
-                  <th scope="col" class="opt">Storefront</th>
-                  <th scope="col" class="opt">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.items.map((p) => (
-                  <tr>
-                    <td>
-                      <a href={projectPath(p.id)}>{`#${p.id} ${p.orderName ?? p.name ?? ''}`.trim()}</a>
-                    </td>
-                    <td>
-                      <StatusBadge status={p.status} statuses={statuses} />
-                    </td>
-                    <td>
-                      <ProcessingBadge value={p.processingStatus} />
-                    </td>
-                    <td class="opt">{p.orderId ?? '—'}</td>
-                    <td class="opt">{storefronts.items.find((s) => s.id === p.storefrontId)?.name ?? p.storefrontId}</td>
-                    <td class="opt">{when(p.created)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Projects" columns={['Project', 'Status', 'Processing', { label: 'Order', opt: true }, { label: 'Storefront', opt: true }, { label: 'Created', opt: true }]}>
+            {list.items.map((p) => (
+              <tr>
+                <td>
+                  <a href={projectPath(p.id)}>{`#${p.id} ${p.orderName ?? p.name ?? ''}`.trim()}</a>
+                </td>
+                <td>
+                  <StatusBadge status={p.status} statuses={statuses} />
+                </td>
+                <td>
+                  <ProcessingBadge value={p.processingStatus} />
+                </td>
+                <td class="opt">{p.orderId ?? '—'}</td>
+                <td class="opt">{storefronts.items.find((s) => s.id === p.storefrontId)?.name ?? p.storefrontId}</td>
+                <td class="opt">{when(p.created)}</td>
+              </tr>
+            ))}
+          </Table>
         )}
         <nav class="actions" aria-label="Pages">
           {page > 1 && (
@@ -337,33 +322,19 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
                   <ProcessingBadge value={v.job.status} />
                 </h3>
                 {v.job.statusDescription && <p class="error">{v.job.statusDescription}</p>}
-                <div class="table-wrap">
-                  <table>
-                    <caption class="sr-only">{`Tasks of job ${v.job.id}`}</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Task</th>
-                        <th scope="col">Status</th>
-                        <th scope="col">Attempts</th>
-                        <th scope="col">Duration</th>
-                        <th scope="col">Error</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {v.tasks.map((task) => (
-                        <tr>
-                          <td>{task.name}</td>
-                          <td>
-                            <ProcessingBadge value={task.status} />
-                          </td>
-                          <td>{task.started == null ? 0 : 1 + task.autoRetries + task.callRetries + task.attempts}</td>
-                          <td>{task.started != null && task.finished != null ? ms(task.finished - task.started) : task.started != null ? 'running' : '—'}</td>
-                          <td>{task.description ? <span class="error">{task.description}</span> : ''}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table caption={`Tasks of job ${v.job.id}`} columns={['Task', 'Status', 'Attempts', 'Duration', 'Error']}>
+                  {v.tasks.map((task) => (
+                    <tr>
+                      <td>{task.name}</td>
+                      <td>
+                        <ProcessingBadge value={task.status} />
+                      </td>
+                      <td>{task.started == null ? 0 : 1 + task.autoRetries + task.callRetries + task.attempts}</td>
+                      <td>{task.started != null && task.finished != null ? ms(task.finished - task.started) : task.started != null ? 'running' : '—'}</td>
+                      <td>{task.description ? <span class="error">{task.description}</span> : ''}</td>
+                    </tr>
+                  ))}
+                </Table>
               </div>
             ))}
             <div class="actions">

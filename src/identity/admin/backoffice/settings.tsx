@@ -13,7 +13,7 @@ import { deleteTenantSecret, putTenantSecret, SECRET_NAME, tenantSecretNames } f
 import { createStatus, createTransition, deleteStatus, deleteTransition, getStatus, listStatuses, listTransitions, updateStatus } from '../../../platform/projects/statuses';
 import { field, type FormBody } from '../form-body';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
-import { CsrfField, Field, describedBy } from '../layout';
+import { CsrfField, Field, Table, describedBy } from '../layout';
 import { tenantOf } from './context';
 
 export const statusesRoutes = new Hono<AdminEnv>();
@@ -80,41 +80,27 @@ async function statusesPage(c: AdminContextOf, form: { status?: FormBody; status
         <>
           <h1>Project statuses</h1>
           <p class="lead">The steps a project goes through in your shop, and the transitions the storefronts and this panel may apply. One status is initial (new projects start there); final ones end the project.</p>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Statuses</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Colour</th>
-                  <th scope="col">Code</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Marks</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {statuses.items.map((x) => (
-                  <tr>
-                    <td>
-                      <Swatch color={x.color} />
-                    </td>
-                    <td>{x.code}</td>
-                    <td>{x.displayName}</td>
-                    <td>
-                      {x.isInitial && <span class="badge ok">Initial</span>} {x.isFinal && <span class="badge">Final</span>}
-                    </td>
-                    <td>
-                      <div class="actions" style="margin-top:0">
-                        {!x.isInitial && <PostButton action={`/admin/statuses/${x.id}/initial`} csrf={csrf} label={`Make "${x.displayName}" initial`} />}
-                        <PostButton action={`/admin/statuses/${x.id}/final`} csrf={csrf} label={x.isFinal ? `Unmark "${x.displayName}" final` : `Mark "${x.displayName}" final`} />
-                        <PostButton action={`/admin/statuses/${x.id}/delete`} csrf={csrf} label={`Delete "${x.displayName}"`} kind="danger" />
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Statuses" columns={['Colour', 'Code', 'Name', 'Marks', 'Actions']}>
+            {statuses.items.map((x) => (
+              <tr>
+                <td>
+                  <Swatch color={x.color} />
+                </td>
+                <td>{x.code}</td>
+                <td>{x.displayName}</td>
+                <td>
+                  {x.isInitial && <span class="badge ok">Initial</span>} {x.isFinal && <span class="badge">Final</span>}
+                </td>
+                <td>
+                  <div class="actions" style="margin-top:0">
+                    {!x.isInitial && <PostButton action={`/admin/statuses/${x.id}/initial`} csrf={csrf} label={`Make "${x.displayName}" initial`} />}
+                    <PostButton action={`/admin/statuses/${x.id}/final`} csrf={csrf} label={x.isFinal ? `Unmark "${x.displayName}" final` : `Mark "${x.displayName}" final`} />
+                    <PostButton action={`/admin/statuses/${x.id}/delete`} csrf={csrf} label={`Delete "${x.displayName}"`} kind="danger" />
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </Table>
           <form method="post" action="/admin/statuses" class="card" aria-labelledby="new-status-h" novalidate>
             <h2 id="new-status-h">Add a status</h2>
             <CsrfField token={csrf} />
@@ -132,33 +118,20 @@ async function statusesPage(c: AdminContextOf, form: { status?: FormBody; status
           </form>
 
           <h2>Transitions</h2>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Transitions</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Button</th>
-                  <th scope="col">From → to</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {transitions.items.map((x) => (
-                  <tr>
-                    <td>
-                      <code>{x.name}</code>
-                    </td>
-                    <td>{x.displayName}</td>
-                    <td>{`${name(x.startStatus)} → ${name(x.resultStatus)}`}</td>
-                    <td>
-                      <PostButton action={`/admin/statuses/transitions/${x.id}/delete`} csrf={csrf} label={`Delete "${x.name}"`} kind="danger" />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table caption="Transitions" columns={['Name', 'Button', 'From → to', 'Actions']}>
+            {transitions.items.map((x) => (
+              <tr>
+                <td>
+                  <code>{x.name}</code>
+                </td>
+                <td>{x.displayName}</td>
+                <td>{`${name(x.startStatus)} → ${name(x.resultStatus)}`}</td>
+                <td>
+                  <PostButton action={`/admin/statuses/transitions/${x.id}/delete`} csrf={csrf} label={`Delete "${x.name}"`} kind="danger" />
+                </td>
+              </tr>
+            ))}
+          </Table>
           <form method="post" action="/admin/statuses/transitions" class="card" aria-labelledby="new-transition-h" novalidate>
             <h2 id="new-transition-h">Add a transition</h2>
             <CsrfField token={csrf} />
@@ -278,31 +251,19 @@ async function secretsPage(c: AdminContextOf, form: { body?: FormBody; errors?: 
           {names.length === 0 ? (
             <p class="muted">No secrets yet.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption class="sr-only">Secrets</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Value</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {names.map((n) => (
-                    <tr>
-                      <td>
-                        <code>{n}</code>
-                      </td>
-                      <td class="muted">hidden</td>
-                      <td>
-                        <PostButton action={`/admin/secrets/${encodeURIComponent(n)}/delete`} csrf={csrf} label={`Delete ${n}`} kind="danger" />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table caption="Secrets" columns={['Name', 'Value', 'Actions']}>
+              {names.map((n) => (
+                <tr>
+                  <td>
+                    <code>{n}</code>
+                  </td>
+                  <td class="muted">hidden</td>
+                  <td>
+                    <PostButton action={`/admin/secrets/${encodeURIComponent(n)}/delete`} csrf={csrf} label={`Delete ${n}`} kind="danger" />
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
           <form method="post" action="/admin/secrets" class="card" aria-labelledby="set-secret-h" novalidate>
             <h2 id="set-secret-h">Set a secret</h2>

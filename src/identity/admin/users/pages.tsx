@@ -1,6 +1,6 @@
 // Settings > Users: list, create, and one user's page (reset password, disable, enable).
 import { PASSWORD_MIN_LENGTH } from '../../passwords';
-import { Age, CsrfField, Field, age, dateTime, describedBy } from '../layout';
+import { Age, CsrfField, Field, Table, age, dateTime, describedBy } from '../layout';
 import type { UserDraft, UserErrors } from './user-form';
 import type { UserRow } from './store';
 
@@ -32,42 +32,24 @@ export function UsersList({ users, selfId }: { users: UserRow[]; selfId: string 
           <p class="muted">Add the people who sign in through your apps.</p>
         </div>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Users</caption>
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col" class="opt">
-                  Name
-                </th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="opt">
-                  Created
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr>
-                  <td>
-                    <a href={userPath(u.id)}>{u.email}</a>
-                    {u.id === selfId && <span class="small muted"> (you)</span>}
-                  </td>
-                  <td class="opt">{u.name || <span class="muted">—</span>}</td>
-                  <td>{u.role === 'admin' ? 'Admin' : 'User'}</td>
-                  <td>
-                    <Status user={u} />
-                  </td>
-                  <td class="opt">
-                    <Age at={u.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table caption="Users" columns={['E-mail', { label: 'Name', opt: true }, 'Role', 'Status', { label: 'Created', opt: true }]}>
+          {users.map((u) => (
+            <tr>
+              <td>
+                <a href={userPath(u.id)}>{u.email}</a>
+                {u.id === selfId && <span class="small muted"> (you)</span>}
+              </td>
+              <td class="opt">{u.name || <span class="muted">—</span>}</td>
+              <td>{u.role === 'admin' ? 'Admin' : 'User'}</td>
+              <td>
+                <Status user={u} />
+              </td>
+              <td class="opt">
+                <Age at={u.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </>
   );
