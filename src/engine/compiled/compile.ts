@@ -3,7 +3,8 @@ import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
 import { LayerRenderError, renderTemplate, type BackdropStore } from '../composite/render';
 import { intersectRect } from '../composite/surface';
-import { channelRows } from '../psd/channels';
+import { channelRows, layerColorRows } from '../psd/channels';
+import { documentMode, refuseModeFeatures } from '../psd/color-modes';
 import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
@@ -53,6 +54,8 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   );
   // Before anything is written: what would be drawn wrong is refused, not drawn.
   refuseUnmodelled(layers, new Map(visited.map(([layer, node]) => [node, layer])));
+  const { mode, depth } = documentMode(doc);
+  refuseModeFeatures(mode, layers);
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];
@@ -101,7 +104,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
       layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, (k, b, d) =>
         put(pixelKey(hash, id, k, b), d),
-      ));
+      mode, depth));
     }
 
     const compiled: CompiledTemplate = {
@@ -129,7 +132,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     delete doc.rawCompositeData;
     if (merged && merged.length > 2 && doc.width * doc.height <= MAX_STORED_COMPOSITE) {
       const large = psd[5] === 2;
-      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha);
+      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha, mode, depth);
       await put(compositeKey(hash), composite);
       compiled.compositeKey = compositeKey(hash);
     }
@@ -225,9 +228,11 @@ async function flatLayer(
   hasAlpha: boolean,
   levels: number,
   write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+  mode?: number,
+  depth?: number,
 ): Promise<LayerNode> {
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
-  const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha);
+  const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth);
   const writer = new PyramidWriter(bounds, levels, 4, 0, write);
   for (let y = 0; y < doc.height; y++) await writer.push(y, rows.next());
   await writer.finish();
@@ -265,19 +270,19 @@ async function writeLayerPyramid(
   if (!crop) return null;
   const width = bounds.right - bounds.left;
   const height = bounds.bottom - bounds.top;
-  const ids = channels === 4 ? [0, 1, 2, -1] : [maskChannel];
   if (channels === 1 && !raw.channels.some((c) => c.id === maskChannel && c.data?.length)) return null;
-  // Rows are read from the canvas's top edge on, not the layer's (which may lie far above it).
-  const readers = ids.map((id) =>
-    channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : fill, crop.top - bounds.top),
-  );
+  // Rows are read from the canvas's top edge on, not the layer's (which may lie far above it);
+  // colour rows come as 8-bit R, G, B, A whatever the document's mode and depth.
+  const first = crop.top - bounds.top;
+  const mask = channels === 1 && channelRows(raw.channels.find((c) => c.id === maskChannel), width, height, raw.large, fill, first, raw.bitsPerChannel ?? 8);
+  const reader = mask ? { next: () => [mask.next()], finish: () => mask.finish() } : layerColorRows(raw, raw.colorMode ?? 3, width, height, first);
   const cw = crop.right - crop.left;
   const off = crop.left - bounds.left;
   const row = new Uint8Array(cw * channels);
   const writer = new PyramidWriter(crop, levels, channels, fill, write);
   let visible = channels === 1;
   for (let y = crop.top; y < crop.bottom; y++) {
-    const rows = readers.map((r) => r.next());
+    const rows = reader.next();
     if (channels === 1) row.set(rows[0].subarray(off, off + cw));
     else {
       const [r, g, b, a] = rows;
@@ -292,7 +297,7 @@ async function writeLayerPyramid(
     await writer.push(y, row);
   }
   // Each channel, one after the other, must end where its rectangle does (ZIP bombs).
-  for (const r of readers) r.finish();
+  reader.finish();
   await writer.finish();
   return visible ? crop : null;
 }

@@ -1,6 +1,7 @@
 import type { LayerRawData, LayerRawDataChannel } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { unpackBits } from './composite';
+import { ColorMode, colorChannels, narrow16, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
 /**
@@ -19,8 +20,10 @@ export interface ChannelRows {
 }
 
 /**
- * A reader over `channel`'s rows `first`, `first + 1`, … of a `width` × `height` rectangle.
- * Rows before `first` are skipped without decoding where the compression allows (raw, RLE).
+ * A reader over `channel`'s rows `first`, `first + 1`, … of a `width` × `height` rectangle, as
+ * 8-bit samples whatever the document's `depth` (8 or 16: 16-bit rows are decoded at their
+ * width in bytes, then narrowed). Rows before `first` are skipped without decoding where the
+ * compression allows (raw, RLE).
  */
 export function channelRows(
   channel: LayerRawDataChannel | undefined,
@@ -29,6 +32,7 @@ export function channelRows(
   large: boolean,
   fill = 0,
   first = 0,
+  depth = 8,
 ): ChannelRows {
   const row = new Uint8Array(width);
   const data = channel?.data;
@@ -36,15 +40,24 @@ export function channelRows(
     row.fill(fill);
     return { next: () => row, finish() {} };
   }
+  if (depth !== 8 && depth !== 16) throw unprocessable(`Bit depth ${depth} is not supported.`);
+  const wide = depth === 16;
+  const bytes = wide ? width * 2 : width;
+  // 16-bit rows are decoded here, then narrowed into `row`.
+  const buf = wide ? new Uint8Array(bytes) : row;
+  const narrow = () => {
+    if (wide) for (let x = 0; x < width; x++) row[x] = narrow16((buf[2 * x] << 8) | buf[2 * x + 1]);
+    return row;
+  };
   let y = first;
   switch (channel.compression) {
     case 0: {
       return {
         next() {
-          const s = y++ * width;
-          row.fill(0);
-          if (s < data.length) row.set(data.subarray(s, Math.min(s + width, data.length)));
-          return row;
+          const s = y++ * bytes;
+          buf.fill(0);
+          if (s < data.length) buf.set(data.subarray(s, Math.min(s + bytes, data.length)));
+          return narrow();
         },
         finish() {},
       };
@@ -58,9 +71,9 @@ export function channelRows(
       return {
         next() {
           const n = length(y++);
-          unpackBits(data, at, n, row);
+          unpackBits(data, at, n, buf);
           at += n;
-          return row;
+          return narrow();
         },
         finish() {},
       };
@@ -71,16 +84,24 @@ export function channelRows(
       const predicted = channel.compression === 3;
       y = 0; // deflate cannot seek: rows before `first` are inflated and dropped
       const read = () => {
-        const n = zip(() => inflater.read(row));
-        row.fill(0, n); // a short stream leaves the rest of the rectangle empty
+        const n = zip(() => inflater.read(buf));
+        buf.fill(0, n); // a short stream leaves the rest of the rectangle empty
         y++;
       };
       for (let r = 0; r < first; r++) read();
       return {
         next() {
           read();
-          if (predicted) for (let x = 1; x < width; x++) row[x] = (row[x] + row[x - 1]) & 255;
-          return row;
+          if (predicted && wide) {
+            // Prediction at 16 bits: each big-endian word is the delta from the one before.
+            let prev = (buf[0] << 8) | buf[1];
+            for (let x = 1; x < width; x++) {
+              prev = (prev + ((buf[2 * x] << 8) | buf[2 * x + 1])) & 0xffff;
+              buf[2 * x] = prev >> 8;
+              buf[2 * x + 1] = prev & 255;
+            }
+          } else if (predicted) for (let x = 1; x < width; x++) row[x] = (row[x] + row[x - 1]) & 255;
+          return narrow();
         },
         finish() {
           while (y < height) read();
@@ -108,21 +129,53 @@ function zip<T>(f: () => T): T {
 }
 
 /**
+ * A layer's colour rows as R, G, B and transparency rows (8-bit; each the same buffer every
+ * call), from its compressed channels in whatever mode and depth the document has. Rows
+ * `first`, `first + 1`, … of its `width` × `height` rectangle.
+ */
+export function layerColorRows(raw: LayerRawData, mode: number, width: number, height: number, first: number) {
+  const depth = raw.bitsPerChannel ?? 8;
+  const ids = [...Array(colorChannels(mode)).keys(), -1];
+  const readers = ids.map((id) =>
+    channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : mode === ColorMode.CMYK ? 255 : 0, first, depth),
+  );
+  if (mode === ColorMode.RGB) return { next: () => readers.map((r) => r.next()), finish: () => readers.forEach((r) => r.finish()) };
+  const rgba = new Uint8Array(width * 4);
+  const out = [new Uint8Array(width), new Uint8Array(width), new Uint8Array(width)];
+  return {
+    next(): Uint8Array[] {
+      const rows = readers.map((r) => r.next());
+      const alpha = rows.pop()!;
+      if (mode !== ColorMode.CMYK) return [rows[0], rows[0], rows[0], alpha];
+      toRgbaRow(mode, rows, null, rgba);
+      for (let x = 0, o = 0; x < width; x++, o += 4) {
+        out[0][x] = rgba[o];
+        out[1][x] = rgba[o + 1];
+        out[2][x] = rgba[o + 2];
+      }
+      return [...out, alpha];
+    },
+    finish: () => readers.forEach((r) => r.finish()),
+  };
+}
+
+/**
  * A layer's own pixels as straight RGBA (its rectangle, `width` × `height`), read row by row from
- * its compressed channels: red, green, blue, and alpha (opaque when the layer has none).
+ * its compressed channels in the document's mode and depth, with alpha (opaque when the layer
+ * has none).
  */
 export function layerRgba(raw: LayerRawData, width: number, height: number): Uint8ClampedArray {
   const data = new Uint8ClampedArray(width * height * 4);
-  const readers = [0, 1, 2, -1].map((id) => channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : 0));
+  const rows = layerColorRows(raw, raw.colorMode ?? ColorMode.RGB, width, height, 0);
   for (let y = 0; y < height; y++) {
-    const [r, g, b, a] = readers.map((reader) => reader.next());
+    const [r, g, b, a] = rows.next();
     for (let x = 0, o = y * width * 4; x < width; x++, o += 4) {
-      data[o] = r![x]!;
-      data[o + 1] = g![x]!;
-      data[o + 2] = b![x]!;
-      data[o + 3] = a![x]!;
+      data[o] = r[x];
+      data[o + 1] = g[x];
+      data[o + 2] = b[x];
+      data[o + 3] = a[x];
     }
   }
-  for (const reader of readers) reader.finish();
+  rows.finish();
   return data;
 }

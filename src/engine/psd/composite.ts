@@ -1,9 +1,11 @@
 import { unprocessable } from '../errors';
+import { ColorMode, colorChannels, narrow16, toRgbaRow } from './color-modes';
 
 /**
  * Decodes Photoshop's merged composite (the image-data section) into RGBA. The first extra
  * channel becomes alpha when the document is transparent; RGB is left as Photoshop stores it
  * (matted over white). ag-psd's raw-data path reads PSB row counts as 16-bit, so we decode here.
+ * Other modes and 16 bits are converted as layers are (see ./color-modes.ts).
  */
 export function decodeComposite(
   section: Uint8Array,
@@ -12,9 +14,11 @@ export function decodeComposite(
   channels: number,
   large: boolean,
   hasAlpha: boolean,
+  mode: number = ColorMode.RGB,
+  depth = 8,
 ): Uint8Array {
   const out = new Uint8Array(width * height * 4);
-  const rows = compositeRows(section, width, height, channels, large, hasAlpha);
+  const rows = compositeRows(section, width, height, channels, large, hasAlpha, mode, depth);
   for (let y = 0; y < height; y++) out.set(rows.next(), y * width * 4);
   return out;
 }
@@ -30,11 +34,15 @@ export function compositeRows(
   channels: number,
   large: boolean,
   hasAlpha: boolean,
+  mode: number = ColorMode.RGB,
+  depth = 8,
 ): { next(): Uint8Array } {
   const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
   const compression = view.getUint16(0);
   if (compression !== 0 && compression !== 1) throw unprocessable(`Composite compression ${compression} is not supported.`);
-  const planes = Math.min(channels, hasAlpha ? 4 : 3);
+  const colors = colorChannels(mode);
+  const planes = Math.min(channels, hasAlpha ? colors + 1 : colors);
+  const bytes = depth === 16 ? width * 2 : width;
   const countSize = large ? 4 : 2;
   const rowLength = (c: number, y: number) =>
     large ? view.getUint32(2 + (c * height + y) * 4) : view.getUint16(2 + (c * height + y) * 2);
@@ -43,26 +51,31 @@ export function compositeRows(
   let offset = compression === 0 ? 2 : 2 + channels * height * countSize;
   for (let c = 0; c < planes; c++) {
     at.push(offset);
-    if (compression === 0) offset += width * height;
+    if (compression === 0) offset += bytes * height;
     else for (let y = 0; y < height; y++) offset += rowLength(c, y);
   }
   const rgba = new Uint8Array(width * 4);
-  const row = new Uint8Array(width);
+  const wide = new Uint8Array(bytes);
+  // One 8-bit row per plane; a plane the file lacks stays empty (255: no ink in CMYK).
+  const rows = Array.from({ length: colors + 1 }, (_, c) => new Uint8Array(width).fill(mode === ColorMode.CMYK && c < colors ? 255 : 0));
   let y = 0;
   return {
     next() {
-      if (!hasAlpha) for (let x = 3; x < rgba.length; x += 4) rgba[x] = 255;
       for (let c = 0; c < planes; c++) {
         if (compression === 0) {
-          row.set(section.subarray(at[c], at[c] + width));
-          at[c] += width;
+          wide.fill(0);
+          wide.set(section.subarray(at[c], at[c] + bytes));
+          at[c] += bytes;
         } else {
           const length = rowLength(c, y);
-          unpackBits(section, at[c], length, row);
+          unpackBits(section, at[c], length, wide);
           at[c] += length;
         }
-        for (let x = 0, o = c; x < width; x++, o += 4) rgba[o] = row[x];
+        const row = rows[c];
+        if (depth === 16) for (let x = 0; x < width; x++) row[x] = narrow16((wide[2 * x] << 8) | wide[2 * x + 1]);
+        else row.set(wide);
       }
+      toRgbaRow(mode, rows.slice(0, colors), hasAlpha && planes > colors ? rows[colors] : null, rgba);
       y++;
       return rgba;
     },

@@ -1,5 +1,6 @@
 import { initializeCanvas, readPsd, type Psd } from 'ag-psd';
 import { unprocessable } from '../errors';
+import { ColorMode, normaliseColors, refuseUnsupportedMode } from './color-modes';
 
 /** Limits from the rendering contract. */
 export const MAX_SIDE = 10_000;
@@ -15,8 +16,6 @@ export const MAX_LAYER_SIDE = 30_000;
 export const MAX_LAYER_PIXELS = 50_000_000;
 /** What ag-psd may allocate while parsing (patterns are decoded there); the rest stays compressed. */
 const PARSE_MEMORY = 64 * 1024 * 1024;
-
-const COLOR_MODES = ['Bitmap', 'Grayscale', 'Indexed', 'RGB', 'CMYK', '', '', 'Multichannel', 'Duotone', 'Lab'];
 
 let canvasReady = false;
 /** Workers have no canvas: ag-psd gets plain ImageData-like objects (read with useImageData). */
@@ -59,17 +58,7 @@ export function readHeader(bytes: Uint8Array): PsdHeader {
     depth: view.getUint16(22),
     colorMode: view.getUint16(24),
   };
-  if (header.colorMode !== 3) {
-    const mode = COLOR_MODES[header.colorMode] || `mode ${header.colorMode}`;
-    throw unprocessable(`Colour mode ${mode} is not supported; only 8-bit RGB templates can be rendered.`, [
-      { path: 'colorMode', reason: mode },
-    ]);
-  }
-  if (header.depth !== 8) {
-    throw unprocessable(`Bit depth ${header.depth} is not supported; only 8-bit RGB templates can be rendered.`, [
-      { path: 'bitsPerChannel', reason: String(header.depth) },
-    ]);
-  }
+  refuseUnsupportedMode(header.colorMode, header.depth);
   if (header.width < 1 || header.height < 1 || header.width > MAX_SIDE || header.height > MAX_SIDE) {
     throw unprocessable(
       `Template size ${header.width}x${header.height} is outside the limit of 1..${MAX_SIDE} px a side.`,
@@ -84,9 +73,14 @@ export function readHeader(bytes: Uint8Array): PsdHeader {
  * `rawCompositeData`: views into `bytes`), to be decoded one layer at a time by the compiler.
  */
 export function parsePsd(bytes: Uint8Array): Psd {
-  readHeader(bytes);
+  const header = readHeader(bytes);
   ensureCanvas();
   let psd: Psd;
+  // ag-psd refuses CMYK and Duotone outright, though with raw data nothing it reads depends on
+  // the mode: it is shown RGB (CMYK) or Grayscale (Duotone) for the parse, and the header is
+  // restored before anyone else reads the bytes.
+  const shown = header.colorMode === ColorMode.CMYK ? ColorMode.RGB : header.colorMode === ColorMode.Duotone ? ColorMode.Grayscale : header.colorMode;
+  if (shown !== header.colorMode) bytes[25] = shown;
   try {
     psd = readPsd(bytes, {
       useRawData: true,
@@ -112,7 +106,12 @@ export function parsePsd(bytes: Uint8Array): Psd {
       ]);
     }
     throw unprocessable(`The PSD could not be read: ${message}`);
+  } finally {
+    bytes[25] = header.colorMode;
   }
+  setMode(psd.children ?? [], header.colorMode);
+  Object.assign(psd, { colorMode: header.colorMode, bitsPerChannel: header.depth });
+  if (header.colorMode !== ColorMode.RGB) normaliseColors(psd.children ?? []);
   const count = countLayers(psd.children ?? []);
   if (count > MAX_LAYERS) {
     throw unprocessable(`The template has ${count} layers; the limit is ${MAX_LAYERS}.`, [
@@ -158,4 +157,12 @@ function countLayers(layers: NonNullable<Psd['children']>): number {
   let n = 0;
   for (const l of layers) n += 1 + countLayers(l.children ?? []);
   return n;
+}
+
+/** Each layer's raw data names the document's real mode (see parsePsd). */
+function setMode(layers: NonNullable<Psd['children']>, mode: number): void {
+  for (const l of layers) {
+    if (l.rawData) Object.assign(l.rawData, { colorMode: mode });
+    setMode(l.children ?? [], mode);
+  }
 }

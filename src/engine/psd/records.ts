@@ -1,3 +1,5 @@
+import { findLayerInfo } from './layer-section';
+
 /** What ag-psd drops from one layer record (see readLayerRecords). */
 export interface RecordExtras {
   /** 'brst': restricted channel indices (0 R, 1 G, 2 B), when there are any. */
@@ -27,17 +29,13 @@ const LARGE_KEYS = new Set(['LMsk', 'Lr16', 'Lr32', 'Layr', 'Mt16', 'Mt32', 'Mtr
 export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefined> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const large = view.getUint16(4) === 2;
-  const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
   const sig = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
   const out: Array<RecordExtras | undefined> = [];
   try {
-    let at = 26;
-    at += 4 + view.getUint32(at); // colour mode data
-    at += 4 + view.getUint32(at); // image resources
-    if (u(at) === 0) return out;
-    at += large ? 8 : 4; // layer and mask info length
-    if (u(at) === 0) return out;
-    at += large ? 8 : 4; // layer info length
+    // The layer info, in the layer and mask section or (16 and 32 bits) in its 'Lr16'/'Lr32' block.
+    const start = findLayerInfo(bytes);
+    if (start === undefined) return out;
+    let at = start;
     const count = Math.abs(view.getInt16(at));
     at += 2;
     for (let i = 0; i < count; i++) {

@@ -1,3 +1,5 @@
+import { findLayerInfo } from './layer-section';
+
 /**
  * The few image resources ag-psd does not hand us: the ICC profile (1039) and the resolution
  * (1005, read here too so compile needs one pass). Walks the image-resources section directly.
@@ -15,13 +17,11 @@ export interface ImageResourceInfo {
 export function readImageResources(bytes: Uint8Array): ImageResourceInfo {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: ImageResourceInfo = { mergedAlpha: false };
-  const large = view.getUint16(4) === 2;
   let at = 26;
   at += 4 + view.getUint32(at); // colour mode data
   const length = view.getUint32(at);
   at += 4;
   const end = Math.min(at + length, bytes.length);
-  const layerSection = at + length;
   while (at + 12 <= end) {
     if (view.getUint32(at) !== 0x3842494d) break; // '8BIM'
     const id = view.getUint16(at + 4);
@@ -43,9 +43,8 @@ export function readImageResources(bytes: Uint8Array): ImageResourceInfo {
     }
     at += (size + 1) & ~1;
   }
-  // Layer and mask info: section length, layer info length, then the signed layer count.
-  const countAt = layerSection + (large ? 16 : 8);
-  const sectionLength = layerSection + 8 <= bytes.length ? view.getUint32(layerSection + (large ? 4 : 0)) : 0;
-  if (sectionLength > 0 && countAt + 2 <= bytes.length) out.mergedAlpha = view.getInt16(countAt) < 0;
+  // The signed layer count that opens the layer info (in 'Lr16'/'Lr32' at 16 and 32 bits).
+  const countAt = findLayerInfo(bytes);
+  if (countAt !== undefined && countAt + 2 <= bytes.length) out.mergedAlpha = view.getInt16(countAt) < 0;
   return out;
 }

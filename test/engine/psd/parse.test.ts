@@ -26,16 +26,16 @@ async function refusal(p: Promise<unknown> | (() => unknown)): Promise<ApiError>
 }
 
 describe('PSD intake', () => {
-  it('refuses a CMYK template with 422 naming the colour mode', async () => {
-    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(24, 4));
+  it('refuses a Lab template with 422 naming the colour mode', async () => {
+    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(24, 9));
     const e = await refusal(() => readHeader(bytes));
-    expect(e.message).toMatch(/CMYK/);
+    expect(e.message).toMatch(/Lab/);
   });
 
-  it('refuses a 16-bit template with 422 naming the bit depth', async () => {
-    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(22, 16));
+  it('refuses a 32-bit template with 422 naming the bit depth', async () => {
+    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(22, 32));
     const e = await refusal(compileTemplate(env.FILES, bytes));
-    expect(e.message).toMatch(/16/);
+    expect(e.message).toMatch(/32/);
   });
 
   it('refuses templates over 10,000 px a side', async () => {

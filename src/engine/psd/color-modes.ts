@@ -1,0 +1,150 @@
+import type { Layer, Psd } from 'ag-psd';
+import { unprocessable } from '../errors';
+import type { LayerNode } from '../types';
+
+/**
+ * Colour modes and bit depths other than 8-bit RGB. The compiled form stays 8-bit RGBA, so the
+ * compositor never sees them: samples are narrowed to 8 bits and converted to RGB as each row
+ * is decoded (at compile), one row at a time.
+ *
+ * - 16 bit: Photoshop's 16-bit mode stores 0..65535; converting a document to 8 bits gives
+ *   round(v × 255 / 65535), which is what we do per sample.
+ * - Grayscale (1) and Duotone (8): one colour channel, expanded to R = G = B. Duotone's inks
+ *   (its colour mode data) are not applied: it renders as its grey channel.
+ * - CMYK (4): channels are stored inverted (255 = no ink). RGB by the plain formula that Pillow
+ *   and psd-tools use, R = 255 (1 − C)(1 − K) …, i.e. R = c̄ k̄ / 255 on the stored values; no ICC.
+ *   Layers are converted before they are blended, whereas Photoshop blends in CMYK: exact for
+ *   Normal at full opacity and for Multiply (the formula is a product), approximate otherwise.
+ */
+export const ColorMode = { Bitmap: 0, Grayscale: 1, Indexed: 2, RGB: 3, CMYK: 4, Multichannel: 7, Duotone: 8, Lab: 9 } as const;
+
+const NAMES = ['Bitmap', 'Grayscale', 'Indexed', 'RGB', 'CMYK', '', '', 'Multichannel', 'Duotone', 'Lab'];
+export const colorModeName = (mode: number) => NAMES[mode] || `mode ${mode}`;
+
+/** What we render: RGB, Grayscale, Duotone and CMYK, each at 8 or 16 bits a channel. */
+export function refuseUnsupportedMode(mode: number, depth: number): void {
+  if (mode !== ColorMode.RGB && mode !== ColorMode.Grayscale && mode !== ColorMode.Duotone && mode !== ColorMode.CMYK) {
+    const name = colorModeName(mode);
+    throw unprocessable(
+      `Colour mode ${name} is not supported; templates can be RGB, Grayscale, Duotone or CMYK (8 or 16 bits a channel).`,
+      [{ path: 'colorMode', reason: name }],
+    );
+  }
+  if (depth !== 8 && depth !== 16) {
+    throw unprocessable(
+      `Bit depth ${depth} is not supported; templates can have 8 or 16 bits a channel (a ${depth}-bit document must be converted in Photoshop first).`,
+      [{ path: 'bitsPerChannel', reason: String(depth) }],
+    );
+  }
+}
+
+/** How many colour channels a mode stores (before any transparency or extra channels). */
+export const colorChannels = (mode: number) => (mode === ColorMode.CMYK ? 4 : mode === ColorMode.RGB ? 3 : 1);
+
+/** 16-bit sample (0..65535) to 8 bits as Photoshop converts a document: round(v × 255 / 65535). */
+export const narrow16 = (v: number) => ((v * 255 + 32767) / 65535) | 0;
+
+/**
+ * Writes one RGBA row from the mode's colour planes (8-bit each) and an alpha row (or null:
+ * opaque). `planes` has colorChannels(mode) rows.
+ */
+export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array | null, out: Uint8Array, from = 0, width = out.length >> 2): void {
+  if (mode === ColorMode.RGB) {
+    const [r, g, b] = planes;
+    for (let x = 0, o = 0; x < width; x++, o += 4) {
+      out[o] = r[from + x];
+      out[o + 1] = g[from + x];
+      out[o + 2] = b[from + x];
+      out[o + 3] = alpha ? alpha[from + x] : 255;
+    }
+  } else if (mode === ColorMode.CMYK) {
+    const [c, m, y, k] = planes;
+    for (let x = 0, o = 0; x < width; x++, o += 4) {
+      const kk = k[from + x];
+      out[o] = div255(c[from + x] * kk);
+      out[o + 1] = div255(m[from + x] * kk);
+      out[o + 2] = div255(y[from + x] * kk);
+      out[o + 3] = alpha ? alpha[from + x] : 255;
+    }
+  } else {
+    const [v] = planes;
+    for (let x = 0, o = 0; x < width; x++, o += 4) {
+      out[o] = out[o + 1] = out[o + 2] = v[from + x];
+      out[o + 3] = alpha ? alpha[from + x] : 255;
+    }
+  }
+}
+
+/** round(v / 255) for 0 ≤ v ≤ 255². */
+const div255 = (v: number) => ((v + 127) / 255) | 0;
+
+/**
+ * Colours in a Grayscale, Duotone or CMYK document's layers (effects, fills, gradients, text)
+ * come from ag-psd as grey `{ k }` or `{ c, m, y, k }`: ink percentages in descriptors, ink
+ * fractions × 255 in text engine data. The compositor reads RGB, so they are converted in place
+ * (grey: 255 × (1 − k); CMYK: the formula above). Pixel data (`rawData`) is left alone.
+ */
+export function normaliseColors(layers: Layer[]): void {
+  for (const layer of layers) walk(layer, 100, 0);
+}
+
+function walk(value: unknown, scale: number, depth: number): unknown {
+  if (depth > 64 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = walk(value[i], scale, depth + 1);
+    return value;
+  }
+  const o = value as Record<string, unknown>;
+  const rgb = asRgb(o, scale);
+  if (rgb) return rgb;
+  for (const key of Object.keys(o)) {
+    if (key === 'rawData' || key === 'imageData' || key === 'canvas') continue;
+    o[key] = walk(o[key], key === 'text' ? 255 : scale, depth + 1);
+  }
+  return o;
+}
+
+function asRgb(o: Record<string, unknown>, scale: number): { r: number; g: number; b: number } | undefined {
+  const keys = Object.keys(o).sort().join();
+  const ink = (k: string) => Math.max(0, Math.min(1, (o[k] as number) / scale));
+  if (keys === 'k' && typeof o.k === 'number') {
+    const v = 255 * (1 - ink('k'));
+    return { r: v, g: v, b: v };
+  }
+  if (keys === 'c,k,m,y' && typeof o.c === 'number') {
+    const k = 1 - ink('k');
+    return { r: 255 * (1 - ink('c')) * k, g: 255 * (1 - ink('m')) * k, b: 255 * (1 - ink('y')) * k };
+  }
+  return undefined;
+}
+
+/**
+ * Adjustment layers act on the document's own channels: in CMYK on inverted ink, per C, M, Y
+ * and K, which RGB arithmetic after conversion cannot reproduce. A CMYK template with a visible
+ * one is refused. (In Grayscale they act on the one grey channel, which R = G = B reproduces.)
+ */
+export function refuseModeFeatures(mode: number, layers: LayerNode[]): void {
+  if (mode !== ColorMode.CMYK) return;
+  const find = (nodes: LayerNode[], parent: string): string | undefined => {
+    for (const n of nodes) {
+      if (!n.visible) continue;
+      const path = parent ? `${parent}/${n.name}` : n.name;
+      if (n.adjustment) return path;
+      const inner = n.children && find(n.children, path);
+      if (inner) return inner;
+    }
+    return undefined;
+  };
+  const path = find(layers, '');
+  if (path !== undefined) {
+    throw unprocessable(
+      `Layer "${path}" is an adjustment layer in a CMYK document; Photoshop applies it to the C, M, Y and K channels, which the renderer does not model. Convert the document to RGB.`,
+      [{ path: `layers.${path}`, reason: 'adjustment layer in CMYK' }],
+    );
+  }
+}
+
+/** The real mode and depth, which parsePsd keeps on the document (ag-psd may have read another). */
+export function documentMode(doc: Psd): { mode: number; depth: number } {
+  return { mode: doc.colorMode ?? ColorMode.RGB, depth: doc.bitsPerChannel ?? 8 };
+}

@@ -1,0 +1,223 @@
+import type { LayerRawDataChannel } from 'ag-psd';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, loadStoredComposite, readHeader, renderTemplate } from '../../../src/engine';
+import { Unprocessable } from '../../../src/engine/errors';
+import { channelRows, layerRgba } from '../../../src/engine/psd/channels';
+import { narrow16, normaliseColors, refuseModeFeatures, toRgbaRow } from '../../../src/engine/psd/color-modes';
+import { decodeComposite } from '../../../src/engine/psd/composite';
+import { parsePsd } from '../../../src/engine/psd/parse';
+import { readLayerRecords } from '../../../src/engine/psd/records';
+import { readImageResources } from '../../../src/engine/psd/resources';
+import type { LayerNode } from '../../../src/engine/types';
+import { fixtureServer, psdFixture } from '../../helpers/fixtures';
+
+/**
+ * 16-bit and non-RGB documents are converted to 8-bit RGB as their rows are decoded; the made
+ * files (test/fixtures/psd-made/make-m.mjs) are rendered against their merged images by
+ * fidelity.test.ts. Here: the sample arithmetic, each compression at 16 bits, the conversions,
+ * and the 422s for what stays refused.
+ */
+async function made(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
+  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Big-endian 16-bit words. */
+const words = (values: number[]) => {
+  const b = new Uint8Array(values.length * 2);
+  values.forEach((v, i) => {
+    b[2 * i] = v >> 8;
+    b[2 * i + 1] = v & 255;
+  });
+  return b;
+};
+
+function rows(channel: LayerRawDataChannel, width: number, height: number, first = 0): number[][] {
+  const reader = channelRows(channel, width, height, false, 0, first, 16);
+  const out: number[][] = [];
+  for (let y = first; y < height; y++) out.push([...reader.next()]);
+  reader.finish();
+  return out;
+}
+
+async function refusal(f: () => unknown): Promise<Unprocessable> {
+  try {
+    await f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(Unprocessable);
+    return e as Unprocessable;
+  }
+  throw new Error('expected a 422 refusal');
+}
+
+describe('16-bit samples', () => {
+  it('narrow to 8 bits as round(v × 255 / 65535), for every value', () => {
+    for (let v = 0; v <= 65535; v++) {
+      if (narrow16(v) !== Math.round((v * 255) / 65535)) throw new Error(`narrow16(${v}) = ${narrow16(v)}`);
+    }
+    expect([narrow16(0), narrow16(128), narrow16(129), narrow16(32768), narrow16(65535)]).toEqual([0, 0, 1, 128, 255]);
+  });
+
+  // Two rows of four samples: values chosen on both sides of 8-bit rounding steps.
+  const values = [
+    [0, 128, 129, 65535],
+    [32768, 32896, 1000, 65279],
+  ];
+  const expected = values.map((r) => r.map((v) => Math.round((v * 255) / 65535)));
+
+  it('decodes raw, RLE, ZIP and ZIP-with-prediction channels, and skips rows', async () => {
+    const raw = words(values.flat());
+    expect(rows({ id: 0, compression: 0, data: raw }, 4, 2)).toEqual(expected);
+    expect(rows({ id: 0, compression: 0, data: raw }, 4, 2, 1)).toEqual(expected.slice(1));
+
+    // RLE: PackBits over each row's 8 bytes, one literal run each; counts (16-bit) first.
+    const rle = new Uint8Array([0, 9, 0, 9, 7, ...raw.subarray(0, 8), 7, ...raw.subarray(8)]);
+    expect(rows({ id: 0, compression: 1, data: rle }, 4, 2)).toEqual(expected);
+    expect(rows({ id: 0, compression: 1, data: rle }, 4, 2, 1)).toEqual(expected.slice(1));
+
+    expect(rows({ id: 0, compression: 2, data: await deflate(raw) }, 4, 2)).toEqual(expected);
+
+    // Prediction at 16 bits: each word is the delta (mod 65536) from the word before in its row.
+    const deltas = values.flatMap((r) => r.map((v, x) => (x ? (v - r[x - 1]) & 0xffff : v)));
+    const predicted = await deflate(words(deltas));
+    expect(rows({ id: 0, compression: 3, data: predicted }, 4, 2)).toEqual(expected);
+    expect(rows({ id: 0, compression: 3, data: predicted }, 4, 2, 1)).toEqual(expected.slice(1));
+  });
+
+  it('refuses a 16-bit ZIP channel that inflates past its rectangle', async () => {
+    const data = await deflate(words(new Array(12).fill(1000)));
+    const e = await refusal(() => rows({ id: 0, compression: 2, data }, 4, 2));
+    expect(e.message).toMatch(/inflates to more than/);
+  });
+});
+
+describe('colour modes to RGB', () => {
+  it('grey expands to R = G = B; CMYK (stored inverted) by R = C̄·K̄ / 255', () => {
+    const out = new Uint8Array(8);
+    toRgbaRow(1, [Uint8Array.of(0, 200)], Uint8Array.of(255, 128), out);
+    expect([...out]).toEqual([0, 0, 0, 255, 200, 200, 200, 128]);
+    // Stored 255 = no ink: paper white; cyan 100 % (stored 0) → (0, 255, 255); K 100 % → black;
+    // 50 % magenta (stored 127.5 → 128) under 20 % black (stored 204): G = 128 · 204 / 255.
+    const c = Uint8Array.of(255, 0, 255, 255);
+    const m = Uint8Array.of(255, 255, 255, 128);
+    const y = Uint8Array.of(255, 255, 255, 255);
+    const k = Uint8Array.of(255, 255, 0, 204);
+    const cmyk = new Uint8Array(16);
+    toRgbaRow(4, [c, m, y, k], null, cmyk);
+    expect([...cmyk]).toEqual([255, 255, 255, 255, 0, 255, 255, 255, 0, 0, 0, 255, 204, Math.round((128 * 204) / 255), 204, 255]);
+  });
+
+  it("converts grey and CMYK colours of layers' effects, fills and text to RGB", () => {
+    const layer = {
+      name: 'x',
+      effects: { dropShadow: [{ color: { k: 100 } }], solidFill: [{ color: { k: 25 } }] },
+      vectorFill: { type: 'color', color: { c: 100, m: 0, y: 0, k: 0 } },
+      text: { text: 'a', style: { fillColor: { k: 255 } }, styleRuns: [{ length: 1, style: { fillColor: { c: 0, m: 255, y: 0, k: 0 } } }] },
+      rawData: { channels: [{ id: 0, compression: 0, data: new Uint8Array(1) }], colorMode: 1, bitsPerChannel: 8, large: false },
+      children: [{ name: 'y', effects: { stroke: [{ color: { r: 1, g: 2, b: 3 } }] } }],
+    };
+    normaliseColors([layer as never]);
+    expect(layer.effects.dropShadow[0].color).toEqual({ r: 0, g: 0, b: 0 });
+    expect(layer.effects.solidFill[0].color).toEqual({ r: 191.25, g: 191.25, b: 191.25 });
+    expect(layer.vectorFill.color).toEqual({ r: 0, g: 255, b: 255 });
+    expect(layer.text.style.fillColor).toEqual({ r: 0, g: 0, b: 0 });
+    expect(layer.text.styleRuns[0].style.fillColor).toEqual({ r: 255, g: 0, b: 255 });
+    expect(layer.children[0].effects.stroke[0].color).toEqual({ r: 1, g: 2, b: 3 });
+  });
+
+  it('refuses an adjustment layer in a CMYK document (it would act on C, M, Y, K), not in Grayscale', async () => {
+    const tree = [{ name: 'g', visible: true, children: [{ name: 'curves', visible: true, adjustment: { type: 'curves' } }] }] as unknown as LayerNode[];
+    refuseModeFeatures(1, tree);
+    refuseModeFeatures(3, tree);
+    const e = await refusal(() => refuseModeFeatures(4, tree));
+    expect(e.message).toMatch(/"g\/curves".*CMYK/);
+    expect(e.details).toEqual([{ path: 'layers.g/curves', reason: 'adjustment layer in CMYK' }]);
+  });
+});
+
+describe('made 16-bit, grey and CMYK files', () => {
+  it('find their layers in the Lr16 block (records, merged alpha) and read the merged image', async () => {
+    const gray16 = await made('made-gray16.psd');
+    expect(readLayerRecords(gray16)).toHaveLength(3);
+    expect(readImageResources(gray16).mergedAlpha).toBe(true);
+    const doc = parsePsd(gray16);
+    expect(doc.children?.map((l) => l.name)).toEqual(['ramp', 'half', 'masked']);
+    expect([doc.colorMode, doc.bitsPerChannel]).toEqual([1, 16]);
+    const composite = decodeComposite(doc.rawCompositeData!, 16, 12, doc.channels!, false, true, 1, 16);
+    // Top-left pixel: the ramp's 0.05 grey, opaque; the two right columns are transparent.
+    expect([...composite.subarray(0, 4)]).toEqual([13, 13, 13, 255]);
+    expect(composite[(16 * 0 + 15) * 4 + 3]).toBe(0);
+  });
+
+  it('leave the bytes as they were (the CMYK header is shown to ag-psd as RGB only while it reads)', async () => {
+    const cmyk = await made('made-cmyk8.psd');
+    const copy = cmyk.slice();
+    const doc = parsePsd(cmyk);
+    expect(cmyk).toEqual(copy);
+    expect(doc.colorMode).toBe(4);
+    // A layer read whole (design extraction, atoms) is RGB too: "half" stores C 0.2, M and Y 1,
+    // K 0.9 (inverted: 80 % cyan, no magenta or yellow, 10 % black), transparency 128.
+    const half = doc.children![1];
+    const rgba = layerRgba(half.rawData!, 8, 8);
+    const k = Math.round(255 * 0.9);
+    expect([...rgba.subarray(0, 4)]).toEqual([Math.round((51 * k) / 255), k, k, 128]);
+  });
+
+  it('render close to their merged images', async () => {
+    for (const [name, floor] of [
+      ['made-rgb16.psd', 55],
+      ['made-gray8.psd', 90],
+      ['made-gray16.psd', 55],
+      ['made-cmyk8.psd', 40],
+    ] as const) {
+      const compiled = await compileTemplate(env.FILES, await made(name));
+      const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
+      const stored = (await loadStoredComposite(env.FILES, compiled))!;
+      let sum = 0;
+      for (let i = 0; i < stored.length; i += 4) {
+        for (let c = 0; c < 3; c++) {
+          const want = compiled.transparent && stored[i + 3] === 0 ? 255 : stored[i + c];
+          sum += (image.data[i + c] - want) ** 2;
+        }
+      }
+      const psnr = sum ? 10 * Math.log10((255 * 255) / (sum / ((stored.length / 4) * 3))) : 99;
+      expect(psnr, name).toBeGreaterThanOrEqual(floor);
+    }
+  });
+});
+
+describe('modes and depths still refused (422 naming them)', () => {
+  const patched = async (at: number, value: number) => {
+    const bytes = (await psdFixture('pillow-hopper-photo.psd')).slice();
+    new DataView(bytes.buffer).setUint16(at, value);
+    return bytes;
+  };
+
+  it('32-bit', async () => {
+    const e = await refusal(async () => compileTemplate(env.FILES, await patched(22, 32)));
+    expect(e.message).toMatch(/Bit depth 32/);
+    expect(e.details).toEqual([{ path: 'bitsPerChannel', reason: '32' }]);
+  });
+
+  it('Lab, Multichannel, Indexed and Bitmap', async () => {
+    for (const [mode, name] of [
+      [9, 'Lab'],
+      [7, 'Multichannel'],
+      [2, 'Indexed'],
+      [0, 'Bitmap'],
+    ] as const) {
+      const e = await refusal(async () => readHeader(await patched(24, mode)));
+      expect(e.message).toMatch(new RegExp(`Colour mode ${name} is not supported`));
+      expect(e.details).toEqual([{ path: 'colorMode', reason: name }]);
+    }
+    const e = await refusal(async () => compileTemplate(env.FILES, await patched(24, 9)));
+    expect(e.message).toMatch(/Lab/);
+  });
+});
