@@ -1,4 +1,6 @@
 import type { AdjustmentLayer } from 'ag-psd';
+import { applyColorBalance } from './color-balance';
+import { applyVibrance } from './vibrance';
 
 /**
  * Adjustment layers as per-pixel functions over RGBA (alpha untouched). Returns false for kinds
@@ -20,6 +22,10 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
       return applyLuts(d, brightnessContrastLut(adj.brightness ?? 0, adj.contrast ?? 0, !!adj.useLegacy));
     case 'hue/saturation':
       return hueSaturation(adj, d);
+    case 'color balance':
+      return applyColorBalance(adj, d);
+    case 'vibrance': // the vibrance slider, then Saturation, which is Hue/Saturation's master saturation
+      return applyVibrance(adj.vibrance ?? 0, d) && hueSaturation({ type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: adj.saturation ?? 0, lightness: 0 } }, d);
     case 'posterize': {
       const n = Math.max(2, adj.levels ?? 4);
       return applyLuts(d, lut((v) => (Math.round((v / 255) * (n - 1)) / (n - 1)) * 255));
