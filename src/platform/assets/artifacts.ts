@@ -122,16 +122,10 @@ export async function listArtifacts(t: TenantContext, f: ArtifactFilter): Promis
   return { total: Number(count!.results[0]?.n ?? 0), items: page!.results.map(rowOf) };
 }
 
-export interface NewArtifact {
+/** A new artifact: what a change may set, and its file. */
+export interface NewArtifact extends ArtifactChange {
   staged: Staged;
   filename?: string;
-  name?: string;
-  group?: string | null;
-  alias?: string | null;
-  type?: ArtifactType;
-  description?: string | null;
-  customFields?: Record<string, unknown>;
-  anonymousAccess?: boolean;
   format?: string | null;
   contentType?: string;
 }

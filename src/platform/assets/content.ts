@@ -108,26 +108,19 @@ export async function analysePsd(bucket: R2Bucket, bytes: Uint8Array): Promise<{
   return { compiled, fonts: [...fonts], surface: { width: pt(compiled.width), height: pt(compiled.height) }, format: version === 2 ? 'psb' : 'psd' };
 }
 
+/** A PSD/PSB design or mockup read whole and compiled; `located` is the metadata that finds its compiled form. */
+async function psdContent(bucket: R2Bucket, staged: Staged) {
+  const bytes = await readStaged(bucket, staged);
+  const psd = await analysePsd(bucket, bytes);
+  const { compiled } = psd;
+  const located = { _compiled: compiled.hash, _ppi: compiled.resolution, _px: { width: compiled.width, height: compiled.height } };
+  return { psd, located, info: { format: psd.format, mimeType: PSD_MIME, bytes, compiled } };
+}
+
 async function designContent(bucket: R2Bucket, staged: Staged): Promise<ContentInfo> {
   if (isPsd(staged.head)) {
-    const bytes = await readStaged(bucket, staged);
-    const psd = await analysePsd(bucket, bytes);
-    return {
-      format: psd.format,
-      mimeType: PSD_MIME,
-      designType: 'Psd',
-      fonts: psd.fonts,
-      metadata: {
-        surfaces: [psd.surface],
-        printAreas: [psd.surface],
-        hasDataSchema: false,
-        _compiled: psd.compiled.hash,
-        _ppi: psd.compiled.resolution,
-        _px: { width: psd.compiled.width, height: psd.compiled.height },
-      },
-      bytes,
-      compiled: psd.compiled,
-    };
+    const { psd, located, info } = await psdContent(bucket, staged);
+    return { ...info, designType: 'Psd', fonts: psd.fonts, metadata: { surfaces: [psd.surface], printAreas: [psd.surface], hasDataSchema: false, ...located } };
   }
   if (isJson(staged.head)) {
     if (staged.size > LIMITS.printProduct) throw tooLarge('A print-product design', LIMITS.printProduct);
@@ -306,16 +299,8 @@ async function imageContent(bucket: R2Bucket, staged: Staged): Promise<ContentIn
 
 async function mockupContent(bucket: R2Bucket, staged: Staged): Promise<ContentInfo> {
   if (isPsd(staged.head)) {
-    const bytes = await readStaged(bucket, staged);
-    const psd = await analysePsd(bucket, bytes);
-    return {
-      format: psd.format,
-      mimeType: PSD_MIME,
-      mockupType: 'Mockup2D',
-      metadata: { _compiled: psd.compiled.hash, _ppi: psd.compiled.resolution, _px: { width: psd.compiled.width, height: psd.compiled.height } },
-      bytes,
-      compiled: psd.compiled,
-    };
+    const { located, info } = await psdContent(bucket, staged);
+    return { ...info, mockupType: 'Mockup2D', metadata: located };
   }
   if (isGlb(staged.head)) return { format: 'glb', mimeType: 'model/gltf-binary', mockupType: 'Mockup3D', metadata: {} };
   throw new UnprocessableError('A mockup must be a PSD/PSB file (2D) or a GLB file (3D).', { file: ['unsupported mockup format'] });
