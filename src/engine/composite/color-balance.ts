@@ -58,42 +58,56 @@ export function applyColorBalance(adj: ColorBalance, d: Uint8ClampedArray): bool
   const curve = (k: keyof Tones) => ((sh[k] ?? 0) || (mid[k] ?? 0) || (hi[k] ?? 0) ? colorBalanceCurve(sh[k] ?? 0, mid[k] ?? 0, hi[k] ?? 0) : null);
   const cr = curve('cyanRed'), cg = curve('magentaGreen'), cb = curve('yellowBlue');
   if (!cr && !cg && !cb) return true;
-  const preserve = !!adj.preserveLuminosity;
+  if (!adj.preserveLuminosity) {
+    // A curve per channel: rounded once into 8-bit tables.
+    const r8 = rounded(cr), g8 = rounded(cg), b8 = rounded(cb);
+    for (let i = 0; i < d.length; i += 4) {
+      d[i] = r8[d[i]];
+      d[i + 1] = g8[d[i + 1]];
+      d[i + 2] = b8[d[i + 2]];
+    }
+    return true;
+  }
+  const id = identity();
+  const fr = cr ?? id, fg = cg ?? id, fb = cb ?? id;
+  // The colour with the result's HSL hue and saturation and the original's lightness L: HSL keeps
+  // the channels' spread around the lightness in proportion to the chroma the lightness allows,
+  // 2L below mid grey and 2(255 − L) above, so only that ratio changes. Scalars only per pixel.
   for (let i = 0; i < d.length; i += 4) {
     const r0 = d[i], g0 = d[i + 1], b0 = d[i + 2];
-    const r = cr ? cr[r0] : r0, g = cg ? cg[g0] : g0, b = cb ? cb[b0] : b0;
-    if (!preserve) {
-      d[i] = r;
-      d[i + 1] = g;
-      d[i + 2] = b;
+    const L = ((r0 > g0 ? (r0 > b0 ? r0 : b0) : g0 > b0 ? g0 : b0) + (r0 < g0 ? (r0 < b0 ? r0 : b0) : g0 < b0 ? g0 : b0)) / 2;
+    const r = fr[r0], g = fg[g0], b = fb[b0];
+    const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
+    const mn = r < g ? (r < b ? r : b) : g < b ? g : b;
+    const L1 = (mx + mn) / 2;
+    const room1 = L1 <= 127.5 ? 2 * L1 : 2 * (255 - L1);
+    if (mx === mn || room1 <= 0) {
+      d[i] = d[i + 1] = d[i + 2] = L;
       continue;
     }
-    const out = keepLightness(r, g, b, lightnessOf(r0, g0, b0));
-    d[i] = out[0];
-    d[i + 1] = out[1];
-    d[i + 2] = out[2];
+    const k = (L <= 127.5 ? 2 * L : 2 * (255 - L)) / room1;
+    d[i] = L + (r - L1) * k;
+    d[i + 1] = L + (g - L1) * k;
+    d[i + 2] = L + (b - L1) * k;
   }
   return true;
+}
+
+function identity(): Float64Array {
+  const out = new Float64Array(256);
+  for (let v = 0; v < 256; v++) out[v] = v;
+  return out;
+}
+
+function rounded(curve: Float64Array | null): Uint8ClampedArray {
+  const out = new Uint8ClampedArray(256);
+  for (let v = 0; v < 256; v++) out[v] = curve ? curve[v] : v;
+  return out;
 }
 
 /** HSL lightness on 0..255: (max + min) / 2. */
 export function lightnessOf(r: number, g: number, b: number): number {
   return (Math.max(r, g, b) + Math.min(r, g, b)) / 2;
-}
-
-/**
- * The colour with (r, g, b)'s HSL hue and saturation and lightness L (0..255). HSL keeps the
- * channels' spread around the lightness in proportion to the chroma the lightness allows,
- * 2L below mid grey and 2(255 − L) above, so only that ratio changes.
- */
-export function keepLightness(r: number, g: number, b: number, L: number): [number, number, number] {
-  const mx = Math.max(r, g, b), mn = Math.min(r, g, b);
-  const L1 = (mx + mn) / 2;
-  const room = (l: number) => (l <= 127.5 ? 2 * l : 2 * (255 - l));
-  const room1 = room(L1);
-  if (mx === mn || room1 <= 0) return [L, L, L];
-  const k = room(L) / room1;
-  return [L + (r - L1) * k, L + (g - L1) * k, L + (b - L1) * k];
 }
 
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);

@@ -38,16 +38,28 @@ export function vibranceFactor(v: number, s: number, h: number): number {
 export function applyVibrance(vibrance: number, d: Uint8ClampedArray): boolean {
   const v = Math.max(-100, Math.min(100, vibrance)) / 100;
   if (v === 0) return true;
+  // Per pixel with scalars only (vibranceFactor inlined): the skin term needs the hue only where
+  // it can be 0°..60°, red the largest channel and green at least blue.
+  const skinLo = SKIN_HUE - SKIN_WIDTH, skinHi = SKIN_HUE + SKIN_WIDTH;
   for (let i = 0; i < d.length; i += 4) {
     const r = d[i], g = d[i + 1], b = d[i + 2];
     const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
     const mn = r < g ? (r < b ? r : b) : g < b ? g : b;
     if (mx === mn) continue;
     const sum = mx + mn;
-    const s = (mx - mn) / (sum <= 255 ? sum : 510 - sum);
     const c = mx - mn;
-    const h = mx === r ? ((g - b) / c) * 60 : mx === g ? ((b - r) / c + 2) * 60 : ((r - g) / c + 4) * 60;
-    const k = vibranceFactor(v, s, h < 0 ? h + 360 : h);
+    const s = c / (sum <= 255 ? sum : 510 - sum);
+    let k: number;
+    if (v < 0) k = 1 + v * (1 - s);
+    else {
+      let p = 1;
+      if (mx === r && g >= b && skinLo >= 0) {
+        const h = (60 * (g - b)) / c;
+        if (h > skinLo && h < skinHi) p = 1 - SKIN_PROTECTION * (1 - Math.abs(h - SKIN_HUE) / SKIN_WIDTH);
+      }
+      k = 1 + v * (1 - s) * p;
+      if (k * s > 1) k = 1 / s;
+    }
     const L = sum / 2;
     d[i] = L + (r - L) * k;
     d[i + 1] = L + (g - L) * k;

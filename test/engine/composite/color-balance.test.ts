@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
-import { COLOR_BALANCE_ENDPOINT, colorBalanceCurve, keepLightness, lightnessOf } from '../../../src/engine/composite/color-balance';
+import { COLOR_BALANCE_ENDPOINT, colorBalanceCurve, lightnessOf } from '../../../src/engine/composite/color-balance';
 
 /**
  * Colour Balance as docs/fidelity.md models it: a transfer curve per channel (midtones a gamma
@@ -89,16 +89,21 @@ describe('colour balance', () => {
     expect(run({ midtones: t(100), preserveLuminosity: true }, [[200, 100, 50]])[0]).toEqual([209, 92, 41]);
   });
 
-  it('keepLightness rebuilds a colour at another lightness with its hue and saturation, across mid grey', () => {
-    const [r, g, b] = keepLightness(200, 100, 50, 200);
-    // (200, 100, 50): S = 150/250 = 0.6; at L = 200 the chroma room is 2·55 = 110, so chroma 66.
-    expect(r - b).toBeCloseTo(66, 9);
-    expect((r + b) / 2).toBeCloseTo(200, 9);
-    expect((g - b) / (r - b)).toBeCloseTo(50 / 150, 9);
-    // Crossing mid grey: (214.38, 100, 50) at L' = 132.19 back to 125 widens the spread × 250/245.62.
-    const back = keepLightness(255 * Math.pow(200 / 255, 1 / 1.4), 100, 50, 125);
-    expect(back.map((v) => Math.round(v))).toEqual([209, 92, 41]);
-    expect(keepLightness(90, 90, 90, 17)).toEqual([17, 17, 17]);
-    expect(keepLightness(255, 255, 255, 0)).toEqual([0, 0, 0]);
+  it('with Preserve Luminosity keeps the free result\'s HSL saturation, also across mid grey', () => {
+    const sat = ([r, g, b]: number[]) => {
+      const mx = Math.max(r, g, b), mn = Math.min(r, g, b), L = (mx + mn) / 2;
+      return mx === mn ? 0 : (mx - mn) / (L <= 127.5 ? 2 * L : 2 * (255 - L));
+    };
+    const adj = { shadows: t(60, -40, 20), midtones: t(-80, 50, 100), highlights: t(30, 0, -70) };
+    const out = run({ ...adj, preserveLuminosity: true }, grid);
+    const free = run(adj, grid);
+    grid.forEach((px, i) => {
+      const L = lightnessOf(px[0], px[1], px[2]);
+      if (L < 40 || L > 215) return; // too little room for 8-bit rounding to keep the ratio
+      expect(Math.abs(sat(out[i]) - sat(free[i])), `${px} → ${free[i]} → ${out[i]}`).toBeLessThanOrEqual(0.05);
+    });
+    // Greys stay the original grey; white and black stay.
+    expect(run({ highlights: t(-100, 40, 0), preserveLuminosity: true }, [[255, 255, 255], [0, 0, 0], [90, 90, 90]])[0]).toEqual([255, 255, 255]);
+    expect(run({ midtones: t(100, 100, 100), preserveLuminosity: true }, [[90, 90, 90]])[0]).toEqual([90, 90, 90]);
   });
 });
