@@ -4,7 +4,7 @@ import { forgetTemplate } from '../cache';
 import { LayerRenderError, renderTemplate, type BackdropStore } from '../composite/render';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
-import { documentMode, refuseModeFeatures } from '../psd/color-modes';
+import { documentMode, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';
 import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
@@ -56,6 +56,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   refuseUnmodelled(layers, new Map(visited.map(([layer, node]) => [node, layer])));
   const { mode, depth } = documentMode(doc);
   refuseModeFeatures(mode, layers);
+  refuseUnreadPatterns(doc.children ?? [], new Set((doc.patterns ?? []).map((p) => p.id)), mode, depth);
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];

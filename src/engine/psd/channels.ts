@@ -1,6 +1,6 @@
 import type { LayerRawData, LayerRawDataChannel } from 'ag-psd';
 import { unprocessable } from '../errors';
-import { unpackBits } from './composite';
+import { unpackBits, unpredict } from './composite';
 import { ColorMode, colorChannels, narrow16, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
@@ -92,15 +92,8 @@ export function channelRows(
       return {
         next() {
           read();
-          if (predicted && wide) {
-            // Prediction at 16 bits: each big-endian word is the delta from the one before.
-            let prev = (buf[0] << 8) | buf[1];
-            for (let x = 1; x < width; x++) {
-              prev = (prev + ((buf[2 * x] << 8) | buf[2 * x + 1])) & 0xffff;
-              buf[2 * x] = prev >> 8;
-              buf[2 * x + 1] = prev & 255;
-            }
-          } else if (predicted) for (let x = 1; x < width; x++) row[x] = (row[x] + row[x - 1]) & 255;
+          // Prediction: each sample (at 16 bits a big-endian word) is the delta from the one before.
+          if (predicted) unpredict(buf, width, depth);
           return narrow();
         },
         finish() {

@@ -148,3 +148,45 @@ export function refuseModeFeatures(mode: number, layers: LayerNode[]): void {
 export function documentMode(doc: Psd): { mode: number; depth: number } {
   return { mode: doc.colorMode ?? ColorMode.RGB, depth: doc.bitsPerChannel ?? 8 };
 }
+
+/**
+ * ag-psd reads patterns only at 8 bits in RGB, Grayscale or Indexed and drops the others without
+ * a word, so in a 16-bit or CMYK document a pattern fill, overlay or stroke would find no tile.
+ * Such a document whose layers use a pattern that was not read is refused, naming the layer.
+ */
+export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, mode: number, depth: number): void {
+  if (depth === 8 && mode !== ColorMode.CMYK) return;
+  const uses = (value: unknown, key: string, depth: number): string | undefined => {
+    if (depth > 32 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
+    if (Array.isArray(value)) {
+      for (const v of value) {
+        const found = uses(v, key, depth + 1);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    const o = value as Record<string, unknown>;
+    if ((key === 'pattern' || o.type === 'pattern') && typeof o.id === 'string' && !patternIds.has(o.id)) return String(o.name ?? o.id);
+    for (const [k, v] of Object.entries(o)) {
+      if (k === 'rawData' || k === 'children') continue;
+      const found = uses(v, k, depth + 1);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const walk = (list: Layer[], parent: string) => {
+    for (const layer of list) {
+      const path = parent ? `${parent}/${layer.name ?? ''}` : (layer.name ?? '');
+      const pattern = uses(layer, '', 0);
+      if (pattern !== undefined) {
+        const what = depth === 8 ? colorModeName(mode) : `${depth}-bit`;
+        throw unprocessable(
+          `Layer "${path}" uses the pattern "${pattern}", which cannot be read from a ${what} document; convert the document to 8-bit RGB.`,
+          [{ path: `layers.${path}`, reason: `pattern in a ${what} document` }],
+        );
+      }
+      if (layer.children) walk(layer.children, path);
+    }
+  };
+  walk(layers, '');
+}

@@ -1,5 +1,6 @@
 import { unprocessable } from '../errors';
 import { ColorMode, colorChannels, narrow16, toRgbaRow } from './color-modes';
+import { InflateError, Inflater } from './inflate';
 
 /**
  * Decodes Photoshop's merged composite (the image-data section) into RGBA. The first extra
@@ -39,7 +40,7 @@ export function compositeRows(
 ): { next(): Uint8Array } {
   const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
   const compression = view.getUint16(0);
-  if (compression !== 0 && compression !== 1) throw unprocessable(`Composite compression ${compression} is not supported.`);
+  if (compression > 3) throw unprocessable(`Composite compression ${compression} is not supported.`);
   const colors = colorChannels(mode);
   const planes = Math.min(channels, hasAlpha ? colors + 1 : colors);
   const bytes = depth === 16 ? width * 2 : width;
@@ -49,10 +50,19 @@ export function compositeRows(
   // Where each plane's next row starts.
   const at: number[] = [];
   let offset = compression === 0 ? 2 : 2 + channels * height * countSize;
-  for (let c = 0; c < planes; c++) {
+  for (let c = 0; c < planes && compression < 2; c++) {
     at.push(offset);
     if (compression === 0) offset += bytes * height;
     else for (let y = 0; y < height; y++) offset += rowLength(c, y);
+  }
+  // ZIP: the planes one after the other in a single stream, which cannot seek: each plane reads
+  // it through its own inflater, dropping the planes before its own (memory stays a row each).
+  const inflaters: Inflater[] = [];
+  const skipped = new Uint8Array(compression >= 2 ? bytes : 0);
+  for (let c = 0; c < planes && compression >= 2; c++) {
+    const inflater = new Inflater(section.subarray(2));
+    for (let r = 0; r < c * height; r++) inflate(inflater, skipped);
+    inflaters.push(inflater);
   }
   const rgba = new Uint8Array(width * 4);
   const wide = new Uint8Array(bytes);
@@ -66,6 +76,9 @@ export function compositeRows(
           wide.fill(0);
           wide.set(section.subarray(at[c], at[c] + bytes));
           at[c] += bytes;
+        } else if (compression >= 2) {
+          inflate(inflaters[c], wide);
+          if (compression === 3) unpredict(wide, width, depth);
         } else {
           const length = rowLength(c, y);
           unpackBits(section, at[c], length, wide);
@@ -80,6 +93,29 @@ export function compositeRows(
       return rgba;
     },
   };
+}
+
+/** The next row of a ZIP stream (zeros past its end). */
+function inflate(inflater: Inflater, row: Uint8Array): void {
+  let n: number;
+  try {
+    n = inflater.read(row);
+  } catch (e) {
+    if (e instanceof InflateError) throw unprocessable(`The merged image's ZIP data could not be inflated: ${e.message}.`);
+    throw e;
+  }
+  row.fill(0, n);
+}
+
+/** Undoes ZIP prediction on one row: each sample (a big-endian word at 16 bits) adds the one before. */
+export function unpredict(row: Uint8Array, width: number, depth: number): void {
+  if (depth === 16) {
+    for (let x = 1, prev = (row[0] << 8) | row[1]; x < width; x++) {
+      prev = (prev + ((row[2 * x] << 8) | row[2 * x + 1])) & 0xffff;
+      row[2 * x] = prev >> 8;
+      row[2 * x + 1] = prev & 255;
+    }
+  } else for (let x = 1; x < width; x++) row[x] = (row[x] + row[x - 1]) & 255;
 }
 
 /** PackBits (Apple RLE) into `out`; short input leaves the rest zero. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, readHeader, renderTemplate } from '../../../src/engine';
 import { Unprocessable } from '../../../src/engine/errors';
 import { channelRows, layerRgba } from '../../../src/engine/psd/channels';
-import { narrow16, normaliseColors, refuseModeFeatures, toRgbaRow } from '../../../src/engine/psd/color-modes';
+import { narrow16, normaliseColors, refuseModeFeatures, refuseUnreadPatterns, toRgbaRow } from '../../../src/engine/psd/color-modes';
 import { decodeComposite } from '../../../src/engine/psd/composite';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
@@ -91,6 +91,25 @@ describe('16-bit samples', () => {
     expect(rows({ id: 0, compression: 3, data: predicted }, 4, 2, 1)).toEqual(expected.slice(1));
   });
 
+  it("decodes the merged image at 16 bits, raw, RLE, ZIP and ZIP with prediction (one stream for all planes)", async () => {
+    // 2 × 2 RGB: planes R, G, B of the values above's first four samples, shifted per plane.
+    const plane = (c: number) => values[0].map((v) => (v + c * 1000) % 65536);
+    const planes = [0, 1, 2].map(plane);
+    const want = [0, 1, 2, 3].flatMap((i) => [...planes.map((p) => Math.round((p[i] * 255) / 65535)), 255]);
+    const section = (compression: number, data: Uint8Array) => new Uint8Array([0, compression, ...data]);
+    const raw = words(planes.flat());
+    const decode = (s: Uint8Array) => [...decodeComposite(s, 2, 2, 3, false, false, 3, 16)];
+    expect(decode(section(0, raw))).toEqual(want);
+    // RLE: six rows of 4 bytes, each one literal run (5 bytes).
+    const counts = words(new Array(6).fill(5));
+    const rle = new Uint8Array([...counts, ...Array.from({ length: 6 }, (_, r) => [3, ...raw.subarray(r * 4, r * 4 + 4)]).flat()]);
+    expect(decode(section(1, rle))).toEqual(want);
+    expect(decode(section(2, await deflate(raw)))).toEqual(want);
+    const rows = planes.flatMap((p) => [p.slice(0, 2), p.slice(2)]);
+    const deltas = rows.flatMap((r) => r.map((v, x) => (x ? (v - r[x - 1]) & 0xffff : v)));
+    expect(decode(section(3, await deflate(words(deltas))))).toEqual(want);
+  });
+
   it('refuses a 16-bit ZIP channel that inflates past its rectangle', async () => {
     const data = await deflate(words(new Array(12).fill(1000)));
     const e = await refusal(() => rows({ id: 0, compression: 2, data }, 4, 2));
@@ -132,6 +151,17 @@ describe('colour modes to RGB', () => {
     expect(layer.children[0].effects.stroke[0].color).toEqual({ r: 1, g: 2, b: 3 });
   });
 
+  it('refuses a pattern ag-psd could not read (16 bits, CMYK), naming the layer', async () => {
+    const layers = [{ name: 'g', children: [{ name: 'p', effects: { patternOverlay: [{ pattern: { name: 'Dots', id: 'abc' } }] } }] }];
+    refuseUnreadPatterns(layers as never, new Set(['abc']), 3, 16);
+    refuseUnreadPatterns(layers as never, new Set(), 3, 8);
+    refuseUnreadPatterns(layers as never, new Set(), 1, 8);
+    const e = await refusal(() => refuseUnreadPatterns(layers as never, new Set(), 3, 16));
+    expect(e.message).toMatch(/"g\/p" uses the pattern "Dots".*16-bit/);
+    const fill = [{ name: 'f', vectorFill: { type: 'pattern', name: 'Stripes', id: 'x' } }];
+    expect((await refusal(() => refuseUnreadPatterns(fill as never, new Set(), 4, 8))).message).toMatch(/"Stripes".*CMYK/);
+  });
+
   it('refuses an adjustment layer in a CMYK document (it would act on C, M, Y, K), not in Grayscale', async () => {
     const tree = [{ name: 'g', visible: true, children: [{ name: 'curves', visible: true, adjustment: { type: 'curves' } }] }] as unknown as LayerNode[];
     refuseModeFeatures(1, tree);
@@ -168,6 +198,18 @@ describe('made 16-bit, grey and CMYK files', () => {
     const rgba = layerRgba(half.rawData!, 8, 8);
     const k = Math.round(255 * 0.9);
     expect([...rgba.subarray(0, 4)]).toEqual([Math.round((51 * k) / 255), k, k, 128]);
+  });
+
+  it('render Duotone as its grey channel', async () => {
+    // made-gray8 declared Duotone (mode 8): the same single channel; the inks are not applied.
+    const bytes = (await made('made-gray8.psd')).slice();
+    bytes[25] = 8;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const gray = await compileTemplate(env.FILES, await made('made-gray8.psd'));
+    const a = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    const b = await renderTemplate(env.FILES, gray, { scale: 1 });
+    expect([...a.data]).toEqual([...b.data]);
+    expect(await loadStoredComposite(env.FILES, compiled)).toEqual(await loadStoredComposite(env.FILES, gray));
   });
 
   it('render close to their merged images', async () => {
