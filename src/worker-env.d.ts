@@ -30,6 +30,8 @@ declare namespace Cloudflare {
     PREVIEW_URL_SECRET?: string;
     /** "true" serves preview GET URLs without a signature (default "false"). */
     PREVIEW_ALLOW_UNSIGNED?: string;
+    /** "false" skips the R2 copy of a rendered preview GET (one-location local dev only; default on). */
+    PREVIEW_R2_COPY?: string;
   }
   interface GlobalProps {
     mainModule: typeof import('./index');

@@ -5,6 +5,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app';
 import { sniffImage } from '../../src/engine/raster/sniff';
 import { base64url, checkSignature, encodePreviewRequest, etagMatches, signPreviewRequest } from '../../src/rendering/signed';
 import { bundledFont } from '../helpers/fixtures';
@@ -196,6 +197,32 @@ describe('signed preview URLs', () => {
     expect(Buffer.from(await again.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
     const revalidated = await call(await signedUrl(body), { headers: { 'if-none-match': download.headers.get('etag')! } });
     expect(revalidated.status).toBe(304);
+  });
+
+  it('PREVIEW_R2_COPY=false (one-location local dev) keeps only the Cache API copy; unset or anything else keeps both', async () => {
+    const app = createApp();
+    const get = async (url: string, setting?: string) => {
+      const after: Promise<unknown>[] = [];
+      const ctx = { waitUntil: (p: Promise<unknown>) => after.push(p), passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+      const res = await app.fetch(new Request(`http://localhost${url}`), { ...env, PREVIEW_R2_COPY: setting }, ctx);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      await Promise.all(after);
+      return res;
+    };
+    const body = (w: number) => ({ template: text, size: { width: w, height: w }, data: { [TEXT_LAYER]: { type: 'text', text: 'One location' } } });
+    const uncache = (url: string) => caches.default.delete(new Request(`http://localhost${url.replace(/&sig=.*/, '')}`));
+    const off = await signedUrl(body(71));
+    expect(timingOf(await get(off, 'false'))).toMatch(/cache;desc="miss"/);
+    expect(timingOf(await get(off, 'false'))).toMatch(/cache;desc="edge hit"/);
+    await uncache(off);
+    expect(timingOf(await get(off, 'false'))).toMatch(/cache;desc="miss"/); // nothing in R2: rendered again
+    for (const [w, setting] of [[72, undefined], [73, 'true']] as const) {
+      const on = await signedUrl(body(w));
+      await get(on, setting);
+      await uncache(on);
+      expect(timingOf(await get(on, setting)), String(setting)).toMatch(/result store hit/);
+    }
   });
 
   it('Server-Timing names every stage of a one-line change (POST and GET)', async () => {

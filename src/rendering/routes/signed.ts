@@ -106,6 +106,14 @@ async function carriedRequest(r: string) {
   return { request: parsed.data, version: v as string | undefined };
 }
 
+/**
+ * Whether a rendered GET is also kept in R2 for the other locations (PREVIEW_R2_COPY, default
+ * on, and on in every deployed environment). Only a one-location setup turns it off: `npm run
+ * dev`, where the Cache API copy serves the next viewer and no other location exists to read
+ * the R2 copy, whose emulated write would compete with the next request for the same cores.
+ */
+const r2CopyOn = (env: { PREVIEW_R2_COPY?: string }) => !/^false$/i.test(env.PREVIEW_R2_COPY?.trim() ?? '');
+
 /** Work that must not hold up the answer (copies for the next viewer). */
 function afterAnswer(c: Context<AppBindings>, work: Promise<unknown>): void {
   const logged = work.catch((e) => console.error('signed preview: keeping the result failed', e));
@@ -153,7 +161,7 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
     const etag = await contentEtag(bytes);
     headers.set('content-type', out.contentType);
     headers.set('etag', etag);
-    afterAnswer(c, results.putLater(bytes, out.ext, out.contentType, prepared.fingerprint, { etag }).then((stored) => stored.written));
+    if (r2CopyOn(c.env)) afterAnswer(c, results.putLater(bytes, out.ext, out.contentType, prepared.fingerprint, { etag }).then((stored) => stored.written));
   }
   headers.set('content-length', String(bytes.byteLength));
   afterAnswer(c, caches.default.put(cacheKey, new Response(bytes, { headers })));
