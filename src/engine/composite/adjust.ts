@@ -1,4 +1,5 @@
 import type { AdjustmentLayer } from 'ag-psd';
+import { gradientRamp } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibrance } from './vibrance';
 
@@ -94,25 +95,20 @@ function channelMixer(adj: Extract<AdjustmentLayer, { type: 'channel mixer' }>, 
   return true;
 }
 
-/** Gradient map: luminosity picks a colour along the gradient. */
+/** Gradient map: luminosity picks a colour along the gradient (its transparency is not applied). */
 function gradientMap(adj: Extract<AdjustmentLayer, { type: 'gradient map' }>, d: Uint8ClampedArray): boolean {
-  const stops = [...(adj.colorStops ?? [])].sort((a, b) => a.location - b.location);
-  if (adj.gradientType !== 'solid' || !stops.length) return false;
-  const ramp = new Uint8ClampedArray(256 * 3);
-  for (let v = 0; v < 256; v++) {
-    const t = adj.reverse ? 1 - v / 255 : v / 255;
-    let k = 0;
-    while (k + 1 < stops.length && stops[k + 1].location < t) k++;
-    const a = stops[k];
-    const b = stops[Math.min(k + 1, stops.length - 1)];
-    const span = b.location - a.location;
-    const u = t <= a.location ? 0 : span > 0 ? Math.min(1, (t - a.location) / span) : 1;
-    const ca = rgbOf(a.color);
-    const cb = rgbOf(b.color);
-    for (let c = 0; c < 3; c++) ramp[v * 3 + c] = ca[c] + (cb[c] - ca[c]) * u;
-  }
+  // Smoothness, stop locations (ag-psd divides them by the smoothness here too) and noise as in
+  // gradient.ts.
+  const built = gradientRamp(
+    adj.gradientType === 'noise'
+      ? { ...adj, type: 'noise' }
+      : { type: 'solid', smoothness: adj.smoothness, colorStops: adj.colorStops, opacityStops: [] },
+    { reverse: adj.reverse, steps: 256 },
+  );
+  if (!built) return false;
+  const ramp = built.rgba;
   for (let i = 0; i < d.length; i += 4) {
-    const l = Math.round(luma(d[i], d[i + 1], d[i + 2])) * 3;
+    const l = Math.round(luma(d[i], d[i + 1], d[i + 2])) * 4;
     d[i] = ramp[l];
     d[i + 1] = ramp[l + 1];
     d[i + 2] = ramp[l + 2];

@@ -4,6 +4,7 @@ import { blendSurface } from './blend';
 import { curveLut } from './adjust';
 import { bandCoverage, blur, dilate, erode, shift, signedDistance } from './morphology';
 import { effectTiling, tilePattern } from './pattern';
+import { gradientRamp, type Gradient } from './gradient';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './render';
 import type { Surface } from './surface';
@@ -13,8 +14,9 @@ import type { Surface } from './surface';
  * baked into stored pixels. Stacking, bottom to top: drop shadow, outer glow, [content], gradient
  * overlay, colour overlay, inner glow, inner shadow, stroke. Effects take the layer's opacity but
  * not its fill opacity. Sizes and distances scale with the output.
- * Contours reshape the falloff of shadows, glows and satin. Not drawn (yet): noise, jitter,
- * noise gradients, bevel contours and textures.
+ * Contours reshape the falloff of shadows, glows and satin. Gradients (smoothness, opacity
+ * stops, noise gradients approximated) come from gradient.ts. Not drawn (yet): noise, jitter,
+ * bevel contours and textures.
  */
 
 type Effect = { enabled?: boolean; present?: boolean };
@@ -208,7 +210,10 @@ export function drawEffectsAbove(
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
     const colors = gradientFill(g, shape, ctx, node);
-    if (colors) paint(canvas, shape, alpha, colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true);
+    if (!colors) continue;
+    const cov = new Float32Array(alpha.length);
+    for (let i = 0; i < cov.length; i++) cov[i] = alpha[i] * (colors[i * 4 + 3] / 255);
+    paint(canvas, shape, cov, colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true);
   }
   for (const f of list(fx.solidFill).reverse()) {
     paint(canvas, shape, alpha, rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true);
@@ -288,7 +293,10 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
     if (st.fillType === 'gradient' && st.gradient) {
       const g = st.gradient;
       const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g } as never, shape, ctx, node);
-      if (colors) color = colors;
+      if (colors) {
+        color = colors;
+        for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
+      }
     } else if (st.fillType === 'pattern' && st.pattern) {
       const tile = ctx.patterns.get(st.pattern.id);
       if (tile) {
@@ -349,30 +357,16 @@ function drawBevel(ctx: RenderContext, b: Bevel, shape: Shape, canvas: Surface, 
 
 type GradientOverlay = NonNullable<LayerEffectsInfo['gradientOverlay']>[number];
 
-/** Per-pixel colours of a gradient overlay over the shape's rectangle (alpha folded into colour stops' opacity). */
+/**
+ * Per-pixel colours of a gradient overlay over the shape's rectangle; the gradient's opacity
+ * (its opacity stops) in the alpha bytes, which callers fold into their coverage.
+ */
 function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node: LayerNode): Uint8ClampedArray | null {
   const grad = g.gradient;
-  if (!grad || grad.type !== 'solid' || !grad.colorStops?.length) return null;
-  const stops = [...grad.colorStops].sort((a, b) => a.location - b.location);
-  const STEPS = 4096;
-  const ramp = new Float32Array(STEPS * 3);
-  for (let i = 0; i < STEPS; i++) {
-    let t = i / (STEPS - 1);
-    if (g.reverse) t = 1 - t;
-    let k = 0;
-    while (k + 1 < stops.length && stops[k + 1].location < t) k++;
-    const a = stops[k];
-    const b = stops[Math.min(k + 1, stops.length - 1)];
-    const span = b.location - a.location;
-    let u = span > 0 ? Math.max(0, Math.min(1, (t - a.location) / span)) : t < a.location ? 0 : 1;
-    if (t <= stops[0].location) u = 0;
-    const m = b.midpoint ?? 0.5;
-    const mid = m > 1 ? m / 100 : m;
-    if (mid > 0 && mid < 1 && Math.abs(mid - 0.5) > 1e-3) u = Math.pow(u, Math.log(0.5) / Math.log(mid));
-    const ca = rgbOf(a.color);
-    const cb = t <= stops[0].location ? ca : rgbOf(b.color);
-    for (let c = 0; c < 3; c++) ramp[i * 3 + c] = ca[c] + (cb[c] - ca[c]) * u;
-  }
+  if (!grad) return null;
+  const built = gradientRamp(grad as Gradient, { reverse: g.reverse });
+  if (!built) return null;
+  const { rgba: ramp, steps: STEPS } = built;
   // Geometry: aligned to the layer's bounds (output space).
   const s = ctx.scale;
   const b = node.bounds;
@@ -401,11 +395,12 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
       else if (type === 'angle') t = ((Math.atan2(-py0, px0) - angle) / (2 * Math.PI) + 2) % 1;
       else if (type === 'diamond') t = (Math.abs(px0) + Math.abs(py0)) / radius;
       else t = (px0 * dx + py0 * dy) / length + 0.5;
-      const k = Math.round(Math.max(0, Math.min(1, t)) * (STEPS - 1)) * 3;
+      const k = Math.round(Math.max(0, Math.min(1, t)) * (STEPS - 1)) * 4;
       const o = (y * shape.w + x) * 4;
       out[o] = ramp[k];
       out[o + 1] = ramp[k + 1];
       out[o + 2] = ramp[k + 2];
+      out[o + 3] = ramp[k + 3];
     }
   }
   return out;
