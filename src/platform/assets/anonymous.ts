@@ -5,12 +5,12 @@
  * same URL again on later reads without storing the token itself. Clearing `anonymousAccess`
  * deletes the row (the URL stops working); setting it again issues a new token (a new time).
  */
+import { sha256Hex } from '../../engine/hash';
 import type { TenantContext } from '../core';
 
 export type AnonymousKind = 'asset' | 'artifact';
 
 const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 async function tokenFor(secret: string, tenantId: number, kind: AnonymousKind, id: string, created: number): Promise<string> {
   const enc = new TextEncoder();
@@ -19,7 +19,7 @@ async function tokenFor(secret: string, tenantId: number, kind: AnonymousKind, i
   return b64url(new Uint8Array(mac).subarray(0, 16));
 }
 
-export const tokenHash = async (token: string) => hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token)));
+export const tokenHash = (token: string) => sha256Hex(token);
 
 const secretOf = (env: { KEY_ENCRYPTION_SECRET?: string }) => {
   if (!env.KEY_ENCRYPTION_SECRET) throw new Error('KEY_ENCRYPTION_SECRET unset: anonymous URLs cannot be issued');

@@ -80,3 +80,37 @@ export class TenantInputStore implements InputStore {
     return lookup.fonts().map((f) => ({ ...f.info, file: (f.source === 'tenant' ? TENANT_FONT : INSTANCE_FONT) + f.key, sha256: f.sha256 }));
   }
 }
+
+/** An image held in memory for one render, under its own name among the store's images. */
+export interface HeldImage {
+  bytes: Uint8Array;
+  sha: string;
+  contentType: string;
+}
+
+/** A store plus images held in memory (a surface placed into a mockup, a job's images), which win over stored ones of the same name. */
+export class WithImages implements InputStore {
+  constructor(
+    private readonly inner: InputStore,
+    private readonly images: ReadonlyMap<string, HeldImage>,
+  ) {}
+  get bucket() {
+    return this.inner.bucket;
+  }
+  async head(root: InputRoot, name: string): Promise<StoredInput | null> {
+    const img = root === 'images' ? this.images.get(name) : undefined;
+    if (img) return { name, sha256: img.sha, etag: img.sha, contentType: img.contentType, meta: {} };
+    return this.inner.head(root, name);
+  }
+  async read(root: InputRoot, name: string) {
+    const img = root === 'images' ? this.images.get(name) : undefined;
+    if (img) return { bytes: img.bytes, info: (await this.head(root, name))! };
+    return this.inner.read(root, name);
+  }
+  put(...args: Parameters<InputStore['put']>) {
+    return this.inner.put(...args);
+  }
+  fonts() {
+    return this.inner.fonts();
+  }
+}

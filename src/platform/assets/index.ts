@@ -18,6 +18,6 @@ export { receiveUpload, receiveFromUrl, headersFrom, uploadLimit, IMPORT_TIMEOUT
 export { serveFile, parseRange } from './download';
 export { issueAnonymous, anonymousUrlOf, resolveAnonymous } from './anonymous';
 export * from './artifacts';
-export { readAssetBytes, TenantInputStore } from './engine-store';
+export { readAssetBytes, TenantInputStore, WithImages, type HeldImage } from './engine-store';
 export { deletePdfPages, pdfPageKey, pdfPagePng, storePdfPages, PDF_PAGE_LONG_SIDE } from './pdf-pages';
 export { sweepAssets } from './cron';

@@ -7,7 +7,8 @@
 import type { Layer, LayerRawData } from 'ag-psd';
 import { layerRgba } from '../../engine/psd/channels';
 import { parsePsd } from '../../engine/psd/parse';
-import { UrlImages, type InputRoot, type InputStore, type StoredInput } from '../../engine/inputs';
+import { sha256Hex } from '../../engine/hash';
+import { UrlImages } from '../../engine/inputs';
 import { preparePreview } from '../../engine/render-request';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite } from '../../engine/raster';
 import { renderSvg } from '../../engine/personalise/resvg';
@@ -149,32 +150,6 @@ function checkMockupStrategy(cfg: RenderingConfig, req: DesignRenderRequest): vo
 /** The name the surface's render has in the engine's image store during a mockup render. */
 const SURFACE_IMAGE = 'atoms-surface.png';
 
-/** A tenant's input store plus one image held in memory (the surface placed into a mockup). */
-class WithImage implements InputStore {
-  constructor(
-    private readonly inner: InputStore,
-    private readonly png: Uint8Array,
-    private readonly sha: string,
-  ) {}
-  get bucket() {
-    return this.inner.bucket;
-  }
-  async head(root: InputRoot, name: string): Promise<StoredInput | null> {
-    if (root === 'images' && name === SURFACE_IMAGE) return { name, sha256: this.sha, etag: this.sha, contentType: 'image/png', meta: {} };
-    return this.inner.head(root, name);
-  }
-  async read(root: InputRoot, name: string) {
-    if (root === 'images' && name === SURFACE_IMAGE) return { bytes: this.png, info: (await this.head(root, name))! };
-    return this.inner.read(root, name);
-  }
-  put(...args: Parameters<InputStore['put']>) {
-    return this.inner.put(...args);
-  }
-  fonts() {
-    return this.inner.fonts();
-  }
-}
-
 /**
  * A print-product surface inside a 2D mockup PSD (mockupId): the surface is rendered as PNG at
  * the artwork layer's size and placed into that smart object by the rendering engine (its
@@ -219,10 +194,10 @@ export async function placeInMockup(
   const layer = layers.find((l) => name !== undefined && l.name === name) ?? layers[0];
   if (!layer) throw new UnprocessableError(`The mockup ${req.mockupId} has no artwork layer (smart object) to place the design in.`, { mockupId: ['no artwork layer'] });
   const bytes = await timing.time('render', () => art(Math.max(1, Math.round(layer.width)), Math.max(1, Math.round(layer.height))));
-  const sha = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const surface = { bytes, sha: await sha256Hex(bytes), contentType: 'image/png' };
   const png = cfg.fileFormat === 'Png';
   try {
-    const store = new WithImage(new assets.TenantInputStore(t.env, t.tenantId), bytes, sha);
+    const store = new assets.WithImages(new assets.TenantInputStore(t.env, t.tenantId), new Map([[SURFACE_IMAGE, surface]]));
     const prepared = await preparePreview(
       store,
       {

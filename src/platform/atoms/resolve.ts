@@ -8,6 +8,7 @@
  * editor's previews of one design read R2 once per isolate, not once per request.
  */
 import { outboundFetch, OutboundError } from '../../http/outbound';
+import { sha256Hex } from '../../engine/hash';
 import { sniffImage } from '../../engine/raster';
 import { FileStore } from '../../storage';
 import * as assets from '../assets';
@@ -189,7 +190,7 @@ export const embeddedPrefix = (t: TenantContext) => tenantKey(t.tenantId, 'embed
 
 /** Stores bytes under `p/<t>/embedded/<sha256>` (content-addressed) and returns the key. */
 export async function storeEmbedded(t: TenantContext, bytes: Uint8Array): Promise<string> {
-  const sha = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const sha = await sha256Hex(bytes);
   const key = tenantKey(t.tenantId, 'embedded', sha);
   if (!(await t.env.FILES.head(key))) await t.env.FILES.put(key, bytes);
   CACHE.set(key, bytes);

@@ -5,6 +5,7 @@
  */
 import { PDFDocument } from 'pdf-lib';
 import { compileTemplate, loadCompiledTemplate, walkLayers } from '../../engine';
+import { sha256Hex } from '../../engine/hash';
 import type { CompiledTemplate, LayerNode } from '../../engine/types';
 import { outboundFetch, OutboundError } from '../../http/outbound';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite, resample } from '../../engine/raster';
@@ -299,7 +300,7 @@ export async function embedAllLinkedData(s: AssetScope, id: string): Promise<Ass
     for (const [k, v] of Object.entries(o)) {
       if (k === 'source' && v && typeof v === 'object' && (v.type === 'Storage' || v.type === 'Url')) {
         const bytes = await sourceBytes(s, images, v, `${path}.source`);
-        const digest = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+        const digest = await sha256Hex(bytes);
         const key = tenantKey(s.t.tenantId, 'embedded', digest);
         if (!(await s.t.env.FILES.head(key))) await s.t.env.FILES.put(key, bytes);
         o[k] = { type: 'Embedded', key };

@@ -14,6 +14,7 @@ import {
   type SortKey,
   type TenantContext,
 } from '../core';
+import { sha256Hex } from '../../engine/hash';
 import { jobDoName, jobStub, outcomeOrThrow, unavailableTasks, type JobView } from '../jobs';
 import { canonicalJson, pipelineDefinition, secretNames, validatePipeline, type Pipeline } from '../pipelines/language';
 
@@ -122,9 +123,6 @@ async function rowOr404(t: TenantContext, id: string): Promise<JobRowD1> {
   return row;
 }
 
-const sha256 = async (s: string) =>
-  [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s)))].map((b) => b.toString(16).padStart(2, '0')).join('');
-
 /** ProjectInfo of a job's snapshot (ProjectDto of project jobs is shown the same way). */
 function projectInfo(snapshot: string | null): Record<string, unknown> | null {
   if (!snapshot) return null;
@@ -197,7 +195,7 @@ export async function createJob(
   const id = body.id ?? newId();
   const definition = pipelineDefinition(pipeline);
   const project = body.project ?? null;
-  const hash = await sha256(canonicalJson({ id, project, tasks: definition.tasks }));
+  const hash = await sha256Hex(canonicalJson({ id, project, tasks: definition.tasks }));
   const doName = jobDoName(t.tenantId, id);
   const ownerId = typeof project?.ownerId === 'string' ? project.ownerId : null;
   const orderId = typeof project?.orderId === 'string' ? project.orderId : null;

@@ -11,7 +11,8 @@ import { variantDesigns } from '../../../platform/catalogue/variant-assets';
 import { NotFoundError, PlatformError, type TenantContext } from '../../../platform/core';
 import { itemVariableData } from '../../../platform/projects/item-data';
 import type { ItemRow } from '../../../platform/projects/store';
-import { cachedRender, sha256Hex } from './render-cache';
+import { sha256Hex } from '../../../engine/hash';
+import { cachedRender } from './render-cache';
 
 const SIZE = 480;
 

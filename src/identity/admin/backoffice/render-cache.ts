@@ -16,11 +16,6 @@ export interface CachedImage {
   keep?: boolean;
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /** The cached image under `parts`, else `make()` (kept for the next view; a cache failure only costs a render). */
 export async function cachedRender(parts: Array<string | number>, make: () => Promise<CachedImage>): Promise<CachedImage> {
   const key = new Request(`${ORIGIN}/${parts.map((p) => encodeURIComponent(String(p))).join('/')}`);

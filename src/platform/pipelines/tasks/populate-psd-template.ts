@@ -13,48 +13,19 @@
  */
 import type { Env } from '../../../env';
 import { walkLayers } from '../../../engine/compiled/info';
-import type { InputRoot, InputStore, StoredInput } from '../../../engine/inputs';
+import { sha256Hex } from '../../../engine/hash';
 import { writePdf } from '../../../engine/pdf/document';
 import { prepareHires } from '../../../engine/pdf/prepare';
 import { R2Sink } from '../../../engine/pdf/sink';
 import type { PersonalisationData } from '../../../engine/personalise';
 import { preparePreview } from '../../../engine/render-request';
-import { TenantInputStore } from '../../assets';
+import { TenantInputStore, WithImages } from '../../assets';
 import { normalisePath } from '../../assets/folders';
 import { designOr404 } from './assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { deps } from './render';
 import type { TaskModule, UnitContext } from './types';
-
-const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
-
-/** The tenant's inputs plus the job's images held in memory under their own names. */
-class WithImages implements InputStore {
-  constructor(
-    private readonly inner: InputStore,
-    private readonly images: Map<string, { bytes: Uint8Array; sha: string; contentType: string }>,
-  ) {}
-  get bucket() {
-    return this.inner.bucket;
-  }
-  async head(root: InputRoot, name: string): Promise<StoredInput | null> {
-    const img = root === 'images' ? this.images.get(name) : undefined;
-    if (img) return { name, sha256: img.sha, etag: img.sha, contentType: img.contentType, meta: {} };
-    return this.inner.head(root, name);
-  }
-  async read(root: InputRoot, name: string) {
-    const img = root === 'images' ? this.images.get(name) : undefined;
-    if (img) return { bytes: img.bytes, info: (await this.head(root, name))! };
-    return this.inner.read(root, name);
-  }
-  put(...args: Parameters<InputStore['put']>) {
-    return this.inner.put(...args);
-  }
-  fonts() {
-    return this.inner.fonts();
-  }
-}
 
 /** The template: by id, or by name in a folder (the root when none); PSD designs only. */
 async function templateOf(env: Env, tenantId: number, p: Record<string, unknown>) {
@@ -116,7 +87,7 @@ export const populatePsdTemplate: TaskModule = {
       const contentType = imageType(bytes);
       if (!contentType) throw new TaskFailure(`${a.fileName} is not a JPEG or PNG image`);
       const name = `populate-${i + 1}.${contentType === 'image/png' ? 'png' : 'jpg'}`;
-      images.set(name, { bytes, sha: hex(await crypto.subtle.digest('SHA-256', bytes)), contentType });
+      images.set(name, { bytes, sha: await sha256Hex(bytes), contentType });
       names.push(name);
     }
     const repeat = Number(p.inputRepeatCount ?? 1);
