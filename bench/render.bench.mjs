@@ -29,8 +29,9 @@ export default async function renderBench(ctx) {
 
 /**
  * A one-line text change on the 800² bench template (new text on every request, no photo):
- * POST (result URL; the result is stored before answering) and the signed GET URL (the image
- * itself; copies kept after the answer), cold and warm, with the in-Worker phases.
+ * POST (result URL; the result is stored after the answer, served from memory until it lands)
+ * and the signed GET URL (the image itself; copies kept after the answer), cold and warm, with
+ * the in-Worker phases. First the floor: a trivial route (GET /api/Info) through the same server.
  */
 async function oneLineRows({ baseUrl, root }) {
   const out = path.join(root, 'bench/out');
@@ -54,6 +55,12 @@ async function oneLineRows({ baseUrl, root }) {
     const phases = [...new Set(runs.flatMap((r) => Object.keys(r.worker)))].filter((p) => p !== 'total');
     if (phases.length) rows.push({ bench, metric: 'in-Worker phases p50', value: phases.map((p) => `${p} ${percentile(of(p), 0.5)}`).join(', '), unit: 'ms' });
   };
+  const floor = [];
+  for (let i = 0; i < RUNS + WARMUP; i++) {
+    const r = await timed(() => fetch(`${baseUrl}/api/Info`));
+    if (i >= WARMUP) floor.push(r);
+  }
+  rows.push({ bench: 'floor: GET /api/Info (a trivial route)', metric: `HTTP p50 / p95 (n=${RUNS})`, value: `${percentile(floor.map((r) => r.http), 0.5).toFixed(1)} / ${percentile(floor.map((r) => r.http), 0.95).toFixed(1)}`, unit: 'ms' });
   const post = (i) => timed(() => fetch(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }));
   for (let i = 0; i < WARMUP; i++) await post(-1 - i);
   const posts = [];
