@@ -51,10 +51,14 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
   const effects = hasEffects(node);
   // Knockout is drawn for plain layers only. Elsewhere it matters once the layer's Fill is below
   // 100 % or its mode is not Normal (at Fill 100 % Normal a knockout changes nothing).
+  // Drawn (render.ts): an isolated group's, and a layer's as a clipping base. Not a pass-through
+  // group's (drawn in place, it has no composite to take through), nor an adjustment's, nor a
+  // group's as a clipping base.
   if (node.knockout && (node.fillOpacity < 1 || !normal(node.blendMode))) {
-    if (node.type === 'Group') out.push('knockout on a group');
+    const inPlace = node.blendMode === 'pass through' && !effects && !node.artboard;
+    if (node.type === 'Group' && isBase) out.push('knockout on a clipping base');
+    else if (node.type === 'Group' && inPlace) out.push('knockout on a group');
     else if (node.adjustment) out.push('knockout on an adjustment layer');
-    else if (isBase) out.push('knockout on a clipping base');
   }
   // A pass-through group drawn in its parent's stack (no effects, no artboard, not isolated as a
   // clipping base) takes no Blend If and no channel restriction.
@@ -62,16 +66,18 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
     if (node.blendIf) out.push('Blend If on a pass-through group');
     if (node.excludedChannels?.length) out.push('channel restrictions on a pass-through group');
   }
-  // "Blend Clipped Layers as Group" off: each clipped layer blends with its own mode onto what
-  // is below the base, not inside the clipping group. Drawn as if on, which differs as soon as a
-  // mode or the base's opacity is not plain.
-  if (node.blendClipped === false && isBase && !node.adjustment) {
+  // "Blend Clipped Layers as Group" off: each clipped layer blends with its own mode onto the
+  // canvas inside the base's shape (render.ts drawClippedApart). Not for a group base, nor a base
+  // with effects (where its interior effects go is not known): there it is drawn as if on, which
+  // differs as soon as a mode or the base's opacity is not plain.
+  if (node.blendClipped === false && isBase && !node.adjustment && (node.type === 'Group' || effects)) {
     if (!normal(node.blendMode) || node.opacity < 1 || clipped.some((c) => !normal(c.blendMode))) {
       out.push('"Blend Clipped Layers as Group" turned off');
     }
   }
   // "Transparency Shapes Layer" off: effects (and knockouts) fill the whole layer, not its shape.
-  if (node.transparencyShapes === false && (effects || (node.knockout && node.fillOpacity < 1))) {
+  // Drawn for layers (render.ts wholeLayerShape); a group's or a clipping base's are not.
+  if (node.transparencyShapes === false && (node.type === 'Group' || isBase) && (effects || node.knockout)) {
     out.push('"Transparency Shapes Layer" turned off');
   }
   // "Vector Mask Hides Effects" on a shape layer: its path is baked into its pixels, so the

@@ -42,6 +42,10 @@ export const knockoutTarget = (scope: KnockoutScope, node: LayerNode) => (node.k
 /**
  * Draws `content` (with its `mask`, one byte per content pixel) onto `canvas` knocking out to
  * `target`. `options` are the layer's blend options (fill, blend-if, channels, atop, gamma).
+ * `whole`: "Transparency Shapes Layer" off, which "applies [knockouts] throughout the layer":
+ * the hole is the whole of `content`'s rectangle (× mask), not its pixels' alpha, and the layer
+ * paints its pixels, with their own alpha, onto the target inside it:
+ *   canvas ← lerp(canvas, target ⊕ layer (alpha × fill), opacity · mask).
  */
 export function knockoutBlend(
   canvas: Surface,
@@ -51,6 +55,7 @@ export function knockoutBlend(
   opacity: number,
   mode: string,
   options: BlendOptions,
+  whole = false,
 ): void {
   const r = intersectRect(rectOf(canvas), rectOf(content));
   if (!r || opacity <= 0) return;
@@ -72,11 +77,12 @@ export function knockoutBlend(
     for (let x = 0; x < w; x++) {
       const ci = (y + r.top - content.y) * content.w + (x + r.left - content.x);
       const a = content.data[ci * 4 + 3];
-      if (!a) continue;
       const p = y * w + x;
+      if (whole) shape[p] = mask ? mask[ci] : 255;
+      if (!a) continue;
       paint.data.set(content.data.subarray(ci * 4, ci * 4 + 3), p * 4);
-      paint.data[p * 4 + 3] = 255;
-      shape[p] = mask ? (a * mask[ci] + 127) / 255 : a;
+      paint.data[p * 4 + 3] = whole ? a : 255;
+      if (!whole) shape[p] = mask ? (a * mask[ci] + 127) / 255 : a;
     }
   }
   blendSurface(under, paint, null, 1, mode, options);

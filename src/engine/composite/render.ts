@@ -253,13 +253,26 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
 async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface, atop = false) {
   if (base.adjustment) return drawAdjustmentClipGroup(ctx, base, clipped, canvas, atop);
   if (await hidingEffects(ctx, base, canvas, (inner, target) => drawClipGroup(ctx, inner, clipped, target, atop))) return;
+  if (base.blendClipped === false && base.type !== 'Group' && !hasEffects(base)) return drawClippedApart(ctx, base, clipped, canvas, atop);
   const group = createSurface(rectOf(canvas));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
+  // The base's pixel alpha × masks over the group, where its Fill or its knockout needs it.
+  let baseShape: Uint8ClampedArray | null = null;
   // Clipped layers knock out to the base (the clipping group is drawn apart, so no deeper).
   const drawClipped = async () => {
     const knock = clipped.some(hasKnockout) ? cloneSurface(group) : null;
     await inScope(ctx, knock ? { shallow: knock, deep: knock } : undefined, async () => {
-      for (const node of clipped) await drawNode(ctx, node, group, true);
+      for (const node of clipped) {
+        if (!baseShape || base.fillOpacity >= 1) {
+          await drawNode(ctx, node, group, true);
+          continue;
+        }
+        // Below Fill 100 % the base's pixels still shape what is clipped to it (Fill 0 % shows
+        // the clipped layers alone): drawn over the group, kept inside the base's pixel alpha.
+        const after = cloneSurface(group);
+        await drawNode(ctx, node, after);
+        fadeInto(group, after, baseShape, 1);
+      }
     });
   };
   if (base.type === 'Group' || base.adjustment) {
@@ -272,6 +285,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     const shape = effects && content ? effectShape(ctx, base, content, mask) : null;
     if (shape) await loadEffectPatterns(ctx, base);
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, atop);
+    if (content && (base.fillOpacity < 1 || base.knockout)) baseShape = shapeOver(group, content, mask);
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
     await drawClipped();
     const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask) : undefined;
@@ -282,7 +296,59 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   if (clipped.length) await drawClipped();
   // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels.
   const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
-  blendSurface(canvas, group, null, base.opacity, mode, { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels });
+  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels };
+  if (base.knockout && baseShape) {
+    // A knocking-out base takes its clipping group through (composite/knockout.ts): the hole is
+    // the base's shape, and the group paints onto the target inside it with its own alpha
+    // relative to that shape (a base at Fill 0 % with nothing clipped over it: a clean hole).
+    const paint = cloneSurface(group);
+    const d = paint.data;
+    for (let p = 0; p < baseShape.length; p++) d[p * 4 + 3] = baseShape[p] ? Math.min(255, (d[p * 4 + 3] * 255) / baseShape[p]) : 0;
+    const scope = ctx.knockout ?? (await rootKnockout(ctx));
+    knockoutBlend(canvas, knockoutTarget(scope, base), paint, baseShape, base.opacity, mode, options, true);
+  } else blendSurface(canvas, group, null, base.opacity, mode, options);
+}
+
+/** A layer's pixel alpha × its mask (one byte per content pixel), over `target`'s rectangle. */
+function shapeOver(target: Surface, content: Surface, mask: Uint8ClampedArray | null): Uint8ClampedArray {
+  const shape = new Uint8ClampedArray(target.w * target.h);
+  const r = intersectRect(rectOf(target), rectOf(content));
+  if (!r) return shape;
+  for (let y = r.top; y < r.bottom; y++) {
+    for (let x = r.left; x < r.right; x++) {
+      const i = (y - content.y) * content.w + (x - content.x);
+      const a = content.data[i * 4 + 3];
+      shape[(y - target.y) * target.w + (x - target.x)] = mask ? (a * mask[i] + 127) / 255 : a;
+    }
+  }
+  return shape;
+}
+
+/**
+ * "Blend Clipped Layers as Group" off (the base's Blending Options). Adobe: the option "applies
+ * the blending mode of the base layer to all layers in the clipping mask"; off, it "maintains the
+ * original blending mode and appearance of each layer", the base's mode affecting "just the base".
+ * So nothing is composited apart: the base is drawn onto the canvas as any layer (its mode,
+ * opacity, fill, Blend If apply to it alone), then each clipped layer is drawn onto that canvas
+ * with its own mode and opacity, and kept only inside the base's shape, its pixel alpha × masks
+ * (not its opacity or fill, which shape nothing):
+ *   canvas ← lerp(canvas, canvas with the clipped layer drawn, shape of the base).
+ * Knockouts in the clipped layers reveal the canvas as the base left it (shallow).
+ */
+async function drawClippedApart(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface, atop: boolean) {
+  await drawNode(ctx, base, canvas, atop);
+  const content = await layerContent(ctx, base, rectOf(canvas));
+  if (!content) return;
+  const shape = shapeOver(canvas, content, await layerMask(ctx, base, rectOf(content)));
+  const knocks = clipped.some(hasKnockout);
+  const scope = knocks ? { shallow: cloneSurface(canvas), deep: ctx.knockout ? ctx.knockout.deep : await documentBackground(ctx) } : undefined;
+  await inScope(ctx, scope, async () => {
+    for (const node of clipped) {
+      const after = cloneSurface(canvas);
+      await drawNode(ctx, node, after, atop);
+      fadeInto(canvas, after, shape, 1);
+    }
+  });
 }
 
 /** Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"). */
@@ -315,8 +381,36 @@ async function hidingEffects(
   return true;
 }
 
+/**
+ * Photoshop's "Layer Mask Hides Effects" and "Vector Mask Hides Effects" (Blending Options): the
+ * layer and its effects are drawn from the layer without that mask (so a stroke follows the
+ * pixels' edge, not the mask's), then the mask hides the whole, effects included, as it would a
+ * pass-through group: canvas ← lerp(canvas, canvas with the layer drawn, mask). Masks without the
+ * setting still shape the effects as usual. Draws and answers true when the node uses either.
+ * A shape layer's vector mask is its own path (baked into its pixels), so it is left alone here.
+ */
+async function hidingEffects(
+  ctx: RenderContext,
+  node: LayerNode,
+  canvas: Surface,
+  draw: (inner: LayerNode, target: Surface) => Promise<void>,
+): Promise<boolean> {
+  if (node.adjustment || !hasEffects(node)) return false;
+  const pixel = !!node.mask && !node.mask.disabled && !!node.mask.hidesEffects;
+  const vm = node.vectorMask;
+  const vector = !!vm && !vm.disabled && !!vm.hidesEffects && !(node.type === 'Shape' && node.hasPixels);
+  if (!pixel && !vector) return false;
+  const inner: LayerNode = { ...node, mask: pixel ? undefined : node.mask, vectorMask: vector ? undefined : vm };
+  const outer: LayerNode = { ...node, mask: pixel ? node.mask : undefined, vectorMask: vector ? vm : undefined };
+  const after = cloneSurface(canvas);
+  await draw(inner, after);
+  fadeInto(canvas, after, await layerMask(ctx, outer, rectOf(canvas)), 1);
+  return true;
+}
+
 async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, atop = false): Promise<void> {
   try {
+    if (await hidingEffects(ctx, node, canvas, (inner, target) => drawNode(ctx, inner, target, atop))) return;
     if (await hidingEffects(ctx, node, canvas, (inner, target) => drawNode(ctx, inner, target, atop))) return;
     if (node.type === 'Group') return await drawGroup(ctx, node, canvas, atop);
     if (node.adjustment) return await drawAdjustment(ctx, node, canvas);
@@ -332,7 +426,8 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   const content = await layerContent(ctx, node, grow(rectOf(canvas), reach));
   if (!content) return;
   const mask = await layerMask(ctx, node, rectOf(content));
-  const shape = effects ? effectShape(ctx, node, content, mask) : null;
+  const whole = node.transparencyShapes === false;
+  const shape = effects ? (whole ? await wholeLayerShape(ctx, node, canvas) : effectShape(ctx, node, content, mask)) : null;
   if (shape) await loadEffectPatterns(ctx, node);
   if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
   const options = {
@@ -344,11 +439,32 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   };
   if (node.knockout) {
     const scope = ctx.knockout ?? (await rootKnockout(ctx));
-    knockoutBlend(canvas, knockoutTarget(scope, node), content, mask, node.opacity, node.blendMode, options);
+    if (whole) {
+      // The hole is the whole layer (× masks): the layer's pixels spread over the canvas.
+      const area = createSurface(rectOf(canvas));
+      blendSurface(area, content, null, 1, 'normal');
+      const areaMask = await layerMask(ctx, node, rectOf(area));
+      knockoutBlend(canvas, knockoutTarget(scope, node), area, areaMask, node.opacity, node.blendMode, options, true);
+    } else knockoutBlend(canvas, knockoutTarget(scope, node), content, mask, node.opacity, node.blendMode, options);
   } else blendSurface(canvas, content, mask, node.opacity, node.blendMode, options);
   // A shape's own stroke stays above its overlays: redrawn from its path over them.
   const stroke = node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
   if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop, stroke);
+}
+
+/**
+ * "Transparency Shapes Layer" off. Adobe: on (the default) it restricts "layer effects and
+ * knockouts to opaque areas of the layer"; off, it "applies these effects throughout the layer".
+ * A Photoshop layer has no edge of its own (an unbounded plane, transparent where unpainted), so
+ * the effects' shape is that whole plane × the layer's masks, which still shape it: opaque over
+ * the canvas and far enough past it (twice the effects' reach) that no edge of the array shows.
+ * An overlay then covers the whole canvas, a drop shadow lies everywhere under the layer, and
+ * strokes and inner effects follow only the masks' edges.
+ */
+async function wholeLayerShape(ctx: RenderContext, node: LayerNode, canvas: Surface) {
+  const plane = createSurface(grow(rectOf(canvas), 2 * effectMargin(node, ctx.scale)));
+  plane.data.fill(255);
+  return effectShape(ctx, node, plane, await layerMask(ctx, node, rectOf(plane)));
 }
 
 async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
@@ -389,11 +505,13 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     await loadEffectPatterns(ctx, node);
     drawEffectsBelow(ctx, node, canvas, shape, atop);
   }
-  blendSurface(canvas, layer, mask, node.opacity * (effects ? node.fillOpacity : 1), mode, {
-    atop,
-    blendIf: node.blendIf,
-    excludedChannels: node.excludedChannels,
-  });
+  // A group's Fill fades its composite as a layer's fades its pixels (not its effects), in the
+  // special eight modes inside the blend; a knocking-out group takes its composite through.
+  const options = { atop, blendIf: node.blendIf, excludedChannels: node.excludedChannels, fill: node.fillOpacity };
+  if (node.knockout) {
+    const scope = ctx.knockout ?? (await rootKnockout(ctx));
+    knockoutBlend(canvas, knockoutTarget(scope, node), layer, mask, node.opacity, mode, options);
+  } else blendSurface(canvas, layer, mask, node.opacity, mode, options);
   if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop);
 }
 

@@ -63,14 +63,16 @@ const cases: Array<{ feature: string; path: string; on: () => Layer[]; off: () =
   {
     feature: 'knockout on a group',
     path: 'layers.Cut',
-    on: () => [background(), { name: 'Cut', opacity: 1, fillOpacity: 0.5, knockout: true, children: [img('Inside', [0, 0, 255])] } as Layer],
-    off: () => [background(), { name: 'Cut', opacity: 1, fillOpacity: 0.5, children: [img('Inside', [0, 0, 255])] } as Layer],
+    // A pass-through group's; an isolated group's is drawn (test/engine/composite/knockout-groups.test.ts).
+    on: () => [background(), { name: 'Cut', blendMode: 'pass through', opacity: 1, fillOpacity: 0.5, knockout: true, children: [img('Inside', [0, 0, 255])] } as Layer],
+    off: () => [background(), { name: 'Cut', blendMode: 'pass through', opacity: 1, fillOpacity: 0.5, children: [img('Inside', [0, 0, 255])] } as Layer],
   },
   {
     feature: 'knockout on a clipping base',
     path: 'layers.Base',
-    on: () => [background(), img('Base', [0, 255, 0], { fillOpacity: 0.5, knockout: true } as Partial<Layer>), img('Over', [255, 0, 0], { clipping: true })],
-    off: () => [background(), img('Base', [0, 255, 0], { fillOpacity: 0.5 }), img('Over', [255, 0, 0], { clipping: true })],
+    // A group's; a layer's is drawn (test/engine/composite/knockout-groups.test.ts).
+    on: () => [background(), { name: 'Base', blendMode: 'normal', fillOpacity: 0.5, knockout: true, children: [img('In', [0, 255, 0])] } as Layer, img('Over', [255, 0, 0], { clipping: true })],
+    off: () => [background(), { name: 'Base', blendMode: 'normal', fillOpacity: 0.5, children: [img('In', [0, 255, 0])] } as Layer, img('Over', [255, 0, 0], { clipping: true })],
   },
   {
     feature: 'Blend If on a pass-through group',
@@ -81,14 +83,16 @@ const cases: Array<{ feature: string; path: string; on: () => Layer[]; off: () =
   {
     feature: '"Blend Clipped Layers as Group" turned off',
     path: 'layers.Base',
-    on: () => [background(), img('Base', [0, 255, 0], { blendMode: 'multiply', blendClippendElements: false }), img('Over', [255, 0, 0], { clipping: true })],
-    off: () => [background(), img('Base', [0, 255, 0], { blendMode: 'multiply', blendClippendElements: true }), img('Over', [255, 0, 0], { clipping: true })],
+    // Drawn for a plain base (test/engine/composite/blend-clipped-apart.test.ts); refused on a base with effects.
+    on: () => [background(), img('Base', [0, 255, 0], { blendMode: 'multiply', blendClippendElements: false, effects: stroke }), img('Over', [255, 0, 0], { clipping: true })],
+    off: () => [background(), img('Base', [0, 255, 0], { blendMode: 'multiply', blendClippendElements: true, effects: stroke }), img('Over', [255, 0, 0], { clipping: true })],
   },
   {
     feature: '"Transparency Shapes Layer" turned off',
-    path: 'layers.Group/Styled',
-    on: () => [background(), { name: 'Group', children: [img('Styled', [0, 0, 255], { effects: stroke, transparencyShapesLayer: false })] }],
-    off: () => [background(), { name: 'Group', children: [img('Styled', [0, 0, 255], { effects: stroke, transparencyShapesLayer: true })] }],
+    // Drawn for layers (test/engine/composite/transparency-shapes.test.ts), refused on a group.
+    path: 'layers.Group',
+    on: () => [background(), { name: 'Group', effects: stroke, transparencyShapesLayer: false, children: [img('Styled', [0, 0, 255])] } as Layer],
+    off: () => [background(), { name: 'Group', effects: stroke, transparencyShapesLayer: true, children: [img('Styled', [0, 0, 255])] } as Layer],
   },
 ];
 
@@ -142,7 +146,7 @@ describe('Unmodelled Photoshop features', () => {
   it('name every layer that uses one, with its path', async () => {
     const e = await refusal([
       background(),
-      { name: 'Outer', children: [{ name: 'Cut', fillOpacity: 0, knockout: true, children: [img('A', [0, 0, 255])] } as Layer] },
+      { name: 'Outer', children: [{ name: 'Cut', blendMode: 'pass through', fillOpacity: 0, knockout: true, children: [img('A', [0, 0, 255])] } as Layer] },
       { name: 'Pass', blendMode: 'pass through', blendingRanges: ranges(50), children: [img('B', [0, 0, 255])] } as Layer,
     ]);
     expect(e.details).toEqual(
