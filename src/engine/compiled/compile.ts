@@ -4,7 +4,7 @@ import { forgetTemplate } from '../cache';
 import { LayerRenderError, renderTemplate, type BackdropStore } from '../composite/render';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
-import { documentMode, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';
+import { ColorMode, documentMode, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';
 import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
@@ -137,7 +137,9 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       await put(compositeKey(hash), composite);
       compiled.compositeKey = compositeKey(hash);
     }
-    if (resources.icc) {
+    // Outputs are RGB and embed this profile: a Grayscale or CMYK document's profile describes
+    // its own channels, not our naively converted RGB, which is then taken as sRGB (no profile).
+    if (resources.icc && mode === ColorMode.RGB) {
       written.push(iccKey(hash));
       await bucket.put(iccKey(hash), resources.icc);
       compiled.iccKey = iccKey(hash);

@@ -200,6 +200,27 @@ describe('made 16-bit, grey and CMYK files', () => {
     expect([...rgba.subarray(0, 4)]).toEqual([Math.round((51 * k) / 255), k, k, 128]);
   });
 
+  it("keep an RGB document's ICC profile for the outputs, not a CMYK or grey one (the output is RGB)", async () => {
+    // The made files have no image resources: add a 1039 (ICC profile) resource of 128 bytes.
+    const withIcc = (bytes: Uint8Array) => {
+      const profile = new Uint8Array(128);
+      const block = new Uint8Array([...new TextEncoder().encode('8BIM'), 0x04, 0x0f, 0, 0, 0, 0, 0, 128, ...profile]);
+      const out = new Uint8Array(bytes.length + block.length);
+      out.set(bytes.subarray(0, 30)); // header, empty colour mode data
+      new DataView(out.buffer).setUint32(30, block.length);
+      out.set(block, 34);
+      out.set(bytes.subarray(34), 34 + block.length);
+      return out;
+    };
+    const rgb = await compileTemplate(env.FILES, withIcc(await made('made-rgb16.psd')));
+    expect(rgb.iccKey).toBeDefined();
+    for (const name of ['made-cmyk8.psd', 'made-gray8.psd']) {
+      const compiled = await compileTemplate(env.FILES, withIcc(await made(name)));
+      expect(compiled.layers.length, name).toBe(3);
+      expect(compiled.iccKey, name).toBeUndefined();
+    }
+  });
+
   it('render Duotone as its grey channel', async () => {
     // made-gray8 declared Duotone (mode 8): the same single channel; the inks are not applied.
     const bytes = (await made('made-gray8.psd')).slice();
