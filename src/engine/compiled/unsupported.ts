@@ -1,4 +1,5 @@
 import type { Layer } from 'ag-psd';
+import { colorLookupRefusal } from '../composite/color-lookup';
 import { hasEffects } from '../composite/effects';
 import { type ErrorDetail, unprocessable } from '../errors';
 import type { LayerNode } from '../types';
@@ -48,6 +49,9 @@ const normal = (mode: string) => mode === 'normal' || mode === 'pass through';
 function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | undefined): string[] {
   const out: string[] = [];
   const isBase = clipped.length > 0;
+  // A colour lookup whose table is an ICC profile, or a file we cannot read, is not drawn.
+  const lookup = node.adjustment && colorLookupRefusal(node.adjustment);
+  if (lookup) out.push(lookup);
   const effects = hasEffects(node);
   // Knockout is drawn for plain layers only. Elsewhere it matters once the layer's Fill is below
   // 100 % or its mode is not Normal (at Fill 100 % Normal a knockout changes nothing).

@@ -1,4 +1,6 @@
 import type { AdjustmentLayer } from 'ag-psd';
+import { applyColorLookup } from './color-lookup';
+import { selectiveColor } from './selective-color';
 import { gradientRamp } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibrance } from './vibrance';
@@ -59,6 +61,10 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
       }
       return true;
     }
+    case 'selective color':
+      return selectiveColor(adj, d);
+    case 'color lookup':
+      return applyColorLookup(adj, d);
     case 'threshold': {
       const t = adj.level ?? 128;
       return applyLumaMap(d, (l) => (l >= t ? 255 : 0));

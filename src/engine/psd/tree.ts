@@ -1,6 +1,7 @@
 import type { Layer, Psd } from 'ag-psd';
 import { placementFromLayer, textInfoFromLayer } from '../personalise/layer-info';
 import { EngineError, unprocessable } from '../errors';
+import { compileColorLookup } from '../composite/color-lookup';
 import type { RecordExtras } from './records';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
 
@@ -103,7 +104,10 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
     node.effects = layer.effects;
     if (layer.referencePoint) node.referencePoint = { ...layer.referencePoint };
   }
-  if (layer.adjustment) node.adjustment = layer.adjustment;
+  if (layer.adjustment) {
+    // A colour lookup's LUT file is parsed here, once: the tree keeps the table, not the bytes.
+    node.adjustment = layer.adjustment.type === 'color lookup' ? compileColorLookup(layer.adjustment) : layer.adjustment;
+  }
   const text = textInfoFromLayer(layer);
   if (text) node.text = text;
   const placement = placementFromLayer(layer);

@@ -56,6 +56,7 @@ describe('adjustment layers', () => {
   });
 
   it('reports adjustments it does not render', () => {
-    expect(applyAdjustment({ type: 'selective color' }, px(1, 2, 3))).toBe(false);
+    // A colour lookup with no table chosen: nothing to apply, the layer is skipped.
+    expect(applyAdjustment({ type: 'color lookup' }, px(1, 2, 3))).toBe(false);
   });
 });
