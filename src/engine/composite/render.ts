@@ -381,36 +381,8 @@ async function hidingEffects(
   return true;
 }
 
-/**
- * Photoshop's "Layer Mask Hides Effects" and "Vector Mask Hides Effects" (Blending Options): the
- * layer and its effects are drawn from the layer without that mask (so a stroke follows the
- * pixels' edge, not the mask's), then the mask hides the whole, effects included, as it would a
- * pass-through group: canvas ← lerp(canvas, canvas with the layer drawn, mask). Masks without the
- * setting still shape the effects as usual. Draws and answers true when the node uses either.
- * A shape layer's vector mask is its own path (baked into its pixels), so it is left alone here.
- */
-async function hidingEffects(
-  ctx: RenderContext,
-  node: LayerNode,
-  canvas: Surface,
-  draw: (inner: LayerNode, target: Surface) => Promise<void>,
-): Promise<boolean> {
-  if (node.adjustment || !hasEffects(node)) return false;
-  const pixel = !!node.mask && !node.mask.disabled && !!node.mask.hidesEffects;
-  const vm = node.vectorMask;
-  const vector = !!vm && !vm.disabled && !!vm.hidesEffects && !(node.type === 'Shape' && node.hasPixels);
-  if (!pixel && !vector) return false;
-  const inner: LayerNode = { ...node, mask: pixel ? undefined : node.mask, vectorMask: vector ? undefined : vm };
-  const outer: LayerNode = { ...node, mask: pixel ? node.mask : undefined, vectorMask: vector ? vm : undefined };
-  const after = cloneSurface(canvas);
-  await draw(inner, after);
-  fadeInto(canvas, after, await layerMask(ctx, outer, rectOf(canvas)), 1);
-  return true;
-}
-
 async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, atop = false): Promise<void> {
   try {
-    if (await hidingEffects(ctx, node, canvas, (inner, target) => drawNode(ctx, inner, target, atop))) return;
     if (await hidingEffects(ctx, node, canvas, (inner, target) => drawNode(ctx, inner, target, atop))) return;
     if (node.type === 'Group') return await drawGroup(ctx, node, canvas, atop);
     if (node.adjustment) return await drawAdjustment(ctx, node, canvas);
