@@ -119,27 +119,46 @@ function asRgb(o: Record<string, unknown>, scale: number): { r: number; g: numbe
 }
 
 /**
- * Adjustment layers act on the document's own channels: in CMYK on inverted ink, per C, M, Y
- * and K, which RGB arithmetic after conversion cannot reproduce. A CMYK template with a visible
- * one is refused. (In Grayscale they act on the one grey channel, which R = G = B reproduces.)
+ * What acts on the document's own channels, fitted to RGB or refused:
+ * - Grayscale/Duotone: adjustments and Blend If act on the one grey channel, which R = G = B
+ *   reproduces (the grey range is read as red's, equal on a grey pixel); leaving out channel 0
+ *   ("Advanced Blending: Channels") leaves out the grey, so all of R, G, B.
+ * - CMYK: adjustments work on inverted C, M, Y, K and Blend If and channel restrictions name
+ *   C, M, Y, K, which RGB arithmetic after conversion cannot reproduce: a visible layer using one
+ *   is refused with a 422 naming it.
  */
 export function refuseModeFeatures(mode: number, layers: LayerNode[]): void {
+  if (mode === ColorMode.Grayscale || mode === ColorMode.Duotone) {
+    const fit = (nodes: LayerNode[]) => {
+      for (const n of nodes) {
+        if (n.excludedChannels) n.excludedChannels = n.excludedChannels.includes(0) ? [0, 1, 2] : undefined;
+        if (!n.excludedChannels) delete n.excludedChannels;
+        if (n.children) fit(n.children);
+      }
+    };
+    fit(layers);
+    return;
+  }
   if (mode !== ColorMode.CMYK) return;
-  const find = (nodes: LayerNode[], parent: string): string | undefined => {
+  const find = (nodes: LayerNode[], parent: string): [string, string] | undefined => {
     for (const n of nodes) {
       if (!n.visible) continue;
       const path = parent ? `${parent}/${n.name}` : n.name;
-      if (n.adjustment) return path;
+      if (n.adjustment) return [path, 'adjustment layer in CMYK'];
+      if (n.blendIf) return [path, 'Blend If in CMYK'];
+      if (n.excludedChannels?.length) return [path, 'channel restrictions in CMYK'];
       const inner = n.children && find(n.children, path);
       if (inner) return inner;
     }
     return undefined;
   };
-  const path = find(layers, '');
-  if (path !== undefined) {
+  const found = find(layers, '');
+  if (found) {
+    const [path, reason] = found;
+    const what = reason.startsWith('adjustment') ? 'is an adjustment layer' : `uses ${reason.replace(' in CMYK', '')}`;
     throw unprocessable(
-      `Layer "${path}" is an adjustment layer in a CMYK document; Photoshop applies it to the C, M, Y and K channels, which the renderer does not model. Convert the document to RGB.`,
-      [{ path: `layers.${path}`, reason: 'adjustment layer in CMYK' }],
+      `Layer "${path}" ${what} in a CMYK document; Photoshop applies it to the C, M, Y and K channels, which the renderer does not model. Convert the document to RGB.`,
+      [{ path: `layers.${path}`, reason }],
     );
   }
 }

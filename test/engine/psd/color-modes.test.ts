@@ -169,6 +169,17 @@ describe('colour modes to RGB', () => {
     const e = await refusal(() => refuseModeFeatures(4, tree));
     expect(e.message).toMatch(/"g\/curves".*CMYK/);
     expect(e.details).toEqual([{ path: 'layers.g/curves', reason: 'adjustment layer in CMYK' }]);
+    const blendIf = [{ name: 'b', visible: true, blendIf: [{ source: [0, 0, 200, 255], dest: [0, 0, 255, 255] }] }] as unknown as LayerNode[];
+    expect((await refusal(() => refuseModeFeatures(4, blendIf))).details).toEqual([{ path: 'layers.b', reason: 'Blend If in CMYK' }]);
+    // Hidden: rendered without it, as Photoshop's composite is.
+    refuseModeFeatures(4, [{ ...blendIf[0], visible: false }] as LayerNode[]);
+  });
+
+  it('reads a grey document\'s left-out channel 0 as all of R, G, B', () => {
+    const nodes = [{ name: 'a', visible: true, excludedChannels: [0] }, { name: 'b', visible: true, excludedChannels: [1] }] as unknown as LayerNode[];
+    refuseModeFeatures(1, nodes);
+    expect(nodes[0].excludedChannels).toEqual([0, 1, 2]);
+    expect('excludedChannels' in nodes[1]).toBe(false);
   });
 });
 
