@@ -62,6 +62,8 @@ const RESAMPLE_REACH = 3;
 /** The rectangle a node can paint on (output pixels), or null when it paints nothing. */
 function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canvas: Bounds): Bounds | null {
   if (node.adjustment) return canvas;
+  // "Transparency Shapes Layer" off: effects and a knockout cover the whole layer plane.
+  if (node.transparencyShapes === false && (hasEffects(node) || node.knockout)) return canvas;
   let r: Bounds | null = null;
   const add = (b: Bounds | null) => {
     if (b) r = r ? union(r, b) : b;

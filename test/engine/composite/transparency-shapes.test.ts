@@ -2,6 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { dirtyBounds } from '../../../src/engine/composite/dirty';
 
 /**
  * "Transparency Shapes Layer" off: layer effects and knockouts apply "throughout the layer"
@@ -52,5 +53,16 @@ describe('"Transparency Shapes Layer" off', () => {
     expect(await row([red, blue({ ...knock, transparencyShapesLayer: false })])).toEqual(
       where((x) => (x >= 4 && x < 8 ? BLUE : x < 12 ? BG : RED)),
     );
+  });
+
+  it('makes a change to such a layer reach the whole canvas (personalised previews redraw it all)', async () => {
+    const bytes = writePsdUint8Array({
+      width: 16,
+      height: 1,
+      children: [{ name: 'Background', left: 0, top: 0, imageData: solid(BG, 16) }, blue({ effects: overlay, transparencyShapesLayer: false })],
+    });
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const id = compiled.layers.find((n) => n.name === 'blue')!.id;
+    expect(dirtyBounds(compiled, new Map([[id, { visible: false }]]), 1)).toEqual({ left: 0, top: 0, right: 16, bottom: 1 });
   });
 });
