@@ -175,6 +175,8 @@ export class ResultStore {
     const etag = meta?.etag ?? (await contentEtag(bytes));
     const all = { ...meta, etag };
     const entry: Landing = { bytes, contentType, etag, made: Date.now(), written: Promise.resolve() };
+    // A write that never settled (its waitUntil was cut off) must not hold its bytes for good.
+    for (const [held, { made }] of landing) if (made + LANDING_WINDOW_MS < entry.made) landing.delete(held);
     landing.set(name, entry);
     remember(fingerprint, name);
     entry.written = this.write(name, key, bytes, contentType, fingerprint, all)
