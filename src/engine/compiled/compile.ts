@@ -4,7 +4,7 @@ import { forgetTemplate } from '../cache';
 import { LayerRenderError, renderTemplate, type BackdropStore } from '../composite/render';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
-import { ColorMode, documentMode, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';
+import { ColorMode, documentMode, type IndexedPalette, indexedPalette, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';
 import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
@@ -55,6 +55,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   // Before anything is written: what would be drawn wrong is refused, not drawn.
   refuseUnmodelled(layers, new Map(visited.map(([layer, node]) => [node, layer])));
   const { mode, depth } = documentMode(doc);
+  const palette = indexedPalette(psd);
   refuseModeFeatures(mode, layers);
   refuseUnreadPatterns(doc.children ?? [], new Set((doc.patterns ?? []).map((p) => p.id)), mode, depth);
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
@@ -105,7 +106,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
       layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, (k, b, d) =>
         put(pixelKey(hash, id, k, b), d),
-      mode, depth));
+      mode, depth, palette));
     }
 
     const compiled: CompiledTemplate = {
@@ -133,7 +134,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     delete doc.rawCompositeData;
     if (merged && merged.length > 2 && doc.width * doc.height <= MAX_STORED_COMPOSITE) {
       const large = psd[5] === 2;
-      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha, mode, depth);
+      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha, mode, depth, palette);
       await put(compositeKey(hash), composite);
       compiled.compositeKey = compositeKey(hash);
     }
@@ -233,9 +234,10 @@ async function flatLayer(
   write: (level: number, band: number, data: Uint8Array) => Promise<void>,
   mode?: number,
   depth?: number,
+  palette?: IndexedPalette,
 ): Promise<LayerNode> {
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
-  const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth);
+  const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth, palette);
   const writer = new PyramidWriter(bounds, levels, 4, 0, write);
   for (let y = 0; y < doc.height; y++) await writer.push(y, rows.next());
   await writer.finish();

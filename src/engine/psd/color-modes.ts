@@ -21,15 +21,21 @@ export const ColorMode = { Bitmap: 0, Grayscale: 1, Indexed: 2, RGB: 3, CMYK: 4,
 const NAMES = ['Bitmap', 'Grayscale', 'Indexed', 'RGB', 'CMYK', '', '', 'Multichannel', 'Duotone', 'Lab'];
 export const colorModeName = (mode: number) => NAMES[mode] || `mode ${mode}`;
 
-/** What we render: RGB, Grayscale, Duotone and CMYK, each at 8 or 16 bits a channel. */
+/**
+ * What we render: RGB, Grayscale, Duotone and CMYK, each at 8 or 16 bits a channel; and the
+ * flat modes, Indexed (8 bits) and Bitmap (1 bit), which hold no layers, only the merged image.
+ */
 export function refuseUnsupportedMode(mode: number, depth: number): void {
-  if (mode !== ColorMode.RGB && mode !== ColorMode.Grayscale && mode !== ColorMode.Duotone && mode !== ColorMode.CMYK) {
+  if (mode !== ColorMode.RGB && mode !== ColorMode.Grayscale && mode !== ColorMode.Duotone && mode !== ColorMode.CMYK && mode !== ColorMode.Indexed && mode !== ColorMode.Bitmap) {
     const name = colorModeName(mode);
     throw unprocessable(
-      `Colour mode ${name} is not supported; templates can be RGB, Grayscale, Duotone or CMYK (8 or 16 bits a channel).`,
+      `Colour mode ${name} is not supported; templates can be RGB, Grayscale, Duotone or CMYK (8 or 16 bits a channel), Indexed or Bitmap.`,
       [{ path: 'colorMode', reason: name }],
     );
   }
+  if (mode === ColorMode.Indexed && depth !== 8) throw unprocessable(`An Indexed document of ${depth} bits a channel is not valid.`, [{ path: 'bitsPerChannel', reason: String(depth) }]);
+  if (mode === ColorMode.Bitmap && depth !== 1) throw unprocessable(`A Bitmap document of ${depth} bits a channel is not valid.`, [{ path: 'bitsPerChannel', reason: String(depth) }]);
+  if (mode === ColorMode.Indexed || mode === ColorMode.Bitmap) return;
   if (depth !== 8 && depth !== 16) {
     throw unprocessable(
       `Bit depth ${depth} is not supported; templates can have 8 or 16 bits a channel (a ${depth}-bit document must be converted in Photoshop first).`,
@@ -40,6 +46,34 @@ export function refuseUnsupportedMode(mode: number, depth: number): void {
 
 /** How many colour channels a mode stores (before any transparency or extra channels). */
 export const colorChannels = (mode: number) => (mode === ColorMode.CMYK ? 4 : mode === ColorMode.RGB ? 3 : 1);
+
+/** An Indexed document's colour table (768 bytes: 256 reds, greens, blues) and transparent index. */
+export interface IndexedPalette {
+  colors: Uint8Array;
+  transparent?: number;
+}
+
+/**
+ * The colour table of an Indexed document (its colour mode data) and the transparent index
+ * (image resource 1047), or undefined when the document is not Indexed.
+ */
+export function indexedPalette(bytes: Uint8Array): IndexedPalette | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint16(24) !== ColorMode.Indexed || view.getUint32(26) < 768) return undefined;
+  const out: IndexedPalette = { colors: bytes.slice(30, 30 + 768) };
+  let at = 30 + view.getUint32(26);
+  const end = Math.min(at + 4 + view.getUint32(at), bytes.length);
+  at += 4;
+  while (at + 12 <= end && view.getUint32(at) === 0x3842494d) {
+    const id = view.getUint16(at + 4);
+    at += 6 + ((bytes[at + 6] + 2) & ~1);
+    const size = view.getUint32(at);
+    at += 4;
+    if (id === 1047 && size >= 2 && at + 2 <= end) out.transparent = view.getUint16(at);
+    at += (size + 1) & ~1;
+  }
+  return out;
+}
 
 /** 16-bit sample (0..65535) to 8 bits as Photoshop converts a document: round(v × 255 / 65535). */
 export const narrow16 = (v: number) => ((v * 255 + 32767) / 65535) | 0;

@@ -1,5 +1,5 @@
 import { unprocessable } from '../errors';
-import { ColorMode, colorChannels, narrow16, toRgbaRow } from './color-modes';
+import { ColorMode, colorChannels, type IndexedPalette, narrow16, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
 /**
@@ -17,9 +17,10 @@ export function decodeComposite(
   hasAlpha: boolean,
   mode: number = ColorMode.RGB,
   depth = 8,
+  palette?: IndexedPalette,
 ): Uint8Array {
   const out = new Uint8Array(width * height * 4);
-  const rows = compositeRows(section, width, height, channels, large, hasAlpha, mode, depth);
+  const rows = compositeRows(section, width, height, channels, large, hasAlpha, mode, depth, palette);
   for (let y = 0; y < height; y++) out.set(rows.next(), y * width * 4);
   return out;
 }
@@ -37,13 +38,15 @@ export function compositeRows(
   hasAlpha: boolean,
   mode: number = ColorMode.RGB,
   depth = 8,
+  palette?: IndexedPalette,
 ): { next(): Uint8Array } {
   const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
   const compression = view.getUint16(0);
   if (compression > 3) throw unprocessable(`Composite compression ${compression} is not supported.`);
   const colors = colorChannels(mode);
   const planes = Math.min(channels, hasAlpha ? colors + 1 : colors);
-  const bytes = depth === 16 ? width * 2 : width;
+  const bytes = depth === 16 ? width * 2 : depth === 1 ? Math.ceil(width / 8) : width;
+  if (mode === ColorMode.Indexed && !palette) throw unprocessable('The Indexed document has no colour table.');
   const countSize = large ? 4 : 2;
   const rowLength = (c: number, y: number) =>
     large ? view.getUint32(2 + (c * height + y) * 4) : view.getUint16(2 + (c * height + y) * 2);
@@ -86,9 +89,20 @@ export function compositeRows(
         }
         const row = rows[c];
         if (depth === 16) for (let x = 0; x < width; x++) row[x] = narrow16((wide[2 * x] << 8) | wide[2 * x + 1]);
+        else if (depth === 1) for (let x = 0; x < width; x++) row[x] = (wide[x >> 3] >> (7 - (x & 7))) & 1 ? 0 : 255; // 1 = black
         else row.set(wide);
       }
-      toRgbaRow(mode, rows.slice(0, colors), hasAlpha && planes > colors ? rows[colors] : null, rgba);
+      const alpha = hasAlpha && planes > colors ? rows[colors] : null;
+      if (mode === ColorMode.Indexed) {
+        const { colors: table, transparent } = palette!;
+        for (let x = 0, o = 0; x < width; x++, o += 4) {
+          const i = rows[0][x];
+          rgba[o] = table[i];
+          rgba[o + 1] = table[256 + i];
+          rgba[o + 2] = table[512 + i];
+          rgba[o + 3] = i === transparent ? 0 : alpha ? alpha[x] : 255;
+        }
+      } else toRgbaRow(mode, rows.slice(0, colors), alpha, rgba);
       y++;
       return rgba;
     },

@@ -109,6 +109,13 @@ export function parsePsd(bytes: Uint8Array): Psd {
   } finally {
     bytes[25] = header.colorMode;
   }
+  if ((header.colorMode === ColorMode.Indexed || header.colorMode === ColorMode.Bitmap) && psd.children?.length) {
+    // Photoshop keeps these modes flat; layers here come from another writer and mean nothing we know.
+    const mode = header.colorMode === ColorMode.Indexed ? 'Indexed' : 'Bitmap';
+    throw unprocessable(`An ${mode} document with layers is not supported (Photoshop keeps ${mode} documents flat).`, [
+      { path: 'colorMode', reason: `${mode} with layers` },
+    ]);
+  }
   setMode(psd.children ?? [], header.colorMode);
   Object.assign(psd, { colorMode: header.colorMode, bitsPerChannel: header.depth });
   if (header.colorMode !== ColorMode.RGB) normaliseColors(psd.children ?? []);

@@ -232,6 +232,30 @@ describe('made 16-bit, grey and CMYK files', () => {
     }
   });
 
+  it('render flat Indexed (through the colour table) and Bitmap (1 = black) documents', async () => {
+    const indexed = await compileTemplate(env.FILES, await made('made-indexed8.psd'));
+    const a = await renderTemplate(env.FILES, indexed, { scale: 1 });
+    for (const [x, y] of [[0, 0], [1, 1], [15, 7], [7, 3]]) {
+      const i = (16 * x + 3 * y) & 255;
+      const o = (y * 16 + x) * 4;
+      expect([...a.data.subarray(o, o + 4)], `${x},${y}`).toEqual([i, 255 - i, (7 * i) & 255, 255]);
+    }
+    const bitmap = await compileTemplate(env.FILES, await made('made-bitmap1.psd'));
+    const b = await renderTemplate(env.FILES, bitmap, { scale: 1 });
+    for (let y = 0; y < 6; y++) {
+      for (let x = 0; x < 20; x++) {
+        const v = (x + y) % 3 === 0 ? 0 : 255;
+        const o = (y * 20 + x) * 4;
+        if (b.data[o] !== v || b.data[o + 1] !== v || b.data[o + 2] !== v || b.data[o + 3] !== 255) throw new Error(`bitmap ${x},${y}: ${b.data.subarray(o, o + 4)}`);
+      }
+    }
+    // The transparent index (image resource 1047) is transparent.
+    const table = new Uint8Array(768).fill(9);
+    const section = new Uint8Array([0, 0, 4, 7]);
+    const rgba = decodeComposite(section, 2, 1, 1, false, false, 2, 8, { colors: table, transparent: 7 });
+    expect([...rgba]).toEqual([9, 9, 9, 255, 9, 9, 9, 0]);
+  });
+
   it('render Duotone as its grey channel', async () => {
     // made-gray8 declared Duotone (mode 8): the same single channel; the inks are not applied.
     const bytes = (await made('made-gray8.psd')).slice();
@@ -280,12 +304,10 @@ describe('modes and depths still refused (422 naming them)', () => {
     expect(e.details).toEqual([{ path: 'bitsPerChannel', reason: '32' }]);
   });
 
-  it('Lab, Multichannel, Indexed and Bitmap', async () => {
+  it('Lab and Multichannel; Indexed or Bitmap with layers or at another depth', async () => {
     for (const [mode, name] of [
       [9, 'Lab'],
       [7, 'Multichannel'],
-      [2, 'Indexed'],
-      [0, 'Bitmap'],
     ] as const) {
       const e = await refusal(async () => readHeader(await patched(24, mode)));
       expect(e.message).toMatch(new RegExp(`Colour mode ${name} is not supported`));
@@ -293,5 +315,9 @@ describe('modes and depths still refused (422 naming them)', () => {
     }
     const e = await refusal(async () => compileTemplate(env.FILES, await patched(24, 9)));
     expect(e.message).toMatch(/Lab/);
+    const layered = (await made('made-gray8.psd')).slice();
+    layered[25] = 2;
+    expect((await refusal(() => compileTemplate(env.FILES, layered))).message).toMatch(/Indexed document with layers/);
+    expect((await refusal(async () => readHeader(await patched(24, 0)))).message).toMatch(/Bitmap document of 8 bits/);
   });
 });
