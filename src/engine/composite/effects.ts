@@ -3,6 +3,7 @@ import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
 import { curveLut } from './adjust';
 import { bandCoverage, blur, dilate, erode, shift, signedDistance } from './morphology';
+import { bevelMaps } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, type Gradient } from './gradient';
 import { rasterizeVectorMask } from './vector';
@@ -312,45 +313,19 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
 
 type Bevel = NonNullable<LayerEffectsInfo['bevel']>;
 
-/**
- * Bevel and emboss (smooth technique): a height field from the shape blurred over the size, lit
- * from the light's angle and altitude; the part facing the light brightens (highlight), the part
- * facing away darkens (shadow). Inner bevel lives inside the shape, outer bevel outside it,
- * emboss on both sides.
- */
+/** Bevel and emboss (smooth technique): highlight and shadow maps from bevel.ts, painted. */
 function drawBevel(ctx: RenderContext, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean): void {
   const { w, h, alpha } = shape;
-  const size = Math.max(1, px(b.size) * ctx.scale);
-  const style = b.style ?? 'inner bevel';
-  const depth = (b.strength ?? 1) * (b.direction === 'down' ? -1 : 1);
-  // Height: 0 outside → 1 inside over the bevel's width (emboss: half out, half in).
-  const emboss = style === 'emboss' || style === 'pillow emboss';
-  const width = emboss ? size / 2 : size;
-  let height: Float32Array;
-  if (style === 'outer bevel') height = blur(dilate(alpha, w, h, width), w, h, width);
-  else height = blur(alpha, w, h, size);
-  if (px(b.soften) > 0) height = blur(height, w, h, px(b.soften) * ctx.scale);
-  const angle = ((globalAngle(ctx, b) * Math.PI) / 180);
-  const altitude = (((b.useGlobalLight !== false && ctx.compiled.globalAltitude !== undefined ? ctx.compiled.globalAltitude : b.altitude) ?? 30) * Math.PI) / 180;
-  const lx = Math.cos(altitude) * Math.cos(angle);
-  const ly = -Math.cos(altitude) * Math.sin(angle);
-  const lz = Math.sin(altitude);
-  // Slope gain: tuned against Photoshop's composites (bevel 45 dB, emboss 26 dB on the fixtures).
-  const k = (emboss ? size : width) * depth;
-  const hi = new Float32Array(alpha.length);
-  const lo = new Float32Array(alpha.length);
-  for (let y = 1; y < h - 1; y++) {
-    for (let x = 1; x < w - 1; x++) {
-      const i = y * w + x;
-      const where = style === 'inner bevel' ? alpha[i] : style === 'outer bevel' ? 1 - alpha[i] : 1;
-      if (where <= 0) continue;
-      const nx = -((height[i + 1] - height[i - 1]) / 2) * k;
-      const ny = -((height[i + w] - height[i - w]) / 2) * k;
-      const shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
-      if (shade > lz) hi[i] = Math.min(1, (shade - lz) / (1 - lz)) * where;
-      else lo[i] = Math.min(1, (lz - shade) / lz) * where;
-    }
-  }
+  const globalAltitude = b.useGlobalLight !== false ? ctx.compiled.globalAltitude : undefined;
+  const { hi, lo } = bevelMaps(alpha, w, h, {
+    style: b.style,
+    size: Math.max(1, px(b.size) * ctx.scale),
+    depth: b.strength ?? 1,
+    up: b.direction !== 'down',
+    soften: px(b.soften) * ctx.scale,
+    angle: globalAngle(ctx, b),
+    altitude: globalAltitude ?? b.altitude ?? 30,
+  });
   paint(canvas, shape, hi, rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop);
   paint(canvas, shape, lo, rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop);
 }
