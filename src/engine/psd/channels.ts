@@ -1,7 +1,7 @@
 import type { LayerRawData, LayerRawDataChannel } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { unpackBits, unpredict } from './composite';
-import { ColorMode, colorChannels, narrow16, toRgbaRow } from './color-modes';
+import { ColorMode, colorChannels, narrowing, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
 /**
@@ -45,8 +45,9 @@ export function channelRows(
   const bytes = wide ? width * 2 : width;
   // 16-bit rows are decoded here, then narrowed into `row`.
   const buf = wide ? new Uint8Array(bytes) : row;
+  const table = wide ? narrowing() : undefined;
   const narrow = () => {
-    if (wide) for (let x = 0; x < width; x++) row[x] = narrow16((buf[2 * x] << 8) | buf[2 * x + 1]);
+    if (table) for (let x = 0; x < width; x++) row[x] = table[(buf[2 * x] << 8) | buf[2 * x + 1]];
     return row;
   };
   let y = first;

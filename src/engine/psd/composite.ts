@@ -1,5 +1,5 @@
 import { unprocessable } from '../errors';
-import { ColorMode, colorChannels, type IndexedPalette, narrow16, toRgbaRow } from './color-modes';
+import { ColorMode, colorChannels, type IndexedPalette, narrowing, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
 /**
@@ -69,6 +69,7 @@ export function compositeRows(
   }
   const rgba = new Uint8Array(width * 4);
   const wide = new Uint8Array(bytes);
+  const table = depth === 16 ? narrowing() : undefined;
   // One 8-bit row per plane; a plane the file lacks stays empty (255: no ink in CMYK).
   const rows = Array.from({ length: colors + 1 }, (_, c) => new Uint8Array(width).fill(mode === ColorMode.CMYK && c < colors ? 255 : 0));
   let y = 0;
@@ -88,7 +89,7 @@ export function compositeRows(
           at[c] += length;
         }
         const row = rows[c];
-        if (depth === 16) for (let x = 0; x < width; x++) row[x] = narrow16((wide[2 * x] << 8) | wide[2 * x + 1]);
+        if (table) for (let x = 0; x < width; x++) row[x] = table[(wide[2 * x] << 8) | wide[2 * x + 1]];
         else if (depth === 1) for (let x = 0; x < width; x++) row[x] = (wide[x >> 3] >> (7 - (x & 7))) & 1 ? 0 : 255; // 1 = black
         else row.set(wide);
       }

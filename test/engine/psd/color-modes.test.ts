@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, readHeader, renderTemplate } from '../../../src/engine';
 import { Unprocessable } from '../../../src/engine/errors';
 import { channelRows, layerRgba } from '../../../src/engine/psd/channels';
-import { narrow16, normaliseColors, refuseModeFeatures, refuseUnreadPatterns, toRgbaRow } from '../../../src/engine/psd/color-modes';
+import { narrow16, narrowing, normaliseColors, refuseModeFeatures, refuseUnreadPatterns, toRgbaRow } from '../../../src/engine/psd/color-modes';
 import { decodeComposite } from '../../../src/engine/psd/composite';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
@@ -63,6 +63,8 @@ describe('16-bit samples', () => {
       if (narrow16(v) !== Math.round((v * 255) / 65535)) throw new Error(`narrow16(${v}) = ${narrow16(v)}`);
     }
     expect([narrow16(0), narrow16(128), narrow16(129), narrow16(32768), narrow16(65535)]).toEqual([0, 0, 1, 128, 255]);
+    const table = narrowing();
+    for (let v = 0; v <= 65535; v++) if (table[v] !== narrow16(v)) throw new Error(`narrowing()[${v}]`);
   });
 
   // Two rows of four samples: values chosen on both sides of 8-bit rounding steps.
@@ -151,11 +153,11 @@ describe('colour modes to RGB', () => {
     expect(layer.children[0].effects.stroke[0].color).toEqual({ r: 1, g: 2, b: 3 });
   });
 
-  it('refuses a pattern ag-psd could not read (16 bits, CMYK), naming the layer', async () => {
+  it('refuses a pattern ag-psd could not read (16 bits, CMYK, Duotone), naming the layer', async () => {
     const layers = [{ name: 'g', children: [{ name: 'p', effects: { patternOverlay: [{ pattern: { name: 'Dots', id: 'abc' } }] } }] }];
     refuseUnreadPatterns(layers as never, new Set(['abc']), 3, 16);
     refuseUnreadPatterns(layers as never, new Set(), 3, 8);
-    refuseUnreadPatterns(layers as never, new Set(), 1, 8);
+    expect((await refusal(() => refuseUnreadPatterns(layers as never, new Set(), 8, 8))).message).toMatch(/Duotone/);
     const e = await refusal(() => refuseUnreadPatterns(layers as never, new Set(), 3, 16));
     expect(e.message).toMatch(/"g\/p" uses the pattern "Dots".*16-bit/);
     const fill = [{ name: 'f', vectorFill: { type: 'pattern', name: 'Stripes', id: 'x' } }];
