@@ -10,7 +10,9 @@ import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
 import { readImageResources } from '../../../src/engine/psd/resources';
 import type { LayerNode } from '../../../src/engine/types';
+import { sniffImage } from '../../../src/engine/raster/sniff';
 import { fixtureServer, psdFixture } from '../../helpers/fixtures';
+import { call, postJson, upload } from '../../rendering/helpers';
 
 /**
  * 16-bit and non-RGB documents are converted to 8-bit RGB as their rows are decoded; the made
@@ -290,6 +292,29 @@ describe('made 16-bit, grey and CMYK files', () => {
       const psnr = sum ? 10 * Math.log10((255 * 255) / (sum / ((stored.length / 4) * 3))) : 99;
       expect(psnr, name).toBeGreaterThanOrEqual(floor);
     }
+  });
+});
+
+describe('over HTTP', () => {
+  it('a 16-bit, a CMYK, a grey and an Indexed template upload (201) and preview as RGB PNGs', async () => {
+    const names = ['made-rgb16.psd', 'made-cmyk8.psd', 'made-gray16.psd', 'made-indexed8.psd'];
+    const res = await upload('templates', await Promise.all(names.map(async (n) => [n, await made(n)] as [string, Uint8Array])), '?destination=modes&overwrite=true');
+    expect(res.status, await res.clone().text()).toBe(201);
+    for (const name of (await res.json()) as string[]) {
+      const preview = await postJson('/api/rendering/preview', { template: name, format: 'png' });
+      expect(preview.status, name).toBe(200);
+      const image = await call(new URL((await preview.json()) as string).pathname);
+      expect(image.status, name).toBe(200);
+      expect(sniffImage(new Uint8Array(await image.arrayBuffer())), name).toMatchObject({ format: 'png' });
+    }
+  });
+
+  it('a Lab template is a 422 naming the mode, and nothing is kept', async () => {
+    const lab = (await made('made-gray8.psd')).slice();
+    lab[25] = 9;
+    const res = await upload('templates', [['lab.psd', lab]], '?destination=modes&overwrite=true');
+    expect(res.status).toBe(422);
+    expect(JSON.stringify(await res.json())).toContain('Colour mode Lab is not supported');
   });
 });
 
