@@ -124,9 +124,12 @@ const div255 = (v: number) => ((v + 127) / 255) | 0;
 
 /**
  * Colours in a Grayscale, Duotone or CMYK document's layers (effects, fills, gradients, text)
- * come from ag-psd as grey `{ k }` or `{ c, m, y, k }`: ink percentages in descriptors, ink
- * fractions × 255 in text engine data. The compositor reads RGB, so they are converted in place
- * (grey: 255 × (1 − k); CMYK: the formula above). Pixel data (`rawData`) is left alone.
+ * come from ag-psd as grey `{ k }` or `{ c, m, y, k }`. In descriptors both are ink percentages
+ * ('Gry ' is % black). In text engine data (ag-psd's fractions × 255) CMYK is ink, but grey
+ * (Type 0: alpha, then one component) is a grey level, 0 black, as Krita and psd2svg read it
+ * (the latter checked against a Photoshop-made file). The compositor reads RGB, so they are
+ * converted in place (grey ink: 255 × (1 − k); CMYK: the formula above). Pixel data
+ * (`rawData`) is left alone.
  */
 export function normaliseColors(layers: Layer[]): void {
   for (const layer of layers) walk(layer, 100, 0);
@@ -152,7 +155,7 @@ function asRgb(o: Record<string, unknown>, scale: number): { r: number; g: numbe
   const keys = Object.keys(o).sort().join();
   const ink = (k: string) => Math.max(0, Math.min(1, (o[k] as number) / scale));
   if (keys === 'k' && typeof o.k === 'number') {
-    const v = 255 * (1 - ink('k'));
+    const v = scale === 255 ? Math.max(0, Math.min(255, o.k)) : 255 * (1 - ink('k'));
     return { r: v, g: v, b: v };
   }
   if (keys === 'c,k,m,y' && typeof o.c === 'number') {

@@ -142,7 +142,7 @@ describe('colour modes to RGB', () => {
       name: 'x',
       effects: { dropShadow: [{ color: { k: 100 } }], solidFill: [{ color: { k: 25 } }] },
       vectorFill: { type: 'color', color: { c: 100, m: 0, y: 0, k: 0 } },
-      text: { text: 'a', style: { fillColor: { k: 255 } }, styleRuns: [{ length: 1, style: { fillColor: { c: 0, m: 255, y: 0, k: 0 } } }] },
+      text: { text: 'a', style: { fillColor: { k: 64 } }, styleRuns: [{ length: 1, style: { fillColor: { c: 0, m: 255, y: 0, k: 0 } } }] },
       rawData: { channels: [{ id: 0, compression: 0, data: new Uint8Array(1) }], colorMode: 1, bitsPerChannel: 8, large: false },
       children: [{ name: 'y', effects: { stroke: [{ color: { r: 1, g: 2, b: 3 } }] } }],
     };
@@ -150,7 +150,8 @@ describe('colour modes to RGB', () => {
     expect(layer.effects.dropShadow[0].color).toEqual({ r: 0, g: 0, b: 0 });
     expect(layer.effects.solidFill[0].color).toEqual({ r: 191.25, g: 191.25, b: 191.25 });
     expect(layer.vectorFill.color).toEqual({ r: 0, g: 255, b: 255 });
-    expect(layer.text.style.fillColor).toEqual({ r: 0, g: 0, b: 0 });
+    // Text engine data's grey is a level (64 of 255), not ink.
+    expect(layer.text.style.fillColor).toEqual({ r: 64, g: 64, b: 64 });
     expect(layer.text.styleRuns[0].style.fillColor).toEqual({ r: 255, g: 0, b: 255 });
     expect(layer.children[0].effects.stroke[0].color).toEqual({ r: 1, g: 2, b: 3 });
   });
