@@ -179,7 +179,7 @@ function parse3dl(text: string): Raw | string {
   if (!values.length) return 'without a table';
   const size = Math.round(Math.cbrt(values.length / 3));
   if (size < 2 || size > MAX_3D || size ** 3 * 3 !== values.length) return `with ${values.length / 3} entries (not a cube)`;
-  const outMax = outBits >= 8 && outBits <= 16 ? 2 ** outBits - 1 : likelyMax(Math.max(...values));
+  const outMax = outBits >= 8 && outBits <= 16 ? 2 ** outBits - 1 : likelyMax(values.reduce((m, v) => (v > m ? v : m), 0));
   if (mesh) {
     if (mesh.length !== size) return `with ${mesh.length} input values for a size of ${size}`;
     const inMax = likelyMax(Math.max(...mesh));
@@ -189,6 +189,7 @@ function parse3dl(text: string): Raw | string {
   return { dims: 3, size, shaper: [IDENTITY, IDENTITY, IDENTITY], values: values.map((v) => v / outMax) };
 }
 
+/** The full scale of integer codes whose largest is v (a loop, not Math.max(...): 65³ lines would overflow the call). */
 function likelyMax(v: number): number {
   for (const bits of [8, 10, 12]) if (v <= 2 ** (bits + 1) - 1) return 2 ** bits - 1;
   return 65535;
@@ -323,23 +324,34 @@ export function applyColorLookup(adj: ColorLookup, d: Uint8ClampedArray): boolea
     return true;
   }
   const { size: n, nodes } = p;
-  const [ir, ig, ib] = p.index;
   const [fr, fg, fb] = p.frac;
   const sg = n * 3, sb = n * n * 3; // strides of one step in g and b (r steps by 3)
+  // Each channel's value → its share of the lower corner's offset into the nodes.
+  const or = p.index[0].map((k) => k * 3), og0 = p.index[1].map((k) => k * sg), ob0 = p.index[2].map((k) => k * sb);
   for (let i = 0; i < d.length; i += 4) {
     const r = d[i], g = d[i + 1], b = d[i + 2];
     const x = fr[r], y = fg[g], z = fb[b];
-    const o = ib[b] * sb + ig[g] * sg + ir[r] * 3;
-    for (let c = 0; c < 3; c++) {
-      const q = o + c;
-      const c00 = nodes[q] + (nodes[q + 3] - nodes[q]) * x;
-      const c10 = nodes[q + sg] + (nodes[q + sg + 3] - nodes[q + sg]) * x;
-      const c01 = nodes[q + sb] + (nodes[q + sb + 3] - nodes[q + sb]) * x;
-      const c11 = nodes[q + sb + sg] + (nodes[q + sb + sg + 3] - nodes[q + sb + sg]) * x;
-      const c0 = c00 + (c10 - c00) * y;
-      const c1 = c01 + (c11 - c01) * y;
-      d[i + c] = c0 + (c1 - c0) * z;
-    }
+    // The cell's corners: o (r, g, b), then + r, + g, + b steps; the three channels unrolled.
+    const o = ob0[b] + og0[g] + or[r];
+    const og = o + sg, ob = o + sb, ogb = og + sb;
+    let a0 = nodes[o], a1 = nodes[og], a2 = nodes[ob], a3 = nodes[ogb];
+    let c0 = a0 + (nodes[o + 3] - a0) * x, c1 = a1 + (nodes[og + 3] - a1) * x;
+    let c2 = a2 + (nodes[ob + 3] - a2) * x, c3 = a3 + (nodes[ogb + 3] - a3) * x;
+    c0 += (c1 - c0) * y;
+    c2 += (c3 - c2) * y;
+    d[i] = c0 + (c2 - c0) * z;
+    a0 = nodes[o + 1]; a1 = nodes[og + 1]; a2 = nodes[ob + 1]; a3 = nodes[ogb + 1];
+    c0 = a0 + (nodes[o + 4] - a0) * x; c1 = a1 + (nodes[og + 4] - a1) * x;
+    c2 = a2 + (nodes[ob + 4] - a2) * x; c3 = a3 + (nodes[ogb + 4] - a3) * x;
+    c0 += (c1 - c0) * y;
+    c2 += (c3 - c2) * y;
+    d[i + 1] = c0 + (c2 - c0) * z;
+    a0 = nodes[o + 2]; a1 = nodes[og + 2]; a2 = nodes[ob + 2]; a3 = nodes[ogb + 2];
+    c0 = a0 + (nodes[o + 5] - a0) * x; c1 = a1 + (nodes[og + 5] - a1) * x;
+    c2 = a2 + (nodes[ob + 5] - a2) * x; c3 = a3 + (nodes[ogb + 5] - a3) * x;
+    c0 += (c1 - c0) * y;
+    c2 += (c3 - c2) * y;
+    d[i + 2] = c0 + (c2 - c0) * z;
   }
   return true;
 }

@@ -21,19 +21,25 @@ const RANGES = ['reds', 'yellows', 'greens', 'cyans', 'blues', 'magentas', 'whit
  */
 export function selectiveColor(adj: SelectiveColor, d: Uint8ClampedArray): boolean {
   const relative = adj.mode !== 'absolute';
-  const ranges: Array<{ kind: number; res: [number, number, number] }> = [];
+  // Per active range and channel, the clipped change for each channel value (a fraction of the
+  // range's weight), so a pixel costs a weight and three lookups per range.
+  const kinds: number[] = [];
+  const tables: Float64Array[] = [];
   RANGES.forEach((name, kind) => {
     const v = adj[name];
     if (!v || !(v.c || v.m || v.y || v.k)) return;
     const k = clamp1((v.k ?? 0) / 100);
-    const res = [v.c, v.m, v.y].map((a) => {
+    kinds.push(kind);
+    for (const a of [v.c, v.m, v.y]) {
       const ink = clamp1((a ?? 0) / 100);
-      return -ink - (1 + ink) * k;
-    }) as [number, number, number];
-    ranges.push({ kind, res });
+      const res = -ink - (1 + ink) * k;
+      const t = new Float64Array(256);
+      for (let x = 0; x < 256; x++) t[x] = change(res, x / 255, relative);
+      tables.push(t);
+    }
   });
-  if (!ranges.length) return true;
-  const n = ranges.length;
+  const n = kinds.length;
+  if (!n) return true;
   for (let i = 0; i < d.length; i += 4) {
     const r = d[i], g = d[i + 1], b = d[i + 2];
     const mx = r > g ? (r > b ? r : b) : g > b ? g : b;
@@ -41,12 +47,11 @@ export function selectiveColor(adj: SelectiveColor, d: Uint8ClampedArray): boole
     const mid = r + g + b - mx - mn;
     let dr = 0, dg = 0, db = 0;
     for (let j = 0; j < n; j++) {
-      const rg = ranges[j];
-      const w = rangeWeight(rg.kind, r, g, b, mx, mid, mn);
+      const w = rangeWeight(kinds[j], r, g, b, mx, mid, mn);
       if (w <= 0) continue;
-      dr += change(rg.res[0], r / 255, relative) * w;
-      dg += change(rg.res[1], g / 255, relative) * w;
-      db += change(rg.res[2], b / 255, relative) * w;
+      dr += tables[j * 3][r] * w;
+      dg += tables[j * 3 + 1][g] * w;
+      db += tables[j * 3 + 2][b] * w;
     }
     if (dr === 0 && dg === 0 && db === 0) continue;
     d[i] = r + dr;

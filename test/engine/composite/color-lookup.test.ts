@@ -78,6 +78,13 @@ describe('colour lookup: reading LUT files', () => {
     expect(apply(fileOf(lustre((r, g, b) => [b, r, g])), 200, 100, 50)).toEqual([50, 200, 100]);
   });
 
+  it('reads a 65³ .3dl (no limit of a call’s argument count on 824,000 values)', () => {
+    const rows: string[] = [];
+    for (let r = 0; r < 65; r++) for (let g = 0; g < 65; g++) for (let b = 0; b < 65; b++) rows.push(`${b * 16} ${r * 16} ${g * 16}`);
+    // Largest value 1024: read as 10-bit (1023), so the channel rotation is 1024/1023 of itself.
+    near(apply(fileOf(`${rows.join('\n')}\n`), 200, 100, 50), [50, 200, 100]);
+  });
+
   it('a .3dl without a Mesh line takes its output depth from its largest value (12-bit here)', () => {
     const text = lustre((r, g, b) => [b, r, g]).replace('Mesh 4 12\n', '');
     expect(apply(fileOf(text), 200, 100, 50)).toEqual([50, 200, 100]);
