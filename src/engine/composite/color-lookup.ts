@@ -46,6 +46,10 @@ export function compileColorLookup(adj: ColorLookup): CompiledColorLookup {
       else out.lut = encodeLut(parsed);
     }
   }
+  // A table is named but neither file nor profile came through: ag-psd stops reading the record at
+  // a value it does not know (a LUT format of a later Photoshop), keeping what it read before.
+  const named = adj.lut3DFileName || adj.name;
+  if (!out.lut && !out.unreadable && named) out.unreadable = `"${named}", not readable`;
   return out;
 }
 

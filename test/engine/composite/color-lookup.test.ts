@@ -128,6 +128,8 @@ describe('colour lookup: what is refused', () => {
     const uneven = lustre((r, g, b) => [r, g, b], [0, 10, 20, ...Array.from({ length: 14 }, (_, i) => 64 * (i + 3))]);
     expect(refusal({ lookupType: '3dlut', lutFormat: '3dl', lut3DFileData: enc(uneven) })).toBe('colour lookup (3DL file with uneven input values)');
     expect(refusal({ lookupType: '3dlut', profile })).toBe('colour lookup (3D LUT without its file)');
+    // What ag-psd keeps of a record it stopped reading at an unknown LUT format: the name only.
+    expect(refusal({ lookupType: '3dlut', name: 'Film.csp' })).toBe('colour lookup ("Film.csp", not readable)');
   });
 
   it('a lookup with no table chosen changes nothing and is not refused', () => {
@@ -169,6 +171,17 @@ describe('colour lookup layers in a template', () => {
     const compiled = await compileTemplate(env.FILES, await psd([bg(), { name: 'Look', adjustment: { type: 'color lookup', lookupType: '3dlut', lutFormat: 'cube', lut3DFileData } }]));
     const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
     expect([...image.data.subarray(0, 4)]).toEqual([55, 20, 171, 255]);
+  });
+
+  it('refuse a lookup whose LUT format ag-psd does not know (it keeps the name only), not skip it', async () => {
+    const bytes = await psd([bg(), { name: 'Film', adjustment: { type: 'color lookup', lookupType: '3dlut', name: 'Film.csp', lutFormat: 'look', lut3DFileData: enc('CSPLUTV100') } }]);
+    // A format value of the same length ag-psd cannot decode, as a later Photoshop might write.
+    const at = new TextDecoder('latin1').decode(bytes).indexOf('LUTFormatLOOK');
+    expect(at).toBeGreaterThan(0);
+    bytes.set(enc('LUTFormatCSPX'), at);
+    const e = await compileTemplate(env.FILES, bytes).then(() => null, (err: unknown) => err);
+    expect(e).toBeInstanceOf(Unprocessable);
+    expect((e as Unprocessable).details).toContainEqual({ path: 'layers.Film', reason: 'colour lookup ("Film.csp", not readable)' });
   });
 
   it('refuse an abstract profile with a 422 naming the layer and the kind', async () => {
