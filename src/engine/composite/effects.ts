@@ -140,12 +140,31 @@ function soften(alpha: Float32Array, w: number, h: number, size: number, spreadP
   return a;
 }
 
+/**
+ * Glow body, "precise" technique: Adobe describes it as a distance measurement (where "softer"
+ * blurs), for hard-edged mattes such as type. Full strength out to the spread (choke %) of the
+ * size from the anti-aliased edge, then falling linearly with the Euclidean distance to nothing
+ * at the size: outward from the shape (outer glow) or inward from its edge (inner glow).
+ */
+export function precise(alpha: Float32Array, w: number, h: number, size: number, spreadPercent: number, inward: boolean): Float32Array {
+  const d = signedDistance(alpha, w, h);
+  const plateau = (size * Math.max(0, Math.min(100, spreadPercent))) / 100;
+  const out = new Float32Array(alpha.length);
+  for (let i = 0; i < d.length; i++) {
+    const x = Math.max(0, inward ? -d[i] : d[i]);
+    out[i] = x <= plateau ? 1 : x >= size ? 0 : 1 - (x - plateau) / (size - plateau);
+  }
+  return out;
+}
+
 export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const { w, h } = shape;
   for (const g of list(fx.outerGlow).reverse()) {
-    const cov = soften(shape.alpha, w, h, px(g.size) * s, px(g.choke));
+    const size = px(g.size) * s;
+    // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
+    const cov = (g as { technique?: string }).technique === 'precise' ? precise(shape.alpha, w, h, size, px(g.choke), false) : soften(shape.alpha, w, h, size, px(g.choke));
     applyRange(cov, g.range);
     applyContour(cov, g.contour);
     paint(canvas, shape, cov, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop);
@@ -244,7 +263,7 @@ export function drawEffectsAbove(
     const size = px(inner.size) * s;
     const outside = new Float32Array(alpha.length);
     for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
-    let cov = soften(outside, w, h, size, px(inner.choke));
+    let cov = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, px(inner.choke));
     if (inner.source === 'center') cov = cov.map((v) => 1 - v);
     for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i]) * alpha[i];
     applyRange(cov, inner.range);
