@@ -1,8 +1,8 @@
-import { blur, dilate } from './morphology';
+import { blur, dilate, signedDistance } from './morphology';
 
 /**
- * Bevel and emboss, smooth technique: the maps of highlight and shadow (0..1 per pixel) that
- * effects.ts paints in their colours, modes and opacities.
+ * Bevel and emboss: the maps of highlight and shadow (0..1 per pixel) that effects.ts paints in
+ * their colours, modes and opacities. Smooth technique below; the chisel techniques at `chisel`.
  *
  * A height field rises from 0 outside the shape to 1 inside it over the bevel's reach `r`, lit
  * from the light's angle and altitude: with the slope scaled by r·depth (a rise of 1 over r px is
@@ -23,6 +23,8 @@ import { blur, dilate } from './morphology';
  */
 export interface BevelOptions {
   style?: string;
+  /** 'smooth' (default), 'chisel hard' or 'chisel soft'. */
+  technique?: string;
   /** Size, output pixels (at least 1). */
   size: number;
   /** Depth as a fraction (ag-psd's strength: 1 = 100 %). */
@@ -35,14 +37,42 @@ export interface BevelOptions {
   altitude: number;
 }
 
+/**
+ * The chisel techniques' height: Adobe describes chisel hard as a distance measurement (flat
+ * facets, where smooth blurs) and chisel soft as a modified, less exact one. The height is linear
+ * in the Euclidean distance d from the anti-aliased edge (positive outside) over the reach: inner
+ * bevel 0 at the edge → 1 at the size inside, outer bevel 0 at the size outside → 1 at the edge,
+ * emboss 0 at half the size outside → 1 at half the size inside, pillow emboss the same with the
+ * edge as a groove (|d| / reach). Chisel soft: that ramp blurred over a quarter of the reach
+ * (our choice; no Photoshop-made fixture has either technique).
+ */
+function chisel(alpha: Float32Array, w: number, h: number, style: string, reach: number): Float32Array {
+  const d = signedDistance(alpha, w, h);
+  const out = new Float32Array(alpha.length);
+  for (let i = 0; i < d.length; i++) {
+    let v: number;
+    if (style === 'outer bevel') v = 1 - d[i] / reach;
+    else if (style === 'emboss') v = 0.5 - d[i] / (2 * reach);
+    else if (style === 'pillow emboss') v = Math.abs(d[i]) / reach;
+    else v = -d[i] / reach;
+    out[i] = v < 0 ? 0 : v > 1 ? 1 : v;
+  }
+  return out;
+}
+
 export function bevelMaps(alpha: Float32Array, w: number, h: number, o: BevelOptions): { hi: Float32Array; lo: Float32Array } {
   const style = o.style ?? 'inner bevel';
   const emboss = style === 'emboss' || style === 'pillow emboss';
   const reach = emboss ? o.size / 2 : o.size;
   let height: Float32Array;
-  if (style === 'outer bevel') height = blur(dilate(alpha, w, h, reach), w, h, reach);
-  else height = blur(alpha, w, h, reach);
-  if (style === 'pillow emboss') height = height.map((v) => Math.abs(2 * v - 1));
+  if (o.technique === 'chisel hard' || o.technique === 'chisel soft') {
+    height = chisel(alpha, w, h, style, reach);
+    if (o.technique === 'chisel soft') height = blur(height, w, h, reach / 4);
+  } else {
+    if (style === 'outer bevel') height = blur(dilate(alpha, w, h, reach), w, h, reach);
+    else height = blur(alpha, w, h, reach);
+    if (style === 'pillow emboss') height = height.map((v) => Math.abs(2 * v - 1));
+  }
   if (o.soften > 0) height = blur(height, w, h, o.soften);
   const angle = (o.angle * Math.PI) / 180;
   const altitude = (o.altitude * Math.PI) / 180;

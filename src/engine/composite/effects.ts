@@ -332,12 +332,13 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
 
 type Bevel = NonNullable<LayerEffectsInfo['bevel']>;
 
-/** Bevel and emboss (smooth technique): highlight and shadow maps from bevel.ts, painted. */
+/** Bevel and emboss: highlight and shadow maps from bevel.ts, painted. */
 function drawBevel(ctx: RenderContext, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean): void {
   const { w, h, alpha } = shape;
   const globalAltitude = b.useGlobalLight !== false ? ctx.compiled.globalAltitude : undefined;
   const { hi, lo } = bevelMaps(alpha, w, h, {
     style: b.style,
+    technique: b.technique,
     size: Math.max(1, px(b.size) * ctx.scale),
     depth: b.strength ?? 1,
     up: b.direction !== 'down',

@@ -64,4 +64,22 @@ describe('bevel and emboss', () => {
     expect(at(soft, 31)[0]).toBeGreaterThan(0);
     expect(at(soft, 68)[1]).toBeGreaterThan(0);
   });
+  it('chisel hard: flat facets from the distance to the edge, lit evenly along them', () => {
+    // Inner bevel, 10 px: the height rises 1/10 per px from the top edge; slope gain 10 · depth 1
+    // makes the facet's normal (0, −1, 1) against a light at 90°, altitude 30°: (0, −cos 30°, sin 30°).
+    const m = maps({ style: 'inner bevel', technique: 'chisel hard' });
+    const facet = ((Math.cos(Math.PI / 6) + 0.5) / Math.SQRT2 - 0.5) / 0.5;
+    for (let y = 31; y <= 38; y++) expect(at(m, y)[0]).toBeCloseTo(facet, 4);
+    expect(shaded(m, 45)).toBe(0); // the flat top
+    // Emboss: half the size each side, so half the slope: normal (0, −½, 1).
+    const e = maps({ style: 'emboss', technique: 'chisel hard' });
+    expect(at(e, 27)[0]).toBeCloseTo(((0.5 * Math.cos(Math.PI / 6) + 0.5) / Math.sqrt(1.25) - 0.5) / 0.5, 4);
+    // Smooth, by contrast, is rounded: its light changes along the same rows.
+    const smooth = maps({ style: 'inner bevel' });
+    expect(Math.abs(at(smooth, 31)[0] - at(smooth, 36)[0])).toBeGreaterThan(0.05);
+    // Chisel soft: the facets blurred, still lit on the top edge and flat in the middle.
+    const soft = maps({ style: 'inner bevel', technique: 'chisel soft' });
+    expect(at(soft, 34)[0]).toBeGreaterThan(0.5);
+    expect(shaded(soft, 50)).toBe(0);
+  });
 });
