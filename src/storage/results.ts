@@ -8,8 +8,12 @@
  * `cache/results/` (age = TTL rounded up to days) is the backstop (docs/rendering.md).
  *
  * The cache index maps a request fingerprint (SHA-256, computed by the caller) to a result name:
- * `cache/results/<fingerprint>` holds the name, and the result records its fingerprint so that
- * deleting the result removes the entry.
+ * `cache/results/<fingerprint>` holds the name (as its body and, since 2026-11-24, also as custom
+ * metadata `name`, so a lookup needs only a `head`; older entries are read by body), and the result
+ * records its fingerprint so that deleting the result removes the entry. It cannot be folded into
+ * the result object (one write instead of two): a lookup knows only the fingerprint and a download
+ * only the name, which is random and never derived from the request (rendering contract), so each
+ * needs its own key (docs/performance.md, "One write per result?").
  *
  * A preview's URL may be answered before its writes land (`putLater`, the writes in waitUntil):
  * until they do, this isolate serves the result from memory, and `open` in any other isolate
@@ -129,14 +133,25 @@ export class ResultStore {
   }
 
   private async index(fingerprint: string | undefined, name: string): Promise<void> {
-    if (fingerprint) await this.bucket.put(INDEX_PREFIX + fingerprint, name);
+    if (fingerprint) await this.bucket.put(INDEX_PREFIX + fingerprint, name, { customMetadata: { name } });
+  }
+
+  /**
+   * The index entry of `fingerprint`: the name it holds and when it was written. One `head` (the
+   * name is in its metadata); an entry written before that carried it is read by its body.
+   */
+  private async indexed(fingerprint: string): Promise<{ name: string; uploaded: Date } | null> {
+    const head = await this.bucket.head(INDEX_PREFIX + fingerprint);
+    if (!head) return null;
+    const name = head.customMetadata?.name ?? (await (await this.bucket.get(INDEX_PREFIX + fingerprint))?.text());
+    return name === undefined ? null : { name, uploaded: head.uploaded };
   }
 
   /** Removes the cache index entry of `fingerprint` if it names `name`. */
   private async unindex(fingerprint: string | undefined, name: string): Promise<void> {
     if (!fingerprint) return;
-    const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
-    if (entry && (await entry.text()) === name) await this.bucket.delete(INDEX_PREFIX + fingerprint);
+    const entry = await this.indexed(fingerprint);
+    if (entry?.name === name) await this.bucket.delete(INDEX_PREFIX + fingerprint);
   }
 
   /**
@@ -288,9 +303,9 @@ export class ResultStore {
     const held = known.get(fingerprint);
     if (held && (landing.has(held) || (await this.head(held, now)))) return held;
     known.delete(fingerprint);
-    const entry = await this.bucket.get(INDEX_PREFIX + fingerprint);
+    const entry = await this.indexed(fingerprint);
     if (!entry) return null;
-    const name = await entry.text();
+    const { name } = entry;
     if (await this.head(name, now)) {
       remember(fingerprint, name);
       return name;

@@ -105,6 +105,25 @@ describe('result store', () => {
     expect(await env.FILES.head(`results/${live.slice(0, 10)}/${live}`)).not.toBeNull();
   });
 
+  it('index entries carry the name in metadata; entries written before that (body only) still work', async () => {
+    const store = new ResultStore(env.FILES, '24');
+    const fresh = 'd'.repeat(64);
+    const name = await store.put(bytes, 'jpg', 'image/jpeg', fresh);
+    const entry = await env.FILES.head(`cache/results/${fresh}`);
+    expect(entry?.customMetadata?.name).toBe(name);
+
+    // An older entry: the name only as its body, written by hand under a fingerprint this isolate
+    // has never seen (so the lookup reads R2, not the isolate's map).
+    const old = 'e'.repeat(64);
+    const oldName = `${hourStamp(new Date())}-${'0'.repeat(32)}.jpg`;
+    await env.FILES.put(`results/${oldName.slice(0, 10)}/${oldName}`, bytes, { httpMetadata: { contentType: 'image/jpeg' }, customMetadata: { fingerprint: old } });
+    await env.FILES.put(`cache/results/${old}`, oldName);
+    expect(await store.lookup(old)).toBe(oldName);
+    expect(await store.delete(oldName)).toBe(true);
+    expect(await env.FILES.head(`cache/results/${old}`)).toBeNull();
+    expect(await store.lookup(old)).toBeNull();
+  });
+
   it('unknown or malformed names are simply absent', async () => {
     const store = new ResultStore(env.FILES, '24');
     expect(await store.get('x.jpg')).toBeNull();
