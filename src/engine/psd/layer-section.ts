@@ -1,4 +1,10 @@
 /**
+ * Tagged blocks whose length is 8 bytes in a PSB: Adobe's list, plus 'cinf' as ag-psd reads it.
+ * One list for every walker, so they agree on where a block ends.
+ */
+export const LARGE_KEYS = new Set(['LMsk', 'Lr16', 'Lr32', 'Layr', 'Mt16', 'Mt32', 'Mtrn', 'Alph', 'FMsk', 'lnk2', 'FEid', 'FXid', 'PxSD', 'cinf']);
+
+/**
  * Where the layer records start: the signed layer count that opens the layer info. In 8-bit
  * documents it is the layer info inside the layer and mask section; 16- and 32-bit documents
  * leave that empty and keep the same structure in a tagged block ('Lr16', 'Lr32') after the
@@ -29,7 +35,7 @@ export function findLayerInfo(bytes: Uint8Array): number | undefined {
         continue;
       }
       const key = sig(at + 4);
-      const wide = s === '8B64' || (large && ['Lr16', 'Lr32', 'Layr', 'LMsk', 'Mt16', 'Mt32', 'Mtrn', 'Alph', 'FMsk', 'lnk2', 'FEid', 'FXid', 'PxSD'].includes(key));
+      const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
       const length = wide ? u(at + 8) : view.getUint32(at + 8);
       const data = at + (wide ? 16 : 12);
       if ((key === 'Lr16' || key === 'Lr32' || key === 'Layr') && length >= 2) return data;

@@ -1,4 +1,4 @@
-import { findLayerInfo } from './layer-section';
+import { findLayerInfo, LARGE_KEYS } from './layer-section';
 
 /** What ag-psd drops from one layer record (see readLayerRecords). */
 export interface RecordExtras {
@@ -24,7 +24,6 @@ export const readChannelRestrictions = (bytes: Uint8Array) => readLayerRecords(b
  * (ag-psd keeps only whether there is one) and whether a record stores transparency. Returns,
  * per layer record in file order (bottom first, group dividers included), what it found.
  */
-const LARGE_KEYS = new Set(['LMsk', 'Lr16', 'Lr32', 'Layr', 'Mt16', 'Mt32', 'Mtrn', 'Alph', 'FMsk', 'lnk2', 'FEid', 'FXid', 'PxSD', 'cinf']);
 
 export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefined> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
