@@ -1,5 +1,8 @@
 import { blur, dilate, signedDistance } from './morphology';
 
+/** A 256-entry curve table (0..255 both ways), as adjust.ts's curveLut makes. */
+type Lut = Uint8Array;
+
 /**
  * Bevel and emboss: the maps of highlight and shadow (0..1 per pixel) that effects.ts paints in
  * their colours, modes and opacities. Smooth technique below; the chisel techniques at `chisel`.
@@ -18,8 +21,21 @@ import { blur, dilate, signedDistance } from './morphology';
  * - pillow emboss: the same reach, with the edge stamped into what is below: the height falls
  *   from both sides into a groove along the edge (|2·blurred − 1|), so the inner side is lit as an
  *   emboss and the outer side the other way round.
+ * - stroke emboss: the bevel drawn on the stroke's band (Adobe: "embosses a stroke applied to the
+ *   layer"): effects.ts passes the band's coverage as the shape, so both of its edges rise over the
+ *   reach as an inner bevel's does, and nothing is drawn where there is no stroke.
  * Direction down turns the slopes over (highlight and shadow swap); soften blurs the height
  * field further.
+ *
+ * Two curves, as Adobe names them: the Contour element ("sculpts the ridges, valleys and bumps
+ * that are shaded") reshapes the height profile before it is lit: the height (0 at the foot of
+ * the bevel, 1 at its top) through the curve. Its Range is not modelled (the curve spans the
+ * whole profile): at the dialog's default 50 %, dividing the height by it as for glows would cap
+ * an inner bevel flat at its own edge, where the blurred height is already ½. The Gloss Contour ("applied after shading") maps the lit surface's brightness: the shade
+ * s (0 facing away … 1 facing the light; the flat face is lit at sin(altitude)) goes through the
+ * curve before it splits into highlight (above the flat face's level) and shadow (below it). A
+ * Linear curve (the default) changes nothing; a curve that lifts the flat face's level lights the
+ * face too, which is how Photoshop's ring and cove gloss contours give flat faces their sheen.
  */
 export interface BevelOptions {
   style?: string;
@@ -35,6 +51,18 @@ export interface BevelOptions {
   /** Light angle and altitude, degrees. */
   angle: number;
   altitude: number;
+  /** Gloss contour as a 256-entry table (0..255 both ways); null/undefined = Linear. */
+  gloss?: Lut | null;
+  /** The Contour element's curve (256-entry table); null/undefined = none. */
+  contour?: Lut | null;
+}
+
+/** A 0..1 value through a 256-entry curve, interpolated between entries. */
+export function throughCurve(lut: Lut, v: number): number {
+  const x = (v <= 0 ? 0 : v >= 1 ? 1 : v) * 255;
+  const i = Math.floor(x);
+  const j = i < 255 ? i + 1 : 255;
+  return (lut[i] + (lut[j] - lut[i]) * (x - i)) / 255;
 }
 
 /**
@@ -73,6 +101,8 @@ export function bevelMaps(alpha: Float32Array, w: number, h: number, o: BevelOpt
     else height = blur(alpha, w, h, reach);
     if (style === 'pillow emboss') height = height.map((v) => Math.abs(2 * v - 1));
   }
+  const contour = o.contour;
+  if (contour) height = height.map((v) => throughCurve(contour, v));
   if (o.soften > 0) height = blur(height, w, h, o.soften);
   const angle = (o.angle * Math.PI) / 180;
   const altitude = (o.altitude * Math.PI) / 180;
@@ -85,13 +115,14 @@ export function bevelMaps(alpha: Float32Array, w: number, h: number, o: BevelOpt
   for (let y = 1; y < h - 1; y++) {
     for (let x = 1; x < w - 1; x++) {
       const i = y * w + x;
-      const where = style === 'inner bevel' ? alpha[i] : style === 'outer bevel' ? 1 - alpha[i] : 1;
+      const where = style === 'inner bevel' || style === 'stroke emboss' ? alpha[i] : style === 'outer bevel' ? 1 - alpha[i] : 1;
       if (where <= 0) continue;
       const nx = -((height[i + 1] - height[i - 1]) / 2) * k;
       const ny = -((height[i + w] - height[i - w]) / 2) * k;
-      const shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
-      if (shade > lz) hi[i] = Math.min(1, (shade - lz) / (1 - lz)) * where;
-      else lo[i] = Math.min(1, (lz - shade) / lz) * where;
+      let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
+      if (o.gloss) shade = throughCurve(o.gloss, shade);
+      if (shade > lz) hi[i] = lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) * where : 0;
+      else if (shade < lz) lo[i] = Math.min(1, (lz - shade) / lz) * where;
     }
   }
   return { hi, lo };

@@ -16,8 +16,9 @@ import type { Surface } from './surface';
  * overlay, colour overlay, inner glow, inner shadow, stroke. Effects take the layer's opacity but
  * not its fill opacity. Sizes and distances scale with the output.
  * Contours reshape the falloff of shadows, glows and satin. Gradients (smoothness, opacity
- * stops, noise gradients approximated) come from gradient.ts. Not drawn (yet): noise, jitter,
- * bevel contours and textures.
+ * stops, noise gradients approximated) come from gradient.ts. Bevels take their gloss contour,
+ * Contour element and the stroke emboss style (bevel.ts). Not drawn (yet): noise, jitter, bevel
+ * textures.
  */
 
 type Effect = { enabled?: boolean; present?: boolean };
@@ -46,7 +47,9 @@ export function effectMargin(node: LayerNode, scale: number): number {
   for (const s of list(fx.innerShadow)) m = Math.max(m, px(s.size) + px(s.distance));
   // An outer bevel's height field is the shape dilated by its size, then blurred by it: it reads
   // (and paints) up to twice the size out, plus the soften blur.
-  for (const b of list(fx.bevel)) m = Math.max(m, (b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften));
+  // A stroke emboss blurs the stroke's band, which reaches the stroke's size out.
+  const stroke = Math.max(0, ...list(fx.stroke).map((s) => px(s.size)));
+  for (const b of list(fx.bevel)) m = Math.max(m, (b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0));
   for (const t of list(fx.satin)) m = Math.max(m, px(t.size) + px(t.distance));
   return Math.ceil(m * scale) + 2;
 }
@@ -283,7 +286,7 @@ export function drawEffectsAbove(
   }
   drawStrokes(ctx, node, canvas, shape, atop);
   const bevel = fx.bevel;
-  if (on(bevel)) drawBevel(ctx, bevel, shape, canvas, opacity, atop);
+  if (on(bevel)) drawBevel(ctx, node, bevel, shape, canvas, opacity, atop);
 }
 
 type Stroke = NonNullable<LayerEffectsInfo['stroke']>[number];
@@ -304,11 +307,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
   const { w, h, alpha } = shape;
   const dist = signedDistance(alpha, w, h);
   for (const st of strokes.reverse()) {
-    const size = px(st.size) * ctx.scale;
-    const position = st.position ?? 'outside';
-    const [lo, hi] = position === 'outside' ? [0, size] : position === 'inside' ? [-size, 0] : [-size / 2, size / 2];
-    const cov = new Float32Array(alpha.length);
-    for (let i = 0; i < cov.length; i++) cov[i] = bandCoverage(dist[i], lo, hi);
+    const cov = strokeBand(st, dist, ctx.scale);
     let color: RGB | Uint8ClampedArray = rgbOf(st.color);
     if (st.fillType === 'gradient' && st.gradient) {
       const g = st.gradient;
@@ -330,13 +329,39 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
   }
 }
 
+/** A stroke's band (coverage 0..1): `size` px outside, inside or centred on the edge. */
+function strokeBand(st: Stroke, dist: Float32Array, scale: number): Float32Array {
+  const size = px(st.size) * scale;
+  const position = st.position ?? 'outside';
+  const [lo, hi] = position === 'outside' ? [0, size] : position === 'inside' ? [-size, 0] : [-size / 2, size / 2];
+  const cov = new Float32Array(dist.length);
+  for (let i = 0; i < cov.length; i++) cov[i] = bandCoverage(dist[i], lo, hi);
+  return cov;
+}
+
 type Bevel = NonNullable<LayerEffectsInfo['bevel']>;
 
-/** Bevel and emboss: highlight and shadow maps from bevel.ts, painted. */
-function drawBevel(ctx: RenderContext, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean): void {
-  const { w, h, alpha } = shape;
+/**
+ * Bevel and emboss: highlight and shadow maps from bevel.ts, painted. Its curves as ag-psd hands
+ * them over: it reads the gloss contour (TrnS) and the Contour element's curve (MpgS) into the
+ * same `contour`, and Photoshop writes MpgS after TrnS only when the Contour element is on
+ * (useShape). So with useShape on, `contour` is the element's curve
+ * and the gloss contour is lost (drawn Linear, Photoshop's default); with it off, `contour` is the
+ * gloss contour. A stroke emboss is drawn on the top stroke's band, and not at all without one.
+ */
+function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean): void {
+  const { w, h } = shape;
+  let alpha = shape.alpha;
+  if (b.style === 'stroke emboss') {
+    const st = list((node.effects as LayerEffectsInfo).stroke).find((x) => px(x.size) * ctx.scale > 0);
+    if (!st) return;
+    alpha = strokeBand(st, signedDistance(shape.alpha, w, h), ctx.scale);
+  }
+  const curve = curveLut(b.contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
   const globalAltitude = b.useGlobalLight !== false ? ctx.compiled.globalAltitude : undefined;
   const { hi, lo } = bevelMaps(alpha, w, h, {
+    gloss: b.useShape ? null : curve,
+    contour: b.useShape ? curve : null,
     style: b.style,
     technique: b.technique,
     size: Math.max(1, px(b.size) * ctx.scale),
