@@ -15,6 +15,21 @@ import { fixtureServer } from '../../helpers/fixtures';
 
 const FILES = ['made-rgb16.psd', 'made-gray16.psd', 'made-gray16.psb', 'made-gray8.psd', 'made-cmyk8.psd', 'made-indexed8.psd', 'made-bitmap1.psd', 'made-psb-group-mask-white.psb'];
 
+const RICH = [
+  'made-fx-glow-precise.psd',
+  'made-adjust-color-lookup.psd',
+  'made-adjust-selective-color.psd',
+  'made-adjust-color-balance.psd',
+  'made-knockout-group-base.psd',
+  'made-mask-hides-effects.psd',
+  'made-fx-gradient-smoothness.psd',
+  'made-fx-pattern.psd',
+  'made-blend-if-channels.psd',
+  'made-transparency-shapes-off.psd',
+  'made-blend-clipped-apart.psd',
+  'made-fx-stroke-gradient.psd',
+];
+
 async function madeFixture(name: string): Promise<Uint8Array> {
   const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${encodeURIComponent(name)}`);
   if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
@@ -92,5 +107,20 @@ describe('damaged colour-mode and depth fixtures', () => {
       bytes[13] = channels;
       await survives(bytes, `${name} with ${channels} channels`);
     }
+  });
+
+  // ag-psd writes only 8-bit RGB: its feature-rich fixtures shown as another mode (Grayscale and
+  // Duotone read channel 0 as grey, CMYK finds no K) reach the new modes' handling of effects,
+  // adjustments, Blend If, patterns and text colours (color-modes.ts) with real records.
+  it.each(RICH)('%s (8-bit RGB) shown as Grayscale, Duotone, CMYK or 16-bit: compiles or 422', async (name) => {
+    const file = await madeFixture(name);
+    for (const mode of [1, 4, 8]) {
+      const bytes = file.slice();
+      bytes[25] = mode;
+      await survives(bytes, `${name} as mode ${mode}`);
+    }
+    const wide = file.slice();
+    wide[23] = 16;
+    await survives(wide, `${name} at depth 16`);
   });
 });
