@@ -119,12 +119,6 @@ export async function checkSignature(env: SigningEnv, r: string, sig: string | u
   if (!ok) throw new ApiError(403, 'forbidden', 'The signature of this preview URL is not valid.', [{ path: 'sig', reason: 'does not match the request' }]);
 }
 
-/** Strong ETag of output bytes: the first 128 bits of their SHA-256. */
-export async function contentEtag(bytes: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-  return `"${[...d.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
-}
-
 /** Whether an If-None-Match header value names `etag` (weak comparison, RFC 9110 13.1.2). */
 export function etagMatches(ifNoneMatch: string | undefined | null, etag: string): boolean {
   if (!ifNoneMatch) return false;

@@ -58,9 +58,13 @@ const landing = new Map<string, Landing>();
 const LANDING_WAITS = [25, 50, 100, 200, 400];
 /** A name is recent (may still be landing) until this long after its hour ended. */
 const LANDING_WINDOW_MS = 60_000;
+/** At most this many bytes are held while landing; past it, putLater waits for its writes as put does. */
+const MAX_LANDING_BYTES = 32 * 1024 * 1024;
+/** How long delete waits for a result still landing (a write whose waitUntil was cut off never settles). */
+const DELETE_WAIT_MS = 5_000;
 
 /** A strong ETag from the content: the first 128 bits of its SHA-256, quoted. */
-async function contentEtag(bytes: Uint8Array): Promise<string> {
+export async function contentEtag(bytes: Uint8Array): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
   return `"${[...d.subarray(0, 16)].map((b) => b.toString(16).padStart(2, '0')).join('')}"`;
 }
@@ -191,7 +195,17 @@ export class ResultStore {
     const all = { ...meta, etag };
     const entry: Landing = { bytes, contentType, etag, made: Date.now(), written: Promise.resolve() };
     // A write that never settled (its waitUntil was cut off) must not hold its bytes for good.
-    for (const [held, { made }] of landing) if (made + LANDING_WINDOW_MS < entry.made) landing.delete(held);
+    let heldBytes = bytes.byteLength;
+    for (const [held, { made, bytes: b }] of landing) {
+      if (made + LANDING_WINDOW_MS < entry.made) landing.delete(held);
+      else heldBytes += b.byteLength;
+    }
+    if (heldBytes > MAX_LANDING_BYTES) {
+      // Memory is the limit here, not latency: store first, as put does.
+      await this.write(name, key, bytes, contentType, fingerprint, all);
+      remember(fingerprint, name);
+      return { name, written: Promise.resolve() };
+    }
     landing.set(name, entry);
     remember(fingerprint, name);
     entry.written = this.write(name, key, bytes, contentType, fingerprint, all)
@@ -283,7 +297,14 @@ export class ResultStore {
 
   /** Deletes a result and its cache index entry; false when there was no such result. */
   async delete(name: string): Promise<boolean> {
-    await landing.get(name)?.written.catch(() => undefined); // deleted once it has landed
+    const held = landing.get(name);
+    if (held) {
+      // Deleted once it has landed; a write that never settles is waited for only so long.
+      let timer = 0;
+      const timeout = new Promise<void>((r) => (timer = setTimeout(r, DELETE_WAIT_MS) as unknown as number));
+      await Promise.race([held.written.catch(() => undefined), timeout]);
+      clearTimeout(timer);
+    }
     const key = this.keyOf(name);
     const obj = key ? await this.bucket.head(key) : null;
     if (!key || !obj) return false;

@@ -181,11 +181,27 @@ describe('results answered before their writes land (putLater)', () => {
 
   it('another isolate waits for a name of this hour that has not landed yet', async () => {
     const name = `${hourStamp(new Date())}-${'e'.repeat(32)}.png`;
-    const store = new ResultStore(env.FILES, '24');
-    const landed = new Promise((r) => setTimeout(r, 120)).then(() =>
-      env.FILES.put(`results/${name.slice(0, 10)}/${name}`, bytes, { httpMetadata: { contentType: 'image/png' } }),
-    );
+    const key = `results/${name.slice(0, 10)}/${name}`;
+    // The other isolate's write lands right after the first read misses it (no timing involved).
+    let landed: Promise<unknown> | undefined;
+    const bucket = new Proxy(env.FILES, {
+      get(target, prop) {
+        if (prop === 'get') {
+          return async (k: string) => {
+            if (k === key && !landed) {
+              landed = target.put(key, bytes, { httpMetadata: { contentType: 'image/png' } });
+              return null;
+            }
+            return target.get(k);
+          };
+        }
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const store = new ResultStore(bucket, '24');
     const got = await store.open(name);
+    expect(landed).toBeDefined();
     await landed;
     expect(got?.contentType).toBe('image/png');
     expect(await text(got!.body)).toEqual(bytes);
@@ -218,4 +234,21 @@ describe('results answered before their writes land (putLater)', () => {
     expect(await env.FILES.head(`results/${name.slice(0, 10)}/${name}`)).toBeNull();
     expect(await env.FILES.head(`cache/results/${fp}`)).toBeNull();
   });
+
+  it('delete does not hang on a write that never settles (its waitUntil cut off)', async () => {
+    const slow = slowBucket(); // never released
+    const store = new ResultStore(slow.bucket, '24');
+    const { name } = await store.putLater(bytes, 'jpg', 'image/jpeg', '7'.repeat(64));
+    expect(await store.delete(name)).toBe(false); // nothing in R2: nothing to delete
+  }, 30_000);
+
+  it('past 32 MB held in memory, a result is stored before its name is answered', async () => {
+    const big = new Uint8Array(33 * 1024 * 1024).fill(7);
+    const store = new ResultStore(env.FILES, '24');
+    const { name, written } = await store.putLater(big, 'png', 'image/png', '6'.repeat(64));
+    const head = await env.FILES.head(`results/${name.slice(0, 10)}/${name}`);
+    expect(head?.size).toBe(big.byteLength);
+    await written;
+    expect(await store.delete(name)).toBe(true);
+  }, 60_000);
 });

@@ -16,11 +16,12 @@ import type { AppBindings } from '../../env';
 import { badRequest, detailsFromIssues, notFound } from '../../errors';
 import type { ServerTiming } from '../../http/server-timing';
 import { errorResponses } from '../../openapi/app';
+import { contentEtag } from '../../storage';
 import { canonicalNames } from '../canonical';
 import { renderDeps, storesOf, type RenderingApp } from '../context';
 import { jsonDepth, MAX_JSON_DEPTH, protoKeyPath, renderingRoute, requestTiming } from '../request';
 import { PreviewModel } from '../schemas';
-import { checkSignature, contentEtag, decodePreviewRequest, encodePreviewRequest, etagMatches, signPreviewRequest } from '../signed';
+import { checkSignature, decodePreviewRequest, encodePreviewRequest, etagMatches, signPreviewRequest } from '../signed';
 import { baseUrl } from '../urls';
 import { binary, json, jsonBody } from './responses';
 
