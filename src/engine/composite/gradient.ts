@@ -143,7 +143,8 @@ export interface Ramp {
 
 /**
  * The gradient as `steps` samples over 0..1 (reversed when asked). `locationScale`: see
- * `normalise` (effects: the gradient's smoothness; gradient maps: 1/4096). Null when there is
+ * `normalise`; by default the gradient's smoothness, since ag-psd divides the stop locations of
+ * effects and gradient maps alike by it. Null when there is
  * nothing to draw (no stops).
  */
 export function gradientRamp(g: Gradient, options: { reverse?: boolean; steps?: number; locationScale?: number } = {}): Ramp | null {
