@@ -185,6 +185,8 @@ function effects(r: Random): LayerEffectsInfo {
   }
   if (r.chance(0.2)) fx.solidFill = [{ ...common(), color: rgb(r) }];
   if (r.chance(0.15)) fx.satin = { ...common(), color: rgb(r), size: size(r), distance: px(r.pick([0, 250])), angle: r.int(361) - 180, invert: r.chance(0.5), contour: contour(r) };
+  // A pattern the document does not hold (no Patt block): refused by name or drawn without it.
+  if (r.chance(0.08)) fx.patternOverlay = { ...common(), pattern: { name: 'p', id: 'no-such-pattern' }, scale: r.pick([0.01, 1, 10]), phase: { x: 0, y: 0 } };
   if (r.chance(0.1)) fx.disabled = true;
   if (r.chance(0.1)) fx.scale = r.pick([0.01, 1, 10]);
   return fx;
