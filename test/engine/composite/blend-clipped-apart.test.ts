@@ -2,6 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { type RGB, solid } from './kit';
 
 /**
  * "Blend Clipped Layers as Group" off (the base's Blending Options): the base's mode, opacity and
@@ -9,17 +10,11 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
  * opacity and kept inside the base's shape (pixel alpha × masks). 16×1 documents over BG; the
  * base covers columns 0..7 (a grey (128, 128, 128)), what is clipped to it covers all 16.
  */
-type RGB = [number, number, number];
 const BG: RGB = [200, 100, 50];
 const GREY: RGB = [128, 128, 128];
 const RED: RGB = [255, 0, 0];
 const T = 128 / 255;
 
-const solid = (c: RGB, w: number) => {
-  const data = new Uint8ClampedArray(w * 4);
-  for (let i = 0; i < w; i++) data.set([...c, 255], i * 4);
-  return { width: w, height: 1, data };
-};
 const mix = (a: RGB, b: number[], t: number) => a.map((v, i) => Math.round(v + (b[i] - v) * t));
 const multiply = (a: number[], b: number[]) => a.map((v, i) => (v * b[i]) / 255);
 

@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
 import { fixtureServer } from '../../helpers/fixtures';
+import { random, type Random } from './kit';
 
 /**
  * Clipping masks stacked on groups and mixed with other clipping (made-clip-combos.psd, whose
@@ -32,20 +33,6 @@ describe('clipping masks mixed with groups and other clipping', () => {
   });
 });
 
-/** A small deterministic generator (mulberry32), so a failing nesting can be rebuilt from its seed. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return { next, int, pick: <T>(xs: readonly T[]): T => xs[int(xs.length)], chance: (p: number) => next() < p };
-}
-type Random = ReturnType<typeof random>;
 
 const W = 24;
 const H = 16;

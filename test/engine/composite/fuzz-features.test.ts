@@ -14,6 +14,7 @@ import { compileTemplate, renderTemplate, type CompiledTemplate } from '../../..
 import { Unprocessable } from '../../../src/engine/errors';
 import { FileStore } from '../../../src/storage';
 import { makePdf } from '../pdf/helpers';
+import { random, type Random } from './kit';
 
 /**
  * The features this session added, mixed at random settings, extreme and degenerate ones
@@ -28,28 +29,6 @@ import { makePdf } from '../pdf/helpers';
  * and once compiled render whole, scaled, as a strip and through the print PDF path without
  * throwing: anything else is a 500 on an upload or a preview. A failing seed rebuilds its file.
  */
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  return {
-    next,
-    int,
-    /** -max..max, often an end of the range or 0. */
-    slider: (max: number, min = -max) => (next() < 0.4 ? [min, max, 0][int(3)] : min + int(max - min + 1)),
-    pick: <T>(xs: readonly T[]): T => xs[int(xs.length)],
-    chance: (p: number) => next() < p,
-  };
-}
-type Random = ReturnType<typeof random>;
 
 const MODES: BlendMode[] = ['normal', 'multiply', 'screen', 'overlay', 'difference', 'color dodge', 'color burn', 'hard mix', 'vivid light', 'linear light', 'luminosity', 'color', 'dissolve', 'divide', 'subtract'];
 const px = (value: number) => ({ units: 'Pixels' as const, value });

@@ -2,6 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { type RGB, solid } from './kit';
 
 /**
  * Knockout on an isolated group and on a clipping base, a clipping base's Fill and a group's
@@ -10,18 +11,12 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
  * backdrop its group started from (at the root: the Background), itself blended onto it at its
  * Fill: canvas ← lerp(canvas, target ⊕ layer at its Fill, opacity · shape).
  */
-type RGB = [number, number, number];
 const BG: RGB = [200, 100, 50];
 const BLUE: RGB = [0, 0, 255];
 const GREEN: RGB = [0, 255, 0];
 const RED: RGB = [255, 0, 0];
 const T = 128 / 255;
 
-const solid = (c: RGB, w: number) => {
-  const data = new Uint8ClampedArray(w * 4);
-  for (let i = 0; i < w; i++) data.set([...c, 255], i * 4);
-  return { width: w, height: 1, data };
-};
 const mix = (a: RGB, b: RGB, t: number) => a.map((v, i) => Math.round(v + (b[i] - v) * t));
 const layer = (name: string, c: RGB, left: number, w: number, extra: Partial<Layer> = {}): Layer => ({ name, left, top: 0, imageData: solid(c, w), ...extra });
 

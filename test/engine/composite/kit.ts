@@ -1,0 +1,32 @@
+/** Small pieces the compositor's tests share: colours, one-row images, a seeded generator. */
+
+export type RGB = [number, number, number];
+
+/** A w×1 opaque image of one colour, as ag-psd's `imageData`. */
+export const solid = (c: RGB, w: number) => {
+  const data = new Uint8ClampedArray(w * 4);
+  for (let i = 0; i < w; i++) data.set([...c, 255], i * 4);
+  return { width: w, height: 1, data };
+};
+
+/** A small deterministic generator (mulberry32), so a failing case can be rebuilt from its seed. */
+export function random(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  return {
+    next,
+    int,
+    /** -max..max, often an end of the range or 0. */
+    slider: (max: number, min = -max) => (next() < 0.4 ? [min, max, 0][int(3)] : min + int(max - min + 1)),
+    pick: <T>(xs: readonly T[]): T => xs[int(xs.length)],
+    chance: (p: number) => next() < p,
+  };
+}
+export type Random = ReturnType<typeof random>;
