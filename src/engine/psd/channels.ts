@@ -1,8 +1,8 @@
 import type { LayerRawData, LayerRawDataChannel } from 'ag-psd';
 import { unprocessable } from '../errors';
-import { unpackBits, unpredict } from './composite';
-import { ColorMode, colorChannels, narrowing, toRgbaRow } from './color-modes';
-import { InflateError, Inflater } from './inflate';
+import { inflateRow, unpackBits, unpredict } from './composite';
+import { ColorMode, colorChannels, narrowRow, toRgbaRow } from './color-modes';
+import { Inflater } from './inflate';
 
 /**
  * Row-by-row decoding of one layer channel, straight from the compressed bytes ag-psd leaves in
@@ -45,9 +45,8 @@ export function channelRows(
   const bytes = wide ? width * 2 : width;
   // 16-bit rows are decoded here, then narrowed into `row`.
   const buf = wide ? new Uint8Array(bytes) : row;
-  const table = wide ? narrowing() : undefined;
   const narrow = () => {
-    if (table) for (let x = 0; x < width; x++) row[x] = table[(buf[2 * x] << 8) | buf[2 * x + 1]];
+    if (wide) narrowRow(buf, row, width);
     return row;
   };
   let y = first;
@@ -85,8 +84,7 @@ export function channelRows(
       const predicted = channel.compression === 3;
       y = 0; // deflate cannot seek: rows before `first` are inflated and dropped
       const read = () => {
-        const n = zip(() => inflater.read(buf));
-        buf.fill(0, n); // a short stream leaves the rest of the rectangle empty
+        inflateRow(inflater, buf, LAYER_ZIP); // a short stream leaves the rest of the rectangle empty
         y++;
       };
       for (let r = 0; r < first; r++) read();
@@ -99,7 +97,7 @@ export function channelRows(
         },
         finish() {
           while (y < height) read();
-          if (zip(() => inflater.read(new Uint8Array(1)))) {
+          if (inflateRow(inflater, new Uint8Array(1), LAYER_ZIP)) {
             throw unprocessable(
               `A layer's ZIP channel inflates to more than its ${width}x${height} px rectangle; the file is damaged or crafted.`,
               [{ path: 'channel', reason: 'inflates beyond its rectangle' }],
@@ -113,14 +111,7 @@ export function channelRows(
   }
 }
 
-function zip<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof InflateError) throw unprocessable(`A layer's ZIP channel could not be inflated: ${e.message}.`);
-    throw e;
-  }
-}
+const LAYER_ZIP = "A layer's ZIP channel";
 
 /**
  * A layer's colour rows as R, G, B and transparency rows (8-bit; each the same buffer every

@@ -88,6 +88,12 @@ export function narrowing(): Uint8Array {
   return narrowTable;
 }
 
+/** Narrows a row of `width` big-endian 16-bit samples (`wide`) into 8-bit `out`. */
+export function narrowRow(wide: Uint8Array, out: Uint8Array, width: number): void {
+  const table = narrowing();
+  for (let x = 0; x < width; x++) out[x] = table[(wide[2 * x] << 8) | wide[2 * x + 1]];
+}
+
 /**
  * Writes one RGBA row from the mode's colour planes (8-bit each) and an alpha row (or null:
  * opaque). `planes` has colorChannels(mode) rows.

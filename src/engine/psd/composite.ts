@@ -1,5 +1,5 @@
 import { unprocessable } from '../errors';
-import { ColorMode, colorChannels, type IndexedPalette, narrowing, toRgbaRow } from './color-modes';
+import { ColorMode, colorChannels, type IndexedPalette, narrowRow, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
 /**
@@ -64,12 +64,11 @@ export function compositeRows(
   const skipped = new Uint8Array(compression >= 2 ? bytes : 0);
   for (let c = 0; c < planes && compression >= 2; c++) {
     const inflater = new Inflater(section.subarray(2));
-    for (let r = 0; r < c * height; r++) inflate(inflater, skipped);
+    for (let r = 0; r < c * height; r++) inflateRow(inflater, skipped, MERGED_ZIP);
     inflaters.push(inflater);
   }
   const rgba = new Uint8Array(width * 4);
   const wide = new Uint8Array(bytes);
-  const table = depth === 16 ? narrowing() : undefined;
   // One 8-bit row per plane; a plane the file lacks stays empty (255: no ink in CMYK).
   const rows = Array.from({ length: colors + 1 }, (_, c) => new Uint8Array(width).fill(mode === ColorMode.CMYK && c < colors ? 255 : 0));
   let y = 0;
@@ -81,7 +80,7 @@ export function compositeRows(
           wide.set(section.subarray(at[c], at[c] + bytes));
           at[c] += bytes;
         } else if (compression >= 2) {
-          inflate(inflaters[c], wide);
+          inflateRow(inflaters[c], wide, MERGED_ZIP);
           if (compression === 3) unpredict(wide, width, depth);
         } else {
           const length = rowLength(c, y);
@@ -89,7 +88,7 @@ export function compositeRows(
           at[c] += length;
         }
         const row = rows[c];
-        if (table) for (let x = 0; x < width; x++) row[x] = table[(wide[2 * x] << 8) | wide[2 * x + 1]];
+        if (depth === 16) narrowRow(wide, row, width);
         else if (depth === 1) for (let x = 0; x < width; x++) row[x] = (wide[x >> 3] >> (7 - (x & 7))) & 1 ? 0 : 255; // 1 = black
         else row.set(wide);
       }
@@ -110,16 +109,22 @@ export function compositeRows(
   };
 }
 
-/** The next row of a ZIP stream (zeros past its end). */
-function inflate(inflater: Inflater, row: Uint8Array): void {
+const MERGED_ZIP = "The merged image's ZIP data";
+
+/**
+ * The next row of a ZIP stream into `row` (zeros past its end); returns how many bytes the stream
+ * still had. Corrupt data is a 422 naming `what`.
+ */
+export function inflateRow(inflater: Inflater, row: Uint8Array, what: string): number {
   let n: number;
   try {
     n = inflater.read(row);
   } catch (e) {
-    if (e instanceof InflateError) throw unprocessable(`The merged image's ZIP data could not be inflated: ${e.message}.`);
+    if (e instanceof InflateError) throw unprocessable(`${what} could not be inflated: ${e.message}.`);
     throw e;
   }
   row.fill(0, n);
+  return n;
 }
 
 /** Undoes ZIP prediction on one row: each sample (a big-endian word at 16 bits) adds the one before. */
