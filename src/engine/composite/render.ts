@@ -185,7 +185,6 @@ const opensUp = (overrides: LayerOverrides, { base, clipped }: Unit) =>
   base.opacity >= 1 &&
   !base.artboard &&
   !base.children?.some(hasKnockout) && // a knockout inside reveals the canvas as the group found it
-
   (!base.mask || base.mask.disabled) &&
   (!base.vectorMask || base.vectorMask.disabled) &&
   !hasEffects(base);
@@ -269,9 +268,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
         }
         // Below Fill 100 % the base's pixels still shape what is clipped to it (Fill 0 % shows
         // the clipped layers alone): drawn over the group, kept inside the base's pixel alpha.
-        const after = cloneSurface(group);
-        await drawNode(ctx, node, after);
-        fadeInto(group, after, baseShape, 1);
+        await drawInside(ctx, node, group, baseShape);
       }
     });
   };
@@ -340,15 +337,17 @@ async function drawClippedApart(ctx: RenderContext, base: LayerNode, clipped: La
   const content = await layerContent(ctx, base, rectOf(canvas));
   if (!content) return;
   const shape = shapeOver(canvas, content, await layerMask(ctx, base, rectOf(content)));
-  const knocks = clipped.some(hasKnockout);
-  const scope = knocks ? { shallow: cloneSurface(canvas), deep: ctx.knockout ? ctx.knockout.deep : await documentBackground(ctx) } : undefined;
+  const scope = clipped.some(hasKnockout) ? await inPlaceScope(ctx, canvas) : undefined;
   await inScope(ctx, scope, async () => {
-    for (const node of clipped) {
-      const after = cloneSurface(canvas);
-      await drawNode(ctx, node, after, atop);
-      fadeInto(canvas, after, shape, 1);
-    }
+    for (const node of clipped) await drawInside(ctx, node, canvas, shape, atop);
   });
+}
+
+/** Draws `node` onto `target`, kept inside `shape` (one byte per pixel of `target`). */
+async function drawInside(ctx: RenderContext, node: LayerNode, target: Surface, shape: Uint8ClampedArray, atop = false) {
+  const after = cloneSurface(target);
+  await drawNode(ctx, node, after, atop);
+  fadeInto(target, after, shape, 1);
 }
 
 /** Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"). */
@@ -455,7 +454,7 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard) {
     const mask = await layerMask(ctx, node, rectOf(canvas));
     // Shallow knockouts inside reveal the canvas as the group found it; deep ones go on down.
-    const scope = knocks ? { shallow: cloneSurface(canvas), deep: ctx.knockout ? ctx.knockout.deep : await documentBackground(ctx) } : undefined;
+    const scope = knocks ? await inPlaceScope(ctx, canvas) : undefined;
     if (node.opacity >= 1 && !mask) return inScope(ctx, scope, () => drawStack(ctx, children, canvas));
     const after = cloneSurface(canvas);
     await inScope(ctx, scope, () => drawStack(ctx, children, after));
@@ -515,6 +514,14 @@ async function documentBackground(ctx: RenderContext): Promise<Surface | null> {
     }
   }
   return ctx.background;
+}
+
+/**
+ * What knockouts reveal inside layers drawn in place onto `canvas` (a pass-through group, layers
+ * clipped apart): shallow ones the canvas as it is now, deep ones what they reveal outside.
+ */
+async function inPlaceScope(ctx: RenderContext, canvas: Surface): Promise<KnockoutScope> {
+  return { shallow: cloneSurface(canvas), deep: ctx.knockout ? ctx.knockout.deep : await documentBackground(ctx) };
 }
 
 async function rootKnockout(ctx: RenderContext): Promise<KnockoutScope> {
