@@ -1,7 +1,7 @@
 import type { AdjustmentLayer } from 'ag-psd';
 import { applyColorLookup } from './color-lookup';
 import { selectiveColor } from './selective-color';
-import { gradientRamp } from './gradient';
+import { gradientRamp, rgbOf } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibrance } from './vibrance';
 
@@ -77,13 +77,6 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
 type Lut = Uint8Array;
 
 const luma = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
-
-function rgbOf(c: unknown): [number, number, number] {
-  const o = (c ?? {}) as Record<string, number>;
-  if (o.r !== undefined) return [o.r, o.g, o.b];
-  if (o.fr !== undefined) return [o.fr * 255, o.fg * 255, o.fb * 255];
-  return [0, 0, 0];
-}
 
 /** Channel mixer: each output channel a weighted sum (percent) of the inputs plus a constant (percent of white). */
 function channelMixer(adj: Extract<AdjustmentLayer, { type: 'channel mixer' }>, d: Uint8ClampedArray): boolean {

@@ -5,7 +5,7 @@ import { curveLut } from './adjust';
 import { bandCoverage, blur, dilate, erode, shift, signedDistance } from './morphology';
 import { bevelMaps } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
-import { gradientRamp, type Gradient } from './gradient';
+import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './render';
 import type { Surface } from './surface';
@@ -84,14 +84,6 @@ export function effectShape(ctx: RenderContext, node: LayerNode, content: Surfac
   }
   const gamma = node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1;
   return { x: content.x - pad, y: content.y - pad, w, h, alpha, excludedChannels: node.excludedChannels, ...(gamma !== 1 ? { gamma } : {}) };
-}
-
-type RGB = [number, number, number];
-function rgbOf(c: unknown): RGB {
-  const o = (c ?? {}) as Record<string, number>;
-  if (o.r !== undefined) return [o.r, o.g, o.b];
-  if (o.fr !== undefined) return [o.fr * 255, o.fg * 255, o.fb * 255];
-  return [0, 0, 0];
 }
 
 /**

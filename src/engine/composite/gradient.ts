@@ -19,7 +19,7 @@
  * (inner stops' places are lost).
  */
 
-type RGB = [number, number, number];
+export type RGB = [number, number, number];
 export interface ColorStop {
   color: unknown;
   location: number;
@@ -48,6 +48,7 @@ export interface NoiseGradient {
 }
 export type Gradient = SolidGradient | NoiseGradient;
 
+/** An ag-psd colour (8-bit `r g b`, or float `fr fg fb`) as 0..255 channels; black when absent. */
 export function rgbOf(c: unknown): RGB {
   const o = (c ?? {}) as Record<string, number>;
   if (o.r !== undefined) return [o.r, o.g, o.b];
