@@ -13,6 +13,13 @@ const PACKAGES = {
   qpdf: ['qpdf'],
   'poppler-utils': ['pdfinfo', 'pdftoppm', 'pdffonts', 'pdftotext'],
   'libjpeg-turbo-progs': ['djpeg'],
+  // Ghostscript reads our CMYK PDFs back as a RIP would (tiff32nc, tiffsep separations).
+  ghostscript: ['gs'],
+  // LittleCMS's own command-line transform: the reference values for our colour conversions.
+  'liblcms2-utils': ['transicc'],
+  // Real delivery servers for upload-to-ftp (SFTP, FTPS), started on loopback by the test setup.
+  'openssh-server': ['/usr/sbin/sshd'],
+  vsftpd: ['/usr/sbin/vsftpd'],
 };
 
 const executable = (file) => {

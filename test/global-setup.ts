@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ftpFiles, startFtpServer } from './helpers/ftp-server.js';
+import { PRINT_TOOLS } from './helpers/print-tools.js';
+import { startDeliveryServers } from './helpers/delivery-servers.js';
+import { handleStandIn } from './helpers/stand-ins.js';
 
 /**
  * Tests run inside workerd, which cannot read the file system. This Node-side server hands them
@@ -71,7 +74,8 @@ async function runTool(name: string, q: URLSearchParams, req: import('node:http'
       ),
     );
     const pages: string[] = [];
-    if (name === 'pdftoppm' || name === 'djpeg') {
+    {
+      // Every tool writes its outputs as page* in the temporary folder (sorted by name).
       const { readdir } = await import('node:fs/promises');
       for (const f of (await readdir(dir)).filter((f) => f.startsWith('page')).sort()) {
         pages.push((await readFile(path.join(dir, f))).toString('base64'));
@@ -95,6 +99,8 @@ export default async function setup(project: TestProject) {
     const url = new URL(req.url ?? '/', 'http://localhost');
     // Special routes for HTTP behaviour tests: /status/404, /slow/5000, /redirect/N
     const [, kind, ...rest] = url.pathname.split('/');
+    // Stand-ins for external systems at the fetch boundary (test/helpers/stand-ins.ts).
+    if (await handleStandIn(kind, rest, url, req, res)) return;
     if (kind === 'tools' && req.method === 'POST') {
       await runTool(rest[0], url.searchParams, req, res);
       return;
@@ -196,7 +202,10 @@ export default async function setup(project: TestProject) {
   // A plain FTP server for upload-to-ftp (test/helpers/ftp-server.ts).
   const ftp = await startFtpServer();
   project.provide('ftpPort', ftp.port);
+  // Real servers from Debian packages (sshd, vsftpd) on loopback: test/helpers/delivery-servers.ts.
+  const delivery = await startDeliveryServers(project);
   return async () => {
+    await delivery.close();
     await ftp.close();
     await new Promise((resolve) => server.close(resolve));
   };
