@@ -6,10 +6,15 @@
  * the control host). A 425/522 on the data channel means the server wants TLS session reuse,
  * which Workers sockets cannot do: the task fails saying so. Hosts pass the outbound policy
  * (public hosts only). FTPS is best-effort: the tests drive a plain in-process server.
+ *
+ * Every value that reaches a command line is checked after interpolation (remote-paths.ts): CR,
+ * LF and NUL fail the task naming the parameter; folder and file names are reduced to safe
+ * segments, so a project field or an asset name cannot add commands or leave the folder.
  */
 import { connect } from 'cloudflare:sockets';
 import { OutboundError, checkOutboundUrl } from '../../../http/outbound';
 import { TaskFailure, TransientFailure } from './errors';
+import { configured, protocolValue, protocolValues, remoteFolder, remoteName, safeSegments } from './remote-paths';
 import type { TaskModule, UnitContext } from './types';
 
 interface Reply {
@@ -52,6 +57,8 @@ class Control {
   }
 
   async send(command: string): Promise<Reply> {
+    // The last line of defence: callers check their values first, naming the parameter.
+    protocolValue('FTP command', command);
     await this.writer.write(new TextEncoder().encode(`${command}\r\n`));
     return this.reply();
   }
@@ -97,6 +104,7 @@ async function passivePort(control: Control): Promise<number> {
 export const uploadToFtp: TaskModule = {
   async run(ctx: UnitContext) {
     const p = ctx.params as { host: string; port: number; userName: string; password: string; folder: string; fileName?: string; protocol: 'Ftp' | 'Ftps' | 'FtpsImplicit' };
+    protocolValues(p, ['host', 'userName', 'password', 'folder', 'fileName']);
     const host = p.host.trim();
     try {
       checkOutboundUrl(`https://${host.includes(':') ? `[${host}]` : host}:${p.port}/`, ctx.env);
@@ -105,6 +113,9 @@ export const uploadToFtp: TaskModule = {
     }
     const list = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));
     if (!list.length) throw new TaskFailure('there is nothing to upload');
+    const folder = remoteFolder(p.folder, configured(ctx.task.parameters, 'folder') ?? '/');
+    const given = p.fileName?.trim() ? remoteName(p.fileName, 'fileName') : undefined;
+    const names = list.map((a) => (list.length === 1 && given ? given : remoteName(a.fileName, `the name of ${a.name}`)));
     const tls = p.protocol !== 'Ftp';
     const socket = connect({ hostname: host, port: p.port }, { secureTransport: p.protocol === 'FtpsImplicit' ? 'on' : p.protocol === 'Ftps' ? 'starttls' : 'off', allowHalfOpen: false });
     const control = new Control(socket);
@@ -125,20 +136,19 @@ export const uploadToFtp: TaskModule = {
         await control.expect('PROT P', (c) => c === 200);
       }
       await control.expect('TYPE I', (c) => c === 200);
-      const folder = p.folder.trim();
       if (folder && folder !== '/') {
         const cwd = await control.send(`CWD ${folder}`);
         if (cwd.code >= 400) {
           // Create the folder a segment at a time (an existing one answers 550 to MKD: fine).
           if (folder.startsWith('/')) await control.expect('CWD /', (c) => c < 400);
-          for (const segment of folder.split('/').filter(Boolean)) {
+          for (const segment of safeSegments(folder)) {
             await control.send(`MKD ${segment}`);
             await control.expect(`CWD ${segment}`, (c) => c < 400, 'CWD');
           }
         }
       }
-      for (const a of list) {
-        const name = list.length === 1 && p.fileName?.trim() ? p.fileName.trim() : a.fileName;
+      for (const [i, a] of list.entries()) {
+        const name = names[i]!;
         const port = await passivePort(control);
         const data = connect({ hostname: host, port }, { secureTransport: tls ? 'on' : 'off', allowHalfOpen: false });
         const stor = await control.send(`STOR ${name}`);
@@ -167,3 +177,4 @@ export const uploadToFtp: TaskModule = {
     }
   },
 };
+

@@ -9,12 +9,15 @@
  * - upload-to-dropbox: `accessToken`, or `refreshToken` + `appKey` + `appSecret` (exchanged for
  *   an access token first); `/2/files/upload` with mode overwrite; files over 128 MB through an
  *   upload session in 64 MB chunks.
- * Every request goes through the outbound module (public hosts only, timeouts).
+ * Every request goes through the outbound module (public hosts only, timeouts). Values that
+ * reach a header are checked for CR/LF/NUL and keys and paths are reduced to safe segments
+ * (remote-paths.ts), as for FTP.
  */
 import { AwsClient } from 'aws4fetch';
 import type { Env } from '../../../env';
 import { OutboundError, outboundFetch } from '../../../http/outbound';
 import { TaskFailure, TransientFailure } from './errors';
+import { joinRemote, protocolValues, remoteFolder, remoteKey, remoteName } from './remote-paths';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
 
 const S3_MULTIPART_OVER = 64 * 1024 * 1024;
@@ -56,18 +59,18 @@ async function send(env: Env, url: string, init: { method: string; headers: Head
   }
 }
 
-const joinKey = (prefix: string, name: string) => (prefix ? `${prefix.replace(/\/+$/, '')}/${name}` : name);
 const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
 export const uploadToS3: TaskModule = {
   async run(ctx) {
     const p = ctx.params as { endpoint?: string; region: string; bucket: string; key?: string; accessKeyId: string; secretAccessKey: string };
+    protocolValues(p, ['region', 'bucket', 'key', 'accessKeyId', 'secretAccessKey']);
     const aws = new AwsClient({ accessKeyId: p.accessKeyId, secretAccessKey: p.secretAccessKey, region: p.region, service: 's3', retries: 0 });
     const endpoint = (p.endpoint ?? `https://s3.${p.region}.amazonaws.com`).replace(/\/+$/, '');
     const list = files(ctx);
-    const given = p.key?.trim() ?? '';
+    const given = remoteKey(p.key ?? '');
     for (const a of list) {
-      const key = list.length === 1 && given && !given.endsWith('/') ? given : joinKey(given, a.fileName);
+      const key = list.length === 1 && given && !given.endsWith('/') ? given : joinRemote(given, remoteName(a.fileName, `the name of ${a.name}`));
       const url = `${endpoint}/${encodeURIComponent(p.bucket)}/${encodeKey(key)}`;
       const signed = async (target: string, method: string, body?: Uint8Array | string) => {
         const req = await aws.sign(target, { method, body: body ?? null, headers: body instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : {} });
@@ -100,6 +103,7 @@ const apiArg = (v: unknown) => JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c)
 export const uploadToDropbox: TaskModule = {
   async run(ctx) {
     const p = ctx.params as { accessToken?: string; refreshToken?: string; appKey?: string; appSecret?: string; path: string };
+    protocolValues(p, ['accessToken', 'refreshToken', 'appKey', 'appSecret', 'path']);
     let token = p.accessToken;
     if (!token) {
       const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: p.refreshToken!, client_id: p.appKey!, client_secret: p.appSecret! }).toString();
@@ -107,9 +111,10 @@ export const uploadToDropbox: TaskModule = {
       token = (JSON.parse(new TextDecoder().decode(res.bytes)) as { access_token?: string }).access_token;
       if (!token) throw new TaskFailure('Dropbox did not return an access token');
     }
-    const folder = `/${p.path.replace(/^\/+|\/+$/g, '')}`.replace(/^\/$/, '');
+    // Dropbox paths are always absolute (from the app's root).
+    const folder = remoteFolder(p.path, '/').replace(/^\/$/, '');
     for (const a of files(ctx)) {
-      const path = `${folder}/${a.fileName}`;
+      const path = `${folder}/${remoteName(a.fileName, `the name of ${a.name}`)}`;
       const headers = (arg: unknown) => new Headers({ authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'Dropbox-API-Arg': apiArg(arg) });
       const commit = { path, mode: 'overwrite', autorename: false, mute: true };
       const size = await sizeOf(ctx, a);

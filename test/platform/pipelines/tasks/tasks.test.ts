@@ -103,6 +103,18 @@ describe('upload-to-s3', () => {
     expect(['UNSIGNED-PAYLOAD', digest]).toContain(put!.headers['x-amz-content-sha256']);
     expect(put!.body).toMatch(/^OrderNumber,Item,Quantity,CustomerName,Cost\r\n1042,card,3,/);
   });
+
+  it('keeps the key inside the bucket: .. and leading / are dropped from key and file names', async () => {
+    const endpoint = `${fixtureServer()}/flaky/s3-dots/0`;
+    const { status, job } = await runJob('job-s3-dots', [
+      { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+      { name: 'upload', type: 'upload-to-s3', inputArtifacts: ['order'], parameters: { endpoint, bucket: 'print', key: '../other-bucket/{{project.orderNumber}}.csv', accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const [put] = (await calls('s3-dots')) as unknown as Array<{ path: string }>;
+    expect(put!.path).toBe('/flaky/s3-dots/0/print/other-bucket/1042.csv');
+  });
 });
 
 describe('upload-to-ftp', () => {
@@ -130,6 +142,36 @@ describe('upload-to-ftp', () => {
     expect(status).toBe('Failed');
     expect(job.tasks[1]).toMatchObject({ status: 'Failed', autoRetryCount: 0 });
     expect(job.statusDescription).toMatch(/^upload: FTP PASS: 530 login incorrect \(login refused\)$/);
+  });
+
+  it('refuses CR/LF/NUL from an interpolated project field in folder, naming the parameter, before any command', async () => {
+    const port = inject('ftpPort' as never) as number;
+    const evil = { ...project, id: 'p-ftp-evil', customerName: 'x\r\nDELE /orders/other/invoice.pdf\r\nSITE CHMOD 777 /' };
+    await apiJson('POST', JOBS, { id: 'job-ftp-crlf', project: evil, tasks: [
+      { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+      { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['order'], parameters: { host: '127.0.0.1', port, userName: 'bench', password: 'secret', folder: '/crlf/{{project.customerName}}' } },
+      { name: 'finalize', type: 'finalize' },
+    ] }, { token: 1 }, 201);
+    const { status } = await drive(stubOfJob('job-ftp-crlf'), 'job-ftp-crlf', 40_000);
+    const job = await apiJson('GET', `${JOBS}/job-ftp-crlf`, undefined, { token: 1 });
+    expect(status).toBe('Failed');
+    expect(job.tasks[1]).toMatchObject({ status: 'Failed', autoRetryCount: 0 });
+    expect(job.statusDescription).toMatch(/^upload: folder: contains a line break or NUL/);
+    const stored = (await (await fetch(`${fixtureServer()}/ftp-files`)).json()) as Record<string, number>;
+    expect(Object.keys(stored).filter((k) => k.startsWith('/crlf'))).toEqual([]);
+  });
+
+  it('reduces remote file and folder names to safe segments (no .., no control characters)', async () => {
+    const port = inject('ftpPort' as never) as number;
+    const { status, job } = await runJob('job-ftp-traversal', [
+      { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+      { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['order'], parameters: { host: '127.0.0.1', port, userName: 'bench', password: 'secret', folder: '/safe/../../{{project.orderNumber}}/.', fileName: '../../../../var/www/html/index\u0007.html' } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const stored = (await (await fetch(`${fixtureServer()}/ftp-files`)).json()) as Record<string, number>;
+    expect(stored['/safe/1042/index.html']).toBeGreaterThan(0);
+    expect(Object.keys(stored).filter((k) => k.includes('..') || k.includes('var/www'))).toEqual([]);
   });
 });
 
