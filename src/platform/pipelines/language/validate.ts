@@ -40,6 +40,14 @@ import {
 
 export const MAX_PIPELINE_BYTES = 256 * 1024;
 export const MAX_TASKS = 50;
+/**
+ * How deep a parameter value may nest objects and arrays (the stored-JSON bound). Checked
+ * iteratively before any recursive walk, so no pipeline can overflow the stack here or in the
+ * runner (interpolation, secret names), whatever the request edge let through.
+ */
+export const MAX_PARAMETER_DEPTH = 32;
+/** The same bound for the whole document: root → tasks → task → parameters → value. */
+const MAX_DOCUMENT_DEPTH = MAX_PARAMETER_DEPTH + 4;
 
 /** JSON path → what is wrong there. */
 export type ValidationErrors = Record<string, string[]>;
@@ -66,6 +74,8 @@ type TaskField = (typeof TASK_FIELDS)[number];
 export function validatePipeline(raw: string | unknown): ValidationResult {
   const report = new Report();
   const doc = readDocument(raw, report);
+  if (doc !== undefined && typeof raw === 'string') depthProblem(doc, report);
+  if (report.any) return { ok: false, errors: report.errors };
   const list = doc === undefined ? undefined : readTaskList(doc, report);
   if (!list) return { ok: false, errors: report.errors };
 
@@ -97,6 +107,10 @@ class Report {
 
 /** The parsed root object, or undefined (reported) when the input is not a JSON object ≤ 256 KB. */
 function readDocument(raw: unknown, report: Report): Record<string, unknown> | undefined {
+  if (typeof raw !== 'string') {
+    // Before JSON.stringify, which recurses.
+    if (depthProblem(raw, report)) return undefined;
+  }
   let text: string | undefined;
   try {
     text = typeof raw === 'string' ? raw : JSON.stringify(raw);
@@ -112,11 +126,36 @@ function readDocument(raw: unknown, report: Report): Record<string, unknown> | u
     try {
       doc = JSON.parse(raw);
     } catch (e) {
+      if (e instanceof RangeError) return void report.add('$', 'nests too deep to read');
       return void report.add('$', `is not JSON (${(e as Error).message})`);
     }
   }
   if (!isObject(doc)) return void report.add('$', 'must be a JSON object {"tasks": [...]}');
   return doc;
+}
+
+/**
+ * Reports the first container nested too deep (a parameter value past MAX_PARAMETER_DEPTH, any
+ * other part of the document past MAX_DOCUMENT_DEPTH), walking with an explicit stack.
+ */
+function depthProblem(doc: unknown, report: Report): boolean {
+  // `param`: containers from the parameters object down (0 = the parameters object), or -1.
+  const stack: Array<{ v: unknown; path: string; depth: number; param: number }> = [{ v: doc, path: '$', depth: 1, param: -1 }];
+  while (stack.length) {
+    const { v, path, depth, param } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (param > MAX_PARAMETER_DEPTH) return report.add(path, `nests deeper than ${MAX_PARAMETER_DEPTH} levels`), true;
+    if (depth > MAX_DOCUMENT_DEPTH) return report.add(path, `nests deeper than ${MAX_DOCUMENT_DEPTH} levels`), true;
+    // A task is an element of the root's `tasks`: its `parameters` starts the parameter count.
+    const isTask = depth === 3 && /^tasks\[\d+\]$/i.test(path);
+    const entries: Array<[string | number, unknown]> = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, child] = entries[i]!;
+      const childParam = param >= 0 ? param + 1 : isTask && typeof k === 'string' && k.toLowerCase() === 'parameters' ? 0 : -1;
+      stack.push({ v: child, path: jsonPath(path, k), depth: depth + 1, param: childParam });
+    }
+  }
+  return false;
 }
 
 function readTaskList(doc: Record<string, unknown>, report: Report): unknown[] | undefined {

@@ -579,3 +579,33 @@ describe('validatePipeline: never throws on odd input', () => {
     expect(r.ok).toBe(false);
   });
 });
+
+describe('validatePipeline: nesting depth (never overflows the stack)', () => {
+  const nested = (depth: number, leaf: unknown = '{{projectId}}') => {
+    let v: unknown = leaf;
+    for (let i = 0; i < depth; i++) v = i % 2 ? { k: v } : [v];
+    return v;
+  };
+  const withBody = (body: unknown) => pipeline({ name: 'call', type: 'invoke-url', parameters: { url: 'https://example.com/hook', body } }, { name: 'f', type: 'finalize' });
+
+  it.each([2_000, 100_000])('reports parameters nested %i deep by path, as text and as a parsed value', (depth) => {
+    const text = `{"tasks":[{"name":"call","type":"invoke-url","parameters":{"url":"https://example.com/hook","body":${'['.repeat(depth)}1${']'.repeat(depth)}}},{"name":"f","type":"finalize"}]}`;
+    for (const raw of depth * 2 < MAX_PIPELINE_BYTES ? [text, JSON.parse(text)] : [text]) {
+      const e = errorsOf(raw);
+      const [path, messages] = Object.entries(e)[0]!;
+      expect(path).toMatch(/^tasks\[0\]\.parameters\.body(\[0\])+$/);
+      expect(messages).toEqual(['nests deeper than 32 levels']);
+    }
+  });
+
+  it('accepts a parameter nested 32 deep and rejects 33', () => {
+    okPipeline(withBody(nested(31)));
+    expect(Object.keys(errorsOf(withBody(nested(33))))).toHaveLength(1);
+  });
+
+  it('bounds the rest of the document too, iteratively', () => {
+    const deep = { tasks: [{ ...extract, extra: nested(5_000, 1) }, finalize] };
+    const e = errorsOf(deep);
+    expect(Object.keys(e)[0]).toMatch(/^tasks\[0\]\.extra/);
+  });
+});
