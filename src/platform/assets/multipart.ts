@@ -110,22 +110,22 @@ export async function readMultipart<T>(
   };
   const malformed = (why: string) => new ValidationError({ $: [`The multipart body is malformed: ${why}`] });
 
-  // Preamble up to the first delimiter.
-  for (;;) {
-    const at = indexOf(buf, delimiter);
-    if (at >= 0) {
-      buf = buf.subarray(at + delimiter.length);
-      break;
-    }
-    if (buf.length > MAX_HEADER_BYTES) throw malformed('no boundary found.');
-    if (!(await more())) throw malformed('no boundary found.');
-  }
-
   const wanted = new Set(fileFields.map((f) => f.toLowerCase()));
   const fields: Record<string, string> = {};
   let file: MultipartResult<T>['file'];
   let count = 0;
   try {
+    // Preamble up to the first delimiter.
+    for (;;) {
+      const at = indexOf(buf, delimiter);
+      if (at >= 0) {
+        buf = buf.subarray(at + delimiter.length);
+        break;
+      }
+      if (buf.length > MAX_HEADER_BYTES) throw malformed('no boundary found.');
+      if (!(await more())) throw malformed('no boundary found.');
+    }
+
     for (;;) {
       // After a delimiter: "--" ends the body, else CRLF then the part's headers.
       while (buf.length < 2) if (!(await more())) throw malformed('it ends inside a boundary.');
@@ -193,8 +193,9 @@ export async function readMultipart<T>(
       }
     }
   } catch (e) {
-    // Answer without cancelling the body (src/http/read-limited.ts says why): drain a bounded amount.
-    if (e instanceof PayloadTooLargeError && !done) await drain(reader, DISCARD_BYTES);
+    // Answer without cancelling the body (src/http/read-limited.ts says why): drain a bounded
+    // amount, whatever the problem (the lock is released either way).
+    if (!done) await drain(reader, DISCARD_BYTES);
     throw e;
   } finally {
     reader.releaseLock();

@@ -53,6 +53,28 @@ export function namesAnOwner(...sources: Array<Record<string, unknown> | URLSear
   return false;
 }
 
+/** At most this many characters in an owner id (the storefront's user ids are shorter). */
+export const MAX_OWNER_ID = 256;
+
+/**
+ * Owner ids reach SQL, R2 keys and file names: any owner parameter given (query or top-level JSON
+ * body) must be 1–256 characters without control characters (NUL, CR, LF, …), else a 400 at its
+ * name. An empty value means "no owner" and is left to the route.
+ */
+export function checkOwnerValues(errors: Record<string, string[]>, ...sources: Array<Record<string, unknown> | URLSearchParams | undefined>): void {
+  const owners = new Set(OWNER_PARAMETERS.map((p) => p.toLowerCase()));
+  for (const source of sources) {
+    if (!source) continue;
+    const entries = source instanceof URLSearchParams ? [...source] : Object.entries(source);
+    for (const [k, v] of entries) {
+      if (!owners.has(k.toLowerCase()) || typeof v !== 'string' || v === '') continue;
+      // eslint-disable-next-line no-control-regex
+      if (/[\u0000-\u001f\u007f]/.test(v)) (errors[k] ??= []).push('An owner id cannot hold control characters (NUL, CR, LF, …).');
+      else if (v.length > MAX_OWNER_ID) (errors[k] ??= []).push(`An owner id has at most ${MAX_OWNER_ID} characters.`);
+    }
+  }
+}
+
 /** Private_assets at `level` (the owner rule), for owners the route middleware cannot see. */
 export async function requireOwnerAccess(c: Context, level: ScopeLevel): Promise<void> {
   await authenticateFor(c, `Private_assets_${level}`);

@@ -9,6 +9,7 @@
  * that could shadow them (`/designs/folders` before `/designs/{id}`).
  */
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
+import { settleBody } from './body';
 import { platformCors } from './cors';
 import { buildInfo, InfoDto } from './info';
 import { PLATFORM_AREAS, PlatformRouteTable, type PlatformAreaName } from './paths';
@@ -82,8 +83,8 @@ export function buildPlatformApp(areas: PlatformArea[]): { app: OpenAPIHono<Plat
     ));
 
   const prefix = `/api/:area{${PLATFORM_AREAS.join('|')}}/v1`;
-  app.use(prefix, platformCors(getTable));
-  app.use(`${prefix}/*`, platformCors(getTable));
+  app.use(prefix, settleBody, platformCors(getTable));
+  app.use(`${prefix}/*`, settleBody, platformCors(getTable));
   for (const area of areas) {
     const name = AREA_OF.get(area);
     if (!name) throw new Error('buildPlatformApp: not an area of createPlatformArea()');

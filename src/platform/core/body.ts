@@ -1,19 +1,48 @@
 /**
- * JSON request bodies: ≤ 2 MB (413), parsed once, names canonicalised (names.ts) before zod
- * validates. The body stream is never cancelled when it is too large: cancelling a request body
- * in workerd can reset the connection before the 413 reaches the client, so it is left unread.
+ * The one reader of platform request bodies. JSON bodies: ≤ 2 MB (413), parsed once, names
+ * canonicalised (names.ts) before zod validates. A body is never cancelled nor left unread when
+ * we answer early (413, 415, 401, 404…): wrangler's local proxy turns a request body the Worker
+ * did not read to its end into its own 500 "Network connection lost" before our answer reaches
+ * the client. So a body found too large is read to its end and dropped (bounded by
+ * DISCARD_BYTES, src/http/read-limited.ts), and `settleBody` drains whatever a route left.
  */
-import { readLimited } from '../../http/read-limited';
+import type { MiddlewareHandler } from 'hono';
+import { DISCARD_BYTES, drain, readLimited } from '../../http/read-limited';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from './errors';
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
-/** The body's bytes up to `limit`, else PayloadTooLargeError (the rest left unread). */
+/** The body's bytes up to `limit`, else PayloadTooLargeError once the rest has been read and dropped. */
 export function readBodyLimited(req: Request, limit: number, what = 'The JSON body'): Promise<Uint8Array> {
-  return readLimited(req, limit, () => new PayloadTooLargeError(`${what} is larger than the limit of ${limit / 1024 / 1024} MB.`), 'leave');
+  return readLimited(req, limit, () => new PayloadTooLargeError(`${what} is larger than the limit of ${limit / 1024 / 1024} MB.`), 'drain');
 }
+
+/**
+ * A route that takes no body still hears one out: up to MAX_JSON_BYTES is read and ignored,
+ * beyond that 413 (after draining, as above).
+ */
+export async function ignoreBody(req: Request): Promise<void> {
+  if (req.body) await readBodyLimited(req, MAX_JSON_BYTES, 'The body (this endpoint takes none)');
+}
+
+/**
+ * Middleware for every platform request: once the answer is made, whatever of the request body
+ * nobody read (an early 401/404/415, a route that read only part) is read and dropped, up to
+ * DISCARD_BYTES, so the client is heard out and the proxy sees a complete exchange.
+ */
+export const settleBody: MiddlewareHandler = async (c, next) => {
+  await next();
+  const body = c.req.raw.body;
+  if (!body || body.locked) return;
+  const reader = body.getReader();
+  try {
+    await drain(reader, DISCARD_BYTES);
+  } finally {
+    reader.releaseLock();
+  }
+};
 
 /**
  * The request's JSON value, or `undefined` when the body is empty (whatever its content type:

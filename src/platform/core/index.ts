@@ -31,7 +31,7 @@ export {
   type ErrorsByPath,
 } from './errors';
 export { problemResponses, problemResponse, platformErrorResponse, ProblemDetails, ConflictDto, jsonPath } from './problem';
-export { pagingQuery, pagedOf, paged, intQuery, boolQuery, arrayQuery, sortingQuery, customFieldsQuery, likePattern, MAX_TAKE, type Paging, type SortKey } from './paging';
+export { pagingQuery, pagedOf, paged, intQuery, boolQuery, arrayQuery, sortingQuery, customFieldsQuery, likePattern, searchQuery, MAX_TAKE, MAX_SEARCH, type Paging, type SortKey } from './paging';
 export { newId, isHexId, isClientId, hexIdOr404, clientIdOr404, intIdOr404 } from './ids';
 export { inJsonList, customFieldsMatch, guardIds, runGuarded, missingIds, type GuardSpec } from './d1';
 export { readBodyLimited, readJsonBody, MAX_JSON_BYTES } from './body';

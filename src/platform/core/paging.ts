@@ -103,13 +103,23 @@ export const customFieldsQuery = z
 
 export const MAX_TAKE = 1000;
 
+/**
+ * Longest `search`: no stored name is longer (names ≤ 255), and SQLite refuses LIKE patterns past
+ * 50,000 bytes with an error, so a longer one is a 400 here rather than a 500 from D1.
+ */
+export const MAX_SEARCH = 1000;
+
+/** `search`: a case-insensitive substring of `what`, at most MAX_SEARCH characters. */
+export const searchQuery = (what = 'the name') =>
+  z.string().max(MAX_SEARCH, `At most ${MAX_SEARCH} characters.`).optional().openapi({ description: `Case-insensitive substring of ${what} (at most ${MAX_SEARCH} characters).` });
+
 /** skip, take, sorting, search, customFields for a DTO whose sortable names are given. */
 export function pagingQuery<const N extends string>(sortable: readonly N[]) {
   return z.object({
     skip: intQuery(0, Number.MAX_SAFE_INTEGER, 0),
     take: intQuery(0, MAX_TAKE, 100),
     sorting: sortingQuery(sortable),
-    search: z.string().optional().openapi({ description: 'Case-insensitive substring of the name.' }),
+    search: searchQuery(),
     customFields: customFieldsQuery,
   });
 }

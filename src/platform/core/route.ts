@@ -5,7 +5,7 @@
  *   1. the token and its scope (`requireScope` of src/auth: 401/403 keep WWW-Authenticate);
  *   2. `tenantId` (absent or the token's tenant, else 403) → `c.var.tenant`;
  *   3. query names, JSON property names and enum values in their declared spelling (names.ts),
- *      the JSON body ≤ 2 MB (body.ts);
+ *      the JSON body ≤ 2 MB (body.ts); a route without a body still reads one sent (≤ 2 MB, else 413);
  *   4. the owner rule (naming an owner needs Private_assets at the same level);
  *   5. every schema problem of query and body at once (400 with `errors` by JSON path).
  *
@@ -20,8 +20,8 @@
  */
 import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import { authenticateFor, namesAnOwner, requireOwnerAccess, scopeOf, storefrontUserOf, type Access } from './access';
-import { readJsonBody } from './body';
+import { authenticateFor, checkOwnerValues, namesAnOwner, requireOwnerAccess, scopeOf, storefrontUserOf, type Access } from './access';
+import { ignoreBody, readJsonBody } from './body';
 import { ValidationError, type ErrorsByPath } from './errors';
 import { canonicalJson, canonicalQuery } from './names';
 import { errorsFromIssues, problemResponses } from './problem';
@@ -87,12 +87,15 @@ function prepare(route: RouteConfig, access: Access): MiddlewareHandler<Platform
       body = await readJsonBody(c.req.raw);
       if (body !== undefined) body = canonicalJson(json.schema!, body, errors);
       else if (json.required) errors.$ = ['A JSON body is required.'];
+    } else if (json.schema === undefined && json.others.length === 0) {
+      await ignoreBody(c.req.raw);
     }
 
+    const top = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
     if (access !== 'public' && (access === 'anyToken' || access.type !== 'Private_assets')) {
-      const top = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
       if (namesAnOwner(search, top)) await requireOwnerAccess(c, access === 'anyToken' ? 'read' : access.level);
     }
+    checkOwnerValues(errors, search, top);
 
     if (querySchema) {
       const result = querySchema.safeParse(queryObject(search));
