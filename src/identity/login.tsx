@@ -123,7 +123,7 @@ export async function loginSubmit(c: Context): Promise<Response> {
   if (!user || !ok || user.disabled) {
     return loginForm(c, pending, { email, error: BAD_CREDENTIALS, askTenant: tenantField !== undefined });
   }
-  await clearSignInAttempts(c.env, candidate.tenantId, email);
+  await clearSignInAttempts(c.env, c.req.raw, candidate.tenantId, email);
   const session = await createSession(c, user);
   await deletePending(c, pending.id);
   // Opportunistic: a sign-in is rare and already slow by design, so no cron is needed for this.

@@ -3,7 +3,7 @@
 // parallel guesses get no more password evaluations than sequential ones.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT_THROTTLE, clientIpKey, IP_LIMIT } from '../../src/identity/login-throttle';
+import { ACCOUNT_THROTTLE, clientIpKey, IP_LIMIT, slowdownMs } from '../../src/identity/login-throttle';
 import { passwordEvaluations } from '../../src/identity/passwords';
 import { housekeeping } from '../../src/identity/store';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
@@ -44,7 +44,7 @@ describe('login throttle under 50 parallel guesses', () => {
     expect(pages.filter((p) => p.includes('Invalid e-mail or password.'))).toHaveLength(evaluated);
     expect(pages.filter((p) => p.includes('Too many failed sign-in attempts'))).toHaveLength(50 - evaluated);
     // Only the reserved attempts were counted; the refused ones never reached the hash.
-    const row = await env.DB.prepare('SELECT failures FROM login_throttle WHERE tenant_id = ?1 AND email = ?2').bind(DEMO.tenantId, DEMO.user.email).first<{ failures: number }>();
+    const row = await env.DB.prepare("SELECT failures FROM login_throttle WHERE tenant_id = ?1 AND email = ?2 AND client = ''").bind(DEMO.tenantId, DEMO.user.email).first<{ failures: number }>();
     expect(row?.failures).toBe(evaluated);
     await env.DB.prepare('DELETE FROM login_throttle').run();
   });
@@ -92,4 +92,47 @@ describe('login throttle under 50 parallel guesses', () => {
     expect(results.map((r) => r.email)).toEqual(['recent@demo.test']);
     await env.DB.prepare('DELETE FROM login_throttle').run();
   });
+});
+
+// Issue 18, item 9: five wrong passwords from anywhere used to lock the account for everyone.
+// The lockout is per account and client; the account-wide count only slows clean clients down.
+describe('login lockout per account and client', () => {
+  const attacker = { 'cf-connecting-ip': '203.0.113.66' };
+  const owner = { 'cf-connecting-ip': '198.51.100.23' };
+  const post = async (headers: Record<string, string>, password: string) => {
+    const { browser, fields } = await signInForm();
+    return browser.postForm('/account/login', { ...fields, email: DEMO.user.email, password }, headers);
+  };
+
+  it('signs in the right password from a client that has not failed, after another client failed past the limit', async () => {
+    for (let i = 0; i < ACCOUNT_THROTTLE.freeAttempts + 1; i++) await post(attacker, `guess-${i}`);
+    expect(await (await post(attacker, 'guess-again')).text()).toContain('Too many failed sign-in attempts');
+    // The failing client stays locked, even with the right password …
+    const locked = await post(attacker, DEMO.user.password);
+    expect(await locked.text()).toContain('Too many failed sign-in attempts');
+    // … but the owner's clean client is not refused: only slowed down by the account-wide count.
+    const started = Date.now();
+    const res = await post(owner, DEMO.user.password);
+    const ms = Date.now() - started;
+    expect(res.status).toBe(303);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('idsrv='))).toBe(true);
+    expect(slowdownMs(ACCOUNT_THROTTLE.freeAttempts + 1)).toBeGreaterThan(0);
+    expect(ms).toBeGreaterThanOrEqual(slowdownMs(ACCOUNT_THROTTLE.freeAttempts + 1) - 20);
+    await env.DB.prepare('DELETE FROM login_throttle').run();
+  }, 30_000);
+
+  it('a wrong password from a clean client is evaluated (slowed, not refused) and counts for that client alone', async () => {
+    for (let i = 0; i < ACCOUNT_THROTTLE.freeAttempts; i++) await post(attacker, `guess-${i}`);
+    const res = await post(owner, 'owner-typo');
+    expect(await res.text()).toContain('Invalid e-mail or password.');
+    const rows = await env.DB.prepare('SELECT client, failures FROM login_throttle WHERE tenant_id = ?1 AND email = ?2 ORDER BY client')
+      .bind(DEMO.tenantId, DEMO.user.email)
+      .all<{ client: string; failures: number }>();
+    expect(rows.results).toEqual([
+      { client: '', failures: ACCOUNT_THROTTLE.freeAttempts + 1 },
+      { client: 'ip4:198.51.100.23', failures: 1 },
+      { client: 'ip4:203.0.113.66', failures: ACCOUNT_THROTTLE.freeAttempts },
+    ]);
+    await env.DB.prepare('DELETE FROM login_throttle').run();
+  }, 30_000);
 });

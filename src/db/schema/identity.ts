@@ -154,14 +154,15 @@ export const revokedJtis = sqliteTable('revoked_jtis', {
   expiresAt: integer('expires_at').notNull(),
 });
 
-/** Failed sign-in counter per tenant and e-mail, used to slow repeated failures. */
+/** Sign-in attempts per tenant, e-mail and client (its IP key; '' counts every client), used to slow repeated failures. */
 export const loginThrottle = sqliteTable(
   'login_throttle',
   {
     tenantId: integer('tenant_id').notNull(),
     email: text('email').notNull(),
+    client: text('client').notNull().default(''),
     failures: integer('failures').notNull().default(0),
     lastFailureAt: integer('last_failure_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.email] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.email, t.client] })],
 );
