@@ -130,6 +130,16 @@ const imagePreviewParams = {
   ...previewSize,
 };
 
+/** How the Order Desk tasks find the order (order-desk.ts); `orderLookupId` defaults to the project's order id. */
+const orderDeskLookup = {
+  storeUrl: url().default('https://app.orderdesk.me/api/v2/'),
+  storeId: str({ nonEmpty: true, maxLength: 64 }).must(),
+  storeApiKey: str({ nonEmpty: true, maxLength: 1024 }).must(),
+  orderLookupId: str({ maxLength: 255 }),
+  orderLookupType: oneOf(['SourceId', 'ProjectName', 'OrderDeskId']).default('SourceId'),
+  skipMissingOrders: bool().default(false),
+};
+
 export const TASKS = {
   'extract-project-design': spec({ mode: 'source', inputs: none, outputs: one, parameters: {} }),
   'extract-project-resource': spec({
@@ -318,6 +328,23 @@ export const TASKS = {
     singleOutput: true,
     parameters: { ...outputName },
   }),
+  'export-to-order-desk': spec({
+    mode: 'gather',
+    inputs: { min: 0, max: 50 },
+    outputs: none,
+    parameters: {
+      ...orderDeskLookup,
+      orderItemLookupName: str({ nonEmpty: true, maxLength: 255 }),
+      orderItemLookupValue: str({ maxLength: 1024 }),
+      data: stringRecord().must(),
+    },
+  }),
+  'change-group-in-order-desk': spec({
+    mode: 'gather',
+    inputs: { min: 0, max: 50 },
+    outputs: none,
+    parameters: { ...orderDeskLookup, destinationGroupName: str({ nonEmpty: true, maxLength: 255 }).default('Prepared') },
+  }),
   finalize: spec({
     mode: 'gather',
     inputs: { min: 0, max: 50 },
@@ -413,7 +440,7 @@ export function isConditionParameter(written: string): ConditionParameter | unde
 /** Why a written parameter (name and value) is reserved, or undefined if it is not. */
 export function reservedParameter(type: TaskType, written: string, value: unknown): string | undefined {
   const lower = written.toLowerCase();
-  if (RESERVED_PARAMETERS.some((r) => r.toLowerCase() === lower)) return `${written} is ${NOT_AVAILABLE_YET}`;
+  if (!type.endsWith('-order-desk') && RESERVED_PARAMETERS.some((r) => r.toLowerCase() === lower)) return `${written} is ${NOT_AVAILABLE_YET}`;
   if (type === 'upload-to-ftp') {
     if (RESERVED_SFTP_PARAMETERS.some((r) => r.toLowerCase() === lower)) {
       return `SFTP (SSH keys) is ${NOT_AVAILABLE_YET}`;

@@ -10,6 +10,7 @@ import { populatePsdTemplate } from './populate-psd-template';
 import { finalize } from './finalize';
 import { invokeUrl } from './invoke-url';
 import { exportOrderDetailsToCsv, exportToEcommerce } from './order';
+import { changeGroupInOrderDesk, exportToOrderDesk } from './order-desk';
 import { drawCropMarks, mergeSeparatePages } from './pdf';
 import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
@@ -43,6 +44,8 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'render-design-preview-with-mockup': renderDesignPreviewWithMockup,
   'extract-design-images': extractDesignImages,
   'populate-psd-template': populatePsdTemplate,
+  'export-to-order-desk': exportToOrderDesk,
+  'change-group-in-order-desk': changeGroupInOrderDesk,
 };
 
 /** `tasks[i].type` → "not available yet" for each task the runner cannot run (errors by path). */

@@ -32,6 +32,9 @@ const CONTRACT_TYPES = [
   'upload-to-dropbox',
   'export-to-ecommerce',
   'sn-export-order-details-to-csv',
+  // Order Desk connector (issue 23).
+  'export-to-order-desk',
+  'change-group-in-order-desk',
   'finalize',
 ];
 
