@@ -118,11 +118,14 @@ export function corsOriginProblem(value: string): string | undefined {
 }
 
 /**
- * Is `candidate` one of the registered URIs? Exact string match; for http loopback URIs the port
- * may differ (RFC 8252 §7.3).
+ * Is `candidate` one of the registered URIs? Exact string match. For a public client (a native
+ * app, which cannot know its port in advance) the port of an http loopback URI may differ
+ * (RFC 8252 §7.3); a confidential (server) client has a fixed address and matches exactly, port
+ * included (RFC 9700 §2.1 / §4.1.3: exact matching; issue 18 item 11).
  */
-export function matchesRegisteredUri(registered: readonly string[], candidate: string): boolean {
+export function matchesRegisteredUri(registered: readonly string[], candidate: string, client: { publicClient: boolean }): boolean {
   if (registered.includes(candidate)) return true;
+  if (!client.publicClient) return false;
   let cand: URL;
   try {
     cand = new URL(candidate);

@@ -57,7 +57,7 @@ export async function validateAuthorizeRequest(c: Context, params: Params): Prom
   if (!rules.usesRedirects) return unsafe('unauthorized_client', 'This app uses Client Credentials and cannot use the authorization endpoint.');
   const redirectUri = params.get('redirect_uri');
   if (!redirectUri) return unsafe('invalid_request', 'redirect_uri is missing.');
-  if (!matchesRegisteredUri(app.redirectUris, redirectUri)) return unsafe('invalid_request', 'redirect_uri is not registered for this client.');
+  if (!matchesRegisteredUri(app.redirectUris, redirectUri, { publicClient: !app.requireClientSecret })) return unsafe('invalid_request', 'redirect_uri is not registered for this client.');
 
   const rawResponseType = params.get('response_type');
   const responseType = rawResponseType ? RESPONSE_TYPES.get(rawResponseType) : undefined;

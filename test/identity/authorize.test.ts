@@ -20,6 +20,15 @@ beforeAll(async () => {
     requirePkce: false,
     redirectUris: ['http://127.0.0.1/cb'],
   });
+  // A native app: public (no secret, PKCE forced), the kind RFC 8252 §7.3 is for.
+  await insertClient(env, {
+    clientId: 'native-loopback-app',
+    tenantId: 1,
+    name: 'Native loopback',
+    authType: 'authorization_code',
+    requireClientSecret: false,
+    redirectUris: ['http://127.0.0.1/cb'],
+  });
   await insertClient(env, {
     clientId: 'tenant2-spa',
     tenantId: 2,
@@ -342,10 +351,24 @@ describe('authorize details', () => {
     expect(redirectParams(res).get('code')).toBeTruthy();
   });
 
-  it('lets the port of a loopback redirect URI differ (RFC 8252 §7.3)', async () => {
+  it('lets the port of a loopback redirect URI of a public (native) client differ (RFC 8252 §7.3)', async () => {
+    const browser = await signedInBrowser();
+    const pkce = await pkcePair();
+    const res = await authorize(
+      { client_id: 'native-loopback-app', response_type: 'code', redirect_uri: 'http://127.0.0.1:53123/cb', scope: 'openid', code_challenge: pkce.challenge, code_challenge_method: 'S256' },
+      browser,
+    );
+    expect(res.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:53123\/cb\?code=/);
+  });
+
+  it('matches the loopback redirect URI of a confidential client exactly, port included (issue 18 item 11)', async () => {
     const browser = await signedInBrowser();
     const res = await authorize({ client_id: 'loopback-app', response_type: 'code', redirect_uri: 'http://127.0.0.1:53123/cb', scope: 'openid' }, browser);
-    expect(res.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:53123\/cb\?code=/);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('redirect_uri is not registered for this client.');
+    const exact = await authorize({ client_id: 'loopback-app', response_type: 'code', redirect_uri: 'http://127.0.0.1/cb', scope: 'openid' }, browser);
+    expect(exact.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1\/cb\?code=/);
   });
 });
 

@@ -67,13 +67,21 @@ describe('app types (identity contract "App types")', () => {
     for (const bad of ['https://app.example/path', 'app.example', 'ftp://app.example', 'https://app.example?x']) expect(corsOriginProblem(bad), bad).toEqual(expect.any(String));
   });
 
-  it('redirect matching is exact, except the port of loopback http URIs (RFC 8252 §7.3)', () => {
-    expect(matchesRegisteredUri(['https://app.example/cb'], 'https://app.example/cb')).toBe(true);
-    expect(matchesRegisteredUri(['https://app.example/cb'], 'https://APP.example/cb')).toBe(false);
-    expect(matchesRegisteredUri(['https://app.example/cb'], 'https://app.example:444/cb')).toBe(false);
-    expect(matchesRegisteredUri(['http://127.0.0.1/cb'], 'http://127.0.0.1:9999/cb')).toBe(true);
-    expect(matchesRegisteredUri(['http://localhost:8788/cb'], 'http://localhost:9999/cb')).toBe(true);
-    expect(matchesRegisteredUri(['http://localhost:8788/cb'], 'http://localhost:9999/cb2')).toBe(false);
+  it('redirect matching is exact, except the port of loopback http URIs of public clients (RFC 8252 §7.3)', () => {
+    const pub = { publicClient: true };
+    expect(matchesRegisteredUri(['https://app.example/cb'], 'https://app.example/cb', pub)).toBe(true);
+    expect(matchesRegisteredUri(['https://app.example/cb'], 'https://APP.example/cb', pub)).toBe(false);
+    expect(matchesRegisteredUri(['https://app.example/cb'], 'https://app.example:444/cb', pub)).toBe(false);
+    expect(matchesRegisteredUri(['http://127.0.0.1/cb'], 'http://127.0.0.1:9999/cb', pub)).toBe(true);
+    expect(matchesRegisteredUri(['http://localhost:8788/cb'], 'http://localhost:9999/cb', pub)).toBe(true);
+    expect(matchesRegisteredUri(['http://localhost:8788/cb'], 'http://localhost:9999/cb2', pub)).toBe(false);
+  });
+
+  it('redirect matching of confidential clients is exact, loopback ports included (issue 18 item 11)', () => {
+    const confidential = { publicClient: false };
+    expect(matchesRegisteredUri(['http://127.0.0.1/cb'], 'http://127.0.0.1/cb', confidential)).toBe(true);
+    expect(matchesRegisteredUri(['http://127.0.0.1/cb'], 'http://127.0.0.1:9999/cb', confidential)).toBe(false);
+    expect(matchesRegisteredUri(['http://localhost:8788/cb'], 'http://localhost:9999/cb', confidential)).toBe(false);
   });
 });
 
