@@ -16,6 +16,18 @@ const s15 = (v: number) => Math.round(v * 65536) | 0;
 export const srgbToLinear = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
 
 let srgb: Uint8Array | undefined;
+let sgray: Uint8Array | undefined;
+
+/** The sRGB tone curve, sampled at 1024 points (shared by the RGB and grey profiles). */
+function srgbCurve(): number[] {
+  const points = 1024;
+  const curv = [...ascii('curv'), 0, 0, 0, 0, ...u32(points)];
+  for (let i = 0; i < points; i++) {
+    const v = Math.round(srgbToLinear(i / (points - 1)) * 65535);
+    curv.push(v >> 8, v & 255);
+  }
+  return curv;
+}
 
 /**
  * A minimal ICC v2.1 display profile for sRGB: D50-adapted (Bradford) colorants, D50 white
@@ -23,28 +35,35 @@ let srgb: Uint8Array | undefined;
  */
 export function srgbProfile(): Uint8Array {
   if (srgb) return srgb;
-  const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
-  const desc = 'sRGB IEC61966-2.1 (compact)';
-  const descTag = [...ascii('desc'), 0, 0, 0, 0, ...u32(desc.length + 1), ...ascii(desc), 0, ...new Array(4 + 4 + 2 + 1 + 67).fill(0)];
-  const cprtTag = [...ascii('text'), 0, 0, 0, 0, ...ascii('No copyright, use freely'), 0];
-  const xyz = (x: number, y: number, z: number) => [...ascii('XYZ '), 0, 0, 0, 0, ...u32(s15(x)), ...u32(s15(y)), ...u32(s15(z))];
-  const points = 1024;
-  const curv = [...ascii('curv'), 0, 0, 0, 0, ...u32(points)];
-  for (let i = 0; i < points; i++) {
-    const v = Math.round(srgbToLinear(i / (points - 1)) * 65535);
-    curv.push(v >> 8, v & 255);
-  }
-  const tags: Array<[string, number[]]> = [
-    ['desc', descTag],
-    ['cprt', cprtTag],
-    ['wtpt', xyz(0.9642, 1.0, 0.8249)],
+  const curv = srgbCurve();
+  srgb = buildProfile('RGB ', 'sRGB IEC61966-2.1 (compact)', [
     ['rXYZ', xyz(0.436074, 0.222504, 0.013932)],
     ['gXYZ', xyz(0.385065, 0.716879, 0.097105)],
     ['bXYZ', xyz(0.14308, 0.060617, 0.714173)],
     ['rTRC', curv],
     ['gTRC', curv],
     ['bTRC', curv],
-  ];
+  ]);
+  return srgb;
+}
+
+/**
+ * The grey counterpart (ICC v2.1 display class, D50, sRGB's tone curve as its `kTRC`): a grey
+ * level v converts to sRGB (v, v, v) and back unchanged, so grey documents keep their pixels.
+ */
+export function sgrayProfile(): Uint8Array {
+  sgray ??= buildProfile('GRAY', 'sGray (sRGB tone curve, compact)', [['kTRC', srgbCurve()]]);
+  return sgray;
+}
+
+const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
+const xyz = (x: number, y: number, z: number) => [...ascii('XYZ '), 0, 0, 0, 0, ...u32(s15(x)), ...u32(s15(y)), ...u32(s15(z))];
+
+/** Header, tag table and tag bodies of a display-class profile with a D50 white point. */
+function buildProfile(space: 'RGB ' | 'GRAY', desc: string, colourTags: Array<[string, number[]]>): Uint8Array {
+  const descTag = [...ascii('desc'), 0, 0, 0, 0, ...u32(desc.length + 1), ...ascii(desc), 0, ...new Array(4 + 4 + 2 + 1 + 67).fill(0)];
+  const cprtTag = [...ascii('text'), 0, 0, 0, 0, ...ascii('No copyright, use freely'), 0];
+  const tags: Array<[string, number[]]> = [['desc', descTag], ['cprt', cprtTag], ['wtpt', xyz(0.9642, 1.0, 0.8249)], ...colourTags];
   // Layout: header (128), tag table, then each distinct tag body 4-byte aligned (TRCs shared).
   const tableSize = 4 + tags.length * 12;
   const bodies = new Map<number[], number>();
@@ -66,13 +85,12 @@ export function srgbProfile(): Uint8Array {
   header.splice(0, 4, ...u32(offset));
   header.splice(8, 4, 0x02, 0x10, 0, 0); // version 2.1
   header.splice(12, 4, ...ascii('mntr'));
-  header.splice(16, 4, ...ascii('RGB '));
+  header.splice(16, 4, ...ascii(space));
   header.splice(20, 4, ...ascii('XYZ '));
   header.splice(24, 12, ...[2026, 1, 1, 0, 0, 0].flatMap((v) => [v >> 8, v & 255]));
   header.splice(36, 4, ...ascii('acsp'));
   header.splice(68, 12, ...u32(s15(0.9642)), ...u32(s15(1.0)), ...u32(s15(0.8249))); // PCS illuminant D50
-  srgb = new Uint8Array([...header, ...table, ...chunks.flat()]);
-  return srgb;
+  return new Uint8Array([...header, ...table, ...chunks.flat()]);
 }
 
 function u32(v: number): number[] {

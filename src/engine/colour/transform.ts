@@ -1,0 +1,169 @@
+import { lcms, type Lcms } from './lcms';
+import { InvalidProfile } from './profile';
+import { RENDERING_INTENTS, type ColourTransform, type PixelLayout, type TransformOptions } from './types';
+
+/**
+ * ICC transforms built by LittleCMS, cached per isolate. LittleCMS precalculates each transform
+ * into a device link (optimised lookup with interpolation) when it is built, so applying one is
+ * a table lookup per pixel; building one costs milliseconds, hence the cache.
+ */
+
+// lcms2.h pixel format bit fields.
+const COLORSPACE_SH = (s: number) => s << 16;
+const FLAVOR_SH = (s: number) => s << 13;
+const EXTRA_SH = (e: number) => e << 7;
+const CHANNELS_SH = (c: number) => c << 3;
+const PT_GRAY = 3;
+const PT_RGB = 4;
+const PT_CMYK = 6;
+const cmsFLAGS_BLACKPOINTCOMPENSATION = 0x2000;
+const cmsFLAGS_COPY_ALPHA = 0x04000000;
+
+interface Layout {
+  format: number;
+  /** Bytes a pixel. */
+  size: number;
+  alpha: boolean;
+  wide: boolean;
+  space: 'Rgb' | 'Cmyk' | 'Grayscale';
+}
+
+const layout = (space: Layout['space'], pt: number, channels: number, bytes: 1 | 2, alpha = false, flavor = 0): Layout => ({
+  format: COLORSPACE_SH(pt) | FLAVOR_SH(flavor) | EXTRA_SH(alpha ? 1 : 0) | CHANNELS_SH(channels) | bytes,
+  size: (channels + (alpha ? 1 : 0)) * bytes,
+  alpha,
+  wide: bytes === 2,
+  space,
+});
+
+const LAYOUTS: Record<PixelLayout, Layout> = {
+  RGB: layout('Rgb', PT_RGB, 3, 1),
+  RGBA: layout('Rgb', PT_RGB, 3, 1, true),
+  CMYK: layout('Cmyk', PT_CMYK, 4, 1),
+  // lcms2's "vanilla" flavour bit: 0 = max ink, as Photoshop stores CMYK.
+  CMYK_INVERTED: layout('Cmyk', PT_CMYK, 4, 1, false, 1),
+  GRAY: layout('Grayscale', PT_GRAY, 1, 1),
+  RGB16: layout('Rgb', PT_RGB, 3, 2),
+  RGBA16: layout('Rgb', PT_RGB, 3, 2, true),
+  CMYK16: layout('Cmyk', PT_CMYK, 4, 2),
+  GRAY16: layout('Grayscale', PT_GRAY, 1, 2),
+};
+
+/** Transforms kept per isolate; each holds a device link of a few hundred KB at most. */
+const CACHE_SIZE = 16;
+const cache = new Map<string, Promise<Built>>();
+
+interface Built extends ColourTransform {
+  free(): void;
+}
+
+/**
+ * A transform from one profile and layout to another (see index.ts for the conventions).
+ * Throws InvalidProfile when a profile cannot be read or does not match its layout.
+ */
+export async function colourTransform(opts: TransformOptions): Promise<ColourTransform> {
+  const from = LAYOUTS[opts.fromLayout];
+  const to = LAYOUTS[opts.toLayout];
+  if (!from || !to) throw new TypeError(`Unknown pixel layout ${!from ? opts.fromLayout : opts.toLayout}`);
+  const intent = RENDERING_INTENTS.indexOf(opts.intent ?? 'RelativeColorimetric');
+  if (intent < 0) throw new TypeError(`Unknown rendering intent ${opts.intent}`);
+  const bpc = opts.blackPointCompensation ?? true;
+  const key = `${fingerprint(opts.from)}>${fingerprint(opts.to)}:${opts.fromLayout}>${opts.toLayout}:${intent}:${bpc ? 1 : 0}`;
+  let entry = cache.get(key);
+  if (entry) {
+    cache.delete(key); // re-inserted last: most recently used
+  } else {
+    entry = lcms().then((m) => build(m, opts.from, opts.to, from, to, intent, bpc));
+    entry.catch(() => cache.delete(key));
+    while (cache.size >= CACHE_SIZE) {
+      const [oldest, evicted] = cache.entries().next().value!;
+      cache.delete(oldest);
+      evicted.then((t) => t.free(), () => {});
+    }
+  }
+  cache.set(key, entry);
+  return entry;
+}
+
+function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to: Layout, intent: number, bpc: boolean): Built {
+  const input = open(m, fromIcc, from, 'source');
+  let output = 0;
+  let transform = 0;
+  try {
+    output = open(m, toIcc, to, 'destination');
+    const flags = (bpc ? cmsFLAGS_BLACKPOINTCOMPENSATION : 0) | (from.alpha && to.alpha ? cmsFLAGS_COPY_ALPHA : 0);
+    transform = m._cmsCreateTransform(input, from.format, output, to.format, intent, flags);
+  } finally {
+    m._cmsCloseProfile(input);
+    if (output) m._cmsCloseProfile(output);
+  }
+  if (!transform) throw new InvalidProfile(`LittleCMS cannot build a ${RENDERING_INTENTS[intent]} transform between these profiles.`, [{ path: 'profile', reason: 'no transform' }]);
+
+  // Scratch buffers on the WASM heap, grown to the largest strip seen (never shrunk).
+  let capacity = 0;
+  let src = 0;
+  let dst = 0;
+  const fillAlpha = to.alpha && !from.alpha;
+  return {
+    apply(source: Uint8Array, target: Uint8Array, pixelCount: number) {
+      if (pixelCount <= 0) return;
+      if (source.length < pixelCount * from.size || target.length < pixelCount * to.size) throw new RangeError(`colourTransform: buffers hold fewer than ${pixelCount} pixels`);
+      if (pixelCount > capacity) {
+        if (src) m._free(src);
+        if (dst) m._free(dst);
+        capacity = pixelCount;
+        src = m._malloc(capacity * from.size);
+        dst = m._malloc(capacity * to.size);
+      }
+      m.HEAPU8.set(source.subarray(0, pixelCount * from.size), src);
+      m._cmsDoTransform(transform, src, dst, pixelCount);
+      // HEAPU8 is read after the call: memory may have grown (a new buffer) during it.
+      target.set(m.HEAPU8.subarray(dst, dst + pixelCount * to.size));
+      if (fillAlpha) {
+        if (to.wide) {
+          for (let i = to.size - 2; i < pixelCount * to.size; i += to.size) target[i] = target[i + 1] = 255;
+        } else {
+          for (let i = to.size - 1; i < pixelCount * to.size; i += to.size) target[i] = 255;
+        }
+      }
+    },
+    free() {
+      m._cmsDeleteTransform(transform);
+      if (src) m._free(src);
+      if (dst) m._free(dst);
+      capacity = src = dst = 0;
+    },
+  };
+}
+
+function open(m: Lcms, icc: Uint8Array, layout: Layout, which: string): number {
+  const at = m._malloc(icc.length);
+  m.HEAPU8.set(icc, at);
+  const profile = m._cmsOpenProfileFromMem(at, icc.length);
+  m._free(at); // LittleCMS keeps its own copy of what it read
+  if (!profile) throw new InvalidProfile(`The ${which} colour profile is not a valid ICC profile.`, [{ path: 'profile', reason: `${which} unreadable` }]);
+  const space = m._cmsGetColorSpace(profile);
+  const expected = { Rgb: 0x52474220, Cmyk: 0x434d594b, Grayscale: 0x47524159 }[layout.space];
+  if (space !== expected) {
+    m._cmsCloseProfile(profile);
+    throw new InvalidProfile(`The ${which} colour profile is not a ${layout.space} profile.`, [{ path: 'profile', reason: `${which} not ${layout.space}` }]);
+  }
+  return profile;
+}
+
+const prints = new WeakMap<Uint8Array, string>();
+
+/** A content key for a profile's bytes (FNV-1a, two seeds, and the length), memoised per array. */
+function fingerprint(bytes: Uint8Array): string {
+  let known = prints.get(bytes);
+  if (known) return known;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ bytes.length;
+  for (let i = 0; i < bytes.length; i++) {
+    a = Math.imul(a ^ bytes[i], 0x01000193);
+    b = Math.imul(b ^ bytes[i], 0x5bd1e995);
+  }
+  known = `${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}${bytes.length.toString(36)}`;
+  prints.set(bytes, known);
+  return known;
+}
