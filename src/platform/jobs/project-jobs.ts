@@ -378,6 +378,7 @@ export class ProjectJobs extends DurableObject<Env> {
         result.finals.push(...refs.map((r) => r.name));
         return finals.length;
       },
+      note: (text) => void (result.reason = text),
     };
     await module.run(ctx);
     return result;
@@ -419,7 +420,7 @@ export class ProjectJobs extends DurableObject<Env> {
         cursor: r.skipped ? task.cursor : task.cursor + 1,
         status: r.skipped ? 'Skipped' : done ? 'Completed' : 'InProgress',
         finished: done ? now : null,
-        description: r.skipped ? (r.reason ?? null) : null,
+        description: r.reason ?? null,
       });
       this.store.setJob(job.id, { lastActivity: now });
     });

@@ -282,11 +282,17 @@ export const TASKS = {
       password: str({ maxLength: 1024 }).default(''),
       folder: str({ maxLength: 1024 }).default('/'),
       fileName: str({ maxLength: 255 }),
-      /** `Sftp` is reserved (see RESERVED_PARAMETER_VALUES). */
       protocol: oneOf(['Ftp', 'Ftps', 'FtpsImplicit', 'Sftp']).default('Ftp'),
+      /** Sftp (docs/delivery.md): an OpenSSH private key, usually `{{secrets.<name>}}`. */
+      privateKey: str({ maxLength: 16384 }).alias('sshPrivateKey'),
+      passphrase: str({ maxLength: 1024 }).alias('privateKeyPassphrase', 'sshKeyPassphrase'),
+      /** Sftp: `SHA256:…` as `ssh-keygen -lf` prints it; unset = trust on first use. */
+      hostKeyFingerprint: str({ maxLength: 100 }),
+      /** Ftps/FtpsImplicit: the server certificate's SHA-256 (docs/delivery.md: what Workers can check). */
+      tlsCertificateFingerprint: str({ maxLength: 200 }),
     },
     complete(v) {
-      v.port ??= v.protocol === 'FtpsImplicit' ? 990 : 21;
+      v.port ??= v.protocol === 'FtpsImplicit' ? 990 : v.protocol === 'Sftp' ? 22 : 21;
     },
   }),
   'upload-to-s3': spec({
@@ -376,9 +382,6 @@ export type ConditionParameter = (typeof CONDITION_PARAMETERS)[number];
 /** Order-management connector parameters: reserved on every task. */
 export const RESERVED_PARAMETERS = ['skipMissingOrders', 'orderLookupType', 'destinationGroupName'] as const;
 
-/** SSH-key parameters of SFTP uploads: reserved. */
-export const RESERVED_SFTP_PARAMETERS = ['sshPrivateKey', 'privateKey', 'privateKeyPassphrase', 'sshKeyPassphrase'] as const;
-
 export const NOT_AVAILABLE_YET = 'not available yet';
 
 /**
@@ -441,14 +444,6 @@ export function isConditionParameter(written: string): ConditionParameter | unde
 export function reservedParameter(type: TaskType, written: string, value: unknown): string | undefined {
   const lower = written.toLowerCase();
   if (!type.endsWith('-order-desk') && RESERVED_PARAMETERS.some((r) => r.toLowerCase() === lower)) return `${written} is ${NOT_AVAILABLE_YET}`;
-  if (type === 'upload-to-ftp') {
-    if (RESERVED_SFTP_PARAMETERS.some((r) => r.toLowerCase() === lower)) {
-      return `SFTP (SSH keys) is ${NOT_AVAILABLE_YET}`;
-    }
-    if (lower === 'protocol' && typeof value === 'string' && value.trim().toLowerCase() === 'sftp') {
-      return `SFTP is ${NOT_AVAILABLE_YET}`;
-    }
-  }
   return undefined;
 }
 

@@ -15,6 +15,7 @@ import { connect } from 'cloudflare:sockets';
 import { OutboundError, checkOutboundUrl } from '../../../http/outbound';
 import { TaskFailure, TransientFailure } from './errors';
 import { configured, protocolValue, protocolValues, remoteFolder, remoteName, safeSegments } from './remote-paths';
+import { uploadToSftp } from './sftp';
 import type { TaskModule, UnitContext } from './types';
 
 interface Reply {
@@ -103,6 +104,7 @@ async function passivePort(control: Control): Promise<number> {
 
 export const uploadToFtp: TaskModule = {
   async run(ctx: UnitContext) {
+    if (ctx.params.protocol === 'Sftp') return uploadToSftp.run(ctx);
     const p = ctx.params as { host: string; port: number; userName: string; password: string; folder: string; fileName?: string; protocol: 'Ftp' | 'Ftps' | 'FtpsImplicit' };
     protocolValues(p, ['host', 'userName', 'password', 'folder', 'fileName']);
     const host = p.host.trim();

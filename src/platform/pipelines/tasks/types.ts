@@ -63,6 +63,8 @@ export interface UnitContext {
    * of the jobs this one replaces, and marks them final here (committed with the unit).
    */
   publishFinals(refs: Array<{ name: string; collection: boolean }>, anonymousAccess: boolean): Promise<number>;
+  /** A line for the task's statusDescription once it completes (SFTP notes the host key it trusted). */
+  note?(text: string): void;
 }
 
 export interface TaskModule {

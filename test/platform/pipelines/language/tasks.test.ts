@@ -272,9 +272,8 @@ describe('normaliseParameters: required and reserved', () => {
     });
   });
 
-  it('rejects reserved parameters and SFTP with "not available yet"', () => {
+  it('rejects reserved parameters with "not available yet" (SFTP is available)', () => {
     expect(problems(() => normaliseParameters('upload-to-ftp', { host: 'h', protocol: 'Sftp', orderLookupType: 'ProjectName' }))).toEqual({
-      protocol: ['SFTP is not available yet'],
       orderLookupType: ['orderLookupType is not available yet'],
     });
   });

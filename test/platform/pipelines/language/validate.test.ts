@@ -398,8 +398,9 @@ describe('validatePipeline: expressions', () => {
   it('accepts every reference form of the contract', () => {
     okPipeline(
       withUrl(
-        'https://x/{{projectId}}/{{project.orderNumber}}/{{project.items.@.fields.Paper type}}/{{project.items.0.hidden.k?}}' +
-          '/{{design}}/{{design:name}}/{{design@:name}}/{{secrets.api-key}}',
+        // A secret only in the user info: a URL's path is shown (docs/security.md).
+        'https://{{secrets.api-key}}@x/{{projectId}}/{{project.orderNumber}}/{{project.items.@.fields.Paper type}}/{{project.items.0.hidden.k?}}' +
+          '/{{design}}/{{design:name}}/{{design@:name}}',
         [extract],
       ),
     );
@@ -479,11 +480,9 @@ describe('validatePipeline: reserved tasks and parameters answer "not available 
     ]);
   });
 
-  it('reserves SFTP: protocol Sftp and SSH-key parameters', () => {
+  it('accepts SFTP: protocol Sftp and SSH-key parameters (sshPrivateKey is an alias of privateKey)', () => {
     const up = { name: 'up', type: 'upload-to-ftp', inputArtifacts: ['design*'] };
-    const e = errorsOf(pipeline(extract, { ...up, parameters: { host: 'h', protocol: 'sftp', sshPrivateKey: 'k' } }, { name: 'f', type: 'finalize' }));
-    expect(e['tasks[1].parameters.protocol']).toEqual(['SFTP is not available yet']);
-    expect(e['tasks[1].parameters.sshPrivateKey']).toEqual(['SFTP (SSH keys) is not available yet']);
+    okPipeline(pipeline(extract, { ...up, parameters: { host: 'h', protocol: 'sftp', sshPrivateKey: 'k', hostKeyFingerprint: 'SHA256:x' } }, { name: 'f', type: 'finalize' }));
     okPipeline(pipeline(extract, { ...up, parameters: { host: 'h', protocol: 'FtpsImplicit' } }, { name: 'f', type: 'finalize' }));
   });
 });
