@@ -5,9 +5,9 @@
  */
 import { unavailableTasks } from '../pipelines/tasks/registry';
 import { sql } from 'drizzle-orm';
-import { ConflictError, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
+import { ConflictError, ForbiddenError, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { stmt } from '../assets/service';
-import { validatePipeline } from '../pipelines/language';
+import { secretNames, validatePipeline } from '../pipelines/language';
 import { all, attachedRefs, existsAll, first, guardThat, isGuardFailure, iso, parseJson } from './db';
 import { checkAttached } from './products';
 import type { PipelineInput, ProductBundleInput, ProductLinkInput, ProductSpecificationInput, WorkflowInput } from './schemas';
@@ -227,6 +227,10 @@ export const saveWorkflow = (t: TenantContext, id: number | null, v: WorkflowInp
 export async function savePipeline(t: TenantContext, id: number | null, v: PipelineInput) {
   const r = validatePipeline(v.rawContent);
   if (!r.ok) throw new ValidationError(r.errors, 'The pipeline is not valid.');
+  // Secrets are write-only: putting {{secrets.…}} into a pipeline (POST or PUT) needs _full, as a job does.
+  if (secretNames(r.pipeline).length && !t.auth.scopes.includes('ProcessingPipelines_full')) {
+    throw new ForbiddenError('Pipelines that use {{secrets.…}} need the ProcessingPipelines_full scope.');
+  }
   // Task types the runner cannot run yet are refused on save, not when a project runs them.
   const unavailable = unavailableTasks(r.pipeline);
   if (Object.keys(unavailable).length) throw new ValidationError(unavailable, 'The pipeline uses tasks that are not available yet.');

@@ -1,4 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
+import { emitJobSettled } from '../webhooks/events';
 import type { Env } from '../../env';
 import {
   type Pipeline,
@@ -323,7 +324,8 @@ export class ProjectJobs extends DurableObject<Env> {
       secretMask: mask,
     };
     if (task.cursor === 0) {
-      const skip = await evaluateConditions(def.parameters, pctx);
+      // Never a secret in a condition (an oracle through Skipped): the validator refuses them; no resolver here either.
+      const skip = await evaluateConditions(def.parameters, { ...pctx, secret: undefined });
       if (skip.skip) {
         result.skipped = true;
         result.reason = skip.reason ?? undefined;
@@ -440,6 +442,8 @@ export class ProjectJobs extends DurableObject<Env> {
   }
 
   private async failTask(job: JobRow, task: TaskRow, reason: string, status: 'Failed' | 'RequestFailed' = 'Failed'): Promise<void> {
+    // Webhook events go to the outbox before the state changes: a redone step emits the same ids.
+    await emitJobSettled(this.env, job, 'Failed', this.store.jobs().filter((j) => j.id !== job.id).map((j) => j.status), `${task.name}: ${reason}`);
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       this.store.setTask(job.id, task.idx, { status, attempts: 0, finished: now, description: reason });
@@ -450,6 +454,7 @@ export class ProjectJobs extends DurableObject<Env> {
   }
 
   private async completeJob(job: JobRow): Promise<void> {
+    await emitJobSettled(this.env, job, 'Completed', this.store.jobs().filter((j) => j.id !== job.id).map((j) => j.status));
     const now = Date.now();
     this.store.setJob(job.id, { status: 'Completed', finished: now, lastActivity: now });
     await this.ctx.storage.sync();

@@ -8,6 +8,7 @@ export * from './pipeline';
 export * from './validate';
 export * from './conditions';
 export * from './interpolate';
+export * from './secret-places';
 export {
   type ArtifactRef,
   type Condition,

@@ -82,13 +82,20 @@ export class InterpolationError extends Error {
 
 /**
  * Remembers resolved secret values and replaces them by `***` in text meant for logs,
- * `statusDescription` or error messages.
+ * `statusDescription` or error messages: in every case form (a host comes back lower-cased),
+ * URL-encoded (`%xx` either case, `+` for a space) and inside base64 (basic auth encodes
+ * `user:password`, so the secret sits at any of three alignments).
  */
 export class SecretMask {
   private readonly values = new Set<string>();
+  /** Case-insensitive forms, and base64 fragments (case matters there). */
+  private folded: RegExp | null = null;
+  private exact: RegExp | null = null;
 
   add(value: string): void {
-    if (value !== '') this.values.add(value);
+    if (value === '' || this.values.has(value)) return;
+    this.values.add(value);
+    this.folded = this.exact = null;
   }
 
   get size(): number {
@@ -96,12 +103,52 @@ export class SecretMask {
   }
 
   mask(text: string): string {
-    // Longest first, so that a secret containing another is masked whole.
-    const sorted = [...this.values].sort((a, b) => b.length - a.length);
-    let out = text;
-    for (const v of sorted) out = out.split(v).join('***');
+    if (!this.values.size) return text;
+    if (!this.folded) this.build();
+    let out = text.replace(this.folded!, '***');
+    if (this.exact) out = out.replace(this.exact, '***');
     return out;
   }
+
+  private build(): void {
+    const folded = new Set<string>();
+    const exact = new Set<string>();
+    for (const v of this.values) {
+      folded.add(v);
+      folded.add(encodeURIComponent(v));
+      folded.add(encodeURI(v));
+      folded.add(new URLSearchParams({ v }).toString().slice(2));
+      for (const f of base64Fragments(v)) exact.add(f);
+    }
+    // Longest first, so that a secret containing another is masked whole.
+    const pattern = (set: Set<string>) => [...set].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+    this.folded = new RegExp(pattern(folded), 'gi');
+    this.exact = exact.size ? new RegExp(pattern(exact), 'g') : null;
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * The base64 characters that depend only on the secret's bytes, for each of the three byte
+ * offsets it can start at inside a longer encoded text (fragments under 4 characters skipped).
+ */
+function base64Fragments(value: string): string[] {
+  const bytes = new TextEncoder().encode(value);
+  const out: string[] = [];
+  for (let k = 0; k < 3; k++) {
+    const padded = new Uint8Array(k + bytes.length);
+    padded.set(bytes, k);
+    let binary = '';
+    for (const b of padded) binary += String.fromCharCode(b);
+    const encoded = btoa(binary);
+    const from = Math.ceil((8 * k) / 6);
+    const to = Math.floor((8 * (k + bytes.length)) / 6);
+    if (to - from >= 4) out.push(encoded.slice(from, to));
+  }
+  return out;
 }
 
 /** Interpolates every string in `value` (arrays and objects deeply; keys stay verbatim). */

@@ -26,6 +26,7 @@ import {
   DEFAULT_MAX_AUTO_RETRY_COUNT,
   DEFAULT_PROCESSING_TIMEOUT,
 } from './pipeline';
+import { SECRET_PLACES_RULE, misplacedSecrets, secretPlace, secretRefs } from './secret-places';
 import {
   type TaskSpec,
   type TaskType,
@@ -484,6 +485,7 @@ function checkParameters(
     }
     if (type === 'finalize' && written.toLowerCase() === 'finalartifacts') continue; // read with the task
     checkExpressions(value, path, flow, report);
+    for (const [at, message] of misplacedSecrets(value, secretPlace(type, written), path)) report.add(at, message);
     const found = findParameter(type, written);
     if (!found) continue;
     const prev = given.get(found.name);
@@ -521,7 +523,11 @@ function checkOneCondition(text: unknown, path: string, flow: ArtifactFlow, repo
     const c = parseCondition(text);
     for (const side of [c.left, c.right]) {
       if (!side) continue;
-      if (side.kind === 'template') checkExpressions(side.template, path, flow, report);
+      if (side.kind === 'template') {
+        checkExpressions(side.template, path, flow, report);
+        // A condition on a secret tells through Skipped whether a guess is right.
+        for (const raw of secretRefs(side.template)) report.add(path, `${raw}: ${SECRET_PLACES_RULE}, never in a condition`);
+      }
       else if (!flow.has(side.name)) report.add(path, `"${side.name}?": "${side.name}" is not produced by an earlier task`);
     }
   } catch (e) {

@@ -4,9 +4,14 @@
  * to the receiver (outbound effects are at least once). A non-2xx answer or a network failure is
  * retried only by `retryCount` after `retryDelaySeconds` (through alarms), then fails the task
  * (RequestFailed). The answer becomes the output artifact when the task declares one.
+ *
+ * User info in the URL (`https://{{secrets.user}}:{{secrets.pass}}@host/…`, the one place of a
+ * URL that may hold secrets) is sent as `Authorization: Basic …` and never as part of the URL.
+ * Header names and values are checked for CR/LF/NUL after interpolation (remote-paths.ts).
  */
 import { OutboundError, outboundFetch } from '../../../http/outbound';
 import { CallFailure, TaskFailure } from './errors';
+import { protocolValue } from './remote-paths';
 import type { TaskModule } from './types';
 
 const EXT: Record<string, string> = { 'application/json': 'json', 'text/plain': 'txt', 'text/csv': 'csv', 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg' };
@@ -17,9 +22,35 @@ export const invokeUrl: TaskModule = {
       url: string; httpMethod: string; queryHeaders: Record<string, string>; queryParameters: Record<string, string>;
       body: unknown; retryCount: number; retryDelaySeconds: number;
     };
-    const url = new URL(p.url);
+    let url: URL;
+    try {
+      url = new URL(p.url);
+    } catch {
+      throw new TaskFailure('url: not a valid absolute URL after interpolation');
+    }
     for (const [k, v] of Object.entries(p.queryParameters ?? {})) url.searchParams.set(k, v);
-    const headers = new Headers(p.queryHeaders ?? {});
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(p.queryHeaders ?? {})) {
+      protocolValue(`queryHeaders.${k}`, k);
+      protocolValue(`queryHeaders.${k}`, v);
+      try {
+        headers.set(k, v);
+      } catch {
+        throw new TaskFailure(`queryHeaders.${k}: not a valid header name or value`);
+      }
+    }
+    if (url.username || url.password) {
+      const decode = (s: string) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          return s;
+        }
+      };
+      headers.set('authorization', `Basic ${base64(`${decode(url.username)}:${decode(url.password)}`)}`);
+      url.username = '';
+      url.password = '';
+    }
     headers.set('Idempotency-Key', ctx.unitKey);
     let body: string | null = null;
     if (p.body !== undefined && p.body !== null && p.httpMethod !== 'GET') {
@@ -41,3 +72,10 @@ export const invokeUrl: TaskModule = {
     await ctx.output(out.name, { ext, fileName: `${out.name}.${ext}`, format: ext, bytes: answer.bytes, contentType: type });
   },
 };
+
+/** Base64 of UTF-8 text (btoa takes bytes as Latin-1 characters). */
+function base64(text: string): string {
+  let binary = '';
+  for (const b of new TextEncoder().encode(text)) binary += String.fromCharCode(b);
+  return btoa(binary);
+}

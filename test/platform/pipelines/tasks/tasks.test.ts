@@ -180,7 +180,7 @@ describe('secrets', () => {
     const put = await api('PUT', '/api/backoffice/v1/tenant-secrets/hookKey', { value: 'sekret-hook-key' }, { token: 1 });
     expect(put.status).toBe(204);
     const tasks = [
-      { name: 'notify', type: 'invoke-url', parameters: { url: `${fixtureServer()}/flaky/{{secrets.HookKey}}/0`, body: { key: '{{secrets.hookKey}}' } } },
+      { name: 'notify', type: 'invoke-url', parameters: { url: `${fixtureServer()}/flaky/secret-hook/0`, queryHeaders: { 'X-Hook-Key': '{{secrets.HookKey}}' }, body: { key: '{{secrets.hookKey}}' } } },
       { name: 'finalize', type: 'finalize' },
     ];
     const narrow = await tenantToken(1, 'Projects_full');
@@ -188,11 +188,51 @@ describe('secrets', () => {
     expect(refused.status).toBe(403);
     const { status, job } = await runJob('job-secret', tasks);
     expect(status).toBe('Completed');
-    const made = await calls('sekret-hook-key');
+    const made = (await calls('secret-hook')) as unknown as Array<{ body: string; headers: Record<string, string> }>;
     expect(made).toHaveLength(1);
+    expect(made[0]!.headers['x-hook-key']).toBe('sekret-hook-key');
     expect(JSON.parse(made[0]!.body)).toEqual({ key: 'sekret-hook-key' });
     // The DTO returns parameters as written.
     expect(JSON.stringify(job)).not.toContain('sekret-hook-key');
+  });
+});
+
+describe('secrets: write-only', () => {
+  const PIPELINES = '/api/backoffice/v1/processing-pipelines';
+  const withSecret = JSON.stringify({ tasks: [{ name: 'attach', type: 'export-to-ecommerce', parameters: { orderData: [{ key: 'k', value: 'x' }] } }, { name: 'hook', type: 'invoke-url', parameters: { url: 'https://example.com/h', queryHeaders: { Authorization: 'Bearer {{secrets.ftpPassword}}' } } }, { name: 'finalize', type: 'finalize' }] });
+  const without = JSON.stringify({ tasks: [{ name: 'finalize', type: 'finalize' }] });
+
+  it('saving a pipeline that uses {{secrets.…}} needs ProcessingPipelines_full, on PUT as on POST', async () => {
+    const created = await apiJson('POST', PIPELINES, { name: 'plain', rawContent: without }, { token: 1 }, 201);
+    const update = await tenantToken(1, 'ProcessingPipelines_update ProcessingPipelines_read');
+    const put = await api('PUT', `${PIPELINES}/${created.id}`, { name: 'plain', rawContent: withSecret }, { token: update });
+    expect(put.status).toBe(403);
+    expect(await put.text()).toMatch(/ProcessingPipelines_full/);
+    expect((await api('PUT', `${PIPELINES}/${created.id}`, { name: 'renamed', rawContent: without }, { token: update })).status).toBe(200);
+    expect((await api('PUT', `${PIPELINES}/${created.id}`, { name: 'plain', rawContent: withSecret }, { token: 1 })).status).toBe(200);
+  });
+
+  it('refuses a pipeline that would copy a secret into order data (400 naming the path)', async () => {
+    const leak = JSON.stringify({ tasks: [{ name: 'attach', type: 'export-to-ecommerce', parameters: { orderData: [{ key: 'k', value: '{{secrets.ftpPassword}}' }] } }, { name: 'finalize', type: 'finalize' }] });
+    const res = await api('POST', PIPELINES, { name: 'leak', rawContent: leak }, { token: 1 });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(await res.json())).toContain('tasks[0].parameters.orderData[0].value');
+  });
+
+  it('a secret in URL user info goes as basic auth, and a failure never shows it in any form', async () => {
+    expect((await api('PUT', '/api/backoffice/v1/tenant-secrets/hookUser', { value: 'Hook-User' }, { token: 1 })).status).toBe(204);
+    expect((await api('PUT', '/api/backoffice/v1/tenant-secrets/hookPass', { value: 'p@ss w0rd!' }, { token: 1 })).status).toBe(204);
+    const base = new URL(fixtureServer());
+    const url = `${base.protocol}//{{secrets.hookUser}}:{{secrets.hookPass}}@${base.host}/flaky/basic-auth/100`;
+    const { status, job } = await runJob('job-secret-basic', [
+      { name: 'notify', type: 'invoke-url', parameters: { url, retryCount: 0 } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(status).toBe('Failed');
+    const [made] = (await calls('basic-auth')) as unknown as Array<{ authorization: string; path: string }>;
+    expect(made!.authorization).toBe(`Basic ${btoa('Hook-User:p@ss w0rd!')}`);
+    const shown = JSON.stringify(job);
+    for (const form of ['Hook-User', 'hook-user', 'p@ss w0rd!', encodeURIComponent('p@ss w0rd!'), btoa('Hook-User:p@ss w0rd!')]) expect(shown).not.toContain(form);
   });
 });
 
