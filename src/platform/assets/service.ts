@@ -9,6 +9,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import {
+  checkStoredJson,
   ConflictError,
   customFieldsMatch,
   effectiveOwner,
@@ -192,6 +193,7 @@ export function checkCustomFields(v: unknown, field = 'customFields'): Record<st
   if (typeof v !== 'object' || Array.isArray(v)) throw new ValidationError({ [field]: ['Expected a JSON object.'] });
   const entries = Object.entries(v);
   const problems: string[] = [];
+  checkStoredJson(v, field);
   if (entries.length > MAX_CUSTOM_KEYS) problems.push(`At most ${MAX_CUSTOM_KEYS} custom fields.`);
   for (const [k, x] of entries) if (JSON.stringify(x ?? null).length > MAX_CUSTOM_VALUE || k.length > 256) problems.push(`The field "${k.slice(0, 64)}" is larger than 4 KB.`);
   if (problems.length) throw new ValidationError({ [field]: problems });
@@ -405,8 +407,36 @@ export async function setAnonymousAccess(s: AssetScope, row: AssetRow, on: boole
 
 // --- delete ----------------------------------------------------------------------------------------
 
+/**
+ * 409 naming the products when a design or mockup of `ids` is still connected to a product (its
+ * current version: removing a connection makes a new version, older ones keep theirs): deleting it would let later orders of the product be accepted and then fail in the
+ * pipeline's extract. The connections go first, as pipelines and statuses in use are refused.
+ */
+async function checkNotConnected(s: AssetScope, ids: string[]): Promise<void> {
+  const kind = s.kind.type;
+  if (kind !== 'design' && kind !== 'mockup') return;
+  const [table, column] = kind === 'design' ? ['design_connections', 'design_id'] : ['mockup_connections', 'mockup_id'];
+  const { results } = await s.t.env.DB.prepare(
+    `SELECT DISTINCT c.${column} AS asset, p.id AS id, p.name AS name FROM ${table} c
+       JOIN products p ON p.tenant_id = c.tenant_id AND p.current_version_id = c.product_version_id
+     WHERE c.tenant_id = ?1 AND c.${column} IN (SELECT value FROM json_each(?2)) ORDER BY p.id LIMIT 100`,
+  )
+    .bind(s.t.tenantId, JSON.stringify(ids))
+    .all<{ asset: string; id: number; name: string }>();
+  if (!results.length) return;
+  const products = [...new Map(results.map((r) => [r.id, { id: r.id, name: r.name }])).values()];
+  const assets = [...new Set(results.map((r) => r.asset))];
+  const named = products.slice(0, 5).map((p) => `${p.id} "${p.name}"`).join(', ') + (products.length > 5 ? `, and ${products.length - 5} more` : '');
+  throw new ConflictError(
+    'GeneralConflict',
+    `The ${kind} ${assets.join(', ')} is connected to product${products.length > 1 ? 's' : ''} ${named}; remove the ${kind} connection${products.length > 1 ? 's' : ''} first.`,
+    { products, existingReferences: products.map((p) => String(p.id)) },
+  );
+}
+
 /** 409 when a design the retention rules keep (`Never`) still names one of `ids` as its source. */
 async function checkNotInUse(s: AssetScope, ids: string[]): Promise<void> {
+  await checkNotConnected(s, ids);
   const used = await s.t.env.DB.prepare(
     `SELECT a.id AS id, d.id AS by FROM assets a JOIN assets d ON d.tenant_id = a.tenant_id AND d.type = 'design' AND d.retention_policy = 'Never'
        AND d.id <> a.id AND (d.source_id = a.id OR EXISTS (SELECT 1 FROM json_each(d.metadata, '$._sources') WHERE value = a.id))

@@ -4,7 +4,7 @@
  * personalization workflows, processing pipelines, storefronts, tenant settings and secrets.
  */
 import { z } from '@hono/zod-openapi';
-import { arrayQuery, boolQuery, customFieldsQuery, intQuery, pagedOf, pagingQuery } from '../core';
+import { arrayQuery, boolQuery, customFieldsQuery, intQuery, pagedOf, pagingQuery, storedJson } from '../core';
 
 export const CATALOGUE_LIMITS = {
   /** Options of a product, values of an option, variants of a version ("collections 500"). */
@@ -29,9 +29,7 @@ const optText = z.string().max(CATALOGUE_LIMITS.text).nullish();
 const intId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const optIntId = intId.nullish();
 
-const customFields = z
-  .record(z.string().max(256), z.unknown())
-  .nullish()
+const customFields = storedJson(z.record(z.string().max(256), z.unknown()).nullish())
   .refine((v) => !v || Object.keys(v).length <= CATALOGUE_LIMITS.customKeys, `At most ${CATALOGUE_LIMITS.customKeys} custom fields.`)
   .refine(
     (v) => !v || Object.values(v).every((x) => JSON.stringify(x ?? null).length <= CATALOGUE_LIMITS.customValueBytes),

@@ -8,9 +8,19 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { DISCARD_BYTES, drain, readLimited } from '../../http/read-limited';
+import { jsonBoundProblem, MAX_JSON_DEPTH } from '../../lib/json';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from './errors';
+import { jsonPath } from './problem';
 
 export const MAX_JSON_BYTES = 2 * 1024 * 1024;
+
+/**
+ * How deep a request body may nest. Bodies carry stored values (each bound to MAX_JSON_DEPTH, 32,
+ * where it is stored: storedJson) a few levels down, and design models nest groups; past this the
+ * body is a 400 naming where, before any recursive code (name canonicalisation, zod, the pipeline
+ * validator) or SQLite's JSON functions (1,000 levels) meet it.
+ */
+export const MAX_BODY_DEPTH = 2 * MAX_JSON_DEPTH;
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 
@@ -55,9 +65,13 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   const text = new TextDecoder().decode(await readBodyLimited(req, MAX_JSON_BYTES));
   if (!text.trim()) return undefined;
   if (type && !JSON_TYPE.test(type)) throw new UnsupportedMediaTypeError(`This endpoint takes application/json, not ${type.split(';')[0]}.`);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new ValidationError({ $: [`The body is not valid JSON: ${(e as Error).message}`] });
   }
+  const deep = jsonBoundProblem(value, MAX_BODY_DEPTH);
+  if (deep) throw new ValidationError({ [jsonPath(deep.path)]: [deep.message] });
+  return value;
 }

@@ -11,6 +11,8 @@
  * - names.ts    case-insensitive names and enum values on input
  * - ids.ts      newId(), hexIdOr404, clientIdOr404, intIdOr404
  * - d1.ts       inJsonList, customFieldsMatch, guardIds + runGuarded (atomic batches)
+ * - body.ts     the one request-body reader (2 MB, depth 64, drained when refused), settleBody
+ * - stored-json.ts storedJson / checkStoredJson: stored JSON ≤ 32 deep, bounded in size
  */
 export { createPlatformArea, buildPlatformApp, AREA_TITLES, type PlatformArea } from './area';
 export { platformRoute, tenantOf, ROUTE_ACCESS } from './route';
@@ -34,6 +36,7 @@ export { problemResponses, problemResponse, platformErrorResponse, ProblemDetail
 export { pagingQuery, pagedOf, paged, intQuery, boolQuery, arrayQuery, sortingQuery, customFieldsQuery, likePattern, searchQuery, MAX_TAKE, MAX_SEARCH, type Paging, type SortKey } from './paging';
 export { newId, isHexId, isClientId, hexIdOr404, clientIdOr404, intIdOr404 } from './ids';
 export { inJsonList, customFieldsMatch, guardIds, runGuarded, missingIds, type GuardSpec } from './d1';
-export { readBodyLimited, readJsonBody, MAX_JSON_BYTES } from './body';
+export { readBodyLimited, readJsonBody, MAX_JSON_BYTES, MAX_BODY_DEPTH } from './body';
+export { storedJson, checkStoredJson } from './stored-json';
 export { PLATFORM_AREAS, PLATFORM_PATH, PlatformRouteTable, type PlatformAreaName } from './paths';
 export { DESIGN_ATOMS_MODEL_VERSION } from './info';

@@ -3,7 +3,7 @@
  * users and the tenant (platform contract, "Storefront" and "Back-office").
  */
 import { z } from '@hono/zod-openapi';
-import { arrayQuery, intQuery, pagedOf, pagingQuery } from '../core';
+import { arrayQuery, intQuery, pagedOf, pagingQuery, storedJson } from '../core';
 
 // --- limits (contract, Reliability) ---------------------------------------------------------------
 
@@ -22,12 +22,9 @@ const optText = (max: number = LIMITS.text) => text(max).nullish();
 const id = z.string().min(1).max(256);
 
 const jsonBytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v ?? {})).length;
-/** `fields`, `hidden`: a JSON object (keys verbatim) of at most 64 KB. */
+/** `fields`, `hidden`: a JSON object (keys verbatim) of at most 64 KB, nested at most 32 deep. */
 const recordField = (name: string) =>
-  z
-    .record(z.string(), z.unknown())
-    .nullish()
-    .refine((v) => jsonBytes(v) <= LIMITS.fieldsBytes, `${name} must be at most 64 KB of JSON.`);
+  storedJson(z.record(z.string(), z.unknown()).nullish()).refine((v) => jsonBytes(v) <= LIMITS.fieldsBytes, `${name} must be at most 64 KB of JSON.`);
 
 export const OWNER_ID = z
   .string()

@@ -3,7 +3,7 @@
  * takes the tenant context and plain values, throws the core's errors.
  */
 import { z } from '@hono/zod-openapi';
-import { ConflictError, effectiveOwner, likePattern, newId, NotFoundError, runGuarded, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
+import { checkStoredJson, ConflictError, effectiveOwner, likePattern, newId, NotFoundError, runGuarded, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { initialProcessingStatus, startProjectProcessing, stopProjectProcessing, type ProcessingJob, type RenderHiresScenario } from './processing';
 import { resolveItemProduct, type ProductSpecifier } from './resolve';
 import {
@@ -392,9 +392,11 @@ export async function putOrderData(t: TenantContext, id: string, itemId: string 
   data.forEach((d, i) => {
     if (d.type === 'SerializedJson') {
       try {
-        JSON.parse(d.value);
-      } catch {
-        errors[`[${i}].value`] = ['A SerializedJson value must be JSON.'];
+        // Stored as text but read back as JSON: the same bound as every stored JSON value.
+        checkStoredJson(JSON.parse(d.value), `[${i}].value`);
+      } catch (e) {
+        if (e instanceof ValidationError) Object.assign(errors, e.errors);
+        else errors[`[${i}].value`] = ['A SerializedJson value must be JSON.'];
       }
     }
     seen.set(d.key, i); // the last value of a repeated key wins
