@@ -18,6 +18,7 @@ export class Channel {
   private remoteMaxPacket = 0;
   private localConsumed = 0;
   private windowWaiters: Array<() => void> = [];
+  private writing: Promise<unknown> = Promise.resolve();
   private error: Error | null = null;
   private closed = false;
   /** Called with each chunk of incoming data. */
@@ -122,8 +123,17 @@ export class Channel {
     this.onEnd(e);
   }
 
-  /** Sends `data` within the peer's window and packet size. */
-  async write(data: Uint8Array): Promise<void> {
+  /**
+   * Sends `data` within the peer's window and packet size. Writes are queued: one caller's bytes
+   * never interleave with another's when a message waits for window (SFTP needs whole messages).
+   */
+  write(data: Uint8Array): Promise<void> {
+    const next = this.writing.then(() => this.writeNow(data));
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async writeNow(data: Uint8Array): Promise<void> {
     let o = 0;
     while (o < data.length) {
       if (this.error) throw this.error;

@@ -109,7 +109,14 @@ export class Sftp {
     const id = this.nextId++;
     const payload = body(new Writer().byte(type).uint32(id)).bytes();
     const result = new Promise<Reader & { type: number }>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    await this.channel.write(new Writer().uint32(payload.length).raw(payload).bytes());
+    // When the write fails the caller gets that error; the answer's rejection then has no reader.
+    result.catch(() => undefined);
+    try {
+      await this.channel.write(new Writer().uint32(payload.length).raw(payload).bytes());
+    } catch (e) {
+      this.pending.delete(id);
+      throw e;
+    }
     return result;
   }
 
