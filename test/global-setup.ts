@@ -56,7 +56,7 @@ const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [
 };
 
 async function runTool(name: string, q: URLSearchParams, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) {
-  const tool = TOOLS[name];
+  const tool = TOOLS[name] ?? PRINT_TOOLS[name];
   if (!tool) {
     res.writeHead(404).end();
     return;

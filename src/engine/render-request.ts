@@ -84,6 +84,8 @@ export async function resolveTemplate(store: InputStore, requested: string): Pro
 export interface RenderDeps {
   /** The request's images named by URL: one fetch per URL, a byte budget for the whole request. */
   urlImages: UrlImages;
+  /** An ICC output profile by name (print PDFs' `colorProfile`); null when there is none. */
+  colourProfile?(name: string): Promise<Uint8Array | null>;
 }
 
 const isUrl = (ref: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(ref);

@@ -7,6 +7,7 @@ import type { createServiceApp } from '../openapi/app';
 import { InputsTooLarge, InvalidInput, Unprocessable } from '../engine/errors';
 import { UrlImages, type FetchImageBytes } from '../engine/inputs';
 import type { RenderDeps } from '../engine/render-request';
+import { shippedProfile } from '../engine/pdf/output';
 import type { AppBindings, Env } from '../env';
 import { OutboundError, outboundFetch } from '../http/outbound';
 import { FileStore, ResultStore, ThumbnailStore } from '../storage';
@@ -25,7 +26,8 @@ export function storesOf(c: Context<AppBindings>) {
 
 /** The engine's dependencies for one request (one UrlImages: its budget covers every page). */
 export function renderDeps(c: Context<AppBindings>): RenderDeps {
-  return { urlImages: new UrlImages(imageFetcher(c.env)) };
+  // The rendering API is not tenant-scoped: its output profiles are the shipped ones.
+  return { urlImages: new UrlImages(imageFetcher(c.env)), colourProfile: async (name) => shippedProfile(name) };
 }
 
 /**

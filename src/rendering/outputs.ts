@@ -2,7 +2,7 @@
  * From a prepared render to a stored result: consult the result cache, render on a miss, store
  * the result with its fingerprint. Shared by the single and the multipage routes.
  */
-import { writePdf, type PdfPage, type PdfSummary } from '../engine/pdf/document';
+import { writePdf, type PdfOutput, type PdfPage, type PdfSummary } from '../engine/pdf/document';
 import type { PreparedPdfPage } from '../engine/pdf/prepare';
 import type { PreparedRender } from '../engine/render-request';
 import type { ServerTiming } from '../http/server-timing';
@@ -39,12 +39,13 @@ export async function cachedPreview(
 export async function cachedPdf(
   results: ResultStore,
   fingerprint: string,
-  pages: Array<Pick<PreparedPdfPage, 'load' | 'template'>>,
+  pages: Array<Pick<PreparedPdfPage, 'load' | 'template' | 'output'>>,
   disableCache: boolean,
 ): Promise<{ name: string; summary?: PdfSummary }> {
   const hit = disableCache ? null : await results.lookup(fingerprint);
   if (hit) return { name: hit };
-  return storePdf(results, fingerprint, pages.map((p) => p.load), pages[0]?.template.name);
+  // One document has one output condition: its first page's (multipage requests check they agree).
+  return storePdf(results, fingerprint, pages.map((p) => p.load), pages[0]?.template.name, pages[0]?.output);
 }
 
 /** `Server-Timing` (W3C) for a fresh PDF: where the time went. */
@@ -60,7 +61,8 @@ async function storePdf(
   fingerprint: string,
   pages: Array<() => Promise<PdfPage>>,
   title?: string,
+  output?: PdfOutput,
 ): Promise<{ name: string; summary: PdfSummary }> {
-  const { name, value } = await results.putStream('pdf', 'application/pdf', fingerprint, (sink) => writePdf(sink, pages, { title }));
+  const { name, value } = await results.putStream('pdf', 'application/pdf', fingerprint, (sink) => writePdf(sink, pages, { title, output }));
   return { name, summary: value };
 }

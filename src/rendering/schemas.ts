@@ -175,12 +175,45 @@ export const TextOutputMode = z
       'How vector text is written: `outlines` (default) draws glyph outlines; `text` embeds font subsets (selectable text) where the font allows embedding. Beyond the spec: the original service took this as PdfTextOutputMode.',
   });
 
+const COLOR_SPACES = { rgb: 'Rgb', cmyk: 'Cmyk', grayscale: 'Grayscale', gray: 'Grayscale', greyscale: 'Grayscale' } as const;
+export const OutputColorSpaceValue = z
+  .string()
+  .regex(/^(rgb|cmyk|grayscale|gray|greyscale)$/i, 'must be rgb, cmyk or grayscale')
+  .transform((v) => COLOR_SPACES[v.toLowerCase() as keyof typeof COLOR_SPACES])
+  .openapi({
+    type: 'string',
+    enum: ['rgb', 'cmyk', 'grayscale'],
+    description:
+      'Colour space of the PDF. Absent: the template’s own (RGB, or CMYK for a CMYK template). `cmyk` and `grayscale` convert through the output profile (relative colorimetric with black-point compensation) and write PDF/X-4 unless `pdfFormat` says otherwise.',
+  });
+
+const PDF_FORMATS = { pdfx4: 'PdfX4', 'pdf/x-4': 'PdfX4', pdfx1a: 'PdfX1a', 'pdf/x-1a': 'PdfX1a', default: 'Default' } as const;
+export const PdfFormatValue = z
+  .string()
+  .regex(/^(pdfx4|pdf\/x-4|pdfx1a|pdf\/x-1a|default)$/i, 'must be PdfX4, PdfX1a or Default')
+  .transform((v) => PDF_FORMATS[v.toLowerCase() as keyof typeof PDF_FORMATS])
+  .openapi({
+    type: 'string',
+    enum: ['PdfX4', 'PdfX1a', 'Default'],
+    description:
+      '`PdfX4` (default for CMYK and grey): output intent, GTS_PDFXVersion, XMP; `PdfX1a`: CMYK or grey only, no ICC-based colour, transparency flattened; `Default`: a plain PDF (the default for RGB).',
+  });
+
 export const HiresModel = z
   .object({
     template: z.string().min(1).openapi({ description: 'Template name; the extension is optional.', example: 'demo/psdtools-text' }),
     data: PersonalisationDataSchema.optional(),
     preloadImages: jsonBool('Fetch every image named in data concurrently before rendering.').optional(),
     textOutputMode: TextOutputMode.optional(),
+    colorSpace: OutputColorSpaceValue.optional(),
+    colorProfile: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .openapi({ description: 'Output ICC profile by name (a colour-profile asset, or a shipped default: `sRGB`, `FOGRA39`, `sGray`); absent: the template’s embedded profile when its colour space matches, else the default of the colour space.' }),
+    keepOriginalColors: jsonBool('CMYK source colours (`cmyk()` in data, CMYK template data) go into CMYK output unchanged (default true).').optional(),
+    pdfFormat: PdfFormatValue.optional(),
   })
   .openapi('HiresModel');
 

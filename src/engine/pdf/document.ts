@@ -4,12 +4,15 @@
  * rendered, so neither a full-page raster nor the whole file is ever held in memory.
  *
  * Page geometry (rendering contract, "Print PDF"): size = pixels ÷ ppi × 72 pt per axis;
- * MediaBox = TrimBox = BleedBox = the template bounds. Colour: an ICCBased space from the
- * template's profile (sRGB when none). No PDF/X output intent is claimed.
+ * MediaBox = BleedBox = the template bounds, TrimBox = the bounds inset by the template's bleed.
+ * Colour (docs/pdf.md): RGB output keeps an ICCBased space from the template's profile (sRGB
+ * when none); CMYK and grey output convert the strips through the output profile. PDF/X-4 and
+ * PDF/X-1a add the output intent and the identification of pdfx.ts.
  */
 import type { RGBAImage } from '../types';
 import { zlib } from './flate';
-import { alphaSummary, encodeStrip, partDict, StripScratch } from './image';
+import { alphaSummary, encodeStrip, partDict, StripScratch, type StripColour } from './image';
+import { channelsOf, deviceSpace, outputIntent, PDFX, pdfDate, pdfxInfo, writeIccStream, writeXmp, type OutputColorSpace, type PdfFormat } from './pdfx';
 import type { ByteSink } from './sink';
 import type { StoredStrip, StripCache, StripGeometry } from './strip-cache';
 import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
@@ -23,6 +26,8 @@ export interface PdfPage {
   resolution: number;
   /** ICC profile of the template's colour space (RGB). */
   icc: Uint8Array;
+  /** Bleed: how far the trim lies inside the template bounds, in pixels per edge (TrimBox). */
+  trim?: { left: number; top: number; right: number; bottom: number };
   /**
    * Full-resolution straight RGBA of template rows [top, bottom). `fresh`: draw every layer,
    * reusing no stored backdrop (tests compare against it).
@@ -59,6 +64,25 @@ export interface PdfOptions {
   stripBytes?: number;
   title?: string;
   producer?: string;
+  /** Print output colour and PDF/X flavour; absent: RGB, plain PDF (as `{ colorSpace: 'Rgb', format: 'Default' }`). */
+  output?: PdfOutput;
+}
+
+/**
+ * What the printer gets: `Rgb` keeps the template's RGB (ICCBased); `Cmyk` and `Grayscale`
+ * convert it to ink values of `profile` (DeviceCMYK / DeviceGray beside the output intent in
+ * PDF/X, ICCBased on the profile in a plain PDF). Vector colours are converted by whoever
+ * builds the page's vector layers (prepare.ts), in the same space.
+ */
+export interface PdfOutput {
+  colorSpace: OutputColorSpace;
+  format: PdfFormat;
+  /** The output condition: required for PDF/X and for CMYK or grey output. */
+  profile?: { bytes: Uint8Array; description: string };
+  /** Page pixels (straight RGBA in the page's profile) → ink values; required for CMYK and grey. */
+  inks?(pageIcc: Uint8Array): Promise<StripColour['convert']>;
+  /** Names the conversion (profile, intent) in stored strips' keys. */
+  key?: string;
 }
 
 export interface PdfSummary {
@@ -112,39 +136,66 @@ export async function writePdf(
 ): Promise<PdfSummary> {
   const w = new PdfWriter(sink);
   const started = Date.now();
+  const output: PdfOutput = options.output ?? { colorSpace: 'Rgb', format: 'Default' };
+  const ink = output.colorSpace !== 'Rgb';
+  if ((ink || output.format !== 'Default') && !output.profile) throw new Error(`${output.colorSpace} ${output.format} output needs an output profile`);
+  if (ink && !output.inks) throw new Error(`${output.colorSpace} output needs an ink conversion`);
+  if (output.format === 'PdfX1a' && output.colorSpace === 'Rgb') throw new Error('PDF/X-1a allows no RGB');
   const summary: PdfSummary = { pages: 0, bytes: 0, strips: { jpeg: 0, flate: 0, empty: 0, reused: 0 }, timing: { loadMs: 0, renderMs: 0, encodeMs: 0, reuseMs: 0, totalMs: 0 } };
   try {
-    await w.header();
+    await w.header(output.format === 'Default' ? '1.7' : PDFX[output.format].pdf);
     const catalog = w.alloc();
     const pagesRef = w.alloc();
     const kids: PdfRef[] = [];
     const iccSpaces = new Map<string, PdfValue>();
     const fonts = new Map<string, PdfRef>();
+    // The output profile: the output intent of PDF/X, the ink space of plain CMYK / grey PDFs.
+    const outputProfile = output.profile && (output.format !== 'Default' || ink) ? await writeIccStream(w, output.profile.bytes, output.colorSpace) : undefined;
+    const inkSpace: PdfValue | undefined = !ink ? undefined : output.format === 'Default' ? [name('ICCBased'), outputProfile!] : name(deviceSpace(output.colorSpace));
+    const inkKey = ink ? `${output.colorSpace.toLowerCase()}-${output.format === 'PdfX1a' ? 'flat-' : ''}${output.key ?? (await sha1(output.profile!.bytes)).slice(0, 16)}` : undefined;
 
     for await (const load of pages) {
       const loadStarted = Date.now();
       const page = await load();
       summary.timing.loadMs += Date.now() - loadStarted;
-      const digest = await sha1(page.icc);
-      let colorSpace = iccSpaces.get(digest);
-      if (!colorSpace) {
-        const ref = w.alloc();
-        await w.stream(ref, { N: 3, Alternate: name('DeviceRGB'), Filter: name('FlateDecode') }, await zlib(page.icc));
-        colorSpace = [name('ICCBased'), ref];
-        iccSpaces.set(digest, colorSpace);
+      let colorSpace: PdfValue | undefined = inkSpace;
+      let colour: StripColour | undefined;
+      if (ink) {
+        colour = { channels: channelsOf(output.colorSpace) as 1 | 4, convert: await output.inks!(page.icc), flatten: output.format === 'PdfX1a' };
+      } else {
+        const digest = await sha1(page.icc);
+        colorSpace = iccSpaces.get(digest);
+        if (!colorSpace) {
+          colorSpace = [name('ICCBased'), await writeIccStream(w, page.icc, 'Rgb')];
+          iccSpaces.set(digest, colorSpace);
+        }
       }
-      kids.push(await writePage(w, page, pagesRef, colorSpace, fonts, options, summary));
+      kids.push(await writePage(w, page, pagesRef, colorSpace!, fonts, options, summary, colour && { colour, key: inkKey! }));
       summary.pages++;
     }
 
     await w.object(pagesRef, { Type: name('Pages'), Kids: kids, Count: kids.length });
-    await w.object(catalog, { Type: name('Catalog'), Pages: pagesRef });
+    const producer = options.producer ?? 'Dynamic Image API';
     const info = w.alloc();
-    await w.object(info, {
-      Producer: str(options.producer ?? 'Dynamic Image API'),
-      Title: options.title === undefined ? undefined : str(options.title),
-      CreationDate: str(pdfDate(new Date())),
-    });
+    if (output.format === 'Default') {
+      await w.object(catalog, { Type: name('Catalog'), Pages: pagesRef });
+      await w.object(info, {
+        Producer: str(producer),
+        Title: options.title === undefined ? undefined : str(options.title),
+        CreationDate: str(pdfDate(new Date())),
+      });
+    } else {
+      // PDF/X: the same facts in the information dictionary and the XMP packet.
+      const meta = { format: output.format, title: options.title ?? 'Untitled', producer, created: new Date(), documentId: crypto.randomUUID() };
+      const metadata = await writeXmp(w, meta);
+      await w.object(catalog, {
+        Type: name('Catalog'),
+        Pages: pagesRef,
+        Metadata: metadata,
+        OutputIntents: [outputIntent(outputProfile!, output.profile!.description)],
+      });
+      await w.object(info, pdfxInfo(meta));
+    }
     await w.finish(catalog, info);
     await sink.close();
     summary.bytes = w.size;
@@ -164,7 +215,7 @@ const READ_AHEAD = 3;
  * the strip is drawn one pixel taller and the next strip covers it, so viewers that anti-alias
  * image edges show no hairline seam.
  */
-async function renderStrip(page: PdfPage, top: number, bottom: number, scratch: StripScratch, summary: PdfSummary): Promise<StoredStrip> {
+async function renderStrip(page: PdfPage, top: number, bottom: number, scratch: StripScratch, summary: PdfSummary, colour?: StripColour): Promise<StoredStrip> {
   let t = Date.now();
   const img = await page.renderRows(top, Math.min(page.height, bottom + 1));
   summary.timing.renderMs += Date.now() - t;
@@ -173,7 +224,7 @@ async function renderStrip(page: PdfPage, top: number, bottom: number, scratch: 
   const alpha = alphaSummary(strip);
   if (alpha.empty) return { rows: strip.height, encoded: null };
   t = Date.now();
-  const encoded = await encodeStrip(strip, alpha, scratch);
+  const encoded = await encodeStrip(strip, alpha, scratch, colour);
   summary.timing.encodeMs += Date.now() - t;
   return { rows: strip.height, encoded };
 }
@@ -186,6 +237,7 @@ async function writePage(
   fonts: Map<string, PdfRef>,
   options: PdfOptions,
   summary: PdfSummary,
+  ink?: { colour: StripColour; key: string },
 ): Promise<PdfRef> {
   const { width, height } = page;
   const [wPt, hPt] = pageSizePt(width, height, page.resolution);
@@ -199,7 +251,7 @@ async function writePage(
 
   const tops: number[] = [];
   for (let top = 0; top < height; top += rows) tops.push(top);
-  const geometry = (top: number): StripGeometry => ({ width, height, rowsPerStrip: rows, top });
+  const geometry = (top: number): StripGeometry => ({ width, height, rowsPerStrip: rows, top, ink: ink?.key });
   // One row more than each strip is rendered (the seam row, below): a strip is clean when none
   // of those rows is dirty.
   const renderBottom = (top: number) => Math.min(height, top + rows + 1);
@@ -222,7 +274,7 @@ async function writePage(
     summary.timing.reuseMs += Date.now() - t;
     if (strip) summary.strips.reused++;
     else {
-      strip = await renderStrip(page, top, Math.min(height, top + rows), scratch, summary);
+      strip = await renderStrip(page, top, Math.min(height, top + rows), scratch, summary, ink?.colour);
       // Any clean strip equals the template's own: worth keeping for every later request.
       if (clean[i]) puts.push(cache!.put(geometry(top), strip).catch(() => undefined));
       // Bounded: a photographic page's JPEG strips are large.
@@ -239,7 +291,7 @@ async function writePage(
     let smaskRef: PdfRef | undefined;
     if (encoded.smask) {
       smaskRef = w.alloc();
-      await w.stream(smaskRef, partDict(encoded, encoded.smask, colorSpace), encoded.smask.data);
+      await w.stream(smaskRef, partDict(encoded, encoded.smask, name('DeviceGray')), encoded.smask.data);
       transparent = true;
     }
     await w.stream(ref, { ...partDict(encoded, encoded.image, colorSpace), SMask: smaskRef }, encoded.image.data);
@@ -275,13 +327,17 @@ async function writePage(
 
   const contentRef = w.alloc();
   await w.stream(contentRef, { Filter: name('FlateDecode') }, await zlib(new TextEncoder().encode(content.join('\n'))));
-  const box = [0, 0, new PdfRaw(num(wPt)), new PdfRaw(num(hPt))];
+  const pt = (v: number) => new PdfRaw(num(v));
+  const box = [0, 0, pt(wPt), pt(hPt)];
+  const t = page.trim;
+  // PDF y runs up: the top inset is taken from the page height.
+  const trim = t ? [pt(t.left * sx), pt(t.bottom * sy), pt(wPt - t.right * sx), pt(hPt - t.top * sy)] : box;
   const pageRef = w.alloc();
   await w.object(pageRef, {
     Type: name('Page'),
     Parent: parent,
     MediaBox: box,
-    TrimBox: box,
+    TrimBox: trim,
     BleedBox: box,
     CropBox: box,
     Resources: {
@@ -295,9 +351,4 @@ async function writePage(
     Contents: contentRef,
   });
   return pageRef;
-}
-
-function pdfDate(d: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `D:${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`;
 }

@@ -25,7 +25,8 @@ export async function zlib(data: Uint8Array): Promise<Uint8Array> {
 }
 
 /**
- * Picks `channels` of every pixel of straight RGBA (offset `first`, e.g. 0 for RGB, 3 for alpha)
+ * Picks `channels` of every pixel of straight RGBA (offset `first`, e.g. 0 for RGB, 3 for alpha;
+ * or of CMYK / grey rows with their own `stride`)
  * into PNG-Up-filtered rows: each row starts with filter byte 2 and holds differences to the row
  * above. Returns the bytes to deflate and the matching /DecodeParms.
  */
@@ -36,6 +37,8 @@ export function upFiltered(
   first: number,
   channels: number,
   scratch?: Uint8Array,
+  /** Bytes per source pixel: 4 for RGBA (and CMYK), 1 for grey. */
+  stride = 4,
 ): { data: Uint8Array; decodeParms: { Predictor: number; Colors: number; BitsPerComponent: number; Columns: number } } {
   const rowLen = width * channels + 1;
   // Strips of a page reuse one buffer: a page of 64 MP would otherwise leave ~200 MB of garbage.
@@ -43,20 +46,20 @@ export function upFiltered(
   for (let y = 0; y < height; y++) {
     const o = y * rowLen;
     out[o] = 2;
-    const src = y * width * 4 + first;
-    const above = src - width * 4;
+    const src = y * width * stride + first;
+    const above = src - width * stride;
     let d = o + 1;
-    const end = src + width * 4;
+    const end = src + width * stride;
     if (y === 0) {
-      for (let p = src; p < end; p += 4) for (let c = 0; c < channels; c++) out[d++] = rgba[p + c];
-    } else if (channels === 3) {
+      for (let p = src; p < end; p += stride) for (let c = 0; c < channels; c++) out[d++] = rgba[p + c];
+    } else if (channels === 3 && stride === 4) {
       for (let p = src, q = above; p < end; p += 4, q += 4) {
         out[d++] = rgba[p] - rgba[q];
         out[d++] = rgba[p + 1] - rgba[q + 1];
         out[d++] = rgba[p + 2] - rgba[q + 2];
       }
     } else {
-      for (let p = src, q = above; p < end; p += 4, q += 4) for (let c = 0; c < channels; c++) out[d++] = rgba[p + c] - rgba[q + c];
+      for (let p = src, q = above; p < end; p += stride, q += stride) for (let c = 0; c < channels; c++) out[d++] = rgba[p + c] - rgba[q + c];
     }
   }
   return { data: out, decodeParms: { Predictor: 12, Colors: channels, BitsPerComponent: 8, Columns: width } };

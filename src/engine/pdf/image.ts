@@ -19,8 +19,8 @@ export const PDF_JPEG_QUALITY = 95;
  */
 export interface ImagePart {
   filter: 'DCTDecode' | 'FlateDecode';
-  /** 3: colour in the page's colour space; 1: a DeviceGray soft mask. */
-  colors: 1 | 3;
+  /** Components: 3 (RGB), 4 (CMYK) or 1 (grey) in the page's colour space; 1 for a soft mask. */
+  colors: 1 | 3 | 4;
   /** PNG Up predictor (/Predictor 12) on the rows. */
   predictor: boolean;
   data: Uint8Array;
@@ -35,7 +35,10 @@ export interface EncodedStrip {
   smask?: ImagePart;
 }
 
-/** The image XObject dictionary of a strip part (without /Length, /SMask). */
+/**
+ * The image XObject dictionary of a strip part (without /Length, /SMask): the page's colour
+ * space for the image, DeviceGray for its soft mask.
+ */
 export function partDict(strip: Pick<EncodedStrip, 'width' | 'height'>, part: ImagePart, colorSpace: PdfValue): Record<string, PdfValue | undefined> {
   const { width, height } = strip;
   return {
@@ -44,7 +47,7 @@ export function partDict(strip: Pick<EncodedStrip, 'width' | 'height'>, part: Im
     Width: width,
     Height: height,
     BitsPerComponent: 8,
-    ColorSpace: part.colors === 3 ? colorSpace : name('DeviceGray'),
+    ColorSpace: colorSpace,
     Filter: name(part.filter),
     DecodeParms: part.predictor ? { Predictor: 12, Colors: part.colors, BitsPerComponent: 8, Columns: width } : undefined,
   };
@@ -97,9 +100,28 @@ export class StripScratch {
   }
 }
 
+/**
+ * A print output's ink values (docs/pdf.md, "Colour"): strips are converted from the page's RGB
+ * into CMYK or grey through the colour-managed transform and written losslessly (Flate): our
+ * baseline JPEG encoder writes three-component files only, and ink values stay exact.
+ */
+export interface StripColour {
+  channels: 1 | 4;
+  /** Straight RGBA → `channels` bytes a pixel. */
+  convert(src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number): void;
+  /** PDF/X-1a (no soft masks): transparent pixels are laid on paper, i.e. their ink scaled by alpha. */
+  flatten: boolean;
+}
+
 /** Encodes one strip (written with `partDict` in the page's colour space). */
-export async function encodeStrip(img: RGBAImage, alpha: AlphaSummary = alphaSummary(img), scratch: StripScratch = new StripScratch()): Promise<EncodedStrip> {
+export async function encodeStrip(
+  img: RGBAImage,
+  alpha: AlphaSummary = alphaSummary(img),
+  scratch: StripScratch = new StripScratch(),
+  colour?: StripColour,
+): Promise<EncodedStrip> {
   const { width, height } = img;
+  if (colour) return encodeInk(img, alpha, scratch, colour);
   if (alpha.opaque && looksPhotographic(img)) {
     // Baseline, no chroma subsampling (4:4:4): print shows colour fringes that screens hide.
     const data = await encodeJpeg(img, PDF_JPEG_QUALITY, { subsampling: 1 });
@@ -109,5 +131,30 @@ export async function encodeStrip(img: RGBAImage, alpha: AlphaSummary = alphaSum
   const image: ImagePart = { filter: 'FlateDecode', colors: 3, predictor: true, data: await zlib(rgb.data) };
   if (alpha.opaque) return { kind: 'flate', width, height, image };
   const a = upFiltered(img.data, width, height, 3, 1, scratch.get(1, (width + 1) * height));
+  return { kind: 'flate', width, height, image, smask: { filter: 'FlateDecode', colors: 1, predictor: true, data: await zlib(a.data) } };
+}
+
+async function encodeInk(img: RGBAImage, alpha: AlphaSummary, scratch: StripScratch, colour: StripColour): Promise<EncodedStrip> {
+  const { width, height, data } = img;
+  const n = colour.channels;
+  const pixels = width * height;
+  const ink = scratch.get(2, pixels * n).subarray(0, pixels * n);
+  colour.convert(data, ink, pixels);
+  const flatten = colour.flatten && !alpha.opaque;
+  if (flatten) {
+    for (let i = 0; i < pixels; i++) {
+      const a = data[i * 4 + 3];
+      if (a === 255) continue;
+      // CMYK values are ink (0 = paper); a grey value is lightness (255 = paper).
+      for (let c = 0; c < n; c++) {
+        const v = ink[i * n + c];
+        ink[i * n + c] = n === 1 ? 255 - Math.round(((255 - v) * a) / 255) : Math.round((v * a) / 255);
+      }
+    }
+  }
+  const filtered = upFiltered(ink, width, height, 0, n, scratch.get(0, (width * n + 1) * height), n);
+  const image: ImagePart = { filter: 'FlateDecode', colors: n, predictor: true, data: await zlib(filtered.data) };
+  if (alpha.opaque || flatten) return { kind: 'flate', width, height, image };
+  const a = upFiltered(data, width, height, 3, 1, scratch.get(1, (width + 1) * height));
   return { kind: 'flate', width, height, image, smask: { filter: 'FlateDecode', colors: 1, predictor: true, data: await zlib(a.data) } };
 }

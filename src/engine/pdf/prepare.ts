@@ -11,7 +11,7 @@ import type { InputStore } from '../inputs';
 import { sha256Hex } from '../hash';
 import { dirtyBounds } from '../composite/dirty';
 import { renderTemplate } from '../index';
-import { buildOverrides, type PersonalisationData } from '../personalise';
+import { buildOverrides, parseColor, type PersonalisationData } from '../personalise';
 import { canonicalJson } from '../hash';
 import { requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../render-request';
 import { srgbProfile } from '../raster/icc';
@@ -20,6 +20,11 @@ import type { PdfPage, PdfVectorLayer } from './document';
 import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
+import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
+import { defaultProfile, type RenderingIntent } from '../colour';
+import type { PdfOutput } from './document';
+import { unprocessable } from '../errors';
+import type { ColourOperands } from './vector';
 
 export { PDF_WRITER_VERSION };
 
@@ -34,12 +39,30 @@ export interface HiresOptions {
   data?: PersonalisationData;
   preloadImages?: boolean;
   textOutputMode?: TextOutputMode;
+  /** Output colour space; absent: the template's own (CMYK for a CMYK template, else RGB). */
+  colorSpace?: OutputColorSpace;
+  /** Absent: PDF/X-4 for CMYK and grey output, a plain PDF for RGB. */
+  pdfFormat?: PdfFormat;
+  /** An output profile by name (RenderDeps.colourProfile); absent: the template's or the default. */
+  colorProfile?: string;
+  /** Output profile bytes (pipelines resolve asset names themselves); wins over `colorProfile`. */
+  profile?: Uint8Array;
+  renderingIntent?: RenderingIntent;
+  /**
+   * `cmyk(…)` colours and CMYK source data go into CMYK output unchanged (default true);
+   * false converts them from the default CMYK profile when the output profile is another one.
+   */
+  keepOriginalColors?: boolean;
 }
 
 export interface PreparedPdfPage {
   /** SHA-256 of the canonical request, the inputs' content hashes and the engine/writer versions. */
   fingerprint: string;
   template: ResolvedTemplate;
+  /** The writer's colour settings for this page (a combined document takes its first page's). */
+  output: PdfOutput;
+  /** The resolved output colour (format, profile description) for callers that report it. */
+  colour: ResolvedPrintColour;
   load(): Promise<PdfPage>;
 }
 
@@ -47,30 +70,47 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
   const request = await resolveRequest(store, options, deps);
   const { template, data, gathered } = request;
   const { compiled } = template;
+  const colour = await outputColour(options, deps);
+  const keep = options.keepOriginalColors !== false;
   const fingerprint = await requestFingerprint('hires', request, {
     pdf: PDF_WRITER_VERSION,
     textOutputMode: options.textOutputMode ?? 'outlines',
+    // RGB plain PDFs keep their fingerprint (and cached results) from before output colour existed.
+    ...(colour.colorSpace !== 'Rgb' || colour.format !== 'Default' ? { colour: colour.key, keep } : {}),
   });
 
   return {
     fingerprint,
     template,
+    output: pdfOutput(colour),
+    colour,
     async load() {
       const scale = 1;
       const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
-      const { raster, vectors } = splitVectors(compiled, overrides ?? new Map(), options.textOutputMode ?? 'outlines');
+      const iccObject = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
+      const icc = iccObject ? new Uint8Array(await iccObject.arrayBuffer()) : srgbProfile();
+      const withCmyk = Object.values(data ?? {}).some((c) => requestedCmyk((c as { color?: unknown }).color));
+      // Converting CMYK into another CMYK profile would turn a pure K into a rich black: only
+      // when asked (keepOriginalColors false) and the output profile is not the default one.
+      const exactCmyk = keep || sameBytes(colour.profile, defaultProfile('Cmyk'));
+      const paint = await vectorPaint(colour, icc, withCmyk, exactCmyk);
+      const { raster, vectors } = splitVectors(compiled, overrides ?? new Map(), options.textOutputMode ?? 'outlines', {
+        paint,
+        data,
+        // PDF/X-1a allows no transparency: translucent shapes stay in the (flattened) raster.
+        opaqueOnly: colour?.format === 'PdfX1a',
+      });
       // Stored strips are the template with its always-vector shapes hidden; the strips here are
       // rendered with `raster`: rows where the two cannot differ are taken from the store.
       const base = templateVectorBase(compiled);
       const dirty = dirtyBounds(compiled, raster, scale, base.hidden);
       const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }, await base.key);
       const backdrops = persistedBackdrops(store.bucket);
-      const icc = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       return {
         width: compiled.width,
         height: compiled.height,
         resolution: compiled.resolution || 72,
-        icc: icc ? new Uint8Array(await icc.arrayBuffer()) : srgbProfile(),
+        icc,
         vectors,
         strips,
         // A clean strip is drawn as the template alone (its stored base), not with this request's
@@ -96,18 +136,33 @@ function splitVectors(
   compiled: CompiledTemplate,
   overrides: LayerOverrides,
   mode: TextOutputMode,
+  colour: { paint?: Paint; data?: PersonalisationData; opaqueOnly?: boolean } = {},
 ): { raster: LayerOverrides; vectors: PdfVectorLayer[] } {
   const raster = new Map(overrides);
   const vectors: PdfVectorLayer[] = [];
   for (const candidate of vectorCandidates(compiled.layers, overrides, canvasOf(compiled))) {
-    const layer = candidate.kind === 'text' ? svgOutlines(candidate.override.vector, candidate.override.bounds!, mode) : shapeLayer(candidate);
+    const operands = colour.paint && layerOperands(colour.paint, colour.data?.[candidate.node.name]);
+    const layer =
+      candidate.kind === 'text' ? svgOutlines(candidate.override.vector, candidate.override.bounds!, mode, operands) : shapeLayer(candidate, operands);
     if (!layer) continue;
+    if (colour.opaqueOnly && layer.opacities && Object.keys(layer.opacities).length) continue;
     vectors.push(layer);
     // A hidden shape draws nothing whatever its colour: hidden alone, it matches the stored
     // strips' base (a recoloured always-vector shape leaves its rows clean).
     raster.set(candidate.node.id, candidate.kind === 'shape' ? { visible: false } : { ...candidate.override, visible: false });
   }
   return { raster, vectors };
+}
+
+/**
+ * A layer's colour operands: where the request gave the layer a `cmyk(…)` colour, fills of that
+ * colour (as the engine drew it in RGB) are written with the exact CMYK.
+ */
+function layerOperands(paint: Paint, command: unknown): ColourOperands {
+  const exact = requestedCmyk((command as { color?: unknown } | undefined)?.color);
+  const drawn = exact && parseColor(`cmyk(${exact.join(',')})`);
+  if (!exact || !drawn || 'error' in drawn) return (rgb) => paint(rgb);
+  return (rgb) => paint(rgb, rgb.r === drawn.r && rgb.g === drawn.g && rgb.b === drawn.b ? exact : undefined);
 }
 
 const canvasOf = (c: CompiledTemplate) => ({ left: 0, top: 0, right: c.width, bottom: c.height });
@@ -128,6 +183,19 @@ function templateVectorBase(compiled: CompiledTemplate): { hidden: LayerOverride
   }
   return base;
 }
+
+/** The request's output colour, checked (422 for a profile of the wrong kind, or an unknown name). */
+async function outputColour(options: HiresOptions, deps: RenderDeps): Promise<ResolvedPrintColour> {
+  const colorSpace = options.colorSpace ?? 'Rgb';
+  let profile = options.profile;
+  if (!profile && options.colorProfile !== undefined) {
+    profile = (await deps.colourProfile?.(options.colorProfile)) ?? undefined;
+    if (!profile) throw unprocessable(`There is no colour profile "${options.colorProfile}".`, [{ path: 'colorProfile', reason: 'no such colour profile' }]);
+  }
+  return resolvePrintColour({ colorSpace, format: options.pdfFormat, profile, intent: options.renderingIntent });
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** Fingerprint of a document made of several pages (combined multipage PDF). */
 export async function documentFingerprint(pages: PreparedPdfPage[]): Promise<string> {

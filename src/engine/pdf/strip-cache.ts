@@ -25,6 +25,8 @@ export interface StripGeometry {
   height: number;
   rowsPerStrip: number;
   top: number;
+  /** CMYK or grey output: names the ink conversion (RGB strips have none). */
+  ink?: string;
 }
 
 /** A strip as written: `rows` drawn (its rows, plus the seam row when added); null when fully transparent. */
@@ -53,7 +55,7 @@ export const stripLru = new ByteLru<StoredStrip>(8 * MB, 2 * MB);
  */
 export function stripKey(hash: string, g: StripGeometry, hidden: string): string {
   const engine = ENGINE_VERSION.replace(/[^\w.-]/g, '_');
-  return `${prefix(hash)}pdf-strips/${engine}/r${RENDER_VERSION}/w${PDF_WRITER_VERSION}/${hidden}/${g.width}x${g.height}/${g.rowsPerStrip}/${g.top}`;
+  return `${prefix(hash)}pdf-strips/${engine}/r${RENDER_VERSION}/w${PDF_WRITER_VERSION}/${hidden}/${g.width}x${g.height}/${g.rowsPerStrip}/${g.top}${g.ink ? `/${g.ink.replace(/[^\w.-]/g, '_')}` : ''}`;
 }
 
 /** Key part naming a set of hidden layer ids: `h-` and a hash of the sorted ids, or `h-none`. */

@@ -23,6 +23,10 @@ import { growRect as grow, unionRect as union } from '../composite/surface';
 import { pathComponents } from '../composite/vector';
 import { num } from './writer';
 
+/** `sc` operands for an RGB colour (0–255) in the page's colour space (output.ts builds CMYK and grey ones). */
+export type ColourOperands = (rgb: { r: number; g: number; b: number }) => string;
+const rgbOperands: ColourOperands = ({ r, g, b }) => `${num(r / 255)} ${num(g / 255)} ${num(b / 255)}`;
+
 export type VectorCandidate =
   | { kind: 'text'; node: LayerNode; override: LayerOverride & { vector: NonNullable<LayerOverride['vector']> } }
   | {
@@ -172,9 +176,8 @@ export function vectorCandidates(layers: LayerNode[], overrides: LayerOverrides,
  * intersected path is a clip with its own fill rule; a subtracted one is a box around all
  * paths plus the path, clipped even-odd (exactly the box minus an even-odd path's inside).
  */
-export function shapeLayer(shape: Extract<VectorCandidate, { kind: 'shape' }>): PdfVectorLayer {
-  const { r, g, b } = shape.color;
-  const head = [`${num(r / 255)} ${num(g / 255)} ${num(b / 255)} sc`];
+export function shapeLayer(shape: Extract<VectorCandidate, { kind: 'shape' }>, paint: ColourOperands = rgbOperands): PdfVectorLayer {
+  const head = [`${paint(shape.color)} sc`];
   const layer: PdfVectorLayer = { ops: '' };
   if (shape.alpha < 1) {
     const gs = `A${num(shape.alpha)}`;
@@ -231,6 +234,7 @@ export function svgOutlines(
   vector: { svg: string; fonts: Uint8Array[] },
   origin: { left: number; top: number },
   mode: 'outlines' | 'text' = 'outlines',
+  paint: ColourOperands = rgbOperands,
 ): PdfVectorLayer | null {
   const resvg = new Resvg(vector.svg, { font: { fontBuffers: vector.fonts, loadSystemFonts: false } as { fontBuffers: Uint8Array[] } });
   let usvg: string;
@@ -239,7 +243,7 @@ export function svgOutlines(
   } finally {
     resvg.free();
   }
-  const ops = usvgToOps(usvg);
+  const ops = usvgToOps(usvg, paint);
   if (ops === null) return null;
   const place = `1 0 0 1 ${num(origin.left)} ${num(origin.top)} cm`;
   const text = mode === 'text' ? invisibleText(vector.svg, vector.fonts[0]) : null;
@@ -249,7 +253,7 @@ export function svgOutlines(
 const UNSUPPORTED = /<(clipPath|mask|image|linearGradient|radialGradient|pattern|filter|use|text)\b|\b(clip-path|mask|filter)=/;
 
 /** usvg's normalised SVG (groups with matrix transforms, filled paths) → content-stream operators. */
-export function usvgToOps(svg: string): string | null {
+export function usvgToOps(svg: string, paint: ColourOperands = rgbOperands): string | null {
   if (UNSUPPORTED.test(svg)) return null;
   const out: string[] = [];
   const stack: boolean[] = [];
@@ -278,7 +282,7 @@ export function usvgToOps(svg: string): string | null {
     const path = pathOps(attrs.d ?? '');
     if (path === null) return null;
     const v = parseInt(rgb[1], 16);
-    const color = [(v >> 16) & 255, (v >> 8) & 255, v & 255].map((c) => num(c / 255)).join(' ');
+    const color = paint({ r: (v >> 16) & 255, g: (v >> 8) & 255, b: v & 255 });
     out.push(`q${cm ? ` ${cm} cm` : ''} ${color} sc\n${path}\n${attrs['fill-rule'] === 'evenodd' ? 'f*' : 'f'} Q`);
   }
   return out.join('\n');

@@ -94,9 +94,10 @@ export class PdfWriter {
     await this.sink.write(bytes);
   }
 
-  async header(): Promise<void> {
+  /** `version`: the header's PDF version (PDF/X-4 is based on 1.6, PDF/X-1a:2003 on 1.4). */
+  async header(version = '1.7'): Promise<void> {
     // The comment of four high bytes tells transfer tools the file is binary (§7.5.2).
-    await this.emit(new Uint8Array([...latin1('%PDF-1.7\n%'), 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]));
+    await this.emit(new Uint8Array([...latin1(`%PDF-${version}\n%`), 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]));
   }
 
   /** Reserves an object number; the object must be written before `finish`. */

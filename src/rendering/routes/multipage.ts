@@ -15,6 +15,7 @@
  */
 import type { Context } from 'hono';
 import { documentFingerprint, prepareHires } from '../../engine/pdf/prepare';
+import { InvalidInput } from '../../engine/errors';
 import { checkPreview, checkRequest, preparePreview } from '../../engine/render-request';
 import type { AppBindings } from '../../env';
 import { errorResponses } from '../../openapi/app';
@@ -74,7 +75,14 @@ export function registerMultipageRoutes(app: RenderingApp): void {
       await eachPage(requested, (p) => checkRequest(files, p));
       if (combine ?? true) {
         const prepared = await eachPage(requested, (p) => prepareHires(files, p, deps));
-        const pages = prepared.map((p, i) => ({ template: p.template, load: pageLoader(p, i) }));
+        // One PDF has one output condition (colour space, format, profile, intent).
+        const other = prepared.findIndex((p) => p.colour.key !== prepared[0].colour.key);
+        if (other > 0) {
+          throw new InvalidInput('The pages of a combined PDF must ask for the same output colour (colorSpace, colorProfile, pdfFormat).', [
+            { path: `pages[${other}]`, reason: 'its output colour differs from pages[0]' },
+          ]);
+        }
+        const pages = prepared.map((p, i) => ({ template: p.template, output: p.output, load: pageLoader(p, i) }));
         const out = await cachedPdf(results, await documentFingerprint(prepared), pages, disableCache);
         if (out.summary) c.header('Server-Timing', pdfServerTiming(out.summary));
         return c.json(respond(c, [out.name]), 200);

@@ -1,0 +1,83 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PDFName } from 'pdf-lib';
+import { bundledFont, runTool } from '../helpers/fixtures';
+import { gsCmyk, pdfGraph } from '../engine/pdf/print';
+import { call, form, postJson, uploadFixture, withKey } from './helpers';
+
+const LAYER = 'Line 1 Line 2 Line 3 and text';
+let template: string;
+
+async function download(name: string): Promise<{ bytes: Uint8Array }> {
+  const res = await call(`/api/results/download/${name}`);
+  expect(res.status).toBe(200);
+  return { bytes: new Uint8Array(await res.arrayBuffer()) };
+}
+
+async function hires(body: Record<string, unknown>, path = '/api/rendering/hires'): Promise<{ status: number; body: any; bytes?: Uint8Array }> {
+  const res = await postJson(`${path}?disableCache=true`, body);
+  const json = (await res.json()) as any;
+  if (res.status !== 200) return { status: res.status, body: json };
+  const url = typeof json === 'string' ? json : json.results[0].url;
+  return { status: 200, body: json, bytes: (await download(/[^/]+$/.exec(url)![0])).bytes };
+}
+
+beforeAll(async () => {
+  template = await uploadFixture('psdtools-text.psd', 'pdf-colour');
+  const font = await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await bundledFont('LiberationSans-Regular.ttf')]]) }));
+  expect(font.status).toBe(201);
+});
+
+describe('POST /api/rendering/hires: output colour', () => {
+  it('an RGB template with no colour options is the plain RGB PDF of before (no output intent)', async () => {
+    const r = await hires({ template });
+    const g = await pdfGraph(r.bytes!);
+    expect(g.header).toBe('%PDF-1.7');
+    expect(g.catalog.get(PDFName.of('OutputIntents'))).toBeUndefined();
+  });
+
+  it('colorSpace cmyk: PDF/X-4 with the default CMYK output intent; a cmyk(0,0,0,100) text is K only (Ghostscript separations)', async () => {
+    const r = await hires({ template, colorSpace: 'CMYK', data: { [LAYER]: { type: 'text', text: 'Pure black', color: 'cmyk(0,0,0,100)' } } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
+    const g = await pdfGraph(r.bytes!);
+    expect(g.header).toBe('%PDF-1.6');
+    expect(g.array(g.catalog, 'OutputIntents')!.size()).toBe(1);
+    const tiff = await gsCmyk(r.bytes!, 72);
+    let inked = 0;
+    for (let i = 0; i < tiff.data.length; i += 4) {
+      if (tiff.data[i + 3] < 250) continue;
+      inked++;
+      expect([tiff.data[i], tiff.data[i + 1], tiff.data[i + 2]]).toEqual([0, 0, 0]);
+    }
+    expect(inked).toBeGreaterThan(20);
+  });
+
+  it('bad colour options are 4xx naming the field', async () => {
+    const space = await hires({ template, colorSpace: 'lab' });
+    expect(space.status).toBe(400);
+    expect(space.body.details[0].path).toBe('colorSpace');
+    const format = await hires({ template, pdfFormat: 'pdfx3' });
+    expect(format.status).toBe(400);
+    expect(format.body.details[0].path).toBe('pdfFormat');
+    const unknown = await hires({ template, colorSpace: 'cmyk', colorProfile: 'No such profile' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.details[0].path).toBe('colorProfile');
+    const wrong = await hires({ template, colorSpace: 'cmyk', colorProfile: 'sRGB' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.details[0].path).toBe('colorProfile');
+    const x1a = await hires({ template, colorSpace: 'rgb', pdfFormat: 'PdfX1a' });
+    expect(x1a.status).toBe(422);
+    expect(x1a.body.details[0].path).toBe('pdfFormat');
+  });
+
+  it('a combined multipage PDF refuses pages asking for different output colour', async () => {
+    const r = await hires({ pages: [{ template, colorSpace: 'cmyk' }, { template }] }, '/api/rendering/multipage/hires');
+    expect(r.status).toBe(400);
+    expect(r.body.details[0].path).toBe('pages[1]');
+    const ok = await hires({ pages: [{ template, colorSpace: 'grayscale' }, { template, colorSpace: 'gray' }] }, '/api/rendering/multipage/hires');
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    const g = await pdfGraph(ok.bytes!);
+    expect(g.doc.getPageCount()).toBe(2);
+    expect(g.array(g.catalog, 'OutputIntents')!.size()).toBe(1);
+  });
+});
