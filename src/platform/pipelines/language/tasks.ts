@@ -270,6 +270,66 @@ export const TASKS = {
       retryDelaySeconds: num({ min: 0, max: 3600 }).default(10),
     },
   }),
+  'download-files': spec({
+    mode: 'source',
+    inputs: none,
+    outputs: one,
+    parameters: {
+      urls: strings({ nonEmpty: true, max: 50 }).must(),
+      /** Ours: request headers (e.g. Authorization), checked for line breaks at run time. */
+      headers: stringRecord().default({}).alias('queryHeaders'),
+    },
+  }),
+  'extract-assets': spec({
+    mode: 'source',
+    inputs: none,
+    outputs: one,
+    parameters: {
+      assetType: oneOf(['Design', 'PrivateDesign', 'Image', 'PrivateImage']).must(),
+      assetIds: strings({ nonEmpty: true, max: MANY }).must(),
+    },
+  }),
+  /** Parametric imposition (docs/production.md); lengths and sizes are parsed at run time. */
+  'produce-imposition': spec({
+    mode: 'gather',
+    inputs: { min: 1, max: 50 },
+    outputs: one,
+    singleOutput: true,
+    parameters: {
+      impositionTemplateId: str({ nonEmpty: true, maxLength: 64 }),
+      impositionTemplateName: str({ nonEmpty: true, maxLength: 255 }),
+      impositionTemplateFolder: str({ maxLength: 1024 }).default('/'),
+      sheetSize: str({ nonEmpty: true, maxLength: 64 }).default('SRA3'),
+      margin: str({ maxLength: 32 }).default('10mm'),
+      gutter: str({ maxLength: 32 }).default('0'),
+      gutterX: str({ maxLength: 32 }),
+      gutterY: str({ maxLength: 32 }),
+      layout: str({ maxLength: 16 }).default('auto'),
+      quantity: int({ min: 1, max: 1_000_000 }),
+      scheme: oneOf(['stepAndRepeat', 'cutAndStack'], { StepRepeat: 'stepAndRepeat', CutStack: 'cutAndStack' }).default('stepAndRepeat'),
+      duplex: bool().default(false),
+      cropMarks: bool().default(false),
+      slugLine: bool().default(false),
+      ...outputName,
+    },
+  }),
+  'combine-with-cut-pattern': spec({
+    mode: 'perMember',
+    inputs: one,
+    outputs: one,
+    parameters: {
+      cutPatternId: str({ nonEmpty: true, maxLength: 64 }),
+      cutPatternName: str({ nonEmpty: true, maxLength: 255 }),
+      cutPatternFolder: str({ maxLength: 1024 }).default('/'),
+      cutPatternCenterPointX: num({ min: -100_000, max: 100_000 }),
+      cutPatternCenterPointY: num({ min: -100_000, max: 100_000 }),
+      /** Ours: the die line's ink and stroke. */
+      cutPatternSpotColorName: str({ nonEmpty: true, maxLength: 127 }).default('CutContour'),
+      cutPatternStrokeWidth: num({ min: 0.01, max: 72 }).default(0.25),
+      ...outputName,
+    },
+    requiresOneOf: [['cutPatternId'], ['cutPatternName']],
+  }),
   'upload-to-ftp': spec({
     mode: 'gather',
     inputs: { min: 1, max: 50 },

@@ -12,6 +12,10 @@ import { invokeUrl } from './invoke-url';
 import { exportOrderDetailsToCsv, exportToEcommerce } from './order';
 import { changeGroupInOrderDesk, exportToOrderDesk } from './order-desk';
 import { drawCropMarks, mergeSeparatePages } from './pdf';
+import { produceImposition } from './imposition';
+import { combineWithCutPattern } from './cut-pattern';
+import { downloadFiles } from './download-files';
+import { extractAssets } from './extract-assets';
 import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
 import { uploadToFtp } from './ftp';
@@ -34,6 +38,10 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
   'sn-export-order-details-to-csv': exportOrderDetailsToCsv,
   'merge-separate-pages': mergeSeparatePages,
   'draw-crop-marks': drawCropMarks,
+  'produce-imposition': produceImposition,
+  'combine-with-cut-pattern': combineWithCutPattern,
+  'download-files': downloadFiles,
+  'extract-assets': extractAssets,
   'upload-to-s3': uploadToS3,
   'upload-to-dropbox': uploadToDropbox,
   'upload-to-ftp': uploadToFtp,

@@ -1,0 +1,115 @@
+// produce-imposition through a job: render-hires → produce-imposition, checked by the placements
+// in the sheet's content (matrices at the grid's cells), the slug line's text (pdftotext), and
+// parameter problems failing the task by name. The layout maths and the crop-mark raster are in
+// test/engine/imposition.
+import { env } from 'cloudflare:workers';
+import { PDFDocument } from 'pdf-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cellBoxes } from '../../../src/engine/imposition/layout';
+import { chooseGrid, sheetGeometry } from '../../../src/platform/pipelines/tasks/imposition';
+import { runTool } from '../../helpers/fixtures';
+import { apiJson, seedPlatform } from '../../helpers/platform';
+import { placements } from '../../engine/imposition/helpers';
+import { createDesign, drive, stubOfJob } from '../jobs/helpers';
+
+const JOBS = '/api/rendering/v1/jobs';
+const project = { id: 'p-imp', orderNumber: 1042, items: [{ itemId: '7', name: 'card', quantity: 5, designIds: ['imp-design'] }] };
+
+async function runJob(id: string, tasks: unknown[]) {
+  await apiJson('POST', JOBS, { id, project, tasks }, { token: 1 }, 201);
+  const run = await drive(stubOfJob(id), id, 60_000);
+  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
+  return { ...run, job };
+}
+
+async function finals(jobId: string) {
+  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
+    .bind(jobId)
+    .all<{ name: string; key: string }>();
+  return Promise.all(results.map(async (r) => ({ name: r.name, bytes: new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer()) })));
+}
+
+const render = [
+  { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+  { name: 'hires', type: 'render-hires', inputArtifacts: ['design*'], outputArtifacts: ['pdf*'], parameters: { hiResOutputDpi: 72 } },
+];
+
+beforeAll(async () => {
+  await seedPlatform();
+  await createDesign('imp-design');
+});
+
+describe('produce-imposition', () => {
+  it('a 2-up of quantity 5: three sheets, the copies at the cells, a slug line naming order, job and sheet', async () => {
+    const { status, job } = await runJob('job-impose', [
+      ...render,
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { sheetSize: '12x18in', margin: '0.5in', gutter: '6pt', layout: '2x1', quantity: '{{project.items.0.quantity}}', cropMarks: true, slugLine: true, outputName: 'sheets' } },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['sheets', 'pdf*'] },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const files = await finals('job-impose');
+    const sheets = files.find((f) => f.name === 'sheets.pdf')!.bytes;
+    const item = (await PDFDocument.load(files.find((f) => f.name !== 'sheets.pdf')!.bytes)).getPage(0).getBleedBox();
+    const doc = await PDFDocument.load(sheets);
+    expect(doc.getPageCount()).toBe(3);
+    const g = sheetGeometry({ sheetSize: '12x18in', margin: '0.5in', gutter: '6pt', layout: '2x1', scheme: 'stepAndRepeat', duplex: false, cropMarks: true, slugLine: true });
+    const grid = chooseGrid(g, '2x1', item);
+    const cells = cellBoxes(g, grid);
+    const counts = doc.getPages().map((p) => placements(p).length);
+    expect(counts).toEqual([2, 2, 1]);
+    const first = placements(doc.getPage(0));
+    first.forEach((p, i) => {
+      if (grid.rotated) expect(p.m.slice(0, 4)).toEqual([0, 1, -1, 0]);
+      else expect(p.m.slice(0, 4)).toEqual([1, 0, 0, 1]);
+      expect(p.m[grid.rotated ? 5 : 4]).toBeCloseTo(grid.rotated ? cells[i]!.y : cells[i]!.x, 3);
+    });
+    const text = (await runTool('pdftotext', sheets)).stdout;
+    expect(text).toContain('Order 1042 \u00b7 Job job-impose \u00b7 Sheet 1 of 3');
+    expect(text).toContain('Sheet 3 of 3');
+  });
+
+  it('auto on SRA3 gives the count calculate-count-per-sheet gives', async () => {
+    const { status, job } = await runJob('job-impose-auto', [
+      ...render,
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { sheetSize: 'SRA3', margin: '5mm', outputName: 'sheets' } },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['sheets', 'pdf*'] },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const files = await finals('job-impose-auto');
+    const sheet = files.find((f) => f.name === 'sheets.pdf')!;
+    const item = (await PDFDocument.load(files.find((f) => f.name.startsWith('psdtools'))!.bytes)).getPage(0).getBleedBox();
+    const mm = 72 / 25.4;
+    const expected = (await apiJson<{ count: number }>('POST', '/api/processor/v1/designs/imp-design/calculate-count-per-sheet', {
+      sheetWidth: 320 * mm, sheetHeight: 450 * mm, margin: { left: 5 * mm, top: 5 * mm, right: 5 * mm, bottom: 5 * mm }, bleed: 0, allowRotation: true,
+    }, { token: 1 }));
+    const placed = placements((await PDFDocument.load(sheet.bytes)).getPage(0)).length;
+    const g = sheetGeometry({ sheetSize: 'SRA3', margin: '5mm', gutter: '0', layout: 'auto', scheme: 'stepAndRepeat', duplex: false, cropMarks: false, slugLine: false });
+    const grid = chooseGrid(g, 'auto', item);
+    expect(placed).toBe(grid.columns * grid.rows);
+    expect(placed).toBe(expected.count);
+  });
+
+  it('fails naming the parameter for a bad sheet size or a layout that does not fit; templates are not available yet', async () => {
+    const bad = await runJob('job-impose-bad', [
+      ...render,
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { sheetSize: 'napkin' } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(bad.status).toBe('Failed');
+    expect(bad.job.statusDescription).toMatch(/sheetSize: must be/);
+    const big = await runJob('job-impose-big', [
+      ...render,
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { sheetSize: 'A4', layout: '40x40' } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(big.status).toBe('Failed');
+    expect(big.job.statusDescription).toMatch(/layout: 40x40 items/);
+    const tpl = await runJob('job-impose-tpl', [
+      ...render,
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { impositionTemplateName: 'bc-8up-letter.psd' } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(tpl.status).toBe('Failed');
+    expect(tpl.job.statusDescription).toMatch(/not available yet/);
+  });
+});
