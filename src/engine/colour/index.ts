@@ -20,6 +20,6 @@
  */
 export type { RenderingIntent, PixelLayout, ColourSpace, ProfileInfo, ColourTransform, TransformOptions } from './types';
 export { RENDERING_INTENTS } from './types';
-export { colourTransform } from './transform';
+export { colourTransform, colourTransformSync } from './transform';
 export { defaultProfile } from './defaults';
 export { readProfileInfo, InvalidProfile } from './profile';

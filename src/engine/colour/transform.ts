@@ -1,4 +1,4 @@
-import { lcms, type Lcms } from './lcms';
+import { lcmsSync, type Lcms } from './lcms';
 import { InvalidProfile } from './profile';
 import { RENDERING_INTENTS, type ColourTransform, type PixelLayout, type TransformOptions } from './types';
 
@@ -51,7 +51,7 @@ const LAYOUTS: Record<PixelLayout, Layout> = {
 
 /** Transforms kept per isolate; each holds a device link of a few hundred KB at most. */
 const CACHE_SIZE = 16;
-const cache = new Map<string, Promise<Built>>();
+const cache = new Map<string, Built>();
 
 interface Built extends ColourTransform {
   free(): void;
@@ -59,9 +59,17 @@ interface Built extends ColourTransform {
 
 /**
  * A transform from one profile and layout to another (see index.ts for the conventions).
- * Throws InvalidProfile when a profile cannot be read or does not match its layout.
+ * Rejects with InvalidProfile when a profile cannot be read or does not match its layout.
  */
 export async function colourTransform(opts: TransformOptions): Promise<ColourTransform> {
+  return colourTransformSync(opts);
+}
+
+/**
+ * The same, synchronously, for code that converts inside synchronous decoders (PSD rows):
+ * LittleCMS starts synchronously on first use. Throws InvalidProfile like the async form.
+ */
+export function colourTransformSync(opts: TransformOptions): ColourTransform {
   const from = LAYOUTS[opts.fromLayout];
   const to = LAYOUTS[opts.toLayout];
   if (!from || !to) throw new TypeError(`Unknown pixel layout ${!from ? opts.fromLayout : opts.toLayout}`);
@@ -73,12 +81,11 @@ export async function colourTransform(opts: TransformOptions): Promise<ColourTra
   if (entry) {
     cache.delete(key); // re-inserted last: most recently used
   } else {
-    entry = lcms().then((m) => build(m, opts.from, opts.to, from, to, intent, bpc));
-    entry.catch(() => cache.delete(key));
+    entry = build(lcmsSync(), opts.from, opts.to, from, to, intent, bpc);
     while (cache.size >= CACHE_SIZE) {
       const [oldest, evicted] = cache.entries().next().value!;
       cache.delete(oldest);
-      evicted.then((t) => t.free(), () => {});
+      evicted.free();
     }
   }
   cache.set(key, entry);
@@ -86,18 +93,22 @@ export async function colourTransform(opts: TransformOptions): Promise<ColourTra
 }
 
 function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to: Layout, intent: number, bpc: boolean): Built {
-  const input = open(m, fromIcc, from, 'source');
-  let output = 0;
-  let transform = 0;
-  try {
-    output = open(m, toIcc, to, 'destination');
-    const flags = (bpc ? cmsFLAGS_BLACKPOINTCOMPENSATION : 0) | (from.alpha && to.alpha ? cmsFLAGS_COPY_ALPHA : 0);
-    transform = m._cmsCreateTransform(input, from.format, output, to.format, intent, flags);
-  } finally {
-    m._cmsCloseProfile(input);
-    if (output) m._cmsCloseProfile(output);
-  }
-  if (!transform) throw new InvalidProfile(`LittleCMS cannot build a ${RENDERING_INTENTS[intent]} transform between these profiles.`, [{ path: 'profile', reason: 'no transform' }]);
+  const create = () => {
+    const input = open(m, fromIcc, from, 'source');
+    let output = 0;
+    let made = 0;
+    try {
+      output = open(m, toIcc, to, 'destination');
+      const flags = (bpc ? cmsFLAGS_BLACKPOINTCOMPENSATION : 0) | (from.alpha && to.alpha ? cmsFLAGS_COPY_ALPHA : 0);
+      made = m._cmsCreateTransform(input, from.format, output, to.format, intent, flags);
+    } finally {
+      m._cmsCloseProfile(input);
+      if (output) m._cmsCloseProfile(output);
+    }
+    if (!made) throw new InvalidProfile(`LittleCMS cannot build a ${RENDERING_INTENTS[intent]} transform between these profiles.`, [{ path: 'profile', reason: 'no transform' }]);
+    return made;
+  };
+  let transform = create();
 
   // Scratch buffers on the WASM heap, grown to the largest strip seen (never shrunk).
   let capacity = 0;
@@ -108,6 +119,8 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
     apply(source: Uint8Array, target: Uint8Array, pixelCount: number) {
       if (pixelCount <= 0) return;
       if (source.length < pixelCount * from.size || target.length < pixelCount * to.size) throw new RangeError(`colourTransform: buffers hold fewer than ${pixelCount} pixels`);
+      // Evicted from the cache while a caller still held it: made again (the profiles are kept).
+      if (!transform) transform = create();
       if (pixelCount > capacity) {
         if (src) m._free(src);
         if (dst) m._free(dst);
@@ -128,10 +141,10 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
       }
     },
     free() {
-      m._cmsDeleteTransform(transform);
+      if (transform) m._cmsDeleteTransform(transform);
       if (src) m._free(src);
       if (dst) m._free(dst);
-      capacity = src = dst = 0;
+      transform = capacity = src = dst = 0;
     },
   };
 }

@@ -1,8 +1,10 @@
 import { expect, it } from 'vitest';
-import { lcms } from '../../../src/engine/colour/lcms';
+import { lcmsSync } from '../../../src/engine/colour/lcms';
 
-it('loads LittleCMS as a Worker module', async () => {
-  const m = await lcms();
-  const p = m.cmsCreate_sRGBProfile();
-  expect(m.cmsGetColorSpaceASCII(p)).toBe('RGB');
+it('instantiates LittleCMS synchronously inside workerd, once per isolate', () => {
+  const m = lcmsSync();
+  expect(lcmsSync()).toBe(m);
+  const lab = m._cmsCreateLab4Profile(0);
+  expect(m._cmsGetColorSpace(lab)).toBe(0x4c616220); // 'Lab '
+  m._cmsCloseProfile(lab);
 });

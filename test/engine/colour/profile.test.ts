@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colourTransform, defaultProfile, InvalidProfile, readProfileInfo } from '../../../src/engine/colour';
+import { colourTransform, colourTransformSync, defaultProfile, InvalidProfile, readProfileInfo, RENDERING_INTENTS } from '../../../src/engine/colour';
 
 describe('readProfileInfo', () => {
   it('reads the shipped profiles: colour space, description tag, class and version', () => {
@@ -80,5 +80,31 @@ describe('colourTransform', () => {
     t.apply(new Uint8Array(src.buffer), new Uint8Array(dst.buffer), 3);
     const expected = [0, 0, 0, 32768, 32768, 32768, 65535, 65535, 65535];
     expect(Math.max(...Array.from(dst, (v, i) => Math.abs(v - expected[i])))).toBeLessThanOrEqual(257); // within one 8-bit step
+  });
+
+  it('keeps working when its transform was evicted from the cache while held', () => {
+    const first = colourTransformSync({ from: defaultProfile('Cmyk'), to: defaultProfile('Rgb'), fromLayout: 'CMYK', toLayout: 'RGB' });
+    const before = new Uint8Array(3);
+    first.apply(new Uint8Array([20, 40, 60, 80]), before, 1);
+    // 20 other transforms push it out of the LRU (16).
+    for (const intent of RENDERING_INTENTS) {
+      for (const bpc of [true, false]) {
+        for (const [fromLayout, toLayout] of [['CMYK', 'RGBA'], ['CMYK_INVERTED', 'RGB'], ['CMYK16', 'RGB16']] as const) {
+          colourTransformSync({ from: defaultProfile('Cmyk'), to: defaultProfile('Rgb'), fromLayout, toLayout, intent, blackPointCompensation: bpc });
+        }
+      }
+    }
+    const after = new Uint8Array(3);
+    first.apply(new Uint8Array([20, 40, 60, 80]), after, 1);
+    expect(after).toEqual(before);
+  });
+
+  it('converts strips larger than the WASM heap it started with (the heap grows)', () => {
+    const t = colourTransformSync({ from: defaultProfile('Rgb'), to: defaultProfile('Cmyk'), fromLayout: 'RGBA', toLayout: 'CMYK' });
+    const pixels = 4000 * 1000;
+    const src = new Uint8Array(pixels * 4).fill(255);
+    const dst = new Uint8Array(pixels * 4).fill(7);
+    t.apply(src, dst, pixels);
+    expect(dst.every((v) => v === 0)).toBe(true); // white → no ink
   });
 });
