@@ -218,7 +218,15 @@ async function moveTo(t: TenantContext, project: store.ProjectRow, items: store.
   const planned = plannedJobs(project.processing);
   // startProcessingOnStatus: the first time the project enters that status starts processing.
   const trigger = startOn === code && project.processing_triggered_at === null ? { status: initialProcessingStatus(planned) } : null;
-  const { triggered } = await store.setProjectStatus(db, t.tenantId, project.id, code, trigger);
+  const { moved, triggered } = await store.setProjectStatus(db, t.tenantId, project.id, project.status, code, trigger);
+  if (!moved) {
+    // Another call changed the status since we read it: this one did nothing.
+    const now = await store.projectRow(db, t.tenantId, project.id);
+    const current = now?.status ?? project.status;
+    throw new ConflictError('GeneralConflict', `The project's status changed from ${project.status} to ${current} meanwhile; nothing was done.`, {
+      availableTransitions: (await store.transitions(db, t.tenantId, current)).map(store.transitionDto),
+    });
+  }
   if (triggered) await startProjectProcessing(t.env, t.tenantId, project.id, jobsOf(planned, items));
   return store.statusDto(status);
 }

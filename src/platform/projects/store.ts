@@ -396,29 +396,34 @@ export async function deleteProjects(db: D1Database, tenantId: number, ids: numb
 }
 
 /** Sets the status; when `triggerOn` is the new status and processing never started, starts it. */
+/**
+ * Moves the project from status `from` to `code`. Conditional on `from`: of concurrent moves
+ * that read the same status, one changes the row and the others get `moved: false` (the caller
+ * answers 409), so ten parallel transitions apply once.
+ */
 export async function setProjectStatus(
   db: D1Database,
   tenantId: number,
   projectId: number,
+  from: number,
   code: number,
   trigger: { status: ProcessingStatus } | null,
-): Promise<{ triggered: boolean }> {
-  const statements = [
-    db.prepare(`UPDATE projects SET status = ?3, last_modified = ${NOW_MS} WHERE tenant_id = ?1 AND id = ?2`).bind(tenantId, projectId, code),
-  ];
-  if (trigger) {
-    // The first time only: the condition makes a second entry (or a concurrent call) a no-op.
-    statements.push(
-      db
-        .prepare(
-          `UPDATE projects SET processing_triggered_at = ${NOW_MS}, processing_status = ?3
-           WHERE tenant_id = ?1 AND id = ?2 AND processing_triggered_at IS NULL`,
-        )
-        .bind(tenantId, projectId, trigger.status),
-    );
-  }
-  const results = await db.batch(statements);
-  return { triggered: Boolean(trigger && results[1]!.meta.changes === 1) };
+): Promise<{ moved: boolean; triggered: boolean }> {
+  const moved = await db
+    .prepare(`UPDATE projects SET status = ?3, last_modified = ${NOW_MS} WHERE tenant_id = ?1 AND id = ?2 AND status = ?4`)
+    .bind(tenantId, projectId, code, from)
+    .run();
+  if (moved.meta.changes !== 1) return { moved: false, triggered: false };
+  if (!trigger) return { moved: true, triggered: false };
+  // The first time only: the condition makes a second entry (or a concurrent call) a no-op.
+  const triggered = await db
+    .prepare(
+      `UPDATE projects SET processing_triggered_at = ${NOW_MS}, processing_status = ?3
+       WHERE tenant_id = ?1 AND id = ?2 AND processing_triggered_at IS NULL`,
+    )
+    .bind(tenantId, projectId, trigger.status)
+    .run();
+  return { moved: true, triggered: triggered.meta.changes === 1 };
 }
 
 export async function setProcessingStatus(db: D1Database, tenantId: number, projectId: number, status: ProcessingStatus): Promise<void> {

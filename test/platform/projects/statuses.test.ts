@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { api, apiJson, seedPlatform } from '../../helpers/platform';
+import * as store from '../../../src/platform/projects/store';
 
 const BO = '/api/backoffice/v1';
 const SF = '/api/storefront/v1';
@@ -191,5 +192,28 @@ describe('storefront statuses and transitions of a project', () => {
     expect((await api('POST', `${SF}/projects/${id}/statuses/1`, undefined, { token: 2 })).status).toBe(404);
     expect((await api('POST', `${SF}/projects/${id}/transitions/start-production`, undefined, { token: 2 })).status).toBe(404);
     expect((await api('GET', `${SF}/projects/${id}/transitions`, undefined, { token: 2 })).status).toBe(404);
+  });
+});
+
+describe('concurrent transitions (issue 18, item 7)', () => {
+  it('the status update is conditional on the status it started from: a second move from the same status changes nothing', async () => {
+    const id = await newProject('race-owner');
+    const first = await store.setProjectStatus(env.DB, 1, id, 1, 2, null);
+    const second = await store.setProjectStatus(env.DB, 1, id, 1, 3, null);
+    expect(first.moved).toBe(true);
+    expect(second.moved).toBe(false);
+    expect((await store.projectRow(env.DB, 1, id))?.status).toBe(2);
+  });
+
+  it('ten parallel start-production calls: one 200, nine 409, the status moved once', async () => {
+    const id = await newProject('race-owner');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => api('POST', `${SF}/projects/${id}/transitions/start-production`, undefined, { token: 1 })));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409, 409, 409, 409, 409, 409]);
+    const conflict = (await answers.find((r) => r.status === 409)!.json()) as any;
+    expect(conflict).toMatchObject({ type: 'GeneralConflict' });
+    expect(conflict.availableTransitions.map((t: any) => t.name)).toContain('complete');
+    const project = await apiJson('GET', `${SF}/projects/${id}`, undefined, { token: 1 });
+    expect(project.status).toBe(2);
   });
 });
