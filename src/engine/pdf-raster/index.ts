@@ -11,7 +11,8 @@
  * time and drops the instance when it returns, so its heap (which never shrinks) is not kept
  * for the isolate's lifetime. The heap holds the file (see withDocument) and one page bitmap at
  * a time (≤ 2,048² × 4 = 16 MB) plus PDFium's parse state; the RGBA copy handed to `onPage` is
- * the other 16 MB. A `Uint8Array` source is a second full copy while pages are drawn (the
+ * the other 16 MB. Decompression bombs are refused before PDFium opens the file (bounds.ts:
+ * every stream's decoded size, images by their declared size). A `Uint8Array` source is a second full copy while pages are drawn (the
  * caller's), so callers that read the file from R2 or a request pass a `PdfStream` instead:
  * its chunks are written straight into the heap buffer and the heap's is the only full copy.
  */
@@ -19,6 +20,9 @@ import { init, type WrappedPdfiumModule } from '@embedpdf/pdfium';
 import pdfiumWasm from '@embedpdf/pdfium/pdfium.wasm';
 import { InputsTooLarge, Unprocessable } from '../errors';
 import { encodePng } from '../raster/codecs';
+import { checkPdfDecodedSizes } from './bounds';
+
+export { checkPdfDecodedSizes, PDF_DECODE_LIMITS, type PdfDecodeLimits, type PdfDecodeSummary } from './bounds';
 
 /** A page's size in PDF points (1/72 in), as displayed: crop box, /Rotate applied. */
 export interface PdfPageSize {
@@ -193,6 +197,9 @@ async function withDocument<T>(source: PdfSource, fn: (lib: Pdfium, doc: number,
     if (!file) throw new Unprocessable('The PDF is too large to draw here.', [{ path: 'file', reason: `no memory for ${size} bytes` }]);
     if (stream) await readInto(stream, size, (chunk, at) => new Uint8Array(m.wasmExports.memory.buffer, file + at, chunk.length).set(chunk));
     else new Uint8Array(m.wasmExports.memory.buffer, file, size).set(source as Uint8Array);
+    // PDFium decodes each stream whole: a small file can inflate to GBs (bounds.ts). Checked on
+    // the heap's copy, before PDFium parses anything (it runs nothing meanwhile, so no heap growth).
+    checkPdfDecodedSizes(new Uint8Array(m.wasmExports.memory.buffer, file, size));
     doc = lib.FPDF_LoadMemDocument64(file, size, '');
     if (!doc) {
       const code = lib.FPDF_GetLastError();

@@ -15,6 +15,7 @@ import type { CompiledTemplate } from '../../engine/types';
 import { PayloadTooLargeError, UnprocessableError } from '../core';
 import { readStaged, type Staged } from './blobs';
 import type { AssetType } from './model';
+import { checkUserPdf } from './pdf-pages';
 
 const MB = 1024 * 1024;
 
@@ -253,6 +254,7 @@ function svgSize(text: string): { width: number; height: number } {
 export async function pdfFacts(bytes: Uint8Array): Promise<{ pages: number; width: number; height: number }> {
   let doc: PDFDocument;
   let pages: number;
+  checkUserPdf(bytes); // decompression bombs: 422 naming the limit (issue 18 item 3)
   try {
     doc = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });
     pages = doc.getPageCount(); // throws on a file without a page tree

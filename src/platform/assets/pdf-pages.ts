@@ -12,8 +12,12 @@
  * stored object (its chunks go straight into that heap), never from a JS copy that would make
  * a big PDF cost twice its size (128 MB isolate). The import has the file in memory (pdf-lib read
  * it whole): it writes the blob first and lets go of that copy before drawing (drawImportedPdfPages).
+ *
+ * Decompression bombs: PDFium checks every file before drawing (engine/pdf-raster/bounds.ts), and
+ * `loadUserPdf` / `checkUserPdf` do the same for pdf-lib's loads of PDFs from outside (422).
  */
-import { rasterisePdfPagesPng, type PdfSource } from '../../engine/pdf-raster';
+import { PDFDocument, type LoadOptions } from 'pdf-lib';
+import { checkPdfDecodedSizes, rasterisePdfPagesPng, type PdfSource } from '../../engine/pdf-raster';
 import { NotFoundError, tenantKey } from '../core';
 import { blobKey, dropEarlyBlob, startBlobWrite, type Staged } from './blobs';
 import { engineError } from './content';
@@ -104,4 +108,23 @@ export async function pdfPagePng(bucket: R2Bucket, row: AssetRow, n: number): Pr
   const drawn = await bucket.get(key);
   if (!drawn) throw new NotFoundError(`The image ${row.id} has no page index ${n}.`);
   return new Uint8Array(await drawn.arrayBuffer());
+}
+
+/**
+ * Refuses (422, naming the limit) a PDF from outside whose streams decode past the bounds of
+ * src/engine/pdf-raster/bounds.ts. Every pdf-lib load of such a PDF goes through this first:
+ * pdf-lib decodes object streams on load and page contents when it embeds a page.
+ */
+export function checkUserPdf(bytes: Uint8Array): void {
+  try {
+    checkPdfDecodedSizes(bytes);
+  } catch (e) {
+    throw engineError(e);
+  }
+}
+
+/** `PDFDocument.load` for a PDF from outside (an upload, a URL image, a pipeline input), after checkUserPdf. */
+export async function loadUserPdf(bytes: Uint8Array, options?: LoadOptions): Promise<PDFDocument> {
+  checkUserPdf(bytes);
+  return PDFDocument.load(bytes, options);
 }

@@ -12,6 +12,7 @@ import { decodeImage, encodeJpeg, encodePng, flattenOverWhite, resample } from '
 import { NotFoundError, tenantKey, UnprocessableError, ValidationError } from '../core';
 import * as assets from '../assets';
 import type { AssetRow, AssetScope } from '../assets';
+import { loadUserPdf } from '../assets/pdf-pages';
 import { countPerSheet, unionOf, type CountResult, type SheetParams } from './count-per-sheet';
 
 // --- designs -------------------------------------------------------------------------------------
@@ -266,7 +267,7 @@ export async function extractPage(s: AssetScope, id: string, pageIndex: string):
   const row = await assets.getAsset(s, id);
   const n = checkPage(row, pageIndex);
   if (row.format !== 'pdf') throw new UnprocessableError('Pages can be extracted from PDF images only.');
-  const src = await PDFDocument.load(await contentOf(s, row), { ignoreEncryption: true, updateMetadata: false });
+  const src = await loadUserPdf(await contentOf(s, row), { ignoreEncryption: true, updateMetadata: false }); // bounded: issue 18 item 3
   const out = await PDFDocument.create();
   const [page] = await out.copyPages(src, [n]);
   out.addPage(page!);

@@ -34,6 +34,7 @@ import { unpremultiply } from '../../../engine/raster/pixels';
 import { resample } from '../../../engine/raster/resample';
 import type { RGBAImage } from '../../../engine/types';
 import { UnprocessableError } from '../../core/errors';
+import { loadUserPdf } from '../../assets/pdf-pages';
 import { resolveColor, type ImageModel, type ItemModel, type PrintAreaModel, type PrintProductModel, type ResolvedColor, type SurfaceModel, type TextModel } from './schema';
 import { fmt, placeImage, prepareModel, shapeGeometry, textSvg, textUsvg, type FontLookup, type ImageLookup, type ResolvedImage } from './svg';
 import { layoutItemText } from './text';
@@ -391,7 +392,7 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
   const key = `${item.source ? JSON.stringify(item.source) : ''}|${img.bytes.length}|${item.pageIndex}|${target.width}x${target.height}|${item.recolor ?? ''}`;
   return w.image(key, async () => {
     if (img.mime === 'application/pdf') {
-      const [page] = await w.doc.embedPdf(img.bytes, [item.pageIndex]);
+      const [page] = await w.doc.embedPdf(await loadUserPdf(img.bytes), [item.pageIndex]); // bounded: issue 18 item 3
       w.countBytes(img.bytes.length);
       return { name: w.addXObject(page.ref, 'P'), width: page.width, height: page.height, form: true };
     }

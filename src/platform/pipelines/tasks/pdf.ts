@@ -8,6 +8,7 @@ import { PDFDocument, rgb } from 'pdf-lib';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
+import { loadUserPdf } from '../../assets/pdf-pages';
 
 const isPdf = (b: Uint8Array) => b[0] === 0x25 && b[1] === 0x50 && b[2] === 0x44 && b[3] === 0x46;
 const isPng = (b: Uint8Array) => b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47;
@@ -30,7 +31,7 @@ function pngDpi(b: Uint8Array): number {
 
 async function loadPdf(ctx: UnitContext, a: ArtifactRecord, bytes: Uint8Array): Promise<PDFDocument> {
   try {
-    return await PDFDocument.load(bytes, { ignoreEncryption: false });
+    return await loadUserPdf(bytes, { ignoreEncryption: false }); // decompression bombs refused (issue 18 item 3)
   } catch (e) {
     throw new TaskFailure(`${a.fileName} is not a readable PDF: ${(e as Error).message}`);
   }

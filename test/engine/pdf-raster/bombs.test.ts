@@ -1,0 +1,219 @@
+// PDF decompression bombs (issue 18, item 3): a 1 MB PDF whose page content inflates to 1 GB was
+// accepted as an image (201 after 26 s) and grew workerd by GBs. Decoded sizes are bounded before
+// anything decodes a whole stream (src/engine/pdf-raster/bounds.ts): PDFium's page drawing, the
+// import's pdf-lib read and every other pdf-lib load of a PDF from outside refuse it with 422.
+//
+// The bombs are built here cheaply: one sync-flushed deflate block of 1 MiB of zeros, repeated;
+// nothing ever holds or compresses the gigabyte.
+import { constants, deflateRawSync, deflateSync } from 'node:zlib';
+import { PDFDocument, rgb } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { InputsTooLarge } from '../../../src/engine/errors';
+import { pdfPageCount, rasterisePdfPages } from '../../../src/engine/pdf-raster';
+import { checkPdfDecodedSizes, PDF_DECODE_LIMITS } from '../../../src/engine/pdf-raster/bounds';
+import { checkUserPdf, loadUserPdf } from '../../../src/platform/assets/pdf-pages';
+import { UnprocessableError } from '../../../src/platform/core/errors';
+import { renderPdf } from '../../../src/platform/atoms/model/pdf';
+import { seedPlatform } from '../../helpers/platform';
+import { fonts, imageStore, oneSurface } from '../../platform/atoms/model/helpers';
+import { S, upload } from '../../platform/storage/helpers';
+
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+
+/** zlib data (RFC 1950) that inflates to `total` zero bytes (a multiple of 1 MiB). */
+function zerosZlib(total: number): Uint8Array {
+  // Non-final, byte-aligned (sync flush), self-contained: copies can simply follow one another.
+  const block = deflateRawSync(new Uint8Array(MiB), { level: 9, finishFlush: constants.Z_SYNC_FLUSH });
+  const n = total / MiB;
+  const out = new Uint8Array(2 + block.length * n + 2 + 4);
+  out.set([0x78, 0xda]);
+  for (let i = 0; i < n; i++) out.set(block, 2 + i * block.length);
+  let at = 2 + block.length * n;
+  out.set([0x03, 0x00], at); // an empty final block (fixed Huffman)
+  at += 2;
+  // Adler-32 of zeros: a stays 1, b adds 1 per byte.
+  const adler = ((total % 65521) * 65536 + 1) >>> 0;
+  new DataView(out.buffer).setUint32(at, adler);
+  return out;
+}
+
+const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+/** A one-page PDF (200 × 200 pt); `objects` are objects 4, 5, … (the page's content is object 4). */
+function buildPdf(objects: Array<{ dict: string; data?: Uint8Array }>, page = '/Contents 4 0 R', trailer = ''): Uint8Array {
+  const parts: Uint8Array[] = [latin1('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n')];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  const add = (num: number, body: Uint8Array[]) => {
+    offsets[num] = length;
+    for (const b of [latin1(`${num} 0 obj\n`), ...body, latin1('\nendobj\n')]) {
+      parts.push(b);
+      length += b.length;
+    }
+  };
+  add(1, [latin1('<< /Type /Catalog /Pages 2 0 R >>')]);
+  add(2, [latin1('<< /Type /Pages /Kids [3 0 R] /Count 1 >>')]);
+  add(3, [latin1(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] ${page} >>`)]);
+  objects.forEach((o, i) => {
+    if (!o.data) return add(4 + i, [latin1(o.dict)]);
+    add(4 + i, [latin1(`<< ${o.dict} /Length ${o.data.length} >>\nstream\n`), o.data, latin1('\nendstream')]);
+  });
+  const count = 4 + objects.length;
+  let xref = `xref\n0 ${count}\n0000000000 65535 f \n`;
+  for (let i = 1; i < count; i++) xref += `${String(offsets[i]).padStart(10, '0')} 00000 n \n`;
+  parts.push(latin1(`${xref}trailer\n<< /Size ${count} /Root 1 0 R ${trailer}>>\nstartxref\n${length}\n%%EOF\n`));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) out.set(p, (at += p.length) - p.length);
+  return out;
+}
+
+/** The reported bomb: the page's content stream inflates to 1 GiB. */
+const contentBomb = () => buildPdf([{ dict: '/Filter /FlateDecode', data: zerosZlib(GiB) }]);
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = Date.now();
+  const value = await fn();
+  return { value, ms: Date.now() - started };
+}
+
+const limitMb = (n: number) => `${n / MiB} MB`;
+
+describe('decoded sizes of PDFs are bounded before decoding (issue 18 item 3)', () => {
+  it('the content-stream bomb is small and really inflates past the limit', () => {
+    const bomb = contentBomb();
+    console.log(`bomb: ${(bomb.length / 1024).toFixed(0)} KB PDF, content stream inflates to 1 GiB`);
+    expect(bomb.length).toBeLessThan(1.5 * MiB);
+  });
+
+  it('the check refuses the content bomb fast, naming the limit', async () => {
+    const bomb = contentBomb();
+    const { value: err, ms } = await timed(async () => {
+      try {
+        checkPdfDecodedSizes(bomb);
+      } catch (e) {
+        return e;
+      }
+    });
+    console.log(`check refused the 1 GiB content stream in ${ms} ms`);
+    expect(err).toBeInstanceOf(InputsTooLarge);
+    expect((err as Error).message).toContain(limitMb(PDF_DECODE_LIMITS.streamBytes));
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it('PDFium never draws it: rasterising and counting pages refuse it before any page', async () => {
+    let drawn = 0;
+    const { value: err, ms } = await timed(() => rasterisePdfPages(contentBomb(), { onPage: () => void drawn++ }).catch((e) => e));
+    expect(err).toBeInstanceOf(InputsTooLarge);
+    expect(drawn).toBe(0);
+    expect(ms).toBeLessThan(5000);
+    await expect(pdfPageCount(contentBomb())).rejects.toBeInstanceOf(InputsTooLarge);
+  });
+
+  it('upload as an image: a fast 422 naming the limit', async () => {
+    await seedPlatform();
+    const { value: res, ms } = await timed(() => upload(`${S}/images`, contentBomb(), 'bomb.pdf', { path: '/bombs/' }));
+    const body = (await res.json()) as { detail: string };
+    console.log(`upload of the bomb answered ${res.status} in ${ms} ms: ${body.detail}`);
+    expect(res.status).toBe(422);
+    expect(body.detail).toContain(limitMb(PDF_DECODE_LIMITS.streamBytes));
+    expect(ms).toBeLessThan(10_000);
+  }, 30_000);
+
+  it('pdf-lib loads of PDFs from outside (import, atoms PDF images, pipeline inputs) refuse it: 422', async () => {
+    const err = await loadUserPdf(contentBomb()).catch((e) => e);
+    expect(err).toBeInstanceOf(UnprocessableError);
+    expect(err.status).toBe(422);
+    expect(err.message).toContain(limitMb(PDF_DECODE_LIMITS.streamBytes));
+    expect(() => checkUserPdf(contentBomb())).toThrow(UnprocessableError);
+  });
+
+  it('a design atoms print PDF with the bomb as a PDF image (upload or URL) refuses it: 422', async () => {
+    const model = await oneSurface(200, 200, [{ type: 'Image', x: 0, y: 0, width: 200, height: 200, source: { type: 'Url', url: 'https://images.example/bomb.pdf' } }]);
+    const images = imageStore({ 'https://images.example/bomb.pdf': { bytes: contentBomb(), mime: 'application/pdf', width: 200, height: 200 } });
+    const { value: err, ms } = await timed(() => renderPdf(model, { fonts, images }).catch((e) => e));
+    expect(err).toBeInstanceOf(UnprocessableError);
+    expect(err.message).toContain(limitMb(PDF_DECODE_LIMITS.streamBytes));
+    expect(ms).toBeLessThan(5000);
+  });
+
+  it('a bomb wrapped in two Flate filters is refused at the stage that inflates past the limit', () => {
+    const twice = new Uint8Array(deflateSync(zerosZlib(GiB)));
+    expect(twice.length).toBeLessThan(64 * 1024);
+    const bomb = buildPdf([{ dict: '/Filter [/FlateDecode /FlateDecode]', data: twice }]);
+    expect(() => checkPdfDecodedSizes(bomb)).toThrow(InputsTooLarge);
+  });
+
+  it('an image whose declared size is too large is refused without decoding it (JPEG, JPEG 2000, …)', async () => {
+    const image = { dict: '/Type /XObject /Subtype /Image /Width 100000 /Height 100000 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode', data: latin1('not decoded') };
+    const content = { dict: '', data: latin1('q 200 0 0 200 0 0 cm /Im0 Do Q') };
+    const bomb = buildPdf([content, image], '/Contents 4 0 R /Resources << /XObject << /Im0 5 0 R >> >>');
+    const err = await rasterisePdfPages(bomb, { onPage: () => {} }).catch((e) => e);
+    expect(err).toBeInstanceOf(InputsTooLarge);
+    expect(err.message).toMatch(/100000 × 100000/);
+    expect(err.message).toContain(limitMb(PDF_DECODE_LIMITS.imageBytes));
+    // An indirect width is resolved too.
+    const indirect = buildPdf(
+      [content, { ...image, dict: image.dict.replace('/Width 100000', '/Width 6 0 R') }, { dict: '100000' }],
+      '/Contents 4 0 R /Resources << /XObject << /Im0 5 0 R >> >>',
+    );
+    expect(() => checkPdfDecodedSizes(indirect)).toThrow(/100000 × 100000/);
+  });
+
+  it('all streams together are bounded too', () => {
+    const each = zerosZlib(48 * MiB);
+    const many = Array.from({ length: Math.ceil(PDF_DECODE_LIMITS.totalBytes / (48 * MiB)) + 1 }, () => ({ dict: '/Filter /FlateDecode', data: each }));
+    expect(() => checkPdfDecodedSizes(buildPdf(many))).toThrow(new RegExp(limitMb(PDF_DECODE_LIMITS.totalBytes)));
+  }, 30_000);
+
+  it('an encrypted PDF: a stream that could inflate past the limit is refused (it cannot be read to check), a small one passes', () => {
+    const big = new Uint8Array(PDF_DECODE_LIMITS.streamBytes / 1032 + 1024).fill(0x41);
+    const encrypted = (data: Uint8Array) => buildPdf([{ dict: '/Filter /FlateDecode', data }, { dict: '<< /Filter /Standard /V 2 /R 3 /Length 128 /O (x) /U (y) /P -4 >>' }], '/Contents 4 0 R', '/Encrypt 5 0 R /ID [<00> <00>] ');
+    expect(() => checkPdfDecodedSizes(encrypted(big))).toThrow(/encrypted/);
+    expect(() => checkPdfDecodedSizes(encrypted(new Uint8Array(1000).fill(0x41)))).not.toThrow();
+  });
+
+  it('ordinary PDFs pass and still draw: a page with 16 MiB of content, pdf-lib output, LZW, run-length and ASCII filters', async () => {
+    const zeros16 = buildPdf([{ dict: '/Filter /FlateDecode', data: zerosZlib(16 * MiB) }]);
+    expect(checkPdfDecodedSizes(zeros16).decodedBytes).toBe(16 * MiB);
+    let pages = 0;
+    await rasterisePdfPages(zeros16, { maxLongSide: 64, onPage: () => void pages++ });
+    expect(pages).toBe(1);
+    const doc = await PDFDocument.create();
+    doc.addPage([100, 100]).drawRectangle({ x: 10, y: 10, width: 50, height: 50, color: rgb(1, 0, 0) });
+    checkUserPdf(await doc.save());
+    // LZW (TIFF/PDF, early change): "-----A---B" from the PDF reference's example, 8 bytes.
+    const lzw = Uint8Array.from([0x80, 0x0b, 0x60, 0x50, 0x22, 0x0c, 0x0c, 0x85, 0x01]);
+    expect(checkPdfDecodedSizes(buildPdf([{ dict: '/Filter /LZWDecode', data: lzw }])).decodedBytes).toBe(10);
+    // Run-length: 3 literal bytes, then 0x41 repeated 100 times, EOD.
+    const rl = Uint8Array.from([2, 1, 2, 3, 257 - 100, 0x41, 128]);
+    expect(checkPdfDecodedSizes(buildPdf([{ dict: '/Filter /RunLengthDecode', data: rl }])).decodedBytes).toBe(103);
+    // ASCII85 of zlib: the chain is followed.
+    const z = new Uint8Array(deflateSync(new Uint8Array(5000)));
+    const a85 = latin1(ascii85(z) + '~>');
+    expect(checkPdfDecodedSizes(buildPdf([{ dict: '/Filter [/ASCII85Decode /FlateDecode]', data: a85 }])).decodedBytes).toBe(5000 + z.length);
+    const hex = latin1([...z].map((b) => b.toString(16).padStart(2, '0')).join(' ') + '>');
+    expect(checkPdfDecodedSizes(buildPdf([{ dict: '/Filter [/AHx /Fl]', data: hex }])).decodedBytes).toBe(5000 + z.length);
+  }, 30_000);
+});
+
+function ascii85(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 4) {
+    const chunk = [0, 1, 2, 3].map((k) => bytes[i + k] ?? 0);
+    let n = ((chunk[0]! << 24) | (chunk[1]! << 16) | (chunk[2]! << 8) | chunk[3]!) >>> 0;
+    const take = Math.min(4, bytes.length - i);
+    if (n === 0 && take === 4) {
+      out += 'z';
+      continue;
+    }
+    const digits: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      digits.unshift(String.fromCharCode(33 + (n % 85)));
+      n = Math.floor(n / 85);
+    }
+    out += digits.slice(0, take + 1).join('');
+  }
+  return out;
+}
