@@ -14,7 +14,19 @@ export interface Download {
   cacheControl?: string;
 }
 
-function contentDisposition(name: string, attachment: boolean): string {
+/**
+ * The name a download is saved under: the base name only (an asset named `../../x/index.html`
+ * saves as `index.html`, never into another folder of the client), without control characters;
+ * `download` when nothing is left.
+ */
+export function downloadName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const base = (name.split(/[/\\]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return base === '' || base === '.' || base === '..' ? 'download' : base;
+}
+
+function contentDisposition(filename: string, attachment: boolean): string {
+  const name = downloadName(filename);
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   return `${attachment ? 'attachment' : 'inline'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

@@ -123,6 +123,20 @@ describe('get, file, update, delete', () => {
     await past.arrayBuffer();
   });
 
+  it('a download is named by the base name only: an asset named ../../x/index.html saves as index.html (issue 18, item 11)', async () => {
+    const dto = await uploadJson(`${S}/images`, pngBytes(), 'traversal.png', { path: '/files/' });
+    const renamed = await api('PUT', `${S}/images/${dto.id}`, { name: '../../../../var/www/html/index.html' }, { token: 1 });
+    expect(renamed.status).toBe(200);
+    for (const query of ['', '?attachment=true']) {
+      const res = await api('GET', `${S}/images/${dto.id}/file${query}`, undefined, { token: 1 });
+      const disposition = res.headers.get('content-disposition')!;
+      await res.arrayBuffer();
+      expect(disposition).toMatch(/filename="index\.html\.png"; filename\*=UTF-8''index\.html\.png$/);
+      expect(disposition).not.toContain('..');
+      expect(disposition).not.toContain('%2F');
+    }
+  });
+
   it('update renames, moves and replaces custom fields; 404 for unknown, malformed and other tenants', async () => {
     const dto = await uploadJson(`${S}/images`, pngBytes(), 'u.png', { path: '/upd/', customFields: '{"a":1}' });
     const updated = await apiJson('PUT', `${S}/images/${dto.id}`, { name: 'renamed', path: '/upd/moved/', customFields: { b: 'x' } }, { token: 1 });
