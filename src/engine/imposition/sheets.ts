@@ -5,12 +5,13 @@
  * Q`), so the output grows with the distinct pages, not with the copies. Vectors and text stay
  * as they were. The first output intent found among the inputs is carried over.
  */
-import { PDFArray, PDFDocument, PDFName, PDFObjectCopier, StandardFonts, type PDFEmbeddedPage, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFArray, PDFDocument, PDFName, PDFObjectCopier, PDFPageEmbedder, StandardFonts, type PDFFont, type PDFRef } from 'pdf-lib';
 import { cellBoxes, turned, type Box, type Grid, type SheetGeometry } from './layout';
 import { addColorSpace, appendContent, n, separation } from './spot';
 
 export interface ItemPage {
-  form: PDFEmbeddedPage;
+  /** The Form XObject. */
+  form: PDFRef;
   /** Size of the clip box (the item with its bleed). */
   width: number;
   height: number;
@@ -74,13 +75,16 @@ export class Imposer {
         this.outputIntent = true;
       }
     }
+    // One copier per input: what its pages share (fonts, images) is copied once.
+    const copier = PDFObjectCopier.for(src.context, this.doc.context);
     for (const page of src.getPages()) {
       const media = page.getMediaBox();
       const bleed = page.node.BleedBox() ? page.getBleedBox() : page.node.TrimBox() ? page.getTrimBox() : media;
       const trim = page.node.TrimBox() ? page.getTrimBox() : bleed;
-      const form = await this.doc.embedPage(page, { left: bleed.x, bottom: bleed.y, right: bleed.x + bleed.width, top: bleed.y + bleed.height });
-      // Copy it into the output now, so the source document can go.
-      await form.embed();
+      // Copied into the output now, keeping only its ref (doc.embedPage would hold the source
+      // page, and so every input document, until save).
+      const embedder = await PDFPageEmbedder.for(copier.copy(page.node), { left: bleed.x, bottom: bleed.y, right: bleed.x + bleed.width, top: bleed.y + bleed.height });
+      const form = await embedder.embedIntoContext(this.doc.context);
       this.pages.push({ form, width: bleed.width, height: bleed.height, trim: { x: trim.x - bleed.x, y: trim.y - bleed.y, width: trim.width, height: trim.height } });
     }
     return src.getPageCount();
@@ -108,7 +112,7 @@ export class Imposer {
           const m = placement(cell, rotation);
           let name = names.get(index);
           if (!name) {
-            name = page.node.newXObject('Fm', p.form.ref).asString();
+            name = page.node.newXObject('Fm', p.form).asString();
             names.set(index, name);
           }
           content += `q ${m.map(n).join(' ')} cm ${name} Do Q\n`;

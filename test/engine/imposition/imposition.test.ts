@@ -117,6 +117,10 @@ describe('sheets', () => {
     const forms = doc.context.enumerateIndirectObjects().filter(([, o]) => o instanceof PDFRawStream && o.dict.get(PDFName.of('Subtype')) === PDFName.of('Form'));
     expect(forms).toHaveLength(1);
     expect((await runTool('qpdf-check', out)).code).toBe(0);
+    // The card's text (and its font) came along.
+    const text = await runTool('pdftotext', out);
+    expect(text.stdout).toContain('A0');
+    expect(text.stderr).not.toMatch(/error/i);
 
     // Raster at 144 dpi (2 px/pt): a vertical mark at each trim x above the cells, nothing between.
     const png = (await runTool('pdftoppm', out, { r: 144 })).pages[0]!;
@@ -182,3 +186,23 @@ function page0Form(doc: PDFDocument, i: number, name: string) {
   const xo = doc.getPage(i).node.Resources()!.lookup(PDFName.of('XObject')) as unknown as { get(n: PDFName): unknown };
   return String(xo.get(PDFName.of(name.slice(1))));
 }
+
+describe('VDP', () => {
+  it('cut and stack of separate PDFs: each embedded once, fonts intact, stacks in order', async () => {
+    const imposer = await Imposer.create();
+    for (let i = 0; i < 7; i++) await imposer.add(await card(`R${i}-`));
+    const g = { sheet: { width: 612, height: 396 }, margin: { left: 18, top: 18, right: 18, bottom: 18 }, gutterX: 18, gutterY: 0 };
+    const grid = { columns: 2, rows: 1, rotated: false, cellWidth: 91 * MM, cellHeight: 61 * MM };
+    const plans = cutAndStack(7, 2).map((cells) => ({ cells }));
+    const out = await imposer.write(plans, { ...g, grid, duplex: false, cropMarks: false });
+    const doc = await PDFDocument.load(out);
+    expect(doc.getPageCount()).toBe(4);
+    const forms = doc.context.enumerateIndirectObjects().filter(([, o]) => o instanceof PDFRawStream && o.dict.get(PDFName.of('Subtype')) === PDFName.of('Form'));
+    expect(forms).toHaveLength(7);
+    // Sheet by sheet, left cell then right: R0 R4 / R1 R5 / R2 R6 / R3 — stacks R0–R3 and R4–R6.
+    const text = await runTool('pdftotext', out);
+    expect(text.stderr).toBe('');
+    const found = [...text.stdout.matchAll(/R(\d)-0/g)].map((m) => Number(m[1]));
+    expect(found).toEqual([0, 4, 1, 5, 2, 6, 3]);
+  });
+});
