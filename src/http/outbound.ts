@@ -12,6 +12,11 @@
  * - a time limit for the whole exchange and a byte limit counted while streaming (a declared
  *   Content-Length over the limit is refused before reading);
  * - an optional `sniff` of the first bytes that aborts a body of the wrong kind at once;
+ * - `refuseOrigins` (pipeline jobs: `platformOrigins`): the platform's own scheme + host + port,
+ *   on the first URL and every redirect, so a pipeline cannot call the platform in a loop; other
+ *   ports of the same host stay reachable under the rules above;
+ * - `hop`: sent as `X-Platform-Hop` (HOP_HEADER) on every request; the platform counts it when
+ *   a call creates a project (docs/security.md);
  * - errors (`OutboundError`, stable `code`) never echo the upstream status or body: the caller
  *   hands the message to a client, and an upstream answer is not ours to relay. `refused` tells
  *   whether the URL itself is unacceptable (the caller's input) or the remote did not deliver.
@@ -30,6 +35,42 @@ export interface OutboundEnv {
   REGION?: string;
   /** Comma-separated host names or IP literals that may be fetched although internal (development). */
   OUTBOUND_ALLOW_HOSTS?: string;
+  /** The platform's own origins (`platformOrigins`). */
+  ISSUER?: string;
+  PUBLIC_BASE_URL?: string;
+}
+
+/**
+ * The header every call made by a pipeline job carries: 1 + the hop of the request that created
+ * the job's project (0 for a request not made by a job). Project creation past MAX_HOP_DEPTH is
+ * refused, so a pipeline that calls the platform (through a relay, another name of the host, or
+ * with the tenant's permission) cannot create projects forever.
+ */
+export const HOP_HEADER = 'X-Platform-Hop';
+export const MAX_HOP_DEPTH = 3;
+
+/** The hop a request carries: a whole number from HOP_HEADER, 0 when absent or malformed. */
+export function hopOf(headers: Headers): number {
+  const v = headers.get(HOP_HEADER)?.trim() ?? '';
+  return /^\d{1,6}$/.test(v) ? Number(v) : 0;
+}
+
+/**
+ * The platform's own origins (scheme, host and port, as `URL.origin` writes them): ISSUER,
+ * PUBLIC_BASE_URL and any `extra` base URL it was reached at. Empty or invalid values are skipped.
+ */
+export function platformOrigins(env: OutboundEnv, ...extra: Array<string | null | undefined>): string[] {
+  const out = new Set<string>();
+  for (const v of [env.ISSUER, env.PUBLIC_BASE_URL, ...extra]) {
+    if (!v) continue;
+    try {
+      const origin = new URL(v).origin;
+      if (origin !== 'null') out.add(origin);
+    } catch {
+      // not a URL: nothing to refuse
+    }
+  }
+  return [...out];
 }
 
 export interface OutboundOptions {
@@ -55,6 +96,10 @@ export interface OutboundOptions {
    * concurrent downloads; whatever it throws aborts the download and is rethrown as it is.
    */
   onBytes?: (bytes: number) => void;
+  /** Origins never fetched, redirects included (`platformOrigins` for pipeline jobs). */
+  refuseOrigins?: readonly string[];
+  /** Sent as HOP_HEADER (calls made by pipeline jobs); overrides any value in `headers`. */
+  hop?: number;
   /**
    * Hand back the unread `body` instead of `bytes` (which stays empty): the caller streams it and
    * counts it against its own limit; the time limit still covers reading it.
@@ -107,7 +152,7 @@ const SENSITIVE_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
  * The URL parsed and checked against the outbound policy; throws OutboundError (refused) when it
  * may not be fetched.
  */
-export function checkOutboundUrl(raw: string | URL, env: OutboundEnv, base?: URL): URL {
+export function checkOutboundUrl(raw: string | URL, env: OutboundEnv, base?: URL, refuseOrigins?: readonly string[]): URL {
   let url: URL;
   try {
     url = new URL(raw, base);
@@ -120,6 +165,9 @@ export function checkOutboundUrl(raw: string | URL, env: OutboundEnv, base?: URL
     throw new OutboundError('ERR_OUTBOUND_URL', reason, true);
   }
   if (url.username || url.password) throw new OutboundError('ERR_OUTBOUND_URL', 'URLs with credentials are not allowed.', true);
+  if (refuseOrigins?.includes(url.origin)) {
+    throw new OutboundError('ERR_OUTBOUND_HOST', `${url.origin} is the platform's own origin; a pipeline may not call the platform itself.`, true);
+  }
   const host = url.hostname.toLowerCase();
   if (!allowedHosts(env).has(host.replace(/^\[|\]$/g, '')) && isInternalHost(host)) {
     throw new OutboundError('ERR_OUTBOUND_HOST', 'the host is internal (loopback, private, link-local or a local name); only public hosts may be fetched.', true);
@@ -241,10 +289,11 @@ export async function outboundFetch(url: string | URL, options: OutboundOptions)
   const maxRedirects = options.maxRedirects ?? OUTBOUND_DEFAULTS.maxRedirects;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  let current = checkOutboundUrl(url, options.env);
+  let current = checkOutboundUrl(url, options.env, undefined, options.refuseOrigins);
   let method = (options.method ?? 'GET').toUpperCase();
   let body = options.body ?? null;
   const headers = new Headers(options.headers);
+  if (options.hop !== undefined) headers.set(HOP_HEADER, String(options.hop));
   try {
     for (let redirects = 0; ; redirects++) {
       const res = await fetch(current, { method, headers, body, redirect: 'manual', signal });
@@ -254,7 +303,7 @@ export async function outboundFetch(url: string | URL, options: OutboundOptions)
         if (redirects >= maxRedirects) throw new OutboundError('ERR_OUTBOUND_REDIRECT', `more than ${maxRedirects} redirects.`, false);
         let next: URL;
         try {
-          next = checkOutboundUrl(location, options.env, current);
+          next = checkOutboundUrl(location, options.env, current, options.refuseOrigins);
         } catch (e) {
           const reason = e instanceof OutboundError ? e.message : 'its target is not valid.';
           throw new OutboundError('ERR_OUTBOUND_REDIRECT', `a redirect leads to a URL that is not allowed: ${reason}`, false);

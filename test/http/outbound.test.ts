@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { checkOutboundUrl, isInternalHost, OutboundError, outboundFetch, parseIpv4, parseIpv6 } from '../../src/http/outbound';
+import { checkOutboundUrl, isInternalHost, OutboundError, outboundFetch, parseIpv4, parseIpv6, platformOrigins } from '../../src/http/outbound';
 import { sniffJpegOrPng } from '../../src/engine/inputs';
 import { fixtureServer } from '../helpers/fixtures';
 
@@ -178,5 +178,35 @@ describe('outboundFetch', () => {
       headers: { authorization: 'Bearer x' },
     });
     expect(JSON.parse(new TextDecoder().decode(moved.bytes))).toEqual({ method: 'GET', authorization: null, body: '' });
+  });
+});
+
+describe('the platform\'s own origins', () => {
+  const platform = { REGION: 'local', OUTBOUND_ALLOW_HOSTS: 'localhost,print.example.com', ISSUER: 'http://localhost:8787', PUBLIC_BASE_URL: 'https://Print.example.com/' };
+
+  it('are the scheme, host and port of ISSUER and PUBLIC_BASE_URL', () => {
+    expect(platformOrigins(platform)).toEqual(['http://localhost:8787', 'https://print.example.com']);
+    expect(platformOrigins({ ISSUER: 'http://localhost:8787', PUBLIC_BASE_URL: '' }, 'https://api.example.com/x')).toEqual(['http://localhost:8787', 'https://api.example.com']);
+  });
+
+  it('are refused when asked, in every spelling; other ports and schemes of the same host are not', () => {
+    const refuse = platformOrigins(platform);
+    for (const url of ['https://print.example.com/api/storefront/v1/projects/with-single-item', 'https://PRINT.example.com:443/x', 'http://localhost:8787/connect/token']) {
+      expect(() => checkOutboundUrl(url, platform, undefined, refuse), url).toThrow(/the platform's own origin/);
+    }
+    for (const url of ['https://print.example.com:8443/x', 'http://print.example.com/x', 'http://localhost:8788/x']) {
+      expect(checkOutboundUrl(url, platform, undefined, refuse).href).toBe(new URL(url).href);
+    }
+    // Without the list (image URLs, imports), nothing changes.
+    expect(checkOutboundUrl('https://print.example.com/x', platform).host).toBe('print.example.com');
+  });
+
+  it('are refused by outboundFetch (the caller\'s input), and the hop header goes with every request, redirects included', async () => {
+    const origin = new URL(fixtureServer()).origin;
+    const e = await failure(outboundFetch(`${origin}/redirect/1/flaky/outbound-hop/0`, { env: local, refuseOrigins: [`http://127.0.0.2:1`, origin] }));
+    expect(e.refused).toBe(true);
+    await outboundFetch(`${origin}/redirect/1/flaky/outbound-hop/0`, { env: local, hop: 2 });
+    const made = (await (await fetch(`${fixtureServer()}/calls/outbound-hop`)).json()) as Array<{ headers: Record<string, string> }>;
+    expect(made.map((m) => m.headers['x-platform-hop'])).toEqual(['2']);
   });
 });

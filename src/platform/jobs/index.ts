@@ -105,7 +105,17 @@ export async function enqueueProjectJobs(env: Env, tenantId: number, projectId: 
     });
   }
   const name = projectDoName(tenantId, projectId);
-  await jobStub(env, name).enqueue(name, newJobs);
+  await jobStub(env, name).enqueue(name, newJobs, hopOfProcessing(loaded.project.processing));
+}
+
+/** The hop the project was created at (projects/service.ts keeps it in `processing`; hops.ts). */
+function hopOfProcessing(processing: string): number {
+  try {
+    const hop = (JSON.parse(processing) as { hop?: unknown }).hop;
+    return typeof hop === 'number' && Number.isInteger(hop) && hop >= 0 ? hop : 0;
+  } catch {
+    return 0;
+  }
 }
 
 export async function stopProjectJobs(env: Env, tenantId: number, projectId: number): Promise<void> {

@@ -12,6 +12,7 @@ import {
   validatePipeline,
 } from '../pipelines/language';
 import { classify, retryDelayMs, TaskFailure } from '../pipelines/tasks/errors';
+import { platformOrigins } from '../../http/outbound';
 import { TASK_MODULES } from '../pipelines/tasks/registry';
 import type { OutputFile, UnitContext } from '../pipelines/tasks/types';
 import { tenantKey } from '../core';
@@ -72,9 +73,13 @@ export class ProjectJobs extends DurableObject<Env> {
 
   // --- RPC ---------------------------------------------------------------------------------
 
-  /** Adds jobs (in order) and starts the loop; the D1 rows are written before this returns. */
-  async enqueue(doName: string, jobs: Array<Omit<NewJob, 'taskNames'>>): Promise<void> {
+  /**
+   * Adds jobs (in order) and starts the loop; the D1 rows are written before this returns.
+   * `hop`: of the request that created the project or job (hops.ts); its calls send hop + 1.
+   */
+  async enqueue(doName: string, jobs: Array<Omit<NewJob, 'taskNames'>>, hop = 0): Promise<void> {
     this.store.setMeta('doName', doName);
+    this.store.setMeta('hop', String(hop));
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
       for (const j of jobs) {
@@ -353,6 +358,8 @@ export class ProjectJobs extends DurableObject<Env> {
       callRetries: task.callRetries,
       unitKey: `${job.id}-${job.run}-${def.name}-${memberIndex ?? 0}`,
       signal,
+      // The tenant setting that would allow self calls needs a column (docs/security.md): refused for now.
+      outbound: { hop: Number(this.store.meta('hop') ?? 0) + 1, refuseOrigins: platformOrigins(this.env, job.baseUrl) },
       inputs: (name) => this.store.artifacts(job.id, job.run, name),
       allArtifacts: () => this.store.artifacts(job.id, job.run),
       read: async (a) => {

@@ -5,6 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { checkStoredJson, ConflictError, effectiveOwner, likePattern, newId, NotFoundError, runGuarded, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { initialProcessingStatus, startProjectProcessing, stopProjectProcessing, type ProcessingJob, type RenderHiresScenario } from './processing';
+import { checkHopDepth, hopOfContext } from '../jobs/hops';
 import { resolveItemProduct, type ProductSpecifier } from './resolve';
 import {
   CreateMultipleItemsProjectDto,
@@ -243,7 +244,10 @@ const noStorefront = (id: number) => new NotFoundError(`No storefront ${id}.`, {
  */
 async function create(t: TenantContext, storefrontId: number, plan: Plan): Promise<ProjectDtoValue> {
   const db = t.env.DB;
-  plan.project.processing = { ...plan.project.processing, jobs: plan.jobs };
+  // A pipeline calling the platform: refused past the hop depth; its jobs' calls send hop + 1 (jobs/hops.ts).
+  const hop = hopOfContext(t);
+  checkHopDepth(hop);
+  plan.project.processing = { ...plan.project.processing, jobs: plan.jobs, ...(hop ? { hop } : {}) };
   const nonce = newId();
   const statements = store.createProjectStatements(db, t.tenantId, nonce, plan.project, plan.items, initialProcessingStatus(plan.jobs), privateAssetIds(plan));
   const results = await runGuarded(db, statements[0]!, statements.slice(1), async () => ({ storefrontId: [`No storefront ${storefrontId}.`] }));

@@ -17,6 +17,7 @@ import {
 import { sha256Hex } from '../../engine/hash';
 import { jobDoName, jobStub, outcomeOrThrow, unavailableTasks, type JobView } from '../jobs';
 import { canonicalJson, pipelineDefinition, secretNames, validatePipeline, type Pipeline } from '../pipelines/language';
+import { checkHopDepth, hopOfContext } from '../jobs/hops';
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
@@ -188,6 +189,8 @@ export async function createJob(
   startImmediately: boolean,
 ): Promise<RenderingJob> {
   if (body.id !== undefined && !isClientId(body.id)) throw new ValidationError({ id: ['An id is 1–64 characters of A–Z, a–z, 0–9, _ and -.'] });
+  const hop = hopOfContext(t);
+  checkHopDepth(hop, 'job');
   const pipeline = pipelineOf(body.tasks);
   if (secretNames(pipeline).length && !t.auth.scopes.includes('ProcessingPipelines_full')) {
     throw new ForbiddenError('Jobs that use {{secrets.…}} need the ProcessingPipelines_full scope.');
@@ -218,7 +221,7 @@ export async function createJob(
       project: project ? JSON.stringify(project) : null, ownerId, orderId, baseUrl: t.baseUrl, pipelineId: null, secretsAllowed: true,
       startRequested: startImmediately,
     },
-  ]);
+  ], hop);
   return dtoOf(t, { ...row, status: 'New' }, await jobStub(t.env, doName).view(id));
 }
 

@@ -12,6 +12,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { boolQuery, createPlatformArea, pagedOf, pagingQuery, platformRoute, problemResponses } from '../core';
+import { withHop } from '../jobs/hops';
 import {
   CreateRenderingJobDto,
   RenderingJobDto,
@@ -44,7 +45,7 @@ renderingJobsArea.openapi(
     },
     { type: 'Projects', level: 'full' },
   ),
-  async (c) => c.json(await createJob(c.var.tenant, c.req.valid('json'), c.req.valid('query').startImmediately !== false), 201),
+  async (c) => c.json(await createJob(withHop(c.var.tenant, c.req.raw.headers), c.req.valid('json'), c.req.valid('query').startImmediately !== false), 201),
 );
 
 renderingJobsArea.openapi(

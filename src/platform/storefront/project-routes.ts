@@ -24,6 +24,7 @@ import { z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { platformRoute, problemResponses, type PlatformArea } from '../core';
 import { projectProcessingResults, restartProject, resumeProject } from '../jobs';
+import { withHop } from '../jobs/hops';
 import { projectPreview, projectPreviewUrl } from '../projects/preview';
 import {
   BatchDeleteDto,
@@ -109,7 +110,7 @@ export function registerProjectRoutes(area: PlatformArea): void {
       async (c) => {
         // The generic body type defeats hono's inference; the route's schemas validated both.
         const req = c.req as unknown as { valid(target: 'query'): { storefrontId: number }; valid(target: 'json'): z.infer<B> };
-        const dto = await fn(c.var.tenant, req.valid('query').storefrontId, req.valid('json'));
+        const dto = await fn(withHop(c.var.tenant, c.req.raw.headers), req.valid('query').storefrontId, req.valid('json'));
         return c.json(dto as z.infer<typeof ProjectDto>, 201);
       },
     );

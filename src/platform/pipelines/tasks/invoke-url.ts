@@ -59,7 +59,7 @@ export const invokeUrl: TaskModule = {
     }
     let answer;
     try {
-      answer = await outboundFetch(url, { env: ctx.env, method: p.httpMethod, headers, body, signal: ctx.signal, timeoutMs: 60_000 });
+      answer = await outboundFetch(url, { env: ctx.env, ...ctx.outbound, method: p.httpMethod, headers, body, signal: ctx.signal, timeoutMs: 60_000 });
     } catch (e) {
       if (e instanceof OutboundError && e.refused) throw new TaskFailure(`url: ${e.message}`);
       const status = e instanceof OutboundError && e.upstreamStatus ? ` (HTTP ${e.upstreamStatus})` : '';

@@ -51,6 +51,11 @@ export interface UnitContext {
   unitKey: string;
   /** Aborts when the task's processingTimeout passes. */
   signal: AbortSignal;
+  /**
+   * What every outbound call of this unit passes to `outboundFetch` (docs/security.md): the hop
+   * it sends (X-Platform-Hop) and the platform's own origins, which it may not call.
+   */
+  outbound: { hop: number; refuseOrigins: readonly string[] };
   /** The input artifact(s) by base name, in member order (empty when absent). */
   inputs(name: string): ArtifactRecord[];
   /** Every artifact the job has so far. */

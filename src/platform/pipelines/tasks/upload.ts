@@ -44,9 +44,10 @@ async function range(ctx: UnitContext, a: ArtifactRecord, offset: number, length
 }
 
 /** One outbound request; a refusal fails the task, a remote failure is retried (maxAutoRetryCount). */
-async function send(env: Env, url: string, init: { method: string; headers: Headers; body?: Uint8Array | string | null }, signal: AbortSignal, what: string) {
+async function send(ctx: UnitContext, url: string, init: { method: string; headers: Headers; body?: Uint8Array | string | null }, what: string) {
+  const { env, signal } = ctx;
   try {
-    return await outboundFetch(url, { env, method: init.method, headers: init.headers, body: init.body ?? null, signal, timeoutMs: 300_000, maxBytes: 1024 * 1024 });
+    return await outboundFetch(url, { env, ...ctx.outbound, method: init.method, headers: init.headers, body: init.body ?? null, signal, timeoutMs: 300_000, maxBytes: 1024 * 1024 });
   } catch (e) {
     if (e instanceof OutboundError) {
       const status = e.upstreamStatus;
@@ -74,7 +75,7 @@ export const uploadToS3: TaskModule = {
       const url = `${endpoint}/${encodeURIComponent(p.bucket)}/${encodeKey(key)}`;
       const signed = async (target: string, method: string, body?: Uint8Array | string) => {
         const req = await aws.sign(target, { method, body: body ?? null, headers: body instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : {} });
-        return send(ctx.env, req.url, { method, headers: req.headers, body }, ctx.signal, `upload of ${a.fileName} to S3`);
+        return send(ctx, req.url, { method, headers: req.headers, body }, `upload of ${a.fileName} to S3`);
       };
       const size = await sizeOf(ctx, a);
       if (size <= S3_MULTIPART_OVER) {
@@ -107,7 +108,7 @@ export const uploadToDropbox: TaskModule = {
     let token = p.accessToken;
     if (!token) {
       const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: p.refreshToken!, client_id: p.appKey!, client_secret: p.appSecret! }).toString();
-      const res = await send(ctx.env, `${dropboxApi(ctx.env)}/oauth2/token`, { method: 'POST', headers: new Headers({ 'content-type': 'application/x-www-form-urlencoded' }), body }, ctx.signal, 'Dropbox token refresh');
+      const res = await send(ctx, `${dropboxApi(ctx.env)}/oauth2/token`, { method: 'POST', headers: new Headers({ 'content-type': 'application/x-www-form-urlencoded' }), body }, 'Dropbox token refresh');
       token = (JSON.parse(new TextDecoder().decode(res.bytes)) as { access_token?: string }).access_token;
       if (!token) throw new TaskFailure('Dropbox did not return an access token');
     }
@@ -120,16 +121,16 @@ export const uploadToDropbox: TaskModule = {
       const size = await sizeOf(ctx, a);
       const what = `upload of ${a.fileName} to Dropbox`;
       if (size <= DROPBOX_SESSION_OVER) {
-        await send(ctx.env, `${dropboxContent(ctx.env)}/2/files/upload`, { method: 'POST', headers: headers(commit), body: await ctx.read(a) }, ctx.signal, what);
+        await send(ctx, `${dropboxContent(ctx.env)}/2/files/upload`, { method: 'POST', headers: headers(commit), body: await ctx.read(a) }, what);
         continue;
       }
-      const start = await send(ctx.env, `${dropboxContent(ctx.env)}/2/files/upload_session/start`, { method: 'POST', headers: headers({ close: false }), body: await range(ctx, a, 0, DROPBOX_CHUNK) }, ctx.signal, what);
+      const start = await send(ctx, `${dropboxContent(ctx.env)}/2/files/upload_session/start`, { method: 'POST', headers: headers({ close: false }), body: await range(ctx, a, 0, DROPBOX_CHUNK) }, what);
       const session = (JSON.parse(new TextDecoder().decode(start.bytes)) as { session_id: string }).session_id;
       let offset = DROPBOX_CHUNK;
       for (; offset + DROPBOX_CHUNK < size; offset += DROPBOX_CHUNK) {
-        await send(ctx.env, `${dropboxContent(ctx.env)}/2/files/upload_session/append_v2`, { method: 'POST', headers: headers({ cursor: { session_id: session, offset }, close: false }), body: await range(ctx, a, offset, DROPBOX_CHUNK) }, ctx.signal, what);
+        await send(ctx, `${dropboxContent(ctx.env)}/2/files/upload_session/append_v2`, { method: 'POST', headers: headers({ cursor: { session_id: session, offset }, close: false }), body: await range(ctx, a, offset, DROPBOX_CHUNK) }, what);
       }
-      await send(ctx.env, `${dropboxContent(ctx.env)}/2/files/upload_session/finish`, { method: 'POST', headers: headers({ cursor: { session_id: session, offset }, commit }), body: await range(ctx, a, offset, size - offset) }, ctx.signal, what);
+      await send(ctx, `${dropboxContent(ctx.env)}/2/files/upload_session/finish`, { method: 'POST', headers: headers({ cursor: { session_id: session, offset }, commit }), body: await range(ctx, a, offset, size - offset) }, what);
     }
   },
 };
