@@ -6,6 +6,7 @@ import { sweepAssets } from './platform/assets/cron';
 
 // Importing the jobs module also registers the runner with project processing.
 export { ProjectJobs } from './platform/jobs';
+export { WebhookOutbox } from './platform/webhooks/outbox';
 import { runWatchdog } from './platform/jobs';
 
 const app = createApp();

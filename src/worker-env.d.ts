@@ -5,6 +5,8 @@ declare namespace Cloudflare {
     DB: D1Database;
     FILES: R2Bucket;
     PROJECT_JOBS: DurableObjectNamespace<import('./platform/jobs/project-jobs').ProjectJobs>;
+    /** One webhook outbox per tenant (src/platform/webhooks/outbox.ts). */
+    WEBHOOK_OUTBOX: DurableObjectNamespace<import('./platform/webhooks/outbox').WebhookOutbox>;
     /** Comma-separated service areas this deployment serves: identity, rendering, platform. */
     SERVICES: string;
     /** The identity issuer URL of this regional instance. */

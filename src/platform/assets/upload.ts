@@ -6,6 +6,7 @@
 import { outboundFetch, OutboundError } from '../../http/outbound';
 import { PayloadTooLargeError, UnprocessableError, ValidationError, type TenantContext } from '../core';
 import { stageStream, type Staged } from './blobs';
+import { emit as emitWebhook } from '../webhooks/events';
 import { LIMIT_NAMES, STREAM_LIMIT } from './content';
 import type { AssetType } from './model';
 import { multipartBoundary, readMultipart } from './multipart';
@@ -90,6 +91,7 @@ export async function receiveFromUrl(
   } catch (e) {
     if (e instanceof OutboundError) {
       if (e.code === 'ERR_OUTBOUND_TOO_LARGE') throw tooLarge();
+      await emitWebhook(t.env, t.tenantId, 'asset.import.failed', { sourceUrl: url.split(/[?#]/)[0], reason: e.message });
       throw refused(e.message);
     }
     throw e;

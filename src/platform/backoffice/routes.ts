@@ -7,12 +7,15 @@
  *                         personalization workflows, processing pipelines, storefronts,
  *                         tenant settings and secrets
  *   status-routes.ts      project statuses and transitions
+ *   webhook-routes.ts     webhooks, their secrets and delivery logs
  */
 import { createPlatformArea } from '../core';
 import { registerCatalogueRoutes } from './catalogue-routes';
 import { registerStatusRoutes } from './status-routes';
+import { registerWebhookRoutes } from './webhook-routes';
 
 export const backofficeArea = createPlatformArea('backoffice');
 
 registerCatalogueRoutes(backofficeArea);
 registerStatusRoutes(backofficeArea);
+registerWebhookRoutes(backofficeArea);

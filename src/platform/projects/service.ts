@@ -5,6 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { checkStoredJson, ConflictError, effectiveOwner, likePattern, newId, NotFoundError, runGuarded, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { initialProcessingStatus, startProjectProcessing, stopProjectProcessing, type ProcessingJob, type RenderHiresScenario } from './processing';
+import { emit as emitWebhook } from '../webhooks/events';
 import { checkHopDepth, hopOfContext } from '../jobs/hops';
 import { resolveItemProduct, type ProductSpecifier } from './resolve';
 import {
@@ -261,7 +262,9 @@ async function create(t: TenantContext, storefrontId: number, plan: Plan): Promi
   }
   const items = results[store.CREATE_RESULT.readItems]!.results as unknown as store.ItemRow[];
   if (project.processing_triggered_at !== null) await startProjectProcessing(t.env, t.tenantId, project.id, jobsOf(plan.jobs, items));
-  return store.projectDto(project, items);
+  const dto = store.projectDto(project, items);
+  await emitWebhook(t.env, t.tenantId, 'project.created', { projectId: project.id, project: dto }, String(project.id));
+  return dto;
 }
 
 /** Private assets (designs and resources of the owner) the items name: they become `Never`. */

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, type SortKey, type TenantContext } from '
 import { initialProcessingStatus, startProjectProcessing } from './processing';
 import { jobsOf, plannedJobs, projectOr404 } from './service';
 import * as store from './store';
+import { emit as emitWebhook } from '../webhooks/events';
 
 const intId = (s: string): number => (/^[1-9][0-9]{0,14}$/.test(s) ? Number(s) : 0);
 
@@ -228,5 +229,6 @@ async function moveTo(t: TenantContext, project: store.ProjectRow, items: store.
     });
   }
   if (triggered) await startProjectProcessing(t.env, t.tenantId, project.id, jobsOf(planned, items));
+  await emitWebhook(t.env, t.tenantId, 'project.status-changed', { projectId: project.id, previousStatus: project.status, status: code });
   return store.statusDto(status);
 }
