@@ -83,7 +83,7 @@ export class InterpolationError extends Error {
 /**
  * Remembers resolved secret values and replaces them by `***` in text meant for logs,
  * `statusDescription` or error messages: in every case form (a host comes back lower-cased),
- * URL-encoded (`%xx` either case, `+` for a space) and inside base64 (basic auth encodes
+ * URL-encoded (`%xx` either case, `+` for a space), JSON-escaped and inside base64 (basic auth encodes
  * `user:password`, so the secret sits at any of three alignments).
  */
 export class SecretMask {
@@ -118,6 +118,7 @@ export class SecretMask {
       folded.add(encodeURIComponent(v));
       folded.add(encodeURI(v));
       folded.add(new URLSearchParams({ v }).toString().slice(2));
+      folded.add(JSON.stringify(v).slice(1, -1)); // inside JSON text (a body, an error echoing it)
       for (const f of base64Fragments(v)) exact.add(f);
     }
     // Longest first, so that a secret containing another is masked whole.

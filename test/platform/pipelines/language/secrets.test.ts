@@ -53,6 +53,12 @@ describe('secrets: masking', () => {
     expect(mask.mask('a p%40ss%20w%2Frd b p%40ss+w%2frd c')).toBe('a *** b *** c');
   });
 
+  it('masks the JSON-escaped form (a body echoed in an error)', () => {
+    const mask = new SecretMask();
+    mask.add('a"b\\c');
+    expect(mask.mask(JSON.stringify({ key: 'a"b\\c' }))).toBe('{"key":"***"}');
+  });
+
   it('masks the secret inside base64 basic auth, whatever comes before it', () => {
     const mask = new SecretMask();
     mask.add('hunter2-correct-horse');
