@@ -50,6 +50,8 @@ export interface DeliveryServers {
   ftpsPort: number;
   ftpsReusePort: number;
   ftpsImplicitPort: number;
+  /** Explicit FTPS with a self-signed certificate the runtime does not trust. */
+  ftpsUntrustedPort: number;
   /** Where FTPS uploads land (the FTP user's home, which is its login folder). */
   ftpRoot: string;
   tlsFingerprint: string;
@@ -284,17 +286,29 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
     const proxy = await cuttingProxy(sshPort, CUT_AFTER);
     servers.push(proxy);
 
-    // vsftpd: a certificate for 127.0.0.1, three instances.
+    // vsftpd: a certificate for 127.0.0.1 from a throw-away CA (workerd's rustls refuses a
+    // self-signed CA certificate used as the server's own: CaUsedAsEndEntity), three instances.
+    const ca = path.join(dir, 'test-ca.pem');
+    const caKey = path.join(dir, 'test-ca.key');
+    run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=delivery test CA', '-keyout', caKey, '-out', ca]);
     const cert = path.join(dir, 'ftps.pem');
     const key = path.join(dir, 'ftps.key');
-    run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert]);
+    const csr = path.join(dir, 'ftps.csr');
+    const ext = path.join(dir, 'ftps.ext');
+    writeFileSync(ext, 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n');
+    run('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', csr]);
+    run('openssl', ['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', cert]);
     const tlsFingerprint = run('openssl', ['x509', '-in', cert, '-noout', '-fingerprint', '-sha256']).trim().split('=')[1]!;
     const empty = path.join(dir, 'empty');
     mkdirSync(empty, { mode: 0o755 });
     const ftpRoot = path.join(home, 'ftp');
     mkdirSync(ftpRoot);
     if (root) chownSync(ftpRoot, Number(run('id', ['-u', user]).trim()), Number(run('id', ['-g', user]).trim()));
-    const vsftpd = async (name: string, extra: string[]) => {
+    // A self-signed certificate nobody trusts, for the refusal test.
+    const selfCert = path.join(dir, 'self.pem');
+    const selfKey = path.join(dir, 'self.key');
+    run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', selfKey, '-out', selfCert]);
+    const vsftpd = async (name: string, extra: string[], [certFile, keyFile] = [cert, key]) => {
       const port = await freePort();
       const pasv = 30000 + Math.floor(Math.random() * 30000);
       const conf = path.join(dir, `vsftpd-${name}.conf`);
@@ -320,8 +334,8 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
           'pam_service_name=vsftpd',
           'ssl_enable=YES',
           'ssl_tlsv1=YES',
-          `rsa_cert_file=${cert}`,
-          `rsa_private_key_file=${key}`,
+          `rsa_cert_file=${certFile}`,
+          `rsa_private_key_file=${keyFile}`,
           'force_local_logins_ssl=YES',
           'force_local_data_ssl=YES',
           'xferlog_enable=NO',
@@ -339,11 +353,12 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
     const ftpsPort = await vsftpd('explicit', ['require_ssl_reuse=NO']);
     const ftpsReusePort = await vsftpd('reuse', ['require_ssl_reuse=YES']);
     const ftpsImplicitPort = await vsftpd('implicit', ['require_ssl_reuse=NO', 'implicit_ssl=YES']);
+    const ftpsUntrustedPort = await vsftpd('untrusted', ['require_ssl_reuse=NO'], [selfCert, selfKey]);
 
     // workerd (BoringSSL) reads SSL_CERT_FILE when Miniflare starts it, after this setup.
     const bundle = path.join(dir, 'ca-bundle.pem');
     const system = ['/etc/ssl/certs/ca-certificates.crt'].filter(existsSync).map((f) => readFileSync(f, 'utf8'));
-    writeFileSync(bundle, [...system, readFileSync(cert, 'utf8')].join('\n'));
+    writeFileSync(bundle, [...system, readFileSync(ca, 'utf8')].join('\n'));
     process.env.SSL_CERT_FILE = bundle;
 
     const files = await inspector({ sftp: sftpRoot, ftp: ftpRoot });
@@ -363,6 +378,7 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
       ftpsPort,
       ftpsReusePort,
       ftpsImplicitPort,
+      ftpsUntrustedPort,
       ftpRoot,
       tlsFingerprint,
     });

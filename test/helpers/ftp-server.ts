@@ -1,5 +1,5 @@
 // A plain FTP server for the upload-to-ftp tests, started by test/global-setup.ts (Node side):
-// USER/PASS (user "bench", password "secret"), TYPE, PWD, CWD, MKD, EPSV, PASV, STOR, QUIT.
+// USER/PASS (user "bench", password "secret"), TYPE, PWD, CWD, MKD, EPSV, PASV, STOR, RNFR/RNTO, QUIT.
 // Files are kept in memory; GET /ftp-files on the fixture server lists them ({path: size}).
 import { createServer, type Server, type Socket } from 'node:net';
 
@@ -12,6 +12,7 @@ export async function startFtpServer(): Promise<{ port: number; close: () => Pro
     let user = '';
     let authed = false;
     let pending: Promise<Socket> | null = null;
+    let renameFrom = '';
     const reply = (line: string) => socket.write(`${line}\r\n`);
     const resolve = (p: string) => (p.startsWith('/') ? p : `${cwd.replace(/\/$/, '')}/${p}`).replace(/\/+/g, '/');
     const dirs = new Set<string>(['/']);
@@ -81,6 +82,19 @@ export async function startFtpServer(): Promise<{ port: number; close: () => Pro
             });
             break;
           }
+          case 'RNFR':
+            renameFrom = resolve(arg);
+            reply(renameFrom in ftpFiles ? '350 ready for RNTO' : '550 no such file');
+            break;
+          case 'RNTO':
+            if (!(renameFrom in ftpFiles)) {
+              reply('503 RNFR first');
+              break;
+            }
+            ftpFiles[resolve(arg)] = ftpFiles[renameFrom]!;
+            delete ftpFiles[renameFrom];
+            reply('250 renamed');
+            break;
           case 'QUIT':
             reply('221 bye');
             socket.end();

@@ -4,8 +4,10 @@
  * `startTls()`, PBSZ 0, PROT P; data sockets TLS from the start) and FtpsImplicit (TLS from the
  * start, port 990). Passive mode: EPSV first, then PASV (whose address is ignored: data goes to
  * the control host). A 425/522 on the data channel means the server wants TLS session reuse,
- * which Workers sockets cannot do: the task fails saying so. Hosts pass the outbound policy
- * (public hosts only). FTPS is best-effort: the tests drive a plain in-process server.
+ * which Workers sockets may not give (workerd's TLS resumes the control session, so vsftpd's
+ * require_ssl_reuse=YES passes): the task fails saying so. Hosts pass the outbound policy
+ * (public hosts only). Files are stored as `.<name>.part`, then renamed. FTPS is tested against
+ * vsftpd (docs/delivery.md: certificates, tlsCertificateFingerprint).
  *
  * Every value that reaches a command line is checked after interpolation (remote-paths.ts): CR,
  * LF and NUL fail the task naming the parameter; folder and file names are reduced to safe
@@ -79,6 +81,18 @@ class Control {
     this.writer = this.socket.writable.getWriter();
   }
 
+  /**
+   * Waits for the TLS handshake. workerd reports a refused one (a certificate that does not chain
+   * to a trusted CA or does not name the host) only as "internal error": a retry will not help.
+   */
+  async opened(): Promise<void> {
+    try {
+      await this.socket.opened;
+    } catch {
+      throw new TaskFailure('the TLS handshake failed: Workers accept only a certificate that chains to a public certificate authority and names the host (docs/delivery.md)');
+    }
+  }
+
   async close(): Promise<void> {
     await this.socket.close().catch(() => {});
   }
@@ -102,9 +116,22 @@ async function passivePort(control: Control): Promise<number> {
   return Number(p[5]) * 256 + Number(p[6]);
 }
 
+/** RNFR/RNTO (RFC 959 §4.1.3); a server that will not rename over an existing file gets DELE first. */
+async function renameOver(control: Control, from: string, to: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    await control.expect(`RNFR ${from}`, (c) => c === 350, 'RNFR');
+    const r = await control.send(`RNTO ${to}`);
+    if (r.code === 250) return;
+    if (attempt > 0 || r.code < 500) throw failure(r, 'RNTO');
+    await control.send(`DELE ${to}`);
+  }
+}
+
 export const uploadToFtp: TaskModule = {
   async run(ctx: UnitContext) {
     if (ctx.params.protocol === 'Sftp') return uploadToSftp.run(ctx);
+    // workerd verifies certificates against its trust store and exposes none (docs/delivery.md).
+    if (ctx.params.tlsCertificateFingerprint) throw new TaskFailure('tlsCertificateFingerprint: Workers TLS sockets verify the server certificate against public certificate authorities and cannot pin one; use a certificate from a public CA and leave this parameter out');
     const p = ctx.params as { host: string; port: number; userName: string; password: string; folder: string; fileName?: string; protocol: 'Ftp' | 'Ftps' | 'FtpsImplicit' };
     protocolValues(p, ['host', 'userName', 'password', 'folder', 'fileName']);
     const host = p.host.trim();
@@ -124,11 +151,13 @@ export const uploadToFtp: TaskModule = {
     const abort = () => void control.close();
     ctx.signal.addEventListener('abort', abort);
     try {
+      if (p.protocol === 'FtpsImplicit') await control.opened();
       const greeting = await control.reply();
       if (greeting.code !== 220) throw failure(greeting, 'greeting');
       if (p.protocol === 'Ftps') {
         await control.expect('AUTH TLS', (c) => c === 234);
         control.upgrade();
+        await control.opened();
       }
       const user = await control.send(`USER ${p.userName}`);
       if (user.code === 331) await control.expect(`PASS ${p.password}`, (c) => c === 230 || c === 202, 'PASS');
@@ -153,7 +182,8 @@ export const uploadToFtp: TaskModule = {
         const name = names[i]!;
         const port = await passivePort(control);
         const data = connect({ hostname: host, port }, { secureTransport: tls ? 'on' : 'off', allowHalfOpen: false });
-        const stor = await control.send(`STOR ${name}`);
+        // Stored under a temporary name, then renamed: production never picks up half a file.
+        const stor = await control.send(`STOR .${name}.part`);
         if (stor.code !== 150 && stor.code !== 125) {
           await data.close().catch(() => {});
           throw failure(stor, 'STOR');
@@ -167,6 +197,7 @@ export const uploadToFtp: TaskModule = {
         const done = await control.reply();
         await data.close().catch(() => {});
         if (done.code !== 226 && done.code !== 250) throw failure(done, 'STOR');
+        await renameOver(control, `.${name}.part`, name);
       }
       await control.send('QUIT').catch(() => undefined);
     } catch (e) {

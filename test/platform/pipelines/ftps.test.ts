@@ -1,0 +1,85 @@
+// upload-to-ftp with Ftps (explicit, AUTH TLS) and FtpsImplicit against a real vsftpd on loopback
+// (test/helpers/delivery-servers.ts) with a self-signed certificate the test run's workerd
+// trusts (SSL_CERT_FILE; Workers cannot pin a certificate: docs/delivery.md): the upload under a
+// temporary name then renamed, a redo overwriting, a server insisting on TLS session reuse, and a
+// certificate nobody trusts.
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { apiJson, seedPlatform } from '../../helpers/platform';
+import { drive, stubOfJob } from '../jobs/helpers';
+
+const JOBS = '/api/rendering/v1/jobs';
+const d = inject('delivery');
+const suite = d.available && d.password ? describe : describe.skip;
+const project = { id: 'p-ftps', orderNumber: 3042, customerName: 'Ada', items: [{ itemId: '7', name: 'card', quantity: 3 }] };
+
+type Files = Record<string, { size: number; sha256: string }>;
+const stored = async (): Promise<Files> => (await (await fetch(`${d.inspector}/files/ftp`)).json()) as Files;
+
+async function runJob(id: string, upload: Record<string, unknown>, p: Record<string, unknown> = project) {
+  const tasks = [
+    { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+    { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['order'], parameters: { host: '127.0.0.1', userName: d.user, password: d.password, ...upload } },
+    { name: 'finalize', type: 'finalize', finalArtifacts: ['order'] },
+  ];
+  await apiJson('POST', JOBS, { id, project: p, tasks }, { token: 1 }, 201);
+  const run = await drive(stubOfJob(id), id, 40_000);
+  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
+  return { ...run, job };
+}
+
+async function csvDigest(jobId: string): Promise<{ size: number; sha256: string }> {
+  const row = await env.DB.prepare(`SELECT r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ? AND type = 'Final'`).bind(jobId).first<{ key: string }>();
+  const bytes = new Uint8Array(await (await env.FILES.get(row!.key))!.arrayBuffer());
+  const sha256 = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return { size: bytes.length, sha256 };
+}
+
+beforeAll(async () => {
+  await seedPlatform();
+});
+
+suite('upload-to-ftp over FTPS (real vsftpd)', () => {
+  it('explicit FTPS (AUTH TLS, PROT P): folders made, stored under a temporary name then renamed', async () => {
+    const { status, job } = await runJob('job-ftps-explicit', { protocol: 'Ftps', port: d.ftpsPort, folder: 'orders/{{project.orderNumber}}', fileName: 'order.csv' });
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const files = await stored();
+    expect(files['orders/3042/order.csv']).toEqual(await csvDigest('job-ftps-explicit'));
+    expect(Object.keys(files).filter((f) => f.endsWith('.part'))).toEqual([]);
+  });
+
+  it('implicit FTPS (TLS from the first byte)', async () => {
+    const { status, job } = await runJob('job-ftps-implicit', { protocol: 'FtpsImplicit', port: d.ftpsImplicitPort, folder: 'implicit', fileName: 'order.csv' });
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    expect((await stored())['implicit/order.csv']).toEqual(await csvDigest('job-ftps-implicit'));
+  });
+
+  it('a redo overwrites the file', async () => {
+    await runJob('job-ftps-redo-1', { protocol: 'Ftps', port: d.ftpsPort, folder: 'redo', fileName: 'order.csv' });
+    const second = { ...project, id: 'p-ftps-2', customerName: 'Grace Hopper and a longer name' };
+    const { status, job } = await runJob('job-ftps-redo-2', { protocol: 'Ftps', port: d.ftpsPort, folder: 'redo', fileName: 'order.csv' }, second);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const files = await stored();
+    expect(files['redo/order.csv']).toEqual(await csvDigest('job-ftps-redo-2'));
+    expect(Object.keys(files).filter((f) => f.startsWith('redo/'))).toEqual(['redo/order.csv']);
+  });
+
+  it('a server requiring TLS session reuse (vsftpd require_ssl_reuse=YES) is satisfied: workerd resumes the control session on the data connection', async () => {
+    const { status, job } = await runJob('job-ftps-reuse', { protocol: 'Ftps', port: d.ftpsReusePort, folder: 'reuse', fileName: 'order.csv' });
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    expect((await stored())['reuse/order.csv']).toEqual(await csvDigest('job-ftps-reuse'));
+  });
+
+  it('a certificate the runtime does not trust fails the task at once, saying so', async () => {
+    const { status, job } = await runJob('job-ftps-untrusted', { protocol: 'Ftps', port: d.ftpsUntrustedPort, folder: 'untrusted' });
+    expect(status).toBe('Failed');
+    expect(job.tasks[1]).toMatchObject({ status: 'Failed', autoRetryCount: 0 });
+    expect(job.statusDescription).toMatch(/certificate/);
+  });
+
+  it('tlsCertificateFingerprint is refused: Workers sockets cannot pin a certificate', async () => {
+    const { status, job } = await runJob('job-ftps-pin', { protocol: 'Ftps', port: d.ftpsPort, tlsCertificateFingerprint: d.tlsFingerprint });
+    expect(status).toBe('Failed');
+    expect(job.statusDescription).toMatch(/^upload: tlsCertificateFingerprint: /);
+  });
+});
