@@ -96,15 +96,25 @@ const hiresParams = {
   hiResOutputFileFormat: oneOf(['Pdf', 'Jpeg', 'Png', 'Tiff', 'Bmp'], { Jpg: 'Jpeg', Tif: 'Tiff' }).default(
     'Pdf',
   ),
-  /** Cmyk is accepted and written as RGB with the ICC profile kept (contract). */
+  /** Cmyk (the reference product's default) and Grayscale convert through the output profile (docs/pdf.md). */
   hiResOutputColorSpace: oneOf(['Rgb', 'Grayscale', 'Cmyk'], { Gray: 'Grayscale', Greyscale: 'Grayscale' }).default(
-    'Rgb',
+    'Cmyk',
   ),
+  /** Colour-profile asset names; else the tenant default, else the shipped default of the space. */
+  hiResOutputCmykColorProfileName: str({ maxLength: 255 }),
+  hiResOutputRgbColorProfileName: str({ maxLength: 255 }),
+  hiResOutputGrayscaleColorProfileName: str({ maxLength: 255 }),
+  renderingIntent: oneOf(['Perceptual', 'RelativeColorimetric', 'Saturation', 'AbsoluteColorimetric'], {
+    Relative: 'RelativeColorimetric',
+    Absolute: 'AbsoluteColorimetric',
+  }).default('RelativeColorimetric'),
+  /** PDF/X-4 is written for Cmyk and Grayscale unless `Default` or `PdfX1a` is asked for; RGB: Default. */
+  hiResOutputPdfFormat: oneOf(['Default', 'PdfX4', 'PdfX1a'], { PdfX_4: 'PdfX4', PdfX_1a: 'PdfX1a', X4: 'PdfX4', X1a: 'PdfX1a' }),
   hiResOutputPdfTextMode: oneOf(['Outlines', 'Text'])
     .default('Outlines')
     .alias('pdfTextOutputMode', 'hiResOutputPdfTextOutputMode'),
-  /** Always honoured; accepted so that pipelines written for the original validate. */
-  hiResOutputPdfKeepOriginalColors: bool().default(true),
+  /** `cmyk()` colours and CMYK source data unchanged in CMYK output (the seed wrote PdfKeepOriginalColors). */
+  hiResOutputPdfKeepOriginalColors: bool().default(false).alias('PdfKeepOriginalColors'),
   hiResOutputRotateMode: oneOf(['None', 'Rotate90', 'Rotate180', 'Rotate270']).default('None'),
   hiResOutputFlipMode: oneOf(['None', 'Horizontal', 'Vertical', 'Both']).default('None'),
   hiResOutputBackgroundColor: str({ maxLength: 100 }),

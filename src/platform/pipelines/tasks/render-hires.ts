@@ -14,16 +14,14 @@
  * Either kind is personalised by the item's `fields` (personalise.ts).
  */
 import { zipSync } from 'fflate';
-import { degrees, PDFDocument } from 'pdf-lib';
-import { writePdf } from '../../../engine/pdf/document';
-import { prepareHires, type TextOutputMode } from '../../../engine/pdf/prepare';
+import { degrees, PDFDocument, PDFName, PDFObjectCopier } from 'pdf-lib';
+import type { TextOutputMode } from '../../../engine/pdf/prepare';
 import { MemorySink } from '../../../engine/pdf/sink';
 import type { PageRange } from '../language';
-import { TenantInputStore } from '../../assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { decodePng, encodeRaster, flattenOver, parseColor, toGrayscale, transform, type Flip, type Rotate } from './raster';
-import { deps, designOf, isPrintProduct, pdfWriter, renderImage } from './render';
+import { designOf, isPrintProduct, pdfWriter, renderImage, writeDesignPdf } from './render';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
 import type { PersonalisationData } from '../../../engine/personalise';
 import type { RGBAImage } from '../../../engine/types';
@@ -34,17 +32,28 @@ import { inFilter, loadModel, pagePictures, printPdf } from './print-product';
 const includesFirstPage = (filter: PageRange[] | undefined) => !filter || !filter.length || filter.some((r) => r.from <= 1 && (r.to === null || r.to >= 1));
 
 async function pdfBytes(ctx: UnitContext, designId: string, title: string, mode: TextOutputMode, data?: PersonalisationData): Promise<Uint8Array> {
-  const page = await prepareHires(new TenantInputStore(ctx.env, ctx.tenantId), { template: designId, textOutputMode: mode, data }, deps(ctx.env));
   const sink = new MemorySink();
-  await writePdf(sink, [page.load], { title });
+  await writeDesignPdf(ctx, designId, title, mode, data, sink);
   return sink.bytes();
 }
 
-/** Flips by drawing the page mirrored; rotation as the page's /Rotate. */
+/**
+ * Flips by drawing the page mirrored; rotation as the page's /Rotate. The PDF/X identification
+ * (output intent, XMP, information dictionary, header version) is carried over unchanged, and no
+ * object streams are written (PDF/X-1a is PDF 1.4).
+ */
 async function transformPdf(bytes: Uint8Array, rotate: Rotate, flip: Flip): Promise<Uint8Array> {
-  let doc = await PDFDocument.load(bytes);
+  let doc = await PDFDocument.load(bytes, { updateMetadata: false });
   if (flip !== 'None') {
-    const out = await PDFDocument.create();
+    const src = doc;
+    const out = await PDFDocument.create({ updateMetadata: false });
+    const copier = PDFObjectCopier.for(src.context, out.context);
+    for (const key of ['OutputIntents', 'Metadata']) {
+      const value = src.catalog.get(PDFName.of(key));
+      if (value) out.catalog.set(PDFName.of(key), copier.copy(value));
+    }
+    if (src.context.trailerInfo.Info) out.context.trailerInfo.Info = copier.copy(src.context.trailerInfo.Info);
+
     const sources = doc.getPages();
     const pages = await out.embedPages(sources);
     pages.forEach((p, i) => {
@@ -66,7 +75,10 @@ async function transformPdf(bytes: Uint8Array, rotate: Rotate, flip: Flip): Prom
   }
   const angle = { None: 0, Rotate90: 90, Rotate180: 180, Rotate270: 270 }[rotate];
   if (angle) for (const page of doc.getPages()) page.setRotation(degrees(angle));
-  return doc.save();
+  const saved = await doc.save({ useObjectStreams: false });
+  // pdf-lib always writes a 1.7 header: keep the version the PDF/X flavour is based on (same length).
+  if (/^%PDF-\d\.\d/.test(new TextDecoder().decode(bytes.subarray(0, 8)))) saved.set(bytes.subarray(0, 8), 0);
+  return saved;
 }
 
 type RasterFormat = 'Jpeg' | 'Png' | 'Tiff' | 'Bmp';

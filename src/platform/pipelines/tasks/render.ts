@@ -8,7 +8,11 @@ import type { Env } from '../../../env';
 import { UrlImages } from '../../../engine/inputs';
 import { writePdf } from '../../../engine/pdf/document';
 import { prepareHires, type TextOutputMode } from '../../../engine/pdf/prepare';
-import { R2Sink } from '../../../engine/pdf/sink';
+import { R2Sink, type ByteSink } from '../../../engine/pdf/sink';
+import { PrintColourError, shippedProfile, type OutputColorSpace, type PdfFormat } from '../../../engine/pdf/output';
+import type { HiresOptions } from '../../../engine/pdf/prepare';
+import type { RenderingIntent } from '../../../engine/colour';
+import { Unprocessable } from '../../../engine/errors';
 import { preparePreview, type EncodedImage } from '../../../engine/render-request';
 import type { PersonalisationData } from '../../../engine/personalise';
 import { imageFetcher } from '../../../rendering/context';
@@ -27,15 +31,60 @@ export async function designOf(ctx: UnitContext, a: ArtifactRecord) {
 
 export const isPrintProduct = (d: { designType: string | null }) => d.designType === 'PrintProduct';
 
+/** The profile-name parameter of each output colour space. */
+const PROFILE_PARAM = { Cmyk: 'hiResOutputCmykColorProfileName', Rgb: 'hiResOutputRgbColorProfileName', Grayscale: 'hiResOutputGrayscaleColorProfileName' } as const;
+
+/**
+ * The print colour a hires task asks for (docs/pdf.md, "Colour"): `hiResOutputColorSpace`
+ * (default Cmyk), the profile named for that space, `renderingIntent`, `hiResOutputPdfFormat`
+ * and `hiResOutputPdfKeepOriginalColors`. A named profile that does not exist fails the task.
+ */
+export function printColourOf(ctx: UnitContext): Pick<HiresOptions, 'colorSpace' | 'pdfFormat' | 'profile' | 'renderingIntent' | 'keepOriginalColors'> {
+  const p = ctx.params;
+  const colorSpace = (p.hiResOutputColorSpace as OutputColorSpace | undefined) ?? 'Cmyk';
+  const param = PROFILE_PARAM[colorSpace];
+  const named = typeof p[param] === 'string' ? (p[param] as string).trim() : '';
+  let profile: Uint8Array | undefined;
+  if (named) {
+    profile = shippedProfile(named) ?? undefined;
+    if (!profile) throw new TaskFailure(`${param}: there is no colour profile "${named}"`);
+  }
+  return {
+    colorSpace,
+    pdfFormat: p.hiResOutputPdfFormat as PdfFormat | undefined,
+    profile,
+    renderingIntent: p.renderingIntent as RenderingIntent | undefined,
+    keepOriginalColors: p.hiResOutputPdfKeepOriginalColors === true,
+  };
+}
+
 /** Writes a one-page print PDF of the design (personalised by `data`) into `key`; returns its size. */
 export function pdfWriter(ctx: UnitContext, designId: string, title: string, textOutputMode: TextOutputMode, data?: PersonalisationData) {
   return async (bucket: R2Bucket, key: string): Promise<number> => {
-    const store = new TenantInputStore(ctx.env, ctx.tenantId);
-    const page = await prepareHires(store, { template: designId, textOutputMode, data }, deps(ctx.env));
-    const sink = new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } });
-    const summary = await writePdf(sink, [page.load], { title });
-    return summary.bytes;
+    return writeDesignPdf(ctx, designId, title, textOutputMode, data, new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } }));
   };
+}
+
+/** The design's print PDF written into `sink` (the task's colour parameters applied); returns its size. */
+export async function writeDesignPdf(
+  ctx: UnitContext,
+  designId: string,
+  title: string,
+  textOutputMode: TextOutputMode,
+  data: PersonalisationData | undefined,
+  sink: ByteSink,
+): Promise<number> {
+  const store = new TenantInputStore(ctx.env, ctx.tenantId);
+  let page;
+  try {
+    page = await prepareHires(store, { template: designId, textOutputMode, data, ...printColourOf(ctx) }, deps(ctx.env));
+  } catch (e) {
+    // A profile that does not fit its colour space, or PDF/X-1a asked of RGB: the task's parameters.
+    if (e instanceof PrintColourError || (e instanceof Unprocessable && e.details?.[0]?.path === 'colorProfile')) throw new TaskFailure(e.message);
+    throw e;
+  }
+  const summary = await writePdf(sink, [page.load], { title, output: page.output });
+  return summary.bytes;
 }
 
 /** The design as an image fitting `box` (previews) or at `dpi` (hires rasters). */

@@ -84,20 +84,26 @@ describe('catalogue: the contract task table', () => {
 });
 
 describe('normaliseParameters: defaults', () => {
-  it('applies the render-hires defaults (300 dpi PDF, RGB, outlines, no rotation or flip)', () => {
+  it('applies the render-hires defaults (300 dpi PDF, CMYK as the reference product, relative colorimetric, outlines, no rotation or flip)', () => {
     const p = normaliseParameters('render-hires', {});
     expect(p).toMatchObject({
       hiResOutputDpi: 300,
       hiResOutputFileFormat: 'Pdf',
-      hiResOutputColorSpace: 'Rgb',
+      hiResOutputColorSpace: 'Cmyk',
+      renderingIntent: 'RelativeColorimetric',
       hiResOutputPdfTextMode: 'Outlines',
-      hiResOutputPdfKeepOriginalColors: true,
+      hiResOutputPdfKeepOriginalColors: false,
       hiResOutputRotateMode: 'None',
       hiResOutputFlipMode: 'None',
       hiResOutputToSeparateFiles: false,
       hiResOutputArchiveType: 'None',
     });
     expect(p.hiResOutputPrintAreaFilter).toBeUndefined();
+  });
+
+  it('takes the seed\'s PdfKeepOriginalColors as hiResOutputPdfKeepOriginalColors, and the PDF format by name', () => {
+    const p = normaliseParameters('render-hires', { PdfKeepOriginalColors: 'true', hiResOutputPdfFormat: 'pdfx1a', renderingIntent: 'perceptual' });
+    expect(p).toMatchObject({ hiResOutputPdfKeepOriginalColors: true, hiResOutputPdfFormat: 'PdfX1a', renderingIntent: 'Perceptual' });
   });
 
   it('applies render-preview 800 px and render-proof 1200 px', () => {

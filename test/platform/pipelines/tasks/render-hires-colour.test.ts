@@ -1,0 +1,93 @@
+// render-hires output colour (issue 20 §2): CMYK PDF/X-4 by default as in the reference product,
+// named profiles, PDF/X-1a, RGB on request, and the identification kept through flips.
+import { env } from 'cloudflare:workers';
+import { PDFDict, PDFHexString, PDFName, PDFString } from 'pdf-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultProfile, readProfileInfo } from '../../../../src/engine/colour';
+import { runTool } from '../../../helpers/fixtures';
+import { apiJson, seedPlatform } from '../../../helpers/platform';
+import { pdfGraph } from '../../../engine/pdf/print';
+import { createDesign, drive, stubOfJob } from '../../jobs/helpers';
+
+const JOBS = '/api/rendering/v1/jobs';
+
+async function run(id: string, parameters: Record<string, unknown>): Promise<{ status: string; description?: string; bytes?: Uint8Array }> {
+  await apiJson(
+    'POST',
+    JOBS,
+    {
+      id,
+      project: { items: [{ itemId: '1', designIds: ['colour-design'] }] },
+      tasks: [
+        { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
+        { name: 'render', type: 'render-hires', inputArtifacts: ['design'], outputArtifacts: ['file'], parameters },
+        { name: 'finalize', type: 'finalize', finalArtifacts: ['file'] },
+      ],
+    },
+    { token: 1 },
+    201,
+  );
+  const { status } = await drive(stubOfJob(id), id);
+  const description = (await stubOfJob(id).view(id))?.job.statusDescription ?? undefined;
+  const row = await env.DB.prepare(`SELECT r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final'`).bind(id).first<{ key: string }>();
+  const bytes = row ? new Uint8Array(await (await env.FILES.get(row.key))!.arrayBuffer()) : undefined;
+  return { status, description: description as string | undefined, bytes };
+}
+
+const text = (o: unknown) => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : undefined);
+async function intentOf(bytes: Uint8Array) {
+  const g = await pdfGraph(bytes);
+  const intents = g.array(g.catalog, 'OutputIntents');
+  const intent = intents && g.deref<PDFDict>(intents.get(0));
+  return { g, condition: intent && text(intent.get(PDFName.of('OutputConditionIdentifier'))), version: text(g.info.get(PDFName.of('GTS_PDFXVersion'))) };
+}
+
+beforeAll(async () => {
+  await seedPlatform();
+  await createDesign('colour-design');
+});
+
+describe('render-hires output colour', () => {
+  it('by default writes CMYK PDF/X-4 with the default CMYK profile as output intent', async () => {
+    const r = await run('colour-default', {});
+    expect(r.status, r.description).toBe('Completed');
+    expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
+    const { g, condition, version } = await intentOf(r.bytes!);
+    expect(g.header).toBe('%PDF-1.6');
+    expect(version).toBe('PDF/X-4');
+    expect(condition).toBe(readProfileInfo(defaultProfile('Cmyk')).description);
+    expect(new TextDecoder('latin1').decode(r.bytes!)).toContain('/DeviceCMYK');
+  });
+
+  it('hiResOutputColorSpace Rgb writes the plain RGB PDF; Grayscale with a named profile and PDF/X-1a', async () => {
+    const rgb = await intentOf((await run('colour-rgb', { hiResOutputColorSpace: 'Rgb' })).bytes!);
+    expect(rgb.g.header).toBe('%PDF-1.7');
+    expect(rgb.condition).toBeUndefined();
+    const grey = await run('colour-grey', { hiResOutputColorSpace: 'Grayscale', hiResOutputGrayscaleColorProfileName: 'sGray', hiResOutputPdfFormat: 'PdfX1a' });
+    expect(grey.status, grey.description).toBe('Completed');
+    const g = await intentOf(grey.bytes!);
+    expect(g.g.header).toBe('%PDF-1.4');
+    expect(g.version).toBe('PDF/X-1a:2003');
+    expect(new TextDecoder('latin1').decode(grey.bytes!)).not.toContain('/ICCBased');
+  });
+
+  it('a flipped and rotated CMYK PDF keeps its output intent, XMP and PDF/X version', async () => {
+    const r = await run('colour-flip', { hiResOutputFlipMode: 'Vertical', hiResOutputRotateMode: 'Rotate90' });
+    expect(r.status, r.description).toBe('Completed');
+    expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
+    const { g, condition, version } = await intentOf(r.bytes!);
+    expect(g.header).toBe('%PDF-1.6');
+    expect(version).toBe('PDF/X-4');
+    expect(condition).toBeTruthy();
+    expect(g.streamText(g.catalog.get(PDFName.of('Metadata')))).toContain('pdfxid:GTS_PDFXVersion');
+  });
+
+  it('fails the task naming the parameter for an unknown profile or one of another colour space', async () => {
+    const unknown = await run('colour-unknown', { hiResOutputCmykColorProfileName: 'No such profile' });
+    expect(unknown.status).toBe('Failed');
+    expect(unknown.description).toContain('hiResOutputCmykColorProfileName');
+    const wrong = await run('colour-wrong', { hiResOutputCmykColorProfileName: 'sRGB' });
+    expect(wrong.status).toBe('Failed');
+    expect(wrong.description).toMatch(/RGB|Rgb/);
+  });
+});
