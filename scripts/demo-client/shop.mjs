@@ -10,6 +10,7 @@
 // the browser never sees a token or a secret.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { orderQuantity } from './order-input.mjs';
 
 const here = import.meta.dirname;
 const STOREFRONT_ID = 1;
@@ -135,6 +136,8 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
     }
     if (p === '/shop/order' && req.method === 'POST') {
       const input = JSON.parse((await readBody(req, 64 * 1024)).toString() || '{}');
+      const { quantity, error } = orderQuantity(input.quantity);
+      if (error) return json(res, 400, { title: 'Bad Request', detail: error }), true;
       const orderId = `shop-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
       const fields = { Name: String(input.name ?? ''), 'Line 1': String(input.line1 ?? ''), 'Line 2': String(input.line2 ?? '') };
       if (input.photo) fields.Photo = String(input.photo);
@@ -148,7 +151,7 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
         orderLineItemIndex: 0,
         orderName: `Demo shop ${orderId}`,
         customerName: fields.Name || null,
-        item: { quantity: Number(input.quantity) || 100, sku: input.sku || null, fields },
+        item: { quantity, sku: input.sku || null, fields },
       });
       if (created.status !== 201) return json(res, created.status, created.data), true;
       return json(res, 201, { id: created.data.id, orderUrl: `/shop/orders/${created.data.id}` }), true;

@@ -1,6 +1,7 @@
 /**
  * Project previews (contract: "items' first Preview resource, else an 800 px JPEG of the first
- * design kept as an anonymous resource").
+ * design kept as an anonymous resource"). The first design is the one the pipeline's
+ * extract-project-design takes: item-designs.ts answers for both.
  *
  * The rendered preview is a public resource in namespace `project-previews` with source
  * `project-<id>` and an anonymous URL; it is rendered once (the first preview call) and reused.
@@ -9,6 +10,7 @@ import { renderDesign, toResource } from '../atoms/render';
 import * as assets from '../assets';
 import { loadDesign } from '../atoms/store';
 import { NotFoundError, PlatformError, tenantKey, type TenantContext } from '../core';
+import { itemDesignIds } from './item-designs';
 import { itemVariableData } from './item-data';
 import { projectOr404 } from './service';
 
@@ -43,8 +45,20 @@ async function previewOf(t: TenantContext, projectId: string): Promise<PreviewFi
   const kept = await resourceRow(t, `namespace = ?2 AND source_id = ?3 AND owner_id = ''`, PREVIEW_NAMESPACE, source);
   if (kept?.blob_sha) return { id: kept.id, blobSha: kept.blob_sha, mime: kept.mime_type, rendered: true };
 
-  const item = items.find((i) => (JSON.parse(i.design_ids || '[]') as string[]).length);
-  const designId = item && (JSON.parse(item.design_ids!) as string[])[0]!;
+  // The first item with a design: its own designIds, else its product variant's (as extract-project-design finds them).
+  let item: (typeof items)[number] | undefined;
+  let designId: string | undefined;
+  for (const i of items) {
+    const ids = await itemDesignIds(t.env.DB, t.tenantId, {
+      designIds: JSON.parse(i.design_ids || '[]') as string[],
+      productVersionId: i.product_version_id,
+      productVariantId: i.product_variant_id,
+    });
+    if (ids.length) {
+      [item, designId] = [i, ids[0]];
+      break;
+    }
+  }
   if (!item || !designId) throw new NotFoundError('This project has no Preview resource and no design to render one from.');
   const owner = await t.env.DB.prepare(`SELECT owner_id FROM assets WHERE tenant_id = ?1 AND type = 'design' AND id = ?2`).bind(t.tenantId, designId).first<{ owner_id: string }>();
   if (!owner) throw new NotFoundError(`The project's design ${designId} no longer exists.`);

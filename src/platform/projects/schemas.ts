@@ -117,7 +117,7 @@ export const CreateProjectItemDto = z
   .object({
     name: optText(255),
     groupId: optText(255),
-    quantity: z.number().int().min(0).max(1_000_000).nullish(),
+    quantity: z.number().int().min(1, 'quantity must be at least 1.').max(1_000_000).nullish(),
     orderLineItemId: optText(255),
     orderLineItemIndex: z.number().int().min(0).nullish(),
     productReference: optText(255),

@@ -426,6 +426,14 @@ export async function setProjectStatus(
   return { moved: true, triggered: triggered.meta.changes === 1 };
 }
 
+/** The product version and variant a stored project item resolved to (null when it names none). */
+export async function itemProduct(db: D1Database, tenantId: number, itemId: number) {
+  return db
+    .prepare(`SELECT product_version_id AS versionId, product_variant_id AS variantId FROM project_items WHERE tenant_id = ?1 AND id = ?2`)
+    .bind(tenantId, itemId)
+    .first<{ versionId: number | null; variantId: number | null }>();
+}
+
 export async function setProcessingStatus(db: D1Database, tenantId: number, projectId: number, status: ProcessingStatus): Promise<void> {
   await db
     .prepare(`UPDATE projects SET processing_status = ?3, last_modified = ${NOW_MS} WHERE tenant_id = ?1 AND id = ?2`)

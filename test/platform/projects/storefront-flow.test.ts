@@ -170,6 +170,21 @@ describe('storefront flow over HTTP', () => {
     expect((await call(url.text)).status).toBe(404);
   });
 
+  it('previews a project whose item names no designIds from its product variant’s design, the one extract-project-design takes', async () => {
+    const token = await (await import('../../helpers/platform')).tenantToken(1);
+    const p = await http('POST', '/api/storefront/v1/projects/with-single-item?storefrontId=1', token, { ownerId: 'preview-shopper', productReference: 'demo-card', item: { sku: 'DEMO-CARD-MATTE' } });
+    expect(p.status, p.text).toBe(201);
+    expect(p.json.items[0].designIds).toEqual([]);
+    const { storedItemDesignIds } = await import('../../../src/platform/projects/item-designs');
+    expect(await storedItemDesignIds(env.DB, 1, p.json.items[0].id, [])).toEqual(['demo-card-design']);
+    const res = await call(`/api/storefront/v1/projects/${p.json.id}/preview`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+    await res.arrayBuffer();
+    const url = await http('GET', `/api/storefront/v1/projects/${p.json.id}/preview-url`, token);
+    expect(url.status, url.text).toBe(200);
+  });
+
   it("draws the project preview with the item's fields (layer names matched ignoring case; other order fields ignored)", async () => {
     const token = await (await import('../../helpers/platform')).tenantToken(1);
     // A font for the text (the design's ArialMT is not in the tenant: the engine falls back to it).

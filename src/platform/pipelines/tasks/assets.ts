@@ -33,11 +33,3 @@ export async function designOr404(env: Env, tenantId: number, id: string): Promi
 
 export const assetKey = (tenantId: number, sha: string) => blobKey(tenantId, sha);
 
-/** The product version and variant a project item resolved to (for its variant's designs). */
-export async function itemProduct(env: Env, tenantId: number, itemId: number) {
-  return env.DB.prepare(
-    `SELECT product_version_id AS versionId, product_variant_id AS variantId FROM project_items WHERE tenant_id = ?1 AND id = ?2`,
-  )
-    .bind(tenantId, itemId)
-    .first<{ versionId: number | null; variantId: number | null }>();
-}

@@ -4,8 +4,8 @@
  * The design is not copied: its artifact borrows the asset's blob key (cleanup never deletes a
  * borrowed key) and names the asset as its source, which the render tasks render.
  */
-import { variantDesigns } from '../../catalogue/variant-assets';
-import { designOr404, assetKey, itemProduct } from './assets';
+import { storedItemDesignIds } from '../../projects/item-designs';
+import { designOr404, assetKey } from './assets';
 import { TaskFailure } from './errors';
 import { numericItemId, snapshotItems } from './project';
 import type { TaskModule } from './types';
@@ -16,14 +16,8 @@ export const extractProjectDesign: TaskModule = {
     const found: Array<{ designId: string; itemId: number | null }> = [];
     for (const item of snapshotItems(ctx)) {
       const itemId = numericItemId(item.id);
-      let ids = item.designIds;
-      if (!ids.length && itemId != null && ctx.projectId != null) {
-        const p = await itemProduct(ctx.env, ctx.tenantId, itemId);
-        if (p?.versionId != null) {
-          const designs = await variantDesigns(ctx.env.DB, ctx.tenantId, p.versionId, p.variantId);
-          ids = [...new Set(designs.map((d) => d.designId))];
-        }
-      }
+      // The one resolver the storefront preview uses too (src/platform/projects/item-designs.ts).
+      const ids = await storedItemDesignIds(ctx.env.DB, ctx.tenantId, ctx.projectId != null ? itemId : null, item.designIds);
       for (const designId of ids) found.push({ designId, itemId });
     }
     if (!found.length) throw new TaskFailure('the project has no designs');
