@@ -7,6 +7,7 @@
  */
 import { PDFArray, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream, type PDFPage } from 'pdf-lib';
 import { addColorSpace, n, overprint, separation } from './spot';
+import { checkPdfDecodedSizes, PDF_LIB_DECODE_LIMITS } from '../pdf-raster/bounds';
 
 export type Seg = { op: 'M' | 'L'; x: number; y: number } | { op: 'C'; x1: number; y1: number; x2: number; y2: number; x: number; y: number } | { op: 'Z' };
 
@@ -46,6 +47,7 @@ function mapSegs(segs: Seg[], m: M): Seg[] {
 
 /** The painted paths of a PDF's first page (fills and strokes alike; clips and text ignored). */
 export async function dieLineFromPdf(bytes: Uint8Array): Promise<DieLine> {
+  checkPdfDecodedSizes(bytes, PDF_LIB_DECODE_LIMITS); // the page's content is decoded whole: bombs refused first (issue 18 item 3)
   const doc = await PDFDocument.load(bytes, { updateMetadata: false });
   const page = doc.getPage(0);
   const box = page.node.TrimBox() ? page.getTrimBox() : page.getMediaBox();

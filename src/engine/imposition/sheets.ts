@@ -8,6 +8,7 @@
 import { PDFArray, PDFDocument, PDFName, PDFObjectCopier, PDFPageEmbedder, StandardFonts, type PDFFont, type PDFRef } from 'pdf-lib';
 import { cellBoxes, turned, type Box, type Grid, type SheetGeometry } from './layout';
 import { addColorSpace, appendContent, n, separation } from './spot';
+import { checkPdfDecodedSizes, PDF_LIB_DECODE_LIMITS } from '../pdf-raster/bounds';
 
 export interface ItemPage {
   /** The Form XObject. */
@@ -67,6 +68,7 @@ export class Imposer {
 
   /** Reads one input PDF and embeds each of its pages (in order). Returns how many it had. */
   async add(bytes: Uint8Array): Promise<number> {
+    checkPdfDecodedSizes(bytes, PDF_LIB_DECODE_LIMITS); // embedding decodes page contents whole: bombs refused first (issue 18 item 3)
     const src = await PDFDocument.load(bytes, { updateMetadata: false });
     if (!this.outputIntent) {
       const intents = src.catalog.lookup(PDFName.of('OutputIntents'));

@@ -32,13 +32,20 @@ const MiB = 1024 * 1024;
 export interface PdfDecodeLimits {
   /** Bytes one stream that is not an image may decode to, after any one filter. */
   streamBytes: number;
-  /** Bytes one image may occupy decoded: its stream after any filter, and width × height × 4. */
-  imageBytes: number;
+  /**
+   * Bytes one image may occupy decoded: its stream after any filter, and width × height × 4.
+   * `null` for readers that never decode images (pdf-lib copies their streams as they are):
+   * images are then neither decoded nor counted here.
+   */
+  imageBytes: number | null;
   /** Bytes every stream of the file may decode to together (each filter's output counted). */
   totalBytes: number;
 }
 
-export const PDF_DECODE_LIMITS: PdfDecodeLimits = { streamBytes: 64 * MiB, imageBytes: 256 * MiB, totalBytes: 1024 * MiB };
+/** What PDFium may decode: it draws images too. */
+export const PDF_DECODE_LIMITS = { streamBytes: 64 * MiB, imageBytes: 256 * MiB, totalBytes: 1024 * MiB } as const satisfies PdfDecodeLimits;
+/** What pdf-lib may decode (object streams on load, page contents when it embeds a page): no images. */
+export const PDF_LIB_DECODE_LIMITS: PdfDecodeLimits = { ...PDF_DECODE_LIMITS, imageBytes: null };
 
 /** The largest ratio of Flate (deflate): 258 bytes for two 1-bit codes, in the best case. */
 const FLATE_MAX_RATIO = 1032;
@@ -71,15 +78,16 @@ export function checkPdfDecodedSizes(file: Uint8Array, limits: PdfDecodeLimits =
     const dict = parseDict(s.dict, file);
     const name = s.objectNumber !== undefined ? `object ${s.objectNumber}` : `the stream at byte ${s.start}`;
     const isImage = dict.subtype === 'Image';
-    const limit = isImage ? limits.imageBytes : limits.streamBytes;
+    if (isImage && limits.imageBytes === null) continue;
+    const limit = isImage ? limits.imageBytes! : limits.streamBytes;
     const what = isImage ? 'image' : 'stream';
     if (isImage) {
       summary.images++;
       const { width, height } = dict;
-      if (width !== undefined && height !== undefined && width * height * 4 > limits.imageBytes)
+      if (width !== undefined && height !== undefined && width * height * 4 > limit)
         refuse(
-          `image ${width} × ${height} px over the ${mb(limits.imageBytes)} image limit`,
-          `The PDF's image (${name}) is ${width} × ${height} px: ${mb(width * height * 4)} decoded; the limit is ${mb(limits.imageBytes)} per image.`,
+          `image ${width} × ${height} px over the ${mb(limit)} image limit`,
+          `The PDF's image (${name}) is ${width} × ${height} px: ${mb(width * height * 4)} decoded; the limit is ${mb(limit)} per image.`,
         );
     }
     const data = file.subarray(s.start, s.end);

@@ -17,7 +17,7 @@
  * `loadUserPdf` / `checkUserPdf` do the same for pdf-lib's loads of PDFs from outside (422).
  */
 import { PDFDocument, type LoadOptions } from 'pdf-lib';
-import { checkPdfDecodedSizes, rasterisePdfPagesPng, type PdfSource } from '../../engine/pdf-raster';
+import { checkPdfDecodedSizes, PDF_LIB_DECODE_LIMITS, rasterisePdfPagesPng, type PdfSource } from '../../engine/pdf-raster';
 import { NotFoundError, tenantKey } from '../core';
 import { blobKey, dropEarlyBlob, startBlobWrite, type Staged } from './blobs';
 import { engineError } from './content';
@@ -113,11 +113,12 @@ export async function pdfPagePng(bucket: R2Bucket, row: AssetRow, n: number): Pr
 /**
  * Refuses (422, naming the limit) a PDF from outside whose streams decode past the bounds of
  * src/engine/pdf-raster/bounds.ts. Every pdf-lib load of such a PDF goes through this first:
- * pdf-lib decodes object streams on load and page contents when it embeds a page.
+ * pdf-lib decodes object streams on load and page contents when it embeds a page, never images
+ * (it copies their streams), so images are not limited here; PDFium's drawing limits them.
  */
 export function checkUserPdf(bytes: Uint8Array): void {
   try {
-    checkPdfDecodedSizes(bytes);
+    checkPdfDecodedSizes(bytes, PDF_LIB_DECODE_LIMITS);
   } catch (e) {
     throw engineError(e);
   }

@@ -17,6 +17,7 @@ import { assetKey } from './assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import type { TaskModule, UnitContext } from './types';
+import { loadUserPdf } from '../../assets/pdf-pages';
 
 interface PatternRow {
   id: string;
@@ -90,7 +91,7 @@ export const combineWithCutPattern: TaskModule = {
     if (!(bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46)) throw new TaskFailure(`${input.fileName} is not a PDF`);
     let doc: PDFDocument;
     try {
-      doc = await PDFDocument.load(bytes, { updateMetadata: false });
+      doc = await loadUserPdf(bytes, { updateMetadata: false }); // decompression bombs refused (issue 18 item 3)
     } catch (e) {
       throw new TaskFailure(`${input.fileName} is not a readable PDF: ${(e as Error).message}`);
     }
