@@ -14,6 +14,7 @@
 //   GET  /admin/products · /{id}         Back office > Products, read-only (backoffice/products.tsx)
 //   GET  /admin/statuses · /admin/secrets   Settings > Project statuses, Secrets (backoffice/settings.tsx)
 //   GET  /admin/assets/{tab} · /{id} · POST   Back office > Assets (backoffice/assets.tsx; uploads take up to ADMIN_UPLOAD_MAX_BYTES)
+//   GET  /admin/webhooks · /{id} · POST  Settings > Webhooks, delivery logs (backoffice/webhooks.tsx)
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ApiError, notFound } from '../../errors';
@@ -25,6 +26,7 @@ import { ADMIN_UPLOAD_MAX_BYTES } from './backoffice/asset-files';
 import { secretsRoutes, statusesRoutes } from './backoffice/settings';
 import { pipelinesRoutes } from './backoffice/pipelines';
 import { productsRoutes } from './backoffice/products';
+import { webhooksRoutes } from './backoffice/webhooks';
 import { ADMIN_LOGIN_PATH } from '../paths';
 import { adminErrorPage, adminHeaders, requireAdmin, type AdminEnv } from './guard';
 import { dashboard, tenantRoutes } from './tenant';
@@ -66,6 +68,7 @@ adminApp.route('/products', productsRoutes);
 adminApp.route('/assets', assetsRoutes);
 adminApp.route('/statuses', statusesRoutes);
 adminApp.route('/secrets', secretsRoutes);
+adminApp.route('/webhooks', webhooksRoutes);
 adminApp.all('*', (c) => {
   if (c.req.path === ADMIN_LOGIN_PATH) return c.notFound();
   // /admin/apps/ is /admin/apps.

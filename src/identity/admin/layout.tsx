@@ -3,7 +3,7 @@
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
 
-export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets' | 'pipelines' | 'products' | 'assets';
+export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets' | 'pipelines' | 'products' | 'assets' | 'webhooks';
 
 /** A one-time message shown at the top of the next page. */
 export interface Banner {
@@ -122,6 +122,7 @@ const NAV: { section: Section; href: string; label: string; settings?: boolean; 
   { section: 'tenant', href: '/admin/tenant', label: 'Tenant', settings: true },
   { section: 'statuses', href: '/admin/statuses', label: 'Project statuses', settings: true },
   { section: 'secrets', href: '/admin/secrets', label: 'Secrets', settings: true },
+  { section: 'webhooks', href: '/admin/webhooks', label: 'Webhooks', settings: true },
 ];
 
 export function BannerBox({ banner }: { banner?: Banner }) {
