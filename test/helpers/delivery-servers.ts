@@ -350,10 +350,11 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
       await ready(port, `vsftpd ${name}`, p.child, p.log, !extra.includes('implicit_ssl=YES'));
       return port;
     };
-    const ftpsPort = await vsftpd('explicit', ['require_ssl_reuse=NO']);
-    const ftpsReusePort = await vsftpd('reuse', ['require_ssl_reuse=YES']);
-    const ftpsImplicitPort = await vsftpd('implicit', ['require_ssl_reuse=NO', 'implicit_ssl=YES']);
-    const ftpsUntrustedPort = await vsftpd('untrusted', ['require_ssl_reuse=NO'], [selfCert, selfKey]);
+    // vsftpd must start as root and logs in a system account: without root the FTPS tests skip.
+    const ftpsPort = root ? await vsftpd('explicit', ['require_ssl_reuse=NO']) : 0;
+    const ftpsReusePort = root ? await vsftpd('reuse', ['require_ssl_reuse=YES']) : 0;
+    const ftpsImplicitPort = root ? await vsftpd('implicit', ['require_ssl_reuse=NO', 'implicit_ssl=YES']) : 0;
+    const ftpsUntrustedPort = root ? await vsftpd('untrusted', ['require_ssl_reuse=NO'], [selfCert, selfKey]) : 0;
 
     // workerd (BoringSSL) reads SSL_CERT_FILE when Miniflare starts it, after this setup.
     const bundle = path.join(dir, 'ca-bundle.pem');

@@ -25,18 +25,17 @@ async function putLarge(key: string, size: number): Promise<string> {
   for (let i = 0; i < CHUNK; i++) chunk[i] = (i * 2654435761) >>> 24;
   const digest = new crypto.DigestStream('SHA-256');
   const fixed = new FixedLengthStream(size);
+  let sent = 0;
   const source = new ReadableStream<Uint8Array>({
-    sent: 0,
     pull(controller) {
-      const self = this as unknown as { sent: number };
-      const n = Math.min(CHUNK, size - self.sent);
+      const n = Math.min(CHUNK, size - sent);
       if (n <= 0) return controller.close();
       const part = chunk.slice(0, n);
-      part[0] = self.sent / CHUNK; // each MiB differs
-      self.sent += n;
+      part[0] = sent / CHUNK; // each MiB differs
+      sent += n;
       controller.enqueue(part);
     },
-  } as UnderlyingDefaultSource<Uint8Array> & { sent: number });
+  });
   const [a, b] = source.tee();
   const put = env.FILES.put(key, fixed.readable);
   await Promise.all([a.pipeTo(fixed.writable), b.pipeTo(digest), put]);
