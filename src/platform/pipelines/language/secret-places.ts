@@ -8,7 +8,7 @@
  * | where                                        | secrets                        |
  * |----------------------------------------------|--------------------------------|
  * | credential parameters (by name: `…password`, `…passphrase`, `…secret`, `…token`, `…apiKey`, `…appKey`, `…privateKey`, `…accessKey`, `accessKeyId`, `userName`) | anywhere in the value |
- * | invoke-url `queryHeaders`                     | in header values, not names    |
+ * | invoke-url `queryHeaders`, download-files `headers` | in header values, not names |
  * | invoke-url `url`                              | in the user info only          |
  * | invoke-url `body`                             | anywhere                       |
  * | anything else, and every skip condition      | never                          |
@@ -24,6 +24,7 @@ export type SecretPlace = 'anywhere' | 'values' | 'userinfo';
 
 const PLACES: Partial<Record<TaskType, Record<string, SecretPlace>>> = {
   'invoke-url': { url: 'userinfo', queryHeaders: 'values', body: 'anywhere' },
+  'download-files': { headers: 'values' },
 };
 
 const CREDENTIAL = /(password|passphrase|secret|token|apikey|appkey|privatekey|accesskey|accesskeyid|username)$/i;

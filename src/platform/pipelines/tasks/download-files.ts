@@ -73,7 +73,7 @@ export const downloadFiles: TaskModule = {
       }
       let answer;
       try {
-        answer = await outboundFetch(url, { env: ctx.env, headers, signal: ctx.signal, timeoutMs: 60_000 });
+        answer = await outboundFetch(url, { env: ctx.env, ...ctx.outbound, headers, signal: ctx.signal, timeoutMs: 60_000 });
       } catch (e) {
         if (e instanceof OutboundError && e.refused) throw new TaskFailure(`urls[${i}]: ${e.message}`);
         throw e;

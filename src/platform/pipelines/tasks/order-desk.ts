@@ -21,7 +21,7 @@
  * shared `outboundFetch` is not used because it hides non-2xx answers, and Order Desk's 404, 429
  * (Retry-After) and error messages are what this task acts on.
  */
-import { checkOutboundUrl } from '../../../http/outbound';
+import { HOP_HEADER, checkOutboundUrl } from '../../../http/outbound';
 import { readAll } from '../../../http/read-limited';
 import { TaskFailure, TransientFailure } from './errors';
 import type { TaskModule, UnitContext } from './types';
@@ -58,12 +58,12 @@ const IN_UNIT_WAITS = 3;
 export class OrderDeskClient {
   private readonly base: URL;
   constructor(
-    private readonly ctx: Pick<UnitContext, 'env' | 'signal'>,
+    private readonly ctx: Pick<UnitContext, 'env' | 'signal' | 'outbound'>,
     private readonly p: Pick<Lookup, 'storeUrl' | 'storeId' | 'storeApiKey'>,
   ) {
     const base = p.storeUrl.endsWith('/') ? p.storeUrl : `${p.storeUrl}/`;
     try {
-      this.base = checkOutboundUrl(base, ctx.env);
+      this.base = checkOutboundUrl(base, ctx.env, undefined, ctx.outbound.refuseOrigins);
     } catch (e) {
       throw new TaskFailure(`storeUrl: ${(e as Error).message}`);
     }
@@ -85,6 +85,7 @@ export class OrderDeskClient {
             'ORDERDESK-API-KEY': this.p.storeApiKey,
             'content-type': 'application/json',
             accept: 'application/json',
+            [HOP_HEADER]: String(this.ctx.outbound.hop),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
         });

@@ -18,6 +18,9 @@ describe('secrets: where they may be interpolated', () => {
     expect(errorsOf(csv, ftp({ userName: '{{secrets.ftpUser}}', password: '{{secrets.ftpPassword}}' }))).toEqual({});
     expect(errorsOf(csv, { name: 's3', type: 'upload-to-s3', inputArtifacts: ['order'], parameters: { bucket: 'b', accessKeyId: '{{secrets.id}}', secretAccessKey: '{{secrets.key}}' } })).toEqual({});
     expect(errorsOf(csv, { name: 'db', type: 'upload-to-dropbox', inputArtifacts: ['order'], parameters: { accessToken: 'Bearer {{secrets.dropbox}}' } })).toEqual({});
+    expect(errorsOf({ name: 'dl', type: 'download-files', outputArtifacts: ['files*'], parameters: { urls: ['https://example.com/a.pdf'], headers: { Authorization: 'Bearer {{secrets.token}}' } } })).toEqual({});
+    expect(errorsOf(csv, ftp({ protocol: 'Sftp', privateKey: '{{secrets.sshKey}}', passphrase: '{{secrets.sshPass}}' }))).toEqual({});
+    expect(errorsOf({ name: 'od', type: 'export-to-order-desk', parameters: { storeId: '1', storeApiKey: '{{secrets.orderDeskKey}}', data: { a: 'b' } } })).toEqual({});
     expect(errorsOf(hook({ url: 'https://{{secrets.user}}:{{secrets.pass}}@example.com/hook/{{projectId}}', queryHeaders: { Authorization: 'Bearer {{secrets.token}}' }, body: { key: '{{secrets.hookKey}}', n: ['{{secrets.x}}'] } }))).toEqual({});
   });
 
