@@ -26,6 +26,7 @@
  */
 import { Unzlib } from 'fflate';
 import { InputsTooLarge } from '../errors';
+import { sniffImage } from '../raster/sniff';
 
 const MiB = 1024 * 1024;
 
@@ -81,18 +82,24 @@ export function checkPdfDecodedSizes(file: Uint8Array, limits: PdfDecodeLimits =
     if (isImage && limits.imageBytes === null) continue;
     const limit = isImage ? limits.imageBytes! : limits.streamBytes;
     const what = isImage ? 'image' : 'stream';
+    const data = file.subarray(s.start, s.end);
+    // A /Filter we cannot read: PDFium may find it (an object stream), so zlib data is inflated anyway.
+    const filters = dict.filters ?? (looksLikeZlib(data) ? ['FlateDecode'] : []);
     if (isImage) {
       summary.images++;
-      const { width, height } = dict;
+      let { width, height } = dict;
+      if ((width === undefined || height === undefined) && filters.at(-1) === 'DCTDecode' && filters.length === 1) {
+        const jpeg = sniffImage(data.subarray(0, 256 * 1024));
+        if (jpeg) (width = jpeg.width), (height = jpeg.height);
+      }
       if (width !== undefined && height !== undefined && width * height * 4 > limit)
         refuse(
           `image ${width} × ${height} px over the ${mb(limit)} image limit`,
           `The PDF's image (${name}) is ${width} × ${height} px: ${mb(width * height * 4)} decoded; the limit is ${mb(limit)} per image.`,
         );
     }
-    const data = file.subarray(s.start, s.end);
     // Cross-reference streams are never encrypted (ISO 32000-1 §7.5.8.2): they are read as usual.
-    if (encrypted && dict.filters.length && !isImage && dict.type !== 'XRef') {
+    if (encrypted && (dict.filters?.length ?? 1) && !isImage && dict.type !== 'XRef') {
       // Without the key its bytes are noise to a decoder: bound it by what it could become.
       const worst = data.length * FLATE_MAX_RATIO;
       if (worst > limit)
@@ -102,7 +109,7 @@ export function checkPdfDecodedSizes(file: Uint8Array, limits: PdfDecodeLimits =
         );
     } else {
       let stage: Iterable<Uint8Array> = pieces(data);
-      for (const filter of dict.filters) {
+      for (const filter of filters) {
         const decode = DECODERS[filter];
         if (!decode) break; // DCT, JPX, JBIG2, CCITT, Crypt: images, bounded by their size above
         let produced = 0;
@@ -162,10 +169,9 @@ function* streams(file: Uint8Array): Generator<RawStream> {
     const at = findToken(file, 'stream', from);
     if (at < 0) return;
     from = at + 6;
-    // The dictionary ends right before the keyword.
-    let close = at - 1;
-    while (close >= 0 && isWhite(file[close]!)) close--;
-    if (close < 1 || file[close] !== 0x3e || file[close - 1] !== 0x3e) continue;
+    // The dictionary ends right before the keyword (whitespace and comments may come between).
+    const close = dictEndBefore(file, at);
+    if (close < 0) continue;
     const open = dictStart(file, close);
     if (open < 0) continue;
     let start = at + 6;
@@ -178,6 +184,21 @@ function* streams(file: Uint8Array): Generator<RawStream> {
     yield { dict, objectNumber: num ? Number(num[1]) : undefined, start, end };
     from = end;
   }
+}
+
+/** The last `>` of the `>>` before `at`, skipping whitespace and `%` comments; -1 when there is none. */
+function dictEndBefore(file: Uint8Array, at: number): number {
+  let i = at - 1;
+  for (let comments = 0; comments < 8; comments++) {
+    while (i >= 0 && isWhite(file[i]!)) i--;
+    if (i >= 1 && file[i] === 0x3e && file[i - 1] === 0x3e) return i;
+    // A comment runs from `%` to the end of its line: look for one on this line.
+    let k = i;
+    while (k >= 0 && file[k] !== 0x0a && file[k] !== 0x0d && file[k] !== 0x25) k--;
+    if (k < 0 || file[k] !== 0x25) return -1;
+    i = k - 1;
+  }
+  return -1;
 }
 
 /** The `<<` that opens the dictionary whose `>>` ends at `closeAt` (nested dictionaries balanced). */
@@ -218,7 +239,8 @@ function streamEnd(file: Uint8Array, dict: string, start: number): number {
 // Reading the dictionary
 
 interface StreamDict {
-  filters: string[];
+  /** Decode order; `undefined` when /Filter names an object this lexical reading cannot find (compressed in an object stream). */
+  filters: string[] | undefined;
   type?: string;
   subtype?: string;
   width?: number;
@@ -230,9 +252,15 @@ const FILTER_NAMES: Record<string, string> = { Fl: 'FlateDecode', LZW: 'LZWDecod
 /** The top-level entries the check needs; nested dictionaries (DecodeParms) are skipped. */
 function parseDict(text: string, file: Uint8Array): StreamDict {
   const top = topLevel(text);
-  const filter = /\/Filter\s*(\[[^\]]*\]|\/[^\s/[\]<>()]+)/.exec(top)?.[1] ?? '';
-  const filters = [...filter.matchAll(/\/([^\s/[\]<>()]+)/g)].map((m) => FILTER_NAMES[m[1]!] ?? m[1]!);
-  const subtype = /\/Subtype\s*\/([^\s/[\]<>()]+)/.exec(top)?.[1];
+  // A value may be indirect (`/Filter 7 0 R`): read the object it names.
+  const value = (key: string, direct: string): string | null | undefined => {
+    const m = new RegExp(`/${key}\\s*(?:${direct}|(\\d+)\\s+(\\d+)\\s+R)`).exec(top);
+    if (!m) return undefined;
+    return m[1] ?? objectText(file, Number(m[2]), Number(m[3]));
+  };
+  const filter = value('Filter', '(\\[[^\\]]*\\]|\\/[^\\s/[\\]<>()]+)');
+  const filters = filter === null ? undefined : [...(filter ?? '').matchAll(/\/([^\s/[\]<>()]+)/g)].map((m) => FILTER_NAMES[m[1]!] ?? m[1]!);
+  const subtype = value('Subtype', '\\/([^\\s/[\\]<>()]+)')?.replace(/^\s*\//, '').trim();
   const type = /\/Type\s*\/([^\s/[\]<>()]+)/.exec(top)?.[1];
   const int = (key: string) => {
     const m = new RegExp(`/${key}\\s+(\\d+)(\\s+(\\d+)\\s+R)?`).exec(top);
@@ -262,18 +290,38 @@ function topLevel(text: string): string {
 
 /** The integer object `num gen obj <int> endobj`, for an indirect /Width or /Height. */
 function resolveInteger(file: Uint8Array, num: number, gen: number): number | undefined {
-  const head = `${num} ${gen} obj`;
-  for (let at = findToken(file, head, 0); at >= 0; at = findToken(file, head, at + 1)) {
-    const m = /^\s*(\d+)\s+endobj/.exec(latin1(file.subarray(at + head.length, at + head.length + 40)));
-    if (m) return Number(m[1]);
+  const m = /^\s*(\d+)\s*$/.exec(objectText(file, num, gen) ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Where each `num gen obj` starts its body (the last definition wins), found in one pass and kept per file. */
+const OBJECTS = new WeakMap<Uint8Array, Map<string, number>>();
+function objectIndex(file: Uint8Array): Map<string, number> {
+  let index = OBJECTS.get(file);
+  if (index) return index;
+  index = new Map();
+  for (let at = findToken(file, 'obj', 0); at >= 0; at = findToken(file, 'obj', at + 3)) {
+    const m = /(?:^|[^\d])(\d+)\s+(\d+)\s+$/.exec(latin1(file.subarray(Math.max(0, at - 24), at)));
+    if (m) index.set(`${m[1]} ${m[2]}`, at + 3);
   }
-  return undefined;
+  OBJECTS.set(file, index);
+  return index;
+}
+
+/** The text of a small object (`num gen obj … endobj`), or null when it is not in the file as text. */
+function objectText(file: Uint8Array, num: number, gen: number): string | null {
+  const at = objectIndex(file).get(`${num} ${gen}`);
+  if (at === undefined) return null;
+  return /^([\s\S]*?)endobj/.exec(latin1(file.subarray(at, at + 4096)))?.[1] ?? null;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Bounded decoders: pull-based generators, so a stage that stops stops the ones before it.
 
 type Decoder = (input: Iterable<Uint8Array>) => Generator<Uint8Array>;
+
+/** A zlib header (RFC 1950 §2.2): deflate, window ≤ 32 KB, check bits right. */
+const looksLikeZlib = (d: Uint8Array) => d.length > 2 && (d[0]! & 0x0f) === 8 && d[0]! >> 4 <= 7 && ((d[0]! << 8) | d[1]!) % 31 === 0;
 
 function* pieces(data: Uint8Array): Generator<Uint8Array> {
   for (let i = 0; i < data.length; i += PIECE) yield data.subarray(i, i + PIECE);
