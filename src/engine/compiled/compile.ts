@@ -18,7 +18,7 @@ import { levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/10';
+export const ENGINE_VERSION = 'psd-engine/11'; // 11: CMYK documents converted through ICC profiles (LittleCMS)
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
@@ -106,7 +106,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
       layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, (k, b, d) =>
         put(pixelKey(hash, id, k, b), d),
-      mode, depth, palette));
+      mode, depth, palette, resources.icc));
     }
 
     const compiled: CompiledTemplate = {
@@ -134,12 +134,12 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     delete doc.rawCompositeData;
     if (merged && merged.length > 2 && doc.width * doc.height <= MAX_STORED_COMPOSITE) {
       const large = psd[5] === 2;
-      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha, mode, depth, palette);
+      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha, mode, depth, palette, resources.icc);
       await put(compositeKey(hash), composite);
       compiled.compositeKey = compositeKey(hash);
     }
     // Outputs are RGB and embed this profile: a Grayscale or CMYK document's profile describes
-    // its own channels, not our naively converted RGB, which is then taken as sRGB (no profile).
+    // its own channels, not the sRGB its pixels were converted to (untagged output is sRGB).
     if (resources.icc && mode === ColorMode.RGB) {
       written.push(iccKey(hash));
       await bucket.put(iccKey(hash), resources.icc);
@@ -235,9 +235,10 @@ async function flatLayer(
   mode?: number,
   depth?: number,
   palette?: IndexedPalette,
+  icc?: Uint8Array,
 ): Promise<LayerNode> {
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
-  const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth, palette);
+  const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth, palette, icc);
   const writer = new PyramidWriter(bounds, levels, 4, 0, write);
   for (let y = 0; y < doc.height; y++) await writer.push(y, rows.next());
   await writer.finish();

@@ -1,7 +1,7 @@
 import type { LayerRawData, LayerRawDataChannel } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { inflateRow, unpackBits, unpredict } from './composite';
-import { ColorMode, colorChannels, narrowRow, toRgbaRow } from './color-modes';
+import { ColorMode, cmykToSrgb, colorChannels, narrowRow, rawProfile, toRgbaRow } from './color-modes';
 import { Inflater } from './inflate';
 
 /**
@@ -127,12 +127,14 @@ export function layerColorRows(raw: LayerRawData, mode: number, width: number, h
   if (mode === ColorMode.RGB) return { next: () => readers.map((r) => r.next()), finish: () => readers.forEach((r) => r.finish()) };
   const rgba = new Uint8Array(width * 4);
   const out = [new Uint8Array(width), new Uint8Array(width), new Uint8Array(width)];
+  // Through the document's embedded profile, which parsePsd leaves on the raw data.
+  const cmyk = mode === ColorMode.CMYK ? cmykToSrgb(rawProfile(raw)) : undefined;
   return {
     next(): Uint8Array[] {
       const rows = readers.map((r) => r.next());
       const alpha = rows.pop()!;
       if (mode !== ColorMode.CMYK) return [rows[0], rows[0], rows[0], alpha];
-      toRgbaRow(mode, rows, null, rgba);
+      toRgbaRow(mode, rows, null, rgba, 0, width, cmyk);
       for (let x = 0, o = 0; x < width; x++, o += 4) {
         out[0][x] = rgba[o];
         out[1][x] = rgba[o + 1];

@@ -1,4 +1,5 @@
 import type { Layer, Psd } from 'ag-psd';
+import { colourTransformSync, defaultProfile, readProfileInfo, type ColourTransform } from '../colour';
 import { unprocessable } from '../errors';
 import type { LayerNode } from '../types';
 
@@ -11,10 +12,12 @@ import type { LayerNode } from '../types';
  *   round(v × 255 / 65535), which is what we do per sample.
  * - Grayscale (1) and Duotone (8): one colour channel, expanded to R = G = B. Duotone's inks
  *   (its colour mode data) are not applied: it renders as its grey channel.
- * - CMYK (4): channels are stored inverted (255 = no ink). RGB by the plain formula that Pillow
- *   and psd-tools use, R = 255 (1 − C)(1 − K) …, i.e. R = c̄ k̄ / 255 on the stored values; no ICC.
- *   Layers are converted before they are blended, whereas Photoshop blends in CMYK: exact for
- *   Normal at full opacity and for Multiply (the formula is a product), approximate otherwise.
+ * - CMYK (4): channels are stored inverted (255 = no ink). Converted to sRGB by LittleCMS
+ *   through the document's embedded profile (image resource 1039), else the default CMYK profile
+ *   (src/engine/colour), relative colorimetric with black-point compensation: Photoshop's default
+ *   colour settings, so previews match what Photoshop shows. Layers are converted before they
+ *   are blended, whereas Photoshop blends in CMYK: exact for Normal at full opacity,
+ *   approximate for other modes and partial opacity.
  */
 export const ColorMode = { Bitmap: 0, Grayscale: 1, Indexed: 2, RGB: 3, CMYK: 4, Multichannel: 7, Duotone: 8, Lab: 9 } as const;
 
@@ -95,10 +98,33 @@ export function narrowRow(wide: Uint8Array, out: Uint8Array, width: number): voi
 }
 
 /**
- * Writes one RGBA row from the mode's colour planes (8-bit each) and an alpha row (or null:
- * opaque). `planes` has colorChannels(mode) rows.
+ * The transform a CMYK document's pixels take to sRGB: Photoshop's stored (inverted) CMYK in,
+ * RGBA out, through `icc` when it is a readable CMYK profile, else the default CMYK profile (as
+ * Photoshop falls back to its working space when a document's profile is missing or unusable).
  */
-export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array | null, out: Uint8Array, from = 0, width = out.length >> 2): void {
+export function cmykToSrgb(icc?: Uint8Array): ColourTransform {
+  return colourTransformSync({ from: usableCmykProfile(icc), to: defaultProfile('Rgb'), fromLayout: 'CMYK_INVERTED', toLayout: 'RGBA' });
+}
+
+function usableCmykProfile(icc: Uint8Array | undefined): Uint8Array {
+  if (!icc) return defaultProfile('Cmyk');
+  try {
+    if (readProfileInfo(icc).colorSpace === 'Cmyk') return icc;
+  } catch {
+    // an unreadable embedded profile: the default, like Photoshop's "discard the profile"
+  }
+  return defaultProfile('Cmyk');
+}
+
+/** The embedded profile a CMYK document's layers carry on their raw data (see normaliseColors). */
+export const rawProfile = (raw: object): Uint8Array | undefined => (raw as { iccProfile?: Uint8Array }).iccProfile;
+
+/**
+ * Writes one RGBA row from the mode's colour planes (8-bit each) and an alpha row (or null:
+ * opaque). `planes` has colorChannels(mode) rows. CMYK goes through `cmyk` (cmykToSrgb of the
+ * document's profile; the default CMYK profile when not given).
+ */
+export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array | null, out: Uint8Array, from = 0, width = out.length >> 2, cmyk?: ColourTransform): void {
   if (mode === ColorMode.RGB) {
     const [r, g, b] = planes;
     for (let x = 0, o = 0; x < width; x++, o += 4) {
@@ -108,14 +134,16 @@ export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array 
       out[o + 3] = alpha ? alpha[from + x] : 255;
     }
   } else if (mode === ColorMode.CMYK) {
+    // Interleaved into `out` itself (4 bytes a pixel either way), converted in place.
     const [c, m, y, k] = planes;
     for (let x = 0, o = 0; x < width; x++, o += 4) {
-      const kk = k[from + x];
-      out[o] = div255(c[from + x] * kk);
-      out[o + 1] = div255(m[from + x] * kk);
-      out[o + 2] = div255(y[from + x] * kk);
-      out[o + 3] = alpha ? alpha[from + x] : 255;
+      out[o] = c[from + x];
+      out[o + 1] = m[from + x];
+      out[o + 2] = y[from + x];
+      out[o + 3] = k[from + x];
     }
+    (cmyk ?? cmykToSrgb()).apply(out, out, width);
+    if (alpha) for (let x = 0, o = 3; x < width; x++, o += 4) out[o] = alpha[from + x];
   } else {
     const [v] = planes;
     for (let x = 0, o = 0; x < width; x++, o += 4) {
@@ -125,39 +153,60 @@ export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array 
   }
 }
 
-/** round(v / 255) for 0 ≤ v ≤ 255². */
-const div255 = (v: number) => ((v + 127) / 255) | 0;
-
 /**
  * Colours in a Grayscale, Duotone or CMYK document's layers (effects, fills, gradients, text)
  * come from ag-psd as grey `{ k }` or `{ c, m, y, k }`. In descriptors both are ink percentages
  * ('Gry ' is % black). In text engine data (ag-psd's fractions × 255) CMYK is ink, but grey
  * (Type 0: alpha, then one component) is a grey level, 0 black, as Krita and psd2svg read it
  * (the latter checked against a Photoshop-made file). The compositor reads RGB, so they are
- * converted in place (grey ink: 255 × (1 − k); CMYK: the formula above). Pixel data
- * (`rawData`) is left alone.
+ * converted in place: grey ink as 255 × (1 − k) (a grey level, as the pixels are shown);
+ * CMYK through the document's profile `icc` (else the default), as its pixels are. Pixel data
+ * (`rawData`) is left alone, but carries `icc` (as `iccProfile`) for the row decoders.
  */
-export function normaliseColors(layers: Layer[]): void {
-  for (const layer of layers) walk(layer, 100, 0);
+export function normaliseColors(layers: Layer[], icc?: Uint8Array): void {
+  const cmyk: CmykColour[] = [];
+  const tag = (list: Layer[]) => {
+    for (const layer of list) {
+      if (icc && layer.rawData) Object.assign(layer.rawData, { iccProfile: icc });
+      if (layer.children) tag(layer.children);
+    }
+  };
+  tag(layers);
+  for (const layer of layers) walk(layer, 100, 0, cmyk);
+  if (!cmyk.length) return;
+  // One batch through LittleCMS: ink 0–255 in, sRGB out, written into the objects found.
+  const transform = colourTransformSync({ from: usableCmykProfile(icc), to: defaultProfile('Rgb'), fromLayout: 'CMYK', toLayout: 'RGB' });
+  const src = new Uint8Array(cmyk.length * 4);
+  cmyk.forEach((c, i) => src.set(c.ink, i * 4));
+  const dst = new Uint8Array(cmyk.length * 3);
+  transform.apply(src, dst, cmyk.length);
+  cmyk.forEach((c, i) => Object.assign(c.target, { r: dst[i * 3], g: dst[i * 3 + 1], b: dst[i * 3 + 2] }));
 }
 
-function walk(value: unknown, scale: number, depth: number): unknown {
+interface CmykColour {
+  /** Ink 0–255 for C, M, Y, K. */
+  ink: number[];
+  /** The object that replaced the colour, to receive r, g, b. */
+  target: { r: number; g: number; b: number };
+}
+
+function walk(value: unknown, scale: number, depth: number, cmyk: CmykColour[]): unknown {
   if (depth > 64 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = walk(value[i], scale, depth + 1);
+    for (let i = 0; i < value.length; i++) value[i] = walk(value[i], scale, depth + 1, cmyk);
     return value;
   }
   const o = value as Record<string, unknown>;
-  const rgb = asRgb(o, scale);
+  const rgb = asRgb(o, scale, cmyk);
   if (rgb) return rgb;
   for (const key of Object.keys(o)) {
     if (key === 'rawData' || key === 'imageData' || key === 'canvas') continue;
-    o[key] = walk(o[key], key === 'text' ? 255 : scale, depth + 1);
+    o[key] = walk(o[key], key === 'text' ? 255 : scale, depth + 1, cmyk);
   }
   return o;
 }
 
-function asRgb(o: Record<string, unknown>, scale: number): { r: number; g: number; b: number } | undefined {
+function asRgb(o: Record<string, unknown>, scale: number, cmyk: CmykColour[]): { r: number; g: number; b: number } | undefined {
   const keys = Object.keys(o).sort().join();
   const ink = (k: string) => Math.max(0, Math.min(1, (o[k] as number) / scale));
   if (keys === 'k' && typeof o.k === 'number') {
@@ -165,8 +214,9 @@ function asRgb(o: Record<string, unknown>, scale: number): { r: number; g: numbe
     return { r: v, g: v, b: v };
   }
   if (keys === 'c,k,m,y' && typeof o.c === 'number') {
-    const k = 1 - ink('k');
-    return { r: 255 * (1 - ink('c')) * k, g: 255 * (1 - ink('m')) * k, b: 255 * (1 - ink('y')) * k };
+    const target = { r: 0, g: 0, b: 0 };
+    cmyk.push({ ink: ['c', 'm', 'y', 'k'].map((k) => Math.round(255 * ink(k))), target });
+    return target;
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { unprocessable } from '../errors';
-import { ColorMode, colorChannels, type IndexedPalette, narrowRow, toRgbaRow } from './color-modes';
+import { ColorMode, cmykToSrgb, colorChannels, type IndexedPalette, narrowRow, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
 /**
@@ -18,9 +18,10 @@ export function decodeComposite(
   mode: number = ColorMode.RGB,
   depth = 8,
   palette?: IndexedPalette,
+  icc?: Uint8Array,
 ): Uint8Array {
   const out = new Uint8Array(width * height * 4);
-  const rows = compositeRows(section, width, height, channels, large, hasAlpha, mode, depth, palette);
+  const rows = compositeRows(section, width, height, channels, large, hasAlpha, mode, depth, palette, icc);
   for (let y = 0; y < height; y++) out.set(rows.next(), y * width * 4);
   return out;
 }
@@ -39,6 +40,8 @@ export function compositeRows(
   mode: number = ColorMode.RGB,
   depth = 8,
   palette?: IndexedPalette,
+  /** A CMYK document's embedded profile (else the default CMYK profile). */
+  icc?: Uint8Array,
 ): { next(): Uint8Array } {
   const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
   const compression = view.getUint16(0);
@@ -69,6 +72,7 @@ export function compositeRows(
   }
   const rgba = new Uint8Array(width * 4);
   const wide = new Uint8Array(bytes);
+  const cmyk = mode === ColorMode.CMYK ? cmykToSrgb(icc) : undefined;
   // One 8-bit row per plane; a plane the file lacks stays empty (255: no ink in CMYK).
   const rows = Array.from({ length: colors + 1 }, (_, c) => new Uint8Array(width).fill(mode === ColorMode.CMYK && c < colors ? 255 : 0));
   let y = 0;
@@ -102,7 +106,7 @@ export function compositeRows(
           rgba[o + 2] = table[512 + i];
           rgba[o + 3] = i === transparent ? 0 : alpha ? alpha[x] : 255;
         }
-      } else toRgbaRow(mode, rows.slice(0, colors), alpha, rgba);
+      } else toRgbaRow(mode, rows.slice(0, colors), alpha, rgba, 0, width, cmyk);
       y++;
       return rgba;
     },

@@ -1,6 +1,7 @@
 import { initializeCanvas, readPsd, type Psd } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { ColorMode, normaliseColors, refuseUnsupportedMode } from './color-modes';
+import { readImageResources } from './resources';
 
 /** Limits from the rendering contract. */
 export const MAX_SIDE = 10_000;
@@ -118,7 +119,7 @@ export function parsePsd(bytes: Uint8Array): Psd {
   }
   setMode(psd.children ?? [], header.colorMode);
   Object.assign(psd, { colorMode: header.colorMode, bitsPerChannel: header.depth });
-  if (header.colorMode !== ColorMode.RGB) normaliseColors(psd.children ?? []);
+  if (header.colorMode !== ColorMode.RGB) normaliseColors(psd.children ?? [], readImageResources(bytes).icc);
   const count = countLayers(psd.children ?? []);
   if (count > MAX_LAYERS) {
     throw unprocessable(`The template has ${count} layers; the limit is ${MAX_LAYERS}.`, [
