@@ -187,16 +187,25 @@ export async function interpolateString(value: string, ctx: PipelineContext): Pr
   return walkString(value, ctx, false);
 }
 
-async function walk(value: unknown, ctx: PipelineContext, tolerant: boolean): Promise<unknown> {
+/**
+ * Deeper than the validator ever lets through (MAX_PARAMETER_DEPTH): a value that did not come
+ * through it fails here instead of overflowing the stack.
+ */
+const MAX_WALK_DEPTH = 64;
+
+async function walk(value: unknown, ctx: PipelineContext, tolerant: boolean, depth = 0): Promise<unknown> {
   if (typeof value === 'string') return walkString(value, ctx, tolerant);
+  if (value !== null && typeof value === 'object' && depth >= MAX_WALK_DEPTH) {
+    throw new InterpolationError('bad_expression', '', `the value nests deeper than ${MAX_WALK_DEPTH} levels`);
+  }
   if (Array.isArray(value)) {
     const out: unknown[] = [];
-    for (const v of value) out.push(await walk(v, ctx, tolerant));
+    for (const v of value) out.push(await walk(v, ctx, tolerant, depth + 1));
     return out;
   }
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = await walk(v, ctx, tolerant);
+    for (const [k, v] of Object.entries(value)) out[k] = await walk(v, ctx, tolerant, depth + 1);
     return out;
   }
   return value;

@@ -45,16 +45,18 @@ export function perMemberInput(task: PipelineTask): ArtifactRef | undefined {
 /** Secret names a pipeline references (`{{secrets.x}}`), lower-cased, for the 403 check. */
 export function secretNames(pipeline: Pipeline): string[] {
   const names = new Set<string>();
-  const visit = (v: unknown) => {
+  // Iterative: no stack to overflow, whatever the parameters hold.
+  const stack: unknown[] = pipeline.tasks.map((t) => t.parameters);
+  while (stack.length) {
+    const v = stack.pop();
     if (typeof v === 'string') {
-      if (!hasExpression(v)) return;
+      if (!hasExpression(v)) continue;
       for (const seg of segmentsOrNone(v)) {
         if (seg.kind === 'ref' && seg.ref.root === 'secret') names.add(seg.ref.name.toLowerCase());
       }
-    } else if (Array.isArray(v)) v.forEach(visit);
-    else if (v !== null && typeof v === 'object') Object.values(v).forEach(visit);
-  };
-  for (const t of pipeline.tasks) visit(t.parameters);
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (v !== null && typeof v === 'object') stack.push(...Object.values(v));
+  }
   return [...names];
 }
 

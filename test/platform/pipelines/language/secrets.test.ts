@@ -2,7 +2,7 @@
 // (credential parameters, invoke-url queryHeaders values, URL user info, an invoke-url body);
 // never in conditions, order data, file names, folders or anything else. And how they are masked.
 import { describe, expect, it } from 'vitest';
-import { SecretMask, validatePipeline } from '../../../../src/platform/pipelines/language';
+import { InterpolationError, SecretMask, interpolate, secretNames, validatePipeline } from '../../../../src/platform/pipelines/language';
 
 const csv = { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] };
 const fin = { name: 'f', type: 'finalize' };
@@ -72,5 +72,22 @@ describe('secrets: masking', () => {
       // What is left cannot be decoded back to the secret's middle.
       expect(shown).not.toContain(basic.slice(4, -4));
     }
+  });
+});
+
+describe('walkers on values that did not come through the validator', () => {
+  const deep = (n: number) => {
+    let v: unknown = '{{secrets.deep}}';
+    for (let i = 0; i < n; i++) v = [v];
+    return v;
+  };
+
+  it('secretNames finds a secret 100,000 levels down without overflowing', () => {
+    expect(secretNames({ tasks: [{ parameters: { body: deep(100_000) } }] } as never)).toEqual(['deep']);
+  });
+
+  it('interpolation refuses a value nested past 64 levels with an InterpolationError', async () => {
+    await expect(interpolate(deep(10_000), {})).rejects.toBeInstanceOf(InterpolationError);
+    await expect(interpolate(deep(60), { secret: () => 's' })).resolves.toBeDefined();
   });
 });
