@@ -28,11 +28,13 @@ import type { TestProject } from 'vitest/node';
 
 /** Bytes from the client after which the proxy cuts an odd-numbered connection. */
 export const CUT_AFTER = 3 * 1024 * 1024;
+/** The same for a second proxy (the runner test's small file): past the ~3 KB of handshake and login. */
+export const CUT_AFTER_SMALL = 12 * 1024;
 
 export interface DeliveryServers {
   /** False when sshd or vsftpd is missing: the delivery tests skip. */
   available: boolean;
-  /** `GET <inspector>/files/sftp|ftp`, `GET <inspector>/rss` (see `inspector`). */
+  /** `GET <inspector>/files/sftp|ftp`, `/rss`, `/proxies` (see `inspector`). */
   inspector: string;
   dir: string;
   user: string;
@@ -40,6 +42,8 @@ export interface DeliveryServers {
   sshPort: number;
   /** The cutting proxy in front of sshd. */
   sshCutPort: number;
+  /** A second cutting proxy, after CUT_AFTER_SMALL bytes (its own connection count). */
+  sshCutSmallPort: number;
   /** `SHA256:…` of each host key, as `ssh-keygen -lf` prints it. */
   hostKeys: Record<'ed25519' | 'ecdsa' | 'rsa', string>;
   /** Client private keys (OpenSSH format) whose public halves are authorised; `other` is not. */
@@ -103,15 +107,18 @@ function start(cmd: string, args: string[]): { child: ChildProcess; log: () => s
 }
 
 /** A loopback proxy that cuts connections 1, 3, 5, … after `cutAfter` client bytes. */
-async function cuttingProxy(target: number, cutAfter: number): Promise<Server> {
+async function cuttingProxy(target: number, cutAfter: number): Promise<Server & { stats: { connections: number; cut: number } }> {
   let n = 0;
+  const stats = { connections: 0, cut: 0 };
   const server = createServer((client: Socket) => {
     const cut = n++ % 2 === 0;
+    stats.connections++;
     const upstream = netConnect(target, '127.0.0.1');
     let sent = 0;
     client.on('data', (d: Buffer) => {
       sent += d.length;
       if (cut && sent > cutAfter) {
+        if (!client.destroyed) stats.cut++;
         client.destroy();
         upstream.destroy();
         return;
@@ -125,15 +132,16 @@ async function cuttingProxy(target: number, cutAfter: number): Promise<Server> {
     upstream.on('error', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
+  return Object.assign(server, { stats });
 }
 
 /**
  * What the servers stored, for the tests (workerd cannot read the disk): `GET /files/<root>`
  * lists `{path: {size, sha256}}` under the sftp or ftp root; `GET /rss` is the resident memory
- * of this run's workerd processes (descendants of this process), for the flat-memory test.
+ * of this run's workerd processes (descendants of this process), for the flat-memory test;
+ * `GET /proxies` the cutting proxies' connection and cut counts.
  */
-async function inspector(roots: Record<string, string>): Promise<Server> {
+async function inspector(roots: Record<string, string>, proxies: Record<string, { stats: unknown }>): Promise<Server> {
   const { createServer: http } = await import('node:http');
   const { readdirSync, statSync, createReadStream } = await import('node:fs');
   const { createHash } = await import('node:crypto');
@@ -183,6 +191,7 @@ async function inspector(roots: Record<string, string>): Promise<Server> {
     const [, kind, name] = (req.url ?? '').split('/');
     try {
       if (kind === 'files' && name && roots[name]) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(await list(roots[name]!)));
+      if (kind === 'proxies') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Object.fromEntries(Object.entries(proxies).map(([k, v]) => [k, v.stats]))));
       if (kind === 'rss') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ rss: rss() }));
       res.writeHead(404).end();
     } catch (e) {
@@ -284,7 +293,8 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
     children.push(sshd.child);
     await ready(sshPort, 'sshd', sshd.child, sshd.log);
     const proxy = await cuttingProxy(sshPort, CUT_AFTER);
-    servers.push(proxy);
+    const proxySmall = await cuttingProxy(sshPort, CUT_AFTER_SMALL);
+    servers.push(proxy, proxySmall);
 
     // vsftpd: a certificate for 127.0.0.1 from a throw-away CA (workerd's rustls refuses a
     // self-signed CA certificate used as the server's own: CaUsedAsEndEntity), three instances.
@@ -362,7 +372,7 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
     writeFileSync(bundle, [...system, readFileSync(ca, 'utf8')].join('\n'));
     process.env.SSL_CERT_FILE = bundle;
 
-    const files = await inspector({ sftp: sftpRoot, ftp: ftpRoot });
+    const files = await inspector({ sftp: sftpRoot, ftp: ftpRoot }, { cut: proxy, cutSmall: proxySmall });
     servers.push(files);
     project.provide('delivery', {
       available: true,
@@ -372,6 +382,7 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
       password,
       sshPort,
       sshCutPort: (proxy.address() as AddressInfo).port,
+      sshCutSmallPort: (proxySmall.address() as AddressInfo).port,
       hostKeys,
       keys,
       keyPassphrase,

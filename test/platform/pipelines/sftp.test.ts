@@ -6,7 +6,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { normaliseParameters } from '../../../src/platform/pipelines/language/tasks';
 import { api, apiJson, seedPlatform } from '../../helpers/platform';
-import { drive, stubOfJob } from '../jobs/helpers';
+import { createDesign, drive, stubOfJob } from '../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const d = inject('delivery');
@@ -115,6 +115,31 @@ suite('upload-to-ftp over SFTP (real OpenSSH)', () => {
     expect(files['redo/order.csv']).toEqual(await csvDigest('job-sftp-redo-2'));
     expect(Object.keys(files).filter((f) => f.startsWith('redo/'))).toEqual(['redo/order.csv']);
   });
+
+  it('a connection cut mid-upload is retried by the runner after its delay: one complete file, no .part', async () => {
+    await createDesign('sftp-cut-design');
+    const id = 'job-sftp-cut';
+    const p = { ...project, id: 'p-sftp-cut', items: [{ itemId: '7', name: 'card', quantity: 1, designIds: ['sftp-cut-design'] }] };
+    const tasks = [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+      { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['design*'], parameters: { host: '127.0.0.1', port: d.sshCutSmallPort, protocol: 'Sftp', userName: d.user, privateKey: '{{secrets.sftpKey}}', folder: `${d.sftpRoot}/cut-runner`, fileName: 'design.psd' } },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['design*'] },
+    ];
+    await apiJson('POST', JOBS, { id, project: p, tasks }, { token: 1 }, 201);
+    const started = Date.now();
+    const { status } = await drive(stubOfJob(id), id, 50_000);
+    const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    // Two connections, the first cut; the retry waited retryDelayMs(0) = 10 s.
+    expect(((await (await fetch(`${d.inspector}/proxies`)).json()) as Record<string, unknown>).cutSmall).toEqual({ connections: 2, cut: 1 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
+    const row = await env.DB.prepare(`SELECT r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ? AND type = 'Final'`).bind(id).first<{ key: string }>();
+    const bytes = new Uint8Array(await (await env.FILES.get(row!.key))!.arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(24 * 1024);
+    const files = await stored();
+    expect(files['cut-runner/design.psd']?.size).toBe(bytes.length);
+    expect(Object.keys(files).filter((f) => f.startsWith('cut-runner/'))).toEqual(['cut-runner/design.psd']);
+  }, 70_000);
 
   it('CR/LF in an interpolated folder fails the task naming the parameter, before connecting', async () => {
     const evil = { ...project, id: 'p-sftp-evil', customerName: 'x\nrm -rf /' };
