@@ -20,6 +20,9 @@ const PACKAGES = {
   // Real delivery servers for upload-to-ftp (SFTP, FTPS), started on loopback by the test setup.
   'openssh-server': ['/usr/sbin/sshd'],
   vsftpd: ['/usr/sbin/vsftpd'],
+  // Barcode readers: the design atoms' barcodes are decoded back by real scanners' code.
+  'zbar-tools': ['zbarimg'],
+  'dmtx-utils': ['dmtxread'],
 };
 
 const executable = (file) => {

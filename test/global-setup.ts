@@ -36,6 +36,10 @@ const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [
   pdfinfo: (f) => ['pdfinfo', ['-box', f]],
   pdffonts: (f) => ['pdffonts', [f]],
   pdftotext: (f) => ['pdftotext', ['-layout', f, '-']],
+  // zbar-tools: decodes every barcode in an image (PNG body), one value per line.
+  zbarimg: (f) => ['zbarimg', ['--raw', '-q', f]],
+  // dmtx-utils: DataMatrix, which zbar does not read.
+  dmtxread: (f) => ['dmtxread', ['-N', '1', '-m', '5000', f]],
   // libjpeg-turbo's reference decoder: exit 2 and a stderr warning on any corrupt JPEG data.
   // `?scale=1/4`: libjpeg's own DCT-domain scaled decode, the reference for ours.
   djpeg: (f, q, dir) => [

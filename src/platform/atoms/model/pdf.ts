@@ -38,6 +38,7 @@ import { loadUserPdf } from '../../assets/pdf-pages';
 import { resolveColor, type ImageModel, type ItemModel, type PrintAreaModel, type PrintProductModel, type ResolvedColor, type SurfaceModel, type TextModel } from './schema';
 import { fmt, placeImage, prepareModel, shapeGeometry, textSvg, textUsvg, type FontLookup, type ImageLookup, type ResolvedImage } from './svg';
 import { layoutItemText } from './text';
+import { barcodeOps } from './barcode';
 import { ModelValidationError } from './validate';
 import type { VariableInfo } from './variables';
 
@@ -489,6 +490,8 @@ async function itemOps(w: Writer, item: ItemModel, path: string, surface: Surfac
       return itemWrap(w, item, await imageOps(w, item), surface);
     case 'Text':
       return itemWrap(w, item, await textOps(w, item, path, surface, fonts), surface);
+    case 'Barcode':
+      return itemWrap(w, item, barcodeOps(item, fill), surface);
     case 'Group': {
       const parts: string[] = [];
       for (const [i, child] of item.items.entries()) parts.push(await itemOps(w, child, `${path}.items[${i}]`, surface, fonts));

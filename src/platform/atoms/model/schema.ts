@@ -13,6 +13,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { parseColor } from '../../../engine/personalise/color';
+import { BARCODE_FORMATS, ERROR_CORRECTION, encodeBarcode } from './barcode-encode';
 
 export const MODEL_VERSION = 1;
 
@@ -143,14 +144,38 @@ export const TextItem = z.strictObject({
   fit: z.enum(['None', 'ShrinkToFit']).default('None'),
 });
 
+/**
+ * A barcode (barcode.ts): QR (with its error-correction level), Code 128, EAN-13, UPC-A or
+ * DataMatrix, drawn as vectors; `value` from the model, item data (apply-items-data) or, as a
+ * variable, a VDP column (variableData). A value the format cannot encode is an error.
+ */
+export const BarcodeItem = z
+  .strictObject({
+    ...itemBase,
+    type: z.literal('Barcode'),
+    format: z.enum(BARCODE_FORMATS).default('QrCode'),
+    value: z.string().max(4000).default(''),
+    errorCorrection: z.enum(ERROR_CORRECTION).default('M'),
+    color: Color.default('#000000'),
+    backgroundColor: Color.default('#FFFFFF'),
+  })
+  .superRefine((item, ctx) => {
+    if (!item.value) return;
+    try {
+      encodeBarcode(item.format, item.value, item.errorCorrection);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: (e as Error).message });
+    }
+  });
+
 const GroupBase = z.strictObject({ ...itemBase, type: z.literal('Group') });
 export type GroupModel = z.infer<typeof GroupBase> & { items: ItemModel[] };
-export type ItemModel = z.infer<typeof RectangleItem> | z.infer<typeof EllipseItem> | z.infer<typeof ImageItem> | z.infer<typeof TextItem> | GroupModel;
+export type ItemModel = z.infer<typeof RectangleItem> | z.infer<typeof EllipseItem> | z.infer<typeof ImageItem> | z.infer<typeof TextItem> | z.infer<typeof BarcodeItem> | GroupModel;
 
 /** A group's children are any items, groups included (lazy: the schema refers to itself). */
 export const GroupItem = GroupBase.extend({ items: z.array(z.lazy((): z.ZodType<ItemModel> => Item)).default([]) });
 
-export const Item: z.ZodType<ItemModel> = z.discriminatedUnion('type', [RectangleItem, EllipseItem, ImageItem, TextItem, GroupItem]);
+export const Item: z.ZodType<ItemModel> = z.discriminatedUnion('type', [RectangleItem, EllipseItem, ImageItem, TextItem, BarcodeItem, GroupItem]);
 
 export const Rect = z.strictObject({ x: finite().default(0), y: finite().default(0), width: z.number().finite().gt(0), height: z.number().finite().gt(0) });
 export const Margins = z.strictObject({
@@ -210,6 +235,7 @@ export type RectangleModel = z.infer<typeof RectangleItem>;
 export type EllipseModel = z.infer<typeof EllipseItem>;
 export type ImageModel = z.infer<typeof ImageItem>;
 export type TextModel = z.infer<typeof TextItem>;
+export type BarcodeModel = z.infer<typeof BarcodeItem>;
 export type SourceModel = z.infer<typeof Source>;
 export type MockupModel = z.infer<typeof Mockup>;
 export type ConstraintsModel = z.infer<typeof Constraints>;

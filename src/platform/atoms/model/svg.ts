@@ -38,6 +38,7 @@ import {
 import { fontFace, layoutItemText } from './text';
 import { ModelValidationError } from './validate';
 import { applyVariableData, type VariableInfo } from './variables';
+import { barcodeSvg } from './barcode';
 
 /** Font bytes by PostScript name (the tenant's store, then the instance's); undefined when unknown. */
 export type FontLookup = (postscriptName: string) => Promise<Uint8Array | null | undefined>;
@@ -376,6 +377,8 @@ async function itemSvg(item: ItemModel, ctx: Ctx, path: string): Promise<string>
       return wrap(item, shapeSvg(item));
     case 'Image':
       return wrap(item, await imageSvg(item, ctx, path));
+    case 'Barcode':
+      return wrap(item, barcodeSvg(item));
     case 'Text': {
       if (item.text.trim()) return wrap(item, await textDrawing(ctx, item, await fontFor(ctx, item, path), item.text));
       if (item.isVariable && ctx.stub && item.placeholder.trim()) {

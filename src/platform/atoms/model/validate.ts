@@ -184,7 +184,7 @@ async function semanticChecks(model: unknown, errors: ErrorList, options: Valida
     const type = item.type;
     const variable = item.isVariable === true;
     if (variable) {
-      if (type !== 'Text' && type !== 'Image') errors.add(`${path}.isVariable`, 'only Text and Image items can be variables');
+      if (type !== 'Text' && type !== 'Image' && type !== 'Barcode') errors.add(`${path}.isVariable`, 'only Text and Image items (and Barcodes) can be variables');
       const name = typeof item.name === 'string' ? item.name : '';
       if (!name.trim()) errors.add(`${path}.name`, 'a variable needs a name (variableData refers to it)');
       else if (variables.has(name)) errors.add(`${path}.name`, `variable name "${name}" is already used by ${variables.get(name)}`);

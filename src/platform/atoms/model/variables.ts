@@ -6,6 +6,7 @@
  * NOT variables, and is stored.
  */
 import { ErrorList, type ModelErrors } from './validate';
+import { encodeBarcode } from './barcode-encode';
 import { walkItems, type ConstraintsModel, type ItemModel, type PrintProductModel, type SourceModel } from './schema';
 
 export interface VariableInfo {
@@ -18,7 +19,7 @@ export interface VariableEntry {
   name: string;
   /** Current value: the text, or the image's asset id or URL ('' when empty). */
   value: string;
-  type: 'Text' | 'Image';
+  type: 'Text' | 'Image' | 'Barcode';
   constraints: ConstraintsModel;
 }
 
@@ -32,10 +33,10 @@ const sourceValue = (s: SourceModel | null | undefined) => (!s ? '' : s.type ===
 export function listVariables(model: PrintProductModel): VariableEntry[] {
   const out: VariableEntry[] = [];
   for (const item of allItems(model)) {
-    if (!item.isVariable || (item.type !== 'Text' && item.type !== 'Image')) continue;
+    if (!item.isVariable || (item.type !== 'Text' && item.type !== 'Image' && item.type !== 'Barcode')) continue;
     out.push({
       name: item.name,
-      value: item.type === 'Text' ? item.text : sourceValue(item.source),
+      value: item.type === 'Text' ? item.text : item.type === 'Barcode' ? item.value : sourceValue(item.source),
       type: item.type,
       constraints: item.constraints ?? { required: false },
     });
@@ -97,12 +98,20 @@ export function applyVariableData(
     const item = byName.get(name);
     if (!item) return errors.add(`${p}.name`, `no variable named "${name}"`);
     if (type !== undefined && type !== null && (typeof type !== 'string' || type.toLowerCase() !== item.type.toLowerCase())) {
-      return errors.add(`${p}.type`, `variable "${name}" is ${item.type === 'Text' ? 'a Text' : 'an Image'} variable`);
+      return errors.add(`${p}.type`, `variable "${name}" is ${item.type === 'Text' ? 'a Text' : item.type === 'Barcode' ? 'a Barcode' : 'an Image'} variable`);
     }
     if (item.type === 'Text') {
       const max = item.constraints?.maxLength;
       if (max !== undefined && [...value].length > max) return errors.add(`${p}.value`, `longer than the variable's maxLength (${max} characters)`);
       item.text = value;
+    } else if (item.type === 'Barcode') {
+      // A VDP column's value: checked by encoding it, so a bad row is an error naming it.
+      try {
+        encodeBarcode(item.format, value, item.errorCorrection);
+      } catch (e) {
+        if (value) return errors.add(`${p}.value`, (e as Error).message);
+      }
+      item.value = value;
     } else if (item.type === 'Image') {
       const source = sourceFromValue(value);
       if (source && 'error' in source) return errors.add(`${p}.value`, source.error);
@@ -145,6 +154,7 @@ export function applyItemsData(model: PrintProductModel, itemsData: unknown): { 
     Rectangle: ['fillColor', 'visible'],
     Ellipse: ['fillColor', 'visible'],
     Image: ['source', 'visible'],
+    Barcode: ['value', 'color', 'visible'],
     Group: ['visible'],
   };
   for (const [name, data] of Object.entries(itemsData)) {
@@ -163,7 +173,7 @@ export function applyItemsData(model: PrintProductModel, itemsData: unknown): { 
       continue;
     }
     for (const [rawKey, value] of Object.entries(data)) {
-      const key = ['text', 'color', 'fillColor', 'source', 'visible'].find((k) => k.toLowerCase() === rawKey.toLowerCase());
+      const key = ['text', 'color', 'fillColor', 'source', 'visible', 'value'].find((k) => k.toLowerCase() === rawKey.toLowerCase());
       if (!key) {
         errors.add(`${p}.${rawKey}`, 'unknown property');
         continue;
@@ -174,7 +184,7 @@ export function applyItemsData(model: PrintProductModel, itemsData: unknown): { 
           continue;
         }
         if (key === 'visible' && typeof value !== 'boolean') errors.add(`${p}.${key}`, 'true or false');
-        else if ((key === 'text' || key === 'color' || key === 'fillColor') && typeof value !== 'string') errors.add(`${p}.${key}`, 'a string');
+        else if ((key === 'text' || key === 'color' || key === 'fillColor' || key === 'value') && typeof value !== 'string') errors.add(`${p}.${key}`, 'a string');
         else (item as unknown as Record<string, unknown>)[key] = value;
       }
     }
