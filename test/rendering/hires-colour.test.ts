@@ -2,7 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PDFName } from 'pdf-lib';
 import { bundledFont, runTool } from '../helpers/fixtures';
 import { gsCmyk, pdfGraph } from '../engine/pdf/print';
-import { call, form, postJson, uploadFixture, withKey } from './helpers';
+import { call, form, postJson, upload, uploadFixture, withKey } from './helpers';
+import { fixtureServer } from '../helpers/fixtures';
+import { psdInk } from '../../src/engine/pdf/psd-ink';
 
 const LAYER = 'Line 1 Line 2 Line 3 and text';
 let template: string;
@@ -25,6 +27,55 @@ beforeAll(async () => {
   template = await uploadFixture('psdtools-text.psd', 'pdf-colour');
   const font = await call('/api/resources/fonts?overwrite=true', withKey({ method: 'POST', body: form([['LiberationSans-Regular.ttf', await bundledFont('LiberationSans-Regular.ttf')]]) }));
   expect(font.status).toBe(201);
+});
+
+async function made(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
+  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+describe('POST /api/rendering/hires: CMYK templates', () => {
+  let cmyk: string;
+  let stored: Uint8Array;
+  beforeAll(async () => {
+    const bytes = await made('made-cmyk8.psd');
+    const res = await upload('templates', [['cmyk8.psd', bytes]], '?destination=pdf-colour&overwrite=true');
+    expect(res.status, await res.clone().text()).toBe(201);
+    cmyk = ((await res.json()) as string[])[0];
+    const ink = psdInk(bytes)!;
+    stored = ink.rows(0, ink.height);
+  });
+
+  it('with no colour options: CMYK PDF/X-4 whose ink values equal the PSD\'s merged image, pixel for pixel (Ghostscript)', async () => {
+    const r = await hires({ template: cmyk });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
+    const g = await pdfGraph(r.bytes!);
+    expect(g.header).toBe('%PDF-1.6');
+    expect(g.array(g.catalog, 'OutputIntents')!.size()).toBe(1);
+    const tiff = await gsCmyk(r.bytes!, 72);
+    expect([tiff.width, tiff.height]).toEqual([16, 12]);
+    expect([...tiff.data]).toEqual([...stored]);
+  });
+
+  it('personalised: unchanged pixels keep the PSD\'s ink exactly; changed ones are converted', async () => {
+    const r = await hires({ template: cmyk, data: { half: { visible: false } } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const tiff = await gsCmyk(r.bytes!, 72);
+    const at = (x: number, y: number) => [...tiff.data.subarray((y * 16 + x) * 4, (y * 16 + x + 1) * 4)];
+    const own = (x: number, y: number) => [...stored.subarray((y * 16 + x) * 4, (y * 16 + x + 1) * 4)];
+    // Rows the hidden layer never covered, and columns left of it, are the document's own ink.
+    for (const [x, y] of [[0, 0], [7, 1], [15, 0], [2, 5], [3, 8]]) expect(at(x, y), `${x},${y}`).toEqual(own(x, y));
+    // Under the hidden half-transparent layer the ink changed.
+    expect(at(5, 3)).not.toEqual(own(5, 3));
+  });
+
+  it('keepOriginalColors false converts the template (no longer the stored ink everywhere)', async () => {
+    const r = await hires({ template: cmyk, keepOriginalColors: false });
+    const tiff = await gsCmyk(r.bytes!, 72);
+    expect([...tiff.data]).not.toEqual([...stored]);
+  });
 });
 
 describe('POST /api/rendering/hires: output colour', () => {

@@ -33,6 +33,14 @@ export interface PdfPage {
    * reusing no stored backdrop (tests compare against it).
    */
   renderRows(top: number, bottom: number, fresh?: boolean): Promise<RGBAImage>;
+  /**
+   * CMYK output of a CMYK template: the ink of rows [top, bottom) given their rendered RGBA
+   * (`convert` turns RGBA into output ink): the document's own CMYK where the request changed
+   * nothing, converted pixels elsewhere (prepare.ts).
+   */
+  inks?(top: number, bottom: number, rgba: RGBAImage, convert: StripColour['convert']): Promise<Uint8Array>;
+  /** Names how `inks` sources its values, for stored strips' keys. */
+  inkSource?: string;
   /** Vector content (PDF content-stream operators in template pixels, y down) drawn above the raster. */
   vectors?: PdfVectorLayer[];
   /**
@@ -224,6 +232,10 @@ async function renderStrip(page: PdfPage, top: number, bottom: number, scratch: 
   const alpha = alphaSummary(strip);
   if (alpha.empty) return { rows: strip.height, encoded: null };
   t = Date.now();
+  if (colour && page.inks) {
+    const ink = await page.inks(top, top + strip.height, strip, colour.convert);
+    colour = { ...colour, convert: (_src, dst, pixels) => dst.set(ink.subarray(0, pixels * 4)) };
+  }
   const encoded = await encodeStrip(strip, alpha, scratch, colour);
   summary.timing.encodeMs += Date.now() - t;
   return { rows: strip.height, encoded };
@@ -251,7 +263,7 @@ async function writePage(
 
   const tops: number[] = [];
   for (let top = 0; top < height; top += rows) tops.push(top);
-  const geometry = (top: number): StripGeometry => ({ width, height, rowsPerStrip: rows, top, ink: ink?.key });
+  const geometry = (top: number): StripGeometry => ({ width, height, rowsPerStrip: rows, top, ink: ink && (page.inkSource ? `${ink.key}-${page.inkSource}` : ink.key) });
   // One row more than each strip is rendered (the seam row, below): a strip is clean when none
   // of those rows is dirty.
   const renderBottom = (top: number) => Math.min(height, top + rows + 1);

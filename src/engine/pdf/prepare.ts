@@ -21,7 +21,8 @@ import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
-import { defaultProfile, type RenderingIntent } from '../colour';
+import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
+import { psdInk, type PsdInk } from './psd-ink';
 import type { PdfOutput } from './document';
 import { unprocessable } from '../errors';
 import type { ColourOperands } from './vector';
@@ -70,13 +71,16 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
   const request = await resolveRequest(store, options, deps);
   const { template, data, gathered } = request;
   const { compiled } = template;
-  const colour = await outputColour(options, deps);
+  const ink = await templateInk(store, template);
+  const colour = await outputColour(options, deps, ink);
   const keep = options.keepOriginalColors !== false;
+  // A CMYK template into CMYK output keeps its own ink values where the request changes nothing.
+  const exact = !!ink && colour.colorSpace === 'Cmyk' && keep && !compiled.transparent;
   const fingerprint = await requestFingerprint('hires', request, {
     pdf: PDF_WRITER_VERSION,
     textOutputMode: options.textOutputMode ?? 'outlines',
     // RGB plain PDFs keep their fingerprint (and cached results) from before output colour existed.
-    ...(colour.colorSpace !== 'Rgb' || colour.format !== 'Default' ? { colour: colour.key, keep } : {}),
+    ...(colour.colorSpace !== 'Rgb' || colour.format !== 'Default' ? { colour: colour.key, keep, exact } : {}),
   });
 
   return {
@@ -99,10 +103,12 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
         data,
         // PDF/X-1a allows no transparency: translucent shapes stay in the (flattened) raster.
         opaqueOnly: colour?.format === 'PdfX1a',
+        // Unchanged shapes of a CMYK template stay in the raster, in the document's own ink.
+        changedShapesOnly: exact,
       });
       // Stored strips are the template with its always-vector shapes hidden; the strips here are
       // rendered with `raster`: rows where the two cannot differ are taken from the store.
-      const base = templateVectorBase(compiled);
+      const base = exact ? { hidden: new Map() as LayerOverrides, key: Promise.resolve('h-none') } : templateVectorBase(compiled);
       const dirty = dirtyBounds(compiled, raster, scale, base.hidden);
       const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }, await base.key);
       const backdrops = persistedBackdrops(store.bucket);
@@ -113,6 +119,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
         icc,
         vectors,
         strips,
+        ...(exact ? { inkSource: 'psd', inks: documentInks(store, template, raster, (top, bottom) => strips.dirty(top, bottom)) } : {}),
         // A clean strip is drawn as the template alone (its stored base), not with this request's
         // overrides: it is stored for every later PDF, so no request's data can ever reach it.
         renderRows: (top, bottom, fresh) =>
@@ -136,11 +143,12 @@ function splitVectors(
   compiled: CompiledTemplate,
   overrides: LayerOverrides,
   mode: TextOutputMode,
-  colour: { paint?: Paint; data?: PersonalisationData; opaqueOnly?: boolean } = {},
+  colour: { paint?: Paint; data?: PersonalisationData; opaqueOnly?: boolean; changedShapesOnly?: boolean } = {},
 ): { raster: LayerOverrides; vectors: PdfVectorLayer[] } {
   const raster = new Map(overrides);
   const vectors: PdfVectorLayer[] = [];
   for (const candidate of vectorCandidates(compiled.layers, overrides, canvasOf(compiled))) {
+    if (colour.changedShapesOnly && candidate.kind === 'shape' && !overrides.has(candidate.node.id)) continue;
     const operands = colour.paint && layerOperands(colour.paint, colour.data?.[candidate.node.name]);
     const layer =
       candidate.kind === 'text' ? svgOutlines(candidate.override.vector, candidate.override.bounds!, mode, operands) : shapeLayer(candidate, operands);
@@ -184,15 +192,79 @@ function templateVectorBase(compiled: CompiledTemplate): { hidden: LayerOverride
   return base;
 }
 
-/** The request's output colour, checked (422 for a profile of the wrong kind, or an unknown name). */
-async function outputColour(options: HiresOptions, deps: RenderDeps): Promise<ResolvedPrintColour> {
-  const colorSpace = options.colorSpace ?? 'Rgb';
-  let profile = options.profile;
+/**
+ * The request's output colour, checked (422 for a profile of the wrong kind, or an unknown name).
+ * A CMYK template defaults to CMYK output with its own profile (else the default CMYK profile).
+ */
+async function outputColour(options: HiresOptions, deps: RenderDeps, ink: TemplateInk | null): Promise<ResolvedPrintColour> {
+  const colorSpace = options.colorSpace ?? (ink ? 'Cmyk' : 'Rgb');
+  let profile = options.profile ?? (ink && colorSpace === 'Cmyk' && options.colorProfile === undefined ? ink.icc : undefined);
   if (!profile && options.colorProfile !== undefined) {
     profile = (await deps.colourProfile?.(options.colorProfile)) ?? undefined;
     if (!profile) throw unprocessable(`There is no colour profile "${options.colorProfile}".`, [{ path: 'colorProfile', reason: 'no such colour profile' }]);
   }
   return resolvePrintColour({ colorSpace, format: options.pdfFormat, profile, intent: options.renderingIntent });
+}
+
+interface TemplateInk {
+  /** The document's embedded profile when it is a readable CMYK profile. */
+  icc?: Uint8Array;
+}
+
+/** Per compiled template: null for documents that are not opaque 4-channel CMYK. */
+const templateInks = new Map<string, TemplateInk | null>();
+
+/**
+ * Whether the template is a CMYK document (and its profile). The compiled form keeps an ICC key
+ * for RGB documents only, so templates with one are RGB without reading the file; others are read
+ * once per isolate.
+ */
+async function templateInk(store: InputStore, template: ResolvedTemplate): Promise<TemplateInk | null> {
+  const { compiled } = template;
+  if (compiled.iccKey) return null;
+  let known = templateInks.get(compiled.hash);
+  if (known === undefined) {
+    const read = await store.read('templates', template.file.name);
+    const ink = read ? psdInk(read.bytes) : null;
+    known = ink ? { icc: ink.icc && usableCmyk(ink.icc) ? ink.icc : undefined } : null;
+    if (templateInks.size >= 256) templateInks.delete(templateInks.keys().next().value!);
+    templateInks.set(compiled.hash, known);
+  }
+  return known;
+}
+
+function usableCmyk(icc: Uint8Array): boolean {
+  try {
+    return readProfileInfo(icc).colorSpace === 'Cmyk';
+  } catch {
+    return false; // an unreadable embedded profile: the default, as for previews
+  }
+}
+
+/**
+ * PdfPage.inks for a CMYK template: clean rows are the merged image's ink as stored; in dirty
+ * rows a pixel keeps the stored ink when the request's render equals the template's own render
+ * there, and takes the converted RGB otherwise. The PSD is read when a strip first needs it.
+ */
+function documentInks(store: InputStore, template: ResolvedTemplate, raster: LayerOverrides, dirty: (top: number, bottom: number) => boolean): NonNullable<PdfPage['inks']> {
+  let ink: Promise<PsdInk | null> | undefined;
+  return async (top, bottom, rgba, convert) => {
+    ink ??= store.read('templates', template.file.name).then((r) => (r ? psdInk(r.bytes) : null));
+    const psd = await ink;
+    const n = rgba.width * (bottom - top);
+    const converted = new Uint8Array(n * 4);
+    convert(rgba.data, converted, n);
+    if (!psd || psd.width !== rgba.width) return converted;
+    const out = psd.rows(top, bottom);
+    if (!dirty(top, bottom) || !raster.size) return out;
+    const own = await renderTemplate(store.bucket, template.compiled, { scale: 1, region: { top, bottom }, background: 'transparent', backdrops: noBackdrops });
+    const a = rgba.data;
+    const b = own.data;
+    for (let p = 0; p < n * 4; p += 4) {
+      if (a[p] !== b[p] || a[p + 1] !== b[p + 1] || a[p + 2] !== b[p + 2] || a[p + 3] !== b[p + 3]) out.set(converted.subarray(p, p + 4), p);
+    }
+    return out;
+  };
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
