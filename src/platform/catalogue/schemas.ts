@@ -59,7 +59,7 @@ export const OptionInput = z
     uid: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/).nullish().openapi({ description: 'Keep an option across versions; omitted = a new option.' }),
     title: name,
     type: OPTION_TYPE.nullish(),
-    traits: z.array(z.unknown()).max(100).nullish(),
+    traits: storedJson(z.array(z.unknown()).max(100).nullish(), 64 * 1024),
     tag: optText,
     values: z.array(OptionValueInput).min(1).max(CATALOGUE_LIMITS.values),
     useForDesignBinding: z.boolean().nullish(),
@@ -258,7 +258,7 @@ export const ProductLinkDto = z
   .openapi('ProductLinkDto');
 export const PagedOfProductLinkDto = pagedOf(ProductLinkDto, 'PagedOfProductLinkDto');
 
-const ProductAttribute = z.object({ name: z.string().min(1).max(CATALOGUE_LIMITS.name), type: z.string().max(64).nullish(), value: z.unknown() });
+const ProductAttribute = z.object({ name: z.string().min(1).max(CATALOGUE_LIMITS.name), type: z.string().max(64).nullish(), value: storedJson(z.unknown(), 64 * 1024) });
 export const ProductSpecificationInput = z
   .object({ name, description: optText, productAttributes: z.array(ProductAttribute).max(CATALOGUE_LIMITS.attributes).nullish(), ...attached })
   .openapi('ProductSpecificationInputDto');

@@ -81,3 +81,12 @@ describe('where stored: at most 32 levels', () => {
     expect(Object.keys(await errorsOf(res))).toEqual([pathOf('[0].value.deep', 31)]);
   });
 });
+
+describe('catalogue values stored as JSON', () => {
+  it('option traits and specification attribute values: at most 32 levels', async () => {
+    const product = await api('POST', '/api/backoffice/v1/products', { name: `traits-${Date.now()}`, options: [{ title: 'Side', traits: [nested(40)], values: [{ title: 'One' }] }] }, { token: 1 });
+    expect(Object.keys(await errorsOf(product))).toEqual([pathOf('options[0].traits[0]', 31)]);
+    const spec = await api('POST', '/api/backoffice/v1/product-specifications', { name: `spec-${Date.now()}`, productAttributes: [{ name: 'a', value: nested(40) }] }, { token: 1 });
+    expect(Object.keys(await errorsOf(spec))).toEqual([pathOf('productAttributes[0].value', 32)]);
+  });
+});
