@@ -22,4 +22,5 @@ export type { RenderingIntent, PixelLayout, ColourSpace, ProfileInfo, ColourTran
 export { RENDERING_INTENTS } from './types';
 export { colourTransform, colourTransformSync } from './transform';
 export { defaultProfile } from './defaults';
+export { cmykPercentToSrgb } from './colours';
 export { readProfileInfo, InvalidProfile } from './profile';

@@ -1,8 +1,10 @@
 /**
  * Colours in `data` (rendering contract): `#rrggbb`, `#rgb`, `rgb(r, g, b)` (0–255),
- * `rgba(r, g, b, a)` (alpha 0–1) and `cmyk(c, m, y, k)` (0–100). CMYK is converted naively,
- * without a colour profile: r = 255·(1−c)·(1−k), likewise g from m and b from y.
+ * `rgba(r, g, b, a)` (alpha 0–1) and `cmyk(c, m, y, k)` (0–100). CMYK is converted to sRGB
+ * through the default CMYK profile by LittleCMS (src/engine/colour), relative colorimetric with
+ * black-point compensation; print output keeps the ink values themselves.
  */
+import { cmykPercentToSrgb } from '../colour';
 
 /** r, g, b on 0–255; a on 0–1. */
 export interface RGBA {
@@ -31,9 +33,8 @@ export function parseColor(input: string): RGBA | { error: string } {
   if (args.length !== arity) return { error: `${kind}() takes ${arity} numbers, got ${args.length}` };
   if (kind === 'cmyk') {
     if (args.some((v) => v < 0 || v > 100)) return { error: 'cmyk() components must be between 0 and 100' };
-    const [c, m, y, k] = args.map((v) => v / 100);
-    const ink = (v: number) => Math.round(255 * (1 - v) * (1 - k));
-    return { r: ink(c), g: ink(m), b: ink(y), a: 1 };
+    const [r, g, b] = cmykPercentToSrgb(args);
+    return { r, g, b, a: 1 };
   }
   if (args.slice(0, 3).some((v) => v < 0 || v > 255)) return { error: `${kind}() colour components must be between 0 and 255` };
   const a = kind === 'rgba' ? args[3] : 1;

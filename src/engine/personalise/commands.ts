@@ -12,7 +12,7 @@ const ColorSchema = z
     if (isColorError(parsed)) ctx.addIssue({ code: 'custom', message: parsed.error });
   })
   .openapi({
-    description: '`#rrggbb`, `#rgb`, `rgb(r, g, b)` (0–255), `rgba(r, g, b, a)` (alpha 0–1) or `cmyk(c, m, y, k)` (0–100, converted naively).',
+    description: '`#rrggbb`, `#rgb`, `rgb(r, g, b)` (0–255), `rgba(r, g, b, a)` (alpha 0–1) or `cmyk(c, m, y, k)` (0–100 ink; previews show it through the default CMYK profile).',
     example: '#ff8800',
   });
 

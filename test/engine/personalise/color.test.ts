@@ -15,11 +15,17 @@ describe('parseColor (rendering contract colours)', () => {
     expect(parseColor(input)).toEqual(expected);
   });
 
-  it('converts cmyk() naively: r = 255·(1−c)·(1−k) on 0–100 components', () => {
-    expect(parseColor('cmyk(0, 0, 0, 0)')).toEqual({ r: 255, g: 255, b: 255, a: 1 });
-    expect(parseColor('cmyk(0,0,0,100)')).toEqual({ r: 0, g: 0, b: 0, a: 1 });
-    expect(parseColor('cmyk(100, 0, 100, 0)')).toEqual({ r: 0, g: 255, b: 0, a: 1 });
-    expect(parseColor('cmyk(0, 50, 100, 20)')).toEqual({ r: 204, g: 102, b: 0, a: 1 });
+  // Reference: transicc -n -s -t1 -b -i assets/icc/CoatedFOGRA39-Argyll.icc -o <srgbProfile()>
+  // (LittleCMS 2.14): 255 255 254.9 · 28.5 28.0 26.6 · 0 150.0 64.2 · 206.4 123.7 0.
+  it.each([
+    ['cmyk(0, 0, 0, 0)', [255, 255, 255]],
+    ['cmyk(0,0,0,100)', [28.5, 28.0, 26.6]],
+    ['cmyk(100, 0, 100, 0)', [0, 150.0, 64.2]],
+    ['cmyk(0, 50, 100, 20)', [206.4, 123.7, 0]],
+  ])('converts %s through the default CMYK profile (LittleCMS, relative colorimetric + BPC)', (input, want) => {
+    const got = parseColor(input) as { r: number; g: number; b: number; a: number };
+    expect(got.a).toBe(1);
+    [got.r, got.g, got.b].forEach((v, i) => expect(Math.abs(v - want[i]), `${input} channel ${i}: ${v}`).toBeLessThanOrEqual(1));
   });
 
   it.each([
