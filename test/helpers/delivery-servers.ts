@@ -17,7 +17,7 @@
 //   the runtime is told to trust the test certificate through SSL_CERT_FILE (a bundle of the
 //   system CAs plus it), which workerd's BoringSSL reads when Miniflare starts it after this
 //   setup. Test-only: production verification is untouched.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -71,6 +71,13 @@ function run(cmd: string, args: string[], input?: string): string {
   const r = spawnSync(cmd, args, { input, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr || r.stdout}`);
   return r.stdout;
+}
+
+/** `run` without blocking: the key generations of the setup run side by side. */
+function runAsync(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(cmd, args, (err, stdout, stderr) => (err ? reject(new Error(`${cmd} ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout))),
+  );
 }
 
 async function freePort(): Promise<number> {
@@ -238,23 +245,36 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
   try {
     // sshd: host keys, client keys, config.
     const hostKeys = {} as DeliveryServers['hostKeys'];
-    for (const [name, args] of [['ed25519', ['-t', 'ed25519']], ['ecdsa', ['-t', 'ecdsa', '-b', '256']], ['rsa', ['-t', 'rsa', '-b', '2048']]] as const) {
-      run('ssh-keygen', ['-q', ...args, '-N', '', '-C', `host-${name}`, '-f', path.join(dir, `host_${name}`)]);
-      hostKeys[name] = fingerprintOf(path.join(dir, `host_${name}.pub`));
-    }
+    const hostSpecs = [['ed25519', ['-t', 'ed25519']], ['ecdsa', ['-t', 'ecdsa', '-b', '256']], ['rsa', ['-t', 'rsa', '-b', '2048']]] as const;
     const keyPassphrase = 'correct horse battery';
-    const keys = {} as DeliveryServers['keys'];
-    const authorized: string[] = [];
-    for (const [name, args, pass] of [
+    const clientSpecs = [
       ['ed25519', ['-t', 'ed25519'], ''],
       ['ecdsa', ['-t', 'ecdsa', '-b', '256'], ''],
       ['rsa', ['-t', 'rsa', '-b', '2048'], ''],
       ['ed25519Passphrase', ['-t', 'ed25519'], keyPassphrase],
       ['rsaPassphrase', ['-t', 'rsa', '-b', '2048'], keyPassphrase],
       ['other', ['-t', 'ed25519'], ''],
-    ] as const) {
+    ] as const;
+    // The TLS keys too (used further down): RSA generation is the slow part of the setup.
+    const ca = path.join(dir, 'test-ca.pem');
+    const caKey = path.join(dir, 'test-ca.key');
+    const cert = path.join(dir, 'ftps.pem');
+    const key = path.join(dir, 'ftps.key');
+    const csr = path.join(dir, 'ftps.csr');
+    const selfCert = path.join(dir, 'self.pem');
+    const selfKey = path.join(dir, 'self.key');
+    await Promise.all([
+      ...hostSpecs.map(([name, args]) => runAsync('ssh-keygen', ['-q', ...args, '-N', '', '-C', `host-${name}`, '-f', path.join(dir, `host_${name}`)])),
+      ...clientSpecs.map(([name, args, pass]) => runAsync('ssh-keygen', ['-q', ...args, '-N', pass, '-C', `client-${name}`, '-f', path.join(dir, `client_${name}`)])),
+      runAsync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=delivery test CA', '-keyout', caKey, '-out', ca]),
+      runAsync('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', csr]),
+      runAsync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', selfKey, '-out', selfCert]),
+    ]);
+    for (const [name] of hostSpecs) hostKeys[name] = fingerprintOf(path.join(dir, `host_${name}.pub`));
+    const keys = {} as DeliveryServers['keys'];
+    const authorized: string[] = [];
+    for (const [name] of clientSpecs) {
       const file = path.join(dir, `client_${name}`);
-      run('ssh-keygen', ['-q', ...args, '-N', pass, '-C', `client-${name}`, '-f', file]);
       keys[name] = readFileSync(file, 'utf8');
       if (name !== 'other') authorized.push(readFileSync(`${file}.pub`, 'utf8').trim());
     }
@@ -298,15 +318,8 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
 
     // vsftpd: a certificate for 127.0.0.1 from a throw-away CA (workerd's rustls refuses a
     // self-signed CA certificate used as the server's own: CaUsedAsEndEntity), three instances.
-    const ca = path.join(dir, 'test-ca.pem');
-    const caKey = path.join(dir, 'test-ca.key');
-    run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=delivery test CA', '-keyout', caKey, '-out', ca]);
-    const cert = path.join(dir, 'ftps.pem');
-    const key = path.join(dir, 'ftps.key');
-    const csr = path.join(dir, 'ftps.csr');
     const ext = path.join(dir, 'ftps.ext');
     writeFileSync(ext, 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n');
-    run('openssl', ['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', csr]);
     run('openssl', ['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', cert]);
     const tlsFingerprint = run('openssl', ['x509', '-in', cert, '-noout', '-fingerprint', '-sha256']).trim().split('=')[1]!;
     const empty = path.join(dir, 'empty');
@@ -314,10 +327,7 @@ export async function startDeliveryServers(project: TestProject): Promise<{ clos
     const ftpRoot = path.join(home, 'ftp');
     mkdirSync(ftpRoot);
     if (root) chownSync(ftpRoot, Number(run('id', ['-u', user]).trim()), Number(run('id', ['-g', user]).trim()));
-    // A self-signed certificate nobody trusts, for the refusal test.
-    const selfCert = path.join(dir, 'self.pem');
-    const selfKey = path.join(dir, 'self.key');
-    run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', selfKey, '-out', selfCert]);
+    // selfCert: a self-signed certificate nobody trusts, for the refusal test.
     const vsftpd = async (name: string, extra: string[], [certFile, keyFile] = [cert, key]) => {
       const port = await freePort();
       const pasv = 30000 + Math.floor(Math.random() * 30000);

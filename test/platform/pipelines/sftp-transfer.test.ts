@@ -76,8 +76,9 @@ suite('SFTP uploads of large files', () => {
     const seconds = (Date.now() - started) / 1000;
     console.log(`SFTP ${LARGE_UPLOAD >> 20} MiB in ${seconds.toFixed(1)} s (${((LARGE_UPLOAD >> 20) / seconds).toFixed(1)} MiB/s); workerd RSS ${before >> 20} → peak ${peak >> 20} MiB`);
     expect((await stored())['large/large.bin']).toEqual({ size: LARGE_UPLOAD, sha256 });
-    // Flat: the growth stays far below the file (the writes in flight are 2 MiB).
-    expect(peak - before).toBeLessThan(Math.min(LARGE_UPLOAD / 2, 48 * 1024 * 1024));
+    // Flat: holding the file would add at least its size; the writes in flight are 2 MiB. Alone the
+    // growth is 6–24 MiB; other test files share this workerd process, hence the margin.
+    expect(peak - before).toBeLessThan(LARGE_UPLOAD);
   }, 600_000);
 
   it('a connection cut mid-upload is a transient failure; the retry leaves one complete file', async () => {
