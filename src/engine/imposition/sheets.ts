@@ -27,6 +27,11 @@ export interface SheetPlan {
 
 export interface WriteOptions extends SheetGeometry {
   grid: Grid;
+  /**
+   * Template slots instead of the grid's cells: per slot, the matrix that puts an item (form
+   * space) where the slot is. Duplex is not offered with slots.
+   */
+  slots?: Matrix[];
   duplex: boolean;
   cropMarks: boolean;
   /** Crop-mark length (pt). */
@@ -94,7 +99,7 @@ export class Imposer {
 
   /** Draws the sheets (fronts, then each front's back when duplex) and returns the PDF. */
   async write(plans: SheetPlan[], o: WriteOptions): Promise<Uint8Array> {
-    const cells = cellBoxes(o, o.grid);
+    const cells = o.slots ? o.slots.map((m) => mapBox(m, { x: 0, y: 0, width: this.pages[0]?.width ?? 0, height: this.pages[0]?.height ?? 0 })) : cellBoxes(o, o.grid);
     const registration = o.cropMarks ? separation(this.doc, 'All', [1, 1, 1, 1]) : null;
     if (o.slug) this.font = await this.doc.embedFont(StandardFonts.Helvetica);
     const sides: Array<'front' | 'back'> = o.duplex ? ['front', 'back'] : ['front'];
@@ -111,7 +116,7 @@ export class Imposer {
           if (!p) return;
           const cell = side === 'back' ? turned(cells[k]!, o.sheet.width) : cells[k]!;
           const rotation = !o.grid.rotated ? 0 : side === 'back' ? 270 : 90;
-          const m = placement(cell, rotation);
+          const m = o.slots ? o.slots[k]! : placement(cell, rotation);
           let name = names.get(index);
           if (!name) {
             name = page.node.newXObject('Fm', p.form).asString();

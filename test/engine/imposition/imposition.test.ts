@@ -6,6 +6,7 @@ import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { cellBoxes, cutAndStack, stepAndRepeat, turned } from '../../../src/engine/imposition/layout';
 import { Imposer, placement } from '../../../src/engine/imposition/sheets';
+import { slotMatrix, templateSlots } from '../../../src/engine/imposition/template';
 import { parseLayout, parseLength, parseSheetSize } from '../../../src/engine/imposition/units';
 import { decodeImage } from '../../../src/engine/raster';
 import { chooseGrid, sheetGeometry, type ImpositionParams } from '../../../src/platform/pipelines/tasks/imposition';
@@ -204,5 +205,29 @@ describe('VDP', () => {
     expect(text.stderr).toBe('');
     const found = [...text.stdout.matchAll(/R(\d)-0/g)].map((m) => Number(m[1]));
     expect(found).toEqual([0, 4, 1, 5, 2, 6, 3]);
+  });
+});
+
+describe('template slots', () => {
+  it('reads smart-object corners in reading order, in points, y up; a slot fits the item, centred and turned with it', () => {
+    const so = (corners: number[]) => ({ smartObject: { corners, width: 10, height: 10 } });
+    const node = (id: number, left: number, top: number, corners: number[]) => ({ id, name: `s${id}`, type: 'smartObject', bounds: { left, top, right: left + 100, bottom: top + 50 }, visible: true, opacity: 1, fillOpacity: 1, blendMode: 'normal', ...so(corners) });
+    const t = {
+      width: 400,
+      height: 300,
+      resolution: 144,
+      layers: [node(1, 200, 10, [200, 10, 300, 10, 300, 60, 200, 60]), node(2, 10, 12, [10, 12, 110, 12, 110, 62, 10, 62]), node(3, 10, 200, [60, 200, 60, 300, 10, 300, 10, 200])] as never,
+    };
+    const { sheet, slots } = templateSlots(t);
+    expect(sheet).toEqual({ width: 200, height: 150 });
+    // Row 1 left to right (s2, s1), then row 2 (s3); px ÷ 2 at 144 ppi, y flipped.
+    expect(slots[0]![0]).toEqual([5, 144]);
+    expect(slots[1]![0]).toEqual([100, 145]);
+    const m = slotMatrix(slots[0]!, 100, 50);
+    // 100 × 50 pt into a 50 × 25 pt slot: scale ½, lower-left at the slot's bottom-left.
+    expect(m.map((v) => Math.round(v * 1000) / 1000)).toEqual([0.5, 0, 0, 0.5, 5, 119]);
+    // The third slot is turned 90° clockwise: its x axis points down the page.
+    const turnedSlot = slotMatrix(slots[2]!, 100, 50);
+    expect(Math.round(turnedSlot[1] * 1000) / 1000).toBeLessThan(0);
   });
 });

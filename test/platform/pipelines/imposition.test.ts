@@ -6,6 +6,9 @@ import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cellBoxes } from '../../../src/engine/imposition/layout';
+import { templateSlots } from '../../../src/engine/imposition/template';
+import { resolveTemplate } from '../../../src/engine/render-request';
+import { TenantInputStore } from '../../../src/platform/assets';
 import { chooseGrid, sheetGeometry } from '../../../src/platform/pipelines/tasks/imposition';
 import { runTool } from '../../helpers/fixtures';
 import { apiJson, seedPlatform } from '../../helpers/platform';
@@ -37,6 +40,7 @@ const render = [
 beforeAll(async () => {
   await seedPlatform();
   await createDesign('imp-design');
+  await createDesign('imp-template', 'agpsd-shapes-smart-objects.psd');
 });
 
 describe('produce-imposition', () => {
@@ -89,7 +93,7 @@ describe('produce-imposition', () => {
     expect(placed).toBe(expected.count);
   });
 
-  it('fails naming the parameter for a bad sheet size or a layout that does not fit; templates are not available yet', async () => {
+  it('fails naming the parameter: a bad sheet size, a layout that does not fit, a missing template, the template background (not yet)', async () => {
     const bad = await runJob('job-impose-bad', [
       ...render,
       { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { sheetSize: 'napkin' } },
@@ -110,6 +114,41 @@ describe('produce-imposition', () => {
       { name: 'finalize', type: 'finalize' },
     ]);
     expect(tpl.status).toBe('Failed');
-    expect(tpl.job.statusDescription).toMatch(/not available yet/);
+    expect(tpl.job.statusDescription).toMatch(/no template named "bc-8up-letter.psd" in \//);
+    const bg = await runJob('job-impose-tpl-bg', [
+      ...render,
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { impositionTemplateId: 'imp-template', impositionTemplateBackground: true } },
+      { name: 'finalize', type: 'finalize' },
+    ]);
+    expect(bg.status).toBe('Failed');
+    expect(bg.job.statusDescription).toMatch(/impositionTemplateBackground: .*not available yet/);
+  });
+
+  it('template-driven: the PSD\u2019s smart objects are the slots, pages fitted into their corners as vectors', async () => {
+    const { status, job } = await runJob('job-impose-template', [
+      ...render,
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { impositionTemplateId: 'imp-template', outputName: 'sheets' } },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['sheets', 'pdf*'] },
+    ]);
+    expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+    const files = await finals('job-impose-template');
+    const item = (await PDFDocument.load(files.find((f) => f.name !== 'sheets.pdf')!.bytes)).getPage(0).getBleedBox();
+    const doc = await PDFDocument.load(files.find((f) => f.name === 'sheets.pdf')!.bytes);
+    const compiled = (await resolveTemplate(new TenantInputStore(env, 1), 'imp-template')).compiled;
+    const { sheet, slots } = templateSlots(compiled);
+    expect(doc.getPageCount()).toBe(1);
+    expect(doc.getPage(0).getWidth()).toBeCloseTo(sheet.width, 3);
+    const placed = placements(doc.getPage(0));
+    expect(placed).toHaveLength(slots.length);
+    // Each copy's centre is its slot's centre.
+    placed.forEach((p, i) => {
+      const [a, b, c, d, e, f] = p.m as [number, number, number, number, number, number];
+      const cx = a * (item.width / 2) + c * (item.height / 2) + e;
+      const cy = b * (item.width / 2) + d * (item.height / 2) + f;
+      const sx = slots[i]!.reduce((t, q) => t + q[0], 0) / 4;
+      const sy = slots[i]!.reduce((t, q) => t + q[1], 0) / 4;
+      expect(cx).toBeCloseTo(sx, 1);
+      expect(cy).toBeCloseTo(sy, 1);
+    });
   });
 });

@@ -309,6 +309,8 @@ export const TASKS = {
       impositionTemplateId: str({ nonEmpty: true, maxLength: 64 }),
       impositionTemplateName: str({ nonEmpty: true, maxLength: 255 }),
       impositionTemplateFolder: str({ maxLength: 1024 }).default('/'),
+      /** Ours: keep the template's other pixels under the pages (not available yet). */
+      impositionTemplateBackground: bool().default(false),
       sheetSize: str({ nonEmpty: true, maxLength: 64 }).default('SRA3'),
       margin: str({ maxLength: 32 }).default('10mm'),
       gutter: str({ maxLength: 32 }).default('0'),

@@ -7,9 +7,16 @@
  * own) or cutAndStack (VDP: each page once, ordered so the cut stacks come out sorted). `duplex`:
  * pages pair up as front and back; each sheet is followed by its back, laid out for
  * work-and-turn. `cropMarks`, `slugLine` (order, job, sheet n of m). One PDF comes out
- * (src/engine/imposition). The template-driven mode (`impositionTemplate*`) is not available yet.
+ * (src/engine/imposition). Template-driven (`impositionTemplateId`, or `impositionTemplateName`
+ * in `impositionTemplateFolder`): the sheet is the PSD's size and its smart objects are the
+ * slots (corners, so rotation comes along), the pages fitted into them as vectors; the same
+ * schemes and quantity fill them. The PSD's own pixels as a background: not available yet.
  */
-import { Imposer, type SheetPlan } from '../../../engine/imposition/sheets';
+import { Imposer, type Matrix, type SheetPlan } from '../../../engine/imposition/sheets';
+import { slotMatrix, templateSlots } from '../../../engine/imposition/template';
+import { resolveTemplate } from '../../../engine/render-request';
+import { TenantInputStore } from '../../assets';
+import { templateOf } from './populate-psd-template';
 import { cutAndStack, gridFits, stepAndRepeat, type Grid, type SheetGeometry } from '../../../engine/imposition/layout';
 import { parseLayout, parseLength, parseSheetSize } from '../../../engine/imposition/units';
 import { countPerSheet } from '../../processor/count-per-sheet';
@@ -79,11 +86,17 @@ const fmt = (v: number) => String(Math.round(v * 100) / 100);
 
 export const produceImposition: TaskModule = {
   async run(ctx) {
-    const p = ctx.params as unknown as ImpositionParams & { impositionTemplateId?: string; impositionTemplateName?: string };
-    if (p.impositionTemplateId || p.impositionTemplateName) {
-      throw new TaskFailure(`produce-imposition with a PSD template (impositionTemplateId, impositionTemplateName) is ${NOT_AVAILABLE_YET}: use the parametric parameters (sheetSize, layout, …)`);
-    }
-    const geometry = sheetGeometry(p);
+    const p = ctx.params as unknown as ImpositionParams & {
+      impositionTemplateId?: string;
+      impositionTemplateName?: string;
+      impositionTemplateFolder?: string;
+      impositionTemplateBackground?: boolean;
+    };
+    const templated = !!(p.impositionTemplateId || p.impositionTemplateName);
+    if (templated && p.impositionTemplateBackground) throw new ParameterError({ impositionTemplateBackground: [`the template's own pixels as a background are ${NOT_AVAILABLE_YET}`] });
+    if (templated && p.duplex) throw new ParameterError({ duplex: [`duplex with a template is ${NOT_AVAILABLE_YET}`] });
+    // With a template, the sheet and its slots come from the PSD (below); margins play no part.
+    const geometry = templated ? { sheet: { width: 1, height: 1 }, margin: { left: 0, top: 0, right: 0, bottom: 0 }, gutterX: 0, gutterY: 0 } : sheetGeometry(p);
     const inputs = ctx.task.inputs.flatMap((ref) => ctx.inputs(ref.name));
     if (!inputs.length) throw new TaskFailure('there is nothing to impose');
     const imposer = await Imposer.create();
@@ -102,7 +115,21 @@ export const produceImposition: TaskModule = {
     const odd = pages.find((pg) => Math.abs(pg.width - first.width) > 0.5 || Math.abs(pg.height - first.height) > 0.5);
     if (odd) throw new TaskFailure(`the pages differ in size (${fmt(first.width)} × ${fmt(first.height)} and ${fmt(odd.width)} × ${fmt(odd.height)} pt); one grid takes one size`);
     if (p.duplex && pages.length % 2) throw new TaskFailure(`duplex takes pages in front/back pairs; the inputs have ${pages.length} pages`);
-    const grid = chooseGrid(geometry, p.layout, first);
+    let grid: Grid;
+    let slots: Matrix[] | undefined;
+    if (templated) {
+      const t = await templateOf(ctx.env, ctx.tenantId, { templateId: p.impositionTemplateId, templateName: p.impositionTemplateName, templateFolder: p.impositionTemplateFolder });
+      const compiled = (await resolveTemplate(new TenantInputStore(ctx.env, ctx.tenantId), t.id)).compiled;
+      const found = templateSlots(compiled);
+      if (!found.slots.length) throw new TaskFailure(`the template ${t.name} has no smart objects to place the pages in`);
+      geometry.sheet = found.sheet;
+      slots = found.slots.map((c) => slotMatrix(c, first.width, first.height));
+      grid = { columns: slots.length, rows: 1, rotated: false, cellWidth: first.width, cellHeight: first.height };
+      // Marks reach out their full length: the template says nothing about gutters.
+      geometry.gutterX = geometry.gutterY = 28;
+    } else {
+      grid = chooseGrid(geometry, p.layout, first);
+    }
     const perSheet = grid.columns * grid.rows;
     const items = p.duplex ? pages.length / 2 : pages.length;
     const quantity = p.quantity ?? perSheet;
@@ -119,7 +146,7 @@ export const produceImposition: TaskModule = {
             // The standard font writes WinAnsi: anything else becomes '?'.
             .replace(/[^\x20-\x7e\u00a0-\u00ff]/g, '?')
       : undefined;
-    const bytes = await imposer.write(plans, { ...geometry, grid, duplex: p.duplex, cropMarks: p.cropMarks, slug });
+    const bytes = await imposer.write(plans, { ...geometry, grid, slots, duplex: p.duplex, cropMarks: p.cropMarks, slug });
     const name = outputBase(ctx.params, 'imposition');
     await ctx.output(ctx.task.outputs[0]!.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes, contentType: 'application/pdf' });
   },

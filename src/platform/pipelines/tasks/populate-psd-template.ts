@@ -28,7 +28,7 @@ import { deps } from './render';
 import type { TaskModule, UnitContext } from './types';
 
 /** The template: by id, or by name in a folder (the root when none); PSD designs only. */
-async function templateOf(env: Env, tenantId: number, p: Record<string, unknown>) {
+export async function templateOf(env: Env, tenantId: number, p: Record<string, unknown>) {
   let id = typeof p.templateId === 'string' && p.templateId ? p.templateId : null;
   if (!id) {
     const name = String(p.templateName);
