@@ -50,6 +50,8 @@ async function aesCtr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Promis
  * or wrong passphrase, an unsupported type.
  */
 export async function readPrivateKey(pem: string, passphrase?: string): Promise<PrivateKey> {
+  // A key pasted into a one-line secret often carries its line breaks as `\n` (base64 has no `\`).
+  pem = pem.replace(/\\n/g, '\n');
   const m = /-----BEGIN OPENSSH PRIVATE KEY-----([\s\S]*?)-----END OPENSSH PRIVATE KEY-----/.exec(pem);
   if (!m) {
     if (/BEGIN (RSA|EC|DSA|ENCRYPTED)? ?PRIVATE KEY/.test(pem)) throw new SshError('key', 'the private key is in PEM format; convert it to the OpenSSH format with `ssh-keygen -p -f <file>`');

@@ -91,6 +91,11 @@ suite('user authentication (RFC 4252)', () => {
     await expect(readPrivateKey('-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----')).rejects.toThrow(/PEM format/);
   });
 
+  it('a key pasted on one line with \\n for its line breaks reads the same', async () => {
+    const key = await readPrivateKey(d.keys.ecdsa.replace(/\n/g, '\\n'));
+    expect(key.publicKey).toEqual((await readPrivateKey(d.keys.ecdsa)).publicKey);
+  });
+
   it('a key the server does not know is refused (code auth)', async () => {
     await expect(session({ privateKey: await readPrivateKey(d.keys.other) })).rejects.toMatchObject({ code: 'auth', message: expect.stringMatching(/refused publickey/) });
   });
