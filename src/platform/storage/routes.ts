@@ -23,6 +23,7 @@ import { z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ArtifactDto, ASSET_KINDS, DTO_OF, FolderDto, RESOURCE_KINDS, type AssetKind } from '../assets';
 import { createPlatformArea, platformRoute, problemResponses, ConflictDto, type Access, type PlatformArea, type PlatformBindings, type ScopeLevel } from '../core';
+import { registerColourProfileRoutes } from '../colour-profiles/routes';
 import * as h from './handlers';
 import * as S from './schemas';
 
@@ -186,3 +187,5 @@ addRoute(
   'public',
   h.anonymous,
 );
+
+registerColourProfileRoutes(storageArea);
