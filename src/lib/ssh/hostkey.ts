@@ -43,6 +43,8 @@ async function importPublic(blob: Uint8Array, hash: 'SHA-256' | 'SHA-512' = 'SHA
     const e = r.string();
     const n = r.string();
     const strip = (b: Uint8Array) => unsignedFixed(b, b.length && b[0] === 0 ? b.length - 1 : b.length);
+    // OpenSSH's RequiredRSASize: no RSA key under 1024 bits.
+    if (strip(n).length < 128) throw new SshError('host-key', 'the server host key is RSA under 1024 bits');
     const key = await crypto.subtle.importKey('jwk', { kty: 'RSA', n: base64url(strip(n)), e: base64url(strip(e)), ext: true }, { name: 'RSASSA-PKCS1-v1_5', hash }, false, ['verify']);
     return { key, type, verify: { name: 'RSASSA-PKCS1-v1_5' } };
   }
