@@ -74,7 +74,8 @@ export function checkPdfDecodedSizes(file: Uint8Array, limits: PdfDecodeLimits =
   };
   const totalReason = `streams decode past the ${mb(limits.totalBytes)} limit`;
   const totalMessage = `The PDF's streams decode to more than ${mb(limits.totalBytes)} together; the limit is ${mb(limits.totalBytes)} per file.`;
-  for (const s of streams(file)) {
+  const budget: Budget = { left: SCAN_WORK_PER_BYTE * file.length + MiB };
+  for (const s of streams(file, budget)) {
     summary.streams++;
     const dict = parseDict(s.dict, file);
     const name = s.objectNumber !== undefined ? `object ${s.objectNumber}` : `the stream at byte ${s.start}`;
@@ -109,6 +110,9 @@ export function checkPdfDecodedSizes(file: Uint8Array, limits: PdfDecodeLimits =
         );
     } else {
       let stage: Iterable<Uint8Array> = pieces(data);
+      // Overlapping fake streams could make the same bytes decode again and again: charged too.
+      if (filters[0] && DECODERS[filters[0]]) spend(budget, data.length);
+      else stage = [];
       for (const filter of filters) {
         const decode = DECODERS[filter];
         if (!decode) break; // DCT, JPX, JBIG2, CCITT, Crypt: images, bounded by their size above
@@ -162,64 +166,88 @@ function findToken(file: Uint8Array, token: string, from: number): number {
   return -1;
 }
 
-/** Every `<< … >> stream` in the file, in order; stream data is skipped, never searched. */
-function* streams(file: Uint8Array): Generator<RawStream> {
+/** Bytes the lexical search may look at, per byte of the file: a file full of fake markers is refused, not searched forever. */
+const SCAN_WORK_PER_BYTE = 16;
+
+interface Budget {
+  left: number;
+}
+
+/**
+ * Every `<< … >> stream` in the file, in order. The search goes on INSIDE each stream's data too:
+ * a fake `>> stream` (in a string of a dictionary, say) must not hide the real one after it.
+ */
+function* streams(file: Uint8Array, budget: Budget): Generator<RawStream> {
   let from = 0;
   for (;;) {
     const at = findToken(file, 'stream', from);
     if (at < 0) return;
     from = at + 6;
     // The dictionary ends right before the keyword (whitespace and comments may come between).
-    const close = dictEndBefore(file, at);
+    const close = dictEndBefore(file, at, budget);
     if (close < 0) continue;
-    const open = dictStart(file, close);
+    const open = dictStart(file, close, budget);
     if (open < 0) continue;
     let start = at + 6;
     if (file[start] === 0x0d) start++;
     if (file[start] === 0x0a) start++;
     const dict = latin1(file.subarray(open, close + 1));
-    const end = streamEnd(file, dict, start);
+    const end = streamEnd(file, dict, start, budget);
     const head = latin1(file.subarray(Math.max(0, open - 32), open));
     const num = /(\d+)\s+\d+\s+obj\s*$/.exec(head);
     yield { dict, objectNumber: num ? Number(num[1]) : undefined, start, end };
-    from = end;
   }
+}
+
+function spend(budget: Budget, n: number): void {
+  budget.left -= n;
+  if (budget.left < 0)
+    throw new InputsTooLarge('The PDF has too many stream markers to be checked; it is refused rather than decoded unchecked.', [{ path: 'file', reason: 'too many stream markers' }]);
 }
 
 /** The last `>` of the `>>` before `at`, skipping whitespace and `%` comments; -1 when there is none. */
-function dictEndBefore(file: Uint8Array, at: number): number {
+function dictEndBefore(file: Uint8Array, at: number, budget: Budget): number {
   let i = at - 1;
-  for (let comments = 0; comments < 8; comments++) {
-    while (i >= 0 && isWhite(file[i]!)) i--;
-    if (i >= 1 && file[i] === 0x3e && file[i - 1] === 0x3e) return i;
-    // A comment runs from `%` to the end of its line: look for one on this line.
-    let k = i;
-    while (k >= 0 && file[k] !== 0x0a && file[k] !== 0x0d && file[k] !== 0x25) k--;
-    if (k < 0 || file[k] !== 0x25) return -1;
-    i = k - 1;
+  try {
+    for (let comments = 0; comments < 8; comments++) {
+      while (i >= 0 && isWhite(file[i]!)) i--;
+      if (i >= 1 && file[i] === 0x3e && file[i - 1] === 0x3e) return i;
+      // A comment runs from `%` to the end of its line: look for one on this line.
+      let k = i;
+      while (k >= 0 && file[k] !== 0x0a && file[k] !== 0x0d && file[k] !== 0x25) k--;
+      if (k < 0 || file[k] !== 0x25) return -1;
+      i = k - 1;
+    }
+    return -1;
+  } finally {
+    spend(budget, at - Math.max(i, 0));
   }
-  return -1;
 }
 
 /** The `<<` that opens the dictionary whose `>>` ends at `closeAt` (nested dictionaries balanced). */
-function dictStart(file: Uint8Array, closeAt: number): number {
+function dictStart(file: Uint8Array, closeAt: number, budget: Budget): number {
   let depth = 0;
   const floor = Math.max(0, closeAt - 256 * 1024);
-  for (let i = closeAt; i > floor; i--) {
-    if (file[i] === 0x3e && file[i - 1] === 0x3e) {
-      depth++;
-      i--;
-    } else if (file[i] === 0x3c && file[i - 1] === 0x3c) {
-      depth--;
-      i--;
-      if (depth === 0) return i;
+  let i = closeAt;
+  try {
+    for (; i > floor; i--) {
+      if (file[i] === 0x3e && file[i - 1] === 0x3e) {
+        depth++;
+        i--;
+      } else if (file[i] === 0x3c && file[i - 1] === 0x3c) {
+        depth--;
+        i--;
+        if (depth === 0) return i;
+      }
     }
+    return -1;
+  } finally {
+    spend(budget, closeAt - i);
   }
-  return -1;
 }
 
 /** Where the data ends: at a direct /Length when `endstream` follows it, else at the next `endstream`. */
-function streamEnd(file: Uint8Array, dict: string, start: number): number {
+function streamEnd(file: Uint8Array, dict: string, start: number, budget: Budget): number {
   const direct = /\/Length\s+(\d+)\b(?!\s+\d+\s+R)/.exec(dict);
   if (direct) {
     const end = start + Number(direct[1]);
@@ -228,6 +256,7 @@ function streamEnd(file: Uint8Array, dict: string, start: number): number {
     if (end <= file.length && findToken(file, 'endstream', k) === k) return end;
   }
   const found = findToken(file, 'endstream', start);
+  spend(budget, (found < 0 ? file.length : found) - start);
   if (found < 0) return file.length;
   let end = found;
   if (file[end - 1] === 0x0a) end--;

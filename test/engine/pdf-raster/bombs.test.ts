@@ -257,3 +257,17 @@ function ascii85(bytes: Uint8Array): string {
   }
   return out;
 }
+
+describe('the lexical search cannot be fooled or stalled', () => {
+  it('a fake `>> stream` inside a string of the dictionary does not hide the real stream after it', () => {
+    const bomb = buildPdf([{ dict: '/Title (<< >> stream) /Filter /FlateDecode', data: zerosZlib(GiB) }]);
+    expect(() => checkPdfDecodedSizes(bomb)).toThrow(InputsTooLarge);
+  });
+
+  it('a file full of fake stream markers is refused within the work budget, quickly', () => {
+    const fake = latin1('<< /Filter /AHx >>stream\n'.repeat(1) + '>>stream '.repeat(400_000));
+    const started = Date.now();
+    expect(() => checkPdfDecodedSizes(fake)).toThrow(/too many stream markers|decodes/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
