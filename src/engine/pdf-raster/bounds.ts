@@ -20,7 +20,8 @@
  *   most its length could inflate to (Flate's 1032 : 1), and refused when that could pass the limit.
  *
  * The file is read lexically (`<< … >> stream … endstream`), not through its cross-reference
- * table, so a broken or lying xref hides no stream. Page rasters are bounded by the caller
+ * table, so a broken or lying xref hides no stream; the search goes on inside stream data (a fake
+ * marker cannot hide a real stream), and its work is budgeted at 16 × the file's size. Page rasters are bounded by the caller
  * (rasterisePdfPages' maxLongSide and maxPages). Not covered: inline images (BI … ID … EI) inside
  * content streams, whose content stream is bounded but not their declared size.
  */
