@@ -77,9 +77,13 @@ suite('upload-to-ftp over FTPS (real vsftpd)', () => {
     expect(job.statusDescription).toMatch(/certificate/);
   });
 
-  it('tlsCertificateFingerprint is refused: Workers sockets cannot pin a certificate', async () => {
-    const { status, job } = await runJob('job-ftps-pin', { protocol: 'Ftps', port: d.ftpsPort, tlsCertificateFingerprint: d.tlsFingerprint });
-    expect(status).toBe('Failed');
-    expect(job.statusDescription).toMatch(/^upload: tlsCertificateFingerprint: /);
+  it('tlsCertificateFingerprint is refused with 400 at job creation: Workers sockets cannot pin a certificate', async () => {
+    const tasks = [
+      { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
+      { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['order'], parameters: { host: '127.0.0.1', protocol: 'Ftps', port: d.ftpsPort, tlsCertificateFingerprint: d.tlsFingerprint } },
+      { name: 'finalize', type: 'finalize' },
+    ];
+    const body = await apiJson('POST', JOBS, { id: 'job-ftps-pin', project, tasks }, { token: 1 }, 400);
+    expect(JSON.stringify(body)).toContain('Workers TLS sockets cannot pin a certificate');
   });
 });

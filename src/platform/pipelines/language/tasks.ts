@@ -516,6 +516,8 @@ export function isConditionParameter(written: string): ConditionParameter | unde
 export function reservedParameter(type: TaskType, written: string, value: unknown): string | undefined {
   const lower = written.toLowerCase();
   if (!type.endsWith('-order-desk') && RESERVED_PARAMETERS.some((r) => r.toLowerCase() === lower)) return `${written} is ${NOT_AVAILABLE_YET}`;
+  // Workers' TLS sockets verify against public CAs and expose no certificate to pin (docs/delivery.md).
+  if (type === 'upload-to-ftp' && lower === 'tlscertificatefingerprint') return 'Workers TLS sockets cannot pin a certificate: the FTPS server needs one from a public certificate authority (docs/delivery.md)';
   return undefined;
 }
 
