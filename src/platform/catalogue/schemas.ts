@@ -366,6 +366,9 @@ export const TenantSettingsDto = z
     startProcessingOnStatus: z.number().int().nullable().openapi({ description: 'A status code: processing starts the first time a project enters it; null = at creation.' }),
     enableAssetsRetention: z.boolean(),
     assetsRetentionPeriodInDays: z.number().int(),
+    defaultCmykColorProfile: z.string().optional().openapi({ description: 'Default CMYK output profile (a colour-profile name); absent: the shipped default.' }),
+    defaultRgbColorProfile: z.string().optional().openapi({ description: 'Default RGB output profile; absent: sRGB.' }),
+    defaultGrayscaleColorProfile: z.string().optional().openapi({ description: 'Default grey output profile; absent: the shipped grey profile.' }),
   })
   .openapi('TenantSettingsDto');
 export const UpdateTenantSettingsDto = z
@@ -373,6 +376,9 @@ export const UpdateTenantSettingsDto = z
     startProcessingOnStatus: z.number().int().min(-2147483648).max(2147483647).nullish(),
     enableAssetsRetention: z.boolean().nullish(),
     assetsRetentionPeriodInDays: z.number().int().min(1).max(36500).nullish(),
+    defaultCmykColorProfile: z.string().min(1).max(200).nullish().openapi({ description: 'A CMYK colour profile of the tenant, by name; null clears.' }),
+    defaultRgbColorProfile: z.string().min(1).max(200).nullish(),
+    defaultGrayscaleColorProfile: z.string().min(1).max(200).nullish(),
   })
   .openapi('UpdateTenantSettingsDto', { description: 'Fields given replace the current values; `startProcessingOnStatus: null` clears it.' });
 export type TenantSettingsChange = z.infer<typeof UpdateTenantSettingsDto>;

@@ -11,6 +11,7 @@ import { ConflictError, likePattern, NotFoundError, ValidationError, type SortKe
 import type { Env } from '../../env';
 import { all, first, guardThat, isGuardFailure, iso } from './db';
 import type { TenantSettingsChange } from './schemas';
+import { findProfileByName } from '../colour-profiles/store';
 
 // --- storefronts ------------------------------------------------------------------------------------------
 
@@ -84,18 +85,37 @@ export interface TenantSettings {
   startProcessingOnStatus: number | null;
   enableAssetsRetention: boolean;
   assetsRetentionPeriodInDays: number;
+  /** Default output profiles by colour-profile name (issue 20); present only when set. */
+  defaultCmykColorProfile?: string;
+  defaultRgbColorProfile?: string;
+  defaultGrayscaleColorProfile?: string;
 }
+
+const PROFILE_SETTINGS = [
+  ['defaultCmykColorProfile', 'Cmyk'],
+  ['defaultRgbColorProfile', 'Rgb'],
+  ['defaultGrayscaleColorProfile', 'Grayscale'],
+] as const;
 
 export const DEFAULT_TENANT_SETTINGS: TenantSettings = { startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30 };
 
 /** The tenant's settings (the defaults when none were saved). */
 export async function getTenantSettings(db: D1Database, tenantId: number): Promise<TenantSettings> {
-  const row = await first<{ s: number | null; e: number; d: number }>(
+  const row = await first<{ s: number | null; e: number; d: number; cmyk: string | null; rgb: string | null; grey: string | null }>(
     db,
-    `SELECT start_processing_on_status AS s, enable_assets_retention AS e, assets_retention_period_in_days AS d FROM tenant_settings WHERE tenant_id = ?1`,
+    `SELECT start_processing_on_status AS s, enable_assets_retention AS e, assets_retention_period_in_days AS d,
+       default_cmyk_color_profile AS cmyk, default_rgb_color_profile AS rgb, default_grayscale_color_profile AS grey FROM tenant_settings WHERE tenant_id = ?1`,
     tenantId,
   );
-  return row ? { startProcessingOnStatus: row.s, enableAssetsRetention: Boolean(row.e), assetsRetentionPeriodInDays: row.d } : { ...DEFAULT_TENANT_SETTINGS };
+  if (!row) return { ...DEFAULT_TENANT_SETTINGS };
+  return {
+    startProcessingOnStatus: row.s,
+    enableAssetsRetention: Boolean(row.e),
+    assetsRetentionPeriodInDays: row.d,
+    ...(row.cmyk ? { defaultCmykColorProfile: row.cmyk } : {}),
+    ...(row.rgb ? { defaultRgbColorProfile: row.rgb } : {}),
+    ...(row.grey ? { defaultGrayscaleColorProfile: row.grey } : {}),
+  };
 }
 
 /**
@@ -113,15 +133,38 @@ export async function updateTenantSettings(db: D1Database, tenantId: number, cha
     const known = await first(db, `SELECT 1 FROM project_statuses WHERE tenant_id = ?1 AND code = ?2`, tenantId, next.startProcessingOnStatus);
     if (!known) throw new ValidationError({ startProcessingOnStatus: [`The tenant has no project status with code ${next.startProcessingOnStatus}.`] });
   }
+  // Default profiles: null clears; a name must be one of the tenant's colour profiles of that space.
+  for (const [field, space] of PROFILE_SETTINGS) {
+    const given = change[field];
+    if (given === undefined) {
+      if (current[field]) next[field] = current[field];
+      continue;
+    }
+    if (given === null) continue;
+    const profile = await findProfileByName({ DB: db }, tenantId, given);
+    if (!profile || profile.colorSpace !== space) throw new ValidationError({ [field]: [profile ? `"${given}" is a ${profile.colorSpace} profile, not ${space}.` : `The tenant has no colour profile named "${given}".`] });
+    next[field] = profile.name;
+  }
   await db
     .prepare(
-      `INSERT INTO tenant_settings (tenant_id, start_processing_on_status, enable_assets_retention, assets_retention_period_in_days, last_modified)
-       VALUES (?1, ?2, ?3, ?4, ?5)
+      `INSERT INTO tenant_settings (tenant_id, start_processing_on_status, enable_assets_retention, assets_retention_period_in_days, last_modified,
+         default_cmyk_color_profile, default_rgb_color_profile, default_grayscale_color_profile)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
        ON CONFLICT (tenant_id) DO UPDATE SET start_processing_on_status = excluded.start_processing_on_status,
          enable_assets_retention = excluded.enable_assets_retention, assets_retention_period_in_days = excluded.assets_retention_period_in_days,
-         last_modified = excluded.last_modified`,
+         last_modified = excluded.last_modified, default_cmyk_color_profile = excluded.default_cmyk_color_profile,
+         default_rgb_color_profile = excluded.default_rgb_color_profile, default_grayscale_color_profile = excluded.default_grayscale_color_profile`,
     )
-    .bind(tenantId, next.startProcessingOnStatus, next.enableAssetsRetention ? 1 : 0, next.assetsRetentionPeriodInDays, Date.now())
+    .bind(
+      tenantId,
+      next.startProcessingOnStatus,
+      next.enableAssetsRetention ? 1 : 0,
+      next.assetsRetentionPeriodInDays,
+      Date.now(),
+      next.defaultCmykColorProfile ?? null,
+      next.defaultRgbColorProfile ?? null,
+      next.defaultGrayscaleColorProfile ?? null,
+    )
     .run();
   return next;
 }
