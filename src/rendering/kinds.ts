@@ -6,6 +6,7 @@
  * - images: a JPEG or PNG with a readable header.
  */
 import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, loadCompiledTemplate, readHeader, templateHash } from '../engine';
+import { checkBleed, parseBleed } from '../engine/pdf/bleed';
 import { readFontInfo } from '../engine/fonts/font-info';
 import { orientedSize, sniffImage } from '../engine/raster';
 import { unprocessable } from '../errors';
@@ -13,16 +14,26 @@ import type { FileStore } from '../storage/files';
 import { deleteThumbnails } from '../storage/thumbnails';
 import type { UploadKind } from './uploads';
 
-export function templateKind(store: FileStore): UploadKind {
+/** `bleed`: the upload's declared bleed (docs/pdf.md, "Bleed"), kept with each template file. */
+export function templateKind(store: FileStore, options: { bleed?: string } = {}): UploadKind {
+  const bleed = options.bleed === undefined || options.bleed.trim() === '' ? undefined : parseBleed(options.bleed);
   return {
     root: 'templates',
     async accept(bytes) {
       readHeader(bytes);
       const existed = (await loadCompiledTemplate(store.bucket, await templateHash(bytes))) !== null;
       const compiled = await compileTemplate(store.bucket, bytes);
+      if (bleed) {
+        try {
+          checkBleed(bleed, compiled);
+        } catch (e) {
+          if (!existed) await deleteCompiledTemplate(store.bucket, compiled.hash);
+          throw e;
+        }
+      }
       return {
         contentType: 'image/vnd.adobe.photoshop',
-        meta: { compiled: compiled.hash, engine: ENGINE_VERSION },
+        meta: { compiled: compiled.hash, engine: ENGINE_VERSION, ...(bleed ? { bleed } : {}) },
         undo: existed ? undefined : () => deleteCompiledTemplate(store.bucket, compiled.hash),
       };
     },

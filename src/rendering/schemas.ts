@@ -72,6 +72,17 @@ export const UploadQuery = z.object({
   overwrite: queryBool(false, 'false: a clashing name becomes `name_1.ext`, `name_2.ext`, …'),
 });
 
+export const TemplateUploadQuery = UploadQuery.extend({
+  bleed: z
+    .string()
+    .max(32)
+    .optional()
+    .openapi({
+      description: 'Bleed the template carries on every edge, e.g. `3mm` (also cm, in, pt, px): print PDFs get TrimBox = canvas inset by it, BleedBox = MediaBox = canvas.',
+      example: '3mm',
+    }),
+});
+
 export const DisableCacheQuery = z.object({
   disableCache: queryBool(false, 'true renders anew instead of returning a cached result.'),
 });
@@ -135,7 +146,16 @@ const BaseLayer = z
   })
   .passthrough()
   .openapi('BaseLayer');
-export const FramesInfo = z.object({ size: Size, layers: z.array(BaseLayer) }).openapi('FramesInfo');
+export const FramesInfo = z
+  .object({
+    size: Size,
+    layers: z.array(BaseLayer),
+    bleed: z
+      .object({ value: z.string(), pixels: z.number() })
+      .optional()
+      .openapi({ description: 'The bleed declared at upload (absent: none): as given, and in template pixels.' }),
+  })
+  .openapi('FramesInfo');
 
 export const PreviewModel = z
   .object({

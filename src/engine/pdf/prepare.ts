@@ -23,6 +23,7 @@ import { PDF_WRITER_VERSION } from './version';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
+import { bleedPixels } from './bleed';
 import type { PdfOutput } from './document';
 import { unprocessable } from '../errors';
 import type { ColourOperands } from './vector';
@@ -72,6 +73,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
   const { template, data, gathered } = request;
   const { compiled } = template;
   const ink = await templateInk(store, template);
+  const bleed = template.file.meta.bleed;
   const colour = await outputColour(options, deps, ink);
   const keep = options.keepOriginalColors !== false;
   // A CMYK template into CMYK output keeps its own ink values where the request changes nothing.
@@ -81,7 +83,10 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     textOutputMode: options.textOutputMode ?? 'outlines',
     // RGB plain PDFs keep their fingerprint (and cached results) from before output colour existed.
     ...(colour.colorSpace !== 'Rgb' || colour.format !== 'Default' ? { colour: colour.key, keep, exact } : {}),
+    // The bleed lives with the file, not in its bytes: a re-upload with another bleed is another PDF.
+    ...(bleed ? { bleed } : {}),
   });
+  const trimPx = bleed ? bleedPixels(bleed, compiled.resolution) : 0;
 
   return {
     fingerprint,
@@ -117,6 +122,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
         height: compiled.height,
         resolution: compiled.resolution || 72,
         icc,
+        ...(trimPx > 0 ? { trim: { left: trimPx, top: trimPx, right: trimPx, bottom: trimPx } } : {}),
         vectors,
         strips,
         ...(exact ? { inkSource: 'psd', inks: documentInks(store, template, raster, (top, bottom) => strips.dirty(top, bottom)) } : {}),

@@ -8,6 +8,7 @@
  *   GET    /api/results/download[/{file}]      result bytes
  *   DELETE /api/results/delete[/{file}]        200 (API key)
  */
+import { bleedPixels } from '../../engine/pdf/bleed';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { templateInfo } from '../../engine';
@@ -72,7 +73,10 @@ export function registerRenderingRoutes(app: RenderingApp): void {
     async (c) => {
       const { template, fullInfo } = c.req.valid('json');
       const resolved = await resolveTemplate(storesOf(c).files, template);
-      return c.json(templateInfo(resolved.compiled, fullInfo ?? false) as z.infer<typeof FramesInfo>, 200);
+      const bleed = resolved.file.meta.bleed;
+      const info = templateInfo(resolved.compiled, fullInfo ?? false);
+      const pixels = bleed ? bleedPixels(bleed, resolved.compiled.resolution) : 0;
+      return c.json({ ...info, ...(bleed ? { bleed: { value: bleed, pixels: Math.round(pixels * 100) / 100 } } : {}) } as z.infer<typeof FramesInfo>, 200);
     },
   );
 

@@ -22,7 +22,7 @@ import { fileName, folderName, titleOf } from '../../engine/names';
 import { storesOf, type RenderingApp } from '../context';
 import { fontKind, imageKind, templateKind } from '../kinds';
 import { renderingRoute } from '../request';
-import { FontList, ImageList, ImageModel, ListQuery, NameList, TemplateList, UploadBody, UploadQuery } from '../schemas';
+import { FontList, ImageList, ImageModel, ListQuery, NameList, TemplateList, TemplateUploadQuery, UploadBody, UploadQuery } from '../schemas';
 import { filesOf, deleteStored, storeUploads, type UploadKind } from '../uploads';
 import { imagePreviewUrl } from '../urls';
 import { registerDual } from './dual';
@@ -36,17 +36,17 @@ const uploadBody = {
 
 const Deleted = z.object({ deleted: z.string() }).openapi('Deleted');
 
-const kinds: Record<Root, (store: FileStore) => UploadKind> = {
-  templates: templateKind,
+const kinds: Record<Root, (store: FileStore, query: { bleed?: string }) => UploadKind> = {
+  templates: (store, query) => templateKind(store, { bleed: query.bleed }),
   fonts: fontKind,
   images: imageKind,
 };
 
 async function upload(c: Context<AppBindings>, root: Root, destination: string | undefined): Promise<StoredFile[]> {
   const { files } = storesOf(c);
-  const query = c.req.valid('query' as never) as { overwrite: boolean; destination?: string };
+  const query = c.req.valid('query' as never) as { overwrite: boolean; destination?: string; bleed?: string };
   const form = c.req.valid('form' as never) as { file?: File | File[] };
-  return storeUploads(files, kinds[root](files), filesOf(form.file), {
+  return storeUploads(files, kinds[root](files, query), filesOf(form.file), {
     destination: destination ?? query.destination,
     overwrite: query.overwrite,
   });
@@ -75,7 +75,7 @@ function registerDelete(app: RenderingApp, root: Root, tag: string, after?: (c: 
     async (c, file) => {
       const { files } = storesOf(c);
       const name = fileName(file);
-      if (!(await deleteStored(files, kinds[root](files), name))) throw notFound(`There is no file "${name}" in ${root}.`);
+      if (!(await deleteStored(files, kinds[root](files, {}), name))) throw notFound(`There is no file "${name}" in ${root}.`);
       await after?.(c);
       return c.json({ deleted: name }, 200);
     },
@@ -107,8 +107,9 @@ export function registerResourceRoutes(app: RenderingApp): void {
         path: '/api/resources/templates',
         tags: ['Templates'],
         summary: 'Upload templates (PSD/PSB)',
-        description: 'Needs the API key. Each file is checked and compiled; a file that cannot be rendered is refused with 422 and nothing is stored.',
-        request: { query: UploadQuery, body: uploadBody },
+        description:
+          'Needs the API key. Each file is checked and compiled; a file that cannot be rendered is refused with 422 and nothing is stored. `bleed` declares the bleed the templates carry (print PDFs: TrimBox inside it).',
+        request: { query: TemplateUploadQuery, body: uploadBody },
         responses: { 201: json(NameList, 'Stored names, as to be used in requests.'), ...errorResponses(400, 403, 413, 422) },
       },
       { write: true },

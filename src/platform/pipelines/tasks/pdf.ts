@@ -2,9 +2,10 @@
  * PDF post-processing with pdf-lib. merge-separate-pages: PDFs, PNGs and JPEGs → one PDF in
  * input order (an image is a page at its dpi: 72 unless the PNG says otherwise). draw-crop-marks:
  * each page grown by the mark length + 6 pt on every side, marks at the TrimBox corners starting
- * 3 pt outside the BleedBox, black 0.25 pt over white 0.75 pt.
+ * 3 pt outside the BleedBox, black 0.25 pt over white 0.75 pt (in the output intent's colour
+ * space: K alone on a CMYK print PDF). A print PDF's PDF/X identification is carried over.
  */
-import { PDFDocument, rgb } from 'pdf-lib';
+import { cmyk, grayscale, PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFObjectCopier, PDFRef, PDFStream, rgb } from 'pdf-lib';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
@@ -35,6 +36,34 @@ async function loadPdf(ctx: UnitContext, a: ArtifactRecord, bytes: Uint8Array): 
   } catch (e) {
     throw new TaskFailure(`${a.fileName} is not a readable PDF: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Copies a PDF/X file's identification (output intents, XMP metadata, information dictionary)
+ * from `src` into `out`, which pdf-lib builds anew; returns the output intent profile's number
+ * of components (4 CMYK, 3 RGB, 1 grey), or 0 when `src` has no output intent.
+ */
+export function carryPdfx(src: PDFDocument, out: PDFDocument): number {
+  const copier = PDFObjectCopier.for(src.context, out.context);
+  for (const key of ['OutputIntents', 'Metadata']) {
+    const value = src.catalog.get(PDFName.of(key));
+    if (value) out.catalog.set(PDFName.of(key), copier.copy(value));
+  }
+  const intents = src.catalog.lookup(PDFName.of('OutputIntents'));
+  if (!(intents instanceof PDFArray) || !intents.size()) return 0;
+  if (src.context.trailerInfo.Info) out.context.trailerInfo.Info = copier.copy(src.context.trailerInfo.Info);
+  const first = intents.get(0);
+  const intent = (first instanceof PDFRef ? src.context.lookup(first) : first) as PDFDict | undefined;
+  const profileRef = intent?.get(PDFName.of('DestOutputProfile'));
+  const profile = profileRef instanceof PDFRef ? src.context.lookup(profileRef) : profileRef;
+  const n = profile instanceof PDFStream ? profile.dict.get(PDFName.of('N')) : undefined;
+  return n instanceof PDFNumber ? n.asNumber() : 0;
+}
+
+/** pdf-lib always writes a 1.7 header: `saved` gets `original`'s (PDF/X-4 is 1.6, X-1a 1.4; same length). */
+export function keepHeader(original: Uint8Array, saved: Uint8Array): Uint8Array {
+  if (/^%PDF-\d\.\d/.test(new TextDecoder().decode(original.subarray(0, 8)))) saved.set(original.subarray(0, 8), 0);
+  return saved;
 }
 
 export const mergeSeparatePages: TaskModule = {
@@ -75,7 +104,10 @@ export const drawCropMarks: TaskModule = {
     const white = Number(ctx.params.drawCropMarkWhiteCropLineMaxLength ?? black);
     const length = Math.max(black, white);
     const grow = length + 6;
-    const doc = await PDFDocument.create();
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const components = carryPdfx(src, doc);
+    // Marks in the output intent's space (a CMYK print file allows no RGB): K, or grey, or RGB.
+    const [markBlack, markWhite] = components === 4 ? [cmyk(0, 0, 0, 1), cmyk(0, 0, 0, 0)] : components === 1 ? [grayscale(0), grayscale(1)] : [rgb(0, 0, 0), rgb(1, 1, 1)];
     const embedded = await doc.embedPages(src.getPages());
     src.getPages().forEach((p, i) => {
       const media = p.getMediaBox();
@@ -95,8 +127,8 @@ export const drawCropMarks: TaskModule = {
         { x: trim.x + trim.width, y: trim.y + trim.height, sx: 1, sy: 1 },
       ];
       for (const [len, thickness, color] of [
-        [white, 0.75, rgb(1, 1, 1)],
-        [black, 0.25, rgb(0, 0, 0)],
+        [white, 0.75, markWhite],
+        [black, 0.25, markBlack],
       ] as const) {
         if (len <= 0) continue;
         for (const c of corners) {
@@ -110,7 +142,7 @@ export const drawCropMarks: TaskModule = {
         }
       }
     });
-    const out = await doc.save();
+    const out = components ? keepHeader(bytes, await doc.save({ useObjectStreams: false })) : await doc.save();
     const name = outputBase(ctx.params, input.fileName);
     await ctx.output(ctx.task.outputs[0]!.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes: out, contentType: 'application/pdf', source: input.source });
   },

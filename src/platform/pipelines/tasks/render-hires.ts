@@ -14,7 +14,8 @@
  * Either kind is personalised by the item's `fields` (personalise.ts).
  */
 import { zipSync } from 'fflate';
-import { degrees, PDFDocument, PDFName, PDFObjectCopier } from 'pdf-lib';
+import { degrees, PDFDocument } from 'pdf-lib';
+import { carryPdfx, keepHeader } from './pdf';
 import type { TextOutputMode } from '../../../engine/pdf/prepare';
 import { MemorySink } from '../../../engine/pdf/sink';
 import type { PageRange } from '../language';
@@ -45,14 +46,8 @@ async function pdfBytes(ctx: UnitContext, designId: string, title: string, mode:
 async function transformPdf(bytes: Uint8Array, rotate: Rotate, flip: Flip): Promise<Uint8Array> {
   let doc = await PDFDocument.load(bytes, { updateMetadata: false });
   if (flip !== 'None') {
-    const src = doc;
     const out = await PDFDocument.create({ updateMetadata: false });
-    const copier = PDFObjectCopier.for(src.context, out.context);
-    for (const key of ['OutputIntents', 'Metadata']) {
-      const value = src.catalog.get(PDFName.of(key));
-      if (value) out.catalog.set(PDFName.of(key), copier.copy(value));
-    }
-    if (src.context.trailerInfo.Info) out.context.trailerInfo.Info = copier.copy(src.context.trailerInfo.Info);
+    carryPdfx(doc, out);
 
     const sources = doc.getPages();
     const pages = await out.embedPages(sources);
@@ -75,10 +70,7 @@ async function transformPdf(bytes: Uint8Array, rotate: Rotate, flip: Flip): Prom
   }
   const angle = { None: 0, Rotate90: 90, Rotate180: 180, Rotate270: 270 }[rotate];
   if (angle) for (const page of doc.getPages()) page.setRotation(degrees(angle));
-  const saved = await doc.save({ useObjectStreams: false });
-  // pdf-lib always writes a 1.7 header: keep the version the PDF/X flavour is based on (same length).
-  if (/^%PDF-\d\.\d/.test(new TextDecoder().decode(bytes.subarray(0, 8)))) saved.set(bytes.subarray(0, 8), 0);
-  return saved;
+  return keepHeader(bytes, await doc.save({ useObjectStreams: false }));
 }
 
 type RasterFormat = 'Jpeg' | 'Png' | 'Tiff' | 'Bmp';

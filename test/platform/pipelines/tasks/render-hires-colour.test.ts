@@ -6,12 +6,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultProfile, readProfileInfo } from '../../../../src/engine/colour';
 import { runTool } from '../../../helpers/fixtures';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
-import { pdfGraph } from '../../../engine/pdf/print';
+import { gsCmyk, pdfGraph, pixel } from '../../../engine/pdf/print';
 import { createDesign, drive, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 
-async function run(id: string, parameters: Record<string, unknown>): Promise<{ status: string; description?: string; bytes?: Uint8Array }> {
+async function run(id: string, parameters: Record<string, unknown>, cropMarks = false): Promise<{ status: string; description?: string; bytes?: Uint8Array }> {
   await apiJson(
     'POST',
     JOBS,
@@ -20,7 +20,8 @@ async function run(id: string, parameters: Record<string, unknown>): Promise<{ s
       project: { items: [{ itemId: '1', designIds: ['colour-design'] }] },
       tasks: [
         { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
-        { name: 'render', type: 'render-hires', inputArtifacts: ['design'], outputArtifacts: ['file'], parameters },
+        { name: 'render', type: 'render-hires', inputArtifacts: ['design'], outputArtifacts: [cropMarks ? 'print' : 'file'], parameters },
+        ...(cropMarks ? [{ name: 'marks', type: 'draw-crop-marks', inputArtifacts: ['print'], outputArtifacts: ['file'] }] : []),
         { name: 'finalize', type: 'finalize', finalArtifacts: ['file'] },
       ],
     },
@@ -80,6 +81,29 @@ describe('render-hires output colour', () => {
     expect(version).toBe('PDF/X-4');
     expect(condition).toBeTruthy();
     expect(g.streamText(g.catalog.get(PDFName.of('Metadata')))).toContain('pdfxid:GTS_PDFXVersion');
+  });
+
+  it('draw-crop-marks on a CMYK PDF/X-4 keeps its identification and draws the marks in K alone (Ghostscript)', async () => {
+    const r = await run('colour-marks', {}, true);
+    expect(r.status, r.description).toBe('Completed');
+    expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
+    const { g, version, condition } = await intentOf(r.bytes!);
+    expect(g.header).toBe('%PDF-1.6');
+    expect(version).toBe('PDF/X-4');
+    expect(condition).toBeTruthy();
+    const tiff = await gsCmyk(r.bytes!, 144);
+    const grow = ((12 + 6) * 144) / 72; // mark length + 6 pt, in pixels
+    let marks = 0;
+    for (let y = 0; y < tiff.height; y++)
+      for (let x = 0; x < tiff.width; x++) {
+        if (x >= grow && y >= grow && x < tiff.width - grow && y < tiff.height - grow) continue;
+        const [c, m, yy, k] = pixel(tiff, x, y);
+        if (c || m || yy || k) {
+          marks++;
+          expect([c, m, yy]).toEqual([0, 0, 0]);
+        }
+      }
+    expect(marks).toBeGreaterThan(10);
   });
 
   it('fails the task naming the parameter for an unknown profile or one of another colour space', async () => {
