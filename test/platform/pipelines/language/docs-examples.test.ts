@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import doc from '../../../../docs/pipelines.md?raw';
+import production from '../../../../docs/production.md?raw';
 import { TASK_TYPES, resolveTaskType, validatePipeline } from '../../../../src/platform/pipelines/language';
 
 type Task = { name: string; type: string; inputArtifacts?: string[]; finalArtifacts?: string[] };
 
-const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+const blocks = [...`${doc}\n${production}`.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
 const pipelines = blocks.filter((b) => Array.isArray(b.tasks));
 const tasks = blocks.filter((b): b is Task & Record<string, unknown> => typeof b.type === 'string' && typeof b.name === 'string');
 

@@ -35,6 +35,11 @@ const CONTRACT_TYPES = [
   // Order Desk connector (issue 23).
   'export-to-order-desk',
   'change-group-in-order-desk',
+  // Production tasks (issue 22, docs/production.md).
+  'produce-imposition',
+  'combine-with-cut-pattern',
+  'download-files',
+  'extract-assets',
   'finalize',
 ];
 
