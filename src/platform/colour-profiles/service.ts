@@ -3,7 +3,7 @@
  * profile is named by pipelines (`hiResOutput{Cmyk,Rgb,Grayscale}ColorProfileName`) and by the
  * tenant's default-profile settings, so deleting one they name is a 409. No HTTP here.
  */
-import { colourTransformSync, defaultProfile, InvalidProfile, readProfileInfo } from '../../engine/colour';
+import { colourTransformSync, defaultProfile, InvalidProfile, readProfileInfo, type ColourSpace } from '../../engine/colour';
 import { ConflictError, NotFoundError, UnprocessableError, newId, type TenantContext } from '../core';
 import * as store from './store';
 
@@ -101,4 +101,32 @@ export async function profileNamed(env: { DB: D1Database; FILES: R2Bucket }, ten
   if (!row) return null;
   const bytes = await store.profileBytes(env, tenantId, row.id);
   return bytes ? { row, bytes } : null;
+}
+
+export interface OutputProfile {
+  /** The asset's name, or the shipped profile's description. */
+  name: string;
+  bytes: Uint8Array;
+  source: 'named' | 'tenant-default' | 'shipped';
+}
+
+/**
+ * The output profile a render uses for `space` (for the PDF and print paths): the profile
+ * `name`d (a pipeline's hiResOutput…ColorProfileName, the API's colorProfile), else the tenant's
+ * default for that space, else the shipped default. A name that is not one of the tenant's
+ * profiles of that space is a 422 naming `parameter`.
+ */
+export async function outputProfile(env: { DB: D1Database; FILES: R2Bucket }, tenantId: number, space: ColourSpace, name?: string | null, parameter = 'colorProfile'): Promise<OutputProfile> {
+  const wanted = name?.trim();
+  if (wanted) {
+    const found = await profileNamed(env, tenantId, wanted);
+    if (!found) throw new UnprocessableError(`No colour profile named "${wanted}".`, { [parameter]: [`No colour profile named "${wanted}".`] });
+    if (found.row.colorSpace !== space) throw new UnprocessableError(`Colour profile "${found.row.name}" is ${found.row.colorSpace}, not ${space}.`, { [parameter]: [`A ${found.row.colorSpace} profile, not ${space}.`] });
+    return { name: found.row.name, bytes: found.bytes, source: 'named' };
+  }
+  const fallback = await store.tenantDefaultName(env, tenantId, space);
+  const tenant = fallback ? await profileNamed(env, tenantId, fallback) : null;
+  if (tenant) return { name: tenant.row.name, bytes: tenant.bytes, source: 'tenant-default' };
+  const bytes = defaultProfile(space);
+  return { name: readProfileInfo(bytes).description, bytes, source: 'shipped' };
 }

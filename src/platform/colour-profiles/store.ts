@@ -72,3 +72,10 @@ export async function deleteProfile(t: TenantContext, id: string): Promise<void>
   await t.env.DB.prepare(`DELETE FROM color_profiles WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, id).run();
   await t.env.FILES.delete(key(t, id));
 }
+
+/** The tenant's default profile name for a colour space (tenant settings), or null. */
+export async function tenantDefaultName(env: { DB: D1Database }, tenantId: number, space: ColourSpace): Promise<string | null> {
+  const column = { Cmyk: 'default_cmyk_color_profile', Rgb: 'default_rgb_color_profile', Grayscale: 'default_grayscale_color_profile' }[space];
+  const row = await env.DB.prepare(`SELECT ${column} AS name FROM tenant_settings WHERE tenant_id = ?1`).bind(tenantId).first<{ name: string | null }>();
+  return row?.name ?? null;
+}
