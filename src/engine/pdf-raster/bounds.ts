@@ -35,19 +35,23 @@ export interface PdfDecodeLimits {
   /** Bytes one stream that is not an image may decode to, after any one filter. */
   streamBytes: number;
   /**
-   * Bytes one image may occupy decoded: its stream after any filter, and width × height × 4.
-   * `null` for readers that never decode images (pdf-lib copies their streams as they are):
-   * images are then neither decoded nor counted here.
+   * Bytes one image's stream may decode to (no more than its declared width × height × 8 +
+   * height, 4 channels of 16 bits and a predictor byte per row, when that is over `streamBytes`),
+   * and, when `checkImageSizes`, width ×
+   * height × 4 (the BGRA bitmap PDFium draws it into). An image with no readable size decodes
+   * within `streamBytes`, as any stream: a page's content stream labelled /Subtype /Image gains nothing.
    */
-  imageBytes: number | null;
+  imageBytes: number;
+  /** Refuse images by their declared size: for PDFium, which draws them; pdf-lib only copies them. */
+  checkImageSizes: boolean;
   /** Bytes every stream of the file may decode to together (each filter's output counted). */
   totalBytes: number;
 }
 
 /** What PDFium may decode: it draws images too. */
-export const PDF_DECODE_LIMITS = { streamBytes: 64 * MiB, imageBytes: 256 * MiB, totalBytes: 1024 * MiB } as const satisfies PdfDecodeLimits;
-/** What pdf-lib may decode (object streams on load, page contents when it embeds a page): no images. */
-export const PDF_LIB_DECODE_LIMITS: PdfDecodeLimits = { ...PDF_DECODE_LIMITS, imageBytes: null };
+export const PDF_DECODE_LIMITS = { streamBytes: 64 * MiB, imageBytes: 256 * MiB, totalBytes: 1024 * MiB, checkImageSizes: true } as const satisfies PdfDecodeLimits;
+/** What pdf-lib may decode (object streams on load, page contents when it embeds a page): images are copied, not drawn. */
+export const PDF_LIB_DECODE_LIMITS: PdfDecodeLimits = { ...PDF_DECODE_LIMITS, checkImageSizes: false };
 
 /** The largest ratio of Flate (deflate): 258 bytes for two 1-bit codes, in the best case. */
 const FLATE_MAX_RATIO = 1032;
@@ -81,8 +85,7 @@ export function checkPdfDecodedSizes(file: Uint8Array, limits: PdfDecodeLimits =
     const dict = parseDict(s.dict, file);
     const name = s.objectNumber !== undefined ? `object ${s.objectNumber}` : `the stream at byte ${s.start}`;
     const isImage = dict.subtype === 'Image';
-    if (isImage && limits.imageBytes === null) continue;
-    const limit = isImage ? limits.imageBytes! : limits.streamBytes;
+    let limit = limits.streamBytes;
     const what = isImage ? 'image' : 'stream';
     const data = file.subarray(s.start, s.end);
     // A /Filter we cannot read: PDFium may find it (an object stream), so zlib data is inflated anyway.
@@ -94,11 +97,14 @@ export function checkPdfDecodedSizes(file: Uint8Array, limits: PdfDecodeLimits =
         const jpeg = sniffImage(data.subarray(0, 256 * 1024));
         if (jpeg) (width = jpeg.width), (height = jpeg.height);
       }
-      if (width !== undefined && height !== undefined && width * height * 4 > limit)
-        refuse(
-          `image ${width} × ${height} px over the ${mb(limit)} image limit`,
-          `The PDF's image (${name}) is ${width} × ${height} px: ${mb(width * height * 4)} decoded; the limit is ${mb(limit)} per image.`,
-        );
+      if (width !== undefined && height !== undefined) {
+        if (limits.checkImageSizes && width * height * 4 > limits.imageBytes)
+          refuse(
+            `image ${width} × ${height} px over the ${mb(limits.imageBytes)} image limit`,
+            `The PDF's image (${name}) is ${width} × ${height} px: ${mb(width * height * 4)} decoded; the limit is ${mb(limits.imageBytes)} per image.`,
+          );
+        limit = Math.min(Math.max(width * height * 8 + height, limits.streamBytes), limits.imageBytes);
+      }
     }
     // Cross-reference streams are never encrypted (ISO 32000-1 §7.5.8.2): they are read as usual.
     if (encrypted && (dict.filters?.length ?? 1) && !isImage && dict.type !== 'XRef') {

@@ -178,6 +178,15 @@ describe('decoded sizes of PDFs are bounded before decoding (issue 18 item 3)', 
     expect(() => checkPdfDecodedSizes(withComment)).toThrow(InputsTooLarge);
   });
 
+  it('a content bomb labelled /Subtype /Image gains nothing: without a size it decodes within the stream limit, for PDFium and pdf-lib alike', () => {
+    const bomb = buildPdf([{ dict: '/Subtype /Image /Filter /FlateDecode', data: zerosZlib(GiB) }]);
+    expect(() => checkPdfDecodedSizes(bomb)).toThrow(limitMb(PDF_DECODE_LIMITS.streamBytes));
+    expect(() => checkUserPdf(bomb)).toThrow(limitMb(PDF_DECODE_LIMITS.streamBytes));
+    // With a size, at most what that size decodes to (and never more than the image limit).
+    const sized = buildPdf([{ dict: '/Subtype /Image /Width 100000 /Height 100000 /Filter /FlateDecode', data: zerosZlib(GiB) }]);
+    expect(() => checkUserPdf(sized)).toThrow(limitMb(PDF_DECODE_LIMITS.imageBytes));
+  });
+
   it('a JPEG image without a readable size is measured from its own header', () => {
     // SOI, SOF0 of 60000 × 60000, 3 components: 14.4 GB once drawn.
     const jpeg = Uint8Array.from([0xff, 0xd8, 0xff, 0xc0, 0x00, 0x11, 0x08, 0xea, 0x60, 0xea, 0x60, 0x03, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0, 0xff, 0xd9]);
@@ -186,7 +195,7 @@ describe('decoded sizes of PDFs are bounded before decoding (issue 18 item 3)', 
   });
 
   it('all streams together are bounded too (shown with small limits, so the test stays cheap)', () => {
-    const limits = { streamBytes: 8 * MiB, imageBytes: 8 * MiB, totalBytes: 32 * MiB };
+    const limits = { streamBytes: 8 * MiB, imageBytes: 8 * MiB, totalBytes: 32 * MiB, checkImageSizes: true };
     const many = Array.from({ length: 5 }, () => ({ dict: '/Filter /FlateDecode', data: zerosZlib(7 * MiB) }));
     expect(checkPdfDecodedSizes(buildPdf(many.slice(0, 4)), limits).decodedBytes).toBe(28 * MiB);
     expect(() => checkPdfDecodedSizes(buildPdf(many), limits)).toThrow(/together; the limit is 32 MB per file/);
