@@ -113,8 +113,8 @@ export async function pdfPagePng(bucket: R2Bucket, row: AssetRow, n: number): Pr
 /**
  * Refuses (422, naming the limit) a PDF from outside whose streams decode past the bounds of
  * src/engine/pdf-raster/bounds.ts. Every pdf-lib load of such a PDF goes through this first:
- * pdf-lib decodes object streams on load and page contents when it embeds a page, never images
- * (it copies their streams), so images are not limited here; PDFium's drawing limits them.
+ * pdf-lib decodes object streams on load and page contents when it embeds a page; it copies
+ * images without drawing them, so their declared pixel size is left to PDFium's check.
  */
 export function checkUserPdf(bytes: Uint8Array): void {
   try {
