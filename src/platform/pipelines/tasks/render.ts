@@ -13,6 +13,8 @@ import { PrintColourError, shippedProfile, type OutputColorSpace, type PdfFormat
 import type { HiresOptions } from '../../../engine/pdf/prepare';
 import type { RenderingIntent } from '../../../engine/colour';
 import { Unprocessable } from '../../../engine/errors';
+import { outputProfile } from '../../colour-profiles/service';
+import { UnprocessableError } from '../../core/errors';
 import { preparePreview, type EncodedImage } from '../../../engine/render-request';
 import type { PersonalisationData } from '../../../engine/personalise';
 import { imageFetcher } from '../../../rendering/context';
@@ -36,18 +38,26 @@ const PROFILE_PARAM = { Cmyk: 'hiResOutputCmykColorProfileName', Rgb: 'hiResOutp
 
 /**
  * The print colour a hires task asks for (docs/pdf.md, "Colour"): `hiResOutputColorSpace`
- * (default Cmyk), the profile named for that space, `renderingIntent`, `hiResOutputPdfFormat`
- * and `hiResOutputPdfKeepOriginalColors`. A named profile that does not exist fails the task.
+ * (default Cmyk), the profile named for that space (a tenant colour-profile asset, else a shipped
+ * profile by name), else the tenant's default for the space, else the template's own (CMYK
+ * templates) or the shipped default; `renderingIntent`, `hiResOutputPdfFormat` and
+ * `hiResOutputPdfKeepOriginalColors`. A named profile that does not exist or is of another
+ * colour space fails the task naming the parameter.
  */
-export function printColourOf(ctx: UnitContext): Pick<HiresOptions, 'colorSpace' | 'pdfFormat' | 'profile' | 'renderingIntent' | 'keepOriginalColors'> {
+export async function printColourOf(ctx: UnitContext): Promise<Pick<HiresOptions, 'colorSpace' | 'pdfFormat' | 'profile' | 'renderingIntent' | 'keepOriginalColors'>> {
   const p = ctx.params;
   const colorSpace = (p.hiResOutputColorSpace as OutputColorSpace | undefined) ?? 'Cmyk';
   const param = PROFILE_PARAM[colorSpace];
   const named = typeof p[param] === 'string' ? (p[param] as string).trim() : '';
   let profile: Uint8Array | undefined;
-  if (named) {
+  try {
+    const found = await outputProfile(ctx.env, ctx.tenantId, colorSpace, named || null, param);
+    // The shipped default is what prepareHires falls back to anyway, after a CMYK template's own profile.
+    if (found.source !== 'shipped') profile = found.bytes;
+  } catch (e) {
+    if (!(e instanceof UnprocessableError)) throw e;
     profile = shippedProfile(named) ?? undefined;
-    if (!profile) throw new TaskFailure(`${param}: there is no colour profile "${named}"`);
+    if (!profile) throw new TaskFailure(`${param}: ${e.message}`);
   }
   return {
     colorSpace,
@@ -77,7 +87,7 @@ export async function writeDesignPdf(
   const store = new TenantInputStore(ctx.env, ctx.tenantId);
   let page;
   try {
-    page = await prepareHires(store, { template: designId, textOutputMode, data, ...printColourOf(ctx) }, deps(ctx.env));
+    page = await prepareHires(store, { template: designId, textOutputMode, data, ...(await printColourOf(ctx)) }, deps(ctx.env));
   } catch (e) {
     // A profile that does not fit its colour space, or PDF/X-1a asked of RGB: the task's parameters.
     if (e instanceof PrintColourError || (e instanceof Unprocessable && e.details?.[0]?.path === 'colorProfile')) throw new TaskFailure(e.message);

@@ -8,6 +8,8 @@ import { runTool } from '../../../helpers/fixtures';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
 import { gsCmyk, pdfGraph, pixel } from '../../../engine/pdf/print';
 import { createDesign, drive, stubOfJob } from '../../jobs/helpers';
+import { S, uploadJson } from '../../storage/helpers';
+import gracol from '../../../engine/colour/fixtures/gracol-tr006-test.icc';
 
 const JOBS = '/api/rendering/v1/jobs';
 
@@ -104,6 +106,17 @@ describe('render-hires output colour', () => {
         }
       }
     expect(marks).toBeGreaterThan(10);
+  });
+
+  it('a tenant colour-profile asset named by hiResOutputCmykColorProfileName is the output intent and the conversion target', async () => {
+    await uploadJson(`${S}/color-profiles`, new Uint8Array(gracol), 'press.icc', { name: 'Press GRACoL' });
+    const r = await run('colour-asset', { hiResOutputCmykColorProfileName: 'Press GRACoL' });
+    expect(r.status, r.description).toBe('Completed');
+    const { condition } = await intentOf(r.bytes!);
+    expect(condition).toBe(readProfileInfo(new Uint8Array(gracol)).description);
+    const wrong = await run('colour-asset-space', { hiResOutputRgbColorProfileName: 'Press GRACoL', hiResOutputColorSpace: 'Rgb' });
+    expect(wrong.status).toBe('Failed');
+    expect(wrong.description).toContain('hiResOutputRgbColorProfileName');
   });
 
   it('fails the task naming the parameter for an unknown profile or one of another colour space', async () => {
