@@ -14,7 +14,9 @@ import { api, apiJson, seedPlatform, tenantToken } from '../../helpers/platform'
 const HOOKS = '/api/backoffice/v1/webhooks';
 
 interface Received { headers: Record<string, string>; body: string; at: number; answered: number }
-const received = async (key: string) => (await (await fetch(`${fixtureServer()}/webhook-receiver/${key}/__deliveries`)).json()) as Received[];
+/** What the receiver `key` got for the event `id` (other test files' events reach tenant 1's endpoints too). */
+const received = async (key: string, id: string | null) =>
+  ((await (await fetch(`${fixtureServer()}/webhook-receiver/${key}/__deliveries`)).json()) as Received[]).filter((r) => r.headers['webhook-id'] === id);
 const receiver = (key: string, query = '') => `${fixtureServer()}/webhook-receiver/${key}${query}`;
 
 async function createHook(key: string, events: string[], query = ''): Promise<{ id: string; secret: string }> {
@@ -109,7 +111,7 @@ describe('delivery (Standard Webhooks)', () => {
     const id = await emit(env, 1, 'asset.import.failed', { sourceUrl: 'https://example.com/a.psd', reason: 'HTTP 404' });
     expect(id).toMatch(/^msg_[0-9a-f]{32}$/);
     expect(await attempt(id, h.id, 1)).toMatchObject({ status: 'Delivered', attempts: 1, last_status: 204 });
-    const [r] = await received('signed');
+    const [r] = await received('signed', id);
     expect(r!.headers['webhook-id']).toBe(id);
     expect(r!.headers['webhook-timestamp']).toMatch(/^\d{10}$/);
     expect(r!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
@@ -135,7 +137,7 @@ describe('delivery (Standard Webhooks)', () => {
     expect(row).toMatchObject({ attempts: 2, status: 'Pending', last_status: 500 });
     expect(row.next_at! - Date.now()).toBeGreaterThan(BACKOFF_MS[1]! - 3000);
     expect(await attempt(id, h.id, 3)).toMatchObject({ attempts: 3, status: 'Delivered', last_status: 204 });
-    const got = await received('flaky');
+    const got = await received('flaky', id);
     expect(got.map((r) => r.answered)).toEqual([500, 500, 204]);
     expect(new Set(got.map((r) => r.headers['webhook-id']))).toEqual(new Set([id]));
     for (const r of got) expect(verify(h.secret, r)).toMatchObject({ type: 'job.failed' });
@@ -152,7 +154,7 @@ describe('delivery (Standard Webhooks)', () => {
     expect(Date.now() - started).toBeLessThan(14_000);
     expect(row).toMatchObject({ status: 'Pending', attempts: 1, last_status: null, last_error: expect.stringMatching(/no complete answer within 10 s/) });
     expect(await attempt(id, h.id, 2)).toMatchObject({ status: 'Delivered', attempts: 2 });
-    const got = await received('slow');
+    const got = await received('slow', id);
     expect(got.map((r) => r.answered)).toEqual([0, 204]);
     expect(got[1]!.headers['webhook-id']).toBe(id);
   }, 40_000);
@@ -169,7 +171,7 @@ describe('delivery (Standard Webhooks)', () => {
     let row: DeliveryRow | undefined;
     for (let i = 1; i <= MAX_ATTEMPTS; i++) row = await attempt(id, h.id, i);
     expect(row).toMatchObject({ status: 'Failed', attempts: MAX_ATTEMPTS, next_at: null });
-    expect(await received('dead')).toHaveLength(MAX_ATTEMPTS);
+    expect(await received('dead', id)).toHaveLength(MAX_ATTEMPTS);
   });
 
   it('after a rotation signs with both secrets for a while; each verifies on its own', async () => {
@@ -180,7 +182,7 @@ describe('delivery (Standard Webhooks)', () => {
     expect(Date.parse(rotated.previousSecretValidUntil) - Date.now()).toBeGreaterThan(23.9 * 3600e3);
     const first = await emit(env, 1, 'job.completed', { jobId: 'j-rot' });
     await attempt(first, h.id, 1);
-    const [r] = await received('rotate');
+    const [r] = await received('rotate', first);
     expect(r!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(verify(rotated.secret, r!)).toMatchObject({ type: 'job.completed' });
     expect(verify(h.secret, r!)).toMatchObject({ type: 'job.completed' });
@@ -188,7 +190,7 @@ describe('delivery (Standard Webhooks)', () => {
     await env.DB.prepare(`UPDATE webhook_endpoints SET previous_expires = 1 WHERE tenant_id = 1 AND id = ?1`).bind(h.id).run();
     const second = await emit(env, 1, 'job.completed', { jobId: 'j-rot2' });
     await attempt(second, h.id, 1);
-    const r2 = (await received('rotate'))[1]!;
+    const r2 = (await received('rotate', second))[0]!;
     expect(r2.headers['webhook-signature']!.split(' ')).toHaveLength(1);
     expect(verify(rotated.secret, r2)).toMatchObject({ data: { jobId: 'j-rot2' } });
     expect(() => verify(h.secret, r2)).toThrow();
@@ -201,7 +203,7 @@ describe('delivery (Standard Webhooks)', () => {
     await runInDurableObject(outbox(), (_i, state) => state.abort('test restart')).catch(() => {});
     expect(await rowOf(id, h.id)).toMatchObject({ status: expect.stringMatching(/Pending|Delivered/) });
     await attempt(id, h.id, 1);
-    const got = await received('restart');
+    const got = await received('restart', id);
     expect(got).toHaveLength(1);
     expect(verify(h.secret, got[0]!)).toMatchObject({ data: { jobId: 'j-restart' } });
     expect(got[0]!.headers['webhook-id']).toBe(id);
@@ -211,7 +213,7 @@ describe('delivery (Standard Webhooks)', () => {
     const h = await createHook('mid-send', ['job.completed'], '?hang=1&hangMs=4000');
     const id = await emit(env, 1, 'job.completed', { jobId: 'j-mid' });
     // Wait until the first request is at the receiver (and hangs there), then reset the object.
-    for (let i = 0; i < 200 && (await received('mid-send')).length === 0; i++) {
+    for (let i = 0; i < 200 && (await received('mid-send', id)).length === 0; i++) {
       await runDurableObjectAlarm(outbox()).catch(() => {});
       await sleep(25);
     }
@@ -221,7 +223,7 @@ describe('delivery (Standard Webhooks)', () => {
     expect(row).toMatchObject({ status: 'Pending', attempts: 1 });
     expect(row.next_at! - Date.now()).toBeGreaterThan(DELIVERY_TIMEOUT_MS);
     expect(await attempt(id, h.id, 2, (r) => r.status === 'Delivered')).toMatchObject({ status: 'Delivered', attempts: 2 });
-    const got = await received('mid-send');
+    const got = await received('mid-send', id);
     expect(got.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
   });
 
@@ -232,7 +234,7 @@ describe('delivery (Standard Webhooks)', () => {
     expect(a).toBe(b);
     await attempt(a, h.id, 1);
     expect(await sql(`SELECT id FROM deliveries WHERE event_id = ? AND endpoint_id = ?`, a, h.id)).toHaveLength(1);
-    expect(await received('dedupe')).toHaveLength(1);
+    expect(await received('dedupe', a)).toHaveLength(1);
   });
 
   it('"send again" delivers a delivered event once more with its webhook-id', async () => {
@@ -243,7 +245,7 @@ describe('delivery (Standard Webhooks)', () => {
     const again = await apiJson('POST', `${HOOKS}/${h.id}/deliveries/${log.items[0].id}/resend`, undefined, { token: 1 });
     expect(again).toMatchObject({ status: 'Pending', eventId: id });
     expect(await attempt(id, h.id, 2)).toMatchObject({ status: 'Delivered', attempts: 2 });
-    const got = await received('resend');
+    const got = await received('resend', id);
     expect(got.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
     expect(verify(h.secret, got[1]!)).toMatchObject({ data: { jobId: 'j-resend' } });
   });
