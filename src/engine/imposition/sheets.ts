@@ -176,17 +176,18 @@ export function cropMarks(placed: Array<{ cell: Box; trim: Box }>, o: WriteOptio
     }
     return out;
   }
-  const room = (edge: number, toSheet: number, gutter: number, outer: boolean) => Math.min(L, (outer ? toSheet : gutter / 2) - OFF);
+  // How far a mark may reach: to the sheet's edge on the outside of the block, else half the gutter.
+  const room = (toSheet: number, gutter: number, outer: boolean) => Math.min(L, (outer ? toSheet : gutter / 2) - OFF);
   const minX = Math.min(...placed.map((p) => p.cell.x));
   const maxX = Math.max(...placed.map((p) => p.cell.x + p.cell.width));
   const minY = Math.min(...placed.map((p) => p.cell.y));
   const maxY = Math.max(...placed.map((p) => p.cell.y + p.cell.height));
   const near = (a: number, b: number) => Math.abs(a - b) < 1e-3;
   for (const { cell, trim } of placed) {
-    const l = room(cell.x, cell.x, o.gutterX, near(cell.x, minX));
-    const r = room(cell.x + cell.width, o.sheet.width - cell.x - cell.width, o.gutterX, near(cell.x + cell.width, maxX));
-    const b = room(cell.y, cell.y, o.gutterY, near(cell.y, minY));
-    const t = room(cell.y + cell.height, o.sheet.height - cell.y - cell.height, o.gutterY, near(cell.y + cell.height, maxY));
+    const l = room(cell.x, o.gutterX, near(cell.x, minX));
+    const r = room(o.sheet.width - cell.x - cell.width, o.gutterX, near(cell.x + cell.width, maxX));
+    const b = room(cell.y, o.gutterY, near(cell.y, minY));
+    const t = room(o.sheet.height - cell.y - cell.height, o.gutterY, near(cell.y + cell.height, maxY));
     for (const y of [trim.y, trim.y + trim.height]) {
       if (l > 0) line(cell.x - OFF, y, cell.x - OFF - l, y);
       if (r > 0) line(cell.x + cell.width + OFF, y, cell.x + cell.width + OFF + r, y);

@@ -37,7 +37,7 @@ export function templateSlots(t: Pick<CompiledTemplate, 'width' | 'height' | 're
 
 /** The matrix putting a w × h item (form space, origin at its lower-left) into a slot, fitted. */
 export function slotMatrix(corners: [number, number][], w: number, h: number): Matrix {
-  const [tl, tr, br, bl] = corners as [[number, number], [number, number], [number, number], [number, number]];
+  const [tl, , br, bl] = corners as [[number, number], [number, number], [number, number], [number, number]];
   // The slot's axes: along its bottom edge (x) and up its left edge (y).
   const ax = [br[0] - bl[0], br[1] - bl[1]];
   const ay = [tl[0] - bl[0], tl[1] - bl[1]];
@@ -49,7 +49,6 @@ export function slotMatrix(corners: [number, number][], w: number, h: number): M
   const fy = (h * s) / slotH;
   const ox = (1 - fx) / 2;
   const oy = (1 - fy) / 2;
-  void tr;
   return [
     (ax[0]! * fx) / w,
     (ax[1]! * fx) / w,

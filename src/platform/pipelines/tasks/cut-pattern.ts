@@ -60,7 +60,8 @@ export async function readDieLine(bytes: Uint8Array, name: string): Promise<DieL
   const head = new TextDecoder().decode(bytes.subarray(0, 1024)).trimStart();
   try {
     if (head.startsWith('%PDF')) return await dieLineFromPdf(bytes);
-    if (/^(<\?xml[\s\S]*?\?>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE[^>]*>\s*)?<svg\b/i.test(head) || /<svg\b/i.test(head)) return dieLineFromSvg(new TextDecoder().decode(bytes));
+    // An SVG names its root element early (after an XML declaration, comments or a DOCTYPE).
+    if (/<svg\b/i.test(head)) return dieLineFromSvg(new TextDecoder().decode(bytes));
   } catch (e) {
     throw new TaskFailure(`the cut pattern ${name} could not be read: ${(e as Error).message}`);
   }
