@@ -603,6 +603,10 @@ export const tenantSettings = sqliteTable('tenant_settings', {
   startProcessingOnStatus: integer('start_processing_on_status'),
   enableAssetsRetention: bool('enable_assets_retention'),
   assetsRetentionPeriodInDays: integer('assets_retention_period_in_days').notNull().default(30),
+  defaultCmykColorProfile: text('default_cmyk_color_profile'),
+  defaultRgbColorProfile: text('default_rgb_color_profile'),
+  defaultGrayscaleColorProfile: text('default_grayscale_color_profile'),
+  allowSelfCalls: bool('allow_self_calls'),
   lastModified: lastModified(),
 });
 

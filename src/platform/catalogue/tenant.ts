@@ -85,6 +85,8 @@ export interface TenantSettings {
   startProcessingOnStatus: number | null;
   enableAssetsRetention: boolean;
   assetsRetentionPeriodInDays: number;
+  /** Pipelines may call the platform's own origins (docs/security.md); the hop limit still holds. */
+  allowSelfCalls: boolean;
   /** Default output profiles by colour-profile name (issue 20); present only when set. */
   defaultCmykColorProfile?: string;
   defaultRgbColorProfile?: string;
@@ -97,13 +99,13 @@ const PROFILE_SETTINGS = [
   ['defaultGrayscaleColorProfile', 'Grayscale'],
 ] as const;
 
-export const DEFAULT_TENANT_SETTINGS: TenantSettings = { startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30 };
+export const DEFAULT_TENANT_SETTINGS: TenantSettings = { startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30, allowSelfCalls: false };
 
 /** The tenant's settings (the defaults when none were saved). */
 export async function getTenantSettings(db: D1Database, tenantId: number): Promise<TenantSettings> {
-  const row = await first<{ s: number | null; e: number; d: number; cmyk: string | null; rgb: string | null; grey: string | null }>(
+  const row = await first<{ s: number | null; e: number; d: number; self: number; cmyk: string | null; rgb: string | null; grey: string | null }>(
     db,
-    `SELECT start_processing_on_status AS s, enable_assets_retention AS e, assets_retention_period_in_days AS d,
+    `SELECT start_processing_on_status AS s, enable_assets_retention AS e, assets_retention_period_in_days AS d, allow_self_calls AS self,
        default_cmyk_color_profile AS cmyk, default_rgb_color_profile AS rgb, default_grayscale_color_profile AS grey FROM tenant_settings WHERE tenant_id = ?1`,
     tenantId,
   );
@@ -112,6 +114,7 @@ export async function getTenantSettings(db: D1Database, tenantId: number): Promi
     startProcessingOnStatus: row.s,
     enableAssetsRetention: Boolean(row.e),
     assetsRetentionPeriodInDays: row.d,
+    allowSelfCalls: Boolean(row.self),
     ...(row.cmyk ? { defaultCmykColorProfile: row.cmyk } : {}),
     ...(row.rgb ? { defaultRgbColorProfile: row.rgb } : {}),
     ...(row.grey ? { defaultGrayscaleColorProfile: row.grey } : {}),
@@ -128,6 +131,7 @@ export async function updateTenantSettings(db: D1Database, tenantId: number, cha
     startProcessingOnStatus: change.startProcessingOnStatus === undefined ? current.startProcessingOnStatus : change.startProcessingOnStatus,
     enableAssetsRetention: change.enableAssetsRetention ?? current.enableAssetsRetention,
     assetsRetentionPeriodInDays: change.assetsRetentionPeriodInDays ?? current.assetsRetentionPeriodInDays,
+    allowSelfCalls: change.allowSelfCalls ?? current.allowSelfCalls,
   };
   if (next.startProcessingOnStatus !== null && change.startProcessingOnStatus !== undefined) {
     const known = await first(db, `SELECT 1 FROM project_statuses WHERE tenant_id = ?1 AND code = ?2`, tenantId, next.startProcessingOnStatus);
@@ -148,12 +152,13 @@ export async function updateTenantSettings(db: D1Database, tenantId: number, cha
   await db
     .prepare(
       `INSERT INTO tenant_settings (tenant_id, start_processing_on_status, enable_assets_retention, assets_retention_period_in_days, last_modified,
-         default_cmyk_color_profile, default_rgb_color_profile, default_grayscale_color_profile)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         default_cmyk_color_profile, default_rgb_color_profile, default_grayscale_color_profile, allow_self_calls)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
        ON CONFLICT (tenant_id) DO UPDATE SET start_processing_on_status = excluded.start_processing_on_status,
          enable_assets_retention = excluded.enable_assets_retention, assets_retention_period_in_days = excluded.assets_retention_period_in_days,
          last_modified = excluded.last_modified, default_cmyk_color_profile = excluded.default_cmyk_color_profile,
-         default_rgb_color_profile = excluded.default_rgb_color_profile, default_grayscale_color_profile = excluded.default_grayscale_color_profile`,
+         default_rgb_color_profile = excluded.default_rgb_color_profile, default_grayscale_color_profile = excluded.default_grayscale_color_profile,
+         allow_self_calls = excluded.allow_self_calls`,
     )
     .bind(
       tenantId,
@@ -164,6 +169,7 @@ export async function updateTenantSettings(db: D1Database, tenantId: number, cha
       next.defaultCmykColorProfile ?? null,
       next.defaultRgbColorProfile ?? null,
       next.defaultGrayscaleColorProfile ?? null,
+      next.allowSelfCalls ? 1 : 0,
     )
     .run();
   return next;

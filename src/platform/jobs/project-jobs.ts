@@ -13,6 +13,7 @@ import {
 } from '../pipelines/language';
 import { classify, retryDelayMs, TaskFailure } from '../pipelines/tasks/errors';
 import { platformOrigins } from '../../http/outbound';
+import { getTenantSettings } from '../catalogue';
 import { TASK_MODULES } from '../pipelines/tasks/registry';
 import type { OutputFile, UnitContext } from '../pipelines/tasks/types';
 import { tenantKey } from '../core';
@@ -358,8 +359,12 @@ export class ProjectJobs extends DurableObject<Env> {
       callRetries: task.callRetries,
       unitKey: `${job.id}-${job.run}-${def.name}-${memberIndex ?? 0}`,
       signal,
-      // The tenant setting that would allow self calls needs a column (docs/security.md): refused for now.
-      outbound: { hop: Number(this.store.meta('hop') ?? 0) + 1, refuseOrigins: platformOrigins(this.env, job.baseUrl) },
+      // Calls to the platform's own origins only where the tenant allows them (docs/security.md);
+      // the hop header goes out either way, so project creation still stops a loop at depth 3.
+      outbound: {
+        hop: Number(this.store.meta('hop') ?? 0) + 1,
+        refuseOrigins: (await getTenantSettings(this.env.DB, job.tenantId)).allowSelfCalls ? [] : platformOrigins(this.env, job.baseUrl),
+      },
       inputs: (name) => this.store.artifacts(job.id, job.run, name),
       allArtifacts: () => this.store.artifacts(job.id, job.run),
       read: async (a) => {

@@ -33,6 +33,27 @@ describe('self calls', () => {
     expect(await calls('self-loop')).toHaveLength(0);
   });
 
+  it('a tenant that allows self calls may call its own origin; the hop header still goes out', async () => {
+    const own = new URL(fixtureServer());
+    const settings = '/api/backoffice/v1/tenant-settings';
+    expect((await apiJson('GET', settings, undefined, { token: 2 })).allowSelfCalls).toBe(false);
+    expect((await apiJson('PUT', settings, { allowSelfCalls: true }, { token: 2 }, 200)).allowSelfCalls).toBe(true);
+    try {
+      const token = await tenantToken(2);
+      const tasks = [
+        { name: 'loop', type: 'invoke-url', parameters: { url: `${own.origin}/flaky/self-allowed/0`, retryCount: 0 } },
+        { name: 'finalize', type: 'finalize' },
+      ];
+      const res = await call(`${own.origin}${JOBS}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'job-self-allowed', tasks }) });
+      expect(res.status).toBe(201);
+      expect((await drive(stubOfJob('job-self-allowed', 2), 'job-self-allowed')).status).toBe('Completed');
+      const [made] = await calls('self-allowed');
+      expect(made!.headers[HOP_HEADER.toLowerCase()]).toBe('1');
+    } finally {
+      await apiJson('PUT', settings, { allowSelfCalls: false }, { token: 2 }, 200);
+    }
+  });
+
   it('every call of a stand-alone job carries the hop header (1: made by a job)', async () => {
     await apiJson('POST', JOBS, { id: 'job-hop-1', tasks: [{ name: 'hook', type: 'invoke-url', parameters: { url: `${fixtureServer()}/flaky/hop-one/0`, queryHeaders: { [HOP_HEADER]: '0' } } }, { name: 'finalize', type: 'finalize' }] }, { token: 1 }, 201);
     expect((await drive(stubOfJob('job-hop-1'), 'job-hop-1')).status).toBe('Completed');
