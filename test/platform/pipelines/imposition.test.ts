@@ -1,6 +1,7 @@
 // produce-imposition through a job: render-hires → produce-imposition, checked by the placements
 // in the sheet's content (matrices at the grid's cells), the slug line's text (pdftotext), and
-// parameter problems failing the task by name. The layout maths and the crop-mark raster are in
+// parameter problems failing the task by name, a PSD template's slots, and a VDP run cut and stacked. The
+// layout maths and the crop-mark raster are in
 // test/engine/imposition.
 import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
@@ -10,7 +11,8 @@ import { templateSlots } from '../../../src/engine/imposition/template';
 import { resolveTemplate } from '../../../src/engine/render-request';
 import { TenantInputStore } from '../../../src/platform/assets';
 import { chooseGrid, sheetGeometry } from '../../../src/platform/pipelines/tasks/imposition';
-import { runTool } from '../../helpers/fixtures';
+import { bundledFont, runTool } from '../../helpers/fixtures';
+import { S, uploadJson } from '../storage/helpers';
 import { apiJson, seedPlatform } from '../../helpers/platform';
 import { placements } from '../../engine/imposition/helpers';
 import { createDesign, drive, stubOfJob } from '../jobs/helpers';
@@ -151,4 +153,36 @@ describe('produce-imposition', () => {
       expect(cy).toBeCloseTo(sy, 1);
     });
   });
+
+  it('cut and stack of a VDP run: render-vdp-hires rows → sheets whose cut stacks are the rows in order', async () => {
+    await uploadJson(`${S}/fonts`, await bundledFont('LiberationSans-Regular.ttf'), 'vdp-sans.ttf', {}, {}, 201).catch(() => undefined);
+    const variable = 'Line 1 Line 2 Line 3 and text';
+    const id = 'job-impose-vdp';
+    await apiJson('POST', JOBS, {
+      id,
+      project: { items: [{ itemId: '1', designIds: ['demo-card-design'] }] },
+      tasks: [
+        { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
+        { name: 'vdp', type: 'render-vdp-hires', inputArtifacts: ['design'], outputArtifacts: ['cards*'], parameters: { hiResOutputPdfTextMode: 'Text', vdpData: [1, 2, 3, 4, 5].map((n) => ({ [variable]: `Row ${n}` })) } },
+        { name: 'impose', type: 'produce-imposition', inputArtifacts: ['cards*'], outputArtifacts: ['sheets'], parameters: { sheetSize: 'SRA3', layout: '2x1', gutter: '5mm', scheme: 'cutAndStack', outputName: 'sheets' } },
+        { name: 'finalize', type: 'finalize', finalArtifacts: ['sheets'] },
+      ],
+    }, { token: 1 }, 201);
+    const { status } = await drive(stubOfJob(id), id, 60_000);
+    expect(status, JSON.stringify((await stubOfJob(id).view(id))?.job.statusDescription)).toBe('Completed');
+    const [sheets] = await finals(id);
+    const doc = await PDFDocument.load(sheets!.bytes);
+    expect(doc.getPageCount()).toBe(3);
+    const rows = [];
+    for (let page = 1; page <= 3; page++) {
+      const one = await PDFDocument.create();
+      const [copied] = await one.copyPages(doc, [page - 1]);
+      one.addPage(copied);
+      const text = (await runTool('pdftotext', await one.save())).stdout;
+      rows.push([...text.matchAll(/Row (\d)/g)].map((m) => Number(m[1])));
+    }
+    // S = 3 sheets: cell k of sheet s holds row k·3 + s + 1; the stacks are 1–3 and 4–5.
+    expect(rows).toEqual([[1, 4], [2, 5], [3]]);
+  });
 });
+
