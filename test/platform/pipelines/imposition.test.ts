@@ -1,8 +1,7 @@
 // produce-imposition through a job: render-hires → produce-imposition, checked by the placements
-// in the sheet's content (matrices at the grid's cells), the slug line's text (pdftotext), and
-// parameter problems failing the task by name, a PSD template's slots, and a VDP run cut and stacked. The
-// layout maths and the crop-mark raster are in
-// test/engine/imposition.
+// in the sheet's content (matrices at the grid's cells), the slug line's text (pdftotext),
+// parameter problems failing the task by name, a PSD template's slots, and a VDP run cut and
+// stacked. The layout maths and the crop-mark raster are in test/engine/imposition.
 import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
