@@ -71,7 +71,7 @@ export function registerColourProfileRoutes(area: PlatformArea): void {
   );
   area.openapi(
     platformRoute({ method: 'get', path: '/color-profiles/{id}', tags, summary: 'A colour profile', request: { params: IdParam }, responses: { 200: json(ColourProfileDto, 'The profile.'), ...problemResponses(404) } }, read),
-    (async (c: C) => c.json(await service.getProfile(c.var.tenant, hexIdOr404(c.req.param('id'), 'colour profile')), 200)) as never,
+    (async (c: C) => c.json(await service.getProfile(c.var.tenant, hexIdOr404(c.req.param('id') ?? '', 'colour profile')), 200)) as never,
   );
   area.openapi(
     platformRoute(
@@ -86,7 +86,7 @@ export function registerColourProfileRoutes(area: PlatformArea): void {
       full,
     ),
     (async (c: C) => {
-      await service.deleteProfile(c.var.tenant, hexIdOr404(c.req.param('id'), 'colour profile'));
+      await service.deleteProfile(c.var.tenant, hexIdOr404(c.req.param('id') ?? '', 'colour profile'));
       return c.body(null, 204);
     }) as never,
   );
