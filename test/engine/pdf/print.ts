@@ -18,6 +18,10 @@ export interface Tiff {
   height: number;
   samples: number;
   data: Uint8Array;
+  /** SHORT and LONG tags by number. */
+  tags: Map<number, number[]>;
+  /** The ICC profile tag (34675), when present. */
+  icc?: Uint8Array;
 }
 
 /** An uncompressed baseline TIFF (what gs writes with -sCompression=none). */
@@ -28,10 +32,12 @@ export function decodeTiff(bytes: Uint8Array): Tiff {
   const u32 = (o: number) => v.getUint32(o, le);
   const ifd = u32(4);
   const tags = new Map<number, number[]>();
+  let icc: Uint8Array | undefined;
   for (let i = 0, n = u16(ifd); i < n; i++) {
     const e = ifd + 2 + i * 12;
     const type = u16(e + 2);
     const count = u32(e + 4);
+    if (u16(e) === 34675) icc = bytes.slice(u32(e + 8), u32(e + 8) + count);
     // Only SHORT and LONG values are read (sizes, offsets, counts).
     if (type !== 3 && type !== 4) continue;
     const size = type === 3 ? 2 : 4;
@@ -50,7 +56,7 @@ export function decodeTiff(bytes: Uint8Array): Tiff {
     data.set(bytes.subarray(o, o + counts[i]), at);
     at += counts[i];
   });
-  return { width, height, samples, data };
+  return { width, height, samples, data, tags, icc };
 }
 
 /** Ghostscript's 32-bit CMYK rendering of page `page` (1-based) at `r` dpi. */

@@ -121,14 +121,29 @@ async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
  * Baseline TIFF, one strip: 8-bit RGB, RGBA (unassociated alpha) or gray; Compression 1 (None) or
  * 8 (Deflate, zlib); XResolution/YResolution = dpi.
  */
-export async function encodeTiff(img: RGBAImage, dpi: number, options: { gray: boolean; alpha: boolean; deflate: boolean }): Promise<Uint8Array> {
+/**
+ * `cmyk`: the image's ink (C, M, Y, K a pixel, 0 = none), written as a separated (Photometric 5,
+ * InkSet CMYK) TIFF, with `icc` as its ICC profile tag (34675) so RIPs read the inks in the output
+ * condition; alpha, when kept, follows as an unassociated extra sample.
+ */
+export async function encodeTiff(
+  img: RGBAImage,
+  dpi: number,
+  options: { gray: boolean; alpha: boolean; deflate: boolean; cmyk?: Uint8Array; icc?: Uint8Array },
+): Promise<Uint8Array> {
   const { width: w, height: h } = img;
-  const spp = options.gray ? 1 : options.alpha ? 4 : 3;
+  const ink = options.cmyk;
+  const colors = ink ? 4 : options.gray ? 1 : 3;
+  const spp = colors + (options.alpha && !options.gray ? 1 : 0);
   const raw = new Uint8Array(w * h * spp);
   const d = img.data;
   for (let p = 0, o = 0; p < w * h; p++) {
     const i = p * 4;
-    if (spp === 1) raw[o++] = d[i]!;
+    if (ink) {
+      raw.set(ink.subarray(i, i + 4), o);
+      o += 4;
+      if (spp === 5) raw[o++] = d[i + 3]!;
+    } else if (spp === 1) raw[o++] = d[i]!;
     else {
       raw[o++] = d[i]!;
       raw[o++] = d[i + 1]!;
@@ -137,12 +152,12 @@ export async function encodeTiff(img: RGBAImage, dpi: number, options: { gray: b
     }
   }
   const data = options.deflate ? await deflate(raw) : raw;
-  const entries: Array<[number, number, number, number | number[]]> = [
+  const entries: Array<[number, number, number, number | number[] | Uint8Array]> = [
     [256, 4, 1, w],
     [257, 4, 1, h],
     [258, 3, spp, Array(spp).fill(8)],
     [259, 3, 1, options.deflate ? 8 : 1],
-    [262, 3, 1, spp === 1 ? 1 : 2],
+    [262, 3, 1, ink ? 5 : spp === 1 ? 1 : 2],
     [273, 4, 1, 0], // StripOffsets, patched below
     [277, 3, 1, spp],
     [278, 4, 1, h],
@@ -152,7 +167,9 @@ export async function encodeTiff(img: RGBAImage, dpi: number, options: { gray: b
     [284, 3, 1, 1],
     [296, 3, 1, 2],
   ];
-  if (spp === 4) entries.push([338, 3, 1, 2]);
+  if (spp === colors + 1) entries.push([338, 3, 1, 2]);
+  if (ink) entries.push([332, 3, 1, 1]); // InkSet: CMYK
+  if (options.icc) entries.push([34675, 7, options.icc.length, options.icc]);
   entries.sort((a, b) => a[0] - b[0]);
   const ifdSize = 2 + entries.length * 12 + 4;
   let extra = 8 + ifdSize;
@@ -179,6 +196,10 @@ export async function encodeTiff(img: RGBAImage, dpi: number, options: { gray: b
       v.setUint32(at + 8, extra, true);
       extras.push({ at: extra, bytes: rational() });
       extra += 8;
+    } else if (value instanceof Uint8Array) {
+      v.setUint32(at + 8, extra, true);
+      extras.push({ at: extra, bytes: value });
+      extra += value.length + (value.length & 1); // next value on a word boundary
     } else if (Array.isArray(value) && value.length > 2) {
       const b = new Uint8Array(value.length * 2);
       value.forEach((x, j) => new DataView(b.buffer).setUint16(j * 2, x, true));
@@ -201,10 +222,15 @@ export async function encodeTiff(img: RGBAImage, dpi: number, options: { gray: b
 export async function encodeRaster(
   img: RGBAImage,
   format: 'Jpeg' | 'Png' | 'Tiff' | 'Bmp',
-  o: { dpi: number; quality: number; gray: boolean; deflate: boolean; keepAlpha: boolean },
+  o: { dpi: number; quality: number; gray: boolean; deflate: boolean; keepAlpha: boolean; cmyk?: Uint8Array; icc?: Uint8Array },
 ): Promise<{ bytes: Uint8Array; ext: string; contentType: string; format: string }> {
   if (format === 'Png') return { bytes: await encodePng(img), ext: 'png', contentType: 'image/png', format: 'png' };
   if (format === 'Jpeg') return { bytes: await encodeJpeg(img, o.quality), ext: 'jpg', contentType: 'image/jpeg', format: 'jpeg' };
   if (format === 'Bmp') return { bytes: encodeBmp(img, o.dpi), ext: 'bmp', contentType: 'image/bmp', format: 'bmp' };
-  return { bytes: await encodeTiff(img, o.dpi, { gray: o.gray, alpha: o.keepAlpha && !o.gray, deflate: o.deflate }), ext: 'tif', contentType: 'image/tiff', format: 'tiff' };
+  return {
+    bytes: await encodeTiff(img, o.dpi, { gray: o.gray, alpha: o.keepAlpha && !o.gray, deflate: o.deflate, cmyk: o.cmyk, icc: o.icc }),
+    ext: 'tif',
+    contentType: 'image/tiff',
+    format: 'tiff',
+  };
 }

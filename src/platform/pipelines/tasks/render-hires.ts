@@ -22,7 +22,8 @@ import type { PageRange } from '../language';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { decodePng, encodeRaster, flattenOver, parseColor, toGrayscale, transform, type Flip, type Rotate } from './raster';
-import { designOf, isPrintProduct, pdfWriter, renderImage, writeDesignPdf } from './render';
+import { designOf, isPrintProduct, pdfWriter, printColourOf, renderImage, writeDesignPdf } from './render';
+import { colourTransform, defaultProfile } from '../../../engine/colour';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
 import type { PersonalisationData } from '../../../engine/personalise';
 import type { RGBAImage } from '../../../engine/types';
@@ -81,8 +82,13 @@ interface PrintFile {
   format: string;
 }
 
-/** A rendered page (straight RGBA at `dpi`) → the raster print file the parameters ask for. */
-async function rasterFile(p: Record<string, unknown>, img: RGBAImage, format: RasterFormat, dpi: number): Promise<PrintFile> {
+/**
+ * A rendered page (straight RGBA at `dpi`, sRGB) → the raster print file the parameters ask for.
+ * A TIFF in Cmyk is separated: the page converted through the output profile (printColourOf),
+ * which it carries as its ICC tag. JPEG, PNG and BMP stay RGB (or grey).
+ */
+async function rasterFile(ctx: UnitContext, img: RGBAImage, format: RasterFormat, dpi: number): Promise<PrintFile> {
+  const p = ctx.params;
   const gray = p.hiResOutputColorSpace === 'Grayscale';
   const background = typeof p.hiResOutputBackgroundColor === 'string' && p.hiResOutputBackgroundColor.trim() ? parseColor(p.hiResOutputBackgroundColor) : null;
   const keepAlpha = format === 'Png' || format === 'Tiff';
@@ -90,7 +96,17 @@ async function rasterFile(p: Record<string, unknown>, img: RGBAImage, format: Ra
   else if (!keepAlpha) flattenOver(img, [255, 255, 255, 255]);
   if (gray) toGrayscale(img);
   img = transform(img, p.hiResOutputRotateMode as Rotate, p.hiResOutputFlipMode as Flip);
-  return encodeRaster(img, format, { dpi, quality: Number(p.hiResOutputJpegCompressionQuality), gray, deflate: p.hiResOutputCompression !== 'None', keepAlpha: keepAlpha && !background });
+  let cmyk: Uint8Array | undefined;
+  let icc: Uint8Array | undefined;
+  if (format === 'Tiff' && p.hiResOutputColorSpace === 'Cmyk') {
+    const colour = await printColourOf(ctx);
+    icc = colour.profile ?? defaultProfile('Cmyk');
+    const toInk = await colourTransform({ from: defaultProfile('Rgb'), to: icc, fromLayout: 'RGBA', toLayout: 'CMYK', intent: colour.renderingIntent });
+    const pixels = img.width * img.height;
+    cmyk = new Uint8Array(pixels * 4);
+    toInk.apply(new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.byteLength), cmyk, pixels);
+  }
+  return encodeRaster(img, format, { dpi, quality: Number(p.hiResOutputJpegCompressionQuality), gray, deflate: p.hiResOutputCompression !== 'None', keepAlpha: keepAlpha && !background, cmyk, icc });
 }
 
 const pdfFile = (bytes: Uint8Array): PrintFile => ({ bytes, ext: 'pdf', contentType: 'application/pdf', format: 'pdf' });
@@ -134,7 +150,7 @@ async function printProductFiles(ctx: UnitContext, design: DesignAsset & { blobS
   const total = model.surfaces.reduce((n, s) => n + Math.max(1, s.printAreas.length), 0);
   const files: Array<{ fileName: string; file: PrintFile }> = [];
   for (const pic of pictures) {
-    const file = await rasterFile(p, pic.image, format, dpi);
+    const file = await rasterFile(ctx, pic.image, format, dpi);
     files.push({ fileName: total > 1 ? `${name}_${pic.page}.${file.ext}` : `${name}.${file.ext}`, file });
   }
   return files;
@@ -181,7 +197,7 @@ export const renderHires: TaskModule = {
     } else {
       const dpi = Number(p.hiResOutputDpi);
       const img = await decodePng((await renderImage(ctx, design.id, 'png', { dpi }, 90, data)).bytes);
-      file = await rasterFile(p, img, format, dpi);
+      file = await rasterFile(ctx, img, format, dpi);
     }
     const fileName = `${name}.${file.ext}`;
     if (zip) {

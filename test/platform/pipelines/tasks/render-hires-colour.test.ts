@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultProfile, readProfileInfo } from '../../../../src/engine/colour';
 import { runTool } from '../../../helpers/fixtures';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
-import { gsCmyk, pdfGraph, pixel } from '../../../engine/pdf/print';
+import { decodeTiff, gsCmyk, pdfGraph, pixel } from '../../../engine/pdf/print';
 import { createDesign, drive, stubOfJob } from '../../jobs/helpers';
 import { S, uploadJson } from '../../storage/helpers';
 import gracol from '../../../engine/colour/fixtures/gracol-tr006-test.icc';
@@ -117,6 +117,20 @@ describe('render-hires output colour', () => {
     const wrong = await run('colour-asset-space', { hiResOutputRgbColorProfileName: 'Press GRACoL', hiResOutputColorSpace: 'Rgb' });
     expect(wrong.status).toBe('Failed');
     expect(wrong.description).toContain('hiResOutputRgbColorProfileName');
+  });
+
+  it('a Tiff in Cmyk is a separated TIFF (Photometric 5, InkSet CMYK) with the output profile as its ICC tag', async () => {
+    const r = await run('colour-tiff', { hiResOutputFileFormat: 'Tiff', hiResOutputCompression: 'None', hiResOutputDpi: 36 });
+    expect(r.status, r.description).toBe('Completed');
+    const tiff = decodeTiff(r.bytes!);
+    expect(tiff.tags.get(262)).toEqual([5]);
+    expect(tiff.tags.get(332)).toEqual([1]);
+    expect([4, 5]).toContain(tiff.samples);
+    expect(tiff.icc).toEqual(defaultProfile('Cmyk'));
+    // White paper stays without ink; some pixel carries ink.
+    let inked = 0;
+    for (let i = 0; i < tiff.data.length; i += tiff.samples) if (tiff.data[i] + tiff.data[i + 1] + tiff.data[i + 2] + tiff.data[i + 3] > 0) inked++;
+    expect(inked).toBeGreaterThan(0);
   });
 
   it('fails the task naming the parameter for an unknown profile or one of another colour space', async () => {
