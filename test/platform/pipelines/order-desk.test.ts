@@ -3,7 +3,7 @@
 // stand-alone rendering jobs: the documented headers, the lookup by source id, the item metadata
 // merge, move-orders by folder name, 429 with Retry-After, and missing orders.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pickItem, retryAfterMs } from '../../../src/platform/pipelines/tasks/order-desk';
+import { metadataValues, pickItem, retryAfterMs } from '../../../src/platform/pipelines/tasks/order-desk';
 import { TaskFailure } from '../../../src/platform/pipelines/tasks/errors';
 import { fixtureServer } from '../../helpers/fixtures';
 import { apiJson, seedPlatform } from '../../helpers/platform';
@@ -165,6 +165,14 @@ describe('parameters and helpers', () => {
     expect(retryAfterMs('3')).toBe(3000);
     expect(retryAfterMs(new Date(61_000).toUTCString(), 1_000)).toBe(60_000);
     expect(retryAfterMs(null)).toBe(10_000);
+  });
+
+  it('data values: text as is, numbers as text, a collection\'s list comma-separated; objects refused', () => {
+    expect(metadataValues({ a: 'x', n: 3, list: ['https://f/1.pdf', 'https://f/2.pdf'], one: ['https://f/1.pdf'], none: null })).toEqual({
+      a: 'x', n: '3', list: 'https://f/1.pdf, https://f/2.pdf', one: 'https://f/1.pdf', none: '',
+    });
+    expect(() => metadataValues({ a: { b: 1 } })).toThrow(/data: "a" must be a string or a list of strings/);
+    expect(() => metadataValues(['x'])).toThrow(/data: must be an object/);
   });
 
   it('an item lookup matching two items is refused', () => {

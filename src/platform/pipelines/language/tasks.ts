@@ -414,7 +414,8 @@ export const TASKS = {
       ...orderDeskLookup,
       orderItemLookupName: str({ nonEmpty: true, maxLength: 255 }),
       orderItemLookupValue: str({ maxLength: 1024 }),
-      data: stringRecord().must(),
+      /** An object; values strings, or lists (`{{result:url}}` of a collection) written comma-separated (order-desk.ts). */
+      data: json().must(),
     },
   }),
   'change-group-in-order-desk': spec({

@@ -203,14 +203,31 @@ export function pickItem(items: OrderDeskItem[], name: string | undefined, value
   );
 }
 
+/**
+ * `data` as metadata values: strings as they are, numbers and booleans as text, a list (what
+ * `{{result:url}}` gives for a collection) its members comma-separated, one member alone.
+ */
+export function metadataValues(data: unknown): Record<string, string> {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new TaskFailure('data: must be an object of keys and values');
+  const out: Record<string, string> = {};
+  const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null);
+  for (const [k, v] of Object.entries(data)) {
+    const value = Array.isArray(v) ? (v.every((x) => text(x) !== null) ? v.map(text).join(', ') : null) : v === null ? '' : text(v);
+    if (value === null) throw new TaskFailure(`data: ${JSON.stringify(k)} must be a string or a list of strings`);
+    out[k] = value;
+  }
+  return out;
+}
+
 export const exportToOrderDesk: TaskModule = {
   async run(ctx) {
-    const p = ctx.params as unknown as Lookup & { orderItemLookupName?: string; orderItemLookupValue?: string; data: Record<string, string> };
+    const p = ctx.params as unknown as Lookup & { orderItemLookupName?: string; orderItemLookupValue?: string; data: unknown };
+    const data = metadataValues(p.data);
     const client = new OrderDeskClient(ctx, p);
     const found = await order(ctx, client, p);
     if (!found) return;
     const item = pickItem(found.order_items ?? [], p.orderItemLookupName, p.orderItemLookupValue);
-    const updated = { ...item, metadata: { ...metadataOf(item), ...p.data } };
+    const updated = { ...item, metadata: { ...metadataOf(item), ...data } };
     const { status, json } = await client.call('PUT', `orders/${encodeURIComponent(String(found.id))}/order-items/${encodeURIComponent(String(item.id))}`, updated);
     failUnlessOk(status, json, 'updating the order item');
   },
