@@ -18,7 +18,8 @@ import { assign } from '../pipelines/tasks/personalise';
 export async function itemVariableData(t: TenantContext, d: StoredDesign, fields: Record<string, unknown>): Promise<VariableInfo[]> {
   const given = Object.entries(fields).filter((e): e is [string, string] => typeof e[1] === 'string');
   if (!given.length) return [];
-  let kinds: Map<string, 'Text' | 'Image'>;
+  // Barcode variables take their value as text; an empty one is left as the design has it (it cannot be encoded).
+  let kinds: Map<string, 'Text' | 'Image' | 'Barcode'>;
   if (d.model) {
     kinds = new Map(listVariables(d.model).map((v) => [v.name, v.type]));
   } else {
