@@ -41,6 +41,15 @@ export function TenantSettingsCard({ settings, statuses, csrf, errors = {} }: { 
           </div>
         </label>
       </div>
+      <div class="field">
+        <label class="choice" for="allowSelfCalls">
+          <input type="checkbox" id="allowSelfCalls" name="allowSelfCalls" value="on" checked={settings.allowSelfCalls} />
+          <div>
+            <strong>Let pipelines call this platform</strong>
+            <span>Off: pipeline calls to the platform's own address are refused. Projects created by such calls stop at depth 3 either way.</span>
+          </div>
+        </label>
+      </div>
       <Field id="assetsRetentionPeriodInDays" label="Retention period (days)" hint="1 to 36500; 30 unless changed." error={errors.assetsRetentionPeriodInDays}>
         <input type="number" id="assetsRetentionPeriodInDays" name="assetsRetentionPeriodInDays" min="1" max="36500" value={String(settings.assetsRetentionPeriodInDays)} {...describedBy('assetsRetentionPeriodInDays', true, errors.assetsRetentionPeriodInDays)} />
       </Field>
@@ -62,7 +71,7 @@ export function registerTenantSettings(routes: Hono<AdminEnv>): void {
     const days = /^\d{1,5}$/.test(daysText) && Number(daysText) >= 1 && Number(daysText) <= 36500 ? Number(daysText) : undefined;
     if (status === undefined) errors.startProcessingOnStatus = 'Choose a status.';
     if (days === undefined) errors.assetsRetentionPeriodInDays = 'Enter a whole number of days from 1 to 36500.';
-    const change = { startProcessingOnStatus: status ?? null, enableAssetsRetention: form.enableAssetsRetention === 'on', assetsRetentionPeriodInDays: days ?? 30 };
+    const change = { startProcessingOnStatus: status ?? null, enableAssetsRetention: form.enableAssetsRetention === 'on', assetsRetentionPeriodInDays: days ?? 30, allowSelfCalls: form.allowSelfCalls === 'on' };
     if (!Object.keys(errors).length) {
       try {
         await updateTenantSettings(c.env.DB, c.get('admin').session.tenantId, change);

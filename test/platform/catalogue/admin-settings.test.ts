@@ -15,20 +15,20 @@ describe('admin Tenant page: tenant settings', () => {
     expect(page).toContain('On status 5: Approved');
     expect(page).toMatch(/name="assetsRetentionPeriodInDays"[^>]*value="30"/);
 
-    const saved = await post('/admin/tenant/settings', admin, { startProcessingOnStatus: '5', enableAssetsRetention: 'on', assetsRetentionPeriodInDays: '14' });
+    const saved = await post('/admin/tenant/settings', admin, { startProcessingOnStatus: '5', enableAssetsRetention: 'on', assetsRetentionPeriodInDays: '14', allowSelfCalls: 'on' });
     expect(saved.status).toBe(303);
-    expect(await getTenantSettings(env.DB, t.id)).toEqual({ startProcessingOnStatus: 5, enableAssetsRetention: true, assetsRetentionPeriodInDays: 14 });
+    expect(await getTenantSettings(env.DB, t.id)).toEqual({ startProcessingOnStatus: 5, enableAssetsRetention: true, assetsRetentionPeriodInDays: 14, allowSelfCalls: true });
 
     const unknown = await post('/admin/tenant/settings', admin, { startProcessingOnStatus: '9', assetsRetentionPeriodInDays: '14' });
     expect(unknown.status).toBe(400);
     const badDays = await post('/admin/tenant/settings', admin, { startProcessingOnStatus: '', assetsRetentionPeriodInDays: 'soon' });
     expect(badDays.status).toBe(400);
     expect(await badDays.text()).toContain('1 to 36500');
-    expect(await getTenantSettings(env.DB, t.id)).toEqual({ startProcessingOnStatus: 5, enableAssetsRetention: true, assetsRetentionPeriodInDays: 14 });
+    expect(await getTenantSettings(env.DB, t.id)).toEqual({ startProcessingOnStatus: 5, enableAssetsRetention: true, assetsRetentionPeriodInDays: 14, allowSelfCalls: true });
 
     const cleared = await post('/admin/tenant/settings', admin, { startProcessingOnStatus: '', assetsRetentionPeriodInDays: '30' });
     expect(cleared.status).toBe(303);
-    expect(await getTenantSettings(env.DB, t.id)).toEqual({ startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30 });
+    expect(await getTenantSettings(env.DB, t.id)).toEqual({ startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30, allowSelfCalls: false });
     // Without the CSRF token nothing changes.
     expect((await post('/admin/tenant/settings', admin, { startProcessingOnStatus: '5', assetsRetentionPeriodInDays: '30' }, null)).status).toBe(403);
   });

@@ -186,9 +186,9 @@ describe('storefronts, tenant settings and secrets', () => {
   });
 
   it('tenant settings default to null, false, 30; PUT changes the fields given; an unknown status code → 400', async () => {
-    expect(await apiJson('GET', `${BO}/tenant-settings`, undefined, { token: 2 })).toEqual({ startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30 });
-    expect(await apiJson('PUT', `${BO}/tenant-settings`, { startProcessingOnStatus: 1, assetsRetentionPeriodInDays: 7 }, { token: 2 })).toEqual({ startProcessingOnStatus: 1, enableAssetsRetention: false, assetsRetentionPeriodInDays: 7 });
-    expect(await apiJson('PUT', `${BO}/tenant-settings`, { enableAssetsRetention: true }, { token: 2 })).toEqual({ startProcessingOnStatus: 1, enableAssetsRetention: true, assetsRetentionPeriodInDays: 7 });
+    expect(await apiJson('GET', `${BO}/tenant-settings`, undefined, { token: 2 })).toEqual({ startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30, allowSelfCalls: false });
+    expect(await apiJson('PUT', `${BO}/tenant-settings`, { startProcessingOnStatus: 1, assetsRetentionPeriodInDays: 7 }, { token: 2 })).toEqual({ startProcessingOnStatus: 1, enableAssetsRetention: false, assetsRetentionPeriodInDays: 7, allowSelfCalls: false });
+    expect(await apiJson('PUT', `${BO}/tenant-settings`, { enableAssetsRetention: true }, { token: 2 })).toEqual({ startProcessingOnStatus: 1, enableAssetsRetention: true, assetsRetentionPeriodInDays: 7, allowSelfCalls: false });
     const unknown = await api('PUT', `${BO}/tenant-settings`, { startProcessingOnStatus: 42 }, { token: 2 });
     expect(unknown.status).toBe(400);
     expect((await unknown.json() as any).errors).toHaveProperty('startProcessingOnStatus');
