@@ -2,7 +2,7 @@
 // cut-and-stack order, and the sheets pdf-lib writes, checked by the placements' matrices in the
 // content stream, one Form XObject per distinct page, qpdf --check, and where the crop marks
 // fall on a pdftoppm raster.
-import { PDFDocument, PDFName, PDFRawStream } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { cellBoxes, cutAndStack, stepAndRepeat, turned } from '../../../src/engine/imposition/layout';
 import { Imposer, placement } from '../../../src/engine/imposition/sheets';
@@ -229,5 +229,24 @@ describe('template slots', () => {
     // The third slot is turned 90° clockwise: its x axis points down the page.
     const turnedSlot = slotMatrix(slots[2]!, 100, 50);
     expect(Math.round(turnedSlot[1] * 1000) / 1000).toBeLessThan(0);
+  });
+});
+
+describe('output intent', () => {
+  it('the first input’s PDF/X output intent is carried over, its profile with it', async () => {
+    const src = await PDFDocument.load(await card('X'));
+    const profile = src.context.register(src.context.flateStream(new Uint8Array(128), { N: 4 }));
+    src.catalog.set(PDFName.of('OutputIntents'), src.context.obj([{ Type: 'OutputIntent', S: 'GTS_PDFX', OutputConditionIdentifier: PDFString.of('FOGRA39'), DestOutputProfile: profile }]));
+    const imposer = await Imposer.create();
+    await imposer.add(await src.save());
+    await imposer.add(await card('Y'));
+    const g = { sheet: { width: 612, height: 396 }, margin: { left: 18, top: 18, right: 18, bottom: 18 }, gutterX: 18, gutterY: 0 };
+    const grid = { columns: 2, rows: 1, rotated: false, cellWidth: 91 * MM, cellHeight: 61 * MM };
+    const out = await PDFDocument.load(await imposer.write([{ cells: [0, 1] }], { ...g, grid, duplex: false, cropMarks: false }));
+    const intents = out.catalog.lookup(PDFName.of('OutputIntents'), PDFArray);
+    const intent = intents.lookup(0, PDFDict);
+    expect(intent.get(PDFName.of('S'))).toBe(PDFName.of('GTS_PDFX'));
+    expect((intent.lookup(PDFName.of('OutputConditionIdentifier')) as PDFString).decodeText()).toBe('FOGRA39');
+    expect(intent.lookup(PDFName.of('DestOutputProfile'))).toBeInstanceOf(PDFRawStream);
   });
 });
