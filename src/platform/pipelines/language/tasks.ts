@@ -452,7 +452,7 @@ export const BUILT_IN_NAMESPACES = ['default', 'customers-canvas'] as const;
 export const CONDITION_PARAMETERS = ['skipIf', 'skipIfNot', 'skipIfAny', 'skipIfAll', 'skipIfNotAny', 'skipIfNotAll'] as const;
 export type ConditionParameter = (typeof CONDITION_PARAMETERS)[number];
 
-/** Order-management connector parameters: reserved on every task. */
+/** Order-management connector parameters: reserved on every task but the Order Desk ones, which use them. */
 export const RESERVED_PARAMETERS = ['skipMissingOrders', 'orderLookupType', 'destinationGroupName'] as const;
 
 export const NOT_AVAILABLE_YET = 'not available yet';
