@@ -127,6 +127,13 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
         capacity = pixelCount;
         src = m._malloc(capacity * from.size);
         dst = m._malloc(capacity * to.size);
+        if (!src || !dst) {
+          if (src) m._free(src);
+          if (dst) m._free(dst);
+          const failed = capacity;
+          capacity = src = dst = 0;
+          throw new RangeError(`LittleCMS: no memory for a strip of ${failed} pixels`);
+        }
       }
       m.HEAPU8.set(source.subarray(0, pixelCount * from.size), src);
       m._cmsDoTransform(transform, src, dst, pixelCount);
@@ -151,6 +158,7 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
 
 function open(m: Lcms, icc: Uint8Array, layout: Layout, which: string): number {
   const at = m._malloc(icc.length);
+  if (!at) throw new RangeError('LittleCMS: no memory for a colour profile');
   m.HEAPU8.set(icc, at);
   const profile = m._cmsOpenProfileFromMem(at, icc.length);
   m._free(at); // LittleCMS keeps its own copy of what it read
