@@ -67,6 +67,48 @@ export async function resolvePrintColour(c: PrintColour, path = 'colorProfile'):
   return { colorSpace: c.colorSpace, format, profile, description: info.description, intent, blackPointCompensation, key };
 }
 
+/**
+ * RGBA → ink through `t`, converting each run of equal pixels once: print artwork is mostly flat
+ * colour, and LittleCMS's per-pixel cost dominated CMYK strips (a flat 4000² page: 1.3 s against
+ * 0.33 s in RGB). Run starts are packed, converted in one call, and spread back over their runs.
+ */
+function runConverter(t: { apply(src: Uint8Array, dst: Uint8Array, n: number): void }, channels: number) {
+  let packed = new Uint8Array(0);
+  let converted = new Uint8Array(0);
+  let starts = new Uint32Array(0);
+  return (source: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number) => {
+    const src = rgbView(source);
+    // Pixels compare as 32-bit words when the data is aligned (it is, for strips), else as bytes.
+    const words = src.byteOffset % 4 === 0 ? new Uint32Array(src.buffer, src.byteOffset, pixels) : null;
+    const same = (i: number) =>
+      words ? words[i] === words[i - 1] : src[i * 4] === src[i * 4 - 4] && src[i * 4 + 1] === src[i * 4 - 3] && src[i * 4 + 2] === src[i * 4 - 2] && src[i * 4 + 3] === src[i * 4 - 1];
+    if (starts.length < pixels) {
+      starts = new Uint32Array(pixels);
+      packed = new Uint8Array(pixels * 4);
+    }
+    let runs = 0;
+    for (let i = 0; i < pixels; i++) {
+      if (i > 0 && same(i)) continue;
+      starts[runs] = i;
+      packed[runs * 4] = src[i * 4];
+      packed[runs * 4 + 1] = src[i * 4 + 1];
+      packed[runs * 4 + 2] = src[i * 4 + 2];
+      packed[runs * 4 + 3] = src[i * 4 + 3];
+      runs++;
+    }
+    if (converted.length < runs * channels) converted = new Uint8Array(pixels * channels);
+    t.apply(packed, converted, runs);
+    const out32 = channels === 4 && dst.byteOffset % 4 === 0 ? new Uint32Array(dst.buffer, dst.byteOffset, pixels) : null;
+    const in32 = out32 ? new Uint32Array(converted.buffer, 0, runs) : null;
+    for (let r = 0; r < runs; r++) {
+      const end = r + 1 < runs ? starts[r + 1] : pixels;
+      if (out32) out32.fill(in32![r], starts[r], end);
+      else if (channels === 1) dst.fill(converted[r], starts[r], end);
+      else for (let i = starts[r]; i < end; i++) dst.set(converted.subarray(r * channels, (r + 1) * channels), i * channels);
+    }
+  };
+}
+
 /** The writer's output settings for `c` (writePdf's `output`). */
 export function pdfOutput(c: ResolvedPrintColour): PdfOutput {
   const toLayout = c.colorSpace === 'Cmyk' ? 'CMYK' : 'GRAY';
@@ -77,7 +119,7 @@ export function pdfOutput(c: ResolvedPrintColour): PdfOutput {
     key: c.key,
     async inks(pageIcc) {
       const t = await colourTransform({ from: pageIcc, to: c.profile, fromLayout: 'RGBA', toLayout, intent: c.intent, blackPointCompensation: c.blackPointCompensation });
-      return (src, dst, pixels) => t.apply(rgbView(src), dst, pixels);
+      return runConverter(t, toLayout === 'CMYK' ? 4 : 1);
     },
   };
 }

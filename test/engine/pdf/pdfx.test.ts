@@ -135,6 +135,29 @@ describe('PDF/X-4 structure', () => {
     expect(text(x4.info.get(PDFName.of('GTS_PDFXVersion')))).toBe('PDF/X-4');
   });
 
+  it('the strip converter (runs of equal pixels converted once) gives what LittleCMS gives pixel by pixel, aligned or not', async () => {
+    for (const space of ['Cmyk', 'Grayscale'] as const) {
+      const convert = await pdfOutput(await resolvePrintColour({ colorSpace: space })).inks!(srgbProfile());
+      const t = await colourTransform({ from: srgbProfile(), to: defaultProfile(space), fromLayout: 'RGBA', toLayout: space === 'Cmyk' ? 'CMYK' : 'GRAY' });
+      const n = space === 'Cmyk' ? 4 : 1;
+      const pixels = 999;
+      const backing = new Uint8Array(pixels * 4 + 1);
+      let seed = 7;
+      for (let i = 0; i < pixels; i++) {
+        // Runs of 1..8 equal pixels.
+        if (i % ((i % 8) + 1) === 0) seed = (seed * 1103515245 + 12345) >>> 0;
+        backing.set([seed & 255, (seed >> 8) & 255, (seed >> 16) & 255, 255], 1 + i * 4);
+      }
+      for (const src of [backing.slice(1), backing.subarray(1)]) {
+        const want = new Uint8Array(pixels * n);
+        t.apply(src.slice(), want, pixels);
+        const got = new Uint8Array(pixels * n);
+        convert(src, got, pixels);
+        expect([...got]).toEqual([...want]);
+      }
+    }
+  });
+
   it('refuses a profile of another colour space and PDF/X-1a with RGB (422 errors naming the field)', async () => {
     await expect(resolvePrintColour({ colorSpace: 'Cmyk', profile: srgbProfile() })).rejects.toMatchObject({ code: 'ERR_PRINT_COLOUR', details: [{ path: 'colorProfile' }] });
     await expect(resolvePrintColour({ colorSpace: 'Rgb', format: 'PdfX1a' })).rejects.toMatchObject({ details: [{ path: 'pdfFormat' }] });
