@@ -1,7 +1,8 @@
 /**
  * Barcode encoding with bwip-js (BWIPP, platform-independent build): a value → the symbol's bars
- * or module polygons in its own units (y down). Kept apart from the drawing (barcode.ts) so the
- * model schema can check values without an import cycle.
+ * or runs of dark modules in module units (y down). Used by the design atoms' Barcode item
+ * (src/platform/atoms/model/barcode.ts) and the Dynamic Image `barcode` command
+ * (engine/personalise), which both draw it as vectors.
  */
 import * as bwip from 'bwip-js/generic';
 
@@ -69,3 +70,33 @@ export function encodeBarcode(format: BarcodeFormat, value: string, errorCorrect
   }
   return { columns: cols, rows, rects };
 }
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The dark rectangles of a symbol in a box (box units, y down): 1-D codes stretch their bars over
+ * the box's height with the quiet zone on both sides; 2-D codes keep square modules, the symbol
+ * and its quiet zone centred. Throws on a value the format cannot encode.
+ */
+export function barcodeRects(format: BarcodeFormat, value: string, errorCorrection: (typeof ERROR_CORRECTION)[number], box: Rect): Rect[] {
+  const sym = encodeBarcode(format, value, errorCorrection);
+  const q = QUIET[format];
+  if (TWO_D.has(format)) {
+    const unit = Math.min(box.width / (sym.columns + 2 * q), box.height / (sym.rows + 2 * q));
+    const ox = box.x + (box.width - sym.columns * unit) / 2;
+    const oy = box.y + (box.height - sym.rows * unit) / 2;
+    return sym.rects.map((r) => ({ x: ox + r.x * unit, y: oy + r.y * unit, width: r.width * unit, height: r.height * unit }));
+  }
+  const unit = box.width / (sym.columns + 2 * q);
+  return sym.rects.map((r) => ({ x: box.x + (q + r.x) * unit, y: box.y, width: r.width * unit, height: box.height }));
+}
+
+const f = (v: number) => String(Math.round(v * 1000) / 1000);
+
+/** The rectangles as one SVG path's data (one path: abutting modules share edges without seams). */
+export const rectsPathData = (rects: Rect[]) => rects.map((r) => `M${f(r.x)} ${f(r.y)}h${f(r.width)}v${f(r.height)}h${f(-r.width)}Z`).join('');

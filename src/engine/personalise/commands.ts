@@ -54,11 +54,23 @@ export const VisibilityCommandSchema = z
   .object({ type: z.literal('visibility').optional(), visible: z.boolean() })
   .openapi('VisibilityCommand', { description: 'Shows or hides any layer.' });
 
+export const BarcodeCommandSchema = z
+  .object({
+    type: z.literal('barcode'),
+    format: z.enum(['qr', 'code128', 'ean13', 'upca', 'datamatrix']).openapi({ description: 'The symbology.' }),
+    value: z.string().min(1).max(4000).openapi({ description: 'What the code holds (EAN-13: 12 digits, or 13 with a correct check digit; UPC-A: 11 or 12).' }),
+    errorCorrection: z.enum(['L', 'M', 'Q', 'H']).optional().openapi({ description: 'QR error-correction level (default M).' }),
+    color: ColorSchema.optional(),
+    backgroundColor: ColorSchema.optional(),
+    visible,
+  })
+  .openapi('BarcodeCommand', { description: 'Draws a barcode or QR code into the layer\'s bounds (a text layer: as vectors in print PDFs; an image layer or smart object: as pixels). Encoded by bwip-js; the quiet zone is kept inside the bounds, on `backgroundColor` (default white).' });
+
 export const DataCommandSchema = z
-  .discriminatedUnion('type', [TextCommandSchema, ImageCommandSchema, ShapeCommandSchema, SwitchCommandSchema, VisibilityCommandSchema])
+  .discriminatedUnion('type', [TextCommandSchema, ImageCommandSchema, ShapeCommandSchema, SwitchCommandSchema, BarcodeCommandSchema, VisibilityCommandSchema])
   .openapi('DataCommand');
 
-const COMMAND_KEYS = ['type', 'text', 'font', 'size', 'color', 'image', 'resizeMode', 'visible', 'select'];
+const COMMAND_KEYS = ['type', 'text', 'font', 'size', 'color', 'image', 'resizeMode', 'visible', 'select', 'format', 'value', 'errorCorrection', 'backgroundColor'];
 const CANONICAL_KEY = new Map(COMMAND_KEYS.map((k) => [k.toLowerCase(), k]));
 
 /**
@@ -72,7 +84,7 @@ export function normaliseCommand(raw: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     const canonical = CANONICAL_KEY.get(key.toLowerCase()) ?? key;
-    out[canonical] = (canonical === 'type' || canonical === 'resizeMode') && typeof value === 'string' ? value.toLowerCase() : value;
+    out[canonical] = (canonical === 'type' || canonical === 'resizeMode' || canonical === 'format') && typeof value === 'string' ? value.toLowerCase() : canonical === 'errorCorrection' && typeof value === 'string' ? value.toUpperCase() : value;
   }
   return out;
 }
@@ -88,5 +100,6 @@ export type TextCommand = z.infer<typeof TextCommandSchema>;
 export type ImageCommand = z.infer<typeof ImageCommandSchema>;
 export type ShapeCommand = z.infer<typeof ShapeCommandSchema>;
 export type SwitchCommand = z.infer<typeof SwitchCommandSchema>;
+export type BarcodeCommand = z.infer<typeof BarcodeCommandSchema>;
 export type DataCommand = z.infer<typeof DataCommandSchema>;
 export type PersonalisationData = z.infer<typeof PersonalisationDataSchema>;

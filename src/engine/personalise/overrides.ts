@@ -9,7 +9,10 @@ import { readFontInfo } from '../fonts/font-info';
 import { hasKnownSubstitute, resolveFont, type ResolvedFont } from '../fonts/substitution';
 import type { LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } from '../types';
 import { isColorError, parseColor, type RGBA } from './color';
-import { DataCommandSchema, normaliseCommand, type DataCommand, type ImageCommand, type TextCommand } from './commands';
+import { DataCommandSchema, normaliseCommand, type BarcodeCommand, type DataCommand, type ImageCommand, type TextCommand } from './commands';
+import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '../barcode';
+import { renderSvg } from './resvg';
+import { unpremultiply } from '../raster/pixels';
 import { placeImage } from './image';
 import { placementCache } from '../cache';
 import { coversText, renderText, TextTooLargeError } from './text';
@@ -48,6 +51,7 @@ const ACCEPTS: Record<string, LayerType[]> = {
   image: ['Image', 'SmartObject'],
   shape: ['Shape'],
   switch: ['Group'],
+  barcode: ['Text', 'Image', 'SmartObject'],
 };
 
 interface Target {
@@ -122,6 +126,13 @@ export function validateData(tree: LayerNode[], data: unknown): Target[] {
         if (node.type === 'Group' && !node.children?.some((c) => c.name === command.select)) {
           details.push({ path: `${path}.select`, reason: `the group "${name}" has no child layer named "${command.select}"` });
         }
+      }
+    }
+    if (command.type === 'barcode') {
+      try {
+        encodeBarcode(BARCODE_FORMAT[command.format], command.value, command.errorCorrection ?? 'M');
+      } catch (err) {
+        details.push({ path: `${path}.value`, reason: (err as Error).message });
       }
     }
     targets.push({ name, command, nodes });
@@ -247,6 +258,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       else throw err;
     }
   }
+  for (const { command, nodes } of targets) {
+    if (command.type !== 'barcode') continue;
+    for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
+  }
   for (const job of images) {
     if (!job) continue;
     const { name, node, command, quad, picture } = job;
@@ -282,3 +297,29 @@ export function placementQuad(node: LayerNode, scale: number): { corners: number
   const [l, t, r, b] = [left * scale, top * scale, (left + w) * scale, (top + h) * scale];
   return { corners: [l, t, r, t, r, b, l, b], width: w, height: h };
 }
+
+const BARCODE_FORMAT: Record<BarcodeCommand['format'], BarcodeFormat> = { qr: 'QrCode', code128: 'Code128', ean13: 'Ean13', upca: 'UpcA', datamatrix: 'DataMatrix' };
+
+/**
+ * A barcode in the layer's bounds, at the output scale: pixels for the composite, and the SVG
+ * they were drawn from, which print PDFs draw as vectors on a text layer (as re-rendered text).
+ */
+async function drawBarcode(command: BarcodeCommand, node: LayerNode, scale: number): Promise<LayerOverride> {
+  const left = Math.floor(node.bounds.left * scale);
+  const top = Math.floor(node.bounds.top * scale);
+  const width = Math.max(1, Math.ceil(node.bounds.right * scale) - left);
+  const height = Math.max(1, Math.ceil(node.bounds.bottom * scale) - top);
+  if (width * height > 64_000_000) throw unprocessable('The barcode would be too large to draw.');
+  const rects = barcodeRects(BARCODE_FORMAT[command.format], command.value, command.errorCorrection ?? 'M', { x: 0, y: 0, width, height });
+  const paint = (c: RGBA) => `fill="rgb(${c.r},${c.g},${c.b})"${c.a < 1 ? ` fill-opacity="${c.a}"` : ''}`;
+  const background = command.backgroundColor === undefined ? { r: 255, g: 255, b: 255, a: 1 } : colorOf(command.backgroundColor);
+  const color = colorOf(command.color) ?? { r: 0, g: 0, b: 0, a: 1 };
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">` +
+    (background && background.a > 0 ? `<rect x="0" y="0" width="${width}" height="${height}" ${paint(background)}/>` : '') +
+    `<path d="${rectsPathData(rects)}" ${paint(color)}/></svg>`;
+  const pixels = await renderSvg(svg, []);
+  await unpremultiply(pixels.data);
+  return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [] } };
+}
+

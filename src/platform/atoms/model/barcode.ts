@@ -6,10 +6,10 @@
  * (10 modules for bars, 4 for QR, 1 for DataMatrix) is kept inside the box, on the background
  * colour, so a scanner finds the symbol whatever is around it.
  */
-import { encodeBarcode, QUIET, TWO_D, type BarcodeFormat, type ERROR_CORRECTION } from './barcode-encode';
+import { barcodeRects, rectsPathData, type BarcodeFormat, type ERROR_CORRECTION } from '../../../engine/barcode';
 import { resolveColor, type ResolvedColor } from './schema';
 
-export { BARCODE_FORMATS, ERROR_CORRECTION, encodeBarcode, type BarcodeFormat } from './barcode-encode';
+export { BARCODE_FORMATS, ERROR_CORRECTION, encodeBarcode, type BarcodeFormat } from '../../../engine/barcode';
 
 export interface BarcodeDrawing {
   /** Background rectangle (the whole box) or null when transparent. */
@@ -34,20 +34,8 @@ export interface BarcodeLike {
 /** The item's drawing, or null when it has no value (nothing to draw). Throws on a bad value. */
 export function barcodeDrawing(item: BarcodeLike): BarcodeDrawing | null {
   if (!item.value || item.width <= 0 || item.height <= 0) return null;
-  const sym = encodeBarcode(item.format, item.value, item.errorCorrection);
-  const color = resolveColor(item.color) ?? resolveColor('#000000')!;
-  const background = resolveColor(item.backgroundColor);
-  const q = QUIET[item.format];
-  if (TWO_D.has(item.format)) {
-    // Square modules, the symbol and its quiet zone centred in the box.
-    const unit = Math.min(item.width / (sym.columns + 2 * q), item.height / (sym.rows + 2 * q));
-    const ox = item.x + (item.width - sym.columns * unit) / 2;
-    const oy = item.y + (item.height - sym.rows * unit) / 2;
-    return { background, color, rects: sym.rects.map((r) => ({ x: ox + r.x * unit, y: oy + r.y * unit, width: r.width * unit, height: r.height * unit })) };
-  }
-  // Bars over the box's height, the quiet zone on both sides.
-  const unit = item.width / (sym.columns + 2 * q);
-  return { background, color, rects: sym.rects.map((r) => ({ x: item.x + (q + r.x) * unit, y: item.y, width: r.width * unit, height: item.height })) };
+  const rects = barcodeRects(item.format, item.value, item.errorCorrection, item);
+  return { background: resolveColor(item.backgroundColor), color: resolveColor(item.color) ?? resolveColor('#000000')!, rects };
 }
 
 const f = (v: number) => String(Math.round(v * 1000) / 1000);
@@ -58,9 +46,7 @@ export function barcodeSvg(item: BarcodeLike): string {
   if (!d) return '';
   const paint = (c: ResolvedColor) => `fill="rgb(${c.r},${c.g},${c.b})"${c.a < 1 ? ` fill-opacity="${f(c.a)}"` : ''}`;
   let out = d.background ? `<rect x="${f(item.x)}" y="${f(item.y)}" width="${f(item.width)}" height="${f(item.height)}" ${paint(d.background)}/>` : '';
-  // One path: abutting modules share edges without anti-aliasing seams.
-  const path = d.rects.map((r) => `M${f(r.x)} ${f(r.y)}h${f(r.width)}v${f(r.height)}h${f(-r.width)}Z`).join('');
-  if (path) out += `<path d="${path}" ${paint(d.color)}/>`;
+  if (d.rects.length) out += `<path d="${rectsPathData(d.rects)}" ${paint(d.color)}/>`;
   return out;
 }
 
