@@ -111,7 +111,7 @@ async function draw(t: TenantContext, row: AssetRow): Promise<Uint8Array> {
 
 export interface DesignVariable {
   name: string;
-  type: 'Text' | 'Image';
+  type: 'Text' | 'Image' | 'Barcode';
   value: string;
   required?: boolean;
 }
