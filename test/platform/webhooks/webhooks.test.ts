@@ -147,8 +147,9 @@ describe('delivery (Standard Webhooks)', () => {
   });
 
   it('a receiver that does not answer in time counts as a failed attempt, retried later', async () => {
-    const h = await createHook('slow', ['job.completed'], '?hang=1&hangMs=15000');
-    const id = await emit(env, 1, 'job.completed', { jobId: 'j-slow' });
+    // An event no other test file raises for tenant 1: the receiver's first call must be ours.
+    const h = await createHook('slow', ['project.processing.failed'], '?hang=1&hangMs=15000');
+    const id = await emit(env, 1, 'project.processing.failed', { projectId: 0, jobId: 'j-slow' });
     const started = Date.now();
     const row = await attempt(id, h.id, 1);
     expect(Date.now() - started).toBeLessThan(14_000);
@@ -210,8 +211,8 @@ describe('delivery (Standard Webhooks)', () => {
   });
 
   it('a restart in the middle of a send retries later with the same webhook-id (at least once)', async () => {
-    const h = await createHook('mid-send', ['job.completed'], '?hang=1&hangMs=4000');
-    const id = await emit(env, 1, 'job.completed', { jobId: 'j-mid' });
+    const h = await createHook('mid-send', ['project.processing.failed'], '?hang=1&hangMs=4000');
+    const id = await emit(env, 1, 'project.processing.failed', { projectId: 0, jobId: 'j-mid' });
     // Wait until the first request is at the receiver (and hangs there), then reset the object.
     for (let i = 0; i < 200 && (await received('mid-send', id)).length === 0; i++) {
       await runDurableObjectAlarm(outbox()).catch(() => {});
