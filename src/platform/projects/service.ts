@@ -5,8 +5,8 @@
 import { z } from '@hono/zod-openapi';
 import { checkStoredJson, ConflictError, effectiveOwner, likePattern, newId, NotFoundError, runGuarded, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { initialProcessingStatus, startProjectProcessing, stopProjectProcessing, type ProcessingJob, type RenderHiresScenario } from './processing';
-import { emit as emitWebhook } from '../webhooks/events';
 import { checkHopDepth, hopOfContext } from '../jobs/hops';
+import { emit as emitWebhook } from '../webhooks/events';
 import { resolveItemProduct, type ProductSpecifier } from './resolve';
 import {
   CreateMultipleItemsProjectDto,
