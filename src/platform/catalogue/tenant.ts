@@ -12,6 +12,7 @@ import type { Env } from '../../env';
 import { all, first, guardThat, isGuardFailure, iso } from './db';
 import type { TenantSettingsChange } from './schemas';
 import { findProfileByName } from '../colour-profiles/store';
+import { seal, unseal } from '../../lib/sealed';
 
 // --- storefronts ------------------------------------------------------------------------------------------
 
@@ -178,27 +179,9 @@ export async function updateTenantSettings(db: D1Database, tenantId: number, cha
 // --- tenant secrets ----------------------------------------------------------------------------------------
 
 export const SECRET_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const enc = new TextEncoder();
-const b64 = (bytes: ArrayBuffer | Uint8Array) => {
-  let s = '';
-  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
-  return btoa(s);
-};
-const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const SEALED_AS = 'tenant-secrets/v1';
 
-async function secretsKey(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>): Promise<CryptoKey> {
-  if (!env.KEY_ENCRYPTION_SECRET) throw new Error('KEY_ENCRYPTION_SECRET is not set: tenant secrets cannot be sealed');
-  const ikm = await crypto.subtle.importKey('raw', enc.encode(env.KEY_ENCRYPTION_SECRET), 'HKDF', false, ['deriveKey']);
-  return crypto.subtle.deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: enc.encode('tenant-secrets/v1') },
-    ikm,
-    { name: 'AES-GCM', length: 256 },
-    false,
-    ['encrypt', 'decrypt'],
-  );
-}
-
-const aad = (tenantId: number, name: string) => enc.encode(`${tenantId}/${name.toLowerCase()}`);
+const aad = (tenantId: number, name: string) => `${tenantId}/${name.toLowerCase()}`;
 
 /** A secret's path name, or 404 (a malformed name names nothing). */
 export function secretNameOr404(name: string): string {
@@ -209,14 +192,13 @@ export function secretNameOr404(name: string): string {
 /** PUT /tenant-secrets/{name}: creates or replaces (204). */
 export async function putTenantSecret(t: TenantContext, name: string, value: string): Promise<void> {
   if (!SECRET_NAME.test(name)) throw new ValidationError({ name: ['A secret name is 1–64 characters of A–Z, a–z, 0–9, _ and -.'] });
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: aad(t.tenantId, name) }, await secretsKey(t.env), enc.encode(value));
+  const sealed = await seal(t.env.KEY_ENCRYPTION_SECRET, SEALED_AS, aad(t.tenantId, name), value);
   const now = Date.now();
   await t.env.DB.prepare(
     `INSERT INTO tenant_secrets (tenant_id, name_key, name, iv, ciphertext, created, last_modified) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
      ON CONFLICT (tenant_id, name_key) DO UPDATE SET name = excluded.name, iv = excluded.iv, ciphertext = excluded.ciphertext, last_modified = excluded.last_modified`,
   )
-    .bind(t.tenantId, name.toLowerCase(), name, b64(iv), b64(sealed), now)
+    .bind(t.tenantId, name.toLowerCase(), name, sealed.iv, sealed.ciphertext, now)
     .run();
 }
 
@@ -232,8 +214,7 @@ export async function readTenantSecret(env: Pick<Env, 'DB' | 'KEY_ENCRYPTION_SEC
   if (!SECRET_NAME.test(name)) return null;
   const row = await first<{ iv: string; ciphertext: string }>(env.DB, `SELECT iv, ciphertext FROM tenant_secrets WHERE tenant_id = ?1 AND name_key = ?2`, tenantId, name.toLowerCase());
   if (!row) return null;
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: unb64(row.iv), additionalData: aad(tenantId, name) }, await secretsKey(env), unb64(row.ciphertext));
-  return new TextDecoder().decode(plain);
+  return unseal(env.KEY_ENCRYPTION_SECRET, SEALED_AS, aad(tenantId, name), row);
 }
 
 /** Names of the tenant's secrets (never their values). */

@@ -5,6 +5,7 @@
  * additional data, so a sealed value copied to another row does not open.
  */
 import type { Env } from '../../env';
+import { seal, unseal } from '../../lib/sealed';
 
 export interface EndpointRow {
   tenantId: number;
@@ -35,30 +36,17 @@ const rowOf = (r: Raw): EndpointRow => ({
   lastModified: r.last_modified,
 });
 
-const enc = new TextEncoder();
-const b64 = (bytes: ArrayBuffer | Uint8Array) => {
-  let s = '';
-  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
-  return btoa(s);
-};
-const unb64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+// Signing secrets at rest: "<iv>.<ciphertext>" (base64), bound to tenant and endpoint.
+const SEALED_AS = 'webhook-secrets/v1';
 
-async function sealKey(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>): Promise<CryptoKey> {
-  if (!env.KEY_ENCRYPTION_SECRET) throw new Error('KEY_ENCRYPTION_SECRET is not set: webhook secrets cannot be sealed');
-  const ikm = await crypto.subtle.importKey('raw', enc.encode(env.KEY_ENCRYPTION_SECRET), 'HKDF', false, ['deriveKey']);
-  return crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: enc.encode('webhook-secrets/v1') }, ikm, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']);
+async function sealSecret(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>, tenantId: number, id: string, value: string): Promise<string> {
+  const { iv, ciphertext } = await seal(env.KEY_ENCRYPTION_SECRET, SEALED_AS, `${tenantId}/${id}`, value);
+  return `${iv}.${ciphertext}`;
 }
 
-async function seal(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>, tenantId: number, id: string, value: string): Promise<string> {
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: enc.encode(`${tenantId}/${id}`) }, await sealKey(env), enc.encode(value));
-  return `${b64(iv)}.${b64(sealed)}`;
-}
-
-async function open(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>, tenantId: number, id: string, sealed: string): Promise<string> {
-  const [iv, data] = sealed.split('.');
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: unb64(iv!), additionalData: enc.encode(`${tenantId}/${id}`) }, await sealKey(env), unb64(data!));
-  return new TextDecoder().decode(plain);
+async function openSecret(env: Pick<Env, 'KEY_ENCRYPTION_SECRET'>, tenantId: number, id: string, sealed: string): Promise<string> {
+  const [iv = '', ciphertext = ''] = sealed.split('.');
+  return unseal(env.KEY_ENCRYPTION_SECRET, SEALED_AS, `${tenantId}/${id}`, { iv, ciphertext });
 }
 
 export async function listEndpoints(db: D1Database, tenantId: number): Promise<EndpointRow[]> {
@@ -87,7 +75,7 @@ export async function countEndpoints(db: D1Database, tenantId: number): Promise<
 export async function insertEndpoint(env: Env, row: Omit<EndpointRow, 'created' | 'lastModified'>, secret: string): Promise<EndpointRow> {
   const now = Date.now();
   await env.DB.prepare(`INSERT INTO webhook_endpoints (tenant_id, id, url, events, description, secret, created, last_modified) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)`)
-    .bind(row.tenantId, row.id, row.url, JSON.stringify(row.events), row.description, await seal(env, row.tenantId, row.id, secret), now)
+    .bind(row.tenantId, row.id, row.url, JSON.stringify(row.events), row.description, await sealSecret(env, row.tenantId, row.id, secret), now)
     .run();
   return { ...row, created: now, lastModified: now };
 }
@@ -109,7 +97,7 @@ export async function rotateSecret(env: Env, tenantId: number, id: string, secre
   const res = await env.DB.prepare(
     `UPDATE webhook_endpoints SET previous_secret = secret, previous_expires = ?4, secret = ?3, last_modified = ?5 WHERE tenant_id = ?1 AND id = ?2`,
   )
-    .bind(tenantId, id, await seal(env, tenantId, id, secret), previousExpires, Date.now())
+    .bind(tenantId, id, await sealSecret(env, tenantId, id, secret), previousExpires, Date.now())
     .run();
   return res.meta.changes > 0;
 }
@@ -120,7 +108,7 @@ export async function deliveryTarget(env: Env, tenantId: number, id: string, now
     .bind(tenantId, id)
     .first<{ url: string; secret: string; previous_secret: string | null; previous_expires: number | null }>();
   if (!r) return null;
-  const secrets = [await open(env, tenantId, id, r.secret)];
-  if (r.previous_secret && (r.previous_expires ?? 0) > now) secrets.push(await open(env, tenantId, id, r.previous_secret));
+  const secrets = [await openSecret(env, tenantId, id, r.secret)];
+  if (r.previous_secret && (r.previous_expires ?? 0) > now) secrets.push(await openSecret(env, tenantId, id, r.previous_secret));
   return { url: r.url, secrets };
 }
