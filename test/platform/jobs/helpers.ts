@@ -7,6 +7,7 @@ import { runnerTenant } from '../../../src/platform/jobs/d1';
 import { jobDoName, jobStub, projectDoName } from '../../../src/platform/jobs';
 import type { ProjectJobs } from '../../../src/platform/jobs/project-jobs';
 import { psdFixture } from '../../helpers/fixtures';
+import { apiJson } from '../../helpers/platform';
 
 export async function createDesign(id: string, fixture = 'psdtools-blend-multiply.psd', tenantId = 1): Promise<void> {
   const t = runnerTenant(env, tenantId, 'http://localhost');
@@ -67,4 +68,23 @@ export async function driveProject(tenantId: number, projectId: number, timeoutM
     await new Promise((r) => setTimeout(r, 20));
   }
   return statuses;
+}
+
+/**
+ * A stand-alone rendering job of tenant 1 for `project` with `tasks`: created through the API,
+ * driven to its end, and read back (its settled status, aborts, and the job DTO).
+ */
+export async function runStandaloneJob(id: string, project: Record<string, unknown>, tasks: unknown[], timeoutMs = 60_000) {
+  await apiJson('POST', '/api/rendering/v1/jobs', { id, project, tasks }, { token: 1 }, 201);
+  const run = await drive(stubOfJob(id), id, timeoutMs);
+  const job = await apiJson('GET', `/api/rendering/v1/jobs/${id}`, undefined, { token: 1 });
+  return { ...run, job };
+}
+
+/** A job's Final artifacts of tenant 1 with their bytes, in alias order. */
+export async function finalFiles(jobId: string): Promise<Array<{ name: string; key: string; bytes: Uint8Array }>> {
+  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
+    .bind(jobId)
+    .all<{ name: string; key: string }>();
+  return Promise.all(results.map(async (r) => ({ name: r.name, key: r.key, bytes: new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer()) })));
 }

@@ -10,26 +10,15 @@ import { decodeImage } from '../../../src/engine/raster';
 import { assetKind, createAsset, scopeFor, stageBytes } from '../../../src/platform/assets';
 import { runnerTenant } from '../../../src/platform/jobs/d1';
 import { runTool } from '../../helpers/fixtures';
-import { apiJson, seedPlatform } from '../../helpers/platform';
+import { seedPlatform } from '../../helpers/platform';
 import { contentOf } from '../../engine/imposition/helpers';
-import { createDesign, drive, stubOfJob } from '../jobs/helpers';
+import { createDesign, finalFiles, runStandaloneJob } from '../jobs/helpers';
 
-const JOBS = '/api/rendering/v1/jobs';
 const project = { id: 'p-cut', items: [{ itemId: '1', name: 'sticker', designIds: ['cut-design'] }] };
 
-async function runJob(id: string, tasks: unknown[]) {
-  await apiJson('POST', JOBS, { id, project, tasks }, { token: 1 }, 201);
-  const run = await drive(stubOfJob(id), id, 60_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
-  return { ...run, job };
-}
+const runJob = (id: string, tasks: unknown[]) => runStandaloneJob(id, project, tasks);
 
-async function finals(jobId: string) {
-  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
-    .bind(jobId)
-    .all<{ name: string; key: string }>();
-  return Promise.all(results.map(async (r) => ({ name: r.name, bytes: new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer()) })));
-}
+const finals = finalFiles;
 
 // A 60 × 40 pt rounded rectangle in a 100 × 80 pt frame (viewBox in px: 0.75 pt each).
 const SVG = `<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="100pt" height="80pt" viewBox="0 0 100 80"><g transform="translate(20,20)"><rect width="60" height="40" rx="5" fill="none" stroke="#000"/></g></svg>`;

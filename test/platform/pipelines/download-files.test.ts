@@ -1,27 +1,15 @@
 // download-files: URLs → output members through the outbound policy, with request headers;
 // names from Content-Disposition or the URL; refused URLs and header injection fail the task.
-import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dispositionName } from '../../../src/platform/pipelines/tasks/download-files';
 import { fixtureServer, testAsset } from '../../helpers/fixtures';
-import { apiJson, seedPlatform } from '../../helpers/platform';
-import { drive, stubOfJob } from '../jobs/helpers';
+import { seedPlatform } from '../../helpers/platform';
+import { finalFiles, runStandaloneJob } from '../jobs/helpers';
 
-const JOBS = '/api/rendering/v1/jobs';
 
-async function runJob(id: string, tasks: unknown[]) {
-  await apiJson('POST', JOBS, { id, project: { id: 'p-dl', orderNumber: 7 }, tasks }, { token: 1 }, 201);
-  const run = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
-  return { ...run, job };
-}
+const runJob = (id: string, tasks: unknown[]) => runStandaloneJob(id, { id: 'p-dl', orderNumber: 7 }, tasks, 40_000);
 
-async function finals(jobId: string): Promise<Map<string, Uint8Array>> {
-  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
-    .bind(jobId)
-    .all<{ name: string; key: string }>();
-  return new Map(await Promise.all(results.map(async (r) => [r.name, new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer())] as const)));
-}
+const finals = async (jobId: string): Promise<Map<string, Uint8Array>> => new Map((await finalFiles(jobId)).map((f) => [f.name, f.bytes]));
 
 beforeAll(async () => {
   await seedPlatform();

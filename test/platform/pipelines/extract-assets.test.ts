@@ -6,23 +6,13 @@ import { assetKind, createAsset, scopeFor, stageBytes } from '../../../src/platf
 import { runnerTenant } from '../../../src/platform/jobs/d1';
 import { testAsset } from '../../helpers/fixtures';
 import { apiJson, seedPlatform } from '../../helpers/platform';
-import { createDesign, drive, stubOfJob } from '../jobs/helpers';
+import { createDesign, finalFiles, runStandaloneJob } from '../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 
-async function runJob(id: string, tasks: unknown[], project: Record<string, unknown> = { id: 'p-ea' }) {
-  await apiJson('POST', JOBS, { id, project, tasks }, { token: 1 }, 201);
-  const run = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
-  return { ...run, job };
-}
+const runJob = (id: string, tasks: unknown[], project: Record<string, unknown> = { id: 'p-ea' }) => runStandaloneJob(id, project, tasks, 40_000);
 
-async function finals(jobId: string) {
-  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
-    .bind(jobId)
-    .all<{ name: string; key: string }>();
-  return Promise.all(results.map(async (r) => ({ name: r.name, key: r.key, bytes: new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer()) })));
-}
+const finals = finalFiles;
 
 async function createImage(id: string, file: string, ownerId: string | null = null) {
   const t = runnerTenant(env, 1, 'http://localhost');

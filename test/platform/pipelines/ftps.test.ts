@@ -3,10 +3,9 @@
 // trusts (SSL_CERT_FILE; Workers cannot pin a certificate: docs/delivery.md): the upload under a
 // temporary name then renamed, a redo overwriting, a server insisting on TLS session reuse, and a
 // certificate nobody trusts.
-import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiJson, seedPlatform } from '../../helpers/platform';
-import { drive, stubOfJob } from '../jobs/helpers';
+import { finalFiles, runStandaloneJob } from '../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const d = inject('delivery');
@@ -16,21 +15,17 @@ const project = { id: 'p-ftps', orderNumber: 3042, customerName: 'Ada', items: [
 type Files = Record<string, { size: number; sha256: string }>;
 const stored = async (): Promise<Files> => (await (await fetch(`${d.inspector}/files/ftp`)).json()) as Files;
 
-async function runJob(id: string, upload: Record<string, unknown>, p: Record<string, unknown> = project) {
+function runJob(id: string, upload: Record<string, unknown>, p: Record<string, unknown> = project) {
   const tasks = [
     { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
     { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['order'], parameters: { host: '127.0.0.1', userName: d.user, password: d.password, ...upload } },
     { name: 'finalize', type: 'finalize', finalArtifacts: ['order'] },
   ];
-  await apiJson('POST', JOBS, { id, project: p, tasks }, { token: 1 }, 201);
-  const run = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
-  return { ...run, job };
+  return runStandaloneJob(id, p, tasks, 40_000);
 }
 
 async function csvDigest(jobId: string): Promise<{ size: number; sha256: string }> {
-  const row = await env.DB.prepare(`SELECT r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ? AND type = 'Final'`).bind(jobId).first<{ key: string }>();
-  const bytes = new Uint8Array(await (await env.FILES.get(row!.key))!.arrayBuffer());
+  const [{ bytes }] = await finalFiles(jobId);
   const sha256 = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
   return { size: bytes.length, sha256 };
 }

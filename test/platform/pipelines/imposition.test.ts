@@ -14,24 +14,14 @@ import { bundledFont, runTool } from '../../helpers/fixtures';
 import { S, uploadJson } from '../storage/helpers';
 import { apiJson, seedPlatform } from '../../helpers/platform';
 import { placements } from '../../engine/imposition/helpers';
-import { createDesign, drive, stubOfJob } from '../jobs/helpers';
+import { createDesign, drive, finalFiles, runStandaloneJob, stubOfJob } from '../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const project = { id: 'p-imp', orderNumber: 1042, items: [{ itemId: '7', name: 'card', quantity: 5, designIds: ['imp-design'] }] };
 
-async function runJob(id: string, tasks: unknown[]) {
-  await apiJson('POST', JOBS, { id, project, tasks }, { token: 1 }, 201);
-  const run = await drive(stubOfJob(id), id, 60_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
-  return { ...run, job };
-}
+const runJob = (id: string, tasks: unknown[]) => runStandaloneJob(id, project, tasks);
 
-async function finals(jobId: string) {
-  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
-    .bind(jobId)
-    .all<{ name: string; key: string }>();
-  return Promise.all(results.map(async (r) => ({ name: r.name, bytes: new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer()) })));
-}
+const finals = finalFiles;
 
 const render = [
   { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
