@@ -166,7 +166,7 @@ export function checkOutboundUrl(raw: string | URL, env: OutboundEnv, base?: URL
   }
   if (url.username || url.password) throw new OutboundError('ERR_OUTBOUND_URL', 'URLs with credentials are not allowed.', true);
   if (refuseOrigins?.includes(url.origin)) {
-    throw new OutboundError('ERR_OUTBOUND_HOST', `${url.origin} is the platform's own origin; a pipeline may not call the platform itself.`, true);
+    throw new OutboundError('ERR_OUTBOUND_HOST', `${url.origin} is the platform's own origin; the platform does not call itself (pipelines, webhooks).`, true);
   }
   const host = url.hostname.toLowerCase();
   if (!allowedHosts(env).has(host.replace(/^\[|\]$/g, '')) && isInternalHost(host)) {

@@ -15,7 +15,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../../env';
-import { OutboundError, outboundFetch } from '../../http/outbound';
+import { OutboundError, outboundFetch, platformOrigins } from '../../http/outbound';
 import { signatures } from './signature';
 import { deliveryTarget } from './store';
 
@@ -200,6 +200,8 @@ export class WebhookOutbox extends DurableObject<Env> {
           timeoutMs: DELIVERY_TIMEOUT_MS,
           maxBytes: 64 * 1024,
           maxRedirects: 0,
+          // Checked again at delivery: ISSUER or PUBLIC_BASE_URL may have changed since creation.
+          refuseOrigins: platformOrigins(this.env),
         });
         status = res.status;
         result = 'Delivered';

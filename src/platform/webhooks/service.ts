@@ -3,7 +3,7 @@
  * delete, rotate the secret (the old one stays valid for ROTATION_OVERLAP_MS), the delivery log
  * and "send again". No HTTP here: takes the tenant context, throws the core's errors.
  */
-import { checkOutboundUrl, OutboundError } from '../../http/outbound';
+import { checkOutboundUrl, OutboundError, platformOrigins } from '../../http/outbound';
 import { NotFoundError, UnprocessableError, ValidationError, type TenantContext } from '../core';
 import { outboxStub } from './events';
 import type { DeliveryView } from './outbox';
@@ -21,10 +21,13 @@ export function webhookDto(r: store.EndpointRow) {
   return { id: r.id, url: r.url, events: r.events, description: r.description, created: new Date(r.created).toISOString(), lastModified: new Date(r.lastModified).toISOString() };
 }
 
-/** The URL as the outbound policy accepts it (https, a public host), or 400 naming why. */
+/**
+ * The URL as the outbound policy accepts it (https, a public host, not the platform's own origin:
+ * an endpoint that creates projects would otherwise feed its own events back), or 400 naming why.
+ */
 function checkedUrl(t: TenantContext, url: string): string {
   try {
-    return checkOutboundUrl(url, t.env).href;
+    return checkOutboundUrl(url, t.env, undefined, platformOrigins(t.env)).href;
   } catch (e) {
     throw new ValidationError({ url: [e instanceof OutboundError ? e.message : 'not a valid URL.'] });
   }

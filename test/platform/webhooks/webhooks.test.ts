@@ -6,7 +6,9 @@ import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError, type TenantContext } from '../../../src/platform/core';
 import { emit, outboxStub } from '../../../src/platform/webhooks/events';
+import { createWebhook, deleteWebhook } from '../../../src/platform/webhooks/service';
 import { BACKOFF_MS, DELIVERY_TIMEOUT_MS, MAX_ATTEMPTS, type WebhookOutbox } from '../../../src/platform/webhooks/outbox';
 import { fixtureServer } from '../../helpers/fixtures';
 import { api, apiJson, seedPlatform, tenantToken } from '../../helpers/platform';
@@ -87,6 +89,15 @@ describe('webhook endpoints (back office)', () => {
     expect(await bad({ url: 'https://example.com/hook', events: ['job.exploded'] })).toMatch(/events/);
     expect(await bad({ url: 'https://example.com/hook', events: [] })).toMatch(/events/);
     expect(await bad({ url: 'https://example.com/hook', events: ['job.failed', 'job.failed'] })).toMatch(/once/);
+  });
+
+  it("refuses the platform's own origin (an endpoint creating projects would feed its own events back)", async () => {
+    const own = new URL(fixtureServer()).origin;
+    const t = { tenantId: 1, env: { ...env, PUBLIC_BASE_URL: own }, baseUrl: own } as unknown as TenantContext;
+    await expect(createWebhook(t, { url: `${own}/webhook-receiver/self`, events: ['project.created'] })).rejects.toThrow(ValidationError);
+    // Another port of the same host stays allowed.
+    const other = await createWebhook(t, { url: receiver('other-port').replace(own, 'http://127.0.0.1:9'), events: ['project.created'] });
+    await deleteWebhook(t, other.id);
   });
 
   it('needs the tenant settings scopes: Storefronts_read to read, Storefronts_full to change', async () => {
