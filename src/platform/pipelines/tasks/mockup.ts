@@ -3,7 +3,8 @@
  * render-image-preview-with-mockup / render-image-preview with `mockups` (the image) placed into
  * each mockup's artwork layer (its first smart object) by the engine's perspective placement —
  * the design atoms' `placeInMockup`, so both areas draw mockups the same way. One output member
- * per mockup (and per image). Public mockups of the tenant; a 3D mockup fails the task. A
+ * per mockup (and per image). Mockups are found as designs are: the tenant's public ones, then the
+ * job owner's private ones (any private one for a job without an owner); a 3D mockup fails the task. A
  * print-product design places its first surface (into the artwork layer named like the surface,
  * else the first), with its stub and, with `visualizePrintAreas`, its print-area bounds; designs
  * are personalised by the item's `fields`.
@@ -11,12 +12,20 @@
 import { ServerTiming } from '../../../http/server-timing';
 import { placeInMockup } from '../../atoms/render';
 import { runnerTenant } from '../../jobs/d1';
+import { assetKind, findAsset, scopeFor } from '../../assets';
+import type { TenantContext } from '../../core';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { loadModel, surfacePicture } from './print-product';
 import { designOf, isPrintProduct, renderImage } from './render';
 import type { TaskModule, UnitContext } from './types';
+
+/** The owner of a private mockup `mockupId` the job may use; undefined for a public (or unknown) one. */
+async function mockupOwnerOf(t: TenantContext, jobOwner: string | null, mockupId: string): Promise<string | undefined> {
+  if (await findAsset(scopeFor(t, assetKind('mockup', false), null), mockupId)) return undefined;
+  return (await findAsset(scopeFor(t, assetKind('mockup', true), jobOwner), mockupId))?.ownerId;
+}
 
 /** Writes `art` placed into each of the task's mockups. */
 export async function onMockups(
@@ -34,7 +43,7 @@ export async function onMockups(
   for (const [i, mockupId] of mockups.entries()) {
     const file = await placeInMockup(
       t,
-      { mockupId },
+      { mockupId, mockupOwnerId: await mockupOwnerOf(t, ctx.ownerId, mockupId) },
       { width: Number(ctx.params.previewOutputWidth), height: Number(ctx.params.previewOutputHeight), fileFormat: png ? 'Png' : 'Jpeg' },
       artworkName,
       new ServerTiming(),
