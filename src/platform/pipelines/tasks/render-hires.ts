@@ -22,16 +22,14 @@ import type { PageRange } from '../language';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { decodePng, encodeRaster, flattenOver, parseColor, toGrayscale, transform, type Flip, type Rotate } from './raster';
-import { designOf, isPrintProduct, pdfWriter, printColourOf, renderImage, writeDesignPdf } from './render';
+import { designOf, includesFirstPage, isPrintProduct, pdfWriter, printColourOf, renderImage, writeDesignPdf } from './render';
 import { colourTransform, defaultProfile } from '../../../engine/colour';
-import type { ArtifactRecord, TaskModule, UnitContext } from './types';
+import type { TaskModule, UnitContext } from './types';
 import type { PersonalisationData } from '../../../engine/personalise';
 import type { RGBAImage } from '../../../engine/types';
-import type { DesignAsset } from './assets';
+import type { PrintProductModel, VariableInfo } from '../../atoms/model';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { inFilter, loadModel, pagePictures, printPdf } from './print-product';
-
-const includesFirstPage = (filter: PageRange[] | undefined) => !filter || !filter.length || filter.some((r) => r.from <= 1 && (r.to === null || r.to >= 1));
 
 async function pdfBytes(ctx: UnitContext, designId: string, title: string, mode: TextOutputMode, data?: PersonalisationData): Promise<Uint8Array> {
   const sink = new MemorySink();
@@ -75,7 +73,7 @@ async function transformPdf(bytes: Uint8Array, rotate: Rotate, flip: Flip): Prom
 }
 
 type RasterFormat = 'Jpeg' | 'Png' | 'Tiff' | 'Bmp';
-interface PrintFile {
+export interface PrintFile {
   bytes: Uint8Array;
   ext: string;
   contentType: string;
@@ -125,11 +123,10 @@ async function pickPages(bytes: Uint8Array, pages: number[]): Promise<Uint8Array
 /**
  * A print-product design's print files: the atoms' PDF (pages the filter keeps; one file, or a
  * file per page with `hiResOutputToSeparateFiles`), or raster pages (always a file per page).
+ * `vars` personalise the model (the item's fields; render-vdp-hires: a row over them).
  */
-async function printProductFiles(ctx: UnitContext, design: DesignAsset & { blobSha: string }, name: string, input: ArtifactRecord): Promise<Array<{ fileName: string; file: PrintFile }>> {
+export async function printProductFiles(ctx: UnitContext, model: PrintProductModel, name: string, vars: VariableInfo[] | undefined): Promise<Array<{ fileName: string; file: PrintFile }>> {
   const p = ctx.params;
-  const model = await loadModel(ctx, design);
-  const vars = printProductVariables(model, itemFields(ctx, input));
   const filter = p.hiResOutputPrintAreaFilter as PageRange[] | undefined;
   const format = p.hiResOutputFileFormat as 'Pdf' | RasterFormat;
   const rotate = p.hiResOutputRotateMode as Rotate;
@@ -156,6 +153,29 @@ async function printProductFiles(ctx: UnitContext, design: DesignAsset & { blobS
   return files;
 }
 
+const textMode = (p: UnitContext['params']) => (p.hiResOutputPdfTextMode === 'Text' ? 'text' : 'outlines') as TextOutputMode;
+
+/** A PSD's PDF needs no change after the engine writes it: it can stream into the output key. */
+export const streamsPdf = (p: UnitContext['params']) => p.hiResOutputFileFormat === 'Pdf' && p.hiResOutputRotateMode === 'None' && p.hiResOutputFlipMode === 'None';
+
+/** The PSD's print PDF streamed into the output key (one 5 MiB part in memory at a time); see `streamsPdf`. */
+export const psdPdfWriter = (ctx: UnitContext, designId: string, name: string, data?: PersonalisationData) => pdfWriter(ctx, designId, name, textMode(ctx.params), data);
+
+/** A PSD design's print file (`data` personalises it): the PDF rotated and flipped as asked, or a raster at `hiResOutputDpi`. */
+export async function psdPrintFile(ctx: UnitContext, designId: string, name: string, data?: PersonalisationData): Promise<PrintFile> {
+  const p = ctx.params;
+  const rotate = p.hiResOutputRotateMode as Rotate;
+  const flip = p.hiResOutputFlipMode as Flip;
+  const format = p.hiResOutputFileFormat as 'Pdf' | RasterFormat;
+  if (format === 'Pdf') {
+    const bytes = await pdfBytes(ctx, designId, name, textMode(p), data);
+    return pdfFile(rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip));
+  }
+  const dpi = Number(p.hiResOutputDpi);
+  const img = await decodePng((await renderImage(ctx, designId, 'png', { dpi }, 90, data)).bytes);
+  return rasterFile(ctx, img, format, dpi);
+}
+
 export const renderHires: TaskModule = {
   async run(ctx) {
     const input = ctx.member ?? ctx.inputs(ctx.task.inputs[0]!.name)[0];
@@ -167,7 +187,8 @@ export const renderHires: TaskModule = {
     const zip = p.hiResOutputArchiveType === 'Zip';
 
     if (isPrintProduct(design)) {
-      const files = await printProductFiles(ctx, design, name, input);
+      const model = await loadModel(ctx, design);
+      const files = await printProductFiles(ctx, model, name, printProductVariables(model, itemFields(ctx, input)));
       if (zip && files.length) {
         const archive = zipSync(Object.fromEntries(files.map((f) => [f.fileName, f.file.bytes])));
         await ctx.output(out.name, { ext: 'zip', fileName: `${name}.zip`, format: 'zip', bytes: archive, contentType: 'application/zip', source: design.id });
@@ -180,25 +201,11 @@ export const renderHires: TaskModule = {
 
     if (!includesFirstPage(p.hiResOutputPrintAreaFilter as PageRange[] | undefined)) return;
     const data = await psdFieldData(ctx, design.id, itemFields(ctx, input));
-    const rotate = p.hiResOutputRotateMode as Rotate;
-    const flip = p.hiResOutputFlipMode as Flip;
-    const format = p.hiResOutputFileFormat as 'Pdf' | RasterFormat;
-
-    let file: PrintFile;
-    if (format === 'Pdf') {
-      const mode = (p.hiResOutputPdfTextMode === 'Text' ? 'text' : 'outlines') as TextOutputMode;
-      if (rotate === 'None' && flip === 'None' && !zip) {
-        // The common case streams into the key: one 5 MiB part in memory at a time.
-        await ctx.output(out.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: pdfWriter(ctx, design.id, name, mode, data), source: design.id });
-        return;
-      }
-      const bytes = await pdfBytes(ctx, design.id, name, mode, data);
-      file = pdfFile(rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip));
-    } else {
-      const dpi = Number(p.hiResOutputDpi);
-      const img = await decodePng((await renderImage(ctx, design.id, 'png', { dpi }, 90, data)).bytes);
-      file = await rasterFile(ctx, img, format, dpi);
+    if (streamsPdf(p) && !zip) {
+      await ctx.output(out.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: psdPdfWriter(ctx, design.id, name, data), source: design.id });
+      return;
     }
+    const file = await psdPrintFile(ctx, design.id, name, data);
     const fileName = `${name}.${file.ext}`;
     if (zip) {
       const archive = zipSync({ [fileName]: file.bytes });

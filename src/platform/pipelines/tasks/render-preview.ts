@@ -13,12 +13,22 @@
 import type { PageRange } from '../language';
 import { TaskFailure } from './errors';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
-import { loadModel, surfacePictures } from './print-product';
+import { loadModel, surfacePictures, type PreviewSettings } from './print-product';
 import { outputBase } from './project';
-import { designOf, isPrintProduct, renderImage } from './render';
+import { designOf, includesFirstPage, isPrintProduct, renderImage } from './render';
 import type { TaskModule, UnitContext } from './types';
 
-const includesFirstPage = (filter: PageRange[] | undefined) => !filter || !filter.length || filter.some((r) => r.from <= 1 && (r.to === null || r.to >= 1));
+/** The picture settings of `<prefix>Output…` (size, format, stub, mockup, print-area bounds); render-vdp-preview uses them too. */
+export function previewSettings(p: UnitContext['params'], prefix: 'preview' | 'proof'): PreviewSettings {
+  return {
+    width: Number(p[`${prefix}OutputWidth`]),
+    height: Number(p[`${prefix}OutputHeight`]),
+    format: p[`${prefix}OutputFileFormat`] === 'Png' ? 'png' : 'jpg',
+    stub: p[`${prefix}OutputShowStubContent`] !== false,
+    mockup: p[`${prefix}OutputShowMockup`] !== false,
+    visualizePrintAreas: p[`${prefix}OutputVisualizePrintAreas`] === true,
+  };
+}
 
 function imageTask(prefix: 'preview' | 'proof'): TaskModule {
   return {
@@ -29,20 +39,14 @@ function imageTask(prefix: 'preview' | 'proof'): TaskModule {
       const p = ctx.params;
       const filter = p[`${prefix}OutputPrintAreaFilter`] as PageRange[] | undefined;
       const design = await designOf(ctx, input);
-      const format = p[`${prefix}OutputFileFormat`] === 'Png' ? 'png' : 'jpg';
-      const box = { width: Number(p[`${prefix}OutputWidth`]), height: Number(p[`${prefix}OutputHeight`]) };
+      const settings = previewSettings(p, prefix);
+      const { format } = settings;
+      const box = { width: settings.width, height: settings.height };
       const name = outputBase(p, design.name);
       const out = ctx.task.outputs[0]!;
       const fields = itemFields(ctx, input);
       if (isPrintProduct(design)) {
         const model = await loadModel(ctx, design);
-        const settings = {
-          ...box,
-          format,
-          stub: p[`${prefix}OutputShowStubContent`] !== false,
-          mockup: p[`${prefix}OutputShowMockup`] !== false,
-          visualizePrintAreas: p[`${prefix}OutputVisualizePrintAreas`] === true,
-        } as const;
         const pictures = await surfacePictures(ctx, model, filter, settings, printProductVariables(model, fields));
         if (pictures.length > 1 && !out.collection) throw new TaskFailure(`${design.name} gives ${pictures.length} pictures (one per surface); ${out.name} takes one (use ${out.name}* or a print-area filter)`);
         for (const pic of pictures) {

@@ -20,6 +20,7 @@ import type { PersonalisationData } from '../../../engine/personalise';
 import { imageFetcher } from '../../../rendering/context';
 import { TenantInputStore } from '../../assets';
 import { designOr404 } from './assets';
+import type { PageRange } from '../language';
 import { TaskFailure } from './errors';
 import type { ArtifactRecord, UnitContext } from './types';
 
@@ -32,6 +33,9 @@ export async function designOf(ctx: UnitContext, a: ArtifactRecord) {
 }
 
 export const isPrintProduct = (d: { designType: string | null }) => d.designType === 'PrintProduct';
+
+/** A PSD design is one page: a print-area filter keeps it unless the filter leaves out page 1. */
+export const includesFirstPage = (filter: PageRange[] | undefined) => !filter || !filter.length || filter.some((r) => r.from <= 1 && (r.to === null || r.to >= 1));
 
 /** The profile-name parameter of each output colour space. */
 const PROFILE_PARAM = { Cmyk: 'hiResOutputCmykColorProfileName', Rgb: 'hiResOutputRgbColorProfileName', Grayscale: 'hiResOutputGrayscaleColorProfileName' } as const;

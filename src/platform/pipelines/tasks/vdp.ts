@@ -3,24 +3,25 @@
  * `vdpData` `[{variable: value}]`, or a second input (a JSON array of such rows, or a CSV with a
  * header row). A string value replaces the text of the layer named by the variable; an object
  * is an engine command (`{type: 'image', image}`, `{visible: false}`…). Each row is one output
- * member, named `<name>_<row>`; hires writes PDFs (streamed) or JPEG/PNG at `hiResOutputDpi`.
+ * member, named `<name>_<row>`. Each row's print files are render-hires's (its functions: PDF,
+ * JPEG, PNG, TIFF, BMP; rotation, flips, the print-area filter, separate files); previews use
+ * render-preview's settings (stub, mockup, print-area bounds).
  * The item's `fields` apply first (personalise.ts); a row's value wins for the same layer.
  * Print-product designs: a row names variables (exactly or ignoring case; another name fails),
- * previews are the first surface with its mockups, PDFs the atoms' print PDF, rasters the pages
- * the print-area filter keeps (`<name>_<row>_<page>` when the design has several).
+ * previews are the first surface, print files the pages the print-area filter keeps
+ * (`<name>_<row>_<page>` when the design has several).
  */
 import type { PersonalisationData } from '../../../engine/personalise';
-import type { TextOutputMode } from '../../../engine/pdf/prepare';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
-import { designOf, isPrintProduct, pdfWriter, renderImage } from './render';
+import { designOf, includesFirstPage, isPrintProduct, renderImage } from './render';
+import { printProductFiles, psdPdfWriter, psdPrintFile, streamsPdf } from './render-hires';
+import { previewSettings } from './render-preview';
 import type { VariableInfo } from '../../atoms/model';
-import { encodeJpeg, encodePng } from '../../../engine/raster';
 import type { PageRange } from '../language';
 import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
-import { loadModel, pagePictures, printPdf, surfacePicture } from './print-product';
-import { flattenOver } from './raster';
+import { loadModel, surfacePicture } from './print-product';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
 
 const MAX_ROWS = 500;
@@ -78,32 +79,23 @@ function mergeVariables(fromFields: VariableInfo[] | undefined, fromRow: Variabl
   return byName.size ? [...byName.values()] : undefined;
 }
 
-/** Print-product rows: the atoms' PDF per row, or the first surface (preview, with its mockups) or the filter's pages (hires rasters). */
+/** Print-product rows: the first surface (preview), or render-hires's print files per row. */
 async function printProductRows(ctx: UnitContext, design: DesignAsset & { blobSha: string }, rows: Array<Record<string, unknown>>, kind: 'preview' | 'hires', fields: Record<string, unknown>) {
   const p = ctx.params;
   const model = await loadModel(ctx, design);
   const base = outputBase(p, design.name);
   const out = ctx.task.outputs[0]!.name;
   const fromFields = printProductVariables(model, fields);
-  const pages = model.surfaces.reduce((n, s) => n + Math.max(1, s.printAreas.length), 0);
   for (const [i, row] of rows.entries()) {
     const name = `${base}_${i + 1}`;
     const vars = mergeVariables(fromFields, printProductVariables(model, Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v ?? ''])), `row ${i + 1}`, true));
     if (kind === 'preview') {
-      const fmt = p.previewOutputFileFormat === 'Png' ? 'png' : 'jpg';
-      const pic = await surfacePicture(ctx, model, 0, { width: Number(p.previewOutputWidth), height: Number(p.previewOutputHeight), format: fmt, stub: true, mockup: true }, vars);
-      await ctx.output(out, { ext: fmt, fileName: `${name}.${fmt}`, format: fmt === 'png' ? 'png' : 'jpeg', bytes: pic.bytes, contentType: pic.contentType, source: design.id });
-    } else if (p.hiResOutputFileFormat === 'Pdf') {
-      const pdf = await printPdf(ctx, model, p.hiResOutputPdfTextMode === 'Text' ? 'Text' : 'Outlines', name, vars);
-      await ctx.output(out, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes: pdf.bytes, contentType: 'application/pdf', source: design.id });
-    } else {
-      const fmt = p.hiResOutputFileFormat === 'Png' ? 'png' : 'jpg';
-      for (const pic of await pagePictures(ctx, model, p.hiResOutputPrintAreaFilter as PageRange[] | undefined, Number(p.hiResOutputDpi), vars)) {
-        if (fmt === 'jpg') flattenOver(pic.image, [255, 255, 255, 255]);
-        const bytes = fmt === 'png' ? await encodePng(pic.image) : await encodeJpeg(pic.image, 90);
-        const file = pages > 1 ? `${name}_${pic.page}` : name;
-        await ctx.output(out, { ext: fmt, fileName: `${file}.${fmt}`, format: fmt === 'png' ? 'png' : 'jpeg', bytes, contentType: fmt === 'png' ? 'image/png' : 'image/jpeg', source: design.id });
-      }
+      const pic = await surfacePicture(ctx, model, 0, previewSettings(p, 'preview'), vars);
+      await ctx.output(out, { ext: pic.ext, fileName: `${name}.${pic.ext}`, format: pic.ext === 'png' ? 'png' : 'jpeg', bytes: pic.bytes, contentType: pic.contentType, source: design.id });
+      continue;
+    }
+    for (const f of await printProductFiles(ctx, model, name, vars)) {
+      await ctx.output(out, { ext: f.file.ext, fileName: f.fileName, format: f.file.format, bytes: f.file.bytes, contentType: f.file.contentType, source: design.id });
     }
   }
 }
@@ -119,11 +111,10 @@ function vdpTask(kind: 'preview' | 'hires'): TaskModule {
       if (rows.length > MAX_ROWS) throw new TaskFailure(`at most ${MAX_ROWS} rows of variable data`);
       const design = await designOf(ctx, input);
       const p = ctx.params;
-      if (kind === 'hires' && !['Pdf', 'Jpeg', 'Png'].includes(String(p.hiResOutputFileFormat))) {
-        throw new TaskFailure(`hiResOutputFileFormat ${p.hiResOutputFileFormat}: render-vdp-hires writes Pdf, Jpeg or Png`);
-      }
       const fields = itemFields(ctx, input);
       if (isPrintProduct(design)) return printProductRows(ctx, design, rows, kind, fields);
+      // A PSD is one page: a filter without page 1 leaves nothing to print.
+      if (kind === 'hires' && !includesFirstPage(p.hiResOutputPrintAreaFilter as PageRange[] | undefined)) return;
       const fromFields = await psdFieldData(ctx, design.id, fields);
       const base = outputBase(p, design.name);
       const out = ctx.task.outputs[0]!.name;
@@ -131,15 +122,16 @@ function vdpTask(kind: 'preview' | 'hires'): TaskModule {
         const name = `${base}_${i + 1}`;
         // The row's values win over the item's fields for the same layer.
         const data = { ...fromFields, ...dataOf(row) } as PersonalisationData;
-        if (kind === 'hires' && p.hiResOutputFileFormat === 'Pdf') {
-          const mode = (p.hiResOutputPdfTextMode === 'Text' ? 'text' : 'outlines') as TextOutputMode;
-          await ctx.output(out, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: pdfWriter(ctx, design.id, name, mode, data), source: design.id });
-          continue;
+        if (kind === 'hires' && streamsPdf(p)) {
+          await ctx.output(out, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: psdPdfWriter(ctx, design.id, name, data), source: design.id });
+        } else if (kind === 'hires') {
+          const file = await psdPrintFile(ctx, design.id, name, data);
+          await ctx.output(out, { ext: file.ext, fileName: `${name}.${file.ext}`, format: file.format, bytes: file.bytes, contentType: file.contentType, source: design.id });
+        } else {
+          const { width, height, format } = previewSettings(p, 'preview');
+          const image = await renderImage(ctx, design.id, format, { box: { width, height } }, 90, data);
+          await ctx.output(out, { ext: format, fileName: `${name}.${format}`, format: format === 'png' ? 'png' : 'jpeg', bytes: image.bytes, contentType: image.contentType, source: design.id });
         }
-        const fmt = (kind === 'hires' ? p.hiResOutputFileFormat : p.previewOutputFileFormat) === 'Png' ? 'png' : 'jpg';
-        const size = kind === 'hires' ? { dpi: Number(p.hiResOutputDpi) } : { box: { width: Number(p.previewOutputWidth), height: Number(p.previewOutputHeight) } };
-        const image = await renderImage(ctx, design.id, fmt, size, 90, data);
-        await ctx.output(out, { ext: fmt, fileName: `${name}.${fmt}`, format: fmt === 'png' ? 'png' : 'jpeg', bytes: image.bytes, contentType: image.contentType, source: design.id });
       }
     },
   };
