@@ -9,13 +9,16 @@ import { layerRgba } from '../../engine/psd/channels';
 import { parsePsd } from '../../engine/psd/parse';
 import { sha256Hex } from '../../engine/hash';
 import { UrlImages } from '../../engine/inputs';
+import { writePdf } from '../../engine/pdf/document';
+import { prepareHires } from '../../engine/pdf/prepare';
+import { MemorySink } from '../../engine/pdf/sink';
 import { preparePreview } from '../../engine/render-request';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite } from '../../engine/raster';
 import { renderSvg } from '../../engine/personalise/resvg';
 import { ServerTiming } from '../../http/server-timing';
 import { imageFetcher } from '../../rendering/context';
 import * as assets from '../assets';
-import { ConflictError, NotFoundError, NotImplementedError, UnprocessableError, ValidationError, type TenantContext } from '../core';
+import { ConflictError, NotFoundError, UnprocessableError, ValidationError, type TenantContext } from '../core';
 import { artworkLayers } from '../processor/service';
 import {
   renderPdf,
@@ -75,10 +78,21 @@ function psdData(variableData: VariableInfo[] | undefined) {
 
 /** A PSD design through the rendering engine (its errors are the engine's 4xx, mapped by assets.engineError). */
 async function renderPsd(t: TenantContext, d: StoredDesign, cfg: RenderingConfig, variableData: VariableInfo[] | undefined, size: number, timing: ServerTiming): Promise<RenderedFile> {
-  if (cfg.fileFormat === 'Pdf') throw new NotImplementedError('Proof PDFs of PSD designs come from the render-hires pipeline task; render-proof here answers Jpeg or Png.');
   const png = cfg.fileFormat === 'Png';
   try {
     const store = new assets.TenantInputStore(t.env, t.tenantId);
+    if (cfg.fileFormat === 'Pdf') {
+      // The engine's print PDF of the template (as POST /api/rendering/hires and render-hires
+      // make it): its own size, resolution and colour space; text as outlines unless asked.
+      const page = await prepareHires(
+        store,
+        { template: d.row.id, textOutputMode: cfg.pdfTextOutputMode === 'Text' ? 'text' : 'outlines', data: psdData(variableData) },
+        { urlImages: new UrlImages(imageFetcher(t.env)) },
+      );
+      const sink = new MemorySink();
+      await timing.time('pdf', () => writePdf(sink, [page.load], { title: d.row.name, output: page.output }));
+      return { bytes: sink.bytes(), mime: 'application/pdf', ext: 'pdf' };
+    }
     const prepared = await preparePreview(
       store,
       {

@@ -330,10 +330,10 @@ for (const proof of [false, true]) {
       path: `/designs/${name}`,
       summary: proof ? 'A proof of a design (image or PDF)' : 'A preview of a design',
       description: proof
-        ? 'No stub, print areas or mockups; 1200 px by default; `fileFormat: Pdf` writes the print PDF (a page per print area, bleed and trim boxes, `pdfTextOutputMode` Outlines or Text). Required variables must have values.'
+        ? 'No stub, print areas or mockups; 1200 px by default; `fileFormat: Pdf` writes the print PDF (a page per print area, bleed and trim boxes, `pdfTextOutputMode` Outlines or Text; a PSD design: the rendering engine\'s print PDF of the template). Required variables must have values.'
         : 'The surface fitted into width × height (800 by default); `stub` draws empty variables, `visualizePrintAreas` the print areas and their bleed, `mockupStrategy` the design\'s mockups (Auto, DesignMockups) or none. PSD designs render with the rendering engine. Server-Timing gives the phases.',
       request: { body: jsonBody(proof ? S.ProofBody : S.PreviewBody) },
-      responses: { 200: file('The rendered file.'), ...problemResponses(404, 422, 501) },
+      responses: { 200: file('The rendered file.'), ...problemResponses(404, 422) },
     },
     READ,
     async (c) => {
@@ -348,7 +348,7 @@ for (const proof of [false, true]) {
       summary: `${proof ? 'A proof' : 'A preview'} of a design, stored as a resource`,
       description: '`resourceName` (default preview.jpg / proof.pdf…), `resourceNamespace`, `resourceOwnerId` (a private resource), `resourceSourceId`, `resourceType`, `anonymousAccess`; a taken name → 409 unless `overwriteExistingResource` (the resource keeps its id).',
       request: { body: jsonBody(proof ? S.ProofToResourceBody : S.PreviewToResourceBody) },
-      responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...problemResponses(404, 422, 501) },
+      responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...problemResponses(404, 422) },
     },
     FULL,
     async (c) => {
