@@ -3,8 +3,8 @@
  * render-image-preview-with-mockup / render-image-preview with `mockups` (the image) placed into
  * each mockup's artwork layer (its first smart object) by the engine's perspective placement —
  * the design atoms' `placeInMockup`, so both areas draw mockups the same way. One output member
- * per mockup (and per image). Mockups are found as designs are: the tenant's public ones, then the
- * job owner's private ones (any private one for a job without an owner); a 3D mockup fails the task. A
+ * per mockup (and per image). Mockups: the tenant's public ones, then the job owner's private ones
+ * (the project's storefront user; none for a job without an owner); a 3D mockup fails the task. A
  * print-product design places its first surface (into the artwork layer named like the surface,
  * else the first), with its stub and, with `visualizePrintAreas`, its print-area bounds; designs
  * are personalised by the item's `fields`.
@@ -23,7 +23,8 @@ import type { TaskModule, UnitContext } from './types';
 
 /** The owner of a private mockup `mockupId` the job may use; undefined for a public (or unknown) one. */
 async function mockupOwnerOf(t: TenantContext, jobOwner: string | null, mockupId: string): Promise<string | undefined> {
-  if (await findAsset(scopeFor(t, assetKind('mockup', false), null), mockupId)) return undefined;
+  // A job without an owner has no private mockups (as extract-assets has no private assets).
+  if (!jobOwner || (await findAsset(scopeFor(t, assetKind('mockup', false), null), mockupId))) return undefined;
   return (await findAsset(scopeFor(t, assetKind('mockup', true), jobOwner), mockupId))?.ownerId;
 }
 

@@ -1,6 +1,7 @@
 // render-design-preview-with-mockup and render-image-preview(-with-mockup) with private mockups
 // (issue 22 §4): a mockup owned by the job's owner (the project's storefront user) is found as
-// a private design is; another owner's private mockup stays "No mockup".
+// a private asset is (extract-assets); another owner's, or any for a job without an owner, stays
+// "No mockup".
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../../../../src/engine/raster';
@@ -44,8 +45,14 @@ describe('private mockups in mockup previews', () => {
     expect(Math.max(image.width, image.height)).toBe(200);
   });
 
-  it('a job without an owner uses the tenant’s private mockups, as it does private designs', async () => {
+  it('a job without an owner has no private mockups', async () => {
     const { status, job } = await runStandaloneJob('job-private-mockup-tenant', project(null), tasks('pm-mockup-bob'));
+    expect(status).toBe('Failed');
+    expect(JSON.stringify(job.statusDescription)).toContain('No mockup pm-mockup-bob');
+  });
+
+  it('public mockups still serve a job with an owner', async () => {
+    const { status, job } = await runStandaloneJob('job-private-mockup-public', project('ada'), tasks('demo-mockup'));
     expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
   });
 
