@@ -8,8 +8,10 @@
  * (`{type: 'image', resizeMode}`): `inputImageResizeMode` Fit shows the whole image, ImageFill
  * covers the smart object (cropping). The sheets are written as the engine's print PDF (the
  * same prepareHires + writePdf path as render-hires), one page per sheet, or one PDF per sheet
- * with `outputToSeparateFiles`. `inputImageDpi` is accepted but unused: the image is scaled to
- * the smart object's box, whatever its own resolution.
+ * with `outputToSeparateFiles`. PDF inputs (the results of render-hires and other design
+ * renders) are read at `inputImageDpi` (default 300): each page becomes one image of its physical
+ * size at that resolution (long side capped at MAX_PDF_IMAGE_SIDE px), which is then scaled to its
+ * smart object's box like any JPEG or PNG.
  */
 import type { Env } from '../../../env';
 import { walkLayers } from '../../../engine/compiled/info';
@@ -18,6 +20,7 @@ import { writePdf } from '../../../engine/pdf/document';
 import { prepareHires } from '../../../engine/pdf/prepare';
 import { R2Sink } from '../../../engine/pdf/sink';
 import type { PersonalisationData } from '../../../engine/personalise';
+import { pdfPageSizes, rasterisePdfPagesPng } from '../../../engine/pdf-raster';
 import { preparePreview } from '../../../engine/render-request';
 import { TenantInputStore, WithImages } from '../../assets';
 import { normalisePath } from '../../assets/folders';
@@ -70,7 +73,26 @@ export function smartObjectSlots(layers: Parameters<typeof walkLayers>[0]): stri
 function imageType(bytes: Uint8Array): string | null {
   if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'image/jpeg';
   if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return 'image/png';
+  if (bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46) return 'application/pdf';
   return null;
+}
+
+/** Bitmaps of PDF pages stay within 4,096 px a side (64 MB of RGBA at most, in a 128 MB isolate). */
+export const MAX_PDF_IMAGE_SIDE = 4096;
+
+/**
+ * A PDF input's pages as PNGs read at `dpi`: a page of w × h pt becomes w·dpi/72 × h·dpi/72 px
+ * (the reference product's "DPI of the input images, for reading the PDF results of design
+ * rendering"), its long side capped at MAX_PDF_IMAGE_SIDE; transparent where the page paints nothing.
+ */
+export async function pdfInputImages(bytes: Uint8Array, dpi: number): Promise<Uint8Array[]> {
+  const sizes = await pdfPageSizes(bytes);
+  const out: Uint8Array[] = [];
+  for (const [i, size] of sizes.entries()) {
+    const side = Math.min(MAX_PDF_IMAGE_SIDE, Math.max(1, Math.round((Math.max(size.width, size.height) * dpi) / 72)));
+    await rasterisePdfPagesPng(bytes, { pages: [i], maxLongSide: side, background: 'transparent', onPage: (_n, png) => void out.push(png) });
+  }
+  return out;
 }
 
 export const populatePsdTemplate: TaskModule = {
@@ -82,13 +104,27 @@ export const populatePsdTemplate: TaskModule = {
 
     const images = new Map<string, { bytes: Uint8Array; sha: string; contentType: string }>();
     const names: string[] = [];
-    for (const [i, a] of inputs.entries()) {
-      const bytes = await ctx.read(a);
-      const contentType = imageType(bytes);
-      if (!contentType) throw new TaskFailure(`${a.fileName} is not a JPEG or PNG image`);
-      const name = `populate-${i + 1}.${contentType === 'image/png' ? 'png' : 'jpg'}`;
+    const dpi = Number(p.inputImageDpi ?? 300);
+    const add = async (bytes: Uint8Array, contentType: string) => {
+      const name = `populate-${names.length + 1}.${contentType === 'image/png' ? 'png' : 'jpg'}`;
       images.set(name, { bytes, sha: await sha256Hex(bytes), contentType });
       names.push(name);
+    };
+    for (const a of inputs) {
+      const bytes = await ctx.read(a);
+      const contentType = imageType(bytes);
+      if (!contentType) throw new TaskFailure(`${a.fileName} is not a JPEG, PNG or PDF file`);
+      if (contentType !== 'application/pdf') {
+        await add(bytes, contentType);
+        continue;
+      }
+      let pages: Uint8Array[];
+      try {
+        pages = await pdfInputImages(bytes, dpi);
+      } catch (e) {
+        throw new TaskFailure(`${a.fileName}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      for (const png of pages) await add(png, 'image/png');
     }
     const repeat = Number(p.inputRepeatCount ?? 1);
     const sequence = names.flatMap((n) => Array<string>(repeat).fill(n));
