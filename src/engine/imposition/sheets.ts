@@ -3,7 +3,8 @@
  * clipped to its BleedBox (else TrimBox, else MediaBox), as soon as its PDF is read (so only
  * one input PDF is held at a time); sheets then draw those forms by reference (`q <cm> /Fm Do
  * Q`), so the output grows with the distinct pages, not with the copies. Vectors and text stay
- * as they were. The first output intent found among the inputs is carried over.
+ * as they were. The first output intent found among the inputs is carried over. A background
+ * (a template's own pixels) is one more form, drawn first on every sheet, scaled to the sheet.
  */
 import { PDFArray, PDFDocument, PDFName, PDFObjectCopier, PDFPageEmbedder, StandardFonts, type PDFFont, type PDFRef } from 'pdf-lib';
 import { cellBoxes, turned, type Box, type Grid, type SheetGeometry } from './layout';
@@ -62,6 +63,7 @@ export class Imposer {
   readonly pages: ItemPage[] = [];
   private outputIntent = false;
   private font: PDFFont | null = null;
+  private backdrop: { form: PDFRef; width: number; height: number } | null = null;
 
   private constructor(readonly doc: PDFDocument) {}
 
@@ -97,6 +99,19 @@ export class Imposer {
     return src.getPageCount();
   }
 
+  /**
+   * Embeds the first page of `bytes` (clipped to its TrimBox, else MediaBox) once, to be drawn
+   * under everything else on every sheet, stretched to the sheet's size.
+   */
+  async background(bytes: Uint8Array): Promise<void> {
+    checkPdfDecodedSizes(bytes, PDF_LIB_DECODE_LIMITS);
+    const src = await PDFDocument.load(bytes, { updateMetadata: false });
+    const page = src.getPage(0);
+    const box = page.node.TrimBox() ? page.getTrimBox() : page.getMediaBox();
+    const embedder = await PDFPageEmbedder.for(PDFObjectCopier.for(src.context, this.doc.context).copy(page.node), { left: box.x, bottom: box.y, right: box.x + box.width, top: box.y + box.height });
+    this.backdrop = { form: await embedder.embedIntoContext(this.doc.context), width: box.width, height: box.height };
+  }
+
   /** Draws the sheets (fronts, then each front's back when duplex) and returns the PDF. */
   async write(plans: SheetPlan[], o: WriteOptions): Promise<Uint8Array> {
     const cells = o.slots ? o.slots.map((m) => mapBox(m, { x: 0, y: 0, width: this.pages[0]?.width ?? 0, height: this.pages[0]?.height ?? 0 })) : cellBoxes(o, o.grid);
@@ -109,6 +124,10 @@ export class Imposer {
         const placed: Array<{ cell: Box; trim: Box }> = [];
         const names = new Map<number, string>();
         let content = '';
+        if (this.backdrop) {
+          const bg = page.node.newXObject('Bg', this.backdrop.form).asString();
+          content += `q ${n(o.sheet.width / this.backdrop.width)} 0 0 ${n(o.sheet.height / this.backdrop.height)} 0 0 cm ${bg} Do Q\n`;
+        }
         plan.cells.forEach((item, k) => {
           if (item < 0) return;
           const index = side === 'back' ? item + 1 : item;

@@ -14,6 +14,8 @@ export interface TemplateSlots {
   sheet: { width: number; height: number };
   /** Corners per slot in points, y up: top-left, top-right, bottom-right, bottom-left. */
   slots: Array<[number, number][]>;
+  /** The slots' layer names, in the same order (to hide them when the PSD is the background). */
+  names: string[];
 }
 
 export function templateSlots(t: Pick<CompiledTemplate, 'width' | 'height' | 'resolution' | 'layers'>): TemplateSlots {
@@ -32,6 +34,7 @@ export function templateSlots(t: Pick<CompiledTemplate, 'width' | 'height' | 're
       const c = n.smartObject!.corners;
       return [0, 1, 2, 3].map((i) => [c[2 * i]! * k, H - c[2 * i + 1]! * k] as [number, number]);
     }),
+    names: nodes.map((n) => n.name),
   };
 }
 

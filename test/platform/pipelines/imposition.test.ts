@@ -3,11 +3,12 @@
 // parameter problems failing the task by name, a PSD template's slots, and a VDP run cut and
 // stacked. The layout maths and the crop-mark raster are in test/engine/imposition.
 import { env } from 'cloudflare:workers';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cellBoxes } from '../../../src/engine/imposition/layout';
 import { templateSlots } from '../../../src/engine/imposition/template';
 import { resolveTemplate } from '../../../src/engine/render-request';
+import { decodeImage } from '../../../src/engine/raster';
 import { TenantInputStore } from '../../../src/platform/assets';
 import { chooseGrid, sheetGeometry } from '../../../src/platform/pipelines/tasks/imposition';
 import { bundledFont, runTool } from '../../helpers/fixtures';
@@ -84,7 +85,7 @@ describe('produce-imposition', () => {
     expect(placed).toBe(expected.count);
   });
 
-  it('fails naming the parameter: a bad sheet size, a layout that does not fit, a missing template, the template background (not yet)', async () => {
+  it('fails naming the parameter: a bad sheet size, a layout that does not fit, a missing template, a template background without a template', async () => {
     const bad = await runJob('job-impose-bad', [
       ...render,
       { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { sheetSize: 'napkin' } },
@@ -108,11 +109,11 @@ describe('produce-imposition', () => {
     expect(tpl.job.statusDescription).toMatch(/no template named "bc-8up-letter.psd" in \//);
     const bg = await runJob('job-impose-tpl-bg', [
       ...render,
-      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { impositionTemplateId: 'imp-template', impositionTemplateBackground: true } },
+      { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { sheetSize: 'A4', impositionTemplateBackground: true } },
       { name: 'finalize', type: 'finalize' },
     ]);
     expect(bg.status).toBe('Failed');
-    expect(bg.job.statusDescription).toMatch(/impositionTemplateBackground: .*not available yet/);
+    expect(bg.job.statusDescription).toMatch(/impositionTemplateBackground: needs a template/);
   });
 
   it('template-driven: the PSD\u2019s smart objects are the slots, pages fitted into their corners as vectors', async () => {
@@ -141,6 +142,34 @@ describe('produce-imposition', () => {
       expect(cx).toBeCloseTo(sx, 1);
       expect(cy).toBeCloseTo(sy, 1);
     });
+  });
+
+  it('impositionTemplateBackground: the PSD\u2019s other pixels under the pages, one form on the sheet; without it, white', async () => {
+    const sheetOf = async (id: string, extra: Record<string, unknown>) => {
+      const { status, job } = await runJob(id, [
+        ...render,
+        { name: 'impose', type: 'produce-imposition', inputArtifacts: ['pdf*'], outputArtifacts: ['sheets'], parameters: { impositionTemplateId: 'imp-template', outputName: 'sheets', ...extra } },
+        { name: 'finalize', type: 'finalize', finalArtifacts: ['sheets'] },
+      ]);
+      expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
+      const bytes = (await finals(id)).find((f) => f.name === 'sheets.pdf')!.bytes;
+      const page = (await PDFDocument.load(bytes)).getPage(0);
+      const xobjects = page.node.Resources()!.lookup(PDFName.of('XObject'), PDFDict).keys().length;
+      // The fixture is 500 × 500 px at 72 ppi: at 72 dpi one pixel per point, y from the top.
+      const png = (await runTool('pdftoppm', bytes, { r: 72 })).pages[0]!;
+      const img = await decodeImage(Uint8Array.from(atob(png), (c) => c.charCodeAt(0)));
+      const at = (x: number, y: number) => Array.from(img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 3));
+      return { xobjects, placed: placements(page).length, at };
+    };
+    const plain = await sheetOf('job-impose-tpl-plain', {});
+    const backed = await sheetOf('job-impose-tpl-backed', { impositionTemplateBackground: true });
+    // (80, 60) is inside the template's red rectangle, far from both slots. Its fill is
+    // (224, 63, 75) as the PSD records it; the engine's colour-managed print comes out within 24.
+    expect(plain.at(80, 60)).toEqual([255, 255, 255]);
+    backed.at(80, 60).forEach((v, i) => expect(Math.abs(v - [224, 63, 75][i]!)).toBeLessThanOrEqual(24));
+    // One more form drawn (the background, first and scaled to the sheet); the copies unchanged.
+    expect(backed.placed).toBe(plain.placed + 1);
+    expect(backed.xobjects).toBe(plain.xobjects + 1);
   });
 
   it('cut and stack of a VDP run: render-vdp-hires rows → sheets whose cut stacks are the rows in order', async () => {

@@ -10,10 +10,15 @@
  * (src/engine/imposition). Template-driven (`impositionTemplateId`, or `impositionTemplateName`
  * in `impositionTemplateFolder`): the sheet is the PSD's size and its smart objects are the
  * slots (corners, so rotation comes along), the pages fitted into them as vectors; the same
- * schemes and quantity fill them. The PSD's own pixels as a background: not available yet.
+ * schemes and quantity fill them. `impositionTemplateBackground`: the PSD itself, printed by the
+ * engine with its slot layers hidden, is one form drawn under the pages on every sheet.
  */
 import { Imposer, type Matrix, type SheetPlan } from '../../../engine/imposition/sheets';
 import { slotMatrix, templateSlots } from '../../../engine/imposition/template';
+import { writePdf } from '../../../engine/pdf/document';
+import { prepareHires } from '../../../engine/pdf/prepare';
+import { MemorySink } from '../../../engine/pdf/sink';
+import type { PersonalisationData } from '../../../engine/personalise';
 import { resolveTemplate } from '../../../engine/render-request';
 import { TenantInputStore } from '../../assets';
 import { templateOf } from './populate-psd-template';
@@ -23,6 +28,7 @@ import { countPerSheet } from '../../processor/count-per-sheet';
 import { NOT_AVAILABLE_YET, ParameterError } from '../language';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
+import { deps } from './render';
 import type { TaskModule } from './types';
 
 const isPdf = (b: Uint8Array) => b[0] === 0x25 && b[1] === 0x50 && b[2] === 0x44 && b[3] === 0x46;
@@ -93,7 +99,7 @@ export const produceImposition: TaskModule = {
       impositionTemplateBackground?: boolean;
     };
     const templated = !!(p.impositionTemplateId || p.impositionTemplateName);
-    if (templated && p.impositionTemplateBackground) throw new ParameterError({ impositionTemplateBackground: [`the template's own pixels as a background are ${NOT_AVAILABLE_YET}`] });
+    if (p.impositionTemplateBackground && !templated) throw new ParameterError({ impositionTemplateBackground: ['needs a template (impositionTemplateId or impositionTemplateName)'] });
     if (templated && p.duplex) throw new ParameterError({ duplex: [`duplex with a template is ${NOT_AVAILABLE_YET}`] });
     // With a template, the sheet and its slots come from the PSD (below); margins play no part.
     const geometry = templated ? { sheet: { width: 1, height: 1 }, margin: { left: 0, top: 0, right: 0, bottom: 0 }, gutterX: 0, gutterY: 0 } : sheetGeometry(p);
@@ -124,6 +130,14 @@ export const produceImposition: TaskModule = {
       if (!found.slots.length) throw new TaskFailure(`the template ${t.name} has no smart objects to place the pages in`);
       geometry.sheet = found.sheet;
       slots = found.slots.map((c) => slotMatrix(c, first.width, first.height));
+      if (p.impositionTemplateBackground) {
+        // The engine's print PDF of the PSD (as render-hires makes it) with the slots hidden.
+        const data = Object.fromEntries(found.names.map((name) => [name, { visible: false }])) as unknown as PersonalisationData;
+        const page = await prepareHires(new TenantInputStore(ctx.env, ctx.tenantId), { template: t.id, textOutputMode: 'outlines', data }, deps(ctx.env));
+        const sink = new MemorySink();
+        await writePdf(sink, [page.load], { title: t.name, output: page.output });
+        await imposer.background(sink.bytes());
+      }
       grid = { columns: slots.length, rows: 1, rotated: false, cellWidth: first.width, cellHeight: first.height };
       // Marks reach out their full length: the template says nothing about gutters.
       geometry.gutterX = geometry.gutterY = 28;
