@@ -137,6 +137,16 @@ export function BannerBox({ banner }: { banner?: Banner }) {
 /** The CSRF token every form carries, bound to the session. */
 export const CsrfField = ({ token }: { token?: string }) => <input type="hidden" name="_csrf" value={token ?? ''} />;
 
+/** One action as a small POST form with the CSRF token (delete, rotate, send again…). */
+export const PostButton = ({ action, csrf, label, kind }: { action: string; csrf: string; label: string; kind?: string }) => (
+  <form method="post" action={action} class="inline-form">
+    <CsrfField token={csrf} />
+    <button type="submit" class={kind ?? 'secondary'}>
+      {label}
+    </button>
+  </form>
+);
+
 export function Page(frame: PageFrame) {
   const link = (item: (typeof NAV)[number]) => (
     <a href={item.href} aria-current={frame.section === item.section ? 'page' : undefined}>

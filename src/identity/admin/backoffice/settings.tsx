@@ -13,7 +13,7 @@ import { deleteTenantSecret, putTenantSecret, SECRET_NAME, tenantSecretNames } f
 import { createStatus, createTransition, deleteStatus, deleteTransition, getStatus, listStatuses, listTransitions, updateStatus } from '../../../platform/projects/statuses';
 import { field, type FormBody } from '../form-body';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
-import { CsrfField, Field, Table, describedBy } from '../layout';
+import { CsrfField, Field, PostButton, Table, describedBy } from '../layout';
 import { tenantOf } from './context';
 
 export const statusesRoutes = new Hono<AdminEnv>();
@@ -29,15 +29,6 @@ const Swatch = ({ color }: { color: string | null }) =>
   ) : (
     <span class="muted">—</span>
   );
-
-const PostButton = ({ action, csrf, label, kind }: { action: string; csrf: string; label: string; kind?: string }) => (
-  <form method="post" action={action} class="inline-form">
-    <CsrfField token={csrf} />
-    <button type="submit" class={kind ?? 'secondary'}>
-      {label}
-    </button>
-  </form>
-);
 
 /** Runs a platform change; a 409 or 400 becomes the page again with the reason. */
 async function attempt(c: AdminContextOf, act: () => Promise<unknown>, again: (problem: string, errors?: Errors) => Response | Promise<Response>) {

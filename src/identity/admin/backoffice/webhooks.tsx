@@ -14,21 +14,12 @@ import * as webhooks from '../../../platform/webhooks/service';
 import { notFound } from '../../../errors';
 import { field, type FormBody } from '../form-body';
 import { done, render, type AdminContextOf, type AdminEnv } from '../guard';
-import { ACTIONS, CsrfField, Field, Table, describedBy } from '../layout';
+import { ACTIONS, CsrfField, Field, PostButton, Table, describedBy } from '../layout';
 import { tenantOf } from './context';
 
 export const webhooksRoutes = new Hono<AdminEnv>();
 
 type Errors = { url?: string; events?: string };
-
-const PostButton = ({ action, csrf, label, kind }: { action: string; csrf: string; label: string; kind?: string }) => (
-  <form method="post" action={action} class="inline-form">
-    <CsrfField token={csrf} />
-    <button type="submit" class={kind ?? 'secondary'}>
-      {label}
-    </button>
-  </form>
-);
 
 /** The secret, shown once, with what to do with it. */
 const SecretShown = ({ secret, what }: { secret: string; what: string }) => (
