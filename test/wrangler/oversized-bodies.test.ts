@@ -4,46 +4,13 @@
  * of the local proxy's `500 Network connection lost` or a dropped connection. The body is sent
  * with node:http so that the transfer encoding is exactly what the test says.
  */
-import http from 'node:http';
-import { describe, expect, inject, it } from 'vitest';
-
-const FIVE_MB = 5 * 1024 * 1024;
-
-interface Answer {
-  status: number;
-  type: string;
-  body: string;
-}
+import { describe, expect, it } from 'vitest';
+import { sendBigBody, type Answer } from './big-body.js';
 
 function send(path: string, contentType: string, mode: 'content-length' | 'chunked'): Promise<Answer> {
-  const url = new URL(path, inject('wranglerUrl'));
-  const chunk = Buffer.alloc(64 * 1024, contentType.includes('json') ? 0x20 : 0x61); // spaces / "aaaa"
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST',
-      headers: { 'content-type': contentType, ...(mode === 'content-length' ? { 'content-length': FIVE_MB } : { 'transfer-encoding': 'chunked' }) },
-    });
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    // A JSON body that is valid up to the point where it becomes too large.
-    if (contentType.includes('json')) req.write('{"template":"x","pad":"');
-    let sent = contentType.includes('json') ? 23 : 0;
-    const pump = () => {
-      while (sent < FIVE_MB) {
-        const part = chunk.subarray(0, Math.min(chunk.length, FIVE_MB - sent));
-        sent += part.length;
-        if (!req.write(part)) return void req.once('drain', pump);
-      }
-      req.end();
-    };
-    pump();
-  });
+  const json = contentType.includes('json');
+  // A JSON body is valid up to the point where it becomes too large; others are "aaaa…".
+  return sendBigBody({ method: 'POST', path, headers: { 'content-type': contentType }, mode, prefix: json ? '{"template":"x","pad":"' : '', fill: json ? 0x20 : 0x61 });
 }
 
 const routes: Array<[string, string, number | 'oauth']> = [

@@ -4,40 +4,18 @@
  * problem (or 401 without a token), which wrangler's proxy only lets through when the Worker read
  * the body to its end. Sent with node:http so the transfer encoding is exactly chunked.
  */
-import http from 'node:http';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { sendBigBody } from './big-body.js';
 
-const FIVE_MB = 5 * 1024 * 1024;
-
-function send(method: string, path: string, token: string | null): Promise<{ status: number; type: string; body: string }> {
-  const url = new URL(path, inject('wranglerUrl'));
-  const chunk = Buffer.alloc(64 * 1024, 0x20);
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method,
-      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    });
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.write('{"pad":"');
-    let sent = 8;
-    const pump = () => {
-      while (sent < FIVE_MB) {
-        const part = chunk.subarray(0, Math.min(chunk.length, FIVE_MB - sent));
-        sent += part.length;
-        if (!req.write(part)) return void req.once('drain', pump);
-      }
-      req.end();
-    };
-    pump();
+const send = (method: string, path: string, token: string | null) =>
+  sendBigBody({
+    method,
+    path,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    mode: 'chunked',
+    prefix: '{"pad":"',
+    fill: 0x20,
   });
-}
 
 let token: string;
 beforeAll(async () => {
