@@ -3,7 +3,7 @@ import type { AppBindings } from './env';
 import { handleError, notFoundHandler } from './errors';
 import { identityApp } from './identity';
 import { getPath } from 'hono/utils/url';
-import { canonicalRenderingPath, renderingApp } from './rendering';
+import { canonicalRenderingPath, renderingApp } from './dynamic-image';
 import { canonicalPlatformPath, platformApp } from './platform';
 import { docsApp } from './openapi/docs';
 import { VERSION } from './version';
@@ -32,7 +32,7 @@ export function enabledAreas(services: string | undefined): Set<string> {
 
 /** The whole Worker as one Hono app; SERVICES narrows which areas answer. */
 export function createApp() {
-  // The rendering area matches paths case-insensitively, trailing slash optional (src/rendering/canonical.ts);
+  // The rendering area matches paths case-insensitively, trailing slash optional (src/dynamic-image/canonical.ts);
   // platform paths match their literal segments ignoring case (src/platform/core/paths.ts).
   const app = new Hono<AppBindings>({
     getPath: (req) => canonicalRenderingPath(canonicalPlatformPath(getPath(req), req.method), req.method),

@@ -1,7 +1,7 @@
 import { createApp } from './app';
 import { markEntry } from './http/server-timing';
 import type { Env } from './env';
-import { sweepExpiredResults } from './rendering/expiry';
+import { sweepExpiredResults } from './dynamic-image/expiry';
 import { sweepAssets } from './platform/assets/cron';
 
 // Importing the jobs module also registers the runner with project processing.

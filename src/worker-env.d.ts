@@ -28,7 +28,7 @@ declare namespace Cloudflare {
     PIPELINE_FAULTS?: string;
     /** Secret: the Dynamic Image API key (header X-DynamicImageApiKey). */
     RENDERING_API_KEY: string;
-    /** Secret (optional): signs preview GET URLs (src/rendering/signed.ts); RENDERING_API_KEY when unset. */
+    /** Secret (optional): signs preview GET URLs (src/dynamic-image/signed.ts); RENDERING_API_KEY when unset. */
     PREVIEW_URL_SECRET?: string;
     /** "true" serves preview GET URLs without a signature (default "false"). */
     PREVIEW_ALLOW_UNSIGNED?: string;

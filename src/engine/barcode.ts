@@ -1,7 +1,7 @@
 /**
  * Barcode encoding with bwip-js (BWIPP, platform-independent build): a value → the symbol's bars
  * or runs of dark modules in module units (y down). Used by the design atoms' Barcode item
- * (src/platform/atoms/model/barcode.ts) and the Dynamic Image `barcode` command
+ * (src/engine/print-product/barcode.ts) and the Dynamic Image `barcode` command
  * (engine/personalise), which both draw it as vectors.
  */
 import * as bwip from 'bwip-js/generic';

@@ -1,6 +1,6 @@
 /**
  * The engine's errors: typed, with a stable `code` (the way jose names its errors), free of HTTP.
- * The rendering area maps each class to a response in one place (src/rendering/errors.ts).
+ * The rendering area maps each class to a response in one place (src/dynamic-image/errors.ts).
  *
  * ```ts
  * try { await preparePreview(store, options, deps); }

@@ -2,7 +2,7 @@
  * What the engine needs from outside to render a request, as interfaces the caller fills in:
  *
  * - `InputStore`: the stored templates, images and fonts by name, and the bucket the engine keeps
- *   its content-addressed derived data in (compiled templates, PDF strips). src/storage's
+ *   its content-addressed derived data in (compiled templates, PDF strips). src/dynamic-image/store's
  *   FileStore is one; the engine never imports storage.
  * - `FetchImageBytes`: how an image named by URL is downloaded (the caller's outbound policy,
  *   src/http/outbound.ts in the Worker). `UrlImages` puts the per-request limits around it.

@@ -1,6 +1,6 @@
 /**
  * The engine's public shapes, shared by the compositor (src/engine/composite, src/engine/psd),
- * personalisation (src/engine/personalise) and the HTTP layers (src/rendering, PDFs).
+ * personalisation (src/engine/personalise) and the HTTP layers (src/dynamic-image, PDFs).
  * The engine knows nothing of HTTP.
  */
 import type { AdjustmentLayer, LayerEffectsInfo } from 'ag-psd';

@@ -3,12 +3,12 @@
  * own app (src/platform/<area>/routes.ts); they are mounted here, once, with the shared core.
  */
 import { buildPlatformApp } from './core';
-import { atomsArea } from './atoms/routes';
-import { backofficeArea } from './backoffice/routes';
-import { processorArea } from './processor/routes';
-import { renderingJobsArea } from './rendering/routes';
-import { storageArea } from './storage/routes';
-import { storefrontArea } from './storefront/routes';
+import { atomsArea } from './api/atoms/routes';
+import { backofficeArea } from './api/backoffice/routes';
+import { processorArea } from './api/processor/routes';
+import { renderingJobsArea } from './api/rendering-jobs/routes';
+import { storageArea } from './api/storage/routes';
+import { storefrontArea } from './api/storefront/routes';
 
 const platform = buildPlatformApp([storageArea, processorArea, atomsArea, storefrontArea, backofficeArea, renderingJobsArea]);
 

@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
 // engine/ is free of HTTP and of storage: it takes an InputStore and a FetchImageBytes
-// (src/engine/inputs.ts) and throws EngineErrors (src/engine/errors.ts) that src/rendering maps
+// (src/engine/inputs.ts) and throws EngineErrors (src/engine/errors.ts) that src/dynamic-image maps
 // to HTTP in one place. Nothing under src/engine imports storage/, the Worker's error type, hono
 // or src/http/ (outbound fetches, body limits, Server-Timing), and no status code appears in it.
 import { describe, expect, it } from 'vitest';

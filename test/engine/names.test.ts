@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileName, folderName, splitExtension, titleOf, uploadedBaseName } from '../../src/engine/names';
 import { ApiError } from '../../src/errors';
-import { toApiError } from '../../src/rendering/errors';
+import { toApiError } from '../../src/dynamic-image/errors';
 
 const status = (f: () => unknown) => {
   try {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DISCARD_BYTES, readAll, readLimited } from '../../src/http/read-limited';
 import { readBodyLimited } from '../../src/platform/core/body';
-import { decodePreviewRequest, encodePreviewRequest, MAX_REQUEST_JSON_BYTES } from '../../src/rendering/signed';
+import { decodePreviewRequest, encodePreviewRequest, MAX_REQUEST_JSON_BYTES } from '../../src/dynamic-image/signed';
 import { ApiError } from '../../src/errors';
 
 /** A stream of `count` chunks of `size` bytes (chunk i filled with i), recording what was pulled and whether it was cancelled. */

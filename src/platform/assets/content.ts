@@ -6,7 +6,7 @@
  * Free of HTTP: throws the core's typed errors.
  */
 import { PDFDocument } from 'pdf-lib';
-import { validateModel } from '../atoms/model';
+import { validateModel } from '../../engine/print-product';
 import { compileTemplate, readHeader, walkLayers } from '../../engine';
 import { EngineError } from '../../engine/errors';
 import { readFontInfo } from '../../engine/fonts/font-info';

@@ -6,7 +6,7 @@
  * stays in the shared content-addressed `compiled/<sha>/`.
  */
 import type { InputRoot, InputStore, StoredFont, StoredInput } from '../../engine/inputs';
-import { FileStore } from '../../storage';
+import { FileStore } from '../../dynamic-image/store';
 import { blobKey } from './blobs';
 import { FontLookup } from './fonts';
 import type { AssetRow } from './model';

@@ -7,7 +7,7 @@
 import { FontCatalog } from '../../engine/fonts/catalog';
 import type { FontInfo } from '../../engine/fonts/font-info';
 import type { StoredFont } from '../../engine/inputs';
-import { FileStore, readFontIndex } from '../../storage';
+import { FileStore, readFontIndex } from '../../dynamic-image/store';
 
 export interface FontRef {
   postscriptName: string;

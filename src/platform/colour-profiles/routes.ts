@@ -1,6 +1,6 @@
 /**
  * Colour profiles: /api/storage/v1/color-profiles (issue 20; docs/colour.md). Registered on the
- * storage area by src/platform/storage/routes.ts.
+ * storage area by src/platform/api/storage/routes.ts.
  *
  *   POST   /color-profiles          multipart `file` (ICC), optional `name`   201 ColourProfileDto
  *   GET    /color-profiles          the tenant's profiles                     200 ColourProfileDto[]

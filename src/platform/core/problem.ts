@@ -12,7 +12,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError } from '../../errors';
-import { toApiError } from '../../rendering/errors';
+import { toApiError } from '../../dynamic-image/errors';
 import { ConflictError, CONFLICT_TYPES, PlatformError, ValidationError, type ErrorsByPath } from './errors';
 
 const REASONS: Record<number, string> = {

@@ -3,8 +3,8 @@
 import { walkLayers } from '../../engine/compiled/info';
 import { resolveTemplate } from '../../engine/render-request';
 import * as assets from '../assets';
-import { listVariables, type VariableInfo } from '../atoms/model';
-import type { StoredDesign } from '../atoms/store';
+import { listVariables, type VariableInfo } from '../../engine/print-product';
+import type { StoredDesign } from '../designs/store';
 import type { TenantContext } from '../core';
 import { assign } from '../pipelines/tasks/personalise';
 

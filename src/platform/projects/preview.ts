@@ -6,9 +6,9 @@
  * The rendered preview is a public resource in namespace `project-previews` with source
  * `project-<id>` and an anonymous URL; it is rendered once (the first preview call) and reused.
  */
-import { renderDesign, toResource } from '../atoms/render';
+import { renderDesign, toResource } from '../designs/outputs';
 import * as assets from '../assets';
-import { loadDesign } from '../atoms/store';
+import { loadDesign } from '../designs/store';
 import { NotFoundError, PlatformError, tenantKey, type TenantContext } from '../core';
 import { itemDesignIds } from './item-designs';
 import { itemVariableData } from './item-data';

@@ -12,7 +12,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, type CompiledTemplate } from '../../../src/engine';
 import { Unprocessable } from '../../../src/engine/errors';
-import { FileStore } from '../../../src/storage';
+import { FileStore } from '../../../src/dynamic-image/store';
 import { makePdf } from '../pdf/helpers';
 import { random, type Random } from './kit';
 

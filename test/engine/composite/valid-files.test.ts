@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type CompiledTemplate } from '../../../src/engine';
 import { LayerRenderError } from '../../../src/engine/composite/render';
-import { postJson, upload } from '../../rendering/helpers';
+import { postJson, upload } from '../../dynamic-image/helpers';
 
 /**
  * Valid files that answered 500 on a plain preview (issue 14): groups with masks (pass-through

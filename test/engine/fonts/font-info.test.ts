@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFontInfo } from '../../../src/engine/fonts/font-info';
 import { ApiError } from '../../../src/errors';
-import { toApiError } from '../../../src/rendering/errors';
+import { toApiError } from '../../../src/dynamic-image/errors';
 import { bundledFont } from './helpers';
 
 describe('readFontInfo', () => {

@@ -13,9 +13,9 @@ import { pdfPageCount, rasterisePdfPages } from '../../../src/engine/pdf-raster'
 import { checkPdfDecodedSizes, PDF_DECODE_LIMITS } from '../../../src/engine/pdf-raster/bounds';
 import { checkUserPdf, loadUserPdf } from '../../../src/platform/assets/pdf-pages';
 import { UnprocessableError } from '../../../src/platform/core/errors';
-import { renderPdf } from '../../../src/platform/atoms/model/pdf';
+import { renderPdf } from '../../../src/engine/print-product/pdf';
 import { seedPlatform } from '../../helpers/platform';
-import { fonts, imageStore, oneSurface } from '../../platform/atoms/model/helpers';
+import { fonts, imageStore, oneSurface } from '../print-product/helpers';
 import { S, upload } from '../../platform/storage/helpers';
 
 const MiB = 1 << 20;

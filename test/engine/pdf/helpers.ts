@@ -7,8 +7,8 @@ import { MemorySink } from '../../../src/engine/pdf/sink';
 import type { RGBAImage } from '../../../src/engine/types';
 import { UrlImages } from '../../../src/engine/inputs';
 import type { RenderDeps } from '../../../src/engine/render-request';
-import { imageFetcher } from '../../../src/rendering/context';
-import { FileStore } from '../../../src/storage';
+import { imageFetcher } from '../../../src/dynamic-image/context';
+import { FileStore } from '../../../src/dynamic-image/store';
 
 /** The engine's dependencies as the Worker gives them to one request. */
 export const renderDeps = (): RenderDeps => ({ urlImages: new UrlImages(imageFetcher(env)) });

@@ -5,9 +5,9 @@ import { stripLru } from '../../../src/engine/pdf/strip-cache';
 import { vectorCandidates } from '../../../src/engine/pdf/vector';
 import { resolveTemplate } from '../../../src/engine/render-request';
 import { decodeImage } from '../../../src/engine/raster/codecs';
-import { FileStore } from '../../../src/storage';
+import { FileStore } from '../../../src/dynamic-image/store';
 import { runTool } from '../../helpers/fixtures';
-import { call, postJson, upload, uploadFixture } from '../../rendering/helpers';
+import { call, postJson, upload, uploadFixture } from '../../dynamic-image/helpers';
 import { contentStreams, overWhite, psnr, rasterisePage, makePdf, renderDeps, type MadePdf } from './helpers';
 
 const store = () => new FileStore(env.FILES);

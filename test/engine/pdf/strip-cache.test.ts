@@ -4,9 +4,9 @@ import type { HiresOptions } from '../../../src/engine/pdf/prepare';
 import { decodeStoredStrip, encodeStoredStrip, hiddenLayersKey, stripKey, stripLru } from '../../../src/engine/pdf/strip-cache';
 import { resolveTemplate } from '../../../src/engine/render-request';
 import { encodePng } from '../../../src/engine/raster';
-import { FileStore } from '../../../src/storage';
+import { FileStore } from '../../../src/dynamic-image/store';
 import { bundledFont } from '../../helpers/fixtures';
-import { call, form, keys, upload, uploadFixture, withKey } from '../../rendering/helpers';
+import { call, form, keys, upload, uploadFixture, withKey } from '../../dynamic-image/helpers';
 import { contentStreams, rasterisePage, makePdf } from './helpers';
 
 const store = () => new FileStore(env.FILES);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildOverrides, validateData } from '../../../src/engine/personalise';
 import { ApiError } from '../../../src/errors';
-import { toApiError } from '../../../src/rendering/errors';
+import { toApiError } from '../../../src/dynamic-image/errors';
 import { notFound } from '../../../src/engine/errors';
 import type { LayerNode } from '../../../src/engine/types';
 

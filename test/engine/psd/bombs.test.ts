@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { Inflater } from '../../../src/engine/psd/inflate';
-import { keys, upload } from '../../rendering/helpers';
+import { keys, upload } from '../../dynamic-image/helpers';
 import { craftPsd, rleChannel, zlibSize, zlibZeros, type CraftChannel } from './craft';
 
 /**

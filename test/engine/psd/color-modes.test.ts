@@ -13,7 +13,7 @@ import { readImageResources } from '../../../src/engine/psd/resources';
 import type { LayerNode } from '../../../src/engine/types';
 import { sniffImage } from '../../../src/engine/raster/sniff';
 import { fixtureServer, psdFixture } from '../../helpers/fixtures';
-import { call, postJson, upload } from '../../rendering/helpers';
+import { call, postJson, upload } from '../../dynamic-image/helpers';
 
 /**
  * 16-bit and non-RGB documents are converted to 8-bit RGB as their rows are decoded; the made

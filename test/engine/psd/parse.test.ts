@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, MAX_LAYERS, readHeader } from '../../../src/engine';
 import { ApiError } from '../../../src/errors';
-import { toApiError } from '../../../src/rendering/errors';
+import { toApiError } from '../../../src/dynamic-image/errors';
 import { psdFixture } from '../../helpers/fixtures';
 
 /** A copy of a fixture with header fields patched (offsets per the PSD file format). */

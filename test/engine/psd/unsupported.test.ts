@@ -3,7 +3,7 @@ import type { Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate } from '../../../src/engine';
 import { Unprocessable } from '../../../src/engine/errors';
-import { keys, upload } from '../../rendering/helpers';
+import { keys, upload } from '../../dynamic-image/helpers';
 
 /**
  * Photoshop features the compositor does not model are refused at upload with a 422 that names

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/errors';
-import { toApiError } from '../../../src/rendering/errors';
+import { toApiError } from '../../../src/dynamic-image/errors';
 import { decodeBounded } from '../../../src/engine/raster/bounded';
 import { applyOrientation } from '../../../src/engine/raster/orientation';
 import { orientedSize, sniffImage } from '../../../src/engine/raster/sniff';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseUnsharpMask } from '../../../src/engine/raster/unsharp';
 import { ApiError } from '../../../src/errors';
-import { toApiError } from '../../../src/rendering/errors';
+import { toApiError } from '../../../src/dynamic-image/errors';
 
 describe('parseUnsharpMask (rendering contract, Output)', () => {
   it('absent or true means (1.2, 0.5, 0.05); false turns it off', () => {

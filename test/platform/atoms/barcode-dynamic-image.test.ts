@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureServer, runTool } from '../../helpers/fixtures';
 import { contentStreams } from '../../engine/pdf/helpers';
-import { call, postJson, uploadFixture } from '../../rendering/helpers';
+import { call, postJson, uploadFixture } from '../../dynamic-image/helpers';
 
 const LAYER = 'Line 1 Line 2 Line 3 and text';
 

@@ -5,12 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { encodePng } from '../../../src/engine/raster/codecs';
 import type { RGBAImage } from '../../../src/engine/types';
-import { encodeBarcode } from '../../../src/platform/atoms/model/barcode';
-import { renderPdf } from '../../../src/platform/atoms/model/pdf';
-import { renderPreviewPixels } from '../../../src/platform/atoms/model/svg';
-import { applyItemsData, applyVariableData, listVariables } from '../../../src/platform/atoms/model/variables';
+import { encodeBarcode } from '../../../src/engine/print-product/barcode';
+import { renderPdf } from '../../../src/engine/print-product/pdf';
+import { renderPreviewPixels } from '../../../src/engine/print-product/svg';
+import { applyItemsData, applyVariableData, listVariables } from '../../../src/engine/print-product/variables';
 import { fixtureServer } from '../../helpers/fixtures';
-import { fonts, imageStore, oneSurface } from './model/helpers';
+import { fonts, imageStore, oneSurface } from '../../engine/print-product/helpers';
 
 /** Decodes with zbarimg, or dmtxread for DataMatrix (zbar does not read it). */
 async function zbar(png: Uint8Array, tool = 'zbarimg'): Promise<string[]> {

@@ -1,4 +1,4 @@
-// The admin panel's Webhooks page (src/identity/admin/backoffice/webhooks.tsx): create shows the
+// The admin panel's Webhooks page (src/admin/backoffice/webhooks.tsx): create shows the
 // secret once (it verifies the deliveries), the list never shows it, the delivery log lists the
 // attempts' answers, "send again" re-queues, delete removes; every post needs the CSRF token.
 import { runDurableObjectAlarm } from 'cloudflare:test';

@@ -17,7 +17,7 @@ import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { designOf, isPrintProduct } from './render';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
-import { applyVariableData } from '../../atoms/model';
+import { applyVariableData } from '../../../engine/print-product';
 import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables } from './personalise';
 import { imageItems, loadModel, ownerImages } from './print-product';

@@ -10,7 +10,7 @@
  * are personalised by the item's `fields`.
  */
 import { ServerTiming } from '../../../http/server-timing';
-import { placeInMockup } from '../../atoms/render';
+import { placeInMockup } from '../../designs/outputs';
 import { runnerTenant } from '../../jobs/d1';
 import { assetKind, findAsset, scopeFor } from '../../assets';
 import type { TenantContext } from '../../core';

@@ -24,7 +24,7 @@ import { EngineError } from '../../../engine/errors';
 import { validateData, type PersonalisationData } from '../../../engine/personalise';
 import { resolveTemplate } from '../../../engine/render-request';
 import type { LayerNode } from '../../../engine/types';
-import { applyVariableData, listVariables, type PrintProductModel, type VariableInfo } from '../../atoms/model';
+import { applyVariableData, listVariables, type PrintProductModel, type VariableInfo } from '../../../engine/print-product';
 import { TenantInputStore } from '../../assets';
 import { TaskFailure } from './errors';
 import { numericItemId, snapshotItems } from './project';

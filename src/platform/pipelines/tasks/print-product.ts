@@ -10,9 +10,9 @@
  * page); previews are a picture per surface. Print-area filters count those.
  */
 import { runnerTenant } from '../../jobs/d1';
-import { applyVariableData, parseModel, pagePlan, renderPdf, renderPreview, renderPreviewPixels, type ImageLookup, type ItemModel, type PrintProductModel, type SourceModel, type VariableInfo } from '../../atoms/model';
+import { applyVariableData, parseModel, pagePlan, renderPdf, renderPreview, renderPreviewPixels, type ImageLookup, type ItemModel, type PrintProductModel, type SourceModel, type VariableInfo } from '../../../engine/print-product';
 import type { RGBAImage } from '../../../engine/types';
-import { fontsOf, imageLookup } from '../../atoms/resolve';
+import { fontsOf, imageLookup } from '../../designs/resolve';
 import { NotFoundError, type TenantContext } from '../../core';
 import type { PageRange } from '../language';
 import { assetKey, type DesignAsset } from './assets';

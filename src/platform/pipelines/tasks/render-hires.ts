@@ -27,7 +27,7 @@ import { colourTransform, defaultProfile } from '../../../engine/colour';
 import type { TaskModule, UnitContext } from './types';
 import type { PersonalisationData } from '../../../engine/personalise';
 import type { RGBAImage } from '../../../engine/types';
-import type { PrintProductModel, VariableInfo } from '../../atoms/model';
+import type { PrintProductModel, VariableInfo } from '../../../engine/print-product';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { inFilter, loadModel, pagePictures, printPdf } from './print-product';
 

@@ -17,7 +17,7 @@ import { outputProfile } from '../../colour-profiles/service';
 import { UnprocessableError } from '../../core/errors';
 import { preparePreview, type EncodedImage } from '../../../engine/render-request';
 import type { PersonalisationData } from '../../../engine/personalise';
-import { imageFetcher } from '../../../rendering/context';
+import { imageFetcher } from '../../../dynamic-image/context';
 import { TenantInputStore } from '../../assets';
 import { designOr404 } from './assets';
 import type { PageRange } from '../language';

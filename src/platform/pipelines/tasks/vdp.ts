@@ -17,7 +17,7 @@ import { outputBase } from './project';
 import { designOf, includesFirstPage, isPrintProduct, renderImage } from './render';
 import { printProductFiles, psdPdfWriter, psdPrintFile, streamsPdf } from './render-hires';
 import { previewSettings } from './render-preview';
-import type { VariableInfo } from '../../atoms/model';
+import type { VariableInfo } from '../../../engine/print-product';
 import type { PageRange } from '../language';
 import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';

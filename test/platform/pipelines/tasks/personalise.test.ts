@@ -3,7 +3,7 @@
 // case; the command by layer type; unknown names left alone; bad values fail naming the field.
 import { describe, expect, it } from 'vitest';
 import type { LayerNode, LayerType } from '../../../../src/engine/types';
-import { parseModel } from '../../../../src/platform/atoms/model';
+import { parseModel } from '../../../../src/engine/print-product';
 import { TaskFailure } from '../../../../src/platform/pipelines/tasks/errors';
 import { fieldData, itemFields, printProductVariables } from '../../../../src/platform/pipelines/tasks/personalise';
 

@@ -1,0 +1,10 @@
+import type { Env } from '../env';
+import { ResultStore } from './store/results';
+import { ThumbnailStore } from './store/thumbnails';
+
+/** The scheduled handler's work: delete results (whole hours) and thumbnails past RESULT_TTL_HOURS. */
+export async function sweepExpiredResults(env: Env, now = Date.now()): Promise<number> {
+  const results = await new ResultStore(env.FILES, env.RESULT_TTL_HOURS).sweep(now);
+  const thumbnails = await new ThumbnailStore(env.FILES, env.RESULT_TTL_HOURS).sweep(now);
+  return results + thumbnails;
+}

@@ -1,0 +1,76 @@
+/**
+ * What an upload of each kind must pass, and what deleting it drops.
+ * - templates: a PSD/PSB the engine can compile (by content: `8BPS`, version 1 or 2); the
+ *   compiled form is made now, so a file that cannot be rendered is refused with 422;
+ * - fonts: a TrueType/OpenType font with readable names;
+ * - images: a JPEG or PNG with a readable header.
+ */
+import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, loadCompiledTemplate, readHeader, templateHash } from '../engine';
+import { checkBleed, parseBleed } from '../engine/pdf/bleed';
+import { readFontInfo } from '../engine/fonts/font-info';
+import { orientedSize, sniffImage } from '../engine/raster';
+import { unprocessable } from '../errors';
+import type { FileStore } from './store/files';
+import { deleteThumbnails } from './store/thumbnails';
+import type { UploadKind } from './uploads';
+
+/** `bleed`: the upload's declared bleed (docs/pdf.md, "Bleed"), kept with each template file. */
+export function templateKind(store: FileStore, options: { bleed?: string } = {}): UploadKind {
+  const bleed = options.bleed === undefined || options.bleed.trim() === '' ? undefined : parseBleed(options.bleed);
+  return {
+    root: 'templates',
+    async accept(bytes) {
+      readHeader(bytes);
+      const existed = (await loadCompiledTemplate(store.bucket, await templateHash(bytes))) !== null;
+      const compiled = await compileTemplate(store.bucket, bytes);
+      if (bleed) {
+        try {
+          checkBleed(bleed, compiled);
+        } catch (e) {
+          if (!existed) await deleteCompiledTemplate(store.bucket, compiled.hash);
+          throw e;
+        }
+      }
+      return {
+        contentType: 'image/vnd.adobe.photoshop',
+        meta: { compiled: compiled.hash, engine: ENGINE_VERSION, ...(bleed ? { bleed } : {}) },
+        undo: existed ? undefined : () => deleteCompiledTemplate(store.bucket, compiled.hash),
+      };
+    },
+    async forget(old, replacement) {
+      const hash = old.meta.compiled;
+      if (hash && hash !== replacement?.meta?.compiled) await deleteCompiledTemplate(store.bucket, hash);
+    },
+  };
+}
+
+export function fontKind(): UploadKind {
+  return {
+    root: 'fonts',
+    async accept(bytes) {
+      readFontInfo(bytes);
+      const tag = new TextDecoder().decode(bytes.subarray(0, 4));
+      return { contentType: tag === 'OTTO' ? 'font/otf' : tag === 'ttcf' ? 'font/collection' : 'font/ttf' };
+    },
+  };
+}
+
+export function imageKind(store: FileStore): UploadKind {
+  return {
+    root: 'images',
+    async accept(bytes, name) {
+      // The header must be readable: the same check decoding makes before it allocates pixels.
+      const sniffed = sniffImage(bytes);
+      const format = sniffed?.format;
+      if (!sniffed || (format !== 'jpeg' && format !== 'png')) {
+        throw unprocessable(`${name} is not a JPEG or PNG image.`, [{ path: 'file', reason: 'unsupported image format' }]);
+      }
+      // Displayed size (EXIF orientation applied): thumbnails pick their size bucket from it.
+      const { width, height } = orientedSize(sniffed);
+      return { contentType: `image/${format}`, meta: { width: String(width), height: String(height) } };
+    },
+    async forget(old) {
+      await deleteThumbnails(store.bucket, old.sha256);
+    },
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * The rendering store in R2. Uploaded files live under one root each (`templates/`, `fonts/`,
+ * `images/`; the spec's TemplatePath, FontPath, ImagePath); routes name files relative to a
+ * root and never build keys themselves. Every stored file carries the SHA-256 of its bytes in
+ * its custom metadata so caches can key on content without reading it again.
+ */
+import { sha256Hex } from '../../engine/hash';
+import type { InputStore, StoredFont } from '../../engine/inputs';
+import { readFontIndex } from './font-index';
+import { joinName, splitExtension } from '../../engine/names';
+
+export type Root = 'templates' | 'fonts' | 'images';
+
+export interface StoredFile {
+  /** Root-relative name. */
+  name: string;
+  size: number;
+  /** Hex SHA-256 of the content. */
+  sha256: string;
+  uploaded: Date;
+  etag: string;
+  contentType?: string;
+  /** Custom metadata recorded with the file (e.g. the compiled template hash). */
+  meta: Record<string, string>;
+}
+
+
+/** Lists every key under `prefix`, following R2's pagination. */
+export async function listKeys(bucket: R2Bucket, prefix: string, delimiter?: string): Promise<{ keys: string[]; folders: string[] }> {
+  const keys: string[] = [];
+  const folders: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix, delimiter, cursor, limit: 1000 });
+    for (const o of page.objects) keys.push(o.key);
+    folders.push(...page.delimitedPrefixes);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  return { keys, folders };
+}
+
+export class FileStore implements InputStore {
+  constructor(readonly bucket: R2Bucket) {}
+
+  /** The fonts of the store, from the font index (rebuilt when missing). */
+  fonts(): Promise<StoredFont[]> {
+    return readFontIndex(this);
+  }
+
+  private key(root: Root, name: string): string {
+    return `${root}/${name}`;
+  }
+
+  private info(root: Root, obj: R2Object, sha256: string): StoredFile {
+    return {
+      name: obj.key.slice(root.length + 1),
+      size: obj.size,
+      sha256,
+      uploaded: obj.uploaded,
+      etag: obj.etag,
+      contentType: obj.httpMetadata?.contentType,
+      meta: obj.customMetadata ?? {},
+    };
+  }
+
+  /**
+   * Metadata of a file, or null. Files put into R2 by other means (the seed script) have no
+   * recorded hash: it is computed once from the content and recorded.
+   */
+  async head(root: Root, name: string): Promise<StoredFile | null> {
+    const obj = await this.bucket.head(this.key(root, name));
+    if (!obj) return null;
+    const sha = obj.customMetadata?.sha256;
+    if (sha) return this.info(root, obj, sha);
+    const file = await this.read(root, name);
+    return file?.info ?? null;
+  }
+
+  /** The whole file and its metadata, or null. */
+  async read(root: Root, name: string): Promise<{ bytes: Uint8Array; info: StoredFile } | null> {
+    const obj = await this.bucket.get(this.key(root, name));
+    if (!obj) return null;
+    const bytes = new Uint8Array(await obj.arrayBuffer());
+    let sha = obj.customMetadata?.sha256;
+    if (!sha) {
+      sha = await sha256Hex(bytes);
+      // Record it for next time, unless the file changed meanwhile.
+      await this.bucket.put(obj.key, bytes, {
+        httpMetadata: obj.httpMetadata,
+        customMetadata: { ...obj.customMetadata, sha256: sha },
+        onlyIf: { etagMatches: obj.etag },
+      });
+    }
+    return { bytes, info: this.info(root, obj, sha) };
+  }
+
+  /** The first `length` bytes of a file (enough for an image header), or null. */
+  async readStart(root: Root, name: string, length = 64 * 1024): Promise<Uint8Array | null> {
+    const obj = await this.bucket.get(this.key(root, name), { range: { offset: 0, length } });
+    return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
+  }
+
+  /** The file as a stream (downloads), or null. */
+  async stream(root: Root, name: string): Promise<R2ObjectBody | null> {
+    return this.bucket.get(this.key(root, name));
+  }
+
+  /**
+   * Stores a file with its hash and `meta`. With `ifEtag`, only when the stored file is still
+   * that version (null otherwise): used to add metadata to a file without racing an upload.
+   */
+  async put(
+    root: Root,
+    name: string,
+    bytes: Uint8Array,
+    options: { contentType?: string; meta?: Record<string, string>; ifEtag?: string } = {},
+  ): Promise<StoredFile | null> {
+    const sha = await sha256Hex(bytes);
+    const obj = await this.bucket.put(this.key(root, name), bytes, {
+      httpMetadata: options.contentType ? { contentType: options.contentType } : undefined,
+      customMetadata: { ...options.meta, sha256: sha },
+      onlyIf: options.ifEtag ? { etagMatches: options.ifEtag } : undefined,
+    });
+    return obj ? this.info(root, obj, sha) : null;
+  }
+
+  async delete(root: Root, name: string): Promise<void> {
+    await this.bucket.delete(this.key(root, name));
+  }
+
+  async exists(root: Root, name: string): Promise<boolean> {
+    return (await this.bucket.head(this.key(root, name))) !== null;
+  }
+
+  /** Root-relative names in `folder` (recursively when asked), sorted. */
+  async list(root: Root, folder: string, recursive: boolean): Promise<string[]> {
+    const prefix = `${root}/${folder ? `${folder}/` : ''}`;
+    const { keys } = await listKeys(this.bucket, prefix, recursive ? undefined : '/');
+    return keys
+      .filter((k) => !k.endsWith('/'))
+      .map((k) => k.slice(root.length + 1))
+      .sort();
+  }
+
+  /**
+   * `name` when free, else the first free `stem_1.ext`, `stem_2.ext`, … (uploads with
+   * overwrite=false). `taken` holds names already claimed by the same request.
+   */
+  async freeName(root: Root, name: string, taken: Set<string> = new Set()): Promise<string> {
+    const [stem, ext] = splitExtension(name);
+    // One listing of the names starting with the stem instead of a lookup per candidate.
+    const { keys } = await listKeys(this.bucket, this.key(root, stem), '/');
+    const used = new Set([...taken, ...keys.map((k) => k.slice(root.length + 1))]);
+    for (let i = 0; ; i++) {
+      const candidate = i === 0 ? name : `${stem}_${i}${ext}`;
+      if (!used.has(candidate)) return candidate;
+    }
+  }
+}
+
+export { joinName, sha256Hex };

@@ -1,0 +1,61 @@
+/**
+ * The font index: the names of every font under `fonts/`, kept in R2 at
+ * `cache/fonts/index.json` so listing fonts and finding a font by PostScript name never parses
+ * font files (lookup itself is engine/fonts/catalog.ts, fed from this index). Rebuilding is incremental: a file whose etag is unchanged keeps its entry.
+ * The spec's "fonts/reload" is a rebuild; uploads and deletes rebuild too.
+ */
+import { readFontInfo } from '../../engine/fonts/font-info';
+import type { StoredFont } from '../../engine/inputs';
+import type { FileStore } from './files';
+
+const INDEX_KEY = 'cache/fonts/index.json';
+
+export interface FontEntry extends StoredFont {
+  /** `file` is root-relative under `fonts/`; the etag lets a rebuild skip unchanged files. */
+  etag: string;
+}
+
+interface FontIndexFile {
+  version: 1;
+  fonts: FontEntry[];
+}
+
+export async function readFontIndex(store: FileStore): Promise<FontEntry[]> {
+  const obj = await store.bucket.get(INDEX_KEY);
+  if (obj) return ((await obj.json()) as FontIndexFile).fonts;
+  return rebuildFontIndex(store);
+}
+
+/** Rescans `fonts/`; files that are not readable fonts are left out of the index. */
+export async function rebuildFontIndex(store: FileStore): Promise<FontEntry[]> {
+  const previous = new Map<string, FontEntry>();
+  const old = await store.bucket.get(INDEX_KEY);
+  if (old) for (const e of ((await old.json()) as FontIndexFile).fonts) previous.set(e.etag, e);
+
+  const fonts: FontEntry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.bucket.list({ prefix: 'fonts/', cursor, limit: 1000 });
+    for (const obj of page.objects) {
+      const file = obj.key.slice('fonts/'.length);
+      const known = previous.get(obj.etag);
+      if (known) {
+        fonts.push({ ...known, file });
+        continue;
+      }
+      const read = await store.read('fonts', file);
+      if (!read) continue;
+      try {
+        fonts.push({ ...readFontInfo(read.bytes), file, etag: obj.etag, sha256: read.info.sha256 });
+      } catch {
+        // Not a font (e.g. a licence text beside the fonts): not listed, not usable.
+      }
+    }
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+  fonts.sort((a, b) => a.file.localeCompare(b.file));
+  await store.bucket.put(INDEX_KEY, JSON.stringify({ version: 1, fonts } satisfies FontIndexFile), {
+    httpMetadata: { contentType: 'application/json' },
+  });
+  return fonts;
+}

@@ -1,0 +1,609 @@
+/**
+ * PrintProduct → print PDF with pdf-lib (platform contract, "Design atoms"):
+ *
+ * - A page per print area of each surface (a surface without print areas is one page); MediaBox
+ *   = BleedBox = the area grown by its bleed, TrimBox = the area. The page shows the surface
+ *   through that window (no clipping to the area's shape: the trim is the cutter's business).
+ * - Shapes are vector paths; rgb colours DeviceRGB, `cmyk()` colours DeviceCMYK as given;
+ *   alpha and item opacity through ExtGState (an item or group with opacity < 1 is a
+ *   transparency group, so its parts do not show through each other).
+ * - Text: `Outlines` (default): resvg turns the item's text (laid out exactly as in the preview)
+ *   into paths, written as PDF path operators (src/engine/pdf/vector.ts usvgToOps), so no font
+ *   is embedded. `Text`: real text in a TrueType subset made by the engine's subsetter
+ *   (src/engine/pdf/font-subset.ts, which refuses fonts whose OS/2 fsType forbids embedding a
+ *   subset, and CFF fonts), Type0/Identity-H with a ToUnicode map, placed line by line from the
+ *   same layout (advances plus letter and word spacing, and the pairs of the font's `kern` table
+ *   as TJ adjustments; GPOS-only kerning is not applied). Items whose font
+ *   is refused, or lacks a character, stay outlines.
+ * - Images: JPEG passes through and PNG stays lossless when at most 300 dpi at their placed
+ *   size; larger ones are downsampled to 300 dpi (JPEG re-encoded at quality 92, PNG kept
+ *   lossless, Flate); SVG is rasterised at 300 dpi; PDF pages are embedded as vector forms;
+ *   `recolor` makes a one-colour image keeping the alpha (in CMYK for a cmyk() colour). GIF and
+ *   WebP cannot be embedded (422).
+ * - No mockups, no stub, no print-area outlines. A document over 50 MB → 422.
+ */
+import { PDFDocument, PDFName, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
+import { kernPairs } from '../fonts/kerning';
+import { openEmbeddable, subsetTrueType, type SfntFont } from '../pdf/font-subset';
+import { usvgToOps } from '../pdf/vector';
+import { toUnicodeCMap } from '../pdf/text';
+import { num } from '../pdf/writer';
+import { renderSvg } from '../personalise/resvg';
+import { decodeImage, encodeJpeg } from '../raster/codecs';
+import { unpremultiply } from '../raster/pixels';
+import { resample } from '../raster/resample';
+import type { RGBAImage } from '../types';
+import { UnprocessableError } from '../../platform/core/errors';
+import { loadUserPdf } from '../../platform/assets/pdf-pages';
+import { resolveColor, type ImageModel, type ItemModel, type PrintAreaModel, type PrintProductModel, type ResolvedColor, type SurfaceModel, type TextModel } from './schema';
+import { fmt, placeImage, prepareModel, shapeGeometry, textSvg, textUsvg, type FontLookup, type ImageLookup, type ResolvedImage } from './svg';
+import { layoutItemText } from './text';
+import { barcodeOps } from './barcode';
+import { ModelValidationError } from './validate';
+import type { VariableInfo } from './variables';
+
+export const MAX_PDF_BYTES = 50 * 1024 * 1024;
+export const PDF_IMAGE_DPI = 300;
+
+/** 422: the document would exceed the size limit (50 MB). */
+export class PdfTooLargeError extends UnprocessableError {
+  constructor(bytes: number, limit: number) {
+    super(`The PDF would be ${(bytes / 1048576).toFixed(1)} MB; at most ${limit / 1048576} MB can be produced.`, {
+      $: [`the document exceeds ${limit / 1048576} MB`],
+    });
+  }
+}
+
+export interface PdfOptions {
+  fonts: FontLookup;
+  images: ImageLookup;
+  /** One surface; absent: every surface, in order. */
+  surfaceIndex?: number;
+  /** `renderingConfig.pdfTextOutputMode` (default Outlines). */
+  textMode?: 'Outlines' | 'Text';
+  variableData?: VariableInfo[];
+  /** Required variables must have values (default true: print output). */
+  enforceRequired?: boolean;
+  /** Default 50 MB. */
+  maxBytes?: number;
+  title?: string;
+}
+
+export interface PdfResult {
+  bytes: Uint8Array;
+  pages: number;
+  /** Fonts embedded as text (PostScript names). */
+  embeddedFonts: string[];
+}
+
+/** One page of the document: which surface and the window onto it (surface points). */
+export interface PdfPagePlan {
+  surfaceIndex: number;
+  area: PrintAreaModel | null;
+  /** MediaBox (= BleedBox) in surface coordinates, and the trim inside it. */
+  media: { x: number; y: number; width: number; height: number };
+  trim: { x: number; y: number; width: number; height: number };
+}
+
+export function pagePlan(surface: SurfaceModel, surfaceIndex: number): PdfPagePlan[] {
+  if (!surface.printAreas.length) {
+    const all = { x: 0, y: 0, width: surface.width, height: surface.height };
+    return [{ surfaceIndex, area: null, media: all, trim: all }];
+  }
+  return surface.printAreas.map((area) => {
+    const b = area.bleed;
+    return {
+      surfaceIndex,
+      area,
+      media: { x: area.bounds.x - b.left, y: area.bounds.y - b.top, width: area.bounds.width + b.left + b.right, height: area.bounds.height + b.top + b.bottom },
+      trim: { ...area.bounds },
+    };
+  });
+}
+
+const fill = (c: ResolvedColor) => (c.cmyk ? `${c.cmyk.map(num).join(' ')} k` : `${num(c.r / 255)} ${num(c.g / 255)} ${num(c.b / 255)} rg`);
+const stroke = (c: ResolvedColor) => (c.cmyk ? `${c.cmyk.map(num).join(' ')} K` : `${num(c.r / 255)} ${num(c.g / 255)} ${num(c.b / 255)} RG`);
+
+/** Bézier constant for quarter ellipses. */
+const K = 0.5522847498;
+
+function rectPath(r: { x: number; y: number; width: number; height: number; radius?: number }): string {
+  const { x, y, width: w, height: h } = r;
+  const rad = Math.min(r.radius ?? 0, w / 2, h / 2);
+  if (!rad) return `${num(x)} ${num(y)} ${num(w)} ${num(h)} re`;
+  const c = rad * (1 - K);
+  const p = (...v: number[]) => v.map(num).join(' ');
+  return [
+    `${p(x + rad, y)} m`,
+    `${p(x + w - rad, y)} l`,
+    `${p(x + w - c, y, x + w, y + c, x + w, y + rad)} c`,
+    `${p(x + w, y + h - rad)} l`,
+    `${p(x + w, y + h - c, x + w - c, y + h, x + w - rad, y + h)} c`,
+    `${p(x + rad, y + h)} l`,
+    `${p(x + c, y + h, x, y + h - c, x, y + h - rad)} c`,
+    `${p(x, y + rad)} l`,
+    `${p(x, y + c, x + c, y, x + rad, y)} c`,
+    'h',
+  ].join('\n');
+}
+
+function ellipsePath(r: { x: number; y: number; width: number; height: number }): string {
+  const rx = r.width / 2;
+  const ry = r.height / 2;
+  const cx = r.x + rx;
+  const cy = r.y + ry;
+  const ox = rx * K;
+  const oy = ry * K;
+  const p = (...v: number[]) => v.map(num).join(' ');
+  return [
+    `${p(cx + rx, cy)} m`,
+    `${p(cx + rx, cy + oy, cx + ox, cy + ry, cx, cy + ry)} c`,
+    `${p(cx - ox, cy + ry, cx - rx, cy + oy, cx - rx, cy)} c`,
+    `${p(cx - rx, cy - oy, cx - ox, cy - ry, cx, cy - ry)} c`,
+    `${p(cx + ox, cy - ry, cx + rx, cy - oy, cx + rx, cy)} c`,
+    'h',
+  ].join('\n');
+}
+
+/** An image or page XObject: its resource name and size (pixels; a form's in points). */
+interface PlacedXObject {
+  name: string;
+  width: number;
+  height: number;
+  form?: boolean;
+}
+
+interface EmbeddedFont {
+  res: string;
+  font: SfntFont;
+  bytes: Uint8Array;
+  used: Map<number, string>;
+  ref: PDFRef;
+}
+
+/** Per-document state: one resource dictionary shared by every page and form. */
+class Writer {
+  readonly context: PDFContext;
+  readonly xobjects: Record<string, PDFRef> = {};
+  readonly extgstates: Record<string, { ca: number; CA: number }> = {};
+  readonly fonts = new Map<Uint8Array, EmbeddedFont | null>();
+  readonly resourcesRef: PDFRef;
+  private counter = 0;
+  /** Encoded image bytes so far (for the size limit before saving). */
+  imageBytes = 0;
+  private readonly imageCache = new Map<string, Promise<PlacedXObject>>();
+
+  constructor(
+    readonly doc: PDFDocument,
+    readonly opts: PdfOptions,
+    readonly maxBytes: number,
+  ) {
+    this.context = doc.context;
+    this.resourcesRef = this.context.nextRef();
+  }
+
+  name(prefix: string): string {
+    return `${prefix}${++this.counter}`;
+  }
+
+  alpha(a: number, kind: 'fill' | 'stroke' | 'both' = 'both'): string {
+    const ca = kind === 'stroke' ? 1 : a;
+    const CA = kind === 'fill' ? 1 : a;
+    const key = `GS${num(ca).replace('.', '_')}x${num(CA).replace('.', '_')}`;
+    this.extgstates[key] = { ca: Number(num(ca)), CA: Number(num(CA)) };
+    return `/${key} gs`;
+  }
+
+  addXObject(ref: PDFRef, prefix = 'X'): string {
+    const n = this.name(prefix);
+    this.xobjects[n] = ref;
+    return n;
+  }
+
+  countBytes(n: number): void {
+    this.imageBytes += n;
+    if (this.imageBytes > this.maxBytes) throw new PdfTooLargeError(this.imageBytes, this.maxBytes);
+  }
+
+  /** A transparency-group form of `ops` drawn at `opacity`. */
+  group(ops: string, opacity: number, bbox: number[]): string {
+    const form = this.context.flateStream(ops, {
+      Type: 'XObject',
+      Subtype: 'Form',
+      BBox: bbox,
+      Group: { S: 'Transparency' },
+      Resources: this.resourcesRef,
+    });
+    const n = this.addXObject(this.context.register(form), 'G');
+    return `q ${this.alpha(opacity)} /${n} Do Q`;
+  }
+
+  image(key: string, make: () => Promise<PlacedXObject>): Promise<PlacedXObject> {
+    let hit = this.imageCache.get(key);
+    if (!hit) {
+      hit = make();
+      this.imageCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  finish(): void {
+    const ext: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.extgstates)) ext[k] = { Type: 'ExtGState', ca: v.ca, CA: v.CA };
+    const fonts: Record<string, PDFRef> = {};
+    for (const f of this.fonts.values()) if (f && f.used.size) fonts[f.res] = f.ref;
+    this.context.assign(
+      this.resourcesRef,
+      this.context.obj({ XObject: this.xobjects, ExtGState: ext as never, Font: fonts, ProcSet: ['PDF', 'Text', 'ImageB', 'ImageC'] }),
+    );
+    for (const f of this.fonts.values()) if (f && f.used.size) writeFont(this.context, f);
+  }
+}
+
+/** `q … Q` of an item with its rotation (about the box centre, clockwise) and opacity. */
+function itemWrap(w: Writer, item: ItemModel, ops: string, surface: SurfaceModel): string {
+  if (!ops) return '';
+  let out = ops;
+  if (item.opacity < 1) out = w.group(ops, item.opacity, [-surface.width, -surface.height, 2 * surface.width, 2 * surface.height]);
+  if (!item.rotation) return `q\n${out}\nQ`;
+  const t = (item.rotation * Math.PI) / 180;
+  const [c, s] = [Math.cos(t), Math.sin(t)];
+  const cx = item.x + item.width / 2;
+  const cy = item.y + item.height / 2;
+  return `q ${[c, s, -s, c, cx - c * cx + s * cy, cy - s * cx - c * cy].map(num).join(' ')} cm\n${out}\nQ`;
+}
+
+function shapeOps(w: Writer, item: Extract<ItemModel, { type: 'Rectangle' | 'Ellipse' }>): string {
+  const g = shapeGeometry(item);
+  const path = (r: { x: number; y: number; width: number; height: number; radius: number }) => (item.type === 'Ellipse' ? ellipsePath(r) : rectPath(r));
+  const out: string[] = [];
+  const f = resolveColor(item.fillColor);
+  if (f) out.push(`q ${f.a < 1 ? `${w.alpha(f.a, 'fill')} ` : ''}${fill(f)}\n${path(g.fill)}\nf Q`);
+  const b = resolveColor(item.borderColor);
+  if (b && g.border) out.push(`q ${b.a < 1 ? `${w.alpha(b.a, 'stroke')} ` : ''}${stroke(b)} ${num(g.border.width_)} w\n${path(g.border)}\nS Q`);
+  return out.join('\n');
+}
+
+
+/** The text's outlines as path operators in surface coordinates (no colour: the caller sets it). */
+async function textOutlines(item: TextModel, font: Uint8Array, surface: SurfaceModel): Promise<string> {
+  const body = await textSvg(item, font, item.text, '#000000');
+  if (!body) return '';
+  // Cached per font and text (svg.ts): a proof after a preview, or of an unchanged text, re-uses them.
+  const ops = usvgToOps(await textUsvg(body, font, surface.width, surface.height));
+  if (ops === null) throw new Error('resvg gave text outlines the PDF writer cannot express');
+  return ops.replace(/ -?[\d.]+ -?[\d.]+ -?[\d.]+ sc\n/g, '\n');
+}
+
+const hex4 = (n: number) => n.toString(16).padStart(4, '0');
+
+/** Real text in an embedded subset, or null when the font cannot be embedded or lacks a character. */
+function textAsText(w: Writer, item: TextModel, fontBytes: Uint8Array): string | null {
+  let f = w.fonts.get(fontBytes);
+  if (f === undefined) {
+    const font = openEmbeddable(fontBytes);
+    f = font ? { res: w.name('F'), font, bytes: fontBytes, used: new Map(), ref: w.context.nextRef() } : null;
+    w.fonts.set(fontBytes, f);
+  }
+  if (!f) return null;
+  const layout = layoutItemText(item, item.text, fontBytes);
+  const { font } = f;
+  // Pairs from the font's kern table, as resvg kerns the preview's and Outlines' text.
+  const kern = kernPairs(fontBytes);
+  const size = layout.size;
+  const lines: string[] = [];
+  const used = new Map<number, string>();
+  for (const line of layout.lines) {
+    if (!line.text.trim()) continue;
+    const parts: string[] = [];
+    let run = '';
+    let width = 0;
+    let count = 0;
+    // Pending TJ adjustment in thousandths of an em (positive moves left): kerning, word spacing.
+    let adjust = 0;
+    let prev = -1;
+    for (const ch of line.text) {
+      const cp = ch.codePointAt(0)!;
+      const gid = font.glyphOf(cp);
+      if (!gid && cp > 0x20) return null; // the font lacks it: outlines (resvg may fall back)
+      const k = prev >= 0 ? kern(prev, gid) : 0;
+      if (k) {
+        adjust -= (k * 1000) / font.unitsPerEm;
+        width += (k / font.unitsPerEm) * size;
+      }
+      if (adjust) {
+        if (run) parts.push(`<${run}>`);
+        parts.push(num(adjust));
+        run = '';
+        adjust = 0;
+      }
+      used.set(gid, ch);
+      run += hex4(gid);
+      width += (font.advance(gid) / font.unitsPerEm) * size;
+      count++;
+      prev = gid;
+      if (cp === 32 && line.wordSpacing) {
+        adjust -= (line.wordSpacing * 1000) / size;
+        width += line.wordSpacing;
+      }
+    }
+    if (run) parts.push(`<${run}>`);
+    // SVG's letter-spacing (and PDF's Tc) follow every character, the last included.
+    width += count * layout.letterSpacing;
+    const x = line.anchor === 'middle' ? line.x - width / 2 : line.anchor === 'end' ? line.x - width : line.x;
+    lines.push(`1 0 0 -1 ${num(x)} ${num(line.y)} Tm [${parts.join(' ')}] TJ`);
+  }
+  if (!lines.length) return '';
+  for (const [g, ch] of used) f.used.set(g, ch);
+  return `BT /${f.res} ${num(size)} Tf ${num(layout.letterSpacing)} Tc\n${lines.join('\n')}\nET`;
+}
+
+async function textOps(w: Writer, item: TextModel, path: string, surface: SurfaceModel, fontCache: Map<string, Uint8Array>): Promise<string> {
+  if (!item.text.trim()) return '';
+  let font = fontCache.get(item.font.postscriptName);
+  if (!font) {
+    font = (await w.opts.fonts(item.font.postscriptName)) ?? undefined;
+    if (!font) throw new ModelValidationError({ [`${path}.font.postscriptName`]: [`unknown font "${item.font.postscriptName}"`] });
+    fontCache.set(item.font.postscriptName, font);
+  }
+  const c = resolveColor(item.color);
+  if (!c) return '';
+  const head = `${c.a < 1 ? `${w.alpha(c.a, 'fill')} ` : ''}${fill(c)}`;
+  if (w.opts.textMode === 'Text') {
+    const text = textAsText(w, item, font);
+    if (text !== null) return text && `q ${head}\n${text}\nQ`;
+  }
+  const outlines = await textOutlines(item, font, surface);
+  return outlines && `q ${head}\n${outlines}\nQ`;
+}
+
+/**
+ * JPEG photos downsampled to 300 dpi, per isolate: keyed by the resolver's cached bytes (one
+ * array per content hash) and the pixel size, so proofs of one design decode its photo once.
+ */
+const DOWNSAMPLED = new WeakMap<Uint8Array, Map<string, Promise<{ bytes: Uint8Array; width: number; height: number }>>>();
+
+function downsampledJpeg(img: ResolvedImage, target: { width: number; height: number }) {
+  let sizes = DOWNSAMPLED.get(img.bytes);
+  if (!sizes) DOWNSAMPLED.set(img.bytes, (sizes = new Map()));
+  const key = `${target.width}x${target.height}`;
+  let hit = sizes.get(key);
+  if (!hit) {
+    hit = (async () => {
+      let pixels = await decodeImage(img.bytes);
+      if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
+        pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));
+      }
+      return { bytes: await encodeJpeg(pixels, 92, { subsampling: 1 }), width: pixels.width, height: pixels.height };
+    })();
+    hit.catch(() => sizes!.delete(key));
+    sizes.set(key, hit);
+  }
+  return hit;
+}
+
+/** The image as an XObject name with its pixel size. */
+async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, placed: { width: number; height: number }) {
+  // Pixels at 300 dpi for the placed size (points).
+  const target = {
+    width: Math.max(1, Math.ceil((placed.width / 72) * PDF_IMAGE_DPI)),
+    height: Math.max(1, Math.ceil((placed.height / 72) * PDF_IMAGE_DPI)),
+  };
+  const recolor = resolveColor(item.recolor);
+  const key = `${item.source ? JSON.stringify(item.source) : ''}|${img.bytes.length}|${item.pageIndex}|${target.width}x${target.height}|${item.recolor ?? ''}`;
+  return w.image(key, async () => {
+    if (img.mime === 'application/pdf') {
+      const [page] = await w.doc.embedPdf(await loadUserPdf(img.bytes), [item.pageIndex]); // bounded: issue 18 item 3
+      w.countBytes(img.bytes.length);
+      return { name: w.addXObject(page.ref, 'P'), width: page.width, height: page.height, form: true };
+    }
+    const tooBig = img.width > target.width * 1.01 || img.height > target.height * 1.01;
+    if (!recolor && !tooBig && img.mime === 'image/jpeg') {
+      w.countBytes(img.bytes.length);
+      const embedded = await w.doc.embedJpg(img.bytes);
+      return { name: w.addXObject(embedded.ref, 'Im'), width: embedded.width, height: embedded.height };
+    }
+    if (!recolor && !tooBig && img.mime === 'image/png') {
+      w.countBytes(img.bytes.length);
+      const embedded = await w.doc.embedPng(img.bytes);
+      return { name: w.addXObject(embedded.ref, 'Im'), width: embedded.width, height: embedded.height };
+    }
+    if (img.mime === 'image/jpeg' && !recolor) {
+      const jpeg = await downsampledJpeg(img, target);
+      w.countBytes(jpeg.bytes.length);
+      const embedded = await w.doc.embedJpg(jpeg.bytes);
+      return { name: w.addXObject(embedded.ref, 'Im'), width: jpeg.width, height: jpeg.height };
+    }
+    let pixels: RGBAImage;
+    if (img.mime === 'image/svg+xml') {
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${target.width}" height="${target.height}" viewBox="0 0 ${fmt(img.width)} ${fmt(img.height)}" preserveAspectRatio="none"><image width="${fmt(img.width)}" height="${fmt(img.height)}" href="data:image/svg+xml;base64,${base64(img.bytes)}"/></svg>`;
+      pixels = await renderSvg(svg, []);
+      await unpremultiply(pixels.data);
+    } else if (img.mime === 'image/jpeg' || img.mime === 'image/png') {
+      pixels = await decodeImage(img.bytes);
+    } else {
+      throw new UnprocessableError(`An ${img.mime} image cannot be placed in a PDF; use JPEG, PNG, SVG or PDF.`);
+    }
+    if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
+      pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));
+    }
+    return { name: w.addXObject(rawImage(w, pixels, recolor), 'Im'), width: pixels.width, height: pixels.height };
+  });
+}
+
+const base64 = (bytes: Uint8Array) => {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+};
+
+/** Straight RGBA → a Flate image (DeviceRGB, or one colour) with an SMask when any pixel is not opaque. */
+function rawImage(w: Writer, img: RGBAImage, recolor: ResolvedColor | null): PDFRef {
+  const n = img.width * img.height;
+  const channels = recolor?.cmyk ? 4 : 3;
+  const color = new Uint8Array(n * channels);
+  const alpha = new Uint8Array(n);
+  let opaque = true;
+  const constant = recolor ? (recolor.cmyk ? recolor.cmyk.map((v) => Math.round(v * 255)) : [recolor.r, recolor.g, recolor.b]) : null;
+  const a = recolor?.a ?? 1;
+  for (let i = 0; i < n; i++) {
+    const al = Math.round(img.data[i * 4 + 3] * a);
+    alpha[i] = al;
+    if (al !== 255) opaque = false;
+    for (let c = 0; c < channels; c++) color[i * channels + c] = constant ? constant[c] : img.data[i * 4 + c];
+  }
+  w.countBytes(color.length / 4 + (opaque ? 0 : alpha.length / 4)); // a rough compressed size
+  const dict: Record<string, unknown> = {
+    Type: 'XObject',
+    Subtype: 'Image',
+    Width: img.width,
+    Height: img.height,
+    ColorSpace: channels === 4 ? 'DeviceCMYK' : 'DeviceRGB',
+    BitsPerComponent: 8,
+  };
+  if (!opaque) {
+    const smask = w.context.flateStream(alpha, { Type: 'XObject', Subtype: 'Image', Width: img.width, Height: img.height, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
+    dict.SMask = w.context.register(smask);
+  }
+  return w.context.register(w.context.flateStream(color, dict as never));
+}
+
+async function imageOps(w: Writer, item: ImageModel): Promise<string> {
+  if (!item.source) return ''; // empty variables print nothing (no stub in PDFs)
+  const img = await w.opts.images(item.source, { item, pageIndex: item.pageIndex });
+  if (!img) return '';
+  const at = placeImage(item, img.width, img.height, item.fitMode);
+  const x = await imageXObject(w, item, img, at);
+  const clip = at.clip ? `${num(item.x)} ${num(item.y)} ${num(item.width)} ${num(item.height)} re W n\n` : '';
+  // Images fill the unit square (row 0 at the top); forms (PDF pages) are in their own points.
+  const [sx, sy] = x.form ? [at.width / x.width, at.height / x.height] : [at.width, at.height];
+  return `${clip}${[sx, 0, 0, -sy, at.x, at.y + at.height].map(num).join(' ')} cm /${x.name} Do`;
+}
+
+async function itemOps(w: Writer, item: ItemModel, path: string, surface: SurfaceModel, fonts: Map<string, Uint8Array>): Promise<string> {
+  if (!item.visible) return '';
+  switch (item.type) {
+    case 'Rectangle':
+    case 'Ellipse':
+      return itemWrap(w, item, shapeOps(w, item), surface);
+    case 'Image':
+      return itemWrap(w, item, await imageOps(w, item), surface);
+    case 'Text':
+      return itemWrap(w, item, await textOps(w, item, path, surface, fonts), surface);
+    case 'Barcode':
+      return itemWrap(w, item, barcodeOps(item, fill), surface);
+    case 'Group': {
+      const parts: string[] = [];
+      for (const [i, child] of item.items.entries()) parts.push(await itemOps(w, child, `${path}.items[${i}]`, surface, fonts));
+      return itemWrap(w, item, parts.filter(Boolean).join('\n'), surface);
+    }
+  }
+}
+
+/** Content of a surface in surface coordinates (y down). */
+async function surfaceOps(w: Writer, surface: SurfaceModel, index: number): Promise<string> {
+  const fonts = new Map<string, Uint8Array>();
+  const parts: string[] = [];
+  for (const [c, container] of surface.containers.entries()) {
+    if (!container.visible) continue;
+    for (const [i, item] of container.items.entries()) parts.push(await itemOps(w, item, `surfaces[${index}].containers[${c}].items[${i}]`, surface, fonts));
+  }
+  return parts.filter(Boolean).join('\n');
+}
+
+/** Writes the document. */
+export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Promise<PdfResult> {
+  const maxBytes = opts.maxBytes ?? MAX_PDF_BYTES;
+  const prepared = prepareModel(model, {
+    surfaceIndex: opts.surfaceIndex ?? 0,
+    variableData: opts.variableData,
+    enforceRequired: opts.enforceRequired ?? true,
+  });
+  const surfaces = opts.surfaceIndex === undefined ? prepared.model.surfaces.map((s, i) => [s, i] as const) : [[prepared.surface, prepared.index] as const];
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.setProducer('design atoms (pdf-lib)');
+  if (opts.title) doc.setTitle(opts.title);
+  const w = new Writer(doc, opts, maxBytes);
+  let pages = 0;
+  for (const [surface, index] of surfaces) {
+    // One content stream per surface, shared by its pages (each page only moves the window).
+    const ops = await surfaceOps(w, surface, index);
+    // The surface's drawing is a form, so every print-area page of it reuses one stream.
+    const form = ops
+      ? w.addXObject(
+          w.context.register(
+            w.context.flateStream(ops, { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, surface.width, surface.height], Resources: w.resourcesRef }),
+          ),
+          'S',
+        )
+      : null;
+    for (const plan of pagePlan(surface, index)) {
+      const { media, trim } = plan;
+      const page = doc.addPage([media.width, media.height]);
+      page.setMediaBox(0, 0, media.width, media.height);
+      page.setBleedBox(0, 0, media.width, media.height);
+      // PDF y runs up: the trim's bottom margin is the bleed below it.
+      const bottom = media.y + media.height - (trim.y + trim.height);
+      page.setTrimBox(trim.x - media.x, bottom, trim.width, trim.height);
+      page.node.set(PDFName.of('Resources'), w.resourcesRef);
+      const pageOps = form
+        ? `q 1 0 0 -1 ${num(-media.x)} ${num(media.height + media.y)} cm /${form} Do Q`
+        : '';
+      page.node.set(PDFName.of('Contents'), w.context.register(w.context.flateStream(pageOps)));
+      pages++;
+    }
+  }
+  w.finish();
+  const bytes = await doc.save({ useObjectStreams: false });
+  if (bytes.length > maxBytes) throw new PdfTooLargeError(bytes.length, maxBytes);
+  const embeddedFonts = [...w.fonts.values()].filter((f): f is EmbeddedFont => !!f && f.used.size > 0).map((f) => f.font.postscriptName ?? 'Font');
+  return { bytes, pages, embeddedFonts };
+}
+
+/** Type0 / CIDFontType2 (Identity-H) with the subset as FontFile2 and a ToUnicode map (as src/engine/pdf/text.ts). */
+function writeFont(context: PDFContext, f: EmbeddedFont): void {
+  const { font, used } = f;
+  const gids = [...used.keys()].sort((a, b) => a - b);
+  const base = font.postscriptName ?? 'Font';
+  const key = `${base}:${f.bytes.length}:${gids.join(',')}`;
+  // The subset tag: six capitals from the key (ISO 32000-1 §9.6.4).
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
+  let tag = '';
+  for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
+  const fontName = `${tag}+${base}`;
+  const scale = 1000 / font.unitsPerEm;
+  const program = subsetTrueType(font, gids);
+  const file = context.register(context.flateStream(program, { Length1: program.length }));
+  const descriptor = context.register(
+    context.obj({
+      Type: 'FontDescriptor',
+      FontName: fontName,
+      Flags: 4,
+      FontBBox: font.bbox.map((v) => Math.round(v * scale)),
+      ItalicAngle: font.italicAngle,
+      Ascent: Math.round(font.ascender * scale),
+      Descent: Math.round(font.descender * scale),
+      CapHeight: Math.round(font.ascender * scale),
+      StemV: 80,
+      FontFile2: file,
+    }),
+  );
+  const cid = context.register(
+    context.obj({
+      Type: 'Font',
+      Subtype: 'CIDFontType2',
+      BaseFont: fontName,
+      CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 },
+      FontDescriptor: descriptor,
+      W: gids.flatMap((g) => [g, [Math.round(font.advance(g) * scale)]]),
+      CIDToGIDMap: 'Identity',
+    }),
+  );
+  const toUnicode = context.register(context.flateStream(toUnicodeCMap(used)));
+  context.assign(
+    f.ref,
+    context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: fontName, Encoding: 'Identity-H', DescendantFonts: [cid], ToUnicode: toUnicode }),
+  );
+}
+
