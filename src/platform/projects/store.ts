@@ -434,6 +434,20 @@ export async function itemProduct(db: D1Database, tenantId: number, itemId: numb
     .first<{ versionId: number | null; variantId: number | null }>();
 }
 
+/** Each item's variant price, by item id (items without a variant, or a variant without a price, are left out). */
+export async function itemVariantPrices(db: D1Database, tenantId: number, itemIds: number[]): Promise<Map<number, number>> {
+  const { results } = await db
+    .prepare(
+      `SELECT i.id, v.price FROM project_items i JOIN variants v ON v.tenant_id = i.tenant_id AND v.id = i.product_variant_id
+       WHERE i.tenant_id = ?1 AND i.id IN (SELECT value FROM json_each(?2))`,
+    )
+    .bind(tenantId, JSON.stringify(itemIds))
+    .all<{ id: number; price: number | null }>();
+  const prices = new Map<number, number>();
+  for (const r of results) if (r.price != null) prices.set(r.id, r.price);
+  return prices;
+}
+
 export async function setProcessingStatus(db: D1Database, tenantId: number, projectId: number, status: ProcessingStatus): Promise<void> {
   await db
     .prepare(`UPDATE projects SET processing_status = ?3, last_modified = ${NOW_MS} WHERE tenant_id = ?1 AND id = ?2`)

@@ -4,7 +4,7 @@
  * same. sn-export-order-details-to-csv: a CSV of the order — order number, item, quantity,
  * customer (or company) name and cost (variant price × quantity).
  */
-import { upsertOrderData } from '../../projects/store';
+import { itemVariantPrices, upsertOrderData } from '../../projects/store';
 import { TaskFailure } from './errors';
 import { numericItemId, snapshotItems } from './project';
 import type { TaskModule } from './types';
@@ -29,16 +29,7 @@ export const exportOrderDetailsToCsv: TaskModule = {
     const customer = (project.customerName as string | null) ?? (project.companyName as string | null) ?? '';
     const items = snapshotItems(ctx);
     const ids = items.map((i) => numericItemId(i.id)).filter((id): id is number => id !== null);
-    const prices = new Map<number, number>();
-    if (ctx.projectId != null && ids.length) {
-      const { results } = await ctx.env.DB.prepare(
-        `SELECT i.id, v.price FROM project_items i JOIN variants v ON v.tenant_id = i.tenant_id AND v.id = i.product_variant_id
-         WHERE i.tenant_id = ?1 AND i.id IN (SELECT value FROM json_each(?2))`,
-      )
-        .bind(ctx.tenantId, JSON.stringify(ids))
-        .all<{ id: number; price: number | null }>();
-      for (const r of results) if (r.price != null) prices.set(r.id, r.price);
-    }
+    const prices = ctx.projectId != null && ids.length ? await itemVariantPrices(ctx.env.DB, ctx.tenantId, ids) : new Map<number, number>();
     const rows = [['OrderNumber', 'Item', 'Quantity', 'CustomerName', 'Cost']];
     for (const item of items) {
       const price = prices.get(numericItemId(item.id) ?? -1);
