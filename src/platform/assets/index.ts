@@ -21,3 +21,5 @@ export * from './artifacts';
 export { readAssetBytes, TenantInputStore, WithImages, type HeldImage } from './engine-store';
 export { deletePdfPages, pdfPageKey, pdfPagePng, storePdfPages, PDF_PAGE_LONG_SIDE } from './pdf-pages';
 export { sweepAssets } from './cron';
+// Reads other domains' tasks make by id or path (the store's rows, typed).
+export { assetOfTypes, assetOfOwner, publicImageById, publicImageByPath, designIdByPath, finalArtifactsOfCompletedJobs, type TaskAssetRow, type PatternImageRow, type EarlierFinalArtifact } from './store';

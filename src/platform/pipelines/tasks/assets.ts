@@ -3,26 +3,13 @@
  * behind one module so they can move onto the asset store's API.
  */
 import type { Env } from '../../../env';
-import { blobKey } from '../../assets';
+import { assetOfTypes, blobKey, type TaskAssetRow } from '../../assets';
 import { TaskFailure } from './errors';
 
-export interface DesignAsset {
-  id: string;
-  name: string;
-  blobSha: string | null;
-  designType: string | null;
-  type: string;
-  mimeType: string | null;
-  format: string | null;
-}
+export type DesignAsset = TaskAssetRow;
 
 export async function assetById(env: Env, tenantId: number, id: string, types: string[]): Promise<DesignAsset | null> {
-  return env.DB.prepare(
-    `SELECT id, name, blob_sha AS blobSha, design_type AS designType, type, mime_type AS mimeType, format FROM assets
-     WHERE tenant_id = ?1 AND id = ?2 AND type IN (SELECT value FROM json_each(?3))`,
-  )
-    .bind(tenantId, id, JSON.stringify(types))
-    .first<DesignAsset>();
+  return assetOfTypes(env.DB, tenantId, id, types);
 }
 
 export async function designOr404(env: Env, tenantId: number, id: string): Promise<DesignAsset & { blobSha: string }> {

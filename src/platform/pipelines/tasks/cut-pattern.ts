@@ -11,7 +11,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { dieLineFromPdf, dieLineFromSvg, drawDieLine, type DieLine } from '../../../engine/imposition/die-line';
 import { isInkName } from '../../../engine/imposition/spot';
-import { normalisePath } from '../../assets/folders';
+import { normalisePath, publicImageById, publicImageByPath, type PatternImageRow } from '../../assets';
 import { ParameterError } from '../language';
 import { assetKey } from './assets';
 import { TaskFailure } from './errors';
@@ -19,20 +19,10 @@ import { outputBase } from './project';
 import type { TaskModule, UnitContext } from './types';
 import { loadUserPdf } from '../../assets/pdf-pages';
 
-interface PatternRow {
-  id: string;
-  name: string;
-  blobSha: string | null;
-  customFields: string;
-}
-
-async function patternOf(ctx: UnitContext): Promise<PatternRow> {
+async function patternOf(ctx: UnitContext): Promise<PatternImageRow> {
   const p = ctx.params;
-  const select = `SELECT a.id, a.name, a.blob_sha AS blobSha, a.custom_fields AS customFields FROM assets a`;
   if (typeof p.cutPatternId === 'string' && p.cutPatternId) {
-    const row = await ctx.env.DB.prepare(`${select} WHERE a.tenant_id = ?1 AND a.id = ?2 AND a.type = 'image' AND a.owner_id = ''`)
-      .bind(ctx.tenantId, p.cutPatternId)
-      .first<PatternRow>();
+    const row = await publicImageById(ctx.env.DB, ctx.tenantId, p.cutPatternId);
     if (!row?.blobSha) throw new TaskFailure(`cutPatternId: there is no image ${p.cutPatternId.slice(0, 100)}`);
     return row;
   }
@@ -43,14 +33,7 @@ async function patternOf(ctx: UnitContext): Promise<PatternRow> {
   } catch {
     throw new ParameterError({ cutPatternFolder: ['must be a folder path such as "/" or "/die-lines"'] });
   }
-  const row = await ctx.env.DB.prepare(
-    `${select} LEFT JOIN folders f ON f.tenant_id = a.tenant_id AND f.id = a.folder_id
-     WHERE a.tenant_id = ?1 AND a.type = 'image' AND a.owner_id = '' AND a.name = ?2 COLLATE NOCASE
-       AND (CASE WHEN a.folder_id = '' THEN '/' ELSE f.path END) = ?3 COLLATE NOCASE
-     ORDER BY a.created LIMIT 1`,
-  )
-    .bind(ctx.tenantId, name, folder)
-    .first<PatternRow>();
+  const row = await publicImageByPath(ctx.env.DB, ctx.tenantId, name, folder);
   if (!row?.blobSha) throw new TaskFailure(`cutPatternName: there is no image named "${name.slice(0, 255)}" in ${folder}`);
   return row;
 }

@@ -6,6 +6,7 @@
  * it as they render extract-project-design's. Empty ids (what an optional `{{x?}}` leaves) are
  * skipped; an id that is not there fails the task naming it.
  */
+import { assetOfOwner } from '../../assets';
 import { assetKey } from './assets';
 import { TaskFailure } from './errors';
 import type { TaskModule } from './types';
@@ -17,16 +18,6 @@ const TYPES: Record<string, { type: 'design' | 'image'; private: boolean }> = {
   PrivateImage: { type: 'image', private: true },
 };
 
-interface Row {
-  id: string;
-  name: string;
-  blobSha: string | null;
-  designType: string | null;
-  format: string | null;
-  mimeType: string | null;
-  size: number;
-}
-
 export const extractAssets: TaskModule = {
   async run(ctx) {
     const out = ctx.task.outputs[0]!;
@@ -37,12 +28,7 @@ export const extractAssets: TaskModule = {
     if (kind.private && !ctx.ownerId) throw new TaskFailure(`assetType ${String(ctx.params.assetType)}: the job has no owner, so it has no private assets`);
     const owner = kind.private ? ctx.ownerId! : '';
     for (const id of ids) {
-      const a = await ctx.env.DB.prepare(
-        `SELECT id, name, blob_sha AS blobSha, design_type AS designType, format, mime_type AS mimeType, size FROM assets
-         WHERE tenant_id = ?1 AND id = ?2 AND type = ?3 AND owner_id = ?4`,
-      )
-        .bind(ctx.tenantId, id, kind.type, owner)
-        .first<Row>();
+      const a = await assetOfOwner(ctx.env.DB, ctx.tenantId, id, kind.type, owner);
       if (!a?.blobSha) throw new TaskFailure(`assetIds: there is no ${kind.private ? 'private ' : ''}${kind.type} ${id.slice(0, 100)}`);
       const printProduct = a.designType === 'PrintProduct';
       const raw = printProduct ? 'json' : (a.format ?? /\.([A-Za-z0-9]{1,5})$/.exec(a.name)?.[1] ?? (kind.type === 'design' ? 'psd' : 'bin')).toLowerCase();

@@ -3,6 +3,7 @@
  * borrowed blobs. extract-project-artifacts (ours, post-processing): finals of the project's
  * earlier jobs whose member name (alias) or base name is in `artifacts`, as borrowed keys.
  */
+import { finalArtifactsOfCompletedJobs } from '../../assets';
 import { assetById, assetKey } from './assets';
 import { TaskFailure } from './errors';
 import { numericItemId, snapshotItems } from './project';
@@ -33,14 +34,7 @@ export const extractProjectArtifacts: TaskModule = {
   async run(ctx) {
     if (ctx.projectId == null) throw new TaskFailure('the job has no project');
     const names = (ctx.params.artifacts as string[]).map((n) => n.replace(/[*?]$/, ''));
-    const { results } = await ctx.env.DB.prepare(
-      `SELECT a.id, a.name, a.alias, a.format, a.size, a.r2_key AS key, a.project_item_id AS itemId FROM artifacts a
-       JOIN jobs j ON j.tenant_id = a.tenant_id AND j.id = a.job_id
-       WHERE a.tenant_id = ?1 AND a.project_id = ?2 AND a.type = 'Final' AND a.job_id <> ?3 AND j.status = 'Completed'
-       ORDER BY a.created, a.alias`,
-    )
-      .bind(ctx.tenantId, ctx.projectId, ctx.jobId)
-      .all<{ id: string; name: string; alias: string | null; format: string | null; size: number; key: string | null; itemId: number | null }>();
+    const results = await finalArtifactsOfCompletedJobs(ctx.env.DB, ctx.tenantId, ctx.projectId, ctx.jobId);
     const outputs = ctx.task.outputs;
     let any = false;
     for (const [i, n] of names.entries()) {

@@ -22,8 +22,7 @@ import { R2Sink } from '../../../engine/pdf/sink';
 import type { PersonalisationData } from '../../../engine/personalise';
 import { pdfPageSizes, rasterisePdfPagesPng } from '../../../engine/pdf-raster';
 import { preparePreview } from '../../../engine/render-request';
-import { TenantInputStore, WithImages } from '../../assets';
-import { normalisePath } from '../../assets/folders';
+import { designIdByPath, normalisePath, TenantInputStore, WithImages } from '../../assets';
 import { designOr404 } from './assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
@@ -41,16 +40,8 @@ export async function templateOf(env: Env, tenantId: number, p: Record<string, u
     } catch {
       throw new TaskFailure(`templateFolder "${String(p.templateFolder)}" is not a folder path`);
     }
-    const row = await env.DB.prepare(
-      `SELECT a.id FROM assets a LEFT JOIN folders f ON f.tenant_id = a.tenant_id AND f.id = a.folder_id
-       WHERE a.tenant_id = ?1 AND a.type = 'design' AND a.name = ?2 COLLATE NOCASE
-         AND (CASE WHEN a.folder_id = '' THEN '/' ELSE f.path END) = ?3 COLLATE NOCASE
-       ORDER BY a.created LIMIT 1`,
-    )
-      .bind(tenantId, name, folder)
-      .first<{ id: string }>();
-    if (!row) throw new TaskFailure(`there is no template named "${name}" in ${folder}`);
-    id = row.id;
+    id = await designIdByPath(env.DB, tenantId, name, folder);
+    if (!id) throw new TaskFailure(`there is no template named "${name}" in ${folder}`);
   }
   const d = await designOr404(env, tenantId, id);
   if (d.designType === 'PrintProduct') throw new TaskFailure(`${d.name} is a print-product design; populate-psd-template takes a PSD template`);
