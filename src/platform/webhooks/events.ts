@@ -14,7 +14,7 @@
  */
 import type { Env } from '../../env';
 import type { NewEvent } from './outbox';
-import { subscribedEndpoints } from './store';
+import { subscribedEndpoints } from './store/endpoints';
 
 export const EVENT_TYPES = [
   'project.created',

@@ -17,7 +17,8 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../../env';
 import { OutboundError, outboundFetch, platformOrigins } from '../../http/outbound';
 import { signatures } from './signature';
-import { deliveryTarget } from './store';
+import { DeliveryStore, type DeliveryRow, type DeliveryStatus } from './store/deliveries';
+import { deliveryTarget } from './store/endpoints';
 
 /** Waits after attempt n (index n-1); attempts = length + 1, the last ≈ 24.7 h after the first. */
 export const BACKOFF_MS = [5e3, 30e3, 120e3, 600e3, 1800e3, 3600e3, 2 * 3600e3, 4 * 3600e3, 8 * 3600e3, 9 * 3600e3];
@@ -29,7 +30,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Deliveries kept in the log per endpoint (older finished ones are dropped). */
 const LOG_KEEP = 500;
 
-export type DeliveryStatus = 'Pending' | 'Delivered' | 'Failed' | 'Cancelled';
+export type { DeliveryStatus };
 
 export interface NewEvent {
   id: string;
@@ -63,63 +64,23 @@ export interface DeliveryView {
   attemptLog: AttemptView[];
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT);
-CREATE TABLE IF NOT EXISTS deliveries (
-  id TEXT PRIMARY KEY,
-  event_id TEXT NOT NULL,
-  event_type TEXT NOT NULL,
-  endpoint_id TEXT NOT NULL,
-  body TEXT NOT NULL,
-  status TEXT NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  max_attempts INTEGER NOT NULL,
-  next_at INTEGER,
-  last_status INTEGER,
-  last_error TEXT,
-  created INTEGER NOT NULL,
-  UNIQUE (event_id, endpoint_id)
-);
-CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (status, next_at);
-CREATE INDEX IF NOT EXISTS deliveries_endpoint ON deliveries (endpoint_id, created);
-CREATE TABLE IF NOT EXISTS attempts (
-  delivery_id TEXT NOT NULL,
-  n INTEGER NOT NULL,
-  at INTEGER NOT NULL,
-  status INTEGER,
-  error TEXT,
-  duration INTEGER NOT NULL,
-  PRIMARY KEY (delivery_id, n)
-);
-`;
-
-type Row = {
-  id: string; event_id: string; event_type: string; endpoint_id: string; body: string; status: DeliveryStatus;
-  attempts: number; max_attempts: number; next_at: number | null; last_status: number | null; last_error: string | null; created: number;
-};
-
 export class WebhookOutbox extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
+  private readonly store: DeliveryStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.sql.exec(SCHEMA);
+    this.store = new DeliveryStore(ctx.storage.sql);
   }
 
   /** Records the event for each endpoint (durably, before returning) and arms the alarm. */
   async enqueue(tenantId: number, event: NewEvent): Promise<number> {
-    this.setTenant(tenantId);
+    this.store.setTenant(tenantId);
     const now = Date.now();
     let added = 0;
     this.ctx.storage.transactionSync(() => {
       for (const endpointId of event.endpointIds) {
-        const cursor = this.sql.exec(
-          `INSERT OR IGNORE INTO deliveries (id, event_id, event_type, endpoint_id, body, status, attempts, max_attempts, next_at, created)
-           VALUES (?, ?, ?, ?, ?, 'Pending', 0, ?, ?, ?)`,
-          `dlv_${crypto.randomUUID().replace(/-/g, '')}`, event.id, event.type, endpointId, event.body, MAX_ATTEMPTS, now, now,
-        );
-        added += cursor.rowsWritten > 0 ? 1 : 0;
+        const inserted = this.store.insertPending({ eventId: event.id, eventType: event.type, endpointId, body: event.body, maxAttempts: MAX_ATTEMPTS, now });
+        added += inserted ? 1 : 0;
       }
     });
     if (added) await this.arm(now);
@@ -127,54 +88,50 @@ export class WebhookOutbox extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const tenantId = Number(this.meta('tenantId'));
+    const tenantId = Number(this.store.meta('tenantId'));
     const now = Date.now();
-    const due = this.sql.exec(`SELECT * FROM deliveries WHERE status = 'Pending' AND next_at <= ? ORDER BY next_at LIMIT ?`, now, BATCH).toArray() as unknown as Row[];
+    const due = this.store.due(now, BATCH);
     // Count the attempt and schedule the next one first: a crash while sending retries later
     // (after the send's time limit, so an attempt in flight never overlaps the next one).
     this.ctx.storage.transactionSync(() => {
       for (const d of due) {
         const attempts = d.attempts + 1;
-        this.sql.exec(`UPDATE deliveries SET attempts = ?, next_at = ? WHERE id = ?`, attempts, now + DELIVERY_TIMEOUT_MS + backoff(attempts), d.id);
+        this.store.countAttempt(d.id, attempts, now + DELIVERY_TIMEOUT_MS + backoff(attempts));
         d.attempts = attempts;
       }
     });
     await this.ctx.storage.sync();
     await Promise.all(due.map((d) => this.send(tenantId, d)));
-    this.trim();
+    this.store.trim(LOG_KEEP);
     await this.arm();
   }
 
   /** The endpoint's deliveries, newest first, each with its attempts. */
   async deliveries(endpointId: string, limit = 50): Promise<DeliveryView[]> {
-    const rows = this.sql.exec(`SELECT * FROM deliveries WHERE endpoint_id = ? ORDER BY created DESC, id LIMIT ?`, endpointId, limit).toArray() as unknown as Row[];
-    return rows.map((r) => this.view(r));
+    return this.store.ofEndpoint(endpointId, limit).map((r) => this.view(r));
   }
 
   async delivery(endpointId: string, id: string): Promise<DeliveryView | null> {
-    const r = this.sql.exec(`SELECT * FROM deliveries WHERE endpoint_id = ? AND id = ?`, endpointId, id).toArray()[0] as unknown as Row | undefined;
+    const r = this.store.find(endpointId, id);
     return r ? this.view(r) : null;
   }
 
   /** "Send again": the delivery becomes Pending now, with a fresh budget of attempts (same webhook-id). */
   async resend(endpointId: string, id: string): Promise<DeliveryView | null> {
-    const r = this.sql.exec(`SELECT * FROM deliveries WHERE endpoint_id = ? AND id = ?`, endpointId, id).toArray()[0] as unknown as Row | undefined;
+    const r = this.store.find(endpointId, id);
     if (!r) return null;
     const now = Date.now();
-    this.sql.exec(`UPDATE deliveries SET status = 'Pending', next_at = ?, max_attempts = ? WHERE id = ?`, now, r.attempts + MAX_ATTEMPTS, id);
+    this.store.makePending(id, now, r.attempts + MAX_ATTEMPTS);
     await this.arm(now);
     return this.delivery(endpointId, id);
   }
 
   /** A deleted endpoint's pending deliveries are cancelled (kept in no log: the endpoint is gone). */
   async dropEndpoint(endpointId: string): Promise<void> {
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec(`DELETE FROM attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE endpoint_id = ?)`, endpointId);
-      this.sql.exec(`DELETE FROM deliveries WHERE endpoint_id = ?`, endpointId);
-    });
+    this.ctx.storage.transactionSync(() => this.store.deleteOfEndpoint(endpointId));
   }
 
-  private async send(tenantId: number, d: Row): Promise<void> {
+  private async send(tenantId: number, d: DeliveryRow): Promise<void> {
     const started = Date.now();
     let status: number | null = null;
     let error: string | null = null;
@@ -214,35 +171,26 @@ export class WebhookOutbox extends DurableObject<Env> {
       } else error = e instanceof Error ? e.message : String(e);
     }
     const final = result ?? (d.attempts >= d.max_attempts ? 'Failed' : 'Pending');
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec(`INSERT OR REPLACE INTO attempts (delivery_id, n, at, status, error, duration) VALUES (?, ?, ?, ?, ?, ?)`, d.id, d.attempts, started, status, error, Date.now() - started);
-      this.sql.exec(
-        `UPDATE deliveries SET status = ?, last_status = ?, last_error = ?, next_at = ? WHERE id = ?`,
-        final, status, error, final === 'Pending' ? Date.now() + backoff(d.attempts) : null, d.id,
-      );
-    });
+    this.ctx.storage.transactionSync(() =>
+      this.store.recordAttempt(
+        { id: d.id, attempt: d.attempts },
+        { started, status, error, durationMs: Date.now() - started },
+        { status: final, nextAt: final === 'Pending' ? Date.now() + backoff(d.attempts) : null },
+      ),
+    );
   }
 
   /** The alarm at the earliest due delivery (or `at` when earlier); none when nothing is pending. */
   private async arm(at?: number): Promise<void> {
-    const next = this.sql.exec(`SELECT MIN(next_at) AS t FROM deliveries WHERE status = 'Pending'`).one().t as number | null;
+    const next = this.store.nextDue();
     const when = next === null ? at : Math.min(next, at ?? Infinity);
     if (when === undefined || when === null) return;
     const current = await this.ctx.storage.getAlarm();
     if (current === null || current > when) await this.ctx.storage.setAlarm(when);
   }
 
-  private trim(): void {
-    this.sql.exec(
-      `DELETE FROM deliveries WHERE status != 'Pending' AND id IN (
-         SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY created DESC) AS r FROM deliveries) WHERE r > ?)`,
-      LOG_KEEP,
-    );
-    this.sql.exec(`DELETE FROM attempts WHERE delivery_id NOT IN (SELECT id FROM deliveries)`);
-  }
-
-  private view(r: Row): DeliveryView {
-    const attempts = this.sql.exec(`SELECT * FROM attempts WHERE delivery_id = ? ORDER BY n`, r.id).toArray() as Array<{ n: number; at: number; status: number | null; error: string | null; duration: number }>;
+  private view(r: DeliveryRow): DeliveryView {
+    const attempts = this.store.attemptsOf(r.id);
     return {
       id: r.id,
       eventId: r.event_id,
@@ -257,13 +205,5 @@ export class WebhookOutbox extends DurableObject<Env> {
       body: r.body,
       attemptLog: attempts.map((a) => ({ attempt: a.n, at: new Date(a.at).toISOString(), responseStatus: a.status, error: a.error, durationMs: a.duration })),
     };
-  }
-
-  private meta(k: string): string | null {
-    return (this.sql.exec(`SELECT v FROM meta WHERE k = ?`, k).toArray()[0]?.v as string | undefined) ?? null;
-  }
-
-  private setTenant(tenantId: number): void {
-    this.sql.exec(`INSERT OR IGNORE INTO meta (k, v) VALUES ('tenantId', ?)`, String(tenantId));
   }
 }

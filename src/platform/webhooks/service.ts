@@ -8,7 +8,7 @@ import { NotFoundError, UnprocessableError, ValidationError, type TenantContext 
 import { outboxStub } from './events';
 import type { DeliveryView } from './outbox';
 import { newSecret } from './signature';
-import * as store from './store';
+import * as store from './store/endpoints';
 
 /** How long the secret before a rotation still signs deliveries. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;

@@ -4,8 +4,8 @@
  * `webhook-secrets/v1`, its own key, not the tenant secrets'), the tenant and endpoint id as
  * additional data, so a sealed value copied to another row does not open.
  */
-import type { Env } from '../../env';
-import { seal, unseal } from '../../lib/sealed';
+import type { Env } from '../../../env';
+import { seal, unseal } from '../../../lib/sealed';
 
 export interface EndpointRow {
   tenantId: number;
