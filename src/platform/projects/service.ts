@@ -3,7 +3,7 @@
  * takes the tenant context and plain values, throws the core's errors.
  */
 import { z } from '@hono/zod-openapi';
-import { checkStoredJson, ConflictError, effectiveOwner, likePattern, newId, NotFoundError, runGuarded, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
+import { checkStoredJson, ConflictError, effectiveOwner, likePattern, newId, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
 import { initialProcessingStatus, startProjectProcessing, stopProjectProcessing, type ProcessingJob, type RenderHiresScenario } from './processing';
 import { checkHopDepth, hopOfContext } from '../jobs/hops';
 import { emit as emitWebhook } from '../webhooks/events';
@@ -250,17 +250,13 @@ async function create(t: TenantContext, storefrontId: number, plan: Plan): Promi
   checkHopDepth(hop);
   plan.project.processing = { ...plan.project.processing, jobs: plan.jobs, ...(hop ? { hop } : {}) };
   const nonce = newId();
-  const statements = store.createProjectStatements(db, t.tenantId, nonce, plan.project, plan.items, initialProcessingStatus(plan.jobs), privateAssetIds(plan));
-  const results = await runGuarded(db, statements[0]!, statements.slice(1), async () => ({ storefrontId: [`No storefront ${storefrontId}.`] }));
-  const project = results[store.CREATE_RESULT.readProject]!.results[0] as store.ProjectRow | undefined;
-
-  if (results[store.CREATE_RESULT.project]!.meta.changes !== 1 || !project) {
+  const { project, items } = await store.insertProject(db, t.tenantId, nonce, plan.project, plan.items, initialProcessingStatus(plan.jobs), privateAssetIds(plan));
+  if (!project) {
     const p = plan.project;
     const winner = p.orderId ? await store.projectOfOrderLine(db, t.tenantId, storefrontId, p.orderId, p.orderLineItemId, p.orderLineItemIndex) : null;
     if (!winner) throw new ConflictError('GeneralConflict', 'The project could not be created; retry.');
     return getProject(t, winner.id);
   }
-  const items = results[store.CREATE_RESULT.readItems]!.results as unknown as store.ItemRow[];
   if (project.processing_triggered_at !== null) await startProjectProcessing(t.env, t.tenantId, project.id, jobsOf(plan.jobs, items));
   const dto = store.projectDto(project, items);
   await emitWebhook(t.env, t.tenantId, 'project.created', { projectId: project.id, project: dto }, String(project.id));

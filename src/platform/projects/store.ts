@@ -2,6 +2,7 @@
  * D1 of projects, items, order data, statuses, transitions, storefront users and the tenant: the
  * only file of the area that knows table names. Every query starts from `tenant_id`.
  */
+import { runGuarded } from '../core/d1';
 import type { ProcessingStatus } from './processing';
 
 export const NOW_MS = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
@@ -202,7 +203,7 @@ export interface NewItem {
  * project row exists; then the project and its items read back. `processingStatus` is what a
  * triggered project starts with. Indexes: see CREATE_RESULT.
  */
-export function createProjectStatements(
+function createProjectStatements(
   db: D1Database,
   tenantId: number,
   nonce: string,
@@ -288,7 +289,28 @@ export function createProjectStatements(
 }
 
 /** Positions in the create batch's results. */
-export const CREATE_RESULT = { project: 2, readProject: 5, readItems: 6 } as const;
+const CREATE_RESULT = { project: 2, readProject: 5, readItems: 6 } as const;
+
+/**
+ * Runs the create batch (createProjectStatements). `project` is null when this call inserted
+ * nothing (the order line's project exists: the caller answers with the winner). A storefront
+ * deleted meanwhile fails the guard: NotFoundError naming `storefrontId`.
+ */
+export async function insertProject(
+  db: D1Database,
+  tenantId: number,
+  nonce: string,
+  p: NewProject,
+  items: NewItem[],
+  processingStatus: ProcessingStatus,
+  privateAssetIds: string[],
+): Promise<{ project: ProjectRow | null; items: ItemRow[] }> {
+  const statements = createProjectStatements(db, tenantId, nonce, p, items, processingStatus, privateAssetIds);
+  const results = await runGuarded(db, statements[0]!, statements.slice(1), async () => ({ storefrontId: [`No storefront ${p.storefrontId}.`] }));
+  const project = results[CREATE_RESULT.readProject]!.results[0] as ProjectRow | undefined;
+  if (results[CREATE_RESULT.project]!.meta.changes !== 1 || !project) return { project: null, items: [] };
+  return { project, items: results[CREATE_RESULT.readItems]!.results as unknown as ItemRow[] };
+}
 
 export async function projectByNonce(db: D1Database, tenantId: number, nonce: string): Promise<ProjectRow | null> {
   return db.prepare(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE tenant_id = ?1 AND create_nonce = ?2`).bind(tenantId, nonce).first<ProjectRow>();
