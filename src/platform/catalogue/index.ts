@@ -29,7 +29,7 @@ export {
   type SpecifierPaths,
 } from './references';
 export { variantDesigns, variantMockups } from './variant-assets';
-export { getPipeline } from './entities';
+export { getPipeline } from './store/entities';
 export { getTenantSettings, readTenantSecret, tenantSecretNames, getStorefront, listStorefronts, DEFAULT_TENANT_SETTINGS, type TenantSettings } from './tenant';
 export { findProduct } from './products';
 export { StorefrontDto, PagedOfStorefrontDto, TenantSettingsDto } from './schemas';

@@ -3,43 +3,26 @@
  * connections (new version), the image. Services take the TenantContext and plain values and
  * throw the core's errors.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { ConflictError, customFieldsMatch, guardIds, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
-import { createAsset, scopeFor, stmt } from '../assets/service';
+import { ConflictError, NotFoundError, ValidationError, type ErrorsByPath, type TenantContext } from '../core';
+import { iso, parseJson } from '../core/stored-json';
+import { createAsset, scopeFor } from '../assets/service';
 import { assetKind, fileUrl } from '../assets/model';
 import { anonymousUrlOf } from '../assets/anonymous';
 import { receiveUpload } from '../assets/upload';
-import { all, attachedRefs, existsAll, first, guardThat, isGuardFailure, iso, parseJson } from './db';
-import { newVersionStatements, prepareOptions, versionGuard, type ConnectionRow, type VersionChange } from './versions';
+import { personalizationWorkflowExists, processingPipelineExists } from './store/entities';
+import * as store from './store/products';
+import type { ConnectionKind, ProductReferenceHead, ProductRow, ProductRowFilter } from './store/products';
+import { writeNewVersion, type ConnectionRow, type VersionChange } from './store/versions';
+import { prepareOptions } from './versions';
 import type { CreateProduct, UpdateProduct, VariantField } from './schemas';
 
-export interface ProductRow {
-  id: number;
-  tenantId: number;
-  name: string;
-  description: string | null;
-  imageResourceId: string | null;
-  tags: string;
-  customFields: string;
-  personalizationWorkflowId: number | null;
-  processingPipelineId: number | null;
-  currentVersionId: number;
-  created: number;
-  lastModified: number;
-}
-
-const PRODUCT_COLUMNS = `id, tenant_id AS tenantId, name, description, image_resource_id AS imageResourceId, tags, custom_fields AS customFields,
-  personalization_workflow_id AS personalizationWorkflowId, processing_pipeline_id AS processingPipelineId, current_version_id AS currentVersionId, created,
-  last_modified AS lastModified`;
+export type { ConnectionKind, ProductRow };
+export { connectionsOfVersion, findProduct } from './store/products';
 
 // --- reads ------------------------------------------------------------------------------------------
 
-export async function findProduct(db: D1Database, tenantId: number, id: number): Promise<ProductRow | null> {
-  return first<ProductRow>(db, `SELECT ${PRODUCT_COLUMNS} FROM products WHERE tenant_id = ?1 AND id = ?2`, tenantId, id);
-}
-
 export async function productOr404(db: D1Database, tenantId: number, id: number): Promise<ProductRow> {
-  const row = await findProduct(db, tenantId, id);
+  const row = await store.findProduct(db, tenantId, id);
   if (!row) throw new NotFoundError(`No product ${id}.`);
   return row;
 }
@@ -48,14 +31,13 @@ export async function productOr404(db: D1Database, tenantId: number, id: number)
 export async function versionOf(db: D1Database, tenantId: number, product: ProductRow, productVersionId?: number | string | null): Promise<number> {
   if (productVersionId === undefined || productVersionId === null || productVersionId === '') return product.currentVersionId;
   const id = Number(productVersionId);
-  const row = await first(db, `SELECT id FROM product_versions WHERE tenant_id = ?1 AND id = ?2 AND product_id = ?3`, tenantId, id, product.id);
-  if (!row) throw new NotFoundError(`Product ${product.id} has no version ${productVersionId}.`);
+  if (!(await store.productHasVersion(db, tenantId, product.id, id))) throw new NotFoundError(`Product ${product.id} has no version ${productVersionId}.`);
   return id;
 }
 
 type ProductDtoOut = ReturnType<typeof shapeProduct>;
 
-function shapeProduct(r: ProductRow, versionId: number, image: { resourceId: string; url: string } | null, ref: RefHead | undefined) {
+function shapeProduct(r: ProductRow, versionId: number, image: { resourceId: string; url: string } | null, ref: ProductReferenceHead | undefined) {
   return {
     id: r.id,
     productVersionId: versionId,
@@ -75,26 +57,12 @@ function shapeProduct(r: ProductRow, versionId: number, image: { resourceId: str
   };
 }
 
-interface RefHead {
-  productId: number;
-  storefrontId: number;
-  productReference: string;
-  productReferenceName: string | null;
-}
-
 /** ProductDtos; storefront fields from each product's first reference (contract). */
 export async function productDtos(t: TenantContext, rows: ProductRow[], versions?: Map<number, number>): Promise<ProductDtoOut[]> {
   if (!rows.length) return [];
   const db = t.env.DB;
-  const refs = await all<RefHead>(
-    db,
-    `SELECT product_id AS productId, storefront_id AS storefrontId, product_reference AS productReference, product_reference_name AS productReferenceName
-     FROM product_references WHERE tenant_id = ?1 AND product_reference_type = 'Product' AND product_id IN (SELECT value FROM json_each(?2))
-     ORDER BY created, storefront_id, product_reference`,
-    t.tenantId,
-    JSON.stringify(rows.map((r) => r.id)),
-  );
-  const firstRef = new Map<number, RefHead>();
+  const refs = await store.productReferenceHeads(db, t.tenantId, rows.map((r) => r.id));
+  const firstRef = new Map<number, ProductReferenceHead>();
   for (const r of refs) if (!firstRef.has(r.productId)) firstRef.set(r.productId, r);
   return Promise.all(
     rows.map(async (r) => {
@@ -114,45 +82,11 @@ export async function getProduct(t: TenantContext, id: number, productVersionId?
   return (await productDtos(t, [row], new Map([[row.id, version]])))[0]!;
 }
 
-export interface ProductFilter {
-  skip: number;
-  take: number;
-  sorting: SortKey<'id' | 'name' | 'created' | 'lastModified'>[];
-  search?: string;
-  customFields?: Record<string, unknown>;
-  tags?: string[];
-  sku?: string;
-  /** Only these products (storefront: the products a storefront references). */
-  ids?: number[];
-}
-
-const PRODUCT_SORT = { id: 'id', name: 'name COLLATE NOCASE', created: 'created', lastModified: 'last_modified' } as const;
-
-/** The WHERE of product filters (tags: every one; sku: a variant of the current version). */
-export function productConditions(tenantId: number, f: Omit<ProductFilter, 'skip' | 'take' | 'sorting'>, alias = 'products'): SQL[] {
-  const p = sql.raw(alias);
-  const where: SQL[] = [sql`${p}.tenant_id = ${tenantId}`];
-  if (f.search) where.push(sql`${p}.name LIKE ${likePattern(f.search)} ESCAPE '\\'`);
-  if (f.customFields && Object.keys(f.customFields).length) where.push(customFieldsMatch(sql.raw(`${alias}.custom_fields`), f.customFields));
-  if (f.tags?.length) where.push(sql`NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(f.tags)}) w WHERE w.value NOT IN (SELECT value FROM json_each(${p}.tags)))`);
-  if (f.sku) {
-    where.push(
-      sql`EXISTS (SELECT 1 FROM variants v WHERE v.tenant_id = ${p}.tenant_id AND v.product_version_id = ${p}.current_version_id AND v.sku = ${f.sku} COLLATE NOCASE)`,
-    );
-  }
-  if (f.ids) where.push(sql`${p}.id IN (SELECT value FROM json_each(${JSON.stringify(f.ids)}))`);
-  return where;
-}
+export type ProductFilter = ProductRowFilter;
 
 export async function listProducts(t: TenantContext, f: ProductFilter): Promise<{ total: number; items: ProductDtoOut[] }> {
-  const db = t.env.DB;
-  const cond = sql.join(productConditions(t.tenantId, f), sql` AND `);
-  const order = f.sorting.length ? f.sorting.map((k) => `${PRODUCT_SORT[k.field]} ${k.direction}`).join(', ') + ', id' : 'id';
-  const [count, page] = await db.batch<Record<string, unknown>>([
-    stmt(db, sql`SELECT count(*) AS n FROM products WHERE ${cond}`),
-    stmt(db, sql`SELECT ${sql.raw(PRODUCT_COLUMNS)} FROM products WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`),
-  ]);
-  return { total: Number(count!.results[0]?.n ?? 0), items: await productDtos(t, page!.results as unknown as ProductRow[]) };
+  const { total, rows } = await store.listProductRows(t.env.DB, t.tenantId, f);
+  return { total, items: await productDtos(t, rows) };
 }
 
 // --- checks of ids a body names ----------------------------------------------------------------------
@@ -160,10 +94,10 @@ export async function listProducts(t: TenantContext, f: ProductFilter): Promise<
 /** 404 with `errors` when a workflow or pipeline id names nothing in the tenant. */
 export async function checkAttached(db: D1Database, tenantId: number, v: { personalizationWorkflowId?: number | null; processingPipelineId?: number | null }, at = ''): Promise<void> {
   const errors: ErrorsByPath = {};
-  if (v.personalizationWorkflowId != null && !(await first(db, `SELECT 1 FROM personalization_workflows WHERE tenant_id = ?1 AND id = ?2`, tenantId, v.personalizationWorkflowId))) {
+  if (v.personalizationWorkflowId != null && !(await personalizationWorkflowExists(db, tenantId, v.personalizationWorkflowId))) {
     errors[`${at}personalizationWorkflowId`] = [`No personalization workflow ${v.personalizationWorkflowId}.`];
   }
-  if (v.processingPipelineId != null && !(await first(db, `SELECT 1 FROM processing_pipelines WHERE tenant_id = ?1 AND id = ?2`, tenantId, v.processingPipelineId))) {
+  if (v.processingPipelineId != null && !(await processingPipelineExists(db, tenantId, v.processingPipelineId))) {
     errors[`${at}processingPipelineId`] = [`No processing pipeline ${v.processingPipelineId}.`];
   }
   if (Object.keys(errors).length) throw new NotFoundError('Some of the ids name nothing here; nothing was changed.', errors);
@@ -176,19 +110,8 @@ export async function createProduct(t: TenantContext, input: CreateProduct): Pro
   const db = t.env.DB;
   await checkAttached(db, t.tenantId, input);
   const options = prepareOptions(input.options);
-  const now = Date.now();
-  const productSql = `(SELECT max(id) FROM products WHERE tenant_id = ?1)`;
-  const results = await guarded(db, t.tenantId, existsAll(attachedRefs(input)), [
-    db
-      .prepare(
-        `INSERT INTO products (tenant_id, name, description, tags, custom_fields, personalization_workflow_id, processing_pipeline_id, created, last_modified)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)`,
-      )
-      .bind(t.tenantId, input.name, input.description ?? null, JSON.stringify(input.tags ?? []), JSON.stringify(input.customFields ?? {}),
-        input.personalizationWorkflowId ?? null, input.processingPipelineId ?? null, now),
-    ...newVersionStatements(db, t.tenantId, productSql, null, { options }),
-  ]);
-  const id = Number(results[1]!.meta.last_row_id);
+  const id = await store.insertProduct(db, t.tenantId, input, options);
+  if (id === null) throw deletedMeanwhile();
   return getProduct(t, id);
 }
 
@@ -197,68 +120,25 @@ export async function updateProduct(t: TenantContext, id: number, input: UpdateP
   const db = t.env.DB;
   await productOr404(db, t.tenantId, id);
   await checkAttached(db, t.tenantId, input);
-  const sets: string[] = [];
-  const params: unknown[] = [];
-  const set = (column: string, value: unknown) => {
-    params.push(value);
-    sets.push(`${column} = ?${params.length + 2}`);
-  };
-  if (input.name !== undefined) set('name', input.name);
-  if (input.description !== undefined) set('description', input.description);
-  if (input.tags !== undefined) set('tags', JSON.stringify(input.tags ?? []));
-  if (input.customFields !== undefined) set('custom_fields', JSON.stringify(input.customFields ?? {}));
-  if (input.personalizationWorkflowId !== undefined) set('personalization_workflow_id', input.personalizationWorkflowId);
-  if (input.processingPipelineId !== undefined) set('processing_pipeline_id', input.processingPipelineId);
-  set('last_modified', Date.now());
-  const fields = db.prepare(`UPDATE products SET ${sets.join(', ')} WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, id, ...params);
-  const attachedGuard = guardThat(db, `SELECT ${existsAll(attachedRefs(input))}`, t.tenantId);
   if (input.options) {
     const options = prepareOptions(input.options);
+    const withVersion = [store.attachedGuard(db, t.tenantId, input), store.updateProductStatement(db, t.tenantId, id, input)];
     // A failed guard is retried; the retry's check reports a workflow or pipeline deleted meanwhile.
-    await changeVersion(t, id, async () => (await checkAttached(db, t.tenantId, input), { options }), [attachedGuard, fields]);
-  } else {
-    await guarded(db, t.tenantId, existsAll(attachedRefs(input)), [fields]);
+    await changeVersion(t, id, async () => (await checkAttached(db, t.tenantId, input), { options }), withVersion);
+  } else if (!(await store.updateProductFields(db, t.tenantId, id, input))) {
+    throw deletedMeanwhile();
   }
   return getProduct(t, id);
 }
 
-/** Runs `statements` after a guard that `condition` still holds; else 404 (deleted meanwhile). */
-async function guarded(db: D1Database, tenantId: number, condition: string, statements: D1PreparedStatement[]): Promise<D1Result[]> {
-  try {
-    return await db.batch([guardThat(db, `SELECT ${condition}`, tenantId), ...statements]);
-  } catch (e) {
-    if (isGuardFailure(e)) throw new NotFoundError('Something the body names was deleted meanwhile; nothing was changed.');
-    throw e;
-  }
-}
-
-/** Projects, references, links or bundles that use the product (→ 409 on delete). */
-const PRODUCT_IN_USE = `
-  EXISTS (SELECT 1 FROM project_items WHERE tenant_id = ?1 AND product_id = ?2)
-  OR EXISTS (SELECT 1 FROM product_references WHERE tenant_id = ?1 AND product_id = ?2)
-  OR EXISTS (SELECT 1 FROM product_links WHERE tenant_id = ?1 AND product_id = ?2)
-  OR EXISTS (SELECT 1 FROM product_bundles b, json_each(b.items) i WHERE b.tenant_id = ?1 AND json_extract(i.value, '$.productId') = ?2)`;
+const deletedMeanwhile = () => new NotFoundError('Something the body names was deleted meanwhile; nothing was changed.');
 
 export async function deleteProduct(t: TenantContext, id: number): Promise<void> {
   const db = t.env.DB;
   await productOr404(db, t.tenantId, id);
   const inUse = () => new ConflictError('GeneralConflict', `Product ${id} is used by projects, product references, links or bundles; remove those first.`, { productId: id });
-  if (await first(db, `SELECT 1 WHERE ${PRODUCT_IN_USE}`, t.tenantId, id)) throw inUse();
-  const versions = `(SELECT id FROM product_versions WHERE tenant_id = ?1 AND product_id = ?2)`;
-  try {
-    await db.batch([
-      // Checked again inside the batch: a reference or project made meanwhile aborts it.
-      guardThat(db, `SELECT NOT (${PRODUCT_IN_USE})`, t.tenantId, id),
-      ...['variants', 'option_values', 'product_options', 'design_connections', 'mockup_connections'].map((table) =>
-        db.prepare(`DELETE FROM ${table} WHERE tenant_id = ?1 AND product_version_id IN ${versions}`).bind(t.tenantId, id),
-      ),
-      db.prepare(`DELETE FROM product_versions WHERE tenant_id = ?1 AND product_id = ?2`).bind(t.tenantId, id),
-      db.prepare(`DELETE FROM products WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, id),
-    ]);
-  } catch (e) {
-    if (isGuardFailure(e)) throw inUse();
-    throw e;
-  }
+  if (await store.productInUse(db, t.tenantId, id)) throw inUse();
+  if (!(await store.deleteProductRows(db, t.tenantId, id))) throw inUse();
 }
 
 /**
@@ -271,61 +151,16 @@ async function changeVersion(t: TenantContext, id: number, change: (current: num
     const product = await productOr404(db, t.tenantId, id);
     const current = product.currentVersionId;
     const c = await change(current);
-    try {
-      await db.batch([versionGuard(db, t.tenantId, id, current), ...extra, ...newVersionStatements(db, t.tenantId, String(id), current, c)]);
-      return;
-    } catch (e) {
-      if (!isGuardFailure(e)) throw e;
-      if (attempt >= 2) throw new ConflictError('GeneralConflict', `Product ${id} was changed by another call meanwhile; try again.`, { productId: id });
-    }
+    if (await writeNewVersion(db, t.tenantId, id, current, c, extra)) return;
+    if (attempt >= 2) throw new ConflictError('GeneralConflict', `Product ${id} was changed by another call meanwhile; try again.`, { productId: id });
   }
 }
 
 // --- options ---------------------------------------------------------------------------------------------
 
-interface OptionRow {
-  id: number;
-  productVersionId: number;
-  productId: number;
-  uid: string;
-  type: 'Simple' | 'Size' | 'PageCount';
-  title: string;
-  traits: string;
-  sortIndex: number;
-  tag: string | null;
-  useForDesignBinding: number;
-  useForMockupBinding: number;
-}
-interface ValueRow {
-  id: number;
-  optionUid: string;
-  uid: string;
-  title: string;
-  value: string | null;
-  description: string | null;
-  sortIndex: number;
-  isDefault: number;
-  tag: string | null;
-}
-
 export async function optionsOfVersion(db: D1Database, tenantId: number, versionId: number) {
-  const [options, values] = await db.batch<Record<string, unknown>>([
-    db
-      .prepare(
-        `SELECT id, product_version_id AS productVersionId, product_id AS productId, uid, type, title, traits, sort_index AS sortIndex, tag,
-           use_for_design_binding AS useForDesignBinding, use_for_mockup_binding AS useForMockupBinding
-         FROM product_options WHERE tenant_id = ?1 AND product_version_id = ?2 ORDER BY sort_index, id`,
-      )
-      .bind(tenantId, versionId),
-    db
-      .prepare(
-        `SELECT id, option_uid AS optionUid, uid, title, value, description, sort_index AS sortIndex, is_default AS isDefault, tag
-         FROM option_values WHERE tenant_id = ?1 AND product_version_id = ?2 ORDER BY sort_index, id`,
-      )
-      .bind(tenantId, versionId),
-  ]);
-  const vals = values!.results as unknown as ValueRow[];
-  return (options!.results as unknown as OptionRow[]).map((o) => ({
+  const { options, values: vals } = await store.optionRowsOfVersion(db, tenantId, versionId);
+  return options.map((o) => ({
     id: o.id,
     productVersionId: o.productVersionId,
     productId: o.productId,
@@ -360,32 +195,10 @@ export async function setOptions(t: TenantContext, productId: number, options: C
 
 // --- variants --------------------------------------------------------------------------------------------
 
-interface VariantRow {
-  id: number;
-  uid: string;
-  productVersionId: number;
-  productId: number;
-  tenantId: number;
-  optionValueUids: string;
-  isAvailable: number;
-  price: number | null;
-  weight: number | null;
-  sortIndex: number;
-  storefrontProductVariantId: string | null;
-  sku: string | null;
-}
-
 /** Every variant of a version with its options (≤ 500, so filters run here). */
 export async function variantsOfVersion(db: D1Database, tenantId: number, versionId: number) {
   const [rows, options] = await Promise.all([
-    all<VariantRow>(
-      db,
-      `SELECT id, uid, product_version_id AS productVersionId, product_id AS productId, tenant_id AS tenantId, option_value_uids AS optionValueUids,
-         is_available AS isAvailable, price, weight, sort_index AS sortIndex, storefront_product_variant_id AS storefrontProductVariantId, sku
-       FROM variants WHERE tenant_id = ?1 AND product_version_id = ?2 ORDER BY sort_index, id`,
-      tenantId,
-      versionId,
-    ),
+    store.variantRowsOfVersion(db, tenantId, versionId),
     optionsOfVersion(db, tenantId, versionId),
   ]);
   const valueOf = new Map<string, { option: ProductOption; value: ProductOption['productOptionValues'][number] }>();
@@ -461,19 +274,11 @@ export async function listVariants(t: TenantContext, productId: number, q: Varia
 /** A variant of the product (any of its versions: a project's variant stays readable). */
 export async function getVariant(t: TenantContext, productId: number, variantId: number) {
   const product = await productOr404(t.env.DB, t.tenantId, productId);
-  const row = await first<{ v: number }>(
-    t.env.DB,
-    `SELECT product_version_id AS v FROM variants WHERE tenant_id = ?1 AND id = ?2 AND product_id = ?3`,
-    t.tenantId,
-    variantId,
-    product.id,
-  );
-  if (!row) throw new NotFoundError(`Product ${productId} has no variant ${variantId}.`);
-  const v = (await variantsOfVersion(t.env.DB, t.tenantId, row.v)).find((x) => x.id === variantId)!;
+  const version = await store.versionOfVariant(t.env.DB, t.tenantId, product.id, variantId);
+  if (version === null) throw new NotFoundError(`Product ${productId} has no variant ${variantId}.`);
+  const v = (await variantsOfVersion(t.env.DB, t.tenantId, version)).find((x) => x.id === variantId)!;
   return variantDto(v);
 }
-
-const VARIANT_COLUMN = { sku: 'sku', price: 'price', weight: 'weight', availability: 'is_available' } as const;
 
 /**
  * set-variant-{sku|price|weight|availability}: the current version's variants, in place while no
@@ -481,67 +286,30 @@ const VARIANT_COLUMN = { sku: 'sku', price: 'price', weight: 'weight', availabil
  */
 export async function setVariantField(t: TenantContext, productId: number, field: VariantField, entries: Array<{ productVariantId: number; value: unknown }>): Promise<void> {
   const db = t.env.DB;
-  const column = VARIANT_COLUMN[field];
+  const column = store.VARIANT_COLUMN[field];
   // One value per variant (the last given wins), so the UPDATE … FROM below joins 1:1.
   const byId = new Map(entries.map((e) => [e.productVariantId, typeof e.value === 'boolean' ? (e.value ? 1 : 0) : e.value]));
   const values = [...byId].map(([productVariantId, value]) => ({ productVariantId, value }));
   for (let attempt = 0; ; attempt++) {
     const product = await productOr404(db, t.tenantId, productId);
     const current = product.currentVersionId;
-    const found = new Set(
-      (await all<{ id: number }>(db, `SELECT id FROM variants WHERE tenant_id = ?1 AND product_version_id = ?2 AND id IN (SELECT value FROM json_each(?3))`, t.tenantId, current, JSON.stringify(values.map((e) => e.productVariantId)))).map((r) => r.id),
-    );
+    const found = await store.variantIdsInVersion(db, t.tenantId, current, values.map((e) => e.productVariantId));
     const errors: ErrorsByPath = {};
     values.forEach((e, i) => {
       if (!found.has(e.productVariantId)) errors[`[${i}].productVariantId`] = [`The current version of product ${productId} has no variant ${e.productVariantId}.`];
     });
     if (Object.keys(errors).length) throw new NotFoundError('Some of the ids name nothing here; nothing was changed.', errors);
 
-    const used = await first(db, `SELECT 1 FROM project_items WHERE tenant_id = ?1 AND product_version_id = ?2 LIMIT 1`, t.tenantId, current);
-    const statements = used
-      ? newVersionStatements(db, t.tenantId, String(productId), current, { variantUpdate: { column, entries: values } })
-      : [
-          db
-            .prepare(
-              // MATERIALIZED: SQLite then indexes the values, instead of re-reading the JSON per variant (300 ms → 5 ms at 500).
-              `WITH j AS MATERIALIZED (SELECT json_extract(value, '$.productVariantId') AS id, json_extract(value, '$.value') AS v FROM json_each(?3))
-               UPDATE variants SET ${column} = j.v FROM j
-               WHERE variants.tenant_id = ?1 AND variants.product_version_id = ?2 AND variants.id = j.id`,
-            )
-            .bind(t.tenantId, current, JSON.stringify(values)),
-          db.prepare(`UPDATE products SET last_modified = ?3 WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, productId, Date.now()),
-        ];
-    try {
-      await db.batch([versionGuard(db, t.tenantId, productId, current), ...statements]);
-      return;
-    } catch (e) {
-      if (!isGuardFailure(e)) throw e;
-      if (attempt >= 2) throw new ConflictError('GeneralConflict', `Product ${productId} was changed by another call meanwhile; try again.`, { productId });
-    }
+    const update = { column, entries: values };
+    const written = (await store.versionUsedByProjects(db, t.tenantId, current))
+      ? await writeNewVersion(db, t.tenantId, productId, current, { variantUpdate: update })
+      : await store.updateVariantsInPlace(db, t.tenantId, productId, current, update);
+    if (written) return;
+    if (attempt >= 2) throw new ConflictError('GeneralConflict', `Product ${productId} was changed by another call meanwhile; try again.`, { productId });
   }
 }
 
 // --- connections ------------------------------------------------------------------------------------------
-
-export type ConnectionKind = 'design' | 'mockup';
-
-interface StoredConnection {
-  assetId: string;
-  designGroup: string | null;
-  options: string;
-}
-
-export async function connectionsOfVersion(db: D1Database, tenantId: number, versionId: number, kind: ConnectionKind): Promise<ConnectionRow[]> {
-  const rows = await all<StoredConnection>(
-    db,
-    kind === 'design'
-      ? `SELECT design_id AS assetId, design_group AS designGroup, options FROM design_connections WHERE tenant_id = ?1 AND product_version_id = ?2 ORDER BY id`
-      : `SELECT mockup_id AS assetId, NULL AS designGroup, options FROM mockup_connections WHERE tenant_id = ?1 AND product_version_id = ?2 ORDER BY id`,
-    tenantId,
-    versionId,
-  );
-  return rows.map((r) => ({ assetId: r.assetId, designGroup: r.designGroup, options: parseJson(r.options, []) }));
-}
 
 export interface ConnectionInput {
   assetId: string;
@@ -552,9 +320,7 @@ export interface ConnectionInput {
 /** Public designs or mockups of the tenant: 404 naming `connections[i].<designId|mockupId>` otherwise. */
 async function checkConnectionAssets(db: D1Database, tenantId: number, kind: ConnectionKind, list: ConnectionInput[]): Promise<void> {
   const ids = [...new Set(list.map((c) => c.assetId))];
-  const found = new Set(
-    (await all<{ id: string }>(db, `SELECT id FROM assets WHERE tenant_id = ?1 AND type = ?2 AND owner_id = '' AND id IN (SELECT value FROM json_each(?3))`, tenantId, kind, JSON.stringify(ids))).map((r) => r.id),
-  );
+  const found = await store.publicAssetIds(db, tenantId, kind, ids);
   const errors: ErrorsByPath = {};
   list.forEach((c, i) => {
     if (!found.has(c.assetId)) errors[`connections[${i}].${kind}Id`] = [`No public ${kind} ${c.assetId}.`];
@@ -590,11 +356,11 @@ export async function addConnections(t: TenantContext, productId: number, kind: 
   let result: ConnectionRow[] = [];
   // The assets are checked (404 by path) on every attempt, and again inside the batch: one
   // deleted meanwhile fails the guard, and the retry reports it.
-  const assetsGuard = guardIds(db, { table: 'assets', tenantId: t.tenantId, ids: [...new Set(list.map((c) => c.assetId))], where: `type = '${kind}' AND owner_id = ''` });
+  const assetsGuard = store.publicAssetsGuard(db, t.tenantId, kind, [...new Set(list.map((c) => c.assetId))]);
   await changeVersion(t, productId, async (current) => {
     await checkConnectionAssets(db, t.tenantId, kind, list);
     checkBindings(await optionsOfVersion(db, t.tenantId, current), list);
-    const existing = await connectionsOfVersion(db, t.tenantId, current, kind);
+    const existing = await store.connectionsOfVersion(db, t.tenantId, current, kind);
     const next = [...existing];
     for (const c of list) {
       const row: ConnectionRow = { assetId: c.assetId, designGroup: kind === 'design' ? (c.designGroup ?? null) : null, options: c.options ?? [] };
@@ -614,7 +380,7 @@ export async function removeConnections(t: TenantContext, productId: number, kin
   await productOr404(db, t.tenantId, productId);
   let result: ConnectionRow[] = [];
   await changeVersion(t, productId, async (current) => {
-    const existing = await connectionsOfVersion(db, t.tenantId, current, kind);
+    const existing = await store.connectionsOfVersion(db, t.tenantId, current, kind);
     const errors: ErrorsByPath = {};
     // A design without designGroup removes it from every group.
     const matches = (x: ConnectionRow, c: ConnectionInput) => x.assetId === c.assetId && (kind === 'mockup' || c.designGroup === undefined || (c.designGroup ?? null) === x.designGroup);
@@ -647,6 +413,6 @@ export async function setProductImage(t: TenantContext, productId: number, reque
     resourceType: 'General',
     anonymousAccess: true,
   });
-  await db.prepare(`UPDATE products SET image_resource_id = ?3, last_modified = ?4 WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, productId, row.id, Date.now()).run();
+  await store.setProductImageId(db, t.tenantId, productId, row.id);
   return getProduct(t, productId);
 }

@@ -4,42 +4,25 @@
  * product version, variant, designs and the item's pipeline (link's, else product's, else
  * specification's).
  */
-import { sql } from 'drizzle-orm';
-import { ConflictError, customFieldsMatch, likePattern, NotFoundError, ValidationError, type ErrorsByPath, type SortKey, type TenantContext } from '../core';
-import { stmt } from '../assets/service';
-import { all, first, guardThat, isGuardFailure, isUnique, iso } from './db';
+import { ConflictError, NotFoundError, ValidationError, type ErrorsByPath, type TenantContext } from '../core';
+import { iso } from '../core/stored-json';
 import { findEntity, type EntityKind } from './entities';
 import { findProduct, versionOf } from './products';
+import * as store from './store/references';
+import type { ProductReferenceRow, ReferenceFilter, ReferenceType } from './store/references';
+import { storefrontExists } from './store/tenant';
 import { variantDesigns, variantMockups } from './variant-assets';
 import type { ProductReferenceInput } from './schemas';
 
-export type ReferenceType = 'ProductSpecification' | 'Product' | 'ProductLink' | 'ProductBundle';
-
-export interface ProductReferenceRow {
-  tenantId: number;
-  storefrontId: number;
-  productReference: string;
-  productReferenceType: ReferenceType;
-  productReferenceName: string | null;
-  productSpecificationId: number | null;
-  productId: number | null;
-  productVersionId: number | null;
-  productLinkId: number | null;
-  productBundleId: number | null;
-  created: number;
-}
-
-const refColumns = (p = '') => `${p}tenant_id AS tenantId, ${p}storefront_id AS storefrontId, ${p}product_reference AS productReference,
-  ${p}product_reference_type AS productReferenceType, ${p}product_reference_name AS productReferenceName, ${p}product_specification_id AS productSpecificationId,
-  ${p}product_id AS productId, ${p}product_version_id AS productVersionId, ${p}product_link_id AS productLinkId, ${p}product_bundle_id AS productBundleId, ${p}created AS created`;
-const REFERENCE_COLUMNS = refColumns();
+export type { ProductReferenceRow, ReferenceFilter, ReferenceType };
+export { referencedIds, referencesOfProduct } from './store/references';
 
 export const referenceDto = (r: ProductReferenceRow) => ({ ...r, created: iso(r.created) });
 
 /** The storefront of the tenant, or 404 (another tenant's storefront looks like none). */
 export async function storefrontOr404(db: D1Database, tenantId: number, storefrontId: number | string): Promise<number> {
   const id = Number(storefrontId);
-  if (!Number.isSafeInteger(id) || !(await first(db, `SELECT 1 FROM storefronts WHERE tenant_id = ?1 AND id = ?2`, tenantId, id))) {
+  if (!Number.isSafeInteger(id) || !(await storefrontExists(db, tenantId, id))) {
     throw new NotFoundError(`No storefront ${storefrontId}.`, { storefrontId: [`No storefront ${storefrontId}.`] });
   }
   return id;
@@ -47,7 +30,7 @@ export async function storefrontOr404(db: D1Database, tenantId: number, storefro
 
 /** The reference, or null. */
 export async function resolveProductReference(db: D1Database, tenantId: number, storefrontId: number, reference: string): Promise<ProductReferenceRow | null> {
-  return first<ProductReferenceRow>(db, `SELECT ${REFERENCE_COLUMNS} FROM product_references WHERE tenant_id = ?1 AND storefront_id = ?2 AND product_reference = ?3`, tenantId, storefrontId, reference);
+  return store.findReference(db, tenantId, storefrontId, reference);
 }
 
 export async function getReference(t: TenantContext, storefrontId: number, reference: string): Promise<ProductReferenceRow> {
@@ -62,12 +45,6 @@ const TARGET_FIELD: Record<ReferenceType, 'productId' | 'productLinkId' | 'produ
   ProductLink: 'productLinkId',
   ProductSpecification: 'productSpecificationId',
   ProductBundle: 'productBundleId',
-};
-const TARGET_TABLE: Record<ReferenceType, string> = {
-  Product: 'products',
-  ProductLink: 'product_links',
-  ProductSpecification: 'product_specifications',
-  ProductBundle: 'product_bundles',
 };
 const TARGET_KIND: Record<Exclude<ReferenceType, 'Product'>, EntityKind> = { ProductLink: 'link', ProductSpecification: 'specification', ProductBundle: 'bundle' };
 
@@ -103,27 +80,16 @@ export async function createReference(t: TenantContext, storefrontId: number, v:
       row.productVersionId = (entity!.productVersionId as number | null) ?? null;
     }
   }
-  const now = Date.now();
-  let changes = 0;
-  try {
-    const [, res] = await db.batch([
-      // The storefront and the target still exist (a delete meanwhile must not leave a dangling reference).
-      guardThat(db, `SELECT EXISTS (SELECT 1 FROM storefronts WHERE tenant_id = ?1 AND id = ?2) AND EXISTS (SELECT 1 FROM ${TARGET_TABLE[v.productReferenceType]} WHERE tenant_id = ?1 AND id = ?3)`, t.tenantId, storefrontId, target),
-      db
-        .prepare(
-          `INSERT INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_specification_id,
-             product_id, product_version_id, product_link_id, product_bundle_id, created)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) ON CONFLICT DO NOTHING`,
-        )
-        .bind(t.tenantId, storefrontId, v.productReference, v.productReferenceType, v.productReferenceName ?? null, row.productSpecificationId, row.productId, row.productVersionId,
-          row.productLinkId, row.productBundleId, now),
-    ]);
-    changes = res!.meta.changes;
-  } catch (e) {
-    if (isGuardFailure(e)) throw new NotFoundError(`The ${v.productReferenceType} ${target} or storefront ${storefrontId} was deleted meanwhile; nothing was changed.`, { [field]: [`No ${v.productReferenceType} ${target}.`] });
-    if (!isUnique(e)) throw e;
+  const outcome = await store.insertReference(db, t.tenantId, storefrontId, target, {
+    productReference: v.productReference,
+    productReferenceType: v.productReferenceType,
+    productReferenceName: v.productReferenceName ?? null,
+    ...row,
+  });
+  if (outcome === 'gone') {
+    throw new NotFoundError(`The ${v.productReferenceType} ${target} or storefront ${storefrontId} was deleted meanwhile; nothing was changed.`, { [field]: [`No ${v.productReferenceType} ${target}.`] });
   }
-  if (!changes) {
+  if (outcome === 'exists') {
     const existing = await resolveProductReference(db, t.tenantId, storefrontId, v.productReference);
     throw new ConflictError('NameConflict', `Storefront ${storefrontId} already has the product reference "${v.productReference}".`, {
       existingReferences: existing ? [referenceDto(existing)] : [],
@@ -135,63 +101,16 @@ export async function createReference(t: TenantContext, storefrontId: number, v:
 /** DELETE /product-references/{reference}: 200 with the deleted reference. */
 export async function deleteReference(t: TenantContext, storefrontId: number, reference: string): Promise<ProductReferenceRow> {
   const row = await getReference(t, storefrontId, reference);
-  await t.env.DB.prepare(`DELETE FROM product_references WHERE tenant_id = ?1 AND storefront_id = ?2 AND product_reference = ?3`).bind(t.tenantId, storefrontId, reference).run();
+  await store.deleteReferenceRow(t.env.DB, t.tenantId, storefrontId, reference);
   return row;
 }
-
-export interface ReferenceFilter {
-  skip: number;
-  take: number;
-  sorting: SortKey<'productReference' | 'productReferenceName' | 'created'>[];
-  search?: string;
-  customFields?: Record<string, unknown>;
-  productReferenceType?: ReferenceType;
-  tags?: string[];
-  sku?: string;
-  productIds?: number[];
-}
-
-const REFERENCE_SORT = { productReference: 'r.product_reference', productReferenceName: 'r.product_reference_name COLLATE NOCASE', created: 'r.created' } as const;
 
 /** References of a storefront; tags, customFields and sku filter by the referenced product. */
 export async function listReferences(t: TenantContext, storefrontId: number, f: ReferenceFilter) {
   const db = t.env.DB;
   await storefrontOr404(db, t.tenantId, storefrontId);
-  const where = [sql`r.tenant_id = ${t.tenantId}`, sql`r.storefront_id = ${storefrontId}`];
-  if (f.productReferenceType) where.push(sql`r.product_reference_type = ${f.productReferenceType}`);
-  if (f.search) where.push(sql`(r.product_reference LIKE ${likePattern(f.search)} ESCAPE '\\' OR r.product_reference_name LIKE ${likePattern(f.search)} ESCAPE '\\')`);
-  if (f.productIds?.length) where.push(sql`r.product_id IN (SELECT value FROM json_each(${JSON.stringify(f.productIds)}))`);
-  const byProduct = Boolean(f.tags?.length || f.sku || (f.customFields && Object.keys(f.customFields).length));
-  if (byProduct) {
-    where.push(sql`p.id IS NOT NULL`);
-    if (f.tags?.length) where.push(sql`NOT EXISTS (SELECT 1 FROM json_each(${JSON.stringify(f.tags)}) w WHERE w.value NOT IN (SELECT value FROM json_each(p.tags)))`);
-    if (f.customFields && Object.keys(f.customFields).length) where.push(customFieldsMatch(sql.raw('p.custom_fields'), f.customFields));
-    if (f.sku) {
-      where.push(sql`EXISTS (SELECT 1 FROM variants v WHERE v.tenant_id = p.tenant_id AND v.product_version_id = COALESCE(r.product_version_id, p.current_version_id) AND v.sku = ${f.sku} COLLATE NOCASE)`);
-    }
-  }
-  const from = sql`product_references r LEFT JOIN products p ON p.tenant_id = r.tenant_id AND p.id = r.product_id`;
-  const cond = sql.join(where, sql` AND `);
-  const order = f.sorting.length ? f.sorting.map((k) => `${REFERENCE_SORT[k.field]} ${k.direction}`).join(', ') + ', r.product_reference' : 'r.created, r.product_reference';
-  const columns = refColumns('r.');
-  const [count, page] = await db.batch<Record<string, unknown>>([
-    stmt(db, sql`SELECT count(*) AS n FROM ${from} WHERE ${cond}`),
-    stmt(db, sql`SELECT ${sql.raw(columns)} FROM ${from} WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`),
-  ]);
-  return { total: Number(count!.results[0]?.n ?? 0), items: (page!.results as unknown as ProductReferenceRow[]).map(referenceDto) };
-}
-
-/** Ids of one target kind that a storefront references (storefront target lists). */
-export async function referencedIds(db: D1Database, tenantId: number, storefrontId: number, type: ReferenceType): Promise<number[]> {
-  const column = { Product: 'product_id', ProductLink: 'product_link_id', ProductSpecification: 'product_specification_id', ProductBundle: 'product_bundle_id' }[type];
-  const rows = await all<{ id: number }>(
-    db,
-    `SELECT DISTINCT ${column} AS id FROM product_references WHERE tenant_id = ?1 AND storefront_id = ?2 AND product_reference_type = ?3 AND ${column} IS NOT NULL`,
-    tenantId,
-    storefrontId,
-    type,
-  );
-  return rows.map((r) => r.id);
+  const { total, rows } = await store.listReferenceRows(db, t.tenantId, storefrontId, f);
+  return { total, items: rows.map(referenceDto) };
 }
 
 // --- resolution ------------------------------------------------------------------------------------------
@@ -272,42 +191,13 @@ export async function resolveProductSpecifier(
     return out;
   }
   const isLink = spec.type === 'ProductLink';
-  // One round trip: the link, the product (the link's or the given one), the version (given, else
-  // the link's pinned one, else the current one, always of that product) and the variant (by id,
-  // else by SKU within the version, else the version's only one).
-  const row = await first<{
-    linkId: number | null;
-    linkProductId: number | null;
-    productId: number | null;
-    versionId: number | null;
-    pipelineId: number | null;
-    workflowId: number | null;
-    variantId: number | null;
-    variantSku: string | null;
-  }>(
-    db,
-    `WITH l AS (SELECT * FROM product_links WHERE tenant_id = ?1 AND id = ?3),
-          p AS (SELECT * FROM products WHERE tenant_id = ?1 AND id = COALESCE(?2, (SELECT product_id FROM l))),
-          v AS (SELECT id FROM product_versions WHERE tenant_id = ?1 AND product_id = (SELECT id FROM p)
-                  AND id = COALESCE(?4, (SELECT product_version_id FROM l), (SELECT current_version_id FROM p)))
-     SELECT (SELECT id FROM l) AS linkId, (SELECT product_id FROM l) AS linkProductId, (SELECT id FROM p) AS productId,
-            (SELECT id FROM v) AS versionId,
-            COALESCE((SELECT processing_pipeline_id FROM l), (SELECT processing_pipeline_id FROM p)) AS pipelineId,
-            COALESCE((SELECT personalization_workflow_id FROM l), (SELECT personalization_workflow_id FROM p)) AS workflowId,
-            w.id AS variantId, w.sku AS variantSku
-     FROM (SELECT 1) LEFT JOIN (
-       SELECT id, sku FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)
-         AND ((?5 IS NOT NULL AND id = ?5)
-           OR (?5 IS NULL AND ?6 IS NOT NULL AND sku = ?6)
-           OR (?5 IS NULL AND ?6 IS NULL AND (SELECT count(*) FROM variants WHERE tenant_id = ?1 AND product_version_id = (SELECT id FROM v)) = 1))
-         ORDER BY sort_index, id LIMIT 1) w`,
-    tenantId,
-    isLink ? null : spec.id,
-    isLink ? spec.id : null,
-    spec.versionId ?? null,
-    spec.variantId ?? null,
-    spec.sku ?? null,
-  );
+  const row = await store.resolveSpecifierRow(db, tenantId, {
+    productId: isLink ? null : spec.id,
+    linkId: isLink ? spec.id : null,
+    versionId: spec.versionId ?? null,
+    variantId: spec.variantId ?? null,
+    sku: spec.sku ?? null,
+  });
   if (isLink && row?.linkId == null) notFound(paths.id, `No product link ${spec.id}.`);
   if (row?.productId == null) notFound(paths.id, `No product ${isLink ? row!.linkProductId : spec.id}.`);
   if (row!.versionId == null) notFound(paths.versionId, `Product ${row!.productId} has no version ${spec.versionId ?? '(its pinned or current one)'}.`);
@@ -352,13 +242,8 @@ export async function resolveReferenceTarget(
 
 /** An item's pipeline: its product link's, else its product's, else its specification's. */
 export async function itemPipeline(db: D1Database, tenantId: number, item: { productLinkId?: number | null; productId?: number | null; productSpecificationId?: number | null }): Promise<number | null> {
-  const pick = async (sqlText: string, id: number | null | undefined) =>
-    id == null ? null : ((await first<{ p: number | null }>(db, sqlText, tenantId, id))?.p ?? null);
-  return (
-    (await pick(`SELECT processing_pipeline_id AS p FROM product_links WHERE tenant_id = ?1 AND id = ?2`, item.productLinkId)) ??
-    (await pick(`SELECT processing_pipeline_id AS p FROM products WHERE tenant_id = ?1 AND id = ?2`, item.productId)) ??
-    (await pick(`SELECT processing_pipeline_id AS p FROM product_specifications WHERE tenant_id = ?1 AND id = ?2`, item.productSpecificationId))
-  );
+  const pick = (kind: 'link' | 'product' | 'specification', id: number | null | undefined) => (id == null ? null : store.attachedPipelineId(db, tenantId, kind, id));
+  return (await pick('link', item.productLinkId)) ?? (await pick('product', item.productId)) ?? (await pick('specification', item.productSpecificationId));
 }
 
 // --- personalization --------------------------------------------------------------------------------------
@@ -388,16 +273,4 @@ export async function personalizationParameters(t: TenantContext, r: ResolvedPro
     designs,
     mockups,
   };
-}
-
-/** A product's references on every storefront, with the storefront's name (the back office's product page). */
-export async function referencesOfProduct(db: D1Database, tenantId: number, productId: number) {
-  const { results } = await db
-    .prepare(
-      `SELECT r.storefront_id AS storefrontId, s.name AS storefront, r.product_reference AS reference FROM product_references r
-       JOIN storefronts s ON s.tenant_id = r.tenant_id AND s.id = r.storefront_id WHERE r.tenant_id = ?1 AND r.product_id = ?2 ORDER BY r.storefront_id, r.product_reference`,
-    )
-    .bind(tenantId, productId)
-    .all<{ storefrontId: number; storefront: string; reference: string }>();
-  return results;
 }

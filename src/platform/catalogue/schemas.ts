@@ -208,7 +208,7 @@ export const VariantListQuery = VersionQuery.extend({
   skip: intQuery(0, Number.MAX_SAFE_INTEGER, 0),
   take: intQuery(0, 1000, 100),
   sku: z.string().max(CATALOGUE_LIMITS.name).optional().openapi({ description: 'Case-insensitive substring of the SKU.' }),
-  options: customFieldsQuery.openapi({ type: 'string', description: 'JSON object: option title (or uid) → value title (or uid); variants with all of them.', example: '{"Paper":"Matte"}' } as never),
+  options: customFieldsQuery.openapi({ type: 'string', description: 'JSON object: option title (or uid) → value title (or uid); variants with all of them.', example: '{"Paper":"Matte"}' }),
   takeAvailableOnly: boolQuery(false),
 });
 export const VariantDesignsQuery = VariantListQuery.extend({

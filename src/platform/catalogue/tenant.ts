@@ -9,32 +9,23 @@
  */
 import { ConflictError, likePattern, NotFoundError, ValidationError, type SortKey, type TenantContext } from '../core';
 import type { Env } from '../../env';
-import { all, first, guardThat, isGuardFailure, iso } from './db';
+import { iso } from '../core/stored-json';
+import * as store from './store/tenant';
+import type { StorefrontRow } from './store/tenant';
 import type { TenantSettingsChange } from './schemas';
 import { findProfileByName } from '../colour-profiles/store';
 import { seal, unseal } from '../../lib/sealed';
 
 // --- storefronts ------------------------------------------------------------------------------------------
 
-interface StorefrontRow {
-  id: number;
-  tenantId: number;
-  name: string;
-  type: string;
-  status: 'Dev' | 'Prod';
-  created: number;
-}
-const STOREFRONT_COLUMNS = `id, tenant_id AS tenantId, name, type, status, created`;
 const storefrontDto = (r: StorefrontRow) => ({ ...r, created: iso(r.created) });
 export type StorefrontDtoOut = ReturnType<typeof storefrontDto>;
 
 export async function getStorefront(db: D1Database, tenantId: number, id: number): Promise<StorefrontDtoOut> {
-  const row = await first<StorefrontRow>(db, `SELECT ${STOREFRONT_COLUMNS} FROM storefronts WHERE tenant_id = ?1 AND id = ?2`, tenantId, id);
+  const row = await store.findStorefront(db, tenantId, id);
   if (!row) throw new NotFoundError(`No storefront ${id}.`);
   return storefrontDto(row);
 }
-
-const STOREFRONT_SORT = { id: 'id', name: 'name COLLATE NOCASE', created: 'created' } as const;
 
 export async function listStorefronts(
   db: D1Database,
@@ -42,57 +33,29 @@ export async function listStorefronts(
   f: { skip: number; take: number; sorting: SortKey<'id' | 'name' | 'created'>[]; search?: string },
 ): Promise<{ total: number; items: StorefrontDtoOut[] }> {
   const search = f.search ? likePattern(f.search) : null;
-  const cond = `tenant_id = ?1 AND (?2 IS NULL OR name LIKE ?2 ESCAPE '\\')`;
-  const order = f.sorting.length ? f.sorting.map((k) => `${STOREFRONT_SORT[k.field]} ${k.direction}`).join(', ') + ', id' : 'id';
-  const [count, page] = await db.batch<Record<string, unknown>>([
-    db.prepare(`SELECT count(*) AS n FROM storefronts WHERE ${cond}`).bind(tenantId, search),
-    db.prepare(`SELECT ${STOREFRONT_COLUMNS} FROM storefronts WHERE ${cond} ORDER BY ${order} LIMIT ?3 OFFSET ?4`).bind(tenantId, search, f.take, f.skip),
-  ]);
-  return { total: Number(count!.results[0]?.n ?? 0), items: (page!.results as unknown as StorefrontRow[]).map(storefrontDto) };
+  const { total, rows } = await store.listStorefrontRows(db, tenantId, { ...f, search });
+  return { total, items: rows.map(storefrontDto) };
 }
 
 /** POST /storefronts/custom (200): a Custom storefront. */
 export async function createStorefront(t: TenantContext, v: { name: string; status?: 'Dev' | 'Prod' | null }): Promise<StorefrontDtoOut> {
-  const res = await t.env.DB.prepare(`INSERT INTO storefronts (tenant_id, name, type, status, created) VALUES (?1, ?2, 'Custom', ?3, ?4)`)
-    .bind(t.tenantId, v.name, v.status ?? 'Dev', Date.now())
-    .run();
-  return getStorefront(t.env.DB, t.tenantId, Number(res.meta.last_row_id));
+  const id = await store.insertStorefront(t.env.DB, t.tenantId, v.name, v.status ?? 'Dev');
+  return getStorefront(t.env.DB, t.tenantId, id);
 }
 
 /** DELETE /storefronts/{id} (200 with it): 409 while it has projects; its references and users go with it. */
 export async function deleteStorefront(t: TenantContext, id: number): Promise<StorefrontDtoOut> {
   const db = t.env.DB;
   const dto = await getStorefront(db, t.tenantId, id);
-  const hasProjects = `EXISTS (SELECT 1 FROM projects WHERE tenant_id = ?1 AND storefront_id = ?2)`;
   const conflict = () => new ConflictError('GeneralConflict', `Storefront ${id} has projects; delete them first.`, { storefrontId: id });
-  if (await first(db, `SELECT 1 WHERE ${hasProjects}`, t.tenantId, id)) throw conflict();
-  try {
-    await db.batch([
-      guardThat(db, `SELECT NOT ${hasProjects}`, t.tenantId, id),
-      db.prepare(`DELETE FROM product_references WHERE tenant_id = ?1 AND storefront_id = ?2`).bind(t.tenantId, id),
-      db.prepare(`DELETE FROM storefront_users WHERE tenant_id = ?1 AND storefront_id = ?2`).bind(t.tenantId, id),
-      db.prepare(`DELETE FROM storefronts WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, id),
-    ]);
-  } catch (e) {
-    if (isGuardFailure(e)) throw conflict();
-    throw e;
-  }
+  if (await store.storefrontHasProjects(db, t.tenantId, id)) throw conflict();
+  if (!(await store.deleteStorefrontRows(db, t.tenantId, id))) throw conflict();
   return dto;
 }
 
 // --- tenant settings --------------------------------------------------------------------------------------
 
-export interface TenantSettings {
-  startProcessingOnStatus: number | null;
-  enableAssetsRetention: boolean;
-  assetsRetentionPeriodInDays: number;
-  /** Pipelines may call the platform's own origins (docs/security.md); the hop limit still holds. */
-  allowSelfCalls: boolean;
-  /** Default output profiles by colour-profile name (issue 20); present only when set. */
-  defaultCmykColorProfile?: string;
-  defaultRgbColorProfile?: string;
-  defaultGrayscaleColorProfile?: string;
-}
+export type TenantSettings = store.TenantSettings;
 
 const PROFILE_SETTINGS = [
   ['defaultCmykColorProfile', 'Cmyk'],
@@ -104,12 +67,7 @@ export const DEFAULT_TENANT_SETTINGS: TenantSettings = { startProcessingOnStatus
 
 /** The tenant's settings (the defaults when none were saved). */
 export async function getTenantSettings(db: D1Database, tenantId: number): Promise<TenantSettings> {
-  const row = await first<{ s: number | null; e: number; d: number; self: number; cmyk: string | null; rgb: string | null; grey: string | null }>(
-    db,
-    `SELECT start_processing_on_status AS s, enable_assets_retention AS e, assets_retention_period_in_days AS d, allow_self_calls AS self,
-       default_cmyk_color_profile AS cmyk, default_rgb_color_profile AS rgb, default_grayscale_color_profile AS grey FROM tenant_settings WHERE tenant_id = ?1`,
-    tenantId,
-  );
+  const row = await store.tenantSettingsRow(db, tenantId);
   if (!row) return { ...DEFAULT_TENANT_SETTINGS };
   return {
     startProcessingOnStatus: row.s,
@@ -135,8 +93,7 @@ export async function updateTenantSettings(db: D1Database, tenantId: number, cha
     allowSelfCalls: change.allowSelfCalls ?? current.allowSelfCalls,
   };
   if (next.startProcessingOnStatus !== null && change.startProcessingOnStatus !== undefined) {
-    const known = await first(db, `SELECT 1 FROM project_statuses WHERE tenant_id = ?1 AND code = ?2`, tenantId, next.startProcessingOnStatus);
-    if (!known) throw new ValidationError({ startProcessingOnStatus: [`The tenant has no project status with code ${next.startProcessingOnStatus}.`] });
+    if (!(await store.projectStatusCodeExists(db, tenantId, next.startProcessingOnStatus))) throw new ValidationError({ startProcessingOnStatus: [`The tenant has no project status with code ${next.startProcessingOnStatus}.`] });
   }
   // Default profiles: null clears; a name must be one of the tenant's colour profiles of that space.
   for (const [field, space] of PROFILE_SETTINGS) {
@@ -150,29 +107,7 @@ export async function updateTenantSettings(db: D1Database, tenantId: number, cha
     if (!profile || profile.colorSpace !== space) throw new ValidationError({ [field]: [profile ? `"${given}" is a ${profile.colorSpace} profile, not ${space}.` : `The tenant has no colour profile named "${given}".`] });
     next[field] = profile.name;
   }
-  await db
-    .prepare(
-      `INSERT INTO tenant_settings (tenant_id, start_processing_on_status, enable_assets_retention, assets_retention_period_in_days, last_modified,
-         default_cmyk_color_profile, default_rgb_color_profile, default_grayscale_color_profile, allow_self_calls)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-       ON CONFLICT (tenant_id) DO UPDATE SET start_processing_on_status = excluded.start_processing_on_status,
-         enable_assets_retention = excluded.enable_assets_retention, assets_retention_period_in_days = excluded.assets_retention_period_in_days,
-         last_modified = excluded.last_modified, default_cmyk_color_profile = excluded.default_cmyk_color_profile,
-         default_rgb_color_profile = excluded.default_rgb_color_profile, default_grayscale_color_profile = excluded.default_grayscale_color_profile,
-         allow_self_calls = excluded.allow_self_calls`,
-    )
-    .bind(
-      tenantId,
-      next.startProcessingOnStatus,
-      next.enableAssetsRetention ? 1 : 0,
-      next.assetsRetentionPeriodInDays,
-      Date.now(),
-      next.defaultCmykColorProfile ?? null,
-      next.defaultRgbColorProfile ?? null,
-      next.defaultGrayscaleColorProfile ?? null,
-      next.allowSelfCalls ? 1 : 0,
-    )
-    .run();
+  await store.upsertTenantSettings(db, tenantId, next);
   return next;
 }
 
@@ -193,36 +128,21 @@ export function secretNameOr404(name: string): string {
 export async function putTenantSecret(t: TenantContext, name: string, value: string): Promise<void> {
   if (!SECRET_NAME.test(name)) throw new ValidationError({ name: ['A secret name is 1–64 characters of A–Z, a–z, 0–9, _ and -.'] });
   const sealed = await seal(t.env.KEY_ENCRYPTION_SECRET, SEALED_AS, aad(t.tenantId, name), value);
-  const now = Date.now();
-  await t.env.DB.prepare(
-    `INSERT INTO tenant_secrets (tenant_id, name_key, name, iv, ciphertext, created, last_modified) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
-     ON CONFLICT (tenant_id, name_key) DO UPDATE SET name = excluded.name, iv = excluded.iv, ciphertext = excluded.ciphertext, last_modified = excluded.last_modified`,
-  )
-    .bind(t.tenantId, name.toLowerCase(), name, sealed.iv, sealed.ciphertext, now)
-    .run();
+  await store.upsertTenantSecret(t.env.DB, t.tenantId, name, sealed);
 }
 
 /** DELETE /tenant-secrets/{name}: 204, or 404 when there is none. */
 export async function deleteTenantSecret(t: TenantContext, name: string): Promise<void> {
   secretNameOr404(name);
-  const res = await t.env.DB.prepare(`DELETE FROM tenant_secrets WHERE tenant_id = ?1 AND name_key = ?2`).bind(t.tenantId, name.toLowerCase()).run();
-  if (!res.meta.changes) throw new NotFoundError(`No tenant secret ${name}.`);
+  if (!(await store.deleteTenantSecretRow(t.env.DB, t.tenantId, name))) throw new NotFoundError(`No tenant secret ${name}.`);
 }
 
 /** The secret's value for the job runner (`{{secrets.<name>}}`), or null when there is none. */
 export async function readTenantSecret(env: Pick<Env, 'DB' | 'KEY_ENCRYPTION_SECRET'>, tenantId: number, name: string): Promise<string | null> {
   if (!SECRET_NAME.test(name)) return null;
-  const row = await first<{ iv: string; ciphertext: string }>(env.DB, `SELECT iv, ciphertext FROM tenant_secrets WHERE tenant_id = ?1 AND name_key = ?2`, tenantId, name.toLowerCase());
+  const row = await store.sealedTenantSecret(env.DB, tenantId, name);
   if (!row) return null;
   return unseal(env.KEY_ENCRYPTION_SECRET, SEALED_AS, aad(tenantId, name), row);
 }
 
-/** Names of the tenant's secrets (never their values). */
-export async function tenantSecretNames(db: D1Database, tenantId: number): Promise<string[]> {
-  return (await all<{ name: string }>(db, `SELECT name FROM tenant_secrets WHERE tenant_id = ?1 ORDER BY name_key`, tenantId)).map((r) => r.name);
-}
-
-/** The tenant's project statuses as choices for `startProcessingOnStatus` (admin Tenant page). */
-export async function statusChoices(db: D1Database, tenantId: number): Promise<Array<{ code: number; displayName: string }>> {
-  return all(db, `SELECT code, display_name AS displayName FROM project_statuses WHERE tenant_id = ?1 ORDER BY code`, tenantId);
-}
+export { statusChoices, tenantSecretNames } from './store/tenant';

@@ -3,9 +3,9 @@
  * mockup) whose option binding matches the variant; an empty binding matches every variant.
  */
 import { NotFoundError, type TenantContext } from '../core';
-import { all } from './db';
-import { connectionsOfVersion, filterVariants, productOr404, variantDto, variantsOfVersion, versionOf, type ConnectionKind, type Variant, type VariantFilter } from './products';
-import type { ConnectionRow } from './versions';
+import { filterVariants, productOr404, variantDto, variantsOfVersion, versionOf, type Variant, type VariantFilter } from './products';
+import { connectedAssetHeads, connectionsOfVersion, type ConnectedAssetHead, type ConnectionKind } from './store/products';
+import type { ConnectionRow } from './store/versions';
 
 /** Does a connection's binding (`[{optionUID, optionValueUIDs}]`) select this variant? */
 export const bindingMatches = (c: ConnectionRow, v: Pick<Variant, '_values'>): boolean =>
@@ -14,31 +14,10 @@ export const bindingMatches = (c: ConnectionRow, v: Pick<Variant, '_values'>): b
     return chosen !== undefined && b.optionValueUIDs.includes(chosen);
   });
 
-interface AssetHead {
-  id: string;
-  name: string;
-  path: string;
-  customFields: string;
-  mockupType: string | null;
-}
-
-async function assetHeads(db: D1Database, tenantId: number, kind: ConnectionKind, ids: string[]): Promise<Map<string, AssetHead>> {
-  const rows = await all<AssetHead>(
-    db,
-    `SELECT a.id, a.name, COALESCE(f.path, '/') AS path, a.custom_fields AS customFields, a.mockup_type AS mockupType
-     FROM assets a LEFT JOIN folders f ON f.tenant_id = a.tenant_id AND f.id = a.folder_id AND f.type = a.type AND f.owner_id = a.owner_id
-     WHERE a.tenant_id = ?1 AND a.type = ?2 AND a.owner_id = '' AND a.id IN (SELECT value FROM json_each(?3))`,
-    tenantId,
-    kind,
-    JSON.stringify(ids),
-  );
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
 export interface VariantAssetRow {
   variant: Variant;
   connection: ConnectionRow;
-  asset: AssetHead;
+  asset: ConnectedAssetHead;
 }
 
 /** Every (variant, connection) pair of a version whose binding matches; deleted assets drop out. */
@@ -46,7 +25,7 @@ export async function variantAssetRows(db: D1Database, tenantId: number, version
   const list = variants ?? (await variantsOfVersion(db, tenantId, versionId));
   const connections = await connectionsOfVersion(db, tenantId, versionId, kind);
   if (!connections.length) return [];
-  const heads = await assetHeads(db, tenantId, kind, [...new Set(connections.map((c) => c.assetId))]);
+  const heads = await connectedAssetHeads(db, tenantId, kind, [...new Set(connections.map((c) => c.assetId))]);
   const out: VariantAssetRow[] = [];
   for (const variant of list) {
     for (const connection of connections) {

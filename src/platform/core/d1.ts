@@ -13,7 +13,28 @@
  * ]);
  */
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { NotFoundError, type ErrorsByPath } from './errors';
+
+/** Typed rows of one statement. */
+export async function all<T>(db: D1Database, text: string, ...params: unknown[]): Promise<T[]> {
+  return (await db.prepare(text).bind(...params).all<T>()).results;
+}
+
+/** The first row of one statement, or null. */
+export async function first<T>(db: D1Database, text: string, ...params: unknown[]): Promise<T | null> {
+  return db.prepare(text).bind(...params).first<T>();
+}
+
+const dialect = new SQLiteSyncDialect();
+
+/** A drizzle `sql` fragment as a D1 statement (to run alone or inside a batch). */
+export const statementOf = (db: D1Database, q: SQL): D1PreparedStatement => {
+  const { sql: text, params } = dialect.sqlToQuery(q);
+  return db.prepare(text).bind(...params);
+};
+
+export const isUniqueViolation = (err: unknown): boolean => /UNIQUE constraint failed/i.test(String((err as Error)?.message ?? err));
 
 /** `<column> IN (SELECT value FROM json_each(?))` as a drizzle fragment, one parameter. */
 export function inJsonList(column: SQLWrapper, values: ReadonlyArray<string | number>): SQL {
@@ -79,7 +100,36 @@ export function guardIds(db: D1Database, g: GuardSpec): D1PreparedStatement {
     .bind(JSON.stringify(g.ids), g.tenantId);
 }
 
-const isGuardFailure = (err: unknown): boolean => /CHECK constraint failed/i.test(String((err as Error)?.message ?? err));
+/** The error of a batch whose guard statement found its condition false (`CHECK (ok)`). */
+export const isGuardFailure = (err: unknown): boolean => /CHECK constraint failed/i.test(String((err as Error)?.message ?? err));
+
+/** A guard statement whose `ok` is the given SQL condition (trusted SQL; its parameters bound in order). */
+export function guardThat(db: D1Database, condition: string, ...params: unknown[]): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO platform_guard (id, ok) SELECT 1, IFNULL((${condition}), 0) ON CONFLICT (id) DO UPDATE SET ok = excluded.ok`)
+    .bind(...params);
+}
+
+/**
+ * The guard condition "every (table, id) still exists in tenant ?1" (ids are integers the schema
+ * validated, inlined; tables are constants). Null ids are skipped; none at all is true (still binding ?1).
+ */
+export function existsAll(refs: ReadonlyArray<readonly [table: string, id: number | null | undefined]>): string {
+  const parts = refs
+    .filter((r): r is readonly [string, number] => r[1] != null)
+    .map(([table, id]) => `EXISTS (SELECT 1 FROM ${table} WHERE tenant_id = ?1 AND id = ${Math.trunc(Number(id))})`);
+  return parts.length ? parts.join(' AND ') : '?1 IS NOT NULL';
+}
+
+/** Runs a batch whose first statement is a guard: its results, or null when the guard failed (nothing was written). */
+export async function batchUnlessGuardFails(db: D1Database, statements: D1PreparedStatement[]): Promise<D1Result[] | null> {
+  try {
+    return await db.batch(statements);
+  } catch (err) {
+    if (isGuardFailure(err)) return null;
+    throw err;
+  }
+}
 
 /**
  * Runs `guard` then `statements` as one batch. A failed guard becomes NotFoundError (with

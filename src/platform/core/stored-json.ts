@@ -25,3 +25,16 @@ export function checkStoredJson(value: unknown, field: string, maxBytes?: number
   const key = inner === '$' ? field : inner.startsWith('[') ? `${field}${inner}` : `${field}.${inner}`;
   throw new ValidationError({ [key]: [problem.message] });
 }
+
+/** Stored JSON text read back: the value, or `fallback` when it is missing or does not parse. */
+export const parseJson = <T>(text: unknown, fallback: T): T => {
+  if (typeof text !== 'string') return (text as T) ?? fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+/** A stored time (ms since the epoch; missing → 0) as the ISO text the DTOs carry. */
+export const iso = (ms: number | null | undefined): string => new Date(ms ?? 0).toISOString();
