@@ -17,19 +17,20 @@ import { getTenantSettings } from '../catalogue';
 import { TASK_MODULES } from '../pipelines/tasks/registry';
 import type { OutputFile, UnitContext } from '../pipelines/tasks/types';
 import { tenantKey } from '../core';
-import {
-  aliasOf,
-  deleteKeys,
-  writeFinals,
-  dropFinals,
-  dropTemporaryRows,
-  mirrorJobStatement,
-  processingStatusOf,
-  projectStatusStatement,
-  temporaryUrl,
-} from './d1';
+import { aliasOf, deleteKeys, writeFinals, dropFinals, dropTemporaryRows, processingStatusOf, temporaryUrl } from './d1';
 import { readSecret } from './secrets';
-import { type ArtifactRecord, type JobRow, type JobStatus, type NewJob, type TaskRow, JobStore, RUNNING } from './store';
+import {
+  type ArtifactRecord,
+  type JobRow,
+  type JobStatus,
+  type NewJob,
+  type TaskRow,
+  JobStore,
+  RUNNING,
+  deleteJobRow,
+  mirrorJobStatement,
+  projectStatusStatement,
+} from './store';
 
 /** Starts of one unit that did not end before the task fails "interrupted 3 times". */
 const MAX_STARTS = 3;
@@ -207,7 +208,7 @@ export class ProjectJobs extends DurableObject<Env> {
     const finalKeys = await dropFinals(this.env, job.tenantId, [id]);
     await dropTemporaryRows(this.env, job.tenantId, id);
     await deleteKeys(this.env.FILES, [...new Set([...keys, ...finalKeys])]);
-    await this.env.DB.prepare(`DELETE FROM jobs WHERE tenant_id = ?1 AND id = ?2`).bind(job.tenantId, id).run();
+    await deleteJobRow(this.env.DB, job.tenantId, id);
     this.store.deleteJob(id);
     this.pipelines.delete(id);
     return { ok: true };
@@ -490,10 +491,10 @@ export class ProjectJobs extends DurableObject<Env> {
     const doName = this.store.meta('doName') ?? '';
     const all = this.store.jobs();
     try {
-      const statements = pending.map((j) => mirrorJobStatement(this.env, doName, j));
+      const statements = pending.map((j) => mirrorJobStatement(this.env.DB, doName, j));
       const projectId = all.find((j) => j.projectId != null)?.projectId;
       if (projectId != null && all[0]!.kind !== 'standalone') {
-        statements.push(projectStatusStatement(this.env, all[0]!.tenantId, projectId, processingStatusOf(all.map((j) => j.status))));
+        statements.push(projectStatusStatement(this.env.DB, all[0]!.tenantId, projectId, processingStatusOf(all.map((j) => j.status))));
       }
       await this.env.DB.batch(statements);
       for (const j of pending) this.store.markMirrored(j.id, j.status, j.statusDescription);

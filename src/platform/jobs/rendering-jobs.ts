@@ -1,9 +1,9 @@
 /**
  * Rendering jobs (`/api/rendering/v1/jobs`): stand-alone jobs in their own ProjectJobs object
- * (`job:<t>:<id>`), and project jobs seen through the same routes. Lists read D1 `jobs`; one
- * job's tasks come from its object. Logic free of HTTP: throws the core's errors.
+ * (`job:<t>:<id>`), and project jobs seen through the same routes. Lists read D1 `jobs` (through
+ * ./store); one job's tasks come from its object. Logic free of HTTP: throws the core's errors.
  */
-import { z } from '@hono/zod-openapi';
+import type { z } from '@hono/zod-openapi';
 import {
   ConflictError,
   ForbiddenError,
@@ -13,113 +13,21 @@ import {
   newId,
   type SortKey,
   type TenantContext,
-} from '../../core';
-import { sha256Hex } from '../../../engine/hash';
-import { jobDoName, jobStub, outcomeOrThrow, unavailableTasks, type JobView } from '../../jobs';
-import { canonicalJson, pipelineDefinition, secretNames, validatePipeline, type Pipeline } from '../../pipelines/language';
-import { checkHopDepth, hopOfContext } from '../../jobs/hops';
+} from '../core';
+import { sha256Hex } from '../../engine/hash';
+import { canonicalJson, pipelineDefinition, secretNames, validatePipeline, type Pipeline } from '../pipelines/language';
+import { unavailableTasks } from '../pipelines/tasks/registry';
+import { checkHopDepth, hopOfContext } from './hops';
+import { outcomeOrThrow } from './index';
+import type { JobView } from './project-jobs';
+import { jobDoName, jobStub } from './runner';
+import type { CreateRenderingJobDto, RenderingJob, UpdateProjectOwnerDto } from './schemas';
+import { type JobListRow, insertStandaloneJob, jobRow, listJobRows, moveJobsOwner } from './store';
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 
-const ProjectItemInfo = z
-  .object({
-    itemId: z.union([z.string(), z.number()]).nullable(),
-    name: z.string().nullable(),
-    jobId: z.string().nullable(),
-    quantity: z.number().int().nullable(),
-    fields: z.record(z.string(), z.unknown()).nullable(),
-    designIds: z.array(z.string()).max(20).nullable(),
-  })
-  .partial();
-
-export const ProjectInfoDto = z
-  .object({
-    id: z.union([z.string(), z.number()]).nullable(),
-    ownerId: z.string().nullable(),
-    name: z.string().nullable(),
-    orderId: z.string().nullable(),
-    orderNumber: z.union([z.string(), z.number()]).nullable(),
-    customerId: z.string().nullable(),
-    customerName: z.string().nullable(),
-    items: z.array(ProjectItemInfo).max(100).nullable(),
-  })
-  .partial()
-  .openapi('ProjectInfoDto');
-
-export const CreateRenderingJobDto = z
-  .object({
-    id: z.string().optional(),
-    project: ProjectInfoDto.optional(),
-    tasks: z.array(z.unknown()).openapi({ description: 'The pipeline tasks (docs/pipelines.md).' }),
-  })
-  .openapi('CreateRenderingJobDto');
-
-const RenderingJobTaskDto = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.string(),
-    status: z.string(),
-    requested: z.string().nullable(),
-    started: z.string().nullable(),
-    finished: z.string().nullable(),
-    autoRetryCount: z.number().int(),
-    longExecution: z.boolean(),
-    statusDescription: z.string().nullable(),
-  })
-  .passthrough()
-  .openapi('RenderingJobTaskDto');
-
-export const RenderingJobDto = z
-  .object({
-    id: z.string(),
-    project: z.record(z.string(), z.unknown()).nullable(),
-    tasks: z.array(RenderingJobTaskDto).optional(),
-    status: z.enum(['New', 'InProgress', 'Completed', 'Failed', 'Recovered', 'Discarded']),
-    statusDescription: z.string().nullable(),
-    created: z.string(),
-    started: z.string().nullable(),
-    finished: z.string().nullable(),
-    tenantId: z.number().int(),
-    ownerId: z.string().nullable(),
-    lastModified: z.string(),
-  })
-  .openapi('RenderingJobDto');
-export type RenderingJob = z.infer<typeof RenderingJobDto>;
-
-export const UpdateProjectOwnerDto = z
-  .object({
-    jobIds: z.array(z.string()).max(1000).optional(),
-    ownerId: z.string().max(255),
-    newOwnerId: z.string().min(1).max(255),
-    updateAll: z.boolean().optional(),
-  })
-  .openapi('UpdateJobsProjectOwnerDto');
-
-interface JobRowD1 {
-  id: string;
-  projectId: number | null;
-  doName: string;
-  status: RenderingJob['status'];
-  statusDescription: string | null;
-  ownerId: string | null;
-  projectOrderId: string | null;
-  bodyHash: string | null;
-  created: number;
-  started: number | null;
-  finished: number | null;
-  lastModified: number;
-}
-
-const COLUMNS = `id, project_id AS projectId, do_name AS doName, status, status_description AS statusDescription, owner_id AS ownerId,
-  project_order_id AS projectOrderId, body_hash AS bodyHash, created, started, finished, last_modified AS lastModified`;
-
-async function rowOf(t: TenantContext, id: string): Promise<JobRowD1 | null> {
-  return t.env.DB.prepare(`SELECT ${COLUMNS} FROM jobs WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, id).first<JobRowD1>();
-}
-
-async function rowOr404(t: TenantContext, id: string): Promise<JobRowD1> {
-  const row = isClientId(id) ? await rowOf(t, id) : null;
+async function rowOr404(t: TenantContext, id: string): Promise<JobListRow> {
+  const row = isClientId(id) ? await jobRow(t.env.DB, t.tenantId, id) : null;
   if (!row) throw new NotFoundError(`No job ${id}.`);
   return row;
 }
@@ -137,7 +45,7 @@ function projectInfo(snapshot: string | null): Record<string, unknown> | null {
   };
 }
 
-function dtoOf(t: TenantContext, row: JobRowD1, view: JobView | null): RenderingJob {
+function dtoOf(t: TenantContext, row: JobListRow, view: JobView | null): RenderingJob {
   const job = view?.job;
   const pipeline = job ? (JSON.parse(job.pipeline) as ReturnType<typeof pipelineDefinition>) : null;
   return {
@@ -202,19 +110,14 @@ export async function createJob(
   const doName = jobDoName(t.tenantId, id);
   const ownerId = typeof project?.ownerId === 'string' ? project.ownerId : null;
   const orderId = typeof project?.orderId === 'string' ? project.orderId : null;
-  const inserted = await t.env.DB.prepare(
-    `INSERT INTO jobs (tenant_id, id, kind, do_name, status, owner_id, project_order_id, body_hash, created, last_activity, last_modified)
-     VALUES (?1, ?2, 'standalone', ?3, 'New', ?4, ?5, ?6, ?7, ?7, ?7) ON CONFLICT (tenant_id, id) DO NOTHING`,
-  )
-    .bind(t.tenantId, id, doName, ownerId, orderId, hash, Date.now())
-    .run();
-  if (!inserted.meta.changes) {
+  const inserted = await insertStandaloneJob(t.env.DB, { tenantId: t.tenantId, id, doName, ownerId, orderId, bodyHash: hash });
+  if (!inserted) {
     // Idempotent by id: the same canonical body is the same job.
-    const existing = (await rowOf(t, id))!;
+    const existing = (await jobRow(t.env.DB, t.tenantId, id))!;
     if (existing.bodyHash !== hash) throw new ConflictError('IdConflict', `A job with the id ${id} already exists with another body.`, { id });
     return getJob(t, id);
   }
-  const row = (await rowOf(t, id))!;
+  const row = (await jobRow(t.env.DB, t.tenantId, id))!;
   await jobStub(t.env, doName).enqueue(doName, [
     {
       id, tenantId: t.tenantId, projectId: null, itemId: null, kind: 'standalone', pipeline: canonicalJson(definition),
@@ -234,19 +137,17 @@ export interface ListJobsInput {
   projectOrderId?: string;
 }
 
-const SORT: Record<string, string> = { created: 'created', lastModified: 'last_modified', status: 'status', id: 'id' };
-
 export async function listJobs(t: TenantContext, q: ListJobsInput): Promise<{ total: number; items: RenderingJob[] }> {
-  const where = `tenant_id = ?1 AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR project_id = ?3) AND (?4 IS NULL OR project_order_id = ?4)`;
   const projectId = q.projectId === undefined ? null : /^\d{1,15}$/.test(q.projectId) ? Number(q.projectId) : -1;
-  const params = [t.tenantId, q.status ?? null, projectId, q.projectOrderId ?? null];
-  const order = q.sorting.length ? q.sorting.map((s) => `${SORT[s.field]} ${s.direction}`).join(', ') : 'created DESC';
-  const [count, rows] = await t.env.DB.batch([
-    t.env.DB.prepare(`SELECT count(*) AS n FROM jobs WHERE ${where}`).bind(...params),
-    t.env.DB.prepare(`SELECT ${COLUMNS} FROM jobs WHERE ${where} ORDER BY ${order}, id LIMIT ?5 OFFSET ?6`).bind(...params, q.take, q.skip),
-  ]);
-  const total = (count!.results[0] as { n: number }).n;
-  const items = (rows!.results as unknown as JobRowD1[]).map((r) => {
+  const { total, rows } = await listJobRows(t.env.DB, t.tenantId, {
+    status: q.status ?? null,
+    projectId,
+    projectOrderId: q.projectOrderId ?? null,
+    sorting: q.sorting,
+    skip: q.skip,
+    take: q.take,
+  });
+  const items = rows.map((r) => {
     const { tasks: _tasks, ...dto } = dtoOf(t, r, null);
     return { ...dto, project: r.projectId != null || r.projectOrderId != null ? { id: r.projectId, orderId: r.projectOrderId } : null };
   });
@@ -255,7 +156,7 @@ export async function listJobs(t: TenantContext, q: ListJobsInput): Promise<{ to
 
 export async function deleteJob(t: TenantContext, id: string): Promise<RenderingJob> {
   const dto = await getJob(t, id);
-  const row = (await rowOf(t, dto.id))!;
+  const row = (await jobRow(t.env.DB, t.tenantId, dto.id))!;
   outcomeOrThrow(await jobStub(t.env, row.doName).remove(row.id));
   return dto;
 }
@@ -275,16 +176,5 @@ export async function jobAction(t: TenantContext, id: string, action: JobAction)
 export async function updateProjectOwner(t: TenantContext, body: z.infer<typeof UpdateProjectOwnerDto>): Promise<void> {
   const ids = body.updateAll ? null : (body.jobIds ?? []);
   if (ids && !ids.length) throw new ValidationError({ jobIds: ['Give jobIds, or updateAll: true.'] });
-  const select = `SELECT id FROM jobs WHERE tenant_id = ?1 AND coalesce(owner_id, '') = ?2 AND (?3 IS NULL OR id IN (SELECT value FROM json_each(?3)))`;
-  const idList = ids ? JSON.stringify(ids) : null;
-  const { results } = await t.env.DB.prepare(`${select}`).bind(t.tenantId, body.ownerId, idList).all<{ id: string }>();
-  const moved = JSON.stringify(results.map((r) => r.id));
-  await t.env.DB.batch([
-    t.env.DB.prepare(
-      `UPDATE artifacts SET owner_id = ?2, last_modified = ?4 WHERE tenant_id = ?1 AND type = 'Final' AND job_id IN (SELECT value FROM json_each(?3))`,
-    ).bind(t.tenantId, body.newOwnerId, moved, Date.now()),
-    t.env.DB.prepare(`UPDATE jobs SET owner_id = ?2, last_modified = ?4 WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?3))`).bind(
-      t.tenantId, body.newOwnerId, moved, Date.now(),
-    ),
-  ]);
+  await moveJobsOwner(t.env.DB, t.tenantId, body.ownerId, body.newOwnerId, ids);
 }

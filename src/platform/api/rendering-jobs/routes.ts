@@ -13,18 +13,8 @@
 import { z } from '@hono/zod-openapi';
 import { boolQuery, createPlatformArea, pagedOf, pagingQuery, platformRoute, problemResponses } from '../../core';
 import { withHop } from '../../jobs/hops';
-import {
-  CreateRenderingJobDto,
-  RenderingJobDto,
-  UpdateProjectOwnerDto,
-  createJob,
-  deleteJob,
-  getJob,
-  jobAction,
-  listJobs,
-  updateProjectOwner,
-  type JobAction,
-} from './jobs';
+import { createJob, deleteJob, getJob, jobAction, listJobs, updateProjectOwner, type JobAction } from '../../jobs/rendering-jobs';
+import { CreateRenderingJobDto, RenderingJobDto, UpdateProjectOwnerDto } from '../../jobs/schemas';
 
 export const renderingJobsArea = createPlatformArea('rendering');
 

@@ -3,6 +3,7 @@
  * (status, attempts, member cursor, retry counters) and the artifacts units produced (key, name,
  * item, source, final). Only project-jobs.ts and the runner use it; everything here is
  * synchronous (Durable Object SQL), so a group of calls inside `transactionSync` commits whole.
+ * (The D1 side of the jobs domain is ./jobs.ts.)
  */
 
 export const JOB_STATUSES = ['New', 'InProgress', 'Completed', 'Failed', 'Recovered', 'Discarded'] as const;
