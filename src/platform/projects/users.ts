@@ -3,6 +3,7 @@
  * "Storefront" and "Auth & tenancy"), and the storefront-user token of the design editor.
  */
 import { parseResourceScope } from '../../auth/scopes';
+import { issueAccessToken } from '../../identity/tokens';
 import { ConflictError, likePattern, NotFoundError, type SortKey, type TenantContext } from '../core';
 import * as store from './store';
 
@@ -103,9 +104,6 @@ export async function storefrontUserToken(t: TenantContext, storefrontId: number
   };
   const scopes = [...cap('Assets', 'read'), ...cap('Private_assets', 'full')];
   const lifetime = Math.max(1, Math.min(t.auth.exp - t.auth.iat, STOREFRONT_TOKEN_MAX_SECONDS));
-  // Loaded on use: a static import would put the identity module graph inside the platform's
-  // module-evaluation order (app.ts loads identity first; a cycle leaves its bindings undefined).
-  const { issueAccessToken } = await import('../../identity/tokens');
   const { token } = await issueAccessToken(t.env, { clientId: t.auth.clientId, tenantId: t.tenantId, scopes, lifetime, storefrontUserId: userId });
   return token;
 }
