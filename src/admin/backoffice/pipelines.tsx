@@ -13,7 +13,7 @@ import { variantDesigns } from '../../platform/catalogue/variant-assets';
 import { validatePipeline } from '../../platform/pipelines/language';
 import { unavailableTasks } from '../../platform/pipelines/tasks/registry';
 import { notFound } from '../../errors';
-import { field } from '../../identity/admin/form-body';
+import { field, type FormBody } from '../../identity/admin/form-body';
 import { done, render, type AdminContextOf, type AdminEnv } from '../../identity/admin/guard';
 import { CsrfField, Field, Table, describedBy } from '../../identity/admin/layout';
 import { tenantOf } from './context';
@@ -183,12 +183,10 @@ pipelinesRoutes.get('/', async (c) => {
   });
 });
 
-const draftOf = (id: number | null, body: Record<string, unknown>): Draft => ({
-  id,
-  name: field(body as never, 'name').trim(),
-  rawContent: field(body as never, 'rawContent').replace(/\r\n/g, '\n'),
-  productId: /^\d{1,15}$/.test(field(body as never, 'productId')) ? field(body as never, 'productId') : '',
-});
+const draftOf = (id: number | null, body: FormBody): Draft => {
+  const productId = field(body, 'productId');
+  return { id, name: field(body, 'name').trim(), rawContent: field(body, 'rawContent').replace(/\r\n/g, '\n'), productId: /^\d{1,15}$/.test(productId) ? productId : '' };
+};
 
 async function existing(c: AdminContextOf): Promise<Draft> {
   const id = Number(c.req.param('id'));

@@ -72,7 +72,7 @@ projectsRoutes.get('/', async (c) => {
   const t = tenantOf(c);
   const q = c.req.query();
   const status = q.status && /^-?\d{1,10}$/.test(q.status) ? q.status : '';
-  const processing = PROCESSING.includes(q.processingStatus as never) ? q.processingStatus! : '';
+  const processing = PROCESSING.find((p) => p === q.processingStatus) ?? '';
   const period = PERIODS.some(([v]) => v === q.datePeriod) ? q.datePeriod! : '';
   const storefront = q.storefrontId && /^[1-9]\d{0,14}$/.test(q.storefrontId) ? q.storefrontId : '';
   const page = Math.max(1, Math.min(10_000, Number(q.page) || 1));
