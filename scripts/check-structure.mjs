@@ -15,12 +15,21 @@
  *
  *   node scripts/check-structure.mjs
  */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
+/** Issue 19's goal: at most 5, each commented. */
 const AS_NEVER_BUDGET = 5;
+/** `as never` without a comment saying why: none. */
+const UNCOMMENTED_BUDGET = 0;
+
+/**
+ * Cycles known when this check joined `npm test`, each as its files (sorted): they pass until
+ * fixed; a new cycle, or a known one that grows, fails. Remove an entry when its cycle is gone.
+ */
+const KNOWN_CYCLES = [];
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const srcDir = join(root, 'src');
@@ -148,7 +157,9 @@ function shortestCycle(start, members) {
   return [];
 }
 
+const knownCycles = new Set(KNOWN_CYCLES.map((files) => [...files].sort().join(' ')));
 const components = stronglyConnected();
+const isKnown = (members) => knownCycles.has(members.map(rel).sort().join(' '));
 const edgeCount = [...graph.values()].reduce((n, edges) => n + edges.length, 0);
 console.log(`check-structure: ${files.length} files, ${edgeCount} import edges in src/`);
 for (const members of components) {
@@ -156,16 +167,19 @@ for (const members of components) {
   const cycle = shortestCycle(start, members);
   const arrow = (kind) => (kind === 'static' ? ' → ' : ` →(${kind}) `);
   const line = cycle.map((step) => rel(step.file) + arrow(step.kind)).join('') + rel(start);
-  console.log(`  cycle (${members.length} files in the component): ${line}`);
+  console.log(`  ${isKnown(members) ? 'known cycle' : 'cycle'} (${members.length} files in the component): ${line}`);
   if (members.length > cycle.length) console.log(`    also in it: ${members.filter((m) => !cycle.some((c) => c.file === m)).map(rel).sort().join(', ')}`);
 }
-console.log(`  import cycles: ${components.length}`);
+const newCycles = components.filter((m) => !isKnown(m));
+console.log(`  import cycles: ${components.length} (${components.length - newCycles.length} known)`);
 
 // --- the `as never` budget ---
 
 const uncommented = asNever.filter((a) => !a.commented);
-console.log(`  as never: ${asNever.length} in src/ (budget ${AS_NEVER_BUDGET}), ${uncommented.length} without a comment saying why`);
-if (asNever.length > AS_NEVER_BUDGET || uncommented.length) {
+console.log(
+  `  as never: ${asNever.length} in src/ (budget ${AS_NEVER_BUDGET}), ${uncommented.length} without a comment saying why (budget ${UNCOMMENTED_BUDGET})`,
+);
+if (asNever.length > AS_NEVER_BUDGET || uncommented.length > UNCOMMENTED_BUDGET) {
   const byFile = new Map();
   for (const a of asNever) byFile.set(a.file, [...(byFile.get(a.file) ?? []), a]);
   for (const [file, list] of [...byFile].sort((x, y) => y[1].length - x[1].length)) {
@@ -175,12 +189,11 @@ if (asNever.length > AS_NEVER_BUDGET || uncommented.length) {
 }
 
 const failures = [];
-if (components.length) failures.push(`${components.length} import cycle(s)`);
+if (newCycles.length) failures.push(`${newCycles.length} import cycle(s)`);
 if (asNever.length > AS_NEVER_BUDGET) failures.push(`${asNever.length} \`as never\` over the budget of ${AS_NEVER_BUDGET}`);
-if (uncommented.length) failures.push(`${uncommented.length} \`as never\` without a comment`);
+if (uncommented.length > UNCOMMENTED_BUDGET) failures.push(`${uncommented.length} \`as never\` without a comment (budget ${UNCOMMENTED_BUDGET})`);
 if (failures.length) {
   console.error(`check-structure: FAILED: ${failures.join('; ')}`);
   process.exit(1);
 }
 console.log('check-structure: ok');
-if (!existsSync(srcDir)) process.exit(1);
