@@ -7,7 +7,8 @@ export interface DocumentedService {
   name: string;
   title: string;
   description: string;
-  app: OpenAPIHono<any>;
+  /** The service's app, whose routes make the document; loaded on the document's first request. */
+  app: () => Promise<OpenAPIHono<any>>;
 }
 
 /**
@@ -76,13 +77,16 @@ const INIT_JS = `window.addEventListener('load', function () {
 });
 `;
 
-/** OpenAPI 3.1 JSON per service area plus one Swagger UI page listing them all. */
+/**
+ * OpenAPI 3.1 JSON per service area plus one Swagger UI page listing them all. A document is
+ * generated when asked for: its area's schemas and routes are not built before then.
+ */
 export function docsApp(services: DocumentedService[], version: string) {
   const docs = new Hono<AppBindings>();
   for (const s of services) {
-    docs.get(`/${s.name}.json`, (c) =>
+    docs.get(`/${s.name}.json`, async (c) =>
       c.json(
-        s.app.getOpenAPI31Document({
+        (await s.app()).getOpenAPI31Document({
           openapi: '3.1.0',
           info: { title: s.title, version, description: s.description },
           servers: [{ url: new URL(c.req.url).origin }],

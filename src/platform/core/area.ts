@@ -2,7 +2,9 @@
  * One platform area = one OpenAPIHono sub-app under `/api/<area>/v1`, built by
  * `createPlatformArea(area)`: problem-details errors, the validation hook and `GET`/`HEAD /info`
  * come with it. `buildPlatformApp(areas)` mounts the areas with CORS, OPTIONS and the platform
- * 404, and returns the route table the app's getPath uses for case-insensitive paths.
+ * 404, and returns the route table the app's getPath uses for case-insensitive paths. The Worker
+ * builds one such app per area, on the area's first request, and one with all six for the
+ * OpenAPI document (src/platform/index.ts).
  *
  * Areas register ALL their routes at module load, before they are mounted (Hono and the OpenAPI
  * registry copy routes when `route()` is called). Register literal paths before parameter paths
@@ -31,7 +33,7 @@ const AREA_OF = new WeakMap<PlatformArea, PlatformAreaName>();
 
 /** A new area app with its problem handling and `/info` (paths relative to `/api/<area>/v1`). */
 export function createPlatformArea(area: PlatformAreaName): PlatformArea {
-  const app = new OpenAPIHono<PlatformBindings>({ defaultHook: platformValidationHook as never });
+  const app = new OpenAPIHono<PlatformBindings>({ defaultHook: platformValidationHook });
   app.onError(platformErrorHandler);
   app.notFound(platformNotFound);
   AREA_OF.set(app, area);
@@ -67,7 +69,7 @@ function tagRoutes(app: PlatformArea, area: PlatformAreaName): void {
 
 /** The platform app: areas mounted under `/api/<area>/v1`, CORS and OPTIONS, a problem 404. */
 export function buildPlatformApp(areas: PlatformArea[]): { app: OpenAPIHono<PlatformBindings>; table: () => PlatformRouteTable } {
-  const app = new OpenAPIHono<PlatformBindings>({ defaultHook: platformValidationHook as never });
+  const app = new OpenAPIHono<PlatformBindings>({ defaultHook: platformValidationHook });
   app.onError(platformErrorHandler);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

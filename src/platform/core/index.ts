@@ -38,5 +38,5 @@ export { newId, isHexId, isClientId, hexIdOr404, clientIdOr404, intIdOr404 } fro
 export { inJsonList, customFieldsMatch, guardIds, runGuarded, missingIds, type GuardSpec } from './d1';
 export { readBodyLimited, readJsonBody, MAX_JSON_BYTES, MAX_BODY_DEPTH } from './body';
 export { storedJson, checkStoredJson } from './stored-json';
-export { PLATFORM_AREAS, PLATFORM_PATH, PlatformRouteTable, type PlatformAreaName } from './paths';
+export { PLATFORM_AREAS, PLATFORM_PATH, PlatformRouteTable, platformAreaOf, type PlatformAreaName } from './paths';
 export { DESIGN_ATOMS_MODEL_VERSION } from './info';

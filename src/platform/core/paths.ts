@@ -10,6 +10,12 @@ export type PlatformAreaName = (typeof PLATFORM_AREAS)[number];
 
 export const PLATFORM_PATH = /^\/api\/(storage|processor|atoms|storefront|backoffice|rendering)\/v1(\/|$)/i;
 
+/** The platform area a path belongs to (its `/api/<area>/v1` prefix, ignoring case), if any. */
+export function platformAreaOf(path: string): PlatformAreaName | undefined {
+  const name = PLATFORM_PATH.exec(path)?.[1]?.toLowerCase();
+  return PLATFORM_AREAS.find((a) => a === name);
+}
+
 interface Template {
   method: string;
   /** Literal segments as declared; null for a parameter. */
