@@ -1,7 +1,7 @@
 // What the resource-server middleware needs from the token issuer, passed in rather than imported
 // (auth/ does not import identity/): where the verification keys come from, and the revocable
-// state behind a token. The identity service wires its own once (src/identity/index.ts:
-// `useTokenSources(...)`); a resource server elsewhere would wire a JWKS fetch and introspection.
+// state behind a token. The Worker's composition (src/app.ts) wires identity's once
+// (`useTokenSources(...)`); a resource server elsewhere would wire a JWKS fetch and introspection.
 import type { createLocalJWKSet } from 'jose';
 import type { Env } from '../env';
 
@@ -25,12 +25,12 @@ export interface TokenSources {
 
 let sources: TokenSources | undefined;
 
-/** Called once by the service that issues the tokens. */
+/** Called once where the Worker is composed, with the sources of the service that issues the tokens. */
 export function useTokenSources(s: TokenSources): void {
   sources = s;
 }
 
 export function tokenSources(): TokenSources {
-  if (!sources) throw new Error('auth: no token sources wired (useTokenSources; the identity service does it in src/identity/index.ts)');
+  if (!sources) throw new Error('auth: no token sources wired (useTokenSources: src/app.ts wires those of the identity service)');
   return sources;
 }

@@ -1,11 +1,12 @@
 // The identity service's route table: path (paths.ts) → handler. A handler's file is named after
 // its endpoint (token-endpoint.ts, authorize.ts, revocation.ts, introspection.ts, userinfo.ts,
 // end-session.tsx, login.tsx); its input schema or reader sits beside it (token-request.ts,
-// oauth-params.ts) and its storage is store/ (named operations over D1). The admin panel is
-// admin/ (its own routes / *-form / store split), mounted at /admin.
+// oauth-params.ts) and its storage is store/ (named operations over D1). Identity's sections of
+// the admin panel are admin/ (its own routes / *-form / store split); the panel itself is
+// src/admin, mounted at /admin.
 import { useTokenSources } from '../auth';
 import { createServiceApp } from '../openapi/app';
-import { adminApp } from './admin';
+import { adminPanel } from '../admin'; // TODO(lead): mount in app.ts
 import { adminLogin, loginPage, loginSubmit } from './login';
 import { authorizeEndpoint } from './authorize';
 import { appOriginCors } from './cors';
@@ -21,6 +22,7 @@ import { userinfoEndpoint } from './userinfo';
 import { tokenState } from './store';
 
 // The resource-server middleware (src/auth) checks tokens against this service's keys and state.
+// TODO(lead): drop once app.ts wires the token sources (helper D's wireAreas does the same).
 useTokenSources({ verificationKeys: verificationKeySet, tokenIsLive: (env, claims) => tokenState.isLive(env.DB, claims) });
 
 /** Identity service: OAuth 2.0 / OpenID Connect provider and the admin panel. */
@@ -49,4 +51,4 @@ identityApp.all(PATHS.introspection, introspectionEndpoint);
 
 identityApp.on(['GET', 'POST'], PATHS.endSession, endSessionEndpoint);
 identityApp.post(LOGOUT_CONFIRM_PATH, confirmLogout);
-identityApp.route('/admin', adminApp);
+identityApp.route('/admin', adminPanel); // TODO(lead): mount in app.ts

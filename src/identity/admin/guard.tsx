@@ -1,18 +1,19 @@
 // Who may use the admin panel and how its pages are sent: a signed-in admin of the tenant (else
 // the identity login, or a 403 page for other users), a CSRF token bound to the session on every
 // form post (else a 403 page and nothing changes), and headers that forbid framing and caching.
+// The panel (src/admin) puts these in front of every section, identity's and the back office's.
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Child } from 'hono/jsx';
 import { getDb, type Database } from '../../db/client';
 import type { Env } from '../../env';
-import { ApiError, forbidden } from '../../errors';
+import { ApiError, forbidden, notFound } from '../../errors';
 import { base64url, fromBase64url, randomToken } from '../crypto';
 import { ADMIN_LOGIN_PATH, PATHS } from '../paths';
-import { csrfTokenFor, readSession, verifyCsrf, type Session } from '../session';
+import { csrfTokenFor, destroySession, readSession, verifyCsrf, type Session } from '../session';
 import { tenants } from '../store';
-import { Page, type Banner, type Section } from './layout';
+import { Page, type Banner, type PanelChrome, type Section } from './layout';
 
 export interface AdminContext {
   session: Session;
@@ -22,9 +23,17 @@ export interface AdminContext {
 
 export type AdminEnv = {
   Bindings: Env;
-  Variables: { admin: AdminContext; nonce: string; db: Database; flash: Flash };
+  Variables: { admin: AdminContext; nonce: string; db: Database; flash: Flash; panel: PanelChrome };
 };
 export type AdminContextOf = Context<AdminEnv>;
+
+/** The panel's name and navigation for every page it renders, errors included: the panel's first middleware. */
+export const panelChrome =
+  (chrome: PanelChrome): MiddlewareHandler<AdminEnv> =>
+  async (c, next) => {
+    c.set('panel', chrome);
+    await next();
+  };
 
 const csp = (nonce: string) =>
   // connect-src 'self': the Assets page's upload is an XMLHttpRequest (for its progress events).
@@ -70,6 +79,23 @@ export const requireAdmin: MiddlewareHandler<AdminEnv> = async (c, next) => {
   }
   return next();
 };
+
+/** POST /admin/logout: ends the session and returns to the identity login. */
+export async function signOut(c: AdminContextOf): Promise<Response> {
+  await destroySession(c);
+  return c.redirect(ADMIN_LOGIN_PATH, 303);
+}
+
+/**
+ * The panel's last route: the identity login's path passes on to the plain 404 (GET is served by
+ * the identity service, mounted before the panel), `/admin/apps/` is `/admin/apps`, and anything
+ * else is the panel's 404 page.
+ */
+export function adminNotFound(c: AdminContextOf): Response | Promise<Response> {
+  if (c.req.path === ADMIN_LOGIN_PATH) return c.notFound();
+  if (c.req.method === 'GET' && c.req.path.endsWith('/')) return c.redirect(c.req.path.replace(/\/+$/, '') || '/admin', 301);
+  throw notFound('There is no such page in the admin panel.');
+}
 
 /** A one-time message (and, once, a new client secret) carried to the next page in a cookie. */
 export interface Flash {
@@ -128,6 +154,7 @@ export function render(
   const banner = page.banner ?? takeFlash(c).banner;
   return c.html(
     <Page
+      panel={c.get('panel')}
       title={page.title}
       section={page.section}
       admin={admin && { email: admin.session.email, tenantName: admin.tenantName }}

@@ -1,9 +1,26 @@
 // The admin panel's page frame: navigation, banners and the one inline stylesheet (no front-end
-// build). Readable from phone to laptop: a sidebar on wide screens, a top bar on narrow ones.
+// build). Readable from phone to laptop: a sidebar on wide screens, a top bar on narrow ones. The
+// panel that mounts the pages (src/admin) names itself and lists its sections (PanelChrome), so
+// this frame knows no section but the ones it is given.
 import type { Child } from 'hono/jsx';
 import { raw } from 'hono/html';
 
-export type Section = 'dashboard' | 'apps' | 'users' | 'tenant' | 'projects' | 'statuses' | 'secrets' | 'pipelines' | 'products' | 'assets' | 'webhooks';
+/** The page's place in the navigation: a NavLink's `section`. */
+export type Section = string;
+
+/** One link of the panel's navigation; links of a `group` are listed under its heading. */
+export interface NavLink {
+  section: Section;
+  href: string;
+  label: string;
+  group?: string;
+}
+
+/** What the panel tells the frame: the product it is the admin panel of, and its navigation in order. */
+export interface PanelChrome {
+  name: string;
+  nav: readonly NavLink[];
+}
 
 /** A one-time message shown at the top of the next page. */
 export interface Banner {
@@ -13,6 +30,7 @@ export interface Banner {
 
 export interface PageFrame {
   title: string;
+  panel: PanelChrome;
   section?: Section;
   /** The signed-in admin; absent on pages shown before sign-in (403). */
   admin?: { email: string; tenantName: string };
@@ -111,20 +129,6 @@ ul.plain{margin:0;padding-left:1.1rem}
 }
 `;
 
-const NAV: { section: Section; href: string; label: string; settings?: boolean; backoffice?: boolean }[] = [
-  { section: 'dashboard', href: '/admin', label: 'Dashboard' },
-  { section: 'projects', href: '/admin/projects', label: 'Projects', backoffice: true },
-  { section: 'products', href: '/admin/products', label: 'Products', backoffice: true },
-  { section: 'pipelines', href: '/admin/pipelines', label: 'Pipelines', backoffice: true },
-  { section: 'assets', href: '/admin/assets', label: 'Assets', backoffice: true },
-  { section: 'apps', href: '/admin/apps', label: 'External apps', settings: true },
-  { section: 'users', href: '/admin/users', label: 'Users', settings: true },
-  { section: 'tenant', href: '/admin/tenant', label: 'Tenant', settings: true },
-  { section: 'statuses', href: '/admin/statuses', label: 'Project statuses', settings: true },
-  { section: 'secrets', href: '/admin/secrets', label: 'Secrets', settings: true },
-  { section: 'webhooks', href: '/admin/webhooks', label: 'Webhooks', settings: true },
-];
-
 export function BannerBox({ banner }: { banner?: Banner }) {
   if (!banner) return null;
   return (
@@ -148,11 +152,14 @@ export const PostButton = ({ action, csrf, label, kind }: { action: string; csrf
 );
 
 export function Page(frame: PageFrame) {
-  const link = (item: (typeof NAV)[number]) => (
+  const { name, nav } = frame.panel;
+  const link = (item: NavLink) => (
     <a href={item.href} aria-current={frame.section === item.section ? 'page' : undefined}>
       {item.label}
     </a>
   );
+  // Ungrouped links first (the dashboard), then each group under its heading, in the order given.
+  const groups = [undefined, ...new Set(nav.flatMap((n) => n.group ?? []))];
   return (
     <>
       {raw('<!doctype html>')}
@@ -161,7 +168,7 @@ export function Page(frame: PageFrame) {
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <meta name="robots" content="noindex" />
-          <title>{`${frame.title} · Admin`}</title>
+          <title>{`${frame.title} · ${name}`}</title>
           <style dangerouslySetInnerHTML={{ __html: CSS }} />
         </head>
         <body>
@@ -171,16 +178,17 @@ export function Page(frame: PageFrame) {
           <div class="shell">
             <header class="side">
               <a class="brand" href="/admin">
-                Identity admin
+                {name}
                 {frame.admin && <small>{frame.admin.tenantName}</small>}
               </a>
               {frame.admin && (
                 <nav aria-label="Admin">
-                  {NAV.filter((n) => !n.settings && !n.backoffice).map(link)}
-                  <h2>Back office</h2>
-                  {NAV.filter((n) => n.backoffice).map(link)}
-                  <h2>Settings</h2>
-                  {NAV.filter((n) => n.settings).map(link)}
+                  {groups.map((group) => (
+                    <>
+                      {group !== undefined && <h2>{group}</h2>}
+                      {nav.filter((n) => n.group === group).map(link)}
+                    </>
+                  ))}
                 </nav>
               )}
               {frame.admin && (

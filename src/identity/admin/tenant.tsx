@@ -1,16 +1,19 @@
 // Dashboard and Settings > Tenant: who this tenant is, which instance serves it, and the
 // instance's signing keys, read-only. The keys belong to the instance, not to a tenant: rotating
 // them is an operator action (`npm run keys:rotate`), never something a tenant admin can reach.
+// Other areas' settings of the tenant (the platform's, src/admin/tenant-settings.tsx) are cards
+// the panel hands to tenantRoutes; they render between the tenant's properties and the keys.
 import { Hono } from 'hono';
+import type { Child } from 'hono/jsx';
 import { issuerOf } from '../../auth/issuer';
 import { nowSeconds } from '../crypto';
 import { listSigningKeys } from '../keys';
 import { tenants } from '../store';
 import { render, type AdminContextOf, type AdminEnv } from './guard';
 import { Age, Table, dateTime } from './layout';
-import { loadTenantSettings, registerTenantSettings, TenantSettingsCard } from './tenant-settings';
 
-export const tenantRoutes = new Hono<AdminEnv>();
+/** A card of Settings > Tenant from another area: it loads what it shows for the signed-in admin. */
+export type TenantCard = (c: AdminContextOf) => Promise<Child>;
 
 type KeyRow = Awaited<ReturnType<typeof listSigningKeys>>[number];
 
@@ -69,9 +72,13 @@ export async function dashboard(c: AdminContextOf) {
   });
 }
 
-tenantRoutes.get('/', async (c) => {
-  const keys = await listSigningKeys(c.get('db'));
-  const { settings, statuses } = await loadTenantSettings(c);
+/** GET /admin/tenant, with the given cards in order; their forms post to routes of their own. */
+export function tenantRoutes(cards: readonly TenantCard[]): Hono<AdminEnv> {
+  return new Hono<AdminEnv>().get('/', (c) => tenantPage(c, cards));
+}
+
+async function tenantPage(c: AdminContextOf, cards: readonly TenantCard[]) {
+  const [keys, shown] = await Promise.all([listSigningKeys(c.get('db')), Promise.all(cards.map((card) => card(c)))]);
   const admin = c.get('admin');
   const issuer = issuerOf(c.env);
   return render(c, {
@@ -103,7 +110,7 @@ tenantRoutes.get('/', async (c) => {
             </dd>
           </dl>
         </div>
-        <TenantSettingsCard settings={settings} statuses={statuses} csrf={admin.csrf} />
+        {shown}
         <div class="card">
           <h2>Signing keys</h2>
           <p class="muted">
@@ -136,6 +143,4 @@ tenantRoutes.get('/', async (c) => {
       </>
     ),
   });
-});
-
-registerTenantSettings(tenantRoutes);
+}

@@ -5,7 +5,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { bundledFont, psdFixture, testAsset } from '../../helpers/fixtures';
-import { cookiesFrom, get, makeTenant, post, signIn, type Browser } from './helpers';
+import { cookiesFrom, get, makeTenant, post, signIn, type Browser } from '../../identity/admin/helpers';
 
 /**
  * Posts a multipart upload as the page does: `json` like its XHR (Accept: application/json, the

@@ -9,7 +9,7 @@ import { bundledFont } from '../../helpers/fixtures';
 import { encodePng } from '../../../src/engine/raster';
 import { upload } from '../../platform/storage/helpers';
 import { DEMO } from '../../helpers/identity-seed';
-import { get, post, signIn, type Browser } from './helpers';
+import { get, post, signIn, type Browser } from '../../identity/admin/helpers';
 
 let admin: Browser;
 let run = 0;
