@@ -1,7 +1,8 @@
 import type { Layer, LayerRawData } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
-import { LayerRenderError, renderTemplate, type BackdropStore } from '../composite/render';
+import type { BackdropStore } from '../composite/context';
+import { LayerRenderError, renderTemplate } from '../composite/render';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
 import { ColorMode, documentMode, type IndexedPalette, indexedPalette, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';

@@ -7,7 +7,7 @@ import { bevelMaps } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
-import type { RenderContext } from './render';
+import type { RenderContext } from './context';
 import type { Surface } from './surface';
 
 /**
@@ -303,7 +303,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
     let color: RGB | Uint8ClampedArray = rgbOf(st.color);
     if (st.fillType === 'gradient' && st.gradient) {
       const g = st.gradient;
-      const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g } as never, shape, ctx, node);
+      const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, shape, ctx, node);
       if (colors) {
         color = colors;
         for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;

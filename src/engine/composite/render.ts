@@ -19,6 +19,7 @@ import {
   type Surface,
 } from './surface';
 import { hasKnockout, knockoutBlend, knockoutTarget, type KnockoutScope } from './knockout';
+import type { BackdropStore, RenderContext } from './context';
 import { gaussianBlur } from './morphology';
 import { effectPatternIds } from './pattern';
 import { rasterizeVectorMask } from './vector';
@@ -29,36 +30,6 @@ import { RENDER_VERSION } from './version';
  * output rows. Layers come from the nearest pyramid level at or above the scale and are resampled
  * to the exact output grid; nothing at full resolution is held when rendering small.
  */
-export interface RenderContext {
-  bucket: R2Bucket;
-  compiled: CompiledTemplate;
-  scale: number;
-  level: number;
-  /** Level pixels → output pixels. */
-  factor: number;
-  /** Output rectangle being rendered. */
-  clip: Bounds;
-  overrides: NonNullable<RenderOptions['overrides']>;
-  /** Document patterns loaded for pattern overlays, by id. */
-  patterns: Map<string, RGBAImage | null>;
-  /** Where backdrops are kept instead of the isolate's backdropCache (see BackdropStore). */
-  backdrops?: BackdropStore;
-  /** What a knockout reveals in the group being drawn (composite/knockout.ts); unset at the root. */
-  knockout?: KnockoutScope;
-  /** The document's Background alone over the rows rendered (null: none), once a knockout asks. */
-  background?: Surface | null;
-}
-
-/**
- * A caller's own place for backdrops (print PDFs keep full-resolution strip backdrops in R2):
- * when given, renders read and write backdrops only there. Keys are content-addressed like
- * backdropCache's (compiled hash, scale, rows, cut).
- */
-export interface BackdropStore {
-  get(key: string, bytes: number): Promise<Uint8Array | null>;
-  set(key: string, data: Uint8ClampedArray): Promise<void>;
-}
-
 export function outputSize(compiled: CompiledTemplate, scale: number): { width: number; height: number } {
   return {
     width: Math.max(1, Math.round(compiled.width * scale)),

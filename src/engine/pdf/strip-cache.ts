@@ -14,7 +14,7 @@ import { getBlob, putBlob } from '../compiled/blob';
 import { ENGINE_VERSION } from '../compiled/compile';
 import { prefix } from '../compiled/store';
 import { sha256Hex } from '../hash';
-import type { BackdropStore } from '../composite/render';
+import type { BackdropStore } from '../composite/context';
 import type { CompiledTemplate } from '../types';
 import type { EncodedStrip, ImagePart } from './image';
 import { PDF_WRITER_VERSION } from './version';
