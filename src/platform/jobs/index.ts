@@ -3,8 +3,7 @@
  * Jobs run in the ProjectJobs Durable Object (`project:<t>:<id>` per project, `job:<t>:<id>` per
  * stand-alone job); D1 `jobs` mirrors them for lists.
  *
- *   enqueueProjectJobs(env, project, jobs)               project processing (runner.ts; called by
- *   stopProjectJobs(env, tenantId, projectId)            projects/processing.ts)
+ *   runner.ts: enqueueProjectJobs, stopProjectJobs       project processing (projects/processing.ts calls them)
  *   projectProcessingResults(t, projectId, itemId?)      {status, statusDescription, outputFileDetails}
  *   resumeProject(t, projectId, itemId?)                 409 while running / nothing failed
  *   restartProject(t, projectId, itemId?)                409 while running
@@ -21,19 +20,7 @@ import { projectFinals, projectProcessingState } from './store';
 
 export { ProjectJobs } from './project-jobs';
 export type { JobView, Outcome } from './project-jobs';
-export { unavailableTasks } from '../pipelines/tasks/registry';
-export {
-  enqueueProjectJobs,
-  jobDoName,
-  jobStub,
-  projectDoName,
-  renderHiresPipeline,
-  runnerBaseUrl,
-  stopProjectJobs,
-  type ProcessingJob,
-  type ProjectForJobs,
-  type RenderHiresScenario,
-} from './runner';
+export { jobDoName, jobStub, projectDoName, stopProjectJobs, type ProcessingJob, type RenderHiresScenario } from './runner';
 export { runWatchdog } from './watchdog';
 
 /** Turns an object's refusal into the platform's errors. */
