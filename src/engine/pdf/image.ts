@@ -5,6 +5,7 @@
  * image with an /SMask and no /Matte.
  */
 import { encodeJpeg } from '../raster/codecs';
+import { encodeCmykJpeg, encodeGrayJpeg } from '../raster/jpeg-ink';
 import type { RGBAImage } from '../types';
 import { upFiltered, zlib } from './flate';
 import type { PdfValue } from './writer';
@@ -49,6 +50,8 @@ export function partDict(strip: Pick<EncodedStrip, 'width' | 'height'>, part: Im
     BitsPerComponent: 8,
     ColorSpace: colorSpace,
     Filter: name(part.filter),
+    // Adobe CMYK JPEGs hold inverted samples (0 = full ink), as Photoshop and Acrobat write them.
+    Decode: part.filter === 'DCTDecode' && part.colors === 4 ? [1, 0, 1, 0, 1, 0, 1, 0] : undefined,
     DecodeParms: part.predictor ? { Predictor: 12, Colors: part.colors, BitsPerComponent: 8, Columns: width } : undefined,
   };
 }
@@ -102,15 +105,30 @@ export class StripScratch {
 
 /**
  * A print output's ink values (docs/pdf.md, "Colour"): strips are converted from the page's RGB
- * into CMYK or grey through the colour-managed transform and written losslessly (Flate): our
- * baseline JPEG encoder writes three-component files only, and ink values stay exact.
+ * into CMYK or grey through the colour-managed transform, then written as RGB strips are:
+ * opaque photographic strips as JPEG (Adobe CMYK or grey, src/engine/raster/jpeg-ink.ts), the
+ * rest Flate. Ink that is a document's own (a CMYK template's merged image) stays Flate, exact.
  */
 export interface StripColour {
   channels: 1 | 4;
-  /** Straight RGBA → `channels` bytes a pixel. */
+  /**
+   * Straight RGBA → `channels` bytes a pixel. A converter made by `convertedInk` may be written
+   * lossily (JPEG); any other function supplies exact ink (Flate only).
+   */
   convert(src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number): void;
   /** PDF/X-1a (no soft masks): transparent pixels are laid on paper, i.e. their ink scaled by alpha. */
   flatten: boolean;
+}
+
+const converters = new WeakSet<StripColour['convert']>();
+
+/**
+ * Marks `convert` as a conversion from the page's RGB (output.ts), so photographic strips it
+ * fills may be JPEG like RGB strips; ink passed through unconverted is never marked.
+ */
+export function convertedInk(convert: StripColour['convert']): StripColour['convert'] {
+  converters.add(convert);
+  return convert;
 }
 
 /** Encodes one strip (written with `partDict` in the page's colour space). */
@@ -141,6 +159,12 @@ async function encodeInk(img: RGBAImage, alpha: AlphaSummary, scratch: StripScra
   const ink = scratch.get(2, pixels * n).subarray(0, pixels * n);
   colour.convert(data, ink, pixels);
   const flatten = colour.flatten && !alpha.opaque;
+  if (alpha.opaque && converters.has(colour.convert) && looksPhotographic(img)) {
+    // As RGB strips: quality 95, no chroma subsampling.
+    const options = { quality: PDF_JPEG_QUALITY, subsampling: 1 } as const;
+    const data = n === 4 ? await encodeCmykJpeg(ink, width, height, options) : await encodeGrayJpeg(ink, width, height, options);
+    return { kind: 'jpeg', width, height, image: { filter: 'DCTDecode', colors: n, predictor: false, data } };
+  }
   if (flatten) {
     for (let i = 0; i < pixels; i++) {
       const a = data[i * 4 + 3];
