@@ -6,9 +6,14 @@
  */
 import { readFontInfo } from '../../engine/fonts/font-info';
 import type { StoredFont } from '../../engine/inputs';
-import type { FileStore } from './files';
 
 const INDEX_KEY = 'cache/fonts/index.json';
+
+/** What the index needs of the file store (files.ts's FileStore), named here so the two modules do not import each other. */
+export interface FontFiles {
+  readonly bucket: R2Bucket;
+  read(root: 'fonts', name: string): Promise<{ bytes: Uint8Array; info: { sha256: string } } | null>;
+}
 
 export interface FontEntry extends StoredFont {
   /** `file` is root-relative under `fonts/`; the etag lets a rebuild skip unchanged files. */
@@ -20,14 +25,14 @@ interface FontIndexFile {
   fonts: FontEntry[];
 }
 
-export async function readFontIndex(store: FileStore): Promise<FontEntry[]> {
+export async function readFontIndex(store: FontFiles): Promise<FontEntry[]> {
   const obj = await store.bucket.get(INDEX_KEY);
   if (obj) return ((await obj.json()) as FontIndexFile).fonts;
   return rebuildFontIndex(store);
 }
 
 /** Rescans `fonts/`; files that are not readable fonts are left out of the index. */
-export async function rebuildFontIndex(store: FileStore): Promise<FontEntry[]> {
+export async function rebuildFontIndex(store: FontFiles): Promise<FontEntry[]> {
   const previous = new Map<string, FontEntry>();
   const old = await store.bucket.get(INDEX_KEY);
   if (old) for (const e of ((await old.json()) as FontIndexFile).fonts) previous.set(e.etag, e);
