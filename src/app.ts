@@ -46,12 +46,16 @@ export function enabledAreas(services: string | undefined): Set<string> {
 type AreaRoot = Hono<AppBindings>;
 type CanonicalPath = (path: string, method: string) => string;
 
-/** An area's app under the Worker's error and 404 handling, its paths canonicalised before routing. */
-function areaRoot(area: Hono<any, any, any>, canonicalPath: CanonicalPath = (path) => path): AreaRoot {
+/**
+ * An area's app under the Worker's error and 404 handling, mounted `at` its path (default `/`),
+ * with its paths canonicalised before routing.
+ */
+function areaRoot(area: Hono<any, any, any>, options: { at?: string; canonicalPath?: CanonicalPath } = {}): AreaRoot {
+  const canonicalPath = options.canonicalPath ?? ((path) => path);
   const root = new Hono<AppBindings>({ getPath: (req) => canonicalPath(getPath(req), req.method) });
   root.onError(handleError);
   root.notFound(notFoundHandler);
-  root.route('/', area);
+  root.route(options.at ?? '/', area);
   return root;
 }
 
@@ -96,13 +100,13 @@ export function createApp() {
   // Each platform area is its own app: the first request under /api/<area>/v1 builds that area
   // only; its literal path segments match ignoring case (src/platform/core/paths.ts).
   const platformArea = oncePer((name: PlatformAreaName) =>
-    import('./platform').then((m) => m.platformAreaApp(name)).then((a) => areaRoot(a.app, a.canonicalPath)),
+    import('./platform').then((m) => m.platformAreaApp(name)).then((a) => areaRoot(a.app, { canonicalPath: a.canonicalPath })),
   );
 
   /** First match wins; the last area takes every other path. */
   const areas: Array<{ claims(path: string): boolean; root(path: string): Promise<AreaRoot> }> = [
     { claims: (path) => PLATFORM_PATH.test(path), root: (path) => platformArea(platformAreaOf(path)!) },
-    { claims: (path) => RENDERING_PATH.test(path), root: once(async () => areaRoot(await renderingApp(), canonicalRenderingPath)) },
+    { claims: (path) => RENDERING_PATH.test(path), root: once(async () => areaRoot(await renderingApp(), { canonicalPath: canonicalRenderingPath })) },
     { claims: () => true, root: once(async () => areaRoot(await identityApp())) },
   ];
 
