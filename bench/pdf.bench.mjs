@@ -4,15 +4,22 @@
 // with its own text), and the workerd peak RSS while making a PDF of the 8000² template.
 // Templates come from scripts/make-bench-templates.mjs. The route's Server-Timing header splits
 // each fresh PDF into compositing (render), image encoding (encode) and reading reused strips
-// (reuse); its desc counts the strips.
+// (reuse); its desc counts the strips. Part `colour` (issue 20): a 4000² photographic page
+// written RGB and CMYK by writePdf itself, bundled with esbuild and run in Node's V8 (the page is
+// drawn beforehand, so the rows time conversion and encoding only), and the CMYK conversion alone.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { upload, MemorySampler } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_PDF_RUNS ?? 5);
-/** Which parts to run: `one` (4000², one page), `ten` (10-page combined), `big` (8000² memory). */
-const PARTS = new Set((process.env.BENCH_PDF_PARTS ?? 'one,ten,big').split(','));
+/**
+ * Which parts to run: `one` (4000², one page), `ten` (10-page combined), `big` (8000² memory),
+ * `colour` (RGB against CMYK on a photographic page, in Node).
+ */
+const PARTS = new Set((process.env.BENCH_PDF_PARTS ?? 'one,ten,big,colour').split(','));
 
 export default async function pdfBench({ baseUrl, root }) {
   const out = path.join(root, 'bench/out');
@@ -58,6 +65,8 @@ export default async function pdfBench({ baseUrl, root }) {
     rows.push({ bench, metric: 'PDF size', value: ten.bytes / 1e6, unit: 'MB' });
   }
 
+  if (PARTS.has('colour')) rows.push(...(await colourRows(root)));
+
   bench = 'pdf 8000² (1 page)';
   if (!PARTS.has('big')) return rows;
   const t8000 = await upload(baseUrl, 'templates', path.join(out, 'bench-8000.psd'));
@@ -79,6 +88,111 @@ export default async function pdfBench({ baseUrl, root }) {
   rows.push({ bench, metric: 'warm unpersonalised PDF', value: plain.ms, unit: 'ms', target: plain.desc });
   if (mem2) rows.push({ bench, metric: 'unpersonalised: workerd peak RSS − idle RSS', value: mem2.peakDeltaMb, unit: 'MB', target: '≤ 96' });
   return rows;
+}
+
+/**
+ * RGB and CMYK print PDFs of one 4000² photographic page (smooth colour with ±10 levels of grain
+ * on every pixel: 0.6 M distinct colours per megapixel, the hard case for conversion and JPEG),
+ * p50 of RUNS wall and CPU times; and the sRGB → FOGRA39 conversion of the page alone.
+ */
+async function colourRows(root) {
+  const bundle = path.join(os.tmpdir(), 'pdf-colour-bench.mjs');
+  const esbuild = await import(pathToFileURL(path.join(root, 'node_modules/esbuild/lib/main.js')).href);
+  await esbuild.build({
+    stdin: {
+      contents: ['document', 'output', 'sink'].map((m) => `export * from './src/engine/pdf/${m}';`).join('\n') + "\nexport * from './src/engine/colour';\nexport { srgbProfile } from './src/engine/raster/icc';",
+      resolveDir: root,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: bundle,
+    logLevel: 'error',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    plugins: [
+      {
+        // wrangler.toml's module rules: .wasm as a compiled WebAssembly.Module, .icc as bytes.
+        name: 'worker-modules',
+        setup(b) {
+          b.onResolve({ filter: /\.(wasm|icc)$/ }, (a) => ({
+            path: a.path.startsWith('.') ? path.resolve(a.resolveDir, a.path) : path.join(root, 'node_modules', a.path),
+            namespace: a.path.endsWith('.icc') ? 'icc' : 'wasm',
+          }));
+          b.onLoad({ filter: /.*/, namespace: 'wasm' }, (a) => ({ contents: `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(a.path)}));`, loader: 'js' }));
+          b.onLoad({ filter: /.*/, namespace: 'icc' }, (a) => ({ contents: `import { readFileSync } from 'node:fs'; const b = readFileSync(${JSON.stringify(a.path)}); export default b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);`, loader: 'js' }));
+        },
+      },
+    ],
+  });
+  const m = await import(pathToFileURL(bundle).href);
+  const W = 4000;
+  const H = 4000;
+  const rowsPerStrip = m.stripRows(W, H);
+  const strips = new Map();
+  const draw = (top, bottom) => {
+    const data = new Uint8ClampedArray(W * (bottom - top) * 4);
+    let seed = top * 7919 + 1;
+    for (let y = top; y < bottom; y++)
+      for (let x = 0; x < W; x++) {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+        const n = ((seed >> 16) % 21) - 10;
+        const p = ((y - top) * W + x) * 4;
+        data[p] = 128 + 100 * Math.sin(x / 300 + y / 500) + n;
+        data[p + 1] = 128 + 100 * Math.sin(x / 170 - y / 230) + n;
+        data[p + 2] = 128 + 100 * Math.cos((x + y) / 400) + n;
+        data[p + 3] = 255;
+      }
+    return { width: W, height: bottom - top, data };
+  };
+  const page = {
+    width: W,
+    height: H,
+    resolution: 300,
+    icc: m.srgbProfile(),
+    renderRows: async (top, bottom) => {
+      const key = `${top}:${bottom}`;
+      if (!strips.has(key)) strips.set(key, draw(top, bottom));
+      return strips.get(key);
+    },
+  };
+  const timed = async (f) => {
+    const wall = performance.now();
+    const cpu = process.cpuUsage();
+    const value = await f();
+    const used = process.cpuUsage(cpu);
+    return { ms: performance.now() - wall, cpuMs: (used.user + used.system) / 1000, value };
+  };
+  const p50 = (runs, key) => runs.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+  const pdf = (output) => timed(async () => m.writePdf(new m.MemorySink(), [async () => page], { output }));
+  const cmykOutput = m.pdfOutput(await m.resolvePrintColour({ colorSpace: 'Cmyk' }));
+  const transform = await m.colourTransform({ from: m.srgbProfile(), to: m.defaultProfile('Cmyk'), fromLayout: 'RGBA', toLayout: 'CMYK' });
+  const ink = new Uint8Array(W * rowsPerStrip * 4);
+  const convert = () =>
+    timed(async () => {
+      for (let top = 0; top < H; top += rowsPerStrip) {
+        const strip = await page.renderRows(top, Math.min(H, top + rowsPerStrip));
+        transform.apply(new Uint8Array(strip.data.buffer), ink, strip.width * strip.height);
+      }
+    });
+  await pdf(undefined); // draws and keeps the page's strips; warms the encoders
+  await pdf(cmykOutput);
+  const runs = { rgb: [], cmyk: [], convert: [] };
+  for (let i = 0; i < RUNS; i++) {
+    runs.rgb.push(await pdf(undefined));
+    runs.cmyk.push(await pdf(cmykOutput));
+    runs.convert.push(await convert());
+  }
+  const bench = 'pdf 4000² photographic, RGB vs CMYK (Node)';
+  const [rgb, cmyk] = [runs.rgb, runs.cmyk].map((r) => ({ ms: p50(r, 'ms'), cpuMs: p50(r, 'cpuMs'), summary: r[0].value }));
+  const strips_ = (s) => `jpeg ${s.strips.jpeg}, flate ${s.strips.flate}`;
+  return [
+    { bench, metric: `RGB PDF: p50 wall / CPU (n=${RUNS})`, value: `${rgb.ms.toFixed(0)} / ${rgb.cpuMs.toFixed(0)}`, unit: 'ms', target: strips_(rgb.summary) },
+    { bench, metric: `CMYK PDF: p50 wall / CPU (n=${RUNS})`, value: `${cmyk.ms.toFixed(0)} / ${cmyk.cpuMs.toFixed(0)}`, unit: 'ms', target: strips_(cmyk.summary) },
+    { bench, metric: 'CMYK / RGB (CPU)', value: cmyk.cpuMs / rgb.cpuMs, unit: '×', target: '≤ 1.5' },
+    { bench, metric: 'sRGB → FOGRA39 conversion alone: p50 wall / CPU', value: `${p50(runs.convert, 'ms').toFixed(0)} / ${p50(runs.convert, 'cpuMs').toFixed(0)}`, unit: 'ms' },
+    { bench, metric: 'PDF size RGB / CMYK', value: `${(rgb.summary.bytes / 1e6).toFixed(1)} / ${(cmyk.summary.bytes / 1e6).toFixed(1)}`, unit: 'MB' },
+  ];
 }
 
 /** One fresh PDF: wall time of the request, Server-Timing parts, and the result's size. */
