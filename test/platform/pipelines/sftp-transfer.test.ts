@@ -7,6 +7,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { classify, TransientFailure } from '../../../src/platform/pipelines/tasks/errors';
 import { uploadToFtp } from '../../../src/platform/pipelines/tasks/ftp';
 import type { ArtifactRecord, UnitContext } from '../../../src/platform/pipelines/tasks/types';
+import { normaliseParameters } from '../../../src/platform/pipelines/language';
 
 const d = inject('delivery');
 const suite = d.available ? describe : describe.skip;
@@ -42,16 +43,18 @@ async function putLarge(key: string, size: number): Promise<string> {
   return [...new Uint8Array(await digest.digest)].map((x) => x.toString(16).padStart(2, '0')).join('');
 }
 
-function unit(key: string, size: number, params: Record<string, unknown>): UnitContext {
+/** Runs the task on one unit, its parameters normalised as the runner does. */
+function unit(key: string, size: number, params: Record<string, unknown>) {
   const artifact = { jobId: 'j', run: 1, task: 't', name: 'big', n: 0, key, fileName: 'big.bin', format: null, size, itemId: null, source: null } as unknown as ArtifactRecord;
-  return {
+  const p = normaliseParameters('upload-to-ftp', { host: '127.0.0.1', port: d.sshPort, userName: d.user, password: '', folder: '/', protocol: 'Sftp', privateKey: d.keys.ed25519, hostKeyFingerprint: d.hostKeys.ed25519, ...params });
+  const ctx = {
     env,
-    params: { host: '127.0.0.1', port: d.sshPort, userName: d.user, password: '', folder: '/', protocol: 'Sftp', privateKey: d.keys.ed25519, hostKeyFingerprint: d.hostKeys.ed25519, ...params },
     task: { name: 'upload', type: 'upload-to-ftp', inputs: [{ name: 'big' }], parameters: { folder: '/' } },
     inputs: (name: string) => (name === 'big' ? [artifact] : []),
     signal: new AbortController().signal,
     note: () => {},
   } as unknown as UnitContext;
+  return () => uploadToFtp.run(ctx, p);
 }
 
 suite('SFTP uploads of large files', () => {
@@ -68,7 +71,7 @@ suite('SFTP uploads of large files', () => {
     })();
     const started = Date.now();
     try {
-      await uploadToFtp.run(unit('sftp-large', LARGE_UPLOAD, { folder: `${d.sftpRoot}/large`, fileName: 'large.bin' }));
+      await unit('sftp-large', LARGE_UPLOAD, { folder: `${d.sftpRoot}/large`, fileName: 'large.bin' })();
     } finally {
       running = false;
       await sampler;
@@ -84,12 +87,12 @@ suite('SFTP uploads of large files', () => {
   it('a connection cut mid-upload is a transient failure; the retry leaves one complete file', async () => {
     const size = 8 * 1024 * 1024;
     const sha256 = await putLarge('sftp-cut', size);
-    const ctx = unit('sftp-cut', size, { port: d.sshCutPort, folder: `${d.sftpRoot}/cut`, fileName: 'cut.bin' });
-    const first = await uploadToFtp.run(ctx).then(() => null, (e: unknown) => e);
+    const upload = unit('sftp-cut', size, { port: d.sshCutPort, folder: `${d.sftpRoot}/cut`, fileName: 'cut.bin' });
+    const first = await upload().then(() => null, (e: unknown) => e);
     expect(first).toBeInstanceOf(TransientFailure);
     expect(classify(first).kind).toBe('retry');
     expect((await stored())['cut/cut.bin']).toBeUndefined();
-    await uploadToFtp.run(ctx);
+    await upload();
     const files = await stored();
     expect(files['cut/cut.bin']).toEqual({ size, sha256 });
     expect(Object.keys(files).filter((f) => f.startsWith('cut/'))).toEqual(['cut/cut.bin']);

@@ -64,6 +64,11 @@ export class Param<T, Present extends boolean = false> implements ParamSpec<T, P
     return new Param<T, true>(this.kind, this.expects, this.parser, this.aliases, this.defaultValue, true);
   }
 
+  /** Never absent after normalising, though it has no fixed default: the task spec's `complete` fills it. */
+  completed(): Param<T, true> {
+    return new Param<T, true>(this.kind, this.expects, this.parser, this.aliases, this.defaultValue, this.required);
+  }
+
   alias(...names: string[]): Param<T, Present> {
     return new Param<T, Present>(
       this.kind,

@@ -229,7 +229,7 @@ export const TASKS = {
     parameters: {
       drawCropMarkBlackCropLineMaxLength: num({ min: 0, max: 144 }).default(12),
       /** Defaults to the black length (see `complete`). */
-      drawCropMarkWhiteCropLineMaxLength: num({ min: 0, max: 144 }),
+      drawCropMarkWhiteCropLineMaxLength: num({ min: 0, max: 144 }).completed(),
       ...outputName,
     },
     complete(v) {
@@ -349,7 +349,7 @@ export const TASKS = {
     parameters: {
       host: str({ nonEmpty: true, maxLength: 255 }).must(),
       /** 21, or 990 for FtpsImplicit (see `complete`). */
-      port: int({ min: 1, max: 65535 }),
+      port: int({ min: 1, max: 65535 }).completed(),
       userName: str({ maxLength: 255 }).default('anonymous'),
       password: str({ maxLength: 1024 }).default(''),
       folder: str({ maxLength: 1024 }).default('/'),
@@ -435,10 +435,19 @@ export const TASKS = {
 export type TaskType = keyof typeof TASKS;
 export const TASK_TYPES = Object.keys(TASKS) as TaskType[];
 
+/** The typed values of a group of parameter specs, defaults applied. */
+export type ParamValues<P extends Record<string, ParamSpec>> = { -readonly [K in keyof P]: ParamValue<P[K]> };
+
 /** The typed, defaulted parameters of a task type, as `normaliseParameters` returns them. */
-export type TaskParams<T extends TaskType> = {
-  -readonly [K in keyof (typeof TASKS)[T]['parameters']]: ParamValue<(typeof TASKS)[T]['parameters'][K]>;
-};
+export type TaskParams<T extends TaskType> = ParamValues<(typeof TASKS)[T]['parameters']>;
+
+/** The parameter groups several task types share, so a helper can take just its group. */
+export type HiresParams = ParamValues<typeof hiresParams>;
+export type PreviewParams = ParamValues<typeof previewParams>;
+export type ProofParams = ParamValues<typeof proofParams>;
+export type OutputNameParams = ParamValues<typeof outputName>;
+export type VdpParams = ParamValues<typeof vdpParams>;
+export type ImagePreviewParams = ParamValues<typeof imagePreviewParams>;
 
 /** Older names of built-in types. */
 export const TYPE_ALIASES: Readonly<Record<string, TaskType>> = {

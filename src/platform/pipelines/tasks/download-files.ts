@@ -53,13 +53,13 @@ function urlName(url: URL): string | null {
   return safeSegments(decoded).pop() ?? null;
 }
 
-export const downloadFiles: TaskModule = {
-  async run(ctx) {
+export const downloadFiles: TaskModule<'download-files'> = {
+  async run(ctx, p) {
     const out = ctx.task.outputs[0]!;
-    const urls = (ctx.params.urls as string[]).map((u) => u.trim()).filter(Boolean);
+    const urls = p.urls.map((u) => u.trim()).filter(Boolean);
     if (!urls.length) throw new TaskFailure('urls: there is nothing to download');
     if (!out.collection && urls.length > 1) throw new TaskFailure(`urls has ${urls.length} entries; ${out.name} takes one (use ${out.name}*)`);
-    const headers = (ctx.params.headers as Record<string, string> | undefined) ?? {};
+    const headers = p.headers;
     for (const [k, v] of Object.entries(headers)) {
       // A header value reaches the wire as written: no line breaks or NULs.
       if (/[\r\n\0]/.test(k) || /[\r\n\0]/.test(v)) throw new TaskFailure(`headers: ${JSON.stringify(k)} contains a line break or NUL`);

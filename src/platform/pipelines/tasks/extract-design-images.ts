@@ -93,8 +93,8 @@ async function printProductImages(ctx: UnitContext, design: DesignAsset & { blob
 
 const safe = (s: string) => s.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim() || 'layer';
 
-export const extractDesignImages: TaskModule = {
-  async run(ctx) {
+export const extractDesignImages: TaskModule<'extract-design-images'> = {
+  async run(ctx, p) {
     const ref = ctx.task.inputs[0]!;
     const input = ctx.member ?? ctx.inputs(ref.name)[0];
     if (!input) throw new TaskFailure(`${ref.name} is missing`);
@@ -118,7 +118,7 @@ export const extractDesignImages: TaskModule = {
         throw new TaskFailure(`${design.name}: a layer's pixels cannot be read: ${(e as Error).message}`);
       }
     }
-    const base = outputBase(ctx.params, design.name);
+    const base = outputBase(p, design.name);
     const used = new Set<string>();
     const named = images.map((img) => {
       let name = `${base}_${safe(img.layer)}.${img.ext}`;
@@ -128,7 +128,7 @@ export const extractDesignImages: TaskModule = {
     });
     const out = ctx.task.outputs[0]!.name;
     const itemId = input.itemId;
-    if (ctx.params.outputArchiveType === 'Zip') {
+    if (p.outputArchiveType === 'Zip') {
       const archive = zipSync(Object.fromEntries(named.map((i) => [i.name, i.bytes])));
       await ctx.output(out, { ext: 'zip', fileName: `${base}.zip`, format: 'zip', bytes: archive, contentType: 'application/zip', source: design.id, itemId });
       return;

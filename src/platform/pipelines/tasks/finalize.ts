@@ -5,13 +5,13 @@
  */
 import type { TaskModule } from './types';
 
-export const finalize: TaskModule = {
-  async run(ctx) {
+export const finalize: TaskModule<'finalize'> = {
+  async run(ctx, p) {
     // finalArtifacts; a finalize that names none makes its inputs final.
     const refs = ctx.task.finalArtifacts.length ? ctx.task.finalArtifacts : ctx.task.inputs;
     await ctx.publishFinals(
       refs.map((r) => ({ name: r.name, collection: r.collection })),
-      ctx.params.anonymousAccess === true,
+      p.anonymousAccess,
     );
   },
 };

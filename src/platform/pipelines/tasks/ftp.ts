@@ -127,12 +127,11 @@ async function renameOver(control: Control, from: string, to: string): Promise<v
   }
 }
 
-export const uploadToFtp: TaskModule = {
-  async run(ctx: UnitContext) {
-    if (ctx.params.protocol === 'Sftp') return uploadToSftp.run(ctx);
+export const uploadToFtp: TaskModule<'upload-to-ftp'> = {
+  async run(ctx, p) {
+    if (p.protocol === 'Sftp') return uploadToSftp.run(ctx, p);
     // workerd verifies certificates against its trust store and exposes none (docs/delivery.md).
-    if (ctx.params.tlsCertificateFingerprint) throw new TaskFailure('tlsCertificateFingerprint: Workers TLS sockets verify the server certificate against public certificate authorities and cannot pin one; use a certificate from a public CA and leave this parameter out');
-    const p = ctx.params as { host: string; port: number; userName: string; password: string; folder: string; fileName?: string; protocol: 'Ftp' | 'Ftps' | 'FtpsImplicit' };
+    if (p.tlsCertificateFingerprint) throw new TaskFailure('tlsCertificateFingerprint: Workers TLS sockets verify the server certificate against public certificate authorities and cannot pin one; use a certificate from a public CA and leave this parameter out');
     protocolValues(p, ['host', 'userName', 'password', 'folder', 'fileName']);
     const host = p.host.trim();
     try {

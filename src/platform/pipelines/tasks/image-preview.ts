@@ -12,6 +12,10 @@ import { TaskFailure } from './errors';
 import { onMockups } from './mockup';
 import { outputBase } from './project';
 import type { TaskModule, UnitContext } from './types';
+import type { TaskParams } from '../language';
+
+/** Both image-preview types: the with-mockup one has `mockups` required, else the same parameters. */
+type ImagePreviewType = 'render-image-preview' | 'render-image-preview-with-mockup';
 import { blobKey } from '../../assets';
 
 function crop(img: RGBAImage, x: number, y: number, w: number, h: number): RGBAImage {
@@ -21,7 +25,7 @@ function crop(img: RGBAImage, x: number, y: number, w: number, h: number): RGBAI
 }
 
 /** The image fitted to `box`: Fit keeps it whole inside, Fill covers the box (centre-cropped). */
-async function fitted(bytes: Uint8Array, sourceName: string, box: { width: number; height: number }, fitMode: unknown): Promise<RGBAImage> {
+async function fitted(bytes: Uint8Array, sourceName: string, box: { width: number; height: number }, fitMode: 'Fit' | 'Fill'): Promise<RGBAImage> {
   let img: RGBAImage = await decodeBounded(bytes, { path: sourceName });
   if (fitMode === 'Fill') {
     const s = Math.max(box.width / img.width, box.height / img.height);
@@ -33,14 +37,13 @@ async function fitted(bytes: Uint8Array, sourceName: string, box: { width: numbe
   return resample(img, Math.max(1, Math.round(img.width * s)), Math.max(1, Math.round(img.height * s)));
 }
 
-async function preview(ctx: UnitContext, bytes: Uint8Array, sourceName: string, itemId: number | null | undefined, source: string | null) {
-  const p = ctx.params;
-  if (Array.isArray(p.mockups) && p.mockups.length) {
+async function preview(ctx: UnitContext, p: TaskParams<ImagePreviewType>, bytes: Uint8Array, sourceName: string, itemId: number | null | undefined, source: string | null) {
+  if (p.mockups?.length) {
     // Placed into each mockup's artwork layer, covering it.
-    await onMockups(ctx, sourceName, async (width, height) => encodePng(await fitted(bytes, sourceName, { width, height }, 'Fill')), source, itemId);
+    await onMockups(ctx, p, sourceName, async (width, height) => encodePng(await fitted(bytes, sourceName, { width, height }, 'Fill')), source, itemId);
     return;
   }
-  const img = await fitted(bytes, sourceName, { width: Number(p.previewOutputWidth), height: Number(p.previewOutputHeight) }, p.fitMode);
+  const img = await fitted(bytes, sourceName, { width: p.previewOutputWidth, height: p.previewOutputHeight }, p.fitMode);
   const png = p.previewOutputFileFormat === 'Png';
   if (!png) await flattenOverWhite(img.data);
   const encoded = png ? await encodePng(img) : await encodeJpeg(img, 85);
@@ -50,17 +53,17 @@ async function preview(ctx: UnitContext, bytes: Uint8Array, sourceName: string, 
   });
 }
 
-export const renderImagePreview: TaskModule = {
-  async run(ctx) {
-    if (ctx.member) return preview(ctx, await ctx.read(ctx.member), ctx.member.fileName, ctx.member.itemId, ctx.member.source);
+export const renderImagePreview: TaskModule<ImagePreviewType> = {
+  async run(ctx, p) {
+    if (ctx.member) return preview(ctx, p, await ctx.read(ctx.member), ctx.member.fileName, ctx.member.itemId, ctx.member.source);
     const fromInputs = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));
-    for (const a of fromInputs) await preview(ctx, await ctx.read(a), a.fileName, a.itemId, a.source);
-    for (const id of (ctx.params.images as string[] | undefined) ?? []) {
+    for (const a of fromInputs) await preview(ctx, p, await ctx.read(a), a.fileName, a.itemId, a.source);
+    for (const id of p.images ?? []) {
       const asset = await assetById(ctx.env, ctx.tenantId, id, ['image']);
       if (!asset?.blobSha) throw new TaskFailure(`there is no image ${id}`);
       const obj = await ctx.env.FILES.get(blobKey(ctx.tenantId, asset.blobSha));
       if (!obj) throw new TaskFailure(`the image ${id} has no content`);
-      await preview(ctx, new Uint8Array(await obj.arrayBuffer()), asset.name, null, asset.id);
+      await preview(ctx, p, new Uint8Array(await obj.arrayBuffer()), asset.name, null, asset.id);
     }
   },
 };

@@ -90,14 +90,8 @@ export function chooseGrid(g: SheetGeometry, layout: string, item: { width: numb
 
 const fmt = (v: number) => String(Math.round(v * 100) / 100);
 
-export const produceImposition: TaskModule = {
-  async run(ctx) {
-    const p = ctx.params as unknown as ImpositionParams & {
-      impositionTemplateId?: string;
-      impositionTemplateName?: string;
-      impositionTemplateFolder?: string;
-      impositionTemplateBackground?: boolean;
-    };
+export const produceImposition: TaskModule<'produce-imposition'> = {
+  async run(ctx, p) {
     const templated = !!(p.impositionTemplateId || p.impositionTemplateName);
     if (p.impositionTemplateBackground && !templated) throw new ParameterError({ impositionTemplateBackground: ['needs a template (impositionTemplateId or impositionTemplateName)'] });
     if (templated && p.duplex) throw new ParameterError({ duplex: [`duplex with a template is ${NOT_AVAILABLE_YET}`] });
@@ -161,7 +155,7 @@ export const produceImposition: TaskModule = {
             .replace(/[^\x20-\x7e\u00a0-\u00ff]/g, '?')
       : undefined;
     const bytes = await imposer.write(plans, { ...geometry, grid, slots, duplex: p.duplex, cropMarks: p.cropMarks, slug });
-    const name = outputBase(ctx.params, 'imposition');
+    const name = outputBase(p, 'imposition');
     await ctx.output(ctx.task.outputs[0]!.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes, contentType: 'application/pdf' });
   },
 };

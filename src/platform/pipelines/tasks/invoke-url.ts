@@ -16,12 +16,8 @@ import type { TaskModule } from './types';
 
 const EXT: Record<string, string> = { 'application/json': 'json', 'text/plain': 'txt', 'text/csv': 'csv', 'application/pdf': 'pdf', 'image/png': 'png', 'image/jpeg': 'jpg' };
 
-export const invokeUrl: TaskModule = {
-  async run(ctx) {
-    const p = ctx.params as {
-      url: string; httpMethod: string; queryHeaders: Record<string, string>; queryParameters: Record<string, string>;
-      body: unknown; retryCount: number; retryDelaySeconds: number;
-    };
+export const invokeUrl: TaskModule<'invoke-url'> = {
+  async run(ctx, p) {
     let url: URL;
     try {
       url = new URL(p.url);

@@ -20,6 +20,12 @@ import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { loadModel, surfacePicture } from './print-product';
 import { designOf, isPrintProduct, renderImage } from './render';
 import type { TaskModule, UnitContext } from './types';
+import type { TaskParams } from '../language';
+
+/** What placing into mockups reads: the mockups (optional for render-image-preview), the picture size and format, `outputName`. */
+type MockupParams = Pick<TaskParams<'render-design-preview-with-mockup'>, 'previewOutputWidth' | 'previewOutputHeight' | 'previewOutputFileFormat' | 'outputName'> & {
+  mockups: string[] | undefined;
+};
 
 /** The owner of a private mockup `mockupId` the job may use; undefined for a public (or unknown) one. */
 async function mockupOwnerOf(t: TenantContext, jobOwner: string | null, mockupId: string): Promise<string | undefined> {
@@ -31,32 +37,33 @@ async function mockupOwnerOf(t: TenantContext, jobOwner: string | null, mockupId
 /** Writes `art` placed into each of the task's mockups. */
 export async function onMockups(
   ctx: UnitContext,
+  p: MockupParams,
   sourceName: string,
   art: (width: number, height: number) => Promise<Uint8Array>,
   source: string | null,
   itemId?: number | null,
   artworkName?: string,
 ) {
-  const mockups = (ctx.params.mockups as string[] | undefined) ?? [];
+  const mockups = p.mockups ?? [];
   if (!mockups.length) throw new TaskFailure('mockups: name at least one mockup');
-  const png = ctx.params.previewOutputFileFormat === 'Png';
+  const png = p.previewOutputFileFormat === 'Png';
   const t = runnerTenant(ctx.env, ctx.tenantId, ctx.baseUrl);
   for (const [i, mockupId] of mockups.entries()) {
     const file = await placeInMockup(
       t,
       { mockupId, mockupOwnerId: await mockupOwnerOf(t, ctx.ownerId, mockupId) },
-      { width: Number(ctx.params.previewOutputWidth), height: Number(ctx.params.previewOutputHeight), fileFormat: png ? 'Png' : 'Jpeg' },
+      { width: p.previewOutputWidth, height: p.previewOutputHeight, fileFormat: png ? 'Png' : 'Jpeg' },
       artworkName,
       new ServerTiming(),
       art,
     );
-    const name = mockups.length > 1 ? `${outputBase(ctx.params, sourceName)}_${i + 1}` : outputBase(ctx.params, sourceName);
+    const name = mockups.length > 1 ? `${outputBase(p, sourceName)}_${i + 1}` : outputBase(p, sourceName);
     await ctx.output(ctx.task.outputs[0]!.name, { ext: file.ext, fileName: `${name}.${file.ext}`, format: png ? 'png' : 'jpeg', bytes: file.bytes, contentType: file.mime, source, itemId });
   }
 }
 
-export const renderDesignPreviewWithMockup: TaskModule = {
-  async run(ctx) {
+export const renderDesignPreviewWithMockup: TaskModule<'render-design-preview-with-mockup'> = {
+  async run(ctx, p) {
     const ref = ctx.task.inputs[0]!;
     const input = ctx.member ?? ctx.inputs(ref.name)[0];
     if (!input) throw new TaskFailure(`${ref.name} is missing`);
@@ -66,12 +73,12 @@ export const renderDesignPreviewWithMockup: TaskModule = {
       // The first surface, into the artwork layer named like it (else the mockup's first).
       const model = await loadModel(ctx, design);
       const vars = printProductVariables(model, fields);
-      const visualizePrintAreas = ctx.params.visualizePrintAreas === true;
+      const visualizePrintAreas = p.visualizePrintAreas;
       const art = async (width: number, height: number) => (await surfacePicture(ctx, model, 0, { width, height, format: 'png', stub: true, visualizePrintAreas }, vars)).bytes;
-      await onMockups(ctx, design.name, art, design.id, undefined, model.surfaces[0]?.name);
+      await onMockups(ctx, p, design.name, art, design.id, undefined, model.surfaces[0]?.name);
       return;
     }
     const data = await psdFieldData(ctx, design.id, fields);
-    await onMockups(ctx, design.name, async (w, h) => (await renderImage(ctx, design.id, 'png', { box: { width: w, height: h } }, 90, data)).bytes, design.id);
+    await onMockups(ctx, p, design.name, async (w, h) => (await renderImage(ctx, design.id, 'png', { box: { width: w, height: h } }, 90, data)).bytes, design.id);
   },
 };

@@ -219,9 +219,8 @@ export function metadataValues(data: unknown): Record<string, string> {
   return out;
 }
 
-export const exportToOrderDesk: TaskModule = {
-  async run(ctx) {
-    const p = ctx.params as unknown as Lookup & { orderItemLookupName?: string; orderItemLookupValue?: string; data: unknown };
+export const exportToOrderDesk: TaskModule<'export-to-order-desk'> = {
+  async run(ctx, p) {
     const data = metadataValues(p.data);
     const client = new OrderDeskClient(ctx, p);
     const found = await order(ctx, client, p);
@@ -233,9 +232,8 @@ export const exportToOrderDesk: TaskModule = {
   },
 };
 
-export const changeGroupInOrderDesk: TaskModule = {
-  async run(ctx) {
-    const p = ctx.params as unknown as Lookup & { destinationGroupName: string };
+export const changeGroupInOrderDesk: TaskModule<'change-group-in-order-desk'> = {
+  async run(ctx, p) {
     const client = new OrderDeskClient(ctx, p);
     const found = await order(ctx, client, p);
     if (!found) return;

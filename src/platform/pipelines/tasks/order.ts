@@ -9,11 +9,10 @@ import { TaskFailure } from './errors';
 import { numericItemId, snapshotItems } from './project';
 import type { TaskModule } from './types';
 
-export const exportToEcommerce: TaskModule = {
-  async run(ctx) {
+export const exportToEcommerce: TaskModule<'export-to-ecommerce'> = {
+  async run(ctx, p) {
     if (ctx.projectId == null) throw new TaskFailure('the job has no project to attach order data to');
-    const data = ctx.params.orderData as Array<{ key: string; value: string; type: string }>;
-    const ok = await upsertOrderData(ctx.env.DB, ctx.tenantId, ctx.projectId, ctx.itemId ?? 0, data, 200);
+    const ok = await upsertOrderData(ctx.env.DB, ctx.tenantId, ctx.projectId, ctx.itemId ?? 0, p.orderData, 200);
     if (!ok) throw new TaskFailure('orderData: the project would have more than 200 order-data keys');
   },
 };
@@ -23,8 +22,8 @@ const csvCell = (v: unknown) => {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 
-export const exportOrderDetailsToCsv: TaskModule = {
-  async run(ctx) {
+export const exportOrderDetailsToCsv: TaskModule<'sn-export-order-details-to-csv'> = {
+  async run(ctx, p) {
     const project = ctx.project ?? {};
     const customer = (project.customerName as string | null) ?? (project.companyName as string | null) ?? '';
     const items = snapshotItems(ctx);
@@ -38,7 +37,7 @@ export const exportOrderDetailsToCsv: TaskModule = {
     }
     const csv = rows.map((r) => r.map(csvCell).join(',')).join('\r\n') + '\r\n';
     const out = ctx.task.outputs[0]!.name;
-    const name = typeof ctx.params.outputName === 'string' && ctx.params.outputName ? ctx.params.outputName : 'order-details';
+    const name = p.outputName || 'order-details';
     await ctx.output(out, { ext: 'csv', fileName: `${name}.csv`, format: 'csv', bytes: new TextEncoder().encode(csv), contentType: 'text/csv' });
   },
 };

@@ -66,8 +66,8 @@ export function keepHeader(original: Uint8Array, saved: Uint8Array): Uint8Array 
   return saved;
 }
 
-export const mergeSeparatePages: TaskModule = {
-  async run(ctx) {
+export const mergeSeparatePages: TaskModule<'merge-separate-pages'> = {
+  async run(ctx, p) {
     const doc = await PDFDocument.create();
     const inputs = ctx.task.inputs.flatMap((ref) => ctx.inputs(ref.name));
     if (!inputs.length) throw new TaskFailure('there is nothing to merge');
@@ -87,21 +87,21 @@ export const mergeSeparatePages: TaskModule = {
       }
     }
     const bytes = await doc.save();
-    const name = outputBase(ctx.params, inputs[0]!.fileName);
+    const name = outputBase(p, inputs[0]!.fileName);
     await ctx.output(ctx.task.outputs[0]!.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes, contentType: 'application/pdf' });
   },
 };
 
-export const drawCropMarks: TaskModule = {
-  async run(ctx) {
+export const drawCropMarks: TaskModule<'draw-crop-marks'> = {
+  async run(ctx, p) {
     const ref = ctx.task.inputs[0]!;
     const input = ctx.member ?? ctx.inputs(ref.name)[0];
     if (!input) throw new TaskFailure(`${ref.name} is missing`);
     const bytes = await ctx.read(input);
     if (!isPdf(bytes)) throw new TaskFailure(`${input.fileName} is not a PDF`);
     const src = await loadPdf(ctx, input, bytes);
-    const black = Number(ctx.params.drawCropMarkBlackCropLineMaxLength);
-    const white = Number(ctx.params.drawCropMarkWhiteCropLineMaxLength ?? black);
+    const black = p.drawCropMarkBlackCropLineMaxLength;
+    const white = p.drawCropMarkWhiteCropLineMaxLength;
     const length = Math.max(black, white);
     const grow = length + 6;
     const doc = await PDFDocument.create({ updateMetadata: false });
@@ -143,7 +143,7 @@ export const drawCropMarks: TaskModule = {
       }
     });
     const out = components ? keepHeader(bytes, await doc.save({ useObjectStreams: false })) : await doc.save();
-    const name = outputBase(ctx.params, input.fileName);
+    const name = outputBase(p, input.fileName);
     await ctx.output(ctx.task.outputs[0]!.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes: out, contentType: 'application/pdf', source: input.source });
   },
 };

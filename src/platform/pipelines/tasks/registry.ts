@@ -1,8 +1,12 @@
 /**
  * Task type → module. Types without a module are "not available yet": job creation and pipeline
  * save refuse them (`unavailableTasks`), and the runner fails such a task saying so.
+ *
+ * The runner hands a unit to `prepareTask`, which normalises the parameters for the task's type
+ * and gives them to its module typed (`TaskParams<T>`).
  */
-import { NOT_AVAILABLE_YET, type Pipeline, type TaskType } from '../language';
+import { NOT_AVAILABLE_YET, normaliseParameters, type Pipeline, type TaskParams, type TaskType } from '../language';
+import { TaskFailure } from './errors';
 import { extractProjectArtifacts, extractProjectResource } from './extract';
 import { extractProjectDesign } from './extract-project-design';
 import { extractDesignImages } from './extract-design-images';
@@ -23,9 +27,12 @@ import { renderImagePreview } from './image-preview';
 import { renderDesignPreviewWithMockup } from './mockup';
 import { renderVdpHires, renderVdpPreview } from './vdp';
 import { uploadToDropbox, uploadToS3 } from './upload';
-import type { TaskModule } from './types';
+import type { TaskModule, UnitContext } from './types';
 
-export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
+/** Each type's module sees that type's parameters. */
+type TaskModules = { readonly [T in TaskType]?: TaskModule<T> };
+
+const MODULES: TaskModules = {
   finalize,
   'extract-project-design': extractProjectDesign,
   'extract-project-resource': extractProjectResource,
@@ -60,7 +67,33 @@ export const TASK_MODULES: Partial<Record<TaskType, TaskModule>> = {
 export function unavailableTasks(pipeline: Pipeline): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   pipeline.tasks.forEach((t, i) => {
-    if (!TASK_MODULES[t.type]) errors[`tasks[${i}].type`] = [`${t.type} is ${NOT_AVAILABLE_YET}`];
+    if (!MODULES[t.type]) errors[`tasks[${i}].type`] = [`${t.type} is ${NOT_AVAILABLE_YET}`];
   });
   return errors;
+}
+
+/**
+ * One unit of a task, ready to run: `parameters` (interpolated) normalised for `type` (throws
+ * `ParameterError`), its module found (throws `TaskFailure` when the type is not available yet).
+ */
+export function prepareTask<T extends TaskType>(type: T, parameters: Record<string, unknown>): (ctx: UnitContext) => Promise<void> {
+  const params = normaliseParameters(type, parameters);
+  const module = MODULES[type];
+  if (!module) throw new TaskFailure(`${type} is ${NOT_AVAILABLE_YET}`);
+  return (ctx) => module.run(ctx, params);
+}
+
+/**
+ * The runner's former entry: src/platform/jobs/project-jobs.ts (not this area's file) still looks
+ * a module up here and passes the parameters it normalised for the task's type as `ctx.params`.
+ * Goes when it calls `prepareTask` instead (issue 19).
+ * @deprecated
+ */
+export const TASK_MODULES: Partial<Record<TaskType, { run(ctx: UnitContext): Promise<void> }>> = Object.fromEntries(
+  Object.keys(MODULES).map((type) => [type, { run: (ctx: UnitContext) => runNormalised(type as TaskType, ctx) }]),
+);
+
+function runNormalised<T extends TaskType>(type: T, ctx: UnitContext): Promise<void> {
+  // The runner built ctx.params with normaliseParameters(type, …): they are TaskParams<T>.
+  return MODULES[type]!.run(ctx, (ctx.params ?? {}) as TaskParams<T>);
 }

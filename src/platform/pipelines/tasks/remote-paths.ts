@@ -32,7 +32,7 @@ export function protocolValue<T>(parameter: string, value: T): T {
 }
 
 /** `protocolValue` for each named parameter of `params` that is a string. */
-export function protocolValues(params: Record<string, unknown>, names: readonly string[]): void {
+export function protocolValues<P extends object>(params: P, names: ReadonlyArray<keyof P & string>): void {
   for (const n of names) protocolValue(n, params[n]);
 }
 

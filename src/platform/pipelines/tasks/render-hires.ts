@@ -18,7 +18,7 @@ import { degrees, PDFDocument } from 'pdf-lib';
 import { carryPdfx, keepHeader } from './pdf';
 import type { TextOutputMode } from '../../../engine/pdf/prepare';
 import { MemorySink } from '../../../engine/pdf/sink';
-import type { PageRange } from '../language';
+import type { HiresParams } from '../language';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { decodePng, encodeRaster, flattenOver, parseColor, toGrayscale, transform, type Flip, type Rotate } from './raster';
@@ -31,9 +31,9 @@ import type { PrintProductModel, VariableInfo } from '../../../engine/print-prod
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { inFilter, loadModel, pagePictures, printPdf } from './print-product';
 
-async function pdfBytes(ctx: UnitContext, designId: string, title: string, mode: TextOutputMode, data?: PersonalisationData): Promise<Uint8Array> {
+async function pdfBytes(ctx: UnitContext, p: HiresParams, designId: string, title: string, mode: TextOutputMode, data?: PersonalisationData): Promise<Uint8Array> {
   const sink = new MemorySink();
-  await writeDesignPdf(ctx, designId, title, mode, data, sink);
+  await writeDesignPdf(ctx, p, designId, title, mode, data, sink);
   return sink.bytes();
 }
 
@@ -85,26 +85,25 @@ export interface PrintFile {
  * A TIFF in Cmyk is separated: the page converted through the output profile (printColourOf),
  * which it carries as its ICC tag. JPEG, PNG and BMP stay RGB (or grey).
  */
-async function rasterFile(ctx: UnitContext, img: RGBAImage, format: RasterFormat, dpi: number): Promise<PrintFile> {
-  const p = ctx.params;
+async function rasterFile(ctx: UnitContext, p: HiresParams, img: RGBAImage, format: RasterFormat, dpi: number): Promise<PrintFile> {
   const gray = p.hiResOutputColorSpace === 'Grayscale';
-  const background = typeof p.hiResOutputBackgroundColor === 'string' && p.hiResOutputBackgroundColor.trim() ? parseColor(p.hiResOutputBackgroundColor) : null;
+  const background = p.hiResOutputBackgroundColor?.trim() ? parseColor(p.hiResOutputBackgroundColor) : null;
   const keepAlpha = format === 'Png' || format === 'Tiff';
   if (background) flattenOver(img, background);
   else if (!keepAlpha) flattenOver(img, [255, 255, 255, 255]);
   if (gray) toGrayscale(img);
-  img = transform(img, p.hiResOutputRotateMode as Rotate, p.hiResOutputFlipMode as Flip);
+  img = transform(img, p.hiResOutputRotateMode, p.hiResOutputFlipMode);
   let cmyk: Uint8Array | undefined;
   let icc: Uint8Array | undefined;
   if (format === 'Tiff' && p.hiResOutputColorSpace === 'Cmyk') {
-    const colour = await printColourOf(ctx);
+    const colour = await printColourOf(ctx, p);
     icc = colour.profile ?? defaultProfile('Cmyk');
     const toInk = await colourTransform({ from: defaultProfile('Rgb'), to: icc, fromLayout: 'RGBA', toLayout: 'CMYK', intent: colour.renderingIntent });
     const pixels = img.width * img.height;
     cmyk = new Uint8Array(pixels * 4);
     toInk.apply(new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.byteLength), cmyk, pixels);
   }
-  return encodeRaster(img, format, { dpi, quality: Number(p.hiResOutputJpegCompressionQuality), gray, deflate: p.hiResOutputCompression !== 'None', keepAlpha: keepAlpha && !background, cmyk, icc });
+  return encodeRaster(img, format, { dpi, quality: p.hiResOutputJpegCompressionQuality, gray, deflate: p.hiResOutputCompression !== 'None', keepAlpha: keepAlpha && !background, cmyk, icc });
 }
 
 const pdfFile = (bytes: Uint8Array): PrintFile => ({ bytes, ext: 'pdf', contentType: 'application/pdf', format: 'pdf' });
@@ -125,62 +124,59 @@ async function pickPages(bytes: Uint8Array, pages: number[]): Promise<Uint8Array
  * file per page with `hiResOutputToSeparateFiles`), or raster pages (always a file per page).
  * `vars` personalise the model (the item's fields; render-vdp-hires: a row over them).
  */
-export async function printProductFiles(ctx: UnitContext, model: PrintProductModel, name: string, vars: VariableInfo[] | undefined): Promise<Array<{ fileName: string; file: PrintFile }>> {
-  const p = ctx.params;
-  const filter = p.hiResOutputPrintAreaFilter as PageRange[] | undefined;
-  const format = p.hiResOutputFileFormat as 'Pdf' | RasterFormat;
-  const rotate = p.hiResOutputRotateMode as Rotate;
-  const flip = p.hiResOutputFlipMode as Flip;
+export async function printProductFiles(ctx: UnitContext, p: HiresParams, model: PrintProductModel, name: string, vars: VariableInfo[] | undefined): Promise<Array<{ fileName: string; file: PrintFile }>> {
+  const filter = p.hiResOutputPrintAreaFilter;
+  const format = p.hiResOutputFileFormat;
+  const rotate = p.hiResOutputRotateMode;
+  const flip = p.hiResOutputFlipMode;
   if (format === 'Pdf') {
     const pdf = await printPdf(ctx, model, p.hiResOutputPdfTextMode === 'Text' ? 'Text' : 'Outlines', name, vars);
     const pages = Array.from({ length: pdf.pages }, (_, i) => i + 1).filter((n) => inFilter(filter, n));
     if (!pages.length) return [];
     const finish = async (bytes: Uint8Array) => pdfFile(rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip));
-    if (p.hiResOutputToSeparateFiles === true && pdf.pages > 1) {
+    if (p.hiResOutputToSeparateFiles && pdf.pages > 1) {
       return Promise.all(pages.map(async (n) => ({ fileName: `${name}_${n}.pdf`, file: await finish(await pickPages(pdf.bytes, [n])) })));
     }
     const bytes = pages.length === pdf.pages ? pdf.bytes : await pickPages(pdf.bytes, pages);
     return [{ fileName: `${name}.pdf`, file: await finish(bytes) }];
   }
-  const dpi = Number(p.hiResOutputDpi);
+  const dpi = p.hiResOutputDpi;
   const pictures = await pagePictures(ctx, model, filter, dpi, vars);
   const total = model.surfaces.reduce((n, s) => n + Math.max(1, s.printAreas.length), 0);
   const files: Array<{ fileName: string; file: PrintFile }> = [];
   for (const pic of pictures) {
-    const file = await rasterFile(ctx, pic.image, format, dpi);
+    const file = await rasterFile(ctx, p, pic.image, format, dpi);
     files.push({ fileName: total > 1 ? `${name}_${pic.page}.${file.ext}` : `${name}.${file.ext}`, file });
   }
   return files;
 }
 
-const textMode = (p: UnitContext['params']) => (p.hiResOutputPdfTextMode === 'Text' ? 'text' : 'outlines') as TextOutputMode;
+const textMode = (p: HiresParams): TextOutputMode => (p.hiResOutputPdfTextMode === 'Text' ? 'text' : 'outlines');
 
 /** A PSD's PDF needs no change after the engine writes it: it can stream into the output key. */
-export const streamsPdf = (p: UnitContext['params']) => p.hiResOutputFileFormat === 'Pdf' && p.hiResOutputRotateMode === 'None' && p.hiResOutputFlipMode === 'None';
+export const streamsPdf = (p: HiresParams) => p.hiResOutputFileFormat === 'Pdf' && p.hiResOutputRotateMode === 'None' && p.hiResOutputFlipMode === 'None';
 
 /** The PSD's print PDF streamed into the output key (one 5 MiB part in memory at a time); see `streamsPdf`. */
-export const psdPdfWriter = (ctx: UnitContext, designId: string, name: string, data?: PersonalisationData) => pdfWriter(ctx, designId, name, textMode(ctx.params), data);
+export const psdPdfWriter = (ctx: UnitContext, p: HiresParams, designId: string, name: string, data?: PersonalisationData) => pdfWriter(ctx, p, designId, name, textMode(p), data);
 
 /** A PSD design's print file (`data` personalises it): the PDF rotated and flipped as asked, or a raster at `hiResOutputDpi`. */
-export async function psdPrintFile(ctx: UnitContext, designId: string, name: string, data?: PersonalisationData): Promise<PrintFile> {
-  const p = ctx.params;
-  const rotate = p.hiResOutputRotateMode as Rotate;
-  const flip = p.hiResOutputFlipMode as Flip;
-  const format = p.hiResOutputFileFormat as 'Pdf' | RasterFormat;
+export async function psdPrintFile(ctx: UnitContext, p: HiresParams, designId: string, name: string, data?: PersonalisationData): Promise<PrintFile> {
+  const rotate = p.hiResOutputRotateMode;
+  const flip = p.hiResOutputFlipMode;
+  const format = p.hiResOutputFileFormat;
   if (format === 'Pdf') {
-    const bytes = await pdfBytes(ctx, designId, name, textMode(p), data);
+    const bytes = await pdfBytes(ctx, p, designId, name, textMode(p), data);
     return pdfFile(rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip));
   }
-  const dpi = Number(p.hiResOutputDpi);
+  const dpi = p.hiResOutputDpi;
   const img = await decodePng((await renderImage(ctx, designId, 'png', { dpi }, 90, data)).bytes);
-  return rasterFile(ctx, img, format, dpi);
+  return rasterFile(ctx, p, img, format, dpi);
 }
 
-export const renderHires: TaskModule = {
-  async run(ctx) {
+export const renderHires: TaskModule<'render-hires'> = {
+  async run(ctx, p) {
     const input = ctx.member ?? ctx.inputs(ctx.task.inputs[0]!.name)[0];
     if (!input) throw new TaskFailure(`${ctx.task.inputs[0]!.name} is missing`);
-    const p = ctx.params;
     const design = await designOf(ctx, input);
     const name = outputBase(p, design.name);
     const out = ctx.task.outputs[0]!;
@@ -188,7 +184,7 @@ export const renderHires: TaskModule = {
 
     if (isPrintProduct(design)) {
       const model = await loadModel(ctx, design);
-      const files = await printProductFiles(ctx, model, name, printProductVariables(model, itemFields(ctx, input)));
+      const files = await printProductFiles(ctx, p, model, name, printProductVariables(model, itemFields(ctx, input)));
       if (zip && files.length) {
         const archive = zipSync(Object.fromEntries(files.map((f) => [f.fileName, f.file.bytes])));
         await ctx.output(out.name, { ext: 'zip', fileName: `${name}.zip`, format: 'zip', bytes: archive, contentType: 'application/zip', source: design.id });
@@ -199,13 +195,13 @@ export const renderHires: TaskModule = {
       return;
     }
 
-    if (!includesFirstPage(p.hiResOutputPrintAreaFilter as PageRange[] | undefined)) return;
+    if (!includesFirstPage(p.hiResOutputPrintAreaFilter)) return;
     const data = await psdFieldData(ctx, design.id, itemFields(ctx, input));
     if (streamsPdf(p) && !zip) {
-      await ctx.output(out.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: psdPdfWriter(ctx, design.id, name, data), source: design.id });
+      await ctx.output(out.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: psdPdfWriter(ctx, p, design.id, name, data), source: design.id });
       return;
     }
-    const file = await psdPrintFile(ctx, design.id, name, data);
+    const file = await psdPrintFile(ctx, p, design.id, name, data);
     const fileName = `${name}.${file.ext}`;
     if (zip) {
       const archive = zipSync({ [fileName]: file.bytes });

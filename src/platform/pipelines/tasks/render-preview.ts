@@ -10,7 +10,7 @@
  *   (`…ShowMockup`) and print-area bounds (`…VisualizePrintAreas`) as asked. Several surfaces
  *   are named `<name>_<n>` and need a collection output.
  */
-import type { PageRange } from '../language';
+import type { PageRange, PreviewParams, ProofParams, TaskParams } from '../language';
 import { TaskFailure } from './errors';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { loadModel, surfacePictures, type PreviewSettings } from './print-product';
@@ -18,28 +18,50 @@ import { outputBase } from './project';
 import { designOf, includesFirstPage, isPrintProduct, renderImage } from './render';
 import type { TaskModule, UnitContext } from './types';
 
-/** The picture settings of `<prefix>Output…` (size, format, stub, mockup, print-area bounds); render-vdp-preview uses them too. */
-export function previewSettings(p: UnitContext['params'], prefix: 'preview' | 'proof'): PreviewSettings {
+/** What a picture task asks for: the picture settings (size, format, stub, mockup, print-area bounds) and the print-area filter. */
+interface PictureRequest {
+  settings: PreviewSettings;
+  filter: PageRange[] | undefined;
+}
+
+/** `previewOutput…`; render-vdp-preview takes them too. */
+export function previewSettings(p: PreviewParams): PictureRequest {
   return {
-    width: Number(p[`${prefix}OutputWidth`]),
-    height: Number(p[`${prefix}OutputHeight`]),
-    format: p[`${prefix}OutputFileFormat`] === 'Png' ? 'png' : 'jpg',
-    stub: p[`${prefix}OutputShowStubContent`] !== false,
-    mockup: p[`${prefix}OutputShowMockup`] !== false,
-    visualizePrintAreas: p[`${prefix}OutputVisualizePrintAreas`] === true,
+    settings: {
+      width: p.previewOutputWidth,
+      height: p.previewOutputHeight,
+      format: p.previewOutputFileFormat === 'Png' ? 'png' : 'jpg',
+      stub: p.previewOutputShowStubContent,
+      mockup: p.previewOutputShowMockup,
+      visualizePrintAreas: p.previewOutputVisualizePrintAreas,
+    },
+    filter: p.previewOutputPrintAreaFilter,
   };
 }
 
-function imageTask(prefix: 'preview' | 'proof'): TaskModule {
+/** `proofOutput…`. */
+function proofSettings(p: ProofParams): PictureRequest {
   return {
-    async run(ctx: UnitContext) {
+    settings: {
+      width: p.proofOutputWidth,
+      height: p.proofOutputHeight,
+      format: p.proofOutputFileFormat === 'Png' ? 'png' : 'jpg',
+      stub: p.proofOutputShowStubContent,
+      mockup: p.proofOutputShowMockup,
+      visualizePrintAreas: p.proofOutputVisualizePrintAreas,
+    },
+    filter: p.proofOutputPrintAreaFilter,
+  };
+}
+
+function imageTask<T extends 'render-preview' | 'render-proof'>(request: (p: TaskParams<T>) => PictureRequest): TaskModule<T> {
+  return {
+    async run(ctx: UnitContext, p: TaskParams<T>) {
       const ref = ctx.task.inputs[0]!;
       const input = ctx.member ?? ctx.inputs(ref.name)[0];
       if (!input) throw new TaskFailure(`${ref.name} is missing`);
-      const p = ctx.params;
-      const filter = p[`${prefix}OutputPrintAreaFilter`] as PageRange[] | undefined;
+      const { settings, filter } = request(p);
       const design = await designOf(ctx, input);
-      const settings = previewSettings(p, prefix);
       const { format } = settings;
       const box = { width: settings.width, height: settings.height };
       const name = outputBase(p, design.name);
@@ -64,5 +86,5 @@ function imageTask(prefix: 'preview' | 'proof'): TaskModule {
   };
 }
 
-export const renderPreview = imageTask('preview');
-export const renderProof = imageTask('proof');
+export const renderPreview = imageTask<'render-preview'>(previewSettings);
+export const renderProof = imageTask<'render-proof'>(proofSettings);

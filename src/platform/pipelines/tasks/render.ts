@@ -9,9 +9,8 @@ import { UrlImages } from '../../../engine/inputs';
 import { writePdf } from '../../../engine/pdf/document';
 import { prepareHires, type TextOutputMode } from '../../../engine/pdf/prepare';
 import { R2Sink, type ByteSink } from '../../../engine/pdf/sink';
-import { PrintColourError, shippedProfile, type OutputColorSpace, type PdfFormat } from '../../../engine/pdf/output';
+import { PrintColourError, shippedProfile } from '../../../engine/pdf/output';
 import type { HiresOptions } from '../../../engine/pdf/prepare';
-import type { RenderingIntent } from '../../../engine/colour';
 import { Unprocessable } from '../../../engine/errors';
 import { outputProfile } from '../../colour-profiles/service';
 import { UnprocessableError } from '../../core/errors';
@@ -20,7 +19,7 @@ import type { PersonalisationData } from '../../../engine/personalise';
 import { imageFetcher } from '../../../dynamic-image/context';
 import { TenantInputStore } from '../../assets';
 import { designOr404 } from './assets';
-import type { PageRange } from '../language';
+import type { HiresParams, PageRange } from '../language';
 import { TaskFailure } from './errors';
 import type { ArtifactRecord, UnitContext } from './types';
 
@@ -48,11 +47,10 @@ const PROFILE_PARAM = { Cmyk: 'hiResOutputCmykColorProfileName', Rgb: 'hiResOutp
  * `hiResOutputPdfKeepOriginalColors`. A named profile that does not exist or is of another
  * colour space fails the task naming the parameter.
  */
-export async function printColourOf(ctx: UnitContext): Promise<Pick<HiresOptions, 'colorSpace' | 'pdfFormat' | 'profile' | 'renderingIntent' | 'keepOriginalColors'>> {
-  const p = ctx.params;
-  const colorSpace = (p.hiResOutputColorSpace as OutputColorSpace | undefined) ?? 'Cmyk';
+export async function printColourOf(ctx: UnitContext, p: HiresParams): Promise<Pick<HiresOptions, 'colorSpace' | 'pdfFormat' | 'profile' | 'renderingIntent' | 'keepOriginalColors'>> {
+  const colorSpace = p.hiResOutputColorSpace;
   const param = PROFILE_PARAM[colorSpace];
-  const named = typeof p[param] === 'string' ? (p[param] as string).trim() : '';
+  const named = p[param]?.trim() ?? '';
   let profile: Uint8Array | undefined;
   try {
     const found = await outputProfile(ctx.env, ctx.tenantId, colorSpace, named || null, param);
@@ -65,23 +63,24 @@ export async function printColourOf(ctx: UnitContext): Promise<Pick<HiresOptions
   }
   return {
     colorSpace,
-    pdfFormat: p.hiResOutputPdfFormat as PdfFormat | undefined,
+    pdfFormat: p.hiResOutputPdfFormat,
     profile,
-    renderingIntent: p.renderingIntent as RenderingIntent | undefined,
-    keepOriginalColors: p.hiResOutputPdfKeepOriginalColors === true,
+    renderingIntent: p.renderingIntent,
+    keepOriginalColors: p.hiResOutputPdfKeepOriginalColors,
   };
 }
 
 /** Writes a one-page print PDF of the design (personalised by `data`) into `key`; returns its size. */
-export function pdfWriter(ctx: UnitContext, designId: string, title: string, textOutputMode: TextOutputMode, data?: PersonalisationData) {
+export function pdfWriter(ctx: UnitContext, p: HiresParams, designId: string, title: string, textOutputMode: TextOutputMode, data?: PersonalisationData) {
   return async (bucket: R2Bucket, key: string): Promise<number> => {
-    return writeDesignPdf(ctx, designId, title, textOutputMode, data, new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } }));
+    return writeDesignPdf(ctx, p, designId, title, textOutputMode, data, new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } }));
   };
 }
 
 /** The design's print PDF written into `sink` (the task's colour parameters applied); returns its size. */
 export async function writeDesignPdf(
   ctx: UnitContext,
+  p: HiresParams,
   designId: string,
   title: string,
   textOutputMode: TextOutputMode,
@@ -91,7 +90,7 @@ export async function writeDesignPdf(
   const store = new TenantInputStore(ctx.env, ctx.tenantId);
   let page;
   try {
-    page = await prepareHires(store, { template: designId, textOutputMode, data, ...(await printColourOf(ctx)) }, deps(ctx.env));
+    page = await prepareHires(store, { template: designId, textOutputMode, data, ...(await printColourOf(ctx, p)) }, deps(ctx.env));
   } catch (e) {
     // A profile that does not fit its colour space, or PDF/X-1a asked of RGB: the task's parameters.
     if (e instanceof PrintColourError || (e instanceof Unprocessable && e.details?.[0]?.path === 'colorProfile')) throw new TaskFailure(e.message);

@@ -18,18 +18,6 @@ import { TaskFailure, TransientFailure } from './errors';
 import { configured, joinRemote, protocolValues, remoteFolder, remoteName, safeSegments } from './remote-paths';
 import type { TaskModule, UnitContext } from './types';
 
-interface SftpParams {
-  host: string;
-  port: number;
-  userName: string;
-  password: string;
-  folder: string;
-  fileName?: string;
-  privateKey?: string;
-  passphrase?: string;
-  hostKeyFingerprint?: string;
-}
-
 const FINGERPRINT = /^(SHA256:)?[A-Za-z0-9+/]{43}=?$/;
 
 /** What a failure means for the runner: configuration problems fail now, network trouble retries. */
@@ -59,10 +47,10 @@ async function ensureFolder(sftp: Sftp, folder: string): Promise<void> {
   }
 }
 
-export const uploadToSftp: TaskModule = {
-  async run(ctx: UnitContext) {
-    const p = ctx.params as unknown as SftpParams;
-    protocolValues(p as unknown as Record<string, unknown>, ['host', 'userName', 'folder', 'fileName', 'hostKeyFingerprint']);
+/** upload-to-ftp with protocol Sftp (ftp.ts hands it over). */
+export const uploadToSftp: TaskModule<'upload-to-ftp'> = {
+  async run(ctx, p) {
+    protocolValues(p, ['host', 'userName', 'folder', 'fileName', 'hostKeyFingerprint']);
     const host = p.host.trim();
     try {
       checkOutboundUrl(`https://${host.includes(':') ? `[${host}]` : host}:${p.port}/`, ctx.env);

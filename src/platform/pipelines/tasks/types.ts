@@ -4,7 +4,7 @@
  * call out within the unit's deadline. Task modules know nothing of Durable Objects.
  */
 import type { Env } from '../../../env';
-import type { PipelineTask } from '../language';
+import type { PipelineTask, TaskParams, TaskType } from '../language';
 import type { ArtifactRecord } from '../../jobs/store';
 
 export type { ArtifactRecord };
@@ -32,7 +32,11 @@ export interface UnitContext {
   jobId: string;
   run: number;
   task: PipelineTask;
-  /** Parameters after interpolation and normaliseParameters. */
+  /**
+   * The runner's former way of passing parameters; tasks take theirs typed as `run`'s second
+   * argument. Goes when src/platform/jobs/project-jobs.ts calls `prepareTask` (issue 19).
+   * @deprecated
+   */
   params: Record<string, unknown>;
   /** The member index of a per-member unit; null for a whole-task unit. */
   memberIndex: number | null;
@@ -72,6 +76,12 @@ export interface UnitContext {
   note?(text: string): void;
 }
 
-export interface TaskModule {
-  run(ctx: UnitContext): Promise<void>;
+/**
+ * One task type's code: `params` are the task's parameters after interpolation and
+ * `normaliseParameters` for type `T` (defaults applied, values parsed), so a task reads them
+ * without casts. A module may serve several types (`T` a union) when they share the parameters it reads.
+ */
+export interface TaskModule<T extends TaskType = TaskType> {
+  // A property, not a method, so that parameter types are checked strictly (no method bivariance).
+  run: (ctx: UnitContext, params: TaskParams<T>) => Promise<void>;
 }

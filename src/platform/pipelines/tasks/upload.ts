@@ -62,9 +62,8 @@ async function send(ctx: UnitContext, url: string, init: { method: string; heade
 
 const encodeKey = (key: string) => key.split('/').map(encodeURIComponent).join('/');
 
-export const uploadToS3: TaskModule = {
-  async run(ctx) {
-    const p = ctx.params as { endpoint?: string; region: string; bucket: string; key?: string; accessKeyId: string; secretAccessKey: string };
+export const uploadToS3: TaskModule<'upload-to-s3'> = {
+  async run(ctx, p) {
     protocolValues(p, ['region', 'bucket', 'key', 'accessKeyId', 'secretAccessKey']);
     const aws = new AwsClient({ accessKeyId: p.accessKeyId, secretAccessKey: p.secretAccessKey, region: p.region, service: 's3', retries: 0 });
     const endpoint = (p.endpoint ?? `https://s3.${p.region}.amazonaws.com`).replace(/\/+$/, '');
@@ -101,9 +100,8 @@ const dropboxContent = (env: Env) => (env.DROPBOX_CONTENT_URL ?? 'https://conten
 /** Dropbox-API-Arg is JSON with non-ASCII escaped (HTTP headers are ASCII). */
 const apiArg = (v: unknown) => JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-export const uploadToDropbox: TaskModule = {
-  async run(ctx) {
-    const p = ctx.params as { accessToken?: string; refreshToken?: string; appKey?: string; appSecret?: string; path: string };
+export const uploadToDropbox: TaskModule<'upload-to-dropbox'> = {
+  async run(ctx, p) {
     protocolValues(p, ['accessToken', 'refreshToken', 'appKey', 'appSecret', 'path']);
     let token = p.accessToken;
     if (!token) {

@@ -18,7 +18,7 @@ import { designOf, includesFirstPage, isPrintProduct, renderImage } from './rend
 import { printProductFiles, psdPdfWriter, psdPrintFile, streamsPdf } from './render-hires';
 import { previewSettings } from './render-preview';
 import type { VariableInfo } from '../../../engine/print-product';
-import type { PageRange } from '../language';
+import type { HiresParams, OutputNameParams, PreviewParams, TaskParams, VdpParams } from '../language';
 import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { loadModel, surfacePicture } from './print-product';
@@ -50,8 +50,8 @@ function parseCsv(text: string): Array<Record<string, string>> {
   return body.map((r) => Object.fromEntries(header.map((h, j) => [h.trim(), r[j] ?? ''])));
 }
 
-async function rowsOf(ctx: UnitContext): Promise<Array<Record<string, unknown>>> {
-  if (Array.isArray(ctx.params.vdpData) && ctx.params.vdpData.length) return ctx.params.vdpData as Array<Record<string, unknown>>;
+async function rowsOf(ctx: UnitContext, p: VdpParams): Promise<Array<Record<string, unknown>>> {
+  if (p.vdpData?.length) return p.vdpData;
   const source = ctx.task.inputs[1];
   const file: ArtifactRecord | undefined = source ? ctx.inputs(source.name)[0] : undefined;
   if (!file) throw new TaskFailure('give vdpData, or a JSON or CSV input with the rows');
@@ -80,8 +80,7 @@ function mergeVariables(fromFields: VariableInfo[] | undefined, fromRow: Variabl
 }
 
 /** Print-product rows: the first surface (preview), or render-hires's print files per row. */
-async function printProductRows(ctx: UnitContext, design: DesignAsset & { blobSha: string }, rows: Array<Record<string, unknown>>, kind: 'preview' | 'hires', fields: Record<string, unknown>) {
-  const p = ctx.params;
+async function printProductRows(ctx: UnitContext, p: RowParams, design: DesignAsset & { blobSha: string }, rows: Array<Record<string, unknown>>, fields: Record<string, unknown>) {
   const model = await loadModel(ctx, design);
   const base = outputBase(p, design.name);
   const out = ctx.task.outputs[0]!.name;
@@ -89,53 +88,51 @@ async function printProductRows(ctx: UnitContext, design: DesignAsset & { blobSh
   for (const [i, row] of rows.entries()) {
     const name = `${base}_${i + 1}`;
     const vars = mergeVariables(fromFields, printProductVariables(model, Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v ?? ''])), `row ${i + 1}`, true));
-    if (kind === 'preview') {
-      const pic = await surfacePicture(ctx, model, 0, previewSettings(p, 'preview'), vars);
+    if (p.kind === 'preview') {
+      const pic = await surfacePicture(ctx, model, 0, previewSettings(p).settings, vars);
       await ctx.output(out, { ext: pic.ext, fileName: `${name}.${pic.ext}`, format: pic.ext === 'png' ? 'png' : 'jpeg', bytes: pic.bytes, contentType: pic.contentType, source: design.id });
       continue;
     }
-    for (const f of await printProductFiles(ctx, model, name, vars)) {
+    for (const f of await printProductFiles(ctx, p, model, name, vars)) {
       await ctx.output(out, { ext: f.file.ext, fileName: f.fileName, format: f.file.format, bytes: f.file.bytes, contentType: f.file.contentType, source: design.id });
     }
   }
 }
 
-function vdpTask(kind: 'preview' | 'hires'): TaskModule {
-  return {
-    async run(ctx) {
-      const ref = ctx.task.inputs[0]!;
-      const input = ctx.member ?? ctx.inputs(ref.name)[0];
-      if (!input) throw new TaskFailure(`${ref.name} is missing`);
-      const rows = await rowsOf(ctx);
-      if (!rows.length) throw new TaskFailure('there are no rows of variable data');
-      if (rows.length > MAX_ROWS) throw new TaskFailure(`at most ${MAX_ROWS} rows of variable data`);
-      const design = await designOf(ctx, input);
-      const p = ctx.params;
-      const fields = itemFields(ctx, input);
-      if (isPrintProduct(design)) return printProductRows(ctx, design, rows, kind, fields);
-      // A PSD is one page: a filter without page 1 leaves nothing to print.
-      if (kind === 'hires' && !includesFirstPage(p.hiResOutputPrintAreaFilter as PageRange[] | undefined)) return;
-      const fromFields = await psdFieldData(ctx, design.id, fields);
-      const base = outputBase(p, design.name);
-      const out = ctx.task.outputs[0]!.name;
-      for (const [i, row] of rows.entries()) {
-        const name = `${base}_${i + 1}`;
-        // The row's values win over the item's fields for the same layer.
-        const data = { ...fromFields, ...dataOf(row) } as PersonalisationData;
-        if (kind === 'hires' && streamsPdf(p)) {
-          await ctx.output(out, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: psdPdfWriter(ctx, design.id, name, data), source: design.id });
-        } else if (kind === 'hires') {
-          const file = await psdPrintFile(ctx, design.id, name, data);
-          await ctx.output(out, { ext: file.ext, fileName: `${name}.${file.ext}`, format: file.format, bytes: file.bytes, contentType: file.contentType, source: design.id });
-        } else {
-          const { width, height, format } = previewSettings(p, 'preview');
-          const image = await renderImage(ctx, design.id, format, { box: { width, height } }, 90, data);
-          await ctx.output(out, { ext: format, fileName: `${name}.${format}`, format: format === 'png' ? 'png' : 'jpeg', bytes: image.bytes, contentType: image.contentType, source: design.id });
-        }
-      }
-    },
-  };
+/** A row task's parameters, told apart by `kind` (render-vdp-preview's or render-vdp-hires's). */
+type RowParams = OutputNameParams & (({ kind: 'preview' } & PreviewParams) | ({ kind: 'hires' } & HiresParams));
+
+async function runRows(ctx: UnitContext, p: RowParams & VdpParams) {
+  const ref = ctx.task.inputs[0]!;
+  const input = ctx.member ?? ctx.inputs(ref.name)[0];
+  if (!input) throw new TaskFailure(`${ref.name} is missing`);
+  const rows = await rowsOf(ctx, p);
+  if (!rows.length) throw new TaskFailure('there are no rows of variable data');
+  if (rows.length > MAX_ROWS) throw new TaskFailure(`at most ${MAX_ROWS} rows of variable data`);
+  const design = await designOf(ctx, input);
+  const fields = itemFields(ctx, input);
+  if (isPrintProduct(design)) return printProductRows(ctx, p, design, rows, fields);
+  // A PSD is one page: a filter without page 1 leaves nothing to print.
+  if (p.kind === 'hires' && !includesFirstPage(p.hiResOutputPrintAreaFilter)) return;
+  const fromFields = await psdFieldData(ctx, design.id, fields);
+  const base = outputBase(p, design.name);
+  const out = ctx.task.outputs[0]!.name;
+  for (const [i, row] of rows.entries()) {
+    const name = `${base}_${i + 1}`;
+    // The row's values win over the item's fields for the same layer.
+    const data = { ...fromFields, ...dataOf(row) } as PersonalisationData;
+    if (p.kind === 'hires' && streamsPdf(p)) {
+      await ctx.output(out, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: psdPdfWriter(ctx, p, design.id, name, data), source: design.id });
+    } else if (p.kind === 'hires') {
+      const file = await psdPrintFile(ctx, p, design.id, name, data);
+      await ctx.output(out, { ext: file.ext, fileName: `${name}.${file.ext}`, format: file.format, bytes: file.bytes, contentType: file.contentType, source: design.id });
+    } else {
+      const { width, height, format } = previewSettings(p).settings;
+      const image = await renderImage(ctx, design.id, format, { box: { width, height } }, 90, data);
+      await ctx.output(out, { ext: format, fileName: `${name}.${format}`, format: format === 'png' ? 'png' : 'jpeg', bytes: image.bytes, contentType: image.contentType, source: design.id });
+    }
+  }
 }
 
-export const renderVdpPreview = vdpTask('preview');
-export const renderVdpHires = vdpTask('hires');
+export const renderVdpPreview: TaskModule<'render-vdp-preview'> = { run: (ctx, p) => runRows(ctx, { ...p, kind: 'preview' }) };
+export const renderVdpHires: TaskModule<'render-vdp-hires'> = { run: (ctx, p) => runRows(ctx, { ...p, kind: 'hires' }) };
