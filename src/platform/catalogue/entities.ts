@@ -91,13 +91,18 @@ export async function deleteEntity(t: TenantContext, kind: EntityKind, id: numbe
 // --- writes, per kind -----------------------------------------------------------------------------------
 
 /** Runs an INSERT (id null) or UPDATE of one row and answers its DTO. */
-async function save(t: TenantContext, kind: EntityKind, id: number | null, values: Record<string, unknown>, requires: Array<[string, number | null | undefined]> = []): Promise<Record<string, unknown>> {
-  if (id !== null) await getEntity(t, kind, id);
+async function save(t: TenantContext, id: number | null, values: store.EntityValues): Promise<Record<string, unknown>> {
+  if (id !== null) await getEntity(t, values.kind, id);
   // The ids the body names were checked; the guard sees them still there when the row is written.
-  const saved = await store.saveEntityRow(t.env.DB, t.tenantId, kind, id, values, requires);
+  const saved = await store.saveEntity(t.env.DB, t.tenantId, id, values);
   if (saved === null) throw new NotFoundError('Something the body names was deleted meanwhile; nothing was changed.');
-  return getEntity(t, kind, saved);
+  return getEntity(t, values.kind, saved);
 }
+
+const attachedOf = (v: { personalizationWorkflowId?: number | null; processingPipelineId?: number | null }) => ({
+  personalizationWorkflowId: v.personalizationWorkflowId ?? null,
+  processingPipelineId: v.processingPipelineId ?? null,
+});
 
 export async function saveLink(t: TenantContext, id: number | null, v: ProductLinkInput) {
   const db = t.env.DB;
@@ -108,25 +113,18 @@ export async function saveLink(t: TenantContext, id: number | null, v: ProductLi
   }
   if (Object.keys(errors).length) throw new NotFoundError('Some of the ids name nothing here; nothing was changed.', errors);
   await checkAttached(db, t.tenantId, v);
-  return save(t, 'link', id, {
-    name: v.name,
-    description: v.description ?? null,
-    product_id: v.productId,
-    product_version_id: v.productVersionId ?? null,
-    personalization_workflow_id: v.personalizationWorkflowId ?? null,
-    processing_pipeline_id: v.processingPipelineId ?? null,
-  }, store.linkRefs(v));
+  return save(t, id, { kind: 'link', name: v.name, description: v.description ?? null, productId: v.productId, productVersionId: v.productVersionId ?? null, ...attachedOf(v) });
 }
 
 export async function saveSpecification(t: TenantContext, id: number | null, v: ProductSpecificationInput) {
   await checkAttached(t.env.DB, t.tenantId, v);
-  return save(t, 'specification', id, {
+  return save(t, id, {
+    kind: 'specification',
     name: v.name,
     description: v.description ?? null,
-    product_attributes: JSON.stringify((v.productAttributes ?? []).map((a) => ({ name: a.name, type: a.type ?? null, value: a.value ?? null }))),
-    personalization_workflow_id: v.personalizationWorkflowId ?? null,
-    processing_pipeline_id: v.processingPipelineId ?? null,
-  }, store.attachedRefs(v));
+    productAttributes: (v.productAttributes ?? []).map((a) => ({ name: a.name, type: a.type ?? null, value: a.value ?? null })),
+    ...attachedOf(v),
+  });
 }
 
 export async function saveBundle(t: TenantContext, id: number | null, v: ProductBundleInput) {
@@ -141,17 +139,17 @@ export async function saveBundle(t: TenantContext, id: number | null, v: Product
   });
   if (Object.keys(errors).length) throw new NotFoundError('Some of the ids name nothing here; nothing was changed.', errors);
   await checkAttached(db, t.tenantId, v);
-  return save(t, 'bundle', id, {
+  return save(t, id, {
+    kind: 'bundle',
     name: v.name,
     description: v.description ?? null,
-    items: JSON.stringify(items.map((i) => ({ productId: i.productId ?? null, productLinkId: i.productLinkId ?? null }))),
-    personalization_workflow_id: v.personalizationWorkflowId ?? null,
-    processing_pipeline_id: v.processingPipelineId ?? null,
-  }, store.bundleRefs(items, v));
+    items: items.map((i) => ({ productId: i.productId ?? null, productLinkId: i.productLinkId ?? null })),
+    ...attachedOf(v),
+  });
 }
 
 export const saveWorkflow = (t: TenantContext, id: number | null, v: WorkflowInput) =>
-  save(t, 'workflow', id, { name: v.name ?? '', content: v.content, workflow_type: v.workflowType });
+  save(t, id, { kind: 'workflow', name: v.name ?? '', content: v.content, workflowType: v.workflowType });
 
 /** Pipelines are validated on save; the errors are the validator's, by path in the pipeline. */
 export async function savePipeline(t: TenantContext, id: number | null, v: PipelineInput) {
@@ -164,5 +162,5 @@ export async function savePipeline(t: TenantContext, id: number | null, v: Pipel
   // Task types the runner cannot run yet are refused on save, not when a project runs them.
   const unavailable = unavailableTasks(r.pipeline);
   if (Object.keys(unavailable).length) throw new ValidationError(unavailable, 'The pipeline uses tasks that are not available yet.');
-  return save(t, 'pipeline', id, { name: v.name, raw_content: v.rawContent });
+  return save(t, id, { kind: 'pipeline', name: v.name, rawContent: v.rawContent });
 }

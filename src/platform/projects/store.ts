@@ -201,9 +201,11 @@ export interface NewItem {
  * and processing triggered now unless the tenant's `startProcessingOnStatus` names another code;
  * the items and the retention change only `WHERE create_nonce = ?`, i.e. only when this call's
  * project row exists; then the project and its items read back. `processingStatus` is what a
- * triggered project starts with. Indexes: see CREATE_RESULT.
+ * triggered project starts with. `project` is null when this call inserted nothing (the order
+ * line's project exists: the caller answers with the winner). A storefront deleted meanwhile
+ * fails the guard: NotFoundError naming `storefrontId`.
  */
-function createProjectStatements(
+export async function insertProject(
   db: D1Database,
   tenantId: number,
   nonce: string,
@@ -211,7 +213,7 @@ function createProjectStatements(
   items: NewItem[],
   processingStatus: ProcessingStatus,
   privateAssetIds: string[],
-): D1PreparedStatement[] {
+): Promise<{ project: ProjectRow | null; items: ItemRow[] }> {
   const initial = `COALESCE((SELECT code FROM project_statuses WHERE tenant_id = ?1 AND is_initial = 1), 0)`;
   const startOn = `(SELECT start_processing_on_status FROM tenant_settings WHERE tenant_id = ?1)`;
   const triggerNow = `(${startOn} IS NULL OR ${startOn} = ${initial})`;
@@ -285,27 +287,8 @@ function createProjectStatements(
       .prepare(`SELECT * FROM project_items WHERE tenant_id = ?1 AND project_id = (SELECT id FROM projects WHERE tenant_id = ?1 AND create_nonce = ?2) ORDER BY sort_index`)
       .bind(tenantId, nonce),
   ];
-  return statements;
-}
-
-/** Positions in the create batch's results. */
-const CREATE_RESULT = { project: 2, readProject: 5, readItems: 6 } as const;
-
-/**
- * Runs the create batch (createProjectStatements). `project` is null when this call inserted
- * nothing (the order line's project exists: the caller answers with the winner). A storefront
- * deleted meanwhile fails the guard: NotFoundError naming `storefrontId`.
- */
-export async function insertProject(
-  db: D1Database,
-  tenantId: number,
-  nonce: string,
-  p: NewProject,
-  items: NewItem[],
-  processingStatus: ProcessingStatus,
-  privateAssetIds: string[],
-): Promise<{ project: ProjectRow | null; items: ItemRow[] }> {
-  const statements = createProjectStatements(db, tenantId, nonce, p, items, processingStatus, privateAssetIds);
+  // Positions in the batch's results (the guard first).
+  const CREATE_RESULT = { project: 2, readProject: 5, readItems: 6 } as const;
   const results = await runGuarded(db, statements[0]!, statements.slice(1), async () => ({ storefrontId: [`No storefront ${p.storefrontId}.`] }));
   const project = results[CREATE_RESULT.readProject]!.results[0] as ProjectRow | undefined;
   if (results[CREATE_RESULT.project]!.meta.changes !== 1 || !project) return { project: null, items: [] };

@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getDb, schema } from '../../../src/db/client';
 import { customFieldsMatch, guardIds, inJsonList, missingIds, newId, NotFoundError, runGuarded } from '../../../src/platform/core';
+import { batchUnlessGuardFails, existsAll, guardThat } from '../../../src/platform/core/d1';
 
 const T = 1;
 const ids = [newId(), newId(), newId()];
@@ -69,5 +70,19 @@ describe('D1 helpers (contract, Reliability)', () => {
     await runGuarded(env.DB, guardIds(env.DB, { table: 'assets', tenantId: T, ids: [ids[0]!, ids[0]!, ids[1]!], where: "type = 'design'" }), [rename(ids[0]!)]);
     const after = await env.DB.prepare('SELECT name FROM assets WHERE tenant_id = 1 AND id = ?1').bind(ids[0]).first<{ name: string }>();
     expect(after!.name).toBe('Card!');
+  });
+
+  it('a batch behind a false guardThat writes nothing and answers null; a true one runs', async () => {
+    const rename = (id: string, to: string) => env.DB.prepare('UPDATE assets SET name = ?2 WHERE tenant_id = 1 AND id = ?1').bind(id, to);
+    const nameOf = async (id: string) => (await env.DB.prepare('SELECT name FROM assets WHERE tenant_id = 1 AND id = ?1').bind(id).first<{ name: string }>())!.name;
+    const before = await nameOf(ids[1]!);
+    // Asset ids are hex text: id 1 names nothing, so "every (table, id) exists" is false (the null id is skipped).
+    const missing = guardThat(env.DB, `SELECT ${existsAll([['assets', 1], ['assets', null]])}`, T);
+    expect(await batchUnlessGuardFails(env.DB, [missing, rename(ids[1]!, 'Renamed')])).toBeNull();
+    expect(await nameOf(ids[1]!)).toBe(before);
+    // No ids at all: the condition is true (it still binds ?1).
+    const results = await batchUnlessGuardFails(env.DB, [guardThat(env.DB, `SELECT ${existsAll([])}`, T), rename(ids[1]!, 'Renamed')]);
+    expect(results).toHaveLength(2);
+    expect(await nameOf(ids[1]!)).toBe('Renamed');
   });
 });

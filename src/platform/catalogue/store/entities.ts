@@ -113,14 +113,14 @@ export const attachedRefs = (v: { personalizationWorkflowId?: number | null; pro
 type Attachable = { personalizationWorkflowId?: number | null; processingPipelineId?: number | null };
 
 /** What a link names: its product, its pinned version, its workflow and pipeline. */
-export const linkRefs = (v: Attachable & { productId: number; productVersionId?: number | null }): Array<[string, number | null | undefined]> => [
+const linkRefs = (v: Attachable & { productId: number; productVersionId?: number | null }): Array<[string, number | null | undefined]> => [
   ['products', v.productId],
   ['product_versions', v.productVersionId],
   ...attachedRefs(v),
 ];
 
 /** What a bundle names: each item's product (else link), its workflow and pipeline. */
-export const bundleRefs = (items: Array<{ productId?: number | null; productLinkId?: number | null }>, v: Attachable): Array<[string, number | null | undefined]> => [
+const bundleRefs = (items: Array<{ productId?: number | null; productLinkId?: number | null }>, v: Attachable): Array<[string, number | null | undefined]> => [
   ...items.map((i): [string, number | null | undefined] => (i.productId != null ? ['products', i.productId] : ['product_links', i.productLinkId])),
   ...attachedRefs(v),
 ];
@@ -169,11 +169,11 @@ export async function deleteEntityRow(db: D1Database, tenantId: number, kind: En
 }
 
 /**
- * An INSERT (id null) or UPDATE of one row with `values` (column → value; columns are the
- * caller's constants), after a guard that every (table, id) of `requires` still exists. The
- * row's id, or null when the guard failed (nothing was written).
+ * An INSERT (id null) or UPDATE of one row with `values` (column → value; columns are this
+ * file's constants), after a guard that every (table, id) of `requires` still exists. The row's
+ * id, or null when the guard failed (nothing was written).
  */
-export async function saveEntityRow(
+async function saveEntityRow(
   db: D1Database,
   tenantId: number,
   kind: EntityKind,
@@ -196,6 +196,48 @@ export async function saveEntityRow(
   const results = await batchUnlessGuardFails(db, [guardThat(db, `SELECT ${existsAll(requires)}`, tenantId), write]);
   if (!results) return null;
   return id ?? Number(results[1]!.meta.last_row_id);
+}
+
+/** What a save writes, by kind (ids the body names were checked by the caller; the guard checks them again). */
+export type EntityValues =
+  | { kind: 'link'; name: string; description: string | null; productId: number; productVersionId: number | null; personalizationWorkflowId: number | null; processingPipelineId: number | null }
+  | {
+      kind: 'specification';
+      name: string;
+      description: string | null;
+      productAttributes: Array<{ name: string; type: string | null; value: unknown }>;
+      personalizationWorkflowId: number | null;
+      processingPipelineId: number | null;
+    }
+  | {
+      kind: 'bundle';
+      name: string;
+      description: string | null;
+      items: Array<{ productId: number | null; productLinkId: number | null }>;
+      personalizationWorkflowId: number | null;
+      processingPipelineId: number | null;
+    }
+  | { kind: 'workflow'; name: string; content: string; workflowType: string }
+  | { kind: 'pipeline'; name: string; rawContent: string };
+
+/** Inserts (id null) or updates the row; its id, or null when something it names was deleted meanwhile. */
+export async function saveEntity(db: D1Database, tenantId: number, id: number | null, v: EntityValues): Promise<number | null> {
+  const attached = (x: { personalizationWorkflowId: number | null; processingPipelineId: number | null }) => ({
+    personalization_workflow_id: x.personalizationWorkflowId,
+    processing_pipeline_id: x.processingPipelineId,
+  });
+  switch (v.kind) {
+    case 'link':
+      return saveEntityRow(db, tenantId, 'link', id, { name: v.name, description: v.description, product_id: v.productId, product_version_id: v.productVersionId, ...attached(v) }, linkRefs(v));
+    case 'specification':
+      return saveEntityRow(db, tenantId, 'specification', id, { name: v.name, description: v.description, product_attributes: JSON.stringify(v.productAttributes), ...attached(v) }, attachedRefs(v));
+    case 'bundle':
+      return saveEntityRow(db, tenantId, 'bundle', id, { name: v.name, description: v.description, items: JSON.stringify(v.items), ...attached(v) }, bundleRefs(v.items, v));
+    case 'workflow':
+      return saveEntityRow(db, tenantId, 'workflow', id, { name: v.name, content: v.content, workflow_type: v.workflowType }, []);
+    case 'pipeline':
+      return saveEntityRow(db, tenantId, 'pipeline', id, { name: v.name, raw_content: v.rawContent }, []);
+  }
 }
 
 export async function personalizationWorkflowExists(db: D1Database, tenantId: number, id: number): Promise<boolean> {

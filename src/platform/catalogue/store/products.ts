@@ -364,3 +364,19 @@ export async function connectedAssetHeads(db: D1Database, tenantId: number, kind
   );
   return new Map(rows.map((r) => [r.id, r]));
 }
+
+/**
+ * Products whose current version connects one of `assetIds` (designs or mockups), at most 100
+ * rows (the assets domain refuses to delete a connected asset and names them).
+ */
+export async function productsConnectedTo(db: D1Database, tenantId: number, kind: ConnectionKind, assetIds: string[]): Promise<Array<{ asset: string; id: number; name: string }>> {
+  const [table, column] = kind === 'design' ? ['design_connections', 'design_id'] : ['mockup_connections', 'mockup_id'];
+  return all(
+    db,
+    `SELECT DISTINCT c.${column} AS asset, p.id AS id, p.name AS name FROM ${table} c
+       JOIN products p ON p.tenant_id = c.tenant_id AND p.current_version_id = c.product_version_id
+     WHERE c.tenant_id = ?1 AND c.${column} IN (SELECT value FROM json_each(?2)) ORDER BY p.id LIMIT 100`,
+    tenantId,
+    JSON.stringify(assetIds),
+  );
+}

@@ -39,16 +39,8 @@ const TARGET_TABLE: Record<ReferenceType, string> = {
   ProductBundle: 'product_bundles',
 };
 
-export interface NewReference {
-  productReference: string;
-  productReferenceType: ReferenceType;
-  productReferenceName: string | null;
-  productSpecificationId: number | null;
-  productId: number | null;
-  productVersionId: number | null;
-  productLinkId: number | null;
-  productBundleId: number | null;
-}
+/** A reference to write: the row without its tenant, storefront and time. */
+export type NewReference = Omit<ProductReferenceRow, 'tenantId' | 'storefrontId' | 'created'>;
 
 /**
  * The reference, after a guard that the storefront and `target` (of the reference's type) still

@@ -167,3 +167,15 @@ export async function sealedTenantSecret(db: D1Database, tenantId: number, name:
 export async function tenantSecretNames(db: D1Database, tenantId: number): Promise<string[]> {
   return (await all<{ name: string }>(db, `SELECT name FROM tenant_secrets WHERE tenant_id = ?1 ORDER BY name_key`, tenantId)).map((r) => r.name);
 }
+
+// --- for the assets domain (retention) ---------------------------------------------------------------------
+
+/** The tenant's retention switch and period (null: no settings saved). */
+export async function assetsRetentionOf(db: D1Database, tenantId: number): Promise<{ on_: number; days: number } | null> {
+  return first(db, `SELECT enable_assets_retention AS on_, assets_retention_period_in_days AS days FROM tenant_settings WHERE tenant_id = ?1`, tenantId);
+}
+
+/** Every tenant with retention on, and its period in days (the hourly sweep). */
+export async function tenantsWithAssetsRetention(db: D1Database): Promise<Array<{ tenantId: number; days: number }>> {
+  return all(db, `SELECT tenant_id AS tenantId, assets_retention_period_in_days AS days FROM tenant_settings WHERE enable_assets_retention = 1`);
+}
