@@ -2,8 +2,9 @@
 // The platform's and identity's layering (issue 19, docs/architecture.md):
 //   - storage: a domain's store (a file named store.ts, or a store/ folder) is the only code that
 //     names its tables; src/platform/core/d1.ts (the D1 helpers) and src/db/schema/** are the
-//     other places SQL may live. No `.prepare(`, no sql`…`, no drizzle or db/schema import, no
-//     table name after an SQL keyword anywhere else in src/platform and src/identity.
+//     other places SQL may live. No `.prepare(`, no sql`…`, no Durable Object `sql.exec(`, no
+//     drizzle or db/schema import, no table name after an SQL keyword anywhere else in
+//     src/platform and src/identity.
 //   - imports run API → domain → store, never back up: src/platform/api/** is imported by nothing
 //     under src/platform except src/platform/index.ts (and the API surfaces themselves); the engine
 //     imports no service area; identity imports nothing from the platform or the back office.
@@ -92,6 +93,8 @@ function sqlIn(text: string): string[] {
   const code = withoutComments(text);
   const found: string[] = [];
   if (/\.prepare\(/.test(code)) found.push('.prepare(');
+  // A Durable Object's own SQLite (ctx.storage.sql, or a store holding it as `sql`).
+  if (/\bsql\.exec\(/.test(code)) found.push('sql.exec(');
   if (/\bsql`/.test(code)) found.push('sql`…`');
   if (/from\s+['"]drizzle-orm/.test(code)) found.push('drizzle-orm import');
   if (/['"][^'"]*\/db\/schema[^'"]*['"]/.test(code)) found.push('db/schema import');
@@ -148,6 +151,7 @@ describe('architecture: storage stays in stores', () => {
     expect(sqlIn('db.prepare(`SELECT 1`)')).toEqual(['.prepare(']);
     expect(sqlIn("const q = `DELETE FROM artifacts WHERE id = ?`;")).toEqual(['"FROM artifacts"']);
     expect(sqlIn("// the row FROM projects is read here\nconst a = 1;")).toEqual([]);
+    expect(sqlIn('this.ctx.storage.sql.exec(query)')).toEqual(['sql.exec(']);
     expect(sqlIn("const url = '/api/storage/v1/artifacts/x';")).toEqual([]);
   });
 });
