@@ -1,4 +1,5 @@
 import { concat } from './bytes';
+import { subsamplingFor } from './codecs';
 import { embedIcc } from './icc';
 import { AAN, AC_CHROMA, AC_LUMA, CHROMA_Q, DC_CHROMA, DC_LUMA, huffCodes, LUMA_Q, scaledTable, ZIGZAG, type HuffSpec } from './jpeg';
 
@@ -18,7 +19,10 @@ import { AAN, AC_CHROMA, AC_LUMA, CHROMA_Q, DC_CHROMA, DC_LUMA, huffCodes, LUMA_
 export interface InkJpegOptions {
   /** 0–100 (IJG scale). */
   quality: number;
-  /** CMYK only: 2 codes Cb and Cr at half resolution (YCCK 4:2:0, as libjpeg does), 1 at full. Default 1. */
+  /**
+   * CMYK only: 2 codes Cb and Cr at half resolution (YCCK 4:2:0, as libjpeg does), 1 at full.
+   * Default as for RGB JPEGs (subsamplingFor): 4:2:0 below quality 90, 4:4:4 from 90 up.
+   */
   subsampling?: 1 | 2;
   /** Embedded in APP2 "ICC_PROFILE" segments (ICC.1 Annex B.4). */
   iccProfile?: Uint8Array;
@@ -48,7 +52,7 @@ export class InkJpegEncoder {
   private readonly planes: Float64Array[];
   /** Half-resolution planes for subsampled components. */
   private readonly small: Float64Array[];
-  /** Per table: reciprocal quantisers with the AAN scale folded in, in zigzag order. */
+  /** Per table: reciprocal quantisers with the AAN scale folded in, in natural order. */
   private readonly fdtbl: Float64Array[];
   private readonly pending: Uint8Array;
   private pendingRows = 0;
@@ -65,7 +69,7 @@ export class InkJpegEncoder {
     private readonly options: InkJpegOptions,
   ) {
     if (width < 1 || height < 1 || width > 65535 || height > 65535) throw new RangeError(`JPEG size ${width}×${height} out of range`);
-    const sub = channels === 4 ? (options.subsampling ?? 1) : 1;
+    const sub = channels === 4 ? (options.subsampling ?? subsamplingFor(options.quality)) : 1;
     // libjpeg's YCCK layout: Y and K on the luma tables, Cb and Cr on the chroma ones.
     this.comps =
       channels === 1
@@ -84,7 +88,7 @@ export class InkJpegEncoder {
     const q = Math.max(1, Math.min(100, Math.round(options.quality)));
     this.fdtbl = [LUMA_Q, CHROMA_Q].map((base) => {
       const table = scaledTable(base, q);
-      return Float64Array.from(ZIGZAG, (i) => 1 / (table[i]! * AAN[i >> 3]! * AAN[i & 7]! * 8));
+      return Float64Array.from(table, (q, i) => 1 / (q * AAN[i >> 3]! * AAN[i & 7]! * 8));
     });
     this.pending = new Uint8Array(width * this.mcuSize * channels);
     this.prevDc = new Int32Array(this.comps.length);
@@ -315,6 +319,7 @@ function fdctQuant(src: Float64Array, at: number, stride: number, d: Float64Arra
     d[o + 1] = z11 + z4;
     d[o + 7] = z11 - z4;
   }
+  // Columns, each output quantised straight into its zigzag position.
   for (let c = 0; c < 8; c++) {
     const s0 = d[c]!, s1 = d[c + 8]!, s2 = d[c + 16]!, s3 = d[c + 24]!, s4 = d[c + 32]!, s5 = d[c + 40]!, s6 = d[c + 48]!, s7 = d[c + 56]!;
     const t0 = s0 + s7, t7 = s0 - s7, t1 = s1 + s6, t6 = s1 - s6, t2 = s2 + s5, t5 = s2 - s5, t3 = s3 + s4, t4 = s3 - s4;
@@ -322,11 +327,11 @@ function fdctQuant(src: Float64Array, at: number, stride: number, d: Float64Arra
     const t13 = t0 - t3;
     let t11 = t1 + t2;
     let t12 = t1 - t2;
-    d[c] = t10 + t11;
-    d[c + 32] = t10 - t11;
     const z1 = (t12 + t13) * 0.707106781;
-    d[c + 16] = t13 + z1;
-    d[c + 48] = t13 - z1;
+    quant(out, c, t10 + t11, fdtbl);
+    quant(out, c + 32, t10 - t11, fdtbl);
+    quant(out, c + 16, t13 + z1, fdtbl);
+    quant(out, c + 48, t13 - z1, fdtbl);
     t10 = t4 + t5;
     t11 = t5 + t6;
     t12 = t6 + t7;
@@ -336,18 +341,26 @@ function fdctQuant(src: Float64Array, at: number, stride: number, d: Float64Arra
     const z3 = t11 * 0.707106781;
     const z11 = t7 + z3;
     const z13 = t7 - z3;
-    d[c + 40] = z13 + z2;
-    d[c + 24] = z13 - z2;
-    d[c + 8] = z11 + z4;
-    d[c + 56] = z11 - z4;
-  }
-  for (let k = 0; k < 64; k++) {
-    const v = d[ZZ[k]!]! * fdtbl[k]!;
-    out[k] = v > 0 ? (v + 0.5) | 0 : (v - 0.5) | 0;
+    quant(out, c + 40, z13 + z2, fdtbl);
+    quant(out, c + 24, z13 - z2, fdtbl);
+    quant(out, c + 8, z11 + z4, fdtbl);
+    quant(out, c + 56, z11 - z4, fdtbl);
   }
 }
 
-const ZZ = Int32Array.from(ZIGZAG);
+/** Coefficient `i` (natural order) quantised, rounded half away from zero, at its zigzag position. */
+function quant(out: Int32Array, i: number, value: number, fdtbl: Float64Array): void {
+  const v = value * fdtbl[i]!;
+  out[UNZIGZAG[i]!] = v > 0 ? (v + 0.5) | 0 : (v - 0.5) | 0;
+}
+
+/** Natural index → position in the zigzag sequence. */
+const UNZIGZAG = (() => {
+  const u = new Int32Array(64);
+  ZIGZAG.forEach((natural, k) => (u[natural] = k));
+  return u;
+})();
+
 
 /** Entropy-coded bytes with 0xFF stuffing (T.81 F.1.2.3), in a buffer that grows as needed. */
 class BitWriter {

@@ -141,11 +141,12 @@ describe('CMYK JPEG (Adobe, YCCK)', () => {
     for (let y = 0; y < H; y++) for (let x = 0; x < 24; x++) expect(tiff.data[(y * W + x) * 4 + 3]).toBe(0);
   });
 
-  it('fed a few rows at a time, writes the same bytes as at once (odd sizes too)', async () => {
-    for (const [w, h] of [[1, 1], [17, 9], [W, H]] as const) {
+  it('fed a few rows at a time, writes the same bytes as at once (odd sizes, 4:4:4 from quality 90, 4:2:0 below)', async () => {
+    for (const [w, h, quality] of [[1, 1, 90], [17, 9, 90], [W, H, 90], [17, 9, 75], [W, H, 75]] as const) {
       const px = inkImage(w, h);
-      const whole = await encodeCmykJpeg(px, w, h, { quality: 90 });
-      const encoder = new InkJpegEncoder(w, h, 4, { quality: 90 });
+      const whole = await encodeCmykJpeg(px, w, h, { quality });
+      expect(segments(whole).get(0xc0)![0]![7]).toBe(quality >= 90 ? 0x11 : 0x22); // Y sampling factors
+      const encoder = new InkJpegEncoder(w, h, 4, { quality });
       const parts = [await encoder.header()];
       for (let top = 0; top < h; top += 5) {
         const rows = Math.min(5, h - top);
