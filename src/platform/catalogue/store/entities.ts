@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { all, batchUnlessGuardFails, existsAll, first, guardThat, statementOf } from '../../core/d1';
 import { likePattern, type SortKey } from '../../core';
+import type { productLinks } from '../../../db/schema/platform';
 
 export type EntityKind = 'link' | 'specification' | 'bundle' | 'workflow' | 'pipeline';
 
@@ -17,13 +18,8 @@ interface AttachedIds {
   personalizationWorkflowId: number | null;
   processingPipelineId: number | null;
 }
-export interface LinkRow extends AttachedIds, Stamps {
-  id: number;
-  name: string;
-  description: string | null;
-  productId: number;
-  productVersionId: number | null;
-}
+/** A link as its columns select it: the drizzle schema's row without the tenant. */
+export type LinkRow = Omit<typeof productLinks.$inferSelect, 'tenantId'>;
 export interface SpecificationRow extends AttachedIds, Stamps {
   id: number;
   name: string;

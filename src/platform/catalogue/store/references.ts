@@ -5,22 +5,11 @@
 import { sql } from 'drizzle-orm';
 import { all, batchUnlessGuardFails, customFieldsMatch, first, guardThat, isUniqueViolation, statementOf } from '../../core/d1';
 import { likePattern, type SortKey } from '../../core';
+import type { productReferences } from '../../../db/schema/platform';
 
-export type ReferenceType = 'ProductSpecification' | 'Product' | 'ProductLink' | 'ProductBundle';
-
-export interface ProductReferenceRow {
-  tenantId: number;
-  storefrontId: number;
-  productReference: string;
-  productReferenceType: ReferenceType;
-  productReferenceName: string | null;
-  productSpecificationId: number | null;
-  productId: number | null;
-  productVersionId: number | null;
-  productLinkId: number | null;
-  productBundleId: number | null;
-  created: number;
-}
+/** A reference as the queries below select it (refColumns): the drizzle schema's row. */
+export type ProductReferenceRow = typeof productReferences.$inferSelect;
+export type ReferenceType = ProductReferenceRow['productReferenceType'];
 
 const refColumns = (p = '') => `${p}tenant_id AS tenantId, ${p}storefront_id AS storefrontId, ${p}product_reference AS productReference,
   ${p}product_reference_type AS productReferenceType, ${p}product_reference_name AS productReferenceName, ${p}product_specification_id AS productSpecificationId,

@@ -4,17 +4,12 @@
  */
 import { all, batchUnlessGuardFails, first, guardThat } from '../../core/d1';
 import type { SortKey } from '../../core';
+import type { storefronts } from '../../../db/schema/platform';
 
 // --- storefronts ------------------------------------------------------------------------------------------
 
-export interface StorefrontRow {
-  id: number;
-  tenantId: number;
-  name: string;
-  type: string;
-  status: 'Dev' | 'Prod';
-  created: number;
-}
+/** A storefront as the queries below select it: the drizzle schema's row. */
+export type StorefrontRow = typeof storefronts.$inferSelect;
 const STOREFRONT_COLUMNS = `id, tenant_id AS tenantId, name, type, status, created`;
 
 export async function storefrontExists(db: D1Database, tenantId: number, id: number): Promise<boolean> {
