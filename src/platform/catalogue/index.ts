@@ -4,6 +4,9 @@
  * tenant settings and secrets. The back-office and storefront routes call these services; project
  * creation and the job runner use the resolution API below.
  *
+ * Storage: store/ alone names the catalogue's tables (products.ts, versions.ts, entities.ts,
+ * references.ts, tenant.ts); the services beside it hold the rules and the DTOs.
+ *
  * - resolveProductReference(db, tenantId, storefrontId, reference)   the reference row or null
  * - resolveReferenceTarget(db, tenantId, storefrontId, reference, {versionId, variantId}, at)
  * - resolveProductSpecifier(db, tenantId, {type, id, versionId, variantId}, at)
