@@ -33,7 +33,7 @@ import {
 import { cachedPreview } from '../outputs';
 import { imageThumbnail } from '../thumbnails';
 import { resultUrl } from '../urls';
-import { registerDual } from './dual';
+import { dualPaths, dualValue, fileParam } from './dual';
 import { binary, json, jsonBody } from './responses';
 
 /**
@@ -115,53 +115,61 @@ export function registerRenderingRoutes(app: RenderingApp): void {
     },
   );
 
-  registerDual(
-    app,
-    {
-      method: 'get',
-      path: '/api/results/download',
-      param: 'file',
-      paramDescription: 'Result name, as in the URL rendering returned.',
-      required: true,
-      tags: ['Results'],
-      summary: 'Download a result',
-      responses: { 200: binary('The result file.', ['image/jpeg', 'image/png', 'application/pdf']), ...errorResponses(400, 404) },
-    },
-    async (c, file) => {
-      const name = fileName(file);
-      const result = await storesOf(c).results.open(name);
-      if (!result) throw notFound(`There is no result "${name}" (results expire after ${c.env.RESULT_TTL_HOURS || 24} h).`);
-      return new Response(result.body, {
-        headers: {
-          'content-type': result.contentType,
-          'content-length': String(result.size),
-          'cache-control': `private, max-age=${result.remainingSeconds}`,
-          etag: result.etag,
-        },
-      });
-    },
+  // GET /api/results/download[/{file}]: the query form, the path form, and the hidden nested path form.
+  const resultFile = fileParam('Result name, as in the URL rendering returned.', true);
+  const downloadPaths = dualPaths('/api/results/download', 'file');
+  const download = {
+    method: 'get' as const,
+    tags: ['Results'],
+    summary: 'Download a result',
+    responses: { 200: binary('The result file.', ['image/jpeg', 'image/png', 'application/pdf']), ...errorResponses(400, 404) },
+  };
+  app.openapi(renderingRoute({ ...download, path: downloadPaths.query, request: { query: resultFile.query } }), (c) => downloadResult(c, c.req.valid('query').file));
+  app.openapi(renderingRoute({ ...download, path: downloadPaths.path, request: { params: resultFile.path, query: z.object({}) } }), (c) => downloadResult(c, c.req.valid('param').file));
+  app.openapi(
+    { ...renderingRoute({ ...download, path: downloadPaths.nested, request: { params: resultFile.path, query: z.object({}) } }), hide: true },
+    (c) => downloadResult(c, c.req.valid('param').file),
   );
 
-  registerDual(
-    app,
-    {
-      method: 'delete',
-      path: '/api/results/delete',
-      param: 'file',
-      paramDescription: 'Result name.',
-      required: true,
-      write: true,
-      tags: ['Results'],
-      summary: 'Delete a result',
-      description: 'Needs the API key. Also removes the result from the cache.',
-      responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted.'), ...errorResponses(400, 403, 404) },
-    },
-    async (c, file) => {
-      const name = fileName(file);
-      if (!(await storesOf(c).results.delete(name))) throw notFound(`There is no result "${name}".`);
-      return c.json({ deleted: name }, 200);
-    },
+  // DELETE /api/results/delete[/{file}]: the same three forms.
+  const deletedFile = fileParam('Result name.', true);
+  const deletePaths = dualPaths('/api/results/delete', 'file');
+  const remove = {
+    method: 'delete' as const,
+    tags: ['Results'],
+    summary: 'Delete a result',
+    description: 'Needs the API key. Also removes the result from the cache.',
+    responses: { 200: json(z.object({ deleted: z.string() }), 'Deleted.'), ...errorResponses(400, 403, 404) },
+  };
+  app.openapi(renderingRoute({ ...remove, path: deletePaths.query, request: { query: deletedFile.query } }, { write: true }), (c) => deleteResult(c, c.req.valid('query').file));
+  app.openapi(
+    renderingRoute({ ...remove, path: deletePaths.path, request: { params: deletedFile.path, query: z.object({}) } }, { write: true }),
+    (c) => deleteResult(c, c.req.valid('param').file),
   );
+  app.openapi(
+    { ...renderingRoute({ ...remove, path: deletePaths.nested, request: { params: deletedFile.path, query: z.object({}) } }, { write: true }), hide: true },
+    (c) => deleteResult(c, c.req.valid('param').file),
+  );
+}
+
+async function downloadResult(c: Context<AppBindings>, file: string | undefined): Promise<Response> {
+  const name = fileName(dualValue('file', file, true));
+  const result = await storesOf(c).results.open(name);
+  if (!result) throw notFound(`There is no result "${name}" (results expire after ${c.env.RESULT_TTL_HOURS || 24} h).`);
+  return new Response(result.body, {
+    headers: {
+      'content-type': result.contentType,
+      'content-length': String(result.size),
+      'cache-control': `private, max-age=${result.remainingSeconds}`,
+      etag: result.etag,
+    },
+  });
+}
+
+async function deleteResult(c: Context<AppBindings>, file: string | undefined) {
+  const name = fileName(dualValue('file', file, true));
+  if (!(await storesOf(c).results.delete(name))) throw notFound(`There is no result "${name}".`);
+  return c.json({ deleted: name }, 200);
 }
 
 /** Renders (or finds in the cache) a preview; returns the result name. */

@@ -25,7 +25,7 @@ import { renderingRoute } from '../request';
 import { FontList, ImageList, ImageModel, ListQuery, NameList, TemplateList, TemplateUploadQuery, UploadBody, UploadQuery } from '../schemas';
 import { filesOf, deleteStored, storeUploads, type UploadKind } from '../uploads';
 import { imagePreviewUrl } from '../urls';
-import { registerDual } from './dual';
+import { destinationParam, dualPaths, dualValue, fileParam } from './dual';
 import { json } from './responses';
 
 const uploadBody = {
@@ -42,43 +42,45 @@ const kinds: Record<Root, (store: FileStore, query: { bleed?: string }) => Uploa
   images: imageKind,
 };
 
-async function upload(c: Context<AppBindings>, root: Root, destination: string | undefined): Promise<StoredFile[]> {
-  const { files } = storesOf(c);
-  const query = c.req.valid('query' as never) as { overwrite: boolean; destination?: string; bleed?: string };
-  const form = c.req.valid('form' as never) as { file?: File | File[] };
-  return storeUploads(files, kinds[root](files, query), filesOf(form.file), {
-    destination: destination ?? query.destination,
-    overwrite: query.overwrite,
-  });
+/** The validated upload: its query (where to, overwrite, a template's bleed) and its files. */
+interface Upload {
+  query: { overwrite: boolean; destination?: string; bleed?: string };
+  form: z.infer<typeof UploadBody>;
 }
 
-function listed(c: Context<AppBindings>, root: Root): Promise<string[]> {
-  const { subfolder, showSubfolders } = c.req.valid('query' as never) as { subfolder?: string; showSubfolders: boolean };
+async function upload(c: Context<AppBindings>, root: Root, { query, form }: Upload, destination = query.destination): Promise<StoredFile[]> {
+  const { files } = storesOf(c);
+  return storeUploads(files, kinds[root](files, query), filesOf(form.file), { destination, overwrite: query.overwrite });
+}
+
+function listed(c: Context<AppBindings>, root: Root, { subfolder, showSubfolders }: z.infer<typeof ListQuery>): Promise<string[]> {
   return storesOf(c).files.list(root, folderName(subfolder), showSubfolders);
 }
 
+/** DELETE /api/resources/<root>[/{file}]: the query form, the path form, and the hidden nested path form. */
 function registerDelete(app: RenderingApp, root: Root, tag: string, after?: (c: Context<AppBindings>) => Promise<void>) {
-  registerDual(
-    app,
-    {
-      method: 'delete',
-      path: `/api/resources/${root}`,
-      param: 'file',
-      paramDescription: `Name of the file under the ${root} root.`,
-      required: true,
-      write: true,
-      tags: [tag],
-      summary: `Delete a file from ${root}`,
-      description: 'Needs the API key. Derived data (compiled templates, thumbnails, the font index) goes with it.',
-      responses: { 200: json(Deleted, 'Deleted.'), ...errorResponses(400, 403, 404) },
-    },
-    async (c, file) => {
-      const { files } = storesOf(c);
-      const name = fileName(file);
-      if (!(await deleteStored(files, kinds[root](files, {}), name))) throw notFound(`There is no file "${name}" in ${root}.`);
-      await after?.(c);
-      return c.json({ deleted: name }, 200);
-    },
+  const description = `Name of the file under the ${root} root.`;
+  const file = fileParam(description, true);
+  const paths = dualPaths(`/api/resources/${root}`, 'file');
+  const route = {
+    method: 'delete' as const,
+    tags: [tag],
+    summary: `Delete a file from ${root}`,
+    description: 'Needs the API key. Derived data (compiled templates, thumbnails, the font index) goes with it.',
+    responses: { 200: json(Deleted, 'Deleted.'), ...errorResponses(400, 403, 404) },
+  };
+  const remove = async (c: Context<AppBindings>, given: string | undefined) => {
+    const { files } = storesOf(c);
+    const name = fileName(dualValue('file', given, true));
+    if (!(await deleteStored(files, kinds[root](files, {}), name))) throw notFound(`There is no file "${name}" in ${root}.`);
+    await after?.(c);
+    return c.json({ deleted: name }, 200);
+  };
+  app.openapi(renderingRoute({ ...route, path: paths.query, request: { query: file.query } }, { write: true }), (c) => remove(c, c.req.valid('query').file));
+  app.openapi(renderingRoute({ ...route, path: paths.path, request: { params: file.path, query: z.object({}) } }, { write: true }), (c) => remove(c, c.req.valid('param').file));
+  app.openapi(
+    { ...renderingRoute({ ...route, path: paths.nested, request: { params: file.path, query: z.object({}) } }, { write: true }), hide: true },
+    (c) => remove(c, c.req.valid('param').file),
   );
 }
 
@@ -96,7 +98,7 @@ export function registerResourceRoutes(app: RenderingApp): void {
       responses: { 200: json(TemplateList, 'Template names, root-relative.'), ...errorResponses(400) },
     }),
     async (c) => {
-      const items = await listed(c, 'templates');
+      const items = await listed(c, 'templates', c.req.valid('query'));
       return c.json({ total: items.length, items }, 200);
     },
   );
@@ -114,7 +116,7 @@ export function registerResourceRoutes(app: RenderingApp): void {
       },
       { write: true },
     ),
-    async (c) => c.json((await upload(c, 'templates', undefined)).map((f) => f.name), 201),
+    async (c) => c.json((await upload(c, 'templates', { query: c.req.valid('query'), form: c.req.valid('form') })).map((f) => f.name), 201),
   );
   registerDelete(app, 'templates', 'Templates');
 
@@ -164,7 +166,7 @@ export function registerResourceRoutes(app: RenderingApp): void {
       { write: true },
     ),
     async (c) => {
-      const stored = await upload(c, 'fonts', undefined);
+      const stored = await upload(c, 'fonts', { query: c.req.valid('query'), form: c.req.valid('form') });
       await rebuildFontIndex(storesOf(c).files);
       return c.json(stored.map((f) => f.name), 201);
     },
@@ -184,27 +186,34 @@ export function registerResourceRoutes(app: RenderingApp): void {
       responses: { 200: json(ImageList, 'Images with thumbnail URLs.'), ...errorResponses(400) },
     }),
     async (c) => {
-      const items = (await listed(c, 'images')).map((name) => imageModel(c, name));
+      const items = (await listed(c, 'images', c.req.valid('query'))).map((name) => imageModel(c, name));
       return c.json({ total: items.length, items }, 200);
     },
   );
-  registerDual(
-    app,
-    {
-      method: 'post',
-      path: '/api/resources/images',
-      param: 'destination',
-      paramDescription: 'Folder to store the files in (created as needed); empty = the root.',
-      required: false,
-      query: UploadQuery.pick({ overwrite: true }),
-      body: uploadBody,
-      write: true,
-      tags: ['Images'],
-      summary: 'Upload images (JPEG/PNG)',
-      description: 'Needs the API key.',
-      responses: { 201: json(z.array(ImageModel), 'Stored images.'), ...errorResponses(400, 403, 413, 422) },
-    },
-    async (c, destination) => c.json((await upload(c, 'images', destination)).map((f) => imageModel(c, f.name)), 201),
+  // POST /api/resources/images[/{destination}]: the query form, the path form, and the hidden nested path form.
+  const destination = destinationParam('Folder to store the files in (created as needed); empty = the root.', false);
+  const imagePaths = dualPaths('/api/resources/images', 'destination');
+  const overwrite = UploadQuery.pick({ overwrite: true });
+  const imageUpload = {
+    method: 'post' as const,
+    tags: ['Images'],
+    summary: 'Upload images (JPEG/PNG)',
+    description: 'Needs the API key.',
+    responses: { 201: json(z.array(ImageModel), 'Stored images.'), ...errorResponses(400, 403, 413, 422) },
+  };
+  const storeImages = async (c: Context<AppBindings>, given: Upload, to: string | undefined) =>
+    c.json((await upload(c, 'images', given, dualValue('destination', to, false))).map((f) => imageModel(c, f.name)), 201);
+  app.openapi(
+    renderingRoute({ ...imageUpload, path: imagePaths.query, request: { query: overwrite.extend(destination.query.shape), body: uploadBody } }, { write: true }),
+    (c) => storeImages(c, { query: c.req.valid('query'), form: c.req.valid('form') }, c.req.valid('query').destination),
+  );
+  app.openapi(
+    renderingRoute({ ...imageUpload, path: imagePaths.path, request: { params: destination.path, query: overwrite, body: uploadBody } }, { write: true }),
+    (c) => storeImages(c, { query: c.req.valid('query'), form: c.req.valid('form') }, c.req.valid('param').destination),
+  );
+  app.openapi(
+    { ...renderingRoute({ ...imageUpload, path: imagePaths.nested, request: { params: destination.path, query: overwrite, body: uploadBody } }, { write: true }), hide: true },
+    (c) => storeImages(c, { query: c.req.valid('query'), form: c.req.valid('form') }, c.req.valid('param').destination),
   );
   registerDelete(app, 'images', 'Images');
 }

@@ -102,7 +102,7 @@ async function carriedRequest(r: string) {
   if (v !== undefined && (typeof v !== 'string' || !/^[0-9a-f]{16}$/.test(v))) {
     throw badRequest('"v" must be the first 16 hex digits of the template\'s SHA-256.', [{ path: 'r.v', reason: 'malformed version' }]);
   }
-  const parsed = PreviewModel.safeParse(canonicalNames(PreviewModel as never, body));
+  const parsed = PreviewModel.safeParse(canonicalNames(PreviewModel, body));
   if (!parsed.success) throw badRequest('The request in "r" is not valid.', detailsFromIssues(parsed.error.issues, 'r'));
   return { request: parsed.data, version: v as string | undefined };
 }
