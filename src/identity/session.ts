@@ -23,11 +23,12 @@ export interface Session {
   csrfSecret: string;
 }
 
-const CACHE_KEY = 'identitySession';
+/** Each request's session once read (null: none), so the login page, the panel and CSRF checks read D1 once. */
+const sessionOfRequest = new WeakMap<Context, Session | null>();
 
 /** The signed-in session of this request, or null (no cookie, unknown, expired, user disabled). */
 export async function readSession(c: Context): Promise<Session | null> {
-  const cached = c.get(CACHE_KEY as never) as Session | null | undefined;
+  const cached = sessionOfRequest.get(c);
   if (cached !== undefined) return cached;
   const id = readCookie(c, SESSION_COOKIE);
   let session: Session | null = null;
@@ -38,7 +39,7 @@ export async function readSession(c: Context): Promise<Session | null> {
       session = rest;
     }
   }
-  c.set(CACHE_KEY as never, session as never);
+  sessionOfRequest.set(c, session);
   return session;
 }
 
@@ -70,7 +71,7 @@ export async function createSession(
     expiresAt: now + SESSION_LIFETIME_SECONDS,
   });
   setIdentityCookie(c, SESSION_COOKIE, id, SESSION_LIFETIME_SECONDS);
-  c.set(CACHE_KEY as never, session as never);
+  sessionOfRequest.set(c, session);
   return session;
 }
 
@@ -85,7 +86,7 @@ async function deleteCurrentSessionRow(c: Context): Promise<void> {
 export async function destroySession(c: Context): Promise<void> {
   await deleteCurrentSessionRow(c);
   clearIdentityCookie(c, SESSION_COOKIE);
-  c.set(CACHE_KEY as never, null as never);
+  sessionOfRequest.set(c, null);
 }
 
 /**
