@@ -4,7 +4,6 @@
 // oauth-params.ts) and its storage is store/ (named operations over D1). Identity's sections of
 // the admin panel are admin/ (its own routes / *-form / store split); the panel itself is
 // src/admin, mounted at /admin.
-import { useTokenSources } from '../auth';
 import { createServiceApp } from '../openapi/app';
 import { adminPanel } from '../admin'; // TODO(lead): mount in app.ts
 import { adminLogin, loginPage, loginSubmit } from './login';
@@ -13,19 +12,14 @@ import { appOriginCors } from './cors';
 import { discoveryDocument } from './discovery';
 import { confirmLogout, endSessionEndpoint } from './end-session';
 import { introspectionEndpoint } from './introspection';
-import { getJwks, JWKS_MAX_AGE_SECONDS, verificationKeySet } from './keys';
+import { getJwks, JWKS_MAX_AGE_SECONDS } from './keys';
 import { documentIdentity } from './openapi';
 import { ACCOUNT_LOGIN_PATH, ADMIN_LOGIN_PATH, LOGOUT_CONFIRM_PATH, PATHS } from './paths';
 import { revocationEndpoint } from './revocation';
 import { tokenEndpoint } from './token-endpoint';
 import { userinfoEndpoint } from './userinfo';
-import { tokenState } from './store';
 
-// The resource-server middleware (src/auth) checks tokens against this service's keys and state.
-// TODO(lead): drop once app.ts wires the token sources (helper D's wireAreas does the same).
-useTokenSources({ verificationKeys: verificationKeySet, tokenIsLive: (env, claims) => tokenState.isLive(env.DB, claims) });
-
-/** Identity service: OAuth 2.0 / OpenID Connect provider and the admin panel. */
+/** Identity service: OAuth 2.0 / OpenID Connect provider (and the admin panel, until app.ts mounts it). */
 export const identityApp = createServiceApp();
 documentIdentity(identityApp);
 
