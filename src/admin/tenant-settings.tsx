@@ -44,6 +44,19 @@ async function loadTenantSettings(c: AdminContextOf): Promise<{ settings: Tenant
   return { settings, statuses };
 }
 
+/** An on/off setting as a checkbox card: posts `on` when checked, nothing when not. */
+const Switch = ({ id, on, title, children }: { id: string; on: boolean; title: string; children: Child }) => (
+  <div class="field">
+    <label class="choice" for={id}>
+      <input type="checkbox" id={id} name={id} value="on" checked={on} />
+      <div>
+        <strong>{title}</strong>
+        <span>{children}</span>
+      </div>
+    </label>
+  </div>
+);
+
 function TenantSettingsCard({ settings, statuses, csrf, errors = {} }: { settings: TenantSettings; statuses: Choices; csrf: string; errors?: Errors }) {
   return (
     <form method="post" action="/admin/tenant/settings" class="card" novalidate>
@@ -61,24 +74,12 @@ function TenantSettingsCard({ settings, statuses, csrf, errors = {} }: { setting
           ))}
         </select>
       </Field>
-      <div class="field">
-        <label class="choice" for="enableAssetsRetention">
-          <input type="checkbox" id="enableAssetsRetention" name="enableAssetsRetention" value="on" checked={settings.enableAssetsRetention} />
-          <div>
-            <strong>Delete old private assets</strong>
-            <span>Private assets with the Default retention policy are deleted after the period below.</span>
-          </div>
-        </label>
-      </div>
-      <div class="field">
-        <label class="choice" for="allowSelfCalls">
-          <input type="checkbox" id="allowSelfCalls" name="allowSelfCalls" value="on" checked={settings.allowSelfCalls} />
-          <div>
-            <strong>Let pipelines call this platform</strong>
-            <span>Off: pipeline calls to the platform's own address are refused. Projects created by such calls stop at depth 3 either way.</span>
-          </div>
-        </label>
-      </div>
+      <Switch id="enableAssetsRetention" on={settings.enableAssetsRetention} title="Delete old private assets">
+        Private assets with the Default retention policy are deleted after the period below.
+      </Switch>
+      <Switch id="allowSelfCalls" on={settings.allowSelfCalls} title="Let pipelines call this platform">
+        Off: pipeline calls to the platform's own address are refused. Projects created by such calls stop at depth 3 either way.
+      </Switch>
       <Field id="assetsRetentionPeriodInDays" label="Retention period (days)" hint="1 to 36500; 30 unless changed." error={errors.assetsRetentionPeriodInDays}>
         <input type="number" id="assetsRetentionPeriodInDays" name="assetsRetentionPeriodInDays" min="1" max="36500" value={String(settings.assetsRetentionPeriodInDays)} {...describedBy('assetsRetentionPeriodInDays', true, errors.assetsRetentionPeriodInDays)} />
       </Field>
