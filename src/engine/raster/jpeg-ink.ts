@@ -1,4 +1,5 @@
 import { concat } from './bytes';
+import type { RGBAImage } from '../types';
 import { subsamplingFor } from './codecs';
 import { embedIcc } from './icc';
 import { AAN, AC_CHROMA, AC_LUMA, CHROMA_Q, DC_CHROMA, DC_LUMA, huffCodes, LUMA_Q, scaledTable, ZIGZAG, type HuffSpec } from './jpeg';
@@ -423,6 +424,36 @@ export async function encodeCmykJpeg(pixels: Uint8Array, width: number, height: 
 /** A grey JPEG (JFIF, one component, 255 = white) with `iccProfile` embedded. */
 export async function encodeGrayJpeg(pixels: Uint8Array, width: number, height: number, options: Omit<InkJpegOptions, 'subsampling'>): Promise<Uint8Array> {
   return encodeWhole(new InkJpegEncoder(width, height, 1, options), pixels, height);
+}
+
+/**
+ * A CMYK or grey JPEG of an RGBA page converted a strip at a time by `convert` (RGBA → ink, e.g.
+ * a LittleCMS transform's apply): memory holds one strip of ink, never the page's (a 25 MP
+ * print file would need 100 MB of CMYK beside its RGBA).
+ *
+ * @example
+ * const t = await colourTransform({ from: defaultProfile('Rgb'), to: profile, fromLayout: 'RGBA', toLayout: 'CMYK' });
+ * const jpeg = await encodeConvertedJpeg(img, 4, (src, dst, n) => t.apply(src, dst, n), { quality: 90, iccProfile: profile });
+ */
+export async function encodeConvertedJpeg(
+  img: RGBAImage,
+  channels: 1 | 4,
+  convert: (rgba: Uint8Array, ink: Uint8Array, pixels: number) => void,
+  options: InkJpegOptions,
+): Promise<Uint8Array> {
+  const { width, height } = img;
+  const encoder = new InkJpegEncoder(width, height, channels, options);
+  const rows = Math.max(16, Math.floor((1 << 20) / width) & ~15);
+  const ink = new Uint8Array(width * rows * channels);
+  const rgba = new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.byteLength);
+  const parts = [await encoder.header()];
+  for (let top = 0; top < height; top += rows) {
+    const n = Math.min(rows, height - top);
+    convert(rgba.subarray(top * width * 4, (top + n) * width * 4), ink, width * n);
+    parts.push(encoder.write(ink, n));
+  }
+  parts.push(encoder.end());
+  return concat(parts);
 }
 
 async function encodeWhole(encoder: InkJpegEncoder, pixels: Uint8Array, height: number): Promise<Uint8Array> {

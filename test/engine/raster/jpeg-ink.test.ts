@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultProfile } from '../../../src/engine/colour';
+import { colourTransform, defaultProfile } from '../../../src/engine/colour';
 import { concat } from '../../../src/engine/raster/bytes';
 import { readIcc } from '../../../src/engine/raster/icc';
-import { encodeCmykJpeg, encodeGrayJpeg, InkJpegEncoder } from '../../../src/engine/raster/jpeg-ink';
+import { encodeCmykJpeg, encodeConvertedJpeg, encodeGrayJpeg, InkJpegEncoder } from '../../../src/engine/raster/jpeg-ink';
 import { runTool } from '../../helpers/fixtures';
 import { gsCmyk, gsGray } from '../pdf/print';
 import { base64ToBytes, parsePpm } from './helpers';
@@ -156,6 +156,21 @@ describe('CMYK JPEG (Adobe, YCCK)', () => {
       expect(concat(parts)).toEqual(whole);
       expect((await runTool('djpeg', whole)).code).toBe(0);
     }
+  });
+
+  it('an RGBA page converted a strip at a time gives the JPEG of the page converted at once', async () => {
+    const [w, h] = [700, 1700]; // strips of 1488 rows: two, the second partial
+    const rgba = new Uint8ClampedArray(w * h * 4);
+    for (let p = 0; p < w * h; p++) rgba.set([(p * 7) % 256, (p >> 5) % 256, (p % w) % 256, 255], p * 4);
+    const profile = defaultProfile('Cmyk');
+    const t = await colourTransform({ from: defaultProfile('Rgb'), to: profile, fromLayout: 'RGBA', toLayout: 'CMYK' });
+    const whole = new Uint8Array(w * h * 4);
+    t.apply(new Uint8Array(rgba.buffer), whole, w * h);
+    const options = { quality: 85, iccProfile: profile };
+    const stripped = await encodeConvertedJpeg({ width: w, height: h, data: rgba }, 4, (src, dst, n) => t.apply(src, dst, n), options);
+    const once = await encodeCmykJpeg(whole, w, h, options);
+    expect(stripped.length).toBe(once.length);
+    expect(stripped.every((b, i) => b === once[i])).toBe(true); // toEqual on MBs is slow
   });
 
   it('refuses to end before every row is written', async () => {
