@@ -1,6 +1,6 @@
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { enabledAreas, serviceAreaOf } from '../../src/app';
+import { createApp, enabledAreas, serviceAreaOf } from '../../src/app';
 
 describe('routing by service area', () => {
   it('classifies paths into identity, rendering and platform areas', () => {
@@ -32,6 +32,31 @@ describe('routing by service area', () => {
     }
     const ui = await exports.default.fetch('http://localhost/api/docs');
     expect(ui.headers.get('content-type')).toContain('text/html');
+  });
+});
+
+describe('areas built on their first request (createApp)', () => {
+  const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext;
+  const get = (app: ReturnType<typeof createApp>, path: string, vars: Partial<typeof env> = {}) =>
+    app.fetch(new Request(`http://localhost${path}`), { ...env, ...vars }, ctx);
+
+  it('matches paths ignoring case when that request is the one that builds the area', async () => {
+    expect((await get(createApp(), '/API/STOREFRONT/V1/INFO')).status).toBe(200);
+    expect((await get(createApp(), '/API/info/')).status).toBe(200);
+    const options = await createApp().fetch(new Request('http://localhost/Api/Storage/V1/Info', { method: 'OPTIONS' }), env, ctx);
+    expect(options.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('generates the OpenAPI documents on their first request, before any area served one', async () => {
+    const doc = (await (await get(createApp(), '/api/docs/platform.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toContain('/api/atoms/v1/info');
+    expect((await get(createApp(), '/api/docs/rendering.json')).status).toBe(200);
+  });
+
+  it('answers 404 for an area SERVICES leaves out, without building it', async () => {
+    const res = await get(createApp(), '/api/storefront/v1/info', { SERVICES: 'identity' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: 'not_found' });
   });
 });
 
