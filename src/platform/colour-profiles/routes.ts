@@ -8,9 +8,9 @@
  *   DELETE /color-profiles/{id}     409 while a pipeline or tenant setting names it    204
  */
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
 import { multipartBoundary, readMultipart } from '../assets/multipart';
-import { ConflictDto, PayloadTooLargeError, ValidationError, hexIdOr404, platformRoute, problemResponses, type PlatformArea, type PlatformBindings } from '../core';
+import { ConflictDto, PayloadTooLargeError, ValidationError, hexIdOr404, platformRoute, problemResponses, type PlatformArea } from '../core';
+import { BINARY, jsonContent as json, multipartBody } from '../core/route';
 import * as service from './service';
 
 export const ColourProfileDto = z
@@ -25,11 +25,9 @@ export const ColourProfileDto = z
   .openapi('ColorProfileDto');
 
 const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) });
-const json = (schema: z.ZodTypeAny, description: string) => ({ description, content: { 'application/json': { schema } } });
 const tags = ['Color profiles'];
 const read = { type: 'Assets', level: 'read' } as const;
 const full = { type: 'Assets', level: 'full' } as const;
-type C = Context<PlatformBindings>;
 
 export function registerColourProfileRoutes(area: PlatformArea): void {
   area.openapi(
@@ -41,37 +39,26 @@ export function registerColourProfileRoutes(area: PlatformArea): void {
         summary: 'Upload an ICC colour profile',
         description: 'RGB, CMYK or grey ICC profiles (v2 or v4). Not an ICC profile, or one LittleCMS cannot use: 422.',
         request: {
-          body: {
-            required: true,
-            content: {
-              'multipart/form-data': {
-                schema: {
-                  type: 'object',
-                  properties: { file: { type: 'string', format: 'binary', description: 'The ICC profile.' }, name: { type: 'string', description: "Default: the profile's description." } },
-                  required: ['file'],
-                } as never,
-              },
-            },
-          },
+          body: multipartBody({ file: { ...BINARY, description: 'The ICC profile.' }, name: { type: 'string', description: "Default: the profile's description." } }, ['file']),
         },
         responses: { 201: json(ColourProfileDto, 'Created.'), 409: json(ConflictDto, 'The name is taken (NameConflict).'), ...problemResponses(400, 413, 415, 422) },
       },
       full,
     ),
-    (async (c: C) => {
+    async (c) => {
       const { fields, file } = await readMultipart(c.req.raw.body, multipartBoundary(c.req.header('content-type')), ['file'], (f) => readAll(f.stream, service.MAX_PROFILE_BYTES));
       if (!file) throw new ValidationError({ file: ['An ICC profile file is required.'] });
       const name = Object.entries(fields).find(([k]) => k.toLowerCase() === 'name')?.[1];
       return c.json(await service.uploadProfile(c.var.tenant, file.result, name, file.filename), 201);
-    }) as never,
+    },
   );
   area.openapi(
     platformRoute({ method: 'get', path: '/color-profiles', tags, summary: 'List colour profiles', responses: { 200: json(z.array(ColourProfileDto), 'The profiles, by name.') } }, read),
-    (async (c: C) => c.json(await service.listProfiles(c.var.tenant), 200)) as never,
+    async (c) => c.json(await service.listProfiles(c.var.tenant), 200),
   );
   area.openapi(
     platformRoute({ method: 'get', path: '/color-profiles/{id}', tags, summary: 'A colour profile', request: { params: IdParam }, responses: { 200: json(ColourProfileDto, 'The profile.'), ...problemResponses(404) } }, read),
-    (async (c: C) => c.json(await service.getProfile(c.var.tenant, hexIdOr404(c.req.param('id') ?? '', 'colour profile')), 200)) as never,
+    async (c) => c.json(await service.getProfile(c.var.tenant, hexIdOr404(c.req.valid('param').id, 'colour profile')), 200),
   );
   area.openapi(
     platformRoute(
@@ -85,10 +72,10 @@ export function registerColourProfileRoutes(area: PlatformArea): void {
       },
       full,
     ),
-    (async (c: C) => {
-      await service.deleteProfile(c.var.tenant, hexIdOr404(c.req.param('id') ?? '', 'colour profile'));
+    async (c) => {
+      await service.deleteProfile(c.var.tenant, hexIdOr404(c.req.valid('param').id, 'colour profile'));
       return c.body(null, 204);
-    }) as never,
+    },
   );
 }
 

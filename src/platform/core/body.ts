@@ -75,3 +75,13 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   if (deep) throw new ValidationError({ [jsonPath(deep.path)]: [deep.message] });
   return value;
 }
+
+/**
+ * Bytes for `c.body(…)`: the engines hand out `Uint8Array` over any ArrayBufferLike, a body takes
+ * one over an ArrayBuffer. A view on the same memory (no copy); a SharedArrayBuffer (never in a
+ * Worker) would be copied.
+ */
+export function bodyBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const { buffer, byteOffset, byteLength } = bytes;
+  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer, byteOffset, byteLength) : bytes.slice();
+}

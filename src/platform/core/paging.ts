@@ -28,7 +28,7 @@ export function intQuery(min: number, max: number, fallback: number) {
       }
       return n;
     })
-    .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback } as never);
+    .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback });
 }
 
 /** A boolean query parameter: true/false (any case), 1/0. */
@@ -44,7 +44,7 @@ export function boolQuery(fallback?: boolean) {
       ctx.addIssue({ code: 'custom', message: 'Expected true or false.' });
       return z.NEVER;
     })
-    .openapi({ type: 'boolean', ...(fallback !== undefined ? { default: fallback } : {}) } as never);
+    .openapi({ type: 'boolean', ...(fallback !== undefined ? { default: fallback } : {}) });
 }
 
 /** A repeated query parameter (`tags=a&tags=b`); one occurrence is a one-element array. */
@@ -77,7 +77,7 @@ export function sortingQuery<const N extends string>(sortable: readonly N[]) {
       }
       return keys;
     })
-    .openapi({ type: 'string', description: `Comma-separated "<name> ASC|DESC"; names: ${sortable.join(', ')}.`, example: `${sortable[0]} ASC` } as never);
+    .openapi({ type: 'string', description: `Comma-separated "<name> ASC|DESC"; names: ${sortable.join(', ')}.`, example: `${sortable[0]} ASC` });
 }
 
 /** `customFields`: a JSON object; every pair must equal the asset's. */
@@ -99,7 +99,7 @@ export const customFieldsQuery = z
     }
     return parsed as Record<string, unknown>;
   })
-  .openapi({ type: 'string', description: 'JSON object: items whose custom fields contain every pair.', example: '{"color":"red"}' } as never);
+  .openapi({ type: 'string', description: 'JSON object: items whose custom fields contain every pair.', example: '{"color":"red"}' });
 
 export const MAX_TAKE = 1000;
 

@@ -160,3 +160,38 @@ const asArray = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Arra
 
 /** The tenant context of a handler (set by platformRoute for every non-public route). */
 export const tenantOf = (c: Context<PlatformBindings>) => c.var.tenant;
+
+// --- OpenAPI pieces every area repeats, typed so that Hono's inference survives them -----------------
+
+/**
+ * A hand-written OpenAPI schema, for what zod does not describe: raw bytes in an answer, and the
+ * fields of a multipart body that the handler reads itself (no validator may read that stream
+ * first). Literal `type`s keep it assignable to the route config without a cast.
+ */
+export interface PlainSchema {
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
+  format?: string;
+  description?: string;
+  enum?: string[];
+  items?: PlainSchema;
+  properties?: Record<string, PlainSchema>;
+  required?: string[];
+}
+
+/** Bytes: a file answer or a multipart file field. */
+export const BINARY = { type: 'string', format: 'binary' } as const satisfies PlainSchema;
+
+/** A JSON answer; the schema's type reaches `c.json(…)` of the handler. */
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+/** A JSON request body; the schema's type reaches `c.req.valid('json')`. */
+export const jsonBody = <T extends z.ZodType>(schema: T, required = true) => ({ required, content: { 'application/json': { schema } } });
+
+/** A file answer in any of the given media types. */
+export const fileContent = (description: string, ...types: string[]) => ({ description, content: Object.fromEntries(types.map((t) => [t, { schema: BINARY }])) });
+
+/** A multipart body the handler reads itself, documented by its fields. */
+export const multipartBody = (properties: Record<string, PlainSchema>, required: string[]) => ({
+  required: true,
+  content: { 'multipart/form-data': { schema: { type: 'object', properties, required } satisfies PlainSchema } },
+});

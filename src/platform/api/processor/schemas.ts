@@ -3,6 +3,9 @@ import { z } from '@hono/zod-openapi';
 
 const owner = z.string().optional().openapi({ description: 'The private owner (1–256 characters).' });
 export const OwnerQuery = z.object({ ownerId: owner });
+const NoQuery = z.object({});
+/** The query of a collection's routes: `ownerId` for the private collections, none for the public ones. */
+export const ownerQueryOf = (kind: { private: boolean }) => (kind.private ? OwnerQuery : NoQuery);
 export const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) });
 export const PageParams = z.object({ id: z.string(), pageIndex: z.string().openapi({ description: '0-based page index.' }) });
 

@@ -23,6 +23,7 @@ import { z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ArtifactDto, ASSET_KINDS, DTO_OF, FolderDto, RESOURCE_KINDS, type AssetKind } from '../../assets';
 import { createPlatformArea, platformRoute, problemResponses, ConflictDto, type Access, type PlatformArea, type PlatformBindings, type ScopeLevel } from '../../core';
+import { fileContent } from '../../core/route';
 import { registerColourProfileRoutes } from '../../colour-profiles/routes';
 import * as h from './handlers';
 import * as S from './schemas';
@@ -32,13 +33,13 @@ export const storageArea = createPlatformArea('storage');
 type Handler = (c: Context<PlatformBindings>) => Promise<Response>;
 
 const json = (schema: z.ZodTypeAny, description: string) => ({ description, content: { 'application/json': { schema } } });
-const fileResponse = { description: 'The file (206 for a Range).', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } as never } } };
+const fileResponse = fileContent('The file (206 for a Range).', 'application/octet-stream');
 const noContent = { description: 'Done.' };
 const conflict = { 409: json(ConflictDto, 'A name (or id) clash: NameConflict, IdConflict, FolderOverwriteConflict or GeneralConflict.') };
 
 /** Registers one route: spec + access + handler, nothing else (the route file reads like a table). */
 export function addRoute(area: PlatformArea, spec: RouteConfig, access: Access, handler: Handler): void {
-  area.openapi(platformRoute(spec, access), handler as never);
+  area.openapi(platformRoute(spec, access), handler);
 }
 
 const accessOf = (kind: AssetKind, level: ScopeLevel): Access => ({ type: kind.private ? 'Private_assets' : 'Assets', level });

@@ -1,6 +1,7 @@
 /** Request and response schemas of /api/storage/v1 (also the processor's, which shares them). */
 import { z } from '@hono/zod-openapi';
 import { arrayQuery, boolQuery, pagedOf, pagingQuery } from '../../core';
+import { BINARY, multipartBody, type PlainSchema } from '../../core/route';
 import { ArtifactDto, ARTIFACT_TYPES, DTO_OF, FolderDto, type AssetKind, type AssetType } from '../../assets';
 
 export const STRATEGIES = ['Abort', 'Rename', 'Overwrite', 'Skip'] as const;
@@ -48,8 +49,8 @@ export function FolderContentOf(type: AssetType): z.ZodTypeAny {
 
 /** Multipart bodies are documented as plain OpenAPI schemas: the route streams them itself. */
 export function uploadForm(kind: AssetKind | 'artifact', fileField = 'file') {
-  const props: Record<string, object> = {
-    [fileField]: { type: 'string', format: 'binary', description: 'The file.' },
+  const props: Record<string, PlainSchema> = {
+    [fileField]: { ...BINARY, description: 'The file.' },
     name: { type: 'string', description: 'Default: the file name without its extension.' },
     customFields: { type: 'string', description: 'A JSON object.' },
   };
@@ -67,10 +68,7 @@ export function uploadForm(kind: AssetKind | 'artifact', fileField = 'file') {
     else Object.assign(props, { namespace: { type: 'string' }, sourceId: { type: 'string' }, type: { type: 'string' }, anonymousAccess: { type: 'boolean' } });
     if (kind.private) props.ownerId = { type: 'string', description: 'Required: the owner of the private asset.' };
   }
-  return {
-    required: true,
-    content: { 'multipart/form-data': { schema: { type: 'object', properties: props, required: [fileField] } as never } },
-  };
+  return multipartBody(props, [fileField]);
 }
 
 export const UpdateAssetBody = z
