@@ -5,7 +5,7 @@
 // iterations, 16-byte salt, 32-byte hash, base64url); secrets as src/identity/client-secrets.ts
 // (SHA-256, base64url).
 import { createHash, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { projectRoot, withLocalPlatform } from '../lib/local-platform.mjs';
+import { isMain, projectRoot, withLocalStorage } from '../lib/local-platform.mjs';
 
 const ITERATIONS = 100_000;
 const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers', 'Products'];
@@ -60,6 +60,11 @@ for (const a of apps) {
   );
 }
 
-// One process and one atomic batch (getPlatformProxy); `--persist-to <dir>` selects the state.
-await withLocalPlatform(projectRoot(import.meta.url), (env) => env.DB.batch(statements.map((s) => env.DB.prepare(s))));
-console.log('Identity demo seed: tenant 1 "Demo", admin@demo.test, user@demo.test, demo-backend, demo-server, demo-spa.');
+/** Writes the rows in one atomic batch; `npm run dev` calls it with its local bindings. */
+export async function seed(env) {
+  await env.DB.batch(statements.map((s) => env.DB.prepare(s)));
+  console.log('Identity demo seed: tenant 1 "Demo", admin@demo.test, user@demo.test, demo-backend, demo-server, demo-spa.');
+}
+
+// Run alone: its own local bindings (getPlatformProxy); `--persist-to <dir>` selects the state.
+if (isMain(import.meta.url)) await withLocalStorage(projectRoot(import.meta.url), seed);

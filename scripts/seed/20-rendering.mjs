@@ -2,10 +2,9 @@
 // templates/demo/) and the bundled open fonts (assets/fonts → fonts/) in the local R2 bucket.
 // Idempotent: the same keys get the same bytes. Templates are compiled by the dev server on first
 // use; the font index is dropped so that the server rebuilds it from the fonts present.
-// One process writes every object (getPlatformProxy); `--persist-to <dir>` selects the state.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot, withLocalPlatform } from '../lib/local-platform.mjs';
+import { isMain, projectRoot, withLocalStorage } from '../lib/local-platform.mjs';
 
 const root = projectRoot(import.meta.url);
 
@@ -19,10 +18,14 @@ for (const name of readdirSync(fonts).filter((f) => /\.(ttf|otf)$/i.test(f)).sor
   files.push({ key: `fonts/${name}`, file: path.join(fonts, name), contentType: name.toLowerCase().endsWith('.otf') ? 'font/otf' : 'font/ttf' });
 }
 
-await withLocalPlatform(root, async (env) => {
+/** Writes every object; `npm run dev` calls it with its local bindings. */
+export async function seed(env) {
   for (const { key, file, contentType } of files) {
     await env.FILES.put(key, readFileSync(file), { httpMetadata: { contentType } });
   }
   await env.FILES.delete('cache/fonts/index.json');
-});
-console.log(`Seeded the Dynamic Image API: templates/demo/* and fonts/* (${files.length} files).`);
+  console.log(`Seeded the Dynamic Image API: templates/demo/* and fonts/* (${files.length} files).`);
+}
+
+// Run alone: its own local bindings (getPlatformProxy); `--persist-to <dir>` selects the state.
+if (isMain(import.meta.url)) await withLocalStorage(root, seed);

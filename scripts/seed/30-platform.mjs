@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot, withLocalPlatform } from '../lib/local-platform.mjs';
+import { isMain, projectRoot, withLocalStorage } from '../lib/local-platform.mjs';
 import { platformSeedStatements } from '../lib/platform-seed-data.mjs';
 
 const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers', 'Products'];
@@ -79,8 +79,12 @@ async function seedDemoAssets(env) {
   }
 }
 
-await withLocalPlatform(projectRoot(import.meta.url), async (env) => {
+/** Writes the rows and the demo assets; `npm run dev` calls it with its local bindings. */
+export async function seed(env) {
   await env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params)));
   await seedDemoAssets(env);
-});
-console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer, pipeline 1, workflow 1, product 1 and reference demo-card; design demo-card-design and mockup demo-mockup.');
+  console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer, pipeline 1, workflow 1, product 1 and reference demo-card; design demo-card-design and mockup demo-mockup.');
+}
+
+// Run alone: its own local bindings (getPlatformProxy); `--persist-to <dir>` selects the state.
+if (isMain(import.meta.url)) await withLocalStorage(projectRoot(import.meta.url), seed);
