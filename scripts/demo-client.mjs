@@ -8,22 +8,33 @@
 //   /logout              RP-initiated logout back to /signed-out
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
 import * as oauth from 'oauth4webapi';
 import { createShop } from './demo-client/shop.mjs';
 
-const issuer = new URL(process.env.ISSUER ?? 'http://localhost:8787');
+// The issuer `npm run dev` serves: ISSUER, else localhost on PORT (as `npm run dev` reads it), else :8787.
+const issuer = new URL(process.env.ISSUER ?? `http://localhost:${process.env.PORT ?? 8787}`);
 // DEMO_PORT serves elsewhere (the browser test does); the registered redirect URIs use 8788.
 const port = Number(process.env.DEMO_PORT ?? 8788);
 const base = `http://localhost:${port}`;
 const client = { client_id: 'demo-server' };
 const clientAuth = oauth.ClientSecretPost('demo-server-secret');
 const options = { [oauth.allowInsecureRequests]: true };
+const debug = Boolean(process.env.DEBUG_DEMO_CLIENT);
+// How long to wait for `npm run dev` to answer (a first start takes about 30 s on 2 cores).
+const waitSeconds = Number(process.env.DEMO_WAIT_SECONDS ?? 180);
+
+/** Nothing listens there (yet): worth waiting for, unlike an answer we cannot use. */
+const notListening = (err) => err instanceof TypeError && /ECONNREFUSED|ECONNRESET|EADDRNOTAVAIL|ENOTFOUND|EAI_AGAIN/.test(`${err.cause?.code} ${err.cause?.message}`);
 
 /**
- * Discovery, retried with backoff (0.5 s doubling to 5 s) while the issuer is not up yet, so
- * `npm run demo:client` may start before `npm run dev` is ready. One line says what it waits for.
+ * Discovery, retried with backoff (0.5 s doubling to 5 s) while nothing listens at the issuer
+ * yet, so `npm run demo:client` may start before `npm run dev` is ready, for DEMO_WAIT_SECONDS
+ * at most. An answer that is not this issuer's discovery document (another port's server, an
+ * issuer that says another URL) stops it at once with what was wrong.
  */
 async function discover() {
+  const deadline = Date.now() + waitSeconds * 1000;
   let delay = 500;
   let announced = false;
   for (;;) {
@@ -31,11 +42,22 @@ async function discover() {
       const response = await oauth.discoveryRequest(issuer, options);
       return await oauth.processDiscoveryResponse(issuer, response);
     } catch (err) {
+      if (debug) console.log(inspect(err, { depth: 4 }));
+      if (!notListening(err)) {
+        const said = err?.cause?.body?.issuer;
+        console.error(`Discovery at ${issuer.href} failed: ${err?.message ?? err}` +
+          (said ? `\nThat server says its issuer is ${said}: run the demo client with the PORT (or ISSUER) that server was started with.` : '') +
+          (debug ? '' : '\nDEBUG_DEMO_CLIENT=1 shows the whole error.'));
+        process.exit(1);
+      }
+      if (Date.now() > deadline) {
+        console.error(`Nothing answered at ${issuer.href} within ${waitSeconds} s. Start \`npm run dev\` (with the same PORT), or set ISSUER to where it runs.`);
+        process.exit(1);
+      }
       if (!announced) {
-        console.log(`Waiting for the identity issuer at ${issuer.href} (start it with \`npm run dev\`)…`);
+        console.log(`Waiting for the identity issuer at ${issuer.href}: nothing listens there yet (start it with \`npm run dev\`; PORT or ISSUER for another address)…`);
         announced = true;
       }
-      if (process.env.DEBUG_DEMO_CLIENT) console.log(String(err?.cause ?? err));
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 5000);
     }
