@@ -7,8 +7,9 @@
  */
 import { sha256Hex } from '../../engine/hash';
 import type { TenantContext } from '../core';
+import { deleteTokens, insertToken, newestTokenCreated, tokenTarget, type AnonymousKind } from './store/anonymous-tokens';
 
-export type AnonymousKind = 'asset' | 'artifact';
+export type { AnonymousKind };
 
 const b64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
@@ -33,31 +34,22 @@ export async function issueAnonymous(t: TenantContext, kind: AnonymousKind, id: 
   await dropAnonymous(t, kind, [id]);
   const created = Date.now() * 1000 + Math.floor(Math.random() * 1000);
   const token = await tokenFor(secretOf(t.env), t.tenantId, kind, id, created);
-  await t.env.DB.prepare(`INSERT INTO anonymous_tokens (token_hash, tenant_id, kind, target_id, created) VALUES (?1, ?2, ?3, ?4, ?5)`)
-    .bind(await tokenHash(token), t.tenantId, kind, id, created)
-    .run();
+  await insertToken(t.env.DB, await tokenHash(token), t.tenantId, kind, id, created);
   return anonymousUrl(t.baseUrl, token);
 }
 
 /** The current anonymous URL of a target, or undefined. */
 export async function anonymousUrlOf(t: TenantContext, kind: AnonymousKind, id: string): Promise<string | undefined> {
-  const row = await t.env.DB.prepare(`SELECT created FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = ?2 AND target_id = ?3 ORDER BY created DESC LIMIT 1`)
-    .bind(t.tenantId, kind, id)
-    .first<{ created: number }>();
-  return row ? anonymousUrl(t.baseUrl, await tokenFor(secretOf(t.env), t.tenantId, kind, id, row.created)) : undefined;
+  const created = await newestTokenCreated(t.env.DB, t.tenantId, kind, id);
+  return created !== null ? anonymousUrl(t.baseUrl, await tokenFor(secretOf(t.env), t.tenantId, kind, id, created)) : undefined;
 }
 
 export async function dropAnonymous(t: TenantContext, kind: AnonymousKind, ids: string[]): Promise<void> {
-  await t.env.DB.prepare(`DELETE FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = ?2 AND target_id IN (SELECT value FROM json_each(?3))`)
-    .bind(t.tenantId, kind, JSON.stringify(ids))
-    .run();
+  await deleteTokens(t.env.DB, t.tenantId, kind, ids);
 }
 
 /** What a token opens, or null (unknown, revoked, or its file deleted). */
 export async function resolveAnonymous(db: D1Database, token: string): Promise<{ tenantId: number; kind: AnonymousKind; targetId: string } | null> {
   if (!/^[A-Za-z0-9_-]{22}$/.test(token)) return null;
-  return db
-    .prepare(`SELECT tenant_id AS tenantId, kind, target_id AS targetId FROM anonymous_tokens WHERE token_hash = ?1`)
-    .bind(await tokenHash(token))
-    .first();
+  return tokenTarget(db, await tokenHash(token));
 }

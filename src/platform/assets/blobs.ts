@@ -6,6 +6,11 @@
  * sweep deletes blobs nobody names any more.
  */
 import { PayloadTooLargeError, tenantKey } from '../core';
+import { blobKnown, deleteUnreferencedBlobRows } from './store/blobs';
+import { allTenantIds } from './store/tenants';
+
+// The refcount statements callers add to their batches.
+export { addBlobRef, dropBlobRef, shiftBlobRefs } from './store/blobs';
 
 /** R2 multipart parts: every part but the last has exactly this size (R2 wants them equal and ≥ 5 MiB). */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -183,67 +188,26 @@ export function startBlobWrite(bucket: R2Bucket, staged: Staged & { bytes: Uint8
 /** Removes a blob startBlobWrite created for an upload that then failed, unless a row names it by now. */
 export async function dropEarlyBlob(db: D1Database, bucket: R2Bucket, staged: Staged, early: Promise<boolean>): Promise<void> {
   if (!(await early.catch(() => false))) return;
-  const named = await db.prepare(`SELECT 1 FROM blobs WHERE tenant_id = ?1 AND sha256 = ?2`).bind(staged.tenantId, staged.sha256).first();
-  if (!named) await bucket.delete(blobKey(staged.tenantId, staged.sha256)).catch(() => {});
+  if (!(await blobKnown(db, staged.tenantId, staged.sha256))) await bucket.delete(blobKey(staged.tenantId, staged.sha256)).catch(() => {});
 }
 
 export const dropStaged = (bucket: R2Bucket, staged: Staged | undefined) => (staged && !staged.bytes ? bucket.delete(staged.key).catch(() => {}) : Promise.resolve());
 
-const NOW = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
-
-/** +1 for a new row naming `sha` (the blob row is created on first use). */
-export function addBlobRef(db: D1Database, tenantId: number, sha: string, size: number, contentType: string | null): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO blobs (tenant_id, sha256, size, content_type, refcount) VALUES (?1, ?2, ?3, ?4, 1)
-       ON CONFLICT (tenant_id, sha256) DO UPDATE SET refcount = refcount + 1, last_modified = ${NOW}`,
-    )
-    .bind(tenantId, sha, size, contentType);
-}
-
-/**
- * Refcounts changed by `sign` for every blob the given rows of `table` name (run BEFORE a delete
- * and AFTER an insert of those rows in the same batch). `ids` is the JSON list of row ids.
- */
-export function shiftBlobRefs(db: D1Database, tenantId: number, table: 'assets' | 'artifacts', ids: string[], sign: 1 | -1): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE blobs SET refcount = refcount + ?3 * (
-         SELECT count(*) FROM ${table} r WHERE r.tenant_id = ?1 AND r.id IN (SELECT value FROM json_each(?2)) AND r.blob_sha = blobs.sha256),
-         last_modified = ${NOW}
-       WHERE tenant_id = ?1 AND sha256 IN (SELECT blob_sha FROM ${table} WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2)))`,
-    )
-    .bind(tenantId, JSON.stringify(ids), sign);
-}
-
-/** -1 for one blob (a row's content replaced). */
-export function dropBlobRef(db: D1Database, tenantId: number, sha: string): D1PreparedStatement {
-  return db.prepare(`UPDATE blobs SET refcount = refcount - 1, last_modified = ${NOW} WHERE tenant_id = ?1 AND sha256 = ?2`).bind(tenantId, sha);
-}
-
 /** Deletes blobs at refcount 0 older than the grace period (hourly cron), tenant by tenant; returns how many. */
 export async function sweepUnreferencedBlobs(db: D1Database, bucket: R2Bucket, now = Date.now(), max = 1000): Promise<number> {
-  const { results: tenants } = await db.prepare(`SELECT id FROM tenants`).all<{ id: number }>();
   let n = 0;
-  for (const { id: tenantId } of tenants) {
-    const { results } = await db
-      .prepare(
-        `DELETE FROM blobs WHERE tenant_id = ?1 AND sha256 IN (SELECT sha256 FROM blobs WHERE tenant_id = ?1 AND refcount <= 0 AND last_modified < ?2 LIMIT ?3)
-         AND refcount <= 0 RETURNING sha256`,
-      )
-      .bind(tenantId, now - UNREFERENCED_GRACE_MS, max)
-      .all<{ sha256: string }>();
-    for (const r of results) await bucket.delete(blobKey(tenantId, r.sha256));
-    n += results.length;
+  for (const tenantId of await allTenantIds(db)) {
+    const deleted = await deleteUnreferencedBlobRows(db, tenantId, now - UNREFERENCED_GRACE_MS, max);
+    for (const sha of deleted) await bucket.delete(blobKey(tenantId, sha));
+    n += deleted.length;
   }
   return n;
 }
 
 /** Staging objects of uploads that died mid-request (a day old), tenant by tenant. */
 export async function sweepStaging(db: D1Database, bucket: R2Bucket, now = Date.now()): Promise<number> {
-  const { results: tenants } = await db.prepare(`SELECT id FROM tenants`).all<{ id: number }>();
   let n = 0;
-  for (const { id } of tenants) {
+  for (const id of await allTenantIds(db)) {
     const page = await bucket.list({ prefix: tenantKey(id, 'cache', 'staging', ''), limit: 1000 });
     const old = page.objects.filter((o) => o.uploaded.getTime() < now - 86_400_000).map((o) => o.key);
     if (old.length) await bucket.delete(old);

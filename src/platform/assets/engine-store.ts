@@ -8,6 +8,7 @@
 import type { InputRoot, InputStore, StoredFont, StoredInput } from '../../engine/inputs';
 import { FileStore } from '../../dynamic-image/store';
 import { blobKey } from './blobs';
+import { assetFileOfTypes } from './store/assets';
 import { FontLookup } from './fonts';
 import type { AssetRow } from './model';
 
@@ -35,11 +36,7 @@ export class TenantInputStore implements InputStore {
 
   private async asset(root: InputRoot, name: string): Promise<{ id: string; sha: string; mime: string | null; meta: string } | null> {
     const types = root === 'templates' ? ['design', 'mockup'] : root === 'images' ? ['image'] : ['font'];
-    return this.env.DB.prepare(
-      `SELECT id, blob_sha AS sha, mime_type AS mime, metadata AS meta FROM assets WHERE tenant_id = ?1 AND id = ?2 AND type IN (SELECT value FROM json_each(?3)) AND blob_sha IS NOT NULL`,
-    )
-      .bind(this.tenantId, name, JSON.stringify(types))
-      .first();
+    return assetFileOfTypes(this.env.DB, this.tenantId, name, types);
   }
 
   async head(root: InputRoot, name: string): Promise<StoredInput | null> {

@@ -5,33 +5,26 @@
  */
 import { z } from '@hono/zod-openapi';
 import { ConflictError, newId, NotFoundError, ValidationError } from '../core';
-import type { AssetType } from './model';
+import {
+  deepestUnder,
+  deleteFoldersStatement,
+  foldersWithContent,
+  insertFolderIfAbsent,
+  moveFolder,
+  selectAllFolders,
+  selectChildFolders,
+  selectFolderById,
+  selectFolderByPath,
+  subtreeFolderIds,
+  type FolderRow,
+  type FolderScope,
+  type FolderType,
+} from './store/folders';
+
+export { deleteFoldersStatement, type FolderRow, type FolderScope, type FolderType };
 
 export const MAX_FOLDER_DEPTH = 32;
 export const MAX_NAME = 255;
-
-export type FolderType = Exclude<AssetType, 'resource'>;
-
-export interface FolderRow {
-  id: string;
-  type: FolderType;
-  ownerId: string;
-  parentId: string;
-  name: string;
-  path: string;
-  depth: number;
-  lastModified: number;
-}
-
-export interface FolderScope {
-  db: D1Database;
-  tenantId: number;
-  type: FolderType;
-  /** '' = public. */
-  ownerId: string;
-}
-
-const COLUMNS = `id, type, owner_id AS ownerId, parent_id AS parentId, name, path, depth, last_modified AS lastModified`;
 
 /** A name of an asset or folder: 1–255 characters, not blank, no `/` for folders. */
 export function checkName(name: string, field: string, folder = false): string {
@@ -65,20 +58,14 @@ const parentPath = (full: string): string => {
 };
 
 export async function folderById(s: FolderScope, id: string): Promise<FolderRow | null> {
-  return s.db
-    .prepare(`SELECT ${COLUMNS} FROM folders WHERE tenant_id = ?1 AND id = ?2 AND type = ?3 AND owner_id = ?4`)
-    .bind(s.tenantId, id, s.type, s.ownerId)
-    .first<FolderRow>();
+  return selectFolderById(s, id);
 }
 
 /** The folder at `path` (any case), or null; `/` is the root (id ''). */
 export async function folderByPath(s: FolderScope, path: string): Promise<FolderRow | null> {
   const full = normalisePath(path);
   if (full === '/') return rootFolder(s);
-  return s.db
-    .prepare(`SELECT ${COLUMNS} FROM folders WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND path = ?4 COLLATE NOCASE`)
-    .bind(s.tenantId, s.type, s.ownerId, full)
-    .first<FolderRow>();
+  return selectFolderByPath(s, full);
 }
 
 const rootFolder = (s: FolderScope): FolderRow => ({ id: '', type: s.type, ownerId: s.ownerId, parentId: '', name: '', path: '/', depth: 0, lastModified: 0 });
@@ -92,13 +79,7 @@ export async function ensureFolder(s: FolderScope, path: string | undefined | nu
   let parentId = '';
   for (let i = 0; i < parts.length; i++) {
     const full = `/${parts.slice(0, i + 1).join('/')}/`;
-    await s.db
-      .prepare(
-        `INSERT INTO folders (tenant_id, id, type, owner_id, parent_id, name, path, depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-         ON CONFLICT DO NOTHING`,
-      )
-      .bind(s.tenantId, newId(), s.type, s.ownerId, parentId, parts[i], full, i + 1)
-      .run();
+    await insertFolderIfAbsent(s, { id: newId(), parentId, name: parts[i]!, path: full, depth: i + 1 });
     const row = await folderByPath(s, full);
     if (!row) throw new Error(`folder ${full} was not created`);
     parentId = row.id;
@@ -134,17 +115,7 @@ export const FolderDto = z
 /** FolderInfoDto of rows, with hasChildren / hasContent in two queries for the whole list. */
 export async function folderDtos(s: FolderScope, rows: FolderRow[]): Promise<Array<z.infer<typeof FolderDto>>> {
   if (!rows.length) return [];
-  const ids = JSON.stringify(rows.map((r) => r.id));
-  const [children, content] = await s.db.batch<{ id: string }>([
-    s.db
-      .prepare(`SELECT DISTINCT parent_id AS id FROM folders WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND parent_id IN (SELECT value FROM json_each(?4))`)
-      .bind(s.tenantId, s.type, s.ownerId, ids),
-    s.db
-      .prepare(`SELECT DISTINCT folder_id AS id FROM assets WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND folder_id IN (SELECT value FROM json_each(?4))`)
-      .bind(s.tenantId, s.type, s.ownerId, ids),
-  ]);
-  const hasChildren = new Set(children!.results.map((r) => r.id));
-  const hasFiles = new Set(content!.results.map((r) => r.id));
+  const { withChildren: hasChildren, withFiles: hasFiles } = await foldersWithContent(s, rows.map((r) => r.id));
   return rows.map((r) => ({
     id: r.id === '' ? null : r.id,
     name: r.name,
@@ -162,19 +133,11 @@ export async function folderDtos(s: FolderScope, rows: FolderRow[]): Promise<Arr
 }
 
 export async function childFolders(s: FolderScope, parentId: string): Promise<FolderRow[]> {
-  const { results } = await s.db
-    .prepare(`SELECT ${COLUMNS} FROM folders WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND parent_id = ?4 ORDER BY name COLLATE NOCASE`)
-    .bind(s.tenantId, s.type, s.ownerId, parentId)
-    .all<FolderRow>();
-  return results;
+  return selectChildFolders(s, parentId);
 }
 
 export async function allFolders(s: FolderScope): Promise<FolderRow[]> {
-  const { results } = await s.db
-    .prepare(`SELECT ${COLUMNS} FROM folders WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 ORDER BY path COLLATE NOCASE`)
-    .bind(s.tenantId, s.type, s.ownerId)
-    .all<FolderRow>();
-  return results;
+  return selectAllFolders(s);
 }
 
 /** Creates the folder `name` under `parentPath` (parents created as needed); 409 when it exists. */
@@ -203,32 +166,15 @@ export async function updateFolder(s: FolderScope, id: string, change: { name?: 
   }
   const newPath = `${parent.path}${name}/`;
   const delta = parent.depth + 1 - row.depth;
-  const deepest = await s.db
-    .prepare(`SELECT max(depth) AS d FROM folders WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND substr(path, 1, ?5) = ?4 COLLATE NOCASE`)
-    .bind(s.tenantId, s.type, s.ownerId, row.path, row.path.length)
-    .first<{ d: number }>();
-  if ((deepest?.d ?? row.depth) + delta > MAX_FOLDER_DEPTH) throw new ValidationError({ parentId: [`Folders nest at most ${MAX_FOLDER_DEPTH} deep.`] });
+  const deepest = await deepestUnder(s, row.path);
+  if ((deepest ?? row.depth) + delta > MAX_FOLDER_DEPTH) throw new ValidationError({ parentId: [`Folders nest at most ${MAX_FOLDER_DEPTH} deep.`] });
   const clash = await folderByPath(s, newPath);
   if (clash && clash.id !== row.id) throw new ConflictError('FolderOverwriteConflict', `A folder ${newPath} already exists.`);
-  await s.db.batch([
-    s.db
-      .prepare(`UPDATE folders SET parent_id = ?5, name = ?6, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND id = ?4`)
-      .bind(s.tenantId, s.type, s.ownerId, row.id, parent.id, name),
-    s.db
-      .prepare(
-        `UPDATE folders SET path = ?5 || substr(path, ?6 + 1), depth = depth + ?7
-         WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND substr(path, 1, ?6) = ?4 COLLATE NOCASE`,
-      )
-      .bind(s.tenantId, s.type, s.ownerId, row.path, newPath, row.path.length, delta),
-  ]);
+  await moveFolder(s, row, { parentId: parent.id, name, path: newPath, depthDelta: delta });
   return (await folderById(s, row.id))!;
 }
 
 /** The folder and its descendants (ids), for deletes. */
 export async function subtreeIds(s: FolderScope, row: FolderRow): Promise<string[]> {
-  const { results } = await s.db
-    .prepare(`SELECT id FROM folders WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND substr(path, 1, ?5) = ?4 COLLATE NOCASE`)
-    .bind(s.tenantId, s.type, s.ownerId, row.path, row.path.length)
-    .all<{ id: string }>();
-  return results.map((r) => r.id);
+  return subtreeFolderIds(s, row.path);
 }

@@ -8,6 +8,7 @@ import { FontCatalog } from '../../engine/fonts/catalog';
 import type { FontInfo } from '../../engine/fonts/font-info';
 import type { StoredFont } from '../../engine/inputs';
 import { FileStore, readFontIndex } from '../../dynamic-image/store';
+import { publicFontFiles } from './store/assets';
 
 export interface FontRef {
   postscriptName: string;
@@ -36,10 +37,8 @@ export class FontLookup {
 
   /** The tenant's public fonts and the instance's fonts. */
   static async load(env: { DB: D1Database; FILES: R2Bucket }, tenantId: number): Promise<FontLookup> {
-    const [{ results }, instanceFonts] = await Promise.all([
-      env.DB.prepare(`SELECT id, blob_sha AS sha, metadata FROM assets WHERE tenant_id = ?1 AND type = 'font' AND owner_id = ''`)
-        .bind(tenantId)
-        .all<{ id: string; sha: string | null; metadata: string }>(),
+    const [results, instanceFonts] = await Promise.all([
+      publicFontFiles(env.DB, tenantId),
       readFontIndex(new FileStore(env.FILES)).catch(() => [] as StoredFont[]),
     ]);
     const tenant = new FontCatalog();

@@ -21,5 +21,8 @@ export * from './artifacts';
 export { readAssetBytes, TenantInputStore, WithImages, type HeldImage } from './engine-store';
 export { deletePdfPages, pdfPageKey, pdfPagePng, storePdfPages, PDF_PAGE_LONG_SIDE } from './pdf-pages';
 export { sweepAssets } from './cron';
-// Reads other domains' tasks make by id or path (the store's rows, typed).
+// The store's reads and writes other areas make by id or path (typed rows; the SQL stays in ./store).
 export { assetOfTypes, assetOfOwner, publicImageById, publicImageByPath, designIdByPath, finalArtifactsOfCompletedJobs, type TaskAssetRow, type PatternImageRow, type EarlierFinalArtifact } from './store';
+export { selectAnyAsset, setDesignFonts, designOwner, resourceById, resourceByIdFor, publicResourceBySource, resourceIdNamed, swapDesignContent, type ResourceFile } from './store/assets';
+export { blobKnown } from './store/blobs';
+export { folderPathById } from './store/folders';

@@ -3,7 +3,7 @@
  * assets and their route segments, the row as read from D1, and the DTOs the contract names.
  */
 import { z } from '@hono/zod-openapi';
-import type { AssetType } from '../../db/schema/platform';
+import type { AssetRow, AssetType } from './store/assets';
 
 export type { AssetType };
 
@@ -43,52 +43,8 @@ export const ASSET_KINDS: AssetKind[] = [
 ];
 export const RESOURCE_KINDS: AssetKind[] = [assetKind('resource', false), assetKind('resource', true)];
 
-export type RetentionPolicy = 'Unknown' | 'Never' | 'Default';
-
-/** An asset row as the service reads it (`ASSET_COLUMNS`). */
-export interface AssetRow {
-  tenantId: number;
-  id: string;
-  type: AssetType;
-  ownerId: string;
-  folderId: string;
-  name: string;
-  blobSha: string | null;
-  size: number;
-  mimeType: string | null;
-  format: string | null;
-  customFields: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  retentionPolicy: RetentionPolicy;
-  designType: 'Psd' | 'PrintProduct' | null;
-  hasProblems: boolean;
-  mockupType: 'Mockup2D' | 'Mockup3D' | 'MockupLink' | null;
-  linkSourceId: string | null;
-  postscriptName: string | null;
-  namespace: string | null;
-  sourceId: string | null;
-  resourceType: string | null;
-  anonymousAccess: boolean;
-  created: number;
-  lastModified: number;
-}
-
-export const ASSET_COLUMNS = `tenant_id AS tenantId, id, type, owner_id AS ownerId, folder_id AS folderId, name, blob_sha AS blobSha, size,
-  mime_type AS mimeType, format, custom_fields AS customFields, metadata, retention_policy AS retentionPolicy, design_type AS designType,
-  has_problems AS hasProblems, mockup_type AS mockupType, link_source_id AS linkSourceId, postscript_name AS postscriptName, namespace,
-  source_id AS sourceId, resource_type AS resourceType, anonymous_access AS anonymousAccess, created, last_modified AS lastModified`;
-
-/** A D1 result row → AssetRow (JSON columns parsed, booleans as booleans). */
-export function assetRow(r: Record<string, unknown>): AssetRow {
-  return {
-    ...(r as unknown as AssetRow),
-    customFields: typeof r.customFields === 'string' ? JSON.parse(r.customFields) : ((r.customFields as Record<string, unknown>) ?? {}),
-    metadata: typeof r.metadata === 'string' ? JSON.parse(r.metadata) : ((r.metadata as Record<string, unknown>) ?? {}),
-    hasProblems: Boolean(r.hasProblems),
-    anonymousAccess: Boolean(r.anonymousAccess),
-  };
-}
-
+// The row as read from D1 lives with the SQL that reads it.
+export { ASSET_COLUMNS, assetRow, type AssetRow, type RetentionPolicy } from './store/assets';
 // --- DTOs ----------------------------------------------------------------------------------------
 
 const iso = (ms: number) => new Date(ms).toISOString();

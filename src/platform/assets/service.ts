@@ -6,39 +6,31 @@
  * Writes that touch several rows are one D1 batch: the blob refcount changes with the rows that
  * name the blob, and id lists start with the core's guard so an unknown id changes nothing.
  */
-import { sql, type SQL } from 'drizzle-orm';
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import {
   checkStoredJson,
   ConflictError,
-  customFieldsMatch,
   effectiveOwner,
-  guardIds,
-  inJsonList,
   isClientId,
-  likePattern,
-  missingIds,
   newId,
   NotFoundError,
-  runGuarded,
   ValidationError,
   type Paging,
   type TenantContext,
 } from '../core';
-import { addBlobRef, blobKey, commitStaged, dropBlobRef, dropEarlyBlob, dropStaged, shiftBlobRefs, startBlobWrite, type Staged } from './blobs';
+import { assetsRetentionOf, tenantsWithAssetsRetention } from '../catalogue/store/tenant';
+import { productsConnectedTo } from '../catalogue/store/products';
+import { addBlobRef, blobKey, commitStaged, dropBlobRef, dropEarlyBlob, dropStaged, startBlobWrite, type Staged } from './blobs';
 import { analyseContent, isPsd, PSD_MIME, type ContentInfo } from './content';
 import { deletePdfPages, drawImportedPdfPages } from './pdf-pages';
 import { FontLookup, resolveFonts } from './fonts';
 import { checkName, ensureFolder, folderByPath, folderOr404, normalisePath, subtreeIds, type FolderScope, type FolderType } from './folders';
-import { ASSET_COLUMNS, assetRow, toDto, type AssetKind, type AssetRow, type RetentionPolicy } from './model';
+import { toDto, type AssetKind, type AssetRow, type RetentionPolicy } from './model';
 import { anonymousUrlOf, dropAnonymous, issueAnonymous } from './anonymous';
+import * as store from './store/assets';
+import { blobRefcount } from './store/blobs';
+import { deleteFoldersStatement } from './store/folders';
 
-const dialect = new SQLiteSyncDialect();
-/** A drizzle SQL fragment as a D1 statement (the core's helpers speak drizzle). */
-export const stmt = (db: D1Database, q: SQL): D1PreparedStatement => {
-  const { sql: text, params } = dialect.sqlToQuery(q);
-  return db.prepare(text).bind(...params);
-};
+export { keepForeverStatement } from './store/assets';
 
 export const MAX_BATCH = 1000;
 const MAX_CUSTOM_KEYS = 100;
@@ -67,14 +59,8 @@ export function scopeFor(t: TenantContext, kind: AssetKind, ownerId: string | nu
   return { t, kind, owner };
 }
 
-const ownerClause = (s: AssetScope): SQL =>
-  s.owner === undefined ? sql`owner_id <> ''` : sql`owner_id = ${s.owner}`;
-
-/** The trusted `where` of the core's guard for this scope (owner ids are bound, not inlined). */
-function guardWhere(s: AssetScope): string {
-  const owner = s.owner === undefined ? `owner_id <> ''` : `owner_id = '${s.owner.replace(/'/g, "''")}'`;
-  return `type = '${s.kind.type}' AND ${owner}`;
-}
+/** The scope as the store sees it: which rows of `assets` a call may touch. */
+const rowsOf = (s: AssetScope): store.AssetRowScope => ({ db: s.t.env.DB, tenantId: s.t.tenantId, type: s.kind.type, owner: s.owner });
 
 export const folderScope = (s: AssetScope, owner = s.owner ?? ''): FolderScope => ({
   db: s.t.env.DB,
@@ -91,11 +77,7 @@ const nameConflict = (s: AssetScope, name: string) =>
 
 export async function findAsset(s: AssetScope, id: string): Promise<AssetRow | null> {
   if (!isClientId(id)) return null;
-  const row = await stmt(
-    s.t.env.DB,
-    sql`SELECT ${sql.raw(ASSET_COLUMNS)} FROM assets WHERE tenant_id = ${s.t.tenantId} AND id = ${id} AND type = ${s.kind.type} AND ${ownerClause(s)}`,
-  ).first<Record<string, unknown>>();
-  return row ? assetRow(row) : null;
+  return store.selectAsset(rowsOf(s), id);
 }
 
 export async function getAsset(s: AssetScope, id: string): Promise<AssetRow> {
@@ -122,46 +104,21 @@ export interface ListFilter extends Paging<'name' | 'lastModified' | 'size' | 'i
   namespace?: string;
 }
 
-const SORT_COLUMN = { name: 'name COLLATE NOCASE', lastModified: 'last_modified', size: 'size', id: 'id' } as const;
-
 /**
  * A page of assets. No `path`: every folder; a `path`: that folder (its subfolders too with
  * includeSubfolders). An unknown path lists nothing.
  */
 export async function listAssets(s: AssetScope, f: ListFilter): Promise<{ total: number; items: AssetRow[] }> {
-  const where: SQL[] = [sql`tenant_id = ${s.t.tenantId}`, sql`type = ${s.kind.type}`, ownerClause(s)];
-  if (f.path !== undefined && s.kind.folders) {
+  const { path, includeSubfolders, ...query } = f;
+  const q: store.AssetPageQuery = query;
+  if (path !== undefined && s.kind.folders) {
     const fs = folderScope(s);
-    const folder = s.owner === undefined ? null : await folderByPath(fs, f.path);
+    const folder = s.owner === undefined ? null : await folderByPath(fs, path);
     if (!folder) return { total: 0, items: [] };
-    if (!f.includeSubfolders) where.push(sql`folder_id = ${folder.id}`);
-    else if (folder.id) where.push(inJsonList(sql.raw('folder_id'), await subtreeIds(fs, folder)));
+    if (!includeSubfolders) q.folderId = folder.id;
+    else if (folder.id) q.folderIds = await subtreeIds(fs, folder);
   }
-  if (f.search) where.push(sql`name LIKE ${likePattern(f.search)} ESCAPE '\\'`);
-  if (f.customFields && Object.keys(f.customFields).length) where.push(customFieldsMatch(sql.raw('custom_fields'), f.customFields));
-  if (f.fontPostScriptName) where.push(sql`EXISTS (SELECT 1 FROM json_each(metadata, '$.fonts') WHERE json_extract(value, '$.postscriptName') = ${f.fontPostScriptName} COLLATE NOCASE)`);
-  if (f.type) {
-    const column = s.kind.type === 'design' ? 'design_type' : s.kind.type === 'mockup' ? 'mockup_type' : s.kind.type === 'resource' ? 'resource_type' : 'format';
-    where.push(sql`${sql.raw(column)} = ${f.type} COLLATE NOCASE`);
-  }
-  if (f.postscriptNames?.length) where.push(sql`postscript_name COLLATE NOCASE IN (SELECT value FROM json_each(${JSON.stringify(f.postscriptNames)}))`);
-  if (f.retentionPolicy) where.push(sql`retention_policy = ${f.retentionPolicy}`);
-  if (f.namespace !== undefined) where.push(sql`namespace = ${f.namespace}`);
-  const cond = sql.join(where, sql` AND `);
-  const order = f.sorting.length ? f.sorting.map((k) => `${SORT_COLUMN[k.field]} ${k.direction}`).join(', ') + ', id' : 'name COLLATE NOCASE, id';
-  const db = s.t.env.DB;
-  // The page and the count in one round trip. With the covering index assets_list_by_name the
-  // page reads in index order (no sort) and the count never touches the table; a window count
-  // would collect every matching row before the page (docs/platform.md, Listing).
-  const count = stmt(db, sql`SELECT count(*) AS n FROM assets WHERE ${cond}`);
-  if (f.take === 0) return { total: Number((await count.first<{ n: number }>())?.n ?? 0), items: [] };
-  const [page, counted] = await db.batch<Record<string, unknown>>([
-    stmt(db, sql`SELECT ${sql.raw(ASSET_COLUMNS)} FROM assets WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`),
-    count,
-  ]);
-  const results = page!.results;
-  const total = Number(counted!.results[0]?.n ?? 0);
-  return { total, items: results.map(assetRow) };
+  return store.selectAssetPage(rowsOf(s), q);
 }
 
 // --- create / replace content --------------------------------------------------------------------
@@ -210,12 +167,7 @@ export const nameFromFile = (filename?: string): string => {
 
 async function nameTaken(s: AssetScope, owner: string, folderId: string, name: string, exceptId?: string): Promise<AssetRow | null> {
   if (s.kind.type === 'resource') return null;
-  const row = await stmt(
-    s.t.env.DB,
-    sql`SELECT ${sql.raw(ASSET_COLUMNS)} FROM assets WHERE tenant_id = ${s.t.tenantId} AND type = ${s.kind.type} AND owner_id = ${owner}
-        AND folder_id = ${folderId} AND name = ${name} COLLATE NOCASE AND id <> ${exceptId ?? ''}`,
-  ).first<Record<string, unknown>>();
-  return row ? assetRow(row) : null;
+  return store.selectAssetNamed(rowsOf(s), owner, folderId, name, exceptId);
 }
 
 /** Design fonts against the font lookup: DesignMetadata.fonts and hasProblems. */
@@ -228,12 +180,8 @@ async function withFonts(s: AssetScope, info: ContentInfo): Promise<{ metadata: 
 
 async function checkFontUnique(s: AssetScope, info: ContentInfo, exceptId?: string): Promise<void> {
   if (s.kind.type !== 'font' || !info.postscriptName) return;
-  const clash = await s.t.env.DB.prepare(
-    `SELECT id FROM assets WHERE tenant_id = ?1 AND type = 'font' AND postscript_name = ?2 AND id <> ?3 LIMIT 1`,
-  )
-    .bind(s.t.tenantId, info.postscriptName, exceptId ?? '')
-    .first<{ id: string }>();
-  if (clash) throw new ConflictError('GeneralConflict', `The font ${info.postscriptName} is already among the tenant's fonts (${clash.id}).`, { existingId: clash.id });
+  const clash = await store.fontIdWithPostscriptName(s.t.env.DB, s.t.tenantId, info.postscriptName, exceptId);
+  if (clash) throw new ConflictError('GeneralConflict', `The font ${info.postscriptName} is already among the tenant's fonts (${clash}).`, { existingId: clash });
 }
 
 /** Moves the staged file to its blob; undone (R2 side) when the D1 batch then fails. */
@@ -246,10 +194,10 @@ async function commitAndWrite(
 ): Promise<void> {
   const bucket = s.t.env.FILES;
   const db = s.t.env.DB;
-  const known = await db.prepare(`SELECT refcount FROM blobs WHERE tenant_id = ?1 AND sha256 = ?2`).bind(s.t.tenantId, staged.sha256).first();
+  const known = await blobRefcount(db, s.t.tenantId, staged.sha256);
   await commitStaged(bucket, staged, info.mimeType, info.bytes, early);
   try {
-    await db.batch([addBlobRef(db, s.t.tenantId, staged.sha256, staged.size, info.mimeType), ...statements(staged.sha256)]);
+    await store.writeWithBlobRef(db, s.t.tenantId, { sha: staged.sha256, size: staged.size, contentType: info.mimeType }, statements(staged.sha256));
   } catch (e) {
     if (!known) await bucket.delete(blobKey(s.t.tenantId, staged.sha256)).catch(() => {});
     throw e;
@@ -271,7 +219,7 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
     const id = input.id ?? newId();
     if (input.id !== undefined && !isClientId(input.id)) throw new ValidationError({ id: ['An id is 1–64 characters of A–Z, a–z, 0–9, _ and -.'] });
     const db = s.t.env.DB;
-    if (await db.prepare(`SELECT 1 FROM assets WHERE tenant_id = ?1 AND id = ?2`).bind(s.t.tenantId, id).first()) {
+    if (await store.assetIdTaken(db, s.t.tenantId, id)) {
       throw new ConflictError('IdConflict', `An asset with the id ${id} already exists.`, { id });
     }
     const path = s.kind.folders ? normalisePath(input.path) : '/';
@@ -294,19 +242,13 @@ export async function createAsset(s: AssetScope, input: NewAsset): Promise<Asset
     if (pdfPages) early = (await time('pages', () => drawImportedPdfPages(s.t.env, input.staged, info, id))).early;
     try {
       await time('commit', () => commitAndWrite(s, input.staged, info, (sha) => [
-        db
-          .prepare(
-            `INSERT INTO assets (tenant_id, id, type, owner_id, folder_id, name, blob_sha, size, mime_type, format, custom_fields, metadata,
-               retention_policy, design_type, has_problems, mockup_type, link_source_id, postscript_name, namespace, source_id, resource_type)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)`,
-          )
-          .bind(
-            s.t.tenantId, id, s.kind.type, owner, folderId, name, sha, input.staged.size, info.mimeType, info.format,
-            JSON.stringify(customFields), JSON.stringify({ ...metadata, ...input.extraMetadata }), retention,
-            s.kind.type === 'design' ? (info.designType ?? 'Psd') : null, hasProblems ? 1 : 0,
-            s.kind.type === 'mockup' ? (input.mockupType ?? info.mockupType ?? 'Mockup2D') : null, input.linkSourceId ?? null,
-            info.postscriptName ?? null, input.namespace ?? null, input.sourceId ?? null, input.resourceType ?? null,
-          ),
+        store.insertAssetStatement(db, s.t.tenantId, {
+          id, type: s.kind.type, ownerId: owner, folderId, name, blobSha: sha, size: input.staged.size, mimeType: info.mimeType, format: info.format,
+          customFields, metadata: { ...metadata, ...input.extraMetadata }, retentionPolicy: retention,
+          designType: s.kind.type === 'design' ? (info.designType ?? 'Psd') : null, hasProblems,
+          mockupType: s.kind.type === 'mockup' ? (input.mockupType ?? info.mockupType ?? 'Mockup2D') : null, linkSourceId: input.linkSourceId ?? null,
+          postscriptName: info.postscriptName ?? null, namespace: input.namespace ?? null, sourceId: input.sourceId ?? null, resourceType: input.resourceType ?? null,
+        }),
       ], early));
       committed = true;
     } catch (e) {
@@ -338,14 +280,10 @@ export async function replaceContent(s: AssetScope, id: string, staged: Staged, 
     if (s.kind.type === 'image') await deletePdfPages(s.t.env.FILES, s.t.tenantId, row.id, pageCount);
     await commitAndWrite(s, staged, info, (sha) => [
       ...(row.blobSha ? [dropBlobRef(db, s.t.tenantId, row.blobSha)] : []),
-      db
-        .prepare(
-          `UPDATE assets SET blob_sha = ?3, size = ?4, mime_type = ?5, format = ?6, metadata = ?7, has_problems = ?8, design_type = coalesce(?9, design_type),
-             mockup_type = coalesce(?10, mockup_type), postscript_name = ?11, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER)
-           WHERE tenant_id = ?1 AND id = ?2`,
-        )
-        .bind(s.t.tenantId, row.id, sha, staged.size, info.mimeType, info.format, JSON.stringify(metadata), hasProblems ? 1 : 0,
-          info.designType ?? null, info.mockupType ?? null, info.postscriptName ?? null),
+      store.replaceContentStatement(db, s.t.tenantId, row.id, {
+        blobSha: sha, size: staged.size, mimeType: info.mimeType, format: info.format, metadata, hasProblems,
+        designType: info.designType ?? null, mockupType: info.mockupType ?? null, postscriptName: info.postscriptName ?? null,
+      }),
     ]);
     return getAsset(s, id);
   } finally {
@@ -380,15 +318,14 @@ export async function updateAsset(s: AssetScope, id: string, change: AssetChange
   if (await nameTaken(scoped, row.ownerId, folderId, name, row.id)) throw nameConflict(s, name);
   const customFields = change.customFields !== undefined ? checkCustomFields(change.customFields) : row.customFields;
   try {
-    await s.t.env.DB.prepare(
-      `UPDATE assets SET name = ?3, folder_id = ?4, custom_fields = ?5, namespace = ?6, source_id = ?7, resource_type = ?8,
-         last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE tenant_id = ?1 AND id = ?2`,
-    )
-      .bind(s.t.tenantId, row.id, name, folderId, JSON.stringify(customFields),
-        change.namespace !== undefined ? change.namespace : row.namespace,
-        change.sourceId !== undefined ? change.sourceId : row.sourceId,
-        change.type !== undefined ? change.type : row.resourceType)
-      .run();
+    await store.updateAssetFields(s.t.env.DB, s.t.tenantId, row.id, {
+      name,
+      folderId,
+      customFields,
+      namespace: change.namespace !== undefined ? change.namespace : row.namespace,
+      sourceId: change.sourceId !== undefined ? change.sourceId : row.sourceId,
+      resourceType: change.type !== undefined ? change.type : row.resourceType,
+    });
   } catch (e) {
     if (isUnique(e)) throw nameConflict(s, name);
     throw e;
@@ -398,11 +335,10 @@ export async function updateAsset(s: AssetScope, id: string, change: AssetChange
 }
 
 export async function setAnonymousAccess(s: AssetScope, row: AssetRow, on: boolean): Promise<void> {
-  const db = s.t.env.DB;
   if (on) {
     await issueAnonymous(s.t, 'asset', row.id);
   } else await dropAnonymous(s.t, 'asset', [row.id]);
-  await db.prepare(`UPDATE assets SET anonymous_access = ?3 WHERE tenant_id = ?1 AND id = ?2`).bind(s.t.tenantId, row.id, on ? 1 : 0).run();
+  await store.setAssetAnonymousFlag(s.t.env.DB, s.t.tenantId, row.id, on);
 }
 
 // --- delete ----------------------------------------------------------------------------------------
@@ -415,14 +351,7 @@ export async function setAnonymousAccess(s: AssetScope, row: AssetRow, on: boole
 async function checkNotConnected(s: AssetScope, ids: string[]): Promise<void> {
   const kind = s.kind.type;
   if (kind !== 'design' && kind !== 'mockup') return;
-  const [table, column] = kind === 'design' ? ['design_connections', 'design_id'] : ['mockup_connections', 'mockup_id'];
-  const { results } = await s.t.env.DB.prepare(
-    `SELECT DISTINCT c.${column} AS asset, p.id AS id, p.name AS name FROM ${table} c
-       JOIN products p ON p.tenant_id = c.tenant_id AND p.current_version_id = c.product_version_id
-     WHERE c.tenant_id = ?1 AND c.${column} IN (SELECT value FROM json_each(?2)) ORDER BY p.id LIMIT 100`,
-  )
-    .bind(s.t.tenantId, JSON.stringify(ids))
-    .all<{ asset: string; id: number; name: string }>();
+  const results = await productsConnectedTo(s.t.env.DB, s.t.tenantId, kind, ids);
   if (!results.length) return;
   const products = [...new Map(results.map((r) => [r.id, { id: r.id, name: r.name }])).values()];
   const assets = [...new Set(results.map((r) => r.asset))];
@@ -437,25 +366,11 @@ async function checkNotConnected(s: AssetScope, ids: string[]): Promise<void> {
 /** 409 when a design the retention rules keep (`Never`) still names one of `ids` as its source. */
 async function checkNotInUse(s: AssetScope, ids: string[]): Promise<void> {
   await checkNotConnected(s, ids);
-  const used = await s.t.env.DB.prepare(
-    `SELECT a.id AS id, d.id AS by FROM assets a JOIN assets d ON d.tenant_id = a.tenant_id AND d.type = 'design' AND d.retention_policy = 'Never'
-       AND d.id <> a.id AND (d.source_id = a.id OR EXISTS (SELECT 1 FROM json_each(d.metadata, '$._sources') WHERE value = a.id))
-     WHERE a.tenant_id = ?1 AND a.id IN (SELECT value FROM json_each(?2)) LIMIT 1`,
-  )
-    .bind(s.t.tenantId, JSON.stringify(ids))
-    .first<{ id: string; by: string }>();
+  const used = await store.keptDesignUsingAnyOf(s.t.env.DB, s.t.tenantId, ids);
   if (used) throw new ConflictError('GeneralConflict', `The asset ${used.id} is used by the design ${used.by}, which a project keeps.`, { existingReferences: [used.by] });
 }
 
-function deleteStatements(s: AssetScope, ids: string[]): D1PreparedStatement[] {
-  const db = s.t.env.DB;
-  const list = JSON.stringify(ids);
-  return [
-    shiftBlobRefs(db, s.t.tenantId, 'assets', ids, -1),
-    db.prepare(`DELETE FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = 'asset' AND target_id IN (SELECT value FROM json_each(?2))`).bind(s.t.tenantId, list),
-    db.prepare(`DELETE FROM assets WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2))`).bind(s.t.tenantId, list),
-  ];
-}
+const deleteStatements = (s: AssetScope, ids: string[]): D1PreparedStatement[] => store.deleteAssetsStatements(s.t.env.DB, s.t.tenantId, ids);
 
 export async function deleteAsset(s: AssetScope, id: string): Promise<void> {
   const row = await getAsset(s, id);
@@ -481,10 +396,8 @@ export function checkIds(ids: unknown, field = 'ids'): string[] {
 }
 
 async function guarded(s: AssetScope, ids: string[], statements: D1PreparedStatement[], path = 'ids'): Promise<void> {
-  const db = s.t.env.DB;
-  const spec = { table: 'assets', tenantId: s.t.tenantId, ids, where: guardWhere(s) };
   try {
-    await runGuarded(db, guardIds(db, spec), statements, () => missingIds(db, { ...spec, path }));
+    await store.runGuardedOnAssets(rowsOf(s), ids, statements, path);
   } catch (e) {
     if (isUnique(e)) throw new ConflictError('NameConflict', 'A name would clash with an asset already in the target folder; nothing was changed.');
     throw e;
@@ -493,12 +406,9 @@ async function guarded(s: AssetScope, ids: string[], statements: D1PreparedState
 
 export async function batchDelete(s: AssetScope, ids: string[]): Promise<void> {
   await checkNotInUse(s, ids);
-  const pdfs = s.kind.type === 'image'
-    ? (await s.t.env.DB.prepare(`SELECT id FROM assets WHERE tenant_id = ?1 AND format = 'pdf' AND id IN (SELECT value FROM json_each(?2))`)
-        .bind(s.t.tenantId, JSON.stringify(ids)).all<{ id: string }>()).results
-    : [];
+  const pdfs = s.kind.type === 'image' ? await store.pdfAssetIds(s.t.env.DB, s.t.tenantId, ids) : [];
   await guarded(s, ids, deleteStatements(s, ids));
-  await deletePagesOf(s.t.env.FILES, s.t.tenantId, pdfs.map((r) => r.id));
+  await deletePagesOf(s.t.env.FILES, s.t.tenantId, pdfs);
 }
 
 // --- copy ------------------------------------------------------------------------------------------
@@ -526,12 +436,7 @@ class FolderNames {
     if (!map) {
       map = new Map();
       if (this.s.kind.type !== 'resource') {
-        const { results } = await this.s.t.env.DB.prepare(
-          `SELECT id, name, blob_sha AS blobSha FROM assets WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND folder_id = ?4`,
-        )
-          .bind(this.s.t.tenantId, this.s.kind.type, owner, folderId)
-          .all<{ id: string; name: string; blobSha: string | null }>();
-        for (const r of results) map.set(r.name.toLowerCase(), { id: r.id, blobSha: r.blobSha });
+        for (const r of await store.namesInFolder(this.s.t.env.DB, this.s.t.tenantId, this.s.kind.type, owner, folderId)) map.set(r.name.toLowerCase(), { id: r.id, blobSha: r.blobSha });
       }
       this.names.set(key, map);
     }
@@ -576,14 +481,7 @@ async function planCopy(s: AssetScope, row: AssetRow, target: CopyTarget, folder
         statements: [
           ...(row.blobSha ? [addBlobRef(db, s.t.tenantId, row.blobSha, row.size, row.mimeType)] : []),
           ...(dropped ? [dropBlobRef(db, s.t.tenantId, dropped)] : []),
-          db
-            .prepare(
-              `UPDATE assets SET (blob_sha, size, mime_type, format, metadata, design_type, has_problems, mockup_type, link_source_id, postscript_name,
-                 last_modified) = (SELECT blob_sha, size, mime_type, format, metadata, design_type, has_problems, mockup_type, link_source_id, postscript_name,
-                 CAST(unixepoch('subsec') * 1000 AS INTEGER) FROM assets WHERE tenant_id = ?1 AND id = ?2)
-               WHERE tenant_id = ?1 AND id = ?3`,
-            )
-            .bind(s.t.tenantId, row.id, clash.id),
+          store.copyContentStatement(db, s.t.tenantId, row.id, clash.id),
         ],
       };
     }
@@ -601,15 +499,9 @@ async function planCopy(s: AssetScope, row: AssetRow, target: CopyTarget, folder
     id,
     created: true,
     statements: [
-      db
-        .prepare(
-          `INSERT INTO assets (tenant_id, id, type, owner_id, folder_id, name, blob_sha, size, mime_type, format, custom_fields, metadata, retention_policy,
-             design_type, has_problems, mockup_type, link_source_id, postscript_name, namespace, source_id, resource_type)
-           SELECT tenant_id, ?3, type, ?4, ?5, ?6, blob_sha, size, mime_type, format, custom_fields, metadata, ?7,
-             design_type, has_problems, mockup_type, link_source_id, postscript_name, coalesce(?8, namespace), coalesce(?9, source_id), resource_type
-           FROM assets WHERE tenant_id = ?1 AND id = ?2`,
-        )
-        .bind(s.t.tenantId, row.id, id, owner, folderId, name, owner ? 'Default' : 'Unknown', target.namespace ?? null, target.sourceId ?? null),
+      store.copyAssetStatement(db, s.t.tenantId, row.id, {
+        id, ownerId: owner, folderId, name, retentionPolicy: owner ? 'Default' : 'Unknown', namespace: target.namespace ?? null, sourceId: target.sourceId ?? null,
+      }),
       ...(row.blobSha ? [addBlobRef(db, s.t.tenantId, row.blobSha, row.size, row.mimeType)] : []),
     ],
   };
@@ -631,11 +523,7 @@ export async function copyAsset(s: AssetScope, id: string, target: CopyTarget): 
 }
 
 export async function batchCopy(s: AssetScope, ids: string[], target: Omit<CopyTarget, 'name'>): Promise<void> {
-  const { results } = await stmt(
-    s.t.env.DB,
-    sql`SELECT ${sql.raw(ASSET_COLUMNS)} FROM assets WHERE tenant_id = ${s.t.tenantId} AND type = ${s.kind.type} AND ${ownerClause(s)} AND ${inJsonList(sql.raw('id'), ids)}`,
-  ).all<Record<string, unknown>>();
-  const rows = new Map(results.map((r) => [r.id as string, assetRow(r)]));
+  const rows = new Map((await store.selectAssets(rowsOf(s), ids)).map((r) => [r.id, r]));
   if (rows.size !== ids.length) {
     const errors: Record<string, string[]> = {};
     ids.forEach((id, i) => rows.has(id) || (errors[`ids[${i}]`] = [`No such ${s.kind.noun}: ${id}.`]));
@@ -655,9 +543,7 @@ export async function batchUpdateParentFolder(s: AssetScope, ids: string[], path
   const fs = folderScope(s);
   const target = folderId !== undefined && folderId !== null ? (await folderOr404(fs, folderId)).id : await ensureFolder(fs, path ?? '/');
   await guarded(s, ids, [
-    s.t.env.DB.prepare(
-      `UPDATE assets SET folder_id = ?3, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2))`,
-    ).bind(s.t.tenantId, JSON.stringify(ids), target),
+    store.moveToFolderStatement(s.t.env.DB, s.t.tenantId, ids, target),
   ]);
 }
 
@@ -665,10 +551,7 @@ export async function batchUpdateParentFolder(s: AssetScope, ids: string[], path
 export async function batchUpdateCustomFields(s: AssetScope, ids: string[], fields: Record<string, unknown>): Promise<void> {
   checkCustomFields(fields);
   await guarded(s, ids, [
-    s.t.env.DB.prepare(
-      `UPDATE assets SET custom_fields = json_patch(custom_fields, ?3), last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER)
-       WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2))`,
-    ).bind(s.t.tenantId, JSON.stringify(ids), JSON.stringify(fields)),
+    store.mergeCustomFieldsStatement(s.t.env.DB, s.t.tenantId, ids, fields),
   ]);
 }
 
@@ -677,8 +560,6 @@ export interface DiscreteChange {
   fieldsToUpdate?: Record<string, unknown>;
   fieldsToRemove?: string[];
 }
-
-const jsonKeyPath = (k: string) => `$."${k.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
 /** Per asset: add sets absent keys, update sets present keys, remove drops keys; one batch. */
 export async function batchUpdateDiscrete(s: AssetScope, changes: Record<string, DiscreteChange>): Promise<void> {
@@ -690,28 +571,7 @@ export async function batchUpdateDiscrete(s: AssetScope, changes: Record<string,
     const c = changes[id]!;
     checkCustomFields(c.fieldsToAdd ?? {}, `${id}.fieldsToAdd`);
     checkCustomFields(c.fieldsToUpdate ?? {}, `${id}.fieldsToUpdate`);
-    let expr = 'custom_fields';
-    const params: unknown[] = [];
-    const p = () => `?${params.length + 2}`; // the parameter just pushed (?1 tenant, ?2 id)
-    for (const [k, v] of Object.entries(c.fieldsToAdd ?? {})) {
-      params.push(jsonKeyPath(k));
-      const a = p();
-      params.push(JSON.stringify(v ?? null));
-      expr = `json_insert(${expr}, ${a}, json(${p()}))`;
-    }
-    for (const [k, v] of Object.entries(c.fieldsToUpdate ?? {})) {
-      params.push(jsonKeyPath(k));
-      const a = p();
-      params.push(JSON.stringify(v ?? null));
-      expr = `json_replace(${expr}, ${a}, json(${p()}))`;
-    }
-    for (const k of c.fieldsToRemove ?? []) {
-      params.push(jsonKeyPath(k));
-      expr = `json_remove(${expr}, ${p()})`;
-    }
-    return db
-      .prepare(`UPDATE assets SET custom_fields = ${expr}, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE tenant_id = ?1 AND id = ?2`)
-      .bind(s.t.tenantId, id, ...params);
+    return store.changeCustomFieldsStatement(db, s.t.tenantId, id, c);
   });
   await guarded(s, ids, statements, '$');
 }
@@ -719,23 +579,14 @@ export async function batchUpdateDiscrete(s: AssetScope, changes: Record<string,
 export async function batchUpdateOwner(s: AssetScope, ids: string[], ownerId: string): Promise<void> {
   if (!ownerId.trim() || ownerId.length > 256) throw new ValidationError({ ownerId: ['ownerId must be 1–256 characters and not blank.'] });
   // The assets keep their folder path under the new owner (folders are per owner).
-  const { results } = await s.t.env.DB.prepare(
-    `SELECT a.id AS id, coalesce(f.path, '/') AS path FROM assets a LEFT JOIN folders f ON f.tenant_id = a.tenant_id AND f.id = a.folder_id
-     WHERE a.tenant_id = ?1 AND a.id IN (SELECT value FROM json_each(?2))`,
-  )
-    .bind(s.t.tenantId, JSON.stringify(ids))
-    .all<{ id: string; path: string }>();
+  const results = await store.folderPathsOfAssets(s.t.env.DB, s.t.tenantId, ids);
   const fs = folderScope(s, ownerId);
   const target = new Map<string, string>();
   for (const r of results) target.set(r.id, s.kind.folders ? await ensureFolder(fs, r.path) : '');
   await guarded(
     s,
     ids,
-    ids.map((id) =>
-      s.t.env.DB.prepare(
-        `UPDATE assets SET owner_id = ?3, folder_id = ?4, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE tenant_id = ?1 AND id = ?2`,
-      ).bind(s.t.tenantId, id, ownerId, target.get(id) ?? ''),
-    ),
+    ids.map((id) => store.changeOwnerStatement(s.t.env.DB, s.t.tenantId, id, ownerId, target.get(id) ?? '')),
   );
 }
 
@@ -748,12 +599,7 @@ export async function deleteFolder(s: AssetScope, folderId: string, recursive: b
   if (!folder.id) throw new ValidationError({ id: ['The root folder cannot be deleted.'] });
   const folderIds = await subtreeIds(fs, folder);
   const db = s.t.env.DB;
-  const { results } = await db
-    .prepare(
-      `SELECT id, type = 'image' AND format = 'pdf' AS pdf FROM assets WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND folder_id IN (SELECT value FROM json_each(?4))`,
-    )
-    .bind(s.t.tenantId, s.kind.type, fs.ownerId, JSON.stringify(folderIds))
-    .all<{ id: string; pdf: number }>();
+  const results = await store.assetsInFolders(db, s.t.tenantId, s.kind.type, fs.ownerId, folderIds);
   const assetIds = results.map((r) => r.id);
   if (!recursive && (folderIds.length > 1 || assetIds.length)) {
     throw new ConflictError('GeneralConflict', `The folder ${folder.path} is not empty; pass recursive=true to delete it with its content.`);
@@ -761,9 +607,7 @@ export async function deleteFolder(s: AssetScope, folderId: string, recursive: b
   if (assetIds.length) await checkNotInUse(s, assetIds);
   await db.batch([
     ...(assetIds.length ? deleteStatements(s, assetIds) : []),
-    db.prepare(`DELETE FROM folders WHERE tenant_id = ?1 AND type = ?2 AND owner_id = ?3 AND id IN (SELECT value FROM json_each(?4))`).bind(
-      s.t.tenantId, s.kind.type, fs.ownerId, JSON.stringify(folderIds),
-    ),
+    deleteFoldersStatement(fs, folderIds),
   ]);
   await deletePagesOf(s.t.env.FILES, s.t.tenantId, results.filter((r) => r.pdf).map((r) => r.id));
 }
@@ -777,22 +621,13 @@ async function deletePagesOf(bucket: R2Bucket, tenantId: number, pdfIds: string[
 }
 
 export async function folderEntities(s: AssetScope, folderId: string): Promise<AssetRow[]> {
-  const { results } = await stmt(
-    s.t.env.DB,
-    sql`SELECT ${sql.raw(ASSET_COLUMNS)} FROM assets WHERE tenant_id = ${s.t.tenantId} AND type = ${s.kind.type} AND owner_id = ${s.owner ?? ''}
-        AND folder_id = ${folderId} ORDER BY name COLLATE NOCASE LIMIT 1000`,
-  ).all<Record<string, unknown>>();
-  return results.map(assetRow);
+  return store.selectAssetsInFolder(rowsOf(s), folderId);
 }
 
 // --- resources: namespaces -------------------------------------------------------------------------
 
 export async function deleteNamespace(s: AssetScope, namespace: string): Promise<number> {
-  const { results } = await stmt(
-    s.t.env.DB,
-    sql`SELECT id FROM assets WHERE tenant_id = ${s.t.tenantId} AND type = 'resource' AND namespace = ${namespace} AND ${ownerClause(s)}`,
-  ).all<{ id: string }>();
-  const ids = results.map((r) => r.id);
+  const ids = await store.resourceIdsInNamespace(rowsOf(s), namespace);
   for (let i = 0; i < ids.length; i += MAX_BATCH) await s.t.env.DB.batch(deleteStatements(s, ids.slice(i, i + MAX_BATCH)));
   return ids.length;
 }
@@ -801,14 +636,11 @@ export async function deleteNamespace(s: AssetScope, namespace: string): Promise
 
 export async function setRetention(s: AssetScope, id: string, policy: RetentionPolicy): Promise<void> {
   const row = await getAsset(s, id);
-  await s.t.env.DB.prepare(`UPDATE assets SET retention_policy = ?3 WHERE tenant_id = ?1 AND id = ?2`).bind(s.t.tenantId, row.id, policy).run();
+  await store.setRetentionPolicy(s.t.env.DB, s.t.tenantId, row.id, policy);
 }
 
 async function retentionPeriodMs(db: D1Database, tenantId: number): Promise<number | null> {
-  const row = await db
-    .prepare(`SELECT enable_assets_retention AS on_, assets_retention_period_in_days AS days FROM tenant_settings WHERE tenant_id = ?1`)
-    .bind(tenantId)
-    .first<{ on_: number; days: number }>();
+  const row = await assetsRetentionOf(db, tenantId);
   return row?.on_ ? (row.days ?? 30) * 86_400_000 : null;
 }
 
@@ -827,60 +659,22 @@ export interface StorageInfo {
 export async function storageInfo(s: AssetScope, retainable: boolean): Promise<StorageInfo> {
   const period = await retentionPeriodMs(s.t.env.DB, s.t.tenantId);
   const cutoff = period === null ? null : Date.now() - period;
-  const base = sql`tenant_id = ${s.t.tenantId} AND type = ${s.kind.type} AND ${ownerClause(s)}`;
-  const cond = retainable ? sql`${base} AND retention_policy = 'Default'` : base;
-  const temp = retainable
-    ? cutoff === null ? sql`0` : sql`retention_policy = 'Default' AND last_modified < ${cutoff}`
-    : period === null ? sql`0` : sql`retention_policy = 'Default'`;
-  const r = await stmt(
-    s.t.env.DB,
-    sql`SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes, coalesce(sum(CASE WHEN ${temp} THEN 1 ELSE 0 END), 0) AS tn,
-        coalesce(sum(CASE WHEN ${temp} THEN size ELSE 0 END), 0) AS tb FROM assets WHERE ${cond}`,
-  ).first<{ n: number; bytes: number; tn: number; tb: number }>();
+  const temporary = retainable ? (cutoff === null ? 'none' : { before: cutoff }) : period === null ? 'none' : 'retainable';
+  const r = await store.assetCounts(rowsOf(s), retainable, temporary);
   return { fileCount: r?.n ?? 0, fileSizeInBytes: r?.bytes ?? 0, temporaryFileCount: r?.tn ?? 0, temporaryFileSizeInBytes: r?.tb ?? 0 };
-}
-
-/**
- * Retention (contract): when a project is created or an item gains a design, every private asset
- * the project names becomes `Never`, with the Storage sources and preview mockups of those
- * designs (one level: the sources a print-product design names). Add this statement to the batch
- * that writes the project.
- */
-export function keepForeverStatement(db: D1Database, tenantId: number, ids: string[]): D1PreparedStatement {
-  return db
-    .prepare(
-      `UPDATE assets SET retention_policy = 'Never'
-       WHERE tenant_id = ?1 AND owner_id <> '' AND (
-         id IN (SELECT value FROM json_each(?2))
-         OR id IN (SELECT s.value FROM assets d, json_each(d.metadata, '$._sources') s
-                   WHERE d.tenant_id = ?1 AND d.id IN (SELECT value FROM json_each(?2))))`,
-    )
-    .bind(tenantId, JSON.stringify(ids));
 }
 
 /** Hourly: each tenant with retention on loses its private `Default` assets older than the period. */
 export async function sweepRetention(env: { DB: D1Database; FILES: R2Bucket }, now = Date.now()): Promise<number> {
-  const { results } = await env.DB.prepare(
-    `SELECT tenant_id AS tenantId, assets_retention_period_in_days AS days FROM tenant_settings WHERE enable_assets_retention = 1`,
-  ).all<{ tenantId: number; days: number }>();
+  const results = await tenantsWithAssetsRetention(env.DB);
   let deleted = 0;
   for (const t of results) {
     const cutoff = now - (t.days ?? 30) * 86_400_000;
     for (;;) {
-      const { results: ids } = await env.DB.prepare(
-        `SELECT id, type = 'image' AND format = 'pdf' AS pdf FROM assets
-         WHERE tenant_id = ?1 AND retention_policy = 'Default' AND last_modified < ?2 AND owner_id <> '' LIMIT 500`,
-      )
-        .bind(t.tenantId, cutoff)
-        .all<{ id: string; pdf: number }>();
+      const ids = await store.expiredRetainableAssets(env.DB, t.tenantId, cutoff);
       if (!ids.length) break;
       const list = ids.map((r) => r.id);
-      const json = JSON.stringify(list);
-      await env.DB.batch([
-        shiftBlobRefs(env.DB, t.tenantId, 'assets', list, -1),
-        env.DB.prepare(`DELETE FROM anonymous_tokens WHERE tenant_id = ?1 AND kind = 'asset' AND target_id IN (SELECT value FROM json_each(?2))`).bind(t.tenantId, json),
-        env.DB.prepare(`DELETE FROM assets WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2))`).bind(t.tenantId, json),
-      ]);
+      await env.DB.batch(store.deleteAssetsStatements(env.DB, t.tenantId, list));
       await deletePagesOf(env.FILES, t.tenantId, ids.filter((r) => r.pdf).map((r) => r.id));
       deleted += list.length;
       if (list.length < 500) break;

@@ -15,11 +15,12 @@ import { MemorySink } from '../../engine/pdf/sink';
 import { preparePreview } from '../../engine/render-request';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite } from '../../engine/raster';
 import { renderSvg } from '../../engine/personalise/resvg';
+import type { PersonalisationData } from '../../engine/personalise';
 import { ServerTiming } from '../../http/server-timing';
 import { imageFetcher } from '../../dynamic-image/context';
 import * as assets from '../assets';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError, type TenantContext } from '../core';
-import { artworkLayers } from '../api/processor/service';
+import { artworkLayers } from '../assets/mockup-layers';
 import {
   renderPdf,
   renderPreview,
@@ -68,12 +69,12 @@ const EXT: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', '
 /** PSD variableData → the engine's personalisation data (Text → text, Image → image). */
 function psdData(variableData: VariableInfo[] | undefined) {
   if (!variableData?.length) return undefined;
-  const data: Record<string, unknown> = {};
+  const data: PersonalisationData = {};
   variableData.forEach((v, i) => {
     if (!v || typeof v.name !== 'string' || typeof v.value !== 'string') throw new ValidationError({ [`variableData[${i}]`]: ['an object {name, value, type}'] });
     data[v.name] = String(v.type ?? '').toLowerCase() === 'image' ? { type: 'image', image: v.value } : { type: 'text', text: v.value };
   });
-  return data as never;
+  return data;
 }
 
 /** A PSD design through the rendering engine (its errors are the engine's 4xx, mapped by assets.engineError). */
@@ -220,7 +221,7 @@ export async function placeInMockup(
         size: { width: cfg.width ?? 800, height: cfg.height ?? 800 },
         jpegQuality: cfg.jpegQuality ?? 85,
         unsharpMask: null,
-        data: { [layer.name]: { type: 'image', image: SURFACE_IMAGE, resizeMode: 'fill' } } as never,
+        data: { [layer.name]: { type: 'image', image: SURFACE_IMAGE, resizeMode: 'fill' } },
       },
       { urlImages: new UrlImages(imageFetcher(t.env)) },
     );
@@ -303,19 +304,15 @@ export async function toResource(t: TenantContext, file: RenderedFile, target: R
   const scope = assets.scopeFor(t, kind, target.resourceOwnerId, kind.private);
   const name = target.resourceName ?? `${defaultName}.${file.ext}`;
   const namespace = target.resourceNamespace ?? null;
-  const existing = await t.env.DB.prepare(
-    `SELECT id FROM assets WHERE tenant_id = ?1 AND type = 'resource' AND owner_id = ?2 AND name = ?3 COLLATE NOCASE AND coalesce(namespace, '') = ?4 LIMIT 1`,
-  )
-    .bind(t.tenantId, scope.owner ?? '', name, namespace ?? '')
-    .first<{ id: string }>();
+  const existingId = await assets.resourceIdNamed(t.env.DB, t.tenantId, scope.owner ?? '', name, namespace);
   const staged = await assets.stageBytes(t.env.FILES, t.tenantId, file.bytes);
   let row: assets.AssetRow;
-  if (existing) {
+  if (existingId) {
     if (!target.overwriteExistingResource) {
       await t.env.FILES.delete(staged.key).catch(() => {});
       throw new ConflictError('NameConflict', `A resource named "${name}" already exists${namespace ? ` in namespace ${namespace}` : ''}; set overwriteExistingResource to replace it.`, { name });
     }
-    row = await assets.replaceContent(scope, existing.id, staged, file.mime);
+    row = await assets.replaceContent(scope, existingId, staged, file.mime);
     if (target.anonymousAccess !== undefined && target.anonymousAccess !== row.anonymousAccess) await assets.setAnonymousAccess(scope, row, target.anonymousAccess);
   } else {
     row = await assets.createAsset(scope, {

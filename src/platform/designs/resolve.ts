@@ -168,7 +168,7 @@ function inFolder(folderPath: string, allowed: string): boolean {
 
 async function folderPathOf(t: TenantContext, row: assets.AssetRow): Promise<string> {
   if (!row.folderId) return '/';
-  const f = await t.env.DB.prepare(`SELECT path, name FROM folders WHERE tenant_id = ?1 AND id = ?2`).bind(t.tenantId, row.folderId).first<{ path: string; name: string }>();
+  const f = await assets.folderPathById(t.env.DB, t.tenantId, row.folderId);
   return f ? `${f.path.replace(/\/?$/, '/')}${f.name}/` : '/';
 }
 

@@ -117,27 +117,10 @@ export async function saveDesign(d: StoredDesign, model: PrintProductModel, etag
   const lookup = await assets.FontLookup.load(t.env, t.tenantId);
   const resolved = assets.resolveFonts(lookup, assets.printProductFonts(model));
   metadata.fonts = resolved.fonts;
-  const known = await db.prepare(`SELECT 1 FROM blobs WHERE tenant_id = ?1 AND sha256 = ?2`).bind(t.tenantId, sha).first();
+  const known = await assets.blobKnown(db, t.tenantId, sha);
   await assets.commitStaged(t.env.FILES, staged, 'application/json', bytes);
-  const still = `EXISTS (SELECT 1 FROM assets WHERE tenant_id = ?1 AND id = ?2 AND blob_sha = ?3)`;
-  const results = await db.batch([
-    db
-      .prepare(
-        `INSERT INTO blobs (tenant_id, sha256, size, content_type, refcount) SELECT ?1, ?4, ?5, 'application/json', 1 WHERE ${still}
-         ON CONFLICT (tenant_id, sha256) DO UPDATE SET refcount = refcount + 1, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER)`,
-      )
-      .bind(t.tenantId, d.row.id, etag, sha, bytes.byteLength),
-    db
-      .prepare(`UPDATE blobs SET refcount = refcount - 1, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE tenant_id = ?1 AND sha256 = ?3 AND ${still}`)
-      .bind(t.tenantId, d.row.id, etag),
-    db
-      .prepare(
-        `UPDATE assets SET blob_sha = ?4, size = ?5, metadata = ?6, has_problems = ?7, last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER)
-         WHERE tenant_id = ?1 AND id = ?2 AND blob_sha = ?3`,
-      )
-      .bind(t.tenantId, d.row.id, etag, sha, bytes.byteLength, JSON.stringify(metadata), resolved.missing.length ? 1 : 0),
-  ]);
-  if (!results[2]!.meta.changes) {
+  const swapped = await assets.swapDesignContent(db, t.tenantId, d.row.id, etag, { sha, size: bytes.byteLength, metadata, hasProblems: resolved.missing.length > 0 });
+  if (!swapped) {
     if (!known) await t.env.FILES.delete(assets.blobKey(t.tenantId, sha)).catch(() => {});
     throw new ConflictError('GeneralConflict', `The design ${d.row.id} was changed by another request; read it again and retry.`, { id: d.row.id });
   }

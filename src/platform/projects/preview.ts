@@ -25,24 +25,18 @@ interface PreviewFile {
   rendered: boolean;
 }
 
-async function resourceRow(t: TenantContext, where: string, ...params: unknown[]) {
-  return t.env.DB.prepare(`SELECT id, blob_sha, mime_type FROM assets WHERE tenant_id = ?1 AND type = 'resource' AND ${where} LIMIT 1`)
-    .bind(t.tenantId, ...params)
-    .first<{ id: string; blob_sha: string | null; mime_type: string | null }>();
-}
-
 /** The preview of a project, rendering and storing it when the items carry no Preview resource. */
 async function previewOf(t: TenantContext, projectId: string): Promise<PreviewFile> {
   const { project, items } = await projectOr404(t, projectId);
   for (const item of items) {
     for (const r of JSON.parse(item.resources || '[]') as Array<{ resourceId: string | null; type: string }>) {
       if (r.type !== 'Preview' || !r.resourceId) continue;
-      const row = await resourceRow(t, `id = ?2 AND owner_id IN ('', ?3)`, r.resourceId, project.owner_id);
+      const row = await assets.resourceByIdFor(t.env.DB, t.tenantId, r.resourceId, project.owner_id);
       if (row?.blob_sha) return { id: row.id, blobSha: row.blob_sha, mime: row.mime_type, rendered: false };
     }
   }
   const source = `project-${project.id}`;
-  const kept = await resourceRow(t, `namespace = ?2 AND source_id = ?3 AND owner_id = ''`, PREVIEW_NAMESPACE, source);
+  const kept = await assets.publicResourceBySource(t.env.DB, t.tenantId, PREVIEW_NAMESPACE, source);
   if (kept?.blob_sha) return { id: kept.id, blobSha: kept.blob_sha, mime: kept.mime_type, rendered: true };
 
   // The first item with a design: its own designIds, else its product variant's (as extract-project-design finds them).
@@ -60,12 +54,12 @@ async function previewOf(t: TenantContext, projectId: string): Promise<PreviewFi
     }
   }
   if (!item || !designId) throw new NotFoundError('This project has no Preview resource and no design to render one from.');
-  const owner = await t.env.DB.prepare(`SELECT owner_id FROM assets WHERE tenant_id = ?1 AND type = 'design' AND id = ?2`).bind(t.tenantId, designId).first<{ owner_id: string }>();
-  if (!owner) throw new NotFoundError(`The project's design ${designId} no longer exists.`);
+  const ownerId = await assets.designOwner(t.env.DB, t.tenantId, designId);
+  if (ownerId === null) throw new NotFoundError(`The project's design ${designId} no longer exists.`);
   // Drawn with the item's fields (the shopper's data, as the ordered PDF has it); data the
   // render refuses (an image since deleted) leaves the design as it is rather than no preview.
-  const request = { designId, ownerId: owner.owner_id || undefined, renderingConfig: { fileFormat: 'Jpeg' as const, width: PREVIEW_SIZE, height: PREVIEW_SIZE, mockupStrategy: 'None' as const } };
-  const variableData = await itemVariableData(t, await loadDesign(t, designId, owner.owner_id || undefined), JSON.parse(item.fields || '{}'));
+  const request = { designId, ownerId: ownerId || undefined, renderingConfig: { fileFormat: 'Jpeg' as const, width: PREVIEW_SIZE, height: PREVIEW_SIZE, mockupStrategy: 'None' as const } };
+  const variableData = await itemVariableData(t, await loadDesign(t, designId, ownerId || undefined), JSON.parse(item.fields || '{}'));
   const file = await renderDesign(t, { ...request, variableData }, false).catch((e) => {
     if (!variableData.length || !(e instanceof PlatformError) || e.status >= 500) throw e;
     return renderDesign(t, request, false);
@@ -76,7 +70,7 @@ async function previewOf(t: TenantContext, projectId: string): Promise<PreviewFi
     { resourceName: `project-${project.id}-preview.jpg`, resourceNamespace: PREVIEW_NAMESPACE, resourceSourceId: source, resourceType: 'Preview', anonymousAccess: true, overwriteExistingResource: true },
     `project-${project.id}-preview`,
   );
-  const row = await resourceRow(t, `id = ?2`, String(info.id));
+  const row = await assets.resourceById(t.env.DB, t.tenantId, String(info.id));
   return { id: row!.id, blobSha: row!.blob_sha!, mime: row!.mime_type, rendered: true };
 }
 

@@ -4,24 +4,18 @@
  * resources, PDF page extraction and embedding linked data. Free of HTTP.
  */
 import { PDFDocument } from 'pdf-lib';
-import { compileTemplate, loadCompiledTemplate, walkLayers } from '../../../engine';
+import { walkLayers } from '../../../engine';
 import { sha256Hex } from '../../../engine/hash';
-import type { CompiledTemplate, LayerNode } from '../../../engine/types';
 import { outboundFetch, OutboundError } from '../../../http/outbound';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite, resample } from '../../../engine/raster';
 import { NotFoundError, tenantKey, UnprocessableError, ValidationError } from '../../core';
 import * as assets from '../../assets';
 import type { AssetRow, AssetScope } from '../../assets';
 import { loadUserPdf } from '../../assets/pdf-pages';
+import { artworkLayers, assetContent as contentOf, compiledOf, type ArtworkLayer } from '../../assets/mockup-layers';
 import { countPerSheet, unionOf, type CountResult, type SheetParams } from './count-per-sheet';
 
 // --- designs -------------------------------------------------------------------------------------
-
-async function contentOf(s: AssetScope, row: AssetRow): Promise<Uint8Array> {
-  const bytes = await assets.readAssetBytes(s.t.env.FILES, row);
-  if (!bytes) throw new NotFoundError(`The ${row.type} ${row.id} has no content.`);
-  return bytes;
-}
 
 async function printProductOf(s: AssetScope, row: AssetRow): Promise<Record<string, any>> {
   return JSON.parse(new TextDecoder().decode(await contentOf(s, row)));
@@ -37,9 +31,7 @@ export async function checkDesign(s: AssetScope, id: string): Promise<{ hasProbl
   const { fonts, missing } = assets.resolveFonts(lookup, names);
   const hasProblems = missing.length > 0;
   if (hasProblems !== row.hasProblems || JSON.stringify(fonts) !== JSON.stringify(row.metadata.fonts ?? [])) {
-    await s.t.env.DB.prepare(`UPDATE assets SET has_problems = ?3, metadata = json_set(metadata, '$.fonts', json(?4)) WHERE tenant_id = ?1 AND id = ?2`)
-      .bind(s.t.tenantId, row.id, hasProblems ? 1 : 0, JSON.stringify(fonts))
-      .run();
+    await assets.setDesignFonts(s.t.env.DB, s.t.tenantId, row.id, hasProblems, fonts);
   }
   return { hasProblems, missingFonts: missing };
 }
@@ -71,35 +63,8 @@ export async function designCountPerSheet(s: AssetScope, id: string, p: SheetPar
 
 // --- mockups -------------------------------------------------------------------------------------
 
-async function compiledOf(s: AssetScope, row: AssetRow): Promise<CompiledTemplate> {
-  if (row.mockupType === 'Mockup3D') throw new UnprocessableError('A 3D mockup has no artwork layers.');
-  const hash = row.metadata._compiled as string | undefined;
-  const stored = hash ? await loadCompiledTemplate(s.t.env.FILES, hash) : null;
-  if (stored) return stored;
-  try {
-    return await compileTemplate(s.t.env.FILES, await contentOf(s, row));
-  } catch (e) {
-    throw assets.engineError(e);
-  }
-}
-
-export interface ArtworkLayer {
-  name: string;
-  index: number;
-  width: number;
-  height: number;
-  corners: number[];
-}
-
-const artwork = (l: LayerNode): ArtworkLayer => ({ name: l.name, index: l.id, width: l.smartObject!.width, height: l.smartObject!.height, corners: l.smartObject!.corners });
-
-/** The mockup's smart-object layers (the artwork placeholders), top first. */
-export async function artworkLayers(s: AssetScope, id: string): Promise<ArtworkLayer[]> {
-  const row = await assets.getAsset(s, id);
-  const compiled = await compiledOf(s, row);
-  const only = row.mockupType === 'MockupLink' ? (row.metadata.artworkLayer as string | undefined) : undefined;
-  return [...walkLayers(compiled.layers)].filter((l) => l.smartObject && (only === undefined || l.name === only)).map(artwork);
-}
+// The artwork layers live with the assets (designs render into them too); the processor serves them.
+export { artworkLayers, type ArtworkLayer };
 
 /** Groups holding artwork layers: `[{name, layers: [artwork layer names]}]`. */
 export async function mockupGroups(s: AssetScope, id: string): Promise<Array<{ name: string; layers: string[] }>> {

@@ -8,9 +8,14 @@ import { NotFoundError, requireOwnerAccess, ValidationError, type PlatformBindin
 import * as assets from '../../assets';
 import type { AssetKind, AssetScope, Received } from '../../assets';
 
-type C = Context<PlatformBindings>;
-const q = <T = Record<string, any>>(c: C) => c.req.valid('query' as never) as T;
-const body = <T = Record<string, any>>(c: C) => c.req.valid('json' as never) as T;
+/**
+ * The handlers are shared by every collection, so they see the validated query and body as the
+ * common shape; each route's own schema (routes.ts) has already checked them.
+ */
+type Validated = { out: { query: Record<string, any>; json: Record<string, any> } };
+type C = Context<PlatformBindings, string, Validated>;
+const q = <T = Record<string, any>>(c: C) => c.req.valid('query') as T;
+const body = <T = Record<string, any>>(c: C) => c.req.valid('json') as T;
 const id = (c: C) => c.req.param('id')!;
 const dto = (s: AssetScope, row: assets.AssetRow) => assets.dtoWithUrl(s, row);
 
@@ -338,8 +343,7 @@ export const anonymous = async (c: C) => {
     if (!row) throw new NotFoundError('No such file.');
     return serveArtifact(c, row, attachment, cache);
   }
-  const row = await c.env.DB.prepare(`SELECT ${ASSET_COLUMNS_SQL} FROM assets WHERE tenant_id = ?1 AND id = ?2`).bind(target.tenantId, target.targetId).first<Record<string, unknown>>();
+  const row = await assets.selectAnyAsset(c.env.DB, target.tenantId, target.targetId);
   if (!row) throw new NotFoundError('No such file.');
-  return serveAsset(c, assets.assetRowOf(row), attachment, cache);
+  return serveAsset(c, row, attachment, cache);
 };
-const ASSET_COLUMNS_SQL = assets.ASSET_COLUMNS;

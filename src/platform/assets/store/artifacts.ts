@@ -1,6 +1,12 @@
 /**
  * SQL on the `artifacts` table (uploaded files and what jobs produce). The only code that names it.
  */
+import { sql, type SQL } from 'drizzle-orm';
+import { customFieldsMatch } from '../../core/d1';
+import { likePattern, type Paging } from '../../core/paging';
+import { deleteTokensStatement } from './anonymous-tokens';
+import { addBlobRef, shiftBlobRefs } from './blobs';
+import { stmt } from './statement';
 
 /** A final artifact of an earlier job, as extract-project-artifacts borrows it. */
 export interface EarlierFinalArtifact {
@@ -29,4 +35,171 @@ export async function finalArtifactsOfCompletedJobs(db: D1Database, tenantId: nu
     .bind(tenantId, projectId, exceptJobId)
     .all<EarlierFinalArtifact>();
   return results;
+}
+
+export const ARTIFACT_TYPES = ['Temporary', 'Final', 'Service'] as const;
+export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
+
+export interface ArtifactRow {
+  tenantId: number;
+  id: string;
+  ownerId: string;
+  jobId: string | null;
+  groupName: string | null;
+  alias: string | null;
+  type: ArtifactType;
+  name: string;
+  format: string | null;
+  size: number;
+  description: string | null;
+  blobSha: string | null;
+  r2Key: string | null;
+  customFields: Record<string, unknown>;
+  anonymousAccess: boolean;
+  expiresAt: number | null;
+  lastModified: number;
+}
+
+const COLUMNS = `tenant_id AS tenantId, id, owner_id AS ownerId, job_id AS jobId, group_name AS groupName, alias, type, name, format, size,
+  description, blob_sha AS blobSha, r2_key AS r2Key, custom_fields AS customFields, anonymous_access AS anonymousAccess,
+  expires_at AS expiresAt, last_modified AS lastModified`;
+
+const rowOf = (r: Record<string, unknown>): ArtifactRow => ({
+  ...(r as unknown as ArtifactRow),
+  customFields: typeof r.customFields === 'string' ? JSON.parse(r.customFields) : {},
+  anonymousAccess: Boolean(r.anonymousAccess),
+});
+
+export async function selectArtifact(db: D1Database, tenantId: number, id: string): Promise<ArtifactRow | null> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM artifacts WHERE tenant_id = ?1 AND id = ?2`).bind(tenantId, id).first<Record<string, unknown>>();
+  return r ? rowOf(r) : null;
+}
+
+export interface ArtifactQuery extends Paging<'name' | 'lastModified' | 'size' | 'id'> {
+  group?: string;
+  jobId?: string;
+  type?: ArtifactType;
+}
+
+/** A page of a tenant's artifacts and the count of all that match, in one round trip. */
+export async function selectArtifactPage(db: D1Database, tenantId: number, f: ArtifactQuery): Promise<{ total: number; items: ArtifactRow[] }> {
+  const where: SQL[] = [sql`tenant_id = ${tenantId}`];
+  if (f.group !== undefined) where.push(sql`group_name = ${f.group}`);
+  if (f.jobId !== undefined) where.push(sql`job_id = ${f.jobId}`);
+  if (f.type) where.push(sql`type = ${f.type}`);
+  if (f.search) where.push(sql`name LIKE ${likePattern(f.search)} ESCAPE '\\'`);
+  if (f.customFields && Object.keys(f.customFields).length) where.push(customFieldsMatch(sql.raw('custom_fields'), f.customFields));
+  const cond = sql.join(where, sql` AND `);
+  const col = { name: 'name COLLATE NOCASE', lastModified: 'last_modified', size: 'size', id: 'id' } as const;
+  const order = f.sorting.length ? f.sorting.map((k) => `${col[k.field]} ${k.direction}`).join(', ') : 'id';
+  const [count, page] = await db.batch<Record<string, unknown>>([
+    stmt(db, sql`SELECT count(*) AS n FROM artifacts WHERE ${cond}`),
+    stmt(db, sql`SELECT ${sql.raw(COLUMNS)} FROM artifacts WHERE ${cond} ORDER BY ${sql.raw(order)} LIMIT ${f.take} OFFSET ${f.skip}`),
+  ]);
+  return { total: Number(count!.results[0]?.n ?? 0), items: page!.results.map(rowOf) };
+}
+
+export interface NewArtifactRow {
+  id: string;
+  type: ArtifactType;
+  name: string;
+  groupName: string | null;
+  alias: string | null;
+  format: string | null;
+  size: number;
+  description: string | null;
+  blobSha: string;
+  contentType: string | null;
+  customFields: Record<string, unknown>;
+  expiresAt: number | null;
+}
+
+/** An uploaded artifact and +1 on its blob, in one batch. */
+export async function insertUploadedArtifact(db: D1Database, tenantId: number, a: NewArtifactRow): Promise<void> {
+  await db.batch([
+    addBlobRef(db, tenantId, a.blobSha, a.size, a.contentType),
+    db
+      .prepare(
+        `INSERT INTO artifacts (tenant_id, id, type, name, group_name, alias, format, size, description, blob_sha, custom_fields, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
+      )
+      .bind(tenantId, a.id, a.type, a.name, a.groupName, a.alias, a.format, a.size, a.description, a.blobSha, JSON.stringify(a.customFields), a.expiresAt),
+  ]);
+}
+
+export interface ArtifactFields {
+  name: string;
+  groupName: string | null;
+  alias: string | null;
+  type: ArtifactType;
+  description: string | null;
+  customFields: Record<string, unknown>;
+  expiresAt: number | null;
+}
+
+export async function updateArtifactFields(db: D1Database, tenantId: number, id: string, f: ArtifactFields): Promise<void> {
+  await db
+    .prepare(
+      `UPDATE artifacts SET name = ?3, group_name = ?4, alias = ?5, type = ?6, description = ?7, custom_fields = ?8, expires_at = ?9,
+       last_modified = CAST(unixepoch('subsec') * 1000 AS INTEGER) WHERE tenant_id = ?1 AND id = ?2`,
+    )
+    .bind(tenantId, id, f.name, f.groupName, f.alias, f.type, f.description, JSON.stringify(f.customFields), f.expiresAt)
+    .run();
+}
+
+export async function setArtifactAnonymousFlag(db: D1Database, tenantId: number, id: string, on: boolean): Promise<void> {
+  await db.prepare(`UPDATE artifacts SET anonymous_access = ?3 WHERE tenant_id = ?1 AND id = ?2`).bind(tenantId, id, on ? 1 : 0).run();
+}
+
+/** Deletes artifacts with their anonymous tokens and blob refcounts, in one batch. */
+export async function deleteArtifactRows(db: D1Database, tenantId: number, ids: string[]): Promise<void> {
+  const list = JSON.stringify(ids);
+  await db.batch([
+    shiftBlobRefs(db, tenantId, 'artifacts', ids, -1),
+    deleteTokensStatement(db, tenantId, 'artifact', ids),
+    db.prepare(`DELETE FROM artifacts WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2))`).bind(tenantId, list),
+  ]);
+}
+
+/** Where an artifact's file lives: a job output's key or an uploaded blob. */
+export interface ArtifactFileRef {
+  id: string;
+  r2Key: string | null;
+  blobSha: string | null;
+}
+
+export async function artifactFilesInGroup(db: D1Database, tenantId: number, group: string): Promise<ArtifactFileRef[]> {
+  const { results } = await db.prepare(`SELECT id, r2_key AS r2Key, blob_sha AS blobSha FROM artifacts WHERE tenant_id = ?1 AND group_name = ?2`)
+    .bind(tenantId, group)
+    .all<ArtifactFileRef>();
+  return results;
+}
+
+/** Up to 1,000 Temporary artifacts that expired before `now`. */
+export async function expiredTemporaryArtifacts(db: D1Database, tenantId: number, now: number): Promise<ArtifactFileRef[]> {
+  const { results } = await db
+    .prepare(`SELECT id, r2_key AS r2Key, blob_sha AS blobSha FROM artifacts WHERE tenant_id = ?1 AND type = 'Temporary' AND expires_at < ?2 LIMIT 1000`)
+    .bind(tenantId, now)
+    .all<ArtifactFileRef>();
+  return results;
+}
+
+export interface ArtifactCounts {
+  n: number;
+  bytes: number;
+  /** Temporary ones. */
+  tn: number;
+  tb: number;
+}
+
+/** Counts and sizes of a tenant's artifacts (only the Temporary ones when `temporaryOnly`). */
+export async function artifactCounts(db: D1Database, tenantId: number, temporaryOnly: boolean): Promise<ArtifactCounts | null> {
+  return db
+    .prepare(
+      `SELECT count(*) AS n, coalesce(sum(size), 0) AS bytes,
+       coalesce(sum(CASE WHEN type = 'Temporary' THEN 1 ELSE 0 END), 0) AS tn, coalesce(sum(CASE WHEN type = 'Temporary' THEN size ELSE 0 END), 0) AS tb
+     FROM artifacts WHERE tenant_id = ?1 ${temporaryOnly ? `AND type = 'Temporary'` : ''}`,
+    )
+    .bind(tenantId)
+    .first<ArtifactCounts>();
 }
