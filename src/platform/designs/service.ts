@@ -12,6 +12,13 @@ import { NotFoundError, ValidationError } from '../core';
 import type { ContainerModel, ItemModel, PrintAreaModel, PrintProductModel, SurfaceModel } from '../../engine/print-product';
 
 type Json = Record<string, unknown>;
+
+/**
+ * A request body placed into the model as an entity. Its shape is not checked here: editModel
+ * validates the whole edited model (validateForTenant) before anything is stored, and answers
+ * 400 naming the field, so the one unchecked step is this one.
+ */
+const unchecked = <T>(body: Json): T => body as unknown as T;
 type GroupItem = Extract<ItemModel, { type: 'Group' }>;
 
 export type EntityKind = 'surface' | 'container' | 'item' | 'printArea';
@@ -162,26 +169,26 @@ export function updateEntity(model: PrintProductModel, kind: EntityKind, id: str
 export function replaceEntity(model: PrintProductModel, kind: EntityKind, id: string, body: Json): void {
   const replacement = { ...body };
   for (const k of Object.keys(replacement)) if (k.toLowerCase() === 'id') delete replacement[k];
-  const value = { ...replacement, id } as never;
+  const value: Json = { ...replacement, id };
   switch (kind) {
     case 'surface': {
       const { index } = findSurface(model, id);
-      model.surfaces[index] = value;
+      model.surfaces[index] = unchecked(value);
       return;
     }
     case 'container': {
       const { surface, index } = findContainer(model, id);
-      surface.containers[index] = value;
+      surface.containers[index] = unchecked(value);
       return;
     }
     case 'item': {
       const loc = findItem(model, id);
-      loc.list[loc.index] = value;
+      loc.list[loc.index] = unchecked(value);
       return;
     }
     case 'printArea': {
       const { surface, index } = findPrintArea(model, id);
-      surface.printAreas[index] = value;
+      surface.printAreas[index] = unchecked(value);
     }
   }
 }
@@ -236,13 +243,13 @@ export function createEntity(model: PrintProductModel, kind: EntityKind, rawBody
   const surfaceOf = () => (at.surfaceId ? findSurface(model, at.surfaceId, 'surfaceId').surface : model.surfaces[0]!);
   switch (kind) {
     case 'surface':
-      insertAt(model.surfaces, body as never, at.index);
+      insertAt(model.surfaces, unchecked(body), at.index);
       break;
     case 'printArea':
-      insertAt(surfaceOf().printAreas, body as never, at.index);
+      insertAt(surfaceOf().printAreas, unchecked(body), at.index);
       break;
     case 'container':
-      insertAt(surfaceOf().containers, body as never, at.index);
+      insertAt(surfaceOf().containers, unchecked(body), at.index);
       break;
     case 'item': {
       if (at.left !== undefined) body[Object.keys(body).find((k) => k.toLowerCase() === 'x') ?? 'x'] = at.left;
@@ -259,7 +266,7 @@ export function createEntity(model: PrintProductModel, kind: EntityKind, rawBody
         if (!surface.containers.length) throw new ValidationError({ containerId: [`surface ${surface.id} has no container; create one first`] });
         list = surface.containers[surface.containers.length - 1]!.items;
       }
-      insertAt(list, body as never, at.index);
+      insertAt(list, unchecked(body), at.index);
     }
   }
   return idOf(body);
