@@ -16,6 +16,7 @@ import { useTokenSources } from './auth/sources';
 import { canonicalRenderingPath } from './dynamic-image/canonical';
 import type { AppBindings } from './env';
 import { handleError, notFoundHandler } from './errors';
+import { ADMIN_LOGIN_PATH } from './identity/paths';
 import { docsApp } from './openapi/docs';
 import { PLATFORM_PATH, platformAreaOf, type PlatformAreaName } from './platform/core/paths';
 import { VERSION } from './version';
@@ -24,6 +25,7 @@ export type ServiceArea = 'identity' | 'rendering' | 'platform';
 
 const RENDERING_PATH = /^\/api\/(info|resources|information|rendering|results)(\/|$)/i;
 const DOCS_PATH = /^\/api\/docs(\/|$)/;
+const ADMIN_PATH = /^\/admin(\/|$)/;
 
 /** Which service area a path belongs to; docs belong to all. */
 export function serviceAreaOf(path: string): ServiceArea | 'docs' {
@@ -107,6 +109,8 @@ export function createApp() {
   const areas: Array<{ claims(path: string): boolean; root(path: string): Promise<AreaRoot> }> = [
     { claims: (path) => PLATFORM_PATH.test(path), root: (path) => platformArea(platformAreaOf(path)!) },
     { claims: (path) => RENDERING_PATH.test(path), root: once(async () => areaRoot(await renderingApp(), { canonicalPath: canonicalRenderingPath })) },
+    // The admin panel (src/admin) under /admin; its sign-in page, /admin/login, stays identity's.
+    { claims: (path) => ADMIN_PATH.test(path) && path !== ADMIN_LOGIN_PATH, root: once(async () => areaRoot((await import('./admin')).adminPanel, { at: '/admin' })) },
     { claims: () => true, root: once(async () => areaRoot(await identityApp())) },
   ];
 

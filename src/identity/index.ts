@@ -5,7 +5,6 @@
 // the admin panel are admin/ (its own routes / *-form / store split); the panel itself is
 // src/admin, mounted at /admin.
 import { createServiceApp } from '../openapi/app';
-import { adminPanel } from '../admin'; // TODO(lead): mount in app.ts
 import { adminLogin, loginPage, loginSubmit } from './login';
 import { authorizeEndpoint } from './authorize';
 import { appOriginCors } from './cors';
@@ -19,7 +18,7 @@ import { revocationEndpoint } from './revocation';
 import { tokenEndpoint } from './token-endpoint';
 import { userinfoEndpoint } from './userinfo';
 
-/** Identity service: OAuth 2.0 / OpenID Connect provider (and the admin panel, until app.ts mounts it). */
+/** Identity service: OAuth 2.0 / OpenID Connect provider. */
 export const identityApp = createServiceApp();
 documentIdentity(identityApp);
 
@@ -45,4 +44,3 @@ identityApp.all(PATHS.introspection, introspectionEndpoint);
 
 identityApp.on(['GET', 'POST'], PATHS.endSession, endSessionEndpoint);
 identityApp.post(LOGOUT_CONFIRM_PATH, confirmLogout);
-identityApp.route('/admin', adminPanel); // TODO(lead): mount in app.ts
