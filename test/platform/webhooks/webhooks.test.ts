@@ -45,7 +45,11 @@ async function attempt(eventId: string | null, endpointId: string, n: number, do
   let row: DeliveryRow | undefined;
   while (Date.now() < until) {
     row = (await rowOf(eventId, endpointId))!;
-    if (done ? done(row) : (await loggedAttempts(eventId, endpointId)) >= n) return row;
+    if (done ? done(row) : (await loggedAttempts(eventId, endpointId)) >= n) {
+      // Read again: the object's own alarm may have run between the two reads above, and the
+      // attempt is logged in the same transaction that updates the row.
+      return done ? row : (await rowOf(eventId, endpointId))!;
+    }
     if (row.status === 'Pending' && row.attempts < n && row.next_at! > Date.now()) {
       await sql(`UPDATE deliveries SET next_at = ? WHERE event_id = ? AND endpoint_id = ?`, Date.now() - 1, eventId, endpointId);
       await runInDurableObject(outbox(), (_i, state) => state.storage.setAlarm(Date.now()));
