@@ -17,11 +17,11 @@ import { assetKey } from './assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import type { TaskModule, UnitContext } from './types';
+import type { TaskParams } from '../language';
 import { loadUserPdf } from '../../assets/pdf-pages';
 
-async function patternOf(ctx: UnitContext): Promise<PatternImageRow> {
-  const p = ctx.params;
-  if (typeof p.cutPatternId === 'string' && p.cutPatternId) {
+async function patternOf(ctx: UnitContext, p: TaskParams<'combine-with-cut-pattern'>): Promise<PatternImageRow> {
+  if (p.cutPatternId) {
     const row = await publicImageById(ctx.env.DB, ctx.tenantId, p.cutPatternId);
     if (!row?.blobSha) throw new TaskFailure(`cutPatternId: there is no image ${p.cutPatternId.slice(0, 100)}`);
     return row;
@@ -29,7 +29,7 @@ async function patternOf(ctx: UnitContext): Promise<PatternImageRow> {
   const name = String(p.cutPatternName);
   let folder: string;
   try {
-    folder = normalisePath(typeof p.cutPatternFolder === 'string' ? p.cutPatternFolder : '/', 'cutPatternFolder');
+    folder = normalisePath(p.cutPatternFolder, 'cutPatternFolder');
   } catch {
     throw new ParameterError({ cutPatternFolder: ['must be a folder path such as "/" or "/die-lines"'] });
   }
@@ -64,9 +64,9 @@ function customCentre(fields: string): { x?: number; y?: number } {
   }
 }
 
-export const combineWithCutPattern: TaskModule = {
-  async run(ctx) {
-    const ink = String(ctx.params.cutPatternSpotColorName);
+export const combineWithCutPattern: TaskModule<'combine-with-cut-pattern'> = {
+  async run(ctx, p) {
+    const ink = p.cutPatternSpotColorName;
     if (!isInkName(ink)) throw new ParameterError({ cutPatternSpotColorName: ['must be 1–127 printable ASCII characters'] });
     const ref = ctx.task.inputs[0]!;
     const input = ctx.member ?? ctx.inputs(ref.name)[0];
@@ -79,22 +79,22 @@ export const combineWithCutPattern: TaskModule = {
     } catch (e) {
       throw new TaskFailure(`${input.fileName} is not a readable PDF: ${(e as Error).message}`);
     }
-    const pattern = await patternOf(ctx);
+    const pattern = await patternOf(ctx, p);
     const blob = await ctx.env.FILES.get(assetKey(ctx.tenantId, pattern.blobSha!));
     if (!blob) throw new TaskFailure(`the cut pattern ${pattern.name} has no content`);
     const die = await readDieLine(new Uint8Array(await blob.arrayBuffer()), pattern.name);
     if (!die.segments.length) throw new TaskFailure(`the cut pattern ${pattern.name} has no paths`);
     const custom = customCentre(pattern.customFields);
-    const cx = custom.x ?? (ctx.params.cutPatternCenterPointX as number | undefined);
-    const cy = custom.y ?? (ctx.params.cutPatternCenterPointY as number | undefined);
+    const cx = custom.x ?? p.cutPatternCenterPointX;
+    const cy = custom.y ?? p.cutPatternCenterPointY;
     let shared;
     for (const page of doc.getPages()) {
       const trim = page.node.TrimBox() ? page.getTrimBox() : page.getMediaBox();
       const at = { x: cx !== undefined ? trim.x + cx : trim.x + trim.width / 2, y: cy !== undefined ? trim.y + trim.height - cy : trim.y + trim.height / 2 };
-      shared = drawDieLine(doc, page, die, at, { ink, strokeWidth: Number(ctx.params.cutPatternStrokeWidth) }, shared);
+      shared = drawDieLine(doc, page, die, at, { ink, strokeWidth: p.cutPatternStrokeWidth }, shared);
     }
     const out = await doc.save({ useObjectStreams: true });
-    const name = outputBase(ctx.params, input.fileName);
+    const name = outputBase(p, input.fileName);
     await ctx.output(ctx.task.outputs[0]!.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes: out, contentType: 'application/pdf', itemId: input.itemId, source: input.source });
   },
 };

@@ -10,22 +10,23 @@ import { assetOfOwner } from '../../assets';
 import { assetKey } from './assets';
 import { TaskFailure } from './errors';
 import type { TaskModule } from './types';
+import type { TaskParams } from '../language';
 
-const TYPES: Record<string, { type: 'design' | 'image'; private: boolean }> = {
+const TYPES: Record<TaskParams<'extract-assets'>['assetType'], { type: 'design' | 'image'; private: boolean }> = {
   Design: { type: 'design', private: false },
   PrivateDesign: { type: 'design', private: true },
   Image: { type: 'image', private: false },
   PrivateImage: { type: 'image', private: true },
 };
 
-export const extractAssets: TaskModule = {
-  async run(ctx) {
+export const extractAssets: TaskModule<'extract-assets'> = {
+  async run(ctx, p) {
     const out = ctx.task.outputs[0]!;
-    const kind = TYPES[String(ctx.params.assetType)]!;
-    const ids = (ctx.params.assetIds as string[]).map((s) => s.trim()).filter(Boolean);
+    const kind = TYPES[p.assetType];
+    const ids = p.assetIds.map((s) => s.trim()).filter(Boolean);
     if (!ids.length) throw new TaskFailure('assetIds: there is nothing to extract');
     if (!out.collection && ids.length > 1) throw new TaskFailure(`assetIds has ${ids.length} entries; ${out.name} takes one (use ${out.name}*)`);
-    if (kind.private && !ctx.ownerId) throw new TaskFailure(`assetType ${String(ctx.params.assetType)}: the job has no owner, so it has no private assets`);
+    if (kind.private && !ctx.ownerId) throw new TaskFailure(`assetType ${p.assetType}: the job has no owner, so it has no private assets`);
     const owner = kind.private ? ctx.ownerId! : '';
     for (const id of ids) {
       const a = await assetOfOwner(ctx.env.DB, ctx.tenantId, id, kind.type, owner);

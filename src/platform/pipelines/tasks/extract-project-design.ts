@@ -10,7 +10,7 @@ import { TaskFailure } from './errors';
 import { numericItemId, snapshotItems } from './project';
 import type { TaskModule } from './types';
 
-export const extractProjectDesign: TaskModule = {
+export const extractProjectDesign: TaskModule<'extract-project-design'> = {
   async run(ctx) {
     const out = ctx.task.outputs[0]!;
     const found: Array<{ designId: string; itemId: number | null }> = [];

@@ -9,17 +9,17 @@ import { TaskFailure } from './errors';
 import { numericItemId, snapshotItems } from './project';
 import type { TaskModule } from './types';
 
-export const extractProjectResource: TaskModule = {
-  async run(ctx) {
+export const extractProjectResource: TaskModule<'extract-project-resource'> = {
+  async run(ctx, p) {
     const out = ctx.task.outputs[0]!;
-    const type = String(ctx.params.resourceType);
-    const wanted = typeof ctx.params.resourceName === 'string' && ctx.params.resourceName ? ctx.params.resourceName.toLowerCase() : null;
+    const type = p.resourceType;
+    const wanted = p.resourceName ? p.resourceName.toLowerCase() : null;
     const found = snapshotItems(ctx).flatMap((item) =>
       item.resources
         .filter((r) => r.type === type && (!wanted || (r.name ?? '').toLowerCase() === wanted))
         .map((r) => ({ resourceId: r.resourceId, itemId: numericItemId(item.id) })),
     );
-    if (!found.length) throw new TaskFailure(`the project has no ${type} resource${wanted ? ` named ${ctx.params.resourceName}` : ''}`);
+    if (!found.length) throw new TaskFailure(`the project has no ${type} resource${wanted ? ` named ${p.resourceName}` : ''}`);
     if (!out.collection && found.length > 1) throw new TaskFailure(`the project has ${found.length} such resources; ${out.name} takes one`);
     for (const f of found) {
       const a = await assetById(ctx.env, ctx.tenantId, f.resourceId, ['resource']);
@@ -30,10 +30,10 @@ export const extractProjectResource: TaskModule = {
   },
 };
 
-export const extractProjectArtifacts: TaskModule = {
-  async run(ctx) {
+export const extractProjectArtifacts: TaskModule<'extract-project-artifacts'> = {
+  async run(ctx, p) {
     if (ctx.projectId == null) throw new TaskFailure('the job has no project');
-    const names = (ctx.params.artifacts as string[]).map((n) => n.replace(/[*?]$/, ''));
+    const names = p.artifacts.map((n) => n.replace(/[*?]$/, ''));
     const results = await finalArtifactsOfCompletedJobs(ctx.env.DB, ctx.tenantId, ctx.projectId, ctx.jobId);
     const outputs = ctx.task.outputs;
     let any = false;

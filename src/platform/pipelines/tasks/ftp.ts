@@ -18,7 +18,7 @@ import { OutboundError, checkOutboundUrl } from '../../../http/outbound';
 import { TaskFailure, TransientFailure } from './errors';
 import { configured, protocolValue, protocolValues, remoteFolder, remoteName, safeSegments } from './remote-paths';
 import { uploadToSftp } from './sftp';
-import type { TaskModule, UnitContext } from './types';
+import type { TaskModule } from './types';
 
 interface Reply {
   code: number;

@@ -27,16 +27,17 @@ import { designOr404 } from './assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { deps } from './render';
-import type { TaskModule, UnitContext } from './types';
+import type { TaskModule } from './types';
 
 /** The template: by id, or by name in a folder (the root when none); PSD designs only. */
-export async function templateOf(env: Env, tenantId: number, p: Record<string, unknown>) {
-  let id = typeof p.templateId === 'string' && p.templateId ? p.templateId : null;
+/** A PSD template by id, else by name in its folder (populate-psd-template's, produce-imposition's). */
+export async function templateOf(env: Env, tenantId: number, p: { templateId?: string; templateName?: string; templateFolder?: string }) {
+  let id = p.templateId || null;
   if (!id) {
     const name = String(p.templateName);
     let folder: string;
     try {
-      folder = normalisePath(typeof p.templateFolder === 'string' ? p.templateFolder : '/', 'templateFolder');
+      folder = normalisePath(p.templateFolder ?? '/', 'templateFolder');
     } catch {
       throw new TaskFailure(`templateFolder "${String(p.templateFolder)}" is not a folder path`);
     }
@@ -86,16 +87,15 @@ export async function pdfInputImages(bytes: Uint8Array, dpi: number): Promise<Ui
   return out;
 }
 
-export const populatePsdTemplate: TaskModule = {
-  async run(ctx: UnitContext) {
-    const p = ctx.params;
+export const populatePsdTemplate: TaskModule<'populate-psd-template'> = {
+  async run(ctx, p) {
     const template = await templateOf(ctx.env, ctx.tenantId, p);
     const inputs = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));
     if (!inputs.length) throw new TaskFailure('populate-psd-template has no input images');
 
     const images = new Map<string, { bytes: Uint8Array; sha: string; contentType: string }>();
     const names: string[] = [];
-    const dpi = Number(p.inputImageDpi ?? 300);
+    const dpi = p.inputImageDpi;
     const add = async (bytes: Uint8Array, contentType: string) => {
       const name = `populate-${names.length + 1}.${contentType === 'image/png' ? 'png' : 'jpg'}`;
       images.set(name, { bytes, sha: await sha256Hex(bytes), contentType });
@@ -117,7 +117,7 @@ export const populatePsdTemplate: TaskModule = {
       }
       for (const png of pages) await add(png, 'image/png');
     }
-    const repeat = Number(p.inputRepeatCount ?? 1);
+    const repeat = p.inputRepeatCount;
     const sequence = names.flatMap((n) => Array<string>(repeat).fill(n));
 
     const store = new WithImages(new TenantInputStore(ctx.env, ctx.tenantId), images);

@@ -34,7 +34,7 @@ export function snapshotItems(ctx: Pick<UnitContext, 'project' | 'itemId'>): Sna
 export const numericItemId = (id: unknown): number | null => (typeof id === 'number' ? id : typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : null);
 
 /** `outputName` or the source name without extension, `_<n>` per extra page. */
-export function outputBase(params: Record<string, unknown>, sourceName: string): string {
-  const given = typeof params.outputName === 'string' && params.outputName.trim() ? params.outputName.trim() : null;
+export function outputBase(params: { outputName?: string }, sourceName: string): string {
+  const given = params.outputName?.trim() || null;
   return given ?? sourceName.replace(/\.[A-Za-z0-9]{1,5}$/, '');
 }

@@ -16,7 +16,7 @@ import { OutboundError, checkOutboundUrl } from '../../../http/outbound';
 import { OPEN, SshError, STATUS, fingerprint, openSftp, readPrivateKey, sameFingerprint, type PrivateKey, type Sftp } from '../../../lib/ssh';
 import { TaskFailure, TransientFailure } from './errors';
 import { configured, joinRemote, protocolValues, remoteFolder, remoteName, safeSegments } from './remote-paths';
-import type { TaskModule, UnitContext } from './types';
+import type { TaskModule } from './types';
 
 const FINGERPRINT = /^(SHA256:)?[A-Za-z0-9+/]{43}=?$/;
 

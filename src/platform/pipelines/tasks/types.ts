@@ -37,7 +37,7 @@ export interface UnitContext {
    * argument. Goes when src/platform/jobs/project-jobs.ts calls `prepareTask` (issue 19).
    * @deprecated
    */
-  params: Record<string, unknown>;
+  params?: Record<string, unknown>;
   /** The member index of a per-member unit; null for a whole-task unit. */
   memberIndex: number | null;
   /** The member this unit processes (per-member tasks). */
@@ -81,7 +81,7 @@ export interface UnitContext {
  * `normaliseParameters` for type `T` (defaults applied, values parsed), so a task reads them
  * without casts. A module may serve several types (`T` a union) when they share the parameters it reads.
  */
-export interface TaskModule<T extends TaskType = TaskType> {
+export interface TaskModule<T extends TaskType> {
   // A property, not a method, so that parameter types are checked strictly (no method bivariance).
   run: (ctx: UnitContext, params: TaskParams<T>) => Promise<void>;
 }

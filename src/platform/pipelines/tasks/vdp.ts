@@ -18,7 +18,7 @@ import { designOf, includesFirstPage, isPrintProduct, renderImage } from './rend
 import { printProductFiles, psdPdfWriter, psdPrintFile, streamsPdf } from './render-hires';
 import { previewSettings } from './render-preview';
 import type { VariableInfo } from '../../../engine/print-product';
-import type { HiresParams, OutputNameParams, PreviewParams, TaskParams, VdpParams } from '../language';
+import type { HiresParams, OutputNameParams, PreviewParams, VdpParams } from '../language';
 import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { loadModel, surfacePicture } from './print-product';
