@@ -20,7 +20,7 @@
  * Scopes: Assets (reads and renders _read, edits _update, creates and /to-resource _full);
  * naming an owner also needs Private_assets; the stateless helpers take any valid token.
  */
-import { z, type RouteConfig } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ServerTiming } from '../../../http/server-timing';
 import * as assets from '../../assets';
@@ -36,7 +36,10 @@ import {
   ValidationError,
   type Access,
   type PlatformBindings,
+  type TenantContext,
 } from '../../core';
+import { bodyBytes } from '../../core/body';
+import { BINARY, fileContent, jsonBody, jsonContent, multipartBody, type PlainSchema } from '../../core/route';
 import { applyItemsData, listVariables, ModelValidationError, parseModel, type ItemModel, type PrintProductModel, type SourceModel } from '../../../engine/print-product';
 import * as R from '../../designs/outputs';
 import { fetchImage, fontsOf, imageFacts, sourceBytes, storageImage, storeEmbedded } from '../../designs/resolve';
@@ -47,23 +50,20 @@ import { createDesign, editModel, ifMatch, loadDesign, loadPrintProduct, validat
 export const atomsArea = createPlatformArea('atoms');
 
 type C = Context<PlatformBindings>;
-type Handler = (c: C) => Promise<Response>;
-const json = (schema: z.ZodTypeAny, description: string) => ({ description, content: { 'application/json': { schema } } });
-const jsonBody = (schema: z.ZodTypeAny, required = true) => ({ required, content: { 'application/json': { schema } } });
-const file = (description: string) => ({ description, content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } as never }, 'image/png': { schema: { type: 'string', format: 'binary' } as never }, 'application/pdf': { schema: { type: 'string', format: 'binary' } as never } } });
+/**
+ * A model answer: the schemas declare models as open objects (one validator checks them, not zod)
+ * and the design service hands entities out as `unknown`, so the answer is documented, not typed.
+ */
+const json = (schema: z.ZodType, description: string) => jsonContent(schema, description);
+const file = (description: string) => fileContent(description, 'image/jpeg', 'image/png', 'application/pdf');
 const conflict = { 409: json(ConflictDto, 'A name clash, a lost edit race, or an effect that does not apply.') };
-const q = (c: C) => c.req.valid('query' as never) as Record<string, any>;
-const body = (c: C) => c.req.valid('json' as never) as Record<string, any>;
-const t = (c: C) => c.var.tenant;
+const TAGS = ['Design atoms'];
+const PRINT_PRODUCT_TAGS = ['Design atoms: print product'];
 
 const READ: Access = { type: 'Assets', level: 'read' };
 const UPDATE: Access = { type: 'Assets', level: 'update' };
 const FULL: Access = { type: 'Assets', level: 'full' };
 const ANY: Access = 'anyToken';
-
-function route(spec: Omit<RouteConfig, 'tags'> & { tags?: string[] }, access: Access, handler: Handler): void {
-  atomsArea.openapi(platformRoute({ tags: ['Design atoms'], ...spec } as RouteConfig, access), handler as never);
-}
 
 /** A rendered file as the response (inline), with the render's Server-Timing. */
 function fileResponse(c: C, f: R.RenderedFile, name: string, timing?: ServerTiming): Response {
@@ -73,53 +73,57 @@ function fileResponse(c: C, f: R.RenderedFile, name: string, timing?: ServerTimi
     'cache-control': 'no-store',
   };
   if (timing) headers['server-timing'] = timing.header();
-  return c.body(f.bytes as never, 200, headers);
+  return c.body(bodyBytes(f.bytes), 200, headers);
 }
 
-const withEtag = (c: C, etag: string, value: unknown) => {
-  c.header('ETag', `"${etag}"`);
-  return c.json(value as never, 200);
-};
+/** `ETag` of the design version an answer shows (send it back as If-Match). */
+const setEtag = (c: C, etag: string) => c.header('ETag', `"${etag}"`);
 
 // --- designs ---------------------------------------------------------------------------------------
 
-route(
-  {
-    method: 'post',
-    path: '/designs',
-    summary: 'Create a print-product design',
-    description: 'Validates `product` as a whole (400 by JSON path; fonts against the tenant\'s and the instance\'s stores) and stores it as a design asset with `designType: PrintProduct`.',
-    request: { query: S.CreateQuery, body: jsonBody(S.CreateDesignBody) },
-    responses: { 201: json(assets.DesignDto, 'Created.'), ...conflict },
-  },
-  FULL,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs',
+      summary: 'Create a print-product design',
+      description: 'Validates `product` as a whole (400 by JSON path; fonts against the tenant\'s and the instance\'s stores) and stores it as a design asset with `designType: PrintProduct`.',
+      request: { query: S.CreateQuery, body: jsonBody(S.CreateDesignBody) },
+      responses: { 201: json(assets.DesignDto, 'Created.'), ...conflict },
+    },
+    FULL,
+  ),
   async (c) => {
-    const b = body(c);
-    const model = await validateForTenant(t(c), b.product);
-    const owner = q(c).privateStorageOwner as string | undefined;
-    const row = await createDesign(t(c), owner, model, b.name, b.path);
-    return c.json(await assets.dtoWithUrl(assets.scopeFor(t(c), assets.assetKind('design', row.ownerId !== ''), row.ownerId || undefined), row), 201);
+    const t = c.var.tenant;
+    const b = c.req.valid('json');
+    const model = await validateForTenant(t, b.product);
+    const row = await createDesign(t, c.req.valid('query').privateStorageOwner, model, b.name, b.path);
+    return c.json(await assets.dtoWithUrl(assets.scopeFor(t, assets.assetKind('design', row.ownerId !== ''), row.ownerId || undefined), row), 201);
   },
 );
 
 // Stateless builders and helpers (literal paths before /designs/{id}).
 
-route(
-  {
-    method: 'post',
-    path: '/designs/print-product',
-    summary: 'An empty print product',
-    description: 'Each surface gets a print area covering it and one container. Nothing is stored.',
-    request: { body: jsonBody(S.EmptyProductBody) },
-    responses: { 200: json(S.ModelJson, 'The model.') },
-  },
-  ANY,
-  async (c) => c.json((await parseModel(edit.emptyProduct(body(c).surfaces))) as never, 200),
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs/print-product',
+      summary: 'An empty print product',
+      description: 'Each surface gets a print area covering it and one container. Nothing is stored.',
+      request: { body: jsonBody(S.EmptyProductBody) },
+      responses: { 200: json(S.ModelJson, 'The model.') },
+    },
+    ANY,
+  ),
+  async (c) => c.json(await parseModel(edit.emptyProduct(c.req.valid('json').surfaces)), 200),
 );
 
 /** Validates one item by placing it in a scratch model; errors keep the item-relative path. */
-async function validItem(c: C, item: unknown, path = '$'): Promise<ItemModel> {
-  const { fontExists } = await fontsOf(t(c));
+async function validItem(t: TenantContext, item: unknown, path = '$'): Promise<ItemModel> {
+  const { fontExists } = await fontsOf(t);
   const scratch = { surfaces: [{ width: 14_400, height: 14_400, containers: [{ items: [item] }] }] };
   try {
     const model = await parseModel(scratch, { fontExists });
@@ -134,68 +138,79 @@ async function validItem(c: C, item: unknown, path = '$'): Promise<ItemModel> {
 
 for (const shape of ['rectangle', 'ellipse'] as const) {
   const type = shape === 'rectangle' ? 'Rectangle' : 'Ellipse';
-  route(
-    {
-      method: 'post',
-      path: `/designs/print-product/items/${shape}`,
-      summary: `A ${type} item`,
-      description: `The body is the item's properties (\`x, y, width, height, fillColor, borderColor, borderWidth${shape === 'rectangle' ? ', cornerRadius' : ''}\`…); the answer has its defaults and a generated id. Nothing is stored.`,
-      request: { body: jsonBody(S.EntityJson) },
-      responses: { 200: json(S.ItemDto, 'The item.') },
-    },
-    ANY,
-    async (c) => c.json((await validItem(c, { ...body(c), type })) as never, 200),
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags: TAGS,
+        method: 'post',
+        path: `/designs/print-product/items/${shape}`,
+        summary: `A ${type} item`,
+        description: `The body is the item's properties (\`x, y, width, height, fillColor, borderColor, borderWidth${shape === 'rectangle' ? ', cornerRadius' : ''}\`…); the answer has its defaults and a generated id. Nothing is stored.`,
+        request: { body: jsonBody(S.EntityJson) },
+        responses: { 200: json(S.ItemDto, 'The item.') },
+      },
+      ANY,
+    ),
+    async (c) => c.json(await validItem(c.var.tenant, { ...c.req.valid('json'), type }), 200),
   );
 }
 
-route(
-  {
-    method: 'post',
-    path: '/designs/print-product/items/from-storage/batch-create',
-    summary: 'Image items from stored images',
-    description: 'An Image item per image at its natural size (pixels at the image\'s dpi, 72 when unknown), with a `Storage` source.',
-    request: { body: jsonBody(S.FromStorageBody) },
-    responses: { 200: json(S.ItemsDto, 'The items.'), ...problemResponses(404) },
-  },
-  READ,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs/print-product/items/from-storage/batch-create',
+      summary: 'Image items from stored images',
+      description: 'An Image item per image at its natural size (pixels at the image\'s dpi, 72 when unknown), with a `Storage` source.',
+      request: { body: jsonBody(S.FromStorageBody) },
+      responses: { 200: json(S.ItemsDto, 'The items.'), ...problemResponses(404) },
+    },
+    READ,
+  ),
   async (c) => {
+    const t = c.var.tenant;
     const items = [];
-    for (const [i, spec] of (body(c).items as Array<Record<string, any>>).entries()) {
-      const row = await storageImage(t(c), spec.imageId, spec.ownerId, `items[${i}].imageId`);
+    for (const [i, spec] of c.req.valid('json').items.entries()) {
+      const row = await storageImage(t, spec.imageId, spec.ownerId, `items[${i}].imageId`);
       const m = row.metadata as Record<string, any>;
       const source: SourceModel = { type: 'Storage', id: row.id, ...(row.ownerId ? { ownerId: row.ownerId } : {}) };
       const facts = { width: Number(m.width) || 1, height: Number(m.height) || 1, dpi: m.isVector ? 72 : m.dpiX };
-      items.push(await validItem(c, R.naturalItem(source, facts, { x: spec.x, y: spec.y, name: spec.name ?? row.name }), `items[${i}]`));
+      items.push(await validItem(t, R.naturalItem(source, facts, { x: spec.x, y: spec.y, name: spec.name ?? row.name }), `items[${i}]`));
     }
-    return c.json({ items } as never, 200);
+    return c.json({ items }, 200);
   },
 );
 
 /** Bytes become an Embedded item at natural size (72 dpi: one pixel is one point). */
-async function embeddedItem(c: C, bytes: Uint8Array, at: { x?: number; y?: number; name?: string }, path: string): Promise<ItemModel> {
+async function embeddedItem(t: TenantContext, bytes: Uint8Array, at: { x?: number; y?: number; name?: string }, path: string): Promise<ItemModel> {
   const facts = imageFacts(bytes);
   if (!facts) throw new ValidationError({ [path]: ['not a JPEG, PNG, GIF, WebP, SVG or PDF image'] });
-  const key = await storeEmbedded(t(c), bytes);
-  return validItem(c, R.naturalItem({ type: 'Embedded', key }, facts.width && facts.height ? facts : { width: 100, height: 100 }, at), path);
+  const key = await storeEmbedded(t, bytes);
+  return validItem(t, R.naturalItem({ type: 'Embedded', key }, facts.width && facts.height ? facts : { width: 100, height: 100 }, at), path);
 }
 
-route(
-  {
-    method: 'post',
-    path: '/designs/print-product/items/from-url/batch-create',
-    summary: 'Image items from URLs',
-    description: 'Each URL is fetched through the outbound policy and stored Embedded (`p/<t>/embedded/<sha256>`); items at natural size.',
-    request: { body: jsonBody(S.FromUrlBody) },
-    responses: { 200: json(S.ItemsDto, 'The items.'), ...problemResponses(413, 422) },
-  },
-  ANY,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs/print-product/items/from-url/batch-create',
+      summary: 'Image items from URLs',
+      description: 'Each URL is fetched through the outbound policy and stored Embedded (`p/<t>/embedded/<sha256>`); items at natural size.',
+      request: { body: jsonBody(S.FromUrlBody) },
+      responses: { 200: json(S.ItemsDto, 'The items.'), ...problemResponses(413, 422) },
+    },
+    ANY,
+  ),
   async (c) => {
+    const t = c.var.tenant;
     const items = [];
-    for (const [i, spec] of (body(c).items as Array<Record<string, any>>).entries()) {
-      const bytes = await fetchImage(t(c), spec.url, spec.headers, `items[${i}].url`);
-      items.push(await embeddedItem(c, bytes, { x: spec.x, y: spec.y, name: spec.name }, `items[${i}]`));
+    for (const [i, spec] of c.req.valid('json').items.entries()) {
+      const bytes = await fetchImage(t, spec.url, spec.headers, `items[${i}].url`);
+      items.push(await embeddedItem(t, bytes, { x: spec.x, y: spec.y, name: spec.name }, `items[${i}]`));
     }
-    return c.json({ items } as never, 200);
+    return c.json({ items }, 200);
   },
 );
 
@@ -227,44 +242,46 @@ async function formFiles(c: C): Promise<{ files: File[]; fields: Map<string, str
   return { files, fields };
 }
 
-const uploadDoc = (props: Record<string, object>, required: string[]) => ({
-  required: true,
-  content: { 'multipart/form-data': { schema: { type: 'object', properties: props, required } as never } },
-});
-
-route(
-  {
-    method: 'post',
-    path: '/designs/print-product/items/from-file/batch-create',
-    summary: 'Image items from uploaded files',
-    description: 'Every file part becomes an Image item at natural size, its bytes stored Embedded.',
-    request: { body: uploadDoc({ files: { type: 'array', items: { type: 'string', format: 'binary' } } }, ['files']) },
-    responses: { 200: json(S.ItemsDto, 'The items.'), ...problemResponses(413, 415) },
-  },
-  ANY,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs/print-product/items/from-file/batch-create',
+      summary: 'Image items from uploaded files',
+      description: 'Every file part becomes an Image item at natural size, its bytes stored Embedded.',
+      request: { body: multipartBody({ files: { type: 'array', items: BINARY } }, ['files']) },
+      responses: { 200: json(S.ItemsDto, 'The items.'), ...problemResponses(413, 415) },
+    },
+    ANY,
+  ),
   async (c) => {
     const { files } = await formFiles(c);
     if (!files.length) throw new ValidationError({ files: ['No file was sent.'] });
     const items = [];
-    for (const [i, f] of files.entries()) items.push(await embeddedItem(c, new Uint8Array(await f.arrayBuffer()), { name: assets.nameFromFile(f.name) }, `files[${i}]`));
-    return c.json({ items } as never, 200);
+    for (const [i, f] of files.entries()) items.push(await embeddedItem(c.var.tenant, new Uint8Array(await f.arrayBuffer()), { name: assets.nameFromFile(f.name) }, `files[${i}]`));
+    return c.json({ items }, 200);
   },
 );
 
-route(
-  {
-    method: 'post',
-    path: '/designs/print-product/items/apply-effects',
-    summary: 'Recolour an Image item',
-    description: '`effects.recolor` paints every visible pixel of the image that colour, keeping its alpha; an item that is not an Image, or an opaque image, → 409. `recolor: null` removes it.',
-    request: { body: jsonBody(S.EffectsBody) },
-    responses: { 200: json(S.ItemDto, 'The item.'), ...conflict, ...problemResponses(404, 422) },
-  },
-  READ,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs/print-product/items/apply-effects',
+      summary: 'Recolour an Image item',
+      description: '`effects.recolor` paints every visible pixel of the image that colour, keeping its alpha; an item that is not an Image, or an opaque image, → 409. `recolor: null` removes it.',
+      request: { body: jsonBody(S.EffectsBody) },
+      responses: { 200: json(S.ItemDto, 'The item.'), ...conflict, ...problemResponses(404, 422) },
+    },
+    READ,
+  ),
   async (c) => {
-    const b = body(c);
-    const item = await validItem(c, b.item, 'item');
-    return c.json((await validItem(c, await R.applyEffects(t(c), item, b.effects), 'item')) as never, 200);
+    const t = c.var.tenant;
+    const b = c.req.valid('json');
+    const item = await validItem(t, b.item, 'item');
+    return c.json(await validItem(t, await R.applyEffects(t, item, b.effects), 'item'), 200);
   },
 );
 
@@ -272,322 +289,393 @@ route(
  * What an extract-image request names, as a file: an inline item, an item of a stored
  * print-product design, or (PSD designs) a layer by name.
  */
-async function extracted(c: C): Promise<{ f: R.RenderedFile; name: string }> {
-  const b = body(c);
-  if (b.item) return { f: await R.extractImage(t(c), await validItem(c, b.item, 'item'), b.outputType), name: 'image' };
+async function extracted(t: TenantContext, b: z.output<typeof S.ExtractBody>): Promise<{ f: R.RenderedFile; name: string }> {
+  if (b.item) return { f: await R.extractImage(t, await validItem(t, b.item, 'item'), b.outputType), name: 'image' };
   if (!b.designId || !b.itemId) throw new ValidationError({ $: ['give either `item`, or `designId` and `itemId`'] });
-  const d = await loadDesign(t(c), b.designId, b.ownerId, 'designId');
-  if (!d.model) return { f: await R.extractPsdLayer(t(c), d.row, b.itemId, b.outputType), name: b.itemId };
+  const d = await loadDesign(t, b.designId, b.ownerId, 'designId');
+  if (!d.model) return { f: await R.extractPsdLayer(t, d.row, b.itemId, b.outputType), name: b.itemId };
   const loc = edit.findItem(d.model, b.itemId, 'itemId');
-  return { f: await R.extractImage(t(c), loc.item, b.outputType), name: loc.item.name || 'image' };
+  return { f: await R.extractImage(t, loc.item, b.outputType), name: loc.item.name || 'image' };
 }
 
 for (const path of ['/designs/model/items/extract-image', '/designs/print-product/items/extract-image']) {
-  route(
-    {
-      method: 'post',
-      path,
-      summary: 'An Image item\'s source image',
-      description: 'The item (`item`, or `designId` + `itemId`) as its source picture, Jpeg (over white) or Png; for a PSD design `itemId` names a layer, answered with its own pixels.',
-      request: { body: jsonBody(S.ExtractBody) },
-      responses: { 200: file('The image.'), ...problemResponses(404, 422) },
-    },
-    READ,
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags: TAGS,
+        method: 'post',
+        path,
+        summary: 'An Image item\'s source image',
+        description: 'The item (`item`, or `designId` + `itemId`) as its source picture, Jpeg (over white) or Png; for a PSD design `itemId` names a layer, answered with its own pixels.',
+        request: { body: jsonBody(S.ExtractBody) },
+        responses: { 200: file('The image.'), ...problemResponses(404, 422) },
+      },
+      READ,
+    ),
     async (c) => {
-      const { f, name } = await extracted(c);
+      const { f, name } = await extracted(c.var.tenant, c.req.valid('json'));
       return fileResponse(c, f, name);
     },
   );
 }
-route(
-  {
-    method: 'post',
-    path: '/designs/print-product/items/extract-image/to-resource',
-    summary: 'An Image item\'s source image, as a resource',
-    request: { body: jsonBody(S.ExtractToResourceBody) },
-    responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...problemResponses(404, 422) },
-  },
-  FULL,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs/print-product/items/extract-image/to-resource',
+      summary: 'An Image item\'s source image, as a resource',
+      request: { body: jsonBody(S.ExtractToResourceBody) },
+      responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...problemResponses(404, 422) },
+    },
+    FULL,
+  ),
   async (c) => {
-    const { f, name } = await extracted(c);
-    return c.json((await R.toResource(t(c), f, body(c), name)) as never, 200);
+    const b = c.req.valid('json');
+    const { f, name } = await extracted(c.var.tenant, b);
+    return c.json(await R.toResource(c.var.tenant, f, b, name), 200);
   },
 );
 
 // Renders.
 
-async function designRender(c: C, proof: boolean): Promise<{ f: R.RenderedFile; timing: ServerTiming }> {
-  const timing = new ServerTiming();
-  const f = await R.renderDesign(t(c), body(c) as R.DesignRenderRequest, proof, timing);
-  return { f, timing };
-}
-
 for (const proof of [false, true]) {
   const name = proof ? 'render-proof' : 'render-preview';
-  route(
-    {
-      method: 'post',
-      path: `/designs/${name}`,
-      summary: proof ? 'A proof of a design (image or PDF)' : 'A preview of a design',
-      description: proof
-        ? 'No stub, print areas or mockups; 1200 px by default; `fileFormat: Pdf` writes the print PDF (a page per print area, bleed and trim boxes, `pdfTextOutputMode` Outlines or Text; a PSD design: the rendering engine\'s print PDF of the template). Required variables must have values.'
-        : 'The surface fitted into width × height (800 by default); `stub` draws empty variables, `visualizePrintAreas` the print areas and their bleed, `mockupStrategy` the design\'s mockups (Auto, DesignMockups) or none. PSD designs render with the rendering engine. Server-Timing gives the phases.',
-      request: { body: jsonBody(proof ? S.ProofBody : S.PreviewBody) },
-      responses: { 200: file('The rendered file.'), ...problemResponses(404, 422) },
-    },
-    READ,
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags: TAGS,
+        method: 'post',
+        path: `/designs/${name}`,
+        summary: proof ? 'A proof of a design (image or PDF)' : 'A preview of a design',
+        description: proof
+          ? 'No stub, print areas or mockups; 1200 px by default; `fileFormat: Pdf` writes the print PDF (a page per print area, bleed and trim boxes, `pdfTextOutputMode` Outlines or Text; a PSD design: the rendering engine\'s print PDF of the template). Required variables must have values.'
+          : 'The surface fitted into width × height (800 by default); `stub` draws empty variables, `visualizePrintAreas` the print areas and their bleed, `mockupStrategy` the design\'s mockups (Auto, DesignMockups) or none. PSD designs render with the rendering engine. Server-Timing gives the phases.',
+        request: { body: jsonBody(proof ? S.ProofBody : S.PreviewBody) },
+        responses: { 200: file('The rendered file.'), ...problemResponses(404, 422) },
+      },
+      READ,
+    ),
     async (c) => {
-      const { f, timing } = await designRender(c, proof);
+      const timing = new ServerTiming();
+      const f = await R.renderDesign(c.var.tenant, c.req.valid('json'), proof, timing);
       return fileResponse(c, f, proof ? 'proof' : 'preview', timing);
     },
   );
-  route(
-    {
-      method: 'post',
-      path: `/designs/${name}/to-resource`,
-      summary: `${proof ? 'A proof' : 'A preview'} of a design, stored as a resource`,
-      description: '`resourceName` (default preview.jpg / proof.pdf…), `resourceNamespace`, `resourceOwnerId` (a private resource), `resourceSourceId`, `resourceType`, `anonymousAccess`; a taken name → 409 unless `overwriteExistingResource` (the resource keeps its id).',
-      request: { body: jsonBody(proof ? S.ProofToResourceBody : S.PreviewToResourceBody) },
-      responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...problemResponses(404, 422) },
-    },
-    FULL,
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags: TAGS,
+        method: 'post',
+        path: `/designs/${name}/to-resource`,
+        summary: `${proof ? 'A proof' : 'A preview'} of a design, stored as a resource`,
+        description: '`resourceName` (default preview.jpg / proof.pdf…), `resourceNamespace`, `resourceOwnerId` (a private resource), `resourceSourceId`, `resourceType`, `anonymousAccess`; a taken name → 409 unless `overwriteExistingResource` (the resource keeps its id).',
+        request: { body: jsonBody(proof ? S.ProofToResourceBody : S.PreviewToResourceBody) },
+        responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...problemResponses(404, 422) },
+      },
+      FULL,
+    ),
     async (c) => {
-      const { f } = await designRender(c, proof);
-      return c.json((await R.toResource(t(c), f, body(c), proof ? 'proof' : 'preview')) as never, 200);
+      const b = c.req.valid('json');
+      const f = await R.renderDesign(c.var.tenant, b, proof, new ServerTiming());
+      return c.json(await R.toResource(c.var.tenant, f, b, proof ? 'proof' : 'preview'), 200);
     },
   );
 }
 
-async function imageFrom(c: C, source: 'storage' | 'file' | 'url'): Promise<{ f: R.RenderedFile; target: Record<string, any> }> {
-  if (source === 'file') {
-    const { files, fields } = await formFiles(c);
-    if (files.length !== 1) throw new ValidationError({ file: ['Send exactly one file.'] });
-    const cfg: Record<string, unknown> = {};
-    const field = (n: string) => fields.get(n.toLowerCase()) ?? fields.get(`renderingconfig.${n.toLowerCase()}`);
-    for (const n of ['width', 'height', 'jpegQuality', 'pageIndex']) if (field(n) !== undefined) cfg[n] = Number(field(n));
-    for (const n of ['fileFormat', 'fitMode']) if (field(n) !== undefined) cfg[n] = field(n);
-    const parsed = S.ImageConfig.safeParse({ ...cfg, fileFormat: canon(cfg.fileFormat, ['Jpeg', 'Png']), fitMode: canon(cfg.fitMode, ['Fit', 'Fill']) });
-    if (!parsed.success) throw new ValidationError(Object.fromEntries(parsed.error.issues.map((i) => [`renderingConfig.${i.path.join('.')}`, [i.message]])));
-    const target = Object.fromEntries(S.ResourceFieldsDoc.map((k) => [k, field(k)]).filter(([, v]) => v !== undefined));
-    for (const k of ['anonymousAccess', 'overwriteExistingResource']) if (typeof target[k] === 'string') target[k] = target[k].toLowerCase() === 'true';
-    if (target.resourceOwnerId) await requireOwnerAccess(c, 'full');
-    const bytes = new Uint8Array(await files[0]!.arrayBuffer());
-    const facts = imageFacts(bytes);
-    if (!facts) throw new ValidationError({ file: ['not a JPEG, PNG, GIF, WebP or SVG image'] });
-    return { f: await R.renderImage({ bytes, ...facts }, parsed.data, 'file'), target };
-  }
-  const b = body(c);
+type ImageRequest = z.output<typeof S.ImagePreviewBody> | z.output<typeof S.ImageUrlBody>;
+
+/** The image a JSON image-preview request names (stored, or at a URL), rendered or placed in its mockup. */
+async function imageFrom(t: TenantContext, b: ImageRequest): Promise<R.RenderedFile> {
   const cfg = b.renderingConfig ?? {};
   let image;
-  if (source === 'storage') image = await R.storedImage(t(c), b.imageId, b.ownerId, cfg.pageIndex ?? 0);
+  if ('imageId' in b) image = await R.storedImage(t, b.imageId, b.ownerId, cfg.pageIndex ?? 0);
   else {
-    const bytes = await fetchImage(t(c), b.url, b.headers, 'url');
+    const bytes = await fetchImage(t, b.url, b.headers, 'url');
     const facts = imageFacts(bytes);
     if (!facts) throw new ValidationError({ url: ['not a JPEG, PNG, GIF, WebP or SVG image'] });
     image = { bytes, ...facts };
   }
   if (b.mockupId) {
     // The image filling the mockup's first artwork layer (the engine's placement).
-    const f = await R.placeInMockup(t(c), b, cfg, undefined, new ServerTiming(), async (width, height) => (await R.renderImage(image, { width, height, fitMode: 'Fill', fileFormat: 'Png' })).bytes);
-    return { f, target: b };
+    return R.placeInMockup(t, b, cfg, undefined, new ServerTiming(), async (width, height) => (await R.renderImage(image, { width, height, fitMode: 'Fill', fileFormat: 'Png' })).bytes);
   }
-  return { f: await R.renderImage(image, cfg, source === 'storage' ? 'image' : 'image at url'), target: b };
+  return R.renderImage(image, cfg, 'imageId' in b ? 'image' : 'image at url');
 }
 
 const canon = (v: unknown, allowed: string[]) => (typeof v === 'string' ? (allowed.find((a) => a.toLowerCase() === v.toLowerCase()) ?? v) : v);
 
+/** An uploaded image's preview: the form's `file` and `renderingConfig.*` fields (and the resource fields). */
+async function imageFromForm(c: C): Promise<{ f: R.RenderedFile; target: Record<string, any> }> {
+  const { files, fields } = await formFiles(c);
+  if (files.length !== 1) throw new ValidationError({ file: ['Send exactly one file.'] });
+  const cfg: Record<string, unknown> = {};
+  const field = (n: string) => fields.get(n.toLowerCase()) ?? fields.get(`renderingconfig.${n.toLowerCase()}`);
+  for (const n of ['width', 'height', 'jpegQuality', 'pageIndex']) if (field(n) !== undefined) cfg[n] = Number(field(n));
+  for (const n of ['fileFormat', 'fitMode']) if (field(n) !== undefined) cfg[n] = field(n);
+  const parsed = S.ImageConfig.safeParse({ ...cfg, fileFormat: canon(cfg.fileFormat, ['Jpeg', 'Png']), fitMode: canon(cfg.fitMode, ['Fit', 'Fill']) });
+  if (!parsed.success) throw new ValidationError(Object.fromEntries(parsed.error.issues.map((i) => [`renderingConfig.${i.path.join('.')}`, [i.message]])));
+  const target = Object.fromEntries(S.ResourceFieldsDoc.map((k) => [k, field(k)]).filter(([, v]) => v !== undefined));
+  for (const k of ['anonymousAccess', 'overwriteExistingResource']) if (typeof target[k] === 'string') target[k] = target[k].toLowerCase() === 'true';
+  if (target.resourceOwnerId) await requireOwnerAccess(c, 'full');
+  const bytes = new Uint8Array(await files[0]!.arrayBuffer());
+  const facts = imageFacts(bytes);
+  if (!facts) throw new ValidationError({ file: ['not a JPEG, PNG, GIF, WebP or SVG image'] });
+  return { f: await R.renderImage({ bytes, ...facts }, parsed.data, 'file'), target };
+}
+
 const imageForm = (toResource: boolean) =>
-  uploadDoc(
+  multipartBody(
     {
-      file: { type: 'string', format: 'binary' },
+      file: BINARY,
       'renderingConfig.width': { type: 'integer' },
       'renderingConfig.height': { type: 'integer' },
       'renderingConfig.fileFormat': { type: 'string', enum: ['Jpeg', 'Png'] },
       'renderingConfig.fitMode': { type: 'string', enum: ['Fit', 'Fill'] },
-      ...(toResource ? Object.fromEntries(S.ResourceFieldsDoc.map((k) => [k, { type: 'string' }])) : {}),
+      ...(toResource ? Object.fromEntries(S.ResourceFieldsDoc.map((k): [string, PlainSchema] => [k, { type: 'string' }])) : {}),
     },
     ['file'],
   );
 
-for (const [suffix, source] of [['', 'storage'], ['/from-file', 'file'], ['/from-url', 'url']] as const) {
+const IMAGE_PREVIEW_DESCRIPTION = '`fitMode` Fit (the image\'s aspect within width × height) or Fill (the box covered, centre-cropped); `pageIndex` for PDF images.';
+const imageErrors = problemResponses(404, 415, 422, 501);
+
+// /images/render-preview (a stored image) and /from-url: JSON bodies.
+for (const [suffix, source] of [['', 'storage'], ['/from-url', 'url']] as const) {
   const base = `/images/render-preview${suffix}`;
-  const req = (toResource: boolean) =>
-    source === 'file'
-      ? { body: imageForm(toResource) }
-      : { body: jsonBody(source === 'storage' ? (toResource ? S.ImagePreviewToResourceBody : S.ImagePreviewBody) : toResource ? S.ImageUrlToResourceBody : S.ImageUrlBody) };
-  const what = source === 'storage' ? 'a stored image' : source === 'file' ? 'an uploaded image' : 'an image at a URL';
-  route(
-    {
-      method: 'post',
-      path: base,
-      summary: `Preview ${what}`,
-      description: '`fitMode` Fit (the image\'s aspect within width × height) or Fill (the box covered, centre-cropped); `pageIndex` for PDF images.',
-      request: req(false),
-      responses: { 200: file('The preview.'), ...problemResponses(404, 415, 422, 501) },
-    },
-    source === 'storage' ? READ : ANY,
-    async (c) => fileResponse(c, (await imageFrom(c, source)).f, 'preview'),
+  const what = source === 'storage' ? 'a stored image' : 'an image at a URL';
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags: TAGS,
+        method: 'post',
+        path: base,
+        summary: `Preview ${what}`,
+        description: IMAGE_PREVIEW_DESCRIPTION,
+        request: { body: jsonBody(source === 'storage' ? S.ImagePreviewBody : S.ImageUrlBody) },
+        responses: { 200: file('The preview.'), ...imageErrors },
+      },
+      source === 'storage' ? READ : ANY,
+    ),
+    async (c) => fileResponse(c, await imageFrom(c.var.tenant, c.req.valid('json')), 'preview'),
   );
-  route(
-    {
-      method: 'post',
-      path: `${base}/to-resource`,
-      summary: `Preview ${what}, stored as a resource`,
-      request: req(true),
-      responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...problemResponses(404, 415, 422, 501) },
-    },
-    FULL,
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags: TAGS,
+        method: 'post',
+        path: `${base}/to-resource`,
+        summary: `Preview ${what}, stored as a resource`,
+        request: { body: jsonBody(source === 'storage' ? S.ImagePreviewToResourceBody : S.ImageUrlToResourceBody) },
+        responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...imageErrors },
+      },
+      FULL,
+    ),
     async (c) => {
-      const { f, target } = await imageFrom(c, source);
-      return c.json((await R.toResource(t(c), f, target, 'preview')) as never, 200);
+      const b = c.req.valid('json');
+      return c.json(await R.toResource(c.var.tenant, await imageFrom(c.var.tenant, b), b, 'preview'), 200);
     },
   );
 }
 
+// /images/render-preview/from-file: a multipart upload, read by the handler.
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/images/render-preview/from-file',
+      summary: 'Preview an uploaded image',
+      description: IMAGE_PREVIEW_DESCRIPTION,
+      request: { body: imageForm(false) },
+      responses: { 200: file('The preview.'), ...imageErrors },
+    },
+    ANY,
+  ),
+  async (c) => fileResponse(c, (await imageFromForm(c)).f, 'preview'),
+);
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/images/render-preview/from-file/to-resource',
+      summary: 'Preview an uploaded image, stored as a resource',
+      request: { body: imageForm(true) },
+      responses: { 200: json(assets.ResourceInfoDto, 'The resource.'), ...conflict, ...imageErrors },
+    },
+    FULL,
+  ),
+  async (c) => {
+    const { f, target } = await imageFromForm(c);
+    return c.json(await R.toResource(c.var.tenant, f, target, 'preview'), 200);
+  },
+);
 // --- one design -------------------------------------------------------------------------------------
 
 const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) });
-const id = (c: C) => c.req.param('id')!;
-const owner = (c: C) => q(c).ownerId as string | undefined;
 const expected = (c: C) => ifMatch(c.req.header('if-match'));
 
 for (const path of ['/designs/{id}/model', '/designs/{id}/print-product/model']) {
-  route(
-    { method: 'get', path, summary: 'The design\'s model', description: 'With its ETag (send it as If-Match to PUT). PSD designs → 422.', request: { params: IdParam, query: S.OwnerQuery }, responses: { 200: json(S.ModelJson, 'The model.'), ...problemResponses(404, 422) } },
-    READ,
+  atomsArea.openapi(
+    platformRoute(
+      { tags: TAGS, method: 'get', path, summary: 'The design\'s model', description: 'With its ETag (send it as If-Match to PUT). PSD designs → 422.', request: { params: IdParam, query: S.OwnerQuery }, responses: { 200: json(S.ModelJson, 'The model.'), ...problemResponses(404, 422) } },
+      READ,
+    ),
     async (c) => {
-      const d = await loadPrintProduct(t(c), id(c), owner(c));
-      return withEtag(c, d.etag, d.model);
+      const d = await loadPrintProduct(c.var.tenant, c.req.valid('param').id, c.req.valid('query').ownerId);
+      setEtag(c, d.etag);
+      return c.json(d.model, 200);
     },
   );
-  route(
-    {
-      method: 'put',
-      path,
-      summary: 'Replace the design\'s model',
-      description: 'Validated whole (400 by JSON path); written only if the design still has the version it was read at (If-Match, else the version this request read): a lost race → 409.',
-      request: { params: IdParam, query: S.OwnerQuery, body: jsonBody(S.ModelJson) },
-      responses: { 200: json(S.ModelJson, 'The stored model.'), ...conflict, ...problemResponses(404, 422) },
-    },
-    UPDATE,
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags: TAGS,
+        method: 'put',
+        path,
+        summary: 'Replace the design\'s model',
+        description: 'Validated whole (400 by JSON path); written only if the design still has the version it was read at (If-Match, else the version this request read): a lost race → 409.',
+        request: { params: IdParam, query: S.OwnerQuery, body: jsonBody(S.ModelJson) },
+        responses: { 200: json(S.ModelJson, 'The stored model.'), ...conflict, ...problemResponses(404, 422) },
+      },
+      UPDATE,
+    ),
     async (c) => {
-      const replacement = body(c);
-      const r = await editModel(t(c), id(c), owner(c), (draft) => {
+      const replacement = c.req.valid('json');
+      const r = await editModel(c.var.tenant, c.req.valid('param').id, c.req.valid('query').ownerId, (draft) => {
         for (const k of Object.keys(draft)) delete (draft as Record<string, unknown>)[k];
         Object.assign(draft, replacement);
       }, expected(c));
-      return withEtag(c, r.etag, r.model);
+      setEtag(c, r.etag);
+      return c.json(r.model, 200);
     },
   );
 }
 
-route(
-  { method: 'get', path: '/designs/{id}/variables', summary: 'The design\'s variables', request: { params: IdParam, query: S.OwnerQuery }, responses: { 200: json(S.VariablesDto, 'Variables with values and constraints.'), ...problemResponses(404, 422) } },
-  READ,
+atomsArea.openapi(
+  platformRoute(
+    { tags: TAGS, method: 'get', path: '/designs/{id}/variables', summary: 'The design\'s variables', request: { params: IdParam, query: S.OwnerQuery }, responses: { 200: json(S.VariablesDto, 'Variables with values and constraints.'), ...problemResponses(404, 422) } },
+    READ,
+  ),
   async (c) => {
-    const d = await loadPrintProduct(t(c), id(c), owner(c));
-    return c.json({ items: listVariables(d.model) } as never, 200);
+    const d = await loadPrintProduct(c.var.tenant, c.req.valid('param').id, c.req.valid('query').ownerId);
+    return c.json({ items: listVariables(d.model) }, 200);
   },
 );
 
-route(
-  {
-    method: 'post',
-    path: '/designs/{id}/apply-items-data',
-    summary: 'Set values of items that are not variables',
-    description: '`itemsData` by item name: `{text, color, fillColor, source, visible}`. A variable (its value comes from `variableData` at render time) or an unknown name → 400. Stored with the etag rule.',
-    request: { params: IdParam, query: S.OwnerQuery, body: jsonBody(S.ItemsDataBody) },
-    responses: { 200: json(S.ModelJson, 'The stored model.'), ...conflict, ...problemResponses(404, 422) },
-  },
-  UPDATE,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
+      path: '/designs/{id}/apply-items-data',
+      summary: 'Set values of items that are not variables',
+      description: '`itemsData` by item name: `{text, color, fillColor, source, visible}`. A variable (its value comes from `variableData` at render time) or an unknown name → 400. Stored with the etag rule.',
+      request: { params: IdParam, query: S.OwnerQuery, body: jsonBody(S.ItemsDataBody) },
+      responses: { 200: json(S.ModelJson, 'The stored model.'), ...conflict, ...problemResponses(404, 422) },
+    },
+    UPDATE,
+  ),
   async (c) => {
-    const r = await editModel(t(c), id(c), owner(c), (draft) => {
-      const applied = applyItemsData(draft as PrintProductModel, body(c).itemsData);
+    const { itemsData } = c.req.valid('json');
+    const r = await editModel(c.var.tenant, c.req.valid('param').id, c.req.valid('query').ownerId, (draft) => {
+      const applied = applyItemsData(draft as PrintProductModel, itemsData);
       if (applied.errors) throw new ModelValidationError(applied.errors, 'The items data does not fit the design.');
       Object.assign(draft, applied.model);
     }, expected(c));
-    return withEtag(c, r.etag, r.model);
+    setEtag(c, r.etag);
+    return c.json(r.model, 200);
   },
 );
 
 // --- print-product CRUD -------------------------------------------------------------------------------
 
-const KINDS: Array<{ kind: edit.EntityKind; segment: string; noun: string; Dto: z.ZodTypeAny; listQuery: z.ZodObject; createQuery: z.ZodObject; param: string }> = [
-  { kind: 'surface', segment: 'surfaces', noun: 'surface', Dto: S.SurfaceDto, listQuery: S.OwnerQuery, createQuery: S.CreateSurfaceQuery, param: 'surfaceId' },
-  { kind: 'container', segment: 'containers', noun: 'container', Dto: S.ContainerDto, listQuery: S.SurfaceQuery, createQuery: S.CreateInSurfaceQuery, param: 'containerId' },
-  { kind: 'item', segment: 'items', noun: 'item', Dto: S.ItemDto, listQuery: S.ItemsQuery, createQuery: S.CreateItemQuery, param: 'itemId' },
-  { kind: 'printArea', segment: 'print-areas', noun: 'print area', Dto: S.PrintAreaDto, listQuery: S.SurfaceQuery, createQuery: S.CreateInSurfaceQuery, param: 'printAreaId' },
-];
+const KINDS = [
+  { kind: 'surface', segment: 'surfaces', noun: 'surface', Dto: S.SurfaceDto, listQuery: S.OwnerQuery, createQuery: S.CreateSurfaceQuery, param: 'surfaceId', list: 'ListOfDesignSurfaceDto' },
+  { kind: 'container', segment: 'containers', noun: 'container', Dto: S.ContainerDto, listQuery: S.SurfaceQuery, createQuery: S.CreateInSurfaceQuery, param: 'containerId', list: 'ListOfDesignSurfaceContainerDto' },
+  { kind: 'item', segment: 'items', noun: 'item', Dto: S.ItemDto, listQuery: S.ItemsQuery, createQuery: S.CreateItemQuery, param: 'itemId', list: 'ListOfDesignSurfaceItemDto' },
+  { kind: 'printArea', segment: 'print-areas', noun: 'print area', Dto: S.PrintAreaDto, listQuery: S.SurfaceQuery, createQuery: S.CreateInSurfaceQuery, param: 'printAreaId', list: 'ListOfDesignPrintAreaDto' },
+] as const satisfies ReadonlyArray<{ kind: edit.EntityKind; [key: string]: unknown }>;
 
 for (const k of KINDS) {
   const base = `/designs/{id}/print-product/${k.segment}`;
+  // The entity's id under its own name (`surfaceId`, `itemId`…), beside the design's `id`.
   const Params = z.object({ id: z.string(), [k.param]: z.string() });
-  const eid = (c: C) => c.req.param(k.param as never) as unknown as string;
-  const tags = ['Design atoms: print product'];
-  const List = S.ListOf(k.Dto, `ListOf${k.Dto === S.SurfaceDto ? 'DesignSurface' : k.Dto === S.ContainerDto ? 'DesignSurfaceContainer' : k.Dto === S.ItemDto ? 'DesignSurfaceItem' : 'DesignPrintArea'}Dto`);
+  const tags = PRINT_PRODUCT_TAGS;
+  const List = S.ListOf(k.Dto, k.list);
 
-  route(
-    { tags, method: 'get', path: base, summary: `List the design's ${k.segment}`, request: { params: IdParam, query: k.listQuery }, responses: { 200: json(List, 'The list.'), ...problemResponses(404, 422) } },
-    READ,
+  atomsArea.openapi(
+    platformRoute({ tags, method: 'get', path: base, summary: `List the design's ${k.segment}`, request: { params: IdParam, query: k.listQuery }, responses: { 200: json(List, 'The list.'), ...problemResponses(404, 422) } }, READ),
     async (c) => {
-      const d = await loadPrintProduct(t(c), id(c), owner(c));
-      const items = edit.listEntities(d.model, k.kind, q(c));
-      c.header('ETag', `"${d.etag}"`);
-      return c.json({ total: items.length, items } as never, 200);
+      // Every list query has ownerId; the surface, container and parent filters are the kind's own.
+      const query: edit.ItemFilter & { ownerId?: string } = c.req.valid('query');
+      const d = await loadPrintProduct(c.var.tenant, c.req.valid('param').id, query.ownerId);
+      const items = edit.listEntities(d.model, k.kind, query);
+      setEtag(c, d.etag);
+      return c.json({ total: items.length, items }, 200);
     },
   );
-  route(
-    {
-      tags,
-      method: 'post',
-      path: `${base}/model`,
-      summary: `Add a ${k.noun}`,
-      description: `The ${k.noun}'s model (nested children included); \`index\` places it (0 = bottom, absent = top)${k.kind === 'item' ? '; `top`/`left` set its position' : ''}. The design is validated whole.`,
-      request: { params: IdParam, query: k.createQuery, body: jsonBody(S.EntityJson) },
-      responses: { 201: json(k.Dto, 'Created.'), ...conflict, ...problemResponses(404, 422) },
-    },
-    UPDATE,
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags,
+        method: 'post',
+        path: `${base}/model`,
+        summary: `Add a ${k.noun}`,
+        description: `The ${k.noun}'s model (nested children included); \`index\` places it (0 = bottom, absent = top)${k.kind === 'item' ? '; `top`/`left` set its position' : ''}. The design is validated whole.`,
+        request: { params: IdParam, query: k.createQuery, body: jsonBody(S.EntityJson) },
+        responses: { 201: json(k.Dto, 'Created.'), ...conflict, ...problemResponses(404, 422) },
+      },
+      UPDATE,
+    ),
     async (c) => {
-      const r = await editModel(t(c), id(c), owner(c), (draft) => edit.createEntity(draft, k.kind, edit.bodyObject(body(c)), q(c)), expected(c));
-      c.header('ETag', `"${r.etag}"`);
-      return c.json(edit.entityDto(r.model, k.kind, r.result, true) as never, 201);
+      const query = c.req.valid('query');
+      const body = c.req.valid('json');
+      const r = await editModel(c.var.tenant, c.req.valid('param').id, query.ownerId, (draft) => edit.createEntity(draft, k.kind, edit.bodyObject(body), query), expected(c));
+      setEtag(c, r.etag);
+      return c.json(edit.entityDto(r.model, k.kind, r.result, true), 201);
     },
   );
   const paths: Array<[string, boolean]> = [[`${base}/{${k.param}}`, false], [`${base}/{${k.param}}/model`, true]];
   if (k.kind === 'container') paths.push([`/designs/{id}/print-product/container/{${k.param}}/model`, true]);
   for (const [path, nested] of paths) {
-    route(
-      { tags, method: 'get', path, summary: `A ${k.noun}${nested ? ' with its nested children' : ''}`, request: { params: Params, query: S.OwnerQuery }, responses: { 200: json(k.Dto, `The ${k.noun}.`), ...problemResponses(404, 422) } },
-      READ,
+    atomsArea.openapi(
+      platformRoute({ tags, method: 'get', path, summary: `A ${k.noun}${nested ? ' with its nested children' : ''}`, request: { params: Params, query: S.OwnerQuery }, responses: { 200: json(k.Dto, `The ${k.noun}.`), ...problemResponses(404, 422) } }, READ),
       async (c) => {
-        const d = await loadPrintProduct(t(c), id(c), owner(c));
-        return withEtag(c, d.etag, edit.entityDto(d.model, k.kind, eid(c), nested));
+        const d = await loadPrintProduct(c.var.tenant, c.req.valid('param').id, c.req.valid('query').ownerId);
+        setEtag(c, d.etag);
+        return c.json(edit.entityDto(d.model, k.kind, c.req.valid('param')[k.param], nested), 200);
       },
     );
-    route(
-      {
-        tags,
-        method: 'put',
-        path,
-        summary: nested ? `Replace a ${k.noun} with its nested children` : `Update a ${k.noun}`,
-        description: nested ? 'The body replaces the entity (its id stays).' : 'The properties given replace the stored ones; nested children and the id stay.',
-        request: { params: Params, query: S.OwnerQuery, body: jsonBody(S.EntityJson) },
-        responses: { 200: json(k.Dto, `The ${k.noun}.`), ...conflict, ...problemResponses(404, 422) },
-      },
-      UPDATE,
+    atomsArea.openapi(
+      platformRoute(
+        {
+          tags,
+          method: 'put',
+          path,
+          summary: nested ? `Replace a ${k.noun} with its nested children` : `Update a ${k.noun}`,
+          description: nested ? 'The body replaces the entity (its id stays).' : 'The properties given replace the stored ones; nested children and the id stay.',
+          request: { params: Params, query: S.OwnerQuery, body: jsonBody(S.EntityJson) },
+          responses: { 200: json(k.Dto, `The ${k.noun}.`), ...conflict, ...problemResponses(404, 422) },
+        },
+        UPDATE,
+      ),
       async (c) => {
-        const b = edit.bodyObject(body(c));
-        const r = await editModel(t(c), id(c), owner(c), (draft) => (nested ? edit.replaceEntity : edit.updateEntity)(draft, k.kind, eid(c), b), expected(c));
-        return withEtag(c, r.etag, edit.entityDto(r.model, k.kind, eid(c), nested));
+        const b = edit.bodyObject(c.req.valid('json'));
+        const eid = c.req.valid('param')[k.param];
+        const r = await editModel(c.var.tenant, c.req.valid('param').id, c.req.valid('query').ownerId, (draft) => (nested ? edit.replaceEntity : edit.updateEntity)(draft, k.kind, eid, b), expected(c));
+        setEtag(c, r.etag);
+        return c.json(edit.entityDto(r.model, k.kind, eid, nested), 200);
       },
     );
     if (!nested) {
-      route(
-        { tags, method: 'delete', path, summary: `Delete a ${k.noun}`, request: { params: Params, query: S.OwnerQuery }, responses: { 204: { description: 'Deleted.' }, ...conflict, ...problemResponses(404, 422) } },
-        UPDATE,
+      atomsArea.openapi(
+        platformRoute({ tags, method: 'delete', path, summary: `Delete a ${k.noun}`, request: { params: Params, query: S.OwnerQuery }, responses: { 204: { description: 'Deleted.' }, ...conflict, ...problemResponses(404, 422) } }, UPDATE),
         async (c) => {
-          const r = await editModel(t(c), id(c), owner(c), (draft) => edit.deleteEntity(draft, k.kind, eid(c)), expected(c));
-          c.header('ETag', `"${r.etag}"`);
+          const eid = c.req.valid('param')[k.param];
+          const r = await editModel(c.var.tenant, c.req.valid('param').id, c.req.valid('query').ownerId, (draft) => edit.deleteEntity(draft, k.kind, eid), expected(c));
+          setEtag(c, r.etag);
           return c.body(null, 204);
         },
       );
@@ -597,45 +685,48 @@ for (const k of KINDS) {
 
 // --- surface mockups -------------------------------------------------------------------------------
 
+const SurfaceParams = z.object({ id: z.string(), surfaceId: z.string() });
+
 for (const side of ['up', 'down'] as const) {
   const path = `/designs/{id}/print-product/surfaces/{surfaceId}/mockup-${side}`;
-  const Params = z.object({ id: z.string(), surfaceId: z.string() });
-  const tags = ['Design atoms: print product'];
-  const mockupOf = async (c: C) => {
-    const d = await loadPrintProduct(t(c), id(c), owner(c));
-    const m = edit.findSurface(d.model, c.req.param('surfaceId')!).surface.mockup[side];
+  const tags = PRINT_PRODUCT_TAGS;
+  const mockupOf = async (t: TenantContext, { id, surfaceId }: { id: string; surfaceId: string }, ownerId: string | undefined) => {
+    const d = await loadPrintProduct(t, id, ownerId);
+    const m = edit.findSurface(d.model, surfaceId).surface.mockup[side];
     if (!m) throw new NotFoundError(`The surface has no mockup-${side} image.`);
     return m;
   };
-  route(
-    { tags, method: 'get', path, summary: `The surface's mockup-${side} image placement`, request: { params: Params, query: S.OwnerQuery }, responses: { 200: json(S.MockupDto, 'Source and placement.'), ...problemResponses(404, 422) } },
-    READ,
-    async (c) => c.json((await mockupOf(c)) as never, 200),
+  atomsArea.openapi(
+    platformRoute({ tags, method: 'get', path, summary: `The surface's mockup-${side} image placement`, request: { params: SurfaceParams, query: S.OwnerQuery }, responses: { 200: json(S.MockupDto, 'Source and placement.'), ...problemResponses(404, 422) } }, READ),
+    async (c) => c.json(await mockupOf(c.var.tenant, c.req.valid('param'), c.req.valid('query').ownerId), 200),
   );
-  route(
-    { tags, method: 'get', path: `${path}/file`, summary: `The surface's mockup-${side} image`, request: { params: Params, query: S.OwnerQuery }, responses: { 200: file('The image.'), ...problemResponses(404, 422) } },
-    READ,
+  atomsArea.openapi(
+    platformRoute({ tags, method: 'get', path: `${path}/file`, summary: `The surface's mockup-${side} image`, request: { params: SurfaceParams, query: S.OwnerQuery }, responses: { 200: file('The image.'), ...problemResponses(404, 422) } }, READ),
     async (c) => {
-      const img = await sourceBytes(t(c), (await mockupOf(c)).source, `mockup.${side}.source`);
-      return c.body(img.bytes as never, 200, { 'content-type': img.mime, 'content-disposition': `inline; filename="mockup-${side}"` });
+      const t = c.var.tenant;
+      const img = await sourceBytes(t, (await mockupOf(t, c.req.valid('param'), c.req.valid('query').ownerId)).source, `mockup.${side}.source`);
+      return c.body(bodyBytes(img.bytes), 200, { 'content-type': img.mime, 'content-disposition': `inline; filename="mockup-${side}"` });
     },
   );
-  route(
-    {
-      tags,
-      method: 'patch',
-      path,
-      summary: `Set the surface's mockup-${side} image`,
-      description: `Multipart \`sourceFile\` (stored Embedded), \`position.top\`, \`position.left\` (points, default 0) and \`dpi\` (default 72: a pixel is a point). The image is drawn ${side === 'up' ? 'over' : 'under'} the design in previews.`,
-      request: {
-        params: Params,
-        query: S.OwnerQuery,
-        body: uploadDoc({ sourceFile: { type: 'string', format: 'binary' }, 'position.top': { type: 'number' }, 'position.left': { type: 'number' }, dpi: { type: 'number' } }, ['sourceFile']),
+  atomsArea.openapi(
+    platformRoute(
+      {
+        tags,
+        method: 'patch',
+        path,
+        summary: `Set the surface's mockup-${side} image`,
+        description: `Multipart \`sourceFile\` (stored Embedded), \`position.top\`, \`position.left\` (points, default 0) and \`dpi\` (default 72: a pixel is a point). The image is drawn ${side === 'up' ? 'over' : 'under'} the design in previews.`,
+        request: {
+          params: SurfaceParams,
+          query: S.OwnerQuery,
+          body: multipartBody({ sourceFile: BINARY, 'position.top': { type: 'number' }, 'position.left': { type: 'number' }, dpi: { type: 'number' } }, ['sourceFile']),
+        },
+        responses: { 200: json(S.MockupDto, 'Source and placement.'), ...conflict, ...problemResponses(404, 413, 415, 422) },
       },
-      responses: { 200: json(S.MockupDto, 'Source and placement.'), ...conflict, ...problemResponses(404, 413, 415, 422) },
-    },
-    UPDATE,
+      UPDATE,
+    ),
     async (c) => {
+      const t = c.var.tenant;
       const { files, fields } = await formFiles(c);
       if (files.length !== 1) throw new ValidationError({ sourceFile: ['Send exactly one file.'] });
       const num = (n: string, fallback: number) => {
@@ -650,35 +741,39 @@ for (const side of ['up', 'down'] as const) {
       const bytes = new Uint8Array(await files[0]!.arrayBuffer());
       const facts = imageFacts(bytes);
       if (!facts || !facts.width || !facts.height) throw new ValidationError({ sourceFile: ['a JPEG, PNG, GIF, WebP or SVG image'] });
-      const key = await storeEmbedded(t(c), bytes);
+      const key = await storeEmbedded(t, bytes);
       const mockup = { source: { type: 'Embedded' as const, key }, x: num('position.left', 0), y: num('position.top', 0), width: (facts.width * 72) / dpi, height: (facts.height * 72) / dpi };
-      const sid = c.req.param('surfaceId')!;
-      const r = await editModel(t(c), id(c), owner(c), (draft) => {
-        edit.findSurface(draft, sid).surface.mockup[side] = mockup;
+      const { id, surfaceId } = c.req.valid('param');
+      const r = await editModel(t, id, c.req.valid('query').ownerId, (draft) => {
+        edit.findSurface(draft, surfaceId).surface.mockup[side] = mockup;
       }, expected(c));
-      c.header('ETag', `"${r.etag}"`);
-      return c.json(edit.findSurface(r.model, sid).surface.mockup[side] as never, 200);
+      setEtag(c, r.etag);
+      return c.json(edit.findSurface(r.model, surfaceId).surface.mockup[side], 200);
     },
   );
 }
 
 // --- 3D mockups ----------------------------------------------------------------------------------------
 
-route(
-  {
-    method: 'get',
-    path: '/mockups-3d/{id}/geometry/file',
-    summary: 'A 3D mockup\'s geometry (GLB)',
-    request: { params: IdParam, query: S.OwnerQuery },
-    responses: { 200: { description: 'The GLB file.', content: { 'model/gltf-binary': { schema: { type: 'string', format: 'binary' } as never } } }, ...problemResponses(404) },
-  },
-  READ,
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'get',
+      path: '/mockups-3d/{id}/geometry/file',
+      summary: 'A 3D mockup\'s geometry (GLB)',
+      request: { params: IdParam, query: S.OwnerQuery },
+      responses: { 200: fileContent('The GLB file.', 'model/gltf-binary'), ...problemResponses(404) },
+    },
+    READ,
+  ),
   async (c) => {
-    const ownerId = owner(c);
-    const scope = assets.scopeFor(t(c), assets.assetKind('mockup', !!(ownerId || t(c).storefrontUserId)), ownerId);
-    const row = await assets.findAsset(scope, id(c));
-    if (!row || row.mockupType !== 'Mockup3D' || !row.blobSha) throw new NotFoundError(`No 3D mockup ${id(c)}.`);
+    const t = c.var.tenant;
+    const { id } = c.req.valid('param');
+    const ownerId = c.req.valid('query').ownerId;
+    const scope = assets.scopeFor(t, assets.assetKind('mockup', !!(ownerId || t.storefrontUserId)), ownerId);
+    const row = await assets.findAsset(scope, id);
+    if (!row || row.mockupType !== 'Mockup3D' || !row.blobSha) throw new NotFoundError(`No 3D mockup ${id}.`);
     return assets.serveFile(c.env.FILES, { key: assets.blobKey(row.tenantId, row.blobSha), filename: `${row.name}.glb`, contentType: 'model/gltf-binary', attachment: false }, c.req.raw);
   },
 );
-

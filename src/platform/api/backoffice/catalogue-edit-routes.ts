@@ -26,7 +26,8 @@
  *   PUT|DELETE /tenant-secrets/{name}                  204 (write-only)
  */
 import { z } from '@hono/zod-openapi';
-import { ConflictDto, intIdOr404, platformRoute, problemResponses, type PlatformArea } from '../../core';
+import { ConflictDto, intIdOr404, platformRoute, problemResponses, type PlatformArea, type TenantContext } from '../../core';
+import { BINARY, multipartBody } from '../../core/route';
 import { deleteEntity, getEntity, listEntities, saveBundle, saveLink, savePipeline, saveSpecification, saveWorkflow, type EntityKind } from '../../catalogue/entities';
 import {
   addConnections,
@@ -86,7 +87,7 @@ import {
   type VariantField,
 } from '../../catalogue/schemas';
 import { createStorefront, deleteStorefront, getStorefront, getTenantSettings, listStorefronts, putTenantSecret, deleteTenantSecret, updateTenantSettings } from '../../catalogue/tenant';
-import { registerProductReadRoutes } from '../storefront/catalogue-routes';
+import { registerProductReadRoutes } from '../storefront/catalogue-read-routes';
 
 const P = {
   read: { type: 'Products', level: 'read' },
@@ -97,6 +98,7 @@ const json = (description: string, schema: z.ZodType) => ({ description, content
 const conflict = { 409: { description: 'In use, or already there.', content: { 'application/json': { schema: ConflictDto } } } };
 const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { 'application/json': { schema } } } });
 const idParam = z.object({ id: z.string() });
+type Connection = z.output<typeof DesignConnectionsDto>['connections'][number] | z.output<typeof MockupConnectionsDto>['connections'][number];
 const productId = (c: { req: { valid: (k: 'param') => { id: string } } }) => intIdOr404(c.req.valid('param').id, 'product');
 
 export function registerCatalogueRoutes(area: PlatformArea): void {
@@ -128,14 +130,14 @@ function registerProducts(area: PlatformArea): void {
       { method: 'get', path: '/products/available-workflows', tags, summary: 'Personalization workflows a product can use', request: { query: EntityListQuery }, responses: { 200: json('A page of workflows.', PagedOfPersonalizationWorkflowDto) } },
       P.read,
     ),
-    async (c) => c.json((await listEntities(c.var.tenant, 'workflow', c.req.valid('query'))) as never, 200),
+    async (c) => c.json(await listEntities(c.var.tenant, 'workflow', c.req.valid('query')), 200),
   );
   area.openapi(
     platformRoute(
       { method: 'get', path: '/products/available-pipelines', tags, summary: 'Processing pipelines a product can use', request: { query: EntityListQuery }, responses: { 200: json('A page of pipelines.', PagedOfProcessingPipelineDto) } },
       P.read,
     ),
-    async (c) => c.json((await listEntities(c.var.tenant, 'pipeline', c.req.valid('query'))) as never, 200),
+    async (c) => c.json(await listEntities(c.var.tenant, 'pipeline', c.req.valid('query')), 200),
   );
   registerProductReadRoutes(area, { deprecated: false, tags });
   area.openapi(
@@ -189,9 +191,8 @@ function registerProducts(area: PlatformArea): void {
 
   for (const kind of ['design', 'mockup'] as ConnectionKind[]) {
     const schema = kind === 'design' ? DesignConnectionsDto : MockupConnectionsDto;
-    const field = `${kind}Id` as const;
-    const toInput = (list: Array<Record<string, unknown>>) =>
-      list.map((x) => ({ assetId: x[field] as string, designGroup: x.designGroup as string | null | undefined, options: x.options as never }));
+    const toInput = (list: Connection[]): Parameters<typeof addConnections>[3] =>
+      list.map((x) => ('designId' in x ? { assetId: x.designId, designGroup: x.designGroup, options: x.options } : { assetId: x.mockupId, options: x.options }));
     area.openapi(
       platformRoute(
         {
@@ -209,7 +210,7 @@ function registerProducts(area: PlatformArea): void {
         const product = await productOr404(t.env.DB, t.tenantId, productId(c));
         const version = await versionOf(t.env.DB, t.tenantId, product, c.req.valid('query').productVersionId);
         const rows = await connectionsOfVersion(t.env.DB, t.tenantId, version, kind);
-        return c.json({ connections: rows.map((r) => (kind === 'design' ? { designId: r.assetId, designGroup: r.designGroup, options: r.options } : { mockupId: r.assetId, options: r.options })) } as never, 200);
+        return c.json({ connections: rows.map((r) => (kind === 'design' ? { designId: r.assetId, designGroup: r.designGroup, options: r.options } : { mockupId: r.assetId, options: r.options })) }, 200);
       },
     );
     area.openapi(
@@ -227,7 +228,7 @@ function registerProducts(area: PlatformArea): void {
       ),
       async (c) => {
         const id = productId(c);
-        await addConnections(c.var.tenant, id, kind, toInput((c.req.valid('json') as { connections: Array<Record<string, unknown>> }).connections));
+        await addConnections(c.var.tenant, id, kind, toInput(c.req.valid('json').connections));
         return c.json(await getProduct(c.var.tenant, id), 200);
       },
     );
@@ -246,7 +247,7 @@ function registerProducts(area: PlatformArea): void {
       ),
       async (c) => {
         const id = productId(c);
-        await removeConnections(c.var.tenant, id, kind, toInput((c.req.valid('json') as { connections: Array<Record<string, unknown>> }).connections));
+        await removeConnections(c.var.tenant, id, kind, toInput(c.req.valid('json').connections));
         return c.json(await getProduct(c.var.tenant, id), 200);
       },
     );
@@ -284,7 +285,7 @@ function registerProducts(area: PlatformArea): void {
         request: {
           params: idParam,
           // A plain schema object, not zod: no validator may read the stream before the handler.
-          body: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } }, required: ['file'] } as never } } },
+          body: multipartBody({ file: BINARY }, ['file']),
         },
         responses: { 200: json('The product.', ProductDto), ...problemResponses(400, 404, 413, 415, 422) },
       },
@@ -338,25 +339,46 @@ function registerReferences(area: PlatformArea): void {
   );
 }
 
-interface EntityRoutes {
+/** One CRUD resource of the catalogue: its wire schemas and the domain function that saves it. */
+interface EntityRoutes<Input extends z.ZodType> {
   segment: string;
   kind: EntityKind;
   noun: string;
   tag: string;
-  input: z.ZodType;
+  input: Input;
   dto: z.ZodType;
   paged: z.ZodType;
   scope: 'Products' | 'ProcessingPipelines';
-  save: (t: Parameters<typeof saveLink>[0], id: number | null, v: never) => Promise<Record<string, unknown>>;
+  save: (t: TenantContext, id: number | null, v: z.output<Input>) => Promise<Record<string, unknown>>;
   note?: string;
 }
 
-const ENTITIES: EntityRoutes[] = [
-  { segment: 'product-links', kind: 'link', noun: 'product link', tag: 'Product links', input: ProductLinkInput, dto: ProductLinkDto, paged: PagedOfProductLinkDto, scope: 'Products', save: saveLink as never },
-  { segment: 'product-specifications', kind: 'specification', noun: 'product specification', tag: 'Product specifications', input: ProductSpecificationInput, dto: ProductSpecificationDto, paged: PagedOfProductSpecificationDto, scope: 'Products', save: saveSpecification as never },
-  { segment: 'product-bundles', kind: 'bundle', noun: 'product bundle', tag: 'Product bundles', input: ProductBundleInput, dto: ProductBundleDto, paged: PagedOfProductBundleDto, scope: 'Products', save: saveBundle as never },
-  { segment: 'personalization-workflows', kind: 'workflow', noun: 'personalization workflow', tag: 'Personalization workflows', input: WorkflowInput, dto: PersonalizationWorkflowDto, paged: PagedOfPersonalizationWorkflowDto, scope: 'Products', save: saveWorkflow as never },
-  {
+function registerEntities(area: PlatformArea): void {
+  registerEntity(area, { segment: 'product-links', kind: 'link', noun: 'product link', tag: 'Product links', input: ProductLinkInput, dto: ProductLinkDto, paged: PagedOfProductLinkDto, scope: 'Products', save: saveLink });
+  registerEntity(area, {
+    segment: 'product-specifications',
+    kind: 'specification',
+    noun: 'product specification',
+    tag: 'Product specifications',
+    input: ProductSpecificationInput,
+    dto: ProductSpecificationDto,
+    paged: PagedOfProductSpecificationDto,
+    scope: 'Products',
+    save: saveSpecification,
+  });
+  registerEntity(area, { segment: 'product-bundles', kind: 'bundle', noun: 'product bundle', tag: 'Product bundles', input: ProductBundleInput, dto: ProductBundleDto, paged: PagedOfProductBundleDto, scope: 'Products', save: saveBundle });
+  registerEntity(area, {
+    segment: 'personalization-workflows',
+    kind: 'workflow',
+    noun: 'personalization workflow',
+    tag: 'Personalization workflows',
+    input: WorkflowInput,
+    dto: PersonalizationWorkflowDto,
+    paged: PagedOfPersonalizationWorkflowDto,
+    scope: 'Products',
+    save: saveWorkflow,
+  });
+  registerEntity(area, {
     segment: 'processing-pipelines',
     kind: 'pipeline',
     noun: 'processing pipeline',
@@ -365,51 +387,53 @@ const ENTITIES: EntityRoutes[] = [
     dto: ProcessingPipelineDto,
     paged: PagedOfProcessingPipelineDto,
     scope: 'ProcessingPipelines',
-    save: savePipeline as never,
+    save: savePipeline,
     note: '`rawContent` is validated (docs/pipelines.md): 400 with every problem by its path in the pipeline.',
-  },
-];
+  });
+}
 
-function registerEntities(area: PlatformArea): void {
-  for (const e of ENTITIES) {
-    const access = (level: 'read' | 'update' | 'full') => ({ type: e.scope, level }) as const;
-    const tags = [e.tag];
-    const path = `/${e.segment}`;
-    const one = `${path}/{id}`;
-    const idOf = (c: { req: { valid: (k: 'param') => { id: string } } }) => intIdOr404(c.req.valid('param').id, e.noun);
-    area.openapi(
-      platformRoute({ method: 'get', path, tags, summary: `List ${e.noun}s`, request: { query: EntityListQuery }, responses: { 200: json('A page of them.', e.paged) } }, access('read')),
-      async (c) => c.json((await listEntities(c.var.tenant, e.kind, c.req.valid('query'))) as never, 200),
-    );
-    area.openapi(
-      platformRoute(
-        { method: 'post', path, tags, summary: `Create a ${e.noun}`, description: e.note, request: body(e.input), responses: { 201: json(`The ${e.noun}.`, e.dto), ...problemResponses(404) } },
-        access('full'),
-      ),
-      async (c) => c.json((await e.save(c.var.tenant, null, c.req.valid('json') as never)) as never, 201),
-    );
-    area.openapi(
-      platformRoute({ method: 'get', path: one, tags, summary: `Get a ${e.noun}`, request: { params: idParam }, responses: { 200: json(`The ${e.noun}.`, e.dto), ...problemResponses(404) } }, access('read')),
-      async (c) => c.json((await getEntity(c.var.tenant, e.kind, idOf(c))) as never, 200),
-    );
-    area.openapi(
-      platformRoute(
-        { method: 'put', path: one, tags, summary: `Update a ${e.noun}`, description: e.note, request: { params: idParam, ...body(e.input) }, responses: { 200: json(`The ${e.noun}.`, e.dto), ...problemResponses(404) } },
-        access('update'),
-      ),
-      async (c) => c.json((await e.save(c.var.tenant, idOf(c), c.req.valid('json') as never)) as never, 200),
-    );
-    area.openapi(
-      platformRoute(
-        { method: 'delete', path: one, tags, summary: `Delete a ${e.noun}`, description: 'Referenced (by products, links, references, bundles or projects) → 409.', request: { params: idParam }, responses: { 204: { description: 'Deleted.' }, ...problemResponses(404), ...conflict } },
-        access('full'),
-      ),
-      async (c) => {
-        await deleteEntity(c.var.tenant, e.kind, idOf(c));
-        return c.body(null, 204);
-      },
-    );
-  }
+function registerEntity<Input extends z.ZodType>(area: PlatformArea, e: EntityRoutes<Input>): void {
+  // The routes see the input as a plain schema (TypeScript cannot resolve a route type over a
+  // generic schema); the body reaching `save` is the output of `e.input`, validated at the edge.
+  const input: z.ZodType = e.input;
+  const validBody = (body: unknown) => body as z.output<Input>;
+  const access = (level: 'read' | 'update' | 'full') => ({ type: e.scope, level }) as const;
+  const tags = [e.tag];
+  const path = `/${e.segment}`;
+  const one = `${path}/{id}`;
+  const idOf = (c: { req: { valid: (k: 'param') => { id: string } } }) => intIdOr404(c.req.valid('param').id, e.noun);
+  area.openapi(
+    platformRoute({ method: 'get', path, tags, summary: `List ${e.noun}s`, request: { query: EntityListQuery }, responses: { 200: json('A page of them.', e.paged) } }, access('read')),
+    async (c) => c.json(await listEntities(c.var.tenant, e.kind, c.req.valid('query')), 200),
+  );
+  area.openapi(
+    platformRoute(
+      { method: 'post', path, tags, summary: `Create a ${e.noun}`, description: e.note, request: body(input), responses: { 201: json(`The ${e.noun}.`, e.dto), ...problemResponses(404) } },
+      access('full'),
+    ),
+    async (c) => c.json(await e.save(c.var.tenant, null, validBody(c.req.valid('json'))), 201),
+  );
+  area.openapi(
+    platformRoute({ method: 'get', path: one, tags, summary: `Get a ${e.noun}`, request: { params: idParam }, responses: { 200: json(`The ${e.noun}.`, e.dto), ...problemResponses(404) } }, access('read')),
+    async (c) => c.json(await getEntity(c.var.tenant, e.kind, idOf(c)), 200),
+  );
+  area.openapi(
+    platformRoute(
+      { method: 'put', path: one, tags, summary: `Update a ${e.noun}`, description: e.note, request: { params: idParam, ...body(input) }, responses: { 200: json(`The ${e.noun}.`, e.dto), ...problemResponses(404) } },
+      access('update'),
+    ),
+    async (c) => c.json(await e.save(c.var.tenant, idOf(c), validBody(c.req.valid('json'))), 200),
+  );
+  area.openapi(
+    platformRoute(
+      { method: 'delete', path: one, tags, summary: `Delete a ${e.noun}`, description: 'Referenced (by products, links, references, bundles or projects) → 409.', request: { params: idParam }, responses: { 204: { description: 'Deleted.' }, ...problemResponses(404), ...conflict } },
+      access('full'),
+    ),
+    async (c) => {
+      await deleteEntity(c.var.tenant, e.kind, idOf(c));
+      return c.body(null, 204);
+    },
+  );
 }
 
 function registerTenant(area: PlatformArea): void {

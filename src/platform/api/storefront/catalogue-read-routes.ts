@@ -323,7 +323,7 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
         const ref = await getReference(t, Number(c.req.valid('query').storefrontId), c.req.valid('param').reference);
         const id = ref[field];
         if (id == null) throw new NotFoundError(`The reference "${ref.productReference}" names no ${target.noun}.`);
-        return c.json((await getEntity(t, target.kind!, id)) as never, 200);
+        return c.json(await getEntity(t, target.kind!, id), 200);
       },
     );
   }
@@ -374,11 +374,11 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
     const entityTags = [`${target.noun[0]!.toUpperCase()}${target.noun.slice(1)}s`];
     area.openapi(
       platformRoute({ method: 'get', path: `/${target.segment}`, tags: entityTags, summary: `List ${target.noun}s`, request: { query: EntityListQuery }, responses: ok('A page of them.', target.list) }, PRODUCTS_READ),
-      async (c) => c.json((await listEntities(c.var.tenant, kind, c.req.valid('query'))) as never, 200),
+      async (c) => c.json(await listEntities(c.var.tenant, kind, c.req.valid('query')), 200),
     );
     area.openapi(
       platformRoute({ method: 'get', path: `/${target.segment}/{id}`, tags: entityTags, summary: `Get a ${target.noun}`, request: { params: idParam }, responses: ok(`The ${target.noun}.`, target.one) }, PRODUCTS_READ),
-      async (c) => c.json((await getEntity(c.var.tenant, kind, intIdOr404(c.req.valid('param').id, target.noun))) as never, 200),
+      async (c) => c.json(await getEntity(c.var.tenant, kind, intIdOr404(c.req.valid('param').id, target.noun)), 200),
     );
     area.openapi(
       platformRoute(
@@ -416,10 +416,10 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
   const PIPELINES_READ = { type: 'ProcessingPipelines', level: 'read' } as const;
   area.openapi(
     platformRoute({ method: 'get', path: '/processing-pipelines', tags: ['Processing pipelines'], summary: 'List processing pipelines', request: { query: EntityListQuery }, responses: ok('A page of pipelines.', PagedOfProcessingPipelineDto) }, PIPELINES_READ),
-    async (c) => c.json((await listEntities(c.var.tenant, 'pipeline', c.req.valid('query'))) as never, 200),
+    async (c) => c.json(await listEntities(c.var.tenant, 'pipeline', c.req.valid('query')), 200),
   );
   area.openapi(
     platformRoute({ method: 'get', path: '/processing-pipelines/{id}', tags: ['Processing pipelines'], summary: 'Get a processing pipeline', request: { params: idParam }, responses: ok('The pipeline.', ProcessingPipelineDto) }, PIPELINES_READ),
-    async (c) => c.json((await getEntity(c.var.tenant, 'pipeline', intIdOr404(c.req.valid('param').id, 'pipeline'))) as never, 200),
+    async (c) => c.json(await getEntity(c.var.tenant, 'pipeline', intIdOr404(c.req.valid('param').id, 'pipeline')), 200),
   );
 }
