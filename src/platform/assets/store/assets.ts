@@ -357,29 +357,8 @@ export async function expiredRetainableAssets(db: D1Database, tenantId: number, 
 
 // --- writes: statements for the callers' batches, and single updates --------------------------------
 
-/** Every column a new asset row sets. */
-export interface NewAssetRow {
-  id: string;
-  type: AssetType;
-  ownerId: string;
-  folderId: string;
-  name: string;
-  blobSha: string;
-  size: number;
-  mimeType: string | null;
-  format: string | null;
-  customFields: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  retentionPolicy: RetentionPolicy;
-  designType: string | null;
-  hasProblems: boolean;
-  mockupType: string | null;
-  linkSourceId: string | null;
-  postscriptName: string | null;
-  namespace: string | null;
-  sourceId: string | null;
-  resourceType: string | null;
-}
+/** Every column a new asset row sets (the rest take their defaults). */
+export type NewAssetRow = Omit<AssetRow, 'tenantId' | 'blobSha' | 'anonymousAccess' | 'created' | 'lastModified'> & { blobSha: string };
 
 export function insertAssetStatement(db: D1Database, tenantId: number, a: NewAssetRow): D1PreparedStatement {
   return db
