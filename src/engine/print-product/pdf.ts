@@ -42,6 +42,9 @@ import { barcodeOps } from './barcode';
 import { ModelValidationError } from './validate';
 import type { VariableInfo } from './variables';
 
+/** A dictionary as pdf-lib's `context.obj` and `flateStream` take it (pdf-lib does not export the type's name). */
+type PdfDictLiteral = NonNullable<Parameters<PDFContext['flateStream']>[1]>;
+
 export const MAX_PDF_BYTES = 50 * 1024 * 1024;
 export const PDF_IMAGE_DPI = 300;
 
@@ -228,13 +231,13 @@ class Writer {
   }
 
   finish(): void {
-    const ext: Record<string, unknown> = {};
+    const ext: PdfDictLiteral = {};
     for (const [k, v] of Object.entries(this.extgstates)) ext[k] = { Type: 'ExtGState', ca: v.ca, CA: v.CA };
     const fonts: Record<string, PDFRef> = {};
     for (const f of this.fonts.values()) if (f && f.used.size) fonts[f.res] = f.ref;
     this.context.assign(
       this.resourcesRef,
-      this.context.obj({ XObject: this.xobjects, ExtGState: ext as never, Font: fonts, ProcSet: ['PDF', 'Text', 'ImageB', 'ImageC'] }),
+      this.context.obj({ XObject: this.xobjects, ExtGState: ext, Font: fonts, ProcSet: ['PDF', 'Text', 'ImageB', 'ImageC'] }),
     );
     for (const f of this.fonts.values()) if (f && f.used.size) writeFont(this.context, f);
   }
@@ -453,7 +456,7 @@ function rawImage(w: Writer, img: RGBAImage, recolor: ResolvedColor | null): PDF
     for (let c = 0; c < channels; c++) color[i * channels + c] = constant ? constant[c] : img.data[i * 4 + c];
   }
   w.countBytes(color.length / 4 + (opaque ? 0 : alpha.length / 4)); // a rough compressed size
-  const dict: Record<string, unknown> = {
+  const dict: PdfDictLiteral = {
     Type: 'XObject',
     Subtype: 'Image',
     Width: img.width,
@@ -465,7 +468,7 @@ function rawImage(w: Writer, img: RGBAImage, recolor: ResolvedColor | null): PDF
     const smask = w.context.flateStream(alpha, { Type: 'XObject', Subtype: 'Image', Width: img.width, Height: img.height, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
     dict.SMask = w.context.register(smask);
   }
-  return w.context.register(w.context.flateStream(color, dict as never));
+  return w.context.register(w.context.flateStream(color, dict));
 }
 
 async function imageOps(w: Writer, item: ImageModel): Promise<string> {
