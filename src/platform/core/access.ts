@@ -15,9 +15,11 @@
  */
 import type { Context } from 'hono';
 import { decodeJwt } from 'jose';
-import { bearerToken, requireScope, type AuthContext } from '../../auth';
+import { authenticate, bearerToken, scopeSatisfies, type AuthContext } from '../../auth';
+import { insufficientScopeError } from '../../auth/bearer';
 import type { ResourceType } from '../../identity/scopes';
 import { NotFoundError } from './errors';
+import type { PlatformBindings } from './tenancy';
 
 export type ScopeLevel = 'read' | 'update' | 'full';
 export type Access = { type: ResourceType; level: ScopeLevel } | 'public' | 'anyToken';
@@ -27,15 +29,17 @@ export const scopeOf = (a: { type: ResourceType; level: ScopeLevel }): string =>
 /** Parameters that name a private-storage owner: naming one needs Private_assets too. */
 export const OWNER_PARAMETERS = ['ownerId', 'privateStorageOwner', 'mockupOwnerId', 'resourceOwnerId'] as const;
 
-const noop = async () => {};
-
 /**
- * Authenticates the caller with the auth module's `requireScope` (401/403 with
- * WWW-Authenticate) and returns the token's context.
+ * Authenticates the caller as the auth module's `requireScope` does (401 from `authenticate`,
+ * 403 insufficient_scope, both with WWW-Authenticate), sets `c.var.auth` and returns it; typed
+ * for the platform's context, so no cast to requireScope's bindings.
  */
-export async function authenticateFor(c: Context, ...scopes: string[]): Promise<AuthContext> {
-  await requireScope(...scopes)(c as never, noop);
-  return (c as Context<{ Variables: { auth: AuthContext } }>).var.auth;
+export async function authenticateFor(c: Context<PlatformBindings>, ...scopes: string[]): Promise<AuthContext> {
+  const auth = await authenticate(c);
+  const missing = scopes.find((s) => !scopeSatisfies(auth.scopes, s));
+  if (missing) throw insufficientScopeError(c.env, missing);
+  c.set('auth', auth);
+  return auth;
 }
 
 /**
@@ -76,7 +80,7 @@ export function checkOwnerValues(errors: Record<string, string[]>, ...sources: A
 }
 
 /** Private_assets at `level` (the owner rule), for owners the route middleware cannot see. */
-export async function requireOwnerAccess(c: Context, level: ScopeLevel): Promise<void> {
+export async function requireOwnerAccess(c: Context<PlatformBindings>, level: ScopeLevel): Promise<void> {
   await authenticateFor(c, `Private_assets_${level}`);
 }
 

@@ -137,7 +137,9 @@ export function platformRoute<R extends RouteConfig>(route: R, access: Access): 
   // Documents `tenantId` on every route that takes a token (a non-object query schema is kept as is).
   const withTenant =
     access === 'public' ? query : query === undefined ? z.object({ tenantId: TenantIdQuery }) : query instanceof z.ZodObject ? query.extend({ tenantId: TenantIdQuery }) : query;
-  const hasInput = Boolean(route.request?.query || route.request?.body);
+  // A query schema without parameters (a collection that takes no owner) is no input either.
+  const takesQuery = query instanceof z.ZodObject ? Object.keys(query.shape).length > 0 : query !== undefined;
+  const hasInput = takesQuery || Boolean(route.request?.body);
   const documented = {
     ...(hasInput ? problemResponses(400) : {}),
     ...(access === 'public' ? {} : problemResponses(401, 403)),
