@@ -22,6 +22,7 @@ import { InputsTooLarge, Unprocessable } from '../errors';
 import { encodePng } from '../raster/codecs';
 import { checkPdfDecodedSizes } from './bounds';
 
+export { loadCheckedPdf } from './checked-load';
 export { checkPdfDecodedSizes, PDF_DECODE_LIMITS, PDF_LIB_DECODE_LIMITS, type PdfDecodeLimits, type PdfDecodeSummary } from './bounds';
 
 /** A page's size in PDF points (1/72 in), as displayed: crop box, /Rotate applied. */

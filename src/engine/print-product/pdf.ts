@@ -33,8 +33,8 @@ import { decodeImage, encodeJpeg } from '../raster/codecs';
 import { unpremultiply } from '../raster/pixels';
 import { resample } from '../raster/resample';
 import type { RGBAImage } from '../types';
-import { UnprocessableError } from '../../platform/core/errors';
-import { loadUserPdf } from '../../platform/assets/pdf-pages';
+import { Unprocessable, unprocessable } from '../errors';
+import { loadCheckedPdf } from '../pdf-raster';
 import { resolveColor, type ImageModel, type ItemModel, type PrintAreaModel, type PrintProductModel, type ResolvedColor, type SurfaceModel, type TextModel } from './schema';
 import { fmt, placeImage, prepareModel, shapeGeometry, textSvg, textUsvg, type FontLookup, type ImageLookup, type ResolvedImage } from './svg';
 import { layoutItemText } from './text';
@@ -49,11 +49,11 @@ export const MAX_PDF_BYTES = 50 * 1024 * 1024;
 export const PDF_IMAGE_DPI = 300;
 
 /** 422: the document would exceed the size limit (50 MB). */
-export class PdfTooLargeError extends UnprocessableError {
+export class PdfTooLargeError extends Unprocessable {
   constructor(bytes: number, limit: number) {
-    super(`The PDF would be ${(bytes / 1048576).toFixed(1)} MB; at most ${limit / 1048576} MB can be produced.`, {
-      $: [`the document exceeds ${limit / 1048576} MB`],
-    });
+    super(`The PDF would be ${(bytes / 1048576).toFixed(1)} MB; at most ${limit / 1048576} MB can be produced.`, [
+      { path: '$', reason: `the document exceeds ${limit / 1048576} MB` },
+    ]);
   }
 }
 
@@ -396,7 +396,7 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
   const key = `${item.source ? JSON.stringify(item.source) : ''}|${img.bytes.length}|${item.pageIndex}|${target.width}x${target.height}|${item.recolor ?? ''}`;
   return w.image(key, async () => {
     if (img.mime === 'application/pdf') {
-      const [page] = await w.doc.embedPdf(await loadUserPdf(img.bytes), [item.pageIndex]); // bounded: issue 18 item 3
+      const [page] = await w.doc.embedPdf(await loadCheckedPdf(img.bytes), [item.pageIndex]); // bounded: issue 18 item 3
       w.countBytes(img.bytes.length);
       return { name: w.addXObject(page.ref, 'P'), width: page.width, height: page.height, form: true };
     }
@@ -425,7 +425,7 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
     } else if (img.mime === 'image/jpeg' || img.mime === 'image/png') {
       pixels = await decodeImage(img.bytes);
     } else {
-      throw new UnprocessableError(`An ${img.mime} image cannot be placed in a PDF; use JPEG, PNG, SVG or PDF.`);
+      throw unprocessable(`An ${img.mime} image cannot be placed in a PDF; use JPEG, PNG, SVG or PDF.`);
     }
     if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
       pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));

@@ -23,7 +23,6 @@ import { decodeBounded } from '../raster/bounded';
 import { encodeJpeg, encodePng } from '../raster/codecs';
 import { unpremultiply } from '../raster/pixels';
 import type { RGBAImage } from '../types';
-import { ValidationError } from '../../platform/core/errors';
 import {
   resolveColor,
   type ImageModel,
@@ -37,6 +36,7 @@ import {
 } from './schema';
 import { fontFace, layoutItemText } from './text';
 import { ModelValidationError } from './validate';
+import { invalidInput } from '../errors';
 import { applyVariableData, type VariableInfo } from './variables';
 import { barcodeSvg } from './barcode';
 
@@ -510,7 +510,7 @@ async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions):
   const { surface, index } = prepareModel(model, opts);
   const size = fitSize(surface, opts);
   if (size.width > MAX_PREVIEW_SIDE || size.height > MAX_PREVIEW_SIDE) {
-    throw new ValidationError({ 'renderingConfig.width': [`at most ${MAX_PREVIEW_SIDE} px per side`] }, `A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`);
+    throw invalidInput(`A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`, [{ path: 'renderingConfig.width', reason: `at most ${MAX_PREVIEW_SIDE} px per side` }]);
   }
   const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), images: new Map() };
   const layers: SurfaceLayer[] = [];

@@ -6,7 +6,7 @@
  * Property names and enum values match ignoring ASCII case (platform contract, Conventions);
  * two spellings of one property in one object is an error.
  */
-import { ValidationError } from '../../platform/core/errors';
+import { InvalidInput, type ErrorDetail } from '../errors';
 import { MODEL_LIMITS, PrintProduct, type PrintProductModel } from './schema';
 import { unwrapSchema, type AnySchema } from '../../lib/zod-schema';
 
@@ -19,15 +19,18 @@ export interface ValidateOptions {
 
 export type ValidationResult = { ok: true; model: PrintProductModel } | { ok: false; errors: ModelErrors };
 
-/** 400 naming every problem by JSON path (the platform core maps `errors` to the problem's `errors`). */
-export class ModelValidationError extends ValidationError {
-  constructor(errors: ModelErrors, message = 'The design model is invalid.') {
-    super(errors, `${message.replace(/\.$/, '')}: ${summary(errors)}`);
-    this.name = 'ModelValidationError';
+/** Invalid input naming every problem by JSON path: `errors`, and the same as the engine's `details` (a 400 wherever it is mapped). */
+export class ModelValidationError extends InvalidInput {
+  constructor(
+    readonly errors: ModelErrors,
+    message = 'The design model is invalid.',
+  ) {
+    super(`${message.replace(/\.$/, '')}: ${summary(errors)}`, detailsOf(errors));
   }
-  /** The errors by JSON path (always set for this error). */
-  declare readonly errors: ModelErrors;
 }
+
+/** Errors by path → the engine's details, one per reason, in order. */
+export const detailsOf = (errors: ModelErrors): ErrorDetail[] => Object.entries(errors).flatMap(([path, reasons]) => reasons.map((reason) => ({ path, reason })));
 
 /** The first few problems as one sentence (the full list is in `errors`). */
 function summary(errors: ModelErrors): string {

@@ -33,6 +33,7 @@ import {
   type VariableInfo,
 } from '../../engine/print-product';
 import { fontsOf, imageLookup, sourceBytes } from './resolve';
+import { InvalidInput, type ErrorDetail } from '../../engine/errors';
 import { loadDesign, type StoredDesign } from './store';
 
 export interface RenderedFile {
@@ -132,14 +133,14 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
   if (cfg.fileFormat === 'Pdf') {
     if (!proof) throw new ValidationError({ 'renderingConfig.fileFormat': ['render-preview answers Jpeg or Png; Pdf is a proof (render-proof)'] });
     const pdf = await timing.time('pdf', () =>
-      renderPdf(d.model!, { fonts, images, surfaceIndex: cfg.surfaceIndex, textMode: cfg.pdfTextOutputMode, variableData: req.variableData, title: d.row.name }),
+      fromPrintProduct(() => renderPdf(d.model!, { fonts, images, surfaceIndex: cfg.surfaceIndex, textMode: cfg.pdfTextOutputMode, variableData: req.variableData, title: d.row.name })),
     );
     return { bytes: pdf.bytes, mime: 'application/pdf', ext: 'pdf' };
   }
   const strategy = cfg.mockupStrategy ?? 'Auto';
   if (!proof && req.mockupId && (strategy === 'Auto' || strategy === 'SpecifiedMockup')) return renderInMockup(t, d, req, cfg, timing);
   const preview = await timing.time('render', () =>
-    renderPreview(d.model!, {
+    fromPrintProduct(() => renderPreview(d.model!, {
       timing,
       fonts,
       images,
@@ -152,10 +153,30 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
       visualizePrintAreas: proof ? false : cfg.visualizePrintAreas,
       mockup: !proof && (strategy === 'Auto' || strategy === 'DesignMockups'),
       variableData: req.variableData,
-    }),
+    })),
   );
   return { bytes: preview.bytes, mime: preview.mime, ext: EXT[preview.mime]! };
 }
+
+/**
+ * The print-product renderer (src/engine/print-product) throws engine errors; the designs domain
+ * hands them on as the platform's: invalid input (a model or variable data that does not fit) as
+ * a 400 with its errors by path, anything else the engine refuses as a 422 (assets.engineError),
+ * so callers that fall back on a refused render (item previews, thumbnails) see them as such.
+ */
+async function fromPrintProduct<T>(render: () => Promise<T>): Promise<T> {
+  try {
+    return await render();
+  } catch (e) {
+    throw e instanceof InvalidInput ? new ValidationError(errorsByPath(e.details ?? []), e.message) : assets.engineError(e);
+  }
+}
+
+const errorsByPath = (details: ErrorDetail[]): Record<string, string[]> => {
+  const errors: Record<string, string[]> = {};
+  for (const d of details) (errors[d.path || '$'] ??= []).push(d.reason);
+  return errors;
+};
 
 /** SpecifiedMockup needs a mockup. */
 function checkMockupStrategy(cfg: RenderingConfig, req: DesignRenderRequest): void {
@@ -175,7 +196,7 @@ async function renderInMockup(t: TenantContext, d: StoredDesign, req: DesignRend
   const { fonts } = await fontsOf(t, { cached: true });
   return placeInMockup(t, req, cfg, surface?.name, timing, async (width, height) =>
     (
-      await renderPreview(d.model!, {
+      await fromPrintProduct(() => renderPreview(d.model!, {
         fonts,
         images: imageLookup(t),
         surfaceIndex: cfg.surfaceIndex,
@@ -185,7 +206,7 @@ async function renderInMockup(t: TenantContext, d: StoredDesign, req: DesignRend
         stub: cfg.stub ?? true,
         visualizePrintAreas: cfg.visualizePrintAreas,
         variableData: req.variableData,
-      })
+      }))
     ).bytes,
   );
 }
@@ -260,14 +281,14 @@ export async function renderImage(resolved: ResolvedImage, cfg: RenderingConfig,
       },
     ],
   } as PrintProductModel;
-  const preview = await renderPreview(model, {
+  const preview = await fromPrintProduct(() => renderPreview(model, {
     fonts: async () => undefined,
     images: async () => resolved,
     width: w,
     height: h,
     fileFormat: cfg.fileFormat === 'Png' ? 'Png' : 'Jpeg',
     jpegQuality: cfg.jpegQuality,
-  });
+  }));
   return { bytes: preview.bytes, mime: preview.mime, ext: EXT[preview.mime]! };
 }
 

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { InvalidInput, Unprocessable } from '../../../src/engine/errors';
 import { PdfTooLargeError, renderPdf } from '../../../src/engine/print-product/pdf';
 import { renderPreviewPixels, type ImageLookup } from '../../../src/engine/print-product/svg';
 import type { PrintProductModel } from '../../../src/engine/print-product/schema';
@@ -202,15 +203,15 @@ describe('design PDF: colour and images', () => {
     expect(db2).toBeGreaterThanOrEqual(28);
   });
 
-  it('a document over the limit is a 422 PdfTooLargeError', async () => {
+  it('a document over the limit is a PdfTooLargeError (an engine Unprocessable: a 422 wherever it is mapped)', async () => {
     const err = await renderPdf(card, { fonts, images, maxBytes: 10_000 }).catch((e) => e);
     expect(err).toBeInstanceOf(PdfTooLargeError);
-    expect(err.status).toBe(422);
+    expect(err).toBeInstanceOf(Unprocessable);
   });
 
   it('required variables must have values; variableData applies', async () => {
     const err = await renderPdf(card, { fonts, images, variableData: [{ name: 'Name', value: '' }] }).catch((e) => e);
-    expect(err.status).toBe(400);
+    expect(err).toBeInstanceOf(InvalidInput);
     expect(err.errors.variableData[0]).toMatch(/"Name" is required/);
     const { bytes } = await renderPdf(card, { fonts, images, textMode: 'Text', variableData: [{ name: 'Name', value: 'Grace Hopper' }] });
     expect((await runTool('pdftotext', bytes)).stdout).toMatch(/Grace Hopper/);
@@ -221,7 +222,7 @@ describe('design PDF: colour and images', () => {
     expect((await renderPdf(two, { fonts, images })).pages).toBe(3);
     expect((await renderPdf(two, { fonts, images, surfaceIndex: 1 })).pages).toBe(2);
     const err = await renderPdf(two, { fonts, images, surfaceIndex: 2 }).catch((e) => e);
-    expect(err.status).toBe(400);
+    expect(err).toBeInstanceOf(InvalidInput);
   });
 });
 

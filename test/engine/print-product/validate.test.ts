@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_LIMITS, resolveColor } from '../../../src/engine/print-product/schema';
-import { ValidationError } from '../../../src/platform/core/errors';
+import { InvalidInput } from '../../../src/engine/errors';
 import { ModelValidationError, parseModel, validateModel } from '../../../src/engine/print-product/validate';
 
 const fontExists = (name: string) => name === 'LiberationSans' || name === 'LiberationSans-Bold';
@@ -132,12 +132,12 @@ describe('PrintProduct validator: structure and defaults', () => {
     expect(await errorsOf({ surfaces: 'x' })).toHaveProperty(['surfaces']);
   });
 
-  it('parseModel throws a 400 ModelValidationError (the core ValidationError) with errors by path', async () => {
+  it('parseModel throws a ModelValidationError (the engine InvalidInput: a 400 wherever it is mapped) with errors by path', async () => {
     const err = await parseModel({ surfaces: [{ width: 0, height: 1 }] }).catch((e) => e);
     expect(err).toBeInstanceOf(ModelValidationError);
-    expect(err).toBeInstanceOf(ValidationError);
-    expect(err.status).toBe(400);
+    expect(err).toBeInstanceOf(InvalidInput);
     expect(err.errors).toHaveProperty(['surfaces[0].width']);
+    expect(err.details).toContainEqual({ path: 'surfaces[0].width', reason: err.errors['surfaces[0].width'][0] });
     expect(err.message).toMatch(/^The design model is invalid: surfaces\[0\]\.width: /);
   });
 
