@@ -8,11 +8,11 @@
 import { PDFDocument } from 'pdf-lib';
 import { validateModel } from '../../engine/print-product';
 import { compileTemplate, readHeader, walkLayers } from '../../engine';
-import { EngineError } from '../../engine/errors';
 import { readFontInfo } from '../../engine/fonts/font-info';
 import { sniffImage } from '../../engine/raster';
 import type { CompiledTemplate } from '../../engine/types';
 import { PayloadTooLargeError, UnprocessableError } from '../core';
+import { engineError } from './engine-error';
 import { readStaged, type Staged } from './blobs';
 import type { AssetType } from './model';
 import { checkUserPdf } from './pdf-pages';
@@ -69,14 +69,6 @@ export interface ContentInfo {
 const ascii = (b: Uint8Array, at: number, n: number) => String.fromCharCode(...b.subarray(at, at + n));
 const tooLarge = (what: string, limit: number) => new PayloadTooLargeError(`${what} is larger than the limit of ${limit / MB} MB.`);
 
-/** An engine refusal as the platform's 422 (the engine's message kept). */
-export function engineError(e: unknown): unknown {
-  if (e instanceof EngineError) {
-    const errors = e.details?.length ? Object.fromEntries(e.details.map((d) => [d.path || 'file', [d.reason]])) : undefined;
-    return new UnprocessableError(e.message, errors);
-  }
-  return e;
-}
 
 export const isPsd = (h: Uint8Array) => ascii(h, 0, 4) === '8BPS';
 export const PSD_MIME = 'image/vnd.adobe.photoshop';

@@ -6,7 +6,7 @@
 import { compileTemplate, loadCompiledTemplate, walkLayers } from '../../engine';
 import type { CompiledTemplate, LayerNode } from '../../engine/types';
 import { NotFoundError, UnprocessableError } from '../core';
-import { engineError } from './content';
+import { engineError } from './engine-error';
 import { readAssetBytes } from './engine-store';
 import type { AssetRow } from './model';
 import { getAsset, type AssetScope } from './service';

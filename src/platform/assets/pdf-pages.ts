@@ -20,7 +20,7 @@ import { PDFDocument, type LoadOptions } from 'pdf-lib';
 import { checkPdfDecodedSizes, PDF_LIB_DECODE_LIMITS, rasterisePdfPagesPng, type PdfSource } from '../../engine/pdf-raster';
 import { NotFoundError, tenantKey } from '../core';
 import { blobKey, dropEarlyBlob, startBlobWrite, type Staged } from './blobs';
-import { engineError } from './content';
+import { engineError } from './engine-error';
 import type { AssetRow } from './model';
 
 export const PDF_PAGE_LONG_SIDE = 2048;

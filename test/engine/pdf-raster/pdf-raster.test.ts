@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { InputsTooLarge, Unprocessable } from '../../../src/engine/errors';
 import { env } from 'cloudflare:test';
 import { pdfPageCount, pdfPageSizes, rasterisePdfPages, rasterisePdfPagesPng, type PdfSource, type RasterPage } from '../../../src/engine/pdf-raster';
-import { engineError } from '../../../src/platform/assets/content';
+import { engineError } from '../../../src/platform/assets/engine-error';
 import { UnprocessableError } from '../../../src/platform/core/errors';
 import { decodeImage } from '../../../src/engine/raster/codecs';
 
