@@ -24,6 +24,7 @@ import { outputBase } from './project';
 import { decodePng, encodeRaster, flattenOver, parseColor, toGrayscale, transform, type Flip, type Rotate } from './raster';
 import { designOf, includesFirstPage, isPrintProduct, pdfWriter, printColourOf, renderImage, writeDesignPdf } from './render';
 import { colourTransform, defaultProfile } from '../../../engine/colour';
+import { encodeConvertedJpeg } from '../../../engine/raster';
 import type { TaskModule, UnitContext } from './types';
 import type { PersonalisationData } from '../../../engine/personalise';
 import type { RGBAImage } from '../../../engine/types';
@@ -93,6 +94,19 @@ async function rasterFile(ctx: UnitContext, p: HiresParams, img: RGBAImage, form
   else if (!keepAlpha) flattenOver(img, [255, 255, 255, 255]);
   if (gray) toGrayscale(img);
   img = transform(img, p.hiResOutputRotateMode, p.hiResOutputFlipMode);
+  if (format === 'Jpeg' && p.hiResOutputColorSpace !== 'Rgb') {
+    // A CMYK JPEG (Adobe marker, YCCK) or a one-component grey JPEG, with the output profile
+    // embedded, converted a strip at a time (engine/raster/jpeg-ink.ts).
+    const space = p.hiResOutputColorSpace;
+    const colour = await printColourOf(ctx, p);
+    const profile = colour.profile ?? defaultProfile(space);
+    const toInk = await colourTransform({ from: defaultProfile('Rgb'), to: profile, fromLayout: 'RGBA', toLayout: space === 'Cmyk' ? 'CMYK' : 'GRAY', intent: colour.renderingIntent });
+    const bytes = await encodeConvertedJpeg(img, space === 'Cmyk' ? 4 : 1, (rgba, ink, pixels) => toInk.apply(rgba, ink, pixels), {
+      quality: p.hiResOutputJpegCompressionQuality,
+      iccProfile: profile,
+    });
+    return { bytes, ext: 'jpg', contentType: 'image/jpeg', format: 'jpeg' };
+  }
   let cmyk: Uint8Array | undefined;
   let icc: Uint8Array | undefined;
   if (format === 'Tiff' && p.hiResOutputColorSpace === 'Cmyk') {

@@ -45,6 +45,26 @@ async function intentOf(bytes: Uint8Array) {
   return { g, condition: intent && text(intent.get(PDFName.of('OutputConditionIdentifier'))), version: text(g.info.get(PDFName.of('GTS_PDFXVersion'))) };
 }
 
+/** The frame's component count, whether an Adobe APP14 marker is there, and the ICC profile from the APP2 chunks. */
+function jpegMarkers(b: Uint8Array): { components: number; adobe: boolean; icc: Uint8Array } {
+  let components = 0;
+  let adobe = false;
+  const chunks: Uint8Array[] = [];
+  for (let at = 2; at + 4 <= b.length && b[at] === 0xff; ) {
+    const marker = b[at + 1]!;
+    const length = (b[at + 2]! << 8) | b[at + 3]!;
+    const body = b.subarray(at + 4, at + 2 + length);
+    if (marker === 0xc0 || marker === 0xc1) components = body[5]!;
+    if (marker === 0xee && new TextDecoder().decode(body.subarray(0, 5)) === 'Adobe') adobe = true;
+    if (marker === 0xe2 && new TextDecoder().decode(body.subarray(0, 11)) === 'ICC_PROFILE') chunks.push(body.subarray(14));
+    if (marker === 0xda) break;
+    at += 2 + length;
+  }
+  const icc = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  chunks.reduce((at, c) => (icc.set(c, at), at + c.length), 0);
+  return { components, adobe, icc };
+}
+
 beforeAll(async () => {
   await seedPlatform();
   await createDesign('colour-design');
@@ -131,6 +151,18 @@ describe('render-hires output colour', () => {
     let inked = 0;
     for (let i = 0; i < tiff.data.length; i += tiff.samples) if (tiff.data[i] + tiff.data[i + 1] + tiff.data[i + 2] + tiff.data[i + 3] > 0) inked++;
     expect(inked).toBeGreaterThan(0);
+  });
+
+  it('a Jpeg in Cmyk is an Adobe CMYK JPEG with the output profile embedded; in Grayscale a one-component JPEG', async () => {
+    for (const [space, components, adobe] of [['Cmyk', 4, true], ['Grayscale', 1, false]] as const) {
+      const r = await run(`colour-jpeg-${space}`, { hiResOutputFileFormat: 'Jpeg', hiResOutputColorSpace: space, hiResOutputDpi: 36 });
+      expect(r.status, r.description).toBe('Completed');
+      const m = jpegMarkers(r.bytes!);
+      expect(m.components).toBe(components);
+      expect(m.adobe).toBe(adobe);
+      expect(m.icc.length).toBeGreaterThan(0);
+      if (space === 'Cmyk') expect(m.icc).toEqual(defaultProfile('Cmyk'));
+    }
   });
 
   it('fails the task naming the parameter for an unknown profile or one of another colour space', async () => {
