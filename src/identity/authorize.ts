@@ -11,7 +11,7 @@ import { renderErrorPage } from './pages';
 import { ACCOUNT_LOGIN_PATH } from './paths';
 import { createPending } from './pending';
 import { grantedUserScopes } from './user-scopes';
-import { parseScopeParam, SUPPORTED_SCOPES } from './scopes';
+import { parseScopeParam, SUPPORTED_SCOPES } from '../auth/scopes';
 import { readSession, type Session } from './session';
 import { issueAccessToken, issueIdToken, issuerOf } from './tokens';
 import { codes, grants } from './store';

@@ -1,6 +1,6 @@
 // OpenID Provider Metadata (OIDC Discovery 1.0 §3, RFC 8414) with IdentityServer's paths.
 import type { Env } from '../env';
-import { SUPPORTED_SCOPES } from './scopes';
+import { SUPPORTED_SCOPES } from '../auth/scopes';
 import { SIGNING_ALG } from './keys';
 import { PATHS } from './paths';
 import { issuerOf } from './tokens';

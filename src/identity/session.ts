@@ -4,7 +4,7 @@
 import type { Context } from 'hono';
 import { clearIdentityCookie, readCookie, setIdentityCookie } from './cookies';
 import { nowSeconds, randomToken, sha256Base64url, timingSafeEqual } from './crypto';
-import type { UserRole } from './scopes';
+import type { UserRole } from '../auth/scopes';
 import { sessions } from './store';
 
 export const SESSION_COOKIE = 'idsrv';

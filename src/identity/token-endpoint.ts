@@ -8,7 +8,7 @@ import { authenticateClient, readClientCredentials, type ClientRow } from './cli
 import { nowSeconds, randomToken, sha256Base64url, timingSafeEqual } from './crypto';
 import { quoteInput, readPostForm } from './oauth-params';
 import { revokeGrant } from './grants';
-import { normalizePermissions, parseResourceScope, parseScopeParam, scopesForPermissions } from './scopes';
+import { normalizePermissions, parseResourceScope, parseScopeParam, scopesForPermissions } from '../auth/scopes';
 import { issueAccessToken, issueIdToken } from './tokens';
 import { codes, grants, refreshTokens } from './store';
 import { parseTokenRequest, TOKEN_GRANT_TYPES, type TokenRequest } from './token-request';

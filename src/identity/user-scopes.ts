@@ -1,4 +1,4 @@
-import { permissionsForRole, scopesForPermissions, type UserRole } from './scopes';
+import { permissionsForRole, scopesForPermissions, type UserRole } from '../auth/scopes';
 
 const IDENTITY_CLAIM_SCOPES = new Set(['openid', 'profile', 'email']);
 

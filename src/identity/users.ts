@@ -1,6 +1,6 @@
 // Tenants and tenant users. E-mail addresses are stored lower-case and unique per tenant.
 import { hashPassword } from './passwords';
-import type { UserRole } from './scopes';
+import type { UserRole } from '../auth/scopes';
 import { tenants, users, type DbLike } from './store';
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();

@@ -2,7 +2,7 @@
 // scripts/seed/10-identity.mjs writes for `npm run dev`).
 import { env } from 'cloudflare:workers';
 import { insertClient } from '../../src/identity/clients';
-import { RESOURCE_TYPES } from '../../src/identity/scopes';
+import { RESOURCE_TYPES } from '../../src/auth/scopes';
 import { createTenant, createUser, findUser } from '../../src/identity/users';
 
 export const DEMO = {

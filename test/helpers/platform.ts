@@ -3,7 +3,7 @@
 // through /connect/token, and `api()` that drives the Worker over its fetch handler as an HTTP
 // client would.
 import { env, exports } from 'cloudflare:workers';
-import { RESOURCE_TYPES } from '../../src/identity/scopes';
+import { RESOURCE_TYPES } from '../../src/auth/scopes';
 import { seedDemoAssets } from './demo-assets';
 import { DEMO, seedIdentity } from './identity-seed';
 import { DEMO_PIPELINE, DEMO_WORKFLOW, platformSeedStatements } from '../../scripts/lib/platform-seed-data.mjs';

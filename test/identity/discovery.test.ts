@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RESOURCE_SCOPES } from '../../src/identity/scopes';
+import { RESOURCE_SCOPES } from '../../src/auth/scopes';
 import { rotateSigningKey, resetKeyCache, listSigningKeys, RotationRefusedError } from '../../src/identity/keys';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { call, clientCredentialsToken, decodeJwt } from './flow';

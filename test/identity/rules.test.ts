@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { corsOriginProblem, effectiveSwitches, matchesRegisteredUri, redirectUriProblem } from '../../src/identity/app-types';
 import { generateClientSecret, verifyClientSecret } from '../../src/identity/client-secrets';
 import { hashPassword, PASSWORD_ITERATIONS, verifyPassword } from '../../src/identity/passwords';
-import { parseResourceScope, permissionsForRole, RESOURCE_SCOPES, RESOURCE_TYPES, scopeSatisfies, scopesForPermissions } from '../../src/identity/scopes';
+import { parseResourceScope, permissionsForRole, RESOURCE_SCOPES, RESOURCE_TYPES, scopeSatisfies, scopesForPermissions } from '../../src/auth/scopes';
 import { grantedUserScopes } from '../../src/identity/user-scopes';
 
 describe('scope table (identity contract "Scopes, roles, tenants")', () => {

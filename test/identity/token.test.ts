@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { insertClient } from '../../src/identity/clients';
-import { RESOURCE_SCOPES } from '../../src/identity/scopes';
+import { RESOURCE_SCOPES } from '../../src/auth/scopes';
 import { DEMO, seedIdentity } from '../helpers/identity-seed';
 import { basic, call, decodeJwt, tokenRequest } from './flow';
 

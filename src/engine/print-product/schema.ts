@@ -13,7 +13,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { parseColor } from '../personalise/color';
-import { BARCODE_FORMATS, ERROR_CORRECTION, encodeBarcode } from './barcode-encode';
+import { BARCODE_FORMATS, ERROR_CORRECTION, encodeBarcode } from '../barcode';
 
 export const MODEL_VERSION = 1;
 

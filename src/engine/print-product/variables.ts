@@ -6,7 +6,7 @@
  * NOT variables, and is stored.
  */
 import { ErrorList, type ModelErrors } from './validate';
-import { encodeBarcode } from './barcode-encode';
+import { encodeBarcode } from '../barcode';
 import { walkItems, type ConstraintsModel, type ItemModel, type PrintProductModel, type SourceModel } from './schema';
 
 export interface VariableInfo {

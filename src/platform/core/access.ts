@@ -17,7 +17,7 @@ import type { Context } from 'hono';
 import { decodeJwt } from 'jose';
 import { authenticate, bearerToken, scopeSatisfies, type AuthContext } from '../../auth';
 import { insufficientScopeError } from '../../auth/bearer';
-import type { ResourceType } from '../../identity/scopes';
+import type { ResourceType } from '../../auth/scopes';
 import { NotFoundError } from './errors';
 import type { PlatformBindings } from './tenancy';
 

@@ -12,7 +12,7 @@ import {
   redirectUriProblem,
   type AuthType,
 } from '../../app-types';
-import { PERMISSION_LEVELS, RESOURCE_TYPES, normalizePermissions, type PermissionLevel, type ResourceType } from '../../scopes';
+import { PERMISSION_LEVELS, RESOURCE_TYPES, normalizePermissions, type PermissionLevel, type ResourceType } from '../../../auth/scopes';
 import { field, type FormBody } from '../form-body';
 
 /** The form exactly as typed: strings for text fields, one line per list entry. */

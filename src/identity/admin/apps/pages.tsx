@@ -2,7 +2,7 @@
 // confirmation. Server-rendered; a small inline script only switches fields on and off by flow
 // and copies values (the server enforces every rule without it).
 import { APP_TYPES, AUTH_TYPES, TOKEN_LIFETIME_MAX, TOKEN_LIFETIME_MIN, type AuthType } from '../../app-types';
-import { PERMISSION_LEVELS, PERMISSION_LEVEL_LABELS, RESOURCE_TYPES, normalizePermissions, scopesForPermissions } from '../../scopes';
+import { PERMISSION_LEVELS, PERMISSION_LEVEL_LABELS, RESOURCE_TYPES, normalizePermissions, scopesForPermissions } from '../../../auth/scopes';
 import { Age, CsrfField, Field, Table, age, dateTime, describedBy } from '../layout';
 import { LIST_FIELDS, fieldStates, permissionField, type AppDraft, type FieldErrors, type FieldState, type FlowField, type ListField as ListFieldName } from './app-form';
 import type { AppRow } from './store';

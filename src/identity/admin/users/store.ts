@@ -6,7 +6,7 @@ import { revokeUserGrants } from '../../grants';
 import { users } from '../../store';
 import { hashPassword } from '../../passwords';
 import { createUser, findUserInTenant, type UserRow } from '../../users';
-import type { UserRole } from '../../scopes';
+import type { UserRole } from '../../../auth/scopes';
 
 export type { UserRow };
 

@@ -1,6 +1,6 @@
 // The user forms (create, reset password): drafts and rules, free of HTTP.
 import { passwordProblem } from '../../passwords';
-import type { UserRole } from '../../scopes';
+import type { UserRole } from '../../../auth/scopes';
 import { field, type FormBody } from '../form-body';
 
 export interface UserDraft {
