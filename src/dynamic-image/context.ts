@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import type { createServiceApp } from '../openapi/app';
 import { InputsTooLarge, InvalidInput, Unprocessable } from '../engine/errors';
 import { UrlImages, type FetchImageBytes } from '../engine/inputs';
-import type { RenderDeps } from '../engine/render-request';
+import type { RenderDeps } from '../engine/preview';
 import { shippedProfile } from '../engine/pdf/output';
 import type { AppBindings, Env } from '../env';
 import { OutboundError, outboundFetch } from '../http/outbound';

@@ -4,7 +4,7 @@
  */
 import { writePdf, type PdfOutput, type PdfPage, type PdfSummary } from '../engine/pdf/document';
 import type { PreparedPdfPage } from '../engine/pdf/prepare';
-import type { PreparedRender } from '../engine/render-request';
+import type { PreparedRender } from '../engine/preview';
 import type { ServerTiming } from '../http/server-timing';
 import type { ResultStore } from './store/results';
 

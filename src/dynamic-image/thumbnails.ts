@@ -5,7 +5,7 @@
  */
 import { notFound } from '../engine/errors';
 import { orientedSize, sniffImage } from '../engine/raster';
-import { thumbnail, thumbnailBucket, thumbnailSize, thumbnailSource, type EncodedImage, type ThumbnailOptions } from '../engine/render-request';
+import { thumbnail, thumbnailBucket, thumbnailSize, thumbnailSource, type EncodedImage, type ThumbnailOptions } from '../engine/preview';
 import type { FileStore } from './store/files';
 import type { ThumbnailStore } from './store/thumbnails';
 

@@ -13,7 +13,7 @@ import type { Timing } from './timing';
 import { frameCache, frameJpegCache } from './cache';
 import { prefix } from './compiled/store';
 import { dirtyBounds } from './composite/dirty';
-import { outputSize, renderTemplate } from './composite/render';
+import { outputSize, renderTemplate } from './composite/compositor';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { clampQuality, subsamplingFor } from './raster/codecs';
 import { encodeJpegRows, jpegFromRows, jpegRowsBytes, replaceJpegRows } from './raster/jpeg';

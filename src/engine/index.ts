@@ -10,7 +10,7 @@
  */
 export { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash } from './compiled/compile';
 export { loadCompiledTemplate, loadCompiledTemplateCached, loadStoredComposite } from './compiled/store';
-export { renderTemplate, outputSize } from './composite/render';
+export { renderTemplate, outputSize } from './composite/compositor';
 export { flattenOverWhite } from './raster/pixels';
 export { BLEND_MODES } from './composite/blend';
 export { templateInfo, walkLayers } from './compiled/info';

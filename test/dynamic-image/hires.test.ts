@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resolveTemplate } from '../../src/engine/render-request';
+import { resolveTemplate } from '../../src/engine/preview';
 import { decodeImage } from '../../src/engine/raster/codecs';
 import { FileStore } from '../../src/dynamic-image/store';
 import { bundledFont, psdManifest, runTool } from '../helpers/fixtures';

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { renderTemplate } from '../../src/engine';
-import { resolveTemplate } from '../../src/engine/render-request';
+import { resolveTemplate } from '../../src/engine/preview';
 import { decodeImage } from '../../src/engine/raster/codecs';
 import { readIcc } from '../../src/engine/raster/icc';
 import { sniffImage } from '../../src/engine/raster/sniff';

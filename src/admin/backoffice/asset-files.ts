@@ -5,7 +5,7 @@
 // with the storage API.
 import { compileTemplate, loadCompiledTemplate, walkLayers } from '../../engine';
 import { UrlImages } from '../../engine/inputs';
-import { preparePreview } from '../../engine/render-request';
+import { preparePreview } from '../../engine/preview';
 import { imageFetcher } from '../../dynamic-image/context';
 import * as assets from '../../platform/assets';
 import { assetKind, type AssetKind, type AssetRow, type AssetScope } from '../../platform/assets';

@@ -14,7 +14,7 @@
 //   GET  /admin/products/{id}/image · /thumbnails/{design|mockup}/{assetId}   images the pages show
 import { Hono } from 'hono';
 import { notFound } from '../../errors';
-import { preparePreview } from '../../engine/render-request';
+import { preparePreview } from '../../engine/preview';
 import { UrlImages } from '../../engine/inputs';
 import { imageFetcher } from '../../dynamic-image/context';
 import * as assets from '../../platform/assets';

@@ -16,7 +16,7 @@
 import type { Context } from 'hono';
 import { documentFingerprint, prepareHires } from '../../engine/pdf/prepare';
 import { InvalidInput } from '../../engine/errors';
-import { checkPreview, checkRequest, preparePreview } from '../../engine/render-request';
+import { checkPreview, checkRequest, preparePreview } from '../../engine/preview';
 import type { AppBindings } from '../../env';
 import { errorResponses } from '../../openapi/app';
 import { renderDeps, storesOf, type RenderingApp } from '../context';

@@ -12,7 +12,7 @@ import { bleedPixels } from '../../engine/pdf/bleed';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { templateInfo } from '../../engine';
-import { preparePreview, resolveTemplate } from '../../engine/render-request';
+import { preparePreview, resolveTemplate } from '../../engine/preview';
 import type { AppBindings } from '../../env';
 import { notFound } from '../../errors';
 import { errorResponses } from '../../openapi/app';

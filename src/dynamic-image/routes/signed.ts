@@ -11,7 +11,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { preparePreview } from '../../engine/render-request';
+import { preparePreview } from '../../engine/preview';
 import type { AppBindings } from '../../env';
 import { badRequest, detailsFromIssues, notFound } from '../../errors';
 import type { ServerTiming } from '../../http/server-timing';

@@ -17,7 +17,7 @@ export const treeCache = new ByteLru<unknown>(2 * MB);
  * of a wide template, as hi-res PDFs read) is not kept: previews read the small pyramid levels.
  */
 export const bandCache = new ByteLru<Uint8Array>(16 * MB, 2 * MB);
-/** Partial canvases under the lowest personalised layer (see composite/render.ts). */
+/** Partial canvases under the lowest personalised layer (see composite/compositor.ts). */
 export const backdropCache = new ByteLru<Uint8ClampedArray>(12 * MB, 5 * MB);
 
 /**

@@ -2,7 +2,7 @@ import type { Layer, LayerRawData } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
 import type { BackdropStore } from '../composite/context';
-import { LayerRenderError, renderTemplate } from '../composite/render';
+import { LayerRenderError, renderTemplate } from '../composite/compositor';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
 import { ColorMode, documentMode, type IndexedPalette, indexedPalette, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';

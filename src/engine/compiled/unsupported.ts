@@ -69,7 +69,7 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
   }
   // Knockout is drawn for plain layers only. Elsewhere it matters once the layer's Fill is below
   // 100 % or its mode is not Normal (at Fill 100 % Normal a knockout changes nothing).
-  // Drawn (render.ts): an isolated group's, and a layer's as a clipping base. Not a pass-through
+  // Drawn (composite/compositor.ts): an isolated group's, and a layer's as a clipping base. Not a pass-through
   // group's (drawn in place, it has no composite to take through), nor an adjustment's, nor a
   // group's as a clipping base.
   if (node.knockout && (node.fillOpacity < 1 || !normal(node.blendMode))) {
@@ -85,7 +85,7 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
     if (node.excludedChannels?.length) out.push('channel restrictions on a pass-through group');
   }
   // "Blend Clipped Layers as Group" off: each clipped layer blends with its own mode onto the
-  // canvas inside the base's shape (render.ts drawClippedApart). Not for a group base, nor a base
+  // canvas inside the base's shape (composite/compositor.ts drawClippedApart). Not for a group base, nor a base
   // with effects (where its interior effects go is not known): there it is drawn as if on, which
   // differs as soon as a mode or the base's opacity is not plain.
   if (node.blendClipped === false && isBase && !node.adjustment && (node.type === 'Group' || effects)) {
@@ -94,7 +94,7 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
     }
   }
   // "Transparency Shapes Layer" off: effects (and knockouts) fill the whole layer, not its shape.
-  // Drawn for layers (render.ts wholeLayerShape); a group's or a clipping base's are not.
+  // Drawn for layers (composite/compositor.ts wholeLayerShape); a group's or a clipping base's are not.
   if (node.transparencyShapes === false && (node.type === 'Group' || isBase) && (effects || node.knockout)) {
     out.push('"Transparency Shapes Layer" turned off');
   }

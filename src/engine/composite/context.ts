@@ -1,5 +1,5 @@
 /**
- * What one render of a compiled template carries through the compositor (composite/render.ts) and
+ * What one render of a compiled template carries through the compositor (composite/compositor.ts) and
  * the layer effects it draws (effects.ts): its own module so that neither imports the other.
  */
 import type { Bounds, CompiledTemplate, RenderOptions, RGBAImage } from '../types';

@@ -1,6 +1,6 @@
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides } from '../types';
 import { effectMargin, hasEffects } from './effects';
-import { canvasUnits, overriddenUnit } from './render';
+import { canvasUnits, overriddenUnit } from './compositor';
 import { growRect as grow, intersectRect, unionRect as union } from './surface';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * From a print request to a PDF page source, free of HTTP. The template, the inputs `data` names
- * and the personalisation overrides are resolved exactly as for previews (src/engine/render-request.ts),
+ * and the personalisation overrides are resolved exactly as for previews (src/engine/preview.ts),
  * then the page is rendered at scale 1 in strips instead of being downscaled and encoded.
  *
  * `prepareHires` validates and fingerprints (so callers can consult the result cache and fail a
@@ -13,7 +13,7 @@ import { dirtyBounds } from '../composite/dirty';
 import { renderTemplate } from '../index';
 import { buildOverrides, parseColor, type PersonalisationData } from '../personalise';
 import { canonicalJson } from '../hash';
-import { requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../render-request';
+import { requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../preview';
 import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';

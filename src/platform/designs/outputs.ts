@@ -12,7 +12,7 @@ import { UrlImages } from '../../engine/inputs';
 import { writePdf } from '../../engine/pdf/document';
 import { prepareHires } from '../../engine/pdf/prepare';
 import { MemorySink } from '../../engine/pdf/sink';
-import { preparePreview } from '../../engine/render-request';
+import { preparePreview } from '../../engine/preview';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite } from '../../engine/raster';
 import { renderSvg } from '../../engine/personalise/resvg';
 import type { PersonalisationData } from '../../engine/personalise';

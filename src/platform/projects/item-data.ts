@@ -1,7 +1,7 @@
 // A project item's data for previews of its designs (the project preview and the back office's
 // item previews); the ordered files use the render tasks' own mapping (pipelines/tasks/personalise).
 import { walkLayers } from '../../engine/compiled/info';
-import { resolveTemplate } from '../../engine/render-request';
+import { resolveTemplate } from '../../engine/preview';
 import * as assets from '../assets';
 import { listVariables, type VariableInfo } from '../../engine/print-product';
 import type { StoredDesign } from '../designs/store';

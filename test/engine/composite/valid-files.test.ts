@@ -2,7 +2,7 @@ import { writePsdUint8Array, type Layer, type Psd } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type CompiledTemplate } from '../../../src/engine';
-import { LayerRenderError } from '../../../src/engine/composite/render';
+import { LayerRenderError } from '../../../src/engine/composite/compositor';
 import { postJson, upload } from '../../dynamic-image/helpers';
 
 /**

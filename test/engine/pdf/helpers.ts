@@ -6,7 +6,7 @@ import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare
 import { MemorySink } from '../../../src/engine/pdf/sink';
 import type { RGBAImage } from '../../../src/engine/types';
 import { UrlImages } from '../../../src/engine/inputs';
-import type { RenderDeps } from '../../../src/engine/render-request';
+import type { RenderDeps } from '../../../src/engine/preview';
 import { imageFetcher } from '../../../src/dynamic-image/context';
 import { FileStore } from '../../../src/dynamic-image/store';
 

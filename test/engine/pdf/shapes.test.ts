@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
 import { stripLru } from '../../../src/engine/pdf/strip-cache';
 import { vectorCandidates } from '../../../src/engine/pdf/vector';
-import { resolveTemplate } from '../../../src/engine/render-request';
+import { resolveTemplate } from '../../../src/engine/preview';
 import { decodeImage } from '../../../src/engine/raster/codecs';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { runTool } from '../../helpers/fixtures';

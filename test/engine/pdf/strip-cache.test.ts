@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HiresOptions } from '../../../src/engine/pdf/prepare';
 import { decodeStoredStrip, encodeStoredStrip, hiddenLayersKey, stripKey, stripLru } from '../../../src/engine/pdf/strip-cache';
-import { resolveTemplate } from '../../../src/engine/render-request';
+import { resolveTemplate } from '../../../src/engine/preview';
 import { encodePng } from '../../../src/engine/raster';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { bundledFont } from '../../helpers/fixtures';

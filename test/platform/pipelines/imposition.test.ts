@@ -7,7 +7,7 @@ import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cellBoxes } from '../../../src/engine/imposition/layout';
 import { templateSlots } from '../../../src/engine/imposition/template';
-import { resolveTemplate } from '../../../src/engine/render-request';
+import { resolveTemplate } from '../../../src/engine/preview';
 import { decodeImage } from '../../../src/engine/raster';
 import { TenantInputStore } from '../../../src/platform/assets';
 import { chooseGrid, sheetGeometry } from '../../../src/platform/pipelines/tasks/imposition';

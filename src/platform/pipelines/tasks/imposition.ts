@@ -19,7 +19,7 @@ import { writePdf } from '../../../engine/pdf/document';
 import { prepareHires } from '../../../engine/pdf/prepare';
 import { MemorySink } from '../../../engine/pdf/sink';
 import type { PersonalisationData } from '../../../engine/personalise';
-import { resolveTemplate } from '../../../engine/render-request';
+import { resolveTemplate } from '../../../engine/preview';
 import { TenantInputStore } from '../../assets';
 import { templateOf } from './populate-psd-template';
 import { cutAndStack, gridFits, stepAndRepeat, type Grid, type SheetGeometry } from '../../../engine/imposition/layout';

@@ -22,7 +22,7 @@
 import { walkLayers } from '../../../engine/compiled/info';
 import { EngineError } from '../../../engine/errors';
 import { validateData, type PersonalisationData } from '../../../engine/personalise';
-import { resolveTemplate } from '../../../engine/render-request';
+import { resolveTemplate } from '../../../engine/preview';
 import type { LayerNode } from '../../../engine/types';
 import { applyVariableData, listVariables, type PrintProductModel, type VariableInfo } from '../../../engine/print-product';
 import { TenantInputStore } from '../../assets';

@@ -21,7 +21,7 @@ import { prepareHires } from '../../../engine/pdf/prepare';
 import { R2Sink } from '../../../engine/pdf/sink';
 import type { PersonalisationData } from '../../../engine/personalise';
 import { pdfPageSizes, rasterisePdfPagesPng } from '../../../engine/pdf-raster';
-import { preparePreview } from '../../../engine/render-request';
+import { preparePreview } from '../../../engine/preview';
 import { designIdByPath, normalisePath, TenantInputStore, WithImages } from '../../assets';
 import { designOr404 } from './assets';
 import { TaskFailure } from './errors';

@@ -14,7 +14,7 @@ import type { HiresOptions } from '../../../engine/pdf/prepare';
 import { Unprocessable } from '../../../engine/errors';
 import { outputProfile } from '../../colour-profiles/service';
 import { UnprocessableError } from '../../core/errors';
-import { preparePreview, type EncodedImage } from '../../../engine/render-request';
+import { preparePreview, type EncodedImage } from '../../../engine/preview';
 import type { PersonalisationData } from '../../../engine/personalise';
 import { imageFetcher } from '../../../dynamic-image/context';
 import { TenantInputStore } from '../../assets';
