@@ -24,7 +24,7 @@ import type { Context } from 'hono';
 import { ArtifactDto, ASSET_KINDS, DTO_OF, FolderDto, RESOURCE_KINDS, type AssetKind } from '../../assets';
 import { createPlatformArea, platformRoute, problemResponses, ConflictDto, type Access, type PlatformArea, type PlatformBindings, type ScopeLevel } from '../../core';
 import { fileContent } from '../../core/route';
-import { registerColourProfileRoutes } from '../../colour-profiles/routes';
+import { registerColourProfileRoutes } from './colour-profile-routes';
 import * as h from './handlers';
 import * as S from './schemas';
 

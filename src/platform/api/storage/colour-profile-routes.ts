@@ -8,10 +8,10 @@
  *   DELETE /color-profiles/{id}     409 while a pipeline or tenant setting names it    204
  */
 import { z } from '@hono/zod-openapi';
-import { multipartBoundary, readMultipart } from '../assets/multipart';
-import { ConflictDto, PayloadTooLargeError, ValidationError, hexIdOr404, platformRoute, problemResponses, type PlatformArea } from '../core';
-import { BINARY, jsonContent as json, multipartBody } from '../core/route';
-import * as service from './service';
+import { multipartBoundary, readMultipart } from '../../assets/multipart';
+import { ConflictDto, PayloadTooLargeError, ValidationError, hexIdOr404, platformRoute, problemResponses, type PlatformArea } from '../../core';
+import { BINARY, jsonContent as json, multipartBody } from '../../core/route';
+import * as service from '../../colour-profiles/service';
 
 export const ColourProfileDto = z
   .object({
