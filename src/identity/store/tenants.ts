@@ -13,6 +13,11 @@ export async function name(db: DbLike, tenantId: number): Promise<string | undef
   return (await asDb(db).select({ name: tenants.name }).from(tenants).where(eq(tenants.id, tenantId)).get())?.name;
 }
 
+/** Every tenant's id (the platform's hourly sweeps go tenant by tenant). */
+export async function ids(db: DbLike): Promise<number[]> {
+  return (await asDb(db).select({ id: tenants.id }).from(tenants).all()).map((r) => r.id);
+}
+
 /** How many apps and users the tenant has (the admin dashboard). */
 export async function counts(db: DbLike, tenantId: number): Promise<{ apps: number; users: number }> {
   const d = asDb(db);

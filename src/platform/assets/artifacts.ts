@@ -24,7 +24,7 @@ import {
   type ArtifactType,
 } from './store/artifacts';
 import { blobKnown } from './store/blobs';
-import { allTenantIds } from './store/tenants';
+import { tenants } from '../../identity/store';
 
 export { ARTIFACT_TYPES, type ArtifactRow, type ArtifactType };
 
@@ -187,7 +187,7 @@ export async function artifactStorageInfo(t: TenantContext, retainable: boolean)
 /** Hourly: Temporary artifacts past their 24 h. */
 export async function sweepTemporaryArtifacts(env: { DB: D1Database; FILES: R2Bucket }, now = Date.now()): Promise<number> {
   let n = 0;
-  for (const tenantId of await allTenantIds(env.DB)) {
+  for (const tenantId of await tenants.ids(env.DB)) {
     const results = await expiredTemporaryArtifacts(env.DB, tenantId, now);
     if (!results.length) continue;
     await deleteArtifactRows(env.DB, tenantId, results.map((r) => r.id));

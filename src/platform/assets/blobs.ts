@@ -7,7 +7,7 @@
  */
 import { PayloadTooLargeError, tenantKey } from '../core';
 import { blobKnown, deleteUnreferencedBlobRows } from './store/blobs';
-import { allTenantIds } from './store/tenants';
+import { tenants } from '../../identity/store';
 
 // The refcount statements callers add to their batches.
 export { addBlobRef, dropBlobRef, shiftBlobRefs } from './store/blobs';
@@ -196,7 +196,7 @@ export const dropStaged = (bucket: R2Bucket, staged: Staged | undefined) => (sta
 /** Deletes blobs at refcount 0 older than the grace period (hourly cron), tenant by tenant; returns how many. */
 export async function sweepUnreferencedBlobs(db: D1Database, bucket: R2Bucket, now = Date.now(), max = 1000): Promise<number> {
   let n = 0;
-  for (const tenantId of await allTenantIds(db)) {
+  for (const tenantId of await tenants.ids(db)) {
     const deleted = await deleteUnreferencedBlobRows(db, tenantId, now - UNREFERENCED_GRACE_MS, max);
     for (const sha of deleted) await bucket.delete(blobKey(tenantId, sha));
     n += deleted.length;
@@ -207,7 +207,7 @@ export async function sweepUnreferencedBlobs(db: D1Database, bucket: R2Bucket, n
 /** Staging objects of uploads that died mid-request (a day old), tenant by tenant. */
 export async function sweepStaging(db: D1Database, bucket: R2Bucket, now = Date.now()): Promise<number> {
   let n = 0;
-  for (const id of await allTenantIds(db)) {
+  for (const id of await tenants.ids(db)) {
     const page = await bucket.list({ prefix: tenantKey(id, 'cache', 'staging', ''), limit: 1000 });
     const old = page.objects.filter((o) => o.uploaded.getTime() < now - 86_400_000).map((o) => o.key);
     if (old.length) await bucket.delete(old);
