@@ -33,6 +33,20 @@ const TEMPLATE = `{
   ]
 }`;
 
+/**
+ * The text as the editor shows it: a pipeline stored or pasted as one minified line (the API
+ * keeps what it was sent) is laid out two spaces deep, so each task and parameter has its own
+ * line and a problem its own line number. Text already on several lines is the admin's own.
+ */
+export function readable(raw: string): string {
+  if (raw.includes('\n')) return raw;
+  try {
+    return JSON.stringify(JSON.parse(raw), null, 2);
+  } catch {
+    return raw;
+  }
+}
+
 /** Validator errors (by path) → problems by line of the typed text, in line order. */
 function problemsOf(raw: string, errors: Record<string, string[]>): Problem[] {
   const { lines, syntax } = jsonLines(raw);
@@ -59,11 +73,50 @@ async function dryRun(c: AdminContextOf, draft: Draft): Promise<{ problems: Prob
     const product = await productOr404(t.env.DB, t.tenantId, Number(draft.productId));
     const designs = await variantDesigns(t.env.DB, t.tenantId, product.currentVersionId);
     const extracts = /"extract-project-design"/.test(draft.rawContent);
-    if (extracts && !designs.length) problems.push({ line: 1, path: '', message: `Product "${product.name}" has no design connection: extract-project-design would find no design for items that name none.` });
+    if (extracts && !designs.length) problems.push({ line: extractLine(draft.rawContent), path: '', message: `Product "${product.name}" has no design connection: extract-project-design would find no design for items that name none.` });
     else notes.push(`Product "${product.name}": ${designs.length} design connection(s) (${[...new Set(designs.map((d) => d.designName ?? d.designId))].join(', ') || 'none'}).`);
   }
   return { problems, notes };
 }
+
+/** The line of the first extract-project-design task (1 when the text does not say). */
+function extractLine(raw: string): number {
+  const r = validatePipeline(raw);
+  const at = r.ok ? r.pipeline.tasks.findIndex((task) => task.type === 'extract-project-design') : -1;
+  return at < 0 ? 1 : lineOf(jsonLines(raw).lines, `tasks[${at}].type`);
+}
+
+/** The editor: line numbers in a gutter beside the text, lines with problems marked there. */
+const EDITOR_STYLE = `
+.code-lines{display:flex;align-items:stretch;border:1px solid #8a96a8;border-radius:6px;background:#fff;overflow:hidden}
+.code-lines .gutter{margin:0;padding:.5rem .45rem;min-width:2.5rem;text-align:right;background:#f3f5f8;border-right:1px solid var(--line);color:#5b6677;overflow:hidden;user-select:none}
+.code-lines .gutter,.code-lines textarea{font:.85rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+.code-lines .gutter span{display:block}
+.code-lines .gutter .bad{color:#fff;background:#b42318;border-radius:3px;padding:0 .2rem;font-weight:600}
+.code-lines textarea{flex:1;min-width:0;max-width:none;margin:0;border:0;border-radius:0;padding:.5rem .65rem;white-space:pre;overflow:auto;resize:vertical}
+.code-lines textarea[aria-invalid=true]{box-shadow:none}
+.code-lines:has(textarea[aria-invalid=true]){border-color:#b42318;box-shadow:0 0 0 1px #b42318}
+`;
+
+/** Keeps the gutter's numbers in step with the text as it is typed and scrolled. */
+const EDITOR_SCRIPT = `(() => {
+  const text = document.getElementById('pipeline-json');
+  const gutter = document.getElementById('pipeline-json-lines');
+  if (!text || !gutter) return;
+  const bad = new Set([...gutter.querySelectorAll('.bad')].map((s) => s.textContent));
+  const number = () => {
+    const n = text.value.split('\\n').length;
+    if (gutter.children.length === n) return;
+    gutter.replaceChildren(...Array.from({ length: n }, (_, i) => {
+      const s = document.createElement('span');
+      s.textContent = String(i + 1);
+      if (bad.has(s.textContent)) s.className = 'bad';
+      return s;
+    }));
+  };
+  text.addEventListener('input', number);
+  text.addEventListener('scroll', () => { gutter.scrollTop = text.scrollTop; });
+})();`;
 
 async function editor(c: AdminContextOf, draft: Draft, result: { problems?: Problem[]; notes?: string[]; nameError?: string } = {}, status: 200 | 400 = 200) {
   const t = tenantOf(c);
@@ -79,9 +132,11 @@ async function editor(c: AdminContextOf, draft: Draft, result: { problems?: Prob
     {
       title,
       section: 'pipelines',
+      script: EDITOR_SCRIPT,
       banner: problems.length ? { kind: 'error', text: `${problems.length} problem${problems.length === 1 ? '' : 's'} in the pipeline; nothing was saved.` } : undefined,
       body: (
         <>
+          <style dangerouslySetInnerHTML={{ __html: EDITOR_STYLE }} />
           <p class="small">
             <a href="/admin/pipelines">Pipelines</a> /
           </p>
@@ -92,9 +147,16 @@ async function editor(c: AdminContextOf, draft: Draft, result: { problems?: Prob
               <input id="pipeline-name" name="name" type="text" maxlength={255} value={draft.name} {...describedBy('pipeline-name', false, result.nameError)} />
             </Field>
             <Field id="pipeline-json" label="Pipeline JSON" hint={<>The task list (docs/pipelines.md). Problems are listed by line below the editor.</>}>
-              <textarea id="pipeline-json" name="rawContent" rows={Math.min(40, Math.max(12, textLines.length + 2))} spellcheck={false} style="max-width:none" {...describedBy('pipeline-json', true, problems.length ? 'x' : undefined)}>
-                {draft.rawContent}
-              </textarea>
+              <div class="code-lines">
+                <pre class="gutter" id="pipeline-json-lines" aria-hidden="true">
+                  {textLines.map((_, i) => (
+                    <span class={byLine.has(i + 1) ? 'bad' : undefined}>{String(i + 1)}</span>
+                  ))}
+                </pre>
+                <textarea id="pipeline-json" name="rawContent" rows={Math.min(40, Math.max(12, textLines.length + 1))} wrap="off" spellcheck={false} {...describedBy('pipeline-json', true, problems.length ? 'x' : undefined)}>
+                  {draft.rawContent}
+                </textarea>
+              </div>
             </Field>
             {problems.length > 0 && (
               <Table wrap={{ id: 'pipeline-json-error', role: 'alert', 'aria-label': 'Problems by line' }} class="small" caption="Problems by line" columns={['Line', 'Text', 'Problem']}>
@@ -185,14 +247,14 @@ pipelinesRoutes.get('/', async (c) => {
 
 const draftOf = (id: number | null, body: FormBody): Draft => {
   const productId = field(body, 'productId');
-  return { id, name: field(body, 'name').trim(), rawContent: field(body, 'rawContent').replace(/\r\n/g, '\n'), productId: /^\d{1,15}$/.test(productId) ? productId : '' };
+  return { id, name: field(body, 'name').trim(), rawContent: readable(field(body, 'rawContent').replace(/\r\n/g, '\n')), productId: /^\d{1,15}$/.test(productId) ? productId : '' };
 };
 
 async function existing(c: AdminContextOf): Promise<Draft> {
   const id = Number(c.req.param('id'));
   try {
     const p = await getEntity(tenantOf(c), 'pipeline', /^\d{1,15}$/.test(c.req.param('id') ?? '') ? id : 0);
-    return { id, name: String(p.name), rawContent: String(p.rawContent), productId: '' };
+    return { id, name: String(p.name), rawContent: readable(String(p.rawContent)), productId: '' };
   } catch (e) {
     if (e instanceof PlatformError && e.status === 404) throw notFound('There is no such pipeline in your tenant.');
     throw e;
