@@ -51,7 +51,7 @@ a{color:var(--brand)}a:hover{color:var(--brand-dark)}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
-.shell{display:grid;grid-template-columns:240px 1fr;min-height:100vh;background:linear-gradient(to right,var(--nav) 240px,transparent 240px)}
+.shell{display:grid;grid-template-columns:240px minmax(0,1fr);min-height:100vh;background:linear-gradient(to right,var(--nav) 240px,transparent 240px)}
 .side{background:var(--nav);color:var(--nav-text);padding:1.25rem 1rem;display:flex;flex-direction:column;gap:1rem;position:sticky;top:0;height:100vh;overflow-y:auto}
 .brand{font-weight:700;font-size:1.05rem;color:#fff;text-decoration:none}
 .brand small{display:block;font-weight:400;color:#b8c3d9;font-size:.8rem}
@@ -63,7 +63,7 @@ a{color:var(--brand)}a:hover{color:var(--brand-dark)}
 .who{margin-top:auto;font-size:.85rem;color:#b8c3d9;overflow-wrap:anywhere}
 .who form{margin-top:.5rem}
 .who button{background:transparent;color:#fff;border:1px solid #5b6b8c;padding:.35rem .8rem}
-main{padding:2rem clamp(1rem,4vw,3rem);max-width:1100px;width:100%}
+main{padding:2rem clamp(1rem,4vw,3rem);max-width:1100px;width:100%;min-width:0}
 h1{font-size:1.6rem;margin:0 0 .25rem}h2{font-size:1.15rem;margin:0 0 .5rem}
 .lead{color:var(--muted);margin:0 0 1.5rem;max-width:70ch}
 .head{display:flex;justify-content:space-between;align-items:flex-start;gap:1rem;flex-wrap:wrap;margin-bottom:.5rem}
@@ -75,7 +75,7 @@ h1{font-size:1.6rem;margin:0 0 .25rem}h2{font-size:1.15rem;margin:0 0 .5rem}
 table{width:100%;border-collapse:collapse;background:var(--card)}
 th,td{text-align:left;padding:.65rem .75rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);background:#f8fafc}
-.table-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:var(--radius);margin-bottom:1.25rem}
+.table-wrap{position:relative;overflow-x:auto;border:1px solid var(--line);border-radius:var(--radius);margin-bottom:1.25rem}
 .table-wrap table{border:0}.table-wrap tr:last-child td{border-bottom:0}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;word-break:break-all}
 .badge{display:inline-block;padding:.1rem .55rem;border-radius:999px;font-size:.8rem;background:#e9edf3;color:#26324a;white-space:nowrap}
@@ -118,7 +118,7 @@ dl.props dt{color:var(--muted);font-weight:600}dl.props dd{margin:0;word-break:b
 ul.plain{margin:0;padding-left:1.1rem}
 .inline-form{display:inline}
 @media (max-width:760px){
- .shell{grid-template-columns:1fr;background:none}
+ .shell{grid-template-columns:minmax(0,1fr);background:none}
  .side{padding:.75rem 1rem;gap:.5rem;position:static;height:auto}
  .side nav{flex-direction:row;flex-wrap:wrap;gap:.25rem}
  .side nav h2{display:none}
