@@ -1,14 +1,45 @@
-// Product page logic: debounced previews from the Dynamic Image API as the shopper types, each
-// preview's latency (request → image shown) on the page, variants and mockup views, and Order.
+// Product page logic: the form's text inputs from the design template's variables, debounced
+// previews from the Dynamic Image API as the shopper types, variants and mockup views, and Order.
+// Each preview's latency (request → image shown) is measured; the line showing it only with ?debug.
+import { orderQuantity } from '/shop/order-input.mjs';
+
 const $ = (id) => document.getElementById(id);
+const debug = new URLSearchParams(location.search).has('debug');
 const DEBOUNCE_MS = 150;
 const state = { product: null, view: 'card', photo: null, seq: 0, shown: 0, cardUrl: null };
 /** Measured latencies in ms (request sent → new image decoded and shown); the test reads these. */
 const latencies = (window.previewLatencies = []);
 
-function cardText() {
-  const lines = [$('name').value, $('line1').value, $('line2').value].map((s) => s.trim());
-  return lines.some(Boolean) ? lines.join('\n') : 'Your name\nLine 2\nLine 3';
+/** The inputs of variable `v` (one per line of the template's text), in order. */
+const lineInputs = (v) => [...document.querySelectorAll(`#fields input[data-variable="${CSS.escape(v)}"]`)];
+
+/**
+ * Each text variable's value as the shopper typed it, lines joined; a variable left empty is
+ * left out, so the preview shows the template's own text there.
+ */
+function variableValues() {
+  const values = {};
+  for (const v of state.product.variables) {
+    const lines = lineInputs(v.name).map((i) => i.value.trim());
+    if (lines.some(Boolean)) values[v.name] = lines.join('\n');
+  }
+  return values;
+}
+
+function renderFields() {
+  let n = 0;
+  $('fields').replaceChildren(
+    ...state.product.variables.flatMap((v) =>
+      v.lines.map((line) => {
+        const id = `field-${n++}`;
+        const label = Object.assign(document.createElement('label'), { htmlFor: id, textContent: line });
+        const input = Object.assign(document.createElement('input'), { id, type: 'text', maxLength: state.product.maxLine });
+        input.dataset.variable = v.name;
+        input.addEventListener('input', schedule);
+        return [label, input];
+      }),
+    ).flat(),
+  );
 }
 
 async function render(body) {
@@ -20,7 +51,8 @@ async function render(body) {
 
 function cardRequest() {
   const p = state.product;
-  return { template: p.designTemplate, format: 'jpg', size: { width: 600, height: 600 }, data: { [p.textLayer]: { type: 'text', text: cardText() } } };
+  const data = Object.fromEntries(Object.entries(variableValues()).map(([name, text]) => [name, { type: 'text', text }]));
+  return { template: p.designTemplate, format: 'jpg', size: { width: 600, height: 600 }, data };
 }
 
 async function refresh() {
@@ -48,6 +80,7 @@ async function refresh() {
     latencies.push(ms);
     const sorted = [...latencies].sort((a, b) => a - b);
     const p50 = sorted[Math.floor((sorted.length - 1) / 2)];
+    $('latency').hidden = !debug;
     $('latency').textContent = `Preview latency: ${ms.toFixed(0)} ms (p50 ${p50.toFixed(0)} ms over ${latencies.length})`;
     $('preview-error').hidden = true;
   } catch (err) {
@@ -96,19 +129,21 @@ async function start() {
   $('variant').replaceChildren(
     ...state.product.variants.map((v) => Object.assign(document.createElement('option'), { value: v.sku, textContent: `${v.title} (${v.sku})` })),
   );
+  renderFields();
   renderViews();
-  for (const id of ['name', 'line1', 'line2']) $(id).addEventListener('input', schedule);
   $('variant').addEventListener('change', refresh);
   $('photo').addEventListener('change', async () => {
     const f = $('photo').files[0];
     if (!f) return;
     $('photo-status').textContent = `Uploading ${f.name}…`;
     const up = await fetch('/shop/photo', { method: 'POST', headers: { 'content-type': f.type }, body: f });
-    const data = await up.json();
+    const data = await up.json().catch(() => ({}));
     if (!up.ok) {
-      $('photo-status').textContent = data.error || data.detail || `Upload failed (${up.status})`;
+      $('photo-status').textContent = data.error || `The photo could not be uploaded (${up.status}). Please try another one.`;
+      $('photo-status').classList.add('error');
       return;
     }
+    $('photo-status').classList.remove('error');
     state.photo = data.image;
     $('photo-status').textContent = `Photo ready: shown on the mockup view.`;
     if (state.view === 'card' && state.product.mockups[0]) state.view = state.product.mockups[0].id, renderViews();
@@ -116,16 +151,25 @@ async function start() {
   });
   $('card').addEventListener('submit', async (e) => {
     e.preventDefault();
-    $('order').disabled = true;
     $('order-error').hidden = true;
+    // The same rule as the server's (order-input.mjs), so the shopper reads it before ordering.
+    const quantity = orderQuantity($('quantity').value);
+    $('quantity').setAttribute('aria-invalid', String(Boolean(quantity.error)));
+    if (quantity.error) {
+      $('order-error').textContent = quantity.error;
+      $('order-error').hidden = false;
+      $('quantity').focus();
+      return;
+    }
+    $('order').disabled = true;
     const res = await fetch('/shop/order', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: $('name').value, line1: $('line1').value, line2: $('line2').value, photo: state.photo, sku: $('variant').value, quantity: $('quantity').value }),
+      body: JSON.stringify({ fields: variableValues(), photo: state.photo, sku: $('variant').value, quantity: $('quantity').value }),
     });
-    const data = await res.json();
+    const data = await res.json().catch(() => ({}));
     if (res.status === 201) return location.assign(data.orderUrl);
-    $('order-error').textContent = data.detail || data.title || JSON.stringify(data);
+    $('order-error').textContent = data.detail || data.title || `The order could not be placed (${res.status}). Please try again.`;
     $('order-error').hidden = false;
     $('order').disabled = false;
   });

@@ -16,10 +16,55 @@ const here = import.meta.dirname;
 const STOREFRONT_ID = 1;
 const REFERENCE = 'demo-card';
 const OWNER = 'demo-customer';
-const TEXT_LAYER = 'Line 1 Line 2 Line 3 and text';
 /** The rendering template of the design, and of each mockup (smart objects for the card and the photo). */
 const DESIGN_TEMPLATE = 'demo/psdtools-text';
 const MOCKUP_VIEWS = { 'demo-mockup': { template: 'demo/agpsd-shapes-smart-objects', cardLayer: 'calendar', photoLayer: 'apple' } };
+
+/** A line of a text variable is at most this long (the form's maxlength; the server checks it too). */
+const MAX_LINE = 80;
+
+/**
+ * The design template's text variables in the template's order (its layer panel, top first), as
+ * the rendering API's template information gives them: `{ name, lines }`, `lines` being the
+ * layer's own text split into lines. The shop offers one input per line, labelled with that line,
+ * and sends the variable under the layer's name, which is the field a render task fills it from.
+ */
+async function templateVariables(api, template) {
+  const res = await fetch(`${api}/api/information/template`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template, fullInfo: true }) });
+  if (!res.ok) throw new Error(`template information of ${template}: ${res.status}`);
+  const variables = [];
+  const walk = (layers) => {
+    for (const layer of layers ?? []) {
+      if (layer.type === 'Text' && typeof layer.text?.text === 'string') variables.push({ name: layer.name, lines: layer.text.text.split(/\r\n|\r|\n/) });
+      walk(layer.layers);
+    }
+  };
+  walk((await res.json()).layers);
+  return variables;
+}
+
+/**
+ * The item's fields from what the form sent: each text variable of the template under its own
+ * name, its lines joined; names the template does not have are dropped, over-long lines refused.
+ */
+export function orderFields(variables, sent) {
+  const fields = {};
+  for (const v of variables) {
+    const value = sent && typeof sent[v.name] === 'string' ? sent[v.name] : '';
+    const lines = value.split('\n').slice(0, v.lines.length).map((s) => s.trim());
+    if (lines.some((l) => l.length > MAX_LINE)) return { error: `A line of "${v.lines.join(' / ')}" is longer than ${MAX_LINE} characters.` };
+    if (lines.some(Boolean)) fields[v.name] = lines.join('\n');
+  }
+  return { fields };
+}
+
+/** What a shopper reads when the photo is refused, by the status the platform answered. */
+function photoRefusal(status) {
+  if (status === 413) return 'This photo is too large: pick one under 15 MB.';
+  if (status === 415) return 'Pick a JPEG or PNG photo.';
+  if (status === 400 || status === 422) return 'This photo could not be read as a JPEG or PNG image. Try another photo, or save it again as JPEG.';
+  return `The photo could not be uploaded just now (${status}). Please try again.`;
+}
 
 export function createShop({ issuer, clientId = 'demo-backend', clientSecret = 'demo-backend-secret', apiKey = 'demo-api-key' }) {
   const api = issuer.href.replace(/\/$/, '');
@@ -53,16 +98,18 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
     const ref = await storefront('GET', `/product-references/${REFERENCE}/product?storefrontId=${STOREFRONT_ID}`);
     if (ref.status !== 200) return { status: ref.status, data: ref.data };
     const p = ref.data;
-    const [variants, mockups] = await Promise.all([
+    const [variants, mockups, variables] = await Promise.all([
       storefront('GET', `/products/${p.id}/variants?takeAvailableOnly=true`),
       storefront('GET', `/products/${p.id}/variant-mockups`),
+      templateVariables(api, DESIGN_TEMPLATE),
     ]);
     return {
       status: 200,
       data: {
         name: p.name,
         designTemplate: DESIGN_TEMPLATE,
-        textLayer: TEXT_LAYER,
+        variables,
+        maxLine: MAX_LINE,
         description: p.description ?? '',
         variants: (variants.data?.items ?? []).map((v) => ({ id: v.id, sku: v.sku, title: (v.productVariantOptions ?? []).map((o) => o.productOptionValueTitle).filter(Boolean).join(', ') || v.sku })),
         // A mockup view renders the mockup's template with the card preview in one smart object
@@ -88,7 +135,7 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
     });
 
   const json = (res, status, data) => res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(data));
-  const file = (name, type) => readFileSync(path.join(here, name), 'utf8').replaceAll('{{API}}', api).replaceAll('{{TEXT_LAYER}}', TEXT_LAYER);
+  const file = (name, type) => readFileSync(path.join(here, name), 'utf8').replaceAll('{{API}}', api);
 
   /** Handles the shop's paths; false for anything else. */
   return async function handle(req, res, url) {
@@ -97,7 +144,7 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(file('shop.html'));
       return true;
     }
-    if (p === '/shop/shop.js' || p === '/shop/order.js') {
+    if (p === '/shop/shop.js' || p === '/shop/order-input.mjs') {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(file(p.slice(6)));
       return true;
     }
@@ -124,13 +171,17 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
     }
     if (p === '/shop/photo' && req.method === 'POST') {
       const type = req.headers['content-type'] ?? '';
-      if (!/^image\/(jpeg|png)$/.test(type)) return json(res, 415, { error: 'Pick a JPEG or PNG photo.' }), true;
-      const bytes = await readBody(req, 15 * 1024 * 1024);
+      if (!/^image\/(jpeg|png)$/.test(type)) return json(res, 415, { error: photoRefusal(415) }), true;
+      const bytes = await readBody(req, 15 * 1024 * 1024).catch((err) => {
+        if (err.status !== 413) throw err;
+        return null;
+      });
+      if (!bytes) return json(res, 413, { error: photoRefusal(413) }), true;
       const form = new FormData();
       form.append('file', new Blob([bytes], { type }), type === 'image/png' ? 'photo.png' : 'photo.jpg');
       const up = await fetch(`${api}/api/resources/images?destination=demo-shop`, { method: 'POST', headers: { 'X-DynamicImageApiKey': apiKey }, body: form });
+      if (!up.ok) return json(res, up.status, { error: photoRefusal(up.status) }), true;
       const data = await up.json();
-      if (!up.ok) return json(res, up.status, data), true;
       const name = Array.isArray(data) ? (data[0]?.name ?? data[0]) : data;
       return json(res, 201, { image: name }), true;
     }
@@ -139,18 +190,21 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
       const { quantity, error } = orderQuantity(input.quantity);
       if (error) return json(res, 400, { title: 'Bad Request', detail: error }), true;
       const orderId = `shop-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-      const fields = { Name: String(input.name ?? ''), 'Line 1': String(input.line1 ?? ''), 'Line 2': String(input.line2 ?? '') };
+      // The template's variables under their own names, as the preview draws them: render tasks
+      // fill a layer from the field of its name, and the back office lists the same fields.
+      const variables = await templateVariables(api, DESIGN_TEMPLATE);
+      const checked = orderFields(variables, input.fields);
+      if (checked.error) return json(res, 400, { title: 'Bad Request', detail: checked.error }), true;
+      const fields = checked.fields;
       if (input.photo) fields.Photo = String(input.photo);
-      // The card's text layer, as the preview draws it: render tasks fill a layer from the field of its name.
-      const lines = [fields.Name, fields['Line 1'], fields['Line 2']].map((s) => s.trim());
-      if (lines.some(Boolean)) fields[TEXT_LAYER] = lines.join('\n');
+      const firstLine = variables[0] ? (fields[variables[0].name] ?? '').split('\n')[0] : '';
       const created = await storefront('POST', `/projects/with-single-item?storefrontId=${STOREFRONT_ID}`, {
         ownerId: OWNER,
         productReference: REFERENCE,
         orderId,
         orderLineItemIndex: 0,
         orderName: `Demo shop ${orderId}`,
-        customerName: fields.Name || null,
+        customerName: firstLine || null,
         item: { quantity, sku: input.sku || null, fields },
       });
       if (created.status !== 201) return json(res, created.status, created.data), true;

@@ -1,5 +1,7 @@
-// The storefront walk of the demo shop (`npm run demo:client`, /shop) in real Chromium: type a
-// name → the preview changes within 1 s → order → the order page shows Completed and a PDF link.
+// The storefront walk of the demo shop (`npm run demo:client`, /shop) in real Chromium: the
+// form's labels from the template → type a name → the preview changes within 1 s → a refused
+// quantity and a bad photo read as sentences → order → the order page shows Completed and a PDF
+// link, and the project's item has the template's variable as its one field.
 // The demo client runs as a child process against the seeded Worker of this browser suite.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -58,12 +60,35 @@ afterAll(async () => {
   demo?.kill('SIGTERM');
 });
 
+/** The project as the storefront API (demo-backend's client credentials) returns it. */
+async function storefrontProject(id: string): Promise<{ items: { fields: Record<string, unknown> }[] }> {
+  const basic = Buffer.from('demo-backend:demo-backend-secret').toString('base64');
+  const tokenRes = await fetch(`${workerUrl}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'Projects_full' }),
+  });
+  const { access_token } = (await tokenRes.json()) as { access_token: string };
+  const res = await fetch(`${workerUrl}/api/storefront/v1/projects/${id}`, { headers: { authorization: `Bearer ${access_token}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { items: { fields: Record<string, unknown> }[] };
+}
+
 const latencies = () => page.evaluate(() => (window as unknown as { previewLatencies: number[] }).previewLatencies.slice());
 const previewSrc = () => page.locator('#preview').getAttribute('src');
 
 describe('storefront demo: the Demo card', () => {
-  it('shows the product with its variant, views and a first preview', async () => {
+  it('labels the text inputs with the template\'s lines, in its order, and shows no latency line without ?debug', async () => {
     await page.goto(`${shopUrl}/shop`);
+    await page.locator('#fields input').first().waitFor({ state: 'attached' });
+    // demo/psdtools-text has one text variable (layer "Line 1 Line 2 Line 3 and text") of three lines.
+    expect(await page.locator('#fields label').allTextContents()).toEqual(['Line 1', 'Line 2', 'Line 3 and text']);
+    await page.waitForFunction(() => (window as unknown as { previewLatencies: number[] }).previewLatencies.length >= 1, null, { timeout: 60_000 });
+    expect(await page.locator('#latency').isVisible()).toBe(false);
+  });
+
+  it('shows the product with its variant, views and a first preview', async () => {
+    await page.goto(`${shopUrl}/shop?debug`);
     await page.locator('#variant option').first().waitFor({ state: 'attached' });
     expect(await page.locator('h1').textContent()).toBe('Demo card');
     expect(await page.getByLabel('Paper').locator('option').allTextContents()).toEqual(['Matte (DEMO-CARD-MATTE)']);
@@ -75,15 +100,16 @@ describe('storefront demo: the Demo card', () => {
   it('follows typing: after a name is typed the preview image changes within 1 s', async () => {
     // Warm the text path once: the isolate's first re-rendered text loads the font; a shopper's
     // first keystroke pays that once, every later one does not.
-    await page.getByLabel('Your name').fill('A');
+    await page.getByLabel('Line 1').fill('A');
     await page.waitForFunction(() => (window as unknown as { previewLatencies: number[] }).previewLatencies.length >= 2, null, { timeout: 30_000 });
     const before = await previewSrc();
-    await page.getByLabel('Your name').fill('Ada Lovelace');
+    await page.getByLabel('Line 1').fill('Ada Lovelace');
     const typedAt = Date.now();
     await page.waitForFunction((old) => document.querySelector<HTMLImageElement>('#preview')!.getAttribute('src') !== old, before, { timeout: 5_000 });
     const elapsed = Date.now() - typedAt;
     await shot('typed-name');
     expect(elapsed).toBeLessThan(1000);
+    expect(await page.locator('#latency').isVisible()).toBe(true);
     expect(await page.locator('#latency').textContent()).toMatch(/Preview latency: \d+ ms/);
   });
 
@@ -112,19 +138,42 @@ describe('storefront demo: the Demo card', () => {
     await page.waitForFunction(() => document.querySelector('button[data-view=card]')!.getAttribute('aria-pressed') === 'true');
   });
 
+  it('answers a file that is not an image with a sentence', async () => {
+    await page.setInputFiles('#photo', { name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('this is not a PNG') });
+    const status = page.locator('#photo-status');
+    await page.waitForFunction(() => !/Uploading/.test(document.querySelector('#photo-status')!.textContent ?? ''), null, { timeout: 10_000 });
+    expect(await status.textContent()).toBe('This photo could not be read as a JPEG or PNG image. Try another photo, or save it again as JPEG.');
+    expect(await status.textContent()).not.toMatch(/unprocessable/i);
+  });
+
+  it('refuses a quantity of 0 with a message, before anything is ordered', async () => {
+    await page.getByLabel('Quantity').fill('0');
+    await page.getByRole('button', { name: 'Order' }).click();
+    await expect.poll(() => page.locator('#order-error').textContent()).toBe('Quantity must be a whole number from 1 to 10000.');
+    expect(await page.locator('#order-error').isVisible()).toBe(true);
+    expect(await page.getByLabel('Quantity').getAttribute('aria-invalid')).toBe('true');
+    expect(new URL(page.url()).pathname).toBe('/shop');
+    await page.getByLabel('Quantity').fill('100');
+  });
+
   it('orders: the order page shows Completed and a PDF link that downloads a PDF', async () => {
     const n = (await latencies()).length;
-    await page.getByLabel('Line 3').fill('ada@example.com');
+    await page.getByLabel('Line 3 and text').fill('ada@example.com');
     await page.waitForFunction((k) => (window as unknown as { previewLatencies: number[] }).previewLatencies.length > k, n, { timeout: 10_000 });
     const file = await shot('product-page');
     copyFileSync(file, path.join(repo, 'docs/storefront-demo.png'));
     await Promise.all([page.waitForURL(/\/shop\/orders\/\d+$/), page.getByRole('button', { name: 'Order' }).click()]);
+    // The back office lists the item's fields: the template's variable under its own name, once.
+    const project = await storefrontProject(new URL(page.url()).pathname.split('/').pop()!);
+    expect(project.items[0]!.fields).toEqual({ 'Line 1 Line 2 Line 3 and text': 'Ada Lovelace\nAnalytical Engines!!\nada@example.com' });
     await page.locator('#processing', { hasText: 'Completed' }).waitFor({ timeout: 60_000 });
     const link = page.getByRole('link', { name: /Download .*\.pdf/ });
     await link.waitFor();
     const res = await fetch(new URL((await link.getAttribute('href'))!, shopUrl));
-    expect(res.status).toBe(200);
-    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    // A failure says what the demo server answered (its error page names the cause).
+    expect(res.status, bytes.subarray(0, 600).toString()).toBe(200);
+    expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     await shot('order-completed');
     // The browser never saw a token or the client secret, and loaded nothing third-party.
     expect(await page.content()).not.toContain('demo-backend-secret');
