@@ -186,7 +186,12 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
       return json(res, 201, { image: name }), true;
     }
     if (p === '/shop/order' && req.method === 'POST') {
-      const input = JSON.parse((await readBody(req, 64 * 1024)).toString() || '{}');
+      let input;
+      try {
+        input = JSON.parse((await readBody(req, 64 * 1024)).toString() || '{}');
+      } catch {
+        return json(res, 400, { title: 'Bad Request', detail: 'The order form could not be read. Please reload the page and try again.' }), true;
+      }
       const { quantity, error } = orderQuantity(input.quantity);
       if (error) return json(res, 400, { title: 'Bad Request', detail: error }), true;
       const orderId = `shop-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
