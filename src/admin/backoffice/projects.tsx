@@ -209,6 +209,8 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
     await Promise.all([...new Set(designsOf.flat())].map(async (id) => [id, (await assets.findAsset(designScope, id))?.name ?? id] as const)),
   );
   const running = views.some((v) => RUNNING.has(v.job.status));
+  // The runner resumes only a Failed job that a restart has not discarded.
+  const resumable = !running && views.some((v) => v.job.status === 'Failed');
   const csrf = c.get('admin').csrf;
   const title = `Project #${project.id}`;
   return render(
@@ -253,14 +255,14 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
               const fields = Object.entries(JSON.parse(i.fields) as Record<string, unknown>);
               return (
                 <article aria-labelledby={`item-${i.id}-h`} style={n ? 'border-top:1px solid var(--line);padding-top:1rem;margin-top:1rem' : undefined}>
-                  <h3 id={`item-${i.id}-h`} style="font-size:1rem;margin:0 0 .5rem">{`Item #${i.id} ${i.name ?? ''}`.trim()}</h3>
+                  <h3 id={`item-${i.id}-h`} style="font-size:1rem;margin:0 0 .5rem">{`Item ${n + 1} ${i.name ?? ''}`.trim()}</h3>
                   <div class="grid">
                     {designsOf[n]!.length === 0 && <p class="muted small">No design: the item names none and its product variant has none connected.</p>}
                     {designsOf[n]!.map((d) => (
                       <figure style="margin:0">
                         <img
                           src={`${projectPath(project.id)}/items/${i.id}/preview?design=${encodeURIComponent(d)}`}
-                          alt={`Preview of item #${i.id} with its data: ${designNames.get(d) ?? d}`}
+                          alt={`Preview of item ${n + 1} with its data: ${designNames.get(d) ?? d}`}
                           loading="lazy"
                           style="max-width:100%;border:1px solid var(--line);border-radius:6px;background:#eef1f5"
                         />
@@ -294,8 +296,13 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
           <section class="card" aria-labelledby="order-h">
             <h2 id="order-h">Order</h2>
             <dl class="props">
-              <dt>Order</dt>
-              <dd>{[order.orderId, order.orderNumber, order.orderName].filter((x) => x != null).join(' · ') || '—'}</dd>
+              {/* Each as the shop sent it, under its own name (one joined line hid which was which). */}
+              <dt>Order name</dt>
+              <dd>{order.orderName ?? '—'}</dd>
+              <dt>Order number</dt>
+              <dd>{order.orderNumber ?? '—'}</dd>
+              <dt>Order ID</dt>
+              <dd>{order.orderId ?? '—'}</dd>
               <dt>Customer</dt>
               <dd>{[project.customer_name, project.customer_id].filter(Boolean).join(' · ') || '—'}</dd>
               <dt>Owner</dt>
@@ -315,10 +322,11 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
           <section class="card" aria-labelledby="jobs-h">
             <h2 id="jobs-h">Processing</h2>
             {views.length === 0 && <p class="muted">No job has run yet.</p>}
-            {views.map((v) => (
+            {/* A restart discards the jobs and starts new ones (each at its own run 1): runs count the jobs in order. */}
+            {views.map((v, n) => (
               <div style="margin-bottom:1rem">
                 <h3 style="font-size:1rem;margin:.5rem 0">
-                  {`Job ${v.job.kind} (run ${v.job.run}) `}
+                  {`Run ${n + 1}: job ${v.job.kind}${v.job.run > 1 ? ` (restarted ${v.job.run - 1}×)` : ''} `}
                   <ProcessingBadge value={v.job.status} />
                 </h3>
                 {v.job.statusDescription && <p class="error">{v.job.statusDescription}</p>}
@@ -338,10 +346,12 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
               </div>
             ))}
             <div class="actions">
-              <form method="post" action={`${projectPath(project.id)}/resume`} class="inline-form">
-                <CsrfField token={csrf} />
-                <button type="submit" class="secondary">Resume processing</button>
-              </form>
+              {resumable && (
+                <form method="post" action={`${projectPath(project.id)}/resume`} class="inline-form">
+                  <CsrfField token={csrf} />
+                  <button type="submit" class="secondary">Resume processing</button>
+                </form>
+              )}
               <form method="post" action={`${projectPath(project.id)}/restart`} class="inline-form">
                 <CsrfField token={csrf} />
                 <button type="submit" class="secondary">Restart processing</button>

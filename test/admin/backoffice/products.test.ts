@@ -330,7 +330,7 @@ describe('project page: each item with its designs previewed with the item data'
     const html = await (await get(`/admin/projects/${withData.id}`, admin)).text();
     const src = `/admin/projects/${withData.id}/items/${withData.itemId}/preview?design=demo-card-design`;
     expect(html).toContain(`src="${src}"`);
-    expect(html).toContain(`alt="Preview of item #${withData.itemId} with its data: Demo card design"`);
+    expect(html).toContain(`alt="Preview of item 1 with its data: Demo card design"`);
     expect(html).toContain('rush order');
     const res = await get(src, admin);
     expect(res.status).toBe(200);

@@ -1,0 +1,79 @@
+// Back office > one project's page (issue 24, "The back office"): runs numbered by run, Resume only
+// when a job failed, the project preview falls back to the first item's design, items numbered
+// as the project's items, and the order name as the shop sent it; against the demo seed (tenant 1).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { env } from 'cloudflare:workers';
+import { findUser } from '../../../src/identity/users';
+import { api, seedPlatform } from '../../helpers/platform';
+import { DEMO } from '../../helpers/identity-seed';
+import { get, post, signIn, type Browser } from '../../identity/admin/helpers';
+
+let admin: Browser;
+let run = 0;
+const unique = (s: string) => `${s}-${Date.now().toString(36)}-${++run}`;
+
+beforeAll(async () => {
+  await seedPlatform();
+  admin = await signIn((await findUser(env.DB, DEMO.admin.id))!);
+});
+
+async function project(body: Record<string, unknown> = {}) {
+  const res = await api(
+    'POST',
+    '/api/storefront/v1/projects/with-single-item?storefrontId=1',
+    { ownerId: 'admin-project-page', orderId: unique('order'), productReference: 'demo-card', item: { quantity: 10, fields: {} }, ...body },
+    { token: 1 },
+  );
+  expect(res.status, await res.clone().text()).toBe(201);
+  return (await res.json()) as { id: number; items: Array<{ id: number }> };
+}
+
+const page = async (id: number) => {
+  const res = await get(`/admin/projects/${id}`, admin);
+  expect(res.status).toBe(200);
+  return res.text();
+};
+
+/** Waits until no job of the project runs (the runner works in its Durable Object). */
+async function settled(id: number): Promise<string> {
+  for (let i = 0; i < 240; i++) {
+    const html = await page(id);
+    if (!html.includes('refreshing while the job runs')) return html;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`project ${id} still processing`);
+}
+
+describe('project page', () => {
+  it('shows the order name the shop sent, and numbers items as the project does', async () => {
+    const p = await project({ orderNumber: 4242, orderName: 'Shop order 4242 for Ada' });
+    const html = await page(p.id);
+    expect(html).toContain('<p class="lead">Shop order 4242 for Ada</p>');
+    expect(html).toContain('<dt>Order name</dt><dd>Shop order 4242 for Ada</dd>');
+    expect(html).toContain('<dt>Order number</dt><dd>4242</dd>');
+    expect(html).toContain('>Item 1</h3>');
+    expect(html).not.toContain(`Item #${p.items[0]!.id}`);
+  });
+
+  it('numbers runs by run, and offers Resume only when a job failed', async () => {
+    const p = await project();
+    let html = await settled(p.id);
+    expect(html).toContain('Run 1: job project');
+    expect(html).not.toContain('Resume processing');
+    expect(html).toContain('Restart processing');
+    const restarted = await post(`/admin/projects/${p.id}/restart`, admin, {});
+    expect(restarted.status).toBe(303);
+    html = await settled(p.id);
+    expect(html).toContain('Run 1: job project');
+    expect(html).toContain('Run 2: job project');
+    expect(html).not.toContain('Resume processing');
+  });
+
+  it("the project preview is the first item's design when the items name none", async () => {
+    const p = await project();
+    const res = await get(`/admin/projects/${p.id}/preview`, admin);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-preview')).toBeNull();
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+  });
+});
