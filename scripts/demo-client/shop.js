@@ -149,6 +149,12 @@ async function start() {
     if (state.view === 'card' && state.product.mockups[0]) state.view = state.product.mockups[0].id, renderViews();
     refresh();
   });
+  // A corrected quantity clears its message at once, not at the next Order.
+  $('quantity').addEventListener('input', () => {
+    if ($('quantity').getAttribute('aria-invalid') !== 'true') return;
+    $('quantity').removeAttribute('aria-invalid');
+    $('order-error').hidden = true;
+  });
   $('card').addEventListener('submit', async (e) => {
     e.preventDefault();
     $('order-error').hidden = true;

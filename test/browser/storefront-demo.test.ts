@@ -154,6 +154,8 @@ describe('storefront demo: the Demo card', () => {
     expect(await page.getByLabel('Quantity').getAttribute('aria-invalid')).toBe('true');
     expect(new URL(page.url()).pathname).toBe('/shop');
     await page.getByLabel('Quantity').fill('100');
+    expect(await page.locator('#order-error').isVisible()).toBe(false);
+    expect(await page.getByLabel('Quantity').getAttribute('aria-invalid')).toBeNull();
   });
 
   it('orders: the order page shows Completed and a PDF link that downloads a PDF', async () => {
