@@ -41,9 +41,10 @@ const RUNNING = new Set(['New', 'InProgress', 'Recovered']);
 const MAX_ITEMS_SHOWN = 20;
 const MAX_DESIGNS_SHOWN = 4;
 
-const NO_PREVIEW_SVG =
+/** A grey tile saying why there is no image (the project's, or one design of an item). */
+const noPreviewSvg = (text: string) =>
   '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="240" viewBox="0 0 400 240"><rect width="400" height="240" fill="#eef1f5"/>' +
-  '<text x="200" y="125" font-family="system-ui,sans-serif" font-size="18" fill="#4a5565" text-anchor="middle">No preview: the items name no design</text></svg>';
+  `<text x="200" y="125" font-family="system-ui,sans-serif" font-size="18" fill="#4a5565" text-anchor="middle">${text}</text></svg>`;
 
 type Status = { code: number; displayName: string | null; color: string | null };
 const projectPath = (id: number | string) => `/admin/projects/${id}`;
@@ -420,10 +421,10 @@ projectsRoutes.get('/:id/preview', async (c) => {
     const res = await projectPreview(tenantOf(c), c.req.param('id'));
     return new Response(res.body, { status: res.status, headers: { 'content-type': res.headers.get('content-type') ?? 'image/jpeg' } });
   } catch (e) {
-    // No Preview resource and no design named by the items (a product's design is not rendered
-    // by the platform's preview): a placeholder the page can show instead of a broken image.
+    // No Preview resource and no item with a design (of its own or its product variant's): a
+    // placeholder the page can show instead of a broken image.
     if (!(e instanceof PlatformError && e.status === 404)) throw e;
-    return new Response(NO_PREVIEW_SVG, { headers: { 'content-type': 'image/svg+xml', 'x-preview': 'none' } });
+    return new Response(noPreviewSvg('No preview: no item has a design'), { headers: { 'content-type': 'image/svg+xml', 'x-preview': 'none' } });
   }
 });
 
@@ -437,7 +438,7 @@ projectsRoutes.get('/:id/items/:itemId/preview', async (c) => {
   } catch (e) {
     // A design deleted since the order, or one the renderer refuses: a tile saying so.
     if (!(e instanceof PlatformError && e.status < 500)) throw e;
-    return new Response(NO_PREVIEW_SVG.replace('No preview: the items name no design', 'No preview of this design'), { headers: { 'content-type': 'image/svg+xml', 'x-preview': 'none' } });
+    return new Response(noPreviewSvg('No preview of this design'), { headers: { 'content-type': 'image/svg+xml', 'x-preview': 'none' } });
   }
 });
 

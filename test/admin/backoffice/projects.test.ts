@@ -76,4 +76,14 @@ describe('project page', () => {
     expect(res.headers.get('x-preview')).toBeNull();
     expect(res.headers.get('content-type')).toBe('image/jpeg');
   });
+
+  it('a project whose items have no design at all shows a tile saying so', async () => {
+    const made = await post('/admin/products/new', admin, { name: unique('Bare card') });
+    expect(made.status).toBe(303);
+    const productId = Number(/(\d+)$/.exec(made.headers.get('location') ?? '')?.[1]);
+    const p = await project({ productReference: undefined, item: { quantity: 1, productSpecifier: { type: 'Product', id: productId }, fields: {} } });
+    const res = await get(`/admin/projects/${p.id}/preview`, admin);
+    expect(res.headers.get('x-preview')).toBe('none');
+    expect(await res.text()).toContain('No preview: no item has a design');
+  });
 });
