@@ -10,7 +10,7 @@ import { slotMatrix, templateSlots } from '../../../src/engine/imposition/templa
 import { parseLayout, parseLength, parseSheetSize } from '../../../src/engine/imposition/units';
 import { decodeImage } from '../../../src/engine/raster';
 import { chooseGrid, sheetGeometry, type ImpositionParams } from '../../../src/platform/pipelines/tasks/imposition';
-import { countPerSheet } from '../../../src/platform/api/processor/count-per-sheet';
+import { countPerSheet } from '../../../src/engine/imposition/count-per-sheet';
 import { runTool } from '../../helpers/fixtures';
 import { card, placements, contentOf, MM } from './helpers';
 

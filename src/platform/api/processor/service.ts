@@ -13,7 +13,7 @@ import * as assets from '../../assets';
 import type { AssetRow, AssetScope } from '../../assets';
 import { loadUserPdf } from '../../assets/pdf-pages';
 import { artworkLayers, assetContent as contentOf, compiledOf, type ArtworkLayer } from '../../assets/mockup-layers';
-import { countPerSheet, unionOf, type CountResult, type SheetParams } from './count-per-sheet';
+import { countPerSheet, unionOf, type CountResult, type SheetParams } from '../../../engine/imposition/count-per-sheet';
 
 // --- designs -------------------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ import { TenantInputStore } from '../../assets';
 import { templateOf } from './populate-psd-template';
 import { cutAndStack, gridFits, stepAndRepeat, type Grid, type SheetGeometry } from '../../../engine/imposition/layout';
 import { parseLayout, parseLength, parseSheetSize } from '../../../engine/imposition/units';
-import { countPerSheet } from '../../api/processor/count-per-sheet';
+import { countPerSheet } from '../../../engine/imposition/count-per-sheet';
 import { NOT_AVAILABLE_YET, ParameterError } from '../language';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';

@@ -1,6 +1,6 @@
 // The contract's count-per-sheet algorithm: margins, gaps, bleed, rotation and ties.
 import { describe, expect, it } from 'vitest';
-import { countPerSheet, unionOf } from '../../../src/platform/api/processor/count-per-sheet';
+import { countPerSheet, unionOf } from '../../../src/engine/imposition/count-per-sheet';
 
 const card = { width: 252, height: 144 }; // 3.5 × 2 in
 
