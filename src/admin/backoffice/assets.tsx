@@ -76,9 +76,14 @@ const STYLE = `
 .drop{border:2px dashed #8a96a8;border-radius:var(--radius);padding:1rem;background:#fafbfd}
 .drop.over{border-color:var(--brand);background:var(--info-bg)}
 progress{width:100%;max-width:38rem;height:1rem}
-.thumb{width:64px;height:64px;object-fit:contain;background:#eef1f5;border:1px solid var(--line);border-radius:4px;display:block}
-.thumb-lg{max-width:100%;width:240px;height:auto;background:#eef1f5;border:1px solid var(--line);border-radius:6px}
-.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:1.25rem}
+.thumb,.thumb-lg{background:repeating-conic-gradient(#e3e7ee 0 25%,#fff 0 50%) 0 0/12px 12px;border:1px solid #8a96a8;display:block}
+.thumb{width:64px;height:64px;object-fit:contain;border-radius:4px}
+.thumb-lg{max-width:100%;width:240px;height:auto;border-radius:6px}
+.icon{display:block;flex:none}
+.up{display:inline-flex;gap:.4rem;align-items:center}
+.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(260px,100%),1fr));gap:1.25rem}
+.pair>*,.assets-layout>*{min-width:0}
+.assets-layout td,h1,h2 code,.small a,dl.props dd,dl.props dd code{overflow-wrap:anywhere;word-break:break-word}
 @media (max-width:760px){.assets-layout{grid-template-columns:1fr}}
 `;
 
@@ -124,6 +129,17 @@ const UPLOAD_SCRIPT = `(() => {
     xhr.onerror = () => resolve({ ok: false, status: 0, body: null });
     xhr.send(data);
   });
+  const refresh = async () => {
+    try {
+      const res = await fetch(location.href, { headers: { Accept: 'text/html' } });
+      if (!res.ok) return false;
+      const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').getElementById('asset-list');
+      const old = document.getElementById('asset-list');
+      if (!fresh || !old) return false;
+      old.replaceWith(document.importNode(fresh, true));
+      return true;
+    } catch (e) { return false; }
+  };
   const upload = async (files) => {
     if (busy) return;
     error.textContent = '';
@@ -138,7 +154,9 @@ const UPLOAD_SCRIPT = `(() => {
     }
     busy = false; button.disabled = false; bar.hidden = true;
     if (!problems.length) { say('Uploaded ' + uploaded + ' file' + (uploaded === 1 ? '' : 's') + '.'); location.reload(); return; }
-    say(uploaded ? uploaded + ' of ' + files.length + ' files uploaded; reload the page to see them.' : 'Nothing was uploaded.');
+    // Some went up: the list is fetched again and swapped in, so the refusals stay on screen.
+    if (uploaded) say(uploaded + ' of ' + files.length + ' files uploaded' + ((await refresh()) ? '; they are in the list below.' : '.'));
+    else say('Nothing was uploaded.');
     error.textContent = problems.join(' ');
     input.setAttribute('aria-invalid', 'true');
     input.focus();
@@ -148,6 +166,27 @@ const UPLOAD_SCRIPT = `(() => {
   zone.addEventListener('dragleave', () => zone.classList.remove('over'));
   zone.addEventListener('drop', (e) => { e.preventDefault(); zone.classList.remove('over'); upload([...e.dataTransfer.files]); });
 })();`;
+
+/** Icons drawn inline (an emoji is an empty box where no emoji font is installed). */
+const iconProps = { class: 'icon', width: 20, height: 20, viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' } as const;
+const FOLDER_PATH = 'M2.5 6.5a2 2 0 0 1 2-2h4.6l2 2.2h8.4a2 2 0 0 1 2 2v9.8a2 2 0 0 1-2 2h-15a2 2 0 0 1-2-2z';
+
+export function FolderIcon() {
+  return (
+    <svg {...iconProps}>
+      <path d={FOLDER_PATH} fill="#f2c14e" stroke="#9a6b00" stroke-width="1.3" stroke-linejoin="round" />
+    </svg>
+  );
+}
+
+export function UpIcon() {
+  return (
+    <svg {...iconProps}>
+      <path d={FOLDER_PATH} fill="none" stroke="#4a5565" stroke-width="1.3" stroke-linejoin="round" />
+      <path d="M12 17.5v-7M8.8 13.4 12 10.2l3.2 3.2" fill="none" stroke="#4a5565" stroke-width="1.6" stroke-linecap="round" stroke-linejoin="round" />
+    </svg>
+  );
+}
 
 function Tabs({ tab }: { tab: AssetTab }) {
   return (
@@ -279,18 +318,22 @@ async function folderPage(c: AdminContextOf, tab: AssetTab, folderId: string, pr
                   <button type="submit">Upload</button>
                 </div>
               </form>
-              <Table caption={`Folders and files in ${folder.path}`} columns={[{ label: 'Thumbnail', hidden: true }, 'Name', 'Kind', { label: 'Size', opt: true }, { label: 'Changed', opt: true }]}>
+              <Table wrap={{ id: 'asset-list' }} caption={`Folders and files in ${folder.path}`} columns={[{ label: 'Thumbnail', hidden: true }, 'Name', 'Kind', { label: 'Size', opt: true }, { label: 'Changed', opt: true }]}>
                 {parent !== undefined || folder.id ? (
                   <tr>
-                    <td></td>
+                    <td>
+                      <UpIcon />
+                    </td>
                     <td colspan={4}>
-                      <a href={folderUrl(tab, folder.parentId)}>↑ Up to {parent ? parent.path : '/'}</a>
+                      <a href={folderUrl(tab, folder.parentId)}>Up to {parent ? parent.path : '/'}</a>
                     </td>
                   </tr>
                 ) : null}
                 {subfolders.map((f) => (
                   <tr>
-                    <td aria-hidden="true">📁</td>
+                    <td>
+                      <FolderIcon />
+                    </td>
                     <td>
                       <a href={folderUrl(tab, f.id)}>{`${f.name}/`}</a>
                     </td>
@@ -715,9 +758,12 @@ assetsRoutes.post('/:tab/:id/delete', async (c) => {
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]!);
 
-/** A picture for assets without one: the kind (fonts: "Aa" and the family). */
-function placeholder(row: AssetRow): string {
+/** A picture for assets without one: a file outline and the kind (fonts: "Aa" and the family). */
+export function placeholder(row: AssetRow): string {
   const label = row.type === 'font' ? String((row.metadata as Record<string, unknown>).family ?? row.name) : kindOf(row);
-  const big = row.type === 'font' ? 'Aa' : '·';
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240" viewBox="0 0 240 240"><rect width="240" height="240" fill="#eef1f5"/><text x="120" y="130" font-family="serif" font-size="72" text-anchor="middle" fill="#4a5565">${esc(big)}</text><text x="120" y="190" font-family="sans-serif" font-size="18" text-anchor="middle" fill="#4a5565">${esc(label.slice(0, 24))}</text></svg>`;
+  const big =
+    row.type === 'font'
+      ? '<text x="120" y="130" font-family="serif" font-size="72" text-anchor="middle" fill="#4a5565">Aa</text>'
+      : '<path d="M92 50h40l24 24v76a6 6 0 0 1-6 6H92a6 6 0 0 1-6-6V56a6 6 0 0 1 6-6z M132 50v24h24" fill="#fff" stroke="#4a5565" stroke-width="4" stroke-linejoin="round"/>';
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240" viewBox="0 0 240 240"><rect width="240" height="240" fill="#eef1f5"/>${big}<text x="120" y="190" font-family="sans-serif" font-size="18" text-anchor="middle" fill="#4a5565">${esc(label.slice(0, 24))}</text></svg>`;
 }
