@@ -331,14 +331,14 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
                   <ProcessingBadge value={v.job.status} />
                 </h3>
                 {v.job.statusDescription && <p class="error">{v.job.statusDescription}</p>}
-                <Table caption={`Tasks of job ${v.job.id}`} columns={['Task', 'Status', 'Attempts', 'Duration', 'Error']}>
+                <Table caption={`Tasks of job ${v.job.id}`} columns={['Task', 'Status', { label: 'Attempts', opt: true }, 'Duration', 'Error']}>
                   {v.tasks.map((task) => (
                     <tr>
                       <td>{task.name}</td>
                       <td>
                         <ProcessingBadge value={task.status} />
                       </td>
-                      <td>{task.started == null ? 0 : 1 + task.autoRetries + task.callRetries + task.attempts}</td>
+                      <td class="opt">{task.started == null ? 0 : 1 + task.autoRetries + task.callRetries + task.attempts}</td>
                       <td>{task.started != null && task.finished != null ? ms(task.finished - task.started) : task.started != null ? 'running' : '—'}</td>
                       <td>{task.description ? <span class="error">{task.description}</span> : ''}</td>
                     </tr>
