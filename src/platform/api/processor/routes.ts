@@ -14,14 +14,14 @@
  *   GET  /images/{id}/pages/{pageIndex}/preview                     image (the page PNG drawn at import, resampled)
  *   POST /images/{id}/pages/{pageIndex}/preview-with-mockup          image (the page PNG in the mockup's artwork layer)
  */
-import { z, type RouteConfig } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import * as assets from '../../assets';
 import { assetKind, DesignDto, DTO_OF, ImageDto, MockupDto, type AssetKind, type AssetType } from '../../assets';
 import { ConflictDto, createPlatformArea, platformRoute, problemResponses, ValidationError, type Access, type ScopeLevel } from '../../core';
 import { bodyBytes } from '../../core/body';
 import { fileContent, jsonBody, jsonContent as json, multipartBody, BINARY, type PlainSchema } from '../../core/route';
 import { createFromReceived, importFromUrl } from '../storage/handlers';
-import { FromUrlBody } from '../storage/schemas';
+import { FromUrlBody, ownerIdOf } from '../storage/schemas';
 import * as S from './schemas';
 import * as ops from './service';
 import { placeInMockup } from '../../designs/outputs';
@@ -70,19 +70,17 @@ for (const kind of KINDS) {
   const owner = S.ownerQueryOf(kind);
   const access = (level: ScopeLevel) => accessOf(kind, level);
 
-  // The two imports answer through the storage area's handlers (one upload path for both areas),
-  // which build their Response themselves: these routes are typed as plain RouteConfig.
-
+  // The two imports answer through the storage area's handlers (one upload path for both areas).
   processorArea.openapi(
-    platformRoute<RouteConfig>({ tags, method: 'post', path: `${p}/import`, summary: `Import a ${kind.noun}`, request: { query: owner, body: uploadForm(kind) }, responses: { 201: assetJson(Dto, 'Created.'), ...conflict, ...problemResponses(413, 415, 422) } }, access('full')),
+    platformRoute({ tags, method: 'post', path: `${p}/import`, summary: `Import a ${kind.noun}`, request: { query: owner, body: uploadForm(kind) }, responses: { 201: assetJson(Dto, 'Created.'), ...conflict, ...problemResponses(413, 415, 422) } }, access('full')),
     async (c) => {
       const r = await assets.receiveUpload(c.var.tenant, c.req.raw, ['sourceFile', 'file'], assets.uploadLimit(kind.type));
-      return createFromReceived(c, kind, r, paramField(r.fields));
+      return c.json(await createFromReceived(c, kind, r, paramField(r.fields), ownerIdOf(c.req.valid('query'))), 201);
     },
   );
   processorArea.openapi(
-    platformRoute<RouteConfig>({ tags, method: 'post', path: `${p}/import/from-url`, summary: `Import a ${kind.noun} from a URL`, request: { body: jsonBody(FromUrlBody) }, responses: { 201: assetJson(Dto, 'Created.'), ...conflict, ...problemResponses(413, 422) } }, access('full')),
-    importFromUrl(kind),
+    platformRoute({ tags, method: 'post', path: `${p}/import/from-url`, summary: `Import a ${kind.noun} from a URL`, request: { body: jsonBody(FromUrlBody) }, responses: { 201: assetJson(Dto, 'Created.'), ...conflict, ...problemResponses(413, 422) } }, access('full')),
+    async (c) => c.json(await importFromUrl(c, kind, c.req.valid('json')), 201),
   );
 
   if (kind.type === 'design') {

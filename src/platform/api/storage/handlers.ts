@@ -1,22 +1,21 @@
 /**
  * Handlers of /api/storage/v1, one per action, parameterised by the asset kind (the processor
- * reuses the upload and from-URL ones). Each reads its input, calls the asset service, answers.
+ * reuses the upload and from-URL ones). Each takes the values its route has validated (routes.ts
+ * reads them typed from `c.req.valid(…)`), calls the asset service and gives back what the route
+ * answers: a DTO for a JSON answer, nothing for a 204, a Response for a file.
  */
 import type { Context } from 'hono';
+import type { z } from '@hono/zod-openapi';
 import { ServerTiming } from '../../../http/server-timing';
 import { NotFoundError, requireOwnerAccess, ValidationError, type PlatformBindings, type TenantContext } from '../../core';
 import * as assets from '../../assets';
 import type { AssetKind, AssetScope, Received } from '../../assets';
+import type * as S from './schemas';
 
-/**
- * The handlers are shared by every collection, so they see the validated query and body as the
- * common shape; each route's own schema (routes.ts) has already checked them.
- */
-type Validated = { out: { query: Record<string, any>; json: Record<string, any> } };
-type C = Context<PlatformBindings, string, Validated>;
-const q = <T = Record<string, any>>(c: C) => c.req.valid('query') as T;
-const body = <T = Record<string, any>>(c: C) => c.req.valid('json') as T;
-const id = (c: C) => c.req.param('id')!;
+/** What a handler uses of the request context: the tenant, the bindings, response headers. */
+type C = Context<PlatformBindings>;
+type Out<T extends z.ZodType> = z.output<T>;
+type Dto = Record<string, unknown>;
 const dto = (s: AssetScope, row: assets.AssetRow) => assets.dtoWithUrl(s, row);
 
 /** A multipart text field as JSON object (customFields). */
@@ -44,11 +43,21 @@ async function ownerScope(c: C, kind: AssetKind, named: string | undefined, requ
   return assets.scopeFor(c.var.tenant, kind, named, required);
 }
 
-/** Creates an asset from a received file and the request's fields (multipart or JSON). */
-export async function createFromReceived(c: C, kind: AssetKind, r: Received, f: (name: string) => string | undefined, timing = new ServerTiming()): Promise<Response> {
+/**
+ * Creates an asset from a received file and the request's fields (multipart or JSON); the owner
+ * is a field's `ownerId`, else the query's. Sets Server-Timing; the route answers 201 with the DTO.
+ */
+export async function createFromReceived(
+  c: C,
+  kind: AssetKind,
+  r: Received,
+  f: (name: string) => string | undefined,
+  queryOwnerId: string | undefined,
+  timing = new ServerTiming(),
+): Promise<Dto> {
   try {
     if (!r.staged) throw new ValidationError({ file: ['No file was sent.'] });
-    const s = await ownerScope(c, kind, f('ownerId') ?? (q(c).ownerId as string | undefined), kind.private);
+    const s = await ownerScope(c, kind, f('ownerId') ?? queryOwnerId, kind.private);
     const row = await assets.createAsset(s, {
       staged: r.staged,
       filename: r.filename,
@@ -64,45 +73,44 @@ export async function createFromReceived(c: C, kind: AssetKind, r: Received, f: 
       timing,
     });
     c.header('Server-Timing', timing.header());
-    return c.json(await dto(s, row), 201);
+    return await dto(s, row);
   } finally {
     if (r.staged) await c.env.FILES.delete(r.staged.key).catch(() => {});
   }
 }
 
-export const upload = (kind: AssetKind, fileField = 'file') => async (c: C) => {
+export async function upload(c: C, kind: AssetKind, queryOwnerId: string | undefined): Promise<Dto> {
   const timing = new ServerTiming();
-  const r = await timing.time('receive', () => assets.receiveUpload(c.var.tenant, c.req.raw, [fileField], assets.uploadLimit(kind.type)));
-  return createFromReceived(c, kind, r, (n) => r.fields.get(n.toLowerCase()), timing);
-};
+  const r = await timing.time('receive', () => assets.receiveUpload(c.var.tenant, c.req.raw, ['file'], assets.uploadLimit(kind.type)));
+  return createFromReceived(c, kind, r, (n) => r.fields.get(n.toLowerCase()), queryOwnerId, timing);
+}
 
-export const importFromUrl = (kind: AssetKind) => async (c: C) => {
-  const b = body(c);
+export async function importFromUrl(c: C, kind: AssetKind, b: Out<typeof S.FromUrlBody>): Promise<Dto> {
   const r = await assets.receiveFromUrl(c.var.tenant, b.sourceUrl, assets.headersFrom(b.requestHeaders), assets.uploadLimit(kind.type));
   const fields: Record<string, unknown> = { ...b, customFields: b.customFields ? JSON.stringify(b.customFields) : undefined, anonymousAccess: b.anonymousAccess === undefined ? undefined : String(b.anonymousAccess) };
-  return createFromReceived(c, kind, r, (n) => (fields[n] === undefined || fields[n] === null ? undefined : String(fields[n])));
-};
+  // The owner comes from the body only: this route's query takes none.
+  return createFromReceived(c, kind, r, (n) => (fields[n] === undefined || fields[n] === null ? undefined : String(fields[n])), undefined);
+}
 
-export const list = (kind: AssetKind) => async (c: C) => {
+export async function list(c: C, kind: AssetKind, query: assets.ListFilter & { ownerId?: string }) {
   const timing = new ServerTiming();
-  const query = q(c);
   const s = await ownerScope(c, kind, query.ownerId, false);
-  const page = await timing.time('db', () => assets.listAssets(s, query as assets.ListFilter));
+  const page = await timing.time('db', () => assets.listAssets(s, query));
   const items = await timing.time('dto', () => Promise.all(page.items.map((r) => (r.anonymousAccess ? dto(s, r) : assets.dtoOf(s, r)))));
   c.header('Server-Timing', timing.header());
-  return c.json({ total: page.total, items }, 200);
-};
+  return { total: page.total, items };
+}
 
-export const get = (kind: AssetKind) => async (c: C) => {
-  const s = await ownerScope(c, kind, q(c).ownerId, false);
-  return c.json(await dto(s, await assets.getAsset(s, id(c))), 200);
-};
+export async function get(c: C, kind: AssetKind, id: string, ownerId: string | undefined): Promise<Dto> {
+  const s = await ownerScope(c, kind, ownerId, false);
+  return dto(s, await assets.getAsset(s, id));
+}
 
-export const file = (kind: AssetKind) => async (c: C) => {
-  const s = await ownerScope(c, kind, q(c).ownerId, false);
-  const row = await assets.getAsset(s, id(c));
-  return serveAsset(c, row, Boolean(q(c).attachment));
-};
+export async function file(c: C, kind: AssetKind, id: string, query: Out<typeof S.FileQuery>): Promise<Response> {
+  const s = await ownerScope(c, kind, query.ownerId, false);
+  const row = await assets.getAsset(s, id);
+  return serveAsset(c, row, Boolean(query.attachment));
+}
 
 export function serveAsset(c: C, row: assets.AssetRow, attachment: boolean, cacheControl = 'private, no-cache'): Promise<Response> {
   if (!row.blobSha) throw new NotFoundError('The asset has no file.');
@@ -116,80 +124,68 @@ export function serveAsset(c: C, row: assets.AssetRow, attachment: boolean, cach
 }
 const EXT: Record<string, string> = { jpeg: 'jpg' };
 
-export const update = (kind: AssetKind) => async (c: C) => {
-  const s = await ownerScope(c, kind, q(c).ownerId, false);
-  const row = await assets.updateAsset(s, id(c), body(c));
-  return c.json(await dto(s, row), 200);
-};
+export async function update(c: C, kind: AssetKind, id: string, ownerId: string | undefined, change: Out<typeof S.UpdateAssetBody>): Promise<Dto> {
+  const s = await ownerScope(c, kind, ownerId, false);
+  return dto(s, await assets.updateAsset(s, id, change));
+}
 
-export const remove = (kind: AssetKind) => async (c: C) => {
-  const s = await ownerScope(c, kind, q(c).ownerId, false);
-  await assets.deleteAsset(s, id(c));
-  return c.body(null, 204);
-};
+export async function remove(c: C, kind: AssetKind, id: string, ownerId: string | undefined): Promise<void> {
+  const s = await ownerScope(c, kind, ownerId, false);
+  await assets.deleteAsset(s, id);
+}
 
-export const copy = (kind: AssetKind) => async (c: C) => {
-  const query = q(c);
+/** A copy: `created` false when the strategy Skip kept the existing asset (the route answers 200, else 201). */
+export async function copy(c: C, kind: AssetKind, id: string, query: Out<typeof S.CopyQuery> | Out<typeof S.ResourceCopyQuery>): Promise<{ dto: Dto; created: boolean }> {
   const s = await ownerScope(c, kind, undefined, false);
   const target = kind.private && query.ownerId ? assets.scopeFor(c.var.tenant, kind, query.ownerId).owner : undefined;
-  const { row, created } = await assets.copyAsset(s, id(c), { ...query, ownerId: target });
-  return c.json(await dto({ ...s, owner: row.ownerId }, row), created ? 201 : 200);
-};
+  const { row, created } = await assets.copyAsset(s, id, { ...query, ownerId: target });
+  return { dto: await dto({ ...s, owner: row.ownerId }, row), created };
+}
 
-export const storageInfo = (kind: AssetKind, retainable: boolean) => async (c: C) => {
-  const s = await ownerScope(c, kind, q(c).ownerId, false);
-  return c.json(await assets.storageInfo(s, retainable), 200);
-};
+export async function storageInfo(c: C, kind: AssetKind, retainable: boolean, ownerId: string | undefined) {
+  const s = await ownerScope(c, kind, ownerId, false);
+  return assets.storageInfo(s, retainable);
+}
 
-// --- batches ---------------------------------------------------------------------------------------
+// --- batches (the route answers 204) ---------------------------------------------------------------
 
-const batchScope = (c: C, kind: AssetKind, ownerId?: string) => ownerScope(c, kind, ownerId ?? q(c).ownerId, false);
+const batchScope = (c: C, kind: AssetKind, ownerId: string | undefined) => ownerScope(c, kind, ownerId, false);
 
-export const batchCopy = (kind: AssetKind) => async (c: C) => {
-  const b = body(c);
-  const s = await batchScope(c, kind);
+export async function batchCopy(c: C, kind: AssetKind, queryOwnerId: string | undefined, b: Out<typeof S.BatchCopyBody>): Promise<void> {
+  const s = await batchScope(c, kind, queryOwnerId);
   const target = kind.private && b.ownerId ? assets.scopeFor(c.var.tenant, kind, b.ownerId).owner : undefined;
   await assets.batchCopy(s, assets.checkIds(b.ids), { path: b.path, strategy: b.strategy, ownerId: target });
-  return c.body(null, 204);
-};
-export const batchDelete = (kind: AssetKind) => async (c: C) => {
-  await assets.batchDelete(await batchScope(c, kind), assets.checkIds(body(c).ids));
-  return c.body(null, 204);
-};
-export const batchParent = (kind: AssetKind) => async (c: C) => {
-  const b = body(c);
-  await assets.batchUpdateParentFolder(await batchScope(c, kind), assets.checkIds(b.ids), b.path, b.folderId);
-  return c.body(null, 204);
-};
-export const batchFields = (kind: AssetKind) => async (c: C) => {
-  const b = body(c);
-  await assets.batchUpdateCustomFields(await batchScope(c, kind), assets.checkIds(b.ids), b.customFields);
-  return c.body(null, 204);
-};
-export const batchDiscrete = (kind: AssetKind) => async (c: C) => {
-  await assets.batchUpdateDiscrete(await batchScope(c, kind), body(c));
-  return c.body(null, 204);
-};
-export const batchOwner = (kind: AssetKind) => async (c: C) => {
-  const b = body(c);
+}
+export async function batchDelete(c: C, kind: AssetKind, queryOwnerId: string | undefined, b: Out<typeof S.BatchIdsBody>): Promise<void> {
+  await assets.batchDelete(await batchScope(c, kind, queryOwnerId), assets.checkIds(b.ids));
+}
+export async function batchParent(c: C, kind: AssetKind, queryOwnerId: string | undefined, b: Out<typeof S.BatchParentBody>): Promise<void> {
+  await assets.batchUpdateParentFolder(await batchScope(c, kind, queryOwnerId), assets.checkIds(b.ids), b.path, b.folderId);
+}
+export async function batchFields(c: C, kind: AssetKind, queryOwnerId: string | undefined, b: Out<typeof S.BatchFieldsBody>): Promise<void> {
+  await assets.batchUpdateCustomFields(await batchScope(c, kind, queryOwnerId), assets.checkIds(b.ids), b.customFields);
+}
+export async function batchDiscrete(c: C, kind: AssetKind, queryOwnerId: string | undefined, b: Out<typeof S.DiscreteBody>): Promise<void> {
+  await assets.batchUpdateDiscrete(await batchScope(c, kind, queryOwnerId), b);
+}
+/** The query's owner plays no part: the batch names its assets by id, the body names the new owner. */
+export async function batchOwner(c: C, kind: AssetKind, b: Out<typeof S.BatchOwnerBody>): Promise<void> {
   const s = assets.scopeFor(c.var.tenant, kind, undefined);
   const owner = assets.scopeFor(c.var.tenant, kind, b.ownerId).owner!;
   await assets.batchUpdateOwner(s, assets.checkIds(b.ids), owner);
-  return c.body(null, 204);
-};
+}
 
 // --- retention -------------------------------------------------------------------------------------
 
-export const getRetention = (kind: AssetKind) => async (c: C) => {
-  const s = await ownerScope(c, kind, q(c).ownerId, false);
-  return c.json((await assets.getAsset(s, id(c))).retentionPolicy, 200);
-};
-export const setRetention = (kind: AssetKind) => async (c: C) => {
-  const query = q(c);
+export async function getRetention(c: C, kind: AssetKind, id: string, ownerId: string | undefined) {
+  const s = await ownerScope(c, kind, ownerId, false);
+  return (await assets.getAsset(s, id)).retentionPolicy;
+}
+export async function setRetention(c: C, kind: AssetKind, id: string, query: Out<typeof S.RetentionQuery>) {
   const s = await ownerScope(c, kind, query.ownerId, false);
-  await assets.setRetention(s, id(c), query.policy);
-  return c.json(query.policy, 200);
-};
+  await assets.setRetention(s, id, query.policy);
+  return query.policy;
+}
 
 // --- folders ---------------------------------------------------------------------------------------
 
@@ -200,99 +196,88 @@ async function folderScopeOf(c: C, kind: AssetKind, ownerId: string | undefined)
   return { s, fs: assets.folderScope(s) };
 }
 
-export const folderCreate = (kind: AssetKind) => async (c: C) => {
-  const b = { ...q(c), ...(body(c) ?? {}) } as { name?: string; path?: string; ownerId?: string };
-  const { fs } = await folderScopeOf(c, kind, b.ownerId);
-  const row = await assets.createFolder(fs, b.path, b.name);
-  return c.json((await assets.folderDtos(fs, [row]))[0], 201);
-};
+/** Query and body both may name the folder (the body wins). */
+export async function folderCreate(c: C, kind: AssetKind, query: { ownerId?: string }, b: Out<typeof S.FolderCreateBody> | undefined) {
+  const { name, path, ownerId } = { ...query, ...(b ?? {}) };
+  const { fs } = await folderScopeOf(c, kind, ownerId);
+  const row = await assets.createFolder(fs, path, name);
+  return (await assets.folderDtos(fs, [row]))[0];
+}
 
-export const folderByPath = (kind: AssetKind) => async (c: C) => {
-  const query = q(c);
+export async function folderByPath(c: C, kind: AssetKind, query: Out<typeof S.FolderPathQuery>) {
   const { fs } = await folderScopeOf(c, kind, query.ownerId);
   const row = await assets.folderByPath(fs, query.fullPath);
   if (!row) throw new NotFoundError(`No folder ${assets.normalisePath(query.fullPath)}.`);
-  return c.json((await assets.folderDtos(fs, [row]))[0], 200);
-};
+  return (await assets.folderDtos(fs, [row]))[0];
+}
 
-export const folderAll = (kind: AssetKind) => async (c: C) => {
-  const { fs } = await folderScopeOf(c, kind, q(c).ownerId);
-  return c.json(await assets.folderDtos(fs, await assets.allFolders(fs)), 200);
-};
+export async function folderAll(c: C, kind: AssetKind, ownerId: string | undefined) {
+  const { fs } = await folderScopeOf(c, kind, ownerId);
+  return assets.folderDtos(fs, await assets.allFolders(fs));
+}
 
-export const folderContent = (kind: AssetKind) => async (c: C) => {
-  const query = q(c);
+export async function folderContent(c: C, kind: AssetKind, query: Out<typeof S.FolderContentQuery>) {
   const { s, fs } = await folderScopeOf(c, kind, query.ownerId);
   const folder = await assets.folderOr404(fs, query.folderId);
   const [folders, entities] = await Promise.all([assets.childFolders(fs, folder.id), assets.folderEntities(s, folder.id)]);
-  return c.json(
-    {
-      id: folder.id || null,
-      folders: await assets.folderDtos(fs, folders),
-      entities: await Promise.all(entities.map((r) => dto(s, r))),
-      entitiesCount: entities.length,
-    },
-    200,
-  );
-};
+  return {
+    id: folder.id || null,
+    folders: await assets.folderDtos(fs, folders),
+    entities: await Promise.all(entities.map((r) => dto(s, r))),
+    entitiesCount: entities.length,
+  };
+}
 
-export const folderGet = (kind: AssetKind) => async (c: C) => {
-  const { fs } = await folderScopeOf(c, kind, q(c).ownerId);
-  const row = await assets.folderById(fs, id(c));
-  if (!row) throw new NotFoundError(`No folder ${id(c)}.`);
-  return c.json((await assets.folderDtos(fs, [row]))[0], 200);
-};
+export async function folderGet(c: C, kind: AssetKind, id: string, ownerId: string | undefined) {
+  const { fs } = await folderScopeOf(c, kind, ownerId);
+  const row = await assets.folderById(fs, id);
+  if (!row) throw new NotFoundError(`No folder ${id}.`);
+  return (await assets.folderDtos(fs, [row]))[0];
+}
 
-export const folderUpdate = (kind: AssetKind) => async (c: C) => {
-  const { fs } = await folderScopeOf(c, kind, q(c).ownerId);
-  const b = body(c) ?? {};
-  const row = await assets.updateFolder(fs, id(c), { name: b.name, parentId: b.parentId, parentPath: b.path });
-  return c.json((await assets.folderDtos(fs, [row]))[0], 200);
-};
+export async function folderUpdate(c: C, kind: AssetKind, id: string, ownerId: string | undefined, b: Out<typeof S.FolderUpdateBody> | undefined) {
+  const { fs } = await folderScopeOf(c, kind, ownerId);
+  const row = await assets.updateFolder(fs, id, { name: b?.name, parentId: b?.parentId, parentPath: b?.path });
+  return (await assets.folderDtos(fs, [row]))[0];
+}
 
-export const folderDelete = (kind: AssetKind) => async (c: C) => {
-  const query = q(c);
+export async function folderDelete(c: C, kind: AssetKind, id: string, query: { ownerId?: string; recursive?: boolean }): Promise<void> {
   const { s } = await folderScopeOf(c, kind, query.ownerId);
-  await assets.deleteFolder(s, id(c), Boolean(query.recursive));
-  return c.body(null, 204);
-};
+  await assets.deleteFolder(s, id, Boolean(query.recursive));
+}
 
-export const folderDeleteByPath = (kind: AssetKind) => async (c: C) => {
-  const query = q(c);
+export async function folderDeleteByPath(c: C, kind: AssetKind, query: Out<typeof S.FolderDeleteQuery>): Promise<void> {
   const { s, fs } = await folderScopeOf(c, kind, query.ownerId);
   if (!query.fullPath) throw new ValidationError({ fullPath: ['Name the folder to delete.'] });
   const row = await assets.folderByPath(fs, query.fullPath);
   if (!row) throw new NotFoundError(`No folder ${assets.normalisePath(query.fullPath)}.`);
   await assets.deleteFolder(s, row.id, Boolean(query.recursive));
-  return c.body(null, 204);
-};
+}
 
 // --- resources -------------------------------------------------------------------------------------
 
-export const deleteNamespace = (kind: AssetKind) => async (c: C) => {
-  const s = await ownerScope(c, kind, q(c).ownerId, false);
-  await assets.deleteNamespace(s, c.req.param('namespace')!);
-  return c.body(null, 204);
-};
+export async function deleteNamespace(c: C, kind: AssetKind, namespace: string, ownerId: string | undefined): Promise<void> {
+  const s = await ownerScope(c, kind, ownerId, false);
+  await assets.deleteNamespace(s, namespace);
+}
 
 // --- artifacts -------------------------------------------------------------------------------------
 
 const t = (c: C): TenantContext => c.var.tenant;
 
-export const artifactList = async (c: C) => {
-  const page = await assets.listArtifacts(t(c), q(c) as assets.ArtifactFilter);
-  return c.json({ total: page.total, items: await Promise.all(page.items.map((r) => assets.artifactDto(t(c), r))) }, 200);
-};
-export const artifactUpload = async (c: C) => {
+export async function artifactList(c: C, query: assets.ArtifactFilter) {
+  const page = await assets.listArtifacts(t(c), query);
+  return { total: page.total, items: await Promise.all(page.items.map((r) => assets.artifactDto(t(c), r))) };
+}
+export async function artifactUpload(c: C) {
   const r = await assets.receiveUpload(t(c), c.req.raw, ['file'], { bytes: assets.LIMITS.resource, what: 'An artifact file' });
   if (!r.staged) throw new ValidationError({ file: ['No file was sent.'] });
   const f = (n: string) => r.fields.get(n.toLowerCase());
   const type = f('type');
-  const types = assets.ARTIFACT_TYPES as readonly string[];
-  const canonical = type === undefined ? undefined : types.find((x) => x.toLowerCase() === type.toLowerCase());
+  const canonical = type === undefined ? undefined : assets.ARTIFACT_TYPES.find((x) => x.toLowerCase() === type.toLowerCase());
   if (type !== undefined && !canonical) {
     await c.env.FILES.delete(r.staged.key);
-    throw new ValidationError({ type: [`Expected one of ${types.join(', ')}.`] });
+    throw new ValidationError({ type: [`Expected one of ${assets.ARTIFACT_TYPES.join(', ')}.`] });
   }
   const row = await assets.createArtifact(t(c), {
     staged: r.staged,
@@ -300,28 +285,23 @@ export const artifactUpload = async (c: C) => {
     name: f('name') || undefined,
     group: f('group') ?? null,
     alias: f('alias') ?? null,
-    type: canonical as assets.ArtifactType | undefined,
+    type: canonical,
     description: f('description') ?? null,
     customFields: jsonField(f('customFields'), 'customFields'),
     anonymousAccess: boolField(f('anonymousAccess'), 'anonymousAccess'),
     contentType: r.contentType,
   });
-  return c.json(await assets.artifactDto(t(c), row), 201);
-};
-export const artifactGet = async (c: C) => c.json(await assets.artifactDto(t(c), await assets.getArtifact(t(c), id(c))), 200);
-export const artifactUpdate = async (c: C) => c.json(await assets.artifactDto(t(c), await assets.updateArtifact(t(c), id(c), body(c))), 200);
-export const artifactDelete = async (c: C) => {
-  await assets.deleteArtifact(t(c), id(c));
-  return c.body(null, 204);
-};
-export const artifactGroupDelete = async (c: C) => {
-  await assets.deleteArtifactGroup(t(c), c.req.param('group')!);
-  return c.body(null, 204);
-};
-export const artifactFile = async (c: C) => {
-  const row = await assets.getArtifact(t(c), id(c));
-  return serveArtifact(c, row, Boolean(q(c).attachment));
-};
+  return assets.artifactDto(t(c), row);
+}
+export const artifactGet = async (c: C, id: string) => assets.artifactDto(t(c), await assets.getArtifact(t(c), id));
+export const artifactUpdate = async (c: C, id: string, change: Out<typeof S.UpdateArtifactBody>) => assets.artifactDto(t(c), await assets.updateArtifact(t(c), id, change));
+export const artifactDelete = (c: C, id: string): Promise<void> => assets.deleteArtifact(t(c), id);
+export async function artifactGroupDelete(c: C, group: string): Promise<void> {
+  await assets.deleteArtifactGroup(t(c), group);
+}
+export async function artifactFile(c: C, id: string, attachment: boolean): Promise<Response> {
+  return serveArtifact(c, await assets.getArtifact(t(c), id), attachment);
+}
 function serveArtifact(c: C, row: assets.ArtifactRow, attachment: boolean, cacheControl = 'private, no-cache'): Promise<Response> {
   const key = assets.artifactFileKey(row);
   if (!key) throw new NotFoundError('The artifact has no file.');
@@ -329,12 +309,13 @@ function serveArtifact(c: C, row: assets.ArtifactRow, attachment: boolean, cache
   return assets.serveFile(c.env.FILES, { key, filename, contentType: CONTENT_TYPES[row.format ?? ''] ?? 'application/octet-stream', attachment, cacheControl }, c.req.raw);
 }
 const CONTENT_TYPES: Record<string, string> = { pdf: 'application/pdf', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', json: 'application/json', svg: 'image/svg+xml', txt: 'text/plain' };
-export const artifactStorageInfo = (retainable: boolean) => async (c: C) => c.json(await assets.artifactStorageInfo(t(c), retainable), 200);
+export const artifactStorageInfo = (c: C, retainable: boolean) => assets.artifactStorageInfo(t(c), retainable);
 
 // --- anonymous URLs --------------------------------------------------------------------------------
 
-export const anonymous = async (c: C) => {
-  const target = await assets.resolveAnonymous(c.env.DB, c.req.param('token')!);
+/** A file by its anonymous capability; `attachment` read loosely as the route takes no query schema. */
+export async function anonymous(c: C, token: string): Promise<Response> {
+  const target = await assets.resolveAnonymous(c.env.DB, token);
   if (!target) throw new NotFoundError('No such file.');
   const attachment = /^(true|1)$/i.test(new URL(c.req.url).searchParams.get('attachment') ?? '');
   const cache = 'private, max-age=300';
@@ -346,4 +327,4 @@ export const anonymous = async (c: C) => {
   const row = await assets.selectAnyAsset(c.env.DB, target.tenantId, target.targetId);
   if (!row) throw new NotFoundError('No such file.');
   return serveAsset(c, row, attachment, cache);
-};
+}

@@ -10,21 +10,32 @@ export const RETENTION = ['Unknown', 'Never', 'Default'] as const;
 
 const ownerId = z.string().optional().openapi({ description: 'The private owner (1–256 characters).' });
 export const OwnerQuery = z.object({ ownerId });
+const NoQuery = z.object({});
+/** The query of a collection's routes: `ownerId` for the private collections, none for the public ones. */
+export const ownerQueryOf = (kind: { private: boolean }) => (kind.private ? OwnerQuery : NoQuery);
+/** The owner a collection route's query names (public collections take none). */
+export const ownerIdOf = (query: { ownerId?: string }): string | undefined => query.ownerId;
 export const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: '65f1c0ffee0000000000abcd' }) });
 
 const SORTABLE = ['name', 'lastModified', 'size', 'id'] as const;
+// The fields each kind adds, as constants: spreads of variables keep their types (object literals in
+// a conditional would gain `?: undefined` members, which zod reads as `unknown`).
+const NO_FIELDS = {};
+const FOLDER_FIELDS = {
+  path: z.string().optional().openapi({ description: 'Folder path (`/cards/`); absent = every folder.' }),
+  includeSubfolders: boolQuery(false),
+};
+const NAMESPACE_FIELDS = { namespace: z.string().optional() };
+const DESIGN_FIELDS = { fontPostScriptName: z.string().optional().openapi({ description: 'Designs using this font.' }) };
+const FONT_FIELDS = { postscriptNames: arrayQuery(z.string()).openapi({ description: 'Repeated: fonts with these PostScript names.' }) };
+const PRIVATE_FIELDS = { ownerId, retentionPolicy: z.enum(RETENTION).optional() };
 export const ListQuery = (kind: AssetKind) =>
   pagingQuery(SORTABLE).extend({
-    ...(kind.folders
-      ? {
-          path: z.string().optional().openapi({ description: 'Folder path (`/cards/`); absent = every folder.' }),
-          includeSubfolders: boolQuery(false),
-        }
-      : { namespace: z.string().optional() }),
-    ...(kind.type === 'design' ? { fontPostScriptName: z.string().optional().openapi({ description: 'Designs using this font.' }) } : {}),
-    ...(kind.type === 'font' ? { postscriptNames: arrayQuery(z.string()).openapi({ description: 'Repeated: fonts with these PostScript names.' }) } : {}),
+    ...(kind.folders ? FOLDER_FIELDS : NAMESPACE_FIELDS),
+    ...(kind.type === 'design' ? DESIGN_FIELDS : NO_FIELDS),
+    ...(kind.type === 'font' ? FONT_FIELDS : NO_FIELDS),
     type: z.string().optional().openapi({ description: 'Design type (Psd, PrintProduct), mockup type, image format or resource type.' }),
-    ...(kind.private ? { ownerId, retentionPolicy: z.enum(RETENTION).optional() } : {}),
+    ...(kind.private ? PRIVATE_FIELDS : NO_FIELDS),
   });
 
 const pagedCache = new Map<AssetType, z.ZodTypeAny>();
