@@ -86,4 +86,16 @@ describe('project page', () => {
     expect(res.headers.get('x-preview')).toBe('none');
     expect(await res.text()).toContain('No preview: no item has a design');
   });
+
+  it('offers Resume processing once a job failed', async () => {
+    // The demo pipeline (render-hires) on a product with no design: its extract task has nothing to take.
+    const made = await post('/admin/products/new', admin, { name: unique('Designless card'), processingPipelineId: '1' });
+    expect(made.status).toBe(303);
+    const productId = Number(/(\d+)$/.exec(made.headers.get('location') ?? '')?.[1]);
+    const p = await project({ productReference: undefined, item: { quantity: 1, productSpecifier: { type: 'Product', id: productId }, fields: {} } });
+    const html = await settled(p.id);
+    expect(html).toContain('Run 1: job project');
+    expect(html).toContain('Failed');
+    expect(html).toContain('Resume processing');
+  });
 });
