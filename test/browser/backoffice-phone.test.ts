@@ -40,8 +40,8 @@ async function widthOf(url: string, name: string): Promise<number> {
 /** The innermost elements that reach past the right edge: what to fix when a page is too wide. */
 const widest = () =>
   page.evaluate(() =>
-    [...document.querySelectorAll('main *')]
-      .filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && ![...e.children].some((c) => c.getBoundingClientRect().right > innerWidth + 1))
+    Array.from(document.querySelectorAll('main *'))
+      .filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && !Array.from(e.children).some((c) => c.getBoundingClientRect().right > innerWidth + 1))
       .slice(0, 6)
       .map((e) => `${e.tagName.toLowerCase()}${e.className ? `.${String(e.className).replace(/ /g, '.')}` : ''} → ${Math.round(e.getBoundingClientRect().right)}`),
   );
