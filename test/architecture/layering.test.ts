@@ -24,12 +24,8 @@ const schema = import.meta.glob('../../src/db/schema/**/*.ts', { query: '?raw', 
 const KNOWN_OFFENDERS = {
   // Files with SQL outside a store: none left (2026-11-29).
   sql: [] as string[],
-  // Imports that run the wrong way: `importer → imported` (without extension).
-  imports: [
-    // A pipeline task (domain) uses the processor API's sheet arithmetic: it belongs in a domain
-    // module both import (e.g. src/platform/designs or the engine).
-    'src/platform/pipelines/tasks/imposition.ts → src/platform/api/processor/count-per-sheet',
-  ] as string[],
+  // Imports that run the wrong way: `importer → imported` (without extension). None left (2026-11-29).
+  imports: [] as string[],
 };
 
 /** `../../src/x/y.ts` → `src/x/y.ts`. */

@@ -13,11 +13,10 @@
  */
 import type { Env } from '../../env';
 import { enqueueProjectJobs, stopProjectJobs, type ProcessingJob } from '../jobs/runner';
-import { loadProject, projectDto } from './store';
+import { loadProject, projectDto, type ProcessingStatus } from './store';
 
 export type { ProcessingJob, RenderHiresScenario } from '../jobs/runner';
-
-export type ProcessingStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed';
+export type { ProcessingStatus };
 
 /** The processing status a project has just after its processing was triggered. */
 export function initialProcessingStatus(jobs: ReadonlyArray<unknown>): ProcessingStatus {

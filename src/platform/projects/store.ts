@@ -3,7 +3,9 @@
  * only file of the area that knows table names. Every query starts from `tenant_id`.
  */
 import { runGuarded } from '../core/d1';
-import type { ProcessingStatus } from './processing';
+
+/** A project's processing status as stored (processing.ts decides it from the project's jobs). */
+export type ProcessingStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed';
 
 export const NOW_MS = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`;
 
