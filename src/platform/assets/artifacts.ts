@@ -25,10 +25,11 @@ import {
 } from './store/artifacts';
 import { blobKnown } from './store/blobs';
 import { tenants } from '../../identity/store';
+import { TEMPORARY_TTL_MS } from './lifetimes';
 
 export { ARTIFACT_TYPES, type ArtifactRow, type ArtifactType };
 
-export const TEMPORARY_TTL_MS = 24 * 60 * 60 * 1000;
+export { TEMPORARY_TTL_MS };
 
 export const ArtifactDto = z
   .object({

@@ -4,7 +4,8 @@
  * temporaries a parameter references, so their anonymous URL exists). The SQL is in ./store.
  */
 import type { Env } from '../../env';
-import { anonymousUrlOf, issueAnonymous, TEMPORARY_TTL_MS } from '../assets';
+import { anonymousUrlOf, issueAnonymous } from '../assets/anonymous';
+import { TEMPORARY_TTL_MS } from '../assets/lifetimes';
 import type { TenantContext } from '../core';
 import {
   type ArtifactRecord,

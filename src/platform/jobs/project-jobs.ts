@@ -7,16 +7,13 @@ import {
   SecretMask,
   evaluateConditions,
   interpolateParameters,
-  normaliseParameters,
   perMemberInput,
   validatePipeline,
 } from '../pipelines/language';
 import { classify, retryDelayMs, TaskFailure } from '../pipelines/tasks/errors';
 import { platformOrigins } from '../../http/outbound';
-import { getTenantSettings } from '../catalogue';
-import { TASK_MODULES } from '../pipelines/tasks/registry';
 import type { OutputFile, UnitContext } from '../pipelines/tasks/types';
-import { tenantKey } from '../core';
+import { tenantKey } from '../core/tenancy';
 import { aliasOf, deleteKeys, writeFinals, dropFinals, dropTemporaryRows, processingStatusOf, temporaryUrl } from './d1';
 import { readSecret } from './secrets';
 import {
@@ -339,9 +336,10 @@ export class ProjectJobs extends DurableObject<Env> {
         return result;
       }
     }
-    const params = normaliseParameters(def.type, await interpolateParameters(def.parameters, pctx)) as Record<string, unknown>;
-    const module = TASK_MODULES[def.type];
-    if (!module) throw new TaskFailure(`${def.type} is not available yet`);
+    // The task registry (and with it the engine) and the catalogue load when a unit first runs,
+    // not when an isolate starts (docs/performance.md, Start-up).
+    const { prepareTask } = await import('../pipelines/tasks/registry');
+    const run = prepareTask(def.type, await interpolateParameters(def.parameters, pctx));
     const produced = new Map<string, number>();
     const ctx: UnitContext = {
       env: this.env,
@@ -349,7 +347,6 @@ export class ProjectJobs extends DurableObject<Env> {
       jobId: job.id,
       run: job.run,
       task: def,
-      params,
       memberIndex,
       member,
       project,
@@ -364,7 +361,7 @@ export class ProjectJobs extends DurableObject<Env> {
       // the hop header goes out either way, so project creation still stops a loop at depth 3.
       outbound: {
         hop: Number(this.store.meta('hop') ?? 0) + 1,
-        refuseOrigins: (await getTenantSettings(this.env.DB, job.tenantId)).allowSelfCalls ? [] : platformOrigins(this.env, job.baseUrl),
+        refuseOrigins: (await (await import('../catalogue/tenant')).getTenantSettings(this.env.DB, job.tenantId)).allowSelfCalls ? [] : platformOrigins(this.env, job.baseUrl),
       },
       inputs: (name) => this.store.artifacts(job.id, job.run, name),
       allArtifacts: () => this.store.artifacts(job.id, job.run),
@@ -395,7 +392,7 @@ export class ProjectJobs extends DurableObject<Env> {
       },
       note: (text) => void (result.reason = text),
     };
-    await module.run(ctx);
+    await run(ctx);
     return result;
   }
 

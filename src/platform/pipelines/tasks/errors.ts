@@ -6,7 +6,7 @@
 import { InterpolationError, ParameterError } from '../language';
 import { EngineError } from '../../../engine/errors';
 import { OutboundError } from '../../../http/outbound';
-import { PlatformError } from '../../core';
+import { PlatformError } from '../../core/errors';
 
 /** Input, parameter or data problem: the task fails now. */
 export class TaskFailure extends Error {

@@ -82,18 +82,3 @@ export function prepareTask<T extends TaskType>(type: T, parameters: Record<stri
   if (!module) throw new TaskFailure(`${type} is ${NOT_AVAILABLE_YET}`);
   return (ctx) => module.run(ctx, params);
 }
-
-/**
- * The runner's former entry: src/platform/jobs/project-jobs.ts (not this area's file) still looks
- * a module up here and passes the parameters it normalised for the task's type as `ctx.params`.
- * Goes when it calls `prepareTask` instead (issue 19).
- * @deprecated
- */
-export const TASK_MODULES: Partial<Record<TaskType, { run(ctx: UnitContext): Promise<void> }>> = Object.fromEntries(
-  Object.keys(MODULES).map((type) => [type, { run: (ctx: UnitContext) => runNormalised(type as TaskType, ctx) }]),
-);
-
-function runNormalised<T extends TaskType>(type: T, ctx: UnitContext): Promise<void> {
-  // The runner built ctx.params with normaliseParameters(type, …): they are TaskParams<T>.
-  return MODULES[type]!.run(ctx, (ctx.params ?? {}) as TaskParams<T>);
-}

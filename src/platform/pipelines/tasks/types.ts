@@ -32,12 +32,6 @@ export interface UnitContext {
   jobId: string;
   run: number;
   task: PipelineTask;
-  /**
-   * The runner's former way of passing parameters; tasks take theirs typed as `run`'s second
-   * argument. Goes when src/platform/jobs/project-jobs.ts calls `prepareTask` (issue 19).
-   * @deprecated
-   */
-  params?: Record<string, unknown>;
   /** The member index of a per-member unit; null for a whole-task unit. */
   memberIndex: number | null;
   /** The member this unit processes (per-member tasks). */

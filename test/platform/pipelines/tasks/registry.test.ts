@@ -2,15 +2,14 @@
 // parameters normalised for the task's type, typed, before the module runs.
 import { describe, expect, it } from 'vitest';
 import { ParameterError } from '../../../../src/platform/pipelines/language';
-import { prepareTask, TASK_MODULES } from '../../../../src/platform/pipelines/tasks/registry';
+import { prepareTask } from '../../../../src/platform/pipelines/tasks/registry';
 import type { UnitContext } from '../../../../src/platform/pipelines/tasks/types';
 
 /** A finalize unit that records what it publishes. */
-function finalizeUnit(params?: Record<string, unknown>) {
+function finalizeUnit() {
   const published: Array<{ refs: Array<{ name: string; collection: boolean }>; anonymousAccess: boolean }> = [];
   const ctx = {
     task: { finalArtifacts: [], inputs: [{ name: 'proof', collection: true }] },
-    params,
     publishFinals: async (refs: Array<{ name: string; collection: boolean }>, anonymousAccess: boolean) => {
       published.push({ refs, anonymousAccess });
       return refs.length;
@@ -35,13 +34,5 @@ describe('prepareTask', () => {
   it('throws ParameterError before anything runs when a parameter is wrong or missing', () => {
     expect(() => prepareTask('finalize', { anonymousAccess: 'maybe' })).toThrow(ParameterError);
     expect(() => prepareTask('invoke-url', {})).toThrow(ParameterError);
-  });
-});
-
-describe('TASK_MODULES (the runner\'s former entry)', () => {
-  it('passes the parameters the runner normalised in ctx.params to the module', async () => {
-    const { ctx, published } = finalizeUnit({ anonymousAccess: true });
-    await TASK_MODULES.finalize!.run(ctx);
-    expect(published[0]!.anonymousAccess).toBe(true);
   });
 });
