@@ -7,16 +7,8 @@ import type { Env } from '../../env';
 import { anonymousUrlOf, issueAnonymous } from '../assets/anonymous';
 import { TEMPORARY_TTL_MS } from '../assets/lifetimes';
 import type { TenantContext } from '../core';
-import {
-  type ArtifactRecord,
-  type JobRow,
-  type JobStatus,
-  artifactsOfJobs,
-  deleteArtifactRows,
-  deleteTemporaryArtifactRows,
-  insertTemporaryArtifact,
-  upsertFinalArtifacts,
-} from './store';
+import { type ArtifactRecord, type JobRow, type JobStatus } from './store';
+import { artifactsOfJobs, deleteJobArtifactRows, deleteTemporaryArtifactRows, insertTemporaryArtifact, upsertFinalArtifacts } from '../assets/store/artifacts';
 
 /** The runner has no request: a tenant context for the asset store's anonymous-URL helpers. */
 export const runnerTenant = (env: Env, tenantId: number, baseUrl: string): TenantContext =>
@@ -69,7 +61,7 @@ export async function dropFinals(env: Env, tenantId: number, jobIds: string[], k
   if (!jobIds.length) return [];
   const rows = await artifactsOfJobs(env.DB, tenantId, jobIds, keep);
   if (!rows.length) return [];
-  await deleteArtifactRows(env.DB, tenantId, rows.map((r) => r.id));
+  await deleteJobArtifactRows(env.DB, tenantId, rows.map((r) => r.id));
   return rows.flatMap((r) => (r.key ? [r.key] : []));
 }
 

@@ -16,7 +16,8 @@ import { ConflictError, NotFoundError, newId, type TenantContext } from '../core
 import { processingStatusOf } from './d1';
 import type { JobView, Outcome } from './project-jobs';
 import { jobStub, projectDoName } from './runner';
-import { projectFinals, projectProcessingState } from './store';
+import { projectProcessingState } from '../projects/store';
+import { projectFinals } from '../assets/store/artifacts';
 
 export { ProjectJobs } from './project-jobs';
 export type { JobView, Outcome } from './project-jobs';

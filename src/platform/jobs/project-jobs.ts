@@ -16,18 +16,8 @@ import type { OutputFile, UnitContext } from '../pipelines/tasks/types';
 import { tenantKey } from '../core/tenancy';
 import { aliasOf, deleteKeys, writeFinals, dropFinals, dropTemporaryRows, processingStatusOf, temporaryUrl } from './d1';
 import { readSecret } from './secrets';
-import {
-  type ArtifactRecord,
-  type JobRow,
-  type JobStatus,
-  type NewJob,
-  type TaskRow,
-  JobStore,
-  RUNNING,
-  deleteJobRow,
-  mirrorJobStatement,
-  projectStatusStatement,
-} from './store';
+import { type ArtifactRecord, type JobRow, type JobStatus, type NewJob, type TaskRow, JobStore, RUNNING, deleteJobRow, mirrorJobStatement } from './store';
+import { projectStatusStatement } from '../projects/store';
 
 /** Starts of one unit that did not end before the task fails "interrupted 3 times". */
 const MAX_STARTS = 3;

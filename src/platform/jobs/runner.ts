@@ -6,7 +6,9 @@
 import type { Env } from '../../env';
 import { newId } from '../core';
 import { canonicalJson, pipelineDefinition, validatePipeline } from '../pipelines/language';
-import { type NewJob, deleteProjectJobArtifacts, pipelineTexts } from './store';
+import { type NewJob } from './store';
+import { pipelineTexts } from '../catalogue/store/entities';
+import { deleteProjectJobArtifacts } from '../assets/store/artifacts';
 
 /** What renders in the built-in render-hires scenario (CreateProjectByRenderHiResScenarioDto). */
 export interface RenderHiresScenario {

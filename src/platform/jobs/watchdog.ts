@@ -8,7 +8,8 @@ import type { Env } from '../../env';
 import { enqueueProjectProcessing } from '../projects/processing';
 import { jobsOf, plannedJobs } from '../projects/service';
 import { jobStub } from './runner';
-import { idleJobObjects, projectItemOrder, projectsWithoutJobs } from './store';
+import { idleJobObjects } from './store';
+import { projectItemOrder, projectsWithoutJobs } from '../projects/store';
 
 const TRIGGER_GRACE_MS = 2 * 60_000;
 const IDLE_MS = 10 * 60_000;

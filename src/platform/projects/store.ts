@@ -802,3 +802,50 @@ export async function tenantUsers(db: D1Database, tenantId: number) {
     .all<{ id: string; name: string; email: string; role: string; disabled: number }>();
   return results.map((r) => ({ userId: r.id, userName: r.name || r.email, email: r.email, role: r.role, isActive: r.disabled !== 1 }));
 }
+
+// --- for the job runner (src/platform/jobs): processing status, watchdog, item order ---------
+
+/** The runner's processingStatus of a project (only when it changed). */
+export function projectStatusStatement(db: D1Database, tenantId: number, projectId: number, status: string): D1PreparedStatement {
+  return db
+    .prepare(`UPDATE projects SET processing_status = ?3, last_modified = ?4 WHERE tenant_id = ?1 AND id = ?2 AND processing_status <> ?3`)
+    .bind(tenantId, projectId, status, Date.now());
+}
+
+/** A project's processing trigger and status; null when it does not exist or `ownerId` is given and does not own it. */
+export async function projectProcessingState(
+  db: D1Database,
+  tenantId: number,
+  projectId: number,
+  ownerId: string | null,
+): Promise<{ triggered: number | null; status: string } | null> {
+  return db
+    .prepare(
+      `SELECT processing_triggered_at AS triggered, processing_status AS status FROM projects
+       WHERE tenant_id = ?1 AND id = ?2 AND (?3 IS NULL OR owner_id = ?3)`,
+    )
+    .bind(tenantId, projectId, ownerId)
+    .first<{ triggered: number | null; status: string }>();
+}
+
+/** Projects triggered before `before`, still InProgress, with no job row: their trigger's call to the runner was lost. */
+export async function projectsWithoutJobs(db: D1Database, before: number): Promise<Array<{ tenantId: number; id: number; processing: string }>> {
+  const { results } = await db
+    .prepare(
+      `SELECT p.tenant_id AS tenantId, p.id, p.processing FROM tenants t JOIN projects p ON p.tenant_id = t.id
+     WHERE p.processing_triggered_at IS NOT NULL AND p.processing_triggered_at < ?1 AND p.processing_status = 'InProgress'
+       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.tenant_id = p.tenant_id AND j.project_id = p.id)
+     LIMIT 100`,
+    )
+    .bind(before)
+    .all<{ tenantId: number; id: number; processing: string }>();
+  return results;
+}
+
+export async function projectItemOrder(db: D1Database, tenantId: number, projectId: number): Promise<Array<{ id: number; sort_index: number }>> {
+  const { results } = await db
+    .prepare(`SELECT id, sort_index FROM project_items WHERE tenant_id = ?1 AND project_id = ?2`)
+    .bind(tenantId, projectId)
+    .all<{ id: number; sort_index: number }>();
+  return results;
+}

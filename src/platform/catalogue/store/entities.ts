@@ -259,3 +259,14 @@ export async function existingIds(db: D1Database, tenantId: number, kind: 'produ
 export async function getPipeline(db: D1Database, tenantId: number, id: number): Promise<{ id: number; name: string; rawContent: string } | null> {
   return first(db, `SELECT id, name, raw_content AS rawContent FROM processing_pipelines WHERE tenant_id = ?1 AND id = ?2`, tenantId, id);
 }
+
+// --- for the job runner (src/platform/jobs): the pipeline texts it runs -------------------
+
+/** The stored text of each pipeline of `ids` that exists. */
+export async function pipelineTexts(db: D1Database, tenantId: number, ids: number[]): Promise<Map<number, string>> {
+  const { results } = await db
+    .prepare(`SELECT id, raw_content AS raw FROM processing_pipelines WHERE tenant_id = ?1 AND id IN (SELECT value FROM json_each(?2))`)
+    .bind(tenantId, JSON.stringify(ids))
+    .all<{ id: number; raw: string }>();
+  return new Map(results.map((r) => [r.id, r.raw]));
+}

@@ -4,7 +4,7 @@
  * written first, by the create call, so the same id twice is caught here (`body_hash`).
  */
 import type { SortKey } from '../../core';
-import { finalsOwnerStatement } from './borrowed';
+import { finalsOwnerStatement } from '../../assets/store/artifacts';
 import type { JobRow } from './object';
 
 /** Upserts the D1 `jobs` row of an object's job (lists read it; GET finds `do_name` there). */
