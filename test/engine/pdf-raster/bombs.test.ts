@@ -129,11 +129,11 @@ describe('decoded sizes of PDFs are bounded before decoding (issue 18 item 3)', 
     expect(() => checkUserPdf(contentBomb())).toThrow(UnprocessableError);
   });
 
-  it('a design atoms print PDF with the bomb as a PDF image (upload or URL) refuses it: 422', async () => {
+  it('a design atoms print PDF with the bomb as a PDF image (upload or URL) refuses it (InputsTooLarge: a 422)', async () => {
     const model = await oneSurface(200, 200, [{ type: 'Image', x: 0, y: 0, width: 200, height: 200, source: { type: 'Url', url: 'https://images.example/bomb.pdf' } }]);
     const images = imageStore({ 'https://images.example/bomb.pdf': { bytes: contentBomb(), mime: 'application/pdf', width: 200, height: 200 } });
     const { value: err, ms } = await timed(() => renderPdf(model, { fonts, images }).catch((e) => e));
-    expect(err).toBeInstanceOf(UnprocessableError);
+    expect(err).toBeInstanceOf(InputsTooLarge);
     expect(err.message).toContain(limitMb(PDF_DECODE_LIMITS.streamBytes));
     expect(ms).toBeLessThan(5000);
   });
