@@ -46,7 +46,8 @@ beforeAll(async () => {
 
 describe('render-hires', () => {
   it('JPEG rotated 90° swaps the sides', async () => {
-    const file = await render('hires-jpeg-rot', { hiResOutputFileFormat: 'jpg', hiResOutputRotateMode: 'Rotate90' });
+    // RGB: the engine's decoder reads RGB JPEGs (the default Cmyk is an Adobe CMYK JPEG: render-hires-colour.test.ts).
+    const file = await render('hires-jpeg-rot', { hiResOutputFileFormat: 'jpg', hiResOutputColorSpace: 'Rgb', hiResOutputRotateMode: 'Rotate90' });
     expect(file.name).toBe('psdtools-blend-multiply.jpg');
     const img = await decodeImage(file.bytes);
     expect([img.width, img.height]).toEqual([png.height, png.width]);
