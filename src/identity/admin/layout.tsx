@@ -50,7 +50,7 @@ const CSS = `
 a{color:var(--brand)}a:hover{color:var(--brand-dark)}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
 .skip{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:10}.skip:focus{left:.5rem}
-.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+.sr-only{position:absolute;left:0;top:0;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .shell{display:grid;grid-template-columns:240px minmax(0,1fr);min-height:100vh;background:linear-gradient(to right,var(--nav) 240px,transparent 240px)}
 .side{background:var(--nav);color:var(--nav-text);padding:1.25rem 1rem;display:flex;flex-direction:column;gap:1rem;position:sticky;top:0;height:100vh;overflow-y:auto}
 .brand{font-weight:700;font-size:1.05rem;color:#fff;text-decoration:none}
