@@ -1,6 +1,7 @@
 // Pieces the bench modules share (not a bench itself: run.mjs loads only *.bench.mjs).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 export const API_KEY = process.env.BENCH_API_KEY ?? 'demo-api-key';
 
@@ -87,4 +88,34 @@ export const percentile = (xs, p) => {
 export function serverTotal(res) {
   const m = /total;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
   return m ? Number(m[1]) : NaN;
+}
+
+/**
+ * Bundles engine modules for Node's V8 with esbuild, loading module imports as wrangler.toml's
+ * rules give them to the Worker: `.wasm` as a compiled WebAssembly.Module, `.icc` as bytes.
+ * `source` is an entry file or `{ contents }` (TypeScript resolved from the project root).
+ */
+export async function bundleForNode(root, source, outfile) {
+  const esbuild = await import(pathToFileURL(path.join(root, 'node_modules/esbuild/lib/main.js')).href);
+  const resolveModule = (spec, from) =>
+    spec.startsWith('.') ? path.resolve(from, spec) : import.meta.resolve(spec, pathToFileURL(path.join(root, 'package.json')).href).replace('file://', '');
+  await esbuild.build({
+    ...(typeof source === 'string' ? { entryPoints: [source] } : { stdin: { contents: source.contents, resolveDir: root, loader: 'ts' } }),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'error',
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    plugins: [
+      {
+        name: 'worker-modules',
+        setup(b) {
+          b.onResolve({ filter: /\.(wasm|icc)$/ }, (a) => ({ path: resolveModule(a.path, a.resolveDir), namespace: a.path.endsWith('.icc') ? 'icc' : 'wasm' }));
+          b.onLoad({ filter: /.*/, namespace: 'wasm' }, (a) => ({ contents: `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(a.path)}));`, loader: 'js' }));
+          b.onLoad({ filter: /.*/, namespace: 'icc' }, (a) => ({ contents: `import { readFileSync } from 'node:fs'; const b = readFileSync(${JSON.stringify(a.path)}); export default b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);`, loader: 'js' }));
+        },
+      },
+    ],
+  });
 }

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { bundleForNode } from './lib.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dir = path.join(os.tmpdir(), 'pdf-raster-bench');
@@ -21,7 +22,7 @@ const mode = process.argv[2];
 
 if (!mode) {
   mkdirSync(dir, { recursive: true });
-  await buildBundle();
+  await bundleForNode(root, path.join(root, 'src/engine/pdf-raster/index.ts'), bundle);
   if (!existsSync(pdfPath)) await makePdf();
   console.log(`PDF ${(statSync(pdfPath).size / 1048576).toFixed(1)} MiB, ${PAGES} pages of 2,400² noise JPEGs; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   for (const m of ['bytes', 'stream']) {
@@ -61,36 +62,6 @@ if (!mode) {
   const maxRss = process.resourceUsage().maxRSS * 1024;
   console.log(`${mode.padEnd(6)}: ${pageCount} pages in ${(ms / 1000).toFixed(1)} s; RSS before ${mb(base)} MiB, live peak while drawing (after GC) ${mb(peakLive)} MiB (+${mb(peakLive - base)}), process peak ${mb(maxRss)} MiB (+${mb(maxRss - base)}); WASM heaps ${Object.entries(heapPeak).map(([k, v]) => `${k} ${mb(v)} MiB`).join(', ')}`);
   void source;
-}
-
-async function buildBundle() {
-  const esbuild = await import(pathToFileURL(path.join(root, 'node_modules/esbuild/lib/main.js')).href);
-  await esbuild.build({
-    entryPoints: [path.join(root, 'src/engine/pdf-raster/index.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: bundle,
-    logLevel: 'error',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    plugins: [
-      {
-        name: 'compiled-wasm',
-        setup(b) {
-          b.onResolve({ filter: /\.wasm$/ }, (a) => ({ path: require_resolve(a.path, a.resolveDir), namespace: 'wasm' }));
-          b.onLoad({ filter: /.*/, namespace: 'wasm' }, (a) => ({
-            contents: `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(a.path)}));`,
-            loader: 'js',
-          }));
-        },
-      },
-    ],
-  });
-}
-
-function require_resolve(spec, from) {
-  if (spec.startsWith('.')) return path.resolve(from, spec);
-  return import.meta.resolve(spec, pathToFileURL(path.join(root, 'package.json')).href).replace('file://', '');
 }
 
 async function makePdf() {

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { upload, MemorySampler } from './lib.mjs';
+import { bundleForNode, upload, MemorySampler } from './lib.mjs';
 
 const RUNS = Number(process.env.BENCH_PDF_RUNS ?? 5);
 /**
@@ -97,34 +97,11 @@ export default async function pdfBench({ baseUrl, root }) {
  */
 async function colourRows(root) {
   const bundle = path.join(os.tmpdir(), 'pdf-colour-bench.mjs');
-  const esbuild = await import(pathToFileURL(path.join(root, 'node_modules/esbuild/lib/main.js')).href);
-  await esbuild.build({
-    stdin: {
-      contents: ['document', 'output', 'sink'].map((m) => `export * from './src/engine/pdf/${m}';`).join('\n') + "\nexport * from './src/engine/colour';\nexport { srgbProfile } from './src/engine/raster/icc';",
-      resolveDir: root,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: bundle,
-    logLevel: 'error',
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
-    plugins: [
-      {
-        // wrangler.toml's module rules: .wasm as a compiled WebAssembly.Module, .icc as bytes.
-        name: 'worker-modules',
-        setup(b) {
-          b.onResolve({ filter: /\.(wasm|icc)$/ }, (a) => ({
-            path: a.path.startsWith('.') ? path.resolve(a.resolveDir, a.path) : path.join(root, 'node_modules', a.path),
-            namespace: a.path.endsWith('.icc') ? 'icc' : 'wasm',
-          }));
-          b.onLoad({ filter: /.*/, namespace: 'wasm' }, (a) => ({ contents: `import { readFileSync } from 'node:fs'; export default new WebAssembly.Module(readFileSync(${JSON.stringify(a.path)}));`, loader: 'js' }));
-          b.onLoad({ filter: /.*/, namespace: 'icc' }, (a) => ({ contents: `import { readFileSync } from 'node:fs'; const b = readFileSync(${JSON.stringify(a.path)}); export default b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);`, loader: 'js' }));
-        },
-      },
-    ],
-  });
+  await bundleForNode(
+    root,
+    { contents: ['document', 'output', 'sink'].map((m) => `export * from './src/engine/pdf/${m}';`).join('\n') + "\nexport * from './src/engine/colour';\nexport { srgbProfile } from './src/engine/raster/icc';" },
+    bundle,
+  );
   const m = await import(pathToFileURL(bundle).href);
   const W = 4000;
   const H = 4000;
