@@ -25,6 +25,11 @@ export const TextCommandSchema = z
     font: z.string().min(1).optional().openapi({ description: 'PostScript name of a font in the font store; default: the layer\'s own font.' }),
     size: z.number().positive().max(10_000).optional().openapi({ description: 'Font size in template pixels as Photoshop shows it for the layer (after its transform scale; equals points at 72 ppi); default: the layer\'s own size.' }),
     color: ColorSchema.optional(),
+    fit: z.enum(['none', 'shrink', 'shrinkToLine']).optional().openapi({
+      description:
+        'Copyfitting. `none`: as today (paragraph text drops lines that do not fit its box; point text runs on). `shrink`: the largest size (to 0.1 pt) at which the text fits its frame, down to `minSize`; leading and tracking scale along. `shrinkToLine` (point text): one line, no wider than the original line. Frames: paragraph text its box; point text the layer\'s original bounds widened to the template\'s `<MW_n>` marker, else to the canvas. Default: the layer\'s `<TOS_…>` marker, else `none`.',
+    }),
+    minSize: z.number().positive().max(10_000).optional().openapi({ description: 'Smallest size `shrink` may use, in template pixels as `size` (points at 72 ppi); default: the layer\'s `<FMIN_n>` marker, else half the starting size.' }),
     visible,
   })
   .openapi('TextCommand', { description: 'Re-renders a text layer with new text (and optionally font, size, colour).' });
@@ -70,8 +75,10 @@ export const DataCommandSchema = z
   .discriminatedUnion('type', [TextCommandSchema, ImageCommandSchema, ShapeCommandSchema, SwitchCommandSchema, BarcodeCommandSchema, VisibilityCommandSchema])
   .openapi('DataCommand');
 
-const COMMAND_KEYS = ['type', 'text', 'font', 'size', 'color', 'image', 'resizeMode', 'visible', 'select', 'format', 'value', 'errorCorrection', 'backgroundColor'];
+const COMMAND_KEYS = ['type', 'text', 'font', 'size', 'color', 'fit', 'minSize', 'image', 'resizeMode', 'visible', 'select', 'format', 'value', 'errorCorrection', 'backgroundColor'];
 const CANONICAL_KEY = new Map(COMMAND_KEYS.map((k) => [k.toLowerCase(), k]));
+
+const FIT_VALUE = new Map(['none', 'shrink', 'shrinkToLine'].map((v) => [v.toLowerCase(), v]));
 
 /**
  * The rendering contract matches JSON property names case-insensitively: `{"Type": "Text"}` is
@@ -84,7 +91,7 @@ export function normaliseCommand(raw: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     const canonical = CANONICAL_KEY.get(key.toLowerCase()) ?? key;
-    out[canonical] = (canonical === 'type' || canonical === 'resizeMode' || canonical === 'format') && typeof value === 'string' ? value.toLowerCase() : canonical === 'errorCorrection' && typeof value === 'string' ? value.toUpperCase() : value;
+    out[canonical] = (canonical === 'type' || canonical === 'resizeMode' || canonical === 'format') && typeof value === 'string' ? value.toLowerCase() : canonical === 'fit' && typeof value === 'string' ? FIT_VALUE.get(value.toLowerCase()) ?? value : canonical === 'errorCorrection' && typeof value === 'string' ? value.toUpperCase() : value;
   }
   return out;
 }

@@ -9,3 +9,4 @@ export { buildOverrides, imageReferences, placementQuad, validateData, type Pers
 export { PersonalisationDataSchema, DataCommandSchema, normaliseCommand, type DataCommand, type PersonalisationData } from './commands';
 export { parseColor, type RGBA } from './color';
 export { placementFromLayer, textInfoFromLayer } from './layer-info';
+export { layerMarkers, nameWithoutMarkers, type LayerMarkers, type TextFit } from './markers';

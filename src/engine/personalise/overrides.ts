@@ -7,7 +7,9 @@
 import { EngineError, invalidInput, unprocessable, type ErrorDetail } from '../errors';
 import { readFontInfo } from '../fonts/font-info';
 import { hasKnownSubstitute, resolveFont, type ResolvedFont } from '../fonts/substitution';
-import type { LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } from '../types';
+import type { Bounds, LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } from '../types';
+import type { ReportProblem } from '../preflight/report';
+import { nameWithoutMarkers } from './markers';
 import { isColorError, parseColor, type RGBA } from './color';
 import { DataCommandSchema, normaliseCommand, type BarcodeCommand, type DataCommand, type ImageCommand, type TextCommand } from './commands';
 import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '../barcode';
@@ -30,6 +32,14 @@ export interface PersonaliseContext {
   loadImage(ref: string, target: { width: number; height: number }): Promise<RGBAImage>;
   /** A content key of the picture `ref` names (e.g. `image/<sha256>`), when known: placements are then kept per isolate. */
   imageKey?(ref: string): string | undefined;
+  /** Where preflight problems go (issue 21); every render reports, not only a preflight. */
+  report?: ReportProblem;
+  /** Preflight: lay out text and measure pictures, draw nothing; the overrides come back empty. */
+  layoutOnly?: boolean;
+  /** The trim box in template pixels (the canvas inset by the declared bleed); absent: the canvas. */
+  trim?: Bounds;
+  /** The template's ppi, for the effective ppi of placed pictures (72 when unknown). */
+  resolution?: number;
 }
 
 type Placed = Awaited<ReturnType<typeof placeImage>>;
@@ -72,19 +82,27 @@ export function imageReferences(data: unknown): string[] {
   return [...refs];
 }
 
+/** Layers by name; a name with markers (`Name <REQ>`) also answers to the name without them. */
 function layersByName(tree: LayerNode[]): Map<string, LayerNode[]> {
   const byName = new Map<string, LayerNode[]>();
+  const add = (name: string, node: LayerNode) => {
+    const list = byName.get(name) ?? [];
+    list.push(node);
+    byName.set(name, list);
+  };
   const walk = (nodes: LayerNode[]) => {
     for (const node of nodes) {
-      const list = byName.get(node.name) ?? [];
-      list.push(node);
-      byName.set(node.name, list);
+      add(node.name, node);
+      const bare = nameWithoutMarkers(node.name);
+      if (bare !== node.name) add(bare, node);
       if (node.children) walk(node.children);
     }
   };
   walk(tree);
   return byName;
 }
+
+const answersTo = (node: LayerNode, name: string) => node.name === name || nameWithoutMarkers(node.name) === name;
 
 /** Checks every key and command against the template; throws one 400 listing every problem. */
 export function validateData(tree: LayerNode[], data: unknown): Target[] {
@@ -123,7 +141,7 @@ export function validateData(tree: LayerNode[], data: unknown): Target[] {
     }
     if (command.type === 'switch') {
       for (const node of nodes) {
-        if (node.type === 'Group' && !node.children?.some((c) => c.name === command.select)) {
+        if (node.type === 'Group' && !node.children?.some((c) => answersTo(c, command.select))) {
           details.push({ path: `${path}.select`, reason: `the group "${name}" has no child layer named "${command.select}"` });
         }
       }
@@ -172,7 +190,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   // Switches first, so that an explicit `visible` on a child wins over its group's switch.
   for (const { command, nodes } of targets) {
     if (command.type !== 'switch') continue;
-    for (const group of nodes) for (const child of group.children ?? []) set(child.id, { visible: child.name === command.select });
+    for (const group of nodes) for (const child of group.children ?? []) set(child.id, { visible: answersTo(child, command.select) });
   }
   for (const { command, nodes } of targets) {
     for (const node of nodes) {
