@@ -13,6 +13,12 @@ const BUNDLED = [
   'LiberationSans-Regular.ttf',
   'LiberationSerif-Bold.ttf',
   'LiberationSerif-Regular.ttf',
+  // Fallbacks for other scripts (scripts/fonts/make-fallbacks.sh, issue 21 §3).
+  'NotoSansArabic-Regular.ttf',
+  'NotoSansCJKsc-Regular.ttf',
+  'NotoSansDevanagari-Regular.ttf',
+  'NotoSansHebrew-Regular.ttf',
+  'NotoSansThai-Regular.ttf',
 ];
 
 let loader: Promise<(postscriptName: string) => Promise<Uint8Array | null>> | undefined;
