@@ -1,5 +1,6 @@
 import { lcmsSync, type Lcms } from './lcms';
 import { InvalidProfile } from './profile';
+import { rgbLut } from './rgb-lut';
 import { RENDERING_INTENTS, type ColourTransform, type PixelLayout, type TransformOptions } from './types';
 
 /**
@@ -20,6 +21,7 @@ const cmsFLAGS_BLACKPOINTCOMPENSATION = 0x2000;
 const cmsFLAGS_COPY_ALPHA = 0x04000000;
 
 interface Layout {
+  name: PixelLayout;
   format: number;
   /** Bytes a pixel. */
   size: number;
@@ -28,7 +30,8 @@ interface Layout {
   space: 'Rgb' | 'Cmyk' | 'Grayscale';
 }
 
-const layout = (space: Layout['space'], pt: number, channels: number, bytes: 1 | 2, alpha = false, flavor = 0): Layout => ({
+const layout = (name: PixelLayout, space: Layout['space'], pt: number, channels: number, bytes: 1 | 2, alpha = false, flavor = 0): Layout => ({
+  name,
   format: COLORSPACE_SH(pt) | FLAVOR_SH(flavor) | EXTRA_SH(alpha ? 1 : 0) | CHANNELS_SH(channels) | bytes,
   size: (channels + (alpha ? 1 : 0)) * bytes,
   alpha,
@@ -37,16 +40,16 @@ const layout = (space: Layout['space'], pt: number, channels: number, bytes: 1 |
 });
 
 const LAYOUTS: Record<PixelLayout, Layout> = {
-  RGB: layout('Rgb', PT_RGB, 3, 1),
-  RGBA: layout('Rgb', PT_RGB, 3, 1, true),
-  CMYK: layout('Cmyk', PT_CMYK, 4, 1),
+  RGB: layout('RGB', 'Rgb', PT_RGB, 3, 1),
+  RGBA: layout('RGBA', 'Rgb', PT_RGB, 3, 1, true),
+  CMYK: layout('CMYK', 'Cmyk', PT_CMYK, 4, 1),
   // lcms2's "vanilla" flavour bit: 0 = max ink, as Photoshop stores CMYK.
-  CMYK_INVERTED: layout('Cmyk', PT_CMYK, 4, 1, false, 1),
-  GRAY: layout('Grayscale', PT_GRAY, 1, 1),
-  RGB16: layout('Rgb', PT_RGB, 3, 2),
-  RGBA16: layout('Rgb', PT_RGB, 3, 2, true),
-  CMYK16: layout('Cmyk', PT_CMYK, 4, 2),
-  GRAY16: layout('Grayscale', PT_GRAY, 1, 2),
+  CMYK_INVERTED: layout('CMYK_INVERTED', 'Cmyk', PT_CMYK, 4, 1, false, 1),
+  GRAY: layout('GRAY', 'Grayscale', PT_GRAY, 1, 1),
+  RGB16: layout('RGB16', 'Rgb', PT_RGB, 3, 2),
+  RGBA16: layout('RGBA16', 'Rgb', PT_RGB, 3, 2, true),
+  CMYK16: layout('CMYK16', 'Cmyk', PT_CMYK, 4, 2),
+  GRAY16: layout('GRAY16', 'Grayscale', PT_GRAY, 1, 2),
 };
 
 /** Transforms kept per isolate; each holds a device link of a few hundred KB at most. */
@@ -56,6 +59,12 @@ const cache = new Map<string, Built>();
 interface Built extends ColourTransform {
   free(): void;
 }
+
+/** Strips at least this long take the sampled-grid evaluator (rgb-lut.ts) when the input is 8-bit RGB. */
+const LUT_MIN_PIXELS = 4096;
+
+/** The 16-bit layout of a target's colour channels (no alpha), for sampling it on a grid. */
+const WIDE_COLOUR: Partial<Record<PixelLayout, PixelLayout>> = { RGB: 'RGB16', RGBA: 'RGB16', CMYK: 'CMYK16', CMYK_INVERTED: 'CMYK16', GRAY: 'GRAY16' };
 
 /**
  * A transform from one profile and layout to another (see index.ts for the conventions).
@@ -109,6 +118,22 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
     return made;
   };
   let transform = create();
+  // Long strips of 8-bit RGB: LittleCMS's transform sampled on a grid, evaluated in JS (made on
+  // the first long strip; see rgb-lut.ts for why).
+  const wideTarget = from.space === 'Rgb' && !from.wide ? WIDE_COLOUR[to.name] : undefined;
+  let lut: ((source: Uint8Array, target: Uint8Array, pixelCount: number) => void) | undefined;
+  const makeLut = () => {
+    const channels = to.space === 'Cmyk' ? 4 : to.space === 'Rgb' ? 3 : 1;
+    const sampler = build(m, fromIcc, toIcc, LAYOUTS.RGB16, LAYOUTS[wideTarget!], intent, bpc);
+    try {
+      return rgbLut({ sourceSize: from.alpha ? 4 : 3, channels, targetSize: to.size, targetAlpha: to.alpha }, (grid, out, count) => {
+        sampler.apply(new Uint8Array(grid.buffer), new Uint8Array(out.buffer), count);
+        if (to.name === 'CMYK_INVERTED') for (let i = 0; i < out.length; i++) out[i] = 65535 - out[i]!;
+      });
+    } finally {
+      sampler.free();
+    }
+  };
 
   // Scratch buffers on the WASM heap, grown to the largest strip seen (never shrunk).
   let capacity = 0;
@@ -119,6 +144,7 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
     apply(source: Uint8Array, target: Uint8Array, pixelCount: number) {
       if (pixelCount <= 0) return;
       if (source.length < pixelCount * from.size || target.length < pixelCount * to.size) throw new RangeError(`colourTransform: buffers hold fewer than ${pixelCount} pixels`);
+      if (wideTarget && pixelCount >= LUT_MIN_PIXELS) return (lut ??= makeLut())(source, target, pixelCount);
       // Evicted from the cache while a caller still held it: made again (the profiles are kept).
       if (!transform) transform = create();
       if (pixelCount > capacity) {
