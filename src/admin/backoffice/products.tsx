@@ -207,6 +207,20 @@ const Thumb = ({ kind, id, alt }: { kind: ConnectionKind; id: string; alt: strin
   <img src={`/admin/products/thumbnails/${kind}/${encodeURIComponent(id)}`} alt={alt} width={THUMB / 2} height={THUMB / 2} loading="lazy" style="object-fit:contain;background:#eef1f5;border-radius:4px;flex:none" />
 );
 
+/**
+ * On a phone the variants table becomes one card per variant (its options, then SKU, price and
+ * availability each under a visible label), so nothing is scrolled out of sight; the shell's CSP
+ * allows inline styles, as on the Assets page.
+ */
+const VARIANT_CARDS = `@media (max-width:760px){
+.variant-cards thead{display:none}
+.variant-cards,.variant-cards tbody,.variant-cards tr,.variant-cards th,.variant-cards td{display:block;width:100%}
+.variant-cards tr{border-bottom:1px solid var(--line);padding:.4rem 0}
+.variant-cards th,.variant-cards td{border:0;padding:.3rem .75rem}
+.variant-cards td[data-label]::before{content:attr(data-label);display:block;font-size:.8rem;font-weight:600;color:var(--muted)}
+.variant-cards input[type=text]{min-width:0!important}
+}`;
+
 const PLACEHOLDER_SVG = (text: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="${THUMB}" height="${THUMB}" viewBox="0 0 ${THUMB} ${THUMB}"><rect width="${THUMB}" height="${THUMB}" fill="#eef1f5"/>` +
   `<text x="${THUMB / 2}" y="${THUMB / 2 + 5}" font-family="system-ui,sans-serif" font-size="13" fill="#4a5565" text-anchor="middle">${text}</text></svg>`;
@@ -459,14 +473,15 @@ async function productPage(c: AdminContextOf, state: PageState = {}, status: 200
         ) : (
           <form method="post" action={path(p.id, `/${kind}s`)} novalidate>
             <CsrfField token={csrf} />
-            <fieldset aria-describedby={problems[`${kind}-asset`] ? `${kind}-asset-error` : undefined}>
+            {/* min-width 0: a fieldset is at least as wide as its content, and one long file id would widen the page on a phone. */}
+            <fieldset style="min-width:0" aria-describedby={problems[`${kind}-asset`] ? `${kind}-asset-error` : undefined}>
               <legend>{`Connect a ${kind}`}</legend>
               <div class="choices" role="radiogroup" aria-label={`${Noun}s in storage`}>
                 {pool.map((a, i) => (
                   <label class="choice" for={`${kind}-asset-${i}`}>
                     <input type="radio" id={`${kind}-asset-${i}`} name="assetId" value={a.id} />
                     <Thumb kind={kind} id={a.id} alt="" />
-                    <span>
+                    <span style="min-width:0;overflow-wrap:anywhere">
                       <strong>{a.name}</strong>
                       <span>{a.id}</span>
                     </span>
@@ -564,7 +579,8 @@ async function productPage(c: AdminContextOf, state: PageState = {}, status: 200
             <form method="post" action={path(p.id, '/variants')} novalidate>
               <CsrfField token={csrf} />
               {vp['variants-form'] && <p class="error">{vp['variants-form']}</p>}
-              <Table caption="Variants" columns={['Options', 'SKU', 'Price', 'Available']}>
+              <style dangerouslySetInnerHTML={{ __html: VARIANT_CARDS }} />
+              <Table caption="Variants" class="variant-cards" columns={['Options', 'SKU', 'Price', 'Available']}>
                 {variants.items.map((v) => {
                   const label = (v.productVariantOptions ?? []).map((o) => `${o.productOptionTitle}: ${o.productOptionValueTitle}`).join(', ') || 'The only variant';
                   const sku = `variant-${v.id}-sku`;
@@ -576,17 +592,17 @@ async function productPage(c: AdminContextOf, state: PageState = {}, status: 200
                         {label}
                         <input type="hidden" name="variant" value={String(v.id)} />
                       </th>
-                      <td>
+                      <td data-label="SKU">
                         <label for={sku} class="sr-only">{`SKU of ${label}`}</label>
                         <input id={sku} name={`sku.${v.id}`} type="text" maxlength={255} value={typed(`sku.${v.id}`, v.sku ?? '')} style="min-width:9rem" {...describedBy(sku, false, vp[sku])} />
                         {vp[sku] && <span class="error" id={`${sku}-error`}>{vp[sku]}</span>}
                       </td>
-                      <td>
+                      <td data-label="Price">
                         <label for={price} class="sr-only">{`Price of ${label}`}</label>
                         <input id={price} name={`price.${v.id}`} type="text" inputmode="decimal" value={typed(`price.${v.id}`, v.price == null ? '' : String(v.price))} style="min-width:6rem" {...describedBy(price, false, vp[price])} />
                         {vp[price] && <span class="error" id={`${price}-error`}>{vp[price]}</span>}
                       </td>
-                      <td>
+                      <td data-label="Available">
                         <label for={avail} class="check">
                           <input id={avail} name={`available.${v.id}`} type="checkbox" value="on" checked={state.variants ? field(state.variants.values, `available.${v.id}`) === 'on' : v.isAvailable} />
                           <span class="sr-only">{`${label} is available`}</span>
