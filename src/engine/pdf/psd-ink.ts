@@ -7,6 +7,8 @@
  */
 import { ColorMode } from '../psd/color-modes';
 import { compositeRows } from '../psd/composite';
+import { readImageResources } from '../psd/resources';
+import { imageResources, psdLayout } from '../psd/spots';
 
 export interface PsdInk {
   width: number;
@@ -19,40 +21,24 @@ export interface PsdInk {
 
 /**
  * The merged CMYK of `psd`, or null when it is not an opaque CMYK document with a merged image
- * (other modes, a merged alpha channel, a file too short to hold one).
+ * (other modes, a merged alpha channel, a file too short to hold one). Spot channels after the
+ * four colour planes are their own separations (./spots.ts) and leave these values as they are.
  */
 export function psdInk(psd: Uint8Array): PsdInk | null {
-  const v = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
-  if (psd.length < 26 || v.getUint32(0) !== 0x38425053) return null; // '8BPS'
-  const large = v.getUint16(4) === 2;
-  const channels = v.getUint16(12);
-  const height = v.getUint32(14);
-  const width = v.getUint32(18);
-  const depth = v.getUint16(22);
-  const mode = v.getUint16(24);
-  // Extra channels (alpha, spot) would change what the merged image means: exact only for plain CMYK.
-  if (mode !== ColorMode.CMYK || channels !== 4 || (depth !== 8 && depth !== 16)) return null;
-  let at = 26;
-  const section = () => {
-    const length = v.getUint32(at);
-    const start = at + 4;
-    at = start + length;
-    return psd.subarray(start, start + length);
-  };
   try {
-    section(); // colour mode data
-    const resources = section();
-    const layers = large ? Number(v.getBigUint64(at)) + 8 : v.getUint32(at) + 4;
-    at += layers;
-    if (at + 2 >= psd.length) return null;
-    const image = psd.subarray(at);
-    const icc = iccResource(resources);
+    const layout = psdLayout(psd);
+    if (!layout) return null;
+    const { width, height, channels, large, depth, image } = layout;
+    // A merged alpha channel would change what the merged image means: exact only for opaque CMYK.
+    if (layout.mode !== ColorMode.CMYK || channels < 4 || (depth !== 8 && depth !== 16)) return null;
+    if (channels > 4 && readImageResources(psd).mergedAlpha) return null;
+    const icc = imageResources(layout.resources).get(1039)?.slice();
     let reader: { next(): Uint8Array } | null = null;
     let y = 0;
     return {
       width,
       height,
-      icc,
+      icc: icc?.length ? icc : undefined,
       rows(top, bottom) {
         // Sequential reader (strips come top to bottom); a jump back starts it anew.
         if (!reader || top < y) {
@@ -73,21 +59,4 @@ export function psdInk(psd: Uint8Array): PsdInk | null {
   } catch {
     return null;
   }
-}
-
-/** Image resource 1039 (ICC profile) of the image resources section. */
-function iccResource(resources: Uint8Array): Uint8Array | undefined {
-  const v = new DataView(resources.buffer, resources.byteOffset, resources.byteLength);
-  let at = 0;
-  while (at + 12 <= resources.length) {
-    if (v.getUint32(at) !== 0x3842494d) return undefined; // '8BIM'
-    const id = v.getUint16(at + 4);
-    const nameLength = resources[at + 6];
-    at += 6 + ((nameLength + 2) & ~1); // Pascal name padded to an even length
-    const size = v.getUint32(at);
-    at += 4;
-    if (id === 1039) return resources.slice(at, at + size);
-    at += (size + 1) & ~1;
-  }
-  return undefined;
 }
