@@ -16,8 +16,9 @@ import type { OutputFile, UnitContext } from '../pipelines/tasks/types';
 import { tenantKey } from '../core/tenancy';
 import { aliasOf, deleteKeys, writeFinals, dropFinals, dropTemporaryRows, processingStatusOf, temporaryUrl } from './d1';
 import { readSecret } from './secrets';
-import { type ArtifactRecord, type JobRow, type JobStatus, type NewJob, type TaskRow, JobStore, RUNNING, deleteJobRow, mirrorJobStatement } from './store';
+import { type ArtifactRecord, type JobRow, type JobStatus, type NewJob, type TaskProblemsRow, type TaskRow, JobStore, RUNNING, deleteJobRow, mirrorJobStatement } from './store';
 import { projectStatusStatement } from '../projects/store';
+import { problemsOfDesign, type RecordedProblem } from './preflight';
 
 /** Starts of one unit that did not end before the task fails "interrupted 3 times". */
 const MAX_STARTS = 3;
@@ -36,6 +37,8 @@ export type Outcome = { ok: true } | { ok: false; reason: 'notFound' | 'conflict
 export interface JobView {
   job: JobRow;
   tasks: TaskRow[];
+  /** Preflight problems the run's units recorded (JSON per unit: RPC passes no `unknown`); read with taskProblems. */
+  problems: TaskProblemsRow[];
 }
 
 /**
@@ -82,11 +85,15 @@ export class ProjectJobs extends DurableObject<Env> {
 
   async view(id: string): Promise<JobView | null> {
     const job = this.store.job(id);
-    return job ? { job, tasks: this.store.tasks(id) } : null;
+    return job ? this.viewOf(job) : null;
   }
 
   async views(): Promise<JobView[]> {
-    return this.store.jobs().map((job) => ({ job, tasks: this.store.tasks(job.id) }));
+    return this.store.jobs().map((job) => this.viewOf(job));
+  }
+
+  private viewOf(job: JobRow): JobView {
+    return { job, tasks: this.store.tasks(job.id), problems: this.store.problems(job.id, job.run) };
   }
 
   /** /start: a New job that waited for it runs. */
@@ -278,15 +285,17 @@ export class ProjectJobs extends DurableObject<Env> {
     await this.flushMirrors();
 
     const mask = new SecretMask();
+    // Problems the unit records stay with it even when it then fails (a preflight task failing on errors).
+    const recorded: RecordedProblem[] = [];
     try {
-      const result = await this.runUnit(job, pipeline, task, mask, AbortSignal.timeout(timeoutMs));
+      const result = await this.runUnit(job, pipeline, task, mask, AbortSignal.timeout(timeoutMs), recorded);
       // A unit over a minute marks the task `longExecution` (shown in the task DTO).
       if (Date.now() - now > LONG_UNIT_MS) this.store.setTask(job.id, task.idx, { longExecution: 1 });
-      await this.commitUnit(job, task, result);
+      await this.commitUnit(job, task, result, recorded);
     } catch (e) {
       const c = classify(e);
       const message = mask.mask(c.message);
-      if (c.kind === 'fail') return this.failTask(job, task, message);
+      if (c.kind === 'fail') return this.failTask(job, task, message, 'Failed', recorded);
       if (c.kind === 'call') {
         if (task.callRetries < c.retryCount) return this.retryLater(job, task, c.retryDelaySeconds * 1000, message, 'call');
         return this.failTask(job, task, message, 'RequestFailed');
@@ -297,7 +306,7 @@ export class ProjectJobs extends DurableObject<Env> {
     await this.wake();
   }
 
-  private async runUnit(job: JobRow, pipeline: Pipeline, task: TaskRow, mask: SecretMask, signal: AbortSignal): Promise<UnitResult> {
+  private async runUnit(job: JobRow, pipeline: Pipeline, task: TaskRow, mask: SecretMask, signal: AbortSignal, recorded: RecordedProblem[]): Promise<UnitResult> {
     const def = pipeline.tasks[task.idx]!;
     const memberRef = perMemberInput(def);
     const members = memberRef ? this.store.artifacts(job.id, job.run, memberRef.name) : null;
@@ -381,6 +390,7 @@ export class ProjectJobs extends DurableObject<Env> {
         return finals.length;
       },
       note: (text) => void (result.reason = text),
+      preflight: (design, problems) => void recorded.push(...problemsOfDesign(design, problems)),
     };
     await run(ctx);
     return result;
@@ -401,7 +411,7 @@ export class ProjectJobs extends DurableObject<Env> {
   }
 
   /** Rows and cursor in one transaction; the injected fault (tests) strikes just before it. */
-  private async commitUnit(job: JobRow, task: TaskRow, r: UnitResult): Promise<void> {
+  private async commitUnit(job: JobRow, task: TaskRow, r: UnitResult, recorded: RecordedProblem[]): Promise<void> {
     const def = this.pipelineOf(job).tasks[task.idx]!;
     const fault = `${def.name}:after-outputs`;
     const faults = (this.env.PIPELINE_FAULTS ?? '').split(',').map((s) => s.trim());
@@ -412,6 +422,7 @@ export class ProjectJobs extends DurableObject<Env> {
     }
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
+      this.recordProblems(job, task, recorded);
       for (const o of r.outputs) this.store.putArtifact(o);
       for (const f of r.finals) this.store.setFinal(job.id, job.run, f);
       const done = r.done || r.skipped;
@@ -441,11 +452,17 @@ export class ProjectJobs extends DurableObject<Env> {
     await this.wake(at);
   }
 
-  private async failTask(job: JobRow, task: TaskRow, reason: string, status: 'Failed' | 'RequestFailed' = 'Failed'): Promise<void> {
+  /** A unit's problems, under its member: a redo (or a resumed member) replaces what it recorded before. */
+  private recordProblems(job: JobRow, task: TaskRow, recorded: RecordedProblem[]): void {
+    this.store.putProblems(job.id, job.run, task.idx, task.cursor, recorded.length ? JSON.stringify(recorded) : null);
+  }
+
+  private async failTask(job: JobRow, task: TaskRow, reason: string, status: 'Failed' | 'RequestFailed' = 'Failed', recorded: RecordedProblem[] = []): Promise<void> {
     // Webhook events go to the outbox before the state changes: a redone step emits the same ids.
     await emitJobSettled(this.env, job, 'Failed', this.store.jobs().filter((j) => j.id !== job.id).map((j) => j.status), `${task.name}: ${reason}`);
     const now = Date.now();
     this.ctx.storage.transactionSync(() => {
+      this.recordProblems(job, task, recorded);
       this.store.setTask(job.id, task.idx, { status, attempts: 0, finished: now, description: reason });
       this.store.setJob(job.id, { status: 'Failed', statusDescription: `${task.name}: ${reason}`, finished: now, lastActivity: now });
     });

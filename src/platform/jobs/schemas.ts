@@ -37,6 +37,28 @@ export const CreateRenderingJobDto = z
   })
   .openapi('CreateRenderingJobDto');
 
+/** One preflight problem (engine/preflight/report.ts) and the design asset it was found in. */
+export const PreflightProblemDto = z
+  .object({
+    layer: z.string().openapi({ description: 'The layer (PSD) or item (print product) the problem is on.' }),
+    code: z.enum(['textOverflow', 'textShrunk', 'missingGlyphs', 'fontSubstituted', 'lowResolution', 'imageUpscaled', 'outsideTrim', 'emptyField']),
+    severity: z.enum(['error', 'warning']),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+    design: z.string().nullable().openapi({ description: 'The design asset id the problem was found in.' }),
+  })
+  .openapi('PreflightProblemDto');
+
+/** A preflight result (issue 21): `ok` = no errors (warnings allowed), the counts and the problems, errors first. */
+export const PreflightSummaryDto = z
+  .object({
+    ok: z.boolean(),
+    errors: z.number().int(),
+    warnings: z.number().int(),
+    problems: z.array(PreflightProblemDto),
+  })
+  .openapi('PreflightSummaryDto');
+
 const RenderingJobTaskDto = z
   .object({
     id: z.string(),
@@ -49,6 +71,9 @@ const RenderingJobTaskDto = z
     autoRetryCount: z.number().int(),
     longExecution: z.boolean(),
     statusDescription: z.string().nullable(),
+    preflight: PreflightSummaryDto.nullable().openapi({
+      description: 'Preflight problems this task recorded: the preflight task\'s report, a render task\'s warnings; null when none.',
+    }),
   })
   .passthrough()
   .openapi('RenderingJobTaskDto');
@@ -66,6 +91,9 @@ export const RenderingJobDto = z
     tenantId: z.number().int(),
     ownerId: z.string().nullable(),
     lastModified: z.string(),
+    preflight: PreflightSummaryDto.nullable().optional().openapi({
+      description: 'Every task\'s preflight problems together (one job read; lists leave it out); null when no task recorded any.',
+    }),
   })
   .openapi('RenderingJobDto');
 export type RenderingJob = z.infer<typeof RenderingJobDto>;

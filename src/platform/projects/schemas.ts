@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { arrayQuery, intQuery, pagedOf, pagingQuery, storedJson } from '../core';
+import { PreflightSummaryDto } from '../jobs/schemas';
 
 // --- limits (contract, Reliability) ---------------------------------------------------------------
 
@@ -44,6 +45,8 @@ export const RESOURCE_TYPE = z.enum(['General', 'Preview', 'Hires']).openapi('Pr
 export const ORDER_DATA_TYPE = z.enum(['PlainText', 'CommaSeparatedList', 'SerializedJson']).openapi('OrderDataType');
 /** Rolling windows ending now (ours: the contract names the filter, not its values). */
 export const DATE_PERIOD = z.enum(['Today', 'LastDay', 'LastWeek', 'LastMonth', 'LastYear']).openapi('DatePeriod');
+/** A project's preflight verdict (issue 21): the worst of its items' results at creation. */
+export const PREFLIGHT_VERDICT = z.enum(['ok', 'warnings', 'errors']).openapi('ProjectPreflightVerdict');
 
 // --- projects -------------------------------------------------------------------------------------
 
@@ -65,6 +68,10 @@ export const ProjectItemDto = z
     designIds: z.array(z.string()),
     sku: z.string().nullable(),
     resources: z.array(ProjectItemResourceDto),
+    preflight: PreflightSummaryDto.nullable().openapi({
+      description:
+        "The preflight of the item's designs with its fields, at creation (issue 21); null when the item has no design or its design could not be checked. Errors do not stop the create: the storefront decides what blocks.",
+    }),
   })
   .openapi('ProjectItemDto');
 
@@ -87,6 +94,7 @@ export const ProjectDto = z
     customerName: z.string().nullable(),
     status: z.number().int().openapi({ description: 'The project status code.' }),
     processingStatus: PROCESSING_STATUS,
+    preflight: PREFLIGHT_VERDICT.nullable().openapi({ description: "The worst of the items' preflight results: errors, warnings or ok; null when no item was checked." }),
     created: z.string(),
     lastModified: z.string(),
     items: z.array(ProjectItemDto),
@@ -209,6 +217,7 @@ export const ListProjectsQuery = pagingQuery(['created', 'lastModified', 'id', '
   datePeriod: DATE_PERIOD.optional(),
   orderId: z.string().optional(),
   processingStatus: arrayQuery(PROCESSING_STATUS),
+  preflight: arrayQuery(PREFLIGHT_VERDICT),
   storefrontId: z.string().regex(/^\d{1,15}$/, 'Expected an integer storefront id.').optional(),
 });
 

@@ -17,7 +17,8 @@ import {
   type CreateProjectItem,
 } from './schemas';
 import * as store from './store';
-import type { NewItem, NewProject, ProjectDtoValue } from './store';
+import type { NewItem, NewProject, PreflightVerdict, ProjectDtoValue } from './store';
+import { preflightVerdict } from '../jobs/preflight';
 
 type SingleInput = z.infer<typeof CreateSingleItemProjectDto>;
 type MultipleInput = z.infer<typeof CreateMultipleItemsProjectDto>;
@@ -152,6 +153,7 @@ function newProject(
     customerId: o.customerId ?? null,
     customerName: o.customerName ?? null,
     processing,
+    preflight: preflightVerdict(items.map((i) => i.preflight)),
   };
 }
 
@@ -231,6 +233,7 @@ async function planItems(
         ...(res.url ? { url: res.url } : {}),
       })),
       processingPipelineId: r.processingPipelineId,
+      preflight: null,
     };
   });
   return items;
@@ -338,6 +341,7 @@ export interface ListProjectsInput {
   datePeriod?: string;
   orderId?: string;
   processingStatus?: string[];
+  preflight?: PreflightVerdict[];
   storefrontId?: string;
 }
 
@@ -353,6 +357,7 @@ export async function listProjects(t: TenantContext, q: ListProjectsInput) {
     since: q.datePeriod ? periodStart(q.datePeriod) : undefined,
     orderId: q.orderId,
     processingStatuses: q.processingStatus,
+    preflight: q.preflight,
     storefrontId: q.storefrontId ? Number(q.storefrontId) : undefined,
     search: q.search ? likePattern(q.search) : undefined,
     skip: q.skip,

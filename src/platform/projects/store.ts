@@ -3,6 +3,7 @@
  * only file of the area that knows table names. Every query starts from `tenant_id`.
  */
 import { runGuarded } from '../core/d1';
+import type { PreflightSummary } from '../jobs/preflight';
 
 /** A project's processing status as stored (processing.ts decides it from the project's jobs). */
 export type ProcessingStatus = 'Pending' | 'InProgress' | 'Completed' | 'Failed';
@@ -41,9 +42,13 @@ export interface ProjectRow {
   processing_status: ProcessingStatus;
   processing_triggered_at: number | null;
   processing: string;
+  /** The worst preflight verdict of the items at creation; null when no item was checked. */
+  preflight: PreflightVerdict | null;
   created: number;
   last_modified: number;
 }
+
+export type PreflightVerdict = 'ok' | 'warnings' | 'errors';
 
 export interface ItemRow {
   id: number;
@@ -64,11 +69,13 @@ export interface ItemRow {
   product_version_id: number | null;
   product_variant_id: number | null;
   processing_pipeline_id: number | null;
+  /** PreflightSummary JSON from creation; null: no design, or not checked. */
+  preflight: string | null;
 }
 
 export const PROJECT_COLUMNS = `id, tenant_id, storefront_id, product_reference, owner_id, name, description, order_id, order_url,
   order_number, order_name, order_line_item_id, order_line_item_index, customer_id, customer_name, status, processing_status,
-  processing_triggered_at, processing, created, last_modified`;
+  processing_triggered_at, processing, preflight, created, last_modified`;
 
 export function itemDto(r: ItemRow) {
   return {
@@ -84,6 +91,7 @@ export function itemDto(r: ItemRow) {
     designIds: parse<string[]>(r.design_ids, []),
     sku: r.sku,
     resources: parse<Array<{ resourceId: string | null; name: string | null; type: 'General' | 'Preview' | 'Hires'; url?: string }>>(r.resources, []),
+    preflight: r.preflight ? parse<PreflightSummary | null>(r.preflight, null) : null,
   };
 }
 
@@ -106,6 +114,7 @@ export function projectDto(p: ProjectRow, items: ItemRow[]) {
     customerName: p.customer_name,
     status: p.status,
     processingStatus: p.processing_status,
+    preflight: p.preflight ?? null,
     created: iso(p.created),
     lastModified: iso(p.last_modified),
     items: items.map(itemDto),
@@ -172,6 +181,8 @@ export interface NewProject {
   customerId: string | null;
   customerName: string | null;
   processing: Record<string, unknown>;
+  /** The worst verdict of the items' preflight (null: none checked). */
+  preflight: PreflightVerdict | null;
 }
 
 /** An item as it is stored (JSON of one row of `json_each` in the insert). */
@@ -194,6 +205,8 @@ export interface NewItem {
   sku: string | null;
   resources: Array<{ resourceId: string | null; name: string | null; type: string; url?: string }>;
   processingPipelineId: number | null;
+  /** The item's preflight at creation (null: no design, or not checked). */
+  preflight: PreflightSummary | null;
 }
 
 /**
@@ -233,9 +246,9 @@ export async function insertProject(
       .prepare(
         `INSERT INTO projects (tenant_id, storefront_id, product_reference, owner_id, name, description, order_id, order_url, order_number,
            order_name, order_line_item_id, order_line_item_index, customer_id, customer_name, status, processing_status,
-           processing_triggered_at, processing, create_nonce)
+           processing_triggered_at, processing, create_nonce, preflight)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ${initial},
-           CASE WHEN ${triggerNow} THEN ?15 ELSE 'Pending' END, CASE WHEN ${triggerNow} THEN ${NOW_MS} END, ?16, ?17)
+           CASE WHEN ${triggerNow} THEN ?15 ELSE 'Pending' END, CASE WHEN ${triggerNow} THEN ${NOW_MS} END, ?16, ?17, ?18)
          ON CONFLICT DO NOTHING`,
       )
       .bind(
@@ -256,17 +269,19 @@ export async function insertProject(
         processingStatus,
         JSON.stringify(p.processing),
         nonce,
+        p.preflight,
       ),
     db
       .prepare(
         `INSERT INTO project_items (tenant_id, project_id, sort_index, name, group_id, quantity, order_line_item_id, order_line_item_index,
            product_reference, product_specifier, product_id, product_version_id, product_variant_id, product_link_id,
-           product_specification_id, fields, hidden, design_ids, sku, resources, processing_pipeline_id)
+           product_specification_id, fields, hidden, design_ids, sku, resources, processing_pipeline_id, preflight)
          SELECT p.tenant_id, p.id, CAST(i.key AS INTEGER), i.value ->> '$.name', i.value ->> '$.groupId', i.value ->> '$.quantity',
            i.value ->> '$.orderLineItemId', i.value ->> '$.orderLineItemIndex', i.value ->> '$.productReference',
            i.value -> '$.productSpecifier', i.value ->> '$.productId', i.value ->> '$.productVersionId', i.value ->> '$.productVariantId',
            i.value ->> '$.productLinkId', i.value ->> '$.productSpecificationId', i.value -> '$.fields', i.value -> '$.hidden',
-           i.value -> '$.designIds', i.value ->> '$.sku', i.value -> '$.resources', i.value ->> '$.processingPipelineId'
+           i.value -> '$.designIds', i.value ->> '$.sku', i.value -> '$.resources', i.value ->> '$.processingPipelineId',
+           NULLIF(i.value -> '$.preflight', 'null')
          FROM projects p, json_each(?3) i
          WHERE p.tenant_id = ?1 AND p.create_nonce = ?2`,
       )
@@ -308,6 +323,7 @@ export interface ProjectFilter {
   since?: number;
   orderId?: string;
   processingStatuses?: string[];
+  preflight?: PreflightVerdict[];
   storefrontId?: number;
   search?: string;
   skip: number;
@@ -334,6 +350,8 @@ export async function listProjects(db: D1Database, tenantId: number, f: ProjectF
     if (f.processingStatuses.length === 1) add((n) => `processing_status = ${n}`, f.processingStatuses[0]);
     else add((n) => `processing_status IN (SELECT value FROM json_each(${n}))`, JSON.stringify(f.processingStatuses));
   }
+  if (f.preflight?.length === 1) add((n) => `preflight = ${n}`, f.preflight[0]);
+  else if (f.preflight?.length) add((n) => `preflight IN (SELECT value FROM json_each(${n}))`, JSON.stringify(f.preflight));
   if (f.storefrontId !== undefined) add((n) => `storefront_id = ${n}`, f.storefrontId);
   if (f.search) add((n) => `name LIKE ${n} ESCAPE '\\'`, f.search);
   const clause = where.join(' AND ');

@@ -1,7 +1,7 @@
 /**
  * Storefront projects (contract, "Storefront"), registered on the storefront area by routes.ts.
  *
- *   GET    /projects                                        PagedOfProjectDto (filters, created DESC)
+ *   GET    /projects                                        PagedOfProjectDto (filters incl. ?preflight=ok|warnings|errors, created DESC)
  *   POST   /projects/with-single-item                       201 ProjectDto
  *   POST   /projects/with-multiple-items  (alias /multiple-items)   201 ProjectDto
  *   POST   /projects/by-scenario/specific-pipeline          201 ProjectDto
@@ -82,7 +82,7 @@ export function registerProjectRoutes(area: PlatformArea): void {
         path: '/projects',
         tags,
         summary: 'List projects',
-        description: 'Filters: ownerId, productReference, status (codes, repeatable), datePeriod (Today = since 00:00 UTC; LastDay, LastWeek, LastMonth, LastYear = the last 1, 7, 30, 365 days), orderId, processingStatus (repeatable), storefrontId. Default order: created DESC.',
+        description: 'Filters: ownerId, productReference, status (codes, repeatable), datePeriod (Today = since 00:00 UTC; LastDay, LastWeek, LastMonth, LastYear = the last 1, 7, 30, 365 days), orderId, processingStatus (repeatable), preflight (`ok`, `warnings`, `errors`, repeatable: the worst of the items\' preflight at creation; projects with no checked item match none), storefrontId. Default order: created DESC.',
         request: { query: ListProjectsQuery },
         responses: { 200: json(PagedOfProjectDto, 'A page of projects.') },
       },

@@ -147,6 +147,14 @@ CREATE TABLE IF NOT EXISTS artifacts (
   PRIMARY KEY (job_id, run, name, n)
 );
 CREATE TABLE IF NOT EXISTS faults (name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS task_problems (
+  job_id TEXT NOT NULL,
+  run INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  member INTEGER NOT NULL,
+  problems TEXT NOT NULL,
+  PRIMARY KEY (job_id, run, idx, member)
+);
 `;
 
 const JOB_COLUMNS = `seq, id, tenant_id AS tenantId, project_id AS projectId, item_id AS itemId, kind, run, status,
@@ -157,6 +165,17 @@ const TASK_COLUMNS = `job_id AS jobId, idx, name, status, attempts, cursor, auto
   not_before AS notBefore, requested, started, finished, description, long_execution AS longExecution, waited`;
 const ARTIFACT_COLUMNS = `job_id AS jobId, run, task, name, n, key, file_name AS fileName, format, size, item_id AS itemId, source,
   final, owned`;
+
+/**
+ * Preflight problems one unit of a task recorded (issue 21): the `preflight` task's report, a
+ * render's warnings. Keyed by member, so a redone unit replaces what it recorded before.
+ */
+export interface TaskProblemsRow {
+  idx: number;
+  member: number;
+  /** JSON: RecordedProblem[] (jobs/preflight.ts). */
+  problems: string;
+}
 
 export interface NewJob {
   id: string;
@@ -257,6 +276,7 @@ export class JobStore {
   }
 
   deleteJob(id: string): void {
+    this.sql.exec(`DELETE FROM task_problems WHERE job_id = ?`, id);
     this.sql.exec(`DELETE FROM artifacts WHERE job_id = ?`, id);
     this.sql.exec(`DELETE FROM tasks WHERE job_id = ?`, id);
     this.sql.exec(`DELETE FROM jobs WHERE id = ?`, id);
@@ -266,6 +286,7 @@ export class JobStore {
   resetRun(id: string, taskNames: string[], now: number): void {
     const job = this.job(id)!;
     this.sql.exec(`DELETE FROM tasks WHERE job_id = ?`, id);
+    this.sql.exec(`DELETE FROM task_problems WHERE job_id = ?`, id);
     this.insertTasks(id, taskNames, now);
     this.setJob(id, { run: job.run + 1, status: 'New', statusDescription: null, started: null, finished: null, startRequested: 1 });
   }
@@ -300,6 +321,24 @@ export class JobStore {
       jobId,
       idx,
     );
+  }
+
+  /** What a unit recorded (replacing the same unit's earlier record: a redo or a resumed member); null: nothing. */
+  putProblems(jobId: string, run: number, idx: number, member: number, problems: string | null): void {
+    if (problems === null) {
+      this.sql.exec(`DELETE FROM task_problems WHERE job_id = ? AND run = ? AND idx = ? AND member = ?`, jobId, run, idx, member);
+      return;
+    }
+    this.sql.exec(
+      `INSERT INTO task_problems (job_id, run, idx, member, problems) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (job_id, run, idx, member) DO UPDATE SET problems = excluded.problems`,
+      jobId, run, idx, member, problems,
+    );
+  }
+
+  /** The run's recorded problems, by task and member. */
+  problems(jobId: string, run: number): TaskProblemsRow[] {
+    return this.rows<TaskProblemsRow>(`SELECT idx, member, problems FROM task_problems WHERE job_id = ? AND run = ? ORDER BY idx, member`, jobId, run);
   }
 
   // --- artifacts ---

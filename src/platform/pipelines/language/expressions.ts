@@ -192,6 +192,7 @@ export const PROJECT_FIELDS = new Set(
     'customerName',
     'status',
     'processingStatus',
+    'preflight',
     'created',
     'lastModified',
     'items',
@@ -215,6 +216,7 @@ export const ITEM_FIELDS = new Set(
     'designIds',
     'sku',
     'resources',
+    'preflight',
   ].map((f) => f.toLowerCase()),
 );
 

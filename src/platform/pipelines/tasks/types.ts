@@ -6,6 +6,7 @@
 import type { Env } from '../../../env';
 import type { PipelineTask, TaskParams, TaskType } from '../language';
 import type { ArtifactRecord } from '../../jobs/store';
+import type { PreflightProblem } from '../../../engine/preflight/report';
 
 export type { ArtifactRecord };
 
@@ -68,6 +69,11 @@ export interface UnitContext {
   publishFinals(refs: Array<{ name: string; collection: boolean }>, anonymousAccess: boolean): Promise<number>;
   /** A line for the task's statusDescription once it completes (SFTP notes the host key it trusted). */
   note?(text: string): void;
+  /**
+   * Records preflight problems found in `design` (a design asset id) on the job (issue 21): the
+   * `preflight` task's report, a render's warnings. Kept with the unit, also when it then fails.
+   */
+  preflight(design: string | null, problems: readonly PreflightProblem[]): void;
 }
 
 /**
