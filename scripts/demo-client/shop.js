@@ -1,12 +1,22 @@
 // Product page logic: the form's text inputs from the design template's variables, debounced
 // previews from the Dynamic Image API as the shopper types, variants and mockup views, and Order.
 // Each preview's latency (request → image shown) is measured; the line showing it only with ?debug.
+// Preflight (issue 21): each card preview's X-Preflight verdict; when it is not `ok` the problems
+// are fetched from /api/rendering/preflight and listed beside the preview in the shopper's words.
+// Errors block Order (unless the shop allows them); warnings ask the shopper to confirm.
 import { orderQuantity } from '/shop/order-input.mjs';
+import { cardRequest as cardRequestOf, orderVerdict, preflightCounts, shopperProblems } from '/shop/preflight.mjs';
 
 const $ = (id) => document.getElementById(id);
 const debug = new URLSearchParams(location.search).has('debug');
 const DEBOUNCE_MS = 150;
-const state = { product: null, view: 'card', photo: null, seq: 0, shown: 0, cardUrl: null };
+const state = {
+  product: null, view: 'card', photo: null, seq: 0, shown: 0, cardUrl: null,
+  /** The latest preflight: `{ seq, key, report }` (`key`: the card's data it checked; `report` null when unavailable). */
+  preflight: { seq: 0, key: null, report: null },
+  /** The card data whose warnings the shopper was asked to confirm (the next Order confirms them). */
+  confirmKey: null,
+};
 /** Measured latencies in ms (request sent → new image decoded and shown); the test reads these. */
 const latencies = (window.previewLatencies = []);
 
@@ -35,24 +45,74 @@ function renderFields() {
         const label = Object.assign(document.createElement('label'), { htmlFor: id, textContent: line });
         const input = Object.assign(document.createElement('input'), { id, type: 'text', maxLength: state.product.maxLine });
         input.dataset.variable = v.name;
-        input.addEventListener('input', schedule);
+        input.addEventListener('input', () => {
+          resetConfirm();
+          schedule();
+        });
         return [label, input];
       }),
     ).flat(),
   );
 }
 
+/** A preview: its result URL and the X-Preflight verdict it carries (null when absent). */
 async function render(body) {
   const res = await fetch('/api/rendering/preview', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const data = await res.json();
   if (!res.ok) throw new Error(data?.detail || data?.title || data?.error || `preview failed (${res.status})`);
-  return data; // the result URL
+  return { url: data, preflight: res.headers.get('x-preflight') };
 }
 
-function cardRequest() {
-  const p = state.product;
-  const data = Object.fromEntries(Object.entries(variableValues()).map(([name, text]) => [name, { type: 'text', text }]));
-  return { template: p.designTemplate, format: 'jpg', size: { width: 600, height: 600 }, data };
+const cardRequest = () => cardRequestOf(state.product.designTemplate, variableValues());
+/** What a preflight result is for: the card's data as sent. */
+const keyOf = (request) => JSON.stringify(request.data);
+
+/** The card's problems from /api/rendering/preflight; null when the platform cannot say. */
+async function fetchPreflight(request) {
+  try {
+    const res = await fetch('/api/rendering/preflight', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The preflight of the card preview number `seq`: `ok` from its header costs nothing more; any
+ * other verdict (or none) asks for the problems. An older answer never replaces a newer one.
+ */
+async function checkCard(seq, request, header) {
+  const counts = preflightCounts(header);
+  const report = counts && counts.errors + counts.warnings === 0 ? { ok: true, problems: [] } : await fetchPreflight(request);
+  if (seq < state.preflight.seq) return;
+  state.preflight = { seq, key: keyOf(request), report };
+  showPreflight(report);
+}
+
+/** Lists the problems beside the preview and marks the inputs of fields with errors. */
+function showPreflight(report) {
+  const problems = shopperProblems(report, state.product.variables);
+  const errors = problems.filter((p) => p.severity === 'error');
+  for (const input of document.querySelectorAll('#fields input')) {
+    const bad = errors.some((p) => p.field === input.dataset.variable);
+    if (bad) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
+  const box = $('preflight');
+  box.hidden = problems.length === 0;
+  box.classList.toggle('has-errors', errors.length > 0);
+  $('preflight-summary').textContent = errors.length
+    ? (state.product.preflight?.allowErrors ? 'Your card will not print as shown:' : 'Your card cannot be printed as it is:')
+    : 'Please check before ordering:';
+  $('preflight-problems').replaceChildren(
+    ...problems.map((p) => Object.assign(document.createElement('li'), { className: p.severity, textContent: p.text })),
+  );
+}
+
+function resetConfirm() {
+  state.confirmKey = null;
+  $('order-confirm').hidden = true;
+  $('order').textContent = 'Order';
 }
 
 async function refresh() {
@@ -61,13 +121,16 @@ async function refresh() {
   const img = $('preview');
   img.classList.add('busy');
   try {
-    let url = await render(cardRequest());
+    const request = cardRequest();
+    const card = await render(request);
+    let url = card.url;
     state.cardUrl = url;
+    checkCard(seq, request, card.preflight);
     const view = state.product.mockups.find((m) => m.id === state.view);
     if (view) {
       const data = { [view.cardLayer]: { type: 'image', image: url, resizeMode: 'fill' } };
       if (state.photo) data[view.photoLayer] = { type: 'image', image: state.photo, resizeMode: 'fill' };
-      url = await render({ template: view.template, format: 'jpg', size: { width: 600, height: 600 }, data });
+      url = (await render({ template: view.template, format: 'jpg', size: { width: 600, height: 600 }, data })).url;
     }
     if (seq < state.shown) return; // a newer preview is already on screen
     const next = new Image();
@@ -168,13 +231,45 @@ async function start() {
       return;
     }
     $('order').disabled = true;
+    // The preflight of the card exactly as it stands (typing may not have been checked yet).
+    const request = cardRequest();
+    const key = keyOf(request);
+    if (state.preflight.key !== key) {
+      const seq = state.seq;
+      const report = await fetchPreflight(request);
+      state.preflight = { seq, key, report };
+      showPreflight(report);
+    }
+    const verdict = orderVerdict(state.preflight.report, { allowErrors: Boolean(state.product.preflight?.allowErrors) });
+    if (verdict === 'block') {
+      $('order-error').textContent = 'Your card cannot be printed as it is: please fix the problems shown beside the preview first.';
+      $('order-error').hidden = false;
+      $('order').disabled = false;
+      document.querySelector('#fields input[aria-invalid=true]')?.focus();
+      return;
+    }
+    if (verdict === 'confirm' && state.confirmKey !== key) {
+      const n = state.preflight.report.problems.length;
+      state.confirmKey = key;
+      $('order-confirm').textContent = `Your card has ${n === 1 ? 'a problem' : `${n} problems`} (listed beside the preview). Order it anyway? Press "Order anyway" to confirm, or change your text.`;
+      $('order-confirm').hidden = false;
+      $('order').textContent = 'Order anyway';
+      $('order').disabled = false;
+      return;
+    }
     const res = await fetch('/shop/order', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ fields: variableValues(), photo: state.photo, sku: $('variant').value, quantity: $('quantity').value }),
+      body: JSON.stringify({ fields: variableValues(), photo: state.photo, sku: $('variant').value, quantity: $('quantity').value, acceptWarnings: verdict === 'confirm' }),
     });
     const data = await res.json().catch(() => ({}));
     if (res.status === 201) return location.assign(data.orderUrl);
+    // The server's own preflight found what the page had not yet shown: show it, ask again.
+    if (Array.isArray(data.problems)) {
+      state.preflight = { seq: state.seq, key, report: { ok: res.status !== 422, problems: data.problems } };
+      showPreflight(state.preflight.report);
+      resetConfirm();
+    }
     $('order-error').textContent = data.detail || data.title || `The order could not be placed (${res.status}). Please try again.`;
     $('order-error').hidden = false;
     $('order').disabled = false;

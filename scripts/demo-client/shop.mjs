@@ -2,15 +2,20 @@
 // (storefront 1, reference `demo-card`) as a shop would build one, and its order page.
 //   GET  /shop                     product page (plain HTML + /shop/shop.js, no third-party script)
 //   GET  /shop/product.json        the reference's product, variants and mockups (storefront API)
-//   POST /api/rendering/preview    passed to the platform's Dynamic Image API (same origin for the page)
+//   POST /api/rendering/preview    passed to the platform's Dynamic Image API (same origin for the page),
+//                                  with its X-Preflight verdict
+//   POST /api/rendering/preflight  passed on likewise: the problems of the card as typed (issue 21)
 //   POST /shop/photo               the shopper's photo → a stored rendering image (API key stays here)
-//   POST /shop/order               creates the project (with-single-item) → {id, orderUrl}
+//   POST /shop/order               preflights the card, then creates the project (with-single-item)
+//                                  → 201 {id, orderUrl}; 422 {problems} on errors (unless the shop
+//                                  allows them), 409 {problems} on warnings the shopper did not confirm
 //   GET  /shop/orders/{id}         order page; /status polls processing-results; /files/{artifact} downloads
 // The storefront API is called with demo-backend's client credentials, here on the server only:
 // the browser never sees a token or a secret.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { orderQuantity } from './order-input.mjs';
+import { cardRequest, orderVerdict } from './preflight.mjs';
 
 const here = import.meta.dirname;
 const STOREFRONT_ID = 1;
@@ -66,7 +71,17 @@ function photoRefusal(status) {
   return `The photo could not be uploaded just now (${status}). Please try again.`;
 }
 
-export function createShop({ issuer, clientId = 'demo-backend', clientSecret = 'demo-backend-secret', apiKey = 'demo-api-key' }) {
+/**
+ * `allowPreflightErrors`: the shop's setting whether a card with preflight errors (text that does
+ * not fit, a required field left empty) may still be ordered; default no (DEMO_ALLOW_PREFLIGHT_ERRORS=1: yes).
+ */
+export function createShop({
+  issuer,
+  clientId = 'demo-backend',
+  clientSecret = 'demo-backend-secret',
+  apiKey = 'demo-api-key',
+  allowPreflightErrors = process.env.DEMO_ALLOW_PREFLIGHT_ERRORS === '1',
+}) {
   const api = issuer.href.replace(/\/$/, '');
   let token = null; // { value, expires }
 
@@ -110,6 +125,7 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
         designTemplate: DESIGN_TEMPLATE,
         variables,
         maxLine: MAX_LINE,
+        preflight: { allowErrors: allowPreflightErrors },
         description: p.description ?? '',
         variants: (variants.data?.items ?? []).map((v) => ({ id: v.id, sku: v.sku, title: (v.productVariantOptions ?? []).map((o) => o.productOptionValueTitle).filter(Boolean).join(', ') || v.sku })),
         // A mockup view renders the mockup's template with the card preview in one smart object
@@ -119,6 +135,29 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
           .map((m) => ({ id: m.mockupId, name: m.mockupName, ...MOCKUP_VIEWS[m.mockupId] })),
       },
     };
+  }
+
+  /**
+   * The card's preflight report as typed, or null when the rendering API has no preflight to
+   * give (an older platform answers 404): the back office still sees each item's own report.
+   */
+  async function preflightOf(fields) {
+    const res = await fetch(`${api}/api/rendering/preflight`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(cardRequest(DESIGN_TEMPLATE, fields)) });
+    if (!res.ok) return null;
+    return res.json();
+  }
+
+  /** Why this order may not go ahead yet (`{status, body}` to answer), or null when it may. */
+  async function preflightRefusal(fields, acceptWarnings) {
+    const report = await preflightOf(fields);
+    const verdict = orderVerdict(report, { allowErrors: allowPreflightErrors });
+    if (verdict === 'block') {
+      return { status: 422, body: { title: 'The card cannot be printed as it is', detail: 'Please fix the problems shown beside the preview before ordering.', problems: report.problems } };
+    }
+    if (verdict === 'confirm' && !acceptWarnings) {
+      return { status: 409, body: { title: 'Please confirm', detail: 'Your card has warnings: check them beside the preview, then order again to confirm.', problems: report.problems } };
+    }
+    return null;
   }
 
   const readBody = (req, limit) =>
@@ -144,7 +183,7 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(file('shop.html'));
       return true;
     }
-    if (p === '/shop/shop.js' || p === '/shop/order-input.mjs') {
+    if (p === '/shop/shop.js' || p === '/shop/order-input.mjs' || p === '/shop/preflight.mjs') {
       res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(file(p.slice(6)));
       return true;
     }
@@ -157,15 +196,17 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
       json(res, r.status, r.data);
       return true;
     }
-    if (p === '/api/rendering/preview' && req.method === 'POST') {
+    if ((p === '/api/rendering/preview' || p === '/api/rendering/preflight') && req.method === 'POST') {
       // Same-origin for the page: the rendering API is passed through unchanged (no credentials).
       const body = await readBody(req, 256 * 1024);
       const started = performance.now();
-      const upstream = await fetch(`${api}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const upstream = await fetch(`${api}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       const text = await upstream.text();
+      const verdict = upstream.headers.get('x-preflight');
       res.writeHead(upstream.status, {
         'content-type': upstream.headers.get('content-type') ?? 'application/json',
         'server-timing': `${upstream.headers.get('server-timing') ? upstream.headers.get('server-timing') + ', ' : ''}upstream;dur=${(performance.now() - started).toFixed(1)}`,
+        ...(verdict ? { 'x-preflight': verdict } : {}),
       }).end(text);
       return true;
     }
@@ -201,6 +242,9 @@ export function createShop({ issuer, clientId = 'demo-backend', clientSecret = '
       const checked = orderFields(variables, input.fields);
       if (checked.error) return json(res, 400, { title: 'Bad Request', detail: checked.error }), true;
       const fields = checked.fields;
+      // The same check the product page showed, made again here: the page's verdict is only advice.
+      const refusal = await preflightRefusal(fields, input.acceptWarnings === true);
+      if (refusal) return json(res, refusal.status, refusal.body), true;
       if (input.photo) fields.Photo = String(input.photo);
       const firstLine = variables[0] ? (fields[variables[0].name] ?? '').split('\n')[0] : '';
       const created = await storefront('POST', `/projects/with-single-item?storefrontId=${STOREFRONT_ID}`, {

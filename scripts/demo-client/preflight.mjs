@@ -1,0 +1,104 @@
+// The demo shop's preflight (issue 21 §2), shared by the product page (shop.js) and the demo
+// server's order check (shop.mjs): the card's preview request, the rendering API's report
+// (`{ok, problems: [{layer, code, severity, message, details}]}`) in a shopper's words, and
+// whether an order may go ahead.
+
+/** Layer-name markers such as `<TOS_fitToBox>` or `<REQ>`: a field is the layer's name without them. */
+const MARKERS = /<[^<>]*>/g;
+const bare = (name) => String(name ?? '').replace(MARKERS, '').replace(/\s+/g, ' ').trim();
+
+/**
+ * The card's preview request: the design template with each typed text variable as a text
+ * command (variables left empty keep the template's own text).
+ * @example cardRequest('demo/card', { Name: 'Ada' }) // { template, format: 'jpg', size, data: { Name: { type: 'text', text: 'Ada' } } }
+ */
+export function cardRequest(template, values) {
+  const data = Object.fromEntries(Object.entries(values).map(([name, text]) => [name, { type: 'text', text }]));
+  return { template, format: 'jpg', size: { width: 600, height: 600 }, data };
+}
+
+/** The variable (of the template's text variables `{name, lines}`) a problem's layer is. */
+const variableOf = (variables, layer) => variables.find((v) => v.name === layer || bare(v.name) === bare(layer));
+
+/**
+ * What the shopper calls the field: the input's label when the variable has one line (e.g.
+ * "name"), else "text"; lower-cased after "Your" unless it starts with an acronym.
+ */
+function fieldWords(variable) {
+  const label = variable && variable.lines.length === 1 ? bare(variable.lines[0]) || bare(variable.name) : '';
+  if (!label) return 'text';
+  return /^[A-Z]{2}/.test(label) ? label : label[0].toLowerCase() + label.slice(1);
+}
+
+const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+const pt = (size) => `${Math.round(Number(size) * 10) / 10} pt`;
+
+/**
+ * One problem in a shopper's words, by its code and details; codes the shop does not know keep
+ * the rendering API's own message (already a sentence).
+ * @example shopperMessage({ code: 'textOverflow', details: { characters: 6 }, ... }, variable) // 'Your name is too long for the card: 6 characters do not fit.'
+ */
+export function shopperMessage(problem, variable) {
+  const d = problem.details ?? {};
+  const your = `Your ${fieldWords(variable)}`;
+  const isNumber = (x) => typeof x === 'number' && Number.isFinite(x);
+  switch (problem.code) {
+    case 'textOverflow':
+      return isNumber(d.characters) && d.characters > 0
+        ? `${your} is too long for the card: ${plural(d.characters, 'character does', 'characters do')} not fit.`
+        : `${your} is too long for the card: shorten it so all of it prints.`;
+    case 'textShrunk':
+      return isNumber(d.size) ? `${your} was shrunk to ${pt(d.size)} to fit the card.` : `${your} was set smaller to fit the card.`;
+    case 'missingGlyphs':
+      return `${your} has characters the card cannot print${typeof d.characters === 'string' || Array.isArray(d.characters) ? `: ${[...d.characters].join(' ')}` : ''}.`;
+    case 'fontSubstituted':
+      return `${your} is printed in a replacement font, so it may look different from the design.`;
+    case 'lowResolution':
+      return isNumber(d.ppi)
+        ? `Your photo has ${Math.round(d.ppi)} ppi at print size and may print blurry${isNumber(d.threshold) ? ` (${Math.round(d.threshold)} ppi or more prints sharp)` : ''}.`
+        : 'Your photo is small for its frame and may print blurry.';
+    case 'imageUpscaled':
+      return 'Your photo is enlarged beyond its own pixels and may print soft.';
+    case 'outsideTrim':
+      return `${variable ? your : 'Part of the design'} runs past the edge of the card and would be cut off.`;
+    case 'emptyField':
+      return `${variable ? your : 'A required field'} is required: please fill it in.`;
+    default:
+      return String(problem.message ?? 'The card has a problem.');
+  }
+}
+
+/**
+ * The report's problems as the shop shows them: `{severity, text, field}`, errors first, where
+ * `field` is the variable's name (to mark its inputs) or null.
+ */
+export function shopperProblems(report, variables) {
+  const problems = Array.isArray(report?.problems) ? report.problems : [];
+  return problems
+    .map((p) => {
+      const variable = variableOf(variables, p.layer);
+      return { severity: p.severity === 'error' ? 'error' : 'warning', text: shopperMessage(p, variable), field: variable?.name ?? null };
+    })
+    .sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+}
+
+/**
+ * Whether an order may go ahead with this report: `ok` (nothing found, or no report: the check
+ * was not available), `confirm` (warnings only, the shopper confirms), `block` (errors, unless
+ * the shop allows ordering with them; then `confirm`).
+ */
+export function orderVerdict(report, { allowErrors = false } = {}) {
+  const problems = Array.isArray(report?.problems) ? report.problems : [];
+  if (!problems.length) return 'ok';
+  if (problems.some((p) => p.severity === 'error') && !allowErrors) return 'block';
+  return 'confirm';
+}
+
+/** The `X-Preflight` header's counts (`ok`, `errors=1; warnings=2`); null when it is absent or unreadable. */
+export function preflightCounts(header) {
+  if (header == null) return null;
+  if (header.trim() === 'ok') return { errors: 0, warnings: 0 };
+  const errors = /errors=(\d+)/.exec(header);
+  const warnings = /warnings=(\d+)/.exec(header);
+  return errors || warnings ? { errors: Number(errors?.[1] ?? 0), warnings: Number(warnings?.[1] ?? 0) } : null;
+}
