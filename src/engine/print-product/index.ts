@@ -47,4 +47,6 @@ export {
   type SurfaceSvgOptions,
 } from './svg';
 export { MAX_PDF_BYTES, PdfTooLargeError, pagePlan, renderPdf, type PdfOptions, type PdfResult } from './pdf';
-export { layoutItemText, SHRINK_MIN, SHRINK_STEP } from './text';
+export { layoutItemText, shrinkFloor, SHRINK_MIN, SHRINK_STEP, type TextLayout } from './text';
+export { DEFAULT_RESOLUTION, itemLabel, trimAreas, type ResolutionThresholds } from './problems';
+export { preflightModel, type PreflightOptions } from './preflight';

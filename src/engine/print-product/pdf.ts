@@ -41,6 +41,8 @@ import { layoutItemText } from './text';
 import { barcodeOps } from './barcode';
 import { ModelValidationError } from './validate';
 import type { VariableInfo } from './variables';
+import type { PreflightProblem, ReportProblem } from '../preflight/report';
+import { barcodeProblems, emptyFields, imageProblems, textProblems, type ResolutionThresholds } from './problems';
 
 /** A dictionary as pdf-lib's `context.obj` and `flateStream` take it (pdf-lib does not export the type's name). */
 type PdfDictLiteral = NonNullable<Parameters<PDFContext['flateStream']>[1]>;
@@ -70,6 +72,10 @@ export interface PdfOptions {
   /** Default 50 MB. */
   maxBytes?: number;
   title?: string;
+  /** Receives the preflight problems of what is drawn (problems.ts), from the drawing's own layout. */
+  report?: ReportProblem;
+  /** Effective-ppi thresholds of placed images (default 200/100). */
+  resolution?: ResolutionThresholds;
 }
 
 export interface PdfResult {
@@ -341,7 +347,7 @@ function textAsText(w: Writer, item: TextModel, fontBytes: Uint8Array): string |
   return `BT /${f.res} ${num(size)} Tf ${num(layout.letterSpacing)} Tc\n${lines.join('\n')}\nET`;
 }
 
-async function textOps(w: Writer, item: TextModel, path: string, surface: SurfaceModel, fontCache: Map<string, Uint8Array>): Promise<string> {
+async function textOps(w: Writer, item: TextModel, path: string, surface: SurfaceModel, fontCache: Map<string, Uint8Array>, parents: ItemModel[]): Promise<string> {
   if (!item.text.trim()) return '';
   let font = fontCache.get(item.font.postscriptName);
   if (!font) {
@@ -349,6 +355,8 @@ async function textOps(w: Writer, item: TextModel, path: string, surface: Surfac
     if (!font) throw new ModelValidationError({ [`${path}.font.postscriptName`]: [`unknown font "${item.font.postscriptName}"`] });
     fontCache.set(item.font.postscriptName, font);
   }
+  const fontBytes = font;
+  report(w, () => textProblems(item, item.text, layoutItemText(item, item.text, fontBytes), surface, parents));
   const c = resolveColor(item.color);
   if (!c) return '';
   const head = `${c.a < 1 ? `${w.alpha(c.a, 'fill')} ` : ''}${fill(c)}`;
@@ -476,6 +484,7 @@ async function imageOps(w: Writer, item: ImageModel): Promise<string> {
   const img = await w.opts.images(item.source, { item, pageIndex: item.pageIndex });
   if (!img) return '';
   const at = placeImage(item, img.width, img.height, item.fitMode);
+  report(w, () => imageProblems(item, img, at, w.opts.resolution));
   const x = await imageXObject(w, item, img, at);
   const clip = at.clip ? `${num(item.x)} ${num(item.y)} ${num(item.width)} ${num(item.height)} re W n\n` : '';
   // Images fill the unit square (row 0 at the top); forms (PDF pages) are in their own points.
@@ -483,7 +492,12 @@ async function imageOps(w: Writer, item: ImageModel): Promise<string> {
   return `${clip}${[sx, 0, 0, -sy, at.x, at.y + at.height].map(num).join(' ')} cm /${x.name} Do`;
 }
 
-async function itemOps(w: Writer, item: ItemModel, path: string, surface: SurfaceModel, fonts: Map<string, Uint8Array>): Promise<string> {
+/** `problems` handed to the render's listener, if any. */
+function report(w: Writer, problems: () => PreflightProblem[]): void {
+  if (w.opts.report) for (const p of problems()) w.opts.report(p);
+}
+
+async function itemOps(w: Writer, item: ItemModel, path: string, surface: SurfaceModel, fonts: Map<string, Uint8Array>, parents: ItemModel[] = []): Promise<string> {
   if (!item.visible) return '';
   switch (item.type) {
     case 'Rectangle':
@@ -492,12 +506,13 @@ async function itemOps(w: Writer, item: ItemModel, path: string, surface: Surfac
     case 'Image':
       return itemWrap(w, item, await imageOps(w, item), surface);
     case 'Text':
-      return itemWrap(w, item, await textOps(w, item, path, surface, fonts), surface);
+      return itemWrap(w, item, await textOps(w, item, path, surface, fonts, parents), surface);
     case 'Barcode':
+      report(w, () => barcodeProblems(item, surface, parents));
       return itemWrap(w, item, barcodeOps(item, fill), surface);
     case 'Group': {
       const parts: string[] = [];
-      for (const [i, child] of item.items.entries()) parts.push(await itemOps(w, child, `${path}.items[${i}]`, surface, fonts));
+      for (const [i, child] of item.items.entries()) parts.push(await itemOps(w, child, `${path}.items[${i}]`, surface, fonts, [...parents, item]));
       return itemWrap(w, item, parts.filter(Boolean).join('\n'), surface);
     }
   }
@@ -507,6 +522,7 @@ async function itemOps(w: Writer, item: ItemModel, path: string, surface: Surfac
 async function surfaceOps(w: Writer, surface: SurfaceModel, index: number): Promise<string> {
   const fonts = new Map<string, Uint8Array>();
   const parts: string[] = [];
+  report(w, () => emptyFields(surface));
   for (const [c, container] of surface.containers.entries()) {
     if (!container.visible) continue;
     for (const [i, item] of container.items.entries()) parts.push(await itemOps(w, item, `surfaces[${index}].containers[${c}].items[${i}]`, surface, fonts));

@@ -141,7 +141,15 @@ export const TextItem = z.strictObject({
   verticalAlignment: z.enum(['Top', 'Middle', 'Bottom']).default('Top'),
   lineHeight: z.number().finite().gt(0).max(100).default(1.2),
   letterSpacing: finite().default(0),
-  fit: z.enum(['None', 'ShrinkToFit']).default('None'),
+  /**
+   * Copyfitting (issue 21, text.ts): `None` keeps the size (lines that do not fit are dropped),
+   * `Shrink` lowers it in 0.5 pt steps until the text fits the box (not below `minSize`, default
+   * half the size), `ShrinkToLine` sets each paragraph on one line scaled to the box's width.
+   * `ShrinkToFit` is the earlier name of `Shrink`, kept with its floor of 4 pt.
+   */
+  fit: z.enum(['None', 'Shrink', 'ShrinkToLine', 'ShrinkToFit']).default('None'),
+  /** Smallest size copyfitting may use (points). */
+  minSize: z.number().finite().gt(0).max(MODEL_LIMITS.pagePoints).optional(),
 });
 
 /**

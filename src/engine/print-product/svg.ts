@@ -34,11 +34,13 @@ import {
   type SurfaceModel,
   type TextModel,
 } from './schema';
-import { fontFace, layoutItemText } from './text';
+import { fontFace, layoutItemText, layoutKey } from './text';
 import { ModelValidationError } from './validate';
 import { invalidInput } from '../errors';
 import { applyVariableData, type VariableInfo } from './variables';
 import { barcodeSvg } from './barcode';
+import type { PreflightProblem, ReportProblem } from '../preflight/report';
+import { barcodeProblems, emptyFields, imageProblems, textProblems, type ResolutionThresholds } from './problems';
 
 /** Font bytes by PostScript name (the tenant's store, then the instance's); undefined when unknown. */
 export type FontLookup = (postscriptName: string) => Promise<Uint8Array | null | undefined>;
@@ -76,6 +78,10 @@ export interface SurfaceSvgOptions {
   background?: string;
   /** `text` (default): SVG text with its fonts; `outlines`: cached resvg outlines, no fonts (raster previews). */
   textAs?: 'text' | 'outlines';
+  /** Receives the preflight problems of what is drawn (problems.ts), from the drawing's own layout. */
+  report?: ReportProblem;
+  /** Effective-ppi thresholds of placed images (default 200/100). */
+  resolution?: ResolutionThresholds;
 }
 
 export interface SurfaceSvg {
@@ -190,7 +196,7 @@ export async function textSvg(item: TextModel, font: Uint8Array, text: string, f
   if (!text.trim()) return '';
   let cache = TEXT_SVG.get(font);
   if (!cache) TEXT_SVG.set(font, (cache = new Map()));
-  const key = JSON.stringify([item.x, item.y, item.width, item.height, item.font.size, item.alignment, item.verticalAlignment, item.lineHeight, item.letterSpacing, item.fit, fill, text]);
+  const key = `${fill}|${layoutKey(item, text)}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const svg = layoutTextSvg(item, font, text, fill);
@@ -324,6 +330,7 @@ export function prescaled(img: ResolvedImage, item: { width: number; height: num
 
 async function imageSvg(item: ImageModel, ctx: Ctx, path: string): Promise<string> {
   const found = item.source ? await ctx.opts.images(item.source, { item, pageIndex: item.pageIndex }) : undefined;
+  if (found) report(ctx, () => imageProblems(item, found, placeImage(item, found.width, found.height, item.fitMode), ctx.opts.resolution));
   if (!found || !DRAWABLE.test(found.mime)) return ctx.stub && (item.isVariable || !!item.source) ? stubSvg(item, ctx) : '';
   const resolved = await prescaled(found, item, ctx.scale);
   let attrs = '';
@@ -369,7 +376,12 @@ function shapeSvg(item: Extract<ItemModel, { type: 'Rectangle' | 'Ellipse' }>): 
   return out;
 }
 
-async function itemSvg(item: ItemModel, ctx: Ctx, path: string): Promise<string> {
+/** `problems` handed to the render's listener, if any. */
+function report(ctx: Ctx, problems: () => PreflightProblem[]): void {
+  if (ctx.opts.report) for (const p of problems()) ctx.opts.report(p);
+}
+
+async function itemSvg(item: ItemModel, ctx: Ctx, path: string, parents: ItemModel[] = []): Promise<string> {
   if (!item.visible) return '';
   switch (item.type) {
     case 'Rectangle':
@@ -378,9 +390,14 @@ async function itemSvg(item: ItemModel, ctx: Ctx, path: string): Promise<string>
     case 'Image':
       return wrap(item, await imageSvg(item, ctx, path));
     case 'Barcode':
+      report(ctx, () => barcodeProblems(item, ctx.surface, parents));
       return wrap(item, barcodeSvg(item));
     case 'Text': {
-      if (item.text.trim()) return wrap(item, await textDrawing(ctx, item, await fontFor(ctx, item, path), item.text));
+      if (item.text.trim()) {
+        const font = await fontFor(ctx, item, path);
+        report(ctx, () => textProblems(item, item.text, layoutItemText(item, item.text, font), ctx.surface, parents));
+        return wrap(item, await textDrawing(ctx, item, font, item.text));
+      }
       if (item.isVariable && ctx.stub && item.placeholder.trim()) {
         const drawing = await textDrawing(ctx, item, await fontFor(ctx, item, path), item.placeholder);
         return wrap(item, drawing ? `<g opacity="0.5">${drawing}</g>` : '');
@@ -388,7 +405,7 @@ async function itemSvg(item: ItemModel, ctx: Ctx, path: string): Promise<string>
       return '';
     }
     case 'Group': {
-      const children = await Promise.all(item.items.map((child, i) => itemSvg(child, ctx, `${path}.items[${i}]`)));
+      const children = await Promise.all(item.items.map((child, i) => itemSvg(child, ctx, `${path}.items[${i}]`, [...parents, item])));
       return wrap(item, children.join(''));
     }
   }
@@ -513,6 +530,7 @@ async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions):
     throw invalidInput(`A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`, [{ path: 'renderingConfig.width', reason: `at most ${MAX_PREVIEW_SIDE} px per side` }]);
   }
   const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), images: new Map() };
+  report(ctx, () => emptyFields(surface));
   const layers: SurfaceLayer[] = [];
   const plain = (svg: string) => (svg ? layers.push({ svg, fonts: [], names: [] }) : 0);
   if (opts.background) plain(`<rect x="0" y="0" width="${fmt(surface.width)}" height="${fmt(surface.height)}"${paint('fill', opts.background)}/>`);

@@ -132,11 +132,14 @@ export interface ItemData {
   fillColor?: string;
   source?: unknown;
   visible?: boolean;
+  /** Text items: copyfitting (issue 21: item data may set it, variable data may not). */
+  fit?: string;
+  minSize?: number;
 }
 
 /**
  * `apply-items-data`: a copy of `model` with `itemsData` (`{"<item name>": {text, color,
- * fillColor, source, visible}}`) set on the items of those names (every item of a shared name).
+ * fillColor, source, visible, fit, minSize}}`) set on the items of those names (every item of a shared name).
  * Variables and unknown names are errors; so is a field the item's type does not have. The
  * caller validates the result as a whole model (colours, sources) before storing it.
  */
@@ -150,7 +153,7 @@ export function applyItemsData(model: PrintProductModel, itemsData: unknown): { 
   const byName = new Map<string, ItemModel[]>();
   for (const item of allItems(copy)) byName.set(item.name, [...(byName.get(item.name) ?? []), item]);
   const fieldsOf: Record<ItemModel['type'], string[]> = {
-    Text: ['text', 'color', 'visible'],
+    Text: ['text', 'color', 'visible', 'fit', 'minSize'],
     Rectangle: ['fillColor', 'visible'],
     Ellipse: ['fillColor', 'visible'],
     Image: ['source', 'visible'],
@@ -173,7 +176,7 @@ export function applyItemsData(model: PrintProductModel, itemsData: unknown): { 
       continue;
     }
     for (const [rawKey, value] of Object.entries(data)) {
-      const key = ['text', 'color', 'fillColor', 'source', 'visible', 'value'].find((k) => k.toLowerCase() === rawKey.toLowerCase());
+      const key = ['text', 'color', 'fillColor', 'source', 'visible', 'value', 'fit', 'minSize'].find((k) => k.toLowerCase() === rawKey.toLowerCase());
       if (!key) {
         errors.add(`${p}.${rawKey}`, 'unknown property');
         continue;
@@ -184,7 +187,8 @@ export function applyItemsData(model: PrintProductModel, itemsData: unknown): { 
           continue;
         }
         if (key === 'visible' && typeof value !== 'boolean') errors.add(`${p}.${key}`, 'true or false');
-        else if ((key === 'text' || key === 'color' || key === 'fillColor' || key === 'value') && typeof value !== 'string') errors.add(`${p}.${key}`, 'a string');
+        else if ((key === 'text' || key === 'color' || key === 'fillColor' || key === 'value' || key === 'fit') && typeof value !== 'string') errors.add(`${p}.${key}`, 'a string');
+        else if (key === 'minSize' && (typeof value !== 'number' || !(value > 0))) errors.add(`${p}.${key}`, 'a size in points above 0');
         else (item as unknown as Record<string, unknown>)[key] = value;
       }
     }

@@ -57,3 +57,20 @@ export function inkBox(img: RGBAImage, test: (p: number[]) => boolean) {
       }
   return { left, top, right, bottom };
 }
+
+/** Inflated content of every Flate stream in a PDF written with useObjectStreams: false. */
+export async function inflatedStreams(pdf: Uint8Array): Promise<string[]> {
+  const text = new TextDecoder('latin1').decode(pdf);
+  const out: string[] = [];
+  for (const m of text.matchAll(/\/Length (\d+)[^]*?>>\s*stream\r?\n/g)) {
+    if (!/FlateDecode/.test(text.slice(Math.max(0, m.index! - 400), m.index! + m[0].length))) continue;
+    const start = m.index! + m[0].length;
+    const body = pdf.subarray(start, start + Number(m[1]));
+    try {
+      out.push(await new Response(new Blob([body]).stream().pipeThrough(new DecompressionStream('deflate'))).text());
+    } catch {
+      // not deflate after all
+    }
+  }
+  return out;
+}

@@ -8,24 +8,7 @@ import { runTool } from '../../helpers/fixtures';
 import { bundledFont } from '../fonts/helpers';
 import { overWhite, pdfInfo, psnr, rasterisePage } from '../pdf/helpers';
 import { BUSINESS_CARD, logoPixels, photoPixels } from './example';
-import { fontExists, fonts, halves, imageStore, jpegImage, oneSurface, pngImage } from './helpers';
-
-/** Inflated content of every Flate stream in a PDF written with useObjectStreams: false. */
-async function streams(pdf: Uint8Array): Promise<string[]> {
-  const text = new TextDecoder('latin1').decode(pdf);
-  const out: string[] = [];
-  for (const m of text.matchAll(/\/Length (\d+)[^]*?>>\s*stream\r?\n/g)) {
-    if (!/FlateDecode/.test(text.slice(Math.max(0, m.index! - 400), m.index! + m[0].length))) continue;
-    const start = m.index! + m[0].length;
-    const body = pdf.subarray(start, start + Number(m[1]));
-    try {
-      out.push(await new Response(new Blob([body]).stream().pipeThrough(new DecompressionStream('deflate'))).text());
-    } catch {
-      // not deflate after all
-    }
-  }
-  return out;
-}
+import { fontExists, fonts, halves, imageStore, inflatedStreams as streams, jpegImage, oneSurface, pngImage } from './helpers';
 
 let card: PrintProductModel;
 let images: ImageLookup;
