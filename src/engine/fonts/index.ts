@@ -12,3 +12,5 @@ export { readFontInfo, type FontInfo } from './font-info';
 export { FontCache, FontCatalog, fontLoader, type CatalogEntry } from './catalog';
 export { resolveFont, substitutesFor, type ResolvedFont } from './substitution';
 export { fontMetrics, type FontMetrics } from './metrics';
+export { fallbackFontNames } from './fallback';
+export { shapedMetrics, shapeText, type ShapedRun, type ShapedGlyph } from './shaper';

@@ -1,8 +1,8 @@
 /**
  * Horizontal metrics of a TrueType/OpenType font (head, hhea, OS/2, hmtx, cmap formats 4 and 12),
- * enough to break lines and place baselines the way Photoshop does. Kerning and shaping are left
- * to the renderer (resvg); line breaking measures unkerned advances, which differ from the
- * rendered width by the font's kerning only.
+ * enough to break lines and place baselines the way Photoshop does. `advance` is a code point's
+ * unshaped advance; metrics from `shapedMetrics` (shaper.ts) also measure whole runs as HarfBuzz
+ * shapes them (`textAdvance`: kerning, Arabic joining, Indic conjuncts, fallback fonts per run).
  */
 import { findTable } from './font-info';
 
@@ -15,6 +15,12 @@ export interface FontMetrics {
   advance(codePoint: number): number;
   /** True when the font maps the code point to a glyph. */
   has(codePoint: number): boolean;
+  /**
+   * The shaped advance of a run of text in em (one line, no letter spacing; bidi runs and
+   * fallback fonts as the renderer draws them). Present on `shapedMetrics` (shaper.ts); without
+   * it, sum `advance` over the code points.
+   */
+  textAdvance?(text: string): number;
 }
 
 const cache = new WeakMap<Uint8Array, FontMetrics>();

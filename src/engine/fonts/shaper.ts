@@ -1,0 +1,279 @@
+/**
+ * Text shaping with HarfBuzz (issue 21 §3): glyph ids, advances and offsets as a real shaper
+ * gives them (Arabic joining, Devanagari and Thai reordering and marks, kerning by GPOS or kern),
+ * for line measurement (FontMetrics.textAdvance) and for the PDF's Text mode. Text that mixes
+ * directions is split by the Unicode bidi algorithm (UAX #9, bidi-js) and text that mixes fonts
+ * by the first font that has each character (as resvg falls back); each run is shaped with its
+ * font and direction, and runs come back in visual order.
+ *
+ * harfbuzzjs's own wrapper instantiates its WASM at import time from bytes, which Workers
+ * forbid; we import the compiled module (as for resvg) and call HarfBuzz's C API through its
+ * exports. It is instantiated on first use, synchronously (a compiled module may be), so
+ * nothing happens at Worker start-up and callers stay synchronous. HarfBuzz fonts are kept per
+ * font bytes (WeakMap) and freed with them.
+ *
+ * @example
+ *   const runs = shapeText([templateFont, arabicFallback], 'Ali علي');
+ *   // [{ font: 0, rtl: false, glyphs: [...] }, { font: 1, rtl: true, glyphs: [...] }]
+ */
+import harfbuzzWasm from 'harfbuzzjs/dist/harfbuzz.wasm';
+import bidiFactory from 'bidi-js';
+import { fontMetrics, withFallbacks, type FontMetrics } from './metrics';
+
+export interface ShapedGlyph {
+  /** Glyph id in the run's font. */
+  gid: number;
+  /** UTF-16 index in the shaped text of the first character of the glyph's cluster. */
+  cluster: number;
+  /** Advance and offsets in font units. */
+  xAdvance: number;
+  xOffset: number;
+  yOffset: number;
+}
+
+export interface ShapedRun {
+  /** Index of the run's font in the list given. */
+  font: number;
+  unitsPerEm: number;
+  rtl: boolean;
+  /** The run's characters: text.slice(start, end). */
+  start: number;
+  end: number;
+  /** In visual order (left to right), as HarfBuzz returns them. */
+  glyphs: ShapedGlyph[];
+}
+
+export interface ShapeOptions {
+  /** Paragraph direction; by default the first strong character's (UAX #9 P2, P3). */
+  direction?: 'ltr' | 'rtl';
+}
+
+interface HarfBuzzExports {
+  memory: WebAssembly.Memory;
+  __wasm_call_ctors(): void;
+  malloc(size: number): number;
+  free(ptr: number): void;
+  hb_blob_create(data: number, length: number, mode: number, userData: number, destroy: number): number;
+  hb_blob_destroy(blob: number): void;
+  hb_face_create(blob: number, index: number): number;
+  hb_face_destroy(face: number): void;
+  hb_face_get_upem(face: number): number;
+  hb_font_create(face: number): number;
+  hb_font_destroy(font: number): void;
+  hb_buffer_create(): number;
+  hb_buffer_destroy(buffer: number): void;
+  hb_buffer_add_utf16(buffer: number, text: number, length: number, offset: number, itemLength: number): void;
+  hb_buffer_set_direction(buffer: number, direction: number): void;
+  hb_buffer_guess_segment_properties(buffer: number): void;
+  hb_buffer_get_length(buffer: number): number;
+  hb_buffer_get_glyph_infos(buffer: number, length: number): number;
+  hb_buffer_get_glyph_positions(buffer: number, length: number): number;
+  hb_shape(font: number, buffer: number, features: number, featureCount: number): void;
+  hb_version_string(): number;
+}
+
+const HB_MEMORY_MODE_READONLY = 1;
+const HB_DIRECTION_LTR = 4;
+const HB_DIRECTION_RTL = 5;
+
+let instance: HarfBuzzExports | undefined;
+
+/** HarfBuzz's exports, instantiated on first use. Its five imports are Emscripten's runtime hooks. */
+function harfbuzz(): HarfBuzzExports {
+  if (instance) return instance;
+  let exports: HarfBuzzExports | undefined;
+  const fail = (what: string) => () => {
+    throw new Error(`HarfBuzz: ${what}`);
+  };
+  const imports = {
+    env: {
+      _abort_js: fail('abort'),
+      _emscripten_runtime_keepalive_clear: () => {},
+      _setitimer_js: () => 0,
+      // malloc asks for a larger heap: grow the memory to at least the requested size.
+      emscripten_resize_heap: (requested: number) => {
+        const memory = exports!.memory;
+        const needed = (requested >>> 0) - memory.buffer.byteLength;
+        try {
+          if (needed > 0) memory.grow(Math.ceil(needed / 65536));
+          return 1;
+        } catch {
+          return 0;
+        }
+      },
+    },
+    wasi_snapshot_preview1: { proc_exit: fail('exit') },
+  };
+  exports = new WebAssembly.Instance(harfbuzzWasm, imports).exports as unknown as HarfBuzzExports;
+  exports.__wasm_call_ctors();
+  return (instance = exports);
+}
+
+/** The HarfBuzz version the shaper runs (docs/fonts.md compares it with Debian's hb-shape). */
+export function harfbuzzVersion(): string {
+  const hb = harfbuzz();
+  const heap = new Uint8Array(hb.memory.buffer);
+  const ptr = hb.hb_version_string();
+  return new TextDecoder().decode(heap.subarray(ptr, heap.indexOf(0, ptr)));
+}
+
+interface HbFont {
+  font: number;
+  upem: number;
+}
+
+const fonts = new WeakMap<Uint8Array, HbFont>();
+// The font's copy in the WASM heap lives as long as the bytes it was made from.
+const release = new FinalizationRegistry<{ font: number; data: number }>(({ font, data }) => {
+  instance?.hb_font_destroy(font);
+  instance?.free(data);
+});
+
+function hbFont(bytes: Uint8Array): HbFont {
+  const hit = fonts.get(bytes);
+  if (hit) return hit;
+  const hb = harfbuzz();
+  const data = hb.malloc(bytes.byteLength);
+  new Uint8Array(hb.memory.buffer).set(bytes, data);
+  const blob = hb.hb_blob_create(data, bytes.byteLength, HB_MEMORY_MODE_READONLY, 0, 0);
+  const face = hb.hb_face_create(blob, 0);
+  const font = hb.hb_font_create(face);
+  const entry = { font, upem: hb.hb_face_get_upem(face) };
+  hb.hb_face_destroy(face);
+  hb.hb_blob_destroy(blob);
+  fonts.set(bytes, entry);
+  release.register(bytes, { font, data });
+  return entry;
+}
+
+/**
+ * Shapes one run of text with one font (no bidi, no fallback): what `hb-shape` does with
+ * `--direction` given, or with the direction HarfBuzz guesses from the script.
+ */
+export function shapeRun(bytes: Uint8Array, text: string, direction?: 'ltr' | 'rtl'): ShapedGlyph[] {
+  const hb = harfbuzz();
+  const { font } = hbFont(bytes);
+  const buffer = hb.hb_buffer_create();
+  const utf16 = hb.malloc(text.length * 2 || 2);
+  try {
+    const units = new Uint16Array(hb.memory.buffer, utf16, text.length);
+    for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+    hb.hb_buffer_add_utf16(buffer, utf16, text.length, 0, text.length);
+    if (direction) hb.hb_buffer_set_direction(buffer, direction === 'rtl' ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
+    hb.hb_buffer_guess_segment_properties(buffer);
+    hb.hb_shape(font, buffer, 0, 0);
+    const count = hb.hb_buffer_get_length(buffer);
+    // hb_glyph_info_t and hb_glyph_position_t are five 32-bit fields each.
+    const infos = new Uint32Array(hb.memory.buffer, hb.hb_buffer_get_glyph_infos(buffer, 0), count * 5);
+    const positions = new Int32Array(hb.memory.buffer, hb.hb_buffer_get_glyph_positions(buffer, 0), count * 5);
+    const glyphs: ShapedGlyph[] = [];
+    for (let i = 0; i < count; i++) {
+      glyphs.push({
+        gid: infos[i * 5],
+        cluster: infos[i * 5 + 2],
+        xAdvance: positions[i * 5],
+        xOffset: positions[i * 5 + 2],
+        yOffset: positions[i * 5 + 3],
+      });
+    }
+    return glyphs;
+  } finally {
+    hb.free(utf16);
+    hb.hb_buffer_destroy(buffer);
+  }
+}
+
+let bidi: ReturnType<typeof bidiFactory> | undefined;
+
+/** Marks, joiners and variation selectors stay in the font of the character they attach to. */
+const ATTACHES = /^[\p{M}\u200c\u200d\ufe00-\ufe0f]$/u;
+
+/**
+ * Shapes a line of text with a font and its fallbacks: bidi runs (UAX #9), each split where the
+ * font that has the characters changes (the first of `fonts` that has one; the first font when
+ * none has it, so HarfBuzz gives its .notdef), each shaped in its direction. Runs come back in
+ * visual order (UAX #9 L2), their glyphs left to right.
+ */
+export function shapeText(fonts: readonly Uint8Array[], text: string, options: ShapeOptions = {}): ShapedRun[] {
+  if (!text) return [];
+  bidi ??= bidiFactory();
+  const levels = bidi.getEmbeddingLevels(text, options.direction).levels;
+  const metrics = fonts.map((f) => fontMetrics(f));
+  // Font of each UTF-16 unit (a surrogate pair's low half follows its high half).
+  const fontAt = new Int32Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const cp = text.codePointAt(i)!;
+    const ch = String.fromCodePoint(cp);
+    let font = metrics.findIndex((m) => m.has(cp));
+    if (i > 0 && ATTACHES.test(ch)) font = fontAt[i - 1];
+    if (font < 0) font = 0;
+    fontAt[i] = font;
+    if (cp > 0xffff) fontAt[++i] = font;
+  }
+  const runs: ShapedRun[] = [];
+  let start = 0;
+  for (let i = 1; i <= text.length; i++) {
+    if (i < text.length && levels[i] === levels[start] && fontAt[i] === fontAt[start]) continue;
+    const rtl = (levels[start] & 1) === 1;
+    const font = fontAt[start];
+    const glyphs = shapeRun(fonts[font], text.slice(start, i), rtl ? 'rtl' : 'ltr').map((g) => ({ ...g, cluster: g.cluster + start }));
+    runs.push({ font, unitsPerEm: hbFont(fonts[font]).upem, rtl, start, end: i, glyphs });
+    start = i;
+  }
+  return visualOrder(runs, (r) => levels[r.start]);
+}
+
+/** UAX #9 L2: from the highest level down to the lowest odd one, reverse each sequence of runs at that level or higher. */
+function visualOrder<T>(runs: T[], level: (run: T) => number): T[] {
+  const out = [...runs];
+  const levels = out.map(level);
+  const highest = Math.max(...levels);
+  const lowestOdd = Math.min(...levels.map((l) => (l & 1 ? l : l + 1)));
+  for (let k = highest; k >= lowestOdd; k--) {
+    for (let i = 0; i < out.length; ) {
+      if (levels[i] < k) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < out.length && levels[j] >= k) j++;
+      out.splice(i, j - i, ...out.slice(i, j).reverse());
+      levels.splice(i, j - i, ...levels.slice(i, j).reverse());
+      i = j;
+    }
+  }
+  return out;
+}
+
+/** Width of the shaped text in em of the fonts (each run in its own font's em). */
+export function shapedAdvance(fonts: readonly Uint8Array[], text: string): number {
+  let width = 0;
+  for (const run of shapeText(fonts, text)) for (const g of run.glyphs) width += g.xAdvance / run.unitsPerEm;
+  return width;
+}
+
+/**
+ * Metrics of a font with fallbacks (metrics.ts `withFallbacks`) that also measure text as
+ * HarfBuzz shapes it (`textAdvance`, in em of the size). Results are cached per metrics object,
+ * since line breaking measures the same words again and again.
+ *
+ * @example
+ *   const m = shapedMetrics(font, fallbacks);
+ *   m.textAdvance!('Ali علي') * size // width in px at `size`
+ */
+export function shapedMetrics(font: Uint8Array, fallbacks: readonly Uint8Array[] = []): FontMetrics {
+  const all = [font, ...fallbacks];
+  const widths = new Map<string, number>();
+  return {
+    ...withFallbacks(fontMetrics(font), fallbacks.map((f) => fontMetrics(f))),
+    textAdvance(text) {
+      let width = widths.get(text);
+      if (width === undefined) {
+        width = shapedAdvance(all, text);
+        if (widths.size > 4096) widths.clear();
+        widths.set(text, width);
+      }
+      return width;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { harfbuzzVersion, shapedMetrics, shapeRun, shapeText } from '../../../src/engine/fonts/shaper';
+import { fontMetrics } from '../../../src/engine/fonts/metrics';
+import { bundledFont } from './helpers';
+import fixtures from './fixtures/hb-shape.json';
+
+/**
+ * Issue 21 §3 proof: our glyph ids, clusters, advances and offsets equal Debian's hb-shape
+ * (HarfBuzz 6.0.0) on the bundled fonts, per script, and mixed texts split into the bidi and
+ * font-fallback runs listed in the fixture (made by scripts/fonts/hb-shape-fixtures.mjs).
+ */
+describe('shaper', () => {
+  const fonts = new Map<string, Uint8Array>();
+  const font = async (file: string) => {
+    if (!fonts.has(file)) fonts.set(file, await bundledFont(file));
+    return fonts.get(file)!;
+  };
+
+  it('runs a HarfBuzz of its own (the version docs/fonts.md names)', () => {
+    expect(harfbuzzVersion()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  for (const c of fixtures.cases) {
+    it(`shapes ${c.name} as hb-shape does`, async () => {
+      const files = await Promise.all(c.fonts.map(font));
+      const runs = shapeText(files, c.text);
+      expect(runs.map((r) => ({ text: c.text.slice(r.start, r.end), font: c.fonts[r.font], direction: r.rtl ? 'rtl' : 'ltr' }))).toEqual(
+        c.runs.map((r) => ({ text: r.text, font: r.font, direction: r.direction })),
+      );
+      runs.forEach((run, i) => {
+        // Clusters of the fixture count from the run's start.
+        expect(run.glyphs.map((g) => ({ ...g, cluster: g.cluster - run.start }))).toEqual(c.runs[i].glyphs);
+      });
+      // One run shaped alone is the same as within the text.
+      for (const r of c.runs) expect(shapeRun(await font(r.font), r.text, r.direction as 'ltr' | 'rtl')).toEqual(r.glyphs);
+    });
+  }
+
+  it('measures shaped text: kerning narrows "AVA", Arabic joins, fallbacks measure their runs', async () => {
+    const sans = await font('LiberationSans-Regular.ttf');
+    const arabic = await font('NotoSansArabic-Regular.ttf');
+    const m = shapedMetrics(sans, [arabic]);
+    const unshaped = (t: string) => [...t].reduce((w, ch) => w + m.advance(ch.codePointAt(0)!), 0);
+    expect(m.textAdvance!('AVA')).toBeLessThan(unshaped('AVA'));
+    expect(m.textAdvance!('Ali')).toBeCloseTo(unshaped('Ali'), 6);
+    const name = 'علي 2024 Ali';
+    const fixture = fixtures.cases.find((c) => c.text === name)!;
+    const expected = fixture.runs.reduce((w, r) => w + r.glyphs.reduce((s, g) => s + g.xAdvance, 0) / fontMetrics(r.font === 'NotoSansArabic-Regular.ttf' ? arabic : sans).unitsPerEm, 0);
+    expect(m.textAdvance!(name)).toBeCloseTo(expected, 9);
+    expect(m.textAdvance!('')).toBe(0);
+  });
+});
