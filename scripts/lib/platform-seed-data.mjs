@@ -62,3 +62,83 @@ export function platformSeedStatements({ demo2SecretHash, allFull }) {
     [`INSERT OR IGNORE INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_id) VALUES (1, 1, 'demo-card', 'Product', 'Demo card', 1)`],
   ];
 }
+
+// --- Demo products (issue 24 §1): a business card and an A5 flyer ------------------------------
+// Written by scripts/seed/30-platform.mjs only (the local demo and the browser tests' Worker);
+// the workerd tests keep the contract's demo alone. Fixed ids from 101 up, so they never take
+// the ids of products a developer made in the back office (INSERT OR IGNORE keeps those).
+
+/**
+ * Pipeline 101 "print-ready": the design as a CMYK PDF/X-4 at 300 dpi (TrimBox inside the
+ * template's declared 3 mm bleed), imposed on SRA3 sheets with crop marks and a slug line for
+ * the item's quantity, both kept as the project's results.
+ */
+export const DEMO_PRINT_PIPELINE = JSON.stringify(
+  {
+    tasks: [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] },
+      {
+        name: 'render', type: 'render-hires', inputArtifacts: ['design*'], outputArtifacts: ['print*'],
+        parameters: { hiResOutputDpi: 300, hiResOutputFileFormat: 'Pdf', hiResOutputColorSpace: 'Cmyk', hiResOutputPdfFormat: 'PdfX4' },
+      },
+      {
+        name: 'impose', type: 'produce-imposition', inputArtifacts: ['print*'], outputArtifacts: ['sheets'],
+        parameters: { sheetSize: 'SRA3', margin: '10mm', gutter: '4mm', layout: 'auto', quantity: '{{project.items.0.quantity}}', cropMarks: true, slugLine: true },
+      },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['print*', 'sheets'] },
+    ],
+  },
+  null,
+  2,
+);
+
+/** The demo products: id, names, design, mockups, quantity tiers and prices per paper. */
+export const DEMO_PRODUCTS = [
+  {
+    id: 101, name: 'Business card', reference: 'business-card', skuPrefix: 'CARD',
+    description: '85 × 55 mm business card on 350 g/m² paper, printed both edges to the bleed: your name, title, phone, e-mail and photo.',
+    design: 'demo-business-card-design', mockups: ['demo-mockup-desk', 'demo-mockup-mug'],
+    quantities: [100, 250, 500], prices: { matte: [19, 29, 45], gloss: [22, 34, 52] },
+  },
+  {
+    id: 102, name: 'A5 flyer', reference: 'a5-flyer', skuPrefix: 'FLYER-A5',
+    description: 'A5 flyer (148 × 210 mm) on 170 g/m² paper: a headline, a short text and a large photo.',
+    design: 'demo-flyer-design', mockups: [],
+    quantities: [50, 100, 250], prices: { matte: [24, 32, 55], gloss: [27, 36, 62] },
+  },
+];
+const PAPERS = [['matte', 'Matte'], ['gloss', 'Gloss']];
+
+/** `[sql, ...params]` rows of pipeline 101 and the demo products (each product's rows use ids id·10 + n). */
+export function demoProductStatements() {
+  const rows = [[`INSERT OR IGNORE INTO processing_pipelines (id, tenant_id, name, raw_content) VALUES (101, 1, 'print-ready PDF/X-4 + imposition', ?1)`, DEMO_PRINT_PIPELINE]];
+  for (const p of DEMO_PRODUCTS) {
+    const v = p.id; // one version per product, numbered like it
+    rows.push(
+      [`INSERT OR IGNORE INTO products (id, tenant_id, name, description, current_version_id, personalization_workflow_id, processing_pipeline_id) VALUES (?1, 1, ?2, ?3, ?1, 1, 101)`, p.id, p.name, p.description],
+      [`INSERT OR IGNORE INTO product_versions (id, tenant_id, product_id) VALUES (?1, 1, ?1)`, v],
+      [`INSERT OR IGNORE INTO product_options (id, tenant_id, product_version_id, product_id, uid, type, title, sort_index, use_for_design_binding, use_for_mockup_binding) VALUES (?1, 1, ?2, ?2, 'paper', 'Simple', 'Paper', 0, 0, 0)`, v * 10 + 1, v],
+      [`INSERT OR IGNORE INTO product_options (id, tenant_id, product_version_id, product_id, uid, type, title, sort_index, use_for_design_binding, use_for_mockup_binding) VALUES (?1, 1, ?2, ?2, 'quantity', 'Simple', 'Quantity', 1, 0, 0)`, v * 10 + 2, v],
+    );
+    PAPERS.forEach(([uid, title], i) =>
+      rows.push([`INSERT OR IGNORE INTO option_values (id, tenant_id, product_version_id, option_uid, uid, title, sort_index, is_default) VALUES (?1, 1, ?2, 'paper', ?3, ?4, ?5, ?6)`, v * 10 + 1 + i, v, uid, title, i, i === 0 ? 1 : 0]),
+    );
+    p.quantities.forEach((q, i) =>
+      rows.push([`INSERT OR IGNORE INTO option_values (id, tenant_id, product_version_id, option_uid, uid, title, value, sort_index, is_default) VALUES (?1, 1, ?2, 'quantity', ?3, ?4, ?5, ?6, ?7)`, v * 10 + 5 + i, v, `q${q}`, `${q} pieces`, String(q), i, i === 0 ? 1 : 0]),
+    );
+    let n = 0;
+    for (const [paper, paperTitle] of PAPERS) {
+      p.quantities.forEach((q, i) => {
+        rows.push([
+          `INSERT OR IGNORE INTO variants (id, tenant_id, product_version_id, product_id, uid, option_value_uids, is_available, price, sort_index, sku) VALUES (?1, 1, ?2, ?2, ?3, ?4, 1, ?5, ?6, ?7)`,
+          v * 10 + n, v, `${paper}-${q}`, JSON.stringify([paper, `q${q}`]), p.prices[paper][i], n, `${p.skuPrefix}-${paperTitle.toUpperCase()}-${q}`,
+        ]);
+        n++;
+      });
+    }
+    rows.push([`INSERT OR IGNORE INTO design_connections (id, tenant_id, product_version_id, design_id, design_group, options) VALUES (?1, 1, ?1, ?2, 'front', '[]')`, v, p.design]);
+    p.mockups.forEach((m, i) => rows.push([`INSERT OR IGNORE INTO mockup_connections (id, tenant_id, product_version_id, mockup_id, options) VALUES (?1, 1, ?2, ?3, '[]')`, v * 10 + i, v, m]));
+    rows.push([`INSERT OR IGNORE INTO product_references (tenant_id, storefront_id, product_reference, product_reference_type, product_reference_name, product_id) VALUES (1, 1, ?1, 'Product', ?2, ?3)`, p.reference, p.name, p.id]);
+  }
+  return rows;
+}

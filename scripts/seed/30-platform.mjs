@@ -7,14 +7,14 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMain, projectRoot, withLocalStorage } from '../lib/local-platform.mjs';
-import { platformSeedStatements } from '../lib/platform-seed-data.mjs';
+import { demoProductStatements, platformSeedStatements } from '../lib/platform-seed-data.mjs';
 
 const RESOURCE_TYPES = ['Assets', 'Private_assets', 'Artifacts', 'Projects', 'ProcessingPipelines', 'Templates', 'Storefronts', 'StorefrontUsers', 'TenantUsers', 'Products'];
 const secretHash = (secret) => createHash('sha256').update(secret).digest('base64url');
 const allFull = JSON.stringify(Object.fromEntries(RESOURCE_TYPES.map((t) => [t, 'full'])));
 
 /** [sql, ...params]: the rows shared with the tests (scripts/lib/platform-seed-data.mjs). */
-const statements = platformSeedStatements({ demo2SecretHash: secretHash('demo2-backend-secret'), allFull });
+const statements = [...platformSeedStatements({ demo2SecretHash: secretHash('demo2-backend-secret'), allFull }), ...demoProductStatements()];
 // Asset storage / processor: design `demo-card-design` and mockup `demo-mockup`: see DEMO_ASSETS
 // below (rows, blobs and R2 `p/1/blobs/<sha>`, written after these statements).
 
@@ -23,11 +23,28 @@ const statements = platformSeedStatements({ demo2SecretHash: secretHash('demo2-b
 // and text" is the variable); demo-mockup: Mockup2D `/demo/agpsd-shapes-smart-objects`. The
 // metadata is what an upload computes (src/platform/assets/content.ts), read here with ag-psd;
 // the engine compiles the PSDs on first use. Blob refcounts are recounted from the rows, so
-// running the seed again changes nothing.
+// running the seed again changes nothing. The demo products' designs and mockups (issue 24 §1,
+// made by scripts/demo-products/make.mjs) sit beside them in the same folders; the designs carry
+// their declared bleed (`_bleed`) as the rendering seed's templates/demo/ copies do.
 const DEMO_ASSETS = [
   { id: 'demo-card-design', type: 'design', name: 'Demo card design', folder: 'demo', folderId: 'de5160000000000000000001', file: 'psdtools-text.psd' },
   { id: 'demo-mockup', type: 'mockup', name: 'Demo mockup', folder: 'demo', folderId: 'de5160000000000000000002', file: 'agpsd-shapes-smart-objects.psd' },
+  { id: 'demo-business-card-design', type: 'design', name: 'Business card', folder: 'demo', folderId: 'de5160000000000000000001', file: 'demo-business-card.psd', bleed: '3mm' },
+  { id: 'demo-flyer-design', type: 'design', name: 'A5 flyer', folder: 'demo', folderId: 'de5160000000000000000001', file: 'demo-flyer-a5.psd', bleed: '3mm' },
+  { id: 'demo-mockup-desk', type: 'mockup', name: 'Card on a desk', folder: 'demo', folderId: 'de5160000000000000000002', file: 'demo-mockup-desk.psd' },
+  { id: 'demo-mockup-mug', type: 'mockup', name: 'Card on a mug', folder: 'demo', folderId: 'de5160000000000000000002', file: 'demo-mockup-mug.psd' },
 ];
+
+/**
+ * Family and style of the bundled fonts the demo designs use, as the font lookup reads them from
+ * the name table (typographic family, else family): a design whose fonts are all here has no
+ * problems. psdtools-text's ArialMT is not bundled (the contract's demo keeps its flag).
+ */
+const BUNDLED_FONTS = {
+  'Lato-Regular': { family: 'Lato', style: 'Regular' },
+  'Lato-Bold': { family: 'Lato', style: 'Bold' },
+  'Lato-Light': { family: 'Lato Light', style: 'Regular' },
+};
 
 async function psdFacts(bytes) {
   const { readPsd } = await import('ag-psd');
@@ -54,9 +71,11 @@ async function seedDemoAssets(env) {
     const bytes = readFileSync(path.join(root, 'scripts/seed/demo-templates', a.file));
     const sha = createHash('sha256').update(bytes).digest('hex');
     const facts = await psdFacts(bytes);
+    const fonts = facts.fonts.map((postscriptName) => ({ postscriptName, family: BUNDLED_FONTS[postscriptName]?.family ?? null, style: BUNDLED_FONTS[postscriptName]?.style ?? null }));
+    const missingFonts = fonts.some((f) => f.family === null);
     const metadata =
       a.type === 'design'
-        ? { fonts: facts.fonts.map((postscriptName) => ({ postscriptName, family: null, style: null })), surfaces: [facts.surface], printAreas: [facts.surface], hasDataSchema: false, _ppi: facts.ppi, _px: facts.px }
+        ? { fonts, surfaces: [facts.surface], printAreas: [facts.surface], hasDataSchema: false, _ppi: facts.ppi, _px: facts.px, ...(a.bleed ? { _bleed: a.bleed } : {}) }
         : { _ppi: facts.ppi, _px: facts.px };
     await env.FILES.put(`p/1/blobs/${sha}`, bytes, { httpMetadata: { contentType: 'image/vnd.adobe.photoshop' }, customMetadata: { sha256: sha } });
     await env.DB.batch([
@@ -66,7 +85,7 @@ async function seedDemoAssets(env) {
         `INSERT OR IGNORE INTO assets (tenant_id, id, type, owner_id, folder_id, name, blob_sha, size, mime_type, format, metadata, design_type, has_problems, mockup_type)
          VALUES (1, ?1, ?2, '', (SELECT id FROM folders WHERE tenant_id = 1 AND type = ?2 AND owner_id = '' AND path = ?3 COLLATE NOCASE), ?4, ?5, ?6, 'image/vnd.adobe.photoshop', 'psd', ?7, ?8, ?9, ?10)`,
       ).bind(a.id, a.type, `/${a.folder}/`, a.name, sha, bytes.length, JSON.stringify(metadata), a.type === 'design' ? 'Psd' : null,
-        a.type === 'design' && facts.fonts.length ? 1 : 0, a.type === 'mockup' ? 'Mockup2D' : null),
+        a.type === 'design' && missingFonts ? 1 : 0, a.type === 'mockup' ? 'Mockup2D' : null),
       env.DB.prepare(
         `INSERT INTO blobs (tenant_id, sha256, size, content_type, refcount) VALUES (1, ?1, ?2, 'image/vnd.adobe.photoshop', 0)
          ON CONFLICT (tenant_id, sha256) DO NOTHING`,
@@ -83,7 +102,7 @@ async function seedDemoAssets(env) {
 export async function seed(env) {
   await env.DB.batch(statements.map(([sql, ...params]) => env.DB.prepare(sql).bind(...params)));
   await seedDemoAssets(env);
-  console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer, pipeline 1, workflow 1, product 1 and reference demo-card; design demo-card-design and mockup demo-mockup.');
+  console.log('Platform demo seed: tenant 2 "Demo 2" (demo2-backend), storefronts 1 and 2, project statuses and transitions, demo-customer, pipeline 1, workflow 1, product 1 and reference demo-card; design demo-card-design and mockup demo-mockup; demo products 101 "Business card" (business-card) and 102 "A5 flyer" (a5-flyer) with pipeline 101.');
 }
 
 // Run alone: its own local bindings (getPlatformProxy); `--persist-to <dir>` selects the state.
