@@ -14,6 +14,7 @@ import { zlib } from './flate';
 import { alphaSummary, encodeStrip, partDict, StripScratch, type StripColour } from './image';
 import { channelsOf, deviceSpace, outputIntent, PDFX, pdfDate, pdfxInfo, writeIccStream, writeXmp, type OutputColorSpace, type PdfFormat } from './pdfx';
 import type { ByteSink } from './sink';
+import { spotGraphicsState, writeSpotStrips, type PdfSpot, type SpotContext } from './spots';
 import type { StoredStrip, StripCache, StripGeometry } from './strip-cache';
 import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
 
@@ -48,6 +49,11 @@ export interface PdfPage {
    * row included) are not dirty are taken from it, and clean strips rendered here are added.
    */
   strips?: StripCache;
+  /**
+   * The template's spot channels (docs/pdf.md "Spot channels"): Separation images drawn over
+   * everything else with overprint, in channel order.
+   */
+  spots?: PdfSpot[];
 }
 
 /** A vector layer ready to be drawn: content-stream operators plus the resources they name. */
@@ -74,6 +80,20 @@ export interface PdfOptions {
   producer?: string;
   /** Print output colour and PDF/X flavour; absent: RGB, plain PDF (as `{ colorSpace: 'Rgb', format: 'Default' }`). */
   output?: PdfOutput;
+  /**
+   * One separation per file (the reference product's `hiResOutputChannelContainersToSeparateFiles`):
+   * `process` writes the pages without their spot channels, `spot` only the named spot channel's
+   * images (on pages of the same size and boxes). Absent: everything.
+   */
+  separation?: Separation;
+}
+
+/** One file of a separated print job: the process plates, or one spot channel. */
+export type Separation = { process: true } | { spot: string };
+
+/** The separations a page's files are split into: the process plates, then each spot channel. */
+export function separationsOf(spotNames: readonly string[]): Separation[] {
+  return [{ process: true }, ...spotNames.map((spot) => ({ spot }))];
 }
 
 /**
@@ -157,6 +177,7 @@ export async function writePdf(
     const kids: PdfRef[] = [];
     const iccSpaces = new Map<string, PdfValue>();
     const fonts = new Map<string, PdfRef>();
+    const separationSpaces = new Map<string, PdfRef>();
     // The output profile: the output intent of PDF/X, the ink space of plain CMYK / grey PDFs.
     const outputProfile = output.profile && (output.format !== 'Default' || ink) ? await writeIccStream(w, output.profile.bytes, output.colorSpace) : undefined;
     const inkSpace: PdfValue | undefined = !ink ? undefined : output.format === 'Default' ? [name('ICCBased'), outputProfile!] : name(deviceSpace(output.colorSpace));
@@ -178,7 +199,8 @@ export async function writePdf(
           iccSpaces.set(digest, colorSpace);
         }
       }
-      kids.push(await writePage(w, page, pagesRef, colorSpace!, fonts, options, summary, colour && { colour, key: inkKey! }));
+      const spots: SpotContext = { processSpace: colorSpace!, colour, x1a: output.format === 'PdfX1a', spaces: separationSpaces };
+      kids.push(await writePage(w, page, pagesRef, colorSpace!, fonts, options, summary, spots, colour && { colour, key: inkKey! }));
       summary.pages++;
     }
 
@@ -249,6 +271,7 @@ async function writePage(
   fonts: Map<string, PdfRef>,
   options: PdfOptions,
   summary: PdfSummary,
+  spotContext: SpotContext,
   ink?: { colour: StripColour; key: string },
 ): Promise<PdfRef> {
   const { width, height } = page;
@@ -261,8 +284,12 @@ async function writePage(
   const scratch = new StripScratch();
   let transparent = false;
 
+  const separation = options.separation;
+  const spots = (page.spots ?? []).filter((s) => !separation || ('spot' in separation && separation.spot === s.name));
+  // A spot channel's own file leaves the process plates (raster and vectors) out.
+  const processPlates = !separation || 'process' in separation;
   const tops: number[] = [];
-  for (let top = 0; top < height; top += rows) tops.push(top);
+  for (let top = 0; processPlates && top < height; top += rows) tops.push(top);
   const geometry = (top: number): StripGeometry => ({ width, height, rowsPerStrip: rows, top, ink: ink && (page.inkSource ? `${ink.key}-${page.inkSource}` : ink.key) });
   // One row more than each strip is rendered (the seam row, below): a strip is clean when none
   // of those rows is dirty.
@@ -315,7 +342,7 @@ async function writePage(
 
   const fontResources: Record<string, PdfRef> = {};
   const extGStates: Record<string, PdfValue> = {};
-  if (page.vectors?.length) {
+  if (processPlates && page.vectors?.length) {
     // Vector layers are authored in template pixels with y down; one matrix maps them to points.
     content.push(`q ${num(sx)} 0 0 ${num(-sy)} 0 ${num(hPt)} cm /CS0 cs /CS0 CS`);
     for (const layer of page.vectors) {
@@ -335,6 +362,17 @@ async function writePage(
       content.push(`q\n${layer.ops}\nQ`);
     }
     content.push('Q');
+  }
+  if (spots.length) {
+    // Over everything: personalised content does not knock the spot plates out.
+    extGStates.GSpot = spotGraphicsState(spotContext.x1a);
+    if (!spotContext.x1a) transparent = true; // Multiply
+    const place = (ref: PdfRef, top: number, n: number) => {
+      const key = `I${Object.keys(xobjects).length}`;
+      xobjects[key] = ref;
+      return `q /GSpot gs ${num(wPt)} 0 0 ${num(n * sy)} 0 ${num(hPt - (top + n) * sy)} cm /${key} Do Q`;
+    };
+    content.push(...(await writeSpotStrips(w, spots, { width, height, rowsPerStrip: rows }, spotContext, scratch, place)));
   }
 
   const contentRef = w.alloc();
