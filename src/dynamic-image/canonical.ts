@@ -25,6 +25,7 @@ const ENDPOINTS: Array<{ segments: string[]; method?: string }> = [
   { segments: ['api', 'information', 'template'] },
   { segments: ['api', 'rendering', 'preview'] },
   { segments: ['api', 'rendering', 'hires'] },
+  { segments: ['api', 'rendering', 'preflight'], method: 'POST' },
   { segments: ['api', 'results', 'download'] },
   { segments: ['api', 'results', 'delete'] },
   { segments: ['api', 'Info'] },

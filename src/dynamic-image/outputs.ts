@@ -4,14 +4,22 @@
  */
 import { writePdf, type PdfOutput, type PdfPage, type PdfSummary } from '../engine/pdf/document';
 import type { PreparedPdfPage } from '../engine/pdf/prepare';
+import { preflightHeader, preflightReport } from '../engine/preflight/report';
 import type { PreparedRender } from '../engine/preview';
 import type { ServerTiming } from '../http/server-timing';
 import type { ResultStore } from './store/results';
 
+/** The custom metadata a preview result keeps its preflight verdict in (the `X-Preflight` value). */
+export const PREFLIGHT_META = 'preflight';
+
+/** The `X-Preflight` value of a render that has run (from the problems its overrides reported). */
+export const renderedPreflight = (prepared: Pick<PreparedRender, 'problems'>): string => preflightHeader(preflightReport(prepared.problems()));
+
 /**
- * The cached preview for `prepared`, or a new one (`created`: this call stored it). With `keep`
- * the name is returned before the writes land (ResultStore.putLater serves it meanwhile) and
- * `keep` receives the writes (for waitUntil).
+ * The cached preview for `prepared`, or a new one (`created`: this call stored it), with its
+ * `X-Preflight` value: kept with the result, so a cache hit answers it without rendering again.
+ * With `keep` the name is returned before the writes land (ResultStore.putLater serves it
+ * meanwhile) and `keep` receives the writes (for waitUntil).
  */
 export async function cachedPreview(
   results: ResultStore,
@@ -19,20 +27,37 @@ export async function cachedPreview(
   disableCache: boolean,
   timing?: ServerTiming,
   keep?: (written: Promise<void>) => void,
-): Promise<{ name: string; created: boolean }> {
+): Promise<{ name: string; created: boolean; preflight: string }> {
   if (!disableCache) {
-    const hit = timing ? await timing.time('lookup', () => results.lookup(prepared.fingerprint)) : await results.lookup(prepared.fingerprint);
-    if (hit) return { name: hit, created: false };
+    const hit = timing ? await timing.time('lookup', () => results.find(prepared.fingerprint)) : await results.find(prepared.fingerprint);
+    // A result stored before results kept their verdict is rendered again (once: it is then replaced).
+    if (hit?.meta[PREFLIGHT_META]) return { name: hit.name, created: false, preflight: hit.meta[PREFLIGHT_META] };
   }
   const out = await prepared.render(timing);
+  const preflight = renderedPreflight(prepared);
+  const meta = { [PREFLIGHT_META]: preflight };
   if (keep) {
-    const later = () => results.putLater(out.bytes, out.ext, out.contentType, prepared.fingerprint);
+    const later = () => results.putLater(out.bytes, out.ext, out.contentType, prepared.fingerprint, meta);
     const { name, written } = timing ? await timing.time('store', later) : await later();
     keep(written);
-    return { name, created: true };
+    return { name, created: true, preflight };
   }
-  const store = () => results.put(out.bytes, out.ext, out.contentType, prepared.fingerprint);
-  return { name: timing ? await timing.time('store', store) : await store(), created: true };
+  const store = () => results.put(out.bytes, out.ext, out.contentType, prepared.fingerprint, meta);
+  return { name: timing ? await timing.time('store', store) : await store(), created: true, preflight };
+}
+
+/**
+ * One `X-Preflight` value for several pages (multipage previews): their errors and warnings
+ * added up; `ok` when no page has a problem.
+ */
+export function combinedPreflight(values: readonly string[]): string {
+  let errors = 0;
+  let warnings = 0;
+  for (const value of values) {
+    errors += Number(/errors=(\d+)/.exec(value)?.[1] ?? 0);
+    warnings += Number(/warnings=(\d+)/.exec(value)?.[1] ?? 0);
+  }
+  return errors || warnings ? `errors=${errors}; warnings=${warnings}` : 'ok';
 }
 
 /** The cached PDF for `fingerprint`, or a new one made of `pages` (with how it went). */

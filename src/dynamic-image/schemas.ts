@@ -138,10 +138,21 @@ export const InformationTemplateModel = z
   .openapi('InformationTemplateModel');
 
 const Size = z.object({ width: z.number().int(), height: z.number().int() }).openapi('Size');
+const LayerSettings = z
+  .object({
+    dataName: z.string().optional().openapi({ description: 'The name `data` may use for this layer: its name without the markers (present when it carries any).' }),
+    fit: z.enum(['none', 'shrink', 'shrinkToLine']).optional().openapi({ description: 'Text: how text is fitted when a request gives no `fit` (`<TOS_fitToBox>` shrink, `<TOS_fitToWidth>` shrinkToLine, `<TOS_clip>` none).' }),
+    minSize: z.number().optional().openapi({ description: 'Text: the smallest size shrinking may reach, in pt (`<FMIN_7>`); absent: half the original size.' }),
+    maxWidth: z.number().optional().openapi({ description: 'Point text: how wide it may run, in template px (`<MW_600>`); absent: the canvas.' }),
+    required: z.boolean().openapi({ description: 'Preflight reports `emptyField` when the text or picture is empty (`<REQ>`).' }),
+    ppi: z.number().optional().openapi({ description: 'Pictures: effective ppi below which preflight warns, errors below half (`<PPI_300>`; default 200).' }),
+  })
+  .openapi('LayerSettings');
 const BaseLayer = z
   .object({
     name: z.string(),
     type: z.enum(['Image', 'Text', 'Shape', 'SmartObject', 'Group', 'Adjustment']),
+    settings: LayerSettings.optional(),
     layers: z.array(z.object({}).passthrough()).optional().openapi({ description: 'Children of a group (BaseLayer), top first.' }),
   })
   .passthrough()
@@ -178,6 +189,37 @@ export const PreviewModel = z
   .openapi('PreviewModel');
 
 export type PreviewRequest = z.output<typeof PreviewModel>;
+
+// --- preflight (issue 21) ---------------------------------------------------------------------
+
+export const PreflightProblemModel = z
+  .object({
+    layer: z.string().openapi({ description: 'The layer the problem is on (its name in the template).' }),
+    code: z
+      .enum(['textOverflow', 'textShrunk', 'missingGlyphs', 'fontSubstituted', 'lowResolution', 'imageUpscaled', 'outsideTrim', 'emptyField'])
+      .openapi({ description: 'What was found; stable, for programs.' }),
+    severity: z.enum(['error', 'warning']),
+    message: z.string().openapi({ description: 'One sentence for the shopper or the operator.', example: '"Jonathan Livingstone-Smith" is too long for Name: 6 characters do not fit.' }),
+    details: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Figures behind the message (e.g. `characters`, `size`, `ppi`).' }),
+  })
+  .openapi('PreflightProblem');
+
+export const PreflightReportModel = z
+  .object({
+    ok: z.boolean().openapi({ description: 'No errors (warnings allowed).' }),
+    problems: z.array(PreflightProblemModel).openapi({ description: 'Errors first, then warnings.' }),
+  })
+  .openapi('PreflightReport');
+
+export const PREFLIGHT_HEADER = 'X-Preflight';
+
+/** The verdict preview responses carry, from the render itself (or kept with a cached result). */
+export const PreflightHeader = {
+  [PREFLIGHT_HEADER]: {
+    description: 'The preflight verdict of this render: `ok`, or `errors=1; warnings=2` (POST /api/rendering/preflight lists the problems).',
+    schema: { type: 'string' as const, example: 'errors=1; warnings=2' },
+  },
+};
 
 export const ResultUrl = z.string().openapi({ description: 'Absolute URL of the result: `<base>/api/results/download/<name>`.' });
 

@@ -20,6 +20,8 @@ import { canonicalJson, sha256Hex } from './hash';
 import type { InputStore, StoredFont, StoredInput, UrlImages } from './inputs';
 import { fileName } from './names';
 import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
+import { preflightReport, type PreflightProblem, type PreflightReport, type ReportProblem } from './preflight/report';
+import { printGeometry } from './preflight/template';
 import {
   decodeBounded,
   embedIcc,
@@ -32,7 +34,7 @@ import {
   type UnsharpMask,
 } from './raster';
 import { noTiming, type Timing } from './timing';
-import type { CompiledTemplate, RGBAImage } from './types';
+import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
 export type OutputFormat = 'jpg' | 'png';
 
@@ -201,6 +203,8 @@ export interface PreparedRender {
   height: number;
   /** `timing`, when given, receives the phases (overrides, render, resample, sharpen, encode). */
   render(timing?: Timing): Promise<EncodedImage>;
+  /** What the layer checks found while `render()` built the overrides (issue 21); empty before. */
+  problems(): PreflightProblem[];
 }
 
 /** Largest preview we produce (pixels): 128 MB isolates hold the output a few times over. */
@@ -273,6 +277,29 @@ export function requestFingerprint(kind: string, request: ResolvedRequest, setti
   );
 }
 
+/** A context for a request without `data`: nothing to load, only the template's own checks run. */
+const NO_INPUTS: Omit<PersonaliseContext, 'scale'> = {
+  loadFont: async () => null,
+  loadImage: async (ref) => {
+    throw notFound(`There is no image "${ref}".`);
+  },
+};
+
+/**
+ * The request's overrides at `scale`, its problems handed to `report`: the layer checks get the
+ * template's trim box and resolution (src/engine/preflight/template.ts). Without `data` the checks
+ * still run (a required layer is then empty) and there is nothing to override: undefined.
+ */
+export async function personalise(
+  request: ResolvedRequest,
+  options: { scale: number; report: ReportProblem; layoutOnly?: boolean },
+): Promise<LayerOverrides | undefined> {
+  const { template, data, gathered } = request;
+  const geometry = printGeometry(template.compiled, template.file.meta.bleed);
+  const overrides = await buildOverrides(template.compiled.layers, data ?? {}, { ...(gathered?.context ?? NO_INPUTS), ...geometry, ...options });
+  return data ? overrides : undefined;
+}
+
 /** The preview's output box; InvalidInput beyond MAX_OUTPUT_PIXELS. */
 function previewBox(compiled: CompiledTemplate, size: PreviewOptions['size']) {
   const box = boxScale(compiled.width, compiled.height, size);
@@ -301,7 +328,7 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
     },
     timing,
   );
-  const { template, data, gathered } = request;
+  const { template } = request;
   const { compiled } = template;
   const { s, width, height } = box;
   const shrinking = s < 1;
@@ -314,11 +341,13 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
     unsharpMask: shrinking ? options.unsharpMask : undefined,
   }));
 
+  const problems: PreflightProblem[] = [];
   return {
     fingerprint,
     template,
     width,
     height,
+    problems: () => [...problems],
     async render(timing: Timing = noTiming) {
       // Shrinking: render at the pyramid level at or above s (exact stored pixels, no per-layer
       // resampling) when that stays small enough, then one high-quality downscale. With
@@ -330,8 +359,8 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
         const level = 2 ** -Math.floor(Math.log2(1 / s));
         if (compiled.width * compiled.height * level * level <= MAX_INTERMEDIATE_PIXELS) scale = level;
       }
-      const overrides =
-        data && gathered ? await timing.time('overrides', () => buildOverrides(compiled.layers, data, { ...gathered.context, scale })) : undefined;
+      problems.length = 0;
+      const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p) }));
       const frame = await renderFrame(store.bucket, compiled, {
         scale,
         width,
@@ -347,6 +376,19 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       return timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile, jpeg));
     },
   };
+}
+
+/**
+ * The preflight of a preview request (issue 21): the same template, `data` and refusals as
+ * preparePreview, and the problems its render would report, found without drawing: text is laid
+ * out at print size (scale 1) and pictures are measured, nothing is composited or encoded.
+ * `timing` receives template, validate, inputs and preflight.
+ */
+export async function preflightPreview(store: InputStore, options: PreviewOptions, deps: RenderDeps, timing: Timing = noTiming): Promise<PreflightReport> {
+  const request = await resolveRequest(store, options, deps, (compiled) => previewBox(compiled, options.size), timing);
+  const problems: PreflightProblem[] = [];
+  await timing.time('preflight', () => personalise(request, { scale: 1, report: (p) => problems.push(p), layoutOnly: true }));
+  return preflightReport(problems);
 }
 
 /**

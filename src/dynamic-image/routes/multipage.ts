@@ -20,10 +20,10 @@ import { checkPreview, checkRequest, preparePreview } from '../../engine/preview
 import type { AppBindings } from '../../env';
 import { errorResponses } from '../../openapi/app';
 import { renderDeps, storesOf, type RenderingApp } from '../context';
-import { cachedPdf, cachedPreview, pdfServerTiming } from '../outputs';
+import { cachedPdf, cachedPreview, combinedPreflight, pdfServerTiming } from '../outputs';
 import { allOrNothing, eachPage, pageLoader, pagesValidationHook } from '../pages';
 import { renderingRoute } from '../request';
-import { DisableCacheQuery, MultipageHiresModel, MultipagePreviewModel, MultipageRenderingResponseModel } from '../schemas';
+import { DisableCacheQuery, MultipageHiresModel, MultipagePreviewModel, MultipageRenderingResponseModel, PREFLIGHT_HEADER, PreflightHeader } from '../schemas';
 import { resultUrl } from '../urls';
 
 const respond = (c: Context<AppBindings>, names: string[]) => ({ results: names.map((name) => ({ url: resultUrl(c, name) })) });
@@ -40,9 +40,10 @@ export function registerMultipageRoutes(app: RenderingApp): void {
       path: '/api/rendering/multipage/preview',
       tags: ['Rendering'],
       summary: 'Render several previews',
-      description: 'One image result per page, in order; each page is a PreviewModel and is cached like a single preview.',
+      description:
+        'One image result per page, in order; each page is a PreviewModel and is cached like a single preview. `X-Preflight` adds up the errors and warnings of all pages.',
       request: { query: DisableCacheQuery, body: { required: true, content: { 'application/json': { schema: MultipagePreviewModel } } } },
-      responses,
+      responses: { ...responses, 200: { ...responses[200], headers: PreflightHeader } },
     }),
     async (c) => {
       const { disableCache } = c.req.valid('query');
@@ -50,7 +51,13 @@ export function registerMultipageRoutes(app: RenderingApp): void {
       const deps = renderDeps(c);
       const { pages } = c.req.valid('json');
       await eachPage(pages, (p) => checkPreview(files, p));
-      const names = await allOrNothing(results, pages, async (p) => cachedPreview(results, await preparePreview(files, p, deps), disableCache));
+      const verdicts: string[] = [];
+      const names = await allOrNothing(results, pages, async (p) => {
+        const out = await cachedPreview(results, await preparePreview(files, p, deps), disableCache);
+        verdicts.push(out.preflight);
+        return out;
+      });
+      c.header(PREFLIGHT_HEADER, combinedPreflight(verdicts));
       return c.json(respond(c, names), 200);
     },
     pagesValidationHook,

@@ -3,7 +3,8 @@
  *
  *   GET    /api/Info                           BuildInfo
  *   POST   /api/information/template           FramesInfo
- *   POST   /api/rendering/preview              "<base>/api/results/download/<name>"
+ *   POST   /api/rendering/preview              "<base>/api/results/download/<name>" (X-Preflight)
+ *   POST   /api/rendering/preflight            PreflightReport
  *   GET    /api/resources/images/preview       image bytes (thumbnail, cached)
  *   GET    /api/results/download[/{file}]      result bytes
  *   DELETE /api/results/delete[/{file}]        200 (API key)
@@ -11,8 +12,8 @@
 import { bleedPixels } from '../../engine/pdf/bleed';
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { templateInfo } from '../../engine';
-import { preparePreview, resolveTemplate } from '../../engine/preview';
+import { templateInfoWithSettings } from '../../engine/preflight/layer-settings';
+import { preflightPreview, preparePreview, resolveTemplate } from '../../engine/preview';
 import type { AppBindings } from '../../env';
 import { notFound } from '../../errors';
 import { errorResponses } from '../../openapi/app';
@@ -26,6 +27,9 @@ import {
   FramesInfo,
   ImagePreviewQuery,
   InformationTemplateModel,
+  PreflightReportModel,
+  PREFLIGHT_HEADER,
+  PreflightHeader,
   PreviewModel,
   ResultUrl,
   type PreviewRequest,
@@ -66,7 +70,8 @@ export function registerRenderingRoutes(app: RenderingApp): void {
       path: '/api/information/template',
       tags: ['Templates'],
       summary: 'Describe a template',
-      description: 'Size and the layer tree in panel order (top first); groups carry `layers`.',
+      description:
+        'Size and the layer tree in panel order (top first); groups carry `layers`. Text and image layers carry `settings`: what the markers in their names set for copyfitting and preflight (`<TOS_fitToBox>`, `<FMIN_7>`, `<MW_600>`, `<REQ>`, `<PPI_300>`), defaults filled in.',
       request: { body: jsonBody(InformationTemplateModel) },
       responses: { 200: json(FramesInfo, 'The template.'), ...errorResponses(400, 404, 413, 422) },
     }),
@@ -74,7 +79,7 @@ export function registerRenderingRoutes(app: RenderingApp): void {
       const { template, fullInfo } = c.req.valid('json');
       const resolved = await resolveTemplate(storesOf(c).files, template);
       const bleed = resolved.file.meta.bleed;
-      const info = templateInfo(resolved.compiled, fullInfo ?? false);
+      const info = templateInfoWithSettings(resolved.compiled, fullInfo ?? false);
       const pixels = bleed ? bleedPixels(bleed, resolved.compiled.resolution) : 0;
       return c.json({ ...info, ...(bleed ? { bleed: { value: bleed, pixels: Math.round(pixels * 100) / 100 } } : {}) } as z.infer<typeof FramesInfo>, 200);
     },
@@ -89,11 +94,34 @@ export function registerRenderingRoutes(app: RenderingApp): void {
       description:
         'Renders the template (personalised by `data`) into a JPEG or PNG and returns the absolute URL of the result. Equal requests on unchanged inputs return the cached result unless disableCache=true.',
       request: { query: DisableCacheQuery, body: jsonBody(PreviewModel) },
-      responses: { 200: json(ResultUrl, 'URL of the rendered preview.'), ...errorResponses(400, 404, 413, 422) },
+      responses: { 200: { ...json(ResultUrl, 'URL of the rendered preview.'), headers: PreflightHeader }, ...errorResponses(400, 404, 413, 422) },
     }),
     async (c) => {
       const { disableCache } = c.req.valid('query');
-      return c.json(resultUrl(c, await renderPreview(c, c.req.valid('json'), disableCache)), 200);
+      const { name, preflight } = await renderPreview(c, c.req.valid('json'), disableCache);
+      c.header(PREFLIGHT_HEADER, preflight);
+      return c.json(resultUrl(c, name), 200);
+    },
+  );
+
+  app.openapi(
+    renderingRoute({
+      method: 'post',
+      path: '/api/rendering/preflight',
+      tags: ['Rendering'],
+      summary: 'Check a preview request before printing',
+      description:
+        'Takes the body of /api/rendering/preview and answers the problems its render would have (text that does not fit or was shrunk, missing glyphs, substituted fonts, pictures below the print resolution or enlarged, content outside the trim, required fields left empty) without rendering: text is laid out at print size and pictures are measured. `ok` is false when there is an error; warnings alone leave it true. Refuses what the preview refuses, with the same status.',
+      request: { body: jsonBody(PreviewModel) },
+      responses: { 200: json(PreflightReportModel, 'The problems found (none: `ok` and an empty list).'), ...errorResponses(400, 404, 413, 422) },
+    }),
+    async (c) => {
+      const timing = requestTiming(c);
+      try {
+        return c.json(await preflightPreview(storesOf(c).files, c.req.valid('json'), renderDeps(c), timing), 200);
+      } finally {
+        c.header('Server-Timing', timing.header());
+      }
     },
   );
 
@@ -172,14 +200,14 @@ async function deleteResult(c: Context<AppBindings>, file: string | undefined) {
   return c.json({ deleted: name }, 200);
 }
 
-/** Renders (or finds in the cache) a preview; returns the result name. */
-async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, disableCache: boolean): Promise<string> {
+/** Renders (or finds in the cache) a preview; returns the result name and its X-Preflight value. */
+async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, disableCache: boolean): Promise<{ name: string; preflight: string }> {
   const { files, results } = storesOf(c);
   const timing = requestTiming(c);
   try {
     const prepared = await preparePreview(files, request, renderDeps(c), timing);
     // The URL is answered before the result lands in R2; downloads find it meanwhile (ResultStore.open).
-    return (await cachedPreview(results, prepared, disableCache, timing, (written) => keepAfterAnswer(c, written))).name;
+    return await cachedPreview(results, prepared, disableCache, timing, (written) => keepAfterAnswer(c, written));
   } finally {
     c.header('Server-Timing', timing.header());
   }

@@ -20,7 +20,8 @@ import { contentEtag } from '../store';
 import { canonicalNames } from '../canonical';
 import { renderDeps, storesOf, type RenderingApp } from '../context';
 import { jsonDepth, MAX_JSON_DEPTH, protoKeyPath, renderingRoute, requestTiming } from '../request';
-import { PreviewModel } from '../schemas';
+import { PREFLIGHT_HEADER, PreflightHeader, PreviewModel } from '../schemas';
+import { PREFLIGHT_META, renderedPreflight } from '../outputs';
 import { checkSignature, decodePreviewRequest, encodePreviewRequest, etagMatches, signPreviewRequest } from '../signed';
 import { baseUrl } from '../urls';
 import { binary, json, jsonBody } from './responses';
@@ -54,7 +55,7 @@ export function registerSignedPreviewRoutes(app: RenderingApp): void {
         'One round trip: the request travels in the URL (`r`), signed by the storefront back end (`sig`). Answers the image with a strong ETag (304 on If-None-Match) and long-lived Cache-Control when the URL pins the template version.',
       request: { query: SignedQuery },
       responses: {
-        200: binary('The preview.', ['image/jpeg', 'image/png']),
+        200: { ...binary('The preview.', ['image/jpeg', 'image/png']), headers: PreflightHeader },
         304: { description: 'Not modified (If-None-Match).' },
         ...errorResponses(400, 401, 403, 404, 422),
       },
@@ -146,8 +147,11 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
   const headers = new Headers({ 'cache-control': version ? IMMUTABLE : UNPINNED });
   let bytes: Uint8Array;
   const stored = await timing.time('lookup', async () => {
-    const name = await results.lookup(prepared.fingerprint);
-    return name ? results.open(name) : null;
+    const found = await results.find(prepared.fingerprint);
+    // A result stored before results kept their verdict is rendered again.
+    const preflight = found?.meta[PREFLIGHT_META];
+    const open = preflight ? await results.open(found.name) : null;
+    return open && preflight ? { ...open, preflight } : null;
   });
   if (stored) {
     timing.note('cache', 'result store hit');
@@ -155,14 +159,20 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
     bytes = body instanceof Uint8Array ? body : new Uint8Array(await timing.time('read', () => new Response(body).arrayBuffer()));
     headers.set('content-type', stored.contentType);
     headers.set('etag', await contentEtag(bytes)); // the same whoever stored it (POST results too)
+    headers.set(PREFLIGHT_HEADER, stored.preflight);
   } else {
     timing.note('cache', 'miss');
     const out = await prepared.render(timing);
     bytes = out.bytes;
     const etag = await contentEtag(bytes);
+    const preflight = renderedPreflight(prepared);
     headers.set('content-type', out.contentType);
     headers.set('etag', etag);
-    if (r2CopyOn(c.env)) afterAnswer(c, results.putLater(bytes, out.ext, out.contentType, prepared.fingerprint, { etag }).then((stored) => stored.written));
+    headers.set(PREFLIGHT_HEADER, preflight);
+    if (r2CopyOn(c.env)) {
+      const meta = { etag, [PREFLIGHT_META]: preflight };
+      afterAnswer(c, results.putLater(bytes, out.ext, out.contentType, prepared.fingerprint, meta).then((stored) => stored.written));
+    }
   }
   headers.set('content-length', String(bytes.byteLength));
   afterAnswer(c, caches.default.put(cacheKey, new Response(bytes, { headers })));

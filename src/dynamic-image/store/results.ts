@@ -47,6 +47,8 @@ interface Landing {
   bytes: Uint8Array;
   contentType: string;
   etag: string;
+  /** The custom metadata the result is written with (what `find` answers meanwhile). */
+  meta: Record<string, string>;
   made: number;
   written: Promise<void>;
 }
@@ -193,7 +195,7 @@ export class ResultStore {
     const { name, key } = this.fresh(ext);
     const etag = meta?.etag ?? (await contentEtag(bytes));
     const all = { ...meta, etag };
-    const entry: Landing = { bytes, contentType, etag, made: Date.now(), written: Promise.resolve() };
+    const entry: Landing = { bytes, contentType, etag, meta: all, made: Date.now(), written: Promise.resolve() };
     // A write that never settled (its waitUntil was cut off) must not hold its bytes for good.
     let heldBytes = bytes.byteLength;
     for (const [held, { made, bytes: b }] of landing) {
@@ -321,15 +323,28 @@ export class ResultStore {
    * written (put writes both at once).
    */
   async lookup(fingerprint: string, now = Date.now()): Promise<string | null> {
+    return (await this.find(fingerprint, now))?.name ?? null;
+  }
+
+  /**
+   * lookup, with the custom metadata the result was stored with (e.g. `preflight`, the verdict
+   * of the render that made it): read from the same `head` that checks the result exists.
+   */
+  async find(fingerprint: string, now = Date.now()): Promise<{ name: string; meta: Record<string, string> } | null> {
     const held = known.get(fingerprint);
-    if (held && (landing.has(held) || (await this.head(held, now)))) return held;
+    if (held) {
+      const landed = landing.get(held);
+      const head = landed ? null : await this.head(held, now);
+      if (landed || head) return { name: held, meta: landed?.meta ?? head?.customMetadata ?? {} };
+    }
     known.delete(fingerprint);
     const entry = await this.indexed(fingerprint);
     if (!entry) return null;
     const { name } = entry;
-    if (await this.head(name, now)) {
+    const result = await this.head(name, now);
+    if (result) {
       remember(fingerprint, name);
-      return name;
+      return { name, meta: result.customMetadata ?? {} };
     }
     if (entry.uploaded.getTime() + FRESH_INDEX_MS <= now) await this.bucket.delete(INDEX_PREFIX + fingerprint);
     return null;

@@ -11,9 +11,10 @@ import type { InputStore } from '../inputs';
 import { sha256Hex } from '../hash';
 import { dirtyBounds } from '../composite/dirty';
 import { renderTemplate } from '../index';
-import { buildOverrides, parseColor, type PersonalisationData } from '../personalise';
+import { parseColor, type PersonalisationData } from '../personalise';
 import { canonicalJson } from '../hash';
-import { requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../preview';
+import { personalise, requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../preview';
+import type { PreflightProblem } from '../preflight/report';
 import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
@@ -66,11 +67,13 @@ export interface PreparedPdfPage {
   /** The resolved output colour (format, profile description) for callers that report it. */
   colour: ResolvedPrintColour;
   load(): Promise<PdfPage>;
+  /** What the layer checks found while `load()` built the overrides (issue 21); empty before. */
+  problems(): PreflightProblem[];
 }
 
 export async function prepareHires(store: InputStore, options: HiresOptions, deps: RenderDeps): Promise<PreparedPdfPage> {
   const request = await resolveRequest(store, options, deps);
-  const { template, data, gathered } = request;
+  const { template, data } = request;
   const { compiled } = template;
   const ink = await templateInk(store, template);
   const bleed = template.file.meta.bleed;
@@ -87,15 +90,18 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     ...(bleed ? { bleed } : {}),
   });
   const trimPx = bleed ? bleedPixels(bleed, compiled.resolution) : 0;
+  const problems: PreflightProblem[] = [];
 
   return {
     fingerprint,
     template,
     output: pdfOutput(colour),
     colour,
+    problems: () => [...problems],
     async load() {
       const scale = 1;
-      const overrides = data && gathered ? await buildOverrides(compiled.layers, data, { ...gathered.context, scale }) : undefined;
+      problems.length = 0;
+      const overrides = await personalise(request, { scale, report: (p) => problems.push(p) });
       const iccObject = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       const icc = iccObject ? new Uint8Array(await iccObject.arrayBuffer()) : srgbProfile();
       const withCmyk = Object.values(data ?? {}).some((c) => requestedCmyk((c as { color?: unknown }).color));
