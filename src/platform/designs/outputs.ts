@@ -34,12 +34,18 @@ import {
 } from '../../engine/print-product';
 import { fontsOf, imageLookup, sourceBytes } from './resolve';
 import { InvalidInput, type ErrorDetail } from '../../engine/errors';
+import { preflightReport, type PreflightProblem } from '../../engine/preflight/report';
 import { loadDesign, type StoredDesign } from './store';
 
 export interface RenderedFile {
   bytes: Uint8Array;
   mime: string;
   ext: string;
+  /**
+   * Design renders: the preflight problems the render found while drawing (issue 21; no second
+   * pass), for callers that record them (pipeline jobs). Absent for other renders.
+   */
+  problems?: PreflightProblem[];
 }
 
 export interface RenderingConfig {
@@ -68,7 +74,7 @@ export interface DesignRenderRequest {
 const EXT: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png', 'application/pdf': 'pdf' };
 
 /** PSD variableData → the engine's personalisation data (Text → text, Image → image). */
-function psdData(variableData: VariableInfo[] | undefined) {
+export function psdData(variableData: VariableInfo[] | undefined) {
   if (!variableData?.length) return undefined;
   const data: PersonalisationData = {};
   variableData.forEach((v, i) => {
@@ -78,37 +84,41 @@ function psdData(variableData: VariableInfo[] | undefined) {
   return data;
 }
 
+/** What the rendering engine reads a PSD design with: the tenant's input store and URL images. */
+export const psdInputs = (t: TenantContext) => ({
+  store: new assets.TenantInputStore(t.env, t.tenantId),
+  deps: { urlImages: new UrlImages(imageFetcher(t.env)) },
+});
+
+/** The engine's preview request of a PSD design (render-preview, render-proof images, preflight). */
+export const psdPreviewOptions = (d: StoredDesign, cfg: RenderingConfig, variableData: VariableInfo[] | undefined, size: number) => ({
+  template: d.row.id,
+  format: cfg.fileFormat === 'Png' ? ('png' as const) : ('jpg' as const),
+  size: { width: cfg.width ?? size, height: cfg.height ?? size },
+  jpegQuality: cfg.jpegQuality ?? 85,
+  unsharpMask: null,
+  data: psdData(variableData),
+});
+
 /** A PSD design through the rendering engine (its errors are the engine's 4xx, mapped by assets.engineError). */
 async function renderPsd(t: TenantContext, d: StoredDesign, cfg: RenderingConfig, variableData: VariableInfo[] | undefined, size: number, timing: ServerTiming): Promise<RenderedFile> {
-  const png = cfg.fileFormat === 'Png';
   try {
-    const store = new assets.TenantInputStore(t.env, t.tenantId);
+    const { store, deps } = psdInputs(t);
     if (cfg.fileFormat === 'Pdf') {
       // The engine's print PDF of the template (as POST /api/rendering/hires and render-hires
       // make it): its own size, resolution and colour space; text as outlines unless asked.
       const page = await prepareHires(
         store,
         { template: d.row.id, textOutputMode: cfg.pdfTextOutputMode === 'Text' ? 'text' : 'outlines', data: psdData(variableData) },
-        { urlImages: new UrlImages(imageFetcher(t.env)) },
+        deps,
       );
       const sink = new MemorySink();
       await timing.time('pdf', () => writePdf(sink, [page.load], { title: d.row.name, output: page.output }));
-      return { bytes: sink.bytes(), mime: 'application/pdf', ext: 'pdf' };
+      return { bytes: sink.bytes(), mime: 'application/pdf', ext: 'pdf', problems: page.problems() };
     }
-    const prepared = await preparePreview(
-      store,
-      {
-        template: d.row.id,
-        format: png ? 'png' : 'jpg',
-        size: { width: cfg.width ?? size, height: cfg.height ?? size },
-        jpegQuality: cfg.jpegQuality ?? 85,
-        unsharpMask: null,
-        data: psdData(variableData),
-      },
-      { urlImages: new UrlImages(imageFetcher(t.env)) },
-    );
+    const prepared = await preparePreview(store, psdPreviewOptions(d, cfg, variableData, size), deps);
     const out = await prepared.render(timing);
-    return { bytes: out.bytes, mime: out.contentType, ext: out.ext };
+    return { bytes: out.bytes, mime: out.contentType, ext: out.ext, problems: prepared.problems() };
   } catch (e) {
     throw assets.engineError(e);
   }
@@ -130,17 +140,21 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
   const { fonts } = await fontLookup;
   // Previews may use image rows looked up a moment ago (resolve.ts); proofs read afresh.
   const images = imageLookup(t, { cachedRows: !proof });
+  // What the renderer reports while drawing (preflight's checks, from the drawing's own layout).
+  const problems: PreflightProblem[] = [];
+  const report = (p: PreflightProblem) => problems.push(p);
   if (cfg.fileFormat === 'Pdf') {
     if (!proof) throw new ValidationError({ 'renderingConfig.fileFormat': ['render-preview answers Jpeg or Png; Pdf is a proof (render-proof)'] });
     const pdf = await timing.time('pdf', () =>
-      fromPrintProduct(() => renderPdf(d.model!, { fonts, images, surfaceIndex: cfg.surfaceIndex, textMode: cfg.pdfTextOutputMode, variableData: req.variableData, title: d.row.name })),
+      fromPrintProduct(() => renderPdf(d.model!, { fonts, images, surfaceIndex: cfg.surfaceIndex, textMode: cfg.pdfTextOutputMode, variableData: req.variableData, title: d.row.name, report })),
     );
-    return { bytes: pdf.bytes, mime: 'application/pdf', ext: 'pdf' };
+    return { bytes: pdf.bytes, mime: 'application/pdf', ext: 'pdf', problems: preflightReport(problems).problems };
   }
   const strategy = cfg.mockupStrategy ?? 'Auto';
   if (!proof && req.mockupId && (strategy === 'Auto' || strategy === 'SpecifiedMockup')) return renderInMockup(t, d, req, cfg, timing);
   const preview = await timing.time('render', () =>
     fromPrintProduct(() => renderPreview(d.model!, {
+      report,
       timing,
       fonts,
       images,
@@ -155,7 +169,7 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
       variableData: req.variableData,
     })),
   );
-  return { bytes: preview.bytes, mime: preview.mime, ext: EXT[preview.mime]! };
+  return { bytes: preview.bytes, mime: preview.mime, ext: EXT[preview.mime]!, problems: preflightReport(problems).problems };
 }
 
 /**
@@ -164,7 +178,7 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
  * a 400 with its errors by path, anything else the engine refuses as a 422 (assets.engineError),
  * so callers that fall back on a refused render (item previews, thumbnails) see them as such.
  */
-async function fromPrintProduct<T>(render: () => Promise<T>): Promise<T> {
+export async function fromPrintProduct<T>(render: () => Promise<T>): Promise<T> {
   try {
     return await render();
   } catch (e) {
@@ -194,9 +208,11 @@ const SURFACE_IMAGE = 'atoms-surface.png';
 async function renderInMockup(t: TenantContext, d: StoredDesign, req: DesignRenderRequest, cfg: RenderingConfig, timing: ServerTiming): Promise<RenderedFile> {
   const surface = d.model!.surfaces[cfg.surfaceIndex ?? 0];
   const { fonts } = await fontsOf(t, { cached: true });
-  return placeInMockup(t, req, cfg, surface?.name, timing, async (width, height) =>
+  const problems: PreflightProblem[] = [];
+  const file = await placeInMockup(t, req, cfg, surface?.name, timing, async (width, height) =>
     (
       await fromPrintProduct(() => renderPreview(d.model!, {
+        report: (p) => problems.push(p),
         fonts,
         images: imageLookup(t),
         surfaceIndex: cfg.surfaceIndex,
@@ -209,6 +225,7 @@ async function renderInMockup(t: TenantContext, d: StoredDesign, req: DesignRend
       }))
     ).bytes,
   );
+  return { ...file, problems: preflightReport(problems).problems };
 }
 
 /** `art(width, height)` (a PNG at the artwork layer's size) placed into the mockup's artwork layer named `name`, else its first. */

@@ -6,6 +6,7 @@
  *   GET, PUT /designs/{id}/model (ETag / If-Match)                     model
  *   GET  /designs/{id}/variables                                       {items}
  *   POST /designs/{id}/apply-items-data {itemsData}                    model
+ *   POST /designs/{id}/preflight {variableData?}                       {ok, problems} (issue 21)
  *   POST /designs/render-preview, /designs/render-proof [/to-resource] file | ResourceInfoDto
  *   POST /images/render-preview, …/from-file, …/from-url [/to-resource] file | ResourceInfoDto
  *   POST /designs/print-product, …/items/{rectangle|ellipse}           model; item (any token)
@@ -45,6 +46,7 @@ import * as R from '../../designs/outputs';
 import { fetchImage, fontsOf, imageFacts, sourceBytes, storageImage, storeEmbedded } from '../../designs/resolve';
 import * as S from './schemas';
 import * as edit from '../../designs/service';
+import { preflightDesign } from '../../designs/preflight';
 import { createDesign, editModel, ifMatch, loadDesign, loadPrintProduct, validateForTenant } from '../../designs/store';
 
 export const atomsArea = createPlatformArea('atoms');
@@ -569,9 +571,29 @@ atomsArea.openapi(
     {
       tags: TAGS,
       method: 'post',
+      path: '/designs/{id}/preflight',
+      summary: 'Preflight of a design',
+      description:
+        'What the design\'s print output would have wrong with these `variableData` (issue 21), found without rendering: text that does not fit or was shrunk, characters the font lacks, pictures below 200 ppi (error below 100) or enlarged, text and barcodes over the edge of the print area, required variables left empty. `ok` is false when there is an error. Print products: every surface; PSD designs: the rendering engine\'s preflight of the template. Malformed `variableData` → 400 as for renders.',
+      request: { params: IdParam, query: S.OwnerQuery, body: jsonBody(S.PreflightBody, false) },
+      responses: { 200: json(S.PreflightReportDto, 'The preflight report.'), ...problemResponses(404, 422) },
+    },
+    READ,
+  ),
+  async (c) => {
+    const report = await preflightDesign(c.var.tenant, { designId: c.req.valid('param').id, ownerId: c.req.valid('query').ownerId, variableData: c.req.valid('json')?.variableData });
+    return c.json(report, 200);
+  },
+);
+
+atomsArea.openapi(
+  platformRoute(
+    {
+      tags: TAGS,
+      method: 'post',
       path: '/designs/{id}/apply-items-data',
       summary: 'Set values of items that are not variables',
-      description: '`itemsData` by item name: `{text, color, fillColor, source, visible}`. A variable (its value comes from `variableData` at render time) or an unknown name → 400. Stored with the etag rule.',
+      description: '`itemsData` by item name: `{text, color, fillColor, source, visible}`, and a Text item\'s `fit` and `minSize`. A variable (its value comes from `variableData` at render time) or an unknown name → 400. Stored with the etag rule.',
       request: { params: IdParam, query: S.OwnerQuery, body: jsonBody(S.ItemsDataBody) },
       responses: { 200: json(S.ModelJson, 'The stored model.'), ...conflict, ...problemResponses(404, 422) },
     },

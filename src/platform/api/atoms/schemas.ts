@@ -84,6 +84,27 @@ export const ProofBody = z.object({ ...designRender, renderingConfig: ProofConfi
 export const PreviewToResourceBody = PreviewBody.extend(resourceFields).openapi('DesignRenderPreviewToResourceDto');
 export const ProofToResourceBody = ProofBody.extend(resourceFields).openapi('DesignRenderProofToResourceDto');
 
+// --- preflight (issue 21) -------------------------------------------------------------------------
+
+export const PreflightBody = z
+  .object({ variableData: z.array(VariableInfo).max(1000).optional().openapi({ description: 'Values of the variables, as renders take them.' }) })
+  .openapi('DesignPreflightDto');
+export const PreflightProblemDto = z
+  .object({
+    layer: z.string().openapi({ description: 'The item (its name, else its id) or PSD layer the problem is on.' }),
+    code: z.enum(['textOverflow', 'textShrunk', 'missingGlyphs', 'fontSubstituted', 'lowResolution', 'imageUpscaled', 'outsideTrim', 'emptyField']),
+    severity: z.enum(['error', 'warning']),
+    message: z.string().openapi({ description: 'One sentence for the shopper or the operator.', example: '"Jonathan Livingstone-Smith" is too long for Name: 6 characters do not fit.' }),
+    details: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Figures behind the message (`characters`, `size`, `ppi`, `bounds`…).' }),
+  })
+  .openapi('DesignPreflightProblemDto');
+export const PreflightReportDto = z
+  .object({
+    ok: z.boolean().openapi({ description: 'No errors (warnings allowed).' }),
+    problems: z.array(PreflightProblemDto).openapi({ description: 'Errors first, then warnings.' }),
+  })
+  .openapi('DesignPreflightReportDto');
+
 export const ImageConfig = z
   .object({
     width: side(800),
