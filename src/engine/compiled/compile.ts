@@ -13,13 +13,15 @@ import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
 import { refuseUnmodelled } from './unsupported';
+import { spotLayers, type CompiledWithSpots } from './spots';
+import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { putBlob } from './blob';
 import { levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/11'; // 11: CMYK documents converted through ICC profiles (LittleCMS)
+export const ENGINE_VERSION = 'psd-engine/12'; // 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
@@ -109,8 +111,14 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
         put(pixelKey(hash, id, k, b), d),
       mode, depth, palette, resources.icc));
     }
+    // Spot channels: shown over everything in previews by layers of their own (./spots.ts).
+    const channels = readSpotChannels(psd);
+    const spots = channels.length
+      ? await spotLayers(psd, channels, [...walkLayers(layers)].reduce((m, n) => Math.max(m, n.id + 1), 0), levels, (id, k, b, d) => put(pixelKey(hash, id, k, b), d))
+      : undefined;
+    if (spots) layers.unshift(...spots.layers);
 
-    const compiled: CompiledTemplate = {
+    const compiled: CompiledWithSpots = {
       hash,
       engineVersion: ENGINE_VERSION,
       width: doc.width,
@@ -122,6 +130,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       globalAltitude: doc.imageResources?.globalAltitude,
       textGamma: /Photoshop CS\d?\b/.test(resources.creatorTool ?? '') ? 1 : 1.45,
       layers,
+      ...(spots ? { spots: spots.spots } : {}),
     };
     const patterns = (doc.patterns ?? []).filter((p) => p.data?.length === p.bounds.w * p.bounds.h * 4);
     if (patterns.length) {

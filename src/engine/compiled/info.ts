@@ -1,10 +1,13 @@
 import type { CompiledTemplate, FrameLayer, FramesInfo, LayerNode } from '../types';
+import { spotLayerIds } from './spots';
 
 /**
  * The spec's FramesInfo: size and the layer tree in panel order (top first); groups carry
  * `layers`. `fullInfo` adds bounds, visibility, opacity, blend mode, text, smart-object placement.
  */
 export function templateInfo(compiled: CompiledTemplate, fullInfo: boolean): FramesInfo {
+  // Spot channels are shown by layers of their own (./spots.ts), which are not the document's.
+  const spotLayers = spotLayerIds(compiled);
   const convert = (n: LayerNode): FrameLayer => {
     const out: FrameLayer = { name: n.name, type: n.type };
     if (fullInfo) {
@@ -19,7 +22,7 @@ export function templateInfo(compiled: CompiledTemplate, fullInfo: boolean): Fra
     if (n.children) out.layers = n.children.map(convert);
     return out;
   };
-  return { size: { width: compiled.width, height: compiled.height }, layers: compiled.layers.map(convert) };
+  return { size: { width: compiled.width, height: compiled.height }, layers: compiled.layers.filter((n) => !spotLayers.has(n.id)).map(convert) };
 }
 
 /** Every node of the tree, depth first, top first. */
