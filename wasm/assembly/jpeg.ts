@@ -15,9 +15,10 @@ let bitCnt: i32 = 0;
 let dcY: i32 = 0;
 let dcCb: i32 = 0;
 let dcCr: i32 = 0;
+let dcK: i32 = 0; // the fourth component of CMYK (YCCK) images
 let block: usize = 0; // 64 f32 scratch
 let coefs: usize = 0; // 64 i32 scratch
-let planes: usize = 0; // Y (16 rows), Cb, Cr full-res strips, f32
+let planes: usize = 0; // Y (16 rows), Cb, Cr (and K) full-res strips, f32
 // Statistics pass (for optimised Huffman tables): count symbols into `freq` (4 × 256 u32)
 // instead of emitting bits.
 let freq: usize = 0;
@@ -44,7 +45,7 @@ export function jpegBegin(tables: usize, huffTables: usize, scratch: usize, outB
   outPos = 0;
   bitBuf = 0;
   bitCnt = 0;
-  dcY = dcCb = dcCr = 0;
+  dcY = dcCb = dcCr = dcK = 0;
   freq = 0;
   replay = false;
   cache = cachePos = 0;
@@ -57,7 +58,7 @@ export function jpegBegin(tables: usize, huffTables: usize, scratch: usize, outB
 export function jpegCountSymbols(counts: usize, coefCache: usize): void {
   freq = counts;
   cache = cachePos = coefCache;
-  dcY = dcCb = dcCr = 0;
+  dcY = dcCb = dcCr = dcK = 0;
 }
 
 /** After jpegBegin: emit from the coefficients recorded at `coefCache` (input rows are not read). */
@@ -103,7 +104,7 @@ export function jpegFlush(): void {
 /** Ends a restart interval (T.81 E.1.4): byte-aligns the output and resets the DC predictors. */
 export function jpegRestart(): void {
   jpegFlush();
-  dcY = dcCb = dcCr = 0;
+  dcY = dcCb = dcCr = dcK = 0;
 }
 
 // @ts-ignore: decorator
@@ -228,13 +229,38 @@ function codeBlock(table: i32, lastDc: i32): i32 {
  * image's bottom edge already repeated by the caller; `sub` is 1 (4:4:4) or 2 (4:2:0).
  */
 export function jpegEncodeRow(rgba: usize, width: i32, sub: i32): void {
+  encodeRow(rgba, width, sub, RGB);
+}
+
+/**
+ * The same for CMYK ink (4 bytes a pixel, 0 = no ink) as Adobe's YCCK (APP14 transform 2): the
+ * ink of C, M and Y (the inverse of Adobe's inverted samples) converted like R, G and B, and K
+ * stored inverted as a fourth component on the luma tables, at full resolution.
+ */
+export function jpegEncodeInkRow(cmyk: usize, width: i32, sub: i32): void {
+  encodeRow(cmyk, width, sub, INK);
+}
+
+/** The same for grey (1 byte a pixel, 255 = white): one component, 8 rows, no chroma. */
+export function jpegEncodeGrayRow(gray: usize, width: i32): void {
+  encodeRow(gray, width, 1, GRAY);
+}
+
+const RGB = 0;
+const INK = 1;
+const GRAY = 2;
+
+function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
+  const ink = kind == INK;
   const mcu = 8 * sub;
   const mcus = (width + mcu - 1) / mcu;
   if (replay) {
     for (let m = 0; m < mcus; m++) {
       for (let b = 0; b < sub * sub; b++) dcY = codeBlock(0, dcY);
+      if (kind == GRAY) continue;
       dcCb = codeBlock(1, dcCb);
       dcCr = codeBlock(1, dcCr);
+      if (ink) for (let b = 0; b < sub * sub; b++) dcK = codeBlock(0, dcK);
     }
     return;
   }
@@ -242,28 +268,31 @@ export function jpegEncodeRow(rgba: usize, width: i32, sub: i32): void {
   const yPlane = planes;
   const cbPlane = yPlane + (<usize>(pw * mcu) << 2);
   const crPlane = cbPlane + (<usize>(pw * mcu) << 2);
+  const kPlane = crPlane + (<usize>(pw * mcu) << 2);
   // Colour conversion (JFIF), level-shifted by −128; right edge repeated.
+  if (kind == GRAY) {
+    for (let y = 0; y < mcu; y++) {
+      for (let x = 0; x < pw; x++) {
+        store<f32>(yPlane + (<usize>(y * pw + x) << 2), <f32>load<u8>(pixels + <usize>(y * width + min(x, width - 1))) - 128);
+      }
+    }
+    for (let m = 0; m < mcus; m++) dcY = codeFullBlocks(yPlane, pw, m * mcu, 1, dcY);
+    return;
+  }
   for (let y = 0; y < mcu; y++) {
     for (let x = 0; x < pw; x++) {
-      const p = rgba + (<usize>(y * width + min(x, width - 1)) << 2);
+      const p = pixels + (<usize>(y * width + min(x, width - 1)) << 2);
       const r = <f32>load<u8>(p), g = <f32>load<u8>(p, 1), b = <f32>load<u8>(p, 2);
       const i = <usize>(y * pw + x) << 2;
       store<f32>(yPlane + i, 0.299 * r + 0.587 * g + 0.114 * b - 128);
       store<f32>(cbPlane + i, -0.168736 * r - 0.331264 * g + 0.5 * b);
       store<f32>(crPlane + i, 0.5 * r - 0.418688 * g - 0.081312 * b);
+      if (ink) store<f32>(kPlane + i, 127 - <f32>load<u8>(p, 3)); // (255 − k) − 128
     }
   }
   for (let m = 0; m < mcus; m++) {
     const x0 = m * mcu;
-    for (let by = 0; by < sub; by++) {
-      for (let bx = 0; bx < sub; bx++) {
-        for (let y = 0; y < 8; y++) {
-          memory.copy(block + (<usize>(y * 8) << 2), yPlane + (<usize>((by * 8 + y) * pw + x0 + bx * 8) << 2), 32);
-        }
-        transformBlock(0);
-        dcY = codeBlock(0, dcY);
-      }
-    }
+    dcY = codeFullBlocks(yPlane, pw, x0, sub, dcY);
     for (let c = 0; c < 2; c++) {
       const plane = c == 0 ? cbPlane : crPlane;
       for (let y = 0; y < 8; y++) {
@@ -283,5 +312,20 @@ export function jpegEncodeRow(rgba: usize, width: i32, sub: i32): void {
       if (c == 0) dcCb = codeBlock(1, dcCb);
       else dcCr = codeBlock(1, dcCr);
     }
+    if (ink) dcK = codeFullBlocks(kPlane, pw, x0, sub, dcK);
   }
+}
+
+/** The sub × sub full-resolution blocks of one MCU of a luma-table plane (Y or K); the new DC predictor. */
+function codeFullBlocks(plane: usize, pw: i32, x0: i32, sub: i32, dc: i32): i32 {
+  for (let by = 0; by < sub; by++) {
+    for (let bx = 0; bx < sub; bx++) {
+      for (let y = 0; y < 8; y++) {
+        memory.copy(block + (<usize>(y * 8) << 2), plane + (<usize>((by * 8 + y) * pw + x0 + bx * 8) << 2), 32);
+      }
+      transformBlock(0);
+      dc = codeBlock(0, dc);
+    }
+  }
+  return dc;
 }

@@ -3,9 +3,10 @@
  * CMYK or grey): the transform itself is LittleCMS's, sampled once on a 33³ grid at 16 bits (the
  * grid LittleCMS uses for its own device links of RGB input), then interpolated tetrahedrally
  * here. Our WebAssembly build of LittleCMS evaluates ~50 ns a pixel (no SIMD, a call per strip
- * through its generic pipeline); this loop takes ~15, and agrees with LittleCMS's own 8-bit
- * result within one level (tested). Used for strips of thousands of pixels; single colours still
- * go through LittleCMS directly.
+ * through its generic pipeline); this loop takes ~15, and agrees with LittleCMS's 16-bit
+ * evaluation of the same transform within one level (tested). Every call with 8-bit RGB input
+ * takes it, so a colour converts alike whatever the strip; sampling costs a few milliseconds once
+ * per cached transform.
  */
 
 const GRID = 33;

@@ -60,9 +60,6 @@ interface Built extends ColourTransform {
   free(): void;
 }
 
-/** Strips at least this long take the sampled-grid evaluator (rgb-lut.ts) when the input is 8-bit RGB. */
-const LUT_MIN_PIXELS = 4096;
-
 /** The 16-bit layout of a target's colour channels (no alpha), for sampling it on a grid. */
 const WIDE_COLOUR: Partial<Record<PixelLayout, PixelLayout>> = { RGB: 'RGB16', RGBA: 'RGB16', CMYK: 'CMYK16', CMYK_INVERTED: 'CMYK16', GRAY: 'GRAY16' };
 
@@ -118,8 +115,8 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
     return made;
   };
   let transform = create();
-  // Long strips of 8-bit RGB: LittleCMS's transform sampled on a grid, evaluated in JS (made on
-  // the first long strip; see rgb-lut.ts for why).
+  // 8-bit RGB input: LittleCMS's transform sampled on a grid, evaluated in JS (see rgb-lut.ts for
+  // why), made on first use; every call takes it, so a pixel converts alike in any strip.
   const wideTarget = from.space === 'Rgb' && !from.wide ? WIDE_COLOUR[to.name] : undefined;
   let lut: ((source: Uint8Array, target: Uint8Array, pixelCount: number) => void) | undefined;
   const makeLut = () => {
@@ -144,7 +141,7 @@ function build(m: Lcms, fromIcc: Uint8Array, toIcc: Uint8Array, from: Layout, to
     apply(source: Uint8Array, target: Uint8Array, pixelCount: number) {
       if (pixelCount <= 0) return;
       if (source.length < pixelCount * from.size || target.length < pixelCount * to.size) throw new RangeError(`colourTransform: buffers hold fewer than ${pixelCount} pixels`);
-      if (wideTarget && pixelCount >= LUT_MIN_PIXELS) return (lut ??= makeLut())(source, target, pixelCount);
+      if (wideTarget) return (lut ??= makeLut())(source, target, pixelCount);
       // Evicted from the cache while a caller still held it: made again (the profiles are kept).
       if (!transform) transform = create();
       if (pixelCount > capacity) {

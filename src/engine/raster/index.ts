@@ -4,7 +4,7 @@ export { decodeBounded, MAX_PLACED_PIXELS, MAX_SOURCE_PIXELS, type DecodeBounded
 export { decodeImage, encodeJpeg, encodeJpegMozjpeg, encodePng, imageFormatOf, jpegOptions, subsamplingFor, type ImageFormat } from './codecs';
 export { encodeBaselineJpeg, type JpegEncodeOptions } from './jpeg';
 export { embedIcc, readIcc, srgbProfile } from './icc';
-export { encodeCmykJpeg, encodeConvertedJpeg, encodeGrayJpeg, InkJpegEncoder, type InkJpegOptions } from './jpeg-ink';
+export { encodeCmykJpeg, encodeConvertedJpeg, encodeGrayJpeg, type InkJpegOptions } from './jpeg-ink';
 export { kernels } from './kernels';
 export { applyOrientation } from './orientation';
 export { flattenOverWhite, premultiply, unpremultiply } from './pixels';

@@ -130,18 +130,30 @@ export function optimalTable(counts: Uint32Array): HuffSpec {
   return { bits: Array.from(bits.subarray(1, 17)), values };
 }
 
-function headers(width: number, height: number, lq: number[], cq: number[], sub: 1 | 2, tables: HuffSpec[], restartInterval = 0): Uint8Array {
+function headers(width: number, height: number, lq: number[], cq: number[], sub: 1 | 2, tables: HuffSpec[], restartInterval = 0, kind: PixelKind = 'rgb'): Uint8Array {
   const b: number[] = [0xff, 0xd8];
   const segment = (marker: number, body: number[]) => b.push(0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 255, ...body);
-  segment(0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]); // JFIF 1.01, aspect 1:1
-  segment(0xdb, [0, ...ZIGZAG.map((i) => lq[i]!), 1, ...ZIGZAG.map((i) => cq[i]!)]);
-  const samp = sub === 2 ? 0x22 : 0x11;
-  segment(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, 3, 1, samp, 0, 2, 0x11, 1, 3, 0x11, 1]);
+  if (kind === 'ink') segment(0xee, [0x41, 0x64, 0x6f, 0x62, 0x65, 0, 100, 0, 0, 0, 0, 2]); // "Adobe", version 100, ColorTransform 2 (YCCK)
+  else segment(0xe0, [0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]); // JFIF 1.01, aspect 1:1
   const dht = (cls: number, spec: HuffSpec) => [cls, ...spec.bits, ...spec.values];
   const [dcL, acL, dcC, acC] = tables as [HuffSpec, HuffSpec, HuffSpec, HuffSpec];
+  if (kind === 'gray') {
+    segment(0xdb, [0, ...ZIGZAG.map((i) => lq[i]!)]);
+    segment(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, 1, 1, 0x11, 0]);
+    segment(0xc4, [...dht(0x00, dcL), ...dht(0x10, acL)]);
+    if (restartInterval) segment(0xdd, [restartInterval >> 8, restartInterval & 255]);
+    segment(0xda, [1, 1, 0x00, 0, 63, 0]);
+    return new Uint8Array(b);
+  }
+  segment(0xdb, [0, ...ZIGZAG.map((i) => lq[i]!), 1, ...ZIGZAG.map((i) => cq[i]!)]);
+  const samp = sub === 2 ? 0x22 : 0x11;
+  // Components: Y, Cb, Cr (and K, sampled and tabled like Y).
+  const ink = kind === 'ink';
+  const frame = [1, samp, 0, 2, 0x11, 1, 3, 0x11, 1, ...(ink ? [4, samp, 0] : [])];
+  segment(0xc0, [8, height >> 8, height & 255, width >> 8, width & 255, ink ? 4 : 3, ...frame]);
   segment(0xc4, [...dht(0x00, dcL), ...dht(0x10, acL), ...dht(0x01, dcC), ...dht(0x11, acC)]);
   if (restartInterval) segment(0xdd, [restartInterval >> 8, restartInterval & 255]);
-  segment(0xda, [3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0]);
+  segment(0xda, [ink ? 4 : 3, 1, 0x00, 2, 0x11, 3, 0x11, ...(ink ? [4, 0x00] : []), 0, 63, 0]);
   return new Uint8Array(b);
 }
 
@@ -179,7 +191,7 @@ const MAX_COEFFICIENT_CACHE = 8 * 1024 * 1024;
  */
 export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling, optimizeHuffman = true, maxCoefficientCache = MAX_COEFFICIENT_CACHE }: JpegEncodeOptions): Promise<Uint8Array> {
   const { width, height } = img;
-  const { rows, specs } = await codeRows(img, {
+  const { rows, specs } = await codeRows(rgbaRows(img), {
     quality,
     subsampling,
     tables: optimizeHuffman ? 'fit' : STANDARD_TABLES,
@@ -188,6 +200,41 @@ export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling,
   });
   const { lq, cq } = quantisation(quality);
   return concat([headers(width, height, lq, cq, subsampling, specs), ...rows, new Uint8Array([0xff, 0xd9])]);
+}
+
+/**
+ * What a source's pixels are: RGBA (4 bytes, alpha ignored; coded YCbCr), CMYK ink (4 bytes,
+ * 0 = no ink; coded as Adobe YCCK) or grey (1 byte, 255 = white; one component).
+ */
+export type PixelKind = 'rgb' | 'ink' | 'gray';
+
+/** Pixels to code: `read` writes rows [top, top + rows) into `into` (`width` × bytes a pixel a row). */
+export interface JpegRowSource {
+  width: number;
+  height: number;
+  kind: PixelKind;
+  read(top: number, rows: number, into: Uint8Array): void;
+}
+
+const rgbaRows = (img: RGBAImage): JpegRowSource => ({
+  width: img.width,
+  height: img.height,
+  kind: 'rgb',
+  read: (top, rows, into) => into.set(img.data.subarray(top * img.width * 4, (top + rows) * img.width * 4)),
+});
+
+/**
+ * A JPEG of ink: CMYK as Adobe writes it (APP14 ColorTransform 2: YCCK, samples inverted), or
+ * grey (JFIF, one component), coded in WASM like our RGB JPEGs, Huffman tables fitted when the
+ * counting pass can keep its coefficients (else the Annex K.3 ones: `read` may be a colour
+ * conversion, not to be done twice). Photoshop, Acrobat, libjpeg and Ghostscript read both. The
+ * caller embeds the ICC profile.
+ */
+export async function encodeInkJpeg(source: JpegRowSource, { quality, subsampling }: { quality: number; subsampling: 1 | 2 }): Promise<Uint8Array> {
+  const sub = source.kind === 'gray' ? 1 : subsampling;
+  const { rows, specs } = await codeRows(source, { quality, subsampling: sub, tables: 'fit', restart: false, fitOnlyWhenKept: true });
+  const { lq, cq } = quantisation(quality);
+  return concat([headers(source.width, source.height, lq, cq, sub, specs, 0, source.kind), ...rows, new Uint8Array([0xff, 0xd9])]);
 }
 
 interface CodeRowsOptions {
@@ -204,6 +251,12 @@ interface CodeRowsOptions {
   from?: number;
   to?: number;
   maxCoefficientCache?: number;
+  /**
+   * With 'fit': fit the tables only when the coefficients of the counting pass can be kept (no
+   * second read of the rows); else code in one pass with the Annex K.3 tables. For sources whose
+   * `read` is costly (a colour conversion).
+   */
+  fitOnlyWhenKept?: boolean;
 }
 
 /**
@@ -212,8 +265,8 @@ interface CodeRowsOptions {
  * so the emitting pass replays them instead of transforming again, up to maxCoefficientCache;
  * beyond it both passes transform (WASM memory never shrinks).
  */
-async function codeRows(img: RGBAImage, o: CodeRowsOptions): Promise<{ rows: Uint8Array[]; specs: HuffSpec[] }> {
-  const { width, height } = img;
+async function codeRows(img: JpegRowSource, o: CodeRowsOptions): Promise<{ rows: Uint8Array[]; specs: HuffSpec[] }> {
+  const { width, height, kind } = img;
   if (width < 1 || height < 1 || width > 65535 || height > 65535) throw new RangeError(`JPEG size ${width}×${height} out of range`);
   const { subsampling } = o;
   const { fdtbl } = quantisation(o.quality);
@@ -222,34 +275,39 @@ async function codeRows(img: RGBAImage, o: CodeRowsOptions): Promise<{ rows: Uin
   const pw = mcus * mcu;
   const from = o.from ?? 0;
   const to = o.to ?? Math.ceil(height / mcu);
-  const fit = typeof o.tables === 'string';
-  let specs = fit ? STANDARD_TABLES : (o.tables as HuffSpec[]);
+  // Blocks per MCU: Y (sub²), Cb, Cr, and K (sub²) for ink; grey: Y alone.
+  const blocksPerMcu = kind === 'gray' ? 1 : subsampling * subsampling * (kind === 'ink' ? 2 : 1) + 2;
+  const pixelBytes = kind === 'gray' ? 1 : 4;
+  const cacheBytes = mcus * (to - from) * blocksPerMcu * 128;
+  const kept = cacheBytes <= (o.maxCoefficientCache ?? MAX_COEFFICIENT_CACHE);
+  const fit = typeof o.tables === 'string' && (kept || !o.fitOnlyWhenKept);
+  let specs = typeof o.tables === 'string' ? STANDARD_TABLES : o.tables;
   const rows: Uint8Array[] = [];
 
   await withArena((k: KernelExports, arena) => {
     const tables = arena.alloc(fdtbl.byteLength);
     const huff = arena.alloc(4 * 512 * 2);
     const counts = arena.alloc(4 * 256 * 4);
-    const scratch = arena.alloc(512 + pw * mcu * 4 * 3);
-    const input = arena.alloc(width * mcu * 4);
+    const scratch = arena.alloc(512 + pw * mcu * 4 * (kind === 'ink' ? 4 : 3));
+    const input = arena.alloc(width * mcu * pixelBytes);
     // Worst case per block ≈ 64 symbols × (16 + 11) bits, doubled for 0xFF stuffing.
-    const blocksPerMcu = subsampling === 2 ? 6 : 3;
     const outBuf = arena.alloc((mcus * blocksPerMcu * 64 * 27 * 2) / 8 + 64);
-    const cacheBytes = mcus * (to - from) * blocksPerMcu * 128;
-    const cache = fit && cacheBytes <= (o.maxCoefficientCache ?? MAX_COEFFICIENT_CACHE) ? arena.alloc(cacheBytes) : 0;
+    const cache = fit && kept ? arena.alloc(cacheBytes) : 0;
     const u8 = arena.u8();
     arena.f32().set(fdtbl, tables >> 2);
-    const stride = width * 4;
+    const stride = width * pixelBytes;
     const pass = (emit: boolean, replay: boolean) => {
       for (let m = from; m < to; m++) {
         if (!replay) {
           const top = m * mcu;
           const have = Math.min(mcu, height - top);
-          u8.set(img.data.subarray(top * stride, (top + have) * stride), input);
+          img.read(top, have, u8.subarray(input, input + have * stride));
           // Repeat the last row below the image (T.81 leaves padding to the encoder).
           for (let y = have; y < mcu; y++) u8.copyWithin(input + y * stride, input + (have - 1) * stride, input + have * stride);
         }
-        k.jpegEncodeRow(input, width, subsampling);
+        if (kind === 'ink') k.jpegEncodeInkRow(input, width, subsampling);
+        else if (kind === 'gray') k.jpegEncodeGrayRow(input, width);
+        else k.jpegEncodeRow(input, width, subsampling);
         if (o.restart) k.jpegRestart();
         else if (m === to - 1) k.jpegFlush();
         if (emit) rows.push(u8.slice(outBuf, outBuf + k.jpegTakeOutput()));
@@ -262,7 +320,8 @@ async function codeRows(img: RGBAImage, o: CodeRowsOptions): Promise<{ rows: Uin
       pass(false, false);
       const freq = new Uint32Array(u8.buffer, counts, 4 * 256);
       const count = (t: number) => freq.subarray(t * 256, (t + 1) * 256);
-      specs = [0, 1, 2, 3].map((t) => optimalTable(o.tables === 'complete' ? completed(count(t), t % 2 === 1) : count(t)));
+      // Grey codes no chroma: its chroma tables stay the standard ones (never written).
+      specs = [0, 1, 2, 3].map((t) => (kind === 'gray' && t > 1 ? STANDARD_TABLES[t]! : optimalTable(o.tables === 'complete' ? completed(count(t), t % 2 === 1) : count(t))));
       k.jpegBegin(tables, huff, scratch, outBuf);
       if (cache) k.jpegReplay(cache);
     }
@@ -304,7 +363,7 @@ function completed(counts: Uint32Array, ac: boolean): Uint32Array {
 
 /** `img` coded as JpegRows (tables fitted to it). */
 export async function encodeJpegRows(img: RGBAImage, { quality, subsampling }: { quality: number; subsampling: 1 | 2 }): Promise<JpegRows> {
-  const { rows, specs } = await codeRows(img, { quality, subsampling, tables: 'complete', restart: true });
+  const { rows, specs } = await codeRows(rgbaRows(img), { quality, subsampling, tables: 'complete', restart: true });
   return { width: img.width, height: img.height, quality, subsampling, specs, rows };
 }
 
@@ -318,7 +377,7 @@ export async function replaceJpegRows(base: JpegRows, img: RGBAImage, { top, bot
   const from = Math.max(0, Math.floor(top / mcu));
   const to = Math.min(base.rows.length, Math.ceil(bottom / mcu));
   if (to <= from) return base;
-  const { rows } = await codeRows(img, { quality: base.quality, subsampling: base.subsampling, tables: base.specs, restart: true, from, to });
+  const { rows } = await codeRows(rgbaRows(img), { quality: base.quality, subsampling: base.subsampling, tables: base.specs, restart: true, from, to });
   return { ...base, rows: [...base.rows.slice(0, from), ...rows, ...base.rows.slice(to)] };
 }
 

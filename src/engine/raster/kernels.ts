@@ -15,6 +15,8 @@ export interface KernelExports {
   unpremultiply(ptr: number, count: number): void;
   jpegBegin(tables: number, huff: number, scratch: number, out: number): void;
   jpegEncodeRow(rgba: number, width: number, sub: number): void;
+  jpegEncodeInkRow(cmyk: number, width: number, sub: number): void;
+  jpegEncodeGrayRow(gray: number, width: number): void;
   jpegFlush(): void;
   jpegRestart(): void;
   jpegCountSymbols(counts: number, coefCache: number): void;

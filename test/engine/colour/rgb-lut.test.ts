@@ -2,31 +2,32 @@ import { describe, expect, it } from 'vitest';
 import { colourTransformSync, defaultProfile, type PixelLayout } from '../../../src/engine/colour';
 
 /**
- * Long strips of 8-bit RGB go through LittleCMS's transform sampled on a grid (rgb-lut.ts); short
- * ones through LittleCMS itself. Both must agree within one level on every channel, with alpha
- * kept as the layouts say.
+ * 8-bit RGB goes through LittleCMS's transform sampled on a grid (rgb-lut.ts). Against LittleCMS
+ * evaluating the same transform at 16 bits (rounded to 8), every channel is within one level,
+ * alpha kept as the layouts say, and any strip length gives the same values.
  */
-const LONG = 64 * 256; // above the grid evaluator's threshold
-const SHORT = 1000; // below it
+const COUNT = 20_000;
 
 function pixels(size: 3 | 4): Uint8Array {
-  const out = new Uint8Array(LONG * size);
+  const out = new Uint8Array(COUNT * size);
   let seed = 7;
   for (let i = 0; i < out.length; i++) {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = size === 4 && i % 4 === 3 ? (seed >> 16) & 255 : (seed >> 13) & 255;
+    out[i] = (seed >> 13) & 255;
   }
-  // The corners of the cube too (grid nodes and edges).
-  const corners = [0, 255];
+  // The corners of the cube too (grid nodes).
   let p = 0;
-  for (const r of corners) for (const g of corners) for (const b of corners) {
+  for (const r of [0, 255]) for (const g of [0, 255]) for (const b of [0, 255]) {
     out.set([r, g, b], p);
     p += size;
   }
   return out;
 }
 
-const cases: Array<[PixelLayout, PixelLayout, 'Rgb' | 'Cmyk' | 'Grayscale']> = [
+const WIDE = { CMYK: 'CMYK16', CMYK_INVERTED: 'CMYK16', GRAY: 'GRAY16', RGBA: 'RGB16', RGB: 'RGB16' } as const;
+const CHANNELS = { CMYK: 4, CMYK_INVERTED: 4, GRAY: 1, RGBA: 3, RGB: 3 } as const;
+
+const cases: Array<['RGB' | 'RGBA', keyof typeof WIDE, 'Rgb' | 'Cmyk' | 'Grayscale']> = [
   ['RGBA', 'CMYK', 'Cmyk'],
   ['RGB', 'CMYK', 'Cmyk'],
   ['RGBA', 'CMYK_INVERTED', 'Cmyk'],
@@ -36,36 +37,42 @@ const cases: Array<[PixelLayout, PixelLayout, 'Rgb' | 'Cmyk' | 'Grayscale']> = [
 ];
 
 describe('grid evaluation of 8-bit RGB transforms', () => {
-  it.each(cases)('%s → %s agrees with LittleCMS within one level', (fromLayout, toLayout, space) => {
-    const t = colourTransformSync({ from: defaultProfile('Rgb'), to: defaultProfile(space), fromLayout, toLayout });
+  it.each(cases)('%s → %s is within one level of LittleCMS at 16 bits', (fromLayout, toLayout, space) => {
+    const options = { from: defaultProfile('Rgb'), to: defaultProfile(space) };
+    const t = colourTransformSync({ ...options, fromLayout, toLayout: toLayout as PixelLayout });
+    const wide = colourTransformSync({ ...options, fromLayout: 'RGB16', toLayout: WIDE[toLayout] });
     const fromSize = fromLayout === 'RGBA' ? 4 : 3;
-    const toSize = { CMYK: 4, CMYK_INVERTED: 4, GRAY: 1, RGBA: 4, RGB: 3 }[toLayout as 'CMYK']!;
+    const toSize = CHANNELS[toLayout] + (toLayout === 'RGBA' ? 1 : 0);
     const src = pixels(fromSize);
-    const fast = new Uint8Array(LONG * toSize);
-    t.apply(src, fast, LONG);
-    const exact = new Uint8Array(LONG * toSize);
-    for (let at = 0; at < LONG; at += SHORT) {
-      const n = Math.min(SHORT, LONG - at);
-      const part = new Uint8Array(n * toSize);
-      t.apply(src.subarray(at * fromSize), part, n);
-      exact.set(part, at * toSize);
-    }
+    const ours = new Uint8Array(COUNT * toSize);
+    t.apply(src, ours, COUNT);
+    const src16 = new Uint16Array(COUNT * 3);
+    for (let i = 0; i < COUNT; i++) for (let c = 0; c < 3; c++) src16[i * 3 + c] = src[i * fromSize + c]! * 257;
+    const exact16 = new Uint16Array(COUNT * CHANNELS[toLayout]);
+    wide.apply(new Uint8Array(src16.buffer), new Uint8Array(exact16.buffer), COUNT);
     let worst = 0;
-    for (let i = 0; i < fast.length; i++) worst = Math.max(worst, Math.abs(fast[i]! - exact[i]!));
+    for (let i = 0; i < COUNT; i++)
+      for (let c = 0; c < CHANNELS[toLayout]; c++) {
+        let exact = Math.round(exact16[i * CHANNELS[toLayout] + c]! / 257);
+        if (toLayout === 'CMYK_INVERTED') exact = 255 - exact;
+        worst = Math.max(worst, Math.abs(ours[i * toSize + c]! - exact));
+      }
     expect(worst).toBeLessThanOrEqual(1);
-    if (toLayout === 'RGBA') {
-      for (let i = 0; i < LONG; i++) expect(fast[i * 4 + 3]).toBe(fromSize === 4 ? src[i * 4 + 3] : 255);
-    }
+    if (toLayout === 'RGBA') for (let i = 0; i < COUNT; i++) expect(ours[i * 4 + 3]).toBe(fromSize === 4 ? src[i * 4 + 3] : 255);
   });
 
-  it('keeps pure paper and full black exact (CMYK)', () => {
-    const t = colourTransformSync({ from: defaultProfile('Rgb'), to: defaultProfile('Cmyk'), fromLayout: 'RGB', toLayout: 'CMYK' });
-    const src = new Uint8Array(LONG * 3).fill(255);
-    src.fill(0, 0, 3);
-    const out = new Uint8Array(LONG * 4);
-    t.apply(src, out, LONG);
-    const small = new Uint8Array(8);
-    t.apply(src.subarray(0, 6), small, 2);
-    expect([...out.subarray(0, 8)]).toEqual([...small]);
+  it('gives the same values whatever the strip length', () => {
+    const t = colourTransformSync({ from: defaultProfile('Rgb'), to: defaultProfile('Cmyk'), fromLayout: 'RGBA', toLayout: 'CMYK' });
+    const src = pixels(4);
+    const whole = new Uint8Array(COUNT * 4);
+    t.apply(src, whole, COUNT);
+    const parts = new Uint8Array(COUNT * 4);
+    for (let at = 0; at < COUNT; at += 7) {
+      const n = Math.min(7, COUNT - at);
+      const part = new Uint8Array(n * 4);
+      t.apply(src.subarray(at * 4), part, n);
+      parts.set(part, at * 4);
+    }
+    expect(parts).toEqual(whole);
   });
 });
