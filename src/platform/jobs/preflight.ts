@@ -50,10 +50,11 @@ export function preflightVerdict(summaries: ReadonlyArray<PreflightSummary | nul
   return 'ok';
 }
 
-/** One line for a job's statusDescription: the count and the first problems' messages. */
+/** One line for a job's statusDescription: the errors (else the warnings), counted, and the first few messages. */
 export function describeProblems(summary: PreflightSummary, max = 3): string {
-  const errors = summary.problems.filter((p) => p.severity === 'error');
-  const shown = errors.slice(0, max).map((p) => p.message).join(' ');
-  const more = errors.length > max ? ` (and ${errors.length - max} more)` : '';
-  return `${errors.length} preflight error${errors.length === 1 ? '' : 's'}: ${shown}${more}`;
+  const severity = summary.errors ? 'error' : 'warning';
+  const listed = summary.problems.filter((p) => p.severity === severity);
+  const shown = listed.slice(0, max).map((p) => p.message).join(' ');
+  const more = listed.length > max ? ` (and ${listed.length - max} more)` : '';
+  return `${listed.length} preflight ${severity}${listed.length === 1 ? '' : 's'}: ${shown}${more}`;
 }

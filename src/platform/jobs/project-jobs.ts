@@ -286,7 +286,7 @@ export class ProjectJobs extends DurableObject<Env> {
 
     const mask = new SecretMask();
     // Problems the unit records stay with it even when it then fails (a preflight task failing on errors).
-    const recorded: RecordedProblem[] = [];
+    const recorded: Recorded = { checked: false, problems: [] };
     try {
       const result = await this.runUnit(job, pipeline, task, mask, AbortSignal.timeout(timeoutMs), recorded);
       // A unit over a minute marks the task `longExecution` (shown in the task DTO).
@@ -306,7 +306,7 @@ export class ProjectJobs extends DurableObject<Env> {
     await this.wake();
   }
 
-  private async runUnit(job: JobRow, pipeline: Pipeline, task: TaskRow, mask: SecretMask, signal: AbortSignal, recorded: RecordedProblem[]): Promise<UnitResult> {
+  private async runUnit(job: JobRow, pipeline: Pipeline, task: TaskRow, mask: SecretMask, signal: AbortSignal, recorded: Recorded): Promise<UnitResult> {
     const def = pipeline.tasks[task.idx]!;
     const memberRef = perMemberInput(def);
     const members = memberRef ? this.store.artifacts(job.id, job.run, memberRef.name) : null;
@@ -390,7 +390,10 @@ export class ProjectJobs extends DurableObject<Env> {
         return finals.length;
       },
       note: (text) => void (result.reason = text),
-      preflight: (design, problems) => void recorded.push(...problemsOfDesign(design, problems)),
+      preflight: (design, problems) => {
+        recorded.checked = true;
+        recorded.problems.push(...problemsOfDesign(design, problems));
+      },
     };
     await run(ctx);
     return result;
@@ -411,7 +414,7 @@ export class ProjectJobs extends DurableObject<Env> {
   }
 
   /** Rows and cursor in one transaction; the injected fault (tests) strikes just before it. */
-  private async commitUnit(job: JobRow, task: TaskRow, r: UnitResult, recorded: RecordedProblem[]): Promise<void> {
+  private async commitUnit(job: JobRow, task: TaskRow, r: UnitResult, recorded: Recorded): Promise<void> {
     const def = this.pipelineOf(job).tasks[task.idx]!;
     const fault = `${def.name}:after-outputs`;
     const faults = (this.env.PIPELINE_FAULTS ?? '').split(',').map((s) => s.trim());
@@ -452,12 +455,15 @@ export class ProjectJobs extends DurableObject<Env> {
     await this.wake(at);
   }
 
-  /** A unit's problems, under its member: a redo (or a resumed member) replaces what it recorded before. */
-  private recordProblems(job: JobRow, task: TaskRow, recorded: RecordedProblem[]): void {
-    this.store.putProblems(job.id, job.run, task.idx, task.cursor, recorded.length ? JSON.stringify(recorded) : null);
+  /**
+   * A unit's problems, under its member: a redo (or a resumed member) replaces what it recorded
+   * before. A check that found nothing is kept as `[]` (checked, clean); no check, no row.
+   */
+  private recordProblems(job: JobRow, task: TaskRow, recorded: Recorded): void {
+    this.store.putProblems(job.id, job.run, task.idx, task.cursor, recorded.checked ? JSON.stringify(recorded.problems) : null);
   }
 
-  private async failTask(job: JobRow, task: TaskRow, reason: string, status: 'Failed' | 'RequestFailed' = 'Failed', recorded: RecordedProblem[] = []): Promise<void> {
+  private async failTask(job: JobRow, task: TaskRow, reason: string, status: 'Failed' | 'RequestFailed' = 'Failed', recorded: Recorded = { checked: false, problems: [] }): Promise<void> {
     // Webhook events go to the outbox before the state changes: a redone step emits the same ids.
     await emitJobSettled(this.env, job, 'Failed', this.store.jobs().filter((j) => j.id !== job.id).map((j) => j.status), `${task.name}: ${reason}`);
     const now = Date.now();
@@ -537,6 +543,12 @@ export class ProjectJobs extends DurableObject<Env> {
     if (produced?.collection) return rows.map(info);
     return rows[0] ? info(rows[0]) : undefined;
   }
+}
+
+/** What a unit's checks recorded through `ctx.preflight`. */
+interface Recorded {
+  checked: boolean;
+  problems: RecordedProblem[];
 }
 
 interface UnitResult {

@@ -12,6 +12,7 @@
 import { runnerTenant } from '../../jobs/d1';
 import { applyVariableData, parseModel, pagePlan, renderPdf, renderPreview, renderPreviewPixels, type ImageLookup, type ItemModel, type PrintProductModel, type SourceModel, type VariableInfo } from '../../../engine/print-product';
 import type { RGBAImage } from '../../../engine/types';
+import type { ReportProblem } from '../../../engine/preflight/report';
 import { fontsOf, imageLookup } from '../../designs/resolve';
 import { NotFoundError, type TenantContext } from '../../core';
 import type { PageRange } from '../language';
@@ -39,15 +40,30 @@ export function ownerImages(ctx: Pick<UnitContext, 'env' | 'tenantId' | 'baseUrl
   };
 }
 
+/** The design asset each loaded model came from, so its renders report problems under its id. */
+const DESIGN_OF = new WeakMap<PrintProductModel, string>();
+
 /** The stored model of a print-product design (read from its blob; the extract task found the asset). */
 export async function loadModel(ctx: Pick<UnitContext, 'env' | 'tenantId'>, design: DesignAsset & { blobSha: string }): Promise<PrintProductModel> {
   const obj = await ctx.env.FILES.get(assetKey(ctx.tenantId, design.blobSha));
   if (!obj) throw new TaskFailure(`the design ${design.id} has no content`);
   try {
-    return await parseModel(JSON.parse(await obj.text()));
+    const model = await parseModel(JSON.parse(await obj.text()));
+    DESIGN_OF.set(model, design.id);
+    return model;
   } catch (e) {
     throw new TaskFailure(`the stored model of design ${design.name} is not valid: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Where a render of `model` reports what the atoms' checks find while drawing (issue 21): on the
+ * job under the model's design, which counts as checked even when nothing is found.
+ */
+function reportOf(ctx: Pick<UnitContext, 'preflight'>, model: PrintProductModel): ReportProblem {
+  const design = DESIGN_OF.get(model) ?? null;
+  ctx.preflight(design, []);
+  return (problem) => ctx.preflight(design, [problem]);
 }
 
 /** 1-based page numbers kept by a filter (none or empty keeps all). */
@@ -87,6 +103,7 @@ export async function surfacePicture(ctx: UnitContext, model: PrintProductModel,
     visualizePrintAreas: s.visualizePrintAreas ?? false,
     mockup: s.mockup ?? false,
     variableData,
+    report: reportOf(ctx, model),
   });
   return { index, bytes: out.bytes, contentType: out.mime, ext: s.format };
 }
@@ -109,7 +126,7 @@ export async function printPdf(ctx: UnitContext, model: PrintProductModel, textM
   requireVariables(model, variableData);
   const t = designTenant(ctx);
   const { fonts } = await fontsOf(t);
-  const pdf = await renderPdf(model, { fonts, images: ownerImages(ctx), textMode, variableData, title });
+  const pdf = await renderPdf(model, { fonts, images: ownerImages(ctx), textMode, variableData, title, report: reportOf(ctx, model) });
   return { bytes: pdf.bytes, pages: pdf.pages };
 }
 
@@ -153,7 +170,7 @@ export async function pagePictures(ctx: UnitContext, model: PrintProductModel, f
     const width = Math.max(1, Math.round(surface.width * k));
     const height = Math.max(1, Math.round(surface.height * k));
     if (width * height > MAX_RASTER_PIXELS) throw new TaskFailure(`surface ${index + 1} would be ${width}×${height} px at ${dpi} dpi; at most ${MAX_RASTER_PIXELS / 1e6} MP`);
-    const pixels = await renderPreviewPixels(model, { fonts, images: ownerImages(ctx), surfaceIndex: index, width, height, fileFormat: 'Png', stub: false, visualizePrintAreas: false, mockup: false, variableData });
+    const pixels = await renderPreviewPixels(model, { fonts, images: ownerImages(ctx), surfaceIndex: index, width, height, fileFormat: 'Png', stub: false, visualizePrintAreas: false, mockup: false, variableData, report: reportOf(ctx, model) });
     for (const { plan, page: n } of plans) {
       const m = plan.media;
       out.push({ page: n, image: crop(pixels, { x: Math.round(m.x * k), y: Math.round(m.y * k), width: Math.max(1, Math.round(m.width * k)), height: Math.max(1, Math.round(m.height * k)) }) });

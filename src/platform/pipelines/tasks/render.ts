@@ -97,6 +97,8 @@ export async function writeDesignPdf(
     throw e;
   }
   const summary = await writePdf(sink, [page.load], { title, output: page.output });
+  // What the layer checks found while the page was built (issue 21): on the job, no second render.
+  ctx.preflight(designId, page.problems());
   return summary.bytes;
 }
 
@@ -120,5 +122,7 @@ export async function renderImage(
     box = { width: Math.max(1, Math.round(compiled.width * scale)), height: Math.max(1, Math.round(compiled.height * scale)) };
   }
   const prepared = await preparePreview(store, { template: designId, format, size: box, jpegQuality, unsharpMask: null, data }, deps(ctx.env));
-  return prepared.render();
+  const image = await prepared.render();
+  ctx.preflight(designId, prepared.problems());
+  return image;
 }
