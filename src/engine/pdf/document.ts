@@ -97,6 +97,17 @@ export function separationsOf(spotNames: readonly string[]): Separation[] {
 }
 
 /**
+ * The file name of one separation of `base` (`card.pdf`): the process file keeps it, a spot
+ * file adds the ink's name in letters, digits, `-` and `_` (`card-PANTONE_185_C.pdf`).
+ */
+export function separationFileName(base: string, separation: Separation): string {
+  if ('process' in separation) return base;
+  const ink = separation.spot.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '') || 'spot';
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? `${base.slice(0, dot)}-${ink}${base.slice(dot)}` : `${base}-${ink}`;
+}
+
+/**
  * What the printer gets: `Rgb` keeps the template's RGB (ICCBased); `Cmyk` and `Grayscale`
  * convert it to ink values of `profile` (DeviceCMYK / DeviceGray beside the output intent in
  * PDF/X, ICCBased on the profile in a plain PDF). Vector colours are converted by whoever

@@ -130,3 +130,12 @@ describe('spot channels in print PDFs (issue 20 §2)', () => {
     expect(info).toMatch(/Page size:\s+40 x 24 pts/);
   });
 });
+
+describe('separation file names', () => {
+  it('keep the base for the process plates and add the ink in safe characters', async () => {
+    const { separationFileName, separationsOf } = await import('../../../src/engine/pdf/document');
+    const seps = separationsOf([PANTONE, VARNISH, '/../Weiß']);
+    expect(seps.map((s) => separationFileName('card.pdf', s))).toEqual(['card.pdf', 'card-PANTONE_185_C.pdf', 'card-Gloss_Varnish_UV_2.pdf', 'card-Wei.pdf']);
+    expect(separationFileName('card', { spot: '***' })).toBe('card-spot');
+  });
+});
