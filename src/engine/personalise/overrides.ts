@@ -6,18 +6,21 @@
  */
 import { EngineError, invalidInput, unprocessable, type ErrorDetail } from '../errors';
 import { readFontInfo } from '../fonts/font-info';
+import { fontMetrics } from '../fonts/metrics';
 import { hasKnownSubstitute, resolveFont, type ResolvedFont } from '../fonts/substitution';
 import type { Bounds, LayerNode, LayerOverride, LayerOverrides, LayerType, RGBAImage } from '../types';
 import type { ReportProblem } from '../preflight/report';
-import { nameWithoutMarkers } from './markers';
+import { layerMarkers, nameWithoutMarkers } from './markers';
+import { DEFAULT_PPI_THRESHOLD, emptyFieldProblem, fontSubstitutionProblem, missingGlyphProblem, outsideTrimProblem, pictureProblems, textFitProblems } from './checks';
 import { isColorError, parseColor, type RGBA } from './color';
 import { DataCommandSchema, normaliseCommand, type BarcodeCommand, type DataCommand, type ImageCommand, type TextCommand } from './commands';
 import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '../barcode';
 import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
-import { placeImage } from './image';
+import { applyHomography, homography, pictureRect, placeImage } from './image';
 import { placementCache } from '../cache';
-import { coversText, renderText, TextTooLargeError } from './text';
+import { drawText, missingFrom, setText, TextTooLargeError } from './text';
+import { fallbackFontNames } from '../fonts/fallback';
 
 export interface PersonaliseContext {
   /** Output pixels per template pixel. */
@@ -29,7 +32,12 @@ export interface PersonaliseContext {
    * the size in output pixels the picture will cover, for loaders that decode smaller.
    * Throw an EngineError (src/engine/errors.ts) when it cannot be fetched or decoded.
    */
-  loadImage(ref: string, target: { width: number; height: number }): Promise<RGBAImage>;
+  loadImage(ref: string, target: { width: number; height: number }): Promise<LoadedPicture>;
+  /**
+   * The pixel size of the picture `ref` names without decoding it, when the loader can tell
+   * cheaply: preflight (`layoutOnly`) then measures pictures without loading them.
+   */
+  imageSize?(ref: string): Promise<{ width: number; height: number }>;
   /** A content key of the picture `ref` names (e.g. `image/<sha256>`), when known: placements are then kept per isolate. */
   imageKey?(ref: string): string | undefined;
   /** Where preflight problems go (issue 21); every render reports, not only a preflight. */
@@ -40,7 +48,15 @@ export interface PersonaliseContext {
   trim?: Bounds;
   /** The template's ppi, for the effective ppi of placed pictures (72 when unknown). */
   resolution?: number;
+  /** The template's canvas (template pixels): point text's frame and the trim box when `trim` is absent. */
+  canvas?: { width: number; height: number };
 }
+
+/**
+ * A decoded picture; `source` is its own pixel size when the loader decoded it smaller (the
+ * effective ppi of a placement counts the picture's own pixels).
+ */
+export type LoadedPicture = RGBAImage & { source?: { width: number; height: number } };
 
 type Placed = Awaited<ReturnType<typeof placeImage>>;
 
@@ -52,8 +68,6 @@ async function cachedPlacement(key: string, place: () => Promise<Placed>): Promi
   return placed;
 }
 
-/** The bundled font with the widest coverage, used for characters the chosen font lacks. */
-const FALLBACK_FONT = 'DejaVuSans';
 
 /** Which layer types each command applies to. */
 const ACCEPTS: Record<string, LayerType[]> = {
@@ -213,6 +227,18 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (!job) fontJobs.set(name, (job = resolveFont(name, ctx.loadFont)));
     return job;
   };
+  const fallbackJobs = new Map<string, Promise<Uint8Array | null>>();
+  const fallbacksFor = async (text: string) => {
+    const names = fallbackFontNames(text);
+    const loaded = await Promise.all(
+      names.map((name) => {
+        let job = fallbackJobs.get(name);
+        if (!job) fallbackJobs.set(name, (job = ctx.loadFont(name)));
+        return job;
+      }),
+    );
+    return names.flatMap((postscriptName, i) => (loaded[i] ? [{ postscriptName, bytes: loaded[i]! }] : []));
+  };
   const textJobs = targets
     .filter((t): t is Target & { command: TextCommand } => t.command.type === 'text')
     .flatMap(({ name, command, nodes }) =>
@@ -231,9 +257,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
             return null;
           }
           readFontInfo(font.bytes); // a damaged font fails here, with its path, not while drawing
-          // Characters the font lacks are drawn from a fallback font of the store, when there is one.
-          const fallback = coversText(font.bytes, command.text) ? null : await fontFor(FALLBACK_FONT);
-          return { name, node, command, font, fallbackFonts: fallback && fallback.bytes !== font.bytes ? [fallback.bytes] : [] };
+          // Characters the font lacks are drawn from the bundled fallback fonts for their scripts, when the store has them.
+          const lacking = missingFrom(font.bytes, command.text);
+          const fallbacks = lacking ? await fallbacksFor(lacking) : [];
+          return { name, node, command, font, fallbacks };
         } catch (err) {
           fail(`data.${name}.font`, err, 'The font could not be read');
           return null;
@@ -250,7 +277,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           height: Math.max(1, Math.round(Math.hypot(quad.corners[6] - quad.corners[0], quad.corners[7] - quad.corners[1]))),
         };
         try {
-          return { name, node, command, quad, picture: await ctx.loadImage(command.image, target) };
+          // Preflight measures; it decodes only when the loader cannot tell a picture's size otherwise.
+          if (ctx.layoutOnly && ctx.imageSize) return { name, node, command, quad, picture: null, size: await ctx.imageSize(command.image) };
+          const picture = await ctx.loadImage(command.image, target);
+          return { name, node, command, quad, picture, size: picture.source ?? { width: picture.width, height: picture.height } };
         } catch (err) {
           fail(`data.${name}.image`, err, 'The image could not be fetched or decoded');
           return null;
@@ -260,16 +290,50 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   const [texts, images] = await Promise.all([Promise.all(textJobs), Promise.all(imageJobs)]);
   if (failures.length) throw combine(failures);
 
-  // Draw, one at a time to bound memory.
+  const report = ctx.report ?? (() => {});
+  const canvas = ctx.canvas ? { left: 0, top: 0, right: ctx.canvas.width, bottom: ctx.canvas.height } : undefined;
+  const trim = ctx.trim ?? canvas;
+  const resolution = ctx.resolution && ctx.resolution > 0 ? ctx.resolution : 72;
+
+  // Lay out, check and draw, one at a time to bound memory.
   for (const job of texts) {
     if (!job) continue;
-    const { name, node, command, font, fallbackFonts } = job;
+    const { name, node, command, font, fallbacks } = job;
     const info = node.text;
     if (!info) continue;
     const unchanged = command.text === info.text && !command.font && command.size === undefined && command.color === undefined;
-    if (unchanged) continue;
+    if (unchanged) continue; // Photoshop's own pixels stay
+    const label = nameWithoutMarkers(node.name);
+    const markers = layerMarkers(node.name);
+    const fallbackFonts = fallbacks.map((f) => f.bytes);
+    const laid = setText({
+      info,
+      text: command.text,
+      font: font.bytes,
+      fallbackFonts,
+      size: command.size,
+      fit: command.fit ?? markers.fit,
+      minSize: command.minSize ?? markers.minSize,
+      maxWidth: markers.maxWidth,
+      area: trim,
+    });
+    const fitProblems = textFitProblems(name, label, command.text, laid);
+    fitProblems.forEach(report);
+    const shown = info.allCaps ? command.text.toUpperCase() : command.text;
+    const missing = missingGlyphProblem(name, label, shown, laid.metrics.has);
+    if (missing) report(missing);
+    const own = fontMetrics(font.bytes);
+    const fromFallbacks = [...new Set([...shown].filter((ch) => !own.has(ch.codePointAt(0)!) && laid.metrics.has(ch.codePointAt(0)!)))];
+    const usedFallbacks = fallbacks.filter((f, i) => fromFallbacks.some((ch) => fontMetrics(f.bytes).has(ch.codePointAt(0)!) && !fallbacks.slice(0, i).some((g) => fontMetrics(g.bytes).has(ch.codePointAt(0)!))));
+    const substitution = fontSubstitutionProblem(name, label, font, { names: usedFallbacks.map((f) => f.postscriptName), characters: fromFallbacks.join('') });
+    if (substitution) report(substitution);
+    if (trim && !fitProblems.some((p) => p.code === 'textOverflow')) {
+      const outside = outsideTrimProblem(name, label, node.bounds, laid.inkBounds, trim, 'text');
+      if (outside) report(outside);
+    }
+    if (ctx.layoutOnly) continue;
     try {
-      const drawn = await renderText({ info, text: command.text, font: font.bytes, fallbackFonts, size: command.size, color: colorOf(command.color), scale: ctx.scale });
+      const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale });
       set(node.id, drawn ?? empty());
     } catch (err) {
       if (err instanceof TextTooLargeError) fail(`data.${name}.text`, invalidInput('The text is too large to draw.'), 'text too large');
@@ -277,14 +341,16 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     }
   }
   for (const { command, nodes } of targets) {
-    if (command.type !== 'barcode') continue;
+    if (command.type !== 'barcode' || ctx.layoutOnly) continue;
     for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
   }
   for (const job of images) {
     if (!job) continue;
-    const { name, node, command, quad, picture } = job;
+    const { name, node, command, quad, picture, size } = job;
+    const mode = command.resizeMode ?? 'fit';
+    checkPicture(node, name, size, mode, { resolution, trim, report });
+    if (!picture) continue;
     try {
-      const mode = command.resizeMode ?? 'fit';
       const key = ctx.imageKey?.(command.image);
       // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
       const placed = key
@@ -296,8 +362,61 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       else throw err;
     }
   }
+  checkRequired(tree, targets, overrides, report);
   if (failures.length) throw combine(failures);
-  return overrides;
+  return ctx.layoutOnly ? new Map() : overrides;
+}
+
+/** lowResolution, imageUpscaled and outsideTrim of a picture of `size` pixels placed on `node`. */
+function checkPicture(
+  node: LayerNode,
+  name: string,
+  size: { width: number; height: number },
+  mode: 'fit' | 'fill',
+  { resolution, trim, report }: { resolution: number; trim?: Bounds; report: ReportProblem },
+) {
+  const label = nameWithoutMarkers(node.name);
+  const quad = placementQuad(node, 1); // template pixels
+  const c = quad.corners;
+  const rect = pictureRect(size.width, size.height, quad.width, quad.height, mode);
+  // Template pixels per picture pixel, along the placement's wider-stretched side.
+  const pixelsPerUnit = Math.max(Math.hypot(c[2] - c[0], c[3] - c[1]) / quad.width, Math.hypot(c[6] - c[0], c[7] - c[1]) / quad.height);
+  const magnification = ((rect.right - rect.left) / size.width) * pixelsPerUnit;
+  const ppi = resolution / magnification;
+  pictureProblems(name, label, ppi, layerMarkers(node.name).ppi ?? DEFAULT_PPI_THRESHOLD, resolution).forEach(report);
+  if (!trim) return;
+  // The picture's content: its rectangle inside the placement (cropped to it), mapped to the corners.
+  const h = homography([0, 0, quad.width, 0, quad.width, quad.height, 0, quad.height], c);
+  if (!h) return;
+  const [l, t, r, b] = [Math.max(0, rect.left), Math.max(0, rect.top), Math.min(quad.width, rect.right), Math.min(quad.height, rect.bottom)];
+  const points = [applyHomography(h, l, t), applyHomography(h, r, t), applyHomography(h, r, b), applyHomography(h, l, b)];
+  const drawn = { left: Math.min(...points.map((p) => p[0])), top: Math.min(...points.map((p) => p[1])), right: Math.max(...points.map((p) => p[0])), bottom: Math.max(...points.map((p) => p[1])) };
+  const outside = outsideTrimProblem(name, label, node.bounds, drawn, trim, 'picture');
+  if (outside) report(outside);
+}
+
+/** emptyField: every visible `<REQ>` text layer must end up with text, every `<REQ>` picture layer must get a picture. */
+function checkRequired(tree: LayerNode[], targets: Target[], overrides: LayerOverrides, report: ReportProblem) {
+  const commandOf = new Map<number, { name: string; command: DataCommand }>();
+  for (const { name, command, nodes } of targets) for (const node of nodes) if (command.type) commandOf.set(node.id, { name, command });
+  const walk = (nodes: LayerNode[], shown: boolean) => {
+    for (const node of nodes) {
+      const visible = shown && (overrides.get(node.id)?.visible ?? node.visible);
+      if (visible && layerMarkers(node.name).required) {
+        const given = commandOf.get(node.id);
+        const label = nameWithoutMarkers(node.name);
+        const layer = given?.name ?? label;
+        if (node.type === 'Text') {
+          const text = given?.command.type === 'text' ? given.command.text : given ? 'filled' : node.text?.text ?? '';
+          if (!text.trim()) report(emptyFieldProblem(layer, label, 'text'));
+        } else if (node.type === 'Image' || node.type === 'SmartObject') {
+          if (!given) report(emptyFieldProblem(layer, label, 'picture'));
+        }
+      }
+      if (node.children) walk(node.children, visible);
+    }
+  };
+  walk(tree, true);
 }
 
 /** Replacement content that draws nothing (empty text, a placement off every pixel). */

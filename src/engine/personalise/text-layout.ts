@@ -6,6 +6,7 @@
  */
 import type { FontMetrics } from '../fonts/metrics';
 import type { Bounds } from '../types';
+import { lineSegments } from './line-break';
 
 export type Alignment = 'left' | 'center' | 'right' | 'justify';
 
@@ -52,59 +53,89 @@ export const splitParagraphs = (text: string) => text.split(/\r\n|\r|\n|\u2029/)
  */
 export const MIN_JUSTIFIED_WORD_SPACING = 0.8;
 
-/** Width of a line: unkerned advances plus tracking; spaces count `spaceFactor` of their width. */
-export function measure(text: string, metrics: FontMetrics, style: Pick<LayoutStyle, 'size' | 'tracking'>, spaceFactor = 1): number {
+/** Metrics that may shape a whole run (HarfBuzz, when the font helper provides it). */
+export type MeasuringMetrics = FontMetrics & { textAdvance?(text: string): number };
+
+/**
+ * Width of a line: the shaped advance of the run when the metrics can shape (kerning, ligatures,
+ * joined forms), else the sum of unkerned advances; plus tracking. Spaces count `spaceFactor`
+ * of their width.
+ */
+export function measure(text: string, metrics: MeasuringMetrics, style: Pick<LayoutStyle, 'size' | 'tracking'>, spaceFactor = 1): number {
   let width = 0;
   let count = 0;
+  let spaces = 0;
+  const shaped = metrics.textAdvance ? metrics.textAdvance(text) : undefined;
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    width += metrics.advance(cp) * (cp === 32 ? spaceFactor : 1);
+    if (shaped === undefined) width += metrics.advance(cp);
+    if (cp === 32) spaces++;
     count++;
   }
+  if (shaped !== undefined) width = shaped;
+  if (spaceFactor !== 1) width -= spaces * metrics.advance(32) * (1 - spaceFactor);
   // Tracking sits between characters: the last one's does not count towards the line's width.
   return (width + (Math.max(0, count - 1) * style.tracking) / 1000) * style.size;
 }
 
-/** Greedy line breaking at spaces (and inside a word wider than the line); `maxWidth(i)` per line. */
-function wrap(paragraph: string, maxWidth: (line: number) => number, metrics: FontMetrics, style: LayoutStyle): string[] {
-  const tokens = paragraph.match(/\S+|\s+/g) ?? [''];
+const graphemes = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+const clusters = (text: string) => (graphemes ? [...graphemes.segment(text)].map((g) => g.segment) : [...text]);
+
+/**
+ * Greedy line breaking at the break opportunities of UAX #14 (line-break.ts), and inside a
+ * segment wider than the line between grapheme clusters; `maxWidth(i)` per line. `broken` tells
+ * whether a word had to be cut so.
+ */
+function wrap(paragraph: string, maxWidth: (line: number) => number, metrics: MeasuringMetrics, style: LayoutStyle): { lines: string[]; broken: boolean } {
   const lines: string[] = [];
   let line = '';
+  let broken = false;
   const spaceFactor = style.alignment === 'justify' ? MIN_JUSTIFIED_WORD_SPACING : 1;
   const fits = (s: string) => measure(s.trimEnd(), metrics, style, spaceFactor) <= maxWidth(lines.length) + 1e-6;
-  for (const token of tokens) {
-    if (fits(line + token)) {
-      line += token;
-      continue;
-    }
-    if (/^\s+$/.test(token)) {
-      // Spaces at a break stay at the end of the line, as in Photoshop; they take no room.
-      line += token;
+  for (const segment of lineSegments(paragraph)) {
+    // Spaces at a break stay at the end of the line, as in Photoshop; they take no room.
+    if (fits(line + segment)) {
+      line += segment;
       continue;
     }
     if (line.trim()) lines.push(line);
     line = '';
-    // A word wider than the line breaks between characters.
-    let rest = token;
+    let rest = segment;
     while (!fits(rest)) {
+      const parts = clusters(rest);
       let cut = 1;
-      const chars = [...rest];
-      while (cut < chars.length && fits(chars.slice(0, cut + 1).join(''))) cut++;
-      lines.push(chars.slice(0, cut).join(''));
-      rest = chars.slice(cut).join('');
+      while (cut < parts.length && fits(parts.slice(0, cut + 1).join(''))) cut++;
+      if (cut >= parts.length) break; // only trailing spaces were left over
+      broken = true;
+      lines.push(parts.slice(0, cut).join(''));
+      rest = parts.slice(cut).join('');
     }
     line = rest;
   }
   lines.push(line);
-  return lines;
+  return { lines, broken };
 }
 
 const NO_PARAGRAPH_SETTINGS: ParagraphSettings = { startIndent: 0, endIndent: 0, firstLineIndent: 0, spaceBefore: 0, spaceAfter: 0, justifyLast: false };
 
-export function layoutText(text: string, metrics: FontMetrics, style: LayoutStyle): LaidOutLine[] {
+export interface Layout {
+  lines: LaidOutLine[];
+  /** Box text Photoshop would not show (overset), as typed; '' when everything is set. */
+  overset: string;
+  /** A word was cut between characters because it was wider than the box. */
+  brokenWord: boolean;
+}
+
+export function layoutText(text: string, metrics: MeasuringMetrics, style: LayoutStyle): LaidOutLine[] {
+  return layoutParagraphs(text, metrics, style).lines;
+}
+
+/** The lines of `text`, with what did not fit in the box and whether a word was cut. */
+export function layoutParagraphs(text: string, metrics: MeasuringMetrics, style: LayoutStyle): Layout {
   const { box, size, leading, alignment } = style;
   const para = style.paragraph ?? NO_PARAGRAPH_SETTINGS;
   const out: LaidOutLine[] = [];
+  let brokenWord = false;
   const anchor = alignment === 'center' ? 'middle' : alignment === 'right' ? 'end' : 'start';
   // The renderer adds letter spacing after the last character too; shift so the ink aligns.
   const trailing = (style.tracking / 1000) * size;
@@ -117,10 +148,15 @@ export function layoutText(text: string, metrics: FontMetrics, style: LayoutStyl
   const paragraphs = splitParagraphs(text);
   for (let p = 0; p < paragraphs.length; p++) {
     if (p > 0) y += para.spaceBefore;
-    const lines = box ? wrap(paragraphs[p], available, metrics, style) : [paragraphs[p]];
+    const wrapped = box ? wrap(paragraphs[p], available, metrics, style) : { lines: [paragraphs[p]], broken: false };
+    const lines = wrapped.lines;
     for (let i = 0; i < lines.length; i++) {
       // Overset: Photoshop shows only lines that fit in the box.
-      if (box && y + descent > box.bottom + 0.5) return out;
+      if (box && y + descent > box.bottom + 0.5) {
+        const overset = [lines.slice(i).join(''), ...paragraphs.slice(p + 1)].join('\n');
+        return { lines: out, overset, brokenWord };
+      }
+      if (wrapped.broken) brokenWord = true;
       const line = box ? lines[i].trimEnd() : lines[i];
       const width = measure(line, metrics, style);
       const lineLeft = left + indentOf(i);
@@ -138,5 +174,5 @@ export function layoutText(text: string, metrics: FontMetrics, style: LayoutStyl
     }
     y += para.spaceAfter;
   }
-  return out;
+  return { lines: out, overset: '', brokenWord };
 }

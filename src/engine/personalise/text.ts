@@ -3,12 +3,14 @@
  * an SVG at the output scale directly, through the layer's transform (scale, rotation, skew).
  */
 import { readFontInfo } from '../fonts/font-info';
-import { fontMetrics, withFallbacks } from '../fonts/metrics';
+import { fontMetrics } from '../fonts/metrics';
+import { shapedMetrics } from '../fonts/shaper';
+import { fitText, type FitSettings } from './fit';
 import { unpremultiply } from '../raster/pixels';
 import type { Bounds, RGBAImage, TextInfo } from '../types';
 import type { RGBA } from './color';
 import { renderSvg } from './resvg';
-import { layoutText, type LaidOutLine } from './text-layout';
+import type { LaidOutLine, MeasuringMetrics } from './text-layout';
 
 export interface TextRenderInput {
   info: TextInfo;
@@ -32,31 +34,55 @@ export class TextTooLargeError extends Error {}
 const escapeXml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 
-/** True when `font` has a glyph for every character of `text` (apart from line breaks). */
-export function coversText(font: Uint8Array, text: string): boolean {
+/** The characters of `text` `font` has no glyph for (line breaks and spaces aside), once each; '' when it covers them all. */
+export function missingFrom(font: Uint8Array, text: string): string {
   const m = fontMetrics(font);
+  const missing = new Set<string>();
   for (const ch of text) {
     const cp = ch.codePointAt(0)!;
-    if (cp > 0x20 && cp !== 0x2029 && !m.has(cp)) return false;
+    if (cp > 0x20 && cp !== 0x2029 && !m.has(cp)) missing.add(ch);
   }
-  return true;
+  return [...missing].join('');
+}
+
+/** The text as it will be set: lines in text space and the size copyfitting chose. */
+export interface SetText {
+  info: TextInfo;
+  lines: LaidOutLine[];
+  metrics: MeasuringMetrics;
+  /** Font size in the text's own space (before its transform). */
+  size: number;
+  tracking: number;
+  /** Sizes as Photoshop shows them (after the transform scale), in template pixels (pt at 72 ppi). */
+  shownSize: number;
+  startSize: number;
+  /** What does not fit its frame at `size` ('' when everything fits). */
+  overflow: string;
+  /** The lines' extent in template pixels (advance widths, ascender to descender; clipped to a box). */
+  inkBounds: Bounds | null;
+}
+
+/** Lays the text out, copyfitting it to its frame (fit.ts); draws nothing. */
+export function setText(input: Omit<TextRenderInput, 'scale' | 'color'> & FitSettings): SetText {
+  const { info } = input;
+  // Lines are measured as HarfBuzz shapes them (kerning, joined forms, fallback runs), as resvg draws them.
+  const metrics = shapedMetrics(input.font, input.fallbackFonts ?? []);
+  const text = info.allCaps ? input.text.toUpperCase() : input.text;
+  const fitted = fitText(info, text, metrics, input);
+  return { info, metrics, ...fitted, inkBounds: inkBounds(info, fitted.lines, fitted.size, metrics) };
 }
 
 /** Pixels and output-space bounds of the re-rendered text; null when nothing is drawn. */
-export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
-  const { info, scale } = input;
+export async function renderText(input: TextRenderInput & FitSettings): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
+  return drawText(setText(input), input);
+}
+
+/** Draws text laid out by setText at the output scale. */
+export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale'>): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
+  const { info, lines, size, tracking, metrics } = set;
+  const { scale } = input;
   const fallbackFonts = input.fallbackFonts ?? [];
-  const metrics = withFallbacks(fontMetrics(input.font), fallbackFonts.map(fontMetrics));
   const [xx, xy, yx, yy, tx, ty] = info.transform?.length === 6 ? info.transform : [1, 0, 0, 1, 0, 0];
-  // A requested size is what Photoshop shows (pixels after the layer's transform scale); layout
-  // happens before the transform.
-  const transformScale = Math.sqrt(Math.abs(xx * yy - xy * yx)) || 1;
-  const size = input.size !== undefined ? input.size / transformScale : info.size;
-  // Leading follows the size (auto leading is a fraction of it; fixed leading scales along).
-  const leading = (info.leading ?? size * 1.2) * (size / info.size);
-  const tracking = info.tracking ?? 0;
-  const text = info.allCaps ? input.text.toUpperCase() : input.text;
-  const lines = layoutText(text, metrics, { size, leading, tracking, alignment: info.alignment ?? 'left', box: info.box, paragraph: info.paragraph });
   if (!lines.some((l) => l.text.trim())) return null;
 
   const local = localExtent(lines, size, metrics.ascender, metrics.descender, info.box);
@@ -99,6 +125,34 @@ export async function renderText(input: TextRenderInput): Promise<{ pixels: RGBA
   const pixels = await renderSvg(svg, [input.font, ...fallbackFonts]);
   await unpremultiply(pixels.data);
   return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [input.font, ...fallbackFonts] } };
+}
+
+/** Where the lines' advances and line boxes fall in template pixels (inside the box for box text). */
+function inkBounds(info: TextInfo, lines: LaidOutLine[], size: number, metrics: MeasuringMetrics): Bounds | null {
+  const drawn = lines.filter((l) => l.text.trim());
+  if (!drawn.length) return null;
+  const [xx, xy, yx, yy, tx, ty] = info.transform?.length === 6 ? info.transform : [1, 0, 0, 1, 0, 0];
+  const local = { left: Infinity, top: Infinity, right: -Infinity, bottom: -Infinity };
+  for (const l of drawn) {
+    const start = l.anchor === 'start' ? l.x : l.anchor === 'middle' ? l.x - l.width / 2 : l.x - l.width;
+    local.left = Math.min(local.left, start);
+    local.right = Math.max(local.right, start + l.width);
+    local.top = Math.min(local.top, l.y - metrics.ascender * size);
+    local.bottom = Math.max(local.bottom, l.y - metrics.descender * size);
+  }
+  if (info.box) {
+    local.left = Math.max(local.left, info.box.left);
+    local.right = Math.min(local.right, info.box.right);
+    local.top = Math.max(local.top, info.box.top);
+    local.bottom = Math.min(local.bottom, info.box.bottom);
+  }
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const [x, y] of [[local.left, local.top], [local.right, local.top], [local.right, local.bottom], [local.left, local.bottom]]) {
+    xs.push(xx * x + yx * y + tx);
+    ys.push(xy * x + yy * y + ty);
+  }
+  return { left: Math.min(...xs), top: Math.min(...ys), right: Math.max(...xs), bottom: Math.max(...ys) };
 }
 
 /** Generous local extent of the lines: glyphs may rise above the ascender and overhang sideways. */
