@@ -89,21 +89,8 @@ export const ProofToResourceBody = ProofBody.extend(resourceFields).openapi('Des
 export const PreflightBody = z
   .object({ variableData: z.array(VariableInfo).max(1000).optional().openapi({ description: 'Values of the variables, as renders take them.' }) })
   .openapi('DesignPreflightDto');
-export const PreflightProblemDto = z
-  .object({
-    layer: z.string().openapi({ description: 'The item (its name, else its id) or PSD layer the problem is on.' }),
-    code: z.enum(['textOverflow', 'textShrunk', 'missingGlyphs', 'fontSubstituted', 'lowResolution', 'imageUpscaled', 'outsideTrim', 'emptyField']),
-    severity: z.enum(['error', 'warning']),
-    message: z.string().openapi({ description: 'One sentence for the shopper or the operator.', example: '"Jonathan Livingstone-Smith" is too long for Name: 6 characters do not fit.' }),
-    details: z.record(z.string(), z.unknown()).optional().openapi({ description: 'Figures behind the message (`characters`, `size`, `ppi`, `bounds`…).' }),
-  })
-  .openapi('DesignPreflightProblemDto');
-export const PreflightReportDto = z
-  .object({
-    ok: z.boolean().openapi({ description: 'No errors (warnings allowed).' }),
-    problems: z.array(PreflightProblemDto).openapi({ description: 'Errors first, then warnings.' }),
-  })
-  .openapi('DesignPreflightReportDto');
+/** `{ok, problems}`: the rendering API's preflight report, one schema for both (issue 21). */
+export { PreflightReportModel as PreflightReportDto } from '../../../dynamic-image/schemas';
 
 export const ImageConfig = z
   .object({
