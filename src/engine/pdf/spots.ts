@@ -5,7 +5,8 @@
  * so that the process plates under them keep their ink and the separation carries the channel's
  * tints exactly (see spotGraphicsState).
  */
-import { labToSrgb, type SpotInk } from '../psd/spots';
+import type { CompiledSpot } from '../compiled/spots';
+import { labToSrgb, psdLayout, spotRows, type SpotInk } from '../psd/spots';
 import { upFiltered, zlib } from './flate';
 import type { StripColour, StripScratch } from './image';
 import { name, type PdfRef, type PdfValue, type PdfWriter } from './writer';
@@ -115,4 +116,33 @@ export async function writeSpotStrips(
     }
   }
   return ops;
+}
+
+/**
+ * The PDF spots of a template: each channel's tints read from the PSD (`read`, called once, when
+ * a strip first needs it), a plane at a time, top to bottom (a jump back starts it anew).
+ */
+export function psdSpots(spots: CompiledSpot[], read: () => Promise<Uint8Array | null>): PdfSpot[] {
+  let psd: Promise<Uint8Array | null> | undefined;
+  return spots.map((spot) => {
+    let reader: { next(): Uint8Array } | null = null;
+    let y = 0;
+    return {
+      name: spot.name,
+      ink: spot.ink,
+      async rows(top, bottom) {
+        psd ??= read();
+        const layout = psdLayout((await psd) ?? new Uint8Array(0));
+        if (!layout) throw new Error(`The template's spot channel "${spot.name}" could not be read.`);
+        if (!reader || top < y) {
+          reader = spotRows(layout, spot.plane);
+          y = 0;
+        }
+        for (; y < top; y++) reader.next();
+        const out = new Uint8Array(layout.width * (bottom - top));
+        for (let row = 0; y < bottom; y++, row++) out.set(reader.next(), row * layout.width);
+        return out;
+      },
+    };
+  });
 }

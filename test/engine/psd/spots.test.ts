@@ -46,6 +46,16 @@ describe('PSD spot channels (issue 20 §2)', () => {
     expect([...rows.next()].slice(0, 12)).toEqual(Array.from({ length: 12 }, (_, x) => spotTint(0, x, 0)));
   });
 
+  it('reads 16-bit spot channels narrowed to 8 bits', async () => {
+    const psd = await fixture('made-spot-cmyk16.psd');
+    const [spot] = readSpotChannels(psd);
+    expect(spot).toMatchObject({ name: 'PANTONE 185 C', plane: 4 });
+    const layout = psdLayout(psd)!;
+    const rows = spotRows(layout, spot.plane);
+    for (let y = 0; y < layout.height; y++) expect([...rows.next()]).toEqual(Array.from({ length: layout.width }, (_, x) => spotTint(0, x, y)));
+    expect([...psdInk(psd)!.rows(0, 1).subarray(0, 8)]).toEqual([0, 0, 51, 255, 6, 0, 51, 255]);
+  });
+
   it('finds none in documents without spot channels', async () => {
     expect(readSpotChannels(await fixture('made-cmyk8.psd'))).toEqual([]);
     expect(readSpotChannels(new Uint8Array(10))).toEqual([]);
