@@ -13,9 +13,10 @@ export interface ShopReport {
 export interface TemplateVariable {
   name: string;
   lines: string[];
+  labels?: string[];
 }
-export declare function cardRequest(template: string, values: Record<string, string>): { template: string; format: 'jpg'; size: { width: number; height: number }; data: Record<string, { type: 'text'; text: string }> };
-export declare function shopperMessage(problem: ShopProblem, variable?: TemplateVariable): string;
-export declare function shopperProblems(report: ShopReport | null | undefined, variables: TemplateVariable[]): Array<{ severity: 'error' | 'warning'; text: string; field: string | null }>;
+export declare function cardRequest(template: string, values: Record<string, string>, images?: Record<string, string>): { template: string; format: 'jpg'; size: { width: number; height: number }; data: Record<string, { type: 'text'; text: string } | { type: 'image'; image: string; resizeMode: 'fill' }> };
+export declare function shopperMessage(problem: ShopProblem, variable?: TemplateVariable, typed?: string): string;
+export declare function shopperProblems(report: ShopReport | null | undefined, variables: TemplateVariable[], typed?: Record<string, string>): Array<{ severity: 'error' | 'warning'; text: string; field: string | null; line: number | null }>;
 export declare function orderVerdict(report: ShopReport | null | undefined, options?: { allowErrors?: boolean }): 'ok' | 'confirm' | 'block';
 export declare function preflightCounts(header: string | null | undefined): { errors: number; warnings: number } | null;

@@ -1,7 +1,8 @@
-// The storefront demo of `npm run demo:client`: a product page for the seeded "Demo card"
-// (storefront 1, reference `demo-card`) as a shop would build one, and its order page.
-//   GET  /shop                     product page (plain HTML + /shop/shop.js, no third-party script)
-//   GET  /shop/product.json        the reference's product, variants and mockups (storefront API)
+// The storefront demo of `npm run demo:client`: product pages for the seeded products of
+// storefront 1 (the "Business card", reference `business-card`, and the small "Demo card",
+// `demo-card`) as a shop would build one, and the order page.
+//   GET  /shop[?product=<ref>]     product page (plain HTML + /shop/shop.js, no third-party script)
+//   GET  /shop/product.json?product=<ref>   the reference's product, variants and mockups (storefront API)
 //   POST /api/rendering/preview    passed to the platform's Dynamic Image API (same origin for the page),
 //                                  with its X-Preflight verdict
 //   POST /api/rendering/preflight  passed on likewise: the problems of the card as typed (issue 21)
@@ -19,33 +20,57 @@ import { cardRequest, orderVerdict } from './preflight.mjs';
 
 const here = import.meta.dirname;
 const STOREFRONT_ID = 1;
-const REFERENCE = 'demo-card';
 const OWNER = 'demo-customer';
-/** The rendering template of the design, and of each mockup (smart objects for the card and the photo). */
-const DESIGN_TEMPLATE = 'demo/psdtools-text';
-const MOCKUP_VIEWS = { 'demo-mockup': { template: 'demo/agpsd-shapes-smart-objects', cardLayer: 'calendar', photoLayer: 'apple' } };
+/**
+ * The products the shop sells, by storefront reference: the rendering template of the design,
+ * the design's layer the shopper's photo fills (if any), and each mockup's rendering twin with
+ * the smart object the card preview goes into (and the one the photo goes into, if any).
+ */
+const PRODUCTS = {
+  'business-card': {
+    template: 'demo/demo-business-card',
+    photoLayer: 'Photo',
+    views: {
+      'demo-mockup-desk': { template: 'demo/demo-mockup-desk', cardLayer: 'Card' },
+      'demo-mockup-mug': { template: 'demo/demo-mockup-mug', cardLayer: 'Print area' },
+    },
+  },
+  'demo-card': {
+    template: 'demo/psdtools-text',
+    views: { 'demo-mockup': { template: 'demo/agpsd-shapes-smart-objects', cardLayer: 'calendar', photoLayer: 'apple' } },
+  },
+};
+const DEFAULT_PRODUCT = 'business-card';
+/** The product a request names (`?product=`, or an order's `product`), else the default. */
+const productRef = (name) => (typeof name === 'string' && Object.hasOwn(PRODUCTS, name) ? name : DEFAULT_PRODUCT);
 
 /** A line of a text variable is at most this long (the form's maxlength; the server checks it too). */
 const MAX_LINE = 80;
 
 /**
- * The design template's text variables in the template's order (its layer panel, top first), as
- * the rendering API's template information gives them: `{ name, lines }`, `lines` being the
- * layer's own text split into lines. The shop offers one input per line, labelled with that line,
- * and sends the variable under the layer's name, which is the field a render task fills it from.
+ * The design template's text variables as the rendering API's template information gives them,
+ * in reading order (top to bottom on the design, then left to right): `{ name, lines, labels,
+ * required }`. `name` is the layer's data name (its name without markers such as `<REQ>`), the
+ * field a render task fills it from; `lines` the layer's own text split into lines. The shop
+ * offers one input per line: a one-line variable is labelled with its name ("Name"), a variable
+ * of several lines with each of its lines (the template's own wording), its text as placeholder.
  */
 async function templateVariables(api, template) {
   const res = await fetch(`${api}/api/information/template`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template, fullInfo: true }) });
   if (!res.ok) throw new Error(`template information of ${template}: ${res.status}`);
-  const variables = [];
+  const found = [];
   const walk = (layers) => {
     for (const layer of layers ?? []) {
-      if (layer.type === 'Text' && typeof layer.text?.text === 'string') variables.push({ name: layer.name, lines: layer.text.text.split(/\r\n|\r|\n/) });
+      if (layer.type === 'Text' && typeof layer.text?.text === 'string') {
+        const name = layer.settings?.dataName ?? layer.name;
+        const lines = layer.text.text.split(/\r\n|\r|\n/);
+        found.push({ top: layer.bounds?.top ?? 0, left: layer.bounds?.left ?? 0, variable: { name, lines, labels: lines.length === 1 ? [name] : lines, required: layer.settings?.required === true } });
+      }
       walk(layer.layers);
     }
   };
   walk((await res.json()).layers);
-  return variables;
+  return found.sort((a, b) => a.top - b.top || a.left - b.left).map((f) => f.variable);
 }
 
 /**
@@ -57,7 +82,7 @@ export function orderFields(variables, sent) {
   for (const v of variables) {
     const value = sent && typeof sent[v.name] === 'string' ? sent[v.name] : '';
     const lines = value.split('\n').slice(0, v.lines.length).map((s) => s.trim());
-    if (lines.some((l) => l.length > MAX_LINE)) return { error: `A line of "${v.lines.join(' / ')}" is longer than ${MAX_LINE} characters.` };
+    if (lines.some((l) => l.length > MAX_LINE)) return { error: `A line of "${(v.labels ?? v.lines).join(' / ')}" is longer than ${MAX_LINE} characters.` };
     if (lines.some(Boolean)) fields[v.name] = lines.join('\n');
   }
   return { fields };
@@ -109,30 +134,34 @@ export function createShop({
     return { status: res.status, data };
   }
 
-  async function product() {
-    const ref = await storefront('GET', `/product-references/${REFERENCE}/product?storefrontId=${STOREFRONT_ID}`);
+  async function product(reference) {
+    const shop = PRODUCTS[reference];
+    const ref = await storefront('GET', `/product-references/${reference}/product?storefrontId=${STOREFRONT_ID}`);
     if (ref.status !== 200) return { status: ref.status, data: ref.data };
     const p = ref.data;
     const [variants, mockups, variables] = await Promise.all([
       storefront('GET', `/products/${p.id}/variants?takeAvailableOnly=true`),
       storefront('GET', `/products/${p.id}/variant-mockups`),
-      templateVariables(api, DESIGN_TEMPLATE),
+      templateVariables(api, shop.template),
     ]);
     return {
       status: 200,
       data: {
+        reference,
         name: p.name,
-        designTemplate: DESIGN_TEMPLATE,
+        designTemplate: shop.template,
+        photoLayer: shop.photoLayer ?? null,
+        others: Object.keys(PRODUCTS).filter((r) => r !== reference),
         variables,
         maxLine: MAX_LINE,
         preflight: { allowErrors: allowPreflightErrors },
         description: p.description ?? '',
         variants: (variants.data?.items ?? []).map((v) => ({ id: v.id, sku: v.sku, title: (v.productVariantOptions ?? []).map((o) => o.productOptionValueTitle).filter(Boolean).join(', ') || v.sku })),
         // A mockup view renders the mockup's template with the card preview in one smart object
-        // and the shopper's photo in another (the seeded mockup's rendering twin).
+        // and (for the demo card) the shopper's photo in another (the seeded mockup's rendering twin).
         mockups: [...new Map((mockups.data?.items ?? []).map((m) => [m.mockupId, m])).values()]
-          .filter((m) => MOCKUP_VIEWS[m.mockupId])
-          .map((m) => ({ id: m.mockupId, name: m.mockupName, ...MOCKUP_VIEWS[m.mockupId] })),
+          .filter((m) => shop.views[m.mockupId])
+          .map((m) => ({ id: m.mockupId, name: m.mockupName, ...shop.views[m.mockupId] })),
       },
     };
   }
@@ -141,15 +170,16 @@ export function createShop({
    * The card's preflight report as typed, or null when the rendering API has no preflight to
    * give (an older platform answers 404): the back office still sees each item's own report.
    */
-  async function preflightOf(fields) {
-    const res = await fetch(`${api}/api/rendering/preflight`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(cardRequest(DESIGN_TEMPLATE, fields)) });
+  async function preflightOf(shop, fields, photo) {
+    const request = cardRequest(shop.template, fields, shop.photoLayer && photo ? { [shop.photoLayer]: photo } : {});
+    const res = await fetch(`${api}/api/rendering/preflight`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
     if (!res.ok) return null;
     return res.json();
   }
 
   /** Why this order may not go ahead yet (`{status, body}` to answer), or null when it may. */
-  async function preflightRefusal(fields, acceptWarnings) {
-    const report = await preflightOf(fields);
+  async function preflightRefusal(shop, fields, photo, acceptWarnings) {
+    const report = await preflightOf(shop, fields, photo);
     const verdict = orderVerdict(report, { allowErrors: allowPreflightErrors });
     if (verdict === 'block') {
       return { status: 422, body: { title: 'The card cannot be printed as it is', detail: 'Please fix the problems shown beside the preview before ordering.', problems: report.problems } };
@@ -192,7 +222,7 @@ export function createShop({
       return true;
     }
     if (p === '/shop/product.json') {
-      const r = await product();
+      const r = await product(productRef(url.searchParams.get('product')));
       json(res, r.status, r.data);
       return true;
     }
@@ -238,18 +268,21 @@ export function createShop({
       const orderId = `shop-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
       // The template's variables under their own names, as the preview draws them: render tasks
       // fill a layer from the field of its name, and the back office lists the same fields.
-      const variables = await templateVariables(api, DESIGN_TEMPLATE);
+      const reference = productRef(input.product);
+      const shop = PRODUCTS[reference];
+      const variables = await templateVariables(api, shop.template);
       const checked = orderFields(variables, input.fields);
       if (checked.error) return json(res, 400, { title: 'Bad Request', detail: checked.error }), true;
       const fields = checked.fields;
       // The same check the product page showed, made again here: the page's verdict is only advice.
-      const refusal = await preflightRefusal(fields, input.acceptWarnings === true);
+      const photo = input.photo ? String(input.photo) : null;
+      const refusal = await preflightRefusal(shop, fields, photo, input.acceptWarnings === true);
       if (refusal) return json(res, refusal.status, refusal.body), true;
-      if (input.photo) fields.Photo = String(input.photo);
+      if (photo) fields[shop.photoLayer ?? 'Photo'] = photo;
       const firstLine = variables[0] ? (fields[variables[0].name] ?? '').split('\n')[0] : '';
       const created = await storefront('POST', `/projects/with-single-item?storefrontId=${STOREFRONT_ID}`, {
         ownerId: OWNER,
-        productReference: REFERENCE,
+        productReference: reference,
         orderId,
         orderLineItemIndex: 0,
         orderName: `Demo shop ${orderId}`,

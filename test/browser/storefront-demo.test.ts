@@ -79,7 +79,7 @@ const previewSrc = () => page.locator('#preview').getAttribute('src');
 
 describe('storefront demo: the Demo card', () => {
   it('labels the text inputs with the template\'s lines, in its order, and shows no latency line without ?debug', async () => {
-    await page.goto(`${shopUrl}/shop`);
+    await page.goto(`${shopUrl}/shop?product=demo-card`);
     await page.locator('#fields input').first().waitFor({ state: 'attached' });
     // demo/psdtools-text has one text variable (layer "Line 1 Line 2 Line 3 and text") of three lines.
     expect(await page.locator('#fields label').allTextContents()).toEqual(['Line 1', 'Line 2', 'Line 3 and text']);
@@ -88,7 +88,7 @@ describe('storefront demo: the Demo card', () => {
   });
 
   it('shows the product with its variant, views and a first preview', async () => {
-    await page.goto(`${shopUrl}/shop?debug`);
+    await page.goto(`${shopUrl}/shop?product=demo-card&debug`);
     await page.locator('#variant option').first().waitFor({ state: 'attached' });
     expect(await page.locator('h1').textContent()).toBe('Demo card');
     expect(await page.getByLabel('Paper').locator('option').allTextContents()).toEqual(['Matte (DEMO-CARD-MATTE)']);
@@ -146,6 +146,35 @@ describe('storefront demo: the Demo card', () => {
     expect(await status.textContent()).not.toMatch(/unprocessable/i);
   });
 
+  it('tells the shopper a long name does not fit, beside the preview, and blocks the order (issue 21)', async () => {
+    const line1 = page.getByLabel('Line 1');
+    const kept = await line1.inputValue();
+    await line1.fill('Jonathan Livingstone-Smith, Fellow of the Royal Society of Arts and Sciences');
+    const problem = page.locator('#preflight li.error', { hasText: 'too long for the card' });
+    await problem.first().waitFor({ timeout: 15_000 });
+    expect(await problem.first().textContent()).toMatch(/^Your line 1 is too long for the card: \d+ characters? do(es)? not fit\.$/);
+    expect(await page.locator('#preflight-summary').textContent()).toBe('Your card cannot be printed as it is:');
+    expect(await line1.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Line 2').getAttribute('aria-invalid')).toBeNull();
+    await shot('preflight-too-long');
+    await page.getByRole('button', { name: 'Order' }).click();
+    await expect.poll(() => page.locator('#order-error').textContent()).toMatch(/cannot be printed as it is/);
+    expect(new URL(page.url()).pathname).toBe('/shop');
+    // The demo server checks again: an order sent past the page is refused with the problems.
+    const sent = await fetch(`${shopUrl}/shop/order`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ product: 'demo-card', fields: { 'Line 1 Line 2 Line 3 and text': await line1.inputValue() }, quantity: '10' }),
+    });
+    const refused = (await sent.json()) as { problems?: { code: string }[] };
+    expect(sent.status).toBe(422);
+    expect(refused.problems?.map((p) => p.code)).toContain('textOverflow');
+    // Back to a name that fits: the problem goes, Order is free again.
+    await line1.fill(kept);
+    await page.waitForFunction(() => !document.querySelector('#preflight li.error'), null, { timeout: 15_000 });
+    await page.locator('#order-error').waitFor({ state: 'hidden' });
+  });
+
   it('refuses a quantity of 0 with a message, before anything is ordered', async () => {
     await page.getByLabel('Quantity').fill('0');
     await page.getByRole('button', { name: 'Order' }).click();
@@ -180,5 +209,32 @@ describe('storefront demo: the Demo card', () => {
     // The browser never saw a token or the client secret, and loaded nothing third-party.
     expect(await page.content()).not.toContain('demo-backend-secret');
     expect((globalThis as { thirdParty?: string[] }).thirdParty).toEqual([]);
+  });
+});
+
+describe('storefront demo: the Business card (the shop\'s default product)', () => {
+  it('labels the inputs with the template\'s fields in reading order, its sample text as placeholder', async () => {
+    await page.goto(`${shopUrl}/shop`);
+    await page.locator('#fields input').first().waitFor({ state: 'attached' });
+    expect(await page.locator('h1').textContent()).toBe('Business card');
+    expect(await page.locator('#fields label').allTextContents()).toEqual(['Name', 'Title', 'Phone', 'E-mail']);
+    expect(await page.getByLabel('Name', { exact: true }).getAttribute('placeholder')).toBe('Alex Morgan');
+    await page.waitForFunction(() => (window as unknown as { previewLatencies: number[] }).previewLatencies.length >= 1, null, { timeout: 60_000 });
+  });
+
+  it('says a long name was shrunk to fit, and asks to confirm before ordering it', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('Maximilian Alexander von Livingstone-Smith');
+    const warning = page.locator('#preflight li.warning', { hasText: 'shrunk' });
+    await warning.first().waitFor({ timeout: 15_000 });
+    expect(await warning.first().textContent()).toMatch(/^Your name was shrunk to \d+(\.\d)? pt to fit the card\.$/);
+    expect(await page.locator('#preflight-summary').textContent()).toBe('Please check before ordering:');
+    await shot('business-card-shrunk');
+    await page.getByRole('button', { name: 'Order' }).click();
+    await page.locator('#order-confirm').waitFor();
+    expect(await page.locator('#order-confirm').textContent()).toMatch(/Order it anyway\?/);
+    expect(new URL(page.url()).pathname).toBe('/shop');
+    await Promise.all([page.waitForURL(/\/shop\/orders\/\d+$/, { timeout: 30_000 }), page.getByRole('button', { name: 'Order anyway' }).click()]);
+    const project = await storefrontProject(new URL(page.url()).pathname.split('/').pop()!);
+    expect(project.items[0]!.fields).toEqual({ Name: 'Maximilian Alexander von Livingstone-Smith' });
   });
 });
