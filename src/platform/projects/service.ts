@@ -19,6 +19,7 @@ import {
 import * as store from './store';
 import type { NewItem, NewProject, PreflightVerdict, ProjectDtoValue } from './store';
 import { preflightVerdict } from '../jobs/preflight';
+import { itemsPreflight } from './preflight';
 
 type SingleInput = z.infer<typeof CreateSingleItemProjectDto>;
 type MultipleInput = z.infer<typeof CreateMultipleItemsProjectDto>;
@@ -233,10 +234,11 @@ async function planItems(
         ...(res.url ? { url: res.url } : {}),
       })),
       processingPipelineId: r.processingPipelineId,
-      preflight: null,
     };
   });
-  return items;
+  // Each item's designs checked with its fields (issue 21): recorded, never a reason to refuse the create.
+  const preflights = await itemsPreflight(t, items);
+  return items.map((item, i) => ({ ...item, preflight: preflights[i] ?? null }));
 }
 
 const noStorefront = (id: number) => new NotFoundError(`No storefront ${id}.`, { storefrontId: [`No storefront ${id}.`] });

@@ -222,6 +222,16 @@ export const TASKS = {
     outputs: one,
     parameters: { ...hiresParams, ...vdpParams, ...outputName },
   }),
+  /**
+   * Ours (issue 21): the design's preflight with the item's fields, recorded on the job; fails the
+   * task on errors (`failOnErrors`) or warnings (`failOnWarnings`). An output gets the report as JSON.
+   */
+  preflight: spec({
+    mode: 'perMember',
+    inputs: one,
+    outputs: { min: 0, max: 1 },
+    parameters: { failOnErrors: bool().default(true), failOnWarnings: bool().default(false), ...outputName },
+  }),
   'draw-crop-marks': spec({
     mode: 'perMember',
     inputs: one,

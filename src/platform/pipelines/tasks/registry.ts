@@ -20,6 +20,7 @@ import { produceImposition } from './imposition';
 import { combineWithCutPattern } from './cut-pattern';
 import { downloadFiles } from './download-files';
 import { extractAssets } from './extract-assets';
+import { preflight } from './preflight';
 import { renderHires } from './render-hires';
 import { renderPreview, renderProof } from './render-preview';
 import { uploadToFtp } from './ftp';
@@ -37,6 +38,7 @@ const MODULES: TaskModules = {
   'extract-project-design': extractProjectDesign,
   'extract-project-resource': extractProjectResource,
   'extract-project-artifacts': extractProjectArtifacts,
+  preflight,
   'render-hires': renderHires,
   'render-preview': renderPreview,
   'render-proof': renderProof,

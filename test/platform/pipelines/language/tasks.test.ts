@@ -40,6 +40,8 @@ const CONTRACT_TYPES = [
   'combine-with-cut-pattern',
   'download-files',
   'extract-assets',
+  // Preflight (issue 21): ours, checks a design before it is printed.
+  'preflight',
   'finalize',
 ];
 
