@@ -14,6 +14,7 @@ import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
 import { refuseUnmodelled } from './unsupported';
 import { spotLayers, type CompiledWithSpots } from './spots';
+import { canvasLayer } from './canvas-layer';
 import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { putBlob } from './blob';
@@ -252,19 +253,7 @@ async function flatLayer(
   const writer = new PyramidWriter(bounds, levels, 4, 0, write);
   for (let y = 0; y < doc.height; y++) await writer.push(y, rows.next());
   await writer.finish();
-  return {
-    id,
-    name: 'Background',
-    type: 'Image',
-    bounds,
-    pixelBounds: bounds,
-    hasPixels: true,
-    visible: true,
-    opacity: 1,
-    fillOpacity: 1,
-    blendMode: 'normal',
-    clipping: false,
-  };
+  return canvasLayer(id, 'Background', bounds);
 }
 
 /**

@@ -16,6 +16,7 @@ import { cmykPercentToSrgb, defaultProfile, readProfileInfo } from '../colour';
 import { ColorMode } from '../psd/color-modes';
 import { imageResources, inkDisplayRgb, psdLayout, spotRows, type SpotChannel, type SpotInk } from '../psd/spots';
 import type { CompiledTemplate, LayerNode } from '../types';
+import { canvasLayer } from './canvas-layer';
 import { PyramidWriter } from './pyramid';
 
 export interface CompiledSpot {
@@ -81,20 +82,8 @@ export async function spotLayers(
     for (const w of writers) await w.finish();
     // Multiply below Normal; the last channel on top (top first, as the tree lists layers).
     for (const n of nodes) {
-      layers.unshift({
-        id: n.id,
-        // No data key can name it: a spot channel is not a personalisable layer.
-        name: `\u0000spot ${channel.name}`,
-        type: 'Image',
-        bounds,
-        pixelBounds: bounds,
-        hasPixels: true,
-        visible: true,
-        opacity: 1,
-        fillOpacity: 1,
-        blendMode: n.blendMode,
-        clipping: false,
-      });
+      // No data key can name it: a spot channel is not a personalisable layer.
+      layers.unshift(canvasLayer(n.id, `\u0000spot ${channel.name}`, bounds, n.blendMode));
     }
     spots.push({ name: channel.name, plane: channel.plane, ink: channel.ink, solidity: s, layers: nodes.map((n) => n.id) });
   }
