@@ -1,26 +1,42 @@
 /**
- * `textOutputMode: "text"`: the layer's text as real PDF text in an embedded TrueType subset
- * (Type0 / CIDFontType2, Identity-H, with a ToUnicode map), so it can be selected, searched and
- * copied. The visible glyphs stay resvg's outlines (exactly the preview's shapes, kerning
- * included); the text is laid over them in rendering mode 3 (invisible, ISO 32000-1 §9.3.6),
- * placed line by line from the same SVG. A font that is not glyf-based TrueType, whose licence
- * (OS/2 fsType) forbids embedding a subset, or that lacks a character (fallback fonts were used)
- * gets no text layer: outlines only.
+ * `textOutputMode: "text"`: the layer's text as real PDF text in embedded TrueType subsets
+ * (Type0 / CIDFontType2, Identity-H, with ToUnicode maps), so it can be selected, searched and
+ * copied. The visible glyphs stay resvg's outlines (exactly the preview's shapes); the text is
+ * laid over them in rendering mode 3 (invisible, ISO 32000-1 §9.3.6), placed line by line from
+ * the same SVG. Each line is shaped as the renderer shapes it (fonts/shaper.ts: HarfBuzz, bidi
+ * runs, the template's font then its fallbacks), so the glyph ids are the shaped ones (Arabic
+ * joined forms, Indic conjuncts, kerning) and each run selects its own font. Each glyph cluster
+ * maps back to its characters in the font's ToUnicode map, and each line carries its characters
+ * in logical order as /ActualText (ISO 32000-1 §14.9.4), which text extraction prefers for
+ * right-to-left and reordered scripts. A font that is not glyf-based TrueType or whose licence
+ * (OS/2 fsType) forbids embedding a subset gets no text layer: outlines only.
  */
 import { zlib } from './flate';
 import { openEmbeddable, subsetTrueType, type SfntFont } from './font-subset';
 import type { PdfFontResource } from './document';
 import { name, num, str, type PdfRef, type PdfWriter } from './writer';
+import { shapeText } from '../fonts/shaper';
 
 const unescapeXml = (s: string) =>
   s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e]!);
 
 const hex4 = (n: number) => n.toString(16).padStart(4, '0');
+const utf16Hex = (s: string) => {
+  let u = '';
+  for (let i = 0; i < s.length; i++) u += hex4(s.charCodeAt(i));
+  return u;
+};
 
-/** Invisible text operators (in the SVG's pixel space) and the font they use, or null. */
-export function invisibleText(svg: string, fontBytes: Uint8Array | undefined): { ops: string; fonts: Record<string, PdfFontResource> } | null {
-  const font = fontBytes && openEmbeddable(fontBytes);
-  if (!font) return null;
+/**
+ * Invisible text operators (in the SVG's pixel space) and the fonts they use, or null. `fonts`:
+ * the font the SVG names first, then the fallbacks it was drawn with (the vector's `fonts`).
+ */
+export function invisibleText(
+  svg: string,
+  fonts: Uint8Array | readonly Uint8Array[] | undefined,
+): { ops: string; fonts: Record<string, PdfFontResource> } | null {
+  const files = fonts instanceof Uint8Array ? [fonts] : [...(fonts ?? [])];
+  if (!files.length) return null;
   const group = /<g transform="matrix\(([^)]*)\)"([^>]*)>/.exec(svg);
   const size = Number(/font-size="([^"]+)"/.exec(group?.[2] ?? '')?.[1]);
   if (!group || !(size > 0)) return null;
@@ -28,28 +44,76 @@ export function invisibleText(svg: string, fontBytes: Uint8Array | undefined): {
   const matrix = group[1].split(/[\s,]+/).map(Number);
   if (matrix.length !== 6 || !matrix.every(Number.isFinite)) return null;
 
-  const used = new Map<number, string>();
-  const lines: string[] = [];
-  for (const m of svg.matchAll(/<text x="([^"]+)" y="([^"]+)" text-anchor="(\w+)"[^>]*>([^<]*)<\/text>/g)) {
-    const text = unescapeXml(m[4]);
-    let gids = '';
+  const embedded = new Map<number, { font: SfntFont; used: Map<number, string> } | null>();
+  const lines: PlacedLine[] = [];
+  for (const m of svg.matchAll(/<text x="([^"]+)" y="([^"]+)" text-anchor="(\w+)"([^>]*)>([^<]*)<\/text>/g)) {
+    const text = unescapeXml(m[5]);
+    const wordSpacing = Number(/word-spacing="([^"]+)"/.exec(m[4])?.[1] ?? 0);
+    const line: PlacedLine = { x: 0, y: Number(m[2]), text, rtl: false, runs: [] };
     let width = 0;
-    for (const ch of text) {
-      const cp = ch.codePointAt(0)!;
-      const gid = font.glyphOf(cp);
-      if (!gid && cp > 0x20) return null; // drawn with a fallback font
-      used.set(gid, ch);
-      gids += hex4(gid);
-      width += (font.advance(gid) / font.unitsPerEm) * size + letterSpacing;
+    for (const run of shapeText(files, text)) {
+      let font = embedded.get(run.font);
+      if (font === undefined) {
+        const sfnt = openEmbeddable(files[run.font]);
+        embedded.set(run.font, (font = sfnt && { font: sfnt, used: new Map() }));
+      }
+      if (!font) return null;
+      const { used } = font;
+      const upem = font.font.unitsPerEm;
+      // Cluster starts in logical order: a cluster's characters run to the next start.
+      const starts = [...new Set(run.glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
+      const clusterEnd = (c: number) => starts.find((s) => s > c) ?? run.end;
+      let glyphs = '';
+      run.glyphs.forEach((g, i) => {
+        const first = i === 0 || run.glyphs[i - 1].cluster !== g.cluster;
+        if (first && !used.get(g.gid)) {
+          // Right-to-left glyphs stand in visual order: extractors (poppler, pdf.js) reverse
+          // them, and a cluster's characters with them, so those are written reversed too.
+          const chars = text.slice(g.cluster, clusterEnd(g.cluster));
+          used.set(g.gid, run.rtl ? [...chars].reverse().join('') : chars);
+        } else if (!used.has(g.gid)) used.set(g.gid, '');
+        // Spacing follows each cluster's last glyph, as the renderer adds it per cluster.
+        const last = i === run.glyphs.length - 1 || run.glyphs[i + 1].cluster !== g.cluster;
+        const spacing = last ? letterSpacing + (text[g.cluster] === ' ' ? wordSpacing : 0) : 0;
+        const advance = (g.xAdvance / upem) * size + spacing;
+        width += advance;
+        // TJ moves by the font's own width (its W entry) minus the adjustment (ISO 32000-1 §9.4.3).
+        const adjust = Math.round(font.font.advance(g.gid) * (1000 / upem)) - (advance * 1000) / size;
+        glyphs += `<${hex4(g.gid)}>${Math.abs(adjust) > 0.005 ? num(adjust) : ''}`;
+      });
+      line.runs.push({ font: run.font, glyphs });
+      line.rtl ||= run.rtl;
     }
+    if (!line.runs.length) continue;
     const anchor = m[3];
-    const x = Number(m[1]) - (anchor === 'middle' ? width / 2 : anchor === 'end' ? width : 0);
-    lines.push(`1 0 0 -1 ${num(x)} ${num(Number(m[2]))} Tm <${gids}> Tj`);
+    line.x = Number(m[1]) - (anchor === 'middle' ? width / 2 : anchor === 'end' ? width : 0);
+    lines.push(line);
   }
   if (!lines.length) return null;
-  const resource = fontResource(font, fontBytes!, used);
-  const ops = `q ${matrix.map(num).join(' ')} cm BT 3 Tr /${resource.res} ${num(size)} Tf ${num(letterSpacing)} Tc\n${lines.join('\n')}\nET Q`;
-  return { ops, fonts: { [resource.res]: resource.font } };
+
+  const resources: Record<string, PdfFontResource> = {};
+  const names = new Map<number, string>();
+  for (const [index, font] of embedded) {
+    const resource = fontResource(font!.font, files[index], font!.used);
+    resources[resource.res] = resource.font;
+    names.set(index, resource.res);
+  }
+  const ops = lines.map((line) => {
+    const show = `1 0 0 -1 ${num(line.x)} ${num(line.y)} Tm ${line.runs.map((r) => `/${names.get(r.font)} ${num(size)} Tf [${r.glyphs}] TJ`).join(' ')}`;
+    // pdftotext reverses /ActualText of right-to-left lines as if it were visual: those rely on
+    // the ToUnicode maps alone.
+    return line.rtl ? show : `/Span <</ActualText <feff${utf16Hex(line.text)}>>> BDC ${show} EMC`;
+  });
+  return { ops: `q ${matrix.map(num).join(' ')} cm BT 3 Tr\n${ops.join('\n')}\nET Q`, fonts: resources };
+}
+
+/** One line of invisible text: where it starts (SVG space), its characters, and its glyphs per font run (TJ operands). */
+interface PlacedLine {
+  x: number;
+  y: number;
+  text: string;
+  rtl: boolean;
+  runs: Array<{ font: number; glyphs: string }>;
 }
 
 function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, string>): { res: string; font: PdfFontResource } {
@@ -114,11 +178,8 @@ function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, strin
 
 /** ToUnicode CMap (Adobe Technical Note #5411): glyph id → UTF-16BE (also the design atoms' PDFs). */
 export function toUnicodeCMap(used: Map<number, string>): string {
-  const entries = [...used].map(([gid, ch]) => {
-    let u = '';
-    for (let i = 0; i < ch.length; i++) u += hex4(ch.charCodeAt(i));
-    return `<${hex4(gid)}> <${u}>`;
-  });
+  // A glyph that only continues a cluster (a mark, a conjunct's second part) maps to nothing.
+  const entries = [...used].filter(([, ch]) => ch).map(([gid, ch]) => `<${hex4(gid)}> <${utf16Hex(ch)}>`);
   const blocks: string[] = [];
   for (let i = 0; i < entries.length; i += 100) {
     const part = entries.slice(i, i + 100);
