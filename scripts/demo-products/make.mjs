@@ -70,11 +70,11 @@ function businessCard() {
     layer('Photo', cx - 150, cy - 150, photo, { clipping: true }),
     logo(canvas, 472, 104, 22),
     wordmark(textLayer('Logo wordmark', { text: 'NORTHWIND PRINT', x: 510, y: 114, font: 'Lato-Bold.ttf', size: 27, color: TEAL, tracking: 150, canvas })),
-    textLayer('Name <TOS_fitToBox> <MW_560> <FMIN_9> <REQ>', { text: 'Alex Morgan', x: 450, y: 300, font: 'Lato-Bold.ttf', size: 64, color: INK, canvas }),
-    textLayer('Title <TOS_fitToWidth> <MW_560>', { text: 'Creative Director', x: 450, y: 352, font: 'Lato-Light.ttf', size: 36, color: CORAL, canvas }),
+    textLayer('Name <TOS_fitToBox> <MW_550> <FMIN_29> <REQ>', { text: 'Alex Morgan', x: 450, y: 300, font: 'Lato-Bold.ttf', size: 64, color: INK, canvas }),
+    textLayer('Title <TOS_fitToWidth> <MW_550>', { text: 'Creative Director', x: 450, y: 352, font: 'Lato-Light.ttf', size: 36, color: CORAL, canvas }),
     layer('Rule', 452, 392, paint(90, 4, () => [...CORAL, 255])),
-    textLayer('Phone <TOS_fitToWidth> <MW_560>', { text: '+44 20 7946 0958', x: 450, y: 485, font: 'Lato-Regular.ttf', size: 31, color: GREY, canvas }),
-    textLayer('E-mail <TOS_fitToWidth> <MW_560>', { text: 'alex.morgan@northwind.example', x: 450, y: 535, font: 'Lato-Regular.ttf', size: 31, color: GREY, canvas }),
+    textLayer('Phone <TOS_fitToWidth> <MW_550>', { text: '+44 20 7946 0958', x: 450, y: 485, font: 'Lato-Regular.ttf', size: 31, color: GREY, canvas }),
+    textLayer('E-mail <TOS_fitToWidth> <MW_550>', { text: 'alex.morgan@northwind.example', x: 450, y: 535, font: 'Lato-Regular.ttf', size: 31, color: GREY, canvas }),
   ];
   return write('demo-business-card.psd', W, H, ppi, layers);
 }
@@ -98,7 +98,7 @@ function flyer() {
     wordmark(textLayer('Logo wordmark', { text: 'NORTHWIND PRINT', x: 240, y: 193, font: 'Lato-Bold.ttf', size: 50, color: WHITE, tracking: 150, canvas })),
     textLayer('Headline <TOS_fitToWidth> <MW_1560> <REQ>', { text: 'Summer Open Day', x: 130, y: 1665, font: 'Lato-Bold.ttf', size: 150, color: TEAL, canvas }),
     textLayer('Date <TOS_fitToWidth> <MW_1560>', { text: 'Saturday 14 June, 10 am to 4 pm', x: 132, y: 1770, font: 'Lato-Light.ttf', size: 72, color: CORAL, canvas }),
-    textLayer('Body <TOS_fitToBox> <FMIN_8>', { text: body, x: 132, y: 1840, box: { width: 1560, height: 440 }, font: 'Lato-Regular.ttf', size: 50, leading: 1.4, color: GREY, canvas }),
+    textLayer('Body <TOS_fitToBox> <FMIN_33>', { text: body, x: 132, y: 1840, box: { width: 1560, height: 440 }, font: 'Lato-Regular.ttf', size: 50, leading: 1.4, color: GREY, canvas }),
     layer('Footer band', 0, 2330, paint(W, H - 2330, () => [...TEAL, 255])),
     textLayer('Footer <TOS_fitToWidth> <MW_1560>', { text: 'northwind.example  ·  +44 20 7946 0958', x: 132, y: 2455, font: 'Lato-Bold.ttf', size: 46, color: WHITE, canvas }),
   ];

@@ -21,7 +21,7 @@ const DESKTOP = { width: 1280, height: 860 };
 const PHONE = { width: 390, height: 844 };
 /**
  * The card's fields by layer name without its copyfitting markers (the layer "Name <TOS_fitToBox>
- * <MW_560> <FMIN_9> <REQ>" answers "Name" too), as a storefront sends them.
+ * <MW_550> <FMIN_29> <REQ>" answers "Name" too), as a storefront sends them.
  */
 const fields = { Name: 'Jordan Lee', Title: 'Studio Manager' };
 
