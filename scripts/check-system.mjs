@@ -1,8 +1,9 @@
 // Checks, before `npm test`, that the system programs the tests drive are installed: Chromium for
 // the browser tests, qpdf and poppler-utils for the PDF prepress checks, libjpeg-turbo's djpeg as
-// the reference JPEG decoder. Without this, a missing package shows up as dozens of failing tests
-// with no clear reason; here it is one line naming the packages and the command that installs
-// them. Debian/Ubuntu package names (the README's apt-get line).
+// the reference JPEG decoder, HarfBuzz's hb-shape as the reference shaper. Without this, a
+// missing package shows up as dozens of failing tests with no clear reason; here it is one line
+// naming the packages and the command that installs them. Debian/Ubuntu package names (the
+// README's apt-get line).
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
@@ -23,6 +24,9 @@ const PACKAGES = {
   // Barcode readers: the design atoms' barcodes are decoded back by real scanners' code.
   'zbar-tools': ['zbarimg'],
   'dmtx-utils': ['dmtxread'],
+  // HarfBuzz's own tools: hb-shape remakes the shaping fixtures, hb-subset the bundled fallback
+  // fonts (scripts/fonts/), the reference our shaper is held to (issue 21).
+  'libharfbuzz-bin': ['hb-shape', 'hb-subset'],
 };
 
 const executable = (file) => {
