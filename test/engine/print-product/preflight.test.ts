@@ -7,7 +7,8 @@ import { layoutItemText } from '../../../src/engine/print-product/text';
 import { parseModel } from '../../../src/engine/print-product/validate';
 import { applyItemsData } from '../../../src/engine/print-product/variables';
 import type { TextModel } from '../../../src/engine/print-product/schema';
-import { fontExists, fonts, halves, imageStore, inflatedStreams, pngImage } from './helpers';
+import { rasterisePage, overWhite } from '../pdf/helpers';
+import { fontExists, fonts, halves, imageStore, inflatedStreams, inkBox, pngImage } from './helpers';
 
 const LONG = 'Jonathan Livingstone-Smith';
 
@@ -71,6 +72,22 @@ describe('copyfitting of Text items (fit, minSize)', () => {
     // The Text-mode PDF sets the font at that size.
     const streams = await inflatedStreams(pdf);
     expect(streams.some((s) => new RegExp(`/F\\d+ ${preflight} Tf`).test(s))).toBe(true);
+  });
+
+  it('shrunk text stays inside its frame in the print PDF, where the preview draws it', async () => {
+    // No print areas: the page is the surface; 2 px per point.
+    const m = await parseModel({ surfaces: [{ width: 252, height: 144, containers: [{ items: [nameItem({ text: LONG, fit: 'Shrink', color: '#000000' })] }] }] }, { fontExists });
+    const dark = (p: number[]) => p[0]! < 128 && p[3]! > 128;
+    const pdf = await renderPdf(m, { fonts, images: noImages });
+    const printed = inkBox(overWhite(await rasterisePage(pdf.bytes, 1, 504, 288)), dark);
+    const preview = inkBox(await renderPreviewPixels(m, { fonts, images: noImages, width: 504, height: 288, fileFormat: 'Jpeg' }), dark);
+    // The whole name on one line, most of the frame's width: x 20–140, y 20–46 pt → 40–280, 40–92 px.
+    expect(printed.right - printed.left).toBeGreaterThan(200);
+    expect(printed.left).toBeGreaterThanOrEqual(40);
+    expect(printed.right).toBeLessThanOrEqual(280);
+    expect(printed.top).toBeGreaterThanOrEqual(40);
+    expect(printed.bottom).toBeLessThanOrEqual(92);
+    for (const side of ['left', 'top', 'right', 'bottom'] as const) expect(Math.abs(printed[side] - preview[side]), side).toBeLessThanOrEqual(1);
   });
 
   it('minSize bounds the shrinking: what still does not fit is an overflow', async () => {
