@@ -13,7 +13,7 @@
  */
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
-import { invalidInput, notFound } from './errors';
+import { invalidInput, notFound, unprocessable } from './errors';
 import { encodeFrameJpeg, renderFrame } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
@@ -33,6 +33,7 @@ import {
   unsharpMask,
   type UnsharpMask,
 } from './raster';
+import { orientedSize, sniffImage, type SniffedImage } from './raster/sniff';
 import { noTiming, type Timing } from './timing';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
@@ -160,7 +161,7 @@ export async function gatherInputs(
         // Decoded no larger than needed to cover the placement (never enlarged here); kept per
         // isolate by content hash and size, so a repeated picture is neither read nor decoded.
         const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}`;
-        return cached(imageCache, key, async () =>
+        const picture: RGBAImage & { source?: SniffedImage } = await cached(imageCache, key, async () =>
           decodeBounded(await bytesOf(ref), {
             path: pathOf.get(ref),
             size: (src) => {
@@ -170,6 +171,18 @@ export async function gatherInputs(
             },
           }),
         );
+        // The picture's own pixels as displayed (EXIF orientation applied), for its effective ppi.
+        return { ...picture, source: picture.source ? orientedSize(picture.source) : { width: picture.width, height: picture.height } };
+      },
+      async imageSize(ref) {
+        // Preflight: the size from the header alone, so no picture is decoded. Read as the render
+        // would read it (the same refusals), sniffed as decodeBounded sniffs.
+        const path = pathOf.get(ref);
+        const sniffed = sniffImage(await bytesOf(ref));
+        if (!sniffed || (sniffed.format !== 'jpeg' && sniffed.format !== 'png')) {
+          throw unprocessable(`The image at ${path} cannot be used: not a JPEG or PNG image (or its header is corrupt).`, [{ path: path ?? 'image', reason: 'not a JPEG or PNG image' }]);
+        }
+        return orientedSize(sniffed);
       },
     },
   };
@@ -295,8 +308,9 @@ export async function personalise(
   options: { scale: number; report: ReportProblem; layoutOnly?: boolean },
 ): Promise<LayerOverrides | undefined> {
   const { template, data, gathered } = request;
-  const geometry = printGeometry(template.compiled, template.file.meta.bleed);
-  const overrides = await buildOverrides(template.compiled.layers, data ?? {}, { ...(gathered?.context ?? NO_INPUTS), ...geometry, ...options });
+  const { compiled } = template;
+  const geometry = { ...printGeometry(compiled, template.file.meta.bleed), canvas: { width: compiled.width, height: compiled.height } };
+  const overrides = await buildOverrides(compiled.layers, data ?? {}, { ...(gathered?.context ?? NO_INPUTS), ...geometry, ...options });
   return data ? overrides : undefined;
 }
 

@@ -118,9 +118,12 @@ export function registerRenderingRoutes(app: RenderingApp): void {
     async (c) => {
       const timing = requestTiming(c);
       try {
-        return c.json(await preflightPreview(storesOf(c).files, c.req.valid('json'), renderDeps(c), timing), 200);
-      } finally {
+        const report = await preflightPreview(storesOf(c).files, c.req.valid('json'), renderDeps(c), timing);
         c.header('Server-Timing', timing.header());
+        return c.json(report, 200);
+      } catch (err) {
+        c.header('Server-Timing', timing.header());
+        throw err;
       }
     },
   );

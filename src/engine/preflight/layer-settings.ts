@@ -5,11 +5,9 @@
  * from /api/information/template how a field behaves without parsing layer names itself.
  */
 import { templateInfo } from '../compiled/info';
+import { DEFAULT_PPI_THRESHOLD } from '../personalise/checks';
 import { layerMarkers, nameWithoutMarkers, type TextFit } from '../personalise/markers';
 import type { CompiledTemplate, FrameLayer, FramesInfo, LayerNode } from '../types';
-
-/** The effective-ppi warning threshold of placed pictures when a layer sets none (an error below half). */
-export const DEFAULT_PPI_THRESHOLD = 200;
 
 export interface LayerSettings {
   /** The name `data` may use: the layer name without its markers (when it carries any). */
