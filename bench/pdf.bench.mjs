@@ -28,6 +28,8 @@ export default async function pdfBench({ baseUrl, root }) {
     execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), ...sizes.map(String)], { stdio: 'inherit' });
   }
   const rows = [];
+  // The colour part runs in Node alone; the others render on the server.
+  if (!['one', 'ten', 'big'].some((p) => PARTS.has(p))) return PARTS.has('colour') ? colourRows(root) : rows;
   // The text layer's ArialMT is drawn with its metric-compatible substitute from the font store.
   await upload(baseUrl, 'fonts', path.join(root, 'assets/fonts/LiberationSans-Regular.ttf'), '');
   const photo = await upload(baseUrl, 'images', path.join(out, 'bench-photo.jpg'));
