@@ -83,7 +83,7 @@ function classOf(ch: string): LineClass {
   return 'AL';
 }
 
-const NO_BREAK_BEFORE = new Set<LineClass>(['CL', 'EX', 'IS', 'SY', 'BA', 'HY', 'NS', 'GL', 'WJ', 'QU', 'IN', 'CM', 'ZWJ']);
+const NO_BREAK_BEFORE = new Set<LineClass>(['ZW', 'CL', 'EX', 'IS', 'SY', 'BA', 'HY', 'NS', 'GL', 'WJ', 'QU', 'IN', 'CM', 'ZWJ']);
 const NO_BREAK_AFTER = new Set<LineClass>(['OP', 'GL', 'WJ', 'BB', 'QU', 'ZWJ']);
 /** What may not start a line even after spaces (LB11, LB13). */
 const CLOSING = new Set<LineClass>(['CL', 'EX', 'IS', 'SY', 'WJ']);
@@ -144,6 +144,7 @@ export function lineSegments(paragraph: string): string[] {
   let lastNonSpace: LineClass | null = null;
   let afterSpace = false;
   let zeroWidth = false;
+  let joiner = false;
   unit = 0;
   for (let i = 0; i < chars.length; i++) {
     const cls = classes[i];
@@ -153,7 +154,7 @@ export function lineSegments(paragraph: string): string[] {
       afterSpace = true;
     } else {
       let breakHere = false;
-      if (current && lastNonSpace !== null && raw !== 'CM' && raw !== 'ZWJ') {
+      if (current && lastNonSpace !== null && raw !== 'CM' && raw !== 'ZWJ' && !joiner) {
         if (zeroWidth) breakHere = true; // LB8
         else if (afterSpace) breakHere = !CLOSING.has(cls) && lastNonSpace !== 'OP'; // LB18, but LB11–14 hold across spaces
         else if (cls === 'SA' && lastNonSpace === 'SA') breakHere = saBreaks.has(unit);
@@ -167,6 +168,7 @@ export function lineSegments(paragraph: string): string[] {
       lastNonSpace = cls;
       afterSpace = false;
       zeroWidth = cls === 'ZW';
+      joiner = raw === 'ZWJ'; // LB8a: emoji sequences hold together
     }
     unit += chars[i].length;
   }

@@ -326,7 +326,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     const fromFallbacks = [...new Set([...shown].filter((ch) => !own.has(ch.codePointAt(0)!) && laid.metrics.has(ch.codePointAt(0)!)))];
     const usedFallbacks = fallbacks.filter((f, i) => fromFallbacks.some((ch) => fontMetrics(f.bytes).has(ch.codePointAt(0)!) && !fallbacks.slice(0, i).some((g) => fontMetrics(g.bytes).has(ch.codePointAt(0)!))));
     const substitution = fontSubstitutionProblem(name, label, font, { names: usedFallbacks.map((f) => f.postscriptName), characters: fromFallbacks.join('') });
-    if (substitution) report(substitution);
+    if (substitution && shown.trim()) report(substitution); // nothing is set in any font
     if (trim && !fitProblems.some((p) => p.code === 'textOverflow')) {
       const outside = outsideTrimProblem(name, label, node.bounds, laid.inkBounds, trim, 'text');
       if (outside) report(outside);
