@@ -1,12 +1,18 @@
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { prepareHires } from '../../src/engine/pdf/prepare';
+import { preflightPreview, preparePreview } from '../../src/engine/preview';
+import { UrlImages } from '../../src/engine/inputs';
 import { encodePng } from '../../src/engine/raster';
+import { imageFetcher } from '../../src/dynamic-image/context';
+import { encodePreviewRequest, signPreviewRequest } from '../../src/dynamic-image/signed';
+import { FileStore } from '../../src/dynamic-image/store';
 import { bundledFont } from '../helpers/fixtures';
 import { call, form, postJson, upload, withKey } from './helpers';
 
 /**
  * A 600 × 300 px card at 300 ppi with a 3 mm bleed: a required point-text layer "Name <REQ>"
- * (LiberationSans 40 px, "Alex") and a picture frame "Photo <PPI_300>" of 240 × 200 px.
+ * (LiberationSans 40 px, "Alex") and a required picture frame "Photo <PPI_300><REQ>" of 240 × 200 px.
  */
 async function cardTemplate(): Promise<Uint8Array> {
   const { writePsdUint8Array } = await import('ag-psd');
@@ -26,7 +32,7 @@ async function cardTemplate(): Promise<Uint8Array> {
       },
       children: [
         { name: 'Background', left: 0, top: 0, right: W, bottom: H, imageData: solid(W, H, [255, 255, 255, 255]) },
-        { name: 'Photo <PPI_300>', left: 320, top: 50, right: 560, bottom: 250, imageData: solid(240, 200, [120, 160, 200, 255]) },
+        { name: 'Photo <PPI_300><REQ>', left: 320, top: 50, right: 560, bottom: 250, imageData: solid(240, 200, [120, 160, 200, 255]) },
         {
           name: 'Name <REQ>',
           left: 60,
@@ -183,12 +189,66 @@ describe('X-Preflight on previews', () => {
   });
 });
 
+describe('X-Preflight on signed preview URLs', () => {
+  const signed = async (body: unknown) => {
+    const r = await encodePreviewRequest(body);
+    return `/api/rendering/preview?r=${r}&sig=${await signPreviewRequest(env, r)}`;
+  };
+
+  it('a rendered GET and the cached copy a second viewer gets carry the same verdict', async () => {
+    const url = await signed({ template, size: { width: 120, height: 60 }, data: { Name: { type: 'text', text: `Jonathan Livingstone-Smith of Upper Wallop ${Math.random()}` }, Photo: photo(TINY) } });
+    const first = await call(url);
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    const verdict = first.headers.get('X-Preflight');
+    expect(verdict).toMatch(/^errors=[2-9]\d*; warnings=\d+$/); // overflow and the tiny photo
+    let again: Response;
+    for (let i = 0; ; i++) {
+      again = await call(url);
+      await again.arrayBuffer();
+      if (!/cache;desc="miss"/.test(again.headers.get('server-timing') ?? '') || i > 50) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(again.headers.get('server-timing')).not.toMatch(/cache;desc="miss"/);
+    expect(again.headers.get('X-Preflight')).toBe(verdict);
+  });
+});
+
+describe('the engine entries', () => {
+  const store = () => new FileStore(env.FILES);
+  const deps = () => ({ urlImages: new UrlImages(imageFetcher(env)) });
+  const data = { Name: { type: 'text' as const, text: '' }, Photo: { type: 'image' as const, image: TINY } };
+
+  it('preparePreview and prepareHires report what their render found through problems(), as preflightPreview does', async () => {
+    const options = { template, format: 'jpg' as const, size: { width: 300, height: 150 }, jpegQuality: 85, unsharpMask: null, data };
+    const report = await preflightPreview(store(), options, deps());
+    const want = report.problems.map((p) => `${p.layer}:${p.code}`).sort();
+    expect(want).toEqual(expect.arrayContaining([expect.stringMatching(/^Name.*:emptyField$/), expect.stringMatching(/^Photo.*:lowResolution$/)]));
+
+    const preview = await preparePreview(store(), options, deps());
+    expect(preview.problems()).toEqual([]); // nothing before rendering
+    await preview.render();
+    expect(preview.problems().map((p) => `${p.layer}:${p.code}`).sort()).toEqual(want);
+
+    const hires = await prepareHires(store(), { template, data }, deps());
+    await hires.load();
+    expect(hires.problems().map((p) => `${p.layer}:${p.code}`).sort()).toEqual(want);
+  });
+
+  it('a request without data still runs the template’s own checks', async () => {
+    const report = await preflightPreview(store(), { template, format: 'jpg', size: { width: 300, height: 150 }, jpegQuality: 85, unsharpMask: null }, deps());
+    // The required photo has no picture; the required name keeps its own text.
+    expect(report.problems.map((p) => p.code)).toEqual(['emptyField']);
+    expect(report.problems[0].layer).toMatch(/^Photo/);
+  });
+});
+
 describe('template information', () => {
   it('shows what the markers of each text and image layer set, defaults filled in', async () => {
     const info = (await (await postJson('/api/information/template', { template })).json()) as { layers: Array<{ name: string; settings?: unknown }> };
     const byName = Object.fromEntries(info.layers.map((l) => [l.name, l.settings]));
     expect(byName['Name <REQ>']).toEqual({ dataName: 'Name', fit: 'none', required: true });
-    expect(byName['Photo <PPI_300>']).toEqual({ dataName: 'Photo', required: false, ppi: 300 });
+    expect(byName['Photo <PPI_300><REQ>']).toEqual({ dataName: 'Photo', required: true, ppi: 300 });
     expect(byName.Background).toEqual({ required: false, ppi: 200 });
   });
 });
