@@ -49,7 +49,7 @@ export function invisibleText(
   for (const m of svg.matchAll(/<text x="([^"]+)" y="([^"]+)" text-anchor="(\w+)"([^>]*)>([^<]*)<\/text>/g)) {
     const text = unescapeXml(m[5]);
     const wordSpacing = Number(/word-spacing="([^"]+)"/.exec(m[4])?.[1] ?? 0);
-    const line: PlacedLine = { x: 0, y: Number(m[2]), text, rtl: false, runs: [] };
+    const line: PlacedLine = { x: 0, y: Number(m[2]), text, rtl: false, notdef: false, runs: [] };
     let width = 0;
     for (const run of shapeText(files, text)) {
       let font = embedded.get(run.font);
@@ -66,7 +66,8 @@ export function invisibleText(
       let glyphs = '';
       run.glyphs.forEach((g, i) => {
         const first = i === 0 || run.glyphs[i - 1].cluster !== g.cluster;
-        if (first && !used.get(g.gid)) {
+        if (g.gid === 0) used.set(0, ''); // .notdef stands for any missing character: no mapping
+        else if (first && !used.get(g.gid)) {
           // Right-to-left glyphs stand in visual order: extractors (poppler, pdf.js) reverse
           // them, and a cluster's characters with them, so those are written reversed too.
           const chars = text.slice(g.cluster, clusterEnd(g.cluster));
@@ -80,6 +81,7 @@ export function invisibleText(
         // TJ moves by the font's own width (its W entry) minus the adjustment (ISO 32000-1 §9.4.3).
         const adjust = Math.round(font.font.advance(g.gid) * (1000 / upem)) - (advance * 1000) / size;
         glyphs += `<${hex4(g.gid)}>${Math.abs(adjust) > 0.005 ? num(adjust) : ''}`;
+        line.notdef ||= g.gid === 0;
       });
       line.runs.push({ font: run.font, glyphs });
       line.rtl ||= run.rtl;
@@ -101,8 +103,9 @@ export function invisibleText(
   const ops = lines.map((line) => {
     const show = `1 0 0 -1 ${num(line.x)} ${num(line.y)} Tm ${line.runs.map((r) => `/${names.get(r.font)} ${num(size)} Tf [${r.glyphs}] TJ`).join(' ')}`;
     // pdftotext reverses /ActualText of right-to-left lines as if it were visual: those rely on
-    // the ToUnicode maps alone.
-    return line.rtl ? show : `/Span <</ActualText <feff${utf16Hex(line.text)}>>> BDC ${show} EMC`;
+    // the ToUnicode maps alone, unless characters no font has (.notdef, which maps to nothing
+    // useful) need the /ActualText.
+    return line.rtl && !line.notdef ? show : `/Span <</ActualText <feff${utf16Hex(line.text)}>>> BDC ${show} EMC`;
   });
   return { ops: `q ${matrix.map(num).join(' ')} cm BT 3 Tr\n${ops.join('\n')}\nET Q`, fonts: resources };
 }
@@ -113,6 +116,8 @@ interface PlacedLine {
   y: number;
   text: string;
   rtl: boolean;
+  /** Some character has no glyph in any font. */
+  notdef: boolean;
   runs: Array<{ font: number; glyphs: string }>;
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fallbackFontNames } from '../../../src/engine/fonts/fallback';
 import { writePdf, type PdfPage } from '../../../src/engine/pdf/document';
 import { MemorySink } from '../../../src/engine/pdf/sink';
+import { shapeRun } from '../../../src/engine/fonts/shaper';
 import { invisibleText } from '../../../src/engine/pdf/text';
 import { svgOutlines } from '../../../src/engine/pdf/vector';
 import { renderText } from '../../../src/engine/personalise/text';
@@ -28,6 +29,10 @@ const NAMES = [
   '王小明',
   '山田太郎 やまだ',
   '김민준',
+  // DejaVu Sans has a few emoji in black and white; no bundled font has the unicorn: drawn as
+  // .notdef (preflight reports it), still extractable (/ActualText).
+  'Anna 😀',
+  'Tom 🦄',
 ];
 
 /**
@@ -74,11 +79,34 @@ describe('Text-mode PDFs of names in every script', () => {
     const fonts = (await runTool('pdffonts', pdf)).stdout.trim().split('\n').slice(2);
     // One subset per layer and font; Liberation Sans has Hebrew itself.
     expect([...new Set(fonts.map((l) => l.split(/\s+/)[0].replace(/^[A-Z]{6}\+/, '')))].sort()).toEqual([
+      'DejaVuSans',
       'LiberationSans',
       'NotoSansArabic-Regular',
       'NotoSansCJKsc-Regular',
       'NotoSansDevanagari-Regular',
       'NotoSansThai-Regular',
     ]);
+  });
+});
+
+describe('invisibleText', () => {
+  it('shows the shaped glyph ids, each run in its font, and moves by HarfBuzz advances (kerning included)', async () => {
+    const sans = (await bundledFontStore('LiberationSans'))!;
+    const arabic = (await bundledFontStore('NotoSansArabic-Regular'))!;
+    const svg = (text: string) =>
+      `<svg><g transform="matrix(1 0 0 1 0 0)" font-family="'Liberation Sans'" font-size="50"><text x="10" y="60" text-anchor="start">${text}</text></g></svg>`;
+    const made = invisibleText(svg('AV عبد'), [sans, arabic])!;
+    const shows = [...made.ops.matchAll(/\/(\w+) 50 Tf \[([^\]]*)\] TJ/g)].map((m) => ({ font: m[1], glyphs: m[2] }));
+    expect(shows).toHaveLength(2);
+    const gids = (tj: string) => [...tj.matchAll(/<([0-9a-f]{4})>/g)].map((m) => parseInt(m[1], 16));
+    // Latin run: 'A', 'V', ' ' with the A–V kerning as a TJ adjustment after 'A'.
+    const latin = shapeRun(sans, 'AV ', 'ltr');
+    expect(gids(shows[0].glyphs)).toEqual(latin.map((g) => g.gid));
+    const kern = Number(/^<[0-9a-f]{4}>(-?[\d.]+)/.exec(shows[0].glyphs)![1]);
+    expect(kern).toBeCloseTo(((1366 - latin[0].xAdvance) * 1000) / 2048, 1);
+    // Arabic run: the joined forms HarfBuzz chose, right to left.
+    expect(gids(shows[1].glyphs)).toEqual(shapeRun(arabic, 'عبد', 'rtl').map((g) => g.gid));
+    expect(shows[0].font).not.toBe(shows[1].font);
+    expect(Object.keys(made.fonts).sort()).toEqual([shows[0].font, shows[1].font].sort());
   });
 });
