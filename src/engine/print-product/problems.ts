@@ -10,9 +10,10 @@
  * - lowResolution: an image's effective ppi at its placed size below the thresholds (default
  *   warning < 200, error < 100; `ppi`, `threshold`); imageUpscaled (warning): drawn at more than
  *   one point per pixel (`scale`, points per pixel). Vector images (SVG, PDF pages) have no ppi.
- * - outsideTrim (error): the ink of a Text item (its laid-out lines) or a Barcode's box, turned
- *   with the item and its groups, is not inside a print area's bounds (the trim; without print
- *   areas the surface). Shapes and images may run into the bleed: that is what bleed is for.
+ * - outsideTrim: the ink of a Text item (its laid-out lines) or a Barcode's box, turned with the
+ *   item and its groups, is not inside a print area's bounds (the trim; without print areas the
+ *   surface): an error; inside the trim but over one of the area's safety lines: a warning.
+ *   Shapes and images may run into the bleed: that is what bleed is for.
  * - emptyField (error): a variable whose `constraints.required` is set has no value.
  * - fontSubstituted does not arise: the renderers draw with the item's font or refuse an unknown
  *   font (400), and characters it lacks are missingGlyphs.
@@ -72,10 +73,23 @@ function turned(rect: Rect, item: ItemModel, parents: readonly ItemModel[]): Rec
   return { x, y, width: Math.max(...xs) - x, height: Math.max(...ys) - y };
 }
 
+/** A trim box and, when the print area has safety lines, the safe box inside it (the innermost line per side). */
+export interface TrimArea extends Rect {
+  name: string;
+  safe?: Rect;
+}
+
 /** The trim boxes of a surface: its print areas' bounds, or the surface itself. */
-export function trimAreas(surface: SurfaceModel): Array<Rect & { name: string }> {
+export function trimAreas(surface: SurfaceModel): TrimArea[] {
   if (!surface.printAreas.length) return [{ name: surface.name || surface.id, x: 0, y: 0, width: surface.width, height: surface.height }];
-  return surface.printAreas.map((a) => ({ name: a.name || a.id, ...a.bounds }));
+  return surface.printAreas.map((a) => {
+    const lines = a.safetyLines ?? [];
+    if (!lines.length) return { name: a.name || a.id, ...a.bounds };
+    const inset = (side: 'left' | 'top' | 'right' | 'bottom') => Math.max(...lines.map((l) => l.margin[side]));
+    const [left, top, right, bottom] = [inset('left'), inset('top'), inset('right'), inset('bottom')];
+    const safe = { x: a.bounds.x + left, y: a.bounds.y + top, width: Math.max(0, a.bounds.width - left - right), height: Math.max(0, a.bounds.height - top - bottom) };
+    return { name: a.name || a.id, ...a.bounds, safe };
+  });
 }
 
 /** Tolerance of the trim check (points): rounding, not design. */
@@ -86,19 +100,23 @@ function outsideTrim(item: ItemModel, ink: Rect, surface: SurfaceModel, parents:
   const areas = trimAreas(surface);
   const inside = (a: Rect) =>
     box.x >= a.x - TRIM_SLACK && box.y >= a.y - TRIM_SLACK && box.x + box.width <= a.x + a.width + TRIM_SLACK && box.y + box.height <= a.y + a.height + TRIM_SLACK;
-  if (areas.some(inside)) return [];
+  if (areas.some((a) => inside(a.safe ?? a))) return [];
+  const bounds = { x: round(box.x), y: round(box.y), width: round(box.width), height: round(box.height) };
+  const layer = itemLabel(item);
+  // Inside the trim but over a safety line: the cutter's tolerance may touch it.
+  const trimmed = areas.find(inside);
+  if (trimmed) {
+    return [{ layer, code: 'outsideTrim', severity: 'warning', message: `${layer} is too close to the edge and may be cut off.`, details: { bounds, area: trimmed.name, line: 'safety' } }];
+  }
   const overlaps = (a: Rect) => box.x < a.x + a.width && a.x < box.x + box.width && box.y < a.y + a.height && a.y < box.y + box.height;
   const area = areas.find(overlaps) ?? areas[0]!;
-  const bounds = { x: round(box.x), y: round(box.y), width: round(box.width), height: round(box.height) };
   return [
     {
-      layer: itemLabel(item),
+      layer,
       code: 'outsideTrim',
       severity: 'error',
-      message: areas.some(overlaps)
-        ? `${itemLabel(item)} runs over the edge of the print area and would be cut off.`
-        : `${itemLabel(item)} is outside the print area and would not be printed.`,
-      details: { bounds, area: area.name },
+      message: areas.some(overlaps) ? `${layer} runs over the edge of the print area and would be cut off.` : `${layer} is outside the print area and would not be printed.`,
+      details: { bounds, area: area.name, line: 'trim' },
     },
   ];
 }

@@ -193,6 +193,15 @@ export const Margins = z.strictObject({
   bottom: nonNegative().default(0),
 });
 
+/**
+ * A safety line (the reference product's print-area `safetyLines`): text and codes belong inside
+ * the bounds inset by `margin`, clear of the cutter's tolerance (preflight: outsideTrim warning).
+ */
+export const SafetyLine = z.strictObject({
+  name: name().default(''),
+  margin: Margins,
+});
+
 export const PrintArea = z.strictObject({
   id: id(),
   name: name().default(''),
@@ -200,6 +209,8 @@ export const PrintArea = z.strictObject({
   bleed: Margins.default({ left: 0, top: 0, right: 0, bottom: 0 }),
   shape: z.enum(['Rectangle', 'RoundedRectangle', 'Ellipse']).default('Rectangle'),
   cornerRadius: nonNegative().default(0),
+  /** Absent (stored models keep their shape): none. */
+  safetyLines: z.array(SafetyLine).max(10).optional(),
 });
 
 export const Mockup = z.strictObject({

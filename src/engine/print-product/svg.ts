@@ -13,7 +13,8 @@
  *   Text variable its `placeholder` at 50 % opacity. Without stub they draw nothing.
  * - `visualizePrintAreas`: each print area's shape stroked #00a3ff, width t = max(1, round(min
  *   side of its bounding rectangle in output px ÷ 200)) output pixels, centred on the outline;
- *   its bleed (the shape grown by the bleed) dashed 4t/2t.
+ *   its bleed (the shape grown by the bleed) dashed 4t/2t, its safety lines (the shape shrunk by
+ *   their margins) dotted t/2t.
  */
 import { Resvg } from '@resvg/resvg-wasm';
 import { readFontInfo } from '../fonts/font-info';
@@ -423,7 +424,7 @@ function areaShape(area: PrintAreaModel, grow: { left: number; top: number; righ
   const w = area.bounds.width + grow.left + grow.right;
   const h = area.bounds.height + grow.top + grow.bottom;
   if (area.shape === 'Ellipse') return `<ellipse cx="${fmt(x + w / 2)}" cy="${fmt(y + h / 2)}" rx="${fmt(w / 2)}" ry="${fmt(h / 2)}"${attrs}/>`;
-  const r = area.shape === 'RoundedRectangle' ? Math.min(area.cornerRadius + Math.max(grow.left, grow.top, grow.right, grow.bottom), w / 2, h / 2) : 0;
+  const r = area.shape === 'RoundedRectangle' ? Math.max(0, Math.min(area.cornerRadius + Math.max(grow.left, grow.top, grow.right, grow.bottom), w / 2, h / 2)) : 0;
   return `<rect x="${fmt(x)}" y="${fmt(y)}" width="${fmt(w)}" height="${fmt(h)}"${r ? ` rx="${fmt(r)}"` : ''}${attrs}/>`;
 }
 
@@ -435,7 +436,11 @@ function printAreasSvg(surface: SurfaceModel, scale: number): string {
       const zero = { left: 0, top: 0, right: 0, bottom: 0 };
       const b = area.bleed;
       const bleed = b.left || b.top || b.right || b.bottom ? areaShape(area, b, `${attrs} stroke-dasharray="${fmt(4 * t)} ${fmt(2 * t)}"`) : '';
-      return areaShape(area, zero, attrs) + bleed;
+      // Safety lines dotted (t on, 2t off), the area shrunk by their margins.
+      const safety = (area.safetyLines ?? [])
+        .map((l) => areaShape(area, { left: -l.margin.left, top: -l.margin.top, right: -l.margin.right, bottom: -l.margin.bottom }, `${attrs} stroke-dasharray="${fmt(t)} ${fmt(2 * t)}"`))
+        .join('');
+      return areaShape(area, zero, attrs) + bleed + safety;
     })
     .join('');
 }

@@ -248,6 +248,11 @@ async function semanticChecks(model: unknown, errors: ErrorList, options: Valida
       if (area.shape === 'RoundedRectangle' && r !== undefined && r > Math.min(w, h) / 2 + 1e-9) {
         errors.add(`${ap}.cornerRadius`, `at most half the shorter side (${Math.min(w, h) / 2})`);
       }
+      list(area.safetyLines).forEach((line, l) => {
+        const m = isObject(line) && isObject(line.margin) ? line.margin : {};
+        const [left, top, right, bottom] = [num(m.left) ?? 0, num(m.top) ?? 0, num(m.right) ?? 0, num(m.bottom) ?? 0];
+        if (left + right >= w || top + bottom >= h) errors.add(`${ap}.safetyLines[${l}].margin`, `leaves no safe area inside the bounds (${w} × ${h})`);
+      });
     });
     list(surface.containers).forEach((container, c) => {
       const cp = `${sp}.containers[${c}]`;

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { PreflightProblem } from '../../../src/engine/preflight/report';
 import { renderPdf } from '../../../src/engine/print-product/pdf';
 import { preflightModel } from '../../../src/engine/print-product/preflight';
-import { renderPreviewPixels } from '../../../src/engine/print-product/svg';
+import { renderPreviewPixels, surfaceSvg } from '../../../src/engine/print-product/svg';
 import { layoutItemText } from '../../../src/engine/print-product/text';
-import { parseModel } from '../../../src/engine/print-product/validate';
+import { parseModel, validateModel } from '../../../src/engine/print-product/validate';
 import { applyItemsData } from '../../../src/engine/print-product/variables';
 import type { TextModel } from '../../../src/engine/print-product/schema';
 import { rasterisePage, overWhite } from '../pdf/helpers';
@@ -167,6 +167,31 @@ describe('preflight of print-product designs', () => {
     const report = await preflightModel(m, { fonts, images: noImages });
     expect(codes(report.problems)).toEqual(['Code:outsideTrim:error', 'Edge:outsideTrim:error', 'In group:outsideTrim:error']);
     expect(report.problems.find((p) => p.layer === 'Edge')).toMatchObject({ message: 'Edge runs over the edge of the print area and would be cut off.', details: { area: 'Card' } });
+  });
+
+  it('safety lines: text inside the trim but over a safety line is a warning; previews draw them dotted', async () => {
+    const m = await parseModel(
+      {
+        surfaces: [
+          {
+            width: 252,
+            height: 144,
+            printAreas: [{ name: 'Card', bounds: { x: 9, y: 9, width: 234, height: 126 }, safetyLines: [{ name: 'Safe', margin: { left: 9, top: 9, right: 9, bottom: 9 } }] }],
+            containers: [{ items: [nameItem({ name: 'Safe', isVariable: false, x: 20 }), nameItem({ name: 'Close', isVariable: false, x: 12, y: 60 })] }],
+          },
+        ],
+      },
+      { fontExists },
+    );
+    const report = await preflightModel(m, { fonts, images: noImages });
+    expect(report.ok).toBe(true);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ layer: 'Close', code: 'outsideTrim', severity: 'warning', message: 'Close is too close to the edge and may be cut off.', details: expect.objectContaining({ area: 'Card', line: 'safety' }) }),
+    ]);
+    const { svg } = await surfaceSvg(m, { fonts, images: noImages, visualizePrintAreas: true });
+    expect(svg).toContain('<rect x="18" y="18" width="216" height="108" fill="none" stroke="#00a3ff" stroke-width="1" stroke-dasharray="1 2"/>');
+    const bad = await validateModel({ surfaces: [{ width: 100, height: 100, printAreas: [{ bounds: { width: 100, height: 100 }, safetyLines: [{ margin: { left: 60, right: 40 } }] }] }] });
+    expect(bad).toEqual({ ok: false, errors: { 'surfaces[0].printAreas[0].safetyLines[0].margin': ['leaves no safe area inside the bounds (100 × 100)'] } });
   });
 
   it('emptyField: a required variable left empty; previews report it, print PDFs still refuse it (400)', async () => {
