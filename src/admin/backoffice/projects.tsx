@@ -1,9 +1,9 @@
 // Back office > Projects: the tenant's projects as a printer works them. Calls the platform's
 // service functions directly in the admin's tenant (context.ts), never the HTTP API.
 //
-//   GET  /admin/projects                         list: status, processing status, period, storefront; paging
-//   GET  /admin/projects/{id}                    items + preview, order data, status + transitions,
-//                                                job timelines (refresh while running), output files
+//   GET  /admin/projects                         list: status, processing status, preflight, period, storefront; paging
+//   GET  /admin/projects/{id}                    items + preview + preflight badge and problems, order data,
+//                                                status + transitions, job timelines (refresh while running), output files
 //   POST /admin/projects/{id}/transitions/{name} apply a transition (409 shows its reason)
 //   POST /admin/projects/{id}/resume · /restart  the runner's resume / restart (409 shows its reason)
 //   GET  /admin/projects/{id}/preview            the project's preview image
@@ -15,6 +15,7 @@ import * as assets from '../../platform/assets';
 import { ConflictError, PlatformError } from '../../platform/core';
 import { getArtifact, artifactFileKey } from '../../platform/assets/artifacts';
 import { jobStub, projectDoName, projectProcessingResults, restartProject, resumeProject, type JobView } from '../../platform/jobs';
+import type { PreflightSummary } from '../../platform/jobs/preflight';
 import { projectPreview } from '../../platform/projects/preview';
 import { listProjects, projectOr404, projectOrder } from '../../platform/projects/service';
 import { applyTransition, projectTransitions, storefrontStatuses } from '../../platform/projects/statuses';
@@ -63,6 +64,61 @@ const ProcessingBadge = ({ value }: { value: string }) => (
   <span class={`badge ${value === 'Completed' ? 'ok' : value === 'Failed' ? 'off' : ''}`}>{value}</span>
 );
 
+// --- preflight (issue 21) ------------------------------------------------------------------------
+
+const PREFLIGHT = [
+  ['ok', 'OK'],
+  ['warnings', 'Warnings'],
+  ['errors', 'Errors'],
+] as const;
+type Verdict = (typeof PREFLIGHT)[number][0];
+/** Amber for warnings: the shell's badges know only ok (green) and off (red). */
+const WARNING_BADGE = 'background:#fef3c7;color:#78350f';
+const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** A project's verdict (the worst of its items'); nothing when no item was checked. */
+const VerdictBadge = ({ verdict }: { verdict: Verdict | null }) =>
+  verdict == null ? (
+    <span class="muted small">—</span>
+  ) : (
+    <span class={`badge ${verdict === 'ok' ? 'ok' : verdict === 'errors' ? 'off' : ''}`} style={verdict === 'warnings' ? WARNING_BADGE : undefined}>
+      {PREFLIGHT.find(([v]) => v === verdict)![1]}
+    </span>
+  );
+
+/** An item's preflight at creation: ok, or its counts ("1 error, 2 warnings"). */
+const PreflightBadge = ({ summary }: { summary: PreflightSummary }) => {
+  const text = summary.errors + summary.warnings === 0 ? 'Preflight ok' : [summary.errors && count(summary.errors, 'error'), summary.warnings && count(summary.warnings, 'warning')].filter(Boolean).join(', ');
+  return (
+    <span class={`badge ${summary.errors ? 'off' : summary.warnings ? '' : 'ok'}`} style={!summary.errors && summary.warnings ? WARNING_BADGE : undefined}>
+      {text}
+    </span>
+  );
+};
+
+/** The problems of an item, each with its layer (and design, when the item has several). */
+const PreflightProblems = ({ summary, id, designNames, several }: { summary: PreflightSummary; id: string; designNames: Map<string, string>; several: boolean }) =>
+  summary.problems.length === 0 ? null : (
+    <ul class="plain small" id={id} aria-label="Preflight problems" style="margin:.25rem 0 .75rem">
+      {summary.problems.map((p) => (
+        <li style="overflow-wrap:anywhere">
+          <strong style={p.severity === 'error' ? 'color:var(--err)' : 'color:#78350f'}>{p.severity === 'error' ? 'Error' : 'Warning'}</strong>
+          {` · ${several && p.design ? `${designNames.get(p.design) ?? p.design}, ` : ''}${p.layer}: ${p.message}`}
+        </li>
+      ))}
+    </ul>
+  );
+
+/** The item row's preflight JSON (null: no design, or not checked). */
+const preflightOf = (json: string | null | undefined): PreflightSummary | null => {
+  if (!json) return null;
+  try {
+    return JSON.parse(json) as PreflightSummary;
+  } catch {
+    return null;
+  }
+};
+
 const when = (iso: string) => iso.slice(0, 16).replace('T', ' ') + ' UTC';
 /** Attempts shown: the first start, each retry, and starts that never ended (the runner's `attempts`). */
 const ms = (n: number | null | undefined) => (n == null ? '—' : n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(1)} s`);
@@ -76,6 +132,7 @@ projectsRoutes.get('/', async (c) => {
   const processing = PROCESSING.find((p) => p === q.processingStatus) ?? '';
   const period = PERIODS.some(([v]) => v === q.datePeriod) ? q.datePeriod! : '';
   const storefront = q.storefrontId && /^[1-9]\d{0,14}$/.test(q.storefrontId) ? q.storefrontId : '';
+  const preflight = PREFLIGHT.find(([v]) => v === q.preflight)?.[0] ?? '';
   const page = Math.max(1, Math.min(10_000, Number(q.page) || 1));
   const [list, statuses, storefronts] = await Promise.all([
     listProjects(t, {
@@ -86,13 +143,14 @@ projectsRoutes.get('/', async (c) => {
       processingStatus: processing ? [processing] : undefined,
       datePeriod: period || undefined,
       storefrontId: storefront || undefined,
+      preflight: preflight ? [preflight] : undefined,
     }),
     storefrontStatuses(t),
     listStorefronts(t, { skip: 0, take: 100, sorting: [] }),
   ]);
   const pages = Math.max(1, Math.ceil(list.total / PAGE_SIZE));
   const link = (p: number) => {
-    const s = new URLSearchParams({ ...(status && { status }), ...(processing && { processingStatus: processing }), ...(period && { datePeriod: period }), ...(storefront && { storefrontId: storefront }), page: String(p) });
+    const s = new URLSearchParams({ ...(status && { status }), ...(processing && { processingStatus: processing }), ...(preflight && { preflight }), ...(period && { datePeriod: period }), ...(storefront && { storefrontId: storefront }), page: String(p) });
     return `/admin/projects?${s}`;
   };
   return render(c, {
@@ -127,6 +185,17 @@ projectsRoutes.get('/', async (c) => {
               </select>
             </div>
             <div class="field">
+              <label for="f-preflight">Preflight</label>
+              <select id="f-preflight" name="preflight">
+                <option value="">Any</option>
+                {PREFLIGHT.map(([v, label]) => (
+                  <option value={v} selected={preflight === v}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
               <label for="f-period">Created</label>
               <select id="f-period" name="datePeriod">
                 {PERIODS.map(([v, label]) => (
@@ -155,7 +224,7 @@ projectsRoutes.get('/', async (c) => {
           {pages > 1 && ` · page ${page} of ${pages}`}
         </p>
         {list.items.length > 0 && (
-          <Table caption="Projects" columns={['Project', 'Status', 'Processing', { label: 'Order', opt: true }, { label: 'Storefront', opt: true }, { label: 'Created', opt: true }]}>
+          <Table caption="Projects" columns={['Project', 'Status', 'Processing', 'Preflight', { label: 'Order', opt: true }, { label: 'Storefront', opt: true }, { label: 'Created', opt: true }]}>
             {list.items.map((p) => (
               <tr>
                 <td>
@@ -166,6 +235,9 @@ projectsRoutes.get('/', async (c) => {
                 </td>
                 <td>
                   <ProcessingBadge value={p.processingStatus} />
+                </td>
+                <td>
+                  <VerdictBadge verdict={p.preflight} />
                 </td>
                 <td class="opt">{p.orderId ?? '—'}</td>
                 <td class="opt">{storefronts.items.find((s) => s.id === p.storefrontId)?.name ?? p.storefrontId}</td>
@@ -254,9 +326,14 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
             <h2 id="items-h">Items</h2>
             {shown.map((i, n) => {
               const fields = Object.entries(JSON.parse(i.fields) as Record<string, unknown>);
+              const preflight = preflightOf(i.preflight);
               return (
                 <article aria-labelledby={`item-${i.id}-h`} style={n ? 'border-top:1px solid var(--line);padding-top:1rem;margin-top:1rem' : undefined}>
-                  <h3 id={`item-${i.id}-h`} style="font-size:1rem;margin:0 0 .5rem">{`Item ${n + 1} ${i.name ?? ''}`.trim()}</h3>
+                  <div style="display:flex;gap:.6rem;align-items:baseline;flex-wrap:wrap;margin:0 0 .5rem">
+                    <h3 id={`item-${i.id}-h`} style="font-size:1rem;margin:0">{`Item ${n + 1} ${i.name ?? ''}`.trim()}</h3>
+                    {preflight && <PreflightBadge summary={preflight} />}
+                  </div>
+                  {preflight && <PreflightProblems summary={preflight} id={`item-${i.id}-preflight`} designNames={designNames} several={designsOf[n]!.length > 1} />}
                   <div class="grid">
                     {designsOf[n]!.length === 0 && <p class="muted small">No design: the item names none and its product variant has none connected.</p>}
                     {designsOf[n]!.map((d) => (

@@ -1,20 +1,26 @@
 // Back office > one project's page (issue 24, "The back office"): runs numbered by run, Resume only
 // when a job failed, the project preview falls back to the first item's design, items numbered
-// as the project's items, and the order name as the shop sent it; against the demo seed (tenant 1).
+// as the project's items, the order name as the shop sent it, and each item's preflight badge and
+// problems (issue 21); against the demo seed (tenant 1).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { findUser } from '../../../src/identity/users';
-import { api, seedPlatform } from '../../helpers/platform';
+import { api, apiJson, seedPlatform } from '../../helpers/platform';
+import { LONG_NAME, preflightCard, uploadCardFonts } from '../../platform/projects/preflight-card';
 import { DEMO } from '../../helpers/identity-seed';
 import { get, post, signIn, type Browser } from '../../identity/admin/helpers';
 
 let admin: Browser;
+/** A print-product card whose Name box is 80 pt wide: a long name overflows it (preflight-card.ts). */
+let strictCard = '';
 let run = 0;
 const unique = (s: string) => `${s}-${Date.now().toString(36)}-${++run}`;
 
 beforeAll(async () => {
   await seedPlatform();
   admin = await signIn((await findUser(env.DB, DEMO.admin.id))!);
+  await uploadCardFonts();
+  strictCard = (await apiJson('POST', '/api/atoms/v1/designs', { product: preflightCard('None'), name: 'Strict card', path: '/admin-project-page/' }, { token: 1 }, 201)).id;
 });
 
 async function project(body: Record<string, unknown> = {}) {
@@ -25,7 +31,7 @@ async function project(body: Record<string, unknown> = {}) {
     { token: 1 },
   );
   expect(res.status, await res.clone().text()).toBe(201);
-  return (await res.json()) as { id: number; items: Array<{ id: number }> };
+  return (await res.json()) as { id: number; items: Array<{ id: number; preflight: { ok: boolean; errors: number; warnings: number; problems: Array<{ code: string; message: string }> } | null }> };
 }
 
 const page = async (id: number) => {
@@ -97,5 +103,34 @@ describe('project page', () => {
     expect(html).toContain('Run 1: job project');
     expect(html).toContain('Failed');
     expect(html).toContain('Resume processing');
+  });
+
+  it("shows each item's preflight: a badge with its counts and the problems, and the list filters by it", async () => {
+    const p = await project({ orderName: 'Too long for the card', item: { quantity: 1, designIds: [strictCard], fields: { Name: LONG_NAME } } });
+    const preflight = p.items[0]!.preflight;
+    expect(preflight?.errors, JSON.stringify(preflight)).toBeGreaterThan(0);
+    const html = await page(p.id);
+    const counts = [`${preflight!.errors} error${preflight!.errors === 1 ? '' : 's'}`, preflight!.warnings ? `${preflight!.warnings} warning${preflight!.warnings === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+    expect(html).toMatch(new RegExp(`<span class="badge off"[^>]*>${counts}</span>`));
+    expect(html).toContain('aria-label="Preflight problems"');
+    expect(html).toContain('<strong style="color:var(--err)">Error</strong>');
+    expect(html).toContain(`Name: &quot;${LONG_NAME}&quot; is too long for`);
+    const list = await get('/admin/projects?preflight=errors', admin);
+    const listed = await list.text();
+    expect(listed).toContain(`href="/admin/projects/${p.id}"`);
+    expect(listed).toContain('<option value="errors" selected="">Errors</option>');
+    expect(listed).toContain('<span class="badge off">Errors</span>');
+    const clean = await get('/admin/projects?preflight=ok', admin);
+    expect(await clean.text()).not.toContain(`href="/admin/projects/${p.id}"`);
+  });
+
+  it('shows no preflight badge for an item that was not checked (no design)', async () => {
+    const made = await post('/admin/products/new', admin, { name: unique('Unchecked card') });
+    const productId = Number(/(\d+)$/.exec(made.headers.get('location') ?? '')?.[1]);
+    const p = await project({ productReference: undefined, item: { quantity: 1, productSpecifier: { type: 'Product', id: productId }, fields: {} } });
+    expect(p.items[0]!.preflight).toBeNull();
+    const html = await page(p.id);
+    expect(html).not.toContain('Preflight problems');
+    expect(html).not.toContain('Preflight ok');
   });
 });
