@@ -28,7 +28,7 @@ export const VariablesDto = z
       z.object({
         name: z.string(),
         value: z.string(),
-        type: z.enum(['Text', 'Image']),
+        type: z.enum(['Text', 'Image', 'Barcode']),
         constraints: z.object({ allowedFolder: z.string().optional(), maxLength: z.number().int().optional(), required: z.boolean() }),
       }),
     ),
