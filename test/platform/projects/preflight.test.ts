@@ -4,37 +4,10 @@
 // check leaves the item unchecked (null) instead of a 500. Real D1 and R2.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundledFont } from '../../helpers/fixtures';
-import { S, upload } from '../storage/helpers';
+import { LONG_NAME as LONG, preflightCard, uploadCardFonts } from './preflight-card';
 import { apiJson, seedPlatform } from '../../helpers/platform';
 
 const SF = '/api/storefront/v1';
-const LONG = 'Jonathan Livingstone-Smith';
-
-/** A one-surface card whose Name box (80 pt, one line) fits a short name; `fit` as given. */
-const card = (fit: 'None' | 'Shrink') => ({
-  surfaces: [
-    {
-      id: 'front',
-      name: 'Front',
-      width: 252,
-      height: 144,
-      printAreas: [{ id: 'front-area', name: 'Front', bounds: { x: 0, y: 0, width: 252, height: 144 } }],
-      containers: [
-        {
-          id: 'main',
-          name: 'Main',
-          items: [
-            {
-              id: 'name', type: 'Text', name: 'Name', isVariable: true, x: 10, y: 60, width: 80, height: 20, text: '', fit, minSize: 4,
-              font: { postscriptName: 'LiberationSans-Bold', size: 16 }, color: '#000000',
-            },
-          ],
-        },
-      ],
-    },
-  ],
-});
 
 let strict: string;
 let shrinking: string;
@@ -50,12 +23,9 @@ const listIds = async (query: string) => ((await apiJson('GET', `${SF}/projects?
 
 beforeAll(async () => {
   await seedPlatform();
-  for (const f of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf']) {
-    const res = await upload(`${S}/fonts`, await bundledFont(f), f, {}, { token: 1 });
-    expect([201, 409]).toContain(res.status);
-  }
-  strict = (await apiJson('POST', '/api/atoms/v1/designs', { product: card('None'), name: 'Strict card', path: '/preflight-projects/' }, { token: 1 }, 201)).id;
-  shrinking = (await apiJson('POST', '/api/atoms/v1/designs', { product: card('Shrink'), name: 'Shrinking card', path: '/preflight-projects/' }, { token: 1 }, 201)).id;
+  await uploadCardFonts();
+  strict = (await apiJson('POST', '/api/atoms/v1/designs', { product: preflightCard('None'), name: 'Strict card', path: '/preflight-projects/' }, { token: 1 }, 201)).id;
+  shrinking = (await apiJson('POST', '/api/atoms/v1/designs', { product: preflightCard('Shrink'), name: 'Shrinking card', path: '/preflight-projects/' }, { token: 1 }, 201)).id;
   // A design row whose file is missing: nothing to check.
   await env.DB.prepare(`INSERT OR IGNORE INTO assets (tenant_id, id, type, name, design_type, blob_sha) VALUES (1, ?1, 'design', 'pf-broken', 'Psd', ?2)`).bind(BROKEN, 'e'.repeat(64)).run();
 });

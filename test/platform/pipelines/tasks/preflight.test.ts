@@ -5,38 +5,11 @@
 // a short name only.
 import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundledFont } from '../../../helpers/fixtures';
-import { S, upload } from '../../storage/helpers';
+import { LONG_NAME as LONG, preflightCard, uploadCardFonts } from '../../projects/preflight-card';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
 import { drive, sqlOf, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
-const LONG = 'Jonathan Livingstone-Smith';
-
-/** One surface, the Name variable in a one-line box 80 pt wide (fit None: nothing shrinks). */
-const card = {
-  surfaces: [
-    {
-      id: 'front',
-      name: 'Front',
-      width: 252,
-      height: 144,
-      printAreas: [{ id: 'front-area', name: 'Front', bounds: { x: 0, y: 0, width: 252, height: 144 } }],
-      containers: [
-        {
-          id: 'main',
-          name: 'Main',
-          items: [
-            {
-              id: 'name', type: 'Text', name: 'Name', isVariable: true, x: 10, y: 60, width: 80, height: 20, text: '',
-              font: { postscriptName: 'LiberationSans-Bold', size: 16 }, color: '#000000',
-            },
-          ],
-        },
-      ],
-    },
-  ],
-};
 
 let designId: string;
 
@@ -59,11 +32,8 @@ async function runJob(id: string, fields: Record<string, unknown>, tasks: unknow
 
 beforeAll(async () => {
   await seedPlatform();
-  for (const f of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf']) {
-    const res = await upload(`${S}/fonts`, await bundledFont(f), f, {}, { token: 1 });
-    expect([201, 409]).toContain(res.status);
-  }
-  designId = (await apiJson('POST', '/api/atoms/v1/designs', { product: card, name: 'Preflight card', path: '/preflight-cards/' }, { token: 1 }, 201)).id;
+  await uploadCardFonts();
+  designId = (await apiJson('POST', '/api/atoms/v1/designs', { product: preflightCard(), name: 'Preflight card', path: '/preflight-cards/' }, { token: 1 }, 201)).id;
 });
 
 const check = (parameters: Record<string, unknown> = {}) => ({ name: 'check', type: 'preflight', inputArtifacts: ['design*'], parameters });
