@@ -2,6 +2,7 @@
 // phone (390) widths, writing the README's screenshots docs/demo-*.png:
 //   1. the storefront sells them: reference `business-card` → product 101 with six variants
 //      (paper × quantity), its design and two mockups, and no design flagged "missing fonts";
+//      preflight of the card: a long name shrinks (warning), a far too long one does not fit (error);
 //   2. a gallery a storefront builds from the Dynamic Image API: the personalised card and the
 //      card placed on the desk and the mug mockups (their perspective smart objects);
 //   3. an order line → project → pipeline 101 (CMYK PDF/X-4 print file, SRA3 imposition,
@@ -89,6 +90,25 @@ describe('demo products (issue 24 §1)', () => {
       expect(design.body.hasProblems, `${id} has missing fonts`).toBe(false);
       expect(design.body.metadata.fonts.every((f: { family: string | null }) => f.family)).toBe(true);
     }
+  });
+
+  it('preflight: the name shrinks to fit, and a name too long even at 7 pt is an error', async () => {
+    const preflight = async (name: string) => {
+      const res = await fetch(`${baseUrl}/api/rendering/preflight`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ template: 'demo/demo-business-card', data: { Name: { type: 'text', text: name } } }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { ok: boolean; problems: Array<{ layer: string; code: string; severity: string }> };
+    };
+    expect(await preflight('Jordan Lee')).toEqual({ ok: true, problems: [] });
+    const shrunk = await preflight('Alexandra Featherstonehaugh');
+    expect(shrunk.ok).toBe(true);
+    expect(shrunk.problems.map((p) => [p.layer, p.code, p.severity])).toEqual([['Name', 'textShrunk', 'warning']]);
+    const long = await preflight('Maximilian Alexander Featherstonehaugh-Smythe of Wimbledon');
+    expect(long.ok).toBe(false);
+    expect(long.problems.map((p) => [p.layer, p.code])).toContainEqual(['Name', 'textOverflow']);
   });
 
   it('a storefront gallery from the rendering API: the card, on a desk and on a mug (desktop and phone)', async () => {
