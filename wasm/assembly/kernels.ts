@@ -281,5 +281,6 @@ export function unpremultiply(ptr: usize, count: i32): void {
   }
 }
 export * from './jpeg';
+export * from './colour-lut';
 export * from './jpeg-decode';
 export * from './blend';
