@@ -165,7 +165,7 @@ figure{margin:0;background:#fff;border-radius:10px;padding:12px;box-shadow:0 1px
     const print = readFileSync(path.join(tmp, 'Business-card.pdf')).toString('latin1');
     expect(print).toContain('/GTS_PDFX');
     expect(execFileSync('gs', ['-q', '-o', '-', '-sDEVICE=inkcov', path.join(tmp, 'Business-card.pdf')], { encoding: 'utf8' })).toMatch(/CMYK OK/);
-  });
+  }, 240_000);
 
   it('the back office shows the product and the project (desktop and phone)', async () => {
     expect(projectId).toBeGreaterThan(0);
