@@ -42,14 +42,21 @@ export async function itemPreflight(t: TenantContext, item: ItemDesignSource & {
   }
 }
 
-/** itemPreflight of each item, a few at a time, in item order. */
+/**
+ * itemPreflight of each item, a few at a time, in item order. Items alike in design and fields
+ * (an order's lines of one card) are checked once.
+ */
 export async function itemsPreflight(t: TenantContext, items: ReadonlyArray<ItemDesignSource & { fields: Record<string, unknown> }>): Promise<Array<PreflightSummary | null>> {
   const out: Array<PreflightSummary | null> = new Array(items.length).fill(null);
+  const checked = new Map<string, Promise<PreflightSummary | null>>();
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
-      out[i] = await itemPreflight(t, items[i]!);
+      const item = items[i]!;
+      const key = JSON.stringify([item.designIds, item.productVersionId, item.productVariantId, item.fields]);
+      if (!checked.has(key)) checked.set(key, itemPreflight(t, item));
+      out[i] = await checked.get(key)!;
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
