@@ -92,16 +92,17 @@ describe('demo products (issue 24 §1)', () => {
     }
   });
 
-  it('preflight: the name shrinks to fit, and a name too long even at 7 pt is an error', async () => {
-    const preflight = async (name: string) => {
+  it('preflight: the name shrinks to fit, a name too long even at 7 pt is an error, a small photo a warning', async () => {
+    const check = async (data: Record<string, unknown>) => {
       const res = await fetch(`${baseUrl}/api/rendering/preflight`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ template: 'demo/demo-business-card', data: { Name: { type: 'text', text: name } } }),
+        body: JSON.stringify({ template: 'demo/demo-business-card', data }),
       });
       expect(res.status).toBe(200);
       return (await res.json()) as { ok: boolean; problems: Array<{ layer: string; code: string; severity: string }> };
     };
+    const preflight = (name: string) => check({ Name: { type: 'text', text: name } });
     expect(await preflight('Jordan Lee')).toEqual({ ok: true, problems: [] });
     const shrunk = await preflight('Alexandra Featherstonehaugh');
     expect(shrunk.ok).toBe(true);
@@ -109,6 +110,10 @@ describe('demo products (issue 24 §1)', () => {
     const long = await preflight('Maximilian Alexander Featherstonehaugh-Smythe of Wimbledon');
     expect(long.ok).toBe(false);
     expect(long.problems.map((p) => [p.layer, p.code])).toContainEqual(['Name', 'textOverflow']);
+    // A 240 × 161 px picture filling the 300 px (1 in) photo frame prints at 161 ppi: a warning below 200.
+    const small = await render('preview', { template: 'demo/demo-business-card', format: 'png', size: { width: 240, height: 240 } });
+    const photo = await check({ Photo: { type: 'image', image: small, resizeMode: 'fill' } });
+    expect(photo.problems.map((p) => [p.layer, p.code, p.severity])).toContainEqual(['Photo', 'lowResolution', 'warning']);
   });
 
   it('a storefront gallery from the rendering API: the card, on a desk and on a mug (desktop and phone)', async () => {
