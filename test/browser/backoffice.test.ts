@@ -1,6 +1,7 @@
 // Back office > Projects in real Chromium: a project created through the storefront API is found
-// in the filtered list, reaches Completed on its page (job timeline), its PDF downloads, a
-// transition applies, and a stale transition shows the platform's 409 reason.
+// in the filtered list, reaches Completed on its page (job timeline), its PDF downloads, an item's
+// preflight badge and problems show (issue 21), a transition applies, and a stale transition
+// shows the platform's 409 reason.
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -73,6 +74,36 @@ describe('back office: projects', () => {
     expect(readFileSync(file!).subarray(0, 5).toString()).toBe('%PDF-');
     await screenshot(page, 'backoffice-project');
     copyFileSync(path.join(SCREENSHOTS, 'backoffice-project.png'), path.join(repo, 'docs/admin-project.png'));
+  });
+
+  it("the project page shows each item's preflight badge and problems; the list filters by preflight (issue 21)", async () => {
+    // The demo card's one text layer, far wider than the 400 px card: it overflows (an error), and
+    // its template font is substituted (a warning).
+    const created = await api('POST', '/projects/with-single-item?storefrontId=1', {
+      ownerId: 'shopper-bo',
+      productReference: 'demo-card',
+      orderId: `bo-preflight-${Date.now()}`,
+      orderLineItemIndex: 0,
+      orderName: 'Preflight walk',
+      item: { quantity: 100, designIds: ['demo-card-design'], fields: { 'Line 1 Line 2 Line 3 and text': 'W'.repeat(80) } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const preflight = created.body.items[0].preflight as { errors: number; warnings: number };
+    expect(preflight?.errors, JSON.stringify(preflight)).toBeGreaterThan(0);
+    const id = created.body.id as number;
+    await page.goto(`${baseUrl}/admin/projects/${id}`);
+    const badge = page.locator('section[aria-labelledby=items-h] .badge').first();
+    const counts = (n: number, one: string) => (n ? `${n} ${one}${n === 1 ? '' : 's'}` : '');
+    expect(await badge.textContent()).toBe([counts(preflight.errors, 'error'), counts(preflight.warnings, 'warning')].filter(Boolean).join(', '));
+    const problems = page.getByRole('list', { name: 'Preflight problems' });
+    expect(await problems.textContent()).toMatch(/Error · Line 1 Line 2 Line 3 and text: "W+…" is too long for .*: \d+ characters do not fit\./);
+    await screenshot(page, 'backoffice-project-preflight');
+    await page.goto(`${baseUrl}/admin/projects`);
+    await page.getByLabel('Preflight').selectOption('errors');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/preflight=errors/);
+    expect(await page.getByRole('link', { name: `#${id} Preflight walk` }).count()).toBe(1);
+    await page.goto(`${baseUrl}/admin/projects/${projectId}`); // where the next step goes on
   });
 
   it('applies a transition with its button; a stale one shows the 409 reason', async () => {
@@ -165,7 +196,8 @@ describe('back office: projects', () => {
   it('Pipelines: the validator error is shown next to its line, then a valid pipeline saves and dry-runs against the Demo card', async () => {
     await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Pipelines' }).click();
     await page.waitForURL(`${baseUrl}/admin/pipelines`);
-    expect(await page.getByRole('row', { name: /render-hires/ }).first().textContent()).toContain('extract-project-design → render-hires → finalize');
+    // The demo pipeline 1 among the seeded ones (pipeline 101 of the demo products also renders hires).
+    expect(await page.getByRole('row', { name: /extract-project-design → render-hires → finalize/ }).count()).toBeGreaterThan(0);
     await page.getByRole('link', { name: 'New pipeline' }).click();
     const name = `Walk ${Date.now()}`;
     await page.getByLabel('Name').fill(name);
