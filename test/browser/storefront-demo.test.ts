@@ -237,4 +237,17 @@ describe('storefront demo: the Business card (the shop\'s default product)', () 
     const project = await storefrontProject(new URL(page.url()).pathname.split('/').pop()!);
     expect(project.items[0]!.fields).toEqual({ Name: 'Maximilian Alexander von Livingstone-Smith' });
   });
+
+  it('fits a phone: at 390 px the product page, its problems included, does not scroll sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${shopUrl}/shop`);
+      await page.getByLabel('Name', { exact: true }).fill('Maximilian Alexander von Livingstone-Smith');
+      await page.locator('#preflight li.warning').first().waitFor({ timeout: 15_000 });
+      await shot('business-card-phone');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    } finally {
+      await page.setViewportSize({ width: 1200, height: 820 });
+    }
+  });
 });
