@@ -56,11 +56,17 @@ function parse(bytes: Uint8Array): FontMetrics {
   const advanceOfGlyph = (glyph: number) => view.getUint16(hmtx + 4 * Math.min(glyph, numberOfHMetrics - 1));
   const glyphOf = cmapLookup(view, table('cmap'));
   const widths = new Map<number, number>();
+  // Font fallback asks for every character of every text: format 4 lookups walk the segments.
+  const covered = new Map<number, boolean>();
   return {
     unitsPerEm,
     ascender: ascender / unitsPerEm,
     descender: descender / unitsPerEm,
-    has: (cp) => glyphOf(cp) !== 0,
+    has(cp) {
+      let hit = covered.get(cp);
+      if (hit === undefined) covered.set(cp, (hit = glyphOf(cp) !== 0));
+      return hit;
+    },
     advance(cp) {
       let w = widths.get(cp);
       if (w === undefined) {

@@ -196,8 +196,7 @@ const ATTACHES = /^[\p{M}\u200c\u200d\ufe00-\ufe0f]$/u;
  */
 export function shapeText(fonts: readonly Uint8Array[], text: string, options: ShapeOptions = {}): ShapedRun[] {
   if (!text) return [];
-  bidi ??= bidiFactory();
-  const levels = bidi.getEmbeddingLevels(text, options.direction).levels;
+  const levels = embeddingLevels(text, options.direction);
   const metrics = fonts.map((f) => fontMetrics(f));
   // Font of each UTF-16 unit (a surrogate pair's low half follows its high half).
   const fontAt = new Int32Array(text.length);
@@ -221,6 +220,20 @@ export function shapeText(fonts: readonly Uint8Array[], text: string, options: S
     start = i;
   }
   return visualOrder(runs, (r) => levels[r.start]);
+}
+
+/**
+ * Characters that can make a level other than 0: right-to-left letters (Hebrew, Arabic, Syriac,
+ * Thaana, NKo, Samaritan, Mandaic and their presentation forms, the historic RTL scripts of
+ * planes 1), Arabic-Indic digits (inside the Arabic block), RLM and the explicit embeddings.
+ */
+const MAY_BE_RTL = /[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff\ufe70-\ufefe\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+
+/** UAX #9 levels per UTF-16 unit; all 0 (one left-to-right run) when no character can make another. */
+function embeddingLevels(text: string, direction?: 'ltr' | 'rtl'): Uint8Array {
+  if (direction !== 'rtl' && !MAY_BE_RTL.test(text)) return new Uint8Array(text.length);
+  bidi ??= bidiFactory();
+  return bidi.getEmbeddingLevels(text, direction).levels;
 }
 
 /** UAX #9 L2: from the highest level down to the lowest odd one, reverse each sequence of runs at that level or higher. */
