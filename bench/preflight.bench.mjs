@@ -75,7 +75,9 @@ export default async function preflightBench({ baseUrl, root }) {
     const res = await fetch(`${baseUrl}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(i)) });
     const answer = await res.text();
     if (!res.ok) throw new Error(`${route}: HTTP ${res.status} ${answer.slice(0, 200)}`);
-    return { http: performance.now() - t, worker: serverTotal(res), verdict: res.headers.get('x-preflight') ?? answer };
+    const phases = {};
+    for (const m of (res.headers.get('server-timing') ?? '').matchAll(/([\w-]+);dur=([\d.]+)/g)) phases[m[1]] = Number(m[2]);
+    return { http: performance.now() - t, worker: serverTotal(res), phases, verdict: res.headers.get('x-preflight') ?? answer };
   };
   // Interleaved, so both see the same machine load.
   const previews = [];
@@ -89,7 +91,13 @@ export default async function preflightBench({ baseUrl, root }) {
   const p95 = (runs, key) => percentile(runs.map((r) => r[key]), 0.95);
   const bench = `4000² template, 3 texts + 12 MP photo`;
   const ratio = (key) => (100 * p50(preflights, key)) / p50(previews, key);
+  const phases = (runs) => {
+    const names = [...new Set(runs.flatMap((r) => Object.keys(r.phases)))].filter((p) => p !== 'total');
+    return names.map((p) => `${p} ${percentile(runs.map((r) => r.phases[p] ?? 0), 0.5)}`).join(', ');
+  };
   return [
+    { bench, metric: 'preview phases p50', value: phases(previews), unit: 'ms' },
+    { bench, metric: 'preflight phases p50', value: phases(preflights), unit: 'ms' },
     { bench, metric: `preview 800² p50 / p95 in-Worker (n=${RUNS})`, value: `${p50(previews, 'worker')} / ${p95(previews, 'worker')}`, unit: 'ms' },
     { bench, metric: `preflight p50 / p95 in-Worker (n=${RUNS})`, value: `${p50(preflights, 'worker')} / ${p95(preflights, 'worker')}`, unit: 'ms' },
     { bench, metric: 'preflight ÷ preview, in-Worker p50', value: ratio('worker'), unit: '%', target: '≤ 30' },

@@ -175,18 +175,28 @@ export async function gatherInputs(
         return { ...picture, source: picture.source ? orientedSize(picture.source) : { width: picture.width, height: picture.height } };
       },
       async imageSize(ref) {
-        // Preflight: the size from the header alone, so no picture is decoded. Read as the render
-        // would read it (the same refusals), sniffed as decodeBounded sniffs.
+        // Preflight: the size from the header alone, so no picture is decoded (sniffed as
+        // decodeBounded sniffs, with its refusal); kept per isolate by content hash, so a shopper
+        // typing into the same photo's card does not read the photo again.
+        const hash = hashes[`image:${ref}`];
+        const known = pictureSizes.get(hash);
+        if (known) return known;
         const path = pathOf.get(ref);
         const sniffed = sniffImage(await bytesOf(ref));
         if (!sniffed || (sniffed.format !== 'jpeg' && sniffed.format !== 'png')) {
           throw unprocessable(`The image at ${path} cannot be used: not a JPEG or PNG image (or its header is corrupt).`, [{ path: path ?? 'image', reason: 'not a JPEG or PNG image' }]);
         }
-        return orientedSize(sniffed);
+        const size = orientedSize(sniffed);
+        if (pictureSizes.size >= 1024) pictureSizes.delete(pictureSizes.keys().next().value!);
+        pictureSizes.set(hash, size);
+        return size;
       },
     },
   };
 }
+
+/** Displayed pixel sizes of pictures by content hash (preflight's imageSize), bounded. */
+const pictureSizes = new Map<string, { width: number; height: number }>();
 
 const drawsTextOf = (data: PersonalisationData) => Object.values(data).some((command) => command?.type === 'text');
 
