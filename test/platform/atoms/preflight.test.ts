@@ -99,6 +99,15 @@ describe('POST /designs/{id}/preflight', () => {
 });
 
 describe('design renders collect the problems they find while drawing', () => {
+  it('render-preview and render-proof answer the verdict in X-Preflight', async () => {
+    const variableData = [{ name: 'Name', value: LONG }, { name: 'Photo', value: photoId }];
+    const preview = await api('POST', `${A}/designs/render-preview`, { designId, variableData }, { token: 1 });
+    expect(preview.status).toBe(200);
+    expect(preview.headers.get('x-preflight')).toBe('errors=2; warnings=1');
+    const proof = await api('POST', `${A}/designs/render-proof`, { designId, variableData: [{ name: 'Name', value: 'Ada' }], renderingConfig: { fileFormat: 'Pdf' } }, { token: 1 });
+    expect(proof.headers.get('x-preflight')).toBe('ok');
+  });
+
   const t = { tenantId: 1, env, baseUrl: 'http://localhost' } as unknown as TenantContext;
 
   it('preview and proof PDF carry the same problems as the preflight', async () => {

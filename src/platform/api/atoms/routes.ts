@@ -43,6 +43,7 @@ import { bodyBytes } from '../../core/body';
 import { BINARY, fileContent, jsonBody, jsonContent, multipartBody, type PlainSchema } from '../../core/route';
 import { applyItemsData, listVariables, ModelValidationError, parseModel, type ItemModel, type PrintProductModel, type SourceModel } from '../../../engine/print-product';
 import * as R from '../../designs/outputs';
+import { preflightHeader, preflightReport } from '../../../engine/preflight/report';
 import { fetchImage, fontsOf, imageFacts, sourceBytes, storageImage, storeEmbedded } from '../../designs/resolve';
 import * as S from './schemas';
 import * as edit from '../../designs/service';
@@ -67,7 +68,7 @@ const UPDATE: Access = { type: 'Assets', level: 'update' };
 const FULL: Access = { type: 'Assets', level: 'full' };
 const ANY: Access = 'anyToken';
 
-/** A rendered file as the response (inline), with the render's Server-Timing. */
+/** A rendered file as the response (inline), with the render's Server-Timing and, for designs, its X-Preflight verdict. */
 function fileResponse(c: C, f: R.RenderedFile, name: string, timing?: ServerTiming): Response {
   const headers: Record<string, string> = {
     'content-type': f.mime,
@@ -75,6 +76,8 @@ function fileResponse(c: C, f: R.RenderedFile, name: string, timing?: ServerTimi
     'cache-control': 'no-store',
   };
   if (timing) headers['server-timing'] = timing.header();
+  // What the render found while drawing (issue 21), as the rendering API's previews say it.
+  if (f.problems) headers['x-preflight'] = preflightHeader(preflightReport(f.problems));
   return c.body(bodyBytes(f.bytes), 200, headers);
 }
 
@@ -351,8 +354,8 @@ for (const proof of [false, true]) {
         path: `/designs/${name}`,
         summary: proof ? 'A proof of a design (image or PDF)' : 'A preview of a design',
         description: proof
-          ? 'No stub, print areas or mockups; 1200 px by default; `fileFormat: Pdf` writes the print PDF (a page per print area, bleed and trim boxes, `pdfTextOutputMode` Outlines or Text; a PSD design: the rendering engine\'s print PDF of the template). Required variables must have values.'
-          : 'The surface fitted into width × height (800 by default); `stub` draws empty variables, `visualizePrintAreas` the print areas and their bleed, `mockupStrategy` the design\'s mockups (Auto, DesignMockups) or none. PSD designs render with the rendering engine. Server-Timing gives the phases.',
+          ? 'No stub, print areas or mockups; 1200 px by default; `fileFormat: Pdf` writes the print PDF (a page per print area, bleed and trim boxes, `pdfTextOutputMode` Outlines or Text; a PSD design: the rendering engine\'s print PDF of the template). Required variables must have values. `X-Preflight` gives the preflight verdict of what was drawn.'
+          : 'The surface fitted into width × height (800 by default); `stub` draws empty variables, `visualizePrintAreas` the print areas and their bleed, `mockupStrategy` the design\'s mockups (Auto, DesignMockups) or none. PSD designs render with the rendering engine. Server-Timing gives the phases; `X-Preflight` the preflight verdict of what was drawn (`ok` or `errors=1; warnings=2`; the problems: POST /designs/{id}/preflight).',
         request: { body: jsonBody(proof ? S.ProofBody : S.PreviewBody) },
         responses: { 200: file('The rendered file.'), ...problemResponses(404, 422) },
       },
