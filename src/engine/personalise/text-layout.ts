@@ -78,6 +78,9 @@ export function measure(text: string, metrics: MeasuringMetrics, style: Pick<Lay
   return (width + (Math.max(0, count - 1) * style.tracking) / 1000) * style.size;
 }
 
+/** Latin, Greek, Cyrillic and common punctuation: no reordering, joining or marks that shaping could widen much. */
+const SIMPLE_SCRIPT = /^[\u0000-\u036f\u0370-\u052f\u1e00-\u1fff\u2000-\u206f\u20a0-\u20cf\u2100-\u214f]*$/;
+
 const graphemes = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
 const clusters = (text: string) => (graphemes ? [...graphemes.segment(text)].map((g) => g.segment) : [...text]);
 
@@ -91,7 +94,19 @@ function wrap(paragraph: string, maxWidth: (line: number) => number, metrics: Me
   let line = '';
   let broken = false;
   const spaceFactor = style.alignment === 'justify' ? MIN_JUSTIFIED_WORD_SPACING : 1;
-  const fits = (s: string) => measure(s.trimEnd(), metrics, style, spaceFactor) <= maxWidth(lines.length) + 1e-6;
+  // Shaping every candidate line is the cost of wrapping; for simple scripts, where shaping only
+  // kerns, the unshaped width decides unless it is within 3 % of the limit.
+  const unshaped: MeasuringMetrics | null = metrics.textAdvance ? { ...metrics, textAdvance: undefined } : null;
+  const fits = (s: string) => {
+    const text = s.trimEnd();
+    const limit = maxWidth(lines.length) + 1e-6;
+    if (unshaped && SIMPLE_SCRIPT.test(text)) {
+      const rough = measure(text, unshaped, style, spaceFactor);
+      if (rough < limit * 0.97) return true;
+      if (rough > limit * 1.03) return false;
+    }
+    return measure(text, metrics, style, spaceFactor) <= limit;
+  };
   for (const segment of lineSegments(paragraph)) {
     // Spaces at a break stay at the end of the line, as in Photoshop; they take no room.
     if (fits(line + segment)) {
