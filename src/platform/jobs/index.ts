@@ -9,6 +9,7 @@
  *   restartProject(t, projectId, itemId?)                409 while running
  *   jobStub(env, doName), projectDoName, jobDoName
  *   runWatchdog(env)                                     the 5-minute cron (watchdog.ts)
+ *   viewPreflight(view.problems)                         a job view's preflight: per task and for the job (preflight.ts)
  *   rendering-jobs.ts                                    stand-alone jobs (/api/rendering/v1/jobs)
  */
 import { anonymousUrlOf } from '../assets';
@@ -23,6 +24,7 @@ export { ProjectJobs } from './project-jobs';
 export type { JobView, Outcome } from './project-jobs';
 export { jobDoName, jobStub, projectDoName, stopProjectJobs, type ProcessingJob, type RenderHiresScenario } from './runner';
 export { runWatchdog } from './watchdog';
+export { viewPreflight, type PreflightSummary, type RecordedProblem } from './preflight';
 
 /** Turns an object's refusal into the platform's errors. */
 export function outcomeOrThrow(o: Outcome): void {

@@ -41,6 +41,16 @@ export function taskProblems(rows: ReadonlyArray<{ idx: number; problems: string
   return byTask;
 }
 
+/**
+ * A job view's preflight (JobView.problems): each task's summary by task index, and the whole
+ * job's (null when no task checked anything). The job DTO and the back office read it alike.
+ */
+export function viewPreflight(rows: ReadonlyArray<{ idx: number; problems: string }>): { job: PreflightSummary | null; tasks: Map<number, PreflightSummary> } {
+  const byTask = taskProblems(rows);
+  const tasks = new Map([...byTask].map(([idx, problems]) => [idx, preflightSummary(problems)] as const));
+  return { job: byTask.size ? preflightSummary([...byTask.values()].flat()) : null, tasks };
+}
+
 /** The worst verdict of summaries (null ones, items without a design, are left out): errors, warnings, ok, or null. */
 export function preflightVerdict(summaries: ReadonlyArray<PreflightSummary | null>): 'errors' | 'warnings' | 'ok' | null {
   const checked = summaries.filter((s): s is PreflightSummary => s !== null);

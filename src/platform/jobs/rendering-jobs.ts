@@ -20,7 +20,7 @@ import { unavailableTasks } from '../pipelines/tasks/registry';
 import { checkHopDepth, hopOfContext } from './hops';
 import { outcomeOrThrow } from './index';
 import type { JobView } from './project-jobs';
-import { preflightSummary, taskProblems } from './preflight';
+import { viewPreflight } from './preflight';
 import { jobDoName, jobStub } from './runner';
 import type { CreateRenderingJobDto, RenderingJob, UpdateProjectOwnerDto } from './schemas';
 import { type JobListRow, insertStandaloneJob, jobRow, listJobRows, moveJobsOwner } from './store';
@@ -48,7 +48,7 @@ function projectInfo(snapshot: string | null): Record<string, unknown> | null {
 
 function dtoOf(t: TenantContext, row: JobListRow, view: JobView | null): RenderingJob {
   const job = view?.job;
-  const problems = taskProblems(view?.problems ?? []);
+  const preflight = viewPreflight(view?.problems ?? []);
   const pipeline = job ? (JSON.parse(job.pipeline) as ReturnType<typeof pipelineDefinition>) : null;
   return {
     id: row.id,
@@ -66,7 +66,7 @@ function dtoOf(t: TenantContext, row: JobListRow, view: JobView | null): Renderi
           autoRetryCount: task.autoRetries,
           longExecution: !!task.longExecution,
           statusDescription: task.description,
-          preflight: problems.has(task.idx) ? preflightSummary(problems.get(task.idx)!) : null,
+          preflight: preflight.tasks.get(task.idx) ?? null,
         }))
       : [],
     status: job?.status ?? row.status,
@@ -78,7 +78,7 @@ function dtoOf(t: TenantContext, row: JobListRow, view: JobView | null): Renderi
     ownerId: row.ownerId,
     lastModified: iso(row.lastModified)!,
     // Every task's problems in one summary (a job read; lists leave it out).
-    ...(view ? { preflight: problems.size ? preflightSummary([...problems.values()].flat()) : null } : {}),
+    ...(view ? { preflight: preflight.job } : {}),
   };
 }
 
