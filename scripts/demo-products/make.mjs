@@ -8,6 +8,7 @@
 //                           a paragraph box, footer, a large photo
 //   demo-mockup-desk.psd    the card on a desk: a perspective smart object "Card"
 //   demo-mockup-mug.psd     the card on a mug: a smart object "Print area" under a cylinder shading
+//   demo-mockup-flyer.psd   the flyer on a table: a perspective smart object "Flyer"
 // Every picture is drawn here (flat colours and gradients, no third-party images); the fonts are
 // the Lato subsets of assets/fonts (scripts/demo-products/fonts.sh, SIL OFL). Text pixels are
 // rendered by resvg as the engine re-renders a text layer, so typing the same text changes
@@ -152,11 +153,11 @@ function invert(m) {
 }
 const apply = (m, x, y) => { const w = m[6] * x + m[7] * y + m[8]; return [(m[0] * x + m[1] * y + m[2]) / w, (m[3] * x + m[4] * y + m[5]) / w]; };
 
-/** The card's trim (85 × 55 mm) cut out of its merged image: what a smart object shows. */
-function cardTrim(card) {
+/** A 300 ppi product's trim (inside its 3 mm bleed) cut out of its merged image: what a smart object shows. */
+function trim(img) {
   const bleed = mm(3, 300);
-  const out = blank(card.width - 2 * bleed, card.height - 2 * bleed);
-  for (let y = 0; y < out.height; y++) out.data.set(card.data.subarray(((y + bleed) * card.width + bleed) * 4, ((y + bleed) * card.width + card.width - bleed) * 4), y * out.width * 4);
+  const out = blank(img.width - 2 * bleed, img.height - 2 * bleed);
+  for (let y = 0; y < out.height; y++) out.data.set(img.data.subarray(((y + bleed) * img.width + bleed) * 4, ((y + bleed) * img.width + img.width - bleed) * 4), y * out.width * 4);
   return out;
 }
 
@@ -175,7 +176,7 @@ function deskMockup(card) {
     return [...(seam ? mix(wood, [90, 60, 40], 0.5) : wood.map((v) => v * (1 + grain))), 255];
   });
   const cardQuad = [560, 360, 1190, 430, 1135, 835, 495, 760];
-  const art = cardTrim(card);
+  const art = trim(card);
   const layers = [
     layer('Desk', 0, 0, desk),
     shapeLayer('Notebook shadow', canvas, polygon([95, 175, 455, 120, 540, 640, 180, 700]), [60, 40, 30], [90, 115, 545, 705], { opacity: 0.35, blendMode: 'multiply' }),
@@ -201,7 +202,7 @@ function mugMockup(card) {
   const shade = (x) => { const u = Math.min(1, Math.max(-1, ((x - (L + R) / 2) / ((R - L) / 2) + 0.2) / 1.2)); return 0.7 + 0.3 * Math.sqrt(1 - u * u); };
   const body = (x, y) => x >= L && x < R && y >= TOP && (y < BOTTOM || ((x - 600) / 220) ** 2 + ((y - BOTTOM) / 40) ** 2 <= 1);
   const printQuad = [452, 420, 748, 420, 740, 612, 460, 612];
-  const art = cardTrim(card);
+  const art = trim(card);
   const layers = [
     layer('Backdrop', 0, 0, paint(W, H, (x, y) => [...(y < 760 ? mix([238, 235, 229], [214, 209, 201], y / 760) : [196, 189, 180]), 255])),
     shapeLayer('Mug shadow', canvas, (x, y) => ((x - 640) / 300) ** 2 + ((y - 860) / 45) ** 2 <= 1, [70, 60, 50], [330, 810, 950, 910], { opacity: 0.35, blendMode: 'multiply' }),
@@ -215,9 +216,34 @@ function mugMockup(card) {
   write('demo-mockup-mug.psd', W, H, 72, layers);
 }
 
+/** The flyer on a table beside a plant and a pen: a perspective smart object "Flyer" (A5 trim). */
+function flyerMockup(flyerImage) {
+  const canvas = { width: 1400, height: 1100 };
+  const { width: W, height: H } = canvas;
+  const table = [222, 226, 228];
+  const flyerQuad = [470, 150, 1000, 190, 960, 930, 420, 895];
+  const art = trim(flyerImage);
+  // The smart object's content at a third of the print pixels (1749 × 2480 → 583 × 827), about the
+  // size it shows at: the mockup renders the design at the content's size.
+  const small = { width: Math.round(art.width / 3), height: Math.round(art.height / 3), data: null };
+  small.data = new Uint8ClampedArray(small.width * small.height * 4);
+  for (let y = 0; y < small.height; y++) for (let x = 0; x < small.width; x++) small.data.set(art.data.subarray(((y * 3) * art.width + x * 3) * 4, ((y * 3) * art.width + x * 3) * 4 + 4), (y * small.width + x) * 4);
+  const layers = [
+    layer('Table', 0, 0, paint(W, H, (x, y) => [...table.map((v) => v - Math.round(y / 40)), 255])),
+    shapeLayer('Pot shadow', canvas, circle(1195, 250, 150), [60, 60, 70], [1040, 95, 1350, 405], { opacity: 0.25, blendMode: 'multiply' }),
+    shapeLayer('Pot', canvas, circle(1180, 235, 140), [226, 106, 76], [1035, 90, 1325, 380]),
+    shapeLayer('Leaves', canvas, (x, y) => [[1120, 190, 70], [1230, 200, 65], [1170, 290, 72], [1250, 290, 55], [1110, 280, 50]].some(([cx, cy, r]) => (x - cx) ** 2 + (y - cy) ** 2 <= r * r), [72, 128, 96], [1035, 115, 1310, 365]),
+    shapeLayer('Pen', canvas, polygon([150, 900, 520, 1010, 514, 1028, 144, 918]), [31, 78, 95], [140, 895, 525, 1035]),
+    shapeLayer('Flyer shadow', canvas, polygon(flyerQuad.map((v, i) => v + (i % 2 ? 20 : 14))), [60, 60, 70], [410, 145, 1020, 955], { opacity: 0.3, blendMode: 'multiply' }),
+    smartObject('Flyer', canvas, small, flyerQuad, '5d1e0c2a-9c4b-4f1e-8a31-0000000000c3'),
+  ];
+  write('demo-mockup-flyer.psd', W, H, 72, layers);
+}
+
 const card = businessCard();
-flyer();
+const flyerImage = flyer();
 deskMockup(card);
 mugMockup(card);
+flyerMockup(flyerImage);
 copyFileSync(path.join(out, 'demo-business-card.psd'), path.join(root, 'examples/business-card.psd'));
 console.log('copied to examples/business-card.psd');

@@ -103,7 +103,7 @@ export const DEMO_PRODUCTS = [
   {
     id: 102, name: 'A5 flyer', reference: 'a5-flyer', skuPrefix: 'FLYER-A5',
     description: 'A5 flyer (148 × 210 mm) on 170 g/m² paper: a headline, a short text and a large photo.',
-    design: 'demo-flyer-design', mockups: [],
+    design: 'demo-flyer-design', mockups: ['demo-mockup-flyer'],
     quantities: [50, 100, 250], prices: { matte: [24, 32, 55], gloss: [27, 36, 62] },
   },
 ];

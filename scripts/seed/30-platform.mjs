@@ -33,6 +33,7 @@ const DEMO_ASSETS = [
   { id: 'demo-flyer-design', type: 'design', name: 'A5 flyer', folder: 'demo', folderId: 'de5160000000000000000001', file: 'demo-flyer-a5.psd', bleed: '3mm' },
   { id: 'demo-mockup-desk', type: 'mockup', name: 'Card on a desk', folder: 'demo', folderId: 'de5160000000000000000002', file: 'demo-mockup-desk.psd' },
   { id: 'demo-mockup-mug', type: 'mockup', name: 'Card on a mug', folder: 'demo', folderId: 'de5160000000000000000002', file: 'demo-mockup-mug.psd' },
+  { id: 'demo-mockup-flyer', type: 'mockup', name: 'Flyer on a table', folder: 'demo', folderId: 'de5160000000000000000002', file: 'demo-mockup-flyer.psd' },
 ];
 
 /**

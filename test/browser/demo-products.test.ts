@@ -3,8 +3,8 @@
 //   1. the storefront sells them: reference `business-card` → product 101 with six variants
 //      (paper × quantity), its design and two mockups, and no design flagged "missing fonts";
 //      preflight of the card: a long name shrinks (warning), a far too long one does not fit (error);
-//   2. a gallery a storefront builds from the Dynamic Image API: the personalised card and the
-//      card placed on the desk and the mug mockups (their perspective smart objects);
+//   2. a gallery a storefront builds from the Dynamic Image API: the personalised card, the card
+//      placed on the desk and the mug mockups and the flyer on its table (perspective smart objects);
 //   3. an order line → project → pipeline 101 (CMYK PDF/X-4 print file, SRA3 imposition,
 //      finalize) → Completed with both PDFs, whose first pages are drawn to PNG by pdftoppm;
 //   4. the back office: the product page and the project page, signed in as the demo admin.
@@ -84,6 +84,8 @@ describe('demo products (issue 24 §1)', () => {
     expect(variants.body.items.map((v: { sku: string }) => v.sku)).toEqual(['CARD-MATTE-100', 'CARD-MATTE-250', 'CARD-MATTE-500', 'CARD-GLOSS-100', 'CARD-GLOSS-250', 'CARD-GLOSS-500']);
     const mockups = await storefront('GET', '/products/101/variant-mockups');
     expect(new Set(mockups.body.items.map((m: { mockupId: string }) => m.mockupId))).toEqual(new Set(['demo-mockup-desk', 'demo-mockup-mug']));
+    const flyerMockups = await storefront('GET', '/products/102/variant-mockups');
+    expect(new Set(flyerMockups.body.items.map((m: { mockupId: string }) => m.mockupId))).toEqual(new Set(['demo-mockup-flyer']));
     for (const id of ['demo-business-card-design', 'demo-flyer-design']) {
       const design = await storage('GET', `/designs/${id}`);
       expect(design.status).toBe(200);
@@ -116,24 +118,25 @@ describe('demo products (issue 24 §1)', () => {
     expect(photo.problems.map((p) => [p.layer, p.code, p.severity])).toContainEqual(['Photo', 'lowResolution', 'warning']);
   });
 
-  it('a storefront gallery from the rendering API: the card, on a desk and on a mug (desktop and phone)', async () => {
+  it('a storefront gallery from the rendering API: the card, on a desk and on a mug, the flyer on a table (desktop and phone)', async () => {
     const card = await render('preview', { template: 'demo/demo-business-card', format: 'png', size: { width: 1075, height: 720 }, data: Object.fromEntries(Object.entries(fields).map(([k, text]) => [k, { type: 'text', text }])) });
-    const onMockup = (template: string, layer: string) =>
-      render('preview', { template, format: 'jpg', size: { width: 1200, height: 1200 }, data: { [layer]: { type: 'image', image: card, resizeMode: 'fill' } } });
+    const onMockup = (template: string, layer: string, art: string) =>
+      render('preview', { template, format: 'jpg', size: { width: 1200, height: 1200 }, data: { [layer]: { type: 'image', image: art, resizeMode: 'fill' } } });
+    const flyerArt = await render('preview', { template: 'demo/demo-flyer-a5', format: 'png', size: { width: 640, height: 900 }, data: { Headline: { type: 'text', text: 'Open Day' } } });
     const [desk, mug, flyer] = await Promise.all([
-      onMockup('demo/demo-mockup-desk', 'Card'),
-      onMockup('demo/demo-mockup-mug', 'Print area'),
-      render('preview', { template: 'demo/demo-flyer-a5', format: 'jpg', size: { width: 700, height: 990 } }),
+      onMockup('demo/demo-mockup-desk', 'Card', card),
+      onMockup('demo/demo-mockup-mug', 'Print area', card),
+      onMockup('demo/demo-mockup-flyer', 'Flyer', flyerArt),
     ]);
     const html = `<!doctype html><meta name="viewport" content="width=device-width, initial-scale=1"><title>Demo products</title>
 <style>body{margin:0;font:16px/1.4 system-ui,sans-serif;color:#222831;background:#f4f1ea}main{max-width:1200px;margin:0 auto;padding:24px}
 h1{font-size:28px;margin:0 0 4px}p{margin:0 0 20px;color:#58626e}.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:20px}
 figure{margin:0;background:#fff;border-radius:10px;padding:12px;box-shadow:0 1px 3px #0002}img{width:100%;display:block;border-radius:6px}figcaption{padding-top:8px;font-weight:600}</style>
-<main><h1>Business card, personalised</h1><p>Previews by the Dynamic Image API: the card as "Jordan Lee, Studio Manager", placed into the mockups' smart objects.</p>
+<main><h1>Business card and flyer, personalised</h1><p>Previews by the Dynamic Image API: the card as "Jordan Lee, Studio Manager" and the flyer's headline "Open Day", placed into the mockups' smart objects.</p>
 <div class="grid"><figure><img src="${card}" alt="The business card"><figcaption>Business card (85 × 55 mm)</figcaption></figure>
 <figure><img src="${desk}" alt="The card on a desk"><figcaption>On a desk</figcaption></figure>
 <figure><img src="${mug}" alt="The card on a mug"><figcaption>On a mug</figcaption></figure>
-<figure><img src="${flyer}" alt="The A5 flyer"><figcaption>A5 flyer</figcaption></figure></div></main>`;
+<figure><img src="${flyer}" alt="The A5 flyer on a table"><figcaption>A5 flyer (148 × 210 mm), on a table</figcaption></figure></div></main>`;
     for (const [viewport, name] of [[DESKTOP, 'mockups'], [PHONE, 'mockups-phone']] as const) {
       const { context, page } = await pageAt(viewport);
       await page.setContent(html, { waitUntil: 'load' });
