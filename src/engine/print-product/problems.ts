@@ -19,7 +19,7 @@
  *   font (400), and characters it lacks are missingGlyphs.
  */
 import type { PreflightProblem } from '../preflight/report';
-import { walkItems, type BarcodeModel, type ImageModel, type ItemModel, type SurfaceModel, type TextModel } from './schema';
+import { type BarcodeModel, type ImageModel, type ItemModel, type SurfaceModel, type TextModel } from './schema';
 import type { TextLayout } from './text';
 
 /** Effective-ppi thresholds of placed images. */
@@ -220,16 +220,18 @@ export function imageProblems(
   return out;
 }
 
-/** Required variables of a surface left empty (its visible containers). */
+/** Required variables of a surface left empty (visible ones: a hidden item prints nothing). */
 export function emptyFields(surface: SurfaceModel): PreflightProblem[] {
   const out: PreflightProblem[] = [];
-  for (const container of surface.containers) {
-    if (!container.visible) continue;
-    for (const item of walkItems(container.items)) {
+  const visit = (items: ItemModel[]) => {
+    for (const item of items) {
+      if (!item.visible) continue;
+      if (item.type === 'Group') visit(item.items);
       if (!item.isVariable || !item.constraints?.required) continue;
       const empty = item.type === 'Text' ? !item.text.trim() : item.type === 'Image' ? !item.source : item.type === 'Barcode' ? !item.value.trim() : false;
       if (empty) out.push({ layer: itemLabel(item), code: 'emptyField', severity: 'error', message: `Please fill in ${itemLabel(item)}: it is required.` });
     }
-  }
+  };
+  for (const container of surface.containers) if (container.visible) visit(container.items);
   return out;
 }

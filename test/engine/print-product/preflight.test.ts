@@ -195,8 +195,12 @@ describe('preflight of print-product designs', () => {
   });
 
   it('emptyField: a required variable left empty; previews report it, print PDFs still refuse it (400)', async () => {
-    const m = await card([nameItem({ constraints: { required: true } }), nameItem({ name: 'Optional', y: 60 })]);
-    const variableData = [{ name: 'Name', value: ' ' }, { name: 'Optional', value: '' }];
+    const m = await card([
+      nameItem({ constraints: { required: true } }),
+      nameItem({ name: 'Optional', y: 60 }),
+      nameItem({ name: 'Hidden', y: 90, visible: false, constraints: { required: true } }),
+    ]);
+    const variableData = [{ name: 'Name', value: ' ' }, { name: 'Optional', value: '' }, { name: 'Hidden', value: '' }];
     const report = await preflightModel(m, { fonts, images: noImages, variableData });
     expect(report).toEqual({ ok: false, problems: [{ layer: 'Name', code: 'emptyField', severity: 'error', message: 'Please fill in Name: it is required.' }] });
     expect(await reported((report) => renderPreviewPixels(m, { fonts, images: noImages, variableData, report }))).toEqual(report.problems);
