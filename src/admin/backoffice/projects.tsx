@@ -125,6 +125,21 @@ const ms = (n: number | null | undefined) => (n == null ? '—' : n < 1000 ? `${
 
 // --- list ------------------------------------------------------------------------------------
 
+/** One filter of the list: a labelled select of `[value, label]` choices, `any` ('' value) first when given. */
+const FilterSelect = (props: { id: string; label: string; name: string; any?: string; selected: string; choices: ReadonlyArray<readonly [string, string]> }) => (
+  <div class="field">
+    <label for={props.id}>{props.label}</label>
+    <select id={props.id} name={props.name}>
+      {props.any !== undefined && <option value="">{props.any}</option>}
+      {props.choices.map(([value, label]) => (
+        <option value={value} selected={props.selected === value}>
+          {label}
+        </option>
+      ))}
+    </select>
+  </div>
+);
+
 projectsRoutes.get('/', async (c) => {
   const t = tenantOf(c);
   const q = c.req.query();
@@ -162,60 +177,11 @@ projectsRoutes.get('/', async (c) => {
         <p class="lead">Orders from the storefronts, their processing and their print files.</p>
         <form method="get" action="/admin/projects" class="card" aria-label="Filter projects">
           <div class="grid">
-            <div class="field">
-              <label for="f-status">Status</label>
-              <select id="f-status" name="status">
-                <option value="">Any status</option>
-                {statuses.map((s) => (
-                  <option value={String(s.code)} selected={status === String(s.code)}>
-                    {s.displayName ?? `Status ${s.code}`}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="f-processing">Processing</label>
-              <select id="f-processing" name="processingStatus">
-                <option value="">Any</option>
-                {PROCESSING.map((p) => (
-                  <option value={p} selected={processing === p}>
-                    {p}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="f-preflight">Preflight</label>
-              <select id="f-preflight" name="preflight">
-                <option value="">Any</option>
-                {PREFLIGHT.map(([v, label]) => (
-                  <option value={v} selected={preflight === v}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="f-period">Created</label>
-              <select id="f-period" name="datePeriod">
-                {PERIODS.map(([v, label]) => (
-                  <option value={v} selected={period === v}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="f-storefront">Storefront</label>
-              <select id="f-storefront" name="storefrontId">
-                <option value="">Any storefront</option>
-                {list && storefronts.items.map((s) => (
-                  <option value={String(s.id)} selected={storefront === String(s.id)}>
-                    {s.name}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FilterSelect id="f-status" label="Status" name="status" any="Any status" selected={status} choices={statuses.map((s) => [String(s.code), s.displayName ?? `Status ${s.code}`])} />
+            <FilterSelect id="f-processing" label="Processing" name="processingStatus" any="Any" selected={processing} choices={PROCESSING.map((p) => [p, p])} />
+            <FilterSelect id="f-preflight" label="Preflight" name="preflight" any="Any" selected={preflight} choices={PREFLIGHT} />
+            <FilterSelect id="f-period" label="Created" name="datePeriod" selected={period} choices={PERIODS} />
+            <FilterSelect id="f-storefront" label="Storefront" name="storefrontId" any="Any storefront" selected={storefront} choices={storefronts.items.map((s) => [String(s.id), s.name])} />
           </div>
           <button type="submit">Filter</button>
         </form>
