@@ -96,7 +96,7 @@ export const DEMO_PRINT_PIPELINE = JSON.stringify(
 export const DEMO_PRODUCTS = [
   {
     id: 101, name: 'Business card', reference: 'business-card', skuPrefix: 'CARD',
-    description: '85 × 55 mm business card on 350 g/m² paper, printed both edges to the bleed: your name, title, phone, e-mail and photo.',
+    description: '85 × 55 mm business card on 350 g/m² paper, printed to its edges: your name, title, phone, e-mail and photo.',
     design: 'demo-business-card-design', mockups: ['demo-mockup-desk', 'demo-mockup-mug'],
     quantities: [100, 250, 500], prices: { matte: [19, 29, 45], gloss: [22, 34, 52] },
   },

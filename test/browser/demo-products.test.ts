@@ -7,14 +7,16 @@
 //      placed on the desk and the mug mockups and the flyer on its table (perspective smart objects);
 //   3. an order line → project → pipeline 101 (CMYK PDF/X-4 print file, SRA3 imposition,
 //      finalize) → Completed with both PDFs, whose first pages are drawn to PNG by pdftoppm;
-//   4. the back office: the product page and the project page, signed in as the demo admin.
-import { execFileSync } from 'node:child_process';
+//   4. the back office: the product page and the project page, signed in as the demo admin;
+//   5. the demo shop (`npm run demo:client`, /shop): the card as the shopper types, and on the desk.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { backendApi, DEMO, launch, signInToAdmin, type ApiCall } from './chromium.js';
+import { freePort } from './free-port.js';
 
 const baseUrl = inject('workerUrl');
 const DOCS = path.resolve(import.meta.dirname, '../../docs');
@@ -30,6 +32,7 @@ let browser: Browser;
 let storefront: ApiCall;
 let storage: ApiCall;
 let projectId = 0;
+let demo: ChildProcess | undefined;
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-products-'));
 
 async function pageAt(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
@@ -73,7 +76,27 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+  demo?.kill('SIGTERM');
 });
+
+/** The demo client (scripts/demo-client.mjs) against this suite's Worker; its base URL once /shop answers. */
+async function startShop(): Promise<string> {
+  const port = await freePort();
+  const shopUrl = `http://127.0.0.1:${port}`;
+  demo = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../scripts/demo-client.mjs')], {
+    env: { ...process.env, ISSUER: baseUrl, DEMO_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  demo.stdout?.on('data', (d) => (log += d));
+  demo.stderr?.on('data', (d) => (log += d));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if ((await fetch(`${shopUrl}/shop/product.json`).then((r) => r.ok, () => false))) return shopUrl;
+    if (Date.now() > deadline || demo.exitCode !== null) throw new Error(`demo client did not start:\n${log}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 describe('demo products (issue 24 §1)', () => {
   it('the storefront sells the business card: six variants, its design and two mockups, no missing fonts', async () => {
@@ -174,6 +197,32 @@ figure{margin:0;background:#fff;border-radius:10px;padding:12px;box-shadow:0 1px
     expect(print).toContain('/GTS_PDFX');
     expect(execFileSync('gs', ['-q', '-o', '-', '-sDEVICE=inkcov', path.join(tmp, 'Business-card.pdf')], { encoding: 'utf8' })).toMatch(/CMYK OK/);
   }, 240_000);
+
+  it('the demo shop sells the card: typed into, previewed, and on the desk (desktop and phone)', async () => {
+    const shopUrl = await startShop();
+    for (const [viewport, suffix] of [[DESKTOP, ''], [PHONE, '-phone']] as const) {
+      const { context, page } = await pageAt(viewport);
+      await page.goto(`${shopUrl}/shop`);
+      await page.getByLabel('Name', { exact: true }).waitFor();
+      expect(await page.locator('h1').textContent()).toBe('Business card');
+      const shown = () => page.evaluate(() => (window as unknown as { previewLatencies: number[] }).previewLatencies.length);
+      await expect.poll(shown, { timeout: 60_000 }).toBeGreaterThanOrEqual(1);
+      const before = await shown();
+      await page.getByLabel('Name', { exact: true }).fill(fields.Name);
+      await page.getByLabel('Title', { exact: true }).fill(fields.Title);
+      await expect.poll(shown, { timeout: 30_000 }).toBeGreaterThan(before);
+      await page.waitForFunction(() => !document.querySelector('#preview')?.classList.contains('busy'), null, { timeout: 30_000 });
+      await shot(page, `shop${suffix}`);
+      if (!suffix) {
+        const views = await shown();
+        await page.getByRole('button', { name: 'Card on a desk' }).click();
+        await expect.poll(shown, { timeout: 30_000 }).toBeGreaterThan(views);
+        expect(await page.locator('#preview').getAttribute('src')).toMatch(/\/api\/results\/download\/.+\.jpg$/);
+        await shot(page, 'shop-desk');
+      }
+      await context.close();
+    }
+  });
 
   it('the back office shows the product and the project (desktop and phone)', async () => {
     expect(projectId).toBeGreaterThan(0);
