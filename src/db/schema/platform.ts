@@ -488,11 +488,14 @@ export const projects = sqliteTable(
     /** How processing runs: the scenario and its pipelines (JSON), fixed at creation. */
     processing: json<Record<string, unknown>>('processing', '{}'),
     createNonce: text('create_nonce'),
+    /** The worst preflight verdict over the items at creation (null: nothing checked). */
+    preflight: text('preflight', { enum: ['ok', 'warnings', 'errors'] }),
     created: created(),
     lastModified: lastModified(),
   },
   (t) => [
     uniqueIndex('projects_tenant').on(t.tenantId, t.id),
+    index('projects_preflight').on(t.tenantId, t.preflight, t.created),
     index('projects_processing').on(t.tenantId, t.processingStatus, t.created),
     index('projects_created').on(t.tenantId, t.created),
     index('projects_owner').on(t.tenantId, t.ownerId, t.created),
@@ -537,6 +540,8 @@ export const projectItems = sqliteTable(
     resources: json<Array<{ resourceId: string; name: string; type: string }>>('resources', '[]'),
     /** The pipeline this item's job runs (product link's, else product's, else specification's). */
     processingPipelineId: integer('processing_pipeline_id'),
+    /** The item's preflight report at creation ({ok, errors, warnings, problems}; null: no design). */
+    preflight: text('preflight', { mode: 'json' }).$type<Record<string, unknown>>(),
   },
   (t) => [
     uniqueIndex('project_items_tenant').on(t.tenantId, t.id),
