@@ -44,52 +44,25 @@ export function invisibleText(
   const matrix = group[1].split(/[\s,]+/).map(Number);
   if (matrix.length !== 6 || !matrix.every(Number.isFinite)) return null;
 
-  const embedded = new Map<number, { font: SfntFont; used: Map<number, string> } | null>();
+  const embedded = new Map<number, EmbeddedFont | null>();
+  const fontFor = (index: number) => {
+    let font = embedded.get(index);
+    if (font === undefined) {
+      const sfnt = openEmbeddable(files[index]);
+      embedded.set(index, (font = sfnt && { font: sfnt, used: new Map() }));
+    }
+    return font;
+  };
   const lines: PlacedLine[] = [];
   for (const m of svg.matchAll(/<text x="([^"]+)" y="([^"]+)" text-anchor="(\w+)"([^>]*)>([^<]*)<\/text>/g)) {
     const text = unescapeXml(m[5]);
     const wordSpacing = Number(/word-spacing="([^"]+)"/.exec(m[4])?.[1] ?? 0);
-    const line: PlacedLine = { x: 0, y: Number(m[2]), text, rtl: false, notdef: false, runs: [] };
-    let width = 0;
-    for (const run of shapeText(files, text)) {
-      let font = embedded.get(run.font);
-      if (font === undefined) {
-        const sfnt = openEmbeddable(files[run.font]);
-        embedded.set(run.font, (font = sfnt && { font: sfnt, used: new Map() }));
-      }
-      if (!font) return null;
-      const { used } = font;
-      const upem = font.font.unitsPerEm;
-      // Cluster starts in logical order: a cluster's characters run to the next start.
-      const starts = [...new Set(run.glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
-      const clusterEnd = (c: number) => starts.find((s) => s > c) ?? run.end;
-      let glyphs = '';
-      run.glyphs.forEach((g, i) => {
-        const first = i === 0 || run.glyphs[i - 1].cluster !== g.cluster;
-        if (g.gid === 0) used.set(0, ''); // .notdef stands for any missing character: no mapping
-        else if (first && !used.get(g.gid)) {
-          // Right-to-left glyphs stand in visual order: extractors (poppler, pdf.js) reverse
-          // them, and a cluster's characters with them, so those are written reversed too.
-          const chars = text.slice(g.cluster, clusterEnd(g.cluster));
-          used.set(g.gid, run.rtl ? [...chars].reverse().join('') : chars);
-        } else if (!used.has(g.gid)) used.set(g.gid, '');
-        // Spacing follows each cluster's last glyph, as the renderer adds it per cluster.
-        const last = i === run.glyphs.length - 1 || run.glyphs[i + 1].cluster !== g.cluster;
-        const spacing = last ? letterSpacing + (text[g.cluster] === ' ' ? wordSpacing : 0) : 0;
-        const advance = (g.xAdvance / upem) * size + spacing;
-        width += advance;
-        // TJ moves by the font's own width (its W entry) minus the adjustment (ISO 32000-1 §9.4.3).
-        const adjust = Math.round(font.font.advance(g.gid) * (1000 / upem)) - (advance * 1000) / size;
-        glyphs += `<${hex4(g.gid)}>${Math.abs(adjust) > 0.005 ? num(adjust) : ''}`;
-        line.notdef ||= g.gid === 0;
-      });
-      line.runs.push({ font: run.font, glyphs });
-      line.rtl ||= run.rtl;
-    }
-    if (!line.runs.length) continue;
+    const shown = shapedShow(files, text, { size, letterSpacing, wordSpacing }, fontFor);
+    if (!shown) return null;
+    if (!shown.runs.length) continue;
     const anchor = m[3];
-    line.x = Number(m[1]) - (anchor === 'middle' ? width / 2 : anchor === 'end' ? width : 0);
-    lines.push(line);
+    const x = Number(m[1]) - (anchor === 'middle' ? shown.width / 2 : anchor === 'end' ? shown.width : 0);
+    lines.push({ ...shown, x, y: Number(m[2]), text });
   }
   if (!lines.length) return null;
 
@@ -110,15 +83,82 @@ export function invisibleText(
   return { ops: `q ${matrix.map(num).join(' ')} cm BT 3 Tr\n${ops.join('\n')}\nET Q`, fonts: resources };
 }
 
-/** One line of invisible text: where it starts (SVG space), its characters, and its glyphs per font run (TJ operands). */
-interface PlacedLine {
-  x: number;
-  y: number;
-  text: string;
+/** A font of a text layer as embedded: its subset's glyphs and what each maps back to (ToUnicode). */
+export interface EmbeddedFont {
+  font: SfntFont;
+  used: Map<number, string>;
+}
+
+/** One line of text shaped for a PDF: its glyphs per font run as `TJ` operands. */
+export interface ShapedShow {
+  /** Advance of the whole line in user space units (the size's), spacing included. */
+  width: number;
+  /** Font runs left to right: the font's index in the list given, and the TJ array's contents. */
+  runs: Array<{ font: number; glyphs: string }>;
+  /** Some run is right to left. */
   rtl: boolean;
   /** Some character has no glyph in any font. */
   notdef: boolean;
-  runs: Array<{ font: number; glyphs: string }>;
+}
+
+/**
+ * Shapes one line (fonts/shaper.ts: bidi runs, the first font that has each character) and
+ * writes each run's glyph ids as `TJ` operands that move by HarfBuzz's advances plus letter and
+ * word spacing (each glyph's adjustment against its W width, ISO 32000-1 §9.4.3), recording in
+ * `fontFor(i).used` what each glyph maps back to: a cluster's characters on its first glyph,
+ * nothing on the others and on .notdef. Null when a font the line needs cannot be embedded.
+ *
+ * @example
+ *   const show = shapedShow([font, ...fallbacks], 'Ali علي', { size: 12 }, fontFor);
+ *   // `${x} ${y} Td ` + show.runs.map((r) => `/${res[r.font]} 12 Tf [${r.glyphs}] TJ`).join(' ')
+ */
+export function shapedShow(
+  fonts: readonly Uint8Array[],
+  text: string,
+  style: { size: number; letterSpacing?: number; wordSpacing?: number },
+  fontFor: (index: number) => EmbeddedFont | null,
+): ShapedShow | null {
+  const { size, letterSpacing = 0, wordSpacing = 0 } = style;
+  const show: ShapedShow = { width: 0, runs: [], rtl: false, notdef: false };
+  for (const run of shapeText(fonts, text)) {
+    const font = fontFor(run.font);
+    if (!font) return null;
+    const { used } = font;
+    const upem = font.font.unitsPerEm;
+    // Cluster starts in logical order: a cluster's characters run to the next start.
+    const starts = [...new Set(run.glyphs.map((g) => g.cluster))].sort((a, b) => a - b);
+    const clusterEnd = (c: number) => starts.find((s) => s > c) ?? run.end;
+    let glyphs = '';
+    run.glyphs.forEach((g, i) => {
+      const first = i === 0 || run.glyphs[i - 1].cluster !== g.cluster;
+      if (g.gid === 0) used.set(0, ''); // .notdef stands for any missing character: no mapping
+      else if (first && !used.get(g.gid)) {
+        // Right-to-left glyphs stand in visual order: extractors reverse them, and a cluster's
+        // characters with them, so those are written reversed too.
+        const chars = text.slice(g.cluster, clusterEnd(g.cluster));
+        used.set(g.gid, run.rtl ? [...chars].reverse().join('') : chars);
+      } else if (!used.has(g.gid)) used.set(g.gid, '');
+      // Spacing follows each cluster's last glyph, as the renderer adds it per cluster.
+      const last = i === run.glyphs.length - 1 || run.glyphs[i + 1].cluster !== g.cluster;
+      const spacing = last ? letterSpacing + (text[g.cluster] === ' ' ? wordSpacing : 0) : 0;
+      const advance = (g.xAdvance / upem) * size + spacing;
+      show.width += advance;
+      // TJ moves by the font's own width (its W entry) minus the adjustment.
+      const adjust = Math.round(font.font.advance(g.gid) * (1000 / upem)) - (advance * 1000) / size;
+      glyphs += `<${hex4(g.gid)}>${Math.abs(adjust) > 0.005 ? num(adjust) : ''}`;
+      show.notdef ||= g.gid === 0;
+    });
+    show.runs.push({ font: run.font, glyphs });
+    show.rtl ||= run.rtl;
+  }
+  return show;
+}
+
+/** One line of invisible text: where it starts (SVG space), its characters and its shaped runs. */
+interface PlacedLine extends ShapedShow {
+  x: number;
+  y: number;
+  text: string;
 }
 
 function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, string>): { res: string; font: PdfFontResource } {
