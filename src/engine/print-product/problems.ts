@@ -8,7 +8,7 @@
  *   `overflow`); textShrunk (warning): copyfitting used a smaller size (`size`, `originalSize`);
  *   missingGlyphs (error): characters the item's font has no glyph for (`characters`).
  * - lowResolution: an image's effective ppi at its placed size below the thresholds (default
- *   warning < 200, error < 100; `ppi`, `threshold`); imageUpscaled (warning): drawn at more than
+ *   warning < 200, error < 100, or the item's `minResolution` and half of it; `ppi`, `threshold`); imageUpscaled (warning): drawn at more than
  *   one point per pixel (`scale`, points per pixel). Vector images (SVG, PDF pages) have no ppi.
  * - outsideTrim: the ink of a Text item (its laid-out lines) or a Barcode's box, turned with the
  *   item and its groups, is not inside a print area's bounds (the trim; without print areas the
@@ -178,14 +178,16 @@ export const barcodeProblems = (item: BarcodeModel, surface: SurfaceModel, paren
 
 /**
  * An Image item's problems at its placed size (`placed`: the image's drawn size in points, as
- * placeImage gives it; Fill is larger than the box). Vector images have none.
+ * placeImage gives it; Fill is larger than the box), against the item's `minResolution` (error
+ * below half of it) or else `defaults`. Vector images have none.
  */
 export function imageProblems(
   item: ImageModel,
   image: { mime: string; width: number; height: number },
   placed: { width: number; height: number },
-  thresholds: ResolutionThresholds = DEFAULT_RESOLUTION,
+  defaults: ResolutionThresholds = DEFAULT_RESOLUTION,
 ): PreflightProblem[] {
+  const thresholds = item.minResolution ? { warning: item.minResolution, error: item.minResolution / 2 } : defaults;
   if (!/^image\/(jpeg|png|gif|webp)$/.test(image.mime) || !(image.width > 0) || !(image.height > 0) || !(placed.width > 0) || !(placed.height > 0)) return [];
   const layer = itemLabel(item);
   const ppi = Math.floor(Math.min(image.width / (placed.width / 72), image.height / (placed.height / 72)));

@@ -123,6 +123,11 @@ export const ImageItem = z.strictObject({
   fitMode: FitMode.default('Fit'),
   /** Paints every visible pixel this colour, keeping the image's alpha. */
   recolor: Color.nullable().optional(),
+  /**
+   * Preflight (issue 21): effective ppi below this is a lowResolution warning, below half of it an
+   * error (as the PSD marker `<PPI_n>`); absent: the render's thresholds (default 200/100).
+   */
+  minResolution: z.number().finite().gt(0).max(10_000).optional(),
 });
 
 export const Font = z.strictObject({

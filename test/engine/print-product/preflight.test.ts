@@ -149,6 +149,9 @@ describe('preflight of print-product designs', () => {
     expect(report.problems.find((p) => p.layer === 'Mid')!.details).toEqual({ ppi: 150, threshold: 200 });
     expect(report.problems.find((p) => p.layer === 'Small' && p.code === 'lowResolution')!.details).toEqual({ ppi: 50, threshold: 100 });
     expect(report.problems.find((p) => p.code === 'imageUpscaled')!.details).toEqual({ scale: 1.44 });
+    // An item's minResolution: a warning below it, an error below half of it.
+    const strict = await parseModel({ surfaces: [{ width: 252, height: 252, containers: [{ items: [{ ...photo('Big', 'big'), minResolution: 300 }, { ...photo('Mid', 'mid'), minResolution: 100 }] }] }] }, { fontExists });
+    expect((await preflightModel(strict, { fonts, images })).problems).toEqual([expect.objectContaining({ layer: 'Big', code: 'lowResolution', severity: 'warning', details: { ppi: 233, threshold: 300 } })]);
     // Thresholds are options; the preview and the PDF report the same while drawing.
     expect((await preflightModel(m, { fonts, images, resolution: { warning: 100, error: 40 } })).problems.map((p) => p.code)).toEqual(['lowResolution', 'imageUpscaled']);
     expect(codes(await reported((report) => renderPreviewPixels(m, { fonts, images, report })))).toEqual(codes(report.problems));
