@@ -48,15 +48,6 @@ function over(img, x, y, c, a) {
 }
 
 export const circle = (cx, cy, r) => (x, y) => (x - cx) ** 2 + (y - cy) ** 2 <= r * r;
-export const rect = (l, t, r, b) => (x, y) => x >= l && x < r && y >= t && y < b;
-export function roundRect(l, t, r, b, radius) {
-  return (x, y) => {
-    if (x < l || x >= r || y < t || y >= b) return false;
-    const cx = Math.min(Math.max(x, l + radius), r - radius);
-    const cy = Math.min(Math.max(y, t + radius), b - radius);
-    return (x - cx) ** 2 + (y - cy) ** 2 <= radius * radius;
-  };
-}
 /** A convex polygon [x0,y0, x1,y1, …] (either winding). */
 export function polygon(pts) {
   return (x, y) => {
@@ -218,10 +209,4 @@ export function circlePath(cx, cy, r) {
   const k = 0.5523 * r;
   const knot = (x, y, dx, dy) => ({ linked: true, points: [x - dx, y - dy, x, y, x + dx, y + dy] });
   return { open: false, operation: 'combine', knots: [knot(cx, cy - r, k, 0), knot(cx + r, cy, 0, k), knot(cx, cy + r, -k, 0), knot(cx - r, cy, 0, -k)] };
-}
-/** A closed vector path through the corners [x0,y0, …]. */
-export function polygonPath(pts) {
-  const knots = [];
-  for (let i = 0; i < pts.length; i += 2) knots.push({ linked: false, points: [pts[i], pts[i + 1], pts[i], pts[i + 1], pts[i], pts[i + 1]] });
-  return { open: false, operation: 'combine', knots };
 }

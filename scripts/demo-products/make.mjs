@@ -16,7 +16,7 @@
 import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writePsdBuffer } from 'ag-psd';
-import { blank, circle, circlePath, composite, fillShape, landscape, layer, mix, paint, polygon, polygonPath, rect, roundRect, shapeLayer, textLayer } from './draw.mjs';
+import { blank, circle, circlePath, composite, landscape, layer, mix, paint, polygon, shapeLayer, textLayer } from './draw.mjs';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const out = path.join(root, 'scripts/seed/demo-templates');
