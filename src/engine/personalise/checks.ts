@@ -5,11 +5,11 @@
  */
 import type { PreflightProblem } from '../preflight/report';
 import type { Bounds } from '../types';
+import { clusters } from './line-break';
 import type { SetText } from './text';
 
-const graphemes = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
 /** Characters as a reader counts them (grapheme clusters), spaces and line breaks left out. */
-const visibleCharacters = (text: string) => (graphemes ? [...graphemes.segment(text)].map((g) => g.segment) : [...text]).filter((c) => c.trim()).length;
+const visibleCharacters = (text: string) => clusters(text).filter((c) => c.trim()).length;
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
 const quoted = (text: string) => `"${text.length > 40 ? `${text.slice(0, 39)}…` : text}"`;

@@ -10,6 +10,7 @@
  * which are points at 72 ppi.
  */
 import type { Bounds, TextInfo } from '../types';
+import { clusters } from './line-break';
 import type { TextFit } from './markers';
 import { layoutParagraphs, measure, splitParagraphs, type LaidOutLine, type LayoutStyle, type MeasuringMetrics } from './text-layout';
 
@@ -42,8 +43,6 @@ interface PointFrame {
   bottom: number;
 }
 
-const graphemes = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
-const clusters = (text: string) => (graphemes ? [...graphemes.segment(text)].map((g) => g.segment) : [...text]);
 
 /** Distance from `p` along the unit vector `u` to where it leaves `area` (0 outside it). */
 function distanceToEdge(p: [number, number], u: [number, number], area: Bounds): number {

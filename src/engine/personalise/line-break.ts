@@ -102,12 +102,18 @@ function breaksBetween(a: LineClass, b: LineClass): boolean {
   return true; // LB31
 }
 
-const wordSegmenter = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'word' }) : null;
+/** Segmenters are made on first use: nothing of ICU's is loaded while a Worker starts. */
+const segmenters = new Map<'word' | 'grapheme', Intl.Segmenter | null>();
+function segmenter(granularity: 'word' | 'grapheme'): Intl.Segmenter | null {
+  if (!segmenters.has(granularity)) segmenters.set(granularity, typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity }) : null);
+  return segmenters.get(granularity)!;
+}
 
 /** Word boundaries (code-unit offsets) inside a run of Thai, Lao, Khmer or Myanmar. */
 function dictionaryBreaks(run: string, offset: number, into: Set<number>) {
-  if (!wordSegmenter) return;
-  for (const { index } of wordSegmenter.segment(run)) if (index > 0) into.add(offset + index);
+  const words = segmenter('word');
+  if (!words) return;
+  for (const { index } of words.segment(run)) if (index > 0) into.add(offset + index);
 }
 
 /**
@@ -174,4 +180,10 @@ export function lineSegments(paragraph: string): string[] {
   }
   segments.push(current);
   return segments;
+}
+
+/** The text as a reader counts characters: grapheme clusters (a base with its marks, an emoji sequence). */
+export function clusters(text: string): string[] {
+  const graphemes = segmenter('grapheme');
+  return graphemes ? [...graphemes.segment(text)].map((g) => g.segment) : [...text];
 }

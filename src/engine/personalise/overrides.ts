@@ -53,10 +53,18 @@ export interface PersonaliseContext {
 }
 
 /**
- * A decoded picture; `source` is its own pixel size when the loader decoded it smaller (the
- * effective ppi of a placement counts the picture's own pixels).
+ * A decoded picture; `source` is its own stored pixel size when the loader decoded it smaller
+ * (the effective ppi of a placement counts the picture's own pixels), with its EXIF orientation
+ * (5–8 swap width and height when displayed), as decodeBounded (src/engine/raster/bounded.ts) tells.
  */
-export type LoadedPicture = RGBAImage & { source?: { width: number; height: number } };
+export type LoadedPicture = RGBAImage & { source?: { width: number; height: number; orientation?: number } };
+
+/** The displayed pixel size of a picture's own pixels. */
+function ownSize(picture: LoadedPicture): { width: number; height: number } {
+  const own = picture.source;
+  if (!own) return { width: picture.width, height: picture.height };
+  return (own.orientation ?? 1) >= 5 ? { width: own.height, height: own.width } : { width: own.width, height: own.height };
+}
 
 type Placed = Awaited<ReturnType<typeof placeImage>>;
 
@@ -280,7 +288,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           // Preflight measures; it decodes only when the loader cannot tell a picture's size otherwise.
           if (ctx.layoutOnly && ctx.imageSize) return { name, node, command, quad, picture: null, size: await ctx.imageSize(command.image) };
           const picture = await ctx.loadImage(command.image, target);
-          return { name, node, command, quad, picture, size: picture.source ?? { width: picture.width, height: picture.height } };
+          return { name, node, command, quad, picture, size: ownSize(picture) };
         } catch (err) {
           fail(`data.${name}.image`, err, 'The image could not be fetched or decoded');
           return null;

@@ -6,7 +6,7 @@
  */
 import type { FontMetrics } from '../fonts/metrics';
 import type { Bounds } from '../types';
-import { lineSegments } from './line-break';
+import { clusters, lineSegments } from './line-break';
 
 export type Alignment = 'left' | 'center' | 'right' | 'justify';
 
@@ -81,8 +81,6 @@ export function measure(text: string, metrics: MeasuringMetrics, style: Pick<Lay
 /** Latin, Greek, Cyrillic and common punctuation: no reordering, joining or marks that shaping could widen much. */
 const SIMPLE_SCRIPT = /^[\u0000-\u036f\u0370-\u052f\u1e00-\u1fff\u2000-\u206f\u20a0-\u20cf\u2100-\u214f]*$/;
 
-const graphemes = typeof Intl !== 'undefined' && 'Segmenter' in Intl ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
-const clusters = (text: string) => (graphemes ? [...graphemes.segment(text)].map((g) => g.segment) : [...text]);
 
 /**
  * Greedy line breaking at the break opportunities of UAX #14 (line-break.ts), and inside a

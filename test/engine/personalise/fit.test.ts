@@ -189,6 +189,8 @@ describe('layer checks', () => {
     expect(await run(picture(800, 600), 300)).toEqual([]);
     // A picture decoded smaller than its own pixels is judged by its own pixels.
     expect(await run({ ...picture(40, 30), source: { width: 800, height: 600 } } as RGBAImage, 300)).toEqual([]);
+    // EXIF orientation 5–8: the picture's own pixels are measured as displayed (120 × 160 stored → 160 × 120: 240 ppi).
+    expect(codes(await run({ ...picture(40, 30), source: { width: 120, height: 160, orientation: 6 } } as RGBAImage, 300))).toEqual(['imageUpscaled:warning']);
     // <PPI_1000> raises the threshold.
     findNode(tree, 'apple').name = 'apple <PPI_1000>';
     expect(codes(await run(picture(600, 450), 300))).toEqual(['lowResolution:warning']); // 900 ppi
