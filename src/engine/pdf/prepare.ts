@@ -25,6 +25,9 @@ import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputC
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
 import { bleedPixels } from './bleed';
+import { spotLayerIds, spotsOf } from '../compiled/spots';
+import { separationsOf, type Separation } from './document';
+import { psdSpots } from './spots';
 import type { PdfOutput } from './document';
 import { unprocessable } from '../errors';
 import type { ColourOperands } from './vector';
@@ -69,6 +72,11 @@ export interface PreparedPdfPage {
   load(): Promise<PdfPage>;
   /** What the layer checks found while `load()` built the overrides (issue 21); empty before. */
   problems(): PreflightProblem[];
+  /**
+   * The page's separations for one file each (PdfOptions.separation): the process plates, then
+   * each spot channel of the template (docs/pdf.md "Spot channels"). One entry without spots.
+   */
+  separations: Separation[];
 }
 
 export async function prepareHires(store: InputStore, options: HiresOptions, deps: RenderDeps): Promise<PreparedPdfPage> {
@@ -98,6 +106,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     output: pdfOutput(colour),
     colour,
     problems: () => [...problems],
+    separations: separationsOf(spotsOf(compiled).map((s) => s.name)),
     async load() {
       const scale = 1;
       problems.length = 0;
@@ -109,7 +118,9 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       // when asked (keepOriginalColors false) and the output profile is not the default one.
       const exactCmyk = keep || sameBytes(colour.profile, defaultProfile('Cmyk'));
       const paint = await vectorPaint(colour, icc, withCmyk, exactCmyk);
-      const { raster, vectors } = splitVectors(compiled, overrides ?? new Map(), options.textOutputMode ?? 'outlines', {
+      // Spot channels are separations of their own: their preview layers stay out of the strips.
+      const spotsHidden = hiddenSpots(compiled);
+      const { raster, vectors } = splitVectors(compiled, new Map([...(overrides ?? []), ...spotsHidden]), options.textOutputMode ?? 'outlines', {
         paint,
         data,
         // PDF/X-1a allows no transparency: translucent shapes stay in the (flattened) raster.
@@ -119,7 +130,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       });
       // Stored strips are the template with its always-vector shapes hidden; the strips here are
       // rendered with `raster`: rows where the two cannot differ are taken from the store.
-      const base = exact ? { hidden: new Map() as LayerOverrides, key: Promise.resolve('h-none') } : templateVectorBase(compiled);
+      const base = exact ? { hidden: spotsHidden, key: spotsHidden.size ? hiddenLayersKey([...spotsHidden.keys()]) : Promise.resolve('h-none') } : templateVectorBase(compiled);
       const dirty = dirtyBounds(compiled, raster, scale, base.hidden);
       const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }, await base.key);
       const backdrops = persistedBackdrops(store.bucket);
@@ -131,7 +142,8 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
         ...(trimPx > 0 ? { trim: { left: trimPx, top: trimPx, right: trimPx, bottom: trimPx } } : {}),
         vectors,
         strips,
-        ...(exact ? { inkSource: 'psd', inks: documentInks(store, template, raster, (top, bottom) => strips.dirty(top, bottom)) } : {}),
+        ...(exact ? { inkSource: 'psd', inks: documentInks(store, template, raster, spotsHidden, (top, bottom) => strips.dirty(top, bottom)) } : {}),
+        ...(spotsHidden.size ? { spots: psdSpots(spotsOf(compiled), async () => (await store.read('templates', template.file.name))?.bytes ?? null) } : {}),
         // A clean strip is drawn as the template alone (its stored base), not with this request's
         // overrides: it is stored for every later PDF, so no request's data can ever reach it.
         renderRows: (top, bottom, fresh) =>
@@ -196,7 +208,9 @@ const vectorBases = new Map<string, { hidden: LayerOverrides; key: Promise<strin
 function templateVectorBase(compiled: CompiledTemplate): { hidden: LayerOverrides; key: Promise<string> } {
   let base = vectorBases.get(compiled.hash);
   if (!base) {
-    const ids = vectorCandidates(compiled.layers, new Map(), canvasOf(compiled)).map((c) => c.node.id);
+    // Spot channels' preview layers are hidden too (they are separations in the PDF).
+    const spots = hiddenSpots(compiled);
+    const ids = [...vectorCandidates(compiled.layers, spots, canvasOf(compiled)).map((c) => c.node.id), ...spots.keys()];
     base = { hidden: new Map(ids.map((id) => [id, { visible: false }])), key: hiddenLayersKey(ids) };
     if (vectorBases.size >= 64) vectorBases.delete(vectorBases.keys().next().value!);
     vectorBases.set(compiled.hash, base);
@@ -258,7 +272,14 @@ function usableCmyk(icc: Uint8Array): boolean {
  * rows a pixel keeps the stored ink when the request's render equals the template's own render
  * there, and takes the converted RGB otherwise. The PSD is read when a strip first needs it.
  */
-function documentInks(store: InputStore, template: ResolvedTemplate, raster: LayerOverrides, dirty: (top: number, bottom: number) => boolean): NonNullable<PdfPage['inks']> {
+function documentInks(
+  store: InputStore,
+  template: ResolvedTemplate,
+  raster: LayerOverrides,
+  /** The template's own render's overrides: its spot channels' preview layers hidden. */
+  own: LayerOverrides,
+  dirty: (top: number, bottom: number) => boolean,
+): NonNullable<PdfPage['inks']> {
   let ink: Promise<PsdInk | null> | undefined;
   return async (top, bottom, rgba, convert) => {
     ink ??= store.read('templates', template.file.name).then((r) => (r ? psdInk(r.bytes) : null));
@@ -268,16 +289,20 @@ function documentInks(store: InputStore, template: ResolvedTemplate, raster: Lay
     convert(rgba.data, converted, n);
     if (!psd || psd.width !== rgba.width) return converted;
     const out = psd.rows(top, bottom);
-    if (!dirty(top, bottom) || !raster.size) return out;
-    const own = await renderTemplate(store.bucket, template.compiled, { scale: 1, region: { top, bottom }, background: 'transparent', backdrops: noBackdrops });
+    // `raster` holds the template's own overrides and whatever the request changes.
+    if (!dirty(top, bottom) || raster.size === own.size) return out;
+    const ownRender = await renderTemplate(store.bucket, template.compiled, { scale: 1, overrides: own, region: { top, bottom }, background: 'transparent', backdrops: noBackdrops });
     const a = rgba.data;
-    const b = own.data;
+    const b = ownRender.data;
     for (let p = 0; p < n * 4; p += 4) {
       if (a[p] !== b[p] || a[p + 1] !== b[p + 1] || a[p + 2] !== b[p + 2] || a[p + 3] !== b[p + 3]) out.set(converted.subarray(p, p + 4), p);
     }
     return out;
   };
 }
+
+/** The template's spot channels' preview layers, hidden (empty for templates without spots). */
+const hiddenSpots = (compiled: CompiledTemplate): LayerOverrides => new Map([...spotLayerIds(compiled)].map((id) => [id, { visible: false }]));
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
 
