@@ -10,7 +10,7 @@
  * forbid; we import the compiled module (as for resvg) and call HarfBuzz's C API through its
  * exports. It is instantiated on first use, synchronously (a compiled module may be), so
  * nothing happens at Worker start-up and callers stay synchronous. HarfBuzz fonts are kept per
- * font bytes (WeakMap) and freed with them.
+ * font bytes, the least recently used destroyed beyond 24 MB of font data.
  *
  * @example
  *   const runs = shapeText([templateFont, arabicFallback], 'Ali علي');
@@ -119,30 +119,45 @@ export function harfbuzzVersion(): string {
 
 interface HbFont {
   font: number;
+  /** The font's copy in the WASM heap. */
+  data: number;
+  bytes: number;
   upem: number;
 }
 
-const fonts = new WeakMap<Uint8Array, HbFont>();
-// The font's copy in the WASM heap lives as long as the bytes it was made from.
-const release = new FinalizationRegistry<{ font: number; data: number }>(({ font, data }) => {
-  instance?.hb_font_destroy(font);
-  instance?.free(data);
-});
+/**
+ * HarfBuzz fonts by font bytes (the font cache hands out the same array for the same file), least
+ * recently used destroyed first beyond MAX_FONT_BYTES: WASM memory does not shrink, so the heap
+ * holds at most about that much font data however many fonts an isolate meets.
+ */
+const fonts = new Map<Uint8Array, HbFont>();
+const MAX_FONT_BYTES = 24 * 1024 * 1024;
+let fontBytes = 0;
 
 function hbFont(bytes: Uint8Array): HbFont {
   const hit = fonts.get(bytes);
-  if (hit) return hit;
+  if (hit) {
+    fonts.delete(bytes);
+    fonts.set(bytes, hit);
+    return hit;
+  }
   const hb = harfbuzz();
+  for (const [key, old] of fonts) {
+    if (fontBytes + bytes.byteLength <= MAX_FONT_BYTES) break;
+    hb.hb_font_destroy(old.font);
+    hb.free(old.data);
+    fontBytes -= old.bytes;
+    fonts.delete(key);
+  }
   const data = hb.malloc(bytes.byteLength);
   new Uint8Array(hb.memory.buffer).set(bytes, data);
   const blob = hb.hb_blob_create(data, bytes.byteLength, HB_MEMORY_MODE_READONLY, 0, 0);
   const face = hb.hb_face_create(blob, 0);
-  const font = hb.hb_font_create(face);
-  const entry = { font, upem: hb.hb_face_get_upem(face) };
+  const entry = { font: hb.hb_font_create(face), data, bytes: bytes.byteLength, upem: hb.hb_face_get_upem(face) };
   hb.hb_face_destroy(face);
   hb.hb_blob_destroy(blob);
   fonts.set(bytes, entry);
-  release.register(bytes, { font, data });
+  fontBytes += entry.bytes;
   return entry;
 }
 

@@ -49,4 +49,27 @@ describe('shaper', () => {
     expect(m.textAdvance!(name)).toBeCloseTo(expected, 9);
     expect(m.textAdvance!('')).toBe(0);
   });
+
+  it('keeps marks with their base, pairs of surrogates together, and measures emoji in the font that has them', async () => {
+    const sans = await font('LiberationSans-Regular.ttf');
+    const arabic = await font('NotoSansArabic-Regular.ttf');
+    const dejavu = await font('DejaVuSans.ttf');
+    // U+064E (fatha) follows its letter into the Arabic font although Liberation Sans lacks both.
+    const runs = shapeText([sans, arabic], 'Ali بَ');
+    expect(runs.map((r) => [r.font, r.start, r.end, r.rtl])).toEqual([[0, 0, 4, false], [1, 4, 6, true]]);
+    // A supplementary character (two UTF-16 units) is one run in DejaVu Sans, its glyph not .notdef.
+    const emoji = shapeText([sans, dejavu], 'Hi 😀');
+    expect(emoji.map((r) => [r.font, r.start, r.end])).toEqual([[0, 0, 3], [1, 3, 5]]);
+    expect(emoji[1].glyphs).toHaveLength(1);
+    expect(emoji[1].glyphs[0].gid).not.toBe(0);
+    // No font has it: the first font's .notdef.
+    expect(shapeText([sans], '🦄')[0].glyphs.map((g) => g.gid)).toEqual([0]);
+  });
+
+  it('shapes alike after HarfBuzz fonts were evicted (many copies of a 3.6 MB font)', async () => {
+    const cjk = await font('NotoSansCJKsc-Regular.ttf');
+    const expected = shapeRun(cjk, '山田太郎', 'ltr');
+    for (let i = 0; i < 10; i++) expect(shapeRun(cjk.slice(), '山田太郎', 'ltr')).toEqual(expected);
+    expect(shapeRun(cjk, '山田太郎', 'ltr')).toEqual(expected);
+  });
 });
