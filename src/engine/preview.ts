@@ -129,6 +129,9 @@ export async function gatherInputs(
     if (!file) throw notFound(`There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
     images.set(ref, name);
     hashes[`image:${ref}`] = file.sha256;
+    // Uploads record the displayed size (src/dynamic-image/kinds.ts): preflight then reads nothing.
+    const size = { width: Number(file.meta.width), height: Number(file.meta.height) };
+    if (Number.isInteger(size.width) && Number.isInteger(size.height) && size.width > 0 && size.height > 0) rememberSize(file.sha256, size);
   };
   const bytesOf = async (ref: string): Promise<Uint8Array> => {
     const held = images.get(ref)!;
@@ -186,10 +189,7 @@ export async function gatherInputs(
         if (!sniffed || (sniffed.format !== 'jpeg' && sniffed.format !== 'png')) {
           throw unprocessable(`The image at ${path} cannot be used: not a JPEG or PNG image (or its header is corrupt).`, [{ path: path ?? 'image', reason: 'not a JPEG or PNG image' }]);
         }
-        const size = orientedSize(sniffed);
-        if (pictureSizes.size >= 1024) pictureSizes.delete(pictureSizes.keys().next().value!);
-        pictureSizes.set(hash, size);
-        return size;
+        return rememberSize(hash, orientedSize(sniffed));
       },
     },
   };
@@ -197,6 +197,11 @@ export async function gatherInputs(
 
 /** Displayed pixel sizes of pictures by content hash (preflight's imageSize), bounded. */
 const pictureSizes = new Map<string, { width: number; height: number }>();
+function rememberSize(hash: string, size: { width: number; height: number }) {
+  if (!pictureSizes.has(hash) && pictureSizes.size >= 1024) pictureSizes.delete(pictureSizes.keys().next().value!);
+  pictureSizes.set(hash, size);
+  return size;
+}
 
 const drawsTextOf = (data: PersonalisationData) => Object.values(data).some((command) => command?.type === 'text');
 
