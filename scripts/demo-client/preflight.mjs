@@ -34,7 +34,6 @@ function fieldWords(variable, line) {
 }
 
 const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-const pt = (size) => `${Math.round(Number(size) * 10) / 10} pt`;
 
 /**
  * The line of a multi-line variable's typed text that text which did not fit ends, or null.
@@ -63,7 +62,11 @@ export function shopperMessage(problem, variable, typed) {
         ? `${your} is too long for the card: ${plural(d.characters, 'character does', 'characters do')} not fit.`
         : `${your} is too long for the card: shorten it so all of it prints.`;
     case 'textShrunk':
-      return isNumber(d.size) ? `${your} was shrunk to ${pt(d.size)} to fit the card.` : `${your} was set smaller to fit the card.`;
+      // In per cent of the design's size: the engine's sizes are template pixels (points only on a
+      // 72 ppi template), so "pt" would mislead on a 300 ppi card.
+      return isNumber(d.size) && isNumber(d.originalSize) && d.originalSize > 0
+        ? `${your} was shrunk to ${Math.max(1, Math.round((d.size / d.originalSize) * 100))} % of its size to fit the card.`
+        : `${your} was set smaller to fit the card.`;
     case 'missingGlyphs':
       return `${your} has characters the card cannot print${typeof d.characters === 'string' || Array.isArray(d.characters) ? `: ${[...d.characters].join(' ')}` : ''}.`;
     case 'fontSubstituted':

@@ -16,8 +16,9 @@ describe('demo shop preflight', () => {
     expect(shopperMessage(problem({ details: { characters: 1 } }), variables[0])).toBe('Your name is too long for the card: 1 character does not fit.');
   });
 
-  it('names a multi-line field "text", and a shrunk one by its size in pt', () => {
-    expect(shopperMessage(problem({ layer: 'Address', code: 'textShrunk', severity: 'warning', details: { size: 7.04, originalSize: 10 } }), variables[1])).toBe('Your text was shrunk to 7 pt to fit the card.');
+  it('names a multi-line field "text", and says how far text was shrunk in per cent (template pixels are no print points)', () => {
+    expect(shopperMessage(problem({ layer: 'Address', code: 'textShrunk', severity: 'warning', details: { size: 7.04, originalSize: 10 } }), variables[1])).toBe('Your text was shrunk to 70 % of its size to fit the card.');
+    expect(shopperMessage(problem({ code: 'textShrunk', severity: 'warning', details: {} }), variables[0])).toBe('Your name was set smaller to fit the card.');
   });
 
   it('words every code, and keeps the API\'s message for codes it does not know', () => {
@@ -74,6 +75,6 @@ describe('demo shop preflight', () => {
 
   it('calls a one-line field by its label, not by the template\'s sample text', () => {
     const name = { name: 'Name', lines: ['Alex Morgan'], labels: ['Name'] };
-    expect(shopperMessage(problem({ code: 'textShrunk', severity: 'warning', details: { size: 16.3 } }), name)).toBe('Your name was shrunk to 16.3 pt to fit the card.');
+    expect(shopperMessage(problem({ code: 'textShrunk', severity: 'warning', details: { size: 42.9, originalSize: 64 } }), name)).toBe('Your name was shrunk to 67 % of its size to fit the card.');
   });
 });
