@@ -210,7 +210,13 @@ export async function writePdf(
           iccSpaces.set(digest, colorSpace);
         }
       }
-      const spots: SpotContext = { processSpace: colorSpace!, colour, x1a: output.format === 'PdfX1a', spaces: separationSpaces };
+      const spots: SpotContext = {
+        processSpace: colorSpace!,
+        colour,
+        x1a: output.format === 'PdfX1a',
+        cmykAlternate: output.colorSpace === 'Cmyk' || output.format === 'Default',
+        spaces: separationSpaces,
+      };
       kids.push(await writePage(w, page, pagesRef, colorSpace!, fonts, options, summary, spots, colour && { colour, key: inkKey! }));
       summary.pages++;
     }

@@ -5,6 +5,7 @@
  * so that the process plates under them keep their ink and the separation carries the channel's
  * tints exactly (see spotGraphicsState).
  */
+import { cmykPercentToSrgb } from '../colour';
 import type { CompiledSpot } from '../compiled/spots';
 import { labToSrgb, psdLayout, spotRows, type SpotInk } from '../psd/spots';
 import { upFiltered, zlib } from './flate';
@@ -28,18 +29,25 @@ export interface SpotContext {
   colour?: StripColour;
   /** PDF/X-1a: DeviceCMYK alternates only, no blend modes. */
   x1a: boolean;
+  /**
+   * Whether a CMYK ink may keep DeviceCMYK as its alternate: CMYK output, or a plain PDF. A
+   * PDF/X file with a grey or RGB output intent gets the ink converted into its process space.
+   */
+  cmykAlternate: boolean;
   /** Separation colour spaces already written (one object each), by name and alternate. */
   spaces: Map<string, PdfRef>;
 }
 
 /** The ink's alternate space and its full-tint values (the tint transform runs from none to those). */
 function alternate(ink: SpotInk, ctx: SpotContext): { space: PdfValue; none: number[]; full: number[] } {
-  if (ink.space === 'Cmyk') return { space: name('DeviceCMYK'), none: [0, 0, 0, 0], full: ink.values.map(round4) };
+  if (ink.space === 'Cmyk' && ctx.cmykAlternate) return { space: name('DeviceCMYK'), none: [0, 0, 0, 0], full: ink.values.map(round4) };
   if (ink.space === 'Lab' && !ctx.x1a) {
     return { space: [name('Lab'), { WhitePoint: [0.9642, 1, 0.8249], Range: [-128, 127, -128, 127] }], none: [100, 0, 0], full: ink.values.map(round4) };
   }
-  // RGB inks (and Lab ones in PDF/X-1a, which allows no Lab): the process space, converted as the page is.
-  const rgb = ink.space === 'Lab' ? labToSrgb(ink.values) : (ink.values.map((v) => Math.round(v * 255)) as [number, number, number]);
+  // RGB inks, Lab ones in PDF/X-1a (which allows no Lab) and CMYK ones under a grey or RGB
+  // output intent: the process space, converted as the page is.
+  const rgb =
+    ink.space === 'Lab' ? labToSrgb(ink.values) : ink.space === 'Cmyk' ? cmykPercentToSrgb(ink.values.map((v) => v * 100)) : (ink.values.map((v) => Math.round(v * 255)) as [number, number, number]);
   if (!ctx.colour) return { space: ctx.processSpace, none: [1, 1, 1], full: rgb.map((v) => round4(v / 255)) };
   const out = new Uint8Array(ctx.colour.channels);
   ctx.colour.convert(Uint8Array.of(...rgb, 255), out, 1);

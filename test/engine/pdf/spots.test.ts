@@ -116,6 +116,20 @@ describe('spot channels in print PDFs (issue 20 §2)', () => {
     expect(within1(inkOf(plates.get(PANTONE)!), expected(tintA))).toBe(true);
   });
 
+  it('grey PDF/X-4: a CMYK ink gets a DeviceGray alternate (the output intent is grey), Lab stays Lab', async () => {
+    const pdf = await make({ colorSpace: 'Grayscale' });
+    expect((await runTool('qpdf-check', pdf)).code).toBe(0);
+    const spaces = await separationSpaces(pdf);
+    expect(spaces.map(([n, alt]) => [n, alt])).toEqual([
+      [PANTONE, 'DeviceGray'],
+      [VARNISH, 'Lab'],
+    ]);
+    // Grey lightness of the ink: darker than paper.
+    expect(spaces[0][2][0]).toBeLessThan(0.9);
+    const plates = await separations(pdf, [...PROCESS, PANTONE, VARNISH]);
+    expect(within1(inkOf(plates.get(PANTONE)!), expected(tintA))).toBe(true);
+  });
+
   it('separate files: the process file has no spot, each spot file only its own plate', async () => {
     const process = await make({ colorSpace: 'Cmyk' }, { separation: { process: true } });
     expect(await separationSpaces(process)).toEqual([]);
