@@ -19,7 +19,7 @@ import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
 import { applyHomography, homography, pictureRect, placeImage } from './image';
 import { placementCache } from '../cache';
-import { drawText, missingFrom, setText, TextTooLargeError } from './text';
+import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
 import { fallbackFontNames } from '../fonts/fallback';
 
 export interface PersonaliseContext {
@@ -325,20 +325,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       maxWidth: markers.maxWidth,
       area: trim,
     });
-    const fitProblems = textFitProblems(name, label, command.text, laid);
-    fitProblems.forEach(report);
-    const shown = info.allCaps ? command.text.toUpperCase() : command.text;
-    const missing = missingGlyphProblem(name, label, shown, laid.metrics.has);
-    if (missing) report(missing);
-    const own = fontMetrics(font.bytes);
-    const fromFallbacks = [...new Set([...shown].filter((ch) => !own.has(ch.codePointAt(0)!) && laid.metrics.has(ch.codePointAt(0)!)))];
-    const usedFallbacks = fallbacks.filter((f, i) => fromFallbacks.some((ch) => fontMetrics(f.bytes).has(ch.codePointAt(0)!) && !fallbacks.slice(0, i).some((g) => fontMetrics(g.bytes).has(ch.codePointAt(0)!))));
-    const substitution = fontSubstitutionProblem(name, label, font, { names: usedFallbacks.map((f) => f.postscriptName), characters: fromFallbacks.join('') });
-    if (substitution && shown.trim()) report(substitution); // nothing is set in any font
-    if (trim && !fitProblems.some((p) => p.code === 'textOverflow')) {
-      const outside = outsideTrimProblem(name, label, node.bounds, laid.inkBounds, trim, 'text');
-      if (outside) report(outside);
-    }
+    checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, report });
     if (ctx.layoutOnly) continue;
     try {
       const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale });
@@ -373,6 +360,36 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   checkRequired(tree, targets, overrides, report);
   if (failures.length) throw combine(failures);
   return ctx.layoutOnly ? new Map() : overrides;
+}
+
+/** textOverflow, textShrunk, missingGlyphs, fontSubstituted and outsideTrim of laid-out text. */
+function checkText(job: {
+  name: string;
+  label: string;
+  node: LayerNode;
+  text: string;
+  laid: SetText;
+  font: ResolvedFont;
+  fallbacks: Array<{ postscriptName: string; bytes: Uint8Array }>;
+  trim?: Bounds;
+  report: ReportProblem;
+}) {
+  const { name, label, node, text, laid, font, fallbacks, trim, report } = job;
+  const fitProblems = textFitProblems(name, label, text, laid);
+  fitProblems.forEach(report);
+  const shown = node.text?.allCaps ? text.toUpperCase() : text;
+  const missing = missingGlyphProblem(name, label, shown, laid.metrics.has);
+  if (missing) report(missing);
+  // Which characters the font lacks came from which fallback (the first that has each, as resvg picks).
+  const has = (bytes: Uint8Array, ch: string) => fontMetrics(bytes).has(ch.codePointAt(0)!);
+  const fromFallbacks = [...new Set([...shown].filter((ch) => !has(font.bytes, ch) && laid.metrics.has(ch.codePointAt(0)!)))];
+  const used = fallbacks.filter((f) => fromFallbacks.some((ch) => fallbacks.find((g) => has(g.bytes, ch)) === f));
+  const substitution = fontSubstitutionProblem(name, label, font, { names: used.map((f) => f.postscriptName), characters: fromFallbacks.join('') });
+  if (substitution && shown.trim()) report(substitution); // blank text is set in no font
+  if (trim && !fitProblems.some((p) => p.code === 'textOverflow')) {
+    const outside = outsideTrimProblem(name, label, node.bounds, laid.inkBounds, trim, 'text');
+    if (outside) report(outside);
+  }
 }
 
 /** lowResolution, imageUpscaled and outsideTrim of a picture of `size` pixels placed on `node`. */
