@@ -14,7 +14,7 @@ import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
 import { refuseUnmodelled } from './unsupported';
 import { spotLayers, type CompiledWithSpots } from './spots';
-import { canvasLayer } from './canvas-layer';
+import { compilerLayer } from './canvas-layer';
 import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { putBlob } from './blob';
@@ -253,7 +253,7 @@ async function flatLayer(
   const writer = new PyramidWriter(bounds, levels, 4, 0, write);
   for (let y = 0; y < doc.height; y++) await writer.push(y, rows.next());
   await writer.finish();
-  return canvasLayer(id, 'Background', bounds);
+  return compilerLayer(id, 'Background', bounds);
 }
 
 /**

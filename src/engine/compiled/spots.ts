@@ -14,9 +14,9 @@
  */
 import { cmykPercentToSrgb, defaultProfile, readProfileInfo } from '../colour';
 import { ColorMode } from '../psd/color-modes';
-import { imageResources, inkDisplayRgb, psdLayout, spotRows, type SpotChannel, type SpotInk } from '../psd/spots';
-import type { CompiledTemplate, LayerNode } from '../types';
-import { canvasLayer } from './canvas-layer';
+import { imageResources, inkDisplayRgb, psdLayout, spotRows, type PsdLayout, type SpotChannel, type SpotInk } from '../psd/spots';
+import type { Bounds, CompiledTemplate, LayerNode } from '../types';
+import { compilerLayer } from './canvas-layer';
 import { PyramidWriter } from './pyramid';
 
 export interface CompiledSpot {
@@ -50,8 +50,6 @@ export async function spotLayers(
   write: (id: number, level: number, band: number, data: Uint8Array) => Promise<void>,
 ): Promise<{ layers: LayerNode[]; spots: CompiledSpot[] }> {
   const layout = psdLayout(psd)!;
-  const { width, height } = layout;
-  const bounds = { left: 0, top: 0, right: width, bottom: height };
   const cmykProfile = documentCmykProfile(layout);
   const layers: LayerNode[] = [];
   const spots: CompiledSpot[] = [];
@@ -64,13 +62,16 @@ export async function spotLayers(
       { blendMode: 'multiply', alpha: (k: number) => (k * (1 - s)) / (1 - (k / 255) * s || 1) },
       { blendMode: 'normal', alpha: (k: number) => k * s },
     ].filter((p) => p.alpha(255) > 0);
-    const nodes = parts.map((p) => ({ ...p, id: id++, row: new Uint8Array(width * 4) }));
-    const writers = nodes.map((n) => new PyramidWriter(bounds, levels, 4, 0, (k, band, d) => write(n.id, k, band, d)));
+    // Only where the channel has ink (a varnished logo need not cost a full-canvas layer).
+    const bounds = inkBounds(layout, channel.plane);
+    const nodes = bounds ? parts.map((p) => ({ ...p, id: id++, row: new Uint8Array((bounds.right - bounds.left) * 4) })) : [];
+    const writers = nodes.map((n) => new PyramidWriter(bounds!, levels, 4, 0, (k, band, d) => write(n.id, k, band, d)));
     const rows = spotRows(layout, channel.plane);
-    for (let y = 0; y < height; y++) {
+    for (let y = 0; bounds && y < bounds.bottom; y++) {
       const tints = rows.next();
+      if (y < bounds.top) continue;
       for (const [i, n] of nodes.entries()) {
-        for (let x = 0, o = 0; x < width; x++, o += 4) {
+        for (let x = bounds.left, o = 0; x < bounds.right; x++, o += 4) {
           n.row[o] = r;
           n.row[o + 1] = g;
           n.row[o + 2] = b;
@@ -83,15 +84,32 @@ export async function spotLayers(
     // Multiply below Normal; the last channel on top (top first, as the tree lists layers).
     for (const n of nodes) {
       // No data key can name it: a spot channel is not a personalisable layer.
-      layers.unshift(canvasLayer(n.id, `\u0000spot ${channel.name}`, bounds, n.blendMode));
+      layers.unshift(compilerLayer(n.id, `\u0000spot ${channel.name}`, bounds!, n.blendMode));
     }
     spots.push({ name: channel.name, plane: channel.plane, ink: channel.ink, solidity: s, layers: nodes.map((n) => n.id) });
   }
   return { layers, spots };
 }
 
+/** The rectangle of a channel's inked pixels (null: none). */
+function inkBounds(layout: PsdLayout, plane: number): Bounds | null {
+  const rows = spotRows(layout, plane);
+  let box: Bounds | null = null;
+  for (let y = 0; y < layout.height; y++) {
+    const tints = rows.next();
+    let left = 0;
+    while (left < layout.width && tints[left] === 0) left++;
+    if (left === layout.width) continue;
+    let right = layout.width;
+    while (tints[right - 1] === 0) right--;
+    if (!box) box = { left, top: y, right, bottom: y + 1 };
+    else box = { left: Math.min(box.left, left), top: box.top, right: Math.max(box.right, right), bottom: y + 1 };
+  }
+  return box;
+}
+
 /** A CMYK document's own profile for showing CMYK inks (else the default CMYK profile). */
-function documentCmykProfile(layout: NonNullable<ReturnType<typeof psdLayout>>): Uint8Array {
+function documentCmykProfile(layout: PsdLayout): Uint8Array {
   if (layout.mode !== ColorMode.CMYK) return defaultProfile('Cmyk');
   const icc = imageResources(layout.resources).get(1039);
   try {

@@ -50,6 +50,9 @@ describe('spot channels in previews (issue 20 §2)', () => {
     const byId = new Map(compiled.layers.map((n) => [n.id, n]));
     expect(byId.get(spots[0].layers[0])!.blendMode).toBe('multiply');
     expect(byId.get(spots[1].layers[0])!.blendMode).toBe('normal');
+    // Each over the rectangle its channel inks: the varnish only in the lower half.
+    expect(byId.get(spots[1].layers[0])!.pixelBounds).toEqual({ left: 0, top: 12, right: 40, bottom: 24 });
+    expect(byId.get(spots[0].layers[0])!.pixelBounds).toEqual({ left: 0, top: 0, right: 40, bottom: 16 });
     // Top first: the varnish over the Pantone over the document.
     expect(compiled.layers.map((n) => n.id)).toEqual([spots[1].layers[0], spots[0].layers[0], compiled.layers[2].id]);
   });
