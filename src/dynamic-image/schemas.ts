@@ -5,6 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { PersonalisationDataSchema } from '../engine/personalise/commands';
 import { parseUnsharpMask } from '../engine/raster/unsharp';
+import { PREFLIGHT_CODES } from '../engine/preflight/report';
 
 const BOOL = /^(true|false)$/i;
 
@@ -196,7 +197,7 @@ export const PreflightProblemModel = z
   .object({
     layer: z.string().openapi({ description: 'The layer the problem is on (its name in the template).' }),
     code: z
-      .enum(['textOverflow', 'textShrunk', 'missingGlyphs', 'fontSubstituted', 'lowResolution', 'imageUpscaled', 'outsideTrim', 'emptyField'])
+      .enum(PREFLIGHT_CODES)
       .openapi({ description: 'What was found; stable, for programs.' }),
     severity: z.enum(['error', 'warning']),
     message: z.string().openapi({ description: 'One sentence for the shopper or the operator.', example: '"Jonathan Livingstone-Smith" is too long for Name: 6 characters do not fit.' }),

@@ -28,6 +28,23 @@ export type PreflightCode =
   /** A variable the template marks required is empty. */
   | 'emptyField';
 
+/** Every code, for schemas that list them. */
+export const PREFLIGHT_CODES = [
+  'textOverflow',
+  'textShrunk',
+  'missingGlyphs',
+  'fontSubstituted',
+  'lowResolution',
+  'imageUpscaled',
+  'outsideTrim',
+  'emptyField',
+] as const satisfies readonly PreflightCode[];
+
+/** And the type has no code the list lacks. */
+type Missing = Exclude<PreflightCode, (typeof PREFLIGHT_CODES)[number]>;
+const complete: Missing extends never ? true : never = true;
+void complete;
+
 export type PreflightSeverity = 'error' | 'warning';
 
 export interface PreflightProblem {

@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { platformNotFound } from './problem';
 import type { PlatformRouteTable } from './paths';
 
-export const CORS_EXPOSE_HEADERS = 'Content-Disposition, Content-Range, WWW-Authenticate';
+export const CORS_EXPOSE_HEADERS = 'Content-Disposition, Content-Range, WWW-Authenticate, X-Preflight';
 export const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Range';
 

@@ -3,6 +3,7 @@
  * routes validate (src/platform/api/rendering-jobs/routes.ts).
  */
 import { z } from '@hono/zod-openapi';
+import { PREFLIGHT_CODES } from '../../engine/preflight/report';
 
 const ProjectItemInfo = z
   .object({
@@ -41,7 +42,7 @@ export const CreateRenderingJobDto = z
 export const PreflightProblemDto = z
   .object({
     layer: z.string().openapi({ description: 'The layer (PSD) or item (print product) the problem is on.' }),
-    code: z.enum(['textOverflow', 'textShrunk', 'missingGlyphs', 'fontSubstituted', 'lowResolution', 'imageUpscaled', 'outsideTrim', 'emptyField']),
+    code: z.enum(PREFLIGHT_CODES),
     severity: z.enum(['error', 'warning']),
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),

@@ -159,7 +159,7 @@ describe('CORS and OPTIONS', () => {
   it('every platform response carries Access-Control-Allow-Origin: * and the exposed headers', async () => {
     for (const res of [await testCall('GET', '/api/storage/v1/things', { token }), await testCall('GET', '/api/storage/v1/things'), await testCall('GET', '/api/storage/v1/nope')]) {
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
-      expect(res.headers.get('access-control-expose-headers')).toBe('Content-Disposition, Content-Range, WWW-Authenticate');
+      expect(res.headers.get('access-control-expose-headers')).toBe('Content-Disposition, Content-Range, WWW-Authenticate, X-Preflight');
     }
   });
 
