@@ -285,8 +285,14 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           height: Math.max(1, Math.round(Math.hypot(quad.corners[6] - quad.corners[0], quad.corners[7] - quad.corners[1]))),
         };
         try {
-          // Preflight measures; it decodes only when the loader cannot tell a picture's size otherwise.
-          if (ctx.layoutOnly && ctx.imageSize) return { name, node, command, quad, picture: null, size: await ctx.imageSize(command.image) };
+          // Preflight measures: by the loader's imageSize, else by the smallest decode that tells
+          // the picture's own size (a JPEG decodes at 1/8 in the DCT domain), else a full decode.
+          if (ctx.layoutOnly) {
+            if (ctx.imageSize) return { name, node, command, quad, picture: null, size: await ctx.imageSize(command.image) };
+            const small = await ctx.loadImage(command.image, { width: 1, height: 1 });
+            const measured = small.source ? small : await ctx.loadImage(command.image, target);
+            return { name, node, command, quad, picture: null, size: ownSize(measured) };
+          }
           const picture = await ctx.loadImage(command.image, target);
           return { name, node, command, quad, picture, size: ownSize(picture) };
         } catch (err) {

@@ -263,5 +263,20 @@ describe('layoutOnly', () => {
     expect(decoded).toBe(0);
     expect(only.problems).toEqual(full.problems);
     expect(codes(only.problems)).toEqual(['fontSubstituted:warning', 'imageUpscaled:warning', 'lowResolution:error', 'textOverflow:error', 'textShrunk:warning']);
+
+    // Without imageSize, the smallest decode that tells the picture's own size.
+    const targets: Array<{ width: number; height: number }> = [];
+    const sized = context({ canvas: { width: 400, height: 400 }, resolution: 300, layoutOnly: true }, {});
+    sized.ctx.loadImage = async (_ref, target) => {
+      targets.push(target);
+      return { width: 1, height: 1, data: new Uint8ClampedArray(4), source: { width: 40, height: 30 } };
+    };
+    expect((await buildOverrides(both, data, sized.ctx)).size).toBe(0);
+    expect(targets).toEqual([{ width: 1, height: 1 }]);
+    expect(sized.problems).toEqual(full.problems);
+    // A loader that does not tell its source size decodes at the placement's size.
+    const plain = context({ canvas: { width: 400, height: 400 }, resolution: 300, layoutOnly: true }, { 'p.png': img });
+    expect((await buildOverrides(both, data, plain.ctx)).size).toBe(0);
+    expect(plain.problems).toEqual(full.problems);
   });
 });
