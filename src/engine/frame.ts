@@ -30,10 +30,22 @@ export interface FrameOptions {
   /** 'transparent' keeps alpha (PNG); otherwise the canvas is flattened over white. */
   background?: 'transparent';
   overrides?: LayerOverrides;
+  /** Canvas bytes above which the frame is drawn in strips of about that much (default STRIP_CANVAS_BYTES). */
+  stripBytes?: number;
 }
 
-/** Draws a frame from scratch: render, resize to the output, sharpen. */
+/**
+ * Canvas rows drawn at once when a frame is drawn in strips. A canvas above this is never held
+ * whole (issue 25 §1: a 10,000² template's 5,000² preview held its canvas, the layer at that
+ * level and the frame: 417 MB in a 128 MB isolate); a strip costs its canvas rows plus the rows
+ * the resize and the unsharp mask read beyond them.
+ */
+export const STRIP_CANVAS_BYTES = 8 * 1024 * 1024;
+
+/** Draws a frame from scratch: render, resize to the output, sharpen (in strips when the canvas is large). */
 async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides | undefined, timing: Timing) {
+  const canvas = outputSize(compiled, o.scale);
+  if (canvas.width * canvas.height * 4 > (o.stripBytes ?? STRIP_CANVAS_BYTES)) return drawFrameInStrips(bucket, compiled, o, overrides, timing);
   let img = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background }));
   if (img.width !== o.width || img.height !== o.height) {
     const from = img;
@@ -45,6 +57,71 @@ async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameO
     img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
   }
   return img;
+}
+
+/** Filter taps of the final resize (canvas rows each output row reads), null when none. */
+function frameTaps(compiled: CompiledTemplate, o: FrameOptions) {
+  const canvas = outputSize(compiled, o.scale);
+  return canvas.width === o.width && canvas.height === o.height ? null : resampleTaps(canvas.height, o.height, o.quality);
+}
+
+/**
+ * The frame drawn a strip of output rows at a time, each strip from the canvas rows it reads
+ * (`drawRows`): the same bytes as drawing it whole (test/engine/frame.test.ts), without the
+ * whole canvas, its layer buffers or a second full-size image for the resize or the sharpening.
+ */
+async function drawFrameInStrips(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides | undefined, timing: Timing) {
+  const { width, height } = o;
+  const frame = new Uint8ClampedArray(width * height * 4);
+  const taps = frameTaps(compiled, o);
+  const canvas = outputSize(compiled, o.scale);
+  // Output rows a strip of about stripBytes of canvas gives.
+  const rows = Math.max(1, Math.floor((((o.stripBytes ?? STRIP_CANVAS_BYTES) / (canvas.width * 4)) * height) / canvas.height));
+  for (let top = 0; top < height; top += rows) {
+    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom: Math.min(height, top + rows) }, frame, timing);
+  }
+  return { width, height, data: frame };
+}
+
+/**
+ * Draws output rows [rows.top, rows.bottom) of the frame into `frame`: the canvas rows they read
+ * through the unsharp mask's reach and the resize's taps, rendered as a region, resized, sharpened.
+ */
+async function drawRows(
+  bucket: R2Bucket,
+  compiled: CompiledTemplate,
+  o: FrameOptions,
+  overrides: LayerOverrides | undefined,
+  taps: ReturnType<typeof resampleTaps> | null,
+  rows: { top: number; bottom: number },
+  frame: Uint8ClampedArray,
+  timing: Timing,
+) {
+  const { width, height } = o;
+  const canvas = outputSize(compiled, o.scale);
+  // The unsharp mask reads `reach` rows each side of them, the resize reads its taps of the canvas for each of those.
+  const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
+  const a = Math.max(0, rows.top - reach);
+  const b = Math.min(height, rows.bottom + reach);
+  let top = a;
+  let bottom = b;
+  if (taps) {
+    top = taps.bounds[2 * a]!;
+    bottom = 0;
+    for (let y = a; y < b; y++) bottom = Math.max(bottom, taps.bounds[2 * y]! + taps.bounds[2 * y + 1]!);
+  }
+  const strip = await timing.time('render', () =>
+    renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region: { top, bottom } }),
+  );
+  let img = strip;
+  if (taps) img = await timing.time('resample', () => resampleRows(strip, { top, height: canvas.height }, width, height, { top: a, bottom: b }, o.quality));
+  const sharpen = o.sharpen;
+  if (sharpen) {
+    const from = img;
+    img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
+  }
+  const rowBytes = width * 4;
+  frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), rows.top * rowBytes);
 }
 
 export interface Frame {
@@ -68,37 +145,11 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
     frameCache.set(key, base, base.byteLength);
   }
   const frame = base.slice();
-  // Filter taps of the final resize (canvas rows each output row reads), null when none.
-  const canvas = outputSize(compiled, o.scale);
-  const taps = canvas.width === width && canvas.height === height ? null : resampleTaps(canvas.height, height, o.quality);
+  const taps = frameTaps(compiled, o);
   const rows = changedRows(compiled, o, overrides, taps);
   timing.note('frame', rows ? `redrawn rows ${rows.top}-${rows.bottom} of ${height}` : `template frame reused (${height} rows)`);
   if (!rows) return { image: { width, height, data: frame }, over: { key, changed: null } };
-
-  // Rows [top, bottom) of the output change. The unsharp mask reads `reach` rows each side of
-  // them, the resize reads its taps of the canvas for each of those.
-  const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
-  const a = Math.max(0, rows.top - reach);
-  const b = Math.min(height, rows.bottom + reach);
-  let top = a;
-  let bottom = b;
-  if (taps) {
-    top = taps.bounds[2 * a]!;
-    bottom = 0;
-    for (let y = a; y < b; y++) bottom = Math.max(bottom, taps.bounds[2 * y]! + taps.bounds[2 * y + 1]!);
-  }
-  const strip = await timing.time('render', () =>
-    renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region: { top, bottom } }),
-  );
-  let img = strip;
-  if (taps) img = await timing.time('resample', () => resampleRows(strip, { top, height: canvas.height }, width, height, { top: a, bottom: b }, o.quality));
-  const sharpen = o.sharpen;
-  if (sharpen) {
-    const from = img;
-    img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
-  }
-  const rowBytes = width * 4;
-  frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), rows.top * rowBytes);
+  await drawRows(bucket, compiled, o, overrides, taps, rows, frame, timing);
   return { image: { width, height, data: frame }, over: { key, changed: rows } };
 }
 

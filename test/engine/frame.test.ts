@@ -66,6 +66,25 @@ describe('preview frames', () => {
     });
   }
 
+  // Issue 25 §1: a frame whose canvas is large is drawn in strips (here a few rows of 16 KB each).
+  for (let i = 0; i < 30; i++) {
+    it(`a frame drawn in strips equals one drawn whole (fixture ${i + 1})`, { timeout: 120_000 }, async () => {
+      const entry = (await manifest)[i];
+      if (!entry) return;
+      const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
+      clearEngineCaches();
+      for (const o of settings(compiled)) {
+        for (const overrides of [new Map(), ...overridesFor(compiled, o).slice(-1)] as LayerOverrides[]) {
+          clearEngineCaches();
+          const expected = await reference(compiled, { ...o, overrides });
+          const got = (await renderFrame(env.FILES, compiled, { ...o, overrides, stripBytes: 16 * 1024 }, new ServerTiming())).image;
+          const what = `${entry.name} ${o.scale} ${o.quality} ${JSON.stringify([...overrides].map(([id, v]) => [id, Object.keys(v)]))}`;
+          expect(got.data, what).toEqual(expected.data);
+        }
+      }
+    });
+  }
+
   it('keeps one template frame per size and settings, and gives callers their own copy', async () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
     clearEngineCaches();

@@ -1,0 +1,198 @@
+// Peak memory per request (issue 25 §1): a deployed Worker isolate has 128 MB, local workerd has
+// no limit, so this measures in Node's V8 instead: the engine bundled with bundleForNode (.wasm
+// as WebAssembly.Module, as the Worker gets it), an InputStore kept in a directory
+// (bench/memory-entry.ts), one fresh process per request. Each template is compiled first in a
+// process of its own (the upload), so a request process starts from the compiled form in the
+// bucket, as a request does.
+//
+// Per request it reports the process's peak RSS above the baseline taken after loading the
+// bundle (the honest total: everything the request made resident), and the parts, sampled every
+// millisecond between awaits: V8's JS heap, ArrayBuffers (typed arrays: frames, layer buffers,
+// codec output) and every WASM instance's linear memory (which never shrinks, so its last size is
+// its peak). Budget: 96 MB of the isolate's 128 MB.
+//
+//   node bench/memory.bench.mjs [case...]      (or through `npm run bench memory`)
+// Cases: preview-10000 (10,000² template, one ZIP layer → 5,000² JPEG), pdf-10000 (the same →
+// print PDF into a counting sink), personalised-8000 (bench-8000.psd, Title text + Photo → 800²),
+// photo-12mp (bench-4000.psd with a 12 MP JPEG in Photo → 800²).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundleForNode } from './lib.mjs';
+
+const root = path.resolve(import.meta.dirname, '..');
+const out = path.join(root, 'bench/out');
+const dir = path.join(os.tmpdir(), 'memory-bench');
+const bundle = path.join(dir, 'engine.mjs');
+const BUDGET_MB = 96;
+const fonts = ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf'].map((f) => path.join(root, 'assets/fonts', f));
+
+const CASES = {
+  'preview-10000': { template: 'big-10000.psd', run: (e, store) => e.preview(store, { template: 'big-10000.psd', size: { width: 5000, height: 5000 } }) },
+  'pdf-10000': { template: 'big-10000.psd', run: (e, store) => e.printPdf(store, { template: 'big-10000.psd' }) },
+  'personalised-8000': {
+    template: 'bench-8000.psd',
+    images: ['bench-photo.jpg'],
+    run: (e, store) =>
+      e.preview(store, {
+        template: 'bench-8000.psd',
+        size: { width: 800, height: 800 },
+        data: { Title: { type: 'text', text: 'Jonathan Livingstone-Smith' }, Photo: { type: 'image', image: 'bench-photo.jpg', resizeMode: 'fill' } },
+      }),
+  },
+  'photo-12mp': {
+    template: 'bench-4000.psd',
+    images: ['bench-photo-12mp.jpg'],
+    run: (e, store) =>
+      e.preview(store, {
+        template: 'bench-4000.psd',
+        size: { width: 800, height: 800 },
+        data: { Photo: { type: 'image', image: 'bench-photo-12mp.jpg', resizeMode: 'fill' } },
+      }),
+  },
+};
+
+const mb = (n) => n / 1048576;
+
+/** bench/out/big-10000.psd: one 10,000² layer, ZIP-compressed (smooth, so the file stays small). */
+async function makeBig() {
+  const file = path.join(out, 'big-10000.psd');
+  if (existsSync(file)) return;
+  const { writePsdBuffer } = await import('ag-psd');
+  const S = 10000;
+  const data = new Uint8ClampedArray(S * S * 4);
+  for (let y = 0, i = 0; y < S; y++) {
+    for (let x = 0; x < S; x++, i += 4) {
+      data[i] = (x * 255) / S;
+      data[i + 1] = (y * 255) / S;
+      data[i + 2] = ((x + y) * 127) / S;
+      data[i + 3] = 255;
+    }
+  }
+  const image = { width: S, height: S, data };
+  const psd = { width: S, height: S, children: [{ name: 'Gradient', left: 0, top: 0, imageData: image }], imageData: image };
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(file, writePsdBuffer(psd, { generateThumbnail: false, compress: true }));
+}
+
+async function parent(only) {
+  mkdirSync(dir, { recursive: true });
+  await bundleForNode(root, path.join(root, 'bench/memory-entry.ts'), bundle);
+  if (!existsSync(path.join(out, 'bench-8000.psd')) || !existsSync(path.join(out, 'bench-photo-12mp.jpg'))) {
+    execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
+  }
+  await makeBig();
+  const rows = [];
+  const names = Object.keys(CASES).filter((c) => only.length === 0 || only.some((o) => c.includes(o)));
+  for (const name of names) {
+    const r = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, 'child', name], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (r.status !== 0) {
+      process.stderr.write(r.stdout + r.stderr);
+      rows.push({ bench: `memory ${name}`, metric: 'peak per request', value: 'failed', unit: '', target: `≤ ${BUDGET_MB}` });
+      continue;
+    }
+    const m = JSON.parse(r.stdout.trim().split('\n').pop());
+    process.stderr.write(
+      `${name}: peak RSS +${m.rss.toFixed(1)} MB; parts (sampled peaks) heap ${m.heap.toFixed(1)}, ArrayBuffers ${m.arrayBuffers.toFixed(1)}, ` +
+        `WASM ${m.wasm.toFixed(1)} (${Object.entries(m.wasmParts).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}); ${m.ms.toFixed(0)} ms; ${m.bytes} output bytes\n`,
+    );
+    rows.push({ bench: `memory ${name}`, metric: 'peak RSS per request', value: m.rss, unit: 'MB', target: `≤ ${BUDGET_MB}` });
+    rows.push({ bench: `memory ${name}`, metric: 'JS heap / ArrayBuffers / WASM', value: `${m.heap.toFixed(1)} / ${m.arrayBuffers.toFixed(1)} / ${m.wasm.toFixed(1)}`, unit: 'MB' });
+  }
+  return rows;
+}
+
+/** The child: compile the case's template unless the store has it (own process), or run the case. */
+async function child(name) {
+  const c = CASES[name];
+  const storeDir = path.join(dir, 'store');
+  // WASM memories by the module's first export name (a hint which library it is).
+  const memories = new Map();
+  const remember = (module, instance) => {
+    const mem = Object.values(instance.exports).find((e) => e instanceof WebAssembly.Memory);
+    if (!mem) return;
+    const names = WebAssembly.Module.exports(module).map((e) => e.name);
+    const label = names.find((n) => /^(FPDF|jpeg|png|tj|webp|hb_|lcms|cms|ag_|wasm_|encode|decode)/i.test(n)) ?? names[0] ?? 'wasm';
+    memories.set(mem, `${label}#${memories.size}`);
+  };
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = async (m, imports) => {
+    const r = await instantiate(m, imports);
+    if (r instanceof WebAssembly.Instance) remember(m, r);
+    else remember(r.module, r.instance);
+    return r;
+  };
+  const Instance = WebAssembly.Instance;
+  WebAssembly.Instance = function (m, imports) {
+    const i = new Instance(m, imports);
+    remember(m, i);
+    return i;
+  };
+  WebAssembly.Instance.prototype = Instance.prototype;
+
+  const e = await import(pathToFileURL(bundle).href);
+  const store = e.dirStore(storeDir, fonts);
+  if (name === 'compile') return;
+  const head = await store.head('templates', c.template);
+  if (!head || head.meta.engine !== e.ENGINE_VERSION) {
+    // Upload: store the file and its compiled form (in its own process: not this request's memory).
+    const r = spawnSync(process.execPath, [import.meta.filename, 'upload', name], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error(`upload of ${c.template} failed`);
+    return child2(name, e, e.dirStore(storeDir, fonts), memories);
+  }
+  return child2(name, e, store, memories);
+}
+
+async function child2(name, e, store, memories) {
+  const c = CASES[name];
+  for (const image of c.images ?? []) if (!(await store.head('images', image))) await store.put('images', image, new Uint8Array(readFileSync(path.join(out, image))));
+  globalThis.gc?.();
+  const base = process.memoryUsage();
+  const baseWasm = new Map([...memories.keys()].map((m) => [m, m.buffer.byteLength]));
+  const peak = { heap: 0, arrayBuffers: 0 };
+  const sample = () => {
+    const u = process.memoryUsage();
+    peak.heap = Math.max(peak.heap, u.heapUsed - base.heapUsed);
+    peak.arrayBuffers = Math.max(peak.arrayBuffers, u.arrayBuffers - base.arrayBuffers);
+  };
+  const timer = setInterval(sample, 1);
+  const t0 = performance.now();
+  const bytes = await c.run(e, store);
+  const ms = performance.now() - t0;
+  sample();
+  clearInterval(timer);
+  const wasmParts = {};
+  for (const [m, label] of memories) {
+    const grown = m.buffer.byteLength - (baseWasm.get(m) ?? 0);
+    if (grown > 0 || !baseWasm.has(m)) wasmParts[label] = mb(m.buffer.byteLength);
+  }
+  const rss = mb(process.resourceUsage().maxRSS * 1024 - base.rss);
+  const result = { rss, heap: mb(peak.heap), arrayBuffers: mb(peak.arrayBuffers), wasm: Object.values(wasmParts).reduce((a, b) => a + b, 0), wasmParts, ms, bytes };
+  console.log(JSON.stringify(result));
+}
+
+async function upload(name) {
+  const c = CASES[name];
+  const e = await import(pathToFileURL(bundle).href);
+  const store = e.dirStore(path.join(dir, 'store'), fonts);
+  const bytes = new Uint8Array(readFileSync(path.join(out, c.template)));
+  const compiled = await e.compileTemplate(store.bucket, bytes);
+  await store.put('templates', c.template, bytes, { meta: { compiled: compiled.hash, engine: e.ENGINE_VERSION } });
+}
+
+export default async function memoryBench() {
+  return parent([]);
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const [mode, name] = process.argv.slice(2);
+  if (mode === 'child') await child(name);
+  else if (mode === 'upload') await upload(name);
+  else {
+    const rows = await parent(process.argv.slice(2));
+    for (const r of rows) console.log(`${r.bench.padEnd(28)} ${r.metric.padEnd(30)} ${typeof r.value === 'number' ? r.value.toFixed(1) : r.value} ${r.unit} ${r.target ?? ''}`);
+    console.log(`${new Date().toISOString()} · ${os.cpus()[0]?.model} × ${os.cpus().length} · node ${process.version}`);
+  }
+}
