@@ -27,4 +27,13 @@ describe('layer-name markers', () => {
     const ctx = { scale: 1, loadFont: async () => null, loadImage: async () => { throw new Error('none'); } };
     expect((await buildOverrides(tree, { Badge: { visible: false } }, ctx)).get(1)).toEqual({ visible: false });
   });
+
+  it('a switch selects a marked child by its name without markers', async () => {
+    const bounds = { left: 0, top: 0, right: 10, bottom: 10 };
+    const child = (id: number, name: string): LayerNode => ({ id, name, type: 'Shape', bounds, visible: true, opacity: 1 }) as LayerNode;
+    const group = { ...child(1, 'Colour'), type: 'Group', children: [child(2, 'Red <REQ>'), child(3, 'Blue')] } as LayerNode;
+    const ctx = { scale: 1, loadFont: async () => null, loadImage: async () => { throw new Error('none'); } };
+    const overrides = await buildOverrides([group], { Colour: { type: 'switch', select: 'Red' } }, ctx);
+    expect([overrides.get(2)?.visible, overrides.get(3)?.visible]).toEqual([true, false]);
+  });
 });
