@@ -206,7 +206,8 @@ const ATTACHES = /^[\p{M}\u200c\u200d\ufe00-\ufe0f]$/u;
 /**
  * Shapes a line of text with a font and its fallbacks: bidi runs (UAX #9), each split where the
  * font that has the characters changes (the first of `fonts` that has one; the first font when
- * none has it, so HarfBuzz gives its .notdef), each shaped in its direction. Runs come back in
+ * none has it, so HarfBuzz gives its .notdef; a fallback that has the whole text draws all of it,
+ * as resvg does), each shaped in its direction. Runs come back in
  * visual order (UAX #9 L2), their glyphs left to right.
  */
 export function shapeText(fonts: readonly Uint8Array[], text: string, options: ShapeOptions = {}): ShapedRun[] {
@@ -215,14 +216,17 @@ export function shapeText(fonts: readonly Uint8Array[], text: string, options: S
   const metrics = fonts.map((f) => fontMetrics(f));
   // Font of each UTF-16 unit (a surrogate pair's low half follows its high half).
   const fontAt = new Int32Array(text.length);
-  for (let i = 0; i < text.length; i++) {
-    const cp = text.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
-    let font = metrics.findIndex((m) => m.has(cp));
-    if (i > 0 && ATTACHES.test(ch)) font = fontAt[i - 1];
-    if (font < 0) font = 0;
-    fontAt[i] = font;
-    if (cp > 0xffff) fontAt[++i] = font;
+  const whole = wholeTextFallback(metrics, text);
+  if (whole > 0) fontAt.fill(whole);
+  else {
+    for (let i = 0; i < text.length; i++) {
+      const cp = text.codePointAt(i)!;
+      let font = metrics.findIndex((m) => m.has(cp));
+      if (i > 0 && ATTACHES.test(String.fromCodePoint(cp))) font = fontAt[i - 1];
+      if (font < 0) font = 0;
+      fontAt[i] = font;
+      if (cp > 0xffff) fontAt[++i] = font;
+    }
   }
   const runs: ShapedRun[] = [];
   let start = 0;
@@ -235,6 +239,20 @@ export function shapeText(fonts: readonly Uint8Array[], text: string, options: S
     start = i;
   }
   return visualOrder(runs, (r) => levels[r.start]);
+}
+
+/**
+ * resvg's rule (usvg's font fallback): when the first font lacks a character and the first
+ * fallback that has it has every character of the text, that fallback draws the whole text,
+ * spaces and punctuation included. The index of that font, or 0.
+ */
+function wholeTextFallback(metrics: ReturnType<typeof fontMetrics>[], text: string): number {
+  if (metrics.length < 2) return 0;
+  const codePoints = [...text].map((ch) => ch.codePointAt(0)!).filter((cp) => cp >= 0x20);
+  const missing = codePoints.find((cp) => !metrics[0].has(cp));
+  if (missing === undefined) return 0;
+  const fallback = metrics.findIndex((m, i) => i > 0 && m.has(missing));
+  return fallback > 0 && codePoints.every((cp) => metrics[fallback].has(cp)) ? fallback : 0;
 }
 
 /**
