@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fallbackFontNames } from '../../../src/engine/fonts/fallback';
 import { writePdf, type PdfPage } from '../../../src/engine/pdf/document';
 import { MemorySink } from '../../../src/engine/pdf/sink';
+import { shapedPath } from '../../../src/engine/fonts/outlines';
 import { shapeRun } from '../../../src/engine/fonts/shaper';
 import { invisibleText } from '../../../src/engine/pdf/text';
 import { svgOutlines } from '../../../src/engine/pdf/vector';
@@ -108,5 +109,32 @@ describe('invisibleText', () => {
     expect(gids(shows[1].glyphs)).toEqual(shapeRun(arabic, 'عبد', 'rtl').map((g) => g.gid));
     expect(shows[0].font).not.toBe(shows[1].font);
     expect(Object.keys(made.fonts).sort()).toEqual([shows[0].font, shows[1].font].sort());
+  });
+});
+
+describe('text drawn as shaped paths (fonts/outlines.ts) keeps its invisible text', () => {
+  it('a hidden <text> beside the path: resvg leaves it out of the outlines, invisibleText still reads it', async () => {
+    const devanagari = (await bundledFontStore('NotoSansDevanagari-Regular'))!;
+    const sans = (await bundledFontStore('LiberationSans'))!;
+    const fonts = [sans, devanagari];
+    const text = 'प्रिया';
+    const path = shapedPath(fonts, text, { size: 40 })!;
+    const svg =
+      `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="80"><g transform="matrix(1 0 0 1 0 0)" font-family="'Liberation Sans'" font-size="40" fill="rgb(0,0,0)">` +
+      `<path transform="translate(10 50)" d="${path.d}"/><text x="10" y="50" text-anchor="start" visibility="hidden">${text}</text></g></svg>`;
+    const outlines = svgOutlines({ svg, fonts }, { left: 0, top: 0 }, 'outlines');
+    expect(outlines).not.toBeNull();
+    const invisible = invisibleText(svg, fonts)!;
+    const page: PdfPage = {
+      width: 300,
+      height: 80,
+      resolution: 72,
+      icc: srgbProfile(),
+      renderRows: async (top, bottom) => ({ width: 300, height: bottom - top, data: new Uint8ClampedArray(300 * (bottom - top) * 4) }),
+      vectors: [{ ops: `${outlines!.ops}\n${invisible.ops}`, fonts: invisible.fonts }],
+    };
+    const sink = new MemorySink();
+    await writePdf(sink, [async () => page], {});
+    expect((await runTool('pdftotext', sink.bytes())).stdout.trim()).toBe(text);
   });
 });
