@@ -44,7 +44,7 @@ export class TenantInputStore implements InputStore {
     const a = await this.asset(root, name);
     if (!a) return null;
     const m = JSON.parse(a.meta) as Record<string, unknown>;
-    return { name, sha256: a.sha, etag: a.sha, contentType: a.mime ?? undefined, meta: m._compiled ? { compiled: String(m._compiled) } : {} };
+    return { name, sha256: a.sha, etag: a.sha, contentType: a.mime ?? undefined, meta: { ...(m._compiled ? { compiled: String(m._compiled) } : {}), ...(typeof m._bleed === 'string' ? { bleed: m._bleed } : {}) } };
   }
 
   private async fontHead(name: string): Promise<StoredInput | null> {

@@ -2,6 +2,7 @@
 // item previews); the ordered files use the render tasks' own mapping (pipelines/tasks/personalise).
 import { walkLayers } from '../../engine/compiled/info';
 import { resolveTemplate } from '../../engine/preview';
+import { nameWithoutMarkers } from '../../engine/personalise';
 import * as assets from '../assets';
 import { listVariables, type VariableInfo } from '../../engine/print-product';
 import type { StoredDesign } from '../designs/store';
@@ -28,8 +29,8 @@ export async function itemVariableData(t: TenantContext, d: StoredDesign, fields
     });
     kinds = new Map();
     for (const layer of walkLayers(compiled.layers)) {
-      if (layer.type === 'Text') kinds.set(layer.name, 'Text');
-      else if (layer.type === 'Image' || layer.type === 'SmartObject') kinds.set(layer.name, 'Image');
+      const kind = layer.type === 'Text' ? 'Text' : layer.type === 'Image' || layer.type === 'SmartObject' ? 'Image' : undefined;
+      if (kind) for (const name of new Set([layer.name, nameWithoutMarkers(layer.name)])) kinds.set(name, kind);
     }
   }
   // Names match as the ordered PDF's do (render tasks): exactly first, then ignoring case.

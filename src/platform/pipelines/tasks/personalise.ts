@@ -21,7 +21,7 @@
  */
 import { walkLayers } from '../../../engine/compiled/info';
 import { EngineError } from '../../../engine/errors';
-import { validateData, type PersonalisationData } from '../../../engine/personalise';
+import { nameWithoutMarkers, validateData, type PersonalisationData } from '../../../engine/personalise';
 import { resolveTemplate } from '../../../engine/preview';
 import type { LayerNode } from '../../../engine/types';
 import { applyVariableData, listVariables, type PrintProductModel, type VariableInfo } from '../../../engine/print-product';
@@ -104,7 +104,7 @@ export async function psdFieldData(ctx: Pick<UnitContext, 'env' | 'tenantId'>, d
 /** `fields` → the engine's `data` for a template's layer tree (undefined when no field names a layer). */
 export function fieldData(layers: LayerNode[], fields: Fields): PersonalisationData | undefined {
   const byName = new Map<string, LayerNode[]>();
-  for (const node of walkLayers(layers)) byName.set(node.name, [...(byName.get(node.name) ?? []), node]);
+  for (const node of walkLayers(layers)) for (const name of new Set([node.name, nameWithoutMarkers(node.name)])) byName.set(name, [...(byName.get(name) ?? []), node]);
   const data: Record<string, unknown> = {};
   const fieldOf = new Map<string, string>();
   for (const [layer, { field, value }] of assign(fields, byName.keys())) {
