@@ -50,10 +50,12 @@ const MAX_LINE = 80;
 /**
  * The design template's text variables as the rendering API's template information gives them,
  * in reading order (top to bottom on the design, then left to right): `{ name, lines, labels,
- * required }`. `name` is the layer's data name (its name without markers such as `<REQ>`), the
- * field a render task fills it from; `lines` the layer's own text split into lines. The shop
- * offers one input per line: a one-line variable is labelled with its name ("Name"), a variable
- * of several lines with each of its lines (the template's own wording), its text as placeholder.
+ * required }`. `name` is the layer's full name, markers such as `<REQ>` included: the field the
+ * platform's render tasks fill the layer from (they match full layer names; the back office
+ * shows the name without markers). `lines` is the layer's own text split into lines. The shop
+ * offers one input per line: a one-line variable is labelled with its data name (its name
+ * without markers: "Name"), a variable of several lines with each of its lines (the template's
+ * own wording); the text is the placeholder.
  */
 async function templateVariables(api, template) {
   const res = await fetch(`${api}/api/information/template`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ template, fullInfo: true }) });
@@ -62,9 +64,9 @@ async function templateVariables(api, template) {
   const walk = (layers) => {
     for (const layer of layers ?? []) {
       if (layer.type === 'Text' && typeof layer.text?.text === 'string') {
-        const name = layer.settings?.dataName ?? layer.name;
+        const label = layer.settings?.dataName ?? layer.name;
         const lines = layer.text.text.split(/\r\n|\r|\n/);
-        found.push({ top: layer.bounds?.top ?? 0, left: layer.bounds?.left ?? 0, variable: { name, lines, labels: lines.length === 1 ? [name] : lines, required: layer.settings?.required === true } });
+        found.push({ top: layer.bounds?.top ?? 0, left: layer.bounds?.left ?? 0, variable: { name: layer.name, lines, labels: lines.length === 1 ? [label] : lines, required: layer.settings?.required === true } });
       }
       walk(layer.layers);
     }

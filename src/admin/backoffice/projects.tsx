@@ -10,6 +10,7 @@
 //   GET  /admin/projects/{id}/items/{itemId}/preview[?design=]   an item's design with its data (item-preview.ts)
 //   GET  /admin/projects/{id}/files/{artifactId} an output file (download)
 import { Hono } from 'hono';
+import { nameWithoutMarkers } from '../../engine/personalise/markers';
 import { notFound } from '../../errors';
 import * as assets from '../../platform/assets';
 import { ConflictError, PlatformError } from '../../platform/core';
@@ -320,9 +321,10 @@ async function projectPage(c: AdminContextOf, id: string, problem?: { status: 40
                       <dd>{i.quantity}</dd>
                       <dt>Designs</dt>
                       <dd>{(JSON.parse(i.design_ids) as string[]).length ? 'named by the item' : 'from the product'}</dd>
+                      {/* A field named after a layer with markers ("Name <TOS_fitToBox>") reads as its data name. */}
                       {fields.map(([k, v]) => (
                         <>
-                          <dt>{k}</dt>
+                          <dt>{nameWithoutMarkers(k)}</dt>
                           <dd>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>
                         </>
                       ))}

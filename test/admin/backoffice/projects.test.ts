@@ -124,6 +124,13 @@ describe('project page', () => {
     expect(await clean.text()).not.toContain(`href="/admin/projects/${p.id}"`);
   });
 
+  it('lists a field named after a layer with markers by its data name', async () => {
+    const p = await project({ item: { quantity: 1, fields: { 'Name <TOS_fitToBox> <REQ>': 'Ada Lovelace' } } });
+    const html = await page(p.id);
+    expect(html).toContain('<dt>Name</dt><dd>Ada Lovelace</dd>');
+    expect(html).not.toContain('TOS_fitToBox');
+  });
+
   it('shows no preflight badge for an item that was not checked (no design)', async () => {
     const made = await post('/admin/products/new', admin, { name: unique('Unchecked card') });
     const productId = Number(/(\d+)$/.exec(made.headers.get('location') ?? '')?.[1]);
