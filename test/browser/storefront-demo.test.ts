@@ -1,7 +1,10 @@
-// The storefront walk of the demo shop (`npm run demo:client`, /shop) in real Chromium: the
-// form's labels from the template → type a name → the preview changes within 1 s → a refused
-// quantity and a bad photo read as sentences → order → the order page shows Completed and a PDF
-// link, and the project's item has the template's variable as its one field.
+// The storefront walk of the demo shop (`npm run demo:client`, /shop) in real Chromium. The Demo
+// card (?product=demo-card): the form's labels from the template → type a name → the preview
+// changes within 1 s → a name too long for the card is told beside the preview and blocks Order
+// (issue 21) → a refused quantity and a bad photo read as sentences → order → the order page shows
+// Completed and a PDF link, and the project's item has the template's variable as its one field.
+// The Business card (the default): inputs named by the template's fields, a shrunk name asks to
+// confirm ("Order anyway") before ordering, and the page fits a 390 px phone.
 // The demo client runs as a child process against the seeded Worker of this browser suite.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
