@@ -40,7 +40,7 @@ export interface FrameOptions {
  * level and the frame: 417 MB in a 128 MB isolate); a strip costs its canvas rows plus the rows
  * the resize and the unsharp mask read beyond them.
  */
-export const STRIP_CANVAS_BYTES = 8 * 1024 * 1024;
+export const STRIP_CANVAS_BYTES = 4 * 1024 * 1024;
 
 /** Draws a frame from scratch: render, resize to the output, sharpen (in strips when the canvas is large). */
 async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, overrides: LayerOverrides | undefined, timing: Timing) {
