@@ -203,3 +203,35 @@ export function shapedPath(
   }
   return { d, width: pen };
 }
+
+const unescapeXml = (s: string) =>
+  s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e]!);
+
+/** Lines resvg may draw wrong: any character beyond Latin, Greek and Cyrillic (U+0590 on). */
+const BEYOND_CYRILLIC = /[^\u0000-\u058f]/u;
+
+/**
+ * A text layer's SVG (personalise/text.ts: a `<g transform="matrix(…)" font-size=… [letter-spacing=…]>`
+ * of `<text x y text-anchor [word-spacing]>` lines) with each line that holds characters beyond
+ * Cyrillic drawn as a shaped path instead, its `<text>` kept beside it hidden (resvg draws neither
+ * hidden text nor puts it in outlines; the PDF Text mode reads it). Latin, Greek and Cyrillic lines,
+ * and lines in a font without TrueType outlines, stay `<text>` as they were.
+ *
+ * @example
+ *   const pixels = await renderSvg(withShapedPaths(svg, fonts), fonts);
+ */
+export function withShapedPaths(svg: string, fonts: readonly Uint8Array[]): string {
+  const group = /<g transform="matrix\([^)]*\)"([^>]*)>/.exec(svg);
+  const size = Number(/font-size="([^"]+)"/.exec(group?.[1] ?? '')?.[1]);
+  if (!group || !(size > 0) || !fonts.length) return svg;
+  const letterSpacing = Number(/letter-spacing="([^"]+)"/.exec(group[1])?.[1] ?? 0);
+  return svg.replace(/<text x="([^"]+)" y="([^"]+)" text-anchor="(\w+)"([^>]*)>([^<]*)<\/text>/g, (line, x: string, y: string, anchor: string, attrs: string, body: string) => {
+    const text = unescapeXml(body);
+    if (!BEYOND_CYRILLIC.test(text)) return line;
+    const wordSpacing = Number(/word-spacing="([^"]+)"/.exec(attrs)?.[1] ?? 0);
+    const path = shapedPath(fonts, text, { size, letterSpacing, wordSpacing });
+    if (!path) return line;
+    const left = Number(x) - (anchor === 'middle' ? path.width / 2 : anchor === 'end' ? path.width : 0);
+    return `<path transform="translate(${fmt(left)} ${y})" d="${path.d}"/><text x="${x}" y="${y}" text-anchor="${anchor}"${attrs} visibility="hidden">${body}</text>`;
+  });
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shapedPath } from '../../../src/engine/fonts/outlines';
+import { shapedPath, withShapedPaths } from '../../../src/engine/fonts/outlines';
 import { renderSvg } from '../../../src/engine/personalise/resvg';
 import type { RGBAImage } from '../../../src/engine/types';
 import { bundledFontStore } from './helpers';
@@ -67,5 +67,31 @@ describe('shapedPath', () => {
       if (String.fromCharCode(...sans.subarray(rec, rec + 4)) === 'glyf') sans.set([0x78, 0x78, 0x78, 0x78], rec);
     }
     expect(shapedPath([sans], 'A', { size: 10 })).toBeNull();
+  });
+});
+
+describe('withShapedPaths', () => {
+  it("redraws a text layer's non-Latin lines as shaped paths and leaves Latin lines alone", async () => {
+    const sans = (await bundledFontStore('LiberationSans'))!;
+    const devanagari = (await bundledFontStore('NotoSansDevanagari-Regular'))!;
+    const arabic = (await bundledFontStore('NotoSansArabic-Regular'))!;
+    const fonts = [sans, devanagari, arabic];
+    const layer = (lines: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="400"><g transform="matrix(1 0 0 1 0 0)" font-family="'Liberation Sans'" font-size="${SIZE}" fill="rgb(0,0,0)" xml:space="preserve" font-kerning="normal">${lines}</g></svg>`;
+    const latin = '<text x="50" y="130" text-anchor="start">AVATAR</text>';
+    expect(withShapedPaths(layer(latin), fonts)).toBe(layer(latin));
+    const svg = withShapedPaths(layer('<text x="450" y="130" text-anchor="middle">प्रियंका शर्मा</text><text x="50" y="300" text-anchor="start">Ali لا الله</text>'), fonts);
+    expect(svg.match(/<path /g)).toHaveLength(2);
+    expect(svg.match(/visibility="hidden"/g)).toHaveLength(2);
+    // The Devanagari line as HarfBuzz draws it (hb-view: 423 px), centred on x = 450.
+    const top = ink(await renderSvg(svg.replace(/<path transform="translate\([\d.]+ 300\)"[^>]*>/, ''), fonts));
+    // ±3: at a fractional position the edge pixels are partly covered.
+    expect(Math.abs(top.right - top.left - 423), JSON.stringify(top)).toBeLessThanOrEqual(3);
+    expect(Math.abs((top.left + top.right) / 2 - 450), JSON.stringify(top)).toBeLessThanOrEqual(2);
+    // The mixed Latin and Arabic line: resvg alone draws .notdef boxes for the Arabic (its
+    // fallback needs as many glyphs as the template's font gave); ours as shaped: narrower.
+    const boxes = ink(await renderSvg(layer('<text x="50" y="300" text-anchor="start">Ali لا الله</text>'), fonts));
+    const shaped = shapedPath(fonts, 'Ali لا الله', { size: SIZE })!;
+    expect(boxes.right - boxes.left).toBeGreaterThan(shaped.width + 20);
   });
 });
