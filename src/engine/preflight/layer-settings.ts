@@ -5,6 +5,7 @@
  * from /api/information/template how a field behaves without parsing layer names itself.
  */
 import { templateInfo } from '../compiled/info';
+import { spotLayerIds } from '../compiled/spots';
 import { DEFAULT_PPI_THRESHOLD } from '../personalise/checks';
 import { layerMarkers, nameWithoutMarkers, type TextFit } from '../personalise/markers';
 import type { CompiledTemplate, FrameLayer, FramesInfo, LayerNode } from '../types';
@@ -51,7 +52,9 @@ export function templateInfoWithSettings(compiled: CompiledTemplate, fullInfo: b
       const children = layer.layers && node?.children ? { layers: annotate(layer.layers, node.children) } : {};
       return { ...layer, ...(settings ? { settings: withoutUndefined(settings) } : {}), ...children };
     });
-  return { ...info, layers: annotate(info.layers, compiled.layers) };
+  // Spot channels' preview layers are in the tree but not in the information (compiled/spots.ts).
+  const spotLayers = spotLayerIds(compiled);
+  return { ...info, layers: annotate(info.layers, compiled.layers.filter((n) => !spotLayers.has(n.id))) };
 }
 
 const withoutUndefined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
