@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
 import { clearEngineCaches, frameCache } from '../../src/engine/cache';
-import { encodeFrameJpeg, renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { encodeFrameJpeg, renderFrame, STRIP_CANVAS_BYTES, type FrameOptions } from '../../src/engine/frame';
 import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
 import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
@@ -84,6 +84,28 @@ describe('preview frames', () => {
       }
     });
   }
+
+  it('never renders more canvas at once than a strip when the canvas is above the strip size', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    clearEngineCaches();
+    const [o] = settings(compiled);
+    const canvasBytes = Math.round(compiled.width * o!.scale) * Math.round(compiled.height * o!.scale) * 4;
+    const stripBytes = Math.floor(canvasBytes / 8);
+    const rendered: number[] = [];
+    const timing = {
+      time: async <T,>(name: string, fn: () => Promise<T> | T) => {
+        const r = await fn();
+        if (name === 'render') rendered.push((r as { data: Uint8ClampedArray }).data.byteLength);
+        return r;
+      },
+      note: () => {},
+    };
+    await renderFrame(env.FILES, compiled, { ...o!, stripBytes }, timing);
+    expect(rendered.length).toBeGreaterThanOrEqual(8);
+    // A strip's canvas: its share plus the rows the resize's taps and the unsharp mask read beyond it.
+    expect(Math.max(...rendered)).toBeLessThan(2 * stripBytes);
+    expect(STRIP_CANVAS_BYTES).toBeLessThanOrEqual(8 * 1024 * 1024);
+  });
 
   it('keeps one template frame per size and settings, and gives callers their own copy', async () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
