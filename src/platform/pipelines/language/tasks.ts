@@ -128,6 +128,8 @@ const hiresParams = {
   hiResOutputJpegCompressionQuality: int({ min: 1, max: 100 }).default(90),
   hiResOutputPrintAreaFilter: pageRanges(),
   hiResOutputToSeparateFiles: bool().default(false),
+  /** One PDF per separation: the process plates, then each spot channel of the PSD (its name in the file name). */
+  hiResOutputChannelContainersToSeparateFiles: bool().default(false),
   hiResOutputArchiveType: oneOf(['None', 'Zip']).default('None'),
 };
 

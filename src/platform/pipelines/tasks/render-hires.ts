@@ -8,7 +8,8 @@
  * a print-area filter that leaves out page 1 produces nothing.
  *
  * Print-product designs: the design atoms' PDF (a page per print area, MediaBox = BleedBox =
- * area + bleed, TrimBox = area), with the filter's pages, one file or (`hiResOutputToSeparateFiles`)
+ * area + bleed, TrimBox = area) in the task's output colour as for PSDs (default CMYK PDF/X-4;
+ * docs/design-atoms.md, "Print colour"), with the filter's pages, one file or (`hiResOutputToSeparateFiles`)
  * a file per page; rasters are each surface drawn at the dpi and cut to each page's MediaBox, a
  * file per page. Several files need a collection output, or `Zip` puts them in one archive.
  * Either kind is personalised by the item's `fields` (personalise.ts).
@@ -22,7 +23,8 @@ import type { HiresParams } from '../language';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { decodePng, encodeRaster, flattenOver, parseColor, toGrayscale, transform, type Flip, type Rotate } from './raster';
-import { designOf, includesFirstPage, isPrintProduct, pdfWriter, printColourOf, renderImage, writeDesignPdf } from './render';
+import { designOf, designSeparations, includesFirstPage, isPrintProduct, pdfWriter, printColourOf, renderImage, writeDesignPdf } from './render';
+import { separationFileName } from '../../../engine/pdf/document';
 import { colourTransform, defaultProfile } from '../../../engine/colour';
 import { encodeConvertedJpeg } from '../../../engine/raster';
 import type { TaskModule, UnitContext } from './types';
@@ -30,7 +32,7 @@ import type { PersonalisationData } from '../../../engine/personalise';
 import type { RGBAImage } from '../../../engine/types';
 import type { PrintProductModel, VariableInfo } from '../../../engine/print-product';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
-import { inFilter, loadModel, pagePictures, printPdf } from './print-product';
+import { inFilter, loadModel, pagePictures, printPdf, printProductColour } from './print-product';
 
 async function pdfBytes(ctx: UnitContext, p: HiresParams, designId: string, title: string, mode: TextOutputMode, data?: PersonalisationData): Promise<Uint8Array> {
   const sink = new MemorySink();
@@ -122,15 +124,21 @@ async function rasterFile(ctx: UnitContext, p: HiresParams, img: RGBAImage, form
 
 const pdfFile = (bytes: Uint8Array): PrintFile => ({ bytes, ext: 'pdf', contentType: 'application/pdf', format: 'pdf' });
 
-/** The pages of `doc` (1-based numbers) as a new document; copied pages keep their boxes. */
+/**
+ * The pages of `doc` (1-based numbers) as a new document; copied pages keep their boxes, and a
+ * PDF/X file keeps its identification and header (as transformPdf).
+ */
 async function pickPages(bytes: Uint8Array, pages: number[]): Promise<Uint8Array> {
-  const src = await PDFDocument.load(bytes);
+  const src = await PDFDocument.load(bytes, { updateMetadata: false });
   const out = await PDFDocument.create({ updateMetadata: false });
-  out.setProducer(src.getProducer() ?? 'design atoms (pdf-lib)');
-  const title = src.getTitle();
-  if (title) out.setTitle(title);
+  const pdfx = carryPdfx(src, out);
+  if (!pdfx) {
+    out.setProducer(src.getProducer() ?? 'design atoms (pdf-lib)');
+    const title = src.getTitle();
+    if (title) out.setTitle(title);
+  }
   for (const page of await out.copyPages(src, pages.map((n) => n - 1))) out.addPage(page);
-  return out.save();
+  return pdfx ? keepHeader(bytes, await out.save({ useObjectStreams: false })) : out.save();
 }
 
 /**
@@ -144,7 +152,7 @@ export async function printProductFiles(ctx: UnitContext, p: HiresParams, model:
   const rotate = p.hiResOutputRotateMode;
   const flip = p.hiResOutputFlipMode;
   if (format === 'Pdf') {
-    const pdf = await printPdf(ctx, model, p.hiResOutputPdfTextMode === 'Text' ? 'Text' : 'Outlines', name, vars);
+    const pdf = await printPdf(ctx, model, p.hiResOutputPdfTextMode === 'Text' ? 'Text' : 'Outlines', name, vars, await printProductColour(ctx, p));
     const pages = Array.from({ length: pdf.pages }, (_, i) => i + 1).filter((n) => inFilter(filter, n));
     if (!pages.length) return [];
     const finish = async (bytes: Uint8Array) => pdfFile(rotate === 'None' && flip === 'None' ? bytes : await transformPdf(bytes, rotate, flip));
@@ -211,6 +219,15 @@ export const renderHires: TaskModule<'render-hires'> = {
 
     if (!includesFirstPage(p.hiResOutputPrintAreaFilter)) return;
     const data = await psdFieldData(ctx, design.id, itemFields(ctx, input));
+    if (p.hiResOutputChannelContainersToSeparateFiles && streamsPdf(p) && !zip) {
+      const separations = await designSeparations(ctx, design.id);
+      if (separations.length > 1 && !out.collection) throw new TaskFailure(`${design.name} has ${separations.length - 1} spot channels, a file each; ${out.name} takes one (use ${out.name}*)`);
+      for (const separation of separations) {
+        const fileName = separationFileName(`${name}.pdf`, separation);
+        await ctx.output(out.name, { ext: 'pdf', fileName, format: 'pdf', write: pdfWriter(ctx, p, design.id, name, textMode(p), data, separation), source: design.id });
+      }
+      return;
+    }
     if (streamsPdf(p) && !zip) {
       await ctx.output(out.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', write: psdPdfWriter(ctx, p, design.id, name, data), source: design.id });
       return;

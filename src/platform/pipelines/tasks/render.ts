@@ -6,7 +6,7 @@
  */
 import type { Env } from '../../../env';
 import { UrlImages } from '../../../engine/inputs';
-import { writePdf } from '../../../engine/pdf/document';
+import { writePdf, type Separation } from '../../../engine/pdf/document';
 import { prepareHires, type TextOutputMode } from '../../../engine/pdf/prepare';
 import { R2Sink, type ByteSink } from '../../../engine/pdf/sink';
 import { PrintColourError, shippedProfile } from '../../../engine/pdf/output';
@@ -71,10 +71,15 @@ export async function printColourOf(ctx: UnitContext, p: HiresParams): Promise<P
 }
 
 /** Writes a one-page print PDF of the design (personalised by `data`) into `key`; returns its size. */
-export function pdfWriter(ctx: UnitContext, p: HiresParams, designId: string, title: string, textOutputMode: TextOutputMode, data?: PersonalisationData) {
+export function pdfWriter(ctx: UnitContext, p: HiresParams, designId: string, title: string, textOutputMode: TextOutputMode, data?: PersonalisationData, separation?: Separation) {
   return async (bucket: R2Bucket, key: string): Promise<number> => {
-    return writeDesignPdf(ctx, p, designId, title, textOutputMode, data, new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } }));
+    return writeDesignPdf(ctx, p, designId, title, textOutputMode, data, new R2Sink(bucket, key, { httpMetadata: { contentType: 'application/pdf' } }), separation);
   };
+}
+
+/** The separations a design's print file splits into (process, then its spot channels), for one file each. */
+export async function designSeparations(ctx: UnitContext, designId: string): Promise<Separation[]> {
+  return (await prepareHires(new TenantInputStore(ctx.env, ctx.tenantId), { template: designId }, deps(ctx.env))).separations;
 }
 
 /** The design's print PDF written into `sink` (the task's colour parameters applied); returns its size. */
@@ -86,6 +91,7 @@ export async function writeDesignPdf(
   textOutputMode: TextOutputMode,
   data: PersonalisationData | undefined,
   sink: ByteSink,
+  separation?: Separation,
 ): Promise<number> {
   const store = new TenantInputStore(ctx.env, ctx.tenantId);
   let page;
@@ -96,9 +102,10 @@ export async function writeDesignPdf(
     if (e instanceof PrintColourError || (e instanceof Unprocessable && e.details?.[0]?.path === 'colorProfile')) throw new TaskFailure(e.message);
     throw e;
   }
-  const summary = await writePdf(sink, [page.load], { title, output: page.output });
-  // What the layer checks found while the page was built (issue 21): on the job, no second render.
-  ctx.preflight(designId, page.problems());
+  const summary = await writePdf(sink, [page.load], { title, output: page.output, separation });
+  // What the layer checks found while the page was built (issue 21): on the job, no second render
+  // (once per design when it is split into separations).
+  if (!separation || 'process' in separation) ctx.preflight(designId, page.problems());
   return summary.bytes;
 }
 
