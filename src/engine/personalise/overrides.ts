@@ -304,7 +304,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   const [texts, images] = await Promise.all([Promise.all(textJobs), Promise.all(imageJobs)]);
   if (failures.length) throw combine(failures);
 
-  const report = ctx.report ?? (() => {});
+  // Only what prints is checked: layers hidden (by the template, a switch or `visible`) report nothing.
+  const shown = visibleLayers(tree, overrides);
+  const reportAll = ctx.report ?? (() => {});
+  const reportOn = (node: LayerNode): ReportProblem => (shown.has(node.id) ? reportAll : () => {});
   const canvas = ctx.canvas ? { left: 0, top: 0, right: ctx.canvas.width, bottom: ctx.canvas.height } : undefined;
   const trim = ctx.trim ?? canvas;
   const resolution = ctx.resolution && ctx.resolution > 0 ? ctx.resolution : 72;
@@ -331,7 +334,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       maxWidth: markers.maxWidth,
       area: trim,
     });
-    checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, report });
+    checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, report: reportOn(node) });
     if (ctx.layoutOnly) continue;
     try {
       const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale });
@@ -349,7 +352,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (!job) continue;
     const { name, node, command, quad, picture, size } = job;
     const mode = command.resizeMode ?? 'fit';
-    checkPicture(node, name, size, mode, { resolution, trim, report });
+    checkPicture(node, name, size, mode, { resolution, trim, report: reportOn(node) });
     if (!picture) continue;
     try {
       const key = ctx.imageKey?.(command.image);
@@ -363,7 +366,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       else throw err;
     }
   }
-  checkRequired(tree, targets, overrides, report);
+  checkRequired(tree, targets, shown, reportAll);
   if (failures.length) throw combine(failures);
   return ctx.layoutOnly ? new Map() : overrides;
 }
@@ -426,28 +429,42 @@ function checkPicture(
   if (outside) report(outside);
 }
 
-/** emptyField: every visible `<REQ>` text layer must end up with text, every `<REQ>` picture layer must get a picture. */
-function checkRequired(tree: LayerNode[], targets: Target[], overrides: LayerOverrides, report: ReportProblem) {
-  const commandOf = new Map<number, { name: string; command: DataCommand }>();
-  for (const { name, command, nodes } of targets) for (const node of nodes) if (command.type) commandOf.set(node.id, { name, command });
-  const walk = (nodes: LayerNode[], shown: boolean) => {
+/** Ids of the layers that show: visible themselves and every group above them, after the overrides. */
+function visibleLayers(tree: LayerNode[], overrides: LayerOverrides): Set<number> {
+  const ids = new Set<number>();
+  const walk = (nodes: LayerNode[]) => {
     for (const node of nodes) {
-      const visible = shown && (overrides.get(node.id)?.visible ?? node.visible);
-      if (visible && layerMarkers(node.name).required) {
-        const given = commandOf.get(node.id);
-        const label = nameWithoutMarkers(node.name);
-        const layer = given?.name ?? label;
-        if (node.type === 'Text') {
-          const text = given?.command.type === 'text' ? given.command.text : given ? 'filled' : node.text?.text ?? '';
-          if (!text.trim()) report(emptyFieldProblem(layer, label, 'text'));
-        } else if (node.type === 'Image' || node.type === 'SmartObject') {
-          if (!given) report(emptyFieldProblem(layer, label, 'picture'));
-        }
-      }
-      if (node.children) walk(node.children, visible);
+      if (!(overrides.get(node.id)?.visible ?? node.visible)) continue;
+      ids.add(node.id);
+      if (node.children) walk(node.children);
     }
   };
-  walk(tree, true);
+  walk(tree);
+  return ids;
+}
+
+/** emptyField: every visible `<REQ>` text layer must end up with text, every `<REQ>` picture layer must get a picture. */
+function checkRequired(tree: LayerNode[], targets: Target[], shown: Set<number>, report: ReportProblem) {
+  const commandOf = new Map<number, { name: string; command: DataCommand }>();
+  for (const { name, command, nodes } of targets) for (const node of nodes) if (command.type) commandOf.set(node.id, { name, command });
+  const requireContent = (node: LayerNode) => {
+    const given = commandOf.get(node.id);
+    const label = nameWithoutMarkers(node.name);
+    const layer = given?.name ?? label;
+    if (node.type === 'Text') {
+      const text = given?.command.type === 'text' ? given.command.text : given ? 'filled' : node.text?.text ?? '';
+      if (!text.trim()) report(emptyFieldProblem(layer, label, 'text'));
+    } else if ((node.type === 'Image' || node.type === 'SmartObject') && !given) {
+      report(emptyFieldProblem(layer, label, 'picture'));
+    }
+  };
+  const walk = (nodes: LayerNode[]) => {
+    for (const node of nodes) {
+      if (shown.has(node.id) && layerMarkers(node.name).required) requireContent(node);
+      if (node.children) walk(node.children);
+    }
+  };
+  walk(tree);
 }
 
 /** Replacement content that draws nothing (empty text, a placement off every pixel). */

@@ -242,6 +242,20 @@ describe('layer checks', () => {
   });
 });
 
+describe('only what prints is checked', () => {
+  it('a hidden text layer or picture reports nothing', async () => {
+    const { tree } = await fixtureTree('psdtools-text.psd');
+    const { ctx, problems } = context({ canvas: { width: 400, height: 400 } });
+    await buildOverrides(tree, { [POINT]: { type: 'text', text: LONG_NAME, visible: false } }, ctx);
+    expect(problems).toEqual([]);
+    const shapes = await fixtureTree('agpsd-shapes-smart-objects.psd');
+    const img = { width: 4, height: 3, data: new Uint8ClampedArray(4 * 3 * 4) };
+    const pic = context({ resolution: 300 }, { 'p.png': img });
+    await buildOverrides(shapes.tree, { apple: { type: 'image', image: 'p.png', visible: false } }, pic.ctx);
+    expect(pic.problems).toEqual([]);
+  });
+});
+
 describe('layoutOnly', () => {
   it('draws nothing, returns no overrides and reports what a full render reports', async () => {
     const { tree } = await fixtureTree('psdtools-text.psd');
