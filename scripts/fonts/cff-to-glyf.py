@@ -8,7 +8,7 @@ from fontTools.pens.cu2quPen import Cu2QuPen
 from fontTools.pens.ttGlyphPen import TTGlyphPen
 
 source, target = sys.argv[1], sys.argv[2]
-font = TTFont(source)
+font = TTFont(source, recalcTimestamp=False)  # same bytes on every run
 order = font.getGlyphOrder()
 glyph_set = font.getGlyphSet()
 glyphs = {}
