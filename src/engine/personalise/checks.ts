@@ -15,8 +15,12 @@ const round1 = (v: number) => Math.round(v * 10) / 10;
 const quoted = (text: string) => `"${text.length > 40 ? `${text.slice(0, 39)}…` : text}"`;
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** textOverflow and textShrunk of laid-out text. */
-export function textFitProblems(layer: string, label: string, text: string, set: SetText): PreflightProblem[] {
+/**
+ * textOverflow and textShrunk of laid-out text. Sizes in `details` are template pixels (the unit
+ * of a request's `size`); the message says printed points at the template's `resolution` (ppi).
+ */
+export function textFitProblems(layer: string, label: string, text: string, set: SetText, resolution = 72): PreflightProblem[] {
+  const points = (px: number) => round1((px * 72) / resolution);
   const problems: PreflightProblem[] = [];
   if (set.overflow) {
     const characters = visibleCharacters(set.overflow);
@@ -33,8 +37,8 @@ export function textFitProblems(layer: string, label: string, text: string, set:
       layer,
       code: 'textShrunk',
       severity: 'warning',
-      message: `${label} was shrunk to ${round1(set.shownSize)} pt to fit.`,
-      details: { size: round1(set.shownSize), originalSize: round1(set.startSize) },
+      message: `${label} was shrunk to ${points(set.shownSize)} pt to fit.`,
+      details: { size: round1(set.shownSize), originalSize: round1(set.startSize), points: points(set.shownSize), originalPoints: points(set.startSize) },
     });
   }
   return problems;

@@ -334,7 +334,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       maxWidth: markers.maxWidth,
       area: trim,
     });
-    checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, report: reportOn(node) });
+    checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, resolution, report: reportOn(node) });
     if (ctx.layoutOnly) continue;
     try {
       const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale });
@@ -381,10 +381,11 @@ function checkText(job: {
   font: ResolvedFont;
   fallbacks: Array<{ postscriptName: string; bytes: Uint8Array }>;
   trim?: Bounds;
+  resolution: number;
   report: ReportProblem;
 }) {
-  const { name, label, node, text, laid, font, fallbacks, trim, report } = job;
-  const fitProblems = textFitProblems(name, label, text, laid);
+  const { name, label, node, text, laid, font, fallbacks, trim, resolution, report } = job;
+  const fitProblems = textFitProblems(name, label, text, laid, resolution);
   fitProblems.forEach(report);
   const shown = node.text?.allCaps ? text.toUpperCase() : text;
   const missing = missingGlyphProblem(name, label, shown, laid.metrics.has);

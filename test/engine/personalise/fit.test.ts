@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOverrides, type PersonaliseContext } from '../../../src/engine/personalise';
 import { setText } from '../../../src/engine/personalise/text';
+import { textFitProblems } from '../../../src/engine/personalise/checks';
 import type { PreflightProblem } from '../../../src/engine/preflight/report';
 import type { LayerNode, RGBAImage } from '../../../src/engine/types';
 import { bundledFont, bundledFontStore } from '../fonts/helpers';
@@ -62,7 +63,7 @@ describe('copyfitting point text', () => {
     await buildOverrides(tree, { [POINT]: { type: 'text', text: LONG_NAME, fit: 'shrink' } }, ctx);
     expect(codes(problems)).toEqual(['fontSubstituted:warning', 'textShrunk:warning']);
     const shrunk = problems.find((p) => p.code === 'textShrunk')!;
-    expect(shrunk.details).toEqual({ size: set.shownSize, originalSize: 13 });
+    expect(shrunk.details).toEqual({ size: set.shownSize, originalSize: 13, points: set.shownSize, originalPoints: 13 });
     expect(shrunk.message).toBe(`${POINT} was shrunk to ${set.shownSize} pt to fit.`);
   });
 
@@ -70,7 +71,7 @@ describe('copyfitting point text', () => {
     const { tree } = await fixtureTree('psdtools-text.psd');
     const { ctx, problems } = context({ canvas: { width: 400, height: 400 } });
     await buildOverrides(tree, { [POINT]: { type: 'text', text: LONG_NAME, fit: 'shrink', minSize: 12 } }, ctx);
-    expect(problems.find((p) => p.code === 'textShrunk')!.details).toEqual({ size: 12, originalSize: 13 });
+    expect(problems.find((p) => p.code === 'textShrunk')!.details).toEqual({ size: 12, originalSize: 13, points: 12, originalPoints: 13 });
     expect(problems.find((p) => p.code === 'textOverflow')!.details!.size).toBe(12);
 
     const node = findNode(tree, POINT);
@@ -292,5 +293,14 @@ describe('layoutOnly', () => {
     const plain = context({ canvas: { width: 400, height: 400 }, resolution: 300, layoutOnly: true }, { 'p.png': img });
     expect((await buildOverrides(both, data, plain.ctx)).size).toBe(0);
     expect(plain.problems).toEqual(full.problems);
+  });
+});
+
+describe('the textShrunk message at print resolution', () => {
+  it('says printed points: template pixels × 72 / ppi', () => {
+    const set = { shownSize: 42.9, startSize: 64, overflow: '' } as Parameters<typeof textFitProblems>[3];
+    const [shrunk] = textFitProblems('Name', 'Name', 'Jonathan', set, 300);
+    expect(shrunk!.message).toBe('Name was shrunk to 10.3 pt to fit.');
+    expect(shrunk!.details).toEqual({ size: 42.9, originalSize: 64, points: 10.3, originalPoints: 15.4 });
   });
 });
