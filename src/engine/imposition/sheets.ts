@@ -3,10 +3,14 @@
  * clipped to its BleedBox (else TrimBox, else MediaBox), as soon as its PDF is read (so only
  * one input PDF is held at a time); sheets then draw those forms by reference (`q <cm> /Fm Do
  * Q`), so the output grows with the distinct pages, not with the copies. Vectors and text stay
- * as they were. The first output intent found among the inputs is carried over. A background
+ * as they were. The first output intent found among the inputs is carried over; when every input
+ * is PDF/X for the same print condition, the sheets are PDF/X too (pdfx.ts). A background
  * (a template's own pixels) is one more form, drawn first on every sheet, scaled to the sheet.
+ * The slug line is drawn with an embedded font (slug.ts).
  */
-import { PDFArray, PDFDocument, PDFName, PDFObjectCopier, PDFPageEmbedder, StandardFonts, type PDFFont, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDocument, PDFName, PDFObjectCopier, PDFPageEmbedder, type PDFRef } from 'pdf-lib';
+import { inputConformance, markPdfx, sheetFormat, withPdfxHeader, type InputConformance, type SheetFormat } from './pdfx';
+import { embedSlugFont } from './slug';
 import { cellBoxes, turned, type Box, type Grid, type SheetGeometry } from './layout';
 import { addColorSpace, appendContent, n, separation } from './spot';
 import { checkPdfDecodedSizes, PDF_LIB_DECODE_LIMITS } from '../pdf-raster/bounds';
@@ -38,6 +42,8 @@ export interface WriteOptions extends SheetGeometry {
   /** Crop-mark length (pt). */
   markLength?: number;
   slug?: (sheet: number, sheets: number, side: 'front' | 'back') => string;
+  /** The sheets' title (PDF/X information and XMP). */
+  title?: string;
 }
 
 /** A 2-D affine matrix [a b c d e f] as PDF writes it. */
@@ -62,7 +68,7 @@ function mapBox(m: Matrix, b: Box): Box {
 export class Imposer {
   readonly pages: ItemPage[] = [];
   private outputIntent = false;
-  private font: PDFFont | null = null;
+  private readonly inputs: Array<InputConformance & { name: string }> = [];
   private backdrop: { form: PDFRef; width: number; height: number } | null = null;
 
   private constructor(readonly doc: PDFDocument) {}
@@ -73,10 +79,11 @@ export class Imposer {
     return new Imposer(doc);
   }
 
-  /** Reads one input PDF and embeds each of its pages (in order). Returns how many it had. */
-  async add(bytes: Uint8Array): Promise<number> {
+  /** Reads one input PDF (`name` for messages) and embeds each of its pages (in order). Returns how many it had. */
+  async add(bytes: Uint8Array, name = `input ${this.inputs.length + 1}`): Promise<number> {
     checkPdfDecodedSizes(bytes, PDF_LIB_DECODE_LIMITS); // embedding decodes page contents whole: bombs refused first (issue 18 item 3)
     const src = await PDFDocument.load(bytes, { updateMetadata: false });
+    this.inputs.push({ name, ...inputConformance(src) });
     if (!this.outputIntent) {
       const intents = src.catalog.lookup(PDFName.of('OutputIntents'));
       if (intents instanceof PDFArray && intents.size() > 0) {
@@ -112,12 +119,21 @@ export class Imposer {
     this.backdrop = { form: await embedder.embedIntoContext(this.doc.context), width: box.width, height: box.height };
   }
 
+  /**
+   * What the sheets will be, from the inputs added so far: PDF/X-4, PDF/X-1a or plain (`null`),
+   * with the reason when some input was PDF/X and the sheets cannot be.
+   */
+  format(): { format: SheetFormat | null; reason?: string } {
+    return sheetFormat(this.inputs);
+  }
+
   /** Draws the sheets (fronts, then each front's back when duplex) and returns the PDF. */
   async write(plans: SheetPlan[], o: WriteOptions): Promise<Uint8Array> {
     const cells = o.slots ? o.slots.map((m) => mapBox(m, { x: 0, y: 0, width: this.pages[0]?.width ?? 0, height: this.pages[0]?.height ?? 0 })) : cellBoxes(o, o.grid);
     const registration = o.cropMarks ? separation(this.doc, 'All', [1, 1, 1, 1]) : null;
-    if (o.slug) this.font = await this.doc.embedFont(StandardFonts.Helvetica);
     const sides: Array<'front' | 'back'> = o.duplex ? ['front', 'back'] : ['front'];
+    const slugs = o.slug ? plans.map((_, s) => sides.map((side) => o.slug!(s + 1, plans.length, side))) : null;
+    const font = slugs ? embedSlugFont(this.doc, slugs.flat()) : null;
     plans.forEach((plan, s) => {
       for (const side of sides) {
         const page = this.doc.addPage([o.sheet.width, o.sheet.height]);
@@ -148,17 +164,21 @@ export class Imposer {
           const cs = addColorSpace(page, 'CS', registration);
           content += `q /${cs} CS 1 SCN 0.5 w 0 J\n${cropMarks(placed, o)}Q\n`;
         }
-        if (o.slug && this.font) {
-          const text = o.slug(s + 1, plans.length, side);
-          const fontName = page.node.newFontDictionary('F', this.font.ref).asString();
+        if (slugs && font) {
+          const text = slugs[s]![side === 'back' ? 1 : 0]!;
+          const fontName = page.node.newFontDictionary('F', font.ref).asString();
           const size = 6;
           const y = Math.max(2, Math.min(o.margin.bottom, cells.length ? Math.min(...cells.map((c) => c.y)) : 0) / 2 - size / 3);
-          content += `q 0 g BT ${fontName} ${size} Tf ${n(Math.max(6, o.margin.left))} ${n(y)} Td ${this.font.encodeText(text).toString()} Tj ET Q\n`;
+          content += `q 0 g BT ${fontName} ${size} Tf ${n(Math.max(6, o.margin.left))} ${n(y)} Td ${font.show(text)} Tj ET Q\n`;
         }
         appendContent(page, content);
       }
     });
-    return this.doc.save({ useObjectStreams: true });
+    const { format } = this.format();
+    if (!format) return this.doc.save({ useObjectStreams: true });
+    const created = new Date();
+    const { useObjectStreams } = markPdfx(this.doc, format, { title: o.title ?? 'Imposed sheets', producer: 'imposition', created, documentId: crypto.randomUUID() });
+    return withPdfxHeader(await this.doc.save({ useObjectStreams }), format);
   }
 }
 

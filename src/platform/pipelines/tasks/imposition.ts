@@ -12,6 +12,8 @@
  * slots (corners, so rotation comes along), the pages fitted into them as vectors; the same
  * schemes and quantity fill them. `impositionTemplateBackground`: the PSD itself, printed by the
  * engine with its slot layers hidden, is one form drawn under the pages on every sheet.
+ * PDF/X inputs (one print condition) give PDF/X sheets of the same version; else plain sheets,
+ * with a note saying why when some input was PDF/X.
  */
 import { Imposer, type Matrix, type SheetPlan } from '../../../engine/imposition/sheets';
 import { slotMatrix, templateSlots } from '../../../engine/imposition/template';
@@ -104,7 +106,7 @@ export const produceImposition: TaskModule<'produce-imposition'> = {
       const bytes = await ctx.read(a);
       if (!isPdf(bytes)) throw new TaskFailure(`${a.fileName} is not a PDF (impose print files: render-hires with hiResOutputFileFormat Pdf)`);
       try {
-        await imposer.add(bytes);
+        await imposer.add(bytes, a.fileName);
       } catch (e) {
         throw new TaskFailure(`${a.fileName} is not a readable PDF: ${(e as Error).message}`);
       }
@@ -151,11 +153,14 @@ export const produceImposition: TaskModule<'produce-imposition'> = {
           [order !== undefined && order !== null && order !== '' ? `Order ${String(order)}` : null, `Job ${ctx.jobId}`, `Sheet ${s} of ${of}${p.duplex ? ` (${side})` : ''}`]
             .filter(Boolean)
             .join(' \u00b7 ')
-            // The standard font writes WinAnsi: anything else becomes '?'.
+            // The slug font has Latin-1 only: anything else becomes '?'.
             .replace(/[^\x20-\x7e\u00a0-\u00ff]/g, '?')
       : undefined;
-    const bytes = await imposer.write(plans, { ...geometry, grid, slots, duplex: p.duplex, cropMarks: p.cropMarks, slug });
     const name = outputBase(p, 'imposition');
+    // PDF/X inputs give PDF/X sheets; when they cannot, the task says why (issue 24's printer rejects plain sheets).
+    const { reason } = imposer.format();
+    if (reason) ctx.note?.(reason);
+    const bytes = await imposer.write(plans, { ...geometry, grid, slots, duplex: p.duplex, cropMarks: p.cropMarks, slug, title: name });
     await ctx.output(ctx.task.outputs[0]!.name, { ext: 'pdf', fileName: `${name}.pdf`, format: 'pdf', bytes, contentType: 'application/pdf' });
   },
 };
