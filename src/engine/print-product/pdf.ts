@@ -30,6 +30,7 @@ import { toUnicodeCMap } from '../pdf/text';
 import { num } from '../pdf/writer';
 import { renderSvg } from '../personalise/resvg';
 import { decodeImage, encodeJpeg } from '../raster/codecs';
+import { encodeConvertedJpeg } from '../raster/jpeg-ink';
 import { unpremultiply } from '../raster/pixels';
 import { resample } from '../raster/resample';
 import type { RGBAImage } from '../types';
@@ -43,6 +44,8 @@ import { ModelValidationError } from './validate';
 import type { VariableInfo } from './variables';
 import type { PreflightProblem, ReportProblem } from '../preflight/report';
 import { barcodeProblems, emptyFields, imageProblems, textProblems, type ResolutionThresholds } from './problems';
+import { PDFX } from '../pdf/pdfx';
+import { inkWriter, jpegComponents, markPdfx, PdfX1aTransparencyError, type InkWriter, type PrintProductColour } from './colour';
 
 /** A dictionary as pdf-lib's `context.obj` and `flateStream` take it (pdf-lib does not export the type's name). */
 type PdfDictLiteral = NonNullable<Parameters<PDFContext['flateStream']>[1]>;
@@ -76,6 +79,11 @@ export interface PdfOptions {
   report?: ReportProblem;
   /** Effective-ppi thresholds of placed images (default 200/100). */
   resolution?: ResolutionThresholds;
+  /**
+   * Output colour (issue 20 §2, colour.ts): CMYK or grey ink through the output profile, PDF/X
+   * identification. Absent: RGB as before (`cmyk()` colours as DeviceCMYK, no output intent).
+   */
+  colour?: PrintProductColour;
 }
 
 export interface PdfResult {
@@ -110,8 +118,6 @@ export function pagePlan(surface: SurfaceModel, surfaceIndex: number): PdfPagePl
   });
 }
 
-const fill = (c: ResolvedColor) => (c.cmyk ? `${c.cmyk.map(num).join(' ')} k` : `${num(c.r / 255)} ${num(c.g / 255)} ${num(c.b / 255)} rg`);
-const stroke = (c: ResolvedColor) => (c.cmyk ? `${c.cmyk.map(num).join(' ')} K` : `${num(c.r / 255)} ${num(c.g / 255)} ${num(c.b / 255)} RG`);
 
 /** Bézier constant for quarter ellipses. */
 const K = 0.5522847498;
@@ -186,6 +192,7 @@ class Writer {
     readonly doc: PDFDocument,
     readonly opts: PdfOptions,
     readonly maxBytes: number,
+    readonly ink: InkWriter,
   ) {
     this.context = doc.context;
     this.resourcesRef = this.context.nextRef();
@@ -196,6 +203,7 @@ class Writer {
   }
 
   alpha(a: number, kind: 'fill' | 'stroke' | 'both' = 'both'): string {
+    if (this.ink.opaqueOnly) throw transparencyInX1a();
     const ca = kind === 'stroke' ? 1 : a;
     const CA = kind === 'fill' ? 1 : a;
     const key = `GS${num(ca).replace('.', '_')}x${num(CA).replace('.', '_')}`;
@@ -249,6 +257,12 @@ class Writer {
   }
 }
 
+/** 422 for translucent content in a PDF/X-1a document. */
+const transparencyInX1a = () =>
+  new PdfX1aTransparencyError('PDF/X-1a allows no transparency, and this design has translucent colours or items; ask for PdfX4.', [
+    { path: 'hiResOutputPdfFormat', reason: 'PDF/X-1a with translucent content' },
+  ]);
+
 /** `q … Q` of an item with its rotation (about the box centre, clockwise) and opacity. */
 function itemWrap(w: Writer, item: ItemModel, ops: string, surface: SurfaceModel): string {
   if (!ops) return '';
@@ -267,9 +281,9 @@ function shapeOps(w: Writer, item: Extract<ItemModel, { type: 'Rectangle' | 'Ell
   const path = (r: { x: number; y: number; width: number; height: number; radius: number }) => (item.type === 'Ellipse' ? ellipsePath(r) : rectPath(r));
   const out: string[] = [];
   const f = resolveColor(item.fillColor);
-  if (f) out.push(`q ${f.a < 1 ? `${w.alpha(f.a, 'fill')} ` : ''}${fill(f)}\n${path(g.fill)}\nf Q`);
+  if (f) out.push(`q ${f.a < 1 ? `${w.alpha(f.a, 'fill')} ` : ''}${w.ink.fill(f)}\n${path(g.fill)}\nf Q`);
   const b = resolveColor(item.borderColor);
-  if (b && g.border) out.push(`q ${b.a < 1 ? `${w.alpha(b.a, 'stroke')} ` : ''}${stroke(b)} ${num(g.border.width_)} w\n${path(g.border)}\nS Q`);
+  if (b && g.border) out.push(`q ${b.a < 1 ? `${w.alpha(b.a, 'stroke')} ` : ''}${w.ink.stroke(b)} ${num(g.border.width_)} w\n${path(g.border)}\nS Q`);
   return out.join('\n');
 }
 
@@ -359,7 +373,7 @@ async function textOps(w: Writer, item: TextModel, path: string, surface: Surfac
   report(w, () => textProblems(item, item.text, layoutItemText(item, item.text, fontBytes), surface, parents));
   const c = resolveColor(item.color);
   if (!c) return '';
-  const head = `${c.a < 1 ? `${w.alpha(c.a, 'fill')} ` : ''}${fill(c)}`;
+  const head = `${c.a < 1 ? `${w.alpha(c.a, 'fill')} ` : ''}${w.ink.fill(c)}`;
   if (w.opts.textMode === 'Text') {
     const text = textAsText(w, item, font);
     if (text !== null) return text && `q ${head}\n${text}\nQ`;
@@ -409,6 +423,7 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
       return { name: w.addXObject(page.ref, 'P'), width: page.width, height: page.height, form: true };
     }
     const tooBig = img.width > target.width * 1.01 || img.height > target.height * 1.01;
+    if (w.ink.convert) return inkImageXObject(w, img, target, recolor, tooBig);
     if (!recolor && !tooBig && img.mime === 'image/jpeg') {
       w.countBytes(img.bytes.length);
       const embedded = await w.doc.embedJpg(img.bytes);
@@ -425,19 +440,7 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
       const embedded = await w.doc.embedJpg(jpeg.bytes);
       return { name: w.addXObject(embedded.ref, 'Im'), width: jpeg.width, height: jpeg.height };
     }
-    let pixels: RGBAImage;
-    if (img.mime === 'image/svg+xml') {
-      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${target.width}" height="${target.height}" viewBox="0 0 ${fmt(img.width)} ${fmt(img.height)}" preserveAspectRatio="none"><image width="${fmt(img.width)}" height="${fmt(img.height)}" href="data:image/svg+xml;base64,${base64(img.bytes)}"/></svg>`;
-      pixels = await renderSvg(svg, []);
-      await unpremultiply(pixels.data);
-    } else if (img.mime === 'image/jpeg' || img.mime === 'image/png') {
-      pixels = await decodeImage(img.bytes);
-    } else {
-      throw unprocessable(`An ${img.mime} image cannot be placed in a PDF; use JPEG, PNG, SVG or PDF.`);
-    }
-    if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
-      pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));
-    }
+    const pixels = await placedPixels(img, target);
     return { name: w.addXObject(rawImage(w, pixels, recolor), 'Im'), width: pixels.width, height: pixels.height };
   });
 }
@@ -448,20 +451,80 @@ const base64 = (bytes: Uint8Array) => {
   return btoa(s);
 };
 
-/** Straight RGBA → a Flate image (DeviceRGB, or one colour) with an SMask when any pixel is not opaque. */
+/** The image's straight RGBA at most `target` pixels (SVG rasterised at it, JPEG and PNG decoded). */
+async function placedPixels(img: ResolvedImage, target: { width: number; height: number }): Promise<RGBAImage> {
+  let pixels: RGBAImage;
+  if (img.mime === 'image/svg+xml') {
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${target.width}" height="${target.height}" viewBox="0 0 ${fmt(img.width)} ${fmt(img.height)}" preserveAspectRatio="none"><image width="${fmt(img.width)}" height="${fmt(img.height)}" href="data:image/svg+xml;base64,${base64(img.bytes)}"/></svg>`;
+    pixels = await renderSvg(svg, []);
+    await unpremultiply(pixels.data);
+  } else if (img.mime === 'image/jpeg' || img.mime === 'image/png') {
+    pixels = await decodeImage(img.bytes);
+  } else {
+    throw unprocessable(`An ${img.mime} image cannot be placed in a PDF; use JPEG, PNG, SVG or PDF.`);
+  }
+  if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
+    pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));
+  }
+  return pixels;
+}
+
+/**
+ * An image in CMYK or grey output (no RGB left): JPEGs already in the output's ink pass through
+ * (a CMYK JPEG in CMYK output, as given even above 300 dpi; a grey one in either), other photos become CMYK (Adobe YCCK) or
+ * grey JPEGs converted through the output profile, everything else a Flate image of ink values.
+ */
+async function inkImageXObject(w: Writer, img: ResolvedImage, target: { width: number; height: number }, recolor: ResolvedColor | null, tooBig: boolean): Promise<PlacedXObject> {
+  const components = img.mime === 'image/jpeg' ? jpegComponents(img.bytes) : 0;
+  // The engine decodes no CMYK JPEG: it passes through, at its own resolution, or cannot be used.
+  if (components === 4 && (recolor || w.ink.channels !== 4)) {
+    throw unprocessable(`A CMYK JPEG can be placed in CMYK output only${recolor ? ', and not recoloured' : ''}; use an RGB or grey image.`);
+  }
+  if (!recolor && img.mime === 'image/jpeg' && ((components === 1 && !tooBig) || components === 4)) {
+    {
+      w.countBytes(img.bytes.length);
+      const embedded = await w.doc.embedJpg(img.bytes);
+      return { name: w.addXObject(embedded.ref, 'Im'), width: embedded.width, height: embedded.height };
+    }
+  }
+  const pixels = await placedPixels(img, target);
+  if (img.mime === 'image/jpeg' && !recolor) {
+    // A photo stays a JPEG (quality 92 as downsampled RGB photos), coded in the output's ink.
+    const channels = w.ink.channels === 4 ? 4 : 1;
+    const jpeg = await encodeConvertedJpeg(pixels, channels, w.ink.convert!, channels === 4 ? { quality: 92, subsampling: 1 } : { quality: 92 });
+    w.countBytes(jpeg.length);
+    const embedded = await w.doc.embedJpg(jpeg);
+    return { name: w.addXObject(embedded.ref, 'Im'), width: pixels.width, height: pixels.height };
+  }
+  return { name: w.addXObject(rawImage(w, pixels, recolor), 'Im'), width: pixels.width, height: pixels.height };
+}
+
+/**
+ * Straight RGBA → a Flate image in the document's image colour space (converted through the
+ * output profile in CMYK and grey output), or one colour (`recolor`), with an SMask when any
+ * pixel is not opaque; in PDF/X-1a (no soft masks) a 1-bit stencil /Mask at half coverage.
+ */
 function rawImage(w: Writer, img: RGBAImage, recolor: ResolvedColor | null): PDFRef {
   const n = img.width * img.height;
-  const channels = recolor?.cmyk ? 4 : 3;
+  const { ink } = w;
+  const channels = recolor ? ink.samples(recolor).length : ink.channels;
+  const space = channels === 4 ? 'DeviceCMYK' : channels === 1 ? 'DeviceGray' : 'DeviceRGB';
   const color = new Uint8Array(n * channels);
   const alpha = new Uint8Array(n);
   let opaque = true;
-  const constant = recolor ? (recolor.cmyk ? recolor.cmyk.map((v) => Math.round(v * 255)) : [recolor.r, recolor.g, recolor.b]) : null;
+  const constant = recolor ? ink.samples(recolor) : null;
   const a = recolor?.a ?? 1;
   for (let i = 0; i < n; i++) {
     const al = Math.round(img.data[i * 4 + 3] * a);
     alpha[i] = al;
     if (al !== 255) opaque = false;
-    for (let c = 0; c < channels; c++) color[i * channels + c] = constant ? constant[c] : img.data[i * 4 + c];
+  }
+  if (constant) {
+    for (let i = 0; i < n; i++) for (let c = 0; c < channels; c++) color[i * channels + c] = constant[c];
+  } else if (ink.convert) {
+    ink.convert(new Uint8Array(img.data.buffer, img.data.byteOffset, n * 4), color, n);
+  } else {
+    for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) color[i * 3 + c] = img.data[i * 4 + c];
   }
   w.countBytes(color.length / 4 + (opaque ? 0 : alpha.length / 4)); // a rough compressed size
   const dict: PdfDictLiteral = {
@@ -469,10 +532,17 @@ function rawImage(w: Writer, img: RGBAImage, recolor: ResolvedColor | null): PDF
     Subtype: 'Image',
     Width: img.width,
     Height: img.height,
-    ColorSpace: channels === 4 ? 'DeviceCMYK' : 'DeviceRGB',
+    ColorSpace: space,
     BitsPerComponent: 8,
   };
-  if (!opaque) {
+  if (!opaque && ink.opaqueOnly) {
+    // PDF/X-1a: an explicit stencil mask (PDF 1.3), 1 = masked out; rows padded to whole bytes.
+    const stride = Math.ceil(img.width / 8);
+    const bits = new Uint8Array(stride * img.height);
+    for (let y = 0; y < img.height; y++) for (let x = 0; x < img.width; x++) if (alpha[y * img.width + x] < 128) bits[y * stride + (x >> 3)] |= 0x80 >> (x & 7);
+    const mask = w.context.flateStream(bits, { Type: 'XObject', Subtype: 'Image', Width: img.width, Height: img.height, ImageMask: true, BitsPerComponent: 1 });
+    dict.Mask = w.context.register(mask);
+  } else if (!opaque) {
     const smask = w.context.flateStream(alpha, { Type: 'XObject', Subtype: 'Image', Width: img.width, Height: img.height, ColorSpace: 'DeviceGray', BitsPerComponent: 8 });
     dict.SMask = w.context.register(smask);
   }
@@ -509,7 +579,7 @@ async function itemOps(w: Writer, item: ItemModel, path: string, surface: Surfac
       return itemWrap(w, item, await textOps(w, item, path, surface, fonts, parents), surface);
     case 'Barcode':
       report(w, () => barcodeProblems(item, surface, parents));
-      return itemWrap(w, item, barcodeOps(item, fill), surface);
+      return itemWrap(w, item, barcodeOps(item, w.ink.fill), surface);
     case 'Group': {
       const parts: string[] = [];
       for (const [i, child] of item.items.entries()) parts.push(await itemOps(w, child, `${path}.items[${i}]`, surface, fonts, [...parents, item]));
@@ -542,7 +612,7 @@ export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Pro
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.setProducer('design atoms (pdf-lib)');
   if (opts.title) doc.setTitle(opts.title);
-  const w = new Writer(doc, opts, maxBytes);
+  const w = new Writer(doc, opts, maxBytes, await inkWriter(opts.colour));
   let pages = 0;
   for (const [surface, index] of surfaces) {
     // One content stream per surface, shared by its pages (each page only moves the window).
@@ -573,7 +643,10 @@ export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Pro
     }
   }
   w.finish();
+  if (opts.colour) markPdfx(doc, opts.colour.output, { title: opts.title ?? 'Untitled', producer: 'design atoms (pdf-lib)' });
   const bytes = await doc.save({ useObjectStreams: false });
+  // pdf-lib always writes a 1.7 header; PDF/X-4 is 1.6 and X-1a 1.4 (same length).
+  if (opts.colour && opts.colour.output.format !== 'Default') bytes.set(new TextEncoder().encode(`%PDF-${PDFX[opts.colour.output.format].pdf}`), 0);
   if (bytes.length > maxBytes) throw new PdfTooLargeError(bytes.length, maxBytes);
   const embeddedFonts = [...w.fonts.values()].filter((f): f is EmbeddedFont => !!f && f.used.size > 0).map((f) => f.font.postscriptName ?? 'Font');
   return { bytes, pages, embeddedFonts };
