@@ -13,9 +13,12 @@ import { runnerTenant } from '../../jobs/d1';
 import { applyVariableData, parseModel, pagePlan, renderPdf, renderPreview, renderPreviewPixels, type ImageLookup, type ItemModel, type PrintProductModel, type SourceModel, type VariableInfo } from '../../../engine/print-product';
 import type { RGBAImage } from '../../../engine/types';
 import type { ReportProblem } from '../../../engine/preflight/report';
+import { PdfX1aTransparencyError, type PrintProductColour } from '../../../engine/print-product/colour';
 import { fontsOf, imageLookup } from '../../designs/resolve';
 import { NotFoundError, type TenantContext } from '../../core';
-import type { PageRange } from '../language';
+import type { HiresParams, PageRange } from '../language';
+import { PrintColourError, resolvePrintColour } from '../../../engine/pdf/output';
+import { printColourOf } from './render';
 import { assetKey, type DesignAsset } from './assets';
 import { TaskFailure } from './errors';
 import type { UnitContext } from './types';
@@ -115,18 +118,52 @@ export async function surfacePictures(ctx: UnitContext, model: PrintProductModel
   return out;
 }
 
+/**
+ * The output colour of a print-product PDF in a hires task: the same parameters and resolution
+ * as PSD designs (render.ts printColourOf: `hiResOutputColorSpace`, default Cmyk, the named
+ * profile, else the tenant's default, else the shipped one; `renderingIntent`,
+ * `hiResOutputPdfFormat`, `hiResOutputPdfKeepOriginalColors`), checked as PSD print PDFs are.
+ */
+export async function printProductColour(ctx: UnitContext, p: HiresParams): Promise<PrintProductColour> {
+  const c = await printColourOf(ctx, p);
+  try {
+    const output = await resolvePrintColour({ colorSpace: c.colorSpace ?? 'Cmyk', format: c.pdfFormat, profile: c.profile, intent: c.renderingIntent });
+    return { output, keepOriginalColors: c.keepOriginalColors };
+  } catch (e) {
+    if (e instanceof PrintColourError) throw new TaskFailure(e.message);
+    throw e;
+  }
+}
+
 /** Print output: a required variable left empty fails the task (the data will not get better on a retry). */
 function requireVariables(model: PrintProductModel, variableData: VariableInfo[] | undefined): void {
   const { errors } = applyVariableData(model, variableData ?? [], { enforceRequired: true });
   if (errors) throw new TaskFailure(Object.values(errors).flat().join('; '));
 }
 
-/** The print PDF of every surface (required variables must have values). */
-export async function printPdf(ctx: UnitContext, model: PrintProductModel, textMode: 'Outlines' | 'Text', title: string, variableData?: VariableInfo[]): Promise<{ bytes: Uint8Array; pages: number }> {
+/**
+ * The print PDF of every surface (required variables must have values), in `colour` (render-hires:
+ * the task's output colour, `printProductColour`; absent: RGB as the atoms API writes it).
+ */
+export async function printPdf(
+  ctx: UnitContext,
+  model: PrintProductModel,
+  textMode: 'Outlines' | 'Text',
+  title: string,
+  variableData?: VariableInfo[],
+  colour?: PrintProductColour,
+): Promise<{ bytes: Uint8Array; pages: number }> {
   requireVariables(model, variableData);
   const t = designTenant(ctx);
   const { fonts } = await fontsOf(t);
-  const pdf = await renderPdf(model, { fonts, images: ownerImages(ctx), textMode, variableData, title, report: reportOf(ctx, model) });
+  let pdf;
+  try {
+    pdf = await renderPdf(model, { fonts, images: ownerImages(ctx), textMode, variableData, title, report: reportOf(ctx, model), colour });
+  } catch (e) {
+    // Translucent content asked for as PDF/X-1a: the task's parameters, not a retry.
+    if (e instanceof PdfX1aTransparencyError) throw new TaskFailure(e.message);
+    throw e;
+  }
   return { bytes: pdf.bytes, pages: pdf.pages };
 }
 
