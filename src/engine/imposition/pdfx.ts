@@ -112,3 +112,13 @@ export function withPdfxHeader(bytes: Uint8Array, format: SheetFormat): Uint8Arr
   bytes.set(header, 0);
   return bytes;
 }
+
+/** Colour components of `doc`'s output intent profile (`/N`): 4 CMYK, 3 RGB, 1 grey; null without one. */
+export function outputIntentChannels(doc: PDFDocument): number | null {
+  const deref = (o: PDFObject | undefined) => (o instanceof PDFRef ? doc.context.lookup(o) : o);
+  const intents = deref(doc.catalog.get(PDFName.of('OutputIntents')));
+  const intent = intents instanceof PDFArray && intents.size() ? deref(intents.get(0)) : undefined;
+  const profile = intent instanceof PDFDict ? deref(intent.get(PDFName.of('DestOutputProfile'))) : undefined;
+  const n = profile instanceof PDFRawStream ? profile.dict.get(PDFName.of('N')) : undefined;
+  return n instanceof PDFNumber ? n.asNumber() : null;
+}

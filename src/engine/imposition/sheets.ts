@@ -9,7 +9,7 @@
  * The slug line is drawn with an embedded font (slug.ts).
  */
 import { PDFArray, PDFDocument, PDFName, PDFObjectCopier, PDFPageEmbedder, type PDFRef } from 'pdf-lib';
-import { inputConformance, markPdfx, sheetFormat, withPdfxHeader, type InputConformance, type SheetFormat } from './pdfx';
+import { inputConformance, markPdfx, outputIntentChannels, sheetFormat, withPdfxHeader, type InputConformance, type SheetFormat } from './pdfx';
 import { embedSlugFont } from './slug';
 import { cellBoxes, turned, type Box, type Grid, type SheetGeometry } from './layout';
 import { addColorSpace, appendContent, n, separation } from './spot';
@@ -130,7 +130,9 @@ export class Imposer {
   /** Draws the sheets (fronts, then each front's back when duplex) and returns the PDF. */
   async write(plans: SheetPlan[], o: WriteOptions): Promise<Uint8Array> {
     const cells = o.slots ? o.slots.map((m) => mapBox(m, { x: 0, y: 0, width: this.pages[0]?.width ?? 0, height: this.pages[0]?.height ?? 0 })) : cellBoxes(o, o.grid);
-    const registration = o.cropMarks ? separation(this.doc, 'All', [1, 1, 1, 1]) : null;
+    // Registration black on every plate; its alternate grey where the output intent is not CMYK (PDF/X allows DeviceCMYK only under a CMYK intent).
+    const channels = outputIntentChannels(this.doc);
+    const registration = o.cropMarks ? separation(this.doc, 'All', channels === null || channels === 4 ? [1, 1, 1, 1] : [0]) : null;
     const sides: Array<'front' | 'back'> = o.duplex ? ['front', 'back'] : ['front'];
     const slugs = o.slug ? plans.map((_, s) => sides.map((side) => o.slug!(s + 1, plans.length, side))) : null;
     const font = slugs ? embedSlugFont(this.doc, slugs.flat()) : null;

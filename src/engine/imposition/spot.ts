@@ -10,13 +10,18 @@ export function isInkName(name: string): boolean {
   return name.length >= 1 && name.length <= 127 && /^[\x21-\x7e][\x20-\x7e]*$/.test(name) && !/\s$/.test(name);
 }
 
-/** `[/Separation /<name> /DeviceCMYK <<tint → cmyk>>]`, registered once per document and name. */
-export function separation(doc: PDFDocument, name: string, cmyk: readonly [number, number, number, number]): PDFRef {
-  const fn = doc.context.obj({ FunctionType: 2, Domain: [0, 1], C0: [0, 0, 0, 0], C1: [...cmyk], N: 1 });
+/**
+ * `[/Separation /<name> /DeviceCMYK <<tint → cmyk>>]`, registered once per document and name; a
+ * one-value alternate (a grey level) gives `/DeviceGray` instead, for sheets whose PDF/X output
+ * intent is grey or RGB (where DeviceCMYK is not allowed).
+ */
+export function separation(doc: PDFDocument, name: string, alternate: readonly [number, number, number, number] | readonly [number]): PDFRef {
+  const grey = alternate.length === 1;
+  const fn = doc.context.obj({ FunctionType: 2, Domain: [0, 1], C0: grey ? [1] : [0, 0, 0, 0], C1: [...alternate], N: 1 });
   const array = PDFArray.withContext(doc.context);
   array.push(PDFName.of('Separation'));
   array.push(PDFName.of(name));
-  array.push(PDFName.of('DeviceCMYK'));
+  array.push(PDFName.of(grey ? 'DeviceGray' : 'DeviceCMYK'));
   array.push(doc.context.register(fn));
   return doc.context.register(array);
 }

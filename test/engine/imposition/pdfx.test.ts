@@ -2,7 +2,7 @@
 // PDF/X-1a print files imposed 2-up with crop marks and a slug line; the sheets' PDF/X keys read
 // back with pdf-lib, qpdf --check, pdffonts (every font embedded), pdfinfo -meta (XMP) and a
 // Ghostscript CMYK raster; plain inputs and mixed print conditions still give plain sheets.
-import { PDFDict, PDFHexString, PDFName, PDFString, type PDFArray } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { writePdf, type PdfPage } from '../../../src/engine/pdf/document';
 import { pdfOutput, resolvePrintColour, type PrintColour } from '../../../src/engine/pdf/output';
@@ -101,6 +101,19 @@ describe('imposed sheets as PDF/X', () => {
     const { bytes, reason } = await impose(await printFile({ colorSpace: 'Cmyk', format: 'PdfX1a' }), await printFile({ colorSpace: 'Cmyk' }));
     expect(reason).toBeUndefined();
     expect(text((await pdfGraph(bytes)).info.get(PDFName.of('GTS_PDFXVersion')))).toBe('PDF/X-4');
+  });
+
+  it('grey PDF/X-4 inputs: PDF/X-4 sheets whose registration colour falls back to DeviceGray (no DeviceCMYK under a grey intent)', async () => {
+    const input = await printFile({ colorSpace: 'Grayscale' });
+    const { bytes } = await impose(input, input);
+    expect((await runTool('qpdf-check', bytes)).code).toBe(0);
+    const g = await pdfGraph(bytes);
+    expect(text(g.info.get(PDFName.of('GTS_PDFXVersion')))).toBe('PDF/X-4');
+    const separations = g.doc.context
+      .enumerateIndirectObjects()
+      .map(([, o]) => o)
+      .filter((o): o is PDFArray => o instanceof PDFArray && o.get(0) === PDFName.of('Separation'));
+    expect(separations.map((a) => [a.get(1), a.get(2)])).toEqual([[PDFName.of('All'), PDFName.of('DeviceGray')]]);
   });
 
   it('inputs for different print conditions: plain sheets, and the reason names the input', async () => {
