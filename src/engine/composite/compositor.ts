@@ -1,4 +1,4 @@
-import { levelFor } from '../compiled/pyramid';
+import { BAND, levelBounds, levelFor } from '../compiled/pyramid';
 import { kernels } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
 import { backdropCache } from '../cache';
@@ -603,6 +603,8 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
       const s = ((y - full.y) * full.w + (r.left - full.x)) * 4;
       surface.data.set(full.data.subarray(s, s + surface.w * 4), (y - r.top) * surface.w * 4);
     }
+  } else if (Math.abs(ctx.factor - 1) < 1e-9) {
+    surface = await storedRowsByBand(ctx, node, clip);
   } else {
     const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
     if (!px) return null;
@@ -617,6 +619,33 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
       d[i + 2] = b;
       d[i + 3] = d[i + 3] * a;
     }
+  }
+  return surface;
+}
+
+/**
+ * The stored pixels cut to `clip` when the level is the output grid (factor 1): the rows
+ * resampleRGBA would copy, read one band at a time straight into the surface instead of first
+ * joining every band the clip touches into one buffer (two 256-row bands of a 10,000 px wide
+ * layer are 20 MB, issue 25 §1).
+ */
+async function storedRowsByBand(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
+  if (!node.hasPixels || !node.pixelBounds) return null;
+  const r = intersectRect(levelBounds(node.pixelBounds, ctx.level), clip);
+  if (!r) return null;
+  const surface = createSurface(r);
+  const rowBytes = surface.w * 4;
+  for (let top = r.top; top < r.bottom; ) {
+    const bottom = Math.min(r.bottom, (Math.floor(top / BAND) + 1) * BAND);
+    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, { top, bottom });
+    if (px) {
+      const stride = (px.bounds.right - px.bounds.left) * 4;
+      for (let y = top; y < bottom; y++) {
+        const s = (y - px.bounds.top) * stride + (r.left - px.bounds.left) * 4;
+        surface.data.set(px.data.subarray(s, s + rowBytes), (y - r.top) * rowBytes);
+      }
+    }
+    top = bottom;
   }
   return surface;
 }

@@ -1,0 +1,52 @@
+// Issue 25 §1: at factor 1 a layer's rows are read one 256-row band at a time straight into its
+// surface instead of from one buffer joining every band; the rows must be the ones the whole
+// stored level gives.
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, walkLayers } from '../../../src/engine';
+import { clearEngineCaches } from '../../../src/engine/cache';
+import { BAND } from '../../../src/engine/compiled/pyramid';
+import { loadLayerPixels } from '../../../src/engine/compiled/store';
+import { layerContent } from '../../../src/engine/composite/compositor';
+import type { RenderContext } from '../../../src/engine/composite/context';
+import { resampleRGBA } from '../../../src/engine/composite/resample';
+import { psdFixture, psdManifest } from '../../helpers/fixtures';
+
+/** Index of the first byte that differs (-1: none); no deep diff of megabytes of pixels. */
+function firstDifference(a: Uint8ClampedArray | undefined, b: Uint8ClampedArray | undefined): number {
+  if (!a || !b) return a === b ? -1 : 0;
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+describe('layer rows at factor 1', () => {
+  it('read band by band, equal the rows of the whole stored level, for clips across band edges', { timeout: 300_000 }, async () => {
+    let checked = 0;
+    for (const entry of (await psdManifest()).slice(0, 30)) {
+      const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
+      clearEngineCaches();
+      const tall = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels && n.pixelBounds && n.pixelBounds.bottom - n.pixelBounds.top > BAND);
+      for (const node of tall.slice(0, 3)) {
+        const b = node.pixelBounds!;
+        const whole = await loadLayerPixels(env.FILES, compiled, node, 0);
+        // A clip straddling the first band edge inside the layer, one from the top to past it, and all of it.
+        const edge = (Math.floor(b.top / BAND) + 1) * BAND;
+        const clips = [
+          { left: b.left + 1, top: edge - 3, right: b.right - 1, bottom: Math.min(b.bottom, edge + 5) },
+          { left: 0, top: 0, right: compiled.width, bottom: Math.min(compiled.height, edge + BAND + 7) },
+          { left: 0, top: 0, right: compiled.width, bottom: compiled.height },
+        ];
+        for (const clip of clips) {
+          const ctx: RenderContext = { bucket: env.FILES, compiled, scale: 1, level: 0, factor: 1, clip, overrides: new Map(), patterns: new Map() };
+          const got = await layerContent(ctx, node, clip);
+          const expected = resampleRGBA(whole!.data, whole!.bounds, 1, clip);
+          expect(got && { x: got.x, y: got.y, w: got.w, h: got.h }, `${entry.name} ${node.name}`).toEqual(expected && { x: expected.x, y: expected.y, w: expected.w, h: expected.h });
+          expect(firstDifference(got?.data, expected?.data), `${entry.name} ${node.name} ${JSON.stringify(clip)}`).toBe(-1);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+});
