@@ -3,10 +3,11 @@
  * it too): the bundled Latin-1 DejaVu Sans (slug-font.ts), subset to the glyphs the sheets' slug
  * lines use and embedded once as a Type0 / CIDFontType2 font with Identity-H and a ToUnicode
  * map, as the renderer embeds text (src/engine/pdf/text.ts), so pdftotext reads the lines back.
+ * The map is written here: text.ts's toUnicodeCMap would bring the HarfBuzz shaper (a WASM
+ * module) into src/engine/imposition, which otherwise needs pdf-lib and plain code only.
  */
 import { PDFString, type PDFDocument, type PDFRef } from 'pdf-lib';
 import { openEmbeddable, subsetTrueType } from '../pdf/font-subset';
-import { toUnicodeCMap } from '../pdf/text';
 import { slugFontBytes } from './slug-font';
 
 export interface SlugFont {
@@ -59,4 +60,19 @@ export function embedSlugFont(doc: PDFDocument, texts: string[]): SlugFont {
   const toUnicode = ctx.register(ctx.flateStream(toUnicodeCMap(used)));
   const ref = ctx.register(ctx.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: fontName, Encoding: 'Identity-H', DescendantFonts: [cid], ToUnicode: toUnicode }));
   return { ref, show: (text) => `<${glyphs(text).map(hex4).join('')}>` };
+}
+
+/** ToUnicode CMap (Adobe Technical Note #5411) of one character per glyph (Latin-1: one UTF-16 unit). */
+function toUnicodeCMap(used: Map<number, string>): string {
+  const entries = [...used].map(([gid, ch]) => `<${hex4(gid)}> <${hex4(ch.charCodeAt(0))}>`);
+  return [
+    '/CIDInit /ProcSet findresource begin 12 dict begin begincmap',
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
+    '/CMapName /Adobe-Identity-UCS def /CMapType 2 def',
+    '1 begincodespacerange <0000> <FFFF> endcodespacerange',
+    `${entries.length} beginbfchar`,
+    ...entries,
+    'endbfchar',
+    'endcmap CMapName currentdict /CMap defineresource pop end end',
+  ].join('\n');
 }
