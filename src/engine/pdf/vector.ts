@@ -246,7 +246,7 @@ export function svgOutlines(
   const ops = usvgToOps(usvg, paint);
   if (ops === null) return null;
   const place = `1 0 0 1 ${num(origin.left)} ${num(origin.top)} cm`;
-  const text = mode === 'text' ? invisibleText(vector.svg, vector.fonts[0]) : null;
+  const text = mode === 'text' ? invisibleText(vector.svg, vector.fonts) : null;
   return text ? { ops: `${place}\n${ops}\n${text.ops}`, fonts: text.fonts } : { ops: `${place}\n${ops}` };
 }
 

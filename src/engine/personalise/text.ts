@@ -11,6 +11,7 @@ import type { Bounds, RGBAImage, TextInfo } from '../types';
 import type { RGBA } from './color';
 import { renderSvg } from './resvg';
 import type { LaidOutLine, MeasuringMetrics } from './text-layout';
+import { withShapedPaths } from '../fonts/outlines';
 
 export interface TextRenderInput {
   info: TextInfo;
@@ -116,12 +117,16 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
         `<text x="${fmt(l.x)}" y="${fmt(l.y)}" text-anchor="${l.anchor}"${l.wordSpacing ? ` word-spacing="${fmt(l.wordSpacing)}"` : ''}>${escapeXml(l.text)}</text>`,
     )
     .join('');
-  const svg =
+  // Lines in scripts resvg sets wrongly (Devanagari, Arabic beside Latin) are drawn as HarfBuzz's
+  // shaped outlines; Latin lines stay resvg's text (docs/fonts.md).
+  const svg = withShapedPaths(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${clip}` +
-    `<g transform="matrix(${matrix})"${clip ? ' clip-path="url(#box)"' : ''} font-family="${escapeXml(quoteFamily(family))}" font-size="${fmt(size)}"` +
-    (tracking ? ` letter-spacing="${fmt((tracking / 1000) * size)}"` : '') +
-    ` fill="rgb(${color.r},${color.g},${color.b})" fill-opacity="${fmt(color.a)}"` +
-    ` xml:space="preserve" font-kerning="normal">${texts}</g></svg>`;
+      `<g transform="matrix(${matrix})"${clip ? ' clip-path="url(#box)"' : ''} font-family="${escapeXml(quoteFamily(family))}" font-size="${fmt(size)}"` +
+      (tracking ? ` letter-spacing="${fmt((tracking / 1000) * size)}"` : '') +
+      ` fill="rgb(${color.r},${color.g},${color.b})" fill-opacity="${fmt(color.a)}"` +
+      ` xml:space="preserve" font-kerning="normal">${texts}</g></svg>`,
+    [input.font, ...fallbackFonts],
+  );
   const pixels = await renderSvg(svg, [input.font, ...fallbackFonts]);
   await unpremultiply(pixels.data);
   return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [input.font, ...fallbackFonts] } };
