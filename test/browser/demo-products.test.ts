@@ -9,14 +9,14 @@
 //      finalize) → Completed with both PDFs, whose first pages are drawn to PNG by pdftoppm;
 //   4. the back office: the product page and the project page, signed in as the demo admin;
 //   5. the demo shop (`npm run demo:client`, /shop): the card as the shopper types, and on the desk.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { backendApi, DEMO, launch, signInToAdmin, type ApiCall } from './chromium.js';
-import { freePort } from './free-port.js';
+import { startDemoShop } from './demo-shop.js';
 
 const baseUrl = inject('workerUrl');
 const DOCS = path.resolve(import.meta.dirname, '../../docs');
@@ -79,23 +79,11 @@ afterAll(async () => {
   demo?.kill('SIGTERM');
 });
 
-/** The demo client (scripts/demo-client.mjs) against this suite's Worker; its base URL once /shop answers. */
+/** The demo shop against this suite's Worker; its base URL once /shop answers. */
 async function startShop(): Promise<string> {
-  const port = await freePort();
-  const shopUrl = `http://127.0.0.1:${port}`;
-  demo = spawn(process.execPath, [path.resolve(import.meta.dirname, '../../scripts/demo-client.mjs')], {
-    env: { ...process.env, ISSUER: baseUrl, DEMO_PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  demo.stdout?.on('data', (d) => (log += d));
-  demo.stderr?.on('data', (d) => (log += d));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if ((await fetch(`${shopUrl}/shop/product.json`).then((r) => r.ok, () => false))) return shopUrl;
-    if (Date.now() > deadline || demo.exitCode !== null) throw new Error(`demo client did not start:\n${log}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const shop = await startDemoShop(baseUrl);
+  demo = shop.process;
+  return shop.url;
 }
 
 describe('demo products (issue 24 §1)', () => {

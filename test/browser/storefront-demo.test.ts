@@ -6,13 +6,13 @@
 // The Business card (the default): inputs named by the template's fields, a shrunk name asks to
 // confirm ("Order anyway") before ordering, and the page fits a 390 px phone.
 // The demo client runs as a child process against the seeded Worker of this browser suite.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { launch } from './chromium.js';
-import { freePort } from './free-port.js';
+import { startDemoShop } from './demo-shop.js';
 
 const workerUrl = inject('workerUrl');
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -30,25 +30,7 @@ async function shot(name: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  const port = await freePort();
-  shopUrl = `http://127.0.0.1:${port}`;
-  demo = spawn(process.execPath, [path.join(repo, 'scripts/demo-client.mjs')], {
-    env: { ...process.env, ISSUER: workerUrl, DEMO_PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  demo.stdout?.on('data', (d) => (log += d));
-  demo.stderr?.on('data', (d) => (log += d));
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${shopUrl}/shop/product.json`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline || demo.exitCode !== null) throw new Error(`demo client did not start:\n${log}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  ({ url: shopUrl, process: demo } = await startDemoShop(workerUrl));
   browser = await launch();
   page = await (await browser.newContext({ viewport: { width: 1200, height: 820 } })).newPage();
   const thirdParty: string[] = [];
