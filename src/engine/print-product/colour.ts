@@ -43,6 +43,8 @@ export interface InkWriter {
   convert: ((rgba: Uint8Array, ink: Uint8Array, pixels: number) => void) | null;
   /** PDF/X-1a: no soft masks, no constant alpha, no transparency groups. */
   opaqueOnly: boolean;
+  /** Identifies the conversion (caches of converted pictures). */
+  key: string;
 }
 
 const legacyFill = (c: ResolvedColor) => (c.cmyk ? `${c.cmyk.map(num).join(' ')} k` : `${num(c.r / 255)} ${num(c.g / 255)} ${num(c.b / 255)} rg`);
@@ -59,6 +61,7 @@ export async function inkWriter(colour: PrintProductColour | undefined): Promise
       channels: 3,
       convert: null,
       opaqueOnly: false,
+      key: 'rgb',
     };
   }
   const out = colour.output;
@@ -91,6 +94,7 @@ export async function inkWriter(colour: PrintProductColour | undefined): Promise
     channels: out.colorSpace === 'Cmyk' ? 4 : out.colorSpace === 'Grayscale' ? 1 : 3,
     convert,
     opaqueOnly: out.format === 'PdfX1a',
+    key: out.key,
   };
 }
 

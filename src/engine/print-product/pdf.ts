@@ -383,23 +383,25 @@ async function textOps(w: Writer, item: TextModel, path: string, surface: Surfac
 }
 
 /**
- * JPEG photos downsampled to 300 dpi, per isolate: keyed by the resolver's cached bytes (one
- * array per content hash) and the pixel size, so proofs of one design decode its photo once.
+ * JPEG photos downsampled to 300 dpi or converted to the output's ink, per isolate: keyed by the
+ * resolver's cached bytes (one array per content hash), the encoding and the pixel size, so
+ * proofs and VDP rows of one design decode and convert its photo once.
  */
 const DOWNSAMPLED = new WeakMap<Uint8Array, Map<string, Promise<{ bytes: Uint8Array; width: number; height: number }>>>();
 
-function downsampledJpeg(img: ResolvedImage, target: { width: number; height: number }) {
+/**
+ * The photo at most `target` pixels, re-encoded by `encode` (an RGB JPEG, or one in the output's
+ * ink: `variant` names the encoding in the key), so VDP rows and proofs convert a photo once.
+ */
+function reencodedJpeg(img: ResolvedImage, target: { width: number; height: number }, variant = 'rgb', encode = (pixels: RGBAImage) => encodeJpeg(pixels, 92, { subsampling: 1 })) {
   let sizes = DOWNSAMPLED.get(img.bytes);
   if (!sizes) DOWNSAMPLED.set(img.bytes, (sizes = new Map()));
-  const key = `${target.width}x${target.height}`;
+  const key = `${variant}|${target.width}x${target.height}`;
   let hit = sizes.get(key);
   if (!hit) {
     hit = (async () => {
-      let pixels = await decodeImage(img.bytes);
-      if (pixels.width > target.width * 1.01 || pixels.height > target.height * 1.01) {
-        pixels = await resample(pixels, Math.min(pixels.width, target.width), Math.min(pixels.height, target.height));
-      }
-      return { bytes: await encodeJpeg(pixels, 92, { subsampling: 1 }), width: pixels.width, height: pixels.height };
+      const pixels = await placedPixels(img, target);
+      return { bytes: await encode(pixels), width: pixels.width, height: pixels.height };
     })();
     hit.catch(() => sizes!.delete(key));
     sizes.set(key, hit);
@@ -435,7 +437,7 @@ async function imageXObject(w: Writer, item: ImageModel, img: ResolvedImage, pla
       return { name: w.addXObject(embedded.ref, 'Im'), width: embedded.width, height: embedded.height };
     }
     if (img.mime === 'image/jpeg' && !recolor) {
-      const jpeg = await downsampledJpeg(img, target);
+      const jpeg = await reencodedJpeg(img, target);
       w.countBytes(jpeg.bytes.length);
       const embedded = await w.doc.embedJpg(jpeg.bytes);
       return { name: w.addXObject(embedded.ref, 'Im'), width: jpeg.width, height: jpeg.height };
@@ -487,15 +489,17 @@ async function inkImageXObject(w: Writer, img: ResolvedImage, target: { width: n
       return { name: w.addXObject(embedded.ref, 'Im'), width: embedded.width, height: embedded.height };
     }
   }
-  const pixels = await placedPixels(img, target);
   if (img.mime === 'image/jpeg' && !recolor) {
     // A photo stays a JPEG (quality 92 as downsampled RGB photos), coded in the output's ink.
     const channels = w.ink.channels === 4 ? 4 : 1;
-    const jpeg = await encodeConvertedJpeg(pixels, channels, w.ink.convert!, channels === 4 ? { quality: 92, subsampling: 1 } : { quality: 92 });
-    w.countBytes(jpeg.length);
-    const embedded = await w.doc.embedJpg(jpeg);
-    return { name: w.addXObject(embedded.ref, 'Im'), width: pixels.width, height: pixels.height };
+    const jpeg = await reencodedJpeg(img, target, w.ink.key, (pixels) =>
+      encodeConvertedJpeg(pixels, channels, w.ink.convert!, channels === 4 ? { quality: 92, subsampling: 1 } : { quality: 92 }),
+    );
+    w.countBytes(jpeg.bytes.length);
+    const embedded = await w.doc.embedJpg(jpeg.bytes);
+    return { name: w.addXObject(embedded.ref, 'Im'), width: jpeg.width, height: jpeg.height };
   }
+  const pixels = await placedPixels(img, target);
   return { name: w.addXObject(rawImage(w, pixels, recolor), 'Im'), width: pixels.width, height: pixels.height };
 }
 

@@ -176,3 +176,31 @@ describe('print-product PDFs in CMYK (issue 20 §2)', () => {
     expect(jpegComponents(await encodeCmykJpeg(new Uint8Array(64 * 4), 8, 8, { quality: 90 }))).toBe(4);
   });
 });
+
+describe('print-product PDFs in CMYK: time (indicative, shared test machine)', () => {
+  it('the business card (photo, logo, texts) in RGB and in CMYK PDF/X-4, best of 5', async () => {
+    const { BUSINESS_CARD, logoPixels, photoPixels } = await import('./example');
+    const { fontExists } = await import('./helpers');
+    const { parseModel } = await import('../../../src/engine/print-product/validate');
+    const card = await parseModel(BUSINESS_CARD, { fontExists });
+    const best = async (make: () => Promise<unknown>) => {
+      let min = Infinity;
+      for (let i = 0; i < 5; i++) {
+        const started = performance.now();
+        await make();
+        min = Math.min(min, performance.now() - started);
+      }
+      return Math.round(min);
+    };
+    // Fresh image bytes per run (the image lookup is timed too): nothing cached between runs but the fonts.
+    const lookup = async () => imageStore({ 'logo.png': await pngImage(logoPixels()), 'photo.jpg': await jpegImage(photoPixels(), 90) });
+    const cmyk = await colour({ colorSpace: 'Cmyk' });
+    const rgbMs = await best(async () => renderPdf(card, { fonts, images: await lookup() }));
+    const cmykMs = await best(async () => renderPdf(card, { fonts, images: await lookup(), colour: cmyk }));
+    // The same images again (VDP rows, a proof after a proof): the converted photo is reused.
+    const same = await lookup();
+    const repeatMs = await best(async () => renderPdf(card, { fonts, images: same, colour: cmyk }));
+    console.log(`business card PDF: RGB ${rgbMs} ms, CMYK PDF/X-4 ${cmykMs} ms, CMYK with the same images again ${repeatMs} ms`);
+    expect(cmykMs).toBeGreaterThan(0);
+  });
+});
