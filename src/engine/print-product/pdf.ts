@@ -618,6 +618,11 @@ export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Pro
   if (opts.title) doc.setTitle(opts.title);
   const w = new Writer(doc, opts, maxBytes, await inkWriter(opts.colour));
   let pages = 0;
+  const space = opts.colour?.output.colorSpace;
+  const pageGroup =
+    space && space !== 'Rgb' && opts.colour!.output.format !== 'PdfX1a'
+      ? w.context.obj({ Type: 'Group', S: 'Transparency', CS: space === 'Cmyk' ? 'DeviceCMYK' : 'DeviceGray' })
+      : null;
   for (const [surface, index] of surfaces) {
     // One content stream per surface, shared by its pages (each page only moves the window).
     const ops = await surfaceOps(w, surface, index);
@@ -639,6 +644,8 @@ export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Pro
       const bottom = media.y + media.height - (trim.y + trim.height);
       page.setTrimBox(trim.x - media.x, bottom, trim.width, trim.height);
       page.node.set(PDFName.of('Resources'), w.resourcesRef);
+      // CMYK and grey pages blend in the output's space (as PSD print PDFs' page groups do); X-1a has no transparency.
+      if (pageGroup) page.node.set(PDFName.of('Group'), pageGroup);
       const pageOps = form
         ? `q 1 0 0 -1 ${num(-media.x)} ${num(media.height + media.y)} cm /${form} Do Q`
         : '';

@@ -95,6 +95,9 @@ describe('print-product PDFs in CMYK (issue 20 §2)', () => {
     expect(spaces.filter((s) => s === 'DeviceCMYK').length).toBe(3);
     expect(spaces.every((s) => s === 'DeviceCMYK' || s === 'DeviceGray')).toBe(true);
     expect(new TextDecoder('latin1').decode(bytes)).not.toMatch(/DeviceRGB|ICCBased/);
+    // The page blends in CMYK.
+    const group = g.doc.getPage(0).node.lookup(PDFName.of('Group'), PDFDict);
+    expect(g.name(group, 'CS')).toBe('DeviceCMYK');
   });
 
   it('Ghostscript: cmyk(0,0,0,100) is K alone, RGB fills are LittleCMS\'s conversion, the photo is CMYK', async () => {
