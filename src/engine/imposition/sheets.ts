@@ -113,6 +113,8 @@ export class Imposer {
   async background(bytes: Uint8Array): Promise<void> {
     checkPdfDecodedSizes(bytes, PDF_LIB_DECODE_LIMITS);
     const src = await PDFDocument.load(bytes, { updateMetadata: false });
+    // Drawn on every sheet, so it must fit the sheets' PDF/X like any input.
+    this.inputs.push({ name: 'the template background', ...inputConformance(src) });
     const page = src.getPage(0);
     const box = page.node.TrimBox() ? page.getTrimBox() : page.getMediaBox();
     const embedder = await PDFPageEmbedder.for(PDFObjectCopier.for(src.context, this.doc.context).copy(page.node), { left: box.x, bottom: box.y, right: box.x + box.width, top: box.y + box.height });
