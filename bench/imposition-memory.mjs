@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, existsSy
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { bundleForNode } from './lib.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const CARDS = Number(process.env.CARDS ?? 1000);
@@ -20,8 +21,8 @@ const bundle = path.join(dir, 'imposition.mjs');
 
 if (process.argv[2] !== 'child') {
   mkdirSync(cards, { recursive: true });
-  const esbuild = await import(pathToFileURL(path.join(root, 'node_modules/esbuild/lib/main.js')).href);
-  await esbuild.build({ entryPoints: [path.join(root, 'bench/imposition-entry.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'error' });
+  // The task module reaches the renderer, whose .wasm and .icc imports load as the Worker's do.
+  await bundleForNode(root, path.join(root, 'bench/imposition-entry.ts'), bundle);
   if (readdirSync(cards).length < CARDS) {
     const { PDFDocument, rgb, StandardFonts } = await import('pdf-lib');
     const mm = 72 / 25.4;
