@@ -16,6 +16,7 @@ import {
   maskOver,
   multiplyMasks,
   rectOf,
+  type MaskSurface,
   type Surface,
 } from './surface';
 import { hasKnockout, knockoutBlend, knockoutTarget, type KnockoutScope } from './knockout';
@@ -603,8 +604,9 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
       const s = ((y - full.y) * full.w + (r.left - full.x)) * 4;
       surface.data.set(full.data.subarray(s, s + surface.w * 4), (y - r.top) * surface.w * 4);
     }
-  } else if (Math.abs(ctx.factor - 1) < 1e-9) {
-    surface = await storedRowsByBand(ctx, node, clip);
+  } else if (atLevelGrid(ctx)) {
+    if (!node.hasPixels || !node.pixelBounds) return null;
+    surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows));
   } else {
     const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
     if (!px) return null;
@@ -623,25 +625,31 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
   return surface;
 }
 
+const atLevelGrid = (ctx: RenderContext) => Math.abs(ctx.factor - 1) < 1e-9;
+
 /**
- * The stored pixels cut to `clip` when the level is the output grid (factor 1): the rows
- * resampleRGBA would copy, read one band at a time straight into the surface instead of first
- * joining every band the clip touches into one buffer (two 256-row bands of a 10,000 px wide
- * layer are 20 MB, issue 25 §1).
+ * Stored pixels (`channels` a pixel, level bounds `full`) cut to `clip` when the level is the
+ * output grid (factor 1): the rows resampleRGBA / resampleGray would copy, read one band at a
+ * time straight into the surface instead of first joining every band the clip touches into one
+ * buffer (two 256-row bands of a 10,000 px wide layer are 20 MB, issue 25 §1).
  */
-async function storedRowsByBand(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
-  if (!node.hasPixels || !node.pixelBounds) return null;
-  const r = intersectRect(levelBounds(node.pixelBounds, ctx.level), clip);
+async function storedRowsByBand(
+  full: Bounds,
+  clip: Bounds,
+  channels: number,
+  load: (rows: { top: number; bottom: number }) => Promise<{ data: Uint8Array; bounds: Bounds } | null>,
+): Promise<Surface | null> {
+  const r = intersectRect(full, clip);
   if (!r) return null;
-  const surface = createSurface(r);
-  const rowBytes = surface.w * 4;
+  const surface = createSurface(r, channels);
+  const rowBytes = surface.w * channels;
   for (let top = r.top; top < r.bottom; ) {
     const bottom = Math.min(r.bottom, (Math.floor(top / BAND) + 1) * BAND);
-    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, { top, bottom });
+    const px = await load({ top, bottom });
     if (px) {
-      const stride = (px.bounds.right - px.bounds.left) * 4;
+      const stride = (px.bounds.right - px.bounds.left) * channels;
       for (let y = top; y < bottom; y++) {
-        const s = (y - px.bounds.top) * stride + (r.left - px.bounds.left) * 4;
+        const s = (y - px.bounds.top) * stride + (r.left - px.bounds.left) * channels;
         surface.data.set(px.data.subarray(s, s + rowBytes), (y - r.top) * rowBytes);
       }
     }
@@ -655,8 +663,14 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   let mask: Uint8ClampedArray | null = null;
   const m = node.mask;
   if (m && !m.disabled) {
-    const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, r)) : null;
-    const surf = px ? resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor) : null;
+    let surf: MaskSurface | null = null;
+    if (m.hasPixels && atLevelGrid(ctx)) {
+      const rows = await storedRowsByBand(levelBounds(m.bounds, ctx.level), r, 1, (band) => loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, band));
+      surf = rows && { ...rows, fill: m.defaultColor };
+    } else if (m.hasPixels) {
+      const px = await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, r));
+      surf = px && resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor);
+    }
     if (surf) mask = maskOver(surf, r);
     else if (m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);
     if (mask && m.feather && m.feather * ctx.scale >= 0.5) mask = await featheredMask(ctx, node, r);

@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, walkLayers } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { BAND } from '../../../src/engine/compiled/pyramid';
-import { loadLayerPixels } from '../../../src/engine/compiled/store';
-import { layerContent } from '../../../src/engine/composite/compositor';
+import { loadLayerPixels, loadMaskPixels } from '../../../src/engine/compiled/store';
+import { layerContent, layerMask } from '../../../src/engine/composite/compositor';
 import type { RenderContext } from '../../../src/engine/composite/context';
-import { resampleRGBA } from '../../../src/engine/composite/resample';
+import { resampleGray, resampleRGBA } from '../../../src/engine/composite/resample';
+import { maskOver } from '../../../src/engine/composite/surface';
 import { psdFixture, psdManifest } from '../../helpers/fixtures';
 
 /** Index of the first byte that differs (-1: none); no deep diff of megabytes of pixels. */
@@ -43,6 +44,35 @@ describe('layer rows at factor 1', () => {
           const expected = resampleRGBA(whole!.data, whole!.bounds, 1, clip);
           expect(got && { x: got.x, y: got.y, w: got.w, h: got.h }, `${entry.name} ${node.name}`).toEqual(expected && { x: expected.x, y: expected.y, w: expected.w, h: expected.h });
           expect(firstDifference(got?.data, expected?.data), `${entry.name} ${node.name} ${JSON.stringify(clip)}`).toBe(-1);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('and pixel masks likewise (masks without vector mask, feather or density)', { timeout: 300_000 }, async () => {
+    let checked = 0;
+    for (const entry of (await psdManifest()).slice(0, 30)) {
+      const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
+      clearEngineCaches();
+      const masked = [...walkLayers(compiled.layers)].filter(
+        (n) => n.mask?.hasPixels && !n.mask.disabled && !n.mask.feather && n.mask.density === undefined && !n.vectorMask && n.mask.bounds.bottom - n.mask.bounds.top > 8,
+      );
+      for (const node of masked.slice(0, 3)) {
+        const m = node.mask!;
+        const whole = await loadMaskPixels(env.FILES, compiled, node, 0);
+        const edge = (Math.floor(m.bounds.top / BAND) + 1) * BAND;
+        for (const clip of [
+          { left: 0, top: Math.max(0, edge - 3), right: compiled.width, bottom: Math.min(compiled.height, edge + 5) },
+          { left: 0, top: 0, right: compiled.width, bottom: compiled.height },
+        ]) {
+          if (clip.bottom <= clip.top) continue;
+          const ctx: RenderContext = { bucket: env.FILES, compiled, scale: 1, level: 0, factor: 1, clip, overrides: new Map(), patterns: new Map() };
+          const got = await layerMask(ctx, node, clip);
+          const surf = resampleGray(whole!.data, whole!.bounds, 1, clip, m.defaultColor);
+          const expected = surf ? maskOver(surf, clip) : m.defaultColor !== 255 ? new Uint8ClampedArray((clip.right - clip.left) * (clip.bottom - clip.top)).fill(m.defaultColor) : null;
+          expect(firstDifference(got ?? undefined, expected ?? undefined), `${entry.name} ${node.name} ${JSON.stringify(clip)}`).toBe(-1);
           checked++;
         }
       }
