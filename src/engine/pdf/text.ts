@@ -12,6 +12,7 @@
  * (OS/2 fsType) forbids embedding a subset gets no text layer: outlines only.
  */
 import { zlib } from './flate';
+import { hex4, toUnicodeCMap, utf16Hex } from './to-unicode';
 import { openEmbeddable, subsetTrueType, type SfntFont } from './font-subset';
 import type { PdfFontResource } from './document';
 import { name, num, str, type PdfRef, type PdfWriter } from './writer';
@@ -20,12 +21,6 @@ import { shapeText } from '../fonts/shaper';
 const unescapeXml = (s: string) =>
   s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e]!);
 
-const hex4 = (n: number) => n.toString(16).padStart(4, '0');
-const utf16Hex = (s: string) => {
-  let u = '';
-  for (let i = 0; i < s.length; i++) u += hex4(s.charCodeAt(i));
-  return u;
-};
 
 /**
  * Invisible text operators (in the SVG's pixel space) and the fonts they use, or null. `fonts`:
@@ -221,30 +216,4 @@ function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, strin
   };
 }
 
-/** ToUnicode CMap (Adobe Technical Note #5411): glyph id → UTF-16BE (also the design atoms' PDFs). */
-export function toUnicodeCMap(used: Map<number, string>): string {
-  // A glyph that only continues a cluster (a mark, a conjunct's second part) maps to nothing.
-  const entries = [...used].filter(([, ch]) => ch).map(([gid, ch]) => `<${hex4(gid)}> <${utf16Hex(ch)}>`);
-  const blocks: string[] = [];
-  for (let i = 0; i < entries.length; i += 100) {
-    const part = entries.slice(i, i + 100);
-    blocks.push(`${part.length} beginbfchar\n${part.join('\n')}\nendbfchar`);
-  }
-  return [
-    '/CIDInit /ProcSet findresource begin',
-    '12 dict begin',
-    'begincmap',
-    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
-    '/CMapName /Adobe-Identity-UCS def',
-    '/CMapType 2 def',
-    '1 begincodespacerange',
-    '<0000> <FFFF>',
-    'endcodespacerange',
-    ...blocks,
-    'endcmap',
-    'CMapName currentdict /CMap defineresource pop',
-    'end',
-    'end',
-  ].join('\n');
-}
 

@@ -22,11 +22,11 @@
  *   WebP cannot be embedded (422).
  * - No mockups, no stub, no print-area outlines. A document over 50 MB → 422.
  */
-import { PDFDocument, PDFName, PDFString, type PDFContext, type PDFRef } from 'pdf-lib';
+import { PDFDocument, PDFName, type PDFContext, type PDFRef } from 'pdf-lib';
 import { kernPairs } from '../fonts/kerning';
-import { openEmbeddable, subsetTrueType, type SfntFont } from '../pdf/font-subset';
+import { openEmbeddable, type SfntFont } from '../pdf/font-subset';
 import { usvgToOps } from '../pdf/vector';
-import { toUnicodeCMap } from '../pdf/text';
+import { type0Font } from '../pdf/pdf-lib-font';
 import { num } from '../pdf/writer';
 import { renderSvg } from '../personalise/resvg';
 import { decodeImage, encodeJpeg } from '../raster/codecs';
@@ -674,39 +674,6 @@ function writeFont(context: PDFContext, f: EmbeddedFont): void {
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
   let tag = '';
   for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
-  const fontName = `${tag}+${base}`;
-  const scale = 1000 / font.unitsPerEm;
-  const program = subsetTrueType(font, gids);
-  const file = context.register(context.flateStream(program, { Length1: program.length }));
-  const descriptor = context.register(
-    context.obj({
-      Type: 'FontDescriptor',
-      FontName: fontName,
-      Flags: 4,
-      FontBBox: font.bbox.map((v) => Math.round(v * scale)),
-      ItalicAngle: font.italicAngle,
-      Ascent: Math.round(font.ascender * scale),
-      Descent: Math.round(font.descender * scale),
-      CapHeight: Math.round(font.ascender * scale),
-      StemV: 80,
-      FontFile2: file,
-    }),
-  );
-  const cid = context.register(
-    context.obj({
-      Type: 'Font',
-      Subtype: 'CIDFontType2',
-      BaseFont: fontName,
-      CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 },
-      FontDescriptor: descriptor,
-      W: gids.flatMap((g) => [g, [Math.round(font.advance(g) * scale)]]),
-      CIDToGIDMap: 'Identity',
-    }),
-  );
-  const toUnicode = context.register(context.flateStream(toUnicodeCMap(used)));
-  context.assign(
-    f.ref,
-    context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: fontName, Encoding: 'Identity-H', DescendantFonts: [cid], ToUnicode: toUnicode }),
-  );
+  context.assign(f.ref, type0Font(context, { font, used, fontName: `${tag}+${base}`, flags: 4 }));
 }
 
