@@ -5,27 +5,29 @@
  * not through the engine's reader.
  */
 import { env } from 'cloudflare:workers';
+import UPNG from '@pdf-lib/upng';
 import { decodePDFRawStream, PDFDict, PDFName, type PDFRawStream } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { colourTransform, defaultProfile } from '../../../src/engine/colour';
-import { writePdf, type PdfSummary } from '../../../src/engine/pdf/document';
+import { writePdf } from '../../../src/engine/pdf/document';
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
+import { preparePreview } from '../../../src/engine/preview';
 import { MemorySink } from '../../../src/engine/pdf/sink';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { srgbProfile } from '../../../src/engine/raster/icc';
 import { fixtureServer, runTool } from '../../helpers/fixtures';
 import { upload } from '../../dynamic-image/helpers';
 import { gsCmyk, pdfGraph, type Tiff } from './print';
-import { rasterisePage, renderDeps } from './helpers';
+import { renderDeps } from './helpers';
 import gracol from '../colour/fixtures/gracol-tr006-test.icc';
 
 const W = 16;
 const H = 12;
 const FILES = ['made-cmyk16.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd'];
 
-async function fixture(path: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/${path}`);
-  if (!res.ok) throw new Error(`fixture ${path}: HTTP ${res.status}`);
+async function fixture(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
+  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
   return new Uint8Array(await res.arrayBuffer());
 }
 
@@ -55,9 +57,16 @@ const at = (t: Tiff, x: number, y: number) => [...t.data.subarray((y * t.width +
 async function print(name: string, options: Partial<HiresOptions> = {}) {
   const page = await prepareHires(new FileStore(env.FILES), { template: `cmyk-templates/${name}`, ...options }, renderDeps());
   const sink = new MemorySink();
-  const summary: PdfSummary = await writePdf(sink, [page.load], { output: page.output });
+  const summary = await writePdf(sink, [page.load], { output: page.output });
   const bytes = sink.bytes();
   return { bytes, summary, ink: await gsCmyk(bytes) };
+}
+
+/** The engine's preview (PNG) at the document's size, as RGBA. */
+async function preview(name: string): Promise<Uint8Array> {
+  const options = { template: `cmyk-templates/${name}`, format: 'png', size: { width: W, height: H }, jpegQuality: 95, unsharpMask: null } as const;
+  const png = (await (await preparePreview(new FileStore(env.FILES), options, renderDeps())).render()).bytes;
+  return new Uint8Array(UPNG.toRGBA8(UPNG.decode(png.slice().buffer))[0]);
 }
 
 /** The output intent's profile bytes. */
@@ -69,7 +78,7 @@ async function intentProfile(bytes: Uint8Array): Promise<Uint8Array> {
 
 const psds = new Map<string, Uint8Array>();
 beforeAll(async () => {
-  for (const name of FILES) psds.set(name, await fixture(`fixtures/psd-made/${name}`));
+  for (const name of FILES) psds.set(name, await fixture(name));
   const res = await upload('templates', FILES.map((n) => [n, psds.get(n)!]), '?destination=cmyk-templates&overwrite=true');
   expect(res.status).toBe(201);
 });
@@ -99,14 +108,28 @@ describe('CMYK templates keep their own ink (issue 20)', () => {
     expect(await intentProfile(bytes)).toEqual(defaultProfile('Cmyk'));
   });
 
+  it('the fixtures\' layers draw their merged image: the engine\'s preview is the merged ink through the document\'s profile (±1)', async () => {
+    for (const [name, profile] of [['made-cmyk8-icc.psd', new Uint8Array(gracol)], ['made-cmyk16.psd', defaultProfile('Cmyk')]] as const) {
+      const psd = merged(psds.get(name)!);
+      const render = await preview(name);
+      const toRgb = await colourTransform({ from: profile, to: srgbProfile(), fromLayout: 'CMYK', toLayout: 'RGB' });
+      for (let y = 0; y < H; y++) {
+        for (let x = 0; x < W; x++) {
+          const want = new Uint8Array(3);
+          toRgb.apply(Uint8Array.from(psd.ink(x, y).map((v) => Math.round(psd.depth === 16 ? v / 257 : v))), want, 1);
+          want.forEach((v, c) => expect(Math.abs(render[(y * W + x) * 4 + c] - v), `${name} ${x},${y}`).toBeLessThanOrEqual(1));
+        }
+      }
+    }
+  });
+
   it('a merged transparency, CMYK asked for: converted from the RGB render (docs/pdf.md), transparent pixels carry no ink', async () => {
     const psd = merged(psds.get('made-cmyk8-alpha.psd')!);
     const { bytes, ink } = await print('made-cmyk8-alpha.psd', { colorSpace: 'Cmyk' });
     expect(new TextDecoder().decode(bytes.subarray(0, 8))).toBe('%PDF-1.6');
     expect(await intentProfile(bytes)).toEqual(defaultProfile('Cmyk'));
     // The engine's RGB render of the same template, through the output profile as LittleCMS does.
-    const rgb = await print('made-cmyk8-alpha.psd', { colorSpace: 'Rgb' });
-    const render = await rasterisePage(rgb.bytes, 1, W, H);
+    const render = await preview('made-cmyk8-alpha.psd');
     const toCmyk = await colourTransform({ from: srgbProfile(), to: defaultProfile('Cmyk'), fromLayout: 'RGB', toLayout: 'CMYK' });
     for (let y = 0; y < H; y++) {
       for (let x = 0; x < W; x++) {
@@ -115,7 +138,7 @@ describe('CMYK templates keep their own ink (issue 20)', () => {
         if (a === 0) expect(got, `${x},${y}`).toEqual([0, 0, 0, 0]);
         else if (a === 1) {
           const want = new Uint8Array(4);
-          toCmyk.apply(Uint8Array.from(render.data.subarray((y * W + x) * 4, (y * W + x) * 4 + 3)), want, 1);
+          toCmyk.apply(Uint8Array.from(render.subarray((y * W + x) * 4, (y * W + x) * 4 + 3)), want, 1);
           got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y}`).toBeLessThanOrEqual(1));
         } else {
           // Half-transparent pixels over paper: not the PSD's ink (measured: up to 54 apart, K
