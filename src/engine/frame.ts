@@ -16,7 +16,7 @@ import { dirtyBounds } from './composite/dirty';
 import { outputSize, renderTemplate } from './composite/compositor';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { clampQuality, subsamplingFor } from './raster/codecs';
-import { encodeJpegRows, jpegFromRows, jpegRowsBytes, replaceJpegRows } from './raster/jpeg';
+import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, type HuffSpec } from './raster/jpeg';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
 export interface FrameOptions {
@@ -32,6 +32,8 @@ export interface FrameOptions {
   overrides?: LayerOverrides;
   /** Canvas bytes above which the frame is drawn in strips of about that much (default STRIP_CANVAS_BYTES). */
   stripBytes?: number;
+  /** Frame bytes above which a JPEG is coded as it is drawn (default STREAMED_JPEG_FRAME_BYTES; tests). */
+  streamBytes?: number;
 }
 
 /**
@@ -74,13 +76,64 @@ async function drawFrameInStrips(bucket: R2Bucket, compiled: CompiledTemplate, o
   const { width, height } = o;
   const frame = new Uint8ClampedArray(width * height * 4);
   const taps = frameTaps(compiled, o);
-  const canvas = outputSize(compiled, o.scale);
-  // Output rows a strip of about stripBytes of canvas gives.
-  const rows = Math.max(1, Math.floor((((o.stripBytes ?? STRIP_CANVAS_BYTES) / (canvas.width * 4)) * height) / canvas.height));
+  const rows = stripRows(compiled, o);
   for (let top = 0; top < height; top += rows) {
     await drawRows(bucket, compiled, o, overrides, taps, { top, bottom: Math.min(height, top + rows) }, frame, timing);
   }
   return { width, height, data: frame };
+}
+
+/** Output rows a strip of about stripBytes of canvas gives. */
+function stripRows(compiled: CompiledTemplate, o: FrameOptions) {
+  const canvas = outputSize(compiled, o.scale);
+  return Math.max(1, Math.floor((((o.stripBytes ?? STRIP_CANVAS_BYTES) / (canvas.width * 4)) * o.height) / canvas.height));
+}
+
+/**
+ * Opaque (JPEG) frames above this many bytes of RGBA are never held whole: `renderFrameJpeg`
+ * codes them strip by strip as they are drawn (issue 25 §1: a 5,000² preview held its 100 MB
+ * frame to encode it). 16 MB (4 MP, e.g. 2000²) is a sixth of the 96 MB budget, and it is above
+ * frameCache's largest entry (6 MB), so every frame kept for personalised requests, and its
+ * re-coded-rows JPEG, stays on the held path with its bytes unchanged. Below it, holding the
+ * frame buys Huffman tables fitted to the image (~10 % smaller files).
+ */
+export const STREAMED_JPEG_FRAME_BYTES = 16 * 1024 * 1024;
+
+/** Whether a JPEG of `o` is coded as it is drawn (renderFrameJpeg) rather than from a held frame. */
+export const streamsJpeg = (o: Pick<FrameOptions, 'width' | 'height' | 'streamBytes'>) =>
+  o.width * o.height * 4 > (o.streamBytes ?? STREAMED_JPEG_FRAME_BYTES);
+
+/**
+ * The JPEG of an opaque frame (drawn over white) coded as its strips are drawn: a strip of whole
+ * MCU rows is drawn (`drawRows`), its rows coded (one restart interval each, Huffman tables
+ * fitted to the first strip and completed), then the next strip is drawn into the same buffer.
+ * Holds one strip and the coded bytes, never the frame. Decodes to the same pixels as
+ * `encodeFrameJpeg` of the frame drawn whole (test/engine/frame.test.ts).
+ */
+export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, quality: number, timing: Timing): Promise<Uint8Array> {
+  const { width, height } = o;
+  const q = clampQuality(quality);
+  const subsampling = subsamplingFor(q);
+  const overrides = o.overrides ?? new Map();
+  const taps = frameTaps(compiled, o);
+  const mcu = 8 * subsampling;
+  // Whole MCU rows a strip, so that each strip's rows are coded before the next is drawn.
+  const rows = Math.ceil(stripRows(compiled, o) / mcu) * mcu;
+  const strip = new Uint8ClampedArray(Math.min(rows, height) * width * 4);
+  const pixels = new Uint8Array(strip.buffer);
+  const rowBytes = width * 4;
+  const coded: Uint8Array[] = [];
+  // Fitted to the first strip and completed: what fitting to the whole frame would need it drawn twice for.
+  let specs: HuffSpec[] | undefined;
+  for (let top = 0; top < height; top += rows) {
+    const bottom = Math.min(height, top + rows);
+    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom }, strip, timing, top);
+    const source = { width, height, kind: 'rgb' as const, read: (y: number, n: number, into: Uint8Array) => into.set(pixels.subarray((y - top) * rowBytes, (y - top + n) * rowBytes)) };
+    const done = await timing.time('encode', () => encodeJpegRowsOf(source, { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables: specs }));
+    specs = done.specs;
+    coded.push(...done.rows);
+  }
+  return jpegFromRows({ width, height, quality: q, subsampling, specs: specs!, rows: coded });
 }
 
 /**
@@ -96,6 +149,8 @@ async function drawRows(
   rows: { top: number; bottom: number },
   frame: Uint8ClampedArray,
   timing: Timing,
+  /** The output row `frame` starts at (a strip buffer's first row; 0 for a whole frame). */
+  frameTop = 0,
 ) {
   const { width, height } = o;
   const canvas = outputSize(compiled, o.scale);
@@ -121,7 +176,7 @@ async function drawRows(
     img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
   }
   const rowBytes = width * 4;
-  frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), rows.top * rowBytes);
+  frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), (rows.top - frameTop) * rowBytes);
 }
 
 export interface Frame {

@@ -14,7 +14,7 @@
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
-import { encodeFrameJpeg, renderFrame } from './frame';
+import { encodeFrameJpeg, renderFrame, renderFrameJpeg, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
 import type { InputStore, StoredFont, StoredInput, UrlImages } from './inputs';
@@ -390,7 +390,7 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       }
       problems.length = 0;
       const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p) }));
-      const frame = await renderFrame(store.bucket, compiled, {
+      const frameOptions: FrameOptions = {
         scale,
         width,
         height,
@@ -398,8 +398,15 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
         sharpen: shrinking ? options.unsharpMask : null,
         background: options.format === 'png' ? 'transparent' : undefined,
         overrides,
-      }, timing);
-      const profile = compiled.iccKey ? await timing.time('icc', () => templateIcc(store.bucket, compiled.iccKey!)) : srgbProfile();
+      };
+      const iccOf = () => (compiled.iccKey ? timing.time('icc', () => templateIcc(store.bucket, compiled.iccKey!)) : srgbProfile());
+      // A big JPEG is coded as its strips are drawn: its frame is never held (issue 25 §1).
+      if (options.format === 'jpg' && streamsJpeg(frameOptions)) {
+        const jpeg = await renderFrameJpeg(store.bucket, compiled, frameOptions, options.jpegQuality, timing);
+        return jpegImage(jpeg, await iccOf());
+      }
+      const frame = await renderFrame(store.bucket, compiled, frameOptions, timing);
+      const profile = await iccOf();
       // A JPEG of a kept template frame re-codes only the MCU rows the request changed.
       const jpeg = (_: RGBAImage, quality: number) => encodeFrameJpeg(frame, quality);
       return timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile, jpeg));
@@ -453,7 +460,11 @@ export async function encode(
     const png = await encodePng(img);
     return { bytes: icc ? await embedIcc(png, 'png', icc) : png, contentType: 'image/png', ext: 'png' };
   }
-  const jpeg = await encodeJpegOf(img, jpegQuality);
+  return jpegImage(await encodeJpegOf(img, jpegQuality), icc);
+}
+
+/** JPEG bytes as an EncodedImage, with `icc` embedded when given. */
+async function jpegImage(jpeg: Uint8Array, icc: Uint8Array | null): Promise<EncodedImage> {
   return { bytes: icc ? await embedIcc(jpeg, 'jpeg', icc) : jpeg, contentType: 'image/jpeg', ext: 'jpg' };
 }
 

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
 import { clearEngineCaches, frameCache } from '../../src/engine/cache';
-import { encodeFrameJpeg, renderFrame, STRIP_CANVAS_BYTES, type FrameOptions } from '../../src/engine/frame';
+import { encodeFrameJpeg, renderFrame, renderFrameJpeg, streamsJpeg, STREAMED_JPEG_FRAME_BYTES, STRIP_CANVAS_BYTES, type FrameOptions } from '../../src/engine/frame';
 import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
 import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
@@ -151,6 +151,35 @@ describe('preview frames', () => {
         expect(spliced.data).toEqual(whole.data);
       }
     }
+  });
+
+  it('a big JPEG coded as its strips are drawn decodes to the frame drawn whole and coded today', { timeout: 120_000 }, async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    clearEngineCaches();
+    const [o] = settings(compiled);
+    const node = [...walkLayers(compiled.layers)].find((n) => n.hasPixels && n.type !== 'Group')!;
+    // Tiny strips, and every frame streamed: several strips, each of whole MCU rows, the last one short.
+    const small = { stripBytes: 16 * 1024, streamBytes: 0 };
+    expect(streamsJpeg({ ...o!, ...small })).toBe(true);
+    for (const overrides of [new Map(), new Map([[node.id, { color: { r: 0, g: 200, b: 90, a: 1 } }]])] as LayerOverrides[]) {
+      for (const quality of [85, 95]) {
+        const timing = new ServerTiming();
+        const streamed = await decodeImage(await renderFrameJpeg(env.FILES, compiled, { ...o!, overrides, ...small }, quality, timing));
+        expect(timing.header()).toContain('encode');
+        const whole = (await renderFrame(env.FILES, compiled, { ...o!, overrides, stripBytes: 1 << 30 }, new ServerTiming())).image;
+        const today = await decodeImage(await encodeJpeg(whole, quality));
+        expect([streamed.width, streamed.height]).toEqual([o!.width, o!.height]);
+        // Same quantised coefficients: only the entropy coding (tables, restart intervals) differs.
+        expect(streamed.data).toEqual(today.data);
+      }
+    }
+  });
+
+  it('streams only JPEG frames above 16 MB, above every frame kept for personalised requests', () => {
+    expect(frameCache.maxEntryBytes).toBeLessThanOrEqual(STREAMED_JPEG_FRAME_BYTES);
+    expect(streamsJpeg({ width: 2048, height: 2048 })).toBe(false);
+    expect(streamsJpeg({ width: 2049, height: 2048 })).toBe(true);
+    expect(streamsJpeg({ width: 5000, height: 5000 })).toBe(true);
   });
 
   it('rows redrawn next to a layer whose effect reads far (an outer bevel) equal the full render', { timeout: 120_000 }, async () => {

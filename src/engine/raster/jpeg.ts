@@ -381,6 +381,22 @@ export async function replaceJpegRows(base: JpegRows, img: RGBAImage, { top, bot
   return { ...base, rows: [...base.rows.slice(0, from), ...rows, ...base.rows.slice(to)] };
 }
 
+/**
+ * MCU rows [from, to) of `source`, one restart interval each, with `tables`, or without them with
+ * tables fitted to these rows and completed (any later row can be coded with them): a JPEG made a
+ * strip at a time (the pixels come as they are drawn, never held whole), whose rows join with
+ * `jpegFromRows`. Each call is complete in itself (no encoder state is kept between calls, so the
+ * strip drawn between them may use the WASM kernels). Decodes to the same pixels as
+ * encodeBaselineJpeg of the same image (same quantised coefficients; only the entropy coding differs).
+ */
+export async function encodeJpegRowsOf(
+  source: JpegRowSource,
+  { quality, subsampling, from, to, tables }: { quality: number; subsampling: 1 | 2; from: number; to: number; tables?: HuffSpec[] },
+): Promise<{ rows: Uint8Array[]; specs: HuffSpec[] }> {
+  // Fitting reads the rows twice, transforming both times: no coefficient record grows WASM memory.
+  return codeRows(source, { quality, subsampling, tables: tables ?? 'complete', restart: true, from, to, maxCoefficientCache: 0 });
+}
+
 /** The JPEG file: headers with the restart interval, the rows with RST0–7 between them, EOI. */
 export function jpegFromRows(j: JpegRows): Uint8Array {
   const { lq, cq } = quantisation(j.quality);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeImage } from '../../../src/engine/raster/codecs';
-import { encodeBaselineJpeg, scaledTable } from '../../../src/engine/raster/jpeg';
+import { encodeBaselineJpeg, encodeJpegRowsOf, jpegFromRows, scaledTable, type JpegRowSource } from '../../../src/engine/raster/jpeg';
 import { sniffImage } from '../../../src/engine/raster/sniff';
 import type { RGBAImage } from '../../../src/engine/types';
 import { noiseImage, solidImage } from './helpers';
@@ -78,5 +78,34 @@ describe('baseline JPEG encoder', () => {
     const img = noiseImage(96, 80, 5, 'opaque');
     const back = await decodeImage(await encodeBaselineJpeg(img, { quality: 100, subsampling: 1 }));
     expect(psnr(img, back)).toBeGreaterThan(40);
+  });
+});
+
+describe('a JPEG coded a strip at a time (encodeJpegRowsOf)', () => {
+  it('decodes to the same pixels as the image coded whole, with tables fitted to the first strip', async () => {
+    for (const [quality, subsampling] of [[85, 2], [95, 1]] as const) {
+      const img = photoLike(203, 150);
+      const mcu = 8 * subsampling;
+      const rows: Uint8Array[] = [];
+      let tables;
+      // Strips of 3 MCU rows, each read from a buffer holding only that strip; the last one short.
+      for (let top = 0; top < img.height; top += 3 * mcu) {
+        const bottom = Math.min(img.height, top + 3 * mcu);
+        const strip = img.data.slice(top * img.width * 4, bottom * img.width * 4);
+        const source: JpegRowSource = {
+          width: img.width,
+          height: img.height,
+          kind: 'rgb',
+          read: (y, n, into) => into.set(strip.subarray((y - top) * img.width * 4, (y - top + n) * img.width * 4)),
+        };
+        const done = await encodeJpegRowsOf(source, { quality, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables });
+        tables = done.specs;
+        rows.push(...done.rows);
+      }
+      expect(rows).toHaveLength(Math.ceil(img.height / mcu));
+      const streamed = await decodeImage(jpegFromRows({ width: img.width, height: img.height, quality, subsampling, specs: tables!, rows }));
+      const whole = await decodeImage(await encodeBaselineJpeg(img, { quality, subsampling }));
+      expect(streamed.data).toEqual(whole.data);
+    }
   });
 });
