@@ -24,6 +24,8 @@ import { PDF_WRITER_VERSION } from './version';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
+import { ColorMode } from '../psd/color-modes';
+import { imageResources, psdLayout } from '../psd/spots';
 import { bleedPixels } from './bleed';
 import { spotLayerIds, spotsOf } from '../compiled/spots';
 import { separationsOf, type Separation } from './document';
@@ -237,7 +239,11 @@ interface TemplateInk {
   icc?: Uint8Array;
 }
 
-/** Per compiled template: null for documents that are not opaque 4-channel CMYK. */
+/**
+ * Per compiled template: null for documents that are not CMYK. A CMYK document with a merged
+ * alpha channel is CMYK too (CMYK output and its profile by default), though its ink is not kept
+ * exactly (`exact` needs an opaque document).
+ */
 const templateInks = new Map<string, TemplateInk | null>();
 
 /**
@@ -251,12 +257,22 @@ async function templateInk(store: InputStore, template: ResolvedTemplate): Promi
   let known = templateInks.get(compiled.hash);
   if (known === undefined) {
     const read = await store.read('templates', template.file.name);
-    const ink = read ? psdInk(read.bytes) : null;
-    known = ink ? { icc: ink.icc && usableCmyk(ink.icc) ? ink.icc : undefined } : null;
+    const document = read ? cmykDocument(read.bytes) : null;
+    known = document ? { icc: document.icc && usableCmyk(document.icc) ? document.icc : undefined } : null;
     if (templateInks.size >= 256) templateInks.delete(templateInks.keys().next().value!);
     templateInks.set(compiled.hash, known);
   }
   return known;
+}
+
+/** Whether `psd` is a CMYK document, and its embedded profile. */
+function cmykDocument(psd: Uint8Array): { icc?: Uint8Array } | null {
+  const ink = psdInk(psd);
+  if (ink) return { icc: ink.icc };
+  const layout = psdLayout(psd);
+  if (!layout || layout.mode !== ColorMode.CMYK) return null;
+  const icc = imageResources(layout.resources).get(1039);
+  return { icc: icc?.length ? icc.slice() : undefined };
 }
 
 function usableCmyk(icc: Uint8Array): boolean {

@@ -151,10 +151,8 @@ describe('CMYK templates keep their own ink (issue 20)', () => {
   });
 
   // docs/pdf.md: "with no colour options a CMYK template gives a CMYK PDF/X-4 … documents with a
-  // merged alpha channel … are converted from their RGB render". prepareHires gives such a
-  // document RGB output instead (outputColour: no TemplateInk for it, so the default is 'Rgb'):
-  // expected to fail until the engine or the docs change.
-  it.fails('a merged transparency, no colour options: CMYK output as the docs say', async () => {
+  // merged alpha channel … are converted from their RGB render".
+  it('a merged transparency, no colour options: CMYK output as the docs say', async () => {
     const page = await prepareHires(new FileStore(env.FILES), { template: 'cmyk-templates/made-cmyk8-alpha.psd' }, renderDeps());
     expect(page.colour.colorSpace).toBe('Cmyk');
   });
