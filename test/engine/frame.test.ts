@@ -7,6 +7,11 @@ import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } 
 import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
 import { psdFixture, psdManifest } from '../helpers/fixtures';
+import { UrlImages } from '../../src/engine/inputs';
+import { preparePreview } from '../../src/engine/preview';
+import { readIcc } from '../../src/engine/raster/icc';
+import { FileStore } from '../../src/dynamic-image/store';
+import { uploadFixture } from '../dynamic-image/helpers';
 
 /** The frame drawn in full, with nothing cached: render, resize, sharpen. */
 async function reference(compiled: CompiledTemplate, o: FrameOptions) {
@@ -173,6 +178,26 @@ describe('preview frames', () => {
         expect(streamed.data).toEqual(today.data);
       }
     }
+  });
+
+  it('a preview above 16 MB comes coded as it was drawn, with its ICC profile, the pixels of the frame drawn whole', { timeout: 120_000 }, async () => {
+    const name = await uploadFixture('psdrb-example-design.psd', 'stream');
+    const store = new FileStore(env.FILES);
+    // 900×600 enlarged to 2550×1700: a 17 MB frame.
+    const prepared = await preparePreview(store, { template: name, format: 'jpg', jpegQuality: 85, size: { width: 2550, height: 1700 }, unsharpMask: null }, { urlImages: new UrlImages(async () => { throw new Error('no URL images'); }) });
+    expect(streamsJpeg(prepared)).toBe(true);
+    const timing = new ServerTiming();
+    const { bytes, contentType } = await prepared.render(timing);
+    expect(contentType).toBe('image/jpeg');
+    expect(await readIcc(bytes, 'jpeg')).not.toBeNull();
+    const compiled = prepared.template.compiled;
+    const whole = await renderFrame(env.FILES, compiled, { scale: 2550 / compiled.width, width: 2550, height: 1700, quality: 'high', sharpen: null }, new ServerTiming());
+    const got = (await decodeImage(bytes)).data;
+    const want = (await decodeImage(await encodeJpeg(whole.image, 85))).data;
+    // Counted, not compared with toEqual: the diff of 17 MB arrays would not fit in memory.
+    let differing = 0;
+    for (let i = 0; i < want.length; i++) if (got[i] !== want[i]) differing++;
+    expect([got.length, differing]).toEqual([want.length, 0]);
   });
 
   it('streams only JPEG frames above 16 MB, above every frame kept for personalised requests', () => {
