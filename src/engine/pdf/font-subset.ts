@@ -197,3 +197,31 @@ export function subsetTrueType(font: SfntFont, gids: Iterable<number>): Uint8Arr
   ov.setUint32(headAt + 8, (0xb1b0afba - checksum(out)) >>> 0);
   return out;
 }
+
+/**
+ * A subset's PDF font name, `ABCDEF+PostScriptName`: the tag is six capitals hashed from the font
+ * and the glyphs kept (ISO 32000-1 §9.6.4), so equal subsets get equal names; `key` is what the
+ * tag is hashed from (a document's fonts are told apart by it).
+ */
+export function subsetFontName(font: SfntFont, bytes: Uint8Array, gids: readonly number[]): { fontName: string; tag: string; key: string } {
+  const base = font.postscriptName ?? 'Font';
+  const key = `${base}:${bytes.length}:${gids.join(',')}`;
+  let h = 2166136261;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
+  let tag = '';
+  for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
+  return { fontName: `${tag}+${base}`, tag, key };
+}
+
+/** The FontDescriptor's metrics of `font`, in 1/1000 em (ISO 32000-1 §9.8.1). */
+export function descriptorMetrics(font: SfntFont) {
+  const scale = 1000 / font.unitsPerEm;
+  return {
+    FontBBox: font.bbox.map((v) => Math.round(v * scale)),
+    ItalicAngle: font.italicAngle,
+    Ascent: Math.round(font.ascender * scale),
+    Descent: Math.round(font.descender * scale),
+    CapHeight: Math.round(font.ascender * scale),
+    StemV: 80,
+  };
+}

@@ -4,7 +4,7 @@
  * fonts are src/engine/pdf/text.ts. Plain code: no WASM module comes with it.
  */
 import { PDFString, type PDFContext, type PDFDict } from 'pdf-lib';
-import { subsetTrueType, type SfntFont } from './font-subset';
+import { descriptorMetrics, subsetTrueType, type SfntFont } from './font-subset';
 import { toUnicodeCMap } from './to-unicode';
 
 export interface Type0FontOptions {
@@ -28,12 +28,7 @@ export function type0Font(context: PDFContext, { font, used, fontName, flags }: 
       Type: 'FontDescriptor',
       FontName: fontName,
       Flags: flags,
-      FontBBox: font.bbox.map((v) => Math.round(v * scale)),
-      ItalicAngle: font.italicAngle,
-      Ascent: Math.round(font.ascender * scale),
-      Descent: Math.round(font.descender * scale),
-      CapHeight: Math.round(font.ascender * scale),
-      StemV: 80,
+      ...descriptorMetrics(font),
       FontFile2: file,
     }),
   );

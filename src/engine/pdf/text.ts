@@ -13,7 +13,7 @@
  */
 import { zlib } from './flate';
 import { hex4, toUnicodeCMap, utf16Hex } from './to-unicode';
-import { openEmbeddable, subsetTrueType, type SfntFont } from './font-subset';
+import { descriptorMetrics, openEmbeddable, subsetFontName, subsetTrueType, type SfntFont } from './font-subset';
 import type { PdfFontResource } from './document';
 import { name, num, str, type PdfRef, type PdfWriter } from './writer';
 import { shapeText } from '../fonts/shaper';
@@ -158,14 +158,7 @@ interface PlacedLine extends ShapedShow {
 
 function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, string>): { res: string; font: PdfFontResource } {
   const gids = [...used.keys()].sort((a, b) => a - b);
-  const base = font.postscriptName ?? 'Font';
-  const key = `${base}:${bytes.length}:${gids.join(',')}`;
-  // The subset tag: six capitals from the key (ISO 32000-1 §9.6.4), stable for equal subsets.
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
-  let tag = '';
-  for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
-  const fontName = `${tag}+${base}`;
+  const { fontName, tag, key } = subsetFontName(font, bytes, gids);
   const res = `F${tag}`;
   const scale = 1000 / font.unitsPerEm;
   return {
@@ -181,12 +174,7 @@ function fontResource(font: SfntFont, bytes: Uint8Array, used: Map<number, strin
           Type: name('FontDescriptor'),
           FontName: name(fontName),
           Flags: 4,
-          FontBBox: font.bbox.map((v) => Math.round(v * scale)),
-          ItalicAngle: font.italicAngle,
-          Ascent: Math.round(font.ascender * scale),
-          Descent: Math.round(font.descender * scale),
-          CapHeight: Math.round(font.ascender * scale),
-          StemV: 80,
+          ...descriptorMetrics(font),
           FontFile2: file,
         });
         const cid = w.alloc();

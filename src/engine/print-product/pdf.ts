@@ -24,7 +24,7 @@
  */
 import { PDFDocument, PDFName, type PDFContext, type PDFRef } from 'pdf-lib';
 import { kernPairs } from '../fonts/kerning';
-import { openEmbeddable, type SfntFont } from '../pdf/font-subset';
+import { openEmbeddable, subsetFontName, type SfntFont } from '../pdf/font-subset';
 import { usvgToOps } from '../pdf/vector';
 import { type0Font } from '../pdf/pdf-lib-font';
 import { num } from '../pdf/writer';
@@ -666,14 +666,7 @@ export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Pro
 /** Type0 / CIDFontType2 (Identity-H) with the subset as FontFile2 and a ToUnicode map (as src/engine/pdf/text.ts). */
 function writeFont(context: PDFContext, f: EmbeddedFont): void {
   const { font, used } = f;
-  const gids = [...used.keys()].sort((a, b) => a - b);
-  const base = font.postscriptName ?? 'Font';
-  const key = `${base}:${f.bytes.length}:${gids.join(',')}`;
-  // The subset tag: six capitals from the key (ISO 32000-1 §9.6.4).
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
-  let tag = '';
-  for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
-  context.assign(f.ref, type0Font(context, { font, used, fontName: `${tag}+${base}`, flags: 4 }));
+  const { fontName } = subsetFontName(font, f.bytes, [...used.keys()].sort((a, b) => a - b));
+  context.assign(f.ref, type0Font(context, { font, used, fontName, flags: 4 }));
 }
 
