@@ -206,7 +206,8 @@ export async function artifactCounts(db: D1Database, tenantId: number, temporary
 
 // --- for the job runner (src/platform/jobs): finals, temporaries and their rows ------------
 
-export interface FinalArtifactRow {
+/** What the runner writes of every artifact row it makes. */
+interface JobArtifactRow {
   tenantId: number;
   id: string;
   ownerId: string;
@@ -218,6 +219,9 @@ export interface FinalArtifactRow {
   format: string | null;
   size: number;
   key: string;
+}
+
+export interface FinalArtifactRow extends JobArtifactRow {
   anonymousAccess: boolean;
 }
 
@@ -260,19 +264,8 @@ export async function deleteJobArtifactRows(db: D1Database, tenantId: number, id
   ]);
 }
 
-export interface TemporaryArtifactRow {
-  tenantId: number;
-  id: string;
-  ownerId: string;
-  jobId: string;
-  projectId: number | null;
-  itemId: number | null;
-  alias: string;
+export interface TemporaryArtifactRow extends JobArtifactRow {
   type: 'Final' | 'Temporary';
-  name: string;
-  format: string | null;
-  size: number;
-  key: string;
   expiresAt: number;
 }
 
