@@ -21,16 +21,14 @@ import { shapeText } from '../fonts/shaper';
 const unescapeXml = (s: string) =>
   s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e]!);
 
-
 /**
- * Invisible text operators (in the SVG's pixel space) and the fonts they use, or null. `fonts`:
+ * Invisible text operators (in the SVG's pixel space) and the fonts they use, or null. `files`:
  * the font the SVG names first, then the fallbacks it was drawn with (the vector's `fonts`).
  */
 export function invisibleText(
   svg: string,
-  fonts: Uint8Array | readonly Uint8Array[] | undefined,
+  files: readonly Uint8Array[],
 ): { ops: string; fonts: Record<string, PdfFontResource> } | null {
-  const files = fonts instanceof Uint8Array ? [fonts] : [...(fonts ?? [])];
   if (!files.length) return null;
   const group = /<g transform="matrix\(([^)]*)\)"([^>]*)>/.exec(svg);
   const size = Number(/font-size="([^"]+)"/.exec(group?.[2] ?? '')?.[1]);
