@@ -1,0 +1,175 @@
+/**
+ * PNG coded as its rows come (issue 25 §1): a preview frame above 16 MB is drawn in strips, and a
+ * PNG of it made through `encodePng` held the whole frame (and the WASM encoder a copy of it).
+ * Here each strip's rows are filtered (per row, the filter with the smallest sum of absolute
+ * differences, the usual PNG heuristic) and handed to the platform's zlib CompressionStream
+ * (RFC 1950, what IDAT holds); only the coded bytes and one row of the previous strip are kept.
+ *
+ * The file: signature, IHDR (8-bit RGBA, as encodePng writes), iCCP when a profile is given (as
+ * `embedIcc` writes it), one IDAT, IEND. It decodes to the same pixels as `encodePng` of the
+ * whole frame (test/engine/raster/png-rows.test.ts).
+ */
+import { concat } from './bytes';
+import { crc32 } from './icc';
+
+type Rows = Uint8Array | Uint8ClampedArray;
+
+const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const BPP = 4; // RGBA8
+
+/** The PNG filter (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) of `row` with the smallest sum of |signed difference|, written into `out` (filter byte first). */
+function filterRow(row: Rows, above: Rows, out: Uint8Array, o: number) {
+  const n = row.length;
+  let best = 0;
+  let bestCost = Infinity;
+  for (let f = 0; f < 5; f++) {
+    let cost = 0;
+    for (let i = 0; i < n && cost < bestCost; i++) {
+      const d = (row[i]! - predict(f, row, above, i)) & 255;
+      cost += d < 128 ? d : 256 - d;
+    }
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = f;
+    }
+  }
+  out[o] = best;
+  for (let i = 0; i < n; i++) out[o + 1 + i] = row[i]! - predict(best, row, above, i);
+}
+
+/** What filter `f` predicts for byte `i` of `row` from its left neighbour and the row above. */
+function predict(f: number, row: Rows, above: Rows, i: number): number {
+  if (f === 0) return 0;
+  const a = i >= BPP ? row[i - BPP]! : 0;
+  if (f === 1) return a;
+  const b = above[i]!;
+  if (f === 2) return b;
+  if (f === 3) return (a + b) >> 1;
+  const c = i >= BPP ? above[i - BPP]! : 0;
+  const p = a + b - c;
+  const pa = Math.abs(p - a);
+  const pb = Math.abs(p - b);
+  const pc = Math.abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+function chunk(type: string, parts: Uint8Array[]): Uint8Array[] {
+  const length = parts.reduce((n, p) => n + p.length, 0);
+  const head = new Uint8Array(8);
+  new DataView(head.buffer).setUint32(0, length);
+  for (let i = 0; i < 4; i++) head[4 + i] = type.charCodeAt(i);
+  let crc = crc32(head.subarray(4));
+  for (const p of parts) crc = crc32(p, crc);
+  const tail = new Uint8Array(4);
+  new DataView(tail.buffer).setUint32(0, (crc ^ 0xffffffff) >>> 0);
+  return [head, ...parts, tail];
+}
+
+async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Response(bytes as Uint8Array<ArrayBuffer>).body!.pipeThrough(new CompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * A PNG of `width`×`height` RGBA8 written a few rows at a time, top to bottom: `write` them,
+ * then `finish`. Holds the coded bytes and the last row written.
+ */
+export class PngRowEncoder {
+  private readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  private readonly coded: Uint8Array[] = [];
+  private readonly reading: Promise<void>;
+  private above: Uint8Array;
+  private y = 0;
+
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
+    const stream = new CompressionStream('deflate');
+    this.writer = stream.writable.getWriter();
+    const reader = stream.readable.getReader();
+    this.reading = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        this.coded.push(value);
+      }
+    })();
+    this.reading.catch(() => {}); // surfaced by finish()
+    this.above = new Uint8Array(width * BPP);
+  }
+
+  /** Filters and codes the first `count` rows of `pixels` (straight RGBA, `width` pixels a row), the next rows of the image. */
+  async write(pixels: Rows, count: number): Promise<void> {
+    if (this.y + count > this.height) throw new Error(`PNG rows beyond the image's ${this.height}`);
+    const rowBytes = this.width * BPP;
+    // A fresh buffer each call: the stream may still read the previous one.
+    const out = new Uint8Array(count * (rowBytes + 1));
+    let above: Rows = this.above;
+    for (let r = 0; r < count; r++) {
+      const row = pixels.subarray(r * rowBytes, (r + 1) * rowBytes);
+      filterRow(row, above, out, r * (rowBytes + 1));
+      above = row;
+    }
+    if (count > 0) this.above = new Uint8Array(above); // a copy: the caller draws the next strip into `pixels`
+    this.y += count;
+    await this.writer.ready;
+    await this.writer.write(out);
+  }
+
+  /** The PNG file, with `icc` as its iCCP profile when given. */
+  async finish(icc?: Uint8Array | null, name = 'ICC profile'): Promise<Uint8Array> {
+    if (this.y !== this.height) throw new Error(`PNG has ${this.y} of ${this.height} rows`);
+    await this.writer.close();
+    await this.reading;
+    const ihdr = new Uint8Array(13);
+    const view = new DataView(ihdr.buffer);
+    view.setUint32(0, this.width);
+    view.setUint32(4, this.height);
+    ihdr.set([8, 6, 0, 0, 0], 8); // 8 bits, RGBA, deflate, adaptive filtering, no interlace
+    const parts = [SIGNATURE, ...chunk('IHDR', [ihdr])];
+    if (icc) {
+      const label = new TextEncoder().encode(name.replace(/[^\x20-\x7e]/g, '').slice(0, 79) || 'ICC profile');
+      parts.push(...chunk('iCCP', [label, new Uint8Array([0, 0]), await deflate(icc)]));
+    }
+    parts.push(...chunk('IDAT', this.coded), ...chunk('IEND', []));
+    const file = concat(parts);
+    this.coded.length = 0;
+    return file;
+  }
+
+  /** Drops the stream after a failure (nothing more will be written). */
+  async abort(reason: unknown): Promise<void> {
+    await this.writer.abort(reason).catch(() => {});
+  }
+}
+
+/**
+ * The PNG of an image drawn a strip at a time: `draw(rows, strip)` puts output rows
+ * [rows.top, rows.bottom) into `strip` (row `rows.top` first), then they are coded and the next
+ * strip is drawn into the same buffer. Holds one strip and the coded bytes, never the image.
+ *
+ * @example const png = await encodePngStrips({ width, height }, 64, (rows, strip) => drawInto(strip, rows), { icc });
+ */
+export async function encodePngStrips(
+  size: { width: number; height: number },
+  rowsPerStrip: number,
+  draw: (rows: { top: number; bottom: number }, strip: Uint8ClampedArray) => Promise<void>,
+  options: { icc?: Uint8Array | null } = {},
+): Promise<Uint8Array> {
+  const { width, height } = size;
+  const rows = Math.max(1, Math.min(height, Math.floor(rowsPerStrip)));
+  const strip = new Uint8ClampedArray(rows * width * BPP);
+  const png = new PngRowEncoder(width, height);
+  try {
+    for (let top = 0; top < height; top += rows) {
+      const bottom = Math.min(height, top + rows);
+      await draw({ top, bottom }, strip);
+      await png.write(strip, bottom - top);
+    }
+  } catch (err) {
+    await png.abort(err);
+    throw err;
+  }
+  return png.finish(options.icc);
+}
