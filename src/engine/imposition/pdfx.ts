@@ -9,7 +9,8 @@
  */
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import { PDFX, pdfxInfo, pdfxXmp, type PdfxMeta } from '../pdf/pdfx';
-import { PdfName, PdfString } from '../pdf/writer';
+import { toPdfLib, withPdfHeader } from '../pdf/pdf-lib-values';
+import { str } from '../pdf/writer';
 
 export type SheetFormat = keyof typeof PDFX;
 
@@ -67,14 +68,6 @@ export function sheetFormat(inputs: Array<InputConformance & { name: string }>):
   return { format: formats.every((f) => f.format === 'PdfX1a') ? 'PdfX1a' : 'PdfX4' };
 }
 
-/** A value of our own PDF writer (as pdfxInfo gives it) as a pdf-lib object. */
-function toPdfLib(v: unknown): PDFObject {
-  if (v instanceof PdfName) return PDFName.of(v.name);
-  if (v instanceof PdfString) return PDFString.of(v.value);
-  if (typeof v === 'number') return PDFNumber.of(v);
-  throw new Error(`unexpected information value ${String(v)}`);
-}
-
 /**
  * Makes `doc` PDF/X of `format`: the information keys and the same facts as XMP (`/Metadata`,
  * uncompressed), the trailer's `/ID` (required), and TrimBox = BleedBox = MediaBox on every page: a press sheet is not cut to a finished size, so
@@ -86,9 +79,9 @@ function toPdfLib(v: unknown): PDFObject {
 export function markPdfx(doc: PDFDocument, format: SheetFormat, meta: Omit<PdfxMeta, 'format'>): { useObjectStreams: boolean } {
   const full: PdfxMeta = { ...meta, format };
   const info = doc.context.lookup(doc.context.trailerInfo.Info, PDFDict);
-  for (const [key, value] of Object.entries(pdfxInfo(full))) if (value !== undefined) info.set(PDFName.of(key), toPdfLib(value));
+  for (const [key, value] of Object.entries(pdfxInfo(full))) if (value !== undefined) info.set(PDFName.of(key), toPdfLib(doc.context, value, { strings: 'literal' }));
   // XMP's CreatorTool is the producer: Creator must agree (preflight compares the two).
-  info.set(PDFName.of('Creator'), PDFString.of(meta.producer));
+  info.set(PDFName.of('Creator'), toPdfLib(doc.context, str(meta.producer), { strings: 'literal' }));
   const xmp = doc.context.stream(new TextEncoder().encode(pdfxXmp(full)), { Type: 'Metadata', Subtype: 'XML' });
   doc.catalog.set(PDFName.of('Metadata'), doc.context.register(xmp));
   const id = PDFHexString.of(meta.documentId.replace(/-/g, ''));
@@ -101,17 +94,8 @@ export function markPdfx(doc: PDFDocument, format: SheetFormat, meta: Omit<PdfxM
   return { useObjectStreams: format !== 'PdfX1a' };
 }
 
-/**
- * The saved file with the header version `format` is based on (1.6 for X-4, 1.4 for X-1a):
- * pdf-lib always writes `%PDF-1.7`, and PDF/X preflights reject a newer header. Same length, so
- * no offset moves.
- */
-export function withPdfxHeader(bytes: Uint8Array, format: SheetFormat): Uint8Array {
-  const header = new TextEncoder().encode(`%PDF-${PDFX[format].pdf}`);
-  if (new TextDecoder().decode(bytes.subarray(0, 5)) !== '%PDF-' || header.length !== 8) throw new Error('unexpected PDF header');
-  bytes.set(header, 0);
-  return bytes;
-}
+/** The saved file with the header version `format` is based on (1.6 for X-4, 1.4 for X-1a). */
+export const withPdfxHeader = (bytes: Uint8Array, format: SheetFormat): Uint8Array => withPdfHeader(bytes, PDFX[format].pdf);
 
 /** Colour components of `doc`'s output intent profile (`/N`): 4 CMYK, 3 RGB, 1 grey; null without one. */
 export function outputIntentChannels(doc: PDFDocument): number | null {

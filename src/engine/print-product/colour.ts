@@ -6,11 +6,12 @@
  * a LittleCMS transform (straight RGBA → ink), and a PDF/X document gets its output intent,
  * information keys and XMP from src/engine/pdf/pdfx.ts.
  */
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, type PDFContext, type PDFDocument, type PDFObject, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFHexString, PDFName, type PDFDocument } from 'pdf-lib';
 import { colourTransform, defaultProfile } from '../colour';
 import { vectorPaint, type ResolvedPrintColour } from '../pdf/output';
 import { channelsOf, outputIntent, pdfxInfo, pdfxXmp } from '../pdf/pdfx';
-import { num, PdfName, PdfRaw, PdfRef, PdfString, type PdfValue } from '../pdf/writer';
+import { toPdfLib } from '../pdf/pdf-lib-values';
+import { num, PdfRef } from '../pdf/writer';
 import { Unprocessable } from '../errors';
 import type { ResolvedColor } from './schema';
 
@@ -115,27 +116,6 @@ export function jpegComponents(bytes: Uint8Array): number {
 }
 
 /**
- * A value of the engine's PDF writer (src/engine/pdf/writer.ts) as a pdf-lib object, so the
- * PDF/X pieces of pdfx.ts serve both writers; `refs` maps the writer's references.
- */
-function toPdfLib(context: PDFContext, v: PdfValue, refs: Map<PdfRef, PDFRef>): PDFObject {
-  if (v instanceof PdfRef) return refs.get(v)!;
-  if (v instanceof PdfName) return PDFName.of(v.name);
-  // Hex UTF-16 text strings: any title is safe (pdf-lib writes literal strings unescaped).
-  if (v instanceof PdfString) return PDFHexString.fromText(v.value);
-  if (v instanceof PdfRaw || v === null || typeof v === 'boolean') throw new Error('toPdfLib: unsupported value in PDF/X metadata');
-  if (typeof v === 'number') return PDFNumber.of(v);
-  if (Array.isArray(v)) {
-    const array = PDFArray.withContext(context);
-    for (const item of v) array.push(toPdfLib(context, item, refs));
-    return array;
-  }
-  const dict = PDFDict.withContext(context);
-  for (const [key, value] of Object.entries(v)) if (value !== undefined) dict.set(PDFName.of(key), toPdfLib(context, value, refs));
-  return dict;
-}
-
-/**
  * Marks `doc` as PDF/X (ISO 15930; the caller sets the header version, which pdf-lib does not):
  * `/OutputIntents` with the output profile, the information keys (Trapped, GTS_PDFXVersion) and
  * the XMP packet, all from pdfx.ts as PSD print PDFs get them, and the trailer's ID. Nothing for
@@ -148,9 +128,9 @@ export function markPdfx(doc: PDFDocument, output: ResolvedPrintColour, meta: { 
   const profile = context.register(context.flateStream(output.profile, { N: channelsOf(output.colorSpace) }));
   const placeholder = new PdfRef(0);
   const refs = new Map([[placeholder, profile]]);
-  doc.catalog.set(PDFName.of('OutputIntents'), toPdfLib(context, [outputIntent(placeholder, output.description)], refs));
+  doc.catalog.set(PDFName.of('OutputIntents'), toPdfLib(context, [outputIntent(placeholder, output.description)], { refs }));
   doc.catalog.set(PDFName.of('Metadata'), context.register(context.stream(pdfxXmp(pdfx), { Type: 'Metadata', Subtype: 'XML' })));
-  context.trailerInfo.Info = context.register(toPdfLib(context, pdfxInfo(pdfx), refs));
+  context.trailerInfo.Info = context.register(toPdfLib(context, pdfxInfo(pdfx)));
   const id = PDFHexString.of(pdfx.documentId.replace(/-/g, ''));
   const ids = PDFArray.withContext(context);
   ids.push(id);

@@ -45,6 +45,7 @@ import type { VariableInfo } from './variables';
 import type { PreflightProblem, ReportProblem } from '../preflight/report';
 import { barcodeProblems, emptyFields, imageProblems, textProblems, type ResolutionThresholds } from './problems';
 import { PDFX } from '../pdf/pdfx';
+import { withPdfHeader } from '../pdf/pdf-lib-values';
 import { inkWriter, jpegComponents, markPdfx, PdfX1aTransparencyError, type InkWriter, type PrintProductColour } from './colour';
 
 /** A dictionary as pdf-lib's `context.obj` and `flateStream` take it (pdf-lib does not export the type's name). */
@@ -656,8 +657,8 @@ export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Pro
   w.finish();
   if (opts.colour) markPdfx(doc, opts.colour.output, { title: opts.title ?? 'Untitled', producer: 'design atoms (pdf-lib)' });
   const bytes = await doc.save({ useObjectStreams: false });
-  // pdf-lib always writes a 1.7 header; PDF/X-4 is 1.6 and X-1a 1.4 (same length).
-  if (opts.colour && opts.colour.output.format !== 'Default') bytes.set(new TextEncoder().encode(`%PDF-${PDFX[opts.colour.output.format].pdf}`), 0);
+  // pdf-lib always writes a 1.7 header; PDF/X-4 is 1.6 and X-1a 1.4.
+  if (opts.colour && opts.colour.output.format !== 'Default') withPdfHeader(bytes, PDFX[opts.colour.output.format].pdf);
   if (bytes.length > maxBytes) throw new PdfTooLargeError(bytes.length, maxBytes);
   const embeddedFonts = [...w.fonts.values()].filter((f): f is EmbeddedFont => !!f && f.used.size > 0).map((f) => f.font.postscriptName ?? 'Font');
   return { bytes, pages, embeddedFonts };
