@@ -29,10 +29,8 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
       return applyColorBalance(adj, d);
     case 'vibrance': // the vibrance slider, then Saturation, which is Hue/Saturation's master saturation
       return applyVibrance(adj.vibrance ?? 0, d) && hueSaturation({ type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: adj.saturation ?? 0, lightness: 0 } }, d);
-    case 'posterize': {
-      const n = Math.max(2, adj.levels ?? 4);
-      return applyLuts(d, lut((v) => (Math.round((v / 255) * (n - 1)) / (n - 1)) * 255));
-    }
+    case 'posterize':
+      return applyLuts(d, posterizeLut(adj.levels ?? 4));
     case 'exposure': {
       const { exposure = 0, offset = 0, gamma = 1 } = adj;
       const gain = 2 ** exposure;
@@ -65,10 +63,8 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
       return selectiveColor(adj, d);
     case 'color lookup':
       return applyColorLookup(adj, d);
-    case 'threshold': {
-      const t = adj.level ?? 128;
-      return applyLumaMap(d, (l) => (l >= t ? 255 : 0));
-    }
+    case 'threshold':
+      return threshold(d, adj.level ?? 128);
     default:
       return false;
   }
@@ -173,10 +169,26 @@ function applyLuts(d: Uint8ClampedArray, r: Lut | null, g: Lut | null = r, b: Lu
   return true;
 }
 
-function applyLumaMap(d: Uint8ClampedArray, f: (l: number) => number): boolean {
+/**
+ * Posterize to n levels (2..255) as Photoshop does: the 256 input values fall into n bins of equal
+ * width, floor(v·n/256), and bin k gives level k·255/(n − 1). Not the closest level (which would
+ * put the first step at 255/(2(n − 1))): with 4 levels the steps are at 64, 128 and 192. psd-tools
+ * pins this formula against Photoshop's own renders of its posterize_* documents.
+ */
+export function posterizeLut(levels: number): Lut {
+  const n = Math.max(2, Math.min(255, Math.round(levels)));
+  return lut((v) => (Math.floor((v * n) / 256) * 255) / (n - 1));
+}
+
+/**
+ * Threshold as Photoshop does: white where the pixel's luminosity rounded to a level,
+ * round(0.3R + 0.59G + 0.11B) (Photoshop's RGB grey, the weights of Blend If and the luminosity
+ * modes, not Rec. 601's), is at or above the level, black below (psd-tools pins it against
+ * Photoshop's threshold_* documents).
+ */
+function threshold(d: Uint8ClampedArray, level: number): boolean {
   for (let i = 0; i < d.length; i += 4) {
-    const v = f(0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2]);
-    d[i] = d[i + 1] = d[i + 2] = v;
+    d[i] = d[i + 1] = d[i + 2] = Math.round(0.3 * d[i] + 0.59 * d[i + 1] + 0.11 * d[i + 2]) >= level ? 255 : 0;
   }
   return true;
 }

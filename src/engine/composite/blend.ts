@@ -20,6 +20,15 @@ const screen: Separable = (b, s) => b + s - b * s;
 const colorDodge: Separable = (b, s) => (b <= 0 ? 0 : s >= 1 ? 1 : Math.min(1, b / (1 - s)));
 const colorBurn: Separable = (b, s) => (b >= 1 ? 1 : s <= 0 ? 0 : 1 - Math.min(1, (1 - b) / s));
 const hardLight: Separable = (b, s) => (s <= 0.5 ? b * 2 * s : screen(b, 2 * s - 1));
+/**
+ * Hard mix: 1 where b + s passes 1, 0 below; on the line itself (8-bit values summing to 255) 1
+ * only where the backdrop is above ½ (psd-tools PR #784, 145 boundary samples of Photoshop 2026).
+ * The sum is compared in whole levels so that 8-bit operands land on the line exactly.
+ */
+const hardMix: Separable = (b, s) => {
+  const sum = Math.round((b + s) * 255);
+  return sum > 255 || (sum === 255 && b > 0.5) ? 1 : 0;
+};
 
 export const SEPARABLE: Record<string, Separable> = {
   normal: (_b, s) => s,
@@ -33,13 +42,20 @@ export const SEPARABLE: Record<string, Separable> = {
   'color dodge': colorDodge,
   'linear dodge': (b, s) => Math.min(1, b + s),
   overlay: (b, s) => hardLight(s, b),
-  // Photoshop's soft light (not the W3C variant): 2bs + b²(1 − 2s) below ½, √b(2s − 1) + 2b(1 − s) above.
-  'soft light': (b, s) => (s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : Math.sqrt(b) * (2 * s - 1) + 2 * b * (1 - s)),
+  // Soft light as the PDF/W3C spec has it (Adobe's): b − (1 − 2s)·b(1 − b) below ½, above it
+  // b + (2s − 1)(D(b) − b) with D(b) = √b, or ((16b − 12)b + 4)b for b ≤ ¼ (the darkest quarter
+  // lightens less than √b would). psd-tools measured the ¼ branch on Photoshop 2026's own render
+  // (psd-tools PR #784: 12.6 → 0.95 levels worst).
+  'soft light': (b, s) =>
+    s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b),
   'hard light': hardLight,
-  'vivid light': (b, s) => (s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1)),
+  // The source's extremes win whatever the backdrop (black burns to 0, white dodges to 1), unlike
+  // plain colour burn/dodge, whose white/black backdrop stays (measured on Photoshop by psd-tools,
+  // PR #784); in between the burn and dodge by twice the blend colour.
+  'vivid light': (b, s) => (s <= 0 ? 0 : s >= 1 ? 1 : s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1)),
   'linear light': (b, s) => clamp01(b + 2 * s - 1),
   'pin light': (b, s) => (s <= 0.5 ? Math.min(b, 2 * s) : Math.max(b, 2 * s - 1)),
-  'hard mix': (b, s) => (b + s >= 1 ? 1 : 0),
+  'hard mix': hardMix,
   difference: (b, s) => Math.abs(b - s),
   exclusion: (b, s) => b + s - 2 * b * s,
   subtract: (b, s) => Math.max(0, b - s),
@@ -114,6 +130,13 @@ export const FILL_INSIDE: Record<string, (b: number, s: number, q: number) => nu
   'hard mix': (b, s, q) => (q >= 1 ? SEPARABLE['hard mix'](b, s) : clamp01((b - q * (1 - s)) / (1 - q))),
 };
 
+/**
+ * Modes whose formula above changed (issue 25) before the WASM kernel's copy of it
+ * (wasm/assembly/blend.ts, not this helper's file): drawn by the loop below until the kernel has
+ * the same formulas, so the output never depends on which path ran.
+ */
+const WASM_KERNEL_BEHIND = new Set(['soft light', 'vivid light', 'hard mix']);
+
 /** Deterministic per-pixel noise in [0, 1) for dissolve. */
 function noise(x: number, y: number): number {
   let h = (x * 374761393 + y * 668265263) | 0;
@@ -183,7 +206,7 @@ export function blendSurface(
     q = 1;
     options = { ...options, fill: undefined };
   }
-  if (blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
+  if (!WASM_KERNEL_BEHIND.has(mode) && blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
   const r = intersectRect(rectOf(dst), rectOf(src));
   if (!r || opacity <= 0) return;
   const non: NonSeparable | undefined = Object.hasOwn(NON_SEPARABLE, mode) ? NON_SEPARABLE[mode] : undefined;

@@ -60,3 +60,22 @@ describe('adjustment layers', () => {
     expect(applyAdjustment({ type: 'color lookup' }, px(1, 2, 3))).toBe(false);
   });
 });
+
+describe('posterize and threshold as Photoshop renders them (issue 25)', () => {
+  it('posterize: equal bins of the input, floor(v·n/256), not the closest level', () => {
+    // 4 levels: steps at 64, 128, 192 (the closest level would step at 43 and 213).
+    expect(run({ type: 'posterize', levels: 4 }, 63, 64, 200)).toEqual([0, 85, 255]);
+    expect(run({ type: 'posterize', levels: 4 }, 127, 128, 191)).toEqual([85, 170, 170]);
+    expect(run({ type: 'posterize', levels: 2 }, 127, 128, 255)).toEqual([0, 255, 255]);
+  });
+
+  it("threshold: round(0.3R + 0.59G + 0.11B) against the level (Photoshop's grey, not Rec. 601's)", () => {
+    // 0.3·0 + 0.59·200 + 0.11·91 = 128.01 → 128: white at 128 (Rec. 601 gives 127.77: black).
+    expect(run({ type: 'threshold', level: 128 }, 0, 200, 91)).toEqual([255, 255, 255]);
+    // 0.3·255 + 0.59·86 + 0.11·0 = 127.24 → 127: black (Rec. 601 gives 126.73, the same side).
+    expect(run({ type: 'threshold', level: 128 }, 255, 86, 0)).toEqual([0, 0, 0]);
+    // Rounded: 0.3·100 + 0.59·165 + 0.11·0 = 127.35 → 127, black; 127.5 and up is white.
+    expect(run({ type: 'threshold', level: 128 }, 100, 165, 0)).toEqual([0, 0, 0]);
+    expect(run({ type: 'threshold', level: 128 }, 0, 216, 1)).toEqual([255, 255, 255]);
+  });
+});

@@ -63,3 +63,23 @@ describe('blend modes', () => {
     expect([...overWhite.data]).toEqual([255, 255, 255, 255]);
   });
 });
+
+describe('blend modes at their edges (issue 25: what Photoshop 2026 renders, measured by psd-tools PR #784)', () => {
+  it('vivid light: a black source burns to 0 and a white one dodges to 1 whatever the backdrop', () => {
+    expect(blend('vivid light', px(255, 0, 128), px(0, 255, 0))).toEqual([0, 255, 0, 255]);
+    // In between, the burn and dodge keep a white or black backdrop as colour burn/dodge do.
+    expect(blend('vivid light', px(255, 0, 128), px(1, 254, 0))).toEqual([255, 0, 0, 255]);
+  });
+
+  it('hard mix: on b + s = 255 exactly, 1 only where the backdrop is above ½', () => {
+    expect(blend('hard mix', px(127, 128, 0), px(128, 127, 255))).toEqual([0, 255, 0, 255]);
+    expect(blend('hard mix', px(127, 128, 1), px(129, 126, 255))).toEqual([255, 0, 255, 255]);
+  });
+
+  it('soft light: a light source over the darkest quarter lightens by ((16b − 12)b + 4)b, not √b', () => {
+    const b = 16 / 255;
+    const want = Math.round((b + ((16 * b - 12) * b + 4) * b - b) * 255); // s = 1
+    expect(blend('soft light', px(16, 16, 16), px(255, 255, 255))[0]).toBe(want);
+    expect(want).toBeLessThan(Math.round(Math.sqrt(b) * 255));
+  });
+});
