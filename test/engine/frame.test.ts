@@ -142,6 +142,28 @@ describe('preview frames', () => {
     expect(last! - first!).toBeLessThan(o!.height / 2);
   });
 
+  // Issue 25 §3: psdrb-example-design has the same text layer in six variant groups, five hidden;
+  // personalising it by name overrides all six, and the hidden ones (which paint nothing) must not
+  // widen the redrawn rows to the whole frame (their groups hold a full-canvas matte).
+  it('overrides inside hidden groups do not widen the redrawn rows, and the frame equals one drawn in full', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
+    clearEngineCaches();
+    const [o] = settings(compiled);
+    const texts = [...walkLayers(compiled.layers)].filter((n) => n.type === 'Text');
+    expect(texts.length).toBeGreaterThan(1);
+    const w = Math.round(compiled.width * o!.scale);
+    const h = Math.round(compiled.height * o!.scale);
+    const pixels = { width: 40, height: 10, data: new Uint8ClampedArray(40 * 10 * 4).fill(255) };
+    const bounds = { left: w >> 2, top: (h * 3) >> 2, right: (w >> 2) + 40, bottom: ((h * 3) >> 2) + 10 };
+    const overrides: LayerOverrides = new Map(texts.map((n) => [n.id, { pixels, bounds }]));
+    await renderFrame(env.FILES, compiled, o!, new ServerTiming());
+    const timing = new ServerTiming();
+    const got = (await renderFrame(env.FILES, compiled, { ...o!, overrides }, timing)).image;
+    const [, first, last] = /redrawn rows (\d+)-(\d+)/.exec(timing.header())!.map(Number);
+    expect(last! - first!).toBeLessThan(o!.height / 4);
+    expect(got.data).toEqual((await reference(compiled, { ...o!, overrides })).data);
+  });
+
   it('a JPEG re-coding only the changed rows of the template frame decodes to the frame, as one coded whole', async () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
     clearEngineCaches();

@@ -61,6 +61,9 @@ const RESAMPLE_REACH = 3;
 
 /** The rectangle a node can paint on (output pixels), or null when it paints nothing. */
 function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canvas: Bounds): Bounds | null {
+  // A hidden layer or group paints nothing, nor does anything clipped to it (the compositor's drawUnit):
+  // e.g. the same text layer personalised in every hidden variant group of a template.
+  if (!(overrides.get(node.id)?.visible ?? node.visible)) return null;
   if (node.adjustment) return canvas;
   // "Transparency Shapes Layer" off: effects and a knockout cover the whole layer plane.
   if (node.transparencyShapes === false && (hasEffects(node) || node.knockout)) return canvas;
