@@ -30,7 +30,7 @@ const BUDGET_MB = 96;
 const fonts = ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf'].map((f) => path.join(root, 'assets/fonts', f));
 
 /** A preview case: `template` at `size` with `data` (and the stored images it names). */
-const previewCase = (template, size, data, images = []) => ({ template, images, run: (e, store) => e.preview(store, { template, size, data }) });
+const previewCase = (template, size, data, images = [], more = {}) => ({ template, images, run: (e, store) => e.preview(store, { template, size, data, ...more }) });
 const photo = (image) => ({ type: 'image', image, resizeMode: 'fill' });
 
 const CASES = {
@@ -45,25 +45,40 @@ const CASES = {
   'photo-12mp': previewCase('bench-4000.psd', { width: 800, height: 800 }, { Photo: photo('bench-photo-12mp.jpg') }, ['bench-photo-12mp.jpg']),
 };
 
+/**
+ * Cases run only when named (the budget's model, docs/memory.md): the same template → 5,000² PNG,
+ * → 2,500² JPEG (a 2,500 px wide canvas), a 10,000 × 2,500 template at full size (a canvas
+ * 10,000 px wide, no resize), and 2,000² JPEG and PNG (frames held whole).
+ */
+const EXTRA_CASES = {
+  'png-10000': previewCase('big-10000.psd', { width: 5000, height: 5000 }, undefined, [], { format: 'png' }),
+  'preview-10000-2500': previewCase('big-10000.psd', { width: 2500, height: 2500 }),
+  'wide-10000': previewCase('wide-10000.psd', { width: 10000, height: 2500 }),
+  // Frames of 16 MB (2,000²), held whole and coded at once.
+  'held-10000-2000': previewCase('big-10000.psd', { width: 2000, height: 2000 }),
+  'held-png-10000-2000': previewCase('big-10000.psd', { width: 2000, height: 2000 }, undefined, [], { format: 'png' }),
+};
+const caseOf = (name) => CASES[name] ?? EXTRA_CASES[name];
+
 const mb = (n) => n / 1048576;
 
-/** bench/out/big-10000.psd: one 10,000² layer, ZIP-compressed (smooth, so the file stays small). */
-async function makeBig() {
-  const file = path.join(out, 'big-10000.psd');
+/** bench/out/big-10000.psd (and wide-10000.psd, 10,000 × 2,500): one layer, ZIP-compressed (smooth, so the file stays small). */
+async function makeBig(name = 'big-10000.psd', W = 10000, H = 10000) {
+  const file = path.join(out, name);
   if (existsSync(file)) return;
   const { writePsdBuffer } = await import('ag-psd');
   const S = 10000;
-  const data = new Uint8ClampedArray(S * S * 4);
-  for (let y = 0, i = 0; y < S; y++) {
-    for (let x = 0; x < S; x++, i += 4) {
+  const data = new Uint8ClampedArray(W * H * 4);
+  for (let y = 0, i = 0; y < H; y++) {
+    for (let x = 0; x < W; x++, i += 4) {
       data[i] = (x * 255) / S;
       data[i + 1] = (y * 255) / S;
       data[i + 2] = ((x + y) * 127) / S;
       data[i + 3] = 255;
     }
   }
-  const image = { width: S, height: S, data };
-  const psd = { width: S, height: S, children: [{ name: 'Gradient', left: 0, top: 0, imageData: image }], imageData: image };
+  const image = { width: W, height: H, data };
+  const psd = { width: W, height: H, children: [{ name: 'Gradient', left: 0, top: 0, imageData: image }], imageData: image };
   writeFileSync(file, writePsdBuffer(psd, { generateThumbnail: false, compress: true }));
 }
 
@@ -74,9 +89,10 @@ async function parent(only) {
     execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
   }
   await makeBig();
+  if (only.some((o) => o.startsWith('wide'))) await makeBig('wide-10000.psd', 10000, 2500);
   rmSync(path.join(dir, 'store'), { recursive: true, force: true }); // uploads anew: uploaded-keys.json lists what they leave
   const rows = [];
-  const names = Object.keys(CASES).filter((c) => only.length === 0 || only.some((o) => c.includes(o)));
+  const names = [...Object.keys(CASES).filter((c) => only.length === 0 || only.some((o) => c.includes(o))), ...only.filter((o) => EXTRA_CASES[o])];
   for (const name of names) {
     const r = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, 'child', name], { encoding: 'utf8', maxBuffer: 1 << 24 });
     if (r.status !== 0) {
@@ -98,7 +114,7 @@ async function parent(only) {
 
 /** The child: compile the case's template unless the store has it (own process), or run the case. */
 async function child(name) {
-  const c = CASES[name];
+  const c = caseOf(name);
   const storeDir = path.join(dir, 'store');
   // WASM memories by the module's first export name (a hint which library it is).
   const memories = new Map();
@@ -138,7 +154,7 @@ async function child(name) {
 }
 
 async function child2(name, e, store, memories) {
-  const c = CASES[name];
+  const c = caseOf(name);
   // Derived data earlier requests left in the bucket (a print PDF's stored strips) goes: every
   // case is a template's first request after its upload.
   const uploaded = new Set(JSON.parse(readFileSync(path.join(dir, 'store/uploaded-keys.json'), 'utf8')));
@@ -179,7 +195,7 @@ async function child2(name, e, store, memories) {
 }
 
 async function upload(name) {
-  const c = CASES[name];
+  const c = caseOf(name);
   const e = await import(pathToFileURL(bundle).href);
   const store = e.dirStore(path.join(dir, 'store'), fonts);
   const bytes = new Uint8Array(readFileSync(path.join(out, c.template)));

@@ -3,35 +3,133 @@
  * no limit, so a request that needs more passes every local test and is killed in production.
  * The budget is 96 MB; the rest is the isolate's own (code, WASM instances, the caches' floor).
  *
- * A preview holds its finished frame whole (the encoders take a whole image) and, when its canvas
- * is large, draws it in strips (src/engine/frame.ts) whose working set comes on top. Both are known
- * from the output size before anything is fetched or drawn, so a preview that cannot fit is
- * refused then, with a 422 naming the limit. Measurements: docs/performance.md "Peak memory per
- * request" (`node bench/memory.bench.mjs`).
+ * What a preview holds at its peak, all known from the template and the request before anything
+ * is fetched or drawn (docs/memory.md has the model and the measurements behind each figure):
+ * - a frame above 16 MB (JPEG or PNG) is coded as its strips are drawn and never held; a smaller
+ *   one is held, then coded at once with the encoder's copy and output beside it;
+ * - a canvas above 4 MB is drawn in strips whose working set (the strip, the layers' bands, the
+ *   resize's rows) grows with the canvas width: a band is a full row of the layer;
+ * - the coded bytes grow as the strips are coded and are held twice at the end (the parts and
+ *   the file): not known up front, so a streamed encoder stops at `codedBytesLimit` (a 422 too);
+ * - a placed picture is decoded before the frame is drawn, in a decoder holding about twice its
+ *   decoded pixels (`checkDecodeMemory`, from the header's size).
+ * Only what cannot fit is refused, with a 422 naming the limit.
  */
 import { MB } from '../cache/lru';
 import { unprocessable } from '../errors';
 
 export const REQUEST_MEMORY_BUDGET = 96 * MB;
 
-/** What drawing a frame holds besides the frame: a strip's canvas, layer rows and bands (measured 30–50 MB at 5,000 px wide). */
-export const FRAME_WORKING_SET = 40 * MB;
+/** Canvas bytes above which a frame is drawn in strips (src/engine/frame.ts STRIP_CANVAS_BYTES). */
+const STRIP_CANVAS_BYTES = 4 * MB;
+/** Frame bytes above which a preview is coded as its strips are drawn (src/engine/frame.ts STREAMED_JPEG_FRAME_BYTES). */
+const STREAMED_FRAME_BYTES = 16 * MB;
+/** Largest intermediate render when shrinking via a pyramid level (src/engine/preview.ts). */
+const MAX_INTERMEDIATE_PIXELS = 16_000_000;
 
-/** Bytes a preview of `size` needs at its peak (estimate, before anything is drawn). */
-export function previewBytes(size: { width: number; height: number }): number {
-  return size.width * size.height * 4 + FRAME_WORKING_SET;
+/**
+ * Strip working set: a floor plus bytes per canvas column (a layer's band is a full canvas row).
+ * Measured live (JS heap + ArrayBuffers after GC, docs/memory.md) 36, 55 and 62 MB for canvases
+ * 2,500, 5,000 and 10,000 px wide; this line lies above all three (46, 56, 76 MB).
+ */
+export const STRIP_FLOOR_BYTES = 36 * MB;
+export const STRIP_BYTES_PER_COLUMN = 4 * 1024;
+
+/**
+ * Bytes a held frame costs per frame byte while it is coded (the strips are gone by then): the
+ * frame, and for PNG the WASM encoder's copy and its output (up to the raw size); our JPEG
+ * encoder codes from the frame (measured: 2,000² PNG 78 MB live + WASM, JPEG 48 MB).
+ */
+const HELD_CODING_FACTOR = { jpg: 1.25, png: 3 } as const;
+
+/** Bytes a decoder holds per decoded pixel: its heap and the RGBA copy handed to JS. */
+export const DECODE_BYTES_PER_PIXEL = 8;
+
+export type PreviewFormat = 'jpg' | 'png';
+
+/** The scale a preview renders at for box scale `s` (preview.ts's rule: the pyramid level at or above s when it stays within 16 MP, else s). */
+export function previewRenderScale(template: { width: number; height: number }, s: number, optimizePreview = false): number {
+  if (s >= 1 || optimizePreview) return s;
+  const level = 2 ** -Math.floor(Math.log2(1 / s));
+  return template.width * template.height * level * level <= MAX_INTERMEDIATE_PIXELS ? level : s;
 }
 
-/** Largest output (pixels) whose preview fits the budget. */
-export const MAX_BUDGET_PIXELS = Math.floor((REQUEST_MEMORY_BUDGET - FRAME_WORKING_SET) / 4);
+export interface PreviewMemory {
+  /** The held frame (0 when coded as drawn). */
+  frame: number;
+  /** The canvas: whole, or the strip working set. */
+  canvas: number;
+  /** The peak: drawing (canvas + frame) or coding a held frame, whichever is larger. */
+  total: number;
+  /** Whether the frame is coded as its strips are drawn. */
+  streamed: boolean;
+}
 
-/** Refuses (Unprocessable: 422) a preview of `size` that would need more than the budget. */
-export function checkPreviewMemory(size: { width: number; height: number }): void {
-  const need = previewBytes(size);
-  if (need <= REQUEST_MEMORY_BUDGET) return;
+/**
+ * What a preview of `template` into `box` (boxScale's output) needs at its peak, before the coded
+ * bytes (counted as they grow: codedBytesLimit).
+ */
+export function previewMemory(
+  template: { width: number; height: number },
+  box: { s: number; width: number; height: number },
+  options: { format: PreviewFormat; optimizePreview?: boolean },
+): PreviewMemory {
+  const scale = previewRenderScale(template, box.s, options.optimizePreview);
+  const canvasWidth = Math.max(1, Math.round(template.width * scale));
+  const canvasHeight = Math.max(1, Math.round(template.height * scale));
+  const canvasBytes = canvasWidth * canvasHeight * 4;
+  // In strips: the strip working set; whole: the canvas, the layer at that scale and the resized frame.
+  const canvas = canvasBytes > STRIP_CANVAS_BYTES ? STRIP_FLOOR_BYTES + canvasWidth * STRIP_BYTES_PER_COLUMN : canvasBytes * 3;
+  const frameBytes = box.width * box.height * 4;
+  const streamed = frameBytes > STREAMED_FRAME_BYTES;
+  const frame = streamed ? 0 : frameBytes;
+  return { frame, canvas, total: Math.max(canvas + frame, frame * HELD_CODING_FACTOR[options.format]), streamed };
+}
+
+/** The coded bytes a streamed preview may grow to: they are held twice at the end, beside the working set. */
+export function codedBytesLimit(memory: PreviewMemory): number {
+  return Math.max(0, Math.floor((REQUEST_MEMORY_BUDGET - memory.total) / 2));
+}
+
+const overBudget = (path: string) => [{ path, reason: `over the ${REQUEST_MEMORY_BUDGET / MB} MB memory budget` }];
+
+/**
+ * Refuses (Unprocessable: 422) a preview that cannot fit the budget; otherwise its memory plan
+ * (for the coded-bytes limit). Call right after boxScale, before anything is fetched.
+ */
+export function checkPreviewMemory(
+  template: { width: number; height: number },
+  box: { s: number; width: number; height: number },
+  options: { format: PreviewFormat; optimizePreview?: boolean },
+): PreviewMemory {
+  const memory = previewMemory(template, box, options);
+  if (memory.total <= REQUEST_MEMORY_BUDGET) return memory;
+  const why = memory.streamed
+    ? `drawing it from a canvas ${Math.round(template.width * previewRenderScale(template, box.s, options.optimizePreview))} px wide needs about ${Math.ceil(memory.canvas / MB)} MB`
+    : `drawing and holding its frame needs about ${Math.ceil(memory.total / MB)} MB`;
   throw unprocessable(
-    `A ${size.width}×${size.height} px preview needs about ${Math.ceil(need / MB)} MB to draw; a request may use ${REQUEST_MEMORY_BUDGET / MB} MB. ` +
-      `Ask for at most ${(MAX_BUDGET_PIXELS / 1e6).toFixed(1)} megapixels (e.g. ${Math.floor(Math.sqrt(MAX_BUDGET_PIXELS))}×${Math.floor(Math.sqrt(MAX_BUDGET_PIXELS))}).`,
-    [{ path: 'size', reason: `over the ${REQUEST_MEMORY_BUDGET / MB} MB memory budget` }],
+    `A ${box.width}×${box.height} px ${options.format === 'png' ? 'PNG' : 'JPEG'} preview cannot be made within the ${REQUEST_MEMORY_BUDGET / MB} MB a request may use: ${why}. Ask for a smaller size.`,
+    overBudget('size'),
+  );
+}
+
+/** Refuses (422) coded output that has grown past `limit` bytes (a streamed encoder's check, as the bytes come). */
+export function checkCodedBytes(bytes: number, limit: number): void {
+  if (bytes <= limit) return;
+  throw unprocessable(
+    `The preview's coded image grew past ${Math.floor(limit / MB)} MB, more than fits the ${REQUEST_MEMORY_BUDGET / MB} MB a request may use beside drawing it. Ask for a smaller size or JPEG.`,
+    overBudget('size'),
+  );
+}
+
+/** Largest decode (pixels) that fits the budget. */
+export const MAX_DECODE_PIXELS = Math.floor(REQUEST_MEMORY_BUDGET / DECODE_BYTES_PER_PIXEL);
+
+/** Refuses (422 naming `path`) a picture whose decode (`pixels` decoded, from its header) would not fit the budget. */
+export function checkDecodeMemory(pixels: number, path: string): void {
+  if (pixels <= MAX_DECODE_PIXELS) return;
+  throw unprocessable(
+    `The image at ${path} cannot be used: decoding ${(pixels / 1e6).toFixed(1)} MP needs about ${Math.ceil((pixels * DECODE_BYTES_PER_PIXEL) / MB)} MB; a request may use ${REQUEST_MEMORY_BUDGET / MB} MB.`,
+    overBudget(path),
   );
 }

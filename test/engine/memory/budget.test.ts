@@ -1,24 +1,83 @@
 import { describe, expect, it } from 'vitest';
 import { Unprocessable } from '../../../src/engine/errors';
-import { checkPreviewMemory, MAX_BUDGET_PIXELS, previewBytes, REQUEST_MEMORY_BUDGET } from '../../../src/engine/memory/budget';
+import { MB } from '../../../src/engine/cache/lru';
+import {
+  checkCodedBytes,
+  checkDecodeMemory,
+  checkPreviewMemory,
+  codedBytesLimit,
+  MAX_DECODE_PIXELS,
+  previewMemory,
+  previewRenderScale,
+  REQUEST_MEMORY_BUDGET,
+} from '../../../src/engine/memory/budget';
+import { boxScale, MAX_OUTPUT_PIXELS } from '../../../src/engine/preview';
+
+const template = (width: number, height: number) => ({ width, height });
+/** The budget's check of `t` asked for at `size` (as previewBox computes the box). */
+const check = (t: { width: number; height: number }, size: { width: number; height: number }, format: 'jpg' | 'png' = 'jpg') =>
+  checkPreviewMemory(t, boxScale(t.width, t.height, size), { format });
+
+/** The 422 `run` throws. */
+function refusal(run: () => unknown): Unprocessable {
+  try {
+    run();
+  } catch (e) {
+    expect(e).toBeInstanceOf(Unprocessable);
+    return e as Unprocessable;
+  }
+  throw new Error('not refused');
+}
 
 describe('the request memory budget (issue 25 §1)', () => {
-  it('admits the previews storefronts ask for and what fits exactly', () => {
-    expect(() => checkPreviewMemory({ width: 800, height: 800 })).not.toThrow();
-    expect(() => checkPreviewMemory({ width: 2048, height: 2048 })).not.toThrow();
-    expect(() => checkPreviewMemory({ width: MAX_BUDGET_PIXELS, height: 1 })).not.toThrow();
-    expect(previewBytes({ width: MAX_BUDGET_PIXELS, height: 1 })).toBeLessThanOrEqual(REQUEST_MEMORY_BUDGET);
+  it('admits the contract’s largest previews: a 10,000² template at the largest output size, JPEG and PNG, coded as drawn', () => {
+    const big = template(10_000, 10_000);
+    const side = Math.floor(Math.sqrt(MAX_OUTPUT_PIXELS));
+    for (const format of ['jpg', 'png'] as const) {
+      const memory = check(big, { width: side, height: side }, format);
+      expect(memory.streamed).toBe(true);
+      expect(memory.frame).toBe(0);
+      // Drawn at 0.5 (the 0.5 level is 25 MP, above the 16 MP intermediate limit): strips of a 5,000 px canvas.
+      expect(memory.total).toBe(36 * MB + 5000 * 4096);
+      expect(codedBytesLimit(memory)).toBeGreaterThan(10 * MB);
+    }
+    // A 10,000 × 2,500 template at full size (s = 1: the exact composite) and enlarged to the same pixels.
+    expect(check(template(10_000, 2500), { width: 10_000, height: 2500 }).streamed).toBe(true);
+    expect(() => check(template(5000, 1250), { width: 10_000, height: 10_000 }, 'png')).not.toThrow();
   });
 
-  it('refuses a 5,000² preview (its frame alone is 100 MB) with a 422 naming the limit', () => {
-    let error: unknown;
-    try {
-      checkPreviewMemory({ width: 5000, height: 5000 });
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(Unprocessable);
-    expect((error as Error).message).toMatch(/5000×5000 px preview needs about 136 MB to draw; a request may use 96 MB/);
-    expect((error as Unprocessable).details).toEqual([{ path: 'size', reason: 'over the 96 MB memory budget' }]);
+  it('admits what storefronts ask for and frames held whole (up to 16 MB) with their encoder', () => {
+    expect(check(template(8000, 8000), { width: 800, height: 800 }).total).toBeLessThan(REQUEST_MEMORY_BUDGET);
+    const held = check(template(10_000, 10_000), { width: 2048, height: 2048 }, 'png');
+    expect([held.streamed, held.frame]).toEqual([false, 2048 * 2048 * 4]);
+    expect(held.total).toBeLessThanOrEqual(REQUEST_MEMORY_BUDGET);
+    // 10,000 × 400 at full size: a held 16 MB frame drawn from a 10,000 px wide canvas.
+    expect(() => check(template(10_000, 400), { width: 10_000, height: 400 }, 'png')).not.toThrow();
+  });
+
+  it('renders at the scale preview.ts picks: the pyramid level at or above s within 16 MP, else s', () => {
+    expect(previewRenderScale(template(10_000, 10_000), 0.5)).toBe(0.5);
+    expect(previewRenderScale(template(10_000, 10_000), 0.2)).toBe(0.25);
+    expect(previewRenderScale(template(10_000, 10_000), 0.2, true)).toBe(0.2);
+    expect(previewRenderScale(template(1000, 1000), 3)).toBe(3);
+    expect(previewMemory(template(1000, 1000), { s: 0.5, width: 500, height: 500 }, { format: 'jpg' }).canvas).toBe(500 * 500 * 4 * 3);
+  });
+
+  it('refuses, with a 422 naming the 96 MB limit, an enlargement whose canvas is too wide to draw in strips', () => {
+    // 1,000 × 40 enlarged 20×: a 20,000 px wide canvas (its strips' bands alone pass the budget).
+    const error = refusal(() => check(template(1000, 40), { width: 20_000, height: 20_000 }));
+    expect(error.message).toMatch(/^A 20000×800 px JPEG preview cannot be made within the 96 MB a request may use: drawing it from a canvas 20000 px wide needs about 115 MB/);
+    expect(error.details).toEqual([{ path: 'size', reason: 'over the 96 MB memory budget' }]);
+  });
+
+  it('refuses coded bytes past their limit and decodes past the budget (422 naming the limit)', () => {
+    expect(() => checkCodedBytes(10 * MB, 10 * MB)).not.toThrow();
+    expect(refusal(() => checkCodedBytes(10 * MB + 1, 10 * MB)).message).toMatch(/grew past 10 MB.*96 MB a request may use/);
+    expect(() => checkDecodeMemory(MAX_DECODE_PIXELS, 'data.Photo')).not.toThrow();
+    // A 12 MP phone photo decodes within it; 13 MP at full size does not.
+    expect(() => checkDecodeMemory(4000 * 3000, 'data.Photo')).not.toThrow();
+    const error = refusal(() => checkDecodeMemory(13_000_000, 'data.Photo'));
+    expect(error.message).toMatch(/data\.Photo.*13\.0 MP needs about 100 MB; a request may use 96 MB/);
+    expect(error.details).toEqual([{ path: 'data.Photo', reason: 'over the 96 MB memory budget' }]);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Unprocessable } from '../../../src/engine/errors';
 import { decodeImage, encodePng } from '../../../src/engine/raster/codecs';
 import { embedIcc, readIcc, srgbProfile } from '../../../src/engine/raster/icc';
 import { encodePngStrips, PngRowEncoder } from '../../../src/engine/raster/png-rows';
@@ -70,6 +71,16 @@ describe('PNG coded as its rows come (issue 25 §1)', () => {
     for (let i = 0; i < 512 * 256 * 4; i++) img.data[512 * 256 * 4 + i] = img.data[i]!; // the smooth half twice
     const png = await stripsOf(img, 32);
     expect(png.length).toBeLessThan(512 * 512 * 4 * 0.05);
+  });
+
+  it('refuses (422 naming the memory budget) coded bytes past its limit, as they come', async () => {
+    const img = noiseImage(256, 256, 3);
+    const rows = (limit: number) => encodePngStrips(img, 16, async ({ top, bottom }, strip) => strip.set(img.data.subarray(top * 1024, bottom * 1024)), { maxCodedBytes: limit });
+    const error = await rows(64 * 1024).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Unprocessable);
+    expect((error as Unprocessable).message).toMatch(/96 MB a request may use/);
+    expect((error as Unprocessable).details).toEqual([{ path: 'size', reason: 'over the 96 MB memory budget' }]);
+    expect((await decodeImage(await rows(1024 * 1024))).data).toEqual(img.data);
   });
 
   it('refuses rows beyond the image and a finish before the last row; a failed draw drops the stream', async () => {
