@@ -16,7 +16,7 @@ import { canonicalJson } from '../hash';
 import { personalise, requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../preview';
 import type { PreflightProblem } from '../preflight/report';
 import { srgbProfile } from '../raster/icc';
-import type { CompiledTemplate, LayerOverrides } from '../types';
+import type { CompiledTemplate, LayerOverride, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
 import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
@@ -24,6 +24,7 @@ import { PDF_WRITER_VERSION } from './version';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
+import { inkLayers, type InkLayers, type OverrideInk } from './ink-composite';
 import { ColorMode } from '../psd/color-modes';
 import { imageResources, psdLayout } from '../psd/spots';
 import { bleedPixels } from './bleed';
@@ -144,7 +145,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
         ...(trimPx > 0 ? { trim: { left: trimPx, top: trimPx, right: trimPx, bottom: trimPx } } : {}),
         vectors,
         strips,
-        ...(exact ? { inkSource: 'psd', inks: documentInks(store, template, raster, spotsHidden, (top, bottom) => strips.dirty(top, bottom)) } : {}),
+        ...(exact ? { inkSource: 'psd', inks: documentInks(store, template, raster, spotsHidden, (top, bottom) => strips.dirty(top, bottom), data) } : {}),
         ...(spotsHidden.size ? { spots: psdSpots(spotsOf(compiled), async () => (await store.read('templates', template.file.name))?.bytes ?? null) } : {}),
         // A clean strip is drawn as the template alone (its stored base), not with this request's
         // overrides: it is stored for every later PDF, so no request's data can ever reach it.
@@ -286,7 +287,10 @@ function usableCmyk(icc: Uint8Array): boolean {
 /**
  * PdfPage.inks for a CMYK template: clean rows are the merged image's ink as stored; in dirty
  * rows a pixel keeps the stored ink when the request's render equals the template's own render
- * there, and takes the converted RGB otherwise. The PSD is read when a strip first needs it.
+ * there. Where it does not, the layer stack is composited in ink as Photoshop composites a CMYK
+ * document (./ink-composite.ts), when the compositor models everything reaching the pixel and its
+ * composite of the template's own stack there is the merged ink (±2); else the converted RGB.
+ * The PSD is read when a strip first needs it.
  */
 function documentInks(
   store: InputStore,
@@ -295,10 +299,14 @@ function documentInks(
   /** The template's own render's overrides: its spot channels' preview layers hidden. */
   own: LayerOverrides,
   dirty: (top: number, bottom: number) => boolean,
+  data: PersonalisationData | undefined,
 ): NonNullable<PdfPage['inks']> {
+  let read: Promise<Uint8Array | null> | undefined;
   let ink: Promise<PsdInk | null> | undefined;
+  let layers: InkLayers | null | undefined;
   return async (top, bottom, rgba, convert) => {
-    ink ??= store.read('templates', template.file.name).then((r) => (r ? psdInk(r.bytes) : null));
+    read ??= store.read('templates', template.file.name).then((r) => r?.bytes ?? null);
+    ink ??= read.then((bytes) => (bytes ? psdInk(bytes) : null));
     const psd = await ink;
     const n = rgba.width * (bottom - top);
     const converted = new Uint8Array(n * 4);
@@ -310,10 +318,59 @@ function documentInks(
     const ownRender = await renderTemplate(store.bucket, template.compiled, { scale: 1, overrides: own, region: { top, bottom }, background: 'transparent', backdrops: noBackdrops });
     const a = rgba.data;
     const b = ownRender.data;
+    const changed: number[] = [];
     for (let p = 0; p < n * 4; p += 4) {
-      if (a[p] !== b[p] || a[p + 1] !== b[p + 1] || a[p + 2] !== b[p + 2] || a[p + 3] !== b[p + 3]) out.set(converted.subarray(p, p + 4), p);
+      if (a[p] !== b[p] || a[p + 1] !== b[p + 1] || a[p + 2] !== b[p + 2] || a[p + 3] !== b[p + 3]) changed.push(p);
+    }
+    if (!changed.length) return out;
+    if (layers === undefined) {
+      const bytes = await read;
+      layers = bytes && inkLayers(bytes, template.compiled);
+    }
+    const content = overrideInks(convert, data);
+    const mine = layers?.composite(top, bottom, raster, content);
+    const theirs = mine && layers!.composite(top, bottom, own, content);
+    for (const p of changed) {
+      const modelled = mine && !mine.unmodelled[p >> 2] && !theirs!.unmodelled[p >> 2] && near(theirs!.ink, out, p);
+      out.set((modelled ? mine.ink : converted).subarray(p, p + 4), p);
     }
     return out;
+  };
+}
+
+/** Whether two ink pixels at `p` are within 2 of each other in every channel. */
+const near = (x: Uint8Array, y: Uint8Array, p: number) =>
+  Math.abs(x[p] - y[p]) <= 2 && Math.abs(x[p + 1] - y[p + 1]) <= 2 && Math.abs(x[p + 2] - y[p + 2]) <= 2 && Math.abs(x[p + 3] - y[p + 3]) <= 2;
+
+/**
+ * Personalised layers' content as ink (the ink compositor's OverrideInk): the engine's RGBA
+ * through the output conversion, a `cmyk(…)` colour as given (docs/pdf.md "Vector colours": in
+ * drawn pixels of exactly that colour, as vector fills are matched). Once per override.
+ */
+function overrideInks(convert: (src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number) => void, data: PersonalisationData | undefined): OverrideInk {
+  const known = new WeakMap<LayerOverride, Uint8Array | null>();
+  return (node, override) => {
+    let ink = known.get(override);
+    if (ink !== undefined) return ink;
+    const exact = requestedCmyk((data?.[node.name] as { color?: unknown } | undefined)?.color);
+    const exactInk = exact && Uint8Array.from(exact, (v) => Math.round(v * 2.55));
+    const drawn = exact && parseColor(`cmyk(${exact.join(',')})`);
+    const rgb = drawn && !('error' in drawn) ? drawn : undefined;
+    if (override.pixels) {
+      const { data: px, width, height } = override.pixels;
+      ink = new Uint8Array(width * height * 4);
+      convert(px, ink, width * height);
+      if (exactInk && rgb) {
+        for (let p = 0; p < px.length; p += 4) if (px[p] === rgb.r && px[p + 1] === rgb.g && px[p + 2] === rgb.b) ink.set(exactInk, p);
+      }
+    } else if (override.color) {
+      const { r, g, b } = override.color;
+      ink = new Uint8Array(4);
+      if (exactInk && rgb && rgb.r === r && rgb.g === g && rgb.b === b) ink.set(exactInk);
+      else convert(Uint8Array.of(r, g, b, 255), ink, 1);
+    } else ink = null;
+    known.set(override, ink);
+    return ink;
   };
 }
 

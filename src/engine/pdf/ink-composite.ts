@@ -1,0 +1,298 @@
+/**
+ * A CMYK document's layer stack composited in ink (issue 20, "Keep original colours"; docs/pdf.md,
+ * "CMYK templates"): where a request changes a CMYK template, Photoshop would composite the
+ * document in CMYK, so the print PDF does too instead of converting the RGB render.
+ *
+ * Photoshop blends a CMYK document per channel on the values as it stores them (inverted, 255 = no
+ * ink), with the same formulas as RGB: Multiply on stored values darkens, i.e. in ink
+ * 1 − (1 − a)(1 − b). So the stack is drawn with the engine's own kernel (composite/blend.ts) on
+ * two RGBA surfaces that share the alpha: stored C, M, Y in one, stored K (three times) in the
+ * other; every separable mode is per channel, so the pair is exactly a four-channel composite.
+ *
+ * Layers' pixels are their own CMYK channels read from the PSD (ag-psd converts nothing here:
+ * parsePsd keeps the compressed channels). A personalised layer's content is the request's
+ * override, drawn by the engine in RGBA: its colour is converted to ink by the caller (a
+ * `cmyk(…)` colour exactly), its alpha kept. What this does not model (layer effects, adjustment
+ * layers, non-separable and dissolve modes, Blend If, vector masks, knockouts, artboards, …) is
+ * left out of the stack and its reach reported, so the caller falls back there.
+ */
+import type { Layer, LayerRawDataChannel } from 'ag-psd';
+import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
+import { hasEffects } from '../composite/effects';
+import { cloneSurface, createSurface, intersectRect, rectOf, type Surface } from '../composite/surface';
+import { channelRows } from '../psd/channels';
+import { parsePsd } from '../psd/parse';
+import { pixelMaskSource } from '../psd/tree';
+import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides } from '../types';
+
+/** Stored C, M, Y (+ alpha) and stored K (×3, + the same alpha) over one rectangle. */
+interface InkSurface {
+  cmy: Surface;
+  k: Surface;
+}
+
+/**
+ * A personalised layer's content in ink: 4 bytes a pixel (C, M, Y, K, 0 = no ink) for the
+ * override's `pixels`, or one ink for a recolour (`color`). Null: not known, fall back.
+ */
+export type OverrideInk = (node: LayerNode, override: LayerOverride) => Uint8Array | null;
+
+export interface InkComposite {
+  /** Rows [top, bottom) as ink (C, M, Y, K; 0 = no ink), 4 bytes a pixel, composited over paper. */
+  ink: Uint8Array;
+  /** One byte a pixel: 1 where something the ink compositor does not model reaches. */
+  unmodelled: Uint8Array;
+}
+
+export interface InkLayers {
+  composite(top: number, bottom: number, overrides: LayerOverrides, content: OverrideInk): InkComposite;
+}
+
+/**
+ * The layer stack of `psd` (a CMYK document; the compiled tree `compiled` is its own) ready to
+ * composite in ink, or null when it cannot be read.
+ */
+export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayers | null {
+  let layers: Map<number, Layer>;
+  let depth: number;
+  try {
+    const doc = parsePsd(psd);
+    depth = (doc as { bitsPerChannel?: number }).bitsPerChannel ?? 8;
+    layers = layersById(doc.children ?? []);
+  } catch {
+    return null;
+  }
+  const width = compiled.width;
+  return {
+    composite(top, bottom, overrides, content) {
+      const strip: Bounds = { left: 0, top, right: width, bottom };
+      const ctx: Context = { layers, depth, overrides, content, strip, unmodelled: [] };
+      const canvas = inkSurface(strip);
+      drawStack(ctx, compiled.layers, canvas, false);
+      return { ink: toInk(canvas), unmodelled: reach(ctx.unmodelled, strip) };
+    },
+  };
+}
+
+/** Ids as the compiler numbers layers (psd/tree.ts buildTree): ag-psd's order, depth first. */
+function layersById(children: Layer[]): Map<number, Layer> {
+  const out = new Map<number, Layer>();
+  let next = 0;
+  const walk = (list: Layer[]) => {
+    for (const layer of list) {
+      out.set(next++, layer);
+      if (layer.children) walk(layer.children);
+    }
+  };
+  walk(children);
+  return out;
+}
+
+interface Context {
+  layers: Map<number, Layer>;
+  depth: number;
+  overrides: LayerOverrides;
+  content: OverrideInk;
+  strip: Bounds;
+  /** Rectangles the stack drawn here is not Photoshop's in. */
+  unmodelled: Bounds[];
+}
+
+const inkSurface = (r: Bounds): InkSurface => ({ cmy: createSurface(r), k: createSurface(r) });
+const visible = (ctx: Context, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
+
+/** A stack (top first, as in the tree), bottom-up, a layer with the layers clipped to it. */
+function drawStack(ctx: Context, nodes: LayerNode[], canvas: InkSurface, atop: boolean): void {
+  const list = [...nodes].reverse();
+  for (let i = 0; i < list.length; i++) {
+    const base = list[i];
+    const clipped: LayerNode[] = [];
+    while (i + 1 < list.length && list[i + 1].clipping) clipped.push(list[++i]);
+    if (!visible(ctx, base)) continue;
+    const shown = clipped.filter((n) => visible(ctx, n));
+    if (shown.length) drawClipGroup(ctx, base, shown, canvas, atop);
+    else drawNode(ctx, base, canvas, atop);
+  }
+}
+
+/** Clipped layers source-atop over the base's content, the whole with the base's mode and opacity. */
+function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
+  if (base.children || base.fillOpacity < 1 || base.blendClipped === false || unmodelled(ctx, base)) {
+    for (const n of [base, ...clipped]) ctx.unmodelled.push(extent(ctx, n));
+    return;
+  }
+  const group = inkSurface(ctx.strip);
+  const content = layerContent(ctx, base);
+  if (!content) return;
+  const mask = layerMask(ctx, base, rectOf(content.cmy));
+  blendInk(group, content, mask, 1, 'normal');
+  for (const node of clipped) drawNode(ctx, node, group, true);
+  blendInk(canvas, group, null, base.opacity, base.blendMode, { atop });
+}
+
+function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean): void {
+  if (unmodelled(ctx, node)) {
+    ctx.unmodelled.push(extent(ctx, node));
+    return;
+  }
+  if (node.children) {
+    const mask = layerMask(ctx, node, ctx.strip);
+    if (node.blendMode === 'pass through') {
+      // Not isolated: the children blend onto the canvas; opacity and mask fade the result in.
+      if (node.opacity >= 1 && !mask) return drawStack(ctx, node.children, canvas, atop);
+      const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
+      drawStack(ctx, node.children, after, atop);
+      fadeInto(canvas.cmy, after.cmy, mask, node.opacity);
+      fadeInto(canvas.k, after.k, mask, node.opacity);
+      return;
+    }
+    const layer = inkSurface(ctx.strip);
+    drawStack(ctx, node.children, layer, false);
+    blendInk(canvas, layer, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
+    return;
+  }
+  const content = layerContent(ctx, node);
+  if (!content) return;
+  const mask = layerMask(ctx, node, rectOf(content.cmy));
+  blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
+}
+
+function blendInk(dst: InkSurface, src: InkSurface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: { atop?: boolean; fill?: number } = {}): void {
+  blendSurface(dst.cmy, src.cmy, mask, opacity, mode, options);
+  blendSurface(dst.k, src.k, mask, opacity, mode, options);
+}
+
+/** What this compositor leaves to the caller's fallback (see the file's comment). */
+function unmodelled(ctx: Context, n: LayerNode): boolean {
+  const override = ctx.overrides.get(n.id);
+  const mode = n.blendMode === 'pass through' ? (n.children ? 'normal' : '') : n.blendMode;
+  if (!Object.hasOwn(SEPARABLE, mode) || mode === 'dissolve') return true;
+  if (n.type === 'Adjustment' || n.adjustment || hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
+  if (n.transparencyShapes === false || n.vectorStroke || (n.vectorMask && !n.vectorMask.disabled)) return true;
+  if (n.mask && !n.mask.disabled && ((n.mask.density ?? 1) < 1 || (n.mask.feather ?? 0) > 0)) return true;
+  if (n.children) return false;
+  const layer = ctx.layers.get(n.id);
+  // Layers the compiler adds (spot channels' previews) have no record of their own.
+  if (!layer || layer.name !== n.name) return true;
+  if (override?.pixels) return !override.bounds || !ctx.content(n, override);
+  if (override?.color) return !ctx.content(n, override);
+  return false;
+}
+
+/** Where a left-out layer can change the composite: everywhere for effects and adjustments. */
+function extent(ctx: Context, n: LayerNode): Bounds {
+  if (n.children || n.type === 'Adjustment' || hasEffects(n) || n.vectorStroke) return ctx.strip;
+  const o = ctx.overrides.get(n.id)?.bounds;
+  const b = n.bounds;
+  return o ? { left: Math.min(o.left, b.left), top: Math.min(o.top, b.top), right: Math.max(o.right, b.right), bottom: Math.max(o.bottom, b.bottom) } : b;
+}
+
+const channelOf = (layer: Layer, id: number): LayerRawDataChannel | undefined => layer.rawData?.channels.find((c) => c.id === id);
+
+/** A leaf's content over the strip: the override's pixels in ink, else the PSD's own channels. */
+function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
+  const override = ctx.overrides.get(node.id);
+  if (override?.pixels && override.bounds) {
+    const ink = ctx.content(node, override)!;
+    const { width: w } = override.pixels;
+    const b = override.bounds;
+    const r = intersectRect({ left: b.left, top: b.top, right: b.left + w, bottom: b.top + override.pixels.height }, ctx.strip);
+    if (!r) return null;
+    const out = inkSurface(r);
+    const alpha = override.pixels.data;
+    for (let y = r.top; y < r.bottom; y++) {
+      for (let x = r.left, o = (y - r.top) * out.cmy.w * 4; x < r.right; x++, o += 4) {
+        const i = ((y - b.top) * w + (x - b.left)) * 4;
+        writeInk(out, o, ink[i], ink[i + 1], ink[i + 2], ink[i + 3], alpha[i + 3]);
+      }
+    }
+    return out;
+  }
+  const layer = ctx.layers.get(node.id)!;
+  const lb = { left: layer.left ?? 0, top: layer.top ?? 0, right: layer.right ?? 0, bottom: layer.bottom ?? 0 };
+  const r = intersectRect(lb, ctx.strip);
+  if (!r) return null;
+  const lw = lb.right - lb.left;
+  const lh = lb.bottom - lb.top;
+  const large = layer.rawData?.large ?? false;
+  const read = [0, 1, 2, 3, -1].map((id) => channelRows(channelOf(layer, id), lw, lh, large, 255, r.top - lb.top, ctx.depth));
+  // A recolour keeps the layer's alpha and takes the override's colour (and alpha) everywhere.
+  const recolour = override?.color ? ctx.content(node, override)! : null;
+  const scale = override?.color ? override.color.a : 1;
+  const out = inkSurface(r);
+  for (let y = r.top; y < r.bottom; y++) {
+    const [c, m, yy, k, a] = read.map((rows) => rows.next());
+    for (let x = r.left, o = (y - r.top) * out.cmy.w * 4; x < r.right; x++, o += 4) {
+      const i = x - lb.left;
+      if (recolour) writeInk(out, o, recolour[0], recolour[1], recolour[2], recolour[3], a[i] * scale);
+      // Stored values as they are (255 = no ink): the surfaces hold stored values.
+      else writeStored(out, o, c[i], m[i], yy[i], k[i], a[i]);
+    }
+  }
+  return out;
+}
+
+function writeInk(s: InkSurface, o: number, c: number, m: number, y: number, k: number, a: number): void {
+  writeStored(s, o, 255 - c, 255 - m, 255 - y, 255 - k, a);
+}
+
+function writeStored(s: InkSurface, o: number, c: number, m: number, y: number, k: number, a: number): void {
+  const cmy = s.cmy.data;
+  const kk = s.k.data;
+  cmy[o] = c;
+  cmy[o + 1] = m;
+  cmy[o + 2] = y;
+  cmy[o + 3] = a;
+  kk[o] = kk[o + 1] = kk[o + 2] = k;
+  kk[o + 3] = a;
+}
+
+/** The layer's pixel mask over `r` (one byte a pixel), its default colour outside its rectangle. */
+function layerMask(ctx: Context, node: LayerNode, r: Bounds): Uint8ClampedArray | null {
+  if (!node.mask || node.mask.disabled) return null;
+  const layer = ctx.layers.get(node.id);
+  const source = layer && pixelMaskSource(layer);
+  const w = r.right - r.left;
+  const out = new Uint8ClampedArray(w * (r.bottom - r.top)).fill(node.mask.defaultColor);
+  if (!layer || !source) return out;
+  const m = source.mask;
+  const mb = { left: m.left ?? 0, top: m.top ?? 0, right: m.right ?? 0, bottom: m.bottom ?? 0 };
+  const cut = intersectRect(mb, r);
+  if (!cut) return out;
+  const mw = mb.right - mb.left;
+  const rows = channelRows(channelOf(layer, source.real ? -3 : -2), mw, mb.bottom - mb.top, layer.rawData?.large ?? false, node.mask.defaultColor, cut.top - mb.top, ctx.depth);
+  for (let y = cut.top; y < cut.bottom; y++) {
+    const row = rows.next();
+    out.set(row.subarray(cut.left - mb.left, cut.right - mb.left), (y - r.top) * w + (cut.left - r.left));
+  }
+  return out;
+}
+
+/** The composite over paper (no ink where nothing is), as ink. */
+function toInk(s: InkSurface): Uint8Array {
+  const n = s.cmy.w * s.cmy.h;
+  const out = new Uint8Array(n * 4);
+  const cmy = s.cmy.data;
+  const k = s.k.data;
+  for (let p = 0; p < n * 4; p += 4) {
+    const a = cmy[p + 3] / 255;
+    // Over white paper, on stored values: v·a + 255·(1 − a); as ink (255 − v)·a.
+    out[p] = Math.round((255 - cmy[p]) * a);
+    out[p + 1] = Math.round((255 - cmy[p + 1]) * a);
+    out[p + 2] = Math.round((255 - cmy[p + 2]) * a);
+    out[p + 3] = Math.round((255 - k[p]) * a);
+  }
+  return out;
+}
+
+/** One byte a pixel of `strip`: 1 inside any of `rects`. */
+function reach(rects: Bounds[], strip: Bounds): Uint8Array {
+  const w = strip.right - strip.left;
+  const out = new Uint8Array(w * (strip.bottom - strip.top));
+  for (const rect of rects) {
+    const r = intersectRect(rect, strip);
+    if (!r) continue;
+    for (let y = r.top; y < r.bottom; y++) out.fill(1, (y - strip.top) * w + (r.left - strip.left), (y - strip.top) * w + (r.right - strip.left));
+  }
+  return out;
+}

@@ -1,0 +1,136 @@
+/**
+ * A CMYK template composited in CMYK where a request changes it (issue 20, "Keep original
+ * colours"; docs/pdf.md, "CMYK templates"): Ghostscript's CMYK rendering of the PDF holds, on
+ * changed pixels, the ink Photoshop's per-channel compositing of the document gives, and
+ * elsewhere the PSD's merged ink. Fixtures: test/fixtures/psd-made/make-ink.mjs (raw channels,
+ * read back here without the engine's reader).
+ */
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { writePdf } from '../../../src/engine/pdf/document';
+import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
+import { MemorySink } from '../../../src/engine/pdf/sink';
+import { FileStore } from '../../../src/dynamic-image/store';
+import { fixtureServer } from '../../helpers/fixtures';
+import { upload } from '../../dynamic-image/helpers';
+import { gsCmyk, type Tiff } from './print';
+import { renderDeps } from './helpers';
+
+const W = 24;
+const H = 16;
+const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd'];
+
+async function fixture(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
+  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** A raw 8-bit CMYK PSD as make-ink.mjs writes it: each layer's planes and the merged image, as ink. */
+function read(psd: Uint8Array) {
+  const v = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
+  let at = 26;
+  at += 4 + v.getUint32(at); // colour mode data
+  at += 4 + v.getUint32(at); // image resources
+  const sectionEnd = at + 4 + v.getUint32(at);
+  const count = v.getUint16(at + 8);
+  let rec = at + 10;
+  const sizes: number[][] = [];
+  for (let l = 0; l < count; l++) {
+    const n = v.getUint16(rec + 16);
+    sizes.push(Array.from({ length: n }, (_, c) => v.getUint32(rec + 18 + c * 6 + 2)));
+    rec += 18 + n * 6 + 12;
+    rec += 4 + v.getUint32(rec); // extra data
+  }
+  let data = rec;
+  // Planes C, M, Y, K (as ink) and the transparency (0..1) of each layer, bottom first.
+  const layers = sizes.map((s) => {
+    const planes = s.map((size) => {
+      const plane = psd.subarray(data + 2, data + size);
+      data += size;
+      return plane;
+    });
+    return { ink: (c: number, i: number) => 255 - planes[c][i], alpha: (i: number) => planes[4][i] / 255 };
+  });
+  const merged = sectionEnd + 2;
+  return { layers, merged: (x: number, y: number) => [0, 1, 2, 3].map((c) => 255 - psd[merged + c * W * H + y * W + x]) };
+}
+
+const at = (t: Tiff, x: number, y: number) => [...t.data.subarray((y * t.width + x) * 4, (y * t.width + x) * 4 + 4)];
+
+async function print(name: string, options: Partial<HiresOptions> = {}) {
+  const page = await prepareHires(new FileStore(env.FILES), { template: `ink-composite/${name}`, ...options }, renderDeps());
+  const sink = new MemorySink();
+  await writePdf(sink, [page.load], { output: page.output });
+  return gsCmyk(sink.bytes());
+}
+
+const psds = new Map<string, Uint8Array>();
+beforeAll(async () => {
+  for (const name of FILES) psds.set(name, await fixture(name));
+  const res = await upload('templates', FILES.map((n) => [n, psds.get(n)!]), '?destination=ink-composite&overwrite=true');
+  expect(res.status).toBe(201);
+});
+
+describe('a CMYK template composited in CMYK where the request changes it (issue 20)', () => {
+  it('unpersonalised: the merged ink everywhere', async () => {
+    for (const name of FILES) {
+      const psd = read(psds.get(name)!);
+      const ink = await print(name);
+      for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(at(ink, x, y), `${name} ${x},${y}`).toEqual(psd.merged(x, y));
+    }
+  });
+
+  it('a cmyk(0,0,0,100) recolour over cyan: edges are C = cyan·(1 − a), K = 255·a, M = Y = 0; elsewhere the merged ink', async () => {
+    const psd = read(psds.get('made-ink-edge.psd')!);
+    const [cyan, mark] = psd.layers;
+    const ink = await print('made-ink-edge.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
+    let edges = 0;
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        const a = mark.alpha(i);
+        const got = at(ink, x, y);
+        if (a === 0) {
+          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
+          continue;
+        }
+        if (a < 1) edges++;
+        const want = [cyan.ink(0, i) * (1 - a), 0, 0, 255 * a];
+        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
+      }
+    }
+    expect(edges).toBeGreaterThan(20);
+  });
+
+  it('a recoloured layer in Multiply: per-channel ink multiply, ink = b + a·s·(1 − b) (stored values multiplied); elsewhere the merged ink', async () => {
+    const psd = read(psds.get('made-ink-multiply.psd')!);
+    const [art, tint] = psd.layers;
+    // cmyk(0,60,0,10) as ink bytes (0..255): 0, 153, 0, 26.
+    const s = [0, 153, 0, 26].map((v) => v / 255);
+    const ink = await print('made-ink-multiply.psd', { data: { tint: { type: 'shape', color: 'cmyk(0,60,0,10)' } } });
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        const a = tint.alpha(i);
+        const got = at(ink, x, y);
+        if (a === 0) {
+          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
+          continue;
+        }
+        const want = [0, 1, 2, 3].map((c) => {
+          const b = art.ink(c, i) / 255;
+          return 255 * (b + a * s[c] * (1 - b));
+        });
+        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
+      }
+    }
+  });
+
+  it('a hidden layer reveals the ink of the layer under it exactly', async () => {
+    const psd = read(psds.get('made-ink-multiply.psd')!);
+    const [art] = psd.layers;
+    const ink = await print('made-ink-multiply.psd', { data: { tint: { type: 'shape', color: '#000000', visible: false } } });
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(at(ink, x, y), `${x},${y}`).toEqual([0, 1, 2, 3].map((c) => art.ink(c, y * W + x)));
+  });
+});
