@@ -335,7 +335,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       area: trim,
     });
     checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, resolution, report: reportOn(node) });
-    if (ctx.layoutOnly) continue;
+    // A layer that does not show is drawn by neither the raster nor the PDF's vector pass (which
+    // visits visible groups only): its text is checked above, not drawn (issue 25 §3: a name shared
+    // by the text of every hidden variant group of a template drew them all on every request).
+    if (ctx.layoutOnly || !shown.has(node.id)) continue;
     try {
       const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale });
       set(node.id, drawn ?? empty());
@@ -353,7 +356,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     const { name, node, command, quad, picture, size } = job;
     const mode = command.resizeMode ?? 'fit';
     checkPicture(node, name, size, mode, { resolution, trim, report: reportOn(node) });
-    if (!picture) continue;
+    if (!picture || !shown.has(node.id)) continue;
     try {
       const key = ctx.imageKey?.(command.image);
       // Keyed by the picture's content and the exact placement (corners at this scale) and mode.

@@ -40,6 +40,16 @@ describe('buildOverrides on fixtures', () => {
     expect(same.get(node.id)).toBeUndefined();
   });
 
+  // Issue 25 §3: one name, six text layers (psdrb's variant groups, five hidden): only the shown one is drawn.
+  it('text: a layer that does not show (itself or a group above hidden) is checked, not drawn', async () => {
+    const { tree } = await fixtureTree('psdrb-example-design.psd');
+    const all = (nodes: typeof tree): typeof tree => nodes.flatMap((n) => [n, ...all(n.children ?? [])]);
+    const texts = all(tree).filter((n) => n.type === 'Text');
+    const overrides = await buildOverrides(tree, { [texts[0]!.name]: { type: 'text', text: 'Hello' } }, context());
+    const drawn = texts.filter((n) => overrides.get(n.id)?.pixels);
+    expect([texts.length, drawn.map((n) => n.id)]).toEqual([6, [findNode(tree, 'Version A').children!.find((n) => n.type === 'Text')!.id]]);
+  });
+
   it('text: pixels and bounds are in output space at the render scale', async () => {
     const { tree } = await fixtureTree('psdtools-text.psd');
     const node = findNode(tree, 'Line 1 Line 2 Line 3 and text');
