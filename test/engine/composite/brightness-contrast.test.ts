@@ -4,7 +4,8 @@ import { applyAdjustment, brightnessContrastLut } from '../../../src/engine/comp
 /**
  * Brightness/Contrast as docs/fidelity.md derives it. Legacy: a shift by the brightness and a
  * contrast around 127.5 (×100/(100 − c) rising, ×(100 + c)/100 falling; the shift before a rise and
- * after a fall). Current: one Curves spline with its ends pinned.
+ * after a fall). Current: the Curves spline of the contrast, its points pushed along the
+ * anti-diagonal by the brightness (the curve psd-tools fitted to Photoshop's output).
  */
 
 const lut = (b: number, c: number, legacy: boolean) => brightnessContrastLut(b, c, legacy)!;
@@ -35,18 +36,29 @@ describe('current brightness/contrast', () => {
     for (const [b, c] of [[150, 0], [-150, 0], [0, 100], [0, -50], [80, 60]]) {
       const l = lut(b, c, false);
       expect([l[0], l[255]]).toEqual([0, 255]);
-      // Black and white are reached only near the ends (a flat approach, no clipped run).
-      expect(l[24], `b ${b}, c ${c}`).toBeGreaterThan(0);
-      expect(l[231], `b ${b}, c ${c}`).toBeLessThan(255);
       for (let v = 1; v < 256; v++) expect(l[v]).toBeGreaterThanOrEqual(l[v - 1]);
+    }
+    // Brightness alone reaches black and white only near the ends (a flat approach, no clipped run).
+    for (const b of [150, -150]) {
+      const l = lut(b, 0, false);
+      expect(l[24], `b ${b}`).toBeGreaterThan(0);
+      expect(l[231], `b ${b}`).toBeLessThan(255);
     }
   });
 
-  it('brightness bends the curve through (128 − δ, 128 + δ), δ = 55·b/150, a monotone cubic', () => {
+  it('brightness pushes each point along the anti-diagonal by β(t) = k·t(1 − t)·h(t) (the curve fitted to Photoshop)', () => {
+    // b = +60: k = 0.4; at t = ½, h = ½(0.4(1.65·½^0.35 − ½^10) + 0.6(1.96·½^0.4 + ½^4) + ½^1.25).
+    const k = 0.4;
+    const h = 0.5 * (k * (1.65 * 0.5 ** 0.35 - 0.5 ** 10) + (1 - k) * (1.96 * 0.5 ** 0.4 + 0.5 ** 4) + 0.5 ** 1.25);
+    const shift = 255 * k * 0.25 * h; // 35.1 levels
     const l = lut(60, 0, false);
-    expect(l[106]).toBe(150);
-    expect(l[200]).toBe(229); // the worked example in make-h.mjs
-    expect(lut(-60, 0, false)[150]).toBe(106);
+    expect(Math.abs(l[Math.round(127.5 - shift)] - (127.5 + shift))).toBeLessThanOrEqual(1);
+    // Whole curves, from our own evaluation of the same formula (values at 64 and 128).
+    expect([l[64], l[128]]).toEqual([95, 180]);
+    const dark = lut(-60, 0, false);
+    expect([dark[64], dark[128]]).toEqual([44, 86]);
+    const full = lut(150, 0, false);
+    expect([full[64], full[128]]).toEqual([166, 237]);
   });
 
   it('contrast moves the quarter points apart: (64, 64 − q), (192, 192 + q), q = 25·c/100', () => {
