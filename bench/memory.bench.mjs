@@ -24,7 +24,8 @@ import { bundleForNode } from './lib.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, 'bench/out');
-const dir = path.join(os.tmpdir(), 'memory-bench');
+// Children inherit it: the test (test/memory/peak.test.ts) measures in a directory of its own.
+const dir = process.env.MEMORY_BENCH_DIR ?? path.join(os.tmpdir(), 'memory-bench');
 const bundle = path.join(dir, 'engine.mjs');
 const BUDGET_MB = 96;
 const fonts = ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf'].map((f) => path.join(root, 'assets/fonts', f));
@@ -82,8 +83,14 @@ async function makeBig(name = 'big-10000.psd', W = 10000, H = 10000) {
   writeFileSync(file, writePsdBuffer(psd, { generateThumbnail: false, compress: true }));
 }
 
-async function parent(only) {
+/**
+ * Measures the cases named (all of CASES when none; EXTRA_CASES only by name), each request in a
+ * fresh process: per case its figures (MB) or the child's output when it failed.
+ */
+export async function measureMemory(only = []) {
   mkdirSync(dir, { recursive: true });
+  // A fresh clone has no built kernels until a build ran (wrangler's, or this).
+  if (!existsSync(path.join(root, 'wasm/build/kernels.wasm'))) execFileSync(process.execPath, [path.join(root, 'scripts/build/10-wasm.mjs')], { stdio: 'inherit' });
   await bundleForNode(root, path.join(root, 'bench/memory-entry.ts'), bundle);
   if (!existsSync(path.join(out, 'bench-8000.psd')) || !existsSync(path.join(out, 'bench-photo-12mp.jpg'))) {
     execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
@@ -91,16 +98,25 @@ async function parent(only) {
   await makeBig();
   if (only.some((o) => o.startsWith('wide'))) await makeBig('wide-10000.psd', 10000, 2500);
   rmSync(path.join(dir, 'store'), { recursive: true, force: true }); // uploads anew: uploaded-keys.json lists what they leave
-  const rows = [];
   const names = [...Object.keys(CASES).filter((c) => only.length === 0 || only.some((o) => c.includes(o))), ...only.filter((o) => EXTRA_CASES[o])];
+  const results = [];
   for (const name of names) {
     const r = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, 'child', name], { encoding: 'utf8', maxBuffer: 1 << 24 });
-    if (r.status !== 0) {
-      process.stderr.write(r.stdout + r.stderr);
+    if (r.status !== 0) results.push({ name, failed: r.stdout + r.stderr });
+    else results.push({ name, ...JSON.parse(r.stdout.trim().split('\n').pop()) });
+  }
+  return results;
+}
+
+async function parent(only) {
+  const rows = [];
+  for (const m of await measureMemory(only)) {
+    const name = m.name;
+    if (m.failed) {
+      process.stderr.write(m.failed);
       rows.push({ bench: `memory ${name}`, metric: 'peak per request', value: 'failed', unit: '', target: `≤ ${BUDGET_MB}` });
       continue;
     }
-    const m = JSON.parse(r.stdout.trim().split('\n').pop());
     process.stderr.write(
       `${name}: peak RSS +${m.rss.toFixed(1)} MB; live after GC (JS heap + ArrayBuffers) ${m.live.toFixed(1)} MB; parts (sampled peaks) heap ${m.heap.toFixed(1)}, ArrayBuffers ${m.arrayBuffers.toFixed(1)}, ` +
         `WASM ${m.wasm.toFixed(1)} (${Object.entries(m.wasmParts).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}); ${m.ms.toFixed(0)} ms; ${m.bytes} output bytes\n`,
