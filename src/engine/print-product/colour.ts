@@ -25,7 +25,7 @@ export interface PrintProductColour {
   keepOriginalColors?: boolean;
 }
 
-/** 422: PDF/X-1a allows no transparency, and the design has translucent content. */
+/** 422: PDF/X-1a allows no transparency, and the design's translucent content cannot be flattened (flatten.ts). */
 export class PdfX1aTransparencyError extends Unprocessable {}
 
 /** How a document's colours are written: operators for vector paint, samples for pixels. */
@@ -42,7 +42,7 @@ export interface InkWriter {
   channels: 1 | 3 | 4;
   /** Straight RGBA → ink (null: RGB output, pixels stay RGB). */
   convert: ((rgba: Uint8Array, ink: Uint8Array, pixels: number) => void) | null;
-  /** PDF/X-1a: no soft masks, no constant alpha, no transparency groups. */
+  /** PDF/X-1a: no soft masks, no constant alpha, no transparency groups (translucent items are flattened). */
   opaqueOnly: boolean;
   /** Identifies the conversion (caches of converted pictures). */
   key: string;

@@ -21,6 +21,8 @@
  *   `recolor` makes a one-colour image keeping the alpha (in CMYK for a cmyk() colour). GIF and
  *   WebP cannot be embedded (422).
  * - No mockups, no stub, no print-area outlines. A document over 50 MB → 422.
+ * - PDF/X-1a: translucent items are flattened into an opaque image in the output's ink
+ *   (flatten.ts), with the opaque items below and above them kept vector.
  */
 import { PDFDocument, PDFName, type PDFContext, type PDFRef } from 'pdf-lib';
 import { kernPairs } from '../fonts/kerning';
@@ -46,7 +48,8 @@ import type { PreflightProblem, ReportProblem } from '../preflight/report';
 import { barcodeProblems, emptyFields, imageProblems, textProblems, type ResolutionThresholds } from './problems';
 import { PDFX } from '../pdf/pdfx';
 import { withPdfHeader } from '../pdf/pdf-lib-values';
-import { inkWriter, jpegComponents, markPdfx, PdfX1aTransparencyError, type InkWriter, type PrintProductColour } from './colour';
+import { inkWriter, jpegComponents, markPdfx, type InkWriter, type PrintProductColour } from './colour';
+import { flattenArea, translucent, type SurfaceEntry } from './flatten';
 
 /** A dictionary as pdf-lib's `context.obj` and `flateStream` take it (pdf-lib does not export the type's name). */
 type PdfDictLiteral = NonNullable<Parameters<PDFContext['flateStream']>[1]>;
@@ -258,11 +261,8 @@ class Writer {
   }
 }
 
-/** 422 for translucent content in a PDF/X-1a document. */
-const transparencyInX1a = () =>
-  new PdfX1aTransparencyError('PDF/X-1a allows no transparency, and this design has translucent colours or items; ask for PdfX4.', [
-    { path: 'hiResOutputPdfFormat', reason: 'PDF/X-1a with translucent content' },
-  ]);
+/** Translucent items of a PDF/X-1a document are flattened (surfaceOps) before any reaches here: a bug. */
+const transparencyInX1a = () => new Error('a translucent item reached the PDF/X-1a vector writer unflattened');
 
 /** `q … Q` of an item with its rotation (about the box centre, clockwise) and opacity. */
 function itemWrap(w: Writer, item: ItemModel, ops: string, surface: SurfaceModel): string {
@@ -593,14 +593,41 @@ async function itemOps(w: Writer, item: ItemModel, path: string, surface: Surfac
   }
 }
 
-/** Content of a surface in surface coordinates (y down). */
-async function surfaceOps(w: Writer, surface: SurfaceModel, index: number): Promise<string> {
+/**
+ * The flattened area (flatten.ts) as one opaque image in the output's ink, or '' when the
+ * translucent items draw nothing.
+ */
+async function flattenedOps(w: Writer, model: PrintProductModel, index: number, entries: SurfaceEntry[]): Promise<string> {
+  const area = await flattenArea(model, index, entries, w.opts, w.ink);
+  if (!area) return '';
+  w.countBytes(area.samples.length / 4); // a rough compressed size, as rawImage counts
+  const space = area.channels === 4 ? 'DeviceCMYK' : area.channels === 1 ? 'DeviceGray' : 'DeviceRGB';
+  const image = w.context.flateStream(area.samples, { Type: 'XObject', Subtype: 'Image', Width: area.width, Height: area.height, ColorSpace: space, BitsPerComponent: 8 });
+  const name = w.addXObject(w.context.register(image), 'Im');
+  const r = area.region;
+  return `q ${[r.width, 0, 0, -r.height, r.x, r.y + r.height].map(num).join(' ')} cm /${name} Do Q`;
+}
+
+/**
+ * Content of a surface in surface coordinates (y down). PDF/X-1a: the items up to the last
+ * translucent one are flattened into an image (flatten.ts), drawn over the opaque ones below it
+ * (which show outside the flattened area) and under the items above it.
+ */
+async function surfaceOps(w: Writer, model: PrintProductModel, surface: SurfaceModel, index: number): Promise<string> {
   const fonts = new Map<string, Uint8Array>();
   const parts: string[] = [];
   report(w, () => emptyFields(surface));
+  const entries: SurfaceEntry[] = [];
   for (const [c, container] of surface.containers.entries()) {
-    if (!container.visible) continue;
-    for (const [i, item] of container.items.entries()) parts.push(await itemOps(w, item, `surfaces[${index}].containers[${c}].items[${i}]`, surface, fonts));
+    if (container.visible) for (const [i, item] of container.items.entries()) entries.push({ container: c, index: i, item });
+  }
+  const last = w.ink.opaqueOnly ? entries.findLastIndex((e) => translucent(e.item)) : -1;
+  // First, so that what cannot be flattened is refused before anything is embedded.
+  const flattened = last >= 0 ? await flattenedOps(w, model, index, entries.slice(0, last + 1)) : '';
+  for (const [k, e] of entries.entries()) {
+    if (k === last) parts.push(flattened);
+    if (k <= last && translucent(e.item)) continue;
+    parts.push(await itemOps(w, e.item, `surfaces[${index}].containers[${e.container}].items[${e.index}]`, surface, fonts));
   }
   return parts.filter(Boolean).join('\n');
 }
@@ -626,7 +653,7 @@ export async function renderPdf(model: PrintProductModel, opts: PdfOptions): Pro
       : null;
   for (const [surface, index] of surfaces) {
     // One content stream per surface, shared by its pages (each page only moves the window).
-    const ops = await surfaceOps(w, surface, index);
+    const ops = await surfaceOps(w, prepared.model, surface, index);
     // The surface's drawing is a form, so every print-area page of it reuses one stream.
     const form = ops
       ? w.addXObject(

@@ -527,11 +527,18 @@ function inkRows(item: ItemModel, ctx: Ctx): { top: number; bottom: number } | u
   return { top: cy - half, bottom: cy + half };
 }
 
-/** The surface as layers, bottom to top, in the output box's geometry. */
-async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions): Promise<SurfaceLayers> {
+/** A print raster's geometry instead of a preview box (renderRegion): pixels per point, and which top-level items. */
+interface PrintRaster {
+  scale: number;
+  only: (container: number, item: number) => boolean;
+}
+
+/** The surface as layers, bottom to top, in the output box's geometry (or a print raster's). */
+async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions, print?: PrintRaster): Promise<SurfaceLayers> {
   const { surface, index } = prepareModel(model, opts);
-  const size = fitSize(surface, opts);
-  if (size.width > MAX_PREVIEW_SIDE || size.height > MAX_PREVIEW_SIDE) {
+  // A print raster is drawn a region at a time (renderRegion bounds it), so no preview limit.
+  const size = print ? { width: Math.max(1, Math.round(surface.width * print.scale)), height: Math.max(1, Math.round(surface.height * print.scale)), scale: print.scale } : fitSize(surface, opts);
+  if (!print && (size.width > MAX_PREVIEW_SIDE || size.height > MAX_PREVIEW_SIDE)) {
     throw invalidInput(`A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`, [{ path: 'renderingConfig.width', reason: `at most ${MAX_PREVIEW_SIDE} px per side` }]);
   }
   const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), images: new Map() };
@@ -545,7 +552,9 @@ async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions):
   if (opts.mockup) plain(mockupSvg(ctx, mockups.down, down));
   for (const [c, container] of surface.containers.entries()) {
     if (!container.visible) continue;
-    const items = await Promise.all(container.items.map((item, i) => itemSvg(item, ctx, `surfaces[${index}].containers[${c}].items[${i}]`)));
+    const items = await Promise.all(
+      container.items.map((item, i) => (print && !print.only(c, i) ? '' : itemSvg(item, ctx, `surfaces[${index}].containers[${c}].items[${i}]`))),
+    );
     items.forEach((svg, i) => {
       if (!svg) return;
       const item = container.items[i]!;
@@ -587,6 +596,46 @@ export async function surfaceSvg(model: PrintProductModel, opts: SurfaceSvgOptio
   const { layers, images, surface, ...size } = await surfaceLayers(model, opts);
   const svg = withImages(svgDocument(size, surface, layers.map((l) => l.svg).join('')), images);
   return { svg, fonts: [...new Set(layers.flatMap((l) => l.fonts))], ...size };
+}
+
+/** A rectangle of the surface, in points. */
+export interface SurfaceRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Pixels per resvg call of renderRegion: a band of rows at a time bounds the raster's memory. */
+const REGION_BAND_PIXELS = 1 << 20;
+
+/**
+ * Some top-level items of a surface (`only`, by container and item index) drawn by resvg as the
+ * preview draws them, in `region` at `scale` pixels per point, a band of rows at a time
+ * (`band(pixels, top)`, premultiplied RGBA): for print rasters (PDF/X-1a flattening,
+ * flatten.ts). Text is drawn from its outlines
+ * (no fonts needed), empty variables draw nothing. The region is widened to whole pixels from its
+ * corner; returns it with its pixel size.
+ */
+export async function renderRegion(
+  model: PrintProductModel,
+  opts: Pick<SurfaceSvgOptions, 'fonts' | 'images' | 'surfaceIndex'> & { only: PrintRaster['only'] },
+  region: SurfaceRect,
+  scale: number,
+  band: (pixels: RGBAImage, top: number) => Promise<void> | void,
+): Promise<{ region: SurfaceRect; width: number; height: number }> {
+  const drawn = await surfaceLayers(model, { ...opts, stub: false, textAs: 'outlines' }, { scale, only: opts.only });
+  const width = Math.max(1, Math.ceil(region.width * scale));
+  const height = Math.max(1, Math.ceil(region.height * scale));
+  const body = drawn.layers.map((l) => l.svg).join('');
+  const fonts = [...new Set(drawn.layers.flatMap((l) => l.fonts))];
+  const rowsPerBand = Math.max(1, Math.floor(REGION_BAND_PIXELS / width));
+  for (let top = 0; top < height; top += rowsPerBand) {
+    const rows = Math.min(rowsPerBand, height - top);
+    const view = { x: region.x, y: region.y + top / scale, width: width / scale, height: rows / scale };
+    await band(await renderSvg(withImages(svgDocument({ width, height: rows }, view, body), drawn.images), fonts), top);
+  }
+  return { region: { x: region.x, y: region.y, width: width / scale, height: height / scale }, width, height };
 }
 
 /** Where a render's stages are reported (the route's Server-Timing); absent: not measured. */

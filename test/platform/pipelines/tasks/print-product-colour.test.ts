@@ -1,7 +1,7 @@
 // render-hires on a print-product design in the task's output colour (issue 20 §2): by default a
 // CMYK PDF/X-4 (output intent, GTS_PDFXVersion, TrimBox/BleedBox) whose cmyk(0,0,0,100) text is
 // K alone under Ghostscript; Rgb gives the plain PDF; a print-area filter keeps the PDF/X keys;
-// PDF/X-1a of translucent content and an unknown profile fail the task naming the parameter.
+// PDF/X-1a of translucent content is flattened; an unknown profile fails the task naming the parameter.
 import { env } from 'cloudflare:workers';
 import { PDFName, PDFString, PDFHexString } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -122,10 +122,20 @@ describe('render-hires: print-product PDFs in the output colour', () => {
     expect(g.header).toBe('%PDF-1.7');
   });
 
-  it('PdfX1a of translucent content and an unknown profile name fail the task naming the parameter', async () => {
+  it('PdfX1a of translucent content is flattened (no transparency left); an unknown profile name fails the task naming the parameter', async () => {
     const x1a = await runJob('ppc-x1a', { hiResOutputPdfFormat: 'PdfX1a' });
-    expect(x1a.status).toBe('Failed');
-    expect(JSON.stringify(x1a.job)).toContain('PDF/X-1a allows no transparency');
+    expect(x1a.status).toBe('Completed');
+    for (const file of x1a.files) {
+      expect(new TextDecoder('latin1').decode(file.subarray(0, 8))).toBe('%PDF-1.4');
+      expect(new TextDecoder('latin1').decode(file)).not.toMatch(/\/SMask|\/Transparency|\/ca 0|\/CA 0/);
+    }
+    // The translucent back: 50 % of the blue's ink, composited in CMYK (as PDF/X-4 prints it).
+    const last = x1a.files.at(-1)!;
+    const back = await gsCmyk(last, 72, (await pdfGraph(last)).doc.getPageCount());
+    const [c, m] = pixel(back, 100, 50);
+    expect(c).toBeGreaterThan(100);
+    expect(c).toBeLessThan(160);
+    expect(m).toBeGreaterThan(30);
     const unknown = await runJob('ppc-profile', { hiResOutputCmykColorProfileName: 'No such profile' });
     expect(unknown.status).toBe('Failed');
     expect(JSON.stringify(unknown.job)).toContain('hiResOutputCmykColorProfileName');

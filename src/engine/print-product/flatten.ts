@@ -1,0 +1,182 @@
+/**
+ * Transparency flattening for PDF/X-1a (issue 20 §2; docs/design-atoms.md, "Print colour"), as a
+ * RIP's or Acrobat's flattener does it, in its simplest correct form: one rectangle per surface,
+ * where the translucent items (an opacity or a colour alpha below 1, anywhere inside a top-level
+ * item) put ink, grown by a point, becomes one opaque image at 300 ppi in the output's ink
+ * (DeviceCMYK or DeviceGray). pdf.ts draws the opaque items below the last translucent one as
+ * vectors first (they show outside the rectangle), then the image, then the items above the last
+ * translucent one as vectors over it, so topmost text stays vector; opaque items between
+ * translucent ones are rasterised inside the rectangle.
+ *
+ * The image: each top-level item up to the last translucent one is drawn alone by the preview's
+ * renderer (resvg, svg.ts `renderRegion`), its pixels converted through the output profile and
+ * composited in ink, bottom to top, over paper (no ink): source-over per ink channel, as a PDF
+ * viewer composites the DeviceCMYK page group of the PDF/X-4 file, so both print alike. A pixel
+ * of one of the item's model colours (within the rounding of its alpha) takes that colour's own
+ * ink (`InkWriter.samples`: a `cmyk()` colour as given), so flat colours keep their exact ink
+ * where opaque and meet their vector parts without a seam.
+ */
+import type { InkWriter } from './colour';
+import { PdfX1aTransparencyError } from './colour';
+import { resolveColor, type ItemModel, type PrintProductModel, type ResolvedColor } from './schema';
+import { renderRegion, type ImageLookup, type FontLookup, type SurfaceRect } from './svg';
+
+/** Resolution of flattened areas (the design has no resolution setting of its own). */
+export const FLATTEN_PPI = 300;
+
+/** A top-level item of a surface, by container and item index. */
+export interface SurfaceEntry {
+  container: number;
+  index: number;
+  item: ItemModel;
+}
+
+export interface FlattenedArea {
+  /** Where the image goes, in surface points (y down). */
+  region: SurfaceRect;
+  width: number;
+  height: number;
+  /** Ink samples, `channels` per pixel, rows top to bottom. */
+  samples: Uint8Array;
+  channels: 1 | 3 | 4;
+}
+
+const seeThrough = (value: string | null | undefined) => (resolveColor(value)?.a ?? 1) < 1;
+
+/** Whether a visible item draws anything translucent: its or a descendant's opacity, or a colour's alpha. */
+export function translucent(item: ItemModel): boolean {
+  if (!item.visible) return false;
+  if (item.opacity < 1) return true;
+  switch (item.type) {
+    case 'Rectangle':
+    case 'Ellipse':
+      return seeThrough(item.fillColor) || seeThrough(item.borderColor);
+    case 'Text':
+      return seeThrough(item.color);
+    case 'Image':
+      return seeThrough(item.recolor);
+    case 'Barcode':
+      return seeThrough(item.color) || seeThrough(item.backgroundColor);
+    case 'Group':
+      return item.items.some(translucent);
+  }
+}
+
+/** The model colours an item draws with (their alpha aside), for their own inks in the raster. */
+function modelColours(item: ItemModel, out: ResolvedColor[] = []): ResolvedColor[] {
+  if (!item.visible) return out;
+  const values =
+    item.type === 'Rectangle' || item.type === 'Ellipse'
+      ? [item.fillColor, item.borderColor]
+      : item.type === 'Text'
+        ? [item.color]
+        : item.type === 'Image'
+          ? [item.recolor]
+          : item.type === 'Barcode'
+            ? [item.color, item.backgroundColor]
+            : [];
+  for (const v of values) {
+    const c = resolveColor(v);
+    if (c) out.push(c);
+  }
+  if (item.type === 'Group') for (const child of item.items) modelColours(child, out);
+  return out;
+}
+
+/** PDF pages placed as pictures: resvg cannot draw them, so they cannot be flattened. */
+async function refusePdfPages(item: ItemModel, images: ImageLookup): Promise<void> {
+  if (!item.visible) return;
+  if (item.type === 'Group') for (const child of item.items) await refusePdfPages(child, images);
+  if (item.type !== 'Image' || !item.source) return;
+  const img = await images(item.source, { item, pageIndex: item.pageIndex });
+  if (img?.mime === 'application/pdf') {
+    throw new PdfX1aTransparencyError('PDF/X-1a flattening cannot draw a PDF page placed under or in translucent content; ask for PdfX4.', [
+      { path: 'hiResOutputPdfFormat', reason: 'PDF/X-1a flattening of a placed PDF page' },
+    ]);
+  }
+}
+
+const entryKey = (container: number, index: number) => `${container}:${index}`;
+
+/**
+ * The flattened area of `entries` (a surface's top-level items up to and including its last
+ * translucent one, bottom to top) as ink samples, or null when the translucent items put no ink
+ * on the surface.
+ */
+export async function flattenArea(
+  model: PrintProductModel,
+  surfaceIndex: number,
+  entries: SurfaceEntry[],
+  lookups: { fonts: FontLookup; images: ImageLookup },
+  ink: InkWriter,
+): Promise<FlattenedArea | null> {
+  if (!ink.convert) throw new Error('flattening is for CMYK or grey output');
+  const surface = model.surfaces[surfaceIndex]!;
+  const seen = new Set(entries.filter((e) => translucent(e.item)).map((e) => entryKey(e.container, e.index)));
+  for (const e of entries) await refusePdfPages(e.item, lookups.images);
+
+  // 1. Where the translucent items put ink: their coarse raster's alpha (about 1000 px a side).
+  const coarse = Math.min(2, 1000 / Math.max(surface.width, surface.height));
+  let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
+  const whole = { x: 0, y: 0, width: surface.width, height: surface.height };
+  const probe = await renderRegion(model, { ...lookups, surfaceIndex, only: (c, i) => seen.has(entryKey(c, i)) }, whole, coarse, (px, y0) => {
+    for (let y = 0; y < px.height; y++) {
+      for (let x = 0; x < px.width; x++) {
+        if (!px.data[(y * px.width + x) * 4 + 3]) continue;
+        left = Math.min(left, x);
+        right = Math.max(right, x + 1);
+        top = Math.min(top, y0 + y);
+        bottom = Math.max(bottom, y0 + y + 1);
+      }
+    }
+  });
+  if (left > right) return null;
+  // Grown by a coarse pixel and a point (antialiasing), within the surface (its form clips there).
+  const grow = 1 / coarse + 1;
+  const k = probe.width / surface.width;
+  const x0 = Math.max(0, left / k - grow);
+  const y0 = Math.max(0, top / k - grow);
+  const region = { x: x0, y: y0, width: Math.min(surface.width, right / k + grow) - x0, height: Math.min(surface.height, bottom / k + grow) - y0 };
+
+  // 2. Each item up to the last translucent one drawn alone by resvg there and composited in
+  // ink, bottom to top, over white paper (no ink): source-over per ink channel, as a PDF viewer
+  // composites a DeviceCMYK transparency group, so the flattened file prints as PDF/X-4 would.
+  const channels = ink.channels;
+  const scale = FLATTEN_PPI / 72;
+  const width = Math.max(1, Math.ceil(region.width * scale));
+  const samples = new Uint8Array(width * Math.max(1, Math.ceil(region.height * scale)) * channels);
+  let placed = { region, width, height: 0 };
+  for (const e of entries) {
+    const flat = modelColours(e.item).map((c) => ({ r: c.r, g: c.g, b: c.b, ink: ink.samples(c) }));
+    placed = await renderRegion(model, { ...lookups, surfaceIndex, only: (c, i) => c === e.container && i === e.index }, region, scale, (px, y) => {
+      const n = px.width * px.height;
+      const straight = new Uint8Array(n * 4);
+      let any = false;
+      for (let p = 0; p < n * 4; p += 4) {
+        const a = px.data[p + 3]!;
+        if (!a) continue;
+        any = true;
+        for (let ch = 0; ch < 3; ch++) straight[p + ch] = Math.min(255, Math.round((px.data[p + ch]! * 255) / a));
+        straight[p + 3] = 255;
+      }
+      if (!any) return;
+      const converted = new Uint8Array(n * channels);
+      ink.convert!(straight, converted, n);
+      const at = y * px.width * channels;
+      for (let p = 0; p < n; p++) {
+        const a = px.data[p * 4 + 3]!;
+        if (!a) continue;
+        // A model colour (within the premultiplied pixel's rounding) keeps its own ink: exact where opaque.
+        const tol = a === 255 ? 0 : Math.ceil(128 / a);
+        const [r, g, b] = [straight[p * 4]!, straight[p * 4 + 1]!, straight[p * 4 + 2]!];
+        const hit = flat.find((c) => Math.abs(c.r - r) <= tol && Math.abs(c.g - g) <= tol && Math.abs(c.b - b) <= tol);
+        for (let ch = 0; ch < channels; ch++) {
+          const top = hit ? hit.ink[ch]! : converted[p * channels + ch]!;
+          const o = at + p * channels + ch;
+          samples[o] = a === 255 ? top : Math.round((top * a + samples[o]! * (255 - a)) / 255);
+        }
+      }
+    });
+  }
+  return { region: placed.region, width: placed.width, height: placed.height, samples, channels };
+}
