@@ -1,4 +1,6 @@
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { renderingErrorHandler } from '../../../src/dynamic-image/errors';
 import { Unprocessable } from '../../../src/engine/errors';
 import { MB } from '../../../src/engine/cache/lru';
 import {
@@ -68,6 +70,29 @@ describe('the request memory budget (issue 25 §1)', () => {
     const error = refusal(() => check(template(1000, 40), { width: 20_000, height: 20_000 }));
     expect(error.message).toMatch(/^A 20000×800 px JPEG preview cannot be made within the 96 MB a request may use: drawing it from a canvas 20000 px wide needs about 115 MB/);
     expect(error.details).toEqual([{ path: 'size', reason: 'over the 96 MB memory budget' }]);
+  });
+
+  it('reaches the client as a 422 JSON body naming the limit (the rendering API’s error handler)', async () => {
+    const app = new Hono();
+    app.onError(renderingErrorHandler);
+    app.get('/preview', () => {
+      check(template(1000, 40), { width: 20_000, height: 20_000 }, 'png');
+      return new Response('drawn');
+    });
+    const res = await app.request('/preview');
+    expect(res.status).toBe(422);
+    const body = (await res.json()) as { error: string; message: string; details: unknown };
+    expect(body.error).toBe('unprocessable');
+    expect(body.message).toMatch(/PNG preview cannot be made within the 96 MB a request may use/);
+    expect(body.details).toEqual([{ path: 'size', reason: 'over the 96 MB memory budget' }]);
+  });
+
+  it('within the API’s sizes (≤ 10,000 px a side) refuses nothing up front: the widest canvas is 10,000 px', () => {
+    for (const format of ['jpg', 'png'] as const) {
+      expect(() => check(template(10_000, 2500), { width: 10_000, height: 10_000 }, format)).not.toThrow();
+      expect(() => check(template(400, 100), { width: 10_000, height: 10_000 }, format)).not.toThrow();
+      expect(() => check(template(10_000, 400), { width: 10_000, height: 10_000 }, format)).not.toThrow();
+    }
   });
 
   it('refuses coded bytes past their limit and decodes past the budget (422 naming the limit)', () => {
