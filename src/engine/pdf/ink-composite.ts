@@ -38,14 +38,17 @@ interface InkSurface {
 export type OverrideInk = (node: LayerNode, override: LayerOverride) => Uint8Array | null;
 
 export interface InkComposite {
-  /** Rows [top, bottom) as ink (C, M, Y, K; 0 = no ink), 4 bytes a pixel, composited over paper. */
+  /** The rectangle composited (template pixels). */
+  area: Bounds;
+  /** Its pixels as ink (C, M, Y, K; 0 = no ink), 4 bytes a pixel, composited over paper. */
   ink: Uint8Array;
   /** One byte a pixel: 1 where something the ink compositor does not model reaches. */
   unmodelled: Uint8Array;
 }
 
 export interface InkLayers {
-  composite(top: number, bottom: number, overrides: LayerOverrides, content: OverrideInk): InkComposite;
+  /** The stack over `area` (inside the canvas) with `overrides`, personalised content from `content`. */
+  composite(area: Bounds, overrides: LayerOverrides, content: OverrideInk): InkComposite;
 }
 
 /**
@@ -62,14 +65,12 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayer
   } catch {
     return null;
   }
-  const width = compiled.width;
   return {
-    composite(top, bottom, overrides, content) {
-      const strip: Bounds = { left: 0, top, right: width, bottom };
-      const ctx: Context = { layers, depth, overrides, content, strip, unmodelled: [] };
-      const canvas = inkSurface(strip);
+    composite(area, overrides, content) {
+      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [] };
+      const canvas = inkSurface(area);
       drawStack(ctx, compiled.layers, canvas, false);
-      return { ink: toInk(canvas), unmodelled: reach(ctx.unmodelled, strip) };
+      return { area, ink: toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
     },
   };
 }
@@ -93,7 +94,8 @@ interface Context {
   depth: number;
   overrides: LayerOverrides;
   content: OverrideInk;
-  strip: Bounds;
+  /** The rectangle composited. */
+  area: Bounds;
   /** Rectangles the stack drawn here is not Photoshop's in. */
   unmodelled: Bounds[];
 }
@@ -121,7 +123,7 @@ function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canv
     for (const n of [base, ...clipped]) ctx.unmodelled.push(extent(ctx, n));
     return;
   }
-  const group = inkSurface(ctx.strip);
+  const group = inkSurface(ctx.area);
   const content = layerContent(ctx, base);
   if (!content) return;
   const mask = layerMask(ctx, base, rectOf(content.cmy));
@@ -136,7 +138,7 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
     return;
   }
   if (node.children) {
-    const mask = layerMask(ctx, node, ctx.strip);
+    const mask = layerMask(ctx, node, ctx.area);
     if (node.blendMode === 'pass through') {
       // Not isolated: the children blend onto the canvas; opacity and mask fade the result in.
       if (node.opacity >= 1 && !mask) return drawStack(ctx, node.children, canvas, atop);
@@ -146,7 +148,7 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
       fadeInto(canvas.k, after.k, mask, node.opacity);
       return;
     }
-    const layer = inkSurface(ctx.strip);
+    const layer = inkSurface(ctx.area);
     drawStack(ctx, node.children, layer, false);
     blendInk(canvas, layer, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
     return;
@@ -181,7 +183,7 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
 
 /** Where a left-out layer can change the composite: everywhere for effects and adjustments. */
 function extent(ctx: Context, n: LayerNode): Bounds {
-  if (n.children || n.type === 'Adjustment' || hasEffects(n) || n.vectorStroke) return ctx.strip;
+  if (n.children || n.type === 'Adjustment' || hasEffects(n) || n.vectorStroke) return ctx.area;
   const o = ctx.overrides.get(n.id)?.bounds;
   const b = n.bounds;
   return o ? { left: Math.min(o.left, b.left), top: Math.min(o.top, b.top), right: Math.max(o.right, b.right), bottom: Math.max(o.bottom, b.bottom) } : b;
@@ -189,14 +191,14 @@ function extent(ctx: Context, n: LayerNode): Bounds {
 
 const channelOf = (layer: Layer, id: number): LayerRawDataChannel | undefined => layer.rawData?.channels.find((c) => c.id === id);
 
-/** A leaf's content over the strip: the override's pixels in ink, else the PSD's own channels. */
+/** A leaf's content over the area: the override's pixels in ink, else the PSD's own channels. */
 function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
   const override = ctx.overrides.get(node.id);
   if (override?.pixels && override.bounds) {
     const ink = ctx.content(node, override)!;
     const { width: w } = override.pixels;
     const b = override.bounds;
-    const r = intersectRect({ left: b.left, top: b.top, right: b.left + w, bottom: b.top + override.pixels.height }, ctx.strip);
+    const r = intersectRect({ left: b.left, top: b.top, right: b.left + w, bottom: b.top + override.pixels.height }, ctx.area);
     if (!r) return null;
     const out = inkSurface(r);
     const alpha = override.pixels.data;
@@ -210,7 +212,7 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
   }
   const layer = ctx.layers.get(node.id)!;
   const lb = { left: layer.left ?? 0, top: layer.top ?? 0, right: layer.right ?? 0, bottom: layer.bottom ?? 0 };
-  const r = intersectRect(lb, ctx.strip);
+  const r = intersectRect(lb, ctx.area);
   if (!r) return null;
   const lw = lb.right - lb.left;
   const lh = lb.bottom - lb.top;

@@ -319,28 +319,40 @@ function documentInks(
     const a = rgba.data;
     const b = ownRender.data;
     const changed: number[] = [];
+    let left = rgba.width;
+    let right = 0;
     for (let p = 0; p < n * 4; p += 4) {
-      if (a[p] !== b[p] || a[p + 1] !== b[p + 1] || a[p + 2] !== b[p + 2] || a[p + 3] !== b[p + 3]) changed.push(p);
+      if (a[p] !== b[p] || a[p + 1] !== b[p + 1] || a[p + 2] !== b[p + 2] || a[p + 3] !== b[p + 3]) {
+        changed.push(p);
+        const x = (p >> 2) % rgba.width;
+        if (x < left) left = x;
+        if (x >= right) right = x + 1;
+      }
     }
     if (!changed.length) return out;
     if (layers === undefined) {
       const bytes = await read;
       layers = bytes && inkLayers(bytes, template.compiled);
     }
+    // Composited over the columns that changed only; the template's own stack too, as the check.
+    const area = { left, top, right, bottom };
     const content = overrideInks(convert, data);
-    const mine = layers?.composite(top, bottom, raster, content);
-    const theirs = mine && layers!.composite(top, bottom, own, content);
+    const mine = layers?.composite(area, raster, content);
+    const theirs = mine && layers!.composite(area, own, content);
+    const w = right - left;
     for (const p of changed) {
-      const modelled = mine && !mine.unmodelled[p >> 2] && !theirs!.unmodelled[p >> 2] && near(theirs!.ink, out, p);
-      out.set((modelled ? mine.ink : converted).subarray(p, p + 4), p);
+      const pixel = p >> 2;
+      const q = Math.floor(pixel / rgba.width) * w + (pixel % rgba.width) - left;
+      const modelled = mine && !mine.unmodelled[q] && !theirs!.unmodelled[q] && near(theirs!.ink, q * 4, out, p);
+      out.set(modelled ? mine.ink.subarray(q * 4, q * 4 + 4) : converted.subarray(p, p + 4), p);
     }
     return out;
   };
 }
 
-/** Whether two ink pixels at `p` are within 2 of each other in every channel. */
-const near = (x: Uint8Array, y: Uint8Array, p: number) =>
-  Math.abs(x[p] - y[p]) <= 2 && Math.abs(x[p + 1] - y[p + 1]) <= 2 && Math.abs(x[p + 2] - y[p + 2]) <= 2 && Math.abs(x[p + 3] - y[p + 3]) <= 2;
+/** Whether ink pixels x[i] and y[j] are within 2 of each other in every channel. */
+const near = (x: Uint8Array, i: number, y: Uint8Array, j: number) =>
+  Math.abs(x[i] - y[j]) <= 2 && Math.abs(x[i + 1] - y[j + 1]) <= 2 && Math.abs(x[i + 2] - y[j + 2]) <= 2 && Math.abs(x[i + 3] - y[j + 3]) <= 2;
 
 /**
  * Personalised layers' content as ink (the ink compositor's OverrideInk): the engine's RGBA

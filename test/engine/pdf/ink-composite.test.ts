@@ -6,6 +6,11 @@
  * read back here without the engine's reader).
  */
 import { env } from 'cloudflare:workers';
+import UPNG from '@pdf-lib/upng';
+import { colourTransform, defaultProfile } from '../../../src/engine/colour';
+import { preparePreview } from '../../../src/engine/preview';
+import { srgbProfile } from '../../../src/engine/raster/icc';
+import type { PersonalisationData } from '../../../src/engine/personalise';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writePdf } from '../../../src/engine/pdf/document';
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
@@ -18,7 +23,7 @@ import { renderDeps } from './helpers';
 
 const W = 24;
 const H = 16;
-const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd'];
+const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd'];
 
 async function fixture(name: string): Promise<Uint8Array> {
   const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
@@ -57,6 +62,13 @@ function read(psd: Uint8Array) {
 }
 
 const at = (t: Tiff, x: number, y: number) => [...t.data.subarray((y * t.width + x) * 4, (y * t.width + x) * 4 + 4)];
+
+/** The engine's RGB preview (PNG) of a request at the document's size, as RGBA. */
+async function preview(name: string, data: PersonalisationData): Promise<Uint8Array> {
+  const options = { template: `ink-composite/${name}`, data, format: 'png', size: { width: W, height: H }, jpegQuality: 95, unsharpMask: null } as const;
+  const png = (await (await preparePreview(new FileStore(env.FILES), options, renderDeps())).render()).bytes;
+  return new Uint8Array(UPNG.toRGBA8(UPNG.decode(png.slice().buffer))[0]);
+}
 
 async function print(name: string, options: Partial<HiresOptions> = {}) {
   const page = await prepareHires(new FileStore(env.FILES), { template: `ink-composite/${name}`, ...options }, renderDeps());
@@ -132,5 +144,56 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     const [art] = psd.layers;
     const ink = await print('made-ink-multiply.psd', { data: { tint: { type: 'shape', color: '#000000', visible: false } } });
     for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(at(ink, x, y), `${x},${y}`).toEqual([0, 1, 2, 3].map((c) => art.ink(c, y * W + x)));
+  });
+
+  it('where a mode the ink compositor does not model (Luminosity) reaches, changed pixels are the RGB render converted; elsewhere in ink', async () => {
+    const psd = read(psds.get('made-ink-fallback.psd')!);
+    const [cyan, , mark] = psd.layers;
+    const data: PersonalisationData = { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } };
+    const ink = await print('made-ink-fallback.psd', { data });
+    const render = await preview('made-ink-fallback.psd', data);
+    const toCmyk = await colourTransform({ from: srgbProfile(), to: defaultProfile('Cmyk'), fromLayout: 'RGB', toLayout: 'CMYK' });
+    let converted = 0;
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        const a = mark.alpha(i);
+        const got = at(ink, x, y);
+        if (a === 0) {
+          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
+          continue;
+        }
+        let want = [cyan.ink(0, i) * (1 - a), 0, 0, 255 * a];
+        if (x < 12) {
+          const rgb = new Uint8Array(4);
+          toCmyk.apply(render.subarray(i * 4, i * 4 + 3), rgb, 1);
+          want = [...rgb];
+          converted++;
+        }
+        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
+      }
+    }
+    expect(converted).toBeGreaterThan(20);
+  });
+
+  it('groups, masks and clipping: a pass-through group at 75 %, a masked base, the recoloured layer clipped to it in Multiply, Screen over it', async () => {
+    const psd = read(psds.get('made-ink-stack.psd')!);
+    const want = (await (await fetch(`${fixtureServer()}/fixtures/psd-made/made-ink-stack.json`)).json()) as { data: PersonalisationData; ink: number[][] };
+    const ink = await print('made-ink-stack.psd', { data: want.data });
+    let changed = 0;
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const got = at(ink, x, y);
+        const merged = psd.merged(x, y);
+        const expected = want.ink[y * W + x];
+        if (expected.every((v, c) => Math.abs(v - merged[c]) <= 0.5)) expect(got, `${x},${y}`).toEqual(merged);
+        else {
+          changed++;
+          // The engine rounds to 8 bits after every layer; the script once, at the end.
+          got.forEach((v, c) => expect(Math.abs(v - expected[c]), `${x},${y} channel ${c}: ${got} for ${expected}`).toBeLessThanOrEqual(2));
+        }
+      }
+    }
+    expect(changed).toBeGreaterThan(50);
   });
 });
