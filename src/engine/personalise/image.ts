@@ -91,6 +91,8 @@ export async function placeImage(
   picture: RGBAImage,
   placement: PlacementQuad,
   mode: ResizeMode,
+  /** Tests: measure the edges at every pixel, without the interior shortcut (the same bytes). */
+  options: { edgesEverywhere?: boolean } = {},
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { corners, width: cw, height: ch } = placement;
   const contentRect = [0, 0, cw, 0, cw, ch, 0, ch];
@@ -149,14 +151,18 @@ export async function placeImage(
   const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = toContent;
   for (let y = 0; y < height; y++) {
     const py = top + y + 0.5;
+    const inside = options.edgesEverywhere ? { from: 0, to: -1 } : interiorColumns(ea, left, py, width);
     for (let x = 0; x < width; x++) {
       const px = left + x + 0.5;
       let coverage = 1;
-      for (let e = 0; e < edgeCount; e += 3) {
-        const d = ea[e] * px + ea[e + 1] * py + ea[e + 2];
-        if (d < coverage) coverage = d;
+      // Inside every edge by more than a pixel, coverage stays 1: no edge need be measured.
+      if (x < inside.from || x > inside.to) {
+        for (let e = 0; e < edgeCount; e += 3) {
+          const d = ea[e] * px + ea[e + 1] * py + ea[e + 2];
+          if (d < coverage) coverage = d;
+        }
+        if (coverage <= 0) continue;
       }
-      if (coverage <= 0) continue;
       const w = h6 * px + h7 * py + h8;
       const u = ((h0 * px + h1 * py + h2) / w - rect.left) * sx - 0.5;
       const v = ((h3 * px + h4 * py + h5) / w - rect.top) * sy - 0.5;
@@ -187,4 +193,29 @@ export async function placeImage(
     }
   }
   return { pixels: { width, height, data: out }, bounds: { left, top, right, bottom } };
+}
+
+/**
+ * Columns x (pixel centre left + x + 0.5) of row centre `py` at which every edge line (a, b, c
+ * triples, c holding the half-pixel offset) is at least 1 + a margin: where placeImage's measured
+ * coverage is exactly 1. Kept a pixel and 1e-6 inside the exact interval, far beyond the rounding
+ * of the per-pixel sums. `to < from` when there is none.
+ */
+function interiorColumns(ea: Float64Array, left: number, py: number, width: number): { from: number; to: number } {
+  let lo = 0;
+  let hi = width - 1;
+  for (let e = 0; e < ea.length; e += 3) {
+    const a = ea[e]!;
+    const rest = ea[e + 1]! * py + ea[e + 2]!;
+    const need = 1 + 1e-6;
+    if (Math.abs(a) < 1e-12) {
+      if (rest < need + 1) return { from: 0, to: -1 };
+      continue;
+    }
+    // a·(left + x + 0.5) + rest ≥ need  ⇔  x ≥ or ≤ (need − rest)/a − left − 0.5
+    const bound = (need - rest) / a - left - 0.5;
+    if (a > 0) lo = Math.max(lo, Math.ceil(bound) + 1);
+    else hi = Math.min(hi, Math.floor(bound) - 1);
+  }
+  return { from: lo, to: hi };
 }

@@ -124,3 +124,26 @@ describe('placeImage', () => {
     expect(Math.max(...interior)).toBeLessThan(155);
   });
 });
+
+// Issue 25 §3: inside every edge by more than a pixel, the edges are not measured (coverage 1).
+describe('placeImage interior shortcut', () => {
+  it('gives the same bytes as measuring every edge at every pixel', async () => {
+    const picture = quadrants(97, 61);
+    const quads = [
+      [10, 20, 330, 20, 330, 260, 10, 260], // axis-aligned
+      [10.3, 20.7, 330.2, 20.1, 329.8, 259.6, 10.9, 260.4], // almost
+      [60, 0, 200, 60, 140, 200, 0, 140], // rotated 45°
+      [10, 20, 200, 5, 180, 160, 30, 120], // perspective
+      [0, 0, 3, 0, 3, 2, 0, 2], // tiny
+    ];
+    for (const corners of quads) {
+      for (const mode of ['fit', 'fill'] as const) {
+        const placement = { corners, width: 97, height: 61 };
+        const fast = await placeImage(picture, placement, mode);
+        const every = await placeImage(picture, placement, mode, { edgesEverywhere: true });
+        expect(fast?.bounds, JSON.stringify(corners)).toEqual(every?.bounds);
+        expect(fast?.pixels.data, `${mode} ${JSON.stringify(corners)}`).toEqual(every?.pixels.data);
+      }
+    }
+  });
+});
