@@ -55,6 +55,8 @@ const EXTRA_CASES = {
   'png-10000': previewCase('big-10000.psd', { width: 5000, height: 5000 }, undefined, [], { format: 'png' }),
   'preview-10000-2500': previewCase('big-10000.psd', { width: 2500, height: 2500 }),
   'wide-10000': previewCase('wide-10000.psd', { width: 10000, height: 2500 }),
+  // The 10,000² template at full size (100 MP: refused with a 400 while MAX_OUTPUT_PIXELS is 25 MP).
+  'full-10000': previewCase('big-10000.psd', { width: 10000, height: 10000 }),
   // Frames of 16 MB (2,000²), held whole and coded at once.
   'held-10000-2000': previewCase('big-10000.psd', { width: 2000, height: 2000 }),
   'held-png-10000-2000': previewCase('big-10000.psd', { width: 2000, height: 2000 }, undefined, [], { format: 'png' }),

@@ -40,7 +40,7 @@ describe('the request memory budget (issue 25 §1)', () => {
       expect(memory.streamed).toBe(true);
       expect(memory.frame).toBe(0);
       // Drawn at 0.5 (the 0.5 level is 25 MP, above the 16 MP intermediate limit): strips of a 5,000 px canvas.
-      expect(memory.total).toBe(36 * MB + 5000 * 4096);
+      expect(memory.total).toBe(40 * MB + 5000 * 4096);
       expect(codedBytesLimit(memory)).toBeGreaterThan(10 * MB);
     }
     // A 10,000 × 2,500 template at full size (s = 1: the exact composite) and enlarged to the same pixels.
@@ -68,7 +68,7 @@ describe('the request memory budget (issue 25 §1)', () => {
   it('refuses, with a 422 naming the 96 MB limit, an enlargement whose canvas is too wide to draw in strips', () => {
     // 1,000 × 40 enlarged 20×: a 20,000 px wide canvas (its strips' bands alone pass the budget).
     const error = refusal(() => check(template(1000, 40), { width: 20_000, height: 20_000 }));
-    expect(error.message).toMatch(/^A 20000×800 px JPEG preview cannot be made within the 96 MB a request may use: drawing it from a canvas 20000 px wide needs about 115 MB/);
+    expect(error.message).toMatch(/^A 20000×800 px JPEG preview cannot be made within the 96 MB a request may use: drawing it from a canvas 20000 px wide needs about 119 MB/);
     expect(error.details).toEqual([{ path: 'size', reason: 'over the 96 MB memory budget' }]);
   });
 
