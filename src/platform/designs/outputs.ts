@@ -11,6 +11,11 @@ import { sha256Hex } from '../../engine/hash';
 import { UrlImages } from '../../engine/inputs';
 import { writePdf } from '../../engine/pdf/document';
 import { prepareHires } from '../../engine/pdf/prepare';
+import { resolvePrintColour, shippedProfile } from '../../engine/pdf/output';
+import type { OutputColorSpace, PdfFormat } from '../../engine/pdf/pdfx';
+import type { RenderingIntent } from '../../engine/colour';
+import type { PrintProductColour } from '../../engine/print-product/colour';
+import { outputProfile } from '../colour-profiles/service';
 import { MemorySink } from '../../engine/pdf/sink';
 import { preparePreview } from '../../engine/preview';
 import { decodeImage, encodeJpeg, encodePng, flattenOverWhite } from '../../engine/raster';
@@ -60,6 +65,17 @@ export interface RenderingConfig {
   pdfTextOutputMode?: 'Outlines' | 'Text';
   fitMode?: 'Fit' | 'Fill';
   pageIndex?: number;
+  /**
+   * PDF proofs' print colour (issue 20 §2, the Dynamic Image API's names): the output colour
+   * space (absent: RGB for print products as before, a PSD design's own), a profile by name
+   * (a tenant colour-profile asset or a shipped one; needs `colorSpace`), the PDF/X flavour,
+   * the rendering intent, and whether `cmyk()` / CMYK source colours are kept as given.
+   */
+  colorSpace?: OutputColorSpace;
+  colorProfile?: string;
+  pdfFormat?: PdfFormat;
+  renderingIntent?: RenderingIntent;
+  keepOriginalColors?: boolean;
 }
 
 export interface DesignRenderRequest {
@@ -100,6 +116,54 @@ export const psdPreviewOptions = (d: StoredDesign, cfg: RenderingConfig, variabl
   data: psdData(variableData),
 });
 
+/**
+ * The output profile `renderingConfig.colorProfile` names for `space` (a tenant asset, else a
+ * shipped profile by name), else the tenant's default for the space, else the shipped default
+ * (`shipped`, so a PSD design can fall back on its own embedded profile instead).
+ */
+async function proofProfile(t: TenantContext, space: OutputColorSpace, name: string | undefined): Promise<{ bytes: Uint8Array; shipped: boolean }> {
+  try {
+    const found = await outputProfile(t.env, t.tenantId, space, name ?? null, 'renderingConfig.colorProfile');
+    return { bytes: found.bytes, shipped: found.source === 'shipped' };
+  } catch (e) {
+    const shipped = e instanceof UnprocessableError && name ? shippedProfile(name) : null;
+    if (!shipped) throw e;
+    return { bytes: shipped, shipped: false };
+  }
+}
+
+/** A profile is chosen for a colour space: naming one without the space is a 400. */
+function checkProofColour(cfg: RenderingConfig): void {
+  if (cfg.colorProfile && !cfg.colorSpace) throw new ValidationError({ 'renderingConfig.colorProfile': ['name colorSpace too: the profile is for that colour space'] });
+}
+
+/**
+ * A print product's PDF proof colour (pdf.ts `colour`), or undefined (RGB as before) when the
+ * config asks for none of colorSpace, colorProfile, pdfFormat.
+ */
+async function printProductProofColour(t: TenantContext, cfg: RenderingConfig): Promise<PrintProductColour | undefined> {
+  checkProofColour(cfg);
+  if (!cfg.colorSpace && !cfg.pdfFormat) return undefined;
+  const colorSpace = cfg.colorSpace ?? 'Rgb';
+  const { bytes } = await proofProfile(t, colorSpace, cfg.colorProfile);
+  const output = await resolvePrintColour({ colorSpace, format: cfg.pdfFormat, profile: bytes, intent: cfg.renderingIntent }, 'renderingConfig.colorProfile');
+  return { output, keepOriginalColors: cfg.keepOriginalColors };
+}
+
+/** A PSD design's PDF proof colour for prepareHires: nothing asked, the template's own as before. */
+async function psdProofColour(t: TenantContext, cfg: RenderingConfig) {
+  checkProofColour(cfg);
+  const profile = cfg.colorSpace ? await proofProfile(t, cfg.colorSpace, cfg.colorProfile) : null;
+  return {
+    colorSpace: cfg.colorSpace,
+    pdfFormat: cfg.pdfFormat,
+    // The shipped default is prepareHires' own fallback, after a CMYK template's embedded profile.
+    profile: profile && !profile.shipped ? profile.bytes : undefined,
+    renderingIntent: cfg.renderingIntent,
+    keepOriginalColors: cfg.keepOriginalColors,
+  };
+}
+
 /** A PSD design through the rendering engine (its errors are the engine's 4xx, mapped by assets.engineError). */
 async function renderPsd(t: TenantContext, d: StoredDesign, cfg: RenderingConfig, variableData: VariableInfo[] | undefined, size: number, timing: ServerTiming): Promise<RenderedFile> {
   try {
@@ -109,7 +173,7 @@ async function renderPsd(t: TenantContext, d: StoredDesign, cfg: RenderingConfig
       // make it): its own size, resolution and colour space; text as outlines unless asked.
       const page = await prepareHires(
         store,
-        { template: d.row.id, textOutputMode: cfg.pdfTextOutputMode === 'Text' ? 'text' : 'outlines', data: psdData(variableData) },
+        { template: d.row.id, textOutputMode: cfg.pdfTextOutputMode === 'Text' ? 'text' : 'outlines', data: psdData(variableData), ...(await psdProofColour(t, cfg)) },
         deps,
       );
       const sink = new MemorySink();
@@ -145,8 +209,9 @@ export async function renderDesign(t: TenantContext, req: DesignRenderRequest, p
   const report = (p: PreflightProblem) => problems.push(p);
   if (cfg.fileFormat === 'Pdf') {
     if (!proof) throw new ValidationError({ 'renderingConfig.fileFormat': ['render-preview answers Jpeg or Png; Pdf is a proof (render-proof)'] });
+    const colour = await fromPrintProduct(() => printProductProofColour(t, cfg));
     const pdf = await timing.time('pdf', () =>
-      fromPrintProduct(() => renderPdf(d.model!, { fonts, images, surfaceIndex: cfg.surfaceIndex, textMode: cfg.pdfTextOutputMode, variableData: req.variableData, title: d.row.name, report })),
+      fromPrintProduct(() => renderPdf(d.model!, { fonts, images, surfaceIndex: cfg.surfaceIndex, textMode: cfg.pdfTextOutputMode, variableData: req.variableData, title: d.row.name, report, colour })),
     );
     return { bytes: pdf.bytes, mime: 'application/pdf', ext: 'pdf', problems: preflightReport(problems).problems };
   }
