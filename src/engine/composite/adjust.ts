@@ -34,8 +34,10 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
     case 'exposure': {
       const { exposure = 0, offset = 0, gamma = 1 } = adj;
       const gain = 2 ** exposure;
-      // In linear light (sRGB ≈ gamma 2.2), as Photoshop does for 8-bit documents.
-      return applyLuts(d, lut((v) => 255 * Math.pow(Math.max(0, Math.pow(v / 255, 2.2) * gain + offset), 1 / (2.2 * (gamma || 1)))));
+      // In linear light through the document profile's gamma (sRGB ≈ 2.2, a Grayscale
+      // document's Dot Gain 20 % ≈ 1.75: `profileGamma`, set at compile), as Photoshop does.
+      const g = (adj as ExposureInProfile).profileGamma ?? 2.2;
+      return applyLuts(d, lut((v) => 255 * Math.pow(Math.max(0, Math.pow(v / 255, g) * gain + offset), 1 / (g * (gamma || 1)))));
     }
     case 'channel mixer':
       return channelMixer(adj, d);
@@ -71,6 +73,21 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
 }
 
 type Lut = Uint8Array;
+
+/**
+ * An Exposure adjustment with the gamma of the profile its document's values are in: Photoshop
+ * works in linear light through that profile, and the compiled form is RGB whatever the mode.
+ */
+export type ExposureInProfile = Extract<AdjustmentLayer, { type: 'exposure' }> & { profileGamma?: number };
+
+/**
+ * A Grayscale document's exposure adjustments work through Dot Gain 20 %, Photoshop's default grey
+ * profile, ≈ gamma 1.75 (psd-tools holds its exposure_grayscale document to that), where an RGB
+ * document's sRGB is ≈ 2.2. The compiled grey is R = G = B, so only the gamma changes.
+ */
+export function exposureInGrey(adj: Extract<AdjustmentLayer, { type: 'exposure' }>): ExposureInProfile {
+  return { ...adj, profileGamma: 1.75 };
+}
 
 const luma = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyAdjustment } from '../../../src/engine/composite/adjust';
+import { applyAdjustment, exposureInGrey } from '../../../src/engine/composite/adjust';
 
 const px = (...rgb: number[]) => new Uint8ClampedArray([...rgb, 255]);
 const run = (adj: Parameters<typeof applyAdjustment>[0], ...rgb: number[]) => {
@@ -77,5 +77,16 @@ describe('posterize and threshold as Photoshop renders them (issue 25)', () => {
     // Rounded: 0.3·100 + 0.59·165 + 0.11·0 = 127.35 → 127, black; 127.5 and up is white.
     expect(run({ type: 'threshold', level: 128 }, 100, 165, 0)).toEqual([0, 0, 0]);
     expect(run({ type: 'threshold', level: 128 }, 0, 216, 1)).toEqual([255, 255, 255]);
+  });
+});
+
+describe('exposure in a Grayscale document (issue 25)', () => {
+  it("works in linear light through Dot Gain 20 % (gamma 1.75) instead of sRGB's 2.2", () => {
+    const grey = exposureInGrey({ type: 'exposure', exposure: 1, offset: 0, gamma: 1 });
+    expect(grey.profileGamma).toBe(1.75);
+    // 100 → (100/255)^1.75 · 2 → back through 1/1.75: 100 · 2^(1/1.75) = 148.6.
+    expect(run(grey, 100, 100, 100)).toEqual([149, 149, 149]);
+    // The RGB document's exposure: 100 · 2^(1/2.2) = 137.0.
+    expect(run({ type: 'exposure', exposure: 1, offset: 0, gamma: 1 }, 100, 100, 100)).toEqual([137, 137, 137]);
   });
 });
