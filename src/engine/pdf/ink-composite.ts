@@ -42,6 +42,8 @@ export interface InkComposite {
   area: Bounds;
   /** Its pixels as ink (C, M, Y, K; 0 = no ink), 4 bytes a pixel, composited over paper. */
   ink: Uint8Array;
+  /** The composite's alpha, one byte a pixel. */
+  alpha: Uint8Array;
   /** One byte a pixel: 1 where something the ink compositor does not model reaches. */
   unmodelled: Uint8Array;
 }
@@ -70,7 +72,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayer
       const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [] };
       const canvas = inkSurface(area);
       drawStack(ctx, compiled.layers, canvas, false);
-      return { area, ink: toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
+      return { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
     },
   };
 }
@@ -270,10 +272,11 @@ function layerMask(ctx: Context, node: LayerNode, r: Bounds): Uint8ClampedArray 
   return out;
 }
 
-/** The composite over paper (no ink where nothing is), as ink. */
-function toInk(s: InkSurface): Uint8Array {
+/** The composite over paper (no ink where nothing is), as ink, and its alpha. */
+function toInk(s: InkSurface): { ink: Uint8Array; alpha: Uint8Array } {
   const n = s.cmy.w * s.cmy.h;
   const out = new Uint8Array(n * 4);
+  const alpha = new Uint8Array(n);
   const cmy = s.cmy.data;
   const k = s.k.data;
   for (let p = 0; p < n * 4; p += 4) {
@@ -283,8 +286,9 @@ function toInk(s: InkSurface): Uint8Array {
     out[p + 1] = Math.round((255 - cmy[p + 1]) * a);
     out[p + 2] = Math.round((255 - cmy[p + 2]) * a);
     out[p + 3] = Math.round((255 - k[p]) * a);
+    alpha[p >> 2] = cmy[p + 3];
   }
-  return out;
+  return { ink: out, alpha };
 }
 
 /** One byte a pixel of `strip`: 1 inside any of `rects`. */

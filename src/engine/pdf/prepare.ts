@@ -90,8 +90,9 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
   const bleed = template.file.meta.bleed;
   const colour = await outputColour(options, deps, ink);
   const keep = options.keepOriginalColors !== false;
-  // A CMYK template into CMYK output keeps its own ink values where the request changes nothing.
-  const exact = !!ink && colour.colorSpace === 'Cmyk' && keep && !compiled.transparent;
+  // A CMYK template into CMYK output keeps its own ink values where the request changes nothing
+  // (a transparent one its ink over paper, laid on paper again through the strips' soft masks).
+  const exact = !!ink && colour.colorSpace === 'Cmyk' && keep;
   const fingerprint = await requestFingerprint('hires', request, {
     pdf: PDF_WRITER_VERSION,
     textOutputMode: options.textOutputMode ?? 'outlines',
@@ -240,11 +241,7 @@ interface TemplateInk {
   icc?: Uint8Array;
 }
 
-/**
- * Per compiled template: null for documents that are not CMYK. A CMYK document with a merged
- * alpha channel is CMYK too (CMYK output and its profile by default), though its ink is not kept
- * exactly (`exact` needs an opaque document).
- */
+/** Per compiled template: null for documents that are not CMYK. */
 const templateInks = new Map<string, TemplateInk | null>();
 
 /**
@@ -313,8 +310,12 @@ function documentInks(
     convert(rgba.data, converted, n);
     if (!psd || psd.width !== rgba.width) return converted;
     const out = psd.rows(top, bottom);
+    const alpha = psd.alpha?.(top, bottom);
+    // Pixels whose ink is the converted render's (straight colour, as the strip's alpha expects).
+    const fromRgb = new Uint8Array(n);
+    const finish = () => (alpha ? unmatte(out, rgba.data, fromRgb) : out);
     // `raster` holds the template's own overrides and whatever the request changes.
-    if (!dirty(top, bottom) || raster.size === own.size) return out;
+    if (!dirty(top, bottom) || raster.size === own.size) return finish();
     const ownRender = await renderTemplate(store.bucket, template.compiled, { scale: 1, overrides: own, region: { top, bottom }, background: 'transparent', backdrops: noBackdrops });
     const a = rgba.data;
     const b = ownRender.data;
@@ -329,7 +330,7 @@ function documentInks(
         if (x >= right) right = x + 1;
       }
     }
-    if (!changed.length) return out;
+    if (!changed.length) return finish();
     if (layers === undefined) {
       const bytes = await read;
       layers = bytes && inkLayers(bytes, template.compiled);
@@ -343,11 +344,29 @@ function documentInks(
     for (const p of changed) {
       const pixel = p >> 2;
       const q = Math.floor(pixel / rgba.width) * w + (pixel % rgba.width) - left;
-      const modelled = mine && !mine.unmodelled[q] && !theirs!.unmodelled[q] && near(theirs!.ink, q * 4, out, p);
-      out.set(modelled ? mine.ink.subarray(q * 4, q * 4 + 4) : converted.subarray(p, p + 4), p);
+      const checked = theirs && !theirs.unmodelled[q] && near(theirs.ink, q * 4, out, p) && (!alpha || Math.abs(theirs.alpha[q] - alpha[pixel]) <= 2);
+      if (checked && !mine.unmodelled[q]) out.set(mine.ink.subarray(q * 4, q * 4 + 4), p);
+      else {
+        out.set(converted.subarray(p, p + 4), p);
+        fromRgb[pixel] = 1;
+      }
     }
-    return out;
+    return finish();
   };
+}
+
+/**
+ * A transparent document's ink over paper (matted, as Photoshop stores its merged image) as the
+ * straight ink the strip's alpha (its soft mask) lays on paper again: ink · 255 / alpha, none
+ * where the strip is transparent. Pixels converted from the render are straight already.
+ */
+function unmatte(ink: Uint8Array, rgba: Uint8ClampedArray, fromRgb: Uint8Array): Uint8Array {
+  for (let pixel = 0, p = 0; pixel < fromRgb.length; pixel++, p += 4) {
+    const a = rgba[p + 3];
+    if (fromRgb[pixel] || a === 255) continue;
+    for (let c = 0; c < 4; c++) ink[p + c] = a ? Math.min(255, Math.round((ink[p + c] * 255) / a)) : 0;
+  }
+  return ink;
 }
 
 /** Whether ink pixels x[i] and y[j] are within 2 of each other in every channel. */

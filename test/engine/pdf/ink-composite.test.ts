@@ -23,7 +23,7 @@ import { renderDeps } from './helpers';
 
 const W = 24;
 const H = 16;
-const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd'];
+const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd'];
 
 async function fixture(name: string): Promise<Uint8Array> {
   const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
@@ -38,7 +38,7 @@ function read(psd: Uint8Array) {
   at += 4 + v.getUint32(at); // colour mode data
   at += 4 + v.getUint32(at); // image resources
   const sectionEnd = at + 4 + v.getUint32(at);
-  const count = v.getUint16(at + 8);
+  const count = Math.abs(v.getInt16(at + 8)); // negative: the merged image has a transparency
   let rec = at + 10;
   const sizes: number[][] = [];
   for (let l = 0; l < count; l++) {
@@ -195,5 +195,29 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
       }
     }
     expect(changed).toBeGreaterThan(50);
+  });
+
+  it('a merged transparency: composited in ink over paper, the recolour\'s edge C = cyan·(1 − a), K = 255·a over cyan and K = 255·a over nothing', async () => {
+    const psd = read(psds.get('made-ink-alpha.psd')!);
+    const [cyan, mark] = psd.layers;
+    const ink = await print('made-ink-alpha.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
+    let overNothing = 0;
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        const a = mark.alpha(i);
+        const got = at(ink, x, y);
+        if (a === 0) {
+          // Unchanged: the merged ink as stored (matted over white), none where transparent.
+          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
+          continue;
+        }
+        const under = x < 16 ? cyan.ink(0, y * 16 + x) : 0;
+        if (x >= 16) overNothing++;
+        const want = [under * (1 - a), 0, 0, 255 * a];
+        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
+      }
+    }
+    expect(overNothing).toBeGreaterThan(5);
   });
 });
