@@ -2,7 +2,7 @@
  * PNG coded as its rows come (issue 25 §1): a preview frame above 16 MB is drawn in strips, and a
  * PNG of it made through `encodePng` held the whole frame (and the WASM encoder a copy of it).
  * Here each strip's rows are filtered (per row, the filter with the smallest sum of absolute
- * differences, the usual PNG heuristic) and handed to the platform's zlib CompressionStream
+ * differences on a quarter of its pixels, the usual PNG heuristic, sampled) and handed to the platform's zlib CompressionStream
  * (RFC 1950, what IDAT holds); only the coded bytes and one row of the previous strip are kept.
  *
  * The file: signature, IHDR (8-bit RGBA, as encodePng writes), iCCP when a profile is given (as
@@ -18,7 +18,7 @@ type Rows = Uint8Array | Uint8ClampedArray;
 const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const BPP = 4; // RGBA8
 
-/** The PNG filter (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) of `row` with the smallest sum of |signed difference|, written into `out` (filter byte first). */
+/** The PNG filter (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) of `row` with the smallest sum of |signed difference| (sampled), written into `out` (filter byte first). */
 function filterRow(row: Rows, above: Rows, out: Uint8Array, o: number) {
   const n = row.length;
   let best = 0;
@@ -43,22 +43,19 @@ function filterRow(row: Rows, above: Rows, out: Uint8Array, o: number) {
 /** |signed byte| of a difference. */
 const magnitude = (d: number) => ((d & 255) < 128 ? d & 255 : 256 - (d & 255));
 
-/** Sum of |signed difference| of filter `f` over `row`, given up once it reaches `stop`. */
+/** Pixels apart that the filter choice samples: a quarter of the row predicts the sum well, for a quarter of the time. */
+const SAMPLE_STEP = 4 * BPP;
+
+/** Sum of |signed difference| of filter `f` over every SAMPLE_STEP-th pixel of `row` (from the second), given up once it reaches `stop`. */
 function filterCost(f: number, row: Rows, above: Rows, n: number, stop: number): number {
   let cost = 0;
-  if (f === 0) {
-    for (let i = 0; i < n; i++) cost += magnitude(row[i]!);
-  } else if (f === 1) {
-    for (let i = 0; i < BPP; i++) cost += magnitude(row[i]!);
-    for (let i = BPP; i < n && cost < stop; i++) cost += magnitude(row[i]! - row[i - BPP]!);
-  } else if (f === 2) {
-    for (let i = 0; i < n && cost < stop; i++) cost += magnitude(row[i]! - above[i]!);
-  } else if (f === 3) {
-    for (let i = 0; i < BPP; i++) cost += magnitude(row[i]! - (above[i]! >> 1));
-    for (let i = BPP; i < n && cost < stop; i++) cost += magnitude(row[i]! - ((row[i - BPP]! + above[i]!) >> 1));
-  } else {
-    for (let i = 0; i < BPP; i++) cost += magnitude(row[i]! - above[i]!);
-    for (let i = BPP; i < n && cost < stop; i++) cost += magnitude(row[i]! - paeth(row[i - BPP]!, above[i]!, above[i - BPP]!));
+  for (let p = BPP; p < n && cost < stop; p += SAMPLE_STEP) {
+    for (let i = p, end = Math.min(n, p + BPP); i < end; i++) {
+      const a = row[i - BPP]!;
+      const b = above[i]!;
+      const x = row[i]!;
+      cost += magnitude(f === 0 ? x : f === 1 ? x - a : f === 2 ? x - b : f === 3 ? x - ((a + b) >> 1) : x - paeth(a, b, above[i - BPP]!));
+    }
   }
   return cost;
 }
