@@ -23,7 +23,9 @@ import { cloneSurface, createSurface, intersectRect, rectOf, type Surface } from
 import { channelRows } from '../psd/channels';
 import { parsePsd } from '../psd/parse';
 import { pixelMaskSource } from '../psd/tree';
+import { parseColor, type PersonalisationData } from '../personalise';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides } from '../types';
+import { requestedCmyk } from './output';
 
 /** Stored C, M, Y (+ alpha) and stored K (×3, + the same alpha) over one rectangle. */
 interface InkSurface {
@@ -74,6 +76,45 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayer
       drawStack(ctx, compiled.layers, canvas, false);
       return { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
     },
+  };
+}
+
+/**
+ * Personalised layers' content as ink (an OverrideInk for one request): the engine's RGBA through
+ * the output conversion `convert`, a `cmyk(…)` colour as given (docs/pdf.md "Vector colours").
+ * Text is drawn in the one colour its command gives, so every pixel of it takes that ink (its
+ * anti-aliased edges too, whose unpremultiplied RGB is no longer exactly the colour); other
+ * pixels take it where they are exactly the colour the engine drew from it, as vector fills are
+ * matched. Once per override.
+ */
+export function requestInks(convert: (src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number) => void, data: PersonalisationData | undefined): OverrideInk {
+  const known = new WeakMap<LayerOverride, Uint8Array | null>();
+  return (node, override) => {
+    let ink = known.get(override);
+    if (ink !== undefined) return ink;
+    const command = data?.[node.name] as { type?: string; color?: unknown } | undefined;
+    const exact = requestedCmyk(command?.color);
+    const exactInk = exact && Uint8Array.from(exact, (v) => Math.round(v * 2.55));
+    const drawn = exact && parseColor(`cmyk(${exact.join(',')})`);
+    const rgb = drawn && !('error' in drawn) ? drawn : undefined;
+    if (override.pixels) {
+      const { data: px, width, height } = override.pixels;
+      ink = new Uint8Array(width * height * 4);
+      if (exactInk && command?.type === 'text') for (let p = 0; p < ink.length; p += 4) ink.set(exactInk, p);
+      else {
+        convert(px, ink, width * height);
+        if (exactInk && rgb) {
+          for (let p = 0; p < px.length; p += 4) if (px[p] === rgb.r && px[p + 1] === rgb.g && px[p + 2] === rgb.b) ink.set(exactInk, p);
+        }
+      }
+    } else if (override.color) {
+      const { r, g, b } = override.color;
+      ink = new Uint8Array(4);
+      if (exactInk && rgb && rgb.r === r && rgb.g === g && rgb.b === b) ink.set(exactInk);
+      else convert(Uint8Array.of(r, g, b, 255), ink, 1);
+    } else ink = null;
+    known.set(override, ink);
+    return ink;
   };
 }
 

@@ -16,7 +16,7 @@ import { canonicalJson } from '../hash';
 import { personalise, requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../preview';
 import type { PreflightProblem } from '../preflight/report';
 import { srgbProfile } from '../raster/icc';
-import type { CompiledTemplate, LayerOverride, LayerOverrides } from '../types';
+import type { CompiledTemplate, LayerOverrides } from '../types';
 import type { PdfPage, PdfVectorLayer } from './document';
 import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
@@ -24,7 +24,7 @@ import { PDF_WRITER_VERSION } from './version';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
-import { inkLayers, type InkLayers, type OverrideInk } from './ink-composite';
+import { inkLayers, requestInks, type InkLayers } from './ink-composite';
 import { ColorMode } from '../psd/color-modes';
 import { imageResources, psdLayout } from '../psd/spots';
 import { bleedPixels } from './bleed';
@@ -337,7 +337,7 @@ function documentInks(
     }
     // Composited over the columns that changed only; the template's own stack too, as the check.
     const area = { left, top, right, bottom };
-    const content = overrideInks(convert, data);
+    const content = requestInks(convert, data);
     const mine = layers?.composite(area, raster, content);
     const theirs = mine && layers!.composite(area, own, content);
     const w = right - left;
@@ -372,38 +372,6 @@ function unmatte(ink: Uint8Array, rgba: Uint8ClampedArray, fromRgb: Uint8Array):
 /** Whether ink pixels x[i] and y[j] are within 2 of each other in every channel. */
 const near = (x: Uint8Array, i: number, y: Uint8Array, j: number) =>
   Math.abs(x[i] - y[j]) <= 2 && Math.abs(x[i + 1] - y[j + 1]) <= 2 && Math.abs(x[i + 2] - y[j + 2]) <= 2 && Math.abs(x[i + 3] - y[j + 3]) <= 2;
-
-/**
- * Personalised layers' content as ink (the ink compositor's OverrideInk): the engine's RGBA
- * through the output conversion, a `cmyk(…)` colour as given (docs/pdf.md "Vector colours": in
- * drawn pixels of exactly that colour, as vector fills are matched). Once per override.
- */
-function overrideInks(convert: (src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number) => void, data: PersonalisationData | undefined): OverrideInk {
-  const known = new WeakMap<LayerOverride, Uint8Array | null>();
-  return (node, override) => {
-    let ink = known.get(override);
-    if (ink !== undefined) return ink;
-    const exact = requestedCmyk((data?.[node.name] as { color?: unknown } | undefined)?.color);
-    const exactInk = exact && Uint8Array.from(exact, (v) => Math.round(v * 2.55));
-    const drawn = exact && parseColor(`cmyk(${exact.join(',')})`);
-    const rgb = drawn && !('error' in drawn) ? drawn : undefined;
-    if (override.pixels) {
-      const { data: px, width, height } = override.pixels;
-      ink = new Uint8Array(width * height * 4);
-      convert(px, ink, width * height);
-      if (exactInk && rgb) {
-        for (let p = 0; p < px.length; p += 4) if (px[p] === rgb.r && px[p + 1] === rgb.g && px[p + 2] === rgb.b) ink.set(exactInk, p);
-      }
-    } else if (override.color) {
-      const { r, g, b } = override.color;
-      ink = new Uint8Array(4);
-      if (exactInk && rgb && rgb.r === r && rgb.g === g && rgb.b === b) ink.set(exactInk);
-      else convert(Uint8Array.of(r, g, b, 255), ink, 1);
-    } else ink = null;
-    known.set(override, ink);
-    return ink;
-  };
-}
 
 /** The template's spot channels' preview layers, hidden (empty for templates without spots). */
 const hiddenSpots = (compiled: CompiledTemplate): LayerOverrides => new Map([...spotLayerIds(compiled)].map((id) => [id, { visible: false }]));

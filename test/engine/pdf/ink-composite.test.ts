@@ -14,6 +14,9 @@ import type { PersonalisationData } from '../../../src/engine/personalise';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writePdf } from '../../../src/engine/pdf/document';
 import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare';
+import { requestInks } from '../../../src/engine/pdf/ink-composite';
+import { parseColor } from '../../../src/engine/personalise';
+import type { LayerNode } from '../../../src/engine/types';
 import { MemorySink } from '../../../src/engine/pdf/sink';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { fixtureServer } from '../../helpers/fixtures';
@@ -219,5 +222,21 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
       }
     }
     expect(overNothing).toBeGreaterThan(5);
+  });
+
+  it('personalised content as ink: text takes its cmyk() colour on every pixel (edges too), other pixels where exactly the drawn colour, the rest converted', () => {
+    const convert = (src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, n: number) => {
+      for (let i = 0; i < n; i++) dst.set([src[i * 4], 1, 2, 3], i * 4); // marks a converted pixel by its R
+    };
+    const drawn = parseColor('cmyk(0,0,0,100)') as { r: number; g: number; b: number };
+    // An anti-aliased edge pixel unpremultiplied from alpha 10: its RGB is no longer the colour.
+    const pixels = { width: 2, height: 1, data: new Uint8ClampedArray([drawn.r, drawn.g, drawn.b, 255, 25, 25, 25, 10]) };
+    const node = (name: string) => ({ name }) as LayerNode;
+    const text = requestInks(convert, { Title: { type: 'text', text: 'Hi', color: 'cmyk(0,0,0,100)' } });
+    expect([...text(node('Title'), { pixels, bounds: { left: 0, top: 0, right: 2, bottom: 1 } })!]).toEqual([0, 0, 0, 255, 0, 0, 0, 255]);
+    const picture = requestInks(convert, { Logo: { type: 'shape', color: 'cmyk(0,0,0,100)' } });
+    expect([...picture(node('Logo'), { pixels })!]).toEqual([0, 0, 0, 255, 25, 1, 2, 3]);
+    expect([...picture(node('Logo'), { color: { ...drawn, a: 1 } })!]).toEqual([0, 0, 0, 255]);
+    expect([...requestInks(convert, {})(node('Logo'), { color: { r: 9, g: 0, b: 0, a: 1 } })!]).toEqual([9, 1, 2, 3]);
   });
 });
