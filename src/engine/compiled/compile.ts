@@ -2,7 +2,7 @@ import type { Layer, LayerRawData } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
 import type { BackdropStore } from '../composite/context';
-import { exposureInGrey } from '../composite/adjust';
+import { adjustmentInGrey } from '../composite/adjust';
 import { LayerRenderError, renderTemplate } from '../composite/compositor';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
@@ -63,7 +63,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const palette = indexedPalette(psd);
   refuseModeFeatures(mode, layers);
   if (mode === ColorMode.Grayscale) {
-    for (const node of walkLayers(layers)) if (node.adjustment?.type === 'exposure') node.adjustment = exposureInGrey(node.adjustment);
+    for (const node of walkLayers(layers)) if (node.adjustment) node.adjustment = adjustmentInGrey(node.adjustment);
   }
   refuseUnreadPatterns(doc.children ?? [], new Set((doc.patterns ?? []).map((p) => p.id)), mode, depth);
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };

@@ -81,12 +81,28 @@ type Lut = Uint8Array;
 export type ExposureInProfile = Extract<AdjustmentLayer, { type: 'exposure' }> & { profileGamma?: number };
 
 /**
- * A Grayscale document's exposure adjustments work through Dot Gain 20 %, Photoshop's default grey
- * profile, ≈ gamma 1.75 (psd-tools holds its exposure_grayscale document to that), where an RGB
- * document's sRGB is ≈ 2.2. The compiled grey is R = G = B, so only the gamma changes.
+ * An adjustment of a Grayscale document fitted to the compiled form, where grey is R = G = B:
+ * - Exposure works through Dot Gain 20 %, Photoshop's default grey profile, ≈ gamma 1.75
+ *   (psd-tools holds its exposure_grayscale document to that), where RGB's sRGB is ≈ 2.2.
+ * - Levels and Curves keep the Gray channel's settings in the record after the composite's (the
+ *   one ag-psd names `red`), as psd-tools reads them for its levels_/curves_grayscale documents;
+ *   applied to red alone they would tint the grey. That record goes to all three channels (the
+ *   composite's when it is the identity and the composite's is not).
  */
-export function exposureInGrey(adj: Extract<AdjustmentLayer, { type: 'exposure' }>): ExposureInProfile {
-  return { ...adj, profileGamma: 1.75 };
+export function adjustmentInGrey(adj: AdjustmentLayer): AdjustmentLayer {
+  if (adj.type === 'exposure') {
+    const fitted: ExposureInProfile = { ...adj, profileGamma: 1.75 };
+    return fitted;
+  }
+  if (adj.type === 'levels') {
+    const grey = levelsLut(adj.red) ? adj.red : adj.rgb;
+    return { type: 'levels', rgb: grey };
+  }
+  if (adj.type === 'curves') {
+    const grey = curveLut(adj.red) ? adj.red : adj.rgb;
+    return { type: 'curves', rgb: grey };
+  }
+  return adj;
 }
 
 const luma = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyAdjustment, exposureInGrey } from '../../../src/engine/composite/adjust';
+import { adjustmentInGrey, applyAdjustment } from '../../../src/engine/composite/adjust';
 
 const px = (...rgb: number[]) => new Uint8ClampedArray([...rgb, 255]);
 const run = (adj: Parameters<typeof applyAdjustment>[0], ...rgb: number[]) => {
@@ -82,11 +82,26 @@ describe('posterize and threshold as Photoshop renders them (issue 25)', () => {
 
 describe('exposure in a Grayscale document (issue 25)', () => {
   it("works in linear light through Dot Gain 20 % (gamma 1.75) instead of sRGB's 2.2", () => {
-    const grey = exposureInGrey({ type: 'exposure', exposure: 1, offset: 0, gamma: 1 });
-    expect(grey.profileGamma).toBe(1.75);
+    const grey = adjustmentInGrey({ type: 'exposure', exposure: 1, offset: 0, gamma: 1 });
+    expect(grey).toMatchObject({ profileGamma: 1.75 });
     // 100 → (100/255)^1.75 · 2 → back through 1/1.75: 100 · 2^(1/1.75) = 148.6.
     expect(run(grey, 100, 100, 100)).toEqual([149, 149, 149]);
     // The RGB document's exposure: 100 · 2^(1/2.2) = 137.0.
     expect(run({ type: 'exposure', exposure: 1, offset: 0, gamma: 1 }, 100, 100, 100)).toEqual([137, 137, 137]);
+  });
+});
+
+describe('levels and curves in a Grayscale document (issue 25)', () => {
+  it("apply the Gray channel's record (ag-psd's red) to all three channels, not to red alone", () => {
+    const gray = levels(50, 200);
+    const fitted = adjustmentInGrey({ type: 'levels', rgb: levels(0, 255), red: gray });
+    expect(fitted).toEqual({ type: 'levels', rgb: gray });
+    // (100 − 50)/150 · 255 = 85, on every channel.
+    expect(run(fitted, 100, 100, 100)).toEqual([85, 85, 85]);
+    // A file that keeps the grey in the composite's record keeps it there.
+    expect(adjustmentInGrey({ type: 'levels', rgb: gray })).toEqual({ type: 'levels', rgb: gray });
+    const curve = [{ input: 0, output: 0 }, { input: 128, output: 200 }, { input: 255, output: 255 }];
+    expect(adjustmentInGrey({ type: 'curves', red: curve })).toEqual({ type: 'curves', rgb: curve });
+    expect(adjustmentInGrey({ type: 'invert' })).toEqual({ type: 'invert' });
   });
 });
