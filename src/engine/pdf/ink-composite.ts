@@ -51,8 +51,13 @@ export interface InkComposite {
 }
 
 export interface InkLayers {
-  /** The stack over `area` (inside the canvas) with `overrides`, personalised content from `content`. */
-  composite(area: Bounds, overrides: LayerOverrides, content: OverrideInk): InkComposite;
+  /**
+   * The stack over `area` (inside the canvas) with `overrides`, personalised content from
+   * `content`. Each `lane` (a stack composited strip after strip, top to bottom) keeps its own
+   * ZIP channel readers, which only go forward: two lanes over the same strips inflate each
+   * channel once each, not once a strip.
+   */
+  composite(area: Bounds, overrides: LayerOverrides, content: OverrideInk, lane?: number): InkComposite;
 }
 
 /**
@@ -69,9 +74,10 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayer
   } catch {
     return null;
   }
+  const readers = new Map<string, KeptRows>();
   return {
-    composite(area, overrides, content) {
-      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [] };
+    composite(area, overrides, content, lane = 0) {
+      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane };
       const canvas = inkSurface(area);
       drawStack(ctx, compiled.layers, canvas, false);
       return { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
@@ -141,6 +147,40 @@ interface Context {
   area: Bounds;
   /** Rectangles the stack drawn here is not Photoshop's in. */
   unmodelled: Bounds[];
+  /** ZIP channels' readers by lane, layer and channel id. */
+  readers: Map<string, KeptRows>;
+  lane: number;
+}
+
+interface KeptRows {
+  rows: { next(): Uint8Array };
+  /** The row `rows.next()` returns next. */
+  y: number;
+}
+
+/**
+ * Rows `first`, `first + 1`, … of channel `id` of a `width` × `height` rectangle (channelRows).
+ * Raw and RLE channels seek; a ZIP channel cannot, so its reader is kept and goes on from where
+ * the last strip left it (started anew only for rows above it).
+ */
+function rowsOf(ctx: Context, nodeId: number, layer: Layer, id: number, width: number, height: number, fill: number, first: number): { next(): Uint8Array } {
+  const channel = channelOf(layer, id);
+  const large = layer.rawData?.large ?? false;
+  if (channel?.compression !== 2 && channel?.compression !== 3) return channelRows(channel, width, height, large, fill, first, ctx.depth);
+  const key = `${ctx.lane}:${nodeId}:${id}`;
+  let kept = ctx.readers.get(key);
+  if (!kept || kept.y > first) {
+    kept = { rows: channelRows(channel, width, height, large, fill, 0, ctx.depth), y: 0 };
+    ctx.readers.set(key, kept);
+  }
+  const reader = kept;
+  for (; reader.y < first; reader.y++) reader.rows.next();
+  return {
+    next() {
+      reader.y++;
+      return reader.rows.next();
+    },
+  };
 }
 
 const inkSurface = (r: Bounds): InkSurface => ({ cmy: createSurface(r), k: createSurface(r) });
@@ -259,8 +299,7 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
   if (!r) return null;
   const lw = lb.right - lb.left;
   const lh = lb.bottom - lb.top;
-  const large = layer.rawData?.large ?? false;
-  const read = [0, 1, 2, 3, -1].map((id) => channelRows(channelOf(layer, id), lw, lh, large, 255, r.top - lb.top, ctx.depth));
+  const read = [0, 1, 2, 3, -1].map((id) => rowsOf(ctx, node.id, layer, id, lw, lh, 255, r.top - lb.top));
   // A recolour keeps the layer's alpha and takes the override's colour (and alpha) everywhere.
   const recolour = override?.color ? ctx.content(node, override)! : null;
   const scale = override?.color ? override.color.a : 1;
@@ -305,7 +344,7 @@ function layerMask(ctx: Context, node: LayerNode, r: Bounds): Uint8ClampedArray 
   const cut = intersectRect(mb, r);
   if (!cut) return out;
   const mw = mb.right - mb.left;
-  const rows = channelRows(channelOf(layer, source.real ? -3 : -2), mw, mb.bottom - mb.top, layer.rawData?.large ?? false, node.mask.defaultColor, cut.top - mb.top, ctx.depth);
+  const rows = rowsOf(ctx, node.id, layer, source.real ? -3 : -2, mw, mb.bottom - mb.top, node.mask.defaultColor, cut.top - mb.top);
   for (let y = cut.top; y < cut.bottom; y++) {
     const row = rows.next();
     out.set(row.subarray(cut.left - mb.left, cut.right - mb.left), (y - r.top) * w + (cut.left - r.left));

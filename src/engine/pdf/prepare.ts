@@ -338,8 +338,8 @@ function documentInks(
     // Composited over the columns that changed only; the template's own stack too, as the check.
     const area = { left, top, right, bottom };
     const content = requestInks(convert, data);
-    const mine = layers?.composite(area, raster, content);
-    const theirs = mine && layers!.composite(area, own, content);
+    const mine = layers?.composite(area, raster, content, 0);
+    const theirs = mine && layers!.composite(area, own, content, 1);
     const w = right - left;
     for (const p of changed) {
       const pixel = p >> 2;

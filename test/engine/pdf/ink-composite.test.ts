@@ -26,7 +26,7 @@ import { renderDeps } from './helpers';
 
 const W = 24;
 const H = 16;
-const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd'];
+const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd', 'made-ink-zip.psd'];
 
 async function fixture(name: string): Promise<Uint8Array> {
   const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
@@ -73,10 +73,11 @@ async function preview(name: string, data: PersonalisationData): Promise<Uint8Ar
   return new Uint8Array(UPNG.toRGBA8(UPNG.decode(png.slice().buffer))[0]);
 }
 
-async function print(name: string, options: Partial<HiresOptions> = {}) {
+/** The PDF of a request as Ghostscript's CMYK rendering; `rows`: strips of that many rows. */
+async function print(name: string, options: Partial<HiresOptions> = {}, rows?: number) {
   const page = await prepareHires(new FileStore(env.FILES), { template: `ink-composite/${name}`, ...options }, renderDeps());
   const sink = new MemorySink();
-  await writePdf(sink, [page.load], { output: page.output });
+  await writePdf(sink, [page.load], { output: page.output, ...(rows ? { stripBytes: W * 4 * rows } : {}) });
   return gsCmyk(sink.bytes());
 }
 
@@ -179,10 +180,14 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     expect(converted).toBeGreaterThan(20);
   });
 
-  it('groups, masks and clipping: a pass-through group at 75 %, a masked base, the recoloured layer clipped to it in Multiply, Screen over it', async () => {
-    const psd = read(psds.get('made-ink-stack.psd')!);
+  // ZIP channels too, in strips of 3 rows: their readers go on from strip to strip.
+  it.each([
+    { name: 'made-ink-stack.psd', rows: undefined },
+    { name: 'made-ink-zip.psd', rows: 3 },
+  ])('groups, masks and clipping: a pass-through group at opacity 0.75, a masked base, the recoloured layer clipped to it in Multiply, Screen over it ($name, strips of $rows rows)', async ({ name, rows }) => {
+    const psd = read(psds.get(name)!);
     const want = (await (await fetch(`${fixtureServer()}/fixtures/psd-made/made-ink-stack.json`)).json()) as { data: PersonalisationData; ink: number[][] };
-    const ink = await print('made-ink-stack.psd', { data: want.data });
+    const ink = await print(name, { data: want.data }, rows);
     let changed = 0;
     for (let y = 0; y < H; y++) {
       for (let x = 0; x < W; x++) {
