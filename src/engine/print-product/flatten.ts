@@ -8,18 +8,20 @@
  * translucent one as vectors over it, so topmost text stays vector; opaque items between
  * translucent ones are rasterised inside the rectangle.
  *
- * The image: each top-level item up to the last translucent one is drawn alone by the preview's
- * renderer (resvg, svg.ts `renderRegion`), its pixels converted through the output profile and
- * composited in ink, bottom to top, over paper (no ink): source-over per ink channel, as a PDF
- * viewer composites the DeviceCMYK page group of the PDF/X-4 file, so both print alike. A pixel
- * of one of the item's model colours (within the rounding of its alpha) takes that colour's own
- * ink (`InkWriter.samples`: a `cmyk()` colour as given), so flat colours keep their exact ink
- * where opaque and meet their vector parts without a seam.
+ * The image: each translucent top-level item up to the last one, and each run of opaque ones
+ * between them, is drawn alone by the preview's renderer (resvg, svg.ts `regionRaster`), its
+ * pixels converted through the output profile and composited in ink, bottom to top, over paper
+ * (no ink): source-over per ink channel, as a PDF viewer composites the DeviceCMYK page group of
+ * the PDF/X-4 file, so both print alike. A pixel of one of the drawn items' model colours (within
+ * the rounding of its alpha) takes that colour's own ink (`InkWriter.samples`: a `cmyk()` colour
+ * as given), so flat colours keep their exact ink where opaque and meet their vector parts
+ * without a seam.
  */
-import type { InkWriter } from './colour';
-import { PdfX1aTransparencyError } from './colour';
+import { PdfX1aTransparencyError, type InkWriter } from './colour';
 import { resolveColor, type ItemModel, type PrintProductModel, type ResolvedColor } from './schema';
-import { renderRegion, type ImageLookup, type FontLookup, type SurfaceRect } from './svg';
+import { regionBandRows, regionRaster, type ImageLookup, type FontLookup, type RegionRaster, type SurfaceRect } from './svg';
+import { concat } from '../raster/icc';
+import type { RGBAImage } from '../types';
 
 /** Resolution of flattened areas (the design has no resolution setting of its own). */
 export const FLATTEN_PPI = 300;
@@ -36,8 +38,8 @@ export interface FlattenedArea {
   region: SurfaceRect;
   width: number;
   height: number;
-  /** Ink samples, `channels` per pixel, rows top to bottom. */
-  samples: Uint8Array;
+  /** Ink samples, `channels` per pixel, rows top to bottom, zlib-compressed (FlateDecode). */
+  data: Uint8Array;
   channels: 1 | 3 | 4;
 }
 
@@ -100,7 +102,7 @@ const entryKey = (container: number, index: number) => `${container}:${index}`;
 
 /**
  * The flattened area of `entries` (a surface's top-level items up to and including its last
- * translucent one, bottom to top) as ink samples, or null when the translucent items put no ink
+ * translucent one, bottom to top) as compressed ink samples, or null when the translucent items put no ink
  * on the surface.
  */
 export async function flattenArea(
@@ -119,7 +121,10 @@ export async function flattenArea(
   const coarse = Math.min(2, 1000 / Math.max(surface.width, surface.height));
   let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
   const whole = { x: 0, y: 0, width: surface.width, height: surface.height };
-  const probe = await renderRegion(model, { ...lookups, surfaceIndex, only: (c, i) => seen.has(entryKey(c, i)) }, whole, coarse, (px, y0) => {
+  const probe = await regionRaster(model, { ...lookups, surfaceIndex, only: (c, i) => seen.has(entryKey(c, i)) }, whole, coarse);
+  const probeRows = regionBandRows(probe.width);
+  for (let y0 = 0; y0 < probe.height; y0 += probeRows) {
+    const px = await probe.draw(y0, Math.min(probeRows, probe.height - y0));
     for (let y = 0; y < px.height; y++) {
       for (let x = 0; x < px.width; x++) {
         if (!px.data[(y * px.width + x) * 4 + 3]) continue;
@@ -129,54 +134,110 @@ export async function flattenArea(
         bottom = Math.max(bottom, y0 + y + 1);
       }
     }
-  });
+  }
   if (left > right) return null;
   // Grown by a coarse pixel and a point (antialiasing), within the surface (its form clips there).
   const grow = 1 / coarse + 1;
   const k = probe.width / surface.width;
   const x0 = Math.max(0, left / k - grow);
   const y0 = Math.max(0, top / k - grow);
-  const region = { x: x0, y: y0, width: Math.min(surface.width, right / k + grow) - x0, height: Math.min(surface.height, bottom / k + grow) - y0 };
+  const area = { x: x0, y: y0, width: Math.min(surface.width, right / k + grow) - x0, height: Math.min(surface.height, bottom / k + grow) - y0 };
 
-  // 2. Each item up to the last translucent one drawn alone by resvg there and composited in
-  // ink, bottom to top, over white paper (no ink): source-over per ink channel, as a PDF viewer
-  // composites a DeviceCMYK transparency group, so the flattened file prints as PDF/X-4 would.
-  const channels = ink.channels;
-  const scale = FLATTEN_PPI / 72;
-  const width = Math.max(1, Math.ceil(region.width * scale));
-  const samples = new Uint8Array(width * Math.max(1, Math.ceil(region.height * scale)) * channels);
-  let placed = { region, width, height: 0 };
+  // 2. Consecutive opaque items draw as one run (they differ from ink compositing only where
+  // their antialiased edges meet); each translucent item alone.
+  const runs: SurfaceEntry[][] = [];
   for (const e of entries) {
-    const flat = modelColours(e.item).map((c) => ({ r: c.r, g: c.g, b: c.b, ink: ink.samples(c) }));
-    placed = await renderRegion(model, { ...lookups, surfaceIndex, only: (c, i) => c === e.container && i === e.index }, region, scale, (px, y) => {
-      const n = px.width * px.height;
-      const straight = new Uint8Array(n * 4);
-      let any = false;
-      for (let p = 0; p < n * 4; p += 4) {
-        const a = px.data[p + 3]!;
-        if (!a) continue;
-        any = true;
-        for (let ch = 0; ch < 3; ch++) straight[p + ch] = Math.min(255, Math.round((px.data[p + ch]! * 255) / a));
-        straight[p + 3] = 255;
-      }
-      if (!any) return;
-      const converted = new Uint8Array(n * channels);
-      ink.convert!(straight, converted, n);
-      const at = y * px.width * channels;
-      for (let p = 0; p < n; p++) {
-        const a = px.data[p * 4 + 3]!;
-        if (!a) continue;
-        // A model colour (within the premultiplied pixel's rounding) keeps its own ink: exact where opaque.
-        const tol = a === 255 ? 0 : Math.ceil(128 / a);
-        const [r, g, b] = [straight[p * 4]!, straight[p * 4 + 1]!, straight[p * 4 + 2]!];
-        const hit = flat.find((c) => Math.abs(c.r - r) <= tol && Math.abs(c.g - g) <= tol && Math.abs(c.b - b) <= tol);
-        for (let ch = 0; ch < channels; ch++) {
-          const top = hit ? hit.ink[ch]! : converted[p * channels + ch]!;
-          const o = at + p * channels + ch;
-          samples[o] = a === 255 ? top : Math.round((top * a + samples[o]! * (255 - a)) / 255);
-        }
-      }
-    });
+    const last = runs.at(-1);
+    if (last && !translucent(e.item) && !translucent(last[0]!.item)) last.push(e);
+    else runs.push([e]);
   }
-  return { region: placed.region, width: placed.width, height: placed.height, samples, channels };
+  const scale = FLATTEN_PPI / 72;
+  const layers: Array<{ raster: RegionRaster; flat: FlatInk[] }> = [];
+  for (const run of runs) {
+    const keys = new Set(run.map((e) => entryKey(e.container, e.index)));
+    const raster = await regionRaster(model, { ...lookups, surfaceIndex, only: (c, i) => keys.has(entryKey(c, i)) }, area, scale);
+    layers.push({ raster, flat: run.flatMap((e) => modelColours(e.item)).map((c) => ({ r: c.r, g: c.g, b: c.b, ink: ink.samples(c) })) });
+  }
+
+  // 3. A band of rows at a time: the runs composited in ink over paper, then deflated, so only
+  // the compressed image is kept.
+  const { region, width, height } = layers[0]!.raster;
+  const channels = ink.channels;
+  const rowsPerBand = regionBandRows(width);
+  const deflate = deflater();
+  for (let y = 0; y < height; y += rowsPerBand) {
+    const rows = Math.min(rowsPerBand, height - y);
+    const band = new Uint8Array(width * rows * channels);
+    // Paper: no ink (CMYK 0), white in grey (DeviceGray is additive).
+    if (channels !== 4) band.fill(255);
+    for (const layer of layers) compositeInk(band, await layer.raster.draw(y, rows), layer.flat, ink);
+    await deflate.write(band);
+  }
+  return { region, width, height, data: await deflate.close(), channels };
+}
+
+/** A model colour's preview RGB and its own ink. */
+interface FlatInk {
+  r: number;
+  g: number;
+  b: number;
+  ink: number[];
+}
+
+/**
+ * `px` (premultiplied RGBA from resvg) composited over `band` (ink samples) in ink: its pixels
+ * converted through the output profile, or a model colour's own ink where the pixel shows one,
+ * then source-over per ink channel.
+ */
+function compositeInk(band: Uint8Array, px: RGBAImage, flat: FlatInk[], ink: InkWriter): void {
+  const n = px.width * px.height;
+  const channels = ink.channels;
+  const straight = new Uint8Array(n * 4);
+  let any = false;
+  for (let p = 0; p < n * 4; p += 4) {
+    const a = px.data[p + 3]!;
+    if (!a) continue;
+    any = true;
+    for (let ch = 0; ch < 3; ch++) straight[p + ch] = Math.min(255, Math.round((px.data[p + ch]! * 255) / a));
+    straight[p + 3] = 255;
+  }
+  if (!any) return;
+  const converted = new Uint8Array(n * channels);
+  ink.convert!(straight, converted, n);
+  for (let p = 0; p < n; p++) {
+    const a = px.data[p * 4 + 3]!;
+    if (!a) continue;
+    // A model colour (within the premultiplied pixel's rounding) keeps its own ink: exact where opaque.
+    const tol = a === 255 ? 0 : Math.ceil(128 / a);
+    const [r, g, b] = [straight[p * 4]!, straight[p * 4 + 1]!, straight[p * 4 + 2]!];
+    const hit = flat.find((c) => Math.abs(c.r - r) <= tol && Math.abs(c.g - g) <= tol && Math.abs(c.b - b) <= tol);
+    for (let ch = 0; ch < channels; ch++) {
+      const top = hit ? hit.ink[ch]! : converted[p * channels + ch]!;
+      const o = p * channels + ch;
+      band[o] = a === 255 ? top : Math.round((top * a + band[o]! * (255 - a)) / 255);
+    }
+  }
+}
+
+/** zlib (FlateDecode) of bands written one after another; only the compressed bytes are kept. */
+function deflater() {
+  const cs = new CompressionStream('deflate');
+  const writer = cs.writable.getWriter();
+  const chunks: Uint8Array[] = [];
+  const reading = (async () => {
+    const reader = cs.readable.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      chunks.push(value);
+    }
+  })();
+  return {
+    write: (bytes: Uint8Array) => writer.write(bytes),
+    async close(): Promise<Uint8Array> {
+      await writer.close();
+      await reading;
+      return concat(chunks);
+    },
+  };
 }

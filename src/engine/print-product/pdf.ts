@@ -600,9 +600,9 @@ async function itemOps(w: Writer, item: ItemModel, path: string, surface: Surfac
 async function flattenedOps(w: Writer, model: PrintProductModel, index: number, entries: SurfaceEntry[]): Promise<string> {
   const area = await flattenArea(model, index, entries, w.opts, w.ink);
   if (!area) return '';
-  w.countBytes(area.samples.length / 4); // a rough compressed size, as rawImage counts
+  w.countBytes(area.data.length);
   const space = area.channels === 4 ? 'DeviceCMYK' : area.channels === 1 ? 'DeviceGray' : 'DeviceRGB';
-  const image = w.context.flateStream(area.samples, { Type: 'XObject', Subtype: 'Image', Width: area.width, Height: area.height, ColorSpace: space, BitsPerComponent: 8 });
+  const image = w.context.stream(area.data, { Type: 'XObject', Subtype: 'Image', Width: area.width, Height: area.height, ColorSpace: space, BitsPerComponent: 8, Filter: 'FlateDecode' });
   const name = w.addXObject(w.context.register(image), 'Im');
   const r = area.region;
   return `q ${[r.width, 0, 0, -r.height, r.x, r.y + r.height].map(num).join(' ')} cm /${name} Do Q`;

@@ -162,6 +162,12 @@ interface Ctx {
   fonts: Map<string, Uint8Array>;
   /** Image bytes by the token their `<image href>` carries until the SVG is drawn (see imageToken). */
   images: Map<string, ResolvedImage>;
+  /**
+   * A print raster (regionRaster): images sampled nearest-neighbour, as a RIP draws a PDF image
+   * without /Interpolate (five times faster than resvg's bicubic at 300 ppi); they come
+   * prescaled to about the output's pixels when larger.
+   */
+  print?: boolean;
 }
 
 /** The item's transform/opacity wrapper around its drawing. */
@@ -350,6 +356,7 @@ async function imageSvg(item: ImageModel, ctx: Ctx, path: string): Promise<strin
   // The image's own viewport does Fit (meet) and Fill (slice, cropped to the box): resvg fills
   // only the box with the image, where a clip path would cost a mask of the whole output.
   const aspect = item.fitMode === 'Fit' ? 'xMidYMid meet' : item.fitMode === 'Fill' ? 'xMidYMid slice' : 'none';
+  if (ctx.print) attrs += ' image-rendering="optimizeSpeed"';
   return defs + `<image x="${fmt(item.x)}" y="${fmt(item.y)}" width="${fmt(item.width)}" height="${fmt(item.height)}" preserveAspectRatio="${aspect}"${attrs} href="${imageToken(ctx, resolved)}"/>`;
 }
 
@@ -527,7 +534,7 @@ function inkRows(item: ItemModel, ctx: Ctx): { top: number; bottom: number } | u
   return { top: cy - half, bottom: cy + half };
 }
 
-/** A print raster's geometry instead of a preview box (renderRegion): pixels per point, and which top-level items. */
+/** A print raster's geometry instead of a preview box (regionRaster): pixels per point, and which top-level items. */
 interface PrintRaster {
   scale: number;
   only: (container: number, item: number) => boolean;
@@ -536,12 +543,12 @@ interface PrintRaster {
 /** The surface as layers, bottom to top, in the output box's geometry (or a print raster's). */
 async function surfaceLayers(model: PrintProductModel, opts: SurfaceSvgOptions, print?: PrintRaster): Promise<SurfaceLayers> {
   const { surface, index } = prepareModel(model, opts);
-  // A print raster is drawn a region at a time (renderRegion bounds it), so no preview limit.
+  // A print raster is drawn a region at a time (regionRaster bounds it), so no preview limit.
   const size = print ? { width: Math.max(1, Math.round(surface.width * print.scale)), height: Math.max(1, Math.round(surface.height * print.scale)), scale: print.scale } : fitSize(surface, opts);
   if (!print && (size.width > MAX_PREVIEW_SIDE || size.height > MAX_PREVIEW_SIDE)) {
     throw invalidInput(`A preview is at most ${MAX_PREVIEW_SIDE} pixels on a side.`, [{ path: 'renderingConfig.width', reason: `at most ${MAX_PREVIEW_SIDE} px per side` }]);
   }
-  const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), images: new Map() };
+  const ctx: Ctx = { opts, surface, outlines: opts.textAs === 'outlines', scale: size.scale, stub: opts.stub ?? true, fonts: new Map(), images: new Map(), print: !!print };
   report(ctx, () => emptyFields(surface));
   const layers: SurfaceLayer[] = [];
   const plain = (svg: string) => (svg ? layers.push({ svg, fonts: [], names: [] }) : 0);
@@ -606,36 +613,46 @@ export interface SurfaceRect {
   height: number;
 }
 
-/** Pixels per resvg call of renderRegion: a band of rows at a time bounds the raster's memory. */
+/** Pixels per resvg call of a region raster: a band of rows at a time bounds the raster's memory. */
 const REGION_BAND_PIXELS = 1 << 20;
 
+/** Rows per band of a region raster `width` pixels wide (about a megapixel). */
+export const regionBandRows = (width: number) => Math.max(1, Math.floor(REGION_BAND_PIXELS / width));
+
+/** Some items of a surface ready to be drawn in a region, a band of rows at a time (regionRaster). */
+export interface RegionRaster {
+  /** The region widened to whole pixels from its corner (surface points). */
+  region: SurfaceRect;
+  width: number;
+  height: number;
+  /** Rows `top` to `top + rows` of the region, premultiplied RGBA (transparent where nothing is drawn). */
+  draw(top: number, rows: number): Promise<RGBAImage>;
+}
+
 /**
- * Some top-level items of a surface (`only`, by container and item index) drawn by resvg as the
- * preview draws them, in `region` at `scale` pixels per point, a band of rows at a time
- * (`band(pixels, top)`, premultiplied RGBA): for print rasters (PDF/X-1a flattening,
- * flatten.ts). Text is drawn from its outlines
- * (no fonts needed), empty variables draw nothing. The region is widened to whole pixels from its
- * corner; returns it with its pixel size.
+ * Some top-level items of a surface (`only`, by container and item index) as the preview draws
+ * them (resvg), in `region` at `scale` pixels per point: for print rasters (PDF/X-1a flattening,
+ * flatten.ts). Text is drawn from its outlines (no fonts needed), empty variables draw nothing,
+ * images are sampled nearest-neighbour (Ctx.print).
  */
-export async function renderRegion(
+export async function regionRaster(
   model: PrintProductModel,
   opts: Pick<SurfaceSvgOptions, 'fonts' | 'images' | 'surfaceIndex'> & { only: PrintRaster['only'] },
   region: SurfaceRect,
   scale: number,
-  band: (pixels: RGBAImage, top: number) => Promise<void> | void,
-): Promise<{ region: SurfaceRect; width: number; height: number }> {
+): Promise<RegionRaster> {
   const drawn = await surfaceLayers(model, { ...opts, stub: false, textAs: 'outlines' }, { scale, only: opts.only });
   const width = Math.max(1, Math.ceil(region.width * scale));
   const height = Math.max(1, Math.ceil(region.height * scale));
-  const body = drawn.layers.map((l) => l.svg).join('');
+  // Images become data URIs once, not per band.
+  const body = withImages(drawn.layers.map((l) => l.svg).join(''), drawn.images);
   const fonts = [...new Set(drawn.layers.flatMap((l) => l.fonts))];
-  const rowsPerBand = Math.max(1, Math.floor(REGION_BAND_PIXELS / width));
-  for (let top = 0; top < height; top += rowsPerBand) {
-    const rows = Math.min(rowsPerBand, height - top);
-    const view = { x: region.x, y: region.y + top / scale, width: width / scale, height: rows / scale };
-    await band(await renderSvg(withImages(svgDocument({ width, height: rows }, view, body), drawn.images), fonts), top);
-  }
-  return { region: { x: region.x, y: region.y, width: width / scale, height: height / scale }, width, height };
+  return {
+    region: { x: region.x, y: region.y, width: width / scale, height: height / scale },
+    width,
+    height,
+    draw: (top, rows) => renderSvg(svgDocument({ width, height: rows }, { x: region.x, y: region.y + top / scale, width: width / scale, height: rows / scale }, body), fonts),
+  };
 }
 
 /** Where a render's stages are reported (the route's Server-Timing); absent: not measured. */

@@ -12,8 +12,8 @@ import { renderPdf } from '../../../src/engine/print-product/pdf';
 import { resolveColor, type PrintProductModel } from '../../../src/engine/print-product/schema';
 import type { ImageLookup } from '../../../src/engine/print-product/svg';
 import { runTool } from '../../helpers/fixtures';
-import { gsCmyk, pdfGraph, pixel, type Tiff } from '../pdf/print';
-import { fonts, halves, imageStore, inflatedStreams, oneSurface, pngImage } from './helpers';
+import { gsCmyk, gsGray, pdfGraph, pixel, type Tiff } from '../pdf/print';
+import { fonts, halves, imageStore, inflatedStreams, jpegImage, oneSurface, pngImage } from './helpers';
 
 const colour = async (c: PrintColour): Promise<PrintProductColour> => ({ output: await resolvePrintColour(c) });
 const ORANGE = 'cmyk(0,60,100,0)';
@@ -107,6 +107,38 @@ describe('PDF/X-1a flattening (issue 20 §2)', () => {
     expect(p99).toBeLessThanOrEqual(2);
     expect(over8).toBeLessThan(0.02);
   });
+
+  it('grey output: the flattened area is DeviceGray and matches the grey PDF/X-4 file', async () => {
+    const x1a = await renderPdf(model, { fonts, images, colour: await colour({ colorSpace: 'Grayscale', format: 'PdfX1a' }) });
+    const raw = new TextDecoder('latin1').decode(x1a.bytes);
+    expect(raw).not.toMatch(/\/SMask|\/Transparency|DeviceCMYK|DeviceRGB/);
+    const x4 = await renderPdf(model, { fonts, images, colour: await colour({ colorSpace: 'Grayscale', format: 'PdfX4' }) });
+    const [a, b] = [await gsGray(x1a.bytes, 144), await gsGray(x4.bytes, 144)];
+    const d: number[] = [];
+    for (let i = 0; i < a.data.length; i++) d.push(Math.abs(a.data[i]! - b.data[i]!));
+    d.sort((p, q) => p - q);
+    console.log(`grey X-1a vs X-4 (gs, 144 dpi): median ${d[d.length >> 1]}, p99 ${d[Math.floor(d.length * 0.99)]}`);
+    expect(d[Math.floor(d.length * 0.99)]).toBeLessThanOrEqual(2);
+  });
+
+  it('time and size (indicative, shared test machine): an A4 page under a half-transparent photo', async () => {
+    const photo = new Uint8ClampedArray(600 * 850 * 4);
+    for (let i = 0; i < photo.length; i += 4) [photo[i], photo[i + 1], photo[i + 2], photo[i + 3]] = [(i >> 6) & 255, (i >> 13) & 255, 128, 255];
+    const a4Images = imageStore({ 'photo.jpg': await jpegImage({ width: 600, height: 850, data: photo }, 90) });
+    const words = Array.from({ length: 10 }, (_, i) => ({ type: 'Text', x: 40, y: 60 + i * 70, width: 515, height: 30, text: `Line ${i + 1} of the page`, font: { postscriptName: 'LiberationSans', size: 20 }, color: 'cmyk(0,0,0,100)' }));
+    const a4 = await oneSurface(595, 842, [{ type: 'Image', x: 0, y: 0, width: 595, height: 842, source: { type: 'Embedded', key: 'photo.jpg' }, opacity: 0.5 }, ...words]);
+    const times: Record<string, number[]> = { PdfX4: [], PdfX1a: [] };
+    const sizes: Record<string, number> = {};
+    for (let i = 0; i < 2; i++) {
+      for (const format of ['PdfX4', 'PdfX1a'] as const) {
+        const t = performance.now();
+        const { bytes } = await renderPdf(a4, { fonts, images: a4Images, colour: await colour({ colorSpace: 'Cmyk', format }) });
+        times[format]!.push(performance.now() - t);
+        sizes[format] = bytes.length;
+      }
+    }
+    console.log(`A4 under a 50 % photo (warm): PDF/X-4 ${times.PdfX4![1]!.toFixed(0)} ms ${(sizes.PdfX4! / 1e6).toFixed(2)} MB; PDF/X-1a (2481 × 3509 px flattened) ${times.PdfX1a![1]!.toFixed(0)} ms ${(sizes.PdfX1a! / 1e6).toFixed(2)} MB`);
+  }, 120_000);
 
   it('a PDF page under translucent content cannot be flattened: 422 asking for PdfX4', async () => {
     const pdfImages = imageStore({ 'page.pdf': { bytes: new Uint8Array(0), mime: 'application/pdf', width: 50, height: 50 } });
