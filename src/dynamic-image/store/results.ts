@@ -53,6 +53,11 @@ interface Landing {
   written: Promise<void>;
 }
 const landing = new Map<string, Landing>();
+
+/** Settles once every result landing now has been written or has failed (tests: storage at rest). */
+export async function resultsLanded(): Promise<void> {
+  await Promise.allSettled([...landing.values()].map((l) => l.written));
+}
 /**
  * Waits (ms) before each further read of a recent result that is absent: another isolate may have
  * answered its URL with the writes still in flight (they normally land within milliseconds).
@@ -64,6 +69,15 @@ const LANDING_WINDOW_MS = 60_000;
 const MAX_LANDING_BYTES = 32 * 1024 * 1024;
 /** How long delete waits for a result still landing (a write whose waitUntil was cut off never settles). */
 const DELETE_WAIT_MS = 5_000;
+
+/**
+ * How long putLater's writes wait, so that the answer (its URL) goes out first: on a local runtime
+ * the storage runs on the Worker's own cores, and writes started at once held the answer back by
+ * 10–30 ms under load (docs/performance.md, issue 25 §3); a deployment loses nothing by it. Well
+ * inside LANDING_WAITS: another isolate asked for the result meanwhile waits for it.
+ */
+const WRITE_AFTER_ANSWER_MS = 25;
+const afterAnswer = () => new Promise<void>((resolve) => setTimeout(resolve, WRITE_AFTER_ANSWER_MS));
 
 /** A strong ETag from the content: the first 128 bits of its SHA-256, quoted. */
 export async function contentEtag(bytes: Uint8Array): Promise<string> {
@@ -210,7 +224,9 @@ export class ResultStore {
     }
     landing.set(name, entry);
     remember(fingerprint, name);
-    entry.written = this.write(name, key, bytes, contentType, fingerprint, all)
+    // Started once the answer has gone out (WRITE_AFTER_ANSWER_MS).
+    entry.written = afterAnswer()
+      .then(() => this.write(name, key, bytes, contentType, fingerprint, all))
       .catch(() => this.write(name, key, bytes, contentType, fingerprint, all))
       .catch((err) => {
         if (fingerprint && known.get(fingerprint) === name) known.delete(fingerprint);
