@@ -22,6 +22,8 @@ import { resolveColor, type ItemModel, type PrintProductModel, type ResolvedColo
 import { regionBandRows, regionRaster, type ImageLookup, type FontLookup, type RegionRaster, type SurfaceRect } from './svg';
 import { concat } from '../raster/icc';
 import type { RGBAImage } from '../types';
+import type { ReportProblem } from '../preflight/report';
+import type { ResolutionThresholds } from './problems';
 
 /** Resolution of flattened areas (the design has no resolution setting of its own). */
 export const FLATTEN_PPI = 300;
@@ -109,7 +111,7 @@ export async function flattenArea(
   model: PrintProductModel,
   surfaceIndex: number,
   entries: SurfaceEntry[],
-  lookups: { fonts: FontLookup; images: ImageLookup },
+  lookups: { fonts: FontLookup; images: ImageLookup; report?: ReportProblem; resolution?: ResolutionThresholds },
   ink: InkWriter,
 ): Promise<FlattenedArea | null> {
   if (!ink.convert) throw new Error('flattening is for CMYK or grey output');
@@ -121,7 +123,7 @@ export async function flattenArea(
   const coarse = Math.min(2, 1000 / Math.max(surface.width, surface.height));
   let [left, top, right, bottom] = [Infinity, Infinity, -Infinity, -Infinity];
   const whole = { x: 0, y: 0, width: surface.width, height: surface.height };
-  const probe = await regionRaster(model, { ...lookups, surfaceIndex, only: (c, i) => seen.has(entryKey(c, i)) }, whole, coarse);
+  const probe = await regionRaster(model, { ...lookups, report: undefined, surfaceIndex, only: (c, i) => seen.has(entryKey(c, i)) }, whole, coarse);
   const probeRows = regionBandRows(probe.width);
   for (let y0 = 0; y0 < probe.height; y0 += probeRows) {
     const px = await probe.draw(y0, Math.min(probeRows, probe.height - y0));
@@ -155,7 +157,9 @@ export async function flattenArea(
   const layers: Array<{ raster: RegionRaster; flat: FlatInk[] }> = [];
   for (const run of runs) {
     const keys = new Set(run.map((e) => entryKey(e.container, e.index)));
-    const raster = await regionRaster(model, { ...lookups, surfaceIndex, only: (c, i) => keys.has(entryKey(c, i)) }, area, scale);
+    // The translucent items' preflight problems come from here (pdf.ts draws no vector of them).
+    const report = translucent(run[0]!.item) ? lookups.report : undefined;
+    const raster = await regionRaster(model, { ...lookups, report, surfaceIndex, only: (c, i) => keys.has(entryKey(c, i)) }, area, scale);
     layers.push({ raster, flat: run.flatMap((e) => modelColours(e.item)).map((c) => ({ r: c.r, g: c.g, b: c.b, ink: ink.samples(c) })) });
   }
 

@@ -633,11 +633,11 @@ export interface RegionRaster {
  * Some top-level items of a surface (`only`, by container and item index) as the preview draws
  * them (resvg), in `region` at `scale` pixels per point: for print rasters (PDF/X-1a flattening,
  * flatten.ts). Text is drawn from its outlines (no fonts needed), empty variables draw nothing,
- * images are sampled nearest-neighbour (Ctx.print).
+ * images are sampled nearest-neighbour (Ctx.print); `report` receives the drawn items' problems.
  */
 export async function regionRaster(
   model: PrintProductModel,
-  opts: Pick<SurfaceSvgOptions, 'fonts' | 'images' | 'surfaceIndex'> & { only: PrintRaster['only'] },
+  opts: Pick<SurfaceSvgOptions, 'fonts' | 'images' | 'surfaceIndex' | 'report' | 'resolution'> & { only: PrintRaster['only'] },
   region: SurfaceRect,
   scale: number,
 ): Promise<RegionRaster> {

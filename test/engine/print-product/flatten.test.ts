@@ -11,6 +11,7 @@ import { FLATTEN_PPI } from '../../../src/engine/print-product/flatten';
 import { renderPdf } from '../../../src/engine/print-product/pdf';
 import { resolveColor, type PrintProductModel } from '../../../src/engine/print-product/schema';
 import type { ImageLookup } from '../../../src/engine/print-product/svg';
+import { preflightReport, type PreflightProblem } from '../../../src/engine/preflight/report';
 import { runTool } from '../../helpers/fixtures';
 import { gsCmyk, gsGray, pdfGraph, pixel, type Tiff } from '../pdf/print';
 import { fonts, halves, imageStore, inflatedStreams, jpegImage, oneSurface, pngImage } from './helpers';
@@ -139,6 +140,21 @@ describe('PDF/X-1a flattening (issue 20 §2)', () => {
     }
     console.log(`A4 under a 50 % photo (warm): PDF/X-4 ${times.PdfX4![1]!.toFixed(0)} ms ${(sizes.PdfX4! / 1e6).toFixed(2)} MB; PDF/X-1a (2481 × 3509 px flattened) ${times.PdfX1a![1]!.toFixed(0)} ms ${(sizes.PdfX1a! / 1e6).toFixed(2)} MB`);
   }, 120_000);
+
+  it('reports the same preflight problems as PDF/X-4 (a translucent low-resolution picture included)', async () => {
+    const lowRes = await oneSurface(200, 100, [
+      { type: 'Rectangle', x: 0, y: 0, width: 200, height: 100, fillColor: ORANGE },
+      { type: 'Image', x: 20, y: 20, width: 60, height: 60, source: { type: 'Embedded', key: 'logo.png' }, opacity: 0.5 },
+    ]);
+    const problems = async (format: 'PdfX4' | 'PdfX1a') => {
+      const found: PreflightProblem[] = [];
+      await renderPdf(lowRes, { fonts, images, report: (p) => found.push(p), colour: await colour({ colorSpace: 'Cmyk', format }) });
+      return preflightReport(found).problems;
+    };
+    const x4 = await problems('PdfX4');
+    expect(x4.length).toBeGreaterThan(0);
+    expect(await problems('PdfX1a')).toEqual(x4);
+  });
 
   it('a PDF page under translucent content cannot be flattened: 422 asking for PdfX4', async () => {
     const pdfImages = imageStore({ 'page.pdf': { bytes: new Uint8Array(0), mime: 'application/pdf', width: 50, height: 50 } });
