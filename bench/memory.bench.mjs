@@ -56,6 +56,8 @@ const EXTRA_CASES = {
   'png-10000': previewCase('big-10000.psd', { width: 5000, height: 5000 }, undefined, [], { format: 'png' }),
   'preview-10000-2500': previewCase('big-10000.psd', { width: 2500, height: 2500 }),
   'wide-10000': previewCase('wide-10000.psd', { width: 10000, height: 2500 }),
+  // 10,000 × 400 at full size: a held 16 MB frame drawn from a 10,000 px wide canvas.
+  'wide-held-10000': previewCase('wide-400.psd', { width: 10000, height: 400 }),
   // The 10,000² template at full size (100 MP: refused with a 400 while MAX_OUTPUT_PIXELS is 25 MP).
   'full-10000': previewCase('big-10000.psd', { width: 10000, height: 10000 }),
   // Frames of 16 MB (2,000²), held whole and coded at once.
@@ -99,7 +101,8 @@ export async function measureMemory(only = []) {
     execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
   }
   await makeBig();
-  if (only.some((o) => o.startsWith('wide'))) await makeBig('wide-10000.psd', 10000, 2500);
+  if (only.includes('wide-10000')) await makeBig('wide-10000.psd', 10000, 2500);
+  if (only.includes('wide-held-10000')) await makeBig('wide-400.psd', 10000, 400);
   rmSync(path.join(dir, 'store'), { recursive: true, force: true }); // uploads anew: uploaded-keys.json lists what they leave
   const names = [...Object.keys(CASES).filter((c) => only.length === 0 || only.some((o) => c.includes(o))), ...only.filter((o) => EXTRA_CASES[o])];
   const results = [];

@@ -5,8 +5,8 @@
  *
  * What a preview holds at its peak, all known from the template and the request before anything
  * is fetched or drawn (docs/memory.md has the model and the measurements behind each figure):
- * - a frame above 16 MB (JPEG or PNG) is coded as its strips are drawn and never held; a smaller
- *   one is held, then coded at once with the encoder's copy and output beside it;
+ * - a frame above 16 MB (JPEG) or 6 MB (PNG) is coded as its strips are drawn and never held; a
+ *   smaller one is held and coded at once, with the encoder's heap beside it;
  * - a canvas above 4 MB is drawn in strips whose working set (the strip, the layers' bands, the
  *   resize's rows) grows with the canvas width: a band is a full row of the layer;
  * - the coded bytes grow as the strips are coded and are held twice at the end (the parts and
@@ -22,8 +22,19 @@ export const REQUEST_MEMORY_BUDGET = 96 * MB;
 
 /** Canvas bytes above which a frame is drawn in strips (src/engine/frame.ts STRIP_CANVAS_BYTES). */
 const STRIP_CANVAS_BYTES = 4 * MB;
-/** Frame bytes above which a preview is coded as its strips are drawn (src/engine/frame.ts STREAMED_JPEG_FRAME_BYTES). */
-const STREAMED_FRAME_BYTES = 16 * MB;
+/** Frame bytes above which a JPEG preview is coded as its strips are drawn (src/engine/frame.ts STREAMED_JPEG_FRAME_BYTES). */
+const STREAMED_JPEG_FRAME_BYTES = 16 * MB;
+/**
+ * Frame bytes above which a PNG preview is coded as its strips are drawn (renderFramePng): every
+ * frame not kept for personalised requests (frameCache's largest entry). A held PNG costs 2.5×
+ * its frame (the WASM encoder's heap, which stays grown), so 16 MB held beside a wide canvas's
+ * strips would not fit; streamed PNGs decode to the same pixels (their bytes differ).
+ */
+export const STREAMED_PNG_FRAME_BYTES = 6 * MB;
+
+/** Whether a preview of `size` in `format` is coded as its strips are drawn rather than from a held frame. */
+export const streamsPreview = (format: PreviewFormat, size: { width: number; height: number }) =>
+  size.width * size.height * 4 > (format === 'png' ? STREAMED_PNG_FRAME_BYTES : STREAMED_JPEG_FRAME_BYTES);
 /** Largest intermediate render when shrinking via a pyramid level (src/engine/preview.ts). */
 const MAX_INTERMEDIATE_PIXELS = 16_000_000;
 
@@ -36,11 +47,13 @@ export const STRIP_FLOOR_BYTES = 40 * MB;
 export const STRIP_BYTES_PER_COLUMN = 4 * 1024;
 
 /**
- * Bytes a held frame costs per frame byte while it is coded (the strips are gone by then): the
- * frame, and for PNG the WASM encoder's copy and its output (up to the raw size); our JPEG
- * encoder codes from the frame (measured: 2,000² PNG 78 MB live + WASM, JPEG 48 MB).
+ * Bytes a held frame costs per frame byte: the frame, and for PNG @jsquash's WASM encoder heap
+ * (its copy of the frame and its output), which stays grown for the isolate's life, so it counts
+ * beside the next request's strips too; our JPEG encoder codes from the frame with a small heap
+ * (measured from the 10,000² template at 2,000²: PNG 78–86 MB live + WASM, JPEG 45–48 MB; a
+ * 10,000 × 400 JPEG at full size, its 16 MB frame held beside 10,000 px wide strips: 56–71 MB).
  */
-const HELD_CODING_FACTOR = { jpg: 1.25, png: 3 } as const;
+const HELD_FRAME_FACTOR = { jpg: 1, png: 2.5 } as const;
 
 /** Bytes a decoder holds per decoded pixel: its heap and the RGBA copy handed to JS. */
 export const DECODE_BYTES_PER_PIXEL = 8;
@@ -55,11 +68,10 @@ export function previewRenderScale(template: { width: number; height: number }, 
 }
 
 export interface PreviewMemory {
-  /** The held frame (0 when coded as drawn). */
+  /** The held frame with its encoder (0 when coded as drawn). */
   frame: number;
   /** The canvas: whole, or the strip working set. */
   canvas: number;
-  /** The peak: drawing (canvas + frame) or coding a held frame, whichever is larger. */
   total: number;
   /** Whether the frame is coded as its strips are drawn. */
   streamed: boolean;
@@ -80,10 +92,9 @@ export function previewMemory(
   const canvasBytes = canvasWidth * canvasHeight * 4;
   // In strips: the strip working set; whole: the canvas, the layer at that scale and the resized frame.
   const canvas = canvasBytes > STRIP_CANVAS_BYTES ? STRIP_FLOOR_BYTES + canvasWidth * STRIP_BYTES_PER_COLUMN : canvasBytes * 3;
-  const frameBytes = box.width * box.height * 4;
-  const streamed = frameBytes > STREAMED_FRAME_BYTES;
-  const frame = streamed ? 0 : frameBytes;
-  return { frame, canvas, total: Math.max(canvas + frame, frame * HELD_CODING_FACTOR[options.format]), streamed };
+  const streamed = streamsPreview(options.format, box);
+  const frame = streamed ? 0 : box.width * box.height * 4 * HELD_FRAME_FACTOR[options.format];
+  return { frame, canvas, total: canvas + frame, streamed };
 }
 
 /** The coded bytes a streamed preview may grow to: they are held twice at the end, beside the working set. */

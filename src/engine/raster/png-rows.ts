@@ -2,8 +2,9 @@
  * PNG coded as its rows come (issue 25 §1): a preview frame above 16 MB is drawn in strips, and a
  * PNG of it made through `encodePng` held the whole frame (and the WASM encoder a copy of it).
  * Here each strip's rows are filtered (per row, the filter with the smallest sum of absolute
- * differences on a quarter of its pixels, the usual PNG heuristic, sampled) and handed to the platform's zlib CompressionStream
- * (RFC 1950, what IDAT holds); only the coded bytes and one row of the previous strip are kept.
+ * differences, the usual PNG heuristic, summed over a quarter of its pixels) and handed to the
+ * platform's zlib CompressionStream (RFC 1950, what IDAT holds); only the coded bytes and one row
+ * of the previous strip are kept.
  *
  * The file: signature, IHDR (8-bit RGBA, as encodePng writes), iCCP when a profile is given (as
  * `embedIcc` writes it), one IDAT, IEND. It decodes to the same pixels as `encodePng` of the

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { renderingErrorHandler } from '../../../src/dynamic-image/errors';
 import { Unprocessable } from '../../../src/engine/errors';
+import { frameCache } from '../../../src/engine/cache';
 import { MB } from '../../../src/engine/cache/lru';
 import {
   checkCodedBytes,
@@ -12,6 +13,8 @@ import {
   previewMemory,
   previewRenderScale,
   REQUEST_MEMORY_BUDGET,
+  streamsPreview,
+  STREAMED_PNG_FRAME_BYTES,
 } from '../../../src/engine/memory/budget';
 import { boxScale, MAX_OUTPUT_PIXELS } from '../../../src/engine/preview';
 
@@ -50,11 +53,22 @@ describe('the request memory budget (issue 25 §1)', () => {
 
   it('admits what storefronts ask for and frames held whole (up to 16 MB) with their encoder', () => {
     expect(check(template(8000, 8000), { width: 800, height: 800 }).total).toBeLessThan(REQUEST_MEMORY_BUDGET);
-    const held = check(template(10_000, 10_000), { width: 2048, height: 2048 }, 'png');
+    const held = check(template(10_000, 10_000), { width: 2048, height: 2048 });
     expect([held.streamed, held.frame]).toEqual([false, 2048 * 2048 * 4]);
     expect(held.total).toBeLessThanOrEqual(REQUEST_MEMORY_BUDGET);
+    const heldPng = check(template(10_000, 10_000), { width: 1254, height: 1254 }, 'png');
+    expect([heldPng.streamed, heldPng.frame]).toEqual([false, 1254 * 1254 * 4 * 2.5]);
+    expect(check(template(10_000, 10_000), { width: 1255, height: 1255 }, 'png').streamed).toBe(true);
     // 10,000 × 400 at full size: a held 16 MB frame drawn from a 10,000 px wide canvas.
     expect(() => check(template(10_000, 400), { width: 10_000, height: 400 }, 'png')).not.toThrow();
+  });
+
+  it('streams every PNG frame not kept for personalised requests, and JPEG frames above 16 MB', () => {
+    expect(STREAMED_PNG_FRAME_BYTES).toBe(frameCache.maxEntryBytes);
+    expect(streamsPreview('png', { width: 1254, height: 1254 })).toBe(false);
+    expect(streamsPreview('png', { width: 1255, height: 1254 })).toBe(true);
+    expect(streamsPreview('jpg', { width: 2048, height: 2048 })).toBe(false);
+    expect(streamsPreview('jpg', { width: 2049, height: 2048 })).toBe(true);
   });
 
   it('renders at the scale preview.ts picks: the pyramid level at or above s within 16 MP, else s', () => {
