@@ -20,7 +20,6 @@
 import { PdfX1aTransparencyError, type InkWriter } from './colour';
 import { resolveColor, type ItemModel, type PrintProductModel, type ResolvedColor } from './schema';
 import { regionBandRows, regionRaster, type ImageLookup, type FontLookup, type RegionRaster, type SurfaceRect } from './svg';
-import { concat } from '../raster/icc';
 import type { RGBAImage } from '../types';
 import type { ReportProblem } from '../preflight/report';
 import type { ResolutionThresholds } from './problems';
@@ -104,8 +103,8 @@ const entryKey = (container: number, index: number) => `${container}:${index}`;
 
 /**
  * The flattened area of `entries` (a surface's top-level items up to and including its last
- * translucent one, bottom to top) as compressed ink samples, or null when the translucent items put no ink
- * on the surface.
+ * translucent one, bottom to top) as compressed ink samples, or null when the translucent items
+ * put no ink on the surface.
  */
 export async function flattenArea(
   model: PrintProductModel,
@@ -196,30 +195,39 @@ interface FlatInk {
 function compositeInk(band: Uint8Array, px: RGBAImage, flat: FlatInk[], ink: InkWriter): void {
   const n = px.width * px.height;
   const channels = ink.channels;
+  const src = px.data;
   const straight = new Uint8Array(n * 4);
   let any = false;
   for (let p = 0; p < n * 4; p += 4) {
-    const a = px.data[p + 3]!;
+    const a = src[p + 3]!;
     if (!a) continue;
     any = true;
-    for (let ch = 0; ch < 3; ch++) straight[p + ch] = Math.min(255, Math.round((px.data[p + ch]! * 255) / a));
+    for (let ch = 0; ch < 3; ch++) straight[p + ch] = Math.min(255, ((src[p + ch]! * 255 + (a >> 1)) / a) | 0);
     straight[p + 3] = 255;
   }
   if (!any) return;
   const converted = new Uint8Array(n * channels);
   ink.convert!(straight, converted, n);
   for (let p = 0; p < n; p++) {
-    const a = px.data[p * 4 + 3]!;
+    const a = src[p * 4 + 3]!;
     if (!a) continue;
-    // A model colour (within the premultiplied pixel's rounding) keeps its own ink: exact where opaque.
-    const tol = a === 255 ? 0 : Math.ceil(128 / a);
-    const [r, g, b] = [straight[p * 4]!, straight[p * 4 + 1]!, straight[p * 4 + 2]!];
-    const hit = flat.find((c) => Math.abs(c.r - r) <= tol && Math.abs(c.g - g) <= tol && Math.abs(c.b - b) <= tol);
-    for (let ch = 0; ch < channels; ch++) {
-      const top = hit ? hit.ink[ch]! : converted[p * channels + ch]!;
-      const o = p * channels + ch;
-      band[o] = a === 255 ? top : Math.round((top * a + band[o]! * (255 - a)) / 255);
+    let top: ArrayLike<number> = converted;
+    let at = p * channels;
+    if (flat.length) {
+      // A model colour (within the premultiplied pixel's rounding) keeps its own ink: exact where opaque.
+      const tol = a === 255 ? 0 : Math.ceil(128 / a);
+      const [r, g, b] = [straight[p * 4]!, straight[p * 4 + 1]!, straight[p * 4 + 2]!];
+      for (const c of flat) {
+        if (Math.abs(c.r - r) <= tol && Math.abs(c.g - g) <= tol && Math.abs(c.b - b) <= tol) {
+          top = c.ink;
+          at = 0;
+          break;
+        }
+      }
     }
+    const o = p * channels;
+    if (a === 255) for (let ch = 0; ch < channels; ch++) band[o + ch] = top[at + ch]!;
+    else for (let ch = 0; ch < channels; ch++) band[o + ch] = ((top[at + ch]! * a + band[o + ch]! * (255 - a) + 127) / 255) | 0;
   }
 }
 
@@ -227,21 +235,12 @@ function compositeInk(band: Uint8Array, px: RGBAImage, flat: FlatInk[], ink: Ink
 function deflater() {
   const cs = new CompressionStream('deflate');
   const writer = cs.writable.getWriter();
-  const chunks: Uint8Array[] = [];
-  const reading = (async () => {
-    const reader = cs.readable.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      chunks.push(value);
-    }
-  })();
+  const compressed = new Response(cs.readable).arrayBuffer();
   return {
     write: (bytes: Uint8Array) => writer.write(bytes),
     async close(): Promise<Uint8Array> {
       await writer.close();
-      await reading;
-      return concat(chunks);
+      return new Uint8Array(await compressed);
     },
   };
 }
