@@ -98,6 +98,9 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     textOutputMode: options.textOutputMode ?? 'outlines',
     // RGB plain PDFs keep their fingerprint (and cached results) from before output colour existed.
     ...(colour.colorSpace !== 'Rgb' || colour.format !== 'Default' ? { colour: colour.key, keep, exact } : {}),
+    // Changed pixels of a CMYK template composited in ink (ink-composite.ts), not converted: PDFs
+    // made before from the same request are not reused.
+    ...(exact ? { inkComposite: 1 } : {}),
     // The bleed lives with the file, not in its bytes: a re-upload with another bleed is another PDF.
     ...(bleed ? { bleed } : {}),
   });
