@@ -66,6 +66,30 @@ function read(psd: Uint8Array) {
 
 const at = (t: Tiff, x: number, y: number) => [...t.data.subarray((y * t.width + x) * 4, (y * t.width + x) * 4 + 4)];
 
+/**
+ * Checks Ghostscript's `ink` pixel by pixel: where the personalised layer's alpha `alphaAt(i)`
+ * is 0, the merged ink exactly; elsewhere `want(x, y, i, a)` within `tolerance`. Returns how many
+ * pixels were compared with `want`.
+ */
+function expectInk(ink: Tiff, merged: (x: number, y: number) => number[], alphaAt: (i: number) => number, want: (x: number, y: number, i: number, a: number) => number[], tolerance = 1): number {
+  let changed = 0;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const i = y * W + x;
+      const a = alphaAt(i);
+      const got = at(ink, x, y);
+      if (a === 0) {
+        expect(got, `${x},${y}`).toEqual(merged(x, y));
+        continue;
+      }
+      changed++;
+      const expected = want(x, y, i, a);
+      got.forEach((v, c) => expect(Math.abs(v - expected[c]), `${x},${y} channel ${c}: ${got} for ${expected}`).toBeLessThanOrEqual(tolerance));
+    }
+  }
+  return changed;
+}
+
 /** The engine's RGB preview (PNG) of a request at the document's size, as RGBA. */
 async function preview(name: string, data: PersonalisationData): Promise<Uint8Array> {
   const options = { template: `ink-composite/${name}`, data, format: 'png', size: { width: W, height: H }, jpegQuality: 95, unsharpMask: null } as const;
@@ -102,20 +126,10 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     const [cyan, mark] = psd.layers;
     const ink = await print('made-ink-edge.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
     let edges = 0;
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const i = y * W + x;
-        const a = mark.alpha(i);
-        const got = at(ink, x, y);
-        if (a === 0) {
-          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
-          continue;
-        }
-        if (a < 1) edges++;
-        const want = [cyan.ink(0, i) * (1 - a), 0, 0, 255 * a];
-        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
-      }
-    }
+    expectInk(ink, psd.merged, mark.alpha, (_x, _y, i, a) => {
+      if (a < 1) edges++;
+      return [cyan.ink(0, i) * (1 - a), 0, 0, 255 * a];
+    });
     expect(edges).toBeGreaterThan(20);
   });
 
@@ -125,22 +139,13 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     // cmyk(0,60,0,10) as ink bytes (0..255): 0, 153, 0, 26.
     const s = [0, 153, 0, 26].map((v) => v / 255);
     const ink = await print('made-ink-multiply.psd', { data: { tint: { type: 'shape', color: 'cmyk(0,60,0,10)' } } });
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const i = y * W + x;
-        const a = tint.alpha(i);
-        const got = at(ink, x, y);
-        if (a === 0) {
-          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
-          continue;
-        }
-        const want = [0, 1, 2, 3].map((c) => {
-          const b = art.ink(c, i) / 255;
-          return 255 * (b + a * s[c] * (1 - b));
-        });
-        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
-      }
-    }
+    const changed = expectInk(ink, psd.merged, tint.alpha, (_x, _y, i, a) =>
+      [0, 1, 2, 3].map((c) => {
+        const b = art.ink(c, i) / 255;
+        return 255 * (b + a * s[c] * (1 - b));
+      }),
+    );
+    expect(changed).toBeGreaterThan(100);
   });
 
   it('a hidden layer reveals the ink of the layer under it exactly', async () => {
@@ -158,29 +163,16 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     const render = await preview('made-ink-fallback.psd', data);
     const toCmyk = await colourTransform({ from: srgbProfile(), to: defaultProfile('Cmyk'), fromLayout: 'RGB', toLayout: 'CMYK' });
     let converted = 0;
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const i = y * W + x;
-        const a = mark.alpha(i);
-        const got = at(ink, x, y);
-        if (a === 0) {
-          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
-          continue;
-        }
-        let want = [cyan.ink(0, i) * (1 - a), 0, 0, 255 * a];
-        if (x < 12) {
-          const rgb = new Uint8Array(4);
-          toCmyk.apply(render.subarray(i * 4, i * 4 + 3), rgb, 1);
-          want = [...rgb];
-          converted++;
-        }
-        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
-      }
-    }
+    expectInk(ink, psd.merged, mark.alpha, (x, _y, i, a) => {
+      if (x >= 12) return [cyan.ink(0, i) * (1 - a), 0, 0, 255 * a];
+      converted++;
+      const cmyk = new Uint8Array(4);
+      toCmyk.apply(render.subarray(i * 4, i * 4 + 3), cmyk, 1);
+      return [...cmyk];
+    });
     expect(converted).toBeGreaterThan(20);
   });
 
-  // ZIP channels too, in strips of 3 rows: their readers go on from strip to strip.
   it.each([
     { name: 'made-ink-stack.psd', rows: undefined },
     { name: 'made-ink-zip.psd', rows: 3 },
@@ -210,22 +202,11 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     const [cyan, mark] = psd.layers;
     const ink = await print('made-ink-alpha.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
     let overNothing = 0;
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const i = y * W + x;
-        const a = mark.alpha(i);
-        const got = at(ink, x, y);
-        if (a === 0) {
-          // Unchanged: the merged ink as stored (matted over white), none where transparent.
-          expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
-          continue;
-        }
-        const under = x < 16 ? cyan.ink(0, y * 16 + x) : 0;
-        if (x >= 16) overNothing++;
-        const want = [under * (1 - a), 0, 0, 255 * a];
-        got.forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}: ${got} for ${want}`).toBeLessThanOrEqual(1));
-      }
-    }
+    // Unchanged pixels: the merged ink as stored (matted over white), none where transparent.
+    expectInk(ink, psd.merged, mark.alpha, (x, y, _i, a) => {
+      if (x >= 16) overNothing++;
+      return [x < 16 ? cyan.ink(0, y * 16 + x) * (1 - a) : 0, 0, 0, 255 * a];
+    });
     expect(overNothing).toBeGreaterThan(5);
   });
 
