@@ -58,7 +58,7 @@ export default async function personalisedBench({ baseUrl, root }) {
       const values = [];
       for (let i = 0; i < RUNS + WARMUP + 1; i++) values.push(t.kind === 'text' ? `Hello ${tag} ${i}` : await freshPicture(baseUrl, root, i));
       const body = (value) => ({ template, format: 'jpg', size: { width: 800, height: 800 }, data: { [t.layer]: t.kind === 'text' ? { type: 'text', text: value } : { type: 'image', image: value, resizeMode: 'fill' } } });
-      const post = (value) => timed(() => fetchRetry(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(value)) }));
+      const post = (value) => timed(() => fetchRetrying(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(value)) }));
 
       const first = await post(values[0]); // the template's first personalised request (compiles, builds what it keeps)
       const personalised = [];
@@ -130,6 +130,18 @@ async function freshPicture(baseUrl, root, i) {
   const file = path.join(scratch, `picture-${Date.now()}-${i}.jpg`);
   writeFileSync(file, Buffer.concat([basePicture, Buffer.from(`${Date.now()}-${i}`)]));
   return upload(baseUrl, 'images', file, 'bench');
+}
+
+/** fetchRetry, also retried when the connection fails (the dev server restarts when files change). */
+async function fetchRetrying(url, init) {
+  for (let i = 0; ; i++) {
+    try {
+      return await fetchRetry(url, init);
+    } catch (e) {
+      if (i >= 5) throw e;
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  }
 }
 
 async function timed(fn) {

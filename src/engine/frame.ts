@@ -211,9 +211,10 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
     base = (await drawFrame(bucket, compiled, o, undefined, timing)).data;
     frameCache.set(key, base, base.byteLength);
   }
-  const frame = base.slice();
+  const held = base;
+  const frame = await timing.time('reuse', () => held.slice());
   const taps = frameTaps(compiled, o);
-  const rows = changedRows(compiled, o, overrides, taps);
+  const rows = await timing.time('dirty', () => changedRows(compiled, o, overrides, taps));
   timing.note('frame', rows ? `redrawn rows ${rows.top}-${rows.bottom} of ${height}` : `template frame reused (${height} rows)`);
   if (!rows) return { image: { width, height, data: frame }, over: { key, changed: null } };
   await drawRows(bucket, compiled, o, overrides, taps, rows, frame, timing);
