@@ -108,6 +108,21 @@ describe('CMYK templates keep their own ink (issue 20)', () => {
     expect(await intentProfile(bytes)).toEqual(defaultProfile('Cmyk'));
   });
 
+  it('16 bits, a layer hidden: the ramp under it in its own ink (composited in CMYK from the 16-bit layer, ±1), the rest the merged ink', async () => {
+    const psd = merged(psds.get('made-cmyk16.psd')!);
+    const { ink } = await print('made-cmyk16.psd', { data: { box: { visible: false } } });
+    // make-cmyk.mjs's ramp, stored inverted at 16 bits.
+    const ramp = (c: number, x: number, y: number) => [0.03 + x * 0.0581, 0.9 - x * 0.0437 - y * 0.011, 0.2 + y * 0.0613, x < 4 && y < 4 ? 0.65 : 0.05 + y * 0.0071][c];
+    const stored16 = (v: number) => Math.round((1 - v) * 65535);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const inBox = x >= 4 && x < 12 && y >= 3 && y < 9;
+        const want = inBox ? [0, 1, 2, 3].map((c) => (65535 - stored16(ramp(c, x, y))) / 257) : psd.ink(x, y).map((v) => v / 257);
+        at(ink, x, y).forEach((v, c) => expect(Math.abs(v - want[c]), `${x},${y} channel ${c}`).toBeLessThanOrEqual(1));
+      }
+    }
+  });
+
   it('the fixtures\' layers draw their merged image: the engine\'s preview is the merged ink through the document\'s profile (±1)', async () => {
     for (const [name, profile] of [['made-cmyk8-icc.psd', new Uint8Array(gracol)], ['made-cmyk16.psd', defaultProfile('Cmyk')]] as const) {
       const psd = merged(psds.get(name)!);
