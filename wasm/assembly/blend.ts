@@ -28,12 +28,12 @@ function separable(mode: i32, b: f64, s: f64): f64 {
     case COLOR_DODGE: return colorDodge(b, s);
     case LINEAR_DODGE: return min<f64>(1, b + s);
     case OVERLAY: return hardLight(s, b);
-    case SOFT_LIGHT: return s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : Math.sqrt(b) * (2 * s - 1) + 2 * b * (1 - s);
+    case SOFT_LIGHT: return s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b);
     case HARD_LIGHT: return hardLight(b, s);
-    case VIVID_LIGHT: return s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1);
+    case VIVID_LIGHT: return s <= 0 ? 0 : s >= 1 ? 1 : s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1);
     case LINEAR_LIGHT: { const v = b + 2 * s - 1; return v < 0 ? 0 : v > 1 ? 1 : v; }
     case PIN_LIGHT: return s <= 0.5 ? min<f64>(b, 2 * s) : max<f64>(b, 2 * s - 1);
-    case HARD_MIX: return b + s >= 1 ? 1 : 0;
+    case HARD_MIX: { const sum = nearest<f64>((b + s) * 255); return sum > 255 || (sum == 255 && b > 0.5) ? 1 : 0; }
     case DIFFERENCE: return abs<f64>(b - s);
     case EXCLUSION: return b + s - 2 * b * s;
     case SUBTRACT: return max<f64>(0, b - s);

@@ -130,12 +130,6 @@ export const FILL_INSIDE: Record<string, (b: number, s: number, q: number) => nu
   'hard mix': (b, s, q) => (q >= 1 ? SEPARABLE['hard mix'](b, s) : clamp01((b - q * (1 - s)) / (1 - q))),
 };
 
-/**
- * Modes whose formula above changed (issue 25) before the WASM kernel's copy of it
- * (wasm/assembly/blend.ts, not this helper's file): drawn by the loop below until the kernel has
- * the same formulas, so the output never depends on which path ran.
- */
-const WASM_KERNEL_BEHIND = new Set(['soft light', 'vivid light', 'hard mix']);
 
 /** Deterministic per-pixel noise in [0, 1) for dissolve. */
 function noise(x: number, y: number): number {
@@ -206,7 +200,7 @@ export function blendSurface(
     q = 1;
     options = { ...options, fill: undefined };
   }
-  if (!WASM_KERNEL_BEHIND.has(mode) && blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
+  if (blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
   const r = intersectRect(rectOf(dst), rectOf(src));
   if (!r || opacity <= 0) return;
   const non: NonSeparable | undefined = Object.hasOwn(NON_SEPARABLE, mode) ? NON_SEPARABLE[mode] : undefined;
