@@ -216,7 +216,9 @@ function compositeInk(band: Uint8Array, px: RGBAImage, flat: FlatInk[], ink: Ink
     if (flat.length) {
       // A model colour (within the premultiplied pixel's rounding) keeps its own ink: exact where opaque.
       const tol = a === 255 ? 0 : Math.ceil(128 / a);
-      const [r, g, b] = [straight[p * 4]!, straight[p * 4 + 1]!, straight[p * 4 + 2]!];
+      const r = straight[p * 4]!;
+      const g = straight[p * 4 + 1]!;
+      const b = straight[p * 4 + 2]!;
       for (const c of flat) {
         if (Math.abs(c.r - r) <= tol && Math.abs(c.g - g) <= tol && Math.abs(c.b - b) <= tol) {
           top = c.ink;
