@@ -13,13 +13,14 @@
  * parsePsd keeps the compressed channels). A personalised layer's content is the request's
  * override, drawn by the engine in RGBA: its colour is converted to ink by the caller (a
  * `cmyk(…)` colour exactly), its alpha kept. What this does not model (layer effects, adjustment
- * layers, non-separable and dissolve modes, Blend If, vector masks, knockouts, artboards, …) is
+ * layers, non-separable and dissolve modes, Blend If, feathered masks, knockouts, artboards, …) is
  * left out of the stack and its reach reported, so the caller falls back there.
  */
 import type { Layer, LayerRawDataChannel } from 'ag-psd';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
 import { hasEffects } from '../composite/effects';
-import { cloneSurface, createSurface, intersectRect, rectOf, type Surface } from '../composite/surface';
+import { cloneSurface, createSurface, intersectRect, multiplyMasks, rectOf, type Surface } from '../composite/surface';
+import { rasterizeVectorMask } from '../composite/vector';
 import { channelRows } from '../psd/channels';
 import { parsePsd } from '../psd/parse';
 import { pixelMaskSource } from '../psd/tree';
@@ -253,8 +254,9 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
   const mode = n.blendMode === 'pass through' ? (n.children ? 'normal' : '') : n.blendMode;
   if (!Object.hasOwn(SEPARABLE, mode) || mode === 'dissolve') return true;
   if (n.type === 'Adjustment' || n.adjustment || hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
-  if (n.transparencyShapes === false || n.vectorStroke || (n.vectorMask && !n.vectorMask.disabled)) return true;
-  if (n.mask && !n.mask.disabled && ((n.mask.density ?? 1) < 1 || (n.mask.feather ?? 0) > 0)) return true;
+  if (n.transparencyShapes === false || n.vectorStroke) return true;
+  if (n.mask && !n.mask.disabled && (n.mask.feather ?? 0) > 0) return true;
+  if (drawnVectorMask(n) && (n.vectorMask!.feather ?? 0) > 0) return true;
   if (n.children) return false;
   const layer = ctx.layers.get(n.id);
   // Layers the compiler adds (spot channels' previews) have no record of their own.
@@ -331,25 +333,46 @@ function writeStored(s: InkSurface, o: number, c: number, m: number, y: number, 
   kk[o + 3] = a;
 }
 
-/** The layer's pixel mask over `r` (one byte a pixel), its default colour outside its rectangle. */
+/**
+ * Whether the layer's vector mask is drawn here: a shape layer's pixels are Photoshop's own
+ * rendering of its path (as composite/compositor.ts layerMask has it), other layers are masked.
+ */
+const drawnVectorMask = (n: LayerNode) => !!n.vectorMask && !n.vectorMask.disabled && !(n.type === 'Shape' && n.hasPixels);
+
+/** The layer's pixel mask × vector mask over `r` (one byte a pixel), or null when nothing masks. */
 function layerMask(ctx: Context, node: LayerNode, r: Bounds): Uint8ClampedArray | null {
+  const pixel = pixelMask(ctx, node, r);
+  if (!drawnVectorMask(node)) return pixel;
+  const vm = node.vectorMask!;
+  const vector = rasterizeVectorMask(vm, 1, r);
+  return multiplyMasks(pixel, atDensity(vector, vm.density));
+}
+
+/** A mask at Photoshop's density d: 255 − (255 − m)·d. */
+function atDensity(mask: Uint8ClampedArray, density: number | undefined): Uint8ClampedArray {
+  if (density !== undefined && density < 1) for (let i = 0; i < mask.length; i++) mask[i] = 255 - (255 - mask[i]) * density;
+  return mask;
+}
+
+/** The layer's pixel mask over `r` (one byte a pixel), its default colour outside its rectangle. */
+function pixelMask(ctx: Context, node: LayerNode, r: Bounds): Uint8ClampedArray | null {
   if (!node.mask || node.mask.disabled) return null;
   const layer = ctx.layers.get(node.id);
   const source = layer && pixelMaskSource(layer);
   const w = r.right - r.left;
   const out = new Uint8ClampedArray(w * (r.bottom - r.top)).fill(node.mask.defaultColor);
-  if (!layer || !source) return out;
+  if (!layer || !source) return atDensity(out, node.mask.density);
   const m = source.mask;
   const mb = { left: m.left ?? 0, top: m.top ?? 0, right: m.right ?? 0, bottom: m.bottom ?? 0 };
   const cut = intersectRect(mb, r);
-  if (!cut) return out;
+  if (!cut) return atDensity(out, node.mask.density);
   const mw = mb.right - mb.left;
   const rows = rowsOf(ctx, node.id, layer, source.real ? -3 : -2, mw, mb.bottom - mb.top, node.mask.defaultColor, cut.top - mb.top);
   for (let y = cut.top; y < cut.bottom; y++) {
     const row = rows.next();
     out.set(row.subarray(cut.left - mb.left, cut.right - mb.left), (y - r.top) * w + (cut.left - r.left));
   }
-  return out;
+  return atDensity(out, node.mask.density);
 }
 
 /** The composite over paper (no ink where nothing is), as ink, and its alpha. */

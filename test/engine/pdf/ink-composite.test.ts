@@ -26,7 +26,7 @@ import { renderDeps } from './helpers';
 
 const W = 24;
 const H = 16;
-const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd', 'made-ink-zip.psd'];
+const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd', 'made-ink-zip.psd', 'made-ink-shape.psd'];
 
 async function fixture(name: string): Promise<Uint8Array> {
   const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
@@ -153,6 +153,20 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     const [art] = psd.layers;
     const ink = await print('made-ink-multiply.psd', { data: { tint: { type: 'shape', color: '#000000', visible: false } } });
     for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(at(ink, x, y), `${x},${y}`).toEqual([0, 1, 2, 3].map((c) => art.ink(c, y * W + x)));
+  });
+
+  it('over a shape layer (vector mask, its pixels Photoshop\'s rendering of the path): composited in ink there too', async () => {
+    const psd = read(psds.get('made-ink-shape.psd')!);
+    const [cyan, panel, mark] = psd.layers;
+    const ink = await print('made-ink-shape.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
+    let overPanel = 0;
+    expectInk(ink, psd.merged, mark.alpha, (_x, _y, i, a) => {
+      const p = panel.alpha(i);
+      if (p > 0) overPanel++;
+      const under = [0, 1, 2, 3].map((c) => panel.ink(c, i) * p + cyan.ink(c, i) * (1 - p));
+      return under.map((v, c) => v * (1 - a) + (c === 3 ? 255 * a : 0));
+    });
+    expect(overPanel).toBeGreaterThan(10);
   });
 
   it('where a mode the ink compositor does not model (Luminosity) reaches, changed pixels are the RGB render converted; elsewhere in ink', async () => {
