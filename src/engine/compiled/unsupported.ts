@@ -44,9 +44,6 @@ export function refuseUnmodelled(layers: LayerNode[], source?: Map<LayerNode, La
   throw unprocessable(`The template uses Photoshop features the renderer cannot draw correctly: ${list}.`, found);
 }
 
-/** The farthest a shadow (size + distance, document px) may reach; see nodeFeatures. */
-export const MAX_SHADOW_REACH = 1000;
-
 const normal = (mode: string) => mode === 'normal' || mode === 'pass through';
 
 function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | undefined): string[] {
@@ -56,17 +53,9 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
   const lookup = node.adjustment && colorLookupRefusal(node.adjustment);
   if (lookup) out.push(lookup);
   const effects = hasEffects(node);
-  // Effects are drawn from arrays padded by their reach on every side (effects.ts effectMargin):
-  // a shadow pushed thousands of px away (Photoshop allows a distance of 30 000 px) would need
-  // gigabytes and end the isolate, so it is refused instead of answering 500 to every preview.
-  if (effects) {
-    for (const [kind, shadows] of [['drop shadow', node.effects?.dropShadow], ['inner shadow', node.effects?.innerShadow]] as const) {
-      for (const s of shadows ?? []) {
-        const reach = (s.size?.value ?? 0) + (s.distance?.value ?? 0);
-        if (s.enabled !== false && reach > MAX_SHADOW_REACH) out.push(`${kind} reaching ${reach} px (size + distance; at most ${MAX_SHADOW_REACH} px drawn)`);
-      }
-    }
-  }
+  // Shadows of any distance are drawn (Photoshop allows 30,000 px): effect arrays are bounded by
+  // the part of the target each effect can paint on, in tiles (composite/effects.ts), so their
+  // memory does not grow with the distance; no refusal here.
   // Knockout is drawn for plain layers only. Elsewhere it matters once the layer's Fill is below
   // 100 % or its mode is not Normal (at Fill 100 % Normal a knockout changes nothing).
   // Drawn (composite/compositor.ts): an isolated group's, and a layer's as a clipping base. Not a pass-through

@@ -6,7 +6,7 @@ import { loadLayerPixels, loadMaskPixels, loadPattern, prefix } from '../compile
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
-import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectShape, hasEffects } from './effects';
+import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, shapeFrom, type Shape, type ShapeSource } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -247,11 +247,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   if (base.type === 'Group' || base.adjustment) {
     await drawNode(ctx, inner, group);
   } else {
-    const effects = hasEffects(base);
-    const reach = effects ? effectMargin(base, ctx.scale) : 0;
-    const content = await layerContent(ctx, base, grow(rectOf(canvas), reach));
-    const mask = content ? await layerMask(ctx, base, rectOf(content)) : null;
-    const shape = effects && content ? effectShape(ctx, base, content, mask) : null;
+    const { content, mask, shape } = await withEffects(ctx, base, rectOf(canvas));
     if (shape) await loadEffectPatterns(ctx, base);
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, atop);
     if (content && (base.fillOpacity < 1 || base.knockout)) baseShape = shapeOver(group, content, mask);
@@ -364,13 +360,9 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
 }
 
 async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
-  const effects = hasEffects(node);
-  const reach = effects ? effectMargin(node, ctx.scale) : 0;
-  const content = await layerContent(ctx, node, grow(rectOf(canvas), reach));
-  if (!content) return;
-  const mask = await layerMask(ctx, node, rectOf(content));
+  const { content, mask, shape } = await withEffects(ctx, node, rectOf(canvas));
+  if (!content && !shape) return;
   const whole = node.transparencyShapes === false;
-  const shape = effects ? (whole ? await wholeLayerShape(ctx, node, canvas) : effectShape(ctx, node, content, mask)) : null;
   if (shape) await loadEffectPatterns(ctx, node);
   if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
   const options = {
@@ -380,7 +372,9 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     excludedChannels: node.excludedChannels,
     fill: node.fillOpacity,
   };
-  if (node.knockout) {
+  if (!content) {
+    // Only the effects of pixels off the target (a far shadow's source) reach it.
+  } else if (node.knockout) {
     const scope = ctx.knockout ?? (await rootKnockout(ctx));
     if (whole) {
       // The hole is the whole layer (× masks): the layer's pixels spread over the canvas.
@@ -391,23 +385,45 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     } else knockoutBlend(canvas, knockoutTarget(scope, node), content, mask, node.opacity, node.blendMode, options);
   } else blendSurface(canvas, content, mask, node.opacity, node.blendMode, options);
   // A shape's own stroke stays above its overlays: redrawn from its path over them.
-  const stroke = node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
+  const stroke = content && node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
   if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop, stroke);
+}
+
+/**
+ * A layer's pixels over the target (null: none there) with its mask, and, when it has effects,
+ * the shape they are drawn from: its pixels over the target and wherever else its effects read
+ * (effects.ts effectSources: a far shadow's source), each loaded over its own rectangle.
+ */
+async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) {
+  const effects = hasEffects(node);
+  const [main, ...far] = effects ? effectSources(ctx, node, target, EVERYWHERE, [target]) : [target];
+  const content = await layerContent(ctx, node, main);
+  const mask = content ? await layerMask(ctx, node, rectOf(content)) : null;
+  if (!effects) return { content, mask, shape: null };
+  const sources: ShapeSource[] = content ? [{ rect: rectOf(content), content, mask }] : [];
+  for (const r of far) {
+    const more = await layerContent(ctx, node, r);
+    if (more) sources.push({ rect: rectOf(more), content: more, mask: await layerMask(ctx, node, rectOf(more)) });
+  }
+  if (!sources.length) return { content, mask, shape: null };
+  const shape = node.transparencyShapes === false ? await wholeLayerShape(ctx, node, target) : shapeFrom(node, ctx, sources);
+  return { content, mask, shape };
 }
 
 /**
  * "Transparency Shapes Layer" off. Adobe: on (the default) it restricts "layer effects and
  * knockouts to opaque areas of the layer"; off, it "applies these effects throughout the layer".
  * A Photoshop layer has no edge of its own (an unbounded plane, transparent where unpainted), so
- * the effects' shape is that whole plane × the layer's masks, which still shape it: opaque over
- * the canvas and far enough past it (twice the effects' reach) that no edge of the array shows.
+ * the effects' shape is that whole plane × the layer's masks, which still shape it: opaque
+ * wherever the effects read (effects.ts effectSources), an unbounded extent.
  * An overlay then covers the whole canvas, a drop shadow lies everywhere under the layer, and
  * strokes and inner effects follow only the masks' edges.
  */
-async function wholeLayerShape(ctx: RenderContext, node: LayerNode, canvas: Surface) {
-  const plane = createSurface(grow(rectOf(canvas), 2 * effectMargin(node, ctx.scale)));
-  plane.data.fill(255);
-  return effectShape(ctx, node, plane, await layerMask(ctx, node, rectOf(plane)));
+async function wholeLayerShape(ctx: RenderContext, node: LayerNode, target: Bounds): Promise<Shape> {
+  const sources: ShapeSource[] = [];
+  for (const rect of effectSources(ctx, node, target)) sources.push({ rect, content: null, mask: await layerMask(ctx, node, rect) });
+  // Its frame (Shape.frame) as when the plane was an array: the target grown by three margins.
+  return { ...shapeFrom(node, ctx, sources, grow(target, 3 * effectMargin(node, ctx.scale)))!, extent: EVERYWHERE };
 }
 
 async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
@@ -435,15 +451,29 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   }
   // Isolated: the children composited apart (with room for the group's effects), then blended.
   // They start from transparency, which is as deep as a knockout inside can reach.
-  const reach = effects ? effectMargin(node, ctx.scale) : 0;
-  const layer = createSurface(grow(rectOf(canvas), reach));
-  await inScope(ctx, knocks ? { shallow: null, deep: null } : undefined, async () => {
-    if (node.artboard) await drawArtboard(ctx, node.artboard, children, layer);
-    else await drawStack(ctx, children, layer);
-  });
+  // Drawn over the canvas and wherever the group's effects read (a far shadow's source apart).
+  const [main, ...far] = effects ? effectSources(ctx, node, rectOf(canvas), EVERYWHERE, [rectOf(canvas)]) : [rectOf(canvas)];
+  const composite = async (r: Bounds) => {
+    const layer = createSurface(r);
+    await inScope(ctx, knocks ? { shallow: null, deep: null } : undefined, async () => {
+      if (node.artboard) await drawArtboard(ctx, node.artboard, children, layer);
+      else await drawStack(ctx, children, layer);
+    });
+    return layer;
+  };
+  const layer = await composite(main);
   const mask = await layerMask(ctx, node, rectOf(layer));
   const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
-  const shape = effects ? effectShape(ctx, node, layer, mask) : null;
+  let shape: Shape | null = null;
+  if (effects) {
+    const sources: ShapeSource[] = [{ rect: main, content: layer, mask }];
+    for (const r of far) {
+      const more = await composite(r);
+      sources.push({ rect: r, content: more, mask: await layerMask(ctx, node, r) });
+    }
+    // Its frame (Shape.frame) as when the group was drawn on the canvas grown by the margin.
+    shape = shapeFrom(node, ctx, sources, grow(rectOf(canvas), 2 * effectMargin(node, ctx.scale)));
+  }
   if (shape) {
     await loadEffectPatterns(ctx, node);
     drawEffectsBelow(ctx, node, canvas, shape, atop);

@@ -8,7 +8,8 @@ import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './context';
-import type { Surface } from './surface';
+import { growRect, intersectRect, rectOf, type Surface } from './surface';
+import type { Bounds } from '../types';
 
 /**
  * Layer effects (layer styles), drawn at render time from the layer's masked shape: they are not
@@ -54,76 +55,369 @@ export function effectMargin(node: LayerNode, scale: number): number {
   return Math.ceil(m * scale) + 2;
 }
 
+/**
+ * What a layer's effects are drawn from: its masked alpha, read over any rectangle the effects
+ * need. Effects are bounded by the region they can touch (issue 25 §1): each paints only on the
+ * part of the target (the canvas or strip being drawn) within its reach of the layer's pixels,
+ * and computes its arrays over that part grown by what its kernel reads (blur radius, morphology
+ * reach, a shadow's source shifted back by its offset), in tiles of at most TILE_AREA pixels. A
+ * shadow 5,000 px away reads the rows and columns that land on the target after the offset, not
+ * an array padded by 5,000 px on every side.
+ */
 export interface Shape {
-  /** Rectangle (output space) the shape arrays cover. */
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  /** Masked content alpha 0..1. */
-  alpha: Float32Array;
+  /** Where the masked alpha may be non-zero (output space): the layer's pixels as loaded. */
+  extent: Bounds;
+  /**
+   * Where effects are drawn at all: the extent grown by the effects' margin (effectMargin), the
+   * array every effect was drawn on before they were bounded. Nothing is painted outside it, and
+   * running sums (blurs) over what is not zero far from the shape start at its corner, so that
+   * where it fits on the target the output is the same to the bit.
+   */
+  frame: Bounds;
+  /** The masked content alpha 0..1 over r (0 outside the layer's pixels). */
+  alphaOver(r: Bounds): Float32Array;
   /** The layer's channel restrictions, which hold for its effects too. */
   excludedChannels?: number[];
   /** Text layers: the gamma their edges blend with, which holds for the effects drawn on them too. */
   gamma?: number;
 }
 
-/** The layer's masked alpha, padded by its effects' reach: what every effect is drawn from. */
-export function effectShape(ctx: RenderContext, node: LayerNode, content: Surface, mask: Uint8ClampedArray | null): Shape {
-  const pad = effectMargin(node, ctx.scale);
-  const w = content.w + 2 * pad;
-  const h = content.h + 2 * pad;
-  const alpha = new Float32Array(w * h);
-  for (let y = 0; y < content.h; y++) {
-    for (let x = 0; x < content.w; x++) {
-      const i = y * content.w + x;
-      let a = content.data[i * 4 + 3] / 255;
-      if (mask) a *= mask[i] / 255;
-      alpha[(y + pad) * w + x + pad] = a;
+/** A rectangle of float values (coverage, distances), output space. */
+const widthOf = (r: Bounds) => r.right - r.left;
+const heightOf = (r: Bounds) => r.bottom - r.top;
+const areaOf = (r: Bounds) => widthOf(r) * heightOf(r);
+const moved = (r: Bounds, dx: number, dy: number): Bounds => ({ left: r.left + dx, top: r.top + dy, right: r.right + dx, bottom: r.bottom + dy });
+const unionOf = (a: Bounds, b: Bounds): Bounds => ({
+  left: Math.min(a.left, b.left),
+  top: Math.min(a.top, b.top),
+  right: Math.max(a.right, b.right),
+  bottom: Math.max(a.bottom, b.bottom),
+});
+
+/** Effects on a layer with no edge of its own (a whole-layer plane, a group not yet drawn): everywhere. */
+export const EVERYWHERE: Bounds = { left: -(2 ** 30), top: -(2 ** 30), right: 2 ** 30, bottom: 2 ** 30 };
+
+/**
+ * A layer's masked alpha from its pixels (and mask), each a surface over its own rectangle; what
+ * lies outside them reads 0. Several sources serve a layer whose effects read far apart (a far
+ * shadow's source beside the layer under the target).
+ */
+export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSource[], frame?: Bounds): Shape | null {
+  if (!sources.length) return null;
+  const extent = sources.map((s) => s.rect).reduce(unionOf);
+  const alphaOver = (r: Bounds) => {
+    const w = widthOf(r);
+    const alpha = new Float32Array(w * heightOf(r));
+    for (const { rect, content, mask } of sources) {
+      const i = intersectRect(r, rect);
+      if (!i) continue;
+      const sw = widthOf(rect);
+      for (let y = i.top; y < i.bottom; y++) {
+        for (let x = i.left; x < i.right; x++) {
+          const c = (y - rect.top) * sw + (x - rect.left);
+          let a = content ? content.data[c * 4 + 3] / 255 : 1;
+          if (mask) a *= mask[c] / 255;
+          alpha[(y - r.top) * w + x - r.left] = a;
+        }
+      }
     }
-  }
+    return alpha;
+  };
   const gamma = node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1;
-  return { x: content.x - pad, y: content.y - pad, w, h, alpha, excludedChannels: node.excludedChannels, ...(gamma !== 1 ? { gamma } : {}) };
+  return {
+    extent,
+    frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
+    alphaOver,
+    excludedChannels: node.excludedChannels,
+    ...(gamma !== 1 ? { gamma } : {}),
+  };
 }
 
 /**
- * Blends a coverage map (0..1) of one colour, or of per-pixel colours, onto the canvas.
+ * Where a shape's alpha comes from over `rect`: the pixels' alpha (content null: opaque, a whole
+ * layer plane) times the mask (one byte a pixel of `rect`), if any.
+ */
+export interface ShapeSource {
+  rect: Bounds;
+  content: Surface | null;
+  mask: Uint8ClampedArray | null;
+}
+
+/** The layer's masked alpha from its pixels over one rectangle: what every effect is drawn from. */
+export function effectShape(ctx: RenderContext, node: LayerNode, content: Surface, mask: Uint8ClampedArray | null): Shape {
+  return shapeFrom(node, ctx, [{ rect: rectOf(content), content, mask }])!;
+}
+
+/**
+ * One way an effect touches the canvas: it paints within `paint` px of the shape (moved by
+ * (dx, dy) when `moves`: a drop shadow), and a pixel it paints reads the shape moved by (dx, dy)
+ * within `read` px of it (and, when it paints inside the shape, the shape there too).
+ */
+interface Pass {
+  dx: number;
+  dy: number;
+  paint: number;
+  read: number;
+  moves?: boolean;
+  /**
+   * Paints the whole frame: a contour that lifts zero coverage (its curve off 0 at 0) paints
+   * everywhere the arrays reach, which is the frame (Shape.frame).
+   */
+  everywhere?: boolean;
+  /** Blurs what is not zero far from the shape (1 − alpha, a pillow's height): see Shape.frame. */
+  inverted?: boolean;
+}
+
+const reach = (v: number) => Math.ceil(v) + 3;
+
+/** Every pass the node's effects make, output px (see Pass). */
+function passesOf(ctx: RenderContext, node: LayerNode): Pass[] {
+  const fx = node.effects as LayerEffectsInfo;
+  const s = ctx.scale;
+  const out: Pass[] = [];
+  const at = (paint: number, read = paint, dx = 0, dy = 0, moves = false) => out.push({ dx, dy, paint, read, moves });
+  for (const g of list(fx.outerGlow)) at(reach(px(g.size) * s));
+  for (const d of list(fx.dropShadow)) {
+    const [dx, dy] = offsetOf(ctx, d);
+    at(reach(px(d.size) * s), reach(px(d.size) * s), dx, dy, true);
+  }
+  if (on(fx.patternOverlay) || list(fx.gradientOverlay).length || list(fx.solidFill).length) at(0);
+  if (on(fx.satin)) {
+    const { dx, dy } = satinOffset(ctx, fx.satin);
+    const r = reach(px(fx.satin.size) * s);
+    at(0, r, dx, dy);
+    at(0, r, -dx, -dy);
+  }
+  if (on(fx.innerGlow)) at(0, reach(px(fx.innerGlow.size) * s));
+  for (const d of list(fx.innerShadow)) {
+    const [dx, dy] = offsetOf(ctx, d);
+    at(0, reach(px(d.size) * s), dx, dy);
+  }
+  const strokes = list(fx.stroke).map((st) => px(st.size) * s);
+  if (strokes.some((v) => v > 0)) at(reach(Math.max(...strokes)));
+  if (on(fx.bevel)) at(reach(bevelReach(fx.bevel, fx, s)));
+  return out;
+}
+
+/** The rectangle a pass paints on: the target within its reach of the (moved) shape. */
+function paintRect(p: Pass, shape: Pick<Shape, 'extent' | 'frame'>, target: Bounds): Bounds | null {
+  const around = p.moves ? moved(shape.extent, Math.floor(p.dx), Math.floor(p.dy)) : shape.extent;
+  const r = intersectRect(target, shape.frame);
+  if (p.everywhere) return r;
+  return r && intersectRect(r, p.paint ? growRect(around, p.paint + 1) : around);
+}
+
+/** Where a pass reads the shape to paint `r` (its kernel's reach, shifted back by its offset). */
+const readRect = (p: Pass, r: Bounds) => growRect(moved(r, -Math.floor(p.dx), -Math.floor(p.dy)), p.read + 1);
+
+/**
+ * The rectangles the node's effects read from its shape, drawing onto `target` with the shape
+ * anywhere in `extent` (EVERYWHERE before the layer is loaded): what to load (layer pixels, a
+ * mask, a group's children) for them, after `include` (the target itself, for the layer's own
+ * pixels). Overlapping rectangles come merged; a far shadow's source stays apart from the rest.
+ */
+export function effectSources(ctx: RenderContext, node: LayerNode, target: Bounds, extent: Bounds = EVERYWHERE, include: Bounds[] = []): Bounds[] {
+  const rects: Bounds[] = [...include];
+  for (const p of passesOf(ctx, node)) {
+    const r = paintRect(p, { extent, frame: EVERYWHERE }, target);
+    if (!r) continue;
+    rects.push(readRect(p, r));
+    if (!p.moves && (p.dx || p.dy)) rects.push(growRect(r, 1));
+  }
+  // Merge those that overlap (into their bounding box) until none do; the first stays first.
+  for (let merged = true; merged; ) {
+    merged = false;
+    for (let i = 0; i < rects.length && !merged; i++) {
+      for (let j = i + 1; j < rects.length && !merged; j++) {
+        if (!intersectRect(rects[i], rects[j])) continue;
+        rects[i] = unionOf(rects[i], rects[j]);
+        rects.splice(j, 1);
+        merged = true;
+      }
+    }
+  }
+  return rects;
+}
+
+/** The most pixels one effect array covers; larger regions are drawn in tiles (issue 25 §1). */
+export const TILE_AREA = 1 << 22;
+
+/**
+ * The effect arrays drawn: every float array an effect allocates (alpha, distances, blurs,
+ * coverage; 4 bytes a pixel) covers at most its tile's rectangle grown by its reach, whose
+ * pixels `largest` keeps (the tests and the bench read it; reset it to measure).
+ */
+export const effectArrays = { largest: 0, tiles: 0 };
+
+/**
+ * `r` cut into tiles whose arrays (each grown by `read` px) hold at most TILE_AREA pixels, in as
+ * few tiles (the least pixels drawn) as that allows; one tile when it fits.
+ */
+export function tilesOf(r: Bounds, read: number): Bounds[] {
+  const w = widthOf(r);
+  const h = heightOf(r);
+  const MAX = 64;
+  let best = { nx: Math.min(w, MAX), ny: Math.min(h, MAX), cost: Infinity };
+  for (let nx = 1; nx <= Math.min(w, MAX); nx++) {
+    for (let ny = 1; ny <= Math.min(h, MAX); ny++) {
+      const area = (Math.ceil(w / nx) + 2 * read) * (Math.ceil(h / ny) + 2 * read);
+      if (area > TILE_AREA) continue;
+      // More rows of tiles only draw more (each redraws its margins): the first that fits is best.
+      if (nx * ny * area < best.cost) best = { nx, ny, cost: nx * ny * area };
+      break;
+    }
+  }
+  // A reach too long for any tile to fit (effects far past Photoshop's 250 px, or scaled up):
+  // tiles about as wide as the reach, which keeps each array within a few times its square.
+  if (best.cost === Infinity) best = { nx: Math.max(1, Math.min(w, Math.ceil(w / Math.max(64, read)))), ny: Math.max(1, Math.min(h, Math.ceil(h / Math.max(64, read)))), cost: 0 };
+  const tiles: Bounds[] = [];
+  for (let j = 0; j < best.ny; j++) {
+    const top = r.top + Math.floor((h * j) / best.ny);
+    const bottom = r.top + Math.floor((h * (j + 1)) / best.ny);
+    for (let i = 0; i < best.nx; i++) {
+      const left = r.left + Math.floor((w * i) / best.nx);
+      const right = r.left + Math.floor((w * (i + 1)) / best.nx);
+      if (right > left && bottom > top) tiles.push({ left, top, right, bottom });
+    }
+  }
+  return tiles;
+}
+
+/** Draws a pass tile by tile: `draw` gets the tile and the rectangle its arrays cover. */
+function eachTile(p: Pass, shape: Shape, target: Bounds, draw: (tile: Bounds, arrays: Bounds) => void): void {
+  const r = paintRect(p, shape, target);
+  if (!r) return;
+  // One tile when its arrays (cut to the frame) fit; else tiles sized as if nothing were cut.
+  const whole = intersectRect(growRect(r, p.read + 1), shape.frame)!;
+  for (const tile of areaOf(whole) <= TILE_AREA ? [r] : tilesOf(r, p.read + 1)) {
+    // Within the frame: the arrays never reached past it (a bevel leaves their edge unlit).
+    const arrays = intersectRect(growRect(tile, p.read), shape.frame)!;
+    if (p.inverted) {
+      // Start where the frame does (within the frame the kernels read nothing past it) unless
+      // that more than doubles the arrays: the blurs' running sums then add what they always did.
+      const { left, top } = shape.frame;
+      if (left >= arrays.left - widthOf(arrays) && left <= arrays.left + 2) arrays.left = left;
+      if (top >= arrays.top - heightOf(arrays) && top <= arrays.top + 2) arrays.top = top;
+    }
+    // Shifted sources take one more row and column (shiftedAlpha).
+    effectArrays.largest = Math.max(effectArrays.largest, (widthOf(arrays) + 1) * (heightOf(arrays) + 1));
+    effectArrays.tiles++;
+    draw(tile, arrays);
+  }
+}
+
+/** The values of `field` (over `from`) inside `to`. */
+function crop(field: Float32Array, from: Bounds, to: Bounds): Float32Array {
+  if (from.left === to.left && from.top === to.top && from.right === to.right && from.bottom === to.bottom) return field;
+  const w = widthOf(to);
+  const fw = widthOf(from);
+  const out = new Float32Array(w * heightOf(to));
+  for (let y = to.top; y < to.bottom; y++) {
+    const s = (y - from.top) * fw + (to.left - from.left);
+    out.set(field.subarray(s, s + w), (y - to.top) * w);
+  }
+  return out;
+}
+
+const alphaOf = (shape: Shape, r: Bounds) => shape.alphaOver(r);
+
+/**
+ * The shape's alpha (or 1 − alpha: `outside`) moved by (dx, dy) over `r`, bilinear with the very
+ * arithmetic of morphology.ts `shift`: read from the rectangle the move brings there (one more
+ * row and column for the bilinear taps), not from an array holding both.
+ */
+function shiftedAlpha(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean): { rect: Bounds; data: Float32Array } {
+  const ix = Math.floor(dx);
+  const iy = Math.floor(dy);
+  const fx = dx - ix;
+  const fy = dy - iy;
+  const src = alphaOf(shape, { left: r.left - ix - 1, top: r.top - iy - 1, right: r.right - ix, bottom: r.bottom - iy });
+  if (outside) for (let i = 0; i < src.length; i++) src[i] = 1 - src[i];
+  const w = widthOf(r);
+  const h = heightOf(r);
+  const sw = w + 1;
+  const out = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y + 1) * sw + x + 1;
+      out[y * w + x] = src[i] * (1 - fx) * (1 - fy) + src[i - 1] * fx * (1 - fy) + src[i - sw] * (1 - fx) * fy + src[i - sw - 1] * fx * fy;
+    }
+  }
+  return { rect: r, data: out };
+}
+
+/** How an effect's pixels blend: the layer's channel restrictions and, for overlays, its text gamma. */
+type PaintStyle = Pick<Shape, 'excludedChannels' | 'gamma'>;
+
+/**
+ * Blends a coverage map (0..1) of one colour, or of per-pixel colours (over `r`), onto the canvas
+ * inside `r`; the coverage covers `from` (r, or the larger rectangle an effect's arrays cover).
  * `overlay`: a colour, gradient or pattern overlay, which recolours the layer and so blends its
  * edges as the layer does (text layers: with Photoshop's text gamma).
  */
 function paint(
   canvas: Surface,
-  shape: Shape,
+  r: Bounds,
+  style: PaintStyle,
   coverage: Float32Array,
   color: RGB | Uint8ClampedArray,
   opacity: number,
   mode: string | undefined,
   atop: boolean,
   overlay = false,
+  from: Bounds = r,
 ): void {
-  const data = new Uint8ClampedArray(shape.w * shape.h * 4);
+  const w = widthOf(r);
+  const fw = widthOf(from);
+  const data = new Uint8ClampedArray(w * heightOf(r) * 4);
   const solid = !(color instanceof Uint8ClampedArray);
-  for (let i = 0, o = 0; i < coverage.length; i++, o += 4) {
-    if (solid) {
-      data[o] = color[0];
-      data[o + 1] = color[1];
-      data[o + 2] = color[2];
-    } else {
-      data[o] = color[o];
-      data[o + 1] = color[o + 1];
-      data[o + 2] = color[o + 2];
+  for (let y = 0, o = 0; y < heightOf(r); y++) {
+    for (let x = 0, i = (y + r.top - from.top) * fw + (r.left - from.left); x < w; x++, i++, o += 4) {
+      if (solid) {
+        data[o] = color[0];
+        data[o + 1] = color[1];
+        data[o + 2] = color[2];
+      } else {
+        data[o] = color[o];
+        data[o + 1] = color[o + 1];
+        data[o + 2] = color[o + 2];
+      }
+      data[o + 3] = coverage[i] * 255;
     }
-    data[o + 3] = coverage[i] * 255;
   }
-  blendSurface(canvas, { x: shape.x, y: shape.y, w: shape.w, h: shape.h, data }, null, opacity, mode ?? 'normal', {
+  blendSurface(canvas, { x: r.left, y: r.top, w: widthOf(r), h: heightOf(r), data }, null, opacity, mode ?? 'normal', {
     atop,
-    excludedChannels: shape.excludedChannels,
-    gamma: overlay ? shape.gamma : 1,
+    excludedChannels: style.excludedChannels,
+    gamma: overlay ? style.gamma : 1,
   });
 }
 
 function globalAngle(ctx: RenderContext, e: { useGlobalLight?: boolean; angle?: number }): number {
   return e.useGlobalLight !== false && ctx.compiled.globalAngle !== undefined ? ctx.compiled.globalAngle : (e.angle ?? 120);
+}
+
+/** A shadow's move (output px, as `shift` takes it): its distance along the light's angle. */
+function offsetOf(ctx: RenderContext, d: { useGlobalLight?: boolean; angle?: number; distance?: { value: number } }): [number, number] {
+  const angle = (globalAngle(ctx, d) * Math.PI) / 180;
+  const dist = px(d.distance) * ctx.scale;
+  return [-Math.cos(angle) * dist, Math.sin(angle) * dist];
+}
+
+type Satin = NonNullable<LayerEffectsInfo['satin']>;
+function satinOffset(ctx: RenderContext, satin: Satin): { dx: number; dy: number } {
+  const angle = ((satin.angle ?? 19) * Math.PI) / 180;
+  const dist = px(satin.distance) * ctx.scale;
+  return { dx: Math.cos(angle) * dist, dy: -Math.sin(angle) * dist };
+}
+
+/**
+ * How far a bevel reads and paints past the shape: an outer bevel's height field is the shape
+ * dilated by its size, then blurred by it (twice the size), plus the soften blur; a stroke
+ * emboss blurs the stroke's band, which reaches the stroke's size out.
+ */
+function bevelReach(b: Bevel, fx: LayerEffectsInfo, scale: number): number {
+  const stroke = Math.max(0, ...list(fx.stroke).map((s) => px(s.size)));
+  return ((b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0)) * scale;
 }
 
 /** Shadow/glow body: spread (choke %) grows the shape, the rest of the size blurs it. */
@@ -155,23 +449,40 @@ export function precise(alpha: Float32Array, w: number, h: number, size: number,
 export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
-  const { w, h } = shape;
+  const target = rectOf(canvas);
   for (const g of list(fx.outerGlow).reverse()) {
     const size = px(g.size) * s;
-    // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
-    const cov = (g as { technique?: string }).technique === 'precise' ? precise(shape.alpha, w, h, size, px(g.choke), false) : soften(shape.alpha, w, h, size, px(g.choke));
-    applyRange(cov, g.range);
-    applyContour(cov, g.contour);
-    paint(canvas, shape, cov, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop);
+    const pass = { dx: 0, dy: 0, paint: reach(size), read: reach(size), everywhere: liftsZero(g.contour, g.range ?? 0.5) };
+    eachTile(pass, shape, target, (tile, r) => {
+      const alpha = alphaOf(shape, r);
+      // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
+      const w = widthOf(r);
+      const h = heightOf(r);
+      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false) : soften(alpha, w, h, size, px(g.choke));
+      applyRange(body, g.range);
+      applyContour(body, g.contour);
+      paint(canvas, tile, shape, body, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop, false, r);
+    });
   }
   for (const d of list(fx.dropShadow).reverse()) {
-    const angle = (globalAngle(ctx, d) * Math.PI) / 180;
-    const dist = px(d.distance) * s;
-    const moved = shift(shape.alpha, w, h, -Math.cos(angle) * dist, Math.sin(angle) * dist);
-    const cov = soften(moved, w, h, px(d.size) * s, px(d.choke));
-    applyContour(cov, d.contour);
-    paint(canvas, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop);
+    const [dx, dy] = offsetOf(ctx, d);
+    const size = px(d.size) * s;
+    const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour) };
+    eachTile(pass, shape, target, (tile, r) => {
+      const source = shiftedAlpha(shape, r, dx, dy, false);
+      const body = soften(source.data, widthOf(source.rect), heightOf(source.rect), size, px(d.choke));
+      applyContour(body, d.contour);
+      paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, source.rect);
+    });
   }
+}
+
+/** Whether nothing (coverage 0) comes out painted after a glow's range and a contour. */
+function liftsZero(contour: { curve?: Array<{ x: number; y: number }> } | undefined, range?: number): boolean {
+  const zero = new Float32Array(1);
+  if (range !== undefined) applyRange(zero, range);
+  applyContour(zero, contour);
+  return Math.round(zero[0] * 255) > 0;
 }
 
 /** An effect's contour (its falloff curve, 0..255 both ways) applied to a coverage map. */
@@ -195,6 +506,13 @@ function applyRange(cov: Float32Array, range: number | undefined): void {
   for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i] * k);
 }
 
+/** The shape's alpha times the alpha bytes of per-pixel colours: an overlay's coverage. */
+function timesAlpha(alpha: Float32Array, colors: Uint8ClampedArray): Float32Array {
+  const cov = new Float32Array(alpha.length);
+  for (let i = 0; i < cov.length; i++) cov[i] = alpha[i] * (colors[i * 4 + 3] / 255);
+  return cov;
+}
+
 /**
  * The effects over the content. `overOverlays` draws what sits between the overlays and the other
  * interior effects: a shape layer's own stroke, which Photoshop keeps above its fill overlays.
@@ -209,8 +527,10 @@ export function drawEffectsAbove(
 ): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
-  const { w, h, alpha } = shape;
   const opacity = node.opacity;
+  const target = rectOf(canvas);
+  // Overlays, satin and the inner effects paint inside the shape only.
+  const inside = (read: number, inverted = false): Pass => ({ dx: 0, dy: 0, paint: 0, read, inverted });
 
   const pattern = fx.patternOverlay;
   const tile = on(pattern) && pattern.pattern ? ctx.patterns.get(pattern.pattern.id) : null;
@@ -218,63 +538,73 @@ export function drawEffectsAbove(
     // Tiled from the document origin, or when linked with the layer from its effects reference
     // point, at its scale and phase; the pattern's own transparency thins the overlay.
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1);
-    const colors = tilePattern(tile, tiling, shape.x, shape.y, w, h);
-    const cov = new Float32Array(alpha.length);
-    for (let i = 0; i < cov.length; i++) cov[i] = alpha[i] * (colors[i * 4 + 3] / 255);
-    paint(canvas, shape, cov, colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true);
+    eachTile(inside(0), shape, target, (r) => {
+      const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
+      paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true);
+    });
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
-    const colors = gradientFill(g, shape, ctx, node);
-    if (!colors) continue;
-    const cov = new Float32Array(alpha.length);
-    for (let i = 0; i < cov.length; i++) cov[i] = alpha[i] * (colors[i * 4 + 3] / 255);
-    paint(canvas, shape, cov, colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true);
+    eachTile(inside(0), shape, target, (r) => {
+      const colors = gradientFill(g, r, ctx, node);
+      if (colors) paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true);
+    });
   }
   for (const f of list(fx.solidFill).reverse()) {
-    paint(canvas, shape, alpha, rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true);
+    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, alphaOf(shape, r), rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true));
   }
   overOverlays?.();
   const satin = fx.satin;
   if (on(satin)) {
     // Two copies of the shape, blurred and pushed apart along the angle; their difference.
-    const angle = ((satin.angle ?? 19) * Math.PI) / 180;
-    const dist = px(satin.distance) * s;
-    const dx = Math.cos(angle) * dist;
-    const dy = -Math.sin(angle) * dist;
+    const { dx, dy } = satinOffset(ctx, satin);
     const size = px(satin.size) * s;
-    const a = blur(shift(alpha, w, h, dx, dy), w, h, size);
-    const b = blur(shift(alpha, w, h, -dx, -dy), w, h, size);
-    const cov = new Float32Array(alpha.length);
     const lut = curveLut(satin.contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
-    for (let i = 0; i < cov.length; i++) {
-      let v = Math.min(1, Math.abs(a[i] - b[i]));
-      if (lut) v = lut[Math.round(v * 255)] / 255;
-      cov[i] = (satin.invert ? 1 - v : v) * alpha[i];
-    }
-    paint(canvas, shape, cov, rgbOf(satin.color), (satin.opacity ?? 0.5) * opacity, satin.blendMode ?? 'multiply', atop);
+    eachTile(inside(reach(size)), shape, target, (tile, r) => {
+      const one = shiftedAlpha(shape, r, dx, dy, false);
+      const other = shiftedAlpha(shape, r, -dx, -dy, false);
+      const w = widthOf(one.rect);
+      const h = heightOf(one.rect);
+      const a = crop(blur(one.data, w, h, size), one.rect, tile);
+      const b = crop(blur(other.data, w, h, size), other.rect, tile);
+      const alpha = alphaOf(shape, tile);
+      const cov = new Float32Array(alpha.length);
+      for (let i = 0; i < cov.length; i++) {
+        let v = Math.min(1, Math.abs(a[i] - b[i]));
+        if (lut) v = lut[Math.round(v * 255)] / 255;
+        cov[i] = (satin.invert ? 1 - v : v) * alpha[i];
+      }
+      paint(canvas, tile, shape, cov, rgbOf(satin.color), (satin.opacity ?? 0.5) * opacity, satin.blendMode ?? 'multiply', atop);
+    });
   }
   const inner = fx.innerGlow;
   if (on(inner)) {
     const size = px(inner.size) * s;
-    const outside = new Float32Array(alpha.length);
-    for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
-    let cov = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, px(inner.choke));
-    if (inner.source === 'center') cov = cov.map((v) => 1 - v);
-    for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i]) * alpha[i];
-    applyRange(cov, inner.range);
-    applyContour(cov, inner.contour);
-    paint(canvas, shape, cov, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop);
+    const pass = { ...inside(reach(size), inner.technique !== 'precise'), everywhere: liftsZero(inner.contour, inner.range ?? 0.5) };
+    eachTile(pass, shape, target, (tile, r) => {
+      const alpha = alphaOf(shape, r);
+      const w = widthOf(r);
+      const h = heightOf(r);
+      const outside = new Float32Array(alpha.length);
+      for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
+      let body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, px(inner.choke));
+      if (inner.source === 'center') body = body.map((v) => 1 - v);
+      for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * alpha[i];
+      applyRange(body, inner.range);
+      applyContour(body, inner.contour);
+      paint(canvas, tile, shape, body, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop, false, r);
+    });
   }
   for (const d of list(fx.innerShadow).reverse()) {
-    const angle = (globalAngle(ctx, d) * Math.PI) / 180;
-    const dist = px(d.distance) * s;
-    const outside = new Float32Array(alpha.length);
-    for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
-    const moved = shift(outside, w, h, -Math.cos(angle) * dist, Math.sin(angle) * dist, 1);
-    const cov = soften(moved, w, h, px(d.size) * s, px(d.choke));
-    applyContour(cov, d.contour);
-    for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
-    paint(canvas, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop);
+    const [dx, dy] = offsetOf(ctx, d);
+    const size = px(d.size) * s;
+    eachTile(inside(reach(size), true), shape, target, (tile, r) => {
+      const source = shiftedAlpha(shape, r, dx, dy, true);
+      const cov = soften(source.data, widthOf(source.rect), heightOf(source.rect), size, px(d.choke));
+      applyContour(cov, d.contour);
+      const alpha = alphaOf(shape, source.rect);
+      for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
+      paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, source.rect);
+    });
   }
   drawStrokes(ctx, node, canvas, shape, atop);
   const bevel = fx.bevel;
@@ -296,29 +626,31 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
   const fx = node.effects as LayerEffectsInfo;
   const strokes = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
   if (!strokes.length) return;
-  const { w, h, alpha } = shape;
-  const dist = signedDistance(alpha, w, h);
-  for (const st of strokes.reverse()) {
-    const cov = strokeBand(st, dist, ctx.scale);
-    let color: RGB | Uint8ClampedArray = rgbOf(st.color);
-    if (st.fillType === 'gradient' && st.gradient) {
-      const g = st.gradient;
-      const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, shape, ctx, node);
-      if (colors) {
-        color = colors;
-        for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
+  const size = reach(Math.max(...strokes.map((st) => px(st.size) * ctx.scale)));
+  eachTile({ dx: 0, dy: 0, paint: size, read: size }, shape, rectOf(canvas), (tile, r) => {
+    const dist = crop(signedDistance(alphaOf(shape, r), widthOf(r), heightOf(r)), r, tile);
+    for (const st of [...strokes].reverse()) {
+      const cov = strokeBand(st, dist, ctx.scale);
+      let color: RGB | Uint8ClampedArray = rgbOf(st.color);
+      if (st.fillType === 'gradient' && st.gradient) {
+        const g = st.gradient;
+        const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, node);
+        if (colors) {
+          color = colors;
+          for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
+        }
+      } else if (st.fillType === 'pattern' && st.pattern) {
+        const tile_ = ctx.patterns.get(st.pattern.id);
+        if (tile_) {
+          // Linked with the layer unless the file says otherwise (Photoshop's default).
+          const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number } };
+          color = tilePattern(tile_, effectTiling(node, ctx.scale, p.linked !== false, p.phase, 1), tile.left, tile.top, widthOf(tile), heightOf(tile));
+          for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;
+        }
       }
-    } else if (st.fillType === 'pattern' && st.pattern) {
-      const tile = ctx.patterns.get(st.pattern.id);
-      if (tile) {
-        // Linked with the layer unless the file says otherwise (Photoshop's default).
-        const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number } };
-        color = tilePattern(tile, effectTiling(node, ctx.scale, p.linked !== false, p.phase, 1), shape.x, shape.y, w, h);
-        for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;
-      }
+      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop);
     }
-    paint(canvas, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop);
-  }
+  });
 }
 
 /** A stroke's band (coverage 0..1): `size` px outside, inside or centred on the edge. */
@@ -342,16 +674,12 @@ type Bevel = NonNullable<LayerEffectsInfo['bevel']>;
  * gloss contour. A stroke emboss is drawn on the top stroke's band, and not at all without one.
  */
 function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean): void {
-  const { w, h } = shape;
-  let alpha = shape.alpha;
-  if (b.style === 'stroke emboss') {
-    const st = list((node.effects as LayerEffectsInfo).stroke).find((x) => px(x.size) * ctx.scale > 0);
-    if (!st) return;
-    alpha = strokeBand(st, signedDistance(shape.alpha, w, h), ctx.scale);
-  }
+  const fx = node.effects as LayerEffectsInfo;
+  const st = list(fx.stroke).find((x) => px(x.size) * ctx.scale > 0);
+  if (b.style === 'stroke emboss' && !st) return;
   const curve = curveLut(b.contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
   const globalAltitude = b.useGlobalLight !== false ? ctx.compiled.globalAltitude : undefined;
-  const { hi, lo } = bevelMaps(alpha, w, h, {
+  const options = {
     gloss: b.useShape ? null : curve,
     contour: b.useShape ? curve : null,
     style: b.style,
@@ -362,18 +690,28 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     soften: px(b.soften) * ctx.scale,
     angle: globalAngle(ctx, b),
     altitude: globalAltitude ?? b.altitude ?? 30,
+  };
+  const far = reach(bevelReach(b, fx, ctx.scale));
+  // A gloss contour can light the flat face outside the shape (emboss, pillow, outer bevel).
+  const everywhere = !!options.gloss && b.style !== 'inner bevel' && b.style !== 'stroke emboss';
+  eachTile({ dx: 0, dy: 0, paint: far, read: far, everywhere }, shape, rectOf(canvas), (tile, r) => {
+    const w = widthOf(r);
+    const h = heightOf(r);
+    let alpha = alphaOf(shape, r);
+    if (b.style === 'stroke emboss') alpha = strokeBand(st!, signedDistance(alpha, w, h), ctx.scale);
+    const { hi, lo } = bevelMaps(alpha, w, h, options);
+    paint(canvas, tile, shape, hi, rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r);
+    paint(canvas, tile, shape, lo, rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r);
   });
-  paint(canvas, shape, hi, rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop);
-  paint(canvas, shape, lo, rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop);
 }
 
 type GradientOverlay = NonNullable<LayerEffectsInfo['gradientOverlay']>[number];
 
 /**
- * Per-pixel colours of a gradient overlay over the shape's rectangle; the gradient's opacity
- * (its opacity stops) in the alpha bytes, which callers fold into their coverage.
+ * Per-pixel colours of a gradient overlay over rectangle r; the gradient's opacity (its opacity
+ * stops) in the alpha bytes, which callers fold into their coverage.
  */
-function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node: LayerNode): Uint8ClampedArray | null {
+function gradientFill(g: GradientOverlay, r: Bounds, ctx: RenderContext, node: LayerNode): Uint8ClampedArray | null {
   const grad = g.gradient;
   if (!grad) return null;
   const built = gradientRamp(grad as Gradient, { reverse: g.reverse });
@@ -396,11 +734,12 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
   const across = Math.min(Math.abs(dx) > 1e-6 ? bw / Math.abs(dx) : Infinity, Math.abs(dy) > 1e-6 ? bh / Math.abs(dy) : Infinity);
   const length = across * scale || 1;
   const radius = length / 2;
-  const out = new Uint8ClampedArray(shape.w * shape.h * 4);
-  for (let y = 0; y < shape.h; y++) {
-    for (let x = 0; x < shape.w; x++) {
-      const px0 = shape.x + x + 0.5 - cx;
-      const py0 = shape.y + y + 0.5 - cy;
+  const w = widthOf(r);
+  const out = new Uint8ClampedArray(w * heightOf(r) * 4);
+  for (let y = 0; y < heightOf(r); y++) {
+    for (let x = 0; x < w; x++) {
+      const px0 = r.left + x + 0.5 - cx;
+      const py0 = r.top + y + 0.5 - cy;
       let t: number;
       if (type === 'radial') t = Math.hypot(px0, py0) / radius;
       else if (type === 'reflected') t = Math.abs((px0 * dx + py0 * dy) / (length / 2));
@@ -408,7 +747,7 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
       else if (type === 'diamond') t = (Math.abs(px0) + Math.abs(py0)) / radius;
       else t = (px0 * dx + py0 * dy) / length + 0.5;
       const k = Math.round(Math.max(0, Math.min(1, t)) * (STEPS - 1)) * 4;
-      const o = (y * shape.w + x) * 4;
+      const o = (y * w + x) * 4;
       out[o] = ramp[k];
       out[o + 1] = ramp[k + 1];
       out[o + 2] = ramp[k + 2];
@@ -417,8 +756,6 @@ function gradientFill(g: GradientOverlay, shape: Shape, ctx: RenderContext, node
   }
   return out;
 }
-
-
 
 const nodeOpacity = (node: LayerNode) => node.opacity * node.fillOpacity;
 
@@ -456,5 +793,5 @@ export function drawShapeStroke(
   }
   const hex = st.color;
   const rgb: RGB = [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)];
-  paint(target, { x: rect.left, y: rect.top, w, h, alpha: fill, excludedChannels: node.excludedChannels }, cov, rgb, st.opacity * nodeOpacity(node), st.blendMode, atop);
+  paint(target, rect, { excludedChannels: node.excludedChannels }, cov, rgb, st.opacity * nodeOpacity(node), st.blendMode, atop);
 }

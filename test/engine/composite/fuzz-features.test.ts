@@ -15,6 +15,7 @@ import { Unprocessable } from '../../../src/engine/errors';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { makePdf } from '../pdf/helpers';
 import { random, type Random } from './kit';
+import { effectArrays } from '../../../src/engine/composite/effects';
 
 /**
  * The features this session added, mixed at random settings, extreme and degenerate ones
@@ -310,18 +311,17 @@ describe('random documents mixing this session’s features', () => {
 });
 
 describe('crashes the fuzzing found', () => {
-  it('a drop shadow 30 000 px away (Photoshop’s maximum distance) is refused with a 422 naming it, not drawn into arrays of gigabytes', async () => {
-    // Seed 5014 above: effects are drawn from arrays padded by size + distance on every side,
-    // so this shadow asked for ~60 000² floats and ended the isolate (a 500 on every preview).
+  it('a drop shadow 30 000 px away (Photoshop’s maximum distance) renders, its arrays bounded by the target, not by the distance', async () => {
+    // Seed 5014 above: effects were drawn from arrays padded by size + distance on every side,
+    // so this shadow asked for ~60 000² floats and ended the isolate (a 500 on every preview);
+    // then it was refused. Effect arrays now cover only what lands on the target (issue 25 §1).
     const shadow = { enabled: true, size: px(10), distance: px(30000), angle: 90, color: { r: 0, g: 0, b: 0 }, opacity: 1 };
-    const near = { ...shadow, distance: px(20) };
-    const doc = (s: typeof shadow) =>
-      writePsdUint8Array({ width: 8, height: 8, children: [{ name: 'far', left: 2, top: 2, imageData: pixels(random(1), 4, 4), effects: { dropShadow: [s] } }] });
-    const refused = await compileTemplate(env.FILES, doc(shadow)).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(Unprocessable);
-    expect((refused as Unprocessable).details).toEqual([{ path: 'layers.far', reason: 'drop shadow reaching 30010 px (size + distance; at most 1000 px drawn)' }]);
-    // An ordinary distance still renders.
-    const compiled = await compileTemplate(env.FILES, doc(near));
-    expect((await renderTemplate(env.FILES, compiled, { scale: 1 })).width).toBe(8);
+    const bytes = writePsdUint8Array({ width: 8, height: 8, children: [{ name: 'far', left: 2, top: 2, imageData: pixels(random(1), 4, 4), effects: { dropShadow: [shadow] } }] });
+    const compiled = await compileTemplate(env.FILES, bytes);
+    effectArrays.largest = 0;
+    const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    expect(image.width).toBe(8);
+    // The shadow lands 30 000 px below the canvas: nothing of it is drawn, no array over 8 px + reach.
+    expect(effectArrays.largest).toBeLessThanOrEqual(64 * 64);
   });
 });
