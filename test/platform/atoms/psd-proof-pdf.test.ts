@@ -37,4 +37,14 @@ describe('render-proof PDF of a PSD design', () => {
     const info = await apiJson('POST', `${A}/designs/render-proof/to-resource`, { designId, renderingConfig: { fileFormat: 'Pdf' }, overwriteExistingResource: true }, { token: 1 });
     expect(info).toMatchObject({ name: 'proof.pdf' });
   });
+
+  it('takes the print colour options as the Dynamic Image API names them (issue 20): cmyk gives PDF/X-4 with an output intent; a bad value is a 400', async () => {
+    const res = await api('POST', `${A}/designs/render-proof`, { designId, renderingConfig: { fileFormat: 'Pdf', colorSpace: 'cmyk' } }, { token: 1 });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const pdf = await PDFDocument.load(new Uint8Array(await res.arrayBuffer()));
+    expect(pdf.catalog.get(PDFName.of('OutputIntents'))).toBeDefined();
+    const bad = await api('POST', `${A}/designs/render-proof`, { designId, renderingConfig: { fileFormat: 'Pdf', colorSpace: 'hsv' } }, { token: 1 });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toMatch(/colorSpace/);
+  });
 });

@@ -1,5 +1,6 @@
 /** Request and response schemas of /api/atoms/v1 (contract, "Design atoms"). */
 import { z } from '@hono/zod-openapi';
+import { OutputColorSpaceValue, PdfFormatValue } from '../../../dynamic-image/schemas';
 
 const owner = z.string().optional().openapi({ description: 'The private owner (1–256 characters).' });
 const MAX_SIDE = 10_000;
@@ -61,6 +62,12 @@ export const ProofConfig = z
     jpegQuality: z.number().int().min(1).max(100).optional(),
     surfaceIndex: z.number().int().min(0).optional().openapi({ description: 'Absent: PDF proofs have every surface; images the first.' }),
     pdfTextOutputMode: z.enum(['Outlines', 'Text']).optional(),
+    // PDF proofs' print colour, named as the Dynamic Image API names it (issue 20); none: RGB as before.
+    colorSpace: OutputColorSpaceValue.optional(),
+    colorProfile: z.string().min(1).max(255).optional().openapi({ description: 'Output ICC profile by name (a colour-profile asset or a shipped default); needs `colorSpace`.' }),
+    pdfFormat: PdfFormatValue.optional(),
+    renderingIntent: z.enum(['Perceptual', 'RelativeColorimetric', 'Saturation', 'AbsoluteColorimetric']).optional(),
+    keepOriginalColors: z.boolean().optional().openapi({ description: '`cmyk()` colours and CMYK pictures go into CMYK output unchanged (default true).' }),
   })
   .openapi('DesignProofRenderingConfig');
 

@@ -160,7 +160,7 @@ export async function printPdf(
   try {
     pdf = await renderPdf(model, { fonts, images: ownerImages(ctx), textMode, variableData, title, report: reportOf(ctx, model), colour });
   } catch (e) {
-    // Translucent content asked for as PDF/X-1a: the task's parameters, not a retry.
+    // PDF/X-1a of translucent content it cannot flatten (a placed PDF page among it): the task's parameters, not a retry.
     if (e instanceof PdfX1aTransparencyError) throw new TaskFailure(e.message);
     throw e;
   }
