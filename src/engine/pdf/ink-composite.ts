@@ -18,8 +18,8 @@
  */
 import type { Layer, LayerRawDataChannel } from 'ag-psd';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
-import { hasEffects } from '../composite/effects';
-import { cloneSurface, createSurface, intersectRect, multiplyMasks, rectOf, type Surface } from '../composite/surface';
+import { effectMargin, hasEffects } from '../composite/effects';
+import { cloneSurface, createSurface, growRect, intersectRect, multiplyMasks, rectOf, unionRect, type Surface } from '../composite/surface';
 import { rasterizeVectorMask } from '../composite/vector';
 import { channelRows } from '../psd/channels';
 import { parsePsd } from '../psd/parse';
@@ -266,12 +266,16 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
   return false;
 }
 
-/** Where a left-out layer can change the composite: everywhere for effects and adjustments. */
+/**
+ * Where a left-out layer can change the composite: its pixels, and as far as its effects reach
+ * around them; everywhere for groups, adjustments, shape strokes and effects on a layer whose
+ * "Transparency Shapes" is off (they cover the whole plane).
+ */
 function extent(ctx: Context, n: LayerNode): Bounds {
-  if (n.children || n.type === 'Adjustment' || hasEffects(n) || n.vectorStroke) return ctx.area;
+  if (n.children || n.type === 'Adjustment' || n.vectorStroke || (hasEffects(n) && n.transparencyShapes === false)) return ctx.area;
   const o = ctx.overrides.get(n.id)?.bounds;
-  const b = n.bounds;
-  return o ? { left: Math.min(o.left, b.left), top: Math.min(o.top, b.top), right: Math.max(o.right, b.right), bottom: Math.max(o.bottom, b.bottom) } : b;
+  const b = o ? unionRect(o, n.bounds) : n.bounds;
+  return hasEffects(n) ? growRect(b, Math.ceil(effectMargin(n, 1)) + 2) : b;
 }
 
 const channelOf = (layer: Layer, id: number): LayerRawDataChannel | undefined => layer.rawData?.channels.find((c) => c.id === id);
