@@ -70,7 +70,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayer
   let depth: number;
   try {
     const doc = parsePsd(psd);
-    depth = (doc as { bitsPerChannel?: number }).bitsPerChannel ?? 8;
+    depth = doc.bitsPerChannel ?? 8;
     layers = layersById(doc.children ?? []);
   } catch {
     return null;
