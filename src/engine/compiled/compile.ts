@@ -6,7 +6,8 @@ import { adjustmentInGrey } from '../composite/adjust';
 import { LayerRenderError, renderTemplate } from '../composite/compositor';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
-import { ColorMode, documentMode, type IndexedPalette, indexedPalette, refuseModeFeatures, refuseUnreadPatterns } from '../psd/color-modes';
+import { ColorMode, documentMode, fitModeFeatures, type IndexedPalette, indexedPalette, refuseUnreadPatterns, usableCmykProfile } from '../psd/color-modes';
+import { adjustmentInCmyk } from '../composite/cmyk-adjust';
 import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
@@ -61,9 +62,20 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   refuseUnmodelled(layers, new Map(visited.map(([layer, node]) => [node, layer])));
   const { mode, depth } = documentMode(doc);
   const palette = indexedPalette(psd);
-  refuseModeFeatures(mode, layers);
+  fitModeFeatures(mode, layers);
   if (mode === ColorMode.Grayscale) {
     for (const node of walkLayers(layers)) if (node.adjustment) node.adjustment = adjustmentInGrey(node.adjustment);
+  }
+  if (mode === ColorMode.CMYK) {
+    const profile = usableCmykProfile(resources.icc);
+    for (const node of walkLayers(layers)) {
+      if (!node.adjustment) continue;
+      // A restriction goes into the table only in Normal mode, where it keeps the inks untouched.
+      const normal = node.blendMode === 'normal';
+      const fitted = adjustmentInCmyk(node.adjustment, profile, normal ? node.excludedChannels : undefined);
+      if (normal && fitted.adjustment !== node.adjustment) delete node.excludedChannels;
+      node.adjustment = fitted.adjustment;
+    }
   }
   refuseUnreadPatterns(doc.children ?? [], new Set((doc.patterns ?? []).map((p) => p.id)), mode, depth);
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };

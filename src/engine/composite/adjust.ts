@@ -4,12 +4,16 @@ import { selectiveColor } from './selective-color';
 import { gradientRamp, rgbOf } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibrance } from './vibrance';
+import type { AdjustmentInCmyk } from './cmyk-adjust';
 
 /**
  * Adjustment layers as per-pixel functions over RGBA (alpha untouched). Returns false for kinds
  * we do not render (the layer is then skipped, which is what the composite looks like without it).
  */
 export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boolean {
+  // A CMYK document's adjustment, worked out on its inks at compile time (cmyk-adjust.ts).
+  const inCmyk = (adj as AdjustmentInCmyk).inCmyk;
+  if (inCmyk) return applyColorLookup(inCmyk, d);
   switch (adj.type) {
     case 'invert':
       return applyLuts(d, lut((v) => 255 - v));
@@ -73,6 +77,34 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
 }
 
 type Lut = Uint8Array;
+
+/**
+ * The tables an adjustment applies to each of a CMYK document's channels (C, M, Y, K stored
+ * values, 255 = no ink; null leaves one alone), or undefined when it does not act channel by
+ * channel (cmyk-adjust.ts keeps the RGB arithmetic for those). Levels and Curves: the
+ * composite record on every ink, after the ink's own record (ag-psd's red, green and blue hold
+ * C, M and Y; it does not read K's).
+ */
+export function cmykChannelLuts(adj: AdjustmentLayer): Array<Lut | null> | undefined {
+  switch (adj.type) {
+    case 'invert':
+      return Array(4).fill(lut((v) => 255 - v));
+    case 'levels': {
+      const master = levelsLut(adj.rgb);
+      return [chain(levelsLut(adj.red), master), chain(levelsLut(adj.green), master), chain(levelsLut(adj.blue), master), master];
+    }
+    case 'curves': {
+      const master = curveLut(adj.rgb);
+      return [chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master), master];
+    }
+    case 'posterize':
+      return Array(4).fill(posterizeLut(adj.levels ?? 4));
+    case 'brightness/contrast':
+      return Array(4).fill(brightnessContrastLut(adj.brightness ?? 0, adj.contrast ?? 0, !!adj.useLegacy));
+    default:
+      return undefined;
+  }
+}
 
 /**
  * An Exposure adjustment with the gamma of the profile its document's values are in: Photoshop

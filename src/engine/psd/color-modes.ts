@@ -106,7 +106,7 @@ export function cmykToSrgb(icc?: Uint8Array): ColourTransform {
   return colourTransformSync({ from: usableCmykProfile(icc), to: defaultProfile('Rgb'), fromLayout: 'CMYK_INVERTED', toLayout: 'RGBA' });
 }
 
-function usableCmykProfile(icc: Uint8Array | undefined): Uint8Array {
+export function usableCmykProfile(icc: Uint8Array | undefined): Uint8Array {
   if (!icc) return defaultProfile('Cmyk');
   try {
     if (readProfileInfo(icc).colorSpace === 'Cmyk') return icc;
@@ -222,48 +222,26 @@ function asRgb(o: Record<string, unknown>, scale: number, cmyk: CmykColour[]): {
 }
 
 /**
- * What acts on the document's own channels, fitted to RGB or refused:
+ * What acts on the document's own channels, fitted to RGB:
  * - Grayscale/Duotone: adjustments and Blend If act on the one grey channel, which R = G = B
  *   reproduces (the grey range is read as red's, equal on a grey pixel); leaving out channel 0
  *   ("Advanced Blending: Channels") leaves out the grey, so all of R, G, B.
- * - CMYK: adjustments work on inverted C, M, Y, K and Blend If and channel restrictions name
- *   C, M, Y, K, which RGB arithmetic after conversion cannot reproduce: a visible layer using one
- *   is refused with a 422 naming it.
+ * - CMYK: adjustments work on C, M, Y, K (compile.ts gives them their CMYK table,
+ *   composite/cmyk-adjust.ts). Blend If's C, M, Y ranges and channel restrictions of C, M, Y are
+ *   read on R, G, B, the channels that carry those inks' complements (the K range and a K
+ *   restriction are not read: psd/tree.ts keeps three channels); the Gray range is the RGB
+ *   luminosity, as for RGB. Nothing is refused.
  */
-export function refuseModeFeatures(mode: number, layers: LayerNode[]): void {
-  if (mode === ColorMode.Grayscale || mode === ColorMode.Duotone) {
-    const fit = (nodes: LayerNode[]) => {
-      for (const n of nodes) {
-        if (n.excludedChannels) n.excludedChannels = n.excludedChannels.includes(0) ? [0, 1, 2] : undefined;
-        if (!n.excludedChannels) delete n.excludedChannels;
-        if (n.children) fit(n.children);
-      }
-    };
-    fit(layers);
-    return;
-  }
-  if (mode !== ColorMode.CMYK) return;
-  const find = (nodes: LayerNode[], parent: string): [string, string] | undefined => {
+export function fitModeFeatures(mode: number, layers: LayerNode[]): void {
+  if (mode !== ColorMode.Grayscale && mode !== ColorMode.Duotone) return;
+  const fit = (nodes: LayerNode[]) => {
     for (const n of nodes) {
-      if (!n.visible) continue;
-      const path = parent ? `${parent}/${n.name}` : n.name;
-      if (n.adjustment) return [path, 'adjustment layer in CMYK'];
-      if (n.blendIf) return [path, 'Blend If in CMYK'];
-      if (n.excludedChannels?.length) return [path, 'channel restrictions in CMYK'];
-      const inner = n.children && find(n.children, path);
-      if (inner) return inner;
+      if (n.excludedChannels) n.excludedChannels = n.excludedChannels.includes(0) ? [0, 1, 2] : undefined;
+      if (!n.excludedChannels) delete n.excludedChannels;
+      if (n.children) fit(n.children);
     }
-    return undefined;
   };
-  const found = find(layers, '');
-  if (found) {
-    const [path, reason] = found;
-    const what = reason.startsWith('adjustment') ? 'is an adjustment layer' : `uses ${reason.replace(' in CMYK', '')}`;
-    throw unprocessable(
-      `Layer "${path}" ${what} in a CMYK document; Photoshop applies it to the C, M, Y and K channels, which the renderer does not model. Convert the document to RGB.`,
-      [{ path: `layers.${path}`, reason }],
-    );
-  }
+  fit(layers);
 }
 
 /** The real mode and depth, which parsePsd keeps on the document (ag-psd may have read another). */

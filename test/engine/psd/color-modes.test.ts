@@ -5,7 +5,7 @@ import { compileTemplate, loadStoredComposite, readHeader, renderTemplate } from
 import { colourTransformSync, defaultProfile } from '../../../src/engine/colour';
 import { Unprocessable } from '../../../src/engine/errors';
 import { channelRows, layerRgba } from '../../../src/engine/psd/channels';
-import { narrow16, narrowing, normaliseColors, refuseModeFeatures, refuseUnreadPatterns, toRgbaRow } from '../../../src/engine/psd/color-modes';
+import { narrow16, narrowing, normaliseColors, fitModeFeatures, refuseUnreadPatterns, toRgbaRow } from '../../../src/engine/psd/color-modes';
 import { decodeComposite } from '../../../src/engine/psd/composite';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
@@ -178,22 +178,19 @@ describe('colour modes to RGB', () => {
     expect((await refusal(() => refuseUnreadPatterns(fill as never, new Set(), 4, 8))).message).toMatch(/"Stripes".*CMYK/);
   });
 
-  it('refuses an adjustment layer in a CMYK document (it would act on C, M, Y, K), not in Grayscale', async () => {
-    const tree = [{ name: 'g', visible: true, children: [{ name: 'curves', visible: true, adjustment: { type: 'curves' } }] }] as unknown as LayerNode[];
-    refuseModeFeatures(1, tree);
-    refuseModeFeatures(3, tree);
-    const e = await refusal(() => refuseModeFeatures(4, tree));
-    expect(e.message).toMatch(/"g\/curves".*CMYK/);
-    expect(e.details).toEqual([{ path: 'layers.g/curves', reason: 'adjustment layer in CMYK' }]);
-    const blendIf = [{ name: 'b', visible: true, blendIf: [{ source: [0, 0, 200, 255], dest: [0, 0, 255, 255] }] }] as unknown as LayerNode[];
-    expect((await refusal(() => refuseModeFeatures(4, blendIf))).details).toEqual([{ path: 'layers.b', reason: 'Blend If in CMYK' }]);
-    // Hidden: rendered without it, as Photoshop's composite is.
-    refuseModeFeatures(4, [{ ...blendIf[0], visible: false }] as LayerNode[]);
+  it('accepts adjustment layers, Blend If and channel restrictions in a CMYK document (issue 20), leaving them for compile to fit', () => {
+    const tree = [
+      { name: 'g', visible: true, children: [{ name: 'curves', visible: true, adjustment: { type: 'curves' }, excludedChannels: [1] }] },
+      { name: 'b', visible: true, blendIf: [{ source: [0, 0, 200, 255], dest: [0, 0, 255, 255] }] },
+    ] as unknown as LayerNode[];
+    const before = JSON.stringify(tree);
+    fitModeFeatures(4, tree);
+    expect(JSON.stringify(tree)).toBe(before);
   });
 
   it('reads a grey document\'s left-out channel 0 as all of R, G, B', () => {
     const nodes = [{ name: 'a', visible: true, excludedChannels: [0] }, { name: 'b', visible: true, excludedChannels: [1] }] as unknown as LayerNode[];
-    refuseModeFeatures(1, nodes);
+    fitModeFeatures(1, nodes);
     expect(nodes[0].excludedChannels).toEqual([0, 1, 2]);
     expect('excludedChannels' in nodes[1]).toBe(false);
   });
