@@ -260,7 +260,7 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
   if (n.children) return false;
   const layer = ctx.layers.get(n.id);
   // Layers the compiler adds (spot channels' previews) have no record of their own.
-  if (!layer || layer.name !== n.name) return true;
+  if (!layer || (layer.name ?? '') !== n.name) return true;
   if (override?.pixels) return !override.bounds || !ctx.content(n, override);
   if (override?.color) return !ctx.content(n, override);
   return false;
