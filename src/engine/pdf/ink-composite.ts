@@ -148,6 +148,8 @@ interface Context {
   area: Bounds;
   /** Rectangles the stack drawn here is not Photoshop's in. */
   unmodelled: Bounds[];
+  /** Inside a clipping group: its base's pixels' rectangle, which bounds what clipped layers reach. */
+  within?: Bounds;
   /** ZIP channels' readers by lane, layer and channel id. */
   readers: Map<string, KeptRows>;
   lane: number;
@@ -204,7 +206,7 @@ function drawStack(ctx: Context, nodes: LayerNode[], canvas: InkSurface, atop: b
 /** Clipped layers source-atop over the base's content, the whole with the base's mode and opacity. */
 function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
   if (base.children || base.fillOpacity < 1 || base.blendClipped === false || unmodelled(ctx, base)) {
-    for (const n of [base, ...clipped]) ctx.unmodelled.push(extent(ctx, n));
+    for (const n of [base, ...clipped]) leaveOut(ctx, extent(ctx, n));
     return;
   }
   const group = inkSurface(ctx.area);
@@ -212,13 +214,23 @@ function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canv
   if (!content) return;
   const mask = layerMask(ctx, base, rectOf(content.cmy));
   blendInk(group, content, mask, 1, 'normal');
+  // What is clipped reaches no further than the base's pixels.
+  const within = ctx.within;
+  ctx.within = rectOf(content.cmy);
   for (const node of clipped) drawNode(ctx, node, group, true);
+  ctx.within = within;
   blendInk(canvas, group, null, base.opacity, base.blendMode, { atop });
+}
+
+/** Leaves `rect` to the caller's fallback (only as far as the clipping base around it reaches). */
+function leaveOut(ctx: Context, rect: Bounds): void {
+  const r = ctx.within ? intersectRect(rect, ctx.within) : rect;
+  if (r) ctx.unmodelled.push(r);
 }
 
 function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean): void {
   if (unmodelled(ctx, node)) {
-    ctx.unmodelled.push(extent(ctx, node));
+    leaveOut(ctx, extent(ctx, node));
     return;
   }
   if (node.children) {

@@ -26,7 +26,7 @@ import { renderDeps } from './helpers';
 
 const W = 24;
 const H = 16;
-const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd', 'made-ink-zip.psd', 'made-ink-shape.psd'];
+const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd', 'made-ink-zip.psd', 'made-ink-shape.psd', 'made-ink-clipped-fallback.psd'];
 
 async function fixture(name: string): Promise<Uint8Array> {
   const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
@@ -185,6 +185,27 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
       return [...cmyk];
     });
     expect(converted).toBeGreaterThan(20);
+  });
+
+  it('an unmodelled layer clipped to a panel leaves only the panel\'s rectangle to the fallback', async () => {
+    const psd = read(psds.get('made-ink-clipped-fallback.psd')!);
+    const [cyan, , , mark] = psd.layers;
+    const data: PersonalisationData = { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } };
+    const ink = await print('made-ink-clipped-fallback.psd', { data });
+    const render = await preview('made-ink-clipped-fallback.psd', data);
+    const toCmyk = await colourTransform({ from: srgbProfile(), to: defaultProfile('Cmyk'), fromLayout: 'RGB', toLayout: 'CMYK' });
+    let inInk = 0;
+    expectInk(ink, psd.merged, mark.alpha, (x, _y, i, a) => {
+      // The panel's pixels lie in columns 0..9 (its layer rectangle).
+      if (x >= 10) {
+        inInk++;
+        return [cyan.ink(0, i) * (1 - a), 0, 0, 255 * a];
+      }
+      const cmyk = new Uint8Array(4);
+      toCmyk.apply(render.subarray(i * 4, i * 4 + 3), cmyk, 1);
+      return [...cmyk];
+    });
+    expect(inInk).toBeGreaterThan(40);
   });
 
   it.each([
