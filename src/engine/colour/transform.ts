@@ -2,6 +2,7 @@ import { lcmsSync, type Lcms } from './lcms';
 import { InvalidProfile } from './profile';
 import { rgbLut } from './rgb-lut';
 import { RENDERING_INTENTS, type ColourTransform, type PixelLayout, type TransformOptions } from './types';
+import { fnv1a32 } from '../hash';
 
 /**
  * ICC transforms built by LittleCMS, cached per isolate. LittleCMS precalculates each transform
@@ -201,13 +202,9 @@ const prints = new WeakMap<Uint8Array, string>();
 function fingerprint(bytes: Uint8Array): string {
   let known = prints.get(bytes);
   if (known) return known;
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ bytes.length;
-  for (let i = 0; i < bytes.length; i++) {
-    a = Math.imul(a ^ bytes[i], 0x01000193);
-    b = Math.imul(b ^ bytes[i], 0x5bd1e995);
-  }
-  known = `${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}${bytes.length.toString(36)}`;
+  const a = fnv1a32(bytes);
+  const b = fnv1a32(bytes, 0x01000193 ^ bytes.length, 0x5bd1e995);
+  known = `${a.toString(36)}${b.toString(36)}${bytes.length.toString(36)}`;
   prints.set(bytes, known);
   return known;
 }

@@ -10,6 +10,7 @@
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from 'pdf-lib';
 import { PDFX, pdfxInfo, pdfxXmp, type PdfxMeta } from '../pdf/pdfx';
 import { toPdfLib, withPdfHeader } from '../pdf/pdf-lib-values';
+import { fnv1a32 } from '../hash';
 import { str } from '../pdf/writer';
 
 export type SheetFormat = keyof typeof PDFX;
@@ -35,18 +36,13 @@ export function inputConformance(src: PDFDocument): InputConformance {
     if (!(d instanceof PDFDict) || d.get(PDFName.of('S')) !== PDFName.of('GTS_PDFX')) continue;
     const profile = deref(d.get(PDFName.of('DestOutputProfile')));
     const bytes = profile instanceof PDFRawStream ? profile.contents : new Uint8Array(0);
-    intent = `${text(d.get(PDFName.of('OutputConditionIdentifier'))) ?? ''}|${bytes.length}|${fnv(bytes)}`;
+    intent = `${text(d.get(PDFName.of('OutputConditionIdentifier'))) ?? ''}|${bytes.length}|${fnv1a32(bytes).toString(16)}`;
     break;
   }
   const info = deref(src.context.trailerInfo.Info);
   return { intent, version: info instanceof PDFDict ? text(info.get(PDFName.of('GTS_PDFXVersion'))) : null };
 }
 
-function fnv(bytes: Uint8Array): string {
-  let h = 2166136261;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 16777619) >>> 0;
-  return h.toString(16);
-}
 
 const formatOf = (version: string): SheetFormat | null => (/^PDF\/X-1a/.test(version) ? 'PdfX1a' : /^PDF\/X-(3|4)(:|$)/.test(version) ? 'PdfX4' : null);
 

@@ -10,6 +10,7 @@
  */
 import { findTable } from '../fonts/font-info';
 import { cmapLookup } from '../fonts/metrics';
+import { fnv1a32 } from '../hash';
 
 export interface SfntFont {
   view: DataView;
@@ -206,8 +207,7 @@ export function subsetTrueType(font: SfntFont, gids: Iterable<number>): Uint8Arr
 export function subsetFontName(font: SfntFont, bytes: Uint8Array, gids: readonly number[]): { fontName: string; tag: string; key: string } {
   const base = font.postscriptName ?? 'Font';
   const key = `${base}:${bytes.length}:${gids.join(',')}`;
-  let h = 2166136261;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
+  let h = fnv1a32(key);
   let tag = '';
   for (let i = 0; i < 6; i++, h = Math.floor(h / 26)) tag += String.fromCharCode(65 + (h % 26));
   return { fontName: `${tag}+${base}`, tag, key };
