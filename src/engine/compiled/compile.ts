@@ -24,7 +24,7 @@ import { levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/13'; // 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
+export const ENGINE_VERSION = 'psd-engine/14'; // 14: a CMYK document's adjustments worked out on its inks (composite/cmyk-adjust.ts; a tree compiled before holds a hidden one without its ink table, which a request could show); 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
