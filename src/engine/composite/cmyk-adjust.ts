@@ -19,8 +19,9 @@ import { encodeLut, type CompiledColorLookup } from './color-lookup';
  * the table holds too (the restriction is then dropped from the node).
  *
  * The backdrop reaches the table as RGB, so its inks are the profile's separation of that colour
- * (its own black generation), not necessarily the inks the layers were drawn with: an adjustment
- * of all four inks alike comes out close, one of K alone as the profile separates.
+ * (its own black generation), not necessarily the inks the layers were drawn with: artwork
+ * converted to CMYK by the profile comes out close to Photoshop; inks picked with another black
+ * as far as that black differs (docs/colour.md gives the figures).
  */
 export type AdjustmentInCmyk = AdjustmentLayer & { inCmyk?: CompiledColorLookup };
 
