@@ -164,6 +164,25 @@ describe('preview frames', () => {
     expect(got.data).toEqual((await reference(compiled, { ...o!, overrides })).data);
   });
 
+  // Issue 25 §3: new pixels with transparent margins (a drawn text's line boxes) on a layer with a drop shadow.
+  it('a frame redrawn where new pixels with transparent margins reach equals one drawn in full', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    for (const o of settings(compiled).slice(0, 2)) {
+      const s = o.scale;
+      const [w, h] = [Math.round(240 * s), Math.round(120 * s)];
+      const data = new Uint8ClampedArray(w * h * 4);
+      for (let y = Math.round(h * 0.4); y < Math.round(h * 0.6); y++) for (let x = 4; x < w - 4; x++) data.set([30, 60, 200, 255], (y * w + x) * 4);
+      const left = Math.round(150 * s);
+      const top = Math.round(180 * s);
+      const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: w, height: h, data }, bounds: { left, top, right: left + w, bottom: top + h } }]]);
+      await renderFrame(env.FILES, compiled, o, new ServerTiming());
+      const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming())).image;
+      expect(got.data).toEqual((await reference(compiled, { ...o, overrides })).data);
+    }
+  });
+
   it('a JPEG re-coding only the changed rows of the template frame decodes to the frame, as one coded whole', async () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
     clearEngineCaches();

@@ -1,4 +1,4 @@
-import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides } from '../types';
+import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides, RGBAImage } from '../types';
 import { effectMargin, hasEffects } from './effects';
 import { canvasUnits, overriddenUnit } from './compositor';
 import { growRect as grow, intersectRect, unionRect as union } from './surface';
@@ -76,7 +76,9 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canv
     if (node.artboard) add(grow(scaled(node.artboard.bounds, scale), RESAMPLE_REACH));
   } else {
     const override = overrides.get(node.id);
-    if (override?.pixels && override.bounds) add(override.bounds);
+    // New pixels paint only where they are not transparent, and effects reach out from there (a
+    // drawn text's box is its line boxes, taller than its glyphs); a shape's stroke follows its path.
+    if (override?.pixels && override.bounds) add(node.vectorStroke ? override.bounds : inkOf(override.pixels, override.bounds));
     else {
       add(grow(scaled(node.bounds, scale), RESAMPLE_REACH));
       if (node.pixelBounds) add(grow(scaled(node.pixelBounds, scale), RESAMPLE_REACH));
@@ -87,4 +89,29 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canv
   }
   if (r && hasEffects(node)) r = grow(r, effectMargin(node, scale));
   return r;
+}
+
+/** Where `pixels`, placed at `at`, are not transparent (output pixels), or null when nowhere. */
+function inkOf(pixels: RGBAImage, at: Bounds): Bounds | null {
+  const { width, height, data } = pixels;
+  let top = -1;
+  let bottom = -1;
+  let left = width;
+  let right = -1;
+  for (let y = 0; y < height; y++) {
+    let first = -1;
+    let last = -1;
+    for (let x = 0, a = y * width * 4 + 3; x < width; x++, a += 4) {
+      if (data[a] === 0) continue;
+      if (first < 0) first = x;
+      last = x;
+    }
+    if (first < 0) continue;
+    if (top < 0) top = y;
+    bottom = y;
+    left = Math.min(left, first);
+    right = Math.max(right, last);
+  }
+  if (top < 0) return null;
+  return { left: at.left + left, top: at.top + top, right: at.left + right + 1, bottom: at.top + bottom + 1 };
 }

@@ -38,4 +38,29 @@ describe('dirtyBounds', () => {
       expect(dirtyBounds(compiled, new Map(nodes.map((n) => [n.id, { visible: n.visible }])), scale)).toBeNull();
     });
   }
+
+  // Issue 25 §3: a drawn text's box is its line boxes; only its glyphs (and their effects' reach) can change the picture.
+  it('new pixels reach only where they are not transparent, grown by the layer effects', { timeout: 60_000 }, async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    const node = [...walkLayers(compiled.layers)].find((n: LayerNode) => n.name === 'Drop Shadow')!;
+    const [w, h] = [240, 120];
+    const box = (ink: boolean) => {
+      const data = new Uint8ClampedArray(w * h * 4);
+      for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if (!ink || (y >= 50 && y < 70 && x >= 20 && x < 200)) data.set([30, 60, 200, 255], (y * w + x) * 4);
+      return { width: w, height: h, data };
+    };
+    const bounds = { left: 150, top: 180, right: 150 + w, bottom: 180 + h };
+    const inked: LayerOverrides = new Map([[node.id, { pixels: box(true), bounds }]]);
+    const dirty = dirtyBounds(compiled, inked, 1)!;
+    const full = dirtyBounds(compiled, new Map([[node.id, { pixels: box(false), bounds }]]), 1)!;
+    expect(dirty.bottom - dirty.top).toBeLessThan(full.bottom - full.top);
+    const plain = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    const personalised = await renderTemplate(env.FILES, compiled, { scale: 1, overrides: inked });
+    expect(equalOutside(personalised, plain, dirty)).toBe(true);
+    // All transparent: only where the template's own pixels were.
+    const none = new Map([[node.id, { pixels: { width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }, bounds }]]);
+    const cleared = await renderTemplate(env.FILES, compiled, { scale: 1, overrides: none });
+    expect(equalOutside(cleared, plain, dirtyBounds(compiled, none, 1))).toBe(true);
+  });
 });
+
