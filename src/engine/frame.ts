@@ -16,6 +16,7 @@ import { dirtyBounds } from './composite/dirty';
 import { outputSize, renderTemplate } from './composite/compositor';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { clampQuality, subsamplingFor } from './raster/codecs';
+import { encodePngStrips } from './raster/png-rows';
 import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, type HuffSpec } from './raster/jpeg';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
@@ -146,6 +147,17 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
     coded.push(...done.rows);
   }
   return jpegFromRows({ width, height, quality: q, subsampling, specs: specs!, rows: coded });
+}
+
+/**
+ * A PNG preview coded as its strips are drawn, like renderFrameJpeg: the frame is never held
+ * (src/engine/memory/budget.ts decides when). It decodes to the pixels of the frame drawn whole;
+ * the bytes differ from encodePng's (filters chosen per row, the platform's zlib).
+ */
+export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, icc: Uint8Array | null, maxCodedBytes: number, timing: Timing): Promise<Uint8Array> {
+  const overrides = o.overrides ?? new Map();
+  const taps = frameTaps(compiled, o);
+  return encodePngStrips(o, stripRows(compiled, o), (rows, strip) => drawRows(bucket, compiled, o, overrides, taps, rows, strip, timing, rows.top), { icc, maxCodedBytes });
 }
 
 /**

@@ -14,7 +14,8 @@
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
-import { encodeFrameJpeg, renderFrame, renderFrameJpeg, streamsJpeg, type FrameOptions } from './frame';
+import { checkPreviewMemory, codedBytesLimit, previewRenderScale } from './memory/budget';
+import { encodeFrameJpeg, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
 import type { InputStore, StoredFont, StoredInput, UrlImages } from './inputs';
@@ -237,8 +238,6 @@ export interface PreparedRender {
 
 /** Largest preview we produce (pixels): 128 MB isolates hold the output a few times over. */
 export const MAX_OUTPUT_PIXELS = 25_000_000;
-/** Largest intermediate render when shrinking via a pyramid level. */
-const MAX_INTERMEDIATE_PIXELS = 16_000_000;
 
 /** s = min(w/W, h/H); output (round(W·s), round(H·s)), at least 1 px (rendering contract, Output). */
 export function boxScale(width: number, height: number, box: { width: number; height: number }) {
@@ -329,37 +328,37 @@ export async function personalise(
   return data ? overrides : undefined;
 }
 
-/** The preview's output box; InvalidInput beyond MAX_OUTPUT_PIXELS. */
-function previewBox(compiled: CompiledTemplate, size: PreviewOptions['size']) {
-  const box = boxScale(compiled.width, compiled.height, size);
+/** The preview's output box and memory plan; InvalidInput beyond MAX_OUTPUT_PIXELS, Unprocessable beyond the memory budget. */
+function previewBox(compiled: CompiledTemplate, options: Pick<PreviewOptions, 'size' | 'format' | 'optimizePreview'>) {
+  const box = boxScale(compiled.width, compiled.height, options.size);
   if (box.width * box.height > MAX_OUTPUT_PIXELS) {
     throw invalidInput(`The output would be ${box.width}×${box.height} px; previews are limited to ${MAX_OUTPUT_PIXELS / 1e6} MP.`, [
       { path: 'size', reason: 'too large' },
     ]);
   }
-  return box;
+  return { ...box, memory: checkPreviewMemory(compiled, box, options) };
 }
 
 /** Everything preparePreview refuses before fetching, without fetching; the template it names. */
 export async function checkPreview(store: InputStore, options: PreviewOptions): Promise<ResolvedTemplate> {
-  return (await checkRequest(store, options, (compiled) => previewBox(compiled, options.size))).template;
+  return (await checkRequest(store, options, (compiled) => previewBox(compiled, options))).template;
 }
 
 /** `timing`, when given, receives template, validate, inputs and fingerprint. */
 export async function preparePreview(store: InputStore, options: PreviewOptions, deps: RenderDeps, timing: Timing = noTiming): Promise<PreparedRender> {
-  let box = { s: 1, width: 0, height: 0 };
+  let box: ReturnType<typeof previewBox> | undefined;
   const request = await resolveRequest(
     store,
     options,
     deps,
     (compiled) => {
-      box = previewBox(compiled, options.size);
+      box = previewBox(compiled, options);
     },
     timing,
   );
   const { template } = request;
   const { compiled } = template;
-  const { s, width, height } = box;
+  const { s, width, height, memory } = box!;
   const shrinking = s < 1;
   const fingerprint = await timing.time('fingerprint', () => requestFingerprint('preview', request, {
     format: options.format,
@@ -383,11 +382,7 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       // optimizePreview, straight onto the output grid (each layer resampled from its level; every
       // layer, mask and effect still drawn): no final resample, a smaller canvas to composite,
       // 0.6–34 dB lower PSNR between pyramid levels (docs/performance.md, Output stage).
-      let scale = s;
-      if (shrinking && !options.optimizePreview) {
-        const level = 2 ** -Math.floor(Math.log2(1 / s));
-        if (compiled.width * compiled.height * level * level <= MAX_INTERMEDIATE_PIXELS) scale = level;
-      }
+      const scale = previewRenderScale(compiled, s, options.optimizePreview);
       problems.length = 0;
       const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p) }));
       const frameOptions: FrameOptions = {
@@ -405,6 +400,9 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
         const jpeg = await renderFrameJpeg(store.bucket, compiled, frameOptions, options.jpegQuality, timing);
         return jpegImage(jpeg, await iccOf());
       }
+      if (options.format === 'png' && memory.streamed) {
+        return { bytes: await renderFramePng(store.bucket, compiled, frameOptions, await iccOf(), codedBytesLimit(memory), timing), contentType: 'image/png', ext: 'png' };
+      }
       const frame = await renderFrame(store.bucket, compiled, frameOptions, timing);
       const profile = await iccOf();
       // A JPEG of a kept template frame re-codes only the MCU rows the request changed.
@@ -421,7 +419,7 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
  * `timing` receives template, validate, inputs and preflight.
  */
 export async function preflightPreview(store: InputStore, options: PreviewOptions, deps: RenderDeps, timing: Timing = noTiming): Promise<PreflightReport> {
-  const request = await resolveRequest(store, options, deps, (compiled) => previewBox(compiled, options.size), timing);
+  const request = await resolveRequest(store, options, deps, (compiled) => previewBox(compiled, options), timing);
   const problems: PreflightProblem[] = [];
   await timing.time('preflight', () => personalise(request, { scale: 1, report: (p) => problems.push(p), layoutOnly: true }));
   return preflightReport(problems);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const BUDGET_MB = 96;
-const CASES = ['preview-10000', 'pdf-10000', 'personalised-8000', 'photo-12mp'];
+const CASES = ['preview-10000', 'pdf-10000', 'personalised-8000', 'photo-12mp', 'png-10000'];
 
 describe('peak memory per request (issue 25 §1)', () => {
   it(`keeps each of ${CASES.join(', ')} within ${BUDGET_MB} MB live + WASM`, { timeout: 600_000 }, async () => {
