@@ -1,10 +1,12 @@
 import type { AdjustmentLayer } from 'ag-psd';
-import { applyColorLookup } from './color-lookup';
+import { applyColorLookup, type CompiledColorLookup } from './color-lookup';
 import { selectiveColor } from './selective-color';
 import { gradientRamp, rgbOf } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibrance } from './vibrance';
-import type { AdjustmentInCmyk } from './cmyk-adjust';
+
+/** A CMYK document's adjustment with the table cmyk-adjust.ts works out on its inks at compile time. */
+export type AdjustmentInCmyk = AdjustmentLayer & { inCmyk?: CompiledColorLookup };
 
 /**
  * Adjustment layers as per-pixel functions over RGBA (alpha untouched). Returns false for kinds

@@ -1,6 +1,6 @@
 import type { AdjustmentLayer } from 'ag-psd';
 import { colourTransformSync, defaultProfile } from '../colour';
-import { cmykChannelLuts } from './adjust';
+import { cmykChannelLuts, type AdjustmentInCmyk } from './adjust';
 import { encodeLut, type CompiledColorLookup } from './color-lookup';
 
 /**
@@ -23,7 +23,6 @@ import { encodeLut, type CompiledColorLookup } from './color-lookup';
  * converted to CMYK by the profile comes out close to Photoshop; inks picked with another black
  * as far as that black differs (docs/colour.md gives the figures).
  */
-export type AdjustmentInCmyk = AdjustmentLayer & { inCmyk?: CompiledColorLookup };
 
 /** Grid points per axis: 17³ nodes (~39 KB of base64 in the tree), interpolated trilinearly. */
 const GRID = 17;

@@ -2,7 +2,8 @@ import type { AdjustmentLayer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
 import { colourTransformSync, defaultProfile } from '../../../src/engine/colour';
 import { applyAdjustment, cmykChannelLuts } from '../../../src/engine/composite/adjust';
-import { adjustmentInCmyk, type AdjustmentInCmyk } from '../../../src/engine/composite/cmyk-adjust';
+import { adjustmentInCmyk } from '../../../src/engine/composite/cmyk-adjust';
+import type { AdjustmentInCmyk } from '../../../src/engine/composite/adjust';
 
 /**
  * Issue 20: a CMYK document's adjustment acts on its inks. The compile-time table (RGB → CMYK →
