@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PDFName } from 'pdf-lib';
-import { bundledFont, runTool } from '../helpers/fixtures';
+import { bundledFont, runTool, madeFixture } from '../helpers/fixtures';
 import { gsCmyk, pdfGraph } from '../engine/pdf/print';
 import { call, form, postJson, upload, uploadFixture, withKey } from './helpers';
 import { fixtureServer } from '../helpers/fixtures';
@@ -29,17 +29,12 @@ beforeAll(async () => {
   expect(font.status).toBe(201);
 });
 
-async function made(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 describe('POST /api/rendering/hires: CMYK templates', () => {
   let cmyk: string;
   let stored: Uint8Array;
   beforeAll(async () => {
-    const bytes = await made('made-cmyk8.psd');
+    const bytes = await madeFixture('made-cmyk8.psd');
     const res = await upload('templates', [['cmyk8.psd', bytes]], '?destination=pdf-colour&overwrite=true');
     expect(res.status, await res.clone().text()).toBe(201);
     cmyk = ((await res.json()) as string[])[0];

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Unprocessable } from '../../src/engine/errors';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
-import { fixtureServer, psdFixture, psdManifest } from '../helpers/fixtures';
+import { fixtureServer, psdFixture, psdManifest, madeFixture } from '../helpers/fixtures';
 import floors from './fidelity-floors.json';
 
 /**
@@ -16,11 +16,6 @@ const recorded = floors as Record<string, number | string>;
 const results: Array<{ name: string; psnr: number | string }> = [];
 const made = ((await (await fetch(`${fixtureServer()}/fixtures/psd-made/manifest.json`)).json()) as { files: Array<{ name: string }> }).files;
 const madeResults: Array<{ name: string; psnr: number | string }> = [];
-async function madeFixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${encodeURIComponent(name)}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /** PSNR (dB) of RGB over white; where Photoshop's alpha is 0 the expected colour is white. */
 export function psnrOverWhite(ours: Uint8ClampedArray, theirs: Uint8Array, hasAlpha: boolean): number {

@@ -10,6 +10,13 @@ export async function psdFixture(name: string): Promise<Uint8Array> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
+/** A PSD made by our fixture scripts, from test/fixtures/psd-made by file name. */
+export async function madeFixture(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${encodeURIComponent(name)}`);
+  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
 export interface FixtureManifestEntry {
   name: string;
   width: number;

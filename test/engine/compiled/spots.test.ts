@@ -3,20 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, templateInfo } from '../../../src/engine';
 import { spotsOf } from '../../../src/engine/compiled/spots';
 import { labToSrgb } from '../../../src/engine/psd/spots';
-import { fixtureServer } from '../../helpers/fixtures';
+import { madeFixture } from '../../helpers/fixtures';
 
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /** test/fixtures/psd-made/make-spot.mjs's first spot. */
 const tintA = (x: number, y: number) => (y < 8 ? [255, 128, 64, 0][Math.floor(x / 10)] : y < 16 ? Math.min(255, x * 7) : 0);
 
 describe('spot channels in previews (issue 20 §2)', () => {
   it('show the ink over the image as Photoshop does: (1 − k)·c + k·((1 − s)·c·ink + s·ink)', async () => {
-    const compiled = await compileTemplate(env.FILES, await fixture('made-spot-rgb8.psd'));
+    const compiled = await compileTemplate(env.FILES, await madeFixture('made-spot-rgb8.psd'));
     expect(spotsOf(compiled).map((s) => [s.name, s.solidity, s.layers.length])).toEqual([['Spot Blue', 0.5, 2]]);
     const ink = labToSrgb([40, 10, -60]);
     const img = await renderTemplate(env.FILES, compiled, { scale: 1 });
@@ -41,7 +36,7 @@ describe('spot channels in previews (issue 20 §2)', () => {
   });
 
   it('a transparent ink (solidity 0) multiplies, an opaque one (100) covers; a CMYK document keeps one layer each', async () => {
-    const compiled = await compileTemplate(env.FILES, await fixture('made-spot-cmyk8.psd'));
+    const compiled = await compileTemplate(env.FILES, await madeFixture('made-spot-cmyk8.psd'));
     const spots = spotsOf(compiled);
     expect(spots.map((s) => [s.name, s.layers.length])).toEqual([
       ['PANTONE 185 C', 1],
@@ -58,7 +53,7 @@ describe('spot channels in previews (issue 20 §2)', () => {
   });
 
   it('leave documents without spot channels as they were', async () => {
-    const compiled = await compileTemplate(env.FILES, await fixture('made-cmyk8.psd'));
+    const compiled = await compileTemplate(env.FILES, await madeFixture('made-cmyk8.psd'));
     expect(spotsOf(compiled)).toEqual([]);
     expect('spots' in compiled).toBe(false);
   });

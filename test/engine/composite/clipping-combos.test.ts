@@ -2,7 +2,7 @@ import { writePsdUint8Array, type AdjustmentLayer, type BlendMode, type Layer } 
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
-import { fixtureServer } from '../../helpers/fixtures';
+import { madeFixture } from '../../helpers/fixtures';
 import { random, type Random } from './kit';
 
 /**
@@ -12,11 +12,6 @@ import { random, type Random } from './kit';
  * crash here is a 500 on a preview), at full size and scaled, whole and as a strip.
  */
 
-async function madeFixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${encodeURIComponent(name)}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 describe('clipping masks mixed with groups and other clipping', () => {
   it('clipped to a group, several on a base in multiply, hidden base, adjustment in the stack, clipped group, group base, clipped pass-through group', async () => {

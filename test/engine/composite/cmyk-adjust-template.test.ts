@@ -17,7 +17,7 @@ import { MemorySink } from '../../../src/engine/pdf/sink';
 import { preparePreview } from '../../../src/engine/preview';
 import { srgbProfile } from '../../../src/engine/raster/icc';
 import { FileStore } from '../../../src/dynamic-image/store';
-import { fixtureServer } from '../../helpers/fixtures';
+import { madeFixture } from '../../helpers/fixtures';
 import { upload } from '../../dynamic-image/helpers';
 import { gsCmyk } from '../pdf/print';
 import { renderDeps } from '../pdf/helpers';
@@ -88,7 +88,7 @@ const psnrOf = (got: (x: number, y: number) => number[], want: (x: number, y: nu
 
 beforeAll(async () => {
   toRgb = await colourTransform({ from: defaultProfile('Cmyk'), to: srgbProfile(), fromLayout: 'CMYK', toLayout: 'RGB' });
-  for (const { name } of DOCS) psds.set(name, new Uint8Array(await (await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`)).arrayBuffer()));
+  for (const { name } of DOCS) psds.set(name, await madeFixture(name));
   const up = await upload('templates', DOCS.map(({ name }) => [name, psds.get(name)!]), '?destination=cmyk-adjust&overwrite=true');
   expect(up.status).toBe(201); // a 422 before: "… is an adjustment layer in a CMYK document"
 });

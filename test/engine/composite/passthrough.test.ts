@@ -2,7 +2,7 @@ import { writePsdUint8Array, type Layer, type Psd } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
-import { fixtureServer } from '../../helpers/fixtures';
+import { madeFixture } from '../../helpers/fixtures';
 
 /**
  * Pass-through groups (Photoshop: "the group has no blending properties of its own"): children
@@ -13,11 +13,6 @@ import { fixtureServer } from '../../helpers/fixtures';
  * exactly what its children draw in the parent.
  */
 
-async function madeFixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${encodeURIComponent(name)}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /** Every pixel of the render against the composite stored in the file; the mismatches, listed. */
 async function mismatches(bytes: Uint8Array, tolerance = 1): Promise<string[]> {

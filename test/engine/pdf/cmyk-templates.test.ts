@@ -15,7 +15,7 @@ import { preparePreview } from '../../../src/engine/preview';
 import { MemorySink } from '../../../src/engine/pdf/sink';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { srgbProfile } from '../../../src/engine/raster/icc';
-import { fixtureServer, runTool } from '../../helpers/fixtures';
+import { runTool, madeFixture } from '../../helpers/fixtures';
 import { upload } from '../../dynamic-image/helpers';
 import { gsCmyk, pdfGraph, type Tiff } from './print';
 import { renderDeps } from './helpers';
@@ -25,11 +25,6 @@ const W = 16;
 const H = 12;
 const FILES = ['made-cmyk16.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd'];
 
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /**
  * The merged image of a raw-stored PSD: ink per pixel (C, M, Y, K on the document's scale, 0 =
@@ -78,7 +73,7 @@ async function intentProfile(bytes: Uint8Array): Promise<Uint8Array> {
 
 const psds = new Map<string, Uint8Array>();
 beforeAll(async () => {
-  for (const name of FILES) psds.set(name, await fixture(name));
+  for (const name of FILES) psds.set(name, await madeFixture(name));
   const res = await upload('templates', FILES.map((n) => [n, psds.get(n)!]), '?destination=cmyk-templates&overwrite=true');
   expect(res.status).toBe(201);
 });

@@ -19,7 +19,7 @@ import { parseColor } from '../../../src/engine/personalise';
 import type { LayerNode } from '../../../src/engine/types';
 import { MemorySink } from '../../../src/engine/pdf/sink';
 import { FileStore } from '../../../src/dynamic-image/store';
-import { fixtureServer } from '../../helpers/fixtures';
+import { fixtureServer, madeFixture } from '../../helpers/fixtures';
 import { upload } from '../../dynamic-image/helpers';
 import { gsCmyk, type Tiff } from './print';
 import { renderDeps } from './helpers';
@@ -28,11 +28,6 @@ const W = 24;
 const H = 16;
 const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd', 'made-ink-zip.psd', 'made-ink-shape.psd', 'made-ink-clipped-fallback.psd'];
 
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /** A raw 8-bit CMYK PSD as make-ink.mjs writes it: each layer's planes and the merged image, as ink. */
 function read(psd: Uint8Array) {
@@ -107,7 +102,7 @@ async function print(name: string, options: Partial<HiresOptions> = {}, rows?: n
 
 const psds = new Map<string, Uint8Array>();
 beforeAll(async () => {
-  for (const name of FILES) psds.set(name, await fixture(name));
+  for (const name of FILES) psds.set(name, await madeFixture(name));
   const res = await upload('templates', FILES.map((n) => [n, psds.get(n)!]), '?destination=ink-composite&overwrite=true');
   expect(res.status).toBe(201);
 });

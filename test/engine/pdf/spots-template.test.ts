@@ -5,7 +5,7 @@ import { prepareHires, type HiresOptions } from '../../../src/engine/pdf/prepare
 import { psdInk } from '../../../src/engine/pdf/psd-ink';
 import { MemorySink } from '../../../src/engine/pdf/sink';
 import { FileStore } from '../../../src/dynamic-image/store';
-import { fixtureServer, runTool } from '../../helpers/fixtures';
+import { runTool, madeFixture } from '../../helpers/fixtures';
 import { upload } from '../../dynamic-image/helpers';
 import { decodeTiff, printTool, type Tiff } from './print';
 import { rasterise, renderDeps } from './helpers';
@@ -19,11 +19,6 @@ const W = 40;
 const H = 24;
 const PROCESS = ['Cyan', 'Magenta', 'Yellow', 'Black'];
 
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 async function pdf(options: HiresOptions, separation?: Separation) {
   const page = await prepareHires(new FileStore(env.FILES), options, renderDeps());
@@ -45,8 +40,8 @@ const grid = (f: (x: number, y: number) => number) => Array.from({ length: H }, 
 
 let cmykPsd: Uint8Array;
 beforeAll(async () => {
-  cmykPsd = await fixture('made-spot-cmyk8.psd');
-  const res = await upload('templates', [['spot-cmyk.psd', cmykPsd], ['spot-rgb.psd', await fixture('made-spot-rgb8.psd')]], '?destination=spots&overwrite=true');
+  cmykPsd = await madeFixture('made-spot-cmyk8.psd');
+  const res = await upload('templates', [['spot-cmyk.psd', cmykPsd], ['spot-rgb.psd', await madeFixture('made-spot-rgb8.psd')]], '?destination=spots&overwrite=true');
   expect(res.status).toBe(201);
 });
 

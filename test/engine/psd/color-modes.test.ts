@@ -12,7 +12,7 @@ import { readLayerRecords } from '../../../src/engine/psd/records';
 import { readImageResources } from '../../../src/engine/psd/resources';
 import type { LayerNode } from '../../../src/engine/types';
 import { sniffImage } from '../../../src/engine/raster/sniff';
-import { fixtureServer, psdFixture } from '../../helpers/fixtures';
+import { psdFixture, madeFixture } from '../../helpers/fixtures';
 import { call, postJson, upload } from '../../dynamic-image/helpers';
 
 /**
@@ -21,11 +21,6 @@ import { call, postJson, upload } from '../../dynamic-image/helpers';
  * fidelity.test.ts. Here: the sample arithmetic, each compression at 16 bits, the conversions,
  * and the 422s for what stays refused.
  */
-async function made(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate'));
@@ -198,7 +193,7 @@ describe('colour modes to RGB', () => {
 
 describe('made 16-bit, grey and CMYK files', () => {
   it('find their layers in the Lr16 block (records, merged alpha) and read the merged image', async () => {
-    const gray16 = await made('made-gray16.psd');
+    const gray16 = await madeFixture('made-gray16.psd');
     expect(readLayerRecords(gray16)).toHaveLength(3);
     expect(readImageResources(gray16).mergedAlpha).toBe(true);
     const doc = parsePsd(gray16);
@@ -211,7 +206,7 @@ describe('made 16-bit, grey and CMYK files', () => {
   });
 
   it('leave the bytes as they were (the CMYK header is shown to ag-psd as RGB only while it reads)', async () => {
-    const cmyk = await made('made-cmyk8.psd');
+    const cmyk = await madeFixture('made-cmyk8.psd');
     const copy = cmyk.slice();
     const doc = parsePsd(cmyk);
     expect(cmyk).toEqual(copy);
@@ -238,24 +233,24 @@ describe('made 16-bit, grey and CMYK files', () => {
       out.set(bytes.subarray(34), 34 + block.length);
       return out;
     };
-    const rgb = await compileTemplate(env.FILES, withIcc(await made('made-rgb16.psd')));
+    const rgb = await compileTemplate(env.FILES, withIcc(await madeFixture('made-rgb16.psd')));
     expect(rgb.iccKey).toBeDefined();
     for (const name of ['made-cmyk8.psd', 'made-gray8.psd']) {
-      const compiled = await compileTemplate(env.FILES, withIcc(await made(name)));
+      const compiled = await compileTemplate(env.FILES, withIcc(await madeFixture(name)));
       expect(compiled.layers.length, name).toBe(3);
       expect(compiled.iccKey, name).toBeUndefined();
     }
   });
 
   it('render flat Indexed (through the colour table) and Bitmap (1 = black) documents', async () => {
-    const indexed = await compileTemplate(env.FILES, await made('made-indexed8.psd'));
+    const indexed = await compileTemplate(env.FILES, await madeFixture('made-indexed8.psd'));
     const a = await renderTemplate(env.FILES, indexed, { scale: 1 });
     for (const [x, y] of [[0, 0], [1, 1], [15, 7], [7, 3]]) {
       const i = (16 * x + 3 * y) & 255;
       const o = (y * 16 + x) * 4;
       expect([...a.data.subarray(o, o + 4)], `${x},${y}`).toEqual([i, 255 - i, (7 * i) & 255, 255]);
     }
-    const bitmap = await compileTemplate(env.FILES, await made('made-bitmap1.psd'));
+    const bitmap = await compileTemplate(env.FILES, await madeFixture('made-bitmap1.psd'));
     const b = await renderTemplate(env.FILES, bitmap, { scale: 1 });
     for (let y = 0; y < 6; y++) {
       for (let x = 0; x < 20; x++) {
@@ -273,10 +268,10 @@ describe('made 16-bit, grey and CMYK files', () => {
 
   it('render Duotone as its grey channel', async () => {
     // made-gray8 declared Duotone (mode 8): the same single channel; the inks are not applied.
-    const bytes = (await made('made-gray8.psd')).slice();
+    const bytes = (await madeFixture('made-gray8.psd')).slice();
     bytes[25] = 8;
     const compiled = await compileTemplate(env.FILES, bytes);
-    const gray = await compileTemplate(env.FILES, await made('made-gray8.psd'));
+    const gray = await compileTemplate(env.FILES, await madeFixture('made-gray8.psd'));
     const a = await renderTemplate(env.FILES, compiled, { scale: 1 });
     const b = await renderTemplate(env.FILES, gray, { scale: 1 });
     expect([...a.data]).toEqual([...b.data]);
@@ -292,7 +287,7 @@ describe('made 16-bit, grey and CMYK files', () => {
       // through the (non-linear) profile; covered pixels match exactly (see fidelity-floors.json).
       ['made-cmyk8.psd', 30],
     ] as const) {
-      const compiled = await compileTemplate(env.FILES, await made(name));
+      const compiled = await compileTemplate(env.FILES, await madeFixture(name));
       const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
       const stored = (await loadStoredComposite(env.FILES, compiled))!;
       let sum = 0;
@@ -311,7 +306,7 @@ describe('made 16-bit, grey and CMYK files', () => {
 describe('over HTTP', () => {
   it('a 16-bit, a CMYK, a grey and an Indexed template upload (201) and preview as RGB PNGs', async () => {
     const names = ['made-rgb16.psd', 'made-cmyk8.psd', 'made-gray16.psd', 'made-indexed8.psd'];
-    const res = await upload('templates', await Promise.all(names.map(async (n) => [n, await made(n)] as [string, Uint8Array])), '?destination=modes&overwrite=true');
+    const res = await upload('templates', await Promise.all(names.map(async (n) => [n, await madeFixture(n)] as [string, Uint8Array])), '?destination=modes&overwrite=true');
     expect(res.status, await res.clone().text()).toBe(201);
     for (const name of (await res.json()) as string[]) {
       const preview = await postJson('/api/rendering/preview', { template: name, format: 'png' });
@@ -323,7 +318,7 @@ describe('over HTTP', () => {
   });
 
   it('a Lab template is a 422 naming the mode, and nothing is kept', async () => {
-    const lab = (await made('made-gray8.psd')).slice();
+    const lab = (await madeFixture('made-gray8.psd')).slice();
     lab[25] = 9;
     const res = await upload('templates', [['lab.psd', lab]], '?destination=modes&overwrite=true');
     expect(res.status).toBe(422);
@@ -355,7 +350,7 @@ describe('modes and depths still refused (422 naming them)', () => {
     }
     const e = await refusal(async () => compileTemplate(env.FILES, await patched(24, 9)));
     expect(e.message).toMatch(/Lab/);
-    const layered = (await made('made-gray8.psd')).slice();
+    const layered = (await madeFixture('made-gray8.psd')).slice();
     layered[25] = 2;
     expect((await refusal(() => compileTemplate(env.FILES, layered))).message).toMatch(/Indexed document with layers/);
     expect((await refusal(async () => readHeader(await patched(24, 0)))).message).toMatch(/Bitmap document of 8 bits/);

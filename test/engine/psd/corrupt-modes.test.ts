@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { Unprocessable } from '../../../src/engine/errors';
-import { fixtureServer } from '../../helpers/fixtures';
+import { madeFixture } from '../../helpers/fixtures';
 
 /**
  * The readers this session added (16-bit, Grayscale, CMYK, Indexed, Bitmap, PSB; the Lr16 block;
@@ -30,11 +30,6 @@ const RICH = [
   'made-fx-stroke-gradient.psd',
 ];
 
-async function madeFixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${encodeURIComponent(name)}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 function random(seed: number) {
   let a = seed >>> 0;

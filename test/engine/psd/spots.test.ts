@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureServer } from '../../helpers/fixtures';
+import { madeFixture } from '../../helpers/fixtures';
 import { labToSrgb, psdLayout, readSpotChannels, spotRows } from '../../../src/engine/psd/spots';
 import { psdInk } from '../../../src/engine/pdf/psd-ink';
 
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/psd-made/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /** test/fixtures/psd-made/make-spot.mjs's spot tints. */
 function spotTint(s: number, x: number, y: number): number {
@@ -17,7 +12,7 @@ function spotTint(s: number, x: number, y: number): number {
 
 describe('PSD spot channels (issue 20 §2)', () => {
   it('reads names, inks, solidity and planes of a CMYK document (PackBits)', async () => {
-    const psd = await fixture('made-spot-cmyk8.psd');
+    const psd = await madeFixture('made-spot-cmyk8.psd');
     const spots = readSpotChannels(psd);
     expect(spots.map((s) => [s.name, s.plane, s.solidity, s.ink.space])).toEqual([
       ['PANTONE 185 C', 4, 0, 'Cmyk'],
@@ -39,7 +34,7 @@ describe('PSD spot channels (issue 20 §2)', () => {
   });
 
   it('reads an RGB document (raw) with a Lab ink at solidity 50', async () => {
-    const psd = await fixture('made-spot-rgb8.psd');
+    const psd = await madeFixture('made-spot-rgb8.psd');
     const [spot] = readSpotChannels(psd);
     expect(spot).toMatchObject({ name: 'Spot Blue', plane: 3, solidity: 0.5, ink: { space: 'Lab', values: [40, 10, -60] } });
     const rows = spotRows(psdLayout(psd)!, spot.plane);
@@ -47,7 +42,7 @@ describe('PSD spot channels (issue 20 §2)', () => {
   });
 
   it('reads 16-bit spot channels narrowed to 8 bits', async () => {
-    const psd = await fixture('made-spot-cmyk16.psd');
+    const psd = await madeFixture('made-spot-cmyk16.psd');
     const [spot] = readSpotChannels(psd);
     expect(spot).toMatchObject({ name: 'PANTONE 185 C', plane: 4 });
     const layout = psdLayout(psd)!;
@@ -57,7 +52,7 @@ describe('PSD spot channels (issue 20 §2)', () => {
   });
 
   it('finds none in documents without spot channels', async () => {
-    expect(readSpotChannels(await fixture('made-cmyk8.psd'))).toEqual([]);
+    expect(readSpotChannels(await madeFixture('made-cmyk8.psd'))).toEqual([]);
     expect(readSpotChannels(new Uint8Array(10))).toEqual([]);
   });
 
