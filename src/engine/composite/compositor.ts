@@ -254,7 +254,9 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
     await drawClipped();
     const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask) : undefined;
-    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke);
+    // The group is the base's own composite (from transparency, clipped layers atop): at Fill
+    // 100 % its interior effects recolour it within its alpha (docs/effects.md, Fidelity).
+    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.fillOpacity >= 1 && !base.knockout);
     else stroke?.();
     clipped = [];
   }

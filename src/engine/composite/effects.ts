@@ -366,13 +366,16 @@ function paint(
   atop: boolean,
   overlay = false,
   from: Bounds = r,
+  inLayer = false,
 ): void {
   const w = widthOf(r);
   const fw = widthOf(from);
   const data = new Uint8ClampedArray(w * heightOf(r) * 4);
   const solid = !(color instanceof Uint8ClampedArray);
   for (let y = 0, o = 0; y < heightOf(r); y++) {
-    for (let x = 0, i = (y + r.top - from.top) * fw + (r.left - from.left); x < w; x++, i++, o += 4) {
+    // Into the layer's own composite: the coverage relative to the layer's alpha there.
+    let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
+    for (let x = 0, i = (y + r.top - from.top) * fw + (r.left - from.left); x < w; x++, i++, o += 4, held += 4) {
       if (solid) {
         data[o] = color[0];
         data[o + 1] = color[1];
@@ -382,11 +385,15 @@ function paint(
         data[o + 1] = color[o + 1];
         data[o + 2] = color[o + 2];
       }
-      data[o + 3] = coverage[i] * 255;
+      if (!inLayer) data[o + 3] = coverage[i] * 255;
+      else {
+        const a = canvas.data[held];
+        data[o + 3] = a ? Math.min(1, (coverage[i] * 255) / a) * 255 : 0;
+      }
     }
   }
   blendSurface(canvas, { x: r.left, y: r.top, w: widthOf(r), h: heightOf(r), data }, null, opacity, mode ?? 'normal', {
-    atop,
+    atop: atop || inLayer,
     excludedChannels: style.excludedChannels,
     gamma: overlay ? style.gamma : 1,
   });
@@ -524,6 +531,7 @@ export function drawEffectsAbove(
   shape: Shape,
   atop: boolean,
   overOverlays?: () => void,
+  inLayer = false,
 ): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
@@ -540,17 +548,17 @@ export function drawEffectsAbove(
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1);
     eachTile(inside(0), shape, target, (r) => {
       const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
-      paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true);
+      paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true, r, inLayer);
     });
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
     eachTile(inside(0), shape, target, (r) => {
       const colors = gradientFill(g, r, ctx, node);
-      if (colors) paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true);
+      if (colors) paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true, r, inLayer);
     });
   }
   for (const f of list(fx.solidFill).reverse()) {
-    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, alphaOf(shape, r), rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true));
+    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, alphaOf(shape, r), rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true, r, inLayer));
   }
   overOverlays?.();
   const satin = fx.satin;
@@ -573,7 +581,7 @@ export function drawEffectsAbove(
         if (lut) v = lut[Math.round(v * 255)] / 255;
         cov[i] = (satin.invert ? 1 - v : v) * alpha[i];
       }
-      paint(canvas, tile, shape, cov, rgbOf(satin.color), (satin.opacity ?? 0.5) * opacity, satin.blendMode ?? 'multiply', atop);
+      paint(canvas, tile, shape, cov, rgbOf(satin.color), (satin.opacity ?? 0.5) * opacity, satin.blendMode ?? 'multiply', atop, false, tile, inLayer);
     });
   }
   const inner = fx.innerGlow;
@@ -591,7 +599,7 @@ export function drawEffectsAbove(
       for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * alpha[i];
       applyRange(body, inner.range);
       applyContour(body, inner.contour);
-      paint(canvas, tile, shape, body, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop, false, r);
+      paint(canvas, tile, shape, body, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop, false, r, inLayer);
     });
   }
   for (const d of list(fx.innerShadow).reverse()) {
@@ -603,12 +611,12 @@ export function drawEffectsAbove(
       applyContour(cov, d.contour);
       const alpha = alphaOf(shape, source.rect);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
-      paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, source.rect);
+      paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, source.rect, inLayer);
     });
   }
-  drawStrokes(ctx, node, canvas, shape, atop);
+  drawStrokes(ctx, node, canvas, shape, atop, inLayer);
   const bevel = fx.bevel;
-  if (on(bevel)) drawBevel(ctx, node, bevel, shape, canvas, opacity, atop);
+  if (on(bevel)) drawBevel(ctx, node, bevel, shape, canvas, opacity, atop, inLayer);
 }
 
 type Stroke = NonNullable<LayerEffectsInfo['stroke']>[number];
@@ -622,7 +630,7 @@ type Stroke = NonNullable<LayerEffectsInfo['stroke']>[number];
  * stroke takes the layer's opacity, not its fill opacity: at fill 0 the interior goes and the
  * stroke stays.
  */
-function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
+function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean, inLayer: boolean): void {
   const fx = node.effects as LayerEffectsInfo;
   const strokes = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
   if (!strokes.length) return;
@@ -648,7 +656,8 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
           for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;
         }
       }
-      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop);
+      // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
+      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop, false, tile, inLayer && st.position === 'inside');
     }
   });
 }
@@ -673,7 +682,7 @@ type Bevel = NonNullable<LayerEffectsInfo['bevel']>;
  * and the gloss contour is lost (drawn Linear, Photoshop's default); with it off, `contour` is the
  * gloss contour. A stroke emboss is drawn on the top stroke's band, and not at all without one.
  */
-function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean): void {
+function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean, inLayer: boolean): void {
   const fx = node.effects as LayerEffectsInfo;
   const st = list(fx.stroke).find((x) => px(x.size) * ctx.scale > 0);
   if (b.style === 'stroke emboss' && !st) return;
@@ -700,8 +709,9 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     let alpha = alphaOf(shape, r);
     if (b.style === 'stroke emboss') alpha = strokeBand(st!, signedDistance(alpha, w, h), ctx.scale);
     const { hi, lo } = bevelMaps(alpha, w, h, options);
-    paint(canvas, tile, shape, hi, rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r);
-    paint(canvas, tile, shape, lo, rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r);
+    const within = inLayer && (b.style ?? 'inner bevel') === 'inner bevel';
+    paint(canvas, tile, shape, hi, rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r, within);
+    paint(canvas, tile, shape, lo, rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r, within);
   });
 }
 
