@@ -66,19 +66,8 @@ async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameO
 function frameTaps(compiled: CompiledTemplate, o: FrameOptions) {
   const canvas = outputSize(compiled, o.scale);
   if (canvas.width === o.width && canvas.height === o.height) return null;
-  // The same for every request of a size (a personalised preview computed them twice, ~0.4 ms).
-  const key = `${canvas.height}/${o.height}/${o.quality}`;
-  let taps = tapsBySize.get(key);
-  if (!taps) {
-    taps = resampleTaps(canvas.height, o.height, o.quality);
-    if (tapsBySize.size >= 64) tapsBySize.delete(tapsBySize.keys().next().value!);
-    tapsBySize.set(key, taps);
-  }
-  return taps;
+  return resampleTaps(canvas.height, o.height, o.quality); // kept per size by resampleTaps
 }
-
-/** Frame taps per canvas height, output height and quality (a few KB each), per isolate. */
-const tapsBySize = new Map<string, ReturnType<typeof resampleTaps>>();
 
 /**
  * The frame drawn a strip of output rows at a time, each strip from the canvas rows it reads

@@ -89,10 +89,43 @@ export async function resample(
   return resampleRows(img, { top: 0, height: img.height }, width, height, { top: 0, bottom: height }, quality);
 }
 
-/** Filter taps per axis for a resize from src to dst pixels. */
+/**
+ * Filter taps per axis for a resize from src to dst pixels. Kept per isolate (the same sizes
+ * come back on every preview of a template: a personalised preview asked three times, ~0.3 ms
+ * each at 800 px); callers share the result and must not write into it.
+ */
 export function resampleTaps(src: number, dst: number, quality: ResampleQuality = 'high'): AxisWeights {
-  return axisWeights(src, dst, quality === 'high' ? lanczos3 : dst < src ? box : bilinear);
+  const key = `${src}/${dst}/${quality}`;
+  let taps = tapsBySize.get(key);
+  if (taps) {
+    // Most recently used last, so the least recently used goes first when over the budget.
+    tapsBySize.delete(key);
+    tapsBySize.set(key, taps);
+    return taps;
+  }
+  taps = axisWeights(src, dst, quality === 'high' ? lanczos3 : dst < src ? box : bilinear);
+  const bytes = tapsBytes(taps);
+  if (bytes <= TAPS_KEPT_BYTES / 4) {
+    tapsBySize.set(key, taps);
+    tapsKeptBytes += bytes;
+    for (const [oldest, kept] of tapsBySize) {
+      if (tapsKeptBytes <= TAPS_KEPT_BYTES) break;
+      tapsBySize.delete(oldest);
+      tapsKeptBytes -= tapsBytes(kept);
+    }
+  }
+  return taps;
 }
+
+/**
+ * Bytes of taps kept per isolate: an 800 px preview's are ~60 KB per axis, a print-size
+ * resize's up to ~1 MB (not kept: it would crowd out the previews' and counts against the
+ * request's memory budget).
+ */
+const TAPS_KEPT_BYTES = 4 << 20;
+const tapsBySize = new Map<string, AxisWeights>();
+let tapsKeptBytes = 0;
+const tapsBytes = (taps: AxisWeights) => taps.bounds.byteLength + taps.weights.byteLength;
 
 /**
  * Output rows [rows.top, rows.bottom) of the resize of a `source.height`-row image to
