@@ -1,4 +1,4 @@
-import { blur, dilate, signedDistance } from './morphology';
+import { blurInPlace, dilate, Scratch, signedDistance } from './morphology';
 
 /** A 256-entry curve table (0..255 both ways), as adjust.ts's curveLut makes. */
 type Lut = Uint8Array;
@@ -88,30 +88,40 @@ function chisel(alpha: Float32Array, w: number, h: number, style: string, reach:
   return out;
 }
 
-export function bevelMaps(alpha: Float32Array, w: number, h: number, o: BevelOptions): { hi: Float32Array; lo: Float32Array } {
+export function bevelMaps(
+  alpha: Float32Array,
+  w: number,
+  h: number,
+  o: BevelOptions,
+  scratch = new Scratch(),
+): { hi: Float32Array; lo: Float32Array } {
   const style = o.style ?? 'inner bevel';
   const emboss = style === 'emboss' || style === 'pillow emboss';
   const reach = emboss ? o.size / 2 : o.size;
+  const n = alpha.length;
+  // Three arrays besides the alpha, reused by the caller's next tile (issue 25 §1): the height,
+  // the blurs' passes (then the highlight) and the shadow.
   let height: Float32Array;
   if (o.technique === 'chisel hard' || o.technique === 'chisel soft') {
     height = chisel(alpha, w, h, style, reach);
-    if (o.technique === 'chisel soft') height = blur(height, w, h, reach / 4);
+    if (o.technique === 'chisel soft') blurInPlace(height, w, h, reach / 4, scratch.take('pass', n));
   } else {
-    if (style === 'outer bevel') height = blur(dilate(alpha, w, h, reach), w, h, reach);
-    else height = blur(alpha, w, h, reach);
-    if (style === 'pillow emboss') height = height.map((v) => Math.abs(2 * v - 1));
+    if (style === 'outer bevel') height = dilate(alpha, w, h, reach, scratch.take('height', n), scratch.take('pass', n));
+    else (height = scratch.take('height', n)).set(alpha);
+    blurInPlace(height, w, h, reach, scratch.take('pass', n));
+    if (style === 'pillow emboss') for (let i = 0; i < n; i++) height[i] = Math.abs(2 * height[i] - 1);
   }
   const contour = o.contour;
-  if (contour) height = height.map((v) => throughCurve(contour, v));
-  if (o.soften > 0) height = blur(height, w, h, o.soften);
+  if (contour) for (let i = 0; i < n; i++) height[i] = throughCurve(contour, height[i]);
+  if (o.soften > 0) blurInPlace(height, w, h, o.soften, scratch.take('pass', n));
   const angle = (o.angle * Math.PI) / 180;
   const altitude = (o.altitude * Math.PI) / 180;
   const lx = Math.cos(altitude) * Math.cos(angle);
   const ly = -Math.cos(altitude) * Math.sin(angle);
   const lz = Math.sin(altitude);
   const k = reach * o.depth * (o.up ? 1 : -1);
-  const hi = new Float32Array(alpha.length);
-  const lo = new Float32Array(alpha.length);
+  const hi = scratch.take('pass', n, true);
+  const lo = scratch.take('shadow', n, true);
   for (let y = 1; y < h - 1; y++) {
     for (let x = 1; x < w - 1; x++) {
       const i = y * w + x;

@@ -2,7 +2,7 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, blur, dilate, erode, shift, signedDistance } from './morphology';
+import { bandCoverage, blur, dilate, erode, Scratch, shift, signedDistance } from './morphology';
 import { bevelMaps } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
@@ -74,8 +74,8 @@ export interface Shape {
    * where it fits on the target the output is the same to the bit.
    */
   frame: Bounds;
-  /** The masked content alpha 0..1 over r (0 outside the layer's pixels). */
-  alphaOver(r: Bounds): Float32Array;
+  /** The masked content alpha 0..1 over r (0 outside the layer's pixels), into `into` if given (as long). */
+  alphaOver(r: Bounds, into?: Float32Array): Float32Array;
   /** The layer's channel restrictions, which hold for its effects too. */
   excludedChannels?: number[];
   /** Text layers: the gamma their edges blend with, which holds for the effects drawn on them too. */
@@ -105,9 +105,9 @@ export const EVERYWHERE: Bounds = { left: -(2 ** 30), top: -(2 ** 30), right: 2 
 export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSource[], frame?: Bounds): Shape | null {
   if (!sources.length) return null;
   const extent = sources.map((s) => s.rect).reduce(unionOf);
-  const alphaOver = (r: Bounds) => {
+  const alphaOver = (r: Bounds, into?: Float32Array) => {
     const w = widthOf(r);
-    const alpha = new Float32Array(w * heightOf(r));
+    const alpha = into ? into.fill(0) : new Float32Array(w * heightOf(r));
     for (const { rect, content, mask } of sources) {
       const i = intersectRect(r, rect);
       if (!i) continue;
@@ -703,12 +703,15 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
   const far = reach(bevelReach(b, fx, ctx.scale));
   // A gloss contour can light the flat face outside the shape (emboss, pillow, outer bevel).
   const everywhere = !!options.gloss && b.style !== 'inner bevel' && b.style !== 'stroke emboss';
+  // The tiles of a layer far larger than the canvas reuse their arrays: a size-250 outer bevel's
+  // are 14 MB each (issue 25 §1).
+  const scratch = new Scratch();
   eachTile({ dx: 0, dy: 0, paint: far, read: far, everywhere }, shape, rectOf(canvas), (tile, r) => {
     const w = widthOf(r);
     const h = heightOf(r);
-    let alpha = alphaOf(shape, r);
+    let alpha = shape.alphaOver(r, scratch.take('alpha', w * h));
     if (b.style === 'stroke emboss') alpha = strokeBand(st!, signedDistance(alpha, w, h), ctx.scale);
-    const { hi, lo } = bevelMaps(alpha, w, h, options);
+    const { hi, lo } = bevelMaps(alpha, w, h, options, scratch);
     const within = inLayer && (b.style ?? 'inner bevel') === 'inner bevel';
     paint(canvas, tile, shape, hi, rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r, within);
     paint(canvas, tile, shape, lo, rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r, within);

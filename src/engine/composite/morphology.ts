@@ -11,15 +11,41 @@
  */
 export function blur(src: Float32Array, w: number, h: number, radius: number): Float32Array {
   if (radius <= 0) return src.slice();
+  return blurInPlace(src.slice(), w, h, radius, new Float32Array(src.length));
+}
+
+/**
+ * `blur` of `a` written over `a` itself, `scratch` (as long) holding the passes between: the same
+ * arithmetic, without allocating (the bevel's tiles reuse their arrays, issue 25 §1).
+ */
+export function blurInPlace(a: Float32Array, w: number, h: number, radius: number, scratch: Float32Array): Float32Array {
+  if (radius <= 0) return a;
   const r = Math.max(0, (radius - 1) / 2);
-  const boxes = [Math.floor(r), Math.ceil(r)];
-  let a = src.slice();
-  const b = new Float32Array(src.length);
-  for (const box of boxes) {
-    boxH(a, b, w, h, box);
-    boxV(b, a, w, h, box);
+  for (const box of [Math.floor(r), Math.ceil(r)]) {
+    boxH(a, scratch, w, h, box);
+    boxV(scratch, a, w, h, box);
   }
   return a;
+}
+
+/**
+ * Float arrays reused from one tile to the next (issue 25 §1): `take(slot, n)` gives slot's array
+ * cut to n values, allocated again only when a tile needs more than it holds. Its values are
+ * what the last tile left unless `zero`.
+ */
+export class Scratch {
+  private readonly slots = new Map<string, Float32Array<ArrayBuffer>>();
+  take(slot: string, n: number, zero = false): Float32Array<ArrayBuffer> {
+    let held = this.slots.get(slot);
+    if (!held || held.length < n) {
+      held = new Float32Array(n);
+      this.slots.set(slot, held);
+      return held;
+    }
+    const view = held.length === n ? held : held.subarray(0, n);
+    if (zero) view.fill(0);
+    return view;
+  }
 }
 
 /** Gaussian-like blur (three box passes) of standard deviation `sigma` px. */
@@ -115,8 +141,7 @@ function envelope({ f, out, v, z }: ReturnType<typeof envelopeScratch>, len: num
 }
 
 /** Squared Euclidean distance from each pixel to the nearest pixel where `inside` (Felzenszwalb). */
-function distanceSquared(inside: (i: number) => boolean, w: number, h: number): Float32Array {
-  const d = new Float32Array(w * h);
+function distanceSquared(inside: (i: number) => boolean, w: number, h: number, d: Float32Array = new Float32Array(w * h)): Float32Array {
   for (let i = 0; i < d.length; i++) d[i] = inside(i) ? 0 : INF;
   const line = envelopeScratch(Math.max(w, h));
   const { f, out } = line;
@@ -137,9 +162,8 @@ function distanceSquared(inside: (i: number) => boolean, w: number, h: number): 
  * The shape grown by `radius` px, edge anti-aliased (the 0.65 px edge offset is fitted to
  * Photoshop's outside strokes).
  */
-export function dilate(a: Float32Array, w: number, h: number, radius: number): Float32Array {
-  const d2 = distanceSquared((i) => a[i] >= 0.5, w, h);
-  const out = new Float32Array(a.length);
+export function dilate(a: Float32Array, w: number, h: number, radius: number, out = new Float32Array(a.length), scratch?: Float32Array): Float32Array {
+  const d2 = distanceSquared((i) => a[i] >= 0.5, w, h, scratch);
   for (let i = 0; i < a.length; i++) {
     const cov = radius + 0.65 - Math.sqrt(d2[i]);
     out[i] = Math.max(a[i], cov <= 0 ? 0 : cov >= 1 ? 1 : cov);
