@@ -106,6 +106,8 @@ export async function gatherInputs(
   deps: RenderDeps,
   /** The font store's index, when the caller started reading it already. */
   fontsAhead?: Promise<StoredFont[]>,
+  /** Receives image-read and image-decode when a picture is loaded (inside the render's overrides). */
+  timing: Timing = noTiming,
 ): Promise<{ context: Omit<PersonaliseContext, 'scale'>; hashes: Record<string, string> }> {
   // Error paths name the first layer that uses a reference.
   const refs = imageReferences(data);
@@ -137,7 +139,7 @@ export async function gatherInputs(
   const bytesOf = async (ref: string): Promise<Uint8Array> => {
     const held = images.get(ref)!;
     if (typeof held !== 'string') return held;
-    const read = await store.read('images', held);
+    const read = await timing.time('image-read', () => store.read('images', held));
     if (!read) throw notFound(`There is no image "${ref}".`, [{ path: pathOf.get(ref)!, reason: 'unknown image' }]);
     return read.bytes;
   };
@@ -165,16 +167,17 @@ export async function gatherInputs(
         // Decoded no larger than needed to cover the placement (never enlarged here); kept per
         // isolate by content hash and size, so a repeated picture is neither read nor decoded.
         const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}`;
-        const picture: RGBAImage & { source?: SniffedImage } = await cached(imageCache, key, async () =>
-          decodeBounded(await bytesOf(ref), {
+        const picture: RGBAImage & { source?: SniffedImage } = await cached(imageCache, key, async () => {
+          const bytes = await bytesOf(ref);
+          return timing.time('image-decode', () => decodeBounded(bytes, {
             path: pathOf.get(ref),
             size: (src) => {
               makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
               const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
               return { width: src.width * k, height: src.height * k };
             },
-          }),
-        );
+          }));
+        });
         // The picture's own pixels as displayed (EXIF orientation applied), for its effective ppi.
         return { ...picture, source: picture.source ? orientedSize(picture.source) : { width: picture.width, height: picture.height } };
       },
@@ -283,7 +286,7 @@ export async function resolveRequest(
   const fontsAhead = options.data && drawsTextOf(options.data) ? store.fonts() : undefined;
   fontsAhead?.catch(() => {}); // a refused request never awaits it
   const { template, data } = await checkRequest(store, options, check, timing);
-  const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead)) : null;
+  const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead, timing)) : null;
   return { template, data, gathered };
 }
 
@@ -319,7 +322,7 @@ const NO_INPUTS: Omit<PersonaliseContext, 'scale'> = {
  */
 export async function personalise(
   request: ResolvedRequest,
-  options: { scale: number; report: ReportProblem; layoutOnly?: boolean },
+  options: { scale: number; report: ReportProblem; layoutOnly?: boolean; timing?: Timing },
 ): Promise<LayerOverrides | undefined> {
   const { template, data, gathered } = request;
   const { compiled } = template;
@@ -384,7 +387,7 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       // 0.6–34 dB lower PSNR between pyramid levels (docs/performance.md, Output stage).
       const scale = previewRenderScale(compiled, s, options.optimizePreview);
       problems.length = 0;
-      const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p) }));
+      const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing }));
       const frameOptions: FrameOptions = {
         scale,
         width,

@@ -149,46 +149,62 @@ export async function placeImage(
   const sw = src.width;
   const sh = src.height;
   const [h0, h1, h2, h3, h4, h5, h6, h7, h8] = toContent;
+  const { left: rectLeft, top: rectTop } = rect;
+  // The sums below keep placeImage's original order of operations (the row's products hoisted
+  // are the same products), so the bytes are those of the plain per-pixel form
+  // (test/engine/personalise/image.test.ts compares them).
   for (let y = 0; y < height; y++) {
     const py = top + y + 0.5;
+    const h1py = h1 * py;
+    const h4py = h4 * py;
+    const h7py = h7 * py;
     const inside = options.edgesEverywhere ? { from: 0, to: -1 } : interiorColumns(ea, left, py, width);
+    let o = y * width * 4 - 4;
     for (let x = 0; x < width; x++) {
+      o += 4;
       const px = left + x + 0.5;
       let coverage = 1;
       // Inside every edge by more than a pixel, coverage stays 1: no edge need be measured.
       if (x < inside.from || x > inside.to) {
         for (let e = 0; e < edgeCount; e += 3) {
-          const d = ea[e] * px + ea[e + 1] * py + ea[e + 2];
+          const d = ea[e]! * px + ea[e + 1]! * py + ea[e + 2]!;
           if (d < coverage) coverage = d;
         }
         if (coverage <= 0) continue;
       }
-      const w = h6 * px + h7 * py + h8;
-      const u = ((h0 * px + h1 * py + h2) / w - rect.left) * sx - 0.5;
-      const v = ((h3 * px + h4 * py + h5) / w - rect.top) * sy - 0.5;
+      const w = h6 * px + h7py + h8;
+      const u = ((h0 * px + h1py + h2) / w - rectLeft) * sx - 0.5;
+      const v = ((h3 * px + h4py + h5) / w - rectTop) * sy - 0.5;
       // Bilinear on premultiplied colour, clamped to the edge.
       const x0 = Math.floor(u);
       const y0 = Math.floor(v);
       const fx = u - x0;
       const fy = v - y0;
-      const xa = Math.min(sw - 1, Math.max(0, x0));
-      const xb = Math.min(sw - 1, Math.max(0, x0 + 1));
-      const ya = Math.min(sh - 1, Math.max(0, y0));
-      const yb = Math.min(sh - 1, Math.max(0, y0 + 1));
-      const i00 = (ya * sw + xa) * 4;
-      const i10 = (ya * sw + xb) * 4;
-      const i01 = (yb * sw + xa) * 4;
-      const i11 = (yb * sw + xb) * 4;
-      const w00 = (1 - fx) * (1 - fy) * sd[i00 + 3];
-      const w10 = fx * (1 - fy) * sd[i10 + 3];
-      const w01 = (1 - fx) * fy * sd[i01 + 3];
-      const w11 = fx * fy * sd[i11 + 3];
+      let i00: number, i10: number, i01: number, i11: number;
+      if (x0 >= 0 && y0 >= 0 && x0 + 1 < sw && y0 + 1 < sh) {
+        i00 = (y0 * sw + x0) * 4;
+        i10 = i00 + 4;
+        i01 = i00 + sw * 4;
+        i11 = i01 + 4;
+      } else {
+        const xa = Math.min(sw - 1, Math.max(0, x0));
+        const xb = Math.min(sw - 1, Math.max(0, x0 + 1));
+        const ya = Math.min(sh - 1, Math.max(0, y0));
+        const yb = Math.min(sh - 1, Math.max(0, y0 + 1));
+        i00 = (ya * sw + xa) * 4;
+        i10 = (ya * sw + xb) * 4;
+        i01 = (yb * sw + xa) * 4;
+        i11 = (yb * sw + xb) * 4;
+      }
+      const w00 = (1 - fx) * (1 - fy) * sd[i00 + 3]!;
+      const w10 = fx * (1 - fy) * sd[i10 + 3]!;
+      const w01 = (1 - fx) * fy * sd[i01 + 3]!;
+      const w11 = fx * fy * sd[i11 + 3]!;
       const alpha = w00 + w10 + w01 + w11;
       if (alpha <= 0) continue;
-      const o = (y * width + x) * 4;
-      out[o] = (w00 * sd[i00] + w10 * sd[i10] + w01 * sd[i01] + w11 * sd[i11]) / alpha;
-      out[o + 1] = (w00 * sd[i00 + 1] + w10 * sd[i10 + 1] + w01 * sd[i01 + 1] + w11 * sd[i11 + 1]) / alpha;
-      out[o + 2] = (w00 * sd[i00 + 2] + w10 * sd[i10 + 2] + w01 * sd[i01 + 2] + w11 * sd[i11 + 2]) / alpha;
+      out[o] = (w00 * sd[i00]! + w10 * sd[i10]! + w01 * sd[i01]! + w11 * sd[i11]!) / alpha;
+      out[o + 1] = (w00 * sd[i00 + 1]! + w10 * sd[i10 + 1]! + w01 * sd[i01 + 1]! + w11 * sd[i11 + 1]!) / alpha;
+      out[o + 2] = (w00 * sd[i00 + 2]! + w10 * sd[i10 + 2]! + w01 * sd[i01 + 2]! + w11 * sd[i11 + 2]!) / alpha;
       out[o + 3] = alpha * Math.min(1, coverage);
     }
   }

@@ -19,6 +19,7 @@ import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
 import { applyHomography, homography, pictureRect, placeImage } from './image';
 import { placementCache } from '../cache';
+import { noTiming, type Timing } from '../timing';
 import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
 import { fallbackFontNames } from '../fonts/fallback';
 
@@ -50,6 +51,8 @@ export interface PersonaliseContext {
   resolution?: number;
   /** The template's canvas (template pixels): point text's frame and the trim box when `trim` is absent. */
   canvas?: { width: number; height: number };
+  /** Receives `place` (pictures put into their placements); the loaders time their own reads. */
+  timing?: Timing;
 }
 
 /**
@@ -360,9 +363,8 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     try {
       const key = ctx.imageKey?.(command.image);
       // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
-      const placed = key
-        ? await cachedPlacement(`${key}/placed/${quad.width}x${quad.height}/${quad.corners.join(',')}/${mode}`, () => placeImage(picture, quad, mode))
-        : await placeImage(picture, quad, mode);
+      const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode));
+      const placed = key ? await cachedPlacement(`${key}/placed/${quad.width}x${quad.height}/${quad.corners.join(',')}/${mode}`, place) : await place();
       set(node.id, placed ?? empty());
     } catch (err) {
       if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);

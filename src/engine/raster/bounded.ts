@@ -83,7 +83,8 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   if (decoded.width !== Math.ceil((sniffed.width * factor) / 8) || decoded.height !== Math.ceil((sniffed.height * factor) / 8)) {
     throw fail('the image data does not match its header.');
   }
-  const stored = await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high' });
+  // Decoded at the size wanted (a DCT-scaled JPEG often is): the decoder's own copy is kept, not copied again.
+  const stored = decoded.width === storedWidth && decoded.height === storedHeight ? decoded : await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high' });
   decoded = undefined; // the full-size pixels can go now
   return { ...applyOrientation(stored, sniffed.orientation), source: sniffed };
 }

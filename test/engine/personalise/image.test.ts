@@ -147,3 +147,41 @@ describe('placeImage interior shortcut', () => {
     }
   });
 });
+
+// Issue 25 §3: the sampling loop's row terms are hoisted and interior taps skip the clamps; the
+// bytes are those of the plain per-pixel form it replaced (this digest was taken from it, git 2e7297c).
+describe('placeImage bytes', () => {
+  it('are those of the plain per-pixel sampling, on placements of every kind', async () => {
+    const width = 97;
+    const height = 61;
+    const data = new Uint8ClampedArray(width * height * 4);
+    let seed = 12345;
+    for (let i = 0; i < data.length; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      data[i] = seed >>> 24;
+    }
+    for (let i = 3; i < data.length; i += 64) data[i] = 0; // some transparent pixels
+    const picture = { width, height, data };
+    const quads = [
+      [10, 20, 330, 20, 330, 260, 10, 260], // axis-aligned
+      [10.3, 20.7, 330.2, 20.1, 329.8, 259.6, 10.9, 260.4], // almost
+      [60, 0, 200, 60, 140, 200, 0, 140], // rotated 45°
+      [10, 20, 200, 5, 180, 160, 30, 120], // perspective
+      [-20, -10, 60, -10, 60, 40, -20, 40], // past the canvas' top left
+      [0, 0, 3, 0, 3, 2, 0, 2], // tiny
+    ];
+    const parts: Uint8Array[] = [];
+    const text = new TextEncoder();
+    for (const corners of quads) {
+      for (const mode of ['fit', 'fill'] as const) {
+        const placed = await placeImage(picture, { corners, width, height }, mode);
+        parts.push(text.encode(JSON.stringify(placed?.bounds ?? null)));
+        if (placed) parts.push(new Uint8Array(placed.pixels.data.buffer, placed.pixels.data.byteOffset, placed.pixels.data.byteLength));
+      }
+    }
+    const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+    parts.reduce((at, p) => (all.set(p, at), at + p.byteLength), 0);
+    const digest = [...new Uint8Array(await crypto.subtle.digest('SHA-256', all))].map((b) => b.toString(16).padStart(2, '0')).join('');
+    expect(digest).toBe('b5fc853380024a1b36f061bbe2dfb7ac9ad069339b17d72f1a5dbe3696b3da11');
+  });
+});
