@@ -76,7 +76,8 @@ export function throughCurve(lut: Lut, v: number): number {
  */
 function chisel(alpha: Float32Array, w: number, h: number, style: string, reach: number): Float32Array {
   const d = signedDistance(alpha, w, h);
-  const out = new Float32Array(alpha.length);
+  // Each distance is read once, then replaced by its height.
+  const out = d;
   for (let i = 0; i < d.length; i++) {
     let v: number;
     if (style === 'outer bevel') v = 1 - d[i] / reach;
@@ -88,52 +89,63 @@ function chisel(alpha: Float32Array, w: number, h: number, style: string, reach:
   return out;
 }
 
-export function bevelMaps(
+export function bevelMaps(alpha: Float32Array, w: number, h: number, o: BevelOptions): { hi: Float32Array; lo: Float32Array } {
+  const light = bevelLight(alpha, w, h, o, new Scratch());
+  return { hi: light('highlight', new Float32Array(alpha.length)), lo: light('shadow', new Float32Array(alpha.length)) };
+}
+
+/**
+ * The bevel's height field, then its highlight or its shadow map on demand, written into `out`
+ * (as long as alpha): a caller that paints one before it asks for the other needs one array for
+ * both. With the alpha and the height that is three arrays a tile, reused from one tile to the
+ * next through `scratch` (issue 25 §1: a size-250 outer bevel's are 14 MB each).
+ */
+export function bevelLight(
   alpha: Float32Array,
   w: number,
   h: number,
   o: BevelOptions,
-  scratch = new Scratch(),
-): { hi: Float32Array; lo: Float32Array } {
+  scratch: Scratch,
+): (which: 'highlight' | 'shadow', out: Float32Array) => Float32Array {
   const style = o.style ?? 'inner bevel';
   const emboss = style === 'emboss' || style === 'pillow emboss';
   const reach = emboss ? o.size / 2 : o.size;
   const n = alpha.length;
-  // Three arrays besides the alpha, reused by the caller's next tile (issue 25 §1): the height,
-  // the blurs' passes (then the highlight) and the shadow.
   let height: Float32Array;
   if (o.technique === 'chisel hard' || o.technique === 'chisel soft') {
     height = chisel(alpha, w, h, style, reach);
-    if (o.technique === 'chisel soft') blurInPlace(height, w, h, reach / 4, scratch.take('pass', n));
+    if (o.technique === 'chisel soft') blurInPlace(height, w, h, reach / 4);
   } else {
-    if (style === 'outer bevel') height = dilate(alpha, w, h, reach, scratch.take('height', n), scratch.take('pass', n));
+    if (style === 'outer bevel') height = dilate(alpha, w, h, reach, scratch.take('height', n));
     else (height = scratch.take('height', n)).set(alpha);
-    blurInPlace(height, w, h, reach, scratch.take('pass', n));
+    blurInPlace(height, w, h, reach);
     if (style === 'pillow emboss') for (let i = 0; i < n; i++) height[i] = Math.abs(2 * height[i] - 1);
   }
   const contour = o.contour;
   if (contour) for (let i = 0; i < n; i++) height[i] = throughCurve(contour, height[i]);
-  if (o.soften > 0) blurInPlace(height, w, h, o.soften, scratch.take('pass', n));
+  if (o.soften > 0) blurInPlace(height, w, h, o.soften);
   const angle = (o.angle * Math.PI) / 180;
   const altitude = (o.altitude * Math.PI) / 180;
   const lx = Math.cos(altitude) * Math.cos(angle);
   const ly = -Math.cos(altitude) * Math.sin(angle);
   const lz = Math.sin(altitude);
   const k = reach * o.depth * (o.up ? 1 : -1);
-  const hi = scratch.take('pass', n, true);
-  const lo = scratch.take('shadow', n, true);
-  for (let y = 1; y < h - 1; y++) {
-    for (let x = 1; x < w - 1; x++) {
-      const i = y * w + x;
-      const where = style === 'inner bevel' || style === 'stroke emboss' ? alpha[i] : style === 'outer bevel' ? 1 - alpha[i] : 1;
-      if (where <= 0) continue;
-      const nx = -((height[i + 1] - height[i - 1]) / 2) * k;
-      const ny = -((height[i + w] - height[i - w]) / 2) * k;
-      let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
-      if (o.gloss) shade = throughCurve(o.gloss, shade);
-      if (shade > lz) hi[i] = lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) * where : 0;
-      else if (shade < lz) lo[i] = Math.min(1, (lz - shade) / lz) * where;
+  return (which, out) => {
+    out.fill(0);
+    for (let y = 1; y < h - 1; y++) {
+      for (let x = 1; x < w - 1; x++) {
+        const i = y * w + x;
+        const where = style === 'inner bevel' || style === 'stroke emboss' ? alpha[i] : style === 'outer bevel' ? 1 - alpha[i] : 1;
+        if (where <= 0) continue;
+        const nx = -((height[i + 1] - height[i - 1]) / 2) * k;
+        const ny = -((height[i + w] - height[i - w]) / 2) * k;
+        let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
+        if (o.gloss) shade = throughCurve(o.gloss, shade);
+        if (which === 'highlight') {
+          if (shade > lz) out[i] = lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) * where : 0;
+        } else if (shade < lz) out[i] = Math.min(1, (lz - shade) / lz) * where;
+      }
     }
-  }
-  return { hi, lo };
+    return out;
+  };
 }

@@ -3,7 +3,7 @@ import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
 import { curveLut } from './adjust';
 import { bandCoverage, blur, dilate, erode, Scratch, shift, signedDistance } from './morphology';
-import { bevelMaps } from './bevel';
+import { bevelLight } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
@@ -711,10 +711,12 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     const h = heightOf(r);
     let alpha = shape.alphaOver(r, scratch.take('alpha', w * h));
     if (b.style === 'stroke emboss') alpha = strokeBand(st!, signedDistance(alpha, w, h), ctx.scale);
-    const { hi, lo } = bevelMaps(alpha, w, h, options, scratch);
+    const light = bevelLight(alpha, w, h, options, scratch);
+    // The highlight is painted before the shadow is computed: one array serves both.
+    const map = scratch.take('light', w * h);
     const within = inLayer && (b.style ?? 'inner bevel') === 'inner bevel';
-    paint(canvas, tile, shape, hi, rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r, within);
-    paint(canvas, tile, shape, lo, rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r, within);
+    paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r, within);
+    paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r, within);
   });
 }
 

@@ -11,40 +11,67 @@
  */
 export function blur(src: Float32Array, w: number, h: number, radius: number): Float32Array {
   if (radius <= 0) return src.slice();
-  return blurInPlace(src.slice(), w, h, radius, new Float32Array(src.length));
-}
-
-/**
- * `blur` of `a` written over `a` itself, `scratch` (as long) holding the passes between: the same
- * arithmetic, without allocating (the bevel's tiles reuse their arrays, issue 25 §1).
- */
-export function blurInPlace(a: Float32Array, w: number, h: number, radius: number, scratch: Float32Array): Float32Array {
-  if (radius <= 0) return a;
   const r = Math.max(0, (radius - 1) / 2);
-  for (const box of [Math.floor(r), Math.ceil(r)]) {
-    boxH(a, scratch, w, h, box);
-    boxV(scratch, a, w, h, box);
+  const boxes = [Math.floor(r), Math.ceil(r)];
+  let a = src.slice();
+  const b = new Float32Array(src.length);
+  for (const box of boxes) {
+    boxH(a, b, w, h, box);
+    boxV(b, a, w, h, box);
   }
   return a;
 }
 
 /**
- * Float arrays reused from one tile to the next (issue 25 §1): `take(slot, n)` gives slot's array
- * cut to n values, allocated again only when a tile needs more than it holds. Its values are
- * what the last tile left unless `zero`.
+ * `blur` of `a` written over `a` itself, each box pass reading its row or column from a copy:
+ * the same arithmetic with one line of scratch instead of a second array (the bevel's tiles,
+ * issue 25 §1).
+ */
+export function blurInPlace(a: Float32Array, w: number, h: number, radius: number): Float32Array {
+  if (radius <= 0) return a;
+  const r = Math.max(0, (radius - 1) / 2);
+  const line = new Float32Array(Math.max(w, h));
+  for (const box of [Math.floor(r), Math.ceil(r)]) {
+    if (box <= 0) continue;
+    for (let y = 0; y < h; y++) {
+      line.set(a.subarray(y * w, y * w + w));
+      boxLine(line, a, y * w, 1, w, box);
+    }
+    for (let x = 0; x < w; x++) {
+      for (let y = 0; y < h; y++) line[y] = a[y * w + x];
+      boxLine(line, a, x, w, h, box);
+    }
+  }
+  return a;
+}
+
+/** One box pass over `len` values of `src` (from 0), written to dst at `at`, `at + step`, …: boxH's arithmetic. */
+function boxLine(src: Float32Array, dst: Float32Array, at: number, step: number, len: number, r: number): void {
+  const k = 1 / (2 * r + 1);
+  let acc = 0;
+  for (let x = -r - 1; x < r; x++) acc += x >= 0 && x < len ? src[x] : 0;
+  for (let x = 0; x < len; x++) {
+    const add = x + r;
+    const sub = x - r - 1;
+    acc += add < len ? src[add] : 0;
+    acc -= sub >= 0 ? src[sub] : 0;
+    dst[at + x * step] = acc * k;
+  }
+}
+
+/**
+ * Float arrays reused from one tile to the next (issue 25 §1): `take(slot, n)` gives the slot's
+ * array cut to n values (what the last tile left in it), allocated again only when a tile needs
+ * more than it holds.
  */
 export class Scratch {
   private readonly slots = new Map<string, Float32Array<ArrayBuffer>>();
-  take(slot: string, n: number, zero = false): Float32Array<ArrayBuffer> {
-    let held = this.slots.get(slot);
-    if (!held || held.length < n) {
-      held = new Float32Array(n);
-      this.slots.set(slot, held);
-      return held;
-    }
-    const view = held.length === n ? held : held.subarray(0, n);
-    if (zero) view.fill(0);
-    return view;
+  take(slot: string, n: number): Float32Array<ArrayBuffer> {
+    const held = this.slots.get(slot);
+    if (held && held.length >= n) return held.length === n ? held : held.subarray(0, n);
+    const made = new Float32Array(n);
+    this.slots.set(slot, made);
+    return made;
   }
 }
 
@@ -162,13 +189,14 @@ function distanceSquared(inside: (i: number) => boolean, w: number, h: number, d
  * The shape grown by `radius` px, edge anti-aliased (the 0.65 px edge offset is fitted to
  * Photoshop's outside strokes).
  */
-export function dilate(a: Float32Array, w: number, h: number, radius: number, out = new Float32Array(a.length), scratch?: Float32Array): Float32Array {
-  const d2 = distanceSquared((i) => a[i] >= 0.5, w, h, scratch);
+export function dilate(a: Float32Array, w: number, h: number, radius: number, out?: Float32Array): Float32Array {
+  // The squared distances are written where the result goes, each read once before it is replaced.
+  const d2 = distanceSquared((i) => a[i] >= 0.5, w, h, out);
   for (let i = 0; i < a.length; i++) {
     const cov = radius + 0.65 - Math.sqrt(d2[i]);
-    out[i] = Math.max(a[i], cov <= 0 ? 0 : cov >= 1 ? 1 : cov);
+    d2[i] = Math.max(a[i], cov <= 0 ? 0 : cov >= 1 ? 1 : cov);
   }
-  return out;
+  return d2;
 }
 
 /** The shape shrunk by `radius` px, edge anti-aliased. */
