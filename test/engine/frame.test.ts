@@ -8,6 +8,7 @@ import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
 import { psdFixture, psdManifest } from '../helpers/fixtures';
 import { UrlImages } from '../../src/engine/inputs';
+import { dirtyBounds } from '../../src/engine/composite/dirty';
 import { preparePreview } from '../../src/engine/preview';
 import { readIcc } from '../../src/engine/raster/icc';
 import { FileStore } from '../../src/dynamic-image/store';
@@ -181,6 +182,28 @@ describe('preview frames', () => {
       const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming())).image;
       expect(got.data).toEqual((await reference(compiled, { ...o, overrides })).data);
     }
+  });
+
+  // Issue 25 §3: a drop shadow's reach follows its direction (dirtyBounds), not size + distance on every side.
+  it('a drop shadow cast downward redraws fewer rows above the new text, and the frame equals one drawn in full', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const shadow = [node.effects!.dropShadow!].flat()[0]!;
+    const [size, distance] = [shadow.size!.value, shadow.distance!.value]; // 41 and 18 px, cast down (90°)
+    const o: FrameOptions = { scale: 1, width: compiled.width, height: compiled.height, quality: 'high', sharpen: null };
+    const [w, h, left, top] = [300, 40, 110, 230];
+    const data = new Uint8ClampedArray(w * h * 4);
+    for (let y = 10; y < 30; y++) for (let x = 4; x < w - 4; x++) data.set([30, 60, 200, 255], (y * w + x) * 4);
+    const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: w, height: h, data }, bounds: { left, top, right: left + w, bottom: top + h } }]]);
+    const dirty = dirtyBounds(compiled, overrides, 1)!;
+    // Ink rows 240-260; the template's own text (rows 225-284) is redrawn too, shadow and all.
+    expect(dirty.top).toBeGreaterThan(225 - (size + distance)); // was size + distance (+2) above
+    expect(dirty.top).toBeLessThanOrEqual(225 + distance - size - 4);
+    expect(dirty.bottom).toBeGreaterThanOrEqual(284 + distance + size + 4);
+    await renderFrame(env.FILES, compiled, o, new ServerTiming());
+    const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming())).image;
+    expect(got.data).toEqual((await reference(compiled, { ...o, overrides })).data);
   });
 
   it('a JPEG re-coding only the changed rows of the template frame decodes to the frame, as one coded whole', async () => {

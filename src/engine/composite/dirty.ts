@@ -31,7 +31,7 @@ export function dirtyBounds(compiled: CompiledTemplate, overrides: LayerOverride
   let dirty: Bounds | null = null;
   for (const unit of canvasUnits(either, compiled.layers)) {
     if (!overriddenUnit(changed, unit)) continue;
-    for (const reach of [reachOf(unit.base, overrides, scale, canvas), reachOf(unit.base, base, scale, canvas)]) {
+    for (const reach of [reachOf(unit.base, overrides, scale, canvas, compiled.globalAngle), reachOf(unit.base, base, scale, canvas, compiled.globalAngle)]) {
       const r = reach && intersectRect(reach, canvas);
       if (r) dirty = dirty ? union(dirty, r) : r;
     }
@@ -60,7 +60,7 @@ const scaled = (r: Bounds, s: number): Bounds => ({
 const RESAMPLE_REACH = 3;
 
 /** The rectangle a node can paint on (output pixels), or null when it paints nothing. */
-function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canvas: Bounds): Bounds | null {
+function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canvas: Bounds, globalAngle: number | undefined): Bounds | null {
   // A hidden layer or group paints nothing, nor does anything clipped to it (the compositor's drawUnit):
   // e.g. the same text layer personalised in every hidden variant group of a template.
   if (!(overrides.get(node.id)?.visible ?? node.visible)) return null;
@@ -72,7 +72,7 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canv
     if (b) r = r ? union(r, b) : b;
   };
   if (node.type === 'Group') {
-    for (const child of node.children ?? []) add(reachOf(child, overrides, scale, canvas));
+    for (const child of node.children ?? []) add(reachOf(child, overrides, scale, canvas, globalAngle));
     if (node.artboard) add(grow(scaled(node.artboard.bounds, scale), RESAMPLE_REACH));
   } else {
     const override = overrides.get(node.id);
@@ -87,8 +87,37 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canv
     if (node.vectorStroke) r = r && grow(r, Math.ceil(node.vectorStroke.width * scale) + RESAMPLE_REACH);
     // A vector mask only takes away; so does a pixel mask.
   }
-  if (r && hasEffects(node)) r = grow(r, effectMargin(node, scale));
+  if (r && hasEffects(node)) r = dropShadowReach(node, r, scale, globalAngle).reduce(union, grow(r, effectMargin(withoutDropShadows(node), scale)));
   return r;
+}
+
+/** The node with its drop shadows left out (their reach is taken by its direction, dropShadowReach). */
+function withoutDropShadows(node: LayerNode): LayerNode {
+  return node.effects?.dropShadow ? { ...node, effects: { ...node.effects, dropShadow: undefined } } : node;
+}
+
+/**
+ * Where each drop shadow of `node` can paint, with the layer's paint within `ink`: a shadow is
+ * the alpha moved by its offset and blurred by its size, and the compositor paints it only within
+ * reach(size) + 1 of the moved extent (effects.ts paintRect), so a shadow cast 18 px down reaches
+ * 18 px less upward than effectMargin's size + distance on every side. A contour that lifts zero
+ * coverage paints everywhere the arrays reach: those keep effectMargin's symmetric reach.
+ */
+function dropShadowReach(node: LayerNode, ink: Bounds, scale: number, globalAngle: number | undefined): Bounds[] {
+  const fx = node.effects!;
+  const shadows = (Array.isArray(fx.dropShadow) ? fx.dropShadow : fx.dropShadow ? [fx.dropShadow] : []).filter((d) => d.enabled !== false);
+  return shadows.map((d) => {
+    const start = d.contour?.curve?.[0];
+    if (start && (start.x !== 0 || start.y !== 0)) return grow(ink, effectMargin({ ...node, effects: { dropShadow: [d] } }, scale));
+    // effects.ts offsetOf: the distance along the light's angle (the document's global light unless the shadow says otherwise).
+    const angle = (((d.useGlobalLight !== false && globalAngle !== undefined ? globalAngle : d.angle ?? 120) * Math.PI) / 180);
+    const distance = (d.distance?.value ?? 0) * scale;
+    const dx = Math.floor(-Math.cos(angle) * distance);
+    const dy = Math.floor(Math.sin(angle) * distance);
+    const moved = { left: ink.left + dx, top: ink.top + dy, right: ink.right + dx, bottom: ink.bottom + dy };
+    // reach(size) = ceil(size) + 3 and one more (paintRect), plus a pixel for the resampling's rounding.
+    return grow(moved, Math.ceil((d.size?.value ?? 0) * scale) + 5);
+  });
 }
 
 /** Where `pixels`, placed at `at`, are not transparent (output pixels), or null when nowhere. */
