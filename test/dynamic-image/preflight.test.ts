@@ -108,6 +108,19 @@ describe('POST /api/rendering/preflight', () => {
     expect(low!.details?.ppi).toBeLessThan(150);
   });
 
+  // Issue 25 §3: a new picture costs its read, decode and placement, each in Server-Timing; a preflight decodes nothing.
+  it('a preview names a picture\'s image-read, image-decode and place in Server-Timing; a preflight of it decodes nothing', async () => {
+    const data = { Name: { type: 'text', text: 'Timing' }, Photo: photo(SHARP) };
+    const phases = (res: Response) => [...(res.headers.get('server-timing') ?? '').matchAll(/([\w-]+);dur=/g)].map((m) => m[1]);
+    const checked = await postJson('/api/rendering/preflight', { template, data });
+    expect(checked.status).toBe(200);
+    expect(phases(checked)).toContain('preflight');
+    expect(phases(checked)).not.toContain('image-decode');
+    const previewed = await postJson('/api/rendering/preview', { template, data, size: { width: 300, height: 300 } });
+    expect(previewed.status).toBe(200);
+    expect(phases(previewed)).toEqual(expect.arrayContaining(['image-read', 'image-decode', 'place', 'overrides', 'render']));
+  });
+
   it('reports a <REQ> layer left empty as emptyField', async () => {
     const r = await preflight({ template, data: { Name: { type: 'text', text: '' }, Photo: photo(SHARP) } });
     expect(r.status).toBe(200);
