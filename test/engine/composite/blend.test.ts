@@ -83,3 +83,35 @@ describe('blend modes at their edges (issue 25: what Photoshop 2026 renders, mea
     expect(want).toBeLessThan(Math.round(Math.sqrt(b) * 255));
   });
 });
+
+describe('blending in gamma (text: "Blend Text Colors Using Gamma 1.45")', () => {
+  it('gives exactly what the formula ((ks·s^γ + kb·b^γ)^(1/γ)) gives, in Normal and in another mode, at every alpha', () => {
+    const gamma = 1.45;
+    let seed = 7;
+    const rand = () => ((seed = Math.imul(seed ^ (seed >>> 15), 2246822519) + 12345) >>> 0) % 256;
+    const surface = (n: number): Surface => ({ x: 0, y: 0, w: n, h: 1, data: new Uint8ClampedArray(Array.from({ length: n * 4 }, rand)) });
+    for (const mode of ['normal', 'multiply']) {
+      const dst = surface(512);
+      const src = surface(512);
+      const expected = new Uint8ClampedArray(dst.data);
+      for (let i = 0; i < expected.length; i += 4) {
+        const as = (src.data[i + 3] / 255) * 0.8;
+        const ab = expected[i + 3] / 255;
+        if (as <= 0) continue;
+        const ao = as + ab * (1 - as);
+        const kb = (ab * (1 - as)) / ao;
+        const ks = as / ao;
+        for (let c = 0; c < 3; c++) {
+          const s = src.data[i + c] / 255;
+          const b = expected[i + c] / 255;
+          const bl = mode === 'normal' || ab <= 0 ? s : (1 - ab) * s + ab * (s * b);
+          expected[i + c] = Math.pow(ks * Math.pow(bl, gamma) + kb * Math.pow(b, gamma), 1 / gamma) * 255;
+        }
+        expected[i + 3] = ao * 255;
+      }
+      blendSurface(dst, src, null, 0.8, mode, { gamma });
+      expect([...dst.data], mode).toEqual([...expected]);
+    }
+  });
+});
+
