@@ -6,7 +6,7 @@ import { loadLayerPixels, loadMaskPixels, loadPattern, prefix } from '../compile
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
-import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, shapeFrom, type Shape, type ShapeSource } from './effects';
+import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, shapeFrom, type Shape, type ShapeSource } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -91,11 +91,24 @@ async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Sur
   if (!isVisible(ctx, base)) return;
   const shown = clipped.filter((n) => isVisible(ctx, n));
   try {
-    if (shown.length) await drawClipGroup(ctx, base, shown, canvas, atop);
+    if (shown.length || isolatesInterior(base)) await drawClipGroup(ctx, base, shown, canvas, atop);
     else await drawNode(ctx, base, canvas, atop);
   } catch (e) {
     throw LayerRenderError.wrap(e, base, shown);
   }
+}
+
+/**
+ * A pixel layer whose interior effects are composited with its content as one unit (a clipping
+ * group of one): they recolour its semi-transparent edge within its alpha instead of adding a
+ * second coverage, and the unit takes the layer's opacity once, as Photoshop composites a layer
+ * with effects (docs/effects.md). Kept to what that unit draws as Photoshop does: normal mode,
+ * Fill 100 %, no knockout, Blend If or channel restrictions; text keeps its edge gamma apart.
+ */
+function isolatesInterior(node: LayerNode): boolean {
+  if (node.type === 'Group' || node.type === 'Text' || node.adjustment || node.blendMode !== 'normal') return false;
+  if (node.fillOpacity < 1 || node.knockout || node.blendIf || node.excludedChannels?.length || node.transparencyShapes === false) return false;
+  return hasInteriorEffects(node);
 }
 
 /**

@@ -34,6 +34,20 @@ export function hasEffects(node: LayerNode): boolean {
   return SUPPORTED.some((k) => list(fx[k] as Effect[] | Effect | undefined).length > 0);
 }
 
+/**
+ * Effects that recolour the layer inside its own pixels (overlays, satin, inner glow and shadow,
+ * inside strokes, an inner bevel): drawn within the layer's own composite, they keep its alpha
+ * (docs/effects.md, Fidelity).
+ */
+export function hasInteriorEffects(node: LayerNode): boolean {
+  const fx = node.effects;
+  if (!hasEffects(node) || !fx) return false;
+  const inner = ['patternOverlay', 'gradientOverlay', 'solidFill', 'satin', 'innerGlow', 'innerShadow'] as const;
+  if (inner.some((k) => list(fx[k] as Effect[] | Effect | undefined).length > 0)) return true;
+  if (list(fx.stroke).some((st) => st.position === 'inside')) return true;
+  return list(fx.bevel).some((b) => (b.style ?? 'inner bevel') === 'inner bevel');
+}
+
 const px = (v: { value: number } | undefined) => v?.value ?? 0;
 
 /** How far (output pixels) effects reach beyond the layer's pixels. */

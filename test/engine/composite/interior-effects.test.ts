@@ -17,9 +17,10 @@ function base(edge: number): Layer['imageData'] {
   return { width: 8, height: 7, data };
 }
 
-async function render(effects: Layer['effects']) {
+async function render(effects: Layer['effects'], alone = false, opacity = 1) {
   const clipped: Layer = { name: 'clipped', left: 0, top: 0, clipping: true, imageData: { width: 8, height: 7, data: new Uint8ClampedArray(8 * 7 * 4).fill(0) } };
-  const bytes = writePsdUint8Array({ width: 8, height: 7, children: [{ name: 'base', left: 0, top: 0, imageData: base(115), effects }, clipped] });
+  const layer: Layer = { name: 'base', left: 0, top: 0, imageData: base(115), effects, opacity };
+  const bytes = writePsdUint8Array({ width: 8, height: 7, children: alone ? [layer] : [layer, clipped] });
   const compiled = await compileTemplate(env.FILES, bytes);
   const image = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
   // The middle row: 3 px from the top and bottom edges.
@@ -43,5 +44,24 @@ describe('interior effects of a clipping base keep its alpha', () => {
     expect(Math.abs(g - 64)).toBeLessThanOrEqual(1);
     expect(Math.abs(b - 64)).toBeLessThanOrEqual(1);
     expect(at(3).slice(0, 3)).toEqual(at(6).slice(0, 3));
+  });
+});
+
+describe('interior effects of a layer without clipped layers keep its alpha too', () => {
+  const stroke: Layer['effects'] = { stroke: [{ enabled: true, present: true, position: 'inside', fillType: 'color', blendMode: 'normal', opacity: 1, size: px(2), color: { r: 0, g: 255, b: 0 } }] };
+
+  it('drawn as a clipping group of one: the edge pixel recoloured wholly at its own alpha', async () => {
+    const at = await render(stroke, true);
+    expect(at(6)).toEqual([0, 255, 0, 115]);
+    expect(at(3)).toEqual([128, 128, 128, 255]);
+    expect(at(7)[3]).toBe(0);
+  });
+
+  it('the layer and its effects take its opacity once, as one unit', async () => {
+    // Opacity 50 %: the stroke covers the grey wholly inside the unit, which then shows at half.
+    const at = await render(stroke, true, 0.5);
+    const [r, g, b, a] = at(5);
+    expect([r, g, b]).toEqual([0, 255, 0]);
+    expect(Math.abs(a - 128)).toBeLessThanOrEqual(1);
   });
 });
