@@ -250,15 +250,24 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
     const bRow = bPlane + <usize>(((y * by) / dy) * bStride);
     const rRow = rPlane + <usize>(((y * ry) / dy) * rStride);
     const dst = out + <usize>(y * width * 4);
+    // Each plane's column floor(x · num / dx), stepped instead of divided (three integer
+    // divisions a pixel were a third of a 1/4-scale decode's colour pass).
+    let yi = 0, yr = 0, bi0 = 0, br = 0, ri0 = 0, rr = 0;
     for (let x = 0; x < width; x++) {
-      const l = <f32>load<u8>(yRow + <usize>((x * yx) / dx));
+      const l = <f32>load<u8>(yRow + <usize>yi);
+      yr += yx;
+      while (yr >= dx) { yr -= dx; yi++; }
       if (ncomp == 1) {
         const g = <u32>l;
         store<u32>(dst + (<usize>x << 2), 0xff000000 | (g << 16) | (g << 8) | g);
         continue;
       }
-      const cb = <f32>load<u8>(bRow + <usize>((x * bx) / dx));
-      const cr = <f32>load<u8>(rRow + <usize>((x * rx) / dx));
+      const cb = <f32>load<u8>(bRow + <usize>bi0);
+      const cr = <f32>load<u8>(rRow + <usize>ri0);
+      br += bx;
+      while (br >= dx) { br -= dx; bi0++; }
+      rr += rx;
+      while (rr >= dx) { rr -= dx; ri0++; }
       let r: f32, g: f32, b: f32;
       if (ycc != 0) {
         r = l + 1.402 * (cr - 128);
