@@ -1,4 +1,5 @@
 import { EngineError, unprocessable } from '../errors';
+import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
 import { decodeImage } from './codecs';
 import { decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
@@ -67,12 +68,14 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   const scale = sniffed.format === 'jpeg' ? jpegScaleFor(sniffed, storedWidth, storedHeight) : 8;
   const decodedPixels = (factor: number) => Math.ceil((sniffed.width * factor) / 8) * Math.ceil((sniffed.height * factor) / 8);
   if (decodedPixels(scale) > maxPixels) throw tooBig();
+  checkDecodeMemory(decodedPixels(scale), path);
   let decoded: RGBAImage | null | undefined;
   let factor = scale;
   try {
     decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>) : null;
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
+      checkDecodeMemory(decodedPixels(8), path);
       decoded = await decodeImage(bytes);
       factor = 8;
     }

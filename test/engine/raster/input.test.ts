@@ -79,6 +79,20 @@ describe('decodeBounded', () => {
     expect(e.details?.[0]?.path).toBe('data.Photo');
   });
 
+  it('refuses, from the header alone, a decode that would not fit the 96 MB request budget (422 naming the path)', async () => {
+    // A PNG header of 3,600 × 3,600 (12.96 MP: within the 13 MP source limit, above the budget's
+    // 12.58 MP at 8 bytes a pixel); no pixel data is read before the refusal.
+    const png = new Uint8Array(33);
+    png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+    new DataView(png.buffer).setUint32(16, 3600);
+    new DataView(png.buffer).setUint32(20, 3600);
+    png.set([8, 6, 0, 0, 0], 24);
+    const e = await rejection(decodeBounded(png, { size: { width: 100, height: 100 }, path: 'data.Photo' }));
+    expect(e.status).toBe(422);
+    expect(e.message).toMatch(/96 MB/);
+    expect(e.details?.[0]?.path).toBe('data.Photo');
+  });
+
   it('refuses a placement above 16 MP with 422', async () => {
     const e = await rejection(decodeBounded(await testAsset('marker-40x20.jpg'), { size: { width: 5000, height: 4000 } }));
     expect(e.status).toBe(422);
