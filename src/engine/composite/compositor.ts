@@ -99,14 +99,15 @@ async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Sur
 }
 
 /**
- * A pixel layer whose interior effects are composited with its content as one unit (a clipping
- * group of one): they recolour its semi-transparent edge within its alpha instead of adding a
- * second coverage, and the unit takes the layer's opacity once, as Photoshop composites a layer
- * with effects (docs/effects.md). Kept to what that unit draws as Photoshop does: normal mode,
- * Fill 100 %, no knockout, Blend If or channel restrictions; text keeps its edge gamma apart.
+ * A pixel, shape or text layer whose interior effects are composited with its content as one unit
+ * (a clipping group of one): they recolour its semi-transparent edge within its alpha instead of
+ * adding a second coverage, and the unit takes the layer's opacity (and a text layer's edge
+ * gamma) once, as Photoshop composites a layer with effects (docs/fidelity.md). Kept to what that
+ * unit draws as Photoshop does: Normal mode, Fill 100 %, no knockout, Blend If or channel
+ * restrictions.
  */
 function isolatesInterior(node: LayerNode): boolean {
-  if (node.type === 'Group' || node.type === 'Text' || node.adjustment || node.blendMode !== 'normal') return false;
+  if (node.type === 'Group' || node.adjustment || node.blendMode !== 'normal') return false;
   if (node.fillOpacity < 1 || node.knockout || node.blendIf || node.excludedChannels?.length || node.transparencyShapes === false) return false;
   return hasInteriorEffects(node);
 }
@@ -274,9 +275,10 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     clipped = [];
   }
   if (clipped.length) await drawClipped();
-  // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels.
+  // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels,
+  // and a text base's edge gamma (its edges are the group's).
   const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
-  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels };
+  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels, gamma: textGamma(ctx, base) };
   if (base.knockout && baseShape) {
     // A knocking-out base takes its clipping group through (composite/knockout.ts): the hole is
     // the base's shape, and the group paints onto the target inside it with its own alpha
