@@ -1,5 +1,5 @@
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides, RGBAImage } from '../types';
-import { effectMargin, hasEffects } from './effects';
+import { effectMargin, hasEffects, shadowOffset } from './effects';
 import { canvasUnits, overriddenUnit } from './compositor';
 import { growRect as grow, intersectRect, unionRect as union } from './surface';
 
@@ -109,11 +109,9 @@ function dropShadowReach(node: LayerNode, ink: Bounds, scale: number, globalAngl
   return shadows.map((d) => {
     const start = d.contour?.curve?.[0];
     if (start && (start.x !== 0 || start.y !== 0)) return grow(ink, effectMargin({ ...node, effects: { dropShadow: [d] } }, scale));
-    // effects.ts offsetOf: the distance along the light's angle (the document's global light unless the shadow says otherwise).
-    const angle = (((d.useGlobalLight !== false && globalAngle !== undefined ? globalAngle : d.angle ?? 120) * Math.PI) / 180);
-    const distance = (d.distance?.value ?? 0) * scale;
-    const dx = Math.floor(-Math.cos(angle) * distance);
-    const dy = Math.floor(Math.sin(angle) * distance);
+    const [ox, oy] = shadowOffset(d, globalAngle, scale);
+    const dx = Math.floor(ox);
+    const dy = Math.floor(oy);
     const moved = { left: ink.left + dx, top: ink.top + dy, right: ink.right + dx, bottom: ink.bottom + dy };
     // reach(size) = ceil(size) + 3 and one more (paintRect), plus a pixel for the resampling's rounding.
     return grow(moved, Math.ceil((d.size?.value ?? 0) * scale) + 5);

@@ -414,15 +414,24 @@ function paint(
 }
 
 function globalAngle(ctx: RenderContext, e: { useGlobalLight?: boolean; angle?: number }): number {
-  return e.useGlobalLight !== false && ctx.compiled.globalAngle !== undefined ? ctx.compiled.globalAngle : (e.angle ?? 120);
+  return lightAngle(e, ctx.compiled.globalAngle);
 }
 
-/** A shadow's move (output px, as `shift` takes it): its distance along the light's angle. */
-function offsetOf(ctx: RenderContext, d: { useGlobalLight?: boolean; angle?: number; distance?: { value: number } }): [number, number] {
-  const angle = (globalAngle(ctx, d) * Math.PI) / 180;
-  const dist = px(d.distance) * ctx.scale;
+/** An effect's light angle (degrees): the document's global light unless the effect says otherwise. */
+const lightAngle = (e: { useGlobalLight?: boolean; angle?: number }, documentAngle: number | undefined): number =>
+  e.useGlobalLight !== false && documentAngle !== undefined ? documentAngle : (e.angle ?? 120);
+
+/**
+ * A shadow's move at `scale` (output px, as `shift` takes it): its distance along the light's
+ * angle. Also where composite/dirty.ts finds a personalised shadow's reach.
+ */
+export function shadowOffset(d: { useGlobalLight?: boolean; angle?: number; distance?: { value: number } }, documentAngle: number | undefined, scale: number): [number, number] {
+  const angle = (lightAngle(d, documentAngle) * Math.PI) / 180;
+  const dist = px(d.distance) * scale;
   return [-Math.cos(angle) * dist, Math.sin(angle) * dist];
 }
+
+const offsetOf = (ctx: RenderContext, d: Parameters<typeof shadowOffset>[0]) => shadowOffset(d, ctx.compiled.globalAngle, ctx.scale);
 
 type Satin = NonNullable<LayerEffectsInfo['satin']>;
 function satinOffset(ctx: RenderContext, satin: Satin): { dx: number; dy: number } {
