@@ -6,7 +6,8 @@
  * and `data` usually changes a small part of it (a name, a photo). So the frame of the template
  * drawn without overrides is kept per isolate (content-addressed, like every engine cache), and
  * a personalised frame redraws only the rows its overrides can reach (`dirtyBounds`), grown by
- * what the resize and the unsharp mask read: the same bytes as drawing it all
+ * what the resize and the unsharp mask read, and, when the canvas is the frame's own grid (no
+ * resize), only the columns they reach too: the same bytes as drawing it all
  * (test/engine/frame.test.ts), for a fraction of the work.
  */
 import type { Timing } from './timing';
@@ -152,6 +153,9 @@ export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplat
 /**
  * Draws output rows [rows.top, rows.bottom) of the frame into `frame`: the canvas rows they read
  * through the unsharp mask's reach and the resize's taps, rendered as a region, resized, sharpened.
+ * With `columns`, and a canvas at the output size (no taps), only those output columns are
+ * drawn: the canvas rectangle they read through the unsharp mask's reach, the rest of `frame`
+ * left as it is (a kept template frame).
  */
 async function drawRows(
   bucket: R2Bucket,
@@ -164,6 +168,7 @@ async function drawRows(
   timing: Timing,
   /** The output row `frame` starts at (a strip buffer's first row; 0 for a whole frame). */
   frameTop = 0,
+  columns?: { left: number; right: number },
 ) {
   const { width, height } = o;
   const canvas = outputSize(compiled, o.scale);
@@ -178,9 +183,12 @@ async function drawRows(
     bottom = 0;
     for (let y = a; y < b; y++) bottom = Math.max(bottom, taps.bounds[2 * y]! + taps.bounds[2 * y + 1]!);
   }
-  const strip = await timing.time('render', () =>
-    renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region: { top, bottom } }),
-  );
+  // Columns only where the canvas is the frame's grid: a resize reads whole canvas rows.
+  const cols = columns && !taps ? columns : null;
+  const left = cols ? Math.max(0, cols.left - reach) : 0;
+  const right = cols ? Math.min(width, cols.right + reach) : canvas.width;
+  const region = cols ? { top, bottom, left, right } : { top, bottom };
+  const strip = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region }));
   let img = strip;
   if (taps) img = await timing.time('resample', () => resampleRows(strip, { top, height: canvas.height }, width, height, { top: a, bottom: b }, o.quality));
   const sharpen = o.sharpen;
@@ -189,7 +197,16 @@ async function drawRows(
     img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
   }
   const rowBytes = width * 4;
-  frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), (rows.top - frameTop) * rowBytes);
+  if (!cols) {
+    frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), (rows.top - frameTop) * rowBytes);
+    return;
+  }
+  const drawnBytes = (right - left) * 4;
+  const colBytes = (cols.right - cols.left) * 4;
+  for (let y = rows.top; y < rows.bottom; y++) {
+    const s = (y - a) * drawnBytes + (cols.left - left) * 4;
+    frame.set(img.data.subarray(s, s + colBytes), (y - frameTop) * rowBytes + cols.left * 4);
+  }
 }
 
 export interface Frame {
@@ -215,10 +232,12 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
   const held = base;
   const frame = await timing.time('reuse', () => held.slice());
   const taps = frameTaps(compiled, o);
-  const rows = await timing.time('dirty', () => changedRows(compiled, o, overrides, taps));
-  timing.note('frame', rows ? `redrawn rows ${rows.top}-${rows.bottom} of ${height}` : `template frame reused (${height} rows)`);
-  if (!rows) return { image: { width, height, data: frame }, over: { key, changed: null } };
-  await drawRows(bucket, compiled, o, overrides, taps, rows, frame, timing);
+  const changed = await timing.time('dirty', () => changedRect(compiled, o, overrides, taps));
+  const columns = changed && (changed.left > 0 || changed.right < width) ? `, columns ${changed.left}-${changed.right} of ${width}` : '';
+  timing.note('frame', changed ? `redrawn rows ${changed.top}-${changed.bottom} of ${height}${columns}` : `template frame reused (${height} rows)`);
+  if (!changed) return { image: { width, height, data: frame }, over: { key, changed: null } };
+  const rows = { top: changed.top, bottom: changed.bottom };
+  await drawRows(bucket, compiled, o, overrides, taps, rows, frame, timing, 0, changed);
   return { image: { width, height, data: frame }, over: { key, changed: rows } };
 }
 
@@ -242,13 +261,16 @@ export async function encodeFrameJpeg(frame: Frame, quality: number): Promise<Ui
   return jpegFromRows(over.changed ? await replaceJpegRows(base, frame.image, over.changed) : base);
 }
 
-/** Output rows the overrides can change (the sharpened frame's), or null when none. */
-function changedRows(
+/**
+ * Output pixels the overrides can change (the sharpened frame's), or null when none: rows, and
+ * columns where the canvas is the frame's grid (a resized frame: every column).
+ */
+function changedRect(
   compiled: CompiledTemplate,
   o: FrameOptions,
   overrides: LayerOverrides,
   taps: ReturnType<typeof resampleTaps> | null,
-): { top: number; bottom: number } | null {
+): { top: number; bottom: number; left: number; right: number } | null {
   const dirty = dirtyBounds(compiled, overrides, o.scale);
   if (!dirty || dirty.bottom <= dirty.top) return null;
   let top = dirty.top;
@@ -267,5 +289,7 @@ function changedRows(
     if (bottom <= top) return null;
   }
   const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
-  return { top: Math.max(0, top - reach), bottom: Math.min(o.height, bottom + reach) };
+  const left = taps ? 0 : Math.max(0, dirty.left - reach);
+  const right = taps ? o.width : Math.min(o.width, dirty.right + reach);
+  return { top: Math.max(0, top - reach), bottom: Math.min(o.height, bottom + reach), left, right };
 }

@@ -206,6 +206,37 @@ describe('preview frames', () => {
     expect(got.data).toEqual((await reference(compiled, { ...o, overrides })).data);
   });
 
+  // Issue 25 §3: a canvas at the output size redraws only the dirty rectangle's columns (grown by the unsharp mask's reach).
+  it('a dirty rectangle narrow in columns redraws only its columns, and the frame equals one drawn in full', { timeout: 240_000 }, async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const [w, h] = [60, 40];
+    const data = new Uint8ClampedArray(w * h * 4);
+    for (let y = 10; y < 30; y++) for (let x = 4; x < w - 4; x++) data.set([30, 60, 200, 255], (y * w + x) * 4);
+    // Inside the template text's columns, and at either edge of the frame.
+    for (const [left, top] of [[200, 230], [0, 400], [compiled.width - w, 40]]) {
+      const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: w, height: h, data }, bounds: { left, top, right: left + w, bottom: top + h } }]]);
+      for (const sharpen of [null, { ...DEFAULT_UNSHARP_MASK }]) {
+        const o: FrameOptions = { scale: 1, width: compiled.width, height: compiled.height, quality: 'high', sharpen };
+        await renderFrame(env.FILES, compiled, o, new ServerTiming());
+        const timing = new ServerTiming();
+        const frame = await renderFrame(env.FILES, compiled, { ...o, overrides }, timing);
+        // The template's own text and its shadow are redrawn too (columns 49-612), so the
+        // rectangle is the two together: narrower than the frame, the new pixels' columns inside it.
+        const [, first, last] = /columns (\d+)-(\d+) of/.exec(timing.header())!.map(Number);
+        expect(last - first).toBeLessThan(left === 200 ? compiled.width * 0.75 : compiled.width);
+        expect(first).toBeLessThanOrEqual(left);
+        expect(last).toBeGreaterThanOrEqual(left + w);
+        const expected = await reference(compiled, { ...o, overrides });
+        expect(frame.image.data, `${left},${top} ${!!sharpen}`).toEqual(expected.data);
+        // The kept JPEG with the changed MCU rows re-coded decodes to the frame coded whole.
+        const whole = await decodeImage(await encodeJpeg(expected, 85));
+        expect((await decodeImage(await encodeFrameJpeg(frame, 85))).data).toEqual(whole.data);
+      }
+    }
+  });
+
   it('a JPEG re-coding only the changed rows of the template frame decodes to the frame, as one coded whole', async () => {
     const compiled = await compileTemplate(env.FILES, await psdFixture('psdrb-example-design.psd'));
     clearEngineCaches();

@@ -38,16 +38,29 @@ export function outputSize(compiled: CompiledTemplate, scale: number): { width: 
   };
 }
 
+/**
+ * Output rows to render, and optionally columns (default: the whole width): a personalised
+ * preview over a kept template frame redraws only the rectangle its overrides reach (frame.ts).
+ */
+export interface RenderRegion {
+  top: number;
+  bottom: number;
+  left?: number;
+  right?: number;
+}
+
 export async function renderTemplate(
   bucket: R2Bucket,
   compiled: CompiledTemplate,
-  options: RenderOptions & { backdrops?: BackdropStore },
+  options: Omit<RenderOptions, 'region'> & { region?: RenderRegion; backdrops?: BackdropStore },
 ): Promise<RGBAImage> {
   const scale = options.scale;
   if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`render scale must be > 0, got ${scale}`);
   const { width, height } = outputSize(compiled, scale);
   const top = Math.max(0, Math.min(height, Math.floor(options.region?.top ?? 0)));
   const bottom = Math.max(top, Math.min(height, Math.ceil(options.region?.bottom ?? height)));
+  const left = Math.max(0, Math.min(width, Math.floor(options.region?.left ?? 0)));
+  const right = Math.max(left, Math.min(width, Math.ceil(options.region?.right ?? width)));
   const level = levelFor(scale, compiled.levels);
   const ctx: RenderContext = {
     bucket,
@@ -55,7 +68,7 @@ export async function renderTemplate(
     scale,
     level,
     factor: scale * 2 ** level,
-    clip: { left: 0, top, right: width, bottom },
+    clip: { left, top, right, bottom },
     overrides: options.overrides ?? new Map(),
     patterns: new Map(),
     backdrops: options.backdrops,
@@ -64,7 +77,7 @@ export async function renderTemplate(
   const canvas = createSurface(ctx.clip);
   await drawWithBackdrop(ctx, canvas);
   if (options.background !== 'transparent') await flattenOverWhite(canvas.data); // Photoshop's matte
-  return { width, height: bottom - top, data: canvas.data };
+  return { width: right - left, height: bottom - top, data: canvas.data };
 }
 
 const isVisible = (ctx: RenderContext, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
@@ -199,8 +212,10 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
   let cut = units.findIndex((u) => overriddenUnit(ctx.overrides, u));
   if (cut < 0) cut = units.length;
   // The units below the cut follow from the tree alone; the last one's id guards the count.
-  const keyOf = (rows: { top: number; bottom: number }) =>
-    `${prefix(ctx.compiled.hash)}backdrop/r${RENDER_VERSION}/${ctx.scale}/${rows.top}-${rows.bottom}/${cut}/${units[cut - 1]?.base.id}`;
+  // Columns are named only when narrower than the canvas (the keys of whole rows are as before).
+  const { width, height } = outputSize(ctx.compiled, ctx.scale);
+  const keyOf = (r: Bounds) =>
+    `${prefix(ctx.compiled.hash)}backdrop/r${RENDER_VERSION}/${ctx.scale}/${r.top}-${r.bottom}${r.left > 0 || r.right < width ? `/c${r.left}-${r.right}` : ''}/${cut}/${units[cut - 1]?.base.id}`;
   if (cut > 0 && ctx.backdrops) {
     const key = keyOf(ctx.clip);
     const held = await ctx.backdrops.get(key, canvas.data.byteLength);
@@ -210,23 +225,35 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
       await ctx.backdrops.set(key, canvas.data);
     }
   } else if (cut > 0) {
-    // A canvas small enough to keep is kept whole and sliced, so requests whose rows differ (a
-    // preview redrawing only what its overrides reach) share one backdrop.
-    const { width, height } = outputSize(ctx.compiled, ctx.scale);
-    const rows = width * height * 4 <= backdropCache.maxEntryBytes ? { top: 0, bottom: height } : ctx.clip;
-    const key = keyOf(rows);
+    // A canvas small enough to keep is kept whole and cut to the clip, so requests whose
+    // rectangles differ (a preview redrawing only what its overrides reach) share one backdrop.
+    const kept = width * height * 4 <= backdropCache.maxEntryBytes ? { left: 0, top: 0, right: width, bottom: height } : ctx.clip;
+    const key = keyOf(kept);
     const held = backdropCache.get(key);
-    const direct = rows.top === ctx.clip.top && rows.bottom === ctx.clip.bottom;
-    const backdrop = held ? null : direct ? canvas : createSurface({ left: 0, top: rows.top, right: width, bottom: rows.bottom });
+    const direct = kept.top === ctx.clip.top && kept.bottom === ctx.clip.bottom && kept.left === ctx.clip.left && kept.right === ctx.clip.right;
+    const backdrop = held ? null : direct ? canvas : createSurface(kept);
     if (backdrop) {
       for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, backdrop);
       backdropCache.set(key, backdrop === canvas ? canvas.data.slice() : backdrop.data, backdrop.data.byteLength);
     }
     const whole = held ?? (backdrop !== canvas ? backdrop!.data : null);
-    const rowBytes = canvas.w * 4;
-    if (whole) canvas.data.set(whole.subarray((ctx.clip.top - rows.top) * rowBytes, (ctx.clip.bottom - rows.top) * rowBytes));
+    if (whole) copyRect(whole, kept, canvas);
   }
   for (const unit of units.slice(cut)) await drawUnit(ctx, unit, canvas);
+}
+
+/** `canvas`'s rectangle cut out of `from` (RGBA over `at`, which holds it). */
+function copyRect(from: Uint8ClampedArray, at: Bounds, canvas: Surface) {
+  const fromW = at.right - at.left;
+  const rowBytes = canvas.w * 4;
+  if (fromW === canvas.w) {
+    canvas.data.set(from.subarray((canvas.y - at.top) * rowBytes, (canvas.y - at.top + canvas.h) * rowBytes));
+    return;
+  }
+  for (let y = 0; y < canvas.h; y++) {
+    const s = ((canvas.y - at.top + y) * fromW + (canvas.x - at.left)) * 4;
+    canvas.data.set(from.subarray(s, s + rowBytes), y * rowBytes);
+  }
 }
 
 /**
