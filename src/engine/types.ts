@@ -187,8 +187,12 @@ export interface RenderOptions {
   /** Output scale: output size is (round(W·scale), round(H·scale)). */
   scale: number;
   overrides?: LayerOverrides;
-  /** Output rows [top, bottom) to render (strip rendering). */
-  region?: { top: number; bottom: number };
+  /**
+   * Output rows [top, bottom) to render (strip rendering), and optionally columns [left, right)
+   * (default: the whole width): a personalised preview over a kept template frame redraws only
+   * the rectangle its overrides reach (frame.ts).
+   */
+  region?: { top: number; bottom: number; left?: number; right?: number };
   background?: 'transparent';
 }
 

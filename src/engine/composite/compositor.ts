@@ -38,21 +38,10 @@ export function outputSize(compiled: CompiledTemplate, scale: number): { width: 
   };
 }
 
-/**
- * Output rows to render, and optionally columns (default: the whole width): a personalised
- * preview over a kept template frame redraws only the rectangle its overrides reach (frame.ts).
- */
-export interface RenderRegion {
-  top: number;
-  bottom: number;
-  left?: number;
-  right?: number;
-}
-
 export async function renderTemplate(
   bucket: R2Bucket,
   compiled: CompiledTemplate,
-  options: Omit<RenderOptions, 'region'> & { region?: RenderRegion; backdrops?: BackdropStore },
+  options: RenderOptions & { backdrops?: BackdropStore },
 ): Promise<RGBAImage> {
   const scale = options.scale;
   if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`render scale must be > 0, got ${scale}`);
