@@ -1,7 +1,7 @@
 import type { AdjustmentLayer } from 'ag-psd';
 import { applyColorLookup, type CompiledColorLookup } from './color-lookup';
 import { selectiveColor } from './selective-color';
-import { gradientRamp, rgbOf } from './gradient';
+import { gradientRamp, rgbOf, type InterpolationMethod } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibrance } from './vibrance';
 
@@ -157,15 +157,21 @@ function channelMixer(adj: Extract<AdjustmentLayer, { type: 'channel mixer' }>, 
   return true;
 }
 
+/**
+ * A gradient map as the tree keeps it: `interpolationMethod` is the method read from its 'grdm'
+ * block (psd/records.ts; ag-psd's own `method` reads every method as 'perceptual').
+ */
+export type GradientMapAdjustment = Extract<AdjustmentLayer, { type: 'gradient map' }> & { interpolationMethod?: InterpolationMethod };
+
 /** Gradient map: luminosity picks a colour along the gradient (its transparency is not applied). */
-function gradientMap(adj: Extract<AdjustmentLayer, { type: 'gradient map' }>, d: Uint8ClampedArray): boolean {
-  // Smoothness, stop locations (ag-psd divides them by the smoothness here too) and noise as in
-  // gradient.ts.
+function gradientMap(adj: GradientMapAdjustment, d: Uint8ClampedArray): boolean {
+  // Smoothness, stop locations (ag-psd divides them by the smoothness here too), the method and
+  // noise as in gradient.ts.
   const built = gradientRamp(
     adj.gradientType === 'noise'
       ? { ...adj, type: 'noise' }
       : { type: 'solid', smoothness: adj.smoothness, colorStops: adj.colorStops, opacityStops: [] },
-    { reverse: adj.reverse, steps: 256 },
+    { reverse: adj.reverse, steps: 256, method: adj.interpolationMethod },
   );
   if (!built) return false;
   const ramp = built.rgba;

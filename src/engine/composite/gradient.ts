@@ -13,6 +13,17 @@
  * end slope over 0..1 lands on 0.50, with every channel on the same curve (sRGB values, not
  * linear light). Between 0 and 100 % the two ramps are mixed by the smoothness.
  *
+ * **Method** (Photoshop 2022+, the descriptor's `gradientsInterpolationMethod` / `gs99`, a gradient
+ * map's 'grdm' block; ag-psd's `interpolationMethod`): the colour space the ramp above is built in.
+ * Classic (the only method before 2022, and what a file without the key means) works on the 8-bit
+ * sRGB values themselves; Linear on linear light (sRGB decoded by its transfer curve, IEC
+ * 61966-2-1); Perceptual in Oklab (Ottosson's matrices, from linear light). The stops' colours
+ * are taken into that space, midpoints and smoothness shape the ramp there exactly as they do in
+ * Classic, and each sample is brought back to sRGB (clipped to the gamut in linear light).
+ * Smooth (Photoshop 2026, undocumented) is drawn as Perceptual, the nearest method described.
+ * Opacity stops are not colours: they ramp the same way under every method. See
+ * docs/fidelity.md ("Gradient interpolation methods") for the sources.
+ *
  * ag-psd divides stop locations (of effects and of gradient maps) by `Intr` instead of 4096 (a
  * gradient at 50 % smoothness reads its end stop at 2): `normalise` undoes that. At 0 % it
  * divides by 0: a gradient map's stops then read NaN (location 0) or Infinity, taken as 0 and 1
@@ -47,6 +58,8 @@ export interface NoiseGradient {
   max?: number[];
 }
 export type Gradient = SolidGradient | NoiseGradient;
+/** Photoshop's gradient interpolation methods (ag-psd's `InterpolationMethod`). */
+export type InterpolationMethod = 'classic' | 'perceptual' | 'linear' | 'smooth';
 
 /** An ag-psd colour (8-bit `r g b`, or float `fr fg fb`) as 0..255 channels; black when absent. */
 export function rgbOf(c: unknown): RGB {
@@ -148,7 +161,10 @@ export interface Ramp {
  * effects and gradient maps alike by it. Null when there is
  * nothing to draw (no stops).
  */
-export function gradientRamp(g: Gradient, options: { reverse?: boolean; steps?: number; locationScale?: number } = {}): Ramp | null {
+export function gradientRamp(
+  g: Gradient,
+  options: { reverse?: boolean; steps?: number; locationScale?: number; method?: InterpolationMethod | string } = {},
+): Ramp | null {
   const steps = options.steps ?? 4096;
   if (g.type === 'noise') return noiseRamp(g, steps, !!options.reverse);
   const colorStops = g.colorStops ?? [];
@@ -156,8 +172,9 @@ export function gradientRamp(g: Gradient, options: { reverse?: boolean; steps?: 
   // A gradient that does not say (a hand-built one; files always do) is linear.
   const smooth = Number.isFinite(g.smoothness) ? Math.max(0, Math.min(1, g.smoothness!)) : 0;
   const scale = options.locationScale ?? (smooth > 0 ? smooth : 1);
+  const space = spaceOf(options.method);
   const colors: Knot[] = colorStops
-    .map((s) => ({ t: normalise(s.location, scale), v: rgbOf(s.color) as number[], mid: midpointOf(s.midpoint) }))
+    .map((s) => ({ t: normalise(s.location, scale), v: space.from(rgbOf(s.color)), mid: midpointOf(s.midpoint) }))
     .sort((a, b) => a.t - b.t);
   const opac = (g.opacityStops ?? []).map((s) => ({ t: normalise(s.location, scale), v: [s.opacity], mid: midpointOf(s.midpoint) }));
   opac.sort((a, b) => a.t - b.t);
@@ -169,12 +186,74 @@ export function gradientRamp(g: Gradient, options: { reverse?: boolean; steps?: 
     if (options.reverse) t = 1 - t;
     sampleKnots(colors, smooth, t, c);
     if (opac.length) sampleKnots(opac, smooth, t, o);
+    space.to(c);
     rgba[i * 4] = clamp255(c[0]);
     rgba[i * 4 + 1] = clamp255(c[1]);
     rgba[i * 4 + 2] = clamp255(c[2]);
     rgba[i * 4 + 3] = clamp255((opac.length ? o[0] : 1) * 255);
   }
   return { rgba, steps };
+}
+
+/** A colour space a ramp is built in: `from` takes sRGB 0..255 into it, `to` brings a sample back in place. */
+interface RampSpace {
+  from(c: RGB): number[];
+  to(c: number[]): void;
+}
+
+/** Classic: the sRGB values as they are (the ramp is byte for byte what it was before methods). */
+const CLASSIC: RampSpace = { from: (c) => [c[0], c[1], c[2]], to: () => {} };
+
+/** sRGB's transfer curve (IEC 61966-2-1): an 8-bit value as linear light 0..1, and back to 0..255. */
+export function srgbToLinear(v: number): number {
+  const x = v / 255;
+  return x <= 0.04045 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4);
+}
+export function linearToSrgb(v: number): number {
+  const x = v <= 0 ? 0 : v >= 1 ? 1 : v;
+  return 255 * (x <= 0.0031308 ? 12.92 * x : 1.055 * Math.pow(x, 1 / 2.4) - 0.055);
+}
+
+const LINEAR: RampSpace = {
+  from: (c) => [srgbToLinear(c[0]), srgbToLinear(c[1]), srgbToLinear(c[2])],
+  to: (c) => {
+    for (let k = 0; k < 3; k++) c[k] = linearToSrgb(c[k]);
+  },
+};
+
+/** sRGB 0..255 → Oklab (L 0..1), through linear light (Björn Ottosson, "A perceptual color space for image processing", 2020). */
+export function srgbToOklab(c: RGB): number[] {
+  const r = srgbToLinear(c[0]);
+  const g = srgbToLinear(c[1]);
+  const b = srgbToLinear(c[2]);
+  const l = Math.cbrt(0.4122214708 * r + 0.5363325363 * g + 0.0514459929 * b);
+  const m = Math.cbrt(0.2119034982 * r + 0.6806995451 * g + 0.1073969566 * b);
+  const s = Math.cbrt(0.0883024619 * r + 0.2817188376 * g + 0.6299787005 * b);
+  return [
+    0.2104542553 * l + 0.793617785 * m - 0.0040720468 * s,
+    1.9779984951 * l - 2.428592205 * m + 0.4505937099 * s,
+    0.0259040371 * l + 0.7827717662 * m - 0.808675766 * s,
+  ];
+}
+
+/** Oklab → sRGB 0..255 in place (each channel clipped to 0..1 in linear light first). */
+export function oklabToSrgb(c: number[]): void {
+  const [L, a, b] = c;
+  const l = (L + 0.3963377774 * a + 0.2158037573 * b) ** 3;
+  const m = (L - 0.1055613458 * a - 0.0638541728 * b) ** 3;
+  const s = (L - 0.0894841775 * a - 1.291485548 * b) ** 3;
+  c[0] = linearToSrgb(4.0767416621 * l - 3.3077115913 * m + 0.2309699292 * s);
+  c[1] = linearToSrgb(-1.2684380046 * l + 2.6097574011 * m - 0.3413193965 * s);
+  c[2] = linearToSrgb(-0.0041960863 * l - 0.7034186147 * m + 1.707614701 * s);
+}
+
+const PERCEPTUAL: RampSpace = { from: srgbToOklab, to: oklabToSrgb };
+
+/** The space of a method; absent or unknown (a file without the key, Photoshop before 2022) is Classic. */
+function spaceOf(method: string | undefined): RampSpace {
+  if (method === 'linear') return LINEAR;
+  if (method === 'perceptual' || method === 'smooth') return PERCEPTUAL;
+  return CLASSIC;
 }
 
 const clamp255 = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : v);

@@ -1,3 +1,4 @@
+import type { InterpolationMethod } from '../composite/gradient';
 import { findLayerInfo, LARGE_KEYS } from './layer-section';
 
 /** What ag-psd drops from one layer record (see readLayerRecords). */
@@ -10,7 +11,16 @@ export interface RecordExtras {
   opaque?: boolean;
   /** 'vmgm' set: "Vector Mask Hides Effects" (ag-psd does not read the key). */
   vectorMaskHidesEffects?: boolean;
+  /**
+   * A gradient map's interpolation method ('grdm', Photoshop 2022+). ag-psd reads the key but
+   * decodes every value as 'perceptual' (its enum decoder expects 'type.value', the block holds
+   * the bare key), so it is read here.
+   */
+  gradientMethod?: InterpolationMethod;
 }
+
+/** The four-character keys of the gradient interpolation methods ('GIMs', Stripes, is not drawn: left Classic). */
+const GRADIENT_METHODS: Record<string, InterpolationMethod> = { Gcls: 'classic', Perc: 'perceptual', 'Lnr ': 'linear', Smoo: 'smooth' };
 
 /**
  * The restricted channels of each layer record (see readLayerRecords, which this is the
@@ -54,6 +64,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       let restricted: number[] | undefined;
       let knockout: RecordExtras['knockout'];
       let vmgm = false;
+      let gradientMethod: InterpolationMethod | undefined;
       while (p + 12 <= end) {
         const s = sig(p);
         if (s !== '8BIM' && s !== '8B64') {
@@ -70,6 +81,9 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         }
         if (key === 'knko' && length >= 1) knockout = bytes[data] === 2 ? 'deep' : bytes[data] ? 'shallow' : undefined;
         if (key === 'vmgm' && length >= 1) vmgm = bytes[data] !== 0;
+        // 'grdm': version (2), reverse, dither, then the method's key when its first byte is not
+        // 0 (older files go straight on to the name, whose 4-byte length starts with 0).
+        if (key === 'grdm' && length >= 8 && bytes[data + 4] !== 0) gradientMethod = GRADIENT_METHODS[sig(data + 4)];
         p = data + length;
       }
       const extras: RecordExtras = {
@@ -77,6 +91,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(knockout ? { knockout } : {}),
         ...(opaque ? { opaque } : {}),
         ...(vmgm ? { vectorMaskHidesEffects: true } : {}),
+        ...(gradientMethod ? { gradientMethod } : {}),
       };
       out.push(Object.keys(extras).length ? extras : undefined);
       at = end;

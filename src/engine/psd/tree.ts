@@ -3,6 +3,7 @@ import { placementFromLayer, textInfoFromLayer } from '../personalise/layer-info
 import { EngineError, unprocessable } from '../errors';
 import { compileColorLookup } from '../composite/color-lookup';
 import type { RecordExtras } from './records';
+import type { GradientMapAdjustment } from '../composite/adjust';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
 
 /**
@@ -33,6 +34,11 @@ export function buildTree(
       if (excluded?.length) node.excludedChannels = excluded;
       if (extra?.knockout) node.knockout = extra.knockout;
       if (extra?.vectorMaskHidesEffects && node.vectorMask) node.vectorMask.hidesEffects = true;
+      // A field of our own, not ag-psd's `method` (always 'perceptual', see RecordExtras), so
+      // that trees compiled before it was read stay Classic as they were drawn.
+      if (extra?.gradientMethod && node.adjustment?.type === 'gradient map') {
+        node.adjustment = { ...node.adjustment, interpolationMethod: extra.gradientMethod } as GradientMapAdjustment;
+      }
       if (layer === bottom && !layer.children && extra?.opaque) node.background = true;
       if (layer.children) node.children = walk(layer.children);
       visit?.(layer, node);

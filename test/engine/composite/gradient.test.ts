@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
-import { gradientRamp, type Gradient, type SolidGradient } from '../../../src/engine/composite/gradient';
+import {
+  gradientRamp,
+  linearToSrgb,
+  oklabToSrgb,
+  srgbToLinear,
+  srgbToOklab,
+  type Gradient,
+  type InterpolationMethod,
+  type SolidGradient,
+} from '../../../src/engine/composite/gradient';
 
 const STEPS = 4097; // t = i / 4096: quarter points fall on samples
-const at = (g: Gradient, t: number, reverse = false) => {
-  const r = gradientRamp(g, { steps: STEPS, reverse })!;
+const at = (g: Gradient, t: number, reverse = false, method?: InterpolationMethod) => {
+  const r = gradientRamp(g, { steps: STEPS, reverse, method })!;
   const i = Math.round(t * (STEPS - 1)) * 4;
   return [...r.rgba.subarray(i, i + 4)];
 };
@@ -116,5 +125,100 @@ describe('gradient ramps', () => {
     expect(run(map(0.5, 2), 64)).toBe(Math.round(255 * (t + eased) / 2));
     // 0 %: ag-psd divides by 0 (NaN, Infinity): the ends still land at 0 and 1.
     expect(run(map(0, Infinity), 64)).toBe(64);
+  });
+
+  it('gradient maps: the method read from the file (interpolationMethod), not ag-psd\'s `method`', () => {
+    const map = (extra: object) => ({
+      type: 'gradient map' as const,
+      gradientType: 'solid' as const,
+      smoothness: 0,
+      colorStops: [
+        { color: c(0), location: 0, midpoint: 0.5 },
+        { color: c(255), location: 1, midpoint: 0.5 },
+      ],
+      ...extra,
+    });
+    const run = (adj: object) => {
+      const d = new Uint8ClampedArray([128, 128, 128, 255]);
+      applyAdjustment(adj as Parameters<typeof applyAdjustment>[0], d);
+      return d[0];
+    };
+    const t = 128 / 255;
+    expect(run(map({}))).toBe(128);
+    // ag-psd reads every method as 'perceptual': that field alone leaves the map Classic.
+    expect(run(map({ method: 'perceptual' }))).toBe(128);
+    expect(run(map({ interpolationMethod: 'linear' }))).toBe(Math.round(linearToSrgb(t)));
+    expect(run(map({ interpolationMethod: 'perceptual' }))).toBe(Math.round(linearToSrgb(t ** 3)));
+  });
+});
+
+describe('gradient interpolation methods', () => {
+  const grey = (smoothness: number) => bw(smoothness);
+  const three: SolidGradient = {
+    type: 'solid',
+    smoothness: 1,
+    colorStops: [
+      { color: { r: 20, g: 30, b: 200 }, location: 0, midpoint: 0.5 },
+      { color: { r: 255, g: 255, b: 255 }, location: 0.4, midpoint: 0.5 },
+      { color: { r: 230, g: 80, b: 20 }, location: 1, midpoint: 0.5 },
+    ],
+    opacityStops: [],
+  };
+
+  it('Classic is the ramp as before: no method, "classic" and an unknown one alike', () => {
+    const before = gradientRamp(three)!.rgba;
+    expect(gradientRamp(three, { method: 'classic' })!.rgba).toEqual(before);
+    expect(gradientRamp(three, { method: 'stripes' })!.rgba).toEqual(before);
+    expect(gradientRamp(three, { method: 'linear' })!.rgba).not.toEqual(before);
+  });
+
+  it('Oklab conversions: the published coordinates of sRGB red, blue and white, and back', () => {
+    const near = (a: number[], b: number[], digits: number) => a.forEach((v, i) => expect(v).toBeCloseTo(b[i], digits));
+    near(srgbToOklab([255, 0, 0]), [0.62796, 0.22486, 0.12585], 4);
+    near(srgbToOklab([0, 0, 255]), [0.45201, -0.03246, -0.31153], 4);
+    near(srgbToOklab([255, 255, 255]), [1, 0, 0], 4);
+    for (const rgb of [[20, 30, 200], [230, 80, 20], [128, 128, 128]] as Array<[number, number, number]>) {
+      const lab = srgbToOklab(rgb);
+      oklabToSrgb(lab);
+      near(lab, rgb, 3); // the published matrices are rounded to 10 digits
+    }
+    expect(linearToSrgb(srgbToLinear(77))).toBeCloseTo(77, 9);
+  });
+
+  it('Linear ramps in linear light: black → white is half as bright at the middle, sRGB 187.5', () => {
+    expect(at(grey(0), 0.5, false, 'linear')[0]).toBeCloseTo(linearToSrgb(0.5), 3);
+    expect(linearToSrgb(0.5)).toBeCloseTo(187.5, 0);
+    expect(at(grey(0), 0.25, false, 'linear')[0]).toBeCloseTo(linearToSrgb(0.25), 3);
+  });
+
+  it('Perceptual ramps in Oklab: black → white runs evenly in lightness (L = cube root of linear light), darker than Classic', () => {
+    // Oklab's L of a grey is the cube root of its linear light, so L = t gives linear light t³:
+    // 99 at the middle (Classic 127.5), the "pull-in of the blacks" photoshopgurus describes.
+    for (const t of [0.25, 0.5, 0.75]) expect(at(grey(0), t, false, 'perceptual')[0]).toBeCloseTo(linearToSrgb(t ** 3), 2);
+    expect(Math.round(at(grey(0), 0.5, false, 'perceptual')[0])).toBe(99);
+    // Smooth (Photoshop 2026, undocumented) is drawn as Perceptual.
+    expect(gradientRamp(three, { method: 'smooth' })!.rgba).toEqual(gradientRamp(three, { method: 'perceptual' })!.rgba);
+  });
+
+  it('smoothness shapes the ramp in the method\'s space: at 100 % lightness follows t/2 + 3t²/2 − t³', () => {
+    for (const t of [0.25, 0.5, 0.75]) {
+      const eased = t / 2 + (3 * t * t) / 2 - t ** 3;
+      expect(at(grey(1), t, false, 'perceptual')[0]).toBeCloseTo(linearToSrgb(eased ** 3), 2);
+      expect(at(grey(1), t, false, 'linear')[0]).toBeCloseTo(linearToSrgb(eased), 2);
+    }
+  });
+
+  it('every method passes through the stops\' own colours; opacity stops ramp alike under every method', () => {
+    for (const method of ['classic', 'perceptual', 'linear'] as const) {
+      // (0.4 falls between two of the 4097 samples: within a tenth of a level.)
+      for (const [t, rgb] of [[0, [20, 30, 200]], [0.4, [255, 255, 255]], [1, [230, 80, 20]]] as const) {
+        at(three, t, false, method).slice(0, 3).forEach((v, i) => expect(Math.abs(v - rgb[i])).toBeLessThan(0.1));
+      }
+    }
+    const fade: SolidGradient = { ...grey(1), opacityStops: [{ opacity: 1, location: 0 }, { opacity: 0, location: 1 }] };
+    for (const t of [0.2, 0.5, 0.9]) {
+      expect(at(fade, t, false, 'perceptual')[3]).toBeCloseTo(at(fade, t)[3], 6);
+      expect(at(fade, t, false, 'linear')[3]).toBeCloseTo(at(fade, t)[3], 6);
+    }
   });
 });
