@@ -17,10 +17,39 @@ export interface RecordExtras {
    * the bare key), so it is read here.
    */
   gradientMethod?: InterpolationMethod;
+  /**
+   * A gradient method in the layer's effects that ag-psd does not know (Stripes: 'GIMs', or a
+   * long-form name): ag-psd then drops the whole 'lfx2' block without a word, and the layer's
+   * effects would be drawn as if it had none.
+   */
+  unknownEffectGradientMethod?: string;
 }
 
 /** The four-character keys of the gradient interpolation methods ('GIMs', Stripes, is not drawn: left Classic). */
 const GRADIENT_METHODS: Record<string, InterpolationMethod> = { Gcls: 'classic', Perc: 'perceptual', 'Lnr ': 'linear', Smoo: 'smooth' };
+/** The enum type a descriptor's method value follows (written as a 4-byte length and these characters). */
+const METHOD_TYPE = 'gradientInterpolationMethodType';
+
+/**
+ * The first method value in descriptor bytes [from, to) that ag-psd cannot decode: after each
+ * `gradientInterpolationMethodType`, a 4-byte length, then that many characters, or 4 when it is 0
+ * (the four-character key; Photoshop 2026 writes the long name instead).
+ */
+function unknownMethodIn(bytes: Uint8Array, view: DataView, from: number, to: number): string | undefined {
+  const first = METHOD_TYPE.charCodeAt(0);
+  for (let p = from; p + METHOD_TYPE.length + 8 <= to; p++) {
+    if (bytes[p] !== first) continue;
+    let k = 1;
+    while (k < METHOD_TYPE.length && bytes[p + k] === METHOD_TYPE.charCodeAt(k)) k++;
+    if (k < METHOD_TYPE.length) continue;
+    const at = p + METHOD_TYPE.length;
+    const length = view.getUint32(at) || 4;
+    if (length > 64 || at + 4 + length > to) continue;
+    const value = String.fromCharCode(...bytes.subarray(at + 4, at + 4 + length));
+    if (!GRADIENT_METHODS[value] && !Object.values(GRADIENT_METHODS).includes(value as InterpolationMethod)) return value;
+  }
+  return undefined;
+}
 
 /**
  * The restricted channels of each layer record (see readLayerRecords, which this is the
@@ -65,6 +94,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       let knockout: RecordExtras['knockout'];
       let vmgm = false;
       let gradientMethod: InterpolationMethod | undefined;
+      let unknownMethod: string | undefined;
       while (p + 12 <= end) {
         const s = sig(p);
         if (s !== '8BIM' && s !== '8B64') {
@@ -84,6 +114,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         // 'grdm': version (2), reverse, dither, then the method's key when its first byte is not
         // 0 (older files go straight on to the name, whose 4-byte length starts with 0).
         if (key === 'grdm' && length >= 8 && bytes[data + 4] !== 0) gradientMethod = GRADIENT_METHODS[sig(data + 4)];
+        if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
         p = data + length;
       }
       const extras: RecordExtras = {
@@ -92,6 +123,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(opaque ? { opaque } : {}),
         ...(vmgm ? { vectorMaskHidesEffects: true } : {}),
         ...(gradientMethod ? { gradientMethod } : {}),
+        ...(unknownMethod ? { unknownEffectGradientMethod: unknownMethod } : {}),
       };
       out.push(Object.keys(extras).length ? extras : undefined);
       at = end;

@@ -28,8 +28,16 @@ export function buildTree(
   const walk = (layers: Layer[]): LayerNode[] => {
     const nodes: LayerNode[] = [];
     for (const layer of layers) {
-      const node = readNode(layer, nextId++, resolution);
       const extra = extras.get(layer);
+      if (extra?.unknownEffectGradientMethod && !layer.hidden) {
+        // ag-psd dropped the layer's effects (see RecordExtras): drawing it would leave them out.
+        const method = extra.unknownEffectGradientMethod.trim();
+        throw unprocessable(
+          `Layer "${layer.name ?? ''}" has a layer effect whose gradient uses an interpolation method that is not supported ("${method}"; Photoshop 2026's Stripes is one); Classic, Perceptual, Linear and Smooth are.`,
+          [{ path: `layers.${layer.name ?? ''}`, reason: `gradient method ${method}` }],
+        );
+      }
+      const node = readNode(layer, nextId++, resolution);
       const excluded = extra?.restricted?.filter((c) => c >= 0 && c < 3);
       if (excluded?.length) node.excludedChannels = excluded;
       if (extra?.knockout) node.knockout = extra.knockout;

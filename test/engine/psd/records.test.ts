@@ -1,4 +1,6 @@
+import { writePsdBuffer, type Psd } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
+import { Unprocessable } from '../../../src/engine/errors';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
 import { buildTree } from '../../../src/engine/psd/tree';
@@ -17,5 +19,48 @@ describe('layer records: a gradient map\'s interpolation method', () => {
       .filter((n) => n.adjustment?.type === 'gradient map')
       .map((n) => (n.adjustment as GradientMapAdjustment).interpolationMethod);
     expect(maps).toEqual(['linear', 'perceptual', 'classic']); // top first
+  });
+});
+
+describe('layer records: an effect gradient method ag-psd does not know', () => {
+  it('is found in the effects block (ag-psd drops the block silently) and the layer is refused with a 422 naming it', () => {
+    const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
+    const stops = {
+      colorStops: [
+        { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
+        { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 },
+      ],
+      opacityStops: [
+        { opacity: 1, location: 0, midpoint: 0.5 },
+        { opacity: 1, location: 1, midpoint: 0.5 },
+      ],
+    };
+    const doc = {
+      width: 8,
+      height: 8,
+      children: [
+        {
+          name: 'striped',
+          left: 2,
+          top: 2,
+          imageData: white,
+          effects: {
+            gradientOverlay: [
+              { enabled: true, present: true, blendMode: 'normal', opacity: 1, interpolationMethod: 'classic', type: 'linear', angle: 0, scale: 1, gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops } },
+            ],
+          },
+        },
+      ],
+    } as unknown as Psd;
+    const bytes = new Uint8Array(writePsdBuffer(doc, { generateThumbnail: false }));
+    const at = bytes.findIndex((_, i) => String.fromCharCode(...bytes.subarray(i, i + 4)) === 'Gcls');
+    expect(readLayerRecords(bytes)[0]?.unknownEffectGradientMethod).toBeUndefined();
+    bytes.set([...'GIMs'].map((ch) => ch.charCodeAt(0)), at); // Stripes
+    const records = readLayerRecords(bytes);
+    expect(records[0]?.unknownEffectGradientMethod).toBe('GIMs');
+    const psd = parsePsd(bytes);
+    expect(psd.children![0].effects?.gradientOverlay).toBeUndefined(); // what ag-psd makes of it
+    expect(() => buildTree(psd, undefined, 72, records)).toThrow(Unprocessable);
+    expect(() => buildTree(psd, undefined, 72, records)).toThrow(/Layer "striped" .*"GIMs"/);
   });
 });
