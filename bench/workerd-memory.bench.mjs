@@ -1,0 +1,370 @@
+// Memory of workerd itself per request (issue 25 §1, "checked from outside"): bench/memory.bench.mjs
+// measures the engine in Node's V8; this starts our own dev server (scripts/dev.mjs on its own
+// port and persist dir) and watches the workerd processes it runs while the public API:
+//   upload     POST /api/resources/templates  the 10,000² one-layer PSD (big-10000.psd): compiled now
+//   jpeg-5000  POST /api/rendering/preview    5,000² JPEG of it (disableCache=true), then the download
+//   png-5000   the same as PNG
+//   pdf        POST /api/rendering/hires      its print PDF, then the download
+//   personal   POST /api/rendering/preview    bench-8000.psd → 800² with new Title text and a Photo
+// Each step runs WM_RUNS times (default 3; the first pays code and WASM start-up; an upload is
+// deleted first so that each one compiles).
+//
+// Per step: the Worker's workerd process (wrangler runs two: a proxy on the port, and the runtime
+// that runs the Worker and miniflare's R2/D1/DO simulators) gives VmRSS before, its peak (VmHWM,
+// reset through /proc/<pid>/clear_refs before the step, so no sample can miss it), VmRSS after,
+// and the peak of the proxy too. RSS overstates what a request needs (V8 keeps pages it freed),
+// so the Worker's isolate is also asked through its inspector (Runtime.getHeapUsage every
+// ~20 ms, answered between the Worker's awaits): JS heap used and V8's external memory
+// (ArrayBuffer backing stores); a forced GC (HeapProfiler.collectGarbage) comes before each step.
+//
+// A real limit: WM_LIMIT_MB=128 moves the runtime process, once the server is up and before the
+// first request, into a cgroup v1 memory group (memory.limit_in_bytes) under this process's own;
+// pages it already had stay charged where they were, so the limit caps what the process grows by
+// from then on (code and WASM instances included, the simulators' own work too). The kernel kills
+// the process when it would pass it: the step then fails, and the row says so.
+//
+//   node bench/workerd-memory.bench.mjs [step...]     (or `npm run bench workerd-memory`)
+//   WM_PORT=8779 WM_PERSIST=/tmp/wm-dev WM_RUNS=3 WM_LIMIT_MB=128
+// The dev server restarts the Worker's runtime when source files change (wrangler watches them):
+// a step whose runtime pid changed is marked "restarted"; measure from a quiet tree.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { API_KEY, upload } from './lib.mjs';
+
+const PORT = process.env.WM_PORT ?? '8779';
+const INSPECTOR_PORT = process.env.WM_INSPECTOR_PORT ?? String(Number(PORT) + 1000);
+const PERSIST = process.env.WM_PERSIST ?? path.join(os.tmpdir(), 'wm-dev');
+const RUNS = Number(process.env.WM_RUNS ?? 3);
+const LIMIT_MB = process.env.WM_LIMIT_MB ? Number(process.env.WM_LIMIT_MB) : undefined;
+const BUDGET_MB = 96;
+const mb = (bytes) => bytes / 1048576;
+
+const safeRead = (file) => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+};
+const statusKb = (pid, field) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(safeRead(`/proc/${pid}/status`))?.[1] ?? NaN);
+
+/** The workerd processes under `serverPid`: `runtime` (runs the Worker; has the inspector) and `proxy` (listens on the port). */
+function workerdOf(serverPid) {
+  const parent = new Map();
+  for (const p of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) parent.set(p, /PPid:\s+(\d+)/.exec(safeRead(`/proc/${p}/status`))?.[1]);
+  const under = (p) => {
+    for (let q = parent.get(p); q; q = parent.get(q)) if (q === String(serverPid)) return true;
+    return false;
+  };
+  const found = {};
+  for (const p of parent.keys()) {
+    const args = safeRead(`/proc/${p}/cmdline`).split('\0');
+    if (!/workerd$/.test(args[0]) || !under(p)) continue;
+    const inspector = args.some((a) => a.startsWith('--inspector-addr='));
+    if (args.some((a) => a === `--socket-addr=entry=127.0.0.1:${PORT}`)) found.proxy = { pid: p };
+    else found.runtime = { pid: p, inspector };
+  }
+  return found;
+}
+
+/**
+ * A CDP session on the Worker's isolate, through wrangler's inspector proxy (on INSPECTOR_PORT:
+ * it follows the runtime when wrangler restarts it). Calls answer {} after 5 s without a reply.
+ */
+async function inspectorOf() {
+  const targets = await (await fetch(`http://127.0.0.1:${INSPECTOR_PORT}/json`, { signal: AbortSignal.timeout(5000) })).json();
+  const target = targets[0];
+  if (!target) throw new Error('no inspector target');
+  const WebSocketImpl = globalThis.WebSocket ?? (await import('ws')).WebSocket;
+  const ws = new WebSocketImpl(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+    setTimeout(() => reject(new Error('inspector did not open within 5 s')), 5000);
+  });
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (e) => {
+    const m = JSON.parse(typeof e.data === 'string' ? e.data : e.data.toString());
+    pending.get(m.id)?.(m.result ?? {});
+    pending.delete(m.id);
+  };
+  const call = (method, params = {}) =>
+    new Promise((resolve) => {
+      const n = ++id;
+      pending.set(n, resolve);
+      ws.send(JSON.stringify({ id: n, method, params }));
+      setTimeout(() => pending.delete(n) && resolve({}), 5000);
+    });
+  return { call, close: () => ws.close() };
+}
+
+/** Runs `work` while watching the runtime and proxy processes and the isolate's heap. */
+async function measure(server, work) {
+  const procs = workerdOf(server.pid);
+  const { runtime, proxy } = procs;
+  if (!runtime) throw new Error('no workerd runtime process found under the dev server');
+  if (runtime.pid !== server.inspectedPid) {
+    server.inspector?.close();
+    server.inspector = runtime.inspector ? await inspectorOf().catch((e) => (process.stderr.write(`no inspector: ${e.message}\n`), null)) : null;
+    server.inspectedPid = runtime.pid;
+  }
+  const inspector = server.inspector;
+  await inspector?.call('HeapProfiler.collectGarbage');
+  const heapBefore = (await inspector?.call('Runtime.getHeapUsage')) ?? {};
+  for (const p of [runtime, proxy]) if (p) writeFileSync(`/proc/${p.pid}/clear_refs`, '5'); // VmHWM := VmRSS
+  const before = statusKb(runtime.pid, 'VmRSS');
+  const proxyBefore = proxy ? statusKb(proxy.pid, 'VmRSS') : NaN;
+  let sampledPeak = before;
+  const rss = setInterval(() => (sampledPeak = Math.max(sampledPeak, statusKb(runtime.pid, 'VmRSS') || 0)), 10);
+  const heap = { used: 0, external: 0, sum: 0, samples: 0 };
+  let polling = !!inspector;
+  const poll = (async () => {
+    while (polling) {
+      const u = await inspector.call('Runtime.getHeapUsage');
+      if (u.usedSize !== undefined) {
+        heap.samples++;
+        heap.used = Math.max(heap.used, u.usedSize - heapBefore.usedSize);
+        heap.external = Math.max(heap.external, u.backingStorageSize - heapBefore.backingStorageSize);
+        heap.sum = Math.max(heap.sum, u.usedSize + u.backingStorageSize - heapBefore.usedSize - heapBefore.backingStorageSize);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const t0 = performance.now();
+  let result;
+  let error;
+  try {
+    result = await work();
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+  }
+  const ms = performance.now() - t0;
+  clearInterval(rss);
+  polling = false;
+  await poll;
+  const after = workerdOf(server.pid).runtime;
+  const restarted = after?.pid !== runtime.pid;
+  const hwm = restarted ? NaN : statusKb(runtime.pid, 'VmHWM');
+  const row = {
+    ms,
+    before: before / 1024,
+    peak: Math.max(hwm, sampledPeak) / 1024,
+    after: restarted ? NaN : statusKb(runtime.pid, 'VmRSS') / 1024,
+    proxyPeakDelta: proxy ? (statusKb(proxy.pid, 'VmHWM') - proxyBefore) / 1024 : NaN,
+    heapUsed: mb(heap.used),
+    heapExternal: mb(heap.external),
+    heapSum: mb(heap.sum),
+    heapSamples: heap.samples,
+    restarted,
+    ...(error ? { error } : {}),
+    ...(result ?? {}),
+  };
+  row.delta = row.peak - row.before;
+  return row;
+}
+
+/** Starts scripts/dev.mjs on PORT with PERSIST; resolves once the Worker answers. */
+async function startServer(root) {
+  const child = spawn(process.execPath, [path.join(root, 'scripts/dev.mjs'), '--persist-to', PERSIST, '--inspector-port', INSPECTOR_PORT], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, PORT, WRANGLER_SEND_METRICS: 'false' },
+    detached: true,
+  });
+  const baseUrl = `http://127.0.0.1:${PORT}`;
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`dev server exited (${child.exitCode})`);
+    const up = await fetch(`${baseUrl}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => (void r.body?.cancel(), true),
+      () => false,
+    );
+    if (up && workerdOf(child.pid).runtime) break;
+    if (Date.now() > deadline) throw new Error('dev server did not start within 240 s');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    process.kill(-child.pid, 'SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    // wrangler's children leave with it; the port must be free for the next server.
+    for (let i = 0; i < 100 && Object.keys(workerdOf(child.pid)).length; i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  return { pid: child.pid, baseUrl, stop };
+}
+
+/**
+ * Puts the runtime process in a memory cgroup (v1) limited to `limitMb` of new pages; the group's
+ * path, or null with the reason when the machine does not allow it.
+ */
+function limitRuntime(pid, limitMb, label) {
+  const own = /^\d+:memory:(.*)$/m.exec(safeRead('/proc/self/cgroup'))?.[1];
+  const base = '/sys/fs/cgroup/memory';
+  if (own === undefined || !existsSync(base)) return { reason: 'no cgroup v1 memory hierarchy' };
+  const group = path.join(base, own, `workerd-memory-${process.pid}-${label}`);
+  try {
+    mkdirSync(group);
+    writeFileSync(path.join(group, 'memory.limit_in_bytes'), String(limitMb * 1048576));
+    writeFileSync(path.join(group, 'cgroup.procs'), String(pid));
+    return { group };
+  } catch (e) {
+    return { reason: e.message };
+  }
+}
+
+async function post(baseUrl, route, body) {
+  const res = await fetch(`${baseUrl}${route}?disableCache=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(`${route}: HTTP ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  const url = typeof json === 'string' ? json : json.results[0].url;
+  const file = await fetch(url);
+  if (!file.ok) throw new Error(`download: HTTP ${file.status}`);
+  return { bytes: (await file.arrayBuffer()).byteLength };
+}
+
+async function deleteTemplate(baseUrl, name) {
+  const res = await fetch(`${baseUrl}/api/resources/templates?file=${encodeURIComponent(name)}`, { method: 'DELETE', headers: { 'X-DynamicImageApiKey': API_KEY } });
+  await res.body?.cancel();
+}
+
+const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal'];
+
+/** Runs `fn(server)` on a fresh dev server (its runtime in a limited cgroup when WM_LIMIT_MB is set). */
+async function withServer(root, label, fn) {
+  const server = await startServer(root);
+  const stopOnSignal = () => (server.stop(), process.exit(130));
+  process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
+  let cgroup;
+  try {
+    if (LIMIT_MB) {
+      cgroup = limitRuntime(workerdOf(server.pid).runtime.pid, LIMIT_MB, label);
+      process.stderr.write(cgroup.group ? `${label}: runtime limited to ${LIMIT_MB} MB of growth\n` : `${label}: no limit (${cgroup.reason})\n`);
+    }
+    return await fn(server);
+  } finally {
+    process.off('SIGINT', stopOnSignal).off('SIGTERM', stopOnSignal);
+    server.inspector?.close();
+    if (cgroup?.group) {
+      const failcnt = Number(safeRead(path.join(cgroup.group, 'memory.failcnt')));
+      const maxUsage = mb(Number(safeRead(path.join(cgroup.group, 'memory.max_usage_in_bytes'))));
+      server.limits.push({ label, maxUsage, failcnt });
+      process.stderr.write(`${label}: cgroup max usage ${maxUsage.toFixed(1)} MB of ${LIMIT_MB}, failcnt ${failcnt}\n`);
+    }
+    await server.stop();
+    if (cgroup?.group) {
+      try {
+        rmdirSync(cgroup.group);
+      } catch {
+        /* a process still leaving: the group stays empty, named by this bench's pid and label */
+      }
+    }
+  }
+}
+
+/**
+ * Every step's runs; `only` picks steps by name. The upload runs on one server (once when not
+ * picked: the others need the template); each render step then gets a fresh server, so that its
+ * first run starts from a runtime that has drawn nothing (the upload's pages do not hide its peak).
+ */
+export async function measureWorkerd(root, only = []) {
+  const out = path.join(root, 'bench/out');
+  if (!existsSync(path.join(out, 'big-10000.psd'))) execFileSync(process.execPath, [path.join(root, 'bench/memory.bench.mjs'), 'none'], { stdio: 'inherit' });
+  if (!existsSync(path.join(out, 'bench-8000.psd'))) execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), '8000'], { stdio: 'inherit' });
+  const steps = STEPS.filter((s) => only.length === 0 || only.includes(s));
+  const load = [os.loadavg()[0]];
+  const rows = [];
+  const limits = [];
+  const big = path.join(out, 'big-10000.psd');
+  const template = 'wm/big-10000.psd';
+  const run = async (server, step, work, runs = RUNS) => {
+    for (let i = 0; i < runs; i++) {
+      const row = { step, run: i + 1, ...(await measure(server, () => work(server.baseUrl, i))) };
+      rows.push(row);
+      process.stderr.write(`${describe(row)}\n`);
+    }
+  };
+  const fresh = (label, fn) => withServer(root, label, (server) => ((server.limits = limits), fn(server)));
+  const uploadBig = async (baseUrl) => {
+    await deleteTemplate(baseUrl, template); // so that each upload compiles (inside the step: a delete is cheap)
+    await upload(baseUrl, 'templates', big, 'wm');
+    return {};
+  };
+  await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1));
+  const renders = {
+    'jpeg-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'jpg', size: { width: 5000, height: 5000 } }),
+    'png-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'png', size: { width: 5000, height: 5000 } }),
+    pdf: (baseUrl) => post(baseUrl, '/api/rendering/hires', { template }),
+  };
+  for (const [step, work] of Object.entries(renders)) if (steps.includes(step)) await fresh(step, (server) => run(server, step, work));
+  if (steps.includes('personal')) {
+    let t8000;
+    let photo;
+    await fresh('upload-8000', async (server) => {
+      await upload(server.baseUrl, 'fonts', path.join(root, 'assets/fonts/LiberationSans-Regular.ttf'), '');
+      photo = await upload(server.baseUrl, 'images', path.join(out, 'bench-photo.jpg'), 'wm');
+      await run(server, 'upload-8000', async (baseUrl) => {
+        await deleteTemplate(baseUrl, 'wm/bench-8000.psd'); // compiled anew, as the big one
+        t8000 = await upload(baseUrl, 'templates', path.join(out, 'bench-8000.psd'), 'wm');
+        return {};
+      }, 1);
+    });
+    const tag = Date.now().toString(36);
+    await fresh('personal', (server) =>
+      run(server, 'personal', (baseUrl, i) =>
+        post(baseUrl, '/api/rendering/preview', {
+          template: t8000,
+          format: 'jpg',
+          size: { width: 800, height: 800 },
+          data: { Title: { type: 'text', text: `Jonathan Livingstone-Smith ${tag}-${i}` }, Photo: { type: 'image', image: photo, resizeMode: 'fill' } },
+        }),
+      ),
+    );
+  }
+  load.push(os.loadavg()[0]);
+  return { rows, load, limits };
+}
+
+const f = (n) => (Number.isFinite(n) ? n.toFixed(1) : '–');
+function describe(r) {
+  return (
+    `${r.step} #${r.run}: RSS ${f(r.before)} → peak ${f(r.peak)} (+${f(r.delta)}) → ${f(r.after)} MB; proxy +${f(r.proxyPeakDelta)}; ` +
+    `isolate heap +${f(r.heapUsed)}, external +${f(r.heapExternal)}, sum +${f(r.heapSum)} MB (${r.heapSamples} samples); ${r.ms.toFixed(0)} ms` +
+    (r.bytes ? `; ${r.bytes} bytes` : '') +
+    (r.restarted ? ' RESTARTED' : '') +
+    (r.error ? ` FAILED: ${r.error}` : '')
+  );
+}
+
+export default async function workerdMemoryBench({ root }) {
+  const { rows, load, limits } = await measureWorkerd(root);
+  const out = [];
+  for (const step of new Set(rows.map((r) => r.step))) {
+    const runs = rows.filter((r) => r.step === step);
+    const failed = runs.find((r) => r.error);
+    const bench = `workerd ${step}`;
+    if (failed) out.push({ bench, metric: 'failed', value: failed.error.slice(0, 80), unit: '' });
+    const later = runs.length > 1 ? runs.slice(1) : runs;
+    out.push({ bench, metric: 'RSS peak − before, first run', value: runs[0].delta, unit: 'MB', target: `≤ ${BUDGET_MB}` });
+    out.push({ bench, metric: 'RSS peak − before, later runs (max)', value: Math.max(...later.map((r) => r.delta)), unit: 'MB', target: `≤ ${BUDGET_MB}` });
+    out.push({ bench, metric: 'isolate heap + external (max)', value: Math.max(...runs.map((r) => r.heapSum)), unit: 'MB', target: `≤ ${BUDGET_MB}` });
+  }
+  out.push({ bench: 'workerd', metric: 'load (1 min) before / after', value: load.map((l) => l.toFixed(1)).join(' / '), unit: '' });
+  for (const l of limits) out.push({ bench: `workerd ${l.label}`, metric: `cgroup max usage (limit ${LIMIT_MB} MB; failcnt ${l.failcnt})`, value: l.maxUsage, unit: 'MB' });
+  return out;
+}
+
+if (process.argv[1] === import.meta.filename) {
+  const root = path.resolve(import.meta.dirname, '..');
+  const { rows, load, limits } = await measureWorkerd(root, process.argv.slice(2));
+  console.log('| step | run | RSS before | peak | after | peak − before | isolate heap / external / sum (sampled) | ms |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.step} | ${r.run} | ${f(r.before)} | ${f(r.peak)} | ${f(r.after)} | **${f(r.delta)}** | ${f(r.heapUsed)} / ${f(r.heapExternal)} / ${f(r.heapSum)} | ${r.ms.toFixed(0)}${r.error ? ` FAILED ${r.error.slice(0, 60)}` : ''}${r.restarted ? ' restarted' : ''} |`);
+  }
+  for (const l of limits) console.log(`cgroup (${l.label}): max usage ${l.maxUsage.toFixed(1)} MB of ${LIMIT_MB} MB growth, failcnt ${l.failcnt}`);
+  console.log(`load ${load.map((l) => l.toFixed(1)).join(' → ')}; ${os.cpus()[0]?.model} × ${os.cpus().length}; ${new Date().toISOString()}`);
+}
