@@ -752,7 +752,7 @@ type GradientOverlay = NonNullable<LayerEffectsInfo['gradientOverlay']>[number];
 function gradientFill(g: GradientOverlay, r: Bounds, ctx: RenderContext, node: LayerNode): Uint8ClampedArray | null {
   const grad = g.gradient;
   if (!grad) return null;
-  const built = gradientRamp(grad as Gradient, { reverse: g.reverse });
+  const built = gradientRamp(grad as Gradient, { reverse: g.reverse, method: g.interpolationMethod });
   if (!built) return null;
   const { rgba: ramp, steps: STEPS } = built;
   // Geometry: aligned to the layer's bounds (output space).
