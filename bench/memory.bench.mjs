@@ -15,7 +15,8 @@
 //   MEMORY_BENCH_CPU=1 node bench/memory.bench.mjs pdf-10000   (CPU time without the forced GCs; no live figure)
 // Cases: preview-10000 (10,000² template, one ZIP layer → 5,000² JPEG), pdf-10000 (the same →
 // print PDF into a counting sink), personalised-8000 (bench-8000.psd, Title text + Photo → 800²),
-// photo-12mp (bench-4000.psd with a 12 MP JPEG in Photo → 800²).
+// photo-12mp (bench-4000.psd with a 12 MP JPEG in Photo → 800²), upload-10000 (the upload itself:
+// big-10000.psd read and compiled into an empty bucket).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -45,7 +46,15 @@ const CASES = {
     ['bench-photo.jpg'],
   ),
   'photo-12mp': previewCase('bench-4000.psd', { width: 800, height: 800 }, { Photo: photo('bench-photo-12mp.jpg') }, ['bench-photo-12mp.jpg']),
+  // The upload: the 10,000² PSD read (as the request body is) and compiled into an empty bucket.
+  'upload-10000': { compile: 'big-10000.psd', run: (e, store) => compileCase(e, store, 'big-10000.psd') },
 };
+
+/** Compiles bench/out/`file` into the store's bucket; the number of keys written. */
+async function compileCase(e, store, file) {
+  await e.compileTemplate(store.bucket, new Uint8Array(readFileSync(path.join(out, file))));
+  return (await store.bucket.list()).objects.length;
+}
 
 /**
  * Cases run only when named (the budget's model, docs/memory.md): the same template → 5,000² PNG,
@@ -163,6 +172,12 @@ async function child(name) {
   WebAssembly.Instance.prototype = Instance.prototype;
 
   const e = await import(pathToFileURL(bundle).href);
+  if (c?.compile) {
+    // An upload case compiles into a bucket of its own, empty (compiling is idempotent by hash).
+    const compileDir = path.join(dir, 'compile-store');
+    rmSync(compileDir, { recursive: true, force: true });
+    return child2(name, e, e.dirStore(compileDir, fonts), memories);
+  }
   const store = e.dirStore(storeDir, fonts);
   if (name === 'compile') return;
   const head = await store.head('templates', c.template);
@@ -179,8 +194,8 @@ async function child2(name, e, store, memories) {
   const c = caseOf(name);
   // Derived data earlier requests left in the bucket (a print PDF's stored strips) goes: every
   // case is a template's first request after its upload.
-  const uploaded = new Set(JSON.parse(readFileSync(path.join(dir, 'store/uploaded-keys.json'), 'utf8')));
-  for (const { key } of (await store.bucket.list()).objects) if (!uploaded.has(key)) await store.bucket.delete(key);
+  const uploaded = c.compile ? null : new Set(JSON.parse(readFileSync(path.join(dir, 'store/uploaded-keys.json'), 'utf8')));
+  if (uploaded) for (const { key } of (await store.bucket.list()).objects) if (!uploaded.has(key)) await store.bucket.delete(key);
   for (const image of c.images ?? []) if (!(await store.head('images', image))) await store.put('images', image, new Uint8Array(readFileSync(path.join(out, image))));
   globalThis.gc?.();
   // Linux: writing 5 to clear_refs resets the peak RSS (VmHWM) to the RSS now: loading the bundle does not count.

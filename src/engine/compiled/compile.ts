@@ -81,10 +81,10 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];
-  const writes = new Writes(4);
+  const writes = new Writes(WRITE_BYTES_IN_FLIGHT);
   const put = (key: string, data: Uint8Array) => {
     written.push(key);
-    return writes.add(putBlob(bucket, key, data));
+    return writes.add(putBlob(bucket, key, data), data.byteLength);
   };
 
   try {
@@ -192,29 +192,46 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
 }
 
 /**
- * R2 writes of compiled bands run while the next rows are decoded: at most `limit` in flight
- * (each holds one band, ≤ 256 rows), `add` waits for a slot, and the first failure is thrown by
- * the next `add` or by `drain`.
+ * Raw band bytes whose R2 writes may be on their way while the next rows are decoded. Counted in
+ * bytes, not writes: a band of a 10,000 px wide layer is 10 MB, and four of them in flight (the
+ * old limit) made an upload of a 10,000² PSD hold 72 MB live in Node and pass 128 MB of growth
+ * in workerd (docs/memory.md, "workerd, measured"). Narrow layers still get several writes.
+ */
+export const WRITE_BYTES_IN_FLIGHT = 12 * 1024 * 1024;
+
+/**
+ * R2 writes of compiled bands run while the next rows are decoded: after `add`, at most
+ * `limitBytes` of their raw bands (each ≤ 256 rows) stay in flight, but always the newest one
+ * and never more than MAX_WRITES; `add` waits for room, and the first failure is thrown by the
+ * next `add` or by `drain`.
  */
 class Writes {
-  private readonly inFlight = new Set<Promise<void>>();
+  private static readonly MAX_WRITES = 4;
+  private readonly inFlight = new Map<Promise<void>, number>();
+  private bytes = 0;
   private failed: { error: unknown } | undefined;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limitBytes: number) {}
 
-  async add(write: Promise<void>): Promise<void> {
+  async add(write: Promise<void>, bytes: number): Promise<void> {
     const tracked: Promise<void> = write
       .catch((error: unknown) => {
         this.failed ??= { error };
       })
-      .finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
-    while (this.inFlight.size >= this.limit) await Promise.race(this.inFlight);
+      .finally(() => {
+        this.bytes -= this.inFlight.get(tracked) ?? 0;
+        this.inFlight.delete(tracked);
+      });
+    this.inFlight.set(tracked, bytes);
+    this.bytes += bytes;
+    while (this.inFlight.size >= Writes.MAX_WRITES || (this.inFlight.size > 1 && this.bytes > this.limitBytes)) {
+      await Promise.race(this.inFlight.keys());
+    }
     if (this.failed) throw this.failed.error;
   }
 
   async drain(): Promise<void> {
-    await Promise.all(this.inFlight);
+    await Promise.all(this.inFlight.keys());
     if (this.failed) throw this.failed.error;
   }
 }
