@@ -5,10 +5,10 @@
  * Storefronts ask for the same template at the same size again and again with different `data`,
  * and `data` usually changes a small part of it (a name, a photo). So the frame of the template
  * drawn without overrides is kept per isolate (content-addressed, like every engine cache), and
- * a personalised frame redraws only the rows its overrides can reach (`dirtyBounds`), grown by
- * what the resize and the unsharp mask read, and, when the canvas is the frame's own grid (no
- * resize), only the columns they reach too: the same bytes as drawing it all
- * (test/engine/frame.test.ts), for a fraction of the work.
+ * a personalised frame redraws only the rectangle its overrides can reach (`dirtyBounds`): the
+ * output rows and columns whose resize taps read it, grown by the unsharp mask's reach, from the
+ * canvas rectangle those read. The same bytes as drawing it all (test/engine/frame.test.ts), for
+ * a fraction of the work.
  */
 import type { Timing } from './timing';
 import { frameCache, frameJpegCache } from './cache';
@@ -16,6 +16,7 @@ import { prefix } from './compiled/store';
 import { dirtyBounds } from './composite/dirty';
 import { outputSize, renderTemplate } from './composite/compositor';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
+import { tapReaders, tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
 import { encodePngStrips } from './raster/png-rows';
 import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, type HuffSpec } from './raster/jpeg';
@@ -63,11 +64,18 @@ async function drawFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameO
   return img;
 }
 
-/** Filter taps of the final resize (canvas rows each output row reads), null when none. */
-function frameTaps(compiled: CompiledTemplate, o: FrameOptions) {
+/** Filter taps of the final resize: the canvas rows and columns each output row and column reads. */
+interface FrameTaps {
+  rows: AxisWeights;
+  columns: AxisWeights;
+}
+
+/** The final resize's taps, null when there is none (the canvas is the frame's grid). */
+function frameTaps(compiled: CompiledTemplate, o: FrameOptions): FrameTaps | null {
   const canvas = outputSize(compiled, o.scale);
   if (canvas.width === o.width && canvas.height === o.height) return null;
-  return resampleTaps(canvas.height, o.height, o.quality); // kept per size by resampleTaps
+  // Kept per size by resampleTaps.
+  return { rows: resampleTaps(canvas.height, o.height, o.quality), columns: resampleTaps(canvas.width, o.width, o.quality) };
 }
 
 /**
@@ -153,16 +161,17 @@ export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplat
 /**
  * Draws output rows [rows.top, rows.bottom) of the frame into `frame`: the canvas rows they read
  * through the unsharp mask's reach and the resize's taps, rendered as a region, resized, sharpened.
- * With `columns`, and a canvas at the output size (no taps), only those output columns are
- * drawn: the canvas rectangle they read through the unsharp mask's reach, the rest of `frame`
- * left as it is (a kept template frame).
+ * With `columns`, only those output columns are drawn, the rest of `frame` left as it is (a kept
+ * template frame): the output window they read through the unsharp mask's reach (whose pixels
+ * the resize makes exact from the canvas columns their taps read), sharpened as a window
+ * (its edge columns, clamped, are not pasted unless they are the frame's edge).
  */
 async function drawRows(
   bucket: R2Bucket,
   compiled: CompiledTemplate,
   o: FrameOptions,
   overrides: LayerOverrides | undefined,
-  taps: ReturnType<typeof resampleTaps> | null,
+  taps: FrameTaps | null,
   rows: { top: number; bottom: number },
   frame: Uint8ClampedArray,
   timing: Timing,
@@ -176,21 +185,21 @@ async function drawRows(
   const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
   const a = Math.max(0, rows.top - reach);
   const b = Math.min(height, rows.bottom + reach);
-  let top = a;
-  let bottom = b;
-  if (taps) {
-    top = taps.bounds[2 * a]!;
-    bottom = 0;
-    for (let y = a; y < b; y++) bottom = Math.max(bottom, taps.bounds[2 * y]! + taps.bounds[2 * y + 1]!);
-  }
-  // Columns only where the canvas is the frame's grid: a resize reads whole canvas rows.
-  const cols = columns && !taps ? columns : null;
-  const left = cols ? Math.max(0, cols.left - reach) : 0;
-  const right = cols ? Math.min(width, cols.right + reach) : canvas.width;
+  // Output columns likewise (all of them without `columns`).
+  const cols = columns && (columns.left > 0 || columns.right < width) ? columns : null;
+  const l = cols ? Math.max(0, cols.left - reach) : 0;
+  const r = cols ? Math.min(width, cols.right + reach) : width;
+  // The canvas rectangle those output pixels read: the same when the canvas is the frame's grid.
+  const vertical = taps ? tapSpan(taps.rows, a, b) : { first: a, end: b };
+  const horizontal = taps ? tapSpan(taps.columns, l, r) : { first: l, end: r };
+  const [top, bottom, left, right] = [vertical.first, vertical.end, horizontal.first, horizontal.end];
   const region = cols ? { top, bottom, left, right } : { top, bottom };
   const strip = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region }));
   let img = strip;
-  if (taps) img = await timing.time('resample', () => resampleRows(strip, { top, height: canvas.height }, width, height, { top: a, bottom: b }, o.quality));
+  if (taps) {
+    const source = { top, height: canvas.height, left: cols ? left : 0, width: canvas.width };
+    img = await timing.time('resample', () => resampleRows(strip, source, width, height, { top: a, bottom: b }, o.quality, { left: l, right: r }));
+  }
   const sharpen = o.sharpen;
   if (sharpen) {
     const from = img;
@@ -201,10 +210,10 @@ async function drawRows(
     frame.set(img.data.subarray((rows.top - a) * rowBytes, (rows.bottom - a) * rowBytes), (rows.top - frameTop) * rowBytes);
     return;
   }
-  const drawnBytes = (right - left) * 4;
+  const drawnBytes = (r - l) * 4;
   const colBytes = (cols.right - cols.left) * 4;
   for (let y = rows.top; y < rows.bottom; y++) {
-    const s = (y - a) * drawnBytes + (cols.left - left) * 4;
+    const s = (y - a) * drawnBytes + (cols.left - l) * 4;
     frame.set(img.data.subarray(s, s + colBytes), (y - frameTop) * rowBytes + cols.left * 4);
   }
 }
@@ -262,34 +271,25 @@ export async function encodeFrameJpeg(frame: Frame, quality: number): Promise<Ui
 }
 
 /**
- * Output pixels the overrides can change (the sharpened frame's), or null when none: rows, and
- * columns where the canvas is the frame's grid (a resized frame: every column).
+ * Output pixels the overrides can change (the sharpened frame's), or null when none: the output
+ * rows and columns whose resize taps read a changed canvas pixel, grown by the unsharp mask's reach.
  */
 function changedRect(
   compiled: CompiledTemplate,
   o: FrameOptions,
   overrides: LayerOverrides,
-  taps: ReturnType<typeof resampleTaps> | null,
+  taps: FrameTaps | null,
 ): { top: number; bottom: number; left: number; right: number } | null {
   const dirty = dirtyBounds(compiled, overrides, o.scale);
-  if (!dirty || dirty.bottom <= dirty.top) return null;
-  let top = dirty.top;
-  let bottom = dirty.bottom;
-  if (taps) {
-    // Output rows whose filter taps cover a changed canvas row.
-    top = o.height;
-    bottom = 0;
-    for (let y = 0; y < o.height; y++) {
-      const first = taps.bounds[2 * y]!;
-      if (first < dirty.bottom && first + taps.bounds[2 * y + 1]! > dirty.top) {
-        top = Math.min(top, y);
-        bottom = y + 1;
-      }
-    }
-    if (bottom <= top) return null;
-  }
+  if (!dirty || dirty.bottom <= dirty.top || dirty.right <= dirty.left) return null;
+  const rows = taps ? tapReaders(taps.rows, dirty.top, dirty.bottom) : { first: dirty.top, end: dirty.bottom };
+  const columns = taps ? tapReaders(taps.columns, dirty.left, dirty.right) : { first: dirty.left, end: dirty.right };
+  if (!rows || !columns) return null;
   const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
-  const left = taps ? 0 : Math.max(0, dirty.left - reach);
-  const right = taps ? o.width : Math.min(o.width, dirty.right + reach);
-  return { top: Math.max(0, top - reach), bottom: Math.min(o.height, bottom + reach), left, right };
+  return {
+    top: Math.max(0, rows.first - reach),
+    bottom: Math.min(o.height, rows.end + reach),
+    left: Math.max(0, columns.first - reach),
+    right: Math.min(o.width, columns.end + reach),
+  };
 }

@@ -4,7 +4,7 @@ import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from
 import { clearEngineCaches, frameCache } from '../../src/engine/cache';
 import { encodeFrameJpeg, renderFrame, renderFrameJpeg, streamsJpeg, STREAMED_JPEG_FRAME_BYTES, STRIP_CANVAS_BYTES, type FrameOptions } from '../../src/engine/frame';
 import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
-import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
+import type { CompiledTemplate, LayerNode, RGBAImage } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
 import { psdFixture, psdManifest } from '../helpers/fixtures';
 import { UrlImages } from '../../src/engine/inputs';
@@ -47,6 +47,66 @@ function overridesFor(compiled: CompiledTemplate, o: Omit<FrameOptions, 'overrid
     new Map([[node.id, { visible: !node.visible }]]),
     ...(node.type === 'Group' ? [] : [new Map([[node.id, { pixels: patch, bounds: placed }]])]),
   ]);
+}
+
+/**
+ * Output settings for a box that resize the canvas: shrinking from the pyramid level at or above
+ * the fit (as previews do), or, when the template fits enlarged, from a canvas two thirds of the
+ * output. The `k`th box takes Lanczos or the fast filter, a sharpening and a matte in turn.
+ */
+function resized(compiled: CompiledTemplate, [bw, bh]: readonly [number, number], k: number): FrameOptions {
+  const s = Math.min(bw / compiled.width, bh / compiled.height);
+  const width = Math.max(1, Math.round(compiled.width * s));
+  const height = Math.max(1, Math.round(compiled.height * s));
+  const scale = s < 1 ? 2 ** -Math.floor(Math.log2(1 / s)) : (s * 2) / 3;
+  const sharpen = [{ ...DEFAULT_UNSHARP_MASK }, { amount: 0.8, radius: 2, threshold: 0 }, { amount: 1.2, radius: 1, threshold: 0.02 }][k % 3]!;
+  return { scale, width, height, quality: k % 2 ? 'fast' : 'high', sharpen, background: k === 2 ? 'transparent' : undefined };
+}
+
+/** What a shopper changes: the first text layer, or else the smallest picture. */
+function textOrPicture(compiled: CompiledTemplate): LayerNode {
+  const nodes = [...walkLayers(compiled.layers)];
+  const area = (n: LayerNode) => (n.bounds.right - n.bounds.left) * (n.bounds.bottom - n.bounds.top);
+  return nodes.find((n) => n.type === 'Text') ?? nodes.filter((n) => n.hasPixels && n.type !== 'Group').sort((a, b) => area(a) - area(b))[0]!;
+}
+
+/** New pixels a quarter of the canvas wide, ink with soft, transparent margins (a drawn text), in the middle or at an edge. */
+function patchAt(compiled: CompiledTemplate, scale: number, where: 'middle' | 'left' | 'right') {
+  const cw = Math.max(1, Math.round(compiled.width * scale));
+  const ch = Math.max(1, Math.round(compiled.height * scale));
+  const [w, h] = [Math.max(2, cw >> 2), Math.max(2, ch >> 3)];
+  const data = new Uint8ClampedArray(w * h * 4);
+  for (let y = h >> 2; y < h - (h >> 2); y++) for (let x = 1; x < w - 1; x++) data.set([20, 40, 160, x % 5 ? 255 : 128], (y * w + x) * 4);
+  const left = where === 'left' ? 0 : where === 'right' ? cw - w : (cw * 3) >> 3;
+  const top = where === 'left' ? ch >> 3 : where === 'right' ? Math.max(0, ch - h - 1) : ch >> 1;
+  return { pixels: { width: w, height: h, data }, bounds: { left, top, right: left + w, bottom: top + h } };
+}
+
+/** The rectangle a frame's Server-Timing note names (null: the template frame reused). */
+function notedRect(header: string, o: FrameOptions) {
+  const m = /redrawn rows (\d+)-(\d+) of \d+(?:, columns (\d+)-(\d+) of \d+)?/.exec(header);
+  if (!m) return null;
+  return { top: Number(m[1]), bottom: Number(m[2]), left: m[3] ? Number(m[3]) : 0, right: m[4] ? Number(m[4]) : o.width };
+}
+
+/** The first byte at which two frames differ, -1 when none (toEqual on megabytes takes seconds). */
+function firstDifference(a: Uint8ClampedArray, b: Uint8ClampedArray) {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+/** Pixels of `b` that differ from `a` outside `rect`. */
+function changedOutside(a: RGBAImage, b: RGBAImage, rect: { top: number; bottom: number; left: number; right: number } | null) {
+  let n = 0;
+  for (let y = 0; y < a.height; y++) {
+    for (let x = 0; x < a.width; x++) {
+      if (rect && y >= rect.top && y < rect.bottom && x >= rect.left && x < rect.right) continue;
+      const i = (y * a.width + x) * 4;
+      if (a.data[i] !== b.data[i] || a.data[i + 1] !== b.data[i + 1] || a.data[i + 2] !== b.data[i + 2] || a.data[i + 3] !== b.data[i + 3]) n++;
+    }
+  }
+  return n;
 }
 
 describe('preview frames', () => {
@@ -235,6 +295,59 @@ describe('preview frames', () => {
         expect((await decodeImage(await encodeFrameJpeg(frame, 85))).data).toEqual(whole.data);
       }
     }
+  });
+
+  // Issue 25 §3: a resized frame (shrunk from a pyramid level, or enlarged from a smaller canvas)
+  // redraws only the output columns whose taps read the dirty rectangle, grown by the unsharp
+  // mask's reach: a text or picture override in the middle and at either edge, three boxes, both
+  // qualities, with and without a matte.
+  for (let i = 0; i < 30; i++) {
+    it(`a resized frame redrawn in its dirty columns equals one drawn in full (fixture ${i + 1})`, { timeout: 240_000 }, async () => {
+      const entry = (await manifest)[i];
+      if (!entry) return;
+      const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
+      clearEngineCaches();
+      const node = textOrPicture(compiled);
+      for (const [k, box] of ([[800, 800], [500, 300], [1200, 1200]] as const).entries()) {
+        const o = resized(compiled, box, k);
+        const template = (await renderFrame(env.FILES, compiled, o, new ServerTiming())).image;
+        for (const where of ['middle', 'left', 'right'] as const) {
+          const overrides: LayerOverrides = new Map([[node.id, patchAt(compiled, o.scale, where)]]);
+          const timing = new ServerTiming();
+          const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, timing)).image;
+          const what = `${entry.name} ${box.join('×')} → ${o.width}×${o.height} from scale ${o.scale} ${o.quality} ${where}`;
+          expect(firstDifference(got.data, (await reference(compiled, { ...o, overrides })).data), what).toBe(-1);
+          // The Server-Timing note is truthful: nothing differs from the template frame outside it.
+          expect(changedOutside(template, got, notedRect(timing.header(), o)), what).toBe(0);
+        }
+      }
+    });
+  }
+
+  it('a name on a resized template redraws and renders only the columns it reaches', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('agpsd-text-bug-1920.psd'));
+    clearEngineCaches();
+    const o = resized(compiled, [800, 800], 0); // 1920 → 800, from the half-size level (960 px)
+    expect(o.scale).toBe(0.5);
+    const overrides: LayerOverrides = new Map([[textOrPicture(compiled).id, patchAt(compiled, o.scale, 'middle')]]);
+    await renderFrame(env.FILES, compiled, o, new ServerTiming());
+    const rendered: number[] = [];
+    const timing = new ServerTiming();
+    const spy = {
+      time: async <T,>(name: string, fn: () => Promise<T> | T) => {
+        const r = await timing.time(name, fn);
+        if (name === 'render') rendered.push((r as { width: number }).width);
+        return r;
+      },
+      note: (name: string, desc: string) => timing.note(name, desc),
+    };
+    const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, spy)).image;
+    const rect = notedRect(timing.header(), o)!;
+    // The patch spans canvas columns 360-600 of 960: output columns ~300-500 of 800, plus the taps and the reach.
+    expect(rect.right - rect.left).toBeLessThan(o.width / 2);
+    expect(rendered).toHaveLength(1);
+    expect(rendered[0]).toBeLessThan(960 / 2);
+    expect(firstDifference(got.data, (await reference(compiled, { ...o, overrides })).data)).toBe(-1);
   });
 
   it('a JPEG re-coding only the changed rows of the template frame decodes to the frame, as one coded whole', async () => {

@@ -128,35 +128,39 @@ let tapsKeptBytes = 0;
 const tapsBytes = (taps: AxisWeights) => taps.bounds.byteLength + taps.weights.byteLength;
 
 /**
- * Output rows [rows.top, rows.bottom) of the resize of a `source.height`-row image to
- * width × height, from `img`: that image's rows starting at `source.top` (at least the rows
- * these output rows read: `resampleTaps` tells which). The weights are those of the whole
- * image, so the rows are the same bytes as the same rows of `resample`.
+ * Output rows [rows.top, rows.bottom), and columns [columns.left, columns.right) (default: all),
+ * of the resize of a `source.width` × `source.height` image to width × height, from `img`: that
+ * image's window starting at row `source.top` and column `source.left` (at least the rows and
+ * columns these output pixels read: `resampleTaps` tells which). The weights are those of the
+ * whole image and each output pixel sums its taps in the same order, so the pixels are the same
+ * bytes as the same pixels of `resample`.
  */
 export async function resampleRows(
   img: RGBAImage,
-  source: { top: number; height: number },
+  source: { top: number; height: number; left?: number; width?: number },
   width: number,
   height: number,
   rows: { top: number; bottom: number },
   quality: ResampleQuality = 'high',
+  columns: { left: number; right: number } = { left: 0, right: width },
 ): Promise<RGBAImage> {
   if (!(width >= 1 && height >= 1) || !Number.isInteger(width) || !Number.isInteger(height)) {
     throw new RangeError(`resample: bad target size ${width}×${height}`);
   }
-  const h = resampleTaps(img.width, width, quality);
+  const h = windowTaps(resampleTaps(source.width ?? img.width, width, quality), columns, source.left ?? 0, img.width);
   const v = resampleTaps(source.height, height, quality);
-  const out = new Uint8ClampedArray(width * (rows.bottom - rows.top) * 4);
+  const outWidth = columns.right - columns.left;
+  const out = new Uint8ClampedArray(outWidth * (rows.bottom - rows.top) * 4);
 
   await withArena((k, arena) => {
     const ringRows = v.stride;
     const srcRow = arena.alloc(img.width * 4);
     const scratch = arena.alloc(img.width * 16);
-    const ring = arena.alloc(ringRows * width * 16);
+    const ring = arena.alloc(ringRows * outWidth * 16);
     const hBounds = arena.alloc(h.bounds.byteLength);
     const hWeights = arena.alloc(h.weights.byteLength);
     const vWeights = arena.alloc(v.weights.byteLength);
-    const outRow = arena.alloc(width * 4);
+    const outRow = arena.alloc(outWidth * 4);
     const u8 = arena.u8();
     const f32 = arena.f32();
     new Int32Array(u8.buffer, hBounds, h.bounds.length).set(h.bounds);
@@ -173,11 +177,62 @@ export async function resampleRows(
         const at = next - source.top;
         if (at < 0 || at >= img.height) throw new RangeError(`resampleRows: source row ${next} is not in the strip`);
         u8.set(img.data.subarray(at * srcStride, (at + 1) * srcStride), srcRow);
-        k.resampleRowH(srcRow, img.width, scratch, ring + (next % ringRows) * width * 16, width, hBounds, hWeights, h.stride);
+        k.resampleRowH(srcRow, img.width, scratch, ring + (next % ringRows) * outWidth * 16, outWidth, hBounds, hWeights, h.stride);
       }
-      k.resampleRowV(ring, ringRows, width, first, count, vWeights + y * v.stride * 4, outRow);
-      out.set(u8.subarray(outRow, outRow + width * 4), (y - rows.top) * width * 4);
+      k.resampleRowV(ring, ringRows, outWidth, first, count, vWeights + y * v.stride * 4, outRow);
+      out.set(u8.subarray(outRow, outRow + outWidth * 4), (y - rows.top) * outWidth * 4);
     }
   });
-  return { width, height: rows.bottom - rows.top, data: out };
+  return { width: outWidth, height: rows.bottom - rows.top, data: out };
+}
+
+/**
+ * The horizontal taps of output columns [columns.left, columns.right) read from a window of
+ * `windowWidth` source columns starting at `left`: the same weights, first taps moved by `left`
+ * (the taps themselves when the window is the whole row).
+ */
+function windowTaps(taps: AxisWeights, columns: { left: number; right: number }, left: number, windowWidth: number): AxisWeights {
+  const n = columns.right - columns.left;
+  if (left === 0 && columns.left === 0 && n * 2 === taps.bounds.length) return taps;
+  const bounds = new Int32Array(n * 2);
+  for (let x = 0; x < n; x++) {
+    const first = taps.bounds[2 * (columns.left + x)]! - left;
+    const count = taps.bounds[2 * (columns.left + x) + 1]!;
+    if (first < 0 || first + count > windowWidth) throw new RangeError(`resampleRows: output column ${columns.left + x} reads source columns outside the window`);
+    bounds[2 * x] = first;
+    bounds[2 * x + 1] = count;
+  }
+  return { bounds, weights: taps.weights.subarray(columns.left * taps.stride, columns.right * taps.stride), stride: taps.stride };
+}
+
+/**
+ * Source indices [first, end) that destination indices [from, to) read through `taps`
+ * (the source span a window of the output needs).
+ */
+export function tapSpan(taps: AxisWeights, from: number, to: number): { first: number; end: number } {
+  let first = Infinity;
+  let end = 0;
+  for (let i = from; i < to; i++) {
+    first = Math.min(first, taps.bounds[2 * i]!);
+    end = Math.max(end, taps.bounds[2 * i]! + taps.bounds[2 * i + 1]!);
+  }
+  return { first: Math.min(first, end), end };
+}
+
+/**
+ * Destination indices [first, end) whose taps read any source index in [from, to), or null
+ * when none does (the output a change of those source pixels reaches).
+ */
+export function tapReaders(taps: AxisWeights, from: number, to: number): { first: number; end: number } | null {
+  const n = taps.bounds.length >> 1;
+  let first = n;
+  let end = 0;
+  for (let i = 0; i < n; i++) {
+    const a = taps.bounds[2 * i]!;
+    if (a < to && a + taps.bounds[2 * i + 1]! > from) {
+      first = Math.min(first, i);
+      end = i + 1;
+    }
+  }
+  return end > first ? { first, end } : null;
 }
