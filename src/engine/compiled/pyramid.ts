@@ -186,6 +186,8 @@ export class PyramidWriter {
     bandTop: number;
     pending: { row: number; data: Uint8Array } | null;
     scratch?: Uint8Array;
+    /** The even row kept for halving, reused: it is consumed by the next row before it is refilled. */
+    pendingRow?: Uint8Array;
   }> = [];
 
   constructor(
@@ -235,7 +237,11 @@ export class PyramidWriter {
       lv.pending = null;
       await this.halve(k, row, above, data);
     } else {
-      lv.pending = { row, data: data.slice(0, w) };
+      // One buffer per level, not a copy per row pair: a 10,000 px wide layer made 200 MB of
+      // 40 KB garbage, which workerd's ArrayBuffer allocator kept resident until collected.
+      const kept = (lv.pendingRow ??= new Uint8Array(w));
+      kept.set(data.subarray(0, w));
+      lv.pending = { row, data: kept };
     }
   }
 
