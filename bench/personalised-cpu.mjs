@@ -1,0 +1,91 @@
+// Node CPU time per personalised preview (issue 25 §3), in one process as one warm isolate
+// serves a storefront: the engine bundled with bundleForNode (as bench/memory.bench.mjs does),
+// templates in a directory store (bench/memory-entry.ts), each compiled first (the upload), asked
+// once (its template frame is kept), then BENCH_RUNS (default 40) times 800×800 JPEG with a new
+// text each time, sharpened as the API's default. Reported per template: the median process CPU (user + system) of a request, the
+// median of its phases (timed to the microsecond), and the frame note (which rows and columns were redrawn).
+//
+//   node bench/personalised-cpu.mjs [tree]   (tree: a checkout of the project; default this one)
+//
+// Giving another tree (e.g. `git archive` of an earlier commit with node_modules linked and
+// wasm/build copied) compares two versions on the same machine and load.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundleForNode } from './lib.mjs';
+
+const here = path.resolve(import.meta.dirname, '..');
+const tree = path.resolve(process.argv[2] ?? here);
+const RUNS = Number(process.env.BENCH_RUNS ?? 40);
+const WARMUP = 3;
+
+/** Templates: the two largest of the public corpus that a preview resizes, and an 8,000² one. */
+const TEMPLATES = [
+  { file: path.join(here, 'test/fixtures/psd/agpsd-text-bug-1920.psd'), layer: '3月' },
+  { file: path.join(here, 'test/fixtures/psd/psdrb-example-design.psd'), layer: 'Make a change and save.' },
+  { file: path.join(here, 'bench/out/bench-8000.psd'), layer: 'Title' },
+];
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const dir = path.join(tmpdir(), `personalised-cpu-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(TEMPLATES[2].file)) execFileSync(process.execPath, [path.join(here, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
+  const bundle = path.join(dir, 'engine.mjs');
+  const contents = [
+    "export * from './bench/memory-entry';",
+    "export { preparePreview } from './src/engine/preview';",
+    "export { UrlImages } from './src/engine/inputs';",
+  ].join('\n');
+  await bundleForNode(tree, { contents }, bundle);
+  const e = await import(pathToFileURL(bundle).href);
+  const fonts = ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf'].map((f) => path.join(here, 'assets/fonts', f));
+  const store = e.dirStore(path.join(dir, 'store'), fonts);
+  const deps = { urlImages: new e.UrlImages(async () => { throw new Error('no URL images'); }) };
+  const rows = [];
+  for (const t of TEMPLATES) {
+    const name = path.basename(t.file);
+    const bytes = new Uint8Array(readFileSync(t.file));
+    const compiled = await e.compileTemplate(store.bucket, bytes);
+    await store.put('templates', name, bytes, { meta: { compiled: compiled.hash, engine: e.ENGINE_VERSION } });
+    const request = async (text) => {
+      const prepared = await e.preparePreview(store, { template: name, format: 'jpg', jpegQuality: 85, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 }, size: { width: 800, height: 800 }, data: { [t.layer]: { type: 'text', text } } }, deps);
+      // Phases timed to the microsecond (Server-Timing rounds them to whole milliseconds).
+      const phases = {};
+      let note = '';
+      const timing = {
+        time: async (name, fn) => {
+          const t0 = performance.now();
+          try {
+            return await fn();
+          } finally {
+            phases[name] = (phases[name] ?? 0) + performance.now() - t0;
+          }
+        },
+        note: (name, desc) => void (name === 'frame' && (note = desc)),
+      };
+      const cpu0 = process.cpuUsage();
+      await prepared.render(timing);
+      const cpu = process.cpuUsage(cpu0);
+      return { cpuMs: (cpu.user + cpu.system) / 1000, phases, note };
+    };
+    for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}`);
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await request(`Hello ${i} ${'x'.repeat(i % 3)}`));
+    const phases = {};
+    for (const r of runs) for (const [k, v] of Object.entries(r.phases)) (phases[k] ??= []).push(v);
+    const note = runs.at(-1).note;
+    rows.push({ name, cpu: median(runs.map((r) => r.cpuMs)), phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, median(v)])), note });
+  }
+  rmSync(dir, { recursive: true, force: true });
+  for (const r of rows) {
+    const phases = Object.entries(r.phases).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
+    console.log(`${r.name}: CPU ${r.cpu.toFixed(1)} ms per request (median of ${RUNS}); ${phases}; ${r.note}`);
+  }
+  console.log(`${new Date().toISOString()} · tree ${tree} · load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+}
+
+await main();
