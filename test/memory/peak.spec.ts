@@ -1,5 +1,5 @@
 /**
- * Proof with a real limit (issue 25 §1): each request of bench/memory.bench.mjs's four cases, run
+ * Proof with a real limit (issue 25 §1): each request of bench/memory.bench.mjs's cases (the upload's compile too), run
  * in a fresh Node process with the engine bundled as the Worker gets it, must hold at most the
  * 96 MB request budget live (JS heap + ArrayBuffers after GC, sampled every 25 ms) plus the WASM
  * linear memory it grew: a regression fails here, not in a deployed isolate of 128 MB (local
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const BUDGET_MB = 96;
-const CASES = ['preview-10000', 'pdf-10000', 'personalised-8000', 'photo-12mp', 'png-10000'];
+const CASES = ['preview-10000', 'pdf-10000', 'personalised-8000', 'photo-12mp', 'upload-10000', 'png-10000'];
 
 describe('peak memory per request (issue 25 §1)', () => {
   it(`keeps each of ${CASES.join(', ')} within ${BUDGET_MB} MB live + WASM`, { timeout: 600_000 }, async () => {

@@ -238,7 +238,7 @@ export class PyramidWriter {
       await this.halve(k, row, above, data);
     } else {
       // One buffer per level, not a copy per row pair: a 10,000 px wide layer made 200 MB of
-      // 40 KB garbage, which workerd's ArrayBuffer allocator kept resident until collected.
+      // 40 KB garbage, all of it held until the collector came.
       const kept = (lv.pendingRow ??= new Uint8Array(w));
       kept.set(data.subarray(0, w));
       lv.pending = { row, data: kept };
