@@ -19,7 +19,7 @@ import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpR
 import { tapReaders, tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
 import { encodePngStrips } from './raster/png-rows';
-import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, type HuffSpec } from './raster/jpeg';
+import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, type HuffSpec } from './raster/jpeg';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
 export interface FrameOptions {
@@ -219,11 +219,42 @@ async function drawRows(
 }
 
 export interface Frame {
-  /** The pixels: the caller's to change (encoders flatten in place). */
-  image: RGBAImage;
-  /** When drawn over a kept template frame: its cache key and the rows that differ from it (null: none). */
-  over?: { key: string; changed: { top: number; bottom: number } | null };
+  /**
+   * The pixels: the caller's to change (encoders flatten in place). Over a kept template frame,
+   * copied from it on first read: a JPEG of it re-codes only the changed rows and needs no copy.
+   */
+  readonly image: RGBAImage;
+  /** When drawn over a kept template frame: its cache key, size and the rows that differ from it (null: none). */
+  over?: KeptFrameRows;
 }
+
+interface KeptFrameRows {
+  key: string;
+  width: number;
+  height: number;
+  changed: { top: number; bottom: number } | null;
+  /** Rows [top, top + data rows) drawn for this frame: the changed rows widened to whole MCU rows. */
+  drawn?: { top: number; data: Uint8ClampedArray };
+}
+
+/** A frame over the kept template frame `held`: its own rows `over.drawn`, the rest copied from `held` when `image` is read. */
+function overKept(held: Uint8ClampedArray, over: KeptFrameRows): Frame {
+  let image: RGBAImage | undefined;
+  return {
+    get image() {
+      if (!image) {
+        const data = held.slice();
+        if (over.drawn) data.set(over.drawn.data, over.drawn.top * over.width * 4);
+        image = { width: over.width, height: over.height, data };
+      }
+      return image;
+    },
+    over,
+  };
+}
+
+/** Rows of an MCU at any JPEG subsampling (8 or 16): a band aligned to it holds whole MCU rows at both. */
+const MCU_ROWS = 16;
 
 /** The frame for `o`. */
 export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, timing: Timing): Promise<Frame> {
@@ -239,15 +270,18 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
     frameCache.set(key, base, base.byteLength);
   }
   const held = base;
-  const frame = await timing.time('reuse', () => held.slice());
   const taps = frameTaps(compiled, o);
   const changed = await timing.time('dirty', () => changedRect(compiled, o, overrides, taps));
   const columns = changed && (changed.left > 0 || changed.right < width) ? `, columns ${changed.left}-${changed.right} of ${width}` : '';
   timing.note('frame', changed ? `redrawn rows ${changed.top}-${changed.bottom} of ${height}${columns}` : `template frame reused (${height} rows)`);
-  if (!changed) return { image: { width, height, data: frame }, over: { key, changed: null } };
+  if (!changed) return overKept(held, { key, width, height, changed: null });
   const rows = { top: changed.top, bottom: changed.bottom };
-  await drawRows(bucket, compiled, o, overrides, taps, rows, frame, timing, 0, changed);
-  return { image: { width, height, data: frame }, over: { key, changed: rows } };
+  // The kept rows around the change, to whole MCU rows (what a JPEG re-codes), drawn over.
+  const top = Math.floor(rows.top / MCU_ROWS) * MCU_ROWS;
+  const bottom = Math.min(height, Math.ceil(rows.bottom / MCU_ROWS) * MCU_ROWS);
+  const band = await timing.time('reuse', () => held.slice(top * width * 4, bottom * width * 4));
+  await drawRows(bucket, compiled, o, overrides, taps, rows, band, timing, top, changed);
+  return overKept(held, { key, width, height, changed: rows, drawn: { top, data: band } });
 }
 
 /**
@@ -261,13 +295,22 @@ export async function encodeFrameJpeg(frame: Frame, quality: number): Promise<Ui
   const over = frame.over;
   const pixels = over && frameCache.get(over.key);
   if (!over || !pixels) return encodeJpeg(frame.image, q);
+  const { width, height, changed, drawn } = over;
   const key = `${over.key}/jpeg/${q}`;
   let base = frameJpegCache.get(key);
   if (!base) {
-    base = await encodeJpegRows({ width: frame.image.width, height: frame.image.height, data: pixels }, { quality: q, subsampling });
+    base = await encodeJpegRows({ width, height, data: pixels }, { quality: q, subsampling });
     frameJpegCache.set(key, base, jpegRowsBytes(base));
   }
-  return jpegFromRows(over.changed ? await replaceJpegRows(base, frame.image, over.changed) : base);
+  if (!changed || !drawn) return jpegFromRows(base);
+  // The changed MCU rows, read from the rows drawn for this frame (whole MCU rows: MCU_ROWS).
+  const mcu = 8 * subsampling;
+  const from = Math.floor(changed.top / mcu);
+  const to = Math.min(base.rows.length, Math.ceil(changed.bottom / mcu));
+  const rowBytes = width * 4;
+  const source = { width, height, kind: 'rgb' as const, read: (y: number, n: number, into: Uint8Array) => into.set(drawn.data.subarray((y - drawn.top) * rowBytes, (y - drawn.top + n) * rowBytes)) };
+  const { rows } = await encodeJpegRowsOf(source, { quality: q, subsampling, from, to, tables: base.specs });
+  return jpegFromRows({ ...base, rows: [...base.rows.slice(0, from), ...rows, ...base.rows.slice(to)] });
 }
 
 /**

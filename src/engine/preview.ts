@@ -408,9 +408,10 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       }
       const frame = await renderFrame(store.bucket, compiled, frameOptions, timing);
       const profile = await iccOf();
-      // A JPEG of a kept template frame re-codes only the MCU rows the request changed.
-      const jpeg = (_: RGBAImage, quality: number) => encodeFrameJpeg(frame, quality);
-      return timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile, jpeg));
+      // A JPEG of a kept template frame re-codes only the MCU rows the request changed (and never
+      // reads `frame.image`, which would copy the kept frame).
+      if (options.format === 'jpg') return timing.time('encode', async () => jpegImage(await encodeFrameJpeg(frame, options.jpegQuality), profile));
+      return timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile));
     },
   };
 }
@@ -444,24 +445,19 @@ function templateIcc(bucket: R2Bucket, key: string): Promise<Uint8Array> {
   return held;
 }
 
-const plainJpeg = async (img: RGBAImage, quality: number) => {
-  await flattenOverWhite(img.data);
-  return encodeJpeg(img, quality);
-};
-
 /** JPEG (flattened over white) or PNG (alpha kept), with `icc` embedded when given. */
 export async function encode(
   img: RGBAImage,
   format: OutputFormat,
   jpegQuality: number,
   icc: Uint8Array | null,
-  encodeJpegOf: (img: RGBAImage, quality: number) => Promise<Uint8Array> = plainJpeg,
 ): Promise<EncodedImage> {
   if (format === 'png') {
     const png = await encodePng(img);
     return { bytes: icc ? await embedIcc(png, 'png', icc) : png, contentType: 'image/png', ext: 'png' };
   }
-  return jpegImage(await encodeJpegOf(img, jpegQuality), icc);
+  await flattenOverWhite(img.data);
+  return jpegImage(await encodeJpeg(img, jpegQuality), icc);
 }
 
 /** JPEG bytes as an EncodedImage, with `icc` embedded when given. */

@@ -341,7 +341,12 @@ describe('preview frames', () => {
       },
       note: (name: string, desc: string) => timing.note(name, desc),
     };
-    const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, spy)).image;
+    const frame = await renderFrame(env.FILES, compiled, { ...o, overrides }, spy);
+    // A JPEG of it re-codes the changed MCU rows from the rows drawn for it, without copying the kept frame.
+    const jpeg = await encodeFrameJpeg(frame, 85);
+    expect(frame.over!.drawn!.data.byteLength).toBeLessThan((o.width * o.height * 4) / 2);
+    const got = frame.image;
+    expect((await decodeImage(jpeg)).data).toEqual((await decodeImage(await encodeJpeg(got, 85))).data);
     const rect = notedRect(timing.header(), o)!;
     // The patch spans canvas columns 360-600 of 960: output columns ~300-500 of 800, plus the taps and the reach.
     expect(rect.right - rect.left).toBeLessThan(o.width / 2);
