@@ -2,8 +2,10 @@
 // serves a storefront: the engine bundled with bundleForNode (as bench/memory.bench.mjs does),
 // templates in a directory store (bench/memory-entry.ts), each compiled first (the upload), asked
 // once (its template frame is kept), then BENCH_RUNS (default 40) times 800×800 JPEG with a new
-// text each time, sharpened as the API's default. Reported per template: the median process CPU (user + system) of a request, the
-// median of its phases (timed to the microsecond), and the frame note (which rows and columns were redrawn).
+// text (or a picture never seen before) each time, sharpened as the API's default. Reported per
+// template: the median process CPU (user + system) of a request, the median of its phases (timed
+// to the microsecond; a picture's decode counts in `overrides`), and the frame note (which rows
+// and columns were redrawn). BENCH_ONLY=a,b picks templates by a part of their name.
 //
 //   node bench/personalised-cpu.mjs [tree]   (tree: a checkout of the project; default this one)
 //
@@ -26,6 +28,8 @@ const TEMPLATES = [
   { file: path.join(here, 'test/fixtures/psd/agpsd-text-bug-1920.psd'), layer: '3月' },
   { file: path.join(here, 'test/fixtures/psd/psdrb-example-design.psd'), layer: 'Make a change and save.' },
   { file: path.join(here, 'bench/out/bench-8000.psd'), layer: 'Title' },
+  // A picture never seen before each time (bench-photo.jpg, 1600×1200, with distinct bytes appended).
+  { file: path.join(here, 'test/fixtures/psd/agpsd-shapes-smart-objects.psd'), layer: 'apple', picture: true },
 ];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -33,7 +37,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 async function main() {
   const dir = path.join(tmpdir(), `personalised-cpu-${process.pid}`);
   mkdirSync(dir, { recursive: true });
-  if (!existsSync(TEMPLATES[2].file)) execFileSync(process.execPath, [path.join(here, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
+  if (!existsSync(TEMPLATES[2].file) || !existsSync(path.join(here, 'bench/out/bench-photo.jpg'))) execFileSync(process.execPath, [path.join(here, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
   const bundle = path.join(dir, 'engine.mjs');
   const contents = [
     "export * from './bench/memory-entry';",
@@ -46,13 +50,17 @@ async function main() {
   const store = e.dirStore(path.join(dir, 'store'), fonts);
   const deps = { urlImages: new e.UrlImages(async () => { throw new Error('no URL images'); }) };
   const rows = [];
-  for (const t of TEMPLATES) {
+  const only = process.env.BENCH_ONLY?.split(',');
+  for (const t of TEMPLATES.filter((t) => !only || only.some((o) => t.file.includes(o)))) {
     const name = path.basename(t.file);
     const bytes = new Uint8Array(readFileSync(t.file));
     const compiled = await e.compileTemplate(store.bucket, bytes);
     await store.put('templates', name, bytes, { meta: { compiled: compiled.hash, engine: e.ENGINE_VERSION } });
+    const photo = readFileSync(path.join(here, 'bench/out/bench-photo.jpg'));
     const request = async (text) => {
-      const prepared = await e.preparePreview(store, { template: name, format: 'jpg', jpegQuality: 85, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 }, size: { width: 800, height: 800 }, data: { [t.layer]: { type: 'text', text } } }, deps);
+      if (t.picture) await store.put('images', text, Buffer.concat([photo, Buffer.from(text)]));
+      const command = t.picture ? { type: 'image', image: text, resizeMode: 'fill' } : { type: 'text', text };
+      const prepared = await e.preparePreview(store, { template: name, format: 'jpg', jpegQuality: 85, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 }, size: { width: 800, height: 800 }, data: { [t.layer]: command } }, deps);
       // Phases timed to the microsecond (Server-Timing rounds them to whole milliseconds).
       const phases = {};
       let note = '';
@@ -72,9 +80,9 @@ async function main() {
       const cpu = process.cpuUsage(cpu0);
       return { cpuMs: (cpu.user + cpu.system) / 1000, phases, note };
     };
-    for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}`);
+    for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}${t.picture ? '.jpg' : ''}`);
     const runs = [];
-    for (let i = 0; i < RUNS; i++) runs.push(await request(`Hello ${i} ${'x'.repeat(i % 3)}`));
+    for (let i = 0; i < RUNS; i++) runs.push(await request(`Hello ${i} ${'x'.repeat(i % 3)}${t.picture ? '.jpg' : ''}`));
     const phases = {};
     for (const r of runs) for (const [k, v] of Object.entries(r.phases)) (phases[k] ??= []).push(v);
     const note = runs.at(-1).note;
