@@ -103,6 +103,31 @@ export function storedDeflate(raw: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * Bytes [start, end) of a blob that inflates to `expected` bytes, without holding the rest: the
+ * stream is read up to `end` and cancelled there (a band of a 10,000 px wide layer is 10 MB; a
+ * strip needs 104 of its 256 rows).
+ */
+export async function getBlobRange(bucket: R2Bucket, key: string, expected: number, start: number, end: number): Promise<Uint8Array | null> {
+  const obj = await bucket.get(key);
+  if (!obj) return null;
+  const reader = obj.body.pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const out = new Uint8Array(end - start);
+  let at = 0;
+  while (at < end) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const from = Math.max(start, at);
+    const to = Math.min(end, at + value.length);
+    if (to > from) out.set(value.subarray(from - at, to - at), from - start);
+    at += value.length;
+  }
+  if (at < end) throw new Error(`compiled blob: expected ${expected} bytes, got ${at}`);
+  if (at < expected) await reader.cancel();
+  else if (at > expected || !(await reader.read()).done) throw new Error(`compiled blob: more than ${expected} bytes`);
+  return out;
+}
+
 export async function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
   const obj = await bucket.get(key);
   if (!obj) return null;

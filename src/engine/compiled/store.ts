@@ -1,6 +1,6 @@
 import { bandCache, treeCache } from '../cache';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
-import { getBlob } from './blob';
+import { getBlob, getBlobRange } from './blob';
 import { BAND, bandsFor, levelBounds } from './pyramid';
 
 /**
@@ -93,8 +93,18 @@ async function loadBands(
   const bands = bandsFor(top, bottom);
   const bounds = { left: full.left, right: full.right, top: Math.max(full.top, bands[0] * BAND), bottom: Math.min(full.bottom, (bands[bands.length - 1] + 1) * BAND) };
   const stride = (full.right - full.left) * channels;
-  // One band (a small pyramid level): the cached band is the answer, no copy.
-  if (bands.length === 1) return { data: await getBand(bucket, key(bands[0]), (bounds.bottom - bounds.top) * stride), bounds };
+  if (bands.length === 1) {
+    const bytes = (bounds.bottom - bounds.top) * stride;
+    // A band too big for the band cache is inflated anew for every strip that reads it: only
+    // the rows asked for are kept (the same pixels, in rows [top, bottom) of `bounds`).
+    if (bytes > bandCache.maxEntryBytes && (top > bounds.top || bottom < bounds.bottom)) {
+      const data = await getBlobRange(bucket, key(bands[0]), bytes, (top - bounds.top) * stride, (bottom - bounds.top) * stride);
+      if (!data) throw new Error(`compiled template: ${key(bands[0])} missing`);
+      return { data, bounds: { ...bounds, top, bottom } };
+    }
+    // One band (a small pyramid level): the cached band is the answer, no copy.
+    return { data: await getBand(bucket, key(bands[0]), bytes), bounds };
+  }
   const data = new Uint8Array((bounds.bottom - bounds.top) * stride);
   await Promise.all(
     bands.map(async (b) => {
