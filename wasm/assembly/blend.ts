@@ -1,7 +1,7 @@
 // Layer blending, bit-identical to the compositor's TypeScript (src/engine/composite/blend.ts
 // blendSurface): the same f64 operations in the same order, stored with round-half-even and
 // clamping as a Uint8ClampedArray store does. Separable modes only; the JS side keeps dissolve,
-// non-separable modes, gamma and blend-if.
+// non-separable modes, gamma other than in normal mode, and blend-if.
 
 // Mode ids: keep in step with WASM_BLEND_MODES in src/engine/raster/blend.ts.
 const NORMAL = 0, DARKEN = 1, MULTIPLY = 2, COLOR_BURN = 3, LINEAR_BURN = 4, LIGHTEN = 5, SCREEN = 6,
@@ -17,7 +17,8 @@ const NORMAL = 0, DARKEN = 1, MULTIPLY = 2, COLOR_BURN = 3, LINEAR_BURN = 4, LIG
 // @ts-ignore: decorator
 @inline function hardLight(b: f64, s: f64): f64 { return s <= 0.5 ? b * 2 * s : screen(b, 2 * s - 1); }
 
-function separable(mode: i32, b: f64, s: f64): f64 {
+// @ts-ignore: decorator
+@inline function separable(mode: i32, b: f64, s: f64): f64 {
   switch (mode) {
     case DARKEN: return min<f64>(b, s);
     case MULTIPLY: return b * s;
@@ -42,6 +43,20 @@ function separable(mode: i32, b: f64, s: f64): f64 {
   }
 }
 
+/** v / 255 for every byte v: the very quotients, a load instead of a division. */
+const UNIT: usize = memory.data(256 << 3, 8);
+let unitReady = false;
+
+function fillUnit(): void {
+  for (let v = 0; v < 256; v++) store<f64>(UNIT + (<usize>v << 3), <f64>v / 255);
+  unitReady = true;
+}
+
+// @ts-ignore: decorator
+@inline function unit(v: u8): f64 {
+  return load<f64>(UNIT + (<usize>v << 3));
+}
+
 /** ToUint8Clamp (ECMA-262): NaN → 0, clamp to 0..255, round half to even. */
 // @ts-ignore: decorator
 @inline function clampByte(v: f64): u8 {
@@ -50,17 +65,51 @@ function separable(mode: i32, b: f64, s: f64): f64 {
   return <u8>nearest<f64>(v);
 }
 
+/** Steps of x in [0, 1] whose first byte the gamma table holds (BUCKETS in src/engine/raster/blend.ts). */
+const BUCKETS: f64 = 4096;
+
+/**
+ * The byte JS stores for Math.pow(x, 1 / gamma) · 255 (0 ≤ x, not NaN): how many of the 255
+ * thresholds at `thresholds` (f64, ascending; threshold k the smallest x whose byte is ≥ k,
+ * found in JS with Math.pow itself; entry 0 unused) x reaches. Counted from the byte at the
+ * start of x's bucket (bytes after the thresholds), a step or two at most.
+ */
+// @ts-ignore: decorator
+@inline function gammaByte(thresholds: usize, x: f64): u8 {
+  const bucket = <usize>min<f64>(x * BUCKETS, BUCKETS - 1); // x · 4096 is exact: floor(x · 4096) / 4096 ≤ x
+  let pos = <usize>load<u8>(thresholds + 2048 + bucket);
+  while (pos < 255 && load<f64>(thresholds + ((pos + 1) << 3)) <= x) pos++;
+  return <u8>pos;
+}
+
 /**
  * Blends `n` source pixels onto `n` destination pixels (RGBA8 straight, packed alike; `mask`
  * one byte per pixel or 0 for none). `keep` bit c set: channel c keeps the backdrop.
+ * `gamma` (normal mode only; 0: none): 256 f64 powers (v/255)^gamma, then 256 f64 thresholds
+ * (gammaByte): the channels blend as ((ks·s^γ + kb·d^γ)^(1/γ)), as the compositor's text gamma.
+ * Clipped (atop) blending takes no gamma, as in the compositor.
  */
-export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mode: i32, atop: i32, keep: i32): void {
+export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mode: i32, atop: i32, keep: i32, gamma: usize): void {
+  if (!unitReady) fillUnit();
+  // The commonest modes get a loop of their own, the mode a constant in it (no dispatch per channel).
+  if (mode == NORMAL) blendLoop(dst, src, mask, n, opacity, NORMAL, atop, keep, gamma);
+  else if (mode == MULTIPLY) blendLoop(dst, src, mask, n, opacity, MULTIPLY, atop, keep, gamma);
+  else if (mode == SCREEN) blendLoop(dst, src, mask, n, opacity, SCREEN, atop, keep, gamma);
+  else blendAny(dst, src, mask, n, opacity, mode, atop, keep, gamma);
+}
+
+function blendAny(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mode: i32, atop: i32, keep: i32, gamma: usize): void {
+  blendLoop(dst, src, mask, n, opacity, mode, atop, keep, gamma);
+}
+
+// @ts-ignore: decorator
+@inline function blendLoop(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mode: i32, atop: i32, keep: i32, gamma: usize): void {
   const isNormal = mode == NORMAL;
   for (let i = 0; i < n; i++) {
     const di = dst + (<usize>i << 2);
     const si = src + (<usize>i << 2);
-    let as: f64 = (<f64>load<u8>(si, 3) / 255) * opacity;
-    if (mask) as *= <f64>load<u8>(mask + <usize>i) / 255;
+    let as: f64 = unit(load<u8>(si, 3)) * opacity;
+    if (mask) as *= unit(load<u8>(mask + <usize>i));
     if (as <= 0) continue;
     const saved = load<u32>(di);
     if (as == 1 && isNormal && !atop) {
@@ -69,30 +118,40 @@ export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity
       if (keep) restore(di, saved, keep);
       continue;
     }
-    const ab: f64 = <f64>load<u8>(di, 3) / 255;
+    const ab: f64 = unit(load<u8>(di, 3));
     if (atop && ab <= 0) continue;
     let b0: f64, b1: f64, b2: f64;
-    const s0: f64 = <f64>load<u8>(si) / 255, s1: f64 = <f64>load<u8>(si, 1) / 255, s2: f64 = <f64>load<u8>(si, 2) / 255;
+    const s0: f64 = unit(load<u8>(si)), s1: f64 = unit(load<u8>(si, 1)), s2: f64 = unit(load<u8>(si, 2));
     if (isNormal || ab <= 0) {
       b0 = s0;
       b1 = s1;
       b2 = s2;
     } else {
-      b0 = (1 - ab) * s0 + ab * separable(mode, <f64>load<u8>(di) / 255, s0);
-      b1 = (1 - ab) * s1 + ab * separable(mode, <f64>load<u8>(di, 1) / 255, s1);
-      b2 = (1 - ab) * s2 + ab * separable(mode, <f64>load<u8>(di, 2) / 255, s2);
+      b0 = (1 - ab) * s0 + ab * separable(mode, unit(load<u8>(di)), s0);
+      b1 = (1 - ab) * s1 + ab * separable(mode, unit(load<u8>(di, 1)), s1);
+      b2 = (1 - ab) * s2 + ab * separable(mode, unit(load<u8>(di, 2)), s2);
     }
     if (atop) {
-      store<u8>(di, clampByte((as * b0 + (1 - as) * (<f64>load<u8>(di) / 255)) * 255));
-      store<u8>(di, clampByte((as * b1 + (1 - as) * (<f64>load<u8>(di, 1) / 255)) * 255), 1);
-      store<u8>(di, clampByte((as * b2 + (1 - as) * (<f64>load<u8>(di, 2) / 255)) * 255), 2);
+      store<u8>(di, clampByte((as * b0 + (1 - as) * unit(load<u8>(di))) * 255));
+      store<u8>(di, clampByte((as * b1 + (1 - as) * unit(load<u8>(di, 1))) * 255), 1);
+      store<u8>(di, clampByte((as * b2 + (1 - as) * unit(load<u8>(di, 2))) * 255), 2);
     } else {
       const ao = as + ab * (1 - as);
       const kb = (ab * (1 - as)) / ao;
       const ks = as / ao;
-      store<u8>(di, clampByte((ks * b0 + kb * (<f64>load<u8>(di) / 255)) * 255));
-      store<u8>(di, clampByte((ks * b1 + kb * (<f64>load<u8>(di, 1) / 255)) * 255), 1);
-      store<u8>(di, clampByte((ks * b2 + kb * (<f64>load<u8>(di, 2) / 255)) * 255), 2);
+      if (gamma) {
+        // Normal mode: the source's powers straight from the table (the compositor's `plain`).
+        const t = gamma + 2048;
+        store<u8>(di, gammaByte(t, ks * load<f64>(gamma + (<usize>load<u8>(si) << 3)) + kb * load<f64>(gamma + (<usize>load<u8>(di) << 3))));
+        store<u8>(di, gammaByte(t, ks * load<f64>(gamma + (<usize>load<u8>(si, 1) << 3)) + kb * load<f64>(gamma + (<usize>load<u8>(di, 1) << 3))), 1);
+        store<u8>(di, gammaByte(t, ks * load<f64>(gamma + (<usize>load<u8>(si, 2) << 3)) + kb * load<f64>(gamma + (<usize>load<u8>(di, 2) << 3))), 2);
+        store<u8>(di, clampByte(ao * 255), 3);
+        if (keep) restore(di, saved, keep);
+        continue;
+      }
+      store<u8>(di, clampByte((ks * b0 + kb * unit(load<u8>(di))) * 255));
+      store<u8>(di, clampByte((ks * b1 + kb * unit(load<u8>(di, 1))) * 255), 1);
+      store<u8>(di, clampByte((ks * b2 + kb * unit(load<u8>(di, 2))) * 255), 2);
       store<u8>(di, clampByte(ao * 255), 3);
     }
     if (keep) restore(di, saved, keep);

@@ -284,3 +284,4 @@ export * from './jpeg';
 export * from './colour-lut';
 export * from './jpeg-decode';
 export * from './blend';
+export * from './effects';

@@ -1,4 +1,4 @@
-import { blendSurfaceWasm, fadeIntoWasm } from '../raster/blend';
+import { blendSurfaceWasm, fadeIntoWasm, gammaTables } from '../raster/blend';
 import { intersectRect, rectOf, type Surface } from './surface';
 
 /**
@@ -130,20 +130,6 @@ export const FILL_INSIDE: Record<string, (b: number, s: number, q: number) => nu
   'hard mix': (b, s, q) => (q >= 1 ? SEPARABLE['hard mix'](b, s) : clamp01((b - q * (1 - s)) / (1 - q))),
 };
 
-const powerTables = new Map<number, Float64Array>();
-
-/** (v/255)^gamma for every 8-bit v, per gamma (text blends at 1.45): three Math.pow a channel become one. */
-function gammaPowers(gamma: number): Float64Array {
-  let table = powerTables.get(gamma);
-  if (!table) {
-    table = new Float64Array(256);
-    for (let v = 0; v < 256; v++) table[v] = Math.pow(v / 255, gamma);
-    if (powerTables.size >= 8) powerTables.clear();
-    powerTables.set(gamma, table);
-  }
-  return table;
-}
-
 /** Deterministic per-pixel noise in [0, 1) for dissolve. */
 function noise(x: number, y: number): number {
   let h = (x * 374761393 + y * 668265263) | 0;
@@ -222,7 +208,8 @@ export function blendSurface(
   const dissolve = mode === 'dissolve';
   const atop = !!options.atop;
   const gamma = options.gamma ?? 1;
-  const powers = gamma !== 1 ? gammaPowers(gamma) : null;
+  // (v/255)^gamma for every 8-bit v, per gamma (text blends at 1.45): three Math.pow a channel become one.
+  const powers = gamma !== 1 ? gammaTables(gamma).powers : null;
   const blendIf = options.blendIf;
   const keep = [0, 1, 2].map((c) => !!options.excludedChannels?.includes(c));
   const restricted = keep.some(Boolean);

@@ -255,6 +255,11 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   if (base.adjustment) return drawAdjustmentClipGroup(ctx, base, clipped, canvas, atop);
   if (await hidingEffects(ctx, base, canvas, (inner, target) => drawClipGroup(ctx, inner, clipped, target, atop))) return;
   if (base.blendClipped === false && base.type !== 'Group' && !hasEffects(base)) return drawClippedApart(ctx, base, clipped, canvas, atop);
+  // A layer with nothing on the target (no pixels or effects there: a unit beside a personalised
+  // preview's dirty rectangle) and nothing clipped to it leaves its group transparent, which
+  // blends to nothing: no group to allocate and blend.
+  const own = base.type === 'Group' ? null : await withEffects(ctx, base, rectOf(canvas));
+  if (own && !own.content && !own.shape && !clipped.length) return;
   const group = createSurface(rectOf(canvas));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
   // The base's pixel alpha × masks over the group, where its Fill or its knockout needs it.
@@ -274,10 +279,10 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
       }
     });
   };
-  if (base.type === 'Group' || base.adjustment) {
+  if (!own) {
     await drawNode(ctx, inner, group);
   } else {
-    const { content, mask, shape } = await withEffects(ctx, base, rectOf(canvas));
+    const { content, mask, shape } = own;
     if (shape) await loadEffectPatterns(ctx, base);
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, atop);
     if (content && (base.fillOpacity < 1 || base.knockout)) baseShape = shapeOver(group, content, mask);
@@ -662,6 +667,8 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
     const full: Surface = { x: b.left, y: b.top, w: src.width, h: src.height, data: src.data };
     const r = intersectRect(rectOf(full), clip);
     if (!r) return null;
+    // Wholly inside the clip and not recoloured: the override's own pixels (content is only read).
+    if (!override.color && r.left === full.x && r.top === full.y && r.right === full.x + full.w && r.bottom === full.y + full.h) return full;
     surface = createSurface(r);
     for (let y = r.top; y < r.bottom; y++) {
       const s = ((y - full.y) * full.w + (r.left - full.x)) * 4;

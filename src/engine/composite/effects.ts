@@ -2,7 +2,7 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, blur, dilate, erode, Scratch, shift, signedDistance } from './morphology';
+import { bandCoverage, bilinearMove, blur, dilate, erode, movedBlur, Scratch, shift, signedDistance } from './morphology';
 import { bevelLight } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
@@ -126,12 +126,18 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
       const i = intersectRect(r, rect);
       if (!i) continue;
       const sw = widthOf(rect);
+      const pixels = content?.data;
       for (let y = i.top; y < i.bottom; y++) {
-        for (let x = i.left; x < i.right; x++) {
-          const c = (y - rect.top) * sw + (x - rect.left);
-          let a = content ? content.data[c * 4 + 3] / 255 : 1;
-          if (mask) a *= mask[c] / 255;
-          alpha[(y - r.top) * w + x - r.left] = a;
+        let c = (y - rect.top) * sw + (i.left - rect.left);
+        let o = (y - r.top) * w + (i.left - r.left);
+        const end = o + (i.right - i.left);
+        if (pixels && !mask) for (; o < end; o++, c++) alpha[o] = pixels[c * 4 + 3] / 255;
+        else {
+          for (; o < end; o++, c++) {
+            let a = pixels ? pixels[c * 4 + 3] / 255 : 1;
+            if (mask) a *= mask[c] / 255;
+            alpha[o] = a;
+          }
         }
       }
     }
@@ -341,23 +347,53 @@ const alphaOf = (shape: Shape, r: Bounds) => shape.alphaOver(r);
  * row and column for the bilinear taps), not from an array holding both.
  */
 function shiftedAlpha(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean): { rect: Bounds; data: Float32Array } {
+  const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
+  return { rect: r, data: bilinearMove(read(), widthOf(r), heightOf(r), fx, fy) };
+}
+
+/**
+ * What moving the shape's alpha by (dx, dy) over `r` reads: the fractions of a pixel (fx, fy)
+ * and `read`, which gives its alpha (or 1 − alpha: `outside`) over the rectangle the move
+ * brings there and one more row and column (into `into` when given, as long).
+ */
+function shiftSource(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean) {
   const ix = Math.floor(dx);
   const iy = Math.floor(dy);
-  const fx = dx - ix;
-  const fy = dy - iy;
-  const src = alphaOf(shape, { left: r.left - ix - 1, top: r.top - iy - 1, right: r.right - ix, bottom: r.bottom - iy });
-  if (outside) for (let i = 0; i < src.length; i++) src[i] = 1 - src[i];
-  const w = widthOf(r);
-  const h = heightOf(r);
-  const sw = w + 1;
-  const out = new Float32Array(w * h);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const i = (y + 1) * sw + x + 1;
-      out[y * w + x] = src[i] * (1 - fx) * (1 - fy) + src[i - 1] * fx * (1 - fy) + src[i - sw] * (1 - fx) * fy + src[i - sw - 1] * fx * fy;
-    }
+  const from = { left: r.left - ix - 1, top: r.top - iy - 1, right: r.right - ix, bottom: r.bottom - iy };
+  const read = (into?: Float32Array) => {
+    const src = shape.alphaOver(from, into);
+    if (outside) for (let i = 0; i < src.length; i++) src[i] = 1 - src[i];
+    return src;
+  };
+  return { fx: dx - ix, fy: dy - iy, read };
+}
+
+/**
+ * A shadow's body over `r`: the shape (or what lies outside it) moved by (dx, dy), spread by the
+ * choke and blurred by the rest of the size, soften(shiftedAlpha(…)) to the bit. Without a spread
+ * the move and the blur are one pass over one array the alpha is read into (morphology.ts
+ * movedBlur: in WASM, no array per step).
+ */
+function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean, size: number, choke: number): Float32Array {
+  if (spreadOf(size, choke) > 0 || size <= 0) {
+    const source = shiftedAlpha(shape, r, dx, dy, outside);
+    return soften(source.data, widthOf(r), heightOf(r), size, choke);
   }
-  return { rect: r, data: out };
+  const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
+  return movedBlur(read, widthOf(r), heightOf(r), fx, fy, size);
+}
+
+/**
+ * The pixels `paint` blends, reused from one call to the next up to PAINT_SCRATCH_BYTES (paint is
+ * synchronous, and blends them before it returns): no garbage per effect (issue 25 §3).
+ */
+let paintPixels = new Uint8ClampedArray(0);
+const PAINT_SCRATCH_BYTES = 1 << 20;
+
+function paintScratch(bytes: number): Uint8ClampedArray {
+  if (bytes > PAINT_SCRATCH_BYTES) return new Uint8ClampedArray(bytes);
+  if (paintPixels.length < bytes) paintPixels = new Uint8ClampedArray(bytes);
+  return paintPixels.subarray(0, bytes);
 }
 
 /** How an effect's pixels blend: the layer's channel restrictions and, for overlays, its text gamma. */
@@ -384,17 +420,27 @@ function paint(
 ): void {
   const w = widthOf(r);
   const fw = widthOf(from);
-  const data = new Uint8ClampedArray(w * heightOf(r) * 4);
+  // Every byte is written below, and blendSurface only reads it: scratch serves.
+  const data = paintScratch(w * heightOf(r) * 4);
   const solid = !(color instanceof Uint8ClampedArray);
+  if (solid && data.length) {
+    // One colour: stored once (as bytes, clamped as ever), then copied word by word.
+    data[0] = color[0];
+    data[1] = color[1];
+    data[2] = color[2];
+    const words = new Uint32Array(data.buffer, data.byteOffset, data.length >> 2);
+    words.fill(words[0]);
+  }
   for (let y = 0, o = 0; y < heightOf(r); y++) {
     // Into the layer's own composite: the coverage relative to the layer's alpha there.
     let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
-    for (let x = 0, i = (y + r.top - from.top) * fw + (r.left - from.left); x < w; x++, i++, o += 4, held += 4) {
-      if (solid) {
-        data[o] = color[0];
-        data[o + 1] = color[1];
-        data[o + 2] = color[2];
-      } else {
+    let i = (y + r.top - from.top) * fw + (r.left - from.left);
+    if (solid && !inLayer) {
+      for (let x = 0; x < w; x++, i++, o += 4) data[o + 3] = coverage[i] * 255;
+      continue;
+    }
+    for (let x = 0; x < w; x++, i++, o += 4, held += 4) {
+      if (!solid) {
         data[o] = color[o];
         data[o + 1] = color[o + 1];
         data[o + 2] = color[o + 2];
@@ -450,13 +496,16 @@ function bevelReach(b: Bevel, fx: LayerEffectsInfo, scale: number): number {
   return ((b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0)) * scale;
 }
 
+/** How far (px) a shadow's or glow's spread (choke %) grows the shape. */
+const spreadOf = (size: number, spreadPercent: number) => (size * Math.max(0, Math.min(100, spreadPercent))) / 100;
+
 /** Shadow/glow body: spread (choke %) grows the shape, the rest of the size blurs it. */
 function soften(alpha: Float32Array, w: number, h: number, size: number, spreadPercent: number): Float32Array {
-  const spread = (size * Math.max(0, Math.min(100, spreadPercent))) / 100;
-  let a = spread > 0 ? dilate(alpha, w, h, spread) : alpha.slice();
+  const spread = spreadOf(size, spreadPercent);
   const radius = size - spread;
-  if (radius > 0) a = blur(a, w, h, radius);
-  return a;
+  // A new array either way (blur makes its own): `alpha` stays as it was.
+  const a = spread > 0 ? dilate(alpha, w, h, spread) : alpha;
+  return radius > 0 ? blur(a, w, h, radius) : a === alpha ? alpha.slice() : a;
 }
 
 /**
@@ -499,10 +548,9 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
     const size = px(d.size) * s;
     const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour) };
     eachTile(pass, shape, target, (tile, r) => {
-      const source = shiftedAlpha(shape, r, dx, dy, false);
-      const body = soften(source.data, widthOf(source.rect), heightOf(source.rect), size, px(d.choke));
+      const body = shadowBody(shape, r, dx, dy, false, size, px(d.choke));
       applyContour(body, d.contour);
-      paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, source.rect);
+      paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, r);
     });
   }
 }
@@ -629,12 +677,11 @@ export function drawEffectsAbove(
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
     eachTile(inside(reach(size), true), shape, target, (tile, r) => {
-      const source = shiftedAlpha(shape, r, dx, dy, true);
-      const cov = soften(source.data, widthOf(source.rect), heightOf(source.rect), size, px(d.choke));
+      const cov = shadowBody(shape, r, dx, dy, true, size, px(d.choke));
       applyContour(cov, d.contour);
-      const alpha = alphaOf(shape, source.rect);
+      const alpha = alphaOf(shape, r);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
-      paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, source.rect, inLayer);
+      paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, r, inLayer);
     });
   }
   drawStrokes(ctx, node, canvas, shape, atop, inLayer);

@@ -1,3 +1,5 @@
+import { inArena, kernelsNow, type KernelExports } from '../raster/kernels';
+
 /**
  * Shape operations for layer effects on coverage maps (Float32Array, 0..1, w×h):
  * Gaussian-like blur (three box passes), dilation/erosion by a radius (exact Euclidean distance
@@ -11,8 +13,9 @@
  */
 export function blur(src: Float32Array, w: number, h: number, radius: number): Float32Array {
   if (radius <= 0) return src.slice();
-  const r = Math.max(0, (radius - 1) / 2);
-  const boxes = [Math.floor(r), Math.ceil(r)];
+  const boxes = boxRadii(radius);
+  const k = wasmPasses && src.length <= WASM_PIXELS ? kernelsNow() : undefined;
+  if (k) return blurWasm(k, src, w, h, boxes[0], boxes[1]);
   let a = src.slice();
   const b = new Float32Array(src.length);
   for (const box of boxes) {
@@ -22,6 +25,90 @@ export function blur(src: Float32Array, w: number, h: number, radius: number): F
   return a;
 }
 
+/** blur's two box radii: about half the size each. */
+function boxRadii(radius: number): [number, number] {
+  const r = Math.max(0, (radius - 1) / 2);
+  return [Math.floor(r), Math.ceil(r)];
+}
+
+let wasmPasses = true;
+
+/** Turns the WASM passes off (true: on): for tests that pin the TypeScript they replace. */
+export function useWasmEffectPasses(on: boolean): void {
+  wasmPasses = on;
+}
+
+/**
+ * The most values a WASM pass takes: its arrays (three at most, 1 MB each) stay within what the
+ * shared instance's memory already holds for other kernels (about 3 MB; it never shrinks).
+ * Larger arrays stay in TypeScript.
+ */
+const WASM_PIXELS = 1 << 18;
+
+/** blur's box passes in WASM (wasm/assembly/effects.ts boxBlur), bit-identical. */
+function blurWasm(k: KernelExports, src: Float32Array, w: number, h: number, r0: number, r1: number): Float32Array {
+  return inArena(k, (k, arena) => {
+    const a = arena.alloc(src.length * 4);
+    const b = arena.alloc(src.length * 4);
+    const sums = arena.alloc(w * 8);
+    const f32 = arena.f32();
+    f32.set(src, a >> 2);
+    k.boxBlur(a, b, sums, w, h, r0, r1);
+    return f32.slice(a >> 2, (a >> 2) + src.length);
+  });
+}
+
+/**
+ * `src` ((w + 1) × (h + 1) values: one more row and column above and left) moved by the fractions
+ * (fx, fy) of a pixel, bilinear, over w × h: the weights (1 − fx), fx, (1 − fy), fy on the four
+ * taps, each product in the order of morphology's `shift`.
+ */
+export function bilinearMove(src: Float32Array, w: number, h: number, fx: number, fy: number): Float32Array {
+  const k = wasmPasses && src.length <= WASM_PIXELS ? kernelsNow() : undefined;
+  if (k) {
+    return inArena(k, (k, arena) => {
+      const s = arena.alloc(src.length * 4);
+      const o = arena.alloc(w * h * 4);
+      const f32 = arena.f32();
+      f32.set(src, s >> 2);
+      k.shiftBilinear(s, o, w, h, fx, fy);
+      return f32.slice(o >> 2, (o >> 2) + w * h);
+    });
+  }
+  const sw = w + 1;
+  const out = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = (y + 1) * sw + x + 1;
+      out[y * w + x] = src[i] * (1 - fx) * (1 - fy) + src[i - 1] * fx * (1 - fy) + src[i - sw] * (1 - fx) * fy + src[i - sw - 1] * fx * fy;
+    }
+  }
+  return out;
+}
+
+/**
+ * blur(bilinearMove(src, w, h, fx, fy), w, h, radius) to the bit, `src` given by `read` (into
+ * an array of (w + 1) × (h + 1) values when it is given one): in WASM, the move and the blur
+ * run on the one array `read` fills in its memory, and only the result is copied out.
+ */
+export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number): Float32Array {
+  const n = (w + 1) * (h + 1);
+  const k = wasmPasses && radius > 0 && n <= WASM_PIXELS ? kernelsNow() : undefined;
+  if (!k) return blur(bilinearMove(read(), w, h, fx, fy), w, h, radius);
+  const [r0, r1] = boxRadii(radius);
+  return inArena(k, (k, arena) => {
+    const src = arena.alloc(n * 4);
+    const a = arena.alloc(w * h * 4);
+    const b = arena.alloc(w * h * 4);
+    const sums = arena.alloc(w * 8);
+    const f32 = arena.f32();
+    read(f32.subarray(src >> 2, (src >> 2) + n));
+    k.shiftBilinear(src, a, w, h, fx, fy);
+    k.boxBlur(a, b, sums, w, h, r0, r1);
+    return f32.slice(a >> 2, (a >> 2) + w * h);
+  });
+}
+
 /**
  * `blur` of `a` written over `a` itself, each box pass reading its row or column from a copy:
  * the same arithmetic with one line of scratch instead of a second array (the bevel's tiles,
@@ -29,9 +116,8 @@ export function blur(src: Float32Array, w: number, h: number, radius: number): F
  */
 export function blurInPlace(a: Float32Array, w: number, h: number, radius: number): Float32Array {
   if (radius <= 0) return a;
-  const r = Math.max(0, (radius - 1) / 2);
   const line = new Float32Array(Math.max(w, h));
-  for (const box of [Math.floor(r), Math.ceil(r)]) {
+  for (const box of boxRadii(radius)) {
     if (box <= 0) continue;
     for (let y = 0; y < h; y++) {
       line.set(a.subarray(y * w, y * w + w));

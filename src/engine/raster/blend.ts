@@ -29,9 +29,104 @@ export function useWasmBlending(on: boolean): void {
 const STRIP_PIXELS = 1 << 18;
 
 /**
+ * What blending with a gamma (text layers: Photoshop's "Blend Text Colors Using Gamma 1.45")
+ * needs, per gamma: `powers`, (v/255)^gamma for every 8-bit v (the compositor's inner powers);
+ * for the WASM kernel, `table`: those powers, then the 255 thresholds at which
+ * Math.pow(x, 1/gamma) · 255, stored into a Uint8ClampedArray, reaches each byte (entry k the
+ * smallest double x whose byte is ≥ k; entry 0 unused), found with Math.pow itself, so that the
+ * kernel's search gives JS's very byte; then, as bytes, the byte at each of BUCKETS steps of x
+ * (where the search starts). `table` is null where that could differ: Math.pow not
+ * monotone within a few ulps of a threshold, or an opaque pixel not coming back as itself (the
+ * kernel copies those).
+ */
+export interface GammaTables {
+  powers: Float64Array;
+  table: Float64Array | null;
+}
+
+const gammaTablesByGamma = new Map<number, GammaTables>();
+
+export function gammaTables(gamma: number): GammaTables {
+  let tables = gammaTablesByGamma.get(gamma);
+  if (!tables) {
+    const powers = new Float64Array(256);
+    for (let v = 0; v < 256; v++) powers[v] = Math.pow(v / 255, gamma);
+    tables = { powers, table: byteThresholds(gamma, powers) };
+    if (gammaTablesByGamma.size >= 8) gammaTablesByGamma.clear();
+    gammaTablesByGamma.set(gamma, tables);
+  }
+  return tables;
+}
+
+/** How many ulps each side of every threshold are checked against Math.pow itself. */
+const CHECKED_ULPS = 8;
+
+function byteThresholds(gamma: number, powers: Float64Array): Float64Array | null {
+  const clamped = new Uint8ClampedArray(1);
+  const inverse = 1 / gamma;
+  const byteOf = (x: number) => ((clamped[0] = Math.pow(x, inverse) * 255), clamped[0]);
+  if (!(gamma > 0) || !Number.isFinite(gamma) || byteOf(0) !== 0 || byteOf(1) !== 255) return null;
+  const table = new Float64Array(512 + BUCKETS / 8);
+  const thresholds = table.subarray(256);
+  for (let k = 1; k < 256; k++) {
+    // Bisection over doubles: byteOf(lo) < k ≤ byteOf(hi), until lo and hi are adjacent; from a
+    // bracket around where the exact power crosses k − ½ (else from the last threshold to 1).
+    const near = Math.pow((k - 0.5) / 255, gamma);
+    let lo = near * (1 - 1e-12);
+    let hi = Math.min(1, near * (1 + 1e-12));
+    if (!(byteOf(lo) < k)) lo = thresholds[k - 1];
+    if (!(byteOf(hi) >= k)) hi = 1;
+    for (;;) {
+      const mid = lo + (hi - lo) / 2;
+      if (mid <= lo || mid >= hi) break;
+      if (byteOf(mid) >= k) hi = mid;
+      else lo = mid;
+    }
+    thresholds[k] = hi;
+  }
+  // The kernel's search (wasm/assembly/blend.ts gammaByte).
+  const search = (x: number) => {
+    let n = 0;
+    for (let step = 128; step >= 1; step >>= 1) if (thresholds[n + step] <= x) n += step;
+    return n;
+  };
+  for (let k = 1; k < 256; k++) {
+    let below = thresholds[k];
+    let above = thresholds[k];
+    for (let i = 0; i < CHECKED_ULPS; i++) {
+      below = nextDouble(below, -1);
+      above = nextDouble(above, 1);
+      if (byteOf(below) !== search(below) || byteOf(above) !== search(above)) return null;
+    }
+  }
+  for (let v = 0; v < 256; v++) if (byteOf(powers[v]) !== v) return null;
+  table.set(powers);
+  // Where the kernel's search starts for x in [b, b + 1) / BUCKETS: the byte at b / BUCKETS.
+  const starts = new Uint8Array(table.buffer, 512 * 8, BUCKETS);
+  for (let b = 0; b < BUCKETS; b++) starts[b] = search(b / BUCKETS);
+  return table;
+}
+
+/** Buckets of x in [0, 1] whose first byte the kernel looks up before it steps (wasm/assembly/blend.ts gammaByte). */
+const BUCKETS = 4096;
+
+const asDouble = new Float64Array(1);
+const words = new Uint32Array(asDouble.buffer); // little-endian: [low, high]
+/** The adjacent double of a positive `x` (toward +∞ for step 1, toward 0 for step −1). */
+function nextDouble(x: number, step: 1 | -1): number {
+  asDouble[0] = x;
+  const low = words[0] + step;
+  words[0] = low;
+  if (low > 0xffffffff) words[1]++;
+  else if (low < 0) words[1]--;
+  return asDouble[0];
+}
+
+/**
  * The compositor's `blendSurface` (src/engine/composite/blend.ts) in WASM, bit-identical to it.
  * Returns false, doing nothing, when it cannot take the call (kernels not instantiated yet:
- * `await kernels()` once per request; dissolve, non-separable modes, gamma ≠ 1, blend-if) so
+ * `await kernels()` once per request; dissolve, non-separable modes, gamma ≠ 1 outside normal
+ * mode, blend-if) so
  * the caller falls back to its TypeScript loop:
  *
  *   if (blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
@@ -45,10 +140,15 @@ export function blendSurfaceWasm(
   options: WasmBlendOptions = {},
 ): boolean {
   const k = enabled ? kernelsNow() : undefined;
-  if (!k || (options.gamma ?? 1) !== 1 || options.blendIf?.length) return false;
+  if (!k || options.blendIf?.length) return false;
   for (const [key, value] of Object.entries(options)) if (!KNOWN_OPTIONS.has(key) && value !== undefined) return false;
   const id = Object.hasOwn(WASM_BLEND_MODES, mode) ? WASM_BLEND_MODES[mode]! : mode === 'dissolve' || isNonSeparable(mode) ? -1 : 0;
   if (id < 0) return false;
+  // A gamma: in normal mode from the tables (clipped blending takes none, as in the compositor);
+  // other modes blend their result's powers, which stay in TypeScript.
+  const gamma = options.gamma ?? 1;
+  const table = gamma === 1 || options.atop ? null : id === WASM_BLEND_MODES.normal ? gammaTables(gamma).table : null;
+  if (gamma !== 1 && !options.atop && !table) return false;
   const left = Math.max(dst.x, src.x);
   const top = Math.max(dst.y, src.y);
   const right = Math.min(dst.x + dst.w, src.x + src.w);
@@ -62,7 +162,9 @@ export function blendSurfaceWasm(
     const dPtr = arena.alloc(cap * 4);
     const sPtr = arena.alloc(cap * 4);
     const mPtr = mask ? arena.alloc(cap) : 0;
+    const gPtr = table ? arena.alloc(table.byteLength) : 0;
     const mem = arena.u8();
+    if (table) arena.f64().set(table, gPtr >> 3);
     for (let y0 = top; y0 < bottom; y0 += rowsPerStrip) {
       const rows = Math.min(rowsPerStrip, bottom - y0);
       for (let r = 0; r < rows; r++) {
@@ -76,7 +178,7 @@ export function blendSurfaceWasm(
           mem.set(mask.subarray(mi, mi + w), mPtr + r * w);
         }
       }
-      k.blendPixels(dPtr, sPtr, mPtr, rows * w, opacity, id, options.atop ? 1 : 0, keep);
+      k.blendPixels(dPtr, sPtr, mPtr, rows * w, opacity, id, options.atop ? 1 : 0, keep, gPtr);
       for (let r = 0; r < rows; r++) {
         const di = ((y0 + r - dst.y) * dst.w + (left - dst.x)) * 4;
         dst.data.set(mem.subarray(dPtr + r * w * 4, dPtr + (r + 1) * w * 4), di);

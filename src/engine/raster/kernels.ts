@@ -24,8 +24,10 @@ export interface KernelExports {
   jpegTakeOutput(): number;
   jpegDecodeScan(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
   jpegToRgba(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, height: number, ycc: number, out: number): void;
-  blendPixels(dst: number, src: number, mask: number, n: number, opacity: number, mode: number, atop: number, keep: number): void;
+  blendPixels(dst: number, src: number, mask: number, n: number, opacity: number, mode: number, atop: number, keep: number, gamma: number): void;
   fadePixels(dst: number, after: number, mask: number, n: number, opacity: number): void;
+  boxBlur(a: number, b: number, sums: number, w: number, h: number, r0: number, r1: number): void;
+  shiftBilinear(src: number, out: number, w: number, h: number, fx: number, fy: number): void;
 }
 
 let instance: Promise<KernelExports> | undefined;
@@ -90,6 +92,9 @@ export class Arena {
   }
   i32(): Int32Array {
     return new Int32Array(this.k.memory.buffer);
+  }
+  f64(): Float64Array {
+    return new Float64Array(this.k.memory.buffer);
   }
 }
 

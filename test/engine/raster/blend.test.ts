@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blendSurface, fadeInto } from '../../../src/engine/composite/blend';
 import type { Surface } from '../../../src/engine/composite/surface';
-import { blendSurfaceWasm, fadeIntoWasm, useWasmBlending, WASM_BLEND_MODES } from '../../../src/engine/raster/blend';
+import { blendSurfaceWasm, fadeIntoWasm, gammaTables, useWasmBlending, WASM_BLEND_MODES } from '../../../src/engine/raster/blend';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { noiseImage } from './helpers';
 
@@ -51,13 +51,78 @@ describe('blendSurfaceWasm', () => {
     }
   });
 
+  it('blends with a gamma (text layers) in normal mode bit-identically to the compositor, with opacity, mask, clipping and excluded channels', () => {
+    const dst = surface(0, 0, 97, 83, 31);
+    const src = surface(-5, 3, 90, 90, 37);
+    const mask = noiseImage(90, 90, 41).data.filter((_, i) => i % 4 === 0);
+    // Every source byte over every backdrop byte, at alphas from the edges of a glyph to opaque.
+    const grid = (alpha: number, backdropAlpha: number) => {
+      const s = new Uint8ClampedArray(256 * 256 * 4);
+      const d = new Uint8ClampedArray(256 * 256 * 4);
+      for (let y = 0, o = 0; y < 256; y++) {
+        for (let x = 0; x < 256; x++, o += 4) {
+          s.set([x, 255 - x, (x * 7) & 255, alpha], o);
+          d.set([y, (y * 13) & 255, 255 - y, backdropAlpha], o);
+        }
+      }
+      return { src: { x: 0, y: 0, w: 256, h: 256, data: s }, dst: { x: 0, y: 0, w: 256, h: 256, data: d } };
+    };
+    const cases: Array<{ dst: Surface; src: Surface; mask: Uint8ClampedArray | null; opacity: number; options: { atop?: boolean; excludedChannels?: number[] } }> = [
+      { dst, src, mask: null, opacity: 1, options: {} },
+      { dst, src, mask, opacity: 0.73, options: {} },
+      { dst, src, mask, opacity: 0.5, options: { atop: true } },
+      { dst, src, mask: null, opacity: 0.9, options: { excludedChannels: [2] } },
+      ...[[1, 255], [77, 255], [200, 128], [255, 255], [255, 3], [128, 0]].map(([a, b]) => ({ ...grid(a, b), mask: null, opacity: 1, options: {} })),
+      { ...grid(150, 255), mask: null, opacity: 0.61, options: {} },
+    ];
+    for (const gamma of [1.45, 2.2, 0.8]) {
+      expect(gammaTables(gamma).table, `gamma ${gamma}`).not.toBeNull();
+      for (const c of cases) {
+        const options = { ...c.options, gamma };
+        const expected = copy(c.dst);
+        typescriptOnly(() => blendSurface(expected, c.src, c.mask, c.opacity, 'normal', options));
+        const actual = copy(c.dst);
+        expect(blendSurfaceWasm(actual, c.src, c.mask, c.opacity, 'normal', options)).toBe(true);
+        let mismatches = 0;
+        for (let i = 0; i < actual.data.length; i++) if (actual.data[i] !== expected.data[i]) mismatches++;
+        expect(mismatches, `gamma ${gamma} ${JSON.stringify(c.options)} ${c.dst.w}×${c.dst.h} mask=${!!c.mask}`).toBe(0);
+      }
+    }
+  });
+
+  it("gamma thresholds give Math.pow's byte near every threshold and at random", () => {
+    const gamma = 1.45;
+    const thresholds = gammaTables(gamma).table!.subarray(256, 512);
+    const clamped = new Uint8ClampedArray(1);
+    const byteOf = (x: number) => ((clamped[0] = Math.pow(x, 1 / gamma) * 255), clamped[0]);
+    const search = (x: number) => thresholds.reduce((n, t, k) => (k > 0 && t <= x ? n + 1 : n), 0);
+    const word = new Float64Array(1);
+    const bits = new BigInt64Array(word.buffer);
+    for (let k = 1; k < 256; k++) {
+      for (let ulps = -64; ulps <= 64; ulps++) {
+        word[0] = thresholds[k]!;
+        bits[0] += BigInt(ulps);
+        const x = word[0];
+        expect(byteOf(x) >= k, `threshold ${k} ${ulps} ulps`).toBe(ulps >= 0);
+        expect(search(x)).toBe(byteOf(x));
+      }
+    }
+    let seed = 7;
+    for (let i = 0; i < 20000; i++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      const x = (seed / 2 ** 32) * 1.0000001;
+      expect(search(x), String(x)).toBe(byteOf(x));
+    }
+  });
+
   it('declines what it does not do, so the caller falls back', () => {
     const dst = surface(0, 0, 8, 8, 1);
     const src = surface(0, 0, 8, 8, 2);
     for (const mode of ['dissolve', 'hue', 'saturation', 'color', 'luminosity', 'darker color', 'lighter color']) {
       expect(blendSurfaceWasm(copy(dst), src, null, 1, mode)).toBe(false);
     }
-    expect(blendSurfaceWasm(copy(dst), src, null, 1, 'normal', { gamma: 1.45 })).toBe(false);
+    // A gamma outside normal mode blends the mode's result's powers: TypeScript's.
+    expect(blendSurfaceWasm(copy(dst), src, null, 1, 'multiply', { gamma: 1.45 })).toBe(false);
     expect(blendSurfaceWasm(copy(dst), src, null, 1, 'normal', { blendIf: [{ source: [0, 0, 255, 255], dest: [0, 0, 255, 255] }] })).toBe(false);
     expect(blendSurfaceWasm(copy(dst), src, null, 1, 'normal', { someFutureOption: true } as never)).toBe(false);
   });

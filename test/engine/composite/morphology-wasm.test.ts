@@ -1,0 +1,81 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bilinearMove, blur, movedBlur, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
+import { kernels, kernelsNow } from '../../../src/engine/raster/kernels';
+
+/**
+ * The effects' float passes in WASM (wasm/assembly/effects.ts: the shadow's blur and move, issue
+ * 25 §3) give the TypeScript's very floats: compared bit for bit.
+ */
+function typescriptOnly<T>(fn: () => T): T {
+  useWasmEffectPasses(false);
+  try {
+    return fn();
+  } finally {
+    useWasmEffectPasses(true);
+  }
+}
+
+/** Coverage-like values: runs of exact 0 and 1, an anti-aliased edge, noise. */
+function field(w: number, h: number, seed: number): Float32Array {
+  const a = new Float32Array(w * h);
+  let s = seed;
+  for (let i = 0; i < a.length; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    const u = s / 2 ** 32;
+    const x = i % w;
+    const y = Math.floor(i / w);
+    const d = Math.hypot((x - w / 2) / (w / 3), (y - h / 2) / (h / 3));
+    a[i] = u < 0.2 ? 0 : u < 0.3 ? 1 : Math.max(0, Math.min(1, (1 - d) * 7)) * (0.6 + 0.4 * u);
+  }
+  return a;
+}
+
+const differing = (a: Float32Array, b: Float32Array) => {
+  expect(a.length).toBe(b.length);
+  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
+  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
+  let n = 0;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
+  return n;
+};
+
+describe('effect passes in WASM', () => {
+  beforeAll(async () => {
+    await kernels();
+    expect(kernelsNow()).toBeDefined(); // else both sides would be the TypeScript
+  });
+
+  it("blur gives the TypeScript box passes' floats, for whole and half radii and radii past the array", () => {
+    for (const [w, h] of [[97, 61], [1, 40], [33, 1], [300, 7]]) {
+      const src = field(w, h, w * 31 + h);
+      for (const radius of [0.5, 1, 2, 2.5, 3.5, 8, 17.25, 40, 400]) {
+        const expected = typescriptOnly(() => blur(src, w, h, radius));
+        const actual = blur(src, w, h, radius);
+        expect(differing(actual, expected), `${w}×${h} radius ${radius}`).toBe(0);
+      }
+    }
+  });
+
+  it("bilinearMove gives the TypeScript's floats, for whole, near-whole and fractional moves", () => {
+    const w = 83;
+    const h = 57;
+    const src = field(w + 1, h + 1, 5);
+    for (const [fx, fy] of [[0, 0], [0.5, 0.25], [1 - 1.1e-15, 0], [0.999, 0.001], [0.3, 1 - 1e-12], [0.123456789, 0.87654321]]) {
+      const expected = typescriptOnly(() => bilinearMove(src, w, h, fx, fy));
+      const actual = bilinearMove(src, w, h, fx, fy);
+      expect(differing(actual, expected), `fx ${fx} fy ${fy}`).toBe(0);
+    }
+  });
+
+  it('movedBlur (a shadow: move, then blur, on one array) gives blur(bilinearMove(…)) of the TypeScript', () => {
+    const w = 120;
+    const h = 75;
+    const src = field(w + 1, h + 1, 77);
+    const read = (into?: Float32Array) => (into ? (into.set(src), into) : src.slice());
+    for (const [fx, fy, radius] of [[1 - 1.1e-15, 0, 12], [0.25, 0.5, 3.5], [0, 0, 1], [0.7, 0.1, 0.5], [0.5, 0.5, 60]]) {
+      const expected = typescriptOnly(() => blur(bilinearMove(src, w, h, fx, fy), w, h, radius));
+      const actual = movedBlur(read, w, h, fx, fy, radius);
+      expect(differing(actual, expected), `fx ${fx} fy ${fy} radius ${radius}`).toBe(0);
+    }
+  });
+});

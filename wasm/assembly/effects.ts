@@ -1,0 +1,122 @@
+// Layer effects' float passes, bit-identical to their TypeScript (src/engine/composite/morphology.ts
+// boxH / boxV, effects.ts shiftedAlpha): values read from f32 arrays are promoted to f64, the
+// arithmetic is the same f64 operations in the same order, and each result is demoted to f32 on
+// store (round to nearest even), as a Float32Array store does. Running sums skip the zeros the
+// TypeScript adds past an edge: adding +0 leaves a sum as it was (it is never −0).
+
+/** morphology.ts boxH: each row of `src` (w × h f32) box-summed over 2r + 1, into `dst`. */
+function boxRows(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
+  const k: f64 = 1 / <f64>(2 * r + 1);
+  const first = min<i32>(r, w);
+  // x where x + r stops being inside, and where x − r − 1 starts being: the sum adds and
+  // subtracts exactly where the TypeScript's conditions hold, in three runs without them.
+  const addEnd = max<i32>(0, w - r);
+  const subStart = min<i32>(w, r + 1);
+  for (let y = 0; y < h; y++) {
+    const row = src + ((<usize>y * <usize>w) << 2);
+    const out = dst + ((<usize>y * <usize>w) << 2);
+    let acc: f64 = 0;
+    for (let x = 0; x < first; x++) acc += <f64>load<f32>(row + (<usize>x << 2));
+    let x = 0;
+    for (; x < min<i32>(addEnd, subStart); x++) {
+      acc += <f64>load<f32>(row + (<usize>(x + r) << 2));
+      store<f32>(out + (<usize>x << 2), <f32>(acc * k));
+    }
+    for (; x < addEnd; x++) {
+      acc += <f64>load<f32>(row + (<usize>(x + r) << 2));
+      acc -= <f64>load<f32>(row + (<usize>(x - r - 1) << 2));
+      store<f32>(out + (<usize>x << 2), <f32>(acc * k));
+    }
+    for (; x < subStart; x++) store<f32>(out + (<usize>x << 2), <f32>(acc * k));
+    for (; x < w; x++) {
+      acc -= <f64>load<f32>(row + (<usize>(x - r - 1) << 2));
+      store<f32>(out + (<usize>x << 2), <f32>(acc * k));
+    }
+  }
+}
+
+/**
+ * morphology.ts boxV: each column box-summed over 2r + 1, a row at a time (one f64 running sum
+ * per column in `sums`, w values), which does each column's operations in the column's order;
+ * two columns at once (f64x2 lanes: the same IEEE operations as one at a time).
+ */
+function boxColumns(src: usize, dst: usize, sums: usize, w: i32, h: i32, r: i32): void {
+  const k: f64 = 1 / <f64>(2 * r + 1);
+  const kk = f64x2.splat(k);
+  const rowBytes = <usize>w << 2;
+  const pairs = w & ~1;
+  memory.fill(sums, 0, <usize>w << 3);
+  const first = min<i32>(r, h);
+  for (let y = 0; y < first; y++) {
+    const row = src + <usize>y * rowBytes;
+    for (let x = 0; x < w; x++) {
+      const s = sums + (<usize>x << 3);
+      store<f64>(s, load<f64>(s) + <f64>load<f32>(row + (<usize>x << 2)));
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    const add = y + r;
+    const sub = y - r - 1;
+    const adds = add < h;
+    const subs = sub >= 0;
+    const addRow = src + <usize>add * rowBytes;
+    const subRow = src + <usize>sub * rowBytes;
+    const out = dst + <usize>y * rowBytes;
+    let x = 0;
+    for (; x < pairs; x += 2) {
+      const s = sums + (<usize>x << 3);
+      const at = <usize>x << 2;
+      let acc = v128.load(s);
+      if (adds) acc = f64x2.add(acc, f64x2.promote_low_f32x4(v128.load64_zero(addRow + at)));
+      if (subs) acc = f64x2.sub(acc, f64x2.promote_low_f32x4(v128.load64_zero(subRow + at)));
+      v128.store(s, acc);
+      v128.store64_lane(out + at, f32x4.demote_f64x2_zero(f64x2.mul(acc, kk)), 0);
+    }
+    for (; x < w; x++) {
+      const s = sums + (<usize>x << 3);
+      let acc = load<f64>(s);
+      if (adds) acc += <f64>load<f32>(addRow + (<usize>x << 2));
+      if (subs) acc -= <f64>load<f32>(subRow + (<usize>x << 2));
+      store<f64>(s, acc);
+      store<f32>(out + (<usize>x << 2), <f32>(acc * k));
+    }
+  }
+}
+
+/**
+ * morphology.ts blur's box passes over `a` (w × h f32), the result back in `a`: for each box
+ * radius in [r0, r1], rows into `b`, then columns back into `a` (radius 0: a copy, as there).
+ * `b` holds w × h f32, `sums` w f64.
+ */
+export function boxBlur(a: usize, b: usize, sums: usize, w: i32, h: i32, r0: i32, r1: i32): void {
+  for (let pass = 0; pass < 2; pass++) {
+    const r = pass ? r1 : r0;
+    if (r <= 0) continue; // boxH and boxV copy: `a` stays as it is
+    boxRows(a, b, w, h, r);
+    boxColumns(b, a, sums, w, h, r);
+  }
+}
+
+/**
+ * effects.ts shiftedAlpha's bilinear move: `src` is (w + 1) × (h + 1) f32, one more row and
+ * column above and left; `out` w × h f32, each the four taps weighed by (1 − fx), fx, (1 − fy), fy.
+ */
+export function shiftBilinear(src: usize, out: usize, w: i32, h: i32, fx: f64, fy: f64): void {
+  const sw = <usize>(w + 1);
+  const gx = 1 - fx;
+  const gy = 1 - fy;
+  for (let y = 0; y < h; y++) {
+    const row = src + ((<usize>(y + 1) * sw + 1) << 2);
+    const above = row - (sw << 2);
+    const o = out + ((<usize>y * <usize>w) << 2);
+    for (let x = 0; x < w; x++) {
+      const i = <usize>x << 2;
+      const v =
+        <f64>load<f32>(row + i) * gx * gy +
+        <f64>load<f32>(row + i - 4) * fx * gy +
+        <f64>load<f32>(above + i) * gx * fy +
+        <f64>load<f32>(above + i - 4) * fx * fy;
+      store<f32>(o + i, <f32>v);
+    }
+  }
+}
