@@ -15,6 +15,7 @@
  *   decoded pixels (`checkDecodeMemory`, from the header's size).
  * Only what cannot fit is refused, with a 422 naming the limit.
  */
+import { makeRoom } from '../cache';
 import { MB } from '../cache/lru';
 import { unprocessable } from '../errors';
 
@@ -122,6 +123,18 @@ export function checkPreviewMemory(
     `A ${box.width}×${box.height} px ${options.format === 'png' ? 'PNG' : 'JPEG'} preview cannot be made within the ${REQUEST_MEMORY_BUDGET / MB} MB a request may use: ${why}. Ask for a smaller size.`,
     overBudget('size'),
   );
+}
+
+/**
+ * Shrinks the engine's per-isolate caches so that what they hold and a request's planned peak
+ * (`PreviewMemory.total`) stay within REQUEST_MEMORY_BUDGET together. The caches may hold 66 MB
+ * (src/engine/cache/index.ts) and a 5,000² preview plans about 60 MB: both at once would pass the
+ * budget. makeRoom keeps caches + its argument within 64 MB, so it is asked for the plan less
+ * the 32 MB between the two; a plan up to 30 MB (every 800² preview) evicts nothing.
+ */
+export function makeRoomForRequest(total: number): void {
+  const over = total - (REQUEST_MEMORY_BUDGET - 64 * MB);
+  if (over > 0) makeRoom(over);
 }
 
 /** Refuses (422) coded output that has grown past `limit` bytes (a streamed encoder's check, as the bytes come). */

@@ -2,13 +2,14 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { renderingErrorHandler } from '../../../src/dynamic-image/errors';
 import { Unprocessable } from '../../../src/engine/errors';
-import { frameCache } from '../../../src/engine/cache';
+import { backdropCache, bandCache, clearEngineCaches, frameCache, imageCache } from '../../../src/engine/cache';
 import { MB } from '../../../src/engine/cache/lru';
 import {
   checkCodedBytes,
   checkDecodeMemory,
   checkPreviewMemory,
   codedBytesLimit,
+  makeRoomForRequest,
   MAX_DECODE_PIXELS,
   previewMemory,
   previewRenderScale,
@@ -118,5 +119,31 @@ describe('the request memory budget (issue 25 §1)', () => {
     const error = refusal(() => checkDecodeMemory(13_000_000, 'data.Photo'));
     expect(error.message).toMatch(/data\.Photo.*13\.0 MP needs about 100 MB; a request may use 96 MB/);
     expect(error.details).toEqual([{ path: 'data.Photo', reason: 'over the 96 MB memory budget' }]);
+  });
+
+  it('makes room in the caches for a large plan, so that caches and plan stay within 96 MB, and leaves them for a small one', () => {
+    const fill = () => {
+      clearEngineCaches();
+      for (let i = 0; i < 8; i++) bandCache.set(`band-${i}`, new Uint8Array(0), 2 * MB);
+      for (let i = 0; i < 2; i++) frameCache.set(`frame-${i}`, new Uint8ClampedArray(0), 6 * MB);
+      for (let i = 0; i < 2; i++) backdropCache.set(`backdrop-${i}`, new Uint8ClampedArray(0), 5 * MB);
+      imageCache.set('image', { width: 0, height: 0, data: new Uint8ClampedArray(0) }, 6 * MB);
+    };
+    const held = () => [bandCache, frameCache, backdropCache, imageCache].reduce((sum, c) => sum + c.size, 0);
+    fill();
+    expect(held()).toBe(44 * MB);
+    // An 800² preview's plan (a 1,000² canvas, three times, and its frame): nothing goes.
+    makeRoomForRequest(15 * MB);
+    expect(held()).toBe(44 * MB);
+    // The 10,000² template’s 5,000² JPEG plans about 60 MB: the caches keep at most 36.
+    const plan = previewMemory({ width: 10000, height: 10000 }, boxScale(10000, 10000, { width: 5000, height: 5000 }), { format: 'jpg' });
+    expect(plan.total).toBeGreaterThan(59 * MB);
+    makeRoomForRequest(plan.total);
+    expect(held()).toBeLessThanOrEqual(REQUEST_MEMORY_BUDGET - plan.total);
+    // A plan of the whole budget leaves nothing cached.
+    fill();
+    makeRoomForRequest(REQUEST_MEMORY_BUDGET);
+    expect(held()).toBe(0);
+    clearEngineCaches();
   });
 });
