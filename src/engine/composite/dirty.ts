@@ -28,10 +28,12 @@ export function dirtyBounds(compiled: CompiledTemplate, overrides: LayerOverride
   const canvas: Bounds = { left: 0, top: 0, right: Math.max(1, Math.round(compiled.width * scale)), bottom: Math.max(1, Math.round(compiled.height * scale)) };
   // Units as either drawing forms them (a group overridden in one is not opened up in either).
   const either = new Map([...base, ...overrides]);
+  const at: ReachContext = { scale, canvas, globalAngle: compiled.globalAngle, changed, either };
   let dirty: Bounds | null = null;
   for (const unit of canvasUnits(either, compiled.layers)) {
     if (!overriddenUnit(changed, unit)) continue;
-    for (const reach of [reachOf(unit.base, overrides, scale, canvas, compiled.globalAngle), reachOf(unit.base, base, scale, canvas, compiled.globalAngle)]) {
+    const all = !changesInside(changed, unit.base);
+    for (const reach of [reachOf(unit.base, overrides, at, all), reachOf(unit.base, base, at, all)]) {
       const r = reach && intersectRect(reach, canvas);
       if (r) dirty = dirty ? union(dirty, r) : r;
     }
@@ -59,8 +61,24 @@ const scaled = (r: Bounds, s: number): Bounds => ({
 /** Layer resampling (area filter, one spare level row each side) and rounding: a few pixels. */
 const RESAMPLE_REACH = 3;
 
-/** The rectangle a node can paint on (output pixels), or null when it paints nothing. */
-function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canvas: Bounds, globalAngle: number | undefined): Bounds | null {
+/** What reachOf measures with: the output grid, and what changes (dirtyBounds' `changed`, units as `either` forms them). */
+interface ReachContext {
+  scale: number;
+  canvas: Bounds;
+  globalAngle: number | undefined;
+  changed: LayerOverrides;
+  either: LayerOverrides;
+}
+
+/** Whether `changed` reaches `node` itself or anything inside it (not only layers clipped to it). */
+const changesInside = (changed: LayerOverrides, node: LayerNode) => overriddenUnit(changed, { base: node, clipped: [] });
+
+/**
+ * The rectangle a node can paint on (output pixels), or null when it paints nothing; of a group
+ * not changed as a whole (`all` false), only what its changed units can paint.
+ */
+function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, all: boolean): Bounds | null {
+  const { scale, canvas, globalAngle } = at;
   // A hidden layer or group paints nothing, nor does anything clipped to it (the compositor's drawUnit):
   // e.g. the same text layer personalised in every hidden variant group of a template.
   if (!(overrides.get(node.id)?.visible ?? node.visible)) return null;
@@ -72,7 +90,19 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, scale: number, canv
     if (b) r = r ? union(r, b) : b;
   };
   if (node.type === 'Group') {
-    for (const child of node.children ?? []) add(reachOf(child, overrides, scale, canvas, globalAngle));
+    // A group composites its units per pixel, and then itself per pixel (opacity, mask, blend
+    // mode: the same with and without the overrides), so, as on the canvas, only the units inside
+    // it that a change reaches can change it: a name in a group with a full-canvas matte changes
+    // only where the name reaches. Unless all of it counts (it changes itself, or is inside or the
+    // base of what does), or its effects read its whole alpha (or an artboard paints its
+    // bounds): then all it holds.
+    const whole = all || at.changed.has(node.id) || hasEffects(node) || !!node.artboard;
+    if (whole) for (const child of node.children ?? []) add(reachOf(child, overrides, at, true));
+    else {
+      for (const unit of canvasUnits(at.either, node.children ?? [])) {
+        if (overriddenUnit(at.changed, unit)) add(reachOf(unit.base, overrides, at, !changesInside(at.changed, unit.base)));
+      }
+    }
     if (node.artboard) add(grow(scaled(node.artboard.bounds, scale), RESAMPLE_REACH));
   } else {
     const override = overrides.get(node.id);

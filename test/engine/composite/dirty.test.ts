@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
 import { dirtyBounds } from '../../../src/engine/composite/dirty';
+import type { Layer, LayerEffectsInfo, LayerMaskData } from 'ag-psd';
 import type { Bounds, LayerNode, RGBAImage } from '../../../src/engine/types';
 import { psdFixture } from '../../helpers/fixtures';
 
@@ -61,6 +62,71 @@ describe('dirtyBounds', () => {
     const none = new Map([[node.id, { pixels: { width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }, bounds }]]);
     const cleared = await renderTemplate(env.FILES, compiled, { scale: 1, overrides: none });
     expect(equalOutside(cleared, plain, dirtyBounds(compiled, none, 1))).toBe(true);
+  });
+
+  // Issue 25 §3: groups that are not opened up (Normal, or pass-through with an opacity or a
+  // mask) count only their changed units; every layer of these fixtures, recoloured or hidden.
+  for (const fixture of ['psdtools-transparency-group.psd', 'webtoon-mobile-ui-example.psd']) {
+    it(`a change inside a group that is not opened up differs only inside it (${fixture}, every layer)`, { timeout: 120_000 }, async () => {
+      const compiled = await compileTemplate(env.FILES, await psdFixture(fixture));
+      const scale = Math.min(1, 300 / Math.max(compiled.width, compiled.height));
+      const plain = await renderTemplate(env.FILES, compiled, { scale });
+      for (const node of [...walkLayers(compiled.layers)].filter((n: LayerNode) => n.type !== 'Group')) {
+        for (const change of [{ color: { r: 250, g: 0, b: 120, a: 1 } }, { visible: !node.visible }]) {
+          const overrides: LayerOverrides = new Map([[node.id, change]]);
+          const personalised = await renderTemplate(env.FILES, compiled, { scale, overrides });
+          expect(equalOutside(personalised, plain, dirtyBounds(compiled, overrides, scale)), `${node.name} ${Object.keys(change)}`).toBe(true);
+        }
+      }
+    });
+  }
+
+  // Issue 25 §3: a group that is not opened up (here: Normal at 70 %, or with a mask) holding a
+  // full-canvas matte changes only where the changed layer inside it reaches; one with effects of
+  // its own (they read its whole alpha) changes wherever it paints.
+  it('a group holding a full-canvas matte changes only where its changed layer reaches, unless its effects read it all', { timeout: 60_000 }, async () => {
+    const { writePsdUint8Array } = await import('ag-psd');
+    const [W, H] = [200, 160];
+    const fill = (w: number, h: number, rgba: number[]) => {
+      const data = new Uint8ClampedArray(w * h * 4);
+      for (let i = 0; i < data.length; i += 4) data.set(rgba, i);
+      return { width: w, height: h, data };
+    };
+    const group = (name: string, more: Partial<Layer>): Layer => ({
+      name,
+      opened: true,
+      ...more,
+      children: [
+        { name: `${name} matte`, top: 0, left: 0, bottom: H, right: W, imageData: fill(W, H, [240, 230, 200, 255]) },
+        { name: `${name} name`, top: 60, left: 30, bottom: 80, right: 90, imageData: fill(60, 20, [20, 20, 120, 255]) },
+      ],
+    });
+    const shadow: LayerEffectsInfo = { dropShadow: [{ enabled: true, present: true, color: { r: 0, g: 0, b: 0 }, opacity: 0.7, angle: 90, distance: { units: 'Pixels', value: 4 }, size: { units: 'Pixels', value: 6 } }] };
+    const mask: LayerMaskData = { top: 0, left: 0, bottom: H, right: W, imageData: fill(W, H, [255, 255, 255, 255]) };
+    const compiled = await compileTemplate(
+      env.FILES,
+      writePsdUint8Array({
+        width: W,
+        height: H,
+        children: [
+          { name: 'paper', top: 0, left: 0, bottom: H, right: W, imageData: fill(W, H, [255, 255, 255, 255]) },
+          group('faded', { blendMode: 'normal', opacity: 0.7 }),
+          group('masked', { blendMode: 'multiply', mask }),
+          group('shadowed', { blendMode: 'normal', effects: shadow }),
+        ],
+      }),
+    );
+    const byName = (name: string) => [...walkLayers(compiled.layers)].find((n) => n.name === name)!;
+    const plain = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    const pixels = fill(40, 12, [200, 40, 40, 255]);
+    for (const name of ['faded', 'masked', 'shadowed']) {
+      const overrides: LayerOverrides = new Map([[byName(`${name} name`).id, { pixels, bounds: { left: 100, top: 100, right: 140, bottom: 112 } }]]);
+      const dirty = dirtyBounds(compiled, overrides, 1)!;
+      if (name === 'shadowed') expect(dirty, name).toEqual({ left: 0, top: 0, right: W, bottom: H });
+      else expect((dirty.right - dirty.left) * (dirty.bottom - dirty.top), name).toBeLessThan((W * H) / 4);
+      const personalised = await renderTemplate(env.FILES, compiled, { scale: 1, overrides });
+      expect(equalOutside(personalised, plain, dirty), name).toBe(true);
+    }
   });
 });
 
