@@ -380,8 +380,13 @@ function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: bo
     return soften(source.data, widthOf(r), heightOf(r), size, choke);
   }
   const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
-  return movedBlur(read, widthOf(r), heightOf(r), fx, fy, size);
+  // Painted (and dropped) before the next body is made: one array serves them all, up to 1 MB.
+  const n = areaOf(r);
+  return movedBlur(read, widthOf(r), heightOf(r), fx, fy, size, n <= 1 << 18 ? bodies.take('body', n) : undefined);
 }
+
+/** The shadow bodies' array (shadowBody), kept from one to the next (issue 25 §3: no garbage per request). */
+const bodies = new Scratch();
 
 /**
  * The pixels `paint` blends, reused from one call to the next up to PAINT_SCRATCH_BYTES (paint is

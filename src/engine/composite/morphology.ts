@@ -89,9 +89,10 @@ export function bilinearMove(src: Float32Array, w: number, h: number, fx: number
 /**
  * blur(bilinearMove(src, w, h, fx, fy), w, h, radius) to the bit, `src` given by `read` (into
  * an array of (w + 1) × (h + 1) values when it is given one): in WASM, the move and the blur
- * run on the one array `read` fills in its memory, and only the result is copied out.
+ * run on the one array `read` fills in its memory, and only the result is copied out, into
+ * `out` (w × h values) when given (the result is then `out`).
  */
-export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number): Float32Array {
+export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number, out?: Float32Array): Float32Array {
   const n = (w + 1) * (h + 1);
   const k = wasmPasses && radius > 0 && n <= WASM_PIXELS ? kernelsNow() : undefined;
   if (!k) return blur(bilinearMove(read(), w, h, fx, fy), w, h, radius);
@@ -105,7 +106,8 @@ export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number
     read(f32.subarray(src >> 2, (src >> 2) + n));
     k.shiftBilinear(src, a, w, h, fx, fy);
     k.boxBlur(a, b, sums, w, h, r0, r1);
-    return f32.slice(a >> 2, (a >> 2) + w * h);
+    const result = f32.subarray(a >> 2, (a >> 2) + w * h);
+    return out ? (out.set(result), out) : result.slice();
   });
 }
 

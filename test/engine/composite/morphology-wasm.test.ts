@@ -76,6 +76,10 @@ describe('effect passes in WASM', () => {
       const expected = typescriptOnly(() => blur(bilinearMove(src, w, h, fx, fy), w, h, radius));
       const actual = movedBlur(read, w, h, fx, fy, radius);
       expect(differing(actual, expected), `fx ${fx} fy ${fy} radius ${radius}`).toBe(0);
+      // Into a given array (a reused one, holding the last result): the same floats.
+      const out = new Float32Array(w * h).fill(0.5);
+      expect(movedBlur(read, w, h, fx, fy, radius, out)).toBe(out);
+      expect(differing(out, expected), `into: fx ${fx} fy ${fy} radius ${radius}`).toBe(0);
     }
   });
 });
