@@ -14,7 +14,7 @@
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
-import { checkPreviewMemory, codedBytesLimit, previewRenderScale } from './memory/budget';
+import { checkPreviewMemory, codedBytesLimit, makeRoomForRequest, previewRenderScale } from './memory/budget';
 import { encodeFrameJpeg, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
@@ -380,6 +380,8 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
     height,
     problems: () => [...problems],
     async render(timing: Timing = noTiming) {
+      // Caches and this request's planned peak together within the budget (a large preview evicts).
+      makeRoomForRequest(memory.total);
       // Shrinking: render at the pyramid level at or above s (exact stored pixels, no per-layer
       // resampling) when that stays small enough, then one high-quality downscale. With
       // optimizePreview, straight onto the output grid (each layer resampled from its level; every
