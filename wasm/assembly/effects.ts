@@ -4,21 +4,73 @@
 // store (round to nearest even), as a Float32Array store does. Running sums skip the zeros the
 // TypeScript adds past an edge: adding +0 leaves a sum as it was (it is never −0).
 
-/** morphology.ts boxH: each row of `src` (w × h f32) box-summed over 2r + 1, into `dst`. */
+/**
+ * morphology.ts boxH: each row of `src` (w × h f32) box-summed over 2r + 1, into `dst`. Two rows
+ * at a time, each with its own running sum in the row's order, so that their additions overlap.
+ */
 function boxRows(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
   const k: f64 = 1 / <f64>(2 * r + 1);
   const first = min<i32>(r, w);
   // x where x + r stops being inside, and where x − r − 1 starts being: the sum adds and
-  // subtracts exactly where the TypeScript's conditions hold, in three runs without them.
+  // subtracts exactly where the TypeScript's conditions hold, in runs without them.
   const addEnd = max<i32>(0, w - r);
   const subStart = min<i32>(w, r + 1);
-  for (let y = 0; y < h; y++) {
-    const row = src + ((<usize>y * <usize>w) << 2);
-    const out = dst + ((<usize>y * <usize>w) << 2);
+  const both = min<i32>(addEnd, subStart);
+  const rowBytes = <usize>w << 2;
+  let y = 0;
+  for (; y + 1 < h; y += 2) {
+    const a = src + <usize>y * rowBytes;
+    const b = a + rowBytes;
+    const oa = dst + <usize>y * rowBytes;
+    const ob = oa + rowBytes;
+    let sa: f64 = 0;
+    let sb: f64 = 0;
+    for (let x = 0; x < first; x++) {
+      const at = <usize>x << 2;
+      sa += <f64>load<f32>(a + at);
+      sb += <f64>load<f32>(b + at);
+    }
+    let x = 0;
+    for (; x < both; x++) {
+      const at = <usize>x << 2;
+      const add = <usize>(x + r) << 2;
+      sa += <f64>load<f32>(a + add);
+      sb += <f64>load<f32>(b + add);
+      store<f32>(oa + at, <f32>(sa * k));
+      store<f32>(ob + at, <f32>(sb * k));
+    }
+    for (; x < addEnd; x++) {
+      const at = <usize>x << 2;
+      const add = <usize>(x + r) << 2;
+      const sub = <usize>(x - r - 1) << 2;
+      sa += <f64>load<f32>(a + add);
+      sb += <f64>load<f32>(b + add);
+      sa -= <f64>load<f32>(a + sub);
+      sb -= <f64>load<f32>(b + sub);
+      store<f32>(oa + at, <f32>(sa * k));
+      store<f32>(ob + at, <f32>(sb * k));
+    }
+    for (; x < subStart; x++) {
+      const at = <usize>x << 2;
+      store<f32>(oa + at, <f32>(sa * k));
+      store<f32>(ob + at, <f32>(sb * k));
+    }
+    for (; x < w; x++) {
+      const at = <usize>x << 2;
+      const sub = <usize>(x - r - 1) << 2;
+      sa -= <f64>load<f32>(a + sub);
+      sb -= <f64>load<f32>(b + sub);
+      store<f32>(oa + at, <f32>(sa * k));
+      store<f32>(ob + at, <f32>(sb * k));
+    }
+  }
+  for (; y < h; y++) {
+    const row = src + <usize>y * rowBytes;
+    const out = dst + <usize>y * rowBytes;
     let acc: f64 = 0;
     for (let x = 0; x < first; x++) acc += <f64>load<f32>(row + (<usize>x << 2));
     let x = 0;
-    for (; x < min<i32>(addEnd, subStart); x++) {
+    for (; x < both; x++) {
       acc += <f64>load<f32>(row + (<usize>(x + r) << 2));
       store<f32>(out + (<usize>x << 2), <f32>(acc * k));
     }
