@@ -108,11 +108,19 @@ export function storedDeflate(raw: Uint8Array): Uint8Array {
  * stream is read up to `end` and cancelled there (a band of a 10,000 px wide layer is 10 MB; a
  * strip needs 104 of its 256 rows).
  */
-export async function getBlobRange(bucket: R2Bucket, key: string, expected: number, start: number, end: number): Promise<Uint8Array | null> {
+export async function getBlobRange(
+  bucket: R2Bucket,
+  key: string,
+  expected: number,
+  start: number,
+  end: number,
+  /** Where the bytes go (its first end - start bytes) instead of a new array. */
+  into?: Uint8Array,
+): Promise<Uint8Array | null> {
   const obj = await bucket.get(key);
   if (!obj) return null;
   const reader = obj.body.pipeThrough(new DecompressionStream('deflate-raw')).getReader();
-  const out = new Uint8Array(end - start);
+  const out = into ? into.subarray(0, end - start) : new Uint8Array(end - start);
   let at = 0;
   while (at < end) {
     const { done, value } = await reader.read();

@@ -47,8 +47,41 @@ export async function loadCompiledTemplateCached(bucket: R2Bucket, hash: string)
   return (treeCache.get(treeKey(hash)) as CompiledTemplate | undefined) ?? loadCompiledTemplate(bucket, hash);
 }
 
+/**
+ * Buffers a frame drawn in strips keeps from strip to strip (issue 25 §1): a 5,000² preview of a
+ * 10,000² template drew 24 strips, each with new arrays for the band rows it read and its canvas,
+ * about 200 MB of garbage a request, which workerd's process kept resident as pages of freed
+ * backing stores long after the isolate's heap let it go. `bytes`/`clamped` hand back the buffer
+ * kept for `use`, cut to `length` (grown when too small): what the last take of that use held is
+ * overwritten, so its bytes are good until the next take. One per request, never shared between
+ * requests that run at the same time (their awaits interleave).
+ */
+export class StripBuffers {
+  private readonly kept = new Map<string, ArrayBuffer>();
+
+  bytes(use: string, length: number): Uint8Array {
+    return new Uint8Array(this.buffer(use, length), 0, length);
+  }
+
+  clamped(use: string, length: number): Uint8ClampedArray {
+    return new Uint8ClampedArray(this.buffer(use, length), 0, length);
+  }
+
+  private buffer(use: string, length: number): ArrayBuffer {
+    let buffer = this.kept.get(use);
+    if (!buffer || buffer.byteLength < length) {
+      buffer = new ArrayBuffer(length);
+      this.kept.set(use, buffer);
+    }
+    return buffer;
+  }
+}
+
 export interface Pixels {
-  /** May be the isolate's cached band itself: read it, never write it. */
+  /**
+   * May be the isolate's cached band itself: read it, never write it. Read through `buffers`,
+   * it may be their 'band rows' buffer: good until the next read through them.
+   */
   data: Uint8Array;
   /** Coverage in level coordinates. */
   bounds: Bounds;
@@ -64,9 +97,10 @@ export async function loadLayerPixels(
   node: LayerNode,
   level: number,
   rows?: { top: number; bottom: number },
+  buffers?: StripBuffers,
 ): Promise<Pixels | null> {
   if (!node.hasPixels || !node.pixelBounds) return null;
-  return loadBands(bucket, levelBounds(node.pixelBounds, level), 4, rows, (b) => pixelKey(compiled.hash, node.id, level, b));
+  return loadBands(bucket, levelBounds(node.pixelBounds, level), 4, rows, (b) => pixelKey(compiled.hash, node.id, level, b), buffers);
 }
 
 export async function loadMaskPixels(
@@ -75,9 +109,10 @@ export async function loadMaskPixels(
   node: LayerNode,
   level: number,
   rows?: { top: number; bottom: number },
+  buffers?: StripBuffers,
 ): Promise<Pixels | null> {
   if (!node.mask?.hasPixels) return null;
-  return loadBands(bucket, levelBounds(node.mask.bounds, level), 1, rows, (b) => maskKey(compiled.hash, node.id, level, b));
+  return loadBands(bucket, levelBounds(node.mask.bounds, level), 1, rows, (b) => maskKey(compiled.hash, node.id, level, b), buffers);
 }
 
 async function loadBands(
@@ -86,6 +121,7 @@ async function loadBands(
   channels: number,
   rows: { top: number; bottom: number } | undefined,
   key: (band: number) => string,
+  buffers?: StripBuffers,
 ): Promise<Pixels | null> {
   const top = Math.max(full.top, rows?.top ?? full.top);
   const bottom = Math.min(full.bottom, rows?.bottom ?? full.bottom);
@@ -98,14 +134,16 @@ async function loadBands(
     // A band too big for the band cache is inflated anew for every strip that reads it: only
     // the rows asked for are kept (the same pixels, in rows [top, bottom) of `bounds`).
     if (bytes > bandCache.maxEntryBytes && (top > bounds.top || bottom < bounds.bottom)) {
-      const data = await getBlobRange(bucket, key(bands[0]), bytes, (top - bounds.top) * stride, (bottom - bounds.top) * stride);
+      const [start, end] = [(top - bounds.top) * stride, (bottom - bounds.top) * stride];
+      const data = await getBlobRange(bucket, key(bands[0]), bytes, start, end, buffers?.bytes('band rows', end - start));
       if (!data) throw new Error(`compiled template: ${key(bands[0])} missing`);
       return { data, bounds: { ...bounds, top, bottom } };
     }
     // One band (a small pyramid level): the cached band is the answer, no copy.
     return { data: await getBand(bucket, key(bands[0]), bytes), bounds };
   }
-  const data = new Uint8Array((bounds.bottom - bounds.top) * stride);
+  const length = (bounds.bottom - bounds.top) * stride;
+  const data = buffers ? buffers.bytes('band rows', length) : new Uint8Array(length);
   await Promise.all(
     bands.map(async (b) => {
       const bandTop = Math.max(full.top, b * BAND);

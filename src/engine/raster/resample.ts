@@ -143,6 +143,8 @@ export async function resampleRows(
   rows: { top: number; bottom: number },
   quality: ResampleQuality = 'high',
   columns: { left: number; right: number } = { left: 0, right: width },
+  /** Where the pixels go (a kept strip buffer at least that long) instead of a new array. */
+  into?: Uint8ClampedArray,
 ): Promise<RGBAImage> {
   if (!(width >= 1 && height >= 1) || !Number.isInteger(width) || !Number.isInteger(height)) {
     throw new RangeError(`resample: bad target size ${width}×${height}`);
@@ -150,7 +152,8 @@ export async function resampleRows(
   const h = windowTaps(resampleTaps(source.width ?? img.width, width, quality), columns, source.left ?? 0, img.width);
   const v = resampleTaps(source.height, height, quality);
   const outWidth = columns.right - columns.left;
-  const out = new Uint8ClampedArray(outWidth * (rows.bottom - rows.top) * 4);
+  const length = outWidth * (rows.bottom - rows.top) * 4;
+  const out = into ? into.subarray(0, length) : new Uint8ClampedArray(length);
 
   await withArena((k, arena) => {
     const ringRows = v.stride;

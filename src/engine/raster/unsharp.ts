@@ -69,11 +69,13 @@ export function unsharpReach({ amount, radius }: UnsharpMask): number {
 /**
  * Sharpens colour (not alpha): out = c + amount · (c − blur(c)) where |c − blur(c)| ≥ threshold,
  * blur being a Gaussian of sigma `radius` on premultiplied pixels (so transparent neighbours do
- * not pull edges dark). Returns a new image; works in bands of rows so memory stays small.
+ * not pull edges dark). Returns a new image, or one over `into` (a kept strip buffer at least
+ * that long, not img's); works in bands of rows so memory stays small.
  */
-export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }: UnsharpMask): Promise<RGBAImage> {
+export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }: UnsharpMask, into?: Uint8ClampedArray): Promise<RGBAImage> {
   const { width, height } = img;
-  const out = new Uint8ClampedArray(img.data);
+  const out = into ? into.subarray(0, img.data.length) : new Uint8ClampedArray(img.data.length);
+  out.set(img.data);
   if (amount === 0 || radius <= 0) return { width, height, data: out };
   const kernel = gaussianKernel(radius);
   const r = kernel.length - 1;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bandCache } from '../../../src/engine/cache';
 import { putBlob } from '../../../src/engine/compiled/blob';
 import { BAND } from '../../../src/engine/compiled/pyramid';
-import { loadLayerPixels, pixelKey } from '../../../src/engine/compiled/store';
+import { loadLayerPixels, pixelKey, StripBuffers } from '../../../src/engine/compiled/store';
 import type { CompiledTemplate, LayerNode } from '../../../src/engine/types';
 
 // A layer whose bands are above the band cache's largest entry (2 MB): 2,100 px × 256 rows × 4.
@@ -20,31 +20,49 @@ async function storeLayer(hash: string): Promise<void> {
   }
 }
 
+const node = { id: 1, hasPixels: true, pixelBounds: { left: 0, top: 0, right: WIDTH, bottom: HEIGHT } } as LayerNode;
+
+/** Reads strips inside one band (first rows, middle, last rows, one row, the short last band), a whole band, and two bands; checks their pixels. */
+async function readStrips(compiled: CompiledTemplate, buffers?: StripBuffers) {
+  const read: Uint8Array[] = [];
+  for (const [top, bottom] of [[0, 104], [104, 208], [208, 256], [300, 301], [520, 600], [256, 512], [200, 300]]) {
+    const px = await loadLayerPixels(env.FILES, compiled, node, 0, { top, bottom }, buffers);
+    expect(px).not.toBeNull();
+    const { data, bounds } = px!;
+    expect(bounds.left).toBe(0);
+    expect(bounds.right).toBe(WIDTH);
+    expect(bounds.top).toBeLessThanOrEqual(top);
+    expect(bounds.bottom).toBeGreaterThanOrEqual(bottom);
+    expect(data.length).toBe((bounds.bottom - bounds.top) * WIDTH * 4);
+    let wrong = 0;
+    for (let y = top; y < bottom; y++) {
+      for (let x = 0; x < WIDTH; x++) for (let c = 0; c < 4; c++) if (data[((y - bounds.top) * WIDTH + x) * 4 + c] !== value(x, y, c)) wrong++;
+    }
+    expect(wrong, `rows ${top}-${bottom}`).toBe(0);
+    read.push(data);
+  }
+  return read;
+}
+
 describe('loadLayerPixels of bands too big for the band cache (issue 25 §1)', () => {
   it('inflates only the rows asked for, with the same pixels as the whole band', async () => {
     expect(WIDTH * BAND * 4).toBeGreaterThan(bandCache.maxEntryBytes);
     const hash = `store-test-${crypto.randomUUID()}`;
     await storeLayer(hash);
     const compiled = { hash } as CompiledTemplate;
-    const node = { id: 1, hasPixels: true, pixelBounds: { left: 0, top: 0, right: WIDTH, bottom: HEIGHT } } as LayerNode;
-    // Strips inside one band (first rows, middle, last rows, one row, the short last band), a whole band, and two bands.
-    for (const [top, bottom] of [[0, 104], [104, 208], [208, 256], [300, 301], [520, 600], [256, 512], [200, 300]]) {
-      const px = await loadLayerPixels(env.FILES, compiled, node, 0, { top, bottom });
-      expect(px).not.toBeNull();
-      const { data, bounds } = px!;
-      expect(bounds.left).toBe(0);
-      expect(bounds.right).toBe(WIDTH);
-      expect(bounds.top).toBeLessThanOrEqual(top);
-      expect(bounds.bottom).toBeGreaterThanOrEqual(bottom);
-      expect(data.length).toBe((bounds.bottom - bounds.top) * WIDTH * 4);
-      let wrong = 0;
-      for (let y = top; y < bottom; y++) {
-        for (let x = 0; x < WIDTH; x++) for (let c = 0; c < 4; c++) if (data[((y - bounds.top) * WIDTH + x) * 4 + c] !== value(x, y, c)) wrong++;
-      }
-      expect(wrong, `rows ${top}-${bottom}`).toBe(0);
-    }
+    await readStrips(compiled);
     // A strip of a band holds its own rows only (104 of 256): the point of the range read.
     const strip = await loadLayerPixels(env.FILES, compiled, node, 0, { top: 104, bottom: 208 });
     expect(strip!.bounds).toEqual({ left: 0, right: WIDTH, top: 104, bottom: 208 });
+  });
+
+  it('reads them into the kept buffer of StripBuffers (no array per strip), with the same pixels', async () => {
+    const hash = `store-test-${crypto.randomUUID()}`;
+    await storeLayer(hash);
+    const buffers = new StripBuffers();
+    const read = await readStrips({ hash } as CompiledTemplate, buffers);
+    // The strips of bands the band cache cannot hold land in one buffer, kept from strip to strip.
+    const kept = read[0]!.buffer;
+    expect(read.slice(1, 4).map((data) => data.buffer === kept)).toEqual([true, true, true]);
   });
 });
