@@ -58,44 +58,6 @@ export async function loadCompiledTemplateCached(bucket: R2Bucket, hash: string)
  */
 export class StripBuffers {
   private readonly kept = new Map<string, ArrayBuffer>();
-  /** Surface buffers free to hand out, and those handed out in the strip being drawn. */
-  private readonly free: ArrayBuffer[] = [];
-  private readonly lent: ArrayBuffer[] = [];
-  private pooledBytes = 0;
-
-  /** `poolBytes`: how many bytes of surfaces (`surface`) are kept for later strips, in all. */
-  constructor(private readonly poolBytes = 0) {}
-
-  /**
-   * An array of `length` for a surface of the strip being drawn (a layer's rows), its own until
-   * `nextStrip`, holding what an earlier strip left (zero it). Up to poolBytes of them are kept
-   * and handed out again in later strips; past that, a new array (garbage, as before): so the
-   * first surfaces of each strip (all of a one-layer template's) make no garbage, and a
-   * many-layer template's strip holds no more than poolBytes of them beyond what it would.
-   */
-  surface(length: number): Uint8ClampedArray {
-    let best = -1;
-    for (let i = 0; i < this.free.length; i++) {
-      const size = this.free[i]!.byteLength;
-      if (size >= length && (best < 0 || size < this.free[best]!.byteLength)) best = i;
-    }
-    if (best >= 0) {
-      const [buffer] = this.free.splice(best, 1);
-      this.lent.push(buffer!);
-      return new Uint8ClampedArray(buffer!, 0, length);
-    }
-    if (this.pooledBytes + length > this.poolBytes) return new Uint8ClampedArray(length);
-    const buffer = new ArrayBuffer(length);
-    this.pooledBytes += length;
-    this.lent.push(buffer);
-    return new Uint8ClampedArray(buffer);
-  }
-
-  /** A new strip begins: the surfaces of the last one are done with (its rows were copied out). */
-  nextStrip(): void {
-    this.free.push(...this.lent);
-    this.lent.length = 0;
-  }
 
   bytes(use: string, length: number): Uint8Array {
     return new Uint8Array(this.buffer(use, length), 0, length);
