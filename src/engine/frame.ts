@@ -12,7 +12,7 @@
  */
 import type { Timing } from './timing';
 import { frameCache, frameJpegCache } from './cache';
-import { prefix } from './compiled/store';
+import { prefix, StripBuffers } from './compiled/store';
 import { dirtyBounds } from './composite/dirty';
 import { outputSize, renderTemplate } from './composite/compositor';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
@@ -88,8 +88,9 @@ async function drawFrameInStrips(bucket: R2Bucket, compiled: CompiledTemplate, o
   const frame = new Uint8ClampedArray(width * height * 4);
   const taps = frameTaps(compiled, o);
   const rows = stripRows(compiled, o);
+  const buffers = new StripBuffers();
   for (let top = 0; top < height; top += rows) {
-    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom: Math.min(height, top + rows) }, frame, timing);
+    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom: Math.min(height, top + rows) }, frame, timing, 0, undefined, buffers);
   }
   return { width, height, data: frame };
 }
@@ -136,9 +137,10 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
   const coded: Uint8Array[] = [];
   // Fitted to the first strip and completed: what fitting to the whole frame would need it drawn twice for.
   let specs: HuffSpec[] | undefined;
+  const buffers = new StripBuffers();
   for (let top = 0; top < height; top += rows) {
     const bottom = Math.min(height, top + rows);
-    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom }, strip, timing, top);
+    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom }, strip, timing, top, undefined, buffers);
     const source = { width, height, kind: 'rgb' as const, read: (y: number, n: number, into: Uint8Array) => into.set(pixels.subarray((y - top) * rowBytes, (y - top + n) * rowBytes)) };
     const done = await timing.time('encode', () => encodeJpegRowsOf(source, { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables: specs }));
     specs = done.specs;
@@ -155,7 +157,8 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
 export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, icc: Uint8Array | null, maxCodedBytes: number, timing: Timing): Promise<Uint8Array> {
   const overrides = o.overrides ?? new Map();
   const taps = frameTaps(compiled, o);
-  return encodePngStrips(o, stripRows(compiled, o), (rows, strip) => drawRows(bucket, compiled, o, overrides, taps, rows, strip, timing, rows.top), { icc, maxCodedBytes });
+  const buffers = new StripBuffers();
+  return encodePngStrips(o, stripRows(compiled, o), (rows, strip) => drawRows(bucket, compiled, o, overrides, taps, rows, strip, timing, rows.top, undefined, buffers), { icc, maxCodedBytes });
 }
 
 /**
@@ -165,6 +168,8 @@ export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplat
  * template frame): the output window they read through the unsharp mask's reach (whose pixels
  * the resize makes exact from the canvas columns their taps read), sharpened as a window
  * (its edge columns, clamped, are not pasted unless they are the frame's edge).
+ * With `buffers` (a frame drawn in strips), the strip's canvas, band rows, resized and sharpened
+ * pixels go into buffers kept from strip to strip instead of new arrays (issue 25 §1).
  */
 async function drawRows(
   bucket: R2Bucket,
@@ -178,6 +183,7 @@ async function drawRows(
   /** The output row `frame` starts at (a strip buffer's first row; 0 for a whole frame). */
   frameTop = 0,
   columns?: { left: number; right: number },
+  buffers?: StripBuffers,
 ) {
   const { width, height } = o;
   const canvas = outputSize(compiled, o.scale);
@@ -194,16 +200,16 @@ async function drawRows(
   const horizontal = taps ? tapSpan(taps.columns, l, r) : { first: l, end: r };
   const [top, bottom, left, right] = [vertical.first, vertical.end, horizontal.first, horizontal.end];
   const region = cols ? { top, bottom, left, right } : { top, bottom };
-  const strip = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region }));
+  const strip = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region, buffers }));
   let img = strip;
   if (taps) {
     const source = { top, height: canvas.height, left: cols ? left : 0, width: canvas.width };
-    img = await timing.time('resample', () => resampleRows(strip, source, width, height, { top: a, bottom: b }, o.quality, { left: l, right: r }));
+    img = await timing.time('resample', () => resampleRows(strip, source, width, height, { top: a, bottom: b }, o.quality, { left: l, right: r }, buffers?.clamped('resized', (r - l) * (b - a) * 4)));
   }
   const sharpen = o.sharpen;
   if (sharpen) {
     const from = img;
-    img = await timing.time('sharpen', () => unsharpMask(from, sharpen));
+    img = await timing.time('sharpen', () => unsharpMask(from, sharpen, buffers?.clamped('sharpened', from.data.length)));
   }
   const rowBytes = width * 4;
   if (!cols) {

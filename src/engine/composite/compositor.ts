@@ -2,7 +2,7 @@ import { BAND, levelBounds, levelFor } from '../compiled/pyramid';
 import { kernels } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
 import { backdropCache } from '../cache';
-import { loadLayerPixels, loadMaskPixels, loadPattern, prefix } from '../compiled/store';
+import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto } from './blend';
@@ -41,7 +41,14 @@ export function outputSize(compiled: CompiledTemplate, scale: number): { width: 
 export async function renderTemplate(
   bucket: R2Bucket,
   compiled: CompiledTemplate,
-  options: RenderOptions & { backdrops?: BackdropStore },
+  options: RenderOptions & {
+    backdrops?: BackdropStore;
+    /**
+     * A frame's strip buffers: the canvas is drawn into their kept 'canvas' buffer, so the image
+     * returned is good until the next render with them (frame.ts copies it out first).
+     */
+    buffers?: StripBuffers;
+  },
 ): Promise<RGBAImage> {
   const scale = options.scale;
   if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`render scale must be > 0, got ${scale}`);
@@ -61,12 +68,18 @@ export async function renderTemplate(
     overrides: options.overrides ?? new Map(),
     patterns: new Map(),
     backdrops: options.backdrops,
+    buffers: options.buffers,
   };
   await kernels(); // the blend kernels run in WASM once instantiated (once per isolate)
-  const canvas = createSurface(ctx.clip);
+  const canvas = options.buffers ? keptSurface(ctx.clip, options.buffers.clamped('canvas', (right - left) * (bottom - top) * 4)) : createSurface(ctx.clip);
   await drawWithBackdrop(ctx, canvas);
   if (options.background !== 'transparent') await flattenOverWhite(canvas.data); // Photoshop's matte
   return { width: right - left, height: bottom - top, data: canvas.data };
+}
+
+/** A transparent surface over `r` in a kept buffer of its size (what createSurface gives, without a new array). */
+function keptSurface(r: Bounds, data: Uint8ClampedArray): Surface {
+  return { x: r.left, y: r.top, w: r.right - r.left, h: r.bottom - r.top, data: data.fill(0) };
 }
 
 const isVisible = (ctx: RenderContext, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
@@ -213,6 +226,11 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
       for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, canvas);
       await ctx.backdrops.set(key, canvas.data);
     }
+  } else if (cut > 0 && ctx.buffers) {
+    // A frame drawn in strips keeps no backdrops: its strips would pass through backdropCache
+    // (12 MB) each pushing out the one before, a copy of every strip for the last two kept
+    // (100 MB of copies for a 5,000² preview, issue 25 §1).
+    for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, canvas);
   } else if (cut > 0) {
     // A canvas small enough to keep is kept whole and cut to the clip, so requests whose
     // rectangles differ (a preview redrawing only what its overrides reach) share one backdrop.
@@ -676,7 +694,7 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
     }
   } else if (atLevelGrid(ctx)) {
     if (!node.hasPixels || !node.pixelBounds) return null;
-    surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows));
+    surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers));
   } else {
     const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
     if (!px) return null;
@@ -735,7 +753,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   if (m && !m.disabled) {
     let surf: MaskSurface | null = null;
     if (m.hasPixels && atLevelGrid(ctx)) {
-      const rows = await storedRowsByBand(levelBounds(m.bounds, ctx.level), r, 1, (band) => loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, band));
+      const rows = await storedRowsByBand(levelBounds(m.bounds, ctx.level), r, 1, (band) => loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, band, ctx.buffers));
       surf = rows && { ...rows, fill: m.defaultColor };
     } else if (m.hasPixels) {
       const px = await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, r));

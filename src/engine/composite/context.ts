@@ -3,6 +3,7 @@
  * the layer effects it draws (effects.ts): its own module so that neither imports the other.
  */
 import type { Bounds, CompiledTemplate, RenderOptions, RGBAImage } from '../types';
+import type { StripBuffers } from '../compiled/store';
 import type { KnockoutScope } from './knockout';
 import type { Surface } from './surface';
 
@@ -20,6 +21,8 @@ export interface RenderContext {
   patterns: Map<string, RGBAImage | null>;
   /** Where backdrops are kept instead of the isolate's backdropCache (see BackdropStore). */
   backdrops?: BackdropStore;
+  /** Kept from strip to strip of a frame (the canvas, the band rows read): see StripBuffers. */
+  buffers?: StripBuffers;
   /** What a knockout reveals in the group being drawn (composite/knockout.ts); unset at the root. */
   knockout?: KnockoutScope;
   /** The document's Background alone over the rows rendered (null: none), once a knockout asks. */
