@@ -9,10 +9,14 @@
 //
 //   node bench/personalised-cpu.mjs [tree]   (tree: a checkout of the project; default this one)
 //
+// BENCH_PROFILE=file.cpuprofile writes a V8 CPU profile of the timed requests alone (not the
+// bundling, compiling and warm-up), for chrome://inspect or a summary by function.
+//
 // Giving another tree (e.g. `git archive` of an earlier commit with node_modules linked and
 // wasm/build copied) compares two versions on the same machine and load.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,13 +27,16 @@ const tree = path.resolve(process.argv[2] ?? here);
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const WARMUP = 3;
 
-/** Templates: the two largest of the public corpus that a preview resizes, and an 8,000² one. */
+/** Templates: the five of bench/personalised.bench.mjs (what a shopper changes in each) and an 8,000² one. */
 const TEMPLATES = [
   { file: path.join(here, 'test/fixtures/psd/agpsd-text-bug-1920.psd'), layer: '3月' },
   { file: path.join(here, 'test/fixtures/psd/psdrb-example-design.psd'), layer: 'Make a change and save.' },
   { file: path.join(here, 'bench/out/bench-8000.psd'), layer: 'Title' },
   // A picture never seen before each time (bench-photo.jpg, 1600×1200, with distinct bytes appended).
   { file: path.join(here, 'test/fixtures/psd/agpsd-shapes-smart-objects.psd'), layer: 'apple', picture: true },
+  // A new text with a drop shadow; the frame is the canvas (no resize, no sharpening).
+  { file: path.join(here, 'test/fixtures/psd/psdtools-layer-effects-all.psd'), layer: 'Drop Shadow' },
+  { file: path.join(here, 'test/fixtures/psd/webtoon-mobile-ui-example.psd'), layer: 'Text layer' },
 ];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -48,9 +55,20 @@ async function main() {
   const e = await import(pathToFileURL(bundle).href);
   const fonts = ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf'].map((f) => path.join(here, 'assets/fonts', f));
   const store = e.dirStore(path.join(dir, 'store'), fonts);
+  // The font index once: dirStore reads and hashes every font file per call, where the Worker's
+  // store lists metadata (src/platform/assets/engine-store.ts); ~1 ms and 1.5 MB of garbage a request.
+  const fontIndex = store.fonts();
+  store.fonts = () => fontIndex;
   const deps = { urlImages: new e.UrlImages(async () => { throw new Error('no URL images'); }) };
   const rows = [];
   const only = process.env.BENCH_ONLY?.split(',');
+  const profiler = process.env.BENCH_PROFILE ? new Session() : null;
+  const profiles = [];
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+  }
   for (const t of TEMPLATES.filter((t) => !only || only.some((o) => t.file.includes(o)))) {
     const name = path.basename(t.file);
     const bytes = new Uint8Array(readFileSync(t.file));
@@ -82,13 +100,17 @@ async function main() {
     };
     for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}${t.picture ? '.jpg' : ''}`);
     const runs = [];
+    await profiler?.post('Profiler.start');
     for (let i = 0; i < RUNS; i++) runs.push(await request(`Hello ${i} ${'x'.repeat(i % 3)}${t.picture ? '.jpg' : ''}`));
+    if (profiler) profiles.push((await profiler.post('Profiler.stop')).profile);
     const phases = {};
     for (const r of runs) for (const [k, v] of Object.entries(r.phases)) (phases[k] ??= []).push(v);
     const note = runs.at(-1).note;
     rows.push({ name, cpu: median(runs.map((r) => r.cpuMs)), phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, median(v)])), note });
   }
   rmSync(dir, { recursive: true, force: true });
+  // One profile per template; the file holds the first (BENCH_ONLY picks which).
+  if (profiler && profiles.length) writeFileSync(process.env.BENCH_PROFILE, JSON.stringify(profiles[0]));
   for (const r of rows) {
     const phases = Object.entries(r.phases).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
     console.log(`${r.name}: CPU ${r.cpu.toFixed(1)} ms per request (median of ${RUNS}); ${phases}; ${r.note}`);

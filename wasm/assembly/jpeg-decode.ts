@@ -234,6 +234,25 @@ export function jpegDecodeScan(
  * pixels are replicated; the picture is resampled to its placement next, which smooths them.
  * `ycc` 0 copies three planes as RGB (Adobe transform 0).
  */
+/** The four bytes in the low lane of `v` as f32 lanes. */
+// @ts-ignore: decorator
+@inline function bytesToF32(v: v128): v128 {
+  return f32x4.convert_i32x4_u(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(v)));
+}
+
+/** The two bytes at `p`, each twice, as f32 lanes (a plane at half the output's columns). */
+// @ts-ignore: decorator
+@inline function pairsToF32(p: usize): v128 {
+  const two = i16x8.splat(load<u16>(p));
+  return bytesToF32(v128.shuffle<u8>(two, two, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+}
+
+/** min(255, max(0, trunc(v + 0.5))) in each lane, as the pixel loop rounds. */
+// @ts-ignore: decorator
+@inline function roundedByte(v: v128): v128 {
+  return i32x4.min_s(i32x4.max_s(i32x4.trunc_sat_f32x4_s(f32x4.add(v, f32x4.splat(0.5))), i32x4.splat(0)), i32x4.splat(255));
+}
+
 export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i32, width: i32, height: i32, ycc: i32, out: usize): void {
   const c1 = ncomp == 3 ? comps + 32 : comps;
   const c2 = ncomp == 3 ? comps + 64 : comps;
@@ -252,8 +271,28 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
     const dst = out + <usize>(y * width * 4);
     // Each plane's column floor(x · num / dx), stepped instead of divided (three integer
     // divisions a pixel were a third of a 1/4-scale decode's colour pass).
-    let yi = 0, yr = 0, bi0 = 0, br = 0, ri0 = 0, rr = 0;
-    for (let x = 0; x < width; x++) {
+    let x = 0;
+    // Luma at the output's resolution and chroma at it or at half (4:4:4 and 4:2:0 decoded to
+    // a size that keeps the luma's): four pixels at a time, each lane the loop's f32 operations.
+    if (ncomp == 3 && ycc != 0 && yx == dx && (bx == dx || 2 * bx == dx) && (rx == dx || 2 * rx == dx)) {
+      for (; x + 4 <= width; x += 4) {
+        const l = bytesToF32(v128.load32_zero(yRow + <usize>x));
+        const cb = f32x4.sub(bx == dx ? bytesToF32(v128.load32_zero(bRow + <usize>x)) : pairsToF32(bRow + <usize>(x >> 1)), f32x4.splat(128));
+        const cr = f32x4.sub(rx == dx ? bytesToF32(v128.load32_zero(rRow + <usize>x)) : pairsToF32(rRow + <usize>(x >> 1)), f32x4.splat(128));
+        const r = f32x4.add(l, f32x4.mul(f32x4.splat(1.402), cr));
+        const g = f32x4.sub(f32x4.sub(l, f32x4.mul(f32x4.splat(0.344136), cb)), f32x4.mul(f32x4.splat(0.714136), cr));
+        const b = f32x4.add(l, f32x4.mul(f32x4.splat(1.772), cb));
+        const rgba = v128.or(
+          v128.or(roundedByte(r), i32x4.shl(roundedByte(g), 8)),
+          v128.or(i32x4.shl(roundedByte(b), 16), i32x4.splat(0xff000000)),
+        );
+        v128.store(dst + (<usize>x << 2), rgba);
+      }
+    }
+    let yi = (x * yx) / dx, yr = (x * yx) % dx;
+    let bi0 = (x * bx) / dx, br = (x * bx) % dx;
+    let ri0 = (x * rx) / dx, rr = (x * rx) % dx;
+    for (; x < width; x++) {
       const l = <f32>load<u8>(yRow + <usize>yi);
       yr += yx;
       while (yr >= dx) { yr -= dx; yi++; }

@@ -28,15 +28,25 @@ let cache: usize = 0;
 let cachePos: usize = 0;
 let replay = false;
 
-// Zigzag: position k in the coded sequence → natural index.
-const ZIGZAG: StaticArray<u8> = [
-  0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
-  28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
-  47, 55, 62, 63,
+// Zigzag: position k in the coded sequence → index in the transformed block, which holds
+// coefficient (row r, column c) at c·8 + r (the row pass leaves it transposed).
+const ZIGZAG_T: StaticArray<u8> = [
+  0, 8, 1, 2, 9, 16, 24, 17, 10, 3, 4, 11, 18, 25, 32, 40, 33, 26, 19, 12, 5, 6, 13, 20, 27, 34, 41, 48, 56, 49, 42,
+  35, 28, 21, 14, 7, 15, 22, 29, 36, 43, 50, 57, 58, 51, 44, 37, 30, 23, 31, 38, 45, 52, 59, 60, 53, 46, 39, 47, 54,
+  61, 62, 55, 63,
 ];
+// fdtbl transposed like the block (c·8 + r), so that quantising is lane for lane.
+const fdtblT: usize = memory.data(2 * 64 * 4, 16);
+// The row pass's input: the column pass's output transposed.
+const blockT: usize = memory.data(64 * 4, 16);
+// One block's quantised coefficients in zigzag order (i32).
+const zz: usize = memory.data(64 * 4, 16);
 
 export function jpegBegin(tables: usize, huffTables: usize, scratch: usize, outBuf: usize): void {
   fdtbl = tables;
+  for (let t = 0; t < 2; t++)
+    for (let r = 0; r < 8; r++)
+      for (let c = 0; c < 8; c++) store<f32>(fdtblT + (<usize>(t * 64 + c * 8 + r) << 2), load<f32>(fdtbl + (<usize>(t * 64 + r * 8 + c) << 2)));
   huff = huffTables;
   block = scratch;
   coefs = scratch + 256;
@@ -159,68 +169,84 @@ export function jpegRestart(): void {
   v128.store(ptr, f32x4.sub(z11, z4), 224);
 }
 
+/** A 4×4 quadrant of `src` (rows 32 bytes apart) transposed into `dst`. */
 // @ts-ignore: decorator
-@inline function transpose(): void {
-  for (let r = 0; r < 8; r++) {
-    for (let c = r + 1; c < 8; c++) {
-      const a = block + (<usize>(r * 8 + c) << 2);
-      const b = block + (<usize>(c * 8 + r) << 2);
-      const t = load<f32>(a);
-      store<f32>(a, load<f32>(b));
-      store<f32>(b, t);
-    }
-  }
+@inline function transpose4(src: usize, dst: usize): void {
+  const a = v128.load(src), b = v128.load(src, 32), c = v128.load(src, 64), d = v128.load(src, 96);
+  const ab0 = v128.shuffle<f32>(a, b, 0, 4, 1, 5), ab1 = v128.shuffle<f32>(a, b, 2, 6, 3, 7);
+  const cd0 = v128.shuffle<f32>(c, d, 0, 4, 1, 5), cd1 = v128.shuffle<f32>(c, d, 2, 6, 3, 7);
+  v128.store(dst, v128.shuffle<f32>(ab0, cd0, 0, 1, 4, 5));
+  v128.store(dst, v128.shuffle<f32>(ab0, cd0, 2, 3, 6, 7), 32);
+  v128.store(dst, v128.shuffle<f32>(ab1, cd1, 0, 1, 4, 5), 64);
+  v128.store(dst, v128.shuffle<f32>(ab1, cd1, 2, 3, 6, 7), 96);
 }
 
-/** DCT and quantise the 8×8 f32 samples in `block` (level-shifted) into `coefs`, natural order. */
+/**
+ * DCT and quantise the 8×8 f32 samples in `block` (level-shifted) into `zz`, zigzag order (and
+ * the coefficient record when counting). The same f32 operations as one coefficient at a time.
+ */
 function transformBlock(table: i32): void {
   dctColumns(block);
   dctColumns(block + 16);
-  transpose();
-  dctColumns(block);
-  dctColumns(block + 16);
-  // Now block[c·8 + r] holds coefficient (r, c).
-  const q = fdtbl + (<usize>table << 8);
-  for (let r = 0; r < 8; r++) {
-    for (let c = 0; c < 8; c++) {
-      const v = load<f32>(block + (<usize>(c * 8 + r) << 2)) * load<f32>(q + (<usize>(r * 8 + c) << 2));
-      store<i32>(coefs + (<usize>(r * 8 + c) << 2), <i32>nearest<f32>(v));
-    }
+  transpose4(block, blockT);
+  transpose4(block + 16, blockT + 128);
+  transpose4(block + 128, blockT + 16);
+  transpose4(block + 144, blockT + 144);
+  dctColumns(blockT);
+  dctColumns(blockT + 16);
+  // Now blockT[c·8 + r] holds coefficient (r, c); so does the transposed table's entry.
+  const q = fdtblT + (<usize>table << 8);
+  for (let i: usize = 0; i < 256; i += 16) {
+    const v = f32x4.mul(v128.load(blockT + i), v128.load(q + i));
+    v128.store(coefs + i, i32x4.trunc_sat_f32x4_s(f32x4.nearest(v)));
   }
+  for (let k = 0; k < 64; k++) store<i32>(zz + (<usize>k << 2), load<i32>(coefs + (<usize>unchecked(ZIGZAG_T[k]) << 2)));
   if (cache && !replay) {
-    for (let i = 0; i < 64; i++) store<i16>(cachePos + (<usize>i << 1), <i16>load<i32>(coefs + (<usize>i << 2)));
+    for (let i = 0; i < 64; i++) store<i16>(cachePos + (<usize>i << 1), <i16>load<i32>(zz + (<usize>i << 2)));
     cachePos += 128;
   }
 }
 
-/** Huffman-codes `coefs` (or counts its symbols). Returns the new DC predictor. */
+/** Bits k of the zigzag coefficients that are not 0 (bit 0 the DC). */
+// @ts-ignore: decorator
+@inline function nonZero(): u64 {
+  let mask: u64 = 0;
+  for (let i = 0; i < 16; i++) {
+    const bits = i32x4.bitmask(i32x4.ne(v128.load(zz + (<usize>i << 4)), i32x4.splat(0)));
+    mask |= <u64>bits << (<u64>i << 2);
+  }
+  return mask;
+}
+
+/** Huffman-codes `zz` (or counts its symbols). Returns the new DC predictor. */
 function codeBlock(table: i32, lastDc: i32): i32 {
   if (replay) {
-    for (let i = 0; i < 64; i++) store<i32>(coefs + (<usize>i << 2), <i32>load<i16>(cachePos + (<usize>i << 1)));
+    for (let i = 0; i < 64; i++) store<i32>(zz + (<usize>i << 2), <i32>load<i16>(cachePos + (<usize>i << 1)));
     cachePos += 128;
   }
-  const dc = load<i32>(coefs);
+  const dc = load<i32>(zz);
   const diff = dc - lastDc;
   const dcCat = category(diff);
   putSymbol(table * 2, dcCat);
   if (dcCat) putBits(<u32>(diff < 0 ? diff - 1 : diff), dcCat);
-  let run = 0;
-  for (let k = 1; k < 64; k++) {
-    const v = load<i32>(coefs + (<usize>unchecked(ZIGZAG[k]) << 2));
-    if (v == 0) {
-      run++;
-      continue;
-    }
+  // Only the coefficients that are not 0, in order: a run of zeros is the gap before one.
+  let mask = nonZero() & ~(<u64>1);
+  let last = 0;
+  while (mask) {
+    const k = <i32>ctz<u64>(mask);
+    mask &= mask - 1;
+    let run = k - last - 1;
     while (run > 15) {
       putSymbol(table * 2 + 1, 0xf0);
       run -= 16;
     }
+    const v = load<i32>(zz + (<usize>k << 2));
     const cat = category(v);
     putSymbol(table * 2 + 1, (run << 4) | cat);
     putBits(<u32>(v < 0 ? v - 1 : v), cat);
-    run = 0;
+    last = k;
   }
-  if (run > 0) putSymbol(table * 2 + 1, 0);
+  if (last < 63) putSymbol(table * 2 + 1, 0);
   return dc;
 }
 
@@ -280,7 +306,23 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
     return;
   }
   for (let y = 0; y < mcu; y++) {
-    for (let x = 0; x < pw; x++) {
+    // Four pixels at a time (each lane the same f32 operations as the pixel loop below).
+    let x = 0;
+    if (!ink) {
+      for (; x + 4 <= width; x += 4) {
+        const v = v128.load(pixels + (<usize>(y * width + x) << 2));
+        const byte = i32x4.splat(0xff);
+        const r = f32x4.convert_i32x4_u(v128.and(v, byte));
+        const g = f32x4.convert_i32x4_u(v128.and(i32x4.shr_u(v, 8), byte));
+        const b = f32x4.convert_i32x4_u(v128.and(i32x4.shr_u(v, 16), byte));
+        const i = <usize>(y * pw + x) << 2;
+        const luma = f32x4.add(f32x4.add(f32x4.mul(f32x4.splat(0.299), r), f32x4.mul(f32x4.splat(0.587), g)), f32x4.mul(f32x4.splat(0.114), b));
+        v128.store(yPlane + i, f32x4.sub(luma, f32x4.splat(128)));
+        v128.store(cbPlane + i, f32x4.add(f32x4.sub(f32x4.mul(f32x4.splat(-0.168736), r), f32x4.mul(f32x4.splat(0.331264), g)), f32x4.mul(f32x4.splat(0.5), b)));
+        v128.store(crPlane + i, f32x4.sub(f32x4.sub(f32x4.mul(f32x4.splat(0.5), r), f32x4.mul(f32x4.splat(0.418688), g)), f32x4.mul(f32x4.splat(0.081312), b)));
+      }
+    }
+    for (; x < pw; x++) {
       const p = pixels + (<usize>(y * width + min(x, width - 1)) << 2);
       const r = <f32>load<u8>(p), g = <f32>load<u8>(p, 1), b = <f32>load<u8>(p, 2);
       const i = <usize>(y * pw + x) << 2;
@@ -296,16 +338,22 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
     for (let c = 0; c < 2; c++) {
       const plane = c == 0 ? cbPlane : crPlane;
       for (let y = 0; y < 8; y++) {
-        for (let x = 0; x < 8; x++) {
-          let v: f32;
-          if (sub == 1) {
-            v = load<f32>(plane + (<usize>(y * pw + x0 + x) << 2));
-          } else {
-            const i = plane + (<usize>(2 * y * pw + x0 + 2 * x) << 2);
-            const j = i + (<usize>pw << 2);
-            v = (load<f32>(i) + load<f32>(i, 4) + load<f32>(j) + load<f32>(j, 4)) * 0.25;
-          }
-          store<f32>(block + (<usize>(y * 8 + x) << 2), v);
+        const to = block + (<usize>y << 5);
+        if (sub == 1) {
+          const i = plane + (<usize>(y * pw + x0) << 2);
+          v128.store(to, v128.load(i));
+          v128.store(to, v128.load(i, 16), 16);
+          continue;
+        }
+        // The mean of each 2×2: ((top left + top right) + bottom left) + bottom right, a quarter.
+        for (let half = 0; half < 2; half++) {
+          const i = plane + (<usize>(2 * y * pw + x0 + 8 * half) << 2);
+          const j = i + (<usize>pw << 2);
+          const a0 = v128.load(i), a1 = v128.load(i, 16), b0 = v128.load(j), b1 = v128.load(j, 16);
+          let v = f32x4.add(v128.shuffle<f32>(a0, a1, 0, 2, 4, 6), v128.shuffle<f32>(a0, a1, 1, 3, 5, 7));
+          v = f32x4.add(v, v128.shuffle<f32>(b0, b1, 0, 2, 4, 6));
+          v = f32x4.add(v, v128.shuffle<f32>(b0, b1, 1, 3, 5, 7));
+          v128.store(to + (<usize>half << 4), f32x4.mul(v, f32x4.splat(0.25)));
         }
       }
       transformBlock(1);
@@ -321,7 +369,9 @@ function codeFullBlocks(plane: usize, pw: i32, x0: i32, sub: i32, dc: i32): i32 
   for (let by = 0; by < sub; by++) {
     for (let bx = 0; bx < sub; bx++) {
       for (let y = 0; y < 8; y++) {
-        memory.copy(block + (<usize>(y * 8) << 2), plane + (<usize>((by * 8 + y) * pw + x0 + bx * 8) << 2), 32);
+        const from = plane + (<usize>((by * 8 + y) * pw + x0 + bx * 8) << 2);
+        v128.store(block + (<usize>y << 5), v128.load(from));
+        v128.store(block + (<usize>y << 5), v128.load(from, 16), 16);
       }
       transformBlock(0);
       dc = codeBlock(0, dc);
