@@ -19,7 +19,7 @@ import { spotLayers, type CompiledWithSpots } from './spots';
 import { compilerLayer } from './canvas-layer';
 import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
-import { putBlob } from './blob';
+import { pack } from './blob';
 import { levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
@@ -82,9 +82,11 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];
   const writes = new Writes(WRITE_BYTES_IN_FLIGHT);
-  const put = (key: string, data: Uint8Array) => {
+  const put = async (key: string, data: Uint8Array) => {
     written.push(key);
-    return writes.add(putBlob(bucket, key, data), data.byteLength);
+    // Packed before the write is let go: `data` is the pyramid writer's band, refilled once this resolves.
+    const packed = await pack(data);
+    return writes.add(bucket.put(key, packed), packed.byteLength);
   };
 
   try {
@@ -192,16 +194,17 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
 }
 
 /**
- * Raw band bytes whose R2 writes may be on their way while the next rows are decoded. Counted in
- * bytes, not writes: a band of a 10,000 px wide layer is 10 MB, and four of them in flight (the
- * old limit) made the upload of a 10,000² PSD hold 73 MB live in Node, 63 MB with this limit
- * (docs/memory.md, "workerd, measured"). Narrow layers still get several writes.
+ * Packed band bytes whose R2 writes may be on their way while the next rows are decoded. Counted
+ * in bytes, not writes: a band of a 10,000 px wide layer is 10 MB (as much packed when it hardly
+ * compresses), and four of them in flight (the old limit) made the upload of a 10,000² PSD hold
+ * 73 MB live in Node, 63 MB with this limit (docs/memory.md, "workerd, measured"). Narrow or
+ * compressible layers still get several writes.
  */
 export const WRITE_BYTES_IN_FLIGHT = 12 * 1024 * 1024;
 
 /**
  * R2 writes of compiled bands run while the next rows are decoded: after `add`, at most
- * `limitBytes` of their raw bands (each ≤ 256 rows) stay in flight, but always the newest one
+ * `limitBytes` of their packed bands (each ≤ 256 rows) stay in flight, but always the newest one
  * and never more than MAX_WRITES; `add` waits for room, and the first failure is thrown by the
  * next `add` or by `drain`.
  */
@@ -213,8 +216,9 @@ class Writes {
 
   constructor(private readonly limitBytes: number) {}
 
-  async add(write: Promise<void>, bytes: number): Promise<void> {
+  async add(write: Promise<unknown>, bytes: number): Promise<void> {
     const tracked: Promise<void> = write
+      .then(() => {})
       .catch((error: unknown) => {
         this.failed ??= { error };
       })

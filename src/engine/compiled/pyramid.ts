@@ -177,11 +177,18 @@ export function bandsFor(top: number, bottom: number): number[] {
  * Builds a layer's pyramid from its level-0 rows, streaming: each level keeps one band of rows
  * and one pending row for halving, and hands a band to `write` as soon as it is complete. Memory
  * is about one band per level, whatever the layer's size.
+ *
+ * Each level fills one buffer, band after band: `write` gets a view of it and must be done with
+ * the bytes when its promise resolves (compile.ts packs them first). A new array per band made a
+ * 10,000² layer's upload allocate 509 MB of 10 MB and 5 MB bands, which workerd's process kept
+ * as pages long after they were garbage (docs/memory.md).
  */
 export class PyramidWriter {
   private readonly levels: Array<{
     bounds: Bounds;
+    /** Rows of the band being filled (a view of `buffer`), or null between bands. */
     band: Uint8Array | null;
+    buffer?: Uint8Array;
     bandIndex: number;
     bandTop: number;
     pending: { row: number; data: Uint8Array } | null;
@@ -202,7 +209,10 @@ export class PyramidWriter {
     }
   }
 
-  /** Next level-0 row (rows arrive in order from bounds.top; `data` may be reused by the caller). */
+  /**
+   * Next level-0 row (rows arrive in order from bounds.top, each once; `data` may be reused by
+   * the caller).
+   */
   async push(row: number, data: Uint8Array): Promise<void> {
     await this.add(0, row, data);
   }
@@ -228,7 +238,10 @@ export class PyramidWriter {
       lv.bandIndex = band;
       lv.bandTop = Math.max(band * BAND, lv.bounds.top);
       const bottom = Math.min((band + 1) * BAND, lv.bounds.bottom);
-      lv.band = new Uint8Array((bottom - lv.bandTop) * w);
+      // No band is more than BAND rows. Every row of a band arrives before it is written (rows
+      // come in order, each once, on every level), so nothing of the band before carries over.
+      lv.buffer ??= new Uint8Array(Math.min(BAND, lv.bounds.bottom - lv.bounds.top) * w);
+      lv.band = lv.buffer.subarray(0, (bottom - lv.bandTop) * w);
     }
     lv.band!.set(data.subarray(0, w), (row - lv.bandTop) * w);
     if (k + 1 >= this.levels.length) return;
