@@ -369,15 +369,15 @@ function shiftSource(shape: Shape, r: Bounds, dx: number, dy: number, outside: b
 }
 
 /**
- * A shadow's body over `r`: the shape (or what lies outside it) moved by (dx, dy), spread by the
- * choke and blurred by the rest of the size, soften(shiftedAlpha(…)) to the bit. Without a spread
+ * A shadow's body over `r`: the shape (or what lies outside it) moved by (dx, dy), grown by the
+ * spread (output px, spreadOf) and blurred by the rest of the size, soften(shiftedAlpha(…)) to the bit. Without a spread
  * the move and the blur are one pass over one array the alpha is read into (morphology.ts
  * movedBlur: in WASM, no array per step).
  */
-function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean, size: number, choke: number): Float32Array {
-  if (spreadOf(size, choke) > 0 || size <= 0) {
+function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean, size: number, spread: number): Float32Array {
+  if (spread > 0 || size <= 0) {
     const source = shiftedAlpha(shape, r, dx, dy, outside);
-    return soften(source.data, widthOf(r), heightOf(r), size, choke);
+    return soften(source.data, widthOf(r), heightOf(r), size, spread);
   }
   const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
   // Painted (and dropped) before the next body is made: one array serves them all, up to 1 MB.
@@ -478,8 +478,8 @@ const lightAngle = (e: { useGlobalLight?: boolean; angle?: number }, documentAng
  */
 export function shadowOffset(d: { useGlobalLight?: boolean; angle?: number; distance?: { value: number } }, documentAngle: number | undefined, scale: number): [number, number] {
   const angle = (lightAngle(d, documentAngle) * Math.PI) / 180;
-  const dist = px(d.distance) * scale;
-  return [-Math.cos(angle) * dist, Math.sin(angle) * dist];
+  const dist = px(d.distance);
+  return [Math.round(-Math.cos(angle) * dist) * scale, Math.round(Math.sin(angle) * dist) * scale];
 }
 
 const offsetOf = (ctx: RenderContext, d: Parameters<typeof shadowOffset>[0]) => shadowOffset(d, ctx.compiled.globalAngle, ctx.scale);
@@ -501,12 +501,17 @@ function bevelReach(b: Bevel, fx: LayerEffectsInfo, scale: number): number {
   return ((b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0)) * scale;
 }
 
-/** How far (px) a shadow's or glow's spread (choke %) grows the shape. */
-const spreadOf = (size: number, spreadPercent: number) => (size * Math.max(0, Math.min(100, spreadPercent))) / 100;
+/**
+ * How far (output px) a shadow's or glow's spread or choke (a percentage of its size) grows the
+ * shape: whole pixels of the document, as Photoshop draws it. In agpsd-effects.psd a drop shadow
+ * of size 5 at 2 % (0.1 px) is Photoshop's size-5 blur of the unspread shape to 0.14 % of
+ * coverage RMS (0.98 % with the 0.1 px spread drawn: a thinner blur and a grown edge).
+ */
+const spreadOf = (e: { size?: { value: number }; choke?: { value: number } }, scale: number) =>
+  Math.round((px(e.size) * Math.max(0, Math.min(100, px(e.choke)))) / 100) * scale;
 
-/** Shadow/glow body: spread (choke %) grows the shape, the rest of the size blurs it. */
-function soften(alpha: Float32Array, w: number, h: number, size: number, spreadPercent: number): Float32Array {
-  const spread = spreadOf(size, spreadPercent);
+/** Shadow/glow body: the spread (output px, spreadOf) grows the shape, the rest of the size blurs it. */
+function soften(alpha: Float32Array, w: number, h: number, size: number, spread: number): Float32Array {
   const radius = size - spread;
   // A new array either way (blur makes its own): `alpha` stays as it was.
   const a = spread > 0 ? dilate(alpha, w, h, spread) : alpha;
@@ -542,7 +547,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
       const w = widthOf(r);
       const h = heightOf(r);
-      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false) : soften(alpha, w, h, size, px(g.choke));
+      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false) : soften(alpha, w, h, size, spreadOf(g, s));
       applyRange(body, g.range);
       applyContour(body, g.contour);
       paint(canvas, tile, shape, body, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop, false, r);
@@ -553,7 +558,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
     const size = px(d.size) * s;
     const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour) };
     eachTile(pass, shape, target, (tile, r) => {
-      const body = shadowBody(shape, r, dx, dy, false, size, px(d.choke));
+      const body = shadowBody(shape, r, dx, dy, false, size, spreadOf(d, s));
       applyContour(body, d.contour);
       paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, r);
     });
@@ -670,7 +675,7 @@ export function drawEffectsAbove(
       const h = heightOf(r);
       const outside = new Float32Array(alpha.length);
       for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
-      let body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, px(inner.choke));
+      let body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, spreadOf(inner, s));
       if (inner.source === 'center') body = body.map((v) => 1 - v);
       for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * alpha[i];
       applyRange(body, inner.range);
@@ -682,7 +687,7 @@ export function drawEffectsAbove(
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
     eachTile(inside(reach(size), true), shape, target, (tile, r) => {
-      const cov = shadowBody(shape, r, dx, dy, true, size, px(d.choke));
+      const cov = shadowBody(shape, r, dx, dy, true, size, spreadOf(d, s));
       applyContour(cov, d.contour);
       const alpha = alphaOf(shape, r);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
