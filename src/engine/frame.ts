@@ -19,7 +19,7 @@ import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpR
 import { tapReaders, tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
 import { encodePngStrips } from './raster/png-rows';
-import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, type HuffSpec } from './raster/jpeg';
+import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, rgbaRows, type HuffSpec } from './raster/jpeg';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
 export interface FrameOptions {
@@ -90,7 +90,7 @@ async function drawFrameInStrips(bucket: R2Bucket, compiled: CompiledTemplate, o
   const rows = stripRows(compiled, o);
   const buffers = new StripBuffers();
   for (let top = 0; top < height; top += rows) {
-    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom: Math.min(height, top + rows) }, frame, timing, 0, undefined, buffers);
+    await drawRows(bucket, compiled, o, { rows: { top, bottom: Math.min(height, top + rows) }, into: frame, overrides, taps, buffers, timing });
   }
   return { width, height, data: frame };
 }
@@ -132,17 +132,14 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
   // Whole MCU rows a strip, so that each strip's rows are coded before the next is drawn.
   const rows = Math.ceil(stripRows(compiled, o) / mcu) * mcu;
   const strip = new Uint8ClampedArray(Math.min(rows, height) * width * 4);
-  const pixels = new Uint8Array(strip.buffer);
-  const rowBytes = width * 4;
   const coded: Uint8Array[] = [];
   // Fitted to the first strip and completed: what fitting to the whole frame would need it drawn twice for.
   let specs: HuffSpec[] | undefined;
   const buffers = new StripBuffers();
   for (let top = 0; top < height; top += rows) {
     const bottom = Math.min(height, top + rows);
-    await drawRows(bucket, compiled, o, overrides, taps, { top, bottom }, strip, timing, top, undefined, buffers);
-    const source = { width, height, kind: 'rgb' as const, read: (y: number, n: number, into: Uint8Array) => into.set(pixels.subarray((y - top) * rowBytes, (y - top + n) * rowBytes)) };
-    const done = await timing.time('encode', () => encodeJpegRowsOf(source, { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables: specs }));
+    await drawRows(bucket, compiled, o, { rows: { top, bottom }, into: strip, intoTop: top, overrides, taps, buffers, timing });
+    const done = await timing.time('encode', () => encodeJpegRowsOf(rgbaRows({ width, height, data: strip }, top), { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables: specs }));
     specs = done.specs;
     coded.push(...done.rows);
   }
@@ -158,33 +155,38 @@ export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplat
   const overrides = o.overrides ?? new Map();
   const taps = frameTaps(compiled, o);
   const buffers = new StripBuffers();
-  return encodePngStrips(o, stripRows(compiled, o), (rows, strip) => drawRows(bucket, compiled, o, overrides, taps, rows, strip, timing, rows.top, undefined, buffers), { icc, maxCodedBytes });
+  return encodePngStrips(o, stripRows(compiled, o), (rows, strip) => drawRows(bucket, compiled, o, { rows, into: strip, intoTop: rows.top, overrides, taps, buffers, timing }), { icc, maxCodedBytes });
+}
+
+/** What drawRows draws, and where. */
+interface RowsToDraw {
+  /** Output rows [top, bottom). */
+  rows: { top: number; bottom: number };
+  /**
+   * With these, only those output columns are drawn, the rest of `into` left as it is (a kept
+   * template frame): the output window they read through the unsharp mask's reach (whose pixels
+   * the resize makes exact from the canvas columns their taps read), sharpened as a window
+   * (its edge columns, clamped, are not pasted unless they are the frame's edge).
+   */
+  columns?: { left: number; right: number };
+  /** Where the rows go: output rows from `intoTop` on (a strip buffer's first row; default 0, a whole frame). */
+  into: Uint8ClampedArray;
+  intoTop?: number;
+  overrides: LayerOverrides | undefined;
+  taps: FrameTaps | null;
+  /**
+   * A frame drawn in strips: the strip's canvas, band rows, resized and sharpened pixels go into
+   * buffers kept from strip to strip instead of new arrays (issue 25 §1).
+   */
+  buffers?: StripBuffers;
+  timing: Timing;
 }
 
 /**
- * Draws output rows [rows.top, rows.bottom) of the frame into `frame`: the canvas rows they read
- * through the unsharp mask's reach and the resize's taps, rendered as a region, resized, sharpened.
- * With `columns`, only those output columns are drawn, the rest of `frame` left as it is (a kept
- * template frame): the output window they read through the unsharp mask's reach (whose pixels
- * the resize makes exact from the canvas columns their taps read), sharpened as a window
- * (its edge columns, clamped, are not pasted unless they are the frame's edge).
- * With `buffers` (a frame drawn in strips), the strip's canvas, band rows, resized and sharpened
- * pixels go into buffers kept from strip to strip instead of new arrays (issue 25 §1).
+ * Draws output rows of the frame: the canvas rows they read through the unsharp mask's reach and
+ * the resize's taps, rendered as a region, resized, sharpened.
  */
-async function drawRows(
-  bucket: R2Bucket,
-  compiled: CompiledTemplate,
-  o: FrameOptions,
-  overrides: LayerOverrides | undefined,
-  taps: FrameTaps | null,
-  rows: { top: number; bottom: number },
-  frame: Uint8ClampedArray,
-  timing: Timing,
-  /** The output row `frame` starts at (a strip buffer's first row; 0 for a whole frame). */
-  frameTop = 0,
-  columns?: { left: number; right: number },
-  buffers?: StripBuffers,
-) {
+async function drawRows(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, { rows, columns, into: frame, intoTop: frameTop = 0, overrides, taps, buffers, timing }: RowsToDraw) {
   const { width, height } = o;
   const canvas = outputSize(compiled, o.scale);
   // The unsharp mask reads `reach` rows each side of them, the resize reads its taps of the canvas for each of those.
@@ -286,7 +288,7 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
   const top = Math.floor(rows.top / MCU_ROWS) * MCU_ROWS;
   const bottom = Math.min(height, Math.ceil(rows.bottom / MCU_ROWS) * MCU_ROWS);
   const band = await timing.time('reuse', () => held.slice(top * width * 4, bottom * width * 4));
-  await drawRows(bucket, compiled, o, overrides, taps, rows, band, timing, top, changed);
+  await drawRows(bucket, compiled, o, { rows, columns: changed, into: band, intoTop: top, overrides, taps, timing });
   return overKept(held, { key, width, height, changed: rows, drawn: { top, data: band } });
 }
 
@@ -310,13 +312,7 @@ export async function encodeFrameJpeg(frame: Frame, quality: number): Promise<Ui
   }
   if (!changed || !drawn) return jpegFromRows(base);
   // The changed MCU rows, read from the rows drawn for this frame (whole MCU rows: MCU_ROWS).
-  const mcu = 8 * subsampling;
-  const from = Math.floor(changed.top / mcu);
-  const to = Math.min(base.rows.length, Math.ceil(changed.bottom / mcu));
-  const rowBytes = width * 4;
-  const source = { width, height, kind: 'rgb' as const, read: (y: number, n: number, into: Uint8Array) => into.set(drawn.data.subarray((y - drawn.top) * rowBytes, (y - drawn.top + n) * rowBytes)) };
-  const { rows } = await encodeJpegRowsOf(source, { quality: q, subsampling, from, to, tables: base.specs });
-  return jpegFromRows({ ...base, rows: [...base.rows.slice(0, from), ...rows, ...base.rows.slice(to)] });
+  return jpegFromRows(await replaceJpegRows(base, rgbaRows({ width, height, data: drawn.data }, drawn.top), changed));
 }
 
 /**

@@ -216,12 +216,16 @@ export interface JpegRowSource {
   read(top: number, rows: number, into: Uint8Array): void;
 }
 
-const rgbaRows = (img: RGBAImage): JpegRowSource => ({
-  width: img.width,
-  height: img.height,
-  kind: 'rgb',
-  read: (top, rows, into) => into.set(img.data.subarray(top * img.width * 4, (top + rows) * img.width * 4)),
-});
+/**
+ * RGBA rows as a JpegRowSource: `img.data` holds the rows from `top` on (a whole image by
+ * default, or a strip or band of an image `height` rows tall).
+ */
+export function rgbaRows(img: { width: number; height: number; data: Uint8ClampedArray | Uint8Array }, top = 0): JpegRowSource {
+  // A view of the same type as `into`, so that set() copies bytes rather than converting elements.
+  const bytes = new Uint8Array(img.data.buffer, img.data.byteOffset, img.data.byteLength);
+  const rowBytes = img.width * 4;
+  return { width: img.width, height: img.height, kind: 'rgb', read: (y, rows, into) => into.set(bytes.subarray((y - top) * rowBytes, (y - top + rows) * rowBytes)) };
+}
 
 /**
  * A JPEG of ink: CMYK as Adobe writes it (APP14 ColorTransform 2: YCCK, samples inverted), or
@@ -368,16 +372,17 @@ export async function encodeJpegRows(img: RGBAImage, { quality, subsampling }: {
 }
 
 /**
- * `base` with the MCU rows covering pixel rows [top, bottom) re-coded from `img` (same size;
- * equal to the image `base` was made from outside those rows).
+ * `base` with the MCU rows covering pixel rows [top, bottom) re-coded from `source` (an image of
+ * the same size, equal to the one `base` was made from outside those rows; it is read only in
+ * those MCU rows, so a band of them will do: `rgbaRows(band, bandTop)`).
  */
-export async function replaceJpegRows(base: JpegRows, img: RGBAImage, { top, bottom }: { top: number; bottom: number }): Promise<JpegRows> {
-  if (img.width !== base.width || img.height !== base.height) throw new RangeError('replaceJpegRows: size differs from the base');
+export async function replaceJpegRows(base: JpegRows, source: JpegRowSource, { top, bottom }: { top: number; bottom: number }): Promise<JpegRows> {
+  if (source.width !== base.width || source.height !== base.height) throw new RangeError('replaceJpegRows: size differs from the base');
   const mcu = 8 * base.subsampling;
   const from = Math.max(0, Math.floor(top / mcu));
   const to = Math.min(base.rows.length, Math.ceil(bottom / mcu));
   if (to <= from) return base;
-  const { rows } = await codeRows(rgbaRows(img), { quality: base.quality, subsampling: base.subsampling, tables: base.specs, restart: true, from, to });
+  const { rows } = await encodeJpegRowsOf(source, { quality: base.quality, subsampling: base.subsampling, from, to, tables: base.specs });
   return { ...base, rows: [...base.rows.slice(0, from), ...rows, ...base.rows.slice(to)] };
 }
 

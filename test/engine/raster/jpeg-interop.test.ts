@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeImage, encodeJpeg } from '../../../src/engine/raster/codecs';
-import { encodeBaselineJpeg, encodeJpegRows, jpegFromRows, replaceJpegRows } from '../../../src/engine/raster/jpeg';
+import { encodeBaselineJpeg, encodeJpegRows, jpegFromRows, replaceJpegRows, rgbaRows } from '../../../src/engine/raster/jpeg';
 import type { RGBAImage } from '../../../src/engine/types';
 import { runTool } from '../../helpers/fixtures';
 import { base64ToBytes, noiseImage, parsePpm, psnr } from './helpers';
@@ -57,7 +57,7 @@ describe('our JPEG encoder, read by an independent decoder (libjpeg-turbo djpeg)
       const noise = noiseImage(w, bottom - top, 9, 'opaque');
       after.data.set(noise.data, top * w * 4);
       const base = await encodeJpegRows(before, { quality: q, subsampling: sub });
-      const spliced = jpegFromRows(await replaceJpegRows(base, after, { top, bottom }));
+      const spliced = jpegFromRows(await replaceJpegRows(base, rgbaRows(after), { top, bottom }));
       for (const jpeg of [jpegFromRows(base), spliced]) {
         const out = await runTool('djpeg', jpeg);
         expect({ size: `${w}x${h}`, code: out.code, stderr: out.stderr }).toEqual({ size: `${w}x${h}`, code: 0, stderr: '' });
