@@ -288,7 +288,10 @@ async function flatLayer(
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth, palette, icc);
   const writer = new PyramidWriter(bounds, levels, 4, 0, write);
-  for (let y = 0; y < doc.height; y++) await writer.push(y, rows.next());
+  for (let y = 0; y < doc.height; y++) {
+    const written = writer.push(y, rows.next());
+    if (written) await written;
+  }
   await writer.finish();
   return compilerLayer(id, 'Background', bounds);
 }
@@ -336,7 +339,8 @@ async function writeLayerPyramid(
         if (a[off + x]) visible = true;
       }
     }
-    await writer.push(y, row);
+    const written = writer.push(y, row);
+    if (written) await written; // a band on its way: `row` is refilled after
   }
   // Each channel, one after the other, must end where its rectangle does (ZIP bombs).
   reader.finish();

@@ -191,7 +191,8 @@ export class PyramidWriter {
     buffer?: Uint8Array;
     bandIndex: number;
     bandTop: number;
-    pending: { row: number; data: Uint8Array } | null;
+    /** The level row held in `pendingRow` for halving with the next one, or null. */
+    pending: number | null;
     scratch?: Uint8Array;
     /** The even row kept for halving, reused: it is consumed by the next row before it is refilled. */
     pendingRow?: Uint8Array;
@@ -210,31 +211,35 @@ export class PyramidWriter {
   }
 
   /**
-   * Next level-0 row (rows arrive in order from bounds.top, each once; `data` may be reused by
-   * the caller).
+   * Next level-0 row (rows arrive in order from bounds.top, each once). Returns a promise only
+   * when a completed band is being written: await it before the next row; `data` may be reused
+   * once it has resolved, or at once when there is none. Most rows make no promise (a promise
+   * chain per row and level was most of the JS garbage a 10,000 px tall layer made).
    */
-  async push(row: number, data: Uint8Array): Promise<void> {
-    await this.add(0, row, data);
+  push(row: number, data: Uint8Array): Promise<void> | undefined {
+    return this.add(0, row, data);
   }
 
   async finish(): Promise<void> {
     for (let k = 0; k < this.levels.length; k++) {
       const lv = this.levels[k];
-      if (lv.pending) {
-        const p = lv.pending;
+      if (lv.pending !== null) {
+        const row = lv.pending;
         lv.pending = null;
-        await this.halve(k, p.row, p.data, null);
+        await this.halve(k, row, lv.pendingRow!, null);
       }
       await this.flush(k);
     }
   }
 
-  private async add(k: number, row: number, data: Uint8Array): Promise<void> {
+  private add(k: number, row: number, data: Uint8Array): Promise<void> | undefined {
     const lv = this.levels[k];
-    const w = (lv.bounds.right - lv.bounds.left) * this.channels;
     const band = Math.floor(row / BAND);
+    // The band before is written first; then the row goes into the next one.
+    if (band !== lv.bandIndex && lv.band) return this.flush(k)!.then(() => this.add(k, row, data));
+    const w = (lv.bounds.right - lv.bounds.left) * this.channels;
+    const rowData = data.length === w ? data : data.subarray(0, w);
     if (band !== lv.bandIndex) {
-      await this.flush(k);
       lv.bandIndex = band;
       lv.bandTop = Math.max(band * BAND, lv.bounds.top);
       const bottom = Math.min((band + 1) * BAND, lv.bounds.bottom);
@@ -243,23 +248,22 @@ export class PyramidWriter {
       lv.buffer ??= new Uint8Array(Math.min(BAND, lv.bounds.bottom - lv.bounds.top) * w);
       lv.band = lv.buffer.subarray(0, (bottom - lv.bandTop) * w);
     }
-    lv.band!.set(data.subarray(0, w), (row - lv.bandTop) * w);
-    if (k + 1 >= this.levels.length) return;
+    lv.band!.set(rowData, (row - lv.bandTop) * w);
+    if (k + 1 >= this.levels.length) return undefined;
     if (row % 2 === 1) {
-      const above = lv.pending && lv.pending.row === row - 1 ? lv.pending.data : null;
+      const above = lv.pending === row - 1 ? lv.pendingRow! : null;
       lv.pending = null;
-      await this.halve(k, row, above, data);
-    } else {
-      // One buffer per level, not a copy per row pair: a 10,000 px wide layer made 200 MB of
-      // 40 KB garbage, all of it held until the collector came.
-      const kept = (lv.pendingRow ??= new Uint8Array(w));
-      kept.set(data.subarray(0, w));
-      lv.pending = { row, data: kept };
+      return this.halve(k, row, above, data);
     }
+    // One buffer per level, not a copy per row pair: a 10,000 px wide layer made 200 MB of
+    // 40 KB garbage, all of it held until the collector came.
+    (lv.pendingRow ??= new Uint8Array(w)).set(rowData);
+    lv.pending = row;
+    return undefined;
   }
 
   /** Halves rows (2r, 2r+1) of level k (either may be missing) into row r of level k+1. */
-  private async halve(k: number, row: number, even: Uint8Array | null, odd: Uint8Array | null): Promise<void> {
+  private halve(k: number, row: number, even: Uint8Array | null, odd: Uint8Array | null): Promise<void> | undefined {
     const lv = this.levels[k];
     const next = this.levels[k + 1];
     const w = next.bounds.right - next.bounds.left;
@@ -267,14 +271,14 @@ export class PyramidWriter {
     const out = (lv.scratch ??= new Uint8Array(w * this.channels));
     if (this.channels === 4) halveRowsRGBA(even, odd, lv.bounds.left, lv.bounds.right, out);
     else halveRowsGray(even, odd, lv.bounds.left, lv.bounds.right, this.fill, out);
-    await this.add(k + 1, (row - (row % 2)) / 2, out);
+    return this.add(k + 1, (row - (row % 2)) / 2, out);
   }
 
-  private async flush(k: number): Promise<void> {
+  private flush(k: number): Promise<void> | undefined {
     const lv = this.levels[k];
-    if (!lv.band) return;
+    if (!lv.band) return undefined;
     const data = lv.band;
     lv.band = null;
-    await this.write(k, lv.bandIndex, data);
+    return this.write(k, lv.bandIndex, data);
   }
 }
