@@ -404,16 +404,36 @@ export async function encodeJpegRowsOf(
 
 /** The JPEG file: headers with the restart interval, the rows with RST0–7 between them, EOI. */
 export function jpegFromRows(j: JpegRows): Uint8Array {
-  const { lq, cq } = quantisation(j.quality);
-  const mcus = Math.ceil(j.width / (8 * j.subsampling));
-  const chunks: Uint8Array[] = [headers(j.width, j.height, lq, cq, j.subsampling, j.specs, mcus)];
+  const head = rowsHeaders(j);
+  const out = new Uint8Array(head.byteLength + j.rows.reduce((n, row) => n + row.byteLength + 2, 0) + (j.rows.length ? 0 : 2));
+  out.set(head);
+  let at = head.byteLength;
+  if (!j.rows.length) out.set([0xff, 0xd9], at);
   j.rows.forEach((row, i) => {
-    chunks.push(row);
-    if (i < j.rows.length - 1) chunks.push(new Uint8Array([0xff, 0xd0 + (i % 8)]));
+    out.set(row, at);
+    at += row.byteLength;
+    out[at++] = 0xff;
+    out[at++] = i < j.rows.length - 1 ? 0xd0 + (i % 8) : 0xd9; // RSTn between rows, EOI after the last
   });
-  chunks.push(new Uint8Array([0xff, 0xd9]));
-  return concat(chunks);
+  return out;
 }
+
+/**
+ * The headers of JpegRows, kept per Huffman tables object: a personalised JPEG is the kept
+ * template frame's rows with some re-coded, the same tables and headers every request.
+ */
+function rowsHeaders(j: JpegRows): Uint8Array {
+  const key = `${j.width}x${j.height}/${j.quality}/${j.subsampling}`;
+  let kept = headersOf.get(j.specs);
+  if (kept?.key !== key) {
+    const { lq, cq } = quantisation(j.quality);
+    kept = { key, bytes: headers(j.width, j.height, lq, cq, j.subsampling, j.specs, Math.ceil(j.width / (8 * j.subsampling))) };
+    headersOf.set(j.specs, kept);
+  }
+  return kept.bytes;
+}
+
+const headersOf = new WeakMap<HuffSpec[], { key: string; bytes: Uint8Array }>();
 
 /** Bytes a JpegRows holds (cache accounting). */
 export const jpegRowsBytes = (j: JpegRows): number => j.rows.reduce((n, r) => n + r.byteLength, 0) + 2048;
