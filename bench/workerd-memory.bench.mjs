@@ -6,6 +6,8 @@
 //   png-5000   the same as PNG
 //   pdf        POST /api/rendering/hires      its print PDF, then the download
 //   personal   POST /api/rendering/preview    bench-8000.psd → 800² with new Title text and a Photo
+//   photo-12mp POST /api/rendering/preview    bench-4000.psd → 800² with a 12 MP (4000 × 3000) JPEG
+//              placed in its Photo layer (the issue's "a 12 MP photo placed")
 // Each step runs WM_RUNS times (default 3; the first pays code and WASM start-up; an upload is
 // deleted first so that each one compiles).
 //
@@ -24,7 +26,7 @@
 // the process when it would pass it: the step then fails, and the row says so.
 //
 //   node bench/workerd-memory.bench.mjs [step...]     (or `npm run bench workerd-memory`)
-//   WM_PORT=8779 WM_PERSIST=/tmp/wm-dev WM_RUNS=3 WM_LIMIT_MB=128
+//   WM_PORT=8779 WM_PERSIST=/tmp/wm-dev WM_RUNS=3 WM_LIMIT_MB=128 WM_TIMELINE=<file: RSS growth every 10 ms>
 // The dev server restarts the Worker's runtime when source files change (wrangler watches them):
 // a step whose runtime pid changed is marked "restarted"; measure from a quiet tree.
 import { execFileSync, spawn } from 'node:child_process';
@@ -117,8 +119,15 @@ async function measure(server, work) {
   for (const p of [runtime, proxy]) if (p) writeFileSync(`/proc/${p.pid}/clear_refs`, '5'); // VmHWM := VmRSS
   const before = statusKb(runtime.pid, 'VmRSS');
   const proxyBefore = proxy ? statusKb(proxy.pid, 'VmRSS') : NaN;
+  const t0 = performance.now();
   let sampledPeak = before;
-  const rss = setInterval(() => (sampledPeak = Math.max(sampledPeak, statusKb(runtime.pid, 'VmRSS') || 0)), 10);
+  // WM_TIMELINE=<file>: every sample (ms since the start, MB of growth), to see when a step grows.
+  const timeline = [];
+  const rss = setInterval(() => {
+    const now = statusKb(runtime.pid, 'VmRSS') || 0;
+    sampledPeak = Math.max(sampledPeak, now);
+    if (process.env.WM_TIMELINE) timeline.push(`${(performance.now() - t0).toFixed(0)} ${((now - before) / 1024).toFixed(1)}`);
+  }, 10);
   const heap = { used: 0, external: 0, sum: 0, samples: 0 };
   let polling = !!inspector;
   const poll = (async () => {
@@ -133,7 +142,6 @@ async function measure(server, work) {
       await new Promise((r) => setTimeout(r, 20));
     }
   })();
-  const t0 = performance.now();
   let result;
   let error;
   try {
@@ -143,6 +151,7 @@ async function measure(server, work) {
   }
   const ms = performance.now() - t0;
   clearInterval(rss);
+  if (process.env.WM_TIMELINE) writeFileSync(process.env.WM_TIMELINE, `${timeline.join('\n')}\n`, { flag: 'a' });
   polling = false;
   await poll;
   const after = workerdOf(server.pid).runtime;
@@ -231,16 +240,19 @@ async function deleteTemplate(baseUrl, name) {
   await res.body?.cancel();
 }
 
-const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal'];
+const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'photo-12mp'];
 
-/** Runs `fn(server)` on a fresh dev server (its runtime in a limited cgroup when WM_LIMIT_MB is set). */
-async function withServer(root, label, fn) {
+/**
+ * Runs `fn(server)` on a fresh dev server (its runtime in a limited cgroup when WM_LIMIT_MB is set
+ * and `limited`: a step's setup, such as the upload the renders need, runs without the limit).
+ */
+async function withServer(root, label, fn, limited = true) {
   const server = await startServer(root);
   const stopOnSignal = () => (server.stop(), process.exit(130));
   process.once('SIGINT', stopOnSignal).once('SIGTERM', stopOnSignal);
   let cgroup;
   try {
-    if (LIMIT_MB) {
+    if (LIMIT_MB && limited) {
       cgroup = limitRuntime(workerdOf(server.pid).runtime.pid, LIMIT_MB, label);
       process.stderr.write(cgroup.group ? `${label}: runtime limited to ${LIMIT_MB} MB of growth\n` : `${label}: no limit (${cgroup.reason})\n`);
     }
@@ -275,7 +287,9 @@ async function withServer(root, label, fn) {
 export async function measureWorkerd(root, only = []) {
   const out = path.join(root, 'bench/out');
   if (!existsSync(path.join(out, 'big-10000.psd'))) execFileSync(process.execPath, [path.join(root, 'bench/memory.bench.mjs'), 'none'], { stdio: 'inherit' });
-  if (!existsSync(path.join(out, 'bench-8000.psd'))) execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs'), '8000'], { stdio: 'inherit' });
+  if (!existsSync(path.join(out, 'bench-8000.psd')) || !existsSync(path.join(out, 'bench-photo-12mp.jpg'))) {
+    execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
+  }
   const steps = STEPS.filter((s) => only.length === 0 || only.includes(s));
   const load = [os.loadavg()[0]];
   const rows = [];
@@ -289,15 +303,17 @@ export async function measureWorkerd(root, only = []) {
       process.stderr.write(`${describe(row)}\n`);
     }
   };
-  const fresh = (label, fn) => withServer(root, label, (server) => ((server.limits = limits), fn(server)));
+  const fresh = (label, fn, limited = true) => withServer(root, label, (server) => ((server.limits = limits), fn(server)), limited);
   const uploadBig = async (baseUrl) => {
     // Measured: deleted first, so that each upload compiles (inside the step: a delete is cheap);
-    // only the others' setup: kept, so that it compiles only when the persist dir lacks it.
-    if (steps.includes('upload')) await deleteTemplate(baseUrl, template);
+    // only the others' setup: kept, so that it compiles only when the persist dir lacks it, except
+    // before a measured PDF: deleting the compiled template deletes the PDF strips an earlier run
+    // stored, which the first PDF would otherwise copy instead of drawing.
+    if (steps.includes('upload') || steps.includes('pdf')) await deleteTemplate(baseUrl, template);
     await upload(baseUrl, 'templates', big, 'wm');
     return {};
   };
-  await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1));
+  await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1), steps.includes('upload'));
   const renders = {
     'jpeg-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'jpg', size: { width: 5000, height: 5000 } }),
     'png-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'png', size: { width: 5000, height: 5000 } }),
@@ -315,7 +331,7 @@ export async function measureWorkerd(root, only = []) {
         t8000 = await upload(baseUrl, 'templates', path.join(out, 'bench-8000.psd'), 'wm');
         return {};
       }, 1);
-    });
+    }, false);
     const tag = Date.now().toString(36);
     await fresh('personal', (server) =>
       run(server, 'personal', (baseUrl, i) =>
@@ -325,6 +341,20 @@ export async function measureWorkerd(root, only = []) {
           size: { width: 800, height: 800 },
           data: { Title: { type: 'text', text: `Jonathan Livingstone-Smith ${tag}-${i}` }, Photo: { type: 'image', image: photo, resizeMode: 'fill' } },
         }),
+      ),
+    );
+  }
+  if (steps.includes('photo-12mp')) {
+    // Setup without the limit: the template and the photo stored (compiled when the persist dir lacks it).
+    let t4000;
+    let photo12;
+    await fresh('upload-4000', async (server) => {
+      t4000 = await upload(server.baseUrl, 'templates', path.join(out, 'bench-4000.psd'), 'wm');
+      photo12 = await upload(server.baseUrl, 'images', path.join(out, 'bench-photo-12mp.jpg'), 'wm');
+    }, false);
+    await fresh('photo-12mp', (server) =>
+      run(server, 'photo-12mp', (baseUrl) =>
+        post(baseUrl, '/api/rendering/preview', { template: t4000, format: 'jpg', size: { width: 800, height: 800 }, data: { Photo: { type: 'image', image: photo12, resizeMode: 'fill' } } }),
       ),
     );
   }

@@ -47,6 +47,17 @@ const MAX_INTERMEDIATE_PIXELS = 16_000_000;
 export const STRIP_FLOOR_BYTES = 40 * MB;
 export const STRIP_BYTES_PER_COLUMN = 4 * 1024;
 
+/** The strip working set of a canvas `canvasWidth` px wide drawn in strips. */
+export const stripWorkingSet = (canvasWidth: number) => STRIP_FLOOR_BYTES + canvasWidth * STRIP_BYTES_PER_COLUMN;
+
+/**
+ * What a print PDF page plans at its peak: its canvas is the template at full size, always drawn
+ * in strips of 4 MB of rows (src/engine/pdf/document.ts), each encoded and written before the next;
+ * the same working set as a preview's strips (measured: the 10,000² page 45–61 MB live + WASM in
+ * Node against this line's 80 MB).
+ */
+export const printPageMemory = (template: { width: number }) => stripWorkingSet(template.width);
+
 /**
  * Bytes a held frame costs per frame byte: the frame, and for PNG @jsquash's WASM encoder heap
  * (its copy of the frame and its output), which stays grown for the isolate's life, so it counts
@@ -92,7 +103,7 @@ export function previewMemory(
   const canvasHeight = Math.max(1, Math.round(template.height * scale));
   const canvasBytes = canvasWidth * canvasHeight * 4;
   // In strips: the strip working set; whole: the canvas, the layer at that scale and the resized frame.
-  const canvas = canvasBytes > STRIP_CANVAS_BYTES ? STRIP_FLOOR_BYTES + canvasWidth * STRIP_BYTES_PER_COLUMN : canvasBytes * 3;
+  const canvas = canvasBytes > STRIP_CANVAS_BYTES ? stripWorkingSet(canvasWidth) : canvasBytes * 3;
   const streamed = streamsPreview(options.format, box);
   const frame = streamed ? 0 : box.width * box.height * 4 * HELD_FRAME_FACTOR[options.format];
   return { frame, canvas, total: canvas + frame, streamed };

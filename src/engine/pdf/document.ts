@@ -31,7 +31,8 @@ export interface PdfPage {
   trim?: { left: number; top: number; right: number; bottom: number };
   /**
    * Full-resolution straight RGBA of template rows [top, bottom). `fresh`: draw every layer,
-   * reusing no stored backdrop (tests compare against it).
+   * reusing no stored backdrop (tests compare against it), into a new array; otherwise the image
+   * may be a buffer kept from strip to strip, good until the next call.
    */
   renderRows(top: number, bottom: number, fresh?: boolean): Promise<RGBAImage>;
   /**

@@ -21,6 +21,8 @@ import type { PdfPage, PdfVectorLayer } from './document';
 import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
+import { StripBuffers } from '../compiled/store';
+import { makeRoomForRequest, printPageMemory } from '../memory/budget';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
@@ -116,6 +118,8 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     separations: separationsOf(spotsOf(compiled).map((s) => s.name)),
     async load() {
       const scale = 1;
+      // Caches and this page's strips together within the budget (a wide page evicts).
+      makeRoomForRequest(printPageMemory(compiled));
       problems.length = 0;
       const overrides = await personalise(request, { scale, report: (p) => problems.push(p) });
       const iccObject = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
@@ -141,6 +145,9 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       const dirty = dirtyBounds(compiled, raster, scale, base.hidden);
       const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }, await base.key);
       const backdrops = persistedBackdrops(store.bucket);
+      // Kept from strip to strip: each strip's canvas and the band rows it reads land in the same
+      // arrays (a 10,000² page draws 97 strips, which made new ones each: issue 25 §1).
+      const buffers = new StripBuffers();
       return {
         width: compiled.width,
         height: compiled.height,
@@ -160,6 +167,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
             region: { top, bottom },
             background: 'transparent',
             backdrops: fresh || !strips.dirty(top, bottom) ? noBackdrops : backdrops,
+            buffers: fresh ? undefined : buffers,
           }),
       };
     },
