@@ -7,16 +7,6 @@ export async function deflate(data: Uint8Array): Promise<Uint8Array> {
   return pipe(data, new CompressionStream('deflate-raw'));
 }
 
-export async function inflate(
-  data: ReadableStream<Uint8Array> | Uint8Array,
-  expected?: number,
-  format: 'deflate' | 'deflate-raw' = 'deflate-raw',
-): Promise<Uint8Array> {
-  const ds = new DecompressionStream(format);
-  const source = data instanceof Uint8Array ? new Blob([data]).stream() : data;
-  return collect(source.pipeThrough(ds), expected);
-}
-
 async function pipe(data: Uint8Array, transform: TransformStream<Uint8Array, Uint8Array>): Promise<Uint8Array> {
   const writer = transform.writable.getWriter();
   const done = collect(transform.readable);
@@ -25,21 +15,9 @@ async function pipe(data: Uint8Array, transform: TransformStream<Uint8Array, Uin
   return done;
 }
 
-async function collect(stream: ReadableStream<Uint8Array>, expected?: number): Promise<Uint8Array> {
+/** Every chunk of a stream whose length is not known in advance, joined. */
+async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const reader = stream.getReader();
-  if (expected !== undefined) {
-    // Known size: one allocation, no concatenation.
-    const out = new Uint8Array(expected);
-    let at = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      out.set(value.subarray(0, Math.max(0, expected - at)), at);
-      at += value.length;
-    }
-    if (at !== expected) throw new Error(`compiled blob: expected ${expected} bytes, got ${at}`);
-    return out;
-  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -106,7 +84,8 @@ export function storedDeflate(raw: Uint8Array): Uint8Array {
 /**
  * Bytes [start, end) of a blob that inflates to `expected` bytes, without holding the rest: the
  * stream is read up to `end` and cancelled there (a band of a 10,000 px wide layer is 10 MB; a
- * strip needs 104 of its 256 rows).
+ * strip needs 104 of its 256 rows). The one read of a stored blob (getBlob reads [0, expected)):
+ * a blob shorter than `end`, or longer than `expected` when read to its end, throws.
  */
 export async function getBlobRange(
   bucket: R2Bucket,
@@ -136,8 +115,7 @@ export async function getBlobRange(
   return out;
 }
 
-export async function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
-  const obj = await bucket.get(key);
-  if (!obj) return null;
-  return inflate(obj.body, expected);
+/** A whole blob that inflates to `expected` bytes (one allocation), or null when absent. */
+export function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
+  return getBlobRange(bucket, key, expected, 0, expected);
 }
