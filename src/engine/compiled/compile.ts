@@ -20,7 +20,7 @@ import { compilerLayer } from './canvas-layer';
 import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { pack } from './blob';
-import { levelCount, PyramidWriter } from './pyramid';
+import { BandBuffers, levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
@@ -89,6 +89,9 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     return writes.add(bucket.put(key, packed), packed.byteLength);
   };
 
+  // Layers are written one at a time: their pyramids fill the same band buffers.
+  const bands = new BandBuffers();
+
   try {
     for (const [layer, node] of visited) {
       const raw = layer.rawData;
@@ -97,7 +100,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
         const pixels = await writeLayerPyramid(raw, node.bounds, canvas, levels, 4, (k, b, d) => {
           keys.push(pixelKey(hash, node.id, k, b));
           return put(keys[keys.length - 1], d);
-        });
+        }, bands);
         if (pixels) {
           node.hasPixels = true;
           node.pixelBounds = pixels;
@@ -112,7 +115,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
         const bounds =
           raw && src
             ? await writeLayerPyramid(raw, node.mask.bounds, canvas, levels, 1, (k, b, d) =>
-                put(maskKey(hash, node.id, k, b), d), src.real ? -3 : -2, node.mask.defaultColor)
+                put(maskKey(hash, node.id, k, b), d), bands, src.real ? -3 : -2, node.mask.defaultColor)
             : null;
         if (bounds) node.mask.bounds = bounds;
         else node.mask.hasPixels = false;
@@ -128,7 +131,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
       layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, (k, b, d) =>
         put(pixelKey(hash, id, k, b), d),
-      mode, depth, palette, resources.icc));
+      bands, mode, depth, palette, resources.icc));
     }
     // Spot channels: shown over everything in previews by layers of their own (./spots.ts).
     const channels = readSpotChannels(psd);
@@ -280,6 +283,7 @@ async function flatLayer(
   hasAlpha: boolean,
   levels: number,
   write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+  bands: BandBuffers,
   mode?: number,
   depth?: number,
   palette?: IndexedPalette,
@@ -287,7 +291,7 @@ async function flatLayer(
 ): Promise<LayerNode> {
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth, palette, icc);
-  const writer = new PyramidWriter(bounds, levels, 4, 0, write);
+  const writer = new PyramidWriter(bounds, levels, 4, 0, write, bands);
   for (let y = 0; y < doc.height; y++) {
     const written = writer.push(y, rows.next());
     if (written) await written;
@@ -308,6 +312,7 @@ async function writeLayerPyramid(
   levels: number,
   channels: 1 | 4,
   write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+  bands: BandBuffers,
   maskChannel = -2,
   fill = 0,
 ): Promise<Bounds | null> {
@@ -324,7 +329,7 @@ async function writeLayerPyramid(
   const cw = crop.right - crop.left;
   const off = crop.left - bounds.left;
   const row = new Uint8Array(cw * channels);
-  const writer = new PyramidWriter(crop, levels, channels, fill, write);
+  const writer = new PyramidWriter(crop, levels, channels, fill, write, bands);
   let visible = channels === 1;
   for (let y = crop.top; y < crop.bottom; y++) {
     const rows = reader.next();

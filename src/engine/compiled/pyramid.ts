@@ -174,6 +174,22 @@ export function bandsFor(top: number, bottom: number): number[] {
 }
 
 /**
+ * Band buffers kept from one layer's pyramid to the next: compile writes the layers of a template
+ * one after another (each writer done before the next starts), so each level's buffer serves
+ * them all instead of one per layer (a 9-layer 8,000² template made 62 MB of them).
+ */
+export class BandBuffers {
+  private readonly levels: Uint8Array[] = [];
+
+  /** Level k's buffer, at least `bytes` long (grown when too small). */
+  get(k: number, bytes: number): Uint8Array {
+    let buffer = this.levels[k];
+    if (!buffer || buffer.length < bytes) this.levels[k] = buffer = new Uint8Array(bytes);
+    return buffer;
+  }
+}
+
+/**
  * Builds a layer's pyramid from its level-0 rows, streaming: each level keeps one band of rows
  * and one pending row for halving, and hands a band to `write` as soon as it is complete. Memory
  * is about one band per level, whatever the layer's size.
@@ -204,6 +220,8 @@ export class PyramidWriter {
     private readonly channels: 1 | 4,
     private readonly fill: number,
     private readonly write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+    /** Where the band buffers come from when they may serve other writers after this one. */
+    private readonly buffers?: BandBuffers,
   ) {
     for (let k = 0; k < count; k++) {
       this.levels.push({ bounds: levelBounds(bounds, k), band: null, bandIndex: -1, bandTop: 0, pending: null });
@@ -245,7 +263,8 @@ export class PyramidWriter {
       const bottom = Math.min((band + 1) * BAND, lv.bounds.bottom);
       // No band is more than BAND rows. Every row of a band arrives before it is written (rows
       // come in order, each once, on every level), so nothing of the band before carries over.
-      lv.buffer ??= new Uint8Array(Math.min(BAND, lv.bounds.bottom - lv.bounds.top) * w);
+      const bytes = Math.min(BAND, lv.bounds.bottom - lv.bounds.top) * w;
+      lv.buffer ??= this.buffers ? this.buffers.get(k, bytes) : new Uint8Array(bytes);
       lv.band = lv.buffer.subarray(0, (bottom - lv.bandTop) * w);
     }
     lv.band!.set(rowData, (row - lv.bandTop) * w);
