@@ -84,6 +84,34 @@ function symbol(t: i32): i32 {
   return -1;
 }
 
+// Per AC table (4–7), per LOOKUP_BITS of look-ahead: when the code and its value bits both fit,
+// (value << 16) | (run << 8) | bits used; an end of block, FAST_EOB | bits used; else 0 (the
+// bit-by-bit path: symbol(), then bits()). The same coefficients as that path, fewer steps.
+const fastAc: usize = memory.data(4 << 11, 4);
+const FAST_EOB: i32 = 0x8000;
+
+function setFastAc(): void {
+  for (let t = 0; t < 4; t++) {
+    const table = huffBase + <usize>((t + 4) * HUFF_STRIDE) * 4;
+    const fast = fastAc + (<usize>t << 11);
+    for (let look = 0; look < 1 << LOOKUP_BITS; look++) {
+      const hit = load<i32>(table + (<usize>look << 2));
+      let f = 0;
+      if (hit != 0) {
+        const length = hit >> 8;
+        const r = (hit & 0xff) >> 4;
+        const size = hit & 15;
+        if (size == 0 && r == 0) f = FAST_EOB | length;
+        else if (size != 0 && length + size <= LOOKUP_BITS) {
+          const value = extend((look >> (LOOKUP_BITS - length - size)) & ((1 << size) - 1), size);
+          f = (value << 16) | (r << 8) | (length + size);
+        }
+      }
+      store<i32>(fast + (<usize>look << 2), f);
+    }
+  }
+}
+
 function setScales(): void {
   for (let n = 1; n <= 8; n <<= 1) {
     const target = targets + <usize>(n * 256);
@@ -232,6 +260,7 @@ export function jpegDecodeScan(
   bitCnt = 0;
   huffBase = huff;
   setScales();
+  setFastAc();
   let pred0 = 0, pred1 = 0, pred2 = 0;
   let untilRestart = restartInterval;
   for (let my = 0; my < mcusY; my++) {
@@ -264,7 +293,21 @@ export function jpegDecodeScan(
             let pred = (c == 0 ? pred0 : c == 1 ? pred1 : pred2) + diff;
             if (c == 0) pred0 = pred; else if (c == 1) pred1 = pred; else pred2 = pred;
             store<f32>(coef, <f32>(pred * load<i32>(quant)));
+            const fast = fastAc + (<usize>(acT - 4) << 11);
             for (let k = 1; k < 64; ) {
+              // A short code and its value bits within the next LOOKUP_BITS: decoded by one look-up.
+              if (bitCnt < 16) fill();
+              const f = load<i32>(fast + (<usize>((bitBuf >>> (bitCnt - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1)) << 2));
+              if (f != 0) {
+                bitCnt -= f & 0xff;
+                if (f & FAST_EOB) break;
+                k += (f >> 8) & 15;
+                if (k > 63) return -1;
+                const at = load<i32>(target + (<usize>k << 2));
+                if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>((f >> 16) * load<i32>(quant + (<usize>k << 2))));
+                k++;
+                continue;
+              }
               const rs = symbol(acT);
               if (rs < 0) return -1;
               const r = rs >> 4;
