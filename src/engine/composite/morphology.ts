@@ -364,14 +364,20 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
  * the edge (0.5 − a) px from its centre (a straight edge through the pixel); a pixel wholly in or
  * out measures to the nearest pixel on the other side: to its square when that one is wholly
  * covered (or wholly empty), so pixel-aligned corners come out round as a Euclidean band's are,
- * else to its centre plus that pixel's own edge offset. Exact for straight edges and square
- * corners, within half a pixel elsewhere.
+ * else to its centre plus that pixel's own edge offset, or to the square of the nearest pixel
+ * wholly across when that is nearer (where a curve meets a straight edge: the sliver between them
+ * is bounded by partial pixels). Exact for straight edges and square corners, within half a pixel
+ * elsewhere.
  */
 export function signedDistance(a: Float32Array, w: number, h: number): Float32Array {
   const LO = 0.02;
   const HI = 0.98;
   const inside = nearestSeed((i) => a[i] > LO, w, h);
   const outside = nearestSeed((i) => a[i] < HI, w, h);
+  // The nearest pixel across by centre need not hold the nearest edge: a nearly full pixel 2 px
+  // away puts its edge 2.4 px off, an empty one as near (or a little farther) puts it at 1.5.
+  const full = nearestSeed((i) => a[i] >= HI, w, h);
+  const empty = nearestSeed((i) => a[i] <= LO, w, h);
   const out = new Float32Array(a.length);
   // Distance from pixel i's centre to pixel s's square.
   const toSquare = (i: number, s: number) => {
@@ -385,9 +391,11 @@ export function signedDistance(a: Float32Array, w: number, h: number): Float32Ar
     else if (v <= LO) {
       const s = inside.at[i];
       out[i] = s < 0 ? 1e6 : a[s] >= HI ? toSquare(i, s) : Math.sqrt(inside.d2[i]) + 0.5 - a[s];
+      if (full.at[i] >= 0) out[i] = Math.min(out[i], toSquare(i, full.at[i]));
     } else {
       const s = outside.at[i];
       out[i] = s < 0 ? -1e6 : a[s] <= LO ? -toSquare(i, s) : -(Math.sqrt(outside.d2[i]) - 0.5 + a[s]);
+      if (empty.at[i] >= 0) out[i] = Math.max(out[i], -toSquare(i, empty.at[i]));
     }
   }
   return out;

@@ -32,6 +32,24 @@ describe('signed distance to an anti-aliased edge', () => {
   });
 });
 
+describe('signed distance where partial pixels are nearer than the edge', () => {
+  it('measures to the nearest empty square when a nearly full pixel is nearer by centre', () => {
+    // A 5×5 field, full but for an empty last column and pixel (3, 3) at 97 %: from (2, 2) that
+    // pixel is nearer (√2) than the empty column (2), but puts its edge 1.88 px off; the edge of
+    // the empty column is 1.5 px away (where a curve meets a straight edge in
+    // psdtools-fx-stroke-composite.psd, an inside stroke left a pixel of the layer showing).
+    const w = 5;
+    const a = new Float32Array(w * w).fill(1);
+    for (let y = 0; y < w; y++) a[y * w + 4] = 0;
+    a[3 * w + 3] = 0.97;
+    const d = signedDistance(a, w, w);
+    expect(d[2 * w + 2]).toBeCloseTo(-1.5, 5);
+    // and the same from outside: the empty pixel next to the column's full rows
+    const b = Float32Array.from(a, (v) => 1 - v);
+    expect(signedDistance(b, w, w)[2 * w + 2]).toBeCloseTo(1.5, 5);
+  });
+});
+
 describe('stroke band coverage', () => {
   // Straight edge at x = 5 (pixels 0..4 inside): a pixel's share of the band [lo, hi].
   const a = row(1, 1, 1, 1, 1, 0, 0, 0, 0, 0);
