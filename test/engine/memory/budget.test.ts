@@ -13,6 +13,7 @@ import {
   MAX_DECODE_PIXELS,
   previewMemory,
   previewRenderScale,
+  printPageMemory,
   REQUEST_MEMORY_BUDGET,
   streamsPreview,
   STREAMED_PNG_FRAME_BYTES,
@@ -140,6 +141,11 @@ describe('the request memory budget (issue 25 §1)', () => {
     expect(plan.total).toBeGreaterThan(59 * MB);
     makeRoomForRequest(plan.total);
     expect(held()).toBeLessThanOrEqual(REQUEST_MEMORY_BUDGET - plan.total);
+    // A print page of the 10,000² template plans its strips as a 10,000 px wide canvas: 80 MB.
+    fill();
+    expect(printPageMemory({ width: 10000 }) / MB).toBeCloseTo(79.1, 1);
+    makeRoomForRequest(printPageMemory({ width: 10000 }));
+    expect(held()).toBeLessThanOrEqual(16 * MB);
     // A plan of the whole budget leaves nothing cached.
     fill();
     makeRoomForRequest(REQUEST_MEMORY_BUDGET);
