@@ -159,8 +159,18 @@ function headers(width: number, height: number, lq: number[], cq: number[], sub:
 
 const STANDARD_TABLES = [DC_LUMA, AC_LUMA, DC_CHROMA, AC_CHROMA];
 
-/** Quantisation tables at `quality` and their reciprocals with the AAN scale factors folded in. */
-function quantisation(quality: number) {
+/** Quantisation tables at `quality` and their reciprocals with the AAN scale factors folded in (kept per quality: read-only). */
+function quantisation(quality: number): { lq: number[]; cq: number[]; fdtbl: Float32Array } {
+  // scaledTable's own rounding and clamping: at most 100 entries (and NaN).
+  const key = Math.max(1, Math.min(100, Math.round(quality)));
+  let kept = quantisations.get(key);
+  if (!kept) quantisations.set(key, (kept = makeQuantisation(quality)));
+  return kept;
+}
+
+const quantisations = new Map<number, { lq: number[]; cq: number[]; fdtbl: Float32Array }>();
+
+function makeQuantisation(quality: number) {
   const lq = scaledTable(LUMA_Q, quality);
   const cq = scaledTable(CHROMA_Q, quality);
   const fdtbl = new Float32Array(128);
