@@ -400,5 +400,17 @@ if (process.argv[1] === import.meta.filename) {
     console.log(`| ${r.step} | ${r.run} | ${f(r.before)} | ${f(r.peak)} | ${f(r.after)} | **${f(r.delta)}** | ${f(r.heapUsed)} / ${f(r.heapExternal)} / ${f(r.heapSum)} | ${r.ms.toFixed(0)}${r.error ? ` FAILED ${r.error.slice(0, 60)}` : ''}${r.restarted ? ' restarted' : ''} |`);
   }
   for (const l of limits) console.log(`cgroup (${l.label}): max usage ${l.maxUsage.toFixed(1)} MB of ${LIMIT_MB} MB growth, failcnt ${l.failcnt}`);
+  // Peak memory per request (the issue's rows): each measured step's first run on a fresh runtime.
+  console.log(`\n| request (first run) | process growth | isolate heap / external (sampled) | ≤ ${BUDGET_MB} MB | ${LIMIT_MB ? `under a ${LIMIT_MB} MB limit` : 'no limit set (WM_LIMIT_MB)'} |`);
+  console.log('|---|---|---|---|---|');
+  const asked = process.argv.slice(2);
+  // Setup steps (an upload the renders need, run without the limit) are left out.
+  for (const step of new Set(rows.map((r) => r.step).filter((s) => STEPS.includes(s) && (asked.length === 0 || asked.includes(s))))) {
+    const first = rows.find((r) => r.step === step);
+    const limit = limits.find((l) => l.label === step);
+    const verdict = !limit ? '–' : limit.failcnt > 0 || first.error ? `killed (failcnt ${limit.failcnt})` : `passes (max usage ${limit.maxUsage.toFixed(1)} MB)`;
+    const within = first.error ? 'failed' : first.delta <= BUDGET_MB ? 'yes' : 'no';
+    console.log(`| ${step} | ${f(first.delta)} MB | ${f(first.heapUsed)} / ${f(first.heapExternal)} MB | ${within} | ${verdict} |`);
+  }
   console.log(`load ${load.map((l) => l.toFixed(1)).join(' → ')}; ${os.cpus()[0]?.model} × ${os.cpus().length}; ${new Date().toISOString()}`);
 }
