@@ -118,12 +118,13 @@ async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Sur
  * (a clipping group of one): they recolour its semi-transparent edge within its alpha instead of
  * adding a second coverage, and the unit takes the layer's opacity (and a text layer's edge
  * gamma) once, as Photoshop composites a layer with effects (docs/fidelity.md). Kept to what that
- * unit draws as Photoshop does: Normal mode, Fill 100 %, no knockout, Blend If or channel
- * restrictions.
+ * unit draws as Photoshop does: Normal mode, no knockout or Blend If. Below Fill 100 % the
+ * effects paint as if the layer covered its pixels wholly, then take its alpha ('relative' in
+ * effects.ts); channel restrictions hold for the unit's blend (docs/effects.md).
  */
 function isolatesInterior(node: LayerNode): boolean {
   if (node.type === 'Group' || node.adjustment || node.blendMode !== 'normal') return false;
-  if (node.fillOpacity < 1 || node.knockout || node.blendIf || node.excludedChannels?.length || node.transparencyShapes === false) return false;
+  if (node.knockout || node.blendIf || node.transparencyShapes === false) return false;
   return hasInteriorEffects(node);
 }
 
@@ -308,8 +309,9 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     await drawClipped();
     const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask) : undefined;
     // The group is the base's own composite (from transparency, clipped layers atop): at Fill
-    // 100 % its interior effects recolour it within its alpha (docs/effects.md, Fidelity).
-    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.fillOpacity >= 1 && !base.knockout);
+    // 100 % its interior effects recolour it within its alpha, below it they paint over it
+    // relative to the base's alpha (docs/effects.md, Fidelity).
+    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.knockout ? false : base.fillOpacity >= 1 ? true : 'relative');
     else stroke?.();
     clipped = [];
   }

@@ -421,8 +421,9 @@ function paint(
   atop: boolean,
   overlay = false,
   from: Bounds = r,
-  inLayer = false,
+  inLayer: InLayer = false,
 ): void {
+  if (inLayer === 'relative') return paintRelative(canvas, r, style as Shape, coverage, color, opacity, mode, overlay, from);
   const w = widthOf(r);
   const fw = widthOf(from);
   // Every byte is written below, and blendSurface only reads it: scratch serves.
@@ -462,6 +463,40 @@ function paint(
     excludedChannels: style.excludedChannels,
     gamma: overlay ? style.gamma : 1,
   });
+}
+
+/**
+ * Where an interior effect paints in its layer's own composite (drawn apart, the clipping-group
+ * unit): `false` over it with its own coverage; `true` (Fill 100 %) recolouring it within its
+ * alpha; `'relative'` (Fill below 100 %) over it as if the layer covered its pixels wholly: the
+ * composite's alpha taken relative to the layer's, the effect painted over it at its coverage
+ * relative to the layer's, the alpha times the layer's again (docs/effects.md: with the unit then
+ * blended over the backdrop this is the backdrop lerped to the effect over the content at Fill,
+ * by the layer's alpha, for Normal-mode effects).
+ */
+export type InLayer = boolean | 'relative';
+
+function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float32Array, color: RGB | Uint8ClampedArray, opacity: number, mode: string | undefined, overlay: boolean, from: Bounds): void {
+  const w = widthOf(r);
+  const h = heightOf(r);
+  const alpha = shape.alphaOver(r);
+  const relative = new Float32Array(w * h);
+  const fw = widthOf(from);
+  for (let y = 0, p = 0; y < h; y++) {
+    let i = (y + r.top - from.top) * fw + (r.left - from.left);
+    let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
+    for (let x = 0; x < w; x++, p++, i++, held += 4) {
+      const a = alpha[p];
+      if (a <= 0) continue;
+      relative[p] = Math.min(1, coverage[i] / a);
+      canvas.data[held] = Math.min(255, canvas.data[held] / a);
+    }
+  }
+  paint(canvas, r, shape, relative, color, opacity, mode, false, overlay);
+  for (let y = 0, p = 0; y < h; y++) {
+    let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
+    for (let x = 0; x < w; x++, p++, held += 4) if (alpha[p] > 0) canvas.data[held] = canvas.data[held] * alpha[p];
+  }
 }
 
 function globalAngle(ctx: RenderContext, e: { useGlobalLight?: boolean; angle?: number }): number {
@@ -612,7 +647,7 @@ export function drawEffectsAbove(
   shape: Shape,
   atop: boolean,
   overOverlays?: () => void,
-  inLayer = false,
+  inLayer: InLayer = false,
 ): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
@@ -710,7 +745,7 @@ type Stroke = NonNullable<LayerEffectsInfo['stroke']>[number];
  * stroke takes the layer's opacity, not its fill opacity: at fill 0 the interior goes and the
  * stroke stays.
  */
-function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean, inLayer: boolean): void {
+function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean, inLayer: InLayer): void {
   const fx = node.effects as LayerEffectsInfo;
   const strokes = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
   if (!strokes.length) return;
@@ -737,7 +772,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
         }
       }
       // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
-      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop, false, tile, inLayer && st.position === 'inside');
+      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop, false, tile, st.position === 'inside' && inLayer);
     }
   });
 }
@@ -762,7 +797,7 @@ type Bevel = NonNullable<LayerEffectsInfo['bevel']>;
  * and the gloss contour is lost (drawn Linear, Photoshop's default); with it off, `contour` is the
  * gloss contour. A stroke emboss is drawn on the top stroke's band, and not at all without one.
  */
-function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean, inLayer: boolean): void {
+function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean, inLayer: InLayer): void {
   const fx = node.effects as LayerEffectsInfo;
   const st = list(fx.stroke).find((x) => px(x.size) * ctx.scale > 0);
   if (b.style === 'stroke emboss' && !st) return;
@@ -794,7 +829,7 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     const light = bevelLight(alpha, w, h, options, scratch);
     // The highlight is painted before the shadow is computed: one array serves both.
     const map = scratch.take('light', w * h);
-    const within = inLayer && (b.style ?? 'inner bevel') === 'inner bevel';
+    const within = (b.style ?? 'inner bevel') === 'inner bevel' && inLayer;
     paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r, within);
     paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r, within);
   });
