@@ -232,7 +232,10 @@ async function post(baseUrl, route, body) {
   const url = typeof json === 'string' ? json : json.results[0].url;
   const file = await fetch(url);
   if (!file.ok) throw new Error(`download: HTTP ${file.status}`);
-  return { bytes: (await file.arrayBuffer()).byteLength };
+  const coded = await file.arrayBuffer();
+  // A short hash to compare outputs between runs and changes (a PDF's ID and date differ every time).
+  const sha = Buffer.from(await crypto.subtle.digest('SHA-256', coded)).toString('hex').slice(0, 12);
+  return { bytes: coded.byteLength, sha };
 }
 
 async function deleteTemplate(baseUrl, name) {
@@ -367,7 +370,7 @@ function describe(r) {
   return (
     `${r.step} #${r.run}: RSS ${f(r.before)} → peak ${f(r.peak)} (+${f(r.delta)}) → ${f(r.after)} MB; proxy +${f(r.proxyPeakDelta)}; ` +
     `isolate heap +${f(r.heapUsed)}, external +${f(r.heapExternal)}, sum +${f(r.heapSum)} MB (${r.heapSamples} samples); ${r.ms.toFixed(0)} ms` +
-    (r.bytes ? `; ${r.bytes} bytes` : '') +
+    (r.bytes ? `; ${r.bytes} bytes (sha-256 ${r.sha}…)` : '') +
     (r.restarted ? ' RESTARTED' : '') +
     (r.error ? ` FAILED: ${r.error}` : '')
   );
