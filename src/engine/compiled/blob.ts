@@ -2,6 +2,7 @@
  * Raw pixel blobs in R2, deflate-raw compressed with the platform's CompressionStream.
  * No header: a blob's size follows from the layer bounds kept in the tree.
  */
+import { inflateSync } from 'fflate';
 
 export async function deflate(data: Uint8Array): Promise<Uint8Array> {
   return pipe(data, new CompressionStream('deflate-raw'));
@@ -118,4 +119,20 @@ export async function getBlobRange(
 /** A whole blob that inflates to `expected` bytes (one allocation), or null when absent. */
 export function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
   return getBlobRange(bucket, key, expected, 0, expected);
+}
+
+/**
+ * A blob inflated whole into `into` (which must hold `expected` bytes and one more), without the
+ * platform's DecompressionStream: that hands out its bytes in new 16 KB arrays, and a 10,000 px
+ * wide page's print PDF inflated about 800 MB of them, which workerd's process kept resident
+ * (issue 25 §1). The compressed object is read whole (a band of 10 MB packs to ~200 KB).
+ */
+export async function getBlobInto(bucket: R2Bucket, key: string, expected: number, into: Uint8Array): Promise<Uint8Array | null> {
+  if (into.length <= expected) throw new RangeError(`getBlobInto: ${into.length} bytes cannot hold ${expected} and one more`);
+  const obj = await bucket.get(key);
+  if (!obj) return null;
+  // One byte more than expected: a blob that inflates to more shows it.
+  const out = inflateSync(new Uint8Array(await obj.arrayBuffer()), { out: into.subarray(0, expected + 1) });
+  if (out.length !== expected) throw new Error(`compiled blob: expected ${expected} bytes, got ${out.length}${out.length > expected ? ' or more' : ''}`);
+  return out;
 }

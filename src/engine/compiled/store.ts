@@ -1,6 +1,6 @@
 import { bandCache, treeCache } from '../cache';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
-import { getBlob, getBlobRange } from './blob';
+import { getBlob, getBlobInto, getBlobRange } from './blob';
 import { BAND, bandsFor, levelBounds } from './pyramid';
 
 /**
@@ -58,6 +58,58 @@ export async function loadCompiledTemplateCached(bucket: R2Bucket, hash: string)
  */
 export class StripBuffers {
   private readonly kept = new Map<string, ArrayBuffer>();
+  /** The blob the 'band' buffer holds inflated. */
+  private bandKey?: string;
+  /** Surface buffers free to hand out, and those handed out in the strip being drawn. */
+  private readonly free: ArrayBuffer[] = [];
+  private readonly lent: ArrayBuffer[] = [];
+  private pooledBytes = 0;
+
+  /** `poolBytes`: how many bytes of layer surfaces (`surface`) are kept for later strips, in all (none by default). */
+  constructor(private readonly poolBytes = 0) {}
+
+  /**
+   * A zeroed array of `length` for a surface of the strip being drawn (a layer's rows), its own
+   * until `nextStrip`. Up to poolBytes of them are kept and handed out again in later strips; past
+   * that, a new array (garbage, as without a pool): so the first surfaces of each strip (all of a
+   * one-layer template's) make no garbage, and a many-layer strip holds no more than poolBytes
+   * of them beyond what it would.
+   */
+  surface(length: number): Uint8ClampedArray {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const size = this.free[i]!.byteLength;
+      if (size >= length && (best < 0 || size < this.free[best]!.byteLength)) best = i;
+    }
+    if (best >= 0) {
+      const [buffer] = this.free.splice(best, 1);
+      this.lent.push(buffer!);
+      return new Uint8ClampedArray(buffer!, 0, length).fill(0);
+    }
+    if (this.pooledBytes + length > this.poolBytes) return new Uint8ClampedArray(length);
+    const buffer = new ArrayBuffer(length);
+    this.pooledBytes += length;
+    this.lent.push(buffer);
+    return new Uint8ClampedArray(buffer);
+  }
+
+  /** A new strip begins: the surfaces of the last one are done with (its rows were copied out). */
+  nextStrip(): void {
+    this.free.push(...this.lent);
+    this.lent.length = 0;
+  }
+
+  /**
+   * Blob `key` (inflating to `bytes`) whole, in the kept 'band' buffer: read and inflated only
+   * when that does not hold it already (the strips of a page that fall in one band read it once).
+   */
+  async band(key: string, bytes: number, read: (into: Uint8Array) => Promise<Uint8Array | null>): Promise<Uint8Array | null> {
+    if (this.bandKey === key) return this.bytes('band', bytes + 1).subarray(0, bytes);
+    this.bandKey = undefined;
+    const data = await read(this.bytes('band', bytes + 1));
+    if (data) this.bandKey = key;
+    return data;
+  }
 
   bytes(use: string, length: number): Uint8Array {
     return new Uint8Array(this.buffer(use, length), 0, length);
@@ -131,6 +183,13 @@ async function loadBands(
   const stride = (full.right - full.left) * channels;
   if (bands.length === 1) {
     const bytes = (bounds.bottom - bounds.top) * stride;
+    // A band too big for the band cache, read for a frame's strips: inflated whole into the
+    // strips' kept band buffer, once for the strips that fall in it.
+    if (bytes > bandCache.maxEntryBytes && buffers) {
+      const data = await buffers.band(key(bands[0]), bytes, (into) => getBlobInto(bucket, key(bands[0]), bytes, into));
+      if (!data) throw new Error(`compiled template: ${key(bands[0])} missing`);
+      return { data, bounds };
+    }
     // A band too big for the band cache is inflated anew for every strip that reads it: only
     // the rows asked for are kept (the same pixels, in rows [top, bottom) of `bounds`).
     if (bytes > bandCache.maxEntryBytes && (top > bounds.top || bottom < bounds.bottom)) {

@@ -71,6 +71,7 @@ export async function renderTemplate(
     buffers: options.buffers,
   };
   await kernels(); // the blend kernels run in WASM once instantiated (once per isolate)
+  options.buffers?.nextStrip(); // the last strip's layer surfaces are done with
   const canvas = options.buffers ? keptSurface(ctx.clip, options.buffers.clamped('canvas', (right - left) * (bottom - top) * 4)) : createSurface(ctx.clip);
   await drawWithBackdrop(ctx, canvas);
   if (options.background !== 'transparent') await flattenOverWhite(canvas.data); // Photoshop's matte
@@ -723,7 +724,7 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
     }
   } else if (atLevelGrid(ctx)) {
     if (!node.hasPixels || !node.pixelBounds) return null;
-    surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers));
+    surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers), ctx.buffers);
   } else {
     const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
     if (!px) return null;
@@ -755,10 +756,12 @@ async function storedRowsByBand(
   clip: Bounds,
   channels: number,
   load: (rows: { top: number; bottom: number }) => Promise<{ data: Uint8Array; bounds: Bounds } | null>,
+  /** A frame's strip buffers: the surface is one of their pooled ones (StripBuffers.surface). */
+  buffers?: StripBuffers,
 ): Promise<Surface | null> {
   const r = intersectRect(full, clip);
   if (!r) return null;
-  const surface = createSurface(r, channels);
+  const surface = buffers ? { x: r.left, y: r.top, w: r.right - r.left, h: r.bottom - r.top, data: buffers.surface((r.right - r.left) * (r.bottom - r.top) * channels) } : createSurface(r, channels);
   const rowBytes = surface.w * channels;
   for (let top = r.top; top < r.bottom; ) {
     const bottom = Math.min(r.bottom, (Math.floor(top / BAND) + 1) * BAND);

@@ -17,7 +17,7 @@ import { personalise, requestFingerprint, resolveRequest, type RenderDeps, type 
 import type { PreflightProblem } from '../preflight/report';
 import { srgbProfile } from '../raster/icc';
 import type { CompiledTemplate, LayerOverrides } from '../types';
-import type { PdfPage, PdfVectorLayer } from './document';
+import { DEFAULT_STRIP_BYTES, type PdfPage, type PdfVectorLayer } from './document';
 import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
@@ -145,9 +145,10 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       const dirty = dirtyBounds(compiled, raster, scale, base.hidden);
       const strips = templateStrips(store.bucket, compiled, dirty && { top: dirty.top, bottom: dirty.bottom }, await base.key);
       const backdrops = persistedBackdrops(store.bucket);
-      // Kept from strip to strip: each strip's canvas and the band rows it reads land in the same
-      // arrays (a 10,000² page draws 97 strips, which made new ones each: issue 25 §1).
-      const buffers = new StripBuffers();
+      // Kept from strip to strip: each strip's canvas, the band it reads and its first two layer
+      // surfaces land in the same arrays (a 10,000² page draws 97 strips, which made new ones
+      // each: issue 25 §1).
+      const buffers = new StripBuffers(2 * (DEFAULT_STRIP_BYTES + 4 * compiled.width));
       return {
         width: compiled.width,
         height: compiled.height,

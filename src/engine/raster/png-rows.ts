@@ -96,6 +96,9 @@ export class PngRowEncoder {
   private readonly coded: Uint8Array[] = [];
   private readonly reading: Promise<void>;
   private above: Uint8Array;
+  /** The filtered rows' buffers, used in turn (`write`). */
+  private readonly buffers: Uint8Array[] = [];
+  private turn = 0;
   private y = 0;
   private codedBytes = 0;
 
@@ -124,15 +127,21 @@ export class PngRowEncoder {
   async write(pixels: Rows, count: number): Promise<void> {
     if (this.y + count > this.height) throw new Error(`PNG rows beyond the image's ${this.height}`);
     const rowBytes = this.width * BPP;
-    // A fresh buffer each call: the stream may still read the previous one.
-    const out = new Uint8Array(count * (rowBytes + 1));
+    // Two buffers taken in turn: a write has been read once the next one resolves (they are
+    // awaited one after the other), so the buffer before last is free again. A new one per call
+    // made 100 MB of garbage for a 5,000² preview, which workerd's process kept resident.
+    const length = count * (rowBytes + 1);
+    const turn = this.y === 0 ? 0 : 1 - this.turn;
+    this.turn = turn;
+    if ((this.buffers[turn]?.length ?? 0) < length) this.buffers[turn] = new Uint8Array(length);
+    const out = this.buffers[turn].subarray(0, length);
     let above: Rows = this.above;
     for (let r = 0; r < count; r++) {
       const row = pixels.subarray(r * rowBytes, (r + 1) * rowBytes);
       filterRow(row, above, out, r * (rowBytes + 1));
       above = row;
     }
-    if (count > 0) this.above = new Uint8Array(above); // a copy: the caller draws the next strip into `pixels`
+    if (count > 0) this.above.set(above); // a copy: the caller draws the next strip into `pixels`
     this.y += count;
     await this.writer.ready;
     await this.writer.write(out);

@@ -1,0 +1,67 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { getBlob, getBlobInto, putBlob, storedDeflate } from '../../../src/engine/compiled/blob';
+import { StripBuffers } from '../../../src/engine/compiled/store';
+
+const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed * 7 + (i >> 9)) & 255);
+
+/** Strip buffers of a print page (issue 25 §1): a band inflated once into a kept buffer, layer surfaces pooled. */
+describe('StripBuffers for wide pages', () => {
+  it('getBlobInto inflates a blob (deflated or stored blocks) into the given buffer, as getBlob reads it', async () => {
+    const data = bytes(300_000);
+    await putBlob(env.FILES, 'strip-buffers/deflated', data);
+    await env.FILES.put('strip-buffers/stored', storedDeflate(data));
+    const into = new Uint8Array(data.length + 1);
+    for (const key of ['strip-buffers/deflated', 'strip-buffers/stored']) {
+      const got = await getBlobInto(env.FILES, key, data.length, into);
+      expect(got!.buffer).toBe(into.buffer);
+      expect(got).toEqual(await getBlob(env.FILES, key, data.length));
+    }
+    expect(await getBlobInto(env.FILES, 'strip-buffers/absent', 10, new Uint8Array(11))).toBeNull();
+  });
+
+  it('getBlobInto refuses a blob shorter or longer than expected, and a buffer without the spare byte', async () => {
+    const data = bytes(70_000);
+    await putBlob(env.FILES, 'strip-buffers/short', data);
+    const into = new Uint8Array(80_000);
+    await expect(getBlobInto(env.FILES, 'strip-buffers/short', data.length + 1, into)).rejects.toThrow(/expected 70001 bytes, got 70000/);
+    await expect(getBlobInto(env.FILES, 'strip-buffers/short', data.length - 1, into)).rejects.toThrow(/expected 69999 bytes, got 70000/);
+    await expect(getBlobInto(env.FILES, 'strip-buffers/short', data.length, new Uint8Array(data.length))).rejects.toThrow(RangeError);
+  });
+
+  it('band reads a blob only when the kept band buffer does not hold it already', async () => {
+    const buffers = new StripBuffers();
+    const reads: string[] = [];
+    const read = (key: string, fill: number) => async (into: Uint8Array) => (reads.push(key), into.subarray(0, 100).fill(fill));
+    expect((await buffers.band('a', 100, read('a', 1)))!.every((v) => v === 1)).toBe(true);
+    expect((await buffers.band('a', 100, read('a', 1)))!.every((v) => v === 1)).toBe(true);
+    expect((await buffers.band('b', 100, read('b', 2)))!.every((v) => v === 2)).toBe(true);
+    expect((await buffers.band('a', 100, read('a', 1)))!.every((v) => v === 1)).toBe(true);
+    expect(reads).toEqual(['a', 'b', 'a']);
+    // A read that finds nothing leaves no band held.
+    expect(await buffers.band('c', 100, async () => null)).toBeNull();
+    await buffers.band('a', 100, read('a', 1));
+    expect(reads).toEqual(['a', 'b', 'a', 'a']);
+  });
+
+  it('hands out zeroed layer surfaces, each its own until the next strip, pooling up to poolBytes', () => {
+    const buffers = new StripBuffers(250);
+    const a = buffers.surface(100).fill(7);
+    const b = buffers.surface(100).fill(8);
+    const c = buffers.surface(100); // past the pool: a new array of its own
+    expect(new Set([a.buffer, b.buffer, c.buffer]).size).toBe(3);
+    buffers.nextStrip();
+    const a2 = buffers.surface(80);
+    const b2 = buffers.surface(100);
+    expect([a.buffer, b.buffer]).toContain(a2.buffer);
+    expect([a.buffer, b.buffer]).toContain(b2.buffer);
+    expect(a2.buffer).not.toBe(b2.buffer);
+    expect(a2.every((v) => v === 0) && b2.every((v) => v === 0)).toBe(true);
+    expect(buffers.surface(100).buffer).not.toBe(c.buffer);
+    // No pool by default: every surface is a new array.
+    const none = new StripBuffers();
+    const x = none.surface(10);
+    none.nextStrip();
+    expect(none.surface(10).buffer).not.toBe(x.buffer);
+  });
+});
