@@ -112,6 +112,10 @@ export function dirStore(dir: string, fontFiles: string[] = []): InputStore {
       const info = meta[`${root}/${name}`];
       return info ? { bytes: new Uint8Array(readFileSync(file(root, name))), info } : null;
     },
+    async readStart(root, name, length) {
+      const read = await this.read(root, name);
+      return read ? read.bytes.subarray(0, length) : null;
+    },
     async put(root, name, bytes, options = {}) {
       const previous = meta[`${root}/${name}`];
       if (options.ifEtag && previous && previous.etag !== options.ifEtag) return null;

@@ -34,6 +34,8 @@ export interface InputStore {
   readonly bucket: R2Bucket;
   head(root: InputRoot, name: string): Promise<StoredInput | null>;
   read(root: InputRoot, name: string): Promise<{ bytes: Uint8Array; info: StoredInput } | null>;
+  /** The first `length` bytes of a file (fewer when it is shorter; a header), or null. */
+  readStart(root: InputRoot, name: string, length: number): Promise<Uint8Array | null>;
   /** With `ifEtag`, only when the stored file is still that version (null otherwise). */
   put(
     root: InputRoot,

@@ -254,7 +254,7 @@ describe('the engine entries', () => {
     expect((await upload('images', [['fresh.png', await png(w, w)]], '?destination=pf-img&overwrite=true')).status).toBe(201);
     const files = store();
     const reads: string[] = [];
-    const counting = { ...files, bucket: files.bucket, head: files.head.bind(files), put: files.put.bind(files), fonts: files.fonts.bind(files), read: (root: Parameters<FileStore['read']>[0], name: string) => (reads.push(`${root}/${name}`), files.read(root, name)) };
+    const counting = { ...files, bucket: files.bucket, head: files.head.bind(files), put: files.put.bind(files), fonts: files.fonts.bind(files), readStart: files.readStart.bind(files), read: (root: Parameters<FileStore['read']>[0], name: string) => (reads.push(`${root}/${name}`), files.read(root, name)) };
     const report = await preflightPreview(counting, { template, format: 'jpg', size: { width: 300, height: 150 }, jpegQuality: 85, unsharpMask: null, data: { Photo: { type: 'image', image: 'pf-img/fresh.png' } } }, deps());
     // fit (the default): the square spans the 200 px height, so 300 ppi ÷ (200 / w), to whole ppi.
     expect(Math.abs(Number(report.problems.find((p) => p.code === 'lowResolution')?.details?.ppi) - (300 * w) / 200)).toBeLessThanOrEqual(0.5);

@@ -67,6 +67,14 @@ export class TenantInputStore implements InputStore {
     return obj ? { bytes: new Uint8Array(await obj.arrayBuffer()), info } : null;
   }
 
+  async readStart(root: InputRoot, name: string, length: number): Promise<Uint8Array | null> {
+    if (root === 'fonts' && name.startsWith(INSTANCE_FONT)) return this.instance.readStart('fonts', name.slice(INSTANCE_FONT.length), length);
+    const info = await this.head(root, name);
+    if (!info) return null;
+    const obj = await this.bucket.get(blobKey(this.tenantId, info.sha256), { range: { offset: 0, length } });
+    return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
+  }
+
   /** Assets are written through the asset service, never by the engine: metadata puts are ignored. */
   async put(): Promise<StoredInput | null> {
     return null;
@@ -103,6 +111,10 @@ export class WithImages implements InputStore {
     const img = root === 'images' ? this.images.get(name) : undefined;
     if (img) return { bytes: img.bytes, info: (await this.head(root, name))! };
     return this.inner.read(root, name);
+  }
+  async readStart(root: InputRoot, name: string, length: number) {
+    const img = root === 'images' ? this.images.get(name) : undefined;
+    return img ? img.bytes.subarray(0, length) : this.inner.readStart(root, name, length);
   }
   put(...args: Parameters<InputStore['put']>) {
     return this.inner.put(...args);

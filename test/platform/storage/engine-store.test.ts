@@ -13,6 +13,9 @@ it('reads designs, mockups and images by asset id, and lists tenant fonts after 
   const design = await store.read('templates', 'demo-card-design');
   expect(new TextDecoder().decode(design!.bytes.subarray(0, 4))).toBe('8BPS');
   expect(await store.read('templates', 'no-such-id')).toBeNull();
+  // A header alone (a print page's colour-mode check): the first bytes of the same file.
+  expect(await store.readStart('templates', 'demo-card-design', 26)).toEqual(design!.bytes.subarray(0, 26));
+  expect(await store.readStart('templates', 'no-such-id', 26)).toBeNull();
   const img = await uploadJson(`${S}/images`, pngBytes(), 'engine.png', { path: '/engine/' });
   expect((await store.head('images', img.id))?.contentType).toBe('image/png');
   expect(await new TenantInputStore(env, 2).head('images', img.id)).toBeNull();
