@@ -13,7 +13,9 @@ const d = inject('delivery');
 const suite = d.available ? describe : describe.skip;
 
 /** 64 MiB in the suite; docs/delivery.md gives the 1 GiB figure measured by hand with this test (set 1 << 30). */
-const LARGE_UPLOAD = 64 * 1024 * 1024;
+// 128 MiB: the bound below is the file's size, and other test files running in the same workerd
+// process have added up to 67 MiB to its RSS during a 64 MiB upload (CI, 2026-11-29).
+const LARGE_UPLOAD = 128 * 1024 * 1024;
 const CHUNK = 1024 * 1024;
 
 type Files = Record<string, { size: number; sha256: string }>;
