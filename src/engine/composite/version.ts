@@ -4,4 +4,4 @@
  * which recompiles templates). Part of the keys of rendered pixels kept in R2 (print PDF strips
  * and their backdrops), which outlive a deployment; per-isolate caches start empty with new code.
  */
-export const RENDER_VERSION = 8; // 8: shadows' offsets and spreads in whole pixels (issue 25 §2). 7: gradients drawn in their interpolation method (Perceptual, Linear; issue 25 §2). 6: Posterize, Threshold, Brightness, Soft Light, Vivid Light, Hard Mix as Photoshop renders them; a clipping base's interior effects over its group's own coverage (issue 25 §2)
+export const RENDER_VERSION = 9; // 9: linear gradient overlays and strokes ramp between the pixels their ends fall in (issue 25 §2). 8: shadows' offsets and spreads in whole pixels (issue 25 §2). 7: gradients drawn in their interpolation method (Perceptual, Linear; issue 25 §2). 6: Posterize, Threshold, Brightness, Soft Light, Vivid Light, Hard Mix as Photoshop renders them; a clipping base's interior effects over its group's own coverage (issue 25 §2)
