@@ -29,18 +29,13 @@ function overlayDocument(o: { w: number; h: number; angle: number }): Uint8Array
           present: true,
           blendMode: 'normal',
           opacity: 1,
+          // Black at 0, white at 1, opaque throughout.
           gradient: {
             type: 'solid',
             name: 'ramp',
             smoothness: 1,
-            colorStops: [
-              { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
-              { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 },
-            ],
-            opacityStops: [
-              { opacity: 1, location: 0, midpoint: 0.5 },
-              { opacity: 1, location: 1, midpoint: 0.5 },
-            ],
+            colorStops: [0, 1].map((location) => ({ color: { r: 255 * location, g: 255 * location, b: 255 * location }, location, midpoint: 0.5 })),
+            opacityStops: [0, 1].map((location) => ({ opacity: 1, location, midpoint: 0.5 })),
           },
           angle: o.angle,
           type: 'linear',
