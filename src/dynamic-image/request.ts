@@ -10,6 +10,7 @@ import { ApiError, badRequest, forbidden } from '../errors';
 import { readLimited } from '../http/read-limited';
 import { entryOf, ServerTiming } from '../http/server-timing';
 import { canonicalNames, canonicalQuery } from './canonical';
+import { boundaryOf, MalformedMultipart, parseMultipart, readBody } from './multipart';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
 /** Far deeper than any request of ours; the schemas and our walkers recurse. */
@@ -122,28 +123,28 @@ async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<v
       { path: 'file', reason: 'expected a multipart/form-data body' },
     ]);
   }
+  const malformed = (why: string) => badRequest(`The multipart body cannot be read: ${why}`, [{ path: 'file', reason: 'malformed multipart body' }]);
+  const boundary = boundaryOf(type);
+  if (!boundary) throw malformed('its content type names no boundary.');
+  // Read and split by us (./multipart.ts): each file is a view of the one body array.
   const declared = c.req.header('content-length');
-  let form: FormData;
+  const body = await readBody(c.req.raw.body, declared === undefined ? undefined : Number(declared), MAX_UPLOAD_BYTES, () =>
+    tooLarge('The upload', MAX_UPLOAD_BYTES),
+  );
+  let parts: ReturnType<typeof parseMultipart>;
   try {
-    if (declared !== undefined && Number(declared) <= MAX_UPLOAD_BYTES) {
-      // The runtime holds the body to its declared length: parse it without another copy.
-      form = await c.req.raw.formData();
-    } else {
-      const bytes = await readLimited(c.req.raw, MAX_UPLOAD_BYTES, () => tooLarge('The upload', MAX_UPLOAD_BYTES));
-      form = await new Response(bytes, { headers: { 'content-type': type } }).formData();
-    }
+    parts = parseMultipart(body, boundary);
   } catch (e) {
-    if (e instanceof ApiError) throw e;
-    throw badRequest(`The multipart body cannot be read: ${(e as Error).message}`, [{ path: 'file', reason: 'malformed multipart body' }]);
+    if (e instanceof MalformedMultipart) throw malformed(`${e.message}.`);
+    throw e;
   }
-  const canonical = canonicalNames(schema, Object.fromEntries([...form.keys()].map((k) => [k, null]))) as Record<string, null>;
-  const names = Object.keys(canonical);
-  const keys = [...new Set(form.keys())];
+  const keys = [...new Set(parts.map(([key]) => key))];
+  const names = Object.keys(canonicalNames(schema, Object.fromEntries(keys.map((k) => [k, null]))) as Record<string, null>);
   const out = new FormData();
-  keys.forEach((key) => {
+  for (const key of keys) {
     const name = names.find((n) => n.toLowerCase() === key.toLowerCase()) ?? key;
-    for (const v of form.getAll(key)) out.append(name, v);
-  });
+    for (const [k, v] of parts) if (k === key) out.append(name, v);
+  }
   c.req.bodyCache = { formData: out };
 }
 

@@ -5,6 +5,7 @@
  * stored, so a refused request leaves nothing behind.
  */
 import { badRequest } from '../errors';
+import { bytesOf } from './multipart';
 import type { FileStore, Root, StoredFile } from './store/files';
 import { fileName, folderName, joinName, uploadedBaseName } from '../engine/names';
 
@@ -40,7 +41,7 @@ export async function storeUploads(
   try {
     for (const [i, file] of files.entries()) {
       const name = fileName(joinName(folder, uploadedBaseName(file.name, `file[${i}]`)), `file[${i}]`);
-      const bytes = new Uint8Array(await file.arrayBuffer());
+      const bytes = await bytesOf(file);
       checked.push({ name, bytes, accepted: await kind.accept(bytes, name) });
     }
   } catch (e) {

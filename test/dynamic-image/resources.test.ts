@@ -132,6 +132,21 @@ describe('images', () => {
     expect(res.status).toBe(201);
   });
 
+  it('a malformed multipart body is refused with 400 JSON; several files go in one request', async () => {
+    for (const [type, body] of [
+      ['multipart/form-data', '--x\r\n\r\n'],
+      ['multipart/form-data; boundary=x', 'no parts here'],
+      ['multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nunterminated'],
+    ]) {
+      const res = await call('/api/resources/images', withKey({ method: 'POST', headers: { 'content-type': type }, body }));
+      expect(res.status, body).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_request', details: [{ path: 'file', reason: 'malformed multipart body' }] });
+    }
+    const res = await upload('images', [['one.png', PNG_1x1], ['two.png', PNG_1x1], ['one.png', PNG_1x1]], '?destination=img-many');
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as Array<{ name: string }>).map((i) => i.name)).toEqual(['img-many/one.png', 'img-many/two.png', 'img-many/one_1.png']);
+  });
+
   it('uploads over 100 MB are refused with 413', async () => {
     const res = await call('/api/resources/images', withKey({
       method: 'POST',
