@@ -3,12 +3,15 @@
  * - templates: a PSD/PSB the engine can compile (by content: `8BPS`, version 1 or 2); the
  *   compiled form is made now, so a file that cannot be rendered is refused with 422;
  * - fonts: a TrueType/OpenType font with readable names;
- * - images: a JPEG or PNG with a readable header.
+ * - images: a JPEG or PNG with a readable header; a baseline JPEG's renditions (its DCT-scaled
+ *   decodes, src/engine/raster/renditions.ts) are made now, so a render reads those instead.
  */
 import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, loadCompiledTemplate, readHeader, templateHash } from '../engine';
 import { checkBleed, parseBleed } from '../engine/pdf/bleed';
 import { readFontInfo } from '../engine/fonts/font-info';
+import { sha256Hex } from '../engine/hash';
 import { orientedSize, sniffImage } from '../engine/raster';
+import { deleteRenditions, makeRenditions, renditionsMeta } from '../engine/raster/renditions';
 import { unprocessable } from '../errors';
 import type { FileStore } from './store/files';
 import { deleteThumbnails } from './store/thumbnails';
@@ -67,10 +70,20 @@ export function imageKind(store: FileStore): UploadKind {
       }
       // Displayed size (EXIF orientation applied): thumbnails pick their size bucket from it.
       const { width, height } = orientedSize(sniffed);
-      return { contentType: `image/${format}`, meta: { width: String(width), height: String(height) } };
+      // The content hash is what FileStore records too; kept here so that forget can tell a
+      // replacement by the same content (whose renditions and thumbnails still hold).
+      const sha256 = await sha256Hex(bytes);
+      const renditions = await makeRenditions(store.bucket, sha256, bytes, sniffed);
+      return {
+        contentType: `image/${format}`,
+        meta: { width: String(width), height: String(height), sha256, ...(renditions.scales.length ? { renditions: renditionsMeta(renditions.scales) } : {}) },
+        undo: renditions.made ? () => deleteRenditions(store.bucket, sha256) : undefined,
+      };
     },
-    async forget(old) {
+    async forget(old, replacement) {
+      if (replacement?.meta?.sha256 === old.sha256) return;
       await deleteThumbnails(store.bucket, old.sha256);
+      await deleteRenditions(store.bucket, old.sha256);
     },
   };
 }
