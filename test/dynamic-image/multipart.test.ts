@@ -91,6 +91,19 @@ describe('readBody', () => {
     await expect(readBody(streamOf(encoder.encode('abcdefghijk')), undefined, 10, tooLarge)).rejects.toThrow('too large');
   });
 
+  it('reads a byte stream (a request body) into the array itself, to its end or past what was declared', async () => {
+    const bodyOf = (text: string) => new Request('http://x/', { method: 'POST', body: text }).body;
+    expect(() => bodyOf('x')!.getReader({ mode: 'byob' })).not.toThrow();
+    const exact = await readBody(bodyOf('abcde'), 5, 10, tooLarge);
+    expect(new TextDecoder().decode(exact)).toBe('abcde');
+    expect(exact.buffer.byteLength).toBe(5); // read into, not copied
+    const bytes = new Uint8Array(200_000).map((_, i) => i % 251);
+    expect(await readBody(new Request('http://x/', { method: 'POST', body: bytes }).body, 200_000, 300_000, tooLarge)).toEqual(bytes);
+    expect(new TextDecoder().decode(await readBody(bodyOf('abcdefg'), 2, 10, tooLarge))).toBe('abcdefg');
+    expect(new TextDecoder().decode(await readBody(bodyOf('abc'), 0, 10, tooLarge))).toBe('abc');
+    await expect(readBody(bodyOf('abcdef'), 3, 4, tooLarge)).rejects.toThrow('too large');
+  });
+
   it('an UploadedPart survives a FormData (the route validator reads the form from one)', () => {
     const part = new UploadedPart(encoder.encode('xyz'), 'a.png', 'image/png');
     const form = new FormData();
