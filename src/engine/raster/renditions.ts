@@ -35,10 +35,11 @@ export function renditionScales(sniffed: SniffedImage): Exclude<JpegScale, 8>[] 
 }
 
 /**
- * Makes and stores the renditions of `bytes` (content hash `sha256`), one decode at a time; returns
- * the scales stored (the file's `renditions` metadata) and whether this call made them (false when
- * they were there already: the same content uploaded under another name). None for a coding the
- * scaled decoder leaves to mozjpeg, or corrupt data (the render then refuses it, as before).
+ * Makes and stores the renditions of `bytes` (content hash `sha256`), one decode at a time, each
+ * written while the next is decoded; returns the scales stored (the file's `renditions` metadata)
+ * and whether this call made them (false when they were there already: the same content uploaded
+ * under another name). None for a coding the scaled decoder leaves to mozjpeg, or corrupt data
+ * (the render then refuses it, as before).
  */
 export async function makeRenditions(
   bucket: R2Bucket,
@@ -48,20 +49,16 @@ export async function makeRenditions(
 ): Promise<{ scales: JpegScale[]; made: boolean }> {
   const stored = await storedScales(bucket, sha256);
   if (stored.length) return { scales: stored, made: false };
+  const customMetadata = { width: String(sniffed.width), height: String(sniffed.height), orientation: String(sniffed.orientation) };
+  const writes: Promise<unknown>[] = [];
   const scales: JpegScale[] = [];
   for (const scale of renditionScales(sniffed)) {
-    let image: RGBAImage | null;
-    try {
-      image = await decodeJpegScaled(bytes, scale);
-    } catch {
-      image = null;
-    }
+    const image = await decodeJpegScaled(bytes, scale).catch(() => null);
     if (!image) break;
-    await bucket.put(renditionKey(sha256, scale), image.data, {
-      customMetadata: { width: String(sniffed.width), height: String(sniffed.height), orientation: String(sniffed.orientation) },
-    });
+    writes.push(bucket.put(renditionKey(sha256, scale), image.data, { customMetadata }));
     scales.push(scale);
   }
+  await Promise.all(writes);
   return { scales, made: scales.length > 0 };
 }
 
