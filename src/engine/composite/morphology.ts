@@ -362,43 +362,53 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
  * Signed distance (px) from each pixel centre to the shape's edge, positive outside, negative
  * inside, with sub-pixel precision taken from the anti-aliased edge: a pixel of coverage a has
  * the edge (0.5 − a) px from its centre (a straight edge through the pixel); a pixel wholly in or
- * out measures to the nearest pixel on the other side: to its square when that one is wholly
- * covered (or wholly empty), so pixel-aligned corners come out round as a Euclidean band's are,
- * else to its centre plus that pixel's own edge offset, or to the square of the nearest pixel
- * wholly across when that is nearer (where a curve meets a straight edge: the sliver between them
- * is bounded by partial pixels). Exact for straight edges and square corners, within half a pixel
- * elsewhere.
+ * out measures to pixels on the other side and keeps the nearest edge they give: to a wholly
+ * covered (or wholly empty) pixel's square, so pixel-aligned corners come out round as a Euclidean
+ * band's are, else to a pixel's centre plus its own edge offset. Three pixels across are asked:
+ * the nearest by centre with any coverage, the nearest at least half covered, and the nearest
+ * wholly covered. The nearest by centre may be a sliver (text anti-aliasing leaves pixels at
+ * 1/16) whose straight edge is a poor guess, where a fuller pixel a little farther holds the
+ * nearer edge (Photoshop's strokes follow the fuller one); where a curve meets a straight edge the
+ * sliver between them is bounded by partial pixels, and the wholly covered one is nearer. Exact
+ * for straight edges and square corners, within half a pixel elsewhere.
  */
 export function signedDistance(a: Float32Array, w: number, h: number): Float32Array {
-  const LO = 0.02;
-  const HI = 0.98;
-  const inside = nearestSeed((i) => a[i] > LO, w, h);
-  const outside = nearestSeed((i) => a[i] < HI, w, h);
-  // The nearest pixel across by centre need not hold the nearest edge: a nearly full pixel 2 px
-  // away puts its edge 2.4 px off, an empty one as near (or a little farther) puts it at 1.5.
-  const full = nearestSeed((i) => a[i] >= HI, w, h);
-  const empty = nearestSeed((i) => a[i] <= LO, w, h);
   const out = new Float32Array(a.length);
-  // Distance from pixel i's centre to pixel s's square.
-  const toSquare = (i: number, s: number) => {
-    const dx = Math.max(0, Math.abs((i % w) - (s % w)) - 0.5);
-    const dy = Math.max(0, Math.abs(Math.floor(i / w) - Math.floor(s / w)) - 0.5);
-    return Math.sqrt(dx * dx + dy * dy);
-  };
-  for (let i = 0; i < a.length; i++) {
-    const v = a[i];
-    if (v > LO && v < HI) out[i] = 0.5 - v;
-    else if (v <= LO) {
-      const s = inside.at[i];
-      out[i] = s < 0 ? 1e6 : a[s] >= HI ? toSquare(i, s) : Math.sqrt(inside.d2[i]) + 0.5 - a[s];
-      if (full.at[i] >= 0) out[i] = Math.min(out[i], toSquare(i, full.at[i]));
-    } else {
-      const s = outside.at[i];
-      out[i] = s < 0 ? -1e6 : a[s] <= LO ? -toSquare(i, s) : -(Math.sqrt(outside.d2[i]) - 0.5 + a[s]);
-      if (empty.at[i] >= 0) out[i] = Math.max(out[i], -toSquare(i, empty.at[i]));
-    }
-  }
+  for (let i = 0; i < a.length; i++) if (a[i] > EMPTY && a[i] < 1 - EMPTY) out[i] = 0.5 - a[i];
+  // Outside pixels measure to the covered side, then inside ones to the empty side (its coverage
+  // 1 − a), negated: one side's three seed maps at a time.
+  distancesAcross(a, w, h, out, 1);
+  const uncovered = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) uncovered[i] = 1 - a[i];
+  distancesAcross(uncovered, w, h, out, -1);
   return out;
+}
+
+/** Coverage at or below which a pixel counts as empty (and at or above 1 − this, as full). */
+const EMPTY = 0.02;
+
+/**
+ * signedDistance, times `sign`, for the pixels where coverage `c` (of the side measured to) is
+ * at most EMPTY: the nearest edge among that side's nearest pixel with any coverage, nearest at
+ * least half covered, and nearest wholly covered.
+ */
+function distancesAcross(c: Float32Array, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
+  const any = nearestSeed((i) => c[i] > EMPTY, w, h);
+  const half = nearestSeed((i) => c[i] >= 0.5, w, h);
+  const full = nearestSeed((i) => c[i] >= 1 - EMPTY, w, h);
+  const edge = (i: number, s: number, d2: number) => (s < 0 ? 1e6 : c[s] >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(d2) + 0.5 - c[s]);
+  for (let i = 0; i < c.length; i++) {
+    if (c[i] > EMPTY) continue;
+    const d = Math.min(edge(i, any.at[i], any.d2[i]), edge(i, half.at[i], half.d2[i]), full.at[i] < 0 ? 1e6 : toSquare(i, full.at[i], w));
+    out[i] = sign * d;
+  }
+}
+
+/** Distance from pixel i's centre to pixel s's square (row width w). */
+function toSquare(i: number, s: number, w: number): number {
+  const dx = Math.max(0, Math.abs((i % w) - (s % w)) - 0.5);
+  const dy = Math.max(0, Math.abs(Math.floor(i / w) - Math.floor(s / w)) - 0.5);
+  return Math.sqrt(dx * dx + dy * dy);
 }
 
 /** Coverage (0..1) of the pixel whose centre is at signed distance d by the band [lo, hi] (box filter). */

@@ -48,6 +48,21 @@ describe('signed distance where partial pixels are nearer than the edge', () => 
     const b = Float32Array.from(a, (v) => 1 - v);
     expect(signedDistance(b, w, w)[2 * w + 2]).toBeCloseTo(1.5, 5);
   });
+
+  it('measures to a fuller pixel a little farther when the nearest by centre is a sliver', () => {
+    // A 12×12 field, empty but for a column at x = 10 covered 75 % and one sliver (1/16, what
+    // text anti-aliasing leaves) at (6, 9): from (4, 4) the sliver is nearer by centre (√29 =
+    // 5.39) but puts its edge 5.83 px off; the column's edge is 5.75 px away (6 − 0.25). In
+    // psdtools-layer-effects-all.psd Photoshop's 6 px outside stroke follows the fuller pixel.
+    const w = 12;
+    const a = new Float32Array(w * w);
+    for (let y = 0; y < w; y++) a[y * w + 10] = 0.75;
+    a[9 * w + 6] = 1 / 16;
+    expect(signedDistance(a, w, w)[4 * w + 4]).toBeCloseTo(5.75, 5);
+    // and the same from inside, the field inverted
+    const b = Float32Array.from(a, (v) => 1 - v);
+    expect(signedDistance(b, w, w)[4 * w + 4]).toBeCloseTo(-5.75, 5);
+  });
 });
 
 describe('stroke band coverage', () => {
