@@ -18,6 +18,8 @@ type Rows = Uint8Array | Uint8ClampedArray;
 
 const SIGNATURE = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const BPP = 4; // RGBA8
+/** Filtered bytes handed to zlib at once (whole rows; at least one): two buffers of this are held. */
+const PIECE_BYTES = 256 * 1024;
 
 /** The PNG filter (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) of `row` with the smallest sum of |signed difference| (sampled), written into `out` (filter byte first). */
 function filterRow(row: Rows, above: Rows, out: Uint8Array, o: number) {
@@ -127,25 +129,30 @@ export class PngRowEncoder {
   async write(pixels: Rows, count: number): Promise<void> {
     if (this.y + count > this.height) throw new Error(`PNG rows beyond the image's ${this.height}`);
     const rowBytes = this.width * BPP;
-    // Two buffers taken in turn: a write has been read once the next one resolves (they are
-    // awaited one after the other), so the buffer before last is free again. A new one per call
-    // made 100 MB of garbage for a 5,000² preview, which workerd's process kept resident.
-    const length = count * (rowBytes + 1);
-    const turn = this.y === 0 ? 0 : 1 - this.turn;
-    this.turn = turn;
-    if ((this.buffers[turn]?.length ?? 0) < length) this.buffers[turn] = new Uint8Array(length);
-    const out = this.buffers[turn].subarray(0, length);
+    // Filtered a piece of rows at a time into two small buffers taken in turn (a write has been
+    // read once the next one resolves: they are awaited one after the other, so the buffer before
+    // last is free again). zlib's output does not depend on how its input is cut, so the bytes are
+    // those of whole strips; a strip's worth in each buffer was 8 MB held for a 5,000² preview.
+    const piece = Math.max(1, Math.floor(PIECE_BYTES / (rowBytes + 1)));
     let above: Rows = this.above;
-    for (let r = 0; r < count; r++) {
-      const row = pixels.subarray(r * rowBytes, (r + 1) * rowBytes);
-      filterRow(row, above, out, r * (rowBytes + 1));
-      above = row;
+    for (let first = 0; first < count; first += piece) {
+      const rows = Math.min(piece, count - first);
+      const length = rows * (rowBytes + 1);
+      const turn = this.y === 0 && first === 0 ? 0 : 1 - this.turn;
+      this.turn = turn;
+      if ((this.buffers[turn]?.length ?? 0) < length) this.buffers[turn] = new Uint8Array(length);
+      const out = this.buffers[turn].subarray(0, length);
+      for (let r = 0; r < rows; r++) {
+        const row = pixels.subarray((first + r) * rowBytes, (first + r + 1) * rowBytes);
+        filterRow(row, above, out, r * (rowBytes + 1));
+        above = row;
+      }
+      await this.writer.ready;
+      await this.writer.write(out);
+      checkCodedBytes(this.codedBytes, this.maxCodedBytes);
     }
     if (count > 0) this.above.set(above); // a copy: the caller draws the next strip into `pixels`
     this.y += count;
-    await this.writer.ready;
-    await this.writer.write(out);
-    checkCodedBytes(this.codedBytes, this.maxCodedBytes);
   }
 
   /** The PNG file, with `icc` as its iCCP profile when given. */
