@@ -149,26 +149,35 @@ function dropShadowReach(node: LayerNode, ink: Bounds, scale: number, globalAngl
 }
 
 /** Where `pixels`, placed at `at`, are not transparent (output pixels), or null when nowhere. */
-function inkOf(pixels: RGBAImage, at: Bounds): Bounds | null {
+export function inkOf(pixels: RGBAImage, at: Bounds): Bounds | null {
   const { width, height, data } = pixels;
-  let top = -1;
-  let bottom = -1;
+  // A pixel a 32-bit word: alpha is its high byte on the little-endian machines Workers run on
+  // (an unaligned view is copied to an aligned one first; text and pictures come aligned).
+  const aligned = data.byteOffset % 4 === 0 ? data : data.slice();
+  const words = new Uint32Array(aligned.buffer, aligned.byteOffset, width * height);
+  const INK = 0x1000000; // a word at or above it has a non-zero alpha
+  // A row's words OR-ed together have a non-zero alpha when any of them has: no branch a pixel.
+  const rowInked = (y: number) => {
+    let any = 0;
+    for (let i = y * width, end = i + width; i < end; i++) any |= words[i]!;
+    return any >>> 0 >= INK;
+  };
+  let top = 0;
+  while (top < height && !rowInked(top)) top++;
+  if (top === height) return null;
+  let bottom = height - 1;
+  while (!rowInked(bottom)) bottom--;
+  // Each row read only as far as the ink found so far: from the left up to `left`, from the right down to `right`.
   let left = width;
   let right = -1;
-  for (let y = 0; y < height; y++) {
-    let first = -1;
-    let last = -1;
-    for (let x = 0, a = y * width * 4 + 3; x < width; x++, a += 4) {
-      if (data[a] === 0) continue;
-      if (first < 0) first = x;
-      last = x;
-    }
-    if (first < 0) continue;
-    if (top < 0) top = y;
-    bottom = y;
-    left = Math.min(left, first);
-    right = Math.max(right, last);
+  for (let y = top; y <= bottom; y++) {
+    const row = y * width;
+    let x = 0;
+    while (x < left && words[row + x]! < INK) x++;
+    if (x < left) left = x;
+    x = width - 1;
+    while (x > right && words[row + x]! < INK) x--;
+    if (x > right) right = x;
   }
-  if (top < 0) return null;
   return { left: at.left + left, top: at.top + top, right: at.left + right + 1, bottom: at.top + bottom + 1 };
 }

@@ -300,24 +300,46 @@ export function shapedAdvance(fonts: readonly Uint8Array[], text: string): numbe
 
 /**
  * Metrics of a font with fallbacks (metrics.ts `withFallbacks`) that also measure text as
- * HarfBuzz shapes it (`textAdvance`, in em of the size). Results are cached per metrics object,
- * since line breaking measures the same words again and again.
+ * HarfBuzz shapes it (`textAdvance`, in em of the size). One object per font and fallback list,
+ * kept as long as the font bytes (the font cache hands out the same arrays), so the widths it
+ * has measured serve every later request in the isolate: line breaking and copyfitting measure
+ * the same words again and again, and a storefront's texts share most of theirs.
  *
  * @example
  *   const m = shapedMetrics(font, fallbacks);
  *   m.textAdvance!('Ali علي') * size // width in px at `size`
  */
 export function shapedMetrics(font: Uint8Array, fallbacks: readonly Uint8Array[] = []): FontMetrics {
+  let byFallbacks = measured.get(font);
+  if (!byFallbacks) measured.set(font, (byFallbacks = []));
+  const hit = byFallbacks.find((m) => m.fallbacks.length === fallbacks.length && m.fallbacks.every((f, i) => f === fallbacks[i]));
+  if (hit) return hit.metrics;
+  const metrics = measuringMetrics(font, fallbacks);
+  // Fallback lists differ by the scripts a text lacks; a few per font, the oldest dropped.
+  if (byFallbacks.length >= 8) byFallbacks.shift();
+  byFallbacks.push({ fallbacks: [...fallbacks], metrics });
+  return metrics;
+}
+
+/** shapedMetrics' objects per main font: one per fallback list. */
+const measured = new WeakMap<Uint8Array, Array<{ fallbacks: Uint8Array[]; metrics: FontMetrics }>>();
+
+/** Characters of measured texts kept per metrics object (~2 MB of strings at most); cleared when full. */
+const MAX_MEASURED_CHARS = 1 << 20;
+
+function measuringMetrics(font: Uint8Array, fallbacks: readonly Uint8Array[]): FontMetrics {
   const all = [font, ...fallbacks];
   const widths = new Map<string, number>();
+  let chars = 0;
   return {
     ...withFallbacks(fontMetrics(font), fallbacks.map((f) => fontMetrics(f))),
     textAdvance(text) {
       let width = widths.get(text);
       if (width === undefined) {
         width = shapedAdvance(all, text);
-        if (widths.size > 4096) widths.clear();
+        if (chars + text.length > MAX_MEASURED_CHARS) (widths.clear(), (chars = 0));
         widths.set(text, width);
+        chars += text.length;
       }
       return width;
     },

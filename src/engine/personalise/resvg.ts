@@ -30,7 +30,9 @@ export async function renderSvg(svg: string, fontBuffers: Uint8Array[]): Promise
   try {
     const rendered = resvg.render();
     try {
-      const data = new Uint8ClampedArray(rendered.pixels);
+      // `pixels` is already a copy out of resvg's memory: viewed, not copied again.
+      const pixels = rendered.pixels;
+      const data = new Uint8ClampedArray(pixels.buffer, pixels.byteOffset, pixels.byteLength);
       return { width: rendered.width, height: rendered.height, data };
     } finally {
       rendered.free();

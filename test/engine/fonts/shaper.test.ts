@@ -50,6 +50,21 @@ describe('shaper', () => {
     expect(m.textAdvance!('')).toBe(0);
   });
 
+  it('keeps one measuring object per font and fallback list, so widths measured once serve later texts (issue 25 §3)', async () => {
+    const sans = await font('LiberationSans-Regular.ttf');
+    const arabic = await font('NotoSansArabic-Regular.ttf');
+    const dejavu = await font('DejaVuSans.ttf');
+    const m = shapedMetrics(sans, [arabic]);
+    expect(shapedMetrics(sans, [arabic])).toBe(m);
+    expect(shapedMetrics(sans, [dejavu])).not.toBe(m);
+    expect(shapedMetrics(sans)).not.toBe(m);
+    expect(shapedMetrics(sans, [])).toBe(shapedMetrics(sans));
+    // The kept widths are the ones a fresh shaping gives.
+    for (const text of ['Hello', 'AVA Tokyo', 'علي 2024 Ali', 'Hello']) {
+      expect(m.textAdvance!(text)).toBe(shapeText([sans, arabic], text).reduce((w, r) => w + r.glyphs.reduce((s, g) => s + g.xAdvance, 0) / r.unitsPerEm, 0));
+    }
+  });
+
   it('keeps marks with their base, pairs of surrogates together, and measures emoji in the font that has them', async () => {
     const sans = await font('LiberationSans-Regular.ttf');
     const arabic = await font('NotoSansArabic-Regular.ttf');

@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { blendSurface } from '../../../src/engine/composite/blend';
+import type { Surface } from '../../../src/engine/composite/surface';
+import { blendSurfaceWasm, useWasmBlending } from '../../../src/engine/raster/blend';
+import { kernels } from '../../../src/engine/raster/kernels';
+
+/**
+ * The plain blends (no clipping, gamma or kept channels: a drop shadow's multiply, an opaque
+ * layer's normal) run two pixels at a time on f64x2 lanes (wasm/assembly/blend.ts blendPairs,
+ * issue 25 §3): bit-identical to the compositor's TypeScript on every pair of alphas, where a
+ * lane has no coverage next to one that has, and at odd widths (the last pixel scalar).
+ */
+function typescriptOnly<T>(fn: () => T): T {
+  useWasmBlending(false);
+  try {
+    return fn();
+  } finally {
+    useWasmBlending(true);
+  }
+}
+
+/** Every alpha beside every other (pairs of pixels that differ in coverage), channels varied. */
+function grid(w: number, seed: number, transpose: boolean): Surface {
+  const h = Math.ceil((256 * 256) / w);
+  const data = new Uint8ClampedArray(w * h * 4);
+  let s = seed;
+  for (let i = 0; i < w * h; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+    const k = i % 65536;
+    const alpha = transpose ? k >> 8 : k & 255;
+    data.set([s & 255, (s >>> 8) & 255, (s >>> 16) & 3 ? (s >>> 16) & 255 : 0, alpha], i * 4);
+  }
+  return { x: 0, y: 0, w, h, data };
+}
+
+describe('blendPairs (two pixels a lane pair)', () => {
+  beforeAll(async () => {
+    await kernels();
+  });
+
+  it('gives the compositor\'s bytes for normal, multiply and screen, with and without a mask, at opacity 1 and below', () => {
+    for (const w of [256, 255]) {
+      const dst = grid(w, 5, true);
+      const src = grid(w, 11, false);
+      const mask = grid(w, 17, false).data.filter((_, i) => i % 4 === 1);
+      for (const mode of ['normal', 'multiply', 'screen']) {
+        for (const [m, opacity] of [[null, 1], [null, 0.35], [mask, 1], [mask, 0.73]] as const) {
+          const expected = { ...dst, data: new Uint8ClampedArray(dst.data) };
+          typescriptOnly(() => blendSurface(expected, src, m, opacity, mode, {}));
+          const actual = { ...dst, data: new Uint8ClampedArray(dst.data) };
+          expect(blendSurfaceWasm(actual, src, m, opacity, mode, {})).toBe(true);
+          let mismatches = 0;
+          for (let i = 0; i < actual.data.length; i++) if (actual.data[i] !== expected.data[i]) mismatches++;
+          expect(mismatches, `${mode} width ${w} mask ${!!m} opacity ${opacity}`).toBe(0);
+        }
+      }
+    }
+  });
+});
