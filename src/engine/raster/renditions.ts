@@ -8,6 +8,7 @@
  * same bytes. Anything else (PNG, progressive or CMYK JPEG, a full-size decode, a rendition lost)
  * is read and decoded from the original, as before. docs/personalisation.md, "Picture renditions".
  */
+import { MAX_URL_IMAGE_BYTES } from '../inputs';
 import { checkDecodeMemory } from '../memory/budget';
 import { noTiming, type Timing } from '../timing';
 import type { RGBAImage } from '../types';
@@ -24,6 +25,12 @@ const PREFIX = 'renditions/';
 const renditionKey = (sha256: string, scale: JpegScale) => `${PREFIX}${sha256}/${scale}.rgba`;
 /** Size of an `eighths`/8 decode of `w` × `h`, rounded up as libjpeg (and decodeJpegScaled) do. */
 const scaledSize = (w: number, h: number, eighths: number) => ({ width: Math.ceil((w * eighths) / 8), height: Math.ceil((h * eighths) / 8) });
+
+/**
+ * Files larger than this get none: the decoder holds a copy of the file while it decodes, and an
+ * upload holds the file already (the limit of one image named by URL, src/engine/inputs.ts).
+ */
+export const MAX_RENDITION_SOURCE_BYTES = MAX_URL_IMAGE_BYTES;
 
 /** The scales worth keeping for a picture: the reductions of a JPEG up to MAX_RENDITION_PIXELS. */
 export function renditionScales(sniffed: SniffedImage): Exclude<JpegScale, 8>[] {
@@ -52,7 +59,7 @@ export async function makeRenditions(
   const customMetadata = { width: String(sniffed.width), height: String(sniffed.height), orientation: String(sniffed.orientation) };
   const writes: Promise<unknown>[] = [];
   const scales: JpegScale[] = [];
-  for (const scale of renditionScales(sniffed)) {
+  for (const scale of bytes.length <= MAX_RENDITION_SOURCE_BYTES ? renditionScales(sniffed) : []) {
     const image = await decodeJpegScaled(bytes, scale).catch(() => null);
     if (!image) break;
     writes.push(bucket.put(renditionKey(sha256, scale), image.data, { customMetadata }));

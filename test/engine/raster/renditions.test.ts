@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/engine/hash';
 import { decodeBounded, type DecodeBoundedOptions } from '../../../src/engine/raster/bounded';
-import { decodeStoredPicture, deleteRenditions, makeRenditions, renditionScales, renditionsMeta } from '../../../src/engine/raster/renditions';
+import { decodeStoredPicture, deleteRenditions, makeRenditions, MAX_RENDITION_SOURCE_BYTES, renditionScales, renditionsMeta } from '../../../src/engine/raster/renditions';
 import { orientedSize, sniffImage } from '../../../src/engine/raster/sniff';
 import type { Timing } from '../../../src/engine/timing';
 import { testAsset } from '../../helpers/fixtures';
@@ -74,6 +74,11 @@ describe('picture renditions', () => {
     expect(renditionScales({ format: 'jpeg', width: 4000, height: 3000, orientation: 1 })).toEqual([1, 2]);
     expect(renditionScales({ format: 'jpeg', width: 1600, height: 1200, orientation: 6 })).toEqual([1, 2, 4]);
     expect(renditionScales({ format: 'png', width: 100, height: 100, orientation: 1 })).toEqual([]);
+    // A file beyond MAX_RENDITION_SOURCE_BYTES: none (the bytes after the picture's end do not change its pixels).
+    const photo = await testAsset('jpeg/photo-444.jpg');
+    const padded = new Uint8Array(MAX_RENDITION_SOURCE_BYTES + 1);
+    padded.set(photo);
+    expect(await makeRenditions(bucket, await sha256Hex(padded), padded, sniffImage(padded)!)).toEqual({ scales: [], made: false });
   });
 
   it('a rendition that is gone or does not describe the picture is not used; deleting drops them all', async () => {
