@@ -19,7 +19,7 @@ import { spotLayers, type CompiledWithSpots } from './spots';
 import { compilerLayer } from './canvas-layer';
 import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
-import { pack } from './blob';
+import { Packer } from './blob';
 import { BandBuffers, levelCount, PyramidWriter } from './pyramid';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
@@ -82,11 +82,13 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];
   const writes = new Writes(WRITE_BYTES_IN_FLIGHT);
+  const packer = new Packer();
   const put = async (key: string, data: Uint8Array) => {
     written.push(key);
-    // Packed before the write is let go: `data` is the pyramid writer's band, refilled once this resolves.
-    const packed = await pack(data);
-    return writes.add(bucket.put(key, packed), packed.byteLength);
+    // Packed before the write is let go: `data` is the pyramid writer's band, refilled once this
+    // resolves. The packed bytes go back to the packer once written.
+    const packed = await packer.pack(data);
+    return writes.add(bucket.put(key, packed.bytes).finally(packed.release), packed.bytes.byteLength);
   };
 
   // Layers are written one at a time: their pyramids fill the same band buffers.
@@ -193,6 +195,11 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       throw unprocessable(`The PSD's pixel data could not be decoded: ${e.message}`);
     }
     throw e;
+  } finally {
+    // Every write is done (drained above): their memory is given back now, not at V8's next
+    // collection, so the upload's next step (storing the PSD) reuses it.
+    bands.release();
+    packer.release();
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Bounds } from '../types';
+import { freeNow } from './free';
 
 /**
  * The pixel pyramid. Level k holds a layer at scale 1/2^k on the document's own grid: level pixel
@@ -186,6 +187,12 @@ export class BandBuffers {
     let buffer = this.levels[k];
     if (!buffer || buffer.length < bytes) this.levels[k] = buffer = new Uint8Array(bytes);
     return buffer;
+  }
+
+  /** Frees every buffer now (./free.ts): once the last writer is done. */
+  release(): void {
+    freeNow(this.levels);
+    this.levels.length = 0;
   }
 }
 

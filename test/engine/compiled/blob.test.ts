@@ -1,8 +1,19 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { deflate, getBlob, getBlobRange, pack, putBlob, storedDeflate } from '../../../src/engine/compiled/blob';
+import { deflate, deflateInto, getBlob, getBlobRange, pack, Packer, putBlob, storedDeflate } from '../../../src/engine/compiled/blob';
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed * 7 + (i >> 9)) & 255);
+
+/** Bytes that hardly compress (xorshift). */
+function noiseBytes(n: number, seed: number): Uint8Array {
+  let state = seed;
+  return Uint8Array.from({ length: n }, () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state & 255;
+  });
+}
 
 describe('compiled blobs', () => {
   it('reads a whole blob back, and any range of it, from the same loop', async () => {
@@ -23,13 +34,7 @@ describe('compiled blobs', () => {
   });
 
   it('packs noise as stored blocks and the rest deflated, both read back the same way', async () => {
-    let state = 2463534242;
-    const noise = Uint8Array.from({ length: 200_000 }, () => {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return state & 255;
-    });
+    const noise = noiseBytes(200_000, 2463534242);
     const smooth = bytes(200_000);
     expect(await pack(noise)).toEqual(storedDeflate(noise));
     expect(await pack(smooth)).toEqual(await deflate(smooth));
@@ -37,5 +42,26 @@ describe('compiled blobs', () => {
       await env.FILES.put(`blob-test/${name}`, await pack(data));
       expect(await getBlob(env.FILES, `blob-test/${name}`, data.length)).toEqual(data);
     }
+  });
+
+  it('a Packer packs the same bytes into arrays it lends and takes back', async () => {
+    const noise = noiseBytes(300_000, 88172645);
+    const smooth = bytes(2_000_000);
+    const packer = new Packer();
+    const first = await packer.pack(smooth);
+    expect(first.bytes).toEqual(await pack(smooth));
+    const buffer = first.bytes.buffer;
+    first.release();
+    const second = await packer.pack(bytes(2_000_000, 3));
+    expect(buffer.byteLength).toBe(0); // lent again: the compressor read into it (and took it over)
+    expect(second.bytes).toEqual(await pack(bytes(2_000_000, 3)));
+    second.release();
+    const stored = await packer.pack(noise);
+    expect(stored.bytes).toEqual(storedDeflate(noise));
+    stored.release();
+    // An output array too small for the result is grown; the bytes are the same.
+    const grown = await deflateInto(noise, new Uint8Array(10));
+    expect(grown).toEqual(await deflate(noise));
+    expect(await deflate(new Uint8Array(0))).toEqual(new Uint8Array([3, 0]));
   });
 });
