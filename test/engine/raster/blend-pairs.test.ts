@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { blendSurface } from '../../../src/engine/composite/blend';
+import { blendSurface, fadeInto } from '../../../src/engine/composite/blend';
 import type { Surface } from '../../../src/engine/composite/surface';
-import { blendSurfaceWasm, useWasmBlending } from '../../../src/engine/raster/blend';
+import { blendSurfaceWasm, fadeIntoWasm } from '../../../src/engine/raster/blend';
+import { typescriptBlending } from './typescript-blending';
 import { kernels } from '../../../src/engine/raster/kernels';
 
 /**
@@ -10,14 +11,6 @@ import { kernels } from '../../../src/engine/raster/kernels';
  * issue 25 §3): bit-identical to the compositor's TypeScript on every pair of alphas, where a
  * lane has no coverage next to one that has, and at odd widths (the last pixel scalar).
  */
-function typescriptOnly<T>(fn: () => T): T {
-  useWasmBlending(false);
-  try {
-    return fn();
-  } finally {
-    useWasmBlending(true);
-  }
-}
 
 /** Every alpha beside every other (pairs of pixels that differ in coverage), channels varied. */
 function grid(w: number, seed: number, transpose: boolean): Surface {
@@ -42,17 +35,34 @@ describe('blendPairs (two pixels a lane pair)', () => {
     for (const w of [256, 255]) {
       const dst = grid(w, 5, true);
       const src = grid(w, 11, false);
-      const mask = grid(w, 17, false).data.filter((_, i) => i % 4 === 1);
+      const mask = new Uint8ClampedArray(grid(w, 17, false).data.filter((_, i) => i % 4 === 1));
       for (const mode of ['normal', 'multiply', 'screen']) {
         for (const [m, opacity] of [[null, 1], [null, 0.35], [mask, 1], [mask, 0.73]] as const) {
           const expected = { ...dst, data: new Uint8ClampedArray(dst.data) };
-          typescriptOnly(() => blendSurface(expected, src, m, opacity, mode, {}));
+          typescriptBlending(() => blendSurface(expected, src, m, opacity, mode, {}));
           const actual = { ...dst, data: new Uint8ClampedArray(dst.data) };
           expect(blendSurfaceWasm(actual, src, m, opacity, mode, {})).toBe(true);
           let mismatches = 0;
           for (let i = 0; i < actual.data.length; i++) if (actual.data[i] !== expected.data[i]) mismatches++;
           expect(mismatches, `${mode} width ${w} mask ${!!m} opacity ${opacity}`).toBe(0);
         }
+      }
+    }
+  });
+
+  it("fades (a group's opacity and mask) two pixels at a time to the compositor's bytes, on every pair of alphas", () => {
+    for (const w of [256, 255]) {
+      const dst = grid(w, 23, true);
+      const after = grid(w, 29, false);
+      const mask = new Uint8ClampedArray(grid(w, 31, false).data.filter((_, i) => i % 4 === 2));
+      for (const [m, opacity] of [[null, 1], [null, 0.5], [null, 0], [mask, 1], [mask, 0.8]] as const) {
+        const expected = { ...dst, data: new Uint8ClampedArray(dst.data) };
+        typescriptBlending(() => fadeInto(expected, after, m, opacity));
+        const actual = { ...dst, data: new Uint8ClampedArray(dst.data) };
+        expect(fadeIntoWasm(actual, after, m, opacity)).toBe(true);
+        let mismatches = 0;
+        for (let i = 0; i < actual.data.length; i++) if (actual.data[i] !== expected.data[i]) mismatches++;
+        expect(mismatches, `width ${w} mask ${!!m} opacity ${opacity}`).toBe(0);
       }
     }
   });
