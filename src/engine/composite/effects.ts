@@ -808,7 +808,7 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     contour: b.useShape ? curve : null,
     style: b.style,
     technique: b.technique,
-    size: Math.max(1, px(b.size) * ctx.scale),
+    size: Math.max(1, bevelSize(b) * ctx.scale),
     depth: b.strength ?? 1,
     up: b.direction !== 'down',
     soften: px(b.soften) * ctx.scale,
@@ -833,6 +833,16 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r, within);
     paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r, within);
   });
+}
+
+/**
+ * A bevel's size (document px). Emboss and pillow emboss split it across the edge in whole pixels,
+ * the half rounded up: Photoshop's 41 px emboss (psdtools-layer-effects-all.psd) lights the
+ * backdrop from 21 px outside the edge, as a 42 px one would.
+ */
+export function bevelSize(b: Pick<Bevel, 'style' | 'size'>): number {
+  const size = px(b.size);
+  return b.style === 'emboss' || b.style === 'pillow emboss' ? 2 * Math.ceil(size / 2) : size;
 }
 
 type GradientOverlay = NonNullable<LayerEffectsInfo['gradientOverlay']>[number];
