@@ -31,7 +31,12 @@ interface Table {
   entries: Int32Array;
 }
 
-function table(lengths: ArrayLike<number>, count: number): Table {
+/**
+ * The decoding table of a code. `reuse` (when long enough) holds its entries instead of a new
+ * array: a dynamic block's tables are up to 128 KB each, and a 10 MB ZIP channel has hundreds
+ * of blocks, which made tens of MB of garbage per compile (issue 25 §1).
+ */
+function table(lengths: ArrayLike<number>, count: number, reuse?: Int32Array): Table {
   const perLength = new Uint16Array(16);
   let max = 0;
   for (let i = 0; i < count; i++) {
@@ -50,7 +55,9 @@ function table(lengths: ArrayLike<number>, count: number): Table {
     next[len] = code;
   }
   const bits = Math.max(max, 1);
-  const entries = new Int32Array(1 << bits);
+  const size = 1 << bits;
+  const entries = reuse && reuse.length >= size ? reuse : new Int32Array(size);
+  if (entries === reuse) entries.fill(0, 0, size); // a code left incomplete reads as invalid
   for (let sym = 0; sym < count; sym++) {
     const len = lengths[sym];
     if (!len) continue;
@@ -86,6 +93,11 @@ export class Inflater {
   private pos = 0;
   private bitBuf = 0;
   private bitCount = 0;
+  /** Arrays the dynamic blocks' tables and code lengths are built in, one block after another. */
+  private readonly scratch: { lit?: Int32Array; dist?: Int32Array; cl?: Int32Array; clLengths: Uint8Array; lengths: Uint8Array } = {
+    clLengths: new Uint8Array(19),
+    lengths: new Uint8Array(286 + 30),
+  };
 
   constructor(
     private readonly src: Uint8Array,
@@ -200,10 +212,13 @@ export class Inflater {
     const hdist = this.bits(5) + 1;
     const hclen = this.bits(4) + 4;
     if (hlit > 286 || hdist > 30) throw new InflateError('too many length or distance codes');
-    const clLengths = new Uint8Array(19);
+    const scratch = this.scratch;
+    const clLengths = scratch.clLengths.fill(0);
     for (let i = 0; i < hclen; i++) clLengths[CODE_LENGTH_ORDER[i]] = this.bits(3);
-    const cl = table(clLengths, 19);
-    const lengths = new Uint8Array(hlit + hdist);
+    const cl = table(clLengths, 19, scratch.cl);
+    scratch.cl = cl.entries;
+    // Every length is written below before it is read.
+    const lengths = scratch.lengths.subarray(0, hlit + hdist);
     for (let i = 0; i < lengths.length; ) {
       const sym = this.decode(cl);
       if (sym < 16) {
@@ -223,6 +238,10 @@ export class Inflater {
       i += repeat;
     }
     if (!lengths[256]) throw new InflateError('no end-of-block code');
-    return { lit: table(lengths.subarray(0, hlit), hlit), dist: table(lengths.subarray(hlit), hdist) };
+    const lit = table(lengths.subarray(0, hlit), hlit, scratch.lit);
+    const dist = table(lengths.subarray(hlit), hdist, scratch.dist);
+    scratch.lit = lit.entries;
+    scratch.dist = dist.entries;
+    return { lit, dist };
   }
 }
