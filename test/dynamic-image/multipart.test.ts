@@ -25,7 +25,7 @@ describe('parseMultipart', () => {
     const form = new FormData();
     form.append('file', new File([psd], 'cards/a.psd', { type: 'image/vnd.adobe.photoshop' }));
     form.append('destination', 'Földer');
-    form.append('file', new File([new Uint8Array(0)], 'empty.ttf'));
+    form.append('file', new File([new Uint8Array(0)], 'Ünïcode ✓.ttf'));
     const { body, boundary } = await serialised(form);
     const parts = parseMultipart(body, boundary);
     expect(parts.map(([name]) => name)).toEqual(['file', 'destination', 'file']);
@@ -39,6 +39,7 @@ describe('parseMultipart', () => {
     expect(bytes.buffer).toBe(body.buffer); // a view, not a copy
     expect(field).toBe('Földer');
     expect((empty as UploadedPart).content.length).toBe(0);
+    expect((empty as UploadedPart).name).toBe('Ünïcode ✓.ttf');
   });
 
   it('takes a preamble, transport padding, quoted boundaries and escaped names', () => {
