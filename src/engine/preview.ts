@@ -34,6 +34,7 @@ import {
   unsharpMask,
   type UnsharpMask,
 } from './raster';
+import { decodeStoredPicture } from './raster/renditions';
 import { orientedSize, sniffImage, type SniffedImage } from './raster/sniff';
 import { noTiming, type Timing } from './timing';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
@@ -118,6 +119,7 @@ export async function gatherInputs(
   // URL images are fetched now (their hash is of the bytes); stored images are hashed from their
   // metadata and read only when rendering, so a cache hit reads no image.
   const images = new Map<string, Uint8Array | string>();
+  const storedImages = new Map<string, StoredInput>();
   const hashes: Record<string, string> = {};
   const load = async (ref: string) => {
     const path = pathOf.get(ref)!;
@@ -131,6 +133,7 @@ export async function gatherInputs(
     const file = await store.head('images', name);
     if (!file) throw notFound(`There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
     images.set(ref, name);
+    storedImages.set(ref, file);
     hashes[`image:${ref}`] = file.sha256;
     // Uploads record the displayed size (src/dynamic-image/kinds.ts): preflight then reads nothing.
     const size = { width: Number(file.meta.width), height: Number(file.meta.height) };
@@ -167,17 +170,17 @@ export async function gatherInputs(
         // Decoded no larger than needed to cover the placement (never enlarged here); kept per
         // isolate by content hash and size, so a repeated picture is neither read nor decoded.
         const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}`;
-        const picture: RGBAImage & { source?: SniffedImage } = await cached(imageCache, key, async () => {
-          const bytes = await bytesOf(ref);
-          return timing.time('image-decode', () => decodeBounded(bytes, {
+        // A stored picture's rendition (its DCT-scaled decode, made at upload) stands for the decode.
+        const picture: RGBAImage & { source?: SniffedImage } = await cached(imageCache, key, () =>
+          decodeStoredPicture(store.bucket, storedImages.get(ref), () => bytesOf(ref), {
             path: pathOf.get(ref),
             size: (src) => {
               makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
               const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
               return { width: src.width * k, height: src.height * k };
             },
-          }));
-        });
+          }, timing),
+        );
         // The picture's own pixels as displayed (EXIF orientation applied), for its effective ppi.
         return { ...picture, source: picture.source ? orientedSize(picture.source) : { width: picture.width, height: picture.height } };
       },

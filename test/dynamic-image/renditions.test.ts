@@ -70,4 +70,18 @@ describe('image uploads keep renditions of the picture', () => {
     await deleteRenditions(env.FILES, await sha256Hex(variant('without')));
     expect(Buffer.from(await personalised(withRenditions)).equals(Buffer.from(await personalised(without)))).toBe(true);
   });
+
+  it('a personalised preview reads the rendition, not the file', async () => {
+    // Its renditions inverted: the preview shows them, so they are what it read.
+    const shown = await uploadImage('shown.jpg', variant('shown'));
+    const sha = await sha256Hex(variant('shown'));
+    for (const scale of [1, 2, 4]) {
+      const obj = (await env.FILES.get(`renditions/${sha}/${scale}.rgba`))!;
+      const meta = obj.customMetadata;
+      const inverted = new Uint8Array(await obj.arrayBuffer()).map((v, i) => (i % 4 === 3 ? v : 255 - v));
+      await env.FILES.put(`renditions/${sha}/${scale}.rgba`, inverted, { customMetadata: meta });
+    }
+    const plain = await uploadImage('plain.jpg', variant('plain'));
+    expect(Buffer.from(await personalised(shown)).equals(Buffer.from(await personalised(plain)))).toBe(false);
+  });
 });
