@@ -362,21 +362,20 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
  * Signed distance (px) from each pixel centre to the shape's edge, positive outside, negative
  * inside, with sub-pixel precision taken from the anti-aliased edge: a pixel of coverage a has
  * the edge (0.5 − a) px from its centre (a straight edge through the pixel); a pixel wholly in or
- * out measures to pixels on the other side and keeps the nearest edge they give: to a wholly
- * covered (or wholly empty) pixel's square, so pixel-aligned corners come out round as a Euclidean
- * band's are, else to a pixel's centre plus its own edge offset. Three pixels across are asked:
- * the nearest by centre with any coverage, the nearest at least half covered, and the nearest
- * wholly covered. The nearest by centre may be a sliver (text anti-aliasing leaves pixels at
- * 1/16) whose straight edge is a poor guess, where a fuller pixel a little farther holds the
- * nearer edge (Photoshop's strokes follow the fuller one); where a curve meets a straight edge the
- * sliver between them is bounded by partial pixels, and the wholly covered one is nearer. Exact
- * for straight edges and square corners, within half a pixel elsewhere.
+ * out measures to two pixels on the other side and keeps the nearer edge they give: the nearest by
+ * centre with any coverage, and the nearest at least half covered. A wholly covered (or wholly
+ * empty) one gives its square, so pixel-aligned corners come out round as a Euclidean band's are;
+ * a partial one its centre plus its own edge offset. The nearest by centre may be a sliver (text
+ * anti-aliasing leaves pixels at 1/16) whose straight edge is a poor guess, where a fuller pixel a
+ * little farther holds the nearer edge; Photoshop's strokes follow the fuller one, and where a
+ * curve meets a straight edge the half-covered pixel bounds the sliver between them. Exact for
+ * straight edges and square corners, within half a pixel elsewhere.
  */
 export function signedDistance(a: Float32Array, w: number, h: number): Float32Array {
   const out = new Float32Array(a.length);
   for (let i = 0; i < a.length; i++) if (a[i] > EMPTY && a[i] < 1 - EMPTY) out[i] = 0.5 - a[i];
   // Outside pixels measure to the covered side, then inside ones to the empty side (its coverage
-  // 1 − a), negated: one side's three seed maps at a time.
+  // 1 − a), negated: one side's two seed maps at a time.
   distancesAcross(a, w, h, out, 1);
   const uncovered = new Float32Array(a.length);
   for (let i = 0; i < a.length; i++) uncovered[i] = 1 - a[i];
@@ -389,18 +388,16 @@ const EMPTY = 0.02;
 
 /**
  * signedDistance, times `sign`, for the pixels where coverage `c` (of the side measured to) is
- * at most EMPTY: the nearest edge among that side's nearest pixel with any coverage, nearest at
- * least half covered, and nearest wholly covered.
+ * at most EMPTY: the nearer edge of that side's nearest pixel with any coverage and its nearest
+ * pixel at least half covered.
  */
 function distancesAcross(c: Float32Array, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
   const any = nearestSeed((i) => c[i] > EMPTY, w, h);
   const half = nearestSeed((i) => c[i] >= 0.5, w, h);
-  const full = nearestSeed((i) => c[i] >= 1 - EMPTY, w, h);
   const edge = (i: number, s: number, d2: number) => (s < 0 ? 1e6 : c[s] >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(d2) + 0.5 - c[s]);
   for (let i = 0; i < c.length; i++) {
     if (c[i] > EMPTY) continue;
-    const d = Math.min(edge(i, any.at[i], any.d2[i]), edge(i, half.at[i], half.d2[i]), full.at[i] < 0 ? 1e6 : toSquare(i, full.at[i], w));
-    out[i] = sign * d;
+    out[i] = sign * Math.min(edge(i, any.at[i], any.d2[i]), edge(i, half.at[i], half.d2[i]));
   }
 }
 
