@@ -106,22 +106,33 @@ export async function deflateInto(data: Uint8Array, out: Uint8Array): Promise<Ui
     for (let at = 0; at < data.length; at += WRITE_PIECE) await writer.write(data.subarray(at, at + WRITE_PIECE));
     await writer.close();
   })();
-  const reader = stream.readable.getReader({ mode: 'byob' });
+  const readable = stream.readable;
+  const byob = byobReader(readable);
+  const chunks = byob ? undefined : readable.getReader();
   let buffer = out;
   let total = 0;
+  const grow = (need: number) => {
+    const grown = new Uint8Array(Math.max(4096, buffer.length * 2, need));
+    grown.set(buffer.subarray(0, total));
+    buffer = grown;
+  };
   const read = async () => {
     for (;;) {
-      if (total === buffer.length) {
-        const grown = new Uint8Array(Math.max(4096, buffer.length * 2));
-        grown.set(buffer);
-        buffer = grown;
-      }
-      const { done, value } = await reader.read(buffer.subarray(total));
-      if (value) {
-        buffer = new Uint8Array(value.buffer); // the same memory, handed back
+      if (byob) {
+        if (total === buffer.length) grow(total + 1);
+        const { done, value } = await byob.read(buffer.subarray(total));
+        if (value) {
+          buffer = new Uint8Array(value.buffer); // the same memory, handed back
+          total += value.length;
+        }
+        if (done) return;
+      } else {
+        const { done, value } = await chunks!.read();
+        if (done) return;
+        if (total + value.length > buffer.length) grow(total + value.length);
+        buffer.set(value, total);
         total += value.length;
       }
-      if (done) return;
     }
   };
   await Promise.all([written, read()]);
@@ -173,17 +184,11 @@ export async function getBlobRange(
   if (!obj) return null;
   // Read through one small array of our own (a BYOB reader), not the inflater's 16 KB chunks:
   // a strip through a 10,000 px wide band left ~5 MB of them per read for the collector.
-  const reader = obj.body.pipeThrough(new DecompressionStream('deflate-raw')).getReader({ mode: 'byob' });
-  let piece = new Uint8Array(READ_PIECE);
-  const read = async () => {
-    const result = await reader.read(piece);
-    if (result.value) piece = new Uint8Array(result.value.buffer); // the same memory, handed back
-    return result;
-  };
+  const reader = pieceReader(obj.body.pipeThrough(new DecompressionStream('deflate-raw')));
   const out = into ? into.subarray(0, end - start) : new Uint8Array(end - start);
   let at = 0;
   while (at < end) {
-    const { done, value } = await read();
+    const { done, value } = await reader.read();
     if (done) break;
     const from = Math.max(start, at);
     const to = Math.min(end, at + value.length);
@@ -192,12 +197,39 @@ export async function getBlobRange(
   }
   if (at < end) throw new Error(`compiled blob: expected ${expected} bytes, got ${at}`);
   if (at < expected) await reader.cancel();
-  else if (at > expected || !(await read()).done) throw new Error(`compiled blob: more than ${expected} bytes`);
+  else if (at > expected || !(await reader.read()).done) throw new Error(`compiled blob: more than ${expected} bytes`);
   return out;
 }
 
 /** What getBlobRange reads at a time. */
 const READ_PIECE = 64 * 1024;
+
+/** A BYOB reader of `stream`, or undefined where it is not a byte stream (Node's are not; workerd's are). */
+function byobReader(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | undefined {
+  try {
+    return stream.getReader({ mode: 'byob' });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A stream read through one array of READ_PIECE bytes (each result a view of it, good until the
+ * next read), or chunk by chunk where the stream is not a byte stream.
+ */
+function pieceReader(stream: ReadableStream<Uint8Array>): { read(): Promise<ReadableStreamReadResult<Uint8Array>>; cancel(): Promise<void> } {
+  const byob = byobReader(stream);
+  if (!byob) return stream.getReader();
+  let piece = new Uint8Array(READ_PIECE);
+  return {
+    async read() {
+      const result = await byob.read(piece);
+      if (result.value) piece = new Uint8Array(result.value.buffer); // the same memory, handed back
+      return result;
+    },
+    cancel: () => byob.cancel(),
+  };
+}
 
 /** A whole blob that inflates to `expected` bytes (one allocation), or null when absent. */
 export function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
