@@ -157,6 +157,11 @@ export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity
     }
     const covered = f64x2.gt(as, zero);
     if (!v128.any_true(covered)) continue;
+    if (isNormal && i64x2.all_true(f64x2.eq(as, one))) {
+      // Both opaque: the source, as the scalar loop copies it.
+      v128.store64_lane(di, s, 0);
+      continue;
+    }
     const ab = unitPair(di, 3);
     const s0 = unitPair(si, 0), s1 = unitPair(si, 1), s2 = unitPair(si, 2);
     const d0 = unitPair(di, 0), d1 = unitPair(di, 1), d2 = unitPair(di, 2);
