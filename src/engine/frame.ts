@@ -111,6 +111,16 @@ function stripRows(compiled: CompiledTemplate, o: FrameOptions) {
  */
 export const STREAMED_JPEG_FRAME_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Strip buffers for a frame coded as its strips are drawn (renderFrameJpeg, renderFramePng), with
+ * two strips' layer surfaces pooled from strip to strip, and rows to spare for the reach of the
+ * resize and the unsharp mask: a new surface per strip was 4.2 MB of garbage a strip for a 5,000²
+ * preview (95 MB a request), which workerd's process kept resident until V8 collected it
+ * (issue 25 §1, docs/memory.md).
+ */
+const streamedStripBuffers = (compiled: CompiledTemplate, o: FrameOptions) =>
+  new StripBuffers(2 * ((o.stripBytes ?? STRIP_CANVAS_BYTES) + 16 * 4 * outputSize(compiled, o.scale).width));
+
 /** Whether a JPEG of `o` is coded as it is drawn (renderFrameJpeg) rather than from a held frame. */
 export const streamsJpeg = (o: Pick<FrameOptions, 'width' | 'height' | 'streamBytes'>) =>
   o.width * o.height * 4 > (o.streamBytes ?? STREAMED_JPEG_FRAME_BYTES);
@@ -135,7 +145,7 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
   const coded: Uint8Array[] = [];
   // Fitted to the first strip and completed: what fitting to the whole frame would need it drawn twice for.
   let specs: HuffSpec[] | undefined;
-  const buffers = new StripBuffers();
+  const buffers = streamedStripBuffers(compiled, o);
   for (let top = 0; top < height; top += rows) {
     const bottom = Math.min(height, top + rows);
     await drawRows(bucket, compiled, o, { rows: { top, bottom }, into: strip, intoTop: top, overrides, taps, buffers, timing });
@@ -154,7 +164,7 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
 export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, icc: Uint8Array | null, maxCodedBytes: number, timing: Timing): Promise<Uint8Array> {
   const overrides = o.overrides ?? new Map();
   const taps = frameTaps(compiled, o);
-  const buffers = new StripBuffers();
+  const buffers = streamedStripBuffers(compiled, o);
   const draw = async (rows: { top: number; bottom: number }, strip: Uint8ClampedArray) => void (await drawRows(bucket, compiled, o, { rows, into: strip, intoTop: rows.top, overrides, taps, buffers, timing }));
   return encodePngStrips(o, stripRows(compiled, o), draw, { icc, maxCodedBytes });
 }

@@ -48,6 +48,12 @@ export async function loadCompiledTemplateCached(bucket: R2Bucket, hash: string)
 }
 
 /**
+ * A kept buffer's size for `length`: 1/32 more, so that a frame's first strip (short of the
+ * unsharp mask's rows above it) makes buffers the later strips fit, not a second set of them.
+ */
+const withSpare = (length: number) => length + (length >> 5);
+
+/**
  * Buffers a frame drawn in strips keeps from strip to strip (issue 25 §1): a 5,000² preview of a
  * 10,000² template drew 24 strips, each with new arrays for the band rows it read and its canvas,
  * about 200 MB of garbage a request, which workerd's process kept resident as pages of freed
@@ -73,7 +79,9 @@ export class StripBuffers {
    * until `nextStrip`. Up to poolBytes of them are kept and handed out again in later strips; past
    * that, a new array (garbage, as without a pool): so the first surfaces of each strip (all of a
    * one-layer template's) make no garbage, and a many-layer strip holds no more than poolBytes
-   * of them beyond what it would.
+   * of them beyond what it would. A surface no free one fits (a preview's first strip lacks the
+   * unsharp mask's rows above it, so the later ones are longer) takes the place of free ones too
+   * small: kept, the pool would have handed out new arrays for every later strip.
    */
   surface(length: number): Uint8ClampedArray {
     let best = -1;
@@ -86,9 +94,11 @@ export class StripBuffers {
       this.lent.push(buffer!);
       return new Uint8ClampedArray(buffer!, 0, length).fill(0);
     }
+    // None fits: free ones, too small, make room for this one.
+    while (this.free.length && this.pooledBytes + length > this.poolBytes) this.pooledBytes -= this.free.pop()!.byteLength;
     if (this.pooledBytes + length > this.poolBytes) return new Uint8ClampedArray(length);
-    const buffer = new ArrayBuffer(length);
-    this.pooledBytes += length;
+    const buffer = new ArrayBuffer(Math.min(this.poolBytes - this.pooledBytes, withSpare(length)));
+    this.pooledBytes += buffer.byteLength;
     this.lent.push(buffer);
     return new Uint8ClampedArray(buffer);
   }
@@ -122,7 +132,7 @@ export class StripBuffers {
   private buffer(use: string, length: number): ArrayBuffer {
     let buffer = this.kept.get(use);
     if (!buffer || buffer.byteLength < length) {
-      buffer = new ArrayBuffer(length);
+      buffer = new ArrayBuffer(withSpare(length));
       this.kept.set(use, buffer);
     }
     return buffer;
