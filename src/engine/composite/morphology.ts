@@ -363,13 +363,13 @@ export function nearestSeed(seed: (i: number) => boolean, w: number, h: number):
  * inside, with sub-pixel precision taken from the anti-aliased edge: a pixel of coverage a has
  * the edge (0.5 − a) px from its centre (a straight edge through the pixel); a pixel wholly in or
  * out measures to two pixels on the other side and keeps the nearer edge they give: the nearest by
- * centre with any coverage, and the nearest at least half covered. A wholly covered (or wholly
- * empty) one gives its square, so pixel-aligned corners come out round as a Euclidean band's are;
- * a partial one its centre plus its own edge offset. The nearest by centre may be a sliver (text
- * anti-aliasing leaves pixels at 1/16) whose straight edge is a poor guess, where a fuller pixel a
- * little farther holds the nearer edge; Photoshop's strokes follow the fuller one, and where a
- * curve meets a straight edge the half-covered pixel bounds the sliver between them. Exact for
- * straight edges and square corners, within half a pixel elsewhere.
+ * centre with any coverage, and the nearest at least half covered. The nearest by centre gives its
+ * square when it is wholly covered (or wholly empty), so pixel-aligned corners come out round as
+ * a Euclidean band's are; otherwise a pixel gives its centre plus its own edge offset. The nearest
+ * by centre may be a sliver (text anti-aliasing leaves pixels at 1/16) whose straight edge is a
+ * poor guess, where a fuller pixel a little farther holds the nearer edge; Photoshop's strokes
+ * follow the fuller one, and where a curve meets a straight edge the half-covered pixel bounds the
+ * sliver between them. Exact for straight edges and square corners, within half a pixel elsewhere.
  */
 export function signedDistance(a: Float32Array, w: number, h: number): Float32Array {
   const out = new Float32Array(a.length);
@@ -388,16 +388,19 @@ const EMPTY = 0.02;
 
 /**
  * signedDistance, times `sign`, for the pixels where coverage `c` (of the side measured to) is
- * at most EMPTY: the nearer edge of that side's nearest pixel with any coverage and its nearest
- * pixel at least half covered.
+ * at most EMPTY: the nearer edge of that side's nearest pixel with any coverage (its square when
+ * it is wholly covered: the edge there is pixel-aligned) and its nearest pixel at least half
+ * covered (a straight edge through it, even when wholly covered: it lies behind a partial rim).
  */
 function distancesAcross(c: Float32Array, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
   const any = nearestSeed((i) => c[i] > EMPTY, w, h);
   const half = nearestSeed((i) => c[i] >= 0.5, w, h);
-  const edge = (i: number, s: number, d2: number) => (s < 0 ? 1e6 : c[s] >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(d2) + 0.5 - c[s]);
   for (let i = 0; i < c.length; i++) {
     if (c[i] > EMPTY) continue;
-    out[i] = sign * Math.min(edge(i, any.at[i], any.d2[i]), edge(i, half.at[i], half.d2[i]));
+    const s = any.at[i];
+    const q = half.at[i];
+    const nearest = s < 0 ? 1e6 : c[s] >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(any.d2[i]) + 0.5 - c[s];
+    out[i] = sign * (q < 0 ? nearest : Math.min(nearest, Math.sqrt(half.d2[i]) + 0.5 - c[q]));
   }
 }
 

@@ -63,6 +63,20 @@ describe('signed distance where partial pixels are nearer than the edge', () => 
     const b = Float32Array.from(a, (v) => 1 - v);
     expect(signedDistance(b, w, w)[4 * w + 4]).toBeCloseTo(-5.75, 5);
   });
+
+  it('measures a wholly covered pixel behind a sliver as a straight edge, not to its square', () => {
+    // From (2, 2): a sliver at (2, 7) is nearest by centre (5 px, its edge 5.44 off); the nearest
+    // pixel at least half covered is a full one at (6, 6), diagonal: its edge is taken 0.5 px short
+    // of its centre (5.16), not at its square's corner (4.95). On the stroke where a mask cuts a
+    // circle in psdtools-fx-stroke-composite.psd the square drew the stroke a pixel too wide.
+    const w = 12;
+    const a = new Float32Array(w * w);
+    a[6 * w + 6] = 1;
+    a[7 * w + 2] = 1 / 16;
+    expect(signedDistance(a, w, w)[2 * w + 2]).toBeCloseTo(Math.hypot(4, 4) - 0.5, 5);
+    const b = Float32Array.from(a, (v) => 1 - v);
+    expect(signedDistance(b, w, w)[2 * w + 2]).toBeCloseTo(0.5 - Math.hypot(4, 4), 5);
+  });
 });
 
 describe('stroke band coverage', () => {
