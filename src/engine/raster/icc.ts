@@ -159,7 +159,8 @@ function embedJpegIcc(bytes: Uint8Array, icc: Uint8Array): Uint8Array {
     last = s.end;
   }
   kept.push(bytes.subarray(last));
-  const stripped = concat(kept);
+  // No ICC segment to drop (our own JPEGs): the file as it is, not a copy of it.
+  const stripped = kept.length === 1 ? bytes : concat(kept);
   const removedBefore = segments.filter((s) => isIccSegment(bytes, s) && s.end <= insertAt).reduce((n, s) => n + s.end - s.start, 0);
   const at = insertAt - removedBefore;
   return concat([stripped.subarray(0, at), ...app2, stripped.subarray(at)]);

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blendSurface, fadeInto } from '../../../src/engine/composite/blend';
 import type { Surface } from '../../../src/engine/composite/surface';
-import { blendSurfaceWasm, fadeIntoWasm, gammaTables, useWasmBlending, WASM_BLEND_MODES } from '../../../src/engine/raster/blend';
+import { blendSurfaceWasm, fadeIntoWasm, gammaTables, WASM_BLEND_MODES } from '../../../src/engine/raster/blend';
+import { typescriptBlending as typescriptOnly } from './typescript-blending';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { noiseImage } from './helpers';
 
@@ -12,16 +13,6 @@ function surface(x: number, y: number, w: number, h: number, seed: number): Surf
   return { x, y, w, h, data };
 }
 const copy = (s: Surface): Surface => ({ ...s, data: new Uint8ClampedArray(s.data) });
-
-/** The compositor's TypeScript loops, with the WASM path (which they now delegate to) off. */
-function typescriptOnly<T>(fn: () => T): T {
-  useWasmBlending(false);
-  try {
-    return fn();
-  } finally {
-    useWasmBlending(true);
-  }
-}
 
 describe('blendSurfaceWasm', () => {
   beforeAll(async () => {
