@@ -21,6 +21,7 @@ import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { Packer } from './blob';
 import { BandBuffers, levelCount, PyramidWriter } from './pyramid';
+import { AlphaBox } from './alpha-box';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
@@ -105,7 +106,8 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
         }, bands);
         if (pixels) {
           node.hasPixels = true;
-          node.pixelBounds = pixels;
+          node.pixelBounds = pixels.stored;
+          if (pixels.alpha) node.alphaBounds = pixels.alpha;
         } else if (keys.length) {
           await writes.drain(); // its bands may still be on their way
           await bucket.delete(keys); // fully transparent: nothing worth keeping
@@ -119,7 +121,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
             ? await writeLayerPyramid(raw, node.mask.bounds, canvas, levels, 1, (k, b, d) =>
                 put(maskKey(hash, node.id, k, b), d), bands, src.real ? -3 : -2, node.mask.defaultColor)
             : null;
-        if (bounds) node.mask.bounds = bounds;
+        if (bounds) node.mask.bounds = bounds.stored;
         else node.mask.hasPixels = false;
       }
       // Done with this layer's compressed bytes.
@@ -309,8 +311,9 @@ async function flatLayer(
 
 /**
  * Decodes one layer's channels row by row (RGBA, or one mask channel), cropped to the canvas, and
- * streams them through the pyramid writer. Returns the stored bounds, or null when nothing
- * visible was there (RGBA all transparent, or no rows on the canvas).
+ * streams them through the pyramid writer. Returns the stored bounds and, for RGBA, the box of
+ * the layer's non-zero alpha (./alpha-box.ts), or null when nothing visible was there (RGBA all
+ * transparent, or no rows on the canvas).
  */
 async function writeLayerPyramid(
   raw: LayerRawData,
@@ -322,7 +325,7 @@ async function writeLayerPyramid(
   bands: BandBuffers,
   maskChannel = -2,
   fill = 0,
-): Promise<Bounds | null> {
+): Promise<{ stored: Bounds; alpha: Bounds | null } | null> {
   const crop = intersectRect(bounds, canvas);
   if (!crop) return null;
   const width = bounds.right - bounds.left;
@@ -337,7 +340,8 @@ async function writeLayerPyramid(
   const off = crop.left - bounds.left;
   const row = new Uint8Array(cw * channels);
   const writer = new PyramidWriter(crop, levels, channels, fill, write, bands);
-  let visible = channels === 1;
+  // Found here, where every row passes anyway: the renderer sees only the rows a strip loads.
+  const alpha = channels === 4 ? new AlphaBox(crop) : null;
   for (let y = crop.top; y < crop.bottom; y++) {
     const rows = reader.next();
     if (channels === 1) row.set(rows[0].subarray(off, off + cw));
@@ -348,8 +352,8 @@ async function writeLayerPyramid(
         row[o + 1] = g[off + x];
         row[o + 2] = b[off + x];
         row[o + 3] = a[off + x];
-        if (a[off + x]) visible = true;
       }
+      alpha?.add(y, row);
     }
     const written = writer.push(y, row);
     if (written) await written; // a band on its way: `row` is refilled after
@@ -357,6 +361,8 @@ async function writeLayerPyramid(
   // Each channel, one after the other, must end where its rectangle does (ZIP bombs).
   reader.finish();
   await writer.finish();
-  return visible ? crop : null;
+  if (!alpha) return { stored: crop, alpha: null };
+  const box = alpha.result(bounds);
+  return box ? { stored: crop, alpha: box } : null;
 }
 

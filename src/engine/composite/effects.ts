@@ -669,7 +669,7 @@ export function drawEffectsAbove(
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
     eachTile(inside(0), shape, target, (r) => {
-      const colors = gradientFill(g, r, ctx, node.bounds);
+      const colors = gradientFill(g, r, ctx, gradientBox(ctx, node));
       if (colors) paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true, r, inLayer);
     });
   }
@@ -757,7 +757,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       let color: RGB | Uint8ClampedArray = rgbOf(st.color);
       if (st.fillType === 'gradient' && st.gradient) {
         const g = st.gradient;
-        const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, node.bounds);
+        const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, gradientBox(ctx, node));
         if (colors) {
           color = colors;
           for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
@@ -846,6 +846,17 @@ export function bevelSize(b: Pick<Bevel, 'style' | 'size'>): number {
 }
 
 type GradientOverlay = NonNullable<LayerEffectsInfo['gradientOverlay']>[number];
+
+/**
+ * The box a gradient overlay or gradient stroke spans: the box of the layer's non-zero alpha,
+ * found at compile (compiled/alpha-box.ts), not its stored bounds, which may hold clear rows and
+ * columns (docs/effects.md, "The box of the layer's alpha"). Found once for the whole layer, so a
+ * strip or a redrawn rectangle draws the same ramp as the whole frame. Replaced pixels
+ * (personalisation) and templates compiled before it keep the stored bounds.
+ */
+function gradientBox(ctx: RenderContext, node: LayerNode): Bounds {
+  return (!ctx.overrides.get(node.id)?.pixels && node.alphaBounds) || node.bounds;
+}
 
 /**
  * Per-pixel colours of a gradient overlay over rectangle r, aligned with the layer's box `b`

@@ -2,6 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { blackToWhiteOverlay } from './gradient-overlay-fixture';
 
 /**
  * Where a linear gradient overlay's ramp sits (issue 25 §2), as read back from Photoshop's own
@@ -10,8 +11,7 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
  * each pixel at its projection between the two.
  */
 
-/** A black → white linear overlay at `angle` (smoothness 100 %: ag-psd reads 0 % back with its
- * stops at NaN and Infinity) on a w×h opaque rectangle at (4, 4). */
+/** A black → white linear overlay at `angle` on a w×h opaque rectangle at (4, 4). */
 function overlayDocument(o: { w: number; h: number; angle: number }): Uint8Array {
   const W = o.w;
   const H = o.h;
@@ -22,29 +22,7 @@ function overlayDocument(o: { w: number; h: number; angle: number }): Uint8Array
     left: 4,
     top: 4,
     imageData: pixels,
-    effects: {
-      gradientOverlay: [
-        {
-          enabled: true,
-          present: true,
-          blendMode: 'normal',
-          opacity: 1,
-          // Black at 0, white at 1, opaque throughout.
-          gradient: {
-            type: 'solid',
-            name: 'ramp',
-            smoothness: 1,
-            colorStops: [0, 1].map((location) => ({ color: { r: 255 * location, g: 255 * location, b: 255 * location }, location, midpoint: 0.5 })),
-            opacityStops: [0, 1].map((location) => ({ opacity: 1, location, midpoint: 0.5 })),
-          },
-          angle: o.angle,
-          type: 'linear',
-          align: true,
-          scale: 1,
-          offset: { x: 0, y: 0 },
-        },
-      ],
-    },
+    effects: blackToWhiteOverlay(o.angle),
   };
   const size = 8 + Math.max(W, H);
   const bg = { width: size, height: size, data: new Uint8ClampedArray(size * size * 4).fill(255) };
