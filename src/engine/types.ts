@@ -78,6 +78,13 @@ export interface LayerNode {
   hasPixels?: boolean;
   /** Bounds of the stored level-0 pixels: `bounds` cropped to the canvas. */
   pixelBounds?: Bounds;
+  /**
+   * Box of the layer's non-zero alpha (template pixels), found at compile: what "Align with
+   * Layer" gradients span (issue 25 §2). Where the layer runs off the canvas its rows there are
+   * not read, so a side the pixels reach the canvas's edge with is the layer's `bounds` side.
+   * Absent in templates compiled before it (and for layers with no visible pixels): `bounds`.
+   */
+  alphaBounds?: Bounds;
   /** The layer's pixel (user) mask; its pixels are stored beside the layer's (`mask/<id>/<level>`). */
   mask?: LayerMask;
   /** Vector mask: paths in template pixels, rasterised at render time. */

@@ -1,19 +1,5 @@
 import type { Bounds } from '../types';
 
-// The field lives here until src/engine/types.ts declares it beside `bounds` (patch in
-// /tmp/team/tasks5/gradient-box-types.patch); then this block goes.
-declare module '../types' {
-  interface LayerNode {
-    /**
-     * Box of the layer's non-zero alpha (template pixels), found at compile: what "Align with
-     * Layer" gradients span (issue 25 §2). Where the layer runs off the canvas its rows there are
-     * not read, so a side the pixels reach the canvas's edge with is the layer's `bounds` side.
-     * Absent in templates compiled before it (and for layers with no visible pixels): `bounds`.
-     */
-    alphaBounds?: Bounds;
-  }
-}
-
 /**
  * Finds the box of non-zero alpha as a layer's RGBA rows pass by at compile, inside the rectangle
  * `crop` (the layer's `bounds` cut to the canvas).
