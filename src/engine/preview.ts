@@ -415,8 +415,12 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       const profile = await iccOf();
       // A JPEG of a kept template frame re-codes only the MCU rows the request changed (and never
       // reads `frame.image`, which would copy the kept frame).
-      if (options.format === 'jpg') return timing.time('encode', async () => jpegImage(await encodeFrameJpeg(frame, options.jpegQuality), profile));
-      return timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile));
+      try {
+        if (options.format === 'jpg') return await timing.time('encode', async () => jpegImage(await encodeFrameJpeg(frame, options.jpegQuality), profile));
+        return await timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile));
+      } finally {
+        frame.release?.(); // its drawn canvas serves the next request (frame.ts takeCanvas)
+      }
     },
   };
 }
