@@ -2,7 +2,7 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, bilinearMove, blur, dilate, erode, movedBlur, Scratch, shift, signedDistance } from './morphology';
+import { bandCoverage, bilinearMove, blur, chamferDistance, dilate, erode, movedBlur, Scratch, shift, signedDistance } from './morphology';
 import { bevelLight } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
@@ -751,7 +751,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
   if (!strokes.length) return;
   const size = reach(Math.max(...strokes.map((st) => px(st.size) * ctx.scale)));
   eachTile({ dx: 0, dy: 0, paint: size, read: size }, shape, rectOf(canvas), (tile, r) => {
-    const dist = crop(signedDistance(alphaOf(shape, r), widthOf(r), heightOf(r)), r, tile);
+    const dist = crop(chamferDistance(alphaOf(shape, r), widthOf(r), heightOf(r)), r, tile);
     for (const st of [...strokes].reverse()) {
       const cov = strokeBand(st, dist, ctx.scale);
       let color: RGB | Uint8ClampedArray = rgbOf(st.color);
@@ -825,7 +825,7 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     const w = widthOf(r);
     const h = heightOf(r);
     let alpha = shape.alphaOver(r, scratch.take('alpha', w * h));
-    if (b.style === 'stroke emboss') alpha = strokeBand(st!, signedDistance(alpha, w, h), ctx.scale);
+    if (b.style === 'stroke emboss') alpha = strokeBand(st!, chamferDistance(alpha, w, h), ctx.scale);
     const light = bevelLight(alpha, w, h, options, scratch);
     // The highlight is painted before the shadow is computed: one array serves both.
     const map = scratch.take('light', w * h);

@@ -416,3 +416,65 @@ export function bandCoverage(d: number, lo: number, hi: number): number {
   const c = (t: number) => (t <= 0 ? 0 : t >= 1 ? 1 : t);
   return c(hi - d + 0.5) - c(lo - d + 0.5);
 }
+
+/**
+ * Photoshop's stroke distance: signedDistance's sign and anti-aliased edge, measured in the 5 × 5
+ * chamfer metric (steps of 1, √2 and √5 px: the straight, diagonal and knight's moves) instead of
+ * the Euclidean one, and from pixel centres only. Each pixel of coverage a > 0 is a seed at
+ * 0.5 − a (a straight edge through it; a wholly covered pixel at −0.5, so a square corner rounds
+ * about the corner pixel's centre, not about its corner); a pixel takes the least seed plus the
+ * length of a path of those steps to it (two raster passes), from the covered side where a < ½ and,
+ * negated, from the empty side (seeds at a − 0.5) elsewhere. A partial pixel keeps its own edge:
+ * no seed plus a step is less. Read off Photoshop's composites: the 6 px outside stroke of
+ * psdtools-layer-effects-all.psd matches it to 0.22 levels RMS over its 3,036 outer-edge pixels,
+ * where the Euclidean rules left 4–6 (docs/effects.md, "Strokes in the chamfer metric").
+ */
+export function chamferDistance(a: Float32Array, w: number, h: number): Float32Array {
+  const out = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = a[i] > 0 ? 0.5 - a[i] : INF;
+  chamferPasses(out, w, h);
+  const inner = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) inner[i] = a[i] < 1 ? a[i] - 0.5 : INF;
+  chamferPasses(inner, w, h);
+  for (let i = 0; i < a.length; i++) if (a[i] >= 0.5) out[i] = -inner[i];
+  return out;
+}
+
+const SQRT5 = Math.sqrt(5);
+
+/** The 5 × 5 chamfer mask's half before a pixel in raster order: (dx, dy, step length) of each neighbour. */
+const CHAMFER_BEFORE: ReadonlyArray<readonly [number, number, number]> = [
+  [-1, 0, 1],
+  [-1, -1, Math.SQRT2],
+  [0, -1, 1],
+  [1, -1, Math.SQRT2],
+  [-2, -1, SQRT5],
+  [2, -1, SQRT5],
+  [-1, -2, SQRT5],
+  [1, -2, SQRT5],
+];
+
+/**
+ * d[p] = the least d[q] plus the length of a chamfer path from q to p, in place: a forward raster
+ * pass over the mask's half before each pixel, then a backward one over the other half (exact for
+ * a chamfer metric: a least path's steps can be ordered so those of the first half come first).
+ */
+function chamferPasses(d: Float32Array, w: number, h: number): void {
+  for (const dir of [1, -1]) {
+    for (let n = 0; n < h; n++) {
+      const y = dir > 0 ? n : h - 1 - n;
+      for (let m = 0; m < w; m++) {
+        const x = dir > 0 ? m : w - 1 - m;
+        let v = d[y * w + x];
+        for (const [mx, my, step] of CHAMFER_BEFORE) {
+          const sx = x + dir * mx;
+          const sy = y + dir * my;
+          if (sx < 0 || sy < 0 || sx >= w || sy >= h) continue;
+          const c = d[sy * w + sx] + step;
+          if (c < v) v = c;
+        }
+        d[y * w + x] = v;
+      }
+    }
+  }
+}
