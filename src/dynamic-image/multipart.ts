@@ -6,6 +6,7 @@
  * 27 MB that way and by 13 MB this way (docs/memory.md).
  */
 import { drain, readAll, DISCARD_BYTES } from '../http/read-limited';
+import { readInto } from '../lib/read-into';
 
 /**
  * A file part of an upload: a File (so the form's schema and OpenAPI document stay as they are)
@@ -37,63 +38,21 @@ export class MalformedMultipart extends Error {}
 
 /**
  * The whole of a request body, at most `limit` bytes. With a declared Content-Length (≤ limit) the
- * bytes go straight into one array of that length as they arrive: read into it (a BYOB reader,
- * where the stream has one), so no chunk is made and left for the collector (a 10 MB body came as
- * ~10 MB of chunks that stayed until V8 next collected). Otherwise through readAll. Past the
- * limit: the rest drained (never cancelled, see read-limited.ts) and `tooLarge()` thrown.
+ * bytes go straight into one array of that length as they arrive (src/lib/read-into.ts: read into
+ * it by a BYOB reader where the stream has one, so no chunk is made and left for the collector).
+ * Otherwise through readAll. Past the limit: the rest drained (never cancelled, see
+ * read-limited.ts) and `tooLarge()` thrown.
  */
 export async function readBody(body: ReadableStream<Uint8Array> | null, declared: number | undefined, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
   const known = declared !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
   if (known === undefined || known > limit) return readAll(body, limit, tooLarge, 'drain', known ?? 0);
-  let byob: ReadableStreamBYOBReader | undefined;
-  try {
-    byob = body.getReader({ mode: 'byob' });
-  } catch {
-    // A stream of JS chunks, not bytes: each chunk is copied in.
-  }
-  const reader = byob ?? body.getReader();
-  let buffer: Uint8Array = new Uint8Array(known);
-  let total = 0;
-  /** Copies a chunk in; false past the limit. More than declared grows the array (a runtime holds a body to its declared length: only a guard). */
-  const append = (chunk: Uint8Array): boolean => {
-    if (total + chunk.length > limit) return false;
-    if (total + chunk.length > buffer.length) {
-      const grown = new Uint8Array(Math.min(limit, Math.max(buffer.length * 2, total + chunk.length)));
-      grown.set(buffer.subarray(0, total));
-      buffer = grown;
-    }
-    buffer.set(chunk, total);
-    total += chunk.length;
-    return true;
-  };
-  try {
-    for (;;) {
-      let read: ReadableStreamReadResult<Uint8Array>;
-      if (byob && total < buffer.length) {
-        read = await byob.read(buffer.subarray(total));
-        if (read.value) {
-          buffer = new Uint8Array(read.value.buffer); // the same memory, handed back
-          total += read.value.length;
-        }
-      } else {
-        // A default reader, or a full array: its end, or more.
-        read = byob ? await byob.read(new Uint8Array(PROBE_BYTES)) : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
-        if (read.value && !append(read.value)) break;
-      }
-      if (read.done) return buffer.subarray(0, total);
-    }
-    buffer = new Uint8Array(0); // not held while the rest drains
-    reader.releaseLock();
-    await drain(body.getReader(), DISCARD_BYTES - total);
-    throw tooLarge();
-  } finally {
-    reader.releaseLock();
-  }
+  // More than declared grows the array up to the limit (a runtime holds a body to its declared length: only a guard).
+  const bytes = await readInto(body, new Uint8Array(known), limit);
+  if (bytes) return bytes;
+  await drain(body.getReader(), DISCARD_BYTES - limit);
+  throw tooLarge();
 }
-
-/** What a full array reads next, to see the body's end (or that it goes on). */
-const PROBE_BYTES = 64 * 1024;
 
 /** The boundary of a `multipart/form-data; boundary=…` content type, or null. */
 export function boundaryOf(contentType: string): string | null {

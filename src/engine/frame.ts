@@ -14,6 +14,7 @@ import type { Timing } from './timing';
 import { frameCache, frameJpegCache } from './cache';
 import { prefix, StripBuffers } from './compiled/store';
 import { dirtyBounds } from './composite/dirty';
+import { ArrayPool } from './memory/array-pool';
 import { outputSize, renderTemplate } from './composite/compositor';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { tapReaders, tapSpan, type AxisWeights } from './raster/resample';
@@ -258,26 +259,24 @@ async function drawRows(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOp
  * over 100 requests in Node). Each serves one request at a time: taken for its render, given
  * back once nothing reads it. At most KEPT_CANVASES of at most KEPT_CANVAS_BYTES each.
  */
-const keptCanvases: Uint8ClampedArray[] = [];
-const ourCanvases = new WeakSet<ArrayBufferLike>();
 const KEPT_CANVASES = 2;
 const KEPT_CANVAS_BYTES = 1 << 21;
+const keptCanvases = new ArrayPool({ bytes: KEPT_CANVASES * KEPT_CANVAS_BYTES, count: KEPT_CANVASES });
+const ourCanvases = new WeakSet<ArrayBufferLike>();
 
 /** A kept canvas of at least `bytes` (rounded up to 64 KB when new, so that the next rectangle fits it too); undefined above the size kept. */
 function takeCanvas(bytes: number): Uint8ClampedArray | undefined {
   if (bytes > KEPT_CANVAS_BYTES) return undefined;
-  const i = keptCanvases.findIndex((c) => c.length >= bytes);
-  if (i >= 0) return keptCanvases.splice(i, 1)[0];
-  const canvas = new Uint8ClampedArray(Math.min(KEPT_CANVAS_BYTES, Math.ceil(bytes / 65536) * 65536));
+  const kept = keptCanvases.take(bytes);
+  if (kept) return new Uint8ClampedArray(kept);
+  const canvas = new Uint8ClampedArray(Math.ceil(bytes / 65536) * 65536);
   ourCanvases.add(canvas.buffer);
   return canvas;
 }
 
 /** Gives back a canvas takeCanvas gave (or a view of one); anything else is left to the collector. */
 function giveCanvas(view: Uint8ClampedArray | Uint8Array): void {
-  if (!ourCanvases.has(view.buffer) || keptCanvases.some((c) => c.buffer === view.buffer)) return;
-  if (keptCanvases.length >= KEPT_CANVASES) keptCanvases.shift();
-  keptCanvases.push(new Uint8ClampedArray(view.buffer));
+  if (ourCanvases.has(view.buffer)) keptCanvases.give(view.buffer);
 }
 
 /** Pastes `patch` into `into`, which holds output rows from `intoTop` on, `width` pixels each. */

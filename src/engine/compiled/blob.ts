@@ -3,6 +3,8 @@
  * No header: a blob's size follows from the layer bounds kept in the tree.
  */
 import { inflateSync } from 'fflate';
+import { byobReader, readInto } from '../../lib/read-into';
+import { ArrayPool } from '../memory/array-pool';
 import { freeNow } from './free';
 
 export function deflate(data: Uint8Array): Promise<Uint8Array> {
@@ -41,7 +43,7 @@ const KEEP_BYTES = 16 * 1024 * 1024;
  * Same bytes as pack(). Call `release` once the blob's bytes are no longer read (its write done).
  */
 export class Packer {
-  private readonly free: Uint8Array[] = [];
+  private readonly outputs = new ArrayPool({ bytes: KEEP_BYTES });
   /** The three sample slices, and their compressed bytes (only counted); null while in use. */
   private sample: Uint8Array | null = new Uint8Array(3 * SAMPLE);
   private sampleOut: Uint8Array | null = new Uint8Array(4 * SAMPLE);
@@ -54,7 +56,7 @@ export class Packer {
     return {
       bytes,
       release: () => {
-        if (!released) this.give(new Uint8Array(bytes.buffer));
+        if (!released) this.outputs.give(bytes.buffer);
         released = true;
       },
     };
@@ -76,22 +78,13 @@ export class Packer {
 
   /** A free array, at least `bytes` long when one is (else a new one that long; deflate grows it). */
   private take(bytes: number): Uint8Array {
-    let best = -1;
-    for (let i = 0; i < this.free.length; i++) {
-      if (this.free[i].length >= bytes && (best < 0 || this.free[i].length < this.free[best].length)) best = i;
-    }
-    return best >= 0 ? this.free.splice(best, 1)[0] : new Uint8Array(bytes);
+    return new Uint8Array(this.outputs.take(bytes) ?? new ArrayBuffer(bytes));
   }
 
   /** Frees the arrays it keeps now (./free.ts): once no more blobs are packed. */
   release(): void {
-    freeNow([...this.free.splice(0), this.sample, this.sampleOut]);
+    freeNow([...this.outputs.clear().map((buffer) => new Uint8Array(buffer)), this.sample, this.sampleOut]);
     this.sample = this.sampleOut = null;
-  }
-
-  private give(buffer: Uint8Array): void {
-    const kept = this.free.reduce((n, b) => n + b.length, 0);
-    if (buffer.length && kept + buffer.length <= KEEP_BYTES) this.free.push(buffer);
   }
 }
 
@@ -106,37 +99,8 @@ export async function deflateInto(data: Uint8Array, out: Uint8Array): Promise<Ui
     for (let at = 0; at < data.length; at += WRITE_PIECE) await writer.write(data.subarray(at, at + WRITE_PIECE));
     await writer.close();
   })();
-  const readable = stream.readable;
-  const byob = byobReader(readable);
-  const chunks = byob ? undefined : readable.getReader();
-  let buffer = out;
-  let total = 0;
-  const grow = (need: number) => {
-    const grown = new Uint8Array(Math.max(4096, buffer.length * 2, need));
-    grown.set(buffer.subarray(0, total));
-    buffer = grown;
-  };
-  const read = async () => {
-    for (;;) {
-      if (byob) {
-        if (total === buffer.length) grow(total + 1);
-        const { done, value } = await byob.read(buffer.subarray(total));
-        if (value) {
-          buffer = new Uint8Array(value.buffer); // the same memory, handed back
-          total += value.length;
-        }
-        if (done) return;
-      } else {
-        const { done, value } = await chunks!.read();
-        if (done) return;
-        if (total + value.length > buffer.length) grow(total + value.length);
-        buffer.set(value, total);
-        total += value.length;
-      }
-    }
-  };
-  await Promise.all([written, read()]);
-  return buffer.subarray(0, total);
+  const [, bytes] = await Promise.all([written, readInto(stream.readable, out)]);
+  return bytes;
 }
 
 /** RFC 1951 stored blocks (BTYPE 00): a 5-byte header per 65,535 bytes, no compression. */
@@ -203,15 +167,6 @@ export async function getBlobRange(
 
 /** What getBlobRange reads at a time. */
 const READ_PIECE = 64 * 1024;
-
-/** A BYOB reader of `stream`, or undefined where it is not a byte stream (Node's are not; workerd's are). */
-function byobReader(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | undefined {
-  try {
-    return stream.getReader({ mode: 'byob' });
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * A stream read through one array of READ_PIECE bytes (each result a view of it, good until the

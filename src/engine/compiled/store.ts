@@ -1,5 +1,6 @@
 import { bandCache, treeCache } from '../cache';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
+import { ArrayPool } from '../memory/array-pool';
 import { getBlob, getBlobInto, getBlobRange } from './blob';
 import { BAND, bandsFor, levelBounds } from './pyramid';
 
@@ -66,47 +67,44 @@ export class StripBuffers {
   private readonly kept = new Map<string, ArrayBuffer>();
   /** The blob the 'band' buffer holds inflated. */
   private bandKey?: string;
-  /** Surface buffers free to hand out, and those handed out in the strip being drawn. */
-  private readonly free: ArrayBuffer[] = [];
+  /** Surface buffers free to hand out, and those handed out in the strip being drawn (with their bytes). */
+  private readonly surfaces: ArrayPool;
   private readonly lent: ArrayBuffer[] = [];
-  private pooledBytes = 0;
+  private lentBytes = 0;
 
   /** `poolBytes`: how many bytes of layer surfaces (`surface`) are kept for later strips, in all (none by default). */
-  constructor(private readonly poolBytes = 0) {}
+  constructor(private readonly poolBytes = 0) {
+    this.surfaces = new ArrayPool({ bytes: poolBytes });
+  }
 
   /**
    * A zeroed array of `length` for a surface of the strip being drawn (a layer's rows), its own
-   * until `nextStrip`. Up to poolBytes of them are kept and handed out again in later strips; past
-   * that, a new array (garbage, as without a pool): so the first surfaces of each strip (all of a
-   * one-layer template's) make no garbage, and a many-layer strip holds no more than poolBytes
-   * of them beyond what it would. A surface no free one fits (a preview's first strip lacks the
-   * unsharp mask's rows above it, so the later ones are longer) takes the place of free ones too
-   * small: kept, the pool would have handed out new arrays for every later strip.
+   * until `nextStrip`. Up to poolBytes of them (free and lent) are kept and handed out again in
+   * later strips; past that, a new array (garbage, as without a pool): so the first surfaces of
+   * each strip (all of a one-layer template's) make no garbage, and a many-layer strip holds no
+   * more than poolBytes of them beyond what it would. A surface no free one fits (a preview's
+   * first strip lacks the unsharp mask's rows above it, so the later ones are longer) takes the
+   * place of free ones too small: kept, the pool would have handed out new arrays for every later strip.
    */
   surface(length: number): Uint8ClampedArray {
-    let best = -1;
-    for (let i = 0; i < this.free.length; i++) {
-      const size = this.free[i]!.byteLength;
-      if (size >= length && (best < 0 || size < this.free[best]!.byteLength)) best = i;
+    const free = this.surfaces.take(length);
+    if (free) {
+      this.lent.push(free);
+      this.lentBytes += free.byteLength;
+      return new Uint8ClampedArray(free, 0, length).fill(0);
     }
-    if (best >= 0) {
-      const [buffer] = this.free.splice(best, 1);
-      this.lent.push(buffer!);
-      return new Uint8ClampedArray(buffer!, 0, length).fill(0);
-    }
-    // None fits: free ones, too small, make room for this one.
-    while (this.free.length && this.pooledBytes + length > this.poolBytes) this.pooledBytes -= this.free.pop()!.byteLength;
-    if (this.pooledBytes + length > this.poolBytes) return new Uint8ClampedArray(length);
-    const buffer = new ArrayBuffer(Math.min(this.poolBytes - this.pooledBytes, withSpare(length)));
-    this.pooledBytes += buffer.byteLength;
+    // None fits: free ones, too small, make room for this one beside those lent in this strip.
+    if (!this.surfaces.makeRoom(this.lentBytes + length, 0)) return new Uint8ClampedArray(length);
+    const buffer = new ArrayBuffer(Math.min(this.poolBytes - this.surfaces.bytes - this.lentBytes, withSpare(length)));
     this.lent.push(buffer);
-    return new Uint8ClampedArray(buffer);
+    this.lentBytes += buffer.byteLength;
+    return new Uint8ClampedArray(buffer, 0, length);
   }
 
   /** A new strip begins: the surfaces of the last one are done with (its rows were copied out). */
   nextStrip(): void {
-    this.free.push(...this.lent);
-    this.lent.length = 0;
+    for (const buffer of this.lent.splice(0)) this.surfaces.give(buffer);
+    this.lentBytes = 0;
   }
 
   /**
