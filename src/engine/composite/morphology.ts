@@ -431,50 +431,55 @@ export function bandCoverage(d: number, lo: number, hi: number): number {
  */
 export function chamferDistance(a: Float32Array, w: number, h: number): Float32Array {
   const out = new Float32Array(a.length);
-  for (let i = 0; i < a.length; i++) out[i] = a[i] > 0 ? 0.5 - a[i] : INF;
-  chamferPasses(out, w, h);
-  const inner = new Float32Array(a.length);
-  for (let i = 0; i < a.length; i++) inner[i] = a[i] < 1 ? a[i] - 0.5 : INF;
-  chamferPasses(inner, w, h);
-  for (let i = 0; i < a.length; i++) if (a[i] >= 0.5) out[i] = -inner[i];
+  const pw = w + 4;
+  const d = new Float32Array(pw * (h + 4));
+  // The covered side's seeds, then the empty side's: a < ½ takes the first, the rest the second.
+  for (const inner of [false, true]) {
+    d.fill(INF);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const c = a[y * w + x];
+        if (inner ? c < 1 : c > 0) d[(y + 2) * pw + x + 2] = inner ? c - 0.5 : 0.5 - c;
+      }
+    }
+    chamferPasses(d, pw, h + 4);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x;
+        if (inner === a[i] >= 0.5) out[i] = inner ? -d[(y + 2) * pw + x + 2] : d[(y + 2) * pw + x + 2];
+      }
+    }
+  }
   return out;
 }
 
 const SQRT5 = Math.sqrt(5);
 
-/** The 5 × 5 chamfer mask's half before a pixel in raster order: (dx, dy, step length) of each neighbour. */
-const CHAMFER_BEFORE: ReadonlyArray<readonly [number, number, number]> = [
-  [-1, 0, 1],
-  [-1, -1, Math.SQRT2],
-  [0, -1, 1],
-  [1, -1, Math.SQRT2],
-  [-2, -1, SQRT5],
-  [2, -1, SQRT5],
-  [-1, -2, SQRT5],
-  [1, -2, SQRT5],
-];
-
 /**
- * d[p] = the least d[q] plus the length of a chamfer path from q to p, in place: a forward raster
- * pass over the mask's half before each pixel, then a backward one over the other half (exact for
- * a chamfer metric: a least path's steps can be ordered so those of the first half come first).
+ * d[p] = the least d[q] plus the length of a chamfer path from q to p, in place, over a field
+ * (pw wide, ph high) whose two outer rows and columns stay empty (INF), so no step leaves it: a
+ * forward raster pass over the 5 × 5 mask's half before each pixel (the straight, diagonal and
+ * knight's steps above and to the left), then a backward one over the other half. Exact for a
+ * chamfer metric: a least path's steps can be ordered so those of the first half come first.
  */
-function chamferPasses(d: Float32Array, w: number, h: number): void {
-  for (const dir of [1, -1]) {
-    for (let n = 0; n < h; n++) {
-      const y = dir > 0 ? n : h - 1 - n;
-      for (let m = 0; m < w; m++) {
-        const x = dir > 0 ? m : w - 1 - m;
-        let v = d[y * w + x];
-        for (const [mx, my, step] of CHAMFER_BEFORE) {
-          const sx = x + dir * mx;
-          const sy = y + dir * my;
-          if (sx < 0 || sy < 0 || sx >= w || sy >= h) continue;
-          const c = d[sy * w + sx] + step;
-          if (c < v) v = c;
-        }
-        d[y * w + x] = v;
-      }
+function chamferPasses(d: Float32Array, pw: number, ph: number): void {
+  const r1 = pw;
+  const r2 = 2 * pw;
+  const S2 = Math.SQRT2;
+  for (let y = 2; y < ph - 2; y++) {
+    for (let i = y * pw + 2, end = y * pw + pw - 2; i < end; i++) {
+      let v = d[i];
+      v = Math.min(v, d[i - 1] + 1, d[i - r1] + 1, d[i - r1 - 1] + S2, d[i - r1 + 1] + S2);
+      v = Math.min(v, d[i - r1 - 2] + SQRT5, d[i - r1 + 2] + SQRT5, d[i - r2 - 1] + SQRT5, d[i - r2 + 1] + SQRT5);
+      d[i] = v;
+    }
+  }
+  for (let y = ph - 3; y >= 2; y--) {
+    for (let i = y * pw + pw - 3, end = y * pw + 2; i >= end; i--) {
+      let v = d[i];
+      v = Math.min(v, d[i + 1] + 1, d[i + r1] + 1, d[i + r1 + 1] + S2, d[i + r1 - 1] + S2);
+      v = Math.min(v, d[i + r1 + 2] + SQRT5, d[i + r1 - 2] + SQRT5, d[i + r2 + 1] + SQRT5, d[i + r2 - 1] + SQRT5);
+      d[i] = v;
     }
   }
 }
