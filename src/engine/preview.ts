@@ -166,14 +166,15 @@ export async function gatherInputs(
     context: {
       loadFont: fontLoader(catalog, async (key) => (await store.read('fonts', key.slice(0, key.lastIndexOf('#'))))?.bytes ?? null),
       imageKey: (ref) => (hashes[`image:${ref}`] ? `image/${hashes[`image:${ref}`]}` : undefined),
-      async loadImage(ref, target) {
+      async loadImage(ref, target, how) {
         // Decoded no larger than needed to cover the placement (never enlarged here); kept per
         // isolate by content hash and size, so a repeated picture is neither read nor decoded.
-        const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}`;
+        const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}${how?.deferResize ? '/deferred' : ''}`;
         // A stored picture's rendition (its DCT-scaled decode, made at upload) stands for the decode.
-        const picture: RGBAImage & { source?: SniffedImage } = await cached(imageCache, key, () =>
+        const picture: RGBAImage & { source?: SniffedImage; standsFor?: { width: number; height: number } } = await cached(imageCache, key, () =>
           decodeStoredPicture(store.bucket, storedImages.get(ref), () => bytesOf(ref), {
             path: pathOf.get(ref),
+            deferResize: how?.deferResize,
             size: (src) => {
               makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
               const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));

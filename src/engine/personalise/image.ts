@@ -5,10 +5,17 @@
  * perspective alike). Sampling is bilinear on premultiplied colour after a high-quality
  * pre-shrink to the picture's footprint, and edges are antialiased by their exact pixel coverage.
  */
-import { resample } from '../raster/resample';
+import { chainedTaps, resample, resampleWithTaps } from '../raster/resample';
 import type { Bounds, RGBAImage } from '../types';
 
 export type ResizeMode = 'fit' | 'fill';
+
+/**
+ * A picture to place. `standsFor`: the size the loader would have resized it to (decodeBounded's
+ * Lanczos resize, src/engine/raster/bounded.ts), left to the placement, which draws it as if it
+ * had been (an upright placement folds that resize into its own single pass).
+ */
+export type PlacedPicture = RGBAImage & { standsFor?: { width: number; height: number } };
 
 export interface PlacementQuad {
   /** Four corners in OUTPUT pixels, clockwise from top-left: [x0,y0, x1,y1, x2,y2, x3,y3]. */
@@ -88,17 +95,22 @@ export function pictureRect(pw: number, ph: number, cw: number, ch: number, mode
  * pixels, or null when the placement covers no pixel.
  */
 export async function placeImage(
-  picture: RGBAImage,
+  given: PlacedPicture,
   placement: PlacementQuad,
   mode: ResizeMode,
-  /** Tests: measure the edges at every pixel, without the interior shortcut (the same bytes). */
-  options: { edgesEverywhere?: boolean } = {},
+  options: {
+    /** Tests: measure the edges at every pixel, without the interior shortcut (the same bytes). */
+    edgesEverywhere?: boolean;
+    /** Tests: draw an axis-aligned placement by the general warp too (the pre-shrink and bilinear sampling). */
+    warped?: boolean;
+  } = {},
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { corners, width: cw, height: ch } = placement;
   const contentRect = [0, 0, cw, 0, cw, ch, 0, ch];
   const toOutput = homography(contentRect, corners);
-  if (!toOutput || picture.width < 1 || picture.height < 1) return null;
-  const rect = pictureRect(picture.width, picture.height, cw, ch, mode);
+  const shown = given.standsFor ?? given;
+  if (!toOutput || given.width < 1 || given.height < 1 || shown.width < 1 || shown.height < 1) return null;
+  const rect = pictureRect(shown.width, shown.height, cw, ch, mode);
   const pictureQuad = [
     ...applyHomography(toOutput, rect.left, rect.top),
     ...applyHomography(toOutput, rect.right, rect.top),
@@ -110,9 +122,13 @@ export async function placeImage(
   const side = (q: number[], i: number, j: number) => Math.hypot(q[2 * j] - q[2 * i], q[2 * j + 1] - q[2 * i + 1]);
   const footW = Math.max(side(pictureQuad, 0, 1), side(pictureQuad, 3, 2));
   const footH = Math.max(side(pictureQuad, 0, 3), side(pictureQuad, 1, 2));
-  let src = picture;
   const tw = Math.max(1, Math.ceil(footW));
   const th = Math.max(1, Math.ceil(footH));
+  const footprint = { width: Math.min(tw, shown.width), height: Math.min(th, shown.height) };
+  if (!options.warped && isUpright(corners)) return placeAxisAligned(given, placement, rect, footprint);
+  // The loader's resize, left to the placement (the same call decodeBounded makes).
+  const picture = given.standsFor && (given.width !== shown.width || given.height !== shown.height) ? await resample(given, shown.width, shown.height) : given;
+  let src = picture;
   if (tw < picture.width || th < picture.height) {
     src = await resample(picture, Math.min(tw, picture.width), Math.min(th, picture.height));
   }
@@ -209,6 +225,86 @@ export async function placeImage(
     }
   }
   return { pixels: { width, height, data: out }, bounds: { left, top, right, bottom } };
+}
+
+/**
+ * Whether the placement is an upright rectangle (edges parallel to the axes, not mirrored): its
+ * homography is then a scale and an offset per axis, drawn by placeAxisAligned. Corners within a
+ * billionth of a pixel (relative) count as equal: the template's own rectangles are exact.
+ */
+export function isUpright(c: number[]): boolean {
+  const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * (1 + Math.abs(a) + Math.abs(b));
+  return near(c[1]!, c[3]!) && near(c[5]!, c[7]!) && near(c[0]!, c[6]!) && near(c[2]!, c[4]!) && c[2]! > c[0]! && c[7]! > c[1]!;
+}
+
+/**
+ * An upright placement in one pass (issue 25 §3). The general path resizes the picture to the
+ * size the loader wanted (`standsFor`), shrinks that to its footprint when larger, then samples
+ * it bilinearly through the homography, pixel by pixel with a division each. Upright, every step
+ * is separable: the three are folded into one set of taps per axis (chainedTaps) and drawn by one
+ * WASM pass straight from the picture given, with the same centres, clamps and weights (the
+ * pictures in between are no longer rounded to bytes). Coverage at the borders is the general
+ * path's: the distance of the pixel centre to the nearest edge of placement ∩ picture, plus half
+ * a pixel, capped at 1, alpha multiplied by it; the bounds are the same.
+ */
+async function placeAxisAligned(
+  picture: PlacedPicture,
+  placement: PlacementQuad,
+  rect: Bounds,
+  /** The size the general path shrinks the picture to (its footprint, never enlarged). */
+  footprint: { width: number; height: number },
+): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
+  const { corners: c, width: cw, height: ch } = placement;
+  // Content → output: x ↦ c0 + x·kx, y ↦ c1 + y·ky. The picture's rectangle in output pixels:
+  const kx = (c[2]! - c[0]!) / cw;
+  const ky = (c[7]! - c[1]!) / ch;
+  const pic = { left: c[0]! + rect.left * kx, top: c[1]! + rect.top * ky, right: c[0]! + rect.right * kx, bottom: c[1]! + rect.bottom * ky };
+  // What is drawn: the placement ∩ the picture.
+  const drawn = { left: Math.max(c[0]!, pic.left), top: Math.max(c[1]!, pic.top), right: Math.min(c[2]!, pic.right), bottom: Math.min(c[7]!, pic.bottom) };
+  const left = Math.floor(drawn.left);
+  const top = Math.floor(drawn.top);
+  const right = Math.ceil(drawn.right);
+  const bottom = Math.ceil(drawn.bottom);
+  const width = right - left;
+  const height = bottom - top;
+  if (width < 1 || height < 1) return null;
+  if (width * height > MAX_WARPED_PIXELS) throw new RangeError(`placement covers ${width}×${height} pixels`);
+
+  // The sizes the general path goes through: the picture, the loader's size, the footprint.
+  const shown = picture.standsFor ?? picture;
+  const { width: footW, height: footH } = footprint;
+  // Output pixel centre left + x + 0.5 ↦ content (… − c0)/kx ↦ footprint pixel (… − rect.left) · foot / rect width.
+  const sx = footW / (rect.right - rect.left);
+  const sy = footH / (rect.bottom - rect.top);
+  const h = chainedTaps(width, { scale: sx / kx, offset: ((left - c[0]!) / kx - rect.left) * sx }, [picture.width, shown.width, footW]);
+  const v = chainedTaps(height, { scale: sy / ky, offset: ((top - c[1]!) / ky - rect.top) * sy }, [picture.height, shown.height, footH]);
+  const out = await resampleWithTaps(picture, h, v);
+
+  const coverX = new Float64Array(width);
+  for (let x = 0; x < width; x++) {
+    const px = left + x + 0.5;
+    coverX[x] = Math.min(px - drawn.left, drawn.right - px) + 0.5;
+  }
+  // Rows inside by a pixel or more are partly covered only in their edge columns.
+  let inFrom = 0;
+  while (inFrom < width && coverX[inFrom]! < 1) inFrom++;
+  let inTo = width;
+  while (inTo > inFrom && coverX[inTo - 1]! < 1) inTo--;
+  const d = out.data;
+  for (let y = 0; y < height; y++) {
+    const py = top + y + 0.5;
+    const coverY = Math.min(py - drawn.top, drawn.bottom - py) + 0.5;
+    for (let x = 0; x < width; x++) {
+      if (coverY >= 1 && x === inFrom) x = Math.max(x, inTo);
+      if (x >= width) break;
+      const coverage = Math.min(coverY, coverX[x]!);
+      if (coverage >= 1) continue;
+      const o = (y * width + x) * 4;
+      if (coverage <= 0) d.fill(0, o, o + 4);
+      else d[o + 3] = d[o + 3]! * coverage;
+    }
+  }
+  return { pixels: out, bounds: { left, top, right, bottom } };
 }
 
 /**

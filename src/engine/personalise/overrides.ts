@@ -17,7 +17,7 @@ import { DataCommandSchema, normaliseCommand, type BarcodeCommand, type DataComm
 import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '../barcode';
 import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
-import { applyHomography, homography, pictureRect, placeImage } from './image';
+import { applyHomography, homography, isUpright, pictureRect, placeImage, type PlacedPicture } from './image';
 import { placementCache } from '../cache';
 import { noTiming, type Timing } from '../timing';
 import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
@@ -31,9 +31,11 @@ export interface PersonaliseContext {
   /**
    * A decoded picture by URL or stored image name, bounded by the contract's limits. `target` is
    * the size in output pixels the picture will cover, for loaders that decode smaller.
+   * `deferResize`: the placement can take the picture before its resize to that size (a loader
+   * may then return it so, with `standsFor`; issue 25 §3).
    * Throw an EngineError (src/engine/errors.ts) when it cannot be fetched or decoded.
    */
-  loadImage(ref: string, target: { width: number; height: number }): Promise<LoadedPicture>;
+  loadImage(ref: string, target: { width: number; height: number }, how?: { deferResize?: boolean }): Promise<LoadedPicture>;
   /**
    * The pixel size of the picture `ref` names without decoding it, when the loader can tell
    * cheaply: preflight (`layoutOnly`) then measures pictures without loading them.
@@ -60,7 +62,7 @@ export interface PersonaliseContext {
  * (the effective ppi of a placement counts the picture's own pixels), with its EXIF orientation
  * (5–8 swap width and height when displayed), as decodeBounded (src/engine/raster/bounded.ts) tells.
  */
-export type LoadedPicture = RGBAImage & { source?: { width: number; height: number; orientation?: number } };
+export type LoadedPicture = PlacedPicture & { source?: { width: number; height: number; orientation?: number } };
 
 /** The displayed pixel size of a picture's own pixels. */
 function ownSize(picture: LoadedPicture): { width: number; height: number } {
@@ -296,7 +298,8 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
             const measured = small.source ? small : await ctx.loadImage(command.image, target);
             return { name, node, command, quad, picture: null, size: ownSize(measured) };
           }
-          const picture = await ctx.loadImage(command.image, target);
+          // An upright placement resizes the picture in its own single pass (placeImage).
+          const picture = await ctx.loadImage(command.image, target, { deferResize: isUpright(quad.corners) });
           return { name, node, command, quad, picture, size: ownSize(picture) };
         } catch (err) {
           fail(`data.${name}.image`, err, 'The image could not be fetched or decoded');

@@ -34,6 +34,13 @@ export interface DecodeBoundedOptions {
    */
   size?: Size | ((source: Size) => Size);
   quality?: ResampleQuality;
+  /**
+   * Leave the resize after a DCT-scaled decode (at most twice the size wanted per axis) to the
+   * caller: the decoded pixels come back, oriented, with `standsFor` the size wanted (a placement
+   * folds the resize into its own sampling: src/engine/personalise/image.ts). Any other decode is
+   * resized as ever.
+   */
+  deferResize?: boolean;
   /** Error detail path, e.g. "data.Photo". */
   path?: string;
 }
@@ -43,7 +50,7 @@ export interface DecodeBoundedOptions {
  * first, scaled to the size wanted, with EXIF orientation applied.
  * Errors: 422 naming `path` for unknown/unsupported formats, oversized images and corrupt data.
  */
-export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOptions = {}): Promise<RGBAImage & { source: SniffedImage }> {
+export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOptions = {}): Promise<BoundedPicture> {
   const path = options.path ?? 'image';
   const fail = (reason: string) => unprocessable(`The image at ${path} cannot be used: ${reason}`, [{ path, reason }]);
   const sniffed = sniffImage(bytes);
@@ -86,8 +93,22 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   if (decoded.width !== Math.ceil((sniffed.width * factor) / 8) || decoded.height !== Math.ceil((sniffed.height * factor) / 8)) {
     throw fail('the image data does not match its header.');
   }
+  return finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
+}
+
+/** A decoded picture; `standsFor` when its resize to that size was left to the caller (`deferResize`). */
+export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size };
+
+/**
+ * decodeBounded's steps after its decode of `sniffed` (`scaled`: in the DCT domain): the resize to
+ * `wanted` (displayed pixels; deferred when asked and the decode was scaled), the EXIF orientation.
+ */
+export async function finishDecode(decoded: RGBAImage, scaled: boolean, sniffed: SniffedImage, wanted: Size, options: DecodeBoundedOptions): Promise<BoundedPicture> {
+  const swap = sniffed.orientation >= 5;
+  const storedWidth = swap ? wanted.height : wanted.width;
+  const storedHeight = swap ? wanted.width : wanted.height;
+  if (options.deferResize && scaled) return { ...applyOrientation(decoded, sniffed.orientation), source: sniffed, standsFor: wanted };
   // Decoded at the size wanted (a DCT-scaled JPEG often is): the decoder's own copy is kept, not copied again.
   const stored = decoded.width === storedWidth && decoded.height === storedHeight ? decoded : await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high' });
-  decoded = undefined; // the full-size pixels can go now
   return { ...applyOrientation(stored, sniffed.orientation), source: sniffed };
 }

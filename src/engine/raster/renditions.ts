@@ -11,11 +11,8 @@
 import { MAX_URL_IMAGE_BYTES } from '../inputs';
 import { checkDecodeMemory } from '../memory/budget';
 import { noTiming, type Timing } from '../timing';
-import type { RGBAImage } from '../types';
-import { decodeBounded, MAX_PLACED_PIXELS, MAX_SOURCE_PIXELS, type DecodeBoundedOptions } from './bounded';
+import { decodeBounded, finishDecode, MAX_PLACED_PIXELS, MAX_SOURCE_PIXELS, type BoundedPicture, type DecodeBoundedOptions } from './bounded';
 import { decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
-import { applyOrientation } from './orientation';
-import { resample } from './resample';
 import { orientedSize, type SniffedImage } from './sniff';
 
 /** The largest rendition kept (pixels): 1/2 of a 1600×1200 photo, 1/4 of a 12 MP one. */
@@ -100,7 +97,7 @@ export async function decodeStoredPicture(
   readBytes: () => Promise<Uint8Array>,
   options: DecodeBoundedOptions,
   timing: Timing = noTiming,
-): Promise<RGBAImage & { source: SniffedImage }> {
+): Promise<BoundedPicture> {
   const rendition = picture && (await readRendition(bucket, picture, options, timing));
   if (rendition) return rendition;
   const bytes = await readBytes();
@@ -113,7 +110,7 @@ async function readRendition(
   picture: StoredPicture,
   options: DecodeBoundedOptions,
   timing: Timing,
-): Promise<(RGBAImage & { source: SniffedImage }) | null> {
+): Promise<BoundedPicture | null> {
   const displayed = { width: Number(picture.meta.width), height: Number(picture.meta.height) };
   const scales = (picture.meta.renditions ?? '').split(',').map(Number);
   if (!(displayed.width > 0 && displayed.height > 0) || !scales.some((s) => s > 0)) return null;
@@ -139,11 +136,5 @@ async function readRendition(
   if (decoded.width * decoded.height > (options.maxPixels ?? MAX_SOURCE_PIXELS)) return null;
   checkDecodeMemory(decoded.width * decoded.height, options.path ?? 'image');
 
-  return timing.time('image-decode', async () => {
-    const swap = source.orientation >= 5;
-    const storedWidth = swap ? height : width;
-    const storedHeight = swap ? width : height;
-    const stored = decoded.width === storedWidth && decoded.height === storedHeight ? decoded : await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high' });
-    return { ...applyOrientation(stored, source.orientation), source };
-  });
+  return timing.time('image-decode', () => finishDecode(decoded, true, source, { width, height }, options));
 }

@@ -95,7 +95,11 @@ export async function resample(
  * each at 800 px); callers share the result and must not write into it.
  */
 export function resampleTaps(src: number, dst: number, quality: ResampleQuality = 'high'): AxisWeights {
-  const key = `${src}/${dst}/${quality}`;
+  return keptTaps(`${src}/${dst}/${quality}`, () => axisWeights(src, dst, quality === 'high' ? lanczos3 : dst < src ? box : bilinear));
+}
+
+/** The taps kept under `key`, else made by `make` and kept while small enough (shared: not to be written into). */
+function keptTaps(key: string, make: () => AxisWeights): AxisWeights {
   let taps = tapsBySize.get(key);
   if (taps) {
     // Most recently used last, so the least recently used goes first when over the budget.
@@ -103,7 +107,7 @@ export function resampleTaps(src: number, dst: number, quality: ResampleQuality 
     tapsBySize.set(key, taps);
     return taps;
   }
-  taps = axisWeights(src, dst, quality === 'high' ? lanczos3 : dst < src ? box : bilinear);
+  taps = make();
   const bytes = tapsBytes(taps);
   if (bytes <= TAPS_KEPT_BYTES / 4) {
     tapsBySize.set(key, taps);
@@ -151,7 +155,99 @@ export async function resampleRows(
   }
   const h = windowTaps(resampleTaps(source.width ?? img.width, width, quality), columns, source.left ?? 0, img.width);
   const v = resampleTaps(source.height, height, quality);
-  const outWidth = columns.right - columns.left;
+  return filterRows(img, source.top, h, v, rows, into);
+}
+
+/** Where destination pixel i looks in a picture: its centre at (i + 0.5) · scale + offset of that picture's pixels. */
+export interface AxisMap {
+  scale: number;
+  offset: number;
+}
+
+/**
+ * The taps, on a source of sizes[0] pixels, of `dst` output pixels that sample bilinearly
+ * (clamped to the edge) the picture of sizes.at(-1) pixels made from that source by `resample`
+ * through each size in turn, at centres (i + 0.5) · map.scale + map.offset of that last picture:
+ * the resize chain and the bilinear lookup folded into one set of weights (issue 25 §3: a
+ * placement drawn in one pass; the same sums up to the rounding of the pictures in between).
+ */
+export function chainedTaps(dst: number, map: AxisMap, sizes: number[]): AxisWeights {
+  // Kept like a resize's: a template's placement asks for the same ones on every request.
+  return keptTaps(`chain/${dst}/${map.scale}/${map.offset}/${sizes.join('/')}`, () => foldTaps(dst, map, sizes));
+}
+
+function foldTaps(dst: number, map: AxisMap, sizes: number[]): AxisWeights {
+  const last = sizes.at(-1)!;
+  const bounds = new Int32Array(dst * 2);
+  const weights = new Float64Array(dst * 2);
+  for (let i = 0; i < dst; i++) {
+    const u = (i + 0.5) * map.scale + map.offset - 0.5;
+    const x0 = Math.floor(u);
+    const fx = u - x0;
+    const a = Math.min(last - 1, Math.max(0, x0));
+    const b = Math.min(last - 1, Math.max(0, x0 + 1));
+    bounds[2 * i] = a;
+    bounds[2 * i + 1] = b - a + 1;
+    weights[2 * i] = a === b ? 1 : 1 - fx;
+    weights[2 * i + 1] = a === b ? 0 : fx;
+  }
+  let taps: ComposedTaps = { bounds, weights, stride: 2 };
+  for (let k = sizes.length - 1; k > 0; k--) {
+    if (sizes[k] !== sizes[k - 1]) taps = composeTaps(taps, resampleTaps(sizes[k - 1]!, sizes[k]!));
+  }
+  return { bounds: taps.bounds, weights: Float32Array.from(taps.weights), stride: taps.stride };
+}
+
+type ComposedTaps = { bounds: Int32Array; weights: ArrayLike<number>; stride: number };
+
+/** Taps of `outer` (reading the pixels `inner` makes) as taps on inner's source. */
+function composeTaps(outer: ComposedTaps, inner: AxisWeights): ComposedTaps {
+  const n = outer.bounds.length >> 1;
+  const rows: { first: number; sums: Float64Array }[] = [];
+  let stride = 1;
+  for (let i = 0; i < n; i++) {
+    const first = outer.bounds[2 * i]!;
+    const count = outer.bounds[2 * i + 1]!;
+    const from = inner.bounds[2 * first]!;
+    let end = from;
+    for (let j = first; j < first + count; j++) end = Math.max(end, inner.bounds[2 * j]! + inner.bounds[2 * j + 1]!);
+    const sums = new Float64Array(end - from);
+    for (let j = first; j < first + count; j++) {
+      const w = outer.weights[i * outer.stride + j - first]!;
+      const at = inner.bounds[2 * j]! - from;
+      for (let t = 0; t < inner.bounds[2 * j + 1]!; t++) sums[at + t] += w * inner.weights[j * inner.stride + t]!;
+    }
+    rows.push({ first: from, sums });
+    stride = Math.max(stride, sums.length);
+  }
+  const bounds = new Int32Array(n * 2);
+  const weights = new Float64Array(n * stride);
+  rows.forEach(({ first, sums }, i) => {
+    bounds[2 * i] = first;
+    bounds[2 * i + 1] = sums.length;
+    weights.set(sums, i * stride);
+  });
+  return { bounds, weights, stride };
+}
+
+/**
+ * `img` drawn through taps `h` (columns) and `v` (rows): each output pixel the weighted sum of the
+ * source pixels they name, on premultiplied colour as `resample`, straight alpha out.
+ */
+export function resampleWithTaps(img: RGBAImage, h: AxisWeights, v: AxisWeights): Promise<RGBAImage> {
+  return filterRows(img, 0, h, v, { top: 0, bottom: v.bounds.length >> 1 });
+}
+
+/** Output rows [rows.top, rows.bottom) through taps h and v, from `img` holding source rows from `sourceTop` (WASM, a ring of filtered rows). */
+async function filterRows(
+  img: RGBAImage,
+  sourceTop: number,
+  h: AxisWeights,
+  v: AxisWeights,
+  rows: { top: number; bottom: number },
+  into?: Uint8ClampedArray,
+): Promise<RGBAImage> {
+  const outWidth = h.bounds.length >> 1;
   const length = outWidth * (rows.bottom - rows.top) * 4;
   const out = into ? into.subarray(0, length) : new Uint8ClampedArray(length);
 
@@ -177,7 +273,7 @@ export async function resampleRows(
       const count = v.bounds[2 * y + 1]!;
       next = Math.max(next, first);
       for (; next < first + count; next++) {
-        const at = next - source.top;
+        const at = next - sourceTop;
         if (at < 0 || at >= img.height) throw new RangeError(`resampleRows: source row ${next} is not in the strip`);
         u8.set(img.data.subarray(at * srcStride, (at + 1) * srcStride), srcRow);
         k.resampleRowH(srcRow, img.width, scratch, ring + (next % ringRows) * outWidth * 16, outWidth, hBounds, hWeights, h.stride);

@@ -2,6 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/engine/hash';
 import { decodeBounded, type DecodeBoundedOptions } from '../../../src/engine/raster/bounded';
+import { applyOrientation } from '../../../src/engine/raster/orientation';
+import { resample } from '../../../src/engine/raster/resample';
 import { decodeStoredPicture, deleteRenditions, makeRenditions, MAX_RENDITION_SOURCE_BYTES, renditionScales, renditionsMeta } from '../../../src/engine/raster/renditions';
 import { orientedSize, sniffImage } from '../../../src/engine/raster/sniff';
 import type { Timing } from '../../../src/engine/timing';
@@ -79,6 +81,34 @@ describe('picture renditions', () => {
     const padded = new Uint8Array(MAX_RENDITION_SOURCE_BYTES + 1);
     padded.set(photo);
     expect(await makeRenditions(bucket, await sha256Hex(padded), padded, sniffImage(padded)!)).toEqual({ scales: [], made: false });
+  });
+
+  // Issue 25 §3: an upright placement folds the resize into its own single pass (placeImage).
+  it('deferResize: the scaled decode as it came, oriented, standing for the size wanted; a full-size decode resized as ever', async () => {
+    for (const file of ['jpeg/photo-444.jpg', 'marker-40x20-exif6.jpg']) {
+      const bytes = await testAsset(file);
+      const picture = await stored(bytes);
+      for (const target of [{ width: 20, height: 14 }, { width: 40, height: 30 }, { width: 150, height: 100 }]) {
+        const at = `${file} → ${target.width}×${target.height}`;
+        const resized = await decodeBounded(bytes, covering(target));
+        const deferred = { ...covering(target), deferResize: true };
+        const fromFile = await decodeBounded(bytes, deferred);
+        const fromRendition = await decodeStoredPicture(bucket, picture, async () => bytes, deferred);
+        expect(Buffer.from(fromRendition.data).equals(Buffer.from(fromFile.data)), at).toBe(true);
+        expect(fromRendition.standsFor, at).toEqual(fromFile.standsFor);
+        if (!fromFile.standsFor) {
+          // Full size (nothing to defer: the decode is resized as ever).
+          expect(Buffer.from(fromFile.data).equals(Buffer.from(resized.data)), at).toBe(true);
+          continue;
+        }
+        expect(fromFile.standsFor, at).toEqual({ width: resized.width, height: resized.height });
+        // The pixels are the decode before the resize: resized as decodeBounded does (stored axes, then oriented), the same bytes.
+        const orientation = fromFile.source.orientation;
+        const back = applyOrientation(fromFile, orientation === 6 ? 8 : orientation === 8 ? 6 : orientation);
+        const storedPixels = await resample(back, orientation >= 5 ? resized.height : resized.width, orientation >= 5 ? resized.width : resized.height);
+        expect(Buffer.from(applyOrientation(storedPixels, orientation).data).equals(Buffer.from(resized.data)), at).toBe(true);
+      }
+    }
   });
 
   it('a rendition that is gone or does not describe the picture is not used; deleting drops them all', async () => {
