@@ -318,7 +318,11 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     if (content && (base.fillOpacity < 1 || base.knockout)) baseShape = shapeOver(group, content, mask);
     if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
     await drawClipped();
-    const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask) : undefined;
+    // The stroke is baked into the base's pixels: redrawn over what is clipped to it, it recolours
+    // the group within its alpha (at Fill 100 %) instead of adding a second coverage where a mask
+    // leaves the edge partly covered.
+    const within = !base.knockout && base.fillOpacity >= 1;
+    const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask, false, within) : undefined;
     // The group is the base's own composite (from transparency, clipped layers atop): at Fill
     // 100 % its interior effects recolour it within its alpha, below it they paint over it
     // relative to the base's alpha (docs/effects.md, Fidelity).

@@ -944,6 +944,7 @@ export function drawShapeStroke(
   content: Surface,
   mask: Uint8ClampedArray | null,
   atop = false,
+  inLayer: InLayer = false,
 ): void {
   const st = node.vectorStroke;
   const vm = node.vectorMask;
@@ -967,5 +968,5 @@ export function drawShapeStroke(
   }
   const hex = st.color;
   const rgb: RGB = [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)];
-  paint(target, rect, { excludedChannels: node.excludedChannels }, cov, rgb, st.opacity * nodeOpacity(node), st.blendMode, atop);
+  paint(target, rect, { excludedChannels: node.excludedChannels }, cov, rgb, st.opacity * nodeOpacity(node), st.blendMode, atop, false, rect, inLayer);
 }
