@@ -30,3 +30,11 @@ export function random(seed: number) {
   };
 }
 export type Random = ReturnType<typeof random>;
+
+/** A closed rectangular vector path (l, t)–(r, b), as ag-psd writes a vector mask's path. */
+export const rectPath = (l: number, t: number, r: number, b: number) => ({
+  open: false,
+  operation: 'combine' as const,
+  fillRule: 'even-odd' as const,
+  knots: [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })),
+});

@@ -2,6 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { rectPath as rect } from './kit';
 
 /**
  * Mask density and feather (issue 14), for pixel masks and vector masks, on templates made here
@@ -19,12 +20,6 @@ function fill(c: number[], w = W, h = H) {
   for (let i = 0; i < w * h; i++) data.set([...c, 255], i * 4);
   return { width: w, height: h, data };
 }
-const rect = (l: number, t: number, r: number, b: number) => ({
-  open: false,
-  operation: 'combine' as const,
-  fillRule: 'even-odd' as const,
-  knots: [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })),
-});
 
 async function render(blue: Partial<Layer>) {
   const bytes = writePsdUint8Array({

@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { readLayerRecords } from '../../../src/engine/psd/records';
+import { rectPath as rect } from './kit';
 
 /**
  * "Layer Mask Hides Effects" / "Vector Mask Hides Effects" (Blending Options): the effects come
@@ -37,12 +38,6 @@ const shadow = {
     },
   ],
 };
-const rect = (l: number, t: number, r: number, b: number) => ({
-  open: false,
-  operation: 'combine' as const,
-  fillRule: 'even-odd' as const,
-  knots: [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })),
-});
 
 function doc(layer: Partial<Layer>): Uint8Array {
   return writePsdUint8Array({

@@ -2,6 +2,7 @@ import { writePsdUint8Array } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { rectPath as rect } from './kit';
 
 /**
  * A shape layer's own stroke, redrawn over the layers clipped to it, is baked into the layer's
@@ -23,12 +24,6 @@ const image = (w: number, h: number, at: (x: number) => [...RGB, number]) => {
   for (let i = 0; i < w * h; i++) data.set(at(i % w), i * 4);
   return { width: w, height: h, data };
 };
-const rect = (l: number, t: number, r: number, b: number) => ({
-  open: false,
-  operation: 'combine' as const,
-  fillRule: 'even-odd' as const,
-  knots: [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })),
-});
 const MASK = 77;
 
 function doc(): Uint8Array {

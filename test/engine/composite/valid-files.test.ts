@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type CompiledTemplate } from '../../../src/engine';
 import { LayerRenderError } from '../../../src/engine/composite/compositor';
 import { postJson, upload } from '../../dynamic-image/helpers';
+import { rectPath as rect } from './kit';
 
 /**
  * Valid files that answered 500 on a plain preview (issue 14): groups with masks (pass-through
@@ -31,12 +32,6 @@ const mask = (left: number, top: number, w: number, h: number, value: number, de
   left,
   imageData: fill([value, value, value], 255, w, h),
   defaultColor,
-});
-const rect = (l: number, t: number, r: number, b: number) => ({
-  open: false,
-  operation: 'combine' as const,
-  fillRule: 'even-odd' as const,
-  knots: [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })),
 });
 
 async function render(psd: Psd, psb = false): Promise<{ at: (x: number, y: number) => number[]; compiled: CompiledTemplate }> {
