@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bandCoverage, chamferDistance } from '../../../src/engine/composite/morphology';
+import { random } from './kit';
 
 /**
  * The stroke effect's distance as Photoshop measures it (docs/effects.md, "Strokes in the chamfer
@@ -64,5 +65,33 @@ describe("Photoshop's stroke distance (5 × 5 chamfer)", () => {
     const d = chamferDistance(a, w, 1);
     expect(d[1]).toBeCloseTo(-0.3, 5);
     expect(d[2]).toBeCloseTo(0.2, 5);
+  });
+});
+
+describe('the two raster passes', () => {
+  /** The chamfer length of (dx, dy): knight's moves while they fit the slope, then diagonals, then straight steps. */
+  const chamfer = (dx: number, dy: number) => {
+    let [a, b] = [Math.abs(dx), Math.abs(dy)];
+    if (b > a) [a, b] = [b, a];
+    const knights = Math.min(b, Math.max(0, a - b));
+    const diagonals = b - knights;
+    return knights * Math.sqrt(5) + diagonals * Math.SQRT2 + (a - 2 * knights - diagonals);
+  };
+
+  it('give every pixel the least seed plus chamfer length, as a search over all seeds does', () => {
+    // Sparse partial pixels and a few solid ones, from a seeded generator.
+    const { next } = random(7);
+    const w = 23;
+    const h = 17;
+    const a = Float32Array.from({ length: w * h }, () => (next() < 0.06 ? (next() < 0.3 ? 1 : next()) : 0));
+    const d = chamferDistance(a, w, h);
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] !== 0) continue;
+      let want = Infinity;
+      for (let j = 0; j < a.length; j++) {
+        if (a[j] > 0) want = Math.min(want, chamfer((i % w) - (j % w), Math.floor(i / w) - Math.floor(j / w)) + 0.5 - a[j]);
+      }
+      expect(d[i]).toBeCloseTo(want, 4);
+    }
   });
 });
