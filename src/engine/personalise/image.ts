@@ -4,6 +4,7 @@
  * transform that takes that rectangle to the placement's four corners (rotation, skew and
  * perspective alike). Sampling is bilinear on premultiplied colour after a high-quality
  * pre-shrink to the picture's footprint, and edges are antialiased by their exact pixel coverage.
+ * An upright placement (nearly every real one) does the same in one separable pass.
  */
 import { chainedTaps, resample, resampleWithTaps } from '../raster/resample';
 import type { Bounds, RGBAImage } from '../types';
@@ -91,8 +92,8 @@ export function pictureRect(pw: number, ph: number, cw: number, ch: number, mode
 }
 
 /**
- * Draws `picture` into the placement. Returns straight-alpha pixels and their bounds in output
- * pixels, or null when the placement covers no pixel.
+ * Draws the picture into the placement (as the size it `standsFor`, when given). Returns
+ * straight-alpha pixels and their bounds in output pixels, or null when the placement covers no pixel.
  */
 export async function placeImage(
   given: PlacedPicture,
