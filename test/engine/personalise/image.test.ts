@@ -283,7 +283,7 @@ describe('placeImage: upright placements in one pass', () => {
     }
   });
 
-  it('keeps the ringing the in-between picture clipped: a saturated sharp pattern stays within 35 dB', async () => {
+  it('keeps the ringing the in-between picture clipped: a saturated sharp pattern stays above 35 dB', async () => {
     // The loader's Lanczos resize rounds to bytes and clips its overshoot at 0 and 255 before the
     // warp samples it; folded, the overshoot is clipped once, at the end (docs/personalisation.md).
     for (const corners of upright.slice(0, 4)) {
