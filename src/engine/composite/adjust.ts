@@ -374,7 +374,9 @@ export function brightnessContrastLut(brightness: number, contrast: number, lega
  * hexcone hue except the hue step, so the order only matters for saturation:
  * - hue: the master's turn plus each colour range's, weighted by how far the pixel's hue lies in
  *   that range (1 inside [b, c], ramping to 0 over [a, b] and [c, d], degrees, wrapping);
- * - master lightness: channels toward white (+) or black (−);
+ * - master lightness, first: channels toward white (+) or black (−) by a step of whole 255ths,
+ *   rounded to 8 bits before the other steps read the pixel (so a nearly grey pixel may turn grey
+ *   and its hue is that of the rounded channels, as Photoshop's output shows);
  * - range lightness (the weighted sum, ±100 at most): channels toward the pixel's own maximum (+)
  *   or minimum (−), so +100 greys a colour at its brightest channel rather than whitening it;
  * - saturation: channels pushed from the HSL lightness by a factor 1 + α, never past full
@@ -391,7 +393,8 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
   const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas]
     .filter((rg): rg is NonNullable<typeof rg> => !!rg && !!(rg.hue || rg.saturation || rg.lightness))
     .map((rg) => ({ ...unwrapRange(rg.a, rg.b, rg.c, rg.d), hue: rg.hue, light: rg.lightness / 100, alpha: saturationAlpha(rg.saturation / 100) }));
-  const masterLight = Math.max(-1, Math.min(1, master.lightness / 100));
+  // Photoshop moves by whole 255ths: −37 % scales by 161/255, not 0.63 (what sorts its nearly grey pixels).
+  const masterLight = Math.round(255 * Math.max(-1, Math.min(1, master.lightness / 100))) / 255;
   const masterAlpha = saturationAlpha(master.saturation / 100);
   if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return true;
   // Per pixel with scalars only: every step but the hue turn keeps the channels' order, so the
@@ -399,41 +402,41 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
   const nr = ranges.length;
   for (let i = 0; i < d.length; i += 4) {
     let r = d[i], g = d[i + 1], b = d[i + 2];
-    let mx = r > g ? (r > b ? r : b) : g > b ? g : b;
-    let mn = r < g ? (r < b ? r : b) : g < b ? g : b;
-    if (mx === mn && masterLight === 0) continue; // a grey: only lightness could change it
-    let turn = master.hue, light = 0, alpha = 0;
-    const h = mx === mn ? -1 : hexHue(r, g, b, mx, mn);
-    if (h >= 0) {
-      for (let k = 0; k < nr; k++) {
-        const rg = ranges[k];
-        const w = rangeWeight(h, rg);
-        if (w === 0) continue;
-        turn += rg.hue * w;
-        light += rg.light * w;
-        alpha += rg.alpha * w;
-      }
-      if (turn !== 0) {
-        let t = (h + turn) % 360;
-        if (t < 0) t += 360;
-        const sector = Math.floor(t / 60) % 6;
-        const f = (mx - mn) * (t / 60 - Math.floor(t / 60));
-        switch (sector) {
-          case 0: r = mx; g = mn + f; b = mn; break;
-          case 1: r = mx - f; g = mx; b = mn; break;
-          case 2: r = mn; g = mx; b = mn + f; break;
-          case 3: r = mn; g = mx - f; b = mx; break;
-          case 4: r = mn + f; g = mn; b = mx; break;
-          default: r = mx; g = mn; b = mx - f;
-        }
-      }
-    }
     if (masterLight > 0) {
-      r += (255 - r) * masterLight; g += (255 - g) * masterLight; b += (255 - b) * masterLight;
-      mx += (255 - mx) * masterLight; mn += (255 - mn) * masterLight;
+      r = Math.round(r + (255 - r) * masterLight); g = Math.round(g + (255 - g) * masterLight); b = Math.round(b + (255 - b) * masterLight);
     } else if (masterLight < 0) {
       const k = 1 + masterLight;
-      r *= k; g *= k; b *= k; mx *= k; mn *= k;
+      r = Math.round(r * k); g = Math.round(g * k); b = Math.round(b * k);
+    }
+    let mx = r > g ? (r > b ? r : b) : g > b ? g : b;
+    let mn = r < g ? (r < b ? r : b) : g < b ? g : b;
+    if (mx === mn) { // a grey, or one now: only the lightness changed it
+      d[i] = r; d[i + 1] = g; d[i + 2] = b;
+      continue;
+    }
+    let turn = master.hue, light = 0, alpha = 0;
+    const h = hexHue(r, g, b, mx, mn);
+    for (let k = 0; k < nr; k++) {
+      const rg = ranges[k];
+      const w = rangeWeight(h, rg);
+      if (w === 0) continue;
+      turn += rg.hue * w;
+      light += rg.light * w;
+      alpha += rg.alpha * w;
+    }
+    if (turn !== 0) {
+      let t = (h + turn) % 360;
+      if (t < 0) t += 360;
+      const sector = Math.floor(t / 60) % 6;
+      const f = (mx - mn) * (t / 60 - Math.floor(t / 60));
+      switch (sector) {
+        case 0: r = mx; g = mn + f; b = mn; break;
+        case 1: r = mx - f; g = mx; b = mn; break;
+        case 2: r = mn; g = mx; b = mn + f; break;
+        case 3: r = mn; g = mx - f; b = mx; break;
+        case 4: r = mn + f; g = mn; b = mx; break;
+        default: r = mx; g = mn; b = mx - f;
+      }
     }
     if (light !== 0) {
       if (light > 0) {

@@ -3,7 +3,7 @@ import { applyAdjustment, rangeWeight, saturationAlpha } from '../../../src/engi
 
 /**
  * Photoshop's Hue/Saturation as docs/fidelity.md derives it: hue turns and range weights summed,
- * master lightness toward white/black, range lightness toward the pixel's own max/min, saturation
+ * master lightness toward white/black first (rounded, by whole 255ths), range lightness toward the pixel's own max/min, saturation
  * as a push from the HSL lightness by 1 + α (α = s/(1 − s) for s > 0, at most 127), the master's
  * first and the ranges' α weighted and added.
  */
@@ -47,6 +47,24 @@ describe('hue/saturation colour ranges', () => {
   it('range hue turns are weighted', () => {
     // Hue 20° with weight 5/6 of +36° → 50°: max 200, min 50, the middle channel at 50/60 of the way.
     near(run({ reds: reds(36, 0, 0) }, 200, 100, 50), [200, 175, 50]);
+  });
+});
+
+describe('hue/saturation master lightness', () => {
+  // psdtools-adjust-hue-saturation.psd's first column (master +122°, +100 %, −37): Photoshop's pixels.
+  const master = ch(122, 100, -37);
+
+  it('goes first, rounded to 8 bits by whole 255ths, so a nearly grey pixel may turn grey', () => {
+    expect(run({ master }, 58, 58, 59)).toEqual([37, 37, 37, 255]);
+    expect(run({ master }, 255, 255, 255)).toEqual([161, 161, 161, 255]);
+    // ×0.63 rounded would grey (22, 23, 23) too; ×161/255 keeps it, as Photoshop does (29, 0, 28).
+    near(run({ master }, 22, 23, 23), [29, 0, 28]);
+    near(run({ master }, 57, 58, 58), [73, 0, 70]);
+  });
+
+  it('gives the hue of the rounded channels', () => {
+    // (123, 122, 124) is hue 270°; rounded at 161/255 it is (78, 77, 78), hue 300°: +122° is 62°.
+    near(run({ master }, 123, 122, 124), [136, 141, 13], 2);
   });
 });
 
