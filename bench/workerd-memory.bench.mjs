@@ -8,6 +8,9 @@
 //   personal   POST /api/rendering/preview    bench-8000.psd → 800² with new Title text and a Photo
 //   photo-12mp POST /api/rendering/preview    bench-4000.psd → 800² with a 12 MP (4000 × 3000) JPEG
 //              placed in its Photo layer (the issue's "a 12 MP photo placed")
+//   upload-jpeg  the upload, then the 5,000² JPEG preview, once each on the same runtime (one cgroup
+//              under WM_LIMIT_MB): what the upload leaves behind counts against the preview
+//              (the issue's outside check, "a 10,000² template's 5,000² preview under 128 MB")
 // Each step runs WM_RUNS times (default 3; the first pays code and WASM start-up; an upload is
 // deleted first so that each one compiles).
 //
@@ -27,6 +30,8 @@
 //
 //   node bench/workerd-memory.bench.mjs [step...]     (or `npm run bench workerd-memory`)
 //   WM_PORT=8779 WM_PERSIST=/tmp/wm-dev WM_RUNS=3 WM_LIMIT_MB=128 WM_TIMELINE=<file: RSS growth every 10 ms>
+// Under a limit each row also gives the group's memory.stat: its peak anonymous memory (`rss`) and
+// page cache (`cache`, the R2 simulator's files among it), and both once the step is done.
 // The dev server restarts the Worker's runtime when source files change (wrangler watches them):
 // a step whose runtime pid changed is marked "restarted"; measure from a quiet tree.
 import { execFileSync, spawn } from 'node:child_process';
@@ -117,15 +122,24 @@ async function measure(server, work) {
   await inspector?.call('HeapProfiler.collectGarbage');
   const heapBefore = (await inspector?.call('Runtime.getHeapUsage')) ?? {};
   for (const p of [runtime, proxy]) if (p) writeFileSync(`/proc/${p.pid}/clear_refs`, '5'); // VmHWM := VmRSS
+  // The group's peak and failures for this step alone (writing 0 resets max_usage_in_bytes).
+  const failsBefore = server.cgroup ? Number(safeRead(path.join(server.cgroup, 'memory.failcnt'))) : 0;
+  if (server.cgroup) writeFileSync(path.join(server.cgroup, 'memory.max_usage_in_bytes'), '0');
   const before = statusKb(runtime.pid, 'VmRSS');
   const proxyBefore = proxy ? statusKb(proxy.pid, 'VmRSS') : NaN;
   const t0 = performance.now();
   let sampledPeak = before;
   // WM_TIMELINE=<file>: every sample (ms since the start, MB of growth), to see when a step grows.
   const timeline = [];
+  const group = { anon: 0, cache: 0 };
   const rss = setInterval(() => {
     const now = statusKb(runtime.pid, 'VmRSS') || 0;
     sampledPeak = Math.max(sampledPeak, now);
+    if (server.cgroup) {
+      const stat = groupStat(server.cgroup);
+      group.anon = Math.max(group.anon, stat.anon);
+      group.cache = Math.max(group.cache, stat.cache);
+    }
     if (process.env.WM_TIMELINE) timeline.push(`${(performance.now() - t0).toFixed(0)} ${((now - before) / 1024).toFixed(1)}`);
   }, 10);
   const heap = { used: 0, external: 0, sum: 0, samples: 0 };
@@ -168,12 +182,29 @@ async function measure(server, work) {
     heapSum: mb(heap.sum),
     heapSamples: heap.samples,
     restarted,
+    ...(server.cgroup
+      ? {
+          groupAnon: group.anon,
+          groupCache: group.cache,
+          ...afterStat(groupStat(server.cgroup)),
+          groupMax: mb(Number(safeRead(path.join(server.cgroup, 'memory.max_usage_in_bytes')))),
+          groupFails: Number(safeRead(path.join(server.cgroup, 'memory.failcnt'))) - failsBefore,
+        }
+      : {}),
     ...(error ? { error } : {}),
     ...(result ?? {}),
   };
   row.delta = row.peak - row.before;
   return row;
 }
+
+/** A cgroup v1 memory group's anonymous memory and page cache now, in MB (memory.stat `rss`, `cache`). */
+function groupStat(group) {
+  const stat = safeRead(path.join(group, 'memory.stat'));
+  const field = (name) => mb(Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(stat)?.[1] ?? NaN));
+  return { anon: field('rss'), cache: field('cache') };
+}
+const afterStat = ({ anon, cache }) => ({ groupAnonAfter: anon, groupCacheAfter: cache });
 
 /** Starts scripts/dev.mjs on PORT with PERSIST; resolves once the Worker answers. */
 async function startServer(root) {
@@ -243,7 +274,7 @@ async function deleteTemplate(baseUrl, name) {
   await res.body?.cancel();
 }
 
-const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'photo-12mp'];
+const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'photo-12mp', 'upload-jpeg'];
 
 /**
  * Runs `fn(server)` on a fresh dev server (its runtime in a limited cgroup when WM_LIMIT_MB is set
@@ -257,6 +288,7 @@ async function withServer(root, label, fn, limited = true) {
   try {
     if (LIMIT_MB && limited) {
       cgroup = limitRuntime(workerdOf(server.pid).runtime.pid, LIMIT_MB, label);
+      server.cgroup = cgroup.group;
       process.stderr.write(cgroup.group ? `${label}: runtime limited to ${LIMIT_MB} MB of growth\n` : `${label}: no limit (${cgroup.reason})\n`);
     }
     return await fn(server);
@@ -312,17 +344,30 @@ export async function measureWorkerd(root, only = []) {
     // only the others' setup: kept, so that it compiles only when the persist dir lacks it, except
     // before a measured PDF: deleting the compiled template deletes the PDF strips an earlier run
     // stored, which the first PDF would otherwise copy instead of drawing.
-    if (steps.includes('upload') || steps.includes('pdf')) await deleteTemplate(baseUrl, template);
+    if (steps.some((s) => s === 'upload' || s === 'pdf' || s === 'upload-jpeg')) await deleteTemplate(baseUrl, template);
     await upload(baseUrl, 'templates', big, 'wm');
     return {};
   };
-  await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1), steps.includes('upload'));
+  // The others' template: uploaded (and the upload measured) on a server of its own.
+  if (steps.some((s) => s !== 'upload-jpeg')) await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1), steps.includes('upload'));
   const renders = {
     'jpeg-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'jpg', size: { width: 5000, height: 5000 } }),
     'png-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'png', size: { width: 5000, height: 5000 } }),
     pdf: (baseUrl) => post(baseUrl, '/api/rendering/hires', { template }),
   };
   for (const [step, work] of Object.entries(renders)) if (steps.includes(step)) await fresh(step, (server) => run(server, step, work));
+  if (steps.includes('upload-jpeg')) {
+    // One runtime, one group: the upload (compiled anew), then the preview, WM_RUNS times in turn.
+    await fresh('upload-jpeg', async (server) => {
+      for (let i = 0; i < RUNS; i++) {
+        await run(server, 'upload-jpeg (its upload)', uploadBig, 1);
+        const upload = rows.at(-1);
+        // A killed upload's runtime is restarted outside the group: the preview would prove nothing.
+        if (upload.error || upload.restarted) rows.push({ ...upload, step: 'upload-jpeg', error: `the upload before it failed: ${upload.error ?? 'runtime restarted'}` });
+        else await run(server, 'upload-jpeg', renders['jpeg-5000'], 1);
+      }
+    });
+  }
   if (steps.includes('personal')) {
     let t8000;
     let photo;
@@ -371,6 +416,9 @@ function describe(r) {
     `${r.step} #${r.run}: RSS ${f(r.before)} → peak ${f(r.peak)} (+${f(r.delta)}) → ${f(r.after)} MB; proxy +${f(r.proxyPeakDelta)}; ` +
     `isolate heap +${f(r.heapUsed)}, external +${f(r.heapExternal)}, sum +${f(r.heapSum)} MB (${r.heapSamples} samples); ${r.ms.toFixed(0)} ms` +
     (r.bytes ? `; ${r.bytes} bytes (sha-256 ${r.sha}…)` : '') +
+    (r.groupAnon !== undefined
+      ? `; group max ${f(r.groupMax)} MB, failcnt +${r.groupFails}, anon ${f(r.groupAnon)} (after ${f(r.groupAnonAfter)}), cache ${f(r.groupCache)} (after ${f(r.groupCacheAfter)}) MB`
+      : '') +
     (r.restarted ? ' RESTARTED' : '') +
     (r.error ? ` FAILED: ${r.error}` : '')
   );
