@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { freeNow } from '../../../src/engine/compiled/free';
 import { ArrayPool } from '../../../src/engine/memory/array-pool';
 
 describe('ArrayPool', () => {
@@ -36,7 +37,7 @@ describe('ArrayPool', () => {
     pool.give(new Uint8Array(a, 2, 4).buffer); // a view's buffer: the same one
     expect(pool.bytes).toBe(10);
     const detached = new ArrayBuffer(10);
-    detached.transfer(0);
+    freeNow([new Uint8Array(detached)]); // detached
     pool.give(detached);
     pool.give(new ArrayBuffer(0));
     expect(pool.bytes).toBe(10);
