@@ -334,7 +334,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels,
   // and a text base's edge gamma (its edges are the group's).
   const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
-  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels, gamma: textGamma(ctx, base) };
+  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels, textGamma: textGamma(ctx, base) };
   if (base.knockout && baseShape) {
     // A knocking-out base takes its clipping group through (composite/knockout.ts): the hole is
     // the base's shape, and the group paints onto the target inside it with its own alpha
@@ -391,11 +391,14 @@ async function drawInside(ctx: RenderContext, node: LayerNode, target: Surface, 
   fadeInto(target, after, shape, 1);
 }
 
-/** Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"). */
-const textGamma = (ctx: RenderContext, node: LayerNode) => (node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1);
+/**
+ * Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"; blend.ts
+ * textSpace); undefined for other layers (no option: the WASM kernel takes them).
+ */
+const textGamma = (ctx: RenderContext, node: LayerNode) => (node.type === 'Text' && (ctx.compiled.textGamma ?? 1) !== 1 ? ctx.compiled.textGamma : undefined);
 
 /**
- * blendSurface, with a text layer's gamma (options.gamma) on its pixels' own coverage only: the
+ * blendSurface, with a text layer's gamma (options.textGamma) on its pixels' own coverage only: the
  * layer's opacity and Fill fade the gamma-blended pixels in linearly. The gamma is about the
  * glyphs' anti-aliased edges; through it a Fill of 98.8 % left 6 levels of a grey backdrop inside
  * a black glyph (1.5 linearly), and Photoshop's composite of psdtools-layer-effects-all.psd
@@ -405,7 +408,7 @@ const textGamma = (ctx: RenderContext, node: LayerNode) => (node.type === 'Text'
 function blendWithGamma(canvas: Surface, src: Surface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: BlendOptions): void {
   const fillInside = Object.hasOwn(FILL_INSIDE, mode);
   const fade = opacity * (fillInside ? 1 : (options.fill ?? 1));
-  const r = (options.gamma ?? 1) !== 1 && fade < 1 ? intersectRect(rectOf(canvas), rectOf(src)) : null;
+  const r = (options.textGamma ?? 1) !== 1 && fade < 1 ? intersectRect(rectOf(canvas), rectOf(src)) : null;
   if (!r) return blendSurface(canvas, src, mask, opacity, mode, options);
   const before = createSurface(r);
   copyRect(canvas.data, rectOf(canvas), before);
@@ -467,7 +470,7 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
   const options = {
     atop,
-    gamma: textGamma(ctx, node),
+    textGamma: textGamma(ctx, node),
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
     fill: node.fillOpacity,

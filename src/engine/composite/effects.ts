@@ -461,7 +461,7 @@ function paint(
   blendSurface(canvas, { x: r.left, y: r.top, w: widthOf(r), h: heightOf(r), data }, null, opacity, mode ?? 'normal', {
     atop: atop || inLayer,
     excludedChannels: style.excludedChannels,
-    gamma: overlay ? style.gamma : 1,
+    textGamma: overlay ? style.gamma : undefined,
   });
 }
 

@@ -84,7 +84,19 @@ describe('blend modes at their edges (issue 25: what Photoshop 2026 renders, mea
   });
 });
 
-describe('blending in gamma (text: "Blend Text Colors Using Gamma 1.45")', () => {
+describe('text gamma ("Blend Text Colors Using Gamma 1.45")', () => {
+  it('blends through the sRGB curve: black text edges over white as Photoshop draws them', () => {
+    // webtoon-mobile-ui-example.psd: black glyph pixels at alpha 187, 153, 136, 119, 68 over white.
+    const photoshop: Array<[number, number]> = [[187, 107], [153, 141], [136, 156], [119, 170], [68, 209]];
+    for (const [alpha, want] of photoshop) {
+      const white = px(255, 255, 255);
+      blendSurface(white, px(0, 0, 0, alpha), null, 1, 'normal', { textGamma: 1.45 });
+      expect(white.data[0], `alpha ${alpha}`).toBe(want);
+    }
+  });
+});
+
+describe('blending in a power of the values (the WASM kernel\'s gamma)', () => {
   it('gives exactly what the formula ((ks·s^γ + kb·b^γ)^(1/γ)) gives, in Normal and in another mode, at every alpha', () => {
     const gamma = 1.45;
     let seed = 7;
