@@ -30,6 +30,7 @@
 //
 //   node bench/workerd-memory.bench.mjs [step...]     (or `npm run bench workerd-memory`)
 //   WM_PORT=8779 WM_PERSIST=/tmp/wm-dev WM_RUNS=3 WM_LIMIT_MB=128 WM_TIMELINE=<file: RSS growth every 10 ms>
+//   WM_NO_GC=1: no forced GC before each step (what is left of the last request stays until V8 collects)
 // Under a limit each row also gives the group's memory.stat: its peak anonymous memory (`rss`) and
 // page cache (`cache`, the R2 simulator's files among it), and both once the step is done.
 // The dev server restarts the Worker's runtime when source files change (wrangler watches them):
@@ -119,7 +120,8 @@ async function measure(server, work) {
     server.inspectedPid = runtime.pid;
   }
   const inspector = server.inspector;
-  await inspector?.call('HeapProfiler.collectGarbage');
+  // WM_NO_GC=1: no forced collection first (as between two requests in production).
+  if (!process.env.WM_NO_GC) await inspector?.call('HeapProfiler.collectGarbage');
   const heapBefore = (await inspector?.call('Runtime.getHeapUsage')) ?? {};
   for (const p of [runtime, proxy]) if (p) writeFileSync(`/proc/${p.pid}/clear_refs`, '5'); // VmHWM := VmRSS
   // The group's peak and failures for this step alone (writing 0 resets max_usage_in_bytes).
