@@ -6,7 +6,7 @@ import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
-import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, shapeFrom, type Shape, type ShapeSource } from './effects';
+import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, shapeFrom, textGammaOf, type Shape, type ShapeSource } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -334,7 +334,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels,
   // and a text base's edge gamma (its edges are the group's).
   const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
-  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels, textGamma: textGamma(ctx, base) };
+  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels, textGamma: textGammaOf(ctx.compiled.textGamma, base) };
   if (base.knockout && baseShape) {
     // A knocking-out base takes its clipping group through (composite/knockout.ts): the hole is
     // the base's shape, and the group paints onto the target inside it with its own alpha
@@ -391,11 +391,6 @@ async function drawInside(ctx: RenderContext, node: LayerNode, target: Surface, 
   fadeInto(target, after, shape, 1);
 }
 
-/**
- * Photoshop CC blends text edges with gamma 1.45 ("Blend Text Colors Using Gamma"; blend.ts
- * textSpace); undefined for other layers (no option: the WASM kernel takes them).
- */
-const textGamma = (ctx: RenderContext, node: LayerNode) => (node.type === 'Text' && (ctx.compiled.textGamma ?? 1) !== 1 ? ctx.compiled.textGamma : undefined);
 
 /**
  * blendSurface, with a text layer's gamma (options.textGamma) on its pixels' own coverage only: the
@@ -470,7 +465,7 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
   const options = {
     atop,
-    textGamma: textGamma(ctx, node),
+    textGamma: textGammaOf(ctx.compiled.textGamma, node),
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
     fill: node.fillOpacity,

@@ -12,6 +12,20 @@ import { growRect, intersectRect, rectOf, type Surface } from './surface';
 import type { Bounds } from '../types';
 
 /**
+ * The gamma a layer's edges blend with: the document's "Blend Text Colors Using Gamma" (Photoshop
+ * CC's 1.45; blend.ts textSpace) for text layers, undefined for the rest. Not for text set wholly in a
+ * colour emoji font: its glyphs are pictures, not a text colour, and Photoshop blends them
+ * linearly (webtoon-mobile-ui-example.psd's 🤣, AppleColorEmoji: the plain blend gives its
+ * pixels to the level, the text gamma up to 19 levels off).
+ */
+export function textGammaOf(gamma: number | undefined, node: Pick<LayerNode, 'type' | 'text'>): number | undefined {
+  if (node.type !== 'Text' || gamma === undefined || gamma === 1) return undefined;
+  const text = node.text;
+  const emoji = !!text && [text.font, ...(text.runs ?? []).map((run) => run.font)].every((font) => /emoji/i.test(font));
+  return emoji ? undefined : gamma;
+}
+
+/**
  * Layer effects (layer styles), drawn at render time from the layer's masked shape: they are not
  * baked into stored pixels. Stacking, bottom to top: drop shadow, outer glow, [content], gradient
  * overlay, colour overlay, inner glow, inner shadow, stroke. Effects take the layer's opacity but
@@ -143,7 +157,7 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
     }
     return alpha;
   };
-  const gamma = node.type === 'Text' ? (ctx.compiled.textGamma ?? 1) : 1;
+  const gamma = textGammaOf(ctx.compiled.textGamma, node) ?? 1;
   return {
     extent,
     frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
