@@ -137,6 +137,9 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
         put(pixelKey(hash, id, k, b), d),
       bands, mode, depth, palette, resources.icc));
     }
+    // Every pyramid is built (the rest writes whole blobs): their band buffers go back now, so
+    // what follows (the composite, the trial render, storing the PSD) reuses their pages.
+    bands.release();
     // Spot channels: shown over everything in previews by layers of their own (./spots.ts).
     const channels = readSpotChannels(psd);
     const spots = channels.length
@@ -182,6 +185,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       compiled.iccKey = iccKey(hash);
     }
     await writes.drain(); // the trial render reads the pyramid back
+    packer.release(); // every blob is written: its output arrays go back before the trial render
     await trialRender(bucket, compiled);
     written.push(treeKey(hash));
     await bucket.put(treeKey(hash), JSON.stringify(compiled), {
