@@ -55,9 +55,11 @@ export async function readInto(stream: ReadableStream<Uint8Array>, into: Uint8Ar
     for (;;) {
       let read: ReadableStreamReadResult<Uint8Array>;
       if (byob && total < buffer.length) {
+        const { byteOffset, length } = buffer;
         read = await byob.read(buffer.subarray(total));
         if (read.value) {
-          buffer = new Uint8Array(read.value.buffer); // the same memory, handed back
+          // The same memory, handed back (the same span: `into` may be a view inside its buffer).
+          buffer = new Uint8Array(read.value.buffer, byteOffset, length);
           total += read.value.length;
         }
       } else if (byob) {

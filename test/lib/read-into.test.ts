@@ -26,6 +26,13 @@ describe('readInto', () => {
     expect(into.buffer.byteLength).toBe(0); // handed over (detached)
   });
 
+  it('reads into a view that starts inside its buffer', async () => {
+    const into = new Uint8Array(new ArrayBuffer(1000), 100, 600);
+    const read = await readInto(bytesOf(data(500)), into);
+    expect(read).toEqual(data(500));
+    expect(read.byteOffset).toBe(100);
+  });
+
   it('reads shorter or longer streams than the array, of either kind', async () => {
     const whole = new Uint8Array(70_000);
     whole.set(data(30_000));
