@@ -1,4 +1,4 @@
-import { concat } from '../engine/raster/bytes';
+import { readInto } from '../lib/read-into';
 
 /**
  * How much of an oversized request body is read and thrown away before answering 413. Cancelling
@@ -37,26 +37,22 @@ export async function readLimited(
 /**
  * Every byte of `stream` in one array, at most `limit` of them: past that (or when `declared`,
  * the size the sender announced, already is) the rest is dealt with as `excess` says and
- * `tooLarge()` is thrown. The one loop every bounded read of a whole stream goes through.
+ * `tooLarge()` is thrown. The one bounded read of a whole stream: the bytes go into one array of
+ * the declared length (grown if more come, src/lib/read-into.ts), read straight into it where
+ * the stream is a byte stream.
  */
 export async function readAll(stream: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error, excess: Excess, declared = 0): Promise<Uint8Array> {
+  // A declared size that is no byte count is no promise: the array starts empty and grows.
+  const known = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
+  let seen = 0;
+  if (known <= limit) {
+    const bytes = await readInto(stream, new Uint8Array(known), limit);
+    if (bytes) return bytes;
+    seen = limit;
+  }
   const reader = stream.getReader();
   try {
-    let total = 0;
-    if (declared <= limit) {
-      const chunks: Uint8Array[] = [];
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return chunks.length === 1 ? chunks[0]! : concat(chunks);
-        total += value.byteLength;
-        if (total > limit) {
-          chunks.length = 0; // not held while the rest drains
-          break;
-        }
-        chunks.push(value);
-      }
-    }
-    if (excess === 'drain') await drain(reader, DISCARD_BYTES - total);
+    if (excess === 'drain') await drain(reader, DISCARD_BYTES - seen);
     else if (excess === 'cancel') await reader.cancel();
     throw tooLarge();
   } finally {

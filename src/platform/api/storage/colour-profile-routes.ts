@@ -8,6 +8,7 @@
  *   DELETE /color-profiles/{id}     409 while a pipeline or tenant setting names it    204
  */
 import { z } from '@hono/zod-openapi';
+import { readAll } from '../../../http/read-limited';
 import { multipartBoundary, readMultipart } from '../../assets/multipart';
 import { ConflictDto, PayloadTooLargeError, ValidationError, hexIdOr404, platformRoute, problemResponses, type PlatformArea } from '../../core';
 import { BINARY, jsonContent as json, multipartBody } from '../../core/route';
@@ -46,7 +47,7 @@ export function registerColourProfileRoutes(area: PlatformArea): void {
       full,
     ),
     async (c) => {
-      const { fields, file } = await readMultipart(c.req.raw.body, multipartBoundary(c.req.header('content-type')), ['file'], (f) => readAll(f.stream, service.MAX_PROFILE_BYTES));
+      const { fields, file } = await readMultipart(c.req.raw.body, multipartBoundary(c.req.header('content-type')), ['file'], (f) => readAll(f.stream, service.MAX_PROFILE_BYTES, () => new PayloadTooLargeError(`An ICC profile may have at most ${service.MAX_PROFILE_BYTES / 1024 / 1024} MB.`), 'cancel'));
       if (!file) throw new ValidationError({ file: ['An ICC profile file is required.'] });
       const name = Object.entries(fields).find(([k]) => k.toLowerCase() === 'name')?.[1];
       return c.json(await service.uploadProfile(c.var.tenant, file.result, name, file.filename), 201);
@@ -77,28 +78,4 @@ export function registerColourProfileRoutes(area: PlatformArea): void {
       return c.body(null, 204);
     },
   );
-}
-
-/** A file part's bytes, refusing more than `limit` (413) as they arrive. */
-async function readAll(stream: ReadableStream<Uint8Array>, limit: number): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel();
-      throw new PayloadTooLargeError(`An ICC profile may have at most ${limit / 1024 / 1024} MB.`);
-    }
-    parts.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
