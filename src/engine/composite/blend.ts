@@ -1,4 +1,5 @@
 import { blendSurfaceWasm, fadeIntoWasm, gammaTables } from '../raster/blend';
+import { linearToSrgb, srgbToLinear } from './gradient';
 import { intersectRect, rectOf, type Surface } from './surface';
 
 /**
@@ -183,10 +184,6 @@ function blendIfWeight(ranges: NonNullable<BlendOptions['blendIf']>, s: Uint8Cla
   return w;
 }
 
-/** The sRGB curve: encoded 0..1 to linear light and back. */
-const srgbToLinear = (v: number) => (v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4));
-const linearToSrgb = (l: number) => (l <= 0.0031308 ? 12.92 * l : 1.055 * Math.pow(l, 1 / 2.4) - 0.055);
-
 /** A space to blend in other than the values themselves. */
 interface BlendSpace {
   /** An encoded value (0..1) in the blend space. */
@@ -214,10 +211,11 @@ function powerSpace(gamma: number): BlendSpace {
 function textSpace(gamma: number): BlendSpace {
   let space = textSpaces.get(gamma);
   if (!space) {
-    const of = (v: number) => Math.pow(srgbToLinear(v), 1 / gamma);
-    const back = (x: number) => linearToSrgb(Math.pow(x, gamma));
+    // gradient.ts's sRGB curve works in 0..255.
+    const of = (v: number) => Math.pow(srgbToLinear(v * 255), 1 / gamma);
+    const back = (x: number) => linearToSrgb(Math.pow(x, gamma)) / 255;
     const ofByte = new Float64Array(256);
-    for (let v = 0; v < 256; v++) ofByte[v] = of(v / 255);
+    for (let v = 0; v < 256; v++) ofByte[v] = Math.pow(srgbToLinear(v), 1 / gamma);
     space = { of, back, ofByte };
     if (textSpaces.size >= 8) textSpaces.clear();
     textSpaces.set(gamma, space);
