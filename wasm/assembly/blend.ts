@@ -29,7 +29,8 @@ const NORMAL = 0, DARKEN = 1, MULTIPLY = 2, COLOR_BURN = 3, LINEAR_BURN = 4, LIG
     case COLOR_DODGE: return colorDodge(b, s);
     case LINEAR_DODGE: return min<f64>(1, b + s);
     case OVERLAY: return hardLight(s, b);
-    case SOFT_LIGHT: return s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b);
+    // In whole 8-bit steps, as the compositor's TypeScript (Photoshop's composite shows it).
+    case SOFT_LIGHT: return nearest<f64>((s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b)) * 255) / 255;
     case HARD_LIGHT: return hardLight(b, s);
     case VIVID_LIGHT: return s <= 0 ? 0 : s >= 1 ? 1 : s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1);
     case LINEAR_LIGHT: { const v = b + 2 * s - 1; return v < 0 ? 0 : v > 1 ? 1 : v; }

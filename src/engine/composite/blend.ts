@@ -47,8 +47,10 @@ export const SEPARABLE: Record<string, Separable> = {
   // b + (2s − 1)(D(b) − b) with D(b) = √b, or ((16b − 12)b + 4)b for b ≤ ¼ (the darkest quarter
   // lightens less than √b would). psd-tools measured the ¼ branch on Photoshop 2026's own render
   // (psd-tools PR #784: 12.6 → 0.95 levels worst).
+  // Its result in whole 8-bit steps before the source's alpha mixes it with the backdrop, as
+  // Photoshop's composite of psdtools-blend-soft-light.psd shows (docs/fidelity.md).
   'soft light': (b, s) =>
-    s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b),
+    Math.round((s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b)) * 255) / 255,
   'hard light': hardLight,
   // The source's extremes win whatever the backdrop (black burns to 0, white dodges to 1), unlike
   // plain colour burn/dodge, whose white/black backdrop stays (measured on Photoshop by psd-tools,

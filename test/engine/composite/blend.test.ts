@@ -82,6 +82,11 @@ describe('blend modes at their edges (issue 25: what Photoshop 2026 renders, mea
     expect(blend('soft light', px(16, 16, 16), px(255, 255, 255))[0]).toBe(want);
     expect(want).toBeLessThan(Math.round(Math.sqrt(b) * 255));
   });
+
+  it('soft light: its result goes in whole 8-bit steps before the source alpha mixes it in', () => {
+    // Black over 85 gives b² = 28.33 levels, taken as 28; at alpha 128 the mix is 56.39, not 56.55 → 57.
+    expect(blend('soft light', px(85, 85, 85), px(0, 0, 0, 128))[0]).toBe(56);
+  });
 });
 
 describe('text gamma ("Blend Text Colors Using Gamma 1.45")', () => {
