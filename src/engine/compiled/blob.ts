@@ -47,11 +47,18 @@ export class Packer {
   /** The three sample slices, and their compressed bytes (only counted); null while in use. */
   private sample: Uint8Array | null = new Uint8Array(3 * SAMPLE);
   private sampleOut: Uint8Array | null = new Uint8Array(4 * SAMPLE);
+  /** For stream(): its sample's slices, and the piece handed to the compressor. */
+  private streamSample: Uint8Array | null = null;
+  private staging: Uint8Array | null = null;
 
   async pack(raw: Uint8Array): Promise<{ bytes: Uint8Array; release: () => void }> {
     const stored = raw.length > 8 * SAMPLE && !(await this.sampleShrinks(raw));
     const out = this.take(stored ? storedLength(raw.length) : Math.max(4096, raw.length >> 4));
-    const bytes = stored ? storedDeflateInto(raw, out) : await deflateInto(raw, out);
+    return this.lend(stored ? storedDeflateInto(raw, out) : await deflateInto(raw, out));
+  }
+
+  /** `bytes` (a view of an array of the pool) with the call that gives it back. */
+  private lend(bytes: Uint8Array): { bytes: Uint8Array; release: () => void } {
     let released = false;
     return {
       bytes,
@@ -64,16 +71,77 @@ export class Packer {
 
   private async sampleShrinks(raw: Uint8Array): Promise<boolean> {
     const sample = this.sample ?? new Uint8Array(3 * SAMPLE);
-    const scratch = this.sampleOut ?? new Uint8Array(4 * SAMPLE);
-    this.sample = this.sampleOut = null;
-    const mid = (raw.length >> 1) - (SAMPLE >> 1);
-    sample.set(raw.subarray(0, SAMPLE), 0);
-    sample.set(raw.subarray(mid, mid + SAMPLE), SAMPLE);
-    sample.set(raw.subarray(raw.length - SAMPLE), 2 * SAMPLE);
-    const compressed = await deflateInto(sample, scratch);
+    this.sample = null;
+    addToSample(sample, raw.length, 0, raw);
+    const shrinks = await this.shrinks(sample);
     this.sample = sample;
+    return shrinks;
+  }
+
+  /** Whether the three slices in `sample` deflate below WORTH_IT. */
+  private async shrinks(sample: Uint8Array): Promise<boolean> {
+    const scratch = this.sampleOut ?? new Uint8Array(4 * SAMPLE);
+    this.sampleOut = null;
+    const compressed = await deflateInto(sample, scratch);
     this.sampleOut = new Uint8Array(compressed.buffer);
     return compressed.length <= sample.length * WORTH_IT;
+  }
+
+  /**
+   * pack() of a blob `length` bytes long that arrives in pieces (a pyramid's level-0 rows), so
+   * the whole blob is never held: the pieces go to the compressor 1 MB at a time (the same
+   * pieces deflateInto hands it, so the same bytes) while the sample's slices are copied out.
+   * When the sample shows the blob hardly compresses, `finish` inflates the deflated bytes back
+   * and stores them as stored blocks, as pack() would have. Only one blob streams at a time.
+   * Why: the 10 MB level-0 band of a 10,000 px wide layer was most of what the upload added
+   * during its compile, and the process keeps that peak (docs/memory.md, "The upload's peak").
+   */
+  stream(length: number): { add(piece: Uint8Array): Promise<void> | undefined; finish(): Promise<{ bytes: Uint8Array; release: () => void }> } {
+    const sampled = length > 8 * SAMPLE;
+    const sample = sampled ? (this.streamSample ??= new Uint8Array(3 * SAMPLE)) : null;
+    const staging = (this.staging ??= new Uint8Array(WRITE_PIECE));
+    const compressor = new CompressionStream('deflate-raw');
+    const writer = compressor.writable.getWriter();
+    const output = readInto(compressor.readable, this.take(Math.max(4096, length >> 4)));
+    let at = 0;
+    let filled = 0;
+    const copy = (piece: Uint8Array, from: number): Promise<void> | undefined => {
+      while (from < piece.length) {
+        const n = Math.min(piece.length - from, WRITE_PIECE - filled);
+        staging.set(piece.subarray(from, from + n), filled);
+        filled += n;
+        from += n;
+        if (filled === WRITE_PIECE) {
+          filled = 0;
+          // The compressor has taken the piece in when the write resolves; then it is refilled.
+          const rest = from;
+          return writer.write(staging).then(() => copy(piece, rest));
+        }
+      }
+      return undefined;
+    };
+    return {
+      add: (piece) => {
+        if (sample) addToSample(sample, length, at, piece);
+        at += piece.length;
+        return copy(piece, 0);
+      },
+      finish: async () => {
+        if (at !== length) throw new RangeError(`Packer.stream: ${at} bytes of ${length}`);
+        if (filled) await writer.write(staging.subarray(0, filled));
+        await writer.close();
+        const deflated = await output;
+        let bytes = deflated;
+        if (sample && !(await this.shrinks(sample))) {
+          // Stored blocks, as pack() chooses for such bytes: the blob comes back from its deflate.
+          const raw = inflateSync(deflated, { out: new Uint8Array(length) });
+          bytes = storedDeflateInto(raw, this.take(storedLength(length)));
+          this.outputs.give(deflated.buffer);
+          freeNow([raw]);
+        }
+        return this.lend(bytes);
+      },
+    };
   }
 
   /** A free array, at least `bytes` long when one is (else a new one that long; deflate grows it). */
@@ -83,8 +151,8 @@ export class Packer {
 
   /** Frees the arrays it keeps now (./free.ts): once no more blobs are packed. */
   release(): void {
-    freeNow([...this.outputs.clear().map((buffer) => new Uint8Array(buffer)), this.sample, this.sampleOut]);
-    this.sample = this.sampleOut = null;
+    freeNow([...this.outputs.clear().map((buffer) => new Uint8Array(buffer)), this.sample, this.sampleOut, this.streamSample, this.staging]);
+    this.sample = this.sampleOut = this.streamSample = this.staging = null;
   }
 }
 
@@ -101,6 +169,19 @@ export async function deflateInto(data: Uint8Array, out: Uint8Array): Promise<Ui
   })();
   const [, bytes] = await Promise.all([written, readInto(stream.readable, out)]);
   return bytes;
+}
+
+/**
+ * Copies what of `piece` (bytes [at, at + piece.length) of a blob `length` long) falls in the
+ * blob's three sample slices (start, middle, end; SAMPLE bytes each) into `sample`.
+ */
+function addToSample(sample: Uint8Array, length: number, at: number, piece: Uint8Array): void {
+  const mid = (length >> 1) - (SAMPLE >> 1);
+  for (const [start, into] of [[0, 0], [mid, SAMPLE], [length - SAMPLE, 2 * SAMPLE]]) {
+    const from = Math.max(start, at);
+    const to = Math.min(start + SAMPLE, at + piece.length);
+    if (to > from) sample.set(piece.subarray(from - at, to - at), into + from - start);
+  }
 }
 
 /** RFC 1951 stored blocks (BTYPE 00): a 5-byte header per 65,535 bytes, no compression. */

@@ -20,7 +20,7 @@ import { compilerLayer } from './canvas-layer';
 import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { Packer } from './blob';
-import { BandBuffers, levelCount, PyramidWriter } from './pyramid';
+import { BandBuffers, type BandSink, levelCount, PyramidWriter } from './pyramid';
 import { AlphaBox } from './alpha-box';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
@@ -88,9 +88,28 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     written.push(key);
     // Packed before the write is let go: `data` is the pyramid writer's band, refilled once this
     // resolves. The packed bytes go back to the packer once written.
-    const packed = await packer.pack(data);
-    return writes.add(bucket.put(key, packed.bytes).finally(packed.release), packed.bytes.byteLength);
+    return store(key, await packer.pack(data));
   };
+  const store = (key: string, packed: { bytes: Uint8Array; release: () => void }) =>
+    writes.add(bucket.put(key, packed.bytes).finally(packed.release), packed.bytes.byteLength);
+  /**
+   * Where a pyramid's bands go, by key: level 0's packed as its rows come (Packer.stream), so a
+   * 10,000 px wide layer holds no 10 MB band (docs/memory.md, "The upload's peak"); `keys` gets
+   * every key written.
+   */
+  const bandsTo = (key: (level: number, band: number) => string, keys?: string[]): BandOutput => ({
+    write: (k, b, d) => {
+      keys?.push(key(k, b));
+      return put(key(k, b), d);
+    },
+    level0: (b, bytes) => {
+      const name = key(0, b);
+      keys?.push(name);
+      written.push(name);
+      const sink = packer.stream(bytes);
+      return { add: (row) => sink.add(row), end: async () => store(name, await sink.finish()) };
+    },
+  });
 
   // Layers are written one at a time: their pyramids fill the same band buffers.
   const bands = new BandBuffers();
@@ -100,10 +119,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       const raw = layer.rawData;
       if (raw && !layer.children) {
         const keys: string[] = [];
-        const pixels = await writeLayerPyramid(raw, node.bounds, canvas, levels, 4, (k, b, d) => {
-          keys.push(pixelKey(hash, node.id, k, b));
-          return put(keys[keys.length - 1], d);
-        }, bands);
+        const pixels = await writeLayerPyramid(raw, node.bounds, canvas, levels, 4, bandsTo((k, b) => pixelKey(hash, node.id, k, b), keys), bands);
         if (pixels) {
           node.hasPixels = true;
           node.pixelBounds = pixels.stored;
@@ -118,8 +134,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
         const src = pixelMaskSource(layer);
         const bounds =
           raw && src
-            ? await writeLayerPyramid(raw, node.mask.bounds, canvas, levels, 1, (k, b, d) =>
-                put(maskKey(hash, node.id, k, b), d), bands, src.real ? -3 : -2, node.mask.defaultColor)
+            ? await writeLayerPyramid(raw, node.mask.bounds, canvas, levels, 1, bandsTo((k, b) => maskKey(hash, node.id, k, b)), bands, src.real ? -3 : -2, node.mask.defaultColor)
             : null;
         if (bounds) node.mask.bounds = bounds.stored;
         else node.mask.hasPixels = false;
@@ -133,8 +148,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     const all = [...walkLayers(layers)];
     if (!all.some((n) => n.hasPixels || n.adjustment) && doc.rawCompositeData && doc.rawCompositeData.length > 2) {
       const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
-      layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, (k, b, d) =>
-        put(pixelKey(hash, id, k, b), d),
+      layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, bandsTo((k, b) => pixelKey(hash, id, k, b)),
       bands, mode, depth, palette, resources.icc));
     }
     // Every pyramid is built (the rest writes whole blobs): their band buffers go back now, so
@@ -288,6 +302,12 @@ export async function deleteCompiledTemplate(bucket: R2Bucket, hash: string): Pr
   } while (cursor);
 }
 
+/** A pyramid's output: bands of levels 1 and up (level 0's too without `level0`), and level 0's as they come. */
+interface BandOutput {
+  write: (level: number, band: number, data: Uint8Array) => Promise<void>;
+  level0?: (band: number, bytes: number) => BandSink;
+}
+
 async function flatLayer(
   id: number,
   merged: Uint8Array,
@@ -295,7 +315,7 @@ async function flatLayer(
   large: boolean,
   hasAlpha: boolean,
   levels: number,
-  write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+  out: BandOutput,
   bands: BandBuffers,
   mode?: number,
   depth?: number,
@@ -304,7 +324,7 @@ async function flatLayer(
 ): Promise<LayerNode> {
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const rows = compositeRows(merged, doc.width, doc.height, doc.channels ?? 3, large, hasAlpha, mode, depth, palette, icc);
-  const writer = new PyramidWriter(bounds, levels, 4, 0, write, bands);
+  const writer = new PyramidWriter(bounds, levels, 4, 0, out.write, bands, out.level0);
   for (let y = 0; y < doc.height; y++) {
     const written = writer.push(y, rows.next());
     if (written) await written;
@@ -325,7 +345,7 @@ async function writeLayerPyramid(
   canvas: Bounds,
   levels: number,
   channels: 1 | 4,
-  write: (level: number, band: number, data: Uint8Array) => Promise<void>,
+  out: BandOutput,
   bands: BandBuffers,
   maskChannel = -2,
   fill = 0,
@@ -343,7 +363,7 @@ async function writeLayerPyramid(
   const cw = crop.right - crop.left;
   const off = crop.left - bounds.left;
   const row = new Uint8Array(cw * channels);
-  const writer = new PyramidWriter(crop, levels, channels, fill, write, bands);
+  const writer = new PyramidWriter(crop, levels, channels, fill, out.write, bands, out.level0);
   // Found here, where every row passes anyway: the renderer sees only the rows a strip loads.
   const alpha = channels === 4 ? new AlphaBox(crop) : null;
   for (let y = crop.top; y < crop.bottom; y++) {

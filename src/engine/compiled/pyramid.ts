@@ -196,6 +196,12 @@ export class BandBuffers {
   }
 }
 
+/** A band sent as its rows arrive: `add` takes each in order (await what it returns), `end` once all have. */
+export interface BandSink {
+  add(row: Uint8Array): Promise<void> | undefined;
+  end(): Promise<void>;
+}
+
 /**
  * Builds a layer's pyramid from its level-0 rows, streaming: each level keeps one band of rows
  * and one pending row for halving, and hands a band to `write` as soon as it is complete. Memory
@@ -211,6 +217,8 @@ export class PyramidWriter {
     bounds: Bounds;
     /** Rows of the band being filled (a view of `buffer`), or null between bands. */
     band: Uint8Array | null;
+    /** Level 0's band being sent as its rows arrive (`level0`), instead of `band`. */
+    sink?: BandSink | null;
     buffer?: Uint8Array;
     bandIndex: number;
     bandTop: number;
@@ -229,6 +237,8 @@ export class PyramidWriter {
     private readonly write: (level: number, band: number, data: Uint8Array) => Promise<void>,
     /** Where the band buffers come from when they may serve other writers after this one. */
     private readonly buffers?: BandBuffers,
+    /** Level 0's bands go here row by row (packed as they come) instead of through a buffer and `write`. */
+    private readonly level0?: (band: number, bytes: number) => BandSink,
   ) {
     for (let k = 0; k < count; k++) {
       this.levels.push({ bounds: levelBounds(bounds, k), band: null, bandIndex: -1, bandTop: 0, pending: null });
@@ -261,20 +271,33 @@ export class PyramidWriter {
     const lv = this.levels[k];
     const band = Math.floor(row / BAND);
     // The band before is written first; then the row goes into the next one.
-    if (band !== lv.bandIndex && lv.band) return this.flush(k)!.then(() => this.add(k, row, data));
+    if (band !== lv.bandIndex && (lv.band || lv.sink)) return this.flush(k)!.then(() => this.add(k, row, data));
     const w = (lv.bounds.right - lv.bounds.left) * this.channels;
     const rowData = data.length === w ? data : data.subarray(0, w);
     if (band !== lv.bandIndex) {
       lv.bandIndex = band;
       lv.bandTop = Math.max(band * BAND, lv.bounds.top);
       const bottom = Math.min((band + 1) * BAND, lv.bounds.bottom);
-      // No band is more than BAND rows. Every row of a band arrives before it is written (rows
-      // come in order, each once, on every level), so nothing of the band before carries over.
-      const bytes = Math.min(BAND, lv.bounds.bottom - lv.bounds.top) * w;
-      lv.buffer ??= this.buffers ? this.buffers.get(k, bytes) : new Uint8Array(bytes);
-      lv.band = lv.buffer.subarray(0, (bottom - lv.bandTop) * w);
+      if (k === 0 && this.level0) lv.sink = this.level0(band, (bottom - lv.bandTop) * w);
+      else {
+        // No band is more than BAND rows. Every row of a band arrives before it is written (rows
+        // come in order, each once, on every level), so nothing of the band before carries over.
+        const bytes = Math.min(BAND, lv.bounds.bottom - lv.bounds.top) * w;
+        lv.buffer ??= this.buffers ? this.buffers.get(k, bytes) : new Uint8Array(bytes);
+        lv.band = lv.buffer.subarray(0, (bottom - lv.bandTop) * w);
+      }
     }
-    lv.band!.set(rowData, (row - lv.bandTop) * w);
+    if (lv.sink) {
+      // Rows arrive in order: the sink appends. The row is halved once the sink has taken it in.
+      const sent = lv.sink.add(rowData);
+      if (sent) return sent.then(() => this.halveOrKeep(k, row, data, rowData));
+    } else lv.band!.set(rowData, (row - lv.bandTop) * w);
+    return this.halveOrKeep(k, row, data, rowData);
+  }
+
+  /** Row `row` of level k, stored: halved with the row above into level k + 1, or kept for the next. */
+  private halveOrKeep(k: number, row: number, data: Uint8Array, rowData: Uint8Array): Promise<void> | undefined {
+    const lv = this.levels[k];
     if (k + 1 >= this.levels.length) return undefined;
     if (row % 2 === 1) {
       const above = lv.pending === row - 1 ? lv.pendingRow! : null;
@@ -283,7 +306,7 @@ export class PyramidWriter {
     }
     // One buffer per level, not a copy per row pair: a 10,000 px wide layer made 200 MB of
     // 40 KB garbage, all of it held until the collector came.
-    (lv.pendingRow ??= new Uint8Array(w)).set(rowData);
+    (lv.pendingRow ??= new Uint8Array(rowData.length)).set(rowData);
     lv.pending = row;
     return undefined;
   }
@@ -302,6 +325,11 @@ export class PyramidWriter {
 
   private flush(k: number): Promise<void> | undefined {
     const lv = this.levels[k];
+    if (lv.sink) {
+      const sink = lv.sink;
+      lv.sink = null;
+      return sink.end();
+    }
     if (!lv.band) return undefined;
     const data = lv.band;
     lv.band = null;

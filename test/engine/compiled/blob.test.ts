@@ -64,4 +64,25 @@ describe('compiled blobs', () => {
     expect(grown).toEqual(await deflate(noise));
     expect(await deflate(new Uint8Array(0))).toEqual(new Uint8Array([3, 0]));
   });
+
+  it('a Packer streams a blob in pieces to the same bytes as pack(), stored or deflated', async () => {
+    // Pieces of rows (40,000 bytes: a 10,000 px RGBA row) straddle the 1 MB pieces the compressor
+    // gets; noise comes back as stored blocks, half noise (the sample's middle) too, the rest deflated.
+    const halfNoise = bytes(2_600_000, 5);
+    halfNoise.set(noiseBytes(1_300_000, 362436069), 1_300_000);
+    const cases = [bytes(2_600_000, 7), noiseBytes(2_600_000, 521288629), halfNoise, bytes(100_000, 2), noiseBytes(100_000, 7)];
+    const packer = new Packer();
+    for (const data of cases) {
+      const sink = packer.stream(data.length);
+      for (let at = 0; at < data.length; at += 40_000) await sink.add(data.subarray(at, at + 40_000));
+      const streamed = await sink.finish();
+      expect(streamed.bytes).toEqual(await pack(data));
+      if (data === cases[1]) expect(streamed.bytes).toEqual(storedDeflate(data)); // came back from its deflate
+      streamed.release();
+    }
+    const short = packer.stream(10);
+    short.add(new Uint8Array(5));
+    await expect(short.finish()).rejects.toThrow(RangeError);
+    packer.release();
+  });
 });
