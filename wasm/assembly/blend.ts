@@ -1,7 +1,7 @@
 // Layer blending, bit-identical to the compositor's TypeScript (src/engine/composite/blend.ts
 // blendSurface): the same f64 operations in the same order, stored with round-half-even and
 // clamping as a Uint8ClampedArray store does. Separable modes only; the JS side keeps dissolve,
-// non-separable modes, gamma other than in normal mode, and blend-if.
+// non-separable modes, the text gamma other than in normal mode, and blend-if.
 
 // Mode ids: keep in step with WASM_BLEND_MODES in src/engine/raster/blend.ts.
 const NORMAL = 0, DARKEN = 1, MULTIPLY = 2, COLOR_BURN = 3, LINEAR_BURN = 4, LIGHTEN = 5, SCREEN = 6,
@@ -70,9 +70,10 @@ function fillUnit(): void {
 const BUCKETS: f64 = 4096;
 
 /**
- * The byte JS stores for Math.pow(x, 1 / gamma) · 255 (0 ≤ x, not NaN): how many of the 255
- * thresholds at `thresholds` (f64, ascending; threshold k the smallest x whose byte is ≥ k,
- * found in JS with Math.pow itself; entry 0 unused) x reaches. Counted from the byte at the
+ * The byte JS stores for back(x) · 255, x a value in the text space (0 ≤ x, not NaN; textSpace in
+ * src/engine/raster/blend.ts): how many of the 255 thresholds at `thresholds` (f64, ascending;
+ * threshold k the smallest x whose byte is ≥ k, found in JS with `back` itself; entry 0 unused)
+ * x reaches. Any increasing `back` serves. Counted from the byte at the
  * start of x's bucket (bytes after the thresholds), a step or two at most.
  */
 // @ts-ignore: decorator
@@ -86,8 +87,9 @@ const BUCKETS: f64 = 4096;
 /**
  * Blends `n` source pixels onto `n` destination pixels (RGBA8 straight, packed alike; `mask`
  * one byte per pixel or 0 for none). `keep` bit c set: channel c keeps the backdrop.
- * `gamma` (normal mode only; 0: none): 256 f64 powers (v/255)^gamma, then 256 f64 thresholds
- * (gammaByte): the channels blend as ((ks·s^γ + kb·d^γ)^(1/γ)), as the compositor's text gamma.
+ * `gamma` (normal mode only; 0: none): the text space's 256 f64 values of the bytes, then 256 f64
+ * thresholds (gammaByte): the channels blend as back(ks·of(s) + kb·of(d)), as the compositor's
+ * text gamma (through the sRGB curve, then 1/γ).
  * Clipped (atop) blending takes no gamma, as in the compositor.
  */
 export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mode: i32, atop: i32, keep: i32, gamma: usize): void {
@@ -240,7 +242,7 @@ function blendAny(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mod
       const kb = (ab * (1 - as)) / ao;
       const ks = as / ao;
       if (gamma) {
-        // Normal mode: the source's powers straight from the table (the compositor's `plain`).
+        // Normal mode: the source's text-space value straight from the table (the compositor's `plain`).
         const t = gamma + 2048;
         store<u8>(di, gammaByte(t, ks * load<f64>(gamma + (<usize>load<u8>(si) << 3)) + kb * load<f64>(gamma + (<usize>load<u8>(di) << 3))));
         store<u8>(di, gammaByte(t, ks * load<f64>(gamma + (<usize>load<u8>(si, 1) << 3)) + kb * load<f64>(gamma + (<usize>load<u8>(di, 1) << 3))), 1);

@@ -1,5 +1,4 @@
-import { blendSurfaceWasm, fadeIntoWasm, gammaTables } from '../raster/blend';
-import { linearToSrgb, srgbToLinear } from './gradient';
+import { blendSurfaceWasm, fadeIntoWasm, textSpace } from '../raster/blend';
 import { intersectRect, rectOf, type Surface } from './surface';
 
 /**
@@ -143,12 +142,10 @@ function noise(x: number, y: number): number {
 export interface BlendOptions {
   /** Keep the destination's alpha (source-atop): clipped layers inside a clipping group. */
   atop?: boolean;
-  /** Blend in a plain power of the values, v^gamma (the WASM kernel's; text takes textGamma). */
-  gamma?: number;
   /**
    * Photoshop's "Blend Text Colors Using Gamma 1.45": blend in the values taken through the sRGB
-   * curve to linear light, then encoded with 1/textGamma (textSpace below). The WASM kernel
-   * declines it (an option it does not know), so text blends in the loop below.
+   * curve to linear light, then encoded with 1/textGamma (raster/blend.ts textSpace; the WASM
+   * kernel does it in normal mode from textSpace's tables).
    */
   textGamma?: number;
   /** Channels (0 R, 1 G, 2 B) that keep the backdrop ("Advanced Blending: Channels"). */
@@ -186,45 +183,6 @@ function blendIfWeight(ranges: NonNullable<BlendOptions['blendIf']>, s: Uint8Cla
   return w;
 }
 
-/** A space to blend in other than the values themselves. */
-interface BlendSpace {
-  /** An encoded value (0..1) in the blend space. */
-  of: (v: number) => number;
-  /** A blend-space value back to an encoded one (0..1). */
-  back: (x: number) => number;
-  /** `of` of every 8-bit value v / 255. */
-  ofByte: Float64Array;
-}
-const textSpaces = new Map<number, BlendSpace>();
-
-/** v^gamma, the WASM kernel's gamma (the very powers its tables hold). */
-function powerSpace(gamma: number): BlendSpace {
-  return { of: (v) => Math.pow(v, gamma), back: (x) => Math.pow(x, 1 / gamma), ofByte: gammaTables(gamma).powers };
-}
-
-/**
- * Photoshop's "Blend Text Colors Using Gamma γ" space: a value to linear light through the sRGB
- * curve, then encoded with 1/γ; blended there and back. Black text at coverage a over white comes
- * out as sRGB((1 − a)^γ): at γ = 1.45 every one of webtoon-mobile-ui-example.psd's 7,495 black
- * text edge pixels over white to the level, where a plain power of the values, (1 − a)^(1/γ),
- * is 2.7 levels RMS off (1.53 would fit it best, 0.7 off). The document's own profile curve
- * would be exact for other profiles; sRGB is the usual one.
- */
-function textSpace(gamma: number): BlendSpace {
-  let space = textSpaces.get(gamma);
-  if (!space) {
-    // gradient.ts's sRGB curve works in 0..255.
-    const of = (v: number) => Math.pow(srgbToLinear(v * 255), 1 / gamma);
-    const back = (x: number) => linearToSrgb(Math.pow(x, gamma)) / 255;
-    const ofByte = new Float64Array(256);
-    for (let v = 0; v < 256; v++) ofByte[v] = Math.pow(srgbToLinear(v), 1 / gamma);
-    space = { of, back, ofByte };
-    if (textSpaces.size >= 8) textSpaces.clear();
-    textSpaces.set(gamma, space);
-  }
-  return space;
-}
-
 /**
  * Blends `src` onto `dst` in place. `mask` (optional) is one byte per pixel of src's rectangle;
  * `opacity` is 0..1.
@@ -255,10 +213,9 @@ export function blendSurface(
   const isNormal = sep === SEPARABLE.normal || mode === 'dissolve';
   const dissolve = mode === 'dissolve';
   const atop = !!options.atop;
-  const gamma = options.gamma ?? 1;
   const textGamma = options.textGamma ?? 1;
   // Every 8-bit value in the blend space from a table, per gamma: three Math.pow a channel become one.
-  const space = textGamma !== 1 ? textSpace(textGamma) : gamma !== 1 ? powerSpace(gamma) : null;
+  const space = textGamma !== 1 ? textSpace(textGamma) : null;
   const powers = space?.ofByte;
   const blendIf = options.blendIf;
   const keep = [0, 1, 2].map((c) => !!options.excludedChannels?.includes(c));

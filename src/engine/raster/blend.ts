@@ -1,4 +1,5 @@
 import type { Surface } from '../composite/surface';
+import { linearToSrgb, srgbToLinear } from '../composite/gradient';
 import { inArena, kernelsNow } from './kernels';
 
 /** Blend modes the WASM kernel does (ids as in wasm/assembly/blend.ts). */
@@ -10,13 +11,13 @@ export const WASM_BLEND_MODES: Readonly<Record<string, number>> = Object.freeze(
 
 export interface WasmBlendOptions {
   atop?: boolean;
-  gamma?: number;
+  textGamma?: number;
   excludedChannels?: number[];
   blendIf?: unknown[];
 }
 
 /** Options the kernel honours; any other option set means "not for us" (the TS loop decides). */
-const KNOWN_OPTIONS = new Set(['atop', 'gamma', 'excludedChannels', 'blendIf']);
+const KNOWN_OPTIONS = new Set(['atop', 'textGamma', 'excludedChannels', 'blendIf']);
 
 let enabled = true;
 
@@ -29,49 +30,59 @@ export function useWasmBlending(on: boolean): void {
 const STRIP_PIXELS = 1 << 18;
 
 /**
- * What blending with a gamma (text layers: Photoshop's "Blend Text Colors Using Gamma 1.45")
- * needs, per gamma: `powers`, (v/255)^gamma for every 8-bit v (the compositor's inner powers);
- * for the WASM kernel, `table`: those powers, then the 255 thresholds at which
- * Math.pow(x, 1/gamma) · 255, stored into a Uint8ClampedArray, reaches each byte (entry k the
- * smallest double x whose byte is ≥ k; entry 0 unused), found with Math.pow itself, so that the
+ * Photoshop's "Blend Text Colors Using Gamma γ" space, which the compositor's text blends in: a
+ * value to linear light through the sRGB curve, then encoded with 1/γ; blended there and back.
+ * Black text at coverage a over white comes out as sRGB((1 − a)^γ): at γ = 1.45 every one of
+ * webtoon-mobile-ui-example.psd's 7,495 black text edge pixels over white to the level, where a
+ * plain power of the values, (1 − a)^(1/γ), is 2.7 levels RMS off (1.53 would fit it best, 0.7
+ * off). The document's own profile curve would be exact for other profiles; sRGB is the usual one.
+ *
+ * `of` an encoded value (0..1) in the space, `back` a space value to an encoded one (0..1),
+ * `ofByte` the space value of every 8-bit v (the compositor's operands: a table lookup instead of
+ * three Math.pow a channel). For the WASM kernel, `table`: those 256 values, then the 255
+ * thresholds at which back(x) · 255, stored into a Uint8ClampedArray, reaches each byte (entry k
+ * the smallest double x whose byte is ≥ k; entry 0 unused), found with `back` itself, so that the
  * kernel's search gives JS's very byte; then, as bytes, the byte at each of BUCKETS steps of x
- * (where the search starts). `table` is null where that could differ: Math.pow not
- * monotone within a few ulps of a threshold, or an opaque pixel not coming back as itself (the
- * kernel copies those).
+ * (where the search starts). `table` is null where that could differ: `back` not monotone within
+ * a few ulps of a threshold, or an opaque pixel not coming back as itself (the kernel copies those).
  */
-export interface GammaTables {
-  powers: Float64Array;
+export interface TextSpace {
+  of: (v: number) => number;
+  back: (x: number) => number;
+  ofByte: Float64Array;
   table: Float64Array | null;
 }
 
-const gammaTablesByGamma = new Map<number, GammaTables>();
+const textSpaces = new Map<number, TextSpace>();
 
-export function gammaTables(gamma: number): GammaTables {
-  let tables = gammaTablesByGamma.get(gamma);
-  if (!tables) {
-    const powers = new Float64Array(256);
-    for (let v = 0; v < 256; v++) powers[v] = Math.pow(v / 255, gamma);
-    tables = { powers, table: byteThresholds(gamma, powers) };
-    if (gammaTablesByGamma.size >= 8) gammaTablesByGamma.clear();
-    gammaTablesByGamma.set(gamma, tables);
+export function textSpace(gamma: number): TextSpace {
+  let space = textSpaces.get(gamma);
+  if (!space) {
+    // gradient.ts's sRGB curve works in 0..255.
+    const of = (v: number) => Math.pow(srgbToLinear(v * 255), 1 / gamma);
+    const back = (x: number) => linearToSrgb(Math.pow(x, gamma)) / 255;
+    const ofByte = new Float64Array(256);
+    for (let v = 0; v < 256; v++) ofByte[v] = Math.pow(srgbToLinear(v), 1 / gamma);
+    space = { of, back, ofByte, table: byteThresholds({ of, back, ofByte }) };
+    if (textSpaces.size >= 8) textSpaces.clear();
+    textSpaces.set(gamma, space);
   }
-  return tables;
+  return space;
 }
 
-/** How many ulps each side of every threshold are checked against Math.pow itself. */
+/** How many ulps each side of every threshold are checked against `back` itself. */
 const CHECKED_ULPS = 8;
 
-function byteThresholds(gamma: number, powers: Float64Array): Float64Array | null {
+function byteThresholds({ of, back, ofByte }: Omit<TextSpace, 'table'>): Float64Array | null {
   const clamped = new Uint8ClampedArray(1);
-  const inverse = 1 / gamma;
-  const byteOf = (x: number) => ((clamped[0] = Math.pow(x, inverse) * 255), clamped[0]);
-  if (!(gamma > 0) || !Number.isFinite(gamma) || byteOf(0) !== 0 || byteOf(1) !== 255) return null;
+  const byteOf = (x: number) => ((clamped[0] = back(x) * 255), clamped[0]);
+  if (byteOf(0) !== 0 || byteOf(1) !== 255) return null;
   const table = new Float64Array(512 + BUCKETS / 8);
   const thresholds = table.subarray(256);
   for (let k = 1; k < 256; k++) {
     // Bisection over doubles: byteOf(lo) < k ≤ byteOf(hi), until lo and hi are adjacent; from a
-    // bracket around where the exact power crosses k − ½ (else from the last threshold to 1).
-    const near = Math.pow((k - 0.5) / 255, gamma);
+    // bracket around where the exact curve crosses k − ½ (else from the last threshold to 1).
+    const near = of((k - 0.5) / 255);
     let lo = near * (1 - 1e-12);
     let hi = Math.min(1, near * (1 + 1e-12));
     if (!(byteOf(lo) < k)) lo = thresholds[k - 1];
@@ -99,8 +110,8 @@ function byteThresholds(gamma: number, powers: Float64Array): Float64Array | nul
       if (byteOf(below) !== search(below) || byteOf(above) !== search(above)) return null;
     }
   }
-  for (let v = 0; v < 256; v++) if (byteOf(powers[v]) !== v) return null;
-  table.set(powers);
+  for (let v = 0; v < 256; v++) if (byteOf(ofByte[v]) !== v) return null;
+  table.set(ofByte);
   // Where the kernel's search starts for x in [b, b + 1) / BUCKETS: the byte at b / BUCKETS.
   const starts = new Uint8Array(table.buffer, 512 * 8, BUCKETS);
   for (let b = 0; b < BUCKETS; b++) starts[b] = search(b / BUCKETS);
@@ -125,7 +136,7 @@ function nextDouble(x: number, step: 1 | -1): number {
 /**
  * The compositor's `blendSurface` (src/engine/composite/blend.ts) in WASM, bit-identical to it.
  * Returns false, doing nothing, when it cannot take the call (kernels not instantiated yet:
- * `await kernels()` once per request; dissolve, non-separable modes, gamma ≠ 1 outside normal
+ * `await kernels()` once per request; dissolve, non-separable modes, a text gamma outside normal
  * mode, blend-if) so
  * the caller falls back to its TypeScript loop:
  *
@@ -144,10 +155,10 @@ export function blendSurfaceWasm(
   for (const [key, value] of Object.entries(options)) if (!KNOWN_OPTIONS.has(key) && value !== undefined) return false;
   const id = Object.hasOwn(WASM_BLEND_MODES, mode) ? WASM_BLEND_MODES[mode]! : mode === 'dissolve' || isNonSeparable(mode) ? -1 : 0;
   if (id < 0) return false;
-  // A gamma: in normal mode from the tables (clipped blending takes none, as in the compositor);
-  // other modes blend their result's powers, which stay in TypeScript.
-  const gamma = options.gamma ?? 1;
-  const table = gamma === 1 || options.atop ? null : id === WASM_BLEND_MODES.normal ? gammaTables(gamma).table : null;
+  // The text gamma: in normal mode from the tables (clipped blending takes none, as in the
+  // compositor); other modes take their result through the space, which stays in TypeScript.
+  const gamma = options.textGamma ?? 1;
+  const table = gamma === 1 || options.atop ? null : id === WASM_BLEND_MODES.normal ? textSpace(gamma).table : null;
   if (gamma !== 1 && !options.atop && !table) return false;
   const left = Math.max(dst.x, src.x);
   const top = Math.max(dst.y, src.y);

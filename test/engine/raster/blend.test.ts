@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { blendSurface, fadeInto } from '../../../src/engine/composite/blend';
 import type { Surface } from '../../../src/engine/composite/surface';
-import { blendSurfaceWasm, fadeIntoWasm, gammaTables, WASM_BLEND_MODES } from '../../../src/engine/raster/blend';
+import { blendSurfaceWasm, fadeIntoWasm, textSpace, WASM_BLEND_MODES } from '../../../src/engine/raster/blend';
 import { typescriptBlending as typescriptOnly } from './typescript-blending';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { noiseImage } from './helpers';
@@ -42,7 +42,7 @@ describe('blendSurfaceWasm', () => {
     }
   });
 
-  it('blends with a gamma (text layers) in normal mode bit-identically to the compositor, with opacity, mask, clipping and excluded channels', () => {
+  it('blends with the text gamma (through the sRGB curve) in normal mode bit-identically to the compositor, with opacity, mask, clipping and excluded channels', () => {
     const dst = surface(0, 0, 97, 83, 31);
     const src = surface(-5, 3, 90, 90, 37);
     const mask = noiseImage(90, 90, 41).data.filter((_, i) => i % 4 === 0);
@@ -67,9 +67,9 @@ describe('blendSurfaceWasm', () => {
       { ...grid(150, 255), mask: null, opacity: 0.61, options: {} },
     ];
     for (const gamma of [1.45, 2.2, 0.8]) {
-      expect(gammaTables(gamma).table, `gamma ${gamma}`).not.toBeNull();
+      expect(textSpace(gamma).table, `gamma ${gamma}`).not.toBeNull();
       for (const c of cases) {
-        const options = { ...c.options, gamma };
+        const options = { ...c.options, textGamma: gamma };
         const expected = copy(c.dst);
         typescriptOnly(() => blendSurface(expected, c.src, c.mask, c.opacity, 'normal', options));
         const actual = copy(c.dst);
@@ -81,11 +81,11 @@ describe('blendSurfaceWasm', () => {
     }
   });
 
-  it("gamma thresholds give Math.pow's byte near every threshold and at random", () => {
-    const gamma = 1.45;
-    const thresholds = gammaTables(gamma).table!.subarray(256, 512);
+  it("text gamma thresholds give the compositor's byte near every threshold and at random", () => {
+    const space = textSpace(1.45);
+    const thresholds = space.table!.subarray(256, 512);
     const clamped = new Uint8ClampedArray(1);
-    const byteOf = (x: number) => ((clamped[0] = Math.pow(x, 1 / gamma) * 255), clamped[0]);
+    const byteOf = (x: number) => ((clamped[0] = space.back(x) * 255), clamped[0]);
     const search = (x: number) => thresholds.reduce((n, t, k) => (k > 0 && t <= x ? n + 1 : n), 0);
     const word = new Float64Array(1);
     const bits = new BigInt64Array(word.buffer);
@@ -112,8 +112,8 @@ describe('blendSurfaceWasm', () => {
     for (const mode of ['dissolve', 'hue', 'saturation', 'color', 'luminosity', 'darker color', 'lighter color']) {
       expect(blendSurfaceWasm(copy(dst), src, null, 1, mode)).toBe(false);
     }
-    // A gamma outside normal mode blends the mode's result's powers: TypeScript's.
-    expect(blendSurfaceWasm(copy(dst), src, null, 1, 'multiply', { gamma: 1.45 })).toBe(false);
+    // A text gamma outside normal mode takes the mode's result through the space: TypeScript's.
+    expect(blendSurfaceWasm(copy(dst), src, null, 1, 'multiply', { textGamma: 1.45 })).toBe(false);
     expect(blendSurfaceWasm(copy(dst), src, null, 1, 'normal', { blendIf: [{ source: [0, 0, 255, 255], dest: [0, 0, 255, 255] }] })).toBe(false);
     expect(blendSurfaceWasm(copy(dst), src, null, 1, 'normal', { someFutureOption: true } as never)).toBe(false);
   });
