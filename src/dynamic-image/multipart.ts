@@ -5,8 +5,7 @@
  * `file.arrayBuffer()` made another copy. Reading a 10.8 MB PSD's body grew workerd's process by
  * 27 MB that way and by 13 MB this way (docs/memory.md).
  */
-import { drain, readAll, DISCARD_BYTES } from '../http/read-limited';
-import { readInto } from '../lib/read-into';
+import { readAll } from '../http/read-limited';
 
 /**
  * A file part of an upload: a File (so the form's schema and OpenAPI document stay as they are)
@@ -37,21 +36,15 @@ export async function bytesOf(file: File): Promise<Uint8Array> {
 export class MalformedMultipart extends Error {}
 
 /**
- * The whole of a request body, at most `limit` bytes. With a declared Content-Length (≤ limit) the
- * bytes go straight into one array of that length as they arrive (src/lib/read-into.ts: read into
- * it by a BYOB reader where the stream has one, so no chunk is made and left for the collector).
- * Otherwise through readAll. Past the limit: the rest drained (never cancelled, see
- * read-limited.ts) and `tooLarge()` thrown.
+ * The whole of a request body, at most `limit` bytes (http/read-limited.ts readAll): with a
+ * declared Content-Length the bytes go straight into one array of that length as they arrive,
+ * read into it by a BYOB reader where the stream has one, so no chunk is made and left for the
+ * collector. Past the limit: the rest drained (never cancelled, see read-limited.ts) and
+ * `tooLarge()` thrown.
  */
 export async function readBody(body: ReadableStream<Uint8Array> | null, declared: number | undefined, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
-  const known = declared !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined;
-  if (known === undefined || known > limit) return readAll(body, limit, tooLarge, 'drain', known ?? 0);
-  // More than declared grows the array up to the limit (a runtime holds a body to its declared length: only a guard).
-  const bytes = await readInto(body, new Uint8Array(known), limit);
-  if (bytes) return bytes;
-  await drain(body.getReader(), DISCARD_BYTES - limit);
-  throw tooLarge();
+  return readAll(body, limit, tooLarge, 'drain', declared ?? 0);
 }
 
 /** The boundary of a `multipart/form-data; boundary=…` content type, or null. */
