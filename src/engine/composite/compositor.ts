@@ -391,7 +391,6 @@ async function drawInside(ctx: RenderContext, node: LayerNode, target: Surface, 
   fadeInto(target, after, shape, 1);
 }
 
-
 /**
  * blendSurface, with a text layer's gamma (options.textGamma) on its pixels' own coverage only: the
  * layer's opacity and Fill fade the gamma-blended pixels in linearly. The gamma is about the
