@@ -186,7 +186,7 @@ async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface
 
 /**
  * A visible pass-through group that drawGroup draws straight onto the canvas whatever the
- * request: no override of its own, full opacity, no mask, no effects, not an artboard, nothing
+ * request: no override of its own, full opacity and Fill, no knockout, no mask, no effects, not an artboard, nothing
  * clipped to it. Drawing its children's units in its place is the same drawing.
  */
 const opensUp = (overrides: LayerOverrides, { base, clipped }: Unit) =>
@@ -196,6 +196,8 @@ const opensUp = (overrides: LayerOverrides, { base, clipped }: Unit) =>
   base.visible &&
   base.blendMode === 'pass through' &&
   base.opacity >= 1 &&
+  base.fillOpacity >= 1 && // Fill fades a pass-through group's children as opacity does
+  !base.knockout && // a knockout isolates it
   !base.artboard &&
   !base.children?.some(hasKnockout) && // a knockout inside reveals the canvas as the group found it
   (!base.mask || base.mask.disabled) &&
@@ -527,23 +529,29 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   const children = node.children ?? [];
   const effects = hasEffects(node);
   const knocks = children.some(hasKnockout);
-  if (node.blendMode === 'pass through' && atop && !effects && !node.artboard && !knocks) {
+  // A pass-through group's Fill fades what its children draw as its opacity does: Photoshop
+  // renders psd-tools' knockout-none-passthrough.psd (blue in a pass-through group at Fill 50 %
+  // over red) as (127, 0, 128), the blue at half. A knockout on it isolates it: "when knockout is
+  // set, the pass-through blend mode stops mattering" (knockout-deep-passthrough.psd renders as
+  // knockout-deep-normal.psd), so it takes the isolated path below, as Normal.
+  const fade = node.opacity * node.fillOpacity;
+  if (node.blendMode === 'pass through' && atop && !effects && !node.artboard && !knocks && !node.knockout) {
     // Clipped, a pass-through group is still not isolated: its children blend onto the clipping
     // stack (the base and the layers clipped below), each inside the base's shape, so a multiply
-    // or an adjustment in it reaches the base; opacity and mask fade the result in.
+    // or an adjustment in it reaches the base; opacity, Fill and mask fade the result in.
     const after = cloneSurface(canvas);
     await drawStack(ctx, children, after, true);
-    fadeInto(canvas, after, await layerMask(ctx, node, rectOf(canvas)), node.opacity);
+    fadeInto(canvas, after, await layerMask(ctx, node, rectOf(canvas)), fade);
     return;
   }
-  if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard) {
+  if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard && !node.knockout) {
     const mask = await layerMask(ctx, node, rectOf(canvas));
     // Shallow knockouts inside reveal the canvas as the group found it; deep ones go on down.
     const scope = knocks ? await inPlaceScope(ctx, canvas) : undefined;
-    if (node.opacity >= 1 && !mask) return inScope(ctx, scope, () => drawStack(ctx, children, canvas));
+    if (fade >= 1 && !mask) return inScope(ctx, scope, () => drawStack(ctx, children, canvas));
     const after = cloneSurface(canvas);
     await inScope(ctx, scope, () => drawStack(ctx, children, after));
-    fadeInto(canvas, after, mask, node.opacity);
+    fadeInto(canvas, after, mask, fade);
     return;
   }
   // Isolated: the children composited apart (with room for the group's effects), then blended.
