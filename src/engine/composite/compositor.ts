@@ -311,7 +311,14 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
       }
     });
   };
-  if (!own) {
+  if (!own && passThroughApart(base)) {
+    // A pass-through group as a clipping base: composited apart over the backdrop (drawApart),
+    // the backdrop taken back out; its clipped layers go onto that.
+    const apart = await drawApart(ctx, base, canvas);
+    takeBackdropOut(group, apart.after, canvas, apart.own);
+    const mask = await layerMask(ctx, base, rectOf(group));
+    if (mask) for (let p = 0; p < mask.length; p++) group.data[p * 4 + 3] = (group.data[p * 4 + 3] * mask[p] + 127) / 255;
+  } else if (!own) {
     await drawNode(ctx, inner, group);
   } else {
     const { content, mask, shape } = own;
@@ -348,6 +355,19 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     knockoutBlend(canvas, knockoutTarget(scope, base), paint, baseShape, base.opacity, mode, options, true);
   } else blendWithGamma(canvas, group, null, base.opacity, mode, options);
 }
+
+/**
+ * A pass-through group drawn as a clipping base by drawApart: without effects, artboard, mask,
+ * knockout (its own or inside) and at Fill 100 % (otherwise drawn isolated, as before).
+ */
+const passThroughApart = (base: LayerNode) =>
+  base.type === 'Group' &&
+  base.blendMode === 'pass through' &&
+  base.fillOpacity >= 1 &&
+  !base.knockout &&
+  !base.artboard &&
+  !hasEffects(base) &&
+  !(base.children ?? []).some(hasKnockout);
 
 /** A layer's pixel alpha × its mask (one byte per content pixel), over `target`'s rectangle. */
 function shapeOver(target: Surface, content: Surface, mask: Uint8ClampedArray | null): Uint8ClampedArray {
@@ -546,6 +566,10 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   }
   if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard && !node.knockout) {
     const mask = await layerMask(ctx, node, rectOf(canvas));
+    if ((node.fillOpacity < 1 || ctx.adjustmentsApart) && !knocks && children.some(holdsAdjustment)) {
+      fadeInto(canvas, (await drawApart(ctx, node, canvas)).after, mask, fade);
+      return;
+    }
     // Shallow knockouts inside reveal the canvas as the group found it; deep ones go on down.
     const scope = knocks ? await inPlaceScope(ctx, canvas) : undefined;
     if (fade >= 1 && !mask) return inScope(ctx, scope, () => drawStack(ctx, children, canvas));
@@ -591,6 +615,68 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     knockoutBlend(canvas, knockoutTarget(scope, node), layer, mask, node.opacity, mode, options);
   } else blendSurface(canvas, layer, mask, node.opacity, mode, options);
   if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop);
+}
+
+/** Whether a node is, or holds, an adjustment layer. */
+const holdsAdjustment = (node: LayerNode): boolean => !!node.adjustment || (node.children?.some(holdsAdjustment) ?? false);
+
+/**
+ * A pass-through group that Photoshop composites apart though over its backdrop: at Fill below
+ * 100 %, or with layers clipped to it. psd-tools (composite.py `_get_group`: "adjustments don't
+ * pass-through layers if the group layer has clip layers or its fill attribute is not 100")
+ * holds this to Photoshop's composites of its passthrough_fill_adjustment, _fill_blendmode,
+ * _clipping_mask_adjustment and _clipping_mask_blendmode documents. Its layers blend onto the
+ * backdrop as in any pass-through group (`after`: a multiply inside multiplies what is below the
+ * group), but an adjustment inside changes only what the group's own layers cover so far (`own`:
+ * the layers composited from transparency, whose alpha is that coverage).
+ */
+async function drawApart(ctx: RenderContext, node: LayerNode, canvas: Surface): Promise<{ after: Surface; own: Surface }> {
+  const after = cloneSurface(canvas);
+  const own = createSurface(rectOf(canvas));
+  const saved = ctx.adjustmentsApart;
+  ctx.adjustmentsApart = true;
+  try {
+    for (const unit of unitsOf(node.children ?? [])) {
+      if (!isVisible(ctx, unit.base)) continue;
+      if (unit.base.adjustment) {
+        const before = cloneSurface(after);
+        await drawUnit(ctx, unit, after);
+        const covered = new Uint8ClampedArray(own.w * own.h);
+        for (let p = 0; p < covered.length; p++) covered[p] = own.data[p * 4 + 3];
+        fadeInto(before, after, covered, 1);
+        after.data.set(before.data);
+        continue;
+      }
+      await drawUnit(ctx, unit, after);
+      await drawUnit(ctx, unit, own);
+    }
+  } finally {
+    ctx.adjustmentsApart = saved;
+  }
+  return { after, own };
+}
+
+/**
+ * The group's own composite from drawApart: where its layers cover (alpha ag, `own`), the colour
+ * that composited over the backdrop gives `after`, the backdrop taken back out:
+ * C = (after·a_after − backdrop·a_b·(1 − ag)) / ag, premultiplied.
+ */
+function takeBackdropOut(group: Surface, after: Surface, backdrop: Surface, own: Surface): void {
+  const g = group.data;
+  const a = after.data;
+  const b = backdrop.data;
+  const o = own.data;
+  for (let i = 0; i < g.length; i += 4) {
+    const ag = o[i + 3] / 255;
+    if (ag <= 0) {
+      g[i] = g[i + 1] = g[i + 2] = g[i + 3] = 0;
+      continue;
+    }
+    const aa = a[i + 3] / 255;
+    const ab = (b[i + 3] / 255) * (1 - ag);
+    for (let c = 0; c < 3; c++) g[i + c] = (a[i + c] * aa - b[i + c] * ab) / ag;
+    g[i + 3] = o[i + 3];
+  }
 }
 
 /** Draws with `scope` as what knockouts reveal (unchanged when undefined). */

@@ -27,6 +27,12 @@ export interface RenderContext {
   knockout?: KnockoutScope;
   /** The document's Background alone over the rows rendered (null: none), once a knockout asks. */
   background?: Surface | null;
+  /**
+   * Inside a pass-through group composited apart over its backdrop (Fill below 100 %, or a
+   * clipping base: compositor.ts drawApart): pass-through groups within keep their adjustments
+   * to what their own layers cover, as that group does.
+   */
+  adjustmentsApart?: boolean;
 }
 
 /**
