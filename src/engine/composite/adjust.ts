@@ -163,7 +163,18 @@ function channelMixer(adj: Extract<AdjustmentLayer, { type: 'channel mixer' }>, 
  */
 export type GradientMapAdjustment = Extract<AdjustmentLayer, { type: 'gradient map' }> & { interpolationMethod?: InterpolationMethod };
 
-/** Gradient map: luminosity picks a colour along the gradient (its transparency is not applied). */
+/** Samples of a gradient map's ramp: four per level (255 · 4 + 1), to read a grey between levels. */
+const MAP_STEPS = 1021;
+
+/**
+ * Gradient map: the pixel's grey picks a colour along the gradient (its transparency is not
+ * applied). The grey is Photoshop's RGB grey, 0.3R + 0.59G + 0.11B, Threshold's weights, not
+ * Rec. 601's: a black → white map (smoothness 100 %) turns pure red, green and blue into 66, 156
+ * and 18 in Photoshop (Adobe community, "What is the mathematical formula of Gradient map", 2019),
+ * which these weights through the ramp's curve give to the level and 0.299/0.587/0.114 do not
+ * (66, 155, 19). The grey is not rounded to a level first (green's 150.45 rounded to 150 gives
+ * 155): the ramp is sampled finely enough (MAP_STEPS) to read it between levels.
+ */
 function gradientMap(adj: GradientMapAdjustment, d: Uint8ClampedArray): boolean {
   // Smoothness, stop locations (ag-psd divides them by the smoothness here too), the method and
   // noise as in gradient.ts.
@@ -171,12 +182,12 @@ function gradientMap(adj: GradientMapAdjustment, d: Uint8ClampedArray): boolean 
     adj.gradientType === 'noise'
       ? { ...adj, type: 'noise' }
       : { type: 'solid', smoothness: adj.smoothness, colorStops: adj.colorStops, opacityStops: [] },
-    { reverse: adj.reverse, steps: 256, method: adj.interpolationMethod },
+    { reverse: adj.reverse, steps: MAP_STEPS, method: adj.interpolationMethod },
   );
   if (!built) return false;
   const ramp = built.rgba;
   for (let i = 0; i < d.length; i += 4) {
-    const l = Math.round(luma(d[i], d[i + 1], d[i + 2])) * 4;
+    const l = Math.round((0.3 * d[i] + 0.59 * d[i + 1] + 0.11 * d[i + 2]) * ((MAP_STEPS - 1) / 255)) * 4;
     d[i] = ramp[l];
     d[i + 1] = ramp[l + 1];
     d[i + 2] = ramp[l + 2];
