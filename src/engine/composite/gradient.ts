@@ -61,11 +61,33 @@ export type Gradient = SolidGradient | NoiseGradient;
 /** Photoshop's gradient interpolation methods (ag-psd's `InterpolationMethod`). */
 export type InterpolationMethod = 'classic' | 'perceptual' | 'linear' | 'smooth';
 
-/** An ag-psd colour (8-bit `r g b`, or float `fr fg fb`) as 0..255 channels; black when absent. */
+/**
+ * An ag-psd colour as 0..255 sRGB channels (unrounded); black when absent. 8-bit `r g b`, float
+ * `fr fg fb`, and the two descriptor classes a document's own colour mode does not explain
+ * (psd/color-modes.ts turns grey and CMYK ones into RGB at parse time):
+ * - HSB (`h` a fraction of a turn, `s` and `b` percent; 'HSBC'): the hexcone, in the document's
+ *   RGB. psd-tools' hsb-color-swatches.psd (Photoshop 2026) holds Photoshop's own RGB for 16 hues
+ *   to 0.02 of a level by this arithmetic (30°, 60 %, 80 % → 204, 142.8, 81.6).
+ * - Lab (`l` 0..100, `a` and `b` −128..127; 'LbCl'): D50 Lab to sRGB (Bradford to D65), which
+ *   gives the five colours psd-tools took from Photoshop's colour engine within 0.1 of a level
+ *   (Lab 50, 0.5, 0.5 → 120.1, 118.6, 118.1).
+ * Read as black before: a stroke, overlay or gradient stop picked in HSB or Lab drew black.
+ */
 export function rgbOf(c: unknown): RGB {
   const o = (c ?? {}) as Record<string, number>;
   if (o.r !== undefined) return [o.r, o.g, o.b];
   if (o.fr !== undefined) return [o.fr * 255, o.fg * 255, o.fb * 255];
+  if (typeof o.h === 'number' && typeof o.s === 'number' && typeof o.b === 'number') {
+    const turn = o.h - Math.floor(o.h);
+    const sat = Math.max(0, Math.min(1, o.s / 100));
+    const v = Math.max(0, Math.min(1, o.b / 100));
+    const rgb = modelToRgb('hsb', [turn, sat, v]);
+    return [clamp255(rgb[0]), clamp255(rgb[1]), clamp255(rgb[2])];
+  }
+  if (typeof o.l === 'number' && typeof o.a === 'number' && typeof o.b === 'number') {
+    const rgb = labToRgb(Math.max(0, Math.min(1, o.l / 100)), (o.a + 128) / 255, (o.b + 128) / 255);
+    return [clamp255(rgb[0]), clamp255(rgb[1]), clamp255(rgb[2])];
+  }
   return [0, 0, 0];
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyAdjustment, saturationAlpha } from '../../../src/engine/composite/adjust';
+import { gradientRamp, rgbOf } from '../../../src/engine/composite/gradient';
 
 /**
  * Facts about Photoshop's adjustments measured on Photoshop's own output (psd-tools' tests and
@@ -96,5 +97,35 @@ describe('hue/saturation steps psd-tools holds to Photoshop (huesaturation_color
     const reds = ch(0, 0, -50, 315, 345, 15, 45);
     // (200, 40, 40): hue 0°, S_hsv 0.8: V' = 200 · 0.6 = 120, minimum 40 kept.
     expect(run({ type: 'hue/saturation', reds }, 200, 40, 40)).toEqual([120, 40, 40]);
+  });
+});
+
+describe('descriptor colours in HSB and Lab', () => {
+  const near = (got: number[], want: number[], tolerance: number) => want.forEach((v, i) => expect(Math.abs(got[i] - v), `${got} vs ${want}`).toBeLessThanOrEqual(tolerance));
+
+  it("HSB: the hexcone in the document's RGB (psd-tools' hsb-color-swatches.psd, Photoshop 2026)", () => {
+    // ag-psd: h a fraction of a turn, s and b percent. Photoshop's stored RGBC for HSB 30°, 60 %, 80 %.
+    near(rgbOf({ h: 30 / 360, s: 60, b: 80 }), [204, 142.8, 81.6], 0.02);
+    // Hue 360° is red, not white (psd-tools #754).
+    near(rgbOf({ h: 1, s: 100, b: 100 }), [255, 0, 0], 0.02);
+    near(rgbOf({ h: 200 / 360, s: 0, b: 60 }), [153, 153, 153], 0.02);
+  });
+
+  it("Lab: D50 Lab to sRGB, as Photoshop's colour engine converts it (psd-tools, over the scripting bridge)", () => {
+    // Descriptor a and b in the file's own units: psd-tools' (reported + 0.5) · 256/255.
+    const native = (reported: number) => ((reported + 0.5) * 256) / 255;
+    const photoshop: Array<[number, number, number, number[]]> = [
+      [65.49, 13, 69, [202.69, 148.651, 0]],
+      [75, 25, -30, [211.468, 168.986, 239.887]],
+      [25, -40, 15, [0, 72.513, 33.509]],
+      [90, 5, -5, [234.175, 223.039, 235.179]],
+      [50, 0, 0, [120.084, 118.613, 118.084]],
+    ];
+    for (const [l, a, b, rgb] of photoshop) near(rgbOf({ l, a: native(a), b: native(b) }), rgb, 0.15);
+  });
+
+  it('a gradient stop picked in HSB is drawn in its colour, not black', () => {
+    const ramp = gradientRamp({ type: 'solid', smoothness: 0, colorStops: [{ color: { h: 0.5, s: 100, b: 100 }, location: 0 }, { color: { h: 0.5, s: 100, b: 100 }, location: 1 }] }, { steps: 2 })!;
+    near([...ramp.rgba.subarray(0, 3)], [0, 255, 255], 0.01);
   });
 });
