@@ -9,6 +9,7 @@ import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './context';
 import { growRect, intersectRect, rectOf, type Surface } from './surface';
+import { outputRect } from './resample';
 import type { Bounds } from '../types';
 
 /**
@@ -155,8 +156,19 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
         }
       }
     }
+    if (past) pastCanvas(r, alpha, past, sourced);
     return alpha;
   };
+  // The masked alpha at one pixel of the loaded sources (0 outside them).
+  const sourced = (x: number, y: number): number => {
+    for (const { rect, content, mask } of sources) {
+      if (x < rect.left || x >= rect.right || y < rect.top || y >= rect.bottom) continue;
+      const c = (y - rect.top) * widthOf(rect) + (x - rect.left);
+      return (content ? content.data[c * 4 + 3] / 255 : 1) * (mask ? mask[c] / 255 : 1);
+    }
+    return 0;
+  };
+  const past = offCanvas(node, ctx);
   const gamma = textGammaOf(ctx.compiled.textGamma, node) ?? 1;
   return {
     extent,
@@ -165,6 +177,78 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
     excludedChannels: node.excludedChannels,
     ...(gamma !== 1 ? { gamma } : {}),
   };
+}
+
+/**
+ * Where a layer runs off the canvas: the canvas (output space) and the layer's own bounds past it
+ * (a group's: each shown layer's inside it), or null. The compiler keeps the pixels on the canvas
+ * only (compiled/compile.ts), so its effects would trace the canvas's edge as the layer's.
+ * Photoshop traces the layer: psd-tools' stroke-effect-transparent-shape.psd (a 4 px inset stroke
+ * on a shape from (−1, −1) to (33, 33) on 32 × 32: three columns of stroke on the canvas) and
+ * group-stroke-off-canvas.psd (a group's inset stroke: no band where the group goes on past the
+ * canvas, a band where it ends at x = 0), test_effects.py, #804 and #808.
+ */
+interface OffCanvas {
+  canvas: Bounds;
+  layers: Bounds[];
+  /** A layer's own vector mask: past the canvas the layer goes on as its path does. */
+  path?: NonNullable<LayerNode['vectorMask']>;
+  scale: number;
+}
+
+function offCanvas(node: LayerNode, ctx: RenderContext): OffCanvas | null {
+  const canvas = outputRect({ left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height }, ctx.scale);
+  const layers: Bounds[] = [];
+  const visit = (n: LayerNode) => {
+    if (n.visible === false) return;
+    if (n.children) return n.children.forEach(visit);
+    if (n.adjustment) return;
+    const b = ctx.overrides.get(n.id)?.bounds ?? outputRect(n.bounds, ctx.scale);
+    if (b.left < canvas.left || b.top < canvas.top || b.right > canvas.right || b.bottom > canvas.bottom) layers.push(b);
+  };
+  visit(node);
+  if (!layers.length) return null;
+  const vm = node.vectorMask;
+  return { canvas, layers, scale: ctx.scale, ...(!node.children && vm && !vm.disabled ? { path: vm } : {}) };
+}
+
+/**
+ * The masked alpha past the canvas, within the layer's bounds: the nearest pixel's on the canvas's
+ * edge (the layer taken to go on as it leaves the canvas; its pixels there were not kept), and
+ * where the layer has a vector mask, as far as its path goes (that pixel's alpha relative to the
+ * path's coverage there, times the path's coverage here).
+ */
+function pastCanvas(r: Bounds, alpha: Float32Array, past: OffCanvas, at: (x: number, y: number) => number): void {
+  const { canvas, layers } = past;
+  if (r.left >= canvas.left && r.top >= canvas.top && r.right <= canvas.right && r.bottom <= canvas.bottom) return;
+  const w = widthOf(r);
+  const clampX = (x: number) => Math.min(canvas.right - 1, Math.max(canvas.left, x));
+  const clampY = (y: number) => Math.min(canvas.bottom - 1, Math.max(canvas.top, y));
+  let path: ((x: number, y: number) => number) | null = null;
+  if (past.path) {
+    const R = unionOf(r, { left: clampX(r.left), top: clampY(r.top), right: clampX(r.right - 1) + 1, bottom: clampY(r.bottom - 1) + 1 });
+    const raster = rasterizeVectorMask(past.path, past.scale, R);
+    const rw = widthOf(R);
+    path = (x, y) => raster[(y - R.top) * rw + (x - R.left)] / 255;
+  }
+  for (let y = r.top; y < r.bottom; y++) {
+    const rowOut = y < canvas.top || y >= canvas.bottom;
+    for (let x = r.left; x < r.right; x++) {
+      if (!rowOut && x >= canvas.left && x < canvas.right) {
+        x = Math.max(x, canvas.right - 1);
+        continue;
+      }
+      if (!layers.some((b) => x >= b.left && x < b.right && y >= b.top && y < b.bottom)) continue;
+      const cx = clampX(x);
+      const cy = clampY(y);
+      let a = at(cx, cy);
+      if (path && a > 0) {
+        const edge = path(cx, cy);
+        a = edge > 0 ? Math.min(1, a / edge) * path(x, y) : 0;
+      }
+      alpha[(y - r.top) * w + (x - r.left)] = a;
+    }
+  }
 }
 
 /**
@@ -612,6 +696,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, r);
     });
   }
+  drawStrokes(ctx, node, canvas, shape, atop, false, 'under');
 }
 
 /** Whether nothing (coverage 0) comes out painted after a glow's range and a contour. */
@@ -743,7 +828,7 @@ export function drawEffectsAbove(
       paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, r, inLayer);
     });
   }
-  drawStrokes(ctx, node, canvas, shape, atop, inLayer);
+  drawStrokes(ctx, node, canvas, shape, atop, inLayer, 'over');
   const bevel = fx.bevel;
   if (on(bevel)) drawBevel(ctx, node, bevel, shape, canvas, opacity, atop, inLayer);
 }
@@ -759,15 +844,29 @@ type Stroke = NonNullable<LayerEffectsInfo['stroke']>[number];
  * stroke takes the layer's opacity, not its fill opacity: at fill 0 the interior goes and the
  * stroke stays.
  */
-function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean, inLayer: InLayer): void {
+function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean, inLayer: InLayer, where: 'under' | 'over'): void {
   const fx = node.effects as LayerEffectsInfo;
-  const strokes = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
+  const all = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
+  if (!all.length) return;
+  const strokes = all.filter((st) => strokesUnder(node, st) === (where === 'under'));
   if (!strokes.length) return;
-  const size = reach(Math.max(...strokes.map((st) => px(st.size) * ctx.scale)));
+  // The stroke lies under the content: where the content will cover α of a pixel, the stroke's
+  // share t of it is the rest of the pixel's, t ÷ (1 − α) of what the content leaves showing.
+  const held = where === 'under' ? contentAlpha(node) : 0;
+  const size = reach(Math.max(...all.map((st) => px(st.size) * ctx.scale)));
   eachTile({ dx: 0, dy: 0, paint: size, read: size }, shape, rectOf(canvas), (tile, r) => {
-    const dist = crop(chamferDistance(alphaOf(shape, r), widthOf(r), heightOf(r)), r, tile);
+    const alpha = alphaOf(shape, r);
+    const dist = crop(chamferDistance(alpha, widthOf(r), heightOf(r)), r, tile);
+    const own = held ? crop(alpha, r, tile) : null;
     for (const st of [...strokes].reverse()) {
       const cov = strokeBand(st, dist, ctx.scale);
+      if (own) {
+        for (let i = 0; i < cov.length; i++) {
+          if (!cov[i] || !own[i]) continue;
+          const left = 1 - own[i] * held;
+          cov[i] = left > 0 ? Math.min(1, cov[i] / left) : 1;
+        }
+      }
       let color: RGB | Uint8ClampedArray = rgbOf(st.color);
       if (st.fillType === 'gradient' && st.gradient) {
         const g = st.gradient;
@@ -789,6 +888,36 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop, false, tile, st.position === 'inside' && inLayer);
     }
   });
+}
+
+/**
+ * Whether an outside stroke is drawn under the layer's content (with the effects below it, after
+ * the shadows and glows) rather than over it. psd-tools' feathered-stroke.psd (Photoshop's render,
+ * its test_effects.py, #846): across a soft edge of alpha a a pixel is aL + (1 − a)S for an outset
+ * stroke, with no backdrop left in it: the layer lies over an opaque stroke, the stroke's band of
+ * 1 − a filling the rest of the pixel. Over the content (as before) it left a(1 − a) of the
+ * backdrop and only a² of the layer. psdtools-layer-effects-all.psd's Stroke line shows the same:
+ * the text at its raw alpha over pure white (docs/effects.md). Kept to what that order is certain
+ * for: a Normal stroke on a Normal layer, without knockout, Blend If or "Transparency Shapes
+ * Layer" off; the rest as before.
+ */
+function strokesUnder(node: LayerNode, st: Stroke): boolean {
+  if ((st.position ?? 'outside') !== 'outside' || (st.blendMode ?? 'normal') !== 'normal') return false;
+  if (node.blendMode !== 'normal' && node.blendMode !== 'pass through') return false;
+  return !node.knockout && !node.blendIf && node.transparencyShapes !== false;
+}
+
+/**
+ * The share of its masked alpha the layer's content will cover over the stroke drawn under it: its
+ * opacity times its Fill, where overlays (which at Fill 0 still cover the layer wholly) lift the
+ * Fill by their opacity.
+ */
+function contentAlpha(node: LayerNode): number {
+  const fx = node.effects as LayerEffectsInfo;
+  const overlays = [...list(fx.solidFill), ...list(fx.gradientOverlay), ...(on(fx.patternOverlay) ? [fx.patternOverlay] : [])];
+  const cover = Math.max(0, ...overlays.map((o) => o.opacity ?? 1));
+  const f = node.fillOpacity ?? 1;
+  return node.opacity * (f + (1 - f) * cover);
 }
 
 /** A stroke's band (coverage 0..1): `size` px outside, inside or centred on the edge. */
@@ -982,5 +1111,8 @@ export function drawShapeStroke(
   }
   const hex = st.color;
   const rgb: RGB = [parseInt(hex.slice(1, 3), 16), parseInt(hex.slice(3, 5), 16), parseInt(hex.slice(5, 7), 16)];
-  paint(target, rect, { excludedChannels: node.excludedChannels }, cov, rgb, st.opacity * nodeOpacity(node), st.blendMode, atop, false, rect, inLayer);
+  // Drawn Normal whatever its blend mode: psd-tools' stroke-blend-mode.psd (Photoshop's save, a
+  // centred red stroke set to Multiply over a fill and a gradient; test_stroke_blend_mode.py, #940)
+  // shows the band undarkened against the fill and the backdrop both.
+  paint(target, rect, { excludedChannels: node.excludedChannels }, cov, rgb, st.opacity * nodeOpacity(node), 'normal', atop, false, rect, inLayer);
 }
