@@ -142,15 +142,18 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
   const mcu = 8 * subsampling;
   // Whole MCU rows a strip, so that each strip's rows are coded before the next is drawn.
   const rows = Math.ceil(stripRows(compiled, o) / mcu) * mcu;
-  const strip = new Uint8ClampedArray(Math.min(rows, height) * width * 4);
   const coded: Uint8Array[] = [];
   // Fitted to the first strip and completed: what fitting to the whole frame would need it drawn twice for.
   let specs: HuffSpec[] | undefined;
   const buffers = streamedStripBuffers(compiled, o);
   for (let top = 0; top < height; top += rows) {
     const bottom = Math.min(height, top + rows);
-    await drawRows(bucket, compiled, o, { rows: { top, bottom }, into: strip, intoTop: top, overrides, taps, buffers, timing });
-    const done = await timing.time('encode', () => encodeJpegRowsOf(rgbaRows({ width, height, data: strip }, top), { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables: specs }));
+    // Coded straight from the drawn pixels (whole rows, in the strip buffers' array, good until
+    // the next strip is drawn), not from a copy pasted into a strip array of our own: that was
+    // 4 MB more a 5,000² preview held, new memory on a runtime that has not collected yet
+    // (docs/memory.md, "The upload then its preview without a GC").
+    const drawn = await drawRows(bucket, compiled, o, { rows: { top, bottom }, overrides, taps, buffers, timing });
+    const done = await timing.time('encode', () => encodeJpegRowsOf(patchRows(drawn, width, height), { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables: specs }));
     specs = done.specs;
     coded.push(...done.rows);
   }
@@ -334,6 +337,12 @@ function overKept(held: Uint8ClampedArray, over: KeptFrameRows): Frame {
       over.drawn = undefined;
     },
   };
+}
+
+/** The rows of a patch drawn across the whole width, as a JpegRowSource (no copy). */
+function patchRows(patch: DrawnPatch, width: number, height: number): JpegRowSource {
+  if (patch.left !== 0 || patch.right !== width || patch.x0 !== 0 || patch.stride !== width * 4) throw new Error('patchRows: a patch of whole rows expected');
+  return rgbaRows({ width, height, data: patch.data }, patch.y0);
 }
 
 /**
