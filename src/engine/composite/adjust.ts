@@ -81,23 +81,34 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
 type Lut = Uint8Array;
 
 /**
+ * Levels and Curves with the record of a CMYK document's fifth channel, K, which ag-psd does not
+ * read (it stops after the composite's and three channels'): psd/records.ts reads it from the
+ * 'levl' record after blue's and the 'curv' curve of channel bit 4, and psd/tree.ts keeps it here.
+ */
+export type WithBlackRecord<T> = T & { black?: LevelsChannel | Array<{ input: number; output: number }> };
+
+/**
  * The tables an adjustment applies to each of a CMYK document's channels (C, M, Y, K stored
  * values, 255 = no ink; null leaves one alone), or undefined when it does not act channel by
  * channel (cmyk-adjust.ts keeps the RGB arithmetic for those). Levels and Curves: the
  * composite record on every ink, after the ink's own record (ag-psd's red, green and blue hold
- * C, M and Y; it does not read K's).
+ * C, M and Y; K's own is `black`, when the tree has it), as psd-tools applies them (each channel's
+ * own table, then the composite's) and holds its levels_/curves_cmyk documents to Photoshop's.
  */
 export function cmykChannelLuts(adj: AdjustmentLayer): Array<Lut | null> | undefined {
+  const black = (adj as WithBlackRecord<AdjustmentLayer>).black;
   switch (adj.type) {
     case 'invert':
       return Array(4).fill(lut((v) => 255 - v));
     case 'levels': {
       const master = levelsLut(adj.rgb);
-      return [chain(levelsLut(adj.red), master), chain(levelsLut(adj.green), master), chain(levelsLut(adj.blue), master), master];
+      const k = black && !Array.isArray(black) ? levelsLut(black) : null;
+      return [chain(levelsLut(adj.red), master), chain(levelsLut(adj.green), master), chain(levelsLut(adj.blue), master), chain(k, master)];
     }
     case 'curves': {
       const master = curveLut(adj.rgb);
-      return [chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master), master];
+      const k = Array.isArray(black) ? curveLut(black) : null;
+      return [chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master), chain(k, master)];
     }
     case 'posterize':
       return Array(4).fill(posterizeLut(adj.levels ?? 4));
@@ -277,7 +288,7 @@ function threshold(d: Uint8ClampedArray, level: number): boolean {
   return true;
 }
 
-interface LevelsChannel {
+export interface LevelsChannel {
   shadowInput: number;
   highlightInput: number;
   shadowOutput: number;

@@ -13,8 +13,8 @@ import { encodeLut, type CompiledColorLookup } from './color-lookup';
  * applyAdjustment applies in place of the RGB arithmetic. Nothing is converted at render time.
  *
  * What is modelled per ink (cmykChannelLuts): Invert, Levels and Curves (the composite record on
- * all four inks, then the C, M, Y records; ag-psd does not read the K record, so K takes the
- * composite's only), Posterize and Brightness/Contrast. Other kinds keep the RGB arithmetic.
+ * all four inks, after each ink's own: C, M, Y as ag-psd reads them, K's from the bytes when
+ * psd/records.ts has read it), Posterize and Brightness/Contrast. Other kinds keep the RGB arithmetic.
  * Channel restrictions on such a layer in Normal mode leave the excluded inks as they were, which
  * the table holds too (the restriction is then dropped from the node).
  *

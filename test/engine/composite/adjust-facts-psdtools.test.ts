@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyAdjustment, saturationAlpha } from '../../../src/engine/composite/adjust';
+import { applyAdjustment, cmykChannelLuts, saturationAlpha } from '../../../src/engine/composite/adjust';
 import { gradientRamp, rgbOf } from '../../../src/engine/composite/gradient';
 
 /**
@@ -127,5 +127,35 @@ describe('descriptor colours in HSB and Lab', () => {
   it('a gradient stop picked in HSB is drawn in its colour, not black', () => {
     const ramp = gradientRamp({ type: 'solid', smoothness: 0, colorStops: [{ color: { h: 0.5, s: 100, b: 100 }, location: 0 }, { color: { h: 0.5, s: 100, b: 100 }, location: 1 }] }, { steps: 2 })!;
     near([...ramp.rgba.subarray(0, 3)], [0, 255, 255], 0.01);
+  });
+});
+
+describe('Levels and Curves on a CMYK document: K takes its own record', () => {
+  // psd-tools applies each channel's own table (C, M, Y and K: records 1 to 4), then the
+  // composite's, to the stored values (255 = no ink), and holds levels_cmyk / curves_cmyk to
+  // Photoshop's renders. ag-psd reads records 0 to 3 only; psd/records.ts reads K's (`black`).
+  const id = { shadowInput: 0, highlightInput: 255, shadowOutput: 0, highlightOutput: 255, midtoneInput: 1 };
+
+  it("levels: K's record, then the composite's", () => {
+    const adj = { type: 'levels', rgb: { ...id, highlightInput: 200 }, red: id, green: id, blue: id, black: { ...id, shadowInput: 100 } };
+    const luts = cmykChannelLuts(adj as never)!;
+    // C: the composite alone (100 → 128); K: 100 → 0 by its own, then 0.
+    expect(luts[0]![100]).toBe(128);
+    expect(luts[3]![100]).toBe(0);
+    // 178 → 128 by K's own (78/155 of the range), then 128 · 255/200 → 163 by the composite's.
+    expect(luts[3]![178]).toBe(163);
+  });
+
+  it("curves: K's curve, the composite's after it", () => {
+    const flip = [{ input: 0, output: 255 }, { input: 255, output: 0 }];
+    const luts = cmykChannelLuts({ type: 'curves', black: flip } as never)!;
+    expect(luts[0]).toBeNull();
+    expect(luts[3]![0]).toBe(255);
+    expect(luts[3]![200]).toBe(55);
+  });
+
+  it('without a K record K takes the composite only, as before', () => {
+    const luts = cmykChannelLuts({ type: 'levels', rgb: { ...id, shadowInput: 50 } } as never)!;
+    expect(luts[3]![50]).toBe(0);
   });
 });
