@@ -457,7 +457,7 @@ async function hidingEffects(
   if (node.adjustment || !hasEffects(node)) return false;
   const pixel = !!node.mask && !node.mask.disabled && !!node.mask.hidesEffects;
   const vm = node.vectorMask;
-  const vector = !!vm && !vm.disabled && !!vm.hidesEffects && !(node.type === 'Shape' && node.hasPixels);
+  const vector = !!vm && !vm.disabled && !!vm.hidesEffects && !(node.type === 'Shape' && node.hasPixels && !fillFromPath(node));
   if (!pixel && !vector) return false;
   const inner: LayerNode = { ...node, mask: pixel ? undefined : node.mask, vectorMask: vector ? undefined : vm };
   const outer: LayerNode = { ...node, mask: pixel ? node.mask : undefined, vectorMask: vector ? vm : undefined };
@@ -811,10 +811,36 @@ const levelRows = (ctx: RenderContext, r: Bounds) => ({
 });
 
 /** The layer's own pixels in output space (override, recolour or stored), cut to `clip`. */
+/**
+ * A solid-colour shape drawn from its fill and path instead of its stored pixels. A shape layer is
+ * a fill clipped by its vector mask, and Photoshop stores only the fill inside the path: with a
+ * vector-mask density below 100 % or a feather the fill shows beyond the path (at 1 − density),
+ * and a record with no pixels at all (an empty rectangle) still draws its shape (psd-tools corpus:
+ * layer_mask_data.psd, mask-parameters-no-real-channel.psd, vector-mask2.psd, transparentbg.psd,
+ * adjustment-fillers.psd; docs/fidelity.md). Not a shape with a stroke, which its pixels hold.
+ */
+export function fillFromPath(node: LayerNode): boolean {
+  if (node.type !== 'Shape' || !node.fillColor || node.shapeStyle?.fill === false || node.shapeStyle?.stroke || node.vectorStroke) return false;
+  if (!node.hasPixels) return true;
+  const vm = node.vectorMask;
+  return !!vm && !vm.disabled && ((vm.density ?? 1) < 1 || (vm.feather ?? 0) > 0);
+}
+
 export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
   const override = ctx.overrides.get(node.id);
   let surface: Surface | null = null;
-  if (override?.pixels && override.bounds) {
+  if (!override?.pixels && fillFromPath(node)) {
+    // The fill everywhere: its vector mask (layerMask) gives it its shape.
+    surface = createSurface(clip);
+    const c = [1, 3, 5].map((i) => parseInt(node.fillColor!.slice(i, i + 2), 16));
+    const d = surface.data;
+    for (let i = 0; i < d.length; i += 4) {
+      d[i] = c[0];
+      d[i + 1] = c[1];
+      d[i + 2] = c[2];
+      d[i + 3] = 255;
+    }
+  } else if (override?.pixels && override.bounds) {
     const b = override.bounds;
     const src = override.pixels;
     const full: Surface = { x: b.left, y: b.top, w: src.width, h: src.height, data: src.data };
@@ -905,7 +931,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   }
   const vm = node.vectorMask;
   // Shape layers carry Photoshop's own rendering of their path in their pixels.
-  if (vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels)) {
+  if (vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels && !fillFromPath(node))) {
     mask = multiplyMasks(mask, vectorMaskOver(vm, ctx.scale, r));
   }
   return mask;

@@ -1,6 +1,6 @@
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides, RGBAImage } from '../types';
 import { effectMargin, hasEffects, shadowOffset } from './effects';
-import { canvasUnits, overriddenUnit } from './compositor';
+import { canvasUnits, fillFromPath, overriddenUnit } from './compositor';
 import { growRect as grow, intersectRect, unionRect as union } from './surface';
 
 /**
@@ -85,6 +85,9 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, a
   if (node.adjustment) return canvas;
   // "Transparency Shapes Layer" off: effects and a knockout cover the whole layer plane.
   if (node.transparencyShapes === false && (hasEffects(node) || node.knockout)) return canvas;
+  // A shape drawn from its fill and path (a soft vector mask, or no stored pixels): its fill
+  // reaches wherever its vector mask lets it.
+  if (fillFromPath(node) && !overrides.get(node.id)?.pixels) return canvas;
   let r: Bounds | null = null;
   const add = (b: Bounds | null) => {
     if (b) r = r ? union(r, b) : b;
