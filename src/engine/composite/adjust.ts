@@ -36,7 +36,7 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
     case 'vibrance': // the vibrance slider, then Saturation, which is Hue/Saturation's master saturation
       return applyVibrance(adj.vibrance ?? 0, d) && hueSaturation({ type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: adj.saturation ?? 0, lightness: 0 } }, d);
     case 'posterize':
-      return applyLuts(d, posterizeLut(adj.levels ?? 4));
+      return applyLuts(d, posterizeLut(adj.levels ?? 4, !!(adj as In16Bits<AdjustmentLayer>).in16Bits));
     case 'exposure': {
       const { exposure = 0, offset = 0, gamma = 1 } = adj;
       const gain = 2 ** exposure;
@@ -72,7 +72,7 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
     case 'color lookup':
       return applyColorLookup(adj, d);
     case 'threshold':
-      return threshold(d, adj.level ?? 128);
+      return threshold(d, adj.level ?? 128, !!(adj as In16Bits<AdjustmentLayer>).in16Bits);
     default:
       return false;
   }
@@ -111,7 +111,7 @@ export function cmykChannelLuts(adj: AdjustmentLayer): Array<Lut | null> | undef
       return [chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master), chain(k, master)];
     }
     case 'posterize':
-      return Array(4).fill(posterizeLut(adj.levels ?? 4));
+      return Array(4).fill(posterizeLut(adj.levels ?? 4, !!(adj as In16Bits<AdjustmentLayer>).in16Bits));
     case 'brightness/contrast':
       return Array(4).fill(brightnessContrastLut(adj.brightness ?? 0, adj.contrast ?? 0, !!adj.useLegacy));
     default:
@@ -269,10 +269,14 @@ function applyLuts(d: Uint8ClampedArray, r: Lut | null, g: Lut | null = r, b: Lu
  * width, floor(v·n/256), and bin k gives level k·255/(n − 1). Not the closest level (which would
  * put the first step at 255/(2(n − 1))): with 4 levels the steps are at 64, 128 and 192. psd-tools
  * pins this formula against Photoshop's own renders of its posterize_* documents.
+ * `in16Bits` (a 16-bit document, see adjustmentIn16Bits): Photoshop bins the 16-bit values,
+ * floor(w·n/65536) (psd-tools' posterize_16bits_* documents), so the steps lie at k·65536/n, in
+ * 8-bit terms k·255.004/n; the 8-bit value v (rounded from w) stands for w ≈ 257·v.
  */
-export function posterizeLut(levels: number): Lut {
+export function posterizeLut(levels: number, in16Bits = false): Lut {
   const n = Math.max(2, Math.min(255, Math.round(levels)));
-  return lut((v) => (Math.floor((v * n) / 256) * 255) / (n - 1));
+  const bin = in16Bits ? (v: number) => Math.floor((v * 257 * n) / 65536) : (v: number) => Math.floor((v * n) / 256);
+  return lut((v) => (bin(v) * 255) / (n - 1));
 }
 
 /**
@@ -280,12 +284,32 @@ export function posterizeLut(levels: number): Lut {
  * round(0.3R + 0.59G + 0.11B) (Photoshop's RGB grey, the weights of Blend If and the luminosity
  * modes, not Rec. 601's), is at or above the level, black below (psd-tools pins it against
  * Photoshop's threshold_* documents).
+ * `in16Bits`: Photoshop compares the 16-bit grey, white where round(65535·grey) passes
+ * (level − 1/255)·(65535/65536)·257 (psd-tools holds threshold_16bits_* to Photoshop's renders at
+ * MSE 5e-6 with that), which in 8-bit terms is the unrounded grey at or above level − 0.006:
+ * half a level above the 8-bit rule's edge (a grey of 127.7 is black at 128, not white).
  */
-function threshold(d: Uint8ClampedArray, level: number): boolean {
+function threshold(d: Uint8ClampedArray, level: number, in16Bits = false): boolean {
+  const edge = ((level - 1 / 255) * 65535) / 65536;
   for (let i = 0; i < d.length; i += 4) {
-    d[i] = d[i + 1] = d[i + 2] = Math.round(0.3 * d[i] + 0.59 * d[i + 1] + 0.11 * d[i + 2]) >= level ? 255 : 0;
+    const grey = 0.3 * d[i] + 0.59 * d[i + 1] + 0.11 * d[i + 2];
+    d[i] = d[i + 1] = d[i + 2] = (in16Bits ? grey > edge : Math.round(grey) >= level) ? 255 : 0;
   }
   return true;
+}
+
+/** Posterize and Threshold of a 16-bit document (adjustmentIn16Bits). */
+export type In16Bits<T> = T & { in16Bits?: boolean };
+
+/**
+ * An adjustment of a 16-bit document, fitted to the compiled form's 8 bits: Posterize and
+ * Threshold, which Photoshop works out on the 16-bit values, are marked so that they place their
+ * steps where the 16-bit ones fall (see posterizeLut, threshold). Others are unchanged.
+ */
+export function adjustmentIn16Bits(adj: AdjustmentLayer): AdjustmentLayer {
+  if (adj.type !== 'posterize' && adj.type !== 'threshold') return adj;
+  const fitted: In16Bits<AdjustmentLayer> = { ...adj, in16Bits: true };
+  return fitted;
 }
 
 export interface LevelsChannel {

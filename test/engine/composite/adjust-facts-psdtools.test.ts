@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyAdjustment, cmykChannelLuts, saturationAlpha } from '../../../src/engine/composite/adjust';
+import { adjustmentIn16Bits, applyAdjustment, cmykChannelLuts, posterizeLut, saturationAlpha } from '../../../src/engine/composite/adjust';
 import { gradientRamp, rgbOf } from '../../../src/engine/composite/gradient';
 
 /**
@@ -157,5 +157,33 @@ describe('Levels and Curves on a CMYK document: K takes its own record', () => {
   it('without a K record K takes the composite only, as before', () => {
     const luts = cmykChannelLuts({ type: 'levels', rgb: { ...id, shadowInput: 50 } } as never)!;
     expect(luts[3]![50]).toBe(0);
+  });
+});
+
+describe('Posterize and Threshold in a 16-bit document step where the 16-bit values do', () => {
+  // psd-tools: threshold_16bits_* held to Photoshop at MSE 5e-6 with white where
+  // round(65535·grey) > (level − 1/255)·(65535/65536)·257; posterize_16bits_* at 5e-5 with
+  // floor(w·n/65536). The compiled form's 8-bit value v stands for w ≈ 257·v.
+  const wide = (adj: Record<string, unknown>) => adjustmentIn16Bits(adj as never) as unknown as Record<string, unknown>;
+
+  it('threshold: the unrounded grey at or above the level (8 bits: rounded), half a level apart', () => {
+    // (128, 128, 127): grey 127.89, rounded 128.
+    expect(run({ type: 'threshold', level: 128 }, 128, 128, 127)).toEqual([255, 255, 255]);
+    expect(run(wide({ type: 'threshold', level: 128 }), 128, 128, 127)).toEqual([0, 0, 0]);
+    expect(run(wide({ type: 'threshold', level: 128 }), 128, 128, 128)).toEqual([255, 255, 255]);
+    expect(run(wide({ type: 'threshold', level: 128 }), 127, 127, 127)).toEqual([0, 0, 0]);
+  });
+
+  it('posterize: bins of 65536/n sixteen-bit values', () => {
+    // 6 levels: the last step at 5·65536/6 = 54613 (212.5 in 8 bits): 213 is in the top bin.
+    expect(posterizeLut(6)[213]).toBe(204);
+    expect(posterizeLut(6, true)[213]).toBe(255);
+    // 4 levels step at 64, 128 and 192 either way.
+    for (const v of [63, 64, 127, 128, 191, 192, 255]) expect(posterizeLut(4, true)[v]).toBe(posterizeLut(4)[v]);
+  });
+
+  it('marks only Posterize and Threshold', () => {
+    expect(adjustmentIn16Bits({ type: 'invert' })).toEqual({ type: 'invert' });
+    expect(wide({ type: 'posterize', levels: 4 })).toEqual({ type: 'posterize', levels: 4, in16Bits: true });
   });
 });
