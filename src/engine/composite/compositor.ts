@@ -198,6 +198,8 @@ const opensUp = (overrides: LayerOverrides, { base, clipped }: Unit) =>
   base.opacity >= 1 &&
   base.fillOpacity >= 1 && // Fill fades a pass-through group's children as opacity does
   !base.knockout && // a knockout isolates it
+  !base.blendIf && // so do Blend If and channel restrictions
+  !base.excludedChannels?.length &&
   !base.artboard &&
   !base.children?.some(hasKnockout) && // a knockout inside reveals the canvas as the group found it
   (!base.mask || base.mask.disabled) &&
@@ -555,7 +557,11 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   // set, the pass-through blend mode stops mattering" (knockout-deep-passthrough.psd renders as
   // knockout-deep-normal.psd), so it takes the isolated path below, as Normal.
   const fade = node.opacity * node.fillOpacity;
-  if (node.blendMode === 'pass through' && atop && !effects && !node.artboard && !knocks && !node.knockout) {
+  // Blend If or channel restrictions weigh the group's own composite against what is below it,
+  // so they isolate it, as Normal: for children all Normal (no adjustment) that is the same
+  // drawing as in place (compiled/unsupported.ts refuses the others).
+  const weighs = !!node.blendIf || !!node.excludedChannels?.length;
+  if (node.blendMode === 'pass through' && atop && !effects && !node.artboard && !knocks && !node.knockout && !weighs) {
     // Clipped, a pass-through group is still not isolated: its children blend onto the clipping
     // stack (the base and the layers clipped below), each inside the base's shape, so a multiply
     // or an adjustment in it reaches the base; opacity, Fill and mask fade the result in.
@@ -564,7 +570,7 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     fadeInto(canvas, after, await layerMask(ctx, node, rectOf(canvas)), fade);
     return;
   }
-  if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard && !node.knockout) {
+  if (node.blendMode === 'pass through' && !atop && !effects && !node.artboard && !node.knockout && !weighs) {
     const mask = await layerMask(ctx, node, rectOf(canvas));
     if ((node.fillOpacity < 1 || ctx.adjustmentsApart) && !knocks && children.some(holdsAdjustment)) {
       fadeInto(canvas, (await drawApart(ctx, node, canvas)).after, mask, fade);

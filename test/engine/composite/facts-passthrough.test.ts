@@ -73,4 +73,26 @@ describe('pass-through groups composited apart over their backdrop (psd-tools pa
     const got = await row([group, layer('red', RED, 2, 6, { clipping: true })]);
     expect(close(got, want), `ours ${JSON.stringify(got)}`).toBe(true);
   });
+
+  it('with Blend If, a group of Normal layers is drawn isolated, as the same group in Normal is', async () => {
+    // Blend If "this layer" from 100: the group's dark half (blue, grey 28) drops out, its white stays.
+    const ranges = {
+      compositeGrayBlendSource: [100, 100, 255, 255],
+      compositeGraphBlendDestinationRange: [0, 0, 255, 255],
+      ranges: [0, 1, 2].map(() => ({ sourceRange: [0, 0, 255, 255], destRange: [0, 0, 255, 255] })),
+    };
+    const doc = (name: string) => {
+      const group = { name, blendMode: 'normal', blendingRanges: ranges, children: [layer('white', [255, 255, 255], 0, 8), layer('blue', BLUE, 0, 4)] } as Layer;
+      return writePsdUint8Array({ width: W, height: 1, children: [layer('Background', GREY, 0, W), group] });
+    };
+    const normal = await renderTemplate(env.FILES, await compileTemplate(env.FILES, doc('g')), { scale: 1 });
+    // The compiler refuses Blend If on a pass-through group until the lead applies
+    // composite-facts-unsupported.patch: the tree is made pass-through after compiling.
+    const compiled = await compileTemplate(env.FILES, doc('pt'));
+    compiled.layers.find((n) => n.name === 'pt')!.blendMode = 'pass through';
+    const passThrough = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    expect([...passThrough.data]).toEqual([...normal.data]);
+    expect([...normal.data.subarray(0, 3)]).toEqual(GREY); // blue dropped out
+    expect([...normal.data.subarray(16, 19)]).toEqual([255, 255, 255]);
+  });
 });
