@@ -23,7 +23,10 @@ function disc(d: number) {
   return { width: d, height: d, data };
 }
 
-/** A 4000² document: a grey Background and a disc at (left, top) at Fill 0 %, with a drop shadow. */
+/**
+ * A 4000² document: a grey Background and a disc at (left, top) at Fill 0 %, with a drop shadow that
+ * the layer does not knock out (at Fill 0 the knockout would cut the near shadow under the disc).
+ */
 function shadowDocument(left: number, top: number, distance: number): Uint8Array {
   const size = 4000;
   const bg = { width: size, height: size, data: new Uint8ClampedArray(size * size * 4).fill(200) };
@@ -33,7 +36,7 @@ function shadowDocument(left: number, top: number, distance: number): Uint8Array
     top,
     imageData: disc(300),
     fillOpacity: 0,
-    effects: { dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', color: { r: 0, g: 0, b: 0 }, opacity: 0.8, size: px(40), choke: px(20), distance: px(distance), angle: 90, useGlobalLight: false }] },
+    effects: { dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', color: { r: 0, g: 0, b: 0 }, opacity: 0.8, size: px(40), choke: px(20), distance: px(distance), angle: 90, useGlobalLight: false, layerConceals: false }] },
   };
   return writePsdUint8Array({ width: size, height: size, children: [{ name: 'Background', left: 0, top: 0, imageData: bg }, layer] }, { noBackground: false });
 }

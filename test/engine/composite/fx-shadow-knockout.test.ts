@@ -1,0 +1,81 @@
+import { writePsdUint8Array, type Layer } from 'ag-psd';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate } from '../../../src/engine';
+
+/**
+ * "Layer Knocks Out Drop Shadow" (the drop shadow's layerConceals, on by default): within the
+ * layer's coverage the shadow gives way to the backdrop where the layer's Fill leaves it showing.
+ * At Fill 0 the shadow shows beside the layer, not under it (Adobe's description of the option;
+ * psd-tools' test_drop_shadow.py, "the shadow only setup"); at Fill 100 % nothing changes (the
+ * layer covers it, and Photoshop's composites show the shadow uncut under soft edges).
+ */
+const GREY = 128;
+
+function doc(fillOpacity: number, layerConceals: boolean | undefined, edge = 255): Uint8Array {
+  const bg = { width: 40, height: 40, data: new Uint8ClampedArray(40 * 40 * 4) };
+  for (let i = 0; i < 1600; i++) bg.data.set([GREY, GREY, GREY, 255], i * 4);
+  const px = { width: 10, height: 10, data: new Uint8ClampedArray(400) };
+  for (let i = 0; i < 100; i++) px.data.set([0, 0, 255, i % 10 === 0 ? edge : 255], i * 4);
+  const layer: Layer = {
+    name: 'square',
+    left: 15,
+    top: 15,
+    imageData: px,
+    fillOpacity,
+    effects: {
+      dropShadow: [
+        {
+          enabled: true,
+          present: true,
+          blendMode: 'normal',
+          color: { r: 0, g: 0, b: 0 },
+          opacity: 1,
+          useGlobalLight: false,
+          angle: 90,
+          distance: { units: 'Pixels', value: 4 },
+          size: { units: 'Pixels', value: 0 },
+          choke: { units: 'Pixels', value: 0 },
+          ...(layerConceals === undefined ? {} : { layerConceals }),
+        },
+      ],
+    },
+  };
+  return writePsdUint8Array({ width: 40, height: 40, children: [{ name: 'Background', left: 0, top: 0, imageData: bg }, layer] }, { noBackground: false });
+}
+
+const render = async (bytes: Uint8Array) => renderTemplate(env.FILES, await compileTemplate(env.FILES, bytes), { scale: 1 });
+const at = (img: { data: Uint8ClampedArray }, x: number, y: number) => [...img.data.slice((y * 40 + x) * 4, (y * 40 + x) * 4 + 3)];
+
+describe('layer knocks out drop shadow', () => {
+  it('at Fill 0 the shadow shows beside the layer and not under it', async () => {
+    const img = await render(doc(0, true));
+    // Under the layer, where the shadow (cast 4 px down) falls: the backdrop.
+    expect(at(img, 20, 22)).toEqual([GREY, GREY, GREY]);
+    // Below the layer: the shadow.
+    expect(at(img, 20, 27)).toEqual([0, 0, 0]);
+  });
+
+  it('is on when the file does not say', async () => {
+    const img = await render(doc(0, undefined));
+    expect(at(img, 20, 22)).toEqual([GREY, GREY, GREY]);
+  });
+
+  it('switched off, the shadow shows under a Fill 0 layer', async () => {
+    const img = await render(doc(0, false));
+    expect(at(img, 20, 22)).toEqual([0, 0, 0]);
+  });
+
+  it('at Fill 50 % the layer over the backdrop within its coverage, no shadow in it', async () => {
+    const img = await render(doc(128 / 255, true));
+    const f = 128 / 255;
+    const want = [GREY * (1 - f), GREY * (1 - f), 255 * f + GREY * (1 - f)];
+    at(img, 20, 22).forEach((v, c) => expect(Math.abs(v - want[c])).toBeLessThanOrEqual(1));
+  });
+
+  it('at Fill 100 % nothing changes, soft edges included', async () => {
+    const on = await render(doc(1, true, 128));
+    const off = await render(doc(1, false, 128));
+    expect([...on.data]).toEqual([...off.data]);
+  });
+});
