@@ -20,7 +20,7 @@ import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpR
 import { tapReaders, tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
 import { encodePngStrips } from './raster/png-rows';
-import { encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, rgbaRows, type HuffSpec, type JpegRowSource } from './raster/jpeg';
+import { completedTables, countJpegRowsOf, encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, rgbaRows, type HuffSpec, type JpegRowSource } from './raster/jpeg';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
 export interface FrameOptions {
@@ -140,24 +140,39 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
   const overrides = o.overrides ?? new Map();
   const taps = frameTaps(compiled, o);
   const mcu = 8 * subsampling;
-  // Whole MCU rows a strip, so that each strip's rows are coded before the next is drawn.
-  const rows = Math.ceil(stripRows(compiled, o) / mcu) * mcu;
-  const coded: Uint8Array[] = [];
-  // Fitted to the first strip and completed: what fitting to the whole frame would need it drawn twice for.
-  let specs: HuffSpec[] | undefined;
-  const buffers = streamedStripBuffers(compiled, o);
-  for (let top = 0; top < height; top += rows) {
-    const bottom = Math.min(height, top + rows);
-    // Coded straight from the drawn pixels (whole rows, in the strip buffers' array, good until
-    // the next strip is drawn), not from a copy pasted into a strip array of our own: that was
-    // 4 MB more a 5,000² preview held, new memory on a runtime that has not collected yet
-    // (docs/memory.md, "The upload then its preview without a GC").
-    const drawn = await drawRows(bucket, compiled, o, { rows: { top, bottom }, overrides, taps, buffers, timing });
-    const done = await timing.time('encode', () => encodeJpegRowsOf(patchRows(drawn, width, height), { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables: specs }));
-    specs = done.specs;
-    coded.push(...done.rows);
+  // The Huffman tables are fitted to the rows of one strip of stripBytes and completed (what
+  // fitting to the whole frame would need it drawn twice for), but the frame is drawn in strips
+  // of half that, whole MCU rows each, coded before the next is drawn: the tables' rows are
+  // counted strip by strip (their counts add up, one restart interval a row), so the JPEG is the
+  // same bytes as when a strip was that tall. Half the canvas and layer rows at a time: 4.2 MB
+  // less for a 5,000² preview, for ~2 % of its rows drawn twice (docs/memory.md).
+  const tableRows = Math.min(height, Math.ceil(stripRows(compiled, o) / mcu) * mcu);
+  const drawing = { ...o, stripBytes: (o.stripBytes ?? STRIP_CANVAS_BYTES) / 2 };
+  const rows = Math.ceil(stripRows(compiled, drawing) / mcu) * mcu;
+  const buffers = streamedStripBuffers(compiled, drawing);
+  // Coded straight from the drawn pixels (whole rows, in the strip buffers' arrays, good until
+  // the next strip is drawn), not from a copy pasted into a strip array of our own.
+  const draw = (top: number, bottom: number) => drawRows(bucket, compiled, o, { rows: { top, bottom }, overrides, taps, buffers, timing });
+  const encode = (drawn: DrawnPatch, top: number, bottom: number, tables: HuffSpec[]) =>
+    timing.time('encode', async () => (await encodeJpegRowsOf(patchRows(drawn, width, height), { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables })).rows);
+  const counts = new Uint32Array(4 * 256);
+  let last = 0;
+  let drawn: DrawnPatch | undefined;
+  for (let top = 0; top < tableRows; top += rows) {
+    const bottom = Math.min(tableRows, top + rows);
+    drawn = await draw(top, bottom);
+    const source = patchRows(drawn, width, height);
+    await timing.time('encode', () => countJpegRowsOf(source, { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu) }, counts));
+    last = top;
   }
-  return jpegFromRows({ width, height, quality: q, subsampling, specs: specs!, rows: coded });
+  const specs = completedTables(counts);
+  // The last strip counted is still drawn: coded now. Those before it are drawn again.
+  const counted = await encode(drawn!, last, tableRows, specs);
+  const coded: Uint8Array[] = [];
+  for (let top = 0; top < last; top += rows) coded.push(...(await encode(await draw(top, Math.min(last, top + rows)), top, Math.min(last, top + rows), specs)));
+  coded.push(...counted);
+  for (let top = tableRows; top < height; top += rows) coded.push(...(await encode(await draw(top, Math.min(height, top + rows)), top, Math.min(height, top + rows), specs)));
+  return jpegFromRows({ width, height, quality: q, subsampling, specs, rows: coded });
 }
 
 /**

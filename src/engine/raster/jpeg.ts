@@ -271,6 +271,21 @@ interface CodeRowsOptions {
    * `read` is costly (a colour conversion).
    */
   fitOnlyWhenKept?: boolean;
+  /**
+   * With 'fit' or 'complete': the counting pass alone, its symbol counts added to these (4 × 256:
+   * DC luma, AC luma, DC chroma, AC chroma); nothing is coded.
+   */
+  countInto?: Uint32Array;
+}
+
+/**
+ * Huffman tables fitted to symbol counts (4 × 256, as codeRows counts them), completed so that
+ * they can code any block when `complete`. Grey codes no chroma: its chroma tables stay the
+ * standard ones (never written).
+ */
+function fittedTables(freq: Uint32Array, kind: PixelKind, complete: boolean): HuffSpec[] {
+  const count = (t: number) => freq.subarray(t * 256, (t + 1) * 256);
+  return [0, 1, 2, 3].map((t) => (kind === 'gray' && t > 1 ? STANDARD_TABLES[t]! : optimalTable(complete ? completed(count(t), t % 2 === 1) : count(t))));
 }
 
 /**
@@ -333,9 +348,11 @@ async function codeRows(img: JpegRowSource, o: CodeRowsOptions): Promise<{ rows:
       k.jpegCountSymbols(counts, cache);
       pass(false, false);
       const freq = new Uint32Array(u8.buffer, counts, 4 * 256);
-      const count = (t: number) => freq.subarray(t * 256, (t + 1) * 256);
-      // Grey codes no chroma: its chroma tables stay the standard ones (never written).
-      specs = [0, 1, 2, 3].map((t) => (kind === 'gray' && t > 1 ? STANDARD_TABLES[t]! : optimalTable(o.tables === 'complete' ? completed(count(t), t % 2 === 1) : count(t))));
+      if (o.countInto) {
+        for (let i = 0; i < freq.length; i++) o.countInto[i]! += freq[i]!;
+        return;
+      }
+      specs = fittedTables(freq, kind, o.tables === 'complete');
       k.jpegBegin(tables, huff, scratch, outBuf);
       if (cache) k.jpegReplay(cache);
     }
@@ -410,6 +427,22 @@ export async function encodeJpegRowsOf(
 ): Promise<{ rows: Uint8Array[]; specs: HuffSpec[] }> {
   // Fitting reads the rows twice, transforming both times: no coefficient record grows WASM memory.
   return codeRows(source, { quality, subsampling, tables: tables ?? 'complete', restart: true, from, to, maxCoefficientCache: 0 });
+}
+
+/**
+ * Adds the symbol counts of MCU rows [from, to) of `source`, coded as encodeJpegRowsOf codes them
+ * (one restart interval each, so no row's symbols depend on another's), to `counts` (4 × 256).
+ * Counted strip by strip over some rows, then `completedTables(counts)`, they give the tables
+ * encodeJpegRowsOf fits to those rows at once, without holding the rows together.
+ */
+export async function countJpegRowsOf(source: JpegRowSource, { quality, subsampling, from, to }: { quality: number; subsampling: 1 | 2; from: number; to: number }, counts: Uint32Array): Promise<void> {
+  if (counts.length !== 4 * 256) throw new RangeError('countJpegRowsOf: counts must hold 4 × 256');
+  await codeRows(source, { quality, subsampling, tables: 'complete', restart: true, from, to, maxCoefficientCache: 0, countInto: counts });
+}
+
+/** The completed tables fitted to counts summed by countJpegRowsOf (as encodeJpegRowsOf fits them). */
+export function completedTables(counts: Uint32Array, kind: PixelKind = 'rgb'): HuffSpec[] {
+  return fittedTables(counts, kind, true);
 }
 
 /** The JPEG file: headers with the restart interval, the rows with RST0–7 between them, EOI. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeImage } from '../../../src/engine/raster/codecs';
-import { encodeBaselineJpeg, encodeJpegRowsOf, jpegFromRows, scaledTable, type JpegRowSource } from '../../../src/engine/raster/jpeg';
+import { completedTables, countJpegRowsOf, encodeBaselineJpeg, encodeJpegRowsOf, jpegFromRows, scaledTable, type JpegRowSource } from '../../../src/engine/raster/jpeg';
 import { sniffImage } from '../../../src/engine/raster/sniff';
 import type { RGBAImage } from '../../../src/engine/types';
 import { noiseImage, solidImage } from './helpers';
@@ -106,6 +106,28 @@ describe('a JPEG coded a strip at a time (encodeJpegRowsOf)', () => {
       const streamed = await decodeImage(jpegFromRows({ width: img.width, height: img.height, quality, subsampling, specs: tables!, rows }));
       const whole = await decodeImage(await encodeBaselineJpeg(img, { quality, subsampling }));
       expect(streamed.data).toEqual(whole.data);
+    }
+  });
+
+  it('tables fitted to rows counted strip by strip are those fitted to the rows at once (the same bytes)', async () => {
+    for (const [quality, subsampling] of [[85, 2], [95, 1]] as const) {
+      const img = photoLike(203, 150);
+      const mcu = 8 * subsampling;
+      const bytes = new Uint8Array(img.data.buffer);
+      const source: JpegRowSource = { width: img.width, height: img.height, kind: 'rgb', read: (y, n, into) => into.set(bytes.subarray(y * img.width * 4, (y + n) * img.width * 4)) };
+      // Fitted to the first 5 MCU rows at once, as renderFrameJpeg did with one strip that tall.
+      const atOnce = await encodeJpegRowsOf(source, { quality, subsampling, from: 0, to: 5 });
+      // The same rows counted 2 + 2 + 1 MCU rows at a time.
+      const counts = new Uint32Array(4 * 256);
+      for (const [from, to] of [[0, 2], [2, 4], [4, 5]]) await countJpegRowsOf(source, { quality, subsampling, from, to }, counts);
+      const specs = completedTables(counts);
+      expect(specs).toEqual(atOnce.specs);
+      const all = Math.ceil(img.height / mcu);
+      const coded = await encodeJpegRowsOf(source, { quality, subsampling, from: 0, to: all, tables: specs });
+      const rest = await encodeJpegRowsOf(source, { quality, subsampling, from: 5, to: all, tables: atOnce.specs });
+      expect(jpegFromRows({ width: img.width, height: img.height, quality, subsampling, specs, rows: coded.rows })).toEqual(
+        jpegFromRows({ width: img.width, height: img.height, quality, subsampling, specs: atOnce.specs, rows: [...atOnce.rows, ...rest.rows] }),
+      );
     }
   });
 });
