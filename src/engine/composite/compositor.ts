@@ -186,8 +186,9 @@ async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface
 
 /**
  * A visible pass-through group that drawGroup draws straight onto the canvas whatever the
- * request: no override of its own, full opacity and Fill, no knockout, no mask, no effects, not an artboard, nothing
- * clipped to it. Drawing its children's units in its place is the same drawing.
+ * request: no override of its own, full opacity and Fill, no knockout, Blend If or channel
+ * restriction, no mask, no effects, not an artboard, nothing clipped to it. Drawing its
+ * children's units in its place is the same drawing.
  */
 const opensUp = (overrides: LayerOverrides, { base, clipped }: Unit) =>
   base.type === 'Group' &&
@@ -816,7 +817,6 @@ const levelRows = (ctx: RenderContext, r: Bounds) => ({
   bottom: Math.ceil(r.bottom / ctx.factor) + 1,
 });
 
-/** The layer's own pixels in output space (override, recolour or stored), cut to `clip`. */
 /**
  * A solid-colour shape drawn from its fill and path instead of its stored pixels. A shape layer is
  * a fill clipped by its vector mask, and Photoshop stores only the fill inside the path: with a
@@ -832,6 +832,7 @@ export function fillFromPath(node: LayerNode): boolean {
   return !!vm && !vm.disabled && ((vm.density ?? 1) < 1 || (vm.feather ?? 0) > 0);
 }
 
+/** The layer's own pixels in output space (override, recolour, stored, or its fill: fillFromPath), cut to `clip`. */
 export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
   const override = ctx.overrides.get(node.id);
   let surface: Surface | null = null;
