@@ -23,6 +23,13 @@ export interface RecordExtras {
    * effects would be drawn as if it had none.
    */
   unknownEffectGradientMethod?: string;
+  /**
+   * Levels' or Curves' record of the fifth channel (K in a CMYK document), which ag-psd does not
+   * read: 'levl' keeps the composite's and 28 channels' records, ag-psd reads four; 'curv' one
+   * curve per channel bit, ag-psd reads bits 0 to 3.
+   */
+  blackLevels?: { shadowInput: number; highlightInput: number; shadowOutput: number; highlightOutput: number; midtoneInput: number };
+  blackCurve?: Array<{ input: number; output: number }>;
 }
 
 /** The four-character keys of the gradient interpolation methods ('GIMs', Stripes, is not drawn: left Classic). */
@@ -95,6 +102,8 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       let vmgm = false;
       let gradientMethod: InterpolationMethod | undefined;
       let unknownMethod: string | undefined;
+      let blackLevels: RecordExtras['blackLevels'];
+      let blackCurve: RecordExtras['blackCurve'];
       while (p + 12 <= end) {
         const s = sig(p);
         if (s !== '8BIM' && s !== '8B64') {
@@ -115,6 +124,30 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         // 0 (older files go straight on to the name, whose 4-byte length starts with 0).
         if (key === 'grdm' && length >= 8 && bytes[data + 4] !== 0) gradientMethod = GRADIENT_METHODS[sig(data + 4)];
         if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
+        // 'levl': version (2), then records of five int16 (input black, white, output black,
+        // white, gamma × 100): the composite's, then each channel's; K's is the fifth.
+        if (key === 'levl' && length >= 2 + 5 * 10 && view.getUint16(data) === 2) {
+          const k = data + 2 + 4 * 10;
+          const at = (i: number) => view.getInt16(k + i * 2);
+          const identity = at(0) === 0 && at(1) === 255 && at(2) === 0 && at(3) === 255 && at(4) === 100;
+          if (!identity) blackLevels = { shadowInput: at(0), highlightInput: at(1), shadowOutput: at(2), highlightOutput: at(3), midtoneInput: at(4) / 100 };
+        }
+        // 'curv': a pad byte, version (2), a 4-byte channel bit set, then per set bit in order a
+        // count (2) and that many points (output, input: int16 each); K's is bit 4.
+        if (key === 'curv' && length >= 7) {
+          const bits = view.getUint32(data + 3);
+          let q = data + 7;
+          for (let bit = 0; bit <= 4 && q + 2 <= data + length; bit++) {
+            if (!(bits & (1 << bit))) continue;
+            const n = view.getUint16(q);
+            if (q + 2 + n * 4 > data + length) break;
+            if (bit === 4 && n >= 2) {
+              blackCurve = [];
+              for (let j = 0; j < n; j++) blackCurve.push({ output: view.getInt16(q + 2 + j * 4), input: view.getInt16(q + 4 + j * 4) });
+            }
+            q += 2 + n * 4;
+          }
+        }
         p = data + length;
       }
       const extras: RecordExtras = {
@@ -124,6 +157,8 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(vmgm ? { vectorMaskHidesEffects: true } : {}),
         ...(gradientMethod ? { gradientMethod } : {}),
         ...(unknownMethod ? { unknownEffectGradientMethod: unknownMethod } : {}),
+        ...(blackLevels ? { blackLevels } : {}),
+        ...(blackCurve ? { blackCurve } : {}),
       };
       out.push(Object.keys(extras).length ? extras : undefined);
       at = end;

@@ -1,7 +1,8 @@
-import type { Layer, Psd } from 'ag-psd';
+import type { AdjustmentLayer, Layer, Psd } from 'ag-psd';
 import { placementFromLayer, textInfoFromLayer } from '../personalise/layer-info';
 import { EngineError, unprocessable } from '../errors';
 import { compileColorLookup } from '../composite/color-lookup';
+import { rgbOf } from '../composite/gradient';
 import type { RecordExtras } from './records';
 import type { GradientMapAdjustment } from '../composite/adjust';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
@@ -47,6 +48,10 @@ export function buildTree(
       if (extra?.gradientMethod && node.adjustment?.type === 'gradient map') {
         node.adjustment = { ...node.adjustment, interpolationMethod: extra.gradientMethod } as GradientMapAdjustment;
       }
+      // Levels' and Curves' K record (RecordExtras; composite/adjust.ts cmykChannelLuts reads it
+      // in a CMYK document, where the fifth channel is K).
+      if (extra?.blackLevels && node.adjustment?.type === 'levels') node.adjustment = { ...node.adjustment, black: extra.blackLevels } as AdjustmentLayer;
+      if (extra?.blackCurve && node.adjustment?.type === 'curves') node.adjustment = { ...node.adjustment, black: extra.blackCurve } as AdjustmentLayer;
       if (layer === bottom && !layer.children && extra?.opaque) node.background = true;
       if (layer.children) node.children = walk(layer.children);
       visit?.(layer, node);
@@ -215,9 +220,18 @@ function vectorMaskOf(layer: Layer): VectorMask | undefined {
   };
 }
 
+/**
+ * A descriptor colour as #rrggbb: 8-bit RGB, or a float RGB, HSB or Lab one through rgbOf
+ * (composite/gradient.ts; grey and CMYK ones are RGB already, psd/color-modes.ts). A shape's
+ * fill or stroke picked in HSB (psd-tools' stroke-color-descriptors-hsb-with-rgb-mode.psd) was
+ * left undrawn.
+ */
 export function hexColor(c: unknown): string | undefined {
-  const o = c as { r?: number; g?: number; b?: number } | undefined;
-  if (!o || o.r === undefined || o.g === undefined || o.b === undefined) return undefined;
+  const o = c as { r?: number; g?: number; b?: number; fr?: number; h?: number; l?: number } | undefined;
+  if (!o) return undefined;
+  const known = (o.r !== undefined && o.g !== undefined && o.b !== undefined) || o.fr !== undefined || o.h !== undefined || o.l !== undefined;
+  if (!known) return undefined;
   const h = (v: number) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, '0');
-  return `#${h(o.r)}${h(o.g)}${h(o.b)}`;
+  const [r, g, b] = rgbOf(o);
+  return `#${h(r)}${h(g)}${h(b)}`;
 }
