@@ -2,7 +2,7 @@ import type { Layer, LayerRawData } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
 import type { BackdropStore } from '../composite/context';
-import { adjustmentInGrey } from '../composite/adjust';
+import { adjustmentIn16Bits, adjustmentInGrey } from '../composite/adjust';
 import { LayerRenderError, renderTemplate } from '../composite/compositor';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
@@ -64,6 +64,10 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const { mode, depth } = documentMode(doc);
   const palette = indexedPalette(psd);
   fitModeFeatures(mode, layers);
+  if (depth === 16) {
+    // Posterize and Threshold step on the 16-bit values in Photoshop (composite/adjust.ts).
+    for (const node of walkLayers(layers)) if (node.adjustment) node.adjustment = adjustmentIn16Bits(node.adjustment);
+  }
   if (mode === ColorMode.Grayscale) {
     for (const node of walkLayers(layers)) if (node.adjustment) node.adjustment = adjustmentInGrey(node.adjustment);
   }
