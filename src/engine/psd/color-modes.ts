@@ -251,9 +251,11 @@ export function documentMode(doc: Psd): { mode: number; depth: number } {
 
 /**
  * ag-psd reads patterns only at 8 bits in RGB, Grayscale or Indexed and drops the others without
- * a word, so in a 16-bit, CMYK or Duotone document a pattern fill, overlay or stroke could find
- * no tile. Such a document (any but 8-bit RGB) whose layers use a pattern that was not read is
- * refused, naming the layer.
+ * a word, so in a 16-bit, CMYK or Duotone document a pattern overlay or stroke effect could find
+ * no tile. Such a document (any but 8-bit RGB) whose layers' effects use a pattern that was not
+ * read is refused, naming the layer. A pattern fill layer, or a shape filled or stroked with a
+ * pattern, is not: it is drawn from the pixels Photoshop stored (the compositor draws a shape
+ * from its path only in a plain colour), so its tile is never needed.
  */
 export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, mode: number, depth: number): void {
   if (depth === 8 && mode === ColorMode.RGB) return;
@@ -270,6 +272,7 @@ export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, m
     if ((key === 'pattern' || o.type === 'pattern') && typeof o.id === 'string' && !patternIds.has(o.id)) return String(o.name ?? o.id);
     for (const [k, v] of Object.entries(o)) {
       if (k === 'rawData' || k === 'children') continue;
+      if (depth === 0 && (k === 'vectorFill' || k === 'vectorStroke')) continue; // stored pixels, see above
       const found = uses(v, k, depth + 1);
       if (found !== undefined) return found;
     }
