@@ -46,6 +46,10 @@ export function refuseUnmodelled(layers: LayerNode[], source?: Map<LayerNode, La
 
 const normal = (mode: string) => mode === 'normal' || mode === 'pass through';
 
+/** Whether everything in a group is Normal (groups Normal or pass-through), without adjustments or knockouts. */
+const plainInside = (node: LayerNode): boolean =>
+  (node.children ?? []).every((c) => !c.adjustment && !c.knockout && (c.blendMode === 'normal' || (c.type === 'Group' && c.blendMode === 'pass through')) && plainInside(c));
+
 function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | undefined): string[] {
   const out: string[] = [];
   const isBase = clipped.length > 0;
@@ -58,18 +62,18 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
   // memory does not grow with the distance; no refusal here.
   // Knockout is drawn for plain layers only. Elsewhere it matters once the layer's Fill is below
   // 100 % or its mode is not Normal (at Fill 100 % Normal a knockout changes nothing).
-  // Drawn (composite/compositor.ts): an isolated group's, and a layer's as a clipping base. Not a pass-through
-  // group's (drawn in place, it has no composite to take through), nor an adjustment's, nor a
-  // group's as a clipping base.
+  // Drawn (composite/compositor.ts): a group's (a pass-through one is isolated by it, as
+  // Photoshop renders psd-tools' knockout-deep-passthrough.psd like knockout-deep-normal.psd),
+  // and a layer's as a clipping base. Not an adjustment's, nor a group's as a clipping base.
   if (node.knockout && (node.fillOpacity < 1 || !normal(node.blendMode))) {
-    const inPlace = node.blendMode === 'pass through' && !effects && !node.artboard;
     if (node.type === 'Group' && isBase) out.push('knockout on a clipping base');
-    else if (node.type === 'Group' && inPlace) out.push('knockout on a group');
     else if (node.adjustment) out.push('knockout on an adjustment layer');
   }
   // A pass-through group drawn in its parent's stack (no effects, no artboard, not isolated as a
-  // clipping base) takes no Blend If and no channel restriction.
-  if (node.type === 'Group' && node.blendMode === 'pass through' && !effects && !node.artboard && !isBase) {
+  // clipping base) with Blend If or a channel restriction is drawn isolated, as Normal
+  // (composite/compositor.ts drawGroup): the same drawing only when everything in it is Normal
+  // and nothing adjusts or knocks out.
+  if (node.type === 'Group' && node.blendMode === 'pass through' && !effects && !node.artboard && !isBase && !plainInside(node)) {
     if (node.blendIf) out.push('Blend If on a pass-through group');
     if (node.excludedChannels?.length) out.push('channel restrictions on a pass-through group');
   }
