@@ -89,6 +89,9 @@ function plainText(n: LayerNode, o: LayerOverride | undefined): o is Extract<Vec
 function plainShape(n: LayerNode, o: LayerOverride | undefined): Omit<Extract<VectorCandidate, { kind: 'shape' }>, 'kind' | 'node'> | null {
   const vm = n.vectorMask;
   if (n.type !== 'Shape' || !n.hasPixels || !n.fillColor || !vm || vm.disabled || vm.invert || vm.fillStartsWithAllPixels) return null;
+  // A soft vector mask (density below 100 % or a feather) lets the fill show beyond the path
+  // (composite/compositor.ts fillFromPath): not a plain path fill.
+  if ((vm.density ?? 1) < 1 || (vm.feather ?? 0) > 0) return null;
   if (o?.pixels || o?.vector || !(o?.visible ?? n.visible)) return null;
   if (n.blendMode !== 'normal' || n.clipping || enabled(n.mask) || hasEffects(n) || n.vectorStroke || advancedBlending(n)) return null;
   // Fill and stroke as the PSD describes them: a disabled fill or any enabled stroke (gradient and
