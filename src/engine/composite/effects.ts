@@ -2,7 +2,7 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, bilinearMove, blur, chamferDistance, dilate, erode, movedBlur, Scratch, shift, signedDistance } from './morphology';
+import { bandCoverage, bilinearMove, blur, chamferDistance, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
 import { bevelLight } from './bevel';
 import { effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
@@ -647,7 +647,7 @@ const spreadOf = (e: { size?: { value: number }; choke?: { value: number } }, sc
 function soften(alpha: Float32Array, w: number, h: number, size: number, spread: number): Float32Array {
   const radius = size - spread;
   // A new array either way (blur makes its own): `alpha` stays as it was.
-  const a = spread > 0 ? dilate(alpha, w, h, spread) : alpha;
+  const a = spread > 0 ? spreadMatte(alpha, w, h, spread) : alpha;
   return radius > 0 ? blur(a, w, h, radius) : a === alpha ? alpha.slice() : a;
 }
 

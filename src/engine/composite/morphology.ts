@@ -287,6 +287,58 @@ export function dilate(a: Float32Array, w: number, h: number, radius: number, ou
   return d2;
 }
 
+/**
+ * A matte grown by `radius` px as a grey dilation: a shadow's or glow's spread ("expands the
+ * boundaries of the matte prior to blurring"). Where the matte is a hard shape (a pixel at or above
+ * half its local peak, the peak being 1) this is `dilate` to the bit; where it is uniformly
+ * partial (a layer of 60 % pixels, a faint feather) it grows at its own level instead of jumping
+ * to full (≥ 50 %) or not growing at all (< 50 %): seeds are the pixels at or above half the
+ * highest alpha within reach, and the grown coverage is scaled by that alpha.
+ */
+export function spreadMatte(a: Float32Array, w: number, h: number, radius: number): Float32Array {
+  const tmp = new Float32Array(a.length);
+  const peak = boxMax(a, w, h, Math.ceil(radius + 1), tmp);
+  // One array more than `dilate`: the box's pass array then holds the squared distances.
+  const d2 = distanceSquared((i) => a[i] > 0 && a[i] >= 0.5 * peak[i], w, h, tmp);
+  for (let i = 0; i < a.length; i++) {
+    const cov = radius + 0.65 - Math.sqrt(d2[i]);
+    d2[i] = Math.max(a[i], (cov <= 0 ? 0 : cov >= 1 ? 1 : cov) * peak[i]);
+  }
+  return d2;
+}
+
+/** The highest value within r px along each axis (a (2r + 1)² box), van Herk / Gil-Werman; `tmp` holds the first pass. */
+function boxMax(a: Float32Array, w: number, h: number, r: number, tmp: Float32Array): Float32Array {
+  const out = new Float32Array(a.length);
+  const n = Math.max(w, h);
+  const line = new Float32Array(n);
+  const pre = new Float32Array(n);
+  const suf = new Float32Array(n);
+  const k = 2 * r + 1;
+  const pass = (len: number, read: (i: number) => number, write: (i: number, v: number) => void) => {
+    for (let i = 0; i < len; i++) line[i] = read(i);
+    for (let i = 0; i < len; i++) pre[i] = i % k === 0 ? line[i] : Math.max(pre[i - 1], line[i]);
+    for (let i = len - 1; i >= 0; i--) suf[i] = i === len - 1 || (i + 1) % k === 0 ? line[i] : Math.max(suf[i + 1], line[i]);
+    for (let i = 0; i < len; i++) {
+      const lo = Math.max(0, i - r);
+      const hi = Math.min(len - 1, i + r);
+      // [lo, hi] spans at most two blocks: the suffix of lo's and the prefix of hi's.
+      if (Math.floor(lo / k) !== Math.floor(hi / k)) write(i, Math.max(suf[lo], pre[hi]));
+      else if (lo % k === 0) write(i, pre[hi]);
+      else if (hi === len - 1 || (hi + 1) % k === 0) write(i, suf[lo]);
+      else write(i, rangeMax(lo, hi));
+    }
+  };
+  const rangeMax = (lo: number, hi: number) => {
+    let m = line[lo];
+    for (let j = lo + 1; j <= hi; j++) if (line[j] > m) m = line[j];
+    return m;
+  };
+  for (let y = 0; y < h; y++) pass(w, (x) => a[y * w + x], (x, v) => (tmp[y * w + x] = v));
+  for (let x = 0; x < w; x++) pass(h, (y) => tmp[y * w + x], (y, v) => (out[y * w + x] = v));
+  return out;
+}
+
 /** The shape shrunk by `radius` px, edge anti-aliased. */
 export function erode(a: Float32Array, w: number, h: number, radius: number): Float32Array {
   const d2 = distanceSquared((i) => a[i] < 0.5, w, h);
