@@ -90,8 +90,12 @@ async function drawFrameInStrips(bucket: R2Bucket, compiled: CompiledTemplate, o
   const taps = frameTaps(compiled, o);
   const rows = stripRows(compiled, o);
   const buffers = new StripBuffers();
-  for (let top = 0; top < height; top += rows) {
-    await drawRows(bucket, compiled, o, { rows: { top, bottom: Math.min(height, top + rows) }, into: frame, overrides, taps, buffers, timing });
+  try {
+    for (let top = 0; top < height; top += rows) {
+      await drawRows(bucket, compiled, o, { rows: { top, bottom: Math.min(height, top + rows) }, into: frame, overrides, taps, buffers, timing });
+    }
+  } finally {
+    buffers.release(); // every strip is pasted into `frame`
   }
   return { width, height, data: frame };
 }
@@ -155,24 +159,32 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
   const draw = (top: number, bottom: number) => drawRows(bucket, compiled, o, { rows: { top, bottom }, overrides, taps, buffers, timing });
   const encode = (drawn: DrawnPatch, top: number, bottom: number, tables: HuffSpec[]) =>
     timing.time('encode', async () => (await encodeJpegRowsOf(patchRows(drawn, width, height), { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu), tables })).rows);
-  const counts = new Uint32Array(4 * 256);
-  let last = 0;
-  let drawn: DrawnPatch | undefined;
-  for (let top = 0; top < tableRows; top += rows) {
-    const bottom = Math.min(tableRows, top + rows);
-    drawn = await draw(top, bottom);
-    const source = patchRows(drawn, width, height);
-    await timing.time('encode', () => countJpegRowsOf(source, { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu) }, counts));
-    last = top;
+  try {
+    return await codeInStrips();
+  } finally {
+    // Coded: the strip buffers' pages go back now, for the request after this one (docs/memory.md).
+    buffers.release();
   }
-  const specs = completedTables(counts);
-  // The last strip counted is still drawn: coded now. Those before it are drawn again.
-  const counted = await encode(drawn!, last, tableRows, specs);
-  const coded: Uint8Array[] = [];
-  for (let top = 0; top < last; top += rows) coded.push(...(await encode(await draw(top, Math.min(last, top + rows)), top, Math.min(last, top + rows), specs)));
-  coded.push(...counted);
-  for (let top = tableRows; top < height; top += rows) coded.push(...(await encode(await draw(top, Math.min(height, top + rows)), top, Math.min(height, top + rows), specs)));
-  return jpegFromRows({ width, height, quality: q, subsampling, specs, rows: coded });
+  async function codeInStrips(): Promise<Uint8Array> {
+    const counts = new Uint32Array(4 * 256);
+    let last = 0;
+    let drawn: DrawnPatch | undefined;
+    for (let top = 0; top < tableRows; top += rows) {
+      const bottom = Math.min(tableRows, top + rows);
+      drawn = await draw(top, bottom);
+      const source = patchRows(drawn, width, height);
+      await timing.time('encode', () => countJpegRowsOf(source, { quality: q, subsampling, from: top / mcu, to: Math.ceil(bottom / mcu) }, counts));
+      last = top;
+    }
+    const specs = completedTables(counts);
+    // The last strip counted is still drawn: coded now. Those before it are drawn again.
+    const counted = await encode(drawn!, last, tableRows, specs);
+    const coded: Uint8Array[] = [];
+    for (let top = 0; top < last; top += rows) coded.push(...(await encode(await draw(top, Math.min(last, top + rows)), top, Math.min(last, top + rows), specs)));
+    coded.push(...counted);
+    for (let top = tableRows; top < height; top += rows) coded.push(...(await encode(await draw(top, Math.min(height, top + rows)), top, Math.min(height, top + rows), specs)));
+    return jpegFromRows({ width, height, quality: q, subsampling, specs, rows: coded });
+  }
 }
 
 /**
@@ -185,7 +197,11 @@ export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplat
   const taps = frameTaps(compiled, o);
   const buffers = streamedStripBuffers(compiled, o);
   const draw = async (rows: { top: number; bottom: number }, strip: Uint8ClampedArray) => void (await drawRows(bucket, compiled, o, { rows, into: strip, intoTop: rows.top, overrides, taps, buffers, timing }));
-  return encodePngStrips(o, stripRows(compiled, o), draw, { icc, maxCodedBytes });
+  try {
+    return await encodePngStrips(o, stripRows(compiled, o), draw, { icc, maxCodedBytes });
+  } finally {
+    buffers.release(); // coded: the next request reuses their pages (docs/memory.md)
+  }
 }
 
 /** What drawRows draws, and where. */

@@ -2,6 +2,7 @@ import { bandCache, treeCache } from '../cache';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { ArrayPool } from '../memory/array-pool';
 import { getBlob, getBlobInto, getBlobRange } from './blob';
+import { freeNow } from './free';
 import { BAND, bandsFor, levelBounds } from './pyramid';
 
 /**
@@ -121,6 +122,19 @@ export class StripBuffers {
 
   bytes(use: string, length: number): Uint8Array {
     return new Uint8Array(this.buffer(use, length), 0, length);
+  }
+
+  /**
+   * Frees every buffer it holds now (./free.ts), kept and pooled, lent or not: once the frame is
+   * coded and nothing reads them. Without it they stay until V8 next collects, and the request
+   * after this one (a second upload after the 10,000² template's 5,000² preview, ~10 MB of them)
+   * cannot reuse their pages (docs/memory.md). It can still be used after: it makes new ones.
+   */
+  release(): void {
+    freeNow([...this.kept.values(), ...this.surfaces.clear(), ...this.lent.splice(0)].map((buffer) => new Uint8Array(buffer)));
+    this.kept.clear();
+    this.lentBytes = 0;
+    this.bandKey = undefined;
   }
 
   clamped(use: string, length: number): Uint8ClampedArray {

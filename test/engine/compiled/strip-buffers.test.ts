@@ -64,4 +64,21 @@ describe('StripBuffers for wide pages', () => {
     none.nextStrip();
     expect(none.surface(10).buffer).not.toBe(x.buffer);
   });
+
+  it('release frees every buffer now, kept, pooled and lent, and makes new ones after', () => {
+    const buffers = new StripBuffers(1 << 20);
+    const band = buffers.bytes('band', 1000);
+    const canvas = buffers.clamped('canvas', 500);
+    const pooled = buffers.surface(300);
+    buffers.nextStrip();
+    const lent = buffers.surface(200);
+    expect(lent.buffer).toBe(pooled.buffer);
+    const free = buffers.surface(400); // none free fits: a new one
+    buffers.release();
+    for (const a of [band, canvas, pooled, lent, free]) expect(a.buffer.byteLength).toBe(0);
+    const again = buffers.bytes('band', 1000);
+    expect(again.length).toBe(1000);
+    expect(buffers.surface(300).length).toBe(300);
+  });
 });
+
