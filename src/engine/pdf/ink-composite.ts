@@ -19,6 +19,7 @@
 import type { Layer, LayerRawDataChannel } from 'ag-psd';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
 import { effectMargin, hasEffects } from '../composite/effects';
+import { fillFromPath } from '../composite/compositor';
 import { cloneSurface, createSurface, growRect, intersectRect, multiplyMasks, rectOf, unionRect, type Surface } from '../composite/surface';
 import { rasterizeVectorMask } from '../composite/vector';
 import { channelRows } from '../psd/channels';
@@ -267,6 +268,11 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
   if (!Object.hasOwn(SEPARABLE, mode) || mode === 'dissolve') return true;
   if (n.type === 'Adjustment' || n.adjustment || hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
   if (n.transparencyShapes === false || n.vectorStroke) return true;
+  // A pass-through group below Fill 100 % is composited apart over its backdrop, and a shape with a
+  // soft vector mask (or no pixels) is drawn from its fill and path (composite/compositor.ts):
+  // neither is what the stored channels drawn in place give.
+  if (n.children && n.blendMode === 'pass through' && n.fillOpacity < 1) return true;
+  if (fillFromPath(n)) return true;
   if (n.mask && !n.mask.disabled && (n.mask.feather ?? 0) > 0) return true;
   if (drawnVectorMask(n) && (n.vectorMask!.feather ?? 0) > 0) return true;
   if (n.children) return false;
