@@ -12,6 +12,18 @@ import { growRect, intersectRect, rectOf, type Surface } from './surface';
 import { outputRect } from './resample';
 import type { Bounds } from '../types';
 
+declare module '../types' {
+  interface LayerNode {
+    /**
+     * A shape whose fill can leave pixels inside its path less than opaque (a gradient with
+     * transparent stops, a noise gradient with transparency, a pattern): its effects trace the path
+     * (× its masks), not its stored alpha (shapeFrom). Set by psd/tree.ts. Declared here until
+     * types.ts takes it (lead-owned).
+     */
+    softFill?: boolean;
+  }
+}
+
 /**
  * The gamma a layer's edges blend with: the document's "Blend Text Colors Using Gamma" (Photoshop
  * CC's 1.45; blend.ts textSpace) for text layers, undefined for the rest. Not for text set wholly in a
@@ -105,6 +117,12 @@ export interface Shape {
   frame: Bounds;
   /** The masked content alpha 0..1 over r (0 outside the layer's pixels), into `into` if given (as long). */
   alphaOver(r: Bounds, into?: Float32Array): Float32Array;
+  /**
+   * What the layer's own pixels cover, where it differs from alphaOver (a soft-filled shape, whose
+   * effects trace its path): what overlays recolour, inner effects lie within and the content
+   * covers over an outside stroke or a shadow. Absent: alphaOver.
+   */
+  fillOver?(r: Bounds): Float32Array;
   /** The layer's channel restrictions, which hold for its effects too. */
   excludedChannels?: number[];
   /** Text layers: the gamma their edges blend with, which holds for the effects drawn on them too. */
@@ -170,13 +188,58 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
   };
   const past = offCanvas(node, ctx);
   const gamma = textGammaOf(ctx.compiled.textGamma, node) ?? 1;
+  const path = tracedPath(node, sources);
+  // A soft-filled shape: its path × its masks (the pixel mask read where the pixels were loaded,
+  // and past the canvas from its edge as the alpha is), the stored alpha kept for the fill.
+  const pathOver = path
+    ? (r: Bounds, into?: Float32Array) => {
+        const w = widthOf(r);
+        const alpha = into ? into.fill(0) : new Float32Array(w * heightOf(r));
+        for (const { rect, mask } of sources) {
+          const i = intersectRect(r, rect);
+          if (!i) continue;
+          const sw = widthOf(rect);
+          for (let y = i.top; y < i.bottom; y++) {
+            let c = (y - rect.top) * sw + (i.left - rect.left);
+            let o = (y - r.top) * w + (i.left - r.left);
+            for (const end = o + (i.right - i.left); o < end; o++, c++) alpha[o] = mask ? mask[c] / 255 : 1;
+          }
+        }
+        if (past) pastCanvas(r, alpha, { ...past, path: undefined }, maskAt);
+        const raster = rasterizeVectorMask(path, ctx.scale, r);
+        for (let i = 0; i < alpha.length; i++) alpha[i] *= raster[i] / 255;
+        return alpha;
+      }
+    : null;
+  const maskAt = (x: number, y: number): number => {
+    for (const { rect, mask } of sources) {
+      if (x < rect.left || x >= rect.right || y < rect.top || y >= rect.bottom) continue;
+      return mask ? mask[(y - rect.top) * widthOf(rect) + (x - rect.left)] / 255 : 1;
+    }
+    return 0;
+  };
   return {
     extent,
     frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
-    alphaOver,
+    ...(pathOver ? { alphaOver: pathOver, fillOver: (r: Bounds) => alphaOver(r) } : { alphaOver }),
     excludedChannels: node.excludedChannels,
     ...(gamma !== 1 ? { gamma } : {}),
   };
+}
+
+/**
+ * The path a shape layer's effects trace instead of its stored alpha, or null. psd-tools' tests
+ * (test_effects.py, test_stroke_effects_xfail, on Photoshop's render of stroke-effects.psd): "a
+ * shape layer's stroke is traced from its rasterized fill, and where that fill fades to transparent
+ * the trace fades with it, so a stroke lands across an interior Photoshop leaves alone --
+ * Photoshop strokes the path". Only where the fill can fade inside the path (node.softFill): a
+ * solid fill's stored alpha is Photoshop's own rendering of the path, kept to the bit. Not for the
+ * whole-layer plane ("Transparency Shapes Layer" off: sources without pixels).
+ */
+function tracedPath(node: LayerNode, sources: ShapeSource[]): NonNullable<LayerNode['vectorMask']> | null {
+  const vm = node.vectorMask;
+  if (node.type !== 'Shape' || !node.softFill || !vm || vm.disabled || node.children) return null;
+  return sources.every((s) => s.content) ? vm : null;
 }
 
 /**
@@ -438,6 +501,8 @@ function crop(field: Float32Array, from: Bounds, to: Bounds): Float32Array {
 }
 
 const alphaOf = (shape: Shape, r: Bounds) => shape.alphaOver(r);
+/** What the layer's pixels cover over r (Shape.fillOver): overlays, interiors, the content over a stroke. */
+const fillOf = (shape: Shape, r: Bounds) => (shape.fillOver ? shape.fillOver(r) : shape.alphaOver(r));
 
 /**
  * The shape's alpha (or 1 − alpha: `outside`) moved by (dx, dy) over `r`, bilinear with the very
@@ -695,7 +760,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
     eachTile(pass, shape, target, (tile, r) => {
       const body = shadowBody(shape, r, dx, dy, false, size, spreadOf(d, s));
       applyContour(body, d.contour);
-      if (d.layerConceals !== false && cover < 1) knockOut(body, alphaOf(shape, r), cover);
+      if (d.layerConceals !== false && cover < 1) knockOut(body, fillOf(shape, r), cover);
       paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, r);
     });
   }
@@ -783,17 +848,17 @@ export function drawEffectsAbove(
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1);
     eachTile(inside(0), shape, target, (r) => {
       const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
-      paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true, r, inLayer);
+      paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true, r, inLayer);
     });
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
     eachTile(inside(0), shape, target, (r) => {
       const colors = gradientFill(g, r, ctx, gradientBox(ctx, node));
-      if (colors) paint(canvas, r, shape, timesAlpha(alphaOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true, r, inLayer);
+      if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true, r, inLayer);
     });
   }
   for (const f of list(fx.solidFill).reverse()) {
-    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, alphaOf(shape, r), rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true, r, inLayer));
+    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, fillOf(shape, r), rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true, r, inLayer));
   }
   overOverlays?.();
   const satin = fx.satin;
@@ -809,7 +874,7 @@ export function drawEffectsAbove(
       const h = heightOf(one.rect);
       const a = crop(blur(one.data, w, h, size), one.rect, tile);
       const b = crop(blur(other.data, w, h, size), other.rect, tile);
-      const alpha = alphaOf(shape, tile);
+      const alpha = fillOf(shape, tile);
       const cov = new Float32Array(alpha.length);
       for (let i = 0; i < cov.length; i++) {
         let v = Math.min(1, Math.abs(a[i] - b[i]));
@@ -831,7 +896,8 @@ export function drawEffectsAbove(
       for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
       let body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, spreadOf(inner, s));
       if (inner.source === 'center') body = body.map((v) => 1 - v);
-      for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * alpha[i];
+      const within = shape.fillOver ? shape.fillOver(r) : alpha;
+      for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * within[i];
       applyRange(body, inner.range);
       applyContour(body, inner.contour);
       paint(canvas, tile, shape, body, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop, false, r, inLayer);
@@ -843,7 +909,7 @@ export function drawEffectsAbove(
     eachTile(inside(reach(size), true), shape, target, (tile, r) => {
       const cov = shadowBody(shape, r, dx, dy, true, size, spreadOf(d, s));
       applyContour(cov, d.contour);
-      const alpha = alphaOf(shape, r);
+      const alpha = fillOf(shape, r);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
       paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, r, inLayer);
     });
@@ -877,7 +943,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
   eachTile({ dx: 0, dy: 0, paint: size, read: size }, shape, rectOf(canvas), (tile, r) => {
     const alpha = alphaOf(shape, r);
     const dist = crop(chamferDistance(alpha, widthOf(r), heightOf(r)), r, tile);
-    const own = held ? crop(alpha, r, tile) : null;
+    const own = held ? crop(shape.fillOver ? shape.fillOver(r) : alpha, r, tile) : null;
     for (const st of [...strokes].reverse()) {
       const cov = strokeBand(st, dist, ctx.scale);
       if (own) {

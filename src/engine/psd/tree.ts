@@ -146,7 +146,21 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   }
   const fill = layer.vectorFill;
   if (fill && fill.type === 'color') node.fillColor = hexColor(fill.color);
+  if (softFill(fill)) node.softFill = true;
   return node;
+}
+
+/**
+ * Whether a shape's fill can leave pixels inside its path less than opaque: a gradient with an
+ * opacity stop below 100 %, a noise gradient with transparency, or a pattern (whose tile may hold
+ * transparency). Its effects then trace the path, not the stored pixels (composite/effects.ts
+ * shapeFrom; psd-tools' stroke-effects.psd: "Photoshop strokes the path").
+ */
+function softFill(fill: Layer['vectorFill']): boolean {
+  if (!fill || fill.type === 'color') return false;
+  if (fill.type === 'pattern') return true;
+  if (fill.type === 'noise') return !!fill.addTransparency;
+  return (fill.opacityStops ?? []).some((s) => (s.opacity ?? 1) < 1);
 }
 
 function blendIfOf(layer: Layer): LayerNode['blendIf'] {
