@@ -24,6 +24,12 @@ export interface RecordExtras {
    */
   unknownEffectGradientMethod?: string;
   /**
+   * A gradient type in the layer's effects that ag-psd does not know: a stroke's Shape Burst
+   * (Photoshop writes 'GrdT' 'shapeburst'; psd-tools' composite notes it "only avail in stroke
+   * effect"). ag-psd's enum decoder throws on it and the whole 'lfx2'/'lmfx' block is dropped.
+   */
+  unknownEffectGradientType?: string;
+  /**
    * Levels' or Curves' record of the fifth channel (K in a CMYK document), which ag-psd does not
    * read: 'levl' keeps the composite's and 28 channels' records, ag-psd reads four; 'curv' one
    * curve per channel bit, ag-psd reads bits 0 to 3.
@@ -38,22 +44,36 @@ const GRADIENT_METHODS: Record<string, InterpolationMethod> = { Gcls: 'classic',
 const METHOD_TYPE = 'gradientInterpolationMethodType';
 
 /**
+ * The gradient types ag-psd's 'GrdT' enum decodes, by four-character key and by long name (what
+ * Photoshop 2026 writes instead; ag-psd takes its own names for those).
+ */
+const GRADIENT_TYPES = new Set(['Lnr ', 'Rdl ', 'Angl', 'Rflc', 'Dmnd', 'linear', 'radial', 'angle', 'reflected', 'diamond']);
+
+/**
  * The first method value in descriptor bytes [from, to) that ag-psd cannot decode: after each
  * `gradientInterpolationMethodType`, a 4-byte length, then that many characters, or 4 when it is 0
  * (the four-character key; Photoshop 2026 writes the long name instead).
  */
 function unknownMethodIn(bytes: Uint8Array, view: DataView, from: number, to: number): string | undefined {
-  const first = METHOD_TYPE.charCodeAt(0);
-  for (let p = from; p + METHOD_TYPE.length + 8 <= to; p++) {
+  return unknownEnumIn(bytes, view, from, to, METHOD_TYPE, (v) => !!GRADIENT_METHODS[v] || Object.values(GRADIENT_METHODS).includes(v as InterpolationMethod));
+}
+
+/** The first enum value of type `type` in descriptor bytes [from, to) that `known` refuses. */
+function unknownEnumIn(bytes: Uint8Array, view: DataView, from: number, to: number, type: string, known: (value: string) => boolean): string | undefined {
+  const first = type.charCodeAt(0);
+  for (let p = from; p + type.length + 8 <= to; p++) {
     if (bytes[p] !== first) continue;
     let k = 1;
-    while (k < METHOD_TYPE.length && bytes[p + k] === METHOD_TYPE.charCodeAt(k)) k++;
-    if (k < METHOD_TYPE.length) continue;
-    const at = p + METHOD_TYPE.length;
+    while (k < type.length && bytes[p + k] === type.charCodeAt(k)) k++;
+    if (k < type.length) continue;
+    const at = p + type.length;
     const length = view.getUint32(at) || 4;
     if (length > 64 || at + 4 + length > to) continue;
-    const value = String.fromCharCode(...bytes.subarray(at + 4, at + 4 + length));
-    if (!GRADIENT_METHODS[value] && !Object.values(GRADIENT_METHODS).includes(value as InterpolationMethod)) return value;
+    const chars = bytes.subarray(at + 4, at + 4 + length);
+    // An enum value is printable ASCII; anything else is not one (the type's name met elsewhere).
+    if (chars.some((c) => c < 0x20 || c > 0x7e)) continue;
+    const value = String.fromCharCode(...chars);
+    if (!known(value)) return value;
   }
   return undefined;
 }
@@ -102,6 +122,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       let vmgm = false;
       let gradientMethod: InterpolationMethod | undefined;
       let unknownMethod: string | undefined;
+      let unknownType: string | undefined;
       let blackLevels: RecordExtras['blackLevels'];
       let blackCurve: RecordExtras['blackCurve'];
       while (p + 12 <= end) {
@@ -124,6 +145,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         // 0 (older files go straight on to the name, whose 4-byte length starts with 0).
         if (key === 'grdm' && length >= 8 && bytes[data + 4] !== 0) gradientMethod = GRADIENT_METHODS[sig(data + 4)];
         if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
+        if (key === 'lfx2' || key === 'lmfx') unknownType ??= unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v));
         // 'levl': version (2), then records of five int16 (input black, white, output black,
         // white, gamma × 100): the composite's, then each channel's; K's is the fifth.
         if (key === 'levl' && length >= 2 + 5 * 10 && view.getUint16(data) === 2) {
@@ -157,6 +179,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(vmgm ? { vectorMaskHidesEffects: true } : {}),
         ...(gradientMethod ? { gradientMethod } : {}),
         ...(unknownMethod ? { unknownEffectGradientMethod: unknownMethod } : {}),
+        ...(unknownType ? { unknownEffectGradientType: unknownType } : {}),
         ...(blackLevels ? { blackLevels } : {}),
         ...(blackCurve ? { blackCurve } : {}),
       };

@@ -38,6 +38,14 @@ export function buildTree(
           [{ path: `layers.${layer.name ?? ''}`, reason: `gradient method ${method}` }],
         );
       }
+      if (extra?.unknownEffectGradientType && !layer.hidden) {
+        // The same for a gradient type ag-psd does not know (a stroke's Shape Burst).
+        const type = extra.unknownEffectGradientType.trim();
+        throw unprocessable(
+          `Layer "${layer.name ?? ''}" has a layer effect whose gradient style is not supported ("${type}"${type === 'shapeburst' ? ', a stroke\'s Shape Burst' : ''}); Linear, Radial, Angle, Reflected and Diamond are.`,
+          [{ path: `layers.${layer.name ?? ''}`, reason: `gradient style ${type}` }],
+        );
+      }
       const node = readNode(layer, nextId++, resolution);
       const excluded = extra?.restricted?.filter((c) => c >= 0 && c < 3);
       if (excluded?.length) node.excludedChannels = excluded;

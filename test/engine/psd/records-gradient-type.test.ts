@@ -1,0 +1,101 @@
+import { writePsdBuffer, type Psd } from 'ag-psd';
+import { describe, expect, it } from 'vitest';
+import { Unprocessable } from '../../../src/engine/errors';
+import { parsePsd } from '../../../src/engine/psd/parse';
+import { readLayerRecords } from '../../../src/engine/psd/records';
+import { buildTree } from '../../../src/engine/psd/tree';
+
+/**
+ * A stroke whose gradient style ag-psd does not know (Photoshop's Shape Burst, written 'GrdT'
+ * 'shapeburst'): ag-psd's enum decoder throws, its layer-info reader swallows the error and the
+ * layer's whole effects block is gone. Found in the raw block and refused with a 422 naming it,
+ * rather than drawn without its effects. docs/effects.md.
+ */
+const stops = {
+  colorStops: [
+    { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
+    { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 },
+  ],
+  opacityStops: [
+    { opacity: 1, location: 0, midpoint: 0.5 },
+    { opacity: 1, location: 1, midpoint: 0.5 },
+  ],
+};
+
+function strokedDoc(style = 'linear'): Uint8Array {
+  const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
+  const doc = {
+    width: 8,
+    height: 8,
+    children: [
+      {
+        name: 'burst',
+        left: 2,
+        top: 2,
+        imageData: white,
+        effects: {
+          dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', opacity: 0.75, color: { r: 0, g: 0, b: 0 }, size: { units: 'Pixels', value: 2 }, distance: { units: 'Pixels', value: 2 }, angle: 120 }],
+          stroke: [
+            {
+              enabled: true,
+              present: true,
+              position: 'outside',
+              fillType: 'gradient',
+              blendMode: 'normal',
+              opacity: 1,
+              size: { units: 'Pixels', value: 2 },
+              gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops, style },
+              type: style,
+            },
+          ],
+        },
+      },
+    ],
+  } as unknown as Psd;
+  return new Uint8Array(writePsdBuffer(doc, { generateThumbnail: false }));
+}
+
+/** Where the effects block's 'GrdT' enum values sit (their 4-character keys). */
+function gradientTypeKeys(bytes: Uint8Array): number[] {
+  const at: number[] = [];
+  for (let i = 0; i + 12 <= bytes.length; i++) {
+    if (String.fromCharCode(...bytes.subarray(i, i + 4)) === 'GrdT' && bytes[i + 4] === 0 && bytes[i + 7] === 0) at.push(i + 8);
+  }
+  return at;
+}
+
+describe("layer records: an effect gradient style ag-psd does not know (a stroke's Shape Burst)", () => {
+  it('is found in the effects block and the layer refused with a 422 naming it', () => {
+    const bytes = strokedDoc();
+    expect(readLayerRecords(bytes)[0]?.unknownEffectGradientType).toBeUndefined();
+    expect(parsePsd(bytes).children![0].effects?.stroke?.length).toBe(1);
+    const keys = gradientTypeKeys(bytes);
+    expect(keys.length).toBeGreaterThan(0);
+    expect(String.fromCharCode(...bytes.subarray(keys[0], keys[0] + 4))).toBe('Lnr ');
+    for (const k of keys) bytes.set([...'Shp '].map((c) => c.charCodeAt(0)), k);
+    const records = readLayerRecords(bytes);
+    expect(records[0]?.unknownEffectGradientType).toBe('Shp ');
+    // What ag-psd makes of it: the 'lfx2' block is dropped; only what the old 'lrFX' block holds
+    // (shadows, glows, bevels: no strokes) is left.
+    const psd = parsePsd(bytes);
+    expect(psd.children![0].effects?.stroke).toBeUndefined();
+    expect(() => buildTree(psd, undefined, 72, records)).toThrow(Unprocessable);
+    expect(() => buildTree(psd, undefined, 72, records)).toThrow(/Layer "burst" .*gradient style .*"Shp"/);
+  });
+
+  it('a hidden layer with one is left alone (it is not drawn)', () => {
+    const bytes = strokedDoc();
+    for (const k of gradientTypeKeys(bytes)) bytes.set([...'Shp '].map((c) => c.charCodeAt(0)), k);
+    const psd = parsePsd(bytes);
+    psd.children![0].hidden = true;
+    expect(() => buildTree(psd, undefined, 72, readLayerRecords(bytes))).not.toThrow();
+  });
+
+  it('the known styles pass', () => {
+    for (const style of ['linear', 'radial', 'angle', 'reflected', 'diamond']) {
+      const doc = strokedDoc(style);
+      expect(readLayerRecords(doc)[0]?.unknownEffectGradientType, style).toBeUndefined();
+      expect(parsePsd(doc).children![0].effects?.stroke?.[0].gradient, style).toBeDefined();
+    }
+  });
+});
