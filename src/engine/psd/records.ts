@@ -1,4 +1,6 @@
 import type { InterpolationMethod } from '../composite/gradient';
+import { parseEffects, readVersionAndDescriptor } from 'ag-psd/dist/descriptor';
+import { createReader, readUint32 } from 'ag-psd/dist/psdReader';
 import { findLayerInfo, LARGE_KEYS } from './layer-section';
 
 /** What ag-psd drops from one layer record (see readLayerRecords). */
@@ -30,6 +32,12 @@ export interface RecordExtras {
    */
   unknownEffectGradientType?: string;
   /**
+   * Why ag-psd cannot read the layer's effects block ('lfx2' or 'lmfx'), found by reading it
+   * again the way ag-psd does: any value its decoders refuse (an enum it does not know) drops the
+   * whole block without a word, and the layer would be drawn without the effects it holds.
+   */
+  unreadableEffects?: string;
+  /**
    * Levels' or Curves' record of the fifth channel (K in a CMYK document), which ag-psd does not
    * read: 'levl' keeps the composite's and 28 channels' records, ag-psd reads four; 'curv' one
    * curve per channel bit, ag-psd reads bits 0 to 3.
@@ -56,6 +64,21 @@ const GRADIENT_TYPES = new Set(['Lnr ', 'Rdl ', 'Angl', 'Rflc', 'Dmnd', 'linear'
  */
 function unknownMethodIn(bytes: Uint8Array, view: DataView, from: number, to: number): string | undefined {
   return unknownEnumIn(bytes, view, from, to, METHOD_TYPE, (v) => !!GRADIENT_METHODS[v] || Object.values(GRADIENT_METHODS).includes(v as InterpolationMethod));
+}
+
+/**
+ * ag-psd's own reading of an effects block ('lfx2', 'lmfx': a version, then a descriptor), or
+ * what stopped it (its reader swallows the error and drops the block).
+ */
+function effectsError(bytes: Uint8Array, data: number, length: number): string | undefined {
+  try {
+    const reader = createReader(bytes.buffer, bytes.byteOffset + data, length);
+    if (readUint32(reader) !== 0) return undefined; // not a block ag-psd reads at all
+    parseEffects(readVersionAndDescriptor(reader), false);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 
 /** The first enum value of type `type` in descriptor bytes [from, to) that `known` refuses. */
@@ -123,6 +146,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       let gradientMethod: InterpolationMethod | undefined;
       let unknownMethod: string | undefined;
       let unknownType: string | undefined;
+      let unreadable: string | undefined;
       let blackLevels: RecordExtras['blackLevels'];
       let blackCurve: RecordExtras['blackCurve'];
       while (p + 12 <= end) {
@@ -146,6 +170,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         if (key === 'grdm' && length >= 8 && bytes[data + 4] !== 0) gradientMethod = GRADIENT_METHODS[sig(data + 4)];
         if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
         if (key === 'lfx2' || key === 'lmfx') unknownType ??= unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v));
+        if ((key === 'lfx2' || key === 'lmfx') && !unknownMethod && !unknownType) unreadable ??= effectsError(bytes, data, length);
         // 'levl': version (2), then records of five int16 (input black, white, output black,
         // white, gamma × 100): the composite's, then each channel's; K's is the fifth.
         if (key === 'levl' && length >= 2 + 5 * 10 && view.getUint16(data) === 2) {
@@ -180,6 +205,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(gradientMethod ? { gradientMethod } : {}),
         ...(unknownMethod ? { unknownEffectGradientMethod: unknownMethod } : {}),
         ...(unknownType ? { unknownEffectGradientType: unknownType } : {}),
+        ...(unreadable ? { unreadableEffects: unreadable } : {}),
         ...(blackLevels ? { blackLevels } : {}),
         ...(blackCurve ? { blackCurve } : {}),
       };

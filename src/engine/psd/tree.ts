@@ -46,6 +46,13 @@ export function buildTree(
           [{ path: `layers.${layer.name ?? ''}`, reason: `gradient style ${type}` }],
         );
       }
+      if (extra?.unreadableEffects && !layer.hidden) {
+        // Any other value ag-psd cannot decode in the effects block: the same loss.
+        throw unprocessable(
+          `Layer "${layer.name ?? ''}" has layer effects that cannot be read (${extra.unreadableEffects}); drawn without them it would not look as in Photoshop.`,
+          [{ path: `layers.${layer.name ?? ''}`, reason: 'unreadable layer effects' }],
+        );
+      }
       const node = readNode(layer, nextId++, resolution);
       const excluded = extra?.restricted?.filter((c) => c >= 0 && c < 3);
       if (excluded?.length) node.excludedChannels = excluded;

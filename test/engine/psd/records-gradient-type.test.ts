@@ -99,3 +99,23 @@ describe("layer records: an effect gradient style ag-psd does not know (a stroke
     }
   });
 });
+
+describe('layer records: any other value ag-psd cannot decode in an effects block', () => {
+  it('is found by reading the block again as ag-psd does, and refused with a 422 quoting why', () => {
+    const bytes = strokedDoc();
+    // The stroke's position ('FStl' enum, 'OutF'): a style ag-psd does not know.
+    const at = bytes.findIndex((_, i) => String.fromCharCode(...bytes.subarray(i, i + 4)) === 'OutF');
+    expect(at).toBeGreaterThan(0);
+    bytes.set([...'MidF'].map((c) => c.charCodeAt(0)), at);
+    const records = readLayerRecords(bytes);
+    expect(records[0]?.unknownEffectGradientType).toBeUndefined();
+    expect(records[0]?.unreadableEffects).toMatch(/MidF/);
+    const psd = parsePsd(bytes);
+    expect(psd.children![0].effects?.stroke).toBeUndefined();
+    expect(() => buildTree(psd, undefined, 72, records)).toThrow(/Layer "burst" has layer effects that cannot be read .*MidF/);
+  });
+
+  it('a block ag-psd reads is left alone', () => {
+    expect(readLayerRecords(strokedDoc())[0]?.unreadableEffects).toBeUndefined();
+  });
+});
