@@ -190,7 +190,8 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
   const gamma = textGammaOf(ctx.compiled.textGamma, node) ?? 1;
   const path = tracedPath(node, sources);
   // A soft-filled shape: its path × its masks (the pixel mask read where the pixels were loaded,
-  // and past the canvas from its edge as the alpha is), the stored alpha kept for the fill.
+  // and past the canvas from its edge as the alpha is), or its stored alpha where that is more;
+  // the stored alpha kept for the fill.
   const pathOver = path
     ? (r: Bounds, into?: Float32Array) => {
         const w = widthOf(r);
@@ -207,7 +208,10 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
         }
         if (past) pastCanvas(r, alpha, { ...past, path: undefined }, maskAt);
         const raster = rasterizeVectorMask(path, ctx.scale, r);
-        for (let i = 0; i < alpha.length; i++) alpha[i] *= raster[i] / 255;
+        // Never less than the stored alpha: a shape's own (vector) stroke centred on or outside
+        // the path is in its pixels beyond the path, part of what its effects outline.
+        const stored = alphaOver(r);
+        for (let i = 0; i < alpha.length; i++) alpha[i] = Math.max(alpha[i] * (raster[i] / 255), stored[i]);
         return alpha;
       }
     : null;

@@ -94,6 +94,25 @@ describe("a soft-filled shape's effects follow its path (stroke-effects.psd)", (
     expect(at(30, 20)).toEqual(WHITE);
   });
 
+  it("a shape's own stroke beyond the path is outlined too (its pixels reach past the path)", async () => {
+    // A 2 px outside vector stroke in the stored pixels (x 30..31, opaque red), the fill fading
+    // to nothing before it: the effect's outside stroke starts past it, at x = 32.
+    const layer = shape({ stroke: [{ ...stroke(2, 'outside'), color: { r: 0, g: 160, b: 0 } }] } as LayerEffectsInfo, fade);
+    layer.left = 8;
+    layer.top = 8;
+    layer.imageData = image(24, 24, (x, y) => {
+      const inPath = x >= 2 && x < 22 && y >= 2 && y < 22;
+      return inPath ? [...BLUE, fade(x - 2)] : [255, 0, 0, 255];
+    });
+    layer.vectorStroke = { strokeEnabled: true, fillEnabled: true, lineWidth: { units: 'Pixels', value: 2 }, lineAlignment: 'outside', content: { type: 'color', color: { r: 255, g: 0, b: 0 } } } as Layer['vectorStroke'];
+    const at = await render([bg(40, 40), layer]);
+    expect(at(31, 20)).toEqual(RED);
+    expect(at(32, 20)).toEqual([0, 160, 0]);
+    expect(at(33, 20)).toEqual([0, 160, 0]);
+    expect(at(34, 20)).toEqual(WHITE);
+    expect(at(25, 20)).toEqual([255 - fade(15), 255 - fade(15), 255]);
+  });
+
   it('a solid fill keeps tracing its stored pixels (opaque stops: not a soft fill)', async () => {
     // Stored pixels narrower than the path: with an opaque fill the pixels are the truth.
     const at = await render([bg(40, 40), shape({ stroke: [stroke(2, 'outside')] } as LayerEffectsInfo, (x) => (x < 15 ? 255 : 0), false)]);
