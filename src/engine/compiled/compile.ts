@@ -25,7 +25,7 @@ import { AlphaBox } from './alpha-box';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/14'; // 14: a CMYK document's adjustments worked out on its inks (composite/cmyk-adjust.ts; a tree compiled before holds a hidden one without its ink table, which a request could show); 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
+export const ENGINE_VERSION = 'psd-engine/15'; // 15: the tree holds what the render now reads (issue 25 §2): CMYK Levels/Curves K records, 16-bit Posterize/Threshold marks, HSB and Lab shape colours, soft-filled shapes (softFill), and effects blocks ag-psd cannot read refused; 14: a CMYK document's adjustments worked out on its inks (composite/cmyk-adjust.ts; a tree compiled before holds a hidden one without its ink table, which a request could show); 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
