@@ -2,7 +2,7 @@ import { writePsdUint8Array, type Layer, type LayerEffectsInfo } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
-import { rectPath } from './kit';
+import { image, rectPath, type RGB } from './kit';
 
 /**
  * A shape layer's effects trace its path, not its stored fill, where the fill fades inside the
@@ -11,16 +11,10 @@ import { rectPath } from './kit';
  * fill fades to transparent the trace fades with it, so a stroke lands across an interior Photoshop
  * leaves alone -- Photoshop strokes the path". docs/effects.md, "A shape's effects trace its path".
  */
-type RGB = [number, number, number];
 const WHITE: RGB = [255, 255, 255];
 const RED: RGB = [255, 0, 0];
 const BLUE: RGB = [0, 0, 255];
 
-const image = (w: number, h: number, at: (x: number, y: number) => [number, number, number, number]) => {
-  const data = new Uint8ClampedArray(w * h * 4);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set(at(x, y), (y * w + x) * 4);
-  return { width: w, height: h, data };
-};
 const bg = (w: number, h: number): Layer => ({ name: 'bg', left: 0, top: 0, imageData: image(w, h, () => [...WHITE, 255]) });
 const stroke = (size: number, position: 'outside' | 'inside' | 'center') => ({
   enabled: true,

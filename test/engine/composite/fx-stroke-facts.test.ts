@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { chamferDistance } from '../../../src/engine/composite/morphology';
-import { rectPath } from './kit';
+import { image, rectPath, type RGB } from './kit';
 
 /**
  * Facts about Photoshop's stroke effect that psd-tools' tests measured on Photoshop's own renders
@@ -12,18 +12,12 @@ import { rectPath } from './kit';
  * through our whole pipeline (compile, render). docs/effects.md, "Stroke facts from psd-tools'
  * tests".
  */
-type RGB = [number, number, number];
 const WHITE: RGB = [255, 255, 255];
 const GREY: RGB = [128, 128, 128];
 const RED: RGB = [255, 0, 0];
 const GREEN: RGB = [0, 180, 0];
 const BLUE: RGB = [0, 0, 255];
 
-const image = (w: number, h: number, at: (x: number, y: number) => [number, number, number, number]) => {
-  const data = new Uint8ClampedArray(w * h * 4);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set(at(x, y), (y * w + x) * 4);
-  return { width: w, height: h, data };
-};
 const fill = (w: number, h: number, c: RGB, a = 255) => image(w, h, () => [...c, a]);
 const bg = (w: number, h: number, c: RGB = WHITE): Layer => ({ name: 'bg', left: 0, top: 0, imageData: fill(w, h, c) });
 

@@ -2,6 +2,13 @@
 
 export type RGB = [number, number, number];
 
+/** An RGBA picture of w × h from a function of each pixel. */
+export const image = (w: number, h: number, at: (x: number, y: number) => [number, number, number, number]) => {
+  const data = new Uint8ClampedArray(w * h * 4);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set(at(x, y), (y * w + x) * 4);
+  return { width: w, height: h, data };
+};
+
 /** A w×1 opaque image of one colour, as ag-psd's `imageData`. */
 export const solid = (c: RGB, w: number) => {
   const data = new Uint8ClampedArray(w * 4);

@@ -4,6 +4,7 @@ import { Unprocessable } from '../../../src/engine/errors';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
 import { buildTree } from '../../../src/engine/psd/tree';
+import { blackToWhite as stops } from './kit';
 
 /**
  * A stroke whose gradient style ag-psd does not know (Photoshop's Shape Burst, written 'GrdT'
@@ -11,17 +12,6 @@ import { buildTree } from '../../../src/engine/psd/tree';
  * layer's whole effects block is gone. Found in the raw block and refused with a 422 naming it,
  * rather than drawn without its effects. docs/effects.md.
  */
-const stops = {
-  colorStops: [
-    { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
-    { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 },
-  ],
-  opacityStops: [
-    { opacity: 1, location: 0, midpoint: 0.5 },
-    { opacity: 1, location: 1, midpoint: 0.5 },
-  ],
-};
-
 function strokedDoc(style = 'linear'): Uint8Array {
   const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
   const doc = {

@@ -6,6 +6,7 @@ import { readLayerRecords } from '../../../src/engine/psd/records';
 import { buildTree } from '../../../src/engine/psd/tree';
 import type { GradientMapAdjustment } from '../../../src/engine/composite/adjust';
 import { madeFixture } from '../../helpers/fixtures';
+import { blackToWhite as stops } from './kit';
 
 describe('layer records: a gradient map\'s interpolation method', () => {
   it('reads the method key of each \'grdm\' block (ag-psd reads every one as perceptual) and the tree keeps it', async () => {
@@ -25,16 +26,6 @@ describe('layer records: a gradient map\'s interpolation method', () => {
 describe('layer records: an effect gradient method ag-psd does not know', () => {
   it('is found in the effects block (ag-psd drops the block silently) and the layer is refused with a 422 naming it', () => {
     const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
-    const stops = {
-      colorStops: [
-        { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
-        { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 },
-      ],
-      opacityStops: [
-        { opacity: 1, location: 0, midpoint: 0.5 },
-        { opacity: 1, location: 1, midpoint: 0.5 },
-      ],
-    };
     const doc = {
       width: 8,
       height: 8,
