@@ -98,6 +98,12 @@ export interface LayerNode {
   /** A shape layer's own stroke (vector stroke), width in template pixels. */
   vectorStroke?: { width: number; alignment: 'inside' | 'center' | 'outside'; color: string; opacity: number; blendMode: string };
   /**
+   * A shape whose fill can leave pixels inside its path less than opaque (a gradient with
+   * transparent stops, a noise gradient with transparency, a pattern): its effects trace the path
+   * (× its masks), not its stored alpha (composite/effects.ts shapeFrom). Set by psd/tree.ts.
+   */
+  softFill?: boolean;
+  /**
    * Blend-if ("Blending Options"), only when not the default: for the grey channel and then
    * R, G, B, ranges [black low, black high, white low, white high] of this layer (`source`) and
    * the layers beneath (`dest`) outside which the layer fades out.

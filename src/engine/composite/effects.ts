@@ -12,18 +12,6 @@ import { growRect, intersectRect, rectOf, type Surface } from './surface';
 import { outputRect } from './resample';
 import type { Bounds } from '../types';
 
-declare module '../types' {
-  interface LayerNode {
-    /**
-     * A shape whose fill can leave pixels inside its path less than opaque (a gradient with
-     * transparent stops, a noise gradient with transparency, a pattern): its effects trace the path
-     * (× its masks), not its stored alpha (shapeFrom). Set by psd/tree.ts. Declared here until
-     * types.ts takes it (lead-owned).
-     */
-    softFill?: boolean;
-  }
-}
-
 /**
  * The gamma a layer's edges blend with: the document's "Blend Text Colors Using Gamma" (Photoshop
  * CC's 1.45; blend.ts textSpace) for text layers, undefined for the rest. Not for text set wholly in a
