@@ -2,7 +2,7 @@ import { writePsdUint8Array, type Layer, type LayerEffectsInfo } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
-import { image, rectPath, type RGB } from './kit';
+import { colourStroke, image, rectPath, type RGB, type StrokePosition } from './kit';
 
 /**
  * A shape layer's effects trace its path, not its stored fill, where the fill fades inside the
@@ -16,16 +16,7 @@ const RED: RGB = [255, 0, 0];
 const BLUE: RGB = [0, 0, 255];
 
 const bg = (w: number, h: number): Layer => ({ name: 'bg', left: 0, top: 0, imageData: image(w, h, () => [...WHITE, 255]) });
-const stroke = (size: number, position: 'outside' | 'inside' | 'center') => ({
-  enabled: true,
-  present: true,
-  size: { units: 'Pixels' as const, value: size },
-  position,
-  fillType: 'color' as const,
-  blendMode: 'normal' as const,
-  opacity: 1,
-  color: { r: 255, g: 0, b: 0 },
-});
+const stroke = (size: number, position: StrokePosition) => colourStroke(size, position, RED);
 
 // Blue, opaque on the left, fading to nothing half-way across the path (the gradient's own pixels
 // as Photoshop stores them: the fill × the path).

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { chamferDistance } from '../../../src/engine/composite/morphology';
-import { image, rectPath, type RGB } from './kit';
+import { colourStroke as stroke, image, rectPath, type RGB, type StrokePosition } from './kit';
 
 /**
  * Facts about Photoshop's stroke effect that psd-tools' tests measured on Photoshop's own renders
@@ -21,18 +21,6 @@ const BLUE: RGB = [0, 0, 255];
 const fill = (w: number, h: number, c: RGB, a = 255) => image(w, h, () => [...c, a]);
 const bg = (w: number, h: number, c: RGB = WHITE): Layer => ({ name: 'bg', left: 0, top: 0, imageData: fill(w, h, c) });
 
-type Position = 'outside' | 'inside' | 'center';
-const stroke = (size: number, position: Position, c: RGB, extra: object = {}) => ({
-  enabled: true,
-  present: true,
-  size: { units: 'Pixels' as const, value: size },
-  position,
-  fillType: 'color' as const,
-  blendMode: 'normal' as const,
-  opacity: 1,
-  color: { r: c[0], g: c[1], b: c[2] },
-  ...extra,
-});
 const effects = (...strokes: ReturnType<typeof stroke>[]): LayerEffectsInfo => ({ stroke: strokes } as LayerEffectsInfo);
 
 async function render(width: number, height: number, children: Layer[]) {
@@ -122,7 +110,7 @@ describe('strokes on soft edges: composited into the layer (feathered-stroke.psd
     const v = Math.round((x < 6 ? ramp[x] : 1) * 255);
     return [v, v, v, 255];
   });
-  const doc = (position: Position, size: number) =>
+  const doc = (position: StrokePosition, size: number) =>
     render(40, 40, [bg(40, 40, GREY), { name: 'sq', left: 12, top: 12, imageData: fill(16, 16, GREEN), mask: { left: 12, top: 12, right: 28, bottom: 28, defaultColor: 0, imageData: mask }, effects: effects(stroke(size, position, RED)) }]);
 
   for (const size of [3, 6]) {
@@ -205,7 +193,7 @@ describe('strokes of groups and in groups (group-stroke-off-canvas.psd, group-cl
   });
 
   it("a child's outset and centred strokes are not cut to the isolated group's box", async () => {
-    const square = (left: number, position: Position): Layer => ({
+    const square = (left: number, position: StrokePosition): Layer => ({
       name: `g-${position}`,
       blendMode: 'normal',
       children: [{ name: 'sq', left, top: 8, imageData: fill(16, 16, BLUE), effects: effects(stroke(3, position, RED)) }],

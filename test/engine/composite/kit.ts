@@ -9,6 +9,21 @@ export const image = (w: number, h: number, at: (x: number, y: number) => [numbe
   return { width: w, height: h, data };
 };
 
+export type StrokePosition = 'outside' | 'inside' | 'center';
+
+/** A Normal stroke effect of one colour, `size` px, as ag-psd writes it (`extra` overrides any field). */
+export const colourStroke = (size: number, position: StrokePosition, c: RGB, extra: object = {}) => ({
+  enabled: true,
+  present: true,
+  size: { units: 'Pixels' as const, value: size },
+  position,
+  fillType: 'color' as const,
+  blendMode: 'normal' as const,
+  opacity: 1,
+  color: { r: c[0], g: c[1], b: c[2] },
+  ...extra,
+});
+
 /** A w×1 opaque image of one colour, as ag-psd's `imageData`. */
 export const solid = (c: RGB, w: number) => {
   const data = new Uint8ClampedArray(w * 4);
