@@ -2,6 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { blackShadow } from './kit';
 
 /**
  * "Layer Knocks Out Drop Shadow" (the drop shadow's layerConceals, on by default): within the
@@ -24,21 +25,7 @@ function doc(fillOpacity: number, layerConceals: boolean | undefined, edge = 255
     imageData: px,
     fillOpacity,
     effects: {
-      dropShadow: [
-        {
-          enabled: true,
-          present: true,
-          blendMode: 'normal',
-          color: { r: 0, g: 0, b: 0 },
-          opacity: 1,
-          useGlobalLight: false,
-          angle: 90,
-          distance: { units: 'Pixels', value: 4 },
-          size: { units: 'Pixels', value: 0 },
-          choke: { units: 'Pixels', value: 0 },
-          ...(layerConceals === undefined ? {} : { layerConceals }),
-        },
-      ],
+      dropShadow: [{ ...blackShadow({ distance: 4, size: 0, choke: 0 }), ...(layerConceals === undefined ? {} : { layerConceals }) }],
     },
   };
   return writePsdUint8Array({ width: 40, height: 40, children: [{ name: 'Background', left: 0, top: 0, imageData: bg }, layer] }, { noBackground: false });

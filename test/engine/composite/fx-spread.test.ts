@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { dilate, spreadMatte } from '../../../src/engine/composite/morphology';
+import { blackShadow } from './kit';
 
 /**
  * A shadow's spread "expands the boundaries of the matte prior to blurring" (Adobe): a grey
@@ -26,20 +27,7 @@ function doc(alpha: number): Uint8Array {
           top: 15,
           imageData: px,
           effects: {
-            dropShadow: [
-              {
-                enabled: true,
-                present: true,
-                blendMode: 'normal',
-                color: { r: 0, g: 0, b: 0 },
-                opacity: 1,
-                useGlobalLight: false,
-                angle: 90,
-                distance: { units: 'Pixels', value: 0 },
-                size: { units: 'Pixels', value: 4 },
-                choke: { units: 'Pixels', value: 100 },
-              },
-            ],
+            dropShadow: [blackShadow({ distance: 0, size: 4, choke: 100 })],
           },
         },
       ],

@@ -24,6 +24,20 @@ export const colourStroke = (size: number, position: StrokePosition, c: RGB, ext
   ...extra,
 });
 
+/** A black Normal drop shadow cast straight down (90°, not the global light), lengths in px, as ag-psd writes it. */
+export const blackShadow = ({ distance, size, choke }: { distance: number; size: number; choke: number }) => ({
+  enabled: true,
+  present: true,
+  blendMode: 'normal' as const,
+  color: { r: 0, g: 0, b: 0 },
+  opacity: 1,
+  useGlobalLight: false,
+  angle: 90,
+  distance: { units: 'Pixels' as const, value: distance },
+  size: { units: 'Pixels' as const, value: size },
+  choke: { units: 'Pixels' as const, value: choke },
+});
+
 /** A w×1 opaque image of one colour, as ag-psd's `imageData`. */
 export const solid = (c: RGB, w: number) => {
   const data = new Uint8ClampedArray(w * 4);
