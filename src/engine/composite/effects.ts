@@ -165,15 +165,19 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
     if (past) pastCanvas(r, alpha, past, sourced);
     return alpha;
   };
-  // The masked alpha at one pixel of the loaded sources (0 outside them).
-  const sourced = (x: number, y: number): number => {
-    for (const { rect, content, mask } of sources) {
-      if (x < rect.left || x >= rect.right || y < rect.top || y >= rect.bottom) continue;
-      const c = (y - rect.top) * widthOf(rect) + (x - rect.left);
-      return (content ? content.data[c * 4 + 3] / 255 : 1) * (mask ? mask[c] / 255 : 1);
-    }
-    return 0;
-  };
+  // At one pixel of the loaded sources (0 outside them): the masked alpha, or the mask alone.
+  const sourcedAt =
+    (withContent: boolean) =>
+    (x: number, y: number): number => {
+      for (const { rect, content, mask } of sources) {
+        if (x < rect.left || x >= rect.right || y < rect.top || y >= rect.bottom) continue;
+        const c = (y - rect.top) * widthOf(rect) + (x - rect.left);
+        return (withContent && content ? content.data[c * 4 + 3] / 255 : 1) * (mask ? mask[c] / 255 : 1);
+      }
+      return 0;
+    };
+  const sourced = sourcedAt(true);
+  const maskAt = sourcedAt(false);
   const past = offCanvas(node, ctx);
   const gamma = textGammaOf(ctx.compiled.textGamma, node) ?? 1;
   const path = tracedPath(node, sources);
@@ -203,13 +207,6 @@ export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSou
         return alpha;
       }
     : null;
-  const maskAt = (x: number, y: number): number => {
-    for (const { rect, mask } of sources) {
-      if (x < rect.left || x >= rect.right || y < rect.top || y >= rect.bottom) continue;
-      return mask ? mask[(y - rect.top) * widthOf(rect) + (x - rect.left)] / 255 : 1;
-    }
-    return 0;
-  };
   return {
     extent,
     frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
