@@ -177,12 +177,18 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
       last = top;
     }
     const specs = completedTables(counts);
+    // Rows [from, to) drawn strip by strip and coded with the fitted tables.
+    const codeRange = async (from: number, to: number) => {
+      const out: Uint8Array[] = [];
+      for (let top = from; top < to; top += rows) {
+        const bottom = Math.min(to, top + rows);
+        out.push(...(await encode(await draw(top, bottom), top, bottom, specs)));
+      }
+      return out;
+    };
     // The last strip counted is still drawn: coded now. Those before it are drawn again.
     const counted = await encode(drawn!, last, tableRows, specs);
-    const coded: Uint8Array[] = [];
-    for (let top = 0; top < last; top += rows) coded.push(...(await encode(await draw(top, Math.min(last, top + rows)), top, Math.min(last, top + rows), specs)));
-    coded.push(...counted);
-    for (let top = tableRows; top < height; top += rows) coded.push(...(await encode(await draw(top, Math.min(height, top + rows)), top, Math.min(height, top + rows), specs)));
+    const coded = [...(await codeRange(0, last)), ...counted, ...(await codeRange(tableRows, height))];
     return jpegFromRows({ width, height, quality: q, subsampling, specs, rows: coded });
   }
 }
