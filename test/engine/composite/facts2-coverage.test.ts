@@ -1,4 +1,7 @@
+import { writePsdUint8Array, type Layer } from 'ag-psd';
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { rasterizeVectorMask } from '../../../src/engine/composite/vector';
 import type { VectorMask } from '../../../src/engine/types';
 
@@ -85,5 +88,24 @@ describe('path coverage is the area covered (psd-tools #844, test_scanline.py)',
     expect(m[0]).toBe(Math.round(0.25 * 255));
     expect(m[1]).toBe(Math.round(0.5 * 255));
     expect(m[6 + 1]).toBe(255);
+  });
+});
+
+describe('a vector mask with a fractional horizontal edge, through compile and render', () => {
+  it('a red layer masked to rows 0.5..1.5 shows at 50 % in both rows (sampled rows gave 60 % and 40 %)', async () => {
+    const W = 4;
+    const knots = [[0, 0.5], [W, 0.5], [W, 1.5], [0, 1.5]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] }));
+    const layers: Layer[] = [
+      { name: 'Background', left: 0, top: 0, imageData: { width: W, height: 2, data: new Uint8ClampedArray(W * 2 * 4).fill(255) } },
+      { name: 'Red', left: 0, top: 0, imageData: { width: W, height: 2, data: Uint8ClampedArray.from({ length: W * 2 * 4 }, (_, i) => [255, 0, 0, 255][i % 4]) }, vectorMask: { paths: [{ open: false, operation: 'combine', fillRule: 'even-odd', knots }] } } as Layer,
+    ];
+    const compiled = await compileTemplate(env.FILES, writePsdUint8Array({ width: W, height: 2, children: layers }));
+    const img = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    for (const y of [0, 1]) {
+      const [r, g, b] = img.data.subarray((y * W + 1) * 4, (y * W + 1) * 4 + 3);
+      expect(r).toBe(255);
+      expect(Math.abs(g - 127.5)).toBeLessThanOrEqual(1);
+      expect(Math.abs(b - 127.5)).toBeLessThanOrEqual(1);
+    }
   });
 });
