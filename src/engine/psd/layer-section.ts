@@ -1,3 +1,6 @@
+import type { Psd } from 'ag-psd';
+import { fileOrder } from './tree';
+
 /**
  * Tagged blocks whose length is 8 bytes in a PSB: Adobe's list, plus 'cinf' as ag-psd reads it.
  * One list for every walker, so they agree on where a block ends.
@@ -45,4 +48,93 @@ export function findLayerInfo(bytes: Uint8Array): number | undefined {
     // A section we cannot walk: no layers found (ag-psd, which reads it fully, decides).
   }
   return undefined;
+}
+
+/** A layer mask's density and feather parameters, as ag-psd names them (density 0..1, feather in px). */
+export interface MaskParameters {
+  userMaskDensity?: number;
+  userMaskFeather?: number;
+  vectorMaskDensity?: number;
+  vectorMaskFeather?: number;
+}
+
+/**
+ * Mask blocks that hold their parameters straight after the flags, by layer record (file order,
+ * bottom first). The 18-byte real user mask header sits between the flags and the parameters only
+ * when the layer stores a real user mask channel (-3); without one, a pixel mask and a vector mask
+ * with a feather and a density make a block of 36 bytes or more that holds no such header
+ * (psd-tools #693, PR #704, on its mask-parameters-no-real-channel.psd). ag-psd decides by the
+ * length alone, reads the parameters as a real mask's rectangle and refuses the file ("Invalid
+ * realMask size") or keeps a mask that is not there.
+ */
+export function parameterMaskBlocks(bytes: Uint8Array): Map<number, { flagsAt: number; params: MaskParameters }> {
+  const out = new Map<number, { flagsAt: number; params: MaskParameters }>();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const large = view.getUint16(4) === 2;
+  try {
+    const start = findLayerInfo(bytes);
+    if (start === undefined) return out;
+    let at = start;
+    const count = Math.abs(view.getInt16(at));
+    at += 2;
+    for (let i = 0; i < count; i++) {
+      at += 16;
+      const channels = view.getUint16(at);
+      let real = false;
+      for (let c = 0; c < channels; c++) if (view.getInt16(at + 2 + c * (large ? 10 : 6)) === -3) real = true;
+      at += 2 + channels * (large ? 10 : 6) + 12;
+      const extra = view.getUint32(at);
+      at += 4;
+      const length = view.getUint32(at);
+      const flagsAt = at + 4 + 17;
+      if (!real && length >= 36 && bytes[flagsAt] & 16) {
+        const bits = bytes[flagsAt + 1];
+        const params: MaskParameters = {};
+        let p = flagsAt + 2;
+        if (bits & 1) params.userMaskDensity = bytes[p++] / 255;
+        if (bits & 2) {
+          params.userMaskFeather = view.getFloat64(p);
+          p += 8;
+        }
+        if (bits & 4) params.vectorMaskDensity = bytes[p++] / 255;
+        if (bits & 8) {
+          params.vectorMaskFeather = view.getFloat64(p);
+          p += 8;
+        }
+        if (p <= at + 4 + length) out.set(i, { flagsAt, params });
+      }
+      at += extra;
+    }
+  } catch {
+    // Records we cannot walk: ag-psd, which reads them fully, decides.
+  }
+  return out;
+}
+
+/**
+ * ag-psd's reading of a PSD (`read`), with the mask blocks of parameterMaskBlocks read right: for
+ * the read, each such block shows ag-psd an empty real mask header and no parameters (its bytes
+ * are put back after), then the layer's mask takes the parameters and loses the real mask.
+ */
+export function readWithParameterMasks(bytes: Uint8Array, read: () => Psd): Psd {
+  const blocks = parameterMaskBlocks(bytes);
+  if (!blocks.size) return read();
+  const saved = [...blocks.values()].map(({ flagsAt }) => [flagsAt, bytes.slice(flagsAt, flagsAt + 19)] as const);
+  for (const [flagsAt] of saved) {
+    bytes[flagsAt] &= ~16;
+    bytes.fill(0, flagsAt + 1, flagsAt + 19);
+  }
+  let psd: Psd;
+  try {
+    psd = read();
+  } finally {
+    for (const [flagsAt, original] of saved) bytes.set(original, flagsAt);
+  }
+  fileOrder(psd.children ?? []).forEach((layer, i) => {
+    const block = blocks.get(i);
+    if (!layer || !block || !layer.mask) return;
+    delete layer.realMask;
+    Object.assign(layer.mask, block.params);
+  });
+  return psd;
 }

@@ -78,7 +78,7 @@ export function buildTree(
 }
 
 /** Layers in the file's record order (bottom first); null where a group's closing divider sits. */
-function fileOrder(layers: Layer[]): Array<Layer | null> {
+export function fileOrder(layers: Layer[]): Array<Layer | null> {
   const out: Array<Layer | null> = [];
   for (const layer of layers) {
     if (layer.children) out.push(null, ...fileOrder(layer.children), layer);
