@@ -14,7 +14,8 @@
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
-import { checkPreviewMemory, codedBytesLimit, makeRoomForRequest, previewRenderScale } from './memory/budget';
+import { checkPreviewMemory, codedBytesLimit, makeRoomForRequest, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
+import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, INK_PREVIEW_MAX_PIXELS } from './composite/cmyk-ink';
 import { encodeFrameJpeg, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
@@ -391,6 +392,11 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       // optimizePreview, straight onto the output grid (each layer resampled from its level; every
       // layer, mask and effect still drawn): no final resample, a smaller canvas to composite,
       // 0.6–34 dB lower PSNR between pyramid levels (docs/performance.md, Output stage).
+      const iccOf = () => (compiled.iccKey ? timing.time('icc', () => templateIcc(store.bucket, compiled.iccKey!)) : srgbProfile());
+      // A CMYK document is composited in ink where the ink compositor models it (composite/cmyk-ink.ts).
+      problems.length = 0;
+      const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing });
+      if (inked) return encode(inked, options.format, options.jpegQuality, await iccOf());
       const scale = previewRenderScale(compiled, s, options.optimizePreview);
       problems.length = 0;
       const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing }));
@@ -403,7 +409,6 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
         background: options.format === 'png' ? 'transparent' : undefined,
         overrides,
       };
-      const iccOf = () => (compiled.iccKey ? timing.time('icc', () => templateIcc(store.bucket, compiled.iccKey!)) : srgbProfile());
       // A big JPEG is coded as its strips are drawn: its frame is never held (issue 25 §1).
       if (options.format === 'jpg' && streamsJpeg(frameOptions)) {
         const jpeg = await renderFrameJpeg(store.bucket, compiled, frameOptions, options.jpegQuality, timing);
@@ -424,6 +429,66 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       }
     },
   };
+}
+
+/**
+ * Whether a template is a CMYK document, by compiled hash, per isolate: its header is read once
+ * (26 bytes); a template whose compiled form keeps an ICC key is RGB and is never read.
+ */
+const cmykTemplates = new Map<string, boolean>();
+async function isCmykTemplate(store: InputStore, template: ResolvedTemplate): Promise<boolean> {
+  const { compiled } = template;
+  if (compiled.iccKey) return false;
+  let known = cmykTemplates.get(compiled.hash);
+  if (known === undefined) {
+    known = isCmykHeader(await store.readStart('templates', template.file.name, 26));
+    if (cmykTemplates.size >= 1024) cmykTemplates.delete(cmykTemplates.keys().next().value!);
+    cmykTemplates.set(compiled.hash, known);
+  }
+  return known;
+}
+
+/**
+ * The frame of a CMYK template composited in ink and converted to sRGB as its merged image is
+ * (docs/colour.md, "CMYK previews composited in ink"), or null for today's path: not CMYK, an
+ * enlarged or streamed output, a document above INK_PREVIEW_MAX_PIXELS (composited at full size
+ * whatever the output; not read then), the PSD and the ink strips beyond the memory budget, or a
+ * stack (with the request's overrides) the ink compositor does not model anywhere.
+ */
+async function inkPreview(
+  store: InputStore,
+  request: ResolvedRequest,
+  o: { s: number; width: number; height: number; memory: PreviewMemory; options: PreviewOptions; report: ReportProblem; timing: Timing },
+): Promise<RGBAImage | null> {
+  const { template } = request;
+  const { compiled } = template;
+  const { timing } = o;
+  if (o.s > 1 || o.memory.streamed || compiled.width * compiled.height > INK_PREVIEW_MAX_PIXELS) return null;
+  if (!(await isCmykTemplate(store, template))) return null;
+  const sharpen = o.s < 1 ? o.options.unsharpMask : null;
+  const plan = inkPreviewMemory(compiled, o, !!sharpen);
+  const size = (template.file as { size?: number }).size;
+  if (plan + (size ?? 0) > REQUEST_MEMORY_BUDGET) return null;
+  makeRoomForRequest(plan + (size ?? 0));
+  const read = await timing.time('template-read', () => store.read('templates', template.file.name));
+  if (!read || plan + read.bytes.length > REQUEST_MEMORY_BUDGET) return null;
+  const doc = inkDocument(read.bytes, compiled);
+  if (!doc) return null;
+  // Overrides at full size: the ink is composited there.
+  const overrides = (await timing.time('overrides', () => personalise(request, { scale: 1, report: o.report, timing }))) ?? new Map();
+  const content = documentInks(doc, request.data);
+  if (!doc.layers.models(overrides, content)) return null;
+  return timing.time('render', () =>
+    inkFrame(doc, compiled, {
+      width: o.width,
+      height: o.height,
+      quality: o.options.optimizePreview ? 'fast' : 'high',
+      sharpen,
+      background: o.options.format === 'png' ? 'transparent' : undefined,
+      overrides,
+      content,
+    }),
+  );
 }
 
 /**

@@ -60,6 +60,11 @@ export interface InkLayers {
    * channel once each, not once a strip.
    */
   composite(area: Bounds, overrides: LayerOverrides, content: OverrideInk, lane?: number): InkComposite;
+  /**
+   * Whether every layer shown with `overrides` is modelled (no reach anywhere), found without
+   * reading pixels: a preview takes the ink path only for a whole stack it models.
+   */
+  models(overrides: LayerOverrides, content: OverrideInk): boolean;
 }
 
 /**
@@ -84,7 +89,30 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayer
       drawStack(ctx, compiled.layers, canvas, false);
       return { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
     },
+    models(overrides, content) {
+      const area = { left: 0, top: 0, right: compiled.width, bottom: compiled.height };
+      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane: 0 };
+      return modelsStack(ctx, compiled.layers);
+    },
   };
+}
+
+/** drawStack's and drawClipGroup's refusals over a stack, without drawing: false at the first one. */
+function modelsStack(ctx: Context, nodes: LayerNode[]): boolean {
+  const list = [...nodes].reverse();
+  for (let i = 0; i < list.length; i++) {
+    const base = list[i];
+    const clipped: LayerNode[] = [];
+    while (i + 1 < list.length && list[i + 1].clipping) clipped.push(list[++i]);
+    if (!visible(ctx, base)) continue;
+    const shown = clipped.filter((n) => visible(ctx, n));
+    if (shown.length && (base.children || base.fillOpacity < 1 || base.blendClipped === false)) return false;
+    for (const n of [base, ...shown]) {
+      if (unmodelled(ctx, n)) return false;
+      if (n.children && !modelsStack(ctx, n.children)) return false;
+    }
+  }
+  return true;
 }
 
 /**

@@ -1,0 +1,196 @@
+/**
+ * Previews of CMYK documents composited in ink (issue 25 §2; docs/colour.md, "CMYK previews
+ * composited in ink"): where the ink compositor models the stack, a preview is the layers' own
+ * CMYK composited as Photoshop composites a CMYK document, converted to sRGB as the merged image
+ * is; elsewhere (what it does not model, documents too large to composite at full size, RGB
+ * documents) today's RGB path, unchanged.
+ */
+import { env } from 'cloudflare:workers';
+import UPNG from '@pdf-lib/upng';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
+import { inkRender, INK_PREVIEW_MAX_PIXELS } from '../../src/engine/composite/cmyk-ink';
+import { preparePreview, type PreviewOptions } from '../../src/engine/preview';
+import type { InputStore } from '../../src/engine/inputs';
+import type { PersonalisationData } from '../../src/engine/personalise';
+import { FileStore } from '../../src/dynamic-image/store';
+import { madeFixture } from '../helpers/fixtures';
+import { upload } from '../dynamic-image/helpers';
+import { renderDeps } from './pdf/helpers';
+
+/** PSNR (dB) of RGB over white, as test/engine/fidelity.test.ts measures (Photoshop's alpha 0: white). */
+function psnrOverWhite(ours: Uint8ClampedArray, theirs: Uint8Array, hasAlpha: boolean): number {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < ours.length; i += 4) {
+    const clear = hasAlpha && theirs[i + 3] === 0;
+    for (let c = 0; c < 3; c++) {
+      const d = ours[i + c] - (clear ? 255 : theirs[i + c]);
+      sum += d * d;
+      n++;
+    }
+  }
+  return sum === 0 ? 99 : Math.min(99, 10 * Math.log10((255 * 255 * n) / sum));
+}
+
+const FOLDER = 'preview-cmyk-ink';
+const FILES = ['made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-fallback.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
+const psds = new Map<string, Uint8Array>();
+
+beforeAll(async () => {
+  for (const name of FILES) psds.set(name, await madeFixture(name));
+  const res = await upload('templates', FILES.map((n) => [n, psds.get(n)!]), `?destination=${FOLDER}&overwrite=true`);
+  expect(res.status).toBe(201);
+});
+
+/** A FileStore that counts whole reads of templates (the ink path reads the PSD). */
+class CountingStore extends FileStore {
+  templateReads = 0;
+  override async read(root: Parameters<InputStore['read']>[0], name: string) {
+    if (root === 'templates') this.templateReads++;
+    return super.read(root, name);
+  }
+}
+
+/** The preview of `name` as RGBA (PNG, no sharpening), `size` the box. */
+async function preview(name: string, options: Partial<PreviewOptions> = {}, store = new FileStore(env.FILES)) {
+  const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+  const size = options.size ?? { width: compiled.width, height: compiled.height };
+  const request: PreviewOptions = { template: `${FOLDER}/${name}`, format: 'png', size, jpegQuality: 95, unsharpMask: null, ...options };
+  const png = (await (await preparePreview(store, request, renderDeps())).render()).bytes;
+  const [rgba] = UPNG.toRGBA8(UPNG.decode(png.slice().buffer));
+  return { rgba: new Uint8Array(rgba), compiled };
+}
+
+/** PSNR over white of `rgba` (straight alpha) against Photoshop's merged image. */
+async function againstMerged(name: string, rgba: Uint8Array) {
+  const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+  const stored = (await loadStoredComposite(env.FILES, compiled))!;
+  const flat = new Uint8ClampedArray(rgba.length);
+  for (let p = 0; p < rgba.length; p += 4) {
+    const a = rgba[p + 3] / 255;
+    for (let c = 0; c < 3; c++) flat[p + c] = Math.round(rgba[p + c] * a + 255 * (1 - a));
+    flat[p + 3] = 255;
+  }
+  return psnrOverWhite(flat, stored, compiled.transparent);
+}
+
+/** The RGB path's render at full size over white, as the fidelity test renders. */
+async function rgbPsnr(name: string) {
+  const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+  const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
+  return psnrOverWhite(image.data, (await loadStoredComposite(env.FILES, compiled))!, compiled.transparent);
+}
+
+describe('CMYK previews composited in ink', () => {
+  it('made-cmyk8 (half-transparent layer, 25 % mask): the preview is the merged image through the profile', async () => {
+    const { rgba } = await preview('made-cmyk8.psd');
+    const ink = await againstMerged('made-cmyk8.psd', rgba);
+    const rgb = await rgbPsnr('made-cmyk8.psd');
+    console.log(`CMYK-INK made-cmyk8 ${JSON.stringify({ ink: +ink.toFixed(2), rgb: +rgb.toFixed(2) })}`);
+    expect(ink).toBeGreaterThan(rgb + 5);
+    expect(ink).toBeGreaterThanOrEqual(50);
+  });
+
+  it('inkRender (the fidelity test\'s render of a CMYK document) gives the same pixels', async () => {
+    const compiled = await compileTemplate(env.FILES, psds.get('made-cmyk8.psd')!);
+    const image = (await inkRender(psds.get('made-cmyk8.psd')!, compiled))!;
+    const { rgba } = await preview('made-cmyk8.psd');
+    expect(Array.from(image.data)).toEqual(Array.from(rgba));
+  });
+
+  it('a merged transparency and an embedded profile: over white, the merged image (matted over paper, as Photoshop stores it)', async () => {
+    for (const name of ['made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd']) {
+      const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+      const image = (await inkRender(psds.get(name)!, compiled))!;
+      const stored = (await loadStoredComposite(env.FILES, compiled))!;
+      const psnr = psnrOverWhite(image.data, stored, compiled.transparent);
+      console.log(`CMYK-INK ${name} ${psnr.toFixed(2)} (RGB path ${(await rgbPsnr(name)).toFixed(2)})`);
+      expect(psnr, name).toBeGreaterThanOrEqual(50);
+      // A PNG keeps the composite's alpha: the merged transparency.
+      const { rgba } = await preview(name);
+      for (let p = 3; p < rgba.length; p += 4) expect(Math.abs(rgba[p] - stored[p]), `${name} alpha at ${p >> 2}`).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('a JPEG preview over white: the merged image (its PSNR within JPEG\'s loss)', async () => {
+    const store = new CountingStore(env.FILES);
+    const prepared = await preparePreview(store, { template: `${FOLDER}/made-ink-stack.psd`, format: 'jpg', size: { width: 24, height: 16 }, jpegQuality: 100, unsharpMask: null }, renderDeps());
+    const jpeg = await prepared.render();
+    expect(jpeg.contentType).toBe('image/jpeg');
+    expect(store.templateReads).toBe(1); // the ink path read the PSD
+  });
+
+  it('shrinking: resized and sharpened from the full-size ink composite', async () => {
+    const { rgba: full } = await preview('made-ink-stack.psd');
+    const { rgba: half } = await preview('made-ink-stack.psd', { size: { width: 12, height: 8 }, unsharpMask: { amount: 0.5, radius: 1, threshold: 0 } });
+    expect(half.length).toBe(12 * 8 * 4);
+    // Each output pixel near the mean of the 2 × 2 full-size pixels it covers (Lanczos and the mask move it a little).
+    let off = 0;
+    for (let y = 0; y < 8; y++) {
+      for (let x = 0; x < 12; x++) {
+        for (let c = 0; c < 3; c++) {
+          const at = (xx: number, yy: number) => full[(yy * 24 + xx) * 4 + c];
+          const mean = (at(2 * x, 2 * y) + at(2 * x + 1, 2 * y) + at(2 * x, 2 * y + 1) + at(2 * x + 1, 2 * y + 1)) / 4;
+          off += Math.abs(half[(y * 12 + x) * 4 + c] - mean);
+        }
+      }
+    }
+    expect(off / (12 * 8 * 3)).toBeLessThan(8);
+  });
+
+  it('falls back to the RGB path where the ink compositor reports a reach (Luminosity), unchanged', async () => {
+    const name = 'made-ink-fallback.psd';
+    const { rgba, compiled } = await preview(name);
+    const rgb = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
+    expect(Array.from(rgba)).toEqual(Array.from(rgb.data));
+  });
+
+  it('a personalised recolour in cmyk(…) is composited in ink: its exact ink over the cyan below', async () => {
+    const name = 'made-ink-edge.psd';
+    const data: PersonalisationData = { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } };
+    const inked = await preview(name, { data });
+    const plain = await preview(name);
+    let changed = 0;
+    for (let p = 0; p < plain.rgba.length; p += 4) if (plain.rgba[p] !== inked.rgba[p]) changed++;
+    expect(changed).toBeGreaterThan(20);
+  });
+
+  it('a document above INK_PREVIEW_MAX_PIXELS is not read at preview time: the RGB path', async () => {
+    const side = Math.ceil(Math.sqrt(INK_PREVIEW_MAX_PIXELS)) + 1;
+    const bytes = flatCmykPsd(side, side);
+    const res = await upload('templates', [['big-cmyk.psd', bytes]], `?destination=${FOLDER}&overwrite=true`);
+    expect(res.status).toBe(201);
+    const store = new CountingStore(env.FILES);
+    const prepared = await preparePreview(store, { template: `${FOLDER}/big-cmyk.psd`, format: 'jpg', size: { width: 200, height: 200 }, jpegQuality: 80, unsharpMask: null }, renderDeps());
+    await prepared.render();
+    expect(store.templateReads).toBe(0);
+  });
+});
+
+/** A flat 8-bit CMYK document (no layers), one ink everywhere, its merged image RLE. */
+function flatCmykPsd(width: number, height: number): Uint8Array {
+  const out: number[] = [];
+  const u16 = (v: number) => out.push(v >> 8, v & 255);
+  const u32 = (v: number) => out.push(v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255);
+  out.push(...Array.from('8BPS', (c) => c.charCodeAt(0)));
+  u16(1);
+  out.push(0, 0, 0, 0, 0, 0);
+  u16(4);
+  u32(height);
+  u32(width);
+  u16(8);
+  u16(4);
+  u32(0);
+  u32(0);
+  u32(0);
+  u16(1); // RLE
+  // A row of one value: runs of 128 (PackBits: -127 then the byte), the rest as one run.
+  const row: number[] = [];
+  for (let left = width; left > 0; left -= 128) row.push(257 - Math.min(128, left), 200);
+  for (let i = 0; i < 4 * height; i++) u16(row.length);
+  const bytes = new Uint8Array(out.length + 4 * height * row.length);
+  bytes.set(out);
+  for (let i = 0, at = out.length; i < 4 * height; i++, at += row.length) bytes.set(row, at);
+  return bytes;
+}
