@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import UPNG from '@pdf-lib/upng';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
-import { inkRender, INK_PREVIEW_MAX_PIXELS } from '../../src/engine/composite/cmyk-ink';
+import { documentInks, inkDocument, inkRender, INK_PREVIEW_MAX_PIXELS } from '../../src/engine/composite/cmyk-ink';
 import { preparePreview, type PreviewOptions } from '../../src/engine/preview';
 import type { InputStore } from '../../src/engine/inputs';
 import type { PersonalisationData } from '../../src/engine/personalise';
@@ -34,7 +34,7 @@ function psnrOverWhite(ours: Uint8ClampedArray, theirs: Uint8Array, hasAlpha: bo
 }
 
 const FOLDER = 'preview-cmyk-ink';
-const FILES = ['made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-fallback.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
+const FILES = ['made-v-cmyk-modes.psd', 'made-v-cmyk-nonsep.psd', 'made-cmyk-adjust-levels.psd', 'made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
 const psds = new Map<string, Uint8Array>();
 
 beforeAll(async () => {
@@ -92,6 +92,34 @@ describe('CMYK previews composited in ink', () => {
     expect(ink).toBeGreaterThanOrEqual(50);
   });
 
+  it('made-v-cmyk-modes (eight separable modes at partial opacity, masks, soft alpha; psd-tools PHOTOSHOP_CMYK_SEPARABLE formulas): the merged image', async () => {
+    const name = 'made-v-cmyk-modes.psd';
+    const ink = await againstMerged(name, (await preview(name)).rgba);
+    const rgb = await rgbPsnr(name);
+    console.log(`CMYK-INK ${name} ${JSON.stringify({ ink: +ink.toFixed(2), rgb: +rgb.toFixed(2) })}`);
+    expect(ink).toBeGreaterThanOrEqual(50);
+    expect(ink).toBeGreaterThan(rgb + 10);
+  });
+
+  it('made-v-cmyk-nonsep: Hue, Saturation, Color, Luminosity in ink are Photoshop\'s sampled results (psd-tools PHOTOSHOP_CMYK) within 2 levels', async () => {
+    const name = 'made-v-cmyk-nonsep.psd';
+    const bytes = psds.get(name)!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const doc = inkDocument(bytes, compiled)!;
+    const content = documentInks(doc, undefined);
+    expect(doc.layers.models(new Map(), content)).toBe(true);
+    const { ink } = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 16 }, new Map(), content);
+    // The merged image (raw, after the layer section): four planes, stored inverted.
+    const merged = bytes.subarray(bytes.length - 4 * 24 * 16);
+    let worst = 0;
+    for (let i = 0; i < 24 * 16; i++) for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(ink[i * 4 + c] - (255 - merged[c * 24 * 16 + i])));
+    const psnr = await againstMerged(name, (await preview(name)).rgba);
+    const rgb = await rgbPsnr(name);
+    console.log(`CMYK-INK ${name} ${JSON.stringify({ ink: +psnr.toFixed(2), rgb: +rgb.toFixed(2), worstInkLevels: worst })}`);
+    expect(worst).toBeLessThanOrEqual(2);
+    expect(psnr).toBeGreaterThanOrEqual(45);
+  });
+
   it('inkRender (the fidelity test\'s render of a CMYK document) gives the same pixels', async () => {
     const compiled = await compileTemplate(env.FILES, psds.get('made-cmyk8.psd')!);
     const image = (await inkRender(psds.get('made-cmyk8.psd')!, compiled))!;
@@ -139,8 +167,8 @@ describe('CMYK previews composited in ink', () => {
     expect(off / (12 * 8 * 3)).toBeLessThan(8);
   });
 
-  it('falls back to the RGB path where the ink compositor reports a reach (Luminosity), unchanged', async () => {
-    const name = 'made-ink-fallback.psd';
+  it('falls back to the RGB path where the ink compositor reports a reach (an adjustment layer), unchanged', async () => {
+    const name = 'made-cmyk-adjust-levels.psd';
     const { rgba, compiled } = await preview(name);
     const rgb = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
     expect(Array.from(rgba)).toEqual(Array.from(rgb.data));

@@ -50,7 +50,7 @@ export function inkDocument(psd: Uint8Array, compiled: CompiledTemplate): InkDoc
   if (!layout || layout.mode !== ColorMode.CMYK || (layout.depth !== 8 && layout.depth !== 16)) return null;
   const icc = imageResources(layout.resources).get(1039);
   const embedded = icc?.length ? icc.slice() : undefined;
-  const layers = inkLayers(psd, compiled);
+  const layers = inkLayers(psd, compiled, { nonSeparable: true });
   if (!layers) return null;
   const toInk = colourTransformSync({ from: defaultProfile('Rgb'), to: usableCmykProfile(embedded), fromLayout: 'RGBA', toLayout: 'CMYK' });
   return { layers, toSrgb: cmykToSrgb(embedded), toInk: (src, dst, pixels) => toInk.apply(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), dst, pixels) };

@@ -13,8 +13,9 @@
  * parsePsd keeps the compressed channels). A personalised layer's content is the request's
  * override, drawn by the engine in RGBA: its colour is converted to ink by the caller (a
  * `cmyk(…)` colour exactly), its alpha kept. What this does not model (layer effects, adjustment
- * layers, non-separable and dissolve modes, Blend If, feathered masks, knockouts, artboards, …) is
- * left out of the stack and its reach reported, so the caller falls back there.
+ * layers, non-separable modes (Hue, Saturation, Color and Luminosity only when asked:
+ * InkOptions) and dissolve, Blend If, feathered masks, knockouts, artboards, …) is left out of
+ * the stack and its reach reported, so the caller falls back there.
  */
 import type { Layer, LayerRawDataChannel } from 'ag-psd';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
@@ -67,11 +68,24 @@ export interface InkLayers {
   models(overrides: LayerOverrides, content: OverrideInk): boolean;
 }
 
+export interface InkOptions {
+  /**
+   * Hue, Saturation, Color and Luminosity composited in ink (previews, composite/cmyk-ink.ts)
+   * rather than left to the fallback: Photoshop blends the stored C, M, Y (the CMY complement)
+   * with the RGB formulas and takes K from the backdrop (hue, saturation, color) or the source
+   * (luminosity) (psd-tools test_blend.py PHOTOSHOP_CMYK, #781). Print PDFs keep them as a reach.
+   */
+  nonSeparable?: boolean;
+}
+
+/** The non-separable modes composited in ink with InkOptions.nonSeparable, and whose K each keeps. */
+const INK_NON_SEPARABLE: Record<string, 'backdrop' | 'source'> = { hue: 'backdrop', saturation: 'backdrop', color: 'backdrop', luminosity: 'source' };
+
 /**
  * The layer stack of `psd` (a CMYK document; the compiled tree `compiled` is its own) ready to
  * composite in ink, or null when it cannot be read.
  */
-export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayers | null {
+export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: InkOptions = {}): InkLayers | null {
   let layers: Map<number, Layer>;
   let depth: number;
   try {
@@ -84,14 +98,14 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate): InkLayer
   const readers = new Map<string, KeptRows>();
   return {
     composite(area, overrides, content, lane = 0) {
-      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane };
+      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane, options };
       const canvas = inkSurface(area);
       drawStack(ctx, compiled.layers, canvas, false);
       return { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
     },
     models(overrides, content) {
       const area = { left: 0, top: 0, right: compiled.width, bottom: compiled.height };
-      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane: 0 };
+      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane: 0, options };
       return modelsStack(ctx, compiled.layers);
     },
   };
@@ -182,6 +196,7 @@ interface Context {
   /** ZIP channels' readers by lane, layer and channel id. */
   readers: Map<string, KeptRows>;
   lane: number;
+  options: InkOptions;
 }
 
 interface KeptRows {
@@ -286,14 +301,33 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
 
 function blendInk(dst: InkSurface, src: InkSurface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: { atop?: boolean; fill?: number } = {}): void {
   blendSurface(dst.cmy, src.cmy, mask, opacity, mode, options);
-  blendSurface(dst.k, src.k, mask, opacity, mode, options);
+  const k = Object.hasOwn(INK_NON_SEPARABLE, mode) ? INK_NON_SEPARABLE[mode] : null;
+  // A non-separable mode blends C, M, Y; K is the source's (Normal) or the backdrop's: Normal from
+  // a source whose K is the backdrop's wherever there is one (where there is none, the source's).
+  blendSurface(dst.k, k === 'backdrop' ? withBackdropK(dst.k, src.k) : src.k, mask, opacity, k ? 'normal' : mode, options);
+}
+
+/** A copy of `src` (a K surface) whose colour is `dst`'s wherever `dst` has any alpha. */
+function withBackdropK(dst: Surface, src: Surface): Surface {
+  const out = cloneSurface(src);
+  const r = intersectRect(rectOf(dst), rectOf(src));
+  if (!r) return out;
+  const d = dst.data;
+  const o = out.data;
+  for (let y = r.top; y < r.bottom; y++) {
+    let di = ((y - dst.y) * dst.w + (r.left - dst.x)) * 4;
+    let si = ((y - src.y) * src.w + (r.left - src.x)) * 4;
+    for (let x = r.left; x < r.right; x++, di += 4, si += 4) if (d[di + 3] > 0) o[si] = o[si + 1] = o[si + 2] = d[di];
+  }
+  return out;
 }
 
 /** What this compositor leaves to the caller's fallback (see the file's comment). */
 function unmodelled(ctx: Context, n: LayerNode): boolean {
   const override = ctx.overrides.get(n.id);
   const mode = n.blendMode === 'pass through' ? (n.children ? 'normal' : '') : n.blendMode;
-  if (!Object.hasOwn(SEPARABLE, mode) || mode === 'dissolve') return true;
+  const inkMode = Object.hasOwn(SEPARABLE, mode) || (!!ctx.options.nonSeparable && Object.hasOwn(INK_NON_SEPARABLE, mode));
+  if (!inkMode || mode === 'dissolve') return true;
   if (n.type === 'Adjustment' || n.adjustment || hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
   if (n.transparencyShapes === false || n.vectorStroke) return true;
   // A pass-through group below Fill 100 % is composited apart over its backdrop, and a shape with a

@@ -6,9 +6,9 @@
  * read back here without the engine's reader).
  */
 import { env } from 'cloudflare:workers';
-import UPNG from '@pdf-lib/upng';
 import { colourTransform, defaultProfile } from '../../../src/engine/colour';
-import { preparePreview } from '../../../src/engine/preview';
+import { personalise, resolveRequest } from '../../../src/engine/preview';
+import { renderTemplate } from '../../../src/engine';
 import { srgbProfile } from '../../../src/engine/raster/icc';
 import type { PersonalisationData } from '../../../src/engine/personalise';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -85,11 +85,16 @@ function expectInk(ink: Tiff, merged: (x: number, y: number) => number[], alphaA
   return changed;
 }
 
-/** The engine's RGB preview (PNG) of a request at the document's size, as RGBA. */
+/**
+ * The engine's RGB render of a request at the document's size, as RGBA: what the PDF converts
+ * where the ink compositor does not reach. (Not the preview: a preview of a CMYK document is
+ * composited in ink where it models the stack, Luminosity included; composite/cmyk-ink.ts.)
+ */
 async function preview(name: string, data: PersonalisationData): Promise<Uint8Array> {
-  const options = { template: `ink-composite/${name}`, data, format: 'png', size: { width: W, height: H }, jpegQuality: 95, unsharpMask: null } as const;
-  const png = (await (await preparePreview(new FileStore(env.FILES), options, renderDeps())).render()).bytes;
-  return new Uint8Array(UPNG.toRGBA8(UPNG.decode(png.slice().buffer))[0]);
+  const request = await resolveRequest(new FileStore(env.FILES), { template: `ink-composite/${name}`, data }, renderDeps());
+  const overrides = await personalise(request, { scale: 1, report: () => {} });
+  const image = await renderTemplate(env.FILES, request.template.compiled, { scale: 1, overrides, background: 'transparent' });
+  return new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength);
 }
 
 /** The PDF of a request as Ghostscript's CMYK rendering; `rows`: strips of that many rows. */
