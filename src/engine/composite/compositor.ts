@@ -134,7 +134,9 @@ async function drawUnit(ctx: RenderContext, { base, clipped }: Unit, canvas: Sur
  * effects.ts); channel restrictions hold for the unit's blend (docs/effects.md).
  */
 function isolatesInterior(node: LayerNode): boolean {
-  if (node.type === 'Group' || node.adjustment || node.blendMode !== 'normal') return false;
+  if (node.type === 'Group' || node.adjustment) return false;
+  // "Blend Interior Effects as Group" makes the unit in any mode (drawClipGroup).
+  if (node.blendMode !== 'normal' && !node.blendInterior) return false;
   if (node.knockout || node.blendIf || node.transparencyShapes === false) return false;
   return hasInteriorEffects(node);
 }
@@ -297,6 +299,12 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   if (own && !own.content && !own.shape && !clipped.length) return;
   const group = createSurface(rectOf(canvas));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
+  // "Blend Interior Effects as Group" (Adobe: the layer's blend mode applies to its interior
+  // effects, and its Fill to them with its pixels): the unit is drawn as at Fill 100 % and
+  // blended with the layer's mode at opacity × Fill. Not with clipped layers, which a base's
+  // Fill leaves alone.
+  const asGroup = !!base.blendInterior && !clipped.length && base.type !== 'Group';
+  const fill = asGroup ? 1 : base.fillOpacity;
   // The base's pixel alpha × masks over the group, where its Fill or its knockout needs it.
   let baseShape: Uint8ClampedArray | null = null;
   // Clipped layers knock out to the base (the clipping group is drawn apart, so no deeper).
@@ -327,18 +335,18 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     const { content, mask, shape } = own;
     if (shape) await loadEffectPatterns(ctx, base);
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, atop);
-    if (content && (base.fillOpacity < 1 || base.knockout)) baseShape = shapeOver(group, content, mask);
-    if (content) blendSurface(group, content, mask, base.fillOpacity, 'normal');
+    if (content && (fill < 1 || base.knockout)) baseShape = shapeOver(group, content, mask);
+    if (content) blendSurface(group, content, mask, fill, 'normal');
     await drawClipped();
     // The stroke is baked into the base's pixels: redrawn over what is clipped to it, it recolours
     // the group within its alpha (at Fill 100 %) instead of adding a second coverage where a mask
     // leaves the edge partly covered.
-    const within = !base.knockout && base.fillOpacity >= 1;
+    const within = !base.knockout && fill >= 1;
     const stroke = content && base.vectorStroke ? () => drawShapeStroke(ctx, inner, group, content, mask, false, within) : undefined;
     // The group is the base's own composite (from transparency, clipped layers atop): at Fill
     // 100 % its interior effects recolour it within its alpha, below it they paint over it
     // relative to the base's alpha (docs/effects.md, Fidelity).
-    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.knockout ? false : base.fillOpacity >= 1 ? true : 'relative');
+    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.knockout ? false : fill >= 1 ? true : 'relative');
     else stroke?.();
     clipped = [];
   }
@@ -356,7 +364,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     for (let p = 0; p < baseShape.length; p++) d[p * 4 + 3] = baseShape[p] ? Math.min(255, (d[p * 4 + 3] * 255) / baseShape[p]) : 0;
     const scope = ctx.knockout ?? (await rootKnockout(ctx));
     knockoutBlend(canvas, knockoutTarget(scope, base), paint, baseShape, base.opacity, mode, options, true);
-  } else blendWithGamma(canvas, group, null, base.opacity, mode, options);
+  } else blendWithGamma(canvas, group, null, asGroup ? base.opacity * base.fillOpacity : base.opacity, mode, options);
 }
 
 /**

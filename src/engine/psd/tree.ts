@@ -7,6 +7,17 @@ import type { RecordExtras } from './records';
 import type { GradientMapAdjustment } from '../composite/adjust';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
 
+declare module '../types' {
+  interface LayerNode {
+    /**
+     * Photoshop's "Blend Interior Effects as Group" (default off): the layer's interior effects
+     * are composited into it before its blend mode, and its Fill fades them with it
+     * (composite/compositor.ts drawClipGroup). Declared here until types.ts takes it.
+     */
+    blendInterior?: boolean;
+  }
+}
+
 /**
  * ag-psd's layer objects → our LayerNode tree (top first, Photoshop's panel order). Ids number the
  * layers in ag-psd's depth-first, bottom-first order, so they are stable for one PSD file.
@@ -122,6 +133,7 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
     clipping: !!layer.clipping,
   };
   if (layer.blendClippendElements === false) node.blendClipped = false;
+  if (layer.blendInteriorElements) node.blendInterior = true;
   if (layer.artboard && layer.children) {
     const type = layer.artboard.backgroundType ?? 1;
     const background = type === 1 ? '#ffffff' : type === 2 ? '#000000' : type === 4 ? hexColor(layer.artboard.color) : undefined;
