@@ -7,7 +7,11 @@
 // to the microsecond; a picture's decode counts in `overrides`), and the frame note (which rows
 // and columns were redrawn). BENCH_ONLY=a,b picks templates by a part of their name.
 //
-//   node bench/personalised-cpu.mjs [tree]   (tree: a checkout of the project; default this one)
+//   node bench/personalised-cpu.mjs [tree] [other tree]   (a checkout of the project; default this one)
+//
+// With two trees, both engines are loaded into the one process and asked in turn, request by
+// request (A, B, A, B, …): an A/B whose sides meet the same load, which on a shared machine moves
+// more between runs than a change does. Each engine keeps its own caches (separate bundles).
 //
 // BENCH_PROFILE=file.cpuprofile writes a V8 CPU profile of the timed requests alone (not the
 // bundling, compiling and warm-up), for chrome://inspect or a summary by function.
@@ -23,7 +27,7 @@ import { pathToFileURL } from 'node:url';
 import { bundleForNode } from './lib.mjs';
 
 const here = path.resolve(import.meta.dirname, '..');
-const tree = path.resolve(process.argv[2] ?? here);
+const trees = [path.resolve(process.argv[2] ?? here), ...(process.argv[3] ? [path.resolve(process.argv[3])] : [])];
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const WARMUP = 3;
 
@@ -45,21 +49,25 @@ async function main() {
   const dir = path.join(tmpdir(), `personalised-cpu-${process.pid}`);
   mkdirSync(dir, { recursive: true });
   if (!existsSync(TEMPLATES[2].file) || !existsSync(path.join(here, 'bench/out/bench-photo.jpg'))) execFileSync(process.execPath, [path.join(here, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
-  const bundle = path.join(dir, 'engine.mjs');
   const contents = [
     "export * from './bench/memory-entry';",
     "export { preparePreview } from './src/engine/preview';",
     "export { UrlImages } from './src/engine/inputs';",
   ].join('\n');
-  await bundleForNode(tree, { contents }, bundle);
-  const e = await import(pathToFileURL(bundle).href);
   const fonts = ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf'].map((f) => path.join(here, 'assets/fonts', f));
-  const store = e.dirStore(path.join(dir, 'store'), fonts);
-  // The font index once: dirStore reads and hashes every font file per call, where the Worker's
-  // store lists metadata (src/platform/assets/engine-store.ts); ~1 ms and 1.5 MB of garbage a request.
-  const fontIndex = store.fonts();
-  store.fonts = () => fontIndex;
-  const deps = { urlImages: new e.UrlImages(async () => { throw new Error('no URL images'); }) };
+  // One engine per tree, each bundled apart (its own module state: caches, WASM instances) with its own store.
+  const engines = [];
+  for (const [i, tree] of trees.entries()) {
+    const bundle = path.join(dir, `engine-${i}.mjs`);
+    await bundleForNode(tree, { contents }, bundle);
+    const e = await import(pathToFileURL(bundle).href);
+    const store = e.dirStore(path.join(dir, `store-${i}`), fonts);
+    // The font index once: dirStore reads and hashes every font file per call, where the Worker's
+    // store lists metadata (src/platform/assets/engine-store.ts); ~1 ms and 1.5 MB of garbage a request.
+    const fontIndex = store.fonts();
+    store.fonts = () => fontIndex;
+    engines.push({ tree, e, store, deps: { urlImages: new e.UrlImages(async () => { throw new Error('no URL images'); }) } });
+  }
   const rows = [];
   const only = process.env.BENCH_ONLY?.split(',');
   const profiler = process.env.BENCH_PROFILE ? new Session() : null;
@@ -69,53 +77,58 @@ async function main() {
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
   }
+  const photo = readFileSync(path.join(here, 'bench/out/bench-photo.jpg'));
   for (const t of TEMPLATES.filter((t) => !only || only.some((o) => t.file.includes(o)))) {
     const name = path.basename(t.file);
     const bytes = new Uint8Array(readFileSync(t.file));
-    const compiled = await e.compileTemplate(store.bucket, bytes);
-    await store.put('templates', name, bytes, { meta: { compiled: compiled.hash, engine: e.ENGINE_VERSION } });
-    const photo = readFileSync(path.join(here, 'bench/out/bench-photo.jpg'));
-    const request = async (text) => {
-      if (t.picture) await store.put('images', text, Buffer.concat([photo, Buffer.from(text)]));
-      const command = t.picture ? { type: 'image', image: text, resizeMode: 'fill' } : { type: 'text', text };
-      const prepared = await e.preparePreview(store, { template: name, format: 'jpg', jpegQuality: 85, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 }, size: { width: 800, height: 800 }, data: { [t.layer]: command } }, deps);
-      // Phases timed to the microsecond (Server-Timing rounds them to whole milliseconds).
-      const phases = {};
-      let note = '';
-      const timing = {
-        time: async (name, fn) => {
-          const t0 = performance.now();
-          try {
-            return await fn();
-          } finally {
-            phases[name] = (phases[name] ?? 0) + performance.now() - t0;
-          }
-        },
-        note: (name, desc) => void (name === 'frame' && (note = desc)),
-      };
-      const cpu0 = process.cpuUsage();
-      await prepared.render(timing);
-      const cpu = process.cpuUsage(cpu0);
-      return { cpuMs: (cpu.user + cpu.system) / 1000, phases, note };
-    };
-    for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}${t.picture ? '.jpg' : ''}`);
-    const runs = [];
+    const requests = [];
+    for (const { e, store, deps } of engines) {
+      const compiled = await e.compileTemplate(store.bucket, bytes);
+      await store.put('templates', name, bytes, { meta: { compiled: compiled.hash, engine: e.ENGINE_VERSION } });
+      requests.push(async (text) => {
+        if (t.picture) await store.put('images', text, Buffer.concat([photo, Buffer.from(text)]));
+        const command = t.picture ? { type: 'image', image: text, resizeMode: 'fill' } : { type: 'text', text };
+        const prepared = await e.preparePreview(store, { template: name, format: 'jpg', jpegQuality: 85, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 }, size: { width: 800, height: 800 }, data: { [t.layer]: command } }, deps);
+        // Phases timed to the microsecond (Server-Timing rounds them to whole milliseconds).
+        const phases = {};
+        let note = '';
+        const timing = {
+          time: async (name, fn) => {
+            const t0 = performance.now();
+            try {
+              return await fn();
+            } finally {
+              phases[name] = (phases[name] ?? 0) + performance.now() - t0;
+            }
+          },
+          note: (name, desc) => void (name === 'frame' && (note = desc)),
+        };
+        const cpu0 = process.cpuUsage();
+        await prepared.render(timing);
+        const cpu = process.cpuUsage(cpu0);
+        return { cpuMs: (cpu.user + cpu.system) / 1000, phases, note };
+      });
+    }
+    for (const request of requests) for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}${t.picture ? '.jpg' : ''}`);
+    const runs = requests.map(() => []);
     await profiler?.post('Profiler.start');
-    for (let i = 0; i < RUNS; i++) runs.push(await request(`Hello ${i} ${'x'.repeat(i % 3)}${t.picture ? '.jpg' : ''}`));
+    // The same texts (or pictures) for every engine, asked in turn.
+    for (let i = 0; i < RUNS; i++) for (const [k, request] of requests.entries()) runs[k].push(await request(`Hello ${i} ${'x'.repeat(i % 3)}${t.picture ? '.jpg' : ''}`));
     if (profiler) profiles.push((await profiler.post('Profiler.stop')).profile);
-    const phases = {};
-    for (const r of runs) for (const [k, v] of Object.entries(r.phases)) (phases[k] ??= []).push(v);
-    const note = runs.at(-1).note;
-    rows.push({ name, cpu: median(runs.map((r) => r.cpuMs)), phases: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, median(v)])), note });
+    for (const [k, tr] of runs.entries()) {
+      const phases = {};
+      for (const r of tr) for (const [p, v] of Object.entries(r.phases)) (phases[p] ??= []).push(v);
+      rows.push({ name, tree: engines[k].tree, cpu: median(tr.map((r) => r.cpuMs)), phases: Object.fromEntries(Object.entries(phases).map(([p, v]) => [p, median(v)])), note: tr.at(-1).note });
+    }
   }
   rmSync(dir, { recursive: true, force: true });
   // One profile per template; the file holds the first (BENCH_ONLY picks which).
   if (profiler && profiles.length) writeFileSync(process.env.BENCH_PROFILE, JSON.stringify(profiles[0]));
   for (const r of rows) {
     const phases = Object.entries(r.phases).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
-    console.log(`${r.name}: CPU ${r.cpu.toFixed(1)} ms per request (median of ${RUNS}); ${phases}; ${r.note}`);
+    console.log(`${r.name}${trees.length > 1 ? ` [${r.tree}]` : ''}: CPU ${r.cpu.toFixed(1)} ms per request (median of ${RUNS}); ${phases}; ${r.note}`);
   }
-  console.log(`${new Date().toISOString()} · tree ${tree} · load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(`${new Date().toISOString()} · ${trees.length > 1 ? 'trees, asked in turn:' : 'tree'} ${trees.join(', ')} · load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 }
 
 await main();
