@@ -17,6 +17,7 @@ import { FileStore } from '../../src/dynamic-image/store';
 import { madeFixture } from '../helpers/fixtures';
 import { upload } from '../dynamic-image/helpers';
 import { renderDeps } from './pdf/helpers';
+import { bundledFont } from './fonts/helpers';
 
 /** PSNR (dB) of RGB over white, as test/engine/fidelity.test.ts measures (Photoshop's alpha 0: white). */
 function psnrOverWhite(ours: Uint8ClampedArray, theirs: Uint8Array, hasAlpha: boolean): number {
@@ -34,13 +35,15 @@ function psnrOverWhite(ours: Uint8ClampedArray, theirs: Uint8Array, hasAlpha: bo
 }
 
 const FOLDER = 'preview-cmyk-ink';
-const FILES = ['made-v-cmyk-modes.psd', 'made-v-cmyk-nonsep.psd', 'made-cmyk-adjust-levels.psd', 'made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
+const FILES = ['made-v-cmyk-modes.psd', 'made-v-cmyk-nonsep.psd', 'made-v-cmyk-text.psd', 'made-cmyk-adjust-levels.psd', 'made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
 const psds = new Map<string, Uint8Array>();
 
 beforeAll(async () => {
   for (const name of FILES) psds.set(name, await madeFixture(name));
   const res = await upload('templates', FILES.map((n) => [n, psds.get(n)!]), `?destination=${FOLDER}&overwrite=true`);
   expect(res.status).toBe(201);
+  const font = await upload('fonts', [['LiberationSans-Regular.ttf', await bundledFont('LiberationSans-Regular.ttf')]], '?overwrite=true');
+  expect(font.status).toBe(201);
 });
 
 /** A FileStore that counts whole reads of templates (the ink path reads the PSD). */
@@ -182,6 +185,34 @@ describe('CMYK previews composited in ink', () => {
     let changed = 0;
     for (let p = 0; p < plain.rgba.length; p += 4) if (plain.rgba[p] !== inked.rgba[p]) changed++;
     expect(changed).toBeGreaterThan(20);
+  });
+
+  it('a personalised text in cmyk(0,0,0,100) on a layer at 50 % opacity: composited in ink, its covered pixels half K over the ground', async () => {
+    const name = 'made-v-cmyk-text.psd';
+    const store = new CountingStore(env.FILES);
+    const data: PersonalisationData = { Title: { type: 'text', text: 'HI', color: 'cmyk(0,0,0,100)' } };
+    const { rgba, compiled } = await preview(name, { data }, store);
+    expect(store.templateReads).toBe(1); // the ink path read the PSD
+    const doc = inkDocument(psds.get(name)!, compiled)!;
+    // The ground's stored ink (make-v.mjs), and K at 128/255 over it, as Photoshop blends stored values.
+    const ground = (c: number, x: number) => 255 - Math.round(255 * [0.9 - x * 0.012, 0.05 + x * 0.012, 0.1, 0.05][c]);
+    const a = 128 / 255;
+    let covered = 0;
+    let rgbApart = 0;
+    const plain = await preview(name);
+    for (let y = 4; y < 28; y++) {
+      for (let x = 4; x < 60; x++) {
+        const stored = Uint8Array.from([0, 1, 2, 3], (c) => Math.round(a * (c === 3 ? 0 : 255) + (1 - a) * ground(c, x)));
+        const want = new Uint8Array(4);
+        doc.toSrgb.apply(stored, want, 1);
+        const p = (y * 64 + x) * 4;
+        if ([0, 1, 2].every((c) => Math.abs(rgba[p + c] - want[c]) <= 1)) covered++;
+        if (plain.rgba[p] !== rgba[p]) rgbApart++;
+      }
+    }
+    // "HI" at the layer's 20 px: its stems' inner pixels are fully covered.
+    expect(covered).toBeGreaterThan(20);
+    expect(rgbApart).toBeGreaterThan(covered);
   });
 
   it('a document above INK_PREVIEW_MAX_PIXELS is not read at preview time: the RGB path', async () => {
