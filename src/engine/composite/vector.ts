@@ -60,19 +60,22 @@ function coverage(polys: Poly[], evenOdd: boolean, r: Bounds): Float32Array {
       edge(acc, stride, w, h, poly[i * 2] - r.left, poly[i * 2 + 1] - r.top, poly[j * 2] - r.left, poly[j * 2 + 1] - r.top);
     }
   }
-  const out = new Float32Array(w * h);
+  // Summed in place, each row moved down to width w (it never overtakes the row it reads): no
+  // second plane of this size (a canvas-wide mask is w × h floats).
   for (let y = 0; y < h; y++) {
     let wind = 0;
     for (let x = 0; x < w; x++) {
       wind += acc[y * stride + x];
       const a = Math.abs(wind);
+      let v: number;
       if (evenOdd) {
-        const v = a % 2;
-        out[y * w + x] = v > 1 ? 2 - v : v;
-      } else out[y * w + x] = Math.min(1, a);
+        v = a % 2;
+        if (v > 1) v = 2 - v;
+      } else v = Math.min(1, a);
+      acc[y * w + x] = v;
     }
   }
-  return out;
+  return acc.subarray(0, w * h);
 }
 
 /**
