@@ -161,8 +161,13 @@ export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): U
   const w = r.right - r.left;
   const h = r.bottom - r.top;
   const acc = new Float32Array(w * h);
-  if (vm.fillStartsWithAllPixels) acc.fill(1);
-  for (const component of pathComponents(vm.paths)) {
+  const components = pathComponents(vm.paths);
+  // A first component that subtracts or intersects acts on all pixels, as "fill starts with all
+  // pixels" says: from nothing it would leave nothing (psd-tools' model, held to Photoshop's
+  // composites of its path-operations subtract-first and intersect-first files).
+  const firstOp = components[0]?.[0]?.operation;
+  if (vm.fillStartsWithAllPixels || firstOp === 'subtract' || firstOp === 'intersect') acc.fill(1);
+  for (const component of components) {
     const drawn = component.filter((p) => p.knots.length >= 2);
     if (!drawn.length) continue;
     const first = component[0]!;

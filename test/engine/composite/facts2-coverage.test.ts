@@ -109,3 +109,24 @@ describe('a vector mask with a fractional horizontal edge, through compile and r
     }
   });
 });
+
+describe('a first component that subtracts or intersects (psd-tools path-operations, subtract-first / intersect-first)', () => {
+  const R16 = R(16, 16);
+  it('subtract first, without "fill starts with all pixels": everything but the shape (was nothing)', () => {
+    const m = rasterizeVectorMask(mask([poly(rect(2, 2, 14, 14), { operation: 'subtract' })]), 1, R16);
+    expect(area(m)).toBe(256 - 144);
+    expect(m[0]).toBe(255);
+    expect(m[8 * 16 + 8]).toBe(0);
+  });
+
+  it('intersect first: the shape (was nothing); then a second component intersects it', () => {
+    expect(area(rasterizeVectorMask(mask([poly(rect(2, 2, 14, 14), { operation: 'intersect' })]), 1, R16))).toBe(144);
+    const two = mask([poly(rect(2, 2, 14, 14), { operation: 'intersect' }), poly(rect(8, 2, 16, 14), { operation: 'intersect' })]);
+    expect(area(rasterizeVectorMask(two, 1, R16))).toBe(6 * 12);
+  });
+
+  it('combine or exclude first start from nothing, as before', () => {
+    expect(area(rasterizeVectorMask(mask([poly(rect(2, 2, 14, 14), { operation: 'combine' })]), 1, R16))).toBe(144);
+    expect(area(rasterizeVectorMask(mask([poly(rect(2, 2, 14, 14), { operation: 'exclude' })]), 1, R16))).toBe(144);
+  });
+});
