@@ -15,7 +15,7 @@ import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
 import { checkPreviewMemory, codedBytesLimit, makeRoomForRequest, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
-import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, INK_PREVIEW_MAX_PIXELS } from './composite/cmyk-ink';
+import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keptInkFrame, INK_PREVIEW_MAX_PIXELS } from './composite/cmyk-ink';
 import { encodeFrameJpeg, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
@@ -466,6 +466,13 @@ async function inkPreview(
   if (o.s > 1 || o.memory.streamed || compiled.width * compiled.height > INK_PREVIEW_MAX_PIXELS) return null;
   if (!(await isCmykTemplate(store, template))) return null;
   const sharpen = o.s < 1 ? o.options.unsharpMask : null;
+  const shape = { width: o.width, height: o.height, quality: o.options.optimizePreview ? ('fast' as const) : ('high' as const), sharpen, background: o.options.format === 'png' ? ('transparent' as const) : undefined };
+  // A repeated request without data: the kept ink frame, the PSD not read (its layer checks still run).
+  const kept = request.data ? null : keptInkFrame(compiled, shape);
+  if (kept) {
+    await personalise(request, { scale: 1, report: o.report, timing });
+    return kept;
+  }
   const plan = inkPreviewMemory(compiled, o, !!sharpen);
   const size = (template.file as { size?: number }).size;
   if (plan + (size ?? 0) > REQUEST_MEMORY_BUDGET) return null;
@@ -479,15 +486,7 @@ async function inkPreview(
   const content = documentInks(doc, request.data);
   if (!doc.layers.models(overrides, content)) return null;
   return timing.time('render', () =>
-    inkFrame(doc, compiled, {
-      width: o.width,
-      height: o.height,
-      quality: o.options.optimizePreview ? 'fast' : 'high',
-      sharpen,
-      background: o.options.format === 'png' ? 'transparent' : undefined,
-      overrides,
-      content,
-    }),
+    inkFrame(doc, compiled, { ...shape, overrides, content }),
   );
 }
 

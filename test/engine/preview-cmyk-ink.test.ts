@@ -9,11 +9,12 @@ import { env } from 'cloudflare:workers';
 import UPNG from '@pdf-lib/upng';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
-import { documentInks, inkDocument, inkRender, INK_PREVIEW_MAX_PIXELS } from '../../src/engine/composite/cmyk-ink';
-import { preparePreview, type PreviewOptions } from '../../src/engine/preview';
+import { documentInks, inkDocument, inkFrame, inkRender, INK_PREVIEW_MAX_PIXELS } from '../../src/engine/composite/cmyk-ink';
+import { personalise, preparePreview, resolveRequest, type PreviewOptions } from '../../src/engine/preview';
 import type { InputStore } from '../../src/engine/inputs';
 import type { PersonalisationData } from '../../src/engine/personalise';
 import { FileStore } from '../../src/dynamic-image/store';
+import { frameCache } from '../../src/engine/cache';
 import { madeFixture } from '../helpers/fixtures';
 import { upload } from '../dynamic-image/helpers';
 import { renderDeps } from './pdf/helpers';
@@ -213,6 +214,34 @@ describe('CMYK previews composited in ink', () => {
     // "HI" at the layer's 20 px: its stems' inner pixels are fully covered.
     expect(covered).toBeGreaterThan(20);
     expect(rgbApart).toBeGreaterThan(covered);
+  });
+
+  it('a personalised frame redraws only what its overrides reach over the kept template frame: the same pixels as drawing it all', async () => {
+    const name = 'made-v-cmyk-text.psd';
+    const data: PersonalisationData = { Title: { type: 'text', text: 'HO', color: 'cmyk(0,0,0,100)' } };
+    const cases: Array<Partial<PreviewOptions>> = [{}, { size: { width: 40, height: 20 }, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0 } }];
+    for (const options of cases) {
+      frameCache.clear();
+      await preview(name, options); // the template's frame, kept
+      const over = await preview(name, { ...options, data });
+      // The same request drawn whole (no kept frame), from the same overrides.
+      const request = await resolveRequest(new FileStore(env.FILES), { template: `${FOLDER}/${name}`, data }, renderDeps());
+      const overrides = (await personalise(request, { scale: 1, report: () => {} }))!;
+      const doc = inkDocument(psds.get(name)!, over.compiled)!;
+      const size = options.size ?? { width: 64, height: 32 };
+      const s = Math.min(size.width / 64, size.height / 32);
+      const whole = await inkFrame(doc, over.compiled, {
+        width: Math.round(64 * s),
+        height: Math.round(32 * s),
+        quality: 'high',
+        sharpen: s < 1 ? (options.unsharpMask ?? null) : null,
+        background: 'transparent',
+        overrides,
+        content: documentInks(doc, data),
+        keep: false,
+      });
+      expect(Array.from(over.rgba)).toEqual(Array.from(whole.data));
+    }
   });
 
   it('a document above INK_PREVIEW_MAX_PIXELS is not read at preview time: the RGB path', async () => {

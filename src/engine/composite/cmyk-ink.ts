@@ -13,8 +13,11 @@ import { inkLayers, requestInks, type InkLayers, type OverrideInk } from '../pdf
 import { ColorMode, cmykToSrgb, usableCmykProfile } from '../psd/color-modes';
 import { imageResources, psdLayout } from '../psd/spots';
 import type { PersonalisationData } from '../personalise';
-import { resampleRows, resampleTaps, unsharpMask, type ResampleQuality, type UnsharpMask } from '../raster';
-import { tapSpan } from '../raster/resample';
+import { frameCache } from '../cache';
+import { prefix } from '../compiled/store';
+import { dirtyBounds } from './dirty';
+import { resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from '../raster';
+import { tapReaders, tapSpan } from '../raster/resample';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from '../types';
 
 /**
@@ -68,21 +71,25 @@ export function inkPreviewMemory(template: { width: number }, box: { width: numb
 const inkStripRows = (width: number) => Math.max(8, Math.floor(INK_STRIP_BYTES / (width * 8)));
 
 /**
- * Canvas rows [top, bottom) at full size, composited in ink with `overrides` and converted to
+ * Canvas pixels `area` at full size, composited in ink with `overrides` and converted to
  * sRGB: over white (paper: Photoshop's merged colour is matted over white, converted as it is)
  * or, with 'transparent', straight colour and the composite's alpha.
  */
-export function inkRows(doc: InkDocument, compiled: CompiledTemplate, top: number, bottom: number, overrides: LayerOverrides, content: OverrideInk, background?: 'transparent'): RGBAImage {
-  const width = compiled.width;
-  const { ink, alpha } = doc.layers.composite({ left: 0, top, right: width, bottom }, overrides, content, 0);
+export function inkRows(doc: InkDocument, area: Rect, overrides: LayerOverrides, content: OverrideInk, background?: 'transparent'): RGBAImage {
+  const width = area.right - area.left;
+  const { top, bottom } = area;
+  const { ink, alpha } = doc.layers.composite(area, overrides, content, 0);
   const n = width * (bottom - top);
   const data = new Uint8ClampedArray(n * 4);
   const stored = new Uint8Array(data.buffer);
-  for (let p = 0, i = 0; i < n; i++, p += 4) {
-    const a = alpha[i];
-    // Straight ink (unmatted) under a transparency; over paper the matted ink as it is.
-    const k = background === 'transparent' && a > 0 && a < 255 ? 255 / a : 1;
-    for (let c = 0; c < 4; c++) stored[p + c] = 255 - Math.min(255, Math.round(ink[p + c] * k));
+  if (background !== 'transparent') for (let p = 0; p < n * 4; p++) stored[p] = 255 - ink[p];
+  else {
+    for (let p = 0, i = 0; i < n; i++, p += 4) {
+      const a = alpha[i];
+      // Straight ink (unmatted) under a transparency; over paper the matted ink as it is.
+      const k = a > 0 && a < 255 ? 255 / a : 1;
+      for (let c = 0; c < 4; c++) stored[p + c] = 255 - Math.min(255, Math.round(ink[p + c] * k));
+    }
   }
   doc.toSrgb.apply(stored, stored, n);
   for (let i = 0, p = 3; i < n; i++, p += 4) data[p] = background === 'transparent' ? alpha[i] : 255;
@@ -98,45 +105,112 @@ export interface InkFrameOptions {
   background?: 'transparent';
   overrides: LayerOverrides;
   content: OverrideInk;
+  /** false: drawn whole, no kept frame read or written (tests compare the two). */
+  keep?: boolean;
+}
+
+type Rect = { top: number; bottom: number; left: number; right: number };
+
+/**
+ * The preview frame of a CMYK document composited in ink. The frame drawn without overrides is
+ * kept per isolate (frameCache, as frame.ts keeps the RGB one) and a personalised frame redraws
+ * only the output rectangle its overrides reach (dirtyBounds at full size, through the resize's
+ * taps and the unsharp mask's reach), as frame.ts does: the same pixels as drawing it all.
+ * Only for output no larger than the document (the caller's rule).
+ */
+export async function inkFrame(doc: InkDocument, compiled: CompiledTemplate, o: InkFrameOptions): Promise<RGBAImage> {
+  const whole: Rect = { top: 0, bottom: o.height, left: 0, right: o.width };
+  const bytes = o.width * o.height * 4;
+  // The kept frame stands for the template only where its own stack is modelled everywhere too.
+  if (o.keep === false || bytes > frameCache.maxEntryBytes || !doc.layers.models(new Map(), o.content)) return sharpened(await drawOutput(doc, compiled, o, whole, o.overrides), o.sharpen);
+  const key = inkFrameKey(compiled, o);
+  let base = frameCache.get(key);
+  if (!base) {
+    base = (await sharpened(await drawOutput(doc, compiled, o, whole, new Map()), o.sharpen)).data;
+    frameCache.set(key, base, base.byteLength);
+  }
+  const frame = { width: o.width, height: o.height, data: base.slice() };
+  const changed = changedRect(compiled, o);
+  if (!changed) return frame;
+  // The window the unsharp mask reads around the changed rectangle, drawn and sharpened; its inner part pasted.
+  const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
+  const win: Rect = { top: Math.max(0, changed.top - reach), bottom: Math.min(o.height, changed.bottom + reach), left: Math.max(0, changed.left - reach), right: Math.min(o.width, changed.right + reach) };
+  const drawn = await sharpened(await drawOutput(doc, compiled, o, win, o.overrides), o.sharpen);
+  const w = win.right - win.left;
+  for (let y = changed.top; y < changed.bottom; y++) {
+    const from = ((y - win.top) * w + (changed.left - win.left)) * 4;
+    frame.data.set(drawn.data.subarray(from, from + (changed.right - changed.left) * 4), (y * o.width + changed.left) * 4);
+  }
+  return frame;
+}
+
+type FrameShape = Pick<InkFrameOptions, 'width' | 'height' | 'quality' | 'sharpen' | 'background'>;
+
+const inkFrameKey = (compiled: CompiledTemplate, o: FrameShape) => {
+  const sharpenKey = o.sharpen ? `${o.sharpen.amount},${o.sharpen.radius},${o.sharpen.threshold}` : 'none';
+  return `${prefix(compiled.hash)}ink-frame/${o.width}x${o.height}/${o.quality}/${sharpenKey}/${o.background ?? 'white'}`;
+};
+
+/**
+ * The kept template frame of `o` (a copy), or null: a request without overrides takes it without
+ * reading the PSD (it is kept only for a stack the ink compositor models).
+ */
+export function keptInkFrame(compiled: CompiledTemplate, o: FrameShape): RGBAImage | null {
+  const base = frameCache.get(inkFrameKey(compiled, o));
+  return base ? { width: o.width, height: o.height, data: base.slice() } : null;
+}
+
+const sharpened = async (img: RGBAImage, sharpen: UnsharpMask | null) => (sharpen ? unsharpMask(img, sharpen) : img);
+
+/** Output pixels the overrides can change (before sharpening's reach), or null (frame.ts changedRect's rule). */
+function changedRect(compiled: CompiledTemplate, o: InkFrameOptions): Rect | null {
+  const dirty = dirtyBounds(compiled, o.overrides, 1);
+  if (!dirty || dirty.bottom <= dirty.top || dirty.right <= dirty.left) return null;
+  if (o.width === compiled.width && o.height === compiled.height) return { top: dirty.top, bottom: dirty.bottom, left: dirty.left, right: dirty.right };
+  const rows = tapReaders(resampleTaps(compiled.height, o.height, o.quality), dirty.top, dirty.bottom);
+  const columns = tapReaders(resampleTaps(compiled.width, o.width, o.quality), dirty.left, dirty.right);
+  return rows && columns ? { top: rows.first, bottom: rows.end, left: columns.first, right: columns.end } : null;
 }
 
 /**
- * The preview frame of a CMYK document composited in ink: canvas rows composited a strip at a
- * time from the top (each layer's ZIP readers only go forward), resized to the output (the rows
- * each output strip's taps read; rows shared with the next strip are kept, not composited again),
- * then sharpened. Only for output no larger than the document (the caller's rule).
+ * Output pixels `win` (unsharpened) from the canvas rectangle their resize taps read, composited
+ * in ink a strip of rows at a time from the top (each layer's ZIP readers only go forward); rows
+ * shared by consecutive output strips are kept, not composited again.
  */
-export async function inkFrame(doc: InkDocument, compiled: CompiledTemplate, o: InkFrameOptions): Promise<RGBAImage> {
+async function drawOutput(doc: InkDocument, compiled: CompiledTemplate, o: InkFrameOptions, win: Rect, overrides: LayerOverrides): Promise<RGBAImage> {
   const { width: W, height: H } = compiled;
-  const rows = inkStripRows(W);
-  const frame = new Uint8ClampedArray(o.width * o.height * 4);
-  const draw = (top: number, bottom: number) => inkRows(doc, compiled, top, bottom, o.overrides, o.content, o.background);
-  if (o.width === W && o.height === H) {
-    for (let top = 0; top < H; top += rows) frame.set(draw(top, Math.min(H, top + rows)).data, top * W * 4);
-  } else {
-    const taps = resampleTaps(H, o.height, o.quality);
-    const outRows = Math.max(1, Math.floor((rows * o.height) / H));
-    // Canvas rows [heldTop, heldTop + held.height) composited so far.
-    let held: RGBAImage = { width: W, height: 0, data: new Uint8ClampedArray(0) };
-    let heldTop = 0;
-    for (let top = 0; top < o.height; top += outRows) {
-      const bottom = Math.min(o.height, top + outRows);
-      const span = tapSpan(taps, top, bottom);
-      const heldEnd = heldTop + held.height;
-      const from = Math.max(span.first, heldTop);
-      const start = Math.max(heldEnd, span.first);
-      const fresh = span.end > start ? draw(start, span.end) : null;
-      const data = new Uint8ClampedArray((span.end - span.first) * W * 4);
-      if (from < heldEnd) data.set(held.data.subarray((from - heldTop) * W * 4, (Math.min(heldEnd, span.end) - heldTop) * W * 4), (from - span.first) * W * 4);
-      if (fresh) data.set(fresh.data, (start - span.first) * W * 4);
-      held = { width: W, height: span.end - span.first, data };
-      heldTop = span.first;
-      const out = await resampleRows(held, { top: heldTop, height: H }, o.width, o.height, { top, bottom }, o.quality);
-      frame.set(out.data, top * o.width * 4);
-    }
+  const w = win.right - win.left;
+  const out = new Uint8ClampedArray(w * (win.bottom - win.top) * 4);
+  const same = o.width === W && o.height === H;
+  const rowTaps = same ? null : resampleTaps(H, o.height, o.quality);
+  const cols = same ? { first: win.left, end: win.right } : tapSpan(resampleTaps(W, o.width, o.quality), win.left, win.right);
+  const cw = cols.end - cols.first;
+  const rows = inkStripRows(cw);
+  const draw = (top: number, bottom: number) => inkRows(doc, { left: cols.first, right: cols.end, top, bottom }, overrides, o.content, o.background);
+  if (!rowTaps) {
+    for (let top = win.top; top < win.bottom; top += rows) out.set(draw(top, Math.min(win.bottom, top + rows)).data, (top - win.top) * w * 4);
+    return { width: w, height: win.bottom - win.top, data: out };
   }
-  const image = { width: o.width, height: o.height, data: frame };
-  return o.sharpen ? unsharpMask(image, o.sharpen) : image;
+  const outRows = Math.max(1, Math.floor((rows * o.height) / H));
+  // Canvas rows [heldTop, heldTop + held.height) composited so far.
+  let held: RGBAImage = { width: cw, height: 0, data: new Uint8ClampedArray(0) };
+  let heldTop = 0;
+  for (let top = win.top; top < win.bottom; top += outRows) {
+    const bottom = Math.min(win.bottom, top + outRows);
+    const span = tapSpan(rowTaps, top, bottom);
+    const heldEnd = heldTop + held.height;
+    const from = Math.max(span.first, heldTop);
+    const start = Math.max(heldEnd, span.first);
+    const fresh = span.end > start ? draw(start, span.end) : null;
+    const data = new Uint8ClampedArray((span.end - span.first) * cw * 4);
+    if (from < heldEnd) data.set(held.data.subarray((from - heldTop) * cw * 4, (Math.min(heldEnd, span.end) - heldTop) * cw * 4), (from - span.first) * cw * 4);
+    if (fresh) data.set(fresh.data, (start - span.first) * cw * 4);
+    held = { width: cw, height: span.end - span.first, data };
+    heldTop = span.first;
+    const strip = await resampleRows(held, { top: heldTop, height: H, left: cols.first, width: W }, o.width, o.height, { top, bottom }, o.quality, { left: win.left, right: win.right });
+    out.set(strip.data, (top - win.top) * w * 4);
+  }
+  return { width: w, height: win.bottom - win.top, data: out };
 }
 
 /**

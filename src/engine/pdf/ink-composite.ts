@@ -390,13 +390,28 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
   const recolour = override?.color ? ctx.content(node, override)! : null;
   const scale = override?.color ? override.color.a : 1;
   const out = inkSurface(r);
+  const cmy = out.cmy.data;
+  const kk = out.k.data;
   for (let y = r.top; y < r.bottom; y++) {
-    const [c, m, yy, k, a] = read.map((rows) => rows.next());
-    for (let x = r.left, o = (y - r.top) * out.cmy.w * 4; x < r.right; x++, o += 4) {
-      const i = x - lb.left;
-      if (recolour) writeInk(out, o, recolour[0], recolour[1], recolour[2], recolour[3], a[i] * scale);
-      // Stored values as they are (255 = no ink): the surfaces hold stored values.
-      else writeStored(out, o, c[i], m[i], yy[i], k[i], a[i]);
+    const c = read[0].next();
+    const m = read[1].next();
+    const yy = read[2].next();
+    const k = read[3].next();
+    const a = read[4].next();
+    let o = (y - r.top) * out.cmy.w * 4;
+    if (recolour) {
+      for (let x = r.left; x < r.right; x++, o += 4) writeInk(out, o, recolour[0], recolour[1], recolour[2], recolour[3], a[x - lb.left] * scale);
+      continue;
+    }
+    // Stored values as they are (255 = no ink): the surfaces hold stored values. One loop, no call a pixel (previews composite whole documents).
+    for (let i = r.left - lb.left, end = r.right - lb.left; i < end; i++, o += 4) {
+      const alpha = a[i];
+      cmy[o] = c[i];
+      cmy[o + 1] = m[i];
+      cmy[o + 2] = yy[i];
+      cmy[o + 3] = alpha;
+      kk[o] = kk[o + 1] = kk[o + 2] = k[i];
+      kk[o + 3] = alpha;
     }
   }
   return out;
