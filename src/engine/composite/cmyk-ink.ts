@@ -22,9 +22,10 @@ import type { CompiledTemplate, LayerOverrides, RGBAImage } from '../types';
 
 /**
  * Document pixels a preview composites in ink at most. The ink stack is read at full size
- * whatever the output size (the PSD's channels have no pyramid), at ~60–90 ms a megapixel for a
- * few layers on the 2-core test machine (docs/colour.md): 4 MP (2000²) keeps a first preview
- * within about 0.4 s; larger documents keep the RGB path, which renders at a pyramid level.
+ * whatever the output size (the PSD's channels have no pyramid): ~0.6–0.8 s a megapixel for four
+ * full-canvas layers, wall time on the shared 2-core machine at load 6 (docs/colour.md), so a
+ * template's first preview at 4 MP takes ~2–3 s (later ones reuse its kept frame); larger
+ * documents keep the RGB path, which renders at a pyramid level.
  */
 export const INK_PREVIEW_MAX_PIXELS = 4_000_000;
 
