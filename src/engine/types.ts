@@ -118,6 +118,12 @@ export interface LayerNode {
   /** Photoshop's "Blend Clipped Layers as Group" (default true). */
   blendClipped?: boolean;
   /**
+   * Photoshop's "Blend Interior Effects as Group" (default off): the layer's interior effects
+   * are composited into it before its blend mode, and its Fill fades them with it
+   * (composite/compositor.ts drawClipGroup).
+   */
+  blendInterior?: boolean;
+  /**
    * Photoshop's Knockout (Blending Options): where the layer is, it blends onto the backdrop its
    * group started from (shallow) or the document's Background (deep) instead of the layers
    * between. See composite/knockout.ts.

@@ -1,6 +1,7 @@
 import { initializeCanvas, readPsd, type Psd } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { ColorMode, normaliseColors, refuseUnsupportedMode } from './color-modes';
+import { readWithParameterMasks } from './layer-section';
 import { readImageResources } from './resources';
 
 /** Limits from the rendering contract. */
@@ -83,13 +84,17 @@ export function parsePsd(bytes: Uint8Array): Psd {
   const shown = header.colorMode === ColorMode.CMYK ? ColorMode.RGB : header.colorMode === ColorMode.Duotone ? ColorMode.Grayscale : header.colorMode;
   if (shown !== header.colorMode) bytes[25] = shown;
   try {
-    psd = readPsd(bytes, {
-      useRawData: true,
-      useImageData: true,
-      skipThumbnail: true,
-      skipLinkedFilesData: false,
-      totalMemoryLimit: PARSE_MEMORY,
-    });
+    // Mask blocks whose parameters ag-psd would read as a real mask header (psd-tools #693) are
+    // shown to it without them, and mended after (psd/layer-section.ts).
+    psd = readWithParameterMasks(bytes, () =>
+      readPsd(bytes, {
+        useRawData: true,
+        useImageData: true,
+        skipThumbnail: true,
+        skipLinkedFilesData: false,
+        totalMemoryLimit: PARSE_MEMORY,
+      }),
+    );
   } catch (e) {
     const message = (e as Error).message;
     const box = /^Invalid (layer|mask|realMask) size$/.exec(message);

@@ -7,17 +7,6 @@ import type { RecordExtras } from './records';
 import type { GradientMapAdjustment } from '../composite/adjust';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
 
-declare module '../types' {
-  interface LayerNode {
-    /**
-     * Photoshop's "Blend Interior Effects as Group" (default off): the layer's interior effects
-     * are composited into it before its blend mode, and its Fill fades them with it
-     * (composite/compositor.ts drawClipGroup). Declared here until types.ts takes it.
-     */
-    blendInterior?: boolean;
-  }
-}
-
 /**
  * ag-psd's layer objects → our LayerNode tree (top first, Photoshop's panel order). Ids number the
  * layers in ag-psd's depth-first, bottom-first order, so they are stable for one PSD file.
