@@ -842,7 +842,7 @@ export function drawEffectsAbove(
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
     eachTile(inside(0), shape, target, (r) => {
-      const colors = gradientFill(g, r, ctx, gradientBox(ctx, node));
+      const colors = gradientFill(g, r, ctx, gradientBox(ctx, node, g.align));
       if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true, r, inLayer);
     });
   }
@@ -945,7 +945,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       let color: RGB | Uint8ClampedArray = rgbOf(st.color);
       if (st.fillType === 'gradient' && st.gradient) {
         const g = st.gradient;
-        const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, gradientBox(ctx, node));
+        const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, gradientBox(ctx, node, g.align));
         if (colors) {
           color = colors;
           for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
@@ -1072,7 +1072,10 @@ type GradientOverlay = NonNullable<LayerEffectsInfo['gradientOverlay']>[number];
  * strip or a redrawn rectangle draws the same ramp as the whole frame. Replaced pixels
  * (personalisation) and templates compiled before it keep the stored bounds.
  */
-function gradientBox(ctx: RenderContext, node: LayerNode): Bounds {
+function gradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undefined): Bounds {
+  // "Align with Layer" off: the gradient spans the whole image, not the layer's content (Adobe's
+  // layer style options; absent is on, Photoshop's default).
+  if (align === false) return { left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height };
   return (!ctx.overrides.get(node.id)?.pixels && node.alphaBounds) || node.bounds;
 }
 
@@ -1091,8 +1094,9 @@ function gradientFill(g: GradientOverlay, r: Bounds, ctx: RenderContext, b: Boun
   const s = ctx.scale;
   const bw = b.right - b.left;
   const bh = b.bottom - b.top;
-  const cx = (b.left + b.right) / 2 + ((g.offset?.x ?? 0) / 100) * bw;
-  const cy = (b.top + b.bottom) / 2 + ((g.offset?.y ?? 0) / 100) * bh;
+  // The offset ('Ofst', stored in percent) is a share of the box: ag-psd has divided it by 100.
+  const cx = (b.left + b.right) / 2 + (g.offset?.x ?? 0) * bw;
+  const cy = (b.top + b.bottom) / 2 + (g.offset?.y ?? 0) * bh;
   const angle = ((g.angle ?? 90) * Math.PI) / 180;
   const dx = Math.cos(angle);
   const dy = -Math.sin(angle);
@@ -1115,7 +1119,8 @@ function gradientFill(g: GradientOverlay, r: Bounds, ctx: RenderContext, b: Boun
       if (type === 'radial') t = Math.hypot(px0, py0) / radius;
       else if (type === 'reflected') t = Math.abs((px0 * dx + py0 * dy) / (length / 2));
       else if (type === 'angle') t = ((Math.atan2(-py0, px0) - angle) / (2 * Math.PI) + 2) % 1;
-      else if (type === 'diamond') t = (Math.abs(px0) + Math.abs(py0)) / radius;
+      // A diamond's corner points along the angle (the gradient tool's end point is a corner).
+      else if (type === 'diamond') t = (Math.abs(px0 * dx + py0 * dy) + Math.abs(py0 * dx - px0 * dy)) / radius;
       else if (line) t = ((r.left + x + 0.5 - line.x) * line.dx + (r.top + y + 0.5 - line.y) * line.dy) / line.length2;
       else t = (px0 * dx + py0 * dy) / length + 0.5;
       const k = Math.round(Math.max(0, Math.min(1, t)) * (STEPS - 1)) * 4;
