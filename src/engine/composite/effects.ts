@@ -953,9 +953,10 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       } else if (st.fillType === 'pattern' && st.pattern) {
         const tile_ = ctx.patterns.get(st.pattern.id);
         if (tile_) {
-          // Linked with the layer unless the file says otherwise (Photoshop's default).
-          const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number } };
-          color = tilePattern(tile_, effectTiling(node, ctx.scale, p.linked !== false, p.phase, 1), tile.left, tile.top, widthOf(tile), heightOf(tile));
+          // Linked with the layer unless the file says otherwise (Photoshop's default); the scale
+          // is read from the record (psd/tree.ts: ag-psd drops it).
+          const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number }; scale?: number };
+          color = tilePattern(tile_, effectTiling(node, ctx.scale, p.linked !== false, p.phase, p.scale ?? 1), tile.left, tile.top, widthOf(tile), heightOf(tile));
           for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;
         }
       }

@@ -44,6 +44,12 @@ export interface RecordExtras {
    */
   blackLevels?: { shadowInput: number; highlightInput: number; shadowOutput: number; highlightOutput: number; midtoneInput: number };
   blackCurve?: Array<{ input: number; output: number }>;
+  /**
+   * The scale of each stroke effect filled with a pattern ('Scl ' in its 'FrFX' descriptor, a
+   * share: 0.5 for 50 %), in ag-psd's stroke order; undefined where a stroke has none. ag-psd
+   * reads a pattern stroke's link and phase but not its scale.
+   */
+  strokePatternScales?: Array<number | undefined>;
 }
 
 /** The four-character keys of the gradient interpolation methods ('GIMs', Stripes, is not drawn: left Classic). */
@@ -80,6 +86,28 @@ function effectsError(bytes: Uint8Array, data: number, length: number): string |
     return e instanceof Error ? e.message : String(e);
   }
 }
+
+/**
+ * Each stroke's pattern scale in an effects block (see RecordExtras.strokePatternScales), or
+ * undefined when no pattern stroke has one. ag-psd keeps the block it reads last, so callers do too.
+ */
+function strokePatternScales(bytes: Uint8Array, data: number, length: number): Array<number | undefined> | undefined {
+  try {
+    const reader = createReader(bytes.buffer, bytes.byteOffset + data, length);
+    if (readUint32(reader) !== 0) return undefined;
+    const desc = readVersionAndDescriptor(reader) as { FrFX?: StrokeDescriptor; frameFXMulti?: StrokeDescriptor[] };
+    const strokes = desc.frameFXMulti ?? (desc.FrFX ? [desc.FrFX] : []);
+    const scales = strokes.map((st) => {
+      const scale = st['Scl '];
+      const pattern = st.PntT === 'FrFl.Ptrn' || st.PntT === 'FrFl.pattern';
+      return pattern && scale?.units === 'Percent' && Number.isFinite(scale.value) && scale.value > 0 ? scale.value / 100 : undefined;
+    });
+    return scales.some((v) => v !== undefined) ? scales : undefined;
+  } catch {
+    return undefined; // effectsError reports what ag-psd cannot read
+  }
+}
+type StrokeDescriptor = { PntT?: string; 'Scl '?: { units: string; value: number } };
 
 /** The first enum value of type `type` in descriptor bytes [from, to) that `known` refuses. */
 function unknownEnumIn(bytes: Uint8Array, view: DataView, from: number, to: number, type: string, known: (value: string) => boolean): string | undefined {
@@ -149,6 +177,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       let unreadable: string | undefined;
       let blackLevels: RecordExtras['blackLevels'];
       let blackCurve: RecordExtras['blackCurve'];
+      let patternScales: RecordExtras['strokePatternScales'];
       while (p + 12 <= end) {
         const s = sig(p);
         if (s !== '8BIM' && s !== '8B64') {
@@ -171,6 +200,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
         if (key === 'lfx2' || key === 'lmfx') unknownType ??= unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v));
         if ((key === 'lfx2' || key === 'lmfx') && !unknownMethod && !unknownType) unreadable ??= effectsError(bytes, data, length);
+        if (key === 'lfx2' || key === 'lmfx') patternScales = strokePatternScales(bytes, data, length);
         // 'levl': version (2), then records of five int16 (input black, white, output black,
         // white, gamma × 100): the composite's, then each channel's; K's is the fifth.
         if (key === 'levl' && length >= 2 + 5 * 10 && view.getUint16(data) === 2) {
@@ -208,6 +238,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(unreadable ? { unreadableEffects: unreadable } : {}),
         ...(blackLevels ? { blackLevels } : {}),
         ...(blackCurve ? { blackCurve } : {}),
+        ...(patternScales ? { strokePatternScales: patternScales } : {}),
       };
       out.push(Object.keys(extras).length ? extras : undefined);
       at = end;

@@ -67,6 +67,13 @@ export function buildTree(
       // in a CMYK document, where the fifth channel is K).
       if (extra?.blackLevels && node.adjustment?.type === 'levels') node.adjustment = { ...node.adjustment, black: extra.blackLevels } as AdjustmentLayer;
       if (extra?.blackCurve && node.adjustment?.type === 'curves') node.adjustment = { ...node.adjustment, black: extra.blackCurve } as AdjustmentLayer;
+      // A pattern stroke's scale (RecordExtras; ag-psd drops it): on the stroke's pattern, as the
+      // overlay carries its own.
+      const strokes = (node.effects as { stroke?: Array<{ pattern?: object }> } | undefined)?.stroke;
+      extra?.strokePatternScales?.forEach((scale, i) => {
+        const st = strokes?.[i];
+        if (scale !== undefined && st?.pattern) st.pattern = { ...st.pattern, scale };
+      });
       if (layer === bottom && !layer.children && extra?.opaque) node.background = true;
       if (layer.children) node.children = walk(layer.children);
       visit?.(layer, node);
