@@ -432,18 +432,25 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
 }
 
 /**
- * Whether a template is a CMYK document, by compiled hash, per isolate: its header is read once
- * (26 bytes); a template whose compiled form keeps an ICC key is RGB and is never read.
+ * What a preview knows of a template, by compiled hash, per isolate: 'rgb' (not CMYK: its header,
+ * 26 bytes, read once; a template whose compiled form keeps an ICC key is RGB and never read),
+ * 'cmyk', or 'unmodelled' (a CMYK document whose own stack the ink compositor does not model:
+ * not read again).
  */
-const cmykTemplates = new Map<string, boolean>();
-async function isCmykTemplate(store: InputStore, template: ResolvedTemplate): Promise<boolean> {
+type InkKind = 'rgb' | 'cmyk' | 'unmodelled';
+const inkKinds = new Map<string, InkKind>();
+function rememberInkKind(hash: string, kind: InkKind): void {
+  inkKinds.delete(hash);
+  if (inkKinds.size >= 1024) inkKinds.delete(inkKinds.keys().next().value!);
+  inkKinds.set(hash, kind);
+}
+async function inkKind(store: InputStore, template: ResolvedTemplate): Promise<InkKind> {
   const { compiled } = template;
-  if (compiled.iccKey) return false;
-  let known = cmykTemplates.get(compiled.hash);
+  if (compiled.iccKey) return 'rgb';
+  let known = inkKinds.get(compiled.hash);
   if (known === undefined) {
-    known = isCmykHeader(await store.readStart('templates', template.file.name, 26));
-    if (cmykTemplates.size >= 1024) cmykTemplates.delete(cmykTemplates.keys().next().value!);
-    cmykTemplates.set(compiled.hash, known);
+    known = isCmykHeader(await store.readStart('templates', template.file.name, 26)) ? 'cmyk' : 'rgb';
+    rememberInkKind(compiled.hash, known);
   }
   return known;
 }
@@ -453,7 +460,8 @@ async function isCmykTemplate(store: InputStore, template: ResolvedTemplate): Pr
  * (docs/colour.md, "CMYK previews composited in ink"), or null for today's path: not CMYK, an
  * enlarged or streamed output, a document above INK_PREVIEW_MAX_PIXELS (composited at full size
  * whatever the output; not read then), the PSD and the ink strips beyond the memory budget, or a
- * stack (with the request's overrides) the ink compositor does not model anywhere.
+ * stack (the template's own, or with the request's overrides) the ink compositor does not model
+ * everywhere.
  */
 async function inkPreview(
   store: InputStore,
@@ -464,7 +472,7 @@ async function inkPreview(
   const { compiled } = template;
   const { timing } = o;
   if (o.s > 1 || o.memory.streamed || compiled.width * compiled.height > INK_PREVIEW_MAX_PIXELS) return null;
-  if (!(await isCmykTemplate(store, template))) return null;
+  if ((await inkKind(store, template)) !== 'cmyk') return null;
   const sharpen = o.s < 1 ? o.options.unsharpMask : null;
   const shape = { width: o.width, height: o.height, quality: o.options.optimizePreview ? ('fast' as const) : ('high' as const), sharpen, background: o.options.format === 'png' ? ('transparent' as const) : undefined };
   // A repeated request without data: the kept ink frame, the PSD not read (its layer checks still run).
@@ -480,14 +488,16 @@ async function inkPreview(
   const read = await timing.time('template-read', () => store.read('templates', template.file.name));
   if (!read || plan + read.bytes.length > REQUEST_MEMORY_BUDGET) return null;
   const doc = inkDocument(read.bytes, compiled);
-  if (!doc) return null;
+  // The template's own stack first, so that a request that would fall back builds no overrides twice.
+  if (!doc || !doc.layers.models(new Map(), documentInks(doc, undefined))) {
+    rememberInkKind(compiled.hash, 'unmodelled');
+    return null;
+  }
   // Overrides at full size: the ink is composited there.
   const overrides = (await timing.time('overrides', () => personalise(request, { scale: 1, report: o.report, timing }))) ?? new Map();
   const content = documentInks(doc, request.data);
   if (!doc.layers.models(overrides, content)) return null;
-  return timing.time('render', () =>
-    inkFrame(doc, compiled, { ...shape, overrides, content }),
-  );
+  return timing.time('render', () => inkFrame(doc, compiled, { ...shape, overrides, content }));
 }
 
 /**

@@ -171,9 +171,28 @@ describe('CMYK previews composited in ink', () => {
     expect(off / (12 * 8 * 3)).toBeLessThan(8);
   });
 
-  it('falls back to the RGB path where the ink compositor reports a reach (an adjustment layer), unchanged', async () => {
+  it('falls back to the RGB path where the ink compositor reports a reach (an adjustment layer), unchanged; the PSD is not read again', async () => {
     const name = 'made-cmyk-adjust-levels.psd';
     const { rgba, compiled } = await preview(name);
+    const rgb = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
+    expect(Array.from(rgba)).toEqual(Array.from(rgb.data));
+    const store = new CountingStore(env.FILES);
+    const again = await preview(name, { data: { box: { visible: false } } }, store);
+    expect(store.templateReads).toBe(0);
+    expect(again.rgba.length).toBe(rgba.length);
+  });
+
+  it('falls back without reading the PSD when it and the ink strips would pass the request budget', async () => {
+    class HugeStore extends CountingStore {
+      override async head(root: Parameters<InputStore['head']>[0], name: string) {
+        const file = await super.head(root, name);
+        return file && root === 'templates' ? { ...file, size: 200 * 1024 * 1024 } : file;
+      }
+    }
+    const store = new HugeStore(env.FILES);
+    frameCache.clear(); // no kept ink frame (that one is taken without reading the PSD)
+    const { rgba, compiled } = await preview('made-v-cmyk-modes.psd', {}, store);
+    expect(store.templateReads).toBe(0);
     const rgb = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
     expect(Array.from(rgba)).toEqual(Array.from(rgb.data));
   });
