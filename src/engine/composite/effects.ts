@@ -834,7 +834,8 @@ export function drawEffectsAbove(
   if (on(pattern) && tile) {
     // Tiled from the document origin, or when linked with the layer from its effects reference
     // point, at its scale and phase; the pattern's own transparency thins the overlay.
-    const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1);
+    const turn = (pattern as { angle?: number }).angle ?? 0;
+    const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1, turn);
     eachTile(inside(0), shape, target, (r) => {
       const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
       paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true, r, inLayer);

@@ -30,18 +30,21 @@ export interface Tiling {
   originY: number;
   /** Output pixels per pattern pixel (pattern scale × render scale). */
   scale: number;
+  /** Degrees the pattern is turned about its origin, counterclockwise on screen (Photoshop 2020's pattern Angle). */
+  angle?: number;
 }
 
 /**
  * Where a layer effect's pattern starts (output pixels): from the layer's effects reference point
  * when linked with the layer (Photoshop's default), else the document origin; the phase moves it.
  */
-export function effectTiling(node: LayerNode, renderScale: number, linked: boolean, phase: { x: number; y: number } | undefined, scale: number): Tiling {
+export function effectTiling(node: LayerNode, renderScale: number, linked: boolean, phase: { x: number; y: number } | undefined, scale: number, angle = 0): Tiling {
   const origin = linked ? (node.referencePoint ?? { x: node.bounds.left, y: node.bounds.top }) : { x: 0, y: 0 };
   return {
     originX: (origin.x + (phase?.x ?? 0)) * renderScale,
     originY: (origin.y + (phase?.y ?? 0)) * renderScale,
     scale: (scale > 0 ? scale : 1) * renderScale,
+    ...(Number.isFinite(angle) && angle % 360 !== 0 ? { angle } : {}),
   };
 }
 
@@ -56,6 +59,11 @@ export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
   const { width: tw, height: th, data: td } = tile;
   if (tw <= 0 || th <= 0) return out;
   const { originX, originY, scale } = tiling;
+  // A turned pattern: each output point turned back about the origin (y runs down, so a turn
+  // counterclockwise on screen is clockwise in these coordinates).
+  const rad = ((tiling.angle ?? 0) * Math.PI) / 180;
+  const cos = Math.cos(rad);
+  const sin = Math.sin(rad);
   // Samples per output pixel along each axis: one when enlarging, the footprint when shrinking.
   const n = scale >= 1 ? 1 : Math.min(8, Math.ceil(1 / scale));
   const acc = new Float64Array(4);
@@ -91,7 +99,9 @@ export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
         for (let sx = 0; sx < n; sx++) {
           const ox = x0 + x + (sx + 0.5) / n;
           const oy = y0 + y + (sy + 0.5) / n;
-          sample((ox - originX) / scale - 0.5, (oy - originY) / scale - 0.5);
+          const dx = ox - originX;
+          const dy = oy - originY;
+          sample((dx * cos - dy * sin) / scale - 0.5, (dx * sin + dy * cos) / scale - 0.5);
         }
       }
       const o = (y * w + x) * 4;

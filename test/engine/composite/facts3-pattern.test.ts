@@ -2,6 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { tilePattern } from '../../../src/engine/composite/pattern';
 import { readLayerRecords } from '../../../src/engine/psd/records';
 import { blackToWhiteOverlay } from './gradient-overlay-fixture';
 
@@ -62,5 +63,42 @@ describe('pattern stroke scale', () => {
     expect(at(6, 10)).toBeGreaterThan(128);
     const plain = await render(documentWith(undefined));
     expect([plain(4, 10), plain(5, 10), plain(6, 10)]).toEqual([0, 255, 0]);
+  });
+});
+
+/** A 12 × 12 red layer at (4, 4) with a pattern overlay of the bars tile, linked, turned by `angle`. */
+function overlayDocument(angle: number | undefined): Uint8Array {
+  const tile = new Uint8Array([0, 0, 0, 255, 255, 255, 255, 255]);
+  const pixels = { width: 12, height: 12, data: new Uint8ClampedArray(12 * 12 * 4) };
+  for (let i = 0; i < 144; i++) pixels.data.set([255, 0, 0, 255], i * 4);
+  const overlay = { enabled: true, present: true, blendMode: 'normal' as const, opacity: 1, pattern: ref, scale: 1, align: true, phase: { x: 0, y: 0 }, ...(angle === undefined ? {} : { angle }) };
+  const layer: Layer = { name: 'bars', left: 4, top: 4, imageData: pixels, referencePoint: { x: 4, y: 4 }, effects: { patternOverlay: overlay } };
+  const bg = { width: 20, height: 20, data: new Uint8ClampedArray(20 * 20 * 4).fill(128) };
+  return writePsdUint8Array(
+    { width: 20, height: 20, patterns: [{ ...ref, x: 0, y: 0, bounds: { x: 0, y: 0, w: 2, h: 1 }, data: tile }], children: [{ name: 'bg', left: 0, top: 0, imageData: bg }, layer] } as never,
+    { noBackground: false },
+  );
+}
+
+describe('pattern overlay angle', () => {
+  const bars = { width: 2, height: 1, data: new Uint8ClampedArray([0, 0, 0, 255, 255, 255, 255, 255]) };
+  const grey = (px: Uint8ClampedArray, w: number, x: number, y: number) => px[(y * w + x) * 4];
+
+  it('turns the tile counterclockwise about its origin: at 90° vertical bars lie across', () => {
+    // The tile's x axis points up the screen: going up from the origin row by row reads the tile
+    // left to right (row −1 black, row −2 white), so row 0 is white, row 1 black.
+    const turned = tilePattern(bars, { originX: 0, originY: 0, scale: 1, angle: 90 }, 0, 0, 3, 3);
+    expect([0, 1, 2].map((y) => grey(turned, 3, 0, y))).toEqual([255, 0, 255]);
+    expect([0, 1, 2].map((x) => grey(turned, 3, x, 1))).toEqual([0, 0, 0]);
+    const flat = tilePattern(bars, { originX: 0, originY: 0, scale: 1 }, 0, 0, 3, 3);
+    expect([0, 1, 2].map((x) => grey(flat, 3, x, 0))).toEqual([0, 255, 0]);
+  });
+
+  it("is read from the overlay (ag-psd's angle) and drawn", async () => {
+    const at = await render(overlayDocument(90));
+    expect([at(6, 4), at(7, 4), at(8, 4)]).toEqual([255, 255, 255]);
+    expect([at(6, 5), at(7, 5)]).toEqual([0, 0]);
+    const plain = await render(overlayDocument(undefined));
+    expect([plain(4, 4), plain(5, 4), plain(6, 4)]).toEqual([0, 255, 0]);
   });
 });
