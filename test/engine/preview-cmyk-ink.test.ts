@@ -105,18 +105,18 @@ describe('CMYK previews composited in ink', () => {
     expect(ink).toBeGreaterThan(rgb + 10);
   });
 
-  it('made-v-cmyk-nonsep: Hue, Saturation, Color, Luminosity in ink are Photoshop\'s sampled results (psd-tools PHOTOSHOP_CMYK) within 2 levels', async () => {
+  it('made-v-cmyk-nonsep: Hue, Saturation, Color, Luminosity, Darker and Lighter Color in ink are Photoshop\'s sampled results (psd-tools PHOTOSHOP_CMYK) within 2 levels', async () => {
     const name = 'made-v-cmyk-nonsep.psd';
     const bytes = psds.get(name)!;
     const compiled = await compileTemplate(env.FILES, bytes);
     const doc = inkDocument(bytes, compiled)!;
     const content = documentInks(doc, undefined);
     expect(doc.layers.models(new Map(), content)).toBe(true);
-    const { ink } = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 16 }, new Map(), content);
+    const { ink } = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 24 }, new Map(), content);
     // The merged image (raw, after the layer section): four planes, stored inverted.
-    const merged = bytes.subarray(bytes.length - 4 * 24 * 16);
+    const merged = bytes.subarray(bytes.length - 4 * 24 * 24);
     let worst = 0;
-    for (let i = 0; i < 24 * 16; i++) for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(ink[i * 4 + c] - (255 - merged[c * 24 * 16 + i])));
+    for (let i = 0; i < 24 * 24; i++) for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(ink[i * 4 + c] - (255 - merged[c * 24 * 24 + i])));
     const psnr = await againstMerged(name, (await preview(name)).rgba);
     const rgb = await rgbPsnr(name);
     console.log(`CMYK-INK ${name} ${JSON.stringify({ ink: +psnr.toFixed(2), rgb: +rgb.toFixed(2), worstInkLevels: worst })}`);

@@ -70,16 +70,25 @@ export interface InkLayers {
 
 export interface InkOptions {
   /**
-   * Hue, Saturation, Color and Luminosity composited in ink (previews, composite/cmyk-ink.ts)
-   * rather than left to the fallback: Photoshop blends the stored C, M, Y (the CMY complement)
+   * The non-separable modes and Dissolve composited in ink (previews, composite/cmyk-ink.ts)
+   * rather than left to the fallback. Photoshop blends the stored C, M, Y (the CMY complement)
    * with the RGB formulas and takes K from the backdrop (hue, saturation, color) or the source
-   * (luminosity) (psd-tools test_blend.py PHOTOSHOP_CMYK, #781). Print PDFs keep them as a reach.
+   * (luminosity); Darker and Lighter Color take one operand whole, K included, comparing
+   * lum(CMY)·K on stored values (psd-tools test_blend.py PHOTOSHOP_CMYK, #781). Dissolve is drawn
+   * as the RGB path draws it (the same noise on both surfaces). Print PDFs keep them as a reach.
    */
   nonSeparable?: boolean;
 }
 
-/** The non-separable modes composited in ink with InkOptions.nonSeparable, and whose K each keeps. */
-const INK_NON_SEPARABLE: Record<string, 'backdrop' | 'source'> = { hue: 'backdrop', saturation: 'backdrop', color: 'backdrop', luminosity: 'source' };
+/** The non-separable modes composited in ink with InkOptions.nonSeparable: whose K each keeps, or a whole operand selected. */
+const INK_NON_SEPARABLE: Record<string, 'backdrop' | 'source' | 'darker' | 'lighter'> = {
+  hue: 'backdrop',
+  saturation: 'backdrop',
+  color: 'backdrop',
+  luminosity: 'source',
+  'darker color': 'darker',
+  'lighter color': 'lighter',
+};
 
 /**
  * The layer stack of `psd` (a CMYK document; the compiled tree `compiled` is its own) ready to
@@ -300,34 +309,68 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
 }
 
 function blendInk(dst: InkSurface, src: InkSurface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: { atop?: boolean; fill?: number } = {}): void {
+  const non = Object.hasOwn(INK_NON_SEPARABLE, mode) ? INK_NON_SEPARABLE[mode] : null;
+  if (non === 'darker' || non === 'lighter') {
+    // The whole operand chosen, as the blended colour Normal lays down: (1 − ab)·s + ab·B.
+    const chosen = selectedOperand(dst, src, non === 'darker');
+    blendSurface(dst.cmy, chosen.cmy, mask, opacity, 'normal', options);
+    blendSurface(dst.k, chosen.k, mask, opacity, 'normal', options);
+    return;
+  }
   blendSurface(dst.cmy, src.cmy, mask, opacity, mode, options);
-  const k = Object.hasOwn(INK_NON_SEPARABLE, mode) ? INK_NON_SEPARABLE[mode] : null;
-  // A non-separable mode blends C, M, Y; K is the source's (Normal) or the backdrop's: Normal from
-  // a source whose K is the backdrop's wherever there is one (where there is none, the source's).
-  blendSurface(dst.k, k === 'backdrop' ? withBackdropK(dst.k, src.k) : src.k, mask, opacity, k ? 'normal' : mode, options);
+  // Hue, Saturation, Color, Luminosity blend C, M, Y; K is the source's (Normal) or the backdrop's,
+  // laid down by Normal as the blended colour (1 − ab)·s + ab·b.
+  blendSurface(dst.k, non === 'backdrop' ? withBackdropK(dst.k, src.k) : src.k, mask, opacity, non ? 'normal' : mode, options);
 }
 
-/** A copy of `src` (a K surface) whose colour is `dst`'s wherever `dst` has any alpha. */
-function withBackdropK(dst: Surface, src: Surface): Surface {
-  const out = cloneSurface(src);
+/** Calls `each(di, si, ab)` for every pixel `src` and `dst` share where `dst` has alpha ab > 0. */
+function overlap(dst: Surface, src: Surface, each: (di: number, si: number, ab: number) => void): void {
   const r = intersectRect(rectOf(dst), rectOf(src));
-  if (!r) return out;
+  if (!r) return;
   const d = dst.data;
-  const o = out.data;
   for (let y = r.top; y < r.bottom; y++) {
     let di = ((y - dst.y) * dst.w + (r.left - dst.x)) * 4;
     let si = ((y - src.y) * src.w + (r.left - src.x)) * 4;
-    for (let x = r.left; x < r.right; x++, di += 4, si += 4) if (d[di + 3] > 0) o[si] = o[si + 1] = o[si + 2] = d[di];
+    for (let x = r.left; x < r.right; x++, di += 4, si += 4) if (d[di + 3] > 0) each(di, si, d[di + 3] / 255);
   }
+}
+
+/** A copy of `src` (a K surface) whose colour is (1 − ab)·s + ab·b against `dst`'s K. */
+function withBackdropK(dst: Surface, src: Surface): Surface {
+  const out = cloneSurface(src);
+  const d = dst.data;
+  const o = out.data;
+  overlap(dst, src, (di, si, ab) => {
+    o[si] = o[si + 1] = o[si + 2] = (1 - ab) * o[si] + ab * d[di];
+  });
   return out;
+}
+
+/**
+ * Copies of `src` whose colour is (1 − ab)·s + ab·B, B the backdrop or the source whole (K
+ * included): the source where its lum(CMY)·K on stored values is lower (darker) or higher.
+ */
+function selectedOperand(dst: InkSurface, src: InkSurface, darker: boolean): InkSurface {
+  const cmy = cloneSurface(src.cmy);
+  const k = cloneSurface(src.k);
+  const [bc, bk, sc, sk] = [dst.cmy.data, dst.k.data, cmy.data, k.data];
+  const light = (c: Uint8ClampedArray, kk: Uint8ClampedArray, i: number) => ((0.3 * c[i] + 0.59 * c[i + 1] + 0.11 * c[i + 2]) * kk[i]) / 65025;
+  overlap(dst.cmy, src.cmy, (di, si, ab) => {
+    const ls = light(sc, sk, si);
+    const lb = light(bc, bk, di);
+    if (darker ? ls < lb : ls > lb) return; // B is the source: (1 − ab)·s + ab·s
+    for (let c = 0; c < 3; c++) sc[si + c] = (1 - ab) * sc[si + c] + ab * bc[di + c];
+    sk[si] = sk[si + 1] = sk[si + 2] = (1 - ab) * sk[si] + ab * bk[di];
+  });
+  return { cmy, k };
 }
 
 /** What this compositor leaves to the caller's fallback (see the file's comment). */
 function unmodelled(ctx: Context, n: LayerNode): boolean {
   const override = ctx.overrides.get(n.id);
   const mode = n.blendMode === 'pass through' ? (n.children ? 'normal' : '') : n.blendMode;
-  const inkMode = Object.hasOwn(SEPARABLE, mode) || (!!ctx.options.nonSeparable && Object.hasOwn(INK_NON_SEPARABLE, mode));
-  if (!inkMode || mode === 'dissolve') return true;
+  const inkMode = ctx.options.nonSeparable ? Object.hasOwn(SEPARABLE, mode) || Object.hasOwn(INK_NON_SEPARABLE, mode) : Object.hasOwn(SEPARABLE, mode) && mode !== 'dissolve';
+  if (!inkMode) return true;
   if (n.type === 'Adjustment' || n.adjustment || hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
   if (n.transparencyShapes === false || n.vectorStroke) return true;
   // A pass-through group below Fill 100 % is composited apart over its backdrop, and a shape with a
