@@ -15,7 +15,7 @@ import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
 import { checkPreviewMemory, codedBytesLimit, makeRoomForRequest, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
-import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keptInkFrame, INK_PREVIEW_MAX_PIXELS } from './composite/cmyk-ink';
+import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keptInkFrame, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from './composite/cmyk-ink';
 import { encodeFrameJpeg, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
@@ -459,7 +459,8 @@ async function inkKind(store: InputStore, template: ResolvedTemplate): Promise<I
  * The frame of a CMYK template composited in ink and converted to sRGB as its merged image is
  * (docs/colour.md, "CMYK previews composited in ink"), or null for today's path: not CMYK, an
  * enlarged or streamed output, a document above INK_PREVIEW_MAX_PIXELS (composited at full size
- * whatever the output; not read then), the PSD and the ink strips beyond the memory budget, or a
+ * whatever the output; not read then), a PSD above INK_PREVIEW_MAX_PSD_BYTES, the PSD and the
+ * ink strips beyond the memory budget, or a
  * stack (the template's own, or with the request's overrides) the ink compositor does not model
  * everywhere.
  */
@@ -483,10 +484,10 @@ async function inkPreview(
   }
   const plan = inkPreviewMemory(compiled, o, !!sharpen);
   const size = (template.file as { size?: number }).size;
-  if (plan + (size ?? 0) > REQUEST_MEMORY_BUDGET) return null;
+  if ((size ?? 0) > INK_PREVIEW_MAX_PSD_BYTES || plan + (size ?? 0) > REQUEST_MEMORY_BUDGET) return null;
   makeRoomForRequest(plan + (size ?? 0));
   const read = await timing.time('template-read', () => store.read('templates', template.file.name));
-  if (!read || plan + read.bytes.length > REQUEST_MEMORY_BUDGET) return null;
+  if (!read || read.bytes.length > INK_PREVIEW_MAX_PSD_BYTES || plan + read.bytes.length > REQUEST_MEMORY_BUDGET) return null;
   const doc = inkDocument(read.bytes, compiled);
   // The template's own stack first, so that a request that would fall back builds no overrides twice.
   if (!doc || !doc.layers.models(new Map(), documentInks(doc, undefined))) {

@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import UPNG from '@pdf-lib/upng';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
-import { documentInks, inkDocument, inkFrame, inkRender, INK_PREVIEW_MAX_PIXELS } from '../../src/engine/composite/cmyk-ink';
+import { documentInks, inkDocument, inkFrame, inkRender, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from '../../src/engine/composite/cmyk-ink';
 import { personalise, preparePreview, resolveRequest, type PreviewOptions } from '../../src/engine/preview';
 import type { InputStore } from '../../src/engine/inputs';
 import type { PersonalisationData } from '../../src/engine/personalise';
@@ -182,14 +182,17 @@ describe('CMYK previews composited in ink', () => {
     expect(again.rgba.length).toBe(rgba.length);
   });
 
-  it('falls back without reading the PSD when it and the ink strips would pass the request budget', async () => {
-    class HugeStore extends CountingStore {
+  it.each([
+    ['it and the ink strips would pass the request budget', 200 * 1024 * 1024],
+    ['it is above INK_PREVIEW_MAX_PSD_BYTES (read again per personalised request)', INK_PREVIEW_MAX_PSD_BYTES + 1],
+  ])('falls back without reading the PSD when %s', async (_why, size) => {
+    class SizedStore extends CountingStore {
       override async head(root: Parameters<InputStore['head']>[0], name: string) {
         const file = await super.head(root, name);
-        return file && root === 'templates' ? { ...file, size: 200 * 1024 * 1024 } : file;
+        return file && root === 'templates' ? { ...file, size } : file;
       }
     }
-    const store = new HugeStore(env.FILES);
+    const store = new SizedStore(env.FILES);
     frameCache.clear(); // no kept ink frame (that one is taken without reading the PSD)
     const { rgba, compiled } = await preview('made-v-cmyk-modes.psd', {}, store);
     expect(store.templateReads).toBe(0);

@@ -29,6 +29,13 @@ import type { CompiledTemplate, LayerOverrides, RGBAImage } from '../types';
  */
 export const INK_PREVIEW_MAX_PIXELS = 4_000_000;
 
+/**
+ * PSD bytes a preview reads for the ink path at most: a personalised request reads and parses
+ * the PSD again (its layers' channels; ~30 ms for 1.3 MB, docs/colour.md), so a large layered
+ * file keeps the RGB path, which reads only the compiled form.
+ */
+export const INK_PREVIEW_MAX_PSD_BYTES = 8 * 1024 * 1024;
+
 /** Ink surface bytes a strip of canvas rows holds (two RGBA surfaces, 8 bytes a pixel, per level of nesting). */
 const INK_STRIP_BYTES = 1 << 20;
 
@@ -216,11 +223,11 @@ async function drawOutput(doc: InkDocument, compiled: CompiledTemplate, o: InkFr
 
 /**
  * The document at full size over white, composited in ink, or null where a preview would not take
- * the ink path (not CMYK, above INK_PREVIEW_MAX_PIXELS, a stack the ink compositor does not
+ * the ink path (not CMYK, above INK_PREVIEW_MAX_PIXELS or INK_PREVIEW_MAX_PSD_BYTES, a stack the ink compositor does not
  * model): how the fidelity test renders what a full-size preview of a CMYK document shows.
  */
 export async function inkRender(psd: Uint8Array, compiled: CompiledTemplate, overrides: LayerOverrides = new Map()): Promise<RGBAImage | null> {
-  if (compiled.width * compiled.height > INK_PREVIEW_MAX_PIXELS) return null;
+  if (compiled.width * compiled.height > INK_PREVIEW_MAX_PIXELS || psd.length > INK_PREVIEW_MAX_PSD_BYTES) return null;
   const doc = inkDocument(psd, compiled);
   if (!doc) return null;
   const content = documentInks(doc, undefined);
