@@ -89,12 +89,13 @@ function effectsError(bytes: Uint8Array, data: number, length: number): string |
 
 /**
  * Each stroke's pattern scale in an effects block (see RecordExtras.strokePatternScales), or
- * undefined when no pattern stroke has one. ag-psd keeps the block it reads last, so callers do too.
+ * undefined when no pattern stroke has one; null when the block cannot be read. ag-psd keeps the
+ * last block it reads, so callers do too (a block it fails on leaves the one before).
  */
-function strokePatternScales(bytes: Uint8Array, data: number, length: number): Array<number | undefined> | undefined {
+function strokePatternScales(bytes: Uint8Array, data: number, length: number): Array<number | undefined> | undefined | null {
   try {
     const reader = createReader(bytes.buffer, bytes.byteOffset + data, length);
-    if (readUint32(reader) !== 0) return undefined;
+    if (readUint32(reader) !== 0) return null;
     const desc = readVersionAndDescriptor(reader) as { FrFX?: StrokeDescriptor; frameFXMulti?: StrokeDescriptor[] };
     const strokes = desc.frameFXMulti ?? (desc.FrFX ? [desc.FrFX] : []);
     const scales = strokes.map((st) => {
@@ -104,7 +105,7 @@ function strokePatternScales(bytes: Uint8Array, data: number, length: number): A
     });
     return scales.some((v) => v !== undefined) ? scales : undefined;
   } catch {
-    return undefined; // effectsError reports what ag-psd cannot read
+    return null; // effectsError reports what ag-psd cannot read
   }
 }
 type StrokeDescriptor = { PntT?: string; 'Scl '?: { units: string; value: number } };
@@ -200,7 +201,10 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
         if (key === 'lfx2' || key === 'lmfx') unknownType ??= unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v));
         if ((key === 'lfx2' || key === 'lmfx') && !unknownMethod && !unknownType) unreadable ??= effectsError(bytes, data, length);
-        if (key === 'lfx2' || key === 'lmfx') patternScales = strokePatternScales(bytes, data, length);
+        if (key === 'lfx2' || key === 'lmfx') {
+          const scales = strokePatternScales(bytes, data, length);
+          if (scales !== null) patternScales = scales;
+        }
         // 'levl': version (2), then records of five int16 (input black, white, output black,
         // white, gamma × 100): the composite's, then each channel's; K's is the fifth.
         if (key === 'levl' && length >= 2 + 5 * 10 && view.getUint16(data) === 2) {
