@@ -2,6 +2,7 @@ import { env } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Unprocessable } from '../../src/engine/errors';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
+import { inkRender } from '../../src/engine/composite/cmyk-ink';
 import { fixtureServer, psdFixture, psdManifest, madeFixture } from '../helpers/fixtures';
 import floors from './fidelity-floors.json';
 
@@ -61,7 +62,8 @@ async function holdsFloor(name: string, bytes: Uint8Array, results: Array<{ name
   let psnr: number;
   try {
     const compiled = await compileTemplate(env.FILES, bytes);
-    const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    // A CMYK document is previewed composited in ink where the ink compositor models it (composite/cmyk-ink.ts).
+    const image = (await inkRender(bytes, compiled)) ?? (await renderTemplate(env.FILES, compiled, { scale: 1 }));
     expect([image.width, image.height]).toEqual([compiled.width, compiled.height]);
     const stored = await loadStoredComposite(env.FILES, compiled);
     expect(stored, 'Photoshop composite kept at compile').not.toBeNull();
