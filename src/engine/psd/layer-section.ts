@@ -1,5 +1,14 @@
-import type { Psd } from 'ag-psd';
-import { fileOrder } from './tree';
+import type { Layer, Psd } from 'ag-psd';
+
+/** Layers in the file's record order (bottom first); null where a group's closing divider sits. */
+export function fileOrder(layers: Layer[]): Array<Layer | null> {
+  const out: Array<Layer | null> = [];
+  for (const layer of layers) {
+    if (layer.children) out.push(null, ...fileOrder(layer.children), layer);
+    else out.push(layer);
+  }
+  return out;
+}
 
 /**
  * Tagged blocks whose length is 8 bytes in a PSB: Adobe's list, plus 'cinf' as ag-psd reads it.

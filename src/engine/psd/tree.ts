@@ -3,6 +3,7 @@ import { placementFromLayer, textInfoFromLayer } from '../personalise/layer-info
 import { EngineError, unprocessable } from '../errors';
 import { compileColorLookup } from '../composite/color-lookup';
 import { rgbOf } from '../composite/gradient';
+import { fileOrder } from './layer-section';
 import type { RecordExtras } from './records';
 import type { GradientMapAdjustment } from '../composite/adjust';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
@@ -82,16 +83,6 @@ export function buildTree(
     return nodes.reverse();
   };
   return walk(psd.children ?? []);
-}
-
-/** Layers in the file's record order (bottom first); null where a group's closing divider sits. */
-export function fileOrder(layers: Layer[]): Array<Layer | null> {
-  const out: Array<Layer | null> = [];
-  for (const layer of layers) {
-    if (layer.children) out.push(null, ...fileOrder(layer.children), layer);
-    else out.push(layer);
-  }
-  return out;
 }
 
 /** toNode, with a failure on an unexpected record refused as a 422 that names the layer. */
