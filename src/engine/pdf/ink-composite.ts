@@ -122,13 +122,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
 
 /** drawStack's and drawClipGroup's refusals over a stack, without drawing: false at the first one. */
 function modelsStack(ctx: Context, nodes: LayerNode[]): boolean {
-  const list = [...nodes].reverse();
-  for (let i = 0; i < list.length; i++) {
-    const base = list[i];
-    const clipped: LayerNode[] = [];
-    while (i + 1 < list.length && list[i + 1].clipping) clipped.push(list[++i]);
-    if (!visible(ctx, base)) continue;
-    const shown = clipped.filter((n) => visible(ctx, n));
+  for (const { base, shown } of shownUnits(ctx, nodes)) {
     if (shown.length && (base.children || base.fillOpacity < 1 || base.blendClipped === false)) return false;
     for (const n of [base, ...shown]) {
       if (unmodelled(ctx, n)) return false;
@@ -242,15 +236,20 @@ function rowsOf(ctx: Context, nodeId: number, layer: Layer, id: number, width: n
 const inkSurface = (r: Bounds): InkSurface => ({ cmy: createSurface(r), k: createSurface(r) });
 const visible = (ctx: Context, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
 
-/** A stack (top first, as in the tree), bottom-up, a layer with the layers clipped to it. */
-function drawStack(ctx: Context, nodes: LayerNode[], canvas: InkSurface, atop: boolean): void {
+/** A stack's visible layers bottom-up (the tree is top first), each with its visible clipped layers. */
+function* shownUnits(ctx: Context, nodes: LayerNode[]): Generator<{ base: LayerNode; shown: LayerNode[] }> {
   const list = [...nodes].reverse();
   for (let i = 0; i < list.length; i++) {
     const base = list[i];
     const clipped: LayerNode[] = [];
     while (i + 1 < list.length && list[i + 1].clipping) clipped.push(list[++i]);
-    if (!visible(ctx, base)) continue;
-    const shown = clipped.filter((n) => visible(ctx, n));
+    if (visible(ctx, base)) yield { base, shown: clipped.filter((n) => visible(ctx, n)) };
+  }
+}
+
+/** A stack (top first, as in the tree), bottom-up, a layer with the layers clipped to it. */
+function drawStack(ctx: Context, nodes: LayerNode[], canvas: InkSurface, atop: boolean): void {
+  for (const { base, shown } of shownUnits(ctx, nodes)) {
     if (shown.length) drawClipGroup(ctx, base, shown, canvas, atop);
     else drawNode(ctx, base, canvas, atop);
   }

@@ -68,6 +68,32 @@ export interface MaskParameters {
 }
 
 /**
+ * The layer records of a PSD in file order (bottom first, group dividers included): each one's
+ * channel ids and where its extra data (mask data, blending ranges, name, tagged blocks) starts
+ * and how long it is. One walk for every reader of what ag-psd drops. Throws past the bytes' end.
+ */
+export function* layerRecords(bytes: Uint8Array): Generator<{ index: number; channelIds: number[]; extraAt: number; extraLength: number }> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const large = view.getUint16(4) === 2;
+  const start = findLayerInfo(bytes);
+  if (start === undefined) return;
+  let at = start;
+  const count = Math.abs(view.getInt16(at));
+  at += 2;
+  for (let index = 0; index < count; index++) {
+    at += 16; // the rectangle
+    const channels = view.getUint16(at);
+    const channelIds: number[] = [];
+    for (let c = 0; c < channels; c++) channelIds.push(view.getInt16(at + 2 + c * (large ? 10 : 6)));
+    at += 2 + channels * (large ? 10 : 6) + 12; // channel list; '8BIM', blend key, opacity, clipping, flags, filler
+    const extraLength = view.getUint32(at);
+    at += 4;
+    yield { index, channelIds, extraAt: at, extraLength };
+    at += extraLength;
+  }
+}
+
+/**
  * Mask blocks that hold their parameters straight after the flags, by layer record (file order,
  * bottom first). The 18-byte real user mask header sits between the flags and the parameters only
  * when the layer stores a real user mask channel (-3); without one, a pixel mask and a vector mask
@@ -79,24 +105,11 @@ export interface MaskParameters {
 export function parameterMaskBlocks(bytes: Uint8Array): Map<number, { flagsAt: number; params: MaskParameters }> {
   const out = new Map<number, { flagsAt: number; params: MaskParameters }>();
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const large = view.getUint16(4) === 2;
   try {
-    const start = findLayerInfo(bytes);
-    if (start === undefined) return out;
-    let at = start;
-    const count = Math.abs(view.getInt16(at));
-    at += 2;
-    for (let i = 0; i < count; i++) {
-      at += 16;
-      const channels = view.getUint16(at);
-      let real = false;
-      for (let c = 0; c < channels; c++) if (view.getInt16(at + 2 + c * (large ? 10 : 6)) === -3) real = true;
-      at += 2 + channels * (large ? 10 : 6) + 12;
-      const extra = view.getUint32(at);
-      at += 4;
-      const length = view.getUint32(at);
-      const flagsAt = at + 4 + 17;
-      if (!real && length >= 36 && bytes[flagsAt] & 16) {
+    for (const { index, channelIds, extraAt } of layerRecords(bytes)) {
+      const length = view.getUint32(extraAt);
+      const flagsAt = extraAt + 4 + 17;
+      if (!channelIds.includes(-3) && length >= 36 && bytes[flagsAt] & 16) {
         const bits = bytes[flagsAt + 1];
         const params: MaskParameters = {};
         let p = flagsAt + 2;
@@ -110,9 +123,8 @@ export function parameterMaskBlocks(bytes: Uint8Array): Map<number, { flagsAt: n
           params.vectorMaskFeather = view.getFloat64(p);
           p += 8;
         }
-        if (p <= at + 4 + length) out.set(i, { flagsAt, params });
+        if (p <= extraAt + 4 + length) out.set(index, { flagsAt, params });
       }
-      at += extra;
     }
   } catch {
     // Records we cannot walk: ag-psd, which reads them fully, decides.

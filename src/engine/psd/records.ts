@@ -1,7 +1,7 @@
 import type { InterpolationMethod } from '../composite/gradient';
 import { parseEffects, readVersionAndDescriptor } from 'ag-psd/dist/descriptor';
 import { createReader, readUint32 } from 'ag-psd/dist/psdReader';
-import { findLayerInfo, LARGE_KEYS } from './layer-section';
+import { LARGE_KEYS, layerRecords } from './layer-section';
 
 /** What ag-psd drops from one layer record (see readLayerRecords). */
 export interface RecordExtras {
@@ -149,23 +149,11 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
   const sig = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
   const out: Array<RecordExtras | undefined> = [];
   try {
-    // The layer info, in the layer and mask section or (16 and 32 bits) in its 'Lr16'/'Lr32' block.
-    const start = findLayerInfo(bytes);
-    if (start === undefined) return out;
-    let at = start;
-    const count = Math.abs(view.getInt16(at));
-    at += 2;
-    for (let i = 0; i < count; i++) {
-      at += 16;
-      const channels = view.getUint16(at);
-      let opaque = true;
-      for (let c = 0; c < channels; c++) if (view.getInt16(at + 2 + c * (large ? 10 : 6)) === -1) opaque = false;
-      at += 2 + channels * (large ? 10 : 6);
-      at += 12; // '8BIM', blend key, opacity, clipping, flags, filler
-      const extra = view.getUint32(at);
-      at += 4;
-      const end = at + extra;
-      let p = at;
+    // Each record, from the layer info in the layer and mask section or (16 and 32 bits) its 'Lr16'/'Lr32' block.
+    for (const { channelIds, extraAt, extraLength } of layerRecords(bytes)) {
+      const opaque = !channelIds.includes(-1);
+      const end = extraAt + extraLength;
+      let p = extraAt;
       p += 4 + view.getUint32(p); // mask data
       p += 4 + view.getUint32(p); // blending ranges
       p += (1 + bytes[p] + 3) & ~3; // name, padded to 4
@@ -245,7 +233,6 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(patternScales ? { strokePatternScales: patternScales } : {}),
       };
       out.push(Object.keys(extras).length ? extras : undefined);
-      at = end;
     }
   } catch {
     // A record we cannot walk: no restrictions rather than no template (ag-psd read it already).
