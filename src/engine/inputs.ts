@@ -17,6 +17,8 @@ export interface StoredInput {
   name: string;
   /** Hex SHA-256 of the content. */
   sha256: string;
+  /** Bytes, where the store knows them without reading the file. */
+  size?: number;
   etag: string;
   contentType?: string;
   /** Custom metadata recorded with the file (e.g. the compiled template hash). */

@@ -483,9 +483,9 @@ async function inkPreview(
     return kept;
   }
   const plan = inkPreviewMemory(compiled, o, !!sharpen);
-  const size = (template.file as { size?: number }).size;
-  if ((size ?? 0) > INK_PREVIEW_MAX_PSD_BYTES || plan + (size ?? 0) > REQUEST_MEMORY_BUDGET) return null;
-  makeRoomForRequest(plan + (size ?? 0));
+  const size = template.file.size ?? 0;
+  if (size > INK_PREVIEW_MAX_PSD_BYTES || plan + size > REQUEST_MEMORY_BUDGET) return null;
+  makeRoomForRequest(plan + size);
   const read = await timing.time('template-read', () => store.read('templates', template.file.name));
   if (!read || read.bytes.length > INK_PREVIEW_MAX_PSD_BYTES || plan + read.bytes.length > REQUEST_MEMORY_BUDGET) return null;
   const doc = inkDocument(read.bytes, compiled);
