@@ -6,6 +6,7 @@ import { encodeFrameJpeg, renderFrame, renderFrameJpeg, streamsJpeg, STREAMED_JP
 import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
 import type { CompiledTemplate, LayerNode, RGBAImage } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
+import { firstDifference } from '../helpers/pixels';
 import { psdFixture, psdManifest } from '../helpers/fixtures';
 import { UrlImages } from '../../src/engine/inputs';
 import { dirtyBounds } from '../../src/engine/composite/dirty';
@@ -87,13 +88,6 @@ function notedRect(header: string, o: FrameOptions) {
   const m = /redrawn rows (\d+)-(\d+) of \d+(?:, columns (\d+)-(\d+) of \d+)?/.exec(header);
   if (!m) return null;
   return { top: Number(m[1]), bottom: Number(m[2]), left: m[3] ? Number(m[3]) : 0, right: m[4] ? Number(m[4]) : o.width };
-}
-
-/** The first byte at which two frames differ, -1 when none (toEqual on megabytes takes seconds). */
-function firstDifference(a: ArrayLike<number>, b: ArrayLike<number>) {
-  if (a.length !== b.length) return Math.min(a.length, b.length);
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
-  return -1;
 }
 
 /** Pixels of `b` that differ from `a` outside `rect`. */

@@ -12,14 +12,7 @@ import type { RenderContext } from '../../../src/engine/composite/context';
 import { resampleGray, resampleRGBA } from '../../../src/engine/composite/resample';
 import { maskOver } from '../../../src/engine/composite/surface';
 import { psdFixture, psdManifest } from '../../helpers/fixtures';
-
-/** Index of the first byte that differs (-1: none); no deep diff of megabytes of pixels. */
-function firstDifference(a: Uint8ClampedArray | undefined, b: Uint8ClampedArray | undefined): number {
-  if (!a || !b) return a === b ? -1 : 0;
-  if (a.length !== b.length) return Math.min(a.length, b.length);
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
-  return -1;
-}
+import { firstDifference } from '../../helpers/pixels';
 
 describe('layer rows at factor 1', () => {
   it('read band by band, equal the rows of the whole stored level, for clips across band edges', { timeout: 300_000 }, async () => {
