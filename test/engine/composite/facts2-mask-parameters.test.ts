@@ -1,7 +1,7 @@
-import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { MASKED_WIDTH, maskedRow } from '../psd/kit';
 
 /**
  * psd-tools' mask-parameters-no-real-channel.psd (#693, PR #704): a layer with a pixel mask (-2
@@ -11,27 +11,10 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
  * one row with feathers of 0 where a blur would blur the arithmetic: a red layer, its pixel mask
  * white, its vector mask the left half at density 191 (the right half shows at 1 − 191/255).
  */
-const W = 4;
-const white = { width: W, height: 1, data: new Uint8ClampedArray(W * 4).fill(255) };
-const red = { width: W, height: 1, data: Uint8ClampedArray.from({ length: W * 4 }, (_, i) => [255, 0, 0, 255][i % 4]) };
-const knots = [[0, 0], [2, 0], [2, 1], [0, 1]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] }));
+const W = MASKED_WIDTH;
 
 async function row(params: object): Promise<number[][]> {
-  const bytes = writePsdUint8Array({
-    width: W,
-    height: 1,
-    children: [
-      { name: 'Background', left: 0, top: 0, imageData: white },
-      {
-        name: 'heart',
-        left: 0,
-        top: 0,
-        imageData: red,
-        mask: { left: 0, top: 0, right: W, bottom: 1, defaultColor: 255, imageData: white, ...params },
-        vectorMask: { paths: [{ open: false, operation: 'combine', fillRule: 'even-odd', knots }] },
-      } as Layer,
-    ],
-  });
+  const bytes = maskedRow(params);
   const img = await renderTemplate(env.FILES, await compileTemplate(env.FILES, bytes), { scale: 1 });
   return Array.from({ length: W }, (_, x) => [...img.data.subarray(x * 4, x * 4 + 3)]);
 }

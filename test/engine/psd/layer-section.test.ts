@@ -1,6 +1,7 @@
-import { readPsd, writePsdUint8Array, type Layer } from 'ag-psd';
+import { readPsd } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
 import { parameterMaskBlocks, readWithParameterMasks } from '../../../src/engine/psd/layer-section';
+import { MASKED_WIDTH, maskedRow } from './kit';
 
 /**
  * A mask block holds the 18-byte real user mask header only when the layer stores a real user
@@ -10,27 +11,8 @@ import { parameterMaskBlocks, readWithParameterMasks } from '../../../src/engine
  * psd-tools' mask-parameters-no-real-channel.psd is 0b1110: pixel feather 3, vector density 191,
  * vector feather 6). ag-psd writes that layout and, reading by length alone, cannot read it back.
  */
-const W = 4;
+const W = MASKED_WIDTH;
 const white = { width: W, height: 1, data: new Uint8ClampedArray(W * 4).fill(255) };
-const red = { width: W, height: 1, data: Uint8ClampedArray.from({ length: W * 4 }, (_, i) => [255, 0, 0, 255][i % 4]) };
-const knots = [[0, 0], [2, 0], [2, 1], [0, 1]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] }));
-const masked = (params: object, extra: Partial<Layer> = {}): Uint8Array =>
-  writePsdUint8Array({
-    width: W,
-    height: 1,
-    children: [
-      { name: 'Background', left: 0, top: 0, imageData: white },
-      {
-        name: 'heart',
-        left: 0,
-        top: 0,
-        imageData: red,
-        mask: { left: 0, top: 0, right: W, bottom: 1, defaultColor: 255, imageData: white, ...params },
-        vectorMask: { paths: [{ open: false, operation: 'combine', fillRule: 'even-odd', knots }] },
-        ...extra,
-      } as Layer,
-    ],
-  });
 const read = (bytes: Uint8Array) => () => readPsd(bytes, { useRawData: true, useImageData: true, skipThumbnail: true });
 
 describe('mask parameters with no real mask header (psd-tools #693)', () => {
@@ -42,7 +24,7 @@ describe('mask parameters with no real mask header (psd-tools #693)', () => {
   ];
   for (const [name, params] of cases) {
     it(`${name}: the parameters are the mask's, no real mask is made up, the bytes are left as they were`, () => {
-      const bytes = masked(params);
+      const bytes = maskedRow(params);
       const before = bytes.slice();
       const blocks = parameterMaskBlocks(bytes);
       expect([...blocks.keys()]).toEqual([1]);
@@ -56,11 +38,11 @@ describe('mask parameters with no real mask header (psd-tools #693)', () => {
   }
 
   it("0b1110 is refused by ag-psd's own reading: the parameters read as an inverted rectangle", () => {
-    expect(read(masked(cases[0][1]))).toThrow(/Invalid realMask size/);
+    expect(read(maskedRow(cases[0][1]))).toThrow(/Invalid realMask size/);
   });
 
   it('a block with a real mask header (a -3 channel) is left to ag-psd', () => {
-    const bytes = masked(cases[0][1], { realMask: { left: 0, top: 0, right: W, bottom: 1, defaultColor: 0, imageData: white } });
+    const bytes = maskedRow(cases[0][1], { realMask: { left: 0, top: 0, right: W, bottom: 1, defaultColor: 0, imageData: white } });
     expect(parameterMaskBlocks(bytes).size).toBe(0);
     const layer = readPsd(bytes, { useRawData: true, useImageData: true }).children![1];
     expect(layer.realMask).toMatchObject({ right: W, bottom: 1 });
