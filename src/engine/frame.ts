@@ -13,11 +13,11 @@
 import type { Timing } from './timing';
 import { frameCache, frameJpegCache } from './cache';
 import { prefix, StripBuffers } from './compiled/store';
-import { dirtyBounds } from './composite/dirty';
+import { changedOutput } from './composite/dirty';
 import { ArrayPool } from './memory/array-pool';
 import { outputSize, renderTemplate } from './composite/compositor';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
-import { tapReaders, tapSpan, type AxisWeights } from './raster/resample';
+import { tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
 import { encodePngStrips } from './raster/png-rows';
 import { completedTables, countJpegRowsOf, encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, rgbaRows, type HuffSpec, type JpegRowSource } from './raster/jpeg';
@@ -463,16 +463,13 @@ function changedRect(
   overrides: LayerOverrides,
   taps: FrameTaps | null,
 ): { top: number; bottom: number; left: number; right: number } | null {
-  const dirty = dirtyBounds(compiled, overrides, o.scale);
-  if (!dirty || dirty.bottom <= dirty.top || dirty.right <= dirty.left) return null;
-  const rows = taps ? tapReaders(taps.rows, dirty.top, dirty.bottom) : { first: dirty.top, end: dirty.bottom };
-  const columns = taps ? tapReaders(taps.columns, dirty.left, dirty.right) : { first: dirty.left, end: dirty.right };
-  if (!rows || !columns) return null;
+  const changed = changedOutput(compiled, overrides, o.scale, taps);
+  if (!changed) return null;
   const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
   return {
-    top: Math.max(0, rows.first - reach),
-    bottom: Math.min(o.height, rows.end + reach),
-    left: Math.max(0, columns.first - reach),
-    right: Math.min(o.width, columns.end + reach),
+    top: Math.max(0, changed.top - reach),
+    bottom: Math.min(o.height, changed.bottom + reach),
+    left: Math.max(0, changed.left - reach),
+    right: Math.min(o.width, changed.right + reach),
   };
 }

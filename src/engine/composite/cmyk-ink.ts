@@ -15,10 +15,10 @@ import { imageResources, psdLayout } from '../psd/spots';
 import type { PersonalisationData } from '../personalise';
 import { frameCache } from '../cache';
 import { prefix } from '../compiled/store';
-import { dirtyBounds } from './dirty';
+import { changedOutput } from './dirty';
 import { resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from '../raster';
-import { tapReaders, tapSpan } from '../raster/resample';
-import type { CompiledTemplate, LayerOverrides, RGBAImage } from '../types';
+import { tapSpan } from '../raster/resample';
+import type { Bounds, CompiledTemplate, LayerOverrides, RGBAImage } from '../types';
 
 /**
  * Document pixels a preview composites in ink at most. The ink stack is read at full size
@@ -83,7 +83,7 @@ const inkStripRows = (width: number) => Math.max(8, Math.floor(INK_STRIP_BYTES /
  * sRGB: over white (paper: Photoshop's merged colour is matted over white, converted as it is)
  * or, with 'transparent', straight colour and the composite's alpha.
  */
-export function inkRows(doc: InkDocument, area: Rect, overrides: LayerOverrides, content: OverrideInk, background?: 'transparent'): RGBAImage {
+export function inkRows(doc: InkDocument, area: Bounds, overrides: LayerOverrides, content: OverrideInk, background?: 'transparent'): RGBAImage {
   const width = area.right - area.left;
   const { top, bottom } = area;
   const { ink, alpha } = doc.layers.composite(area, overrides, content, 0);
@@ -117,8 +117,6 @@ export interface InkFrameOptions {
   keep?: boolean;
 }
 
-type Rect = { top: number; bottom: number; left: number; right: number };
-
 /**
  * The preview frame of a CMYK document composited in ink. The frame drawn without overrides is
  * kept per isolate (frameCache, as frame.ts keeps the RGB one) and a personalised frame redraws
@@ -127,7 +125,7 @@ type Rect = { top: number; bottom: number; left: number; right: number };
  * Only for output no larger than the document (the caller's rule).
  */
 export async function inkFrame(doc: InkDocument, compiled: CompiledTemplate, o: InkFrameOptions): Promise<RGBAImage> {
-  const whole: Rect = { top: 0, bottom: o.height, left: 0, right: o.width };
+  const whole: Bounds = { top: 0, bottom: o.height, left: 0, right: o.width };
   const bytes = o.width * o.height * 4;
   // The kept frame stands for the template only where its own stack is modelled everywhere too.
   if (o.keep === false || bytes > frameCache.maxEntryBytes || !doc.layers.models(new Map(), o.content)) return sharpened(await drawOutput(doc, compiled, o, whole, o.overrides), o.sharpen);
@@ -142,7 +140,7 @@ export async function inkFrame(doc: InkDocument, compiled: CompiledTemplate, o: 
   if (!changed) return frame;
   // The window the unsharp mask reads around the changed rectangle, drawn and sharpened; its inner part pasted.
   const reach = o.sharpen ? unsharpReach(o.sharpen) : 0;
-  const win: Rect = { top: Math.max(0, changed.top - reach), bottom: Math.min(o.height, changed.bottom + reach), left: Math.max(0, changed.left - reach), right: Math.min(o.width, changed.right + reach) };
+  const win: Bounds = { top: Math.max(0, changed.top - reach), bottom: Math.min(o.height, changed.bottom + reach), left: Math.max(0, changed.left - reach), right: Math.min(o.width, changed.right + reach) };
   const drawn = await sharpened(await drawOutput(doc, compiled, o, win, o.overrides), o.sharpen);
   const w = win.right - win.left;
   for (let y = changed.top; y < changed.bottom; y++) {
@@ -170,14 +168,11 @@ export function keptInkFrame(compiled: CompiledTemplate, o: FrameShape): RGBAIma
 
 const sharpened = async (img: RGBAImage, sharpen: UnsharpMask | null) => (sharpen ? unsharpMask(img, sharpen) : img);
 
-/** Output pixels the overrides can change (before sharpening's reach), or null (frame.ts changedRect's rule). */
-function changedRect(compiled: CompiledTemplate, o: InkFrameOptions): Rect | null {
-  const dirty = dirtyBounds(compiled, o.overrides, 1);
-  if (!dirty || dirty.bottom <= dirty.top || dirty.right <= dirty.left) return null;
-  if (o.width === compiled.width && o.height === compiled.height) return { top: dirty.top, bottom: dirty.bottom, left: dirty.left, right: dirty.right };
-  const rows = tapReaders(resampleTaps(compiled.height, o.height, o.quality), dirty.top, dirty.bottom);
-  const columns = tapReaders(resampleTaps(compiled.width, o.width, o.quality), dirty.left, dirty.right);
-  return rows && columns ? { top: rows.first, bottom: rows.end, left: columns.first, right: columns.end } : null;
+/** Output pixels the overrides can change (before sharpening's reach), or null. */
+function changedRect(compiled: CompiledTemplate, o: InkFrameOptions): Bounds | null {
+  const same = o.width === compiled.width && o.height === compiled.height;
+  const taps = same ? null : { rows: resampleTaps(compiled.height, o.height, o.quality), columns: resampleTaps(compiled.width, o.width, o.quality) };
+  return changedOutput(compiled, o.overrides, 1, taps);
 }
 
 /**
@@ -185,7 +180,7 @@ function changedRect(compiled: CompiledTemplate, o: InkFrameOptions): Rect | nul
  * in ink a strip of rows at a time from the top (each layer's ZIP readers only go forward); rows
  * shared by consecutive output strips are kept, not composited again.
  */
-async function drawOutput(doc: InkDocument, compiled: CompiledTemplate, o: InkFrameOptions, win: Rect, overrides: LayerOverrides): Promise<RGBAImage> {
+async function drawOutput(doc: InkDocument, compiled: CompiledTemplate, o: InkFrameOptions, win: Bounds, overrides: LayerOverrides): Promise<RGBAImage> {
   const { width: W, height: H } = compiled;
   const w = win.right - win.left;
   const out = new Uint8ClampedArray(w * (win.bottom - win.top) * 4);

@@ -2,6 +2,26 @@ import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides
 import { effectMargin, hasEffects, shadowOffset } from './effects';
 import { canvasUnits, fillFromPath, overriddenUnit } from './compositor';
 import { growRect as grow, intersectRect, unionRect as union } from './surface';
+import { tapReaders, type AxisWeights } from '../raster/resample';
+
+/**
+ * Output pixels whose resize taps read a canvas pixel the overrides change (dirtyBounds at
+ * `scale`), or null when none; `taps` null: the canvas is the output. The preview frames
+ * (frame.ts, and the CMYK ink frame, composite/cmyk-ink.ts) redraw these, grown by sharpening's reach.
+ */
+export function changedOutput(
+  compiled: CompiledTemplate,
+  overrides: LayerOverrides,
+  scale: number,
+  taps: { rows: AxisWeights; columns: AxisWeights } | null,
+): Bounds | null {
+  const dirty = dirtyBounds(compiled, overrides, scale);
+  if (!dirty || dirty.bottom <= dirty.top || dirty.right <= dirty.left) return null;
+  if (!taps) return dirty;
+  const rows = tapReaders(taps.rows, dirty.top, dirty.bottom);
+  const columns = tapReaders(taps.columns, dirty.left, dirty.right);
+  return rows && columns ? { top: rows.first, bottom: rows.end, left: columns.first, right: columns.end } : null;
+}
 
 /**
  * Where a request's overrides can change the picture: a rectangle in output pixels at `scale`
