@@ -16,7 +16,7 @@ import { prefix, StripBuffers } from './compiled/store';
 import { changedOutput } from './composite/dirty';
 import { ArrayPool } from './memory/array-pool';
 import { outputSize, renderTemplate } from './composite/compositor';
-import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
+import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpKey, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
 import { encodePngStrips } from './raster/png-rows';
@@ -411,8 +411,7 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
   const overrides = o.overrides ?? new Map();
   if (width * height * 4 > frameCache.maxEntryBytes) return { image: await drawFrame(bucket, compiled, o, overrides, timing) };
 
-  const sharpenKey = o.sharpen ? `${o.sharpen.amount},${o.sharpen.radius},${o.sharpen.threshold}` : 'none';
-  const key = `${prefix(compiled.hash)}frame/${o.scale}/${width}x${height}/${o.quality}/${sharpenKey}/${o.background ?? 'white'}`;
+  const key = `${prefix(compiled.hash)}frame/${o.scale}/${width}x${height}/${o.quality}/${unsharpKey(o.sharpen)}/${o.background ?? 'white'}`;
   let base = frameCache.get(key);
   if (!base) {
     base = (await drawFrame(bucket, compiled, o, undefined, timing)).data;

@@ -16,7 +16,7 @@ import type { PersonalisationData } from '../personalise';
 import { frameCache } from '../cache';
 import { prefix } from '../compiled/store';
 import { changedOutput } from './dirty';
-import { resampleRows, resampleTaps, unsharpMask, unsharpReach, type ResampleQuality, type UnsharpMask } from '../raster';
+import { resampleRows, resampleTaps, unsharpMask, unsharpKey, unsharpReach, type ResampleQuality, type UnsharpMask } from '../raster';
 import { tapSpan } from '../raster/resample';
 import type { Bounds, CompiledTemplate, LayerOverrides, RGBAImage } from '../types';
 
@@ -153,8 +153,7 @@ export async function inkFrame(doc: InkDocument, compiled: CompiledTemplate, o: 
 type FrameShape = Pick<InkFrameOptions, 'width' | 'height' | 'quality' | 'sharpen' | 'background'>;
 
 const inkFrameKey = (compiled: CompiledTemplate, o: FrameShape) => {
-  const sharpenKey = o.sharpen ? `${o.sharpen.amount},${o.sharpen.radius},${o.sharpen.threshold}` : 'none';
-  return `${prefix(compiled.hash)}ink-frame/${o.width}x${o.height}/${o.quality}/${sharpenKey}/${o.background ?? 'white'}`;
+  return `${prefix(compiled.hash)}ink-frame/${o.width}x${o.height}/${o.quality}/${unsharpKey(o.sharpen)}/${o.background ?? 'white'}`;
 };
 
 /**

@@ -10,4 +10,4 @@ export { applyOrientation } from './orientation';
 export { flattenOverWhite, premultiply, unpremultiply } from './pixels';
 export { resample, resampleRows, resampleTaps, type ResampleQuality } from './resample';
 export { orientedSize, sniffImage, type SniffedFormat, type SniffedImage } from './sniff';
-export { DEFAULT_UNSHARP_MASK, parseUnsharpMask, unsharpMask, unsharpReach, type UnsharpMask } from './unsharp';
+export { DEFAULT_UNSHARP_MASK, parseUnsharpMask, unsharpMask, unsharpKey, unsharpReach, type UnsharpMask } from './unsharp';

@@ -104,3 +104,6 @@ export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }:
   });
   return { width, height, data: out };
 }
+
+/** The settings as a cache key's part ('none' without sharpening): kept frames differ by them. */
+export const unsharpKey = (sharpen: UnsharpMask | null): string => (sharpen ? `${sharpen.amount},${sharpen.radius},${sharpen.threshold}` : 'none');
