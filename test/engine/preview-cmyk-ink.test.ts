@@ -15,6 +15,8 @@ import type { InputStore } from '../../src/engine/inputs';
 import type { PersonalisationData } from '../../src/engine/personalise';
 import { FileStore } from '../../src/dynamic-image/store';
 import { frameCache } from '../../src/engine/cache';
+import type { AdjustmentInCmyk } from '../../src/engine/composite/adjust';
+import type { CompiledTemplate, LayerNode } from '../../src/engine/types';
 import { madeFixture } from '../helpers/fixtures';
 import { upload } from '../dynamic-image/helpers';
 import { renderDeps } from './pdf/helpers';
@@ -36,7 +38,7 @@ function psnrOverWhite(ours: Uint8ClampedArray, theirs: Uint8Array, hasAlpha: bo
 }
 
 const FOLDER = 'preview-cmyk-ink';
-const FILES = ['made-v-cmyk-modes.psd', 'made-v-cmyk-nonsep.psd', 'made-v-cmyk-text.psd', 'made-cmyk-adjust-levels.psd', 'made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
+const FILES = ['made-v-cmyk-modes.psd', 'made-v-cmyk-nonsep.psd', 'made-v-cmyk-text.psd', 'made-cmyk-adjust-levels.psd', 'made-z-cmyk-adjust-stack.psd', 'made-z-cmyk-threshold-fallback.psd', 'made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
 const psds = new Map<string, Uint8Array>();
 
 beforeAll(async () => {
@@ -124,6 +126,45 @@ describe('CMYK previews composited in ink', () => {
     expect(psnr).toBeGreaterThanOrEqual(45);
   });
 
+  it('adjustment layers in ink (made-z-cmyk-adjust-stack: Posterize clipped to a layer, masked Curves with yellow left out and a K curve, Levels at 60 % through a mask, Invert in Multiply; make-z.mjs): each ink within 1 level of the merged image', async () => {
+    const name = 'made-z-cmyk-adjust-stack.psd';
+    const bytes = psds.get(name)!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const doc = inkDocument(bytes, compiled)!;
+    const content = documentInks(doc, undefined);
+    expect(doc.layers.models(new Map(), content)).toBe(true);
+    const { ink, unmodelled } = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 16 }, new Map(), content);
+    expect(unmodelled.every((v) => v === 0)).toBe(true);
+    const merged = bytes.subarray(bytes.length - 4 * 24 * 16);
+    let worst = 0;
+    for (let i = 0; i < 24 * 16; i++) for (let c = 0; c < 4; c++) worst = Math.max(worst, Math.abs(ink[i * 4 + c] - (255 - merged[c * 24 * 16 + i])));
+    const psnr = await againstMerged(name, (await preview(name)).rgba);
+    const rgb = await rgbPsnr(name);
+    console.log(`CMYK-INK ${name} ${JSON.stringify({ ink: +psnr.toFixed(2), rgb: +rgb.toFixed(2), worstInkLevels: worst })}`);
+    expect(worst).toBeLessThanOrEqual(1);
+    expect(psnr).toBeGreaterThanOrEqual(50);
+    expect(psnr).toBeGreaterThan(rgb + 10);
+  });
+
+  it.each<[string, (n: LayerNode) => LayerNode]>([
+    ['Threshold (its CMYK rule not established)', (n) => ({ ...n, adjustment: { type: 'threshold', level: 128 } })],
+    ['Hue/Saturation', (n) => ({ ...n, adjustment: { type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: 30, saturation: 0, lightness: 0 } } })],
+    ['a tree compiled before the excluded inks were kept (its restrictions unknown)', (n) => ({ ...n, adjustment: { ...n.adjustment!, excludedInks: undefined } as AdjustmentInCmyk })],
+    ['Blend If', (n) => ({ ...n, blendIf: [{ source: [0, 0, 255, 255], dest: [0, 0, 128, 255] }] })],
+    ['a feathered mask', (n) => ({ ...n, mask: { ...n.mask!, feather: 2 } })],
+    ['a restriction left on the node (a mode other than Normal)', (n) => ({ ...n, excludedChannels: [1] })],
+  ])('an adjustment with %s keeps the RGB path', async (_what, change) => {
+    const bytes = psds.get('made-z-cmyk-adjust-stack.psd')!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const models = (tree: CompiledTemplate) => {
+      const doc = inkDocument(bytes, tree)!;
+      return doc.layers.models(new Map(), documentInks(doc, undefined));
+    };
+    expect(models(compiled)).toBe(true);
+    const layers = compiled.layers.map((n) => (n.name === 'levels' ? change(n) : n));
+    expect(models({ ...compiled, layers })).toBe(false);
+  });
+
   it('inkRender (the fidelity test\'s render of a CMYK document) gives the same pixels', async () => {
     const compiled = await compileTemplate(env.FILES, psds.get('made-cmyk8.psd')!);
     const image = (await inkRender(psds.get('made-cmyk8.psd')!, compiled))!;
@@ -171,13 +212,13 @@ describe('CMYK previews composited in ink', () => {
     expect(off / (12 * 8 * 3)).toBeLessThan(8);
   });
 
-  it('falls back to the RGB path where the ink compositor reports a reach (an adjustment layer), unchanged; the PSD is not read again', async () => {
-    const name = 'made-cmyk-adjust-levels.psd';
+  it('falls back to the RGB path where the ink compositor reports a reach (a Threshold layer), unchanged; the PSD is not read again', async () => {
+    const name = 'made-z-cmyk-threshold-fallback.psd';
     const { rgba, compiled } = await preview(name);
     const rgb = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
     expect(Array.from(rgba)).toEqual(Array.from(rgb.data));
     const store = new CountingStore(env.FILES);
-    const again = await preview(name, { data: { box: { visible: false } } }, store);
+    const again = await preview(name, { data: { ground: { visible: false } } }, store);
     expect(store.templateReads).toBe(0);
     expect(again.rgba.length).toBe(rgba.length);
   });

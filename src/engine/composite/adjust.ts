@@ -5,8 +5,13 @@ import { gradientRamp, rgbOf, type InterpolationMethod } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibrance } from './vibrance';
 
-/** A CMYK document's adjustment with the table cmyk-adjust.ts works out on its inks at compile time. */
-export type AdjustmentInCmyk = AdjustmentLayer & { inCmyk?: CompiledColorLookup };
+/**
+ * A CMYK document's adjustment with the table cmyk-adjust.ts works out on its inks at compile
+ * time, and the inks (0 C … 3 K) its channel restrictions leave out of it: set (possibly empty)
+ * wherever the table is, so the ink compositor (pdf/ink-composite.ts), which applies the
+ * per-ink tables to the layers' own inks, knows them though the node's restriction is dropped.
+ */
+export type AdjustmentInCmyk = AdjustmentLayer & { inCmyk?: CompiledColorLookup; excludedInks?: number[] };
 
 /**
  * Adjustment layers as per-pixel functions over RGBA (alpha untouched). Returns false for kinds

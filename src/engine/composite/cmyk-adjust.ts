@@ -16,7 +16,8 @@ import { encodeLut, type CompiledColorLookup } from './color-lookup';
  * all four inks, after each ink's own: C, M, Y as ag-psd reads them, K's from the bytes when
  * psd/records.ts has read it), Posterize and Brightness/Contrast. Other kinds keep the RGB arithmetic.
  * Channel restrictions on such a layer in Normal mode leave the excluded inks as they were, which
- * the table holds too (the restriction is then dropped from the node).
+ * the table holds too (the restriction is then dropped from the node and kept as `excludedInks`,
+ * for the ink compositor, which applies the per-ink tables to the layers' own inks instead).
  *
  * The backdrop reaches the table as RGB, so its inks are the profile's separation of that colour
  * (its own black generation), not necessarily the inks the layers were drawn with: artwork
@@ -34,10 +35,11 @@ const GRID = 17;
 export function adjustmentInCmyk(adj: AdjustmentLayer, profile: Uint8Array, excluded?: number[]): { adjustment: AdjustmentLayer; excludedChannels?: number[] } {
   const luts = cmykChannelLuts(adj);
   if (!luts) return { adjustment: adj, excludedChannels: excluded };
-  for (const c of excluded ?? []) if (c >= 0 && c < 4) luts[c] = null;
+  const excludedInks = (excluded ?? []).filter((c) => c >= 0 && c < 4);
+  for (const c of excludedInks) luts[c] = null;
   const table = cmykTable(luts, profile);
   const inCmyk: CompiledColorLookup = { type: 'color lookup', lut: table };
-  const adjustment: AdjustmentInCmyk = { ...adj, inCmyk };
+  const adjustment: AdjustmentInCmyk = { ...adj, inCmyk, excludedInks };
   return { adjustment };
 }
 

@@ -12,12 +12,17 @@
  * Layers' pixels are their own CMYK channels read from the PSD (ag-psd converts nothing here:
  * parsePsd keeps the compressed channels). A personalised layer's content is the request's
  * override, drawn by the engine in RGBA: its colour is converted to ink by the caller (a
- * `cmyk(…)` colour exactly), its alpha kept. What this does not model (layer effects, adjustment
- * layers, non-separable modes (Hue, Saturation, Color and Luminosity only when asked:
- * InkOptions) and dissolve, Blend If, feathered masks, knockouts, artboards, …) is left out of
- * the stack and its reach reported, so the caller falls back there.
+ * `cmyk(…)` colour exactly), its alpha kept. Adjustment layers whose kind Photoshop applies to
+ * each ink (Invert, Levels, Curves, Posterize, Brightness/Contrast: composite/adjust.ts
+ * cmykChannelLuts) change the stored C, M, Y and K beneath them by their tables, as psd-tools'
+ * composite does, held to Photoshop's merged images of its *_cmyk documents (docs/colour.md).
+ * What this does not model (layer effects, other adjustment kinds, non-separable modes (Hue,
+ * Saturation, Color and Luminosity only when asked: InkOptions) and dissolve, Blend If, feathered
+ * masks, knockouts, artboards, …) is left out of the stack and its reach reported, so the caller
+ * falls back there.
  */
 import type { Layer, LayerRawDataChannel } from 'ag-psd';
+import { cmykChannelLuts, type AdjustmentInCmyk } from '../composite/adjust';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
 import { effectMargin, hasEffects } from '../composite/effects';
 import { fillFromPath } from '../composite/compositor';
@@ -123,7 +128,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
 /** drawStack's and drawClipGroup's refusals over a stack, without drawing: false at the first one. */
 function modelsStack(ctx: Context, nodes: LayerNode[]): boolean {
   for (const { base, shown } of shownUnits(ctx, nodes)) {
-    if (shown.length && (base.children || base.fillOpacity < 1 || base.blendClipped === false)) return false;
+    if (shown.length && !base.adjustment && (base.children || base.fillOpacity < 1 || base.blendClipped === false)) return false;
     for (const n of [base, ...shown]) {
       if (unmodelled(ctx, n)) return false;
       if (n.children && !modelsStack(ctx, n.children)) return false;
@@ -257,6 +262,7 @@ function drawStack(ctx: Context, nodes: LayerNode[], canvas: InkSurface, atop: b
 
 /** Clipped layers source-atop over the base's content, the whole with the base's mode and opacity. */
 function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
+  if (base.adjustment && !unmodelled(ctx, base)) return drawAdjustmentClipGroup(ctx, base, clipped, canvas, atop);
   if (base.children || base.fillOpacity < 1 || base.blendClipped === false || unmodelled(ctx, base)) {
     for (const n of [base, ...clipped]) leaveOut(ctx, extent(ctx, n));
     return;
@@ -285,6 +291,7 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
     leaveOut(ctx, extent(ctx, node));
     return;
   }
+  if (node.adjustment) return drawAdjustment(ctx, node, canvas);
   if (node.children) {
     const mask = layerMask(ctx, node, ctx.area);
     if (node.blendMode === 'pass through') {
@@ -305,6 +312,63 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
   if (!content) return;
   const mask = layerMask(ctx, node, rectOf(content.cmy));
   blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
+}
+
+/**
+ * The tables of an adjustment on the stored C, M, Y and K (null: that ink as it is; its channel
+ * restrictions leave inks out), or null where it is not modelled: a kind Photoshop does not apply
+ * ink by ink (Threshold, Hue/Saturation, …: not established, so the fallback), or a tree compiled
+ * before `excludedInks` was kept (its restrictions unknown).
+ */
+function inkLuts(n: LayerNode): Array<Uint8Array | null> | null {
+  const adj = n.adjustment as AdjustmentInCmyk | undefined;
+  if (!adj?.excludedInks) return null;
+  let luts = KEPT_LUTS.get(adj);
+  if (luts === undefined) {
+    luts = cmykChannelLuts(adj) ?? null;
+    for (const c of adj.excludedInks) if (luts) luts[c] = null;
+    KEPT_LUTS.set(adj, luts);
+  }
+  return luts;
+}
+
+/** inkLuts by adjustment (a compiled tree's nodes outlive the strips a preview composites). */
+const KEPT_LUTS = new WeakMap<object, Array<Uint8Array | null> | null>();
+
+/**
+ * An adjustment layer changes what is beneath it, each stored ink through its table (Photoshop
+ * adjusts a CMYK document channel by channel, the levels its dialogs show: psd-tools' composite,
+ * 255 = no ink); mask, opacity and mode fade the change in, as composite/compositor.ts does in RGB.
+ */
+function drawAdjustment(ctx: Context, node: LayerNode, canvas: InkSurface): void {
+  const luts = inkLuts(node)!;
+  const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
+  const cmy = after.cmy.data;
+  const k = after.k.data;
+  const [c, m, y, kk] = luts;
+  for (let i = 0; i < cmy.length; i += 4) {
+    if (c) cmy[i] = c[cmy[i]];
+    if (m) cmy[i + 1] = m[cmy[i + 1]];
+    if (y) cmy[i + 2] = y[cmy[i + 2]];
+    if (kk) k[i] = k[i + 1] = k[i + 2] = kk[k[i]];
+    cmy[i + 3] = k[i + 3] = 255;
+  }
+  const mask = layerMask(ctx, node, rectOf(canvas.cmy));
+  blendInk(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, { atop: true });
+}
+
+/**
+ * Layers clipped to an adjustment layer (composite/compositor.ts drawAdjustmentClipGroup): the
+ * adjustment at its Fill changes the canvas, the clipped layers go over that, and the whole is
+ * faded in through the adjustment's masks at its opacity.
+ */
+function drawAdjustmentClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
+  const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
+  drawAdjustment(ctx, { ...base, opacity: base.fillOpacity, fillOpacity: 1, mask: undefined, vectorMask: undefined }, after);
+  for (const node of clipped) drawNode(ctx, node, after, atop);
+  const mask = layerMask(ctx, base, rectOf(canvas.cmy));
+  fadeInto(canvas.cmy, after.cmy, mask, base.opacity);
+  fadeInto(canvas.k, after.k, mask, base.opacity);
 }
 
 function blendInk(dst: InkSurface, src: InkSurface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: { atop?: boolean; fill?: number } = {}): void {
@@ -370,7 +434,8 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
   const mode = n.blendMode === 'pass through' ? (n.children ? 'normal' : '') : n.blendMode;
   const inkMode = ctx.options.nonSeparable ? Object.hasOwn(SEPARABLE, mode) || Object.hasOwn(INK_NON_SEPARABLE, mode) : Object.hasOwn(SEPARABLE, mode) && mode !== 'dissolve';
   if (!inkMode) return true;
-  if (n.type === 'Adjustment' || n.adjustment || hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
+  if ((n.type === 'Adjustment' || n.adjustment) && !inkLuts(n)) return true;
+  if (hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
   if (n.transparencyShapes === false || n.vectorStroke) return true;
   // A pass-through group below Fill 100 % is composited apart over its backdrop, and a shape with a
   // soft vector mask (or no pixels) is drawn from its fill and path (composite/compositor.ts):
@@ -383,6 +448,7 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
   const layer = ctx.layers.get(n.id);
   // Layers the compiler adds (spot channels' previews) have no record of their own.
   if (!layer || (layer.name ?? '') !== n.name) return true;
+  if (n.adjustment) return false;
   if (override?.pixels) return !override.bounds || !ctx.content(n, override);
   if (override?.color) return !ctx.content(n, override);
   return false;
