@@ -946,7 +946,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       let color: RGB | Uint8ClampedArray = rgbOf(st.color);
       if (st.fillType === 'gradient' && st.gradient) {
         const g = st.gradient;
-        const colors = gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, gradientBox(ctx, node, g.align));
+        const colors = (g.style as string) === 'shapeburst' ? burstFill(st, dist, ctx.scale) : gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, gradientBox(ctx, node, g.align));
         if (colors) {
           color = colors;
           for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
@@ -997,14 +997,44 @@ function contentAlpha(node: LayerNode): number {
   return node.opacity * (f + (1 - f) * cover);
 }
 
-/** A stroke's band (coverage 0..1): `size` px outside, inside or centred on the edge. */
-function strokeBand(st: Stroke, dist: Float32Array, scale: number): Float32Array {
+/** Where a stroke's band lies, as distances outward from the edge (negative inside the shape). */
+function strokeLimits(st: Stroke, scale: number): [number, number] {
   const size = px(st.size) * scale;
   const position = st.position ?? 'outside';
-  const [lo, hi] = position === 'outside' ? [0, size] : position === 'inside' ? [-size, 0] : [-size / 2, size / 2];
+  return position === 'outside' ? [0, size] : position === 'inside' ? [-size, 0] : [-size / 2, size / 2];
+}
+
+/** A stroke's band (coverage 0..1): `size` px outside, inside or centred on the edge. */
+function strokeBand(st: Stroke, dist: Float32Array, scale: number): Float32Array {
+  const [lo, hi] = strokeLimits(st, scale);
   const cov = new Float32Array(dist.length);
   for (let i = 0; i < cov.length; i++) cov[i] = bandCoverage(dist[i], lo, hi);
   return cov;
+}
+
+/**
+ * A Shape Burst gradient stroke's colours (the gradient's opacity in the alpha bytes, as
+ * gradientFill's): the ramp laid across the band by each pixel's distance from the layer's edge,
+ * its start (0 %) at the band's outer side and its end (100 %) at its inner side, whatever the
+ * position (outside: from the stroke's outer edge in to the layer's edge; inside: from the
+ * layer's edge in; centred: across both). Photopea's stroke, written to match Photoshop, lays the
+ * ramp over the same signed distance from the band's outer limit to its inner one, and its glows
+ * put the same ramp's start at the glow's opaque side (docs/effects.md, "Shape Burst"). The angle,
+ * scale and alignment of the gradient do not enter.
+ */
+function burstFill(st: Stroke, dist: Float32Array, scale: number): Uint8ClampedArray | null {
+  const g = st.gradient;
+  const built = g && gradientRamp(g as Gradient, { reverse: g.reverse, method: g.interpolationMethod });
+  if (!built) return null;
+  const { rgba: ramp, steps } = built;
+  const [lo, hi] = strokeLimits(st, scale);
+  const out = new Uint8ClampedArray(dist.length * 4);
+  for (let i = 0; i < dist.length; i++) {
+    const t = hi > lo ? Math.max(0, Math.min(1, (hi - dist[i]) / (hi - lo))) : 0;
+    const k = Math.round(t * (steps - 1)) * 4;
+    out.set(ramp.subarray(k, k + 4), i * 4);
+  }
+  return out;
 }
 
 type Bevel = NonNullable<LayerEffectsInfo['bevel']>;

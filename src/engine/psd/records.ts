@@ -1,3 +1,4 @@
+import type { LayerEffectsInfo } from 'ag-psd';
 import type { InterpolationMethod } from '../composite/gradient';
 import { parseEffects, readVersionAndDescriptor } from 'ag-psd/dist/descriptor';
 import { createReader, readUint32 } from 'ag-psd/dist/psdReader';
@@ -32,6 +33,13 @@ export interface RecordExtras {
    */
   unknownEffectGradientType?: string;
   /**
+   * The layer's effects read here when ag-psd could not read them only because a stroke's
+   * gradient style is Shape Burst ('GrdT' 'shapeburst', which ag-psd's enum decoder refuses, so
+   * its reader drops the whole block): each such stroke's style kept as 'shapeburst'
+   * (composite/effects.ts draws it across the band). Replaces ag-psd's `effects` for the layer.
+   */
+  effects?: LayerEffectsInfo;
+  /**
    * Why ag-psd cannot read the layer's effects block ('lfx2' or 'lmfx'), found by reading it
    * again the way ag-psd does: any value its decoders refuse (an enum it does not know) drops the
    * whole block without a word, and the layer would be drawn without the effects it holds.
@@ -62,6 +70,39 @@ const METHOD_TYPE = 'gradientInterpolationMethodType';
  * Photoshop 2026 writes instead; ag-psd takes its own names for those).
  */
 const GRADIENT_TYPES = new Set(['Lnr ', 'Rdl ', 'Angl', 'Rflc', 'Dmnd', 'linear', 'radial', 'angle', 'reflected', 'diamond']);
+
+/** The gradient style Photoshop writes for a stroke's Shape Burst (offered by the stroke effect only). */
+export const SHAPE_BURST = 'shapeburst';
+
+/**
+ * The layer's effects in an effects block ('lfx2', 'lmfx') whose strokes may hold Shape Burst
+ * gradients: the descriptor read with ag-psd's own reader (which keeps enum values as raw
+ * 'type.value' strings), each stroke's 'GrdT.shapeburst' put back to a style ag-psd decodes,
+ * ag-psd's own `parseEffects` run on it, and the style set back to 'shapeburst' on those strokes.
+ * The same reading as ag-psd's but for that one value. A string (what stopped it) when ag-psd's
+ * reading still fails; null when the block is not one ag-psd reads.
+ */
+function effectsWithShapeBurst(bytes: Uint8Array, data: number, length: number): LayerEffectsInfo | string | null {
+  try {
+    const reader = createReader(bytes.buffer, bytes.byteOffset + data, length);
+    if (readUint32(reader) !== 0) return null;
+    const desc = readVersionAndDescriptor(reader);
+    const { FrFX, frameFXMulti } = desc as { FrFX?: { Type?: string }; frameFXMulti?: Array<{ Type?: string }> };
+    const strokes = frameFXMulti ?? (FrFX ? [FrFX] : []);
+    const burst = strokes.map((st) => {
+      const is = st.Type?.split('.')[1] === SHAPE_BURST;
+      if (is) st.Type = 'GrdT.Lnr ';
+      return is;
+    });
+    const effects = parseEffects(desc, false);
+    effects.stroke?.forEach((st, i) => {
+      if (burst[i] && st.gradient) (st.gradient as { style?: string }).style = SHAPE_BURST;
+    });
+    return effects;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
 
 /**
  * The first method value in descriptor bytes [from, to) that ag-psd cannot decode: after each
@@ -164,6 +205,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
       let unknownMethod: string | undefined;
       let unknownType: string | undefined;
       let unreadable: string | undefined;
+      let effects: LayerEffectsInfo | undefined;
       let blackLevels: RecordExtras['blackLevels'];
       let blackCurve: RecordExtras['blackCurve'];
       let patternScales: RecordExtras['strokePatternScales'];
@@ -187,8 +229,15 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         // 0 (older files go straight on to the name, whose 4-byte length starts with 0).
         if (key === 'grdm' && length >= 8 && bytes[data + 4] !== 0) gradientMethod = GRADIENT_METHODS[sig(data + 4)];
         if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
-        if (key === 'lfx2' || key === 'lmfx') unknownType ??= unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v));
-        if ((key === 'lfx2' || key === 'lmfx') && !unknownMethod && !unknownType) unreadable ??= effectsError(bytes, data, length);
+        const type = key === 'lfx2' || key === 'lmfx' ? unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v)) : undefined;
+        if (type === SHAPE_BURST && !unknownMethod) {
+          // Read here instead of by ag-psd (which dropped the block); the last block read wins, as
+          // in ag-psd (Photoshop writes 'lfx2' and, with several of one effect, 'lmfx' after it).
+          const read = effectsWithShapeBurst(bytes, data, length);
+          if (typeof read === 'string') unreadable ??= read;
+          else if (read) effects = read;
+        } else if (type) unknownType ??= type;
+        if ((key === 'lfx2' || key === 'lmfx') && !unknownMethod && !unknownType && !type) unreadable ??= effectsError(bytes, data, length);
         if (key === 'lfx2' || key === 'lmfx') {
           const scales = strokePatternScales(bytes, data, length);
           if (scales !== null) patternScales = scales;
@@ -228,6 +277,7 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         ...(unknownMethod ? { unknownEffectGradientMethod: unknownMethod } : {}),
         ...(unknownType ? { unknownEffectGradientType: unknownType } : {}),
         ...(unreadable ? { unreadableEffects: unreadable } : {}),
+        ...(effects && !unknownType && !unreadable ? { effects } : {}),
         ...(blackLevels ? { blackLevels } : {}),
         ...(blackCurve ? { blackCurve } : {}),
         ...(patternScales ? { strokePatternScales: patternScales } : {}),

@@ -40,10 +40,11 @@ export function buildTree(
         );
       }
       if (extra?.unknownEffectGradientType && !layer.hidden) {
-        // The same for a gradient type ag-psd does not know (a stroke's Shape Burst).
+        // The same for a gradient type ag-psd does not know (a stroke's Shape Burst is read in
+        // psd/records.ts instead, and drawn).
         const type = extra.unknownEffectGradientType.trim();
         throw unprocessable(
-          `Layer "${layer.name ?? ''}" has a layer effect whose gradient style is not supported ("${type}"${type === 'shapeburst' ? ', a stroke\'s Shape Burst' : ''}); Linear, Radial, Angle, Reflected and Diamond are.`,
+          `Layer "${layer.name ?? ''}" has a layer effect whose gradient style is not supported ("${type}"); Linear, Radial, Angle, Reflected, Diamond and a stroke's Shape Burst are.`,
           [{ path: `layers.${layer.name ?? ''}`, reason: `gradient style ${type}` }],
         );
       }
@@ -54,7 +55,8 @@ export function buildTree(
           [{ path: `layers.${layer.name ?? ''}`, reason: 'unreadable layer effects' }],
         );
       }
-      const node = readNode(layer, nextId++, resolution);
+      // Effects ag-psd dropped (a stroke's Shape Burst) and psd/records.ts read: the layer's own.
+      const node = readNode(extra?.effects ? { ...layer, effects: extra.effects } : layer, nextId++, resolution);
       const excluded = extra?.restricted?.filter((c) => c >= 0 && c < 3);
       if (excluded?.length) node.excludedChannels = excluded;
       if (extra?.knockout) node.knockout = extra.knockout;

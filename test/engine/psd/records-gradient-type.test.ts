@@ -4,7 +4,7 @@ import { Unprocessable } from '../../../src/engine/errors';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
 import { buildTree } from '../../../src/engine/psd/tree';
-import { blackToWhite as stops } from './kit';
+import { blackToWhite as stops, writeShapeBurst } from './kit';
 
 /**
  * A stroke whose gradient style ag-psd does not know (Photoshop's Shape Burst, written 'GrdT'
@@ -12,7 +12,7 @@ import { blackToWhite as stops } from './kit';
  * layer's whole effects block is gone. Found in the raw block and refused with a 422 naming it,
  * rather than drawn without its effects. docs/effects.md.
  */
-function strokedDoc(style = 'linear'): Uint8Array {
+function strokedDoc(style = 'linear', strokes = 1): Uint8Array {
   const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
   const doc = {
     width: 8,
@@ -25,24 +25,22 @@ function strokedDoc(style = 'linear'): Uint8Array {
         imageData: white,
         effects: {
           dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', opacity: 0.75, color: { r: 0, g: 0, b: 0 }, size: { units: 'Pixels', value: 2 }, distance: { units: 'Pixels', value: 2 }, angle: 120 }],
-          stroke: [
-            {
-              enabled: true,
-              present: true,
-              position: 'outside',
-              fillType: 'gradient',
-              blendMode: 'normal',
-              opacity: 1,
-              size: { units: 'Pixels', value: 2 },
-              gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops, style },
-              type: style,
-            },
-          ],
+          stroke: Array.from({ length: strokes }, (_, i) => ({
+            enabled: true,
+            present: true,
+            position: i ? 'inside' : 'outside',
+            fillType: 'gradient',
+            blendMode: 'normal',
+            opacity: 1,
+            size: { units: 'Pixels', value: 2 },
+            // With several strokes the first is the style asked for, the rest Linear.
+            gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops, style: i ? 'linear' : style },
+          })),
         },
       },
     ],
   } as unknown as Psd;
-  return new Uint8Array(writePsdBuffer(doc, { generateThumbnail: false }));
+  return style === 'shapeburst' ? writeShapeBurst(doc) : new Uint8Array(writePsdBuffer(doc, { generateThumbnail: false }));
 }
 
 /** Where the effects block's 'GrdT' enum values sit (their 4-character keys). */
@@ -87,6 +85,48 @@ describe("layer records: an effect gradient style ag-psd does not know (a stroke
       expect(readLayerRecords(doc)[0]?.unknownEffectGradientType, style).toBeUndefined();
       expect(parsePsd(doc).children![0].effects?.stroke?.[0].gradient, style).toBeDefined();
     }
+  });
+});
+
+describe("layer records: a stroke's Shape Burst gradient is read, not refused", () => {
+  it("is written as Photoshop does ('GrdT' 'shapeburst'), which ag-psd drops the block for", () => {
+    const bytes = strokedDoc('shapeburst');
+    const text = String.fromCharCode(...bytes);
+    expect(text).toContain('Typeenum\u0000\u0000\u0000\u0000GrdT\u0000\u0000\u0000\nshapeburst');
+    // ag-psd alone: the 'lfx2' block dropped, only the old 'lrFX' block's shadow left.
+    const psd = parsePsd(bytes);
+    expect(psd.children![0].effects?.stroke).toBeUndefined();
+    expect(psd.children![0].effects?.dropShadow?.length).toBe(1);
+  });
+
+  it("keeps the layer's effects, with the stroke's style 'shapeburst', and builds the tree", () => {
+    const bytes = strokedDoc('shapeburst');
+    const records = readLayerRecords(bytes);
+    expect(records[0]?.unknownEffectGradientType).toBeUndefined();
+    expect(records[0]?.unreadableEffects).toBeUndefined();
+    const fx = records[0]?.effects;
+    expect(fx?.stroke?.length).toBe(1);
+    expect(fx?.stroke?.[0].gradient?.style as string).toBe('shapeburst');
+    expect(fx?.stroke?.[0].position).toBe('outside');
+    expect(fx?.stroke?.[0].size).toEqual({ units: 'Pixels', value: 2 });
+    expect(fx?.dropShadow?.[0].distance).toEqual({ units: 'Pixels', value: 2 });
+    const nodes = buildTree(parsePsd(bytes), undefined, 72, records);
+    const stroke = (nodes[0].effects as typeof fx)?.stroke?.[0];
+    expect(stroke?.gradient?.style as string).toBe('shapeburst');
+    expect((stroke?.gradient as { colorStops?: unknown[] })?.colorStops?.length).toBe(2);
+  });
+
+  it("reads several strokes ('lmfx'), only the Shape Burst one keeping that style", () => {
+    const bytes = strokedDoc('shapeburst', 2);
+    const fx = readLayerRecords(bytes)[0]?.effects;
+    expect(fx?.stroke?.map((st) => [st.position, st.gradient?.style])).toEqual([
+      ['outside', 'shapeburst'],
+      ['inside', 'linear'],
+    ]);
+  });
+
+  it('a file without one is left to ag-psd', () => {
+    expect(readLayerRecords(strokedDoc())[0]?.effects).toBeUndefined();
   });
 });
 
