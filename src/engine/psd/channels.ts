@@ -1,7 +1,7 @@
 import type { LayerRawData, LayerRawDataChannel } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { inflateRow, unpackBits, unpredict } from './composite';
-import { ColorMode, cmykToSrgb, colorChannels, narrowRow, rawProfile, toRgbaRow } from './color-modes';
+import { ColorMode, cmykToSrgb, colorChannels, rawProfile, sampleNarrowing, toRgbaRow } from './color-modes';
 import { Inflater } from './inflate';
 
 /**
@@ -21,9 +21,10 @@ export interface ChannelRows {
 
 /**
  * A reader over `channel`'s rows `first`, `first + 1`, … of a `width` × `height` rectangle, as
- * 8-bit samples whatever the document's `depth` (8 or 16: 16-bit rows are decoded at their
- * width in bytes, then narrowed). Rows before `first` are skipped without decoding where the
- * compression allows (raw, RLE).
+ * 8-bit samples whatever the document's `depth` (8, 16 or 32: wider rows are decoded at their
+ * width in bytes, then narrowed as the channel's kind and the document's `mode` want, see
+ * sampleNarrowing). Rows before `first` are skipped without decoding where the compression
+ * allows (raw, RLE).
  */
 export function channelRows(
   channel: LayerRawDataChannel | undefined,
@@ -33,6 +34,7 @@ export function channelRows(
   fill = 0,
   first = 0,
   depth = 8,
+  mode: number = ColorMode.RGB,
 ): ChannelRows {
   const row = new Uint8Array(width);
   const data = channel?.data;
@@ -40,13 +42,14 @@ export function channelRows(
     row.fill(fill);
     return { next: () => row, finish() {} };
   }
-  if (depth !== 8 && depth !== 16) throw unprocessable(`Bit depth ${depth} is not supported.`);
-  const wide = depth === 16;
-  const bytes = wide ? width * 2 : width;
-  // 16-bit rows are decoded here, then narrowed into `row`.
+  if (depth !== 8 && depth !== 16 && depth !== 32) throw unprocessable(`Bit depth ${depth} is not supported.`);
+  const wide = depth > 8;
+  const bytes = (width * depth) / 8;
+  // 16- and 32-bit rows are decoded here, then narrowed into `row`.
   const buf = wide ? new Uint8Array(bytes) : row;
+  const narrowing = sampleNarrowing(depth, mode, channel.id);
   const narrow = () => {
-    if (wide) narrowRow(buf, row, width);
+    if (wide) narrowing(buf, row, width);
     return row;
   };
   let y = first;
@@ -91,7 +94,7 @@ export function channelRows(
       return {
         next() {
           read();
-          // Prediction: each sample (at 16 bits a big-endian word) is the delta from the one before.
+          // Prediction: each sample (at 16 bits a big-endian word; at 32 each byte plane) is the delta from the one before.
           if (predicted) unpredict(buf, width, depth);
           return narrow();
         },
@@ -121,9 +124,9 @@ const LAYER_ZIP = "A layer's ZIP channel";
 export function layerColorRows(raw: LayerRawData, mode: number, width: number, height: number, first: number) {
   const depth = raw.bitsPerChannel ?? 8;
   const ids = [...Array(colorChannels(mode)).keys(), -1];
-  const readers = ids.map((id) =>
-    channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, id === -1 ? 255 : mode === ColorMode.CMYK ? 255 : 0, first, depth),
-  );
+  // What a missing channel holds: opaque, no ink (CMYK), neutral a and b (Lab), else 0.
+  const fill = (id: number) => (id === -1 || mode === ColorMode.CMYK ? 255 : mode === ColorMode.Lab && id > 0 ? 128 : 0);
+  const readers = ids.map((id) => channelRows(raw.channels.find((c) => c.id === id), width, height, raw.large, fill(id), first, depth, mode));
   if (mode === ColorMode.RGB) return { next: () => readers.map((r) => r.next()), finish: () => readers.forEach((r) => r.finish()) };
   const rgba = new Uint8Array(width * 4);
   const out = [new Uint8Array(width), new Uint8Array(width), new Uint8Array(width)];
@@ -133,7 +136,7 @@ export function layerColorRows(raw: LayerRawData, mode: number, width: number, h
     next(): Uint8Array[] {
       const rows = readers.map((r) => r.next());
       const alpha = rows.pop()!;
-      if (mode !== ColorMode.CMYK) return [rows[0], rows[0], rows[0], alpha];
+      if (mode !== ColorMode.CMYK && mode !== ColorMode.Lab) return [rows[0], rows[0], rows[0], alpha];
       toRgbaRow(mode, rows, null, rgba, 0, width, cmyk);
       for (let x = 0, o = 0; x < width; x++, o += 4) {
         out[0][x] = rgba[o];

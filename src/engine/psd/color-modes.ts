@@ -2,6 +2,8 @@ import type { Layer, Psd } from 'ag-psd';
 import { colourTransformSync, defaultProfile, readProfileInfo, type ColourTransform } from '../colour';
 import { unprocessable } from '../errors';
 import type { LayerNode } from '../types';
+import { labRowToRgba, srgbByte } from './lab';
+import { type ChannelInk, multichannelInks } from './multichannel';
 
 /**
  * Colour modes and bit depths other than 8-bit RGB. The compiled form stays 8-bit RGBA, so the
@@ -9,7 +11,11 @@ import type { LayerNode } from '../types';
  * is decoded (at compile), one row at a time.
  *
  * - 16 bit: Photoshop's 16-bit mode stores 0..65535; converting a document to 8 bits gives
- *   round(v × 255 / 65535), which is what we do per sample.
+ *   round(v × 255 / 65535), which is what we do per sample (a and b of Lab: see below).
+ * - 32 bit (RGB and Grayscale only, as in Photoshop): big-endian floats, linear light of the
+ *   working space. Colour samples are clipped to [0, 1] and take the sRGB curve, as Photoshop's
+ *   default 32 → 8 bit conversion (Exposure and Gamma at 0 and 1) and its display give them;
+ *   transparency and masks are coverage, round(v × 255).
  * - Grayscale (1) and Duotone (8): one colour channel, expanded to R = G = B. Duotone's inks
  *   (its colour mode data) are not applied: it renders as its grey channel.
  * - CMYK (4): channels are stored inverted (255 = no ink). Converted to sRGB by LittleCMS
@@ -18,6 +24,11 @@ import type { LayerNode } from '../types';
  *   colour settings, so previews match what Photoshop shows. Layers are converted before they
  *   are blended, whereas Photoshop blends in CMYK: exact for Normal at full opacity,
  *   approximate for other modes and partial opacity.
+ * - Lab (9): L 0..255 for 0..100, a and b 0..255 for −128..127 (at 16 bits L 0..65535, a and b
+ *   32768 + 256·a, so to 8 bits round(v / 256)); D50 Lab to sRGB by ./lab.ts, the same maths
+ *   every Lab colour of the engine takes. Blended after conversion, as CMYK is.
+ * - Multichannel (7): no layers; every channel an ink (stored 255 = none) shown in its
+ *   DisplayInfo colour over white paper, as spot channels are (./multichannel.ts).
  */
 export const ColorMode = { Bitmap: 0, Grayscale: 1, Indexed: 2, RGB: 3, CMYK: 4, Multichannel: 7, Duotone: 8, Lab: 9 } as const;
 
@@ -25,43 +36,54 @@ const NAMES = ['Bitmap', 'Grayscale', 'Indexed', 'RGB', 'CMYK', '', '', 'Multich
 export const colorModeName = (mode: number) => NAMES[mode] || `mode ${mode}`;
 
 /**
- * What we render: RGB, Grayscale, Duotone and CMYK, each at 8 or 16 bits a channel; and the
- * flat modes, Indexed (8 bits) and Bitmap (1 bit), which hold no layers, only the merged image.
+ * What we render: RGB, Grayscale, Duotone, CMYK and Lab at 8 or 16 bits a channel, RGB and
+ * Grayscale at 32 too (Photoshop has no other 32-bit mode); and the flat modes, Indexed (8 bits),
+ * Bitmap (1 bit) and Multichannel (8 or 16 bits), which hold no layers, only the merged image.
  */
 export function refuseUnsupportedMode(mode: number, depth: number): void {
-  if (mode !== ColorMode.RGB && mode !== ColorMode.Grayscale && mode !== ColorMode.Duotone && mode !== ColorMode.CMYK && mode !== ColorMode.Indexed && mode !== ColorMode.Bitmap) {
+  if (!NAMES[mode]) {
     const name = colorModeName(mode);
     throw unprocessable(
-      `Colour mode ${name} is not supported; templates can be RGB, Grayscale, Duotone or CMYK (8 or 16 bits a channel), Indexed or Bitmap.`,
+      `Colour mode ${name} is not supported; templates can be RGB, Grayscale, Duotone, CMYK, Lab, Indexed, Bitmap or Multichannel.`,
       [{ path: 'colorMode', reason: name }],
     );
   }
   if (mode === ColorMode.Indexed && depth !== 8) throw unprocessable(`An Indexed document of ${depth} bits a channel is not valid.`, [{ path: 'bitsPerChannel', reason: String(depth) }]);
   if (mode === ColorMode.Bitmap && depth !== 1) throw unprocessable(`A Bitmap document of ${depth} bits a channel is not valid.`, [{ path: 'bitsPerChannel', reason: String(depth) }]);
   if (mode === ColorMode.Indexed || mode === ColorMode.Bitmap) return;
-  if (depth !== 8 && depth !== 16) {
+  const deep = mode === ColorMode.RGB || mode === ColorMode.Grayscale;
+  if (depth !== 8 && depth !== 16 && !(depth === 32 && deep)) {
+    const name = colorModeName(mode);
     throw unprocessable(
-      `Bit depth ${depth} is not supported; templates can have 8 or 16 bits a channel (a ${depth}-bit document must be converted in Photoshop first).`,
+      depth === 32
+        ? `A 32-bit ${name} document is not valid (Photoshop has 32 bits a channel only in RGB and Grayscale).`
+        : `Bit depth ${depth} is not supported; templates can have 8 or 16 bits a channel, or 32 in RGB and Grayscale.`,
       [{ path: 'bitsPerChannel', reason: String(depth) }],
     );
   }
 }
 
 /** How many colour channels a mode stores (before any transparency or extra channels). */
-export const colorChannels = (mode: number) => (mode === ColorMode.CMYK ? 4 : mode === ColorMode.RGB ? 3 : 1);
+export const colorChannels = (mode: number) => (mode === ColorMode.CMYK ? 4 : mode === ColorMode.RGB || mode === ColorMode.Lab ? 3 : 1);
 
-/** An Indexed document's colour table (768 bytes: 256 reds, greens, blues) and transparent index. */
+/**
+ * A flat document's colour table: an Indexed document's (768 bytes: 256 reds, greens, blues) and
+ * transparent index, or a Multichannel document's inks (`colors` empty).
+ */
 export interface IndexedPalette {
   colors: Uint8Array;
   transparent?: number;
+  /** Multichannel: each channel's ink, in channel order. */
+  inks?: ChannelInk[];
 }
 
 /**
  * The colour table of an Indexed document (its colour mode data) and the transparent index
- * (image resource 1047), or undefined when the document is not Indexed.
+ * (image resource 1047), the inks of a Multichannel document, or undefined for other modes.
  */
 export function indexedPalette(bytes: Uint8Array): IndexedPalette | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint16(24) === ColorMode.Multichannel) return { colors: new Uint8Array(0), inks: multichannelInks(bytes) };
   if (view.getUint16(24) !== ColorMode.Indexed || view.getUint32(26) < 768) return undefined;
   const out: IndexedPalette = { colors: bytes.slice(30, 30 + 768) };
   let at = 30 + view.getUint32(26);
@@ -92,9 +114,43 @@ export function narrowing(): Uint8Array {
 }
 
 /** Narrows a row of `width` big-endian 16-bit samples (`wide`) into 8-bit `out`. */
-export function narrowRow(wide: Uint8Array, out: Uint8Array, width: number): void {
-  const table = narrowing();
+export function narrowRow(wide: Uint8Array, out: Uint8Array, width: number, table = narrowing()): void {
   for (let x = 0; x < width; x++) out[x] = table[(wide[2 * x] << 8) | wide[2 * x + 1]];
+}
+
+let chromaTable: Uint8Array | undefined;
+/** Lab's a and b at 16 bits (32768 + 256·a) to 8 bits (128 + a): round(v / 256), at most 255. */
+function chromaNarrowing(): Uint8Array {
+  if (!chromaTable) {
+    chromaTable = new Uint8Array(65536);
+    for (let v = 0; v < 65536; v++) chromaTable[v] = Math.min(255, Math.round(v / 256));
+  }
+  return chromaTable;
+}
+
+/** A row of decoded samples (`wide`, the file's bytes) into `width` 8-bit samples. */
+export type Narrowing = (wide: Uint8Array, out: Uint8Array, width: number) => void;
+
+/**
+ * How channel `channel` (a colour channel 0, 1, …; or negative: transparency, a mask, a spot or
+ * an ink, which are coverage) of a `depth`-bit document in `mode` becomes 8 bits (see the top).
+ */
+export function sampleNarrowing(depth: number, mode: number, channel: number): Narrowing {
+  if (depth === 16) {
+    const table = mode === ColorMode.Lab && (channel === 1 || channel === 2) ? chromaNarrowing() : narrowing();
+    return (wide, out, width) => narrowRow(wide, out, width, table);
+  }
+  if (depth === 32) {
+    const light = channel >= 0;
+    return (wide, out, width) => {
+      const view = new DataView(wide.buffer, wide.byteOffset, width * 4);
+      for (let x = 0; x < width; x++) {
+        const v = view.getFloat32(4 * x);
+        out[x] = light ? srgbByte(v) : v > 0 ? (v >= 1 ? 255 : Math.round(v * 255)) : 0;
+      }
+    };
+  }
+  return (wide, out, width) => out.set(wide.subarray(0, width));
 }
 
 /**
@@ -122,7 +178,7 @@ export const rawProfile = (raw: object): Uint8Array | undefined => (raw as { icc
 /**
  * Writes one RGBA row from the mode's colour planes (8-bit each) and an alpha row (or null:
  * opaque). `planes` has colorChannels(mode) rows. CMYK goes through `cmyk` (cmykToSrgb of the
- * document's profile; the default CMYK profile when not given).
+ * document's profile; the default CMYK profile when not given), Lab through ./lab.ts.
  */
 export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array | null, out: Uint8Array, from = 0, width = out.length >> 2, cmyk?: ColourTransform): void {
   if (mode === ColorMode.RGB) {
@@ -144,6 +200,8 @@ export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array 
     }
     (cmyk ?? cmykToSrgb()).apply(out, out, width);
     if (alpha) for (let x = 0, o = 3; x < width; x++, o += 4) out[o] = alpha[from + x];
+  } else if (mode === ColorMode.Lab) {
+    labRowToRgba(planes, alpha, out, from, width);
   } else {
     const [v] = planes;
     for (let x = 0, o = 0; x < width; x++, o += 4) {

@@ -1,12 +1,14 @@
 import { unprocessable } from '../errors';
-import { ColorMode, cmykToSrgb, colorChannels, type IndexedPalette, narrowRow, toRgbaRow } from './color-modes';
+import { ColorMode, cmykToSrgb, colorChannels, type IndexedPalette, sampleNarrowing, toRgbaRow } from './color-modes';
+import { inksToRgba } from './multichannel';
 import { InflateError, Inflater } from './inflate';
 
 /**
  * Decodes Photoshop's merged composite (the image-data section) into RGBA. The first extra
  * channel becomes alpha when the document is transparent; RGB is left as Photoshop stores it
  * (matted over white). ag-psd's raw-data path reads PSB row counts as 16-bit, so we decode here.
- * Other modes and 16 bits are converted as layers are (see ./color-modes.ts).
+ * Other modes and depths are converted as layers are (see ./color-modes.ts); a Multichannel
+ * document's inks (its `palette`) are drawn over white (./multichannel.ts).
  */
 export function decodeComposite(
   section: Uint8Array,
@@ -46,9 +48,11 @@ export function compositeRows(
   const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
   const compression = view.getUint16(0);
   if (compression > 3) throw unprocessable(`Composite compression ${compression} is not supported.`);
-  const colors = colorChannels(mode);
-  const planes = Math.min(channels, hasAlpha ? colors + 1 : colors);
-  const bytes = depth === 16 ? width * 2 : depth === 1 ? Math.ceil(width / 8) : width;
+  // A Multichannel document's channels are all inks (no transparency: it has no layers).
+  const inks = mode === ColorMode.Multichannel;
+  const colors = inks ? channels : colorChannels(mode);
+  const planes = Math.min(channels, hasAlpha && !inks ? colors + 1 : colors);
+  const bytes = depth === 1 ? Math.ceil(width / 8) : (width * depth) / 8;
   if (mode === ColorMode.Indexed && !palette) throw unprocessable('The Indexed document has no colour table.');
   const countSize = large ? 4 : 2;
   const rowLength = (c: number, y: number) =>
@@ -73,8 +77,10 @@ export function compositeRows(
   const rgba = new Uint8Array(width * 4);
   const wide = new Uint8Array(bytes);
   const cmyk = mode === ColorMode.CMYK ? cmykToSrgb(icc) : undefined;
-  // One 8-bit row per plane; a plane the file lacks stays empty (255: no ink in CMYK).
-  const rows = Array.from({ length: colors + 1 }, (_, c) => new Uint8Array(width).fill(mode === ColorMode.CMYK && c < colors ? 255 : 0));
+  // One 8-bit row per plane; a plane the file lacks stays empty (255: no ink in CMYK; Lab's a, b 0).
+  const empty = (c: number) => (c >= colors ? 0 : mode === ColorMode.CMYK || inks ? 255 : mode === ColorMode.Lab && c > 0 ? 128 : 0);
+  const rows = Array.from({ length: colors + 1 }, (_, c) => new Uint8Array(width).fill(empty(c)));
+  const narrowings = rows.map((_, c) => sampleNarrowing(depth, mode, c < colors && !inks ? c : -1));
   let y = 0;
   return {
     next() {
@@ -92,9 +98,8 @@ export function compositeRows(
           at[c] += length;
         }
         const row = rows[c];
-        if (depth === 16) narrowRow(wide, row, width);
-        else if (depth === 1) for (let x = 0; x < width; x++) row[x] = (wide[x >> 3] >> (7 - (x & 7))) & 1 ? 0 : 255; // 1 = black
-        else row.set(wide);
+        if (depth === 1) for (let x = 0; x < width; x++) row[x] = (wide[x >> 3] >> (7 - (x & 7))) & 1 ? 0 : 255; // 1 = black
+        else narrowings[c](wide, row, width);
       }
       const alpha = hasAlpha && planes > colors ? rows[colors] : null;
       if (mode === ColorMode.Indexed) {
@@ -106,7 +111,8 @@ export function compositeRows(
           rgba[o + 2] = table[512 + i];
           rgba[o + 3] = i === transparent ? 0 : alpha ? alpha[x] : 255;
         }
-      } else toRgbaRow(mode, rows.slice(0, colors), alpha, rgba, 0, width, cmyk);
+      } else if (inks) inksToRgba(rows.slice(0, colors), palette?.inks ?? [], rgba, width);
+      else toRgbaRow(mode, rows.slice(0, colors), alpha, rgba, 0, width, cmyk);
       y++;
       return rgba;
     },
@@ -131,9 +137,27 @@ export function inflateRow(inflater: Inflater, row: Uint8Array, what: string): n
   return n;
 }
 
-/** Undoes ZIP prediction on one row: each sample (a big-endian word at 16 bits) adds the one before. */
+let planar = new Uint8Array(0);
+
+/**
+ * Undoes ZIP prediction on one row: each sample (a big-endian word at 16 bits) adds the one
+ * before. At 32 bits the row's floats are stored byte-planar (every sample's first byte, then
+ * every second byte, …) and each byte adds the one before across the whole row, as psd-tools'
+ * and ag-psd's decoders read Photoshop's files; the floats are put back together here.
+ */
 export function unpredict(row: Uint8Array, width: number, depth: number): void {
-  if (depth === 16) {
+  if (depth === 32) {
+    const n = width * 4;
+    for (let i = 1; i < n; i++) row[i] = (row[i] + row[i - 1]) & 255;
+    if (planar.length < n) planar = new Uint8Array(n);
+    planar.set(row.subarray(0, n));
+    for (let x = 0; x < width; x++) {
+      row[4 * x] = planar[x];
+      row[4 * x + 1] = planar[width + x];
+      row[4 * x + 2] = planar[2 * width + x];
+      row[4 * x + 3] = planar[3 * width + x];
+    }
+  } else if (depth === 16) {
     for (let x = 1, prev = (row[0] << 8) | row[1]; x < width; x++) {
       prev = (prev + ((row[2 * x] << 8) | row[2 * x + 1])) & 0xffff;
       row[2 * x] = prev >> 8;

@@ -1,6 +1,6 @@
 import { initializeCanvas, readPsd, type Psd } from 'ag-psd';
 import { unprocessable } from '../errors';
-import { ColorMode, normaliseColors, refuseUnsupportedMode } from './color-modes';
+import { ColorMode, colorModeName, normaliseColors, refuseUnsupportedMode } from './color-modes';
 import { readWithParameterMasks } from './layer-section';
 import { readImageResources } from './resources';
 
@@ -33,6 +33,17 @@ function ensureCanvas(): void {
   );
   canvasReady = true;
 }
+
+/** The mode ag-psd is shown for modes it refuses (see parsePsd). */
+const SHOWN: Partial<Record<number, number>> = {
+  [ColorMode.CMYK]: ColorMode.RGB,
+  [ColorMode.Lab]: ColorMode.RGB,
+  [ColorMode.Duotone]: ColorMode.Grayscale,
+  [ColorMode.Multichannel]: ColorMode.Grayscale,
+};
+
+/** Modes Photoshop keeps without layers: their merged image is the template. */
+const FLAT = new Set<number>([ColorMode.Indexed, ColorMode.Bitmap, ColorMode.Multichannel]);
 
 export interface PsdHeader {
   version: 1 | 2;
@@ -78,10 +89,10 @@ export function parsePsd(bytes: Uint8Array): Psd {
   const header = readHeader(bytes);
   ensureCanvas();
   let psd: Psd;
-  // ag-psd refuses CMYK and Duotone outright, though with raw data nothing it reads depends on
-  // the mode: it is shown RGB (CMYK) or Grayscale (Duotone) for the parse, and the header is
-  // restored before anyone else reads the bytes.
-  const shown = header.colorMode === ColorMode.CMYK ? ColorMode.RGB : header.colorMode === ColorMode.Duotone ? ColorMode.Grayscale : header.colorMode;
+  // ag-psd refuses CMYK, Duotone, Lab and Multichannel outright, though with raw data nothing it
+  // reads depends on the mode: it is shown RGB (CMYK, Lab) or Grayscale (Duotone, Multichannel)
+  // for the parse, and the header is restored before anyone else reads the bytes.
+  const shown = SHOWN[header.colorMode] ?? header.colorMode;
   if (shown !== header.colorMode) bytes[25] = shown;
   try {
     // Mask blocks whose parameters ag-psd would read as a real mask header (psd-tools #693) are
@@ -115,10 +126,10 @@ export function parsePsd(bytes: Uint8Array): Psd {
   } finally {
     bytes[25] = header.colorMode;
   }
-  if ((header.colorMode === ColorMode.Indexed || header.colorMode === ColorMode.Bitmap) && psd.children?.length) {
+  if (FLAT.has(header.colorMode) && psd.children?.length) {
     // Photoshop keeps these modes flat; layers here come from another writer and mean nothing we know.
-    const mode = header.colorMode === ColorMode.Indexed ? 'Indexed' : 'Bitmap';
-    throw unprocessable(`An ${mode} document with layers is not supported (Photoshop keeps ${mode} documents flat).`, [
+    const mode = colorModeName(header.colorMode);
+    throw unprocessable(`${mode === 'Indexed' ? 'An' : 'A'} ${mode} document with layers is not supported (Photoshop keeps ${mode} documents flat).`, [
       { path: 'colorMode', reason: `${mode} with layers` },
     ]);
   }

@@ -7,10 +7,13 @@
  * stored as Photoshop shows them: black (0) is full ink, so a tint is 255 − the stored value.
  */
 import { unprocessable } from '../errors';
-import { colorChannels, ColorMode, narrowRow } from './color-modes';
+import { colorChannels, ColorMode, sampleNarrowing } from './color-modes';
 import { inflateRow, unpackBits, unpredict } from './composite';
 import { Inflater } from './inflate';
+import { labToSrgb } from './lab';
 import { readImageResources } from './resources';
+
+export { labToSrgb };
 
 /** An ink's colour as Photoshop's colour picker recorded it. */
 export type SpotInk =
@@ -87,7 +90,8 @@ export function readSpotChannels(psd: Uint8Array): SpotChannel[] {
   const layout = psdLayout(psd);
   if (!layout) return [];
   const { mode, channels } = layout;
-  if (mode !== ColorMode.RGB && mode !== ColorMode.CMYK && mode !== ColorMode.Grayscale && mode !== ColorMode.Duotone) return [];
+  // Multichannel documents' channels are all inks, drawn as the merged image (./multichannel.ts).
+  if (mode === ColorMode.Multichannel || mode === ColorMode.Indexed || mode === ColorMode.Bitmap) return [];
   const first = colorChannels(mode) + (readImageResources(psd).mergedAlpha ? 1 : 0);
   if (channels <= first) return [];
   const resources = imageResources(layout.resources);
@@ -102,14 +106,15 @@ export function readSpotChannels(psd: Uint8Array): SpotChannel[] {
   return out;
 }
 
-interface DisplayInfo {
+export interface DisplayInfo {
+  /** 0 and 1: alpha channels (selected or masked areas); 2: a spot channel. */
   kind: number;
   ink?: SpotInk;
   solidity: number;
 }
 
 /** DisplayInfo: 1077 (version word, then 13 bytes a channel) or the obsolete 1007 (14 bytes a channel). */
-function displayInfo(resources: Map<number, Uint8Array>): DisplayInfo[] {
+export function displayInfo(resources: Map<number, Uint8Array>): DisplayInfo[] {
   const current = resources.get(1077);
   const data = current ?? resources.get(1007);
   if (!data) return [];
@@ -163,11 +168,11 @@ function channelNames(resources: Map<number, Uint8Array>): string[] {
 
 /**
  * One plane of the merged image, row by row, as tints (0 = no ink, 255 = full ink; the same
- * buffer each call). 16-bit planes are narrowed to 8 bits.
+ * buffer each call). 16- and 32-bit planes are narrowed to 8 bits (coverage: see sampleNarrowing).
  */
 export function spotRows(layout: PsdLayout, plane: number): { next(): Uint8Array } {
   const { image, width, height, channels, large, depth } = layout;
-  if (depth !== 8 && depth !== 16) throw unprocessable(`Spot channels at ${depth} bits are not supported.`);
+  if (depth !== 8 && depth !== 16 && depth !== 32) throw unprocessable(`Spot channels at ${depth} bits are not supported.`);
   const v = new DataView(image.buffer, image.byteOffset, image.byteLength);
   const compression = v.getUint16(0);
   if (compression > 3) throw unprocessable(`Composite compression ${compression} is not supported.`);
@@ -187,6 +192,7 @@ export function spotRows(layout: PsdLayout, plane: number): { next(): Uint8Array
     for (let r = 0; r < plane * height; r++) inflateRow(inflater, wide, SPOT_ZIP);
   }
   const row = new Uint8Array(width);
+  const narrow = sampleNarrowing(depth, layout.mode, -1);
   let y = 0;
   return {
     next() {
@@ -202,8 +208,7 @@ export function spotRows(layout: PsdLayout, plane: number): { next(): Uint8Array
         inflateRow(inflater!, wide, SPOT_ZIP);
         if (compression === 3) unpredict(wide, width, depth);
       }
-      if (depth === 16) narrowRow(wide, row, width);
-      else row.set(wide);
+      narrow(wide, row, width);
       for (let x = 0; x < width; x++) row[x] = 255 - row[x];
       y++;
       return row;
@@ -215,25 +220,10 @@ const SPOT_ZIP = "A spot channel's ZIP data";
 
 /**
  * An ink's look on screen, sRGB 0..255: CMYK through `cmykToRgb` (the document's profile),
- * Lab by the CIE formulas (D50 → D65 by Bradford), RGB as given.
+ * Lab by the CIE formulas (./lab.ts), RGB as given.
  */
 export function inkDisplayRgb(ink: SpotInk, cmykToRgb: (cmykPercent: number[]) => [number, number, number]): [number, number, number] {
   if (ink.space === 'Cmyk') return cmykToRgb(ink.values.map((v) => v * 100));
   if (ink.space === 'Rgb') return ink.values.map((v) => Math.round(v * 255)) as [number, number, number];
   return labToSrgb(ink.values);
-}
-
-/** CIE L*a*b* (D50) to sRGB 0..255, clipped. */
-export function labToSrgb([l, a, b]: readonly number[]): [number, number, number] {
-  const fy = (l + 16) / 116;
-  const fx = fy + a / 500;
-  const fz = fy - b / 200;
-  const inv = (t: number) => (t ** 3 > 216 / 24389 ? t ** 3 : (116 * t - 16) / (24389 / 27));
-  const [X, Y, Z] = [0.9642 * inv(fx), l > 8 ? fy ** 3 : l / (24389 / 27), 0.8249 * inv(fz)];
-  // XYZ (D50) → linear sRGB, Bradford-adapted (Lindbloom's matrix).
-  const r = 3.1338561 * X - 1.6168667 * Y - 0.4906146 * Z;
-  const g = -0.9787684 * X + 1.9161415 * Y + 0.033454 * Z;
-  const bl = 0.0719453 * X - 0.2289914 * Y + 1.4052427 * Z;
-  const gamma = (c: number) => Math.round(255 * Math.max(0, Math.min(1, c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055)));
-  return [gamma(r), gamma(g), gamma(bl)];
 }

@@ -19,7 +19,7 @@ import { call, postJson, upload } from '../../dynamic-image/helpers';
  * 16-bit and non-RGB documents are converted to 8-bit RGB as their rows are decoded; the made
  * files (test/fixtures/psd-made/make-m.mjs) are rendered against their merged images by
  * fidelity.test.ts. Here: the sample arithmetic, each compression at 16 bits, the conversions,
- * and the 422s for what stays refused.
+ * and the 422s for what stays refused (Lab, 32-bit and Multichannel: modes-render.test.ts).
  */
 
 async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
@@ -318,12 +318,19 @@ describe('over HTTP', () => {
     }
   });
 
-  it('a Lab template is a 422 naming the mode, and nothing is kept', async () => {
-    const lab = (await madeFixture('made-gray8.psd')).slice();
-    lab[25] = 9;
-    const res = await upload('templates', [['lab.psd', lab]], '?destination=modes&overwrite=true');
-    expect(res.status).toBe(422);
-    expect(JSON.stringify(await res.json())).toContain('Colour mode Lab is not supported');
+  it('Lab, 32-bit and Multichannel templates upload (201) and preview; a 32-bit CMYK one is a 422 naming it', async () => {
+    const names = ['made-x-lab16.psd', 'made-x-rgb32.psd', 'made-x-multichannel16.psd'];
+    const res = await upload('templates', await Promise.all(names.map(async (n) => [n, await madeFixture(n)] as [string, Uint8Array])), '?destination=modes&overwrite=true');
+    expect(res.status, await res.clone().text()).toBe(201);
+    for (const name of (await res.json()) as string[]) {
+      const preview = await postJson('/api/rendering/preview', { template: name, format: 'png' });
+      expect(preview.status, name).toBe(200);
+    }
+    const cmyk32 = (await madeFixture('made-cmyk8.psd')).slice();
+    new DataView(cmyk32.buffer).setUint16(22, 32);
+    const refused = await upload('templates', [['cmyk32.psd', cmyk32]], '?destination=modes&overwrite=true');
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(await refused.json())).toContain('A 32-bit CMYK document is not valid');
   });
 });
 
@@ -334,23 +341,22 @@ describe('modes and depths still refused (422 naming them)', () => {
     return bytes;
   };
 
-  it('32-bit', async () => {
-    const e = await refusal(async () => compileTemplate(env.FILES, await patched(22, 32)));
-    expect(e.message).toMatch(/Bit depth 32/);
-    expect(e.details).toEqual([{ path: 'bitsPerChannel', reason: '32' }]);
+  it('a depth Photoshop does not write, and 32 bits outside RGB and Grayscale', async () => {
+    const e = await refusal(async () => readHeader(await patched(22, 24)));
+    expect(e.message).toMatch(/Bit depth 24/);
+    expect(e.details).toEqual([{ path: 'bitsPerChannel', reason: '24' }]);
+    const bytes = await patched(22, 32);
+    new DataView(bytes.buffer).setUint16(24, 9);
+    expect((await refusal(() => readHeader(bytes))).message).toMatch(/32-bit Lab document is not valid/);
   });
 
-  it('Lab and Multichannel; Indexed or Bitmap with layers or at another depth', async () => {
-    for (const [mode, name] of [
-      [9, 'Lab'],
-      [7, 'Multichannel'],
-    ] as const) {
-      const e = await refusal(async () => readHeader(await patched(24, mode)));
-      expect(e.message).toMatch(new RegExp(`Colour mode ${name} is not supported`));
-      expect(e.details).toEqual([{ path: 'colorMode', reason: name }]);
-    }
-    const e = await refusal(async () => compileTemplate(env.FILES, await patched(24, 9)));
-    expect(e.message).toMatch(/Lab/);
+  it('an unknown mode; Indexed or Bitmap with layers or at another depth', async () => {
+    const e = await refusal(async () => readHeader(await patched(24, 5)));
+    expect(e.message).toMatch(/Colour mode mode 5 is not supported/);
+    expect(e.details).toEqual([{ path: 'colorMode', reason: 'mode 5' }]);
+    // Lab and Multichannel are read now (modes-render.test.ts).
+    readHeader(await patched(24, 9));
+    readHeader(await patched(24, 7));
     const layered = (await madeFixture('made-gray8.psd')).slice();
     layered[25] = 2;
     expect((await refusal(() => compileTemplate(env.FILES, layered))).message).toMatch(/Indexed document with layers/);
