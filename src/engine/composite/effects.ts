@@ -930,6 +930,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
   // share t of it is the rest of the pixel's, t ÷ (1 − α) of what the content leaves showing.
   const held = where === 'under' ? contentAlpha(node) : 0;
   const size = reach(Math.max(...all.map((st) => px(st.size) * ctx.scale)));
+  const box = (align: boolean | undefined) => strokeGradientBox(ctx, node, align, all);
   eachTile({ dx: 0, dy: 0, paint: size, read: size }, shape, rectOf(canvas), (tile, r) => {
     const alpha = alphaOf(shape, r);
     const dist = crop(chamferDistance(alpha, widthOf(r), heightOf(r)), r, tile);
@@ -946,7 +947,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       let color: RGB | Uint8ClampedArray = rgbOf(st.color);
       if (st.fillType === 'gradient' && st.gradient) {
         const g = st.gradient;
-        const colors = (g.style as string) === 'shapeburst' ? burstFill(st, dist, ctx.scale) : gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, gradientBox(ctx, node, g.align));
+        const colors = (g.style as string) === 'shapeburst' ? burstFill(st, dist, ctx.scale) : gradientFill({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx, box(g.align));
         if (colors) {
           color = colors;
           for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
@@ -1109,6 +1110,22 @@ function gradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undef
   // layer style options; absent is on, Photoshop's default).
   if (align === false) return { left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height };
   return (!ctx.overrides.get(node.id)?.pixels && node.alphaBounds) || node.bounds;
+}
+
+/**
+ * The box a gradient stroke spans: the layer's (gradientBox) grown on every side by the farthest
+ * any of the layer's strokes reaches outside it (its size outside, half of it centred, none
+ * inside), rounded up to whole document pixels, so the ramp runs across the strokes' extent and
+ * not only the layer's. Photopea's stroke, written to match Photoshop, aligns its gradient so (the
+ * layer's rectangle inflated by the largest outer stroke padding; docs/effects.md, "Gradient
+ * strokes span the strokes' extent"). "Align with Layer" off spans the image, as for overlays.
+ */
+function strokeGradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undefined, strokes: Stroke[]): Bounds {
+  const b = gradientBox(ctx, node, align);
+  if (align === false) return b;
+  // The band's outer limit in document pixels: its size outside, half of it centred, 0 inside.
+  const grow = Math.ceil(Math.max(0, ...strokes.map((st) => strokeLimits(st, 1)[1])));
+  return grow > 0 ? { left: b.left - grow, top: b.top - grow, right: b.right + grow, bottom: b.bottom + grow } : b;
 }
 
 /**

@@ -7,7 +7,7 @@ import { writeShapeBurst } from '../psd/kit';
 import { image, type RGB, type StrokePosition } from './kit';
 
 /**
- * A stroke's Shape Burst gradient ('GrdT' 'shapeburst', which ag-psd cannot read; psd/records.ts
+ * Gradient stroke effects. A stroke's Shape Burst gradient ('GrdT' 'shapeburst', which ag-psd cannot read; psd/records.ts
  * reads it): the ramp laid across the band by the distance from the layer's edge, its start at the
  * band's outer side and its end at the inner side (docs/effects.md, "Shape Burst"). Before, such a
  * file was refused with a 422.
@@ -26,7 +26,7 @@ const stops = (...s: Stop[]) => ({
 });
 const BLACK_TO_WHITE = stops({ at: 0, c: [0, 0, 0] }, { at: 1, c: WHITE });
 
-const burst = (size: number, position: StrokePosition, gradient: object, extra: object = {}) => ({
+const gradientStroke = (size: number, position: StrokePosition, gradient: object, extra: object = {}) => ({
   enabled: true,
   present: true,
   size: { units: 'Pixels' as const, value: size },
@@ -34,8 +34,9 @@ const burst = (size: number, position: StrokePosition, gradient: object, extra: 
   fillType: 'gradient' as const,
   blendMode: 'normal' as const,
   opacity: 1,
-  gradient: { type: 'solid', name: 'burst', smoothness: 1, ...gradient, style: 'shapeburst', ...extra },
+  gradient: { type: 'solid', name: 'burst', smoothness: 1, ...gradient, ...extra },
 });
+const burst = (size: number, position: StrokePosition, gradient: object, extra: object = {}) => gradientStroke(size, position, gradient, { style: 'shapeburst', ...extra });
 
 /** A 40 × 40 white document with a 16 × 16 blue square at (12, 12) carrying `strokes`; row 20 read back. */
 async function row(...strokes: object[]): Promise<(x: number) => RGB> {
@@ -96,5 +97,26 @@ describe("a stroke's Shape Burst gradient", () => {
     // (smoothness 100 %: the ramp's smoothing darkens the red a little; its hue is what tells.)
     const kind = ([r, g, b]: RGB) => (g > 200 && b > 200 && r > 200 ? 'white' : r < 40 && g < 40 && b < 40 ? 'black' : r > 100 && g < 30 && b < 30 ? 'red' : `${r},${g},${b}`);
     expect([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((x) => kind(at(x)))).toEqual(['white', 'black', 'black', 'black', 'white', 'white', 'white', 'red', 'red', 'red', '0,0,255']);
+  });
+});
+
+describe('a linear gradient stroke spans the strokes\' extent, not only the layer\'s box', () => {
+  it('an outside stroke: from its outer left edge to its outer right edge', async () => {
+    // The square's box 12..28 grown by the 6 px the stroke reaches out: 6..34, ends in pixels 6
+    // and 33 at 0°, t = (x − 6) ÷ 28. Over the layer's box alone the whole left band was t < 0,
+    // black, and the right band white.
+    const at = await row(gradientStroke(6, 'outside', BLACK_TO_WHITE, { style: 'linear', angle: 0 }));
+    for (const x of [6, 8, 10, 11, 28, 30, 33]) expect(Math.abs(grey(at, x) - level((x - 6) / 28)), `x ${x}`).toBeLessThanOrEqual(1);
+  });
+
+  it('an inside stroke of a layer with an outside one too: the same grown box', async () => {
+    const at = await row(gradientStroke(2, 'outside', stops({ at: 0, c: [255, 0, 0] }, { at: 1, c: [255, 0, 0] })), gradientStroke(3, 'inside', BLACK_TO_WHITE, { style: 'linear', angle: 0 }));
+    // Box 12..28 grown by 2: 10..30, t = (x − 10) ÷ 20.
+    for (const x of [12, 13, 14, 25, 26, 27]) expect(Math.abs(grey(at, x) - level((x - 10) / 20)), `x ${x}`).toBeLessThanOrEqual(1);
+  });
+
+  it('an inside stroke alone keeps the layer\'s box', async () => {
+    const at = await row(gradientStroke(3, 'inside', BLACK_TO_WHITE, { style: 'linear', angle: 0 }));
+    for (const x of [12, 13, 14, 25, 26, 27]) expect(Math.abs(grey(at, x) - level((x - 12) / 16)), `x ${x}`).toBeLessThanOrEqual(1);
   });
 });
