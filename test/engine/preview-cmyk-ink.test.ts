@@ -277,10 +277,14 @@ describe('CMYK previews composited in ink', () => {
     expect(rgbApart).toBeGreaterThan(covered);
   });
 
-  it('a personalised frame redraws only what its overrides reach over the kept template frame: the same pixels as drawing it all', async () => {
-    const name = 'made-v-cmyk-text.psd';
-    const data: PersonalisationData = { Title: { type: 'text', text: 'HO', color: 'cmyk(0,0,0,100)' } };
-    const cases: Array<Partial<PreviewOptions>> = [{}, { size: { width: 40, height: 20 }, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0 } }];
+  it.each<[string, PersonalisationData]>([
+    ['made-v-cmyk-text.psd', { Title: { type: 'text', text: 'HO', color: 'cmyk(0,0,0,100)' } }],
+    // Under the adjustments (the patch their tables reach) and one adjustment itself (the whole canvas).
+    ['made-z-cmyk-adjust-stack.psd', { patch: { visible: false } }],
+    ['made-z-cmyk-adjust-stack.psd', { levels: { visible: false } }],
+  ])('a personalised frame of %s redraws only what its overrides reach over the kept template frame: the same pixels as drawing it all (%o)', async (name, data) => {
+    const { width: W, height: H } = await compileTemplate(env.FILES, psds.get(name)!);
+    const cases: Array<Partial<PreviewOptions>> = [{}, { size: { width: Math.round(W * 0.6), height: Math.round(H * 0.6) }, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0 } }];
     for (const options of cases) {
       frameCache.clear();
       await preview(name, options); // the template's frame, kept
@@ -289,11 +293,11 @@ describe('CMYK previews composited in ink', () => {
       const request = await resolveRequest(new FileStore(env.FILES), { template: `${FOLDER}/${name}`, data }, renderDeps());
       const overrides = (await personalise(request, { scale: 1, report: () => {} }))!;
       const doc = inkDocument(psds.get(name)!, over.compiled)!;
-      const size = options.size ?? { width: 64, height: 32 };
-      const s = Math.min(size.width / 64, size.height / 32);
+      const size = options.size ?? { width: W, height: H };
+      const s = Math.min(size.width / W, size.height / H);
       const whole = await inkFrame(doc, over.compiled, {
-        width: Math.round(64 * s),
-        height: Math.round(32 * s),
+        width: Math.round(W * s),
+        height: Math.round(H * s),
         quality: 'high',
         sharpen: s < 1 ? (options.unsharpMask ?? null) : null,
         background: 'transparent',
@@ -302,6 +306,7 @@ describe('CMYK previews composited in ink', () => {
         keep: false,
       });
       expect(Array.from(over.rgba)).toEqual(Array.from(whole.data));
+      if (!data.Title) expect(Array.from(over.rgba)).not.toEqual(Array.from((await preview(name, options)).rgba));
     }
   });
 
