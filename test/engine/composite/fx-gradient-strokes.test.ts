@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { gradientRamp, type Gradient } from '../../../src/engine/composite/gradient';
 import { writeShapeBurst } from '../psd/kit';
-import { image, type RGB, type StrokePosition } from './kit';
+import { againstMergedImage, image, type RGB, type StrokePosition } from './kit';
 
 /**
  * Gradient stroke effects. A stroke's Shape Burst gradient ('GrdT' 'shapeburst', which ag-psd cannot read; psd/records.ts
@@ -118,5 +118,14 @@ describe('a linear gradient stroke spans the strokes\' extent, not only the laye
   it('an inside stroke alone keeps the layer\'s box', async () => {
     const at = await row(gradientStroke(3, 'inside', BLACK_TO_WHITE, { style: 'linear', angle: 0 }));
     for (const x of [12, 13, 14, 25, 26, 27]) expect(Math.abs(grey(at, x) - level((x - 12) / 16)), `x ${x}`).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('made-y-gradient-strokes.psd (test/fixtures/psd-made/make-y.mjs)', () => {
+  it('Shape Burst outside, inside and centred, and a linear outside stroke, against the merged image its script worked out', async () => {
+    // The expected pixels rest on the readings above (Photopea's), not on a Photoshop render.
+    const { psnr, worst } = await againstMergedImage('made-y-gradient-strokes.psd');
+    console.log(`made-y-gradient-strokes.psd PSNR ${psnr.toFixed(2)} worst ${worst}`);
+    expect(worst).toBeLessThanOrEqual(2);
   });
 });
