@@ -5,7 +5,8 @@ import { compileTemplate, loadStoredComposite, readHeader, renderTemplate } from
 import { colourTransformSync, defaultProfile } from '../../../src/engine/colour';
 import { Unprocessable } from '../../../src/engine/errors';
 import { channelRows, layerRgba } from '../../../src/engine/psd/channels';
-import { narrow16, narrowing, normaliseColors, fitModeFeatures, refuseUnreadPatterns, toRgbaRow } from '../../../src/engine/psd/color-modes';
+import { narrow16, narrowing, normaliseColors, fitModeFeatures, refuseUnreadPatterns, sampleNarrowing, toRgbaRow } from '../../../src/engine/psd/color-modes';
+import { srgbByte } from '../../../src/engine/psd/lab';
 import { decodeComposite } from '../../../src/engine/psd/composite';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
@@ -37,8 +38,8 @@ const words = (values: number[]) => {
   return b;
 };
 
-function rows(channel: LayerRawDataChannel, width: number, height: number, first = 0): number[][] {
-  const reader = channelRows(channel, width, height, false, 0, first, 16);
+function rows(channel: LayerRawDataChannel, width: number, height: number, first = 0, depth = 16): number[][] {
+  const reader = channelRows(channel, width, height, false, 0, first, depth);
   const out: number[][] = [];
   for (let y = first; y < height; y++) out.push([...reader.next()]);
   reader.finish();
@@ -114,6 +115,81 @@ describe('16-bit samples', () => {
     const data = await deflate(words(new Array(12).fill(1000)));
     const e = await refusal(() => rows({ id: 0, compression: 2, data }, 4, 2));
     expect(e.message).toMatch(/inflates to more than/);
+  });
+});
+
+/** The sRGB curve (IEC 61966-2-1) of linear light clipped to [0, 1], rounded to a code. */
+const encode = (linear: number) => {
+  const v = Math.max(0, Math.min(1, linear));
+  return Math.round(255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055));
+};
+
+/** Big-endian float32 samples. */
+const floats = (values: number[]) => {
+  const b = new Uint8Array(values.length * 4);
+  const view = new DataView(b.buffer);
+  values.forEach((v, i) => view.setFloat32(4 * i, v));
+  return b;
+};
+
+/**
+ * 32-bit samples: linear-light floats, through the sRGB curve after clipping to [0, 1], as
+ * Photoshop's default 32 → 8 bit conversion (Exposure and Gamma: exposure 0, gamma 1) and its
+ * display show them; transparency and masks are coverage (× 255). Documents: modes-render.test.ts.
+ */
+describe('32-bit samples', () => {
+  it('take the sRGB curve, rounded, for every code (srgbByte is exactly round(255 × encode(v)))', () => {
+    for (let k = 0; k < 200_000; k++) {
+      const v = (k / 200_000) ** 3; // dense near black, where the curve is steepest
+      if (srgbByte(v) !== encode(v)) throw new Error(`srgbByte(${v}) = ${srgbByte(v)}, want ${encode(v)}`);
+    }
+    const values = [-1, 0, 0.0031308, 0.2158605, 0.5, 1, 2.5, NaN];
+    const row = (channel: number) => {
+      const out = new Uint8Array(values.length);
+      sampleNarrowing(32, 3, channel)(floats(values), out, values.length);
+      return [...out];
+    };
+    expect(row(0)).toEqual([0, 0, 10, 128, 188, 255, 255, 0]);
+    // Transparency, masks: coverage, linear.
+    expect(row(-1)).toEqual([0, 0, 1, 55, 128, 255, 255, 0]);
+  });
+
+  // Two rows of three floats; linear light → sRGB codes.
+  const values = [
+    [0, 0.05, 0.2],
+    [0.5, 0.9, 1.2],
+  ];
+  const expected = values.map((r) => r.map(encode));
+
+  it('decodes raw, RLE, ZIP and ZIP with prediction (byte-planar per row, as Photoshop writes it)', async () => {
+    const raw = floats(values.flat());
+    const channel = (compression: number, data: Uint8Array): LayerRawDataChannel => ({ id: 0, compression, data });
+    expect(rows(channel(0, raw), 3, 2, 0, 32)).toEqual(expected);
+    expect(rows(channel(0, raw), 3, 2, 1, 32)).toEqual(expected.slice(1));
+    const rle = new Uint8Array([0, 13, 0, 13, 11, ...raw.subarray(0, 12), 11, ...raw.subarray(12)]);
+    expect(rows(channel(1, rle), 3, 2, 0, 32)).toEqual(expected);
+    expect(rows(channel(2, await deflate(raw)), 3, 2, 0, 32)).toEqual(expected);
+    // Prediction: each row's 12 bytes laid out as every float's first byte, then second, …,
+    // then each byte stored as the difference from the byte before (mod 256).
+    const predicted = new Uint8Array(raw.length);
+    for (let y = 0; y < 2; y++) {
+      const planar = Array.from({ length: 12 }, (_, i) => raw[y * 12 + (i % 3) * 4 + Math.floor(i / 3)]);
+      planar.forEach((v, i) => (predicted[y * 12 + i] = i ? (v - planar[i - 1]) & 255 : v));
+    }
+    const zip = await deflate(predicted);
+    expect(rows(channel(3, zip), 3, 2, 0, 32)).toEqual(expected);
+    expect(rows(channel(3, zip), 3, 2, 1, 32)).toEqual(expected.slice(1));
+    // The merged image too: one grey plane, then as RGB with its transparency (coverage).
+    const section = (compression: number, data: Uint8Array) => new Uint8Array([0, compression, ...data]);
+    expect([...decodeComposite(section(3, zip), 3, 2, 1, false, false, 1, 32)]).toEqual(expected.flat().flatMap((v) => [v, v, v, 255]));
+    const alpha = floats([1, 0.5, 0, 1, 1, 0.25]);
+    const rgba = decodeComposite(section(0, new Uint8Array([...raw, ...raw, ...raw, ...alpha])), 3, 2, 4, false, true, 3, 32);
+    expect([...rgba].filter((_, i) => i % 4 === 3)).toEqual([255, 128, 0, 255, 255, 64]);
+  });
+
+  it('refuses a 32-bit ZIP channel that inflates past its rectangle (4 bytes a sample)', async () => {
+    const data = await deflate(floats(new Array(7).fill(0.5)));
+    expect(() => rows({ id: 0, compression: 2, data }, 3, 2, 0, 32)).toThrow(/inflates to more than/);
   });
 });
 

@@ -1,14 +1,11 @@
-import type { LayerRawDataChannel } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
 import { cmykPercentToSrgb, defaultProfile } from '../../../src/engine/colour';
 import { lcmsSync } from '../../../src/engine/colour/lcms';
 import { Unprocessable } from '../../../src/engine/errors';
-import { channelRows } from '../../../src/engine/psd/channels';
 import { refuseUnsupportedMode, sampleNarrowing } from '../../../src/engine/psd/color-modes';
-import { decodeComposite } from '../../../src/engine/psd/composite';
-import { labRowToRgba, labToSrgb, srgbByte } from '../../../src/engine/psd/lab';
+import { labRowToRgba, labToSrgb } from '../../../src/engine/psd/lab';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readSpotChannels } from '../../../src/engine/psd/spots';
 import { madeFixture } from '../../helpers/fixtures';
@@ -108,29 +105,44 @@ describe('Lab to sRGB', () => {
   });
 });
 
-describe('Lab documents', () => {
-  it('parse with their mode kept and the bytes left as they were', async () => {
-    const bytes = await madeFixture('made-x-lab16.psd');
-    const copy = bytes.slice();
-    const doc = parsePsd(bytes);
-    expect(bytes).toEqual(copy);
-    expect([doc.colorMode, doc.bitsPerChannel]).toEqual([9, 16]);
-    expect(doc.children?.map((l) => l.name)).toEqual(['ramp', 'solid', 'half']);
-  });
-
-  for (const [name, floor] of [
-    // Photoshop blends Lab documents in L*a*b*, we after converting to sRGB: the half-covered pixels.
-    ['made-x-lab8.psd', 34.9],
-    ['made-x-lab16.psd', 34.9],
+describe('Lab and 32-bit documents with layers', () => {
+  for (const [name, mode, depth, floor] of [
+    // Photoshop blends Lab documents in L*a*b* and 32-bit ones in linear light, we after the
+    // conversion: the pixels under the half-transparent layer differ (docs/fidelity.md).
+    ['made-x-lab8.psd', 9, 8, 34.9],
+    ['made-x-lab16.psd', 9, 16, 34.9],
+    ['made-x-rgb32.psd', 3, 32, 28.7],
+    ['made-x-gray32.psd', 1, 32, 44.2],
   ] as const) {
-    it(`${name}: exact where one opaque layer shows, close under the half-transparent one`, async () => {
-      const { image, stored, psnr } = await renderMade(name);
+    it(`${name}: read from the ${depth === 8 ? 'layer info' : `Lr${depth} block`}, the bytes left as they were; exact where opaque layers show`, async () => {
+      const bytes = await madeFixture(name);
+      const copy = bytes.slice();
+      const doc = parsePsd(bytes);
+      expect(bytes).toEqual(copy); // the header is shown to ag-psd as another mode only while it reads
+      expect([doc.colorMode, doc.bitsPerChannel]).toEqual([mode, depth]);
+      expect(doc.children?.map((l) => l.name)).toEqual(['ramp', 'solid', 'half']);
+      const { compiled, image, stored, psnr } = await renderMade(name);
       console.log(`${name}: ${psnr.toFixed(2)} dB`);
-      // (0, 0) and (15, 0): the ramp alone; (5, 3): "solid" over it; (9, 5): "half" hidden by its mask's default colour.
-      for (const [x, y] of [[0, 0], [15, 0], [5, 3], [9, 5], [3, 11]]) expect(pixel(image.data, 16, x, y), `${x},${y}`).toEqual(pixel(stored, 16, x, y));
+      // (0, 0), (13, 0), (3, 11): the ramp alone; (5, 3): "solid" over it; (9, 5): "half" hidden by its mask's default colour.
+      for (const [x, y] of [[0, 0], [13, 0], [5, 3], [9, 5], [3, 11]]) expect(pixel(image.data, 16, x, y), `${x},${y}`).toEqual(pixel(stored, 16, x, y));
       expect(psnr).toBeGreaterThanOrEqual(floor);
+      if (compiled.transparent) expect(pixel(stored, 16, 15, 3)[3]).toBe(0);
     });
   }
+
+  it('32-bit: what lies outside [0, 1] (an over-range green, a negative red) is clipped before the sRGB curve', async () => {
+    const { image } = await renderMade('made-x-rgb32.psd');
+    // (0, 0): the ramp's red −0.05 → 0; (5, 3): "solid" 0.5, 1.6, 0.02 → 188, 255, 39.
+    expect(pixel(image.data, 16, 0, 0)[0]).toBe(0);
+    expect(pixel(image.data, 16, 5, 3)).toEqual([188, 255, 39, 255]);
+  });
+
+  it('32 bits: RGB or Grayscale only, as in Photoshop', () => {
+    refuseUnsupportedMode(3, 32);
+    refuseUnsupportedMode(1, 32);
+    for (const mode of [4, 9, 8, 7]) expect(() => refuseUnsupportedMode(mode, 32), `mode ${mode}`).toThrow(/32-bit .* document is not valid/);
+    expect(() => refuseUnsupportedMode(3, 24)).toThrow(Unprocessable);
+  });
 });
 
 describe('Multichannel documents', () => {
@@ -167,138 +179,5 @@ describe('Multichannel documents', () => {
     layered[25] = 7;
     await expect(compileTemplate(env.FILES, layered)).rejects.toThrow(Unprocessable);
     await expect(compileTemplate(env.FILES, layered)).rejects.toThrow(/Multichannel document with layers/);
-  });
-});
-
-/**
- * 32-bit documents (RGB and Grayscale; made by test/fixtures/psd-made/make-x.mjs): linear-light
- * floats, shown through the sRGB curve after clipping to [0, 1], as Photoshop's default 32 → 8 bit
- * conversion (Exposure and Gamma: exposure 0, gamma 1) and its display show them; transparency
- * and masks are coverage (× 255). The expected pixels rest on the sRGB formula (IEC 61966-2-1).
- */
-
-/** The sRGB curve (IEC 61966-2-1) of linear light clipped to [0, 1], rounded to a code. */
-const encode = (linear: number) => {
-  const v = Math.max(0, Math.min(1, linear));
-  return Math.round(255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055));
-};
-
-/** Big-endian float32 samples. */
-const floats = (values: number[]) => {
-  const b = new Uint8Array(values.length * 4);
-  const view = new DataView(b.buffer);
-  values.forEach((v, i) => view.setFloat32(4 * i, v));
-  return b;
-};
-
-async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream('deflate'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-function rows(channel: LayerRawDataChannel, width: number, height: number, first = 0): number[][] {
-  const reader = channelRows(channel, width, height, false, 0, first, 32);
-  const out: number[][] = [];
-  for (let y = first; y < height; y++) out.push([...reader.next()]);
-  reader.finish();
-  return out;
-}
-
-describe('32-bit samples', () => {
-  it('take the sRGB curve, rounded, for every code (srgbByte is exactly round(255 × encode(v)))', () => {
-    for (let k = 0; k < 200_000; k++) {
-      const v = (k / 200_000) ** 3; // dense near black, where the curve is steepest
-      if (srgbByte(v) !== encode(v)) throw new Error(`srgbByte(${v}) = ${srgbByte(v)}, want ${encode(v)}`);
-    }
-    const values = [-1, 0, 0.0031308, 0.2158605, 0.5, 1, 2.5, NaN];
-    const row = (channel: number) => {
-      const out = new Uint8Array(values.length);
-      sampleNarrowing(32, 3, channel)(floats(values), out, values.length);
-      return [...out];
-    };
-    expect(row(0)).toEqual([0, 0, 10, 128, 188, 255, 255, 0]);
-    // Transparency, masks: coverage, linear.
-    expect(row(-1)).toEqual([0, 0, 1, 55, 128, 255, 255, 0]);
-  });
-
-  // Two rows of three floats; linear light → sRGB codes.
-  const values = [
-    [0, 0.05, 0.2],
-    [0.5, 0.9, 1.2],
-  ];
-  const expected = values.map((r) => r.map(encode));
-
-  it('decodes raw, RLE, ZIP and ZIP with prediction (byte-planar per row, as Photoshop writes it)', async () => {
-    const raw = floats(values.flat());
-    const channel = (compression: number, data: Uint8Array): LayerRawDataChannel => ({ id: 0, compression, data });
-    expect(rows(channel(0, raw), 3, 2)).toEqual(expected);
-    expect(rows(channel(0, raw), 3, 2, 1)).toEqual(expected.slice(1));
-    const rle = new Uint8Array([0, 13, 0, 13, 11, ...raw.subarray(0, 12), 11, ...raw.subarray(12)]);
-    expect(rows(channel(1, rle), 3, 2)).toEqual(expected);
-    expect(rows(channel(2, await deflate(raw)), 3, 2)).toEqual(expected);
-    // Prediction: each row's 12 bytes laid out as every float's first byte, then second, …,
-    // then each byte stored as the difference from the byte before (mod 256).
-    const predicted = new Uint8Array(raw.length);
-    for (let y = 0; y < 2; y++) {
-      const planar = Array.from({ length: 12 }, (_, i) => raw[y * 12 + (i % 3) * 4 + Math.floor(i / 3)]);
-      planar.forEach((v, i) => (predicted[y * 12 + i] = i ? (v - planar[i - 1]) & 255 : v));
-    }
-    const zip = await deflate(predicted);
-    expect(rows(channel(3, zip), 3, 2)).toEqual(expected);
-    expect(rows(channel(3, zip), 3, 2, 1)).toEqual(expected.slice(1));
-    // The merged image too: one grey plane, then as RGB with its transparency (coverage).
-    const section = (compression: number, data: Uint8Array) => new Uint8Array([0, compression, ...data]);
-    expect([...decodeComposite(section(3, zip), 3, 2, 1, false, false, 1, 32)]).toEqual(expected.flat().flatMap((v) => [v, v, v, 255]));
-    const alpha = floats([1, 0.5, 0, 1, 1, 0.25]);
-    const rgba = decodeComposite(section(0, new Uint8Array([...raw, ...raw, ...raw, ...alpha])), 3, 2, 4, false, true, 3, 32);
-    expect([...rgba].filter((_, i) => i % 4 === 3)).toEqual([255, 128, 0, 255, 255, 64]);
-  });
-
-  it('refuses a 32-bit ZIP channel that inflates past its rectangle (4 bytes a sample)', async () => {
-    const data = await deflate(floats(new Array(7).fill(0.5)));
-    expect(() => rows({ id: 0, compression: 2, data }, 3, 2)).toThrow(/inflates to more than/);
-  });
-});
-
-describe('32-bit documents', () => {
-  it('are RGB or Grayscale only, as in Photoshop', () => {
-    refuseUnsupportedMode(3, 32);
-    refuseUnsupportedMode(1, 32);
-    for (const mode of [4, 9, 8, 7]) expect(() => refuseUnsupportedMode(mode, 32), `mode ${mode}`).toThrow(/32-bit .* document is not valid/);
-    expect(() => refuseUnsupportedMode(3, 24)).toThrow(Unprocessable);
-  });
-
-  it('find their layers in the Lr32 block', async () => {
-    const doc = parsePsd(await madeFixture('made-x-gray32.psd'));
-    expect([doc.colorMode, doc.bitsPerChannel]).toEqual([1, 32]);
-    expect(doc.children?.map((l) => l.name)).toEqual(['ramp', 'solid', 'half']);
-  });
-
-  for (const [name, floor] of [
-    // Photoshop blends 32-bit documents in linear light, we after the curve: the half-covered pixels.
-    ['made-x-rgb32.psd', 28.7],
-    ['made-x-gray32.psd', 30],
-  ] as const) {
-    it(`${name}: exact where one opaque layer shows, close where Photoshop blends in linear light`, async () => {
-      const { compiled, image, stored, psnr } = await renderMade(name);
-      console.log(`${name}: ${psnr.toFixed(2)} dB`);
-      for (const [x, y] of [[0, 0], [13, 0], [5, 3], [9, 5], [3, 11]]) expect(pixel(image.data, 16, x, y), `${x},${y}`).toEqual(pixel(stored, 16, x, y));
-      expect(psnr).toBeGreaterThanOrEqual(floor);
-      if (compiled.transparent) expect(pixel(stored, 16, 15, 3)[3]).toBe(0);
-    });
-  }
-
-  it('clip what lies outside [0, 1] (an over-range green and a negative red) before the curve', async () => {
-    const { image } = await renderMade('made-x-rgb32.psd');
-    // (0, 0): the ramp's red −0.05 → 0; (5, 3): "solid" 0.5, 1.6, 0.02.
-    expect(pixel(image.data, 16, 0, 0)[0]).toBe(0);
-    expect(pixel(image.data, 16, 5, 3)).toEqual([encode(0.5), 255, encode(0.02), 255]);
-  });
-
-  it('upload through compile as any template does (nothing refused)', async () => {
-    for (const name of ['made-x-rgb32.psd', 'made-x-gray32.psd']) {
-      const compiled = await compileTemplate(env.FILES, await madeFixture(name));
-      expect(compiled.layers.length, name).toBe(3);
-    }
   });
 });
