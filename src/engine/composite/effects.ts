@@ -4,7 +4,7 @@ import { blendSurface } from './blend';
 import { curveLut } from './adjust';
 import { bandCoverage, bilinearMove, blur, chamferDistance, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
 import { bevelLight } from './bevel';
-import { effectTiling, tilePattern } from './pattern';
+import { effectOn, effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './context';
@@ -38,7 +38,7 @@ export function textGammaOf(gamma: number | undefined, node: Pick<LayerNode, 'ty
  */
 
 type Effect = { enabled?: boolean; present?: boolean };
-const on = <T extends Effect>(e: T | undefined): e is T => !!e && e.enabled !== false;
+const on: <T extends Effect>(e: T | undefined) => e is T = effectOn;
 const list = <T extends Effect>(e: T[] | T | undefined): T[] => (Array.isArray(e) ? e : e ? [e] : []).filter(on);
 
 const SUPPORTED = ['dropShadow', 'outerGlow', 'patternOverlay', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'stroke', 'bevel', 'satin'] as const;

@@ -10,7 +10,17 @@ import type { LayerNode, RGBAImage } from '../types';
  * pattern neither aliases nor shifts. Colours are averaged premultiplied.
  */
 
-const on = (e: { enabled?: boolean } | undefined) => !!e && e.enabled !== false;
+/**
+ * Whether a layer effect is drawn: switched on (`enabled`) and listed in the layer's fx list
+ * (`present`). Photoshop keeps an effect's entry in the effects block after the effect is removed,
+ * with `present` false: psd-tools' tests/psd_files hold 38 layers whose blocks list only such
+ * entries ("every entry in all 38 is present=False", psd-tools #845, #830), among them
+ * layer_comps.psd's "Фигура 1" with a drop shadow and a bevel still enabled, which Photoshop's
+ * Layers panel does not show; psd-tools' Effects keeps only present effects. Absent (the old
+ * 'lrFX' block, writers that omit it) counts as listed.
+ */
+export const effectOn = <T extends { enabled?: boolean; present?: boolean }>(e: T | undefined): e is T => !!e && e.enabled !== false && e.present !== false;
+const on = effectOn;
 const asList = <T>(e: T[] | T | undefined): T[] => (Array.isArray(e) ? e : e ? [e] : []);
 
 /** The ids of the patterns a layer's effects draw (pattern overlay, pattern strokes). */

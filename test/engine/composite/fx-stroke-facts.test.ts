@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { chamferDistance } from '../../../src/engine/composite/morphology';
-import { colourStroke as stroke, image, rectPath, type RGB, type StrokePosition } from './kit';
+import { blackShadow, colourStroke as stroke, image, rectPath, type RGB, type StrokePosition } from './kit';
 
 /**
  * Facts about Photoshop's stroke effect that psd-tools' tests measured on Photoshop's own renders
@@ -252,5 +252,34 @@ describe("a shape's own stroke (stroke-blend-mode.psd, #940)", () => {
     for (const x of [8, 9, 10, 11]) expect(normal.at(x, 20)).toEqual(RED);
     expect(normal.at(12, 20)).toEqual(BLUE);
     for (const x of [8, 9, 10, 11, 12]) expect(multiply.at(x, 20)).toEqual(normal.at(x, 20));
+  });
+});
+
+describe('effects left in the block but not listed (psd-tools #830, #845: layer_comps.psd "Фигура 1")', () => {
+  it('an enabled stroke and drop shadow with present false are not drawn; present true or absent are', async () => {
+    // `present` as given, or no such key (the old 'lrFX' block has none).
+    const listed = <T extends { present?: boolean }>(e: T, present: boolean | undefined): T => {
+      const { present: _, ...rest } = e;
+      return (present === undefined ? rest : { ...rest, present }) as T;
+    };
+    const layer = (present: boolean | undefined): Layer => ({
+      name: 'sq',
+      left: 12,
+      top: 12,
+      imageData: fill(16, 16, BLUE),
+      effects: {
+        stroke: [listed(stroke(3, 'outside', RED), present)],
+        dropShadow: [listed(blackShadow({ distance: 6, size: 0, choke: 0 }), present)],
+      } as LayerEffectsInfo,
+    });
+    const gone = await render(40, 40, [bg(40, 40), layer(false)]);
+    expect(gone.at(10, 20)).toEqual(WHITE); // no stroke
+    expect(gone.at(20, 30)).toEqual(WHITE); // no shadow below the square (28..33)
+    expect(gone.at(20, 20)).toEqual(BLUE);
+    for (const present of [true, undefined]) {
+      const { at } = await render(40, 40, [bg(40, 40), layer(present)]);
+      expect(at(10, 20), `present ${present}`).toEqual(RED);
+      expect(at(20, 33), `present ${present}`).toEqual([0, 0, 0]);
+    }
   });
 });
