@@ -73,8 +73,8 @@ export const colorChannels = (mode: number) => (mode === ColorMode.CMYK ? 4 : mo
 export interface IndexedPalette {
   colors: Uint8Array;
   transparent?: number;
-  /** Multichannel: each channel's ink, in channel order. */
-  inks?: ChannelInk[];
+  /** Multichannel: each channel's ink, in channel order (null: an alpha channel, not drawn). */
+  inks?: (ChannelInk | null)[];
 }
 
 /**

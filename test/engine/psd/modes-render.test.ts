@@ -146,32 +146,41 @@ describe('Lab and 32-bit documents with layers', () => {
 });
 
 describe('Multichannel documents', () => {
+  // made-x-multichannel16's inks, and each pixel's tints: stored 16-bit values narrowed to 8 bits, 255 − level.
+  const inks = () => [
+    { rgb: cmykPercentToSrgb([100, 0, 0, 0]), s: 0 },
+    { rgb: cmykPercentToSrgb([0, 100, 0, 0]), s: 0 },
+    { rgb: labToSrgb([40, 10, -60]), s: 0.5 },
+  ];
+  const tints = (x: number, y: number) => [Math.round(255 * (x / 15)), Math.round(255 * (y / 7)), x >= 10 && x < 14 ? 255 : 0].map((t) => t / 255);
+  /** The spot-preview formula, c ← (1 − k)·c + k·((1 − s)·c·i + s·i), channel after channel over white. */
+  const inked = (k: number[], shown: { rgb: number[]; s: number }[]) =>
+    [0, 1, 2].map((c) => 255 * shown.reduce((v, { rgb, s }, i) => (1 - k[i]) * v + k[i] * ((1 - s) * v * (rgb[c] / 255) + s * (rgb[c] / 255)), 1));
+  const near = (got: number[], want: number[], what: string) => {
+    for (let c = 0; c < 3; c++) expect(Math.abs(got[c] - want[c]), what).toBeLessThanOrEqual(1);
+  };
+
   it('show their channels as inks over white paper, in their DisplayInfo colours', async () => {
     const { compiled, image, stored, psnr } = await renderMade('made-x-multichannel16.psd');
     expect(compiled.layers).toHaveLength(1);
     expect(psnr).toBe(99);
     expect(readSpotChannels(await madeFixture('made-x-multichannel16.psd'))).toEqual([]);
-    // The spot-preview formula, c ← (1 − k)·c + k·((1 − s)·c·i + s·i), channel after channel.
-    const inks = [
-      { rgb: cmykPercentToSrgb([100, 0, 0, 0]), s: 0 },
-      { rgb: cmykPercentToSrgb([0, 100, 0, 0]), s: 0 },
-      { rgb: labToSrgb([40, 10, -60]), s: 0.5 },
-    ];
     for (const [x, y] of [[0, 0], [15, 0], [7, 3], [11, 5], [12, 7], [15, 7]]) {
-      // Stored 16-bit values, narrowed to 8 bits: 255 − level is the tint.
-      const tints = [Math.round(255 * (x / 15)), Math.round(255 * (y / 7)), x >= 10 && x < 14 ? 255 : 0].map((t) => t / 255);
-      const want = [0, 1, 2].map((c) => {
-        let v = 1;
-        inks.forEach(({ rgb, s }, i) => {
-          const k = tints[i];
-          v = (1 - k) * v + k * ((1 - s) * v * (rgb[c] / 255) + s * (rgb[c] / 255));
-        });
-        return v * 255;
-      });
-      const got = pixel(image.data, 16, x, y);
-      for (let c = 0; c < 3; c++) expect(Math.abs(got[c] - want[c]), `${x},${y}`).toBeLessThanOrEqual(1);
-      expect(got).toEqual(pixel(stored, 16, x, y));
+      near(pixel(image.data, 16, x, y), inked(tints(x, y), inks()), `${x},${y}`);
+      expect(pixel(image.data, 16, x, y)).toEqual(pixel(stored, 16, x, y));
     }
+  });
+
+  it('leave out an alpha channel (DisplayInfo kind 0 or 1), as Photoshop shows it by default', async () => {
+    const bytes = (await madeFixture('made-x-multichannel16.psd')).slice();
+    // The third channel's kind byte in resource 1077: after '8BIM', id, name, size and the version word.
+    const at = bytes.findIndex((_, i) => bytes[i] === 0x38 && bytes[i + 1] === 0x42 && bytes[i + 4] === 0x04 && bytes[i + 5] === 0x35);
+    const kind = at + 12 + 4 + 2 * 13 + 12;
+    expect(bytes[kind]).toBe(2);
+    bytes[kind] = 0;
+    const image = await renderTemplate(env.FILES, await compileTemplate(env.FILES, bytes), { scale: 1 });
+    const [cyan, magenta] = inks();
+    near(pixel(image.data, 16, 12, 3), inked(tints(12, 3), [cyan, magenta]), '12,3');
   });
 
   it('are refused with layers (Photoshop keeps them flat)', async () => {
