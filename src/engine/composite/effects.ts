@@ -924,7 +924,8 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
   const fx = node.effects as LayerEffectsInfo;
   const all = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
   if (!all.length) return;
-  const strokes = all.filter((st) => strokesUnder(node, st) === (where === 'under'));
+  const under = strokesUnder(node, all);
+  const strokes = all.filter((_, i) => under[i] === (where === 'under'));
   if (!strokes.length) return;
   // The stroke lies under the content: where the content will cover α of a pixel, the stroke's
   // share t of it is the rest of the pixel's, t ÷ (1 − α) of what the content leaves showing.
@@ -969,20 +970,30 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
 }
 
 /**
- * Whether an outside stroke is drawn under the layer's content (with the effects below it, after
- * the shadows and glows) rather than over it. psd-tools' feathered-stroke.psd (Photoshop's render,
- * its test_effects.py, #846): across a soft edge of alpha a a pixel is aL + (1 − a)S for an outset
- * stroke, with no backdrop left in it: the layer lies over an opaque stroke, the stroke's band of
- * 1 − a filling the rest of the pixel. Over the content (as before) it left a(1 − a) of the
- * backdrop and only a² of the layer. psdtools-layer-effects-all.psd's Stroke line shows the same:
- * the text at its raw alpha over pure white (docs/effects.md). Kept to what that order is certain
- * for: a Normal stroke on a Normal layer, without knockout, Blend If or "Transparency Shapes
- * Layer" off; the rest as before.
+ * Which of a layer's strokes (in list order, the first on top) are drawn under the layer's content
+ * (with the effects below it, after the shadows and glows) rather than over it. psd-tools'
+ * feathered-stroke.psd (Photoshop's render, its test_effects.py, #846): across a soft edge of alpha
+ * a a pixel is aL + (1 − a)S for an outset stroke, with no backdrop left in it: the layer lies over
+ * an opaque stroke, the stroke's band of 1 − a filling the rest of the pixel. Over the content (as
+ * before) it left a(1 − a) of the backdrop and only a² of the layer. psdtools-layer-effects-all.psd's
+ * Stroke line shows the same: the text at its raw alpha over pure white (docs/effects.md). Kept to
+ * what that order is certain for: a Normal outside stroke on a Normal layer, without knockout,
+ * Blend If or "Transparency Shapes Layer" off. And the strokes keep their list order where they
+ * overlap (the first listed on top, whatever their positions): one drawn under is drawn before
+ * every stroke drawn over, so a stroke goes under only when every stroke listed after it does too
+ * or lies inside the shape (whose band meets an outside one only on the edge's partial pixels).
  */
-function strokesUnder(node: LayerNode, st: Stroke): boolean {
-  if ((st.position ?? 'outside') !== 'outside' || (st.blendMode ?? 'normal') !== 'normal') return false;
-  if (node.blendMode !== 'normal' && node.blendMode !== 'pass through') return false;
-  return !node.knockout && !node.blendIf && node.transparencyShapes !== false;
+function strokesUnder(node: LayerNode, strokes: Stroke[]): boolean[] {
+  const layer = (node.blendMode === 'normal' || node.blendMode === 'pass through') && !node.knockout && !node.blendIf && node.transparencyShapes !== false;
+  const under = strokes.map(() => false);
+  for (let i = strokes.length - 1; i >= 0; i--) {
+    const st = strokes[i];
+    const position = st.position ?? 'outside';
+    if (position === 'inside') continue;
+    if (!layer || position !== 'outside' || (st.blendMode ?? 'normal') !== 'normal') break;
+    under[i] = true;
+  }
+  return under;
 }
 
 /**

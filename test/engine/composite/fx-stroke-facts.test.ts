@@ -71,6 +71,18 @@ describe('several strokes (double-stroke-effects.psd)', () => {
     expect(at(8, 20)).toEqual(WHITE);
   });
 
+  it('the first listed is on top whatever the positions: an outside stroke over a wider centred one listed after it', async () => {
+    // Photopea composites a layer's strokes in list order into one buffer, the first on top
+    // (its stroke loop runs the list backwards); Photoshop's "the one on top is hiding the one
+    // below it" (KelbyOne's double-stroke tip) for strokes of one position.
+    const { at } = await render(40, 40, [bg(40, 40), { name: 'sq', left: 12, top: 12, imageData: fill(16, 16, GREEN), effects: effects(stroke(2, 'outside', RED), stroke(6, 'center', BLUE)) }]);
+    for (const x of [10, 11]) expect(at(x, 20), `x ${x}`).toEqual(RED);
+    expect(at(9, 20)).toEqual(BLUE);
+    for (const x of [12, 13, 14]) expect(at(x, 20), `x ${x}`).toEqual(BLUE);
+    expect(at(15, 20)).toEqual(GREEN);
+    expect(at(8, 20)).toEqual(WHITE);
+  });
+
   it('the first listed is on top where two outside strokes overlap', async () => {
     const { at } = await render(40, 40, [bg(40, 40), { name: 'sq', left: 12, top: 12, imageData: fill(16, 16, GREEN), effects: effects(stroke(2, 'outside', RED), stroke(5, 'outside', BLUE)) }]);
     for (const x of [10, 11]) expect(at(x, 20)).toEqual(RED);
