@@ -197,7 +197,9 @@ export function spotRows(layout: PsdLayout, plane: number): { next(): Uint8Array
   return {
     next() {
       if (compression === 0) {
-        wide.fill(255);
+        // A row cut short by the file's end has no ink there: 255 a byte, 1.0 a float at 32 bits.
+        if (depth === 32) for (let i = 0; i < bytes; i += 4) wide.set(NO_INK_FLOAT, i);
+        else wide.fill(255);
         wide.set(image.subarray(at, Math.min(image.length, at + bytes)));
         at += bytes;
       } else if (compression === 1) {
@@ -217,6 +219,8 @@ export function spotRows(layout: PsdLayout, plane: number): { next(): Uint8Array
 }
 
 const SPOT_ZIP = "A spot channel's ZIP data";
+/** 1.0 as a big-endian float: a 32-bit channel's "no ink". */
+const NO_INK_FLOAT = Uint8Array.of(0x3f, 0x80, 0, 0);
 
 /**
  * An ink's look on screen, sRGB 0..255: CMYK through `cmykToRgb` (the document's profile),

@@ -7,7 +7,7 @@ import { Unprocessable } from '../../../src/engine/errors';
 import { refuseUnsupportedMode, sampleNarrowing } from '../../../src/engine/psd/color-modes';
 import { labRowToRgba, labToSrgb } from '../../../src/engine/psd/lab';
 import { parsePsd } from '../../../src/engine/psd/parse';
-import { readSpotChannels } from '../../../src/engine/psd/spots';
+import { readSpotChannels, spotRows } from '../../../src/engine/psd/spots';
 import { madeFixture } from '../../helpers/fixtures';
 import { psnr } from '../raster/helpers';
 
@@ -135,6 +135,15 @@ describe('Lab and 32-bit documents with layers', () => {
     // (0, 0): the ramp's red −0.05 → 0; (5, 3): "solid" 0.5, 1.6, 0.02 → 188, 255, 39.
     expect(pixel(image.data, 16, 0, 0)[0]).toBe(0);
     expect(pixel(image.data, 16, 5, 3)).toEqual([188, 255, 39, 255]);
+  });
+
+  it('32 bits: spot channels read as coverage (0 = full ink), a row cut short by the file end without ink', () => {
+    const floats = [0.25, 0.25, 0.25, 0.25, 0, 0.5, 1]; // a grey plane, then the spot plane's first three samples
+    const image = new Uint8Array(2 + floats.length * 4);
+    floats.forEach((v, i) => new DataView(image.buffer).setFloat32(2 + 4 * i, v));
+    const layout = { large: false, channels: 2, width: 2, height: 2, depth: 32, mode: 1, resources: new Uint8Array(0), image };
+    const rows = spotRows(layout, 1);
+    expect([...rows.next(), ...rows.next()]).toEqual([255, 127, 0, 0]);
   });
 
   it('32 bits: RGB or Grayscale only, as in Photoshop', () => {
