@@ -7,6 +7,7 @@ import { Unprocessable } from '../../../src/engine/errors';
 import { refuseUnsupportedMode, sampleNarrowing } from '../../../src/engine/psd/color-modes';
 import { labRowToRgba, labToSrgb } from '../../../src/engine/psd/lab';
 import { parsePsd } from '../../../src/engine/psd/parse';
+import { linearTone, readImageResources } from '../../../src/engine/psd/resources';
 import { readSpotChannels, spotRows } from '../../../src/engine/psd/spots';
 import { madeFixture } from '../../helpers/fixtures';
 import { psnr } from '../raster/helpers';
@@ -144,6 +145,42 @@ describe('Lab and 32-bit documents with layers', () => {
     const layout = { large: false, channels: 2, width: 2, height: 2, depth: 32, mode: 1, resources: new Uint8Array(0), image };
     const rows = spotRows(layout, 1);
     expect([...rows.next(), ...rows.next()]).toEqual([255, 127, 0, 0]);
+  });
+
+  it("32 bits: an embedded profile with a linear tone curve is left out of the outputs (the pixels took the sRGB curve)", async () => {
+    // A minimal ICC: header, one tag (rTRC) of type 'curv' or 'para'.
+    const icc = (curve: number[]) => {
+      const b = new Uint8Array(144 + curve.length);
+      const v = new DataView(b.buffer);
+      v.setUint32(0, b.length);
+      v.setUint32(128, 1);
+      v.setUint32(132, 0x72545243); // 'rTRC'
+      v.setUint32(136, 144);
+      v.setUint32(140, curve.length);
+      b.set(curve, 144);
+      return b;
+    };
+    const curv = (...gamma: number[]) => [0x63, 0x75, 0x72, 0x76, 0, 0, 0, 0, 0, 0, 0, gamma.length / 2, ...gamma];
+    const linear = icc(curv());
+    expect([linear, icc(curv(1, 0)), icc([0x70, 0x61, 0x72, 0x61, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0])].map(linearTone)).toEqual([true, true, true]);
+    expect([icc(curv(2, 0x33)), defaultProfile('Rgb'), defaultProfile('Grayscale')].map(linearTone)).toEqual([false, false, false]);
+    // made-x-rgb32 with a 1039 resource (it has none) holding each profile.
+    const withIcc = (file: Uint8Array, profile: Uint8Array) => {
+      const block = new Uint8Array([0x38, 0x42, 0x49, 0x4d, 0x04, 0x0f, 0, 0, ...[24, 16, 8, 0].map((s) => (profile.length >>> s) & 255), ...profile]);
+      const out = new Uint8Array(file.length + block.length);
+      out.set(file.subarray(0, 34));
+      new DataView(out.buffer).setUint32(30, block.length);
+      out.set(block, 34);
+      out.set(file.subarray(34), 34 + block.length);
+      return out;
+    };
+    const rgb32 = await madeFixture('made-x-rgb32.psd');
+    expect(readImageResources(withIcc(rgb32, linear)).icc).toBeUndefined();
+    expect(readImageResources(withIcc(rgb32, defaultProfile('Rgb'))).icc).toEqual(defaultProfile('Rgb'));
+    const rgb8 = withIcc(await madeFixture('made-x-lab8.psd'), linear);
+    rgb8[25] = 3; // any 8-bit document keeps what it embeds
+    expect(readImageResources(rgb8).icc).toEqual(linear);
+    expect((await compileTemplate(env.FILES, withIcc(rgb32, linear))).iccKey).toBeUndefined();
   });
 
   it('32 bits: RGB or Grayscale only, as in Photoshop', () => {
