@@ -15,7 +15,7 @@ import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
 import { checkPreviewMemory, codedBytesLimit, makeRoomForRequest, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
-import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keptInkFrame, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from './composite/cmyk-ink';
+import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keepInkOutput, keptInkFrame, keptInkOutput, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from './composite/cmyk-ink';
 import { encodeFrameJpeg, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
@@ -395,8 +395,9 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       const iccOf = () => (compiled.iccKey ? timing.time('icc', () => templateIcc(store.bucket, compiled.iccKey!)) : srgbProfile());
       // A CMYK document is composited in ink where the ink compositor models it (composite/cmyk-ink.ts).
       problems.length = 0;
-      const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing });
-      if (inked) return encode(inked, options.format, options.jpegQuality, await iccOf());
+      const coded = (image: RGBAImage) => timing.time('encode', async () => encode(image, options.format, options.jpegQuality, await iccOf()));
+      const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing, coded });
+      if (inked) return inked;
       const scale = previewRenderScale(compiled, s, options.optimizePreview);
       problems.length = 0;
       const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing }));
@@ -467,8 +468,8 @@ async function inkKind(store: InputStore, template: ResolvedTemplate): Promise<I
 async function inkPreview(
   store: InputStore,
   request: ResolvedRequest,
-  o: { s: number; width: number; height: number; memory: PreviewMemory; options: PreviewOptions; report: ReportProblem; timing: Timing },
-): Promise<RGBAImage | null> {
+  o: { s: number; width: number; height: number; memory: PreviewMemory; options: PreviewOptions; report: ReportProblem; timing: Timing; coded(image: RGBAImage): Promise<EncodedImage> },
+): Promise<EncodedImage | null> {
   const { template } = request;
   const { compiled } = template;
   const { timing } = o;
@@ -476,11 +477,18 @@ async function inkPreview(
   if ((await inkKind(store, template)) !== 'cmyk') return null;
   const sharpen = o.s < 1 ? o.options.unsharpMask : null;
   const shape = { width: o.width, height: o.height, quality: o.options.optimizePreview ? ('fast' as const) : ('high' as const), sharpen, background: o.options.format === 'png' ? ('transparent' as const) : undefined };
-  // A repeated request without data: the kept ink frame, the PSD not read (its layer checks still run).
-  const kept = request.data ? null : keptInkFrame(compiled, shape);
-  if (kept) {
+  // A repeated request without data: the kept output's bytes (else the kept ink frame, coded), the
+  // PSD not read (its layer checks still run).
+  const coding = o.options.format === 'png' ? 'png' : `jpg/${o.options.jpegQuality}`;
+  const output = (bytes: Uint8Array): EncodedImage => (o.options.format === 'png' ? { bytes, contentType: 'image/png', ext: 'png' } : { bytes, contentType: 'image/jpeg', ext: 'jpg' });
+  const keptBytes = request.data ? null : keptInkOutput(compiled, shape, coding);
+  const kept = request.data || keptBytes ? null : keptInkFrame(compiled, shape);
+  if (keptBytes || kept) {
     await personalise(request, { scale: 1, report: o.report, timing });
-    return kept;
+    if (keptBytes) return output(keptBytes);
+    const image = await o.coded(kept!);
+    keepInkOutput(compiled, shape, coding, image.bytes);
+    return image;
   }
   const plan = inkPreviewMemory(compiled, o, !!sharpen);
   const size = template.file.size ?? 0;
@@ -498,7 +506,10 @@ async function inkPreview(
   const overrides = (await timing.time('overrides', () => personalise(request, { scale: 1, report: o.report, timing }))) ?? new Map();
   const content = documentInks(doc, request.data);
   if (!doc.layers.models(overrides, content)) return null;
-  return timing.time('render', () => inkFrame(doc, compiled, { ...shape, overrides, content }));
+  const image = await o.coded(await timing.time('render', () => inkFrame(doc, compiled, { ...shape, overrides, content })));
+  // The template's own output (no data): kept for the requests that repeat it.
+  if (!request.data) keepInkOutput(compiled, shape, coding, image.bytes);
+  return image;
 }
 
 /**

@@ -213,6 +213,32 @@ describe('CMYK previews composited in ink', () => {
     expect(store.templateReads).toBe(1); // the ink path read the PSD
   });
 
+  it('a repeated request without data returns the kept output\'s bytes (per format and quality): the bytes the template\'s frame codes to, the PSD not read, a copy each time', async () => {
+    const name = 'made-z-cmyk-adjust-stack.psd';
+    const request = (format: 'jpg' | 'png', jpegQuality = 85, store: InputStore = new FileStore(env.FILES), data?: PersonalisationData) =>
+      preparePreview(store, { template: `${FOLDER}/${name}`, format, size: { width: 16, height: 11 }, jpegQuality, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0 }, data }, renderDeps()).then((p) => p.render());
+    for (const [format, quality] of [['jpg', 85], ['jpg', 60], ['png', 85]] as const) {
+      frameCache.clear();
+      const first = await request(format, quality);
+      const store = new CountingStore(env.FILES);
+      const again = await request(format, quality, store);
+      expect(store.templateReads).toBe(0);
+      expect(again.contentType).toBe(first.contentType);
+      expect(Array.from(again.bytes)).toEqual(Array.from(first.bytes));
+      // The kept frame alone (kept by a personalised request, no coded bytes yet): coded, the same bytes.
+      frameCache.clear();
+      await request(format, quality, undefined, { patch: { visible: false } });
+      expect(Array.from((await request(format, quality)).bytes)).toEqual(Array.from(first.bytes));
+      // Each answer is the caller's: changing one leaves the kept bytes as they were.
+      again.bytes.fill(0);
+      expect(Array.from((await request(format, quality)).bytes)).toEqual(Array.from(first.bytes));
+    }
+    // Another quality is another entry, not the kept JPEG of the first.
+    frameCache.clear();
+    const q85 = await request('jpg', 85);
+    expect(Array.from((await request('jpg', 60)).bytes)).not.toEqual(Array.from(q85.bytes));
+  });
+
   it('shrinking: resized and sharpened from the full-size ink composite', async () => {
     const { rgba: full } = await preview('made-ink-stack.psd');
     const { rgba: half } = await preview('made-ink-stack.psd', { size: { width: 12, height: 8 }, unsharpMask: { amount: 0.5, radius: 1, threshold: 0 } });

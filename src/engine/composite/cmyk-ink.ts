@@ -36,6 +36,9 @@ export const INK_PREVIEW_MAX_PIXELS = 4_000_000;
  */
 export const INK_PREVIEW_MAX_PSD_BYTES = 8 * 1024 * 1024;
 
+/** Coded outputs (keepInkOutput) above this are not kept: they would evict kept frames. */
+const INK_CODED_MAX_BYTES = 2 * 1024 * 1024;
+
 /** Ink surface bytes a strip of canvas rows holds (two RGBA surfaces, 8 bytes a pixel, per level of nesting). */
 const INK_STRIP_BYTES = 1 << 20;
 
@@ -90,8 +93,12 @@ export function inkRows(doc: InkDocument, area: Bounds, overrides: LayerOverride
   const n = width * (bottom - top);
   const data = new Uint8ClampedArray(n * 4);
   const stored = new Uint8Array(data.buffer);
-  if (background !== 'transparent') for (let p = 0; p < n * 4; p++) stored[p] = 255 - ink[p];
-  else {
+  if (background !== 'transparent') {
+    // 255 − v a byte: the word's bits flipped.
+    const to = new Uint32Array(stored.buffer, 0, n);
+    const from = new Uint32Array(ink.buffer, ink.byteOffset, n);
+    for (let i = 0; i < n; i++) to[i] = ~from[i];
+  } else {
     for (let p = 0, i = 0; i < n; i++, p += 4) {
       const a = alpha[i];
       // Straight ink (unmatted) under a transparency; over paper the matted ink as it is.
@@ -100,7 +107,8 @@ export function inkRows(doc: InkDocument, area: Bounds, overrides: LayerOverride
     }
   }
   doc.toSrgb.apply(stored, stored, n);
-  for (let i = 0, p = 3; i < n; i++, p += 4) data[p] = background === 'transparent' ? alpha[i] : 255;
+  if (background !== 'transparent') for (let i = 0, p = 3; i < n; i++, p += 4) data[p] = 255;
+  else for (let i = 0, p = 3; i < n; i++, p += 4) data[p] = alpha[i];
   if (background === 'transparent') for (let i = 0, p = 0; i < n; i++, p += 4) if (alpha[i] === 0) data[p] = data[p + 1] = data[p + 2] = 0;
   return { width, height: bottom - top, data };
 }
@@ -163,6 +171,22 @@ const inkFrameKey = (compiled: CompiledTemplate, o: FrameShape) => {
 export function keptInkFrame(compiled: CompiledTemplate, o: FrameShape): RGBAImage | null {
   const base = frameCache.get(inkFrameKey(compiled, o));
   return base ? { width: o.width, height: o.height, data: base.slice() } : null;
+}
+
+/**
+ * The coded output (JPEG or PNG bytes, as the preview returns them) of the kept template frame of
+ * `o`, kept beside it in frameCache: a repeated request without data returns these bytes (a copy)
+ * without copying or coding the frame again, as the RGB path returns its kept JPEG's rows.
+ * `coding` names what else the bytes depend on (format, quality).
+ */
+export function keptInkOutput(compiled: CompiledTemplate, o: FrameShape, coding: string): Uint8Array | null {
+  const held = frameCache.get(`${inkFrameKey(compiled, o)}/coded/${coding}`);
+  return held ? new Uint8Array(held) : null;
+}
+
+/** Keeps `bytes`, the coded output of the kept template frame of `o` (keptInkOutput). */
+export function keepInkOutput(compiled: CompiledTemplate, o: FrameShape, coding: string, bytes: Uint8Array): void {
+  if (bytes.byteLength <= INK_CODED_MAX_BYTES) frameCache.set(`${inkFrameKey(compiled, o)}/coded/${coding}`, new Uint8ClampedArray(bytes), bytes.byteLength);
 }
 
 const sharpened = async (img: RGBAImage, sharpen: UnsharpMask | null) => (sharpen ? unsharpMask(img, sharpen) : img);

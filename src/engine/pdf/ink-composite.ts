@@ -39,6 +39,8 @@ import { requestedCmyk } from './output';
 interface InkSurface {
   cmy: Surface;
   k: Surface;
+  /** A canvas nothing is drawn on yet (every byte 0): blendInk copies a plain first layer onto it. */
+  blank?: boolean;
 }
 
 /**
@@ -113,7 +115,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
   return {
     composite(area, overrides, content, lane = 0) {
       const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane, options };
-      const canvas = inkSurface(area);
+      const canvas = blankSurface(area);
       drawStack(ctx, compiled.layers, canvas, false);
       return { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
     },
@@ -239,6 +241,7 @@ function rowsOf(ctx: Context, nodeId: number, layer: Layer, id: number, width: n
 }
 
 const inkSurface = (r: Bounds): InkSurface => ({ cmy: createSurface(r), k: createSurface(r) });
+const blankSurface = (r: Bounds): InkSurface => ({ ...inkSurface(r), blank: true });
 const visible = (ctx: Context, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
 
 /** A stack's visible layers bottom-up (the tree is top first), each with its visible clipped layers. */
@@ -267,7 +270,7 @@ function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canv
     for (const n of [base, ...clipped]) leaveOut(ctx, extent(ctx, n));
     return;
   }
-  const group = inkSurface(ctx.area);
+  const group = blankSurface(ctx.area);
   const content = layerContent(ctx, base);
   if (!content) return;
   const mask = layerMask(ctx, base, rectOf(content.cmy));
@@ -301,9 +304,10 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
       drawStack(ctx, node.children, after, atop);
       fadeInto(canvas.cmy, after.cmy, mask, node.opacity);
       fadeInto(canvas.k, after.k, mask, node.opacity);
+      canvas.blank = false;
       return;
     }
-    const layer = inkSurface(ctx.area);
+    const layer = blankSurface(ctx.area);
     drawStack(ctx, node.children, layer, false);
     blendInk(canvas, layer, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
     return;
@@ -332,6 +336,13 @@ function inkLuts(n: LayerNode): Array<Uint8Array | null> | null {
   return luts;
 }
 
+const IDENTITY = Uint8Array.from({ length: 256 }, (_, v) => v);
+/** Alpha 255 in a pixel read as one (little-endian) word. */
+const OPAQUE = 0xff000000 | 0;
+
+/** The pixels of `data` (4 bytes each, fresh surfaces: aligned) as words: R | G << 8 | B << 16 | A << 24. */
+const words = (data: Uint8ClampedArray | Uint8Array) => new Uint32Array(data.buffer, data.byteOffset, data.byteLength >> 2);
+
 /** inkLuts by adjustment (a compiled tree's nodes outlive the strips a preview composites). */
 const KEPT_LUTS = new WeakMap<object, Array<Uint8Array | null> | null>();
 
@@ -342,19 +353,37 @@ const KEPT_LUTS = new WeakMap<object, Array<Uint8Array | null> | null>();
  */
 function drawAdjustment(ctx: Context, node: LayerNode, canvas: InkSurface): void {
   const luts = inkLuts(node)!;
-  const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
-  const cmy = after.cmy.data;
-  const k = after.k.data;
-  const [c, m, y, kk] = luts;
-  for (let i = 0; i < cmy.length; i += 4) {
-    if (c) cmy[i] = c[cmy[i]];
-    if (m) cmy[i + 1] = m[cmy[i + 1]];
-    if (y) cmy[i + 2] = y[cmy[i + 2]];
-    if (kk) k[i] = k[i + 1] = k[i + 2] = kk[k[i]];
-    cmy[i + 3] = k[i + 3] = 255;
-  }
   const mask = layerMask(ctx, node, rectOf(canvas.cmy));
-  blendInk(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, { atop: true });
+  const opacity = node.opacity * node.fillOpacity;
+  // Normal at full opacity, unmasked: the blend (source-atop, an opaque source) gives the adjusted
+  // value exactly where the canvas has alpha and leaves the rest; done in place, no copy, no blend.
+  if (node.blendMode === 'normal' && opacity === 1 && !mask) {
+    adjustInks(canvas, luts, true);
+    return;
+  }
+  const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
+  adjustInks(after, luts, false);
+  blendInk(canvas, after, mask, opacity, node.blendMode, { atop: true });
+}
+
+/**
+ * Each stored ink of `s` through its table (null: as it is), alpha made 255; or, `covered`, only
+ * where alpha > 0, alpha kept: what the Normal blend of the adjusted copy at full opacity,
+ * source-atop, gives (test/engine/pdf/ink-shortcuts.test.ts). K's three copies are equal (every
+ * step treats them alike).
+ */
+export function adjustInks(s: InkSurface, luts: Array<Uint8Array | null>, covered: boolean): void {
+  const cmy = words(s.cmy.data);
+  const k = words(s.k.data);
+  const [c, m, y] = luts.slice(0, 3).map((t) => t ?? IDENTITY);
+  const kk = luts[3] ?? IDENTITY;
+  for (let i = 0; i < cmy.length; i++) {
+    const v = cmy[i];
+    if (covered && v < 0x1000000) continue; // alpha 0
+    const a = covered ? v & OPAQUE : OPAQUE;
+    cmy[i] = c[v & 255] | (m[(v >>> 8) & 255] << 8) | (y[(v >>> 16) & 255] << 16) | a;
+    k[i] = kk[k[i] & 255] * 0x10101 + a;
+  }
 }
 
 /**
@@ -369,9 +398,12 @@ function drawAdjustmentClipGroup(ctx: Context, base: LayerNode, clipped: LayerNo
   const mask = layerMask(ctx, base, rectOf(canvas.cmy));
   fadeInto(canvas.cmy, after.cmy, mask, base.opacity);
   fadeInto(canvas.k, after.k, mask, base.opacity);
+  canvas.blank = false;
 }
 
 function blendInk(dst: InkSurface, src: InkSurface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: { atop?: boolean; fill?: number } = {}): void {
+  if (dst.blank && mode === 'normal' && opacity === 1 && !mask && !options.atop && (options.fill ?? 1) === 1) return copyCovered(dst, src);
+  dst.blank = false;
   const non = Object.hasOwn(INK_NON_SEPARABLE, mode) ? INK_NON_SEPARABLE[mode] : null;
   if (non === 'darker' || non === 'lighter') {
     // The whole operand chosen, as the blended colour Normal lays down: (1 − ab)·s + ab·B.
@@ -384,6 +416,28 @@ function blendInk(dst: InkSurface, src: InkSurface, mask: Uint8ClampedArray | nu
   // Hue, Saturation, Color, Luminosity blend C, M, Y; K is the source's (Normal) or the backdrop's,
   // laid down by Normal as the blended colour (1 − ab)·s + ab·b.
   blendSurface(dst.k, non === 'backdrop' ? withBackdropK(dst.k, src.k) : src.k, mask, opacity, non ? 'normal' : mode, options);
+}
+
+/**
+ * `src` over a blank `dst` in Normal at full opacity, unmasked: the blend gives the source's pixel
+ * where its alpha > 0 (opaque: copied; else colour s/255·255 = s, alpha a) and leaves 0 elsewhere
+ * (test/engine/pdf/ink-shortcuts.test.ts holds it to the kernel).
+ */
+export function copyCovered(dst: InkSurface, src: InkSurface): void {
+  dst.blank = false;
+  const r = intersectRect(rectOf(dst.cmy), rectOf(src.cmy));
+  if (!r) return;
+  const [dc, dk, sc, sk] = [dst.cmy, dst.k, src.cmy, src.k].map((s) => words(s.data));
+  for (let y = r.top; y < r.bottom; y++) {
+    let di = (y - dst.cmy.y) * dst.cmy.w + (r.left - dst.cmy.x);
+    let si = (y - src.cmy.y) * src.cmy.w + (r.left - src.cmy.x);
+    for (let x = r.left; x < r.right; x++, di++, si++) {
+      const v = sc[si];
+      if (v >>> 24 === 0) continue;
+      dc[di] = v;
+      dk[di] = sk[si];
+    }
+  }
 }
 
 /** Calls `each(di, si, ab)` for every pixel `src` and `dst` share where `dst` has alpha ab > 0. */
@@ -498,28 +552,25 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
   const recolour = override?.color ? ctx.content(node, override)! : null;
   const scale = override?.color ? override.color.a : 1;
   const out = inkSurface(r);
-  const cmy = out.cmy.data;
-  const kk = out.k.data;
+  const cmy = words(out.cmy.data);
+  const kk = words(out.k.data);
   for (let y = r.top; y < r.bottom; y++) {
     const c = read[0].next();
     const m = read[1].next();
     const yy = read[2].next();
     const k = read[3].next();
     const a = read[4].next();
-    let o = (y - r.top) * out.cmy.w * 4;
     if (recolour) {
-      for (let x = r.left; x < r.right; x++, o += 4) writeInk(out, o, recolour[0], recolour[1], recolour[2], recolour[3], a[x - lb.left] * scale);
+      for (let x = r.left, o = (y - r.top) * out.cmy.w * 4; x < r.right; x++, o += 4) writeInk(out, o, recolour[0], recolour[1], recolour[2], recolour[3], a[x - lb.left] * scale);
       continue;
     }
-    // Stored values as they are (255 = no ink): the surfaces hold stored values. One loop, no call a pixel (previews composite whole documents).
-    for (let i = r.left - lb.left, end = r.right - lb.left; i < end; i++, o += 4) {
-      const alpha = a[i];
-      cmy[o] = c[i];
-      cmy[o + 1] = m[i];
-      cmy[o + 2] = yy[i];
-      cmy[o + 3] = alpha;
-      kk[o] = kk[o + 1] = kk[o + 2] = k[i];
-      kk[o + 3] = alpha;
+    // Stored values as they are (255 = no ink): the surfaces hold stored values. One loop, no call
+    // a pixel, a pixel written as one word (previews composite whole documents).
+    let o = (y - r.top) * out.cmy.w;
+    for (let i = r.left - lb.left, end = r.right - lb.left; i < end; i++, o++) {
+      const alpha = a[i] << 24;
+      cmy[o] = c[i] | (m[i] << 8) | (yy[i] << 16) | alpha;
+      kk[o] = (k[i] * 0x10101) | alpha;
     }
   }
   return out;
@@ -587,18 +638,35 @@ function toInk(s: InkSurface): { ink: Uint8Array; alpha: Uint8Array } {
   const n = s.cmy.w * s.cmy.h;
   const out = new Uint8Array(n * 4);
   const alpha = new Uint8Array(n);
-  const cmy = s.cmy.data;
-  const k = s.k.data;
-  for (let p = 0; p < n * 4; p += 4) {
-    const a = cmy[p + 3] / 255;
-    // Over white paper, on stored values: v·a + 255·(1 − a); as ink (255 − v)·a.
-    out[p] = Math.round((255 - cmy[p]) * a);
-    out[p + 1] = Math.round((255 - cmy[p + 1]) * a);
-    out[p + 2] = Math.round((255 - cmy[p + 2]) * a);
-    out[p + 3] = Math.round((255 - k[p]) * a);
-    alpha[p >> 2] = cmy[p + 3];
+  const ink = words(out);
+  const cmy = words(s.cmy.data);
+  const k = words(s.k.data);
+  const t = inkOverPaper();
+  for (let i = 0; i < n; i++) {
+    const v = cmy[i];
+    const a = v >>> 24;
+    alpha[i] = a;
+    // Opaque: the ink is 255 − v (v ^ 255 a byte); else the table's (255 − v)·a/255, rounded.
+    if (a === 255) ink[i] = ~((v & 0xffffff) | ((k[i] & 255) << 24));
+    else {
+      const row = a << 8;
+      ink[i] = t[row | (v & 255)] | (t[row | ((v >>> 8) & 255)] << 8) | (t[row | ((v >>> 16) & 255)] << 16) | (t[row | (k[i] & 255)] << 24);
+    }
   }
   return { ink: out, alpha };
+}
+
+/**
+ * round((255 − v)·a/255) at [a << 8 | v]: a stored value v at alpha a over white paper, as ink
+ * (v·a + 255·(1 − a) on stored values). Computed as the per-pixel arithmetic was, once (64 KB).
+ */
+let INK_OVER_PAPER: Uint8Array | undefined;
+function inkOverPaper(): Uint8Array {
+  if (!INK_OVER_PAPER) {
+    INK_OVER_PAPER = new Uint8Array(256 * 256);
+    for (let a = 0; a < 256; a++) for (let v = 0; v < 256; v++) INK_OVER_PAPER[(a << 8) | v] = Math.round((255 - v) * (a / 255));
+  }
+  return INK_OVER_PAPER;
 }
 
 /** One byte a pixel of `strip`: 1 inside any of `rects`. */
