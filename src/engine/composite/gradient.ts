@@ -29,6 +29,7 @@
  * divides by 0: a gradient map's stops then read NaN (location 0) or Infinity, taken as 0 and 1
  * (inner stops' places are lost).
  */
+import { labToLinear } from '../psd/lab';
 
 export type RGB = [number, number, number];
 export interface ColorStop {
@@ -370,23 +371,10 @@ function modelToRgb(model: string, v: number[], restrict = false): RGB {
 
 const inGamut = (c: RGB) => c.every((x) => x >= -0.5 && x <= 255.5);
 
-/** Lab (each 0..1 of its range: L 0..100, a and b −128..127; D50) as sRGB (Bradford to D65). */
+/** Lab (each 0..1 of its range: L 0..100, a and b −128..127; D50) as sRGB 0..255, unrounded (psd/lab.ts). */
 function labToRgb(l: number, a: number, b: number): RGB {
-  {
-    const L = l * 100;
-    const A = a * 255 - 128;
-    const B = b * 255 - 128;
-    const fy = (L + 16) / 116;
-    const fx = fy + A / 500;
-    const fz = fy - B / 200;
-    const inv = (t: number) => (t > 6 / 29 ? t * t * t : 3 * (6 / 29) ** 2 * (t - 4 / 29));
-    const X = 0.9642 * inv(fx);
-    const Y = inv(fy);
-    const Z = 0.8249 * inv(fz);
-    const r = 3.1339 * X - 1.6169 * Y - 0.4906 * Z;
-    const gg = -0.9788 * X + 1.9161 * Y + 0.0335 * Z;
-    const bb = 0.0719 * X - 0.2289 * Y + 1.4052 * Z;
-    const enc = (c: number) => 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(Math.max(0, c), 1 / 2.4) - 0.055);
-    return [enc(r), enc(gg), enc(bb)];
-  }
+  const c: RGB = [0, 0, 0];
+  labToLinear(l * 100, a * 255 - 128, b * 255 - 128, c);
+  const enc = (v: number) => 255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * Math.pow(Math.max(0, v), 1 / 2.4) - 0.055);
+  return [enc(c[0]), enc(c[1]), enc(c[2])];
 }

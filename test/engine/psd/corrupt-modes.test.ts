@@ -6,6 +6,7 @@ import { madeFixture } from '../../helpers/fixtures';
 
 /**
  * The readers this session added (16-bit, Grayscale, CMYK, Indexed, Bitmap, PSB; the Lr16 block;
+ * Lab, 32-bit floats and the Lr32 block, Multichannel inks;
  * ZIP with prediction; the colour table) against damaged files: each made fixture cut short at
  * many offsets, with bytes overwritten, and with its header's mode or depth swapped for another.
  * Compile must either succeed (and then render) or refuse the file with a 422 (Unprocessable):
@@ -13,7 +14,22 @@ import { madeFixture } from '../../helpers/fixtures';
  * names a case that can be rebuilt.
  */
 
-const FILES = ['made-rgb16.psd', 'made-gray16.psd', 'made-gray16.psb', 'made-gray8.psd', 'made-cmyk8.psd', 'made-indexed8.psd', 'made-bitmap1.psd', 'made-psb-group-mask-white.psb'];
+const FILES = [
+  'made-rgb16.psd',
+  'made-gray16.psd',
+  'made-gray16.psb',
+  'made-gray8.psd',
+  'made-cmyk8.psd',
+  'made-indexed8.psd',
+  'made-bitmap1.psd',
+  'made-psb-group-mask-white.psb',
+  // Lab, 32-bit and Multichannel (make-x.mjs).
+  'made-x-lab8.psd',
+  'made-x-lab16.psd',
+  'made-x-rgb32.psd',
+  'made-x-gray32.psd',
+  'made-x-multichannel16.psd',
+];
 
 const RICH = [
   'made-fx-glow-precise.psd',

@@ -26,16 +26,17 @@ async function refusal(p: Promise<unknown> | (() => unknown)): Promise<ApiError>
 }
 
 describe('PSD intake', () => {
-  it('refuses a Lab template with 422 naming the colour mode', async () => {
-    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(24, 9));
+  it('refuses an unknown colour mode with 422 naming it (Lab and Multichannel are read: modes-render.test.ts)', async () => {
+    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(24, 6));
     const e = await refusal(() => readHeader(bytes));
-    expect(e.message).toMatch(/Lab/);
+    expect(e.message).toMatch(/mode 6/);
   });
 
-  it('refuses a 32-bit template with 422 naming the bit depth', async () => {
-    const bytes = await patched('pillow-hopper-photo.psd', (v) => v.setUint16(22, 32));
-    const e = await refusal(compileTemplate(env.FILES, bytes));
-    expect(e.message).toMatch(/32/);
+  it('refuses a bit depth Photoshop does not write, or 32 bits outside RGB and Grayscale, with 422 naming it', async () => {
+    const e = await refusal(() => patched('pillow-hopper-photo.psd', (v) => v.setUint16(22, 24)).then(readHeader));
+    expect(e.message).toMatch(/24/);
+    const lab32 = await patched('pillow-hopper-photo.psd', (v) => (v.setUint16(22, 32), v.setUint16(24, 9)));
+    expect((await refusal(compileTemplate(env.FILES, lab32))).message).toMatch(/32-bit Lab/);
   });
 
   it('refuses templates over 10,000 px a side', async () => {
