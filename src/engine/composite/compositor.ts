@@ -834,7 +834,11 @@ const levelRows = (ctx: RenderContext, r: Bounds) => ({
  * adjustment-fillers.psd; docs/fidelity.md). Not a shape with a stroke, which its pixels hold.
  */
 export function fillFromPath(node: LayerNode): boolean {
-  if (node.type !== 'Shape' || !node.fillColor || node.shapeStyle?.fill === false || node.shapeStyle?.stroke || node.vectorStroke) return false;
+  if (node.type !== 'Shape') return false;
+  // A shape without fill or stroke (psd/tree.ts, at Fill 0): its path is what its effects trace
+  // and its overlays fill, whatever its stored pixels hold (an empty record, or the fill).
+  if (node.shapeStyle?.fill === false && !node.shapeStyle.stroke && !!node.vectorMask && node.fillOpacity === 0) return true;
+  if (!node.fillColor || node.shapeStyle?.fill === false || node.shapeStyle?.stroke || node.vectorStroke) return false;
   if (!node.hasPixels) return true;
   const vm = node.vectorMask;
   return !!vm && !vm.disabled && ((vm.density ?? 1) < 1 || (vm.feather ?? 0) > 0);
@@ -847,7 +851,7 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
   if (!override?.pixels && fillFromPath(node)) {
     // The fill everywhere: its vector mask (layerMask) gives it its shape.
     surface = createSurface(clip);
-    const c = [1, 3, 5].map((i) => parseInt(node.fillColor!.slice(i, i + 2), 16));
+    const c = [1, 3, 5].map((i) => parseInt((node.fillColor ?? '#000000').slice(i, i + 2), 16));
     const d = surface.data;
     for (let i = 0; i < d.length; i += 4) {
       d[i] = c[0];

@@ -162,8 +162,28 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   }
   const fill = layer.vectorFill;
   if (fill && fill.type === 'color') node.fillColor = hexColor(fill.color);
-  if (softFill(fill)) node.softFill = true;
+  // (A fill that is off shows nothing to fade: a shape with only its stroke on keeps its pixels.)
+  if (softFill(fill) && stroke?.fillEnabled !== false) node.softFill = true;
+  if (node.type === 'Shape' && node.vectorMask && hollow(stroke)) {
+    // A shape with neither fill nor stroke: nothing of its own shows, but its effects trace its
+    // path, as at Fill 0, whatever its stored pixels hold (composite/compositor.ts fillFromPath
+    // draws it from its path; docs/effects.md, "Shapes without fill or stroke").
+    node.fillOpacity = 0;
+    node.shapeStyle = { fill: false, stroke: false };
+  }
   return node;
+}
+
+/**
+ * A shape whose fill and stroke are both off ('vstk' fillEnabled and strokeEnabled false, or a
+ * stroke of no width). Photoshop still draws its layer effects, from the path (Photopea #1618: "use
+ * layer properties on said shapes (for strokes, drop shadows, pattern fill, etc) in cases where I
+ * wanted only the frame to show up"; Photopea then draws such a shape at Fill 0). A shape with its
+ * stroke on keeps its stored pixels, the stroke, as what its effects trace (psd2svg #40).
+ */
+function hollow(stroke: Layer['vectorStroke']): boolean {
+  if (!stroke || stroke.fillEnabled !== false) return false;
+  return !stroke.strokeEnabled || !((stroke.lineWidth?.value ?? 0) > 0);
 }
 
 /**

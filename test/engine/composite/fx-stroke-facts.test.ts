@@ -295,3 +295,33 @@ describe('effects left in the block but not listed (psd-tools #830, #845: layer_
     }
   });
 });
+
+describe('a shape without fill or stroke (Photopea #1618: its styles still show, traced from the path)', () => {
+  const hollow = (pixels: 'empty' | 'filled', effects: LayerEffectsInfo): Layer => ({
+    name: 'hollow',
+    left: 12,
+    top: 12,
+    imageData: image(16, 16, () => (pixels === 'filled' ? [...GREEN, 255] : [0, 0, 0, 0])),
+    vectorMask: { paths: [rectPath(12, 12, 28, 28)] },
+    vectorFill: { type: 'color', color: { r: GREEN[0], g: GREEN[1], b: GREEN[2] } },
+    vectorStroke: { strokeEnabled: false, fillEnabled: false, lineWidth: { units: 'Pixels', value: 1 }, content: { type: 'color', color: { r: 0, g: 0, b: 0 } } },
+    effects,
+  });
+
+  it('an outside stroke rings the path and the inside stays clear, whatever the stored pixels hold', async () => {
+    for (const pixels of ['empty', 'filled'] as const) {
+      const { at } = await render(40, 40, [bg(40, 40), hollow(pixels, effects(stroke(3, 'outside', RED)))]);
+      for (const x of [9, 10, 11, 28, 29, 30]) expect(at(x, 20), `${pixels} x ${x}`).toEqual(RED);
+      for (const x of [12, 20, 27]) expect(at(x, 20), `${pixels} x ${x}`).toEqual(WHITE);
+      expect(at(8, 20)).toEqual(WHITE);
+    }
+  });
+
+  it('an inside stroke and a colour overlay fill the path', async () => {
+    const fx = { stroke: [stroke(2, 'inside', RED)], solidFill: [{ enabled: true, present: true, blendMode: 'normal', color: { r: 0, g: 0, b: 255 }, opacity: 1 }] } as LayerEffectsInfo;
+    const { at } = await render(40, 40, [bg(40, 40), hollow('empty', fx)]);
+    for (const x of [12, 13, 26, 27]) expect(at(x, 20), `x ${x}`).toEqual(RED);
+    for (const x of [14, 20, 25]) expect(at(x, 20), `x ${x}`).toEqual(BLUE);
+    expect(at(11, 20)).toEqual(WHITE);
+  });
+});
