@@ -88,12 +88,10 @@ function effectsWithShapeBurst(bytes: Uint8Array, data: number, length: number):
     if (readUint32(reader) !== 0) return null;
     const desc = readVersionAndDescriptor(reader);
     const { FrFX, frameFXMulti } = desc as { FrFX?: { Type?: string }; frameFXMulti?: Array<{ Type?: string }> };
-    const strokes = frameFXMulti ?? (FrFX ? [FrFX] : []);
-    const burst = strokes.map((st) => {
-      const is = st.Type?.split('.')[1] === SHAPE_BURST;
-      if (is) st.Type = 'GrdT.Lnr ';
-      return is;
-    });
+    // ag-psd takes the strokes from frameFXMulti when there is one, else FrFX; both are decoded.
+    const isBurst = (st: { Type?: string }) => st.Type?.split('.')[1] === SHAPE_BURST;
+    const burst = (frameFXMulti ?? (FrFX ? [FrFX] : [])).map(isBurst);
+    for (const st of [...(frameFXMulti ?? []), ...(FrFX ? [FrFX] : [])]) if (isBurst(st)) st.Type = 'GrdT.Lnr ';
     const effects = parseEffects(desc, false);
     effects.stroke?.forEach((st, i) => {
       if (burst[i] && st.gradient) (st.gradient as { style?: string }).style = SHAPE_BURST;
