@@ -26,7 +26,7 @@ import { cmykChannelLuts, type AdjustmentInCmyk } from '../composite/adjust';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
 import { effectMargin, hasEffects } from '../composite/effects';
 import { fillFromPath } from '../composite/compositor';
-import { cloneSurface, createSurface, growRect, intersectRect, multiplyMasks, rectOf, unionRect, type Surface } from '../composite/surface';
+import { cloneSurface, growRect, intersectRect, multiplyMasks, rectOf, unionRect, type Surface } from '../composite/surface';
 import { rasterizeVectorMask } from '../composite/vector';
 import { channelRows } from '../psd/channels';
 import { parsePsd } from '../psd/parse';
@@ -112,16 +112,19 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
     return null;
   }
   const readers = new Map<string, KeptRows>();
+  const pool = new Map<number, Uint8ClampedArray[]>();
   return {
     composite(area, overrides, content, lane = 0) {
-      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane, options };
-      const canvas = blankSurface(area);
+      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane, options, pool };
+      const canvas = blankSurface(ctx, area);
       drawStack(ctx, compiled.layers, canvas, false);
-      return { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
+      const out = { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
+      give(ctx, canvas);
+      return out;
     },
     models(overrides, content) {
       const area = { left: 0, top: 0, right: compiled.width, bottom: compiled.height };
-      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane: 0, options };
+      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane: 0, options, pool };
       return modelsStack(ctx, compiled.layers);
     },
   };
@@ -207,6 +210,8 @@ interface Context {
   readers: Map<string, KeptRows>;
   lane: number;
   options: InkOptions;
+  /** Surface buffers given back (by byte length), taken again by the next strips: one request's composites allocate a strip's worth, not one a layer a strip. */
+  pool: Map<number, Uint8ClampedArray[]>;
 }
 
 interface KeptRows {
@@ -240,8 +245,43 @@ function rowsOf(ctx: Context, nodeId: number, layer: Layer, id: number, width: n
   };
 }
 
-const inkSurface = (r: Bounds): InkSurface => ({ cmy: createSurface(r), k: createSurface(r) });
-const blankSurface = (r: Bounds): InkSurface => ({ ...inkSurface(r), blank: true });
+/** Buffers of one length the pool keeps at most. */
+const POOLED = 6;
+
+/** A surface over `r` from the pool (its bytes whatever they were: the caller writes every pixel), else a new one. */
+function taken(ctx: Context, r: Bounds): Surface {
+  const w = Math.max(0, r.right - r.left);
+  const h = Math.max(0, r.bottom - r.top);
+  return { x: r.left, y: r.top, w, h, data: ctx.pool.get(w * h * 4)?.pop() ?? new Uint8ClampedArray(w * h * 4) };
+}
+
+/** An ink surface over `r` whose every pixel the caller writes. */
+const pooledSurface = (ctx: Context, r: Bounds): InkSurface => ({ cmy: taken(ctx, r), k: taken(ctx, r) });
+
+/** A blank canvas over `r` (every byte 0). */
+function blankSurface(ctx: Context, r: Bounds): InkSurface {
+  const s = pooledSurface(ctx, r);
+  s.cmy.data.fill(0);
+  s.k.data.fill(0);
+  s.blank = true;
+  return s;
+}
+
+/** A copy of `s`. */
+function copyOf(ctx: Context, s: InkSurface): InkSurface {
+  const out = pooledSurface(ctx, rectOf(s.cmy));
+  out.cmy.data.set(s.cmy.data);
+  out.k.data.set(s.k.data);
+  return out;
+}
+
+/** Gives `s`'s buffers back to the pool: `s` is read no more. */
+function give(ctx: Context, s: InkSurface): void {
+  for (const { data } of [s.cmy, s.k]) {
+    const free = ctx.pool.get(data.length) ?? ctx.pool.set(data.length, []).get(data.length)!;
+    if (free.length < POOLED) free.push(data);
+  }
+}
 const visible = (ctx: Context, n: LayerNode) => ctx.overrides.get(n.id)?.visible ?? n.visible;
 
 /** A stack's visible layers bottom-up (the tree is top first), each with its visible clipped layers. */
@@ -270,17 +310,19 @@ function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canv
     for (const n of [base, ...clipped]) leaveOut(ctx, extent(ctx, n));
     return;
   }
-  const group = blankSurface(ctx.area);
   const content = layerContent(ctx, base);
   if (!content) return;
+  const group = blankSurface(ctx, ctx.area);
   const mask = layerMask(ctx, base, rectOf(content.cmy));
   blendInk(group, content, mask, 1, 'normal');
   // What is clipped reaches no further than the base's pixels.
   const within = ctx.within;
   ctx.within = rectOf(content.cmy);
+  give(ctx, content);
   for (const node of clipped) drawNode(ctx, node, group, true);
   ctx.within = within;
   blendInk(canvas, group, null, base.opacity, base.blendMode, { atop });
+  give(ctx, group);
 }
 
 /** Leaves `rect` to the caller's fallback (only as far as the clipping base around it reaches). */
@@ -300,22 +342,25 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
     if (node.blendMode === 'pass through') {
       // Not isolated: the children blend onto the canvas; opacity and mask fade the result in.
       if (node.opacity >= 1 && !mask) return drawStack(ctx, node.children, canvas, atop);
-      const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
+      const after = copyOf(ctx, canvas);
       drawStack(ctx, node.children, after, atop);
       fadeInto(canvas.cmy, after.cmy, mask, node.opacity);
       fadeInto(canvas.k, after.k, mask, node.opacity);
       canvas.blank = false;
+      give(ctx, after);
       return;
     }
-    const layer = blankSurface(ctx.area);
+    const layer = blankSurface(ctx, ctx.area);
     drawStack(ctx, node.children, layer, false);
     blendInk(canvas, layer, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
+    give(ctx, layer);
     return;
   }
   const content = layerContent(ctx, node);
   if (!content) return;
   const mask = layerMask(ctx, node, rectOf(content.cmy));
   blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
+  give(ctx, content);
 }
 
 /**
@@ -361,9 +406,10 @@ function drawAdjustment(ctx: Context, node: LayerNode, canvas: InkSurface): void
     adjustInks(canvas, luts, true);
     return;
   }
-  const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
+  const after = copyOf(ctx, canvas);
   adjustInks(after, luts, false);
   blendInk(canvas, after, mask, opacity, node.blendMode, { atop: true });
+  give(ctx, after);
 }
 
 /**
@@ -392,13 +438,14 @@ export function adjustInks(s: InkSurface, luts: Array<Uint8Array | null>, covere
  * faded in through the adjustment's masks at its opacity.
  */
 function drawAdjustmentClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
-  const after = { cmy: cloneSurface(canvas.cmy), k: cloneSurface(canvas.k) };
+  const after = copyOf(ctx, canvas);
   drawAdjustment(ctx, { ...base, opacity: base.fillOpacity, fillOpacity: 1, mask: undefined, vectorMask: undefined }, after);
   for (const node of clipped) drawNode(ctx, node, after, atop);
   const mask = layerMask(ctx, base, rectOf(canvas.cmy));
   fadeInto(canvas.cmy, after.cmy, mask, base.opacity);
   fadeInto(canvas.k, after.k, mask, base.opacity);
   canvas.blank = false;
+  give(ctx, after);
 }
 
 function blendInk(dst: InkSurface, src: InkSurface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: { atop?: boolean; fill?: number } = {}): void {
@@ -428,12 +475,21 @@ export function copyCovered(dst: InkSurface, src: InkSurface): void {
   const r = intersectRect(rectOf(dst.cmy), rectOf(src.cmy));
   if (!r) return;
   const [dc, dk, sc, sk] = [dst.cmy, dst.k, src.cmy, src.k].map((s) => words(s.data));
+  const w = r.right - r.left;
   for (let y = r.top; y < r.bottom; y++) {
     let di = (y - dst.cmy.y) * dst.cmy.w + (r.left - dst.cmy.x);
     let si = (y - src.cmy.y) * src.cmy.w + (r.left - src.cmy.x);
+    // A row covered throughout (an opaque ground's): copied whole.
+    let bare = false;
+    for (let i = si; i < si + w && !bare; i++) bare = sc[i] < 0x1000000;
+    if (!bare) {
+      dc.set(sc.subarray(si, si + w), di);
+      dk.set(sk.subarray(si, si + w), di);
+      continue;
+    }
     for (let x = r.left; x < r.right; x++, di++, si++) {
       const v = sc[si];
-      if (v >>> 24 === 0) continue;
+      if (v < 0x1000000) continue; // alpha 0
       dc[di] = v;
       dk[di] = sk[si];
     }
@@ -531,7 +587,7 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
     const b = override.bounds;
     const r = intersectRect({ left: b.left, top: b.top, right: b.left + w, bottom: b.top + override.pixels.height }, ctx.area);
     if (!r) return null;
-    const out = inkSurface(r);
+    const out = pooledSurface(ctx, r);
     const alpha = override.pixels.data;
     for (let y = r.top; y < r.bottom; y++) {
       for (let x = r.left, o = (y - r.top) * out.cmy.w * 4; x < r.right; x++, o += 4) {
@@ -551,7 +607,7 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
   // A recolour keeps the layer's alpha and takes the override's colour (and alpha) everywhere.
   const recolour = override?.color ? ctx.content(node, override)! : null;
   const scale = override?.color ? override.color.a : 1;
-  const out = inkSurface(r);
+  const out = pooledSurface(ctx, r);
   const cmy = words(out.cmy.data);
   const kk = words(out.k.data);
   for (let y = r.top; y < r.bottom; y++) {
