@@ -2,7 +2,7 @@ import type { Layer, Psd } from 'ag-psd';
 import { colourTransformSync, defaultProfile, readProfileInfo, type ColourTransform } from '../colour';
 import { unprocessable } from '../errors';
 import type { LayerNode } from '../types';
-import { labRowToRgba, srgbByte } from './lab';
+import { labRowToRgba } from './lab';
 import { type ChannelInk, multichannelInks } from './multichannel';
 
 /**
@@ -12,10 +12,10 @@ import { type ChannelInk, multichannelInks } from './multichannel';
  *
  * - 16 bit: Photoshop's 16-bit mode stores 0..65535; converting a document to 8 bits gives
  *   round(v × 255 / 65535), which is what we do per sample (a and b of Lab: see below).
- * - 32 bit (RGB and Grayscale only, as in Photoshop): big-endian floats, linear light of the
- *   working space. Colour samples are clipped to [0, 1] and take the sRGB curve, as Photoshop's
- *   default 32 → 8 bit conversion (Exposure and Gamma at 0 and 1) and its display give them;
- *   transparency and masks are coverage, round(v × 255).
+ * - 32 bit (RGB and Grayscale only, as in Photoshop): big-endian floats, every channel (colour,
+ *   transparency, masks, spots) read as round(clamp(v, 0, 1) × 255), no tone curve: the value
+ *   psd-tools' tests hold for Photoshop's 32-bit files (32bit5x5.psd reads as its 16-bit twin),
+ *   as ImageMagick and ag-psd read them; the embedded profile is kept (docs/fidelity.md).
  * - Grayscale (1) and Duotone (8): one colour channel, expanded to R = G = B. Duotone's inks
  *   (its colour mode data) are not applied: it renders as its grey channel.
  * - CMYK (4): channels are stored inverted (255 = no ink). Converted to sRGB by LittleCMS
@@ -131,6 +131,15 @@ function chromaNarrowing(): Uint8Array {
 /** A row of decoded samples (`wide`, the file's bytes) into `width` 8-bit samples. */
 export type Narrowing = (wide: Uint8Array, out: Uint8Array, width: number) => void;
 
+/** 32-bit floats, any channel: round(clamp(v, 0, 1) × 255), NaN as 0 (see the top). */
+const floatRow: Narrowing = (wide, out, width) => {
+  const view = new DataView(wide.buffer, wide.byteOffset, width * 4);
+  for (let x = 0; x < width; x++) {
+    const v = view.getFloat32(4 * x);
+    out[x] = v > 0 ? (v >= 1 ? 255 : Math.round(v * 255)) : 0;
+  }
+};
+
 /**
  * How channel `channel` (a colour channel 0, 1, …; or negative: transparency, a mask, a spot or
  * an ink, which are coverage) of a `depth`-bit document in `mode` becomes 8 bits (see the top).
@@ -140,16 +149,7 @@ export function sampleNarrowing(depth: number, mode: number, channel: number): N
     const table = mode === ColorMode.Lab && (channel === 1 || channel === 2) ? chromaNarrowing() : narrowing();
     return (wide, out, width) => narrowRow(wide, out, width, table);
   }
-  if (depth === 32) {
-    const light = channel >= 0;
-    return (wide, out, width) => {
-      const view = new DataView(wide.buffer, wide.byteOffset, width * 4);
-      for (let x = 0; x < width; x++) {
-        const v = view.getFloat32(4 * x);
-        out[x] = light ? srgbByte(v) : v > 0 ? (v >= 1 ? 255 : Math.round(v * 255)) : 0;
-      }
-    };
-  }
+  if (depth === 32) return floatRow;
   return (wide, out, width) => out.set(wide.subarray(0, width));
 }
 

@@ -1,6 +1,6 @@
 /**
- * Light to sRGB codes: CIE L*a*b* (D50) and linear light, the two ways a Lab or a 32-bit document
- * (and a Lab ink or colour in any document) reaches the 8-bit sRGB the compiled form holds.
+ * CIE L*a*b* (D50) to sRGB codes: how a Lab document (and a Lab ink or colour in any document)
+ * reaches the 8-bit sRGB the compiled form holds.
  *
  * - Lab → XYZ (D50) by the CIE formulas, XYZ → linear sRGB through Lindbloom's Bradford-adapted
  *   matrix (D50 → D65), clipped to [0, 1]: what LittleCMS computes from a Lab profile to sRGB

@@ -35,10 +35,7 @@ export function readImageResources(bytes: Uint8Array): ImageResourceInfo {
       const m = /<xmp:CreatorTool>([^<]*)<\/xmp:CreatorTool>|xmp:CreatorTool="([^"]*)"/.exec(xmp);
       if (m) out.creatorTool = m[1] ?? m[2];
     }
-    // A 32-bit document's pixels reach us through the sRGB curve (./color-modes.ts): a profile
-    // with a linear tone curve (the 32-bit working space's) no longer describes them, and is left
-    // out (outputs untagged are sRGB); one with its usual curve still does.
-    if (id === 1039 && size > 0 && !(view.getUint16(22) === 32 && linearTone(bytes.subarray(at, at + size)))) out.icc = bytes.slice(at, at + size);
+    if (id === 1039 && size > 0) out.icc = bytes.slice(at, at + size);
     if (id === 1005 && size >= 16) {
       const fixed = view.getUint32(at) / 65536;
       const unit = view.getUint16(at + 4); // 1 = PPI, 2 = PPCM
@@ -50,25 +47,4 @@ export function readImageResources(bytes: Uint8Array): ImageResourceInfo {
   const countAt = findLayerInfo(bytes);
   if (countAt !== undefined && countAt + 2 <= bytes.length) out.mergedAlpha = view.getInt16(countAt) < 0;
   return out;
-}
-
-/**
- * Whether an ICC profile's tone curve (rTRC, or kTRC for grey; ICC.1 §10.6 'curv', §10.18 'para')
- * is linear: an empty curve, a gamma of 1.0, or a parametric gamma of 1.0 with no other term.
- */
-export function linearTone(icc: Uint8Array): boolean {
-  if (icc.length < 132) return false;
-  const view = new DataView(icc.buffer, icc.byteOffset, icc.byteLength);
-  const count = view.getUint32(128);
-  for (let i = 0, at = 132; i < count && at + 12 <= icc.length; i++, at += 12) {
-    const tag = view.getUint32(at);
-    if (tag !== 0x72545243 && tag !== 0x6b545243) continue; // 'rTRC', 'kTRC'
-    const o = view.getUint32(at + 4);
-    if (o + 12 > icc.length) return false;
-    const type = view.getUint32(o);
-    if (type === 0x63757276) return view.getUint32(o + 8) === 0 || (view.getUint32(o + 8) === 1 && o + 14 <= icc.length && view.getUint16(o + 12) === 0x0100); // 'curv'
-    if (type === 0x70617261) return o + 16 <= icc.length && view.getUint16(o + 8) === 0 && view.getInt32(o + 12) === 0x10000; // 'para'
-    return false;
-  }
-  return false;
 }

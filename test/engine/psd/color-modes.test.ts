@@ -19,8 +19,8 @@ import { call, postJson, upload } from '../../dynamic-image/helpers';
 /**
  * 16-bit and non-RGB documents are converted to 8-bit RGB as their rows are decoded; the made
  * files (test/fixtures/psd-made/make-m.mjs) are rendered against their merged images by
- * fidelity.test.ts. Here: the sample arithmetic, each compression at 16 bits, the conversions,
- * and the 422s for what stays refused (Lab, 32-bit and Multichannel: modes-render.test.ts).
+ * fidelity.test.ts. Here: the sample arithmetic, each compression at 16 and 32 bits, the conversions,
+ * and the 422s for what stays refused (Lab, 32-bit and Multichannel documents: modes-render.test.ts).
  */
 
 async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
@@ -124,6 +124,16 @@ const encode = (linear: number) => {
   return Math.round(255 * (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055));
 };
 
+describe("Lab's last step, linear light to sRGB codes", () => {
+  it('srgbByte is exactly round(255 × encode(v)), dense near black where the curve is steepest', () => {
+    for (let k = 0; k < 200_000; k++) {
+      const v = (k / 200_000) ** 3;
+      if (srgbByte(v) !== encode(v)) throw new Error(`srgbByte(${v}) = ${srgbByte(v)}, want ${encode(v)}`);
+    }
+    expect([-1, NaN, 1, 2].map(srgbByte)).toEqual([0, 0, 255, 255]);
+  });
+});
+
 /** Big-endian float32 samples. */
 const floats = (values: number[]) => {
   const b = new Uint8Array(values.length * 4);
@@ -132,34 +142,39 @@ const floats = (values: number[]) => {
   return b;
 };
 
+/** A 32-bit sample (`v` as stored: a float32) as 8 bits: round(clamp(v, 0, 1) × 255). */
+const byte = (v: number) => Math.round(255 * Math.max(0, Math.min(1, Math.fround(v))));
+
 /**
- * 32-bit samples: linear-light floats, through the sRGB curve after clipping to [0, 1], as
- * Photoshop's default 32 → 8 bit conversion (Exposure and Gamma: exposure 0, gamma 1) and its
- * display show them; transparency and masks are coverage (× 255). Documents: modes-render.test.ts.
+ * 32-bit samples: floats read as round(clamp(v, 0, 1) × 255), no tone curve, every channel alike
+ * (colour, transparency, masks): psd-tools' tests hold 32bit5x5.psd's (1, 3) at (46, 196, 104)
+ * read so, the same as 16bit5x5.psd's (test_pixels.py). Documents: modes-render.test.ts.
  */
 describe('32-bit samples', () => {
-  it('take the sRGB curve, rounded, for every code (srgbByte is exactly round(255 × encode(v)))', () => {
-    for (let k = 0; k < 200_000; k++) {
-      const v = (k / 200_000) ** 3; // dense near black, where the curve is steepest
-      if (srgbByte(v) !== encode(v)) throw new Error(`srgbByte(${v}) = ${srgbByte(v)}, want ${encode(v)}`);
-    }
+  it('read as round(clamp(v, 0, 1) × 255), NaN as 0, the same for colour and coverage', () => {
     const values = [-1, 0, 0.0031308, 0.2158605, 0.5, 1, 2.5, NaN];
     const row = (channel: number) => {
       const out = new Uint8Array(values.length);
       sampleNarrowing(32, 3, channel)(floats(values), out, values.length);
       return [...out];
     };
-    expect(row(0)).toEqual([0, 0, 10, 128, 188, 255, 255, 0]);
-    // Transparency, masks: coverage, linear.
-    expect(row(-1)).toEqual([0, 0, 1, 55, 128, 255, 255, 0]);
+    expect(row(0)).toEqual([0, 0, 1, 55, 128, 255, 255, 0]);
+    expect(row(2)).toEqual(row(0));
+    expect(row(-1)).toEqual(row(0));
+    // Every 8-bit code k stored as the float k / 255 reads back as k (a 16- or 8-bit image's
+    // values carried to 32 bits keep their numbers).
+    const codes = Array.from({ length: 256 }, (_, k) => Math.fround(k / 255));
+    const out = new Uint8Array(256);
+    sampleNarrowing(32, 1, 0)(floats(codes), out, 256);
+    expect([...out]).toEqual(codes.map((_, k) => k));
   });
 
-  // Two rows of three floats; linear light → sRGB codes.
+  // Two rows of three floats.
   const values = [
     [0, 0.05, 0.2],
     [0.5, 0.9, 1.2],
   ];
-  const expected = values.map((r) => r.map(encode));
+  const expected = values.map((r) => r.map(byte));
 
   it('decodes raw, RLE, ZIP and ZIP with prediction (byte-planar per row, as Photoshop writes it)', async () => {
     const raw = floats(values.flat());
