@@ -622,14 +622,18 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
     }
     // Stored values as they are (255 = no ink): the surfaces hold stored values. One loop, no call
     // a pixel, a pixel written as one word (previews composite whole documents).
-    let o = (y - r.top) * out.cmy.w;
-    for (let i = r.left - lb.left, end = r.right - lb.left; i < end; i++, o++) {
-      const alpha = a[i] << 24;
-      cmy[o] = c[i] | (m[i] << 8) | (yy[i] << 16) | alpha;
-      kk[o] = (k[i] * 0x10101) | alpha;
-    }
+    interleave(cmy, kk, (y - r.top) * out.cmy.w, c, m, yy, k, a, r.left - lb.left, r.right - lb.left);
   }
   return out;
+}
+
+/** Planes' samples [from, end) as stored C, M, Y, alpha and K ×3, alpha words from `o` on (its own function: one set of types, optimised once). */
+function interleave(cmy: Uint32Array, kk: Uint32Array, o: number, c: Uint8Array, m: Uint8Array, y: Uint8Array, k: Uint8Array, a: Uint8Array, from: number, end: number): void {
+  for (let i = from; i < end; i++, o++) {
+    const alpha = a[i] << 24;
+    cmy[o] = c[i] | (m[i] << 8) | (y[i] << 16) | alpha;
+    kk[o] = (k[i] * 0x10101) | alpha;
+  }
 }
 
 function writeInk(s: InkSurface, o: number, c: number, m: number, y: number, k: number, a: number): void {
