@@ -10,12 +10,13 @@
 // written byte by byte (bench/out/ink-2000-cmyk.psd), and the same layers as an RGB document
 // (bench/out/ink-2000-rgb.psd). Each sample is a fresh engine (the bundle imported anew: empty
 // caches, as a new isolate), the template compiled (the upload, not timed), then one 800 × 600
-// JPEG preview (q 85, sharpened as the API's default: "first") and BENCH_REPEAT (7) more
-// ("repeated", no data). Peak = the first preview's peak resident memory above the
-// process's before it (VmHWM, reset per sample). With two trees the samples alternate (A, B, A, B, …) so both meet the
-// same load, and every output's bytes are compared between them, and on the made CMYK fixtures
-// (made-cmyk8, made-v-cmyk-modes, made-z-cmyk-adjust-stack: full size, shrunk + sharpened, JPEG
-// and PNG) too.
+// JPEG preview (q 85, sharpened as the API's default: "first") and BENCH_REPEAT (25) more
+// ("repeated", no data; their median: a warm engine, the first few run before V8 compiles them).
+// Peak = the first preview's peak resident memory above the process's before it (VmHWM, reset
+// per sample). With two trees the samples alternate (A, B, A, B, …) so both meet the same load,
+// and every output's bytes are compared between them, and on the made CMYK fixtures
+// (made-cmyk8, made-v-cmyk-modes, made-z-cmyk-adjust-stack: full size, ½ and ⅓, JPEG and PNG)
+// too. BENCH_RUNS samples (default 5).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ import { bundleForNode } from './lib.mjs';
 const here = path.resolve(import.meta.dirname, '..');
 const trees = [path.resolve(process.argv[2] ?? here), ...(process.argv[3] ? [path.resolve(process.argv[3])] : [])];
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const REPEAT = Number(process.env.BENCH_REPEAT ?? 7);
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 25);
 const W = 2000;
 const H = 1500;
 const SHARPEN = { amount: 1.2, radius: 0.5, threshold: 0.05 };

@@ -22,10 +22,11 @@ import type { Bounds, CompiledTemplate, LayerOverrides, RGBAImage } from '../typ
 
 /**
  * Document pixels a preview composites in ink at most. The ink stack is read at full size
- * whatever the output size (the PSD's channels have no pyramid): ~0.6–0.8 s a megapixel for four
- * full-canvas layers, wall time on the shared 2-core machine at load 6 (docs/colour.md), so a
- * template's first preview at 4 MP takes ~2–3 s (later ones reuse its kept frame); larger
- * documents keep the RGB path, which renders at a pyramid level.
+ * whatever the output size (the PSD's channels have no pyramid): ~0.3 s a megapixel (0.35 s of
+ * CPU) for four full-canvas layers and two adjustments, wall time on the shared 2-core machine at
+ * load 3–5 (docs/colour.md, "Speed of ink previews"), so a template's first preview at 4 MP takes
+ * ~1.2 s (later ones reuse its kept frame and output); larger documents keep the RGB path, which
+ * renders at a pyramid level.
  */
 export const INK_PREVIEW_MAX_PIXELS = 4_000_000;
 
