@@ -1,11 +1,14 @@
 /**
- * The ink compositor's two shortcuts (src/engine/pdf/ink-composite.ts) give the blend kernel's
- * pixels exactly: a plain first layer copied onto a blank canvas (copyCovered) and an adjustment
- * in Normal at full opacity, unmasked, applied in place (adjustInks, covered) instead of blending
- * an adjusted copy source-atop. Random pixels, alpha 0, partial and 255 among them.
+ * The ink compositor's two shortcuts (src/engine/pdf/ink-composite.ts) give the blend's pixels
+ * exactly, the WASM kernel's and the TypeScript loop's: a plain first layer copied onto a blank
+ * canvas (copyCovered) and an adjustment in Normal at full opacity, unmasked, applied in place
+ * (adjustInks, covered) instead of blending an adjusted copy source-atop. Random pixels, alpha 0,
+ * partial and 255 among them.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blendSurface } from '../../../src/engine/composite/blend';
+import { useWasmBlending } from '../../../src/engine/raster/blend';
+import { kernels } from '../../../src/engine/raster/kernels';
 import { cloneSurface, createSurface, type Surface } from '../../../src/engine/composite/surface';
 import { adjustInks, copyCovered } from '../../../src/engine/pdf/ink-composite';
 import type { Bounds } from '../../../src/engine/types';
@@ -38,7 +41,16 @@ function inkPair(r: Bounds, next: () => number): { cmy: Surface; k: Surface } {
 
 const table = (f: (v: number) => number) => Uint8Array.from({ length: 256 }, (_, v) => Math.max(0, Math.min(255, Math.round(f(v)))));
 
-describe('the ink compositor\'s shortcuts give the blend kernel\'s pixels', () => {
+describe.each([
+  ['the WASM kernel', true],
+  ['the TypeScript loop', false],
+])('the ink compositor\'s shortcuts give the blend\'s pixels (%s)', (_name, wasm) => {
+  beforeAll(async () => {
+    await kernels();
+    useWasmBlending(wasm);
+  });
+  afterAll(() => useWasmBlending(true));
+
   it('a plain layer (Normal, full opacity, unmasked) onto a blank canvas: copied where covered, 0 elsewhere', () => {
     const next = random(7);
     const area = { left: 0, top: 0, right: 61, bottom: 23 };
