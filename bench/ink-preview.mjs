@@ -11,7 +11,8 @@
 // (bench/out/ink-2000-rgb.psd). Each sample is a fresh engine (the bundle imported anew: empty
 // caches, as a new isolate), the template compiled (the upload, not timed), then one 800 × 600
 // JPEG preview (q 85, sharpened as the API's default: "first") and BENCH_REPEAT (25) more
-// ("repeated", no data; their median: a warm engine, the first few run before V8 compiles them).
+// ("repeated", no data; their median: a warm engine, the first few run before V8 compiles them),
+// then BENCH_PERSONALISED (3) with the Overlay layer hidden (every output pixel changes).
 // Peak = the first preview's peak resident memory above the process's before it (VmHWM, reset
 // per sample). With two trees the samples alternate (A, B, A, B, …) so both meet the same load,
 // and every output's bytes are compared between them, and on the made CMYK fixtures
@@ -28,6 +29,7 @@ const here = path.resolve(import.meta.dirname, '..');
 const trees = [path.resolve(process.argv[2] ?? here), ...(process.argv[3] ? [path.resolve(process.argv[3])] : [])];
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 25);
+const PERSONALISED = Number(process.env.BENCH_PERSONALISED ?? 3);
 const W = 2000;
 const H = 1500;
 const SHARPEN = { amount: 1.2, radius: 0.5, threshold: 0.05 };
@@ -126,7 +128,7 @@ async function main() {
   };
   const rows = [];
   for (const [doc, file] of Object.entries(docs)) {
-    const samples = trees.map(() => ({ first: [], firstCpu: [], repeated: [], peak: [] }));
+    const samples = trees.map(() => ({ first: [], firstCpu: [], repeated: [], personalised: [], peak: [] }));
     for (let run = 0; run < RUNS; run++) {
       for (let k = 0; k < trees.length; k++) {
         const eng = await engine(k, file);
@@ -150,11 +152,19 @@ async function main() {
           repeated.push(performance.now() - t);
         }
         samples[k].repeated.push(median(repeated));
+        // Personalised: the Overlay layer hidden (every output pixel changes: the whole canvas redrawn over the kept frame).
+        const personalised = [];
+        for (let i = 0; i < PERSONALISED; i++) {
+          t = performance.now();
+          note(`${doc} personalised`, k, await preview(eng, { size, data: { ovr: { visible: false } } }));
+          personalised.push(performance.now() - t);
+        }
+        samples[k].personalised.push(median(personalised));
         samples[k].peak.push(peak / 1048576);
       }
     }
     for (const [k, s] of samples.entries()) {
-      rows.push(`${doc} 2000×1500 → 800×600 JPEG [${trees[k]}]: first p50 ${median(s.first).toFixed(0)} ms wall (${s.first.map((v) => v.toFixed(0)).join(' ')}), ${median(s.firstCpu).toFixed(0)} ms CPU, repeated p50 ${median(s.repeated).toFixed(2)} ms, peak p50 ${median(s.peak).toFixed(1)} MB (${s.peak.map((v) => v.toFixed(1)).join(' ')})`);
+      rows.push(`${doc} 2000×1500 → 800×600 JPEG [${trees[k]}]: first p50 ${median(s.first).toFixed(0)} ms wall (${s.first.map((v) => v.toFixed(0)).join(' ')}), ${median(s.firstCpu).toFixed(0)} ms CPU, repeated p50 ${median(s.repeated).toFixed(2)} ms, personalised (Overlay hidden) p50 ${median(s.personalised).toFixed(0)} ms, peak p50 ${median(s.peak).toFixed(1)} MB (${s.peak.map((v) => v.toFixed(1)).join(' ')})`);
     }
   }
   // The output's bytes on the made CMYK fixtures, each size and format.
