@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { bundledFont, psdFixture } from '../helpers/fixtures';
+import { bundledFont, psdFixture, testAsset } from '../helpers/fixtures';
 import { call, form, keys, PNG_1x1, postJson, upload, uploadFixture, withKey } from './helpers';
 
 describe('templates', () => {
@@ -29,11 +29,11 @@ describe('templates', () => {
   it('a file that is not a renderable PSD is refused with 422 and nothing stays behind', async () => {
     const before = await keys();
     const good = await psdFixture('psdtools-blend-hue.psd');
-    const lab = good.slice();
-    lab[25] = 9; // colour mode Lab, which the engine does not convert
+    const unknownMode = good.slice();
+    unknownMode[25] = 6; // colour mode 6, which no Photoshop mode has (Lab, 9, now renders)
     for (const [name, bytes] of [
       ['notes.psd', new TextEncoder().encode('hello')],
-      ['lab.psd', lab],
+      ['mode6.psd', unknownMode],
       ['truncated.psd', good.slice(0, 2000)],
     ] as Array<[string, Uint8Array]>) {
       const res = await upload('templates', [['ok.psd', good], [name, bytes]], '?destination=tpl-bad');
@@ -42,7 +42,7 @@ describe('templates', () => {
       expect(body.error).toBe('unprocessable');
       expect(body.message).toBeTruthy();
     }
-    expect((await upload('templates', [['lab.psd', lab]])).status).toBe(422);
+    expect((await upload('templates', [['mode6.psd', unknownMode]])).status).toBe(422);
     expect(await keys()).toEqual(before);
   });
 
@@ -158,12 +158,16 @@ describe('images', () => {
   });
 
   it('delete by path or query; the thumbnails go too', async () => {
-    await upload('images', [['del.png', PNG_1x1]], '?destination=img-del&overwrite=true');
-    expect((await call('/api/resources/images/preview?file=img-del/del.png')).status).toBe(200);
-    expect((await keys('thumbs/')).length).toBeGreaterThan(0);
-    expect((await call('/api/resources/images/img-del/del.png', withKey({ method: 'DELETE' }))).status).toBe(200);
-    expect((await call('/api/resources/images?file=img-del/del.png', withKey({ method: 'DELETE' }))).status).toBe(404);
-    expect(await keys('thumbs/')).toEqual([]);
+    // An image no other file previews, and the thumbnails its preview made: other files sharing
+    // the runtime (vitest.shared.config.ts) leave thumbnails of theirs.
+    const before = await keys('thumbs/');
+    await upload('images', [['del.jpg', await testAsset('marker-40x20-exif8.jpg')]], '?destination=img-del&overwrite=true');
+    expect((await call('/api/resources/images/preview?file=img-del/del.jpg')).status).toBe(200);
+    const made = (await keys('thumbs/')).filter((k) => !before.includes(k));
+    expect(made.length).toBeGreaterThan(0);
+    expect((await call('/api/resources/images/img-del/del.jpg', withKey({ method: 'DELETE' }))).status).toBe(200);
+    expect((await call('/api/resources/images?file=img-del/del.jpg', withKey({ method: 'DELETE' }))).status).toBe(404);
+    expect((await keys('thumbs/')).filter((k) => made.includes(k))).toEqual([]);
   });
 });
 

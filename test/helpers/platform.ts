@@ -6,6 +6,7 @@ import { env, exports } from 'cloudflare:workers';
 import { RESOURCE_TYPES } from '../../src/auth/scopes';
 import { seedDemoAssets } from './demo-assets';
 import { DEMO, seedIdentity } from './identity-seed';
+import { testFile } from './per-file';
 import { DEMO_PIPELINE, DEMO_WORKFLOW, platformSeedStatements } from '../../scripts/lib/platform-seed-data.mjs';
 
 export const BASE = 'http://localhost';
@@ -45,10 +46,11 @@ const tokens = new Map<string, string>();
 
 /**
  * A Client Credentials access token of tenant 1 (demo-backend) or tenant 2 (demo2-backend),
- * all scopes unless `scope` narrows them. Cached per test file.
+ * all scopes unless `scope` narrows them. Cached per test file (also where files share a runtime:
+ * the key holds the file's number, test/helpers/per-file.ts).
  */
 export async function tenantToken(tenant: 1 | 2 = 1, scope?: string): Promise<string> {
-  const key = `${tenant} ${scope ?? ''}`;
+  const key = `${testFile()} ${tenant} ${scope ?? ''}`;
   const cached = tokens.get(key);
   if (cached) return cached;
   const app = tenant === 1 ? DEMO.backend : TENANT2.backend;

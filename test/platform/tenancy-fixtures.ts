@@ -78,6 +78,31 @@ export async function seedTenant1Fixtures(): Promise<void> {
   await env.FILES.put(`p/1/blobs/${'0'.repeat(64)}`, `${M}-blob`);
 }
 
+/**
+ * Takes tenant 1's rows of seedTenant1Fixtures out again (by their ids), so that a file running
+ * after the tenancy test in the same runtime (vitest.shared.config.ts) finds tenant 1 as the
+ * seed left it: `hadSettings` says whether tenant 1 had a tenant_settings row before seeding (the
+ * fixture's row processes projects only from status 2 on).
+ */
+export async function removeTenant1Fixtures(hadSettings: boolean): Promise<void> {
+  const byId: Array<[string, string, unknown]> = [
+    ['assets', 'id', I.design], ['assets', 'id', I.image], ['assets', 'id', I.mockup], ['assets', 'id', I.font], ['assets', 'id', I.resource],
+    ['assets', 'id', I.privateDesign], ['assets', 'id', I.clientAsset], ['folders', 'id', I.folder], ['artifacts', 'id', I.artifact],
+    ['jobs', 'id', I.job], ['jobs', 'id', I.clientJob], ['processing_pipelines', 'id', I.pipeline], ['personalization_workflows', 'id', I.workflow],
+    ['products', 'id', I.product], ['product_versions', 'id', I.productVersion], ['product_options', 'id', 1001], ['option_values', 'id', 1001],
+    ['variants', 'id', I.variant], ['design_connections', 'id', 1001], ['mockup_connections', 'id', 1001], ['product_links', 'id', I.productLink],
+    ['product_specifications', 'id', I.productSpecification], ['product_bundles', 'id', I.productBundle], ['product_references', 'product_reference', I.reference],
+    ['projects', 'id', I.project], ['project_items', 'id', I.projectItem], ['order_data', 'project_id', I.project], ['tenant_secrets', 'name', I.secret],
+  ];
+  const rows = byId.map(([table, column, id]) => env.DB.prepare(`DELETE FROM ${table} WHERE tenant_id = 1 AND ${column} = ?1`).bind(id));
+  if (!hadSettings) rows.push(env.DB.prepare(`DELETE FROM tenant_settings WHERE tenant_id = 1`));
+  await env.DB.batch(rows);
+  await env.FILES.delete(`p/1/blobs/${'0'.repeat(64)}`);
+}
+
+/** Whether tenant 1 has a tenant_settings row (see removeTenant1Fixtures). */
+export const tenant1HasSettings = async () => Boolean(await env.DB.prepare(`SELECT 1 FROM tenant_settings WHERE tenant_id = 1`).first());
+
 const TABLES = [
   'assets', 'folders', 'blobs', 'artifacts', 'storefronts', 'storefront_users', 'products', 'product_versions', 'product_options',
   'option_values', 'variants', 'design_connections', 'mockup_connections', 'product_references', 'product_links',

@@ -1,9 +1,9 @@
 // Tenant isolation, route by route: the route list is read from /api/docs/platform.json, so every
 // route an area adds is covered without touching this file (contract, "Auth & tenancy": another
 // tenant's id answers 404, never data). Tenant 1's data: tenancy-fixtures.ts.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, call, seedPlatform, tenantToken } from '../helpers/platform';
-import { LEAK_MARKER, seedTenant1Fixtures, T1_IDS, TENANT1_BODIES, tenant1Snapshot, tenant1ValuesFor } from './tenancy-fixtures';
+import { LEAK_MARKER, removeTenant1Fixtures, seedTenant1Fixtures, T1_IDS, TENANT1_BODIES, tenant1HasSettings, tenant1Snapshot, tenant1ValuesFor } from './tenancy-fixtures';
 
 interface Route {
   method: string;
@@ -15,9 +15,11 @@ interface Route {
 }
 
 let routes: Route[] = [];
+let hadSettings = false;
 
 beforeAll(async () => {
   await seedPlatform();
+  hadSettings = await tenant1HasSettings();
   await seedTenant1Fixtures();
   const doc = (await (await call('/api/docs/platform.json')).json()) as { paths: Record<string, Record<string, any>> };
   routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
@@ -33,6 +35,9 @@ beforeAll(async () => {
       })),
   );
 });
+
+// Files sharing this runtime (vitest.shared.config.ts) after this one find tenant 1 as the seed left it.
+afterAll(() => removeTenant1Fixtures(hadSettings));
 
 const fill = (route: Route, pick: (param: string) => string | number) =>
   route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pick(name))));

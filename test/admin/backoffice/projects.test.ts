@@ -9,6 +9,9 @@ import { api, apiJson, seedPlatform } from '../../helpers/platform';
 import { LONG_NAME, preflightCard, uploadCardFonts } from '../../platform/projects/preflight-card';
 import { DEMO } from '../../helpers/identity-seed';
 import { get, post, signIn, type Browser } from '../../identity/admin/helpers';
+import { clearTenantSettings, keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(1); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 let admin: Browser;
 /** A print-product card whose Name box is 80 pt wide: a long name overflows it (preflight-card.ts). */
@@ -18,6 +21,7 @@ const unique = (s: string) => `${s}-${Date.now().toString(36)}-${++run}`;
 
 beforeAll(async () => {
   await seedPlatform();
+  await clearTenantSettings(1); // the seed's tenant 1, which processes a project at once
   admin = await signIn((await findUser(env.DB, DEMO.admin.id))!);
   await uploadCardFonts();
   strictCard = (await apiJson('POST', '/api/atoms/v1/designs', { product: preflightCard('None'), name: 'Strict card', path: '/admin-project-page/' }, { token: 1 }, 201)).id;

@@ -236,10 +236,15 @@ describe('results answered before their writes land (putLater)', () => {
   });
 
   it('delete does not hang on a write that never settles (its waitUntil cut off)', async () => {
-    const slow = slowBucket(); // never released
+    const slow = slowBucket(); // not released while delete runs
     const store = new ResultStore(slow.bucket, '24');
-    const { name } = await store.putLater(bytes, 'jpg', 'image/jpeg', '7'.repeat(64));
+    const { name, written } = await store.putLater(bytes, 'jpg', 'image/jpeg', '7'.repeat(64));
     expect(await store.delete(name)).toBe(false); // nothing in R2: nothing to delete
+    // Then the write lands and goes: a landing that never settles would hold resultsLanded (keys()
+    // in test/dynamic-image/helpers.ts) of every later file sharing this runtime.
+    slow.release();
+    await written;
+    expect(await store.delete(name)).toBe(true);
   }, 30_000);
 
   it('past 32 MB held in memory, a result is stored before its name is answered', async () => {

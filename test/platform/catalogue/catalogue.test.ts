@@ -5,6 +5,9 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readTenantSecret, resolveProductSpecifier, resolveReferenceTarget, itemPipeline, variantDesigns } from '../../../src/platform/catalogue';
 import { api, apiJson, DEMO_PIPELINE, seedPlatform, tenantToken } from '../../helpers/platform';
+import { clearTenantSettings, keepTenantRows } from '../../helpers/tenant-state';
+
+keepTenantRows(2, ['tenant_settings', 'tenant_secrets']); // vitest.shared.config.ts: later files find tenant 2's settings and secrets as this one did
 
 const BO = '/api/backoffice/v1';
 const SF = '/api/storefront/v1';
@@ -186,6 +189,7 @@ describe('storefronts, tenant settings and secrets', () => {
   });
 
   it('tenant settings default to null, false, 30; PUT changes the fields given; an unknown status code → 400', async () => {
+    await clearTenantSettings(2); // a tenant without a settings row, whatever files before this one set
     expect(await apiJson('GET', `${BO}/tenant-settings`, undefined, { token: 2 })).toEqual({ startProcessingOnStatus: null, enableAssetsRetention: false, assetsRetentionPeriodInDays: 30, allowSelfCalls: false });
     expect(await apiJson('PUT', `${BO}/tenant-settings`, { startProcessingOnStatus: 1, assetsRetentionPeriodInDays: 7 }, { token: 2 })).toEqual({ startProcessingOnStatus: 1, enableAssetsRetention: false, assetsRetentionPeriodInDays: 7, allowSelfCalls: false });
     expect(await apiJson('PUT', `${BO}/tenant-settings`, { enableAssetsRetention: true }, { token: 2 })).toEqual({ startProcessingOnStatus: 1, enableAssetsRetention: true, assetsRetentionPeriodInDays: 7, allowSelfCalls: false });

@@ -2,6 +2,9 @@
 // the routes are read from the OpenAPI document, so new catalogue routes are probed too.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, call, seedPlatform } from '../../helpers/platform';
+import { keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(1); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 const CATALOGUE = /^\/api\/(backoffice\/v1\/(products|product-|personalization-|processing-|storefronts|tenant-)|storefront\/v1\/(products|product-|processing-))/;
 

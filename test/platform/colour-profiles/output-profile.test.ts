@@ -7,6 +7,9 @@ import { UnprocessableError } from '../../../src/platform/core';
 import { seedPlatform } from '../../helpers/platform';
 import { apiJson, S, uploadJson } from '../storage/helpers';
 import gracol from '../../engine/colour/fixtures/gracol-tr006-test.icc';
+import { keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(1); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 beforeAll(async () => {
   await seedPlatform();

@@ -3,6 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultProfile } from '../../../src/engine/colour';
 import { seedPlatform } from '../../helpers/platform';
 import { api, apiJson, S, uploadJson } from '../storage/helpers';
+import { keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(2); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 const SETTINGS = '/api/backoffice/v1/tenant-settings';
 const P = `${S}/color-profiles`;

@@ -7,13 +7,16 @@ import { batchUnlessGuardFails, existsAll, guardThat } from '../../../src/platfo
 
 const T = 1;
 const ids = [newId(), newId(), newId()];
+// Names of this file's own (other files of the runtime may name their designs Card too).
+const CARD = `Card-${ids[0]}`;
+const FLYER = `Flyer-${ids[1]}`;
 
 beforeAll(async () => {
   const db = getDb(env.DB);
   await db.insert(schema.assets).values([
-    { tenantId: T, id: ids[0]!, type: 'design', name: 'Card', customFields: { color: 'red', n: 1, ok: true } },
-    { tenantId: T, id: ids[1]!, type: 'design', name: 'Flyer', customFields: { color: 'blue', n: 1 } },
-    { tenantId: 2, id: ids[2]!, type: 'design', name: 'Other tenant', customFields: { color: 'red' } },
+    { tenantId: T, id: ids[0]!, type: 'design', name: CARD, customFields: { color: 'red', n: 1, ok: true } },
+    { tenantId: T, id: ids[1]!, type: 'design', name: FLYER, customFields: { color: 'blue', n: 1 } },
+    { tenantId: 2, id: ids[2]!, type: 'design', name: `Other tenant-${ids[2]}`, customFields: { color: 'red' } },
   ]);
 });
 
@@ -21,12 +24,12 @@ describe('D1 helpers (contract, Reliability)', () => {
   it('the migration gives timestamps in ms and the case-insensitive name rule', async () => {
     const row = await env.DB.prepare('SELECT created FROM assets WHERE tenant_id = 1 AND id = ?1').bind(ids[0]).first<{ created: number }>();
     expect(Math.abs(row!.created - Date.now())).toBeLessThan(60_000);
-    await expect(env.DB.prepare("INSERT INTO assets (tenant_id, id, type, name) VALUES (1, ?1, 'design', 'CARD')").bind(newId()).run()).rejects.toThrow(/UNIQUE/);
+    await expect(env.DB.prepare("INSERT INTO assets (tenant_id, id, type, name) VALUES (1, ?1, 'design', ?2)").bind(newId(), CARD.toUpperCase()).run()).rejects.toThrow(/UNIQUE/);
     // Resources are not named uniquely; other folders and other types may reuse a name.
     await getDb(env.DB).insert(schema.assets).values([
       { tenantId: T, id: newId(), type: 'resource', name: 'same' },
       { tenantId: T, id: newId(), type: 'resource', name: 'same' },
-      { tenantId: T, id: newId(), type: 'image', name: 'Card' },
+      { tenantId: T, id: newId(), type: 'image', name: CARD },
     ]);
   });
 
@@ -44,17 +47,18 @@ describe('D1 helpers (contract, Reliability)', () => {
         await db
           .select({ name: schema.assets.name })
           .from(schema.assets)
-          .where(and(eq(schema.assets.tenantId, T), eq(schema.assets.type, 'design'), customFieldsMatch(schema.assets.customFields, fields)))
+          // This file's designs only: other files' designs of tenant 1 may carry such fields too.
+          .where(and(eq(schema.assets.tenantId, T), eq(schema.assets.type, 'design'), inJsonList(schema.assets.id, ids), customFieldsMatch(schema.assets.customFields, fields)))
       )
         .map((r) => r.name)
         .sort();
-    expect(await find({ color: 'red' })).toEqual(['Card']);
-    expect(await find({ n: 1 })).toEqual(['Card', 'Flyer']);
+    expect(await find({ color: 'red' })).toEqual([CARD]);
+    expect(await find({ n: 1 })).toEqual([CARD, FLYER]);
     expect(await find({ n: '1' })).toEqual([]);
-    expect(await find({ ok: true })).toEqual(['Card']);
+    expect(await find({ ok: true })).toEqual([CARD]);
     expect(await find({ ok: 1 })).toEqual([]);
     expect(await find({ color: 'red', n: 2 })).toEqual([]);
-    expect(await find({})).toEqual(['Card', 'Flyer']);
+    expect(await find({})).toEqual([CARD, FLYER]);
   });
 
   it('a guarded batch changes nothing when one id is missing (or another tenant\'s)', async () => {
@@ -64,12 +68,12 @@ describe('D1 helpers (contract, Reliability)', () => {
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err.errors).toEqual({ 'ids[1]': [`No such item: ${ids[2]}.`] });
     const row = await env.DB.prepare('SELECT name FROM assets WHERE tenant_id = 1 AND id = ?1').bind(ids[0]).first<{ name: string }>();
-    expect(row!.name).toBe('Card');
+    expect(row!.name).toBe(CARD);
 
     // Duplicates in the list still count as found; then the batch applies.
     await runGuarded(env.DB, guardIds(env.DB, { table: 'assets', tenantId: T, ids: [ids[0]!, ids[0]!, ids[1]!], where: "type = 'design'" }), [rename(ids[0]!)]);
     const after = await env.DB.prepare('SELECT name FROM assets WHERE tenant_id = 1 AND id = ?1').bind(ids[0]).first<{ name: string }>();
-    expect(after!.name).toBe('Card!');
+    expect(after!.name).toBe(`${CARD}!`);
   });
 
   it('a batch behind a false guardThat writes nothing and answers null; a true one runs', async () => {

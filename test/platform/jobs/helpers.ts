@@ -9,12 +9,20 @@ import type { ProjectJobs } from '../../../src/platform/jobs/project-jobs';
 import { psdFixture } from '../../helpers/fixtures';
 import { apiJson } from '../../helpers/platform';
 
+/**
+ * A design asset `id` named after its fixture (outputs are named after it), in a folder of its own
+ * (`/<id>/`): files that run in one runtime (vitest.shared.config.ts) each make their designs from
+ * the same fixtures, and names are unique per folder.
+ */
 export async function createDesign(id: string, fixture = 'psdtools-blend-multiply.psd', tenantId = 1): Promise<void> {
   const t = runnerTenant(env, tenantId, 'http://localhost');
   if (await env.DB.prepare(`SELECT 1 FROM assets WHERE tenant_id = ?1 AND id = ?2`).bind(tenantId, id).first()) return;
   const staged = await stageBytes(env.FILES, tenantId, await psdFixture(fixture));
-  await createAsset(scopeFor(t, assetKind('design', false), null), { staged, filename: fixture, id });
+  await createAsset(scopeFor(t, assetKind('design', false), null), { staged, filename: fixture, id, path: designFolder(id) });
 }
+
+/** The folder createDesign puts design `id` in. */
+export const designFolder = (id: string) => `/${id}/`;
 
 export const stubOfJob = (id: string, tenantId = 1) => jobStub(env, jobDoName(tenantId, id)) as unknown as DurableObjectStub<ProjectJobs>;
 

@@ -6,6 +6,9 @@ import { HOP_HEADER, MAX_HOP_DEPTH } from '../../../src/http/outbound';
 import { api, apiJson, call, seedPlatform, tenantToken } from '../../helpers/platform';
 import { fixtureServer } from '../../helpers/fixtures';
 import { drive, driveProject, stubOfJob } from './helpers';
+import { keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(2); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 const JOBS = '/api/rendering/v1/jobs';
 type Call = { headers: Record<string, string> };

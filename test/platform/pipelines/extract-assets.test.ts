@@ -18,7 +18,8 @@ async function createImage(id: string, file: string, ownerId: string | null = nu
   const t = runnerTenant(env, 1, 'http://localhost');
   if (await env.DB.prepare(`SELECT 1 FROM assets WHERE tenant_id = 1 AND id = ?1`).bind(id).first()) return;
   const staged = await stageBytes(env.FILES, 1, await testAsset(file));
-  await createAsset(scopeFor(t, assetKind('image', ownerId !== null), ownerId), { staged, filename: file, id });
+  // A folder of its own: other files sharing the runtime (vitest.shared.config.ts) upload these assets too.
+  await createAsset(scopeFor(t, assetKind('image', ownerId !== null), ownerId), { staged, filename: file, id, path: `/${id}/` });
 }
 
 beforeAll(async () => {

@@ -8,6 +8,9 @@ import { sweepAssets } from '../../../src/platform/assets';
 import { psdFixture } from '../../helpers/fixtures';
 import { seedPlatform } from '../../helpers/platform';
 import { api, apiJson, P, S, uploadJson } from '../storage/helpers';
+import { keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(1); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 beforeAll(async () => {
   await seedPlatform();
@@ -75,7 +78,7 @@ describe('PDF pages as images', () => {
 
   it('preview-with-mockup places the page into the mockup PSD (PNG); unknown mockup 404, page out of range 404', async () => {
     const img = await uploadJson(`${S}/images`, await twoPagePdf(), 'on-mockup.pdf', { path: '/pdf-pages/' });
-    const mockup = await uploadJson(`${S}/mockups`, await psdFixture('agpsd-shapes-smart-objects.psd'), 'mock.psd');
+    const mockup = await uploadJson(`${S}/mockups`, await psdFixture('agpsd-shapes-smart-objects.psd'), 'mock.psd', { path: '/pdf-pages/' });
     const res = await api('POST', `${P}/images/${img.id}/pages/1/preview-with-mockup`, { mockupId: mockup.id }, { token: 1 });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');

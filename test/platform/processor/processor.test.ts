@@ -26,7 +26,7 @@ describe('import', () => {
     const dto = (await res.json()) as any;
     expect(res.status, JSON.stringify(dto)).toBe(201);
     expect(dto).toMatchObject({ name: 'Imported card', designType: 'Psd', hasProblems: true });
-    const bad = await upload(`${P}/designs/import`, new Uint8Array([0x38, 0x42, 0x50, 0x53, 0, 9, 0, 0]), 'broken.psd', {}, {}, 'sourceFile');
+    const bad = await upload(`${P}/designs/import`, new Uint8Array([0x38, 0x42, 0x50, 0x53, 0, 9, 0, 0]), 'broken.psd', { 'designParams.path': '/imports/' }, {}, 'sourceFile');
     expect(bad.status).toBe(422);
     const idml = await upload(`${P}/designs/import`, 'PK\u0003\u0004 idml', 'doc.idml', {}, {}, 'sourceFile');
     expect(idml.status).toBe(422);

@@ -11,7 +11,8 @@ const SF = '/api/storefront/v1';
 
 let strict: string;
 let shrinking: string;
-const BROKEN = 'bbbbbbbbbbbbbbbbbbbb0001';
+// Not an id another file uses (projects.test.ts makes its own bbbb…0001): INSERT OR IGNORE would keep theirs.
+const BROKEN = 'bbbbbbbbbbbbbbbbbbbbf001';
 const owner = 'preflight-owner';
 let order = 0;
 

@@ -5,6 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { api, apiJson, seedPlatform, tenantToken } from '../../helpers/platform';
 import { FX, seedProjectFixtures } from './fixtures';
+import { clearTenantSettings, keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(1); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 const SF = '/api/storefront/v1';
 const create = (path: string, body: unknown, token: 1 | 2 | string = 1, storefrontId = 1) =>
@@ -21,6 +24,7 @@ const orderId = () => `order-${Date.now()}-${++order}`;
 beforeAll(async () => {
   await seedPlatform();
   await seedProjectFixtures();
+  await clearTenantSettings(1); // the seed's tenant 1, which processes a project at once
 });
 
 describe('creating projects', () => {

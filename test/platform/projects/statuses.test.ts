@@ -4,6 +4,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { api, apiJson, seedPlatform } from '../../helpers/platform';
 import * as store from '../../../src/platform/projects/store';
+import { keepTenantRows } from '../../helpers/tenant-state';
+
+// vitest.shared.config.ts: later files find both tenants' status models as this one did.
+keepTenantRows(1, ['project_statuses', 'project_transitions']);
+keepTenantRows(2, ['project_statuses', 'project_transitions']);
 
 const BO = '/api/backoffice/v1';
 const SF = '/api/storefront/v1';

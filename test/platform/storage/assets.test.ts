@@ -1,5 +1,6 @@
 // Asset storage: upload, metadata, get, file (Range, attachment), update, delete, copy, lists,
 // private assets and anonymous URLs, for every type (contract, "Asset storage").
+import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundledFont, psdFixture } from '../../helpers/fixtures';
@@ -56,6 +57,10 @@ describe('upload and metadata', () => {
     expect(m).toMatchObject({ type: 'Mockup2D', metadata: { format: 'psd', linkSourceId: null } });
     const glb = new Uint8Array([0x67, 0x6c, 0x54, 0x46, 2, 0, 0, 0, 12, 0, 0, 0]);
     expect(await uploadJson(`${S}/mockups`, glb, 'cup.glb', { path: '/meta/' })).toMatchObject({ type: 'Mockup3D' });
+    // A tenant's fonts are unique by PostScript name, and other files sharing this runtime
+    // (vitest.shared.config.ts) upload Liberation Sans to tenant 1 too: this upload must be the first.
+    const held = await env.DB.prepare(`SELECT id FROM assets WHERE tenant_id = 1 AND type = 'font' AND postscript_name = 'LiberationSans'`).first<{ id: string }>();
+    if (held) expect((await api('DELETE', `${S}/fonts/${held.id}`, undefined, { token: 1 })).status).toBe(204);
     const f = await uploadJson(`${S}/fonts`, font, 'LiberationSans-Regular.ttf', { path: '/meta/' });
     expect(f.metadata).toEqual({ postscriptName: 'LiberationSans', family: 'Liberation Sans', style: 'Regular' });
     // The same PostScript name again: 409 (the tenant's fonts are unique by it).

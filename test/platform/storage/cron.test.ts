@@ -5,6 +5,9 @@ import { beforeAll, expect, it } from 'vitest';
 import { sweepAssets } from '../../../src/platform/assets';
 import { seedPlatform } from '../../helpers/platform';
 import { api, apiJson, pngBytes, S, uploadJson } from './helpers';
+import { keepTenantSettings } from '../../helpers/tenant-state';
+
+keepTenantSettings(1); // vitest.shared.config.ts: later files find the tenant's settings as this one did
 
 beforeAll(seedPlatform);
 

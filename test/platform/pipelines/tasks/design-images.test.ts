@@ -7,7 +7,7 @@ import { unzipSync } from 'fflate';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
-import { createDesign, drive, stubOfJob } from '../../jobs/helpers';
+import { createDesign, designFolder, drive, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const project = (designIds: string[]) => ({ id: 'p-di', ownerId: 'demo-customer', orderId: 'order-di', items: [{ itemId: '1', name: 'card', designIds }] });
@@ -97,7 +97,7 @@ describe('populate-psd-template', () => {
 
   it('a sheet per full set: 2 designs × 3 repeats over 2 smart objects → 3 pages, or 3 files when separate; by templateName', async () => {
     const name = (await env.DB.prepare(`SELECT name FROM assets WHERE tenant_id = 1 AND id = 'di-smart'`).first<{ name: string }>())!.name;
-    const byName = { templateName: name.toUpperCase(), templateFolder: '/', inputRepeatCount: 3 };
+    const byName = { templateName: name.toUpperCase(), templateFolder: designFolder('di-smart'), inputRepeatCount: 3 };
     const rows = await run('job-pop-2', ['di-blend', 'di-smart'], tasks(byName));
     expect(rows).toHaveLength(1);
     expect((await PDFDocument.load(await bytesOf(rows[0]!.key))).getPageCount()).toBe(3);
