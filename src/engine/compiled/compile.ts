@@ -11,6 +11,7 @@ import { adjustmentInCmyk } from '../composite/cmyk-adjust';
 import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
+import { multichannelInks } from '../psd/multichannel';
 import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
@@ -62,7 +63,9 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   // Before anything is written: what would be drawn wrong is refused, not drawn.
   refuseUnmodelled(layers, new Map(visited.map(([layer, node]) => [node, layer])));
   const { mode, depth } = documentMode(doc);
-  const palette = indexedPalette(psd);
+  // Flat documents: an Indexed one's colour table, a Multichannel one's inks.
+  const palette: IndexedPalette | undefined =
+    mode === ColorMode.Multichannel ? { colors: new Uint8Array(0), inks: multichannelInks(psd) } : indexedPalette(psd);
   fitModeFeatures(mode, layers);
   if (depth === 16) {
     // Posterize and Threshold step on the 16-bit values in Photoshop (composite/adjust.ts).

@@ -3,7 +3,6 @@ import { colourTransformSync, defaultProfile, readProfileInfo, type ColourTransf
 import { unprocessable } from '../errors';
 import type { LayerNode } from '../types';
 import { labRowToRgba } from './lab';
-import { type ChannelInk, multichannelInks } from './multichannel';
 
 /**
  * Colour modes and bit depths other than 8-bit RGB. The compiled form stays 8-bit RGBA, so the
@@ -79,11 +78,11 @@ export interface IndexedPalette {
 
 /**
  * The colour table of an Indexed document (its colour mode data) and the transparent index
- * (image resource 1047), the inks of a Multichannel document, or undefined for other modes.
+ * (image resource 1047), or undefined for other modes (a Multichannel document's inks come from
+ * ./multichannel.ts `multichannelInks`, which reads its DisplayInfo).
  */
 export function indexedPalette(bytes: Uint8Array): IndexedPalette | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint16(24) === ColorMode.Multichannel) return { colors: new Uint8Array(0), inks: multichannelInks(bytes) };
   if (view.getUint16(24) !== ColorMode.Indexed || view.getUint32(26) < 768) return undefined;
   const out: IndexedPalette = { colors: bytes.slice(30, 30 + 768) };
   let at = 30 + view.getUint32(26);
@@ -352,3 +351,35 @@ export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, m
   };
   walk(layers, '');
 }
+
+/** A Multichannel document's ink (./multichannel.ts reads them from its DisplayInfo). */
+export interface ChannelInk {
+  /** The ink's sRGB colour, 0..1. */
+  rgb: [number, number, number];
+  /** 0..1: 0 overprints (multiplies), 1 covers. */
+  solidity: number;
+}
+
+/** One RGBA row (opaque) from the channels' stored rows (255 = no ink) and their inks. */
+export function inksToRgba(rows: Uint8Array[], inks: (ChannelInk | null)[], out: Uint8Array, width: number): void {
+  for (let x = 0, o = 0; x < width; x++, o += 4) {
+    let r = 1;
+    let g = 1;
+    let b = 1;
+    for (let c = 0; c < rows.length; c++) {
+      const k = 1 - rows[c][x] / 255;
+      const ink = inks[c] === undefined ? BLACK : inks[c];
+      if (k === 0 || !ink) continue;
+      const { rgb, solidity: s } = ink;
+      r = (1 - k) * r + k * ((1 - s) * r * rgb[0] + s * rgb[0]);
+      g = (1 - k) * g + k * ((1 - s) * g * rgb[1] + s * rgb[1]);
+      b = (1 - k) * b + k * ((1 - s) * b * rgb[2] + s * rgb[2]);
+    }
+    out[o] = Math.round(r * 255);
+    out[o + 1] = Math.round(g * 255);
+    out[o + 2] = Math.round(b * 255);
+    out[o + 3] = 255;
+  }
+}
+
+const BLACK: ChannelInk = { rgb: [0, 0, 0], solidity: 0 };

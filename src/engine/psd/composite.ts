@@ -1,6 +1,5 @@
 import { unprocessable } from '../errors';
-import { ColorMode, cmykToSrgb, colorChannels, type IndexedPalette, sampleNarrowing, toRgbaRow } from './color-modes';
-import { inksToRgba } from './multichannel';
+import { ColorMode, cmykToSrgb, colorChannels, type IndexedPalette, inksToRgba, sampleNarrowing, toRgbaRow } from './color-modes';
 import { InflateError, Inflater } from './inflate';
 
 /**

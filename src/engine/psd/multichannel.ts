@@ -13,14 +13,8 @@
  * book without an alternate), is black ink.
  */
 import { cmykPercentToSrgb } from '../colour';
+import type { ChannelInk } from './color-modes';
 import { displayInfo, imageResources, inkDisplayRgb, psdLayout } from './spots';
-
-export interface ChannelInk {
-  /** The ink's sRGB colour, 0..1. */
-  rgb: [number, number, number];
-  /** 0..1: 0 overprints (multiplies), 1 covers. */
-  solidity: number;
-}
 
 /** Each channel's ink, in channel order (one per channel of the header; null: an alpha channel, not drawn). */
 export function multichannelInks(psd: Uint8Array): (ChannelInk | null)[] {
@@ -35,27 +29,3 @@ export function multichannelInks(psd: Uint8Array): (ChannelInk | null)[] {
     return { rgb: rgb.map((v) => v / 255) as [number, number, number], solidity: info.solidity };
   });
 }
-
-/** One RGBA row (opaque) from the channels' stored rows (255 = no ink) and their inks. */
-export function inksToRgba(rows: Uint8Array[], inks: (ChannelInk | null)[], out: Uint8Array, width: number): void {
-  for (let x = 0, o = 0; x < width; x++, o += 4) {
-    let r = 1;
-    let g = 1;
-    let b = 1;
-    for (let c = 0; c < rows.length; c++) {
-      const k = 1 - rows[c][x] / 255;
-      const ink = inks[c] === undefined ? BLACK : inks[c];
-      if (k === 0 || !ink) continue;
-      const { rgb, solidity: s } = ink;
-      r = (1 - k) * r + k * ((1 - s) * r * rgb[0] + s * rgb[0]);
-      g = (1 - k) * g + k * ((1 - s) * g * rgb[1] + s * rgb[1]);
-      b = (1 - k) * b + k * ((1 - s) * b * rgb[2] + s * rgb[2]);
-    }
-    out[o] = Math.round(r * 255);
-    out[o + 1] = Math.round(g * 255);
-    out[o + 2] = Math.round(b * 255);
-    out[o + 3] = 255;
-  }
-}
-
-const BLACK: ChannelInk = { rgb: [0, 0, 0], solidity: 0 };
