@@ -527,18 +527,19 @@ export async function preflightPreview(store: InputStore, options: PreviewOption
 
 /**
  * A compiled template's ICC profile, kept per isolate (its key carries the template's content
- * hash, so an entry never goes stale): one R2 read per template, not per preview.
+ * hash, so an entry never goes stale): one R2 read per template, not per preview. The bytes are
+ * kept, not the read's promise: a promise whose I/O belongs to one request must not be awaited by
+ * another (the Workers runtime cancels it with its request, and the other would hang).
  */
-const iccProfiles = new Map<string, Promise<Uint8Array>>();
-function templateIcc(bucket: R2Bucket, key: string): Promise<Uint8Array> {
-  let held = iccProfiles.get(key);
-  if (!held) {
-    held = bucket.get(key).then(async (obj) => (obj ? new Uint8Array(await obj.arrayBuffer()) : srgbProfile()));
-    held.catch(() => iccProfiles.delete(key));
-    if (iccProfiles.size >= 64) iccProfiles.delete(iccProfiles.keys().next().value!);
-    iccProfiles.set(key, held);
-  }
-  return held;
+const iccProfiles = new Map<string, Uint8Array>();
+async function templateIcc(bucket: R2Bucket, key: string): Promise<Uint8Array> {
+  const held = iccProfiles.get(key);
+  if (held) return held;
+  const obj = await bucket.get(key);
+  const icc = obj ? new Uint8Array(await obj.arrayBuffer()) : srgbProfile();
+  if (iccProfiles.size >= 64) iccProfiles.delete(iccProfiles.keys().next().value!);
+  iccProfiles.set(key, icc);
+  return icc;
 }
 
 /** JPEG (flattened over white) or PNG (alpha kept), with `icc` embedded when given. */

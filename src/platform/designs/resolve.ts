@@ -59,15 +59,17 @@ async function cachedR2(bucket: R2Bucket, key: string, cacheKey = key): Promise<
  * replaced can still render for up to LOOKUP_TTL_MS in an isolate that cached it. Validation
  * (what a design may name) always reads afresh.
  */
-const LOOKUPS = new Map<number, { lookup: Promise<assets.FontLookup>; at: number }>();
+// The lookups themselves, not the queries' promises: a promise whose I/O belongs to one request
+// must not be awaited by another (the runtime cancels it with its request; the other would hang).
+const LOOKUPS = new Map<number, { lookup: assets.FontLookup; at: number }>();
 const LOOKUP_TTL_MS = 5_000;
 
-function tenantLookup(t: TenantContext, fresh: boolean): Promise<assets.FontLookup> {
+async function tenantLookup(t: TenantContext, fresh: boolean): Promise<assets.FontLookup> {
   const hit = LOOKUPS.get(t.tenantId);
   if (!fresh && hit && Date.now() - hit.at < LOOKUP_TTL_MS) return hit.lookup;
-  const lookup = assets.FontLookup.load(t.env, t.tenantId);
-  LOOKUPS.set(t.tenantId, { lookup, at: Date.now() });
-  lookup.catch(() => LOOKUPS.delete(t.tenantId));
+  const at = Date.now();
+  const lookup = await assets.FontLookup.load(t.env, t.tenantId);
+  LOOKUPS.set(t.tenantId, { lookup, at });
   return lookup;
 }
 
@@ -144,19 +146,20 @@ export async function storageImage(t: TenantContext, id: string, ownerId: string
  * bytes are read by the row's content hash, so a replaced or deleted image can still show in a
  * preview for up to ROW_TTL_MS in an isolate that cached it; proofs and PDFs always read afresh.
  */
-const ROWS = new Map<string, { row: Promise<assets.AssetRow>; at: number }>();
+// Rows, not the queries' promises (see LOOKUPS).
+const ROWS = new Map<string, { row: assets.AssetRow; at: number }>();
 const ROW_TTL_MS = 5_000;
 const ROWS_MAX = 1024;
 
-function recentStorageImage(t: TenantContext, id: string, ownerId: string | undefined, path: string): Promise<assets.AssetRow> {
+async function recentStorageImage(t: TenantContext, id: string, ownerId: string | undefined, path: string): Promise<assets.AssetRow> {
   const key = `${t.tenantId}|${t.storefrontUserId ?? ''}|${ownerId ?? ''}|${id}`;
   const hit = ROWS.get(key);
   if (hit && Date.now() - hit.at < ROW_TTL_MS) return hit.row;
-  const row = storageImage(t, id, ownerId, path);
+  const at = Date.now();
+  const row = await storageImage(t, id, ownerId, path);
   ROWS.delete(key);
-  ROWS.set(key, { row, at: Date.now() });
+  ROWS.set(key, { row, at });
   if (ROWS.size > ROWS_MAX) ROWS.delete(ROWS.keys().next().value!);
-  row.catch(() => ROWS.delete(key));
   return row;
 }
 
