@@ -226,17 +226,18 @@ export function readLayerRecords(bytes: Uint8Array): Array<RecordExtras | undefi
         // 'grdm': version (2), reverse, dither, then the method's key when its first byte is not
         // 0 (older files go straight on to the name, whose 4-byte length starts with 0).
         if (key === 'grdm' && length >= 8 && bytes[data + 4] !== 0) gradientMethod = GRADIENT_METHODS[sig(data + 4)];
-        if (key === 'lfx2' || key === 'lmfx') unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
-        const type = key === 'lfx2' || key === 'lmfx' ? unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v)) : undefined;
-        if (type === SHAPE_BURST && !unknownMethod) {
-          // Read here instead of by ag-psd (which dropped the block); the last block read wins, as
-          // in ag-psd (Photoshop writes 'lfx2' and, with several of one effect, 'lmfx' after it).
-          const read = effectsWithShapeBurst(bytes, data, length);
-          if (typeof read === 'string') unreadable ??= read;
-          else if (read) effects = read;
-        } else if (type) unknownType ??= type;
-        if ((key === 'lfx2' || key === 'lmfx') && !unknownMethod && !unknownType && !type) unreadable ??= effectsError(bytes, data, length);
         if (key === 'lfx2' || key === 'lmfx') {
+          // An effects block: what would stop ag-psd reading it, or it read here for Shape Burst.
+          unknownMethod ??= unknownMethodIn(bytes, view, data, data + length);
+          const type = unknownEnumIn(bytes, view, data, data + length, 'GrdT', (v) => GRADIENT_TYPES.has(v));
+          if (type === SHAPE_BURST && !unknownMethod) {
+            // Read here instead of by ag-psd (which dropped the block); the last block read wins, as
+            // in ag-psd (Photoshop writes 'lfx2' and, with several of one effect, 'lmfx' after it).
+            const read = effectsWithShapeBurst(bytes, data, length);
+            if (typeof read === 'string') unreadable ??= read;
+            else if (read) effects = read;
+          } else if (type) unknownType ??= type;
+          if (!unknownMethod && !unknownType && !type) unreadable ??= effectsError(bytes, data, length);
           const scales = strokePatternScales(bytes, data, length);
           if (scales !== null) patternScales = scales;
         }
