@@ -8,7 +8,7 @@ import { effectOn, effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './context';
-import { growRect, intersectRect, rectOf, type Surface } from './surface';
+import { createSurface, growRect, intersectRect, rectOf, type Surface } from './surface';
 import { outputRect } from './resample';
 import type { Bounds } from '../types';
 
@@ -753,7 +753,70 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, r);
     });
   }
+  // What the layer's knocking-out strokes blend with: the target under the layer as it stands now.
+  const strokes = list(fx.stroke).filter((st) => px(st.size) * s > 0);
+  if (strokes.some((st) => ownMode(st))) {
+    const r = paintRect({ dx: 0, dy: 0, paint: reach(Math.max(...strokes.map((st) => px(st.size) * s))), read: 0 }, shape, target);
+    if (r) backdrops.set(shape, { from: canvas, backdrop: copyOf(canvas, r) });
+  }
   drawStrokes(ctx, node, canvas, shape, atop, false, 'under');
+}
+
+/**
+ * A stroke in a mode of its own (not Normal or Dissolve), which the mode's blend needs a backdrop
+ * for: 'knockout' (Overprint off, Photoshop's default) blends with what lies under the layer, so
+ * it knocks out the layer's content and the strokes listed below it within its band; 'overprint'
+ * blends with what lies under it there (docs/effects.md, "Stroke blend modes and Overprint").
+ */
+function ownMode(st: Stroke): 'knockout' | 'overprint' | null {
+  const mode = st.blendMode ?? 'normal';
+  if (mode === 'normal' || mode === 'dissolve') return null;
+  return (st as { overprint?: boolean }).overprint ? 'overprint' : 'knockout';
+}
+
+/**
+ * The target under a layer whose strokes blend in their own modes, as it stood after the layer's
+ * shadows and glows (drawEffectsBelow, before any stroke and the content), over where its strokes
+ * paint; `from` is that target (the canvas), which a layer drawn as a unit of its own (the
+ * compositor's clipping group) is not.
+ */
+const backdrops = new WeakMap<Shape, { from: Surface; backdrop: Surface }>();
+
+/** The pixels of `s` inside `r` (within s), as a surface of their own. */
+function copyOf(s: Surface, r: Bounds): Surface {
+  const out = createSurface(r);
+  const w = widthOf(r) * 4;
+  for (let y = r.top; y < r.bottom; y++) {
+    const i = ((y - s.y) * s.w + (r.left - s.x)) * 4;
+    out.data.set(s.data.subarray(i, i + w), (y - r.top) * w);
+  }
+  return out;
+}
+
+/**
+ * A stroke's colours over `tile` once blended in its own mode (`ownMode`): its colour (opaque: its
+ * gradient's or pattern's alpha is in the coverage) blended with what it lies on, the backdrop
+ * under the layer (knockout) or, overprinting, that backdrop with what is drawn on `canvas`
+ * over it (the layer and the strokes below, where `canvas` is the layer's own unit; on the canvas
+ * itself the stroke blends in its mode as it paints: null). Painted Normal, these take the mode's
+ * result over whatever the band covers.
+ */
+function blendedStroke(canvas: Surface, shape: Shape, tile: Bounds, color: RGB | Uint8ClampedArray, mode: string, how: 'knockout' | 'overprint'): Uint8ClampedArray | null {
+  const held = backdrops.get(shape);
+  const r = held && intersectRect(tile, rectOf(held.backdrop));
+  if (!held || !r || r.left !== tile.left || r.top !== tile.top || r.right !== tile.right || r.bottom !== tile.bottom) return null;
+  if (how === 'overprint' && held.from === canvas) return null;
+  const under = copyOf(held.backdrop, tile);
+  if (how === 'overprint') blendSurface(under, copyOf(canvas, tile), null, 1, 'normal');
+  const paint = createSurface(tile);
+  const d = paint.data;
+  for (let o = 0; o < d.length; o += 4) {
+    if (color instanceof Uint8ClampedArray) d.set(color.subarray(o, o + 3), o);
+    else d.set(color, o);
+    d[o + 3] = 255;
+  }
+  blendSurface(under, paint, null, 1, mode);
+  return under.data;
 }
 
 /**
@@ -963,8 +1026,16 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
           for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;
         }
       }
+      // In a mode of its own: its colours as that mode gives them over what it blends with, painted Normal.
+      let mode = st.blendMode;
+      const how = ownMode(st);
+      const blended = how && blendedStroke(canvas, shape, tile, color, mode!, how);
+      if (blended) {
+        color = blended;
+        mode = 'normal';
+      }
       // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
-      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, st.blendMode, atop, false, tile, st.position === 'inside' && inLayer);
+      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, mode, atop, false, tile, st.position === 'inside' && inLayer);
     }
   });
 }
@@ -990,7 +1061,8 @@ function strokesUnder(node: LayerNode, strokes: Stroke[]): boolean[] {
     const st = strokes[i];
     const position = st.position ?? 'outside';
     if (position === 'inside') continue;
-    if (!layer || position !== 'outside' || (st.blendMode ?? 'normal') !== 'normal') break;
+    // A stroke knocking out in a mode of its own paints Normal the colours its mode gives over the backdrop.
+    if (!layer || position !== 'outside' || ((st.blendMode ?? 'normal') !== 'normal' && ownMode(st) !== 'knockout')) break;
     under[i] = true;
   }
   return under;
