@@ -24,6 +24,7 @@ import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ensureLarge, LARGE, OUT as LARGE_DIR } from './large-templates.mjs';
 import { bundleForNode } from './lib.mjs';
 
 const here = path.resolve(import.meta.dirname, '..');
@@ -31,7 +32,7 @@ const trees = [path.resolve(process.argv[2] ?? here), ...(process.argv[3] ? [pat
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const WARMUP = 3;
 
-/** Templates: the five of bench/personalised.bench.mjs (what a shopper changes in each) and an 8,000² one. */
+/** Templates: the five of bench/personalised.bench.mjs (what a shopper changes in each), an 8,000² one, and the large ones. */
 const TEMPLATES = [
   { file: path.join(here, 'test/fixtures/psd/agpsd-text-bug-1920.psd'), layer: '3月' },
   { file: path.join(here, 'test/fixtures/psd/psdrb-example-design.psd'), layer: 'Make a change and save.' },
@@ -41,6 +42,8 @@ const TEMPLATES = [
   // A new text with a drop shadow; the frame is the canvas (no resize, no sharpening).
   { file: path.join(here, 'test/fixtures/psd/psdtools-layer-effects-all.psd'), layer: 'Drop Shadow' },
   { file: path.join(here, 'test/fixtures/psd/webtoon-mobile-ui-example.psd'), layer: 'Text layer' },
+  // Print-shop sizes (bench/large-templates.mjs): 4000×3000 mockup, 6000×4000 poster (a picture), 8000² photo.
+  ...LARGE.map((t) => ({ file: path.join(LARGE_DIR, t.file), layer: t.layer, picture: t.kind === 'image', large: t.file })),
 ];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -79,6 +82,7 @@ async function main() {
   }
   const photo = readFileSync(path.join(here, 'bench/out/bench-photo.jpg'));
   for (const t of TEMPLATES.filter((t) => !only || only.some((o) => t.file.includes(o)))) {
+    if (t.large) ensureLarge([t.large]);
     const name = path.basename(t.file);
     const bytes = new Uint8Array(readFileSync(t.file));
     const requests = [];

@@ -2,7 +2,9 @@
 // pixels) of the public corpus in test/fixtures/psd (licences in its README):
 //   agpsd-text-bug-1920.psd 1920×1229, psdrb-example-design.psd 900×600,
 //   psdtools-layer-effects-all.psd 800×640, agpsd-shapes-smart-objects.psd 500×500,
-//   webtoon-mobile-ui-example.psd 400×800.
+//   webtoon-mobile-ui-example.psd 400×800;
+// and three of the size a print shop uploads, written by bench/large-templates.mjs into bench/out
+// (large-mockup-4000x3000, large-poster-6000x4000, large-photo-8000x8000: 60–77 MB each).
 // Each is uploaded, then asked for an 800×800 JPEG by POST /api/rendering/preview:
 //  (a) repeated: the same body again and again (the result cache answers, as a storefront gets it);
 //  (b) personalised: a new text in one of its text layers on every request (the smart-object
@@ -24,7 +26,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fetchRetry, percentile, upload } from './lib.mjs';
+import { ensureLarge, LARGE } from './large-templates.mjs';
+import { fetchRetry, MemorySampler, percentile, upload } from './lib.mjs';
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
@@ -40,6 +43,8 @@ export const TEMPLATES = [
   { file: 'psdtools-layer-effects-all.psd', layer: 'Drop Shadow', kind: 'text' },
   { file: 'agpsd-shapes-smart-objects.psd', layer: 'apple', kind: 'image' },
   { file: 'webtoon-mobile-ui-example.psd', layer: 'Text layer', kind: 'text' },
+  // Templates of the size a print shop uploads (bench/large-templates.mjs, written into bench/out on first use).
+  ...LARGE.map(({ file, layer, kind }) => ({ file, layer, kind, large: true })),
 ];
 
 export default async function personalisedBench({ baseUrl, root }) {
@@ -52,7 +57,7 @@ export default async function personalisedBench({ baseUrl, root }) {
   for (const t of chosen) {
     const bench = `personalised ${t.file}`;
     try {
-      const psd = path.join(root, 'test/fixtures/psd', t.file);
+      const psd = t.large ? ensureLarge([t.file])[0] : path.join(root, 'test/fixtures/psd', t.file);
       const template = await upload(baseUrl, 'templates', psd, 'bench');
       // Personalised values: texts, or pictures uploaded now (distinct bytes: a shopper's own upload each time).
       const values = [];
@@ -60,6 +65,8 @@ export default async function personalisedBench({ baseUrl, root }) {
       const body = (value) => ({ template, format: 'jpg', size: { width: 800, height: 800 }, data: { [t.layer]: t.kind === 'text' ? { type: 'text', text: value } : { type: 'image', image: value, resizeMode: 'fill' } } });
       const post = (value) => timed(() => fetchRetrying(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(value)) }));
 
+      // Peak RSS of the dev server's workerd processes over this template's requests (not its upload).
+      const memory = new MemorySampler(Number(new URL(baseUrl).port) || 80);
       // The template's first personalised request builds what later ones reuse (its frame, backdrops, bands).
       const first = await post(values[0]);
       // Then personalised and repeated (values[0] again: a result-cache hit) alternate, so that both
@@ -72,6 +79,8 @@ export default async function personalisedBench({ baseUrl, root }) {
         repeated.push(await post(values[0]));
       }
 
+      const mem = memory.stop();
+      if (mem) rows.push({ bench, metric: 'workerd RSS peak (rise over idle) during the requests', value: `${mem.peakMb.toFixed(0)} (+${mem.peakDeltaMb.toFixed(0)})`, unit: 'MB' });
       const stat = (runs, of) => ({ p50: percentile(runs.map(of), 0.5), p95: percentile(runs.map(of), 0.95) });
       const http = (r) => r.http;
       const worker = (r) => r.worker.total ?? NaN;
@@ -97,7 +106,7 @@ export default async function personalisedBench({ baseUrl, root }) {
         rows.push({ bench, metric: `${tool.name}: PSD → 800² JPEG, median of ${TOOL_RUNS}`, value: ms, unit: 'ms' });
         rows.push({ bench, metric: `${tool.name} ÷ our personalised HTTP p50`, value: ms / per.http.p50, unit: '×', target: tool.goal });
       }
-      summary.push({ t, rep, per, first, tools });
+      summary.push({ t, rep, per, first, tools, mem, phases: Object.fromEntries(phases.map((p) => [p, percentile(personalised.map((r) => r.worker[p] ?? 0), 0.5)])) });
     } catch (e) {
       rows.push({ bench, metric: 'error', value: String(e.message ?? e).slice(0, 160), unit: '' });
     }
@@ -109,14 +118,14 @@ export default async function personalisedBench({ baseUrl, root }) {
 /** The summary as the Markdown table docs/performance.md records. */
 function markdown(summary) {
   const names = [...new Set(summary.flatMap((s) => Object.keys(s.tools)))];
-  const head = ['template (size; what changes)', 'repeated p50/p95 in-Worker · HTTP', 'personalised p50/p95 in-Worker · HTTP', 'ratio p50 in-Worker · HTTP', ...names.map((n) => `${n} (÷ ours)`)];
+  const head = ['template (size; what changes)', 'repeated p50/p95 in-Worker · HTTP', 'personalised p50/p95 in-Worker · HTTP', 'ratio p50 in-Worker · HTTP', ...names.map((n) => `${n} (÷ ours)`), 'workerd RSS peak (rise)', 'personalised phases p50'];
   const f = (s) => `${s.p50.toFixed(1)}/${s.p95.toFixed(1)}`;
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const { t, rep, per, tools } of summary) {
+  for (const { t, rep, per, tools, mem, phases } of summary) {
     lines.push(
       `| ${t.file} (${t.kind} "${t.layer}") | ${f(rep.worker)} · ${f(rep.http)} | ${f(per.worker)} · ${f(per.http)} | ${(per.worker.p50 / rep.worker.p50).toFixed(2)} · ${(per.http.p50 / rep.http.p50).toFixed(2)} | ` +
         names.map((n) => (tools[n] === undefined ? '—' : `${tools[n].toFixed(0)} (${(tools[n] / per.http.p50).toFixed(1)}×)`)).join(' | ') +
-        ' |',
+        ` | ${mem ? `${mem.peakMb.toFixed(0)} MB (+${mem.peakDeltaMb.toFixed(0)})` : '—'} | ${Object.entries(phases).map(([p, v]) => `${p} ${v}`).join(', ')} |`,
     );
   }
   return `\n${new Date().toISOString()}, requests ${PAUSE_MS} ms apart, n=${RUNS}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n${lines.join('\n')}\n\n`;
