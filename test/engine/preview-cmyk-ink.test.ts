@@ -10,6 +10,8 @@ import UPNG from '@pdf-lib/upng';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../src/engine';
 import { documentInks, inkDocument, inkFrame, inkRender, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from '../../src/engine/composite/cmyk-ink';
+import { inkLayers } from '../../src/engine/pdf/ink-composite';
+import { parsePsd } from '../../src/engine/psd/parse';
 import { personalise, preparePreview, resolveRequest, type PreviewOptions } from '../../src/engine/preview';
 import type { InputStore } from '../../src/engine/inputs';
 import type { PersonalisationData } from '../../src/engine/personalise';
@@ -38,7 +40,7 @@ function psnrOverWhite(ours: Uint8ClampedArray, theirs: Uint8Array, hasAlpha: bo
 }
 
 const FOLDER = 'preview-cmyk-ink';
-const FILES = ['made-v-cmyk-modes.psd', 'made-v-cmyk-nonsep.psd', 'made-v-cmyk-text.psd', 'made-cmyk-adjust-levels.psd', 'made-z-cmyk-adjust-stack.psd', 'made-z-cmyk-threshold-fallback.psd', 'made-z-cmyk16-posterize.psd', 'made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-edge.psd', 'made-ink-stack.psd'];
+const FILES = ['made-v-cmyk-modes.psd', 'made-v-cmyk-nonsep.psd', 'made-v-cmyk-text.psd', 'made-cmyk-adjust-levels.psd', 'made-z-cmyk-adjust-stack.psd', 'made-z-cmyk-threshold-fallback.psd', 'made-z-cmyk16-posterize.psd', 'made-cmyk8.psd', 'made-cmyk8-alpha.psd', 'made-cmyk8-icc.psd', 'made-ink-edge.psd', 'made-ink-stack.psd', 'made-aa-cmyk-effects.psd'];
 const psds = new Map<string, Uint8Array>();
 
 beforeAll(async () => {
@@ -182,6 +184,43 @@ describe('CMYK previews composited in ink', () => {
     expect(models(compiled)).toBe(true);
     const layers = compiled.layers.map((n) => (n.name === 'levels' ? change(n) : n));
     expect(models({ ...compiled, layers })).toBe(false);
+  });
+
+  it('layer effects in ink (made-aa-cmyk-effects: a hard drop shadow in Multiply and a colour overlay at 60 %, CMYK colours, on a layer at 80 %; make-aa.mjs): each ink within 1 level of the merged image where the parse keeps the colours\' inks', async () => {
+    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
+    const tile = parsePsd(bytes.slice()).children!.find((l) => l.name === 'tile')!;
+    const kept = (tile.effects?.solidFill?.[0]?.color as { ink?: number[] } | undefined)?.ink !== undefined;
+    const { worst, psnr, rgb } = await inkAgainstMerged('made-aa-cmyk-effects.psd', 24, 16);
+    // Without the inks (psd/color-modes.ts keeping them), the colours come back from sRGB through
+    // the profile: the same colour, another black generation (12 levels, 53.8 dB, measured).
+    expect(worst).toBeLessThanOrEqual(kept ? 1 : 12);
+    expect(psnr).toBeGreaterThanOrEqual(kept ? 58 : 50);
+    expect(psnr).toBeGreaterThan(rgb + 10);
+  });
+
+  it.each<[string, (fx: Record<string, unknown>) => Record<string, unknown>, (n: LayerNode) => LayerNode]>([
+    ['a bevel', (fx) => ({ ...fx, bevel: { enabled: true, present: true, style: 'inner bevel', size: { units: 'Pixels', value: 3 } } }), (n) => n],
+    ['a gradient overlay', (fx) => ({ ...fx, gradientOverlay: { enabled: true, present: true, gradient: { name: '', type: 'solid', colorStops: [], opacityStops: [] } } }), (n) => n],
+    ['a pattern stroke', (fx) => ({ ...fx, stroke: { enabled: true, present: true, fillType: 'pattern', size: { units: 'Pixels', value: 2 } } }), (n) => n],
+    ['a shadow in Hue mode', (fx) => ({ ...fx, dropShadow: [{ ...(fx.dropShadow as object[])[0], blendMode: 'hue' }] }), (n) => n],
+    ['a colour overlay on a layer in Multiply (an interior effect outside Normal)', (fx) => fx, (n) => ({ ...n, blendMode: 'multiply' })],
+    ['a mask that hides effects', (fx) => fx, (n) => ({ ...n, mask: { defaultColor: 255, disabled: false, hidesEffects: true } as LayerNode['mask'] })],
+  ])('a layer with %s keeps the RGB path', async (_what, change, node) => {
+    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const models = (tree: CompiledTemplate) => {
+      const doc = inkDocument(bytes, tree)!;
+      return doc.layers.models(new Map(), documentInks(doc, undefined));
+    };
+    expect(models(compiled)).toBe(true);
+    const layers = compiled.layers.map((n) => (n.name === 'tile' ? node({ ...n, effects: change({ ...(n.effects as Record<string, unknown>) }) as LayerNode['effects'] }) : n));
+    expect(models({ ...compiled, layers })).toBe(false);
+  });
+
+  it('print PDFs (no effect conversion given) keep a layer with effects on the fallback', async () => {
+    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    expect(inkLayers(bytes, compiled)!.models(new Map(), () => null)).toBe(false);
   });
 
   it('inkRender (the fidelity test\'s render of a CMYK document) gives the same pixels', async () => {

@@ -65,9 +65,16 @@ export function inkDocument(psd: Uint8Array, compiled: CompiledTemplate): InkDoc
   if (!layout || layout.mode !== ColorMode.CMYK || (layout.depth !== 8 && layout.depth !== 16)) return null;
   const icc = imageResources(layout.resources).get(1039);
   const embedded = icc?.length ? icc.slice() : undefined;
-  const layers = inkLayers(psd, compiled, { nonSeparable: true });
-  if (!layers) return null;
   const toInk = colourTransformSync({ from: defaultProfile('Rgb'), to: usableCmykProfile(embedded), fromLayout: 'RGBA', toLayout: 'CMYK' });
+  // An effect's colour as the compiled tree holds it (sRGB) back to ink through the profile, where
+  // the parse did not keep its own CMYK (InkOptions.effectInk).
+  const effectInk = (rgb: readonly number[]) => {
+    const ink = new Uint8Array(4);
+    toInk.apply(Uint8Array.from([...rgb.slice(0, 3).map((v) => Math.round(v)), 255]), ink, 1);
+    return [...ink];
+  };
+  const layers = inkLayers(psd, compiled, { nonSeparable: true, effectInk });
+  if (!layers) return null;
   return { layers, toSrgb: cmykToSrgb(embedded), toInk: (src, dst, pixels) => toInk.apply(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), dst, pixels) };
 }
 

@@ -16,15 +16,18 @@
  * each ink (Invert, Levels, Curves, Posterize, Brightness/Contrast: composite/adjust.ts
  * cmykChannelLuts) change the stored C, M, Y and K beneath them by their tables, as psd-tools'
  * composite does, held to Photoshop's merged images of its *_cmyk documents (docs/colour.md).
- * What this does not model (layer effects, other adjustment kinds, non-separable modes (Hue,
- * Saturation, Color and Luminosity only when asked: InkOptions) and dissolve, Blend If, feathered
- * masks, knockouts, artboards, …) is left out of the stack and its reach reported, so the caller
- * falls back there.
+ * Layer effects in the colour kinds (shadows, glows, colour overlays and strokes) are drawn on
+ * the inks when asked (InkOptions.effectInk: previews). What this does not model (other effects,
+ * other adjustment kinds, non-separable modes (Hue, Saturation, Color and Luminosity only when
+ * asked: InkOptions) and dissolve, Blend If, feathered masks, knockouts, artboards, …) is left out
+ * of the stack and its reach reported, so the caller falls back there.
  */
 import type { Layer, LayerRawDataChannel } from 'ag-psd';
 import { cmykChannelLuts, type AdjustmentInCmyk } from '../composite/adjust';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
-import { effectMargin, hasEffects } from '../composite/effects';
+import { drawEffectsAbove, drawEffectsBelow, effectMargin, hasEffects, hasInteriorEffects, shapeFrom } from '../composite/effects';
+import type { RenderContext } from '../composite/context';
+import { rgbOf } from '../composite/gradient';
 import { fillFromPath } from '../composite/compositor';
 import { cloneSurface, growRect, intersectRect, multiplyMasks, rectOf, unionRect, type Surface } from '../composite/surface';
 import { rasterizeVectorMask } from '../composite/vector';
@@ -85,6 +88,14 @@ export interface InkOptions {
    * as the RGB path draws it (the same noise on both surfaces). Print PDFs keep them as a reach.
    */
   nonSeparable?: boolean;
+  /**
+   * Layer effects drawn on the inks (previews): drop shadows, outer and inner glows and shadows,
+   * colour overlays and colour strokes in separable modes, each effect's colour as ink through
+   * this conversion (sRGB, as the compiled tree holds it, to ink 0..255 through the document's
+   * profile), or its own CMYK where the parse kept it (docs/colour.md "Layer effects in ink").
+   * Absent (print PDFs): effects are a reach, as before.
+   */
+  effectInk?: (rgb: readonly number[]) => number[];
 }
 
 /** The non-separable modes composited in ink with InkOptions.nonSeparable: whose K each keeps, or a whole operand selected. */
@@ -115,7 +126,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
   const pool = new Map<number, Uint8ClampedArray[]>();
   return {
     composite(area, overrides, content, lane = 0) {
-      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane, options, pool };
+      const ctx: Context = { compiled, layers, depth, overrides, content, area, unmodelled: [], readers, lane, options, pool };
       const canvas = blankSurface(ctx, area);
       drawStack(ctx, compiled.layers, canvas, false);
       const out = { area, ...toInk(canvas), unmodelled: reach(ctx.unmodelled, area) };
@@ -124,7 +135,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
     },
     models(overrides, content) {
       const area = { left: 0, top: 0, right: compiled.width, bottom: compiled.height };
-      const ctx: Context = { layers, depth, overrides, content, area, unmodelled: [], readers, lane: 0, options, pool };
+      const ctx: Context = { compiled, layers, depth, overrides, content, area, unmodelled: [], readers, lane: 0, options, pool };
       return modelsStack(ctx, compiled.layers);
     },
   };
@@ -133,7 +144,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
 /** drawStack's and drawClipGroup's refusals over a stack, without drawing: false at the first one. */
 function modelsStack(ctx: Context, nodes: LayerNode[]): boolean {
   for (const { base, shown } of shownUnits(ctx, nodes)) {
-    if (shown.length && !base.adjustment && (base.children || base.fillOpacity < 1 || base.blendClipped === false)) return false;
+    if (shown.length && !base.adjustment && (base.children || base.fillOpacity < 1 || base.blendClipped === false || hasEffects(base))) return false;
     for (const n of [base, ...shown]) {
       if (unmodelled(ctx, n)) return false;
       if (n.children && !modelsStack(ctx, n.children)) return false;
@@ -196,6 +207,7 @@ function layersById(children: Layer[]): Map<number, Layer> {
 }
 
 interface Context {
+  compiled: CompiledTemplate;
   layers: Map<number, Layer>;
   depth: number;
   overrides: LayerOverrides;
@@ -306,7 +318,7 @@ function drawStack(ctx: Context, nodes: LayerNode[], canvas: InkSurface, atop: b
 /** Clipped layers source-atop over the base's content, the whole with the base's mode and opacity. */
 function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
   if (base.adjustment && !unmodelled(ctx, base)) return drawAdjustmentClipGroup(ctx, base, clipped, canvas, atop);
-  if (base.children || base.fillOpacity < 1 || base.blendClipped === false || unmodelled(ctx, base)) {
+  if (base.children || base.fillOpacity < 1 || base.blendClipped === false || hasEffects(base) || unmodelled(ctx, base)) {
     for (const n of [base, ...clipped]) leaveOut(ctx, extent(ctx, n));
     return;
   }
@@ -356,11 +368,113 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
     give(ctx, layer);
     return;
   }
+  if (hasEffects(node)) return drawWithEffects(ctx, node, canvas, atop);
   const content = layerContent(ctx, node);
   if (!content) return;
   const mask = layerMask(ctx, node, rectOf(content.cmy));
   blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
   give(ctx, content);
+}
+
+/**
+ * A layer with effects, as composite/compositor.ts draws one (drawLayer; a layer with interior
+ * effects as a unit of its own, drawClipGroup), with the RGB path's effect geometry (composite/
+ * effects.ts) drawn on each ink surface: Photoshop composites a CMYK document's effects in CMYK,
+ * the effect's colour as ink blended on the stored values by the same formulas (psd-tools'
+ * composite draws effect and fill colours in the document's channels, a 'CMYC' colour as its
+ * stored values, paint.py _get_color). The coverage is the same on both surfaces, so their alpha
+ * stays shared; only the colour differs (stored C, M, Y on one, stored K on the other).
+ */
+function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean): void {
+  const fx = inkEffects(ctx, node)!;
+  // What the effects read: the layer's pixels as far as they reach around the area.
+  const content = layerContent(ctx, node, growRect(ctx.area, effectMargin(node, 1)));
+  if (!content) return;
+  const mask = layerMask(ctx, node, rectOf(content.cmy));
+  const rctx = {
+    compiled: ctx.compiled,
+    scale: 1,
+    level: 0,
+    factor: 1,
+    clip: ctx.area,
+    overrides: ctx.overrides,
+    patterns: new Map(),
+  } as unknown as RenderContext;
+  const shape = shapeFrom(node, rctx, [{ rect: rectOf(content.cmy), content: content.cmy, mask }])!;
+  canvas.blank = false;
+  drawEffectsBelow(rctx, fx.cmy, canvas.cmy, shape, atop);
+  drawEffectsBelow(rctx, fx.k, canvas.k, shape, atop);
+  if (!hasInteriorEffects(node)) {
+    blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
+    drawEffectsAbove(rctx, fx.cmy, canvas.cmy, shape, atop);
+    drawEffectsAbove(rctx, fx.k, canvas.k, shape, atop);
+    give(ctx, content);
+    return;
+  }
+  // The layer and its interior effects as one unit (Normal mode: inkEffects), its Fill on the
+  // pixels, the effects recolouring the unit within its alpha (below Fill 100 %: relative to it).
+  const group = blankSurface(ctx, ctx.area);
+  blendInk(group, content, mask, node.fillOpacity, 'normal');
+  give(ctx, content);
+  const inLayer = node.fillOpacity >= 1 ? true : 'relative';
+  drawEffectsAbove(rctx, { ...fx.cmy, opacity: 1, blendMode: 'normal' }, group.cmy, shape, false, undefined, inLayer);
+  drawEffectsAbove(rctx, { ...fx.k, opacity: 1, blendMode: 'normal' }, group.k, shape, false, undefined, inLayer);
+  blendInk(canvas, group, null, node.opacity, node.blendMode, { atop });
+  give(ctx, group);
+}
+
+/** The effects drawn on the inks (InkOptions.effectInk): the kinds, and only the colour ones. */
+const INK_EFFECTS = new Set(['dropShadow', 'outerGlow', 'innerShadow', 'innerGlow', 'solidFill', 'stroke']);
+
+type InkEffects = { cmy: LayerNode; k: LayerNode };
+/** inkEffects by the node's effects (a compiled tree's nodes outlive the strips). */
+const KEPT_EFFECTS = new WeakMap<object, InkEffects | null>();
+
+/**
+ * The node twice, its effects' colours as stored C, M, Y (one surface) and stored K (the other),
+ * or null where its effects are not drawn here: a kind other than the colour ones above (gradient
+ * and pattern overlays, bevels, satin), a gradient or pattern stroke, a mode not separable, and
+ * layers the RGB path draws otherwise (masks that hide effects, knockouts, Blend Interior Effects
+ * as Group, interior effects outside Normal mode).
+ */
+function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
+  const convert = ctx.options.effectInk;
+  const fx = n.effects as Record<string, unknown> | undefined;
+  if (!convert || !fx || n.children || n.adjustment || n.knockout || n.blendInterior) return null;
+  if (n.mask?.hidesEffects || n.vectorMask?.hidesEffects) return null;
+  if (hasInteriorEffects(n) && n.blendMode !== 'normal') return null;
+  let kept = KEPT_EFFECTS.get(fx);
+  if (kept !== undefined) return kept;
+  const own = ctx.layers.get(n.id)?.effects as Record<string, unknown> | undefined;
+  const cmy: Record<string, unknown> = { ...fx };
+  const k: Record<string, unknown> = { ...fx };
+  kept = { cmy: { ...n, effects: cmy as LayerNode['effects'] }, k: { ...n, effects: k as LayerNode['effects'] } };
+  for (const [kind, value] of Object.entries(fx)) {
+    const list = Array.isArray(value) ? value : [value];
+    const shown = list.filter((e) => e && typeof e === 'object' && (e as { enabled?: boolean }).enabled !== false && (e as { present?: boolean }).present !== false);
+    if (!shown.length || kind === 'disabled' || kind === 'scale') continue;
+    const modelled = INK_EFFECTS.has(kind) && shown.every((e: { blendMode?: string; fillType?: string }) => {
+      const mode = e.blendMode ?? 'normal';
+      return Object.hasOwn(SEPARABLE, mode) && mode !== 'dissolve' && (kind !== 'stroke' || (e.fillType ?? 'color') === 'color');
+    });
+    if (!modelled) {
+      kept = null;
+      break;
+    }
+    const ownList = own?.[kind];
+    const inks = list.map((e: { color?: unknown }, i) => {
+      const mine = (Array.isArray(ownList) ? ownList[i] : i === 0 ? ownList : undefined) as { color?: { ink?: number[] } } | undefined;
+      return mine?.color?.ink ?? convert(rgbOf(e?.color));
+    });
+    const recolour = (stored: (ink: number[]) => number[]) => {
+      const out = list.map((e, i) => (e && typeof e === 'object' ? { ...e, color: { r: stored(inks[i])[0], g: stored(inks[i])[1], b: stored(inks[i])[2] } } : e));
+      return Array.isArray(value) ? out : out[0];
+    };
+    cmy[kind] = recolour((ink) => [255 - ink[0], 255 - ink[1], 255 - ink[2]]);
+    k[kind] = recolour((ink) => [255 - ink[3], 255 - ink[3], 255 - ink[3]]);
+  }
+  KEPT_EFFECTS.set(fx, kept);
+  return kept;
 }
 
 /**
@@ -545,7 +659,7 @@ function unmodelled(ctx: Context, n: LayerNode): boolean {
   const inkMode = ctx.options.nonSeparable ? Object.hasOwn(SEPARABLE, mode) || Object.hasOwn(INK_NON_SEPARABLE, mode) : Object.hasOwn(SEPARABLE, mode) && mode !== 'dissolve';
   if (!inkMode) return true;
   if ((n.type === 'Adjustment' || n.adjustment) && !inkLuts(n)) return true;
-  if (hasEffects(n) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
+  if ((hasEffects(n) && !inkEffects(ctx, n)) || n.artboard || n.knockout || n.blendIf || n.excludedChannels?.length) return true;
   if (n.transparencyShapes === false || n.vectorStroke) return true;
   // A pass-through group below Fill 100 % is composited apart over its backdrop, and a shape with a
   // soft vector mask (or no pixels) is drawn from its fill and path (composite/compositor.ts):
@@ -578,14 +692,14 @@ function extent(ctx: Context, n: LayerNode): Bounds {
 
 const channelOf = (layer: Layer, id: number): LayerRawDataChannel | undefined => layer.rawData?.channels.find((c) => c.id === id);
 
-/** A leaf's content over the area: the override's pixels in ink, else the PSD's own channels. */
-function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
+/** A leaf's content over `over` (the area): the override's pixels in ink, else the PSD's own channels. */
+function layerContent(ctx: Context, node: LayerNode, over: Bounds = ctx.area): InkSurface | null {
   const override = ctx.overrides.get(node.id);
   if (override?.pixels && override.bounds) {
     const ink = ctx.content(node, override)!;
     const { width: w } = override.pixels;
     const b = override.bounds;
-    const r = intersectRect({ left: b.left, top: b.top, right: b.left + w, bottom: b.top + override.pixels.height }, ctx.area);
+    const r = intersectRect({ left: b.left, top: b.top, right: b.left + w, bottom: b.top + override.pixels.height }, over);
     if (!r) return null;
     const out = pooledSurface(ctx, r);
     const alpha = override.pixels.data;
@@ -599,7 +713,7 @@ function layerContent(ctx: Context, node: LayerNode): InkSurface | null {
   }
   const layer = ctx.layers.get(node.id)!;
   const lb = { left: layer.left ?? 0, top: layer.top ?? 0, right: layer.right ?? 0, bottom: layer.bottom ?? 0 };
-  const r = intersectRect(lb, ctx.area);
+  const r = intersectRect(lb, over);
   if (!r) return null;
   const lw = lb.right - lb.left;
   const lh = lb.bottom - lb.top;
