@@ -217,6 +217,19 @@ describe('CMYK previews composited in ink', () => {
     expect(models({ ...compiled, layers })).toBe(false);
   });
 
+  it('a layer with effects composited strip by strip: the same inks as at once (the effects read the layer beyond the strip)', async () => {
+    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const doc = inkDocument(bytes, compiled)!;
+    const content = documentInks(doc, undefined);
+    const whole = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 16 }, new Map(), content).ink;
+    const strips = [0, 3, 5, 9, 16].slice(1).map((bottom, i, all) => doc.layers.composite({ left: 0, top: i ? all[i - 1] : 0, right: 24, bottom }, new Map(), content, i % 2).ink);
+    const joined = new Uint8Array(whole.length);
+    let at = 0;
+    for (const s of strips) joined.set(s, (at += s.length) - s.length);
+    expect(Array.from(joined)).toEqual(Array.from(whole));
+  });
+
   it('print PDFs (no effect conversion given) keep a layer with effects on the fallback', async () => {
     const bytes = psds.get('made-aa-cmyk-effects.psd')!;
     const compiled = await compileTemplate(env.FILES, bytes);
