@@ -2,7 +2,7 @@ import { writePsdUint8Array, type Layer, type LayerEffectsInfo } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
-import { colourStroke, image, type RGB } from './kit';
+import { againstMergedImage, colourStroke, image, type RGB } from './kit';
 
 /**
  * Strokes in blend modes of their own, and Overprint ('Ovrp' in the stroke descriptor).
@@ -79,5 +79,13 @@ describe('a stroke in a mode of its own blends with what lies under the layer (O
     const at = await render([bg(SKY), square(RED, { stroke: [colourStroke(3, 'inside', GREY)] }, { blendMode: 'multiply' })]);
     near(at(13, 20), GREY);
     near(at(20, 20), mul(SKY, RED));
+  });
+});
+
+describe('made-ac-stroke-modes.psd (test/fixtures/psd-made/make-ac.mjs)', () => {
+  it('inside and outside Multiply strokes, Overprint off and on, over a stroke below and an overlay: the merged image the rule gives', async () => {
+    const { psnr, worst } = await againstMergedImage('made-ac-stroke-modes.psd');
+    console.log(`made-ac-stroke-modes.psd PSNR ${psnr.toFixed(2)} worst ${worst}`);
+    expect(worst).toBeLessThanOrEqual(1);
   });
 });
