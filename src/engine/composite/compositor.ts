@@ -770,6 +770,10 @@ async function drawArtboard(ctx: RenderContext, artboard: NonNullable<LayerNode[
 
 /** Adjustment layers change what is beneath them; mask, opacity and mode fade the change in. */
 async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surface): Promise<void> {
+  if (adjustsInPlace(node, canvas)) {
+    applyAdjustment(node.adjustment!, canvas.data);
+    return;
+  }
   const after = cloneSurface(canvas);
   if (!applyAdjustment(node.adjustment!, after.data)) return;
   const mask = await layerMask(ctx, node, rectOf(canvas));
@@ -781,6 +785,34 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
   });
+}
+
+/**
+ * Adjustments that change nothing but the colours they compute, and never refuse after starting:
+ * applyAdjustment returns false (draws nothing) only for other kinds, before touching a pixel.
+ */
+const IN_PLACE_ADJUSTMENTS = new Set(['curves', 'levels', 'hue/saturation', 'brightness/contrast', 'invert', 'posterize', 'exposure', 'threshold', 'channel mixer', 'black & white']);
+
+/**
+ * Whether the adjustment can go straight onto the canvas: normal mode at 100 % opacity and fill,
+ * no mask, Blend If or channel restriction, over a canvas with no transparent pixel. Then the
+ * blend of the adjusted copy (source-atop, its alpha 1) puts every adjusted colour where it was
+ * ((c/255)·255 rounds back to c) and keeps the canvas alpha: the same bytes without the copy and
+ * the blend (a personalised preview's rectangle under two adjustments: two copies and blends of
+ * it a request; issue 25 §3, docs/performance.md "Large templates").
+ */
+function adjustsInPlace(node: LayerNode, canvas: Surface): boolean {
+  const adj = node.adjustment!;
+  if (!IN_PLACE_ADJUSTMENTS.has(adj.type) || (adj as { inCmyk?: unknown }).inCmyk) return false;
+  if (node.blendMode !== 'normal' || node.opacity * node.fillOpacity !== 1) return false;
+  if (node.blendIf?.length || node.excludedChannels?.length) return false;
+  if ((node.mask && !node.mask.disabled) || (node.vectorMask && !node.vectorMask.disabled)) return false;
+  // Where the canvas is transparent the blend leaves its colour unadjusted (atop skips it).
+  const d = canvas.data;
+  const words = d.byteOffset % 4 === 0 ? new Uint32Array(d.buffer, d.byteOffset, d.length >> 2) : null;
+  if (!words) return false;
+  for (let i = 0; i < words.length; i++) if (words[i]! < 0x1000000) return false;
+  return true;
 }
 
 /**

@@ -132,3 +132,38 @@ describe('layer styles', () => {
     expect(at(14, 14)).toEqual([255, 255, 255]);
   });
 });
+
+describe('an adjustment drawn in place', () => {
+  // compositor.ts adjustsInPlace: over a canvas without transparent pixels, an adjustment in normal
+  // mode at 100 % with no mask is applied straight to the canvas instead of to a copy blended back
+  // source-atop; these are the bytes that blend gives, WASM kernel or TypeScript loop.
+  it('gives the bytes of the adjusted copy blended back source-atop', async () => {
+    const { applyAdjustment } = await import('../../../src/engine/composite/adjust');
+    const { blendSurface } = await import('../../../src/engine/composite/blend');
+    const { kernels } = await import('../../../src/engine/raster/kernels');
+    await kernels();
+    const w = 97;
+    const h = 61;
+    const canvas = new Uint8ClampedArray(w * h * 4);
+    let seed = 7;
+    const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) & 255;
+    for (let i = 0; i < canvas.length; i++) canvas[i] = next();
+    for (let i = 3; i < canvas.length; i += 4) canvas[i] = 1 + (canvas[i] % 255); // partial alpha, never 0
+    const adjustments = [
+      { type: 'curves', rgb: [{ input: 0, output: 0 }, { input: 96, output: 80 }, { input: 176, output: 196 }, { input: 255, output: 255 }] },
+      { type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: 8, saturation: 18, lightness: -12 } },
+      { type: 'levels', rgb: { shadowInput: 10, highlightInput: 240, shadowOutput: 0, highlightOutput: 255, midtoneInput: 1.2 } },
+      { type: 'invert' },
+    ] as Parameters<typeof applyAdjustment>[0][];
+    for (const adj of adjustments) {
+      const inPlace = canvas.slice();
+      expect(applyAdjustment(adj, inPlace)).toBe(true);
+      const blended = { x: 0, y: 0, w, h, data: canvas.slice() };
+      const after = { x: 0, y: 0, w, h, data: canvas.slice() };
+      applyAdjustment(adj, after.data);
+      for (let i = 3; i < after.data.length; i += 4) after.data[i] = 255;
+      blendSurface(blended, after, null, 1, 'normal', { atop: true });
+      expect(inPlace).toEqual(blended.data);
+    }
+  });
+});
