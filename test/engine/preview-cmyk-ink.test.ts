@@ -199,7 +199,8 @@ describe('CMYK previews composited in ink', () => {
   });
 
   it.each<[string, (fx: Record<string, unknown>) => Record<string, unknown>, (n: LayerNode) => LayerNode]>([
-    ['a bevel', (fx) => ({ ...fx, bevel: { enabled: true, present: true, style: 'inner bevel', size: { units: 'Pixels', value: 3 } } }), (n) => n],
+    ['a pattern overlay', (fx) => ({ ...fx, patternOverlay: { enabled: true, present: true, pattern: { name: 'p', id: 'p' } } }), (n) => n],
+    ['a bevel whose shadow is in Color mode', (fx) => ({ ...fx, bevel: { enabled: true, present: true, style: 'inner bevel', size: { units: 'Pixels', value: 3 }, shadowBlendMode: 'color' } }), (n) => n],
     ['a gradient overlay', (fx) => ({ ...fx, gradientOverlay: { enabled: true, present: true, gradient: { name: '', type: 'solid', colorStops: [], opacityStops: [] } } }), (n) => n],
     ['a pattern stroke', (fx) => ({ ...fx, stroke: { enabled: true, present: true, fillType: 'pattern', size: { units: 'Pixels', value: 2 } } }), (n) => n],
     ['a shadow in Hue mode', (fx) => ({ ...fx, dropShadow: [{ ...(fx.dropShadow as object[])[0], blendMode: 'hue' }] }), (n) => n],
@@ -228,6 +229,34 @@ describe('CMYK previews composited in ink', () => {
     let at = 0;
     for (const s of strips) joined.set(s, (at += s.length) - s.length);
     expect(Array.from(joined)).toEqual(Array.from(whole));
+  });
+
+  it('every colour kind (outer glow, soft drop shadow, inner shadow and glow, satin, inner bevel, outside stroke) is composited in ink, strip by strip as at once', async () => {
+    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const px = (value: number) => ({ units: 'Pixels', value });
+    const colour = (r: number, g: number, b: number) => ({ r, g, b });
+    const more = {
+      outerGlow: { enabled: true, present: true, size: px(3), color: colour(255, 220, 0), blendMode: 'screen', opacity: 0.8 },
+      innerShadow: { enabled: true, present: true, size: px(2), distance: px(2), angle: 120, useGlobalLight: false, color: colour(0, 0, 0), blendMode: 'multiply', opacity: 0.6 },
+      innerGlow: { enabled: true, present: true, size: px(2), color: colour(255, 255, 255), blendMode: 'screen', opacity: 0.5 },
+      satin: { enabled: true, present: true, size: px(3), distance: px(2), angle: 19, color: colour(0, 0, 128), blendMode: 'multiply', opacity: 0.5 },
+      bevel: { enabled: true, present: true, style: 'inner bevel', size: px(3), strength: 1, soften: px(0), angle: 120, altitude: 30, useGlobalLight: false },
+      stroke: [{ enabled: true, present: true, position: 'outside', fillType: 'color', size: px(2), color: colour(200, 0, 40), blendMode: 'normal', opacity: 1 }],
+    };
+    const withFx = (tree: CompiledTemplate, fx: object) => ({ ...tree, layers: tree.layers.map((n) => (n.name === 'tile' ? { ...n, effects: { ...(n.effects as object), ...fx } as LayerNode['effects'] } : n)) });
+    const inks = (tree: CompiledTemplate, strips: number[]) => {
+      const doc = inkDocument(bytes, tree)!;
+      const content = documentInks(doc, undefined);
+      expect(doc.layers.models(new Map(), content)).toBe(true);
+      const out: number[] = [];
+      strips.slice(1).forEach((bottom, i) => out.push(...doc.layers.composite({ left: 0, top: strips[i], right: 24, bottom }, new Map(), content, i % 2).ink));
+      return out;
+    };
+    const all = withFx(compiled, more);
+    const whole = inks(all, [0, 16]);
+    expect(inks(all, [0, 1, 4, 7, 11, 16])).toEqual(whole);
+    expect(whole).not.toEqual(inks(compiled, [0, 16]));
   });
 
   it('print PDFs (no effect conversion given) keep a layer with effects on the fallback', async () => {

@@ -16,8 +16,8 @@
  * each ink (Invert, Levels, Curves, Posterize, Brightness/Contrast: composite/adjust.ts
  * cmykChannelLuts) change the stored C, M, Y and K beneath them by their tables, as psd-tools'
  * composite does, held to Photoshop's merged images of its *_cmyk documents (docs/colour.md).
- * Layer effects in the colour kinds (shadows, glows, colour overlays and strokes) are drawn on
- * the inks when asked (InkOptions.effectInk: previews). What this does not model (other effects,
+ * Layer effects in the colour kinds (shadows, glows, colour overlays, satin, bevels and colour
+ * strokes) are drawn on the inks when asked (InkOptions.effectInk: previews). What this does not model (other effects,
  * other adjustment kinds, non-separable modes (Hue, Saturation, Color and Luminosity only when
  * asked: InkOptions) and dissolve, Blend If, feathered masks, knockouts, artboards, …) is left out
  * of the stack and its reach reported, so the caller falls back there.
@@ -423,8 +423,23 @@ function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop
   give(ctx, group);
 }
 
-/** The effects drawn on the inks (InkOptions.effectInk): the kinds, and only the colour ones. */
-const INK_EFFECTS = new Set(['dropShadow', 'outerGlow', 'innerShadow', 'innerGlow', 'solidFill', 'stroke']);
+/**
+ * The effects drawn on the inks (InkOptions.effectInk): each kind's colours, as [colour key, mode
+ * key, the colour when absent (effects.ts: black, a bevel's highlight white)].
+ */
+const INK_EFFECTS: Record<string, Array<[string, string, number[]?]>> = {
+  dropShadow: [['color', 'blendMode']],
+  outerGlow: [['color', 'blendMode']],
+  innerShadow: [['color', 'blendMode']],
+  innerGlow: [['color', 'blendMode']],
+  solidFill: [['color', 'blendMode']],
+  satin: [['color', 'blendMode']],
+  stroke: [['color', 'blendMode']],
+  bevel: [
+    ['highlightColor', 'highlightBlendMode', [255, 255, 255]],
+    ['shadowColor', 'shadowBlendMode'],
+  ],
+};
 
 type InkEffects = { cmy: LayerNode; k: LayerNode };
 /** inkEffects by the node's effects (a compiled tree's nodes outlive the strips). */
@@ -432,10 +447,11 @@ const KEPT_EFFECTS = new WeakMap<object, InkEffects | null>();
 
 /**
  * The node twice, its effects' colours as stored C, M, Y (one surface) and stored K (the other),
- * or null where its effects are not drawn here: a kind other than the colour ones above (gradient
- * and pattern overlays, bevels, satin), a gradient or pattern stroke, a mode not separable, and
- * layers the RGB path draws otherwise (masks that hide effects, knockouts, Blend Interior Effects
- * as Group, interior effects outside Normal mode).
+ * or null where its effects are not drawn here: gradient and pattern overlays, a gradient or
+ * pattern stroke, a mode not separable (or Dissolve), and layers the RGB path draws otherwise
+ * (masks that hide effects, knockouts, Blend Interior Effects as Group, interior effects outside
+ * Normal mode). A colour's ink is its own where the parse kept it (psd/color-modes.ts), else the
+ * sRGB the tree holds through the document's profile.
  */
 function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
   const convert = ctx.options.effectInk;
@@ -450,28 +466,34 @@ function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
   const k: Record<string, unknown> = { ...fx };
   kept = { cmy: { ...n, effects: cmy as LayerNode['effects'] }, k: { ...n, effects: k as LayerNode['effects'] } };
   for (const [kind, value] of Object.entries(fx)) {
-    const list = Array.isArray(value) ? value : [value];
-    const shown = list.filter((e) => e && typeof e === 'object' && (e as { enabled?: boolean }).enabled !== false && (e as { present?: boolean }).present !== false);
-    if (!shown.length || kind === 'disabled' || kind === 'scale') continue;
-    const modelled = INK_EFFECTS.has(kind) && shown.every((e: { blendMode?: string; fillType?: string }) => {
-      const mode = e.blendMode ?? 'normal';
-      return Object.hasOwn(SEPARABLE, mode) && mode !== 'dissolve' && (kind !== 'stroke' || (e.fillType ?? 'color') === 'color');
-    });
+    if (kind === 'disabled' || kind === 'scale') continue;
+    const list = (Array.isArray(value) ? value : [value]) as Array<Record<string, unknown> | undefined>;
+    const shown = list.filter((e) => e && typeof e === 'object' && e.enabled !== false && e.present !== false);
+    if (!shown.length) continue;
+    const colours = INK_EFFECTS[kind];
+    const modelled =
+      !!colours &&
+      shown.every((e) => (kind !== 'stroke' || (e!.fillType ?? 'color') === 'color') && colours.every(([, mode]) => Object.hasOwn(SEPARABLE, (e![mode] as string) ?? 'normal') && e![mode] !== 'dissolve'));
     if (!modelled) {
       kept = null;
       break;
     }
     const ownList = own?.[kind];
-    const inks = list.map((e: { color?: unknown }, i) => {
-      const mine = (Array.isArray(ownList) ? ownList[i] : i === 0 ? ownList : undefined) as { color?: { ink?: number[] } } | undefined;
-      return mine?.color?.ink ?? convert(rgbOf(e?.color));
-    });
-    const recolour = (stored: (ink: number[]) => number[]) => {
-      const out = list.map((e, i) => (e && typeof e === 'object' ? { ...e, color: { r: stored(inks[i])[0], g: stored(inks[i])[1], b: stored(inks[i])[2] } } : e));
-      return Array.isArray(value) ? out : out[0];
-    };
-    cmy[kind] = recolour((ink) => [255 - ink[0], 255 - ink[1], 255 - ink[2]]);
-    k[kind] = recolour((ink) => [255 - ink[3], 255 - ink[3], 255 - ink[3]]);
+    const recolour = (stored: (ink: number[]) => number[]) =>
+      list.map((e, i) => {
+        if (!e || typeof e !== 'object') return e;
+        const mine = (Array.isArray(ownList) ? ownList[i] : i === 0 ? ownList : undefined) as Record<string, { ink?: number[] } | undefined> | undefined;
+        const out: Record<string, unknown> = { ...e };
+        for (const [key, , absent] of colours) {
+          const ink = mine?.[key]?.ink ?? convert(e[key] === undefined && absent ? absent : rgbOf(e[key]));
+          const [r, g, b] = stored(ink);
+          out[key] = { r, g, b };
+        }
+        return out;
+      });
+    const one = (l: unknown[]) => (Array.isArray(value) ? l : l[0]);
+    cmy[kind] = one(recolour((ink) => [255 - ink[0], 255 - ink[1], 255 - ink[2]]));
+    k[kind] = one(recolour((ink) => [255 - ink[3], 255 - ink[3], 255 - ink[3]]));
   }
   KEPT_EFFECTS.set(fx, kept);
   return kept;
