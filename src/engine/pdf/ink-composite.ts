@@ -331,7 +331,7 @@ function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canv
   const within = ctx.within;
   ctx.within = rectOf(content.cmy);
   give(ctx, content);
-  for (const node of clipped) drawNode(ctx, node, group, true);
+  for (const node of clipped) drawNode(ctx, node, group, true, false);
   ctx.within = within;
   blendInk(canvas, group, null, base.opacity, base.blendMode, { atop });
   give(ctx, group);
@@ -343,7 +343,8 @@ function leaveOut(ctx: Context, rect: Bounds): void {
   if (r) ctx.unmodelled.push(r);
 }
 
-function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean): void {
+/** `unit`: a stack's own layer (not one clipped to another), which a layer with interior effects is drawn as (compositor.ts isolatesInterior). */
+function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean, unit = true): void {
   if (unmodelled(ctx, node)) {
     leaveOut(ctx, extent(ctx, node));
     return;
@@ -368,7 +369,7 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
     give(ctx, layer);
     return;
   }
-  if (hasEffects(node)) return drawWithEffects(ctx, node, canvas, atop);
+  if (hasEffects(node)) return drawWithEffects(ctx, node, canvas, atop, unit);
   const content = layerContent(ctx, node);
   if (!content) return;
   const mask = layerMask(ctx, node, rectOf(content.cmy));
@@ -385,7 +386,7 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
  * stored values, paint.py _get_color). The coverage is the same on both surfaces, so their alpha
  * stays shared; only the colour differs (stored C, M, Y on one, stored K on the other).
  */
-function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean): void {
+function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean, unit: boolean): void {
   const fx = inkEffects(ctx, node)!;
   // What the effects read: the layer's pixels as far as they reach around the area.
   const content = layerContent(ctx, node, growRect(ctx.area, effectMargin(node, 1)));
@@ -404,7 +405,8 @@ function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop
   canvas.blank = false;
   drawEffectsBelow(rctx, fx.cmy, canvas.cmy, shape, atop);
   drawEffectsBelow(rctx, fx.k, canvas.k, shape, atop);
-  if (!hasInteriorEffects(node)) {
+  if (!unit || !hasInteriorEffects(node)) {
+    // A layer clipped to another draws its interior effects onto the group, as the RGB path does.
     blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
     drawEffectsAbove(rctx, fx.cmy, canvas.cmy, shape, atop);
     drawEffectsAbove(rctx, fx.k, canvas.k, shape, atop);
@@ -576,7 +578,7 @@ export function adjustInks(s: InkSurface, luts: Array<Uint8Array | null>, covere
 function drawAdjustmentClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
   const after = copyOf(ctx, canvas);
   drawAdjustment(ctx, { ...base, opacity: base.fillOpacity, fillOpacity: 1, mask: undefined, vectorMask: undefined }, after);
-  for (const node of clipped) drawNode(ctx, node, after, atop);
+  for (const node of clipped) drawNode(ctx, node, after, atop, false);
   const mask = layerMask(ctx, base, rectOf(canvas.cmy));
   fadeInto(canvas.cmy, after.cmy, mask, base.opacity);
   fadeInto(canvas.k, after.k, mask, base.opacity);
