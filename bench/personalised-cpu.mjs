@@ -5,7 +5,8 @@
 // text (or a picture never seen before) each time, sharpened as the API's default. Reported per
 // template: the median process CPU (user + system) of a request, the median of its phases (timed
 // to the microsecond; a picture's decode counts in `overrides`), and the frame note (which rows
-// and columns were redrawn). BENCH_ONLY=a,b picks templates by a part of their name.
+// and columns were redrawn). BENCH_ONLY=a,b picks templates by a part of their name. With two
+// trees it also says in how many requests both gave the same output bytes.
 //
 //   node bench/personalised-cpu.mjs [tree] [other tree]   (a checkout of the project; default this one)
 //
@@ -19,6 +20,7 @@
 // Giving another tree (e.g. `git archive` of an earlier commit with node_modules linked and
 // wasm/build copied) compares two versions on the same machine and load.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -31,6 +33,8 @@ const here = path.resolve(import.meta.dirname, '..');
 const trees = [path.resolve(process.argv[2] ?? here), ...(process.argv[3] ? [path.resolve(process.argv[3])] : [])];
 const RUNS = Number(process.env.BENCH_RUNS ?? 40);
 const WARMUP = 3;
+// BENCH_DESCENDERS=1: every other text has descenders ("Jumpy …"), so the redrawn rows move as a shopper's typing moves them.
+const DESCENDERS = process.env.BENCH_DESCENDERS === '1';
 
 /** Templates: the five of bench/personalised.bench.mjs (what a shopper changes in each), an 8,000² one, and the large ones. */
 const TEMPLATES = [
@@ -56,6 +60,8 @@ async function main() {
     "export * from './bench/memory-entry';",
     "export { preparePreview } from './src/engine/preview';",
     "export { UrlImages } from './src/engine/inputs';",
+    "export { makeRenditions, renditionsMeta } from './src/engine/raster/renditions';",
+    "export { sniffImage, orientedSize } from './src/engine/raster/sniff';",
   ].join('\n');
   const fonts = ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf'].map((f) => path.join(here, 'assets/fonts', f));
   // One engine per tree, each bundled apart (its own module state: caches, WASM instances) with its own store.
@@ -90,7 +96,14 @@ async function main() {
       const compiled = await e.compileTemplate(store.bucket, bytes);
       await store.put('templates', name, bytes, { meta: { compiled: compiled.hash, engine: e.ENGINE_VERSION } });
       requests.push(async (text) => {
-        if (t.picture) await store.put('images', text, Buffer.concat([photo, Buffer.from(text)]));
+        if (t.picture) {
+          // As an upload stores it (src/dynamic-image/kinds.ts): its displayed size and renditions.
+          const bytes = new Uint8Array(Buffer.concat([photo, Buffer.from(text)]));
+          const sniffed = e.sniffImage(bytes);
+          const { width, height } = e.orientedSize(sniffed);
+          const { scales } = await e.makeRenditions(store.bucket, createHash('sha256').update(bytes).digest('hex'), bytes, sniffed);
+          await store.put('images', text, bytes, { meta: { width: String(width), height: String(height), ...(scales.length ? { renditions: e.renditionsMeta(scales) } : {}) } });
+        }
         const command = t.picture ? { type: 'image', image: text, resizeMode: 'fill' } : { type: 'text', text };
         const prepared = await e.preparePreview(store, { template: name, format: 'jpg', jpegQuality: 85, unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 }, size: { width: 800, height: 800 }, data: { [t.layer]: command } }, deps);
         // Phases timed to the microsecond (Server-Timing rounds them to whole milliseconds).
@@ -108,17 +121,19 @@ async function main() {
           note: (name, desc) => void (name === 'frame' && (note = desc)),
         };
         const cpu0 = process.cpuUsage();
-        await prepared.render(timing);
+        const out = await prepared.render(timing);
         const cpu = process.cpuUsage(cpu0);
-        return { cpuMs: (cpu.user + cpu.system) / 1000, phases, note };
+        return { cpuMs: (cpu.user + cpu.system) / 1000, phases, note, sha: createHash('sha1').update(out.bytes).digest('hex') };
       });
     }
     for (const request of requests) for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}${t.picture ? '.jpg' : ''}`);
     const runs = requests.map(() => []);
     await profiler?.post('Profiler.start');
     // The same texts (or pictures) for every engine, asked in turn.
-    for (let i = 0; i < RUNS; i++) for (const [k, request] of requests.entries()) runs[k].push(await request(`Hello ${i} ${'x'.repeat(i % 3)}${t.picture ? '.jpg' : ''}`));
+    for (let i = 0; i < RUNS; i++) for (const [k, request] of requests.entries()) runs[k].push(await request(`${DESCENDERS && i % 2 ? 'Jumpy' : 'Hello'} ${i} ${'x'.repeat(i % 3)}${t.picture ? '.jpg' : ''}`));
     if (profiler) profiles.push((await profiler.post('Profiler.stop')).profile);
+    // With two trees: whether they gave the same output bytes, request by request.
+    if (runs.length > 1) rows.push({ name, same: runs[0].filter((r, i) => runs.slice(1).every((o) => o[i].sha === r.sha)).length });
     for (const [k, tr] of runs.entries()) {
       const phases = {};
       for (const r of tr) for (const [p, v] of Object.entries(r.phases)) (phases[p] ??= []).push(v);
@@ -129,6 +144,10 @@ async function main() {
   // One profile per template; the file holds the first (BENCH_ONLY picks which).
   if (profiler && profiles.length) writeFileSync(process.env.BENCH_PROFILE, JSON.stringify(profiles[0]));
   for (const r of rows) {
+    if (r.same !== undefined) {
+      console.log(`${r.name}: the same output bytes from every tree in ${r.same} of ${RUNS} requests`);
+      continue;
+    }
     const phases = Object.entries(r.phases).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ');
     console.log(`${r.name}${trees.length > 1 ? ` [${r.tree}]` : ''}: CPU ${r.cpu.toFixed(1)} ms per request (median of ${RUNS}); ${phases}; ${r.note}`);
   }
