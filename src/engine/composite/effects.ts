@@ -726,6 +726,8 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const target = rectOf(canvas);
+  // How much of its own coverage the layer will paint over its glows and shadows (Fill, lifted by overlays).
+  const cover = list(fx.outerGlow).length || list(fx.dropShadow).length ? contentAlpha(node) / Math.max(node.opacity, 1e-6) : 1;
   for (const g of list(fx.outerGlow).reverse()) {
     const size = px(g.size) * s;
     const pass = { dx: 0, dy: 0, paint: reach(size), read: reach(size), everywhere: liftsZero(g.contour, g.range ?? 0.5) };
@@ -737,11 +739,13 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false) : soften(alpha, w, h, size, spreadOf(g, s));
       applyRange(body, g.range);
       applyContour(body, g.contour);
+      // An outer glow never shows through a faded fill: within the layer only the backdrop the
+      // Fill leaves (knockOut, as "Layer Knocks Out Drop Shadow" does; photocraft's calibration on
+      // Aspose's FillOpacitySample.psd). At Fill 100 % nothing changes.
+      if (cover < 1) knockOut(body, fillOf(shape, r), cover);
       paint(canvas, tile, shape, body, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop, false, r);
     });
   }
-  // How much of its own coverage the layer will paint over its shadow (Fill, lifted by overlays).
-  const cover = list(fx.dropShadow).length ? contentAlpha(node) / Math.max(node.opacity, 1e-6) : 1;
   for (const d of list(fx.dropShadow).reverse()) {
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
