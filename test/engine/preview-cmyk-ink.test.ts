@@ -259,6 +259,25 @@ describe('CMYK previews composited in ink', () => {
     expect(whole).not.toEqual(inks(compiled, [0, 16]));
   });
 
+  it.each(['normal', 'pass through'])('a %s group with a drop shadow: the effects drawn from its composite, the same inks as the layer at the group\'s opacity with the shadow', async (mode) => {
+    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const tile = compiled.layers.find((n) => n.name === 'tile')!;
+    const shadowOnly = { ...(tile.effects as object), solidFill: undefined } as LayerNode['effects'];
+    const asLayer = { ...compiled, layers: compiled.layers.map((n) => (n === tile ? { ...n, effects: shadowOnly } : n)) };
+    const group: LayerNode = { ...tile, id: 999, name: 'group', type: 'Group', blendMode: mode, effects: shadowOnly, children: [{ ...tile, opacity: 1, effects: undefined }] };
+    const asGroup = { ...compiled, layers: compiled.layers.map((n) => (n === tile ? group : n)) };
+    const inks = (tree: CompiledTemplate) => {
+      const doc = inkDocument(bytes, tree)!;
+      const content = documentInks(doc, undefined);
+      expect(doc.layers.models(new Map(), content)).toBe(true);
+      return [0, 4, 9, 16].slice(1).flatMap((bottom, i, all) => Array.from(doc.layers.composite({ left: 0, top: i ? all[i - 1] : 0, right: 24, bottom }, new Map(), content).ink));
+    };
+    const layer = inks(asLayer);
+    expect(inks(asGroup)).toEqual(layer);
+    expect(layer).not.toEqual(inks({ ...compiled, layers: compiled.layers.map((n) => (n === tile ? { ...n, effects: undefined } : n)) }));
+  });
+
   it('print PDFs (no effect conversion given) keep a layer with effects on the fallback', async () => {
     const bytes = psds.get('made-aa-cmyk-effects.psd')!;
     const compiled = await compileTemplate(env.FILES, bytes);

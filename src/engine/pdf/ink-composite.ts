@@ -350,6 +350,7 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
     return;
   }
   if (node.adjustment) return drawAdjustment(ctx, node, canvas);
+  if (node.children && hasEffects(node)) return drawGroupWithEffects(ctx, node, canvas, atop);
   if (node.children) {
     const mask = layerMask(ctx, node, ctx.area);
     if (node.blendMode === 'pass through') {
@@ -388,19 +389,11 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
  */
 function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean, unit: boolean): void {
   const fx = inkEffects(ctx, node)!;
+  const rctx = effectContext(ctx);
   // What the effects read: the layer's pixels as far as they reach around the area.
   const content = layerContent(ctx, node, growRect(ctx.area, effectMargin(node, 1)));
   if (!content) return;
   const mask = layerMask(ctx, node, rectOf(content.cmy));
-  const rctx = {
-    compiled: ctx.compiled,
-    scale: 1,
-    level: 0,
-    factor: 1,
-    clip: ctx.area,
-    overrides: ctx.overrides,
-    patterns: new Map(),
-  } as unknown as RenderContext;
   const shape = shapeFrom(node, rctx, [{ rect: rectOf(content.cmy), content: content.cmy, mask }])!;
   canvas.blank = false;
   drawEffectsBelow(rctx, fx.cmy, canvas.cmy, shape, atop);
@@ -423,6 +416,40 @@ function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop
   drawEffectsAbove(rctx, { ...fx.k, opacity: 1, blendMode: 'normal' }, group.k, shape, false, undefined, inLayer);
   blendInk(canvas, group, null, node.opacity, node.blendMode, { atop });
   give(ctx, group);
+}
+
+/** What composite/effects.ts reads of a render (full size: previews composite at scale 1). */
+function effectContext(ctx: Context): RenderContext {
+  const { compiled, overrides, area } = ctx;
+  return { compiled, overrides, scale: 1, level: 0, factor: 1, clip: area, patterns: new Map() } as unknown as RenderContext;
+}
+
+/**
+ * A group with effects, as composite/compositor.ts drawGroup draws one: its children composited
+ * apart (a pass-through group too) over the area grown by the effects' reach, the effects drawn
+ * from that composite's alpha below and above it, the composite blended with the group's mask,
+ * opacity, Fill and mode (a group's interior effects are not a unit of their own).
+ */
+function drawGroupWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean): void {
+  const fx = inkEffects(ctx, node)!;
+  const rctx = effectContext(ctx);
+  const margin = effectMargin(node, 1);
+  const area = ctx.area;
+  const grown = growRect(area, margin);
+  ctx.area = grown;
+  const layer = blankSurface(ctx, grown);
+  drawStack(ctx, node.children!, layer, false);
+  ctx.area = area;
+  const mask = layerMask(ctx, node, grown);
+  const shape = shapeFrom(node, rctx, [{ rect: grown, content: layer.cmy, mask }], growRect(area, 2 * margin))!;
+  canvas.blank = false;
+  drawEffectsBelow(rctx, fx.cmy, canvas.cmy, shape, atop);
+  drawEffectsBelow(rctx, fx.k, canvas.k, shape, atop);
+  const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
+  blendInk(canvas, layer, mask, node.opacity, mode, { atop, fill: node.fillOpacity });
+  give(ctx, layer);
+  drawEffectsAbove(rctx, fx.cmy, canvas.cmy, shape, atop);
+  drawEffectsAbove(rctx, fx.k, canvas.k, shape, atop);
 }
 
 /**
@@ -458,9 +485,11 @@ const KEPT_EFFECTS = new WeakMap<object, InkEffects | null>();
 function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
   const convert = ctx.options.effectInk;
   const fx = n.effects as Record<string, unknown> | undefined;
-  if (!convert || !fx || n.children || n.adjustment || n.knockout || n.blendInterior) return null;
+  if (!convert || !fx || n.adjustment || n.knockout || n.blendInterior || n.artboard) return null;
   if (n.mask?.hidesEffects || n.vectorMask?.hidesEffects) return null;
-  if (hasInteriorEffects(n) && n.blendMode !== 'normal') return null;
+  // A layer's interior effects are a unit of its own only in Normal mode (isolatesInterior); a
+  // group's never are.
+  if (!n.children && hasInteriorEffects(n) && n.blendMode !== 'normal') return null;
   let kept = KEPT_EFFECTS.get(fx);
   if (kept !== undefined) return kept;
   const own = ctx.layers.get(n.id)?.effects as Record<string, unknown> | undefined;
