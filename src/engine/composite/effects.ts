@@ -644,7 +644,11 @@ function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float
       canvas.data[held] = Math.min(255, canvas.data[held] / a);
     }
   }
-  paint(canvas, r, shape, relative, color, opacity, mode, false, overlay);
+  // An effect in a mode of its own blends with the content as its Fill leaves it over the backdrop
+  // (photocraft's calibration: "a fill-0 layer with a Color Dodge bevel lightens the backdrop"):
+  // its colours as the mode gives them there, painted Normal.
+  const own = mode && mode !== 'normal' && mode !== 'dissolve' ? blendedColours(canvas, shape, r, color, mode, true) : null;
+  paint(canvas, r, shape, relative, own ?? color, opacity, own ? 'normal' : mode, false, overlay);
   for (let y = 0, p = 0; y < h; y++) {
     let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
     for (let x = 0; x < w; x++, p++, held += 4) if (alpha[p] > 0) canvas.data[held] = canvas.data[held] * alpha[p];
@@ -757,10 +761,11 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, r);
     });
   }
-  // What the layer's knocking-out strokes blend with: the target under the layer as it stands now.
+  // What the layer's strokes in modes of their own, and its interior effects over a faded fill,
+  // blend with: the target under the layer as it stands now (after its glows and shadows).
   const strokes = list(fx.stroke).filter((st) => px(st.size) * s > 0);
-  if (strokes.some((st) => ownMode(st))) {
-    const r = paintRect({ dx: 0, dy: 0, paint: reach(Math.max(...strokes.map((st) => px(st.size) * s))), read: 0 }, shape, target);
+  if (strokes.some((st) => ownMode(st)) || ((node.fillOpacity ?? 1) < 1 && hasInteriorEffects(node))) {
+    const r = paintRect({ dx: 0, dy: 0, paint: strokes.length ? reach(Math.max(...strokes.map((st) => px(st.size) * s))) : 0, read: 0 }, shape, target);
     if (r) backdrops.set(shape, { from: canvas, backdrop: copyOf(canvas, r) });
   }
   drawStrokes(ctx, node, canvas, shape, atop, false, 'under');
@@ -798,20 +803,21 @@ function copyOf(s: Surface, r: Bounds): Surface {
 }
 
 /**
- * A stroke's colours over `tile` once blended in its own mode (`ownMode`): its colour (opaque: its
- * gradient's or pattern's alpha is in the coverage) blended with what it lies on, the backdrop
- * under the layer (knockout) or, overprinting, that backdrop with what is drawn on `canvas`
- * over it (the layer and the strokes below, where `canvas` is the layer's own unit; on the canvas
- * itself the stroke blends in its mode as it paints: null). Painted Normal, these take the mode's
- * result over whatever the band covers.
+ * An effect's colours over `tile` once blended in its own mode: its colour (opaque: a gradient's or
+ * pattern's alpha is in the coverage) blended with what it lies on, painted Normal these take the
+ * mode's result over whatever its coverage covers. `over` false: the backdrop under the layer (a
+ * stroke knocking out, `ownMode`); true: that backdrop with what is drawn on `canvas` over it, where
+ * `canvas` is the layer's own unit (drawn from transparency: the layer and the strokes below, or
+ * its content faded by its Fill); on the canvas itself the effect blends in its mode as it paints
+ * (null). Null too where no backdrop was kept over `tile` (drawEffectsBelow).
  */
-function blendedStroke(canvas: Surface, shape: Shape, tile: Bounds, color: RGB | Uint8ClampedArray, mode: string, how: 'knockout' | 'overprint'): Uint8ClampedArray | null {
+function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB | Uint8ClampedArray, mode: string, over: boolean): Uint8ClampedArray | null {
   const held = backdrops.get(shape);
   const r = held && intersectRect(tile, rectOf(held.backdrop));
   if (!held || !r || r.left !== tile.left || r.top !== tile.top || r.right !== tile.right || r.bottom !== tile.bottom) return null;
-  if (how === 'overprint' && held.from === canvas) return null;
+  if (over && held.from === canvas) return null;
   const under = copyOf(held.backdrop, tile);
-  if (how === 'overprint') blendSurface(under, copyOf(canvas, tile), null, 1, 'normal');
+  if (over) blendSurface(under, copyOf(canvas, tile), null, 1, 'normal');
   const paint = createSurface(tile);
   const d = paint.data;
   for (let o = 0; o < d.length; o += 4) {
@@ -1033,7 +1039,7 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       // In a mode of its own: its colours as that mode gives them over what it blends with, painted Normal.
       let mode = st.blendMode;
       const how = ownMode(st);
-      const blended = how && blendedStroke(canvas, shape, tile, color, mode!, how);
+      const blended = how && blendedColours(canvas, shape, tile, color, mode!, how === 'overprint');
       if (blended) {
         color = blended;
         mode = 'normal';
