@@ -278,6 +278,31 @@ describe('CMYK previews composited in ink', () => {
     expect(layer).not.toEqual(inks({ ...compiled, layers: compiled.layers.map((n) => (n === tile ? { ...n, effects: undefined } : n)) }));
   });
 
+  it('a layer with effects as a clipping base: its shadow under the group, its overlay over what is clipped to it; with nothing showing through the clipped layer, the inks of the layer alone', async () => {
+    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
+    const compiled = await compileTemplate(env.FILES, bytes);
+    const ground = compiled.layers.find((n) => n.name === 'ground')!;
+    const tile = compiled.layers.find((n) => n.name === 'tile')!;
+    // The ground's pixels again, clipped to the tile, in Multiply (top first, as in the tree).
+    const clippedAt = (opacity: number) => ({ ...compiled, layers: [{ ...ground, clipping: true, blendMode: 'multiply', opacity }, ...compiled.layers] });
+    const inks = (tree: CompiledTemplate) => {
+      const doc = inkDocument(bytes, tree)!;
+      const content = documentInks(doc, undefined);
+      expect(doc.layers.models(new Map(), content)).toBe(true);
+      const { ink, unmodelled } = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 16 }, new Map(), content);
+      expect(unmodelled.every((v) => v === 0)).toBe(true);
+      return Array.from(ink);
+    };
+    const alone = inks(compiled);
+    expect(inks(clippedAt(0))).toEqual(alone);
+    const clipped = inks(clippedAt(0.5));
+    expect(clipped).not.toEqual(alone);
+    // Outside the tile (the shadow's rows below it) the clipped layer changes nothing.
+    const row = 12 * 24 * 4;
+    expect(clipped.slice(row, row + 24 * 4)).toEqual(alone.slice(row, row + 24 * 4));
+    expect(tile.clipping).toBeFalsy();
+  });
+
   it('print PDFs (no effect conversion given) keep a layer with effects on the fallback', async () => {
     const bytes = psds.get('made-aa-cmyk-effects.psd')!;
     const compiled = await compileTemplate(env.FILES, bytes);

@@ -144,7 +144,7 @@ export function inkLayers(psd: Uint8Array, compiled: CompiledTemplate, options: 
 /** drawStack's and drawClipGroup's refusals over a stack, without drawing: false at the first one. */
 function modelsStack(ctx: Context, nodes: LayerNode[]): boolean {
   for (const { base, shown } of shownUnits(ctx, nodes)) {
-    if (shown.length && !base.adjustment && (base.children || base.fillOpacity < 1 || base.blendClipped === false || hasEffects(base))) return false;
+    if (shown.length && !base.adjustment && (base.children || base.fillOpacity < 1 || base.blendClipped === false)) return false;
     for (const n of [base, ...shown]) {
       if (unmodelled(ctx, n)) return false;
       if (n.children && !modelsStack(ctx, n.children)) return false;
@@ -315,24 +315,46 @@ function drawStack(ctx: Context, nodes: LayerNode[], canvas: InkSurface, atop: b
   }
 }
 
-/** Clipped layers source-atop over the base's content, the whole with the base's mode and opacity. */
+/**
+ * Clipped layers source-atop over the base's content, the whole with the base's mode and opacity
+ * (composite/compositor.ts drawClipGroup). A base with effects (inkEffects): its effects below go
+ * onto the canvas, its interior ones over the group within its alpha (below Fill 100 %, nothing
+ * clipped: relative to it), as Photoshop draws them over the clipping group; a layer with
+ * interior effects is drawn so with nothing clipped (drawWithEffects).
+ */
 function drawClipGroup(ctx: Context, base: LayerNode, clipped: LayerNode[], canvas: InkSurface, atop: boolean): void {
   if (base.adjustment && !unmodelled(ctx, base)) return drawAdjustmentClipGroup(ctx, base, clipped, canvas, atop);
-  if (base.children || base.fillOpacity < 1 || base.blendClipped === false || hasEffects(base) || unmodelled(ctx, base)) {
+  if (base.children || (clipped.length && base.fillOpacity < 1) || base.blendClipped === false || unmodelled(ctx, base)) {
     for (const n of [base, ...clipped]) leaveOut(ctx, extent(ctx, n));
     return;
   }
-  const content = layerContent(ctx, base);
+  const fx = hasEffects(base) ? inkEffects(ctx, base) : null;
+  // The effects read the base's pixels as far as they reach around the area.
+  const content = layerContent(ctx, base, fx ? growRect(ctx.area, effectMargin(base, 1)) : ctx.area);
   if (!content) return;
-  const group = blankSurface(ctx, ctx.area);
   const mask = layerMask(ctx, base, rectOf(content.cmy));
-  blendInk(group, content, mask, 1, 'normal');
+  const rctx = effectContext(ctx);
+  const shape = fx && shapeFrom(base, rctx, [{ rect: rectOf(content.cmy), content: content.cmy, mask }]);
+  if (fx && shape) {
+    canvas.blank = false;
+    drawEffectsBelow(rctx, fx.cmy, canvas.cmy, shape, atop);
+    drawEffectsBelow(rctx, fx.k, canvas.k, shape, atop);
+  }
+  const group = blankSurface(ctx, ctx.area);
+  blendInk(group, content, mask, base.fillOpacity, 'normal');
   // What is clipped reaches no further than the base's pixels.
   const within = ctx.within;
   ctx.within = rectOf(content.cmy);
-  give(ctx, content);
+  // The shape reads the content: kept until the effects are drawn.
+  if (!shape) give(ctx, content);
   for (const node of clipped) drawNode(ctx, node, group, true, false);
   ctx.within = within;
+  if (fx && shape) {
+    const inLayer = base.fillOpacity >= 1 ? true : 'relative';
+    drawEffectsAbove(rctx, { ...fx.cmy, opacity: 1, blendMode: 'normal' }, group.cmy, shape, false, undefined, inLayer);
+    drawEffectsAbove(rctx, { ...fx.k, opacity: 1, blendMode: 'normal' }, group.k, shape, false, undefined, inLayer);
+    give(ctx, content);
+  }
   blendInk(canvas, group, null, base.opacity, base.blendMode, { atop });
   give(ctx, group);
 }
@@ -388,6 +410,9 @@ function drawNode(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boole
  * stays shared; only the colour differs (stored C, M, Y on one, stored K on the other).
  */
 function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean, unit: boolean): void {
+  // The layer and its interior effects as one unit (Normal mode: inkEffects): a clipping group of
+  // one. A layer clipped to another draws them onto the group, as the RGB path does.
+  if (unit && hasInteriorEffects(node)) return drawClipGroup(ctx, node, [], canvas, atop);
   const fx = inkEffects(ctx, node)!;
   const rctx = effectContext(ctx);
   // What the effects read: the layer's pixels as far as they reach around the area.
@@ -398,24 +423,10 @@ function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop
   canvas.blank = false;
   drawEffectsBelow(rctx, fx.cmy, canvas.cmy, shape, atop);
   drawEffectsBelow(rctx, fx.k, canvas.k, shape, atop);
-  if (!unit || !hasInteriorEffects(node)) {
-    // A layer clipped to another draws its interior effects onto the group, as the RGB path does.
-    blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
-    drawEffectsAbove(rctx, fx.cmy, canvas.cmy, shape, atop);
-    drawEffectsAbove(rctx, fx.k, canvas.k, shape, atop);
-    give(ctx, content);
-    return;
-  }
-  // The layer and its interior effects as one unit (Normal mode: inkEffects), its Fill on the
-  // pixels, the effects recolouring the unit within its alpha (below Fill 100 %: relative to it).
-  const group = blankSurface(ctx, ctx.area);
-  blendInk(group, content, mask, node.fillOpacity, 'normal');
-  give(ctx, content);
-  const inLayer = node.fillOpacity >= 1 ? true : 'relative';
-  drawEffectsAbove(rctx, { ...fx.cmy, opacity: 1, blendMode: 'normal' }, group.cmy, shape, false, undefined, inLayer);
-  drawEffectsAbove(rctx, { ...fx.k, opacity: 1, blendMode: 'normal' }, group.k, shape, false, undefined, inLayer);
-  blendInk(canvas, group, null, node.opacity, node.blendMode, { atop });
-  give(ctx, group);
+  blendInk(canvas, content, mask, node.opacity, node.blendMode, { atop, fill: node.fillOpacity });
+  drawEffectsAbove(rctx, fx.cmy, canvas.cmy, shape, atop);
+  drawEffectsAbove(rctx, fx.k, canvas.k, shape, atop);
+  give(ctx, content); // the shape reads it: given back once the effects are drawn
 }
 
 /** What composite/effects.ts reads of a render (full size: previews composite at scale 1). */
@@ -447,9 +458,9 @@ function drawGroupWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface,
   drawEffectsBelow(rctx, fx.k, canvas.k, shape, atop);
   const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
   blendInk(canvas, layer, mask, node.opacity, mode, { atop, fill: node.fillOpacity });
-  give(ctx, layer);
   drawEffectsAbove(rctx, fx.cmy, canvas.cmy, shape, atop);
   drawEffectsAbove(rctx, fx.k, canvas.k, shape, atop);
+  give(ctx, layer); // the shape reads it: given back once the effects are drawn
 }
 
 /**
