@@ -1063,15 +1063,19 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
  * a a pixel is aL + (1 − a)S for an outset stroke, with no backdrop left in it: the layer lies over
  * an opaque stroke, the stroke's band of 1 − a filling the rest of the pixel. Over the content (as
  * before) it left a(1 − a) of the backdrop and only a² of the layer. psdtools-layer-effects-all.psd's
- * Stroke line shows the same: the text at its raw alpha over pure white (docs/effects.md). Kept to
- * what that order is certain for: a Normal outside stroke on a Normal layer, without knockout,
- * Blend If or "Transparency Shapes Layer" off. And the strokes keep their list order where they
+ * Stroke line shows the same: the text at its raw alpha over pure white (docs/effects.md). On a layer
+ * in another mode its content blends in that mode over the stroke (docs/effects.md, "Strokes
+ * under layers in other modes"). Kept to a Normal (or knocking-out, `ownMode`) outside stroke on a
+ * layer not in Dissolve, without knockout, Blend If or "Transparency Shapes Layer" off. And the strokes keep their list order where they
  * overlap (the first listed on top, whatever their positions): one drawn under is drawn before
  * every stroke drawn over, so a stroke goes under only when every stroke listed after it does too
  * or lies inside the shape (whose band meets an outside one only on the edge's partial pixels).
  */
 function strokesUnder(node: LayerNode, strokes: Stroke[]): boolean[] {
-  const layer = (node.blendMode === 'normal' || node.blendMode === 'pass through') && !node.knockout && !node.blendIf && node.transparencyShapes !== false;
+  // In any mode but Dissolve: the layer's content blends in its mode over what lies under it, its
+  // outside strokes included (photocraft's order, calibrated on Photoshop's composites: exterior
+  // effects and outside strokes beneath, then the layer in its mode).
+  const layer = node.blendMode !== 'dissolve' && !node.knockout && !node.blendIf && node.transparencyShapes !== false;
   const under = strokes.map(() => false);
   for (let i = strokes.length - 1; i >= 0; i--) {
     const st = strokes[i];

@@ -89,3 +89,17 @@ describe('made-ac-stroke-modes.psd (test/fixtures/psd-made/make-ac.mjs)', () => 
     expect(worst).toBeLessThanOrEqual(1);
   });
 });
+
+describe('an outside stroke under a layer in another mode (soft edge)', () => {
+  it("a Multiply layer's half-covered edge pixel multiplies the stroke under it: a·(S·L) + (1 − a)·S", async () => {
+    // Columns 12..27 of a red square, its first column at alpha 128/255 (a soft left edge).
+    const a = 128 / 255;
+    const soft = image(16, 16, (x) => [...RED, x === 0 ? 128 : 255]);
+    const at = await render([bg(WHITE), { name: 'sq', left: 12, top: 12, imageData: soft, blendMode: 'multiply', effects: { stroke: [colourStroke(3, 'outside', BLUE)] } as LayerEffectsInfo }]);
+    const want = [0, 1, 2].map((c) => a * ((BLUE[c] * RED[c]) / 255) + (1 - a) * BLUE[c]);
+    near(at(12, 20), want);
+    // Outside: the stroke; inside: white × red.
+    expect(at(10, 20)).toEqual(BLUE);
+    expect(at(20, 20)).toEqual(RED);
+  });
+});
