@@ -113,6 +113,27 @@ async function inkAgainstMerged(name: string, width: number, height: number) {
   return { worst, psnr, rgb };
 }
 
+/** Whether the ink compositor models `tree` (compiled from `name`) for a preview. */
+function inkModels(name: string, tree: CompiledTemplate): boolean {
+  const doc = inkDocument(psds.get(name)!, tree)!;
+  return doc.layers.models(new Map(), documentInks(doc, undefined));
+}
+
+/**
+ * The inks of `tree` (compiled from `name`), `width` wide, composited strip after strip (`rows`:
+ * the strips' edges, lanes alternating), held to be modelled and to leave nothing out.
+ */
+function stripInks(name: string, tree: CompiledTemplate, rows: number[], width = 24): number[] {
+  const doc = inkDocument(psds.get(name)!, tree)!;
+  const content = documentInks(doc, undefined);
+  expect(doc.layers.models(new Map(), content)).toBe(true);
+  return rows.slice(1).flatMap((bottom, i) => {
+    const { ink, unmodelled } = doc.layers.composite({ left: 0, top: rows[i], right: width, bottom }, new Map(), content, i % 2);
+    expect(unmodelled.every((v) => v === 0)).toBe(true);
+    return Array.from(ink);
+  });
+}
+
 describe('CMYK previews composited in ink', () => {
   it('made-cmyk8 (half-transparent layer, 25 % mask): the preview is the merged image through the profile', async () => {
     const { rgba } = await preview('made-cmyk8.psd');
@@ -175,15 +196,11 @@ describe('CMYK previews composited in ink', () => {
     ['a feathered mask', (n) => ({ ...n, mask: { ...n.mask!, feather: 2 } })],
     ['a restriction left on the node (a mode other than Normal)', (n) => ({ ...n, excludedChannels: [1] })],
   ])('an adjustment with %s keeps the RGB path', async (_what, change) => {
-    const bytes = psds.get('made-z-cmyk-adjust-stack.psd')!;
-    const compiled = await compileTemplate(env.FILES, bytes);
-    const models = (tree: CompiledTemplate) => {
-      const doc = inkDocument(bytes, tree)!;
-      return doc.layers.models(new Map(), documentInks(doc, undefined));
-    };
-    expect(models(compiled)).toBe(true);
+    const name = 'made-z-cmyk-adjust-stack.psd';
+    const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+    expect(inkModels(name, compiled)).toBe(true);
     const layers = compiled.layers.map((n) => (n.name === 'levels' ? change(n) : n));
-    expect(models({ ...compiled, layers })).toBe(false);
+    expect(inkModels(name, { ...compiled, layers })).toBe(false);
   });
 
   it('layer effects in ink (made-aa-cmyk-effects: a hard drop shadow in Multiply and a colour overlay at 60 %, CMYK colours, on a layer at 80 %; make-aa.mjs): each ink within 1 level of the merged image where the parse keeps the colours\' inks', async () => {
@@ -207,33 +224,22 @@ describe('CMYK previews composited in ink', () => {
     ['a colour overlay on a layer in Multiply (an interior effect outside Normal)', (fx) => fx, (n) => ({ ...n, blendMode: 'multiply' })],
     ['a mask that hides effects', (fx) => fx, (n) => ({ ...n, mask: { defaultColor: 255, disabled: false, hidesEffects: true } as LayerNode['mask'] })],
   ])('a layer with %s keeps the RGB path', async (_what, change, node) => {
-    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
-    const compiled = await compileTemplate(env.FILES, bytes);
-    const models = (tree: CompiledTemplate) => {
-      const doc = inkDocument(bytes, tree)!;
-      return doc.layers.models(new Map(), documentInks(doc, undefined));
-    };
-    expect(models(compiled)).toBe(true);
+    const name = 'made-aa-cmyk-effects.psd';
+    const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+    expect(inkModels(name, compiled)).toBe(true);
     const layers = compiled.layers.map((n) => (n.name === 'tile' ? node({ ...n, effects: change({ ...(n.effects as Record<string, unknown>) }) as LayerNode['effects'] }) : n));
-    expect(models({ ...compiled, layers })).toBe(false);
+    expect(inkModels(name, { ...compiled, layers })).toBe(false);
   });
 
   it('a layer with effects composited strip by strip: the same inks as at once (the effects read the layer beyond the strip)', async () => {
-    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
-    const compiled = await compileTemplate(env.FILES, bytes);
-    const doc = inkDocument(bytes, compiled)!;
-    const content = documentInks(doc, undefined);
-    const whole = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 16 }, new Map(), content).ink;
-    const strips = [0, 3, 5, 9, 16].slice(1).map((bottom, i, all) => doc.layers.composite({ left: 0, top: i ? all[i - 1] : 0, right: 24, bottom }, new Map(), content, i % 2).ink);
-    const joined = new Uint8Array(whole.length);
-    let at = 0;
-    for (const s of strips) joined.set(s, (at += s.length) - s.length);
-    expect(Array.from(joined)).toEqual(Array.from(whole));
+    const name = 'made-aa-cmyk-effects.psd';
+    const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+    expect(stripInks(name, compiled, [0, 3, 5, 9, 16])).toEqual(stripInks(name, compiled, [0, 16]));
   });
 
   it('every colour kind (outer glow, soft drop shadow, inner shadow and glow, satin, inner bevel, outside stroke) is composited in ink, strip by strip as at once', async () => {
-    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
-    const compiled = await compileTemplate(env.FILES, bytes);
+    const name = 'made-aa-cmyk-effects.psd';
+    const compiled = await compileTemplate(env.FILES, psds.get(name)!);
     const px = (value: number) => ({ units: 'Pixels', value });
     const colour = (r: number, g: number, b: number) => ({ r, g, b });
     const more = {
@@ -245,54 +251,34 @@ describe('CMYK previews composited in ink', () => {
       stroke: [{ enabled: true, present: true, position: 'outside', fillType: 'color', size: px(2), color: colour(200, 0, 40), blendMode: 'normal', opacity: 1 }],
     };
     const withFx = (tree: CompiledTemplate, fx: object) => ({ ...tree, layers: tree.layers.map((n) => (n.name === 'tile' ? { ...n, effects: { ...(n.effects as object), ...fx } as LayerNode['effects'] } : n)) });
-    const inks = (tree: CompiledTemplate, strips: number[]) => {
-      const doc = inkDocument(bytes, tree)!;
-      const content = documentInks(doc, undefined);
-      expect(doc.layers.models(new Map(), content)).toBe(true);
-      const out: number[] = [];
-      strips.slice(1).forEach((bottom, i) => out.push(...doc.layers.composite({ left: 0, top: strips[i], right: 24, bottom }, new Map(), content, i % 2).ink));
-      return out;
-    };
     const all = withFx(compiled, more);
-    const whole = inks(all, [0, 16]);
-    expect(inks(all, [0, 1, 4, 7, 11, 16])).toEqual(whole);
-    expect(whole).not.toEqual(inks(compiled, [0, 16]));
+    const whole = stripInks(name, all, [0, 16]);
+    expect(stripInks(name, all, [0, 1, 4, 7, 11, 16])).toEqual(whole);
+    expect(whole).not.toEqual(stripInks(name, compiled, [0, 16]));
   });
 
   it.each(['normal', 'pass through'])('a %s group with a drop shadow: the effects drawn from its composite, the same inks as the layer at the group\'s opacity with the shadow', async (mode) => {
-    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
-    const compiled = await compileTemplate(env.FILES, bytes);
+    const name = 'made-aa-cmyk-effects.psd';
+    const compiled = await compileTemplate(env.FILES, psds.get(name)!);
     const tile = compiled.layers.find((n) => n.name === 'tile')!;
     const shadowOnly = { ...(tile.effects as object), solidFill: undefined } as LayerNode['effects'];
     const asLayer = { ...compiled, layers: compiled.layers.map((n) => (n === tile ? { ...n, effects: shadowOnly } : n)) };
     const group: LayerNode = { ...tile, id: 999, name: 'group', type: 'Group', blendMode: mode, effects: shadowOnly, children: [{ ...tile, opacity: 1, effects: undefined }] };
     const asGroup = { ...compiled, layers: compiled.layers.map((n) => (n === tile ? group : n)) };
-    const inks = (tree: CompiledTemplate) => {
-      const doc = inkDocument(bytes, tree)!;
-      const content = documentInks(doc, undefined);
-      expect(doc.layers.models(new Map(), content)).toBe(true);
-      return [0, 4, 9, 16].slice(1).flatMap((bottom, i, all) => Array.from(doc.layers.composite({ left: 0, top: i ? all[i - 1] : 0, right: 24, bottom }, new Map(), content).ink));
-    };
+    const inks = (tree: CompiledTemplate) => stripInks(name, tree, [0, 4, 9, 16]);
     const layer = inks(asLayer);
     expect(inks(asGroup)).toEqual(layer);
     expect(layer).not.toEqual(inks({ ...compiled, layers: compiled.layers.map((n) => (n === tile ? { ...n, effects: undefined } : n)) }));
   });
 
   it('a layer with effects as a clipping base: its shadow under the group, its overlay over what is clipped to it; with nothing showing through the clipped layer, the inks of the layer alone', async () => {
-    const bytes = psds.get('made-aa-cmyk-effects.psd')!;
-    const compiled = await compileTemplate(env.FILES, bytes);
+    const name = 'made-aa-cmyk-effects.psd';
+    const compiled = await compileTemplate(env.FILES, psds.get(name)!);
     const ground = compiled.layers.find((n) => n.name === 'ground')!;
     const tile = compiled.layers.find((n) => n.name === 'tile')!;
     // The ground's pixels again, clipped to the tile, in Multiply (top first, as in the tree).
     const clippedAt = (opacity: number) => ({ ...compiled, layers: [{ ...ground, clipping: true, blendMode: 'multiply', opacity }, ...compiled.layers] });
-    const inks = (tree: CompiledTemplate) => {
-      const doc = inkDocument(bytes, tree)!;
-      const content = documentInks(doc, undefined);
-      expect(doc.layers.models(new Map(), content)).toBe(true);
-      const { ink, unmodelled } = doc.layers.composite({ left: 0, top: 0, right: 24, bottom: 16 }, new Map(), content);
-      expect(unmodelled.every((v) => v === 0)).toBe(true);
-      return Array.from(ink);
-    };
+    const inks = (tree: CompiledTemplate) => stripInks(name, tree, [0, 16]);
     const alone = inks(compiled);
     expect(inks(clippedAt(0))).toEqual(alone);
     const clipped = inks(clippedAt(0.5));
