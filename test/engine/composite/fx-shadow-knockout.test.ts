@@ -13,7 +13,7 @@ import { blackShadow } from './kit';
  */
 const GREY = 128;
 
-function doc(fillOpacity: number, layerConceals: boolean | undefined, edge = 255): Uint8Array {
+function doc(fillOpacity: number, layerConceals: boolean | undefined, edge = 255, effects?: Layer['effects']): Uint8Array {
   const bg = { width: 40, height: 40, data: new Uint8ClampedArray(40 * 40 * 4) };
   for (let i = 0; i < 1600; i++) bg.data.set([GREY, GREY, GREY, 255], i * 4);
   const px = { width: 10, height: 10, data: new Uint8ClampedArray(400) };
@@ -24,7 +24,7 @@ function doc(fillOpacity: number, layerConceals: boolean | undefined, edge = 255
     top: 15,
     imageData: px,
     fillOpacity,
-    effects: {
+    effects: effects ?? {
       dropShadow: [{ ...blackShadow({ distance: 4, size: 0, choke: 0 }), ...(layerConceals === undefined ? {} : { layerConceals }) }],
     },
   };
@@ -64,5 +64,39 @@ describe('layer knocks out drop shadow', () => {
     const on = await render(doc(1, true, 128));
     const off = await render(doc(1, false, 128));
     expect([...on.data]).toEqual([...off.data]);
+  });
+});
+
+/**
+ * An outer glow never shows through a faded fill: within the layer's coverage only the backdrop
+ * the Fill leaves shows, the glow beside the layer only (photocraft's effects, calibrated on
+ * Photoshop's composites: "Outer glows never show through a faded fill: under the layer only the
+ * part outside the shape remains, whatever the fill opacity", Aspose's FillOpacitySample.psd).
+ * At Fill 100 % the layer covers it as before. docs/effects.md, "Outer glows under a faded fill".
+ */
+describe('outer glow under a faded fill', () => {
+  // A precise red glow 4 px wide, Normal, around the 10 px square at 15..25.
+  const glow = { outerGlow: { enabled: true, present: true, blendMode: 'normal', opacity: 1, color: { r: 255, g: 0, b: 0 }, technique: 'precise', choke: { units: 'Pixels', value: 0 }, size: { units: 'Pixels', value: 4 }, range: 1 } } as unknown as Layer['effects'];
+  /** The glow 2 px out from the square (a precise glow's falloff), the same at every Fill. */
+  const GLOW = [207, 48, 48];
+
+  it('at Fill 0 the glow shows beside the layer and not under it', async () => {
+    const img = await render(doc(0, undefined, 255, glow));
+    expect(at(img, 20, 20)).toEqual([GREY, GREY, GREY]);
+    expect(at(img, 13, 20)).toEqual(GLOW);
+  });
+
+  it('at Fill 50 % the layer over the backdrop within its coverage, no glow in it', async () => {
+    const img = await render(doc(128 / 255, undefined, 255, glow));
+    const f = 128 / 255;
+    const want = [GREY * (1 - f), GREY * (1 - f), 255 * f + GREY * (1 - f)];
+    at(img, 20, 20).forEach((v, c) => expect(Math.abs(v - want[c]), `${at(img, 20, 20)}`).toBeLessThanOrEqual(1));
+    expect(at(img, 13, 20)).toEqual(GLOW);
+  });
+
+  it('at Fill 100 % the layer covers it', async () => {
+    const img = await render(doc(1, undefined, 255, glow));
+    expect(at(img, 20, 20)).toEqual([0, 0, 255]);
+    expect(at(img, 13, 20)).toEqual(GLOW);
   });
 });
