@@ -218,7 +218,8 @@ describe('CMYK previews composited in ink', () => {
   it.each<[string, (fx: Record<string, unknown>) => Record<string, unknown>, (n: LayerNode) => LayerNode]>([
     ['a pattern overlay', (fx) => ({ ...fx, patternOverlay: { enabled: true, present: true, pattern: { name: 'p', id: 'p' } } }), (n) => n],
     ['a bevel whose shadow is in Color mode', (fx) => ({ ...fx, bevel: { enabled: true, present: true, style: 'inner bevel', size: { units: 'Pixels', value: 3 }, shadowBlendMode: 'color' } }), (n) => n],
-    ['a gradient overlay', (fx) => ({ ...fx, gradientOverlay: { enabled: true, present: true, gradient: { name: '', type: 'solid', colorStops: [], opacityStops: [] } } }), (n) => n],
+    ['a gradient overlay interpolated Perceptual', (fx) => ({ ...fx, gradientOverlay: [{ enabled: true, present: true, interpolationMethod: 'perceptual', gradient: { name: '', type: 'solid', colorStops: [], opacityStops: [] } }] }), (n) => n],
+    ['a noise gradient overlay', (fx) => ({ ...fx, gradientOverlay: [{ enabled: true, present: true, gradient: { name: '', type: 'noise' } }] }), (n) => n],
     ['a pattern stroke', (fx) => ({ ...fx, stroke: { enabled: true, present: true, fillType: 'pattern', size: { units: 'Pixels', value: 2 } } }), (n) => n],
     ['a shadow in Hue mode', (fx) => ({ ...fx, dropShadow: [{ ...(fx.dropShadow as object[])[0], blendMode: 'hue' }] }), (n) => n],
     ['a colour overlay on a layer in Multiply (an interior effect outside Normal)', (fx) => fx, (n) => ({ ...n, blendMode: 'multiply' })],
@@ -255,6 +256,21 @@ describe('CMYK previews composited in ink', () => {
     const whole = stripInks(name, all, [0, 16]);
     expect(stripInks(name, all, [0, 1, 4, 7, 11, 16])).toEqual(whole);
     expect(whole).not.toEqual(stripInks(name, compiled, [0, 16]));
+  });
+
+  it('a classic gradient overlay is interpolated on the stored inks: one whose stops are both a colour gives the inks of a colour overlay in it', async () => {
+    const name = 'made-aa-cmyk-effects.psd';
+    const compiled = await compileTemplate(env.FILES, psds.get(name)!);
+    const colour = { r: 40, g: 170, b: 150 };
+    const stop = (location: number) => ({ color: colour, location, midpoint: 0.5 });
+    const opaque = (location: number) => ({ opacity: 1, location, midpoint: 0.5 });
+    const gradient = { name: '', type: 'solid', colorStops: [stop(0), stop(1)], opacityStops: [opaque(0), opaque(1)] };
+    const own = (compiled.layers.find((n) => n.name === 'tile')!.effects as { solidFill: object[] }).solidFill[0];
+    const withFx = (fx: object) => ({ ...compiled, layers: compiled.layers.map((n) => (n.name === 'tile' ? { ...n, effects: fx as LayerNode['effects'] } : n)) });
+    // The solid overlay second (the file's own first, off): neither takes the file's inks.
+    const solid = withFx({ solidFill: [{ ...own, enabled: false }, { enabled: true, present: true, blendMode: 'normal', opacity: 0.6, color: colour }] });
+    const ramp = withFx({ gradientOverlay: [{ enabled: true, present: true, blendMode: 'normal', opacity: 0.6, type: 'linear', angle: 90, gradient }] });
+    expect(stripInks(name, ramp, [0, 6, 16])).toEqual(stripInks(name, solid, [0, 16]));
   });
 
   it.each(['normal', 'pass through'])('a %s group with a drop shadow: the effects drawn from its composite, the same inks as the layer at the group\'s opacity with the shadow', async (mode) => {

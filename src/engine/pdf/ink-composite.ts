@@ -475,11 +475,24 @@ const INK_EFFECTS: Record<string, Array<[string, string, number[]?]>> = {
   solidFill: [['color', 'blendMode']],
   satin: [['color', 'blendMode']],
   stroke: [['color', 'blendMode']],
+  gradientOverlay: [['', 'blendMode']],
   bevel: [
     ['highlightColor', 'highlightBlendMode', [255, 255, 255]],
     ['shadowColor', 'shadowBlendMode'],
   ],
 };
+
+/**
+ * A gradient (an overlay's, a stroke's) interpolated the classic way, which is linear in the
+ * document's channels (psd-tools' paint.py interpolates a CMYK document's gradient stops on its
+ * stored values); the other methods work in an RGB space of their own, and noise gradients draw
+ * random colours: neither is known in CMYK.
+ */
+function classic(e: Record<string, unknown>): boolean {
+  const g = e.gradient as { type?: string; interpolationMethod?: string } | undefined;
+  const method = (e.interpolationMethod as string | undefined) ?? g?.interpolationMethod ?? 'classic';
+  return !!g && g.type !== 'noise' && method === 'classic';
+}
 
 type InkEffects = { cmy: LayerNode; k: LayerNode };
 /** inkEffects by the node's effects (a compiled tree's nodes outlive the strips). */
@@ -515,7 +528,7 @@ function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
     const colours = INK_EFFECTS[kind];
     const modelled =
       !!colours &&
-      shown.every((e) => (kind !== 'stroke' || (e!.fillType ?? 'color') === 'color') && colours.every(([, mode]) => Object.hasOwn(SEPARABLE, (e![mode] as string) ?? 'normal') && e![mode] !== 'dissolve'));
+      shown.every((e) => (kind !== 'stroke' || (e!.fillType ?? 'color') === 'color' || (e!.fillType === 'gradient' && classic(e!))) && (kind !== 'gradientOverlay' || classic(e!)) && colours.every(([, mode]) => Object.hasOwn(SEPARABLE, (e![mode] as string) ?? 'normal') && e![mode] !== 'dissolve'));
     if (!modelled) {
       kept = null;
       break;
@@ -527,9 +540,20 @@ function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
         const mine = (Array.isArray(ownList) ? ownList[i] : i === 0 ? ownList : undefined) as Record<string, { ink?: number[] } | undefined> | undefined;
         const out: Record<string, unknown> = { ...e };
         for (const [key, , absent] of colours) {
+          if (!key) continue;
           const ink = mine?.[key]?.ink ?? convert(e[key] === undefined && absent ? absent : rgbOf(e[key]));
           const [r, g, b] = stored(ink);
           out[key] = { r, g, b };
+        }
+        const gradient = e.gradient as { colorStops?: Array<{ color?: unknown }> } | undefined;
+        if (gradient?.colorStops && (kind === 'gradientOverlay' || e.fillType === 'gradient')) {
+          // Classic interpolation is linear in the document's channels: the stops as stored values.
+          const ownStops = (mine as { gradient?: { colorStops?: Array<{ color?: { ink?: number[] } }> } } | undefined)?.gradient?.colorStops;
+          const colorStops = gradient.colorStops.map((stop, j) => {
+            const [r, g, b] = stored(ownStops?.[j]?.color?.ink ?? convert(rgbOf(stop.color)));
+            return { ...stop, color: { r, g, b } };
+          });
+          out.gradient = { ...gradient, colorStops };
         }
         return out;
       });
