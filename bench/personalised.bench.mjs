@@ -58,7 +58,7 @@ export default async function personalisedBench({ baseUrl, root }) {
     const bench = `personalised ${t.file}`;
     try {
       const psd = t.large ? ensureLarge([t.file])[0] : path.join(root, 'test/fixtures/psd', t.file);
-      const template = await upload(baseUrl, 'templates', psd, 'bench');
+      const template = await uploadRetrying(baseUrl, 'templates', psd);
       // Personalised values: texts, or pictures uploaded now (distinct bytes: a shopper's own upload each time).
       const values = [];
       for (let i = 0; i < RUNS + WARMUP + 1; i++) values.push(t.kind === 'text' ? `Hello ${tag} ${i}` : await freshPicture(baseUrl, root, i));
@@ -142,6 +142,23 @@ async function freshPicture(baseUrl, root, i) {
   const file = path.join(scratch, `picture-${Date.now()}-${i}.jpg`);
   writeFileSync(file, Buffer.concat([basePicture, Buffer.from(`${Date.now()}-${i}`)]));
   return upload(baseUrl, 'images', file, 'bench');
+}
+
+/**
+ * A template's upload, tried again when the connection fails: a 60–77 MB large template is read
+ * and compiled in the request, and the local runtime now and then drops the connection of such an
+ * upload made right after another's (the retry says why, on stderr).
+ */
+async function uploadRetrying(baseUrl, root, file) {
+  for (let i = 0; ; i++) {
+    try {
+      return await upload(baseUrl, root, file, 'bench');
+    } catch (e) {
+      if (i >= 2) throw e;
+      process.stderr.write(`personalised bench: upload of ${path.basename(file)} failed (${e.message}${e.cause ? `: ${e.cause.code ?? e.cause.message}` : ''}), tried again\n`);
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  }
 }
 
 /** fetchRetry, also retried when the connection fails (the dev server restarts when files change). */
