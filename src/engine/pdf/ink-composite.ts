@@ -494,6 +494,16 @@ function classic(e: Record<string, unknown>): boolean {
   return !!g && g.type !== 'noise' && method === 'classic';
 }
 
+/**
+ * The inks the parse kept on the layer's own colour `own` (psd/color-modes.ts), when it is the
+ * colour the tree holds (`held`, the same sRGB): the tree's effects can come from another reading
+ * of the block (psd/records.ts), whose list need not line up with ag-psd's.
+ */
+function inkOf(own: { ink?: number[]; r?: number; g?: number; b?: number } | undefined, held: unknown): number[] | undefined {
+  const h = held as { r?: number; g?: number; b?: number } | undefined;
+  return own?.ink && h && own.r === h.r && own.g === h.g && own.b === h.b ? own.ink : undefined;
+}
+
 type InkEffects = { cmy: LayerNode; k: LayerNode };
 /** inkEffects by the node's effects (a compiled tree's nodes outlive the strips). */
 const KEPT_EFFECTS = new WeakMap<object, InkEffects | null>();
@@ -541,7 +551,7 @@ function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
         const out: Record<string, unknown> = { ...e };
         for (const [key, , absent] of colours) {
           if (!key) continue;
-          const ink = mine?.[key]?.ink ?? convert(e[key] === undefined && absent ? absent : rgbOf(e[key]));
+          const ink = inkOf(mine?.[key], e[key]) ?? convert(e[key] === undefined && absent ? absent : rgbOf(e[key]));
           const [r, g, b] = stored(ink);
           out[key] = { r, g, b };
         }
@@ -550,7 +560,7 @@ function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
           // Classic interpolation is linear in the document's channels: the stops as stored values.
           const ownStops = (mine as { gradient?: { colorStops?: Array<{ color?: { ink?: number[] } }> } } | undefined)?.gradient?.colorStops;
           const colorStops = gradient.colorStops.map((stop, j) => {
-            const [r, g, b] = stored(ownStops?.[j]?.color?.ink ?? convert(rgbOf(stop.color)));
+            const [r, g, b] = stored(inkOf(ownStops?.[j]?.color, stop.color) ?? convert(rgbOf(stop.color)));
             return { ...stop, color: { r, g, b } };
           });
           out.gradient = { ...gradient, colorStops };
