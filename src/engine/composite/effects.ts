@@ -1,6 +1,6 @@
 import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
-import { blendSurface } from './blend';
+import { blendSurface, FILL_INSIDE } from './blend';
 import { curveLut } from './adjust';
 import { bandCoverage, bilinearMove, blur, chamferDistance, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
 import { bevelLight } from './bevel';
@@ -553,6 +553,24 @@ function paintScratch(bytes: number): Uint8ClampedArray {
   return paintPixels.subarray(0, bytes);
 }
 
+/**
+ * An effect's opacity: a number (as it fades, alpha), or its own and its layer's apart. In the
+ * "special eight" modes (blend.ts FILL_INSIDE: the dodges, burns, difference, vivid and linear
+ * light, hard mix) an effect's own opacity pulls its colour toward the mode's neutral colour, as
+ * Fill does there, and only the layer's opacity fades it (photocraft's models, calibrated on
+ * Photoshop's composites: "effects and fill opacity fade the color toward the mode's neutral color
+ * rather than lowering alpha"; docs/effects.md, "Effects in the special eight modes").
+ */
+type Opacity = number | { effect: number; layer: number };
+const fxOpacity = (effect: number | undefined, layer: number, byDefault = 1): Opacity => ({ effect: effect ?? byDefault, layer });
+
+/** [the Fill that goes into the blend (undefined: none), the opacity that fades] of an effect in `mode`. */
+function split(opacity: Opacity, mode: string | undefined): [number | undefined, number] {
+  if (typeof opacity === 'number') return [undefined, opacity];
+  if (opacity.effect < 1 && mode && Object.hasOwn(FILL_INSIDE, mode)) return [opacity.effect, opacity.layer];
+  return [undefined, opacity.effect * opacity.layer];
+}
+
 /** How an effect's pixels blend: the layer's channel restrictions and, for overlays, its text gamma. */
 type PaintStyle = Pick<Shape, 'excludedChannels' | 'gamma'>;
 
@@ -568,7 +586,7 @@ function paint(
   style: PaintStyle,
   coverage: Float32Array,
   color: RGB | Uint8ClampedArray,
-  opacity: number,
+  opacity: Opacity,
   mode: string | undefined,
   atop: boolean,
   overlay = false,
@@ -576,6 +594,7 @@ function paint(
   inLayer: InLayer = false,
 ): void {
   if (inLayer === 'relative') return paintRelative(canvas, r, style as Shape, coverage, color, opacity, mode, overlay, from);
+  const [fill, fade] = split(opacity, mode);
   const w = widthOf(r);
   const fw = widthOf(from);
   // Every byte is written below, and blendSurface only reads it: scratch serves.
@@ -610,7 +629,8 @@ function paint(
       }
     }
   }
-  blendSurface(canvas, { x: r.left, y: r.top, w: widthOf(r), h: heightOf(r), data }, null, opacity, mode ?? 'normal', {
+  blendSurface(canvas, { x: r.left, y: r.top, w: widthOf(r), h: heightOf(r), data }, null, fade, mode ?? 'normal', {
+    fill,
     atop: atop || inLayer,
     excludedChannels: style.excludedChannels,
     textGamma: overlay ? style.gamma : undefined,
@@ -628,7 +648,7 @@ function paint(
  */
 export type InLayer = boolean | 'relative';
 
-function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float32Array, color: RGB | Uint8ClampedArray, opacity: number, mode: string | undefined, overlay: boolean, from: Bounds): void {
+function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float32Array, color: RGB | Uint8ClampedArray, opacity: Opacity, mode: string | undefined, overlay: boolean, from: Bounds): void {
   const w = widthOf(r);
   const h = heightOf(r);
   const alpha = shape.alphaOver(r);
@@ -647,8 +667,9 @@ function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float
   // An effect in a mode of its own blends with the content as its Fill leaves it over the backdrop
   // (photocraft's calibration: "a fill-0 layer with a Color Dodge bevel lightens the backdrop"):
   // its colours as the mode gives them there, painted Normal.
-  const own = mode && mode !== 'normal' && mode !== 'dissolve' ? blendedColours(canvas, shape, r, color, mode, true) : null;
-  paint(canvas, r, shape, relative, own ?? color, opacity, own ? 'normal' : mode, false, overlay);
+  const [fill, fade] = split(opacity, mode);
+  const own = mode && mode !== 'normal' && mode !== 'dissolve' ? blendedColours(canvas, shape, r, color, mode, true, fill) : null;
+  paint(canvas, r, shape, relative, own ?? color, own ? fade : opacity, own ? 'normal' : mode, false, overlay);
   for (let y = 0, p = 0; y < h; y++) {
     let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
     for (let x = 0; x < w; x++, p++, held += 4) if (alpha[p] > 0) canvas.data[held] = canvas.data[held] * alpha[p];
@@ -753,7 +774,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       // Fill leaves (knockOut, as "Layer Knocks Out Drop Shadow" does; photocraft's calibration on
       // Aspose's FillOpacitySample.psd). At Fill 100 % nothing changes.
       if (cover < 1) knockOut(body, fillOf(shape, r), cover);
-      paint(canvas, tile, shape, body, rgbOf(g.color), (g.opacity ?? 1) * node.opacity, g.blendMode ?? 'screen', atop, false, r);
+      paint(canvas, tile, shape, body, rgbOf(g.color), fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, r);
     });
   }
   for (const d of list(fx.dropShadow).reverse()) {
@@ -764,7 +785,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       const body = shadowBody(shape, r, dx, dy, false, size, spreadOf(d, s));
       applyContour(body, d.contour);
       if (d.layerConceals !== false && cover < 1) knockOut(body, fillOf(shape, r), cover);
-      paint(canvas, tile, shape, body, rgbOf(d.color), (d.opacity ?? 1) * node.opacity, d.blendMode ?? 'multiply', atop, false, r);
+      paint(canvas, tile, shape, body, rgbOf(d.color), fxOpacity(d.opacity, node.opacity), d.blendMode ?? 'multiply', atop, false, r);
     });
   }
   // What the layer's strokes in modes of their own, and its interior effects over a faded fill,
@@ -817,7 +838,7 @@ function copyOf(s: Surface, r: Bounds): Surface {
  * its content faded by its Fill); on the canvas itself the effect blends in its mode as it paints
  * (null). Null too where no backdrop was kept over `tile` (drawEffectsBelow).
  */
-function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB | Uint8ClampedArray, mode: string, over: boolean): Uint8ClampedArray | null {
+function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB | Uint8ClampedArray, mode: string, over: boolean, fill?: number): Uint8ClampedArray | null {
   const held = backdrops.get(shape);
   const r = held && intersectRect(tile, rectOf(held.backdrop));
   if (!held || !r || r.left !== tile.left || r.top !== tile.top || r.right !== tile.right || r.bottom !== tile.bottom) return null;
@@ -831,7 +852,7 @@ function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB 
     else d.set(color, o);
     d[o + 3] = 255;
   }
-  blendSurface(under, paint, null, 1, mode);
+  blendSurface(under, paint, null, 1, mode, { fill });
   return under.data;
 }
 
@@ -917,17 +938,17 @@ export function drawEffectsAbove(
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1, turn);
     eachTile(inside(0), shape, target, (r) => {
       const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
-      paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, (pattern.opacity ?? 1) * opacity, pattern.blendMode, atop, true, r, inLayer);
+      paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
     });
   }
   for (const g of list(fx.gradientOverlay).reverse()) {
     eachTile(inside(0), shape, target, (r) => {
       const colors = gradientFill(g, r, ctx, gradientBox(ctx, node, g.align));
-      if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, (g.opacity ?? 1) * opacity, g.blendMode, atop, true, r, inLayer);
+      if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
     });
   }
   for (const f of list(fx.solidFill).reverse()) {
-    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, fillOf(shape, r), rgbOf(f.color), (f.opacity ?? 1) * opacity, f.blendMode, atop, true, r, inLayer));
+    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, fillOf(shape, r), rgbOf(f.color), fxOpacity(f.opacity, opacity), f.blendMode, atop, true, r, inLayer));
   }
   overOverlays?.();
   const satin = fx.satin;
@@ -950,7 +971,7 @@ export function drawEffectsAbove(
         if (lut) v = lut[Math.round(v * 255)] / 255;
         cov[i] = (satin.invert ? 1 - v : v) * alpha[i];
       }
-      paint(canvas, tile, shape, cov, rgbOf(satin.color), (satin.opacity ?? 0.5) * opacity, satin.blendMode ?? 'multiply', atop, false, tile, inLayer);
+      paint(canvas, tile, shape, cov, rgbOf(satin.color), fxOpacity(satin.opacity, opacity, 0.5), satin.blendMode ?? 'multiply', atop, false, tile, inLayer);
     });
   }
   const inner = fx.innerGlow;
@@ -969,7 +990,7 @@ export function drawEffectsAbove(
       for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * within[i];
       applyRange(body, inner.range);
       applyContour(body, inner.contour);
-      paint(canvas, tile, shape, body, rgbOf(inner.color), (inner.opacity ?? 1) * opacity, inner.blendMode ?? 'screen', atop, false, r, inLayer);
+      paint(canvas, tile, shape, body, rgbOf(inner.color), fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, r, inLayer);
     });
   }
   for (const d of list(fx.innerShadow).reverse()) {
@@ -980,7 +1001,7 @@ export function drawEffectsAbove(
       applyContour(cov, d.contour);
       const alpha = fillOf(shape, r);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
-      paint(canvas, tile, shape, cov, rgbOf(d.color), (d.opacity ?? 1) * opacity, d.blendMode ?? 'multiply', atop, false, r, inLayer);
+      paint(canvas, tile, shape, cov, rgbOf(d.color), fxOpacity(d.opacity, opacity), d.blendMode ?? 'multiply', atop, false, r, inLayer);
     });
   }
   drawStrokes(ctx, node, canvas, shape, atop, inLayer, 'over');
@@ -1044,14 +1065,17 @@ function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape
       }
       // In a mode of its own: its colours as that mode gives them over what it blends with, painted Normal.
       let mode = st.blendMode;
+      let opacity = fxOpacity(st.opacity, node.opacity);
       const how = ownMode(st);
-      const blended = how && blendedColours(canvas, shape, tile, color, mode!, how === 'overprint');
+      const [fill, fade] = split(opacity, mode);
+      const blended = how && blendedColours(canvas, shape, tile, color, mode!, how === 'overprint', fill);
       if (blended) {
         color = blended;
         mode = 'normal';
+        opacity = fade;
       }
       // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
-      paint(canvas, tile, shape, cov, color, (st.opacity ?? 1) * node.opacity, mode, atop, false, tile, st.position === 'inside' && inLayer);
+      paint(canvas, tile, shape, cov, color, opacity, mode, atop, false, tile, st.position === 'inside' && inLayer);
     }
   });
 }
@@ -1184,8 +1208,8 @@ function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, 
     // The highlight is painted before the shadow is computed: one array serves both.
     const map = scratch.take('light', w * h);
     const within = (b.style ?? 'inner bevel') === 'inner bevel' && inLayer;
-    paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), (b.highlightOpacity ?? 0.75) * opacity, b.highlightBlendMode ?? 'screen', atop, false, r, within);
-    paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), (b.shadowOpacity ?? 0.75) * opacity, b.shadowBlendMode ?? 'multiply', atop, false, r, within);
+    paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), fxOpacity(b.highlightOpacity, opacity, 0.75), b.highlightBlendMode ?? 'screen', atop, false, r, within);
+    paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), fxOpacity(b.shadowOpacity, opacity, 0.75), b.shadowBlendMode ?? 'multiply', atop, false, r, within);
   });
 }
 

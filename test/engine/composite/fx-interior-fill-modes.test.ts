@@ -51,3 +51,30 @@ describe('interior effects in other modes over a faded fill', () => {
     near(at(await render(doc(0, normal)), 20, 20), RED);
   });
 });
+
+/**
+ * An effect's own opacity in the special eight modes pulls its colour toward the mode's neutral
+ * colour, as Fill does there, instead of fading it (photocraft's models, calibrated on Photoshop's
+ * composites: "Neutral-color modes (Color/Linear Dodge, Burn, Difference, Vivid/Linear Light...):
+ * effects and fill opacity fade the color toward the mode's neutral color rather than lowering
+ * alpha"). docs/effects.md, "Effects in the special eight modes".
+ */
+describe('effects in the special eight modes', () => {
+  const dodge = (b: number, s: number) => (s >= 255 ? 255 : Math.min(255, b / (1 - s / 255)));
+  it('a Color Dodge overlay at 50 %: colorDodge(L, S · 0.5), not halfway to colorDodge(L, S)', async () => {
+    const L = 100;
+    const S = 200;
+    const fx = { solidFill: [{ enabled: true, present: true, blendMode: 'color dodge', opacity: 0.5, color: { r: S, g: S, b: S } }] };
+    const bytes = writePsdUint8Array({ width: 40, height: 40, children: [{ name: 'bg', left: 0, top: 0, imageData: { width: 40, height: 40, data: new Uint8ClampedArray(6400).fill(255) } }, { name: 'sq', left: 10, top: 10, imageData: { width: 20, height: 20, data: new Uint8ClampedArray(1600).map((_, i) => (i % 4 === 3 ? 255 : L)) }, effects: fx as never }] });
+    const got = at(await render(bytes), 20, 20);
+    near(got, [0, 1, 2].map(() => dodge(L, S * 0.5)));
+  });
+
+  it('at 100 % and in other modes as before', async () => {
+    const L = 100;
+    const fx = (mode: string, opacity: number) => ({ solidFill: [{ enabled: true, present: true, blendMode: mode, opacity, color: { r: 200, g: 200, b: 200 } }] });
+    const doc1 = (f: object) => writePsdUint8Array({ width: 40, height: 40, children: [{ name: 'bg', left: 0, top: 0, imageData: { width: 40, height: 40, data: new Uint8ClampedArray(6400).fill(255) } }, { name: 'sq', left: 10, top: 10, imageData: { width: 20, height: 20, data: new Uint8ClampedArray(1600).map((_, i) => (i % 4 === 3 ? 255 : L)) }, effects: f as never }] });
+    near(at(await render(doc1(fx('color dodge', 1))), 20, 20), [255, 255, 255]);
+    near(at(await render(doc1(fx('multiply', 0.5))), 20, 20), [0, 1, 2].map(() => L + ((L * 200) / 255 - L) * 0.5));
+  });
+});
