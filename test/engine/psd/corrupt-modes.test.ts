@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { inkRender } from '../../../src/engine/composite/cmyk-ink';
 import { Unprocessable } from '../../../src/engine/errors';
 import { madeFixture } from '../../helpers/fixtures';
 
@@ -44,6 +45,27 @@ const RICH = [
   'made-transparency-shapes-off.psd',
   'made-blend-clipped-apart.psd',
   'made-fx-stroke-gradient.psd',
+  // This session's: Shape Burst and several strokes, strokes in other modes, gradient spans, mask parameters.
+  'made-y-gradient-strokes.psd',
+  'made-ac-stroke-modes.psd',
+  'made-ab-gradient-span.psd',
+  'made-vector-mask-density.psd',
+];
+
+/**
+ * CMYK documents a preview composites in ink (composite/cmyk-ink.ts, pdf/ink-composite.ts), which
+ * reads the PSD's records and channels itself, apart from the compiler: damaged, each must still
+ * compile or be refused, then render and composite in ink (or decline to) without throwing.
+ */
+const INK = [
+  'made-aa-cmyk-effects.psd',
+  'made-v-cmyk-modes.psd',
+  'made-z-cmyk-adjust-stack.psd',
+  'made-z-cmyk16-posterize.psd',
+  'made-ink-stack.psd',
+  'made-ink-zip.psd',
+  'made-ink-alpha.psd',
+  'made-cmyk8-icc.psd',
 ];
 
 
@@ -59,7 +81,7 @@ function random(seed: number) {
 }
 
 /** Compiles `bytes`; a refusal must be a 422. Returns what happened, for the failure message. */
-async function survives(bytes: Uint8Array, what: string): Promise<void> {
+async function survives(bytes: Uint8Array, what: string, ink = false): Promise<void> {
   let compiled;
   try {
     compiled = await compileTemplate(env.FILES, bytes);
@@ -70,8 +92,12 @@ async function survives(bytes: Uint8Array, what: string): Promise<void> {
   try {
     const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
     expect(image.data.length).toBe(image.width * image.height * 4);
+    if (ink) {
+      const inked = await inkRender(bytes, compiled);
+      if (inked) expect(inked.data.length).toBe(image.data.length);
+    }
   } catch (e) {
-    throw new Error(`${what}: compiled, then render threw ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}`, { cause: e });
+    throw new Error(`${what}: compiled, then render${ink ? ' or ink' : ''} threw ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}`, { cause: e });
   }
 }
 
@@ -133,5 +159,21 @@ describe('damaged colour-mode and depth fixtures', () => {
     const wide = file.slice();
     wide[23] = 16;
     await survives(wide, `${name} at depth 16`);
+  });
+
+  it.each(INK)('%s cut short or overwritten: compiles or 422, then renders and composites in ink', async (name) => {
+    const file = await madeFixture(name);
+    const int = random(name.length * 31337 + file.length);
+    for (let i = 0; i < 20; i++) await survives(file.slice(0, 26 + int(file.length - 26)), `${name} cut`, true);
+    for (let i = 0; i < 28; i++) {
+      const bytes = file.slice();
+      const at = 26 + int(file.length - 26);
+      const kind = int(3);
+      const value = [0, 0xff, 0x80, 1][int(4)];
+      if (kind === 0) bytes[at] = value;
+      else if (kind === 1) bytes.fill(value, at, Math.min(bytes.length, at + 1 + int(8)));
+      else bytes[at] ^= 1 << int(8);
+      await survives(bytes, `${name} kind ${kind} at ${at} (${value})`, true);
+    }
   });
 });
