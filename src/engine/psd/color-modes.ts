@@ -272,7 +272,11 @@ function asRgb(o: Record<string, unknown>, scale: number, cmyk: CmykColour[]): {
   }
   if (keys === 'c,k,m,y' && typeof o.c === 'number') {
     const target = { r: 0, g: 0, b: 0 };
-    cmyk.push({ ink: ['c', 'm', 'y', 'k'].map((k) => Math.round(255 * ink(k))), target });
+    const inks = ['c', 'm', 'y', 'k'].map((k) => Math.round(255 * ink(k)));
+    // The colour's own inks stay on it (not enumerable: the compiled tree holds RGB), for what
+    // composites the document in ink (pdf/ink-composite.ts: layer effects' colours).
+    Object.defineProperty(target, 'ink', { value: inks });
+    cmyk.push({ ink: inks, target });
     return target;
   }
   return undefined;
