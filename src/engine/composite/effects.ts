@@ -791,11 +791,25 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
   // What the layer's strokes in modes of their own, and its interior effects over a faded fill,
   // blend with: the target under the layer as it stands now (after its glows and shadows).
   const strokes = list(fx.stroke).filter((st) => px(st.size) * s > 0);
-  if (strokes.some((st) => ownMode(st)) || ((node.fillOpacity ?? 1) < 1 && hasInteriorEffects(node))) {
+  if (strokes.some((st) => ownMode(st)) || ((node.fillOpacity ?? 1) < 1 && interiorModes(fx))) {
     const r = paintRect({ dx: 0, dy: 0, paint: strokes.length ? reach(Math.max(...strokes.map((st) => px(st.size) * s))) : 0, read: 0 }, shape, target);
     if (r) backdrops.set(shape, { from: canvas, backdrop: copyOf(canvas, r) });
   }
   drawStrokes(ctx, node, canvas, shape, atop, false, 'under');
+}
+
+/** Whether any interior effect blends in a mode of its own (paintRelative blends it with the backdrop kept). */
+function interiorModes(fx: LayerEffectsInfo): boolean {
+  const own = (mode: string | undefined, byDefault: string) => (mode ?? byDefault) !== 'normal';
+  const overlays = [...list(fx.solidFill), ...list(fx.gradientOverlay), ...(on(fx.patternOverlay) ? [fx.patternOverlay] : [])];
+  return (
+    overlays.some((o) => own(o.blendMode, 'normal')) ||
+    (on(fx.satin) && own(fx.satin.blendMode, 'multiply')) ||
+    (on(fx.innerGlow) && own(fx.innerGlow.blendMode, 'screen')) ||
+    list(fx.innerShadow).some((d) => own(d.blendMode, 'multiply')) ||
+    list(fx.bevel).some((b) => own(b.highlightBlendMode, 'screen') || own(b.shadowBlendMode, 'multiply')) ||
+    list(fx.stroke).some((st) => st.position === 'inside' && own(st.blendMode, 'normal'))
+  );
 }
 
 /**
