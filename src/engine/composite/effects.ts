@@ -1256,16 +1256,18 @@ function gradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undef
 /**
  * The box a gradient stroke spans: the layer's (gradientBox) grown on every side by the farthest
  * any of the layer's strokes reaches outside it (its size outside, half of it centred, none
- * inside), rounded up to whole document pixels, so the ramp runs across the strokes' extent and
- * not only the layer's. Photopea's stroke, written to match Photoshop, aligns its gradient so (the
- * layer's rectangle inflated by the largest outer stroke padding; docs/effects.md, "Gradient
- * strokes span the strokes' extent"). "Align with Layer" off spans the image, as for overlays.
+ * inside), rounded up to whole document pixels, less one pixel, so the ramp runs across the
+ * strokes' extent and not only the layer's. Measured on Photoshop's composites of psd-tools'
+ * files (photocraft's layer-style code, read as reference data): a 4 px outside stroke around a
+ * 22 px square runs its 90° gradient over 28 px (stroke-effects.psd), a 3 px one around 36 px of
+ * type over 40 px (effect-stroke-gradient.psd); docs/effects.md, "Gradient strokes span the
+ * strokes' extent, less a pixel". "Align with Layer" off spans the image, as for overlays.
  */
 function strokeGradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undefined, strokes: Stroke[]): Bounds {
   const b = gradientBox(ctx, node, align);
   if (align === false) return b;
-  // The band's outer limit in document pixels: its size outside, half of it centred, 0 inside.
-  const grow = Math.ceil(Math.max(0, ...strokes.map((st) => strokeLimits(st, 1)[1])));
+  // The band's outer limit in document pixels (its size outside, half of it centred, 0 inside), less one.
+  const grow = Math.ceil(Math.max(0, ...strokes.map((st) => strokeLimits(st, 1)[1]))) - 1;
   return grow > 0 ? { left: b.left - grow, top: b.top - grow, right: b.right + grow, bottom: b.bottom + grow } : b;
 }
 
