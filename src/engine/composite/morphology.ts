@@ -518,19 +518,38 @@ function chamferPasses(d: Float32Array, pw: number, ph: number): void {
   const r1 = pw;
   const r2 = 2 * pw;
   const S2 = Math.SQRT2;
+  // The least of the steps by comparisons, not Math.min of five (the same numbers: no NaN or −0
+  // here; half the time in V8, 4.6 → 2.3 ms for a 430 × 130 field, issue 25 §3).
+  let t: number;
   for (let y = 2; y < ph - 2; y++) {
     for (let i = y * pw + 2, end = y * pw + pw - 2; i < end; i++) {
-      let v = d[i];
-      v = Math.min(v, d[i - 1] + 1, d[i - r1] + 1, d[i - r1 - 1] + S2, d[i - r1 + 1] + S2);
-      v = Math.min(v, d[i - r1 - 2] + SQRT5, d[i - r1 + 2] + SQRT5, d[i - r2 - 1] + SQRT5, d[i - r2 + 1] + SQRT5);
+      let v = d[i]!;
+      const p = i - r1;
+      const q = i - r2;
+      if ((t = d[i - 1]! + 1) < v) v = t;
+      if ((t = d[p]! + 1) < v) v = t;
+      if ((t = d[p - 1]! + S2) < v) v = t;
+      if ((t = d[p + 1]! + S2) < v) v = t;
+      if ((t = d[p - 2]! + SQRT5) < v) v = t;
+      if ((t = d[p + 2]! + SQRT5) < v) v = t;
+      if ((t = d[q - 1]! + SQRT5) < v) v = t;
+      if ((t = d[q + 1]! + SQRT5) < v) v = t;
       d[i] = v;
     }
   }
   for (let y = ph - 3; y >= 2; y--) {
     for (let i = y * pw + pw - 3, end = y * pw + 2; i >= end; i--) {
-      let v = d[i];
-      v = Math.min(v, d[i + 1] + 1, d[i + r1] + 1, d[i + r1 + 1] + S2, d[i + r1 - 1] + S2);
-      v = Math.min(v, d[i + r1 + 2] + SQRT5, d[i + r1 - 2] + SQRT5, d[i + r2 + 1] + SQRT5, d[i + r2 - 1] + SQRT5);
+      let v = d[i]!;
+      const p = i + r1;
+      const q = i + r2;
+      if ((t = d[i + 1]! + 1) < v) v = t;
+      if ((t = d[p]! + 1) < v) v = t;
+      if ((t = d[p + 1]! + S2) < v) v = t;
+      if ((t = d[p - 1]! + S2) < v) v = t;
+      if ((t = d[p + 2]! + SQRT5) < v) v = t;
+      if ((t = d[p - 2]! + SQRT5) < v) v = t;
+      if ((t = d[q + 1]! + SQRT5) < v) v = t;
+      if ((t = d[q - 1]! + SQRT5) < v) v = t;
       d[i] = v;
     }
   }
