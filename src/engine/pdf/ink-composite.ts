@@ -17,7 +17,7 @@
  * cmykChannelLuts) change the stored C, M, Y and K beneath them by their tables, as psd-tools'
  * composite does, held to Photoshop's merged images of its *_cmyk documents (docs/colour.md).
  * Layer effects in the colour kinds (shadows, glows, colour overlays, satin, bevels and colour
- * strokes) are drawn on the inks when asked (InkOptions.effectInk: previews). What this does not model (other effects,
+ * strokes) are drawn on the inks when asked (InkOptions.effectInk: previews and print PDFs). What this does not model (other effects,
  * other adjustment kinds, non-separable modes (Hue, Saturation, Color and Luminosity only when
  * asked: InkOptions) and dissolve, Blend If, feathered masks, knockouts, artboards, …) is left out
  * of the stack and its reach reported, so the caller falls back there.
@@ -89,11 +89,11 @@ export interface InkOptions {
    */
   nonSeparable?: boolean;
   /**
-   * Layer effects drawn on the inks (previews): drop shadows, outer and inner glows and shadows,
-   * colour overlays and colour strokes in separable modes, each effect's colour as ink through
-   * this conversion (sRGB, as the compiled tree holds it, to ink 0..255 through the document's
-   * profile), or its own CMYK where the parse kept it (docs/colour.md "Layer effects in ink").
-   * Absent (print PDFs): effects are a reach, as before.
+   * Layer effects drawn on the inks: drop shadows, outer and inner glows and shadows, colour
+   * overlays and colour strokes in separable modes, each effect's colour as ink through this
+   * conversion (sRGB, as the compiled tree holds it, to ink 0..255: the document's profile for
+   * previews, the page's output conversion for print PDFs, effectInkThrough), or its own CMYK
+   * where the parse kept it (docs/colour.md "Layer effects in ink"). Absent: effects are a reach.
    */
   effectInk?: (rgb: readonly number[]) => number[];
 }
@@ -153,6 +153,21 @@ function modelsStack(ctx: Context, nodes: LayerNode[]): boolean {
   return true;
 }
 
+/** sRGB RGBA → ink (0 = none) for `pixels` pixels: a document's profile (previews) or a PDF's output conversion. */
+export type InkConvert = (src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number) => void;
+
+/**
+ * InkOptions.effectInk through `convert`: an effect's colour as the compiled tree holds it (sRGB,
+ * rounded) to ink 0..255, the same conversion as the personalised content's (requestInks).
+ */
+export const effectInkThrough =
+  (convert: InkConvert) =>
+  (rgb: readonly number[]): number[] => {
+    const ink = new Uint8Array(4);
+    convert(Uint8Array.from([...rgb.slice(0, 3).map((v) => Math.round(v)), 255]), ink, 1);
+    return [...ink];
+  };
+
 /**
  * Personalised layers' content as ink (an OverrideInk for one request): the engine's RGBA through
  * the output conversion `convert`, a `cmyk(…)` colour as given (docs/pdf.md "Vector colours").
@@ -161,7 +176,7 @@ function modelsStack(ctx: Context, nodes: LayerNode[]): boolean {
  * pixels take it where they are exactly the colour the engine drew from it, as vector fills are
  * matched. Once per override.
  */
-export function requestInks(convert: (src: Uint8Array | Uint8ClampedArray, dst: Uint8Array, pixels: number) => void, data: PersonalisationData | undefined): OverrideInk {
+export function requestInks(convert: InkConvert, data: PersonalisationData | undefined): OverrideInk {
   const known = new WeakMap<LayerOverride, Uint8Array | null>();
   return (node, override) => {
     let ink = known.get(override);

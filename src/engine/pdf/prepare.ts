@@ -26,7 +26,7 @@ import { makeRoomForRequest, printPageMemory } from '../memory/budget';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
-import { inkLayers, requestInks, type InkLayers } from './ink-composite';
+import { effectInkThrough, inkLayers, requestInks, type InkLayers } from './ink-composite';
 import { ColorMode } from '../psd/color-modes';
 import { imageResources, psdLayout } from '../psd/spots';
 import { bleedPixels } from './bleed';
@@ -101,8 +101,8 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     // RGB plain PDFs keep their fingerprint (and cached results) from before output colour existed.
     ...(colour.colorSpace !== 'Rgb' || colour.format !== 'Default' ? { colour: colour.key, keep, exact } : {}),
     // Changed pixels of a CMYK template composited in ink (ink-composite.ts), not converted: PDFs
-    // made before from the same request are not reused.
-    ...(exact ? { inkComposite: 1 } : {}),
+    // made before from the same request are not reused (2: layer effects drawn on the inks too).
+    ...(exact ? { inkComposite: 2 } : {}),
     // The bleed lives with the file, not in its bytes: a re-upload with another bleed is another PDF.
     ...(bleed ? { bleed } : {}),
   });
@@ -349,7 +349,10 @@ function documentInks(
     if (!changed.length) return finish();
     if (layers === undefined) {
       const bytes = await read;
-      layers = bytes && inkLayers(bytes, template.compiled);
+      // Effects drawn on the inks too (a K-only shadow stays K): a colour the parse kept in CMYK is
+      // its own ink, any other through `convert`, as the request's own content and every
+      // converted pixel of the page (the check below holds the result to the merged ink).
+      layers = bytes && inkLayers(bytes, template.compiled, { effectInk: effectInkThrough(convert) });
     }
     // Composited over the columns that changed only; the template's own stack too, as the check.
     const area = { left, top, right, bottom };
