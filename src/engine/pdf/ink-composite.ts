@@ -25,7 +25,7 @@
 import type { Layer, LayerRawDataChannel } from 'ag-psd';
 import { cmykChannelLuts, type AdjustmentInCmyk } from '../composite/adjust';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
-import { drawEffectsAbove, drawEffectsBelow, effectMargin, hasEffects, hasInteriorEffects, shapeFrom } from '../composite/effects';
+import { drawEffectsAbove, drawEffectsBelow, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, shapeFrom } from '../composite/effects';
 import type { RenderContext } from '../composite/context';
 import { rgbOf } from '../composite/gradient';
 import { fillFromPath } from '../composite/compositor';
@@ -452,30 +452,33 @@ function effectContext(ctx: Context): RenderContext {
 
 /**
  * A group with effects, as composite/compositor.ts drawGroup draws one: its children composited
- * apart (a pass-through group too) over the area grown by the effects' reach, the effects drawn
- * from that composite's alpha below and above it, the composite blended with the group's mask,
- * opacity, Fill and mode (a group's interior effects are not a unit of their own).
+ * apart (a pass-through group too) over the area and wherever the effects read (a far shadow's
+ * source apart: effectSources), the effects drawn from that composite's alpha below and above it,
+ * the composite blended with the group's mask, opacity, Fill and mode (a group's interior effects
+ * are not a unit of their own). Not over the area grown by the effects' whole reach: an inner
+ * shadow 30,000 px away asked for 60,000² px there and ended the runtime (fuzz-modes seed 8020).
  */
 function drawGroupWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop: boolean): void {
   const fx = inkEffects(ctx, node)!;
   const rctx = effectContext(ctx);
-  const margin = effectMargin(node, 1);
   const area = ctx.area;
-  const grown = growRect(area, margin);
-  ctx.area = grown;
-  const layer = blankSurface(ctx, grown);
-  drawStack(ctx, node.children!, layer, false);
-  ctx.area = area;
-  const mask = layerMask(ctx, node, grown);
-  const shape = shapeFrom(node, rctx, [{ rect: grown, content: layer.cmy, mask }], growRect(area, 2 * margin))!;
+  const sources = effectSources(rctx, node, area, EVERYWHERE, [area]).map((rect) => {
+    ctx.area = rect;
+    const layer = blankSurface(ctx, rect);
+    drawStack(ctx, node.children!, layer, false);
+    ctx.area = area;
+    return { rect, layer, mask: layerMask(ctx, node, rect) };
+  });
+  const [main] = sources;
+  const shape = shapeFrom(node, rctx, sources.map(({ rect, layer, mask }) => ({ rect, content: layer.cmy, mask })), growRect(area, 2 * effectMargin(node, 1)))!;
   canvas.blank = false;
   drawEffectsBelow(rctx, fx.cmy, canvas.cmy, shape, atop);
   drawEffectsBelow(rctx, fx.k, canvas.k, shape, atop);
   const mode = node.blendMode === 'pass through' ? 'normal' : node.blendMode;
-  blendInk(canvas, layer, mask, node.opacity, mode, { atop, fill: node.fillOpacity });
+  blendInk(canvas, main.layer, main.mask, node.opacity, mode, { atop, fill: node.fillOpacity });
   drawEffectsAbove(rctx, fx.cmy, canvas.cmy, shape, atop);
   drawEffectsAbove(rctx, fx.k, canvas.k, shape, atop);
-  give(ctx, layer); // the shape reads it: given back once the effects are drawn
+  for (const { layer } of sources) give(ctx, layer); // the shape reads them: given back once the effects are drawn
 }
 
 /**
