@@ -3,7 +3,7 @@ import { applyColorLookup, type CompiledColorLookup } from './color-lookup';
 import { selectiveColor } from './selective-color';
 import { gradientRamp, rgbOf, type InterpolationMethod } from './gradient';
 import { applyColorBalance } from './color-balance';
-import { applyVibrance } from './vibrance';
+import { applyVibranceLinear, vibranceSaturation } from './vibrance-linear';
 
 /**
  * A CMYK document's adjustment with the table cmyk-adjust.ts works out on its inks at compile
@@ -38,8 +38,8 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
       return hueSaturation(adj, d);
     case 'color balance':
       return applyColorBalance(adj, d);
-    case 'vibrance': // the vibrance slider, then its own Saturation slider
-      return applyVibrance(adj.vibrance ?? 0, d) && vibranceSaturation(adj.saturation ?? 0, d);
+    case 'vibrance': // the vibrance slider, then its own Saturation slider (vibrance-linear.ts: photocraft's measurements)
+      return applyVibranceLinear(adj.vibrance ?? 0, d) && vibranceSaturation(adj.saturation ?? 0, d);
     case 'posterize':
       return applyLuts(d, posterizeLut(adj.levels ?? 4, !!(adj as In16Bits<AdjustmentLayer>).in16Bits));
     case 'exposure': {
@@ -122,49 +122,6 @@ export function cmykChannelLuts(adj: AdjustmentLayer): Array<Lut | null> | undef
     default:
       return undefined;
   }
-}
-
-/** sRGB's decoding of each 8-bit level to linear light (IEC 61966-2-1). */
-const SRGB_TO_LINEAR = Float64Array.from({ length: 256 }, (_, v) => {
-  const c = v / 255;
-  return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
-});
-
-/** Linear light (0..1) back to an sRGB level (0..255, unrounded). */
-function linearToSrgb(l: number): number {
-  return 255 * (l <= 0.0031308 ? 12.92 * l : 1.055 * Math.pow(l, 1 / 2.4) - 0.055);
-}
-
-/** The grey Vibrance's Saturation slider moves colours towards or away from: R and G in linear light (blue has none). */
-export const VIBRANCE_GREY_R = 0.288;
-export const VIBRANCE_GREY_G = 0.712;
-
-/**
- * The Saturation slider of Photoshop's Vibrance adjustment (saturation −100..100), not
- * Hue/Saturation's: in linear light (the document's sRGB curve), each channel moves from the grey
- * 0.288·R + 0.712·G by 1 + saturation/100 and clips to 0..1. photocraft measured it black-box on
- * Photoshop 25.4 over 7,400-colour charts (8 and 16 bits; sRGB, Adobe RGB and ProPhoto
- * documents: blue has no weight in any) to within 0.07/255 at every setting (storytold/photocraft
- * crates/compose/src/adjust.rs, `vibrance_px`; docs/colour.md, "Vibrance's Saturation slider").
- */
-export function vibranceSaturation(saturation: number, d: Uint8ClampedArray): boolean {
-  const s = Math.max(-100, Math.min(100, saturation)) / 100;
-  if (s === 0) return true;
-  const k = 1 + s;
-  const out = (x: number, g: number) => {
-    const l = g + k * (x - g);
-    return linearToSrgb(l <= 0 ? 0 : l >= 1 ? 1 : l);
-  };
-  for (let i = 0; i < d.length; i += 4) {
-    const r = d[i], gr = d[i + 1], b = d[i + 2];
-    if (r === gr && gr === b) continue; // a grey is its own grey
-    const lr = SRGB_TO_LINEAR[r], lg = SRGB_TO_LINEAR[gr], lb = SRGB_TO_LINEAR[b];
-    const g = VIBRANCE_GREY_R * lr + VIBRANCE_GREY_G * lg;
-    d[i] = out(lr, g);
-    d[i + 1] = out(lg, g);
-    d[i + 2] = out(lb, g);
-  }
-  return true;
 }
 
 /**
