@@ -15,17 +15,13 @@
  * then the hue is kept: each channel is V'(1 − t') + (x − min)·(V' − V'(1 − t'))/(max − min).
  */
 
+import { srgbToLinear } from '../raster/icc';
+
 /** sRGB's decoding of each 8-bit level to linear light (IEC 61966-2-1). */
-export const SRGB_TO_LINEAR = Float64Array.from({ length: 256 }, (_, v) => {
-  const c = v / 255;
-  return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
-});
+export const SRGB_TO_LINEAR = Float64Array.from({ length: 256 }, (_, v) => srgbToLinear(v / 255));
 
 /** The linear value of each half level k + ½ (k = 0..254): where rounding to a level steps up. */
-const HALF_LEVELS = Float64Array.from({ length: 255 }, (_, k) => {
-  const c = (k + 0.5) / 255;
-  return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
-});
+const HALF_LEVELS = Float64Array.from({ length: 255 }, (_, k) => srgbToLinear((k + 0.5) / 255));
 
 /** Linear light back to the nearest sRGB level (0..255): a search of the half levels, no pow. */
 export function linearToLevel(l: number): number {
