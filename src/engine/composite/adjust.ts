@@ -4,6 +4,7 @@ import { selectiveColor } from './selective-color';
 import { gradientRamp, rgbOf, type InterpolationMethod } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibranceLinear, vibranceSaturation } from './vibrance-linear';
+import { applyPhotoFilter } from './photo-filter';
 
 /**
  * A CMYK document's adjustment with the table cmyk-adjust.ts works out on its inks at compile
@@ -56,22 +57,8 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
       return gradientMap(adj, d);
     case 'black & white':
       return blackAndWhite(adj, d);
-    case 'photo filter': {
-      const c = rgbOf(adj.color);
-      const density = adj.density ?? 0.25;
-      for (let i = 0; i < d.length; i += 4) {
-        const l0 = luma(d[i], d[i + 1], d[i + 2]);
-        const out = [0, 1, 2].map((k) => d[i + k] + (((d[i + k] * c[k]) / 255) - d[i + k]) * density);
-        if (adj.preserveLuminosity !== false) {
-          const diff = l0 - luma(out[0], out[1], out[2]);
-          for (let k = 0; k < 3; k++) out[k] += diff;
-        }
-        d[i] = out[0];
-        d[i + 1] = out[1];
-        d[i + 2] = out[2];
-      }
-      return true;
-    }
+    case 'photo filter': // photocraft's fit to Photoshop (photo-filter.ts)
+      return applyPhotoFilter(adj, d);
     case 'selective color':
       return selectiveColor(adj, d);
     case 'color lookup':
@@ -154,8 +141,6 @@ export function adjustmentInGrey(adj: AdjustmentLayer): AdjustmentLayer {
   }
   return adj;
 }
-
-const luma = (r: number, g: number, b: number) => 0.299 * r + 0.587 * g + 0.114 * b;
 
 /** Channel mixer: each output channel a weighted sum (percent) of the inputs plus a constant (percent of white). */
 function channelMixer(adj: Extract<AdjustmentLayer, { type: 'channel mixer' }>, d: Uint8ClampedArray): boolean {

@@ -64,7 +64,7 @@ export const SEPARABLE: Record<string, Separable> = {
   divide: (b, s) => (s <= 0 ? (b <= 0 ? 0 : 1) : Math.min(1, b / s)),
 };
 
-const lum = (c: Float64Array) => 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2];
+export const lum = (c: Float64Array) => 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2];
 function clipColor(c: Float64Array): void {
   const l = lum(c);
   const n = Math.min(c[0], c[1], c[2]);
@@ -74,7 +74,7 @@ function clipColor(c: Float64Array): void {
     if (x > 1) c[i] = l + ((c[i] - l) * (1 - l)) / (x - l);
   }
 }
-function setLum(c: Float64Array, l: number, out: Float64Array): void {
+export function setLum(c: Float64Array, l: number, out: Float64Array): void {
   const d = l - lum(c);
   out[0] = c[0] + d;
   out[1] = c[1] + d;

@@ -46,13 +46,16 @@ class ColourCache {
   }
 }
 
-/** Maps every RGBA pixel's colour through `f` (colour as 0xRRGGBB to 0xRRGGBB), cached by colour; greys are kept. */
-function mapColours(d: Uint8ClampedArray, f: (r: number, g: number, b: number) => number): void {
+/**
+ * Maps every RGBA pixel's colour through `f` (the result as 0xRRGGBB), cached by colour; greys
+ * are kept as they are unless `greys` (for maps that move them).
+ */
+export function mapColours(d: Uint8ClampedArray, f: (r: number, g: number, b: number) => number, greys = false): void {
   const cache = new ColourCache();
   const { keys, values } = cache;
   for (let i = 0; i < d.length; i += 4) {
     const r = d[i], g = d[i + 1], b = d[i + 2];
-    if (r === g && g === b) continue;
+    if (!greys && r === g && g === b) continue;
     const key = (r << 16) | (g << 8) | b;
     const slot = ColourCache.slot(key);
     let out: number;
