@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
+import { againstMergedImage } from './kit';
 
 /**
  * Photo Filter as photocraft fitted it to Photoshop's composite of its rgb16 photo-filter.psd
@@ -69,5 +70,11 @@ describe("Photo Filter (photocraft's fit to Photoshop)", () => {
   it('is the identity at density 0 and for a white filter', () => {
     expect(run(WARMING_85, 0, true, grid)).toEqual(grid);
     expect(run([255, 255, 255], 1, false, grid).every((q, i) => q.every((v, c) => Math.abs(v - grid[i][c]) <= 1))).toBe(true);
+  });
+
+  it('renders made-af-photo-filter.psd (make-af.mjs: merged image from the rule) exactly', async () => {
+    const { psnr, worst } = await againstMergedImage('made-af-photo-filter.psd');
+    console.log(`made-af-photo-filter.psd PSNR ${psnr.toFixed(2)} worst ${worst}`);
+    expect(worst).toBe(0);
   });
 });
