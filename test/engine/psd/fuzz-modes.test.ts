@@ -64,7 +64,7 @@ function gradient(r: Random, mode: Mode) {
 function adjustment(r: Random): AdjustmentLayer {
   const levels = () => ({ shadowInput: r.pick([0, 255, r.int(256)]), highlightInput: r.pick([0, 255, r.int(256)]), shadowOutput: r.pick([0, 255]), highlightOutput: r.pick([0, 255]), midtoneInput: r.pick([0.1, 1, 9.99]) });
   const curve = () => Array.from({ length: r.pick([0, 1, 2, 4]) }, () => ({ input: r.pick([0, 255, r.int(256)]), output: r.int(256) }));
-  return r.pick<() => AdjustmentLayer>([
+  const kinds: Array<() => AdjustmentLayer> = [
     () => ({ type: 'invert' }),
     () => ({ type: 'levels', rgb: levels(), ...(r.chance(0.5) && { red: levels(), green: levels(), blue: levels() }) }),
     () => ({ type: 'curves', rgb: curve(), ...(r.chance(0.5) && { red: curve(), blue: curve() }) }),
@@ -72,7 +72,8 @@ function adjustment(r: Random): AdjustmentLayer {
     () => ({ type: 'brightness/contrast', brightness: r.slider(150), contrast: r.slider(100, -50), useLegacy: r.chance(0.5) }),
     () => ({ type: 'threshold', level: r.pick([1, 255, r.int(256)]) }),
     () => ({ type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: r.slider(180), saturation: r.slider(100), lightness: r.slider(100) } }),
-  ].slice(0, inky ? 5 : 7))();
+  ];
+  return r.pick(kinds.slice(0, inky ? 5 : 7))();
 }
 
 /** Sizes 0, 1, Photoshop's maximum (250, seldom: each costs its reach around the target) or between. */
