@@ -80,6 +80,18 @@ function random(seed: number) {
   };
 }
 
+/** `file` past its header with a lone extreme byte, a run of them, or a length word torn to a huge or tiny value. */
+function overwritten(file: Uint8Array, int: (n: number) => number): { bytes: Uint8Array; what: string } {
+  const bytes = file.slice();
+  const at = 26 + int(file.length - 26);
+  const kind = int(3);
+  const value = [0, 0xff, 0x80, 1][int(4)];
+  if (kind === 0) bytes[at] = value;
+  else if (kind === 1) bytes.fill(value, at, Math.min(bytes.length, at + 1 + int(8)));
+  else bytes[at] ^= 1 << int(8);
+  return { bytes, what: `kind ${kind} at ${at} (${value})` };
+}
+
 /** Compiles `bytes`; a refusal must be a 422. Returns what happened, for the failure message. */
 async function survives(bytes: Uint8Array, what: string, ink = false): Promise<void> {
   let compiled;
@@ -115,15 +127,8 @@ describe('damaged colour-mode and depth fixtures', () => {
     const file = await madeFixture(name);
     const int = random(name.length * 104729 + file.length);
     for (let i = 0; i < 48; i++) {
-      const bytes = file.slice();
-      const at = 26 + int(file.length - 26);
-      // A lone extreme byte, a run of them, or a length word torn to a huge or tiny value.
-      const kind = int(3);
-      const value = [0, 0xff, 0x80, 1][int(4)];
-      if (kind === 0) bytes[at] = value;
-      else if (kind === 1) bytes.fill(value, at, Math.min(bytes.length, at + 1 + int(8)));
-      else bytes[at] ^= 1 << int(8);
-      await survives(bytes, `${name} kind ${kind} at ${at} (${value})`);
+      const { bytes, what } = overwritten(file, int);
+      await survives(bytes, `${name} ${what}`);
     }
   });
 
@@ -166,14 +171,8 @@ describe('damaged colour-mode and depth fixtures', () => {
     const int = random(name.length * 31337 + file.length);
     for (let i = 0; i < 20; i++) await survives(file.slice(0, 26 + int(file.length - 26)), `${name} cut`, true);
     for (let i = 0; i < 28; i++) {
-      const bytes = file.slice();
-      const at = 26 + int(file.length - 26);
-      const kind = int(3);
-      const value = [0, 0xff, 0x80, 1][int(4)];
-      if (kind === 0) bytes[at] = value;
-      else if (kind === 1) bytes.fill(value, at, Math.min(bytes.length, at + 1 + int(8)));
-      else bytes[at] ^= 1 << int(8);
-      await survives(bytes, `${name} kind ${kind} at ${at} (${value})`, true);
+      const { bytes, what } = overwritten(file, int);
+      await survives(bytes, `${name} ${what}`, true);
     }
   });
 });
