@@ -9,7 +9,7 @@
  * documents too large to composite at full size for a preview, keep the RGB path.
  */
 import { colourTransformSync, defaultProfile, type ColourTransform } from '../colour';
-import { inkLayers, requestInks, type InkLayers, type OverrideInk } from '../pdf/ink-composite';
+import { effectInkThrough, inkLayers, requestInks, type InkConvert, type InkLayers, type OverrideInk } from '../pdf/ink-composite';
 import { ColorMode, cmykToSrgb, usableCmykProfile } from '../psd/color-modes';
 import { imageResources, psdLayout } from '../psd/spots';
 import type { PersonalisationData } from '../personalise';
@@ -66,16 +66,12 @@ export function inkDocument(psd: Uint8Array, compiled: CompiledTemplate): InkDoc
   const icc = imageResources(layout.resources).get(1039);
   const embedded = icc?.length ? icc.slice() : undefined;
   const toInk = colourTransformSync({ from: defaultProfile('Rgb'), to: usableCmykProfile(embedded), fromLayout: 'RGBA', toLayout: 'CMYK' });
+  const ink: InkConvert = (src, dst, pixels) => toInk.apply(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), dst, pixels);
   // An effect's colour as the compiled tree holds it (sRGB) back to ink through the profile, where
   // the parse did not keep its own CMYK (InkOptions.effectInk).
-  const effectInk = (rgb: readonly number[]) => {
-    const ink = new Uint8Array(4);
-    toInk.apply(Uint8Array.from([...rgb.slice(0, 3).map((v) => Math.round(v)), 255]), ink, 1);
-    return [...ink];
-  };
-  const layers = inkLayers(psd, compiled, { nonSeparable: true, effectInk });
+  const layers = inkLayers(psd, compiled, { nonSeparable: true, effectInk: effectInkThrough(ink) });
   if (!layers) return null;
-  return { layers, toSrgb: cmykToSrgb(embedded), toInk: (src, dst, pixels) => toInk.apply(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), dst, pixels) };
+  return { layers, toSrgb: cmykToSrgb(embedded), toInk: ink };
 }
 
 /** Personalised content as ink for `data` (requestInks through the document's profile). */
