@@ -8,7 +8,7 @@ import { FileStore } from '../../../src/dynamic-image/store';
 import { inkRender } from '../../../src/engine/composite/cmyk-ink';
 import { preparePreview } from '../../../src/engine/preview';
 import { makePdf, renderDeps } from '../pdf/helpers';
-import { random, type Random } from '../composite/kit';
+import { random, rectPath, type Random } from '../composite/kit';
 import { writeShapeBurst } from './kit';
 
 /**
@@ -608,5 +608,29 @@ describe('what the fuzzing found', () => {
     const bytes = writePsdUint8Array({ width: 24, height: 16, children: [{ name: 'bg', left: 0, top: 0, imageData: pixels(random(2), 24, 16) }, { name: 'feathered', left: 0, top: 0, imageData: pixels(random(3), 24, 16), mask }] });
     const compiled = (await compileOr422(bytes, 'feather 1000'))!;
     for (const scale of [1, 0.5, 1.7]) expect((await renderTemplate(env.FILES, compiled, { scale })).width).toBe(Math.max(1, Math.round(24 * scale)));
+  }, 5_000);
+
+  it('a vector mask at Photoshop’s largest feather (1,000 px) renders in bounded time and memory, inverted too', async () => {
+    // As the pixel mask: the path was rasterised and blurred over the target grown by 3σ (10 s to
+    // render this in the test runtime); now over the target and the paths' box within reach. A
+    // 10 × 10 path blurred that far shows almost none of the red layer over white; inverted, all of it.
+    const plane = (rgb: number[]) => ({ width: 24, height: 16, data: new Uint8ClampedArray(24 * 16 * 4).map((_, i) => (i % 4 === 3 ? 255 : rgb[i % 4]!)) });
+    for (const invert of [false, true]) {
+      const bytes = writePsdUint8Array({
+        width: 24,
+        height: 16,
+        children: [
+          { name: 'white', left: 0, top: 0, imageData: plane([255, 255, 255]) },
+          { name: 'feathered', left: 0, top: 0, imageData: plane([255, 0, 0]), vectorMask: { invert, paths: [rectPath(7, 3, 17, 13)] }, mask: { vectorMaskFeather: 1000 } },
+        ],
+      });
+      const compiled = (await compileOr422(bytes, `vector feather 1000${invert ? ', inverted' : ''}`))!;
+      for (const scale of [1, 0.5, 1.7]) {
+        const img = await renderTemplate(env.FILES, compiled, { scale });
+        expect(img.width).toBe(Math.max(1, Math.round(24 * scale)));
+        const centre = (Math.floor(img.height / 2) * img.width + Math.floor(img.width / 2)) * 4;
+        expect(img.data[centre + 1]).toBe(invert ? 0 : 255); // green: white shows, or the red layer
+      }
+    }
   }, 5_000);
 });
