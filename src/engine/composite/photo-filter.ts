@@ -12,7 +12,7 @@ import type { AdjustmentLayer } from 'ag-psd';
 import { srgbToLinear } from '../raster/icc';
 import { lum, setLum } from './blend';
 import { rgbOf } from './gradient';
-import { mapColours, SRGB_TO_LINEAR } from './vibrance-linear';
+import { mapColours, SRGB_TO_LINEAR } from './colour-map';
 
 /** Linear sRGB to D50 XYZ, Bradford-adapted as in the ICC sRGB profile; its rows sum to the D50 white. */
 const SRGB_TO_XYZ_D50 = [
