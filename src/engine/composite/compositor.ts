@@ -10,7 +10,9 @@ import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effe
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
+  copyRect,
   createSurface,
+  cropSurface,
   growRect as grow,
   intersectRect,
   maskOver,
@@ -269,20 +271,6 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
   for (const unit of units.slice(cut)) await drawUnit(ctx, unit, canvas);
 }
 
-/** `canvas`'s rectangle cut out of `from` (RGBA over `at`, which holds it). */
-function copyRect(from: Uint8ClampedArray, at: Bounds, canvas: Surface) {
-  const fromW = at.right - at.left;
-  const rowBytes = canvas.w * 4;
-  if (fromW === canvas.w) {
-    canvas.data.set(from.subarray((canvas.y - at.top) * rowBytes, (canvas.y - at.top + canvas.h) * rowBytes));
-    return;
-  }
-  for (let y = 0; y < canvas.h; y++) {
-    const s = ((canvas.y - at.top + y) * fromW + (canvas.x - at.left)) * 4;
-    canvas.data.set(from.subarray(s, s + rowBytes), y * rowBytes);
-  }
-}
-
 /**
  * A clipping group ("blend clipped layers as group"): the base's content and the clipped layers
  * are composited apart, clipped ones source-atop so the base's shape limits them; the base's
@@ -438,8 +426,7 @@ function blendWithGamma(canvas: Surface, src: Surface, mask: Uint8ClampedArray |
   const fade = opacity * (fillInside ? 1 : (options.fill ?? 1));
   const r = (options.textGamma ?? 1) !== 1 && fade < 1 ? intersectRect(rectOf(canvas), rectOf(src)) : null;
   if (!r) return blendSurface(canvas, src, mask, opacity, mode, options);
-  const before = createSurface(r);
-  copyRect(canvas.data, rectOf(canvas), before);
+  const before = cropSurface(canvas, r);
   const after = cloneSurface(before);
   blendSurface(after, src, mask, 1, mode, fillInside ? options : { ...options, fill: undefined });
   fadeInto(before, after, null, fade);

@@ -8,7 +8,7 @@ import { effectOn, effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
 import type { RenderContext } from './context';
-import { createSurface, growRect, intersectRect, rectOf, type Surface } from './surface';
+import { createSurface, cropSurface, growRect, intersectRect, rectOf, type Surface } from './surface';
 import { outputRect } from './resample';
 import type { Bounds } from '../types';
 
@@ -793,7 +793,7 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
   const strokes = list(fx.stroke).filter((st) => px(st.size) * s > 0);
   if (strokes.some((st) => ownMode(st)) || ((node.fillOpacity ?? 1) < 1 && interiorModes(fx))) {
     const r = paintRect({ dx: 0, dy: 0, paint: strokes.length ? reach(Math.max(...strokes.map((st) => px(st.size) * s))) : 0, read: 0 }, shape, target);
-    if (r) backdrops.set(shape, { from: canvas, backdrop: copyOf(canvas, r) });
+    if (r) backdrops.set(shape, { from: canvas, backdrop: cropSurface(canvas, r) });
   }
   drawStrokes(ctx, node, canvas, shape, atop, false, 'under');
 }
@@ -832,17 +832,6 @@ function ownMode(st: Stroke): 'knockout' | 'overprint' | null {
  */
 const backdrops = new WeakMap<Shape, { from: Surface; backdrop: Surface }>();
 
-/** The pixels of `s` inside `r` (within s), as a surface of their own. */
-function copyOf(s: Surface, r: Bounds): Surface {
-  const out = createSurface(r);
-  const w = widthOf(r) * 4;
-  for (let y = r.top; y < r.bottom; y++) {
-    const i = ((y - s.y) * s.w + (r.left - s.x)) * 4;
-    out.data.set(s.data.subarray(i, i + w), (y - r.top) * w);
-  }
-  return out;
-}
-
 /**
  * An effect's colours over `tile` once blended in its own mode: its colour (opaque: a gradient's or
  * pattern's alpha is in the coverage) blended with what it lies on, painted Normal these take the
@@ -857,8 +846,8 @@ function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB 
   const r = held && intersectRect(tile, rectOf(held.backdrop));
   if (!held || !r || r.left !== tile.left || r.top !== tile.top || r.right !== tile.right || r.bottom !== tile.bottom) return null;
   if (over && held.from === canvas) return null;
-  const under = copyOf(held.backdrop, tile);
-  if (over) blendSurface(under, copyOf(canvas, tile), null, 1, 'normal');
+  const under = cropSurface(held.backdrop, tile);
+  if (over) blendSurface(under, cropSurface(canvas, tile), null, 1, 'normal');
   const paint = createSurface(tile);
   const d = paint.data;
   for (let o = 0; o < d.length; o += 4) {

@@ -48,6 +48,27 @@ export function unionRect(a: Bounds, b: Bounds): Bounds {
 }
 
 /** `r` grown by `by` pixels on every side. */
+/** `to`'s rectangle cut out of `from` (RGBA over `at`, which holds it). */
+export function copyRect(from: Uint8ClampedArray, at: Bounds, to: Surface): void {
+  const fromW = at.right - at.left;
+  const rowBytes = to.w * 4;
+  if (fromW === to.w) {
+    to.data.set(from.subarray((to.y - at.top) * rowBytes, (to.y - at.top + to.h) * rowBytes));
+    return;
+  }
+  for (let y = 0; y < to.h; y++) {
+    const s = ((to.y - at.top + y) * fromW + (to.x - at.left)) * 4;
+    to.data.set(from.subarray(s, s + rowBytes), y * rowBytes);
+  }
+}
+
+/** The pixels of `s` inside `r` (within s), as a surface of their own. */
+export function cropSurface(s: Surface, r: Bounds): Surface {
+  const out = createSurface(r);
+  copyRect(s.data, rectOf(s), out);
+  return out;
+}
+
 export function growRect(r: Bounds, by: number): Bounds {
   return { left: r.left - by, top: r.top - by, right: r.right + by, bottom: r.bottom + by };
 }
