@@ -191,3 +191,143 @@ export function shiftBilinear(src: usize, out: usize, w: i32, h: i32, fx: f64, f
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The stroke's chamfer distance (morphology.ts chamferDistance / chamferPasses), bit-identical.
+// Its two fields (seeded from the covered side and from the empty side) are passed together, one
+// pixel's two values side by side (f64x2 and f32x4 lanes: each lane does the operations its own
+// field would). There each step's sum is f64 (an f32 value promoted, plus 1, √2 or √5 as f64)
+// and the least of them is demoted to f32 on store. Here:
+// - the least of a set of f64 values is the same whatever the order it is taken in (no NaN or −0
+//   is among them: seeds are 0.5 − a or a − 0.5 for a coverage a, or ±Infinity, and the steps
+//   add positive numbers), and demoting to f32 keeps the order (f32(min) = min of the f32s), so a
+//   row's steps from the rows already done and the pixel's own value are taken first, for the
+//   whole row, their least demoted;
+// - the step from the pixel just before in the row, taken in the row's order, is an f32 addition
+//   of 1: an f32 value plus 1 in f64 demoted to f32 is the f32 sum (binary64 holds more than
+//   2 × 24 + 2 bits, so rounding twice gives the correctly rounded binary32 sum).
+
+/** The field's empty value (morphology.ts INF, 1e20 rounded to f32 as a Float32Array stores it). */
+const CHAMFER_INF: f32 = <f32>1e20;
+const S2: f64 = Math.SQRT2;
+const S5: f64 = Math.sqrt(5.0);
+
+/** A pixel's two values (8 bytes at `ptr`) promoted to f64x2. */
+// @ts-ignore: decorator
+@inline function pair(ptr: usize): v128 {
+  return f64x2.promote_low_f32x4(v128.load64_zero(ptr));
+}
+
+/** `least` or the pixel at `ptr` plus `by`, whichever is less (the TypeScript's `if (t < v) v = t`). */
+// @ts-ignore: decorator
+@inline function step(least: v128, ptr: usize, by: v128): v128 {
+  return f64x2.pmin(least, f64x2.add(pair(ptr), by));
+}
+
+/**
+ * chamferPasses over `d` (pw × ph pixels of two f32, the two outer rows and columns INF), in
+ * place; `least` holds pw pixels of two f32 (a row's least before the step along it).
+ */
+function chamferPasses(d: usize, least: usize, pw: i32, ph: i32): void {
+  const one = f64x2.splat(1);
+  const s2 = f64x2.splat(S2);
+  const s5 = f64x2.splat(S5);
+  const onef = f32x4.splat(1);
+  const n = pw - 4; // pixels a row
+  const r1 = <usize>pw << 3;
+  const r2 = r1 << 1;
+  for (let y = 2; y < ph - 2; y++) {
+    const row = d + (<usize>(y * pw + 2) << 3);
+    // The steps from the two rows above: straight up, the diagonals, the four knight's moves.
+    for (let x = 0; x < n; x++) {
+      const i = row + (<usize>x << 3);
+      const p = i - r1;
+      const q = i - r2;
+      let v = pair(i);
+      v = step(v, p, one);
+      v = step(v, p - 8, s2);
+      v = step(v, p + 8, s2);
+      v = step(v, p - 16, s5);
+      v = step(v, p + 16, s5);
+      v = step(v, q - 8, s5);
+      v = step(v, q + 8, s5);
+      v128.store64_lane(least + (<usize>x << 3), f32x4.demote_f64x2_zero(v), 0);
+    }
+    // Then the step from the left, in the row's order (it reads the value just stored).
+    let before = v128.load64_zero(row - 8);
+    for (let x = 0; x < n; x++) {
+      const at = <usize>x << 3;
+      before = f32x4.pmin(v128.load64_zero(least + at), f32x4.add(before, onef));
+      v128.store64_lane(row + at, before, 0);
+    }
+  }
+  for (let y = ph - 3; y >= 2; y--) {
+    const row = d + (<usize>(y * pw + 2) << 3);
+    // The steps from the two rows below.
+    for (let x = 0; x < n; x++) {
+      const i = row + (<usize>x << 3);
+      const p = i + r1;
+      const q = i + r2;
+      let v = pair(i);
+      v = step(v, p, one);
+      v = step(v, p + 8, s2);
+      v = step(v, p - 8, s2);
+      v = step(v, p + 16, s5);
+      v = step(v, p - 16, s5);
+      v = step(v, q + 8, s5);
+      v = step(v, q - 8, s5);
+      v128.store64_lane(least + (<usize>x << 3), f32x4.demote_f64x2_zero(v), 0);
+    }
+    // Then the step from the right, right to left.
+    let after = v128.load64_zero(row + (<usize>n << 3));
+    for (let x = n - 1; x >= 0; x--) {
+      const at = <usize>x << 3;
+      after = f32x4.pmin(v128.load64_zero(least + at), f32x4.add(after, onef));
+      v128.store64_lane(row + at, after, 0);
+    }
+  }
+}
+
+/**
+ * morphology.ts chamferDistance: `a` (w × h f32 coverages) → `out` (w × h f32 signed distances).
+ * `d` holds (w + 4) × (h + 4) pixels of two f32 (8 bytes), `least` w + 4 of them.
+ */
+export function chamferDistance(a: usize, out: usize, d: usize, least: usize, w: i32, h: i32): void {
+  const pw = w + 4;
+  const ph = h + 4;
+  const rowBytes = <usize>pw << 3;
+  const inf = i64x2.splat(<i64>reinterpret<i32>(CHAMFER_INF) * 0x100000001);
+  // The two outer rows and columns stay INF; the seeds fill the rest.
+  for (let y = 0; y < ph; y++) {
+    const row = d + <usize>y * rowBytes;
+    if (y < 2 || y >= ph - 2) {
+      for (let x = 0; x < pw; x++) v128.store64_lane(row + (<usize>x << 3), inf, 0);
+    } else {
+      v128.store(row, inf);
+      v128.store(row + (<usize>(pw - 2) << 3), inf);
+    }
+  }
+  // Seeds: the covered side's (a > 0) at 0.5 − a, the empty side's (a < 1) at a − 0.5.
+  for (let y = 0; y < h; y++) {
+    const src = a + (<usize>(y * w) << 2);
+    const dst = d + (<usize>((y + 2) * pw + 2) << 3);
+    for (let x = 0; x < w; x++) {
+      const c = <f64>load<f32>(src + (<usize>x << 2));
+      const at = dst + (<usize>x << 3);
+      store<f32>(at, c > 0 ? <f32>(0.5 - c) : CHAMFER_INF);
+      store<f32>(at, c < 1 ? <f32>(c - 0.5) : CHAMFER_INF, 4);
+    }
+  }
+  chamferPasses(d, least, pw, ph);
+  // a < ½ (or NaN) takes the covered side's distance; the rest the empty side's, negated.
+  for (let y = 0; y < h; y++) {
+    const src = a + (<usize>(y * w) << 2);
+    const from = d + (<usize>((y + 2) * pw + 2) << 3);
+    const to = out + (<usize>(y * w) << 2);
+    for (let x = 0; x < w; x++) {
+      const at = <usize>x << 2;
+      const p = from + (<usize>x << 3);
+      store<f32>(to + at, load<f32>(src + at) >= 0.5 ? -load<f32>(p, 4) : load<f32>(p));
+    }
+  }
+}

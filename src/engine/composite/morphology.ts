@@ -482,8 +482,23 @@ export function bandCoverage(d: number, lo: number, hi: number): number {
  * where the Euclidean rules left 4–6 (docs/effects.md, "Strokes in the chamfer metric").
  */
 export function chamferDistance(a: Float32Array, w: number, h: number): Float32Array {
-  const out = new Float32Array(a.length);
   const pw = w + 4;
+  const k = wasmPasses && pw * (h + 4) <= WASM_PIXELS ? kernelsNow() : undefined;
+  if (k) {
+    // In WASM (wasm/assembly/effects.ts chamferDistance), bit-identical, both sides' fields in
+    // one (two values a pixel).
+    return inArena(k, (k, arena) => {
+      const src = arena.alloc(a.length * 4);
+      const out = arena.alloc(a.length * 4);
+      const d = arena.alloc(pw * (h + 4) * 8);
+      const least = arena.alloc(pw * 8);
+      const f32 = arena.f32();
+      f32.set(a, src >> 2);
+      k.chamferDistance(src, out, d, least, w, h);
+      return f32.slice(out >> 2, (out >> 2) + a.length);
+    });
+  }
+  const out = new Float32Array(a.length);
   const d = new Float32Array(pw * (h + 4));
   // The covered side's seeds, then the empty side's: a < ½ takes the first, the rest the second.
   for (const inner of [false, true]) {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bilinearMove, blur, movedBlur, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
+import { bilinearMove, blur, chamferDistance, movedBlur, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels, kernelsNow } from '../../../src/engine/raster/kernels';
 
 /**
@@ -80,6 +80,26 @@ describe('effect passes in WASM', () => {
       const out = new Float32Array(w * h).fill(0.5);
       expect(movedBlur(read, w, h, fx, fy, radius, out)).toBe(out);
       expect(differing(out, expected), `into: fx ${fx} fy ${fy} radius ${radius}`).toBe(0);
+    }
+  });
+
+  it("chamferDistance (the stroke's distance: both sides' raster passes) gives the TypeScript's floats", () => {
+    // Odd and even sizes, single rows and columns, fields with no seed on a side (all 0, all 1),
+    // coverages of exactly ½ (a seed at 0 on both sides) and out of range, and a text-like field.
+    const cases: Array<[number, number, Float32Array]> = [];
+    for (const [w, h] of [[1, 1], [1, 9], [9, 1], [2, 2], [3, 5], [97, 61], [430, 130], [301, 7], [64, 64], [5, 211]]) {
+      for (const seed of [1, 2]) {
+        const a = field(w, h, seed * 7 + w);
+        if (seed === 2) for (let i = 0; i < a.length; i += 5) a[i] = 0.5;
+        cases.push([w, h, a]);
+      }
+    }
+    cases.push([40, 30, new Float32Array(1200)], [40, 30, new Float32Array(1200).fill(1)]);
+    cases.push([7, 3, Float32Array.from({ length: 21 }, (_, i) => [-0.25, 1.5, 1e-30, 1 - 2 ** -24, 0.5 + 2 ** -24, 0.5 - 2 ** -25, 3e38][i % 7]!)]);
+    for (const [w, h, a] of cases) {
+      const expected = typescriptOnly(() => chamferDistance(a, w, h));
+      const actual = chamferDistance(a, w, h);
+      expect(differing(actual, expected), `${w}×${h}`).toBe(0);
     }
   });
 });
