@@ -822,12 +822,14 @@ async function drawAdjustmentClipGroup(ctx: RenderContext, base: LayerNode, clip
  * which for Photoshop's largest feather (1,000 px) is (w + 6,000) × (h + 6,000) floats three times
  * over (test/engine/psd/fuzz-modes.test.ts: a 24 × 16 document took 20 s).
  */
-async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Promise<Uint8ClampedArray> {
+async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Promise<Uint8ClampedArray | null> {
   const m = node.mask!;
   const sigma = m.feather! * ctx.scale;
   const reach = grow(r, Math.ceil(sigma * 3));
   const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, reach)) : null;
   const surf = px ? resampleGray(px.data, px.bounds, ctx.factor, reach, m.defaultColor) : null;
+  // Nothing within reach: the default colour over r (null for white, which masks nothing).
+  if (!surf && m.defaultColor === 255) return null;
   const w = r.right - r.left;
   const out = new Uint8ClampedArray(w * (r.bottom - r.top)).fill(m.defaultColor);
   if (!surf) return out;
@@ -965,7 +967,10 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   const m = node.mask;
   if (m && !m.disabled) {
     let surf: MaskSurface | null = null;
-    if (m.hasPixels && atLevelGrid(ctx)) {
+    // Feathered, the mask's pixels reach past its rectangle: blurred from what lies within reach
+    // of r, even when r itself misses the rectangle (a strip, or a layer beside it).
+    if (m.feather && m.feather * ctx.scale >= 0.5) mask = await featheredMask(ctx, node, r);
+    else if (m.hasPixels && atLevelGrid(ctx)) {
       const rows = await storedRowsByBand(levelBounds(m.bounds, ctx.level), r, 1, (band) => loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, band, ctx.buffers));
       surf = rows && { ...rows, fill: m.defaultColor };
     } else if (m.hasPixels) {
@@ -973,8 +978,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
       surf = px && resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor);
     }
     if (surf) mask = maskOver(surf, r);
-    else if (m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);
-    if (mask && m.feather && m.feather * ctx.scale >= 0.5) mask = await featheredMask(ctx, node, r);
+    else if (!mask && m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);
     if (mask && m.density !== undefined && m.density < 1) {
       for (let i = 0; i < mask.length; i++) mask[i] = 255 - (255 - mask[i]) * m.density;
     }

@@ -88,3 +88,46 @@ describe('pixel mask density and feather', () => {
     expect(coverage(15, 5) + coverage(16, 5)).toBeCloseTo(1, 1);
   });
 });
+
+describe('a feathered pixel mask reaches past its rectangle', () => {
+  // White outside its rectangle; black over rows 0..5. Feathered by 3 px its black spreads about
+  // nine rows past row 6, onto pixels the rectangle does not hold: a layer (or a strip of the
+  // canvas) that lies wholly outside the rectangle still takes the blur. Whole, in a strip and for
+  // a layer beside the rectangle the mask is the same plane.
+  const top = { top: 0, left: 0, imageData: fill([0, 0, 0], W, 6), defaultColor: 255, userMaskFeather: 3 };
+
+  async function rows(blue: Partial<Layer>, region?: { top: number; bottom: number }) {
+    const bytes = writePsdUint8Array({
+      width: W,
+      height: H,
+      children: [
+        { name: 'bg', top: 0, left: 0, imageData: fill(BG) },
+        { name: 'blue', top: 0, left: 0, imageData: fill(BLUE), ...blue },
+      ],
+    });
+    const compiled = await compileTemplate(env.FILES, bytes);
+    // An override of the bottom layer (visible, as it is) draws every layer into the strip itself,
+    // not cut from a kept whole canvas.
+    const bg = compiled.layers.find((n) => n.name === 'bg')!;
+    const strip = region ? { region: { ...region, left: 0, right: W }, overrides: new Map([[bg.id, { visible: true }]]) } : {};
+    const img = await renderTemplate(env.FILES, compiled, { scale: 1, ...strip });
+    const y0 = region?.top ?? 0;
+    return (x: number, y: number) => [...img.data.subarray(((y - y0) * W + x) * 4, ((y - y0) * W + x) * 4 + 3)];
+  }
+
+  it('a strip below the rectangle renders as the same rows of the whole', async () => {
+    const whole = await rows({ mask: top });
+    const strip = await rows({ mask: top }, { top: 8, bottom: H });
+    for (const y of [8, 9, 11, 14, 20]) for (const x of [0, 16, 31]) expect(strip(x, y), `(${x}, ${y})`).toEqual(whole(x, y));
+    // Two and a half pixels past the edge: Φ(2.5 / 3) ≈ 0.8 of the layer.
+    const c = (whole(16, 8)[2] - BG[2]) / (BLUE[2] - BG[2]);
+    expect(c).toBeGreaterThan(0.7);
+    expect(c).toBeLessThan(0.9);
+  });
+
+  it('a layer wholly outside the rectangle takes the blur', async () => {
+    const beside = await rows({ top: 8, imageData: fill(BLUE, W, H - 8), mask: top });
+    const whole = await rows({ mask: top });
+    for (const y of [8, 9, 11, 14, 20]) expect(beside(16, y), `row ${y}`).toEqual(whole(16, y));
+  });
+});
