@@ -285,3 +285,4 @@ export * from './colour-lut';
 export * from './jpeg-decode';
 export * from './blend';
 export * from './effects';
+export * from './hue-saturation';

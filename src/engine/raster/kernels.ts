@@ -29,6 +29,7 @@ export interface KernelExports {
   boxBlur(a: number, b: number, sums: number, w: number, h: number, r0: number, r1: number): void;
   shiftBilinear(src: number, out: number, w: number, h: number, fx: number, fy: number): void;
   chamferDistance(a: number, out: number, d: number, least: number, w: number, h: number): void;
+  hueSaturationPixels(d: number, n: number, params: number, nr: number, cache: number): void;
 }
 
 let instance: Promise<KernelExports> | undefined;
@@ -117,4 +118,49 @@ export function inPlace(data: Uint8ClampedArray | Uint8Array, pick: (k: KernelEx
       slice.set(mem.subarray(ptr, ptr + count * 4));
     }
   });
+}
+
+/** A Hue/Saturation colour range: its unwrapped hues a ≤ b ≤ c ≤ d, hue turn, lightness (−1..1) and saturation α. */
+export interface HueRangeChange {
+  a: number;
+  b: number;
+  c: number;
+  d: number;
+  hue: number;
+  light: number;
+  alpha: number;
+}
+
+let wasmHueSaturation = true;
+
+/** Turns the Hue/Saturation kernel off (true: on): for tests that pin the TypeScript it replaces. */
+export function useWasmHueSaturation(on: boolean): void {
+  wasmHueSaturation = on;
+}
+
+/**
+ * adjust.ts hueSaturation's per-pixel loop (not colorized) over `data` (RGBA8, alpha kept), in
+ * WASM (wasm/assembly/hue-saturation.ts), bit-identical, in chunks of CHUNK_PIXELS. False (and
+ * `data` untouched) when the kernels are not instantiated yet or are turned off.
+ */
+export function hueSaturationPixels(data: Uint8ClampedArray, hue: number, light: number, alpha: number, ranges: readonly HueRangeChange[]): boolean {
+  const k = wasmHueSaturation ? kernelsNow() : undefined;
+  if (!k) return false;
+  inArena(k, (k, arena) => {
+    const total = data.length >> 2;
+    const params = arena.alloc((3 + 7 * ranges.length) * 8);
+    const ptr = arena.alloc(Math.min(total, CHUNK_PIXELS) * 4);
+    const cache = arena.alloc(4096 * 8); // wasm/assembly/hue-saturation.ts HUE_SATURATION_CACHE entries
+    const f64 = arena.f64();
+    f64.set([hue, light, alpha, ...ranges.flatMap((r) => [r.a, r.b, r.c, r.d, r.hue, r.light, r.alpha])], params >> 3);
+    const mem = arena.u8();
+    for (let start = 0; start < total; start += CHUNK_PIXELS) {
+      const count = Math.min(CHUNK_PIXELS, total - start);
+      const slice = data.subarray(start * 4, (start + count) * 4);
+      mem.set(slice, ptr);
+      k.hueSaturationPixels(ptr, count, params, ranges.length, cache);
+      slice.set(mem.subarray(ptr, ptr + count * 4));
+    }
+  });
+  return true;
 }

@@ -1,0 +1,89 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { applyAdjustment } from '../../../src/engine/composite/adjust';
+import { hueSaturationPixels, kernels, kernelsNow, useWasmHueSaturation, type HueRangeChange } from '../../../src/engine/raster/kernels';
+
+/**
+ * Hue/Saturation's per-pixel loop in WASM (wasm/assembly/hue-saturation.ts, issue 25 §3) gives
+ * the TypeScript's bytes (adjust.ts hueSaturation with the kernel turned off), for the master's
+ * hue, lightness and saturation, colour ranges (lightness and saturation of their own, ranges
+ * passing 0° or 360°), greys, odd counts, and colours repeated often enough to fill and overwrite
+ * the kernel's colour cache.
+ */
+
+let seed = 12345;
+const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+
+/** As adjust.ts reads a Hue/Saturation record (unwrapRange, saturationAlpha, the master's 255ths). */
+const unwrap = (a: number, b: number, c: number, d: number) => {
+  while (b < a) b += 360;
+  while (c < b) c += 360;
+  while (d < c) d += 360;
+  return { a, b, c, d };
+};
+const saturationAlpha = (s: number) => (s <= 0 ? Math.max(-1, s) : Math.min(127, s / (1 - s)));
+
+type Range = { a: number; b: number; c: number; d: number; hue: number; saturation: number; lightness: number };
+
+function pixels(n: number, palette: number): Uint8ClampedArray {
+  const px = new Uint8ClampedArray(n * 4);
+  const colours = Array.from({ length: palette }, () => [0, 0, 0].map(() => (rnd() < 0.1 ? pick([0, 255]) : Math.floor(rnd() * 256))));
+  for (let i = 0; i < n; i++) {
+    const c = palette ? pick(colours) : [0, 0, 0].map(() => Math.floor(rnd() * 256));
+    px.set(c, i * 4);
+    px[i * 4 + 3] = Math.floor(rnd() * 256);
+    if (rnd() < 0.1) px[i * 4 + 1] = px[i * 4 + 2] = px[i * 4]!; // a grey
+  }
+  return px;
+}
+
+describe('Hue/Saturation in WASM', () => {
+  beforeAll(async () => {
+    await kernels();
+    expect(kernelsNow()).toBeDefined();
+  });
+
+  it("gives the TypeScript's bytes, alpha untouched", () => {
+    let compared = 0;
+    for (let t = 0; t < 300; t++) {
+      const n = pick([1, 2, 3, 7, 64, 1001, 4099]);
+      const px = pixels(n, pick([0, 3, 50, 5000]));
+      const master = { a: 0, b: 0, c: 0, d: 0, hue: pick([0, 8, -180, 180, 37, -97]), saturation: pick([0, 18, -100, 100, 55, -37, 99]), lightness: pick([0, 0, -37, 40, 100, -100, 3]) };
+      const adj: Record<string, unknown> = { type: 'hue/saturation', master };
+      const changes: HueRangeChange[] = [];
+      for (const name of ['reds', 'yellows', 'greens', 'cyans', 'blues', 'magentas']) {
+        if (rnd() > 0.3) continue;
+        const base = Math.floor(rnd() * 390) - 30;
+        const range: Range = { a: base, b: base + Math.floor(rnd() * 30), c: base + 30 + Math.floor(rnd() * 30), d: (base + 90 + Math.floor(rnd() * 30)) % 360, hue: pick([0, 20, -60, 180]), saturation: pick([0, 30, -50, 100]), lightness: pick([0, 25, -80, 100]) };
+        adj[name] = range;
+        if (range.hue || range.saturation || range.lightness) changes.push({ ...unwrap(range.a, range.b, range.c, range.d), hue: range.hue, light: range.lightness / 100, alpha: saturationAlpha(range.saturation / 100) });
+      }
+      const light = Math.round(255 * Math.max(-1, Math.min(1, master.lightness / 100))) / 255;
+      const alpha = saturationAlpha(master.saturation / 100);
+      if (!changes.length && !master.hue && !light && !alpha) continue;
+      const expected = px.slice();
+      useWasmHueSaturation(false);
+      try {
+        applyAdjustment(adj as never, expected);
+      } finally {
+        useWasmHueSaturation(true);
+      }
+      const actual = px.slice();
+      expect(hueSaturationPixels(actual, master.hue, light, alpha, changes)).toBe(true);
+      let differing = 0;
+      for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) differing++;
+      expect(differing, JSON.stringify(adj)).toBe(0);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(200);
+  });
+
+  it('leaves the pixels to the TypeScript when turned off', () => {
+    useWasmHueSaturation(false);
+    try {
+      expect(hueSaturationPixels(new Uint8ClampedArray(8), 10, 0, 0, [])).toBe(false);
+    } finally {
+      useWasmHueSaturation(true);
+    }
+  });
+});
