@@ -26,8 +26,9 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
     case 'invert':
       return applyLuts(d, lut((v) => 255 - v));
     case 'levels': {
-      const master = levelsLut(adj.rgb);
-      return applyLuts(d, chain(levelsLut(adj.red), master), chain(levelsLut(adj.green), master), chain(levelsLut(adj.blue), master));
+      const wide = !!(adj as In16Bits<AdjustmentLayer>).in16Bits;
+      const master = levelsLut(adj.rgb, wide);
+      return applyLuts(d, chain(levelsLut(adj.red, wide), master), chain(levelsLut(adj.green, wide), master), chain(levelsLut(adj.blue, wide), master));
     }
     case 'curves': {
       const master = curveLut(adj.rgb);
@@ -93,9 +94,10 @@ export function cmykChannelLuts(adj: AdjustmentLayer): Array<Lut | null> | undef
     case 'invert':
       return Array(4).fill(lut((v) => 255 - v));
     case 'levels': {
-      const master = levelsLut(adj.rgb);
-      const k = black && !Array.isArray(black) ? levelsLut(black) : null;
-      return [chain(levelsLut(adj.red), master), chain(levelsLut(adj.green), master), chain(levelsLut(adj.blue), master), chain(k, master)];
+      const wide = !!(adj as In16Bits<AdjustmentLayer>).in16Bits;
+      const master = levelsLut(adj.rgb, wide);
+      const k = black && !Array.isArray(black) ? levelsLut(black, wide) : null;
+      return [chain(levelsLut(adj.red, wide), master), chain(levelsLut(adj.green, wide), master), chain(levelsLut(adj.blue, wide), master), chain(k, master)];
     }
     case 'curves': {
       const master = curveLut(adj.rgb);
@@ -133,7 +135,9 @@ export function adjustmentInGrey(adj: AdjustmentLayer): AdjustmentLayer {
   }
   if (adj.type === 'levels') {
     const grey = levelsLut(adj.red) ? adj.red : adj.rgb;
-    return { type: 'levels', rgb: grey };
+    const wide = (adj as In16Bits<AdjustmentLayer>).in16Bits;
+    const fitted: In16Bits<AdjustmentLayer> = wide ? { type: 'levels', rgb: grey, in16Bits: true } : { type: 'levels', rgb: grey };
+    return fitted;
   }
   if (adj.type === 'curves') {
     const grey = curveLut(adj.red) ? adj.red : adj.rgb;
@@ -256,9 +260,11 @@ function applyLuts(d: Uint8ClampedArray, r: Lut | null, g: Lut | null = r, b: Lu
 
 /**
  * Posterize to n levels (2..255) as Photoshop does: the 256 input values fall into n bins of equal
- * width, floor(v·n/256), and bin k gives level k·255/(n − 1). Not the closest level (which would
- * put the first step at 255/(2(n − 1))): with 4 levels the steps are at 64, 128 and 192. psd-tools
- * pins this formula against Photoshop's own renders of its posterize_* documents.
+ * width, floor(v·n/256), and bin k gives level floor(k·255/(n − 1)). Not the closest level (which
+ * would put the first step at 255/(2(n − 1))): with 4 levels the steps are at 64, 128 and 192.
+ * psd-tools pins the bins against Photoshop's own renders of its posterize_* documents; the
+ * levels are rounded down (3 levels: 0, 127, 255, not 128), which photocraft found exact on
+ * Photoshop 2026's composites of its corpus at 3, 7, 13 and 21 levels (adjust.rs `posterize`).
  * `in16Bits` (a 16-bit document, see adjustmentIn16Bits): Photoshop bins the 16-bit values,
  * floor(w·n/65536) (psd-tools' posterize_16bits_* documents), so the steps lie at k·65536/n, in
  * 8-bit terms k·255.004/n; the 8-bit value v (rounded from w) stands for w ≈ 257·v.
@@ -266,7 +272,12 @@ function applyLuts(d: Uint8ClampedArray, r: Lut | null, g: Lut | null = r, b: Lu
 export function posterizeLut(levels: number, in16Bits = false): Lut {
   const n = Math.max(2, Math.min(255, Math.round(levels)));
   const bin = in16Bits ? (v: number) => Math.floor((v * 257 * n) / 65536) : (v: number) => Math.floor((v * n) / 256);
-  return lut((v) => (bin(v) * 255) / (n - 1));
+  // The small epsilon keeps whole levels whole (k·255/(n − 1) may come out a hair below one). A
+  // 16-bit document's level is kept as psd-tools computes it, k/(n − 1) shown to the nearest 8-bit
+  // level: Photoshop's 16-bit levels (32768 steps) are finer than 8 bits, so the 8-bit rounding
+  // down measured on 8-bit documents says nothing about them (5 levels: 63.75 shows as 64).
+  const level = in16Bits ? (k: number) => (k * 255) / (n - 1) : (k: number) => Math.floor((k * 255) / (n - 1) + 1e-9);
+  return lut((v) => level(bin(v)));
 }
 
 /**
@@ -288,16 +299,17 @@ function threshold(d: Uint8ClampedArray, level: number, in16Bits = false): boole
   return true;
 }
 
-/** Posterize and Threshold of a 16-bit document (adjustmentIn16Bits). */
+/** Posterize, Threshold and Levels of a 16-bit document (adjustmentIn16Bits). */
 export type In16Bits<T> = T & { in16Bits?: boolean };
 
 /**
  * An adjustment of a 16-bit document, fitted to the compiled form's 8 bits: Posterize and
  * Threshold, which Photoshop works out on the 16-bit values, are marked so that they place their
- * steps where the 16-bit ones fall (see posterizeLut, threshold). Others are unchanged.
+ * steps where the 16-bit ones fall (see posterizeLut, threshold), and Levels so that its input
+ * stretch is not rounded to whole 8-bit levels (see levelsLut). Others are unchanged.
  */
 export function adjustmentIn16Bits(adj: AdjustmentLayer): AdjustmentLayer {
-  if (adj.type !== 'posterize' && adj.type !== 'threshold') return adj;
+  if (adj.type !== 'posterize' && adj.type !== 'threshold' && adj.type !== 'levels') return adj;
   const fitted: In16Bits<AdjustmentLayer> = { ...adj, in16Bits: true };
   return fitted;
 }
@@ -310,15 +322,37 @@ export interface LevelsChannel {
   midtoneInput: number;
 }
 
-function levelsLut(c: LevelsChannel | undefined): Lut | null {
+/**
+ * A Levels record's table, as Photoshop 2026 renders it (storytold/photocraft, adjust.rs
+ * `levels_q`, fitted on Photoshop's output; docs/colour.md, "photocraft's tone calibrations"):
+ * - the input range is stretched to 0..1 and, in an 8-bit document, rounded half up to a whole
+ *   level before the midtone gamma (44..214 maps 45, 46, 47, 48 to 1.5, 3, 4.5, 6 → 2, 3, 5, 6,
+ *   seen in psd-tools' levels_grayscale); `in16Bits` (adjustmentIn16Bits) leaves it unrounded;
+ * - a midtone gamma g > 1 does not rise with infinite slope out of black: Photoshop bounds it,
+ *   the power u^(1/g) meeting a line of slope 0.93·2^g in a soft minimum (p-norm, p = 10), within
+ *   a level of Photoshop on a 0..255 ramp at gamma 2 and on levels_grayscale's 1.78 (the pure
+ *   power gives 16 for input 1 at gamma 2, Photoshop 4); the body of the curve is the power.
+ */
+function levelsLut(c: LevelsChannel | undefined, in16Bits = false): Lut | null {
   if (!c) return null;
   const { shadowInput: i0, highlightInput: i1, shadowOutput: o0, highlightOutput: o1 } = c;
   const gamma = c.midtoneInput || 1;
   if (i0 === 0 && i1 === 255 && o0 === 0 && o1 === 255 && gamma === 1) return null;
+  const slope = 0.93 * 2 ** gamma;
   return lut((v) => {
-    const t = Math.max(0, Math.min(1, (v - i0) / Math.max(1, i1 - i0)));
-    return o0 + Math.pow(t, 1 / gamma) * (o1 - o0);
+    const s = Math.max(0, Math.min(1, (v - i0) / Math.max(1, i1 - i0)));
+    const u = in16Bits ? s : Math.floor(s * 255 + 0.5 + 1e-6) / 255;
+    return o0 + levelsGamma(u, gamma, slope) * (o1 - o0);
   });
+}
+
+/** Levels' midtone gamma on a stretched input u (0..1): the power, with its toe bounded for g > 1. */
+function levelsGamma(u: number, gamma: number, slope: number): number {
+  const power = Math.pow(u, 1 / gamma);
+  if (gamma <= 1) return power;
+  const line = slope * u;
+  if (power <= 1e-6 || line <= 1e-6) return Math.min(power, line);
+  return (power ** -10 + line ** -10) ** -0.1;
 }
 
 /** Photoshop curves: a natural cubic spline through the points, clamped, flat beyond the ends. */
@@ -362,8 +396,16 @@ function naturalSpline(x: number[], y: number[]): (v: number) => number {
 }
 
 /**
+ * Legacy Brightness/Contrast's contrast pivot: 128, not 127.5. Photoshop 27.11 keeps 128 at 128
+ * under contrast +80 (127.5 would give 130) and maps the measured grey ramps of photocraft's
+ * adjust.rs test `legacy_brightness_contrast_matches_photoshop` within a level with it (two
+ * levels off with 127.5).
+ */
+const LEGACY_PIVOT = 128;
+
+/**
  * Brightness/Contrast (docs/fidelity.md, "Brightness/Contrast").
- * Legacy: brightness adds b to every channel value; contrast c scales distances from 127.5 by
+ * Legacy: brightness adds b to every channel value; contrast c scales distances from 128 by
  * k = 100 / (100 − c) (c > 0, so +100 thresholds) or (100 + c) / 100 (c ≤ 0, so −100 greys). The
  * shift goes first when contrast rises and last when it falls, so a shift is never stretched or
  * squeezed by the contrast.
@@ -379,8 +421,10 @@ export function brightnessContrastLut(brightness: number, contrast: number, lega
   if (!brightness && !contrast) return null;
   if (legacy) {
     const c = Math.max(-100, Math.min(100, contrast));
-    const k = c > 0 ? (c >= 100 ? 1e6 : 100 / (100 - c)) : (100 + c) / 100;
-    return c > 0 ? lut((v) => (v + brightness - 127.5) * k + 127.5) : lut((v) => (v - 127.5) * k + 127.5 + brightness);
+    const k = c > 0 ? 100 / (100 - c) : (100 + c) / 100;
+    const p = LEGACY_PIVOT;
+    if (c >= 100) return lut((v) => (v + brightness >= p ? 255 : 0)); // a threshold at the pivot
+    return c > 0 ? lut((v) => (v + brightness - p) * k + p) : lut((v) => (v - p) * k + p + brightness);
   }
   const q = (25 * Math.max(-50, Math.min(100, contrast))) / 100;
   const curve = q ? naturalSpline([0, 64, 192, 255], [0, 64 - q, 192 + q, 255]) : (v: number) => v;

@@ -182,7 +182,7 @@ describe('Posterize and Threshold in a 16-bit document step where the 16-bit val
     for (const v of [63, 64, 127, 128, 191, 192, 255]) expect(posterizeLut(4, true)[v]).toBe(posterizeLut(4)[v]);
   });
 
-  it('marks only Posterize and Threshold', () => {
+  it('marks Posterize, Threshold and Levels only (Levels: adjust-photocraft-tone.test.ts)', () => {
     expect(adjustmentIn16Bits({ type: 'invert' })).toEqual({ type: 'invert' });
     expect(wide({ type: 'posterize', levels: 4 })).toEqual({ type: 'posterize', levels: 4, in16Bits: true });
   });

@@ -3,7 +3,7 @@ import { applyAdjustment, brightnessContrastLut } from '../../../src/engine/comp
 
 /**
  * Brightness/Contrast as docs/fidelity.md derives it. Legacy: a shift by the brightness and a
- * contrast around 127.5 (×100/(100 − c) rising, ×(100 + c)/100 falling; the shift before a rise and
+ * contrast around 128 (×100/(100 − c) rising, ×(100 + c)/100 falling; the shift before a rise and
  * after a fall). Current: the Curves spline of the contrast, its points pushed along the
  * anti-diagonal by the brightness (the curve psd-tools fitted to Photoshop's output).
  */
@@ -17,14 +17,14 @@ describe('legacy brightness/contrast', () => {
     expect(lut(-40, 0, true)[20]).toBe(0);
   });
 
-  it('contrast scales distances from 127.5: +20 by 1.25 after the shift, −50 by 0.5 before it', () => {
+  it('contrast scales distances from 128: +20 by 1.25 after the shift, −50 by 0.5 before it', () => {
     const up = lut(20, 20, true);
     expect([up[200], up[100], up[50]]).toEqual([243, 118, 56]);
     const down = lut(20, -50, true);
     expect([down[200], down[100], down[50]]).toEqual([184, 134, 109]);
   });
 
-  it('+100 contrast thresholds at 127.5 and −100 greys', () => {
+  it('+100 contrast thresholds at 128 and −100 greys', () => {
     const t = lut(0, 100, true);
     expect([t[127], t[128]]).toEqual([0, 255]);
     expect(new Set(lut(0, -100, true))).toEqual(new Set([128]));
