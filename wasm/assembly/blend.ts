@@ -16,6 +16,8 @@ const NORMAL = 0, DARKEN = 1, MULTIPLY = 2, COLOR_BURN = 3, LINEAR_BURN = 4, LIG
 @inline function colorBurn(b: f64, s: f64): f64 { return b >= 1 ? 1 : s <= 0 ? 0 : 1 - min<f64>(1, (1 - b) / s); }
 // @ts-ignore: decorator
 @inline function hardLight(b: f64, s: f64): f64 { return s <= 0.5 ? b * 2 * s : screen(b, 2 * s - 1); }
+// Linear light in Photoshop's 8-bit arithmetic, b + 2s − 256 levels, as the compositor's TypeScript (PS_ONE there).
+const PS_ONE: f64 = 256.0 / 255.0;
 
 // @ts-ignore: decorator
 @inline function separable(mode: i32, b: f64, s: f64): f64 {
@@ -33,7 +35,7 @@ const NORMAL = 0, DARKEN = 1, MULTIPLY = 2, COLOR_BURN = 3, LINEAR_BURN = 4, LIG
     case SOFT_LIGHT: return nearest<f64>((s <= 0.5 ? 2 * b * s + b * b * (1 - 2 * s) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b)) * 255) / 255;
     case HARD_LIGHT: return hardLight(b, s);
     case VIVID_LIGHT: return s <= 0 ? 0 : s >= 1 ? 1 : s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1);
-    case LINEAR_LIGHT: { const v = b + 2 * s - 1; return v < 0 ? 0 : v > 1 ? 1 : v; }
+    case LINEAR_LIGHT: { const v = b + 2 * s - PS_ONE; return v < 0 ? 0 : v > 1 ? 1 : v; }
     case PIN_LIGHT: return s <= 0.5 ? min<f64>(b, 2 * s) : max<f64>(b, 2 * s - 1);
     case HARD_MIX: { const sum = nearest<f64>((b + s) * 255); return sum > 255 || (sum == 255 && b > 0.5) ? 1 : 0; }
     case DIFFERENCE: return abs<f64>(b - s);

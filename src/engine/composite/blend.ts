@@ -21,6 +21,15 @@ const colorDodge: Separable = (b, s) => (b <= 0 ? 0 : s >= 1 ? 1 : Math.min(1, b
 const colorBurn: Separable = (b, s) => (b >= 1 ? 1 : s <= 0 ? 0 : 1 - Math.min(1, (1 - b) / s));
 const hardLight: Separable = (b, s) => (s <= 0.5 ? b * 2 * s : screen(b, 2 * s - 1));
 /**
+ * Linear light in Photoshop's 8-bit arithmetic: b + 2s − 256 levels, one below b + 2s − 255 (white
+ * over black is 254). photocraft's measurements of Photoshop 27.11 (RGB, Fill ½, ¼, ¾: 9 of 9
+ * channels a level below b + q(2s − 1)) and Photoshop 2026's sampled values in psd-tools'
+ * test_blend.py (a CMYK document at 100 %: 20 of 20, 9 a level below) both hold to it
+ * (docs/fidelity.md, "Blend arithmetic from photocraft's Photoshop measurements").
+ */
+const PS_ONE = 256 / 255;
+const linearLight: Separable = (b, s) => clamp01(b + 2 * s - PS_ONE);
+/**
  * Hard mix: 1 where b + s passes 1, 0 below; on the line itself (8-bit values summing to 255) 1
  * only where the backdrop is above ½ (psd-tools PR #784, 145 boundary samples of Photoshop 2026).
  * The sum is compared in whole levels so that 8-bit operands land on the line exactly.
@@ -55,7 +64,7 @@ export const SEPARABLE: Record<string, Separable> = {
   // plain colour burn/dodge, whose white/black backdrop stays (measured on Photoshop by psd-tools,
   // PR #784); in between the burn and dodge by twice the blend colour.
   'vivid light': (b, s) => (s <= 0 ? 0 : s >= 1 ? 1 : s <= 0.5 ? colorBurn(b, 2 * s) : colorDodge(b, 2 * s - 1)),
-  'linear light': (b, s) => clamp01(b + 2 * s - 1),
+  'linear light': linearLight,
   'pin light': (b, s) => (s <= 0.5 ? Math.min(b, 2 * s) : Math.max(b, 2 * s - 1)),
   'hard mix': hardMix,
   difference: (b, s) => Math.abs(b - s),
@@ -128,7 +137,9 @@ export const FILL_INSIDE: Record<string, (b: number, s: number, q: number) => nu
   'color burn': (b, s, q) => colorBurn(b, 1 - q * (1 - s)),
   'linear burn': (b, s, q) => Math.max(0, b - q * (1 - s)),
   'vivid light': (b, s, q) => SEPARABLE['vivid light'](b, 0.5 + q * (s - 0.5)),
-  'linear light': (b, s, q) => clamp01(b + q * (2 * s - 1)),
+  // A level below b + q(2s − 1) at any Fill above 0, as at 100 % (linearLight): photocraft's
+  // Photoshop 27.11 measurements at Fill 128/255, 64/255 and 191/255, 9 of 9 channels.
+  'linear light': (b, s, q) => (q > 0 ? clamp01(b + q * (2 * s - 1) - 1 / 255) : b),
   'hard mix': (b, s, q) => (q >= 1 ? SEPARABLE['hard mix'](b, s) : clamp01((b - q * (1 - s)) / (1 - q))),
 };
 

@@ -66,6 +66,38 @@ function ours(mode: string, b: number, s: number): number {
   return backdrop.data[0];
 }
 
+/**
+ * The modes whose arithmetic gives Photoshop's value to the level on every sample of the table,
+ * linear light as b + 2s − 256 levels (blend.ts PS_ONE; photocraft's RGB measurements at Fill
+ * below 100 % agree). Colour burn, exclusion, hard light, pin light, soft light and vivid light
+ * stay within the 2 levels of the test below (1 to 7 samples each a level off in this CMYK
+ * document; hard light's would-be rule, 2s − 256 in its upper half, moves
+ * psdtools-transparency-group.psd, an RGB composite, from 69.93 to 65.10 dB, so the table's
+ * level is not taken for RGB where no RGB composite agrees).
+ */
+const EXACT = [
+  'color_dodge', 'darken', 'difference', 'divide', 'hard_mix', 'lighten', 'linear_burn', 'linear_dodge', 'linear_light',
+  'multiply', 'normal', 'overlay', 'screen', 'subtract',
+];
+
+describe("separable blend modes: Photoshop's sampled results to the level", () => {
+  for (const mode of EXACT) {
+    it(mode.replace('_', ' '), () => {
+      const misses: string[] = [];
+      TABLE.forEach(([backdrop, source, results], pair) => {
+        backdrop.forEach((ink, c) => {
+          const b = stored(ink);
+          const s = stored(source[c]);
+          const want = Math.round((1 - results[mode][c] / 100) * 255);
+          const got = ours(mode, b, s);
+          if (got !== want) misses.push(`pair ${pair} channel ${c}: b ${b}, s ${s}: Photoshop ${want}, ours ${got}`);
+        });
+      });
+      expect(misses).toEqual([]);
+    });
+  }
+});
+
 describe("separable blend modes: Photoshop's sampled results (psd-tools #189)", () => {
   it('snaps the operands to the bytes Photoshop reported (its normal row is the source)', () => {
     for (const [, source, results] of TABLE) {

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { blendSurface } from '../../../src/engine/composite/blend';
+import type { Surface } from '../../../src/engine/composite/surface';
+import { useWasmBlending } from '../../../src/engine/raster/blend';
+
+/**
+ * Photoshop's own composites of the "special eight" at Fill below 100 %, as photocraft measured
+ * them on Photoshop 27.11 (storytold/photocraft crates/compose/src/psblend.rs,
+ * special_eight_fill_matches_photoshop): an opaque backdrop, one opaque layer at Opacity 100 % and
+ * the Fill given, each mode; the 8-bit composite. Linear light is held to the level (a level below
+ * b + q(2s − 1) in all nine channels); the other modes to a level, as photocraft holds them, and
+ * hard mix at Fill 191/255 to 3 (dividing by 1 − q magnifies Photoshop's 8-bit rounding there).
+ */
+type Case = { backdrop: number[]; source: number[]; fill: number; photoshop: Record<string, number[]> };
+const CASES: Case[] = [
+  {
+    backdrop: [200, 150, 100],
+    source: [100, 180, 220],
+    fill: 128 / 255,
+    photoshop: {
+      'color burn': [176, 132, 88], 'linear burn': [122, 112, 82], 'color dodge': [249, 232, 176], 'linear dodge': [250, 240, 210],
+      'vivid light': [193, 188, 157], 'linear light': [171, 202, 192], 'hard mix': [245, 225, 165], difference: [150, 60, 10],
+    },
+  },
+  {
+    backdrop: [60, 120, 180],
+    source: [210, 90, 30],
+    fill: 64 / 255,
+    photoshop: {
+      'color burn': [51, 94, 159], 'linear burn': [49, 79, 124], 'color dodge': [76, 132, 186], 'linear dodge': [113, 143, 188],
+      'vivid light': [71, 109, 162], 'linear light': [100, 100, 130], 'hard mix': [65, 105, 166], difference: [7, 97, 172],
+    },
+  },
+  {
+    backdrop: [60, 120, 180],
+    source: [210, 90, 30],
+    fill: 191 / 255,
+    photoshop: {
+      'color burn': [30, 0, 33], 'linear burn': [26, 0, 11], 'color dodge': [156, 163, 197], 'linear dodge': [217, 187, 202],
+      'vivid light': [117, 81, 80], 'linear light': [183, 63, 33], 'hard mix': [102, 0, 47], difference: [97, 53, 158],
+    },
+  },
+];
+
+const px = (c: number[]): Surface => ({ x: 0, y: 0, w: 1, h: 1, data: new Uint8ClampedArray([...c, 255]) });
+
+function ours(mode: string, c: Case): number[] {
+  const d = px(c.backdrop);
+  blendSurface(d, px(c.source), null, 1, mode, { fill: c.fill });
+  return [...d.data.subarray(0, 3)];
+}
+
+describe("the special eight at Fill below 100 % (Photoshop 27.11, photocraft's measurements)", () => {
+  it('linear light: to the level, a level below b + q(2s − 1)', () => {
+    for (const c of CASES) expect(ours('linear light', c), `fill ${c.fill}`).toEqual(c.photoshop['linear light']);
+  });
+
+  for (const mode of ['color burn', 'linear burn', 'color dodge', 'linear dodge', 'vivid light', 'hard mix', 'difference']) {
+    it(`${mode}: within a level${mode === 'hard mix' ? ' (3 at Fill 191/255)' : ''}`, () => {
+      for (const c of CASES) {
+        const tolerance = mode === 'hard mix' && c.fill > 0.7 ? 3 : 1;
+        ours(mode, c).forEach((v, i) => expect(Math.abs(v - c.photoshop[mode][i]), `fill ${c.fill} channel ${i}: ${v}`).toBeLessThanOrEqual(tolerance));
+      }
+    });
+  }
+
+  it('linear light at Fill 100 %: b + 2s − 256 levels, in the TypeScript loop and the WASM kernel alike', () => {
+    const at = (b: number, s: number) => {
+      const d = px([b, b, b]);
+      blendSurface(d, px([s, s, s]), null, 1, 'linear light');
+      return d.data[0];
+    };
+    const both = (b: number, s: number) => {
+      const kernel = at(b, s);
+      useWasmBlending(false);
+      try {
+        expect(at(b, s), `b ${b} s ${s}`).toBe(kernel);
+      } finally {
+        useWasmBlending(true);
+      }
+      return kernel;
+    };
+    expect(both(0, 255)).toBe(254);
+    expect(both(128, 128)).toBe(128);
+    expect(both(200, 100)).toBe(144);
+    expect(both(10, 100)).toBe(0);
+    expect(both(255, 128)).toBe(255);
+  });
+});
