@@ -2,7 +2,7 @@ import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
-import { rectPath as rect } from './kit';
+import { againstMergedImage, rectPath as rect } from './kit';
 
 /**
  * Mask density and feather (issue 14), for pixel masks and vector masks, on templates made here
@@ -129,5 +129,13 @@ describe('a feathered pixel mask reaches past its rectangle', () => {
     const beside = await rows({ top: 8, imageData: fill(BLUE, W, H - 8), mask: top });
     const whole = await rows({ mask: top });
     for (const y of [8, 9, 11, 14, 20]) expect(beside(16, y), `row ${y}`).toEqual(whole(16, y));
+  });
+
+  it('renders made-ak-mask-feather-beyond.psd (make-ak.mjs: merged image from σ = feather, an exact Gaussian) above 40 dB', async () => {
+    // Before the mask was blurred past its rectangle the layer below it kept its full colour
+    // there; the rest of the gap is the three box passes against the exact Gaussian.
+    const { psnr, worst } = await againstMergedImage('made-ak-mask-feather-beyond.psd');
+    console.log(`made-ak-mask-feather-beyond.psd PSNR ${psnr.toFixed(2)} worst ${worst}`);
+    expect(psnr).toBeGreaterThan(40);
   });
 });
