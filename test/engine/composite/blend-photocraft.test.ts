@@ -1,7 +1,10 @@
+import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { blendSurface } from '../../../src/engine/composite/blend';
 import type { Surface } from '../../../src/engine/composite/surface';
 import { useWasmBlending } from '../../../src/engine/raster/blend';
+import { madeFixture } from '../../helpers/fixtures';
 
 /**
  * Photoshop's own composites of the "special eight" at Fill below 100 %, as photocraft measured
@@ -85,5 +88,29 @@ describe("the special eight at Fill below 100 % (Photoshop 27.11, photocraft's m
     expect(both(200, 100)).toBe(144);
     expect(both(10, 100)).toBe(0);
     expect(both(255, 128)).toBe(255);
+  });
+});
+
+/**
+ * made-ah-special-eight-measured.psd (test/fixtures/psd-made/make-ah.mjs): the same measurements
+ * as a document, each case a 4 × 2 layer at its Fill over its backdrop, the merged image
+ * Photoshop's measured values. Through compile and render, as the fidelity test reads it.
+ */
+describe('made-ah-special-eight-measured.psd through compile and render', () => {
+  it("is Photoshop's value to the level in linear light, within a level elsewhere (3 in hard mix at Fill 191/255)", async () => {
+    const compiled = await compileTemplate(env.FILES, await madeFixture('made-ah-special-eight-measured.psd'));
+    const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    const modes = Object.keys(CASES[0].photoshop);
+    const misses: string[] = [];
+    for (let y = 0; y < 16; y++) {
+      for (let x = 0; x < 12; x++) {
+        const mode = modes[y >> 1];
+        const c = CASES[(x / 4) | 0];
+        const tolerance = mode === 'linear light' ? 0 : mode === 'hard mix' && c.fill > 0.7 ? 3 : 1;
+        const got = [...image.data.subarray((y * 12 + x) * 4, (y * 12 + x) * 4 + 3)];
+        if (got.some((v, i) => Math.abs(v - c.photoshop[mode][i]) > tolerance)) misses.push(`${mode} fill ${c.fill}: ${got} vs ${c.photoshop[mode]}`);
+      }
+    }
+    expect(misses).toEqual([]);
   });
 });
