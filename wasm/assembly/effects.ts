@@ -201,11 +201,11 @@ export function shiftBilinear(src: usize, out: usize, w: i32, h: i32, fx: f64, f
 // - the least of a set of f64 values is the same whatever the order it is taken in (no NaN or −0
 //   is among them: seeds are 0.5 − a or a − 0.5 for a coverage a, or ±Infinity, and the steps
 //   add positive numbers), and demoting to f32 keeps the order (f32(min) = min of the f32s), so a
-//   row's steps from the rows already done and the pixel's own value are taken first, for the
-//   whole row, their least demoted;
-// - the step from the pixel just before in the row, taken in the row's order, is an f32 addition
-//   of 1: an f32 value plus 1 in f64 demoted to f32 is the f32 sum (binary64 holds more than
-//   2 × 24 + 2 bits, so rounding twice gives the correctly rounded binary32 sum).
+//   pixel's steps from the rows already done and its own value are taken first, their least
+//   demoted, and the step from the pixel just before in the row last, in f32;
+// - that step is an f32 addition of 1: an f32 value plus 1 in f64 demoted to f32 is the f32 sum
+//   (binary64 holds more than 2 × 24 + 2 bits, so rounding twice gives the correctly rounded
+//   binary32 sum). Its chain (add, least) is all that waits from pixel to pixel.
 
 /** The field's empty value (morphology.ts INF, 1e20 rounded to f32 as a Float32Array stores it). */
 const CHAMFER_INF: f32 = <f32>1e20;
@@ -224,11 +224,8 @@ const S5: f64 = Math.sqrt(5.0);
   return f64x2.pmin(least, f64x2.add(pair(ptr), by));
 }
 
-/**
- * chamferPasses over `d` (pw × ph pixels of two f32, the two outer rows and columns INF), in
- * place; `least` holds pw pixels of two f32 (a row's least before the step along it).
- */
-function chamferPasses(d: usize, least: usize, pw: i32, ph: i32): void {
+/** chamferPasses over `d` (pw × ph pixels of two f32, the two outer rows and columns INF), in place. */
+function chamferPasses(d: usize, pw: i32, ph: i32): void {
   const one = f64x2.splat(1);
   const s2 = f64x2.splat(S2);
   const s5 = f64x2.splat(S5);
@@ -238,7 +235,9 @@ function chamferPasses(d: usize, least: usize, pw: i32, ph: i32): void {
   const r2 = r1 << 1;
   for (let y = 2; y < ph - 2; y++) {
     const row = d + (<usize>(y * pw + 2) << 3);
-    // The steps from the two rows above: straight up, the diagonals, the four knight's moves.
+    // The steps from the two rows above (straight up, the diagonals, the four knight's moves) and
+    // the pixel's own value, their least demoted, then the step from the left.
+    let before = v128.load64_zero(row - 8);
     for (let x = 0; x < n; x++) {
       const i = row + (<usize>x << 3);
       const p = i - r1;
@@ -251,20 +250,17 @@ function chamferPasses(d: usize, least: usize, pw: i32, ph: i32): void {
       v = step(v, p + 16, s5);
       v = step(v, q - 8, s5);
       v = step(v, q + 8, s5);
-      v128.store64_lane(least + (<usize>x << 3), f32x4.demote_f64x2_zero(v), 0);
-    }
-    // Then the step from the left, in the row's order (it reads the value just stored).
-    let before = v128.load64_zero(row - 8);
-    for (let x = 0; x < n; x++) {
-      const at = <usize>x << 3;
-      before = f32x4.pmin(v128.load64_zero(least + at), f32x4.add(before, onef));
-      v128.store64_lane(row + at, before, 0);
+      // Then the step from the left (the value just stored).
+      before = f32x4.pmin(f32x4.demote_f64x2_zero(v), f32x4.add(before, onef));
+      v128.store64_lane(i, before, 0);
     }
   }
   for (let y = ph - 3; y >= 2; y--) {
     const row = d + (<usize>(y * pw + 2) << 3);
-    // The steps from the two rows below.
-    for (let x = 0; x < n; x++) {
+    // The steps from the two rows below and the pixel's own, then the step from the right, right
+    // to left.
+    let after = v128.load64_zero(row + (<usize>n << 3));
+    for (let x = n - 1; x >= 0; x--) {
       const i = row + (<usize>x << 3);
       const p = i + r1;
       const q = i + r2;
@@ -276,23 +272,18 @@ function chamferPasses(d: usize, least: usize, pw: i32, ph: i32): void {
       v = step(v, p - 16, s5);
       v = step(v, q + 8, s5);
       v = step(v, q - 8, s5);
-      v128.store64_lane(least + (<usize>x << 3), f32x4.demote_f64x2_zero(v), 0);
-    }
-    // Then the step from the right, right to left.
-    let after = v128.load64_zero(row + (<usize>n << 3));
-    for (let x = n - 1; x >= 0; x--) {
-      const at = <usize>x << 3;
-      after = f32x4.pmin(v128.load64_zero(least + at), f32x4.add(after, onef));
-      v128.store64_lane(row + at, after, 0);
+      // Then the step from the right (the value just stored).
+      after = f32x4.pmin(f32x4.demote_f64x2_zero(v), f32x4.add(after, onef));
+      v128.store64_lane(i, after, 0);
     }
   }
 }
 
 /**
  * morphology.ts chamferDistance: `a` (w × h f32 coverages) → `out` (w × h f32 signed distances).
- * `d` holds (w + 4) × (h + 4) pixels of two f32 (8 bytes), `least` w + 4 of them.
+ * `d` holds (w + 4) × (h + 4) pixels of two f32 (8 bytes).
  */
-export function chamferDistance(a: usize, out: usize, d: usize, least: usize, w: i32, h: i32): void {
+export function chamferDistance(a: usize, out: usize, d: usize, w: i32, h: i32): void {
   const pw = w + 4;
   const ph = h + 4;
   const rowBytes = <usize>pw << 3;
@@ -307,24 +298,50 @@ export function chamferDistance(a: usize, out: usize, d: usize, least: usize, w:
       v128.store(row + (<usize>(pw - 2) << 3), inf);
     }
   }
-  // Seeds: the covered side's (a > 0) at 0.5 − a, the empty side's (a < 1) at a − 0.5.
+  // Seeds: the covered side's (a > 0) at 0.5 − a, the empty side's (a < 1) at a − 0.5, four
+  // pixels at a time (each f32 promoted, the difference in f64, demoted), then the rest.
+  const quads = w & ~3;
+  const infs = f32x4.splat(CHAMFER_INF);
+  const half = f64x2.splat(0.5);
   for (let y = 0; y < h; y++) {
     const src = a + (<usize>(y * w) << 2);
     const dst = d + (<usize>((y + 2) * pw + 2) << 3);
-    for (let x = 0; x < w; x++) {
+    let x = 0;
+    for (; x < quads; x += 4) {
+      const c = v128.load(src + (<usize>x << 2));
+      const lo = f64x2.promote_low_f32x4(c);
+      const hi = f64x2.promote_low_f32x4(i32x4.shuffle(c, c, 2, 3, 0, 1));
+      const outer = i32x4.shuffle(f32x4.demote_f64x2_zero(f64x2.sub(half, lo)), f32x4.demote_f64x2_zero(f64x2.sub(half, hi)), 0, 1, 4, 5);
+      const inner = i32x4.shuffle(f32x4.demote_f64x2_zero(f64x2.sub(lo, half)), f32x4.demote_f64x2_zero(f64x2.sub(hi, half)), 0, 1, 4, 5);
+      const o = v128.bitselect(outer, infs, f32x4.gt(c, f32x4.splat(0)));
+      const i = v128.bitselect(inner, infs, f32x4.lt(c, f32x4.splat(1)));
+      const at = dst + (<usize>x << 3);
+      v128.store(at, i32x4.shuffle(o, i, 0, 4, 1, 5));
+      v128.store(at, i32x4.shuffle(o, i, 2, 6, 3, 7), 16);
+    }
+    for (; x < w; x++) {
       const c = <f64>load<f32>(src + (<usize>x << 2));
       const at = dst + (<usize>x << 3);
       store<f32>(at, c > 0 ? <f32>(0.5 - c) : CHAMFER_INF);
       store<f32>(at, c < 1 ? <f32>(c - 0.5) : CHAMFER_INF, 4);
     }
   }
-  chamferPasses(d, least, pw, ph);
+  chamferPasses(d, pw, ph);
   // a < ½ (or NaN) takes the covered side's distance; the rest the empty side's, negated.
   for (let y = 0; y < h; y++) {
     const src = a + (<usize>(y * w) << 2);
     const from = d + (<usize>((y + 2) * pw + 2) << 3);
     const to = out + (<usize>(y * w) << 2);
-    for (let x = 0; x < w; x++) {
+    let x = 0;
+    for (; x < quads; x += 4) {
+      const p = from + (<usize>x << 3);
+      const p0 = v128.load(p), p1 = v128.load(p, 16);
+      const outer = i32x4.shuffle(p0, p1, 0, 2, 4, 6);
+      const inner = f32x4.neg(i32x4.shuffle(p0, p1, 1, 3, 5, 7));
+      const at = <usize>x << 2;
+      v128.store(to + at, v128.bitselect(inner, outer, f32x4.ge(v128.load(src + at), f32x4.splat(0.5))));
+    }
+    for (; x < w; x++) {
       const at = <usize>x << 2;
       const p = from + (<usize>x << 3);
       store<f32>(to + at, load<f32>(src + at) >= 0.5 ? -load<f32>(p, 4) : load<f32>(p));

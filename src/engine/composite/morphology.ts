@@ -491,10 +491,9 @@ export function chamferDistance(a: Float32Array, w: number, h: number): Float32A
       const src = arena.alloc(a.length * 4);
       const out = arena.alloc(a.length * 4);
       const d = arena.alloc(pw * (h + 4) * 8);
-      const least = arena.alloc(pw * 8);
       const f32 = arena.f32();
       f32.set(a, src >> 2);
-      k.chamferDistance(src, out, d, least, w, h);
+      k.chamferDistance(src, out, d, w, h);
       return f32.slice(out >> 2, (out >> 2) + a.length);
     });
   }

@@ -28,7 +28,7 @@ export interface KernelExports {
   fadePixels(dst: number, after: number, mask: number, n: number, opacity: number): void;
   boxBlur(a: number, b: number, sums: number, w: number, h: number, r0: number, r1: number): void;
   shiftBilinear(src: number, out: number, w: number, h: number, fx: number, fy: number): void;
-  chamferDistance(a: number, out: number, d: number, least: number, w: number, h: number): void;
+  chamferDistance(a: number, out: number, d: number, w: number, h: number): void;
   hueSaturationPixels(d: number, n: number, params: number, nr: number, cache: number): void;
 }
 
