@@ -21,7 +21,12 @@ function fill(c: number[], w = W, h = H) {
   return { width: w, height: h, data };
 }
 
-async function render(blue: Partial<Layer>) {
+/**
+ * Renders the backdrop and `blue` over it, whole or as the rows of `region` (then with an override
+ * of the backdrop layer, visible as it is, so that every layer is drawn into the strip itself and
+ * not cut from a kept whole canvas).
+ */
+async function render(blue: Partial<Layer>, region?: { top: number; bottom: number }) {
   const bytes = writePsdUint8Array({
     width: W,
     height: H,
@@ -30,13 +35,15 @@ async function render(blue: Partial<Layer>) {
       { name: 'blue', top: 0, left: 0, imageData: fill(BLUE), ...blue },
     ],
   });
-  const img = await renderTemplate(env.FILES, await compileTemplate(env.FILES, bytes), { scale: 1 });
+  const compiled = await compileTemplate(env.FILES, bytes);
+  const bg = compiled.layers.find((n) => n.name === 'bg')!;
+  const strip = region ? { region: { ...region, left: 0, right: W }, overrides: new Map([[bg.id, { visible: true }]]) } : {};
+  const img = await renderTemplate(env.FILES, compiled, { scale: 1, ...strip });
+  const y0 = region?.top ?? 0;
+  const at = (x: number, y: number) => [...img.data.subarray(((y - y0) * W + x) * 4, ((y - y0) * W + x) * 4 + 3)];
   /** The mask value (0..1) at (x, y), read back from the blend of blue over the backdrop. */
-  const coverage = (x: number, y: number) => {
-    const o = (y * W + x) * 4;
-    return (img.data[o + 2] - BG[2]) / (BLUE[2] - BG[2]);
-  };
-  return { coverage };
+  const coverage = (x: number, y: number) => (at(x, y)[2] - BG[2]) / (BLUE[2] - BG[2]);
+  return { at, coverage };
 }
 
 // ag-psd stores density as a byte: 0.5 → 128/255.
@@ -96,39 +103,19 @@ describe('a feathered pixel mask reaches past its rectangle', () => {
   // a layer beside the rectangle the mask is the same plane.
   const top = { top: 0, left: 0, imageData: fill([0, 0, 0], W, 6), defaultColor: 255, userMaskFeather: 3 };
 
-  async function rows(blue: Partial<Layer>, region?: { top: number; bottom: number }) {
-    const bytes = writePsdUint8Array({
-      width: W,
-      height: H,
-      children: [
-        { name: 'bg', top: 0, left: 0, imageData: fill(BG) },
-        { name: 'blue', top: 0, left: 0, imageData: fill(BLUE), ...blue },
-      ],
-    });
-    const compiled = await compileTemplate(env.FILES, bytes);
-    // An override of the bottom layer (visible, as it is) draws every layer into the strip itself,
-    // not cut from a kept whole canvas.
-    const bg = compiled.layers.find((n) => n.name === 'bg')!;
-    const strip = region ? { region: { ...region, left: 0, right: W }, overrides: new Map([[bg.id, { visible: true }]]) } : {};
-    const img = await renderTemplate(env.FILES, compiled, { scale: 1, ...strip });
-    const y0 = region?.top ?? 0;
-    return (x: number, y: number) => [...img.data.subarray(((y - y0) * W + x) * 4, ((y - y0) * W + x) * 4 + 3)];
-  }
-
   it('a strip below the rectangle renders as the same rows of the whole', async () => {
-    const whole = await rows({ mask: top });
-    const strip = await rows({ mask: top }, { top: 8, bottom: H });
-    for (const y of [8, 9, 11, 14, 20]) for (const x of [0, 16, 31]) expect(strip(x, y), `(${x}, ${y})`).toEqual(whole(x, y));
+    const whole = await render({ mask: top });
+    const strip = await render({ mask: top }, { top: 8, bottom: H });
+    for (const y of [8, 9, 11, 14, 20]) for (const x of [0, 16, 31]) expect(strip.at(x, y), `(${x}, ${y})`).toEqual(whole.at(x, y));
     // Two and a half pixels past the edge: Φ(2.5 / 3) ≈ 0.8 of the layer.
-    const c = (whole(16, 8)[2] - BG[2]) / (BLUE[2] - BG[2]);
-    expect(c).toBeGreaterThan(0.7);
-    expect(c).toBeLessThan(0.9);
+    expect(whole.coverage(16, 8)).toBeGreaterThan(0.7);
+    expect(whole.coverage(16, 8)).toBeLessThan(0.9);
   });
 
   it('a layer wholly outside the rectangle takes the blur', async () => {
-    const beside = await rows({ top: 8, imageData: fill(BLUE, W, H - 8), mask: top });
-    const whole = await rows({ mask: top });
-    for (const y of [8, 9, 11, 14, 20]) expect(beside(16, y), `row ${y}`).toEqual(whole(16, y));
+    const beside = await render({ top: 8, imageData: fill(BLUE, W, H - 8), mask: top });
+    const whole = await render({ mask: top });
+    for (const y of [8, 9, 11, 14, 20]) expect(beside.at(16, y), `row ${y}`).toEqual(whole.at(16, y));
   });
 
   it('renders made-ak-mask-feather-beyond.psd (make-ak.mjs: merged image from σ = feather, an exact Gaussian) above 40 dB', async () => {
