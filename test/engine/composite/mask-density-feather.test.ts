@@ -96,6 +96,22 @@ describe('pixel mask density and feather', () => {
   });
 });
 
+describe('a pixel mask and a vector mask, each with its own density', () => {
+  // Photoshop's Properties panel gives each mask its own density (psd-tools marks its
+  // mask-density-layervectormask.psd an expected failure: its model reads the two as one). The
+  // layer shows through their product: pixel mask white over x 8..32 at 50 %, vector mask over
+  // x 0..16 at 50 %.
+  it('multiplies the two masks, each at its density', async () => {
+    const { coverage } = await render({
+      vectorMask: { paths: [rect(0, 0, 16, H)] },
+      mask: { top: 0, left: 8, imageData: fill([255, 255, 255], 24, H), defaultColor: 0, userMaskDensity: 0.5, vectorMaskDensity: 0.5 },
+    });
+    expect(coverage(4, 5)).toBeCloseTo(withDensity(0), 1);
+    expect(coverage(12, 5)).toBeCloseTo(1, 2);
+    expect(coverage(24, 5)).toBeCloseTo(withDensity(0), 1);
+  });
+});
+
 describe('a feathered pixel mask reaches past its rectangle', () => {
   // White outside its rectangle; black over rows 0..5. Feathered by 3 px its black spreads about
   // nine rows past row 6, onto pixels the rectangle does not hold: a layer (or a strip of the
