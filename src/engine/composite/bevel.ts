@@ -1,4 +1,4 @@
-import { blurInPlace, dilate, Scratch, signedDistance } from './morphology';
+import { blurInPlace, Scratch, signedDistance } from './morphology';
 
 /** A 256-entry curve table (0..255 both ways), as adjust.ts's curveLut makes. */
 type Lut = Uint8Array;
@@ -12,15 +12,20 @@ type Lut = Uint8Array;
  * a slope of `depth`), the part facing the light brightens (highlight), the part facing away
  * darkens (shadow). Adobe's styles place the reach:
  * - inner bevel: inside the edge, r = size (the shape blurred over the size, drawn inside it);
- * - outer bevel: outside the edge, r = size (the shape grown by the size, then blurred, drawn
- *   outside it);
+ * - outer bevel: outside the edge, r = size: the shape blurred over the size, as for an inner
+ *   bevel, drawn outside it where the height rises (so it reaches the size out, not a pixel past
+ *   it). photocraft's bevel_maps, compared with Photoshop's composite of its corpus file
+ *   bevel-outer-smooth.psd; growing the shape by the size first, as we did, lit twice as far out;
  * - emboss: the size split across the edge, half inside and half outside: r = size / 2, drawn
  *   on both sides. Blurring over the whole size instead spread Photoshop's 41 px emboss of
  *   `psdtools-layer-effects-all.psd` twice as far and twice as steep (that text's region 13.7
  *   levels RMS from Photoshop's pixels; split in half, 1.6);
- * - pillow emboss: the same reach, with the edge stamped into what is below: the height falls
- *   from both sides into a groove along the edge (|2·blurred − 1|), so the inner side is lit as an
- *   emboss and the outer side the other way round.
+ * - pillow emboss: the same reach and height as an emboss, with the edge stamped into what is
+ *   below: the inside lit as an emboss over the pixel's alpha, the outside with its slopes turned
+ *   over, over the rest of the pixel (a 1 % edge pixel takes the outside's shading: photocraft's
+ *   bevel_maps against Photoshop's bevel-pillow-smooth.psd). The groove |2·blurred − 1| we drew
+ *   before sloped twice as steeply. Chisel: the groove |d| ÷ reach, which is the same model for a
+ *   height linear in d.
  * - stroke emboss: the bevel drawn on the stroke's band (Adobe: "embosses a stroke applied to the
  *   layer"): effects.ts passes the band's coverage as the shape, so both of its edges rise over the
  *   reach as an inner bevel's does, and nothing is drawn where there is no stroke.
@@ -89,6 +94,9 @@ function chisel(alpha: Float32Array, w: number, h: number, style: string, reach:
   return out;
 }
 
+/** A height above the blur's float noise: an outer bevel's pixel there is on the bevel (photocraft's BEVEL_H_EPS). */
+const RAISED = 1e-5;
+
 export function bevelMaps(alpha: Float32Array, w: number, h: number, o: BevelOptions): { hi: Float32Array; lo: Float32Array } {
   const light = bevelLight(alpha, w, h, o, new Scratch());
   return { hi: light('highlight', new Float32Array(alpha.length)), lo: light('shadow', new Float32Array(alpha.length)) };
@@ -116,11 +124,11 @@ export function bevelLight(
     height = chisel(alpha, w, h, style, reach);
     if (o.technique === 'chisel soft') blurInPlace(height, w, h, reach / 4);
   } else {
-    if (style === 'outer bevel') height = dilate(alpha, w, h, reach, scratch.take('height', n));
-    else (height = scratch.take('height', n)).set(alpha);
+    (height = scratch.take('height', n)).set(alpha);
     blurInPlace(height, w, h, reach);
-    if (style === 'pillow emboss') for (let i = 0; i < n; i++) height[i] = Math.abs(2 * height[i] - 1);
   }
+  // A smooth pillow emboss is the emboss's height lit the other way round outside the shape.
+  const pillow = style === 'pillow emboss' && !(o.technique === 'chisel hard' || o.technique === 'chisel soft');
   const contour = o.contour;
   if (contour) for (let i = 0; i < n; i++) height[i] = throughCurve(contour, height[i]);
   if (o.soften > 0) blurInPlace(height, w, h, o.soften);
@@ -130,20 +138,29 @@ export function bevelLight(
   const ly = -Math.cos(altitude) * Math.sin(angle);
   const lz = Math.sin(altitude);
   const k = reach * o.depth * (o.up ? 1 : -1);
+  // The share of the pixel lit by the slopes at scale `k` (highlight or shadow).
+  const lit = (which: 'highlight' | 'shadow', gx: number, gy: number, k: number): number => {
+    const nx = -gx * k;
+    const ny = -gy * k;
+    let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
+    if (o.gloss) shade = throughCurve(o.gloss, shade);
+    if (which === 'highlight') return shade > lz && lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) : 0;
+    return shade < lz ? Math.min(1, (lz - shade) / lz) : 0;
+  };
   return (which, out) => {
     out.fill(0);
     for (let y = 1; y < h - 1; y++) {
       for (let x = 1; x < w - 1; x++) {
         const i = y * w + x;
-        const where = style === 'inner bevel' || style === 'stroke emboss' ? alpha[i] : style === 'outer bevel' ? 1 - alpha[i] : 1;
+        const a = alpha[i];
+        // An outer bevel lies where its height rises, and not a pixel past it.
+        const where = style === 'inner bevel' || style === 'stroke emboss' ? a : style === 'outer bevel' ? (height[i] > RAISED ? 1 - a : 0) : 1;
         if (where <= 0) continue;
-        const nx = -((height[i + 1] - height[i - 1]) / 2) * k;
-        const ny = -((height[i + w] - height[i - w]) / 2) * k;
-        let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
-        if (o.gloss) shade = throughCurve(o.gloss, shade);
-        if (which === 'highlight') {
-          if (shade > lz) out[i] = lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) * where : 0;
-        } else if (shade < lz) out[i] = Math.min(1, (lz - shade) / lz) * where;
+        const gx = (height[i + 1] - height[i - 1]) / 2;
+        const gy = (height[i + w] - height[i - w]) / 2;
+        // Pillow: the inside lit as an emboss over the pixel's alpha, the outside facing the other
+        // way over the rest of it.
+        out[i] = pillow ? (a > 0 ? a * lit(which, gx, gy, k) : 0) + (1 - a) * lit(which, gx, gy, -k) : lit(which, gx, gy, k) * where;
       }
     }
     return out;

@@ -75,11 +75,10 @@ export function effectMargin(node: LayerNode, scale: number): number {
   // Inner effects blur what lies outside the shape: that outside must be in the arrays.
   for (const g of list(fx.innerGlow)) m = Math.max(m, px(g.size));
   for (const s of list(fx.innerShadow)) m = Math.max(m, px(s.size) + px(s.distance));
-  // An outer bevel's height field is the shape dilated by its size, then blurred by it: it reads
-  // (and paints) up to twice the size out, plus the soften blur.
-  // A stroke emboss blurs the stroke's band, which reaches the stroke's size out.
+  // A bevel's height field is the shape blurred by its size: it reads (and paints) the size out,
+  // plus the soften blur. A stroke emboss blurs the stroke's band, which reaches the stroke's size out.
   const stroke = Math.max(0, ...list(fx.stroke).map((s) => px(s.size)));
-  for (const b of list(fx.bevel)) m = Math.max(m, (b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0));
+  for (const b of list(fx.bevel)) m = Math.max(m, px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0));
   for (const t of list(fx.satin)) m = Math.max(m, px(t.size) + px(t.distance));
   return Math.ceil(m * scale) + 2;
 }
@@ -703,20 +702,26 @@ const wholePixels = (v: number) => Math.sign(v) * Math.floor(Math.abs(v) + 0.5 +
 const offsetOf = (ctx: RenderContext, d: Parameters<typeof shadowOffset>[0]) => shadowOffset(d, ctx.compiled.globalAngle, ctx.scale);
 
 type Satin = NonNullable<LayerEffectsInfo['satin']>;
+/**
+ * How far each of the satin's two copies moves (output px): its distance along its angle in whole
+ * document pixels, as a shadow's offset (photocraft's satin, fitted on Photoshop's composite of
+ * psd-tools' layer_effects.psd; psdtools-layer-effects-all.psd's Satin line 60.95 → 61.00 dB,
+ * docs/effects.md "photocraft's bevel, glow and satin calibrations").
+ */
 function satinOffset(ctx: RenderContext, satin: Satin): { dx: number; dy: number } {
   const angle = ((satin.angle ?? 19) * Math.PI) / 180;
-  const dist = px(satin.distance) * ctx.scale;
-  return { dx: Math.cos(angle) * dist, dy: -Math.sin(angle) * dist };
+  const dist = px(satin.distance);
+  return { dx: wholePixels(Math.cos(angle) * dist) * ctx.scale, dy: wholePixels(-Math.sin(angle) * dist) * ctx.scale };
 }
 
 /**
- * How far a bevel reads and paints past the shape: an outer bevel's height field is the shape
- * dilated by its size, then blurred by it (twice the size), plus the soften blur; a stroke
- * emboss blurs the stroke's band, which reaches the stroke's size out.
+ * How far a bevel reads and paints past the shape: its height field is the shape blurred by its
+ * size, plus the soften blur; a stroke emboss blurs the stroke's band, which reaches the stroke's
+ * size out.
  */
 function bevelReach(b: Bevel, fx: LayerEffectsInfo, scale: number): number {
   const stroke = Math.max(0, ...list(fx.stroke).map((s) => px(s.size)));
-  return ((b.style === 'outer bevel' ? 2 : 1) * px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0)) * scale;
+  return (px(b.size) + px(b.soften) + (b.style === 'stroke emboss' ? stroke : 0)) * scale;
 }
 
 /**
@@ -774,7 +779,9 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
       // Fill leaves (knockOut, as "Layer Knocks Out Drop Shadow" does; photocraft's calibration on
       // Aspose's FillOpacitySample.psd). At Fill 100 % nothing changes.
       if (cover < 1) knockOut(body, fillOf(shape, r), cover);
-      paint(canvas, tile, shape, body, rgbOf(g.color), fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, r);
+      const graded = glowGradient(g, crop(body, r, tile));
+      if (graded) paint(canvas, tile, shape, graded.coverage, graded.colors, fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, tile);
+      else paint(canvas, tile, shape, body, rgbOf(g.color), fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, r);
     });
   }
   for (const d of list(fx.dropShadow).reverse()) {
@@ -796,6 +803,40 @@ export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Su
     if (r) backdrops.set(shape, { from: canvas, backdrop: cropSurface(canvas, r) });
   }
   drawStrokes(ctx, node, canvas, shape, atop, false, 'under');
+}
+
+type Glow = NonNullable<LayerEffectsInfo['outerGlow']>;
+
+/**
+ * A glow filled with a gradient (its 'Grad' in place of a colour): the gradient runs along the
+ * glow, not across the canvas. Where the glow's strength (after its range and contour, relative to
+ * the layer's `alpha` for an inner glow) is v, its colour is the gradient at 1 − v, so the first
+ * stop hugs the edge, and it is opaque from v = range² on (coverage min(1, v ÷ range²), times the
+ * gradient's own opacity there). photocraft's paint_glow (effects.rs), measured on Photoshop's
+ * composite of its corpus file outer-glow-gradient.psd (1.4/255 mean, against bands across the
+ * canvas) and psd-tools' layer_params.psd. A glow's gradient has no angle, style or Reverse.
+ * Null for a colour glow. `body` and the result cover the same rectangle.
+ */
+function glowGradient(g: Glow, body: Float32Array, alpha?: Float32Array): { coverage: Float32Array; colors: Uint8ClampedArray } | null {
+  const gradient = (g as { gradient?: Gradient }).gradient;
+  if (!gradient) return null;
+  const method = (g as { interpolationMethod?: string }).interpolationMethod ?? (gradient as { interpolationMethod?: string }).interpolationMethod;
+  const built = gradientRamp(gradient, { method });
+  if (!built) return null;
+  const { rgba: ramp, steps } = built;
+  const range = Math.max(0.01, Math.min(1, g.range ?? 0.5));
+  const gain = 1 / (range * range);
+  const coverage = new Float32Array(body.length);
+  const colors = new Uint8ClampedArray(body.length * 4);
+  for (let i = 0; i < body.length; i++) {
+    const a = alpha ? alpha[i] : 1;
+    if (a <= 0) continue;
+    const v = Math.max(0, Math.min(1, body[i] / a));
+    const k = Math.round((1 - v) * (steps - 1)) * 4;
+    colors.set(ramp.subarray(k, k + 4), i * 4);
+    coverage[i] = a * Math.min(1, v * gain) * (ramp[k + 3] / 255);
+  }
+  return { coverage, colors };
 }
 
 /** Whether any interior effect blends in a mode of its own (paintRelative blends it with the backdrop kept). */
@@ -970,9 +1011,12 @@ export function drawEffectsAbove(
       const alpha = fillOf(shape, tile);
       const cov = new Float32Array(alpha.length);
       for (let i = 0; i < cov.length; i++) {
+        // Invert turns the difference over before the contour shapes it (photocraft's order;
+        // agpsd-effects.psd's inverted satin 26.81 → 26.96 dB against the other way round).
         let v = Math.min(1, Math.abs(a[i] - b[i]));
+        if (satin.invert) v = 1 - v;
         if (lut) v = lut[Math.round(v * 255)] / 255;
-        cov[i] = (satin.invert ? 1 - v : v) * alpha[i];
+        cov[i] = v * alpha[i];
       }
       paint(canvas, tile, shape, cov, rgbOf(satin.color), fxOpacity(satin.opacity, opacity, 0.5), satin.blendMode ?? 'multiply', atop, false, tile, inLayer);
     });
@@ -990,10 +1034,12 @@ export function drawEffectsAbove(
       let body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, spreadOf(inner, s));
       if (inner.source === 'center') body = body.map((v) => 1 - v);
       const within = shape.fillOver ? shape.fillOver(r) : alpha;
-      for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * within[i];
       applyRange(body, inner.range);
       applyContour(body, inner.contour);
-      paint(canvas, tile, shape, body, rgbOf(inner.color), fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, r, inLayer);
+      for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * within[i];
+      const graded = glowGradient(inner, crop(body, r, tile), crop(within, r, tile));
+      if (graded) paint(canvas, tile, shape, graded.coverage, graded.colors, fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, tile, inLayer);
+      else paint(canvas, tile, shape, body, rgbOf(inner.color), fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, r, inLayer);
     });
   }
   for (const d of list(fx.innerShadow).reverse()) {

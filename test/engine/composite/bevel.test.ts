@@ -39,6 +39,38 @@ describe('bevel and emboss', () => {
     for (const y of [31, 40, 50, 60, 68]) expect(shaded(m, y)).toBe(0);
   });
 
+  it('outer bevel: the shape blurred over the size, lit outside it up to the size out and no farther (photocraft, bevel-outer-smooth.psd)', () => {
+    // Size 10: two box passes of about 10 px reach 9 px past the edge (row 30), not 19 as the
+    // shape grown by the size and then blurred did.
+    const m = maps({ style: 'outer bevel' });
+    expect(shaded(m, 21)).toBeGreaterThan(0); // 9 px out
+    expect(shaded(m, 27)).toBeGreaterThan(0.1);
+    for (const y of [11, 15, 19, 20, 80]) expect(shaded(m, y)).toBe(0);
+    // The same slope as an inner bevel's at the edge, mirrored: the height is the one blur of the shape.
+    const inner = maps({ style: 'inner bevel' });
+    expect(at(m, 29)[0]).toBeCloseTo(at(inner, 30)[0], 1);
+  });
+
+  it('pillow emboss: the emboss height, its inside lit as an emboss, its outside turned over (photocraft, bevel-pillow-smooth.psd)', () => {
+    const emboss = maps({ style: 'emboss' });
+    const pillow = maps({ style: 'pillow emboss' });
+    // Inside (alpha 1) a pillow is lit exactly as an emboss: the groove |2h − 1| sloped twice as steeply.
+    for (const y of [31, 32, 33, 66, 68]) {
+      expect(at(pillow, y)[0]).toBeCloseTo(at(emboss, y)[0], 6);
+      expect(at(pillow, y)[1]).toBeCloseTo(at(emboss, y)[1], 6);
+    }
+    // Outside, the emboss's highlight above the top edge turns to shadow (and the reverse below).
+    expect(at(emboss, 28)[0]).toBeGreaterThan(0.1);
+    expect(at(pillow, 28)[0]).toBe(0);
+    expect(at(pillow, 28)[1]).toBeGreaterThan(0.1);
+    // A 1 % edge pixel takes the outside's shading.
+    const soft = square.slice();
+    for (let x = 30; x < 70; x++) soft[29 * W + x] = 0.01;
+    const p = bevelMaps(soft, W, H, { style: 'pillow emboss', size: 10, depth: 1, up: true, soften: 0, angle: 90, altitude: 30 });
+    expect(p.lo[29 * W + 50]).toBeGreaterThan(0.1);
+    expect(p.hi[29 * W + 50]).toBeLessThan(0.02);
+  });
+
   it('direction down turns the slopes over: highlight and shadow change sides', () => {
     const up = maps({ style: 'emboss' });
     const down = maps({ style: 'emboss', up: false });
