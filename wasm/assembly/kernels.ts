@@ -286,3 +286,4 @@ export * from './jpeg-decode';
 export * from './blend';
 export * from './effects';
 export * from './hue-saturation';
+export * from './channel-luts';

@@ -30,6 +30,7 @@ export interface KernelExports {
   shiftBilinear(src: number, out: number, w: number, h: number, fx: number, fy: number): void;
   chamferDistance(a: number, out: number, d: number, w: number, h: number): void;
   hueSaturationPixels(d: number, n: number, params: number, nr: number, cache: number): void;
+  channelLuts(d: number, n: number, luts: number): void;
 }
 
 let instance: Promise<KernelExports> | undefined;
@@ -105,19 +106,7 @@ const CHUNK_PIXELS = 1 << 18;
 
 /** Applies an in-place per-pixel kernel to `data` (RGBA8), streamed through WASM in chunks. */
 export function inPlace(data: Uint8ClampedArray | Uint8Array, pick: (k: KernelExports) => (ptr: number, count: number) => void): Promise<void> {
-  return withArena((k, arena) => {
-    const total = data.length >> 2;
-    const ptr = arena.alloc(Math.min(total, CHUNK_PIXELS) * 4);
-    const mem = arena.u8();
-    const fn = pick(k);
-    for (let start = 0; start < total; start += CHUNK_PIXELS) {
-      const count = Math.min(CHUNK_PIXELS, total - start);
-      const slice = data.subarray(start * 4, (start + count) * 4);
-      mem.set(slice, ptr);
-      fn(ptr, count);
-      slice.set(mem.subarray(ptr, ptr + count * 4));
-    }
-  });
+  return withArena((k, arena) => inChunks(arena, data, pick(k)));
 }
 
 /** A Hue/Saturation colour range: its unwrapped hues a ≤ b ≤ c ≤ d, hue turn, lightness (−1..1) and saturation α. */
@@ -131,36 +120,62 @@ export interface HueRangeChange {
   alpha: number;
 }
 
-let wasmHueSaturation = true;
+let wasmAdjustments = true;
 
-/** Turns the Hue/Saturation kernel off (true: on): for tests that pin the TypeScript it replaces. */
-export function useWasmHueSaturation(on: boolean): void {
-  wasmHueSaturation = on;
+/** Turns the adjustment kernels (Hue/Saturation, channel tables) off (true: on): for tests that pin the TypeScript they replace. */
+export function useWasmAdjustments(on: boolean): void {
+  wasmAdjustments = on;
 }
 
 /**
  * adjust.ts hueSaturation's per-pixel loop (not colorized) over `data` (RGBA8, alpha kept), in
- * WASM (wasm/assembly/hue-saturation.ts), bit-identical, in chunks of CHUNK_PIXELS. False (and
- * `data` untouched) when the kernels are not instantiated yet or are turned off.
+ * WASM (wasm/assembly/hue-saturation.ts), bit-identical. False (and `data` untouched) when the
+ * kernels are not instantiated yet or are turned off.
  */
 export function hueSaturationPixels(data: Uint8ClampedArray, hue: number, light: number, alpha: number, ranges: readonly HueRangeChange[]): boolean {
-  const k = wasmHueSaturation ? kernelsNow() : undefined;
+  const k = wasmAdjustments ? kernelsNow() : undefined;
   if (!k) return false;
   inArena(k, (k, arena) => {
-    const total = data.length >> 2;
     const params = arena.alloc((3 + 7 * ranges.length) * 8);
-    const ptr = arena.alloc(Math.min(total, CHUNK_PIXELS) * 4);
     const cache = arena.alloc(4096 * 8); // wasm/assembly/hue-saturation.ts HUE_SATURATION_CACHE entries
-    const f64 = arena.f64();
-    f64.set([hue, light, alpha, ...ranges.flatMap((r) => [r.a, r.b, r.c, r.d, r.hue, r.light, r.alpha])], params >> 3);
-    const mem = arena.u8();
-    for (let start = 0; start < total; start += CHUNK_PIXELS) {
-      const count = Math.min(CHUNK_PIXELS, total - start);
-      const slice = data.subarray(start * 4, (start + count) * 4);
-      mem.set(slice, ptr);
-      k.hueSaturationPixels(ptr, count, params, ranges.length, cache);
-      slice.set(mem.subarray(ptr, ptr + count * 4));
-    }
+    arena.f64().set([hue, light, alpha, ...ranges.flatMap((r) => [r.a, r.b, r.c, r.d, r.hue, r.light, r.alpha])], params >> 3);
+    inChunks(arena, data, (ptr, count) => k.hueSaturationPixels(ptr, count, params, ranges.length, cache));
   });
   return true;
+}
+
+/**
+ * adjust.ts applyLuts over `data` (RGBA8): each channel's byte through its table (none: kept),
+ * alpha kept, in WASM (wasm/assembly/channel-luts.ts). False (and `data` untouched) when the
+ * kernels are not instantiated yet or are turned off.
+ */
+export function channelLutPixels(data: Uint8ClampedArray, r: Uint8Array | null, g: Uint8Array | null, b: Uint8Array | null): boolean {
+  const k = wasmAdjustments ? kernelsNow() : undefined;
+  if (!k || [r, g, b].some((lut) => lut && lut.length < 256)) return false;
+  inArena(k, (k, arena) => {
+    const luts = arena.alloc(768);
+    const mem = arena.u8();
+    [r, g, b].forEach((lut, c) => (lut ? mem.set(lut.subarray(0, 256), luts + 256 * c) : mem.set(IDENTITY, luts + 256 * c)));
+    inChunks(arena, data, (ptr, count) => k.channelLuts(ptr, count, luts));
+  });
+  return true;
+}
+
+const IDENTITY = Uint8Array.from({ length: 256 }, (_, v) => v);
+
+/**
+ * Runs an in-place per-pixel kernel over `data` (RGBA8) in chunks of CHUNK_PIXELS, copied into
+ * the arena and back. The last allocation of the operation (it takes the views after it).
+ */
+function inChunks(arena: Arena, data: Uint8ClampedArray | Uint8Array, run: (ptr: number, count: number) => void): void {
+  const total = data.length >> 2;
+  const ptr = arena.alloc(Math.min(total, CHUNK_PIXELS) * 4);
+  const mem = arena.u8();
+  for (let start = 0; start < total; start += CHUNK_PIXELS) {
+    const count = Math.min(CHUNK_PIXELS, total - start);
+    const slice = data.subarray(start * 4, (start + count) * 4);
+    mem.set(slice, ptr);
+    run(ptr, count);
+    slice.set(mem.subarray(ptr, ptr + count * 4));
+  }
 }

@@ -1,13 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
-import { hueSaturationPixels, kernels, kernelsNow, useWasmHueSaturation, type HueRangeChange } from '../../../src/engine/raster/kernels';
+import { channelLutPixels, hueSaturationPixels, kernels, kernelsNow, useWasmAdjustments, type HueRangeChange } from '../../../src/engine/raster/kernels';
 
 /**
- * Hue/Saturation's per-pixel loop in WASM (wasm/assembly/hue-saturation.ts, issue 25 §3) gives
+ * The adjustments' per-pixel loops in WASM. Hue/Saturation's (wasm/assembly/hue-saturation.ts, issue 25 §3) gives
  * the TypeScript's bytes (adjust.ts hueSaturation with the kernel turned off), for the master's
  * hue, lightness and saturation, colour ranges (lightness and saturation of their own, ranges
  * passing 0° or 360°), greys, odd counts, and colours repeated often enough to fill and overwrite
- * the kernel's colour cache.
+ * the kernel's colour cache. The channel tables (wasm/assembly/channel-luts.ts) give adjust.ts
+ * applyLuts' bytes (Curves, Levels, Invert: through applyAdjustment with the kernels off).
  */
 
 let seed = 12345;
@@ -37,7 +38,7 @@ function pixels(n: number, palette: number): Uint8ClampedArray {
   return px;
 }
 
-describe('Hue/Saturation in WASM', () => {
+describe('adjustments in WASM', () => {
   beforeAll(async () => {
     await kernels();
     expect(kernelsNow()).toBeDefined();
@@ -62,11 +63,11 @@ describe('Hue/Saturation in WASM', () => {
       const alpha = saturationAlpha(master.saturation / 100);
       if (!changes.length && !master.hue && !light && !alpha) continue;
       const expected = px.slice();
-      useWasmHueSaturation(false);
+      useWasmAdjustments(false);
       try {
         applyAdjustment(adj as never, expected);
       } finally {
-        useWasmHueSaturation(true);
+        useWasmAdjustments(true);
       }
       const actual = px.slice();
       expect(hueSaturationPixels(actual, master.hue, light, alpha, changes)).toBe(true);
@@ -79,11 +80,58 @@ describe('Hue/Saturation in WASM', () => {
   });
 
   it('leaves the pixels to the TypeScript when turned off', () => {
-    useWasmHueSaturation(false);
+    useWasmAdjustments(false);
     try {
       expect(hueSaturationPixels(new Uint8ClampedArray(8), 10, 0, 0, [])).toBe(false);
     } finally {
-      useWasmHueSaturation(true);
+      useWasmAdjustments(true);
+    }
+  });
+
+  it("channel tables give applyLuts' bytes, channels without a table kept, alpha untouched", () => {
+    const curve = () => [{ input: 0, output: Math.floor(rnd() * 60) }, { input: 60 + Math.floor(rnd() * 60), output: Math.floor(rnd() * 256) }, { input: 255, output: 200 + Math.floor(rnd() * 56) }];
+    const level = () => ({ shadowInput: Math.floor(rnd() * 40), highlightInput: 215 + Math.floor(rnd() * 40), shadowOutput: 0, highlightOutput: 255, midtoneInput: 0.5 + rnd() });
+    for (let t = 0; t < 60; t++) {
+      const n = pick([1, 3, 64, 1001, 70_000]);
+      const px = pixels(n, pick([0, 40]));
+      const adj = pick([
+        () => ({ type: 'curves', rgb: curve(), ...(rnd() < 0.5 ? { red: curve() } : {}), ...(rnd() < 0.5 ? { blue: curve() } : {}) }),
+        () => ({ type: 'levels', rgb: level(), ...(rnd() < 0.5 ? { green: level() } : {}) }),
+        () => ({ type: 'invert' }),
+        () => ({ type: 'brightness/contrast', brightness: Math.floor(rnd() * 200) - 100, contrast: Math.floor(rnd() * 100) - 50 }),
+      ])();
+      const expected = px.slice();
+      useWasmAdjustments(false);
+      try {
+        applyAdjustment(adj as never, expected);
+      } finally {
+        useWasmAdjustments(true);
+      }
+      const actual = px.slice();
+      applyAdjustment(adj as never, actual);
+      let differing = 0;
+      for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) differing++;
+      expect(differing, JSON.stringify(adj)).toBe(0);
+    }
+  });
+
+  it('channel tables: random tables, some channels without one, against the loop they replace', () => {
+    const table = () => (rnd() < 0.3 ? null : Uint8Array.from({ length: 256 }, () => Math.floor(rnd() * 256)));
+    for (let t = 0; t < 40; t++) {
+      const px = pixels(pick([1, 2, 5, 999, 300_000]), 0);
+      const [r, g, b] = [table(), table(), table()];
+      const expected = px.slice();
+      const d = expected;
+      for (let i = 0; i < d.length; i += 4) {
+        if (r) d[i] = r[d[i]!]!;
+        if (g) d[i + 1] = g[d[i + 1]!]!;
+        if (b) d[i + 2] = b[d[i + 2]!]!;
+      }
+      const actual = px.slice();
+      expect(channelLutPixels(actual, r, g, b)).toBe(true);
+      let differing = 0;
+      for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) differing++;
+      expect(differing).toBe(0);
     }
   });
 });
