@@ -26,9 +26,9 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
     case 'invert':
       return applyLuts(d, lut((v) => 255 - v));
     case 'levels': {
-      const wide = !!(adj as In16Bits<AdjustmentLayer>).in16Bits;
-      const master = levelsLut(adj.rgb, wide);
-      return applyLuts(d, chain(levelsLut(adj.red, wide), master), chain(levelsLut(adj.green, wide), master), chain(levelsLut(adj.blue, wide), master));
+      const depth = levelsDepth(adj);
+      const master = levelsLut(adj.rgb, depth);
+      return applyLuts(d, chain(levelsLut(adj.red, depth), master), chain(levelsLut(adj.green, depth), master), chain(levelsLut(adj.blue, depth), master));
     }
     case 'curves': {
       const master = curveLut(adj.rgb);
@@ -94,10 +94,10 @@ export function cmykChannelLuts(adj: AdjustmentLayer): Array<Lut | null> | undef
     case 'invert':
       return Array(4).fill(lut((v) => 255 - v));
     case 'levels': {
-      const wide = !!(adj as In16Bits<AdjustmentLayer>).in16Bits;
-      const master = levelsLut(adj.rgb, wide);
-      const k = black && !Array.isArray(black) ? levelsLut(black, wide) : null;
-      return [chain(levelsLut(adj.red, wide), master), chain(levelsLut(adj.green, wide), master), chain(levelsLut(adj.blue, wide), master), chain(k, master)];
+      const depth = levelsDepth(adj);
+      const master = levelsLut(adj.rgb, depth);
+      const k = black && !Array.isArray(black) ? levelsLut(black, depth) : null;
+      return [chain(levelsLut(adj.red, depth), master), chain(levelsLut(adj.green, depth), master), chain(levelsLut(adj.blue, depth), master), chain(k, master)];
     }
     case 'curves': {
       const master = curveLut(adj.rgb);
@@ -130,13 +130,14 @@ export type ExposureInProfile = Extract<AdjustmentLayer, { type: 'exposure' }> &
  */
 export function adjustmentInGrey(adj: AdjustmentLayer): AdjustmentLayer {
   if (adj.type === 'exposure') {
-    const fitted: ExposureInProfile = { ...adj, profileGamma: 1.75 };
+    // A 32-bit document's exposure keeps its linear values (adjustmentIn32Bits: gamma 1).
+    const fitted: ExposureInProfile = { ...adj, profileGamma: (adj as ExposureInProfile).profileGamma ?? 1.75 };
     return fitted;
   }
   if (adj.type === 'levels') {
     const grey = levelsLut(adj.red) ? adj.red : adj.rgb;
-    const wide = (adj as In16Bits<AdjustmentLayer>).in16Bits;
-    const fitted: In16Bits<AdjustmentLayer> = wide ? { type: 'levels', rgb: grey, in16Bits: true } : { type: 'levels', rgb: grey };
+    const { in16Bits, in32Bits } = adj as AtDepth<AdjustmentLayer>;
+    const fitted: AtDepth<AdjustmentLayer> = { type: 'levels', rgb: grey, ...(in16Bits && { in16Bits }), ...(in32Bits && { in32Bits }) };
     return fitted;
   }
   if (adj.type === 'curves') {
@@ -301,6 +302,8 @@ function threshold(d: Uint8ClampedArray, level: number, in16Bits = false): boole
 
 /** Posterize, Threshold and Levels of a 16-bit document (adjustmentIn16Bits). */
 export type In16Bits<T> = T & { in16Bits?: boolean };
+/** Levels of a 16-bit or 32-bit document (adjustmentIn16Bits, adjustmentIn32Bits). */
+export type AtDepth<T> = In16Bits<T> & { in32Bits?: boolean };
 
 /**
  * An adjustment of a 16-bit document, fitted to the compiled form's 8 bits: Posterize and
@@ -312,6 +315,32 @@ export function adjustmentIn16Bits(adj: AdjustmentLayer): AdjustmentLayer {
   if (adj.type !== 'posterize' && adj.type !== 'threshold' && adj.type !== 'levels') return adj;
   const fitted: In16Bits<AdjustmentLayer> = { ...adj, in16Bits: true };
   return fitted;
+}
+
+/**
+ * An adjustment of a 32-bit document, fitted to the compiled form (whose 8-bit values are the
+ * floats × 255, linear: docs/fidelity.md, "16-bit, 32-bit …"). Photoshop works on the floats as
+ * stored (storytold/photocraft adjust.rs, on Photoshop's composites of its corpus rgb32 and gray32
+ * files): Exposure without a tone curve (within 0.5/255 there, 69/255 off through gamma 2.2), so
+ * its profile gamma is 1; Levels as a plain power of the unrounded stretch, no toe (within
+ * 0.5/255 of levels.psd, 10/255 off with the 8-bit curve). Others are unchanged.
+ */
+export function adjustmentIn32Bits(adj: AdjustmentLayer): AdjustmentLayer {
+  if (adj.type === 'exposure') {
+    const fitted: ExposureInProfile = { ...adj, profileGamma: 1 };
+    return fitted;
+  }
+  if (adj.type === 'levels') {
+    const fitted: AtDepth<AdjustmentLayer> = { ...adj, in32Bits: true };
+    return fitted;
+  }
+  return adj;
+}
+
+/** The depth a Levels adjustment's marks give (8 unless adjustmentIn16Bits/In32Bits marked it). */
+function levelsDepth(adj: AdjustmentLayer): 8 | 16 | 32 {
+  const { in16Bits, in32Bits } = adj as AtDepth<AdjustmentLayer>;
+  return in32Bits ? 32 : in16Bits ? 16 : 8;
 }
 
 export interface LevelsChannel {
@@ -327,21 +356,31 @@ export interface LevelsChannel {
  * `levels_q`, fitted on Photoshop's output; docs/colour.md, "photocraft's tone calibrations"):
  * - the input range is stretched to 0..1 and, in an 8-bit document, rounded half up to a whole
  *   level before the midtone gamma (44..214 maps 45, 46, 47, 48 to 1.5, 3, 4.5, 6 → 2, 3, 5, 6,
- *   seen in psd-tools' levels_grayscale); `in16Bits` (adjustmentIn16Bits) leaves it unrounded;
+ *   seen in psd-tools' levels_grayscale); a 16- or 32-bit document's (`depth`) is not rounded;
  * - a midtone gamma g > 1 does not rise with infinite slope out of black: Photoshop bounds it,
  *   the power u^(1/g) meeting a line of slope 0.93·2^g in a soft minimum (p-norm, p = 10), within
  *   a level of Photoshop on a 0..255 ramp at gamma 2 and on levels_grayscale's 1.78 (the pure
- *   power gives 16 for input 1 at gamma 2, Photoshop 4); the body of the curve is the power.
+ *   power gives 16 for input 1 at gamma 2, Photoshop 4); the body of the curve is the power;
+ * - a 32-bit document's (adjustmentIn32Bits) works on the floats: a plain power of the stretch,
+ *   neither clipped to its range (mirrored below the black point), no toe.
  */
-function levelsLut(c: LevelsChannel | undefined, in16Bits = false): Lut | null {
+function levelsLut(c: LevelsChannel | undefined, depth: 8 | 16 | 32 = 8): Lut | null {
   if (!c) return null;
   const { shadowInput: i0, highlightInput: i1, shadowOutput: o0, highlightOutput: o1 } = c;
   const gamma = c.midtoneInput || 1;
   if (i0 === 0 && i1 === 255 && o0 === 0 && o1 === 255 && gamma === 1) return null;
   const slope = 0.93 * 2 ** gamma;
+  if (depth === 32) {
+    // Floats: neither the stretch nor the result is clipped to its range, the power mirrored
+    // below the black point (what lies outside 0..255 is clipped by the table).
+    return lut((v) => {
+      const s = (v - i0) / Math.max(1, i1 - i0);
+      return o0 + Math.sign(s) * Math.pow(Math.abs(s), 1 / gamma) * (o1 - o0);
+    });
+  }
   return lut((v) => {
     const s = Math.max(0, Math.min(1, (v - i0) / Math.max(1, i1 - i0)));
-    const u = in16Bits ? s : Math.floor(s * 255 + 0.5 + 1e-6) / 255;
+    const u = depth === 8 ? Math.floor(s * 255 + 0.5 + 1e-6) / 255 : s;
     return o0 + levelsGamma(u, gamma, slope) * (o1 - o0);
   });
 }

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
 import { madeFixture } from '../../helpers/fixtures';
-import { adjustmentIn16Bits, adjustmentInGrey, applyAdjustment, brightnessContrastLut, cmykChannelLuts, posterizeLut } from '../../../src/engine/composite/adjust';
+import { adjustmentIn16Bits, adjustmentIn32Bits, adjustmentInGrey, applyAdjustment, brightnessContrastLut, cmykChannelLuts, posterizeLut } from '../../../src/engine/composite/adjust';
 
 /**
  * Tone adjustments as storytold/photocraft measured them on Photoshop's output (its
@@ -97,6 +97,27 @@ describe('legacy Brightness/Contrast against Photoshop 27.11', () => {
 
   it('contrast +80 keeps 128 at 128', () => {
     expect(brightnessContrastLut(0, 80, true)![128]).toBe(128);
+  });
+});
+
+describe('32-bit documents: Exposure and Levels on the floats as stored', () => {
+  // photocraft, on Photoshop's composites of its corpus rgb32 and gray32 exposure.psd and
+  // levels.psd: Exposure works on the linear floats with no tone curve (within 0.5/255; 69/255 off
+  // through gamma 2.2), Levels is a plain power of the unclipped stretch (within 0.5/255; 10/255
+  // off with the clipped curve). The compiled form holds the floats × 255.
+  it('exposure +1 doubles a linear value (gamma 2.2 gave 88 for 64)', () => {
+    const adj = adjustmentIn32Bits({ type: 'exposure', exposure: 1, offset: 0, gamma: 1 });
+    expect(grey(adj, [0, 64, 100, 128, 200])).toEqual([0, 128, 200, 255, 255]);
+    expect(grey(adjustmentInGrey(adj), [64])).toEqual([128]);
+    expect(grey({ type: 'exposure', exposure: 1, offset: 0, gamma: 1 }, [64])).toEqual([88]);
+  });
+
+  it('levels: no toe, no whole-level stretch, the power mirrored below the black point', () => {
+    const adj = adjustmentIn32Bits({ type: 'levels', rgb: record(20, 220, 2, 40, 255) });
+    expect(adj).toMatchObject({ in32Bits: true });
+    // Below black: 15 gives 40 − √(5/200)·215 = 6 (the 8-bit curve holds it at 40), 0 gives −28 → 0.
+    expect(grey(adj, [0, 15, 20, 21, 120, 220, 240])).toEqual([0, 6, 40, 55, 192, 255, 255]);
+    expect(grey(adjustmentInGrey(adj), [15, 21])).toEqual([6, 55]);
   });
 });
 
