@@ -230,6 +230,11 @@ function blendAny(dst: usize, src: usize, mask: usize, n: i32, opacity: f64, mod
       b0 = s0;
       b1 = s1;
       b2 = s2;
+    } else if (atop) {
+      // Clipped: the blend with the base's colour whole, as over an opaque base (the compositor's TypeScript).
+      b0 = separable(mode, unit(load<u8>(di)), s0);
+      b1 = separable(mode, unit(load<u8>(di, 1)), s1);
+      b2 = separable(mode, unit(load<u8>(di, 2)), s2);
     } else {
       b0 = (1 - ab) * s0 + ab * separable(mode, unit(load<u8>(di)), s0);
       b1 = (1 - ab) * s1 + ab * separable(mode, unit(load<u8>(di, 1)), s1);

@@ -258,14 +258,20 @@ export function blendSurface(
           cb[c] = d[di + c] / 255;
           cs[c] = s[si + c] / 255;
         }
-        if (inside) {
+        if (atop) {
+          // Clipped: the source lies only where the base is, so it blends with the base's colour
+          // whole, as over an opaque base, and the base keeps its alpha (photocraft's clipping,
+          // "fitted to Photoshop"; docs/fidelity.md, "Blend arithmetic from photocraft's Photoshop
+          // measurements"). The W3C source-atop weighed in the source's own colour by 1 − ab,
+          // tinting the soft edges of a base with it.
+          if (inside) for (let c = 0; c < 3; c++) bl[c] = inside(cb[c], cs[c], q);
+          else if (sep) for (let c = 0; c < 3; c++) bl[c] = sep(cb[c], cs[c]);
+          else if (non) non(cb, cs, bl);
+        } else if (inside) {
           // Where the backdrop is (ab) the blend at fill q; where it is not, the source itself at
-          // q, as fill weighs it in any other mode (source-atop: the rest keeps the backdrop).
+          // q, as fill weighs it in any other mode.
           const u = q * (1 - ab);
-          for (let c = 0; c < 3; c++) {
-            const blended = ab * inside(cb[c], cs[c], q);
-            bl[c] = atop ? u * cs[c] + (1 - ab - u) * cb[c] + blended : (u * cs[c] + blended) / (u + ab);
-          }
+          for (let c = 0; c < 3; c++) bl[c] = (u * cs[c] + ab * inside(cb[c], cs[c], q)) / (u + ab);
         } else if (sep) for (let c = 0; c < 3; c++) bl[c] = (1 - ab) * cs[c] + ab * sep(cb[c], cs[c]);
         else if (non) {
           non(cb, cs, bl);

@@ -114,3 +114,41 @@ describe('made-ah-special-eight-measured.psd through compile and render', () => 
     expect(misses).toEqual([]);
   });
 });
+
+/**
+ * A clipped layer blends with its base's colour whole, as over an opaque base, and the base keeps
+ * its alpha (photocraft's clipping, "fitted to Photoshop": crates/compose/src/lib.rs
+ * composite_atop, "blend as if the base were opaque, then keep the base's alpha"). The W3C
+ * source-atop weighed in the source's own colour by 1 − ab, which tinted the soft edges and
+ * semi-transparent parts of a base with the clipped layer's colour in every mode but Normal.
+ */
+describe('clipped (atop) blending over a base that is not opaque', () => {
+  const clip = (mode: string, opacity = 1) => {
+    const d: Surface = { x: 0, y: 0, w: 1, h: 1, data: new Uint8ClampedArray([200, 100, 50, 128]) };
+    blendSurface(d, px([100, 200, 60]), null, opacity, mode, { atop: true });
+    return [...d.data];
+  };
+  const both = (mode: string, opacity = 1) => {
+    const kernel = clip(mode, opacity);
+    useWasmBlending(false);
+    try {
+      expect(clip(mode, opacity), mode).toEqual(kernel);
+    } finally {
+      useWasmBlending(true);
+    }
+    return kernel;
+  };
+
+  it('multiply: the base multiplied whole, alpha kept', () => {
+    expect(both('multiply')).toEqual([78, 78, 12, 128]);
+    // At opacity ½ half-way from the base to that.
+    expect(both('multiply', 0.5)).toEqual([139, 89, 31, 128]);
+  });
+
+  it('screen, difference and hue alike (the TS loop and the kernel agree)', () => {
+    expect(both('screen')).toEqual([222, 222, 98, 128]);
+    expect(both('difference')).toEqual([100, 100, 10, 128]);
+    const hue = clip('hue');
+    expect(hue[3]).toBe(128);
+  });
+});
