@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
 import { blendSurface } from '../../../src/engine/composite/blend';
 import type { Surface } from '../../../src/engine/composite/surface';
 import { useWasmBlending } from '../../../src/engine/raster/blend';
@@ -150,5 +150,31 @@ describe('clipped (atop) blending over a base that is not opaque', () => {
     expect(both('difference')).toEqual([100, 100, 10, 128]);
     const hue = clip('hue');
     expect(hue[3]).toBe(128);
+  });
+});
+
+describe('made-ah-clip-soft-base.psd through compile and render', () => {
+  it('matches its merged image (clipped multiply, screen, difference and hue over a base of alpha 0..255) within a level', async () => {
+    const compiled = await compileTemplate(env.FILES, await madeFixture('made-ah-clip-soft-base.psd'));
+    const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
+    const stored = (await loadStoredComposite(env.FILES, compiled))!;
+    let worst = 0;
+    for (let i = 0; i < image.data.length; i++) if (i % 4 !== 3) worst = Math.max(worst, Math.abs(image.data[i] - stored[i]));
+    expect(worst).toBeLessThanOrEqual(1);
+  });
+});
+
+/**
+ * The text gamma's space against photocraft's two Photoshop readings of psd-tools'
+ * layer_effects.psd (psblend.rs text_gamma_lightens_dark_edges): a blue (0, 51, 153) glyph edge
+ * over grey 129 at 69 % coverage is (57, 80, 146), at 94 % (13, 57, 152).
+ */
+describe('text gamma 1.45 at a glyph edge over grey (Photoshop, as photocraft read it)', () => {
+  it('gives Photoshop\'s pixels to the level', () => {
+    for (const [a, want] of [[0.686, [57, 80, 146]], [0.937, [13, 57, 152]]] as Array<[number, number[]]>) {
+      const d = px([129, 129, 129]);
+      blendSurface(d, { x: 0, y: 0, w: 1, h: 1, data: new Uint8ClampedArray([0, 51, 153, Math.round(a * 255)]) }, null, 1, 'normal', { textGamma: 1.45 });
+      expect([...d.data.subarray(0, 3)], `coverage ${a}`).toEqual(want);
+    }
   });
 });
