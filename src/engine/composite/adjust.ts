@@ -449,7 +449,7 @@ const LEGACY_PIVOT = 128;
  * shift goes first when contrast rises and last when it falls, so a shift is never stretched or
  * squeezed by the contrast.
  * Current mode (Adobe: proportionate, nonlinear, like Levels and Curves; nothing clips): contrast
- * is the Curves spline through (0, 0), (64, 64 − q), (192, 192 + q), (255, 255), q = 25·c/100;
+ * is photocraft's measured S-curve (contrastCurve; psd-tools' spline before);
  * brightness pushes each point of that curve along the anti-diagonal by β(t) = k·t(1 − t)·h(t)
  * (t = input/255, k = b/150), to (t − β, C(t) + β), with
  *   h(t) = ½(|k|(1.65·t^0.35 − t^10) + (1 − |k|)(1.96·t^0.4 + t^4) + t^1.25),
@@ -465,8 +465,8 @@ export function brightnessContrastLut(brightness: number, contrast: number, lega
     if (c >= 100) return lut((v) => (v + brightness >= p ? 255 : 0)); // a threshold at the pivot
     return c > 0 ? lut((v) => (v + brightness - p) * k + p) : lut((v) => (v - p) * k + p + brightness);
   }
-  const q = (25 * Math.max(-50, Math.min(100, contrast))) / 100;
-  const curve = q ? naturalSpline([0, 64, 192, 255], [0, 64 - q, 192 + q, 255]) : (v: number) => v;
+  const c = Math.max(-50, Math.min(100, contrast));
+  const curve = c ? contrastCurve(c) : (v: number) => v;
   const k = Math.max(-150, Math.min(150, brightness)) / 150;
   if (!k) return lut(curve);
   const xs = new Float64Array(256);
@@ -486,6 +486,25 @@ export function brightnessContrastLut(brightness: number, contrast: number, lega
     while (i < 254 && xs[i + 1] < v) i++;
     return ys[i] + ((v - xs[i]) / (xs[i + 1] - xs[i])) * (ys[i + 1] - ys[i]);
   });
+}
+
+/**
+ * The current mode's contrast curve (0..255 both ways), as photocraft measured it on a 0..255 ramp
+ * through Photoshop (adjust.rs `modern_contrast`: within 0.5/255): symmetric about the middle, two
+ * cubic Hermite halves through (0, 0), (½, ½), (1, 1) with slope 1 − c/128 at the ends and 1 + c/128
+ * in the middle. psd-tools' natural spline through (64, 64 − q), (192, 192 + q), q = c/4, which we
+ * used (held to Photoshop only at MSE 5e-4), is up to 2 levels from it at c = 100.
+ */
+function contrastCurve(contrast: number): (v: number) => number {
+  const k = contrast / 128;
+  const end = 1 - k;
+  const mid = 1 + k;
+  // One half on t = 0..1 (0..½ of the range): Hermite basis with values 0, ½ and slopes end, mid (×½).
+  const half = (t: number) => 0.5 * (end * (t * t * t - 2 * t * t + t) + (3 * t * t - 2 * t * t * t) + mid * (t * t * t - t * t));
+  return (v) => {
+    const x = Math.max(0, Math.min(1, v / 255));
+    return 255 * (x <= 0.5 ? half(2 * x) : 1 - half(2 * (1 - x)));
+  };
 }
 
 /**

@@ -100,6 +100,27 @@ describe('legacy Brightness/Contrast against Photoshop 27.11', () => {
   });
 });
 
+describe('current Brightness/Contrast: the contrast curve photocraft measured', () => {
+  // photocraft `modern_contrast`, from a 0..255 ramp through Photoshop (within 0.5/255): two cubic
+  // Hermite halves about the middle, slope 1 − c/128 at the ends and 1 + c/128 in the middle.
+  // psd-tools' spline through the quarter points (ours before) gave 15, 79, 177, 241 at c = 100
+  // and 36, 100, 156, 220 at c = −25 (the Hermite: 37, 101, 155, 219).
+  const hermite = (v: number, c: number) => {
+    const k = c / 128;
+    const half = (t: number) => 0.5 * ((1 - k) * (t ** 3 - 2 * t * t + t) + (3 * t * t - 2 * t ** 3) + (1 + k) * (t ** 3 - t * t));
+    const x = v / 255;
+    return Math.round(255 * (x <= 0.5 ? half(2 * x) : 1 - half(2 * (1 - x))));
+  };
+  it.each([100, 50, -25, -50])('contrast %i, every input', (c) => {
+    const lut = brightnessContrastLut(0, c, false)!;
+    for (let v = 0; v < 256; v++) expect(lut[v], `input ${v}`).toBe(hermite(v, c));
+  });
+  it('c = 100 at 32, 96, 160, 224: 13, 77, 179, 242', () => {
+    const lut = brightnessContrastLut(0, 100, false)!;
+    expect([lut[32], lut[96], lut[160], lut[224]]).toEqual([13, 77, 179, 242]);
+  });
+});
+
 describe('32-bit documents: Exposure and Levels on the floats as stored', () => {
   // photocraft, on Photoshop's composites of its corpus rgb32 and gray32 exposure.psd and
   // levels.psd: Exposure works on the linear floats with no tone curve (within 0.5/255; 69/255 off

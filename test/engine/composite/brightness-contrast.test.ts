@@ -61,9 +61,9 @@ describe('current brightness/contrast', () => {
     expect([full[64], full[128]]).toEqual([166, 237]);
   });
 
-  it('contrast moves the quarter points apart: (64, 64 − q), (192, 192 + q), q = 25·c/100', () => {
+  it('contrast is an S-curve about the middle (photocraft: slopes 1 − c/128 at the ends, 1 + c/128 in the middle)', () => {
     const l = lut(0, 100, false);
-    expect([l[64], l[192]]).toEqual([39, 217]);
+    expect([l[32], l[64], l[192], l[224]]).toEqual([13, 39, 217, 242]);
     expect(l[128]).toBe(128);
   });
 
