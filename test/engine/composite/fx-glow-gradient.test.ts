@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { gradientRamp, type Gradient } from '../../../src/engine/composite/gradient';
+import { againstMergedImage } from './kit';
 
 /**
  * Glows filled with a gradient ('Grad' in place of 'Clr '): the gradient runs along the glow, not
@@ -90,5 +91,11 @@ describe('glows filled with a gradient', () => {
     const img = await render(doc({ outerGlow: { ...plain, color: { r: 0, g: 0, b: 0 } } as never }));
     const v = 1 - 0.5 / 8;
     near(at(img, 25, 20), [255 * (1 - v), 255 * (1 - v), 255 * (1 - v)]);
+  });
+
+  it('made-ai-glow-gradient.psd: its merged image, worked out from the rule (make-ai.mjs), within a level or two', async () => {
+    const { psnr, worst } = await againstMergedImage('made-ai-glow-gradient.psd');
+    expect(worst).toBeLessThanOrEqual(2);
+    expect(psnr).toBeGreaterThan(55);
   });
 });
