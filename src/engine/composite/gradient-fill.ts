@@ -1,0 +1,33 @@
+import type { VectorContent } from 'ag-psd';
+import type { Bounds } from '../types';
+import type { RenderContext } from './context';
+import { gradientPixels } from './gradient-geometry';
+import { createSurface, type Surface } from './surface';
+
+/**
+ * A gradient fill layer drawn from its settings, for a record that stores no pixels. Photoshop
+ * stores a fill layer's pixels in 8-bit documents, which we draw as stored; in 16- and 32-bit
+ * documents it stores none: photocraft (storytold/photocraft, crates/compose/src/fill_layout.rs,
+ * read as reference data) fits its gradient fill layout "on the psd-tools `colormodes` files, whose
+ * 16/32-bit versions store no fill pixels", and renders them to Photoshop's composite (its test
+ * `small_gradient_fill_matches_photoshop_at_all_depths`). Such a layer drew nothing here.
+ *
+ * The gradient is laid out as a gradient overlay is (gradient-geometry.ts `gradientPixels`: the
+ * same styles, span, Scale, offset, Reverse, method and the linear ends in the pixels they fall
+ * in), over the document: a fill layer covers the whole image, its "Align with Layer" box is the
+ * image (photocraft lays fill and overlay gradients out alike, `fill_layout::gradient_layout`).
+ * A fill layer with a vector mask (a gradient-filled shape) takes its shape from the mask, as the
+ * compositor does for a solid-colour shape without pixels (compositor.ts fillFromPath).
+ */
+/** A fill layer's gradient as ag-psd reads it ('GdFl': a solid or noise gradient with its style, angle, scale...). */
+export type FillGradient = Exclude<VectorContent, { type: 'color' } | { type: 'pattern' }>;
+
+/** The fill over `clip` (output pixels), or null when the gradient draws nothing (no stops). */
+export function gradientFillSurface(ctx: RenderContext, fill: FillGradient, clip: Bounds): Surface | null {
+  const box: Bounds = { left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height };
+  const colours = gradientPixels({ ...fill, type: fill.style ?? 'linear', gradient: fill }, clip, ctx.scale, box);
+  if (!colours) return null;
+  const surface = createSurface(clip);
+  surface.data.set(colours);
+  return surface;
+}
