@@ -2,7 +2,7 @@ import type { Layer, LayerRawData } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { forgetTemplate } from '../cache';
 import type { BackdropStore } from '../composite/context';
-import { adjustmentIn16Bits, adjustmentInGrey } from '../composite/adjust';
+import { adjustmentIn16Bits, adjustmentIn32Bits, adjustmentInGrey } from '../composite/adjust';
 import { LayerRenderError, renderTemplate } from '../composite/compositor';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
@@ -70,6 +70,10 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   if (depth === 16) {
     // Posterize and Threshold step on the 16-bit values in Photoshop (composite/adjust.ts).
     for (const node of walkLayers(layers)) if (node.adjustment) node.adjustment = adjustmentIn16Bits(node.adjustment);
+  }
+  if (depth === 32) {
+    // Exposure and Levels act on the floats as stored in Photoshop (composite/adjust.ts adjustmentIn32Bits).
+    for (const node of walkLayers(layers)) if (node.adjustment) node.adjustment = adjustmentIn32Bits(node.adjustment);
   }
   if (mode === ColorMode.Grayscale) {
     for (const node of walkLayers(layers)) if (node.adjustment) node.adjustment = adjustmentInGrey(node.adjustment);
