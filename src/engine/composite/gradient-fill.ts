@@ -1,5 +1,5 @@
 import type { VectorContent } from 'ag-psd';
-import type { Bounds } from '../types';
+import type { Bounds, VectorMask } from '../types';
 import type { RenderContext } from './context';
 import { gradientPixels } from './gradient-geometry';
 import { createSurface, type Surface } from './surface';
@@ -17,17 +17,39 @@ import { createSurface, type Surface } from './surface';
  * in), over the document: a fill layer covers the whole image, its "Align with Layer" box is the
  * image (photocraft lays fill and overlay gradients out alike, `fill_layout::gradient_layout`).
  * A fill layer with a vector mask (a gradient-filled shape) takes its shape from the mask, as the
- * compositor does for a solid-colour shape without pixels (compositor.ts fillFromPath).
+ * compositor does for a solid-colour shape without pixels (compositor.ts fillFromPath), and, when
+ * aligned with the layer, its gradient spans the path's box (the box of its anchor points, in
+ * fractions of a pixel, as photocraft's shape renderer lays a shape's gradient over "the shape's
+ * bounds": crates/vector/src/lib.rs Paint::from_fill).
  */
 /** A fill layer's gradient as ag-psd reads it ('GdFl': a solid or noise gradient with its style, angle, scale...). */
 export type FillGradient = Exclude<VectorContent, { type: 'color' } | { type: 'pattern' }>;
 
 /** The fill over `clip` (output pixels), or null when the gradient draws nothing (no stops). */
-export function gradientFillSurface(ctx: RenderContext, fill: FillGradient, clip: Bounds): Surface | null {
-  const box: Bounds = { left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height };
+export function gradientFillSurface(ctx: RenderContext, fill: FillGradient, clip: Bounds, vectorMask?: VectorMask): Surface | null {
+  const image: Bounds = { left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height };
+  const box = (fill.align !== false && pathBox(vectorMask)) || image;
   const colours = gradientPixels({ ...fill, type: fill.style ?? 'linear', gradient: fill }, clip, ctx.scale, box);
   if (!colours) return null;
   const surface = createSurface(clip);
   surface.data.set(colours);
   return surface;
+}
+
+/** The box of a vector mask's anchor points (document pixels), or null when it has none or is not a plain shape. */
+function pathBox(vm: VectorMask | undefined): Bounds | null {
+  if (!vm || vm.disabled || vm.invert || vm.fillStartsWithAllPixels) return null;
+  let left = Infinity;
+  let top = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (const path of vm.paths) {
+    for (const k of path.knots) {
+      left = Math.min(left, k[2]);
+      right = Math.max(right, k[2]);
+      top = Math.min(top, k[3]);
+      bottom = Math.max(bottom, k[3]);
+    }
+  }
+  return right > left && bottom > top ? { left, top, right, bottom } : null;
 }
