@@ -312,9 +312,10 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
       for (; x + 4 <= width; x += 4) {
         const v = v128.load(pixels + (<usize>(y * width + x) << 2));
         const byte = i32x4.splat(0xff);
-        const r = f32x4.convert_i32x4_u(v128.and(v, byte));
-        const g = f32x4.convert_i32x4_u(v128.and(i32x4.shr_u(v, 8), byte));
-        const b = f32x4.convert_i32x4_u(v128.and(i32x4.shr_u(v, 16), byte));
+        // Bytes: the signed conversion gives the unsigned one's floats, in one x86 instruction (the unsigned one is emulated).
+        const r = f32x4.convert_i32x4_s(v128.and(v, byte));
+        const g = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(v, 8), byte));
+        const b = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(v, 16), byte));
         const i = <usize>(y * pw + x) << 2;
         const luma = f32x4.add(f32x4.add(f32x4.mul(f32x4.splat(0.299), r), f32x4.mul(f32x4.splat(0.587), g)), f32x4.mul(f32x4.splat(0.114), b));
         v128.store(yPlane + i, f32x4.sub(luma, f32x4.splat(128)));
