@@ -512,7 +512,8 @@ function contrastCurve(contrast: number): (v: number) => number {
  * hexcone hue except the hue step, so the order only matters for saturation:
  * - hue: the master's turn plus each colour range's, weighted by how far the pixel's hue lies in
  *   that range (1 inside [b, c], ramping to 0 over [a, b] and [c, d], degrees, wrapping);
- * - master lightness, first: channels toward white (+) or black (−) by a step of whole 255ths,
+ * - master lightness, first: channels toward white (+) or black (−) by a step of whole 255ths
+ *   (truncated: +10 % is 25/255),
  *   rounded to 8 bits before the other steps read the pixel (so a nearly grey pixel may turn grey
  *   and its hue is that of the rounded channels, as Photoshop's output shows);
  * - range lightness (the weighted sum, ±100 at most): channels toward the pixel's own maximum (+)
@@ -531,8 +532,10 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
   const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas]
     .filter((rg): rg is NonNullable<typeof rg> => !!rg && !!(rg.hue || rg.saturation || rg.lightness))
     .map((rg) => ({ ...unwrapRange(rg.a, rg.b, rg.c, rg.d), hue: rg.hue, light: rg.lightness / 100, alpha: saturationAlpha(rg.saturation / 100) }));
-  // Photoshop moves by whole 255ths: −37 % scales by 161/255, not 0.63 (what sorts its nearly grey pixels).
-  const masterLight = Math.round(255 * Math.max(-1, Math.min(1, master.lightness / 100))) / 255;
+  // Photoshop moves by whole 255ths, truncated toward 0: −37 % scales by 161/255 (not 0.63), +28 %
+  // moves 71/255 of the way to white and +10 % 25/255, not 26/255 (what sorts the public file's
+  // nearly grey pixels: under +10, 6 and 8 come out 30 and 32).
+  const masterLight = Math.trunc((255 * Math.max(-100, Math.min(100, master.lightness))) / 100) / 255;
   const masterAlpha = saturationAlpha(master.saturation / 100);
   if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return true;
   // Per pixel with scalars only: every step but the hue turn keeps the channels' order, so the

@@ -3,7 +3,7 @@ import { applyAdjustment, rangeWeight, saturationAlpha } from '../../../src/engi
 
 /**
  * Photoshop's Hue/Saturation as docs/fidelity.md derives it: hue turns and range weights summed,
- * master lightness toward white/black first (rounded, by whole 255ths), range lightness toward the pixel's own max/min, saturation
+ * master lightness toward white/black first (rounded, by whole 255ths, truncated), range lightness toward the pixel's own max/min, saturation
  * as a push from the HSL lightness by 1 + α (α = s/(1 − s) for s > 0, at most 127), the master's
  * first and the ranges' α weighted and added.
  */
@@ -60,6 +60,16 @@ describe('hue/saturation master lightness', () => {
     // ×0.63 rounded would grey (22, 23, 23) too; ×161/255 keeps it, as Photoshop does (29, 0, 28).
     near(run({ master }, 22, 23, 23), [29, 0, 28]);
     near(run({ master }, 57, 58, 58), [73, 0, 70]);
+  });
+
+  it('steps by whole 255ths truncated toward 0: +10 % is 25/255, +28 % 71/255 (Photoshop\'s greys)', () => {
+    // psdtools-adjust-hue-saturation.psd, last column (master +10 under ranges; greys have no hue,
+    // so only the master acts): Photoshop gives 6 → 30, 8 → 32, 64 → 83; 26/255 (rounded) gave 31,
+    // 33, 83. Third column (+28): 66 → 119. The file: 47.25 → 50.39 dB (last column 41.74 → 45.51).
+    expect(run({ master: ch(0, 0, 10) }, 6, 6, 6).slice(0, 3)).toEqual([30, 30, 30]);
+    expect(run({ master: ch(0, 0, 10) }, 8, 8, 8).slice(0, 3)).toEqual([32, 32, 32]);
+    expect(run({ master: ch(0, 0, 10) }, 64, 64, 64).slice(0, 3)).toEqual([83, 83, 83]);
+    expect(run({ master: ch(0, 0, 28) }, 66, 66, 66).slice(0, 3)).toEqual([119, 119, 119]);
   });
 
   it('gives the hue of the rounded channels', () => {
