@@ -38,6 +38,25 @@ function pixels(n: number, palette: number): Uint8ClampedArray {
   return px;
 }
 
+/** `fn` with the adjustment kernels off: the TypeScript alone. */
+function typescriptOnly<T>(fn: () => T): T {
+  useWasmAdjustments(false);
+  try {
+    return fn();
+  } finally {
+    useWasmAdjustments(true);
+  }
+}
+
+/** The adjustment applied by the TypeScript alone, to a copy of `px`. */
+function byTypescript(adj: unknown, px: Uint8ClampedArray): Uint8ClampedArray {
+  const expected = px.slice();
+  typescriptOnly(() => applyAdjustment(adj as never, expected));
+  return expected;
+}
+
+const differing = (a: Uint8ClampedArray, b: Uint8ClampedArray) => a.reduce((n, v, i) => n + (v !== b[i] ? 1 : 0), 0);
+
 describe('adjustments in WASM', () => {
   beforeAll(async () => {
     await kernels();
@@ -62,33 +81,20 @@ describe('adjustments in WASM', () => {
       const light = Math.round(255 * Math.max(-1, Math.min(1, master.lightness / 100))) / 255;
       const alpha = saturationAlpha(master.saturation / 100);
       if (!changes.length && !master.hue && !light && !alpha) continue;
-      const expected = px.slice();
-      useWasmAdjustments(false);
-      try {
-        applyAdjustment(adj as never, expected);
-      } finally {
-        useWasmAdjustments(true);
-      }
       const actual = px.slice();
       expect(hueSaturationPixels(actual, master.hue, light, alpha, changes)).toBe(true);
-      let differing = 0;
-      for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) differing++;
-      expect(differing, JSON.stringify(adj)).toBe(0);
+      expect(differing(actual, byTypescript(adj, px)), JSON.stringify(adj)).toBe(0);
       compared++;
     }
     expect(compared).toBeGreaterThan(200);
   });
 
   it('leaves the pixels to the TypeScript when turned off', () => {
-    useWasmAdjustments(false);
-    try {
-      expect(hueSaturationPixels(new Uint8ClampedArray(8), 10, 0, 0, [])).toBe(false);
-    } finally {
-      useWasmAdjustments(true);
-    }
+    expect(typescriptOnly(() => hueSaturationPixels(new Uint8ClampedArray(8), 10, 0, 0, []))).toBe(false);
+    expect(typescriptOnly(() => channelLutPixels(new Uint8ClampedArray(8), null, null, null))).toBe(false);
   });
 
-  it("channel tables give applyLuts' bytes, channels without a table kept, alpha untouched", () => {
+  it("channel tables give applyLuts' bytes (once adjust.ts calls them)", () => {
     const curve = () => [{ input: 0, output: Math.floor(rnd() * 60) }, { input: 60 + Math.floor(rnd() * 60), output: Math.floor(rnd() * 256) }, { input: 255, output: 200 + Math.floor(rnd() * 56) }];
     const level = () => ({ shadowInput: Math.floor(rnd() * 40), highlightInput: 215 + Math.floor(rnd() * 40), shadowOutput: 0, highlightOutput: 255, midtoneInput: 0.5 + rnd() });
     for (let t = 0; t < 60; t++) {
@@ -100,18 +106,9 @@ describe('adjustments in WASM', () => {
         () => ({ type: 'invert' }),
         () => ({ type: 'brightness/contrast', brightness: Math.floor(rnd() * 200) - 100, contrast: Math.floor(rnd() * 100) - 50 }),
       ])();
-      const expected = px.slice();
-      useWasmAdjustments(false);
-      try {
-        applyAdjustment(adj as never, expected);
-      } finally {
-        useWasmAdjustments(true);
-      }
       const actual = px.slice();
       applyAdjustment(adj as never, actual);
-      let differing = 0;
-      for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) differing++;
-      expect(differing, JSON.stringify(adj)).toBe(0);
+      expect(differing(actual, byTypescript(adj, px)), JSON.stringify(adj)).toBe(0);
     }
   });
 
@@ -129,9 +126,7 @@ describe('adjustments in WASM', () => {
       }
       const actual = px.slice();
       expect(channelLutPixels(actual, r, g, b)).toBe(true);
-      let differing = 0;
-      for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) differing++;
-      expect(differing).toBe(0);
+      expect(differing(actual, expected)).toBe(0);
     }
   });
 });
