@@ -532,10 +532,7 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
   const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas]
     .filter((rg): rg is NonNullable<typeof rg> => !!rg && !!(rg.hue || rg.saturation || rg.lightness))
     .map((rg) => ({ ...unwrapRange(rg.a, rg.b, rg.c, rg.d), hue: rg.hue, light: rg.lightness / 100, alpha: saturationAlpha(rg.saturation / 100) }));
-  // Photoshop moves by whole 255ths, truncated toward 0: −37 % scales by 161/255 (not 0.63), +28 %
-  // moves 71/255 of the way to white and +10 % 25/255, not 26/255 (what sorts the public file's
-  // nearly grey pixels: under +10, 6 and 8 come out 30 and 32).
-  const masterLight = Math.trunc((255 * Math.max(-100, Math.min(100, master.lightness))) / 100) / 255;
+  const masterLight = masterLightStep(master.lightness);
   const masterAlpha = saturationAlpha(master.saturation / 100);
   if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return true;
   // Per pixel with scalars only: every step but the hue turn keeps the channels' order, so the
@@ -604,6 +601,16 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
     d[i + 2] = b;
   }
   return true;
+}
+
+/**
+ * Hue/Saturation's master lightness (percent) as the step Photoshop moves channels by, toward
+ * white (+) or black (−): whole 255ths, truncated toward 0. −37 % scales by 161/255 (not 0.63),
+ * +28 % moves 71/255 of the way to white and +10 % 25/255, not 26/255 (what sorts the nearly grey
+ * pixels of psdtools-adjust-hue-saturation.psd: under +10, 6 and 8 come out 30 and 32).
+ */
+export function masterLightStep(lightness: number): number {
+  return Math.trunc((255 * Math.max(-100, Math.min(100, lightness))) / 100) / 255;
 }
 
 /** α of a saturation change s (−1..1): the factor on a channel's distance from the lightness is 1 + α. */
