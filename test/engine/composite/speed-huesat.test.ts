@@ -68,7 +68,7 @@ describe('adjustments in WASM', () => {
     for (let t = 0; t < 300; t++) {
       const n = pick([1, 2, 3, 7, 64, 1001, 4099]);
       const px = pixels(n, pick([0, 3, 50, 5000]));
-      const master = { a: 0, b: 0, c: 0, d: 0, hue: pick([0, 8, -180, 180, 37, -97]), saturation: pick([0, 18, -100, 100, 55, -37, 99]), lightness: pick([0, 0, -37, 40, 100, -100, 3]) };
+      const master = { a: 0, b: 0, c: 0, d: 0, hue: pick([0, 8, -180, 180, 37, -97]), saturation: pick([0, 18, -100, 100, 55, -37, 99]), lightness: pick([0, 0, -37, 40, 100, -100, 20, -60]) };
       const adj: Record<string, unknown> = { type: 'hue/saturation', master };
       const changes: HueRangeChange[] = [];
       for (const name of ['reds', 'yellows', 'greens', 'cyans', 'blues', 'magentas']) {
@@ -78,7 +78,8 @@ describe('adjustments in WASM', () => {
         adj[name] = range;
         if (range.hue || range.saturation || range.lightness) changes.push({ ...unwrap(range.a, range.b, range.c, range.d), hue: range.hue, light: range.lightness / 100, alpha: saturationAlpha(range.saturation / 100) });
       }
-      const light = Math.round(255 * Math.max(-1, Math.min(1, master.lightness / 100))) / 255;
+      // The master's step in 255ths (adjust.ts): these lightnesses give whole 255ths however they are rounded.
+      const light = Math.trunc((255 * master.lightness) / 100) / 255;
       const alpha = saturationAlpha(master.saturation / 100);
       if (!changes.length && !master.hue && !light && !alpha) continue;
       const actual = px.slice();
@@ -87,6 +88,16 @@ describe('adjustments in WASM', () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(200);
+  });
+
+  it('applyAdjustment gives the same bytes with the kernels on and off (any master lightness)', () => {
+    for (const lightness of [3, -3, 10, 28, -37, 99]) {
+      const px = pixels(2001, 300);
+      const adj = { type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: 15, saturation: 25, lightness }, blues: { a: 195, b: 225, c: 255, d: 285, hue: -30, saturation: 40, lightness: 10 } };
+      const actual = px.slice();
+      applyAdjustment(adj as never, actual);
+      expect(differing(actual, byTypescript(adj, px)), `lightness ${lightness}`).toBe(0);
+    }
   });
 
   it('leaves the pixels to the TypeScript when turned off', () => {
