@@ -1,7 +1,5 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
-import { madeFixture } from '../../helpers/fixtures';
+import { againstMergedImage } from './kit';
 
 /**
  * Posterize and Threshold in 16-bit documents (make-u.mjs): the merged images are psd-tools'
@@ -10,23 +8,7 @@ import { madeFixture } from '../../helpers/fixtures';
  * 8-bit rounding of a step stay ambiguous (these ramps are made of them); the figures are what
  * the 8-bit values allow (a simulation of the rule on them gives the same to the hundredth).
  */
-const psnr = (ours: Uint8ClampedArray, theirs: Uint8Array) => {
-  let sum = 0;
-  let n = 0;
-  for (let i = 0; i < ours.length; i += 4) {
-    for (let c = 0; c < 3; c++) {
-      sum += (ours[i + c] - theirs[i + c]) ** 2;
-      n++;
-    }
-  }
-  return sum ? 10 * Math.log10((255 * 255 * n) / sum) : 99;
-};
-
-async function measure(name: string): Promise<number> {
-  const compiled = await compileTemplate(env.FILES, await madeFixture(name));
-  const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
-  return psnr(image.data, (await loadStoredComposite(env.FILES, compiled))!);
-}
+const measure = async (name: string) => (await againstMergedImage(name)).psnr;
 
 describe('Posterize and Threshold in 16-bit documents', () => {
   it('threshold steps at the 16-bit edge (9.93 dB with the 8-bit rule)', async () => {

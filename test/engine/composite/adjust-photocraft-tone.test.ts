@@ -1,8 +1,6 @@
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
-import { madeFixture } from '../../helpers/fixtures';
 import { adjustmentIn16Bits, adjustmentIn32Bits, adjustmentInGrey, applyAdjustment, brightnessContrastLut, cmykChannelLuts, posterizeLut } from '../../../src/engine/composite/adjust';
+import { againstMergedImage } from './kit';
 
 /**
  * Tone adjustments as storytold/photocraft measured them on Photoshop's output (its
@@ -143,22 +141,7 @@ describe('32-bit documents: Exposure and Levels on the floats as stored', () => 
 });
 
 describe('made fixtures (make-ag.mjs)', () => {
-  const psnr = (ours: Uint8ClampedArray, theirs: Uint8Array) => {
-    let sum = 0;
-    let n = 0;
-    for (let i = 0; i < ours.length; i += 4) {
-      for (let c = 0; c < 3; c++) {
-        sum += (ours[i + c] - theirs[i + c]) ** 2;
-        n++;
-      }
-    }
-    return sum ? 10 * Math.log10((255 * 255 * n) / sum) : 99;
-  };
-  const measure = async (name: string) => {
-    const compiled = await compileTemplate(env.FILES, await madeFixture(name));
-    const image = await renderTemplate(env.FILES, compiled, { scale: 1 });
-    return psnr(image.data, (await loadStoredComposite(env.FILES, compiled))!);
-  };
+  const measure = async (name: string) => (await againstMergedImage(name)).psnr;
 
   it("legacy Brightness/Contrast against Photoshop 27.11's own values (55.46 dB with the 127.5 pivot)", async () => {
     expect(await measure('made-ag-legacy-brightness-contrast.psd')).toBeGreaterThanOrEqual(61.0);
