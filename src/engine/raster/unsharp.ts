@@ -75,11 +75,15 @@ export function unsharpReach({ amount, radius }: UnsharpMask): number {
 export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }: UnsharpMask, into?: Uint8ClampedArray): Promise<RGBAImage> {
   const { width, height } = img;
   const out = into ? into.subarray(0, img.data.length) : new Uint8ClampedArray(img.data.length);
-  out.set(img.data);
-  if (amount === 0 || radius <= 0) return { width, height, data: out };
+  if (amount === 0 || radius <= 0) {
+    out.set(img.data);
+    return { width, height, data: out };
+  }
   const kernel = gaussianKernel(radius);
   const r = kernel.length - 1;
-  const rows = Math.max(8, Math.min(height, Math.floor((1 << 16) / (width * 16))));
+  // Bands of rows as tall as BAND_BYTES of floats allow: each reads r rows more on either side,
+  // converted and blurred across again (8 rows of 800 px read 12).
+  const rows = Math.max(8, Math.min(height, Math.floor(BAND_BYTES / (width * 16))));
   const stride = width * 4;
 
   await withArena((k, arena) => {
@@ -104,6 +108,9 @@ export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }:
   });
   return { width, height, data: out };
 }
+
+/** Bytes of premultiplied floats per band (two such buffers, the band's rows and its reach). */
+const BAND_BYTES = 1 << 18;
 
 /** The settings as a cache key's part ('none' without sharpening): kept frames differ by them. */
 export const unsharpKey = (sharpen: UnsharpMask | null): string => (sharpen ? `${sharpen.amount},${sharpen.radius},${sharpen.threshold}` : 'none');
