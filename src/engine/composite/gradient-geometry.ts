@@ -83,15 +83,18 @@ export function gradientPixels(g: GradientOverlay, r: Bounds, s: number, b: Boun
   const length = across * scale * s || 1;
   const radius = length / 2;
   // Noise gradients keep the exact line: their bands are ours, not Photoshop's, so nothing measures where they sit.
-  const line = type === 'linear' && grad.type !== 'noise' ? linearEnds(cx, cy, dx, dy, (across * scale) / 2, s) : null;
+  const snapped = grad.type !== 'noise' && (type === 'linear' || type === 'reflected');
+  const line = snapped ? (type === 'linear' ? linearEnds : reflectedEnds)(cx, cy, dx, dy, (across * scale) / 2, s) : null;
+  const mirror = type === 'reflected';
   const w = widthOf(r);
   const out = new Uint8ClampedArray(w * heightOf(r) * 4);
   for (let y = 0; y < heightOf(r); y++) {
     for (let x = 0; x < w; x++) {
       const px0 = r.left + x + 0.5 - cx * s;
       const py0 = r.top + y + 0.5 - cy * s;
-      // The style's place on the ramp; a linear ramp between its snapped ends.
-      const t = line ? ((r.left + x + 0.5 - line.x) * line.dx + (r.top + y + 0.5 - line.y) * line.dy) / line.length2 : styleT(type, px0, py0, dx, dy, angle, length, radius);
+      // The style's place on the ramp; a linear or reflected ramp between its snapped ends.
+      let t = line ? ((r.left + x + 0.5 - line.x) * line.dx + (r.top + y + 0.5 - line.y) * line.dy) / line.length2 : styleT(type, px0, py0, dx, dy, angle, length, radius);
+      if (line && mirror) t = Math.abs(t);
       const k = Math.round(Math.max(0, Math.min(1, t)) * (STEPS - 1)) * 4;
       const o = (y * w + x) * 4;
       out[o] = ramp[k];
@@ -121,4 +124,24 @@ function linearEnds(cx: number, cy: number, dx: number, dy: number, half: number
   const ey = pixel(cy + half * dy) - y0;
   const length2 = ex * ex + ey * ey;
   return length2 > 0 ? { x: x0, y: y0, dx: ex, dy: ey, length2 } : null;
+}
+
+/**
+ * A reflected gradient's line as Photoshop lays it out: from the box's centre, moved half a pixel
+ * right and down (the top-left-corner sampling that puts a linear ramp's ends in the pixels they
+ * fall in), to the centre of the pixel the end falls in, and a pixel's place on the ramp its
+ * projection's distance from the centre along that line. On a small box the snapped end turns the
+ * ramp: Photoshop's 30° reflected fill on a 4 × 4 image runs as a 45° one, t = |x − y| / 4
+ * (photocraft, crates/compose/src/fill_layout.rs gradient_layout, "fitted on the psd-tools
+ * `colormodes` files"; the same layout for overlays, strokes and fills); libpsd's reflected table
+ * too is centred on a pixel (left + ⌊w/2⌋). Null when the end falls within half a pixel of the centre.
+ */
+function reflectedEnds(cx: number, cy: number, dx: number, dy: number, half: number, s: number) {
+  const pixel = (v: number) => (Math.floor(v + 1e-9) + 0.5) * s;
+  const x0 = (cx + 0.5) * s;
+  const y0 = (cy + 0.5) * s;
+  const ex = pixel(cx + half * dx) - x0;
+  const ey = pixel(cy + half * dy) - y0;
+  const length2 = ex * ex + ey * ey;
+  return length2 >= 0.25 * s * s ? { x: x0, y: y0, dx: ex, dy: ey, length2 } : null;
 }
