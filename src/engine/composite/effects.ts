@@ -956,6 +956,9 @@ function timesAlpha(alpha: Float32Array, colors: Uint8ClampedArray): Float32Arra
 /**
  * The effects over the content. `overOverlays` draws what sits between the overlays and the other
  * interior effects: a shape layer's own stroke, which Photoshop keeps above its fill overlays.
+ * `part`: all of them, or those "Blend Interior Effects as Group" groups with the content under
+ * its Fill ('grouped': the overlays, satin and inner glow, Adobe's list of the effects it covers,
+ * as photocraft's compositor draws it) or the rest ('rest': inner shadows, strokes, bevel).
  */
 export function drawEffectsAbove(
   ctx: RenderContext,
@@ -965,7 +968,9 @@ export function drawEffectsAbove(
   atop: boolean,
   overOverlays?: () => void,
   inLayer: InLayer = false,
+  part: 'all' | 'grouped' | 'rest' = 'all',
 ): void {
+  const grouped = part !== 'rest';
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const opacity = node.opacity;
@@ -975,7 +980,7 @@ export function drawEffectsAbove(
 
   const pattern = fx.patternOverlay;
   const tile = on(pattern) && pattern.pattern ? ctx.patterns.get(pattern.pattern.id) : null;
-  if (on(pattern) && tile) {
+  if (grouped && on(pattern) && tile) {
     // Tiled from the document origin, or when linked with the layer from its effects reference
     // point, at its scale and phase; the pattern's own transparency thins the overlay.
     const turn = (pattern as { angle?: number }).angle ?? 0;
@@ -985,18 +990,18 @@ export function drawEffectsAbove(
       paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
     });
   }
-  for (const g of list(fx.gradientOverlay).reverse()) {
+  for (const g of grouped ? list(fx.gradientOverlay).reverse() : []) {
     eachTile(inside(0), shape, target, (r) => {
       const colors = gradientFill(g, r, ctx, gradientBox(ctx, node, g.align));
       if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
     });
   }
-  for (const f of list(fx.solidFill).reverse()) {
+  for (const f of grouped ? list(fx.solidFill).reverse() : []) {
     eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, fillOf(shape, r), rgbOf(f.color), fxOpacity(f.opacity, opacity), f.blendMode, atop, true, r, inLayer));
   }
-  overOverlays?.();
+  if (grouped) overOverlays?.();
   const satin = fx.satin;
-  if (on(satin)) {
+  if (grouped && on(satin)) {
     // Two copies of the shape, blurred and pushed apart along the angle; their difference.
     const { dx, dy } = satinOffset(ctx, satin);
     const size = px(satin.size) * s;
@@ -1022,7 +1027,7 @@ export function drawEffectsAbove(
     });
   }
   const inner = fx.innerGlow;
-  if (on(inner)) {
+  if (grouped && on(inner)) {
     const size = px(inner.size) * s;
     const pass = { ...inside(reach(size), inner.technique !== 'precise'), everywhere: liftsZero(inner.contour, inner.range ?? 0.5) };
     eachTile(pass, shape, target, (tile, r) => {
@@ -1042,6 +1047,7 @@ export function drawEffectsAbove(
       else paint(canvas, tile, shape, body, rgbOf(inner.color), fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, r, inLayer);
     });
   }
+  if (part === 'grouped') return;
   for (const d of list(fx.innerShadow).reverse()) {
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
