@@ -24,8 +24,7 @@ type Lut = Uint8Array;
  *   below: the inside lit as an emboss over the pixel's alpha, the outside with its slopes turned
  *   over, over the rest of the pixel (a 1 % edge pixel takes the outside's shading: photocraft's
  *   bevel_maps against Photoshop's bevel-pillow-smooth.psd). The groove |2·blurred − 1| we drew
- *   before sloped twice as steeply. Chisel: the groove |d| ÷ reach, which is the same model for a
- *   height linear in d.
+ *   before sloped twice as steeply. Chisel the same way on the chisel emboss's height.
  * - stroke emboss: the bevel drawn on the stroke's band (Adobe: "embosses a stroke applied to the
  *   layer"): effects.ts passes the band's coverage as the shape, so both of its edges rise over the
  *   reach as an inner bevel's does, and nothing is drawn where there is no stroke.
@@ -75,9 +74,11 @@ export function throughCurve(lut: Lut, v: number): number {
  * facets, where smooth blurs) and chisel soft as a modified, less exact one. The height is linear
  * in the Euclidean distance d from the anti-aliased edge (positive outside) over the reach: inner
  * bevel 0 at the edge → 1 at the size inside, outer bevel 0 at the size outside → 1 at the edge,
- * emboss 0 at half the size outside → 1 at half the size inside, pillow emboss the same with the
- * edge as a groove (|d| / reach). Chisel soft: that ramp blurred over a quarter of the reach
- * (our choice; no Photoshop-made fixture has either technique).
+ * emboss (and pillow emboss, lit the other way outside) 0 at half the size outside → 1 at half the
+ * size inside, its slope scaled by the size as an inner bevel's is (photocraft's bevel_geom: depth ×
+ * size for chisel, so a facet slopes by the depth whatever the style; ours halved an emboss's).
+ * Chisel soft: that ramp blurred over a quarter of the size (photocraft's chisel_soft; no
+ * Photoshop-made fixture here has either technique).
  */
 function chisel(alpha: Float32Array, w: number, h: number, style: string, reach: number): Float32Array {
   const d = signedDistance(alpha, w, h);
@@ -87,7 +88,6 @@ function chisel(alpha: Float32Array, w: number, h: number, style: string, reach:
     let v: number;
     if (style === 'outer bevel') v = 1 - d[i] / reach;
     else if (style === 'emboss') v = 0.5 - d[i] / (2 * reach);
-    else if (style === 'pillow emboss') v = Math.abs(d[i]) / reach;
     else v = -d[i] / reach;
     out[i] = v < 0 ? 0 : v > 1 ? 1 : v;
   }
@@ -120,15 +120,16 @@ export function bevelLight(
   const reach = emboss ? o.size / 2 : o.size;
   const n = alpha.length;
   let height: Float32Array;
-  if (o.technique === 'chisel hard' || o.technique === 'chisel soft') {
-    height = chisel(alpha, w, h, style, reach);
-    if (o.technique === 'chisel soft') blurInPlace(height, w, h, reach / 4);
+  const chiselled = o.technique === 'chisel hard' || o.technique === 'chisel soft';
+  if (chiselled) {
+    height = chisel(alpha, w, h, style === 'pillow emboss' ? 'emboss' : style, reach);
+    if (o.technique === 'chisel soft') blurInPlace(height, w, h, o.size / 4);
   } else {
     (height = scratch.take('height', n)).set(alpha);
     blurInPlace(height, w, h, reach);
   }
-  // A smooth pillow emboss is the emboss's height lit the other way round outside the shape.
-  const pillow = style === 'pillow emboss' && !(o.technique === 'chisel hard' || o.technique === 'chisel soft');
+  // A pillow emboss is the emboss's height lit the other way round outside the shape.
+  const pillow = style === 'pillow emboss';
   const contour = o.contour;
   if (contour) for (let i = 0; i < n; i++) height[i] = throughCurve(contour, height[i]);
   if (o.soften > 0) blurInPlace(height, w, h, o.soften);
@@ -137,7 +138,9 @@ export function bevelLight(
   const lx = Math.cos(altitude) * Math.cos(angle);
   const ly = -Math.cos(altitude) * Math.sin(angle);
   const lz = Math.sin(altitude);
-  const k = reach * o.depth * (o.up ? 1 : -1);
+  // The slopes' scale: a rise of 1 over the height's ramp is a slope of `depth`. The chisel ramp
+  // spans the whole size (an emboss's half inside and half outside), the smooth blur its reach.
+  const k = (chiselled ? o.size : reach) * o.depth * (o.up ? 1 : -1);
   // The share of the pixel lit by the slopes at scale `k` (highlight or shadow).
   const lit = (which: 'highlight' | 'shadow', gx: number, gy: number, k: number): number => {
     const nx = -gx * k;

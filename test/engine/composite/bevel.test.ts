@@ -103,9 +103,17 @@ describe('bevel and emboss', () => {
     const facet = ((Math.cos(Math.PI / 6) + 0.5) / Math.SQRT2 - 0.5) / 0.5;
     for (let y = 31; y <= 38; y++) expect(at(m, y)[0]).toBeCloseTo(facet, 4);
     expect(shaded(m, 45)).toBe(0); // the flat top
-    // Emboss: half the size each side, so half the slope: normal (0, −½, 1).
+    // Emboss: the rise spans the whole size (half each side), scaled by the size as an inner bevel's
+    // (photocraft's bevel_geom: depth × size for chisel): the same facet, normal (0, −1, 1). We
+    // scaled it by half the size: half the slope, (0, −½, 1).
     const e = maps({ style: 'emboss', technique: 'chisel hard' });
-    expect(at(e, 27)[0]).toBeCloseTo(((0.5 * Math.cos(Math.PI / 6) + 0.5) / Math.sqrt(1.25) - 0.5) / 0.5, 4);
+    expect(at(e, 27)[0]).toBeCloseTo(facet, 4);
+    expect(at(e, 32)[0]).toBeCloseTo(facet, 4);
+    // Pillow: the same facet inside, turned over outside.
+    const p = maps({ style: 'pillow emboss', technique: 'chisel hard' });
+    expect(at(p, 32)[0]).toBeCloseTo(facet, 4);
+    expect(at(p, 27)[0]).toBe(0);
+    expect(at(p, 27)[1]).toBeGreaterThan(0.1);
     // Smooth, by contrast, is rounded: its light changes along the same rows.
     const smooth = maps({ style: 'inner bevel' });
     expect(Math.abs(at(smooth, 31)[0] - at(smooth, 36)[0])).toBeGreaterThan(0.05);
