@@ -3,7 +3,7 @@ import type { LayerNode } from '../types';
 import { blendSurface, FILL_INSIDE } from './blend';
 import { curveLut } from './adjust';
 import { bandCoverage, bilinearMove, blur, chamferDistance, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
-import { bevelLight } from './bevel';
+import { bevelLight, throughCurve } from './bevel';
 import { effectOn, effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { rasterizeVectorMask } from './vector';
@@ -1020,7 +1020,7 @@ export function drawEffectsAbove(
         // agpsd-effects.psd's inverted satin 26.81 → 26.96 dB against the other way round).
         let v = Math.min(1, Math.abs(a[i] - b[i]));
         if (satin.invert) v = 1 - v;
-        if (lut) v = lut[Math.round(v * 255)] / 255;
+        if (lut) v = throughCurve(lut, v);
         cov[i] = v * alpha[i];
       }
       paint(canvas, tile, shape, cov, rgbOf(satin.color), fxOpacity(satin.opacity, opacity, 0.5), satin.blendMode ?? 'multiply', atop, false, tile, inLayer);
