@@ -50,8 +50,16 @@ function expectedT(box: Box, angle: number, style: Style, scale: number) {
   // Out to the nearer pair of edges along the angle.
   const across = Math.min(Math.abs(dx) > 1e-9 ? box.w / Math.abs(dx) : Infinity, Math.abs(dy) > 1e-9 ? box.h / Math.abs(dy) : Infinity);
   const half = (across * scale) / 2;
-  if (style === 'reflected') return (x: number, y: number) => Math.abs((x + 0.5 - cx) * dx + (y + 0.5 - cy) * dy) / half;
   const pixel = (v: number) => Math.floor(v + 1e-9) + 0.5;
+  if (style === 'reflected') {
+    // The centre half a pixel right and down, the end at the centre of the pixel it falls in
+    // (photocraft's layout, gradient-geometry.ts reflectedEnds).
+    const sx = cx + 0.5;
+    const sy = cy + 0.5;
+    const ex = pixel(cx + half * dx) - sx;
+    const ey = pixel(cy + half * dy) - sy;
+    return (x: number, y: number) => Math.abs(((x + 0.5 - sx) * ex + (y + 0.5 - sy) * ey) / (ex * ex + ey * ey));
+  }
   const x0 = pixel(cx - half * dx);
   const y0 = pixel(cy - half * dy);
   const ex = pixel(cx + half * dx) - x0;
