@@ -3,7 +3,7 @@
  * personalisation (src/engine/personalise) and the HTTP layers (src/dynamic-image, PDFs).
  * The engine knows nothing of HTTP.
  */
-import type { AdjustmentLayer, LayerEffectsInfo } from 'ag-psd';
+import type { AdjustmentLayer, LayerEffectsInfo, VectorContent } from 'ag-psd';
 
 /** 8-bit RGBA, straight (non-premultiplied) alpha, row-major. */
 export interface RGBAImage {
@@ -73,6 +73,11 @@ export interface LayerNode {
   smartObject?: SmartObjectPlacement;
   /** Solid colour of a shape/fill layer, '#rrggbb', when it has one. */
   fillColor?: string;
+  /**
+   * The gradient of a gradient fill layer (or gradient-filled shape), as ag-psd reads it. Drawn
+   * (composite/gradient-fill.ts) only when the record stores no pixels (16- and 32-bit documents).
+   */
+  fillGradient?: Exclude<VectorContent, { type: 'color' } | { type: 'pattern' }>;
   children?: LayerNode[];
   /** True when the compiled template stores pixels for this layer (`compiled/<hash>/px/<id>/<level>`). */
   hasPixels?: boolean;

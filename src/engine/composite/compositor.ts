@@ -26,6 +26,7 @@ import { hasKnockout, knockoutBlend, knockoutTarget, type KnockoutScope } from '
 import type { BackdropStore, RenderContext } from './context';
 import { gaussianBlur } from './morphology';
 import { effectPatternIds } from './pattern';
+import { gradientFillSurface } from './gradient-fill';
 import { rasterizeVectorMask } from './vector';
 import { RENDER_VERSION } from './version';
 
@@ -296,6 +297,8 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   const fill = asGroup ? 1 : base.fillOpacity;
   // The base's pixel alpha × masks over the group, where its Fill or its knockout needs it.
   let baseShape: Uint8ClampedArray | null = null;
+  // Whether the group already holds the base's Fill (Blend Interior Effects as Group, split below).
+  let faded = false;
   // Clipped layers knock out to the base (the clipping group is drawn apart, so no deeper).
   const drawClipped = async () => {
     const knock = clipped.some(hasKnockout) ? cloneSurface(group) : null;
@@ -335,8 +338,19 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     // The group is the base's own composite (from transparency, clipped layers atop): at Fill
     // 100 % its interior effects recolour it within its alpha, below it they paint over it
     // relative to the base's alpha (docs/effects.md, Fidelity).
-    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.knockout ? false : fill >= 1 ? true : 'relative');
+    // "Blend Interior Effects as Group" below Fill 100 %: the overlays, satin and inner glow are
+    // grouped with the content and faded by the Fill with it; the inner shadows, strokes and bevel
+    // then paint over the faded unit as if the layer covered its pixels wholly (Adobe's list of
+    // the effects the option covers; photocraft's compositor draws it so).
+    const split = asGroup && shape && !base.knockout && base.fillOpacity < 1;
+    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.knockout ? false : fill >= 1 ? true : 'relative', split ? 'grouped' : 'all');
     else stroke?.();
+    if (split) {
+      const d = group.data;
+      for (let i = 3; i < d.length; i += 4) d[i] = d[i] * base.fillOpacity;
+      drawEffectsAbove(ctx, inner, group, shape, false, undefined, 'relative', 'rest');
+    }
+    faded = !!split;
     clipped = [];
   }
   if (clipped.length) await drawClipped();
@@ -353,7 +367,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     for (let p = 0; p < baseShape.length; p++) d[p * 4 + 3] = baseShape[p] ? Math.min(255, (d[p * 4 + 3] * 255) / baseShape[p]) : 0;
     const scope = ctx.knockout ?? (await rootKnockout(ctx));
     knockoutBlend(canvas, knockoutTarget(scope, base), paint, baseShape, base.opacity, mode, options, true);
-  } else blendWithGamma(canvas, group, null, asGroup ? base.opacity * base.fillOpacity : base.opacity, mode, options);
+  } else blendWithGamma(canvas, group, null, asGroup && !faded ? base.opacity * base.fillOpacity : base.opacity, mode, options);
 }
 
 /**
@@ -871,6 +885,8 @@ export function fillFromPath(node: LayerNode): boolean {
   // A shape without fill or stroke (psd/tree.ts, at Fill 0): its path is what its effects trace
   // and its overlays fill, whatever its stored pixels hold (an empty record, or the fill).
   if (node.shapeStyle?.fill === false && !node.shapeStyle.stroke && !!node.vectorMask && node.fillOpacity === 0) return true;
+  // A gradient fill whose record stores no pixels (16- and 32-bit documents): composite/gradient-fill.ts.
+  if (node.fillGradient && !node.hasPixels) return node.shapeStyle?.fill !== false && !node.shapeStyle?.stroke && !node.vectorStroke;
   if (!node.fillColor || node.shapeStyle?.fill === false || node.shapeStyle?.stroke || node.vectorStroke) return false;
   if (!node.hasPixels) return true;
   const vm = node.vectorMask;
@@ -881,7 +897,10 @@ export function fillFromPath(node: LayerNode): boolean {
 export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
   const override = ctx.overrides.get(node.id);
   let surface: Surface | null = null;
-  if (!override?.pixels && fillFromPath(node)) {
+  if (!override?.pixels && fillFromPath(node) && node.fillGradient && !node.fillColor) {
+    // A gradient fill drawn from its settings; a vector mask (layerMask) gives it its shape.
+    surface = gradientFillSurface(ctx, node.fillGradient, clip, node.vectorMask);
+  } else if (!override?.pixels && fillFromPath(node)) {
     // The fill everywhere: its vector mask (layerMask) gives it its shape.
     surface = createSurface(clip);
     const c = [1, 3, 5].map((i) => parseInt((node.fillColor ?? '#000000').slice(i, i + 2), 16));

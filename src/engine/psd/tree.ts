@@ -162,6 +162,9 @@ function toNode(layer: Layer, id: number, resolution: number): LayerNode {
   }
   const fill = layer.vectorFill;
   if (fill && fill.type === 'color') node.fillColor = hexColor(fill.color);
+  // Kept for a gradient fill whose record stores no pixels (16- and 32-bit documents), which the
+  // compositor draws from it (composite/gradient-fill.ts); one with pixels is drawn as stored.
+  if (fill && (fill.type === 'solid' || fill.type === 'noise')) node.fillGradient = fill;
   // (A fill that is off shows nothing to fade: a shape with only its stroke on keeps its pixels.)
   if (softFill(fill) && stroke?.fillEnabled !== false) node.softFill = true;
   if (node.type === 'Shape' && node.vectorMask && hollow(stroke)) {
