@@ -289,22 +289,22 @@ export function dilate(a: Float32Array, w: number, h: number, radius: number, ou
 
 /**
  * A matte grown by `radius` px as a grey dilation: a shadow's or glow's spread ("expands the
- * boundaries of the matte prior to blurring"). Where the matte is a hard shape (a pixel at or above
- * half its local peak, the peak being 1) this is `dilate` to the bit; where it is uniformly
- * partial (a layer of 60 % pixels, a faint feather) it grows at its own level instead of jumping
- * to full (≥ 50 %) or not growing at all (< 50 %): seeds are the pixels at or above half the
- * highest alpha within reach, and the grown coverage is scaled by that alpha.
+ * boundaries of the matte prior to blurring"), measured as an outside stroke of `radius` px is: in
+ * the 5 × 5 chamfer metric from each pixel's anti-aliased edge (chamferDistance), so a straight
+ * edge grows by exactly the radius. photocraft's dilate (crates/compose/src/effects.rs), measured
+ * on Photoshop's composite of ag-psd's group-drop-shadows: the spread around an ellipse is round at
+ * 0° and 45° and falls short in between, peaking near 15° where the chamfer metric overestimates
+ * most (within 2/255 with the chamfer, 5/255 lighter with a Euclidean dilation). Where the matte is
+ * uniformly partial (a layer of 60 % pixels, a faint feather) it grows at its own level: the matte
+ * is measured relative to the highest alpha within reach, and the grown coverage scaled by it.
  */
 export function spreadMatte(a: Float32Array, w: number, h: number, radius: number): Float32Array {
   const tmp = new Float32Array(a.length);
   const peak = boxMax(a, w, h, Math.ceil(radius + 1), tmp);
-  // One array more than `dilate`: the box's pass array then holds the squared distances.
-  const d2 = distanceSquared((i) => a[i] > 0 && a[i] >= 0.5 * peak[i], w, h, tmp);
-  for (let i = 0; i < a.length; i++) {
-    const cov = radius + 0.65 - Math.sqrt(d2[i]);
-    d2[i] = Math.max(a[i], (cov <= 0 ? 0 : cov >= 1 ? 1 : cov) * peak[i]);
-  }
-  return d2;
+  for (let i = 0; i < a.length; i++) tmp[i] = peak[i] > 0 ? a[i] / peak[i] : 0;
+  const d = chamferDistance(tmp, w, h);
+  for (let i = 0; i < a.length; i++) d[i] = Math.max(a[i], bandCoverage(d[i], -Infinity, radius) * peak[i]);
+  return d;
 }
 
 /** The highest value within r px along each axis (a (2r + 1)² box), van Herk / Gil-Werman; `tmp` holds the first pass. */

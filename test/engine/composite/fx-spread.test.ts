@@ -2,7 +2,7 @@ import { writePsdUint8Array } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
-import { dilate, spreadMatte } from '../../../src/engine/composite/morphology';
+import { spreadMatte } from '../../../src/engine/composite/morphology';
 import { blackShadow } from './kit';
 
 /**
@@ -48,10 +48,26 @@ describe('spread as a grey dilation', () => {
     }
   });
 
-  it('is the binary dilation to the bit on a hard shape with anti-aliased edges', () => {
-    const w = 30;
+  it('grows a hard shape as an outside stroke of the radius: in the 5 × 5 chamfer metric (photocraft, ag-psd group-drop-shadows)', () => {
+    // One opaque pixel grown by 3 px: at offset (1, 3) the chamfer distance is √5 + 1 = 3.236
+    // (Euclidean 3.162), so the rim keeps 3 + ½ − (3.236 − ½) = 0.764; at (2, 3) √5 + √2 leaves
+    // 0.350; straight steps are exact, and a straight edge grows by exactly the radius.
+    const w = 9;
     const a = new Float32Array(w * w);
-    for (let y = 0; y < w; y++) for (let x = 0; x < w; x++) a[y * w + x] = Math.max(0, Math.min(1, 8 - Math.hypot(x + 0.5 - 15, y + 0.5 - 15) + 0.5));
-    for (const r of [1, 2.5, 4]) expect([...spreadMatte(a, w, w, r)]).toEqual([...dilate(a, w, w, r)]);
+    a[4 * w + 4] = 1;
+    const d = spreadMatte(a, w, w, 3);
+    expect(d[7 * w + 5]).toBeCloseTo(4 - Math.sqrt(5) - 1, 4);
+    expect(d[7 * w + 6]).toBeCloseTo(4 - Math.sqrt(5) - Math.SQRT2, 4);
+    expect(d[4 * w + 7]).toBe(1);
+    expect(d[4 * w + 8]).toBe(0);
+    const edge = new Float32Array(w * w);
+    for (let y = 0; y < w; y++) for (let x = 6; x < w; x++) edge[y * w + x] = 1;
+    const grown = spreadMatte(edge, w, w, 2);
+    expect([...grown.slice(4 * w, 4 * w + w)]).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 1]);
+    // An anti-aliased pixel's own edge is where it grows from: a 25 % column one more pixel out grows 2.25.
+    for (let y = 0; y < w; y++) edge[y * w + 5] = 0.25;
+    const soft = spreadMatte(edge, w, w, 2);
+    expect(soft[4 * w + 3]).toBeCloseTo(0.25, 5);
+    expect(soft[4 * w + 4]).toBe(1);
   });
 });
