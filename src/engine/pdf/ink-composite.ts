@@ -529,7 +529,8 @@ const KEPT_EFFECTS = new WeakMap<object, InkEffects | null>();
 /**
  * The node twice, its effects' colours as stored C, M, Y (one surface) and stored K (the other),
  * or null where its effects are not drawn here: gradient and pattern overlays, a gradient or
- * pattern stroke, a mode not separable (or Dissolve), and layers the RGB path draws otherwise
+ * pattern stroke, a glow filled with a gradient (effects.ts glowGradient draws its ramp in RGB), a
+ * mode not separable (or Dissolve), and layers the RGB path draws otherwise
  * (masks that hide effects, knockouts, Blend Interior Effects as Group, interior effects outside
  * Normal mode). A colour's ink is its own where the parse kept it (psd/color-modes.ts), else the
  * sRGB the tree holds through the document's profile.
@@ -556,7 +557,7 @@ function inkEffects(ctx: Context, n: LayerNode): InkEffects | null {
     const colours = INK_EFFECTS[kind];
     const modelled =
       !!colours &&
-      shown.every((e) => (kind !== 'stroke' || (e!.fillType ?? 'color') === 'color' || (e!.fillType === 'gradient' && classic(e!))) && (kind !== 'gradientOverlay' || classic(e!)) && colours.every(([, mode]) => Object.hasOwn(SEPARABLE, (e![mode] as string) ?? 'normal') && e![mode] !== 'dissolve'));
+      shown.every((e) => (kind !== 'stroke' || (e!.fillType ?? 'color') === 'color' || (e!.fillType === 'gradient' && classic(e!))) && (kind !== 'gradientOverlay' || classic(e!)) && !((kind === 'outerGlow' || kind === 'innerGlow') && e!.gradient) && colours.every(([, mode]) => Object.hasOwn(SEPARABLE, (e![mode] as string) ?? 'normal') && e![mode] !== 'dissolve'));
     if (!modelled) {
       kept = null;
       break;
