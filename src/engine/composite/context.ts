@@ -35,6 +35,9 @@ export interface RenderContext {
   adjustmentsApart?: boolean;
 }
 
+/** What layer effects (effects.ts) read of a render: the ink compositor builds one without a bucket. */
+export type EffectContext = Pick<RenderContext, 'compiled' | 'overrides' | 'scale' | 'patterns'>;
+
 /**
  * A caller's own place for backdrops (print PDFs keep full-resolution strip backdrops in R2):
  * when given, renders read and write backdrops only there. Keys are content-addressed like

@@ -8,7 +8,7 @@ import { effectOn, effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { gradientPixels } from './gradient-geometry';
 import { rasterizeVectorMask } from './vector';
-import type { RenderContext } from './context';
+import type { EffectContext } from './context';
 import { createSurface, cropSurface, growRect, intersectRect, rectOf, type Surface } from './surface';
 import { outputRect } from './resample';
 import type { Bounds } from '../types';
@@ -137,7 +137,7 @@ export const EVERYWHERE: Bounds = { left: -(2 ** 30), top: -(2 ** 30), right: 2 
  * lies outside them reads 0. Several sources serve a layer whose effects read far apart (a far
  * shadow's source beside the layer under the target).
  */
-export function shapeFrom(node: LayerNode, ctx: RenderContext, sources: ShapeSource[], frame?: Bounds): Shape | null {
+export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSource[], frame?: Bounds): Shape | null {
   if (!sources.length) return null;
   const extent = sources.map((s) => s.rect).reduce(unionOf);
   const alphaOver = (r: Bounds, into?: Float32Array) => {
@@ -248,7 +248,7 @@ interface OffCanvas {
   scale: number;
 }
 
-function offCanvas(node: LayerNode, ctx: RenderContext): OffCanvas | null {
+function offCanvas(node: LayerNode, ctx: EffectContext): OffCanvas | null {
   const canvas = outputRect({ left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height }, ctx.scale);
   const layers: Bounds[] = [];
   const visit = (n: LayerNode) => {
@@ -314,7 +314,7 @@ export interface ShapeSource {
 }
 
 /** The layer's masked alpha from its pixels over one rectangle: what every effect is drawn from. */
-export function effectShape(ctx: RenderContext, node: LayerNode, content: Surface, mask: Uint8ClampedArray | null): Shape {
+export function effectShape(ctx: EffectContext, node: LayerNode, content: Surface, mask: Uint8ClampedArray | null): Shape {
   return shapeFrom(node, ctx, [{ rect: rectOf(content), content, mask }])!;
 }
 
@@ -341,7 +341,7 @@ interface Pass {
 const reach = (v: number) => Math.ceil(v) + 3;
 
 /** Every pass the node's effects make, output px (see Pass). */
-function passesOf(ctx: RenderContext, node: LayerNode): Pass[] {
+function passesOf(ctx: EffectContext, node: LayerNode): Pass[] {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const out: Pass[] = [];
@@ -386,7 +386,7 @@ const readRect = (p: Pass, r: Bounds) => growRect(moved(r, -Math.floor(p.dx), -M
  * mask, a group's children) for them, after `include` (the target itself, for the layer's own
  * pixels). Overlapping rectangles come merged; a far shadow's source stays apart from the rest.
  */
-export function effectSources(ctx: RenderContext, node: LayerNode, target: Bounds, extent: Bounds = EVERYWHERE, include: Bounds[] = []): Bounds[] {
+export function effectSources(ctx: EffectContext, node: LayerNode, target: Bounds, extent: Bounds = EVERYWHERE, include: Bounds[] = []): Bounds[] {
   const rects: Bounds[] = [...include];
   for (const p of passesOf(ctx, node)) {
     const r = paintRect(p, { extent, frame: EVERYWHERE }, target);
@@ -676,7 +676,7 @@ function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float
   }
 }
 
-function globalAngle(ctx: RenderContext, e: { useGlobalLight?: boolean; angle?: number }): number {
+function globalAngle(ctx: EffectContext, e: { useGlobalLight?: boolean; angle?: number }): number {
   return lightAngle(e, ctx.compiled.globalAngle);
 }
 
@@ -700,7 +700,7 @@ export function shadowOffset(d: { useGlobalLight?: boolean; angle?: number; dist
 /** v to the nearest whole number, halves (to within 1e-9) away from zero. */
 const wholePixels = (v: number) => Math.sign(v) * Math.floor(Math.abs(v) + 0.5 + 1e-9) || 0;
 
-const offsetOf = (ctx: RenderContext, d: Parameters<typeof shadowOffset>[0]) => shadowOffset(d, ctx.compiled.globalAngle, ctx.scale);
+const offsetOf = (ctx: EffectContext, d: Parameters<typeof shadowOffset>[0]) => shadowOffset(d, ctx.compiled.globalAngle, ctx.scale);
 
 type Satin = NonNullable<LayerEffectsInfo['satin']>;
 /**
@@ -709,7 +709,7 @@ type Satin = NonNullable<LayerEffectsInfo['satin']>;
  * psd-tools' layer_effects.psd; psdtools-layer-effects-all.psd's Satin line 60.95 → 61.00 dB,
  * docs/effects.md "photocraft's bevel, glow and satin calibrations").
  */
-function satinOffset(ctx: RenderContext, satin: Satin): { dx: number; dy: number } {
+function satinOffset(ctx: EffectContext, satin: Satin): { dx: number; dy: number } {
   const angle = ((satin.angle ?? 19) * Math.PI) / 180;
   const dist = px(satin.distance);
   return { dx: wholePixels(Math.cos(angle) * dist) * ctx.scale, dy: wholePixels(-Math.sin(angle) * dist) * ctx.scale };
@@ -759,7 +759,7 @@ export function precise(alpha: Float32Array, w: number, h: number, size: number,
   return out;
 }
 
-export function drawEffectsBelow(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
+export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
   const fx = node.effects as LayerEffectsInfo;
   const s = ctx.scale;
   const target = rectOf(canvas);
@@ -962,7 +962,7 @@ function timesAlpha(alpha: Float32Array, colors: Uint8ClampedArray): Float32Arra
  * as photocraft's compositor draws it) or the rest ('rest': inner shadows, strokes, bevel).
  */
 export function drawEffectsAbove(
-  ctx: RenderContext,
+  ctx: EffectContext,
   node: LayerNode,
   canvas: Surface,
   shape: Shape,
@@ -1076,7 +1076,7 @@ type Stroke = NonNullable<LayerEffectsInfo['stroke']>[number];
  * stroke takes the layer's opacity, not its fill opacity: at fill 0 the interior goes and the
  * stroke stays.
  */
-function drawStrokes(ctx: RenderContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean, inLayer: InLayer, where: 'under' | 'over'): void {
+function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean, inLayer: InLayer, where: 'under' | 'over'): void {
   const fx = node.effects as LayerEffectsInfo;
   const all = list(fx.stroke).filter((st) => px(st.size) * ctx.scale > 0);
   if (!all.length) return;
@@ -1231,7 +1231,7 @@ type Bevel = NonNullable<LayerEffectsInfo['bevel']>;
  * and the gloss contour is lost (drawn Linear, Photoshop's default); with it off, `contour` is the
  * gloss contour. A stroke emboss is drawn on the top stroke's band, and not at all without one.
  */
-function drawBevel(ctx: RenderContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean, inLayer: InLayer): void {
+function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, canvas: Surface, opacity: number, atop: boolean, inLayer: InLayer): void {
   const fx = node.effects as LayerEffectsInfo;
   const st = list(fx.stroke).find((x) => px(x.size) * ctx.scale > 0);
   if (b.style === 'stroke emboss' && !st) return;
@@ -1286,7 +1286,7 @@ export function bevelSize(b: Pick<Bevel, 'style' | 'size'>): number {
  * strip or a redrawn rectangle draws the same ramp as the whole frame. Replaced pixels
  * (personalisation) and templates compiled before it keep the stored bounds.
  */
-function gradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undefined): Bounds {
+function gradientBox(ctx: EffectContext, node: LayerNode, align: boolean | undefined): Bounds {
   // "Align with Layer" off: the gradient spans the whole image, not the layer's content (Adobe's
   // layer style options; absent is on, Photoshop's default).
   if (align === false) return { left: 0, top: 0, right: ctx.compiled.width, bottom: ctx.compiled.height };
@@ -1303,7 +1303,7 @@ function gradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undef
  * type over 40 px (effect-stroke-gradient.psd); docs/effects.md, "Gradient strokes span the
  * strokes' extent, less a pixel". "Align with Layer" off spans the image, as for overlays.
  */
-function strokeGradientBox(ctx: RenderContext, node: LayerNode, align: boolean | undefined, strokes: Stroke[]): Bounds {
+function strokeGradientBox(ctx: EffectContext, node: LayerNode, align: boolean | undefined, strokes: Stroke[]): Bounds {
   const b = gradientBox(ctx, node, align);
   if (align === false) return b;
   // The band's outer limit in document pixels (its size outside, half of it centred, 0 inside), less one.
@@ -1318,7 +1318,7 @@ const nodeOpacity = (node: LayerNode) => node.opacity * node.fillOpacity;
  * to the shape (they clip to the fill), although it is also baked into the layer's pixels.
  */
 export function drawShapeStroke(
-  ctx: RenderContext,
+  ctx: EffectContext,
   node: LayerNode,
   target: Surface,
   content: Surface,

@@ -26,7 +26,7 @@ import type { Layer, LayerRawDataChannel } from 'ag-psd';
 import { cmykChannelLuts, type AdjustmentInCmyk } from '../composite/adjust';
 import { blendSurface, fadeInto, SEPARABLE } from '../composite/blend';
 import { drawEffectsAbove, drawEffectsBelow, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, shapeFrom } from '../composite/effects';
-import type { RenderContext } from '../composite/context';
+import type { EffectContext } from '../composite/context';
 import { rgbOf } from '../composite/gradient';
 import { fillFromPath } from '../composite/compositor';
 import { cloneSurface, growRect, intersectRect, multiplyMasks, rectOf, unionRect, type Surface } from '../composite/surface';
@@ -445,9 +445,9 @@ function drawWithEffects(ctx: Context, node: LayerNode, canvas: InkSurface, atop
 }
 
 /** What composite/effects.ts reads of a render (full size: previews composite at scale 1). */
-function effectContext(ctx: Context): RenderContext {
-  const { compiled, overrides, area } = ctx;
-  return { compiled, overrides, scale: 1, level: 0, factor: 1, clip: area, patterns: new Map() } as unknown as RenderContext;
+function effectContext(ctx: Context): EffectContext {
+  const { compiled, overrides } = ctx;
+  return { compiled, overrides, scale: 1, patterns: new Map() };
 }
 
 /**
