@@ -5,6 +5,7 @@ import { gradientRamp, rgbOf, type InterpolationMethod } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibranceLinear, vibranceSaturation } from './vibrance-linear';
 import { applyPhotoFilter } from './photo-filter';
+import { channelLutPixels, hueSaturationPixels } from '../raster/kernels';
 
 /**
  * A CMYK document's adjustment with the table cmyk-adjust.ts works out on its inks at compile
@@ -251,6 +252,8 @@ function chain(a: Lut | null, b: Lut | null): Lut | null {
 }
 
 function applyLuts(d: Uint8ClampedArray, r: Lut | null, g: Lut | null = r, b: Lut | null = r): boolean {
+  // In WASM once the kernels are instantiated (raster/kernels.ts channelLutPixels): the same bytes.
+  if (channelLutPixels(d, r, g, b)) return true;
   for (let i = 0; i < d.length; i += 4) {
     if (r) d[i] = r[d[i]];
     if (g) d[i + 1] = g[d[i + 1]];
@@ -535,6 +538,9 @@ function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>
   const masterLight = masterLightStep(master.lightness);
   const masterAlpha = saturationAlpha(master.saturation / 100);
   if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return true;
+  // In WASM once the kernels are instantiated (raster/kernels.ts hueSaturationPixels): the same
+  // bytes (issue 25 §3).
+  if (hueSaturationPixels(d, master.hue, masterLight, masterAlpha, ranges)) return true;
   // Per pixel with scalars only: every step but the hue turn keeps the channels' order, so the
   // maximum and minimum are carried along instead of recomputed.
   const nr = ranges.length;
