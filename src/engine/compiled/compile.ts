@@ -161,6 +161,9 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
       layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, bandsTo((k, b) => pixelKey(hash, id, k, b)),
       bands, mode, depth, palette, resources.icc));
+      // Photoshop's own render of such a document holds its gradient fills exactly: they are not
+      // drawn again from their settings over it (composite/gradient-fill.ts approximates them).
+      for (const n of all) delete n.fillGradient;
     }
     // Every pyramid is built (the rest writes whole blobs): their band buffers go back now, so
     // what follows (the composite, the trial render, storing the PSD) reuses their pages.

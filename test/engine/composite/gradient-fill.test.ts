@@ -65,3 +65,21 @@ describe('gradient fill layers without pixels', () => {
     expect(psnr).toBeGreaterThan(60);
   });
 });
+
+describe('a document whose only layers are pixel-less fills', () => {
+  it('shows its merged image, not the fills drawn again over it', async () => {
+    // compile.ts takes the merged image as the bottom layer when no layer holds pixels; the fills'
+    // settings are then dropped (the merged image already holds them exactly).
+    const W = 8;
+    const H = 4;
+    const merged = { width: W, height: H, data: new Uint8ClampedArray(W * H * 4) };
+    for (let i = 0; i < W * H; i++) merged.data.set([200, 30, 40, 255], i * 4);
+    const stops = [0, 1].map((location) => ({ color: { r: 255 * location, g: 255 * location, b: 255 * location }, location, midpoint: 0.5 }));
+    const opaque = [0, 1].map((location) => ({ opacity: 1, location, midpoint: 0.5 }));
+    const fill = { type: 'solid' as const, name: 'ramp', smoothness: 1, colorStops: stops, opacityStops: opaque, style: 'linear' as const, angle: 0, scale: 1, align: true, reverse: false, dither: false, offset: { x: 0, y: 0 } };
+    const psd = writePsdUint8Array({ width: W, height: H, imageData: merged, children: [{ name: 'fill', vectorFill: fill }] }, { noBackground: true });
+    const frame = await renderTemplate(env.FILES, await compileTemplate(env.FILES, psd), { scale: 1 });
+    expect([...frame.data.slice(0, 4)]).toEqual([200, 30, 40, 255]);
+    expect([...frame.data.slice((W - 1) * 4, W * 4)]).toEqual([200, 30, 40, 255]);
+  });
+});
