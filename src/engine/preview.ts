@@ -184,7 +184,8 @@ export async function gatherInputs(
           }, timing),
         );
         // The picture's own pixels as displayed (EXIF orientation applied), for its effective ppi.
-        return { ...picture, source: picture.source ? orientedSize(picture.source) : { width: picture.width, height: picture.height } };
+        // A JPEG has no alpha: its decode is opaque (an upright placement then copies it rather than blending).
+        return { ...picture, source: picture.source ? orientedSize(picture.source) : { width: picture.width, height: picture.height }, opaque: picture.source?.format === 'jpeg' };
       },
       async imageSize(ref) {
         // Preflight: the size from the header alone, so no picture is decoded (sniffed as

@@ -17,6 +17,7 @@ import {
   intersectRect,
   maskOver,
   multiplyMasks,
+  opaqueArea,
   rectOf,
   unionRect,
   type MaskSurface,
@@ -436,6 +437,8 @@ async function drawInside(ctx: RenderContext, node: LayerNode, target: Surface, 
  * 49.54 dB. A Fill that acts inside the blend (the special eight, FILL_INSIDE) stays there.
  */
 function blendWithGamma(canvas: Surface, src: Surface, mask: Uint8ClampedArray | null, opacity: number, mode: string, options: BlendOptions): void {
+  const opaque = opaqueArea(src.data);
+  if (opaque && isPlainNormal(mask, opacity, mode, options)) return blendOverOpaque(canvas, src, opaque);
   const fillInside = Object.hasOwn(FILL_INSIDE, mode);
   const fade = opacity * (fillInside ? 1 : (options.fill ?? 1));
   const r = (options.textGamma ?? 1) !== 1 && fade < 1 ? intersectRect(rectOf(canvas), rectOf(src)) : null;
@@ -445,6 +448,39 @@ function blendWithGamma(canvas: Surface, src: Surface, mask: Uint8ClampedArray |
   blendSurface(after, src, mask, 1, mode, fillInside ? options : { ...options, fill: undefined });
   fadeInto(before, after, null, fade);
   pasteInto(canvas, before);
+}
+
+/**
+ * Whether a blend is plain normal: opacity and Fill 100 %, no mask, Blend If, kept channels, text
+ * gamma or clipping. An opaque source pixel then lands as it is (the kernel and the loop copy it).
+ */
+function isPlainNormal(mask: Uint8ClampedArray | null, opacity: number, mode: string, options: BlendOptions): boolean {
+  return mode === 'normal' && opacity === 1 && !mask && (options.fill ?? 1) === 1 && (options.textGamma ?? 1) === 1 && !options.atop && !options.blendIf?.length && !options.excludedChannels?.length;
+}
+
+/**
+ * A plain normal blend of `src`, whose pixels inside `opaque` (its own coordinates, markOpaque)
+ * are all opaque: those are copied onto the canvas row by row, the rest (the rows above and below,
+ * the columns beside) blended as before. The same bytes as blending it whole (exported for its test).
+ */
+export function blendOverOpaque(canvas: Surface, src: Surface, opaque: Bounds): void {
+  const r = intersectRect(rectOf(canvas), rectOf(src));
+  if (!r) return;
+  // The opaque rectangle in canvas coordinates, within what is drawn.
+  const o = intersectRect(r, { left: src.x + opaque.left, top: src.y + opaque.top, right: src.x + opaque.right, bottom: src.y + opaque.bottom });
+  if (!o) return blendSurface(canvas, src, null, 1, 'normal');
+  const rows = (top: number, bottom: number): Surface => ({ x: src.x, y: top, w: src.w, h: bottom - top, data: src.data.subarray((top - src.y) * src.w * 4, (bottom - src.y) * src.w * 4) });
+  if (o.top > r.top) blendSurface(canvas, rows(r.top, o.top), null, 1, 'normal');
+  if (o.bottom < r.bottom) blendSurface(canvas, rows(o.bottom, r.bottom), null, 1, 'normal');
+  // The columns beside the opaque ones, over its rows: narrow copies of the source, blended.
+  for (const [left, right] of [[r.left, o.left], [o.right, r.right]] as const) {
+    if (right > left) blendSurface(canvas, cropSurface(src, { left, top: o.top, right, bottom: o.bottom }), null, 1, 'normal');
+  }
+  const bytes = (o.right - o.left) * 4;
+  for (let y = o.top; y < o.bottom; y++) {
+    const s = ((y - src.y) * src.w + (o.left - src.x)) * 4;
+    canvas.data.set(src.data.subarray(s, s + bytes), ((y - canvas.y) * canvas.w + (o.left - canvas.x)) * 4);
+  }
 }
 
 /** Writes `part` (a surface within `s`) back into `s`: copyRect's way back. */

@@ -17,6 +17,23 @@ export interface MaskSurface extends Surface {
   fill: number;
 }
 
+/**
+ * Pixel arrays known to be opaque (alpha 255) over a rectangle of their own pixels (x from 0 at
+ * the array's first column, y from 0 at its first row): a JPEG picture placed upright is, inside
+ * its faded border (personalise/image.ts). The compositor copies such rows instead of blending them.
+ */
+const opaqueAreas = new WeakMap<Uint8ClampedArray, Bounds>();
+
+/** Records that `data`'s pixels inside `area` (its own pixel coordinates) are all opaque. */
+export function markOpaque(data: Uint8ClampedArray, area: Bounds): void {
+  if (area.right > area.left && area.bottom > area.top) opaqueAreas.set(data, area);
+}
+
+/** The rectangle of `data`'s own pixels known to be opaque, if any (markOpaque). */
+export function opaqueArea(data: Uint8ClampedArray): Bounds | undefined {
+  return opaqueAreas.get(data);
+}
+
 export function createSurface(r: Bounds, channels = 4): Surface {
   const w = Math.max(0, r.right - r.left);
   const h = Math.max(0, r.bottom - r.top);

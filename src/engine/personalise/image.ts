@@ -6,6 +6,7 @@
  * pre-shrink to the picture's footprint, and edges are antialiased by their exact pixel coverage.
  * An upright placement (nearly every real one) does the same in one separable pass.
  */
+import { markOpaque } from '../composite/surface';
 import { chainedTaps, resample, resampleWithTaps } from '../raster/resample';
 import type { Bounds, RGBAImage } from '../types';
 
@@ -16,7 +17,11 @@ export type ResizeMode = 'fit' | 'fill';
  * Lanczos resize, src/engine/raster/bounded.ts), left to the placement, which draws it as if it
  * had been (an upright placement folds that resize into its own single pass).
  */
-export type PlacedPicture = RGBAImage & { standsFor?: { width: number; height: number } };
+export type PlacedPicture = RGBAImage & {
+  standsFor?: { width: number; height: number };
+  /** Every pixel opaque (a JPEG's decode): an upright placement then marks its unfaded interior opaque (markOpaque). */
+  opaque?: boolean;
+};
 
 export interface PlacementQuad {
   /** Four corners in OUTPUT pixels, clockwise from top-left: [x0,y0, x1,y1, x2,y2, x3,y3]. */
@@ -292,9 +297,15 @@ async function placeAxisAligned(
   let inTo = width;
   while (inTo > inFrom && coverX[inTo - 1]! < 1) inTo--;
   const d = out.data;
+  let opaqueFrom = height; // rows [opaqueFrom, opaqueTo) are covered whole
+  let opaqueTo = 0;
   for (let y = 0; y < height; y++) {
     const py = top + y + 0.5;
     const coverY = Math.min(py - drawn.top, drawn.bottom - py) + 0.5;
+    if (coverY >= 1) {
+      opaqueFrom = Math.min(opaqueFrom, y);
+      opaqueTo = y + 1;
+    }
     for (let x = 0; x < width; x++) {
       if (coverY >= 1 && x === inFrom) x = Math.max(x, inTo);
       if (x >= width) break;
@@ -305,6 +316,9 @@ async function placeAxisAligned(
       else d[o + 3] = d[o + 3]! * coverage;
     }
   }
+  // An opaque picture resampled stays opaque where the border does not fade it: each pixel's
+  // alpha is 255 · Σ weights (1 to within ~1e-4 in f32), which the kernel stores as 255.
+  if (picture.opaque) markOpaque(d, { left: inFrom, top: opaqueFrom, right: inTo, bottom: opaqueTo });
   return { pixels: out, bounds: { left, top, right, bottom } };
 }
 
