@@ -34,13 +34,16 @@ const keyFile = (key: string) => encodeURIComponent(key);
 /** An R2Bucket with what the engine calls (get, put, head, list, delete), one file per key. */
 function dirBucket(dir: string): R2Bucket {
   mkdirSync(dir, { recursive: true });
+  // Custom metadata as R2 keeps it (a picture's renditions record its stored size and orientation:
+  // without it the render reads no rendition and decodes the file). Held for the process.
+  const metadata = new Map<string, Record<string, string>>();
   const object = (key: string, bytes: Uint8Array) => ({
     key,
     size: bytes.byteLength,
     etag: String(bytes.byteLength),
     httpEtag: `"${bytes.byteLength}"`,
     uploaded: new Date(),
-    customMetadata: {},
+    customMetadata: metadata.get(key) ?? {},
     httpMetadata: {},
     get body() {
       return new Blob([bytes]).stream();
@@ -66,7 +69,9 @@ function dirBucket(dir: string): R2Bucket {
       const bytes = read(key);
       return bytes ? { ...object(key, bytes), body: undefined } : null;
     },
-    async put(key: string, value: ArrayBuffer | ArrayBufferView | string | ReadableStream | Blob) {
+    async put(key: string, value: ArrayBuffer | ArrayBufferView | string | ReadableStream | Blob, options?: { customMetadata?: Record<string, string> }) {
+      if (options?.customMetadata) metadata.set(key, { ...options.customMetadata });
+      else metadata.delete(key);
       let bytes: Uint8Array;
       if (typeof value === 'string') bytes = new TextEncoder().encode(value);
       else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);

@@ -35,13 +35,13 @@ const INV255: f32 = 1.0 / 255.0;
 @inline function loadPixel(ptr: usize): v128 {
   // 4 × u8 → f32x4
   const b = v128.load32_zero(ptr);
-  return f32x4.convert_i32x4_u(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(b)));
+  return f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(i16x8.extend_low_i8x16_u(b)));
 }
 
 // @ts-ignore: decorator
 @inline function storePixel(ptr: usize, v: v128): void {
   // f32x4 (already in 0..255) → round half up → 4 × u8
-  const i = i32x4.trunc_sat_f32x4_u(f32x4.add(v, f32x4.splat(0.5)));
+  const i = i32x4.trunc_sat_f32x4_s(f32x4.add(v, f32x4.splat(0.5)));
   const w = i16x8.narrow_i32x4_u(i, i);
   v128.store32_lane(ptr, i8x16.narrow_i16x8_u(w, w), 0);
 }
@@ -86,7 +86,39 @@ export function resampleRowH(
   bounds: usize, weights: usize, stride: i32,
 ): void {
   toPremultipliedF32(src, scratch, srcW);
-  for (let x = 0; x < dstW; x++) {
+  let x = 0;
+  // Four pixels per step: independent sums (each pixel's taps in its order, so the same floats)
+  // keep the adds' latency hidden; the taps all four share first, then each one's rest.
+  for (; x + 3 < dstW; x += 4) {
+    const b = bounds + (<usize>x << 3);
+    const f0 = load<i32>(b), c0 = load<i32>(b, 4);
+    const f1 = load<i32>(b, 8), c1 = load<i32>(b, 12);
+    const f2 = load<i32>(b, 16), c2 = load<i32>(b, 20);
+    const f3 = load<i32>(b, 24), c3 = load<i32>(b, 28);
+    const common = min<i32>(min<i32>(c0, c1), min<i32>(c2, c3));
+    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+    let p0 = scratch + (<usize>f0 << 4), p1 = scratch + (<usize>f1 << 4), p2 = scratch + (<usize>f2 << 4), p3 = scratch + (<usize>f3 << 4);
+    let w0 = weights + (<usize>(x * stride) << 2);
+    let w1 = w0 + (<usize>stride << 2), w2 = w1 + (<usize>stride << 2), w3 = w2 + (<usize>stride << 2);
+    for (let k = 0; k < common; k++) {
+      a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), f32x4.splat(load<f32>(w0))));
+      a1 = f32x4.add(a1, f32x4.mul(v128.load(p1), f32x4.splat(load<f32>(w1))));
+      a2 = f32x4.add(a2, f32x4.mul(v128.load(p2), f32x4.splat(load<f32>(w2))));
+      a3 = f32x4.add(a3, f32x4.mul(v128.load(p3), f32x4.splat(load<f32>(w3))));
+      p0 += 16; p1 += 16; p2 += 16; p3 += 16;
+      w0 += 4; w1 += 4; w2 += 4; w3 += 4;
+    }
+    for (let k = common; k < c0; k++) { a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), f32x4.splat(load<f32>(w0)))); p0 += 16; w0 += 4; }
+    for (let k = common; k < c1; k++) { a1 = f32x4.add(a1, f32x4.mul(v128.load(p1), f32x4.splat(load<f32>(w1)))); p1 += 16; w1 += 4; }
+    for (let k = common; k < c2; k++) { a2 = f32x4.add(a2, f32x4.mul(v128.load(p2), f32x4.splat(load<f32>(w2)))); p2 += 16; w2 += 4; }
+    for (let k = common; k < c3; k++) { a3 = f32x4.add(a3, f32x4.mul(v128.load(p3), f32x4.splat(load<f32>(w3)))); p3 += 16; w3 += 4; }
+    const o = out + (<usize>x << 4);
+    v128.store(o, a0);
+    v128.store(o, a1, 16);
+    v128.store(o, a2, 32);
+    v128.store(o, a3, 48);
+  }
+  for (; x < dstW; x++) {
     const first = load<i32>(bounds + (<usize>x << 3));
     const count = load<i32>(bounds + (<usize>x << 3), 4);
     let acc = f32x4.splat(0);
@@ -114,19 +146,26 @@ export function resampleRowV(
   if (rows) for (let k = 0; k < count; k++) store<usize>(rows + (<usize>k << 2), ring + <usize>((first + k) % ringRows) * rowBytes);
   let x = 0;
   if (rows) {
-    // Two pixels per step: independent sums (same order per pixel) keep the FPU busy.
-    for (; x + 1 < width; x += 2) {
+    // Four pixels per step: independent sums (same order per pixel) keep the FPU busy; the last
+    // one to three pixels of the row take the loop below, each the same sum.
+    for (; x + 3 < width; x += 4) {
       let a = f32x4.splat(0);
       let b = f32x4.splat(0);
+      let c = f32x4.splat(0);
+      let d = f32x4.splat(0);
       const col = <usize>x << 4;
       for (let k = 0; k < count; k++) {
         const p = load<usize>(rows + (<usize>k << 2)) + col;
         const w = f32x4.splat(load<f32>(weights + (<usize>k << 2)));
         a = f32x4.add(a, f32x4.mul(v128.load(p), w));
         b = f32x4.add(b, f32x4.mul(v128.load(p, 16), w));
+        c = f32x4.add(c, f32x4.mul(v128.load(p, 32), w));
+        d = f32x4.add(d, f32x4.mul(v128.load(p, 48), w));
       }
       storePixel(out + (<usize>x << 2), unpremultiplyPixel(a));
       storePixel(out + (<usize>x << 2) + 4, unpremultiplyPixel(b));
+      storePixel(out + (<usize>x << 2) + 8, unpremultiplyPixel(c));
+      storePixel(out + (<usize>x << 2) + 12, unpremultiplyPixel(d));
     }
   }
   for (; x < width; x++) {
