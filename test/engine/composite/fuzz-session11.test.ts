@@ -210,7 +210,7 @@ function layer(r: Random, W: number, H: number, depth: number, i: number): Layer
   return { name, blendMode, left: at.left, top: at.top, imageData: pixels(r, at.w, at.h, kind === 'clear' ? r.pick([0, 1]) : undefined), ...options(r, W, H) };
 }
 
-export function document(seed: number) {
+function document(seed: number) {
   const r = random(seed);
   const [width, height] = r.pick([[1, 1], [1, 7], [7, 1], [5, 3], [13, 9], [17, 2], [33, 6]]);
   const children: Layer[] = r.chance(0.7) ? [{ name: 'bg', left: 0, top: 0, imageData: pixels(r, width, height) }] : [];
@@ -228,7 +228,7 @@ async function compileOr422(bytes: Uint8Array, seed: number): Promise<CompiledTe
 }
 
 const FIRST = 11_000;
-const COUNT = 12;
+const COUNT = 24;
 const SEEDS = Array.from({ length: COUNT }, (_, i) => FIRST + i);
 let refused = 0;
 

@@ -72,8 +72,10 @@ function adjustment(r: Random): AdjustmentLayer {
     () => ({ type: 'brightness/contrast', brightness: r.slider(150), contrast: r.slider(100, -50), useLegacy: r.chance(0.5) }),
     () => ({ type: 'threshold', level: r.pick([1, 255, r.int(256)]) }),
     () => ({ type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: r.slider(180), saturation: r.slider(100), lightness: r.slider(100) } }),
+    // Marked at compile in 32-bit documents to act on the floats (adjust.ts adjustmentIn32Bits).
+    () => ({ type: 'exposure', exposure: r.pick([-20, 20, 1, 0]), offset: r.pick([-0.5, 0.5, 0]), gamma: r.pick([0.01, 9.99, 1]) }),
   ];
-  return r.pick(kinds.slice(0, inky ? 5 : 7))();
+  return r.pick(kinds.slice(0, inky ? 5 : 8))();
 }
 
 /** Sizes 0, 1, Photoshop's maximum (250, seldom: each costs its reach around the target) or between. */
@@ -161,7 +163,11 @@ function layer(r: Random, W: number, H: number, mode: Mode, depth: number, i: nu
   if (kind === 'adjustment') return { name, adjustment: adjustment(r), blendMode, ...options(r, W, H, mode, true) };
   const at = place(r, W, H);
   const base: Layer = { name, left: at.left, top: at.top, imageData: pixels(r, at.w, at.h), blendMode, ...options(r, W, H, mode) };
-  if (kind === 'fill') base.vectorFill = { type: 'color', color: colour(r, mode) };
+  if (kind === 'fill' && r.chance(0.5)) {
+    // A gradient fill, its record without pixels half the time (as Photoshop stores one above 8 bits: composite/gradient-fill.ts).
+    base.vectorFill = { ...gradient(r, mode), style: r.pick(['linear', 'radial', 'angle', 'reflected', 'diamond'] as const), angle: r.pick([0, 90, 30, -180, 1e9]), scale: r.pick([0, 0.1, 1, 1.5, 1e4]), reverse: r.chance(0.3), align: r.chance(0.5) };
+    if (r.chance(0.5)) Object.assign(base, { imageData: undefined, right: at.left, bottom: at.top });
+  } else if (kind === 'fill') base.vectorFill = { type: 'color', color: colour(r, mode) };
   // Interior effects are composited in ink on a layer in Normal mode (a unit of its own) only.
   if (inky && base.effects) base.blendMode = 'normal';
   return base;
