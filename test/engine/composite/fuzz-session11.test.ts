@@ -16,6 +16,9 @@ import { FileStore } from '../../../src/dynamic-image/store';
 import { preparePreview } from '../../../src/engine/preview';
 import { renderDeps } from '../pdf/helpers';
 import { random, type Random } from './kit';
+import { applyAdjustment } from '../../../src/engine/composite/adjust';
+import { chamferDistance, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
+import { kernels, useWasmAdjustments } from '../../../src/engine/raster/kernels';
 
 /**
  * Issue 25 ("no server errors", 128 MB): the render paths session 11 changed, at random extreme
@@ -318,6 +321,47 @@ describe('what this fuzzing found', () => {
       const { result, largest } = await largestArray(['Float32Array', 'Uint8ClampedArray'], () => renderTemplate(env.FILES, compiled, { scale }));
       expect(result.width).toBe(Math.round(7 * scale));
       expect(largest).toBeLessThan(100_000);
+    }
+  });
+});
+
+describe("this session's WASM kernels at the sizes the fuzzing reaches", () => {
+  /** `body` with the kernels switched off (the TypeScript they replace), then back on. */
+  const typescript = <T>(off: (on: boolean) => void, body: () => T): T => {
+    off(false);
+    try {
+      return body();
+    } finally {
+      off(true);
+    }
+  };
+  it('chamferDistance on empty, 1 px and tail-sized fields gives the TypeScript floats', async () => {
+    await kernels();
+    const r = random(3);
+    for (const [w, h] of [[0, 0], [0, 5], [5, 0], [1, 1], [1, 2], [2, 1], [3, 3], [5, 7], [7, 5]]) {
+      const a = Float32Array.from({ length: w * h }, () => r.pick([0, 1, 0.5, r.next()]));
+      expect([...chamferDistance(a, w, h)]).toEqual([...typescript(useWasmEffectPasses, () => chamferDistance(a, w, h))]);
+    }
+  });
+  it('channel tables and Hue/Saturation on 0 to 9 pixels and across a chunk edge give the TypeScript bytes', async () => {
+    await kernels();
+    const r = random(4);
+    const hue = () => ({ a: r.pick([0, 359, r.int(360)]), b: r.int(360), c: r.int(360), d: r.pick([0, 359, r.int(360)]), hue: r.slider(180), saturation: r.slider(100), lightness: r.slider(100) });
+    const adjustments: AdjustmentLayer[] = [
+      { type: 'exposure', exposure: 20, offset: -0.5, gamma: 0.01 },
+      { type: 'levels', rgb: { shadowInput: 255, highlightInput: 0, shadowOutput: 255, highlightOutput: 0, midtoneInput: 9.99 } },
+      { type: 'posterize', levels: 1 },
+      { type: 'hue/saturation', master: hue(), reds: hue(), blues: hue() },
+    ];
+    for (const adj of adjustments) {
+      for (const n of [0, 1, 2, 3, 5, 9, (1 << 18) + 3]) {
+        const d = Uint8ClampedArray.from({ length: n * 4 }, () => r.int(256));
+        const ours = d.slice();
+        applyAdjustment(adj, ours);
+        const theirs = d.slice();
+        typescript(useWasmAdjustments, () => applyAdjustment(adj, theirs));
+        expect(ours.every((v, i) => v === theirs[i])).toBe(true);
+      }
     }
   });
 });
