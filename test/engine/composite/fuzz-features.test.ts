@@ -10,11 +10,10 @@ import {
 } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, renderTemplate, type CompiledTemplate } from '../../../src/engine';
-import { Unprocessable } from '../../../src/engine/errors';
+import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { makePdf } from '../pdf/helpers';
-import { random, type Random } from './kit';
+import { compileOrRefused, random, type Random } from './kit';
 import { effectArrays } from '../../../src/engine/composite/effects';
 
 /**
@@ -267,21 +266,12 @@ function document(seed: number): { bytes: Uint8Array; width: number; height: num
 }
 
 /** Compiles or returns null on a 422; anything else thrown fails with the seed. */
-async function compileOr422(bytes: Uint8Array, seed: number): Promise<CompiledTemplate | null> {
-  try {
-    return await compileTemplate(env.FILES, bytes);
-  } catch (e) {
-    if (e instanceof Unprocessable) return null;
-    throw new Error(`seed ${seed}: compile threw ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}\n${(e as Error)?.stack}`, { cause: e });
-  }
-}
-
 const SEEDS = Array.from({ length: 48 }, (_, i) => 5000 + i);
 
 describe('random documents mixing this session’s features', () => {
   it.each(SEEDS)('seed %i compiles or is refused with a 422, then renders whole, scaled, as a strip and as a PDF', async (seed) => {
     const { bytes, height } = document(seed);
-    const compiled = await compileOr422(bytes, seed);
+    const compiled = await compileOrRefused(bytes, `seed ${seed}`);
     if (!compiled) return;
     try {
       for (const scale of [1, 0.5, 0.13, 1.7]) {

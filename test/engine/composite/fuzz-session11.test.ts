@@ -10,12 +10,11 @@ import {
 } from 'ag-psd';
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, renderTemplate, type CompiledTemplate } from '../../../src/engine';
-import { Unprocessable } from '../../../src/engine/errors';
+import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { preparePreview } from '../../../src/engine/preview';
 import { renderDeps } from '../pdf/helpers';
-import { random, type Random } from './kit';
+import { compileOrRefused, random, type Random } from './kit';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { chamferDistance, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels, useWasmAdjustments } from '../../../src/engine/raster/kernels';
@@ -221,15 +220,6 @@ function document(seed: number) {
   return { bytes: writePsdUint8Array({ width, height, children }, { psb: r.chance(0.1), generateThumbnail: false }), width, height };
 }
 
-async function compileOr422(bytes: Uint8Array, seed: number): Promise<CompiledTemplate | null> {
-  try {
-    return await compileTemplate(env.FILES, bytes);
-  } catch (e) {
-    if (e instanceof Unprocessable) return null;
-    throw new Error(`seed ${seed}: compile threw ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}\n${(e as Error)?.stack}`, { cause: e });
-  }
-}
-
 const FIRST = 11_000;
 const COUNT = 24;
 const SEEDS = Array.from({ length: COUNT }, (_, i) => FIRST + i);
@@ -238,7 +228,7 @@ let refused = 0;
 describe('random documents through the render paths session 11 changed', () => {
   it.each(SEEDS)('seed %i compiles or is refused with a 422, then renders whole, scaled, as a strip and as a preview', async (seed) => {
     const { bytes, width, height } = document(seed);
-    const compiled = await compileOr422(bytes, seed);
+    const compiled = await compileOrRefused(bytes, `seed ${seed}`);
     if (!compiled) {
       refused++;
       return;

@@ -1,6 +1,7 @@
 /** Small pieces the compositor's tests share: colours, one-row images, a seeded generator. */
 import { env } from 'cloudflare:workers';
-import { compileTemplate, loadStoredComposite, renderTemplate } from '../../../src/engine';
+import { compileTemplate, loadStoredComposite, renderTemplate, type CompiledTemplate } from '../../../src/engine';
+import { Unprocessable } from '../../../src/engine/errors';
 import { madeFixture } from '../../helpers/fixtures';
 
 export type RGB = [number, number, number];
@@ -99,4 +100,17 @@ export async function againstMergedImage(name: string): Promise<{ psnr: number; 
     }
   }
   return { psnr: sum ? 10 * Math.log10((255 * 255) / (sum / n)) : 99, worst };
+}
+
+/**
+ * A fuzzed document compiled, or null when it is refused with a 422 (Unprocessable): anything
+ * else thrown is a 500 on an upload, reported with `what` (the seed) so the case can be rebuilt.
+ */
+export async function compileOrRefused(bytes: Uint8Array, what: string): Promise<CompiledTemplate | null> {
+  try {
+    return await compileTemplate(env.FILES, bytes);
+  } catch (e) {
+    if (e instanceof Unprocessable) return null;
+    throw new Error(`${what}: compile threw ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}\n${(e as Error)?.stack}`, { cause: e });
+  }
 }

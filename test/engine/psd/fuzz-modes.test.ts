@@ -2,13 +2,12 @@ import { writePsdUint8Array, type AdjustmentLayer, type BlendMode, type Color, t
 import { env } from 'cloudflare:workers';
 import { unzlibSync, zlibSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, renderTemplate, type CompiledTemplate } from '../../../src/engine';
-import { Unprocessable } from '../../../src/engine/errors';
+import { renderTemplate } from '../../../src/engine';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { inkRender } from '../../../src/engine/composite/cmyk-ink';
 import { preparePreview } from '../../../src/engine/preview';
 import { makePdf, renderDeps } from '../pdf/helpers';
-import { random, rectPath, type Random } from '../composite/kit';
+import { compileOrRefused, random, rectPath, type Random } from '../composite/kit';
 import { writeShapeBurst } from './kit';
 
 /**
@@ -493,15 +492,6 @@ function document(seed: number, ink?: Target) {
   return { bytes: transcode(rgb, target, r), width, height, target, r };
 }
 
-async function compileOr422(bytes: Uint8Array, what: string): Promise<CompiledTemplate | null> {
-  try {
-    return await compileTemplate(env.FILES, bytes);
-  } catch (e) {
-    if (e instanceof Unprocessable) return null;
-    throw new Error(`${what}: compile threw ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}\n${(e as Error)?.stack}`, { cause: e });
-  }
-}
-
 const FOLDER = 'fuzz-modes';
 const SEEDS = Array.from({ length: 54 }, (_, i) => 7000 + i);
 /** Seeds compiled and refused, by mode and depth: the generator must give mostly files we accept. */
@@ -511,7 +501,7 @@ describe('random documents of every mode and depth with what the last sessions a
   it.each(SEEDS)('seed %i compiles or is refused with a 422, then renders, previews and prints', async (seed) => {
     const { bytes, width, height, target } = document(seed);
     const what = `seed ${seed} (mode ${target.mode}, ${target.depth} bits)`;
-    const compiled = await compileOr422(bytes, what);
+    const compiled = await compileOrRefused(bytes, what);
     const key = `${target.mode}/${target.depth}`;
     const count = tally.get(key) ?? { compiled: 0, refused: 0, inked: 0 };
     tally.set(key, count);
@@ -568,7 +558,7 @@ describe('random CMYK documents composited in ink', () => {
     const target: Target = seed % 3 ? { mode: 4, depth: 8, compression: 1 } : { mode: 4, depth: 16, compression: 3 };
     const { bytes, width, height } = document(seed, target);
     const what = `ink seed ${seed} (${target.depth} bits)`;
-    const compiled = await compileOr422(bytes, what);
+    const compiled = await compileOrRefused(bytes, what);
     if (!compiled) return;
     let step = 'ink render';
     try {
@@ -601,7 +591,7 @@ describe('what the fuzzing found', () => {
     // pdf/ink-composite.ts drawGroupWithEffects drew the group's children over the area grown by
     // the effects' whole reach: 14.4 GB asked for, the workerd process gone (fixed in 3d50ebb).
     const { bytes } = document(8020, { mode: 4, depth: 8, compression: 1 });
-    const compiled = (await compileOr422(bytes, 'seed 8020'))!;
+    const compiled = (await compileOrRefused(bytes, 'seed 8020'))!;
     const ink = await inkRender(bytes, compiled);
     expect(ink?.data.length).toBe(compiled.width * compiled.height * 4);
   });
@@ -612,7 +602,7 @@ describe('what the fuzzing found', () => {
     // (2,000 px: 50 s and 35 s); with the patch 53 ms and 1 ms.
     const mask = { left: 2, top: 2, imageData: pixels(random(1), 10, 10), defaultColor: 0, userMaskFeather: 1000, userMaskDensity: 0.5 };
     const bytes = writePsdUint8Array({ width: 24, height: 16, children: [{ name: 'bg', left: 0, top: 0, imageData: pixels(random(2), 24, 16) }, { name: 'feathered', left: 0, top: 0, imageData: pixels(random(3), 24, 16), mask }] });
-    const compiled = (await compileOr422(bytes, 'feather 1000'))!;
+    const compiled = (await compileOrRefused(bytes, 'feather 1000'))!;
     for (const scale of [1, 0.5, 1.7]) expect((await renderTemplate(env.FILES, compiled, { scale })).width).toBe(Math.max(1, Math.round(24 * scale)));
   }, 5_000);
 
@@ -630,7 +620,7 @@ describe('what the fuzzing found', () => {
           { name: 'feathered', left: 0, top: 0, imageData: plane([255, 0, 0]), vectorMask: { invert, paths: [rectPath(7, 3, 17, 13)] }, mask: { vectorMaskFeather: 1000 } },
         ],
       });
-      const compiled = (await compileOr422(bytes, `vector feather 1000${invert ? ', inverted' : ''}`))!;
+      const compiled = (await compileOrRefused(bytes, `vector feather 1000${invert ? ', inverted' : ''}`))!;
       for (const scale of [1, 0.5, 1.7]) {
         const img = await renderTemplate(env.FILES, compiled, { scale });
         expect(img.width).toBe(Math.max(1, Math.round(24 * scale)));
