@@ -1,5 +1,4 @@
-import type { VectorContent } from 'ag-psd';
-import type { Bounds, VectorMask } from '../types';
+import type { Bounds, LayerNode, VectorMask } from '../types';
 import type { RenderContext } from './context';
 import { gradientPixels } from './gradient-geometry';
 import { createSurface, type Surface } from './surface';
@@ -23,7 +22,7 @@ import { createSurface, type Surface } from './surface';
  * bounds": crates/vector/src/lib.rs Paint::from_fill).
  */
 /** A fill layer's gradient as ag-psd reads it ('GdFl': a solid or noise gradient with its style, angle, scale...). */
-export type FillGradient = Exclude<VectorContent, { type: 'color' } | { type: 'pattern' }>;
+export type FillGradient = NonNullable<LayerNode['fillGradient']>;
 
 /** The fill over `clip` (output pixels), or null when the gradient draws nothing (no stops). */
 export function gradientFillSurface(ctx: RenderContext, fill: FillGradient, clip: Bounds, vectorMask?: VectorMask): Surface | null {
