@@ -134,6 +134,76 @@ export function resampleRowH(
 }
 
 /**
+ * Two source rows (u8 straight, srcW px each, `src1` the row after `src0` or any other) → two
+ * rows of dstW premultiplied f32 px, each the same floats as resampleRowH gives it: every pixel's
+ * taps are summed in their order into an accumulator of its own. The two rows share each tap's
+ * weight and address (their premultiplied pixels interleaved in `scratch`, srcW × 32 bytes), so a
+ * weight is loaded once for both.
+ */
+export function resampleRowsH2(
+  src0: usize, src1: usize, srcW: i32, scratch: usize, out0: usize, out1: usize, dstW: i32,
+  bounds: usize, weights: usize, stride: i32,
+): void {
+  for (let i = 0; i < srcW; i++) {
+    const d = scratch + (<usize>i << 5);
+    v128.store(d, premultiplyPixel(loadPixel(src0 + (<usize>i << 2))));
+    v128.store(d, premultiplyPixel(loadPixel(src1 + (<usize>i << 2))), 16);
+  }
+  let x = 0;
+  for (; x + 3 < dstW; x += 4) {
+    const b = bounds + (<usize>x << 3);
+    const f0 = load<i32>(b), c0 = load<i32>(b, 4);
+    const f1 = load<i32>(b, 8), c1 = load<i32>(b, 12);
+    const f2 = load<i32>(b, 16), c2 = load<i32>(b, 20);
+    const f3 = load<i32>(b, 24), c3 = load<i32>(b, 28);
+    const common = min<i32>(min<i32>(c0, c1), min<i32>(c2, c3));
+    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+    let b0 = f32x4.splat(0), b1 = f32x4.splat(0), b2 = f32x4.splat(0), b3 = f32x4.splat(0);
+    let p0 = scratch + (<usize>f0 << 5), p1 = scratch + (<usize>f1 << 5), p2 = scratch + (<usize>f2 << 5), p3 = scratch + (<usize>f3 << 5);
+    let w0 = weights + (<usize>(x * stride) << 2);
+    let w1 = w0 + (<usize>stride << 2), w2 = w1 + (<usize>stride << 2), w3 = w2 + (<usize>stride << 2);
+    for (let k = 0; k < common; k++) {
+      const v0 = v128.load32_splat(w0), v1 = v128.load32_splat(w1), v2 = v128.load32_splat(w2), v3 = v128.load32_splat(w3);
+      a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), v0));
+      b0 = f32x4.add(b0, f32x4.mul(v128.load(p0, 16), v0));
+      a1 = f32x4.add(a1, f32x4.mul(v128.load(p1), v1));
+      b1 = f32x4.add(b1, f32x4.mul(v128.load(p1, 16), v1));
+      a2 = f32x4.add(a2, f32x4.mul(v128.load(p2), v2));
+      b2 = f32x4.add(b2, f32x4.mul(v128.load(p2, 16), v2));
+      a3 = f32x4.add(a3, f32x4.mul(v128.load(p3), v3));
+      b3 = f32x4.add(b3, f32x4.mul(v128.load(p3, 16), v3));
+      p0 += 32; p1 += 32; p2 += 32; p3 += 32;
+      w0 += 4; w1 += 4; w2 += 4; w3 += 4;
+    }
+    for (let k = common; k < c0; k++) { const v = v128.load32_splat(w0); a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), v)); b0 = f32x4.add(b0, f32x4.mul(v128.load(p0, 16), v)); p0 += 32; w0 += 4; }
+    for (let k = common; k < c1; k++) { const v = v128.load32_splat(w1); a1 = f32x4.add(a1, f32x4.mul(v128.load(p1), v)); b1 = f32x4.add(b1, f32x4.mul(v128.load(p1, 16), v)); p1 += 32; w1 += 4; }
+    for (let k = common; k < c2; k++) { const v = v128.load32_splat(w2); a2 = f32x4.add(a2, f32x4.mul(v128.load(p2), v)); b2 = f32x4.add(b2, f32x4.mul(v128.load(p2, 16), v)); p2 += 32; w2 += 4; }
+    for (let k = common; k < c3; k++) { const v = v128.load32_splat(w3); a3 = f32x4.add(a3, f32x4.mul(v128.load(p3), v)); b3 = f32x4.add(b3, f32x4.mul(v128.load(p3, 16), v)); p3 += 32; w3 += 4; }
+    const o0 = out0 + (<usize>x << 4);
+    const o1 = out1 + (<usize>x << 4);
+    v128.store(o0, a0); v128.store(o0, a1, 16); v128.store(o0, a2, 32); v128.store(o0, a3, 48);
+    v128.store(o1, b0); v128.store(o1, b1, 16); v128.store(o1, b2, 32); v128.store(o1, b3, 48);
+  }
+  for (; x < dstW; x++) {
+    const first = load<i32>(bounds + (<usize>x << 3));
+    const count = load<i32>(bounds + (<usize>x << 3), 4);
+    let a = f32x4.splat(0);
+    let c = f32x4.splat(0);
+    let p = scratch + (<usize>first << 5);
+    let w = weights + (<usize>(x * stride) << 2);
+    for (let k = 0; k < count; k++) {
+      const v = v128.load32_splat(w);
+      a = f32x4.add(a, f32x4.mul(v128.load(p), v));
+      c = f32x4.add(c, f32x4.mul(v128.load(p, 16), v));
+      p += 32;
+      w += 4;
+    }
+    v128.store(out0 + (<usize>x << 4), a);
+    v128.store(out1 + (<usize>x << 4), c);
+  }
+}
+
+/**
  * One output row from `count` horizontally filtered rows held in a ring of `ringRows` rows
  * (row r of the source lives in slot r % ringRows) → u8 straight.
  */

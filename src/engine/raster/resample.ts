@@ -251,10 +251,18 @@ async function filterRows(
   const length = outWidth * (rows.bottom - rows.top) * 4;
   const out = into ? into.subarray(0, length) : new Uint8ClampedArray(length);
 
+  // Source rows up to `needEnd` (exclusive) are read by the rows asked for.
+  let needEnd = 0;
+  for (let y = rows.top; y < rows.bottom; y++) needEnd = Math.max(needEnd, v.bounds[2 * y]! + v.bounds[2 * y + 1]!);
+  needEnd = Math.min(needEnd, sourceTop + img.height);
+
   await withArena((k, arena) => {
-    const ringRows = v.stride;
-    const srcRow = arena.alloc(img.width * 4);
-    const scratch = arena.alloc(img.width * 16);
+    // One slot more than an output row reads, so that a row can be filtered one ahead of its
+    // need (the slot it takes held a row before this output row's first, which no later output
+    // row reads: the rows' firsts do not go down).
+    const ringRows = v.stride + 1;
+    const srcRow = arena.alloc(img.width * 8);
+    const scratch = arena.alloc(img.width * 32);
     const ring = arena.alloc(ringRows * outWidth * 16);
     const hBounds = arena.alloc(h.bounds.byteLength);
     const hWeights = arena.alloc(h.weights.byteLength);
@@ -267,16 +275,25 @@ async function filterRows(
     f32.set(v.weights, vWeights >> 2);
 
     const srcStride = img.width * 4;
+    const slot = (row: number) => ring + (row % ringRows) * outWidth * 16;
     let next = 0; // next source row to filter horizontally into the ring
     for (let y = rows.top; y < rows.bottom; y++) {
       const first = v.bounds[2 * y]!;
       const count = v.bounds[2 * y + 1]!;
       next = Math.max(next, first);
-      for (; next < first + count; next++) {
+      while (next < first + count) {
         const at = next - sourceTop;
         if (at < 0 || at >= img.height) throw new RangeError(`resampleRows: source row ${next} is not in the strip`);
-        u8.set(img.data.subarray(at * srcStride, (at + 1) * srcStride), srcRow);
-        k.resampleRowH(srcRow, img.width, scratch, ring + (next % ringRows) * outWidth * 16, outWidth, hBounds, hWeights, h.stride);
+        if (next + 1 < needEnd) {
+          // Two rows at a time (each weight loaded once for both), the second maybe one ahead.
+          u8.set(img.data.subarray(at * srcStride, (at + 2) * srcStride), srcRow);
+          k.resampleRowsH2(srcRow, srcRow + srcStride, img.width, scratch, slot(next), slot(next + 1), outWidth, hBounds, hWeights, h.stride);
+          next += 2;
+        } else {
+          u8.set(img.data.subarray(at * srcStride, (at + 1) * srcStride), srcRow);
+          k.resampleRowH(srcRow, img.width, scratch, slot(next), outWidth, hBounds, hWeights, h.stride);
+          next++;
+        }
       }
       k.resampleRowV(ring, ringRows, outWidth, first, count, vWeights + y * v.stride * 4, outRow);
       out.set(u8.subarray(outRow, outRow + outWidth * 4), (y - rows.top) * outWidth * 4);
