@@ -131,12 +131,28 @@ function layersByName(tree: LayerNode[]): Map<string, LayerNode[]> {
 
 const answersTo = (node: LayerNode, name: string) => node.name === name || nameWithoutMarkers(node.name) === name;
 
+/**
+ * Data already checked against a tree: a request checks its `data` before fetching anything
+ * (preview.ts checkRequest) and buildOverrides checks the same object again; the second time it
+ * is read from here instead of being parsed again (issue 25 §3). Keyed by the data object, whose
+ * lifetime is the request's; a passing check only (a failing one throws).
+ */
+const checked = new WeakMap<object, { tree: LayerNode[]; targets: Target[] }>();
+
 /** Checks every key and command against the template; throws one 400 listing every problem. */
 export function validateData(tree: LayerNode[], data: unknown): Target[] {
   if (data === undefined || data === null) return [];
   if (typeof data !== 'object' || Array.isArray(data)) {
     throw invalidInput('`data` must be an object mapping layer names to commands.', [{ path: 'data', reason: 'not an object' }]);
   }
+  const known = checked.get(data);
+  if (known?.tree === tree) return known.targets;
+  const targets = checkData(tree, data);
+  checked.set(data, { tree, targets });
+  return targets;
+}
+
+function checkData(tree: LayerNode[], data: object): Target[] {
   const byName = layersByName(tree);
   const details: ErrorDetail[] = [];
   const targets: Target[] = [];
