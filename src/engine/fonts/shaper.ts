@@ -62,6 +62,7 @@ interface HarfBuzzExports {
   hb_font_destroy(font: number): void;
   hb_buffer_create(): number;
   hb_buffer_destroy(buffer: number): void;
+  hb_buffer_clear_contents(buffer: number): void;
   hb_buffer_add_utf16(buffer: number, text: number, length: number, offset: number, itemLength: number): void;
   hb_buffer_set_direction(buffer: number, direction: number): void;
   hb_buffer_guess_segment_properties(buffer: number): void;
@@ -162,40 +163,54 @@ function hbFont(bytes: Uint8Array): HbFont {
 }
 
 /**
+ * One HarfBuzz buffer and one UTF-16 scratch area for the isolate, emptied before each use
+ * (hb_buffer_clear_contents keeps nothing of the text, direction or script it held; we set no
+ * flags, unicode functions or replacement glyph to keep): a run costs no buffer creation, malloc
+ * or free (issue 25 §3).
+ */
+let scratch: { buffer: number; utf16: number; units: number } | undefined;
+
+/** Shapes `text` into the isolate's buffer; its glyph count. */
+function shapeInto(bytes: Uint8Array, text: string, direction: 'ltr' | 'rtl' | undefined): { hb: HarfBuzzExports; buffer: number; count: number } {
+  const hb = harfbuzz();
+  const { font } = hbFont(bytes);
+  scratch ??= { buffer: hb.hb_buffer_create(), utf16: 0, units: 0 };
+  if (scratch.units < text.length || !scratch.utf16) {
+    if (scratch.utf16) hb.free(scratch.utf16);
+    scratch.units = Math.max(64, text.length);
+    scratch.utf16 = hb.malloc(scratch.units * 2);
+  }
+  const { buffer, utf16 } = scratch;
+  hb.hb_buffer_clear_contents(buffer);
+  const units = new Uint16Array(hb.memory.buffer, utf16, text.length);
+  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+  hb.hb_buffer_add_utf16(buffer, utf16, text.length, 0, text.length);
+  if (direction) hb.hb_buffer_set_direction(buffer, direction === 'rtl' ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
+  hb.hb_buffer_guess_segment_properties(buffer);
+  hb.hb_shape(font, buffer, 0, 0);
+  return { hb, buffer, count: hb.hb_buffer_get_length(buffer) };
+}
+
+/**
  * Shapes one run of text with one font (no bidi, no fallback): what `hb-shape` does with
  * `--direction` given, or with the direction HarfBuzz guesses from the script.
  */
-export function shapeRun(bytes: Uint8Array, text: string, direction?: 'ltr' | 'rtl'): ShapedGlyph[] {
-  const hb = harfbuzz();
-  const { font } = hbFont(bytes);
-  const buffer = hb.hb_buffer_create();
-  const utf16 = hb.malloc(text.length * 2 || 2);
-  try {
-    const units = new Uint16Array(hb.memory.buffer, utf16, text.length);
-    for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
-    hb.hb_buffer_add_utf16(buffer, utf16, text.length, 0, text.length);
-    if (direction) hb.hb_buffer_set_direction(buffer, direction === 'rtl' ? HB_DIRECTION_RTL : HB_DIRECTION_LTR);
-    hb.hb_buffer_guess_segment_properties(buffer);
-    hb.hb_shape(font, buffer, 0, 0);
-    const count = hb.hb_buffer_get_length(buffer);
-    // hb_glyph_info_t and hb_glyph_position_t are five 32-bit fields each.
-    const infos = new Uint32Array(hb.memory.buffer, hb.hb_buffer_get_glyph_infos(buffer, 0), count * 5);
-    const positions = new Int32Array(hb.memory.buffer, hb.hb_buffer_get_glyph_positions(buffer, 0), count * 5);
-    const glyphs: ShapedGlyph[] = [];
-    for (let i = 0; i < count; i++) {
-      glyphs.push({
-        gid: infos[i * 5],
-        cluster: infos[i * 5 + 2],
-        xAdvance: positions[i * 5],
-        xOffset: positions[i * 5 + 2],
-        yOffset: positions[i * 5 + 3],
-      });
-    }
-    return glyphs;
-  } finally {
-    hb.free(utf16);
-    hb.hb_buffer_destroy(buffer);
+export function shapeRun(bytes: Uint8Array, text: string, direction?: 'ltr' | 'rtl', clusterOffset = 0): ShapedGlyph[] {
+  const { hb, buffer, count } = shapeInto(bytes, text, direction);
+  // hb_glyph_info_t and hb_glyph_position_t are five 32-bit fields each.
+  const infos = new Uint32Array(hb.memory.buffer, hb.hb_buffer_get_glyph_infos(buffer, 0), count * 5);
+  const positions = new Int32Array(hb.memory.buffer, hb.hb_buffer_get_glyph_positions(buffer, 0), count * 5);
+  const glyphs: ShapedGlyph[] = [];
+  for (let i = 0; i < count; i++) {
+    glyphs.push({
+      gid: infos[i * 5],
+      cluster: infos[i * 5 + 2] + clusterOffset,
+      xAdvance: positions[i * 5],
+      xOffset: positions[i * 5 + 2],
+      yOffset: positions[i * 5 + 3],
+    });
   }
+  return glyphs;
 }
 
 let bidi: ReturnType<typeof bidiFactory> | undefined;
@@ -211,6 +226,14 @@ const ATTACHES = /^[\p{M}\u200c\u200d\ufe00-\ufe0f]$/u;
  * visual order (UAX #9 L2), their glyphs left to right.
  */
 export function shapeText(fonts: readonly Uint8Array[], text: string, options: ShapeOptions = {}): ShapedRun[] {
+  return runSpans(fonts, text, options).map(({ font, rtl, start, end }) => {
+    const glyphs = shapeRun(fonts[font], text.slice(start, end), rtl ? 'rtl' : 'ltr', start);
+    return { font, unitsPerEm: hbFont(fonts[font]).upem, rtl, start, end, glyphs };
+  });
+}
+
+/** The runs shapeText shapes, in visual order: bidi level and font per run. */
+function runSpans(fonts: readonly Uint8Array[], text: string, options: ShapeOptions): Array<{ font: number; rtl: boolean; start: number; end: number }> {
   if (!text) return [];
   const levels = embeddingLevels(text, options.direction);
   const metrics = fonts.map((f) => fontMetrics(f));
@@ -221,21 +244,19 @@ export function shapeText(fonts: readonly Uint8Array[], text: string, options: S
   else {
     for (let i = 0; i < text.length; i++) {
       const cp = text.codePointAt(i)!;
-      let font = metrics.findIndex((m) => m.has(cp));
+      let font = -1;
+      for (let k = 0; k < metrics.length && font < 0; k++) if (metrics[k].has(cp)) font = k;
       if (i > 0 && ATTACHES.test(String.fromCodePoint(cp))) font = fontAt[i - 1];
       if (font < 0) font = 0;
       fontAt[i] = font;
       if (cp > 0xffff) fontAt[++i] = font;
     }
   }
-  const runs: ShapedRun[] = [];
+  const runs: Array<{ font: number; rtl: boolean; start: number; end: number }> = [];
   let start = 0;
   for (let i = 1; i <= text.length; i++) {
     if (i < text.length && levels[i] === levels[start] && fontAt[i] === fontAt[start]) continue;
-    const rtl = (levels[start] & 1) === 1;
-    const font = fontAt[start];
-    const glyphs = shapeRun(fonts[font], text.slice(start, i), rtl ? 'rtl' : 'ltr').map((g) => ({ ...g, cluster: g.cluster + start }));
-    runs.push({ font, unitsPerEm: hbFont(fonts[font]).upem, rtl, start, end: i, glyphs });
+    runs.push({ font: fontAt[start], rtl: (levels[start] & 1) === 1, start, end: i });
     start = i;
   }
   return visualOrder(runs, (r) => levels[r.start]);
@@ -293,8 +314,14 @@ function visualOrder<T>(runs: T[], level: (run: T) => number): T[] {
 
 /** Width of the shaped text in em of the fonts (each run in its own font's em). */
 export function shapedAdvance(fonts: readonly Uint8Array[], text: string): number {
+  // shapeText's glyphs summed in its order (runs left to right, glyphs in each), without making them.
   let width = 0;
-  for (const run of shapeText(fonts, text)) for (const g of run.glyphs) width += g.xAdvance / run.unitsPerEm;
+  for (const { font, rtl, start, end } of runSpans(fonts, text, {})) {
+    const { hb, buffer, count } = shapeInto(fonts[font], text.slice(start, end), rtl ? 'rtl' : 'ltr');
+    const upem = hbFont(fonts[font]).upem;
+    const positions = new Int32Array(hb.memory.buffer, hb.hb_buffer_get_glyph_positions(buffer, 0), count * 5);
+    for (let i = 0; i < count; i++) width += positions[i * 5] / upem;
+  }
   return width;
 }
 
