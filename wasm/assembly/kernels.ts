@@ -146,8 +146,11 @@ export function resampleRowsH2(
 ): void {
   for (let i = 0; i < srcW; i++) {
     const d = scratch + (<usize>i << 5);
-    v128.store(d, premultiplyPixel(loadPixel(src0 + (<usize>i << 2))));
-    v128.store(d, premultiplyPixel(loadPixel(src1 + (<usize>i << 2))), 16);
+    const s0 = src0 + (<usize>i << 2);
+    const s1 = src1 + (<usize>i << 2);
+    // An opaque pixel premultiplies to itself (255 · f32(1/255) is exactly 1 in f32): not multiplied.
+    v128.store(d, load<u8>(s0, 3) == 255 ? loadPixel(s0) : premultiplyPixel(loadPixel(s0)));
+    v128.store(d, load<u8>(s1, 3) == 255 ? loadPixel(s1) : premultiplyPixel(loadPixel(s1)), 16);
   }
   let x = 0;
   for (; x + 3 < dstW; x += 4) {

@@ -85,27 +85,31 @@ describe('resample', () => {
 });
 
 describe('horizontal pass on two rows', () => {
-  it('resampleRowsH2 gives each row the same floats as resampleRowH (shrinking, enlarging, tails of 1-3 pixels, any alpha)', async () => {
+  it('resampleRowsH2 gives each row the same floats as resampleRowH (shrinking, enlarging, tails of 1-3 pixels, opaque, varied and mixed alpha)', async () => {
     for (const [srcW, dstW] of [[800, 750], [37, 13], [13, 37], [9, 3], [5, 6], [1, 1], [640, 241]] as const) {
-      const rows = noiseImage(srcW, 2, 7 + srcW);
-      const weights = axisWeights(srcW, dstW, { support: 3, at: (x) => (Math.abs(x) < 3 ? sinc(x) * sinc(x / 3) : 0) });
-      const [one, two] = await withArena((k, arena) => {
-        const src = arena.alloc(srcW * 8);
-        const scratch = arena.alloc(srcW * 32);
-        const out = arena.alloc(dstW * 64);
-        const bounds = arena.alloc(weights.bounds.byteLength);
-        const w = arena.alloc(weights.weights.byteLength);
-        const u8 = arena.u8();
-        u8.set(rows.data, src);
-        new Int32Array(u8.buffer, bounds, weights.bounds.length).set(weights.bounds);
-        arena.f32().set(weights.weights, w >> 2);
-        k.resampleRowH(src, srcW, scratch, out, dstW, bounds, w, weights.stride);
-        k.resampleRowH(src + srcW * 4, srcW, scratch, out + dstW * 16, dstW, bounds, w, weights.stride);
-        k.resampleRowsH2(src, src + srcW * 4, srcW, scratch, out + dstW * 32, out + dstW * 48, dstW, bounds, w, weights.stride);
-        const f = arena.f32();
-        return [f.slice(out >> 2, (out >> 2) + dstW * 8), f.slice((out >> 2) + dstW * 8, (out >> 2) + dstW * 16)];
-      });
-      expect(two, `${srcW} -> ${dstW}`).toEqual(one);
+      // Opaque (premultiplied by no multiplication), varied, and mixed alpha.
+      for (const alpha of ['opaque', 'varied', 'mixed'] as const) {
+        const rows = noiseImage(srcW, 2, 7 + srcW, alpha === 'opaque' ? 'opaque' : 'varied');
+        if (alpha === 'mixed') for (let i = 3; i < rows.data.length; i += 12) rows.data[i] = 255;
+        const weights = axisWeights(srcW, dstW, { support: 3, at: (x) => (Math.abs(x) < 3 ? sinc(x) * sinc(x / 3) : 0) });
+        const [one, two] = await withArena((k, arena) => {
+          const src = arena.alloc(srcW * 8);
+          const scratch = arena.alloc(srcW * 32);
+          const out = arena.alloc(dstW * 64);
+          const bounds = arena.alloc(weights.bounds.byteLength);
+          const w = arena.alloc(weights.weights.byteLength);
+          const u8 = arena.u8();
+          u8.set(rows.data, src);
+          new Int32Array(u8.buffer, bounds, weights.bounds.length).set(weights.bounds);
+          arena.f32().set(weights.weights, w >> 2);
+          k.resampleRowH(src, srcW, scratch, out, dstW, bounds, w, weights.stride);
+          k.resampleRowH(src + srcW * 4, srcW, scratch, out + dstW * 16, dstW, bounds, w, weights.stride);
+          k.resampleRowsH2(src, src + srcW * 4, srcW, scratch, out + dstW * 32, out + dstW * 48, dstW, bounds, w, weights.stride);
+          const f = arena.f32();
+          return [f.slice(out >> 2, (out >> 2) + dstW * 8), f.slice((out >> 2) + dstW * 8, (out >> 2) + dstW * 16)];
+        });
+        expect(two, `${srcW} -> ${dstW}, ${alpha}`).toEqual(one);
+      }
     }
   });
 });
