@@ -348,3 +348,58 @@ export function chamferDistance(a: usize, out: usize, d: usize, w: i32, h: i32):
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A drop shadow drawn in the kernels' memory (src/engine/composite/effects.ts shadowInKernels):
+// the shape's alpha read from its pixels, and the shadow's pixels made from the blurred coverage
+// for the blend, bit-identical to the TypeScript they stand for.
+
+/** v / 255 for every byte v, as a Float32Array stores it (f64 quotient rounded to f32). */
+const ALPHA_F32: usize = memory.data(256 << 2, 16);
+let alphaReady = false;
+
+/**
+ * effects.ts shapeFrom's alpha read (`pixels[c * 4 + 3] / 255` into a Float32Array): the alpha
+ * bytes of `h` rows of `w` RGBA8 pixels packed at `rgba`, into rows of `stride` f32 at `out`.
+ */
+export function alphaRect(rgba: usize, w: i32, h: i32, out: usize, stride: i32): void {
+  if (!alphaReady) {
+    for (let v = 0; v < 256; v++) store<f32>(ALPHA_F32 + (<usize>v << 2), <f32>(<f64>v / 255));
+    alphaReady = true;
+  }
+  for (let y = 0; y < h; y++) {
+    const src = rgba + ((<usize>y * <usize>w) << 2);
+    const dst = out + ((<usize>y * <usize>stride) << 2);
+    for (let x = 0; x < w; x++) store<f32>(dst + (<usize>x << 2), load<f32>(ALPHA_F32 + (<usize>load<u8>(src + (<usize>x << 2), 3) << 2)));
+  }
+}
+
+/**
+ * effects.ts paint's pixels of one colour: `rgb` (bytes r, g, b in its low three bytes) with
+ * alpha coverage · 255 stored as a Uint8ClampedArray stores it (NaN 0, clamped to 0..255, halves
+ * to even), for `h` rows of `w` coverages at `cov` (rows `stride` f32 apart) into `out` (w × h
+ * RGBA8). Four pixels at a time: each coverage promoted to f64 and multiplied as in JavaScript.
+ */
+export function coveragePixels(cov: usize, stride: i32, w: i32, h: i32, out: usize, rgb: u32): void {
+  const byte = f64x2.splat(255);
+  const zero = f64x2.splat(0);
+  const colour = i32x4.splat(rgb & 0xffffff);
+  const quads = w & ~3;
+  for (let y = 0; y < h; y++) {
+    const src = cov + ((<usize>y * <usize>stride) << 2);
+    const dst = out + ((<usize>y * <usize>w) << 2);
+    let x = 0;
+    for (; x < quads; x += 4) {
+      const c = v128.load(src + (<usize>x << 2));
+      const lo = i32x4.trunc_sat_f64x2_s_zero(f64x2.pmin(f64x2.pmax(zero, f64x2.nearest(f64x2.mul(f64x2.promote_low_f32x4(c), byte))), byte));
+      const hi = i32x4.trunc_sat_f64x2_s_zero(f64x2.pmin(f64x2.pmax(zero, f64x2.nearest(f64x2.mul(f64x2.promote_low_f32x4(i32x4.shuffle(c, c, 2, 3, 0, 1)), byte))), byte));
+      const a = i32x4.shuffle(lo, hi, 0, 1, 4, 5);
+      v128.store(dst + (<usize>x << 2), v128.or(colour, i32x4.shl(a, 24)));
+    }
+    for (; x < w; x++) {
+      const v = <f64>load<f32>(src + (<usize>x << 2)) * 255;
+      const a: u32 = !(v > 0) ? 0 : v >= 255 ? 255 : <u32>nearest<f64>(v);
+      store<u32>(dst + (<usize>x << 2), (rgb & 0xffffff) | (a << 24));
+    }
+  }
+}

@@ -2,7 +2,9 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface, FILL_INSIDE } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, bilinearMove, blur, chamferDistance, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
+import { bandCoverage, bilinearMove, blur, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
+import { inArena, type KernelExports } from '../raster/kernels';
+import { keptChannels, wasmBlendMode } from '../raster/blend';
 import { bevelLight, throughCurve } from './bevel';
 import { effectOn, effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
@@ -115,6 +117,12 @@ export interface Shape {
   excludedChannels?: number[];
   /** Text layers: the gamma their edges blend with, which holds for the effects drawn on them too. */
   gamma?: number;
+  /**
+   * Where alphaOver is the pixels' alpha alone (no mask, path or reach past the canvas): those
+   * pixels, each over its rectangle, read in the kernels' memory by a shadow drawn there
+   * (shadowInKernels).
+   */
+  pixelSources?: readonly { rect: Bounds; content: Surface }[];
 }
 
 /** A rectangle of float values (coverage, distances), output space. */
@@ -207,12 +215,14 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
         return alpha;
       }
     : null;
+  const plain = !path && !past && sources.every((s) => s.content && !s.mask);
   return {
     extent,
     frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
     ...(pathOver ? { alphaOver: pathOver, fillOver: (r: Bounds) => alphaOver(r) } : { alphaOver }),
     excludedChannels: node.excludedChannels,
     ...(gamma !== 1 ? { gamma } : {}),
+    ...(plain ? { pixelSources: sources.map((s) => ({ rect: s.rect, content: s.content! })) } : {}),
   };
 }
 
@@ -543,6 +553,95 @@ function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: bo
   return movedBlur(read, widthOf(r), heightOf(r), fx, fy, size, n <= 1 << 18 ? bodies.take('body', n) : undefined);
 }
 
+/** The kernels shadowInKernels calls (wasm/assembly/effects.ts). */
+interface ShadowKernels {
+  alphaRect(rgba: number, w: number, h: number, out: number, stride: number): void;
+  coveragePixels(cov: number, stride: number, w: number, h: number, out: number, rgb: number): void;
+}
+
+let shadowKernels = true;
+
+/** Turns shadowInKernels off (true: on): for tests that hold it to the passes it stands for. */
+export function useShadowKernels(on: boolean): void {
+  shadowKernels = on;
+}
+
+/** How many shadow tiles shadowInKernels drew (the tests read it). */
+export const shadowKernelDraws = { tiles: 0 };
+
+/** A colour's bytes as paint stores them (a Uint8ClampedArray: clamped, halves to even). */
+const colourBytes = new Uint8ClampedArray(3);
+
+/**
+ * A drop shadow without a spread, contour or knockout drawn in the kernels' memory, the same bytes
+ * as shadowBody, then paint of its colour (not over the layer's own composite) and its blend: the
+ * alpha read from the layer's pixels (`pixelSources`), the move and the blur, the shadow's pixels
+ * made from the coverage, blended onto the canvas's pixels there, which alone are copied back.
+ * Before, the alpha was read and the pixels made by loops in JavaScript, the body copied out and
+ * the pixels and canvas copied in again for the blend (issue 25 §3: a personalised text's shadow
+ * is redrawn each request). False, drawing nothing, where it cannot (no kernels, a mode the blend
+ * kernel leaves to the TypeScript, arrays over the kernels' bound, a shape with masks or a path).
+ */
+function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape, dx: number, dy: number, size: number, color: RGB, fade: number, mode: string, atop: boolean): boolean {
+  const sources = shadowKernels ? shape.pixelSources : undefined;
+  const id = wasmBlendMode(mode);
+  const w = widthOf(r);
+  const h = heightOf(r);
+  const n = (w + 1) * (h + 1);
+  const k = sources && id >= 0 ? (effectKernels(n) as (KernelExports & Partial<ShadowKernels>) | undefined) : undefined;
+  if (!k?.coveragePixels || !k.alphaRect) return false;
+  const t = intersectRect(tile, rectOf(canvas));
+  if (!t || fade <= 0) return true; // blendSurface draws nothing there
+  const ix = Math.floor(dx);
+  const iy = Math.floor(dy);
+  // shiftSource's rectangle: one more row and column above and left for the bilinear taps.
+  const from = { left: r.left - ix - 1, top: r.top - iy - 1, right: r.right - ix, bottom: r.bottom - iy };
+  const [r0, r1] = boxRadii(size);
+  const tw = widthOf(t);
+  const th = heightOf(t);
+  colourBytes[0] = color[0];
+  colourBytes[1] = color[1];
+  colourBytes[2] = color[2];
+  const rgb = colourBytes[0] | (colourBytes[1] << 8) | (colourBytes[2] << 16);
+  const keep = keptChannels(shape.excludedChannels);
+  const fx = k as KernelExports & ShadowKernels;
+  return inArena(k, (k, arena) => {
+    const src = arena.alloc(n * 4); // the alpha to move; then the canvas's pixels under the tile
+    const a = arena.alloc(w * h * 4); // the body
+    const b = arena.alloc(n * 4); // the layer's pixels; the blur's scratch; then the shadow's pixels
+    const sums = arena.alloc(w * 8);
+    const f32 = arena.f32();
+    const u8 = arena.u8();
+    f32.fill(0, src >> 2, (src >> 2) + n);
+    for (const s of sources!) {
+      const i = intersectRect(from, s.rect);
+      if (!i) continue;
+      const iw = widthOf(i);
+      const sw = widthOf(s.rect);
+      for (let y = i.top; y < i.bottom; y++) {
+        const c = ((y - s.rect.top) * sw + (i.left - s.rect.left)) * 4;
+        u8.set(s.content.data.subarray(c, c + iw * 4), b + (y - i.top) * iw * 4);
+      }
+      fx.alphaRect(b, iw, heightOf(i), src + ((i.top - from.top) * (w + 1) + (i.left - from.left)) * 4, w + 1);
+    }
+    k.shiftBilinear(src, a, w, h, dx - ix, dy - iy);
+    k.boxBlur(a, b, sums, w, h, r0, r1);
+    const rowBytes = tw * 4;
+    for (let y = 0; y < th; y++) {
+      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      u8.set(canvas.data.subarray(di, di + rowBytes), src + y * rowBytes);
+    }
+    fx.coveragePixels(a + ((t.top - r.top) * w + (t.left - r.left)) * 4, w, tw, th, b, rgb);
+    k.blendPixels(src, b, 0, tw * th, fade, id, atop ? 1 : 0, keep, 0);
+    shadowKernelDraws.tiles++;
+    for (let y = 0; y < th; y++) {
+      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      canvas.data.set(u8.subarray(src + y * rowBytes, src + (y + 1) * rowBytes), di);
+    }
+    return true;
+  });
+}
+
 /** The shadow bodies' array (shadowBody), kept from one to the next (issue 25 §3: no garbage per request). */
 const bodies = new Scratch();
 
@@ -795,7 +894,12 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
     const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour) };
+    // Without a spread, contour or knockout: the whole shadow in the kernels' memory (same bytes).
+    const [fill, fade] = split(fxOpacity(d.opacity, node.opacity), d.blendMode ?? 'multiply');
+    const inKernels =
+      spreadOf(d, s) === 0 && size > 0 && fill === undefined && !(d.layerConceals !== false && cover < 1) && !contourLut(d.contour) && !!shape.pixelSources;
     eachTile(pass, shape, target, (tile, r) => {
+      if (inKernels && shadowInKernels(canvas, tile, r, shape, dx, dy, size, rgbOf(d.color), fade, d.blendMode ?? 'multiply', atop)) return;
       const body = shadowBody(shape, r, dx, dy, false, size, spreadOf(d, s));
       applyContour(body, d.contour);
       if (d.layerConceals !== false && cover < 1) knockOut(body, fillOf(shape, r), cover);
@@ -932,9 +1036,12 @@ function liftsZero(contour: { curve?: Array<{ x: number; y: number }> } | undefi
   return Math.round(zero[0] * 255) > 0;
 }
 
+/** An effect's contour as a table (null: linear, which changes nothing). */
+const contourLut = (contour: { curve?: Array<{ x: number; y: number }> } | undefined) => curveLut(contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
+
 /** An effect's contour (its falloff curve, 0..255 both ways) applied to a coverage map. */
 function applyContour(cov: Float32Array, contour: { curve?: Array<{ x: number; y: number }> } | undefined): void {
-  const lut = curveLut(contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
+  const lut = contourLut(contour);
   if (!lut) return;
   for (let i = 0; i < cov.length; i++) {
     const v = Math.max(0, Math.min(1, cov[i])) * 255;

@@ -26,7 +26,7 @@ export function blur(src: Float32Array, w: number, h: number, radius: number): F
 }
 
 /** blur's two box radii: about half the size each. */
-function boxRadii(radius: number): [number, number] {
+export function boxRadii(radius: number): [number, number] {
   const r = Math.max(0, (radius - 1) / 2);
   return [Math.floor(r), Math.ceil(r)];
 }
@@ -44,6 +44,14 @@ export function useWasmEffectPasses(on: boolean): void {
  * Larger arrays stay in TypeScript.
  */
 const WASM_PIXELS = 1 << 18;
+
+/**
+ * The kernels for an effect pass whose largest array holds `n` values, or undefined where the
+ * TypeScript draws it (the passes switched off, the kernels not instantiated, more than WASM_PIXELS).
+ */
+export function effectKernels(n: number): KernelExports | undefined {
+  return wasmPasses && n <= WASM_PIXELS ? kernelsNow() : undefined;
+}
 
 /** blur's box passes in WASM (wasm/assembly/effects.ts boxBlur), bit-identical. */
 function blurWasm(k: KernelExports, src: Float32Array, w: number, h: number, r0: number, r1: number): Float32Array {

@@ -26,6 +26,21 @@ export function useWasmBlending(on: boolean): void {
   enabled = on;
 }
 
+/**
+ * The kernel's id for `mode` (blendPixels), or −1 where blendSurfaceWasm leaves it to the
+ * TypeScript (dissolve, non-separable modes, the WASM path switched off). Other names blend as
+ * normal, as the compositor's loop does.
+ */
+export function wasmBlendMode(mode: string): number {
+  if (!enabled) return -1;
+  return Object.hasOwn(WASM_BLEND_MODES, mode) ? WASM_BLEND_MODES[mode]! : mode === 'dissolve' || isNonSeparable(mode) ? -1 : 0;
+}
+
+/** Bits of the channels (0–2) a blend keeps from the backdrop (blendPixels' `keep`). */
+export function keptChannels(excluded: readonly number[] | undefined): number {
+  return (excluded ?? []).reduce((bits, c) => (c >= 0 && c <= 2 ? bits | (1 << c) : bits), 0);
+}
+
 /** Rows per strip: bounds WASM memory at ~(5 bytes × width × rows) whatever the layer size. */
 const STRIP_PIXELS = 1 << 18;
 
@@ -153,7 +168,7 @@ export function blendSurfaceWasm(
   const k = enabled ? kernelsNow() : undefined;
   if (!k || options.blendIf?.length) return false;
   for (const [key, value] of Object.entries(options)) if (!KNOWN_OPTIONS.has(key) && value !== undefined) return false;
-  const id = Object.hasOwn(WASM_BLEND_MODES, mode) ? WASM_BLEND_MODES[mode]! : mode === 'dissolve' || isNonSeparable(mode) ? -1 : 0;
+  const id = wasmBlendMode(mode);
   if (id < 0) return false;
   // The text gamma: in normal mode from the tables (clipped blending takes none, as in the
   // compositor); other modes take their result through the space, which stays in TypeScript.
@@ -166,7 +181,7 @@ export function blendSurfaceWasm(
   const bottom = Math.min(dst.y + dst.h, src.y + src.h);
   if (right <= left || bottom <= top || opacity <= 0) return true;
   const w = right - left;
-  const keep = (options.excludedChannels ?? []).reduce((bits, c) => (c >= 0 && c <= 2 ? bits | (1 << c) : bits), 0);
+  const keep = keptChannels(options.excludedChannels);
   const rowsPerStrip = Math.max(1, Math.floor(STRIP_PIXELS / w));
   inArena(k, (k, arena) => {
     const cap = Math.min(rowsPerStrip, bottom - top) * w;
