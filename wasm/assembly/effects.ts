@@ -403,3 +403,43 @@ export function coveragePixels(cov: usize, stride: i32, w: i32, h: i32, out: usi
     }
   }
 }
+
+/** morphology.ts clamp01. */
+// @ts-ignore: decorator
+@inline function clamp01(t: f64): f64 {
+  return t <= 0 ? 0 : t >= 1 ? 1 : t;
+}
+
+/**
+ * effects.ts drawStrokes' pixels of one colour for one stroke: over `h` rows of `w` pixels, the
+ * band's coverage of each signed distance at `dist` (morphology.ts bandCoverage, stored as f32),
+ * where `held` > 0 taken relative to what the content will leave showing (1 − own · held, `own`
+ * the layer's alpha at `own`, both rows `stride` f32 apart), then paint's alpha byte of it (as
+ * coveragePixels) beside `rgb`, into `out` (w × h RGBA8).
+ */
+export function strokePixels(dist: usize, own: usize, stride: i32, w: i32, h: i32, lo: f64, hi: f64, held: f64, out: usize, rgb: u32): void {
+  const colour = rgb & 0xffffff;
+  for (let y = 0; y < h; y++) {
+    const d = dist + ((<usize>y * <usize>stride) << 2);
+    const o = own + ((<usize>y * <usize>stride) << 2);
+    const dst = out + ((<usize>y * <usize>w) << 2);
+    for (let x = 0; x < w; x++) {
+      const at = <usize>x << 2;
+      const dv = <f64>load<f32>(d + at);
+      let cov = <f32>(clamp01(hi - dv + 0.5) - clamp01(lo - dv + 0.5));
+      if (held > 0) {
+        const a = load<f32>(o + at);
+        if (cov != 0 && a != 0) {
+          // JavaScript's `!cov || !own` skips NaN too: NaN != 0 holds, so test it apart.
+          if (!isNaN(cov) && !isNaN(a)) {
+            const left = 1 - <f64>a * held;
+            cov = left > 0 ? <f32>min<f64>(1, <f64>cov / left) : 1;
+          }
+        }
+      }
+      const v = <f64>cov * 255;
+      const alpha: u32 = !(v > 0) ? 0 : v >= 255 ? 255 : <u32>nearest<f64>(v);
+      store<u32>(dst + at, colour | (alpha << 24));
+    }
+  }
+}

@@ -559,15 +559,15 @@ interface ShadowKernels {
   coveragePixels(cov: number, stride: number, w: number, h: number, out: number, rgb: number): void;
 }
 
-let shadowKernels = true;
+let kernelsOn = true;
 
-/** Turns shadowInKernels off (true: on): for tests that hold it to the passes it stands for. */
-export function useShadowKernels(on: boolean): void {
-  shadowKernels = on;
+/** Turns shadowInKernels and strokesInKernels off (true: on): for tests that hold them to the passes they stand for. */
+export function useEffectKernels(on: boolean): void {
+  kernelsOn = on;
 }
 
-/** How many shadow tiles shadowInKernels drew (the tests read it). */
-export const shadowKernelDraws = { tiles: 0 };
+/** How many tiles shadowInKernels and strokesInKernels drew (the tests read it). */
+export const effectKernelDraws = { tiles: 0 };
 
 /** A colour's bytes as paint stores them (a Uint8ClampedArray: clamped, halves to even). */
 const colourBytes = new Uint8ClampedArray(3);
@@ -583,7 +583,7 @@ const colourBytes = new Uint8ClampedArray(3);
  * kernel leaves to the TypeScript, arrays over the kernels' bound, a shape with masks or a path).
  */
 function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape, dx: number, dy: number, size: number, color: RGB, fade: number, mode: string, atop: boolean): boolean {
-  const sources = shadowKernels ? shape.pixelSources : undefined;
+  const sources = kernelsOn ? shape.pixelSources : undefined;
   const id = wasmBlendMode(mode);
   const w = widthOf(r);
   const h = heightOf(r);
@@ -633,7 +633,7 @@ function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape,
     }
     fx.coveragePixels(a + ((t.top - r.top) * w + (t.left - r.left)) * 4, w, tw, th, b, rgb);
     k.blendPixels(src, b, 0, tw * th, fade, id, atop ? 1 : 0, keep, 0);
-    shadowKernelDraws.tiles++;
+    effectKernelDraws.tiles++;
     for (let y = 0; y < th; y++) {
       const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
       canvas.data.set(u8.subarray(src + y * rowBytes, src + (y + 1) * rowBytes), di);
@@ -1201,7 +1201,9 @@ function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape
   const held = where === 'under' ? contentAlpha(node) : 0;
   const size = reach(Math.max(...all.map((st) => px(st.size) * ctx.scale)));
   const box = (align: boolean | undefined) => strokeGradientBox(ctx, node, align, all);
+  const plain = kernelStrokes(node, [...strokes].reverse(), ctx.scale, inLayer);
   eachTile({ dx: 0, dy: 0, paint: size, read: size }, shape, rectOf(canvas), (tile, r) => {
+    if (plain && strokesInKernels(canvas, tile, r, shape, plain, held, atop)) return;
     const alpha = alphaOf(shape, r);
     const dist = crop(chamferDistance(alpha, widthOf(r), heightOf(r)), r, tile);
     const own = held ? crop(shape.fillOver ? shape.fillOver(r) : alpha, r, tile) : null;
@@ -1246,6 +1248,110 @@ function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape
       // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
       paint(canvas, tile, shape, cov, color, opacity, mode, atop, false, tile, st.position === 'inside' && inLayer);
     }
+  });
+}
+
+/** A stroke strokesInKernels draws: its band (strokeLimits), colour bytes, opacity and blend mode's kernel id. */
+interface KernelStroke {
+  lo: number;
+  hi: number;
+  rgb: number;
+  fade: number;
+  id: number;
+}
+
+/**
+ * The strokes (in the order drawStrokes paints them) as strokesInKernels draws them, or null when
+ * one of them is not a plain stroke: a gradient or pattern fill, a mode of its own (ownMode), a
+ * Fill the blend takes inside its mode, an inside stroke drawn into the layer's own composite, or
+ * a mode the blend kernel leaves to the TypeScript.
+ */
+function kernelStrokes(node: LayerNode, strokes: Stroke[], scale: number, inLayer: InLayer): KernelStroke[] | null {
+  if (!kernelsOn) return null;
+  const out: KernelStroke[] = [];
+  for (const st of strokes) {
+    if ((st.fillType === 'gradient' && st.gradient) || (st.fillType === 'pattern' && st.pattern) || ownMode(st)) return null;
+    if (st.position === 'inside' && inLayer) return null;
+    const [fill, fade] = split(fxOpacity(st.opacity, node.opacity), st.blendMode);
+    const id = wasmBlendMode(st.blendMode ?? 'normal');
+    if (fill !== undefined || id < 0) return null;
+    const [lo, hi] = strokeLimits(st, scale);
+    const color = rgbOf(st.color);
+    colourBytes[0] = color[0];
+    colourBytes[1] = color[1];
+    colourBytes[2] = color[2];
+    out.push({ lo, hi, rgb: colourBytes[0] | (colourBytes[1] << 8) | (colourBytes[2] << 16), fade, id });
+  }
+  return out;
+}
+
+/** The kernels strokesInKernels calls besides ShadowKernels' (wasm/assembly/effects.ts). */
+interface StrokeKernels extends ShadowKernels {
+  strokePixels(dist: number, own: number, stride: number, w: number, h: number, lo: number, hi: number, held: number, out: number, rgb: number): void;
+}
+
+/**
+ * drawStrokes' tile of plain strokes (kernelStrokes) drawn in the kernels' memory, the same bytes:
+ * the alpha read from the layer's pixels, its chamfer distance, each stroke's band (relative to
+ * what the content will leave showing when it lies under it: `held`) made into its pixels there
+ * and blended onto the canvas's pixels of the tile, copied in once and back once. Before, the
+ * alpha, the bands and the pixels were loops in JavaScript and each array was copied in and out
+ * (issue 25 §3: the large mockup's outside stroke of a personalised text). False, drawing
+ * nothing, where it cannot.
+ */
+function strokesInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape, strokes: KernelStroke[], held: number, atop: boolean): boolean {
+  const sources = shape.pixelSources;
+  const w = widthOf(r);
+  const h = heightOf(r);
+  const pw = w + 4;
+  const ph = h + 4;
+  const k = sources ? (effectKernels(pw * ph) as (KernelExports & Partial<StrokeKernels>) | undefined) : undefined;
+  if (!k?.strokePixels || !k.alphaRect) return false;
+  const t = intersectRect(tile, rectOf(canvas));
+  if (!t) return true; // blendSurface draws nothing there
+  const tw = widthOf(t);
+  const th = heightOf(t);
+  const keep = keptChannels(shape.excludedChannels);
+  const fx = k as KernelExports & StrokeKernels;
+  return inArena(k, (k, arena) => {
+    const alpha = arena.alloc(w * h * 4);
+    const dist = arena.alloc(w * h * 4);
+    // The layer's pixels; the distance passes' field; then the canvas's pixels and the stroke's.
+    const d = arena.alloc(pw * ph * 8);
+    const f32 = arena.f32();
+    const u8 = arena.u8();
+    f32.fill(0, alpha >> 2, (alpha >> 2) + w * h);
+    for (const s of sources!) {
+      const i = intersectRect(r, s.rect);
+      if (!i) continue;
+      const iw = widthOf(i);
+      const sw = widthOf(s.rect);
+      for (let y = i.top; y < i.bottom; y++) {
+        const c = ((y - s.rect.top) * sw + (i.left - s.rect.left)) * 4;
+        u8.set(s.content.data.subarray(c, c + iw * 4), d + (y - i.top) * iw * 4);
+      }
+      fx.alphaRect(d, iw, heightOf(i), alpha + ((i.top - r.top) * w + (i.left - r.left)) * 4, w);
+    }
+    k.chamferDistance(alpha, dist, d, w, h);
+    const rowBytes = tw * 4;
+    const dst = d;
+    const pixels = d + th * rowBytes;
+    for (let y = 0; y < th; y++) {
+      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      u8.set(canvas.data.subarray(di, di + rowBytes), dst + y * rowBytes);
+    }
+    const at = ((t.top - r.top) * w + (t.left - r.left)) * 4;
+    for (const st of strokes) {
+      if (st.fade <= 0) continue;
+      fx.strokePixels(dist + at, alpha + at, w, tw, th, st.lo, st.hi, held, pixels, st.rgb);
+      k.blendPixels(dst, pixels, 0, tw * th, st.fade, st.id, atop ? 1 : 0, keep, 0);
+    }
+    for (let y = 0; y < th; y++) {
+      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      canvas.data.set(u8.subarray(dst + y * rowBytes, dst + (y + 1) * rowBytes), di);
+    }
+    effectKernelDraws.tiles++;
+    return true;
   });
 }
 

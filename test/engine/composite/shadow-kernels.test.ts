@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawEffectsBelow, shadowKernelDraws, shapeFrom, useShadowKernels, type ShapeSource } from '../../../src/engine/composite/effects';
+import { drawEffectsAbove, drawEffectsBelow, effectKernelDraws, shapeFrom, useEffectKernels, type ShapeSource } from '../../../src/engine/composite/effects';
 import type { EffectContext } from '../../../src/engine/composite/context';
 import type { Surface } from '../../../src/engine/composite/surface';
 import { kernels } from '../../../src/engine/raster/kernels';
@@ -73,21 +73,82 @@ describe('a drop shadow drawn in the kernels', () => {
       const ctx = { compiled: { width: 1000, height: 1000, globalAngle: rnd.pick([undefined, 30, 120]), textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
       const atop = rnd.next() < 0.25;
       const draw = (on: boolean) => {
-        useShadowKernels(on);
+        useEffectKernels(on);
         try {
           const out = { ...canvas, data: canvas.data.slice() };
           drawEffectsBelow(ctx, node, out, shapeFrom(node, ctx, sources)!, atop);
           return out.data;
         } finally {
-          useShadowKernels(true);
+          useEffectKernels(true);
         }
       };
-      const before = shadowKernelDraws.tiles;
+      const before = effectKernelDraws.tiles;
       const drawn = draw(true);
-      fused += shadowKernelDraws.tiles - before;
+      fused += effectKernelDraws.tiles - before;
       expect(drawn, `seed ${seed}`).toEqual(draw(false));
     }
     // Most cases take the kernels' path (not those with a spread, contour, knockout, Fill inside a mode, dissolve or hue).
+    expect(fused).toBeGreaterThan(60);
+  });
+
+  it('strokes drawn in the kernels give the bytes of the passes they stand for', async () => {
+    await kernels();
+    let fused = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const rnd = random(1000 + seed);
+      const scale = rnd.pick([1, 1, 0.5, 0.37, 2]);
+      const cw = between(rnd, 8, 80);
+      const ch = between(rnd, 8, 80);
+      const opaqueCanvas = rnd.next() < 0.6;
+      const canvas = surface(rnd, between(rnd, -5, 5), between(rnd, -5, 5), cw, ch, () => (opaqueCanvas ? 255 : rnd.pick([0, 0, 255, between(rnd, 0, 255)])));
+      const sources: ShapeSource[] = [];
+      for (let p = rnd.next() < 0.25 ? 2 : 1; p > 0; p--) {
+        const w = between(rnd, 1, 45);
+        const h = between(rnd, 1, 35);
+        const content = surface(rnd, canvas.x + between(rnd, -15, cw), canvas.y + between(rnd, -15, ch), w, h, () => rnd.pick([0, 0, 255, 255, between(rnd, 1, 254)]));
+        sources.push({ rect: { left: content.x, top: content.y, right: content.x + w, bottom: content.y + h }, content, mask: null });
+      }
+      const stroke = () => ({
+        enabled: true,
+        present: true,
+        size: { units: 'Pixels', value: rnd.pick([1, 2, 3, 4, 8, between(rnd, 1, 20)]) },
+        position: rnd.pick(['outside', 'outside', 'inside', 'center']),
+        fillType: 'color',
+        color: { r: rnd.pick([255, 0, rnd.next() * 255]), g: between(rnd, 0, 255), b: between(rnd, 0, 255) },
+        blendMode: rnd.next() < 0.6 ? 'normal' : rnd.pick(MODES),
+        opacity: rnd.pick([1, 1, 0.7, rnd.next(), 0]),
+      });
+      const node = {
+        id: 1,
+        name: 'text',
+        type: rnd.pick(['Text', 'Layer']),
+        opacity: rnd.pick([1, 1, 0.8, rnd.next()]),
+        fillOpacity: rnd.pick([1, 1, 1, 0.5, 0]),
+        blendMode: rnd.pick(['normal', 'normal', 'multiply', 'dissolve']),
+        bounds: { left: 0, top: 0, right: 10, bottom: 10 },
+        effects: { stroke: Array.from({ length: rnd.next() < 0.3 ? 2 : 1 }, stroke) },
+        ...(rnd.next() < 0.2 ? { excludedChannels: [between(rnd, 0, 2)] } : {}),
+      } as unknown as LayerNode;
+      const ctx = { compiled: { width: 1000, height: 1000, textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
+      const atop = rnd.next() < 0.25;
+      const inLayer = rnd.pick([false, false, true, 'relative'] as const);
+      const draw = (on: boolean) => {
+        useEffectKernels(on);
+        try {
+          const out = { ...canvas, data: canvas.data.slice() };
+          const shape = shapeFrom(node, ctx, sources)!;
+          drawEffectsBelow(ctx, node, out, shape, atop);
+          drawEffectsAbove(ctx, node, out, shape, atop, undefined, inLayer);
+          return out.data;
+        } finally {
+          useEffectKernels(true);
+        }
+      };
+      const before = effectKernelDraws.tiles;
+      const drawn = draw(true);
+      fused += effectKernelDraws.tiles - before;
+      expect(drawn, `seed ${seed}`).toEqual(draw(false));
+    }
     expect(fused).toBeGreaterThan(60);
   });
 
@@ -99,9 +160,9 @@ describe('a drop shadow drawn in the kernels', () => {
     const shape = shapeFrom(node, ctx, [{ rect: { left: 2, top: 2, right: 12, bottom: 12 }, content, mask: new Uint8ClampedArray(100).fill(128) }])!;
     expect(shape.pixelSources).toBeUndefined();
     const canvas: Surface = { x: 0, y: 0, w: 20, h: 20, data: new Uint8ClampedArray(1600).fill(255) };
-    const before = shadowKernelDraws.tiles;
+    const before = effectKernelDraws.tiles;
     drawEffectsBelow(ctx, node, canvas, shape, false);
-    expect(shadowKernelDraws.tiles).toBe(before);
+    expect(effectKernelDraws.tiles).toBe(before);
     expect(canvas.data.some((v) => v < 255)).toBe(true);
   });
 });
