@@ -118,11 +118,13 @@ export interface Shape {
   /** Text layers: the gamma their edges blend with, which holds for the effects drawn on them too. */
   gamma?: number;
   /**
-   * Where alphaOver is the pixels' alpha alone (no mask, path or reach past the canvas): those
-   * pixels, each over its rectangle, read in the kernels' memory by a shadow drawn there
-   * (shadowInKernels).
+   * Where alphaOver is the pixels' alpha alone (no mask or path): those pixels, each over its
+   * rectangle, read in the kernels' memory by the effects drawn there (shadowInKernels,
+   * strokesInKernels), then `pastCanvas` over the same array.
    */
   pixelSources?: readonly { rect: Bounds; content: Surface }[];
+  /** With pixelSources: what alphaOver adds where the layer runs off the canvas (pastCanvas), if it does. */
+  pastCanvas?: (r: Bounds, alpha: Float32Array) => void;
 }
 
 /** A rectangle of float values (coverage, distances), output space. */
@@ -215,7 +217,7 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
         return alpha;
       }
     : null;
-  const plain = !path && !past && sources.every((s) => s.content && !s.mask);
+  const plain = !path && !past?.path && sources.every((s) => s.content && !s.mask);
   return {
     extent,
     frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
@@ -223,6 +225,7 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
     excludedChannels: node.excludedChannels,
     ...(gamma !== 1 ? { gamma } : {}),
     ...(plain ? { pixelSources: sources.map((s) => ({ rect: s.rect, content: s.content! })) } : {}),
+    ...(plain && past ? { pastCanvas: (r: Bounds, alpha: Float32Array) => pastCanvas(r, alpha, past, sourced) } : {}),
   };
 }
 
@@ -624,6 +627,8 @@ function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape,
       }
       fx.alphaRect(b, iw, heightOf(i), src + ((i.top - from.top) * (w + 1) + (i.left - from.left)) * 4, w + 1);
     }
+    // Past the canvas: the edge's alpha where the layer goes on (no allocation in the kernels' memory).
+    shape.pastCanvas?.(from, f32.subarray(src >> 2, (src >> 2) + n));
     k.shiftBilinear(src, a, w, h, dx - ix, dy - iy);
     k.boxBlur(a, b, sums, w, h, r0, r1);
     const rowBytes = tw * 4;
@@ -1332,6 +1337,7 @@ function strokesInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape
       }
       fx.alphaRect(d, iw, heightOf(i), alpha + ((i.top - r.top) * w + (i.left - r.left)) * 4, w);
     }
+    shape.pastCanvas?.(r, f32.subarray(alpha >> 2, (alpha >> 2) + w * h));
     k.chamferDistance(alpha, dist, d, w, h);
     const rowBytes = tw * 4;
     const dst = d;

@@ -12,7 +12,7 @@ import { random, type Random } from './kit';
  * stands for (shadowBody, paint, blendSurface), on random layers and canvases: blend modes (the
  * kernel's, and those it leaves to the TypeScript), opacities and Fill, clipped (atop) or not,
  * kept channels, canvases with transparent pixels, layers partly off the canvas or in two pieces,
- * whole and fractional moves at preview scales, sizes from 1 px.
+ * whole and fractional moves at preview scales, sizes from 1 px, layers running off the document.
  */
 const MODES = ['multiply', 'normal', 'screen', 'overlay', 'darken', 'linear burn', 'soft light', 'hard mix', 'color dodge', 'difference', 'dissolve', 'hue', 'unknown'];
 
@@ -29,12 +29,14 @@ describe('a drop shadow drawn in the kernels', () => {
   it('gives the bytes of the passes it stands for', async () => {
     await kernels();
     let fused = 0;
+    let fusedOff = 0;
     for (let seed = 1; seed <= 200; seed++) {
       const rnd = random(seed);
       const scale = rnd.pick([1, 1, 0.5, 0.37, 2]);
       const cw = between(rnd, 8, 90);
       const ch = between(rnd, 8, 90);
       const opaqueCanvas = rnd.next() < 0.6;
+      const offDocument = rnd.next() < 0.3;
       const canvas = surface(rnd, between(rnd, -5, 5), between(rnd, -5, 5), cw, ch, () => (opaqueCanvas ? 255 : rnd.pick([0, 0, 255, between(rnd, 0, 255)])));
       // The layer's pixels: a text-like pattern of opaque, clear and partial pixels, one or two pieces.
       const sources: ShapeSource[] = [];
@@ -66,11 +68,12 @@ describe('a drop shadow drawn in the kernels', () => {
         opacity: rnd.pick([1, 1, 0.8, rnd.next()]),
         fillOpacity: rnd.pick([1, 1, 1, 1, 0.5, 0]),
         blendMode: 'normal',
-        bounds: { left: 0, top: 0, right: 10, bottom: 10 },
+        // Sometimes running off the document (pastCanvas: the edge's alpha goes on).
+        bounds: offDocument ? { left: -8, top: -3, right: 120, bottom: 90 } : { left: 0, top: 0, right: 10, bottom: 10 },
         effects: { dropShadow: shadows },
         ...(rnd.next() < 0.2 ? { excludedChannels: [between(rnd, 0, 2)] } : {}),
       } as unknown as LayerNode;
-      const ctx = { compiled: { width: 1000, height: 1000, globalAngle: rnd.pick([undefined, 30, 120]), textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
+      const ctx = { compiled: { width: offDocument ? 40 : 1000, height: offDocument ? 30 : 1000, globalAngle: rnd.pick([undefined, 30, 120]), textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
       const atop = rnd.next() < 0.25;
       const draw = (on: boolean) => {
         useEffectKernels(on);
@@ -85,21 +88,25 @@ describe('a drop shadow drawn in the kernels', () => {
       const before = effectKernelDraws.tiles;
       const drawn = draw(true);
       fused += effectKernelDraws.tiles - before;
+      if (offDocument) fusedOff += effectKernelDraws.tiles - before;
       expect(drawn, `seed ${seed}`).toEqual(draw(false));
     }
     // Most cases take the kernels' path (not those with a spread, contour, knockout, Fill inside a mode, dissolve or hue).
     expect(fused).toBeGreaterThan(60);
+    expect(fusedOff).toBeGreaterThan(10);
   });
 
   it('strokes drawn in the kernels give the bytes of the passes they stand for', async () => {
     await kernels();
     let fused = 0;
+    let fusedOff = 0;
     for (let seed = 1; seed <= 200; seed++) {
       const rnd = random(1000 + seed);
       const scale = rnd.pick([1, 1, 0.5, 0.37, 2]);
       const cw = between(rnd, 8, 80);
       const ch = between(rnd, 8, 80);
       const opaqueCanvas = rnd.next() < 0.6;
+      const offDocument = rnd.next() < 0.3;
       const canvas = surface(rnd, between(rnd, -5, 5), between(rnd, -5, 5), cw, ch, () => (opaqueCanvas ? 255 : rnd.pick([0, 0, 255, between(rnd, 0, 255)])));
       const sources: ShapeSource[] = [];
       for (let p = rnd.next() < 0.25 ? 2 : 1; p > 0; p--) {
@@ -125,11 +132,12 @@ describe('a drop shadow drawn in the kernels', () => {
         opacity: rnd.pick([1, 1, 0.8, rnd.next()]),
         fillOpacity: rnd.pick([1, 1, 1, 0.5, 0]),
         blendMode: rnd.pick(['normal', 'normal', 'multiply', 'dissolve']),
-        bounds: { left: 0, top: 0, right: 10, bottom: 10 },
+        // Sometimes running off the document (pastCanvas: the edge's alpha goes on).
+        bounds: offDocument ? { left: -8, top: -3, right: 120, bottom: 90 } : { left: 0, top: 0, right: 10, bottom: 10 },
         effects: { stroke: Array.from({ length: rnd.next() < 0.3 ? 2 : 1 }, stroke) },
         ...(rnd.next() < 0.2 ? { excludedChannels: [between(rnd, 0, 2)] } : {}),
       } as unknown as LayerNode;
-      const ctx = { compiled: { width: 1000, height: 1000, textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
+      const ctx = { compiled: { width: offDocument ? 40 : 1000, height: offDocument ? 30 : 1000, textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
       const atop = rnd.next() < 0.25;
       const inLayer = rnd.pick([false, false, true, 'relative'] as const);
       const draw = (on: boolean) => {
@@ -147,9 +155,11 @@ describe('a drop shadow drawn in the kernels', () => {
       const before = effectKernelDraws.tiles;
       const drawn = draw(true);
       fused += effectKernelDraws.tiles - before;
+      if (offDocument) fusedOff += effectKernelDraws.tiles - before;
       expect(drawn, `seed ${seed}`).toEqual(draw(false));
     }
     expect(fused).toBeGreaterThan(60);
+    expect(fusedOff).toBeGreaterThan(10);
   });
 
   it('leaves a shape with a mask to the passes', async () => {
