@@ -150,24 +150,32 @@ export function dirStore(dir: string, fontFiles: string[] = []): InputStore {
   };
 }
 
+/** MEMORY_BENCH_HASH=1: the SHA-256 of the last request's output (an A/B of two trees compares them). */
+let digest: string | undefined;
+export const outputDigest = () => digest;
+
 const deps = { urlImages: new UrlImages(async () => { throw new Error('no URL images in the bench'); }) };
 
 /** A preview's encoded bytes (the compiled template is read from the store's bucket). */
 export async function preview(store: InputStore, options: Partial<PreviewOptions> & Pick<PreviewOptions, 'template' | 'size'>) {
   const prepared = await preparePreview(store, { format: 'jpg', jpegQuality: 90, unsharpMask: null, ...options }, deps);
-  return (await prepared.render()).bytes.byteLength;
+  const bytes = (await prepared.render()).bytes;
+  if (process.env.MEMORY_BENCH_HASH) digest = createHash('sha256').update(bytes).digest('hex');
+  return bytes.byteLength;
 }
 
 /** A print PDF written into a sink that counts its bytes and keeps none. */
 export async function printPdf(store: InputStore, options: { template: string; data?: PreviewOptions['data'] }) {
   const page = await prepareHires(store, options, deps);
   let bytes = 0;
+  const hash = process.env.MEMORY_BENCH_HASH ? createHash('sha256') : null;
   const sink: ByteSink = {
-    write: async (b) => void (bytes += b.byteLength),
+    write: async (b) => void ((bytes += b.byteLength), hash?.update(b)),
     close: async () => {},
     abort: async () => {},
   };
   await writePdf(sink, [page.load], { output: page.output });
+  if (hash) digest = hash.digest('hex');
   return bytes;
 }
 

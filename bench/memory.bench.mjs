@@ -75,6 +75,14 @@ const EXTRA_CASES = {
   // Frames of 16 MB (2,000²), held whole and coded at once.
   'held-10000-2000': previewCase('big-10000.psd', { width: 2000, height: 2000 }),
   'held-png-10000-2000': previewCase('big-10000.psd', { width: 2000, height: 2000 }, undefined, [], { format: 'png' }),
+  // This session's render paths at 10,000² (fx-10000.psd, makeFx): effects (wide stroke, gradient
+  // glow, satin, shadow) on large layers, one past the canvas, a feathered mask, a gradient fill
+  // without pixels, Hue/Saturation, Curves, Levels and Exposure over the whole canvas.
+  'fx-preview-10000': previewCase('fx-10000.psd', { width: 5000, height: 5000 }),
+  'fx-pdf-10000': { template: 'fx-10000.psd', run: (e, store) => e.printPdf(store, { template: 'fx-10000.psd' }) },
+  // The same at full size as a preview: 5,000² (fx-5000.psd), effects drawn at scale 1.
+  'fx-full-5000': previewCase('fx-5000.psd', { width: 5000, height: 5000 }),
+  'fx-pdf-5000': { template: 'fx-5000.psd', run: (e, store) => e.printPdf(store, { template: 'fx-5000.psd' }) },
   // The 5,000² preview in an isolate that served other requests first (`after`, in the same
   // process and inside the measurement): the engine's caches hold what those left.
   'cached-preview-10000': { ...previewCase('big-10000.psd', { width: 5000, height: 5000 }), after: ['personalised-8000', 'photo-12mp', 'held-10000-2000'] },
@@ -104,6 +112,87 @@ async function makeBig(name = 'big-10000.psd', W = 10000, H = 10000) {
 }
 
 /**
+ * bench/out/fx-10000.psd (or fx-5000.psd at half the size, `k` = 0.5): the render paths of
+ * session 11 on large layers, deterministic, ZIP-compressed and smooth so the file stays small.
+ * - Ground: a gradient fill layer stored without pixels (drawn from its settings, gradient-fill.ts);
+ * - Card: a 6,000² pixel layer (a smooth ramp, a soft round hole) with a 250 px gradient stroke
+ *   outside (the chamfer distance), a 250 px outer glow filled with a gradient, a 250 px inner
+ *   glow, satin (250 px, 250 px away), a drop shadow 250 px wide 3,000 px away, and a pixel mask
+ *   feathered by 250 px whose rectangle covers a third of it (hiding what lies beyond it);
+ * - Off: a solid-colour shape without pixels whose path runs 3,000 px past the canvas's left and
+ *   top, with a drop shadow and satin reaching back in (effects.ts pastCanvas);
+ * - Hue/Saturation (master and reds), Curves, Levels and Exposure over the whole canvas.
+ */
+async function makeFx(name = 'fx-10000.psd', k = 1) {
+  const file = path.join(out, name);
+  if (existsSync(file)) return;
+  const { writePsdBuffer } = await import('ag-psd');
+  const W = 10000 * k;
+  const n = (v) => Math.round(v * k);
+  const px = (value) => ({ units: 'Pixels', value: n(value) });
+  const stops = (a, b) => ({
+    name: 'g',
+    type: 'solid',
+    smoothness: 1,
+    colorStops: [{ color: a, location: 0, midpoint: 0.5 }, { color: b, location: 1, midpoint: 0.5 }],
+    opacityStops: [{ opacity: 1, location: 0, midpoint: 0.5 }, { opacity: 1, location: 1, midpoint: 0.5 }],
+  });
+  const C = n(6000);
+  const data = new Uint8ClampedArray(C * C * 4);
+  for (let y = 0, i = 0; y < C; y++) {
+    for (let x = 0; x < C; x++, i += 4) {
+      data[i] = 60 + (x * 180) / C;
+      data[i + 1] = 200 - (y * 150) / C;
+      data[i + 2] = 90 + ((x + y) * 60) / C;
+      const d = Math.hypot(x - C / 2, y - C / 2) / (C / 6);
+      data[i + 3] = d < 1 ? 0 : d < 1.1 ? ((d - 1) / 0.1) * 255 : 255;
+    }
+  }
+  const M = n(2000);
+  const mask = new Uint8ClampedArray(M * M * 4).fill(255);
+  const closed = (pts) => ({ open: false, operation: 'combine', fillRule: 'even-odd', knots: pts.map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })) });
+  const psd = {
+    width: W,
+    height: W,
+    children: [
+      { name: 'Ground', left: 0, top: 0, right: 0, bottom: 0, vectorFill: { ...stops({ r: 250, g: 240, b: 220 }, { r: 40, g: 60, b: 120 }), style: 'linear', angle: 30, scale: 1, align: true } },
+      {
+        name: 'Card',
+        left: n(2000),
+        top: n(2000),
+        imageData: { width: C, height: C, data },
+        mask: { left: n(3000), top: n(3000), imageData: { width: M, height: M, data: mask }, defaultColor: 0, userMaskFeather: n(250) },
+        effects: {
+          stroke: [{ enabled: true, present: true, size: px(250), position: 'outside', fillType: 'gradient', blendMode: 'normal', opacity: 1, gradient: { ...stops({ r: 255, g: 0, b: 0 }, { r: 0, g: 0, b: 255 }), style: 'linear', angle: 90, scale: 1 } }],
+          outerGlow: { enabled: true, present: true, blendMode: 'screen', opacity: 0.8, size: px(250), technique: 'softer', choke: px(0), range: 0.5, noise: 0, gradient: stops({ r: 255, g: 255, b: 0 }, { r: 255, g: 0, b: 255 }) },
+          innerGlow: { enabled: true, present: true, blendMode: 'multiply', opacity: 0.6, color: { r: 0, g: 80, b: 0 }, size: px(250), technique: 'precise', choke: px(0), range: 0.5, source: 'edge' },
+          satin: { enabled: true, present: true, blendMode: 'multiply', opacity: 0.5, color: { r: 20, g: 20, b: 60 }, size: px(250), distance: px(250), angle: 19, invert: false, antialiased: true },
+          dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', opacity: 0.7, color: { r: 0, g: 0, b: 0 }, size: px(250), distance: px(3000), angle: -45, useGlobalLight: false, choke: px(0) }],
+        },
+      },
+      {
+        name: 'Off',
+        left: 0,
+        top: 0,
+        right: 0,
+        bottom: 0,
+        vectorFill: { type: 'color', color: { r: 200, g: 30, b: 30 } },
+        vectorMask: { paths: [closed([[-n(3000), -n(3000)], [n(2500), -n(3000)], [n(2500), n(1500)], [-n(3000), n(1500)]])] },
+        effects: {
+          dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', opacity: 0.8, color: { r: 0, g: 0, b: 40 }, size: px(250), distance: px(2000), angle: -60, useGlobalLight: false, choke: px(0) }],
+          satin: { enabled: true, present: true, blendMode: 'multiply', opacity: 0.5, color: { r: 0, g: 0, b: 0 }, size: px(200), distance: px(900), angle: 45, invert: true, antialiased: true },
+        },
+      },
+      { name: 'Hue', adjustment: { type: 'hue/saturation', colorize: false, master: { hue: 20, saturation: 30, lightness: -10 }, reds: { a: 315, b: 345, c: 15, d: 45, hue: -30, saturation: 20, lightness: 10 } } },
+      { name: 'Curves', adjustment: { type: 'curves', rgb: [{ input: 0, output: 10 }, { input: 128, output: 150 }, { input: 255, output: 245 }] } },
+      { name: 'Levels', adjustment: { type: 'levels', rgb: { shadowInput: 10, highlightInput: 240, shadowOutput: 0, highlightOutput: 255, midtoneInput: 1.2 } } },
+      { name: 'Exposure', adjustment: { type: 'exposure', exposure: 0.3, offset: 0.01, gamma: 0.9 } },
+    ],
+  };
+  writeFileSync(file, writePsdBuffer(psd, { generateThumbnail: false, compress: true }));
+}
+
+/**
  * Measures the cases named (all of CASES when none; EXTRA_CASES only by name), each request in a
  * fresh process: per case its figures (MB) or the child's output when it failed.
  */
@@ -118,6 +207,8 @@ export async function measureMemory(only = []) {
   await makeBig();
   if (only.includes('wide-10000')) await makeBig('wide-10000.psd', 10000, 2500);
   if (only.includes('wide-held-10000')) await makeBig('wide-400.psd', 10000, 400);
+  if (only.some((o) => o.startsWith('fx-') && o.includes('10000')) || only.length === 0) await makeFx();
+  if (only.some((o) => o.startsWith('fx-') && o.includes('5000') && !o.includes('10000'))) await makeFx('fx-5000.psd', 0.5);
   rmSync(path.join(dir, 'store'), { recursive: true, force: true }); // uploads anew: uploaded-keys.json lists what they leave
   const names = [...Object.keys(CASES).filter((c) => only.length === 0 || only.some((o) => c.includes(o))), ...only.filter((o) => EXTRA_CASES[o])];
   const results = [];
@@ -140,7 +231,8 @@ async function parent(only) {
     }
     process.stderr.write(
       `${name}: peak RSS +${m.rss.toFixed(1)} MB; live after GC (JS heap + ArrayBuffers) ${m.live.toFixed(1)} MB; parts (sampled peaks) heap ${m.heap.toFixed(1)}, ArrayBuffers ${m.arrayBuffers.toFixed(1)}, ` +
-        `WASM ${m.wasm.toFixed(1)} (${Object.entries(m.wasmParts).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}); ${m.held === undefined ? '' : `held by the caches before it ${m.held.toFixed(1)} MB; `}${m.ms.toFixed(0)} ms (CPU ${m.cpuMs.toFixed(0)} ms${process.env.MEMORY_BENCH_CPU ? '' : ', forced GCs included'}); ${m.bytes} output bytes\n`,
+        `WASM ${m.wasm.toFixed(1)} (${Object.entries(m.wasmParts).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}); ${m.held === undefined ? '' : `held by the caches before it ${m.held.toFixed(1)} MB; `}${m.ms.toFixed(0)} ms (CPU ${m.cpuMs.toFixed(0)} ms${process.env.MEMORY_BENCH_CPU ? '' : ', forced GCs included'}); ${m.bytes} output bytes${m.sha256 ? ` (sha-256 ${m.sha256.slice(0, 16)})` : ''}\n` +
+        (m.peakArrays ? `  arrays live at the peak (MB): ${JSON.stringify(m.peakArrays)}\n` : ''),
     );
     rows.push({ bench: `memory ${name}`, metric: 'peak RSS per request', value: m.rss, unit: 'MB', target: `≤ ${BUDGET_MB}` });
     rows.push({ bench: `memory ${name}`, metric: 'live after GC + WASM', value: m.live + m.wasm, unit: 'MB', target: `≤ ${BUDGET_MB}` });
@@ -177,6 +269,7 @@ async function child(name) {
   };
   WebAssembly.Instance.prototype = Instance.prototype;
 
+  if (process.env.MEMORY_BENCH_TRACE) traceArrays();
   const e = await import(pathToFileURL(bundle).href);
   if (c?.compile) {
     // An upload case compiles into a bucket of its own, empty (compiling is idempotent by hash).
@@ -196,6 +289,44 @@ async function child(name) {
     uploaded = true;
   }
   return child2(name, e, uploaded ? e.dirStore(storeDir, fonts) : store, memories);
+}
+
+/**
+ * MEMORY_BENCH_TRACE=1: typed arrays of 1 MB and more are made through subclasses that remember
+ * their size (until a FinalizationRegistry sees the buffer go) and where they were made (three frames of the bundle's stack), so that
+ * the live sampler can say, at the request's peak, which allocations held it (`peakArrays`: MB by
+ * place, after the forced GC). Costs a stack trace per large array; off by default.
+ */
+const traced = new Map();
+const seen = new WeakSet();
+const gone = new FinalizationRegistry((id) => traced.delete(id));
+let tracedIds = 0;
+function traceArrays() {
+  Error.stackTraceLimit = 12;
+  for (const T of [Float32Array, Float64Array, Uint8ClampedArray, Uint8Array, Int32Array, Uint16Array, Uint32Array]) {
+    const Traced = class extends T {
+      constructor(...args) {
+        super(...args);
+        const buffer = this.buffer;
+        if (buffer.byteLength >= 1 << 20 && !(buffer instanceof SharedArrayBuffer) && !seen.has(buffer)) {
+          seen.add(buffer);
+          const frames = (new Error().stack ?? '').split('\n').slice(2).filter((l) => l.includes('engine.mjs'));
+          const where = frames.slice(0, 3).map((l) => /at (?:new )?([\w$.<>]+)/.exec(l.trim())?.[1] ?? '?').join(' < ');
+          const id = tracedIds++;
+          traced.set(id, { mb: buffer.byteLength / 1048576, where: `${T.name} ${where}` });
+          gone.register(buffer, id);
+        }
+      }
+    };
+    Object.defineProperty(Traced, 'name', { value: T.name });
+    globalThis[T.name] = Traced;
+  }
+}
+/** MB held by the traced arrays not yet finalized, by place (after a GC). */
+function liveArrays() {
+  const by = {};
+  for (const t of traced.values()) by[t.where] = (by[t.where] ?? 0) + t.mb;
+  return Object.fromEntries(Object.entries(by).sort((a, b) => b[1] - a[1]).slice(0, 16).map(([k, v]) => [k, +v.toFixed(1)]));
 }
 
 async function child2(name, e, store, memories) {
@@ -224,7 +355,11 @@ async function child2(name, e, store, memories) {
     if (process.env.MEMORY_BENCH_CPU) return;
     globalThis.gc();
     const u = process.memoryUsage();
-    peak.live = Math.max(peak.live, u.heapUsed - base.heapUsed + u.arrayBuffers - base.arrayBuffers);
+    const now = u.heapUsed - base.heapUsed + u.arrayBuffers - base.arrayBuffers;
+    // Read now (the render goes on after this task): what this GC freed is finalized only after
+    // it, so arrays dropped in the last 25 ms may still count.
+    if (now > peak.live && process.env.MEMORY_BENCH_TRACE) peak.arrays = liveArrays();
+    peak.live = Math.max(peak.live, now);
   }, 25);
   // Requests served before this one (cached-preview-10000): what they leave held counts.
   for (const n of c.after ?? []) await caseOf(n).run(e, store);
@@ -248,7 +383,7 @@ async function child2(name, e, store, memories) {
     if (grown > 0 || !baseWasm.has(m)) wasmParts[label] = mb(m.buffer.byteLength);
   }
   const rss = mb(Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024 - base.rss);
-  const result = { rss, ...(held === undefined ? {} : { held }), live: mb(peak.live), heap: mb(peak.heap), arrayBuffers: mb(peak.arrayBuffers), wasm: Object.values(wasmParts).reduce((a, b) => a + b, 0), wasmParts, ms, cpuMs: (cpu.user + cpu.system) / 1000, bytes };
+  const result = { rss, ...(held === undefined ? {} : { held }), live: mb(peak.live), heap: mb(peak.heap), arrayBuffers: mb(peak.arrayBuffers), wasm: Object.values(wasmParts).reduce((a, b) => a + b, 0), wasmParts, ms, cpuMs: (cpu.user + cpu.system) / 1000, bytes, ...(e.outputDigest?.() && { sha256: e.outputDigest() }), ...(peak.arrays && { peakArrays: peak.arrays }) };
   console.log(JSON.stringify(result));
 }
 
