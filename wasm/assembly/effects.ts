@@ -8,6 +8,23 @@
  * morphology.ts boxH: each row of `src` (w × h f32) box-summed over 2r + 1, into `dst`. Two rows
  * at a time, each with its own running sum in the row's order, so that their additions overlap.
  */
+/**
+ * The first x < w at which row `a` or row `b` (w f32 each) holds a value whose bits are not all
+ * zero (w where none does). Four values at a time.
+ */
+function firstNonZero(a: usize, b: usize, w: i32): i32 {
+  let x = 0;
+  for (; x + 4 <= w; x += 4) {
+    const at = <usize>x << 2;
+    if (v128.any_true(v128.or(v128.load(a + at), v128.load(b + at)))) break;
+  }
+  for (; x < w; x++) {
+    const at = <usize>x << 2;
+    if ((load<u32>(a + at) | load<u32>(b + at)) != 0) return x;
+  }
+  return w;
+}
+
 function boxRows(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
   const k: f64 = 1 / <f64>(2 * r + 1);
   const first = min<i32>(r, w);
@@ -25,12 +42,23 @@ function boxRows(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
     const ob = oa + rowBytes;
     let sa: f64 = 0;
     let sb: f64 = 0;
-    for (let x = 0; x < first; x++) {
-      const at = <usize>x << 2;
-      sa += <f64>load<f32>(a + at);
-      sb += <f64>load<f32>(b + at);
-    }
+    // Up to r before the rows' first value that is not +0, every sum so far is +0 (adding and
+    // taking away +0 leaves +0) and so is every value written (+0 · k): those are written as
+    // zeros and the sums start there (a shadow's rows are mostly its reach's empty margin; rows
+    // with nothing in them are all zeros).
+    const start = firstNonZero(a, b, w) - r;
     let x = 0;
+    if (start > 0) {
+      x = min<i32>(start, w);
+      memory.fill(oa, 0, <usize>x << 2);
+      memory.fill(ob, 0, <usize>x << 2);
+    } else {
+      for (let i = 0; i < first; i++) {
+        const at = <usize>i << 2;
+        sa += <f64>load<f32>(a + at);
+        sb += <f64>load<f32>(b + at);
+      }
+    }
     for (; x < both; x++) {
       const at = <usize>x << 2;
       const add = <usize>(x + r) << 2;
@@ -68,8 +96,15 @@ function boxRows(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
     const row = src + <usize>y * rowBytes;
     const out = dst + <usize>y * rowBytes;
     let acc: f64 = 0;
-    for (let x = 0; x < first; x++) acc += <f64>load<f32>(row + (<usize>x << 2));
+    // As for two rows: zeros up to r before the row's first value that is not +0.
+    const start = firstNonZero(row, row, w) - r;
     let x = 0;
+    if (start > 0) {
+      x = min<i32>(start, w);
+      memory.fill(out, 0, <usize>x << 2);
+    } else {
+      for (let i = 0; i < first; i++) acc += <f64>load<f32>(row + (<usize>i << 2));
+    }
     for (; x < both; x++) {
       acc += <f64>load<f32>(row + (<usize>(x + r) << 2));
       store<f32>(out + (<usize>x << 2), <f32>(acc * k));

@@ -56,6 +56,29 @@ describe('effect passes in WASM', () => {
     }
   });
 
+  it('blur gives the same floats over empty margins and rows (the row pass starts at the first value), with −0 among them', () => {
+    for (const [w, h] of [[97, 61], [1, 40], [33, 1], [300, 7], [64, 9], [5, 5]]) {
+      for (const seed of [1, 2, 3]) {
+        const src = field(w, h, w * 17 + h + seed);
+        // A shape in the middle: margins of exact zeros, some rows wholly empty, a −0 here and there.
+        const l = Math.floor(w * (0.1 + 0.3 * ((seed * 7) % 3) / 3));
+        const t = Math.floor(h * 0.3);
+        for (let y = 0; y < h; y++) {
+          for (let x = 0; x < w; x++) {
+            const i = y * w + x;
+            if (x < l || y < t || y >= h - t || (y % 5 === 2 && seed === 2)) src[i] = 0;
+            if (seed === 3 && (x * 13 + y * 7) % 29 === 0 && src[i] === 0) src[i] = -0;
+          }
+        }
+        for (const radius of [1, 2.5, 8, 17.25, 40]) {
+          const expected = typescriptOnly(() => blur(src, w, h, radius));
+          const actual = blur(src, w, h, radius);
+          expect(differing(actual, expected), `${w}×${h} seed ${seed} radius ${radius}`).toBe(0);
+        }
+      }
+    }
+  });
+
   it("bilinearMove gives the TypeScript's floats, for whole, near-whole and fractional moves", () => {
     const w = 83;
     const h = 57;
