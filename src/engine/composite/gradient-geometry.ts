@@ -58,9 +58,10 @@ const heightOf = (r: Bounds) => r.bottom - r.top;
 /**
  * Per-pixel colours of a gradient over rectangle r (output pixels, `s` output pixels to a document
  * pixel), aligned with the box `b` (document pixels); the gradient's opacity (its opacity stops)
- * in the alpha bytes, which callers fold into their coverage.
+ * in the alpha bytes, which callers fold into their coverage. Written into `into` (r's RGBA, every
+ * byte written) when given: a fill layer's surface itself, not a copy of it (issue 25 §1).
  */
-export function gradientPixels(g: GradientOverlay, r: Bounds, s: number, b: Bounds): Uint8ClampedArray | null {
+export function gradientPixels(g: GradientOverlay, r: Bounds, s: number, b: Bounds, into?: Uint8ClampedArray): Uint8ClampedArray | null {
   const grad = g.gradient;
   if (!grad) return null;
   const built = gradientRamp(grad as Gradient, { reverse: g.reverse, method: g.interpolationMethod });
@@ -87,7 +88,7 @@ export function gradientPixels(g: GradientOverlay, r: Bounds, s: number, b: Boun
   const line = snapped ? (type === 'linear' ? linearEnds : reflectedEnds)(cx, cy, dx, dy, (across * scale) / 2, s) : null;
   const mirror = type === 'reflected';
   const w = widthOf(r);
-  const out = new Uint8ClampedArray(w * heightOf(r) * 4);
+  const out = into ?? new Uint8ClampedArray(w * heightOf(r) * 4);
   for (let y = 0; y < heightOf(r); y++) {
     for (let x = 0; x < w; x++) {
       const px0 = r.left + x + 0.5 - cx * s;
