@@ -207,6 +207,81 @@ export function resampleRowsH2(
 }
 
 /**
+ * Four source rows (u8 straight, srcW px each, `srcStride` bytes apart) → four rows of dstW
+ * premultiplied f32 px, each the same floats as resampleRowH gives it (each pixel's taps in their
+ * order, into an accumulator of its own); a tap's weight loaded once for the four rows.
+ */
+export function resampleRowsH4(
+  src: usize, srcStride: i32, srcW: i32, scratch: usize,
+  out0: usize, out1: usize, out2: usize, out3: usize, dstW: i32,
+  bounds: usize, weights: usize, stride: i32,
+): void {
+  for (let r = 0; r < 4; r++) {
+    const row = src + <usize>(r * srcStride);
+    for (let i = 0; i < srcW; i++) {
+      const s = row + (<usize>i << 2);
+      v128.store(scratch + (<usize>i << 6) + (<usize>r << 4), load<u8>(s, 3) == 255 ? loadPixel(s) : premultiplyPixel(loadPixel(s)));
+    }
+  }
+  let x = 0;
+  for (; x + 1 < dstW; x += 2) {
+    const b = bounds + (<usize>x << 3);
+    const f0 = load<i32>(b), c0 = load<i32>(b, 4);
+    const f1 = load<i32>(b, 8), c1 = load<i32>(b, 12);
+    const common = min<i32>(c0, c1);
+    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+    let b0 = f32x4.splat(0), b1 = f32x4.splat(0), b2 = f32x4.splat(0), b3 = f32x4.splat(0);
+    let p0 = scratch + (<usize>f0 << 6), p1 = scratch + (<usize>f1 << 6);
+    let w0 = weights + (<usize>(x * stride) << 2);
+    let w1 = w0 + (<usize>stride << 2);
+    for (let k = 0; k < common; k++) {
+      const v0 = v128.load32_splat(w0), v1 = v128.load32_splat(w1);
+      a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), v0));
+      a1 = f32x4.add(a1, f32x4.mul(v128.load(p0, 16), v0));
+      a2 = f32x4.add(a2, f32x4.mul(v128.load(p0, 32), v0));
+      a3 = f32x4.add(a3, f32x4.mul(v128.load(p0, 48), v0));
+      b0 = f32x4.add(b0, f32x4.mul(v128.load(p1), v1));
+      b1 = f32x4.add(b1, f32x4.mul(v128.load(p1, 16), v1));
+      b2 = f32x4.add(b2, f32x4.mul(v128.load(p1, 32), v1));
+      b3 = f32x4.add(b3, f32x4.mul(v128.load(p1, 48), v1));
+      p0 += 64; p1 += 64; w0 += 4; w1 += 4;
+    }
+    for (let k = common; k < c0; k++) {
+      const v = v128.load32_splat(w0);
+      a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), v)); a1 = f32x4.add(a1, f32x4.mul(v128.load(p0, 16), v));
+      a2 = f32x4.add(a2, f32x4.mul(v128.load(p0, 32), v)); a3 = f32x4.add(a3, f32x4.mul(v128.load(p0, 48), v));
+      p0 += 64; w0 += 4;
+    }
+    for (let k = common; k < c1; k++) {
+      const v = v128.load32_splat(w1);
+      b0 = f32x4.add(b0, f32x4.mul(v128.load(p1), v)); b1 = f32x4.add(b1, f32x4.mul(v128.load(p1, 16), v));
+      b2 = f32x4.add(b2, f32x4.mul(v128.load(p1, 32), v)); b3 = f32x4.add(b3, f32x4.mul(v128.load(p1, 48), v));
+      p1 += 64; w1 += 4;
+    }
+    const o = <usize>x << 4;
+    v128.store(out0 + o, a0); v128.store(out0 + o, b0, 16);
+    v128.store(out1 + o, a1); v128.store(out1 + o, b1, 16);
+    v128.store(out2 + o, a2); v128.store(out2 + o, b2, 16);
+    v128.store(out3 + o, a3); v128.store(out3 + o, b3, 16);
+  }
+  for (; x < dstW; x++) {
+    const first = load<i32>(bounds + (<usize>x << 3));
+    const count = load<i32>(bounds + (<usize>x << 3), 4);
+    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+    let p = scratch + (<usize>first << 6);
+    let w = weights + (<usize>(x * stride) << 2);
+    for (let k = 0; k < count; k++) {
+      const v = v128.load32_splat(w);
+      a0 = f32x4.add(a0, f32x4.mul(v128.load(p), v)); a1 = f32x4.add(a1, f32x4.mul(v128.load(p, 16), v));
+      a2 = f32x4.add(a2, f32x4.mul(v128.load(p, 32), v)); a3 = f32x4.add(a3, f32x4.mul(v128.load(p, 48), v));
+      p += 64; w += 4;
+    }
+    const o = <usize>x << 4;
+    v128.store(out0 + o, a0); v128.store(out1 + o, a1); v128.store(out2 + o, a2); v128.store(out3 + o, a3);
+  }
+}
+
+/**
  * One output row from `count` horizontally filtered rows held in a ring of `ringRows` rows
  * (row r of the source lives in slot r % ringRows) → u8 straight.
  */

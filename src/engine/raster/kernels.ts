@@ -9,6 +9,7 @@ export interface KernelExports {
   fromPremultipliedF32(src: number, dst: number, count: number): void;
   resampleRowH(src: number, srcW: number, scratch: number, out: number, dstW: number, bounds: number, weights: number, stride: number): void;
   resampleRowsH2(src0: number, src1: number, srcW: number, scratch: number, out0: number, out1: number, dstW: number, bounds: number, weights: number, stride: number): void;
+  resampleRowsH4(src: number, srcStride: number, srcW: number, scratch: number, out0: number, out1: number, out2: number, out3: number, dstW: number, bounds: number, weights: number, stride: number): void;
   resampleRowV(ring: number, ringRows: number, width: number, first: number, count: number, weights: number, out: number): void;
   unsharpBand(src: number, width: number, rows: number, radius: number, kernel: number, amount: number, threshold: number, premul: number, hblur: number, out: number): void;
   flattenOverWhite(ptr: number, count: number): void;

@@ -282,9 +282,9 @@ async function filterRows(
     // One slot more than an output row reads, so that a row can be filtered one ahead of its
     // need (the slot it takes held a row before this output row's first, which no later output
     // row reads: the rows' firsts do not go down).
-    const ringRows = v.stride + 1;
-    const srcRow = arena.alloc(img.width * 8);
-    const scratch = arena.alloc(img.width * 32);
+    const ringRows = v.stride + 3;
+    const srcRow = arena.alloc(img.width * 16);
+    const scratch = arena.alloc(img.width * 64);
     const ring = arena.alloc(ringRows * outWidth * 16);
     const hBounds = arena.alloc(h.bounds.byteLength);
     const hWeights = arena.alloc(h.weights.byteLength);
@@ -306,7 +306,11 @@ async function filterRows(
       while (next < first + count) {
         const at = next - sourceTop;
         if (at < 0 || at >= img.height) throw new RangeError(`resampleRows: source row ${next} is not in the strip`);
-        if (next + 1 < needEnd) {
+        if (next + 3 < needEnd) {
+          u8.set(img.data.subarray(at * srcStride, (at + 4) * srcStride), srcRow);
+          k.resampleRowsH4(srcRow, srcStride, img.width, scratch, slot(next), slot(next + 1), slot(next + 2), slot(next + 3), outWidth, hBounds, hWeights, h.stride);
+          next += 4;
+        } else if (next + 1 < needEnd) {
           // Two rows at a time (each weight loaded once for both), the second maybe one ahead.
           u8.set(img.data.subarray(at * srcStride, (at + 2) * srcStride), srcRow);
           k.resampleRowsH2(srcRow, srcRow + srcStride, img.width, scratch, slot(next), slot(next + 1), outWidth, hBounds, hWeights, h.stride);

@@ -114,6 +114,34 @@ describe('horizontal pass on two rows', () => {
   });
 });
 
+describe('horizontal pass on four rows', () => {
+  it('resampleRowsH4 gives each row the same floats as resampleRowH (shrinking, enlarging, an odd last pixel, opaque and varied alpha)', async () => {
+    for (const [srcW, dstW] of [[800, 750], [37, 13], [13, 37], [9, 3], [5, 6], [1, 1], [640, 241], [775, 413]] as const) {
+      for (const alpha of ['opaque', 'varied'] as const) {
+        const rows = noiseImage(srcW, 4, 11 + srcW, alpha);
+        const weights = axisWeights(srcW, dstW, { support: 3, at: (x) => (Math.abs(x) < 3 ? sinc(x) * sinc(x / 3) : 0) });
+        const [one, four] = await withArena((k, arena) => {
+          const src = arena.alloc(srcW * 16);
+          const scratch = arena.alloc(srcW * 64);
+          const out = arena.alloc(dstW * 128);
+          const bounds = arena.alloc(weights.bounds.byteLength);
+          const w = arena.alloc(weights.weights.byteLength);
+          const u8 = arena.u8();
+          u8.set(rows.data, src);
+          new Int32Array(u8.buffer, bounds, weights.bounds.length).set(weights.bounds);
+          arena.f32().set(weights.weights, w >> 2);
+          for (let r = 0; r < 4; r++) k.resampleRowH(src + r * srcW * 4, srcW, scratch, out + r * dstW * 16, dstW, bounds, w, weights.stride);
+          const at = (r: number) => out + (4 + r) * dstW * 16;
+          k.resampleRowsH4(src, srcW * 4, srcW, scratch, at(0), at(1), at(2), at(3), dstW, bounds, w, weights.stride);
+          const f = arena.f32();
+          return [f.slice(out >> 2, (out >> 2) + dstW * 16), f.slice((out >> 2) + dstW * 16, (out >> 2) + dstW * 32)];
+        });
+        expect(four, `${srcW} -> ${dstW}, ${alpha}`).toEqual(one);
+      }
+    }
+  });
+});
+
 describe('unsharp mask', () => {
   it('amount 0 is the identity', async () => {
     const img = noiseImage(50, 40, 9);
