@@ -556,6 +556,74 @@ function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: bo
   return movedBlur(read, widthOf(r), heightOf(r), fx, fy, size, n <= 1 << 18 ? bodies.take('body', n) : undefined);
 }
 
+const tightShapes = new WeakMap<Shape, Shape | null>();
+
+/**
+ * The shape with its extent cut to the pixels whose alpha is not 0 (null: none is), for the
+ * kernels' shadow and strokes: a text's raster has empty margins (a third of its box on the
+ * poster's headline, half on psdtools-layer-effects-all), over which the arrays, blur, distance and
+ * blends ran. The same bytes: the arrays' sums start at their corner with +0 (so the floats inside
+ * are the same), and a pixel the cut leaves out lies beyond the effect's reach of every pixel of
+ * the layer, where the shadow's coverage and the stroke's band are 0 to the byte (shadow-kernels
+ * test, against the passes over the whole extent). The frame is kept (inner effects start there).
+ * The shape itself where the kernels do not draw it (no pixelSources, or alpha past the canvas).
+ */
+function tightShape(shape: Shape): Shape | null {
+  if (!kernelsOn || !shape.pixelSources || shape.pastCanvas) return shape;
+  let cut = tightShapes.get(shape);
+  if (cut !== undefined) return cut;
+  let box: Bounds | null = null;
+  for (const { rect, content } of shape.pixelSources) {
+    const b = coveredBox(rect, content.data);
+    if (b) box = box ? unionOf(box, b) : b;
+  }
+  cut = box ? { ...shape, extent: intersectRect(shape.extent, box) ?? box } : null;
+  tightShapes.set(shape, cut);
+  return cut;
+}
+
+/**
+ * A tile's arrays (`r`) cut to where the pass reads the (tight) shape: within its reach of the
+ * moved extent. Every value they lose is 0, before the first the sums start at +0 either way and
+ * past the last the passes read 0 where they were: the tile's floats are the same (a tile of the
+ * redrawn rectangle grows its arrays by the reach past the tile, twice the reach past the shape).
+ */
+function nearShape(r: Bounds, shape: Shape, p: Pass): Bounds {
+  // Past the canvas the alpha goes on beyond the extent (pastCanvas): the arrays stay.
+  if (!kernelsOn || shape.pastCanvas) return r;
+  const near = growRect(moved(shape.extent, Math.floor(p.dx), Math.floor(p.dy)), p.read + 1);
+  return intersectRect(r, near) ?? r;
+}
+
+/** The rectangle of the pixels (RGBA over `rect`, as alphaOver reads them) whose alpha is not 0, or null. */
+function coveredBox(rect: Bounds, data: Uint8ClampedArray): Bounds | null {
+  const w = widthOf(rect);
+  const h = heightOf(rect);
+  if (data.byteOffset % 4 || !w || !h) return rect;
+  const words = new Uint32Array(data.buffer, data.byteOffset, w * h);
+  const rowEmpty = (y: number) => {
+    for (let i = y * w, end = i + w; i < end; i++) if (words[i]! >= 0x1000000) return false;
+    return true;
+  };
+  let top = 0;
+  while (top < h && rowEmpty(top)) top++;
+  if (top === h) return null;
+  let bottom = h;
+  while (rowEmpty(bottom - 1)) bottom--;
+  let left = w;
+  let right = 0;
+  for (let y = top; y < bottom; y++) {
+    const row = y * w;
+    let x = 0;
+    while (x < left && words[row + x]! < 0x1000000) x++;
+    left = Math.min(left, x);
+    let e = w;
+    while (e > right && words[row + e - 1]! < 0x1000000) e--;
+    right = Math.max(right, e);
+  }
+  return { left: rect.left + left, top: rect.top + top, right: rect.left + right, bottom: rect.top + bottom };
+}
+
 /** The kernels shadowInKernels calls (wasm/assembly/effects.ts). */
 interface ShadowKernels {
   alphaRect(rgba: number, w: number, h: number, out: number, stride: number): void;
@@ -903,8 +971,10 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
     const [fill, fade] = split(fxOpacity(d.opacity, node.opacity), d.blendMode ?? 'multiply');
     const inKernels =
       spreadOf(d, s) === 0 && size > 0 && fill === undefined && !(d.layerConceals !== false && cover < 1) && !contourLut(d.contour) && !!shape.pixelSources;
-    eachTile(pass, shape, target, (tile, r) => {
-      if (inKernels && shadowInKernels(canvas, tile, r, shape, dx, dy, size, rgbOf(d.color), fade, d.blendMode ?? 'multiply', atop)) return;
+    const tight = inKernels ? tightShape(shape) : shape;
+    if (!tight) continue; // no pixel of the layer covers anything: its shadow paints nothing
+    eachTile(pass, tight, target, (tile, r) => {
+      if (inKernels && shadowInKernels(canvas, tile, nearShape(r, tight, pass), shape, dx, dy, size, rgbOf(d.color), fade, d.blendMode ?? 'multiply', atop)) return;
       const body = shadowBody(shape, r, dx, dy, false, size, spreadOf(d, s));
       applyContour(body, d.contour);
       if (d.layerConceals !== false && cover < 1) knockOut(body, fillOf(shape, r), cover);
@@ -1207,8 +1277,11 @@ function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape
   const size = reach(Math.max(...all.map((st) => px(st.size) * ctx.scale)));
   const box = (align: boolean | undefined) => strokeGradientBox(ctx, node, align, all);
   const plain = kernelStrokes(node, [...strokes].reverse(), ctx.scale, inLayer);
-  eachTile({ dx: 0, dy: 0, paint: size, read: size }, shape, rectOf(canvas), (tile, r) => {
-    if (plain && strokesInKernels(canvas, tile, r, shape, plain, held, atop)) return;
+  const tight = plain ? tightShape(shape) : shape;
+  if (!tight) return; // no pixel of the layer covers anything: no band
+  const pass = { dx: 0, dy: 0, paint: size, read: size };
+  eachTile(pass, tight, rectOf(canvas), (tile, r) => {
+    if (plain && strokesInKernels(canvas, tile, nearShape(r, tight, pass), shape, plain, held, atop)) return;
     const alpha = alphaOf(shape, r);
     const dist = crop(chamferDistance(alpha, widthOf(r), heightOf(r)), r, tile);
     const own = held ? crop(shape.fillOver ? shape.fillOver(r) : alpha, r, tile) : null;
