@@ -156,11 +156,11 @@ export async function gatherInputs(
   // Unmodified text is drawn from Photoshop's pixels: fonts matter only when text is re-rendered,
   // and then any font of the store may be picked (the layer's, the requested, a substitute).
   // Font bytes are read from R2 once per isolate: the cache key carries the file's content hash.
-  const catalog = new FontCatalog();
+  let catalog = new FontCatalog();
   if (fontsRead) {
-    const fonts = await fontsRead;
-    for (const f of fonts) catalog.add(`${f.file}#${f.sha256}`, f);
-    hashes.fonts = await sha256Hex(JSON.stringify(fonts.map((f) => [f.postscriptName, f.sha256]).sort()));
+    const indexed = fontCatalogOf(await fontsRead);
+    catalog = indexed.catalog;
+    hashes.fonts = await indexed.hash;
   }
   return {
     hashes,
@@ -211,6 +211,24 @@ function rememberSize(hash: string, size: { width: number; height: number }) {
   if (!pictureSizes.has(hash) && pictureSizes.size >= 1024) pictureSizes.delete(pictureSizes.keys().next().value!);
   pictureSizes.set(hash, size);
   return size;
+}
+
+/**
+ * The catalog and content hash of a font index, made once per index array: the file store hands
+ * out the same array while its index in R2 is unchanged (dynamic-image/store/font-index.ts), so a
+ * text request no longer adds every font to a new catalog and hashes the list (issue 25 §3).
+ */
+const fontCatalogs = new WeakMap<StoredFont[], { catalog: FontCatalog; hash: Promise<string> }>();
+function fontCatalogOf(fonts: StoredFont[]): { catalog: FontCatalog; hash: Promise<string> } {
+  let known = fontCatalogs.get(fonts);
+  if (!known) {
+    const catalog = new FontCatalog();
+    for (const f of fonts) catalog.add(`${f.file}#${f.sha256}`, f);
+    const hash = sha256Hex(JSON.stringify(fonts.map((f) => [f.postscriptName, f.sha256]).sort()));
+    hash.catch(() => fontCatalogs.delete(fonts));
+    fontCatalogs.set(fonts, (known = { catalog, hash }));
+  }
+  return known;
 }
 
 const drawsTextOf = (data: PersonalisationData) => Object.values(data).some((command) => command?.type === 'text');

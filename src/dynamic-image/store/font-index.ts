@@ -25,9 +25,23 @@ interface FontIndexFile {
   fonts: FontEntry[];
 }
 
+/**
+ * The index as last read or written in this isolate, by its etag: while it is unchanged a read
+ * asks R2 for it only if its etag differs (no body, no JSON parse) and gets the same array, which
+ * the engine keys its font catalog by (preview.ts; issue 25 §3). An etag is the content's MD5, so
+ * the same etag in another bucket is the same index. Callers do not modify the array.
+ */
+let held: { etag: string; fonts: FontEntry[] } | undefined;
+
 export async function readFontIndex(store: FontFiles): Promise<FontEntry[]> {
-  const obj = await store.bucket.get(INDEX_KEY);
-  if (obj) return ((await obj.json()) as FontIndexFile).fonts;
+  const known = held;
+  const obj = await store.bucket.get(INDEX_KEY, known ? { onlyIf: { etagDoesNotMatch: known.etag } } : undefined);
+  if (obj) {
+    if (known && obj.etag === known.etag && !('body' in obj)) return known.fonts;
+    const fonts = ((await (obj as R2ObjectBody).json()) as FontIndexFile).fonts;
+    held = { etag: obj.etag, fonts };
+    return fonts;
+  }
   return rebuildFontIndex(store);
 }
 
@@ -59,8 +73,9 @@ export async function rebuildFontIndex(store: FontFiles): Promise<FontEntry[]> {
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   fonts.sort((a, b) => a.file.localeCompare(b.file));
-  await store.bucket.put(INDEX_KEY, JSON.stringify({ version: 1, fonts } satisfies FontIndexFile), {
+  const written = await store.bucket.put(INDEX_KEY, JSON.stringify({ version: 1, fonts } satisfies FontIndexFile), {
     httpMetadata: { contentType: 'application/json' },
   });
+  held = written ? { etag: written.etag, fonts } : undefined;
   return fonts;
 }
