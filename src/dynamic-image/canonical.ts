@@ -50,30 +50,29 @@ export function canonicalRenderingPath(path: string, method: string): string {
 
 // --- schema-driven names -------------------------------------------------------------------
 
+/**
+ * Property names of each schema, worked out once per isolate: schemas are module constants, and
+ * walking them again cost ~1.3 ms of every rendering request in workerd (issue 25 §3). The maps
+ * are shared: callers read them and never change them.
+ */
+const propertiesKnown = new WeakMap<NonNullable<AnySchema>, ReadonlyMap<string, [string, AnySchema[]]>>();
+
 /** Property names (lower case → canonical name and the schemas that may describe its value). */
-function propertiesOf(schema: AnySchema): Map<string, [string, AnySchema[]]> {
-  const props = new Map<string, [string, AnySchema[]]>();
-  const add = (other: Map<string, [string, AnySchema[]]>) => {
-    for (const [k, [name, schemas]] of other) {
-      const known = props.get(k);
-      if (known) known[1].push(...schemas);
-      else props.set(k, [name, [...schemas]]);
-    }
-  };
-  const s = unwrap(schema);
-  if (!s) return props;
-  const def = s._zod.def;
-  if (def.type === 'object') {
-    for (const [key, value] of Object.entries(def.shape as Record<string, AnySchema>)) {
-      props.set(key.toLowerCase(), [key, [value]]);
-    }
-  } else if (def.type === 'union') {
-    for (const option of def.options as AnySchema[]) add(propertiesOf(option));
-  } else if (def.type === 'intersection') {
-    add(propertiesOf(def.left));
-    add(propertiesOf(def.right));
-  }
+function propertiesOf(schema: AnySchema): ReadonlyMap<string, [string, AnySchema[]]> {
+  if (!schema) return new Map();
+  let props = propertiesKnown.get(schema);
+  if (!props) propertiesKnown.set(schema, (props = propertiesFound(schema)));
   return props;
+}
+
+function propertiesFound(schema: AnySchema): Map<string, [string, AnySchema[]]> {
+  const def = unwrap(schema)?._zod.def;
+  if (def?.type === 'object') {
+    return new Map(Object.entries(def.shape as Record<string, AnySchema>).map(([key, value]) => [key.toLowerCase(), [key, [value]]]));
+  }
+  if (def?.type === 'union') return mergedProperties(def.options as AnySchema[]);
+  if (def?.type === 'intersection') return mergedProperties([def.left, def.right]);
+  return new Map();
 }
 
 /** The declared spelling of a string literal or enum value, matched case-insensitively. */
@@ -106,14 +105,7 @@ export function canonicalNames(schema: AnySchema | AnySchema[], value: unknown):
   if (record) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, canonicalNames(record.valueType, v)]));
   }
-  const props = new Map<string, [string, AnySchema[]]>();
-  for (const s of schemas) {
-    for (const [k, [name, list]] of propertiesOf(s)) {
-      const known = props.get(k);
-      if (known) known[1].push(...list);
-      else props.set(k, [name, [...list]]);
-    }
-  }
+  const props = schemas.length === 1 ? propertiesOf(schemas[0]) : mergedProperties(schemas);
   if (!props.size) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
@@ -124,6 +116,19 @@ export function canonicalNames(schema: AnySchema | AnySchema[], value: unknown):
     out[name] = known ? canonicalNames(known[1], v) : v;
   }
   return out;
+}
+
+/** The property names of several schemas together (a value any of them may describe). */
+function mergedProperties(schemas: AnySchema[]): Map<string, [string, AnySchema[]]> {
+  const props = new Map<string, [string, AnySchema[]]>();
+  for (const s of schemas) {
+    for (const [k, [name, list]] of propertiesOf(s)) {
+      const known = props.get(k);
+      if (known) known[1].push(...list);
+      else props.set(k, [name, [...list]]);
+    }
+  }
+  return props;
 }
 
 /**
