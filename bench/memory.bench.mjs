@@ -79,6 +79,8 @@ const EXTRA_CASES = {
   // glow, satin, shadow) on large layers, one past the canvas, a feathered mask, a gradient fill
   // without pixels, Hue/Saturation, Curves, Levels and Exposure over the whole canvas.
   'fx-preview-10000': previewCase('fx-10000.psd', { width: 5000, height: 5000 }),
+  // The same at 2,500² (from the 0.25 level: effects at a quarter of their size): the memory test's case.
+  'fx-preview-10000-2500': previewCase('fx-10000.psd', { width: 2500, height: 2500 }),
   'fx-pdf-10000': { template: 'fx-10000.psd', run: (e, store) => e.printPdf(store, { template: 'fx-10000.psd' }) },
   // The same at full size as a preview: 5,000² (fx-5000.psd), effects drawn at scale 1.
   'fx-full-5000': previewCase('fx-5000.psd', { width: 5000, height: 5000 }),

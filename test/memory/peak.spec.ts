@@ -13,7 +13,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const BUDGET_MB = 96;
-const CASES = ['preview-10000', 'pdf-10000', 'personalised-8000', 'photo-12mp', 'upload-10000', 'png-10000'];
+// fx-preview-10000-2500: session 11's render paths on a 10,000² template (bench/memory.bench.mjs
+// makeFx: 250 px stroke, gradient glow, satin, a far shadow, a feathered mask, a gradient fill
+// without pixels, a shape past the canvas, the adjustment kernels) → 2,500² JPEG: 18-24 MB, ~15 s CPU.
+// Its 5,000² preview (82 MB) and print PDF (190 MB, over the budget) take minutes: bench only.
+const CASES = ['preview-10000', 'pdf-10000', 'personalised-8000', 'photo-12mp', 'upload-10000', 'png-10000', 'fx-preview-10000-2500'];
 
 describe('peak memory per request (issue 25 §1)', () => {
   it(`keeps each of ${CASES.join(', ')} within ${BUDGET_MB} MB live + WASM`, { timeout: 600_000 }, async () => {
