@@ -188,7 +188,7 @@ async function compareSeed(seed: number): Promise<[number, number] | null> {
 }
 
 const FIRST = 12_000;
-const COUNT = 48;
+const COUNT = 32;
 const SEEDS = Array.from({ length: COUNT }, (_, i) => FIRST + i);
 
 describe("session 12's shadow and strokes in the kernels on random documents", () => {
@@ -292,4 +292,44 @@ describe("HarfBuzz shaping into the isolate's kept buffer (8cd2a02)", () => {
       expect(shapedAdvance(c.fonts, c.text), what).toBe(sum(shapeText(c.fonts, c.text)));
     }
   }, 60_000);
+});
+
+describe('personalised previews of a text under a drop shadow (and a stroke) equal the whole render of the same data', () => {
+  const TEXTS = ['Hi', 'A much longer headline that runs well past the edge of the canvas on the right side', 'علي 2024 Ali', 'x', 'Ünïcødé ∑ 👍🏽', 'Line one\nLine two\nLine three'];
+  it.each(['psdtools-layer-effects-all.psd', 'webtoon-mobile-ui-example.psd'])('%s: warm (template frame kept), cold and through the passes give the same PNG bytes', async (fixture) => {
+    await kernels();
+    const { FileStore } = await import('../../../src/dynamic-image/store');
+    const { preparePreview } = await import('../../../src/engine/preview');
+    const { renderDeps } = await import('../pdf/helpers');
+    const { psdFixture } = await import('../../helpers/fixtures');
+    const { compileTemplate } = await import('../../../src/engine');
+    const { upload } = await import('../../dynamic-image/helpers');
+    const { bundledFont } = await import('../../helpers/fixtures');
+    const fonts = await Promise.all(['LiberationSans-Regular.ttf', 'NotoSansArabic-Regular.ttf', 'DejaVuSans.ttf'].map(async (f) => [f, await bundledFont(f)] as [string, Uint8Array]));
+    expect((await upload('fonts', fonts, '?overwrite=true')).status).toBe(201);
+    const bytes = await psdFixture(fixture);
+    const compiled = await compileTemplate(env.FILES, bytes);
+    // Its text layers: with a shadow of their own (webtoon) or inside a group with a shadow and a stroke (layer-effects-all).
+    const texts = [...walkLayers(compiled.layers)].filter((n) => n.type === 'Text');
+    expect(texts.length).toBeGreaterThan(0);
+    const store = new FileStore(env.FILES);
+    const name = `fuzz-session12/${fixture}`;
+    await store.put('templates', name, bytes, { contentType: 'image/vnd.adobe.photoshop' });
+    const size = { width: Math.round(compiled.width / 4), height: Math.round(compiled.height / 4) };
+    const preview = async (data?: Record<string, unknown>) => (await (await preparePreview(store, { template: name, format: 'png', size, jpegQuality: 90, unsharpMask: null, ...(data && { data }) }, renderDeps())).render()).bytes;
+    for (const [i, text] of TEXTS.slice(0, fixture.startsWith('psdtools') ? 2 : 4).entries()) {
+      const node = texts[i % texts.length]!;
+      const data = { [node.name]: { type: 'text', text } };
+      const what = `${fixture} ${node.name} ${JSON.stringify(text)}`;
+      clearEngineCaches();
+      await preview(); // the template's frame and backdrops, kept
+      const warm = await preview(data);
+      clearEngineCaches();
+      const cold = await preview(data);
+      clearEngineCaches();
+      const slow = await passes(() => preview(data));
+      expect(firstDifference(warm, cold), `${what}: warm against cold`).toBe(-1);
+      expect(firstDifference(cold, slow), `${what}: kernels against passes`).toBe(-1);
+    }
+  }, 120_000);
 });
