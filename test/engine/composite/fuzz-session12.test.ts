@@ -316,10 +316,10 @@ describe('personalised previews of a text under a drop shadow (and a stroke) equ
     const name = `fuzz-session12/${fixture}`;
     await store.put('templates', name, bytes, { contentType: 'image/vnd.adobe.photoshop' });
     const size = { width: Math.round(compiled.width / 4), height: Math.round(compiled.height / 4) };
-    const preview = async (data?: Record<string, unknown>) => (await (await preparePreview(store, { template: name, format: 'png', size, jpegQuality: 90, unsharpMask: null, ...(data && { data }) }, renderDeps())).render()).bytes;
+    const preview = async (data?: Record<string, { type: 'text'; text: string }>) => (await (await preparePreview(store, { template: name, format: 'png', size, jpegQuality: 90, unsharpMask: null, ...(data && { data }) }, renderDeps())).render()).bytes;
     for (const [i, text] of TEXTS.slice(0, fixture.startsWith('psdtools') ? 2 : 4).entries()) {
       const node = texts[i % texts.length]!;
-      const data = { [node.name]: { type: 'text', text } };
+      const data = { [node.name]: { type: 'text' as const, text } };
       const what = `${fixture} ${node.name} ${JSON.stringify(text)}`;
       clearEngineCaches();
       await preview(); // the template's frame and backdrops, kept
