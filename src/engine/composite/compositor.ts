@@ -25,7 +25,7 @@ import {
 } from './surface';
 import { hasKnockout, knockoutBlend, knockoutTarget, type KnockoutScope } from './knockout';
 import type { BackdropStore, RenderContext } from './context';
-import { gaussianBlur } from './morphology';
+import { gaussianBlurInPlace } from './morphology';
 import { effectPatternIds } from './pattern';
 import { gradientFillSurface } from './gradient-fill';
 import { rasterizeVectorMask } from './vector';
@@ -890,7 +890,9 @@ async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Pr
     const at = (surf.y + y - a.top) * aw + (surf.x - a.left);
     for (let x = 0; x < surf.w; x++) raw[at + x] = surf.data[y * surf.w + x] - m.defaultColor;
   }
-  const blurred = gaussianBlur(raw, aw, a.bottom - a.top, sigma);
+  // Over `raw` itself (issue 25 §1): gaussianBlur's floats without its two copies of the array
+  // (at a print strip a 250 px feather's array is the read rectangle grown by 750 px each side).
+  const blurred = gaussianBlurInPlace(raw, aw, a.bottom - a.top, sigma);
   for (let y = r.top; y < r.bottom; y++) {
     const from = (y - a.top) * aw + (r.left - a.left);
     for (let x = 0; x < w; x++) out[(y - r.top) * w + x] = blurred[from + x] + m.defaultColor;
@@ -1075,7 +1077,7 @@ function featheredPaths(vm: VectorMask, scale: number, r: Bounds, sigma: number)
   const raster = rasterizeVectorMask(vm, scale, a);
   const raw = new Float32Array(raster.length);
   for (let i = 0; i < raster.length; i++) raw[i] = raster[i]! - outside;
-  const blurred = gaussianBlur(raw, aw, a.bottom - a.top, sigma);
+  const blurred = gaussianBlurInPlace(raw, aw, a.bottom - a.top, sigma);
   const w = r.right - r.left;
   const out = new Uint8ClampedArray(w * (r.bottom - r.top));
   for (let y = r.top; y < r.bottom; y++) {

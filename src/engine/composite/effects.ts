@@ -2,7 +2,7 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface, FILL_INSIDE } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, bilinearMove, blur, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
+import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
 import { inArena, type KernelExports } from '../raster/kernels';
 import { keptChannels, wasmBlendMode } from '../raster/blend';
 import { bevelLight, throughCurve } from './bevel';
@@ -507,6 +507,9 @@ function crop(field: Float32Array, from: Bounds, to: Bounds): Float32Array {
   }
   return out;
 }
+
+/** The most values morphology's blur hands to WASM (its WASM_PIXELS); above it, it makes two arrays in TypeScript. */
+const WASM_BLUR_PIXELS = 1 << 18;
 
 const alphaOf = (shape: Shape, r: Bounds) => shape.alphaOver(r);
 /** What the layer's pixels cover over r (Shape.fillOver): overlays, interiors, the content over a stroke. */
@@ -1196,12 +1199,14 @@ export function drawEffectsAbove(
     const size = px(satin.size) * s;
     const lut = curveLut(satin.contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
     eachTile(inside(reach(size)), shape, target, (tile, r) => {
-      const one = shiftedAlpha(shape, r, dx, dy, false);
-      const other = shiftedAlpha(shape, r, -dx, -dy, false);
-      const w = widthOf(one.rect);
-      const h = heightOf(one.rect);
-      const a = crop(blur(one.data, w, h, size), one.rect, tile);
-      const b = crop(blur(other.data, w, h, size), other.rect, tile);
+      // One copy blurred and cut to the tile before the other is read (issue 25 §1: at most one
+      // copy of the read rectangle alive); a copy larger than the WASM passes take is blurred over
+      // itself (blurInPlace: blur's floats, without its two arrays).
+      const w = widthOf(r);
+      const h = heightOf(r);
+      const blurred = (copy: { rect: Bounds; data: Float32Array }) => crop(copy.data.length > WASM_BLUR_PIXELS ? blurInPlace(copy.data, w, h, size) : blur(copy.data, w, h, size), copy.rect, tile);
+      const a = blurred(shiftedAlpha(shape, r, dx, dy, false));
+      const b = blurred(shiftedAlpha(shape, r, -dx, -dy, false));
       const alpha = fillOf(shape, tile);
       const cov = new Float32Array(alpha.length);
       for (let i = 0; i < cov.length; i++) {

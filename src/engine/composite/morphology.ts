@@ -125,9 +125,13 @@ export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number
  * issue 25 §1).
  */
 export function blurInPlace(a: Float32Array, w: number, h: number, radius: number): Float32Array {
-  if (radius <= 0) return a;
+  return radius <= 0 ? a : boxPassesInPlace(a, w, h, boxRadii(radius));
+}
+
+/** Box passes of the given radii over `a` itself, rows then columns each, one line of scratch. */
+function boxPassesInPlace(a: Float32Array, w: number, h: number, boxes: number[]): Float32Array {
   const line = new Float32Array(Math.max(w, h));
-  for (const box of boxRadii(radius)) {
+  for (const box of boxes) {
     if (box <= 0) continue;
     for (let y = 0; y < h; y++) {
       line.set(a.subarray(y * w, y * w + w));
@@ -181,6 +185,15 @@ export function gaussianBlur(src: Float32Array, w: number, h: number, sigma: num
     boxV(b, a, w, h, r);
   }
   return a;
+}
+
+/**
+ * `gaussianBlur` of `a` written over `a` itself, each box pass reading its row or column from a
+ * copy (boxLine: boxH's and boxV's arithmetic, as blurInPlace): the same floats with one line of
+ * scratch instead of two more arrays (the feathered mask's, issue 25 §1).
+ */
+export function gaussianBlurInPlace(a: Float32Array, w: number, h: number, sigma: number): Float32Array {
+  return sigma <= 0 ? a : boxPassesInPlace(a, w, h, boxesForGauss(sigma, 3));
 }
 
 function boxesForGauss(sigma: number, n: number): number[] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bevelLight, bevelMaps, type BevelOptions } from '../../../src/engine/composite/bevel';
-import { blur, blurInPlace, dilate, Scratch } from '../../../src/engine/composite/morphology';
+import { blur, blurInPlace, dilate, gaussianBlur, gaussianBlurInPlace, Scratch } from '../../../src/engine/composite/morphology';
 
 /**
  * The bevel's tiles reuse their arrays (issue 25 §1): the in-place blur, the dilation into a
@@ -24,6 +24,16 @@ describe('effect arrays reused between tiles', () => {
     for (const radius of [0, 1, 2, 3.5, 8, 40]) {
       const a = shape.slice();
       expect(blurInPlace(a, W, H, radius)).toEqual(blur(shape, W, H, radius));
+    }
+  });
+
+  it('gaussianBlurInPlace gives gaussianBlur’s floats (the feathered masks), signed values and -0 included', () => {
+    const signed = shape.map((v, i) => (i % 7 ? v * 255 - 128 : -0));
+    for (const sigma of [0, 0.3, 0.5, 1, 3.3, 12.5, 40]) {
+      const a = signed.slice();
+      const want = gaussianBlur(signed, W, H, sigma);
+      expect(gaussianBlurInPlace(a, W, H, sigma)).toBe(a);
+      expect(a.every((v, i) => Object.is(v, want[i]))).toBe(true);
     }
   });
 
