@@ -188,7 +188,29 @@ export function featuresOf(node: LayerNode, clipped: LayerNode[] = []): string {
 
 /** Draws a stack (top first, as in the tree) bottom-up, grouping clipped layers with their base. */
 async function drawStack(ctx: RenderContext, nodes: LayerNode[], canvas: Surface, atop = false): Promise<void> {
-  for (const unit of unitsOf(nodes)) await drawUnit(ctx, unit, canvas, atop);
+  await drawUnits(ctx, unitsOf(nodes), canvas, atop);
+}
+
+/**
+ * The canvas (its bytes) the last in-place adjustment went onto (`inPlaceOnto`), and the canvas
+ * an adjustment unit drawn straight after it may take as having no transparent pixel
+ * (`knownOpaque`): an in-place adjustment keeps the alpha, and nothing else drew in between, so
+ * adjustsInPlace's scan would find what the one before found. Each is compared by identity with
+ * the canvas's own bytes, so another request interleaved at an await can only make the scan run.
+ */
+let inPlaceOnto: Uint8ClampedArray | null = null;
+let knownOpaque: Uint8ClampedArray | null = null;
+
+/** Units drawn bottom-up onto one canvas (a mockup's Curves then Hue/Saturation scan it once). */
+async function drawUnits(ctx: RenderContext, units: Unit[], canvas: Surface, atop = false): Promise<void> {
+  let opaque = false;
+  for (const unit of units) {
+    knownOpaque = opaque && unit.base.adjustment && !unit.clipped.length ? canvas.data : null;
+    inPlaceOnto = null;
+    await drawUnit(ctx, unit, canvas, atop);
+    opaque = inPlaceOnto === canvas.data;
+  }
+  knownOpaque = inPlaceOnto = null;
 }
 
 /**
@@ -247,14 +269,14 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
     const held = await ctx.backdrops.get(key, canvas.data.byteLength);
     if (held) canvas.data.set(held);
     else {
-      for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, canvas);
+      await drawUnits(ctx, units.slice(0, cut), canvas);
       await ctx.backdrops.set(key, canvas.data);
     }
   } else if (cut > 0 && ctx.buffers) {
     // A frame drawn in strips keeps no backdrops: its strips would pass through backdropCache
     // (12 MB) each pushing out the one before, a copy of every strip for the last two kept
     // (100 MB of copies for a 5,000² preview, issue 25 §1).
-    for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, canvas);
+    await drawUnits(ctx, units.slice(0, cut), canvas);
   } else if (cut > 0) {
     // A canvas small enough to keep is kept whole and cut to the clip, so requests whose
     // rectangles differ (a preview redrawing only what its overrides reach) share one backdrop.
@@ -264,13 +286,13 @@ async function drawWithBackdrop(ctx: RenderContext, canvas: Surface): Promise<vo
     const direct = kept.top === ctx.clip.top && kept.bottom === ctx.clip.bottom && kept.left === ctx.clip.left && kept.right === ctx.clip.right;
     const backdrop = held ? null : direct ? canvas : createSurface(kept);
     if (backdrop) {
-      for (const unit of units.slice(0, cut)) await drawUnit(ctx, unit, backdrop);
+      await drawUnits(ctx, units.slice(0, cut), backdrop);
       backdropCache.set(key, backdrop === canvas ? canvas.data.slice() : backdrop.data, backdrop.data.byteLength);
     }
     const whole = held ?? (backdrop !== canvas ? backdrop!.data : null);
     if (whole) copyRect(whole, kept, canvas);
   }
-  for (const unit of units.slice(cut)) await drawUnit(ctx, unit, canvas);
+  await drawUnits(ctx, units.slice(cut), canvas);
 }
 
 /**
@@ -810,6 +832,7 @@ async function drawArtboard(ctx: RenderContext, artboard: NonNullable<LayerNode[
 async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surface): Promise<void> {
   if (adjustsInPlace(node, canvas)) {
     applyAdjustment(node.adjustment!, canvas.data);
+    inPlaceOnto = canvas.data;
     return;
   }
   const after = cloneSurface(canvas);
@@ -840,6 +863,8 @@ const IN_PLACE_ADJUSTMENTS = new Set(['curves', 'levels', 'hue/saturation', 'bri
  * it a request; issue 25 §3, docs/performance.md "Large templates").
  */
 function adjustsInPlace(node: LayerNode, canvas: Surface): boolean {
+  const known = knownOpaque === canvas.data;
+  knownOpaque = null;
   const adj = node.adjustment!;
   if (!IN_PLACE_ADJUSTMENTS.has(adj.type) || (adj as { inCmyk?: unknown }).inCmyk) return false;
   if (node.blendMode !== 'normal' || node.opacity * node.fillOpacity !== 1) return false;
@@ -847,6 +872,7 @@ function adjustsInPlace(node: LayerNode, canvas: Surface): boolean {
   if ((node.mask && !node.mask.disabled) || (node.vectorMask && !node.vectorMask.disabled)) return false;
   // Where the canvas is transparent the blend leaves its colour unadjusted (atop skips it).
   const d = canvas.data;
+  if (known) return true;
   const words = d.byteOffset % 4 === 0 ? new Uint32Array(d.buffer, d.byteOffset, d.length >> 2) : null;
   if (!words) return false;
   for (let i = 0; i < words.length; i++) if (words[i]! < 0x1000000) return false;
