@@ -560,6 +560,17 @@ function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: bo
 }
 
 const tightShapes = new WeakMap<Shape, Shape | null>();
+/** The box of a one-source shape's covered pixels (coveredBox), as tightShape found it. */
+const coveredBoxes = new WeakMap<Shape, { content: Surface; box: Bounds | null }>();
+
+/**
+ * The box of `content`'s pixels whose alpha is not 0 (null: none is), where tightShape already
+ * found it for `shape` (the layer's one source, these pixels); undefined where it did not.
+ */
+export function knownCoveredBox(shape: Shape, content: Surface): Bounds | null | undefined {
+  const known = coveredBoxes.get(shape);
+  return known && known.content === content ? known.box : undefined;
+}
 
 /**
  * The shape with its extent cut to the pixels whose alpha is not 0 (null: none is), for the
@@ -580,6 +591,9 @@ function tightShape(shape: Shape): Shape | null {
     const b = coveredBox(rect, content.data);
     if (b) box = box ? unionOf(box, b) : b;
   }
+  const only = shape.pixelSources.length === 1 ? shape.pixelSources[0]! : null;
+  const c = only && rectOf(only.content);
+  if (only && c && only.rect.left === c.left && only.rect.top === c.top && only.rect.right === c.right && only.rect.bottom === c.bottom) coveredBoxes.set(shape, { content: only.content, box });
   cut = box ? { ...shape, extent: intersectRect(shape.extent, box) ?? box } : null;
   tightShapes.set(shape, cut);
   return cut;
