@@ -1,4 +1,5 @@
 import { blendSurfaceWasm, fadeIntoWasm, textSpace } from '../raster/blend';
+import type { Bounds } from '../types';
 import { intersectRect, rectOf, type Surface } from './surface';
 
 /**
@@ -196,7 +197,8 @@ function blendIfWeight(ranges: NonNullable<BlendOptions['blendIf']>, s: Uint8Cla
 
 /**
  * Blends `src` onto `dst` in place. `mask` (optional) is one byte per pixel of src's rectangle;
- * `opacity` is 0..1.
+ * `opacity` is 0..1. `within` (optional, dst's coordinates): a rectangle outside which src's alpha
+ * is 0, which every mode passes over: the blend goes over it only, the same bytes.
  */
 export function blendSurface(
   dst: Surface,
@@ -205,6 +207,7 @@ export function blendSurface(
   opacity: number,
   mode: string,
   options: BlendOptions = {},
+  within?: Bounds,
 ): void {
   // Same result from the WASM kernel (bit-identical, test/engine/raster/blend.test.ts) when it
   // covers the mode and options; otherwise the loop below.
@@ -216,8 +219,9 @@ export function blendSurface(
     q = 1;
     options = { ...options, fill: undefined };
   }
-  if (blendSurfaceWasm(dst, src, mask, opacity, mode, options)) return;
-  const r = intersectRect(rectOf(dst), rectOf(src));
+  if (blendSurfaceWasm(dst, src, mask, opacity, mode, options, within)) return;
+  const both = intersectRect(rectOf(dst), rectOf(src));
+  const r = both && within ? intersectRect(both, within) : both;
   if (!r || opacity <= 0) return;
   const non: NonSeparable | undefined = Object.hasOwn(NON_SEPARABLE, mode) ? NON_SEPARABLE[mode] : undefined;
   const sep: Separable | null = non ? null : (SEPARABLE[mode] ?? SEPARABLE.normal);

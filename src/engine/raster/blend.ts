@@ -1,3 +1,4 @@
+import type { Bounds } from '../types';
 import type { Surface } from '../composite/surface';
 import { linearToSrgb, srgbToLinear } from '../composite/gradient';
 import { inArena, kernelsNow } from './kernels';
@@ -164,6 +165,7 @@ export function blendSurfaceWasm(
   opacity: number,
   mode: string,
   options: WasmBlendOptions = {},
+  within?: Bounds,
 ): boolean {
   const k = enabled ? kernelsNow() : undefined;
   if (!k || options.blendIf?.length) return false;
@@ -175,10 +177,11 @@ export function blendSurfaceWasm(
   const gamma = options.textGamma ?? 1;
   const table = gamma === 1 || options.atop ? null : id === WASM_BLEND_MODES.normal ? textSpace(gamma).table : null;
   if (gamma !== 1 && !options.atop && !table) return false;
-  const left = Math.max(dst.x, src.x);
-  const top = Math.max(dst.y, src.y);
-  const right = Math.min(dst.x + dst.w, src.x + src.w);
-  const bottom = Math.min(dst.y + dst.h, src.y + src.h);
+  // `within`: src's alpha is 0 outside it (blendSurface), so the kernel would pass over the rest.
+  const left = Math.max(dst.x, src.x, within?.left ?? -Infinity);
+  const top = Math.max(dst.y, src.y, within?.top ?? -Infinity);
+  const right = Math.min(dst.x + dst.w, src.x + src.w, within?.right ?? Infinity);
+  const bottom = Math.min(dst.y + dst.h, src.y + src.h, within?.bottom ?? Infinity);
   if (right <= left || bottom <= top || opacity <= 0) return true;
   const w = right - left;
   const keep = keptChannels(options.excludedChannels);

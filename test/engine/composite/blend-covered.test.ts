@@ -5,14 +5,14 @@ import { kernels } from '../../../src/engine/raster/kernels';
 import { random } from './kit';
 
 /**
- * compositor.ts blendWithGamma blends a layer's content over the rows holding its covered pixels
- * only (the box effects.ts tightShape found: knownCoveredBox), a subarray of its rows and of its
- * mask's. Rows whose alpha is all 0 blend to nothing in every mode, with every option (the kernel
- * and the loop pass over a pixel of no coverage first), so the bytes are those of the whole blend.
+ * compositor.ts blendWithGamma blends a layer's content over its covered pixels' box only (the box
+ * effects.ts tightShape found: knownCoveredBox; blendSurface's `within`). Pixels of alpha 0 blend
+ * to nothing in every mode, with every option (the kernel and the loop pass over a pixel of no
+ * coverage first), so the bytes are those of the whole blend.
  */
 const MODES = ['normal', 'multiply', 'screen', 'overlay', 'darken', 'lighten', 'color dodge', 'linear burn', 'difference', 'hue', 'luminosity', 'dissolve', 'vivid light', 'linear light'];
 
-describe('a blend over the covered rows only', () => {
+describe('a blend over the covered box only', () => {
   it('gives the bytes of the whole blend', async () => {
     await kernels();
     for (let seed = 1; seed <= 300; seed++) {
@@ -21,9 +21,11 @@ describe('a blend over the covered rows only', () => {
       const h = 3 + rnd.int(30);
       const top = rnd.int(h - 1);
       const bottom = top + 1 + rnd.int(h - top);
+      const left = rnd.int(w);
+      const right = left + 1 + rnd.int(w - left);
       const src: Surface = { x: rnd.int(20) - 10, y: rnd.int(20) - 10, w, h, data: new Uint8ClampedArray(w * h * 4) };
       for (let y = top; y < bottom; y++) {
-        for (let x = 0; x < w; x++) {
+        for (let x = left; x < right; x++) {
           const o = (y * w + x) * 4;
           for (let c = 0; c < 3; c++) src.data[o + c] = rnd.int(256);
           src.data[o + 3] = rnd.next() < 0.3 ? 0 : rnd.next() < 0.4 ? 255 : rnd.int(256);
@@ -45,9 +47,16 @@ describe('a blend over the covered rows only', () => {
       const whole = { ...canvas, data: canvas.data.slice() };
       blendSurface(whole, src, mask, opacity, mode, options);
       const cut = { ...canvas, data: canvas.data.slice() };
-      const rows: Surface = { x: src.x, y: src.y + top, w, h: bottom - top, data: src.data.subarray(top * w * 4, bottom * w * 4) };
-      blendSurface(cut, rows, mask && mask.subarray(top * w, bottom * w), opacity, mode, options);
+      const covered = { left: src.x + left, top: src.y + top, right: src.x + right, bottom: src.y + bottom };
+      blendSurface(cut, src, mask, opacity, mode, options, covered);
       expect(cut.data, `seed ${seed} ${mode}`).toEqual(whole.data);
+      // The loop too (blendIf takes the blend out of the kernel; a range letting everything through).
+      const loopWhole = { ...canvas, data: canvas.data.slice() };
+      const loopCut = { ...canvas, data: canvas.data.slice() };
+      const pass = { ...options, blendIf: [{ source: [0, 0, 255, 255], dest: [0, 0, 255, 255] }] };
+      blendSurface(loopWhole, src, mask, opacity, mode, pass);
+      blendSurface(loopCut, src, mask, opacity, mode, pass, covered);
+      expect(loopCut.data, `seed ${seed} ${mode} (loop)`).toEqual(loopWhole.data);
     }
   });
 });
