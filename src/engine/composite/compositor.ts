@@ -205,10 +205,13 @@ let knownOpaque: Uint8ClampedArray | null = null;
 async function drawUnits(ctx: RenderContext, units: Unit[], canvas: Surface, atop = false): Promise<void> {
   let opaque = false;
   for (const unit of units) {
-    knownOpaque = opaque && unit.base.adjustment && !unit.clipped.length ? canvas.data : null;
+    // Only a unit that is one adjustment and nothing else passes the knowledge on (a clipped
+    // layer or anything else drawn in the unit could change the alpha after its adjustment).
+    const lone = !!unit.base.adjustment && !unit.clipped.length;
+    knownOpaque = opaque && lone ? canvas.data : null;
     inPlaceOnto = null;
     await drawUnit(ctx, unit, canvas, atop);
-    opaque = inPlaceOnto === canvas.data;
+    opaque = lone && inPlaceOnto === canvas.data;
   }
   knownOpaque = inPlaceOnto = null;
 }
