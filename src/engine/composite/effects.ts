@@ -657,6 +657,27 @@ export function useEffectKernels(on: boolean): void {
 /** How many tiles shadowInKernels and strokesInKernels drew (the tests read it). */
 export const effectKernelDraws = { tiles: 0 };
 
+/**
+ * The alpha of the layer's pixels over `r`, as alphaOver reads it, into the float array at `out`
+ * in the kernels' memory (r's width a row; zero where no pixel is): each source's bytes copied to
+ * `scratch` (room for the largest) and read there by alphaRect.
+ */
+function alphaInKernels(fx: ShadowKernels, f32: Float32Array, u8: Uint8Array, sources: NonNullable<Shape['pixelSources']>, r: Bounds, scratch: number, out: number): void {
+  const stride = widthOf(r);
+  f32.fill(0, out >> 2, (out >> 2) + stride * heightOf(r));
+  for (const s of sources) {
+    const i = intersectRect(r, s.rect);
+    if (!i) continue;
+    const iw = widthOf(i);
+    const sw = widthOf(s.rect);
+    for (let y = i.top; y < i.bottom; y++) {
+      const c = ((y - s.rect.top) * sw + (i.left - s.rect.left)) * 4;
+      u8.set(s.content.data.subarray(c, c + iw * 4), scratch + (y - i.top) * iw * 4);
+    }
+    fx.alphaRect(scratch, iw, heightOf(i), out + ((i.top - r.top) * stride + (i.left - r.left)) * 4, stride);
+  }
+}
+
 /** A colour's bytes as paint stores them (a Uint8ClampedArray: clamped, halves to even). */
 const colourBytes = new Uint8ClampedArray(3);
 
@@ -700,18 +721,7 @@ function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape,
     const sums = arena.alloc(w * 8);
     const f32 = arena.f32();
     const u8 = arena.u8();
-    f32.fill(0, src >> 2, (src >> 2) + n);
-    for (const s of sources!) {
-      const i = intersectRect(from, s.rect);
-      if (!i) continue;
-      const iw = widthOf(i);
-      const sw = widthOf(s.rect);
-      for (let y = i.top; y < i.bottom; y++) {
-        const c = ((y - s.rect.top) * sw + (i.left - s.rect.left)) * 4;
-        u8.set(s.content.data.subarray(c, c + iw * 4), b + (y - i.top) * iw * 4);
-      }
-      fx.alphaRect(b, iw, heightOf(i), src + ((i.top - from.top) * (w + 1) + (i.left - from.left)) * 4, w + 1);
-    }
+    alphaInKernels(fx, f32, u8, sources!, from, b, src);
     // Past the canvas: the edge's alpha where the layer goes on (no allocation in the kernels' memory).
     shape.pastCanvas?.(from, f32.subarray(src >> 2, (src >> 2) + n));
     k.shiftBilinear(src, a, w, h, dx - ix, dy - iy);
@@ -1417,18 +1427,7 @@ function strokesInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape
     const d = arena.alloc(pw * ph * 8);
     const f32 = arena.f32();
     const u8 = arena.u8();
-    f32.fill(0, alpha >> 2, (alpha >> 2) + w * h);
-    for (const s of sources!) {
-      const i = intersectRect(r, s.rect);
-      if (!i) continue;
-      const iw = widthOf(i);
-      const sw = widthOf(s.rect);
-      for (let y = i.top; y < i.bottom; y++) {
-        const c = ((y - s.rect.top) * sw + (i.left - s.rect.left)) * 4;
-        u8.set(s.content.data.subarray(c, c + iw * 4), d + (y - i.top) * iw * 4);
-      }
-      fx.alphaRect(d, iw, heightOf(i), alpha + ((i.top - r.top) * w + (i.left - r.left)) * 4, w);
-    }
+    alphaInKernels(fx, f32, u8, sources!, r, d, alpha);
     shape.pastCanvas?.(r, f32.subarray(alpha >> 2, (alpha >> 2) + w * h));
     k.chamferDistance(alpha, dist, d, w, h);
     const rowBytes = tw * 4;
