@@ -1,27 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { shapedAdvance, shapeRun, shapeText } from '../../src/engine/fonts/shaper';
 import { validateData } from '../../src/engine/personalise';
-import type { LayerNode } from '../../src/engine/types';
 import { bundledFont } from './fonts/helpers';
+import { layerNode as node } from './personalise/helpers';
 
 /**
  * speed-text (issue 25 §3): what a personalised text request no longer does twice gives what it
  * gave: the data checked once per request, HarfBuzz's one buffer for the isolate, advances summed
  * without glyph objects.
  */
-const node = (id: number, name: string, type: LayerNode['type'], extra: Partial<LayerNode> = {}): LayerNode => ({
-  id,
-  name,
-  type,
-  bounds: { left: 0, top: 0, right: 10, bottom: 10 },
-  visible: true,
-  opacity: 1,
-  fillOpacity: 1,
-  blendMode: 'normal',
-  clipping: false,
-  ...extra,
-});
-
 describe('validateData once per data object', () => {
   const tree = [node(2, 'Title', 'Text', { text: { text: 'Hello', font: 'ArialMT', size: 12, color: '#000000' } }), node(1, 'Badge', 'Shape')];
 

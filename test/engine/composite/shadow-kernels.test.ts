@@ -36,6 +36,28 @@ function surface(rnd: Random, x: number, y: number, w: number, h: number, alpha:
   return { x, y, w, h, data };
 }
 
+/**
+ * `paint` onto copies of `canvas`, with the kernels and then with the passes they stand for: the
+ * two must give the same bytes. How many tiles the kernels drew.
+ */
+function kernelsMatchPasses(canvas: Surface, label: string, paint: (out: Surface) => void): number {
+  const draw = (on: boolean) => {
+    useEffectKernels(on);
+    try {
+      const out = { ...canvas, data: canvas.data.slice() };
+      paint(out);
+      return out.data;
+    } finally {
+      useEffectKernels(true);
+    }
+  };
+  const before = effectKernelDraws.tiles;
+  const drawn = draw(true);
+  const tiles = effectKernelDraws.tiles - before;
+  expect(drawn, label).toEqual(draw(false));
+  return tiles;
+}
+
 describe('a drop shadow drawn in the kernels', () => {
   it('gives the bytes of the passes it stands for', async () => {
     await kernels();
@@ -86,21 +108,9 @@ describe('a drop shadow drawn in the kernels', () => {
       } as unknown as LayerNode;
       const ctx = { compiled: { width: offDocument ? 40 : 1000, height: offDocument ? 30 : 1000, globalAngle: rnd.pick([undefined, 30, 120]), textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
       const atop = rnd.next() < 0.25;
-      const draw = (on: boolean) => {
-        useEffectKernels(on);
-        try {
-          const out = { ...canvas, data: canvas.data.slice() };
-          drawEffectsBelow(ctx, node, out, shapeFrom(node, ctx, sources)!, atop);
-          return out.data;
-        } finally {
-          useEffectKernels(true);
-        }
-      };
-      const before = effectKernelDraws.tiles;
-      const drawn = draw(true);
-      fused += effectKernelDraws.tiles - before;
-      if (offDocument) fusedOff += effectKernelDraws.tiles - before;
-      expect(drawn, `seed ${seed}`).toEqual(draw(false));
+      const tiles = kernelsMatchPasses(canvas, `seed ${seed}`, (out) => drawEffectsBelow(ctx, node, out, shapeFrom(node, ctx, sources)!, atop));
+      fused += tiles;
+      if (offDocument) fusedOff += tiles;
     }
     // Most cases take the kernels' path (not those with a spread, contour, knockout, Fill inside a mode, dissolve or hue).
     expect(fused).toBeGreaterThan(60);
@@ -151,23 +161,13 @@ describe('a drop shadow drawn in the kernels', () => {
       const ctx = { compiled: { width: offDocument ? 40 : 1000, height: offDocument ? 30 : 1000, textGamma: 1.45 }, overrides: new Map(), scale, patterns: new Map() } as unknown as EffectContext;
       const atop = rnd.next() < 0.25;
       const inLayer = rnd.pick([false, false, true, 'relative'] as const);
-      const draw = (on: boolean) => {
-        useEffectKernels(on);
-        try {
-          const out = { ...canvas, data: canvas.data.slice() };
-          const shape = shapeFrom(node, ctx, sources)!;
-          drawEffectsBelow(ctx, node, out, shape, atop);
-          drawEffectsAbove(ctx, node, out, shape, atop, undefined, inLayer);
-          return out.data;
-        } finally {
-          useEffectKernels(true);
-        }
-      };
-      const before = effectKernelDraws.tiles;
-      const drawn = draw(true);
-      fused += effectKernelDraws.tiles - before;
-      if (offDocument) fusedOff += effectKernelDraws.tiles - before;
-      expect(drawn, `seed ${seed}`).toEqual(draw(false));
+      const tiles = kernelsMatchPasses(canvas, `seed ${seed}`, (out) => {
+        const shape = shapeFrom(node, ctx, sources)!;
+        drawEffectsBelow(ctx, node, out, shape, atop);
+        drawEffectsAbove(ctx, node, out, shape, atop, undefined, inLayer);
+      });
+      fused += tiles;
+      if (offDocument) fusedOff += tiles;
     }
     expect(fused).toBeGreaterThan(60);
     expect(fusedOff).toBeGreaterThan(10);

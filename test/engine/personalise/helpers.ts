@@ -22,6 +22,20 @@ export async function fixtureTree(name: string): Promise<{ psd: Psd; tree: Layer
   return { psd, tree, layers };
 }
 
+/** A plain layer node as the tree builds one (10 × 10 at the origin, visible, normal), with `extra` over it. */
+export const layerNode = (id: number, name: string, type: LayerNode['type'], extra: Partial<LayerNode> = {}): LayerNode => ({
+  id,
+  name,
+  type,
+  bounds: { left: 0, top: 0, right: 10, bottom: 10 },
+  visible: true,
+  opacity: 1,
+  fillOpacity: 1,
+  blendMode: 'normal',
+  clipping: false,
+  ...extra,
+});
+
 export function findNode(tree: LayerNode[], name: string): LayerNode {
   for (const node of tree) {
     if (node.name === name) return node;

@@ -4,19 +4,8 @@ import { ApiError } from '../../../src/errors';
 import { toApiError } from '../../../src/dynamic-image/errors';
 import { notFound } from '../../../src/engine/errors';
 import type { LayerNode } from '../../../src/engine/types';
+import { layerNode as node } from './helpers';
 
-const node = (id: number, name: string, type: LayerNode['type'], extra: Partial<LayerNode> = {}): LayerNode => ({
-  id,
-  name,
-  type,
-  bounds: { left: 0, top: 0, right: 10, bottom: 10 },
-  visible: true,
-  opacity: 1,
-  fillOpacity: 1,
-  blendMode: 'normal',
-  clipping: false,
-  ...extra,
-});
 
 const tree: LayerNode[] = [
   node(6, 'Title', 'Text', { text: { text: 'Hello', font: 'ArialMT', size: 12, color: '#000000' } }),

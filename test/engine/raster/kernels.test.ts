@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { flattenOverWhite, premultiply, unpremultiply } from '../../../src/engine/raster/pixels';
-import { withArena } from '../../../src/engine/raster/kernels';
+import { withArena, type Arena } from '../../../src/engine/raster/kernels';
 import { axisWeights, resample } from '../../../src/engine/raster/resample';
 import { gaussianKernel, unsharpMask } from '../../../src/engine/raster/unsharp';
 import type { RGBAImage } from '../../../src/engine/types';
@@ -84,6 +84,15 @@ describe('resample', () => {
   });
 });
 
+/** An axis's taps written into the arena, as filterRows writes them: the pointers of their bounds (i32) and weights (f32). */
+function weightsIn(arena: Arena, weights: ReturnType<typeof axisWeights>): { bounds: number; w: number } {
+  const bounds = arena.alloc(weights.bounds.byteLength);
+  const w = arena.alloc(weights.weights.byteLength);
+  new Int32Array(arena.u8().buffer, bounds, weights.bounds.length).set(weights.bounds);
+  arena.f32().set(weights.weights, w >> 2);
+  return { bounds, w };
+}
+
 describe('horizontal pass on two rows', () => {
   it('resampleRowsH2 gives each row the same floats as resampleRowH (shrinking, enlarging, tails of 1-3 pixels, opaque, varied and mixed alpha)', async () => {
     for (const [srcW, dstW] of [[800, 750], [37, 13], [13, 37], [9, 3], [5, 6], [1, 1], [640, 241]] as const) {
@@ -96,12 +105,8 @@ describe('horizontal pass on two rows', () => {
           const src = arena.alloc(srcW * 8);
           const scratch = arena.alloc(srcW * 32);
           const out = arena.alloc(dstW * 64);
-          const bounds = arena.alloc(weights.bounds.byteLength);
-          const w = arena.alloc(weights.weights.byteLength);
-          const u8 = arena.u8();
-          u8.set(rows.data, src);
-          new Int32Array(u8.buffer, bounds, weights.bounds.length).set(weights.bounds);
-          arena.f32().set(weights.weights, w >> 2);
+          const { bounds, w } = weightsIn(arena, weights);
+          arena.u8().set(rows.data, src);
           k.resampleRowH(src, srcW, scratch, out, dstW, bounds, w, weights.stride);
           k.resampleRowH(src + srcW * 4, srcW, scratch, out + dstW * 16, dstW, bounds, w, weights.stride);
           k.resampleRowsH2(src, src + srcW * 4, srcW, scratch, out + dstW * 32, out + dstW * 48, dstW, bounds, w, weights.stride);
@@ -124,12 +129,8 @@ describe('horizontal pass on four rows', () => {
           const src = arena.alloc(srcW * 16);
           const scratch = arena.alloc(srcW * 64);
           const out = arena.alloc(dstW * 128);
-          const bounds = arena.alloc(weights.bounds.byteLength);
-          const w = arena.alloc(weights.weights.byteLength);
-          const u8 = arena.u8();
-          u8.set(rows.data, src);
-          new Int32Array(u8.buffer, bounds, weights.bounds.length).set(weights.bounds);
-          arena.f32().set(weights.weights, w >> 2);
+          const { bounds, w } = weightsIn(arena, weights);
+          arena.u8().set(rows.data, src);
           for (let r = 0; r < 4; r++) k.resampleRowH(src + r * srcW * 4, srcW, scratch, out + r * dstW * 16, dstW, bounds, w, weights.stride);
           const at = (r: number) => out + (4 + r) * dstW * 16;
           k.resampleRowsH4(src, srcW * 4, srcW, scratch, at(0), at(1), at(2), at(3), dstW, bounds, w, weights.stride);
