@@ -428,18 +428,38 @@ export function unsharpBand(
 // ---------------------------------------------------------------------------------------------
 // Per-pixel conversions, in place on u8 straight RGBA.
 
+/** The alpha bytes of four pixels (the high byte of each little-endian word). */
+// @ts-ignore: decorator
+@inline function alphas4(p: usize): v128 {
+  return v128.and(v128.load(p), i32x4.splat(<i32>0xff000000));
+}
+
+/** Whether four pixels' alpha bytes (alphas4) are all 255. */
+// @ts-ignore: decorator
+@inline function opaque4(a: v128): bool {
+  return i32x4.all_true(i32x4.eq(a, i32x4.splat(<i32>0xff000000)));
+}
+
 /** Composite over opaque white (for JPEG): c' = round((c·a + 255·(255 − a)) / 255), a' = 255. */
 export function flattenOverWhite(ptr: usize, count: i32): void {
-  const white = f32x4.splat(255 * 255);
-  for (let i = 0; i < count; i++) {
+  let i = 0;
+  // Four opaque pixels at a time are left as they are (a canvas is mostly opaque).
+  for (; i + 4 <= count; i += 4) {
     const p = ptr + (<usize>i << 2);
-    const a = load<u8>(p, 3);
-    if (a == 255) continue;
-    const v = loadPixel(p);
-    const af = <f32>a;
-    const mixed = f32x4.mul(f32x4.add(f32x4.mul(v, f32x4.splat(af)), f32x4.sub(white, f32x4.splat(255 * af))), f32x4.splat(INV255));
-    storePixel(p, f32x4.replace_lane(mixed, 3, 255));
+    if (opaque4(alphas4(p))) continue;
+    for (let j: usize = 0; j < 16; j += 4) flattenPixel(p + j);
   }
+  for (; i < count; i++) flattenPixel(ptr + (<usize>i << 2));
+}
+
+// @ts-ignore: decorator
+@inline function flattenPixel(p: usize): void {
+  const a = load<u8>(p, 3);
+  if (a == 255) return;
+  const v = loadPixel(p);
+  const af = <f32>a;
+  const mixed = f32x4.mul(f32x4.add(f32x4.mul(v, f32x4.splat(af)), f32x4.sub(f32x4.splat(255 * 255), f32x4.splat(255 * af))), f32x4.splat(INV255));
+  storePixel(p, f32x4.replace_lane(mixed, 3, 255));
 }
 
 /** c' = round(c·a / 255). */
@@ -455,17 +475,67 @@ export function premultiply(ptr: usize, count: i32): void {
 
 /** c = min(255, round(c'·255 / a)); a = 0 → all zero. */
 export function unpremultiply(ptr: usize, count: i32): void {
-  for (let i = 0; i < count; i++) {
+  let i = 0;
+  // Four pixels at a time where all four are transparent (zeroed) or opaque (kept): a text's raster
+  // is mostly empty margin and its glyphs' insides, and only their edges are divided.
+  for (; i + 4 <= count; i += 4) {
     const p = ptr + (<usize>i << 2);
-    const a = load<u8>(p, 3);
-    if (a == 255) continue;
-    if (a == 0) {
-      store<u32>(p, 0);
+    const a = alphas4(p);
+    if (!v128.any_true(a)) {
+      v128.store(p, i32x4.splat(0));
       continue;
     }
-    const v = f32x4.min(loadPixel(p), f32x4.splat(<f32>a));
-    storePixel(p, f32x4.mul(v, f32x4.replace_lane(f32x4.splat(255.0 / <f32>a), 3, 1.0)));
+    if (opaque4(a)) continue;
+    for (let j: usize = 0; j < 16; j += 4) unpremultiplyAt(p + j);
   }
+  for (; i < count; i++) unpremultiplyAt(ptr + (<usize>i << 2));
+}
+
+// @ts-ignore: decorator
+@inline function unpremultiplyAt(p: usize): void {
+  const a = load<u8>(p, 3);
+  if (a == 255) return;
+  if (a == 0) {
+    store<u32>(p, 0);
+    return;
+  }
+  const v = f32x4.min(loadPixel(p), f32x4.splat(<f32>a));
+  storePixel(p, f32x4.mul(v, f32x4.replace_lane(f32x4.splat(255.0 / <f32>a), 3, 1.0)));
+}
+
+/**
+ * Where `width` × `height` RGBA pixels at `ptr` are not transparent: left, top, right, bottom
+ * (exclusive) as four i32 at `out`, or left −1 when nowhere (composite/dirty.ts inkOf's box).
+ */
+export function inkBox(ptr: usize, width: i32, height: i32, out: usize): void {
+  const rowBytes = <usize>width << 2;
+  let top = -1;
+  let bottom = -1;
+  let left = width;
+  let right = -1;
+  for (let y = 0; y < height; y++) {
+    const row = ptr + <usize>y * rowBytes;
+    // Any alpha in the row: its words OR-ed four at a time.
+    let acc = i32x4.splat(0);
+    let x = 0;
+    for (; x + 4 <= width; x += 4) acc = v128.or(acc, v128.load(row + (<usize>x << 2)));
+    let any = v128.any_true(v128.and(acc, i32x4.splat(<i32>0xff000000)));
+    for (; x < width; x++) if (load<u8>(row + (<usize>x << 2), 3) != 0) any = true;
+    if (!any) continue;
+    if (top < 0) top = y;
+    bottom = y;
+    // Read only as far as the ink found so far, from either side.
+    let l = 0;
+    while (l < left && load<u8>(row + (<usize>l << 2), 3) == 0) l++;
+    if (l < left) left = l;
+    let r = width - 1;
+    while (r > right && load<u8>(row + (<usize>r << 2), 3) == 0) r--;
+    if (r > right) right = r;
+  }
+  store<i32>(out, top < 0 ? -1 : left);
+  store<i32>(out, top, 4);
+  store<i32>(out, right + 1, 8);
+  store<i32>(out, bottom + 1, 12);
 }
 export * from './jpeg';
 export * from './colour-lut';

@@ -7,6 +7,8 @@ import { fontMetrics } from '../fonts/metrics';
 import { shapedMetrics } from '../fonts/shaper';
 import { fitText, type FitSettings } from './fit';
 import { unpremultiply } from '../raster/pixels';
+import { withArena } from '../raster/kernels';
+import { rememberInk } from '../cache/ink';
 import type { Bounds, RGBAImage, TextInfo } from '../types';
 import type { RGBA } from './color';
 import { renderSvg } from './resvg';
@@ -128,8 +130,37 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
     [input.font, ...fallbackFonts],
   );
   const pixels = await renderSvg(svg, [input.font, ...fallbackFonts]);
-  await unpremultiply(pixels.data);
+  await straightWithInk(pixels);
   return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [input.font, ...fallbackFonts] } };
+}
+
+/** Text rasters up to this many pixels are unpremultiplied in one visit to the kernels' memory (1 MB, as raster/kernels.ts inChunks streams). */
+const INK_PIXELS = 1 << 18;
+
+/** The kernels' inkBox (wasm/assembly/kernels.ts): not in raster/kernels.ts's KernelExports (not this task's file; patch with the lead). */
+type InkKernel = { inkBox(ptr: number, width: number, height: number, out: number): void; unpremultiply(ptr: number, count: number): void };
+
+/**
+ * resvg's premultiplied pixels made straight, in place, and their ink box recorded for
+ * composite/dirty.ts (cache/ink.ts) in the same visit to the kernels' memory; the same bytes as
+ * `unpremultiply`. A larger raster is unpremultiplied in chunks and its ink left to dirty.ts.
+ */
+async function straightWithInk(pixels: RGBAImage): Promise<void> {
+  const { width, height, data } = pixels;
+  const count = width * height;
+  if (count > INK_PIXELS) return unpremultiply(data);
+  await withArena((k, arena) => {
+    const kernel = k as unknown as InkKernel;
+    const ptr = arena.alloc(count * 4);
+    const box = arena.alloc(16);
+    const mem = arena.u8();
+    mem.set(data, ptr);
+    kernel.unpremultiply(ptr, count);
+    kernel.inkBox(ptr, width, height, box);
+    data.set(mem.subarray(ptr, ptr + count * 4));
+    const [left, top, right, bottom] = new Int32Array(mem.buffer, box, 4);
+    rememberInk(data, width, height, left! < 0 ? null : { left: left!, top: top!, right: right!, bottom: bottom! });
+  });
 }
 
 /** Where the lines' advances and line boxes fall in template pixels (inside the box for box text). */
