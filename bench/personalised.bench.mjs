@@ -22,7 +22,7 @@
 // after-answer writes of a rendered result (R2 object and index, waitUntil) compete with the next
 // request for the machine's two cores, which a deployment's storage does not (it runs elsewhere).
 // BENCH_RUNS (default 30) requests per case; BENCH_PERSONALISED=a,b picks templates by name part.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -58,7 +58,7 @@ export default async function personalisedBench({ baseUrl, root }) {
     const bench = `personalised ${t.file}`;
     try {
       const psd = t.large ? ensureLarge([t.file])[0] : path.join(root, 'test/fixtures/psd', t.file);
-      const template = await uploadRetrying(baseUrl, 'templates', psd);
+      const template = await upload(baseUrl, 'templates', psd, 'bench');
       // Personalised values: texts, or pictures uploaded now (distinct bytes: a shopper's own upload each time).
       const values = [];
       for (let i = 0; i < RUNS + WARMUP + 1; i++) values.push(t.kind === 'text' ? `Hello ${tag} ${i}` : await freshPicture(baseUrl, root, i));
@@ -100,7 +100,7 @@ export default async function personalisedBench({ baseUrl, root }) {
       rows.push({ bench, metric: 'personalised ÷ repeated p50, HTTP', value: per.http.p50 / rep.http.p50, unit: '×', target: '≤ 1.5' });
       const tools = {};
       for (const tool of referenceTools(psd)) {
-        const ms = medianOf(TOOL_RUNS, tool);
+        const ms = await medianOf(TOOL_RUNS, tool);
         if (ms === null) continue;
         tools[tool.name] = ms;
         rows.push({ bench, metric: `${tool.name}: PSD → 800² JPEG, median of ${TOOL_RUNS}`, value: ms, unit: 'ms' });
@@ -144,23 +144,6 @@ async function freshPicture(baseUrl, root, i) {
   return upload(baseUrl, 'images', file, 'bench');
 }
 
-/**
- * A template's upload, tried again when the connection fails: a 60–77 MB large template is read
- * and compiled in the request, and the local runtime now and then drops the connection of such an
- * upload made right after another's (the retry says why, on stderr).
- */
-async function uploadRetrying(baseUrl, root, file) {
-  for (let i = 0; ; i++) {
-    try {
-      return await upload(baseUrl, root, file, 'bench');
-    } catch (e) {
-      if (i >= 2) throw e;
-      process.stderr.write(`personalised bench: upload of ${path.basename(file)} failed (${e.message}${e.cause ? `: ${e.cause.code ?? e.cause.message}` : ''}), tried again\n`);
-      await new Promise((r) => setTimeout(r, 3000));
-    }
-  }
-}
-
 /** fetchRetry, also retried when the connection fails (the dev server restarts when files change). */
 async function fetchRetrying(url, init) {
   for (let i = 0; ; i++) {
@@ -197,12 +180,17 @@ function serverNotes(header) {
   return notes;
 }
 
-/** Median wall time (ms) of `runs` runs of the tool; null (with a note) when it fails. */
-function medianOf(runs, tool) {
+/**
+ * Median wall time (ms) of `runs` runs of the tool; null (with a note) when it fails. The tool runs
+ * as a child process awaited, not spawnSync: a psd-tools run of a large template blocks for
+ * seconds, and a blocked event loop keeps fetch's pooled connection past the runtime's idle close
+ * (between 12 and 20 s here), so the next upload was written into a closed socket (EPIPE).
+ */
+async function medianOf(runs, tool) {
   const times = [];
   for (let i = 0; i < runs; i++) {
     const t = performance.now();
-    const r = spawnSync(tool.cmd, tool.args, { encoding: 'utf8' });
+    const r = await run(tool.cmd, tool.args);
     if (r.status !== 0) {
       process.stderr.write(`personalised bench: ${tool.name} failed, skipped: ${(r.stderr || String(r.error)).slice(0, 200)}\n`);
       return null;
@@ -210,6 +198,17 @@ function medianOf(runs, tool) {
     times.push(performance.now() - t);
   }
   return times.sort((a, b) => a - b)[runs >> 1];
+}
+
+/** A child process's exit status and stderr, awaited without blocking the event loop. */
+function run(cmd, args) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', (error) => resolve({ status: null, stderr, error }));
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
 }
 
 /** The reference tools that are installed (a missing one is skipped with a note). */
