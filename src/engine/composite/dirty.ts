@@ -3,6 +3,7 @@ import { effectMargin, hasEffects, shadowOffset } from './effects';
 import { canvasUnits, fillFromPath, overriddenUnit } from './compositor';
 import { growRect as grow, intersectRect, unionRect as union } from './surface';
 import { tapReaders, type AxisWeights } from '../raster/resample';
+import { knownInk } from '../cache/ink';
 
 /**
  * Output pixels whose resize taps read a canvas pixel the overrides change (dirtyBounds at
@@ -174,6 +175,9 @@ function dropShadowReach(node: LayerNode, ink: Bounds, scale: number, globalAngl
 /** Where `pixels`, placed at `at`, are not transparent (output pixels), or null when nowhere. */
 export function inkOf(pixels: RGBAImage, at: Bounds): Bounds | null {
   const { width, height, data } = pixels;
+  // Found already where the pixels were made (a drawn text: cache/ink.ts).
+  const known = knownInk(data, width, height);
+  if (known !== undefined) return known && { left: at.left + known.left, top: at.top + known.top, right: at.left + known.right, bottom: at.top + known.bottom };
   // A pixel a 32-bit word: alpha is its high byte on the little-endian machines Workers run on
   // (an unaligned view is copied to an aligned one first; text and pictures come aligned).
   const aligned = data.byteOffset % 4 === 0 ? data : data.slice();
