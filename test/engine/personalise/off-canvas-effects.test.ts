@@ -1,0 +1,109 @@
+import { writePsdUint8Array, type Layer } from 'ag-psd';
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
+import { clearEngineCaches } from '../../../src/engine/cache';
+import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
+import { kernels } from '../../../src/engine/raster/kernels';
+import { firstDifference } from '../../helpers/pixels';
+import { compileOrRefused, random, type Random } from '../composite/kit';
+
+/**
+ * A personalised raster (a text: empty margins round its glyphs) running off the canvas, under a
+ * drop shadow and a stroke drawn in the kernels' memory: the kernels' arrays are cut to where its
+ * alpha, and the edge's alpha that pastCanvas carries on past the canvas, is not 0 (effects.ts
+ * tightShape, pastReach, nearShape). The same bytes as the passes over the whole extent
+ * (useEffectKernels(false)), past every edge and corner, at scales and as regions, with shadows
+ * cast far back onto the canvas.
+ */
+
+const px = (value: number) => ({ units: 'Pixels' as const, value });
+
+function glyphs(r: Random, w: number, h: number): Uint8ClampedArray {
+  const data = new Uint8ClampedArray(w * h * 4);
+  const [ml, mt, mr, mb] = [r.int(w >> 1), r.int(h >> 1), r.int(w >> 2), r.int(h >> 2)];
+  for (let y = mt; y < h - mb; y++) {
+    for (let x = ml; x < w - mr; x++) {
+      if ((x >> 2) % 3 === 2) continue; // gaps between "glyphs"
+      const edge = x === ml || y === mt || x === w - mr - 1 || y === h - mb - 1;
+      data.set([250, 240, 20, edge ? 1 + r.int(254) : 255], (y * w + x) * 4);
+    }
+  }
+  return data;
+}
+
+function template(r: Random, W: number, H: number) {
+  const shadow = {
+    enabled: true,
+    present: true,
+    blendMode: r.pick(['multiply', 'normal'] as const),
+    color: { r: 10, g: 20, b: 30 },
+    opacity: r.pick([0.65, 1]),
+    size: px(r.pick([2, 6, 12])),
+    distance: px(r.pick([0, 10, 40, 90])),
+    angle: r.pick([120, 0, 180, -90, 90, 45]),
+    useGlobalLight: false,
+  };
+  const stroke = { enabled: true, present: true, size: px(r.pick([1, 3])), position: r.pick(['outside', 'inside', 'center'] as const), fillType: 'color' as const, color: { r: 255, g: 0, b: 0 }, blendMode: 'normal' as const, opacity: 1 };
+  const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 13) & 255)) } };
+  const text: Layer = {
+    name: 'Headline',
+    left: 10,
+    top: 10,
+    right: 30,
+    bottom: 20,
+    imageData: { width: 20, height: 10, data: new Uint8ClampedArray(800).fill(255) },
+    effects: { dropShadow: [shadow], ...(r.chance(0.5) ? { stroke: [stroke] } : {}) },
+  };
+  return writePsdUint8Array({ width: W, height: H, children: [ground, text] }, { generateThumbnail: false });
+}
+
+describe('a personalised raster running off the canvas under a shadow and a stroke', () => {
+  let tiles = 0;
+  it.each(Array.from({ length: 12 }, (_, i) => 31_000 + i))('seed %i: the kernels give the bytes of the passes past every edge and corner', async (seed) => {
+    await kernels();
+    const r = random(seed);
+    const [W, H] = [60 + r.int(60), 40 + r.int(40)];
+    const compiled = await compileOrRefused(template(r, W, H), `seed ${seed}`);
+    expect(compiled).not.toBeNull();
+    const node = [...walkLayers(compiled!.layers)].find((n) => n.name === 'Headline')!;
+    for (const scale of [1, 0.5]) {
+      const w = Math.round(W * scale);
+      const h = Math.round(H * scale);
+      // Past the right, left, top, bottom edges, the corners, and wholly across the canvas.
+      const places: Array<[number, number, number, number]> = [
+        [w - 15, 5, 40, 20],
+        [-20, 8, 35, 18],
+        [5, -12, 30, 25],
+        [10, h - 9, 30, 25],
+        [w - 12, h - 10, 30, 30],
+        [-15, -15, 30, 30],
+        [-10, 3, w + 20, 20],
+      ];
+      for (const [left, top, pw, ph] of places) {
+        const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: pw, height: ph, data: glyphs(r, pw, ph) }, bounds: { left, top, right: left + pw, bottom: top + ph } }]]);
+        for (const region of [undefined, { top: Math.max(0, top - 3), bottom: Math.min(h, top + ph + 5) }]) {
+          const o = { scale, overrides, ...(region ? { region } : {}) };
+          const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
+          clearEngineCaches();
+          const before = effectKernelDraws.tiles;
+          const fast = await renderTemplate(env.FILES, compiled!, o);
+          tiles += effectKernelDraws.tiles - before;
+          clearEngineCaches();
+          useEffectKernels(false);
+          let slow;
+          try {
+            slow = await renderTemplate(env.FILES, compiled!, o);
+          } finally {
+            useEffectKernels(true);
+          }
+          expect(firstDifference(fast.data, slow.data), what).toBe(-1);
+        }
+      }
+    }
+  }, 60_000);
+
+  it('the kernels drew', () => {
+    expect(tiles).toBeGreaterThan(100);
+  });
+});
