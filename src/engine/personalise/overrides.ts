@@ -172,8 +172,15 @@ function checkData(tree: LayerNode[], data: object): Target[] {
     if (!parsed.success) continue;
     const command = parsed.data;
     const accepts = command.type ? ACCEPTS[command.type] : undefined;
+    let named = nodes;
+    // A group named as a layer it holds (or as another layer: "Logo" holding "Logo") is not what a
+    // text, picture, shape or barcode command means: the command goes to the layers that take it,
+    // and is refused only when a layer of another kind than a group shares the name, or none takes it.
+    if (accepts && !accepts.includes('Group') && nodes.some((n) => accepts.includes(n.type)) && nodes.every((n) => accepts.includes(n.type) || n.type === 'Group')) {
+      named = nodes.filter((n) => accepts.includes(n.type));
+    }
     if (accepts) {
-      for (const node of nodes) {
+      for (const node of named) {
         if (!accepts.includes(node.type)) {
           details.push({
             path: `${path}.type`,
@@ -196,7 +203,7 @@ function checkData(tree: LayerNode[], data: object): Target[] {
         details.push({ path: `${path}.value`, reason: (err as Error).message });
       }
     }
-    targets.push({ name, command, nodes });
+    targets.push({ name, command, nodes: named });
   }
   if (details.length) throw invalidInput('The data does not fit the template.', unique(details));
   return targets;
