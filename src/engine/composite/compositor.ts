@@ -605,17 +605,75 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
 async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) {
   const effects = hasEffects(node);
   const [main, ...far] = effects ? effectSources(ctx, node, target, EVERYWHERE, [target]) : [target];
-  const content = await layerContent(ctx, node, main);
-  const mask = content ? await layerMask(ctx, node, rectOf(content)) : null;
-  if (!effects) return { content, mask, shape: null };
-  const sources: ShapeSource[] = content ? [{ rect: rectOf(content), content, mask }] : [];
+  let content = await layerContent(ctx, node, main);
+  if (!effects) return { content, mask: content ? await layerMask(ctx, node, rectOf(content)) : null, shape: null };
+  // A masked layer's shape reads only its pixels' alpha (× the mask) around the target, and its
+  // own blend only the target (issue 25 §1: a print strip's rows grown by a 250 px effect's reach,
+  // and a far shadow's or satin's sources, were held as RGBA while the effects drew): the alpha
+  // alone (one byte a pixel, the same values shapeFrom reads) for the shape, and the RGBA cut to
+  // the target for the blend, with the mask made over the whole rectangle and cut the same way.
+  // Not for a layer without a mask (its shape's sources go to the kernels as RGBA: pixelSources),
+  // nor with a shape stroke (drawShapeStroke measures its band over the content's rectangle).
+  const shapeOnly = alphaApart && masked(node);
+  const sources: ShapeSource[] = [];
+  let mask: Uint8ClampedArray | null = null;
+  if (content) {
+    const rect = rectOf(content);
+    const kept = intersectRect(rect, target) ?? { left: target.left, top: target.top, right: target.left, bottom: target.top };
+    if (shapeOnly && !node.vectorStroke && areaOf(rect) >= 2 * areaOf(kept)) {
+      // Split before the mask is made: the whole RGBA is not held beside the mask's arrays.
+      const alpha = alphaChannel(content);
+      content = cropSurface(content, kept);
+      const whole = await layerMask(ctx, node, rect);
+      sources.push({ rect, content: alpha, mask: whole });
+      mask = whole && cropMask(whole, rect, kept);
+    } else {
+      mask = await layerMask(ctx, node, rect);
+      sources.push({ rect, content, mask });
+    }
+  }
   for (const r of far) {
-    const more = await layerContent(ctx, node, r);
+    const more = await shapeContent(ctx, node, r, shapeOnly);
     if (more) sources.push({ rect: rectOf(more), content: more, mask: await layerMask(ctx, node, rectOf(more)) });
   }
   if (!sources.length) return { content, mask, shape: null };
   const shape = node.transparencyShapes === false ? await wholeLayerShape(ctx, node, target) : shapeFrom(node, ctx, sources);
   return { content, mask, shape };
+}
+
+const areaOf = (r: Bounds) => (r.right - r.left) * (r.bottom - r.top);
+
+let alphaApart = true;
+
+/** Turns withEffects' alpha-only shape sources and cut content off (true: on): for tests that hold them to the RGBA they replace. */
+export function useShapeAlphaApart(on: boolean): void {
+  alphaApart = on;
+}
+
+/** The layer's pixels over `clip` for its shape alone: their alpha alone when `alphaOnly` (the RGBA dropped here, before its mask is made). */
+async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, alphaOnly: boolean): Promise<Surface | null> {
+  const content = await layerContent(ctx, node, clip);
+  return content && alphaOnly ? alphaChannel(content) : content;
+}
+
+/** The alpha bytes of an RGBA surface, one a pixel (effects.ts alphaOnly: what a shape reads of it). */
+function alphaChannel(s: Surface): Surface {
+  const data = new Uint8ClampedArray(s.w * s.h);
+  const d = s.data;
+  for (let i = 0; i < data.length; i++) data[i] = d[i * 4 + 3]!;
+  return { x: s.x, y: s.y, w: s.w, h: s.h, data };
+}
+
+/** A mask over `from` (one byte a pixel) cut to `to`, within it. */
+function cropMask(mask: Uint8ClampedArray, from: Bounds, to: Bounds): Uint8ClampedArray {
+  const w = to.right - to.left;
+  const fw = from.right - from.left;
+  const out = new Uint8ClampedArray(w * (to.bottom - to.top));
+  for (let y = to.top; y < to.bottom; y++) {
+    const s = (y - from.top) * fw + (to.left - from.left);
+    out.set(mask.subarray(s, s + w), (y - to.top) * w);
+  }
+  return out;
 }
 
 /**
@@ -1060,6 +1118,12 @@ async function storedRowsByBand(
     top = bottom;
   }
   return surface;
+}
+
+/** Whether the layer has a mask layerMask draws (a pixel mask, or a vector mask its pixels do not already hold). */
+function masked(node: LayerNode): boolean {
+  const vm = node.vectorMask;
+  return (!!node.mask && !node.mask.disabled) || (!!vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels && !fillFromPath(node)));
 }
 
 /** Pixel mask × vector mask over rectangle r (output space), or null when nothing masks. */

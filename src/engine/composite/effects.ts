@@ -158,14 +158,16 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
       if (!i) continue;
       const sw = widthOf(rect);
       const pixels = content?.data;
+      // RGBA, or the alpha alone (alphaOnly): byte c·n + n − 1 of pixel c.
+      const n = content && alphaOnly(content) ? 1 : 4;
       for (let y = i.top; y < i.bottom; y++) {
         let c = (y - rect.top) * sw + (i.left - rect.left);
         let o = (y - r.top) * w + (i.left - r.left);
         const end = o + (i.right - i.left);
-        if (pixels && !mask) for (; o < end; o++, c++) alpha[o] = pixels[c * 4 + 3] / 255;
+        if (pixels && !mask) for (; o < end; o++, c++) alpha[o] = pixels[c * n + n - 1] / 255;
         else {
           for (; o < end; o++, c++) {
-            let a = pixels ? pixels[c * 4 + 3] / 255 : 1;
+            let a = pixels ? pixels[c * n + n - 1] / 255 : 1;
             if (mask) a *= mask[c] / 255;
             alpha[o] = a;
           }
@@ -182,7 +184,8 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
       for (const { rect, content, mask } of sources) {
         if (x < rect.left || x >= rect.right || y < rect.top || y >= rect.bottom) continue;
         const c = (y - rect.top) * widthOf(rect) + (x - rect.left);
-        return (withContent && content ? content.data[c * 4 + 3] / 255 : 1) * (mask ? mask[c] / 255 : 1);
+        const n = content && alphaOnly(content) ? 1 : 4;
+        return (withContent && content ? content.data[c * n + n - 1] / 255 : 1) * (mask ? mask[c] / 255 : 1);
       }
       return 0;
     };
@@ -217,7 +220,8 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
         return alpha;
       }
     : null;
-  const plain = !path && !past?.path && sources.every((s) => s.content && !s.mask);
+  // The kernels read RGBA (alphaInKernels, coveredBox): a source of the alpha alone draws through the passes.
+  const plain = !path && !past?.path && sources.every((s) => s.content && !alphaOnly(s.content) && !s.mask);
   return {
     extent,
     frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
@@ -328,9 +332,13 @@ function pastCanvas(r: Bounds, alpha: Float32Array, past: OffCanvas, at: (x: num
  */
 export interface ShapeSource {
   rect: Bounds;
+  /** RGBA, or one byte a pixel: its alpha alone (alphaOnly; what a shape reads of a masked layer's pixels). */
   content: Surface | null;
   mask: Uint8ClampedArray | null;
 }
+
+/** Whether `s` holds one byte a pixel (a layer's alpha alone, for its effects' shape), not RGBA. */
+export const alphaOnly = (s: Surface): boolean => s.data.length === s.w * s.h && s.w * s.h > 0;
 
 /** The layer's masked alpha from its pixels over one rectangle: what every effect is drawn from. */
 export function effectShape(ctx: EffectContext, node: LayerNode, content: Surface, mask: Uint8ClampedArray | null): Shape {
@@ -551,7 +559,7 @@ function shiftSource(shape: Shape, r: Bounds, dx: number, dy: number, outside: b
 function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean, size: number, spread: number): Float32Array {
   if (spread > 0 || size <= 0) {
     const source = shiftedAlpha(shape, r, dx, dy, outside);
-    return soften(source.data, widthOf(r), heightOf(r), size, spread);
+    return soften(source.data, widthOf(r), heightOf(r), size, spread, true);
   }
   const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
   // Painted (and dropped) before the next body is made: one array serves them all, up to 1 MB.
@@ -940,10 +948,14 @@ const spreadOf = (e: { size?: { value: number }; choke?: { value: number } }, sc
   Math.round((px(e.size) * Math.max(0, Math.min(100, px(e.choke)))) / 100) * scale;
 
 /** Shadow/glow body: the spread (output px, spreadOf) grows the shape, the rest of the size blurs it. */
-function soften(alpha: Float32Array, w: number, h: number, size: number, spread: number): Float32Array {
+function soften(alpha: Float32Array, w: number, h: number, size: number, spread: number, owned = false): Float32Array {
   const radius = size - spread;
-  // A new array either way (blur makes its own): `alpha` stays as it was.
+  // A new array either way (blur makes its own): `alpha` stays as it was, unless the caller
+  // hands it over (`owned`: made for this and read no more).
   const a = spread > 0 ? spreadMatte(alpha, w, h, spread) : alpha;
+  // Larger than the WASM passes take, blur's TypeScript would make two more arrays (issue 25 §1):
+  // blurred over itself (blurInPlace: the same floats) when no one else reads it.
+  if (radius > 0 && a.length > WASM_BLUR_PIXELS && (owned || a !== alpha)) return blurInPlace(a, w, h, radius);
   return radius > 0 ? blur(a, w, h, radius) : a === alpha ? alpha.slice() : a;
 }
 
@@ -956,12 +968,12 @@ function soften(alpha: Float32Array, w: number, h: number, size: number, spread:
 export function precise(alpha: Float32Array, w: number, h: number, size: number, spreadPercent: number, inward: boolean): Float32Array {
   const d = signedDistance(alpha, w, h);
   const plateau = (size * Math.max(0, Math.min(100, spreadPercent))) / 100;
-  const out = new Float32Array(alpha.length);
+  // Over the distances themselves (each read once, before it is written): no second array.
   for (let i = 0; i < d.length; i++) {
     const x = Math.max(0, inward ? -d[i] : d[i]);
-    out[i] = x <= plateau ? 1 : x >= size ? 0 : 1 - (x - plateau) / (size - plateau);
+    d[i] = x <= plateau ? 1 : x >= size ? 0 : 1 - (x - plateau) / (size - plateau);
   }
-  return out;
+  return d;
 }
 
 export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Surface, shape: Shape, atop: boolean): void {
@@ -978,7 +990,7 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
       // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
       const w = widthOf(r);
       const h = heightOf(r);
-      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false) : soften(alpha, w, h, size, spreadOf(g, s));
+      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false) : soften(alpha, w, h, size, spreadOf(g, s), true);
       applyRange(body, g.range);
       applyContour(body, g.contour);
       // An outer glow never shows through a faded fill: within the layer only the backdrop the
@@ -1252,10 +1264,14 @@ export function drawEffectsAbove(
       const alpha = alphaOf(shape, r);
       const w = widthOf(r);
       const h = heightOf(r);
-      const outside = new Float32Array(alpha.length);
-      for (let i = 0; i < alpha.length; i++) outside[i] = 1 - alpha[i];
-      let body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside, w, h, size, spreadOf(inner, s));
-      if (inner.source === 'center') body = body.map((v) => 1 - v);
+      // What lies outside the shape, for the softer technique only (precise measures from alpha).
+      const outside = () => {
+        const o = new Float32Array(alpha.length);
+        for (let i = 0; i < alpha.length; i++) o[i] = 1 - alpha[i];
+        return o;
+      };
+      const body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside(), w, h, size, spreadOf(inner, s), true);
+      if (inner.source === 'center') for (let i = 0; i < body.length; i++) body[i] = 1 - body[i];
       const within = shape.fillOver ? shape.fillOver(r) : alpha;
       applyRange(body, inner.range);
       applyContour(body, inner.contour);

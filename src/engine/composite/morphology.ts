@@ -103,7 +103,12 @@ export function bilinearMove(src: Float32Array, w: number, h: number, fx: number
 export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number, out?: Float32Array): Float32Array {
   const n = (w + 1) * (h + 1);
   const k = wasmPasses && radius > 0 && n <= WASM_PIXELS ? kernelsNow() : undefined;
-  if (!k) return blur(bilinearMove(read(), w, h, fx, fy), w, h, radius);
+  if (!k) {
+    // Above the WASM passes' size blur's TypeScript would copy the moved array and make a second
+    // one: blurred over itself instead (blurInPlace, the same floats; issue 25 §1).
+    const moved = bilinearMove(read(), w, h, fx, fy);
+    return moved.length > WASM_PIXELS ? blurInPlace(moved, w, h, radius) : blur(moved, w, h, radius);
+  }
   const [r0, r1] = boxRadii(radius);
   return inArena(k, (k, arena) => {
     const src = arena.alloc(n * 4);
@@ -394,41 +399,51 @@ export function shift(a: Float32Array, w: number, h: number, dx: number, dy: num
 }
 
 /**
- * Nearest-seed transform: for each pixel, the squared distance to the nearest pixel where
- * `seed` holds and that pixel's index (Felzenszwalb's lower envelope, tracking the argmin:
- * a column pass, then a row pass over the column results). -1 where there is no seed.
+ * Nearest-seed transform: for each pixel the index of the nearest pixel where `seed` holds
+ * (Felzenszwalb's lower envelope, tracking the argmin: a column pass, then a row pass over the
+ * column results), -1 where there is no seed; seedDistance2 gives the squared distance to it.
+ * One Int32 a pixel (issue 25 §1: a precise glow's arrays at a print strip are 4 Mi px): the
+ * column pass's Float32 distances are not kept, each is worked out again from the source row
+ * kept in `at` (with the same arithmetic: (y − v)² + f[v], f[v] 0 at a seed, INF in a column
+ * without one, whose row is kept as −1 − v), and so are the row pass's (seedDistance2).
  */
-export function nearestSeed(seed: (i: number) => boolean, w: number, h: number): { d2: Float32Array; at: Int32Array } {
+export function nearestSeed(seed: (i: number) => boolean, w: number, h: number): { at: Int32Array } {
   const n = Math.max(w, h);
   const line = envelopeScratch(n);
   const { f, out } = line;
   const arg = new Int32Array(n);
   const v2 = new Int32Array(n);
-  // Float32 distances (exact to 2^24 px², ample for sqrt) and the column pass's source rows kept
-  // in `at` until the row pass turns them into pixel indices: two arrays per pixel, not three.
-  const d2 = new Float32Array(w * h);
   const at = new Int32Array(w * h);
   const row = at;
   for (let x = 0; x < w; x++) {
     for (let y = 0; y < h; y++) f[y] = seed(y * w + x) ? 0 : INF;
     envelope(line, h, arg);
-    for (let y = 0; y < h; y++) {
-      d2[y * w + x] = out[y];
-      row[y * w + x] = arg[y];
-    }
+    for (let y = 0; y < h; y++) row[y * w + x] = out[y] >= INF ? -1 - arg[y] : arg[y];
   }
   for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) f[x] = d2[y * w + x];
-    envelope(line, w, arg);
     // The row's source rows are read before any is overwritten: copy them out first.
     for (let x = 0; x < w; x++) v2[x] = row[y * w + x];
+    // The column pass's distances as Float32 held them.
     for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      d2[i] = out[x];
-      at[i] = out[x] >= INF ? -1 : v2[arg[x]] * w + arg[x];
+      const v = v2[x];
+      f[x] = v >= 0 ? Math.fround((y - v) * (y - v)) : Math.fround((y - (-1 - v)) * (y - (-1 - v)) + INF);
     }
+    envelope(line, w, arg);
+    for (let x = 0; x < w; x++) at[y * w + x] = out[x] >= INF ? -1 : v2[arg[x]] * w + arg[x];
   }
-  return { d2, at };
+  return { at };
+}
+
+/**
+ * The squared distance (as Float32) from pixel i to its nearest seed s = at[i] ≥ 0 (nearestSeed):
+ * the row pass's (x − sx)² + f[sx] over the column pass's Float32 (y − sy)², rounded as its
+ * Float32 output was.
+ */
+export function seedDistance2(i: number, s: number, w: number): number {
+  const x = i % w;
+  const sx = s % w;
+  const dy = (i - x) / w - (s - sx) / w;
+  return Math.fround((x - sx) * (x - sx) + Math.fround(dy * dy));
 }
 
 /**
@@ -448,11 +463,9 @@ export function signedDistance(a: Float32Array, w: number, h: number): Float32Ar
   const out = new Float32Array(a.length);
   for (let i = 0; i < a.length; i++) if (a[i] > EMPTY && a[i] < 1 - EMPTY) out[i] = 0.5 - a[i];
   // Outside pixels measure to the covered side, then inside ones to the empty side (its coverage
-  // 1 − a), negated: one side's two seed maps at a time.
-  distancesAcross(a, w, h, out, 1);
-  const uncovered = new Float32Array(a.length);
-  for (let i = 0; i < a.length; i++) uncovered[i] = 1 - a[i];
-  distancesAcross(uncovered, w, h, out, -1);
+  // 1 − a, as a Float32Array of it would hold it: no array of it, issue 25 §1), negated.
+  distancesAcross((i) => a[i]!, w, h, out, 1);
+  distancesAcross((i) => Math.fround(1 - a[i]!), w, h, out, -1);
   return out;
 }
 
@@ -465,15 +478,38 @@ const EMPTY = 0.02;
  * it is wholly covered: the edge there is pixel-aligned) and its nearest pixel at least half
  * covered (a straight edge through it, even when wholly covered: it lies behind a partial rim).
  */
-function distancesAcross(c: Float32Array, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
-  const any = nearestSeed((i) => c[i] > EMPTY, w, h);
-  const half = nearestSeed((i) => c[i] >= 0.5, w, h);
-  for (let i = 0; i < c.length; i++) {
-    if (c[i] > EMPTY) continue;
-    const s = any.at[i];
-    const q = half.at[i];
-    const nearest = s < 0 ? 1e6 : c[s] >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(any.d2[i]) + 0.5 - c[s];
-    out[i] = sign * (q < 0 ? nearest : Math.min(nearest, Math.sqrt(half.d2[i]) + 0.5 - c[q]));
+function distancesAcross(c: (i: number) => number, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
+  // One seed map (Float32 + Int32 a pixel) at a time, each made and dropped in a call of its own
+  // (issue 25 §1: a precise glow's arrays at a print strip are 4 Mi px): the nearest edge by any
+  // coverage goes into `out` first, then the nearest half-covered pixel's is taken against it.
+  // Rounding the first to Float32 in between gives the Float32 of their minimum all the same (a
+  // value between a double and its rounding rounds as it does), and times ±1 is exact.
+  nearestEdge(c, w, h, out);
+  nearerHalf(c, w, h, out, sign);
+}
+
+/** Where c ≤ EMPTY: the edge of the nearest pixel with any coverage (its square when wholly covered), unsigned. */
+function nearestEdge(c: (i: number) => number, w: number, h: number, out: Float32Array): void {
+  const any = nearestSeed((i) => c(i) > EMPTY, w, h);
+  for (let i = 0; i < out.length; i++) {
+    if (c(i) > EMPTY) continue;
+    const s = any.at[i]!;
+    if (s < 0) out[i] = 1e6;
+    else {
+      const cs = c(s);
+      out[i] = cs >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(seedDistance2(i, s, w)) + 0.5 - cs;
+    }
+  }
+}
+
+/** Where c ≤ EMPTY: the nearer of nearestEdge's and the nearest at least half-covered pixel's straight edge, times `sign`. */
+function nearerHalf(c: (i: number) => number, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
+  const half = nearestSeed((i) => c(i) >= 0.5, w, h);
+  for (let i = 0; i < out.length; i++) {
+    if (c(i) > EMPTY) continue;
+    const q = half.at[i]!;
+    const nearest = out[i]!;
+    out[i] = sign * (q < 0 ? nearest : Math.min(nearest, Math.sqrt(seedDistance2(i, q, w)) + 0.5 - c(q)));
   }
 }
 

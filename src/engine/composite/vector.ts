@@ -8,7 +8,7 @@ import type { Bounds, VectorMask } from '../types';
 
 type Poly = number[]; // x0,y0,x1,y1,...
 
-function flatten(knots: number[][], closed: boolean, scale: number): Poly {
+export function flatten(knots: number[][], closed: boolean, scale: number): Poly {
   const pts: Poly = [];
   const n = knots.length;
   if (!n) return pts;
@@ -48,7 +48,7 @@ function flatten(knots: number[][], closed: boolean, scale: number): Poly {
  * Signed edge areas are accumulated per cell and summed along each row (the winding number,
  * antialiased); non-zero clamps it, even-odd folds it about the odd counts.
  */
-function coverage(polys: Poly[], evenOdd: boolean, r: Bounds): Float32Array {
+export function coverage(polys: Poly[], evenOdd: boolean, r: Bounds): Float32Array {
   const w = r.right - r.left;
   const h = r.bottom - r.top;
   const stride = w + 2;
@@ -160,23 +160,33 @@ export function pathComponents<P extends VectorMask['paths'][number]>(paths: P[]
 export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): Uint8ClampedArray {
   const w = r.right - r.left;
   const h = r.bottom - r.top;
-  const acc = new Float32Array(w * h);
   const components = pathComponents(vm.paths);
   // A first component that subtracts or intersects acts on all pixels, as "fill starts with all
   // pixels" says: from nothing it would leave nothing (psd-tools' model, held to Photoshop's
   // composites of its path-operations subtract-first and intersect-first files).
   const firstOp = components[0]?.[0]?.operation;
-  if (vm.fillStartsWithAllPixels || firstOp === 'subtract' || firstOp === 'intersect') acc.fill(1);
+  // Null while nothing is drawn (all zeros): the first component drawn onto nothing is its own
+  // coverage (0 + b − 0·b and 0 + b − 0 are b; subtracting or intersecting leaves 0), so its
+  // coverage array becomes the accumulator and a mask of one component holds one float plane,
+  // not two (issue 25 §1: a print strip's mask spans the strip grown by the effects' reach).
+  let acc: Float32Array | null = null;
+  if (vm.fillStartsWithAllPixels || firstOp === 'subtract' || firstOp === 'intersect') acc = new Float32Array(w * h).fill(1);
   for (const component of components) {
     const drawn = component.filter((p) => p.knots.length >= 2);
     if (!drawn.length) continue;
     const first = component[0]!;
+    const op = first.operation ?? 'combine';
+    if (!acc && (op === 'subtract' || op === 'intersect')) continue;
     const cov = coverage(
       drawn.map((p) => flatten(p.knots, !p.open, scale)),
       first.fillRule === 'even-odd',
       r,
     );
-    const op = first.operation ?? 'combine';
+    if (!acc) {
+      for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i]!);
+      acc = cov;
+      continue;
+    }
     for (let i = 0; i < acc.length; i++) {
       const a = acc[i];
       const b = Math.min(1, cov[i]);
@@ -185,6 +195,7 @@ export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): U
     }
   }
   const out = new Uint8ClampedArray(w * h);
+  if (!acc) return vm.invert ? out.fill(255) : out;
   for (let i = 0; i < acc.length; i++) out[i] = (vm.invert ? 1 - acc[i] : acc[i]) * 255;
   return out;
 }
