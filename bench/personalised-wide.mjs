@@ -21,6 +21,7 @@
 // Env: BENCH_WIDE=a,b (files whose name contains a part), BENCH_WIDE_KINDS=text,image,shape,
 // BENCH_WIDE_OUT (JSON of every row; default a file in the system temp dir), BENCH_WIDE_TOP (20).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -79,11 +80,12 @@ async function freshPicture() {
   return upload(baseUrl, 'images', file, 'bench-wide');
 }
 
-const COLOURS = ['#e03c31', '#1f77b4', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#bcbd22', '#7f7f7f', '#d62728', '#123456'];
+/** A colour no earlier run asked for (else the result cache answers a 'personalised' request). */
+const colourOf = (seed) => `#${createHash('sha256').update(seed).digest('hex').slice(0, 6)}`;
 
 async function values(kind, tag, n) {
   const out = [];
-  for (let i = 0; i < n; i++) out.push(kind === 'text' ? `Hello ${tag} ${i}` : kind === 'shape' ? COLOURS[i % COLOURS.length] : await freshPicture());
+  for (let i = 0; i < n; i++) out.push(kind === 'text' ? `Hello ${tag} ${i}` : kind === 'shape' ? colourOf(`${tag} ${i}`) : await freshPicture());
   return out;
 }
 
@@ -178,8 +180,11 @@ async function main() {
       const ok = (r) => r.status === 200;
       const p50 = (rs) => (rs.filter(ok).length ? percentile(rs.filter(ok).map((r) => r.worker.total ?? NaN), 0.5) : NaN);
       const phases = [...new Set(per.flatMap((r) => Object.keys(r.worker)))].filter((p) => p !== 'total');
-      const frames = [...new Set(per.filter(ok).map((r) => r.notes.frame ?? ''))];
-      const share = Math.max(0, ...per.filter(ok).map((r) => redrawnShare(r.notes.frame)));
+      // Only requests that rendered (a result-cache hit has no render phase, and no frame note).
+      const drawn = per.filter((r) => ok(r) && r.worker.render !== undefined);
+      const frames = [...new Set(drawn.map((r) => r.notes.frame ?? ''))];
+      const share = drawn.length ? Math.max(0, ...drawn.map((r) => redrawnShare(r.notes.frame))) : null;
+      const hits = per.filter(ok).length - drawn.length;
       const row = {
         file: f.name,
         big: f.big,
@@ -197,14 +202,14 @@ async function main() {
         repeatedHttp: percentile(rep.map((r) => r.http), 0.5),
         personalisedHttp: percentile(per.map((r) => r.http), 0.5),
         phases: Object.fromEntries(phases.map((p) => [p, percentile(per.map((r) => r.worker[p] ?? 0), 0.5)])),
-        frame: frames.join(' | '),
+        frame: `${frames.join(' | ')}${hits ? ` (${hits} of ${per.length} personalised answered by the result cache)` : ''}`,
         share,
       };
       row.ratio = row.personalised / row.repeated;
       row.ratioHttp = row.personalisedHttp / row.repeatedHttp;
       rows.push(row);
       writeFileSync(OUT, JSON.stringify(rows, null, 1));
-      process.stderr.write(`${f.name} ${t.kind} "${t.name}": ${[...new Set(row.statuses)].join('/')} per ${row.personalised} rep ${row.repeated} share ${share.toFixed(2)} ${row.error ?? ''}\n`);
+      process.stderr.write(`${f.name} ${t.kind} "${t.name}": ${[...new Set(row.statuses)].join('/')} per ${row.personalised} rep ${row.repeated} share ${share?.toFixed(2) ?? '—'} ${row.error ?? ''}\n`);
     }
   }
   writeFileSync(OUT, JSON.stringify(rows, null, 1));
