@@ -15,6 +15,8 @@ export interface KernelExports {
   flattenOverWhite(ptr: number, count: number): void;
   premultiply(ptr: number, count: number): void;
   unpremultiply(ptr: number, count: number): void;
+  /** Where width × height RGBA pixels are not transparent: left, top, right, bottom (exclusive) as four i32 at `out`, left −1 when nowhere. */
+  inkBox(ptr: number, width: number, height: number, out: number): void;
   jpegBegin(tables: number, huff: number, scratch: number, out: number): void;
   jpegEncodeRow(rgba: number, width: number, sub: number): void;
   jpegEncodeInkRow(cmyk: number, width: number, sub: number): void;
