@@ -137,9 +137,6 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
 /** Text rasters up to this many pixels are unpremultiplied in one visit to the kernels' memory (1 MB, as raster/kernels.ts inChunks streams). */
 const INK_PIXELS = 1 << 18;
 
-/** The kernels' inkBox (wasm/assembly/kernels.ts): not in raster/kernels.ts's KernelExports (not this task's file; patch with the lead). */
-type InkKernel = { inkBox(ptr: number, width: number, height: number, out: number): void; unpremultiply(ptr: number, count: number): void };
-
 /**
  * resvg's premultiplied pixels made straight, in place, and their ink box recorded for
  * composite/dirty.ts (cache/ink.ts) in the same visit to the kernels' memory; the same bytes as
@@ -150,13 +147,12 @@ async function straightWithInk(pixels: RGBAImage): Promise<void> {
   const count = width * height;
   if (count > INK_PIXELS) return unpremultiply(data);
   await withArena((k, arena) => {
-    const kernel = k as unknown as InkKernel;
     const ptr = arena.alloc(count * 4);
     const box = arena.alloc(16);
     const mem = arena.u8();
     mem.set(data, ptr);
-    kernel.unpremultiply(ptr, count);
-    kernel.inkBox(ptr, width, height, box);
+    k.unpremultiply(ptr, count);
+    k.inkBox(ptr, width, height, box);
     data.set(mem.subarray(ptr, ptr + count * 4));
     const [left, top, right, bottom] = new Int32Array(mem.buffer, box, 4);
     rememberInk(data, width, height, left! < 0 ? null : { left: left!, top: top!, right: right!, bottom: bottom! });

@@ -93,7 +93,7 @@ describe('inkBox', () => {
         const ptr = arena.alloc(data.length);
         const out = arena.alloc(16);
         arena.u8().set(data, ptr);
-        (k as unknown as { inkBox(ptr: number, w: number, h: number, out: number): void }).inkBox(ptr, w, h, out);
+        k.inkBox(ptr, w, h, out);
         return [...new Int32Array(arena.u8().buffer, out, 4)];
       });
       const want = scanned(data, w, h);
