@@ -650,10 +650,31 @@ export function useShapeAlphaApart(on: boolean): void {
   alphaApart = on;
 }
 
-/** The layer's pixels over `clip` for its shape alone: their alpha alone when `alphaOnly` (the RGBA dropped here, before its mask is made). */
+/**
+ * The layer's pixels over `clip` for its shape alone: when `alphaOnly`, their alpha alone (the
+ * bytes layerContent's would hold), made without the RGBA where that is known (a colour fill, the
+ * stored rows at the output's grid), else taken from it and the RGBA dropped here, before its
+ * mask is made.
+ */
 async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, alphaOnly: boolean): Promise<Surface | null> {
+  if (!alphaOnly) return layerContent(ctx, node, clip);
+  const override = ctx.overrides.get(node.id);
+  if (!override?.pixels && fillFromPath(node) && !(node.fillGradient && !node.fillColor)) {
+    // layerContent's colour fill: alpha 255 everywhere (times a recolour's alpha, clamped as there).
+    const surface = createSurface(clip, 1);
+    const a = new Uint8ClampedArray([255]);
+    if (override?.color) a[0] = a[0]! * override.color.a;
+    surface.data.fill(a[0]!);
+    return surface;
+  }
+  if (!override?.pixels && !fillFromPath(node) && atLevelGrid(ctx)) {
+    if (!node.hasPixels || !node.pixelBounds) return null;
+    const surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers), undefined, true);
+    if (surface && override?.color) for (let i = 0; i < surface.data.length; i++) surface.data[i] = surface.data[i]! * override.color.a;
+    return surface;
+  }
   const content = await layerContent(ctx, node, clip);
-  return content && alphaOnly ? alphaChannel(content) : content;
+  return content && alphaChannel(content);
 }
 
 /** The alpha bytes of an RGBA surface, one a pixel (effects.ts alphaOnly: what a shape reads of it). */
@@ -1100,10 +1121,13 @@ async function storedRowsByBand(
   load: (rows: { top: number; bottom: number }) => Promise<{ data: Uint8Array; bounds: Bounds } | null>,
   /** A frame's strip buffers: the surface is one of their pooled ones (StripBuffers.surface). */
   buffers?: StripBuffers,
+  /** The last channel alone (an RGBA layer's alpha: shapeContent), one byte a pixel. */
+  last = false,
 ): Promise<Surface | null> {
   const r = intersectRect(full, clip);
   if (!r) return null;
-  const surface = buffers ? { x: r.left, y: r.top, w: r.right - r.left, h: r.bottom - r.top, data: buffers.surface((r.right - r.left) * (r.bottom - r.top) * channels) } : createSurface(r, channels);
+  const out = last ? 1 : channels;
+  const surface = buffers ? { x: r.left, y: r.top, w: r.right - r.left, h: r.bottom - r.top, data: buffers.surface((r.right - r.left) * (r.bottom - r.top) * out) } : createSurface(r, out);
   const rowBytes = surface.w * channels;
   for (let top = r.top; top < r.bottom; ) {
     const bottom = Math.min(r.bottom, (Math.floor(top / BAND) + 1) * BAND);
@@ -1112,7 +1136,8 @@ async function storedRowsByBand(
       const stride = (px.bounds.right - px.bounds.left) * channels;
       for (let y = top; y < bottom; y++) {
         const s = (y - px.bounds.top) * stride + (r.left - px.bounds.left) * channels;
-        surface.data.set(px.data.subarray(s, s + rowBytes), (y - r.top) * rowBytes);
+        if (!last) surface.data.set(px.data.subarray(s, s + rowBytes), (y - r.top) * rowBytes);
+        else for (let x = 0, o = (y - r.top) * surface.w; x < surface.w; x++) surface.data[o + x] = px.data[s + x * channels + channels - 1]!;
       }
     }
     top = bottom;

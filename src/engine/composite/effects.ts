@@ -519,6 +519,9 @@ function eachTile(p: Pass, shape: Shape, target: Bounds, draw: (tile: Bounds, ar
   }
 }
 
+/** `tile` in the coordinates of the arrays over `r` that hold it (0, 0 at r's corner). */
+const within = (tile: Bounds, r: Bounds): Bounds => ({ left: tile.left - r.left, top: tile.top - r.top, right: tile.right - r.left, bottom: tile.bottom - r.top });
+
 /** The values of `field` (over `from`) inside `to`. */
 function crop(field: Float32Array, from: Bounds, to: Bounds): Float32Array {
   if (from.left === to.left && from.top === to.top && from.right === to.right && from.bottom === to.bottom) return field;
@@ -546,7 +549,7 @@ const fillOf = (shape: Shape, r: Bounds) => (shape.fillOver ? shape.fillOver(r) 
  */
 function shiftedAlpha(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean): { rect: Bounds; data: Float32Array } {
   const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
-  return { rect: r, data: bilinearMove(read(), widthOf(r), heightOf(r), fx, fy) };
+  return { rect: r, data: bilinearMove(read(), widthOf(r), heightOf(r), fx, fy, true) };
 }
 
 /**
@@ -1034,8 +1037,9 @@ function soften(alpha: Float32Array, w: number, h: number, size: number, spread:
  * size from the anti-aliased edge, then falling linearly with the Euclidean distance to nothing
  * at the size: outward from the shape (outer glow) or inward from its edge (inner glow).
  */
-export function precise(alpha: Float32Array, w: number, h: number, size: number, spreadPercent: number, inward: boolean): Float32Array {
-  const d = signedDistance(alpha, w, h);
+export function precise(alpha: Float32Array, w: number, h: number, size: number, spreadPercent: number, inward: boolean, to?: Bounds): Float32Array {
+  // Over `to` (within w × h) only, when given: the part of the arrays a tile paints (signedDistance).
+  const d = signedDistance(alpha, w, h, to);
   const plateau = (size * Math.max(0, Math.min(100, spreadPercent))) / 100;
   // Over the distances themselves (each read once, before it is written): no second array.
   for (let i = 0; i < d.length; i++) {
@@ -1059,16 +1063,18 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
       // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
       const w = widthOf(r);
       const h = heightOf(r);
-      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false) : soften(alpha, w, h, size, spreadOf(g, s), true);
+      // Only the tile is painted, and what follows goes pixel by pixel: the body over the tile
+      // (the precise distances measured there only; issue 25 §1), the same values.
+      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false, within(tile, r)) : crop(soften(alpha, w, h, size, spreadOf(g, s), true), r, tile);
       applyRange(body, g.range);
       applyContour(body, g.contour);
       // An outer glow never shows through a faded fill: within the layer only the backdrop the
       // Fill leaves (knockOut, as "Layer Knocks Out Drop Shadow" does; photocraft's calibration on
       // Aspose's FillOpacitySample.psd). At Fill 100 % nothing changes.
-      if (cover < 1) knockOut(body, fillOf(shape, r), cover);
-      const graded = glowGradient(g, crop(body, r, tile));
+      if (cover < 1) knockOut(body, crop(fillOf(shape, r), r, tile), cover);
+      const graded = glowGradient(g, body);
       if (graded) paint(canvas, tile, shape, graded.coverage, graded.colors, fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, tile);
-      else paint(canvas, tile, shape, body, rgbOf(g.color), fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, r);
+      else paint(canvas, tile, shape, body, rgbOf(g.color), fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, tile);
     });
   }
   for (const d of list(fx.dropShadow).reverse()) {
@@ -1339,15 +1345,17 @@ export function drawEffectsAbove(
         for (let i = 0; i < alpha.length; i++) o[i] = 1 - alpha[i];
         return o;
       };
-      const body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true) : soften(outside(), w, h, size, spreadOf(inner, s), true);
+      // Over the tile only (it alone is painted, and what follows goes pixel by pixel; the precise
+      // distances measured there only: issue 25 §1), the same values.
+      const body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true, within(tile, r)) : crop(soften(outside(), w, h, size, spreadOf(inner, s), true), r, tile);
       if (inner.source === 'center') for (let i = 0; i < body.length; i++) body[i] = 1 - body[i];
-      const within = shape.fillOver ? shape.fillOver(r) : alpha;
+      const filled = crop(shape.fillOver ? shape.fillOver(r) : alpha, r, tile);
       applyRange(body, inner.range);
       applyContour(body, inner.contour);
-      for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * within[i];
-      const graded = glowGradient(inner, crop(body, r, tile), crop(within, r, tile));
+      for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * filled[i];
+      const graded = glowGradient(inner, body, filled);
       if (graded) paint(canvas, tile, shape, graded.coverage, graded.colors, fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, tile, inLayer);
-      else paint(canvas, tile, shape, body, rgbOf(inner.color), fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, r, inLayer);
+      else paint(canvas, tile, shape, body, rgbOf(inner.color), fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, tile, inLayer);
     });
   }
   if (part === 'grouped') return;
@@ -1397,7 +1405,8 @@ function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape
   eachTile(pass, tight, rectOf(canvas), (tile, r) => {
     if (plain && strokesInKernels(canvas, tile, nearShape(r, tight, pass), shape, plain, held, atop)) return;
     const alpha = alphaOf(shape, r);
-    const dist = crop(chamferDistance(alpha, widthOf(r), heightOf(r)), r, tile);
+    // Over the tile only (it alone is painted; the band goes pixel by pixel): issue 25 §1.
+    const dist = chamferDistance(alpha, widthOf(r), heightOf(r), within(tile, r));
     const own = held ? crop(shape.fillOver ? shape.fillOver(r) : alpha, r, tile) : null;
     for (const st of [...strokes].reverse()) {
       const cov = strokeBand(st, dist, ctx.scale);

@@ -1,4 +1,5 @@
 import { inArena, kernelsNow, type KernelExports } from '../raster/kernels';
+import type { Bounds } from '../types';
 
 /**
  * Shape operations for layer effects on coverage maps (Float32Array, 0..1, w×h):
@@ -71,7 +72,7 @@ function blurWasm(k: KernelExports, src: Float32Array, w: number, h: number, r0:
  * (fx, fy) of a pixel, bilinear, over w × h: the weights (1 − fx), fx, (1 − fy), fy on the four
  * taps, each product in the order of morphology's `shift`.
  */
-export function bilinearMove(src: Float32Array, w: number, h: number, fx: number, fy: number): Float32Array {
+export function bilinearMove(src: Float32Array, w: number, h: number, fx: number, fy: number, over = false): Float32Array {
   const k = wasmPasses && src.length <= WASM_PIXELS ? kernelsNow() : undefined;
   if (k) {
     return inArena(k, (k, arena) => {
@@ -84,7 +85,10 @@ export function bilinearMove(src: Float32Array, w: number, h: number, fx: number
     });
   }
   const sw = w + 1;
-  const out = new Float32Array(w * h);
+  // `over`: written over `src` itself, which the caller hands over (issue 25 §1: no second array
+  // of a print strip's rows). Safe in scan order: pixel (x, y) goes to y·w + x and its taps are
+  // read from y·(w + 1) + x on, at or after it, and every later pixel's taps lie further on.
+  const out = over ? src.subarray(0, w * h) : new Float32Array(w * h);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = (y + 1) * sw + x + 1;
@@ -106,7 +110,7 @@ export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number
   if (!k) {
     // Above the WASM passes' size blur's TypeScript would copy the moved array and make a second
     // one: blurred over itself instead (blurInPlace, the same floats; issue 25 §1).
-    const moved = bilinearMove(read(), w, h, fx, fy);
+    const moved = bilinearMove(read(), w, h, fx, fy, true);
     return moved.length > WASM_PIXELS ? blurInPlace(moved, w, h, radius) : blur(moved, w, h, radius);
   }
   const [r0, r1] = boxRadii(radius);
@@ -459,13 +463,18 @@ export function seedDistance2(i: number, s: number, w: number): number {
  * follow the fuller one, and where a curve meets a straight edge the half-covered pixel bounds the
  * sliver between them. Exact for straight edges and square corners, within half a pixel elsewhere.
  */
-export function signedDistance(a: Float32Array, w: number, h: number): Float32Array {
-  const out = new Float32Array(a.length);
-  for (let i = 0; i < a.length; i++) if (a[i] > EMPTY && a[i] < 1 - EMPTY) out[i] = 0.5 - a[i];
+export function signedDistance(a: Float32Array, w: number, h: number, to: Bounds = { left: 0, top: 0, right: w, bottom: h }): Float32Array {
+  // Only the pixels of `to` (within w × h) are written, into an array of its own: each pixel's
+  // distance reads the seed maps, `a` and its own earlier value, never another pixel's (issue
+  // 25 §1: an effect's tile is a part of its arrays, and only the tile is painted).
+  const out = new Float32Array((to.right - to.left) * (to.bottom - to.top));
+  for (let y = to.top, o = 0; y < to.bottom; y++) {
+    for (let i = y * w + to.left, end = y * w + to.right; i < end; i++, o++) if (a[i] > EMPTY && a[i] < 1 - EMPTY) out[o] = 0.5 - a[i];
+  }
   // Outside pixels measure to the covered side, then inside ones to the empty side (its coverage
   // 1 − a, as a Float32Array of it would hold it: no array of it, issue 25 §1), negated.
-  distancesAcross((i) => a[i]!, w, h, out, 1);
-  distancesAcross((i) => Math.fround(1 - a[i]!), w, h, out, -1);
+  distancesAcross((i) => a[i]!, w, h, out, 1, to);
+  distancesAcross((i) => Math.fround(1 - a[i]!), w, h, out, -1, to);
   return out;
 }
 
@@ -477,39 +486,44 @@ const EMPTY = 0.02;
  * at most EMPTY: the nearer edge of that side's nearest pixel with any coverage (its square when
  * it is wholly covered: the edge there is pixel-aligned) and its nearest pixel at least half
  * covered (a straight edge through it, even when wholly covered: it lies behind a partial rim).
+ * Over the pixels of `to`, into `out` (one value each, row by row).
  */
-function distancesAcross(c: (i: number) => number, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
-  // One seed map (Float32 + Int32 a pixel) at a time, each made and dropped in a call of its own
-  // (issue 25 §1: a precise glow's arrays at a print strip are 4 Mi px): the nearest edge by any
+function distancesAcross(c: (i: number) => number, w: number, h: number, out: Float32Array, sign: 1 | -1, to: Bounds): void {
+  // One seed map (Int32 a pixel) at a time, each made and dropped in a call of its own (issue
+  // 25 §1: a precise glow's arrays at a print strip are 4 Mi px): the nearest edge by any
   // coverage goes into `out` first, then the nearest half-covered pixel's is taken against it.
   // Rounding the first to Float32 in between gives the Float32 of their minimum all the same (a
   // value between a double and its rounding rounds as it does), and times ±1 is exact.
-  nearestEdge(c, w, h, out);
-  nearerHalf(c, w, h, out, sign);
+  nearestEdge(c, w, h, out, to);
+  nearerHalf(c, w, h, out, sign, to);
 }
 
 /** Where c ≤ EMPTY: the edge of the nearest pixel with any coverage (its square when wholly covered), unsigned. */
-function nearestEdge(c: (i: number) => number, w: number, h: number, out: Float32Array): void {
-  const any = nearestSeed((i) => c(i) > EMPTY, w, h);
-  for (let i = 0; i < out.length; i++) {
-    if (c(i) > EMPTY) continue;
-    const s = any.at[i]!;
-    if (s < 0) out[i] = 1e6;
-    else {
-      const cs = c(s);
-      out[i] = cs >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(seedDistance2(i, s, w)) + 0.5 - cs;
+function nearestEdge(c: (i: number) => number, w: number, h: number, out: Float32Array, to: Bounds): void {
+  const { at } = nearestSeed((i) => c(i) > EMPTY, w, h);
+  for (let y = to.top, o = 0; y < to.bottom; y++) {
+    for (let i = y * w + to.left, end = y * w + to.right; i < end; i++, o++) {
+      if (c(i) > EMPTY) continue;
+      const s = at[i]!;
+      if (s < 0) out[o] = 1e6;
+      else {
+        const cs = c(s);
+        out[o] = cs >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(seedDistance2(i, s, w)) + 0.5 - cs;
+      }
     }
   }
 }
 
 /** Where c ≤ EMPTY: the nearer of nearestEdge's and the nearest at least half-covered pixel's straight edge, times `sign`. */
-function nearerHalf(c: (i: number) => number, w: number, h: number, out: Float32Array, sign: 1 | -1): void {
-  const half = nearestSeed((i) => c(i) >= 0.5, w, h);
-  for (let i = 0; i < out.length; i++) {
-    if (c(i) > EMPTY) continue;
-    const q = half.at[i]!;
-    const nearest = out[i]!;
-    out[i] = sign * (q < 0 ? nearest : Math.min(nearest, Math.sqrt(seedDistance2(i, q, w)) + 0.5 - c(q)));
+function nearerHalf(c: (i: number) => number, w: number, h: number, out: Float32Array, sign: 1 | -1, to: Bounds): void {
+  const { at } = nearestSeed((i) => c(i) >= 0.5, w, h);
+  for (let y = to.top, o = 0; y < to.bottom; y++) {
+    for (let i = y * w + to.left, end = y * w + to.right; i < end; i++, o++) {
+      if (c(i) > EMPTY) continue;
+      const q = at[i]!;
+      const nearest = out[o]!;
+      out[o] = sign * (q < 0 ? nearest : Math.min(nearest, Math.sqrt(seedDistance2(i, q, w)) + 0.5 - c(q)));
+    }
   }
 }
 
@@ -544,23 +558,30 @@ const clamp01 = (t: number) => (t <= 0 ? 0 : t >= 1 ? 1 : t);
  * psdtools-layer-effects-all.psd matches it to 0.22 levels RMS over its 3,036 outer-edge pixels,
  * where the Euclidean rules left 4–6 (docs/effects.md, "Strokes in the chamfer metric").
  */
-export function chamferDistance(a: Float32Array, w: number, h: number): Float32Array {
+export function chamferDistance(a: Float32Array, w: number, h: number, to: Bounds = { left: 0, top: 0, right: w, bottom: h }): Float32Array {
   const pw = w + 4;
+  // The distances over `to` (within w × h) only, when given: the part of the arrays a tile paints
+  // (issue 25 §1: no array of the whole besides the field the passes need).
+  const tw = to.right - to.left;
+  const out = new Float32Array(tw * (to.bottom - to.top));
   const k = wasmPasses && pw * (h + 4) <= WASM_PIXELS ? kernelsNow() : undefined;
   if (k) {
     // In WASM (wasm/assembly/effects.ts chamferDistance), bit-identical, both sides' fields in
     // one (two values a pixel).
     return inArena(k, (k, arena) => {
       const src = arena.alloc(a.length * 4);
-      const out = arena.alloc(a.length * 4);
+      const all = arena.alloc(a.length * 4);
       const d = arena.alloc(pw * (h + 4) * 8);
       const f32 = arena.f32();
       f32.set(a, src >> 2);
-      k.chamferDistance(src, out, d, w, h);
-      return f32.slice(out >> 2, (out >> 2) + a.length);
+      k.chamferDistance(src, all, d, w, h);
+      for (let y = to.top; y < to.bottom; y++) {
+        const at = (all >> 2) + y * w + to.left;
+        out.set(f32.subarray(at, at + tw), (y - to.top) * tw);
+      }
+      return out;
     });
   }
-  const out = new Float32Array(a.length);
   const d = new Float32Array(pw * (h + 4));
   // The covered side's seeds, then the empty side's: a < ½ takes the first, the rest the second.
   for (const inner of [false, true]) {
@@ -572,10 +593,10 @@ export function chamferDistance(a: Float32Array, w: number, h: number): Float32A
       }
     }
     chamferPasses(d, pw, h + 4);
-    for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++) {
+    for (let y = to.top; y < to.bottom; y++) {
+      for (let x = to.left; x < to.right; x++) {
         const i = y * w + x;
-        if (inner === a[i] >= 0.5) out[i] = inner ? -d[(y + 2) * pw + x + 2] : d[(y + 2) * pw + x + 2];
+        if (inner === a[i] >= 0.5) out[(y - to.top) * tw + x - to.left] = inner ? -d[(y + 2) * pw + x + 2] : d[(y + 2) * pw + x + 2];
       }
     }
   }

@@ -48,16 +48,16 @@ export function flatten(knots: number[][], closed: boolean, scale: number): Poly
  * Signed edge areas are accumulated per cell and summed along each row (the winding number,
  * antialiased); non-zero clamps it, even-odd folds it about the odd counts.
  */
-export function coverage(polys: Poly[], evenOdd: boolean, r: Bounds): Float32Array {
+export function coverage(polys: Poly[], evenOdd: boolean, r: Bounds, rows: { top: number; bottom: number } = { top: 0, bottom: r.bottom - r.top }): Float32Array {
   const w = r.right - r.left;
-  const h = r.bottom - r.top;
+  const h = rows.bottom - rows.top;
   const stride = w + 2;
   const acc = new Float32Array(stride * h);
   for (const poly of polys) {
     const n = poly.length / 2;
     for (let i = 0; i < n; i++) {
       const j = (i + 1) % n;
-      edge(acc, stride, w, h, poly[i * 2] - r.left, poly[i * 2 + 1] - r.top, poly[j * 2] - r.left, poly[j * 2 + 1] - r.top);
+      edge(acc, stride, w, r.bottom - r.top, poly[i * 2] - r.left, poly[i * 2 + 1] - r.top, poly[j * 2] - r.left, poly[j * 2 + 1] - r.top, rows.top, rows.bottom);
     }
   }
   // Summed in place, each row moved down to width w (it never overtakes the row it reads): no
@@ -83,13 +83,13 @@ export function coverage(polys: Poly[], evenOdd: boolean, r: Bounds): Float32Arr
  * is drawn at x = 0; right of it, it covers none, so it is drawn at x = w (a column never read).
  * An edge crossing either side is split there first, so the clamp is exact.
  */
-function edge(acc: Float32Array, stride: number, w: number, h: number, x0: number, y0: number, x1: number, y1: number): void {
+function edge(acc: Float32Array, stride: number, w: number, h: number, x0: number, y0: number, x1: number, y1: number, b0 = 0, b1 = h): void {
   if (y0 === y1) return;
   for (const side of [0, w]) {
     if ((x0 < side && x1 > side) || (x0 > side && x1 < side)) {
       const ym = y0 + ((side - x0) / (x1 - x0)) * (y1 - y0);
-      edge(acc, stride, w, h, x0, y0, side, ym);
-      edge(acc, stride, w, h, side, ym, x1, y1);
+      edge(acc, stride, w, h, x0, y0, side, ym, b0, b1);
+      edge(acc, stride, w, h, side, ym, x1, y1, b0, b1);
       return;
     }
   }
@@ -103,14 +103,22 @@ function edge(acc: Float32Array, stride: number, w: number, h: number, x0: numbe
   const top = Math.max(0, y0);
   const bottom = Math.min(h, y1);
   if (bottom <= top) return;
+  // Rows [b0, b1) of the plane only (acc holds those): an edge ending above them writes nothing
+  // there, and one reaching them is walked from its own top as ever (x runs on row by row), its
+  // rows before b0 not written and none after b1 walked.
+  if (bottom <= b0 || Math.floor(top) >= b1) return;
   const dxdy = (x1 - x0) / (y1 - y0);
   let x = x0 + (top - y0) * dxdy;
-  for (let y = Math.floor(top); y < bottom; y++) {
+  for (let y = Math.floor(top), end = Math.min(bottom, b1); y < end; y++) {
     const dy = Math.min(y + 1, bottom) - Math.max(y, top);
     if (dy <= 0) continue;
     const xNext = x + dxdy * dy;
+    if (y < b0) {
+      x = xNext;
+      continue;
+    }
     const d = dy * dir;
-    const row = y * stride;
+    const row = (y - b0) * stride;
     const lo = Math.min(x, xNext);
     const hi = Math.max(x, xNext);
     const loCell = Math.floor(lo);
@@ -157,45 +165,54 @@ export function pathComponents<P extends VectorMask['paths'][number]>(paths: P[]
   return components;
 }
 
+/** Pixels a vector mask's float planes cover at once: larger masks are drawn in bands of rows. */
+const MASK_BAND_PIXELS = 1 << 20;
+
 export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): Uint8ClampedArray {
   const w = r.right - r.left;
   const h = r.bottom - r.top;
-  const components = pathComponents(vm.paths);
+  const out = new Uint8ClampedArray(w * h);
+  const components = pathComponents(vm.paths)
+    .map((component) => ({ first: component[0]!, polys: component.filter((p) => p.knots.length >= 2).map((p) => flatten(p.knots, !p.open, scale)) }))
+    .filter((c) => c.polys.length);
   // A first component that subtracts or intersects acts on all pixels, as "fill starts with all
   // pixels" says: from nothing it would leave nothing (psd-tools' model, held to Photoshop's
   // composites of its path-operations subtract-first and intersect-first files).
-  const firstOp = components[0]?.[0]?.operation;
-  // Null while nothing is drawn (all zeros): the first component drawn onto nothing is its own
-  // coverage (0 + b − 0·b and 0 + b − 0 are b; subtracting or intersecting leaves 0), so its
-  // coverage array becomes the accumulator and a mask of one component holds one float plane,
-  // not two (issue 25 §1: a print strip's mask spans the strip grown by the effects' reach).
-  let acc: Float32Array | null = null;
-  if (vm.fillStartsWithAllPixels || firstOp === 'subtract' || firstOp === 'intersect') acc = new Float32Array(w * h).fill(1);
-  for (const component of components) {
-    const drawn = component.filter((p) => p.knots.length >= 2);
-    if (!drawn.length) continue;
-    const first = component[0]!;
-    const op = first.operation ?? 'combine';
-    if (!acc && (op === 'subtract' || op === 'intersect')) continue;
-    const cov = coverage(
-      drawn.map((p) => flatten(p.knots, !p.open, scale)),
-      first.fillRule === 'even-odd',
-      r,
-    );
+  const firstOp = pathComponents(vm.paths)[0]?.[0]?.operation;
+  const allPixels = !!vm.fillStartsWithAllPixels || firstOp === 'subtract' || firstOp === 'intersect';
+  // In bands of rows (issue 25 §1: a print strip's mask spans the strip grown by the effects'
+  // reach, 10,000 px wide): each band's coverage walks every edge as the whole plane's does, so
+  // its floats are the whole plane's rows (coverage).
+  const rows = w * h > MASK_BAND_PIXELS ? Math.max(1, Math.floor(MASK_BAND_PIXELS / Math.max(1, w))) : h;
+  for (let top = 0; top < h; top += rows) {
+    const band = { top, bottom: Math.min(h, top + rows) };
+    const n = w * (band.bottom - band.top);
+    // Null while nothing is drawn (all zeros): the first component drawn onto nothing is its own
+    // coverage (0 + b − 0·b and 0 + b − 0 are b; subtracting or intersecting leaves 0), so a mask
+    // of one component holds one float plane, not two.
+    let acc: Float32Array | null = allPixels ? new Float32Array(n).fill(1) : null;
+    for (const { first, polys } of components) {
+      const op = first.operation ?? 'combine';
+      if (!acc && (op === 'subtract' || op === 'intersect')) continue;
+      const cov = coverage(polys, first.fillRule === 'even-odd', r, band);
+      if (!acc) {
+        for (let i = 0; i < n; i++) cov[i] = Math.min(1, cov[i]!);
+        acc = cov;
+        continue;
+      }
+      for (let i = 0; i < n; i++) {
+        const a = acc[i]!;
+        const b = Math.min(1, cov[i]!);
+        acc[i] =
+          op === 'subtract' ? a * (1 - b) : op === 'intersect' ? a * b : op === 'exclude' ? a + b - 2 * a * b : a + b - a * b;
+      }
+    }
+    const at = band.top * w;
     if (!acc) {
-      for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i]!);
-      acc = cov;
+      if (vm.invert) out.fill(255, at, at + n);
       continue;
     }
-    for (let i = 0; i < acc.length; i++) {
-      const a = acc[i];
-      const b = Math.min(1, cov[i]);
-      acc[i] =
-        op === 'subtract' ? a * (1 - b) : op === 'intersect' ? a * b : op === 'exclude' ? a + b - 2 * a * b : a + b - a * b;
-    }
+    for (let i = 0; i < n; i++) out[at + i] = (vm.invert ? 1 - acc[i]! : acc[i]!) * 255;
   }
-  const out = new Uint8ClampedArray(w * h);
-  if (!acc) return vm.invert ? out.fill(255) : out;
-  for (let i = 0; i < acc.length; i++) out[i] = (vm.invert ? 1 - acc[i] : acc[i]) * 255;
   return out;
 }

@@ -5,7 +5,7 @@ import { renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { useShapeAlphaApart } from '../../../src/engine/composite/compositor';
 import { precise } from '../../../src/engine/composite/effects';
-import { bilinearMove, blur, movedBlur, signedDistance } from '../../../src/engine/composite/morphology';
+import { bilinearMove, blur, chamferDistance, movedBlur, signedDistance } from '../../../src/engine/composite/morphology';
 import { coverage, flatten, pathComponents, rasterizeVectorMask } from '../../../src/engine/composite/vector';
 import type { Bounds, VectorMask } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
@@ -15,10 +15,12 @@ import { compileOrRefused, random, type Random } from './kit';
  * Issue 25 §1 (fx-memory2): the print PDF of a 10,000² template with far-reaching effects held
  * arrays of (strip + 2 × reach) × 10,000 px at once. Each way of holding fewer is held here to
  * the one it replaces, to the bit: the signed distance with one seed map at a time and no
- * Float32 distances kept (nearestSeed), the precise glow over its distances, a one-component
- * vector mask in one float plane, the moved shadow blurred over itself above the WASM passes'
- * size, and a masked layer's shape read from its alpha alone with its RGBA cut to the target
- * (compositor.ts withEffects) on random documents, whole and in strips.
+ * Float32 distances kept (nearestSeed), the distances (signed, chamfer) over a tile of their
+ * arrays only, the precise glow over its distances, a one-component vector mask in one float
+ * plane and, above a million pixels, in bands of rows, the moved shadow moved and blurred over
+ * its own array above the WASM passes' size, and a
+ * masked layer's shape read from its alpha alone with its RGBA cut to the target (compositor.ts
+ * withEffects) on random documents, whole and in strips.
  */
 
 // The signed distance as it was (two seed maps of Float32 + Int32, the uncovered side's array).
@@ -129,6 +131,26 @@ describe('fewer effect arrays at once, the same floats', () => {
     }
   });
 
+  it('signedDistance and chamferDistance over a part of the arrays give that part of the whole', () => {
+    const r = random(808);
+    for (let t = 0; t < 60; t++) {
+      const big = t % 12 === 11; // above the WASM passes' size: the TypeScript chamfer
+      const w = 1 + r.int(big ? 600 : 70);
+      const h = 1 + r.int(big ? 480 : 70);
+      const a = field(r, w, h, t % 4);
+      const [left, top] = [r.int(w), r.int(h)];
+      const to: Bounds = { left, top, right: left + 1 + r.int(w - left), bottom: top + 1 + r.int(h - top) };
+      const cut = (f: Float32Array) => {
+        const tw = to.right - to.left;
+        const o = new Float32Array(tw * (to.bottom - to.top));
+        for (let y = to.top; y < to.bottom; y++) o.set(f.subarray(y * w + to.left, y * w + to.right), (y - to.top) * tw);
+        return o;
+      };
+      expect(same(signedDistance(a, w, h, to), cut(signedDistanceRef(a, w, h))), `signed ${t}`).toBe(true);
+      expect(same(chamferDistance(a, w, h, to), cut(chamferDistance(a, w, h))), `chamfer ${t}`).toBe(true);
+    }
+  });
+
   it('the precise glow over its distances gives the array it made beside them', () => {
     const r = random(77);
     for (let t = 0; t < 24; t++) {
@@ -168,12 +190,36 @@ describe('fewer effect arrays at once, the same floats', () => {
     }
   });
 
+  it('a vector mask above a million pixels drawn in bands of rows gives the bytes of the whole plane', () => {
+    const r = random(31337);
+    const ops = ['combine', 'subtract', 'intersect', 'exclude', undefined] as const;
+    for (let t = 0; t < 6; t++) {
+      const [W, H] = r.pick([[1500, 800], [3100, 700], [1100, 1300]]);
+      const paths = Array.from({ length: 1 + r.int(3) }, (_, p) => ({
+        open: false,
+        operation: p === 0 ? ('combine' as const) : r.pick(ops),
+        fillRule: r.pick(['even-odd', 'non-zero'] as const),
+        // Long edges across every band, short curves within one, points past the plane.
+        knots: Array.from({ length: 3 + r.int(8) }, () => {
+          const [x, y] = [r.next() * (W + 400) - 200, r.next() * (H + 400) - 200];
+          return r.chance(0.5) ? [x + r.next() * 300, y - 40, x, y, x - r.next() * 300, y + 90] : [x, y, x, y, x, y];
+        }),
+      }));
+      const vm = { paths, invert: r.chance(0.3), fillStartsWithAllPixels: r.chance(0.15) } as unknown as VectorMask;
+      const rect: Bounds = { left: -r.int(30), top: -r.int(30), right: W, bottom: H };
+      expect(firstDifference(rasterizeVectorMask(vm, 1, rect), twoPlanes(vm, 1, rect)), `case ${t}`).toBe(-1);
+    }
+  });
+
   it('a moved shadow above the WASM passes’ size blurred over itself gives blur(bilinearMove(…))', () => {
     const [w, h] = [620, 450]; // (w + 1) × (h + 1) > 2^18: the TypeScript path
     const r = random(9);
     const src = Float32Array.from({ length: (w + 1) * (h + 1) }, (_, i) => ((i % 37) * (i % 11) > 60 ? 1 : r.next()));
     for (const [fx, fy, radius] of [[0.25, 0.5, 7], [0, 0, 30], [0.9, 0.1, 2], [0.5, 0.5, 0]]) {
-      const want = blur(bilinearMove(src, w, h, fx!, fy!), w, h, radius!);
+      const moved = bilinearMove(src, w, h, fx!, fy!);
+      // Moved over its own array (satin's and the shadows' copies): the floats of a second one.
+      expect(same(bilinearMove(src.slice(), w, h, fx!, fy!, true), moved), `over ${fx} ${fy}`).toBe(true);
+      const want = blur(moved, w, h, radius!);
       expect(same(movedBlur(() => src.slice(), w, h, fx!, fy!, radius!), want), `${fx} ${fy} ${radius}`).toBe(true);
     }
   });
