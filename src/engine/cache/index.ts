@@ -39,14 +39,34 @@ export const imageCache = new ByteLru<RGBAImage>(12 * MB, 6 * MB);
 /** Those pictures placed into their layers (perspective and all), keys `image/<sha256>/placed/<placement>`. */
 export const placementCache = new ByteLru<{ pixels: RGBAImage; bounds: Bounds } | null>(8 * MB, 4.5 * MB);
 
-/** The cached value for `key`, else what `make` returns (then cached). */
-export async function cached<V extends { data: ArrayBufferView }>(cache: ByteLru<V>, key: string, make: () => Promise<V>): Promise<V> {
+/**
+ * The cached value for `key`, else what `make` returns (then cached). Asked again while `make`
+ * runs (two layers that take the same picture at the same size, in one request's concurrent
+ * loads), the one `make` serves both: its value is shared as a cached one is (never mutated).
+ */
+export function cached<V extends { data: ArrayBufferView }>(cache: ByteLru<V>, key: string, make: () => Promise<V>): Promise<V> {
   const held = cache.get(key);
-  if (held) return held;
-  const value = await make();
-  cache.set(key, value, value.data.byteLength);
-  return value;
+  if (held) return Promise.resolve(held);
+  let making = inFlight.get(cache);
+  if (!making) inFlight.set(cache, (making = new Map()));
+  const pending = making.get(key) as Promise<V> | undefined;
+  if (pending) return pending;
+  const waiting = making;
+  const made = (async () => {
+    try {
+      const value = await make();
+      cache.set(key, value, value.data.byteLength);
+      return value;
+    } finally {
+      waiting.delete(key);
+    }
+  })();
+  waiting.set(key, made);
+  return made;
 }
+
+/** What `cached` is making, per cache and key. */
+const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
 
 /** Most worth keeping first: small trees and JPEG rows, pictures and placements, bands (R2 reads), frames, backdrops (from bands). */
 const all = () => [treeCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, backdropCache] as ByteLru<unknown>[];

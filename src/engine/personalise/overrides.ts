@@ -303,6 +303,25 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
         }
       }),
     );
+  // What prints: the template's visibility with the switches and `visible` set above (nothing
+  // below changes it). Known before the pictures load, so that a layer that does not show only
+  // has its picture measured, not decoded (issue 25 §3: psd.rb's example names six "Matte"
+  // layers, five in hidden variant groups, and each decoded the picture: ~430 ms a request).
+  const shown = visibleLayers(tree, overrides);
+  // A picture's own size, measured once per picture however many layers it goes into.
+  const sizes = new Map<string, Promise<{ width: number; height: number }>>();
+  const measure = (ref: string, target: { width: number; height: number }) => {
+    let size = sizes.get(ref);
+    if (!size) {
+      size = (async () => {
+        if (ctx.imageSize) return ctx.imageSize(ref);
+        const small = await ctx.loadImage(ref, { width: 1, height: 1 });
+        return ownSize(small.source ? small : await ctx.loadImage(ref, target));
+      })();
+      sizes.set(ref, size);
+    }
+    return size;
+  };
   const imageJobs = targets
     .filter((t): t is Target & { command: ImageCommand } => t.command.type === 'image')
     .flatMap(({ name, command, nodes }) =>
@@ -313,14 +332,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           height: Math.max(1, Math.round(Math.hypot(quad.corners[6] - quad.corners[0], quad.corners[7] - quad.corners[1]))),
         };
         try {
-          // Preflight measures: by the loader's imageSize, else by the smallest decode that tells
-          // the picture's own size (a JPEG decodes at 1/8 in the DCT domain), else a full decode.
-          if (ctx.layoutOnly) {
-            if (ctx.imageSize) return { name, node, command, quad, picture: null, size: await ctx.imageSize(command.image) };
-            const small = await ctx.loadImage(command.image, { width: 1, height: 1 });
-            const measured = small.source ? small : await ctx.loadImage(command.image, target);
-            return { name, node, command, quad, picture: null, size: ownSize(measured) };
-          }
+          // Preflight measures (and so does a layer that does not show: it is checked, not drawn):
+          // by the loader's imageSize, else by the smallest decode that tells the picture's own
+          // size (a JPEG decodes at 1/8 in the DCT domain), else a full decode.
+          if (ctx.layoutOnly || !shown.has(node.id)) return { name, node, command, quad, picture: null, size: await measure(command.image, target) };
           // An upright placement resizes the picture in its own single pass (placeImage).
           const picture = await ctx.loadImage(command.image, target, { deferResize: isUpright(quad.corners) });
           return { name, node, command, quad, picture, size: ownSize(picture) };
@@ -334,7 +349,6 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   if (failures.length) throw combine(failures);
 
   // Only what prints is checked: layers hidden (by the template, a switch or `visible`) report nothing.
-  const shown = visibleLayers(tree, overrides);
   const reportAll = ctx.report ?? (() => {});
   const reportOn = (node: LayerNode): ReportProblem => (shown.has(node.id) ? reportAll : () => {});
   const canvas = ctx.canvas ? { left: 0, top: 0, right: ctx.canvas.width, bottom: ctx.canvas.height } : undefined;
