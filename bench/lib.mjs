@@ -123,3 +123,17 @@ export async function bundleForNode(root, source, outfile) {
     ],
   });
 }
+
+/** `Server-Timing` → { phase: ms }. */
+export function serverTiming(header) {
+  const phases = {};
+  for (const m of header.matchAll(/([\w-]+)(?:;[^,]*?dur=([\d.]+))?/g)) if (m[2] !== undefined) phases[m[1]] = Number(m[2]);
+  return phases;
+}
+
+/** `Server-Timing` → { name: desc } for entries with a description. */
+export function serverNotes(header) {
+  const notes = {};
+  for (const m of header.matchAll(/([\w-]+);desc="([^"]*)"/g)) notes[m[1]] = m[2];
+  return notes;
+}

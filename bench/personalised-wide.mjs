@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { API_KEY, fetchRetry, percentile, upload } from './lib.mjs';
+import { API_KEY, fetchRetry, percentile, serverNotes, serverTiming, upload } from './lib.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const baseUrl = process.argv[2] ?? process.env.BENCH_URL ?? 'http://127.0.0.1:8792';
@@ -104,18 +104,6 @@ async function post(template, layer, kind, v) {
   const text = await res.text();
   const header = res.headers.get('server-timing') ?? '';
   return { status: res.status, http: performance.now() - t, worker: serverTiming(header), notes: serverNotes(header), error: res.ok ? undefined : text.slice(0, 240) };
-}
-
-function serverTiming(header) {
-  const phases = {};
-  for (const m of header.matchAll(/([\w-]+)(?:;[^,]*?dur=([\d.]+))?/g)) if (m[2] !== undefined) phases[m[1]] = Number(m[2]);
-  return phases;
-}
-
-function serverNotes(header) {
-  const notes = {};
-  for (const m of header.matchAll(/([\w-]+);desc="([^"]*)"/g)) notes[m[1]] = m[2];
-  return notes;
 }
 
 /** How much of the frame a personalised request drew: the share of its pixels, or 1 (whole) / null (no change). */

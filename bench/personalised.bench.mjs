@@ -27,7 +27,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureLarge, LARGE } from './large-templates.mjs';
-import { fetchRetry, MemorySampler, percentile, upload } from './lib.mjs';
+import { fetchRetry, MemorySampler, percentile, serverNotes, serverTiming, upload } from './lib.mjs';
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
@@ -164,20 +164,6 @@ async function timed(fn) {
   if (!res.ok) throw new Error(`HTTP ${res.status} ${text.slice(0, 200)}`);
   const header = res.headers.get('server-timing') ?? '';
   return { http: performance.now() - t, worker: serverTiming(header), notes: serverNotes(header) };
-}
-
-/** `Server-Timing` → { phase: ms }. */
-function serverTiming(header) {
-  const phases = {};
-  for (const m of header.matchAll(/([\w-]+)(?:;[^,]*?dur=([\d.]+))?/g)) if (m[2] !== undefined) phases[m[1]] = Number(m[2]);
-  return phases;
-}
-
-/** `Server-Timing` → { name: desc } for entries with a description. */
-function serverNotes(header) {
-  const notes = {};
-  for (const m of header.matchAll(/([\w-]+);desc="([^"]*)"/g)) notes[m[1]] = m[2];
-  return notes;
 }
 
 /**

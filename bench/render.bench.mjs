@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { API_KEY, upload } from './lib.mjs';
+import { API_KEY, serverTiming, upload } from './lib.mjs';
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
@@ -200,13 +200,6 @@ async function preview(baseUrl, template, photo, i) {
   if (!res.ok) throw new Error(`preview: HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
   await res.text();
   return serverTiming(res.headers.get('server-timing') ?? '');
-}
-
-/** `Server-Timing` → { phase: ms }. */
-function serverTiming(header) {
-  const phases = {};
-  for (const m of header.matchAll(/([\w-]+)(?:;[^,]*?dur=([\d.]+))?/g)) if (m[2] !== undefined) phases[m[1]] = Number(m[2]);
-  return phases;
 }
 
 /** Nearest-rank percentile of `values` (0 < q ≤ 1). */

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { tilePattern, type Tiling } from '../../../src/engine/composite/pattern';
 import type { RGBAImage } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
+import { seeded } from '../../../src/engine/composite/gradient';
 
 const wrap = (v: number, n: number) => ((v % n) + n) % n;
 
@@ -67,21 +68,10 @@ function reference(tile: RGBAImage, tiling: Tiling, x0: number, y0: number, w: n
   return out;
 }
 
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('tilePattern', () => {
   it('gives the bytes of the per-sample definition for 200 random tiles, scales, angles and origins', () => {
     for (let seed = 1; seed <= 200; seed++) {
-      const rnd = random(seed);
+      const rnd = seeded(seed);
       const int = (n: number) => Math.floor(rnd() * n);
       const tw = 1 + int(20);
       const th = 1 + int(20);

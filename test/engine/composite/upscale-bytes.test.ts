@@ -7,6 +7,7 @@ import { outputRect, resampleRGBA } from '../../../src/engine/composite/resample
 import { intersectRect } from '../../../src/engine/composite/surface';
 import type { Bounds } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
+import { seeded } from '../../../src/engine/composite/gradient';
 
 /** The definition, pixel by pixel (the sums in the order the kernel must keep). */
 function bilinearReference(src: Uint8Array, sb: Bounds, f: number, clip: Bounds) {
@@ -45,22 +46,10 @@ function bilinearReference(src: Uint8Array, sb: Bounds, f: number, clip: Bounds)
   return { x: r.left, y: r.top, w, h, data };
 }
 
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('upscaled layer pixels (bilinear, factor > 1)', () => {
   it('are the bytes of the per-pixel definition for 300 random layers, factors and clips', () => {
     for (let seed = 1; seed <= 300; seed++) {
-      const rnd = random(seed);
+      const rnd = seeded(seed);
       const int = (n: number) => Math.floor(rnd() * n);
       const sw = 1 + int(24);
       const sh = 1 + int(24);
