@@ -1,4 +1,5 @@
-import { blurInPlace, Scratch, signedDistance } from './morphology';
+import { inArena } from '../raster/kernels';
+import { blurInPlace, boxRadii, effectKernels, Scratch, signedDistance } from './morphology';
 
 /** A 256-entry curve table (0..255 both ways), as adjust.ts's curveLut makes. */
 type Lut = Uint8Array;
@@ -126,13 +127,13 @@ export function bevelLight(
     if (o.technique === 'chisel soft') blurInPlace(height, w, h, o.size / 4);
   } else {
     (height = scratch.take('height', n)).set(alpha);
-    blurInPlace(height, w, h, reach);
+    blurHeight(height, w, h, reach);
   }
   // A pillow emboss is the emboss's height lit the other way round outside the shape.
   const pillow = style === 'pillow emboss';
   const contour = o.contour;
   if (contour) for (let i = 0; i < n; i++) height[i] = throughCurve(contour, height[i]);
-  if (o.soften > 0) blurInPlace(height, w, h, o.soften);
+  if (o.soften > 0) blurHeight(height, w, h, o.soften);
   const angle = (o.angle * Math.PI) / 180;
   const altitude = (o.altitude * Math.PI) / 180;
   const lx = Math.cos(altitude) * Math.cos(angle);
@@ -141,31 +142,68 @@ export function bevelLight(
   // The slopes' scale: a rise of 1 over the height's ramp is a slope of `depth`. The chisel ramp
   // spans the whole size (an emboss's half inside and half outside), the smooth blur its reach.
   const k = (chiselled ? o.size : reach) * o.depth * (o.up ? 1 : -1);
-  // The share of the pixel lit by the slopes at scale `k` (highlight or shadow).
-  const lit = (which: 'highlight' | 'shadow', gx: number, gy: number, k: number): number => {
-    const nx = -gx * k;
-    const ny = -gy * k;
-    let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
-    if (o.gloss) shade = throughCurve(o.gloss, shade);
-    if (which === 'highlight') return shade > lz && lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) : 0;
-    return shade < lz ? Math.min(1, (lz - shade) / lz) : 0;
-  };
+  // Where the bevel lies, per pixel (hoisted out of the loop): the alpha (inner, stroke emboss),
+  // the rest of the pixel where the height rises (outer), everywhere (emboss, pillow).
+  const place = style === 'inner bevel' || style === 'stroke emboss' ? ALPHA : style === 'outer bevel' ? OUTSIDE : EVERYWHERE;
+  const gloss = o.gloss ?? null;
   return (which, out) => {
     out.fill(0);
+    const high = which === 'highlight';
     for (let y = 1; y < h - 1; y++) {
       for (let x = 1; x < w - 1; x++) {
         const i = y * w + x;
         const a = alpha[i];
         // An outer bevel lies where its height rises, and not a pixel past it.
-        const where = style === 'inner bevel' || style === 'stroke emboss' ? a : style === 'outer bevel' ? (height[i] > RAISED ? 1 - a : 0) : 1;
+        const where = place === ALPHA ? a : place === OUTSIDE ? (height[i] > RAISED ? 1 - a : 0) : 1;
         if (where <= 0) continue;
         const gx = (height[i + 1] - height[i - 1]) / 2;
         const gy = (height[i + w] - height[i - w]) / 2;
         // Pillow: the inside lit as an emboss over the pixel's alpha, the outside facing the other
         // way over the rest of it.
-        out[i] = pillow ? (a > 0 ? a * lit(which, gx, gy, k) : 0) + (1 - a) * lit(which, gx, gy, -k) : lit(which, gx, gy, k) * where;
+        out[i] = pillow ? (a > 0 ? a * lit(high, gx, gy, k, lx, ly, lz, gloss) : 0) + (1 - a) * lit(high, gx, gy, -k, lx, ly, lz, gloss) : lit(high, gx, gy, k, lx, ly, lz, gloss) * where;
       }
     }
     return out;
   };
+}
+
+const ALPHA = 0;
+const OUTSIDE = 1;
+const EVERYWHERE = 2;
+
+/**
+ * The share of the pixel lit by the slopes (gx, gy) at scale `k`: its highlight (`high`) or its
+ * shadow. A module function, not a closure made per tile: the same arithmetic in the same order.
+ */
+function lit(high: boolean, gx: number, gy: number, k: number, lx: number, ly: number, lz: number, gloss: Lut | null): number {
+  const nx = -gx * k;
+  const ny = -gy * k;
+  let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
+  if (gloss) shade = throughCurve(gloss, shade);
+  if (high) return shade > lz && lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) : 0;
+  return shade < lz ? Math.min(1, (lz - shade) / lz) : 0;
+}
+
+/**
+ * blurInPlace over the height, in the kernels (wasm/assembly/effects.ts boxBlur, the same box
+ * passes to the bit) where the tile fits their memory: the TypeScript passes were the bevel's
+ * largest cost in a personalised text's request (issue 25 §3).
+ */
+function blurHeight(a: Float32Array, w: number, h: number, radius: number): void {
+  if (radius <= 0) return;
+  const k = effectKernels(a.length);
+  if (!k) {
+    blurInPlace(a, w, h, radius);
+    return;
+  }
+  const [r0, r1] = boxRadii(radius);
+  inArena(k, (k, arena) => {
+    const p = arena.alloc(a.length * 4);
+    const q = arena.alloc(a.length * 4);
+    const sums = arena.alloc(w * 8);
+    const f32 = arena.f32();
+    f32.set(a, p >> 2);
+    k.boxBlur(p, q, sums, w, h, r0, r1);
+    a.set(f32.subarray(p >> 2, (p >> 2) + a.length));
+  });
 }
