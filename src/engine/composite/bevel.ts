@@ -146,8 +146,47 @@ export function bevelLight(
   // the rest of the pixel where the height rises (outer), everywhere (emboss, pillow).
   const place = style === 'inner bevel' || style === 'stroke emboss' ? ALPHA : style === 'outer bevel' ? OUTSIDE : EVERYWHERE;
   const gloss = o.gloss ?? null;
+  // Tiles up to BOTH_PIXELS light both maps in one pass (the shade once a pixel), the shadow into
+  // a fourth array of the scratch that the shadow's call copies out.
+  const both = n <= BOTH_PIXELS ? scratch.take('shadow', n) : null;
+  let pending = false;
   return (which, out) => {
+    if (both && which === 'shadow' && pending) {
+      pending = false;
+      out.set(both);
+      return out;
+    }
     out.fill(0);
+    if (both && which === 'highlight') {
+      both.fill(0);
+      for (let y = 1; y < h - 1; y++) {
+        for (let x = 1; x < w - 1; x++) {
+          const i = y * w + x;
+          const a = alpha[i];
+          const where = place === ALPHA ? a : place === OUTSIDE ? (height[i] > RAISED ? 1 - a : 0) : 1;
+          if (where <= 0) continue;
+          const gx = (height[i + 1] - height[i - 1]) / 2;
+          const gy = (height[i + w] - height[i - w]) / 2;
+          if (pillow) {
+            const outside = shadeOf(gx, gy, -k, lx, ly, lz, gloss);
+            if (a > 0) {
+              const inside = shadeOf(gx, gy, k, lx, ly, lz, gloss);
+              out[i] = a * highOf(inside, lz) + (1 - a) * highOf(outside, lz);
+              both[i] = a * lowOf(inside, lz) + (1 - a) * lowOf(outside, lz);
+            } else {
+              out[i] = 0 + (1 - a) * highOf(outside, lz);
+              both[i] = 0 + (1 - a) * lowOf(outside, lz);
+            }
+          } else {
+            const shade = shadeOf(gx, gy, k, lx, ly, lz, gloss);
+            out[i] = highOf(shade, lz) * where;
+            both[i] = lowOf(shade, lz) * where;
+          }
+        }
+      }
+      pending = true;
+      return out;
+    }
     const high = which === 'highlight';
     for (let y = 1; y < h - 1; y++) {
       for (let x = 1; x < w - 1; x++) {
@@ -167,6 +206,9 @@ export function bevelLight(
   };
 }
 
+/** The most pixels a tile lights both maps of at once (a fourth array of 1 MB at most). */
+const BOTH_PIXELS = 1 << 18;
+
 const ALPHA = 0;
 const OUTSIDE = 1;
 const EVERYWHERE = 2;
@@ -176,11 +218,25 @@ const EVERYWHERE = 2;
  * shadow. A module function, not a closure made per tile: the same arithmetic in the same order.
  */
 function lit(high: boolean, gx: number, gy: number, k: number, lx: number, ly: number, lz: number, gloss: Lut | null): number {
+  const shade = shadeOf(gx, gy, k, lx, ly, lz, gloss);
+  return high ? highOf(shade, lz) : lowOf(shade, lz);
+}
+
+/** The lit surface's brightness at slopes (gx, gy) scaled by k, through the gloss contour. */
+function shadeOf(gx: number, gy: number, k: number, lx: number, ly: number, lz: number, gloss: Lut | null): number {
   const nx = -gx * k;
   const ny = -gy * k;
-  let shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
-  if (gloss) shade = throughCurve(gloss, shade);
-  if (high) return shade > lz && lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) : 0;
+  const shade = (nx * lx + ny * ly + lz) / Math.sqrt(nx * nx + ny * ny + 1);
+  return gloss ? throughCurve(gloss, shade) : shade;
+}
+
+/** The highlight of a shade: above the flat face's level lz. */
+function highOf(shade: number, lz: number): number {
+  return shade > lz && lz < 1 ? Math.min(1, (shade - lz) / (1 - lz)) : 0;
+}
+
+/** The shadow of a shade: below the flat face's level lz. */
+function lowOf(shade: number, lz: number): number {
   return shade < lz ? Math.min(1, (lz - shade) / lz) : 0;
 }
 
