@@ -25,7 +25,7 @@ import {
 } from './surface';
 import { hasKnockout, knockoutBlend, knockoutTarget, type KnockoutScope } from './knockout';
 import type { BackdropStore, RenderContext } from './context';
-import { gaussianBlurInPlace } from './morphology';
+import { gaussianBlurInPlace, gaussianReach } from './morphology';
 import { effectPatternIds } from './pattern';
 import { gradientFillSurface } from './gradient-fill';
 import { rasterizeVectorMask } from './vector';
@@ -634,7 +634,7 @@ async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) 
   }
   for (const r of far) {
     const more = await shapeContent(ctx, node, r, shapeOnly);
-    if (more) sources.push({ rect: rectOf(more), content: more, mask: await layerMask(ctx, node, rectOf(more)) });
+    if (more) sources.push({ rect: more.rect, content: more.content, mask: await layerMask(ctx, node, more.rect) });
   }
   if (!sources.length) return { content, mask, shape: null };
   const shape = node.transparencyShapes === false ? await wholeLayerShape(ctx, node, target) : shapeFrom(node, ctx, sources);
@@ -656,25 +656,31 @@ export function useShapeAlphaApart(on: boolean): void {
  * stored rows at the output's grid), else taken from it and the RGBA dropped here, before its
  * mask is made.
  */
-async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, alphaOnly: boolean): Promise<Surface | null> {
-  if (!alphaOnly) return layerContent(ctx, node, clip);
+async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, alphaOnly: boolean): Promise<{ rect: Bounds; content: Surface | null } | null> {
+  const loaded = (content: Surface | null) => content && { rect: rectOf(content), content };
+  if (!alphaOnly) return loaded(await layerContent(ctx, node, clip));
   const override = ctx.overrides.get(node.id);
   if (!override?.pixels && fillFromPath(node) && !(node.fillGradient && !node.fillColor)) {
     // layerContent's colour fill: alpha 255 everywhere (times a recolour's alpha, clamped as there).
-    const surface = createSurface(clip, 1);
     const a = new Uint8ClampedArray([255]);
     if (override?.color) a[0] = a[0]! * override.color.a;
+    // Opaque: no pixels at all (a source without content reads alpha 1, as 255 ÷ 255 is), unless
+    // the shape's effects trace its path only where its pixels were loaded (effects.ts tracedPath).
+    if (a[0] === 255 && !(node.type === 'Shape' && node.softFill)) {
+      return { rect: { left: clip.left, top: clip.top, right: Math.max(clip.left, clip.right), bottom: Math.max(clip.top, clip.bottom) }, content: null };
+    }
+    const surface = createSurface(clip, 1);
     surface.data.fill(a[0]!);
-    return surface;
+    return loaded(surface);
   }
   if (!override?.pixels && !fillFromPath(node) && atLevelGrid(ctx)) {
     if (!node.hasPixels || !node.pixelBounds) return null;
     const surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers), undefined, true);
     if (surface && override?.color) for (let i = 0; i < surface.data.length; i++) surface.data[i] = surface.data[i]! * override.color.a;
-    return surface;
+    return loaded(surface);
   }
   const content = await layerContent(ctx, node, clip);
-  return content && alphaChannel(content);
+  return loaded(content && alphaChannel(content));
 }
 
 /** The alpha bytes of an RGBA surface, one a pixel (effects.ts alphaOnly: what a shape reads of it). */
@@ -999,28 +1005,48 @@ async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Pr
   const m = node.mask!;
   const sigma = m.feather! * ctx.scale;
   const reach = grow(r, Math.ceil(sigma * 3));
-  const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, reach)) : null;
-  const surf = px ? resampleGray(px.data, px.bounds, ctx.factor, reach, m.defaultColor) : null;
+  // The mask's own pixels within reach (the stored rows they were read from dropped with them).
+  let surf: MaskSurface | null = await featherSource(ctx, node, reach);
   // Nothing within reach: the default colour over r (null for white, which masks nothing).
   if (!surf && m.defaultColor === 255) return null;
   const w = r.right - r.left;
   const out = new Uint8ClampedArray(w * (r.bottom - r.top)).fill(m.defaultColor);
   if (!surf) return out;
-  const a = unionRect(r, rectOf(surf));
+  // The blur over r ∪ the pixels, cut where that is the same to the bit (issue 25 §1: at a print
+  // strip a 250 px feather's array is the read rectangle grown by 750 px each side): left of and
+  // above the pixels by more than the blur's reach the array is zero and stays +0 through every
+  // pass, and right of and below r by more than it nothing reaches r. What is cut off r reads 0.
+  const all = unionRect(r, rectOf(surf));
+  const R = gaussianReach(sigma);
+  const a = { left: Math.max(all.left, surf.x - R), top: Math.max(all.top, surf.y - R), right: Math.min(all.right, r.right + R), bottom: Math.min(all.bottom, r.bottom + R) };
+  // Empty: the pixels lie right of or below r by more than twice the reach (a feather under a
+  // pixel has none), where r stays wholly in the zeros before them.
+  if (a.right <= a.left || a.bottom <= a.top) return out;
   const aw = a.right - a.left;
   const raw = new Float32Array(aw * (a.bottom - a.top));
-  for (let y = 0; y < surf.h; y++) {
-    const at = (surf.y + y - a.top) * aw + (surf.x - a.left);
-    for (let x = 0; x < surf.w; x++) raw[at + x] = surf.data[y * surf.w + x] - m.defaultColor;
+  const s = intersectRect(a, rectOf(surf));
+  for (let y = s ? s.top : 0; s && y < s.bottom; y++) {
+    const at = (y - a.top) * aw - a.left;
+    const from = (y - surf.y) * surf.w - surf.x;
+    for (let x = s.left; x < s.right; x++) raw[at + x] = surf.data[from + x]! - m.defaultColor;
   }
-  // Over `raw` itself (issue 25 §1): gaussianBlur's floats without its two copies of the array
-  // (at a print strip a 250 px feather's array is the read rectangle grown by 750 px each side).
+  surf = null; // not held through the blur
+  // Over `raw` itself (issue 25 §1): gaussianBlur's floats without its two copies of the array.
   const blurred = gaussianBlurInPlace(raw, aw, a.bottom - a.top, sigma);
-  for (let y = r.top; y < r.bottom; y++) {
-    const from = (y - a.top) * aw + (r.left - a.left);
-    for (let x = 0; x < w; x++) out[(y - r.top) * w + x] = blurred[from + x] + m.defaultColor;
+  const i = intersectRect(r, a);
+  for (let y = i ? i.top : 0; i && y < i.bottom; y++) {
+    const from = (y - a.top) * aw - a.left;
+    const to = (y - r.top) * w - r.left;
+    for (let x = i.left; x < i.right; x++) out[to + x] = blurred[from + x]! + m.defaultColor;
   }
   return out;
+}
+
+/** A feathered pixel mask's pixels over `reach` (output space), or null: none there. */
+async function featherSource(ctx: RenderContext, node: LayerNode, reach: Bounds): Promise<MaskSurface | null> {
+  const m = node.mask!;
+  const px = m.hasPixels ? await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, reach)) : null;
+  return px ? resampleGray(px.data, px.bounds, ctx.factor, reach, m.defaultColor) : null;
 }
 
 async function loadEffectPatterns(ctx: RenderContext, node: LayerNode): Promise<void> {

@@ -205,6 +205,15 @@ export function gaussianBlurInPlace(a: Float32Array, w: number, h: number, sigma
   return sigma <= 0 ? a : boxPassesInPlace(a, w, h, boxesForGauss(sigma, 3));
 }
 
+/**
+ * How far gaussianBlurInPlace reaches along each axis (the sum of its box radii): a value lies
+ * within this of every input it reads, and a running sum that has seen only zeros is +0 (the
+ * blur of an array whose leading rows or columns are zero is the blur of the rest, to the bit).
+ */
+export function gaussianReach(sigma: number): number {
+  return sigma <= 0 ? 0 : boxesForGauss(sigma, 3).reduce((a, b) => a + Math.max(0, b), 0);
+}
+
 function boxesForGauss(sigma: number, n: number): number[] {
   const wIdeal = Math.sqrt((12 * sigma * sigma) / n + 1);
   let wl = Math.floor(wIdeal);

@@ -5,7 +5,7 @@ import { renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { useShapeAlphaApart } from '../../../src/engine/composite/compositor';
 import { precise } from '../../../src/engine/composite/effects';
-import { bilinearMove, blur, chamferDistance, movedBlur, signedDistance } from '../../../src/engine/composite/morphology';
+import { bilinearMove, blur, chamferDistance, gaussianBlurInPlace, gaussianReach, movedBlur, signedDistance } from '../../../src/engine/composite/morphology';
 import { coverage, flatten, pathComponents, rasterizeVectorMask } from '../../../src/engine/composite/vector';
 import type { Bounds, VectorMask } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
@@ -148,6 +148,38 @@ describe('fewer effect arrays at once, the same floats', () => {
       };
       expect(same(signedDistance(a, w, h, to), cut(signedDistanceRef(a, w, h))), `signed ${t}`).toBe(true);
       expect(same(chamferDistance(a, w, h, to), cut(chamferDistance(a, w, h))), `chamfer ${t}`).toBe(true);
+    }
+  });
+
+  it('a Gaussian over zeros before its values by more than its reach, and past the part read by more than it, gives that part of the whole (the feathered mask cut)', () => {
+    const r = random(1999);
+    for (let t = 0; t < 40; t++) {
+      const sigma = r.pick([0.5, 0.6, 2.5, 6, 13.7, 25]);
+      const R = gaussianReach(sigma);
+      const [W, H] = [40 + r.int(260), 40 + r.int(200)];
+      // Values (a mask less its default: signed) in a block; zero elsewhere.
+      const b = { left: r.int(W), top: r.int(H), right: 0, bottom: 0 };
+      b.right = b.left + 1 + r.int(W - b.left);
+      b.bottom = b.top + 1 + r.int(H - b.top);
+      const whole = new Float32Array(W * H);
+      for (let y = b.top; y < b.bottom; y++) for (let x = b.left; x < b.right; x++) whole[y * W + x] = r.int(256) - r.pick([0, 255, 128]);
+      // The part read, and the array cut as featheredMask cuts it.
+      const p = { left: r.int(W), top: r.int(H), right: 0, bottom: 0 };
+      p.right = p.left + 1 + r.int(W - p.left);
+      p.bottom = p.top + 1 + r.int(H - p.top);
+      const a = { left: Math.max(0, b.left - R), top: Math.max(0, b.top - R), right: Math.min(W, p.right + R), bottom: Math.min(H, p.bottom + R) };
+      const want = gaussianBlurInPlace(whole.slice(), W, H, sigma);
+      const aw = Math.max(0, a.right - a.left);
+      const ah = Math.max(0, a.bottom - a.top);
+      const cut = new Float32Array(aw * ah);
+      for (let y = a.top; y < a.bottom; y++) cut.set(whole.subarray(y * W + a.left, y * W + a.right), (y - a.top) * aw);
+      gaussianBlurInPlace(cut, aw, ah, sigma);
+      for (let y = p.top; y < p.bottom; y++) {
+        for (let x = p.left; x < p.right; x++) {
+          const got = x >= a.left && y >= a.top && x < a.right && y < a.bottom ? cut[(y - a.top) * aw + x - a.left]! : 0;
+          if (!Object.is(got, want[y * W + x])) expect([t, x, y, got], 'the same float').toEqual([t, x, y, want[y * W + x]]);
+        }
+      }
     }
   });
 
