@@ -1,4 +1,4 @@
-import { inArena } from '../raster/kernels';
+import { inArena, type KernelExports } from '../raster/kernels';
 import { blurInPlace, boxRadii, effectKernels, Scratch, signedDistance } from './morphology';
 
 /** A 256-entry curve table (0..255 both ways), as adjust.ts's curveLut makes. */
@@ -157,6 +157,10 @@ export function bevelLight(
       return out;
     }
     out.fill(0);
+    if (both && which === 'highlight' && lightInKernels(alpha, height, out, both, w, h, place, pillow, k, lx, ly, lz, gloss)) {
+      pending = true;
+      return out;
+    }
     if (both && which === 'highlight') {
       both.fill(0);
       for (let y = 1; y < h - 1; y++) {
@@ -208,6 +212,37 @@ export function bevelLight(
 
 /** The most pixels a tile lights both maps of at once (a fourth array of 1 MB at most). */
 const BOTH_PIXELS = 1 << 18;
+
+/** wasm/assembly/bevel.ts, exported by the kernels once kernels.ts lists it. */
+interface BevelKernels {
+  bevelLightBoth(alpha: number, height: number, hi: number, lo: number, w: number, h: number, place: number, pillow: number, k: number, lx: number, ly: number, lz: number, gloss: number): void;
+}
+
+/**
+ * Both maps lit in the kernels (the same floats as the loop in bevelLight), on tiles whose four
+ * arrays fit the memory the kernels already hold (half the WASM passes' size): false where they
+ * are not there, and the TypeScript lights.
+ */
+function lightInKernels(alpha: Float32Array, height: Float32Array, hi: Float32Array, lo: Float32Array, w: number, h: number, place: number, pillow: boolean, k: number, lx: number, ly: number, lz: number, gloss: Lut | null): boolean {
+  const n = w * h;
+  const kernels = effectKernels(2 * n) as (KernelExports & Partial<BevelKernels>) | undefined;
+  if (!kernels?.bevelLightBoth) return false;
+  inArena(kernels, (kk, arena) => {
+    const a = arena.alloc(n * 4);
+    const t = arena.alloc(n * 4);
+    const p = arena.alloc(n * 4);
+    const q = arena.alloc(n * 4);
+    const g = gloss ? arena.alloc(256) : 0;
+    if (gloss) arena.u8().set(gloss.subarray(0, 256), g);
+    const f32 = arena.f32();
+    f32.set(alpha.subarray(0, n), a >> 2);
+    f32.set(height.subarray(0, n), t >> 2);
+    (kk as KernelExports & BevelKernels).bevelLightBoth(a, t, p, q, w, h, place, pillow ? 1 : 0, k, lx, ly, lz, g);
+    hi.set(f32.subarray(p >> 2, (p >> 2) + n));
+    lo.set(f32.subarray(q >> 2, (q >> 2) + n));
+  });
+  return true;
+}
 
 const ALPHA = 0;
 const OUTSIDE = 1;
