@@ -48,6 +48,10 @@ const TEMPLATES = [
   { file: path.join(here, 'test/fixtures/psd/webtoon-mobile-ui-example.psd'), layer: 'Text layer' },
   // Print-shop sizes (bench/large-templates.mjs): 4000×3000 mockup, 6000×4000 poster (a picture), 8000² photo.
   ...LARGE.map((t) => ({ file: path.join(LARGE_DIR, t.file), layer: t.layer, picture: t.kind === 'image', large: t.file })),
+  // A never-seen picture replacing a full-canvas layer (issue 25 §3, picture-decode): placed at render scale 1/4 it
+  // wants 1500×1125 of the 1600×1200 photo, more than any rendition or DCT-scaled decode gives: decoded whole.
+  { file: path.join(LARGE_DIR, 'large-poster-6000x4000.psd'), layer: 'Background', picture: true, large: 'large-poster-6000x4000.psd' },
+  { file: path.join(here, 'test/fixtures/psd/agpsd-text-bug-1920.psd'), layer: '背景', picture: true },
 ];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -35,10 +35,10 @@ export interface DecodeBoundedOptions {
   size?: Size | ((source: Size) => Size);
   quality?: ResampleQuality;
   /**
-   * Leave the resize after a DCT-scaled decode (at most twice the size wanted per axis) to the
-   * caller: the decoded pixels come back, oriented, with `standsFor` the size wanted (a placement
-   * folds the resize into its own sampling: src/engine/personalise/image.ts). Any other decode is
-   * resized as ever.
+   * Leave the resize after a DCT-scaled decode, or a full-size decode, of at most twice the size
+   * wanted per axis to the caller: the decoded pixels come back, oriented, with `standsFor` the
+   * size wanted (a placement folds the resize into its own sampling:
+   * src/engine/personalise/image.ts). A larger full-size decode is resized as ever.
    */
   deferResize?: boolean;
   /** Error detail path, e.g. "data.Photo". */
@@ -107,7 +107,12 @@ export async function finishDecode(decoded: RGBAImage, scaled: boolean, sniffed:
   const swap = sniffed.orientation >= 5;
   const storedWidth = swap ? wanted.height : wanted.width;
   const storedHeight = swap ? wanted.width : wanted.height;
-  if (options.deferResize && scaled) return { ...applyOrientation(decoded, sniffed.orientation), source: sniffed, standsFor: wanted };
+  // Deferred: a DCT-scaled decode (at most twice the size wanted per axis), or a full-size one no
+  // larger than that (a picture that fills most of a large placement: its resize folded into the
+  // placement's pass, one Lanczos pass fewer); a larger full-size decode is resized here, so no
+  // large picture is kept.
+  const small = decoded.width <= 2 * storedWidth && decoded.height <= 2 * storedHeight;
+  if (options.deferResize && (scaled || small)) return { ...applyOrientation(decoded, sniffed.orientation), source: sniffed, standsFor: wanted };
   // Decoded at the size wanted (a DCT-scaled JPEG often is): the decoder's own copy is kept, not copied again.
   const stored = decoded.width === storedWidth && decoded.height === storedHeight ? decoded : await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high' });
   return { ...applyOrientation(stored, sniffed.orientation), source: sniffed };
