@@ -43,8 +43,9 @@ const TEMPLATES = [
   { file: path.join(here, 'bench/out/bench-8000.psd'), layer: 'Title' },
   // A picture never seen before each time (bench-photo.jpg, 1600×1200, with distinct bytes appended).
   { file: path.join(here, 'test/fixtures/psd/agpsd-shapes-smart-objects.psd'), layer: 'apple', picture: true },
-  // A new text with a drop shadow; the frame is the canvas (no resize, no sharpening).
-  { file: path.join(here, 'test/fixtures/psd/psdtools-layer-effects-all.psd'), layer: 'Drop Shadow' },
+  // A new text with a drop shadow; the frame is the canvas (no resize, no sharpening). BENCH_LAYER
+  // picks another of its texts (one per effect: 'Bevel', 'Emboss', 'Inner Glow', 'Satin', …).
+  { file: path.join(here, 'test/fixtures/psd/psdtools-layer-effects-all.psd'), layer: process.env.BENCH_LAYER ?? 'Drop Shadow' },
   { file: path.join(here, 'test/fixtures/psd/webtoon-mobile-ui-example.psd'), layer: 'Text layer' },
   // Print-shop sizes (bench/large-templates.mjs): 4000×3000 mockup, 6000×4000 poster (a picture), 8000² photo.
   ...LARGE.map((t) => ({ file: path.join(LARGE_DIR, t.file), layer: t.layer, picture: t.kind === 'image', large: t.file })),

@@ -544,3 +544,4 @@ export * from './blend';
 export * from './effects';
 export * from './hue-saturation';
 export * from './channel-luts';
+export * from './bevel';

@@ -1191,10 +1191,22 @@ function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB 
   if (over) blendSurface(under, cropSurface(canvas, tile), null, 1, 'normal');
   const paint = createSurface(tile);
   const d = paint.data;
-  for (let o = 0; o < d.length; o += 4) {
-    if (color instanceof Uint8ClampedArray) d.set(color.subarray(o, o + 3), o);
-    else d.set(color, o);
-    d[o + 3] = 255;
+  if (color instanceof Uint8ClampedArray) {
+    for (let o = 0; o < d.length; o += 4) {
+      d[o] = color[o];
+      d[o + 1] = color[o + 1];
+      d[o + 2] = color[o + 2];
+      d[o + 3] = 255;
+    }
+  } else if (d.length) {
+    // One colour: the first pixel, then its four bytes as one word over the rest (a typed
+    // array's set per pixel from a plain array was most of an inner glow's time; issue 25 §3).
+    d[0] = color[0];
+    d[1] = color[1];
+    d[2] = color[2];
+    d[3] = 255;
+    const words = new Uint32Array(d.buffer, d.byteOffset, d.length >> 2);
+    words.fill(words[0]);
   }
   blendSurface(under, paint, null, 1, mode, { fill });
   return under.data;
