@@ -163,10 +163,18 @@ function scalarPixels(d: usize, end: usize, params: usize, nr: i32): void {
     at = sel(hit, x, at);
     found = v128.or(found, hit);
   }
+  if (!v128.any_true(found)) return f64x2.splat(0);
   const one = f64x2.splat(1);
-  const rise = sel(f64x2.gt(b, a), f64x2.div(f64x2.sub(at, a), f64x2.sub(b, a)), one);
-  const fall = sel(f64x2.gt(d, c), f64x2.div(f64x2.sub(d, at), f64x2.sub(d, c)), one);
-  const w = sel(f64x2.lt(at, b), rise, sel(f64x2.le(at, c), one, fall));
+  const rising = f64x2.lt(at, b), inside = f64x2.le(at, c);
+  let w = one;
+  // The sides' divisions only when a lane found takes them (their values are dropped otherwise).
+  if (v128.any_true(v128.and(found, rising))) {
+    w = sel(rising, sel(f64x2.gt(b, a), f64x2.div(f64x2.sub(at, a), f64x2.sub(b, a)), one), w);
+  }
+  const falling = v128.andnot(found, v128.or(rising, inside));
+  if (v128.any_true(falling)) {
+    w = sel(falling, sel(f64x2.gt(d, c), f64x2.div(f64x2.sub(d, at), f64x2.sub(d, c)), one), w);
+  }
   return sel(found, w, f64x2.splat(0));
 }
 
@@ -251,7 +259,7 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
         const bt = sel(s0, mn, sel(s1, mn, sel(s2, up, sel(s3, mx, sel(s4, mx, down)))));
         r = sel(turned, rt, r); g = sel(turned, gt, g); b = sel(turned, bt, b);
       }
-      if (nr) {
+      if (nr && !v128.all_true<i64>(f64x2.eq(light, zero))) {
         // The ranges' lightness: towards the maximum (light > 0, at most 1) or the minimum.
         const lit = f64x2.gt(light, zero), dim = f64x2.lt(light, zero);
         const lu = f64x2.min(light, one); // light > 1 → 1 (the lanes taken are finite, > 0)
@@ -267,11 +275,12 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
         if (pass == 0 ? masterAlpha == 0 : !nr) continue;
         const a0 = pass == 0 ? f64x2.splat(masterAlpha) : alpha;
         const on = v128.andnot(v128.not(f64x2.eq(a0, zero)), f64x2.le(mx, mn));
+        if (!v128.any_true(on)) continue;
         const sum = f64x2.add(mx, mn);
         const S = f64x2.div(f64x2.sub(mx, mn), sel(f64x2.le(sum, f64x2.splat(255)), sum, f64x2.sub(f64x2.splat(510), sum)));
         const full = f64x2.sub(f64x2.div(one, S), one);
         const k = f64x2.add(one, sel(f64x2.lt(a0, f64x2.splat(-1)), f64x2.splat(-1), sel(f64x2.gt(a0, full), full, a0)));
-        const L = f64x2.div(sum, f64x2.splat(2));
+        const L = f64x2.mul(sum, f64x2.splat(0.5)); // sum / 2, exactly
         r = sel(on, f64x2.add(L, f64x2.mul(f64x2.sub(r, L), k)), r);
         g = sel(on, f64x2.add(L, f64x2.mul(f64x2.sub(g, L), k)), g);
         b = sel(on, f64x2.add(L, f64x2.mul(f64x2.sub(b, L), k)), b);
