@@ -637,13 +637,26 @@ function colorizeHsl(d: Uint8ClampedArray, hue: number, saturation: number, ligh
   const s = Math.max(0, Math.min(1, saturation / 100));
   const l = Math.max(-1, Math.min(1, lightness / 100));
   const hsl = new Float64Array(3);
+  // The result is a function of the HSL lightness alone, and that of the channels' largest and
+  // smallest bytes ((mx / 255 + mn / 255) / 2): each (mx, mn) pair is worked out once, its three
+  // stored bytes kept (24 bits; −1 not yet), the same bytes as working out every pixel.
+  const seen = new Int32Array(65536).fill(-1);
+  const rgb = new Uint8ClampedArray(3);
   for (let i = 0; i < d.length; i += 4) {
-    rgbToHsl(d[i], d[i + 1], d[i + 2], hsl);
-    const L = l > 0 ? hsl[2] + (1 - hsl[2]) * l : hsl[2] * (1 + l);
-    const [r, g, b] = hslToRgb(h, s, L);
-    d[i] = r;
-    d[i + 1] = g;
-    d[i + 2] = b;
+    const r0 = d[i], g0 = d[i + 1], b0 = d[i + 2];
+    const mx = r0 > g0 ? (r0 > b0 ? r0 : b0) : g0 > b0 ? g0 : b0;
+    const mn = r0 < g0 ? (r0 < b0 ? r0 : b0) : g0 < b0 ? g0 : b0;
+    const key = (mx << 8) | mn;
+    let v = seen[key];
+    if (v < 0) {
+      rgbToHsl(r0, g0, b0, hsl);
+      const L = l > 0 ? hsl[2] + (1 - hsl[2]) * l : hsl[2] * (1 + l);
+      hslToRgb(h, s, L, rgb);
+      v = seen[key] = (rgb[0] << 16) | (rgb[1] << 8) | rgb[2];
+    }
+    d[i] = v >>> 16;
+    d[i + 1] = (v >>> 8) & 255;
+    d[i + 2] = v & 255;
   }
   return true;
 }
@@ -689,16 +702,24 @@ function rgbToHsl(r: number, g: number, b: number, out: Float64Array): void {
   out[0] = h; out[1] = s; out[2] = l;
 }
 
-function hslToRgb(h: number, s: number, l: number): [number, number, number] {
-  if (s === 0) return [l * 255, l * 255, l * 255];
+/** HSL (each 0..1) to the bytes a Uint8ClampedArray stores, into `out`. */
+function hslToRgb(h: number, s: number, l: number, out: Uint8ClampedArray): void {
+  if (s === 0) {
+    out[0] = out[1] = out[2] = l * 255;
+    return;
+  }
   const q = l < 0.5 ? l * (1 + s) : l + s - l * s;
   const p = 2 * l - q;
-  const f = (t: number) => {
-    t = ((t % 1) + 1) % 1;
-    if (t < 1 / 6) return p + (q - p) * 6 * t;
-    if (t < 1 / 2) return q;
-    if (t < 2 / 3) return p + (q - p) * (2 / 3 - t) * 6;
-    return p;
-  };
-  return [f(h + 1 / 3) * 255, f(h) * 255, f(h - 1 / 3) * 255];
+  out[0] = hslChannel(h + 1 / 3, p, q) * 255;
+  out[1] = hslChannel(h, p, q) * 255;
+  out[2] = hslChannel(h - 1 / 3, p, q) * 255;
+}
+
+/** One channel of hslToRgb (0..1) at hue offset `t` (turns), between the HSL extremes p ≤ q. */
+function hslChannel(t: number, p: number, q: number): number {
+  t = ((t % 1) + 1) % 1;
+  if (t < 1 / 6) return p + (q - p) * 6 * t;
+  if (t < 1 / 2) return q;
+  if (t < 2 / 3) return p + (q - p) * (2 / 3 - t) * 6;
+  return p;
 }
