@@ -53,6 +53,11 @@ const TEMPLATES = [
   // wants 1500×1125 of the 1600×1200 photo, more than any rendition or DCT-scaled decode gives: decoded whole.
   { file: path.join(LARGE_DIR, 'large-poster-6000x4000.psd'), layer: 'Background', picture: true, large: 'large-poster-6000x4000.psd' },
   { file: path.join(here, 'test/fixtures/psd/agpsd-text-bug-1920.psd'), layer: '背景', picture: true },
+  // A never-seen picture under adjustment layers (issue 25 §3, speed-huesat): the whole frame redrawn
+  // through four masked Hue/Saturations, six unmasked ones (one a colorize), four masked Curves.
+  { file: path.join(here, 'test/fixtures/psd/psdtools-adjust-hue-saturation.psd'), layer: 'orion', picture: true },
+  { file: path.join(here, 'test/fixtures/psd-made/made-adjust-hue-saturation.psd'), layer: 'bg', picture: true },
+  { file: path.join(here, 'test/fixtures/psd/psdtools-adjust-curves.psd'), layer: 'orion', picture: true },
 ];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -938,17 +938,48 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
     inPlaceOnto = canvas.data;
     return;
   }
-  const after = cloneSurface(canvas);
-  if (!applyAdjustment(node.adjustment!, after.data)) return;
   const mask = await layerMask(ctx, node, rectOf(canvas));
+  const after = cloneSurface(canvas);
+  // Where the mask hides it, the adjusted colour is blended in with no weight: a per-pixel
+  // adjustment is worked out only within the box where the mask is not 0 (a Hue/Saturation
+  // masked to a strip of a full-canvas picture; issue 25 §3). Same bytes.
+  const adj = node.adjustment!;
+  const box = mask && IN_PLACE_ADJUSTMENTS.has(adj.type) && !(adj as { inCmyk?: unknown }).inCmyk ? nonZeroBox(mask, canvas.w, canvas.h) : null;
+  if (box && (box.right - box.left) * (box.bottom - box.top) < canvas.w * canvas.h) {
+    const w = box.right - box.left, rowBytes = w * 4;
+    const part = new Uint8ClampedArray(rowBytes * (box.bottom - box.top));
+    const at = (y: number) => (y * canvas.w + box.left) * 4;
+    for (let y = box.top; y < box.bottom; y++) part.set(after.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
+    if (!applyAdjustment(adj, part)) return;
+    for (let y = box.top; y < box.bottom; y++) after.data.set(part.subarray((y - box.top) * rowBytes, (y - box.top + 1) * rowBytes), at(y));
+  } else if (!applyAdjustment(adj, after.data)) return;
   const d = after.data;
   for (let i = 3; i < d.length; i += 4) d[i] = 255;
   // Blend If weighs the adjusted pixels (this layer) against the unadjusted (underlying) ones.
+  // Outside the box the mask gives the adjusted pixels no weight, as a transparent src would.
+  const within = box ? { left: canvas.x + box.left, top: canvas.y + box.top, right: canvas.x + box.right, bottom: canvas.y + box.bottom } : undefined;
   blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, {
     atop: true,
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
-  });
+  }, within);
+}
+
+/** The smallest box (surface coordinates from 0) holding every non-zero value of a w × h mask; empty (right = left) when there is none. */
+function nonZeroBox(mask: Uint8ClampedArray, w: number, h: number): { left: number; top: number; right: number; bottom: number } {
+  let left = w, top = h, right = 0, bottom = 0;
+  for (let y = 0, o = 0; y < h; y++, o += w) {
+    let x0 = 0;
+    while (x0 < w && mask[o + x0] === 0) x0++;
+    if (x0 === w) continue;
+    let x1 = w;
+    while (mask[o + x1 - 1] === 0) x1--;
+    if (y < top) top = y;
+    bottom = y + 1;
+    if (x0 < left) left = x0;
+    if (x1 > right) right = x1;
+  }
+  return top < bottom ? { left, top, right, bottom } : { left: 0, top: 0, right: 0, bottom: 0 };
 }
 
 /**
