@@ -1,5 +1,5 @@
 import { inArena, type KernelExports } from '../raster/kernels';
-import { blurInPlace, boxRadii, effectKernels, Scratch, signedDistance } from './morphology';
+import { blurInPlace, blurWasm, boxRadii, effectKernels, Scratch, signedDistance } from './morphology';
 
 /** A 256-entry curve table (0..255 both ways), as adjust.ts's curveLut makes. */
 type Lut = Uint8Array;
@@ -288,13 +288,5 @@ function blurHeight(a: Float32Array, w: number, h: number, radius: number): void
     return;
   }
   const [r0, r1] = boxRadii(radius);
-  inArena(k, (k, arena) => {
-    const p = arena.alloc(a.length * 4);
-    const q = arena.alloc(a.length * 4);
-    const sums = arena.alloc(w * 8);
-    const f32 = arena.f32();
-    f32.set(a, p >> 2);
-    k.boxBlur(p, q, sums, w, h, r0, r1);
-    a.set(f32.subarray(p >> 2, (p >> 2) + a.length));
-  });
+  blurWasm(k, a, w, h, r0, r1, a);
 }

@@ -54,8 +54,11 @@ export function effectKernels(n: number): KernelExports | undefined {
   return wasmPasses && n <= WASM_PIXELS ? kernelsNow() : undefined;
 }
 
-/** blur's box passes in WASM (wasm/assembly/effects.ts boxBlur), bit-identical. */
-function blurWasm(k: KernelExports, src: Float32Array, w: number, h: number, r0: number, r1: number): Float32Array {
+/**
+ * blur's box passes in WASM (wasm/assembly/effects.ts boxBlur), bit-identical: into `into` when
+ * given (src itself, for a blur in place), else into a new array.
+ */
+export function blurWasm(k: KernelExports, src: Float32Array, w: number, h: number, r0: number, r1: number, into?: Float32Array): Float32Array {
   return inArena(k, (k, arena) => {
     const a = arena.alloc(src.length * 4);
     const b = arena.alloc(src.length * 4);
@@ -63,7 +66,10 @@ function blurWasm(k: KernelExports, src: Float32Array, w: number, h: number, r0:
     const f32 = arena.f32();
     f32.set(src, a >> 2);
     k.boxBlur(a, b, sums, w, h, r0, r1);
-    return f32.slice(a >> 2, (a >> 2) + src.length);
+    const blurred = f32.subarray(a >> 2, (a >> 2) + src.length);
+    if (!into) return blurred.slice();
+    into.set(blurred);
+    return into;
   });
 }
 
