@@ -944,7 +944,7 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
   // adjustment is worked out only within the box where the mask is not 0 (a Hue/Saturation
   // masked to a strip of a full-canvas picture; issue 25 §3). Same bytes.
   const adj = node.adjustment!;
-  const box = mask && IN_PLACE_ADJUSTMENTS.has(adj.type) && !(adj as { inCmyk?: unknown }).inCmyk ? nonZeroBox(mask, canvas.w, canvas.h) : null;
+  const box = mask && perPixelAdjustment(adj) ? nonZeroBox(mask, canvas.w, canvas.h) : null;
   if (box && (box.right - box.left) * (box.bottom - box.top) < canvas.w * canvas.h) {
     const w = box.right - box.left, rowBytes = w * 4;
     const part = new Uint8ClampedArray(rowBytes * (box.bottom - box.top));
@@ -988,6 +988,11 @@ function nonZeroBox(mask: Uint8ClampedArray, w: number, h: number): { left: numb
  */
 const IN_PLACE_ADJUSTMENTS = new Set(['curves', 'levels', 'hue/saturation', 'brightness/contrast', 'invert', 'posterize', 'exposure', 'threshold', 'channel mixer', 'black & white']);
 
+/** An adjustment that maps each RGB pixel on its own (not one worked out on a CMYK document's inks). */
+function perPixelAdjustment(adj: NonNullable<LayerNode['adjustment']>): boolean {
+  return IN_PLACE_ADJUSTMENTS.has(adj.type) && !(adj as { inCmyk?: unknown }).inCmyk;
+}
+
 /**
  * Whether the adjustment can go straight onto the canvas: normal mode at 100 % opacity and fill,
  * no mask, Blend If or channel restriction, over a canvas with no transparent pixel. Then the
@@ -1000,7 +1005,7 @@ function adjustsInPlace(node: LayerNode, canvas: Surface): boolean {
   const known = knownOpaque === canvas.data;
   knownOpaque = null;
   const adj = node.adjustment!;
-  if (!IN_PLACE_ADJUSTMENTS.has(adj.type) || (adj as { inCmyk?: unknown }).inCmyk) return false;
+  if (!perPixelAdjustment(adj)) return false;
   if (node.blendMode !== 'normal' || node.opacity * node.fillOpacity !== 1) return false;
   if (node.blendIf?.length || node.excludedChannels?.length) return false;
   if ((node.mask && !node.mask.disabled) || (node.vectorMask && !node.vectorMask.disabled)) return false;

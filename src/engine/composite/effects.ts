@@ -674,9 +674,6 @@ function nearShape(r: Bounds, shape: Shape, p: Pass): Bounds {
   return intersectRect(r, near) ?? r;
 }
 
-/** The kernels' inkBox (wasm/assembly/kernels.ts), where coveredBox finds the box. */
-type InkKernel = KernelExports & { inkBox?(ptr: number, width: number, height: number, out: number): void };
-
 /** The rectangle of the pixels (RGBA over `rect`, as alphaOver reads them) whose alpha is not 0, or null. */
 function coveredBox(rect: Bounds, data: Uint8ClampedArray): Bounds | null {
   const w = widthOf(rect);
@@ -684,14 +681,14 @@ function coveredBox(rect: Bounds, data: Uint8ClampedArray): Bounds | null {
   if (!w || !h) return rect;
   // In the kernels' memory where they are ready and it fits the arena (a personalised text cut to
   // the redrawn rectangle: ~0.4 ms of JavaScript a poster headline in workerd, 0.01 in WASM).
-  const k = effectKernels(w * h) as InkKernel | undefined;
-  if (k?.inkBox && data.length >= w * h * 4) {
+  const k = effectKernels(w * h);
+  if (k && data.length >= w * h * 4) {
     return inArena(k, (k, arena) => {
       const ptr = arena.alloc(w * h * 4);
       const out = arena.alloc(16);
       const u8 = arena.u8();
       u8.set(data.subarray(0, w * h * 4), ptr);
-      (k as InkKernel).inkBox!(ptr, w, h, out);
+      k.inkBox(ptr, w, h, out);
       const [left, top, right, bottom] = new Int32Array(u8.buffer, out, 4);
       return left! < 0 ? null : { left: rect.left + left!, top: rect.top + top!, right: rect.left + right!, bottom: rect.top + bottom! };
     });
