@@ -2,7 +2,8 @@
 // pixels) of the public corpus in test/fixtures/psd (licences in its README):
 //   agpsd-text-bug-1920.psd 1920×1229, psdrb-example-design.psd 900×600,
 //   psdtools-layer-effects-all.psd 800×640, agpsd-shapes-smart-objects.psd 500×500,
-//   webtoon-mobile-ui-example.psd 400×800;
+//   webtoon-mobile-ui-example.psd 400×800; the two largest by bytes, psdtools-adjust-hue-saturation
+//   and psdtools-adjust-curves (200×200, a picture replacing "orion" each time);
 // and three of the size a print shop uploads, written by bench/large-templates.mjs into bench/out
 // (large-mockup-4000x3000, large-poster-6000x4000, large-photo-8000x8000: 60–77 MB each).
 // Each is uploaded, then asked for an 800×800 JPEG by POST /api/rendering/preview:
@@ -43,6 +44,10 @@ export const TEMPLATES = [
   { file: 'psdtools-layer-effects-all.psd', layer: 'Drop Shadow', kind: 'text' },
   { file: 'agpsd-shapes-smart-objects.psd', layer: 'apple', kind: 'image' },
   { file: 'webtoon-mobile-ui-example.psd', layer: 'Text layer', kind: 'text' },
+  // The two largest public files by bytes (292 KB, 200×200): a picture under ~14 adjustment layers and
+  // nothing else a shopper could change, so a checker personalises them with a picture that covers the canvas.
+  { file: 'psdtools-adjust-hue-saturation.psd', layer: 'orion', kind: 'image' },
+  { file: 'psdtools-adjust-curves.psd', layer: 'orion', kind: 'image' },
   // Templates of the size a print shop uploads (bench/large-templates.mjs, written into bench/out on first use).
   ...LARGE.map(({ file, layer, kind }) => ({ file, layer, kind, large: true })),
 ];
