@@ -76,6 +76,7 @@ export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
   const sin = Math.sin(rad);
   // Samples per output pixel along each axis: one when enlarging, the footprint when shrinking.
   const n = scale >= 1 ? 1 : Math.min(8, Math.ceil(1 / scale));
+  if (sin === 0 && cos === 1) return tileUpright(td, tw, th, tiling, n, x0, y0, w, h, out);
   // The sums in locals, each corner in turn (no closure or array per sample: those were most of
   // a pattern overlay's time); the same terms in the same order, so the same bytes.
   for (let y = 0; y < h; y++) {
@@ -120,6 +121,97 @@ export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
         out[o + 2] = b / a;
       }
       out[o + 3] = (a / (n * n)) * 255;
+    }
+  }
+  return out;
+}
+
+/**
+ * tilePattern of an unturned pattern (angle 0: cos 1, sin 0), the same bytes with less work. There
+ * a sample's pattern column depends on its output column alone and its row on its output row
+ * alone: u = (dx·1 − dy·0) ÷ scale − 0.5 is dx ÷ scale − 0.5 to the bit (dy·0 is ±0, and dx is
+ * never −0: a difference of equal numbers is +0), v likewise. So each column's taps and weights
+ * (xa, xb, tx per sample) and each row's (ya, yb, ty) are worked out once, and a pixel whose
+ * row and column repeat an earlier row's and column's taps and weights exactly (the pattern's
+ * period, when the floats repeat) is that pixel's four bytes copied; the others are summed as
+ * tilePattern sums them, the same terms in the same order. A personalised pattern overlay's
+ * tile is mostly copies (issue 25 §3: tilePattern was ~40 % of its render).
+ */
+function tileUpright(td: Uint8ClampedArray, tw: number, th: number, tiling: Tiling, n: number, x0: number, y0: number, w: number, h: number, out: Uint8ClampedArray): Uint8ClampedArray {
+  const { originX, originY, scale } = tiling;
+  // Per column (n samples each): the two pattern columns and the fraction; per row likewise.
+  const axis = (len: number, start: number, origin: number, size: number) => {
+    const lo = new Int32Array(len * n);
+    const hi = new Int32Array(len * n);
+    const t = new Float64Array(len * n);
+    // Each index's first index with the very same taps and weights (itself when none before).
+    const first = new Int32Array(len);
+    const seen = new Map<string, number>();
+    for (let i = 0; i < len; i++) {
+      let key = '';
+      for (let s = 0; s < n; s++) {
+        const d = start + i + (s + 0.5) / n - origin;
+        const c = d / scale - 0.5;
+        const f = Math.floor(c);
+        const j = i * n + s;
+        t[j] = c - f;
+        lo[j] = wrap(f, size);
+        hi[j] = wrap(f + 1, size);
+        key += `${lo[j]},${hi[j]},${t[j]};`;
+      }
+      const at = seen.get(key);
+      if (at === undefined) seen.set(key, i);
+      first[i] = at ?? i;
+    }
+    return { lo, hi, t, first };
+  };
+  const cols = axis(w, x0, originX, tw);
+  const rows = axis(h, y0, originY, th);
+  const words = new Uint32Array(out.buffer, out.byteOffset, w * h);
+  for (let y = 0; y < h; y++) {
+    const same = rows.first[y]!;
+    if (same !== y) {
+      words.copyWithin(y * w, same * w, same * w + w);
+      continue;
+    }
+    for (let x = 0; x < w; x++) {
+      const o = y * w + x;
+      const col = cols.first[x]!;
+      if (col !== x) {
+        words[o] = words[y * w + col]!;
+        continue;
+      }
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let a = 0;
+      for (let sy = 0; sy < n; sy++) {
+        const ty = rows.t[y * n + sy]!;
+        const ya = rows.lo[y * n + sy]! * tw;
+        const yb = rows.hi[y * n + sy]! * tw;
+        for (let sx = 0; sx < n; sx++) {
+          const tx = cols.t[x * n + sx]!;
+          const xa = cols.lo[x * n + sx]!;
+          const xb = cols.hi[x * n + sx]!;
+          for (let corner = 0; corner < 4; corner++) {
+            const i = ((corner < 2 ? ya : yb) + (corner & 1 ? xb : xa)) * 4;
+            const k = (corner & 1 ? tx : 1 - tx) * (corner < 2 ? 1 - ty : ty);
+            if (k <= 0) continue;
+            const c = (td[i + 3]! / 255) * k;
+            r += td[i]! * c;
+            g += td[i + 1]! * c;
+            b += td[i + 2]! * c;
+            a += c;
+          }
+        }
+      }
+      const p = o * 4;
+      if (a > 0) {
+        out[p] = r / a;
+        out[p + 1] = g / a;
+        out[p + 2] = b / a;
+      }
+      out[p + 3] = (a / (n * n)) * 255;
     }
   }
   return out;
