@@ -1,5 +1,5 @@
 /**
- * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 66 MB, less
+ * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 70 MB, less
  * while a big picture is decoded: makeRoom).
  * Every key starts with the compiled template's content hash, so entries never go stale and a
  * template's data is only ever found under its own bytes' hash.
@@ -68,8 +68,23 @@ export function cached<V extends { data: ArrayBufferView }>(cache: ByteLru<V>, k
 /** What `cached` is making, per cache and key. */
 const inFlight = new WeakMap<object, Map<string, Promise<unknown>>>();
 
-/** Most worth keeping first: small trees and JPEG rows, pictures and placements, bands (R2 reads), frames, backdrops (from bands). */
-const all = () => [treeCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, backdropCache] as ByteLru<unknown>[];
+/**
+ * Adjustment layers' masks at a render scale over an output rectangle (keys
+ * `compiled/<hash>/adjustment-mask/…`), cut to the box where they are not 0: the same for every
+ * request, where a picture under four masked Hue/Saturation layers upscaled each mask 4× per
+ * request (issue 25 §3; composite/compositor.ts adjustmentMask).
+ */
+export const adjustmentMaskCache = new ByteLru<AdjustmentMask>(4 * MB, 2 * MB);
+
+/** An adjustment layer's mask over a rectangle, cut to `box` (the rectangle's pixels from 0) where it is not 0; `full`: a rectangle within the box (its pixels from 0) where it is 255, if any. */
+export interface AdjustmentMask {
+  data: Uint8ClampedArray;
+  box: Bounds;
+  full: Bounds | null;
+}
+
+/** Most worth keeping first: small trees and JPEG rows, pictures and placements, bands (R2 reads), frames, adjustment masks and backdrops (from bands). */
+const all = () => [treeCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, adjustmentMaskCache, backdropCache] as ByteLru<unknown>[];
 
 /**
  * Makes room for a short-lived allocation of `bytes` (decoding a big photo takes ~8 B per source

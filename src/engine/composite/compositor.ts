@@ -1,7 +1,7 @@
 import { BAND, levelBounds, levelFor } from '../compiled/pyramid';
 import { kernels } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
-import { backdropCache } from '../cache';
+import { adjustmentMaskCache, backdropCache, type AdjustmentMask } from '../cache';
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
@@ -931,6 +931,13 @@ async function drawArtboard(ctx: RenderContext, artboard: NonNullable<LayerNode[
   }
 }
 
+let boxedAdjustments = true;
+
+/** Turns drawBoxedAdjustment off (true: on): every adjustment then clones the canvas and blends it whole through its mask, for tests that hold the box to that. */
+export function useBoxedAdjustments(on: boolean): void {
+  boxedAdjustments = on;
+}
+
 /** Adjustment layers change what is beneath them; mask, opacity and mode fade the change in. */
 async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surface): Promise<void> {
   if (adjustsInPlace(node, canvas)) {
@@ -938,31 +945,135 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
     inPlaceOnto = canvas.data;
     return;
   }
-  const mask = await layerMask(ctx, node, rectOf(canvas));
-  const after = cloneSurface(canvas);
-  // Where the mask hides it, the adjusted colour is blended in with no weight: a per-pixel
-  // adjustment is worked out only within the box where the mask is not 0 (a Hue/Saturation
-  // masked to a strip of a full-canvas picture; issue 25 §3). Same bytes.
   const adj = node.adjustment!;
-  const box = mask && perPixelAdjustment(adj) ? nonZeroBox(mask, canvas.w, canvas.h) : null;
-  if (box && (box.right - box.left) * (box.bottom - box.top) < canvas.w * canvas.h) {
-    const w = box.right - box.left, rowBytes = w * 4;
-    const part = new Uint8ClampedArray(rowBytes * (box.bottom - box.top));
-    const at = (y: number) => (y * canvas.w + box.left) * 4;
-    for (let y = box.top; y < box.bottom; y++) part.set(after.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
-    if (!applyAdjustment(adj, part)) return;
-    for (let y = box.top; y < box.bottom; y++) after.data.set(part.subarray((y - box.top) * rowBytes, (y - box.top + 1) * rowBytes), at(y));
-  } else if (!applyAdjustment(adj, after.data)) return;
+  // null: not asked; undefined: nothing masks it here.
+  const boxed = boxedAdjustments && perPixelAdjustment(adj) && masked(node) ? await adjustmentMask(ctx, node, rectOf(canvas)) : null;
+  if (boxed) return drawBoxedAdjustment(node, canvas, boxed);
+  const mask = boxed === undefined ? null : await layerMask(ctx, node, rectOf(canvas));
+  const after = cloneSurface(canvas);
+  if (!applyAdjustment(adj, after.data)) return;
   const d = after.data;
   for (let i = 3; i < d.length; i += 4) d[i] = 255;
   // Blend If weighs the adjusted pixels (this layer) against the unadjusted (underlying) ones.
-  // Outside the box the mask gives the adjusted pixels no weight, as a transparent src would.
-  const within = box ? { left: canvas.x + box.left, top: canvas.y + box.top, right: canvas.x + box.right, bottom: canvas.y + box.bottom } : undefined;
   blendSurface(canvas, after, mask, node.opacity * node.fillOpacity, node.blendMode, {
     atop: true,
     blendIf: node.blendIf,
     excludedChannels: node.excludedChannels,
-  }, within);
+  });
+}
+
+/**
+ * A per-pixel adjustment under a mask, worked out only within the box where the mask is not 0
+ * and blended there: where the mask hides it, the adjusted colour is blended in with no weight,
+ * as a transparent src would be (a Hue/Saturation masked to a strip of a full-canvas picture;
+ * issue 25 §3). The adjusted copy is the box's pixels alone, not a clone of the canvas. Where
+ * the mask is 255 over canvas pixels that are all opaque, a plain adjustment (normal, 100 %, no
+ * Blend If or channel restriction) blends as a copy: source-atop at weight 1 puts the adjusted
+ * colour ((c/255)·255 rounds back to c) and keeps the alpha, 255; those rows are copied and the
+ * rest of the box blended. Same bytes.
+ */
+function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box, full }: AdjustmentMask): void {
+  const w = box.right - box.left, h = box.bottom - box.top, rowBytes = w * 4;
+  if (w <= 0 || h <= 0) return;
+  const part = new Uint8ClampedArray(rowBytes * h);
+  const at = (y: number) => (y * canvas.w + box.left) * 4;
+  for (let y = box.top; y < box.bottom; y++) part.set(canvas.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
+  if (!applyAdjustment(node.adjustment!, part)) return;
+  for (let i = 3; i < part.length; i += 4) part[i] = 255;
+  const src: Surface = { x: canvas.x + box.left, y: canvas.y + box.top, w, h, data: part };
+  const opacity = node.opacity * node.fillOpacity;
+  const options = { atop: true, blendIf: node.blendIf, excludedChannels: node.excludedChannels };
+  const copies = full && node.blendMode === 'normal' && opacity === 1 && !node.blendIf?.length && !node.excludedChannels?.length && opaqueOver(canvas, box, full);
+  if (!copies) {
+    // Blend If weighs the adjusted pixels (this layer) against the unadjusted (underlying) ones.
+    blendSurface(canvas, src, mask, opacity, node.blendMode, options);
+    return;
+  }
+  const fw = (full.right - full.left) * 4;
+  for (let y = full.top; y < full.bottom; y++) {
+    const from = (y * w + full.left) * 4;
+    canvas.data.set(part.subarray(from, from + fw), at(box.top + y) + full.left * 4);
+  }
+  // The rest of the box: above and below the copied rows, and beside them.
+  const x0 = src.x, y0 = src.y;
+  for (const r of [
+    { left: x0, top: y0, right: x0 + w, bottom: y0 + full.top },
+    { left: x0, top: y0 + full.bottom, right: x0 + w, bottom: y0 + h },
+    { left: x0, top: y0 + full.top, right: x0 + full.left, bottom: y0 + full.bottom },
+    { left: x0 + full.right, top: y0 + full.top, right: x0 + w, bottom: y0 + full.bottom },
+  ]) {
+    if (r.right > r.left && r.bottom > r.top) blendSurface(canvas, src, mask, opacity, node.blendMode, options, r);
+  }
+}
+
+/** Whether every canvas pixel in `full` (pixels of `box` from 0, itself surface pixels from 0) is opaque. */
+function opaqueOver(canvas: Surface, box: Bounds, full: Bounds): boolean {
+  const d = canvas.data;
+  if (d.byteOffset % 4 !== 0) return false;
+  const words = new Uint32Array(d.buffer, d.byteOffset, d.length >> 2);
+  for (let y = box.top + full.top; y < box.top + full.bottom; y++) {
+    const o = y * canvas.w + box.left;
+    for (let i = o + full.left; i < o + full.right; i++) if (words[i]! < 0xff000000) return false;
+  }
+  return true;
+}
+
+/**
+ * An adjustment layer's mask (layerMask) over `r`, cut to the box (surface coordinates from 0)
+ * where it is not 0, with a rectangle where it is 255, kept per isolate (adjustmentMaskCache): it
+ * follows from the template, the render scale and `r` alone, so a personalised preview that
+ * redraws the frame under masked adjustments resamples each mask once, not per request.
+ * Undefined when nothing masks (layerMask gives null); the box is empty when the mask is 0
+ * everywhere over `r`.
+ */
+async function adjustmentMask(ctx: RenderContext, node: LayerNode, r: Bounds): Promise<AdjustmentMask | undefined> {
+  const which = `${node.mask && !node.mask.disabled ? 'p' : ''}${node.vectorMask && !node.vectorMask.disabled ? 'v' : ''}`;
+  const key = `${prefix(ctx.compiled.hash)}adjustment-mask/${ctx.scale}/${ctx.level}/${node.id}${which}/${r.left},${r.top},${r.right},${r.bottom}`;
+  // Not for a frame drawn in strips (a print page): each strip's rectangle is asked once.
+  const keep = !ctx.buffers;
+  const held = keep ? adjustmentMaskCache.get(key) : undefined;
+  if (held) return held;
+  const mask = await layerMask(ctx, node, r);
+  if (!mask) return undefined;
+  const w = r.right - r.left;
+  const box = nonZeroBox(mask, w, r.bottom - r.top);
+  const bw = box.right - box.left;
+  const data = new Uint8ClampedArray(bw * (box.bottom - box.top));
+  for (let y = box.top; y < box.bottom; y++) data.set(mask.subarray(y * w + box.left, y * w + box.right), (y - box.top) * bw);
+  const value = { data, box, full: fullRect(data, bw, box.bottom - box.top) };
+  if (keep) adjustmentMaskCache.set(key, value, data.byteLength + 64);
+  return value;
+}
+
+/**
+ * A rectangle of a w × h mask where it is 255 everywhere, or null: the longest run of 255 in any
+ * row, grown up and down over the rows that are 255 all along it. Not the largest such rectangle
+ * in general, but the whole of a rectangular mask's inside.
+ */
+function fullRect(mask: Uint8ClampedArray, w: number, h: number): Bounds | null {
+  let best = 0, row = -1, left = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0, o = y * w; x < w; ) {
+      if (mask[o + x] !== 255) {
+        x++;
+        continue;
+      }
+      let e = x;
+      while (e < w && mask[o + e] === 255) e++;
+      if (e - x > best) [best, row, left] = [e - x, y, x];
+      x = e;
+    }
+  }
+  if (row < 0) return null;
+  const right = left + best;
+  const all = (y: number) => {
+    for (let x = left, o = y * w; x < right; x++) if (mask[o + x] !== 255) return false;
+    return true;
+  };
+  let top = row, bottom = row + 1;
+  while (top > 0 && all(top - 1)) top--;
+  while (bottom < h && all(bottom)) bottom++;
+  return { left, top, right, bottom };
 }
 
 /** The smallest box (surface coordinates from 0) holding every non-zero value of a w × h mask; empty (right = left) when there is none. */
