@@ -519,6 +519,29 @@ function eachTile(p: Pass, shape: Shape, target: Bounds, draw: (tile: Bounds, ar
   }
 }
 
+/**
+ * eachTile for an effect that paints inside the shape only (overlays, satin, inner glow and
+ * shadow): each tile cut to where the layer's pixels cover anything (tightShape's extent), its
+ * arrays' right and bottom edges with it. A personalised text's raster has empty margins (half
+ * and more of its box on psdtools-layer-effects-all), over which these effects computed and
+ * painted coverage 0, which blends to nothing in every mode (issue 25 §3). The same bytes: the
+ * tiles are those of the whole shape (the same arrays' left and top, where an inverted pass's
+ * running sums start), and each value a painted pixel reads lies before it in its row and column
+ * or within the pass's reach after it, all kept; a pixel off the cut is one of alpha 0, which
+ * every such effect multiplies its coverage by.
+ */
+function eachTileInside(p: Pass, shape: Shape, target: Bounds, draw: (tile: Bounds, arrays: Bounds) => void): void {
+  const tight = tightShape(shape);
+  if (!tight) return; // no pixel of the layer covers anything: nothing inside it to paint
+  if (tight === shape) return eachTile(p, shape, target, draw);
+  const covered = tight.alphaReach ?? tight.extent;
+  eachTile(p, shape, target, (tile, arrays) => {
+    const t = intersectRect(tile, covered);
+    if (!t) return;
+    draw(t, { left: arrays.left, top: arrays.top, right: Math.min(arrays.right, t.right + p.read), bottom: Math.min(arrays.bottom, t.bottom + p.read) });
+  });
+}
+
 /** `tile` in the coordinates of the arrays over `r` that hold it (0, 0 at r's corner). */
 const within = (tile: Bounds, r: Bounds): Bounds => ({ left: tile.left - r.left, top: tile.top - r.top, right: tile.right - r.left, bottom: tile.bottom - r.top });
 
@@ -1055,7 +1078,17 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
   for (const g of list(fx.outerGlow).reverse()) {
     const size = px(g.size) * s;
     const pass = { dx: 0, dy: 0, paint: reach(size), read: reach(size), everywhere: liftsZero(g.contour, g.range ?? 0.5) };
-    eachTile(pass, shape, target, (tile, r) => {
+    // The softer glow without a spread is a blur of the alpha alone: cut to the pixels that cover
+    // anything as the kernels' shadow is (tightShape, nearShape; issue 25 §3: a personalised
+    // text's raster has empty margins, over which it blurred zeros). The same bytes: the arrays
+    // lose only values that are 0 through every box pass, before the first of which the sums
+    // start at +0 either way, and a pixel the tiles lose lies beyond the blur's reach of every
+    // alpha not 0 (coverage 0, which paints nothing unless the range and contour lift 0: not cut then).
+    const softer = (g as { technique?: string }).technique !== 'precise';
+    const cut = softer && spreadOf(g, s) === 0 && !pass.everywhere ? tightShape(shape) : shape;
+    if (!cut) continue; // no pixel of the layer covers anything: its glow paints nothing
+    eachTile(pass, cut, target, (tile, arrays) => {
+      const r = cut === shape ? arrays : nearShape(arrays, cut, pass);
       const alpha = alphaOf(shape, r);
       // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
       const w = widthOf(r);
@@ -1297,19 +1330,19 @@ export function drawEffectsAbove(
     // point, at its scale and phase; the pattern's own transparency thins the overlay.
     const turn = (pattern as { angle?: number }).angle ?? 0;
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1, turn);
-    eachTile(inside(0), shape, target, (r) => {
+    eachTileInside(inside(0), shape, target, (r) => {
       const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
       paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
     });
   }
   for (const g of grouped ? list(fx.gradientOverlay).reverse() : []) {
-    eachTile(inside(0), shape, target, (r) => {
+    eachTileInside(inside(0), shape, target, (r) => {
       const colors = gradientPixels(g, r, ctx.scale, gradientBox(ctx, node, g.align));
       if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
     });
   }
   for (const f of grouped ? list(fx.solidFill).reverse() : []) {
-    eachTile(inside(0), shape, target, (r) => paint(canvas, r, shape, fillOf(shape, r), rgbOf(f.color), fxOpacity(f.opacity, opacity), f.blendMode, atop, true, r, inLayer));
+    eachTileInside(inside(0), shape, target, (r) => paint(canvas, r, shape, fillOf(shape, r), rgbOf(f.color), fxOpacity(f.opacity, opacity), f.blendMode, atop, true, r, inLayer));
   }
   if (grouped) overOverlays?.();
   const satin = fx.satin;
@@ -1318,7 +1351,7 @@ export function drawEffectsAbove(
     const { dx, dy } = satinOffset(ctx, satin);
     const size = px(satin.size) * s;
     const lut = curveLut(satin.contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
-    eachTile(inside(reach(size)), shape, target, (tile, r) => {
+    eachTileInside(inside(reach(size)), shape, target, (tile, r) => {
       // One copy blurred and cut to the tile before the other is read (issue 25 §1: at most one
       // copy of the read rectangle alive); a copy larger than the WASM passes take is blurred over
       // itself (blurInPlace: blur's floats, without its two arrays).
@@ -1344,7 +1377,7 @@ export function drawEffectsAbove(
   if (grouped && on(inner)) {
     const size = px(inner.size) * s;
     const pass = { ...inside(reach(size), inner.technique !== 'precise'), everywhere: liftsZero(inner.contour, inner.range ?? 0.5) };
-    eachTile(pass, shape, target, (tile, r) => {
+    eachTileInside(pass, shape, target, (tile, r) => {
       const alpha = alphaOf(shape, r);
       const w = widthOf(r);
       const h = heightOf(r);
@@ -1371,7 +1404,7 @@ export function drawEffectsAbove(
   for (const d of list(fx.innerShadow).reverse()) {
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
-    eachTile(inside(reach(size), true), shape, target, (tile, r) => {
+    eachTileInside(inside(reach(size), true), shape, target, (tile, r) => {
       const cov = shadowBody(shape, r, dx, dy, true, size, spreadOf(d, s));
       applyContour(cov, d.contour);
       const alpha = fillOf(shape, r);
