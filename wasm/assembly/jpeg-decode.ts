@@ -13,6 +13,9 @@
 //   comps: per component 8 fields: h, v, dc table, ac table, quant pointer (64 × i32, zigzag
 //         order), plane pointer (u8), plane stride, unused.
 
+import { idctIslow, idctIslowDc } from './jpeg-idct';
+export { jpegRowsExact } from './jpeg-idct';
+
 const HUFF_STRIDE: i32 = 1024;
 const LOOKUP_BITS: i32 = 9;
 
@@ -28,6 +31,11 @@ let pos: usize = 0;
 let bitBuf: u32 = 0;
 let bitCnt: i32 = 0;
 let huffBase: usize = 0;
+// jpegDecodeScanExact: i32 coefficients and libjpeg's integer IDCT (every block size 8).
+let exact = false;
+// Zero bytes fill() has fed since the data ended or reached a marker: when any of their bits were
+// used, the entropy data ran short, where libjpeg leaves the rest of the segment's blocks 0.
+let fakeBytes: i32 = 0;
 // Per block size n (1, 2, 4 or 8; tables at n × 256 bytes): where each zigzag position lands in
 // the n×n block (-1 when not needed), and cos[x * n + u] = C(u)/2 · cos((2x + 1)uπ / 2n), with
 // which the n-point IDCT keeps a block's mean (DC / 8) exactly as the 8-point one does.
@@ -44,9 +52,12 @@ function fill(): void {
       if (byte == 0xff) {
         const next = pos + 1 < srcEnd ? load<u8>(pos + 1) : 0xd9;
         if (next == 0) pos += 2; // stuffed zero
-        else byte = 0; // a marker: feed zeros, leave it for the restart logic
+        else {
+          byte = 0; // a marker: feed zeros, leave it for the restart logic
+          fakeBytes++;
+        }
       } else pos++;
-    }
+    } else fakeBytes++;
     bitBuf = (bitBuf << 8) | byte;
     bitCnt += 8;
   }
@@ -226,15 +237,19 @@ function idct(n: i32, out: usize, stride: i32): void {
   }
 }
 
+let lastRestart: i32 = 7;
+
 /** Finds and skips the next RSTn marker after a restart interval; false when there is none. */
 function restart(): bool {
   bitBuf = 0;
   bitCnt = 0;
+  fakeBytes = 0;
   while (pos + 1 < srcEnd) {
     if (load<u8>(pos) == 0xff) {
       const m = load<u8>(pos + 1);
       if (m >= 0xd0 && m <= 0xd7) {
         pos += 2;
+        lastRestart = m & 7;
         return true;
       }
       if (m != 0xff && m != 0) return false; // another marker: the data ends early
@@ -246,7 +261,8 @@ function restart(): bool {
 
 /**
  * Decodes one interleaved baseline scan (all components) into the component planes, each block
- * at its component's block size. Returns 0, or -1 for corrupt entropy data. Data that ends early leaves the rest of the
+ * at its component's block size. Returns 0, or -1 for corrupt entropy data, or (exact decodes
+ * only) 1 when the data ran short or a restart marker is missing or out of order. Data that ends early leaves the rest of the
  * planes as decoded from zero bits, as libjpeg does (a warning there, not an error).
  */
 export function jpegDecodeScan(
@@ -258,6 +274,8 @@ export function jpegDecodeScan(
   pos = data + <usize>start;
   bitBuf = 0;
   bitCnt = 0;
+  fakeBytes = 0;
+  lastRestart = 7;
   huffBase = huff;
   setScales();
   setFastAc();
@@ -267,7 +285,12 @@ export function jpegDecodeScan(
     for (let mx = 0; mx < mcusX; mx++) {
       if (restartInterval > 0) {
         if (untilRestart == 0) {
-          restart();
+          // Exact: the data of the interval must have sufficed, and the marker be the next RSTn
+          // (else libjpeg's resynchronisation decides: mozjpeg's output is the answer).
+          if (exact && fakeBytes * 8 > bitCnt) return 1;
+          const expected = (lastRestart + 1) & 7;
+          if (!restart() && exact) return 1;
+          if (exact && lastRestart != expected) return 1;
           pred0 = 0; pred1 = 0; pred2 = 0;
           untilRestart = restartInterval;
         }
@@ -292,7 +315,10 @@ export function jpegDecodeScan(
             const diff = t == 0 ? 0 : extend(bits(t), t);
             let pred = (c == 0 ? pred0 : c == 1 ? pred1 : pred2) + diff;
             if (c == 0) pred0 = pred; else if (c == 1) pred1 = pred; else pred2 = pred;
-            store<f32>(coef, <f32>(pred * load<i32>(quant)));
+            // libjpeg keeps coefficients as 16-bit JCOEF and multiplies them by the table's entries.
+            if (exact) store<i32>(coef, <i32><i16>pred * load<i32>(quant));
+            else store<f32>(coef, <f32>(pred * load<i32>(quant)));
+            let ac = false;
             const fast = fastAc + (<usize>(acT - 4) << 11);
             for (let k = 1; k < 64; ) {
               // A short code and its value bits within the next LOOKUP_BITS: decoded by one look-up.
@@ -304,7 +330,10 @@ export function jpegDecodeScan(
                 k += (f >> 8) & 15;
                 if (k > 63) return -1;
                 const at = load<i32>(target + (<usize>k << 2));
-                if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>((f >> 16) * load<i32>(quant + (<usize>k << 2))));
+                if (exact) {
+                  store<i32>(coef + (<usize>(at) << 2), (f >> 16) * load<i32>(quant + (<usize>k << 2)));
+                  ac = true;
+                } else if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>((f >> 16) * load<i32>(quant + (<usize>k << 2))));
                 k++;
                 continue;
               }
@@ -321,18 +350,39 @@ export function jpegDecodeScan(
               if (k > 63) return -1;
               const value = extend(bits(s), s);
               const at = load<i32>(target + (<usize>k << 2));
-              if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>(value * load<i32>(quant + (<usize>k << 2))));
+              if (exact) {
+                store<i32>(coef + (<usize>(at) << 2), value * load<i32>(quant + (<usize>k << 2)));
+                ac = true;
+              } else if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>(value * load<i32>(quant + (<usize>k << 2))));
               k++;
             }
             const bxAll = mx * h + bx;
             const byAll = my * v + by;
-            idct(bn, plane + <usize>(byAll * bn * stride + bxAll * bn), stride);
+            const dst = plane + <usize>(byAll * bn * stride + bxAll * bn);
+            if (!exact) idct(bn, dst, stride);
+            else if (ac) idctIslow(coef, dst, stride);
+            else idctIslowDc(load<i32>(coef), dst, stride);
           }
         }
       }
     }
   }
-  return 0;
+  return exact && fakeBytes * 8 > bitCnt ? 1 : 0;
+}
+
+/**
+ * jpegDecodeScan with libjpeg's accurate integer IDCT (jidctint.c, jpeg-idct.ts) on every
+ * block at full size (each component's block size 8): the planes libjpeg-turbo decodes, for
+ * jpegRowsExact.
+ */
+export function jpegDecodeScanExact(
+  data: usize, dataLen: i32, start: i32, ncomp: i32, comps: usize, huff: usize,
+  mcusX: i32, mcusY: i32, restartInterval: i32,
+): i32 {
+  exact = true;
+  const status = jpegDecodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
+  exact = false;
+  return status;
 }
 
 /**

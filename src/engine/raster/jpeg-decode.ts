@@ -48,12 +48,25 @@ export function jpegScaleFor(source: { width: number; height: number }, width: n
  * uses a coding this decoder leaves to mozjpeg. Throws on corrupt data.
  */
 export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>): Promise<RGBAImage | null> {
-  const quant: (Int32Array | undefined)[] = [];
-  const huff: ({ bits: Uint8Array; values: Uint8Array } | undefined)[] = [];
+  const parsed = parseJpeg(bytes);
+  if (!parsed) return null;
+  const { frame, quant, huff, restartInterval, start, adobeTransform, jfif } = parsed;
+  const ycc = frame.components.length === 3 && (adobeTransform === undefined ? jfif || !isRgbIds(frame) : adobeTransform !== 0);
+  return decodeScan(bytes, start, frame, quant, huff, restartInterval, scale, ycc);
+}
+
+type Quant = (Int32Array | undefined)[];
+type Huff = ({ bits: Uint8Array; values: Uint8Array } | undefined)[];
+
+/** What the markers up to the (one) scan say, or null for a coding left to mozjpeg. Throws on corrupt data. */
+function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff; restartInterval: number; start: number; adobeTransform: number | undefined; jfif: boolean; jfifMarker: boolean } | null {
+  const quant: Quant = [];
+  const huff: Huff = [];
   let frame: Frame | undefined;
   let restartInterval = 0;
   let adobeTransform: number | undefined;
   let jfif = false;
+  let jfifMarker = false; // as libjpeg reads it: "JFIF\0" in an APP0 of at least 14 bytes
   if (bytes[0] !== 0xff || bytes[1] !== 0xd8) throw corrupt();
   let p = 2;
   for (;;) {
@@ -98,7 +111,10 @@ export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegSca
         restartInterval = (seg[0]! << 8) | seg[1]!;
         break;
       case 0xe0:
-        if (seg[0] === 0x4a && seg[1] === 0x46 && seg[2] === 0x49 && seg[3] === 0x46) jfif = true;
+        if (seg[0] === 0x4a && seg[1] === 0x46 && seg[2] === 0x49 && seg[3] === 0x46) {
+          jfif = true;
+          if (seg[4] === 0 && seg.length >= 14) jfifMarker = true;
+        }
         break;
       case 0xee: // Adobe: its transform flag says whether three components are YCbCr or RGB
         if (seg.length >= 12 && seg[0] === 0x41 && seg[1] === 0x64 && seg[2] === 0x6f && seg[3] === 0x62 && seg[4] === 0x65) adobeTransform = seg[11];
@@ -128,8 +144,7 @@ export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegSca
           component.dc = seg[2 + 2 * i]! >> 4;
           component.ac = seg[2 + 2 * i]! & 15;
         }
-        const ycc = frame.components.length === 3 && (adobeTransform === undefined ? jfif || !isRgbIds(frame) : adobeTransform !== 0);
-        return decodeScan(bytes, end, frame, quant, huff, restartInterval, scale, ycc);
+        return { frame, quant, huff, restartInterval, start: end, adobeTransform, jfif, jfifMarker };
       }
       default:
         // Progressive, lossless, hierarchical and arithmetic frames: leave them to mozjpeg.
@@ -139,12 +154,86 @@ export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegSca
   }
 }
 
+/** Output rows converted per call at full size: the RGBA strip the arena holds on its way to JS. */
+const FULL_STRIP_BYTES = 1 << 20;
+
+/** The kernels' full-size entries (wasm/assembly/jpeg-idct.ts), until KernelExports declares them. */
+interface FullDecodeKernels {
+  jpegDecodeScanExact(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
+  jpegRowsExact(ncomp: number, comps: number, hMax: number, vMax: number, width: number, height: number, ycc: number, y0: number, y1: number, out: number, scratch: number): void;
+}
+
+/**
+ * Decodes `bytes` at full size to the same RGBA bytes as libjpeg-turbo with its defaults (what
+ * mozjpeg's decoder in decodeImage returns): the accurate integer IDCT, fancy upsampling, the
+ * fixed-point YCbCr tables (wasm/assembly/jpeg-idct.ts). Null for a coding this decoder leaves
+ * to mozjpeg (as decodeJpegScaled), and for entropy data it cannot read (mozjpeg then decides
+ * what such a file gives). Throws on corrupt markers.
+ * The arena holds the file, the component planes (1.5 bytes a pixel for 4:2:0, 3 for 4:4:4) and
+ * a 1 MB strip of RGBA; the picture itself is built in JS strip by strip (4 bytes a pixel).
+ */
+export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | null> {
+  const parsed = parseJpeg(bytes);
+  if (!parsed) return null;
+  const { frame, quant, huff, restartInterval, start, adobeTransform, jfifMarker } = parsed;
+  const { width, height } = frame;
+  // libjpeg's colour space for three components (jdapimin.c): JFIF, else Adobe's transform, else the ids.
+  const ycc = frame.components.length === 3 && (jfifMarker || (adobeTransform === undefined ? !isRgbIds(frame) : adobeTransform !== 0));
+  const single = frame.components.length === 1;
+  const comps = single ? [{ ...frame.components[0]!, h: 1, v: 1 }] : frame.components;
+  const hMax = Math.max(...comps.map((c) => c.h));
+  const vMax = Math.max(...comps.map((c) => c.v));
+  if (comps.some((c) => c.h < 1 || c.v < 1 || c.h > 2 || c.v > 2 || hMax % c.h || vMax % c.v)) return null;
+  if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) throw corrupt();
+  const mcusX = Math.ceil(width / (8 * hMax));
+  const mcusY = Math.ceil(height / (8 * vMax));
+  const layout = comps.map((c) => {
+    const stride = mcusX * c.h * 8;
+    return { stride, bytes: stride * mcusY * c.v * 8 };
+  });
+  const scratchBytes = 5 * (((width + 15) & ~15) + 64);
+  const stripRows = Math.max(1, Math.min(height, Math.floor(FULL_STRIP_BYTES / (width * 4))));
+  const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + scratchBytes + stripRows * width * 4;
+  const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
+  return inArena(instance, (k, arena) => {
+    const full = k as unknown as FullDecodeKernels;
+    const data = arena.alloc(bytes.length);
+    const huffPtr = arena.alloc(8 * 1024 * 4);
+    const compsPtr = arena.alloc(3 * 32);
+    const quantPtrs = comps.map(() => arena.alloc(64 * 4));
+    const planes = layout.map((plane) => ({ ...plane, ptr: arena.alloc(plane.bytes) }));
+    const scratch = arena.alloc(scratchBytes);
+    const strip = arena.alloc(stripRows * width * 4);
+    const u8 = arena.u8();
+    const i32 = arena.i32();
+    u8.set(bytes, data);
+    for (let t = 0; t < 8; t++) {
+      const spec = huff[t];
+      if (spec) writeHuffman(i32, (huffPtr >> 2) + t * 1024, spec);
+    }
+    comps.forEach((c, i) => {
+      i32.set(quant[c.quant]!, quantPtrs[i]! >> 2);
+      const plane = planes[i]!;
+      i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, plane.ptr, plane.stride, 8], (compsPtr >> 2) + i * 8);
+    });
+    const status = full.jpegDecodeScanExact(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
+      single ? Math.ceil(height / 8) : mcusY, restartInterval);
+    if (status !== 0) return null;
+    const out = new Uint8ClampedArray(width * height * 4);
+    for (let y0 = 0; y0 < height; y0 += stripRows) {
+      const y1 = Math.min(height, y0 + stripRows);
+      full.jpegRowsExact(comps.length, compsPtr, hMax, vMax, width, height, ycc ? 1 : 0, y0, y1, strip, scratch);
+      out.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
+    }
+    return { width, height, data: out };
+  });
+}
+
 /** Components named 'R', 'G', 'B' (an RGB JPEG without an Adobe marker, as libjpeg guesses). */
 const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === '82,71,66';
 
 async function decodeScan(
-  bytes: Uint8Array, start: number, frame: Frame, quant: (Int32Array | undefined)[],
-  huff: ({ bits: Uint8Array; values: Uint8Array } | undefined)[], restartInterval: number, scale: number, ycc: boolean,
+  bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean,
 ): Promise<RGBAImage | null> {
   const { width, height } = frame;
   const single = frame.components.length === 1;
