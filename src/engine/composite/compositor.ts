@@ -15,6 +15,7 @@ import {
   cropSurface,
   growRect as grow,
   intersectRect,
+  markOpaque,
   maskOver,
   multiplyMasks,
   opaqueArea,
@@ -975,34 +976,38 @@ async function drawAdjustment(ctx: RenderContext, node: LayerNode, canvas: Surfa
 function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box, full }: AdjustmentMask): void {
   const w = box.right - box.left, h = box.bottom - box.top, rowBytes = w * 4;
   if (w <= 0 || h <= 0) return;
+  const opacity = node.opacity * node.fillOpacity;
+  const copies = full && node.blendMode === 'normal' && opacity === 1 && !node.blendIf?.length && !node.excludedChannels?.length && opaqueOver(canvas, box, full);
   const part = new Uint8ClampedArray(rowBytes * h);
   const at = (y: number) => (y * canvas.w + box.left) * 4;
   for (let y = box.top; y < box.bottom; y++) part.set(canvas.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
   if (!applyAdjustment(node.adjustment!, part)) return;
-  for (let i = 3; i < part.length; i += 4) part[i] = 255;
   const src: Surface = { x: canvas.x + box.left, y: canvas.y + box.top, w, h, data: part };
-  const opacity = node.opacity * node.fillOpacity;
   const options = { atop: true, blendIf: node.blendIf, excludedChannels: node.excludedChannels };
-  const copies = full && node.blendMode === 'normal' && opacity === 1 && !node.blendIf?.length && !node.excludedChannels?.length && opaqueOver(canvas, box, full);
   if (!copies) {
+    for (let i = 3; i < part.length; i += 4) part[i] = 255;
     // Blend If weighs the adjusted pixels (this layer) against the unadjusted (underlying) ones.
     blendSurface(canvas, src, mask, opacity, node.blendMode, options);
     return;
   }
+  // Copied: the canvas is opaque there, and so is the adjusted copy (an adjustment keeps alpha).
   const fw = (full.right - full.left) * 4;
   for (let y = full.top; y < full.bottom; y++) {
     const from = (y * w + full.left) * 4;
     canvas.data.set(part.subarray(from, from + fw), at(box.top + y) + full.left * 4);
   }
-  // The rest of the box: above and below the copied rows, and beside them.
-  const x0 = src.x, y0 = src.y;
+  // The rest of the box, blended with the adjusted copy's alpha 255: above and below the copied
+  // rows, and beside them.
   for (const r of [
-    { left: x0, top: y0, right: x0 + w, bottom: y0 + full.top },
-    { left: x0, top: y0 + full.bottom, right: x0 + w, bottom: y0 + h },
-    { left: x0, top: y0 + full.top, right: x0 + full.left, bottom: y0 + full.bottom },
-    { left: x0 + full.right, top: y0 + full.top, right: x0 + w, bottom: y0 + full.bottom },
+    { left: 0, top: 0, right: w, bottom: full.top },
+    { left: 0, top: full.bottom, right: w, bottom: h },
+    { left: 0, top: full.top, right: full.left, bottom: full.bottom },
+    { left: full.right, top: full.top, right: w, bottom: full.bottom },
   ]) {
-    if (r.right > r.left && r.bottom > r.top) blendSurface(canvas, src, mask, opacity, node.blendMode, options, r);
+    if (r.right <= r.left || r.bottom <= r.top) continue;
+    for (let y = r.top; y < r.bottom; y++) for (let i = (y * w + r.left) * 4 + 3; i < (y * w + r.right) * 4; i += 4) part[i] = 255;
+    const within = { left: src.x + r.left, top: src.y + r.top, right: src.x + r.right, bottom: src.y + r.bottom };
+    blendSurface(canvas, src, mask, opacity, node.blendMode, options, within);
   }
 }
 
@@ -1258,6 +1263,11 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
       const s = ((y - full.y) * full.w + (r.left - full.x)) * 4;
       surface.data.set(full.data.subarray(s, s + surface.w * 4), (y - r.top) * surface.w * 4);
     }
+    // An opaque picture placed past the clip (a fill placement larger than the canvas) stays
+    // opaque where it was, in the cut's own pixels: drawn plain, those rows are copied (blendOverOpaque).
+    const opaque = !override.color && opaqueArea(src.data);
+    const kept = opaque && intersectRect(r, { left: full.x + opaque.left, top: full.y + opaque.top, right: full.x + opaque.right, bottom: full.y + opaque.bottom });
+    if (kept) markOpaque(surface.data, { left: kept.left - r.left, top: kept.top - r.top, right: kept.right - r.left, bottom: kept.bottom - r.top });
   } else if (atLevelGrid(ctx)) {
     if (!node.hasPixels || !node.pixelBounds) return null;
     surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers), ctx.buffers);
