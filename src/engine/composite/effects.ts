@@ -791,7 +791,7 @@ const colourBytes = new Uint8ClampedArray(3);
  * is redrawn each request). False, drawing nothing, where it cannot (no kernels, a mode the blend
  * kernel leaves to the TypeScript, arrays over the kernels' bound, a shape with masks or a path).
  */
-function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape, dx: number, dy: number, size: number, color: RGB, fade: number, mode: string, atop: boolean): boolean {
+function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape, dx: number, dy: number, size: number, color: RGB, fade: number, mode: string, atop: boolean, after?: (body: Float32Array) => void): boolean {
   const sources = kernelsOn ? shape.pixelSources : undefined;
   const id = wasmBlendMode(mode);
   const w = widthOf(r);
@@ -826,6 +826,8 @@ function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape,
     shape.pastCanvas?.(from, f32.subarray(src >> 2, (src >> 2) + n));
     k.shiftBilinear(src, a, w, h, dx - ix, dy - iy);
     k.boxBlur(a, b, sums, w, h, r0, r1);
+    // A glow's range and contour, pixel by pixel over the body where it lies (as over its copy).
+    after?.(f32.subarray(a >> 2, (a >> 2) + w * h));
     const rowBytes = tw * 4;
     for (let y = 0; y < th; y++) {
       const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
@@ -1087,8 +1089,18 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
     const softer = (g as { technique?: string }).technique !== 'precise';
     const cut = softer && spreadOf(g, s) === 0 && !pass.everywhere ? tightShape(shape) : shape;
     if (!cut) continue; // no pixel of the layer covers anything: its glow paints nothing
+    // Then, with a colour blended as the kernels blend (no Fill in its mode, no knockout), the
+    // whole glow in the kernels' memory as the shadow is (shadowInKernels, moved by nothing):
+    // the alpha read, blurred, its range and contour applied, its pixels made and blended there.
+    const [fill, fade] = split(fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen');
+    const inKernels = cut !== shape && size > 0 && fill === undefined && !(cover < 1) && !(g as { gradient?: Gradient }).gradient;
+    const shaped = (body: Float32Array) => {
+      applyRange(body, g.range);
+      applyContour(body, g.contour);
+    };
     eachTile(pass, cut, target, (tile, arrays) => {
       const r = cut === shape ? arrays : nearShape(arrays, cut, pass);
+      if (inKernels && shadowInKernels(canvas, tile, r, shape, 0, 0, size, rgbOf(g.color), fade, g.blendMode ?? 'screen', atop, shaped)) return;
       const alpha = alphaOf(shape, r);
       // ag-psd reads the technique (GlwT) of outer glows too, though its type leaves it out.
       const w = widthOf(r);

@@ -3,7 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
-import { useEffectKernels } from '../../../src/engine/composite/effects';
+import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
 import { compileOrRefused, random, type Random } from './kit';
@@ -116,6 +116,7 @@ function template(r: Random, W: number, H: number) {
 }
 
 describe('a personalised raster under interior effects and a softer outer glow, cut to its covered pixels', () => {
+  let tiles = 0;
   it.each(Array.from({ length: 14 }, (_, i) => 52_500 + i))('seed %i: the cut gives the bytes of the passes over the whole extent', async (seed) => {
     await kernels();
     const r = random(seed);
@@ -140,7 +141,9 @@ describe('a personalised raster under interior effects and a softer outer glow, 
           const o = { scale, overrides, ...(region ? { region } : {}) };
           const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
           clearEngineCaches();
+          const before = effectKernelDraws.tiles;
           const fast = await renderTemplate(env.FILES, compiled!, o);
+          tiles += effectKernelDraws.tiles - before;
           clearEngineCaches();
           useEffectKernels(false);
           let slow;
@@ -154,4 +157,8 @@ describe('a personalised raster under interior effects and a softer outer glow, 
       }
     }
   }, 60_000);
+
+  it('the kernels drew the softer glows (shadowInKernels, moved by nothing)', () => {
+    expect(tiles).toBeGreaterThan(50);
+  });
 });
