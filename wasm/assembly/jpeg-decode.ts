@@ -318,7 +318,7 @@ export function jpegDecodeScan(
             // libjpeg keeps coefficients as 16-bit JCOEF and multiplies them by the table's entries.
             if (exact) store<i32>(coef, <i32><i16>pred * load<i32>(quant));
             else store<f32>(coef, <f32>(pred * load<i32>(quant)));
-            let ac = false;
+            let used = 0; // exact: the OR of the natural indices set, with 64 for any (idctIslow)
             const fast = fastAc + (<usize>(acT - 4) << 11);
             for (let k = 1; k < 64; ) {
               // A short code and its value bits within the next LOOKUP_BITS: decoded by one look-up.
@@ -332,7 +332,7 @@ export function jpegDecodeScan(
                 const at = load<i32>(target + (<usize>k << 2));
                 if (exact) {
                   store<i32>(coef + (<usize>(at) << 2), (f >> 16) * load<i32>(quant + (<usize>k << 2)));
-                  ac = true;
+                  used |= at | 64;
                 } else if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>((f >> 16) * load<i32>(quant + (<usize>k << 2))));
                 k++;
                 continue;
@@ -352,7 +352,7 @@ export function jpegDecodeScan(
               const at = load<i32>(target + (<usize>k << 2));
               if (exact) {
                 store<i32>(coef + (<usize>(at) << 2), value * load<i32>(quant + (<usize>k << 2)));
-                ac = true;
+                used |= at | 64;
               } else if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>(value * load<i32>(quant + (<usize>k << 2))));
               k++;
             }
@@ -360,7 +360,7 @@ export function jpegDecodeScan(
             const byAll = my * v + by;
             const dst = plane + <usize>(byAll * bn * stride + bxAll * bn);
             if (!exact) idct(bn, dst, stride);
-            else if (ac) idctIslow(coef, dst, stride);
+            else if (used != 0) idctIslow(coef, dst, stride, used);
             else idctIslowDc(load<i32>(coef), dst, stride);
           }
         }

@@ -34,45 +34,64 @@ const res: usize = memory.data(64 * 4, 16);
 /**
  * One 1-D pass of jidctint.c on four lanes: the 8 inputs at in + k·32 (k = frequency), the 8
  * outputs at out + j·32 (j = sample), each DESCALEd by `shift` (round half up, arithmetic shift).
+ * `low`: inputs 4–7 are 0 and not read; the terms they would add are left out (the same sums:
+ * the arithmetic is modulo 2^32 like libjpeg's in WASM, so the order of the additions is free).
  */
 // @ts-ignore: decorator
-@inline function pass(inp: usize, out: usize, shift: i32): void {
+@inline function pass(inp: usize, out: usize, shift: i32, low: bool): void {
+  let tmp0: v128, tmp1: v128, tmp2: v128, tmp3: v128, z1: v128, z2: v128, z3: v128, z4: v128;
   // Even part.
-  let z2 = v128.load(inp, 2 * 32);
-  let z3 = v128.load(inp, 6 * 32);
-  let z1 = mulc(i32x4.add(z2, z3), F_0_541196100);
-  let tmp2 = i32x4.add(z1, mulc(z3, -F_1_847759065));
-  let tmp3 = i32x4.add(z1, mulc(z2, F_0_765366865));
-  z2 = v128.load(inp);
-  z3 = v128.load(inp, 4 * 32);
-  let tmp0 = i32x4.shl(i32x4.add(z2, z3), 13);
-  let tmp1 = i32x4.shl(i32x4.sub(z2, z3), 13);
+  const in0 = v128.load(inp);
+  const in2 = v128.load(inp, 2 * 32);
+  if (low) {
+    z1 = mulc(in2, F_0_541196100);
+    tmp2 = z1;
+    tmp3 = i32x4.add(z1, mulc(in2, F_0_765366865));
+    tmp0 = i32x4.shl(in0, 13);
+    tmp1 = tmp0;
+  } else {
+    const in6 = v128.load(inp, 6 * 32);
+    const in4 = v128.load(inp, 4 * 32);
+    z1 = mulc(i32x4.add(in2, in6), F_0_541196100);
+    tmp2 = i32x4.add(z1, mulc(in6, -F_1_847759065));
+    tmp3 = i32x4.add(z1, mulc(in2, F_0_765366865));
+    tmp0 = i32x4.shl(i32x4.add(in0, in4), 13);
+    tmp1 = i32x4.shl(i32x4.sub(in0, in4), 13);
+  }
   const tmp10 = i32x4.add(tmp0, tmp3);
   const tmp13 = i32x4.sub(tmp0, tmp3);
   const tmp11 = i32x4.add(tmp1, tmp2);
   const tmp12 = i32x4.sub(tmp1, tmp2);
-  // Odd part.
-  tmp0 = v128.load(inp, 7 * 32);
-  tmp1 = v128.load(inp, 5 * 32);
-  tmp2 = v128.load(inp, 3 * 32);
-  tmp3 = v128.load(inp, 1 * 32);
-  z1 = i32x4.add(tmp0, tmp3);
-  z2 = i32x4.add(tmp1, tmp2);
-  z3 = i32x4.add(tmp0, tmp2);
-  let z4 = i32x4.add(tmp1, tmp3);
-  const z5 = mulc(i32x4.add(z3, z4), F_1_175875602);
-  tmp0 = mulc(tmp0, F_0_298631336);
-  tmp1 = mulc(tmp1, F_2_053119869);
-  tmp2 = mulc(tmp2, F_3_072711026);
-  tmp3 = mulc(tmp3, F_1_501321110);
-  z1 = mulc(z1, -F_0_899976223);
-  z2 = mulc(z2, -F_2_562915447);
-  z3 = i32x4.add(mulc(z3, -F_1_961570560), z5);
-  z4 = i32x4.add(mulc(z4, -F_0_390180644), z5);
-  tmp0 = i32x4.add(tmp0, i32x4.add(z1, z3));
-  tmp1 = i32x4.add(tmp1, i32x4.add(z2, z4));
-  tmp2 = i32x4.add(tmp2, i32x4.add(z2, z3));
-  tmp3 = i32x4.add(tmp3, i32x4.add(z1, z4));
+  // Odd part: tmp0..3 = inputs 7, 5, 3, 1.
+  const in1 = v128.load(inp, 1 * 32);
+  const in3 = v128.load(inp, 3 * 32);
+  if (low) {
+    const z5 = mulc(i32x4.add(in3, in1), F_1_175875602);
+    z1 = mulc(in1, -F_0_899976223);
+    z2 = mulc(in3, -F_2_562915447);
+    z3 = i32x4.add(mulc(in3, -F_1_961570560), z5);
+    z4 = i32x4.add(mulc(in1, -F_0_390180644), z5);
+    tmp0 = i32x4.add(z1, z3);
+    tmp1 = i32x4.add(z2, z4);
+    tmp2 = i32x4.add(mulc(in3, F_3_072711026), i32x4.add(z2, z3));
+    tmp3 = i32x4.add(mulc(in1, F_1_501321110), i32x4.add(z1, z4));
+  } else {
+    const in7 = v128.load(inp, 7 * 32);
+    const in5 = v128.load(inp, 5 * 32);
+    z1 = i32x4.add(in7, in1);
+    z2 = i32x4.add(in5, in3);
+    z3 = i32x4.add(in7, in3);
+    z4 = i32x4.add(in5, in1);
+    const z5 = mulc(i32x4.add(z3, z4), F_1_175875602);
+    z1 = mulc(z1, -F_0_899976223);
+    z2 = mulc(z2, -F_2_562915447);
+    z3 = i32x4.add(mulc(z3, -F_1_961570560), z5);
+    z4 = i32x4.add(mulc(z4, -F_0_390180644), z5);
+    tmp0 = i32x4.add(mulc(in7, F_0_298631336), i32x4.add(z1, z3));
+    tmp1 = i32x4.add(mulc(in5, F_2_053119869), i32x4.add(z2, z4));
+    tmp2 = i32x4.add(mulc(in3, F_3_072711026), i32x4.add(z2, z3));
+    tmp3 = i32x4.add(mulc(in1, F_1_501321110), i32x4.add(z1, z4));
+  }
   const round = i32x4.splat(1 << (shift - 1));
   v128.store(out, i32x4.shr_s(i32x4.add(i32x4.add(tmp10, tmp3), round), shift));
   v128.store(out, i32x4.shr_s(i32x4.add(i32x4.sub(tmp10, tmp3), round), shift), 7 * 32);
@@ -109,20 +128,33 @@ const res: usize = memory.data(64 * 4, 16);
 
 /**
  * jpeg_idct_islow of the 64 dequantised coefficients (i32, natural order) at `coef`, written as
- * an 8×8 block of bytes at `out` (row stride `stride`).
+ * an 8×8 block of bytes at `out` (row stride `stride`). `used`: the OR of the natural indices of
+ * the coefficients set, so bit 2 says whether any is in columns 4–7 and bit 5 in rows 4–7; the
+ * passes leave out what is 0 (most blocks of a photo keep only their low frequencies).
  */
-export function idctIslow(coef: usize, out: usize, stride: i32): void {
-  // Pass 1: columns (four per lane set), DESCALE by CONST_BITS − PASS1_BITS.
-  pass(coef, ws, 11);
-  pass(coef + 16, ws + 16, 11);
-  // Rows become lanes.
+export function idctIslow(coef: usize, out: usize, stride: i32, used: i32): void {
+  const rowsLow = (used & 32) == 0;
+  const colsLow = (used & 4) == 0;
+  // Pass 1: columns (four per lane set), DESCALE by CONST_BITS − PASS1_BITS; columns 4–7 of only
+  // zeros give zeros, which pass 2 then does not read.
+  if (rowsLow) pass(coef, ws, 11, true);
+  else pass(coef, ws, 11, false);
   transpose4(ws, wsT);
-  transpose4(ws + 16, wsT + 128);
   transpose4(ws + 128, wsT + 16);
-  transpose4(ws + 144, wsT + 144);
+  if (!colsLow) {
+    if (rowsLow) pass(coef + 16, ws + 16, 11, true);
+    else pass(coef + 16, ws + 16, 11, false);
+    transpose4(ws + 16, wsT + 128);
+    transpose4(ws + 144, wsT + 144);
+  }
   // Pass 2: rows (four per lane set), DESCALE by CONST_BITS + PASS1_BITS + 3.
-  pass(wsT, res, 18);
-  pass(wsT + 16, res + 16, 18);
+  if (colsLow) {
+    pass(wsT, res, 18, true);
+    pass(wsT + 16, res + 16, 18, true);
+  } else {
+    pass(wsT, res, 18, false);
+    pass(wsT + 16, res + 16, 18, false);
+  }
   // res[x][y] (x = column, lanes y): as i16 columns, transposed to rows of bytes.
   const c0 = i16x8.narrow_i32x4_s(rangeLimit(v128.load(res)), rangeLimit(v128.load(res, 16)));
   const c1 = i16x8.narrow_i32x4_s(rangeLimit(v128.load(res, 32)), rangeLimit(v128.load(res, 48)));
