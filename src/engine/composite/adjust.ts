@@ -27,13 +27,19 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
     case 'invert':
       return applyLuts(d, lut((v) => 255 - v));
     case 'levels': {
-      const depth = levelsDepth(adj);
-      const master = levelsLut(adj.rgb, depth);
-      return applyLuts(d, chain(levelsLut(adj.red, depth), master), chain(levelsLut(adj.green, depth), master), chain(levelsLut(adj.blue, depth), master));
+      const [r, g, b] = tablesOf(adj, () => {
+        const depth = levelsDepth(adj);
+        const master = levelsLut(adj.rgb, depth);
+        return [chain(levelsLut(adj.red, depth), master), chain(levelsLut(adj.green, depth), master), chain(levelsLut(adj.blue, depth), master)];
+      });
+      return applyLuts(d, r, g, b);
     }
     case 'curves': {
-      const master = curveLut(adj.rgb);
-      return applyLuts(d, chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master));
+      const [r, g, b] = tablesOf(adj, () => {
+        const master = curveLut(adj.rgb);
+        return [chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master)];
+      });
+      return applyLuts(d, r, g, b);
     }
     case 'brightness/contrast':
       return applyLuts(d, brightnessContrastLut(adj.brightness ?? 0, adj.contrast ?? 0, !!adj.useLegacy));
@@ -73,6 +79,18 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
 }
 
 type Lut = Uint8Array;
+
+/**
+ * Levels' and Curves' channel tables per adjustment record: a template's tree is kept per isolate
+ * (treeCache), so a preview redrawn under its adjustments each request (issue 25 §3) builds them
+ * once. The tables are only read.
+ */
+const channelTables = new WeakMap<object, [Lut | null, Lut | null, Lut | null]>();
+function tablesOf(adj: object, make: () => [Lut | null, Lut | null, Lut | null]): [Lut | null, Lut | null, Lut | null] {
+  let tables = channelTables.get(adj);
+  if (!tables) channelTables.set(adj, (tables = make()));
+  return tables;
+}
 
 /**
  * Levels and Curves with the record of a CMYK document's fifth channel, K, which ag-psd does not
