@@ -28,6 +28,10 @@ export interface KernelExports {
   jpegTakeOutput(): number;
   jpegDecodeScan(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
   jpegToRgba(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, height: number, ycc: number, out: number): void;
+  /** jpegDecodeScan at full size with libjpeg's integer IDCT (wasm/assembly/jpeg-idct.ts); 1 when the data runs short or a restart marker is out of order. */
+  jpegDecodeScanExact(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
+  /** Rows y0 … y1 − 1 of a full-size decode as RGBA: libjpeg's fancy upsampling and YCbCr tables. */
+  jpegRowsExact(ncomp: number, comps: number, hMax: number, vMax: number, width: number, height: number, ycc: number, y0: number, y1: number, out: number, scratch: number): void;
   blendPixels(dst: number, src: number, mask: number, n: number, opacity: number, mode: number, atop: number, keep: number, gamma: number): void;
   fadePixels(dst: number, after: number, mask: number, n: number, opacity: number): void;
   boxBlur(a: number, b: number, sums: number, w: number, h: number, r0: number, r1: number): void;
