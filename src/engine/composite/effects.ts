@@ -665,6 +665,27 @@ function tightShape(shape: Shape): Shape | null {
 }
 
 /**
+ * A box holding every pixel of the shape whose alpha is not 0, on the canvas and past it (null:
+ * none is), where the layer's pixels alone make that alpha and the kernels are on (tightShape cut
+ * it); undefined where it is not known.
+ */
+export function coveredExtent(shape: Shape): Bounds | null | undefined {
+  const tight = tightShape(shape);
+  if (tight === shape) return undefined;
+  return tight && (tight.alphaReach ?? tight.extent);
+}
+
+/**
+ * Whether every effect drawEffectsAbove draws for the node paints inside its shape only (the
+ * overlays, satin, inner glow and shadow, which multiply their coverage by its alpha): no stroke
+ * and no bevel, which paint past it. Its own composite is then transparent wherever its alpha is 0.
+ */
+export function paintsInsideOnly(node: LayerNode): boolean {
+  const fx = node.effects as LayerEffectsInfo | undefined;
+  return !fx || (!list(fx.stroke).length && !list(fx.bevel).length);
+}
+
+/**
  * `box` (the covered pixels) with the pixels pastCanvas makes not 0: past an edge of the canvas
  * that the covered pixels on the canvas reach, out to the bounds of the layers that run off it
  * (pastCanvas gives a pixel there the alpha at its nearest pixel on the canvas, which is 0 unless
