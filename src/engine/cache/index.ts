@@ -1,10 +1,11 @@
 /**
- * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 70 MB, less
+ * The engine's per-isolate caches (a Worker isolate has 128 MB; these hold at most 74 MB, less
  * while a big picture is decoded: makeRoom).
  * Every key starts with the compiled template's content hash, so entries never go stale and a
  * template's data is only ever found under its own bytes' hash.
  */
 import type { JpegRows } from '../raster/jpeg';
+import type { Surface } from '../composite/surface';
 import type { Bounds, RGBAImage } from '../types';
 import { ByteLru, MB } from './lru';
 
@@ -83,8 +84,16 @@ export interface AdjustmentMask {
   full: Bounds | null;
 }
 
-/** Most worth keeping first: small trees and JPEG rows, pictures and placements, bands (R2 reads), frames, adjustment masks and backdrops (from bands). */
-const all = () => [treeCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, adjustmentMaskCache, backdropCache] as ByteLru<unknown>[];
+/**
+ * Stored layers' pixels resampled to a render scale over an output rectangle (keys
+ * `compiled/<hash>/resampled/…`): a picture replacing a full-canvas layer redraws the frame each
+ * request, and every upscaled layer above it was resampled again (issue 25 §3; compositor.ts
+ * layerContent). Only read once made.
+ */
+export const resampledLayerCache = new ByteLru<Surface>(4 * MB, 1 * MB);
+
+/** Most worth keeping first: small trees and JPEG rows, pictures and placements, bands (R2 reads), frames, adjustment masks, resampled layers and backdrops (from bands). */
+const all = () => [treeCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, adjustmentMaskCache, resampledLayerCache, backdropCache] as ByteLru<unknown>[];
 
 /**
  * Makes room for a short-lived allocation of `bytes` (decoding a big photo takes ~8 B per source

@@ -1,7 +1,7 @@
 import { BAND, levelBounds, levelFor } from '../compiled/pyramid';
 import { kernels } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
-import { adjustmentMaskCache, backdropCache, type AdjustmentMask } from '../cache';
+import { adjustmentMaskCache, backdropCache, resampledLayerCache, type AdjustmentMask } from '../cache';
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
@@ -1271,6 +1271,16 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
   } else if (atLevelGrid(ctx)) {
     if (!node.hasPixels || !node.pixelBounds) return null;
     surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers), ctx.buffers);
+  } else if (!override && !ctx.buffers) {
+    // The template's own pixels at this scale over this rectangle: the same every request, kept
+    // (resampledLayerCache) and handed out read-only, as every caller uses a layer's content.
+    const key = `${prefix(ctx.compiled.hash)}resampled/${ctx.scale}/${ctx.level}/${node.id}/${clip.left},${clip.top},${clip.right},${clip.bottom}`;
+    const held = resampledLayerCache.get(key);
+    if (held) return held;
+    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
+    const made = px && resampleRGBA(px.data, px.bounds, ctx.factor, clip);
+    if (made) resampledLayerCache.set(key, made, made.data.byteLength + 64);
+    return made;
   } else {
     const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
     if (!px) return null;
