@@ -718,6 +718,16 @@ function nearShape(r: Bounds, shape: Shape, p: Pass): Bounds {
   return intersectRect(r, near) ?? r;
 }
 
+/**
+ * The arrays `r` of a satin copy (the shape moved by (dx, dy)) cut to its moved covered pixels
+ * grown by `read` + 1 (nearShape's rectangle), and the tile it paints: every value they lose is 0
+ * through every box pass.
+ */
+function nearCopy(r: Bounds, covered: Bounds, tile: Bounds, dx: number, dy: number, read: number): Bounds {
+  const near = unionOf(growRect(moved(covered, Math.floor(dx), Math.floor(dy)), read + 1), tile);
+  return intersectRect(r, near) ?? r;
+}
+
 /** The rectangle of the pixels (RGBA over `rect`, as alphaOver reads them) whose alpha is not 0, or null. */
 function coveredBox(rect: Bounds, data: Uint8ClampedArray): Bounds | null {
   const w = widthOf(rect);
@@ -1384,15 +1394,31 @@ export function drawEffectsAbove(
     const { dx, dy } = satinOffset(ctx, satin);
     const size = px(satin.size) * s;
     const lut = curveLut(satin.contour?.curve?.map((p) => ({ input: p.x, output: p.y })));
-    eachTileInside(inside(reach(size)), shape, target, (tile, r) => {
+    const pass = inside(reach(size));
+    // Where the layer's pixels cover anything (when known): each copy's arrays lose what lies
+    // beyond the blur's reach of its moved alpha and of the tile (issue 25 §3).
+    const covered = coveredExtent(shape);
+    eachTileInside(pass, shape, target, (tile, r) => {
       // One copy blurred and cut to the tile before the other is read (issue 25 §1: at most one
-      // copy of the read rectangle alive); a copy larger than the WASM passes take is blurred over
-      // itself (blurInPlace: blur's floats, without its two arrays).
-      const w = widthOf(r);
-      const h = heightOf(r);
-      const blurred = (copy: { rect: Bounds; data: Float32Array }) => crop(copy.data.length > WASM_BLUR_PIXELS ? blurInPlace(copy.data, w, h, size) : blur(copy.data, w, h, size), copy.rect, tile);
-      const a = blurred(shiftedAlpha(shape, r, dx, dy, false));
-      const b = blurred(shiftedAlpha(shape, r, -dx, -dy, false));
+      // copy of the read rectangle alive): moved and blurred in one pass (movedBlur: in the
+      // kernels' memory, blur(bilinearMove(…)) to the bit, as shiftedAlpha then blur made it; a
+      // copy larger than the WASM passes take is blurred over itself, as blurInPlace did).
+      // Each copy's arrays are r cut to its moved alpha grown by the reach, and the tile: what
+      // they lose is 0 through every box pass (the sums start at +0 either way, and no value the
+      // tile reads is lost), so the same floats.
+      const blurred = (mx: number, my: number) => {
+        const near = covered ? nearCopy(r, covered, tile, mx, my, pass.read) : r;
+        const w = widthOf(near);
+        const h = heightOf(near);
+        const { fx, fy, read } = shiftSource(shape, near, mx, my, false);
+        // Into the shadow bodies' array (up to 1 MB, kept): only its cut to the tile is kept.
+        const into = w * h <= 1 << 18 ? bodies.take('body', w * h) : undefined;
+        const body = movedBlur(read, w, h, fx, fy, size, into);
+        const cut = crop(body, near, tile);
+        return cut === into ? cut.slice() : cut;
+      };
+      const a = blurred(dx, dy);
+      const b = blurred(-dx, -dy);
       const alpha = fillOf(shape, tile);
       const cov = new Float32Array(alpha.length);
       for (let i = 0; i < cov.length; i++) {
