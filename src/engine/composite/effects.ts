@@ -1464,11 +1464,13 @@ export function drawEffectsAbove(
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
     eachTileInside(inside(reach(size), true), shape, target, (tile, r) => {
-      const cov = shadowBody(shape, r, dx, dy, true, size, spreadOf(d, s));
+      // Only the tile is painted, and what follows the body goes pixel by pixel: over the tile
+      // (issue 25 §3: the arrays reach the size past it on every side), the same values.
+      const cov = crop(shadowBody(shape, r, dx, dy, true, size, spreadOf(d, s)), r, tile);
       applyContour(cov, d.contour);
-      const alpha = fillOf(shape, r);
+      const alpha = fillOf(shape, tile);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
-      paint(canvas, tile, shape, cov, rgbOf(d.color), fxOpacity(d.opacity, opacity), d.blendMode ?? 'multiply', atop, false, r, inLayer);
+      paint(canvas, tile, shape, cov, rgbOf(d.color), fxOpacity(d.opacity, opacity), d.blendMode ?? 'multiply', atop, false, tile, inLayer);
     });
   }
   drawStrokes(ctx, node, canvas, shape, atop, inLayer, 'over');
