@@ -181,6 +181,30 @@ function scalarPixels(d: usize, end: usize, params: usize, nr: i32): void {
 /** Entries of the colour cache (a power of two): 4,096 of a key and a value, 32 KB. */
 const HUE_SATURATION_CACHE = 4096;
 
+/** Hue bins (half a degree each) of the ranges a hue may fall in, one byte a bin after the colour cache. */
+const HUE_BINS = 720;
+
+/**
+ * For each half degree of hue, the ranges (bit k: range k) that a hue within it may take: rangeWeight
+ * looks for h − 360, h, h + 360 or h + 720 within [a, d], each made from h by adds that move it by
+ * far less than the 1e-6 kept around both, so a range whose bit is clear gives every such hue 0.
+ */
+function hueBins(bins: usize, ranges: usize, nr: i32): void {
+  const eps = 1e-6;
+  for (let i = 0; i < HUE_BINS; i++) {
+    const lo = <f64>i * 0.5 - eps, hi = <f64>(i + 1) * 0.5 + eps;
+    let bits: u32 = 0;
+    for (let k = 0; k < nr; k++) {
+      const rg = ranges + <usize>k * 56;
+      const a = load<f64>(rg) - eps, d = load<f64>(rg, 24) + eps;
+      for (let s = -360; s <= 720; s += 360) {
+        if (a <= hi + <f64>s && d >= lo + <f64>s) bits |= 1 << k;
+      }
+    }
+    store<u8>(bins + i, <u8>bits);
+  }
+}
+
 // @ts-ignore: decorator
 @inline function slot(key: u32): usize {
   return <usize>((key * 2654435761) >>> 20) << 3; // Fibonacci hashing into 4,096 slots of 8 bytes
@@ -189,7 +213,7 @@ const HUE_SATURATION_CACHE = 4096;
 /**
  * `n` RGBA8 pixels at `d`, in place (alpha kept). `params` (f64): the master's hue turn, its
  * lightness (in 255ths, −1..1) and saturation α, then `nr` ranges of seven: a, b, c, d (unwrapped
- * hues), hue, lightness (−1..1), saturation α. `cache` holds HUE_SATURATION_CACHE × 8 bytes: the
+ * hues), hue, lightness (−1..1), saturation α. `cache` holds HUE_SATURATION_CACHE × 8 + HUE_BINS bytes: the
  * result is a function of the pixel's colour alone, so each pair of pixels whose two colours were
  * both seen lately (flat fills, a text's colours, runs) takes the results kept for them.
  */
@@ -201,6 +225,8 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
   const zero = f64x2.splat(0), one = f64x2.splat(1), c60 = f64x2.splat(60), c360 = f64x2.splat(360);
   const pairsEnd = d + (<usize>(n & ~1) << 2);
   memory.fill(cache, 0xff, HUE_SATURATION_CACHE << 3); // no colour's key (keys are 24 bits)
+  const bins = cache + (HUE_SATURATION_CACHE << 3);
+  hueBins(bins, ranges, nr);
   for (let p = d; p < pairsEnd; p += 8) {
     const w0 = load<u32>(p), w1 = load<u32>(p, 4);
     const k0 = w0 & 0xffffff, k1 = w1 & 0xffffff;
@@ -235,7 +261,13 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
       const h60 = f64x2.mul(h6, c60);
       const h = sel(f64x2.lt(h6, zero), f64x2.add(h60, c360), h60);
       let turn = f64x2.splat(masterHue), light = zero, alpha = zero;
+      // Only the ranges either lane's hue may fall in (hueBins; a grey lane's NaN reads bin 0).
+      const bin = i32x4.trunc_sat_f64x2_s_zero(f64x2.mul(h, f64x2.splat(2)));
+      const bin0 = min<i32>(max<i32>(i32x4.extract_lane(bin, 0), 0), HUE_BINS - 1);
+      const bin1 = min<i32>(max<i32>(i32x4.extract_lane(bin, 1), 0), HUE_BINS - 1);
+      const hit = <u32>load<u8>(bins + <usize>bin0) | <u32>load<u8>(bins + <usize>bin1);
       for (let k = 0; k < nr; k++) {
+        if (!(hit & (1 << k))) continue;
         const rg = ranges + <usize>k * 56;
         const w = rangeWeight2(h, rg);
         const some = v128.not(f64x2.eq(w, zero));

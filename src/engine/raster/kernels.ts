@@ -145,7 +145,7 @@ export function hueSaturationPixels(data: Uint8ClampedArray, hue: number, light:
   if (!k) return false;
   inArena(k, (k, arena) => {
     const params = arena.alloc((3 + 7 * ranges.length) * 8);
-    const cache = arena.alloc(4096 * 8); // wasm/assembly/hue-saturation.ts HUE_SATURATION_CACHE entries
+    const cache = arena.alloc(4096 * 8 + 720); // wasm/assembly/hue-saturation.ts HUE_SATURATION_CACHE entries and HUE_BINS
     arena.f64().set([hue, light, alpha, ...ranges.flatMap((r) => [r.a, r.b, r.c, r.d, r.hue, r.light, r.alpha])], params >> 3);
     inChunks(arena, data, (ptr, count) => k.hueSaturationPixels(ptr, count, params, ranges.length, cache));
   });
