@@ -566,6 +566,13 @@ const alphaOf = (shape: Shape, r: Bounds) => shape.alphaOver(r);
 const fillOf = (shape: Shape, r: Bounds) => (shape.fillOver ? shape.fillOver(r) : shape.alphaOver(r));
 
 /**
+ * fillOf over `tile` within the arrays `r`: read over the tile alone where the layer's pixels
+ * alone make the alpha (pixelSources: each pixel's alpha read by itself, and past the canvas its
+ * edge's), else over r and cut to the tile as before (a path or mask is drawn over the rectangle).
+ */
+const fillWithin = (shape: Shape, r: Bounds, tile: Bounds) => (shape.pixelSources ? fillOf(shape, tile) : crop(fillOf(shape, r), r, tile));
+
+/**
  * The shape's alpha (or 1 − alpha: `outside`) moved by (dx, dy) over `r`, bilinear with the very
  * arithmetic of morphology.ts `shift`: read from the rectangle the move brings there (one more
  * row and column for the bilinear taps), not from an array holding both.
@@ -1437,20 +1444,13 @@ export function drawEffectsAbove(
     const size = px(inner.size) * s;
     const pass = { ...inside(reach(size), inner.technique !== 'precise'), everywhere: liftsZero(inner.contour, inner.range ?? 0.5) };
     eachTileInside(pass, shape, target, (tile, r) => {
-      const alpha = alphaOf(shape, r);
-      const w = widthOf(r);
-      const h = heightOf(r);
-      // What lies outside the shape, for the softer technique only (precise measures from alpha).
-      const outside = () => {
-        const o = new Float32Array(alpha.length);
-        for (let i = 0; i < alpha.length; i++) o[i] = 1 - alpha[i];
-        return o;
-      };
       // Over the tile only (it alone is painted, and what follows goes pixel by pixel; the precise
-      // distances measured there only: issue 25 §1), the same values.
-      const body = inner.technique === 'precise' ? precise(alpha, w, h, size, px(inner.choke), true, within(tile, r)) : crop(soften(outside(), w, h, size, spreadOf(inner, s), true), r, tile);
+      // distances measured there only: issue 25 §1), the same values. The softer body is what
+      // lies outside the shape (1 − alpha) blurred: shadowBody moved by nothing (1 − alpha read
+      // into the kernels' memory and blurred there, soften(1 − alpha) to the bit; issue 25 §3).
+      const body = inner.technique === 'precise' ? precise(alphaOf(shape, r), widthOf(r), heightOf(r), size, px(inner.choke), true, within(tile, r)) : crop(shadowBody(shape, r, 0, 0, true, size, spreadOf(inner, s)), r, tile);
       if (inner.source === 'center') for (let i = 0; i < body.length; i++) body[i] = 1 - body[i];
-      const filled = crop(shape.fillOver ? shape.fillOver(r) : alpha, r, tile);
+      const filled = fillWithin(shape, r, tile);
       applyRange(body, inner.range);
       applyContour(body, inner.contour);
       for (let i = 0; i < body.length; i++) body[i] = Math.min(1, body[i]) * filled[i];
@@ -1468,7 +1468,7 @@ export function drawEffectsAbove(
       // (issue 25 §3: the arrays reach the size past it on every side), the same values.
       const cov = crop(shadowBody(shape, r, dx, dy, true, size, spreadOf(d, s)), r, tile);
       applyContour(cov, d.contour);
-      const alpha = fillOf(shape, tile);
+      const alpha = fillWithin(shape, r, tile);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
       paint(canvas, tile, shape, cov, rgbOf(d.color), fxOpacity(d.opacity, opacity), d.blendMode ?? 'multiply', atop, false, tile, inLayer);
     });
