@@ -6,7 +6,7 @@ import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
-import { drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, shapeFrom, textGammaOf, type Shape, type ShapeSource } from './effects';
+import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, type Shape, type ShapeSource } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -314,7 +314,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   // blends to nothing: no group to allocate and blend.
   const own = base.type === 'Group' ? null : await withEffects(ctx, base, rectOf(canvas));
   if (own && !own.content && !own.shape && !clipped.length) return;
-  const group = createSurface(rectOf(canvas));
+  const group = createSurface(unitArea(rectOf(canvas), base, clipped, own));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
   // "Blend Interior Effects as Group" (Adobe: the layer's blend mode applies to its interior
   // effects, and its Fill to them with its pixels): the unit is drawn as at Fill 100 % and
@@ -326,6 +326,8 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   let baseShape: Uint8ClampedArray | null = null;
   // Whether the group already holds the base's Fill (Blend Interior Effects as Group, split below).
   let faded = false;
+  // A box holding every pixel of the group that is not transparent (null: none is), where known.
+  let covered: Bounds | null | undefined;
   // Clipped layers knock out to the base (the clipping group is drawn apart, so no deeper).
   const drawClipped = async () => {
     const knock = clipped.some(hasKnockout) ? cloneSurface(group) : null;
@@ -355,7 +357,12 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     if (shape) await loadEffectPatterns(ctx, base);
     if (shape) drawEffectsBelow(ctx, base, canvas, shape, atop);
     if (content && (fill < 1 || base.knockout)) baseShape = shapeOver(group, content, mask);
-    if (content) blendSurface(group, content, mask, fill, 'normal');
+    // Where the unit is not transparent when its effects paint inside its pixels alone (a text
+    // under overlays, satin, inner glow or shadow): its pixels' covered box, as the effects found
+    // it (effects.ts coveredExtent; a personalised text's raster has empty margins). Its content
+    // and the unit are blended over it only: alpha 0 blends to nothing, the same bytes.
+    if (shape && !clipped.length && !base.knockout && !base.vectorStroke && paintsInsideOnly(base)) covered = coveredExtent(shape);
+    if (content) blendSurface(group, content, mask, fill, 'normal', {}, covered ?? undefined);
     await drawClipped();
     // The stroke is baked into the base's pixels: redrawn over what is clipped to it, it recolours
     // the group within its alpha (at Fill 100 %) instead of adding a second coverage where a mask
@@ -394,7 +401,26 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     for (let p = 0; p < baseShape.length; p++) d[p * 4 + 3] = baseShape[p] ? Math.min(255, (d[p * 4 + 3] * 255) / baseShape[p]) : 0;
     const scope = ctx.knockout ?? (await rootKnockout(ctx));
     knockoutBlend(canvas, knockoutTarget(scope, base), paint, baseShape, base.opacity, mode, options, true);
-  } else blendWithGamma(canvas, group, null, asGroup && !faded ? base.opacity * base.fillOpacity : base.opacity, mode, options);
+  } else blendWithGamma(canvas, group, null, asGroup && !faded ? base.opacity * base.fillOpacity : base.opacity, mode, options, covered);
+}
+
+/**
+ * Where a layer's unit (drawClipGroup's group) can hold anything on the target: its pixels there
+ * and, with effects, the frame they paint within (effects.ts Shape.frame: the interior effects,
+ * strokes and bevel drawn into the group never paint past it). A personalised preview's target is
+ * the whole redrawn rectangle, which a unit above or beside the change often only touches
+ * (psdtools-layer-effects-all: a neighbouring line's 28 rows of a 140-row rectangle, issue 25 §3):
+ * the group, its blend onto the canvas and its allocation went over all of it. The same bytes: the
+ * rest of the group stayed transparent, which blends to nothing. The whole target where something
+ * else draws into the group (clipped layers, a pass-through or group base, a shape's stroke redrawn
+ * from its path) or a knockout reads it.
+ */
+function unitArea(target: Bounds, base: LayerNode, clipped: LayerNode[], own: { content: Surface | null; shape: Shape | null } | null): Bounds {
+  if (!own || clipped.length || base.knockout || base.vectorStroke) return target;
+  const reach = own.shape ? intersectRect(target, own.shape.frame) : null;
+  const pixels = own.content ? intersectRect(target, rectOf(own.content)) : null;
+  const area = reach && pixels ? { left: Math.min(reach.left, pixels.left), top: Math.min(reach.top, pixels.top), right: Math.max(reach.right, pixels.right), bottom: Math.max(reach.bottom, pixels.bottom) } : (reach ?? pixels);
+  return area ?? target;
 }
 
 /**
