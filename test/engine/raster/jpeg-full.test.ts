@@ -13,7 +13,7 @@ import { fixtureServer, testAsset } from '../../helpers/fixtures';
 const FIXTURES = [
   'tiny-1x1-420.jpg', 'tiny-3x3-420.jpg', 'tiny-3x3-422.jpg', 'tiny-5x4-420.jpg',
   'odd-17x9-420.jpg', 'odd-17x9-422.jpg', 'odd-17x9-440.jpg', 'odd-17x9-444.jpg', 'odd-33x17-420-optimized.jpg',
-  'photo-203x141-420-q10.jpg', 'photo-203x141-422-q10.jpg', 'photo-203x141-440-q10.jpg', 'photo-203x141-444-q10.jpg',
+  'photo-203x141-420-q1.jpg', 'photo-203x141-420-q10.jpg', 'photo-203x141-422-q10.jpg', 'photo-203x141-440-q10.jpg', 'photo-203x141-444-q10.jpg',
   'photo-64x64-420-q100.jpg', 'photo-64x64-422-q100.jpg', 'photo-64x64-440-q100.jpg', 'photo-64x64-444-q100.jpg',
   'photo-203x141-420-restart3.jpg', 'photo-203x141-444-restart-row.jpg', 'photo-203x141-grey.jpg', 'photo-203x141-rgb.jpg',
   'photo-203x141-mixed-h2v1.jpg', 'photo-203x141-mixed-restart.jpg',
