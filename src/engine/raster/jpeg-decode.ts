@@ -167,13 +167,18 @@ interface FullDecodeKernels {
  * Decodes `bytes` at full size to the same RGBA bytes as libjpeg-turbo with its defaults (what
  * mozjpeg's decoder in decodeImage returns): the accurate integer IDCT, fancy upsampling, the
  * fixed-point YCbCr tables (wasm/assembly/jpeg-idct.ts). Null for a coding this decoder leaves
- * to mozjpeg (as decodeJpegScaled), and for entropy data it cannot read (mozjpeg then decides
- * what such a file gives). Throws on corrupt markers.
+ * to mozjpeg (as decodeJpegScaled), and for damaged data (markers, entropy data it cannot read,
+ * data that runs short): mozjpeg then decides what such a file gives, as before.
  * The arena holds the file, the component planes (1.5 bytes a pixel for 4:2:0, 3 for 4:4:4) and
  * a 1 MB strip of RGBA; the picture itself is built in JS strip by strip (4 bytes a pixel).
  */
 export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | null> {
-  const parsed = parseJpeg(bytes);
+  let parsed: ReturnType<typeof parseJpeg>;
+  try {
+    parsed = parseJpeg(bytes);
+  } catch {
+    return null; // what damaged markers give (a picture or an error) is mozjpeg's to say, as before
+  }
   if (!parsed) return null;
   const { frame, quant, huff, restartInterval, start, adobeTransform, jfifMarker } = parsed;
   const { width, height } = frame;
@@ -184,7 +189,7 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
   const hMax = Math.max(...comps.map((c) => c.h));
   const vMax = Math.max(...comps.map((c) => c.v));
   if (comps.some((c) => c.h < 1 || c.v < 1 || c.h > 2 || c.v > 2 || hMax % c.h || vMax % c.v)) return null;
-  if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) throw corrupt();
+  if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) return null;
   const mcusX = Math.ceil(width / (8 * hMax));
   const mcusY = Math.ceil(height / (8 * vMax));
   const layout = comps.map((c) => {

@@ -82,6 +82,18 @@ describe('full-size JPEG decoding gives mozjpeg’s bytes', () => {
     for (const name of ASSETS) await expectMozjpegBytes(await testAsset(`jpeg/${name}`), name);
   });
 
+  it('three components as libjpeg reads their colour space: JFIF first, then the Adobe transform, then the ids', async () => {
+    const jpeg = await fixture('photo-203x141-444-q10.jpg'); // JFIF, components 1, 2, 3
+    const adobe = (transform: number) => new Uint8Array([0xff, 0xee, 0, 14, 0x41, 0x64, 0x6f, 0x62, 0x65, 0, 100, 0, 0, 0, 0, transform]);
+    const withSegment = (file: Uint8Array, segment: Uint8Array) => new Uint8Array([...file.subarray(0, 2), ...segment, ...file.subarray(2)]);
+    const noJfif = new Uint8Array([...jpeg.subarray(0, 2), ...jpeg.subarray(4 + ((jpeg[4]! << 8) | jpeg[5]!))]);
+    await expectMozjpegBytes(withSegment(jpeg, adobe(0)), 'JFIF and Adobe transform 0 (YCbCr)');
+    await expectMozjpegBytes(withSegment(noJfif, adobe(0)), 'Adobe transform 0 alone (RGB)');
+    await expectMozjpegBytes(withSegment(noJfif, adobe(1)), 'Adobe transform 1');
+    await expectMozjpegBytes(withSegment(noJfif, adobe(2)), 'Adobe transform 2 (unknown: YCbCr)');
+    await expectMozjpegBytes(noJfif, 'no JFIF, no Adobe, ids 1 2 3');
+  });
+
   it('mozjpeg’s and our encoder’s files, 1601×1199 (off the MCU grid) and the bench photo', async () => {
     const busy = busyPicture(1601, 1199);
     await expectMozjpegBytes(await encodeJpegMozjpeg(busy, 75), 'mozjpeg q75 4:2:0 1601×1199');
