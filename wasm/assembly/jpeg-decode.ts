@@ -269,6 +269,15 @@ export function jpegDecodeScan(
   data: usize, dataLen: i32, start: i32, ncomp: i32, comps: usize, huff: usize,
   mcusX: i32, mcusY: i32, restartInterval: i32,
 ): i32 {
+  exact = false;
+  return decodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
+}
+
+// Both entries set `exact` first, so a call cut short (a trap) leaves nothing for the next one.
+function decodeScan(
+  data: usize, dataLen: i32, start: i32, ncomp: i32, comps: usize, huff: usize,
+  mcusX: i32, mcusY: i32, restartInterval: i32,
+): i32 {
   src = data;
   srcEnd = data + <usize>dataLen;
   pos = data + <usize>start;
@@ -380,9 +389,7 @@ export function jpegDecodeScanExact(
   mcusX: i32, mcusY: i32, restartInterval: i32,
 ): i32 {
   exact = true;
-  const status = jpegDecodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
-  exact = false;
-  return status;
+  return decodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
 }
 
 /**
