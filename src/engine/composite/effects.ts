@@ -1768,7 +1768,13 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
   // The tiles of a layer far larger than the canvas reuse their arrays: a size-250 outer bevel's
   // are 14 MB each (issue 25 §1).
   const scratch = new Scratch();
-  eachTile({ dx: 0, dy: 0, paint: far, read: far, everywhere }, shape, rectOf(canvas), (tile, r) => {
+  // A smooth inner bevel lights the alpha's blurred height only where the alpha is (bevelLight's
+  // ALPHA place): its maps are 0 off the layer's covered pixels, and its tiles are cut to them
+  // (eachTileInside; the height's box passes and the lighting read nothing past a painted
+  // pixel's reach). Not a chisel, whose distances are measured over the arrays.
+  const chiselled = b.technique === 'chisel hard' || b.technique === 'chisel soft';
+  const tiles = (b.style ?? 'inner bevel') === 'inner bevel' && !chiselled ? eachTileInside : eachTile;
+  tiles({ dx: 0, dy: 0, paint: far, read: far, everywhere }, shape, rectOf(canvas), (tile, r) => {
     const w = widthOf(r);
     const h = heightOf(r);
     let alpha = shape.alphaOver(r, scratch.take('alpha', w * h));

@@ -90,6 +90,27 @@ function effects(r: Random): NonNullable<Layer['effects']> {
     const opaque = (location: number) => ({ opacity: r.pick([1, 0.5]), location, midpoint: 0.5 });
     return [{ enabled: true, present: true, blendMode: 'normal', opacity: r.pick([0.6, 1]), type: 'linear', angle: r.pick([90, 87, 0, 30]), gradient: { name: '', type: 'solid', colorStops: [stop(0), stop(1)], opacityStops: [opaque(0), opaque(1)] } }];
   }) as never;
+  fx.bevel = (r.chance(0.35)
+    ? {
+        enabled: true,
+        present: true,
+        style: r.pick(['inner bevel', 'inner bevel', 'emboss', 'outer bevel'] as const),
+        technique: r.pick(['smooth', 'smooth', 'chisel hard', 'chisel soft'] as const),
+        size: px(r.pick([3, 7, 12])),
+        soften: px(r.pick([0, 0, 2])),
+        strength: r.pick([1, 2.5]),
+        direction: r.pick(['up', 'down'] as const),
+        angle: r.pick([90, 120]),
+        altitude: 30,
+        useGlobalLight: false,
+        highlightBlendMode: 'screen',
+        highlightColor: { r: 255, g: 255, b: 255 },
+        highlightOpacity: 0.75,
+        shadowBlendMode: 'multiply',
+        shadowColor: { r: 0, g: 0, b: 0 },
+        shadowOpacity: 0.75,
+      }
+    : undefined) as never;
   for (const k of Object.keys(fx) as Array<keyof typeof fx>) if (fx[k] === undefined) delete fx[k];
   if (!Object.keys(fx).length) fx.outerGlow = { enabled: true, present: true, size: px(6), blendMode: 'screen', color: colour(), opacity: 0.75 } as never;
   return fx;
