@@ -157,12 +157,6 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
 /** Output rows converted per call at full size: the RGBA strip the arena holds on its way to JS. */
 const FULL_STRIP_BYTES = 1 << 20;
 
-/** The kernels' full-size entries (wasm/assembly/jpeg-idct.ts), until KernelExports declares them. */
-interface FullDecodeKernels {
-  jpegDecodeScanExact(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
-  jpegRowsExact(ncomp: number, comps: number, hMax: number, vMax: number, width: number, height: number, ycc: number, y0: number, y1: number, out: number, scratch: number): void;
-}
-
 /**
  * Decodes `bytes` at full size to the same RGBA bytes as libjpeg-turbo with its defaults (what
  * mozjpeg's decoder in decodeImage returns): the accurate integer IDCT, fancy upsampling, the
@@ -201,7 +195,6 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
   const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + scratchBytes + stripRows * width * 4;
   const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
   return inArena(instance, (k, arena) => {
-    const full = k as unknown as FullDecodeKernels;
     const data = arena.alloc(bytes.length);
     const huffPtr = arena.alloc(8 * 1024 * 4);
     const compsPtr = arena.alloc(3 * 32);
@@ -221,13 +214,13 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
       const plane = planes[i]!;
       i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, plane.ptr, plane.stride, 8], (compsPtr >> 2) + i * 8);
     });
-    const status = full.jpegDecodeScanExact(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
+    const status = k.jpegDecodeScanExact(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
       single ? Math.ceil(height / 8) : mcusY, restartInterval);
     if (status !== 0) return null;
     const out = new Uint8ClampedArray(width * height * 4);
     for (let y0 = 0; y0 < height; y0 += stripRows) {
       const y1 = Math.min(height, y0 + stripRows);
-      full.jpegRowsExact(comps.length, compsPtr, hMax, vMax, width, height, ycc ? 1 : 0, y0, y1, strip, scratch);
+      k.jpegRowsExact(comps.length, compsPtr, hMax, vMax, width, height, ycc ? 1 : 0, y0, y1, strip, scratch);
       out.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
     }
     return { width, height, data: out };
