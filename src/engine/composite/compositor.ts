@@ -1050,6 +1050,13 @@ function opaqueOver(canvas: Surface, box: Bounds, full: Bounds): boolean {
 }
 
 /**
+ * Whether a render keeps what it draws from the template alone per isolate (adjustment masks,
+ * resampled layers): a preview (frame.ts), not a print page drawn in strips (StripBuffers) or with
+ * a backdrop store (pdf/prepare.ts, the compile's trial renders), whose rectangles come once.
+ */
+const keepsDrawn = (ctx: RenderContext) => !ctx.buffers && !ctx.backdrops;
+
+/**
  * An adjustment layer's mask (layerMask) over `r`, cut to the box (surface coordinates from 0)
  * where it is not 0, with a rectangle where it is 255, kept per isolate (adjustmentMaskCache): it
  * follows from the template, the render scale and `r` alone, so a personalised preview that
@@ -1060,8 +1067,8 @@ function opaqueOver(canvas: Surface, box: Bounds, full: Bounds): boolean {
 async function adjustmentMask(ctx: RenderContext, node: LayerNode, r: Bounds): Promise<AdjustmentMask | undefined> {
   const which = `${node.mask && !node.mask.disabled ? 'p' : ''}${node.vectorMask && !node.vectorMask.disabled ? 'v' : ''}`;
   const key = `${prefix(ctx.compiled.hash)}adjustment-mask/${ctx.scale}/${ctx.level}/${node.id}${which}/${r.left},${r.top},${r.right},${r.bottom}`;
-  // Not for a frame drawn in strips (a print page): each strip's rectangle is asked once.
-  const keep = !ctx.buffers;
+  // Previews only: a print page's strips (and the compile's trial renders) ask each rectangle once.
+  const keep = keepsDrawn(ctx);
   const held = keep ? adjustmentMaskCache.get(key) : undefined;
   if (held) return held;
   const mask = await layerMask(ctx, node, r);
@@ -1297,9 +1304,9 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
   } else if (atLevelGrid(ctx)) {
     if (!node.hasPixels || !node.pixelBounds) return null;
     surface = await storedRowsByBand(levelBounds(node.pixelBounds, ctx.level), clip, 4, (rows) => loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, rows, ctx.buffers), ctx.buffers);
-  } else if (!override && !ctx.buffers) {
+  } else if (!override && keepsDrawn(ctx)) {
     // The template's own pixels at this scale over this rectangle: the same every request, kept
-    // (resampledLayerCache) and handed out read-only, as every caller uses a layer's content.
+    // (resampledLayerCache) for previews and handed out read-only, as every caller uses a layer's content.
     const key = `${prefix(ctx.compiled.hash)}resampled/${ctx.scale}/${ctx.level}/${node.id}/${clip.left},${clip.top},${clip.right},${clip.bottom}`;
     const held = resampledLayerCache.get(key);
     if (held) return held;
