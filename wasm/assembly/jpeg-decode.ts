@@ -11,7 +11,13 @@
 //         the code is longer), [512, 530) maxcode by length, [530, 548) value offset by length,
 //         [548, 804) symbols.
 //   comps: per component 8 fields: h, v, dc table, ac table, quant pointer (64 × i32, zigzag
-//         order), plane pointer (u8), plane stride, unused.
+//         order), plane pointer (u8), plane stride, block size; for jpegDecodeScanExact and
+//         jpegRowsExact then three more at comps + 96: the first MCU row to decode, how many,
+//         and the planes' ring (0: whole planes; R: each plane holds R MCU rows, row r at r mod R).
+
+// The scan's state between jpegDecodeScanExact calls (MCU rows decoded a few at a time).
+let pred0: i32 = 0, pred1: i32 = 0, pred2: i32 = 0;
+let untilRestart: i32 = 0;
 
 import { idctIslow, idctIslowDc } from './jpeg-idct';
 export { jpegRowsExact } from './jpeg-idct';
@@ -278,19 +284,27 @@ function decodeScan(
   data: usize, dataLen: i32, start: i32, ncomp: i32, comps: usize, huff: usize,
   mcusX: i32, mcusY: i32, restartInterval: i32,
 ): i32 {
-  src = data;
-  srcEnd = data + <usize>dataLen;
-  pos = data + <usize>start;
-  bitBuf = 0;
-  bitCnt = 0;
-  fakeBytes = 0;
-  lastRestart = 7;
-  huffBase = huff;
-  setScales();
-  setFastAc();
-  let pred0 = 0, pred1 = 0, pred2 = 0;
-  let untilRestart = restartInterval;
-  for (let my = 0; my < mcusY; my++) {
+  let my0 = 0, my1 = mcusY, ring = 0;
+  if (exact) {
+    my0 = load<i32>(comps, 96);
+    my1 = min(mcusY, my0 + load<i32>(comps, 100));
+    ring = load<i32>(comps, 104);
+  }
+  if (my0 == 0) {
+    src = data;
+    srcEnd = data + <usize>dataLen;
+    pos = data + <usize>start;
+    bitBuf = 0;
+    bitCnt = 0;
+    fakeBytes = 0;
+    lastRestart = 7;
+    huffBase = huff;
+    setScales();
+    setFastAc();
+    pred0 = 0; pred1 = 0; pred2 = 0;
+    untilRestart = restartInterval;
+  }
+  for (let my = my0; my < my1; my++) {
     for (let mx = 0; mx < mcusX; mx++) {
       if (restartInterval > 0) {
         if (untilRestart == 0) {
@@ -367,7 +381,9 @@ function decodeScan(
             }
             const bxAll = mx * h + bx;
             const byAll = my * v + by;
-            const dst = plane + <usize>(byAll * bn * stride + bxAll * bn);
+            let rowInPlane = byAll * bn;
+            if (ring) rowInPlane %= ring * v * bn;
+            const dst = plane + <usize>(rowInPlane * stride + bxAll * bn);
             if (!exact) idct(bn, dst, stride);
             else if (used != 0) idctIslow(coef, dst, stride, used);
             else idctIslowDc(load<i32>(coef), dst, stride);
@@ -376,7 +392,7 @@ function decodeScan(
       }
     }
   }
-  return exact && fakeBytes * 8 > bitCnt ? 1 : 0;
+  return exact && my1 == mcusY && fakeBytes * 8 > bitCnt ? 1 : 0;
 }
 
 /**

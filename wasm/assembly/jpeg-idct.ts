@@ -228,12 +228,13 @@ export function idctIslowDc(dc: i32, out: usize, stride: i32): void {
  * row: jdmainct.c's context rows); a component at most 2 samples wide is replicated across
  * instead (h2v1_upsample, h2v2_upsample).
  */
-function componentRow(info: usize, i: i32, hMax: i32, vMax: i32, width: i32, height: i32, y: i32, scratch: usize): usize {
+function componentRow(info: usize, i: i32, hMax: i32, vMax: i32, width: i32, height: i32, y: i32, scratch: usize, ring: i32): usize {
   const h = load<i32>(info), v = load<i32>(info, 4);
   const plane = <usize>load<i32>(info, 20);
   const stride = load<i32>(info, 24);
   const hr = hMax / h, vr = vMax / v;
-  if (hr == 1 && vr == 1) return plane + <usize>(y * stride);
+  const ringRows = ring * v * 8; // rows of this component the plane holds (0: all)
+  if (hr == 1 && vr == 1) return plane + <usize>((ringRows ? y % ringRows : y) * stride);
   const dsW = (width * h + hMax - 1) / hMax;
   const dsH = (height * v + vMax - 1) / vMax;
   const bytes = rowBytes(width);
@@ -246,7 +247,8 @@ function componentRow(info: usize, i: i32, hMax: i32, vMax: i32, width: i32, hei
   if (vr == 2 && (fancyH || hr == 1)) {
     const r = y >> 1;
     const nb = y & 1 ? min(r + 1, dsH - 1) : max(r - 1, 0);
-    const in0 = plane + <usize>(r * stride), in1 = plane + <usize>(nb * stride);
+    const in0 = plane + <usize>((ringRows ? r % ringRows : r) * stride);
+    const in1 = plane + <usize>((ringRows ? nb % ringRows : nb) * stride);
     if (hr == 1) {
       const bias = i16x8.splat(1);
       for (let c = 0; c < dsW; c += 8) {
@@ -262,7 +264,8 @@ function componentRow(info: usize, i: i32, hMax: i32, vMax: i32, width: i32, hei
     }
     shift = 4; biasE = 8; biasO = 7;
   } else {
-    const src = plane + <usize>((vr == 2 ? y >> 1 : y) * stride);
+    const r = vr == 2 ? y >> 1 : y;
+    const src = plane + <usize>((ringRows ? r % ringRows : r) * stride);
     if (hr == 1) return src;
     if (!fancyH) {
       for (let c = 0; c < dsW; c += 8) {
@@ -336,18 +339,20 @@ const tail: usize = memory.data(32, 16);
 /**
  * Rows y0 … y1 − 1 of the full-size picture as RGBA at `out` (row y at out + (y − y0)·width·4),
  * from the planes jpegDecodeScanExact decoded (`comps` as jpegDecodeScan reads them, every
- * block size 8). `ycc` 1: YCbCr → RGB; 0 with three components: copied as RGB (Adobe
+ * block size 8, the ring at comps + 104: the MCU rows these rows need, and for subsampled
+ * components the one above and below, must be in it). `ycc` 1: YCbCr → RGB; 0 with three components: copied as RGB (Adobe
  * transform 0); one component: grey. `scratch`: 5 · (roundUp(width, 16) + 64) bytes.
  */
 export function jpegRowsExact(ncomp: i32, comps: usize, hMax: i32, vMax: i32, width: i32, height: i32, ycc: i32, y0: i32, y1: i32, out: usize, scratch: usize): void {
   const kind = ncomp == 1 ? 0 : ycc != 0 ? 1 : 2;
+  const ring = load<i32>(comps, 104);
   const full = width & ~7;
   for (let y = y0; y < y1; y++) {
-    const yRow = componentRow(comps, 0, hMax, vMax, width, height, y, scratch);
+    const yRow = componentRow(comps, 0, hMax, vMax, width, height, y, scratch, ring);
     let bRow = yRow, rRow = yRow;
     if (ncomp == 3) {
-      bRow = componentRow(comps + 32, 1, hMax, vMax, width, height, y, scratch);
-      rRow = componentRow(comps + 64, 2, hMax, vMax, width, height, y, scratch);
+      bRow = componentRow(comps + 32, 1, hMax, vMax, width, height, y, scratch, ring);
+      rRow = componentRow(comps + 64, 2, hMax, vMax, width, height, y, scratch, ring);
     }
     const dst = out + <usize>((y - y0) * width) * 4;
     let x = 0;

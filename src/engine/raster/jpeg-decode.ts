@@ -154,8 +154,8 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
   }
 }
 
-/** Output rows converted per call at full size: the RGBA strip the arena holds on its way to JS. */
-const FULL_STRIP_BYTES = 1 << 20;
+/** MCU rows the full-size decode's planes hold (see decodeJpegFull). */
+const RING = 3;
 
 /**
  * Decodes `bytes` at full size to the same RGBA bytes as libjpeg-turbo with its defaults (what
@@ -163,8 +163,9 @@ const FULL_STRIP_BYTES = 1 << 20;
  * fixed-point YCbCr tables (wasm/assembly/jpeg-idct.ts). Null for a coding this decoder leaves
  * to mozjpeg (as decodeJpegScaled), and for damaged data (markers, entropy data it cannot read,
  * data that runs short): mozjpeg then decides what such a file gives, as before.
- * The arena holds the file, the component planes (1.5 bytes a pixel for 4:2:0, 3 for 4:4:4) and
- * a 1 MB strip of RGBA; the picture itself is built in JS strip by strip (4 bytes a pixel).
+ * Decoded one MCU row at a time into planes of three MCU rows, each converted and copied out as
+ * soon as the row below it is decoded: the arena holds the file and ~0.1 MB per 1,000 px of
+ * width; the picture itself is built in JS (4 bytes a pixel).
  */
 export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | null> {
   let parsed: ReturnType<typeof parseJpeg>;
@@ -186,22 +187,25 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
   if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) return null;
   const mcusX = Math.ceil(width / (8 * hMax));
   const mcusY = Math.ceil(height / (8 * vMax));
+  // The planes hold RING MCU rows: the one converted, the one above (the context row of its
+  // subsampled components' first rows) and the one below (decoded ahead for its last rows).
   const layout = comps.map((c) => {
     const stride = mcusX * c.h * 8;
-    return { stride, bytes: stride * mcusY * c.v * 8 };
+    return { stride, bytes: stride * RING * c.v * 8 };
   });
+  const mcuRows = single ? Math.ceil(height / 8) : mcusY;
+  const mcuHeight = single ? 8 : 8 * vMax; // output rows per MCU row
   const scratchBytes = 5 * (((width + 15) & ~15) + 64);
-  const stripRows = Math.max(1, Math.min(height, Math.floor(FULL_STRIP_BYTES / (width * 4))));
-  const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + scratchBytes + stripRows * width * 4;
+  const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + scratchBytes + mcuHeight * width * 4;
   const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
   return inArena(instance, (k, arena) => {
     const data = arena.alloc(bytes.length);
     const huffPtr = arena.alloc(8 * 1024 * 4);
-    const compsPtr = arena.alloc(3 * 32);
+    const compsPtr = arena.alloc(3 * 32 + 16);
     const quantPtrs = comps.map(() => arena.alloc(64 * 4));
     const planes = layout.map((plane) => ({ ...plane, ptr: arena.alloc(plane.bytes) }));
     const scratch = arena.alloc(scratchBytes);
-    const strip = arena.alloc(stripRows * width * 4);
+    const strip = arena.alloc(mcuHeight * width * 4);
     const u8 = arena.u8();
     const i32 = arena.i32();
     u8.set(bytes, data);
@@ -214,15 +218,21 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
       const plane = planes[i]!;
       i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, plane.ptr, plane.stride, 8], (compsPtr >> 2) + i * 8);
     });
-    const status = k.jpegDecodeScanExact(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
-      single ? Math.ceil(height / 8) : mcusY, restartInterval);
-    if (status !== 0) return null;
     const out = new Uint8ClampedArray(width * height * 4);
-    for (let y0 = 0; y0 < height; y0 += stripRows) {
-      const y1 = Math.min(height, y0 + stripRows);
+    // MCU row m is decoded, then the rows of MCU row m − 1 converted (their context is in the ring).
+    const convert = (m: number) => {
+      const y0 = m * mcuHeight;
+      const y1 = Math.min(height, y0 + mcuHeight);
       k.jpegRowsExact(comps.length, compsPtr, hMax, vMax, width, height, ycc ? 1 : 0, y0, y1, strip, scratch);
       out.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
+    };
+    for (let m = 0; m < mcuRows; m++) {
+      i32.set([m, 1, RING], (compsPtr >> 2) + 24);
+      const status = k.jpegDecodeScanExact(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval);
+      if (status !== 0) return null;
+      if (m > 0) convert(m - 1);
     }
+    convert(mcuRows - 1);
     return { width, height, data: out };
   });
 }
