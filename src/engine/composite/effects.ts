@@ -314,18 +314,26 @@ function pastCanvas(r: Bounds, alpha: Float32Array, past: OffCanvas, at: (x: num
     const cw = widthOf(C);
     path = (x, y) => (x >= r.left && x < r.right && y >= r.top && y < r.bottom ? here[(y - r.top) * w + (x - r.left)] : edge[(y - C.top) * cw + (x - C.left)]) / 255;
   }
-  for (let y = r.top; y < r.bottom; y++) {
+  // One layer running off (a text): only its rows and columns are visited, the pixels that
+  // `layers.some` passes (issue 25 §3: a satin's copies reach 38 rows past the canvas, each
+  // pixel tested with a closure); several: every pixel of r, tested.
+  const one = layers.length === 1 ? layers[0]! : null;
+  const top = one ? Math.max(r.top, one.top) : r.top;
+  const bottom = one ? Math.min(r.bottom, one.bottom) : r.bottom;
+  const left = one ? Math.max(r.left, one.left) : r.left;
+  const right = one ? Math.min(r.right, one.right) : r.right;
+  for (let y = top; y < bottom; y++) {
     const rowOut = y < canvas.top || y >= canvas.bottom;
     // The edge pixel read last in this row and its alpha: a row's pixels past the canvas's left or
     // right edge all read the same one (`at` is a pure lookup).
     let atX = NaN;
     let atA = 0;
-    for (let x = r.left; x < r.right; x++) {
+    for (let x = left; x < right; x++) {
       if (!rowOut && x >= canvas.left && x < canvas.right) {
         x = Math.max(x, canvas.right - 1);
         continue;
       }
-      if (!layers.some((b) => x >= b.left && x < b.right && y >= b.top && y < b.bottom)) continue;
+      if (!one && !layers.some((b) => x >= b.left && x < b.right && y >= b.top && y < b.bottom)) continue;
       const cx = clampX(x);
       const cy = clampY(y);
       if (cx !== atX) {
