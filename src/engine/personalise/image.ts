@@ -7,7 +7,7 @@
  * An upright placement (nearly every real one) does the same in one separable pass.
  */
 import { markOpaque } from '../composite/surface';
-import { chainedTaps, resample, resampleWithTaps } from '../raster/resample';
+import { chainedTaps, resample, resampleWithTaps, type AxisWeights } from '../raster/resample';
 import type { Bounds, RGBAImage } from '../types';
 
 export type ResizeMode = 'fit' | 'fill';
@@ -109,6 +109,12 @@ export async function placeImage(
     edgesEverywhere?: boolean;
     /** Tests: draw an axis-aligned placement by the general warp too (the pre-shrink and bilinear sampling). */
     warped?: boolean;
+    /**
+     * The output pixels wanted (the canvas at the render scale): an upright placement is drawn
+     * over them alone, the same pixels there (a fill placement reaches past the canvas: 848×816
+     * for an 800×800 frame). Only for a layer nothing reads beyond the canvas (no effects).
+     */
+    within?: Bounds;
   } = {},
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { corners, width: cw, height: ch } = placement;
@@ -131,7 +137,7 @@ export async function placeImage(
   const tw = Math.max(1, Math.ceil(footW));
   const th = Math.max(1, Math.ceil(footH));
   const footprint = { width: Math.min(tw, shown.width), height: Math.min(th, shown.height) };
-  if (!options.warped && isUpright(corners)) return placeAxisAligned(given, placement, rect, footprint);
+  if (!options.warped && isUpright(corners)) return placeAxisAligned(given, placement, rect, footprint, options.within);
   // The loader's resize, left to the placement (the same call decodeBounded makes).
   const picture = given.standsFor && (given.width !== shown.width || given.height !== shown.height) ? await resample(given, shown.width, shown.height) : given;
   let src = picture;
@@ -259,6 +265,8 @@ async function placeAxisAligned(
   rect: Bounds,
   /** The size the general path shrinks the picture to (its footprint, never enlarged). */
   footprint: { width: number; height: number },
+  /** The output pixels wanted: the placement's pixels outside them are not drawn. */
+  within?: Bounds,
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { corners: c, width: cw, height: ch } = placement;
   // Content → output: x ↦ c0 + x·kx, y ↦ c1 + y·ky. The picture's rectangle in output pixels:
@@ -267,14 +275,20 @@ async function placeAxisAligned(
   const pic = { left: c[0]! + rect.left * kx, top: c[1]! + rect.top * ky, right: c[0]! + rect.right * kx, bottom: c[1]! + rect.bottom * ky };
   // What is drawn: the placement ∩ the picture.
   const drawn = { left: Math.max(c[0]!, pic.left), top: Math.max(c[1]!, pic.top), right: Math.min(c[2]!, pic.right), bottom: Math.min(c[7]!, pic.bottom) };
-  const left = Math.floor(drawn.left);
-  const top = Math.floor(drawn.top);
-  const right = Math.ceil(drawn.right);
-  const bottom = Math.ceil(drawn.bottom);
+  const fullLeft = Math.floor(drawn.left);
+  const fullTop = Math.floor(drawn.top);
+  const fullRight = Math.ceil(drawn.right);
+  const fullBottom = Math.ceil(drawn.bottom);
+  if (fullRight - fullLeft < 1 || fullBottom - fullTop < 1) return null;
+  if ((fullRight - fullLeft) * (fullBottom - fullTop) > MAX_WARPED_PIXELS) throw new RangeError(`placement covers ${fullRight - fullLeft}×${fullBottom - fullTop} pixels`);
+  // What is drawn of it: the pixels wanted (each output pixel's taps and coverage are its own).
+  const left = within ? Math.max(fullLeft, within.left) : fullLeft;
+  const top = within ? Math.max(fullTop, within.top) : fullTop;
+  const right = within ? Math.min(fullRight, within.right) : fullRight;
+  const bottom = within ? Math.min(fullBottom, within.bottom) : fullBottom;
   const width = right - left;
   const height = bottom - top;
   if (width < 1 || height < 1) return null;
-  if (width * height > MAX_WARPED_PIXELS) throw new RangeError(`placement covers ${width}×${height} pixels`);
 
   // The sizes the general path goes through: the picture, the loader's size, the footprint.
   const shown = picture.standsFor ?? picture;
@@ -282,8 +296,9 @@ async function placeAxisAligned(
   // Output pixel centre left + x + 0.5 ↦ content (… − c0)/kx ↦ footprint pixel (… − rect.left) · foot / rect width.
   const sx = footW / (rect.right - rect.left);
   const sy = footH / (rect.bottom - rect.top);
-  const h = chainedTaps(width, { scale: sx / kx, offset: ((left - c[0]!) / kx - rect.left) * sx }, [picture.width, shown.width, footW]);
-  const v = chainedTaps(height, { scale: sy / ky, offset: ((top - c[1]!) / ky - rect.top) * sy }, [picture.height, shown.height, footH]);
+  // The taps of the whole placement (kept per isolate), cut to the pixels drawn.
+  const h = cutTaps(chainedTaps(fullRight - fullLeft, { scale: sx / kx, offset: ((fullLeft - c[0]!) / kx - rect.left) * sx }, [picture.width, shown.width, footW]), left - fullLeft, width);
+  const v = cutTaps(chainedTaps(fullBottom - fullTop, { scale: sy / ky, offset: ((fullTop - c[1]!) / ky - rect.top) * sy }, [picture.height, shown.height, footH]), top - fullTop, height);
   const out = await resampleWithTaps(picture, h, v);
 
   const coverX = new Float64Array(width);
@@ -320,6 +335,12 @@ async function placeAxisAligned(
   // alpha is 255 · Σ weights (1 to within ~1e-4 in f32), which the kernel stores as 255.
   if (picture.opaque) markOpaque(d, { left: inFrom, top: opaqueFrom, right: inTo, bottom: opaqueTo });
   return { pixels: out, bounds: { left, top, right, bottom } };
+}
+
+/** Destination pixels [from, from + count) of `taps`: the same bounds and weights. */
+function cutTaps(taps: AxisWeights, from: number, count: number): AxisWeights {
+  if (from === 0 && count * 2 === taps.bounds.length) return taps;
+  return { bounds: taps.bounds.subarray(from * 2, (from + count) * 2), weights: taps.weights.subarray(from * taps.stride, (from + count) * taps.stride), stride: taps.stride };
 }
 
 /**
