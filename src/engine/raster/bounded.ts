@@ -2,7 +2,7 @@ import { EngineError, unprocessable } from '../errors';
 import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
 import { decodeImage } from './codecs';
-import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
+import { decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
 import { applyOrientation } from './orientation';
 import { resample, type ResampleQuality } from './resample';
 import { orientedSize, sniffImage, type SniffedImage } from './sniff';
@@ -83,8 +83,7 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
       checkDecodeMemory(decodedPixels(8), path);
-      // A baseline JPEG by our decoder (mozjpeg's bytes, ~3× faster, in the kernels' arena); the rest by mozjpeg.
-      decoded = (sniffed.format === 'jpeg' ? await decodeJpegFull(bytes) : null) ?? await decodeImage(bytes);
+      decoded = await decodeImage(bytes);
       factor = 8;
     }
   } catch (err) {

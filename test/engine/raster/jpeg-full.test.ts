@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBounded } from '../../../src/engine/raster/bounded';
-import { decodeImage, encodeJpeg, encodeJpegMozjpeg } from '../../../src/engine/raster/codecs';
+import { decodeJpegMozjpeg, encodeJpeg, encodeJpegMozjpeg } from '../../../src/engine/raster/codecs';
 import { decodeJpegFull } from '../../../src/engine/raster/jpeg-decode';
 import type { RGBAImage } from '../../../src/engine/types';
 import { fixtureServer, testAsset } from '../../helpers/fixtures';
 
 // Our full-size baseline decode (libjpeg's integer IDCT, fancy upsampling and colour tables,
-// wasm/assembly/jpeg-idct.ts) must give mozjpeg's bytes exactly: decodeBounded uses it in place
-// of decodeImage, and no rendered output may move. Files: test/fixtures/jpeg (cjpeg, README.md),
+// wasm/assembly/jpeg-idct.ts) must give mozjpeg's bytes exactly: decodeImage uses it before
+// mozjpeg (decodeJpegMozjpeg), and no rendered output may move. Files: test/fixtures/jpeg (cjpeg, README.md),
 // test/assets/jpeg, and pictures coded here by mozjpeg and by our own encoder.
 
 const FIXTURES = [
@@ -34,7 +34,7 @@ function firstDifference(a: RGBAImage, b: RGBAImage): number {
 }
 
 async function expectMozjpegBytes(jpeg: Uint8Array, label: string): Promise<void> {
-  const ref = await decodeImage(jpeg);
+  const ref = await decodeJpegMozjpeg(jpeg);
   const ours = await decodeJpegFull(jpeg);
   expect(ours, label).not.toBeNull();
   const at = firstDifference(ours!, ref);
@@ -118,7 +118,7 @@ describe('full-size JPEG decoding gives mozjpeg’s bytes', () => {
       const cases = { truncated: whole.slice(0, Math.floor(whole.length * 0.6)), 'without EOI': whole.slice(0, -2), flipped, flippedLate };
       for (const [damage, jpeg] of Object.entries(cases)) {
         const bounded = await decodeBounded(jpeg, { path: name });
-        expect(firstDifference(bounded, await decodeImage(jpeg)), `${name} ${damage}`).toBe(-1);
+        expect(firstDifference(bounded, await decodeJpegMozjpeg(jpeg)), `${name} ${damage}`).toBe(-1);
       }
       // Data that runs short is left to mozjpeg (libjpeg leaves the rest of the segment grey).
       expect(await decodeJpegFull(cases.truncated), `${name} truncated`).toBeNull();
@@ -128,6 +128,6 @@ describe('full-size JPEG decoding gives mozjpeg’s bytes', () => {
   it('leaves progressive files to mozjpeg (null), and decodeBounded then decodes them with it', async () => {
     const progressive = await testAsset('jpeg/photo-progressive.jpg');
     expect(await decodeJpegFull(progressive)).toBeNull();
-    expect(firstDifference(await decodeBounded(progressive), await decodeImage(progressive))).toBe(-1);
+    expect(firstDifference(await decodeBounded(progressive), await decodeJpegMozjpeg(progressive))).toBe(-1);
   });
 });
