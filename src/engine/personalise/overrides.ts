@@ -394,6 +394,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (command.type !== 'barcode' || ctx.layoutOnly) continue;
     for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
   }
+  const styled = styledLayers(tree);
   for (const job of images) {
     if (!job) continue;
     const { name, node, command, quad, picture, size } = job;
@@ -402,9 +403,13 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (!picture || !shown.has(node.id)) continue;
     try {
       const key = ctx.imageKey?.(command.image);
+      // The canvas at this scale (a superset of the compositor's rounding): an upright placement
+      // is drawn over it alone (a fill placement reaches past it), unless its own or an enclosing
+      // group's effects may read its pixels beyond it (a shadow cast from off the canvas). The same pixels on it.
+      const within = canvas && !styled.has(node.id) ? { left: 0, top: 0, right: Math.ceil(canvas.right * ctx.scale), bottom: Math.ceil(canvas.bottom * ctx.scale) } : undefined;
       // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
-      const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode));
-      const placed = key ? await cachedPlacement(`${key}/placed/${quad.width}x${quad.height}/${quad.corners.join(',')}/${mode}`, place) : await place();
+      const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within } : {}));
+      const placed = key ? await cachedPlacement(`${key}/placed/${quad.width}x${quad.height}/${quad.corners.join(',')}/${mode}${within ? `/within${within.right}x${within.bottom}` : ''}`, place) : await place();
       set(node.id, placed ?? empty());
     } catch (err) {
       if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);
@@ -486,6 +491,20 @@ function visibleLayers(tree: LayerNode[], overrides: LayerOverrides): Set<number
     }
   };
   walk(tree);
+  return ids;
+}
+
+/** Ids of the layers with effects, their own or an enclosing group's: what those effects draw may come from past the canvas. */
+function styledLayers(tree: LayerNode[]): Set<number> {
+  const ids = new Set<number>();
+  const walk = (nodes: LayerNode[], underEffects: boolean) => {
+    for (const node of nodes) {
+      const styled = underEffects || !!node.effects;
+      if (styled) ids.add(node.id);
+      if (node.children) walk(node.children, styled);
+    }
+  };
+  walk(tree, false);
   return ids;
 }
 
