@@ -13,7 +13,8 @@
 //   comps: per component 8 fields: h, v, dc table, ac table, quant pointer (64 × i32, zigzag
 //         order), plane pointer (u8), plane stride, block size; for jpegDecodeScanExact and
 //         jpegRowsExact then three more at comps + 96: the first MCU row to decode, how many,
-//         and the planes' ring (0: whole planes; R: each plane holds R MCU rows, row r at r mod R).
+//         and the planes' ring (0: whole planes; R: each plane holds R MCU rows, row r at r mod R);
+//         at comps + 108 jpegDecodeScanExact leaves the offset in the data where its reading stopped.
 
 // The scan's state between jpegDecodeScanExact calls (MCU rows decoded a few at a time).
 let pred0: i32 = 0, pred1: i32 = 0, pred2: i32 = 0;
@@ -392,6 +393,9 @@ function decodeScan(
       }
     }
   }
+  // Exact: where the entropy data read so far ends (comps + 108), from which the JS side reads the
+  // markers after the scan as libjpeg's jpeg_finish_decompress does.
+  if (exact) store<i32>(comps, <i32>(pos - src), 108);
   return exact && my1 == mcusY && fakeBytes * 8 > bitCnt ? 1 : 0;
 }
 

@@ -58,8 +58,13 @@ export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegSca
 type Quant = (Int32Array | undefined)[];
 type Huff = ({ bits: Uint8Array; values: Uint8Array } | undefined)[];
 
-/** What the markers up to the (one) scan say, or null for a coding left to mozjpeg. Throws on corrupt data. */
-function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff; restartInterval: number; start: number; adobeTransform: number | undefined; jfif: boolean; jfifMarker: boolean } | null {
+/**
+ * What the markers up to the (one) scan say, or null for a coding left to mozjpeg. Throws on corrupt data.
+ * `strict` (the full-size decode, which must give mozjpeg's answer): also null wherever libjpeg's
+ * marker reader (jdmarker.c) or its set-up (jdinput.c, jdhuff.c) would stop with an error, and
+ * wherever we are not sure it would not, so that mozjpeg says what such a file gives.
+ */
+function parseJpeg(bytes: Uint8Array, strict = false): { frame: Frame; quant: Quant; huff: Huff; restartInterval: number; start: number; adobeTransform: number | undefined; jfif: boolean; jfifMarker: boolean } | null {
   const quant: Quant = [];
   const huff: Huff = [];
   let frame: Frame | undefined;
@@ -75,7 +80,12 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
     if (p + 2 >= bytes.length) throw corrupt();
     const marker = bytes[p]!;
     p++;
+    // libjpeg: a second SOI is an error; FF 00 is skipped as data, not a marker.
+    if (strict && (marker === 0xd8 || marker === 0)) return null;
     if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) continue;
+    // libjpeg refuses markers it does not know ("Unsupported marker type"), JPG and the other SOFs;
+    // DAC (arithmetic conditioning) and DNL are left to it too.
+    if (strict && !knownMarker(marker)) return null;
     if (marker === 0xd9) throw corrupt(); // EOI before any scan
     const length = (bytes[p]! << 8) | bytes[p + 1]!;
     const end = p + length;
@@ -88,8 +98,11 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
           const id = seg[i]! & 15;
           const size = precision ? 128 : 64;
           if (id > 3 || i + 1 + size > seg.length) throw corrupt();
+          if (strict && precision > 1) return null;
           const table = new Int32Array(64);
           for (let k = 0; k < 64; k++) table[k] = precision ? (seg[i + 1 + 2 * k]! << 8) | seg[i + 2 + 2 * k]! : seg[i + 1 + k]!;
+          // Above 32767 libjpeg's multiplier type (short in SIMD builds) could differ from ours.
+          if (strict && table.some((q) => q > 32767)) return null;
           quant[id] = table;
           i += 1 + size;
         }
@@ -108,6 +121,7 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
         break;
       case 0xdd: // DRI
         if (seg.length < 2) throw corrupt();
+        if (strict && seg.length !== 2) return null; // libjpeg: "Bogus marker length"
         restartInterval = (seg[0]! << 8) | seg[1]!;
         break;
       case 0xe0:
@@ -126,11 +140,18 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
         const width = (seg[3]! << 8) | seg[4]!;
         const n = seg[5]!;
         if (!width || !height || (n !== 1 && n !== 3) || seg.length < 6 + 3 * n) return null;
+        // libjpeg: a second SOF, a length not 8 + 3n, a size past JPEG_MAX_DIMENSION (65500).
+        if (strict && (frame || seg.length !== 6 + 3 * n || width > 65500 || height > 65500)) return null;
         const components: Component[] = [];
         for (let c = 0; c < n; c++) {
           const o = 6 + 3 * c;
           components.push({ id: seg[o]!, h: seg[o + 1]! >> 4, v: seg[o + 1]! & 15, quant: seg[o + 2]!, dc: 0, ac: 0 });
         }
+        // Each sampling factor 1..4 (jdinput.c's initial_setup), even a single component's, which
+        // then decodes as 1 × 1; ids alike are left to libjpeg's matching.
+        if (strict && components.some((c, i) => c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 || components.findIndex((d) => d.id === c.id) !== i)) return null;
+        // At most 10 blocks in an interleaved MCU (D_MAX_BLOCKS_IN_MCU): 2×2 all three is 12.
+        if (strict && n > 1 && components.reduce((sum, c) => sum + c.h * c.v, 0) > 10) return null;
         frame = { width, height, components };
         break;
       }
@@ -138,11 +159,19 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
         if (!frame) throw corrupt();
         const count = seg[0]!;
         if (count !== frame.components.length || seg.length < 1 + 2 * count + 3) return null; // several scans
+        // libjpeg: the length exactly 6 + 2n. Its MCU takes the components in the scan's order, ours
+        // in the frame's: null unless they agree. Ss, Se, Ah/Al other than 0, 63, 0 are a warning there.
+        if (strict && (seg.length !== 1 + 2 * count + 3 || seg[1 + 2 * count] !== 0 || seg[2 + 2 * count] !== 63 || seg[3 + 2 * count] !== 0)) return null;
         for (let i = 0; i < count; i++) {
           const component = frame.components.find((c) => c.id === seg[1 + 2 * i]);
           if (!component) throw corrupt();
+          if (strict && component !== frame.components[i]) return null;
           component.dc = seg[2 + 2 * i]! >> 4;
           component.ac = seg[2 + 2 * i]! & 15;
+          // Table numbers 0..3 (jdhuff.c: "Huffman table 0x.. was not defined"); ours would read huff[dc] past the DC tables.
+          if (strict && (component.dc > 3 || component.ac > 3)) return null;
+          // jpeg_make_d_derived_tbl's checks on the tables the scan uses.
+          if (strict && (!huffmanValid(huff[component.dc], true) || !huffmanValid(huff[4 + component.ac], false))) return null;
         }
         return { frame, quant, huff, restartInterval, start: end, adobeTransform, jfif, jfifMarker };
       }
@@ -151,6 +180,51 @@ function parseJpeg(bytes: Uint8Array): { frame: Frame; quant: Quant; huff: Huff;
         if (marker >= 0xc2 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) return null;
     }
     p = end;
+  }
+}
+
+/**
+ * Markers libjpeg's read_markers accepts before the scan and we read: SOF0/1, DHT, DQT, DRI, SOS,
+ * EOI, APPn and COM (SOI, RSTn and TEM are handled before). Progressive and other SOFs answer
+ * null as codings left to mozjpeg; anything else is left to it as possibly an error there.
+ */
+const knownMarker = (m: number) => m === 0xc0 || m === 0xc1 || m === 0xc4 || m === 0xdb || m === 0xdd || m === 0xda || m === 0xd9 || (m >= 0xe0 && m <= 0xef) || m === 0xfe || (m >= 0xc2 && m <= 0xcf && m !== 0xc8 && m !== 0xcc);
+
+/**
+ * A Huffman table libjpeg's jpeg_make_d_derived_tbl accepts: defined, at most 256 codes, no
+ * length's codes running out of its bits (a last code of all ones included), DC symbols 0..15.
+ */
+function huffmanValid(spec: Huff[number], dc: boolean): boolean {
+  if (!spec) return false;
+  let code = 0;
+  for (let len = 1; len <= 16; len++) {
+    const count = spec.bits[len - 1]!;
+    code += count;
+    if (count && code >= 1 << len) return false;
+    code <<= 1;
+  }
+  return !dc || spec.values.every((v) => v <= 15);
+}
+
+/**
+ * Whether the markers after the scan's data (from `p`, where our reading stopped) pass libjpeg's
+ * jpeg_finish_decompress, which reads on to EOI: junk bytes and FF 00 are skipped (a warning),
+ * RSTn, TEM, APPn and COM are passed over, the data ending early is a warning. Anything else
+ * (another SOF or SOS, a table, an unknown marker, a segment running past the end) is left to mozjpeg.
+ */
+function endsCleanly(bytes: Uint8Array, p: number): boolean {
+  const n = bytes.length;
+  for (;;) {
+    while (p < n && bytes[p] !== 0xff) p++;
+    while (p < n && bytes[p] === 0xff) p++;
+    if (p >= n) return true;
+    const m = bytes[p++]!;
+    if (m === 0 || m === 0x01 || (m >= 0xd0 && m <= 0xd7)) continue;
+    if (m === 0xd9) return true;
+    if (!((m >= 0xe0 && m <= 0xef) || m === 0xfe) || p + 2 > n) return false;
+    const length = (bytes[p]! << 8) | bytes[p + 1]!;
+    if (length < 2 || p + length > n) return false;
+    p += length;
   }
 }
 
@@ -170,7 +244,7 @@ const RING = 3;
 export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | null> {
   let parsed: ReturnType<typeof parseJpeg>;
   try {
-    parsed = parseJpeg(bytes);
+    parsed = parseJpeg(bytes, true);
   } catch {
     return null; // what damaged markers give (a picture or an error) is mozjpeg's to say, as before
   }
@@ -232,6 +306,7 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
       if (status !== 0) return null;
       if (m > 0) convert(m - 1);
     }
+    if (!endsCleanly(bytes, i32[(compsPtr >> 2) + 27]!)) return null;
     convert(mcuRows - 1);
     return { width, height, data: out };
   });
