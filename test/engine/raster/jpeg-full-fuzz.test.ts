@@ -100,4 +100,53 @@ describe('full-size JPEG decode on damaged files', () => {
     }
     expect(wrong, wrong.join('\n')).toEqual([]);
   }, 120_000);
+
+  it('answers mozjpeg’s picture or its error for files made to break one of libjpeg’s rules', async () => {
+    /** Offset of the length bytes of the first of `markers`. */
+    const at = (bytes: Uint8Array, ...markers: number[]) => {
+      for (let p = 2; p + 3 < bytes.length; ) {
+        if (markers.includes(bytes[p + 1]!)) return p + 2;
+        p += 2 + ((bytes[p + 2]! << 8) | bytes[p + 3]!);
+      }
+      throw new Error(`no marker ${markers.map((m) => m.toString(16)).join()}`);
+    };
+    const edit = (bytes: Uint8Array, change: (b: Uint8Array) => void) => {
+      const b = bytes.slice();
+      change(b);
+      return b;
+    };
+    const insert = (bytes: Uint8Array, where: number, extra: number[]) => new Uint8Array([...bytes.subarray(0, where), ...extra, ...bytes.subarray(where)]);
+    const cases: [string, Uint8Array][] = [];
+    for (const name of ['photo-203x141-444-q10.jpg', 'photo-203x141-420-q10.jpg', 'photo-203x141-420-restart3.jpg', 'photo-203x141-grey.jpg']) {
+      const whole = await fixture(name);
+      const sof = at(whole, 0xc0, 0xc1);
+      const sos = at(whole, 0xda);
+      const n = whole[sof + 7]!;
+      const eoi = whole.length - 2;
+      if (n === 3) {
+        // The scan's components in another order than the frame's: libjpeg's MCU follows the scan.
+        cases.push([`${name} scan order Cb Y Cr`, edit(whole, (b) => b.copyWithin(sos + 3, sos + 5, sos + 7) && b.set(whole.subarray(sos + 3, sos + 5), sos + 5))]);
+        cases.push([`${name} all 2x2 (12 blocks an MCU)`, edit(whole, (b) => [0, 1, 2].forEach((c) => (b[sof + 9 + 3 * c] = 0x22)))]);
+      }
+      cases.push([`${name} DC table 4`, edit(whole, (b) => (b[sos + 4] = 0x40 | (b[sos + 4]! & 15)))]);
+      cases.push([`${name} Se 0`, edit(whole, (b) => (b[sos + 3 + 2 * n + 1] = 0))]);
+      cases.push([`${name} first sampling 0x00`, edit(whole, (b) => (b[sof + 9] = 0))]);
+      cases.push([`${name} first sampling 0x33`, edit(whole, (b) => (b[sof + 9] = 0x33))]);
+      cases.push([`${name} width 65535`, edit(whole, (b) => b.set([0xff, 0xff], sof + 5))]);
+      cases.push([`${name} a COM before EOI`, insert(whole, eoi, [0xff, 0xfe, 0, 4, 1, 2])]);
+      cases.push([`${name} a DQT before EOI`, insert(whole, eoi, [0xff, 0xdb, 0, 67, 0, ...new Array<number>(64).fill(1)])]);
+      cases.push([`${name} an unknown marker before EOI`, insert(whole, eoi, [0xff, 0xdf, 0, 2])]);
+      cases.push([`${name} junk before EOI`, insert(whole, eoi, [1, 2, 0xff, 0, 3])]);
+      cases.push([`${name} a second SOI`, insert(whole, 2, [0xff, 0xd8])]);
+      cases.push([`${name} DAC`, insert(whole, 2, [0xff, 0xcc, 0, 4, 0, 0x10])]);
+    }
+    const wrong: string[] = [];
+    for (const [label, bytes] of cases) {
+      const ours = (await outcome(() => decodeImage(bytes))).image;
+      const ref = await outcome(() => decodeJpegMozjpeg(bytes));
+      const agree = ours !== 'error' && ref.image !== 'error' ? same(ours, ref.image) : (ours === 'error') === (ref.image === 'error');
+      if (!agree) wrong.push(`${label}: ours ${ours === 'error' ? 'error' : 'picture'}, mozjpeg ${ref.image === 'error' ? 'error' : 'picture'} ${ref.said}`);
+    }
+    expect(wrong, wrong.join('\n')).toEqual([]);
+  });
 });
