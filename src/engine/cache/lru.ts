@@ -4,8 +4,11 @@
  * stale and tenants never see each other's data under a shared key). Values must not be
  * mutated by whoever reads them.
  */
+/** One clock for every ByteLru: when an entry was last set or read, comparable across caches (oldestUse). */
+let clock = 0;
+
 export class ByteLru<V> {
-  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private readonly entries = new Map<string, { value: V; bytes: number; used: number }>();
   private held = 0;
   hits = 0;
   misses = 0;
@@ -25,6 +28,7 @@ export class ByteLru<V> {
     this.hits++;
     // Re-insert: Map iteration order is insertion order, so the first key is the least recent.
     this.entries.delete(key);
+    e.used = ++clock;
     this.entries.set(key, e);
     return e.value;
   }
@@ -36,7 +40,7 @@ export class ByteLru<V> {
       this.held -= old.bytes;
     }
     if (bytes > this.maxEntryBytes || bytes > this.budget) return;
-    this.entries.set(key, { value, bytes });
+    this.entries.set(key, { value, bytes, used: ++clock });
     this.held += bytes;
     this.trim(this.budget);
   }
@@ -47,6 +51,21 @@ export class ByteLru<V> {
       if (this.held <= bytes) break;
       this.entries.delete(k);
       this.held -= e.bytes;
+    }
+  }
+
+  /** When the least recently used entry was last used (the shared clock), or Infinity when empty. */
+  oldestUse(): number {
+    for (const e of this.entries.values()) return e.used;
+    return Infinity;
+  }
+
+  /** Evicts the least recently used entry. */
+  evictOldest(): void {
+    for (const [k, e] of this.entries) {
+      this.entries.delete(k);
+      this.held -= e.bytes;
+      return;
     }
   }
 

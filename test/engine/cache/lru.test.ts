@@ -46,18 +46,23 @@ describe('ByteLru', () => {
     expect(lru.size).toBe(100);
   });
 
-  it('makeRoom shrinks the caches for a big decode, backdrops and bands before pictures and trees', () => {
+  it('makeRoom shrinks the caches for a big decode, least recently used first, whichever cache holds it', () => {
     clearEngineCaches();
+    // Another template's bands and frame-time backdrops, then the template being personalised.
+    for (let i = 0; i < 8; i++) bandCache.set(`compiled/old/px/1/0/${i}`, new Uint8Array(1), 2 * MB);
+    backdropCache.set('compiled/old/backdrop/0', new Uint8ClampedArray(1), 4 * MB);
     treeCache.set('compiled/t/tree.json', {}, 1 * MB);
+    backdropCache.set('compiled/t/backdrop/0', new Uint8ClampedArray(1), 4 * MB);
     imageCache.set('image/x/10x10', { width: 1, height: 1, data: new Uint8ClampedArray(4) }, 4 * MB);
-    for (let i = 0; i < 8; i++) bandCache.set(`compiled/t/px/1/0/${i}`, new Uint8Array(1), 2 * MB);
-    for (let i = 0; i < 3; i++) backdropCache.set(`compiled/t/backdrop/${i}`, new Uint8ClampedArray(1), 4 * MB);
-    makeRoom(1 * MB); // 33 MB held + 1 MB fits in 64 MB: nothing goes
-    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 16, 12]);
-    makeRoom(36 * MB); // 28 MB allowed: backdrops go first (7 MB left for them: one stays)
-    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 16, 4]);
-    makeRoom(50 * MB); // 14 MB allowed: bands go next
-    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 8, 0]);
+    bandCache.get('compiled/old/px/1/0/7'); // read again: now among the most recent
+    makeRoom(1 * MB); // 29 MB held + 1 MB fits in 64 MB: nothing goes
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 16, 8]);
+    makeRoom(50 * MB); // 14 MB allowed: the seven bands not read again go first, then the old backdrop
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([1, 4, 2, 4]);
+    expect(backdropCache.get('compiled/t/backdrop/0')).toBeDefined();
+    expect(bandCache.get('compiled/old/px/1/0/7')).toBeDefined();
+    makeRoom(56 * MB); // 8 MB allowed: the tree, then the picture (the backdrop and band were just read)
+    expect([treeCache.size, imageCache.size, bandCache.size, backdropCache.size].map((b) => b / MB)).toEqual([0, 0, 2, 4]);
     makeRoom(96 * MB); // a 12 MP photo: everything goes
     expect(treeCache.size + imageCache.size + bandCache.size + backdropCache.size).toBe(0);
   });
