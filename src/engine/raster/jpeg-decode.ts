@@ -1,5 +1,5 @@
 import type { RGBAImage } from '../types';
-import { freshKernels, inArena, kernels } from './kernels';
+import { type Arena, freshKernels, inArena, kernels } from './kernels';
 
 /** Working sets above this run in a fresh kernels instance, freed afterwards (see freshKernels). */
 const SHARED_ARENA_LIMIT = 16 << 20;
@@ -253,14 +253,10 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
   const { width, height } = frame;
   // libjpeg's colour space for three components (jdapimin.c): JFIF, else Adobe's transform, else the ids.
   const ycc = frame.components.length === 3 && (jfifMarker || (adobeTransform === undefined ? !isRgbIds(frame) : adobeTransform !== 0));
-  const single = frame.components.length === 1;
-  const comps = single ? [{ ...frame.components[0]!, h: 1, v: 1 }] : frame.components;
-  const hMax = Math.max(...comps.map((c) => c.h));
-  const vMax = Math.max(...comps.map((c) => c.v));
-  if (comps.some((c) => c.h < 1 || c.v < 1 || c.h > 2 || c.v > 2 || hMax % c.h || vMax % c.v)) return null;
+  const mcus = mcuLayout(frame);
+  if (!mcus) return null;
+  const { single, comps, hMax, vMax, mcusX, mcusY } = mcus;
   if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) return null;
-  const mcusX = Math.ceil(width / (8 * hMax));
-  const mcusY = Math.ceil(height / (8 * vMax));
   // The planes hold RING MCU rows: the one converted, the one above (the context row of its
   // subsampled components' first rows) and the one below (decoded ahead for its last rows).
   const layout = comps.map((c) => {
@@ -273,25 +269,11 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
   const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + scratchBytes + mcuHeight * width * 4;
   const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
   return inArena(instance, (k, arena) => {
-    const data = arena.alloc(bytes.length);
-    const huffPtr = arena.alloc(8 * 1024 * 4);
-    const compsPtr = arena.alloc(3 * 32 + 16);
-    const quantPtrs = comps.map(() => arena.alloc(64 * 4));
-    const planes = layout.map((plane) => ({ ...plane, ptr: arena.alloc(plane.bytes) }));
     const scratch = arena.alloc(scratchBytes);
     const strip = arena.alloc(mcuHeight * width * 4);
+    const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, () => 8);
     const u8 = arena.u8();
     const i32 = arena.i32();
-    u8.set(bytes, data);
-    for (let t = 0; t < 8; t++) {
-      const spec = huff[t];
-      if (spec) writeHuffman(i32, (huffPtr >> 2) + t * 1024, spec);
-    }
-    comps.forEach((c, i) => {
-      i32.set(quant[c.quant]!, quantPtrs[i]! >> 2);
-      const plane = planes[i]!;
-      i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, plane.ptr, plane.stride, 8], (compsPtr >> 2) + i * 8);
-    });
     const out = new Uint8ClampedArray(width * height * 4);
     // MCU row m is decoded, then the rows of MCU row m − 1 converted (their context is in the ring).
     const convert = (m: number) => {
@@ -312,6 +294,47 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
   });
 }
 
+/**
+ * The components as the scan decoders take them (a grey file's one component as 1 × 1) and its MCU
+ * grid, or null for subsampling they leave to mozjpeg: luma at most 2 × 2, each factor dividing the largest.
+ */
+function mcuLayout(frame: Frame) {
+  const single = frame.components.length === 1;
+  const comps = single ? [{ ...frame.components[0]!, h: 1, v: 1 }] : frame.components;
+  const hMax = Math.max(...comps.map((c) => c.h));
+  const vMax = Math.max(...comps.map((c) => c.v));
+  if (comps.some((c) => c.h < 1 || c.v < 1 || c.h > 2 || c.v > 2 || hMax % c.h || vMax % c.v)) return null;
+  return { single, comps, hMax, vMax, mcusX: Math.ceil(frame.width / (8 * hMax)), mcusY: Math.ceil(frame.height / (8 * vMax)) };
+}
+
+/**
+ * Puts what both scan decoders read into the arena: the file, the Huffman tables and, per
+ * component, its quantisation table and a plane of `layout`'s bytes, described in eight words at
+ * compsPtr (h, v, DC and AC tables, the quantisation table, the plane, its stride, `blockSize(i)`).
+ * Words 24-27 are the full-size decode's (the MCU row asked, rows, ring, where the scan stopped).
+ * Allocate what else the caller needs first, and take fresh views afterwards.
+ */
+function loadScan(
+  arena: Arena, bytes: Uint8Array, quant: Quant, huff: Huff, comps: Component[], layout: { stride: number; bytes: number }[], blockSize: (i: number) => number,
+): { data: number; huffPtr: number; compsPtr: number } {
+  const data = arena.alloc(bytes.length);
+  const huffPtr = arena.alloc(8 * 1024 * 4);
+  const compsPtr = arena.alloc(3 * 32 + 16);
+  const quantPtrs = comps.map(() => arena.alloc(64 * 4));
+  const planes = layout.map((plane) => arena.alloc(plane.bytes));
+  const i32 = arena.i32();
+  arena.u8().set(bytes, data);
+  for (let t = 0; t < 8; t++) {
+    const spec = huff[t];
+    if (spec) writeHuffman(i32, (huffPtr >> 2) + t * 1024, spec);
+  }
+  comps.forEach((c, i) => {
+    i32.set(quant[c.quant]!, quantPtrs[i]! >> 2);
+    i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, planes[i]!, layout[i]!.stride, blockSize(i)], (compsPtr >> 2) + i * 8);
+  });
+  return { data, huffPtr, compsPtr };
+}
+
 /** Components named 'R', 'G', 'B' (an RGB JPEG without an Adobe marker, as libjpeg guesses). */
 const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === '82,71,66';
 
@@ -319,15 +342,10 @@ async function decodeScan(
   bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean,
 ): Promise<RGBAImage | null> {
   const { width, height } = frame;
-  const single = frame.components.length === 1;
-  const comps = single ? [{ ...frame.components[0]!, h: 1, v: 1 }] : frame.components;
-  const hMax = Math.max(...comps.map((c) => c.h));
-  const vMax = Math.max(...comps.map((c) => c.v));
-  // Subsampling this decoder covers: luma at most 2 × 2, each factor dividing the largest.
-  if (comps.some((c) => c.h < 1 || c.v < 1 || c.h > 2 || c.v > 2 || hMax % c.h || vMax % c.v)) return null;
+  const mcus = mcuLayout(frame);
+  if (!mcus) return null;
+  const { single, comps, hMax, vMax, mcusX, mcusY } = mcus;
   if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) throw corrupt();
-  const mcusX = Math.ceil(width / (8 * hMax));
-  const mcusY = Math.ceil(height / (8 * vMax));
   const outW = Math.ceil((width * scale) / 8);
   const outH = Math.ceil((height * scale) / 8);
 
@@ -339,24 +357,9 @@ async function decodeScan(
   const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + outW * outH * 4;
   const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
   return inArena(instance, (k, arena) => {
-    const data = arena.alloc(bytes.length);
-    const huffPtr = arena.alloc(8 * 1024 * 4);
-    const compsPtr = arena.alloc(3 * 32);
-    const quantPtrs = comps.map(() => arena.alloc(64 * 4));
-    const planes = layout.map((plane) => ({ ...plane, ptr: arena.alloc(plane.bytes) }));
     const out = arena.alloc(outW * outH * 4);
+    const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
     const u8 = arena.u8();
-    const i32 = arena.i32();
-    u8.set(bytes, data);
-    for (let t = 0; t < 8; t++) {
-      const spec = huff[t];
-      if (spec) writeHuffman(i32, (huffPtr >> 2) + t * 1024, spec);
-    }
-    comps.forEach((c, i) => {
-      i32.set(quant[c.quant]!, quantPtrs[i]! >> 2);
-      const plane = planes[i]!;
-      i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, plane.ptr, plane.stride, plane.size], (compsPtr >> 2) + i * 8);
-    });
     const status = k.jpegDecodeScan(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
       single ? Math.ceil(height / 8) : mcusY, restartInterval);
     if (status !== 0) throw corrupt();
