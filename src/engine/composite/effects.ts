@@ -607,6 +607,40 @@ function shiftSource(shape: Shape, r: Bounds, dx: number, dy: number, outside: b
   return { fx: dx - ix, fy: dy - iy, read };
 }
 
+/** An inner shadow's or glow's body (1 − alpha, shadowBody) over `tile`, its arrays `r` or nearerStart's. */
+function insideBody(shape: Shape, r: Bounds, tile: Bounds, dx: number, dy: number, size: number, spread: number): Float32Array {
+  const near = spread <= 0 && size > 0 ? nearerStart(shape, r, dx, dy, size) : null;
+  const from = near ?? r;
+  return crop(shadowBody(shape, from, dx, dy, true, size, spread), from, tile);
+}
+
+/**
+ * Where an inverted body's arrays (1 − alpha, inner shadow and softer inner glow) may start nearer
+ * than `r`'s corner with the same floats over every pixel `r` holds past the cut (issue 25 §3): each box
+ * pass's running sum (f64) of f32 values adds and takes away 1s, and near a cut edge values made of
+ * counts of them (n ÷ (2r + 1), at most 24 + 2 · 8 significant bits for r < 128), all exact, so on
+ * leaving the edge's band it is the exact sum of its window in both arrays; the band a pass spoils
+ * grows by its radius, and no value other than 1 (alpha not 0, moved and tapped: `covered` moved by
+ * the move, grown by 1) may lie within 2 · (r0 + r1) + 2 of the new corner. Null: keep `r`.
+ */
+/** How many inverted bodies nearerStart started nearer (tests). */
+export const nearerStarts = { count: 0 };
+
+function nearerStart(shape: Shape, r: Bounds, dx: number, dy: number, size: number): Bounds | null {
+  if (size > 200) return null;
+  if (!tightShape(shape)) return null;
+  const covered = inkBoxes.get(shape);
+  if (!covered) return null;
+  const margin = 2 * Math.ceil(size) + 8;
+  const ix = Math.floor(dx);
+  const iy = Math.floor(dy);
+  const left = Math.min(covered.left, covered.left + ix) - margin;
+  const top = Math.min(covered.top, covered.top + iy) - margin;
+  if (left <= r.left + 8 && top <= r.top + 8) return null;
+  nearerStarts.count++;
+  return { left: Math.max(r.left, left), top: Math.max(r.top, top), right: r.right, bottom: r.bottom };
+}
+
 /**
  * A shadow's body over `r`: the shape (or what lies outside it) moved by (dx, dy), grown by the
  * spread (output px, spreadOf) and blurred by the rest of the size, soften(shiftedAlpha(…)) to the bit. Without a spread
@@ -625,6 +659,8 @@ function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: bo
 }
 
 const tightShapes = new WeakMap<Shape, Shape | null>();
+/** Where tightShape found every alpha not 0 of the shape (its covered pixels, or their reach past the canvas). */
+const inkBoxes = new WeakMap<Shape, Bounds>();
 /** The box of a one-source shape's covered pixels (coveredBox), as tightShape found it. */
 const coveredBoxes = new WeakMap<Shape, { content: Surface; box: Bounds | null }>();
 
@@ -676,6 +712,8 @@ function tightShape(shape: Shape): Shape | null {
     cut = !reach ? null : extent ? { ...shape, extent, alphaReach: reach } : shape;
   }
   tightShapes.set(shape, cut);
+  const ink = off ? cut?.alphaReach : box;
+  if (ink) inkBoxes.set(shape, ink);
   return cut;
 }
 
@@ -1456,7 +1494,7 @@ export function drawEffectsAbove(
       // distances measured there only: issue 25 §1), the same values. The softer body is what
       // lies outside the shape (1 − alpha) blurred: shadowBody moved by nothing (1 − alpha read
       // into the kernels' memory and blurred there, soften(1 − alpha) to the bit; issue 25 §3).
-      const body = inner.technique === 'precise' ? precise(alphaOf(shape, r), widthOf(r), heightOf(r), size, px(inner.choke), true, within(tile, r)) : crop(shadowBody(shape, r, 0, 0, true, size, spreadOf(inner, s)), r, tile);
+      const body = inner.technique === 'precise' ? precise(alphaOf(shape, r), widthOf(r), heightOf(r), size, px(inner.choke), true, within(tile, r)) : insideBody(shape, r, tile, 0, 0, size, spreadOf(inner, s));
       if (inner.source === 'center') for (let i = 0; i < body.length; i++) body[i] = 1 - body[i];
       const filled = fillWithin(shape, r, tile);
       applyRange(body, inner.range);
@@ -1474,7 +1512,7 @@ export function drawEffectsAbove(
     eachTileInside(inside(reach(size), true), shape, target, (tile, r) => {
       // Only the tile is painted, and what follows the body goes pixel by pixel: over the tile
       // (issue 25 §3: the arrays reach the size past it on every side), the same values.
-      const cov = crop(shadowBody(shape, r, dx, dy, true, size, spreadOf(d, s)), r, tile);
+      const cov = insideBody(shape, r, tile, dx, dy, size, spreadOf(d, s));
       applyContour(cov, d.contour);
       const alpha = fillWithin(shape, r, tile);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
