@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeImage, decodeJpegMozjpeg, encodeJpeg, encodeJpegMozjpeg } from '../../../src/engine/raster/codecs';
 import { decodeJpegFull, decodeJpegScaled } from '../../../src/engine/raster/jpeg-decode';
+import { encodeJpegRows, jpegFromRows } from '../../../src/engine/raster/jpeg';
 import type { RGBAImage } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
 import { random, type Random } from '../composite/kit';
@@ -10,9 +11,10 @@ import { random, type Random } from '../composite/kit';
  * (decodeJpegFull) before mozjpeg; it must answer mozjpeg's bytes or leave the file to it. Random
  * valid files made here by mozjpeg (random quality, baseline or extended tables, progressive,
  * grey/RGB/YCbCr, 4:4:4 or 4:2:0, every quant table, trellis, smoothing, Huffman optimised or not)
- * and by our encoder (quality, 4:4:4 / 4:2:0), sizes 1–1700 px, pictures of noise, gradients,
- * flat colours, saturated primaries and one-pixel checks: decodeImage gives decodeJpegMozjpeg's
- * bytes. Scaled decodes between full ones (the shared kernels' IDCT mode) stay as they were.
+ * and by our encoder (quality, 4:4:4 / 4:2:0, a restart interval per MCU row or none), sizes
+ * 1–1700 px, pictures of noise, gradients, flat colours, saturated primaries and one-pixel checks:
+ * decodeImage gives decodeJpegMozjpeg's bytes. Scaled decodes between full ones (the shared
+ * kernels' IDCT mode) stay as they were.
  */
 
 type Kind = 'noise' | 'gradient' | 'flat' | 'primaries' | 'checks' | 'mixed';
@@ -49,6 +51,12 @@ async function makeFile(r: Random, seed: number, large: boolean): Promise<Made |
   const h = size(r, large && r.chance(0.5));
   const kind = r.pick(['noise', 'gradient', 'flat', 'primaries', 'checks', 'mixed'] as const);
   const img = picture(r, w, h, kind);
+  if (r.chance(0.12)) {
+    // A restart interval of one MCU row (the frame JPEG's rows re-coded apart, jpeg.ts encodeJpegRows).
+    const q = r.pick([5, 50, 85, 100, 1 + r.int(100)]);
+    const sub = r.pick([1, 2] as const);
+    return { bytes: jpegFromRows(await encodeJpegRows(img, { quality: q, subsampling: sub })), label: `seed ${seed}: ours restart rows ${w}x${h} ${kind} q${q} sub${sub}` };
+  }
   if (r.chance(0.3)) {
     const q = r.pick([1, 5, 50, 75, 90, 95, 100, 1 + r.int(100)]);
     const sub = r.pick([1, 2] as const);
