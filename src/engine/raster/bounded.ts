@@ -79,7 +79,9 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   let decoded: RGBAImage | null | undefined;
   let factor = scale;
   try {
-    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>) : null;
+    // What the scaled decoder refuses (entropy data that runs short, which libjpeg decodes with a
+    // warning) is decoded whole by decodeImage, as the same file placed large is.
+    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>).catch(() => null) : null;
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
       checkDecodeMemory(decodedPixels(8), path);
