@@ -1,12 +1,10 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
-import { clearEngineCaches } from '../../../src/engine/cache';
-import { nearerStarts, useEffectKernels } from '../../../src/engine/composite/effects';
+import { walkLayers, type LayerOverrides } from '../../../src/engine';
+import { nearerStarts } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, random, type Random } from './kit';
+import { compileOrRefused, random, renderBothWays, type Random } from './kit';
 
 /**
  * fx-text6 (issue 25 §3): an inner shadow's and a softer inner glow's arrays (1 − alpha) start
@@ -104,16 +102,7 @@ describe('inner shadow and softer inner glow arrays started near the covered pix
           if (region && region.bottom <= region.top) continue;
           const o = { scale, overrides, ...(region ? { region } : {}) };
           const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
-          clearEngineCaches();
-          const fast = await renderTemplate(env.FILES, compiled!, o);
-          clearEngineCaches();
-          useEffectKernels(false);
-          let slow;
-          try {
-            slow = await renderTemplate(env.FILES, compiled!, o);
-          } finally {
-            useEffectKernels(true);
-          }
+          const { fast, slow } = await renderBothWays(compiled!, o);
           expect(firstDifference(fast.data, slow.data), what).toBe(-1);
         }
       }

@@ -1,6 +1,8 @@
 /** Small pieces the compositor's tests share: colours, one-row images, a seeded generator. */
 import { env } from 'cloudflare:workers';
 import { compileTemplate, loadStoredComposite, renderTemplate, type CompiledTemplate } from '../../../src/engine';
+import { clearEngineCaches } from '../../../src/engine/cache';
+import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
 import { Unprocessable } from '../../../src/engine/errors';
 import { madeFixture } from '../../helpers/fixtures';
 
@@ -112,5 +114,24 @@ export async function compileOrRefused(bytes: Uint8Array, what: string): Promise
   } catch (e) {
     if (e instanceof Unprocessable) return null;
     throw new Error(`${what}: compile threw ${(e as Error)?.constructor?.name}: ${(e as Error)?.message}\n${(e as Error)?.stack}`, { cause: e });
+  }
+}
+
+/**
+ * A template rendered twice from cleared caches: with the effects' kernels and cuts (`fast`) and
+ * by the TypeScript passes over the whole extent (`slow`, useEffectKernels(false)), for tests that
+ * hold the first to the second's bytes; `tiles`: the effect tiles the kernels drew in the first.
+ */
+export async function renderBothWays(compiled: CompiledTemplate, options: Parameters<typeof renderTemplate>[2]) {
+  clearEngineCaches();
+  const before = effectKernelDraws.tiles;
+  const fast = await renderTemplate(env.FILES, compiled, options);
+  const tiles = effectKernelDraws.tiles - before;
+  clearEngineCaches();
+  useEffectKernels(false);
+  try {
+    return { fast, slow: await renderTemplate(env.FILES, compiled, options), tiles };
+  } finally {
+    useEffectKernels(true);
   }
 }

@@ -1,12 +1,9 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
-import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import { renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
-import { clearEngineCaches } from '../../../src/engine/cache';
-import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
+import { walkLayers, type LayerOverrides } from '../../../src/engine';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, random, type Random } from '../composite/kit';
+import { compileOrRefused, random, renderBothWays, type Random } from '../composite/kit';
 
 /**
  * A personalised raster (a text: empty margins round its glyphs) running off the canvas, under a
@@ -85,19 +82,9 @@ describe('a personalised raster running off the canvas under a shadow and a stro
         for (const region of [undefined, { top: Math.max(0, top - 3), bottom: Math.min(h, top + ph + 5) }]) {
           const o = { scale, overrides, ...(region ? { region } : {}) };
           const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
-          clearEngineCaches();
-          const before = effectKernelDraws.tiles;
-          const fast = await renderTemplate(env.FILES, compiled!, o);
-          tiles += effectKernelDraws.tiles - before;
-          clearEngineCaches();
-          useEffectKernels(false);
-          let slow;
-          try {
-            slow = await renderTemplate(env.FILES, compiled!, o);
-          } finally {
-            useEffectKernels(true);
-          }
-          expect(firstDifference(fast.data, slow.data), what).toBe(-1);
+          const both = await renderBothWays(compiled!, o);
+          tiles += both.tiles;
+          expect(firstDifference(both.fast.data, both.slow.data), what).toBe(-1);
         }
       }
     }
