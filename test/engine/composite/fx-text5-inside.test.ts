@@ -1,9 +1,9 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { walkLayers, type LayerOverrides } from '../../../src/engine';
+import { walkLayers } from '../../../src/engine';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, random, renderBothWays, type Random } from './kit';
+import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from './kit';
 
 /**
  * fx-text5 (issue 25 §3): a personalised raster (a text: empty margins round its glyphs) under the
@@ -114,17 +114,7 @@ function effects(r: Random): NonNullable<Layer['effects']> {
 }
 
 function template(r: Random, W: number, H: number) {
-  const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 13) & 255)) } };
-  const text: Layer = {
-    name: 'Headline',
-    left: 10,
-    top: 10,
-    right: 30,
-    bottom: 20,
-    imageData: { width: 20, height: 10, data: new Uint8ClampedArray(800).fill(255) },
-    effects: effects(r),
-    ...(r.chance(0.3) ? { fillOpacity: r.pick([0.6, 0.988]) } : {}),
-  };
+  const [ground, text] = groundAndHeadline(W, H, effects(r), r.chance(0.3) ? { fillOpacity: r.pick([0.6, 0.988]) } : {});
   // A neighbour the redrawn rectangle cuts through, under effects of its own (not personalised).
   const nw = 30;
   const nh = 14;
@@ -154,7 +144,7 @@ describe('a personalised raster under interior effects and a softer outer glow, 
         [-10, 3, w + 20, 20],
       ];
       for (const [left, top, pw, ph] of places) {
-        const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: pw, height: ph, data: glyphs(r, pw, ph) }, bounds: { left, top, right: left + pw, bottom: top + ph } }]]);
+        const overrides = rasterAt(node.id, glyphs(r, pw, ph), left, top, pw, ph);
         for (const region of [undefined, { top: Math.max(0, top - 3), bottom: Math.min(h, top + ph + 5) }]) {
           const o = { scale, overrides, ...(region ? { region } : {}) };
           const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;

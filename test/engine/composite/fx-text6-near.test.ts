@@ -1,10 +1,10 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { walkLayers, type LayerOverrides } from '../../../src/engine';
+import { walkLayers } from '../../../src/engine';
 import { nearerStarts } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, random, renderBothWays, type Random } from './kit';
+import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from './kit';
 
 /**
  * fx-text6 (issue 25 §3): an inner shadow's and a softer inner glow's arrays (1 − alpha) start
@@ -64,17 +64,7 @@ function effects(r: Random): NonNullable<Layer['effects']> {
 }
 
 function template(r: Random, W: number, H: number) {
-  const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 13) & 255)) } };
-  const text: Layer = {
-    name: 'Headline',
-    left: 10,
-    top: 10,
-    right: 30,
-    bottom: 20,
-    imageData: { width: 20, height: 10, data: new Uint8ClampedArray(800).fill(255) },
-    effects: effects(r),
-    ...(r.chance(0.3) ? { fillOpacity: r.pick([0.6, 0.988]) } : {}),
-  };
+  const [ground, text] = groundAndHeadline(W, H, effects(r), r.chance(0.3) ? { fillOpacity: r.pick([0.6, 0.988]) } : {});
   return writePsdUint8Array({ width: W, height: H, children: [ground, text] }, { generateThumbnail: false });
 }
 
@@ -97,7 +87,7 @@ describe('inner shadow and softer inner glow arrays started near the covered pix
         [-40, -30, 170, 120],
       ];
       for (const [left, top, pw, ph] of places) {
-        const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: pw, height: ph, data: glyphs(r, pw, ph) }, bounds: { left, top, right: left + pw, bottom: top + ph } }]]);
+        const overrides = rasterAt(node.id, glyphs(r, pw, ph), left, top, pw, ph);
         for (const region of [undefined, { top: Math.max(0, top + 20), bottom: Math.min(h, top + ph - 10) }]) {
           if (region && region.bottom <= region.top) continue;
           const o = { scale, overrides, ...(region ? { region } : {}) };

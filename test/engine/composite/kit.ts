@@ -1,6 +1,7 @@
 /** Small pieces the compositor's tests share: colours, one-row images, a seeded generator. */
 import { env } from 'cloudflare:workers';
-import { compileTemplate, loadStoredComposite, renderTemplate, type CompiledTemplate } from '../../../src/engine';
+import type { Layer } from 'ag-psd';
+import { compileTemplate, loadStoredComposite, renderTemplate, type CompiledTemplate, type LayerOverrides } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
 import { Unprocessable } from '../../../src/engine/errors';
@@ -134,4 +135,16 @@ export async function renderBothWays(compiled: CompiledTemplate, options: Parame
   } finally {
     useEffectKernels(true);
   }
+}
+
+/** A W × H opaque, patterned 'ground' layer and a 20 × 10 white 'Headline' over it with `effects`: what the personalised-effect byte tests personalise. */
+export function groundAndHeadline(W: number, H: number, effects: Layer['effects'], extra: Partial<Layer> = {}): [Layer, Layer] {
+  const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 13) & 255)) } };
+  const text: Layer = { name: 'Headline', left: 10, top: 10, right: 30, bottom: 20, imageData: { width: 20, height: 10, data: new Uint8ClampedArray(800).fill(255) }, effects, ...extra };
+  return [ground, text];
+}
+
+/** Overrides putting `pixels` (pw × ph RGBA) in place of layer `id`'s, at (left, top) of the render. */
+export function rasterAt(id: number, pixels: Uint8ClampedArray, left: number, top: number, pw: number, ph: number): LayerOverrides {
+  return new Map([[id, { pixels: { width: pw, height: ph, data: pixels }, bounds: { left, top, right: left + pw, bottom: top + ph } }]]);
 }

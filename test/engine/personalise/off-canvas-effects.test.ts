@@ -1,9 +1,9 @@
-import { writePsdUint8Array, type Layer } from 'ag-psd';
+import { writePsdUint8Array } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { walkLayers, type LayerOverrides } from '../../../src/engine';
+import { walkLayers } from '../../../src/engine';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, random, renderBothWays, type Random } from '../composite/kit';
+import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from '../composite/kit';
 
 /**
  * A personalised raster (a text: empty margins round its glyphs) running off the canvas, under a
@@ -42,16 +42,7 @@ function template(r: Random, W: number, H: number) {
     useGlobalLight: false,
   };
   const stroke = { enabled: true, present: true, size: px(r.pick([1, 3])), position: r.pick(['outside', 'inside', 'center'] as const), fillType: 'color' as const, color: { r: 255, g: 0, b: 0 }, blendMode: 'normal' as const, opacity: 1 };
-  const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).map((_, i) => (i % 4 === 3 ? 255 : (i * 13) & 255)) } };
-  const text: Layer = {
-    name: 'Headline',
-    left: 10,
-    top: 10,
-    right: 30,
-    bottom: 20,
-    imageData: { width: 20, height: 10, data: new Uint8ClampedArray(800).fill(255) },
-    effects: { dropShadow: [shadow], ...(r.chance(0.5) ? { stroke: [stroke] } : {}) },
-  };
+  const [ground, text] = groundAndHeadline(W, H, { dropShadow: [shadow], ...(r.chance(0.5) ? { stroke: [stroke] } : {}) });
   return writePsdUint8Array({ width: W, height: H, children: [ground, text] }, { generateThumbnail: false });
 }
 
@@ -78,7 +69,7 @@ describe('a personalised raster running off the canvas under a shadow and a stro
         [-10, 3, w + 20, 20],
       ];
       for (const [left, top, pw, ph] of places) {
-        const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: pw, height: ph, data: glyphs(r, pw, ph) }, bounds: { left, top, right: left + pw, bottom: top + ph } }]]);
+        const overrides = rasterAt(node.id, glyphs(r, pw, ph), left, top, pw, ph);
         for (const region of [undefined, { top: Math.max(0, top - 3), bottom: Math.min(h, top + ph + 5) }]) {
           const o = { scale, overrides, ...(region ? { region } : {}) };
           const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
