@@ -551,11 +551,12 @@ function eachTileInside(p: Pass, shape: Shape, target: Bounds, draw: (tile: Boun
 }
 
 /**
- * eachTile for a bevel or emboss other than a smooth inner bevel (fx-text7: emboss, pillow emboss,
- * outer bevel, stroke emboss, the chisels): each tile cut to the covered pixels (tightShape's box)
- * grown by `support`, the farthest its height rises off them (the size, a chisel soft's blur, the
- * soften, a stroke emboss's band, one more for the slopes: drawBevel's bound), and its arrays to
- * that tile grown by `support` on every side. The same bytes:
+ * eachTile for a bevel or emboss (fx-text7: emboss, pillow emboss, outer bevel, stroke emboss, the
+ * chisels; a smooth inner bevel, which lights only covered pixels, with `grow` 0): each tile cut
+ * to the covered pixels (tightShape's box) grown by `grow`, at least `support` (the farthest the
+ * height rises off them: the size, a chisel soft's blur, the soften, a stroke emboss's band, plus
+ * 3: drawBevel's bound) for a style lit off them, and its arrays to that tile grown by `support`
+ * on every side. The same bytes:
  * - before a covered pixel's support, every pass (box sums, distances clamped to 0) holds +0 and
  *   its running sums +0 in both arrays, so the sums a kept pixel reads start alike; every value
  *   a kept pixel reads, through every pass, lies within `support` of it: the same floats;
@@ -570,11 +571,11 @@ function eachTileInside(p: Pass, shape: Shape, target: Bounds, draw: (tile: Boun
 /** Bevel tiles eachTileNear drew on arrays smaller than eachTile's (the tests read it). */
 export const nearTiles = { cut: 0 };
 
-function eachTileNear(p: Pass, shape: Shape, target: Bounds, support: number, draw: (tile: Bounds, arrays: Bounds) => void): void {
+function eachTileNear(p: Pass, shape: Shape, target: Bounds, grow: number, support: number, draw: (tile: Bounds, arrays: Bounds) => void): void {
   const tight = tightShape(shape);
   if (!tight) return; // no pixel covers anything: a height of 0 everywhere, lit nowhere
   if (tight === shape) return eachTile(p, shape, target, draw);
-  const near = growRect(tight.alphaReach ?? tight.extent, support);
+  const near = growRect(tight.alphaReach ?? tight.extent, grow);
   eachTile(p, shape, target, (tile, arrays) => {
     const t = intersectRect(tile, near);
     if (!t) return;
@@ -1849,9 +1850,8 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
   // are 14 MB each (issue 25 §1).
   const scratch = new Scratch();
   // A smooth inner bevel lights the alpha's blurred height only where the alpha is (bevelLight's
-  // ALPHA place): its maps are 0 off the layer's covered pixels, and its tiles are cut to them
-  // (eachTileInside; the height's box passes and the lighting read nothing past a painted
-  // pixel's reach). Not a chisel, whose distances are measured over the arrays.
+  // ALPHA place): its maps are 0 off the layer's covered pixels, and its tiles are cut to them;
+  // the other styles' to where their height rises off them (eachTileNear, below).
   const chiselled = b.technique === 'chisel hard' || b.technique === 'chisel soft';
   const pass: Pass = { dx: 0, dy: 0, paint: far, read: far, everywhere };
   const draw = (tile: Bounds, r: Bounds) => {
@@ -1866,21 +1866,23 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
     paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), fxOpacity(b.highlightOpacity, opacity, 0.75), b.highlightBlendMode ?? 'screen', atop, false, r, within);
     paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), fxOpacity(b.shadowOpacity, opacity, 0.75), b.shadowBlendMode ?? 'multiply', atop, false, r, within);
   };
-  if ((b.style ?? 'inner bevel') === 'inner bevel' && !chiselled) return eachTileInside(pass, shape, rectOf(canvas), draw);
-  // Every other style and technique lights nothing far from the covered pixels (eachTileNear),
-  // unless its flat face is lit (a gloss contour lifting it, `everywhere`) or a Contour element
-  // lifts the height's 0 (the height is then not 0 far off, and soften blurs it from the arrays' edge).
-  const st0 = st ? px(st.size) * ctx.scale : 0;
-  const lifted = !!options.contour && options.contour[0] !== 0;
-  const lz = Math.sin((options.altitude * Math.PI) / 180);
-  if (everywhere || lifted || !(lz > 0.01) || !(lz >= 1 || lz < 0.99)) return eachTile(pass, shape, rectOf(canvas), draw);
   // How far the height rises off the covered pixels: bevelLight's reach (half the size for an
   // emboss or pillow), a chisel soft's blur over a quarter of the size, the soften, a stroke
   // emboss's band; the box passes' radii add up to less than each blur's radius.
+  const st0 = st ? px(st.size) * ctx.scale : 0;
   const embossed = b.style === 'emboss' || b.style === 'pillow emboss';
   const rise = (embossed ? options.size / 2 : options.size) + (b.technique === 'chisel soft' ? options.size / 4 : 0);
   const support = Math.ceil(rise + options.soften + (b.style === 'stroke emboss' ? st0 : 0)) + 3;
-  eachTileNear(pass, shape, rectOf(canvas), support, draw);
+  // A smooth inner bevel: tiles cut to the covered pixels (as eachTileInside's), arrays to them
+  // grown by the support (eachTileInside kept their left and top where eachTile put them).
+  if ((b.style ?? 'inner bevel') === 'inner bevel' && !chiselled) return eachTileNear(pass, shape, rectOf(canvas), 0, support, draw);
+  // Every other style and technique lights nothing far from the covered pixels (eachTileNear),
+  // unless its flat face is lit (a gloss contour lifting it, `everywhere`) or a Contour element
+  // lifts the height's 0 (the height is then not 0 far off, and soften blurs it from the arrays' edge).
+  const lifted = !!options.contour && options.contour[0] !== 0;
+  const lz = Math.sin((options.altitude * Math.PI) / 180);
+  if (everywhere || lifted || !(lz > 0.01) || !(lz >= 1 || lz < 0.99)) return eachTile(pass, shape, rectOf(canvas), draw);
+  eachTileNear(pass, shape, rectOf(canvas), support, support, draw);
 }
 
 /**
