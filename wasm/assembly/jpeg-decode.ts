@@ -1,6 +1,6 @@
 // Baseline JPEG (ITU T.81) decoding straight to a reduced size, in the DCT domain, as libjpeg's
-// scaled decoding does (jidctred.c): each 8×8 block becomes N×N pixels (N = 4, 2 or 1) through an
-// N-point inverse DCT of its N×N lowest frequencies, so a photo placed at a quarter of its size
+// scaled decoding does (jidctint.c's jpeg_idct_NxN): each 8×8 block becomes N×N pixels (N = 1…7)
+// through an N-point inverse DCT of its N×N lowest frequencies, so a photo placed at a quarter of its size
 // never exists at full size. Every coefficient is still entropy-decoded (Huffman coding has no
 // shortcut), but only N² of 64 are dequantised and transformed, and the output is N²/64 as big.
 //
@@ -43,13 +43,19 @@ let exact = false;
 // Zero bytes fill() has fed since the data ended or reached a marker: when any of their bits were
 // used, the entropy data ran short, where libjpeg leaves the rest of the segment's blocks 0.
 let fakeBytes: i32 = 0;
-// Per block size n (1, 2, 4 or 8; tables at n × 256 bytes): where each zigzag position lands in
+// Per block size n (1…8; tables at n × 256 bytes): where each zigzag position lands in
 // the n×n block (-1 when not needed), and cos[x * n + u] = C(u)/2 · cos((2x + 1)uπ / 2n), with
 // which the n-point IDCT keeps a block's mean (DC / 8) exactly as the 8-point one does.
 const targets: usize = memory.data(9 * 256, 4);
 const cosTables: usize = memory.data(9 * 256, 4);
+// Per block size n (3, 5, 6, 7, 8; at n × 256 bytes): cosLanes[u * 8 + x] = cos[x * n + u] for
+// x < n and 0 beyond, so one f32x4 holds a frequency's factor for four output samples.
+const cosLanes: usize = memory.data(9 * 256, 16);
+// Zigzag position → the diagonal (row + column) it lies on: every coefficient up to a block's
+// last one lies on that diagonal or before it, so no row or column past it is non-zero.
+const DIAG: usize = memory.data(64);
 const coef: usize = memory.data(64 * 4, 4);
-const tmp: usize = memory.data(64 * 4, 4);
+const tmp: usize = memory.data(64 * 4, 16);
 
 function fill(): void {
   while (bitCnt <= 24) {
@@ -131,7 +137,11 @@ function setFastAc(): void {
 }
 
 function setScales(): void {
-  for (let n = 1; n <= 8; n <<= 1) {
+  for (let k = 0; k < 64; k++) {
+    const natural = <i32>load<u8>(ZIGZAG + <usize>k);
+    store<u8>(DIAG + <usize>k, <u8>((natural >> 3) + (natural & 7)));
+  }
+  for (let n = 1; n <= 8; n++) {
     const target = targets + <usize>(n * 256);
     const cosTable = cosTables + <usize>(n * 256);
     for (let k = 0; k < 64; k++) {
@@ -144,6 +154,12 @@ function setScales(): void {
       for (let u = 0; u < n; u++) {
         const c: f64 = u == 0 ? Math.SQRT1_2 : 1.0;
         store<f32>(cosTable + (<usize>(x * n + u) << 2), <f32>((c / 2) * Math.cos(((2 * x + 1) * u * Math.PI) / (2 * n))));
+      }
+    }
+    const lanes = cosLanes + <usize>(n * 256);
+    for (let u = 0; u < 8; u++) {
+      for (let x = 0; x < 8; x++) {
+        store<f32>(lanes + (<usize>(u * 8 + x) << 2), u < n && x < n ? load<f32>(cosTable + (<usize>(x * n + u) << 2)) : 0);
       }
     }
   }
@@ -173,47 +189,86 @@ function setScales(): void {
   s = 0; s += c10 * t01; s += c11 * t11; store<u8>(out + <usize>stride, clampByte(s), 1);
 }
 
-/**
- * idct at n = 4 on f32x4 lanes (x across the lanes): each lane the loops' sums in their order,
- * 0 + Σ over u (rows) then over v (columns), products rounded before each addition.
- */
+/** clampByte per lane of two f32x4 (samples 0–3 and 4–7) as eight bytes in the low half. */
 // @ts-ignore: decorator
-@inline function idct4(cosTable: usize, out: usize, stride: i32): void {
-  // cos[x][u] for x = 0..3 in the lanes, one vector per u.
-  const k0 = f32x4(load<f32>(cosTable), load<f32>(cosTable, 16), load<f32>(cosTable, 32), load<f32>(cosTable, 48));
-  const k1 = f32x4(load<f32>(cosTable, 4), load<f32>(cosTable, 20), load<f32>(cosTable, 36), load<f32>(cosTable, 52));
-  const k2 = f32x4(load<f32>(cosTable, 8), load<f32>(cosTable, 24), load<f32>(cosTable, 40), load<f32>(cosTable, 56));
-  const k3 = f32x4(load<f32>(cosTable, 12), load<f32>(cosTable, 28), load<f32>(cosTable, 44), load<f32>(cosTable, 60));
+@inline function clampBytes8(lo: v128, hi: v128): v128 {
+  const half = f32x4.splat(128.5);
+  const a = i32x4.trunc_sat_f32x4_s(f32x4.floor(f32x4.add(lo, half)));
+  const b = i32x4.trunc_sat_f32x4_s(f32x4.floor(f32x4.add(hi, half)));
+  const w = i16x8.narrow_i32x4_s(a, b);
+  return i8x16.narrow_i16x8_u(w, w);
+}
+
+/**
+ * idct at n = 3…8 (libjpeg's scales other than 1/8 and 1/4, jidctint.c's jpeg_idct_NxN) on
+ * f32x4 lanes: output samples 0–3 and 4–7 across the lanes, each lane the n-point sums of the
+ * n×n lowest frequencies in order (0 + Σ over u for the rows, then over v for the columns),
+ * products rounded before each addition: at n = 4 and 8 the bytes of the scalar loops it
+ * replaced. `last`: the zigzag position of the block's last coefficient kept.
+ */
+function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
+  const lanes = cosLanes + <usize>(n * 256);
+  const cosTable = cosTables + <usize>(n * 256);
+  const wide = n > 4;
   const zero = f32x4.splat(0);
-  // Rows: t[v] = Σ_u cos[·][u] · F[v][u].
-  const t0 = rowSum(k0, k1, k2, k3, coef, zero);
-  const t1 = rowSum(k0, k1, k2, k3, coef + 16, zero);
-  const t2 = rowSum(k0, k1, k2, k3, coef + 32, zero);
-  const t3 = rowSum(k0, k1, k2, k3, coef + 48, zero);
-  // Columns: pixel row y = Σ_v cos[y][v] · t[v].
-  for (let y = 0; y < 4; y++) {
-    const c = cosTable + (<usize>(y * 4) << 2);
-    let s = f32x4.add(zero, f32x4.mul(f32x4.splat(load<f32>(c)), t0));
-    s = f32x4.add(s, f32x4.mul(f32x4.splat(load<f32>(c, 4)), t1));
-    s = f32x4.add(s, f32x4.mul(f32x4.splat(load<f32>(c, 8)), t2));
-    s = f32x4.add(s, f32x4.mul(f32x4.splat(load<f32>(c, 12)), t3));
-    // clampByte per lane: floor(v + 128.5), clamped to 0..255.
-    const r = i32x4.min_s(i32x4.max_s(i32x4.trunc_sat_f32x4_s(f32x4.floor(f32x4.add(s, f32x4.splat(128.5)))), i32x4.splat(0)), i32x4.splat(255));
-    const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(r, r), i16x8.splat(0));
-    store<u32>(out + <usize>(y * stride), i32x4.extract_lane(bytes, 0));
+  // Frequencies past `bound` (each way) are 0: the sums leave their terms out, which changes no
+  // sum (x + 0 = x), so every block gives the bytes of the full loops.
+  const bound = min(n - 1, <i32>load<u8>(DIAG + <usize>last));
+  if (last == 0) {
+    // DC alone: every sample (0 + c·(0 + c·F)) alike.
+    const c = load<f32>(cosTable);
+    let t: f32 = 0;
+    t += c * load<f32>(coef);
+    let v: f32 = 0;
+    v += c * t;
+    const b = clampByte(v);
+    for (let y = 0; y < n; y++) memory.fill(out + <usize>(y * stride), b, <usize>n);
+    return;
+  }
+  // Rows: tmp[v] (samples x in the lanes, 8 floats a row) = Σ_u cos[x][u] · F[v][u].
+  for (let v = 0; v <= bound; v++) {
+    const f = coef + (<usize>(v * n) << 2);
+    let lo = zero, hi = zero;
+    for (let u = 0; u <= bound; u++) {
+      const c = v128.load32_splat(f + (<usize>u << 2));
+      const k = lanes + (<usize>(u * 8) << 2);
+      lo = f32x4.add(lo, f32x4.mul(v128.load(k), c));
+      if (wide) hi = f32x4.add(hi, f32x4.mul(v128.load(k, 16), c));
+    }
+    v128.store(tmp + (<usize>(v * 8) << 2), lo);
+    v128.store(tmp + (<usize>(v * 8) << 2), hi, 16);
+  }
+  // Columns: pixel row y = Σ_v cos[y][v] · tmp[v].
+  for (let y = 0; y < n; y++) {
+    const c = cosTable + (<usize>(y * n) << 2);
+    let lo = zero, hi = zero;
+    for (let v = 0; v <= bound; v++) {
+      const k = v128.load32_splat(c + (<usize>v << 2));
+      const t = tmp + (<usize>(v * 8) << 2);
+      lo = f32x4.add(lo, f32x4.mul(k, v128.load(t)));
+      if (wide) hi = f32x4.add(hi, f32x4.mul(k, v128.load(t, 16)));
+    }
+    const bytes = clampBytes8(lo, hi);
+    const dst = out + <usize>(y * stride);
+    // n bytes of the row, no more (the plane's next block may lie beside it).
+    if (n == 8) v128.store64_lane(dst, bytes, 0);
+    else if (n == 3) {
+      v128.store16_lane(dst, bytes, 0);
+      v128.store8_lane(dst, bytes, 2, 2);
+    } else {
+      v128.store32_lane(dst, bytes, 0);
+      if (n == 4) continue;
+      if (n == 5) v128.store8_lane(dst, bytes, 4, 4);
+      else {
+        v128.store16_lane(dst, bytes, 2, 4);
+        if (n == 7) v128.store8_lane(dst, bytes, 6, 6);
+      }
+    }
   }
 }
 
-// @ts-ignore: decorator
-@inline function rowSum(k0: v128, k1: v128, k2: v128, k3: v128, f: usize, zero: v128): v128 {
-  let s = f32x4.add(zero, f32x4.mul(k0, f32x4.splat(load<f32>(f))));
-  s = f32x4.add(s, f32x4.mul(k1, f32x4.splat(load<f32>(f, 4))));
-  s = f32x4.add(s, f32x4.mul(k2, f32x4.splat(load<f32>(f, 8))));
-  return f32x4.add(s, f32x4.mul(k3, f32x4.splat(load<f32>(f, 12))));
-}
-
 /** Writes the n×n block held in `coef` (dequantised) at `out` (row stride `stride`). */
-function idct(n: i32, out: usize, stride: i32): void {
+function idct(n: i32, out: usize, stride: i32, last: i32): void {
   const cosTable = cosTables + <usize>(n * 256);
   if (n == 1) {
     store<u8>(out, clampByte(load<f32>(coef) / 8));
@@ -223,25 +278,7 @@ function idct(n: i32, out: usize, stride: i32): void {
     idct2(cosTable, out, stride);
     return;
   }
-  if (n == 4) {
-    idct4(cosTable, out, stride);
-    return;
-  }
-  // Rows: tmp[v][x] = Σ_u cos[x][u] · F[v][u]; then columns.
-  for (let v = 0; v < n; v++) {
-    for (let x = 0; x < n; x++) {
-      let s: f32 = 0;
-      for (let u = 0; u < n; u++) s += load<f32>(cosTable + (<usize>(x * n + u) << 2)) * load<f32>(coef + (<usize>(v * n + u) << 2));
-      store<f32>(tmp + (<usize>(v * n + x) << 2), s);
-    }
-  }
-  for (let y = 0; y < n; y++) {
-    for (let x = 0; x < n; x++) {
-      let s: f32 = 0;
-      for (let v = 0; v < n; v++) s += load<f32>(cosTable + (<usize>(y * n + v) << 2)) * load<f32>(tmp + (<usize>(v * n + x) << 2));
-      store<u8>(out + <usize>(y * stride + x), clampByte(s));
-    }
-  }
+  idctLanes(n, out, stride, last);
 }
 
 let lastRestart: i32 = 7;
@@ -342,7 +379,9 @@ function decodeScan(
             // libjpeg keeps coefficients as 16-bit JCOEF and multiplies them by the table's entries.
             if (exact) store<i32>(coef, <i32><i16>pred * load<i32>(quant));
             else store<f32>(coef, <f32>(pred * load<i32>(quant)));
-            let used = 0; // exact: the OR of the natural indices set, with 64 for any (idctIslow)
+            // Exact: the OR of the natural indices set, with 64 for any (idctIslow); else the zigzag
+            // position of the last coefficient kept (0: the DC alone).
+            let used = 0;
             const fast = fastAc + (<usize>(acT - 4) << 11);
             for (let k = 1; k < 64; ) {
               // A short code and its value bits within the next LOOKUP_BITS: decoded by one look-up.
@@ -357,7 +396,10 @@ function decodeScan(
                 if (exact) {
                   store<i32>(coef + (<usize>(at) << 2), (f >> 16) * load<i32>(quant + (<usize>k << 2)));
                   used |= at | 64;
-                } else if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>((f >> 16) * load<i32>(quant + (<usize>k << 2))));
+                } else if (at >= 0) {
+                  store<f32>(coef + (<usize>(at) << 2), <f32>((f >> 16) * load<i32>(quant + (<usize>k << 2))));
+                  used = k;
+                }
                 k++;
                 continue;
               }
@@ -377,7 +419,10 @@ function decodeScan(
               if (exact) {
                 store<i32>(coef + (<usize>(at) << 2), value * load<i32>(quant + (<usize>k << 2)));
                 used |= at | 64;
-              } else if (at >= 0) store<f32>(coef + (<usize>(at) << 2), <f32>(value * load<i32>(quant + (<usize>k << 2))));
+              } else if (at >= 0) {
+                store<f32>(coef + (<usize>(at) << 2), <f32>(value * load<i32>(quant + (<usize>k << 2))));
+                used = k;
+              }
               k++;
             }
             const bxAll = mx * h + bx;
@@ -385,7 +430,7 @@ function decodeScan(
             let rowInPlane = byAll * bn;
             if (ring) rowInPlane %= ring * v * bn;
             const dst = plane + <usize>(rowInPlane * stride + bxAll * bn);
-            if (!exact) idct(bn, dst, stride);
+            if (!exact) idct(bn, dst, stride, used);
             else if (used != 0) idctIslow(coef, dst, stride, used);
             else idctIslowDc(load<i32>(coef), dst, stride);
           }

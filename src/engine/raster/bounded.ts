@@ -22,7 +22,7 @@ type Size = { width: number; height: number };
 export interface DecodeBoundedOptions {
   /**
    * Refuse (422) sources that would decode to more pixels than this. Default MAX_SOURCE_PIXELS.
-   * A baseline JPEG decoded at 1/2, 1/4 or 1/8 (placed that small) counts at that size.
+   * A baseline JPEG decoded at k/8 (k = 1…7: placed that small) counts at that size.
    */
   maxPixels?: number;
   /** Refuse (422) when the requested output has more pixels than this. Default MAX_PLACED_PIXELS. */
@@ -68,8 +68,10 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   const swap = sniffed.orientation >= 5;
   const storedWidth = swap ? height : width;
   const storedHeight = swap ? width : height;
-  // A JPEG placed at half its size or less decodes straight to 1/2, 1/4 or 1/8 in the DCT
-  // domain (still at least the size wanted), so the full-size pixels never exist.
+  // A JPEG placed at less than its size decodes straight to the smallest k/8 (k = 1…7) that is
+  // still at least the size wanted, in the DCT domain, so the full-size pixels never exist and the
+  // resize after it has fewer taps (a picture filling a placement at 2/3 of its size: 6/8, then
+  // 1.125× down instead of 1.5×).
   // The source limit is about memory, so it counts the pixels decoded: a bigger baseline JPEG
   // (a 48 MP phone photo) is fine when its scaled decode is within it.
   const scale = sniffed.format === 'jpeg' ? jpegScaleFor(sniffed, storedWidth, storedHeight) : 8;

@@ -6,16 +6,16 @@ const SHARED_ARENA_LIMIT = 16 << 20;
 
 /**
  * Scaled JPEG decoding (the DCT-domain reduction libjpeg calls `scale_num / scale_denom`): a
- * baseline JPEG decodes straight to 1/2, 1/4 or 1/8 of its size, each 8×8 block becoming 4×4,
- * 2×2 or 1×1 pixels through a reduced inverse DCT (wasm/assembly/jpeg-decode.ts). A shopper's
+ * baseline JPEG decodes straight to k/8 of its size (k = 1…7), each 8×8 block becoming k×k
+ * pixels through a k-point inverse DCT of its k×k lowest frequencies (wasm/assembly/jpeg-decode.ts). A shopper's
  * 12 MP photo placed at 1000 px then never exists at full size: less time and a fraction of the
  * memory. Covers what cameras and phones write (baseline, 8-bit, grey or YCbCr, any of the usual
  * chroma subsamplings, restart intervals); anything else (progressive, arithmetic, 12-bit, CMYK,
  * several scans) answers null and the caller decodes at full size with mozjpeg.
  */
 
-/** How many eighths of the size each block keeps. */
-export type JpegScale = 1 | 2 | 4 | 8;
+/** How many eighths of the size each block keeps (libjpeg's scale_num over scale_denom 8). */
+export type JpegScale = 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
 
 interface Component {
   id: number;
@@ -35,9 +35,12 @@ interface Frame {
 /** Thrown for data that cannot be a valid JPEG; the callers map it to 422 as for mozjpeg. */
 const corrupt = () => new Error('JPEG data is corrupt');
 
-/** The largest reduction (fewest eighths) whose size still covers `width` × `height`. */
+/**
+ * The largest reduction (fewest eighths, any of 1…7) whose size still covers `width` × `height`;
+ * 8 (the full-size decode) when none does.
+ */
 export function jpegScaleFor(source: { width: number; height: number }, width: number, height: number): JpegScale {
-  for (const n of [1, 2, 4] as const) {
+  for (const n of [1, 2, 3, 4, 5, 6, 7] as const) {
     if (Math.ceil((source.width * n) / 8) >= width && Math.ceil((source.height * n) / 8) >= height) return n;
   }
   return 8;
@@ -370,12 +373,16 @@ async function decodeScan(
 
 /**
  * A component's decoded block size: `scale`, or for subsampled chroma as much more as brings it
- * to the output's resolution (at most 8, the full block) when it is subsampled alike both ways,
- * as libjpeg does, so colour edges stay as sharp as the luma's.
+ * to the output's resolution when that is at most 8 (the full block) and it is subsampled alike
+ * both ways, as libjpeg does, so colour edges stay as sharp as the luma's. 4:2:0 chroma at 5/8–7/8
+ * stays at `scale`, half the output's resolution, and is replicated (jpegToRgba): libjpeg makes it
+ * at 10–14 points a block instead, which costs more than the whole decode saves; against that the
+ * output differs by up to 5–6 levels on photos (49–50 dB), and placed it is no worse than the
+ * full decode's (docs/performance.md, "scaled-place").
  */
 function blockSize(c: Component, hMax: number, vMax: number, scale: number): number {
   const factor = hMax / c.h;
-  return factor === vMax / c.v ? Math.min(8, scale * factor) : scale;
+  return factor === vMax / c.v && scale * factor <= 8 ? scale * factor : scale;
 }
 
 /** T.81 Annex C code assignment, laid out as wasm/assembly/jpeg-decode.ts reads it. */

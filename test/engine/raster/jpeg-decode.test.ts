@@ -65,9 +65,15 @@ describe('scaled JPEG decoding in the DCT domain', () => {
   it('picks the largest reduction that still covers the placement', () => {
     const photo = { width: 1600, height: 1200 };
     expect(jpegScaleFor(photo, 400, 300)).toBe(2);
-    expect(jpegScaleFor(photo, 401, 300)).toBe(4);
+    expect(jpegScaleFor(photo, 401, 300)).toBe(3);
+    expect(jpegScaleFor(photo, 600, 450)).toBe(3);
+    expect(jpegScaleFor(photo, 601, 300)).toBe(4);
     expect(jpegScaleFor(photo, 200, 150)).toBe(1);
-    expect(jpegScaleFor(photo, 900, 10)).toBe(8);
+    expect(jpegScaleFor(photo, 900, 10)).toBe(5);
+    expect(jpegScaleFor(photo, 1067, 800)).toBe(6); // a full-canvas layer's picture at 2/3
+    expect(jpegScaleFor(photo, 1400, 1050)).toBe(7);
+    expect(jpegScaleFor(photo, 1401, 10)).toBe(8);
+    expect(jpegScaleFor(photo, 10, 1051)).toBe(8);
   });
 
   it('decodeBounded uses it for a smaller placement and still returns the exact size asked', async () => {

@@ -38,13 +38,13 @@ describe('picture renditions', () => {
   it('stand for the scaled decode: the same pixels as decodeBounded from the file, without reading it', async () => {
     // 203×141 pictures (4:4:4, 4:2:2, 4:2:0 with restarts, grey) and a 40×20 one displayed rotated (EXIF 6).
     const files = ['jpeg/photo-444.jpg', 'jpeg/photo-422.jpg', 'jpeg/photo-420-restart.jpg', 'jpeg/grey-restart.jpg', 'marker-40x20-exif6.jpg'];
-    // Targets for 1/8 (resized and exact), 1/4, 1/2 and the full size (no rendition: from the file).
+    // Targets for 1/8 (resized and exact), 1/4, 3/8, 1/2 and 5/8–8/8 (no rendition: from the file).
     const targets = [{ width: 20, height: 14 }, { width: 26, height: 18 }, { width: 40, height: 30 }, { width: 90, height: 60 }, { width: 3, height: 11 }, { width: 150, height: 100 }, { width: 400, height: 400 }];
     let fromRendition = 0;
     for (const file of files) {
       const bytes = await testAsset(file);
       const picture = await stored(bytes);
-      expect(picture.scales, file).toEqual([1, 2, 4]);
+      expect(picture.scales, file).toEqual([1, 2, 3, 4]);
       for (const target of targets) {
         const expected = await decodeBounded(bytes, covering(target));
         let read = 0;
@@ -73,8 +73,9 @@ describe('picture renditions', () => {
       const got = await decodeStoredPicture(bucket, { sha256: await sha256Hex(bytes), meta: {} }, async () => bytes, covering({ width: 20, height: 10 }));
       expect(Buffer.from(got.data).equals(Buffer.from(expected.data)), file).toBe(true);
     }
-    expect(renditionScales({ format: 'jpeg', width: 4000, height: 3000, orientation: 1 })).toEqual([1, 2]);
-    expect(renditionScales({ format: 'jpeg', width: 1600, height: 1200, orientation: 6 })).toEqual([1, 2, 4]);
+    expect(renditionScales({ format: 'jpeg', width: 4000, height: 3000, orientation: 1 })).toEqual([1, 2, 3]);
+    expect(renditionScales({ format: 'jpeg', width: 4500, height: 3500, orientation: 1 })).toEqual([1, 2]);
+    expect(renditionScales({ format: 'jpeg', width: 1600, height: 1200, orientation: 6 })).toEqual([1, 2, 3, 4]);
     expect(renditionScales({ format: 'png', width: 100, height: 100, orientation: 1 })).toEqual([]);
     // A file beyond MAX_RENDITION_SOURCE_BYTES: none (the bytes after the picture's end do not change its pixels).
     const photo = await testAsset('jpeg/photo-444.jpg');
@@ -121,7 +122,7 @@ describe('picture renditions', () => {
     await decodeStoredPicture(bucket, other, async () => (read++, bytes), covering({ width: 30, height: 40 }));
     expect(read).toBe(1);
     // Made again for the same content: nothing new is made (they are there).
-    expect(await makeRenditions(bucket, picture.sha256, bytes, sniffImage(bytes)!)).toEqual({ scales: [1, 2, 4], made: false });
+    expect(await makeRenditions(bucket, picture.sha256, bytes, sniffImage(bytes)!)).toEqual({ scales: [1, 2, 3, 4], made: false });
     await deleteRenditions(bucket, picture.sha256);
     expect((await bucket.list({ prefix: `renditions/${picture.sha256}/` })).objects).toEqual([]);
     const got = await decodeStoredPicture(bucket, picture, async () => (read++, bytes), covering({ width: 40, height: 30 }));
