@@ -1847,8 +1847,9 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
   // A gloss contour can light the flat face outside the shape (emboss, pillow, outer bevel).
   const everywhere = !!options.gloss && b.style !== 'inner bevel' && b.style !== 'stroke emboss';
   // The tiles of a layer far larger than the canvas reuse their arrays: a size-250 outer bevel's
-  // are 14 MB each (issue 25 §1).
-  const scratch = new Scratch();
+  // are 14 MB each (issue 25 §1). Small tiles (a text's) take the module's arrays, kept from one
+  // bevel and request to the next (bevelLight and paint write every value they read).
+  let own: Scratch | undefined;
   // A smooth inner bevel lights the alpha's blurred height only where the alpha is (bevelLight's
   // ALPHA place): its maps are 0 off the layer's covered pixels, and its tiles are cut to them;
   // the other styles' to where their height rises off them (eachTileNear, below).
@@ -1857,6 +1858,7 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
   const draw = (tile: Bounds, r: Bounds) => {
     const w = widthOf(r);
     const h = heightOf(r);
+    const scratch = w * h <= SHARED_BEVEL_PIXELS ? sharedBevel : (own ??= new Scratch());
     let alpha = shape.alphaOver(r, scratch.take('alpha', w * h));
     if (b.style === 'stroke emboss') alpha = strokeBand(st!, chamferDistance(alpha, w, h), ctx.scale);
     const light = bevelLight(alpha, w, h, options, scratch);
@@ -1884,6 +1886,10 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
   if (everywhere || lifted || !(lz > 0.01) || !(lz >= 1 || lz < 0.99)) return eachTile(pass, shape, rectOf(canvas), draw);
   eachTileNear(pass, shape, rectOf(canvas), support, support, draw);
 }
+
+/** drawBevel's arrays for tiles of up to SHARED_BEVEL_PIXELS (four arrays, 512 KB together at most). */
+const sharedBevel = new Scratch();
+const SHARED_BEVEL_PIXELS = 1 << 15;
 
 /**
  * A bevel's size (document px). Emboss and pillow emboss split it across the edge in whole pixels,
