@@ -20,7 +20,7 @@
 let pred0: i32 = 0, pred1: i32 = 0, pred2: i32 = 0;
 let untilRestart: i32 = 0;
 
-import { idctIslow, idctIslowDc } from './jpeg-idct';
+import { idctIslow, idctIslowDc, rgbaRow } from './jpeg-idct';
 export { jpegRowsExact } from './jpeg-idct';
 
 const HUFF_STRIDE: i32 = 1024;
@@ -43,19 +43,24 @@ let exact = false;
 // Zero bytes fill() has fed since the data ended or reached a marker: when any of their bits were
 // used, the entropy data ran short, where libjpeg leaves the rest of the segment's blocks 0.
 let fakeBytes: i32 = 0;
-// Per block size n (1…8; tables at n × 256 bytes): where each zigzag position lands in
-// the n×n block (-1 when not needed), and cos[x * n + u] = C(u)/2 · cos((2x + 1)uπ / 2n), with
-// which the n-point IDCT keeps a block's mean (DC / 8) exactly as the 8-point one does.
-const targets: usize = memory.data(9 * 256, 4);
+// Per block size n (1…8, and 10, 12, 14 for 4:2:0 chroma at 5/8–7/8; tables at n × 256 bytes):
+// where each zigzag position lands in the n×n block (-1 when not needed), and (n ≤ 8)
+// cos[x * n + u] = C(u)/2 · cos((2x + 1)uπ / 2n), with which the n-point IDCT keeps a block's
+// mean (DC / 8) exactly as the 8-point one does. Past 8 points there are still 8 frequencies:
+// the IDCT then interpolates in the DCT domain (libjpeg's jpeg_idct_10x10 … 14x14).
+const MAX_N: i32 = 14;
+const targets: usize = memory.data((MAX_N + 1) * 256, 4);
 const cosTables: usize = memory.data(9 * 256, 4);
-// Per block size n (3, 5, 6, 7, 8; at n × 256 bytes): cosLanes[u * 8 + x] = cos[x * n + u] for
-// x < n and 0 beyond, so one f32x4 holds a frequency's factor for four output samples.
-const cosLanes: usize = memory.data(9 * 256, 16);
+// Per block size n (at n × 512 bytes): cosLanes[u * 16 + x] = cos(x, u) for x < n and 0 beyond
+// (u < min(n, 8)), so one f32x4 holds a frequency's factor for four output samples; cosRows[y * 8
+// + v] = cos(y, v), the same numbers by output sample.
+const cosLanes: usize = memory.data((MAX_N + 1) * 512, 16);
+const cosRows: usize = memory.data((MAX_N + 1) * 512, 4);
 // Zigzag position → the diagonal (row + column) it lies on: every coefficient up to a block's
 // last one lies on that diagonal or before it, so no row or column past it is non-zero.
 const DIAG: usize = memory.data(64);
-const coef: usize = memory.data(64 * 4, 4);
-const tmp: usize = memory.data(64 * 4, 16);
+const coef: usize = memory.data(MAX_N * MAX_N * 4, 4);
+const tmp: usize = memory.data(8 * 16 * 4, 16);
 
 function fill(): void {
   while (bitCnt <= 24) {
@@ -141,25 +146,23 @@ function setScales(): void {
     const natural = <i32>load<u8>(ZIGZAG + <usize>k);
     store<u8>(DIAG + <usize>k, <u8>((natural >> 3) + (natural & 7)));
   }
-  for (let n = 1; n <= 8; n++) {
+  for (let n = 1; n <= MAX_N; n++) {
     const target = targets + <usize>(n * 256);
-    const cosTable = cosTables + <usize>(n * 256);
     for (let k = 0; k < 64; k++) {
       const natural = <i32>load<u8>(ZIGZAG + <usize>k);
       const row = natural >> 3;
       const col = natural & 7;
       store<i32>(target + (<usize>k << 2), row < n && col < n ? row * n + col : -1);
     }
-    for (let x = 0; x < n; x++) {
-      for (let u = 0; u < n; u++) {
+    const lanes = cosLanes + <usize>(n * 512);
+    const rows = cosRows + <usize>(n * 512);
+    for (let x = 0; x < 16; x++) {
+      for (let u = 0; u < 8; u++) {
         const c: f64 = u == 0 ? Math.SQRT1_2 : 1.0;
-        store<f32>(cosTable + (<usize>(x * n + u) << 2), <f32>((c / 2) * Math.cos(((2 * x + 1) * u * Math.PI) / (2 * n))));
-      }
-    }
-    const lanes = cosLanes + <usize>(n * 256);
-    for (let u = 0; u < 8; u++) {
-      for (let x = 0; x < 8; x++) {
-        store<f32>(lanes + (<usize>(u * 8 + x) << 2), u < n && x < n ? load<f32>(cosTable + (<usize>(x * n + u) << 2)) : 0);
+        const value = x < n && u < n ? <f32>((c / 2) * Math.cos(((2 * x + 1) * u * Math.PI) / (2 * n))) : <f32>0;
+        if (n <= 8 && x < n && u < n) store<f32>(cosTables + <usize>(n * 256) + (<usize>(x * n + u) << 2), value);
+        store<f32>(lanes + (<usize>(u * 16 + x) << 2), value);
+        store<f32>(rows + (<usize>(x * 8 + u) << 2), value);
       }
     }
   }
@@ -189,6 +192,75 @@ function setScales(): void {
   s = 0; s += c10 * t01; s += c11 * t11; store<u8>(out + <usize>stride, clampByte(s), 1);
 }
 
+/**
+ * idct at n = 3…14 (libjpeg's scales other than 1/8 and 1/4, jidctint.c's jpeg_idct_NxN) on
+ * f32x4 lanes: output samples 4g … 4g + 3 across the lanes of group g, each lane the n-point
+ * sums of the lowest min(n, 8)² frequencies in order (0 + Σ over u for the rows, then over v for
+ * the columns), products rounded before each addition: at n = 4 and 8 the bytes of the scalar
+ * loops it replaced. `last`: the zigzag position of the block's last coefficient kept.
+ */
+function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
+  const lanes = cosLanes + <usize>(n * 512);
+  const rows = cosRows + <usize>(n * 512);
+  const zero = f32x4.splat(0);
+  // Frequencies past `bound` (each way) are 0: the sums leave their terms out, which changes no
+  // sum (x + 0 = x), so every block gives the bytes of the full loops.
+  const bound = min(min(n, 8) - 1, <i32>load<u8>(DIAG + <usize>last));
+  if (last == 0) {
+    // DC alone: every sample (0 + c·(0 + c·F)) alike.
+    const c = load<f32>(rows);
+    let t: f32 = 0;
+    t += c * load<f32>(coef);
+    let v: f32 = 0;
+    v += c * t;
+    const b = clampByte(v);
+    for (let y = 0; y < n; y++) memory.fill(out + <usize>(y * stride), b, <usize>n);
+    return;
+  }
+  // Rows: tmp[v] (samples x in the lanes, 16 floats a row) = Σ_u cos(x, u) · F[v][u]; lanes
+  // groups 2 and 3 (samples 8–15) only past 8 points.
+  const wide = n > 4, wider = n > 8, widest = n > 12;
+  for (let v = 0; v <= bound; v++) {
+    const f = coef + (<usize>(v * n) << 2);
+    let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+    for (let u = 0; u <= bound; u++) {
+      const c = v128.load32_splat(f + (<usize>u << 2));
+      const k = lanes + (<usize>(u * 16) << 2);
+      s0 = f32x4.add(s0, f32x4.mul(v128.load(k), c));
+      if (wide) s1 = f32x4.add(s1, f32x4.mul(v128.load(k, 16), c));
+      if (wider) s2 = f32x4.add(s2, f32x4.mul(v128.load(k, 32), c));
+      if (widest) s3 = f32x4.add(s3, f32x4.mul(v128.load(k, 48), c));
+    }
+    const t = tmp + (<usize>(v * 16) << 2);
+    v128.store(t, s0);
+    v128.store(t, s1, 16);
+    v128.store(t, s2, 32);
+    v128.store(t, s3, 48);
+  }
+  // Columns: pixel row y = Σ_v cos(y, v) · tmp[v].
+  for (let y = 0; y < n; y++) {
+    const c = rows + (<usize>(y * 8) << 2);
+    let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+    for (let v = 0; v <= bound; v++) {
+      const k = v128.load32_splat(c + (<usize>v << 2));
+      const t = tmp + (<usize>(v * 16) << 2);
+      s0 = f32x4.add(s0, f32x4.mul(k, v128.load(t)));
+      if (wide) s1 = f32x4.add(s1, f32x4.mul(k, v128.load(t, 16)));
+      if (wider) s2 = f32x4.add(s2, f32x4.mul(k, v128.load(t, 32)));
+      if (widest) s3 = f32x4.add(s3, f32x4.mul(k, v128.load(t, 48)));
+    }
+    // n bytes of the row, no more (the plane's next block may lie beside it).
+    const dst = out + <usize>(y * stride);
+    const bytes = clampBytes8(s0, s1);
+    if (n == 8) v128.store64_lane(dst, bytes, 0);
+    else if (n < 8) storeBytes(dst, bytes, n);
+    else {
+      v128.store64_lane(dst, bytes, 0);
+      storeBytes(dst + 8, clampBytes8(s2, s3), n - 8);
+    }
+  }
+}
+
 /** clampByte per lane of two f32x4 (samples 0–3 and 4–7) as eight bytes in the low half. */
 // @ts-ignore: decorator
 @inline function clampBytes8(lo: v128, hi: v128): v128 {
@@ -199,72 +271,20 @@ function setScales(): void {
   return i8x16.narrow_i16x8_u(w, w);
 }
 
-/**
- * idct at n = 3…8 (libjpeg's scales other than 1/8 and 1/4, jidctint.c's jpeg_idct_NxN) on
- * f32x4 lanes: output samples 0–3 and 4–7 across the lanes, each lane the n-point sums of the
- * n×n lowest frequencies in order (0 + Σ over u for the rows, then over v for the columns),
- * products rounded before each addition: at n = 4 and 8 the bytes of the scalar loops it
- * replaced. `last`: the zigzag position of the block's last coefficient kept.
- */
-function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
-  const lanes = cosLanes + <usize>(n * 256);
-  const cosTable = cosTables + <usize>(n * 256);
-  const wide = n > 4;
-  const zero = f32x4.splat(0);
-  // Frequencies past `bound` (each way) are 0: the sums leave their terms out, which changes no
-  // sum (x + 0 = x), so every block gives the bytes of the full loops.
-  const bound = min(n - 1, <i32>load<u8>(DIAG + <usize>last));
-  if (last == 0) {
-    // DC alone: every sample (0 + c·(0 + c·F)) alike.
-    const c = load<f32>(cosTable);
-    let t: f32 = 0;
-    t += c * load<f32>(coef);
-    let v: f32 = 0;
-    v += c * t;
-    const b = clampByte(v);
-    for (let y = 0; y < n; y++) memory.fill(out + <usize>(y * stride), b, <usize>n);
-    return;
-  }
-  // Rows: tmp[v] (samples x in the lanes, 8 floats a row) = Σ_u cos[x][u] · F[v][u].
-  for (let v = 0; v <= bound; v++) {
-    const f = coef + (<usize>(v * n) << 2);
-    let lo = zero, hi = zero;
-    for (let u = 0; u <= bound; u++) {
-      const c = v128.load32_splat(f + (<usize>u << 2));
-      const k = lanes + (<usize>(u * 8) << 2);
-      lo = f32x4.add(lo, f32x4.mul(v128.load(k), c));
-      if (wide) hi = f32x4.add(hi, f32x4.mul(v128.load(k, 16), c));
+/** The first `count` (1…7) bytes of `bytes` at `dst`. */
+// @ts-ignore: decorator
+@inline function storeBytes(dst: usize, bytes: v128, count: i32): void {
+  if (count >= 4) {
+    v128.store32_lane(dst, bytes, 0);
+    if (count == 5) v128.store8_lane(dst, bytes, 4, 4);
+    else if (count >= 6) {
+      v128.store16_lane(dst, bytes, 2, 4);
+      if (count == 7) v128.store8_lane(dst, bytes, 6, 6);
     }
-    v128.store(tmp + (<usize>(v * 8) << 2), lo);
-    v128.store(tmp + (<usize>(v * 8) << 2), hi, 16);
-  }
-  // Columns: pixel row y = Σ_v cos[y][v] · tmp[v].
-  for (let y = 0; y < n; y++) {
-    const c = cosTable + (<usize>(y * n) << 2);
-    let lo = zero, hi = zero;
-    for (let v = 0; v <= bound; v++) {
-      const k = v128.load32_splat(c + (<usize>v << 2));
-      const t = tmp + (<usize>(v * 8) << 2);
-      lo = f32x4.add(lo, f32x4.mul(k, v128.load(t)));
-      if (wide) hi = f32x4.add(hi, f32x4.mul(k, v128.load(t, 16)));
-    }
-    const bytes = clampBytes8(lo, hi);
-    const dst = out + <usize>(y * stride);
-    // n bytes of the row, no more (the plane's next block may lie beside it).
-    if (n == 8) v128.store64_lane(dst, bytes, 0);
-    else if (n == 3) {
-      v128.store16_lane(dst, bytes, 0);
-      v128.store8_lane(dst, bytes, 2, 2);
-    } else {
-      v128.store32_lane(dst, bytes, 0);
-      if (n == 4) continue;
-      if (n == 5) v128.store8_lane(dst, bytes, 4, 4);
-      else {
-        v128.store16_lane(dst, bytes, 2, 4);
-        if (n == 7) v128.store8_lane(dst, bytes, 6, 6);
-      }
-    }
-  }
+  } else if (count >= 2) {
+    v128.store16_lane(dst, bytes, 0);
+    if (count == 3) v128.store8_lane(dst, bytes, 2, 2);
+  } else v128.store8_lane(dst, bytes, 0);
 }
 
 /** Writes the n×n block held in `coef` (dequantised) at `out` (row stride `stride`). */
@@ -551,4 +571,60 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
       store<u32>(dst + (<usize>x << 2), 0xff000000 | (bi << 16) | (gi << 8) | ri);
     }
   }
+}
+
+/**
+ * jpegToRgba for the scales 3/8 and 5/8–7/8, in libjpeg's fixed-point YCbCr → RGB (jpeg-idct.ts'
+ * pixels8, eight pixels at a time): each plane's row at the output's resolution, a plane at half
+ * the output's columns (4:2:2) replicated into `scratch` (two rows of width + 16 bytes).
+ * 1/8, 1/4 and 1/2 keep jpegToRgba's float arithmetic (their bytes, and the renditions made of them).
+ */
+export function jpegToRgbaRows(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i32, width: i32, height: i32, ycc: i32, out: usize, scratch: usize): void {
+  const kind = ncomp == 1 ? 0 : ycc != 0 ? 1 : 2;
+  const c1 = ncomp == 3 ? comps + 32 : comps;
+  const c2 = ncomp == 3 ? comps + 64 : comps;
+  const yPlane = <usize>load<i32>(comps, 20), yStride = load<i32>(comps, 24);
+  const bPlane = <usize>load<i32>(c1, 20), bStride = load<i32>(c1, 24);
+  const rPlane = <usize>load<i32>(c2, 20), rStride = load<i32>(c2, 24);
+  const yx = load<i32>(comps) * load<i32>(comps, 28), yy = load<i32>(comps, 4) * load<i32>(comps, 28);
+  const bx = load<i32>(c1) * load<i32>(c1, 28), by = load<i32>(c1, 4) * load<i32>(c1, 28);
+  const rx = load<i32>(c2) * load<i32>(c2, 28), ry = load<i32>(c2, 4) * load<i32>(c2, 28);
+  const dx = hMax * n, dy = vMax * n;
+  const rowBytes = <usize>((width + 31) & ~15);
+  for (let y = 0; y < height; y++) {
+    let yRow = yPlane + <usize>(((y * yy) / dy) * yStride);
+    let bRow = bPlane + <usize>(((y * by) / dy) * bStride);
+    let rRow = rPlane + <usize>(((y * ry) / dy) * rStride);
+    if (ncomp == 3) {
+      if (bx != dx) bRow = widened(bRow, bx, dx, width, scratch);
+      if (rx != dx) rRow = widened(rRow, rx, dx, width, scratch + rowBytes);
+    }
+    if (yx != dx) yRow = widened(yRow, yx, dx, width, scratch + 2 * rowBytes);
+    rgbaRow(kind, yRow, bRow, rRow, width, out + <usize>(y * width * 4));
+  }
+}
+
+/** A plane's row holding `num`/`den` of the output's columns, each sample repeated to the output's `width` at `dst`. */
+function widened(src: usize, num: i32, den: i32, width: i32, dst: usize): usize {
+  if (2 * num == den) {
+    const pairs = (width + 1) >> 1;
+    let i = 0;
+    for (; i + 8 <= pairs; i += 8) {
+      const a = v128.load64_zero(src + <usize>i);
+      v128.store(dst + (<usize>i << 1), v128.shuffle<u8>(a, a, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7));
+    }
+    for (; i < pairs; i++) {
+      const v = load<u8>(src + <usize>i);
+      store<u8>(dst + (<usize>i << 1), v);
+      store<u8>(dst + (<usize>i << 1), v, 1);
+    }
+    return dst;
+  }
+  let at = 0, rest = 0;
+  for (let x = 0; x < width; x++) {
+    store<u8>(dst + <usize>x, load<u8>(src + <usize>at));
+    rest += num;
+    while (rest >= den) { rest -= den; at++; }
+  }
+  return dst;
 }

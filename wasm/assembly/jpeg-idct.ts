@@ -337,6 +337,21 @@ const tail: usize = memory.data(32, 16);
 }
 
 /**
+ * One row of `width` pixels from rows at output resolution (`yRow`, `bRow`, `rRow`) as RGBA at
+ * `dst`, with pixels8's arithmetic (libjpeg's tables; `kind` 0 grey, 1 YCbCr, 2 RGB). For the
+ * DCT-scaled decodes at 3/8 and 5/8–7/8 (jpeg-decode.ts' jpegToRgbaRows).
+ */
+export function rgbaRow(kind: i32, yRow: usize, bRow: usize, rRow: usize, width: i32, dst: usize): void {
+  const full = width & ~7;
+  let x = 0;
+  for (; x < full; x += 8) pixels8(kind, yRow + <usize>x, bRow + <usize>x, rRow + <usize>x, dst + (<usize>x << 2));
+  if (x < width) {
+    pixels8(kind, yRow + <usize>x, bRow + <usize>x, rRow + <usize>x, tail);
+    memory.copy(dst + (<usize>x << 2), tail, <usize>(width - x) << 2);
+  }
+}
+
+/**
  * Rows y0 … y1 − 1 of the full-size picture as RGBA at `out` (row y at out + (y − y0)·width·4),
  * from the planes jpegDecodeScanExact decoded (`comps` as jpegDecodeScan reads them, every
  * block size 8, the ring at comps + 104: the MCU rows these rows need, and for subsampled

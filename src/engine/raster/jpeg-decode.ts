@@ -362,27 +362,35 @@ async function decodeScan(
   return inArena(instance, (k, arena) => {
     const out = arena.alloc(outW * outH * 4);
     const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
-    const u8 = arena.u8();
+    // The rows' scratch after the planes (jpegToRgbaRows reads a few bytes past a plane's row).
+    const scratch = scale === 1 || scale === 2 || scale === 4 ? 0 : arena.alloc(3 * ((outW + 31) & ~15) + 16);
     const status = k.jpegDecodeScan(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
       single ? Math.ceil(height / 8) : mcusY, restartInterval);
     if (status !== 0) throw corrupt();
-    k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
+    // 1/8, 1/4, 1/2: the float colour pass (their bytes, and the renditions made of them, as
+    // ever); the other scales: libjpeg's fixed-point one, eight pixels at a time.
+    if (!scratch) k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
+    else (k as typeof k & RowsKernel).jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out, scratch);
+    const u8 = arena.u8();
     return { width: outW, height: outH, data: new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };
   });
 }
 
+/** wasm/assembly/jpeg-decode.ts' jpegToRgbaRows (declared here until kernels.ts' Kernels lists it). */
+interface RowsKernel {
+  jpegToRgbaRows(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, height: number, ycc: number, out: number, scratch: number): void;
+}
+
 /**
  * A component's decoded block size: `scale`, or for subsampled chroma as much more as brings it
- * to the output's resolution when that is at most 8 (the full block) and it is subsampled alike
- * both ways, as libjpeg does, so colour edges stay as sharp as the luma's. 4:2:0 chroma at 5/8–7/8
- * stays at `scale`, half the output's resolution, and is replicated (jpegToRgba): libjpeg makes it
- * at 10–14 points a block instead, which costs more than the whole decode saves; against that the
- * output differs by up to 5–6 levels on photos (49–50 dB), and placed it is no worse than the
- * full decode's (docs/performance.md, "scaled-place").
+ * to the output's resolution when it is subsampled alike both ways, as libjpeg does, so colour
+ * edges stay as sharp as the luma's: 4:2:0 chroma at 5/8–7/8 becomes 10–14 points a block (its
+ * 8×8 frequencies interpolated, jpeg_idct_10x10 … 14x14). Other subsampling (4:2:2, 4:4:0) stays
+ * at `scale` and is replicated (jpegToRgba, jpegToRgbaRows).
  */
 function blockSize(c: Component, hMax: number, vMax: number, scale: number): number {
   const factor = hMax / c.h;
-  return factor === vMax / c.v && scale * factor <= 8 ? scale * factor : scale;
+  return factor === vMax / c.v ? scale * factor : scale;
 }
 
 /** T.81 Annex C code assignment, laid out as wasm/assembly/jpeg-decode.ts reads it. */
