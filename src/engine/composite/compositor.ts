@@ -1004,7 +1004,7 @@ function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box
   if (w <= 0 || h <= 0) return;
   const opacity = node.opacity * node.fillOpacity;
   const copies = full && node.blendMode === 'normal' && opacity === 1 && !node.blendIf?.length && !node.excludedChannels?.length && opaqueOver(canvas, box, full);
-  const part = new Uint8ClampedArray(rowBytes * h);
+  const part = boxScratch(rowBytes * h);
   const at = (y: number) => (y * canvas.w + box.left) * 4;
   for (let y = box.top; y < box.bottom; y++) part.set(canvas.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
   if (!applyAdjustment(node.adjustment!, part)) return;
@@ -1035,6 +1035,22 @@ function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box
     const within = { left: src.x + r.left, top: src.y + r.top, right: src.x + r.right, bottom: src.y + r.bottom };
     blendSurface(canvas, src, mask, opacity, node.blendMode, options, within);
   }
+}
+
+/**
+ * The adjusted copy of a masked adjustment's box, in one array kept per isolate (every byte of it
+ * is written from the canvas before it is read, and drawBoxedAdjustment is synchronous, so no two
+ * renders share it at once): a new array per masked adjustment was ~2.7 MB of garbage a request
+ * on psdtools-adjust-hue-saturation's full-canvas redraw (four masked adjustments at 800×800),
+ * which workerd pays for in allocation and collections. Kept up to KEPT_BOX_BYTES (a larger box
+ * gets a new array, as before).
+ */
+const KEPT_BOX_BYTES = 4 * 1024 * 1024;
+let keptBox: Uint8ClampedArray | undefined;
+function boxScratch(bytes: number): Uint8ClampedArray {
+  if (bytes > KEPT_BOX_BYTES) return new Uint8ClampedArray(bytes);
+  if (!keptBox || keptBox.length < bytes) keptBox = new Uint8ClampedArray(Math.min(KEPT_BOX_BYTES, Math.ceil(bytes / 65536) * 65536));
+  return keptBox.subarray(0, bytes);
 }
 
 /** Whether every canvas pixel in `full` (pixels of `box` from 0, itself surface pixels from 0) is opaque. */
