@@ -439,6 +439,32 @@ export function coveragePixels(cov: usize, stride: i32, w: i32, h: i32, out: usi
   }
 }
 
+/**
+ * effects.ts paint's pixels of one colour into the layer's own composite (inLayer true: an
+ * overlay recolouring the layer within its alpha): the alpha byte is 0 where the composite's is
+ * (`held`, w × h RGBA8 packed, its alpha bytes read), else min(1, coverage · 255 ÷ that alpha) · 255
+ * stored as a Uint8ClampedArray stores it (NaN 0, clamped, halves to even); the same f64
+ * operations in the same order as the JavaScript. Rows of `cov` `stride` f32 apart; `out` w × h
+ * RGBA8 with `rgb` (r, g, b in its low three bytes).
+ */
+export function coveragePixelsWithin(cov: usize, stride: i32, w: i32, h: i32, out: usize, rgb: u32, held: usize): void {
+  const colour = rgb & 0xffffff;
+  for (let y = 0; y < h; y++) {
+    const src = cov + ((<usize>y * <usize>stride) << 2);
+    const row = (<usize>y * <usize>w) << 2;
+    for (let x = 0; x < w; x++) {
+      const at = <usize>x << 2;
+      const a = <f64>load<u8>(held + row + at, 3);
+      let alpha: u32 = 0;
+      if (a != 0) {
+        const v = min<f64>(1, (<f64>load<f32>(src + at) * 255) / a) * 255;
+        alpha = !(v > 0) ? 0 : v >= 255 ? 255 : <u32>nearest<f64>(v);
+      }
+      store<u32>(out + row + at, colour | (alpha << 24));
+    }
+  }
+}
+
 /** morphology.ts clamp01. */
 // @ts-ignore: decorator
 @inline function clamp01(t: f64): f64 {

@@ -864,6 +864,7 @@ function coveredBox(rect: Bounds, data: Uint8ClampedArray): Bounds | null {
 interface ShadowKernels {
   alphaRect(rgba: number, w: number, h: number, out: number, stride: number): void;
   coveragePixels(cov: number, stride: number, w: number, h: number, out: number, rgb: number): void;
+  coveragePixelsWithin(cov: number, stride: number, w: number, h: number, out: number, rgb: number, held: number): void;
 }
 
 let kernelsOn = true;
@@ -1021,6 +1022,9 @@ function paint(
 ): void {
   if (inLayer === 'relative') return paintRelative(canvas, r, style as Shape, coverage, color, opacity, mode, overlay, from);
   const [fill, fade] = split(opacity, mode);
+  // One colour, no Fill inside the mode, no text gamma (blendSurface takes none atop): made and
+  // blended in the kernels' memory (paintInKernels).
+  if (fill === undefined && !(color instanceof Uint8ClampedArray) && paintInKernels(canvas, r, style, { coverage, from }, color, fade, mode ?? 'normal', atop || inLayer, inLayer, overlay)) return;
   const w = widthOf(r);
   const fw = widthOf(from);
   // Every byte is written below, and blendSurface only reads it: scratch serves.
@@ -1060,6 +1064,86 @@ function paint(
     atop: atop || inLayer,
     excludedChannels: style.excludedChannels,
     textGamma: overlay ? style.gamma : undefined,
+  });
+}
+
+/**
+ * paint of one colour in the kernels' memory, the same bytes: the coverage's rows over the canvas
+ * copied in (or, for an overlay's fill, read there from the layer's pixels by alphaInKernels, as
+ * alphaOver reads them), the pixels made there by coveragePixels (paint's Uint8ClampedArray stores
+ * of the colour and coverage · 255) or, into the layer's own composite (`within`),
+ * coveragePixelsWithin (the coverage relative to the composite's alpha), the canvas's pixels
+ * blended by blendPixels as blendSurfaceWasm blends them (no mask; a text gamma only atop, where
+ * blendSurfaceWasm takes none), and only they copied back. Before, JavaScript loops read the alpha
+ * and made the pixels and blendSurface copied them in again: paint and the alpha read were the
+ * largest self times of a personalised layer-effects-all line's request in workerd (11 % and 4 %
+ * of the Worker's samples; the background's colour overlay repainted over the redrawn rectangle,
+ * fx-text7). False, painting nothing, where the kernels do not (switched off, not ready, over
+ * their bound, a mode the blend kernel leaves to the TypeScript, a text gamma over the canvas).
+ */
+/** How many paints paintInKernels drew, over the canvas and within the layer's composite, and with the fill read there (the tests read it). */
+export const paintKernelDraws = { over: 0, within: 0, read: 0 };
+
+function paintInKernels(
+  canvas: Surface,
+  r: Bounds,
+  style: PaintStyle,
+  cover: { coverage: Float32Array; from: Bounds } | { shape: Shape },
+  color: RGB,
+  fade: number,
+  mode: string,
+  atop: boolean,
+  within: boolean,
+  overlay: boolean,
+): boolean {
+  if (!kernelsOn || (overlay && !atop && (style.gamma ?? 1) !== 1)) return false;
+  const sources = 'shape' in cover ? cover.shape.pixelSources : undefined;
+  if ('shape' in cover && !sources) return false;
+  const id = wasmBlendMode(mode);
+  if (id < 0) return false;
+  const t = intersectRect(r, rectOf(canvas));
+  const n = t ? areaOf(t) : 0;
+  const k = effectKernels(n) as (KernelExports & Partial<ShadowKernels>) | undefined;
+  if (!k?.coveragePixels || !k.coveragePixelsWithin || !k.alphaRect) return false;
+  if (!t || fade <= 0) return true; // blendSurface draws nothing there
+  const tw = widthOf(t);
+  const th = heightOf(t);
+  colourBytes[0] = color[0];
+  colourBytes[1] = color[1];
+  colourBytes[2] = color[2];
+  const rgb = colourBytes[0] | (colourBytes[1] << 8) | (colourBytes[2] << 16);
+  const keep = keptChannels(style.excludedChannels);
+  const fx = k as KernelExports & ShadowKernels;
+  return inArena(k, (k, arena) => {
+    const cov = arena.alloc(n * 4);
+    const pixels = arena.alloc(n * 4); // the layer's pixels (alphaInKernels' scratch), then the effect's
+    const under = arena.alloc(n * 4);
+    const f32 = arena.f32();
+    const u8 = arena.u8();
+    const rowBytes = tw * 4;
+    if ('shape' in cover) {
+      alphaInKernels(fx, f32, u8, sources!, t, pixels, cov);
+      cover.shape.pastCanvas?.(t, f32.subarray(cov >> 2, (cov >> 2) + n));
+    }
+    for (let y = 0; y < th; y++) {
+      if ('coverage' in cover) {
+        const fw = widthOf(cover.from);
+        const i = (t.top + y - cover.from.top) * fw + (t.left - cover.from.left);
+        f32.set(cover.coverage.subarray(i, i + tw), (cov >> 2) + y * tw);
+      }
+      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      u8.set(canvas.data.subarray(di, di + rowBytes), under + y * rowBytes);
+    }
+    if (within) fx.coveragePixelsWithin(cov, tw, tw, th, pixels, rgb, under);
+    else fx.coveragePixels(cov, tw, tw, th, pixels, rgb);
+    paintKernelDraws[within ? 'within' : 'over']++;
+    if ('shape' in cover) paintKernelDraws.read++;
+    k.blendPixels(under, pixels, 0, n, fade, id, atop ? 1 : 0, keep, 0);
+    for (let y = 0; y < th; y++) {
+      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      canvas.data.set(u8.subarray(under + y * rowBytes, under + (y + 1) * rowBytes), di);
+    }
+    return true;
   });
 }
 
@@ -1473,7 +1557,14 @@ export function drawEffectsAbove(
     });
   }
   for (const f of grouped ? list(fx.solidFill).reverse() : []) {
-    eachTileInside(inside(0), shape, target, (r) => paint(canvas, r, shape, fillOf(shape, r), rgbOf(f.color), fxOpacity(f.opacity, opacity), f.blendMode, atop, true, r, inLayer));
+    eachTileInside(inside(0), shape, target, (r) => {
+      const colour = rgbOf(f.color);
+      const o = fxOpacity(f.opacity, opacity);
+      // The fill read from the layer's pixels in the kernels' memory where it is their alpha alone.
+      const [fill, fade] = split(o, f.blendMode);
+      if (inLayer !== 'relative' && !shape.fillOver && fill === undefined && paintInKernels(canvas, r, shape, { shape }, colour, fade, f.blendMode ?? 'normal', atop || inLayer, inLayer, true)) return;
+      paint(canvas, r, shape, fillOf(shape, r), colour, o, f.blendMode, atop, true, r, inLayer);
+    });
   }
   if (grouped) overOverlays?.();
   const satin = fx.satin;
