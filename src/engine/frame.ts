@@ -277,17 +277,25 @@ async function drawRows(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOp
   const kept = buffers || frame ? undefined : takeCanvas((right - left) * (bottom - top) * 4);
   const strip = await timing.time('render', () => renderTemplate(bucket, compiled, { scale: o.scale, overrides, background: o.background, region, buffers, canvas: kept }));
   let img = strip;
+  // A personalised rectangle's resized and sharpened pixels go into kept canvases too (each fully
+  // written, as the strip buffers are), given back once read: new arrays per request cost workerd
+  // their allocation (issue 25 §3: ~1.6 MB each on agpsd-text-bug-1920's full-canvas picture).
   if (taps) {
     const source = { top, height: canvas.height, left: cols ? left : 0, width: canvas.width };
-    img = await timing.time('resample', () => resampleRows(strip, source, width, height, { top: a, bottom: b }, o.quality, { left: l, right: r }, buffers?.clamped('resized', (r - l) * (b - a) * 4)));
+    const bytes = (r - l) * (b - a) * 4;
+    const into = buffers?.clamped('resized', bytes) ?? (kept ? takeCanvas(bytes) : undefined);
+    img = await timing.time('resample', () => resampleRows(strip, source, width, height, { top: a, bottom: b }, o.quality, { left: l, right: r }, into));
+    if (kept) giveCanvas(kept); // resized: the canvas is read no more
   }
   const sharpen = o.sharpen;
   if (sharpen) {
     const from = img;
-    img = await timing.time('sharpen', () => unsharpMask(from, sharpen, buffers?.clamped('sharpened', from.data.length)));
+    const into = buffers?.clamped('sharpened', from.data.length) ?? (kept ? takeCanvas(from.data.length) : undefined);
+    img = await timing.time('sharpen', () => unsharpMask(from, sharpen, into));
+    if (kept && from !== strip) giveCanvas(from.data); // the resized pixels, sharpened
   }
-  // Resized or sharpened, the canvas is read no more.
-  if (kept && img !== strip) giveCanvas(kept);
+  // Sharpened without a resize, the canvas is read no more.
+  if (kept && !taps && img !== strip) giveCanvas(kept);
   const patch: DrawnPatch = { top: rows.top, bottom: rows.bottom, left: cols?.left ?? 0, right: cols?.right ?? width, data: img.data, stride: (r - l) * 4, x0: l, y0: a };
   if (frame) pastePatch(patch, frame, frameTop, width);
   return patch;

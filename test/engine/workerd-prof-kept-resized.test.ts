@@ -1,0 +1,59 @@
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
+import { clearEngineCaches } from '../../src/engine/cache';
+import { renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
+import type { CompiledTemplate } from '../../src/engine/types';
+import { ServerTiming } from '../../src/http/server-timing';
+import { psdFixture } from '../helpers/fixtures';
+import { firstDifference } from '../helpers/pixels';
+
+/** The frame drawn in full, with nothing cached: render, resize, sharpen. */
+async function reference(compiled: CompiledTemplate, o: FrameOptions) {
+  let img = await renderTemplate(env.FILES, compiled, { scale: o.scale, overrides: o.overrides, background: o.background });
+  if (img.width !== o.width || img.height !== o.height) img = await resample(img, o.width, o.height, { quality: o.quality });
+  return o.sharpen ? unsharpMask(img, o.sharpen) : img;
+}
+
+// Issue 25 §3 (workerd-prof): a personalised rectangle's canvas, its resized pixels and its
+// sharpened pixels are all kept arrays (frame.ts takeCanvas/giveCanvas), each given back once
+// read. Frames drawn at once, read and released in any order, with a resize and/or sharpening,
+// must equal the frame drawn in full (the kept arrays are not zeroed: every byte is written).
+describe('kept resized and sharpened pixels', () => {
+  it('frames with a resize, sharpening or both, drawn at once and released in any order, equal the full draw', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const overridesWith = (shade: number): LayerOverrides => {
+      const [w, h] = [160, 60];
+      const data = new Uint8ClampedArray(w * h * 4);
+      for (let i = 0; i < data.length; i += 4) data.set([shade, 255 - shade, (i >> 2) % 251, 255], i);
+      return new Map([[node.id, { pixels: { width: w, height: h, data }, bounds: { left: 60 + shade, top: 120, right: 220 + shade, bottom: 180 } }]]);
+    };
+    const [w, h] = [compiled.width, compiled.height];
+    const cases: FrameOptions[] = [
+      { scale: 1, width: Math.round(w * 0.7), height: Math.round(h * 0.7), quality: 'high', sharpen: { ...DEFAULT_UNSHARP_MASK } },
+      { scale: 1, width: Math.round(w * 0.55), height: Math.round(h * 0.55), quality: 'high', sharpen: null },
+      { scale: 1, width: w, height: h, quality: 'high', sharpen: { ...DEFAULT_UNSHARP_MASK } },
+    ];
+    const shades = [10, 60, 110];
+    for (const o of cases) {
+      const expected = await Promise.all(shades.map((s) => reference(compiled, { ...o, overrides: overridesWith(s) })));
+      await renderFrame(env.FILES, compiled, o, new ServerTiming()); // the kept template frame
+      for (let round = 0; round < 2; round++) {
+        const frames = await Promise.all(shades.map((s) => renderFrame(env.FILES, compiled, { ...o, overrides: overridesWith(s) }, new ServerTiming())));
+        expect(firstDifference(frames[0]!.image.data, expected[0]!.data)).toBe(-1);
+        frames[0]!.release?.();
+        // A later request takes what the first gave back before the others are read.
+        const again = await renderFrame(env.FILES, compiled, { ...o, overrides: overridesWith(200) }, new ServerTiming());
+        for (let i = 1; i < frames.length; i++) {
+          expect(firstDifference(frames[i]!.image.data, expected[i]!.data)).toBe(-1);
+          frames[i]!.release?.();
+        }
+        expect(firstDifference(again.image.data, (await reference(compiled, { ...o, overrides: overridesWith(200) })).data)).toBe(-1);
+        again.release?.();
+      }
+    }
+  }, 300_000);
+});
