@@ -40,6 +40,9 @@ let bitCnt: i32 = 0;
 let huffBase: usize = 0;
 // jpegDecodeScanExact: i32 coefficients and libjpeg's integer IDCT (every block size 8).
 let exact = false;
+// jpegDecodeScanRows: the DCT-scaled decode a few MCU rows at a time into planes of a ring (as
+// the exact decode's), for the scales that convert row by row (jpegToRgbaRows).
+let inRows = false;
 // Zero bytes fill() has fed since the data ended or reached a marker: when any of their bits were
 // used, the entropy data ran short, where libjpeg leaves the rest of the segment's blocks 0.
 let fakeBytes: i32 = 0;
@@ -334,6 +337,21 @@ export function jpegDecodeScan(
   mcusX: i32, mcusY: i32, restartInterval: i32,
 ): i32 {
   exact = false;
+  inRows = false;
+  return decodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
+}
+
+/**
+ * jpegDecodeScan for the MCU rows asked at comps + 96 (first, how many) into planes holding the
+ * ring of MCU rows at comps + 104, as jpegDecodeScanExact takes them: the scales 3/8 and 5/8–7/8,
+ * converted a row at a time (jpegToRgbaRows), so neither their planes nor their RGBA exist whole.
+ */
+export function jpegDecodeScanRows(
+  data: usize, dataLen: i32, start: i32, ncomp: i32, comps: usize, huff: usize,
+  mcusX: i32, mcusY: i32, restartInterval: i32,
+): i32 {
+  exact = false;
+  inRows = true;
   return decodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
 }
 
@@ -343,7 +361,7 @@ function decodeScan(
   mcusX: i32, mcusY: i32, restartInterval: i32,
 ): i32 {
   let my0 = 0, my1 = mcusY, ring = 0;
-  if (exact) {
+  if (exact || inRows) {
     my0 = load<i32>(comps, 96);
     my1 = min(mcusY, my0 + load<i32>(comps, 100));
     ring = load<i32>(comps, 104);
@@ -474,6 +492,7 @@ export function jpegDecodeScanExact(
   mcusX: i32, mcusY: i32, restartInterval: i32,
 ): i32 {
   exact = true;
+  inRows = false;
   return decodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
 }
 
@@ -574,12 +593,13 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
 }
 
 /**
- * jpegToRgba for the scales 3/8 and 5/8–7/8, in libjpeg's fixed-point YCbCr → RGB (jpeg-idct.ts'
- * pixels8, eight pixels at a time): each plane's row at the output's resolution, a plane at half
- * the output's columns (4:2:2) replicated into `scratch` (two rows of width + 16 bytes).
- * 1/8, 1/4 and 1/2 keep jpegToRgba's float arithmetic (their bytes, and the renditions made of them).
+ * jpegToRgba for the scales 3/8 and 5/8–7/8, rows y0 … y1 − 1 (row y at out + (y − y0)·width·4),
+ * in libjpeg's fixed-point YCbCr → RGB (jpeg-idct.ts' pixels8, eight pixels at a time): each
+ * plane's row at the output's resolution, a plane at half the output's columns (4:2:2)
+ * replicated into `scratch` (three rows of roundUp(width + 16, 16) bytes). 1/8, 1/4 and 1/2 keep
+ * jpegToRgba's float arithmetic (their bytes, and the renditions made of them).
  */
-export function jpegToRgbaRows(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i32, width: i32, height: i32, ycc: i32, out: usize, scratch: usize): void {
+export function jpegToRgbaRows(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i32, width: i32, ycc: i32, y0: i32, y1: i32, out: usize, scratch: usize): void {
   const kind = ncomp == 1 ? 0 : ycc != 0 ? 1 : 2;
   const c1 = ncomp == 3 ? comps + 32 : comps;
   const c2 = ncomp == 3 ? comps + 64 : comps;
@@ -591,16 +611,20 @@ export function jpegToRgbaRows(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n
   const rx = load<i32>(c2) * load<i32>(c2, 28), ry = load<i32>(c2, 4) * load<i32>(c2, 28);
   const dx = hMax * n, dy = vMax * n;
   const rowBytes = <usize>((width + 31) & ~15);
-  for (let y = 0; y < height; y++) {
-    let yRow = yPlane + <usize>(((y * yy) / dy) * yStride);
-    let bRow = bPlane + <usize>(((y * by) / dy) * bStride);
-    let rRow = rPlane + <usize>(((y * ry) / dy) * rStride);
+  // The planes' ring (comps + 104, MCU rows; 0: whole planes): a plane holds ring · v · size rows.
+  const ring = load<i32>(comps, 104);
+  for (let y = y0; y < y1; y++) {
+    let yr = (y * yy) / dy, br = (y * by) / dy, rr = (y * ry) / dy;
+    if (ring) { yr %= ring * yy; br %= ring * by; rr %= ring * ry; }
+    let yRow = yPlane + <usize>(yr * yStride);
+    let bRow = bPlane + <usize>(br * bStride);
+    let rRow = rPlane + <usize>(rr * rStride);
     if (ncomp == 3) {
       if (bx != dx) bRow = widened(bRow, bx, dx, width, scratch);
       if (rx != dx) rRow = widened(rRow, rx, dx, width, scratch + rowBytes);
     }
     if (yx != dx) yRow = widened(yRow, yx, dx, width, scratch + 2 * rowBytes);
-    rgbaRow(kind, yRow, bRow, rRow, width, out + <usize>(y * width * 4));
+    rgbaRow(kind, yRow, bRow, rRow, width, out + <usize>((y - y0) * width * 4));
   }
 }
 

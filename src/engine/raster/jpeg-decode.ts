@@ -351,34 +351,56 @@ async function decodeScan(
   if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) throw corrupt();
   const outW = Math.ceil((width * scale) / 8);
   const outH = Math.ceil((height * scale) / 8);
-
+  const mcuRows = single ? Math.ceil(height / 8) : mcusY;
+  // 3/8 and 5/8–7/8 decode an MCU row at a time into planes of one MCU row, each converted into
+  // the RGBA right away (jpegToRgbaRows): only the picture itself is whole (4 bytes a pixel, in
+  // JS), as in the full-size decode. 1/8, 1/4 and 1/2 decode whole planes, then convert (as ever).
+  const byRows = scale !== 1 && scale !== 2 && scale !== 4;
   const layout = comps.map((c) => {
     const size = blockSize(c, hMax, vMax, scale);
     const stride = mcusX * c.h * size;
-    return { size, stride, bytes: stride * mcusY * c.v * size };
+    return { size, stride, bytes: stride * (byRows ? 1 : mcusY) * c.v * size };
   });
-  const workingSet = bytes.length + layout.reduce((sum, plane) => sum + plane.bytes, 0) + outW * outH * 4;
+  const mcuHeight = vMax * scale; // output rows per MCU row
+  const scratchBytes = 3 * ((outW + 31) & ~15) + 16;
+  const planeBytes = layout.reduce((sum, plane) => sum + plane.bytes, 0);
+  const workingSet = bytes.length + planeBytes + (byRows ? scratchBytes + mcuHeight * outW * 4 : outW * outH * 4);
   const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
   return inArena(instance, (k, arena) => {
+    if (byRows) {
+      const strip = arena.alloc(mcuHeight * outW * 4);
+      const scratch = arena.alloc(scratchBytes);
+      const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
+      arena.alloc(16); // jpegToRgbaRows reads up to 7 bytes past a plane's row
+      const u8 = arena.u8();
+      const i32 = arena.i32();
+      const rows = k as unknown as RowsKernel;
+      const out = new Uint8ClampedArray(outW * outH * 4);
+      for (let m = 0; m < mcuRows; m++) {
+        i32.set([m, 1, 1], (compsPtr >> 2) + 24);
+        if (rows.jpegDecodeScanRows(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval) !== 0) throw corrupt();
+        const y0 = m * mcuHeight;
+        const y1 = Math.min(outH, y0 + mcuHeight);
+        if (y0 >= y1) continue;
+        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, strip, scratch);
+        out.set(u8.subarray(strip, strip + (y1 - y0) * outW * 4), y0 * outW * 4);
+      }
+      return { width: outW, height: outH, data: out };
+    }
     const out = arena.alloc(outW * outH * 4);
     const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
-    // The rows' scratch after the planes (jpegToRgbaRows reads a few bytes past a plane's row).
-    const scratch = scale === 1 || scale === 2 || scale === 4 ? 0 : arena.alloc(3 * ((outW + 31) & ~15) + 16);
-    const status = k.jpegDecodeScan(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX,
-      single ? Math.ceil(height / 8) : mcusY, restartInterval);
+    const status = k.jpegDecodeScan(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval);
     if (status !== 0) throw corrupt();
-    // 1/8, 1/4, 1/2: the float colour pass (their bytes, and the renditions made of them, as
-    // ever); the other scales: libjpeg's fixed-point one, eight pixels at a time.
-    if (!scratch) k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
-    else (k as typeof k & RowsKernel).jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out, scratch);
+    k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
     const u8 = arena.u8();
     return { width: outW, height: outH, data: new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };
   });
 }
 
-/** wasm/assembly/jpeg-decode.ts' jpegToRgbaRows (declared here until kernels.ts' Kernels lists it). */
+/** wasm/assembly/jpeg-decode.ts' jpegDecodeScanRows and jpegToRgbaRows (declared here until kernels.ts' Kernels lists them). */
 interface RowsKernel {
-  jpegToRgbaRows(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, height: number, ycc: number, out: number, scratch: number): void;
+  jpegDecodeScanRows(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
+  jpegToRgbaRows(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, ycc: number, y0: number, y1: number, out: number, scratch: number): void;
 }
 
 /**
