@@ -220,6 +220,13 @@ function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
     for (let y = 0; y < n; y++) memory.fill(out + <usize>(y * stride), b, <usize>n);
     return;
   }
+  // The scales 1/2 and 1 keep the plain sums (their bytes, as before); the others use the
+  // basis' symmetry, cos(n − 1 − x, u) = (−1)^u · cos(x, u): the even and odd frequencies' sums of
+  // the first half's samples give both halves (E + O, E − O), half the products.
+  if (n != 4 && n != 8) {
+    idctMirrored(n, out, stride, bound, lanes, rows);
+    return;
+  }
   // Rows: tmp[v] (samples x in the lanes, 16 floats a row) = Σ_u cos(x, u) · F[v][u]; lanes
   // groups 2 and 3 (samples 8–15) only past 8 points.
   const wide = n > 4, wider = n > 8, widest = n > 12;
@@ -261,6 +268,79 @@ function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
       v128.store64_lane(dst, bytes, 0);
       storeBytes(dst + 8, clampBytes8(s2, s3), n - 8);
     }
+  }
+}
+
+/** idctLanes at n = 3, 5, 6, 7 and 10, 12, 14 by even and odd frequencies (see there). */
+function idctMirrored(n: i32, out: usize, stride: i32, bound: i32, lanes: usize, rows: usize): void {
+  const zero = f32x4.splat(0);
+  const wide = n > 4, wider = n > 8, widest = n > 12;
+  for (let v = 0; v <= bound; v++) {
+    const f = coef + (<usize>(v * n) << 2);
+    const t = tmp + (<usize>(v * 16) << 2);
+    if (n < 8) {
+      // Samples 0–3 in one vector: E over even u, O over odd u; then the row from E ± O.
+      let e = zero, o = zero;
+      for (let u = 0; u <= bound; u += 2) e = f32x4.add(e, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
+      for (let u = 1; u <= bound; u += 2) o = f32x4.add(o, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
+      const p = f32x4.add(e, o), m = f32x4.sub(e, o);
+      let lo: v128, hi: v128;
+      if (n == 3) { lo = v128.shuffle<f32>(p, m, 0, 1, 4, 4); hi = zero; }
+      else if (n == 5) { lo = v128.shuffle<f32>(p, m, 0, 1, 2, 5); hi = v128.shuffle<f32>(m, zero, 0, 4, 4, 4); }
+      else if (n == 6) { lo = v128.shuffle<f32>(p, m, 0, 1, 2, 6); hi = v128.shuffle<f32>(m, zero, 1, 0, 4, 4); }
+      else { lo = p; hi = v128.shuffle<f32>(m, zero, 2, 1, 0, 4); }
+      v128.store(t, lo);
+      v128.store(t, hi, 16);
+      continue;
+    }
+    let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+    for (let u = 0; u <= bound; u++) {
+      const c = v128.load32_splat(f + (<usize>u << 2));
+      const k = lanes + (<usize>(u * 16) << 2);
+      s0 = f32x4.add(s0, f32x4.mul(v128.load(k), c));
+      s1 = f32x4.add(s1, f32x4.mul(v128.load(k, 16), c));
+      s2 = f32x4.add(s2, f32x4.mul(v128.load(k, 32), c));
+      if (widest) s3 = f32x4.add(s3, f32x4.mul(v128.load(k, 48), c));
+    }
+    v128.store(t, s0);
+    v128.store(t, s1, 16);
+    v128.store(t, s2, 32);
+    v128.store(t, s3, 48);
+  }
+  // Columns: rows y and n − 1 − y from E ± O over the rows of tmp.
+  for (let y = 0; y < (n + 1) >> 1; y++) {
+    const c = rows + (<usize>(y * 8) << 2);
+    let e0 = zero, e1 = zero, e2 = zero, e3 = zero;
+    let o0 = zero, o1 = zero, o2 = zero, o3 = zero;
+    for (let v = 0; v <= bound; v += 2) {
+      const k = v128.load32_splat(c + (<usize>v << 2));
+      const t = tmp + (<usize>(v * 16) << 2);
+      e0 = f32x4.add(e0, f32x4.mul(k, v128.load(t)));
+      if (wide) e1 = f32x4.add(e1, f32x4.mul(k, v128.load(t, 16)));
+      if (wider) e2 = f32x4.add(e2, f32x4.mul(k, v128.load(t, 32)));
+      if (widest) e3 = f32x4.add(e3, f32x4.mul(k, v128.load(t, 48)));
+    }
+    for (let v = 1; v <= bound; v += 2) {
+      const k = v128.load32_splat(c + (<usize>v << 2));
+      const t = tmp + (<usize>(v * 16) << 2);
+      o0 = f32x4.add(o0, f32x4.mul(k, v128.load(t)));
+      if (wide) o1 = f32x4.add(o1, f32x4.mul(k, v128.load(t, 16)));
+      if (wider) o2 = f32x4.add(o2, f32x4.mul(k, v128.load(t, 32)));
+      if (widest) o3 = f32x4.add(o3, f32x4.mul(k, v128.load(t, 48)));
+    }
+    writeRow(out + <usize>(y * stride), n, f32x4.add(e0, o0), f32x4.add(e1, o1), f32x4.add(e2, o2), f32x4.add(e3, o3));
+    if (n - 1 - y != y) writeRow(out + <usize>((n - 1 - y) * stride), n, f32x4.sub(e0, o0), f32x4.sub(e1, o1), f32x4.sub(e2, o2), f32x4.sub(e3, o3));
+  }
+}
+
+/** n samples (lanes of s0 … s3 in order) rounded and clamped as clampByte, at `dst`, no more. */
+// @ts-ignore: decorator
+@inline function writeRow(dst: usize, n: i32, s0: v128, s1: v128, s2: v128, s3: v128): void {
+  const bytes = clampBytes8(s0, s1);
+  if (n < 8) storeBytes(dst, bytes, n);
+  else {
+    v128.store64_lane(dst, bytes, 0);
+    storeBytes(dst + 8, clampBytes8(s2, s3), n - 8);
   }
 }
 
