@@ -405,14 +405,22 @@ function patchedRows(held: Uint8ClampedArray, width: number, height: number, pat
   // Views of the type of `into`, so that set() copies bytes rather than converting elements.
   const over = { ...patch, data: new Uint8Array(patch.data.buffer, patch.data.byteOffset, patch.data.byteLength) };
   const rowBytes = width * 4;
+  const wholeRows = patch.left === 0 && patch.right === width;
   return {
     width,
     height,
     kind: 'rgb',
     read(y, rows, into) {
-      into.set(bytes.subarray(y * rowBytes, (y + rows) * rowBytes));
       const from = Math.max(y, patch.top);
       const to = Math.min(y + rows, patch.bottom);
+      if (from < to && wholeRows) {
+        // The patch's rows replace the kept frame's whole: only the rows outside it are copied
+        // (a full-canvas redraw re-codes every row from the patch alone, no copy of the frame).
+        if (from > y) into.set(bytes.subarray(y * rowBytes, from * rowBytes));
+        if (to < y + rows) into.set(bytes.subarray(to * rowBytes, (y + rows) * rowBytes), (to - y) * rowBytes);
+      } else {
+        into.set(bytes.subarray(y * rowBytes, (y + rows) * rowBytes));
+      }
       if (from < to) pastePatch(over, into, y, width, from, to);
     },
   };

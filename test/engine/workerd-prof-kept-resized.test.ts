@@ -2,8 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
 import { clearEngineCaches } from '../../src/engine/cache';
-import { renderFrame, type FrameOptions } from '../../src/engine/frame';
-import { resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
+import { encodeFrameJpeg, renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
 import type { CompiledTemplate } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
 import { psdFixture } from '../helpers/fixtures';
@@ -53,6 +53,35 @@ describe('kept resized and sharpened pixels', () => {
         }
         expect(firstDifference(again.image.data, (await reference(compiled, { ...o, overrides: overridesWith(200) })).data)).toBe(-1);
         again.release?.();
+      }
+    }
+  }, 300_000);
+
+  // encodeFrameJpeg re-codes the changed MCU rows from the kept frame's rows with the drawn patch
+  // over them; a patch of whole rows is read alone (the kept rows under it are not copied first).
+  it('a patch of whole rows, starting and ending inside MCU rows, re-codes to the frame coded whole', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const [w, h] = [compiled.width, compiled.height];
+    for (const [top, bottom] of [[123, 171], [0, 37], [h - 29, h], [0, h]]) {
+      const data = new Uint8ClampedArray(w * (bottom - top) * 4);
+      for (let i = 0; i < data.length; i += 4) data.set([(i >> 2) % 253, 90, (i >> 4) % 241, 255], i);
+      const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: w, height: bottom - top, data }, bounds: { left: 0, top, right: w, bottom } }]]);
+      for (const o of [
+        { scale: 1, width: w, height: h, quality: 'high', sharpen: null },
+        { scale: 1, width: Math.round(w * 0.6), height: Math.round(h * 0.6), quality: 'high', sharpen: { ...DEFAULT_UNSHARP_MASK } },
+      ] as FrameOptions[]) {
+        await renderFrame(env.FILES, compiled, o, new ServerTiming()); // the kept template frame
+        for (const quality of [85, 95]) {
+          const frame = await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming());
+          expect(frame.over?.drawn?.left).toBe(0);
+          expect(frame.over?.drawn?.right).toBe(o.width);
+          const spliced = await decodeImage(await encodeFrameJpeg(frame, quality));
+          const whole = await decodeImage(await encodeJpeg(frame.image, quality));
+          expect(firstDifference(spliced.data, whole.data), `${top}-${bottom} ${o.width} q${quality}`).toBe(-1);
+          frame.release?.();
+        }
       }
     }
   }, 300_000);
