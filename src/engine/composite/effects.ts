@@ -1081,8 +1081,8 @@ function paint(
  * fx-text7). False, painting nothing, where the kernels do not (switched off, not ready, over
  * their bound, a mode the blend kernel leaves to the TypeScript, a text gamma over the canvas).
  */
-/** How many paints paintInKernels drew, over the canvas and within the layer's composite, and with the fill read there (the tests read it). */
-export const paintKernelDraws = { over: 0, within: 0, read: 0 };
+/** How many paints paintInKernels drew, over the canvas and within the layer's composite, with the fill read there, and in more than one strip (a fill read, a coverage copied in) (the tests read it). */
+export const paintKernelDraws = { over: 0, within: 0, read: 0, strips: 0, coverageStrips: 0 };
 
 function paintInKernels(
   canvas: Surface,
@@ -1102,12 +1102,13 @@ function paintInKernels(
   const id = wasmBlendMode(mode);
   if (id < 0) return false;
   const t = intersectRect(r, rectOf(canvas));
-  const n = t ? areaOf(t) : 0;
-  const k = effectKernels(n) as (KernelExports & Partial<ShadowKernels>) | undefined;
+  // In strips of up to PAINT_STRIP_PIXELS (a whole 800 × 640 background's colour overlay is 512 Ki px):
+  // each pixel's paint and blend read only that pixel.
+  const tw = t ? widthOf(t) : 0;
+  const rows = t ? Math.min(heightOf(t), Math.max(1, Math.floor(PAINT_STRIP_PIXELS / tw))) : 0;
+  const k = effectKernels(rows * tw) as (KernelExports & Partial<ShadowKernels>) | undefined;
   if (!k?.coveragePixels || !k.coveragePixelsWithin || !k.alphaRect) return false;
   if (!t || fade <= 0) return true; // blendSurface draws nothing there
-  const tw = widthOf(t);
-  const th = heightOf(t);
   colourBytes[0] = color[0];
   colourBytes[1] = color[1];
   colourBytes[2] = color[2];
@@ -1115,37 +1116,47 @@ function paintInKernels(
   const keep = keptChannels(style.excludedChannels);
   const fx = k as KernelExports & ShadowKernels;
   return inArena(k, (k, arena) => {
-    const cov = arena.alloc(n * 4);
-    const pixels = arena.alloc(n * 4); // the layer's pixels (alphaInKernels' scratch), then the effect's
-    const under = arena.alloc(n * 4);
+    const most = rows * tw;
+    const cov = arena.alloc(most * 4);
+    const pixels = arena.alloc(most * 4); // the layer's pixels (alphaInKernels' scratch), then the effect's
+    const under = arena.alloc(most * 4);
     const f32 = arena.f32();
     const u8 = arena.u8();
     const rowBytes = tw * 4;
-    if ('shape' in cover) {
-      alphaInKernels(fx, f32, u8, sources!, t, pixels, cov);
-      cover.shape.pastCanvas?.(t, f32.subarray(cov >> 2, (cov >> 2) + n));
-    }
-    for (let y = 0; y < th; y++) {
-      if ('coverage' in cover) {
-        const fw = widthOf(cover.from);
-        const i = (t.top + y - cover.from.top) * fw + (t.left - cover.from.left);
-        f32.set(cover.coverage.subarray(i, i + tw), (cov >> 2) + y * tw);
+    for (let top = t.top; top < t.bottom; top += rows) {
+      const strip = { left: t.left, top, right: t.right, bottom: Math.min(t.bottom, top + rows) };
+      const th = heightOf(strip);
+      const n = th * tw;
+      if ('shape' in cover) {
+        alphaInKernels(fx, f32, u8, sources!, strip, pixels, cov);
+        cover.shape.pastCanvas?.(strip, f32.subarray(cov >> 2, (cov >> 2) + n));
       }
-      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      u8.set(canvas.data.subarray(di, di + rowBytes), under + y * rowBytes);
+      for (let y = 0; y < th; y++) {
+        if ('coverage' in cover) {
+          const fw = widthOf(cover.from);
+          const i = (top + y - cover.from.top) * fw + (t.left - cover.from.left);
+          f32.set(cover.coverage.subarray(i, i + tw), (cov >> 2) + y * tw);
+        }
+        const di = ((top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+        u8.set(canvas.data.subarray(di, di + rowBytes), under + y * rowBytes);
+      }
+      if (within) fx.coveragePixelsWithin(cov, tw, tw, th, pixels, rgb, under);
+      else fx.coveragePixels(cov, tw, tw, th, pixels, rgb);
+      k.blendPixels(under, pixels, 0, n, fade, id, atop ? 1 : 0, keep, 0);
+      for (let y = 0; y < th; y++) {
+        const di = ((top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+        canvas.data.set(u8.subarray(under + y * rowBytes, under + (y + 1) * rowBytes), di);
+      }
     }
-    if (within) fx.coveragePixelsWithin(cov, tw, tw, th, pixels, rgb, under);
-    else fx.coveragePixels(cov, tw, tw, th, pixels, rgb);
     paintKernelDraws[within ? 'within' : 'over']++;
     if ('shape' in cover) paintKernelDraws.read++;
-    k.blendPixels(under, pixels, 0, n, fade, id, atop ? 1 : 0, keep, 0);
-    for (let y = 0; y < th; y++) {
-      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      canvas.data.set(u8.subarray(under + y * rowBytes, under + (y + 1) * rowBytes), di);
-    }
+    if (rows < heightOf(t)) paintKernelDraws['shape' in cover ? 'strips' : 'coverageStrips']++;
     return true;
   });
 }
+
+/** The most pixels paintInKernels makes and blends at once (three arrays of 4 bytes a pixel: 768 KB). */
+const PAINT_STRIP_PIXELS = 1 << 16;
 
 /**
  * Where an interior effect paints in its layer's own composite (drawn apart, the clipping-group

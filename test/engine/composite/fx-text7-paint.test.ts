@@ -18,9 +18,9 @@ import { compileOrRefused, random, rasterAt, renderBothWays, type Random } from 
 const px = (value: number) => ({ units: 'Pixels' as const, value });
 const MODES = ['normal', 'multiply', 'screen', 'overlay', 'darken', 'lighten', 'color dodge', 'color burn', 'linear burn', 'linear dodge', 'soft light', 'hard light', 'difference', 'exclusion', 'hue', 'saturation', 'color', 'luminosity', 'vivid light', 'hard mix', 'dissolve'] as const;
 
-function glyphs(r: Random, w: number, h: number, soft = false): Uint8ClampedArray {
+function glyphs(r: Random, w: number, h: number, soft = false, full = false): Uint8ClampedArray {
   const data = new Uint8ClampedArray(w * h * 4);
-  const [ml, mt, mr, mb] = [r.int(w >> 1), r.int(h >> 1), r.int(w >> 2), r.int(h >> 2)];
+  const [ml, mt, mr, mb] = full ? [r.int(4), r.int(4), r.int(4), r.int(4)] : [r.int(w >> 1), r.int(h >> 1), r.int(w >> 2), r.int(h >> 2)];
   for (let y = mt; y < h - mb; y++) {
     for (let x = ml; x < w - mr; x++) {
       if ((x >> 2) % 3 === 2 || (y + x) % 7 === 0) continue;
@@ -61,16 +61,18 @@ describe('an effect of one colour painted in the kernels', () => {
   it.each(Array.from({ length: 14 }, (_, i) => 71_300 + i))('seed %i: the bytes of paint and blendSurface in JavaScript', async (seed) => {
     await kernels();
     const r = random(seed);
-    const [W, H] = [60 + r.int(60), 40 + r.int(50)];
+    // Every third document larger than one of paintInKernels' strips (64 Ki px), whole and as regions.
+    const [W, H] = seed % 3 === 2 ? [300 + r.int(200), 230 + r.int(90)] : [60 + r.int(60), 40 + r.int(50)];
     const compiled = await compileOrRefused(template(r, W, H), `seed ${seed}`);
     expect(compiled).not.toBeNull();
     const node = [...walkLayers(compiled!.layers)].find((n) => n.name === 'Headline')!;
     for (const scale of [1, 0.5]) {
       const w = Math.round(W * scale);
       const h = Math.round(H * scale);
-      for (const place of [null, [8, 6, 45, 24], [w - 20, h - 9, 40, 25], [-10, 3, w + 20, 20]] as const) {
-        const overrides = place ? rasterAt(node.id, glyphs(r, place[2], place[3]), place[0], place[1], place[2], place[3]) : undefined;
-        for (const region of [undefined, { top: 4, bottom: Math.min(h, 30) }]) {
+      // Whole rasters, as the template has them, and personalised ones: small, past the corner, across, and most of a large canvas.
+      for (const place of [null, [8, 6, 45, 24], [w - 20, h - 9, 40, 25], [-10, 3, w + 20, 20], ...(w * h > 1 << 16 ? [[4, 5, w - 6, h - 8] as const] : [])] as const) {
+        const overrides = place ? rasterAt(node.id, glyphs(r, place[2], place[3], false, place[2] * place[3] > 1 << 16), place[0], place[1], place[2], place[3]) : undefined;
+        for (const region of [undefined, { top: 4, bottom: Math.min(h, 30) }, { top: 3, bottom: h - 2 }]) {
           const o = { scale, ...(overrides ? { overrides } : {}), ...(region ? { region } : {}) };
           const both = await renderBothWays(compiled!, o);
           expect(firstDifference(both.fast.data, both.slow.data), `seed ${seed} scale ${scale} at ${JSON.stringify(place)} region ${JSON.stringify(region)}`).toBe(-1);
@@ -80,6 +82,8 @@ describe('an effect of one colour painted in the kernels', () => {
   }, 90_000);
 
   it('the kernels painted over the canvas, within layers, and read fills', () => {
+    expect(paintKernelDraws.strips - before.strips).toBeGreaterThan(20);
+    expect(paintKernelDraws.coverageStrips - before.coverageStrips).toBeGreaterThan(2);
     expect(paintKernelDraws.over - before.over).toBeGreaterThan(100);
     expect(paintKernelDraws.within - before.within).toBeGreaterThan(50);
     expect(paintKernelDraws.read - before.read).toBeGreaterThan(50);
