@@ -41,10 +41,10 @@ const TOOLS: Record<string, (file: string, q: URLSearchParams, dir: string) => [
   // dmtx-utils: DataMatrix, which zbar does not read.
   dmtxread: (f) => ['dmtxread', ['-N', '1', '-m', '5000', f]],
   // libjpeg-turbo's reference decoder: exit 2 and a stderr warning on any corrupt JPEG data.
-  // `?scale=1/4`: libjpeg's own DCT-domain scaled decode, the reference for ours.
+  // `?scale=1/4` or `?scale=3/8` (any k/8): libjpeg's own DCT-domain scaled decode, the reference for ours.
   djpeg: (f, q, dir) => [
     'djpeg',
-    [...(/^1\/[1248]$/.test(q.get('scale') ?? '') ? ['-scale', q.get('scale')!] : []), '-pnm', '-outfile', path.join(dir, 'page.ppm'), f],
+    [...(/^(1\/[1248]|[1-8]\/8)$/.test(q.get('scale') ?? '') ? ['-scale', q.get('scale')!] : []), '-pnm', '-outfile', path.join(dir, 'page.ppm'), f],
   ],
   pdftoppm: (f, q, dir) => [
     'pdftoppm',

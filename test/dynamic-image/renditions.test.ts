@@ -40,17 +40,17 @@ describe('image uploads keep renditions of the picture', () => {
     const bytes = variant('upload');
     const sha = await sha256Hex(bytes);
     const name = await uploadImage('photo.jpg', bytes);
-    expect(await keys(`renditions/${sha}/`)).toEqual([1, 2, 4].map((s) => `renditions/${sha}/${s}.rgba`));
-    expect((await env.FILES.head(`images/${name}`))?.customMetadata).toMatchObject({ width: '203', height: '141', renditions: '1,2,4', sha256: sha });
+    expect(await keys(`renditions/${sha}/`)).toEqual([1, 2, 3, 4].map((s) => `renditions/${sha}/${s}.rgba`));
+    expect((await env.FILES.head(`images/${name}`))?.customMetadata).toMatchObject({ width: '203', height: '141', renditions: '1,2,3,4', sha256: sha });
     // The same content again under the same name: its renditions hold.
     await uploadImage('photo.jpg', bytes);
-    expect((await keys(`renditions/${sha}/`)).length).toBe(3);
+    expect((await keys(`renditions/${sha}/`)).length).toBe(4);
     // Other content replaces it: the old renditions go, the new are made.
     const other = variant('other');
     await uploadImage('photo.jpg', other);
     expect(await keys(`renditions/${sha}/`)).toEqual([]);
     const otherSha = await sha256Hex(other);
-    expect((await keys(`renditions/${otherSha}/`)).length).toBe(3);
+    expect((await keys(`renditions/${otherSha}/`)).length).toBe(4);
     expect((await call(`/api/resources/images/${name}`, withKey({ method: 'DELETE' }))).status).toBe(200);
     expect(await keys(`renditions/${otherSha}/`)).toEqual([]);
   });
@@ -75,7 +75,7 @@ describe('image uploads keep renditions of the picture', () => {
     // Its renditions inverted: the preview shows them, so they are what it read.
     const shown = await uploadImage('shown.jpg', variant('shown'));
     const sha = await sha256Hex(variant('shown'));
-    for (const scale of [1, 2, 4]) {
+    for (const scale of [1, 2, 3, 4]) {
       const obj = (await env.FILES.get(`renditions/${sha}/${scale}.rgba`))!;
       const meta = obj.customMetadata;
       const inverted = new Uint8Array(await obj.arrayBuffer()).map((v, i) => (i % 4 === 3 ? v : 255 - v));
