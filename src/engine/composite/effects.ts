@@ -161,6 +161,11 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
   const alphaOver = (r: Bounds, into?: Float32Array) => {
     const w = widthOf(r);
     const alpha = into ? into.fill(0) : new Float32Array(w * heightOf(r));
+    // The layer's pixels alone (no mask, path or alpha-only source): read by the kernels.
+    if (plain && alphaViaKernels(sources as NonNullable<Shape['pixelSources']>, r, alpha)) {
+      if (past) pastCanvas(r, alpha, past, sourced);
+      return alpha;
+    }
     for (const { rect, content, mask } of sources) {
       const i = intersectRect(r, rect);
       if (!i) continue;
@@ -897,6 +902,43 @@ function alphaInKernels(fx: ShadowKernels, f32: Float32Array, u8: Uint8Array, so
     fx.alphaRect(scratch, iw, heightOf(i), out + ((i.top - r.top) * stride + (i.left - r.left)) * 4, stride);
   }
 }
+
+/** The fewest pixels alphaViaKernels reads (below, the JavaScript loop's call is cheaper than a visit to the kernels). */
+const KERNEL_ALPHA_PIXELS = 1 << 12;
+
+/**
+ * shapeFrom's alphaOver of a shape made of the layer's pixels alone, in the kernels (alphaRect:
+ * each byte ÷ 255 as f32, sources in order, zero where none is), into `alpha` (zeros over r): the
+ * same floats as the JavaScript loop, which was the largest self time left in a personalised
+ * layer-effects-all request's render in workerd (2 % of its samples, fx-text7). False where the
+ * kernels do not read it (off, not ready, over their bound, under KERNEL_ALPHA_PIXELS, or `alpha`
+ * in their memory: never from inside an arena, which inArena would reset).
+ */
+function alphaViaKernels(sources: NonNullable<Shape['pixelSources']>, r: Bounds, alpha: Float32Array): boolean {
+  const n = areaOf(r);
+  if (!kernelsOn || n < KERNEL_ALPHA_PIXELS) return false;
+  let most = 0;
+  for (const s of sources) {
+    const i = intersectRect(r, s.rect);
+    if (i) most = Math.max(most, areaOf(i));
+  }
+  const k = effectKernels(n + most) as (KernelExports & Partial<ShadowKernels>) | undefined;
+  // Not into the kernels' own memory: a caller inside an arena (movedBlur's read) holds it.
+  if (!k?.alphaRect || !k.coveragePixels || alpha.buffer === k.memory.buffer) return false;
+  const fx = k as KernelExports & ShadowKernels;
+  inArena(k, (_k, arena) => {
+    const out = arena.alloc(n * 4);
+    const scratch = arena.alloc(Math.max(1, most) * 4);
+    const f32 = arena.f32();
+    alphaInKernels(fx, f32, arena.u8(), sources, r, scratch, out);
+    alpha.set(f32.subarray(out >> 2, (out >> 2) + n));
+  });
+  alphaReads.count++;
+  return true;
+}
+
+/** How many alphas alphaViaKernels read (the tests read it). */
+export const alphaReads = { count: 0 };
 
 /** A colour's bytes as paint stores them (a Uint8ClampedArray: clamped, halves to even). */
 const colourBytes = new Uint8ClampedArray(3);

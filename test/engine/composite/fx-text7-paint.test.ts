@@ -1,7 +1,7 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
 import { walkLayers } from '../../../src/engine';
-import { paintKernelDraws } from '../../../src/engine/composite/effects';
+import { alphaReads, paintKernelDraws } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
 import { compileOrRefused, random, rasterAt, renderBothWays, type Random } from './kit';
@@ -9,7 +9,7 @@ import { compileOrRefused, random, rasterAt, renderBothWays, type Random } from 
 /**
  * fx-text7 (issue 25 §3): an effect of one colour painted in the kernels' memory (effects.ts
  * paintInKernels: colour overlays, with their fill read from the layer's pixels there; inner and
- * outer glows, inner shadows, satin, bevels), over the canvas and within the layer's own composite
+ * outer glows, inner shadows, satin, bevels), every effect's alpha read there (alphaViaKernels), over the canvas and within the layer's own composite
  * (Fill 100 %, an interior effect's clipping-group unit), in every blend mode the kernel blends,
  * over grounds of any alpha, with a personalised raster and without. The same bytes as paint's
  * JavaScript and blendSurface (useEffectKernels(false)).
@@ -58,6 +58,7 @@ function template(r: Random, W: number, H: number) {
 
 describe('an effect of one colour painted in the kernels', () => {
   const before = { ...paintKernelDraws };
+  const readsBefore = alphaReads.count;
   it.each(Array.from({ length: 14 }, (_, i) => 71_300 + i))('seed %i: the bytes of paint and blendSurface in JavaScript', async (seed) => {
     await kernels();
     const r = random(seed);
@@ -83,6 +84,8 @@ describe('an effect of one colour painted in the kernels', () => {
 
   it('the kernels painted over the canvas, within layers, and read fills', () => {
     expect(paintKernelDraws.strips - before.strips).toBeGreaterThan(20);
+    // And the layers' alpha read by the kernels (alphaViaKernels) for every effect.
+    expect(alphaReads.count - readsBefore).toBeGreaterThan(100);
     expect(paintKernelDraws.coverageStrips - before.coverageStrips).toBeGreaterThan(2);
     expect(paintKernelDraws.over - before.over).toBeGreaterThan(100);
     expect(paintKernelDraws.within - before.within).toBeGreaterThan(50);
