@@ -465,6 +465,28 @@ export function coveragePixelsWithin(cov: usize, stride: i32, w: i32, h: i32, ou
   }
 }
 
+/**
+ * effects.ts paint's alpha bytes beside per-pixel colours already in `out` (w × h RGBA8: a
+ * gradient's or pattern's, or a mode's own colours): coverage · 255, or with `held` (not 0: the
+ * layer's own composite, w × h RGBA8) coveragePixelsWithin's relative alpha, stored as a
+ * Uint8ClampedArray stores it; the colour bytes are left as they are.
+ */
+export function coverageAlpha(cov: usize, stride: i32, w: i32, h: i32, out: usize, held: usize): void {
+  for (let y = 0; y < h; y++) {
+    const src = cov + ((<usize>y * <usize>stride) << 2);
+    const row = (<usize>y * <usize>w) << 2;
+    for (let x = 0; x < w; x++) {
+      const at = <usize>x << 2;
+      let v: f64;
+      if (held) {
+        const a = <f64>load<u8>(held + row + at, 3);
+        v = a != 0 ? min<f64>(1, (<f64>load<f32>(src + at) * 255) / a) * 255 : 0;
+      } else v = <f64>load<f32>(src + at) * 255;
+      store<u8>(out + row + at, !(v > 0) ? 0 : v >= 255 ? 255 : <u8>nearest<f64>(v), 3);
+    }
+  }
+}
+
 /** morphology.ts clamp01. */
 // @ts-ignore: decorator
 @inline function clamp01(t: f64): f64 {

@@ -870,6 +870,7 @@ interface ShadowKernels {
   alphaRect(rgba: number, w: number, h: number, out: number, stride: number): void;
   coveragePixels(cov: number, stride: number, w: number, h: number, out: number, rgb: number): void;
   coveragePixelsWithin(cov: number, stride: number, w: number, h: number, out: number, rgb: number, held: number): void;
+  coverageAlpha(cov: number, stride: number, w: number, h: number, out: number, held: number): void;
 }
 
 let kernelsOn = true;
@@ -1066,7 +1067,7 @@ function paint(
   const [fill, fade] = split(opacity, mode);
   // One colour, no Fill inside the mode, no text gamma (blendSurface takes none atop): made and
   // blended in the kernels' memory (paintInKernels).
-  if (fill === undefined && !(color instanceof Uint8ClampedArray) && paintInKernels(canvas, r, style, { coverage, from }, color, fade, mode ?? 'normal', atop || inLayer, inLayer, overlay)) return;
+  if (fill === undefined && paintInKernels(canvas, r, style, { coverage, from }, color, fade, mode ?? 'normal', atop || inLayer, inLayer, overlay)) return;
   const w = widthOf(r);
   const fw = widthOf(from);
   // Every byte is written below, and blendSurface only reads it: scratch serves.
@@ -1124,14 +1125,14 @@ function paint(
  * their bound, a mode the blend kernel leaves to the TypeScript, a text gamma over the canvas).
  */
 /** How many paints paintInKernels drew, over the canvas and within the layer's composite, with the fill read there, and in more than one strip (a fill read, a coverage copied in) (the tests read it). */
-export const paintKernelDraws = { over: 0, within: 0, read: 0, strips: 0, coverageStrips: 0 };
+export const paintKernelDraws = { over: 0, within: 0, read: 0, strips: 0, coverageStrips: 0, colours: 0 };
 
 function paintInKernels(
   canvas: Surface,
   r: Bounds,
   style: PaintStyle,
   cover: { coverage: Float32Array; from: Bounds } | { shape: Shape },
-  color: RGB,
+  color: RGB | Uint8ClampedArray,
   fade: number,
   mode: string,
   atop: boolean,
@@ -1149,12 +1150,17 @@ function paintInKernels(
   const tw = t ? widthOf(t) : 0;
   const rows = t ? Math.min(heightOf(t), Math.max(1, Math.floor(PAINT_STRIP_PIXELS / tw))) : 0;
   const k = effectKernels(rows * tw) as (KernelExports & Partial<ShadowKernels>) | undefined;
-  if (!k?.coveragePixels || !k.coveragePixelsWithin || !k.alphaRect) return false;
+  if (!k?.coveragePixels || !k.coveragePixelsWithin || !k.alphaRect || !k.coverageAlpha) return false;
   if (!t || fade <= 0) return true; // blendSurface draws nothing there
-  colourBytes[0] = color[0];
-  colourBytes[1] = color[1];
-  colourBytes[2] = color[2];
+  // Per-pixel colours (over r, as paint indexes them) or one colour.
+  const colours = color instanceof Uint8ClampedArray ? color : null;
+  if (!colours) {
+    colourBytes[0] = color[0];
+    colourBytes[1] = color[1];
+    colourBytes[2] = color[2];
+  }
   const rgb = colourBytes[0] | (colourBytes[1] << 8) | (colourBytes[2] << 16);
+  const rw = widthOf(r);
   const keep = keptChannels(style.excludedChannels);
   const fx = k as KernelExports & ShadowKernels;
   return inArena(k, (k, arena) => {
@@ -1181,8 +1187,13 @@ function paintInKernels(
         }
         const di = ((top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
         u8.set(canvas.data.subarray(di, di + rowBytes), under + y * rowBytes);
+        if (colours) {
+          const ci = ((top + y - r.top) * rw + (t.left - r.left)) * 4;
+          u8.set(colours.subarray(ci, ci + rowBytes), pixels + y * rowBytes);
+        }
       }
-      if (within) fx.coveragePixelsWithin(cov, tw, tw, th, pixels, rgb, under);
+      if (colours) fx.coverageAlpha(cov, tw, tw, th, pixels, within ? under : 0);
+      else if (within) fx.coveragePixelsWithin(cov, tw, tw, th, pixels, rgb, under);
       else fx.coveragePixels(cov, tw, tw, th, pixels, rgb);
       k.blendPixels(under, pixels, 0, n, fade, id, atop ? 1 : 0, keep, 0);
       for (let y = 0; y < th; y++) {
@@ -1193,6 +1204,7 @@ function paintInKernels(
     paintKernelDraws[within ? 'within' : 'over']++;
     if ('shape' in cover) paintKernelDraws.read++;
     if (rows < heightOf(t)) paintKernelDraws['shape' in cover ? 'strips' : 'coverageStrips']++;
+    if (colours) paintKernelDraws.colours++;
     return true;
   });
 }

@@ -9,7 +9,8 @@ import { compileOrRefused, random, rasterAt, renderBothWays, type Random } from 
 /**
  * fx-text7 (issue 25 §3): an effect of one colour painted in the kernels' memory (effects.ts
  * paintInKernels: colour overlays, with their fill read from the layer's pixels there; inner and
- * outer glows, inner shadows, satin, bevels), every effect's alpha read there (alphaViaKernels), over the canvas and within the layer's own composite
+ * outer glows, inner shadows, satin, bevels; per-pixel colours: gradient overlays, a mode's own
+ * colours under Fill < 100 %), every effect's alpha read there (alphaViaKernels), over the canvas and within the layer's own composite
  * (Fill 100 %, an interior effect's clipping-group unit), in every blend mode the kernel blends,
  * over grounds of any alpha, with a personalised raster and without. The same bytes as paint's
  * JavaScript and blendSurface (useEffectKernels(false)).
@@ -40,6 +41,10 @@ function effects(r: Random): NonNullable<Layer['effects']> {
   if (r.chance(0.4)) fx.innerShadow = [{ enabled: true, present: true, size: px(r.pick([2, 7])), distance: px(r.pick([0, 4])), angle: 120, useGlobalLight: false, blendMode: mode(), color: colour(), opacity: r.pick([0.4, 1]) }] as never;
   if (r.chance(0.4)) fx.outerGlow = { enabled: true, present: true, size: px(r.pick([3, 8])), technique: r.pick(['softer', 'precise'] as const), blendMode: mode(), color: colour(), opacity: r.pick([0.5, 1]) } as never;
   if (r.chance(0.3)) fx.satin = { enabled: true, present: true, size: px(r.pick([3, 8])), distance: px(r.pick([2, 6])), angle: 19, blendMode: mode(), color: colour(), opacity: r.pick([0.5, 1]) } as never;
+  if (r.chance(0.4)) {
+    const stop = (location: number) => ({ color: colour(), location, midpoint: 0.5 });
+    fx.gradientOverlay = [{ enabled: true, present: true, blendMode: mode(), opacity: r.pick([0.6, 1]), type: r.pick(['linear', 'radial'] as const), angle: r.pick([90, 30]), gradient: { name: '', type: 'solid', colorStops: [stop(0), stop(1)], opacityStops: [{ opacity: 1, location: 0, midpoint: 0.5 }, { opacity: r.pick([1, 0.4]), location: 1, midpoint: 0.5 }] } }] as never;
+  }
   if (r.chance(0.3)) {
     fx.bevel = { enabled: true, present: true, style: r.pick(['inner bevel', 'emboss', 'outer bevel'] as const), technique: 'smooth', size: px(r.pick([3, 7])), soften: px(0), strength: 1, direction: 'up', angle: 120, altitude: 30, useGlobalLight: false, highlightBlendMode: mode(), highlightColor: colour(), highlightOpacity: 0.75, shadowBlendMode: mode(), shadowColor: colour(), shadowOpacity: 0.75 } as never;
   }
@@ -84,6 +89,8 @@ describe('an effect of one colour painted in the kernels', () => {
 
   it('the kernels painted over the canvas, within layers, and read fills', () => {
     expect(paintKernelDraws.strips - before.strips).toBeGreaterThan(20);
+    // Per-pixel colours (gradient overlays, a mode's own colours under Fill < 100 %).
+    expect(paintKernelDraws.colours - before.colours).toBeGreaterThan(50);
     // And the layers' alpha read by the kernels (alphaViaKernels) for every effect.
     expect(alphaReads.count - readsBefore).toBeGreaterThan(100);
     expect(paintKernelDraws.coverageStrips - before.coverageStrips).toBeGreaterThan(2);
