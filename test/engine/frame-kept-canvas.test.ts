@@ -2,7 +2,9 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
 import { clearEngineCaches } from '../../src/engine/cache';
-import { renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { encodeFrameJpeg, renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
+import type { CompiledTemplate, RGBAImage } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
 import { psdFixture } from '../helpers/fixtures';
 import { firstDifference } from '../helpers/pixels';
@@ -23,20 +25,95 @@ describe('kept region canvases', () => {
       for (let i = 0; i < data.length; i += 4) data.set([shade, 255 - shade, 90, 255], i);
       return new Map([[node.id, { pixels: { width: w, height: h, data }, bounds: { left: 100 + shade, top: 150, right: 220 + shade, bottom: 190 } }]]);
     };
-    const shades = [10, 60, 110];
-    const expected = await Promise.all(shades.map((s) => renderTemplate(env.FILES, compiled, { scale: 1, overrides: overridesWith(s) })));
-    await renderFrame(env.FILES, compiled, o, new ServerTiming()); // the kept template frame
-    for (let round = 0; round < 2; round++) {
-      const frames = await Promise.all(shades.map((s) => renderFrame(env.FILES, compiled, { ...o, overrides: overridesWith(s) }, new ServerTiming())));
-      // Read one, release it, and let a later request take its canvas before the others are read.
-      expect(firstDifference(frames[0]!.image.data, expected[0]!.data)).toBe(-1);
-      frames[0]!.release?.();
-      const again = await renderFrame(env.FILES, compiled, { ...o, overrides: overridesWith(200) }, new ServerTiming());
-      for (let i = 1; i < frames.length; i++) {
-        expect(firstDifference(frames[i]!.image.data, expected[i]!.data)).toBe(-1);
-        frames[i]!.release?.();
-      }
-      again.release?.();
-    }
+    await expectHeldInAnyOrder(compiled, o, overridesWith, (shade) => renderTemplate(env.FILES, compiled, { scale: 1, overrides: overridesWith(shade) }));
   }, 180_000);
+});
+
+/**
+ * Three personalised frames drawn at once (after the kept template frame), read and released in
+ * another order, with a later request taking the first one's arrays before the others are read,
+ * twice: each equals `expected` for its shade, the later one too.
+ */
+async function expectHeldInAnyOrder(
+  compiled: CompiledTemplate,
+  o: FrameOptions,
+  overridesWith: (shade: number) => LayerOverrides,
+  expected: (shade: number) => Promise<RGBAImage>,
+): Promise<void> {
+  const shades = [10, 60, 110];
+  const wanted = await Promise.all(shades.map(expected));
+  await renderFrame(env.FILES, compiled, o, new ServerTiming()); // the kept template frame
+  for (let round = 0; round < 2; round++) {
+    const frames = await Promise.all(shades.map((s) => renderFrame(env.FILES, compiled, { ...o, overrides: overridesWith(s) }, new ServerTiming())));
+    expect(firstDifference(frames[0]!.image.data, wanted[0]!.data)).toBe(-1);
+    frames[0]!.release?.();
+    const again = await renderFrame(env.FILES, compiled, { ...o, overrides: overridesWith(200) }, new ServerTiming());
+    for (let i = 1; i < frames.length; i++) {
+      expect(firstDifference(frames[i]!.image.data, wanted[i]!.data)).toBe(-1);
+      frames[i]!.release?.();
+    }
+    expect(firstDifference(again.image.data, (await expected(200)).data)).toBe(-1);
+    again.release?.();
+  }
+}
+
+/** The frame drawn in full, with nothing cached: render, resize, sharpen. */
+async function reference(compiled: CompiledTemplate, o: FrameOptions) {
+  let img = await renderTemplate(env.FILES, compiled, { scale: o.scale, overrides: o.overrides, background: o.background });
+  if (img.width !== o.width || img.height !== o.height) img = await resample(img, o.width, o.height, { quality: o.quality });
+  return o.sharpen ? unsharpMask(img, o.sharpen) : img;
+}
+
+// Issue 25 §3 (workerd-prof): a personalised rectangle's canvas, its resized pixels and its
+// sharpened pixels are all kept arrays (frame.ts takeCanvas/giveCanvas), each given back once
+// read. Frames drawn at once, read and released in any order, with a resize and/or sharpening,
+// must equal the frame drawn in full (the kept arrays are not zeroed: every byte is written).
+describe('kept resized and sharpened pixels', () => {
+  it('frames with a resize, sharpening or both, drawn at once and released in any order, equal the full draw', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const overridesWith = (shade: number): LayerOverrides => {
+      const [w, h] = [160, 60];
+      const data = new Uint8ClampedArray(w * h * 4);
+      for (let i = 0; i < data.length; i += 4) data.set([shade, 255 - shade, (i >> 2) % 251, 255], i);
+      return new Map([[node.id, { pixels: { width: w, height: h, data }, bounds: { left: 60 + shade, top: 120, right: 220 + shade, bottom: 180 } }]]);
+    };
+    const [w, h] = [compiled.width, compiled.height];
+    const cases: FrameOptions[] = [
+      { scale: 1, width: Math.round(w * 0.7), height: Math.round(h * 0.7), quality: 'high', sharpen: { ...DEFAULT_UNSHARP_MASK } },
+      { scale: 1, width: Math.round(w * 0.55), height: Math.round(h * 0.55), quality: 'high', sharpen: null },
+      { scale: 1, width: w, height: h, quality: 'high', sharpen: { ...DEFAULT_UNSHARP_MASK } },
+    ];
+    for (const o of cases) await expectHeldInAnyOrder(compiled, o, overridesWith, (shade) => reference(compiled, { ...o, overrides: overridesWith(shade) }));
+  }, 300_000);
+
+  // encodeFrameJpeg re-codes the changed MCU rows from the kept frame's rows with the drawn patch
+  // over them; a patch of whole rows is read alone (the kept rows under it are not copied first).
+  it('a patch of whole rows, starting and ending inside MCU rows, re-codes to the frame coded whole', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const [w, h] = [compiled.width, compiled.height];
+    for (const [top, bottom] of [[123, 171], [0, 37], [h - 29, h], [0, h]]) {
+      const data = new Uint8ClampedArray(w * (bottom - top) * 4);
+      for (let i = 0; i < data.length; i += 4) data.set([(i >> 2) % 253, 90, (i >> 4) % 241, 255], i);
+      const overrides: LayerOverrides = new Map([[node.id, { pixels: { width: w, height: bottom - top, data }, bounds: { left: 0, top, right: w, bottom } }]]);
+      for (const o of [
+        { scale: 1, width: w, height: h, quality: 'high', sharpen: null },
+        { scale: 1, width: Math.round(w * 0.6), height: Math.round(h * 0.6), quality: 'high', sharpen: { ...DEFAULT_UNSHARP_MASK } },
+      ] as FrameOptions[]) {
+        await renderFrame(env.FILES, compiled, o, new ServerTiming()); // the kept template frame
+        for (const quality of [85, 95]) {
+          const frame = await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming());
+          expect(frame.over?.drawn?.left).toBe(0);
+          expect(frame.over?.drawn?.right).toBe(o.width);
+          const spliced = await decodeImage(await encodeFrameJpeg(frame, quality));
+          const whole = await decodeImage(await encodeJpeg(frame.image, quality));
+          expect(firstDifference(spliced.data, whole.data), `${top}-${bottom} ${o.width} q${quality}`).toBe(-1);
+          frame.release?.();
+        }
+      }
+    }
+  }, 300_000);
 });

@@ -1,10 +1,9 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { walkLayers } from '../../../src/engine';
 import { nearerStarts } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from './kit';
+import { compiledHeadline, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from './kit';
 
 /**
  * fx-text6 (issue 25 §3): an inner shadow's and a softer inner glow's arrays (1 − alpha) start
@@ -75,9 +74,7 @@ describe('inner shadow and softer inner glow arrays started near the covered pix
     if (!before) before = nearerStarts.count || 0.5;
     const r = random(seed);
     const [W, H] = [220 + r.int(120), 140 + r.int(80)];
-    const compiled = await compileOrRefused(template(r, W, H), `seed ${seed}`);
-    expect(compiled).not.toBeNull();
-    const node = [...walkLayers(compiled!.layers)].find((n) => n.name === 'Headline')!;
+    const { compiled, node } = await compiledHeadline(template(r, W, H), `seed ${seed}`);
     for (const scale of [1, 0.5, 0.37]) {
       const w = Math.round(W * scale);
       const h = Math.round(H * scale);
@@ -92,7 +89,7 @@ describe('inner shadow and softer inner glow arrays started near the covered pix
           if (region && region.bottom <= region.top) continue;
           const o = { scale, overrides, ...(region ? { region } : {}) };
           const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
-          const { fast, slow } = await renderBothWays(compiled!, o);
+          const { fast, slow } = await renderBothWays(compiled, o);
           expect(firstDifference(fast.data, slow.data), what).toBe(-1);
         }
       }

@@ -1,10 +1,8 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { walkLayers } from '../../../src/engine';
 import { nearTiles } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
-import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from './kit';
+import { compiledHeadline, expectPlacesBothWays, glyphRaster, groundAndHeadline, random, type Random } from './kit';
 
 /**
  * fx-text7 (issue 25 §3): a personalised raster (glyphs with empty margins) under a bevel of every
@@ -17,19 +15,6 @@ import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, 
  */
 
 const px = (value: number) => ({ units: 'Pixels' as const, value });
-
-function glyphs(r: Random, w: number, h: number): Uint8ClampedArray {
-  const data = new Uint8ClampedArray(w * h * 4);
-  const [ml, mt, mr, mb] = [r.int(w >> 1), r.int(h >> 1), r.int(w >> 2), r.int(h >> 2)];
-  for (let y = mt; y < h - mb; y++) {
-    for (let x = ml; x < w - mr; x++) {
-      if ((x >> 2) % 3 === 2 || (y + x) % 7 === 0) continue; // gaps between and inside "glyphs"
-      const edge = x === ml || y === mt || x === w - mr - 1 || y === h - mb - 1;
-      data.set([250, 240, 20, edge ? 1 + r.int(254) : 255], (y * w + x) * 4);
-    }
-  }
-  return data;
-}
 
 const curves = {
   linear: [
@@ -87,7 +72,7 @@ function template(r: Random, W: number, H: number) {
   const [ground, text] = groundAndHeadline(W, H, bevelled(r), r.chance(0.3) ? { fillOpacity: r.pick([0.6, 0.988]) } : {});
   const nw = 30;
   const nh = 14;
-  const neighbour: Layer = { name: 'neighbour', left: 25, top: 18, right: 25 + nw, bottom: 18 + nh, imageData: { width: nw, height: nh, data: glyphs(r, nw, nh) }, effects: bevelled(r) };
+  const neighbour: Layer = { name: 'neighbour', left: 25, top: 18, right: 25 + nw, bottom: 18 + nh, imageData: { width: nw, height: nh, data: glyphRaster(r, nw, nh) }, effects: bevelled(r) };
   const children = r.chance(0.5) ? [ground, text, neighbour] : [ground, neighbour, text];
   return writePsdUint8Array({ width: W, height: H, children }, { generateThumbnail: false });
 }
@@ -98,9 +83,7 @@ describe('a personalised raster under an emboss, outer bevel or chisel, cut to i
     await kernels();
     const r = random(seed);
     const [W, H] = [70 + r.int(70), 50 + r.int(60)];
-    const compiled = await compileOrRefused(template(r, W, H), `seed ${seed}`);
-    expect(compiled).not.toBeNull();
-    const node = [...walkLayers(compiled!.layers)].find((n) => n.name === 'Headline')!;
+    const { compiled, node } = await compiledHeadline(template(r, W, H), `seed ${seed}`);
     for (const scale of [1, 0.5, 0.37]) {
       const w = Math.round(W * scale);
       const h = Math.round(H * scale);
@@ -112,15 +95,7 @@ describe('a personalised raster under an emboss, outer bevel or chisel, cut to i
         [-15, -15, 30, 30],
         [-10, 3, w + 20, 20],
       ];
-      for (const [left, top, pw, ph] of places) {
-        const overrides = rasterAt(node.id, glyphs(r, pw, ph), left, top, pw, ph);
-        for (const region of [undefined, { top: Math.max(0, top - 3), bottom: Math.min(h, top + ph + 5) }]) {
-          const o = { scale, overrides, ...(region ? { region } : {}) };
-          const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
-          const both = await renderBothWays(compiled!, o);
-          expect(firstDifference(both.fast.data, both.slow.data), what).toBe(-1);
-        }
-      }
+      await expectPlacesBothWays(compiled, { id: node.id, scale, h, places, pixels: (pw, ph) => glyphRaster(r, pw, ph), what: `seed ${seed}` });
     }
   }, 90_000);
 

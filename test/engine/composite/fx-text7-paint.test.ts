@@ -1,10 +1,9 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { walkLayers } from '../../../src/engine';
 import { alphaReads, paintKernelDraws } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, random, rasterAt, renderBothWays, type Random } from './kit';
+import { compiledHeadline, random, rasterAt, renderBothWays, type Random } from './kit';
 
 /**
  * fx-text7 (issue 25 §3): an effect of one colour painted in the kernels' memory (effects.ts
@@ -69,9 +68,7 @@ describe('an effect of one colour painted in the kernels', () => {
     const r = random(seed);
     // Every third document larger than one of paintInKernels' strips (64 Ki px), whole and as regions.
     const [W, H] = seed % 3 === 2 ? [300 + r.int(200), 230 + r.int(90)] : [60 + r.int(60), 40 + r.int(50)];
-    const compiled = await compileOrRefused(template(r, W, H), `seed ${seed}`);
-    expect(compiled).not.toBeNull();
-    const node = [...walkLayers(compiled!.layers)].find((n) => n.name === 'Headline')!;
+    const { compiled, node } = await compiledHeadline(template(r, W, H), `seed ${seed}`);
     for (const scale of [1, 0.5]) {
       const w = Math.round(W * scale);
       const h = Math.round(H * scale);
@@ -80,7 +77,7 @@ describe('an effect of one colour painted in the kernels', () => {
         const overrides = place ? rasterAt(node.id, glyphs(r, place[2], place[3], false, place[2] * place[3] > 1 << 16), place[0], place[1], place[2], place[3]) : undefined;
         for (const region of [undefined, { top: 4, bottom: Math.min(h, 30) }, { top: 3, bottom: h - 2 }]) {
           const o = { scale, ...(overrides ? { overrides } : {}), ...(region ? { region } : {}) };
-          const both = await renderBothWays(compiled!, o);
+          const both = await renderBothWays(compiled, o);
           expect(firstDifference(both.fast.data, both.slow.data), `seed ${seed} scale ${scale} at ${JSON.stringify(place)} region ${JSON.stringify(region)}`).toBe(-1);
         }
       }

@@ -1,11 +1,13 @@
 /** Small pieces the compositor's tests share: colours, one-row images, a seeded generator. */
 import { env } from 'cloudflare:workers';
 import type { Layer } from 'ag-psd';
-import { compileTemplate, loadStoredComposite, renderTemplate, type CompiledTemplate, type LayerOverrides } from '../../../src/engine';
+import { expect } from 'vitest';
+import { compileTemplate, loadStoredComposite, renderTemplate, walkLayers, type CompiledTemplate, type LayerOverrides } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
 import { Unprocessable } from '../../../src/engine/errors';
 import { madeFixture } from '../../helpers/fixtures';
+import { firstDifference } from '../../helpers/pixels';
 
 export type RGB = [number, number, number];
 
@@ -148,3 +150,51 @@ export function groundAndHeadline(W: number, H: number, effects: Layer['effects'
 export function rasterAt(id: number, pixels: Uint8ClampedArray, left: number, top: number, pw: number, ph: number): LayerOverrides {
   return new Map([[id, { pixels: { width: pw, height: ph, data: pixels }, bounds: { left, top, right: left + pw, bottom: top + ph } }]]);
 }
+
+/** A fuzzed document compiled (a refusal fails the test, naming `what`) and its 'Headline' layer. */
+export async function compiledHeadline(bytes: Uint8Array, what: string) {
+  const compiled = await compileOrRefused(bytes, what);
+  expect(compiled, `${what}: refused`).not.toBeNull();
+  const node = [...walkLayers(compiled!.layers)].find((n) => n.name === 'Headline')!;
+  return { compiled: compiled!, node };
+}
+
+/**
+ * For each place [left, top, width, height] of a personalised raster on layer `id` (its pixels
+ * from `pixels`, drawn in the places' order), rendered whole and as the rows around it (`h`: the
+ * render's height): the kernels' render equals the TypeScript passes' to the byte. Returns the
+ * effect tiles the kernels drew.
+ */
+export async function expectPlacesBothWays(
+  compiled: CompiledTemplate,
+  { id, scale, h, places, pixels, what }: { id: number; scale: number; h: number; places: ReadonlyArray<readonly [number, number, number, number]>; pixels: (w: number, h: number) => Uint8ClampedArray; what: string },
+): Promise<number> {
+  let tiles = 0;
+  for (const [left, top, pw, ph] of places) {
+    const overrides = rasterAt(id, pixels(pw, ph), left, top, pw, ph);
+    for (const region of [undefined, { top: Math.max(0, top - 3), bottom: Math.min(h, top + ph + 5) }]) {
+      const both = await renderBothWays(compiled, { scale, overrides, ...(region ? { region } : {}) });
+      tiles += both.tiles;
+      expect(firstDifference(both.fast.data, both.slow.data), `${what} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`).toBe(-1);
+    }
+  }
+  return tiles;
+}
+
+/**
+ * A w × h yellow raster like a line of glyphs: random empty margins, gaps between the glyphs (and
+ * inside them unless `inner` is false), edge pixels of random alpha.
+ */
+export function glyphRaster(r: Random, w: number, h: number, inner = true): Uint8ClampedArray {
+  const data = new Uint8ClampedArray(w * h * 4);
+  const [ml, mt, mr, mb] = [r.int(w >> 1), r.int(h >> 1), r.int(w >> 2), r.int(h >> 2)];
+  for (let y = mt; y < h - mb; y++) {
+    for (let x = ml; x < w - mr; x++) {
+      if ((x >> 2) % 3 === 2 || (inner && (y + x) % 7 === 0)) continue;
+      const edge = x === ml || y === mt || x === w - mr - 1 || y === h - mb - 1;
+      data.set([250, 240, 20, edge ? 1 + r.int(254) : 255], (y * w + x) * 4);
+    }
+  }
+  return data;
+}
+

@@ -1,9 +1,7 @@
 import { writePsdUint8Array } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { walkLayers } from '../../../src/engine';
 import { kernels } from '../../../src/engine/raster/kernels';
-import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from '../composite/kit';
+import { compiledHeadline, expectPlacesBothWays, glyphRaster, groundAndHeadline, random, type Random } from '../composite/kit';
 
 /**
  * A personalised raster (a text: empty margins round its glyphs) running off the canvas, under a
@@ -15,19 +13,6 @@ import { compileOrRefused, groundAndHeadline, random, rasterAt, renderBothWays, 
  */
 
 const px = (value: number) => ({ units: 'Pixels' as const, value });
-
-function glyphs(r: Random, w: number, h: number): Uint8ClampedArray {
-  const data = new Uint8ClampedArray(w * h * 4);
-  const [ml, mt, mr, mb] = [r.int(w >> 1), r.int(h >> 1), r.int(w >> 2), r.int(h >> 2)];
-  for (let y = mt; y < h - mb; y++) {
-    for (let x = ml; x < w - mr; x++) {
-      if ((x >> 2) % 3 === 2) continue; // gaps between "glyphs"
-      const edge = x === ml || y === mt || x === w - mr - 1 || y === h - mb - 1;
-      data.set([250, 240, 20, edge ? 1 + r.int(254) : 255], (y * w + x) * 4);
-    }
-  }
-  return data;
-}
 
 function template(r: Random, W: number, H: number) {
   const shadow = {
@@ -52,9 +37,7 @@ describe('a personalised raster running off the canvas under a shadow and a stro
     await kernels();
     const r = random(seed);
     const [W, H] = [60 + r.int(60), 40 + r.int(40)];
-    const compiled = await compileOrRefused(template(r, W, H), `seed ${seed}`);
-    expect(compiled).not.toBeNull();
-    const node = [...walkLayers(compiled!.layers)].find((n) => n.name === 'Headline')!;
+    const { compiled, node } = await compiledHeadline(template(r, W, H), `seed ${seed}`);
     for (const scale of [1, 0.5]) {
       const w = Math.round(W * scale);
       const h = Math.round(H * scale);
@@ -68,16 +51,7 @@ describe('a personalised raster running off the canvas under a shadow and a stro
         [-15, -15, 30, 30],
         [-10, 3, w + 20, 20],
       ];
-      for (const [left, top, pw, ph] of places) {
-        const overrides = rasterAt(node.id, glyphs(r, pw, ph), left, top, pw, ph);
-        for (const region of [undefined, { top: Math.max(0, top - 3), bottom: Math.min(h, top + ph + 5) }]) {
-          const o = { scale, overrides, ...(region ? { region } : {}) };
-          const what = `seed ${seed} scale ${scale} at ${left},${top} ${pw}x${ph} region ${JSON.stringify(region)}`;
-          const both = await renderBothWays(compiled!, o);
-          tiles += both.tiles;
-          expect(firstDifference(both.fast.data, both.slow.data), what).toBe(-1);
-        }
-      }
+      tiles += await expectPlacesBothWays(compiled, { id: node.id, scale, h, places, pixels: (pw, ph) => glyphRaster(r, pw, ph, false), what: `seed ${seed}` });
     }
   }, 60_000);
 
