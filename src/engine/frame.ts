@@ -15,7 +15,8 @@ import { frameCache, frameJpegCache } from './cache';
 import { prefix, StripBuffers } from './compiled/store';
 import { changedOutput } from './composite/dirty';
 import { ArrayPool } from './memory/array-pool';
-import { outputSize, renderTemplate } from './composite/compositor';
+import { outputSize, releaseBoxScratch, renderTemplate } from './composite/compositor';
+import { makeRoomForRequest } from './memory/budget';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpKey, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
@@ -326,6 +327,21 @@ function takeCanvas(bytes: number): Uint8ClampedArray | undefined {
   ourCanvases.add(canvas.buffer);
   return canvas;
 }
+
+/**
+ * The caches and a request's planned peak (`total`) together within the memory budget
+ * (memory/budget.ts makeRoomForRequest); a plan large enough to evict also drops the arrays kept
+ * between personalised requests (the region canvases here, the compositor's box copy: up to 12 MB
+ * that no budget counts), so a 5,000² preview or a wide print page finds them gone.
+ */
+export function makeRoomForFrame(total: number): void {
+  if (!makeRoomForRequest(total)) return;
+  keptCanvases.makeRoom(Number.POSITIVE_INFINITY);
+  releaseBoxScratch();
+}
+
+/** Bytes of region canvases kept now (tests). */
+export const keptCanvasBytes = () => keptCanvases.bytes;
 
 /** Gives back a canvas takeCanvas gave (or a view of one); anything else is left to the collector. */
 function giveCanvas(view: Uint8ClampedArray | Uint8Array): void {

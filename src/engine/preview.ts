@@ -14,9 +14,9 @@
 import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
-import { checkPreviewMemory, codedBytesLimit, makeRoomForRequest, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
+import { checkPreviewMemory, codedBytesLimit, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
 import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keepInkOutput, keptInkFrame, keptInkOutput, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from './composite/cmyk-ink';
-import { encodeFrameJpeg, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
+import { encodeFrameJpeg, makeRoomForFrame, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
 import type { InputStore, StoredFont, StoredInput, UrlImages } from './inputs';
@@ -405,7 +405,7 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
     problems: () => [...problems],
     async render(timing: Timing = noTiming) {
       // Caches and this request's planned peak together within the budget (a large preview evicts).
-      makeRoomForRequest(memory.total);
+      makeRoomForFrame(memory.total);
       // Shrinking: render at the pyramid level at or above s (exact stored pixels, no per-layer
       // resampling) when that stays small enough, then one high-quality downscale. With
       // optimizePreview, straight onto the output grid (each layer resampled from its level; every
@@ -512,7 +512,7 @@ async function inkPreview(
   const plan = inkPreviewMemory(compiled, o, !!sharpen);
   const size = template.file.size ?? 0;
   if (size > INK_PREVIEW_MAX_PSD_BYTES || plan + size > REQUEST_MEMORY_BUDGET) return null;
-  makeRoomForRequest(plan + size);
+  makeRoomForFrame(plan + size);
   const read = await timing.time('template-read', () => store.read('templates', template.file.name));
   if (!read || read.bytes.length > INK_PREVIEW_MAX_PSD_BYTES || plan + read.bytes.length > REQUEST_MEMORY_BUDGET) return null;
   const doc = inkDocument(read.bytes, compiled);

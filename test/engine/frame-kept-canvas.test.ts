@@ -2,7 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../src/engine';
 import { clearEngineCaches } from '../../src/engine/cache';
-import { encodeFrameJpeg, renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { encodeFrameJpeg, keptCanvasBytes, makeRoomForFrame, renderFrame, type FrameOptions } from '../../src/engine/frame';
+import { REQUEST_MEMORY_BUDGET } from '../../src/engine/memory/budget';
 import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
 import type { CompiledTemplate, RGBAImage } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
@@ -27,6 +28,36 @@ describe('kept region canvases', () => {
     };
     await expectHeldInAnyOrder(compiled, o, overridesWith, (shade) => renderTemplate(env.FILES, compiled, { scale: 1, overrides: overridesWith(shade) }));
   }, 180_000);
+});
+
+describe('kept arrays and a large request', () => {
+  it('a plan that evicts drops the kept region canvases; a small one keeps them; frames stay exact after', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const o: FrameOptions = { scale: 1, width: compiled.width, height: compiled.height, quality: 'high', sharpen: null };
+    const overrides = (shade: number): LayerOverrides => {
+      const [w, h] = [120, 40];
+      const data = new Uint8ClampedArray(w * h * 4).fill(shade);
+      return new Map([[node.id, { pixels: { width: w, height: h, data }, bounds: { left: 100, top: 150, right: 220, bottom: 190 } }]]);
+    };
+    const drawn = async (shade: number) => {
+      const frame = await renderFrame(env.FILES, compiled, { ...o, overrides: overrides(shade) }, new ServerTiming());
+      const expected = await renderTemplate(env.FILES, compiled, { scale: 1, overrides: overrides(shade) });
+      expect(firstDifference(frame.image.data, expected.data)).toBe(-1);
+      frame.release?.();
+    };
+    await renderFrame(env.FILES, compiled, o, new ServerTiming()); // the kept template frame
+    await drawn(40);
+    const kept = keptCanvasBytes();
+    expect(kept).toBeGreaterThan(0);
+    makeRoomForFrame(8 * 1024 * 1024); // an 800² preview's plan: nothing evicted, nothing dropped
+    expect(keptCanvasBytes()).toBe(kept);
+    makeRoomForFrame(REQUEST_MEMORY_BUDGET); // a 5,000² preview's or a wide print page's
+    expect(keptCanvasBytes()).toBe(0);
+    await drawn(200);
+    expect(keptCanvasBytes()).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 /**

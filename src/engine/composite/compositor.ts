@@ -1047,6 +1047,11 @@ function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box
  */
 const KEPT_BOX_BYTES = 4 * 1024 * 1024;
 let keptBox: Uint8ClampedArray | undefined;
+/** Lets the collector have the kept box array (a large request plans its memory: frame.ts makeRoomForFrame). */
+export function releaseBoxScratch(): void {
+  keptBox = undefined;
+}
+
 function boxScratch(bytes: number): Uint8ClampedArray {
   if (bytes > KEPT_BOX_BYTES) return new Uint8ClampedArray(bytes);
   if (!keptBox || keptBox.length < bytes) keptBox = new Uint8ClampedArray(Math.min(KEPT_BOX_BYTES, Math.ceil(bytes / 65536) * 65536));

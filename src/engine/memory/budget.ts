@@ -141,11 +141,13 @@ export function checkPreviewMemory(
  * (`PreviewMemory.total`) stay within REQUEST_MEMORY_BUDGET together. The caches may hold 66 MB
  * (src/engine/cache/index.ts) and a 5,000² preview plans about 60 MB: both at once would pass the
  * budget. makeRoom keeps caches + its argument within 64 MB, so it is asked for the plan less
- * the 32 MB between the two; a plan up to 30 MB (every 800² preview) evicts nothing.
+ * the 32 MB between the two; a plan up to 30 MB (every 800² preview) evicts nothing. Whether it
+ * was asked (the plan is large: the engine's kept scratch arrays go too, frame.ts makeRoomForFrame).
  */
-export function makeRoomForRequest(total: number): void {
+export function makeRoomForRequest(total: number): boolean {
   const over = total - (REQUEST_MEMORY_BUDGET - 64 * MB);
   if (over > 0) makeRoom(over);
+  return over > 0;
 }
 
 /** Refuses (422) coded output that has grown past `limit` bytes (a streamed encoder's check, as the bytes come). */

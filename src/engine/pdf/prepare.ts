@@ -22,7 +22,8 @@ import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
 import { StripBuffers } from '../compiled/store';
-import { makeRoomForRequest, printPageMemory } from '../memory/budget';
+import { printPageMemory } from '../memory/budget';
+import { makeRoomForFrame } from '../frame';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
 import { psdInk, type PsdInk } from './psd-ink';
@@ -119,7 +120,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     async load() {
       const scale = 1;
       // Caches and this page's strips together within the budget (a wide page evicts).
-      makeRoomForRequest(printPageMemory(compiled));
+      makeRoomForFrame(printPageMemory(compiled));
       problems.length = 0;
       const overrides = await personalise(request, { scale, report: (p) => problems.push(p) });
       const iccObject = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
