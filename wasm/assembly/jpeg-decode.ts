@@ -576,13 +576,6 @@ export function jpegDecodeScanExact(
   return decodeScan(data, dataLen, start, ncomp, comps, huff, mcusX, mcusY, restartInterval);
 }
 
-/**
- * YCbCr (JFIF, BT.601 full range) or grey planes → RGBA8 at `out`, width × height, for output
- * scale n/8. A component's plane holds (h · bn) / (hMax · n) of the output's pixels across (and
- * likewise down): 1 when its blocks were decoded large enough (libjpeg's choice too), else its
- * pixels are replicated; the picture is resampled to its placement next, which smooths them.
- * `ycc` 0 copies three planes as RGB (Adobe transform 0).
- */
 /** The four bytes in the low lane of `v` as f32 lanes (converted as signed: the same floats for bytes, one x86 instruction). */
 // @ts-ignore: decorator
 @inline function bytesToF32(v: v128): v128 {
@@ -602,16 +595,38 @@ export function jpegDecodeScanExact(
   return i32x4.min_s(i32x4.max_s(i32x4.trunc_sat_f32x4_s(f32x4.add(v, f32x4.splat(0.5))), i32x4.splat(0)), i32x4.splat(255));
 }
 
+/**
+ * A component's record (32 bytes at comps + 32·c) as the colour passes read it: its decoded
+ * plane and row stride, and its sampling against the output (h or v × the block size it was
+ * decoded at; denominators hMax · n, vMax · n). A grey picture's "chroma" is its one component.
+ */
+// @ts-ignore: decorator
+@inline function chroma(ncomp: i32, comps: usize, c: i32): usize { return ncomp == 3 ? comps + <usize>(32 * c) : comps; }
+// @ts-ignore: decorator
+@inline function plane(comp: usize): usize { return <usize>load<i32>(comp, 20); }
+// @ts-ignore: decorator
+@inline function stride(comp: usize): i32 { return load<i32>(comp, 24); }
+// @ts-ignore: decorator
+@inline function across(comp: usize): i32 { return load<i32>(comp) * load<i32>(comp, 28); }
+// @ts-ignore: decorator
+@inline function down(comp: usize): i32 { return load<i32>(comp, 4) * load<i32>(comp, 28); }
+
+/**
+ * YCbCr (JFIF, BT.601 full range) or grey planes → RGBA8 at `out`, width × height, for output
+ * scale n/8. A component's plane holds (h · bn) / (hMax · n) of the output's pixels across (and
+ * likewise down): 1 when its blocks were decoded large enough (libjpeg's choice too), else its
+ * pixels are replicated; the picture is resampled to its placement next, which smooths them.
+ * `ycc` 0 copies three planes as RGB (Adobe transform 0).
+ */
 export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i32, width: i32, height: i32, ycc: i32, out: usize): void {
-  const c1 = ncomp == 3 ? comps + 32 : comps;
-  const c2 = ncomp == 3 ? comps + 64 : comps;
-  const yPlane = <usize>load<i32>(comps, 20), yStride = load<i32>(comps, 24);
-  const bPlane = <usize>load<i32>(c1, 20), bStride = load<i32>(c1, 24);
-  const rPlane = <usize>load<i32>(c2, 20), rStride = load<i32>(c2, 24);
+  const c1 = chroma(ncomp, comps, 1), c2 = chroma(ncomp, comps, 2);
+  const yPlane = plane(comps), yStride = stride(comps);
+  const bPlane = plane(c1), bStride = stride(c1);
+  const rPlane = plane(c2), rStride = stride(c2);
   // Numerators of each plane's sampling against the output (denominators hMax · n, vMax · n).
-  const yx = load<i32>(comps) * load<i32>(comps, 28), yy = load<i32>(comps, 4) * load<i32>(comps, 28);
-  const bx = load<i32>(c1) * load<i32>(c1, 28), by = load<i32>(c1, 4) * load<i32>(c1, 28);
-  const rx = load<i32>(c2) * load<i32>(c2, 28), ry = load<i32>(c2, 4) * load<i32>(c2, 28);
+  const yx = across(comps), yy = down(comps);
+  const bx = across(c1), by = down(c1);
+  const rx = across(c2), ry = down(c2);
   const dx = hMax * n, dy = vMax * n;
   for (let y = 0; y < height; y++) {
     const yRow = yPlane + <usize>(((y * yy) / dy) * yStride);
@@ -681,14 +696,13 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
  */
 export function jpegToRgbaRows(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i32, width: i32, ycc: i32, y0: i32, y1: i32, out: usize, scratch: usize): void {
   const kind = ncomp == 1 ? 0 : ycc != 0 ? 1 : 2;
-  const c1 = ncomp == 3 ? comps + 32 : comps;
-  const c2 = ncomp == 3 ? comps + 64 : comps;
-  const yPlane = <usize>load<i32>(comps, 20), yStride = load<i32>(comps, 24);
-  const bPlane = <usize>load<i32>(c1, 20), bStride = load<i32>(c1, 24);
-  const rPlane = <usize>load<i32>(c2, 20), rStride = load<i32>(c2, 24);
-  const yx = load<i32>(comps) * load<i32>(comps, 28), yy = load<i32>(comps, 4) * load<i32>(comps, 28);
-  const bx = load<i32>(c1) * load<i32>(c1, 28), by = load<i32>(c1, 4) * load<i32>(c1, 28);
-  const rx = load<i32>(c2) * load<i32>(c2, 28), ry = load<i32>(c2, 4) * load<i32>(c2, 28);
+  const c1 = chroma(ncomp, comps, 1), c2 = chroma(ncomp, comps, 2);
+  const yPlane = plane(comps), yStride = stride(comps);
+  const bPlane = plane(c1), bStride = stride(c1);
+  const rPlane = plane(c2), rStride = stride(c2);
+  const yx = across(comps), yy = down(comps);
+  const bx = across(c1), by = down(c1);
+  const rx = across(c2), ry = down(c2);
   const dx = hMax * n, dy = vMax * n;
   const rowBytes = <usize>((width + 31) & ~15);
   // The planes' ring (comps + 104, MCU rows; 0: whole planes): a plane holds ring · v · size rows.
