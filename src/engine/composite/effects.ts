@@ -555,6 +555,9 @@ function eachTileInside(p: Pass, shape: Shape, target: Bounds, draw: (tile: Boun
   });
 }
 
+/** Bevel tiles eachTileNear drew on arrays smaller than eachTile's (the tests read it). */
+export const nearTiles = { cut: 0 };
+
 /**
  * eachTile for a bevel or emboss (fx-text7: emboss, pillow emboss, outer bevel, stroke emboss, the
  * chisels; a smooth inner bevel, which lights only covered pixels, with `grow` 0): each tile cut
@@ -573,9 +576,6 @@ function eachTileInside(p: Pass, shape: Shape, target: Bounds, draw: (tile: Boun
  * Test fx-text7-bevel (all styles and techniques, soften, contours, strokes) against the whole
  * extent (useEffectKernels(false)).
  */
-/** Bevel tiles eachTileNear drew on arrays smaller than eachTile's (the tests read it). */
-export const nearTiles = { cut: 0 };
-
 function eachTileNear(p: Pass, shape: Shape, target: Bounds, grow: number, support: number, draw: (tile: Bounds, arrays: Bounds) => void): void {
   const tight = tightShape(shape);
   if (!tight) return; // no pixel covers anything: a height of 0 everywhere, lit nowhere
@@ -654,6 +654,9 @@ function insideBody(shape: Shape, r: Bounds, tile: Bounds, dx: number, dy: numbe
   return crop(shadowBody(shape, from, dx, dy, true, size, spread), from, tile);
 }
 
+/** How many inverted bodies nearerStart started nearer (tests). */
+export const nearerStarts = { count: 0 };
+
 /**
  * Where an inverted body's arrays (1 − alpha, inner shadow and softer inner glow) may start nearer
  * than `r`'s corner with the same floats over every pixel `r` holds past the cut (issue 25 §3): each box
@@ -663,9 +666,6 @@ function insideBody(shape: Shape, r: Bounds, tile: Bounds, dx: number, dy: numbe
  * grows by its radius, and no value other than 1 (alpha not 0, moved and tapped: `covered` moved by
  * the move, grown by 1) may lie within 2 · (r0 + r1) + 2 of the new corner. Null: keep `r`.
  */
-/** How many inverted bodies nearerStart started nearer (tests). */
-export const nearerStarts = { count: 0 };
-
 function nearerStart(shape: Shape, r: Bounds, dx: number, dy: number, size: number): Bounds | null {
   if (size > 200) return null;
   if (!tightShape(shape)) return null;
@@ -1110,6 +1110,9 @@ function paint(
   });
 }
 
+/** How many paints paintInKernels drew, over the canvas and within the layer's composite, with the fill read there, and in more than one strip (a fill read, a coverage copied in) (the tests read it). */
+export const paintKernelDraws = { over: 0, within: 0, read: 0, strips: 0, coverageStrips: 0, colours: 0 };
+
 /**
  * paint of one colour in the kernels' memory, the same bytes: the coverage's rows over the canvas
  * copied in (or, for an overlay's fill, read there from the layer's pixels by alphaInKernels, as
@@ -1124,9 +1127,6 @@ function paint(
  * fx-text7). False, painting nothing, where the kernels do not (switched off, not ready, over
  * their bound, a mode the blend kernel leaves to the TypeScript, a text gamma over the canvas).
  */
-/** How many paints paintInKernels drew, over the canvas and within the layer's composite, with the fill read there, and in more than one strip (a fill read, a coverage copied in) (the tests read it). */
-export const paintKernelDraws = { over: 0, within: 0, read: 0, strips: 0, coverageStrips: 0, colours: 0 };
-
 function paintInKernels(
   canvas: Surface,
   r: Bounds,
