@@ -6,7 +6,7 @@ import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
-import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, type Shape, type ShapeSource } from './effects';
+import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, wholeColourOverlay, effectDrawing, type Shape, type ShapeSource } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -309,11 +309,27 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
   if (base.adjustment) return drawAdjustmentClipGroup(ctx, base, clipped, canvas, atop);
   if (await hidingEffects(ctx, base, canvas, (inner, target) => drawClipGroup(ctx, inner, clipped, target, atop))) return;
   if (base.blendClipped === false && base.type !== 'Group' && !hasEffects(base)) return drawClippedApart(ctx, base, clipped, canvas, atop);
+  // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels,
+  // and a text base's edge gamma (its edges are the group's).
+  const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
+  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels, textGamma: textGammaOf(ctx.compiled.textGamma, base) };
+  // A unit that reads nothing of the canvas, drawn before over this target: only blended again.
+  const keep = keptUnitKey(ctx, base, clipped, canvas, atop);
+  const held = keep ? backdropCache.get(keep) : undefined;
+  const kept = held && keptUnits.get(held);
+  if (kept) {
+    unitShortcutDraws.kept++;
+    if (kept.group) blendWithGamma(canvas, kept.group, null, kept.opacity, mode, options, kept.covered);
+    return;
+  }
   // A layer with nothing on the target (no pixels or effects there: a unit beside a personalised
   // preview's dirty rectangle) and nothing clipped to it leaves its group transparent, which
   // blends to nothing: no group to allocate and blend.
   const own = base.type === 'Group' ? null : await withEffects(ctx, base, rectOf(canvas));
-  if (own && !own.content && !own.shape && !clipped.length) return;
+  if (own && !own.content && !own.shape && !clipped.length) {
+    if (keep) keepUnit(keep, { group: null, opacity: 0, covered: null });
+    return;
+  }
   const group = createSurface(unitArea(rectOf(canvas), base, clipped, own));
   const inner: LayerNode = { ...base, opacity: 1, blendMode: 'normal' };
   // "Blend Interior Effects as Group" (Adobe: the layer's blend mode applies to its interior
@@ -362,7 +378,12 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     // it (effects.ts coveredExtent; a personalised text's raster has empty margins). Its content
     // and the unit are blended over it only: alpha 0 blends to nothing, the same bytes.
     if (shape && !clipped.length && !base.knockout && !base.vectorStroke && paintsInsideOnly(base)) covered = coveredExtent(shape);
-    if (content) blendSurface(group, content, mask, fill, 'normal', {}, covered ?? undefined);
+    // A colour overlay recolouring the whole unit (effects.ts wholeColourOverlay): the unit is its
+    // colour at the pixels' alpha, drawn so (a picture under a 100 % colour overlay: its colours
+    // neither blended in nor painted over, issue 25 §3).
+    const colour = unitShortcuts && content && shape && !mask && !clipped.length && !base.knockout && !base.vectorStroke && fill >= 1 && base.fillOpacity >= 1 ? wholeColourOverlay(inner, shape) : null;
+    if (content && colour) colourAtAlpha(group, content, colour, covered ?? undefined);
+    else if (content) blendSurface(group, content, mask, fill, 'normal', {}, covered ?? undefined);
     await drawClipped();
     // The stroke is baked into the base's pixels: redrawn over what is clipped to it, it recolours
     // the group within its alpha (at Fill 100 %) instead of adding a second coverage where a mask
@@ -377,7 +398,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     // then paint over the faded unit as if the layer covered its pixels wholly (Adobe's list of
     // the effects the option covers; photocraft's compositor draws it so).
     const split = asGroup && shape && !base.knockout && base.fillOpacity < 1;
-    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.knockout ? false : fill >= 1 ? true : 'relative', split ? 'grouped' : 'all');
+    if (shape) drawEffectsAbove(ctx, inner, group, shape, false, stroke, base.knockout ? false : fill >= 1 ? true : 'relative', split ? 'grouped' : 'all', !!colour);
     else stroke?.();
     if (split) {
       const d = group.data;
@@ -388,10 +409,6 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     clipped = [];
   }
   if (clipped.length) await drawClipped();
-  // The base's blending options are the clipping group's: its mode, opacity, Blend If, channels,
-  // and a text base's edge gamma (its edges are the group's).
-  const mode = base.blendMode === 'pass through' ? 'normal' : base.blendMode;
-  const options = { atop, blendIf: base.blendIf, excludedChannels: base.excludedChannels, textGamma: textGammaOf(ctx.compiled.textGamma, base) };
   if (base.knockout && baseShape) {
     // A knocking-out base takes its clipping group through (composite/knockout.ts): the hole is
     // the base's shape, and the group paints onto the target inside it with its own alpha
@@ -401,7 +418,105 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     for (let p = 0; p < baseShape.length; p++) d[p * 4 + 3] = baseShape[p] ? Math.min(255, (d[p * 4 + 3] * 255) / baseShape[p]) : 0;
     const scope = ctx.knockout ?? (await rootKnockout(ctx));
     knockoutBlend(canvas, knockoutTarget(scope, base), paint, baseShape, base.opacity, mode, options, true);
-  } else blendWithGamma(canvas, group, null, asGroup && !faded ? base.opacity * base.fillOpacity : base.opacity, mode, options, covered);
+  } else {
+    const opacity = asGroup && !faded ? base.opacity * base.fillOpacity : base.opacity;
+    blendWithGamma(canvas, group, null, opacity, mode, options, covered);
+    // The group is read no more here: kept as it is (blends only read it).
+    if (keep) keepUnit(keep, { group, opacity, covered });
+  }
+}
+
+/**
+ * A unit (transparent, `group`) holding `content` recoloured wholly by `colour` (effects.ts
+ * wholeColourOverlay): the colour at each pixel's alpha where that is not 0 (what the content's
+ * blend and the overlay painted within it store), over `within` (the covered box) when given.
+ * Where the content is known opaque (markOpaque: a placed JPEG), the unit is too.
+ */
+function colourAtAlpha(group: Surface, content: Surface, colour: Uint8ClampedArray, within?: Bounds): void {
+  const both = intersectRect(rectOf(group), rectOf(content));
+  const r = both && within ? intersectRect(both, within) : both;
+  unitShortcutDraws.coloured++;
+  if (!r) return;
+  const words = new Uint32Array(group.data.buffer, group.data.byteOffset, group.w * group.h);
+  const rgb = (colour[0]! | (colour[1]! << 8) | (colour[2]! << 16)) >>> 0;
+  const opaque = opaqueArea(content.data);
+  // The known-opaque pixels in canvas coordinates, within r: filled a row at a time.
+  const o = opaque && intersectRect(r, { left: content.x + opaque.left, top: content.y + opaque.top, right: content.x + opaque.right, bottom: content.y + opaque.bottom });
+  const d = content.data;
+  const solid = (rgb | 0xff000000) >>> 0;
+  for (let y = r.top; y < r.bottom; y++) {
+    const row = (y - group.y) * group.w - group.x;
+    const from = (y - content.y) * content.w - content.x;
+    const inside = o && y >= o.top && y < o.bottom;
+    for (let x = r.left; x < r.right; x++) {
+      if (inside && x === o.left) {
+        words.fill(solid, row + o.left, row + o.right);
+        x = o.right - 1;
+        continue;
+      }
+      const a = d[(from + x) * 4 + 3]!;
+      if (a) words[row + x] = (rgb | (a << 24)) >>> 0;
+    }
+  }
+  if (o) markOpaque(group.data, { left: o.left - group.x, top: o.top - group.y, right: o.right - group.x, bottom: o.bottom - group.y });
+}
+
+/**
+ * Clipping-group units kept between requests (issue 25 §3). A text with interior effects
+ * (overlays, satin, inner shadow, an inner bevel) is composited apart from transparency, its
+ * effects drawn into its own unit, and only then blended onto the canvas: the unit reads nothing
+ * of what lies below it. When a request changes what lies below (a never-seen picture under
+ * psdtools-layer-effects-all's eleven texts redraws the whole canvas), it is the same pixels as the
+ * last time this isolate drew it over the same target, and only its blend onto the new backdrop is
+ * done again: the same bytes, as the blend reads the kept unit as it read the one just drawn.
+ * Kept in backdropCache (what is kept to redraw a canvas quickly: content-addressed keys, its byte
+ * budget, counted and made room in by makeRoom, emptied with the engine's caches), its pixels there
+ * and the rest of the unit here by them.
+ */
+interface KeptUnit {
+  /** The unit's composite (null: nothing on the target). */
+  group: Surface | null;
+  opacity: number;
+  covered: Bounds | null | undefined;
+}
+const keptUnits = new WeakMap<Uint8ClampedArray, KeptUnit>();
+
+/** The largest unit kept (a few hundred KB for a text at 800 px; not a large canvas's whole). */
+const KEPT_UNIT_BYTES = 1024 * 1024;
+
+function keepUnit(key: string, unit: KeptUnit): void {
+  const data = unit.group?.data ?? new Uint8ClampedArray(0);
+  if (data.byteLength > KEPT_UNIT_BYTES) return;
+  keptUnits.set(data, unit);
+  // The group is read no more here: kept as it is (its blends only read it).
+  backdropCache.set(`${key}`, data, Math.max(64, data.byteLength));
+}
+
+/**
+ * The key a clipping-group unit is kept under between requests (KeptUnit), or null when it
+ * is not kept: only a unit drawn from the template alone that reads nothing of the canvas before
+ * its blend. A layer of its own (nothing clipped to it, not a group or adjustment), not overridden,
+ * not clipped itself, with no knockout (which reads what lies below) and no effect drawn under it
+ * (drawsBelow: glows, shadows, strokes, interior modes over a faded fill blend with the canvas),
+ * drawn over the whole target of an ordinary render (not strips, whose rows each pass once, nor a
+ * caller's own backdrop store). The target is in the key: the unit covers its frame within it.
+ */
+function keptUnitKey(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface, atop: boolean): string | null {
+  if (!unitShortcuts || atop || clipped.length || ctx.buffers || ctx.backdrops) return null;
+  if (base.type === 'Group' || base.adjustment || base.knockout || !hasEffects(base) || drawsBelow(base) || ctx.overrides.has(base.id)) return null;
+  return `${prefix(ctx.compiled.hash)}unit/r${RENDER_VERSION}/${drawing}.${effectDrawing()}/${ctx.scale}/${base.id}/${canvas.x},${canvas.y},${canvas.w}x${canvas.h}`;
+}
+
+let unitShortcuts = true;
+/** Bumped by every switch here that changes how a unit is drawn (tests): a unit drawn before is not kept for after. */
+let drawing = 0;
+
+/** How many units were blended again from a kept unit, and drawn as a colour at their pixels' alpha (colourAtAlpha) (the tests read it). */
+export const unitShortcutDraws = { kept: 0, coloured: 0 };
+
+/** Turns kept units and colourAtAlpha off (true: on): for tests that hold them to drawing each unit whole (none is kept meanwhile). */
+export function useUnitShortcuts(on: boolean): void {
+  unitShortcuts = on;
 }
 
 /**
@@ -675,6 +790,7 @@ let alphaApart = true;
 /** Turns withEffects' alpha-only shape sources and cut content off (true: on): for tests that hold them to the RGBA they replace. */
 export function useShapeAlphaApart(on: boolean): void {
   alphaApart = on;
+  drawing++;
 }
 
 /**
@@ -963,6 +1079,7 @@ let boxedAdjustments = true;
 /** Turns drawBoxedAdjustment off (true: on): every adjustment then clones the canvas and blends it whole through its mask, for tests that hold the box to that. */
 export function useBoxedAdjustments(on: boolean): void {
   boxedAdjustments = on;
+  drawing++;
 }
 
 /** Adjustment layers change what is beneath them; mask, opacity and mode fade the change in. */

@@ -2,7 +2,7 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface, FILL_INSIDE } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte } from './morphology';
+import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte, wasmEffectPasses } from './morphology';
 import { inArena, type KernelExports } from '../raster/kernels';
 import { keptChannels, wasmBlendMode } from '../raster/blend';
 import { bevelLight, throughCurve } from './bevel';
@@ -65,6 +65,19 @@ export function hasInteriorEffects(node: LayerNode): boolean {
   if (inner.some((k) => list(fx[k] as Effect[] | Effect | undefined).length > 0)) return true;
   if (list(fx.stroke).some((st) => st.position === 'inside')) return true;
   return list(fx.bevel).some((b) => (b.style ?? 'inner bevel') === 'inner bevel');
+}
+
+/**
+ * Whether drawEffectsBelow may paint onto the target or keep it for later (glows and shadows under
+ * the layer, strokes, or interior effects in modes of their own over a faded fill, which blend with
+ * the backdrop: blendedColours). Without any, a unit drawn apart (the compositor's clipping group)
+ * reads nothing of what lies below it until it is blended there.
+ */
+export function drawsBelow(node: LayerNode): boolean {
+  const fx = node.effects;
+  if (!hasEffects(node) || !fx) return false;
+  if (list(fx.outerGlow).length || list(fx.dropShadow).length || list(fx.stroke).length) return true;
+  return (node.fillOpacity ?? 1) < 1 && interiorModes(fx as LayerEffectsInfo);
 }
 
 const px = (v: { value: number } | undefined) => v?.value ?? 0;
@@ -874,10 +887,20 @@ interface ShadowKernels {
 }
 
 let kernelsOn = true;
+/** Bumped by every switch that changes how effects are drawn (tests): see effectDrawing. */
+let drawing = 0;
+
+/**
+ * How effects are drawn now, as a number that a switch of theirs (useEffectKernels, morphology.ts
+ * useWasmEffectPasses) changes: part of the keys of units kept drawn (compositor.ts keptUnitKey),
+ * so that a test comparing two ways of drawing draws both.
+ */
+export const effectDrawing = () => `${drawing}.${wasmEffectPasses()}`;
 
 /** Turns shadowInKernels and strokesInKernels off (true: on): for tests that hold them to the passes they stand for. */
 export function useEffectKernels(on: boolean): void {
   kernelsOn = on;
+  drawing++;
 }
 
 /** How many tiles shadowInKernels and strokesInKernels drew (the tests read it). */
@@ -1571,6 +1594,26 @@ function applyRange(cov: Float32Array, range: number | undefined): void {
   for (let i = 0; i < cov.length; i++) cov[i] = Math.min(1, cov[i] * k);
 }
 
+/**
+ * The colour bytes (as paint stores them) of a layer's one colour overlay when it recolours the
+ * whole of a unit made of the layer's pixels alone (no mask, Fill 100 %), else null: Normal at
+ * 100 %, the layer's own channels all kept, no pattern or gradient overlay under it, and the
+ * layer's own pixels for its fill (no traced path). Painted within the unit (drawEffectsAbove's
+ * `inLayer` true) its coverage is the pixels' alpha A relative to the unit's, A: f32(A ÷ 255) · 255
+ * ÷ A rounds to 1, the colour's alpha byte 255, and the blend atop at 100 % stores the colour, the
+ * alpha A kept. So the unit is the colour at the pixels' alpha whatever their colours (the
+ * compositor's clipping group then draws it so: no blend of the pixels, no overlay painted).
+ */
+export function wholeColourOverlay(node: LayerNode, shape: Shape): Uint8ClampedArray | null {
+  const fx = node.effects as LayerEffectsInfo | undefined;
+  if (!fx || shape.fillOver || shape.excludedChannels?.length || node.opacity !== 1) return null;
+  const fills = list(fx.solidFill);
+  if (fills.length !== 1 || on(fx.patternOverlay) || list(fx.gradientOverlay).length) return null;
+  const f = fills[0]!;
+  if ((f.blendMode ?? 'normal') !== 'normal' || (f.opacity ?? 1) !== 1) return null;
+  return new Uint8ClampedArray(rgbOf(f.color));
+}
+
 /** The shape's alpha times the alpha bytes of per-pixel colours: an overlay's coverage. */
 function timesAlpha(alpha: Float32Array, colors: Uint8ClampedArray): Float32Array {
   const cov = new Float32Array(alpha.length);
@@ -1594,6 +1637,7 @@ export function drawEffectsAbove(
   overOverlays?: () => void,
   inLayer: InLayer = false,
   part: 'all' | 'grouped' | 'rest' = 'all',
+  coloured = false,
 ): void {
   const grouped = part !== 'rest';
   const fx = node.effects as LayerEffectsInfo;
@@ -1621,7 +1665,8 @@ export function drawEffectsAbove(
       if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
     });
   }
-  for (const f of grouped ? list(fx.solidFill).reverse() : []) {
+  // `coloured`: the unit holds its colour overlay already (wholeColourOverlay).
+  for (const f of grouped && !coloured ? list(fx.solidFill).reverse() : []) {
     eachTileInside(inside(0), shape, target, (r) => {
       const colour = rgbOf(f.color);
       const o = fxOpacity(f.opacity, opacity);

@@ -37,7 +37,12 @@ let wasmPasses = true;
 /** Turns the WASM passes off (true: on): for tests that pin the TypeScript they replace. */
 export function useWasmEffectPasses(on: boolean): void {
   wasmPasses = on;
+  passSwitches++;
 }
+
+/** How many times useWasmEffectPasses was called (effects.ts effectDrawing: kept units drawn one way are not kept for the other). */
+let passSwitches = 0;
+export const wasmEffectPasses = () => passSwitches;
 
 /**
  * The most values a WASM pass takes: its arrays (three at most, 1 MB each) stay within what the
