@@ -64,10 +64,31 @@ const INV255: f32 = 1.0 / 255.0;
 
 /** u8 straight → f32 premultiplied, `count` pixels. */
 export function toPremultipliedF32(src: usize, dst: usize, count: i32): void {
-  for (let i = 0; i < count; i++) {
-    v128.store(dst + (<usize>i << 4), premultiplyPixel(loadPixel(src + (<usize>i << 2))));
-  }
+  premultipliedRow(src, dst, count);
 }
+
+/** u8 straight → f32 premultiplied, four opaque pixels at a time converted only (they premultiply to themselves: 255 · f32(1/255) is 1). */
+// @ts-ignore: decorator
+@inline function premultipliedRow(src: usize, dst: usize, count: i32): void {
+  let i = 0;
+  for (; i + 4 <= count; i += 4) {
+    const s = src + (<usize>i << 2);
+    const d = dst + (<usize>i << 4);
+    if (opaque4(alphas4(s))) {
+      const b = v128.load(s);
+      const lo = i16x8.extend_low_i8x16_u(b);
+      const hi = i16x8.extend_high_i8x16_u(b);
+      v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(lo)));
+      v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(lo)), 16);
+      v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(hi)), 32);
+      v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(hi)), 48);
+    } else {
+      for (let j = 0; j < 4; j++) v128.store(d + (<usize>j << 4), premultiplyPixel(loadPixel(s + (<usize>j << 2))));
+    }
+  }
+  for (; i < count; i++) v128.store(dst + (<usize>i << 4), premultiplyPixel(loadPixel(src + (<usize>i << 2))));
+}
+
 
 /** f32 premultiplied → u8 straight, `count` pixels. */
 export function fromPremultipliedF32(src: usize, dst: usize, count: i32): void {
@@ -331,99 +352,172 @@ const MAX_V_TAPS = 1024;
 const vRows = memory.data(MAX_V_TAPS * 4, 4);
 
 // ---------------------------------------------------------------------------------------------
-// Unsharp mask over one band. `src` holds rows [bandTop - radius, bandBottom + radius) of the
-// image (edge rows repeated), u8 straight; the kernel writes the band's `rows` rows to `out`.
+// Unsharp mask over one band, in one sweep down its rows. `src` holds rows [bandTop − radius,
+// bandBottom + radius) of the image (edge rows repeated), u8 straight; the kernel writes the
+// band's `rows` rows to `out`. Each source row is premultiplied into `line` (width f32 px) and
+// blurred across into slot y % (2·radius + 1) of `ring`; as soon as the ring holds an output
+// row's 2·radius + 1 rows, that row is blurred down and sharpened. Every pixel's sums are taken
+// in the order of the two-pass form (the centre tap, then each pair of mirrored taps added
+// first), so the floats are the same, while the blurred rows stay in cache.
 
 export function unsharpBand(
   src: usize, width: i32, rows: i32, radius: i32, kernel: usize,
-  amount: f32, threshold: f32, premul: usize, hblur: usize, out: usize,
+  amount: f32, threshold: f32, line: usize, ring: usize, out: usize,
 ): void {
-  const inRows = rows + 2 * radius;
-  toPremultipliedF32(src, premul, width * inRows);
+  const taps = 2 * radius + 1;
+  const rowBytes = <usize>width << 4;
+  const amountV = f32x4.splat(amount);
+  const thresholdV = f32x4.splat(threshold * 255);
+  for (let y = 0; y < rows + 2 * radius; y++) {
+    const srcRow = src + (<usize>(y * width) << 2);
+    premultipliedRow(srcRow, line, width);
+    blurAcross(line, width, radius, kernel, ring + <usize>(y % taps) * rowBytes);
+    const o = y - 2 * radius;
+    if (o < 0) continue;
+    // Output row o: ring rows o … o + 2·radius, its own (the centre) at o + radius.
+    for (let k = 0; k <= radius; k++) {
+      store<usize>(upRows + (<usize>k << 2), ring + <usize>((o + radius - k) % taps) * rowBytes);
+      store<usize>(downRows + (<usize>k << 2), ring + <usize>((o + radius + k) % taps) * rowBytes);
+    }
+    sharpenRow(src + (<usize>((o + radius) * width) << 2), width, radius, kernel, amountV, thresholdV, out + (<usize>(o * width) << 2));
+  }
+}
+
+const MAX_UNSHARP_TAPS = 1024;
+/** Per output row of unsharpBand: the ring rows k above (upRows[k]) and below (downRows[k]) it. */
+const upRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);
+const downRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);
+
+/** One row of premultiplied pixels blurred across (Gaussian of `radius` taps a side, edges clamped) into `dst`. */
+// @ts-ignore: decorator
+@inline function blurAcross(row: usize, width: i32, radius: i32, kernel: usize, dst: usize): void {
   const k0 = f32x4.splat(load<f32>(kernel));
-  // Horizontal Gaussian, edges clamped.
-  for (let y = 0; y < inRows; y++) {
-    const row = premul + (<usize>(y * width) << 4);
-    const dst = hblur + (<usize>(y * width) << 4);
-    // Edge pixels clamp their taps; the interior reads straight across.
-    const inner0 = min<i32>(radius, width);
-    const inner1 = max<i32>(inner0, width - radius);
-    for (let x = 0; x < width; x++) {
-      if (x == inner0 && x < inner1) {
-        for (; x < inner1; x++) {
-          const c = row + (<usize>x << 4);
-          let acc = f32x4.mul(v128.load(c), k0);
-          for (let k = 1; k <= radius; k++) {
-            const s = f32x4.add(v128.load(c - (<usize>k << 4)), v128.load(c + (<usize>k << 4)));
-            acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
-          }
-          v128.store(dst + (<usize>x << 4), acc);
-        }
-        if (x >= width) break;
-      }
-      let acc = f32x4.mul(v128.load(row + (<usize>x << 4)), k0);
+  // Edge pixels clamp their taps; the interior reads straight across.
+  const inner0 = min<i32>(radius, width);
+  const inner1 = max<i32>(inner0, width - radius);
+  for (let x = 0; x < inner0; x++) blurAcrossClamped(row, width, radius, kernel, dst, x);
+  if (radius == 2) {
+    // The API's default (sigma 0.5): the two weights held in registers.
+    const k1 = f32x4.splat(load<f32>(kernel, 4));
+    const k2 = f32x4.splat(load<f32>(kernel, 8));
+    for (let x = inner0; x < inner1; x++) {
+      const c = row + (<usize>x << 4);
+      let acc = f32x4.mul(v128.load(c), k0);
+      acc = f32x4.add(acc, f32x4.mul(f32x4.add(v128.load(c - 16), v128.load(c, 16)), k1));
+      acc = f32x4.add(acc, f32x4.mul(f32x4.add(v128.load(c - 32), v128.load(c, 32)), k2));
+      v128.store(dst + (<usize>x << 4), acc);
+    }
+  } else {
+    for (let x = inner0; x < inner1; x++) {
+      const c = row + (<usize>x << 4);
+      let acc = f32x4.mul(v128.load(c), k0);
       for (let k = 1; k <= radius; k++) {
-        const l = max<i32>(x - k, 0);
-        const r = min<i32>(x + k, width - 1);
-        const s = f32x4.add(v128.load(row + (<usize>l << 4)), v128.load(row + (<usize>r << 4)));
+        const s = f32x4.add(v128.load(c - (<usize>k << 4)), v128.load(c + (<usize>k << 4)));
         acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
       }
       v128.store(dst + (<usize>x << 4), acc);
     }
   }
-  const amountV = f32x4.splat(amount);
-  const thresholdV = f32x4.splat(threshold * 255);
-  const rowBytes = <usize>width << 4;
-  for (let y = 0; y < rows; y++) {
-    const center = hblur + <usize>(y + radius) * rowBytes;
-    const srcRow = src + (<usize>((y + radius) * width) << 2);
-    const outRow = out + (<usize>(y * width) << 2);
-    let x = 0;
-    // Two pixels per step: independent sums (same order per pixel) keep the FPU busy.
-    for (; x + 1 < width; x += 2) {
-      const col = <usize>x << 4;
-      let a = f32x4.mul(v128.load(center + col), k0);
-      let b = f32x4.mul(v128.load(center + col, 16), k0);
-      for (let k = 1; k <= radius; k++) {
-        const up = center - <usize>k * rowBytes + col;
-        const down = center + <usize>k * rowBytes + col;
-        const w = f32x4.splat(load<f32>(kernel + (<usize>k << 2)));
-        a = f32x4.add(a, f32x4.mul(f32x4.add(v128.load(up), v128.load(down)), w));
-        b = f32x4.add(b, f32x4.mul(f32x4.add(v128.load(up, 16), v128.load(down, 16)), w));
-      }
-      sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), a, amountV, thresholdV);
-      sharpenPixel(srcRow + (<usize>x << 2) + 4, outRow + (<usize>x << 2) + 4, b, amountV, thresholdV);
-    }
-    for (; x < width; x++) {
+  for (let x = inner1; x < width; x++) blurAcrossClamped(row, width, radius, kernel, dst, x);
+}
+
+// @ts-ignore: decorator
+@inline function blurAcrossClamped(row: usize, width: i32, radius: i32, kernel: usize, dst: usize, x: i32): void {
+  let acc = f32x4.mul(v128.load(row + (<usize>x << 4)), f32x4.splat(load<f32>(kernel)));
+  for (let k = 1; k <= radius; k++) {
+    const l = max<i32>(x - k, 0);
+    const r = min<i32>(x + k, width - 1);
+    const s = f32x4.add(v128.load(row + (<usize>l << 4)), v128.load(row + (<usize>r << 4)));
+    acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
+  }
+  v128.store(dst + (<usize>x << 4), acc);
+}
+
+/** One output row of unsharpBand: the ring rows (upRows, downRows) blurred down, `srcRow` sharpened by it into `outRow`. */
+// @ts-ignore: decorator
+@inline function sharpenRow(srcRow: usize, width: i32, radius: i32, kernel: usize, amountV: v128, thresholdV: v128, outRow: usize): void {
+  const k0 = f32x4.splat(load<f32>(kernel));
+  const center = load<usize>(upRows);
+  // 255 ÷ the blurred alpha, divided again only when that alpha changes (inside an opaque area
+  // it is the same sum at every pixel).
+  let blurA: f32 = -1;
+  let scale: f32 = 0;
+  if (radius == 2) {
+    const k1 = f32x4.splat(load<f32>(kernel, 4));
+    const k2 = f32x4.splat(load<f32>(kernel, 8));
+    const up1 = load<usize>(upRows, 4), down1 = load<usize>(downRows, 4);
+    const up2 = load<usize>(upRows, 8), down2 = load<usize>(downRows, 8);
+    for (let x = 0; x < width; x++) {
       const col = <usize>x << 4;
       let acc = f32x4.mul(v128.load(center + col), k0);
-      for (let k = 1; k <= radius; k++) {
-        const s = f32x4.add(v128.load(center - <usize>k * rowBytes + col), v128.load(center + <usize>k * rowBytes + col));
-        acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
+      acc = f32x4.add(acc, f32x4.mul(f32x4.add(v128.load(up1 + col), v128.load(down1 + col)), k1));
+      acc = f32x4.add(acc, f32x4.mul(f32x4.add(v128.load(up2 + col), v128.load(down2 + col)), k2));
+      const a = f32x4.extract_lane(acc, 3);
+      if (a != blurA) {
+        blurA = a;
+        scale = 255.0 / a;
       }
-      sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), acc, amountV, thresholdV);
+      sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), acc, scale, amountV, thresholdV);
     }
+    return;
+  }
+  for (let x = 0; x < width; x++) {
+    const col = <usize>x << 4;
+    let acc = f32x4.mul(v128.load(center + col), k0);
+    for (let k = 1; k <= radius; k++) {
+      const s = f32x4.add(v128.load(load<usize>(upRows + (<usize>k << 2)) + col), v128.load(load<usize>(downRows + (<usize>k << 2)) + col));
+      acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
+    }
+    const a = f32x4.extract_lane(acc, 3);
+    if (a != blurA) {
+      blurA = a;
+      scale = 255.0 / a;
+    }
+    sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), acc, scale, amountV, thresholdV);
   }
 }
 
-/** One pixel of the unsharp mask: `src` u8 straight, `acc` its premultiplied blur → `out`. */
+/**
+ * One pixel of the unsharp mask: `src` u8 straight, `acc` its premultiplied blur, `scale` 255 ÷
+ * acc's alpha → `out`. The clamps are pmax/pmin (one instruction each, where max/min take seven
+ * to order NaN and −0): with 0 and 255 as their first operand they give max/min's bytes for
+ * every input (a NaN, as from an amount too large for f32 times a difference of 0, comes out 0
+ * from both; a −0 rounds to the byte of +0).
+ */
 // @ts-ignore: decorator
-@inline function sharpenPixel(srcPtr: usize, outPtr: usize, acc: v128, amountV: v128, thresholdV: v128): void {
-  const orig = loadPixel(srcPtr);
-  const blurA = f32x4.extract_lane(acc, 3);
-  if (blurA < 0.001 || f32x4.extract_lane(orig, 3) == 0) {
+@inline function sharpenPixel(srcPtr: usize, outPtr: usize, acc: v128, scale: f32, amountV: v128, thresholdV: v128): void {
+  // Where nothing is blurred in, or the pixel is transparent, it is kept.
+  if (f32x4.extract_lane(acc, 3) < 0.001) {
     store<u32>(outPtr, load<u32>(srcPtr));
     return;
   }
+  if (load<u8>(srcPtr, 3) == 0) {
+    store<u32>(outPtr, load<u32>(srcPtr));
+    return;
+  }
+  const orig = loadPixel(srcPtr);
   // Blurred straight colour (premultiplied blur ÷ blurred alpha: no dark fringes).
-  const blur = f32x4.mul(acc, f32x4.splat(255.0 / blurA));
+  const blur = f32x4.mul(acc, f32x4.splat(scale));
   const diff = f32x4.sub(orig, blur);
-  const sharpened = f32x4.min(f32x4.max(f32x4.add(orig, f32x4.mul(diff, amountV)), f32x4.splat(0)), f32x4.splat(255));
-  const apply = f32x4.ge(f32x4.abs(diff), thresholdV);
+  const sharpened = f32x4.pmin(f32x4.splat(255), f32x4.pmax(f32x4.splat(0), f32x4.add(orig, f32x4.mul(diff, amountV))));
   // Colour only: alpha keeps the original value.
-  const result = f32x4.replace_lane(v128.bitselect(sharpened, orig, apply), 3, f32x4.extract_lane(orig, 3));
-  storePixel(outPtr, result);
+  const apply = v128.and(f32x4.ge(f32x4.abs(diff), thresholdV), RGB_LANES);
+  storeBytePixel(outPtr, v128.bitselect(sharpened, orig, apply));
 }
+
+/**
+ * storePixel of a pixel whose channels are in 0..255 (not NaN): trunc(v + 0.5) by floor and the
+ * 2^23 bias (an integer below 2^23 plus 2^23 is exact in f32, its low mantissa bits the integer),
+ * three instructions where trunc_sat_f32x4_s takes seven.
+ */
+// @ts-ignore: decorator
+@inline function storeBytePixel(ptr: usize, v: v128): void {
+  const i = i32x4.sub(f32x4.add(f32x4.floor(f32x4.add(v, f32x4.splat(0.5))), f32x4.splat(8388608.0)), i32x4.splat(0x4b000000));
+  const w = i16x8.narrow_i32x4_u(i, i);
+  v128.store32_lane(ptr, i8x16.narrow_i16x8_u(w, w), 0);
+}
+
+const RGB_LANES = i32x4(-1, -1, -1, 0);
 
 // ---------------------------------------------------------------------------------------------
 // Per-pixel conversions, in place on u8 straight RGBA.

@@ -81,36 +81,42 @@ export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }:
   }
   const kernel = gaussianKernel(radius);
   const r = kernel.length - 1;
-  // Bands of rows as tall as BAND_BYTES of floats allow: each reads r rows more on either side,
-  // converted and blurred across again (8 rows of 800 px read 12).
-  const rows = Math.max(8, Math.min(height, Math.floor(BAND_BYTES / (width * 16))));
+  // Bands of rows as tall as BAND_BYTES of source bytes allow; each reads r rows more on either
+  // side, blurred across again (2 × 2 rows per 163-row band at 800 px, the default's reach).
   const stride = width * 4;
+  const rows = Math.max(8, Math.min(height, Math.floor(BAND_BYTES / stride)));
 
   await withArena((k, arena) => {
     const inRows = rows + 2 * r;
     const src = arena.alloc(inRows * stride);
-    const premul = arena.alloc(inRows * width * 16);
-    const hblur = arena.alloc(inRows * width * 16);
+    const line = arena.alloc(width * 16);
+    const ring = arena.alloc((2 * r + 1) * width * 16);
     const dst = arena.alloc(rows * stride);
     const kPtr = arena.alloc(kernel.byteLength);
     const u8 = arena.u8();
     arena.f32().set(kernel, kPtr >> 2);
     for (let top = 0; top < height; top += rows) {
       const n = Math.min(rows, height - top);
-      // Rows top−r … top+n+r, edge rows repeated.
-      for (let i = 0; i < n + 2 * r; i++) {
-        const y = Math.min(height - 1, Math.max(0, top - r + i));
-        u8.set(img.data.subarray(y * stride, (y + 1) * stride), src + i * stride);
-      }
-      k.unsharpBand(src, width, n, r, kPtr, amount, threshold, premul, hblur, dst);
+      // Rows top−r … top+n+r: those inside the image in one copy, the image's edge row repeated above or below it.
+      const first = Math.max(0, top - r);
+      const end = Math.min(height, top + n + r);
+      const at = (y: number) => src + (y - top + r) * stride;
+      u8.set(img.data.subarray(first * stride, end * stride), at(first));
+      for (let y = top - r; y < first; y++) u8.copyWithin(at(y), at(first), at(first) + stride);
+      for (let y = end; y < top + n + r; y++) u8.copyWithin(at(y), at(end - 1), at(end - 1) + stride);
+      k.unsharpBand(src, width, n, r, kPtr, amount, threshold, line, ring, dst);
       out.set(u8.subarray(dst, dst + n * stride), top * stride);
     }
   });
   return { width, height, data: out };
 }
 
-/** Bytes of premultiplied floats per band (two such buffers, the band's rows and its reach). */
-const BAND_BYTES = 1 << 18;
+/**
+ * Source bytes per band: the band and its result (u8) are all the kernel holds besides one
+ * premultiplied row and a ring of 2r + 1 blurred rows, so a band can be tall and few rows are
+ * read twice.
+ */
+const BAND_BYTES = 1 << 19;
 
 /** The settings as a cache key's part ('none' without sharpening): kept frames differ by them. */
 export const unsharpKey = (sharpen: UnsharpMask | null): string => (sharpen ? `${sharpen.amount},${sharpen.radius},${sharpen.threshold}` : 'none');
