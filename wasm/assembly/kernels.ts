@@ -46,6 +46,19 @@ const INV255: f32 = 1.0 / 255.0;
   v128.store32_lane(ptr, i8x16.narrow_i16x8_u(w, w), 0);
 }
 
+/**
+ * storePixel's rounding, trunc(v + 0.5) as i32 lanes, for channels known to be in 0 … 255 and
+ * not NaN: by floor and the 2^23 bias (an integer below 2^23 plus 2^23 is exact in f32, its low
+ * mantissa bits the integer), three instructions where V8 spends seven on trunc_sat_f32x4_s.
+ */
+// @ts-ignore: decorator
+@inline function roundedBytes(v: v128): v128 {
+  return i32x4.sub(f32x4.add(f32x4.floor(f32x4.add(v, f32x4.splat(0.5))), f32x4.splat(8388608.0)), i32x4.splat(0x4b000000));
+}
+
+/** A pixel's colour lanes (bitselect: colour from one pixel, alpha from another). */
+const RGB_LANES = i32x4(-1, -1, -1, 0);
+
 // @ts-ignore: decorator
 @inline function premultiplyPixel(p: v128): v128 {
   const a = f32x4.extract_lane(p, 3);
@@ -67,26 +80,29 @@ export function toPremultipliedF32(src: usize, dst: usize, count: i32): void {
   premultipliedRow(src, dst, count);
 }
 
-/** u8 straight → f32 premultiplied, four opaque pixels at a time converted only (they premultiply to themselves: 255 · f32(1/255) is 1). */
+/**
+ * `count` pixels u8 straight → f32 premultiplied, each `step` bytes after the last at `dst`; four
+ * opaque pixels at a time converted only (they premultiply to themselves: 255 · f32(1/255) is 1).
+ */
 // @ts-ignore: decorator
-@inline function premultipliedRow(src: usize, dst: usize, count: i32): void {
+@inline function premultipliedRow(src: usize, dst: usize, count: i32, step: usize = 16): void {
   let i = 0;
   for (; i + 4 <= count; i += 4) {
     const s = src + (<usize>i << 2);
-    const d = dst + (<usize>i << 4);
+    const d = dst + <usize>i * step;
     if (opaque4(alphas4(s))) {
       const b = v128.load(s);
       const lo = i16x8.extend_low_i8x16_u(b);
       const hi = i16x8.extend_high_i8x16_u(b);
       v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(lo)));
-      v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(lo)), 16);
-      v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(hi)), 32);
-      v128.store(d, f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(hi)), 48);
+      v128.store(d + step, f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(lo)));
+      v128.store(d + 2 * step, f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(hi)));
+      v128.store(d + 3 * step, f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(hi)));
     } else {
-      for (let j = 0; j < 4; j++) v128.store(d + (<usize>j << 4), premultiplyPixel(loadPixel(s + (<usize>j << 2))));
+      for (let j = 0; j < 4; j++) v128.store(d + <usize>j * step, premultiplyPixel(loadPixel(s + (<usize>j << 2))));
     }
   }
-  for (; i < count; i++) v128.store(dst + (<usize>i << 4), premultiplyPixel(loadPixel(src + (<usize>i << 2))));
+  for (; i < count; i++) v128.store(dst + <usize>i * step, premultiplyPixel(loadPixel(src + (<usize>i << 2))));
 }
 
 
@@ -165,14 +181,8 @@ export function resampleRowsH2(
   src0: usize, src1: usize, srcW: i32, scratch: usize, out0: usize, out1: usize, dstW: i32,
   bounds: usize, weights: usize, stride: i32,
 ): void {
-  for (let i = 0; i < srcW; i++) {
-    const d = scratch + (<usize>i << 5);
-    const s0 = src0 + (<usize>i << 2);
-    const s1 = src1 + (<usize>i << 2);
-    // An opaque pixel premultiplies to itself (255 · f32(1/255) is exactly 1 in f32): not multiplied.
-    v128.store(d, load<u8>(s0, 3) == 255 ? loadPixel(s0) : premultiplyPixel(loadPixel(s0)));
-    v128.store(d, load<u8>(s1, 3) == 255 ? loadPixel(s1) : premultiplyPixel(loadPixel(s1)), 16);
-  }
+  premultipliedRow(src0, scratch, srcW, 32);
+  premultipliedRow(src1, scratch + 16, srcW, 32);
   let x = 0;
   for (; x + 3 < dstW; x += 4) {
     const b = bounds + (<usize>x << 3);
@@ -230,62 +240,17 @@ export function resampleRowsH2(
 /**
  * Four source rows (u8 straight, srcW px each, `srcStride` bytes apart) → four rows of dstW
  * premultiplied f32 px, each the same floats as resampleRowH gives it (each pixel's taps in their
- * order, into an accumulator of its own); a tap's weight loaded once for the four rows.
+ * order, into an accumulator of its own); a tap's weight loaded once for the four rows. One output
+ * pixel at a time: with two (eight sums) V8 keeps all sixteen loads and sums in registers at once
+ * and spills two sums to the stack, whose every add then waits on a store and a load.
  */
 export function resampleRowsH4(
   src: usize, srcStride: i32, srcW: i32, scratch: usize,
   out0: usize, out1: usize, out2: usize, out3: usize, dstW: i32,
   bounds: usize, weights: usize, stride: i32,
 ): void {
-  for (let r = 0; r < 4; r++) {
-    const row = src + <usize>(r * srcStride);
-    for (let i = 0; i < srcW; i++) {
-      const s = row + (<usize>i << 2);
-      v128.store(scratch + (<usize>i << 6) + (<usize>r << 4), load<u8>(s, 3) == 255 ? loadPixel(s) : premultiplyPixel(loadPixel(s)));
-    }
-  }
-  let x = 0;
-  for (; x + 1 < dstW; x += 2) {
-    const b = bounds + (<usize>x << 3);
-    const f0 = load<i32>(b), c0 = load<i32>(b, 4);
-    const f1 = load<i32>(b, 8), c1 = load<i32>(b, 12);
-    const common = min<i32>(c0, c1);
-    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
-    let b0 = f32x4.splat(0), b1 = f32x4.splat(0), b2 = f32x4.splat(0), b3 = f32x4.splat(0);
-    let p0 = scratch + (<usize>f0 << 6), p1 = scratch + (<usize>f1 << 6);
-    let w0 = weights + (<usize>(x * stride) << 2);
-    let w1 = w0 + (<usize>stride << 2);
-    for (let k = 0; k < common; k++) {
-      const v0 = v128.load32_splat(w0), v1 = v128.load32_splat(w1);
-      a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), v0));
-      a1 = f32x4.add(a1, f32x4.mul(v128.load(p0, 16), v0));
-      a2 = f32x4.add(a2, f32x4.mul(v128.load(p0, 32), v0));
-      a3 = f32x4.add(a3, f32x4.mul(v128.load(p0, 48), v0));
-      b0 = f32x4.add(b0, f32x4.mul(v128.load(p1), v1));
-      b1 = f32x4.add(b1, f32x4.mul(v128.load(p1, 16), v1));
-      b2 = f32x4.add(b2, f32x4.mul(v128.load(p1, 32), v1));
-      b3 = f32x4.add(b3, f32x4.mul(v128.load(p1, 48), v1));
-      p0 += 64; p1 += 64; w0 += 4; w1 += 4;
-    }
-    for (let k = common; k < c0; k++) {
-      const v = v128.load32_splat(w0);
-      a0 = f32x4.add(a0, f32x4.mul(v128.load(p0), v)); a1 = f32x4.add(a1, f32x4.mul(v128.load(p0, 16), v));
-      a2 = f32x4.add(a2, f32x4.mul(v128.load(p0, 32), v)); a3 = f32x4.add(a3, f32x4.mul(v128.load(p0, 48), v));
-      p0 += 64; w0 += 4;
-    }
-    for (let k = common; k < c1; k++) {
-      const v = v128.load32_splat(w1);
-      b0 = f32x4.add(b0, f32x4.mul(v128.load(p1), v)); b1 = f32x4.add(b1, f32x4.mul(v128.load(p1, 16), v));
-      b2 = f32x4.add(b2, f32x4.mul(v128.load(p1, 32), v)); b3 = f32x4.add(b3, f32x4.mul(v128.load(p1, 48), v));
-      p1 += 64; w1 += 4;
-    }
-    const o = <usize>x << 4;
-    v128.store(out0 + o, a0); v128.store(out0 + o, b0, 16);
-    v128.store(out1 + o, a1); v128.store(out1 + o, b1, 16);
-    v128.store(out2 + o, a2); v128.store(out2 + o, b2, 16);
-    v128.store(out3 + o, a3); v128.store(out3 + o, b3, 16);
-  }
-  for (; x < dstW; x++) {
+  for (let r = 0; r < 4; r++) premultipliedRow(src + <usize>(r * srcStride), scratch + (<usize>r << 4), srcW, 64);
+  for (let x = 0; x < dstW; x++) {
     const first = load<i32>(bounds + (<usize>x << 3));
     const count = load<i32>(bounds + (<usize>x << 3), 4);
     let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
@@ -331,10 +296,7 @@ export function resampleRowV(
         c = f32x4.add(c, f32x4.mul(v128.load(p, 32), w));
         d = f32x4.add(d, f32x4.mul(v128.load(p, 48), w));
       }
-      storePixel(out + (<usize>x << 2), unpremultiplyPixel(a));
-      storePixel(out + (<usize>x << 2) + 4, unpremultiplyPixel(b));
-      storePixel(out + (<usize>x << 2) + 8, unpremultiplyPixel(c));
-      storePixel(out + (<usize>x << 2) + 12, unpremultiplyPixel(d));
+      storeStraight4(out + (<usize>x << 2), a, b, c, d);
     }
   }
   for (; x < width; x++) {
@@ -346,6 +308,42 @@ export function resampleRowV(
     }
     storePixel(out + (<usize>x << 2), unpremultiplyPixel(acc));
   }
+}
+
+/**
+ * Four premultiplied pixels → u8 straight at `ptr`, the bytes storePixel(unpremultiplyPixel(p))
+ * gives each. Where all four alphas clamp to 0.5 … 255 (a NaN clamps to 0 here, so it takes the
+ * per-pixel form) the four are done at once: the alphas clamped and 255 ÷ alpha divided in one
+ * vector; colour clamped to 0 … alpha by pmax/pmin (the bytes of max/min: they differ only in a
+ * NaN, which pmax with 0 first makes 0 as max then trunc_sat does, and in the sign of a zero),
+ * which leaves the alpha lane the clamped alpha, multiplied by 1 where colour is by 255 ÷ alpha;
+ * every channel then in 0 … 255 and not NaN, so rounded by floor and the 2^23 bias (storeBytePixel),
+ * and the four packed into one store.
+ */
+// @ts-ignore: decorator
+@inline function storeStraight4(ptr: usize, a: v128, b: v128, c: v128, d: v128): void {
+  const alphas = v128.shuffle<f32>(v128.shuffle<f32>(a, b, 3, 7, 3, 7), v128.shuffle<f32>(c, d, 3, 7, 3, 7), 0, 1, 4, 5);
+  const clamped = f32x4.pmin(f32x4.splat(255), f32x4.pmax(f32x4.splat(0), alphas));
+  if (!i32x4.all_true(f32x4.ge(clamped, f32x4.splat(0.5)))) {
+    storePixel(ptr, unpremultiplyPixel(a));
+    storePixel(ptr + 4, unpremultiplyPixel(b));
+    storePixel(ptr + 8, unpremultiplyPixel(c));
+    storePixel(ptr + 12, unpremultiplyPixel(d));
+    return;
+  }
+  const scales = f32x4.div(f32x4.splat(255), clamped);
+  const one = f32x4.splat(1);
+  const pa = straightBytes(a, v128.shuffle<f32>(clamped, clamped, 0, 0, 0, 0), v128.shuffle<f32>(scales, one, 0, 0, 0, 4));
+  const pb = straightBytes(b, v128.shuffle<f32>(clamped, clamped, 1, 1, 1, 1), v128.shuffle<f32>(scales, one, 1, 1, 1, 4));
+  const pc = straightBytes(c, v128.shuffle<f32>(clamped, clamped, 2, 2, 2, 2), v128.shuffle<f32>(scales, one, 2, 2, 2, 4));
+  const pd = straightBytes(d, v128.shuffle<f32>(clamped, clamped, 3, 3, 3, 3), v128.shuffle<f32>(scales, one, 3, 3, 3, 4));
+  v128.store(ptr, i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(pa, pb), i16x8.narrow_i32x4_u(pc, pd)));
+}
+
+/** A premultiplied pixel, its clamped alpha (splat) and (255 ÷ alpha, ×3, then 1) → straight i32 lanes in 0 … 255. */
+// @ts-ignore: decorator
+@inline function straightBytes(p: v128, alpha: v128, scale: v128): v128 {
+  return roundedBytes(f32x4.mul(f32x4.pmin(alpha, f32x4.pmax(f32x4.splat(0), p)), scale));
 }
 
 const MAX_V_TAPS = 1024;
@@ -505,19 +503,14 @@ const downRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);
   storeBytePixel(outPtr, v128.bitselect(sharpened, orig, apply));
 }
 
-/**
- * storePixel of a pixel whose channels are in 0..255 (not NaN): trunc(v + 0.5) by floor and the
- * 2^23 bias (an integer below 2^23 plus 2^23 is exact in f32, its low mantissa bits the integer),
- * three instructions where trunc_sat_f32x4_s takes seven.
- */
+/** storePixel of a pixel whose channels are in 0 … 255 and not NaN (roundedBytes). */
 // @ts-ignore: decorator
 @inline function storeBytePixel(ptr: usize, v: v128): void {
-  const i = i32x4.sub(f32x4.add(f32x4.floor(f32x4.add(v, f32x4.splat(0.5))), f32x4.splat(8388608.0)), i32x4.splat(0x4b000000));
+  const i = roundedBytes(v);
   const w = i16x8.narrow_i32x4_u(i, i);
   v128.store32_lane(ptr, i8x16.narrow_i16x8_u(w, w), 0);
 }
 
-const RGB_LANES = i32x4(-1, -1, -1, 0);
 
 // ---------------------------------------------------------------------------------------------
 // Per-pixel conversions, in place on u8 straight RGBA.
