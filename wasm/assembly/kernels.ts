@@ -377,7 +377,7 @@ export function unsharpBand(
       store<usize>(upRows + (<usize>k << 2), ring + <usize>((o + radius - k) % taps) * rowBytes);
       store<usize>(downRows + (<usize>k << 2), ring + <usize>((o + radius + k) % taps) * rowBytes);
     }
-    sharpenRow(src + (<usize>((o + radius) * width) << 2), width, radius, kernel, amountV, thresholdV, out + (<usize>(o * width) << 2));
+    sharpenRow(src + (<usize>((o + radius) * width) << 2), width, radius, kernel, amountV, thresholdV, line, out + (<usize>(o * width) << 2));
   }
 }
 
@@ -431,15 +431,14 @@ const downRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);
   v128.store(dst + (<usize>x << 4), acc);
 }
 
-/** One output row of unsharpBand: the ring rows (upRows, downRows) blurred down, `srcRow` sharpened by it into `outRow`. */
+/**
+ * One output row of unsharpBand: the ring rows (upRows, downRows) blurred down into `line`, then
+ * `srcRow` sharpened by it into `outRow`, four pixels at a time where it can (sharpen4).
+ */
 // @ts-ignore: decorator
-@inline function sharpenRow(srcRow: usize, width: i32, radius: i32, kernel: usize, amountV: v128, thresholdV: v128, outRow: usize): void {
+@inline function sharpenRow(srcRow: usize, width: i32, radius: i32, kernel: usize, amountV: v128, thresholdV: v128, line: usize, outRow: usize): void {
   const k0 = f32x4.splat(load<f32>(kernel));
   const center = load<usize>(upRows);
-  // 255 ÷ the blurred alpha, divided again only when that alpha changes (inside an opaque area
-  // it is the same sum at every pixel).
-  let blurA: f32 = -1;
-  let scale: f32 = 0;
   if (radius == 2) {
     const k1 = f32x4.splat(load<f32>(kernel, 4));
     const k2 = f32x4.splat(load<f32>(kernel, 8));
@@ -450,57 +449,80 @@ const downRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);
       let acc = f32x4.mul(v128.load(center + col), k0);
       acc = f32x4.add(acc, f32x4.mul(f32x4.add(v128.load(up1 + col), v128.load(down1 + col)), k1));
       acc = f32x4.add(acc, f32x4.mul(f32x4.add(v128.load(up2 + col), v128.load(down2 + col)), k2));
-      const a = f32x4.extract_lane(acc, 3);
-      if (a != blurA) {
-        blurA = a;
-        scale = 255.0 / a;
+      v128.store(line + col, acc);
+    }
+  } else {
+    for (let x = 0; x < width; x++) {
+      const col = <usize>x << 4;
+      let acc = f32x4.mul(v128.load(center + col), k0);
+      for (let k = 1; k <= radius; k++) {
+        const s = f32x4.add(v128.load(load<usize>(upRows + (<usize>k << 2)) + col), v128.load(load<usize>(downRows + (<usize>k << 2)) + col));
+        acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
       }
-      sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), acc, scale, amountV, thresholdV);
+      v128.store(line + col, acc);
     }
-    return;
   }
-  for (let x = 0; x < width; x++) {
-    const col = <usize>x << 4;
-    let acc = f32x4.mul(v128.load(center + col), k0);
-    for (let k = 1; k <= radius; k++) {
-      const s = f32x4.add(v128.load(load<usize>(upRows + (<usize>k << 2)) + col), v128.load(load<usize>(downRows + (<usize>k << 2)) + col));
-      acc = f32x4.add(acc, f32x4.mul(s, f32x4.splat(load<f32>(kernel + (<usize>k << 2)))));
-    }
-    const a = f32x4.extract_lane(acc, 3);
-    if (a != blurA) {
-      blurA = a;
-      scale = 255.0 / a;
-    }
-    sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), acc, scale, amountV, thresholdV);
-  }
+  let x = 0;
+  for (; x + 4 <= width; x += 4) sharpen4(srcRow + (<usize>x << 2), line + (<usize>x << 4), outRow + (<usize>x << 2), amountV, thresholdV);
+  for (; x < width; x++) sharpenPixel(srcRow + (<usize>x << 2), outRow + (<usize>x << 2), v128.load(line + (<usize>x << 4)), amountV, thresholdV);
 }
 
 /**
- * One pixel of the unsharp mask: `src` u8 straight, `acc` its premultiplied blur, `scale` 255 ÷
- * acc's alpha → `out`. The clamps are pmax/pmin (one instruction each, where max/min take seven
- * to order NaN and −0): with 0 and 255 as their first operand they give max/min's bytes for
- * every input (a NaN, as from an amount too large for f32 times a difference of 0, comes out 0
- * from both; a −0 rounds to the byte of +0).
+ * Four pixels of the unsharp mask (`blurs` their four premultiplied blurs): sharpenPixel's bytes.
+ * Where none is kept as it is (a blurred alpha below 0.001, a transparent pixel) the four are done
+ * at once: 255 ÷ the blurred alphas in one vector division, the four packed into one store.
  */
 // @ts-ignore: decorator
-@inline function sharpenPixel(srcPtr: usize, outPtr: usize, acc: v128, scale: f32, amountV: v128, thresholdV: v128): void {
-  // Where nothing is blurred in, or the pixel is transparent, it is kept.
-  if (f32x4.extract_lane(acc, 3) < 0.001) {
+@inline function sharpen4(srcPtr: usize, blurs: usize, outPtr: usize, amountV: v128, thresholdV: v128): void {
+  const a = v128.load(blurs), b = v128.load(blurs, 16), c = v128.load(blurs, 32), d = v128.load(blurs, 48);
+  const blurAs = v128.shuffle<f32>(v128.shuffle<f32>(a, b, 3, 7, 3, 7), v128.shuffle<f32>(c, d, 3, 7, 3, 7), 0, 1, 4, 5);
+  const src = v128.load(srcPtr);
+  if (v128.any_true(f32x4.lt(blurAs, f32x4.splat(0.001))) || v128.any_true(i32x4.eq(v128.and(src, i32x4.splat(<i32>0xff000000)), i32x4.splat(0)))) {
+    sharpenPixel(srcPtr, outPtr, a, amountV, thresholdV);
+    sharpenPixel(srcPtr + 4, outPtr + 4, b, amountV, thresholdV);
+    sharpenPixel(srcPtr + 8, outPtr + 8, c, amountV, thresholdV);
+    sharpenPixel(srcPtr + 12, outPtr + 12, d, amountV, thresholdV);
+    return;
+  }
+  const scales = f32x4.div(f32x4.splat(255), blurAs);
+  const lo = i16x8.extend_low_i8x16_u(src);
+  const hi = i16x8.extend_high_i8x16_u(src);
+  const ra = sharpened(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(lo)), a, v128.shuffle<f32>(scales, scales, 0, 0, 0, 0), amountV, thresholdV);
+  const rb = sharpened(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(lo)), b, v128.shuffle<f32>(scales, scales, 1, 1, 1, 1), amountV, thresholdV);
+  const rc = sharpened(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(hi)), c, v128.shuffle<f32>(scales, scales, 2, 2, 2, 2), amountV, thresholdV);
+  const rd = sharpened(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(hi)), d, v128.shuffle<f32>(scales, scales, 3, 3, 3, 3), amountV, thresholdV);
+  v128.store(outPtr, i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(roundedBytes(ra), roundedBytes(rb)), i16x8.narrow_i32x4_u(roundedBytes(rc), roundedBytes(rd))));
+}
+
+/**
+ * One pixel of the unsharp mask: `src` u8 straight, `acc` its premultiplied blur → `out`; kept as
+ * it is where nothing is blurred in or the pixel is transparent.
+ */
+// @ts-ignore: decorator
+@inline function sharpenPixel(srcPtr: usize, outPtr: usize, acc: v128, amountV: v128, thresholdV: v128): void {
+  const blurA = f32x4.extract_lane(acc, 3);
+  if (blurA < 0.001 || load<u8>(srcPtr, 3) == 0) {
     store<u32>(outPtr, load<u32>(srcPtr));
     return;
   }
-  if (load<u8>(srcPtr, 3) == 0) {
-    store<u32>(outPtr, load<u32>(srcPtr));
-    return;
-  }
-  const orig = loadPixel(srcPtr);
+  storeBytePixel(outPtr, sharpened(loadPixel(srcPtr), acc, f32x4.splat(255.0 / blurA), amountV, thresholdV));
+}
+
+/**
+ * The sharpened pixel (f32, channels in 0 … 255, not NaN) of `orig` (straight) and `acc` (its
+ * premultiplied blur, `scale` 255 ÷ its alpha): colour moved away from the blurred straight colour
+ * where they differ by the threshold or more, alpha kept. The clamps are pmax/pmin (one
+ * instruction each, where max/min take seven to order NaN and −0): with 0 and 255 as their first
+ * operand they give max/min's bytes for every input (a NaN, as from an amount too large for f32
+ * times a difference of 0, comes out 0 from both; a −0 rounds to the byte of +0).
+ */
+// @ts-ignore: decorator
+@inline function sharpened(orig: v128, acc: v128, scale: v128, amountV: v128, thresholdV: v128): v128 {
   // Blurred straight colour (premultiplied blur ÷ blurred alpha: no dark fringes).
-  const blur = f32x4.mul(acc, f32x4.splat(scale));
-  const diff = f32x4.sub(orig, blur);
-  const sharpened = f32x4.pmin(f32x4.splat(255), f32x4.pmax(f32x4.splat(0), f32x4.add(orig, f32x4.mul(diff, amountV))));
-  // Colour only: alpha keeps the original value.
+  const diff = f32x4.sub(orig, f32x4.mul(acc, scale));
+  const moved = f32x4.pmin(f32x4.splat(255), f32x4.pmax(f32x4.splat(0), f32x4.add(orig, f32x4.mul(diff, amountV))));
   const apply = v128.and(f32x4.ge(f32x4.abs(diff), thresholdV), RGB_LANES);
-  storeBytePixel(outPtr, v128.bitselect(sharpened, orig, apply));
+  return v128.bitselect(moved, orig, apply);
 }
 
 /** storePixel of a pixel whose channels are in 0 … 255 and not NaN (roundedBytes). */
