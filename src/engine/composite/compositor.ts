@@ -6,7 +6,7 @@ import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
-import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, wholeColourOverlay, effectDrawing, type Shape, type ShapeSource } from './effects';
+import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, wholeColourOverlay, effectDrawing, recordBlends, blendAgain, type BlendRecord, type EffectBlend, type Shape, type ShapeSource } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
 import {
   cloneSurface,
@@ -377,11 +377,12 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     // under overlays, satin, inner glow or shadow): its pixels' covered box, as the effects found
     // it (effects.ts coveredExtent; a personalised text's raster has empty margins). Its content
     // and the unit are blended over it only: alpha 0 blends to nothing, the same bytes.
-    if (shape && !clipped.length && !base.knockout && !base.vectorStroke && paintsInsideOnly(base)) covered = coveredExtent(shape);
     // A colour overlay recolouring the whole unit (effects.ts wholeColourOverlay): the unit is its
     // colour at the pixels' alpha, drawn so (a picture under a 100 % colour overlay: its colours
     // neither blended in nor painted over, issue 25 §3).
     const colour = unitShortcuts && content && shape && !mask && !clipped.length && !base.knockout && !base.vectorStroke && fill >= 1 && base.fillOpacity >= 1 ? wholeColourOverlay(inner, shape) : null;
+    // Its pixels all known opaque (a placed JPEG), their box is their rectangle: not scanned for.
+    if (shape && !clipped.length && !base.knockout && !base.vectorStroke && paintsInsideOnly(base)) covered = colour && content && opaqueWhole(content) ? rectOf(content) : coveredExtent(shape);
     if (content && colour) colourAtAlpha(group, content, colour, covered ?? undefined);
     else if (content) blendSurface(group, content, mask, fill, 'normal', {}, covered ?? undefined);
     await drawClipped();
@@ -424,6 +425,12 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     // The group is read no more here: kept as it is (blends only read it).
     if (keep) keepUnit(keep, { group, opacity, covered });
   }
+}
+
+/** Whether every pixel of `s` is known opaque (markOpaque over its whole rectangle). */
+function opaqueWhole(s: Surface): boolean {
+  const o = opaqueArea(s.data);
+  return !!o && o.left <= 0 && o.top <= 0 && o.right >= s.w && o.bottom >= s.h;
 }
 
 /**
@@ -504,15 +511,15 @@ function keepUnit(key: string, unit: KeptUnit): void {
 function keptUnitKey(ctx: RenderContext, base: LayerNode, clipped: LayerNode[], canvas: Surface, atop: boolean): string | null {
   if (!unitShortcuts || atop || clipped.length || ctx.buffers || ctx.backdrops) return null;
   if (base.type === 'Group' || base.adjustment || base.knockout || !hasEffects(base) || drawsBelow(base) || ctx.overrides.has(base.id)) return null;
-  return `${prefix(ctx.compiled.hash)}unit/r${RENDER_VERSION}/${drawing}.${effectDrawing()}/${ctx.scale}/${base.id}/${canvas.x},${canvas.y},${canvas.w}x${canvas.h}`;
+  return keyOfUnit(ctx, base, canvas);
 }
 
 let unitShortcuts = true;
 /** Bumped by every switch here that changes how a unit is drawn (tests): a unit drawn before is not kept for after. */
 let drawing = 0;
 
-/** How many units were blended again from a kept unit, and drawn as a colour at their pixels' alpha (colourAtAlpha) (the tests read it). */
-export const unitShortcutDraws = { kept: 0, coloured: 0 };
+/** How many units were blended again from a kept unit, drawn as a colour at their pixels' alpha (colourAtAlpha), and layers drawn again from their kept blends (the tests read it). */
+export const unitShortcutDraws = { kept: 0, coloured: 0, blends: 0 };
 
 /** Turns kept units and colourAtAlpha off (true: on): for tests that hold them to drawing each unit whole (none is kept meanwhile). */
 export function useUnitShortcuts(on: boolean): void {
@@ -710,11 +717,29 @@ async function drawNode(ctx: RenderContext, node: LayerNode, canvas: Surface, at
 }
 
 async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): Promise<void> {
+  // A layer with effects drawn from the template alone, drawn before over this target: its blends made again (LayerBlend).
+  const keep = keptLayerKey(ctx, node, canvas, atop);
+  const held = keep ? backdropCache.get(keep) : undefined;
+  const blends = held && keptBlends.get(held);
+  if (blends) {
+    unitShortcutDraws.blends++;
+    for (const b of blends) {
+      if ('content' in b) blendWithGamma(canvas, b.content, b.mask, b.opacity, b.mode, b.options, b.covered);
+      else blendAgain(canvas, b);
+    }
+    return;
+  }
   const { content, mask, shape } = await withEffects(ctx, node, rectOf(canvas));
-  if (!content && !shape) return;
+  if (!content && !shape) {
+    if (keep) keepBlends(keep, { blends: [], bytes: 0, readsTarget: false });
+    return;
+  }
   const whole = node.transparencyShapes === false;
+  // What it blends onto the canvas, recorded to be kept when each is made from the layer alone.
+  const record: BlendRecord<LayerBlend> | null = keep ? { blends: [], bytes: 0, readsTarget: false } : null;
+  const effects = (draw: () => void) => (record ? recordBlends(record, draw) : draw());
   if (shape) await loadEffectPatterns(ctx, node);
-  if (shape) drawEffectsBelow(ctx, node, canvas, shape, atop);
+  if (shape) effects(() => drawEffectsBelow(ctx, node, canvas, shape, atop));
   const options = {
     atop,
     textGamma: textGammaOf(ctx.compiled.textGamma, node),
@@ -733,11 +758,58 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
       const areaMask = await layerMask(ctx, node, rectOf(area));
       knockoutBlend(canvas, knockoutTarget(scope, node), area, areaMask, node.opacity, node.blendMode, options, true);
     } else knockoutBlend(canvas, knockoutTarget(scope, node), content, mask, node.opacity, node.blendMode, options);
-  } else blendWithGamma(canvas, content, mask, node.opacity, node.blendMode, options, shape ? knownCoveredBox(shape, content) : undefined);
+  } else {
+    const covered = shape ? knownCoveredBox(shape, content) : undefined;
+    blendWithGamma(canvas, content, mask, node.opacity, node.blendMode, options, covered);
+    // Copies: the content and mask may be arrays a later render draws into.
+    if (record) record.blends.push({ content: { ...content, data: content.data.slice() }, mask: mask && mask.slice(), opacity: node.opacity, mode: node.blendMode, options, covered });
+    if (record) record.bytes += content.data.byteLength + (mask?.byteLength ?? 0);
+  }
   // A shape's own stroke stays above its overlays: redrawn from its path over them.
   const stroke = content && node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
-  if (shape) drawEffectsAbove(ctx, node, canvas, shape, atop, stroke);
+  if (shape) effects(() => drawEffectsAbove(ctx, node, canvas, shape, atop, stroke));
+  if (keep && record && !record.readsTarget) keepBlends(keep, record);
 }
+
+/**
+ * A layer's blend onto the canvas, kept to be made again over another backdrop (keptLayerKey):
+ * an effect's (effects.ts EffectBlend) or its content's (blendWithGamma's arguments).
+ */
+type LayerBlend = EffectBlend | { content: Surface; mask: Uint8ClampedArray | null; opacity: number; mode: string; options: BlendOptions; covered: Bounds | null | undefined };
+
+/**
+ * Layers drawn onto the canvas with effects (a drop shadow, an outer glow, strokes, an emboss),
+ * kept between requests as the blends they made (issue 25 §3): each blend's pixels come from the
+ * layer alone (its shadow's, glow's, stroke's, bevel's colours and coverage; its content), so
+ * over a new backdrop (a never-seen picture under the texts) making them again, in order, over
+ * the new canvas is the same bytes as drawing the layer, without its blurs, distances and maps.
+ * Not kept when an effect read the canvas for more than its blend (effects.ts BlendRecord). In
+ * backdropCache as kept units are (keepUnit), an empty array there standing for the list here.
+ */
+const keptBlends = new WeakMap<Uint8ClampedArray, Array<EffectBlend | LayerBlend>>();
+
+function keepBlends(key: string, record: BlendRecord<LayerBlend>): void {
+  if (record.bytes > KEPT_UNIT_BYTES) return;
+  const marker = new Uint8ClampedArray(0);
+  keptBlends.set(marker, record.blends);
+  backdropCache.set(key, marker, Math.max(64, record.bytes));
+}
+
+/**
+ * The key a layer's blends are kept under (LayerBlend), or null when they are not: a layer with
+ * effects drawn from the template alone (not overridden), not clipped, with no knockout (which
+ * reads what lies below) and no shape stroke (redrawn within the layer), in an ordinary render
+ * (as keptUnitKey).
+ */
+function keptLayerKey(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean): string | null {
+  if (!unitShortcuts || atop || ctx.buffers || ctx.backdrops) return null;
+  if (node.knockout || node.vectorStroke || node.transparencyShapes === false || !hasEffects(node) || ctx.overrides.has(node.id)) return null;
+  return `${keyOfUnit(ctx, node, canvas)}/blends`;
+}
+
+/** What a unit's keys say: the template, render version, how effects are drawn, scale, the layer (and what its callers may vary of it) and the target. */
+const keyOfUnit = (ctx: RenderContext, node: LayerNode, canvas: Surface) =>
+  `${prefix(ctx.compiled.hash)}unit/r${RENDER_VERSION}/${drawing}.${effectDrawing()}/${ctx.scale}/${node.id}/${node.opacity},${node.fillOpacity},${node.blendMode},${node.mask ? 1 : 0}${node.vectorMask ? 1 : 0}/${canvas.x},${canvas.y},${canvas.w}x${canvas.h}`;
 
 /**
  * A layer's pixels over the target (null: none there) with its mask, and, when it has effects,

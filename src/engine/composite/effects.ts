@@ -1,6 +1,6 @@
 import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
-import { blendSurface, FILL_INSIDE } from './blend';
+import { blendSurface, FILL_INSIDE, type BlendOptions } from './blend';
 import { curveLut } from './adjust';
 import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte, wasmEffectPasses } from './morphology';
 import { inArena, type KernelExports } from '../raster/kernels';
@@ -1020,6 +1020,7 @@ function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape,
       u8.set(canvas.data.subarray(di, di + rowBytes), src + y * rowBytes);
     }
     fx.coveragePixels(a + ((t.top - r.top) * w + (t.left - r.left)) * 4, w, tw, th, b, rgb);
+    recordPixels(u8, b, t, fade, id, atop, keep);
     k.blendPixels(src, b, 0, tw * th, fade, id, atop ? 1 : 0, keep, 0);
     effectKernelDraws.tiles++;
     for (let y = 0; y < th; y++) {
@@ -1027,6 +1028,80 @@ function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape,
       canvas.data.set(u8.subarray(src + y * rowBytes, src + (y + 1) * rowBytes), di);
     }
     return true;
+  });
+}
+
+/**
+ * A blend an effect made onto its target, to be made again over another backdrop (compositor.ts
+ * keeps a layer's blends: keptLayerKey): the effect's RGBA over `rect` as blendPixels took it
+ * (`mode` its kernel id, `keep` the kept channels), or blendSurface's arguments.
+ */
+export type EffectBlend =
+  | { rect: Bounds; pixels: Uint8Array; fade: number; mode: number; atop: boolean; keep: number }
+  | { surface: Surface; fade: number; mode: string; options: BlendOptions };
+
+/**
+ * The blends effects make while recording (recordBlends): each made from the layer alone, or
+ * `readsTarget` when one read the target for more than the blend (a paint within the layer's own
+ * composite, a backdrop kept for a stroke's or interior effect's own mode): those cannot be made
+ * again from the record. `bytes`: what the kept pixels hold.
+ */
+export interface BlendRecord<Other = never> {
+  /** In order; a caller may add blends of its own (`Other`) between the effects'. */
+  blends: Array<EffectBlend | Other>;
+  bytes: number;
+  readsTarget: boolean;
+}
+
+let recording: BlendRecord<unknown> | null = null;
+
+/** Runs `draw` (synchronous: no other render's effects interleave) with its effects' blends recorded into `into`. */
+export function recordBlends(into: BlendRecord<unknown>, draw: () => void): void {
+  const saved = recording;
+  recording = into;
+  try {
+    draw();
+  } finally {
+    recording = saved;
+  }
+}
+
+/** Records the blend of the pixels at `at` in the kernels' memory (tw × th over `t`), as blendPixels takes them. */
+function recordPixels(u8: Uint8Array, at: number, t: Bounds, fade: number, mode: number, atop: boolean, keep: number): void {
+  if (!recording) return;
+  const pixels = u8.slice(at, at + widthOf(t) * heightOf(t) * 4);
+  recording.blends.push({ rect: t, pixels, fade, mode, atop, keep });
+  recording.bytes += pixels.byteLength;
+}
+
+/** Marks the blends being recorded as reading the target beyond their blend. */
+function readsTarget(): void {
+  if (recording) recording.readsTarget = true;
+}
+
+/** Makes a recorded blend again onto `canvas` (whose rectangle holds its own): the same bytes as when it was recorded over the same pixels. */
+export function blendAgain(canvas: Surface, b: EffectBlend): void {
+  if ('surface' in b) return blendSurface(canvas, b.surface, null, b.fade, b.mode, b.options);
+  const t = b.rect;
+  const tw = widthOf(t);
+  const n = tw * heightOf(t);
+  const k = effectKernels(2 * n);
+  if (!k) throw new Error('blendAgain: the kernels are not ready'); // they drew it: they are
+  inArena(k, (k, arena) => {
+    const under = arena.alloc(n * 4);
+    const pixels = arena.alloc(n * 4);
+    const u8 = arena.u8();
+    const rowBytes = tw * 4;
+    u8.set(b.pixels, pixels);
+    for (let y = t.top; y < t.bottom; y++) {
+      const di = ((y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      u8.set(canvas.data.subarray(di, di + rowBytes), under + (y - t.top) * rowBytes);
+    }
+    k.blendPixels(under, pixels, 0, n, b.fade, b.mode, b.atop ? 1 : 0, b.keep, 0);
+    for (let y = t.top; y < t.bottom; y++) {
+      const di = ((y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+      canvas.data.set(u8.subarray(under + (y - t.top) * rowBytes, under + (y - t.top + 1) * rowBytes), di);
+    }
   });
 }
 
@@ -1125,12 +1200,15 @@ function paint(
       }
     }
   }
-  blendSurface(canvas, { x: r.left, y: r.top, w: widthOf(r), h: heightOf(r), data }, null, fade, mode ?? 'normal', {
-    fill,
-    atop: atop || inLayer,
-    excludedChannels: style.excludedChannels,
-    textGamma: overlay ? style.gamma : undefined,
-  });
+  const surface = { x: r.left, y: r.top, w: widthOf(r), h: heightOf(r), data };
+  const options = { fill, atop: atop || !!inLayer, excludedChannels: style.excludedChannels, textGamma: overlay ? style.gamma : undefined };
+  if (inLayer) readsTarget(); // the alpha relative to the target's
+  else if (recording) {
+    // The scratch pixels are painted over by the next paint: a copy of them.
+    recording.blends.push({ surface: { ...surface, data: data.slice() }, fade, mode: mode ?? 'normal', options });
+    recording.bytes += data.byteLength;
+  }
+  blendSurface(canvas, surface, null, fade, mode ?? 'normal', options);
 }
 
 /** How many paints paintInKernels drew, over the canvas and within the layer's composite, with the fill read there, and in more than one strip (a fill read, a coverage copied in) (the tests read it). */
@@ -1218,6 +1296,8 @@ function paintInKernels(
       if (colours) fx.coverageAlpha(cov, tw, tw, th, pixels, within ? under : 0);
       else if (within) fx.coveragePixelsWithin(cov, tw, tw, th, pixels, rgb, under);
       else fx.coveragePixels(cov, tw, tw, th, pixels, rgb);
+      if (within) readsTarget(); // the alpha relative to the target's
+      else recordPixels(u8, pixels, strip, fade, id, atop, keep);
       k.blendPixels(under, pixels, 0, n, fade, id, atop ? 1 : 0, keep, 0);
       for (let y = 0; y < th; y++) {
         const di = ((top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
@@ -1247,6 +1327,7 @@ const PAINT_STRIP_PIXELS = 1 << 16;
 export type InLayer = boolean | 'relative';
 
 function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float32Array, color: RGB | Uint8ClampedArray, opacity: Opacity, mode: string | undefined, overlay: boolean, from: Bounds): void {
+  readsTarget();
   const w = widthOf(r);
   const h = heightOf(r);
   const alpha = shape.alphaOver(r);
@@ -1434,6 +1515,7 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
   if (strokes.some((st) => ownMode(st)) || ((node.fillOpacity ?? 1) < 1 && interiorModes(fx))) {
     const r = paintRect({ dx: 0, dy: 0, paint: strokes.length ? reach(Math.max(...strokes.map((st) => px(st.size) * s))) : 0, read: 0 }, shape, target);
     if (r) backdrops.set(shape, { from: canvas, backdrop: cropSurface(canvas, r) });
+    readsTarget();
   }
   drawStrokes(ctx, node, canvas, shape, atop, false, 'under');
 }
@@ -1520,6 +1602,7 @@ function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB 
   const r = held && intersectRect(tile, rectOf(held.backdrop));
   if (!held || !r || r.left !== tile.left || r.top !== tile.top || r.right !== tile.right || r.bottom !== tile.bottom) return null;
   if (over && held.from === canvas) return null;
+  readsTarget();
   const under = cropSurface(held.backdrop, tile);
   if (over) blendSurface(under, cropSurface(canvas, tile), null, 1, 'normal');
   const paint = createSurface(tile);
@@ -1920,6 +2003,7 @@ function strokesInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape
     for (const st of strokes) {
       if (st.fade <= 0) continue;
       fx.strokePixels(dist + at, alpha + at, w, tw, th, st.lo, st.hi, held, pixels, st.rgb);
+      recordPixels(u8, pixels, t, st.fade, st.id, atop, keep);
       k.blendPixels(dst, pixels, 0, tw * th, st.fade, st.id, atop ? 1 : 0, keep, 0);
     }
     for (let y = 0; y < th; y++) {
