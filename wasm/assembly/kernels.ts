@@ -311,6 +311,79 @@ export function resampleRowV(
 }
 
 /**
+ * Two output rows at once, as resampleRowV gives each: the second's taps (first1, count1) start
+ * no earlier than the first's and end no earlier, and meet them (first0 ≤ first1 ≤ first0 +
+ * count0 ≤ first1 + count1). A ring row both read is loaded once for both; each pixel's sum
+ * still takes its own taps in their order.
+ */
+export function resampleRowsV2(
+  ring: usize, ringRows: i32, width: i32,
+  first0: i32, count0: i32, weights0: usize, first1: i32, count1: i32, weights1: usize,
+  out0: usize, out1: usize,
+): void {
+  const rowBytes = <usize>width << 4;
+  const span = first1 + count1 - first0;
+  if (span > MAX_V_TAPS) {
+    resampleRowV(ring, ringRows, width, first0, count0, weights0, out0);
+    resampleRowV(ring, ringRows, width, first1, count1, weights1, out1);
+    return;
+  }
+  for (let k = 0; k < span; k++) store<usize>(vRows + (<usize>k << 2), ring + <usize>((first0 + k) % ringRows) * rowBytes);
+  // Ring rows [0, both) only the first row reads, [both, end0) both, [end0, span) the second.
+  const both = first1 - first0;
+  const end0 = count0;
+  // weights0 − 4·0 and weights1 − 4·both: each tap's weight at 4·j from them.
+  const w1 = weights1 - (<usize>both << 2);
+  let x = 0;
+  for (; x + 3 < width; x += 4) {
+    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+    let b0 = f32x4.splat(0), b1 = f32x4.splat(0), b2 = f32x4.splat(0), b3 = f32x4.splat(0);
+    const col = <usize>x << 4;
+    let j = 0;
+    for (; j < both; j++) {
+      const p = load<usize>(vRows + (<usize>j << 2)) + col;
+      const w = v128.load32_splat(weights0 + (<usize>j << 2));
+      a0 = f32x4.add(a0, f32x4.mul(v128.load(p), w));
+      a1 = f32x4.add(a1, f32x4.mul(v128.load(p, 16), w));
+      a2 = f32x4.add(a2, f32x4.mul(v128.load(p, 32), w));
+      a3 = f32x4.add(a3, f32x4.mul(v128.load(p, 48), w));
+    }
+    for (; j < end0; j++) {
+      const p = load<usize>(vRows + (<usize>j << 2)) + col;
+      const w = v128.load32_splat(weights0 + (<usize>j << 2));
+      const u = v128.load32_splat(w1 + (<usize>j << 2));
+      const q0 = v128.load(p), q1 = v128.load(p, 16), q2 = v128.load(p, 32), q3 = v128.load(p, 48);
+      a0 = f32x4.add(a0, f32x4.mul(q0, w));
+      b0 = f32x4.add(b0, f32x4.mul(q0, u));
+      a1 = f32x4.add(a1, f32x4.mul(q1, w));
+      b1 = f32x4.add(b1, f32x4.mul(q1, u));
+      a2 = f32x4.add(a2, f32x4.mul(q2, w));
+      b2 = f32x4.add(b2, f32x4.mul(q2, u));
+      a3 = f32x4.add(a3, f32x4.mul(q3, w));
+      b3 = f32x4.add(b3, f32x4.mul(q3, u));
+    }
+    for (; j < span; j++) {
+      const p = load<usize>(vRows + (<usize>j << 2)) + col;
+      const u = v128.load32_splat(w1 + (<usize>j << 2));
+      b0 = f32x4.add(b0, f32x4.mul(v128.load(p), u));
+      b1 = f32x4.add(b1, f32x4.mul(v128.load(p, 16), u));
+      b2 = f32x4.add(b2, f32x4.mul(v128.load(p, 32), u));
+      b3 = f32x4.add(b3, f32x4.mul(v128.load(p, 48), u));
+    }
+    storeStraight4(out0 + (<usize>x << 2), a0, a1, a2, a3);
+    storeStraight4(out1 + (<usize>x << 2), b0, b1, b2, b3);
+  }
+  for (; x < width; x++) {
+    let a = f32x4.splat(0), b = f32x4.splat(0);
+    const col = <usize>x << 4;
+    for (let j = 0; j < end0; j++) a = f32x4.add(a, f32x4.mul(v128.load(load<usize>(vRows + (<usize>j << 2)) + col), v128.load32_splat(weights0 + (<usize>j << 2))));
+    for (let j = both; j < span; j++) b = f32x4.add(b, f32x4.mul(v128.load(load<usize>(vRows + (<usize>j << 2)) + col), v128.load32_splat(w1 + (<usize>j << 2))));
+    storePixel(out0 + (<usize>x << 2), unpremultiplyPixel(a));
+    storePixel(out1 + (<usize>x << 2), unpremultiplyPixel(b));
+  }
+}
+
+/**
  * Four premultiplied pixels → u8 straight at `ptr`, the bytes storePixel(unpremultiplyPixel(p))
  * gives each. Where all four alphas clamp to 0.5 … 255 (a NaN clamps to 0 here, so it takes the
  * per-pixel form) the four are done at once: the alphas clamped and 255 ÷ alpha divided in one

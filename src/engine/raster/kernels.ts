@@ -11,6 +11,7 @@ export interface KernelExports {
   resampleRowsH2(src0: number, src1: number, srcW: number, scratch: number, out0: number, out1: number, dstW: number, bounds: number, weights: number, stride: number): void;
   resampleRowsH4(src: number, srcStride: number, srcW: number, scratch: number, out0: number, out1: number, out2: number, out3: number, dstW: number, bounds: number, weights: number, stride: number): void;
   resampleRowV(ring: number, ringRows: number, width: number, first: number, count: number, weights: number, out: number): void;
+  resampleRowsV2(ring: number, ringRows: number, width: number, first0: number, count0: number, weights0: number, first1: number, count1: number, weights1: number, out0: number, out1: number): void;
   unsharpBand(src: number, width: number, rows: number, radius: number, kernel: number, amount: number, threshold: number, line: number, ring: number, out: number): void;
   flattenOverWhite(ptr: number, count: number): void;
   premultiply(ptr: number, count: number): void;

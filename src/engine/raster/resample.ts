@@ -285,18 +285,24 @@ async function filterRows(
   for (let y = rows.top; y < rows.bottom; y++) needEnd = Math.max(needEnd, v.bounds[2 * y]! + v.bounds[2 * y + 1]!);
   needEnd = Math.min(needEnd, sourceTop + img.height);
 
+  // Output rows go down in pairs (resampleRowsV2: a ring row read by both loaded once) where the
+  // second's taps start no earlier than the first's, end no earlier and meet them, as a resize's
+  // do; the ring holds what a pair reads.
+  let span = v.stride;
+  for (let y = rows.top; y + 1 < rows.bottom; y++) if (pairedRows(v, y)) span = Math.max(span, v.bounds[2 * y + 2]! + v.bounds[2 * y + 3]! - v.bounds[2 * y]!);
+
   await withArena((k, arena) => {
-    // One slot more than an output row reads, so that a row can be filtered one ahead of its
-    // need (the slot it takes held a row before this output row's first, which no later output
-    // row reads: the rows' firsts do not go down).
-    const ringRows = v.stride + 3;
+    // Three slots more than the rows an output row (or pair) reads, so that rows can be filtered
+    // up to three ahead of their need (the slots they take held rows before these output rows'
+    // first, which no later output row reads: the rows' firsts do not go down).
+    const ringRows = span + 3;
     const srcRow = arena.alloc(img.width * 16);
     const scratch = arena.alloc(img.width * 64);
     const ring = arena.alloc(ringRows * outWidth * 16);
     const hBounds = arena.alloc(h.bounds.byteLength);
     const hWeights = arena.alloc(h.weights.byteLength);
     const vWeights = arena.alloc(v.weights.byteLength);
-    const outRow = arena.alloc(outWidth * 4);
+    const outRows = arena.alloc(outWidth * 8);
     const u8 = arena.u8();
     const f32 = arena.f32();
     new Int32Array(u8.buffer, hBounds, h.bounds.length).set(h.bounds);
@@ -307,11 +313,10 @@ async function filterRows(
     const at0 = first * 4; // the first column read, in each row copied to srcRow
     const slot = (row: number) => ring + (row % ringRows) * outWidth * 16;
     let next = 0; // next source row to filter horizontally into the ring
-    for (let y = rows.top; y < rows.bottom; y++) {
-      const first = v.bounds[2 * y]!;
-      const count = v.bounds[2 * y + 1]!;
-      next = Math.max(next, first);
-      while (next < first + count) {
+    for (let y = rows.top; y < rows.bottom; ) {
+      const last = y + 1 < rows.bottom && pairedRows(v, y) ? y + 1 : y;
+      next = Math.max(next, v.bounds[2 * y]!);
+      while (next < v.bounds[2 * last]! + v.bounds[2 * last + 1]!) {
         const at = next - sourceTop;
         if (at < 0 || at >= img.height) throw new RangeError(`resampleRows: source row ${next} is not in the strip`);
         if (next + 3 < needEnd) {
@@ -329,11 +334,24 @@ async function filterRows(
           next++;
         }
       }
-      k.resampleRowV(ring, ringRows, outWidth, first, count, vWeights + y * v.stride * 4, outRow);
-      out.set(u8.subarray(outRow, outRow + outWidth * 4), (y - rows.top) * outWidth * 4);
+      const first0 = v.bounds[2 * y]!;
+      const count0 = v.bounds[2 * y + 1]!;
+      const weights0 = vWeights + y * v.stride * 4;
+      if (last > y) k.resampleRowsV2(ring, ringRows, outWidth, first0, count0, weights0, v.bounds[2 * last]!, v.bounds[2 * last + 1]!, weights0 + v.stride * 4, outRows, outRows + outWidth * 4);
+      else k.resampleRowV(ring, ringRows, outWidth, first0, count0, weights0, outRows);
+      out.set(u8.subarray(outRows, outRows + (last + 1 - y) * outWidth * 4), (y - rows.top) * outWidth * 4);
+      y = last + 1;
     }
   });
   return { width: outWidth, height: rows.bottom - rows.top, data: out };
+}
+
+/** Whether output rows y and y + 1 go down together: the second's taps start no earlier than the first's, meet them and end no earlier. */
+function pairedRows(v: AxisWeights, y: number): boolean {
+  const first0 = v.bounds[2 * y]!;
+  const end0 = first0 + v.bounds[2 * y + 1]!;
+  const first1 = v.bounds[2 * y + 2]!;
+  return first1 >= first0 && first1 <= end0 && first1 + v.bounds[2 * y + 3]! >= end0;
 }
 
 /**
