@@ -240,9 +240,11 @@ export function resampleRowsH2(
 /**
  * Four source rows (u8 straight, srcW px each, `srcStride` bytes apart) → four rows of dstW
  * premultiplied f32 px, each the same floats as resampleRowH gives it (each pixel's taps in their
- * order, into an accumulator of its own); a tap's weight loaded once for the four rows. One output
- * pixel at a time: with two (eight sums) V8 keeps all sixteen loads and sums in registers at once
- * and spills two sums to the stack, whose every add then waits on a store and a load.
+ * order, into an accumulator of its own); a tap's weight loaded once for the four rows. Output
+ * pixels go in pairs where the second's taps start no earlier than the first's, meet them and end
+ * no earlier (a resize's do): a source pixel both read is loaded once for both, eight sums at
+ * once. (Two pixels each loading their own, V8 keeps all sixteen loads and sums in registers at
+ * once and spills two sums to the stack, whose every add then waits on a store and a load.)
  */
 export function resampleRowsH4(
   src: usize, srcStride: i32, srcW: i32, scratch: usize,
@@ -250,20 +252,59 @@ export function resampleRowsH4(
   bounds: usize, weights: usize, stride: i32,
 ): void {
   for (let r = 0; r < 4; r++) premultipliedRow(src + <usize>(r * srcStride), scratch + (<usize>r << 4), srcW, 64);
-  for (let x = 0; x < dstW; x++) {
-    const first = load<i32>(bounds + (<usize>x << 3));
-    const count = load<i32>(bounds + (<usize>x << 3), 4);
-    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+  for (let x = 0; x < dstW; ) {
+    const b = bounds + (<usize>x << 3);
+    const first = load<i32>(b);
+    const count = load<i32>(b, 4);
+    const o = <usize>x << 4;
     let p = scratch + (<usize>first << 6);
     let w = weights + (<usize>(x * stride) << 2);
+    if (x + 1 < dstW) {
+      const both = load<i32>(b, 8) - first; // where the second pixel's taps start, from the first's
+      const end = both + load<i32>(b, 12); // and end
+      if (both >= 0 && both <= count && end >= count) {
+        // The second pixel's weight for source pixel first + j at 4·j from u.
+        let u = w + (<usize>stride << 2) - (<usize>both << 2);
+        let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+        let b0 = f32x4.splat(0), b1 = f32x4.splat(0), b2 = f32x4.splat(0), b3 = f32x4.splat(0);
+        let j = 0;
+        for (; j < both; j++) {
+          const v = v128.load32_splat(w);
+          a0 = f32x4.add(a0, f32x4.mul(v128.load(p), v)); a1 = f32x4.add(a1, f32x4.mul(v128.load(p, 16), v));
+          a2 = f32x4.add(a2, f32x4.mul(v128.load(p, 32), v)); a3 = f32x4.add(a3, f32x4.mul(v128.load(p, 48), v));
+          p += 64; w += 4; u += 4;
+        }
+        for (; j < count; j++) {
+          const v = v128.load32_splat(w);
+          const t = v128.load32_splat(u);
+          const q0 = v128.load(p), q1 = v128.load(p, 16), q2 = v128.load(p, 32), q3 = v128.load(p, 48);
+          a0 = f32x4.add(a0, f32x4.mul(q0, v)); b0 = f32x4.add(b0, f32x4.mul(q0, t));
+          a1 = f32x4.add(a1, f32x4.mul(q1, v)); b1 = f32x4.add(b1, f32x4.mul(q1, t));
+          a2 = f32x4.add(a2, f32x4.mul(q2, v)); b2 = f32x4.add(b2, f32x4.mul(q2, t));
+          a3 = f32x4.add(a3, f32x4.mul(q3, v)); b3 = f32x4.add(b3, f32x4.mul(q3, t));
+          p += 64; w += 4; u += 4;
+        }
+        for (; j < end; j++) {
+          const t = v128.load32_splat(u);
+          b0 = f32x4.add(b0, f32x4.mul(v128.load(p), t)); b1 = f32x4.add(b1, f32x4.mul(v128.load(p, 16), t));
+          b2 = f32x4.add(b2, f32x4.mul(v128.load(p, 32), t)); b3 = f32x4.add(b3, f32x4.mul(v128.load(p, 48), t));
+          p += 64; u += 4;
+        }
+        v128.store(out0 + o, a0); v128.store(out1 + o, a1); v128.store(out2 + o, a2); v128.store(out3 + o, a3);
+        v128.store(out0 + o, b0, 16); v128.store(out1 + o, b1, 16); v128.store(out2 + o, b2, 16); v128.store(out3 + o, b3, 16);
+        x += 2;
+        continue;
+      }
+    }
+    let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
     for (let k = 0; k < count; k++) {
       const v = v128.load32_splat(w);
       a0 = f32x4.add(a0, f32x4.mul(v128.load(p), v)); a1 = f32x4.add(a1, f32x4.mul(v128.load(p, 16), v));
       a2 = f32x4.add(a2, f32x4.mul(v128.load(p, 32), v)); a3 = f32x4.add(a3, f32x4.mul(v128.load(p, 48), v));
       p += 64; w += 4;
     }
-    const o = <usize>x << 4;
     v128.store(out0 + o, a0); v128.store(out1 + o, a1); v128.store(out2 + o, a2); v128.store(out3 + o, a3);
+    x++;
   }
 }
 
