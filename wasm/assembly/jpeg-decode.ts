@@ -35,7 +35,7 @@ const ZIGZAG: usize = memory.data<u8>([
 let src: usize = 0;
 let srcEnd: usize = 0;
 let pos: usize = 0;
-let bitBuf: u32 = 0;
+let bitBuf: u64 = 0;
 let bitCnt: i32 = 0;
 let huffBase: usize = 0;
 // jpegDecodeScanExact: i32 coefficients and libjpeg's integer IDCT (every block size 8).
@@ -59,17 +59,33 @@ const cosTables: usize = memory.data(9 * 256, 4);
 // + v] = cos(y, v), the same numbers by output sample.
 const cosLanes: usize = memory.data((MAX_N + 1) * 512, 16);
 const cosRows: usize = memory.data((MAX_N + 1) * 512, 4);
-// Zigzag position → the diagonal (row + column) it lies on: every coefficient up to a block's
-// last one lies on that diagonal or before it, so no row or column past it is non-zero.
-const DIAG: usize = memory.data(64);
-const coef: usize = memory.data(MAX_N * MAX_N * 4, 4);
+// Zigzag position → (1 << row) | (1 << (8 + column)) of its natural place.
+const ROW_COL: usize = memory.data(64 * 2, 2);
+const coef: usize = memory.data(MAX_N * MAX_N * 4, 16);
 const tmp: usize = memory.data(8 * 16 * 4, 16);
 
+/**
+ * Tops the bit buffer up to at least 57 bits: up to seven bytes in one load while none of the
+ * next eight is 0xFF (libjpeg-turbo's fast fill), else a byte at a time through stuffed zeros and
+ * markers. How far ahead it reads changes no bit decoded: it never passes a marker, and the bits
+ * it holds past those used are dropped at a restart or the scan's end as the bytes after them.
+ */
 function fill(): void {
-  while (bitCnt <= 24) {
-    let byte: u32 = 0;
+  if (pos + 8 <= srcEnd) {
+    const word = load<u64>(pos);
+    const ones = ~word; // a 0xFF byte is a zero byte here
+    if (((ones - 0x0101010101010101) & ~ones & 0x8080808080808080) == 0) {
+      const take = min(7, (64 - bitCnt) >> 3);
+      bitBuf = (bitBuf << (<u64>take << 3)) | (bswap<u64>(word) >>> (<u64>(8 - take) << 3));
+      pos += <usize>take;
+      bitCnt += take << 3;
+      return;
+    }
+  }
+  while (bitCnt <= 56) {
+    let byte: u64 = 0;
     if (pos < srcEnd) {
-      byte = load<u8>(pos);
+      byte = <u64>load<u8>(pos);
       if (byte == 0xff) {
         const next = pos + 1 < srcEnd ? load<u8>(pos + 1) : 0xd9;
         if (next == 0) pos += 2; // stuffed zero
@@ -88,7 +104,7 @@ function fill(): void {
 @inline function bits(n: i32): i32 {
   if (bitCnt < n) fill();
   bitCnt -= n;
-  return <i32>((bitBuf >>> bitCnt) & ((1 << n) - 1));
+  return <i32>(bitBuf >>> <u64>bitCnt) & ((1 << n) - 1);
 }
 
 // @ts-ignore: decorator
@@ -96,18 +112,23 @@ function fill(): void {
   return v < 1 << (n - 1) ? v - (1 << n) + 1 : v;
 }
 
+/** The next LOOKUP_BITS of the stream (at least 16 held). */
+// @ts-ignore: decorator
+@inline function peek(): i32 {
+  return <i32>(bitBuf >>> <u64>(bitCnt - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1);
+}
+
 /** The next Huffman symbol of table `t`, or -1 for an invalid code. */
 function symbol(t: i32): i32 {
   if (bitCnt < 16) fill();
   const table = huffBase + <usize>(t * HUFF_STRIDE) * 4;
-  const look = <i32>((bitBuf >>> (bitCnt - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1));
-  const hit = load<i32>(table + (<usize>look << 2));
+  const hit = load<i32>(table + (<usize>peek() << 2));
   if (hit != 0) {
     bitCnt -= hit >> 8;
     return hit & 0xff;
   }
   for (let len = LOOKUP_BITS + 1; len <= 16; len++) {
-    const code = <i32>((bitBuf >>> (bitCnt - len)) & ((1 << len) - 1));
+    const code = <i32>(bitBuf >>> <u64>(bitCnt - len)) & ((1 << len) - 1);
     if (code <= load<i32>(table + (<usize>(512 + len) << 2))) {
       bitCnt -= len;
       return load<i32>(table + (<usize>(548 + load<i32>(table + (<usize>(530 + len) << 2)) + code) << 2));
@@ -121,13 +142,19 @@ function symbol(t: i32): i32 {
 // bit-by-bit path: symbol(), then bits()). The same coefficients as that path, fewer steps.
 const fastAc: usize = memory.data(4 << 11, 4);
 const FAST_EOB: i32 = 0x8000;
+// The same per DC table (0–3) for the difference: (value << 16) | FAST_HIT | bits used, when the
+// code (a size of at most 11) and its value bits fit; else 0.
+const fastDc: usize = memory.data(4 << 11, 4);
+const FAST_HIT: i32 = 0x8000;
 
-function setFastAc(): void {
+function setFastTables(): void {
   for (let t = 0; t < 4; t++) {
-    const table = huffBase + <usize>((t + 4) * HUFF_STRIDE) * 4;
-    const fast = fastAc + (<usize>t << 11);
+    const acTable = huffBase + <usize>((t + 4) * HUFF_STRIDE) * 4;
+    const dcTable = huffBase + <usize>(t * HUFF_STRIDE) * 4;
+    const ac = fastAc + (<usize>t << 11);
+    const dc = fastDc + (<usize>t << 11);
     for (let look = 0; look < 1 << LOOKUP_BITS; look++) {
-      const hit = load<i32>(table + (<usize>look << 2));
+      let hit = load<i32>(acTable + (<usize>look << 2));
       let f = 0;
       if (hit != 0) {
         const length = hit >> 8;
@@ -139,15 +166,50 @@ function setFastAc(): void {
           f = (value << 16) | (r << 8) | (length + size);
         }
       }
-      store<i32>(fast + (<usize>look << 2), f);
+      store<i32>(ac + (<usize>look << 2), f);
+      hit = load<i32>(dcTable + (<usize>look << 2));
+      f = 0;
+      if (hit != 0) {
+        const length = hit >> 8;
+        const size = hit & 0xff;
+        if (size == 0) f = FAST_HIT | length;
+        else if (size <= 11 && length + size <= LOOKUP_BITS) {
+          const value = extend((look >> (LOOKUP_BITS - length - size)) & ((1 << size) - 1), size);
+          f = (value << 16) | FAST_HIT | (length + size);
+        }
+      }
+      store<i32>(dc + (<usize>look << 2), f);
     }
+  }
+}
+
+/** Zeroes rows 0 … rows − 1 of the n×n f32 block in `coef` (what a block of the scaled decodes can have set). */
+// @ts-ignore: decorator
+@inline function clearRows(n: i32, rows: i32): void {
+  const zero = f32x4.splat(0);
+  for (let r = 0; r < rows; r++) {
+    const row = coef + (<usize>(r * n) << 2);
+    for (let i = 0; i < n; i += 4) v128.store(row + (<usize>i << 2), zero);
+  }
+}
+
+/** Zeroes the quarters of the exact decode's 8×8 i32 block that `used` (idctIslow's) says were set. */
+// @ts-ignore: decorator
+@inline function clearExact(used: i32): void {
+  const zero = i32x4.splat(0);
+  const rows = used & 32 ? 8 : 4;
+  const wide = (used & 4) != 0;
+  for (let r = 0; r < rows; r++) {
+    v128.store(coef + (<usize>r << 5), zero);
+    if (wide) v128.store(coef + (<usize>r << 5), zero, 16);
   }
 }
 
 function setScales(): void {
   for (let k = 0; k < 64; k++) {
     const natural = <i32>load<u8>(ZIGZAG + <usize>k);
-    store<u8>(DIAG + <usize>k, <u8>((natural >> 3) + (natural & 7)));
+    const rowCol: i32 = (1 << (natural >> 3)) | (256 << (natural & 7));
+    store<u16>(ROW_COL + (<usize>k << 1), <u16>rowCol);
   }
   for (let n = 1; n <= MAX_N; n++) {
     const target = targets + <usize>(n * 256);
@@ -200,16 +262,14 @@ function setScales(): void {
  * f32x4 lanes: output samples 4g … 4g + 3 across the lanes of group g, each lane the n-point
  * sums of the lowest min(n, 8)² frequencies in order (0 + Σ over u for the rows, then over v for
  * the columns), products rounded before each addition: at n = 4 and 8 the bytes of the scalar
- * loops it replaced. `last`: the zigzag position of the block's last coefficient kept.
+ * loops it replaced. `used`: the rows (bits 0–7) and columns (bits 8–15) of the block's AC
+ * coefficients kept, 0 for the DC alone.
  */
-function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
+function idctLanes(n: i32, out: usize, stride: i32, used: i32): void {
   const lanes = cosLanes + <usize>(n * 512);
   const rows = cosRows + <usize>(n * 512);
   const zero = f32x4.splat(0);
-  // Frequencies past `bound` (each way) are 0: the sums leave their terms out, which changes no
-  // sum (x + 0 = x), so every block gives the bytes of the full loops.
-  const bound = min(min(n, 8) - 1, <i32>load<u8>(DIAG + <usize>last));
-  if (last == 0) {
+  if (used == 0) {
     // DC alone: every sample (0 + c·(0 + c·F)) alike.
     const c = load<f32>(rows);
     let t: f32 = 0;
@@ -223,17 +283,22 @@ function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
   // The scales 1/2 and 1 keep the plain sums (their bytes, as before); the others use the
   // basis' symmetry, cos(n − 1 − x, u) = (−1)^u · cos(x, u): the even and odd frequencies' sums of
   // the first half's samples give both halves (E + O, E − O), half the products.
+  // Frequencies past the last row and column set are 0: the sums leave their terms out, which
+  // changes no sum (x + 0 = x; a sum from +0 is never −0), so every block gives the bytes of the
+  // full loops.
+  const rowBound = 31 - clz(used & 0xff);
+  const colBound = 31 - clz(used >> 8);
   if (n != 4 && n != 8) {
-    idctMirrored(n, out, stride, bound, lanes, rows);
+    idctMirrored(n, out, stride, rowBound, colBound, lanes, rows);
     return;
   }
   // Rows: tmp[v] (samples x in the lanes, 16 floats a row) = Σ_u cos(x, u) · F[v][u]; lanes
   // groups 2 and 3 (samples 8–15) only past 8 points.
   const wide = n > 4, wider = n > 8, widest = n > 12;
-  for (let v = 0; v <= bound; v++) {
+  for (let v = 0; v <= rowBound; v++) {
     const f = coef + (<usize>(v * n) << 2);
     let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
-    for (let u = 0; u <= bound; u++) {
+    for (let u = 0; u <= colBound; u++) {
       const c = v128.load32_splat(f + (<usize>u << 2));
       const k = lanes + (<usize>(u * 16) << 2);
       s0 = f32x4.add(s0, f32x4.mul(v128.load(k), c));
@@ -251,7 +316,7 @@ function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
   for (let y = 0; y < n; y++) {
     const c = rows + (<usize>(y * 8) << 2);
     let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
-    for (let v = 0; v <= bound; v++) {
+    for (let v = 0; v <= rowBound; v++) {
       const k = v128.load32_splat(c + (<usize>v << 2));
       const t = tmp + (<usize>(v * 16) << 2);
       s0 = f32x4.add(s0, f32x4.mul(k, v128.load(t)));
@@ -272,17 +337,17 @@ function idctLanes(n: i32, out: usize, stride: i32, last: i32): void {
 }
 
 /** idctLanes at n = 3, 5, 6, 7 and 10, 12, 14 by even and odd frequencies (see there). */
-function idctMirrored(n: i32, out: usize, stride: i32, bound: i32, lanes: usize, rows: usize): void {
+function idctMirrored(n: i32, out: usize, stride: i32, rowBound: i32, colBound: i32, lanes: usize, rows: usize): void {
   const zero = f32x4.splat(0);
   const wide = n > 4, wider = n > 8, widest = n > 12;
-  for (let v = 0; v <= bound; v++) {
+  for (let v = 0; v <= rowBound; v++) {
     const f = coef + (<usize>(v * n) << 2);
     const t = tmp + (<usize>(v * 16) << 2);
     if (n < 8) {
       // Samples 0–3 in one vector: E over even u, O over odd u; then the row from E ± O.
       let e = zero, o = zero;
-      for (let u = 0; u <= bound; u += 2) e = f32x4.add(e, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
-      for (let u = 1; u <= bound; u += 2) o = f32x4.add(o, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
+      for (let u = 0; u <= colBound; u += 2) e = f32x4.add(e, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
+      for (let u = 1; u <= colBound; u += 2) o = f32x4.add(o, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
       const p = f32x4.add(e, o), m = f32x4.sub(e, o);
       let lo: v128, hi: v128;
       if (n == 3) { lo = v128.shuffle<f32>(p, m, 0, 1, 4, 4); hi = zero; }
@@ -294,7 +359,7 @@ function idctMirrored(n: i32, out: usize, stride: i32, bound: i32, lanes: usize,
       continue;
     }
     let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
-    for (let u = 0; u <= bound; u++) {
+    for (let u = 0; u <= colBound; u++) {
       const c = v128.load32_splat(f + (<usize>u << 2));
       const k = lanes + (<usize>(u * 16) << 2);
       s0 = f32x4.add(s0, f32x4.mul(v128.load(k), c));
@@ -312,7 +377,7 @@ function idctMirrored(n: i32, out: usize, stride: i32, bound: i32, lanes: usize,
     const c = rows + (<usize>(y * 8) << 2);
     let e0 = zero, e1 = zero, e2 = zero, e3 = zero;
     let o0 = zero, o1 = zero, o2 = zero, o3 = zero;
-    for (let v = 0; v <= bound; v += 2) {
+    for (let v = 0; v <= rowBound; v += 2) {
       const k = v128.load32_splat(c + (<usize>v << 2));
       const t = tmp + (<usize>(v * 16) << 2);
       e0 = f32x4.add(e0, f32x4.mul(k, v128.load(t)));
@@ -320,7 +385,7 @@ function idctMirrored(n: i32, out: usize, stride: i32, bound: i32, lanes: usize,
       if (wider) e2 = f32x4.add(e2, f32x4.mul(k, v128.load(t, 32)));
       if (widest) e3 = f32x4.add(e3, f32x4.mul(k, v128.load(t, 48)));
     }
-    for (let v = 1; v <= bound; v += 2) {
+    for (let v = 1; v <= rowBound; v += 2) {
       const k = v128.load32_splat(c + (<usize>v << 2));
       const t = tmp + (<usize>(v * 16) << 2);
       o0 = f32x4.add(o0, f32x4.mul(k, v128.load(t)));
@@ -371,7 +436,7 @@ function idctMirrored(n: i32, out: usize, stride: i32, bound: i32, lanes: usize,
 }
 
 /** Writes the n×n block held in `coef` (dequantised) at `out` (row stride `stride`). */
-function idct(n: i32, out: usize, stride: i32, last: i32): void {
+function idct(n: i32, out: usize, stride: i32, used: i32): void {
   const cosTable = cosTables + <usize>(n * 256);
   if (n == 1) {
     store<u8>(out, clampByte(load<f32>(coef) / 8));
@@ -381,7 +446,7 @@ function idct(n: i32, out: usize, stride: i32, last: i32): void {
     idct2(cosTable, out, stride);
     return;
   }
-  idctLanes(n, out, stride, last);
+  idctLanes(n, out, stride, used);
 }
 
 let lastRestart: i32 = 7;
@@ -456,7 +521,8 @@ function decodeScan(
     lastRestart = 7;
     huffBase = huff;
     setScales();
-    setFastAc();
+    setFastTables();
+    memory.fill(coef, 0, MAX_N * MAX_N * 4);
     pred0 = 0; pred1 = 0; pred2 = 0;
     untilRestart = restartInterval;
   }
@@ -488,58 +554,59 @@ function decodeScan(
         const target = targets + <usize>(bn * 256);
         for (let by = 0; by < v; by++) {
           for (let bx = 0; bx < h; bx++) {
-            memory.fill(coef, 0, <usize>(bn * bn) << 2);
-            const t = symbol(dcT);
-            if (t < 0 || t > 11) return -1;
-            const diff = t == 0 ? 0 : extend(bits(t), t);
+            // The block's coefficients start at 0: cleared after each block (only the rows it set)
+            // and once per scan, not filled per block.
+            let diff = 0;
+            if (bitCnt < 16) fill();
+            const fd = load<i32>(fastDc + (<usize>dcT << 11) + (<usize>peek() << 2));
+            if (fd != 0) {
+              bitCnt -= fd & 0xff;
+              diff = fd >> 16;
+            } else {
+              const t = symbol(dcT);
+              if (t < 0 || t > 11) return -1;
+              diff = t == 0 ? 0 : extend(bits(t), t);
+            }
             let pred = (c == 0 ? pred0 : c == 1 ? pred1 : pred2) + diff;
             if (c == 0) pred0 = pred; else if (c == 1) pred1 = pred; else pred2 = pred;
             // libjpeg keeps coefficients as 16-bit JCOEF and multiplies them by the table's entries.
             if (exact) store<i32>(coef, <i32><i16>pred * load<i32>(quant));
             else store<f32>(coef, <f32>(pred * load<i32>(quant)));
-            // Exact: the OR of the natural indices set, with 64 for any (idctIslow); else the zigzag
-            // position of the last coefficient kept (0: the DC alone).
+            // Exact: the OR of the natural indices set, with 64 for any (idctIslow); else the rows
+            // (bits 0–7) and columns (bits 8–15) of the AC coefficients kept (0: the DC alone).
             let used = 0;
             const fast = fastAc + (<usize>(acT - 4) << 11);
             for (let k = 1; k < 64; ) {
               // A short code and its value bits within the next LOOKUP_BITS: decoded by one look-up.
               if (bitCnt < 16) fill();
-              const f = load<i32>(fast + (<usize>((bitBuf >>> (bitCnt - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1)) << 2));
+              const f = load<i32>(fast + (<usize>peek() << 2));
+              let value: i32;
               if (f != 0) {
                 bitCnt -= f & 0xff;
                 if (f & FAST_EOB) break;
                 k += (f >> 8) & 15;
-                if (k > 63) return -1;
-                const at = load<i32>(target + (<usize>k << 2));
-                if (exact) {
-                  store<i32>(coef + (<usize>(at) << 2), (f >> 16) * load<i32>(quant + (<usize>k << 2)));
-                  used |= at | 64;
-                } else if (at >= 0) {
-                  store<f32>(coef + (<usize>(at) << 2), <f32>((f >> 16) * load<i32>(quant + (<usize>k << 2))));
-                  used = k;
+                value = f >> 16;
+              } else {
+                const rs = symbol(acT);
+                if (rs < 0) return -1;
+                const r = rs >> 4;
+                const s = rs & 15;
+                if (s == 0) {
+                  if (r != 15) break; // end of block
+                  k += 16;
+                  continue;
                 }
-                k++;
-                continue;
+                k += r;
+                value = extend(bits(s), s);
               }
-              const rs = symbol(acT);
-              if (rs < 0) return -1;
-              const r = rs >> 4;
-              const s = rs & 15;
-              if (s == 0) {
-                if (r != 15) break; // end of block
-                k += 16;
-                continue;
-              }
-              k += r;
               if (k > 63) return -1;
-              const value = extend(bits(s), s);
               const at = load<i32>(target + (<usize>k << 2));
               if (exact) {
                 store<i32>(coef + (<usize>(at) << 2), value * load<i32>(quant + (<usize>k << 2)));
                 used |= at | 64;
               } else if (at >= 0) {
                 store<f32>(coef + (<usize>(at) << 2), <f32>(value * load<i32>(quant + (<usize>k << 2))));
-                used = k;
+                used |= <i32>load<u16>(ROW_COL + (<usize>k << 1));
               }
               k++;
             }
@@ -548,9 +615,16 @@ function decodeScan(
             let rowInPlane = byAll * bn;
             if (ring) rowInPlane %= ring * v * bn;
             const dst = plane + <usize>(rowInPlane * stride + bxAll * bn);
-            if (!exact) idct(bn, dst, stride, used);
-            else if (used != 0) idctIslow(coef, dst, stride, used);
-            else idctIslowDc(load<i32>(coef), dst, stride);
+            if (!exact) {
+              idct(bn, dst, stride, used);
+              clearRows(bn, used == 0 ? 1 : 32 - clz(used & 0xff));
+            } else if (used != 0) {
+              idctIslow(coef, dst, stride, used);
+              clearExact(used);
+            } else {
+              idctIslowDc(load<i32>(coef), dst, stride);
+              store<i32>(coef, 0);
+            }
           }
         }
       }
