@@ -276,8 +276,8 @@ function idctLanes(n: i32, out: usize, stride: i32, used: i32): void {
     t += c * load<f32>(coef);
     let v: f32 = 0;
     v += c * t;
-    const b = clampByte(v);
-    for (let y = 0; y < n; y++) memory.fill(out + <usize>(y * stride), b, <usize>n);
+    const b = i8x16.splat(clampByte(v));
+    for (let y = 0; y < n; y++) putRow(out + <usize>(y * stride), n, b, b);
     return;
   }
   // The scales 1/2 and 1 keep the plain sums (their bytes, as before); the others use the
@@ -288,58 +288,110 @@ function idctLanes(n: i32, out: usize, stride: i32, used: i32): void {
   // full loops.
   const rowBound = 31 - clz(used & 0xff);
   const colBound = 31 - clz(used >> 8);
-  if (n != 4 && n != 8) {
-    idctMirrored(n, out, stride, rowBound, colBound, lanes, rows);
+  const mirrored = n != 4 && n != 8;
+  if (colBound == 0) {
+    firstColumn(n, out, stride, rowBound, lanes, mirrored);
     return;
   }
-  // Rows: tmp[v] (samples x in the lanes, 16 floats a row) = Σ_u cos(x, u) · F[v][u]; lanes
-  // groups 2 and 3 (samples 8–15) only past 8 points.
-  const wide = n > 4, wider = n > 8, widest = n > 12;
-  for (let v = 0; v <= rowBound; v++) {
-    const f = coef + (<usize>(v * n) << 2);
-    let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
-    for (let u = 0; u <= colBound; u++) {
-      const c = v128.load32_splat(f + (<usize>u << 2));
-      const k = lanes + (<usize>(u * 16) << 2);
-      s0 = f32x4.add(s0, f32x4.mul(v128.load(k), c));
-      if (wide) s1 = f32x4.add(s1, f32x4.mul(v128.load(k, 16), c));
-      if (wider) s2 = f32x4.add(s2, f32x4.mul(v128.load(k, 32), c));
-      if (widest) s3 = f32x4.add(s3, f32x4.mul(v128.load(k, 48), c));
+  if (mirrored) mirroredRows(n, rowBound, colBound, lanes);
+  else {
+    // Rows: tmp[v] (samples x in the lanes, 16 floats a row) = Σ_u cos(x, u) · F[v][u]; lanes
+    // group 1 (samples 4–7) at 8 points.
+    const wide = n > 4;
+    for (let v = 0; v <= rowBound; v++) {
+      const f = coef + (<usize>(v * n) << 2);
+      let s0 = zero, s1 = zero;
+      for (let u = 0; u <= colBound; u++) {
+        const c = v128.load32_splat(f + (<usize>u << 2));
+        const k = lanes + (<usize>(u * 16) << 2);
+        s0 = f32x4.add(s0, f32x4.mul(v128.load(k), c));
+        if (wide) s1 = f32x4.add(s1, f32x4.mul(v128.load(k, 16), c));
+      }
+      const t = tmp + (<usize>(v * 16) << 2);
+      v128.store(t, s0);
+      v128.store(t, s1, 16);
     }
-    const t = tmp + (<usize>(v * 16) << 2);
-    v128.store(t, s0);
-    v128.store(t, s1, 16);
-    v128.store(t, s2, 32);
-    v128.store(t, s3, 48);
+  }
+  if (rowBound == 0) {
+    // One row of frequencies: every pixel row is 0 + cos(y, 0)·tmp[0], and cos(y, 0) is the same for every y.
+    const k = v128.load32_splat(rows);
+    const lo = clampBytes8(f32x4.add(zero, f32x4.mul(k, v128.load(tmp))), f32x4.add(zero, f32x4.mul(k, v128.load(tmp, 16))));
+    const hi = n > 8 ? clampBytes8(f32x4.add(zero, f32x4.mul(k, v128.load(tmp, 32))), f32x4.add(zero, f32x4.mul(k, v128.load(tmp, 48)))) : lo;
+    for (let y = 0; y < n; y++) putRow(out + <usize>(y * stride), n, lo, hi);
+    return;
+  }
+  if (mirrored) {
+    mirroredColumns(n, out, stride, rowBound, rows);
+    return;
   }
   // Columns: pixel row y = Σ_v cos(y, v) · tmp[v].
+  const wide = n > 4;
   for (let y = 0; y < n; y++) {
     const c = rows + (<usize>(y * 8) << 2);
-    let s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+    let s0 = zero, s1 = zero;
     for (let v = 0; v <= rowBound; v++) {
       const k = v128.load32_splat(c + (<usize>v << 2));
       const t = tmp + (<usize>(v * 16) << 2);
       s0 = f32x4.add(s0, f32x4.mul(k, v128.load(t)));
       if (wide) s1 = f32x4.add(s1, f32x4.mul(k, v128.load(t, 16)));
-      if (wider) s2 = f32x4.add(s2, f32x4.mul(k, v128.load(t, 32)));
-      if (widest) s3 = f32x4.add(s3, f32x4.mul(k, v128.load(t, 48)));
     }
     // n bytes of the row, no more (the plane's next block may lie beside it).
-    const dst = out + <usize>(y * stride);
     const bytes = clampBytes8(s0, s1);
-    if (n == 8) v128.store64_lane(dst, bytes, 0);
-    else if (n < 8) storeBytes(dst, bytes, n);
-    else {
-      v128.store64_lane(dst, bytes, 0);
-      storeBytes(dst + 8, clampBytes8(s2, s3), n - 8);
+    putRow(out + <usize>(y * stride), n, bytes, bytes);
+  }
+}
+
+/**
+ * idctLanes for a block whose AC coefficients all lie in column 0 (rowBound ≥ 1): every sample
+ * of row v of tmp is a(v) = 0 + cos(x, 0)·F[v][0], cos(x, 0) the same for every x, so each pixel
+ * row is one value, its sums over v made with the pixel rows y in the lanes (cosLanes[v] holds
+ * cos(y, v) by y), in the order the full loops add them (plain, or E ± O when `mirrored`).
+ */
+function firstColumn(n: i32, out: usize, stride: i32, rowBound: i32, lanes: usize, mirrored: bool): void {
+  const zero = f32x4.splat(0);
+  const c0 = load<f32>(lanes);
+  let e0 = zero, e1 = zero, o0 = zero, o1 = zero;
+  for (let v = 0; v <= rowBound; v++) {
+    let a: f32 = 0;
+    a += c0 * load<f32>(coef + (<usize>(v * n) << 2));
+    const av = f32x4.splat(a);
+    const k = lanes + (<usize>(v * 16) << 2);
+    if (mirrored && (v & 1)) {
+      o0 = f32x4.add(o0, f32x4.mul(v128.load(k), av));
+      o1 = f32x4.add(o1, f32x4.mul(v128.load(k, 16), av));
+    } else {
+      e0 = f32x4.add(e0, f32x4.mul(v128.load(k), av));
+      e1 = f32x4.add(e1, f32x4.mul(v128.load(k, 16), av));
+    }
+  }
+  // Bytes of pixel rows y (lanes) at `rowBytes`, and for the mirrored sums those of rows n − 1 − y at rowBytes + 8.
+  if (mirrored) {
+    v128.store64_lane(rowBytes, clampBytes8(f32x4.add(e0, o0), f32x4.add(e1, o1)), 0);
+    v128.store64_lane(rowBytes + 8, clampBytes8(f32x4.sub(e0, o0), f32x4.sub(e1, o1)), 0);
+    for (let y = 0; y < (n + 1) >> 1; y++) {
+      const b = i8x16.splat(load<u8>(rowBytes + <usize>y));
+      putRow(out + <usize>(y * stride), n, b, b);
+      if (n - 1 - y != y) {
+        const m = i8x16.splat(load<u8>(rowBytes + 8 + <usize>y));
+        putRow(out + <usize>((n - 1 - y) * stride), n, m, m);
+      }
+    }
+  } else {
+    v128.store64_lane(rowBytes, clampBytes8(e0, e1), 0);
+    for (let y = 0; y < n; y++) {
+      const b = i8x16.splat(load<u8>(rowBytes + <usize>y));
+      putRow(out + <usize>(y * stride), n, b, b);
     }
   }
 }
 
-/** idctLanes at n = 3, 5, 6, 7 and 10, 12, 14 by even and odd frequencies (see there). */
-function idctMirrored(n: i32, out: usize, stride: i32, rowBound: i32, colBound: i32, lanes: usize, rows: usize): void {
+const rowBytes: usize = memory.data(16, 16);
+
+/** idctLanes' rows (tmp) at n = 3, 5, 6, 7 and 10, 12, 14 by even and odd frequencies (see there). */
+// @ts-ignore: decorator
+@inline function mirroredRows(n: i32, rowBound: i32, colBound: i32, lanes: usize): void {
   const zero = f32x4.splat(0);
-  const wide = n > 4, wider = n > 8, widest = n > 12;
+  const widest = n > 12;
   for (let v = 0; v <= rowBound; v++) {
     const f = coef + (<usize>(v * n) << 2);
     const t = tmp + (<usize>(v * 16) << 2);
@@ -372,7 +424,12 @@ function idctMirrored(n: i32, out: usize, stride: i32, rowBound: i32, colBound: 
     v128.store(t, s2, 32);
     v128.store(t, s3, 48);
   }
-  // Columns: rows y and n − 1 − y from E ± O over the rows of tmp.
+}
+
+/** idctLanes' columns at n = 3, 5, 6, 7 and 10, 12, 14: rows y and n − 1 − y from E ± O over the rows of tmp. */
+function mirroredColumns(n: i32, out: usize, stride: i32, rowBound: i32, rows: usize): void {
+  const zero = f32x4.splat(0);
+  const wide = n > 4, wider = n > 8, widest = n > 12;
   for (let y = 0; y < (n + 1) >> 1; y++) {
     const c = rows + (<usize>(y * 8) << 2);
     let e0 = zero, e1 = zero, e2 = zero, e3 = zero;
@@ -401,11 +458,17 @@ function idctMirrored(n: i32, out: usize, stride: i32, rowBound: i32, colBound: 
 /** n samples (lanes of s0 … s3 in order) rounded and clamped as clampByte, at `dst`, no more. */
 // @ts-ignore: decorator
 @inline function writeRow(dst: usize, n: i32, s0: v128, s1: v128, s2: v128, s3: v128): void {
-  const bytes = clampBytes8(s0, s1);
-  if (n < 8) storeBytes(dst, bytes, n);
+  const lo = clampBytes8(s0, s1);
+  putRow(dst, n, lo, n > 8 ? clampBytes8(s2, s3) : lo);
+}
+
+/** A row of n bytes at `dst`, no more (the plane's next block may lie beside it): the low 8 of `lo`, then of `hi` past 8. */
+// @ts-ignore: decorator
+@inline function putRow(dst: usize, n: i32, lo: v128, hi: v128): void {
+  if (n < 8) storeBytes(dst, lo, n);
   else {
-    v128.store64_lane(dst, bytes, 0);
-    storeBytes(dst + 8, clampBytes8(s2, s3), n - 8);
+    v128.store64_lane(dst, lo, 0);
+    if (n > 8) storeBytes(dst + 8, hi, n - 8);
   }
 }
 
