@@ -590,6 +590,8 @@ function decodeScan(
     untilRestart = restartInterval;
   }
   for (let my = my0; my < my1; my++) {
+    // This MCU row's place in the planes (their ring of MCU rows, or all of them).
+    const myInPlane = ring ? my % ring : my;
     for (let mx = 0; mx < mcusX; mx++) {
       if (restartInterval > 0) {
         if (untilRestart == 0) {
@@ -674,9 +676,7 @@ function decodeScan(
               k++;
             }
             const bxAll = mx * h + bx;
-            const byAll = my * v + by;
-            let rowInPlane = byAll * bn;
-            if (ring) rowInPlane %= ring * v * bn;
+            const rowInPlane = (myInPlane * v + by) * bn;
             const dst = plane + <usize>(rowInPlane * stride + bxAll * bn);
             if (!exact) {
               idct(bn, dst, stride, used);
