@@ -115,7 +115,13 @@ function fill(): void {
 /** The next LOOKUP_BITS of the stream (at least 16 held). */
 // @ts-ignore: decorator
 @inline function peek(): i32 {
-  return <i32>(bitBuf >>> <u64>(bitCnt - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1);
+  return peekIn(bitBuf, bitCnt);
+}
+
+/** peek() of a bit buffer held in locals. */
+// @ts-ignore: decorator
+@inline function peekIn(buf: u64, cnt: i32): i32 {
+  return <i32>(buf >>> <u64>(cnt - LOOKUP_BITS)) & ((1 << LOOKUP_BITS) - 1);
 }
 
 /** The next Huffman symbol of table `t`, or -1 for an invalid code. */
@@ -589,6 +595,8 @@ function decodeScan(
     pred0 = 0; pred1 = 0; pred2 = 0;
     untilRestart = restartInterval;
   }
+  // The bit buffer in locals while blocks decode (globals between calls and for fill, symbol, restart).
+  let buf = bitBuf, cnt = bitCnt;
   for (let my = my0; my < my1; my++) {
     // This MCU row's place in the planes (their ring of MCU rows, or all of them).
     const myInPlane = ring ? my % ring : my;
@@ -597,10 +605,11 @@ function decodeScan(
         if (untilRestart == 0) {
           // Exact: the data of the interval must have sufficed, and the marker be the next RSTn
           // (else libjpeg's resynchronisation decides: mozjpeg's output is the answer).
-          if (exact && fakeBytes * 8 > bitCnt) return 1;
+          if (exact && fakeBytes * 8 > cnt) return 1;
           const expected = (lastRestart + 1) & 7;
           if (!restart() && exact) return 1;
           if (exact && lastRestart != expected) return 1;
+          buf = bitBuf; cnt = bitCnt;
           pred0 = 0; pred1 = 0; pred2 = 0;
           untilRestart = restartInterval;
         }
@@ -622,15 +631,17 @@ function decodeScan(
             // The block's coefficients start at 0: cleared after each block (only the rows it set)
             // and once per scan, not filled per block.
             let diff = 0;
-            if (bitCnt < 16) fill();
-            const fd = load<i32>(fastDc + (<usize>dcT << 11) + (<usize>peek() << 2));
+            if (cnt < 16) { bitCnt = cnt; fill(); buf = bitBuf; cnt = bitCnt; }
+            const fd = load<i32>(fastDc + (<usize>dcT << 11) + (<usize>peekIn(buf, cnt) << 2));
             if (fd != 0) {
-              bitCnt -= fd & 0xff;
+              cnt -= fd & 0xff;
               diff = fd >> 16;
             } else {
+              bitCnt = cnt;
               const t = symbol(dcT);
               if (t < 0 || t > 11) return -1;
               diff = t == 0 ? 0 : extend(bits(t), t);
+              buf = bitBuf; cnt = bitCnt;
             }
             let pred = (c == 0 ? pred0 : c == 1 ? pred1 : pred2) + diff;
             if (c == 0) pred0 = pred; else if (c == 1) pred1 = pred; else pred2 = pred;
@@ -643,26 +654,29 @@ function decodeScan(
             const fast = fastAc + (<usize>(acT - 4) << 11);
             for (let k = 1; k < 64; ) {
               // A short code and its value bits within the next LOOKUP_BITS: decoded by one look-up.
-              if (bitCnt < 16) fill();
-              const f = load<i32>(fast + (<usize>peek() << 2));
+              if (cnt < 16) { bitCnt = cnt; fill(); buf = bitBuf; cnt = bitCnt; }
+              const f = load<i32>(fast + (<usize>peekIn(buf, cnt) << 2));
               let value: i32;
               if (f != 0) {
-                bitCnt -= f & 0xff;
+                cnt -= f & 0xff;
                 if (f & FAST_EOB) break;
                 k += (f >> 8) & 15;
                 value = f >> 16;
               } else {
+                bitCnt = cnt;
                 const rs = symbol(acT);
                 if (rs < 0) return -1;
                 const r = rs >> 4;
                 const s = rs & 15;
                 if (s == 0) {
+                  buf = bitBuf; cnt = bitCnt;
                   if (r != 15) break; // end of block
                   k += 16;
                   continue;
                 }
                 k += r;
                 value = extend(bits(s), s);
+                buf = bitBuf; cnt = bitCnt;
               }
               if (k > 63) return -1;
               const at = load<i32>(target + (<usize>k << 2));
@@ -693,6 +707,7 @@ function decodeScan(
       }
     }
   }
+  bitBuf = buf; bitCnt = cnt;
   // Exact: where the entropy data read so far ends (comps + 108), from which the JS side reads the
   // markers after the scan as libjpeg's jpeg_finish_decompress does.
   if (exact) store<i32>(comps, <i32>(pos - src), 108);
