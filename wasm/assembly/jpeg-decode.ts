@@ -290,8 +290,9 @@ function idctLanes(n: i32, out: usize, stride: i32, used: i32): void {
   // basis' symmetry, cos(n − 1 − x, u) = (−1)^u · cos(x, u): the even and odd frequencies' sums of
   // the first half's samples give both halves (E + O, E − O), half the products.
   // Frequencies past the last row and column set are 0: the sums leave their terms out, which
-  // changes no sum (x + 0 = x; a sum from +0 is never −0), so every block gives the bytes of the
-  // full loops.
+  // changes no sum (x + 0 = x), so every block gives the bytes of the full loops. Sums may also
+  // start from their first product instead of 0 + it: the two differ at most in a zero's sign,
+  // which no byte sees (x + ±0 = x for x ≠ 0, c · ±0 = ±0, ±0 + 128.5 = 128.5).
   const rowBound = 31 - clz(used & 0xff);
   const colBound = 31 - clz(used >> 8);
   const mirrored = n != 4 && n != 8;
@@ -321,8 +322,8 @@ function idctLanes(n: i32, out: usize, stride: i32, used: i32): void {
   if (rowBound == 0) {
     // One row of frequencies: every pixel row is 0 + cos(y, 0)·tmp[0], and cos(y, 0) is the same for every y.
     const k = v128.load32_splat(rows);
-    const lo = clampBytes8(f32x4.add(zero, f32x4.mul(k, v128.load(tmp))), f32x4.add(zero, f32x4.mul(k, v128.load(tmp, 16))));
-    const hi = n > 8 ? clampBytes8(f32x4.add(zero, f32x4.mul(k, v128.load(tmp, 32))), f32x4.add(zero, f32x4.mul(k, v128.load(tmp, 48)))) : lo;
+    const lo = clampBytes8(f32x4.mul(k, v128.load(tmp)), f32x4.mul(k, v128.load(tmp, 16)));
+    const hi = n > 8 ? clampBytes8(f32x4.mul(k, v128.load(tmp, 32)), f32x4.mul(k, v128.load(tmp, 48))) : lo;
     for (let y = 0; y < n; y++) putRow(out + <usize>(y * stride), n, lo, hi);
     return;
   }
@@ -403,9 +404,11 @@ const rowBytes: usize = memory.data(16, 16);
     const t = tmp + (<usize>(v * 16) << 2);
     if (n < 8) {
       // Samples 0–3 in one vector: E over even u, O over odd u; then the row from E ± O.
-      let e = zero, o = zero;
-      for (let u = 0; u <= colBound; u += 2) e = f32x4.add(e, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
-      for (let u = 1; u <= colBound; u += 2) o = f32x4.add(o, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
+      // Columns u = 0 and 1 (colBound ≥ 1 here) start E and O.
+      let e = f32x4.mul(v128.load(lanes), v128.load32_splat(f));
+      let o = f32x4.mul(v128.load(lanes, 64), v128.load32_splat(f + 4));
+      for (let u = 2; u <= colBound; u += 2) e = f32x4.add(e, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
+      for (let u = 3; u <= colBound; u += 2) o = f32x4.add(o, f32x4.mul(v128.load(lanes + (<usize>(u * 16) << 2)), v128.load32_splat(f + (<usize>u << 2))));
       const p = f32x4.add(e, o), m = f32x4.sub(e, o);
       let lo: v128, hi: v128;
       if (n == 3) { lo = v128.shuffle<f32>(p, m, 0, 1, 4, 4); hi = zero; }
@@ -438,9 +441,14 @@ function mirroredColumns(n: i32, out: usize, stride: i32, rowBound: i32, rows: u
   const wide = n > 4, wider = n > 8, widest = n > 12;
   for (let y = 0; y < (n + 1) >> 1; y++) {
     const c = rows + (<usize>(y * 8) << 2);
-    let e0 = zero, e1 = zero, e2 = zero, e3 = zero;
-    let o0 = zero, o1 = zero, o2 = zero, o3 = zero;
-    for (let v = 0; v <= rowBound; v += 2) {
+    // Rows v = 0 and 1 (rowBound ≥ 1 here) start E and O.
+    const k0 = v128.load32_splat(c), k1 = v128.load32_splat(c, 4);
+    let e0 = f32x4.mul(k0, v128.load(tmp)), e1 = zero, e2 = zero, e3 = zero;
+    let o0 = f32x4.mul(k1, v128.load(tmp, 64)), o1 = zero, o2 = zero, o3 = zero;
+    if (wide) { e1 = f32x4.mul(k0, v128.load(tmp, 16)); o1 = f32x4.mul(k1, v128.load(tmp, 80)); }
+    if (wider) { e2 = f32x4.mul(k0, v128.load(tmp, 32)); o2 = f32x4.mul(k1, v128.load(tmp, 96)); }
+    if (widest) { e3 = f32x4.mul(k0, v128.load(tmp, 48)); o3 = f32x4.mul(k1, v128.load(tmp, 112)); }
+    for (let v = 2; v <= rowBound; v += 2) {
       const k = v128.load32_splat(c + (<usize>v << 2));
       const t = tmp + (<usize>(v * 16) << 2);
       e0 = f32x4.add(e0, f32x4.mul(k, v128.load(t)));
@@ -448,7 +456,7 @@ function mirroredColumns(n: i32, out: usize, stride: i32, rowBound: i32, rows: u
       if (wider) e2 = f32x4.add(e2, f32x4.mul(k, v128.load(t, 32)));
       if (widest) e3 = f32x4.add(e3, f32x4.mul(k, v128.load(t, 48)));
     }
-    for (let v = 1; v <= rowBound; v += 2) {
+    for (let v = 3; v <= rowBound; v += 2) {
       const k = v128.load32_splat(c + (<usize>v << 2));
       const t = tmp + (<usize>(v * 16) << 2);
       o0 = f32x4.add(o0, f32x4.mul(k, v128.load(t)));
@@ -482,8 +490,9 @@ function mirroredColumns(n: i32, out: usize, stride: i32, rowBound: i32, rows: u
 // @ts-ignore: decorator
 @inline function clampBytes8(lo: v128, hi: v128): v128 {
   const half = f32x4.splat(128.5);
-  const a = i32x4.trunc_sat_f32x4_s(f32x4.floor(f32x4.add(lo, half)));
-  const b = i32x4.trunc_sat_f32x4_s(f32x4.floor(f32x4.add(hi, half)));
+  // Truncated, not floored: the two differ only below 0, which the narrowing clamps to 0 either way.
+  const a = i32x4.trunc_sat_f32x4_s(f32x4.add(lo, half));
+  const b = i32x4.trunc_sat_f32x4_s(f32x4.add(hi, half));
   const w = i16x8.narrow_i32x4_s(a, b);
   return i8x16.narrow_i16x8_u(w, w);
 }
