@@ -514,7 +514,8 @@ function mirroredColumns(n: i32, out: usize, stride: i32, rowBound: i32, rows: u
 }
 
 /** Writes the n×n block held in `coef` (dequantised) at `out` (row stride `stride`). */
-function idct(n: i32, out: usize, stride: i32, used: i32): void {
+// @ts-ignore: decorator
+@inline function idct(n: i32, out: usize, stride: i32, used: i32): void {
   const cosTable = cosTables + <usize>(n * 256);
   if (n == 1) {
     store<u8>(out, clampByte(load<f32>(coef) / 8));
