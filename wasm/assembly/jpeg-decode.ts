@@ -211,7 +211,12 @@ function setFastTables(): void {
   }
 }
 
+// The tables setScales makes depend on nothing decoded: made once per instance.
+let scalesSet = false;
+
 function setScales(): void {
+  if (scalesSet) return;
+  scalesSet = true;
   for (let k = 0; k < 64; k++) {
     const natural = <i32>load<u8>(ZIGZAG + <usize>k);
     const rowCol: i32 = (1 << (natural >> 3)) | (256 << (natural & 7));
