@@ -277,6 +277,16 @@ function setScales(): void {
  * coefficients kept, 0 for the DC alone.
  */
 function idctLanes(n: i32, out: usize, stride: i32, used: i32): void {
+  // The usual sizes with n a constant (their loops and branches on n folded away), then any.
+  if (n == 5) idctLanesOf(5, out, stride, used);
+  else if (n == 6) idctLanesOf(6, out, stride, used);
+  else if (n == 4) idctLanesOf(4, out, stride, used);
+  else if (n == 3) idctLanesOf(3, out, stride, used);
+  else idctLanesOf(n, out, stride, used);
+}
+
+// @ts-ignore: decorator
+@inline function idctLanesOf(n: i32, out: usize, stride: i32, used: i32): void {
   const lanes = cosLanes + <usize>(n * 512);
   const rows = cosRows + <usize>(n * 512);
   const zero = f32x4.splat(0);
@@ -359,7 +369,8 @@ function idctLanes(n: i32, out: usize, stride: i32, used: i32): void {
  * row is one value, its sums over v made with the pixel rows y in the lanes (cosLanes[v] holds
  * cos(y, v) by y), in the order the full loops add them (plain, or E ± O when `mirrored`).
  */
-function firstColumn(n: i32, out: usize, stride: i32, rowBound: i32, lanes: usize, mirrored: bool): void {
+// @ts-ignore: decorator
+@inline function firstColumn(n: i32, out: usize, stride: i32, rowBound: i32, lanes: usize, mirrored: bool): void {
   const zero = f32x4.splat(0);
   const c0 = load<f32>(lanes);
   let e0 = zero, e1 = zero, o0 = zero, o1 = zero;
@@ -441,7 +452,8 @@ const rowBytes: usize = memory.data(16, 16);
 }
 
 /** idctLanes' columns at n = 3, 5, 6, 7 and 10, 12, 14: rows y and n − 1 − y from E ± O over the rows of tmp. */
-function mirroredColumns(n: i32, out: usize, stride: i32, rowBound: i32, rows: usize): void {
+// @ts-ignore: decorator
+@inline function mirroredColumns(n: i32, out: usize, stride: i32, rowBound: i32, rows: usize): void {
   const zero = f32x4.splat(0);
   const wide = n > 4, wider = n > 8, widest = n > 12;
   for (let y = 0; y < (n + 1) >> 1; y++) {
