@@ -316,10 +316,9 @@ const tail: usize = memory.data(32, 16);
     const rt = i16x8.narrow_i32x4_s(
       i32x4.shr_s(i32x4.add(i32x4.extmul_low_i16x8_s(xr, i16x8.splat(26345)), half), 16),
       i32x4.shr_s(i32x4.add(i32x4.extmul_high_i16x8_s(xr, i16x8.splat(26345)), half), 16));
-    // 116130 = 2 · 65536 − 14942
-    const bt = i16x8.narrow_i32x4_s(
-      i32x4.shr_s(i32x4.add(i32x4.extmul_low_i16x8_s(xb, i16x8.splat(-14942)), half), 16),
-      i32x4.shr_s(i32x4.add(i32x4.extmul_high_i16x8_s(xb, i16x8.splat(-14942)), half), 16));
+    // 116130 = 2 · 65536 − 14942; (x·−14942 + 2^15) >> 16 = (x·−7471 + 2^14) >> 15, q15mulr's
+    // rounding multiply on the i16 lanes in one step (no saturation: |x·7471| < 2^30).
+    const bt = i16x8.q15mulr_sat_s(xb, i16x8.splat(-7471));
     // −22554·Cb' − 46802·Cr' with 46802 = 65536 − 18734
     const gt = i16x8.narrow_i32x4_s(
       i32x4.shr_s(i32x4.add(i32x4.add(i32x4.extmul_low_i16x8_s(xb, i16x8.splat(-22554)), i32x4.extmul_low_i16x8_s(xr, i16x8.splat(18734))), half), 16),
