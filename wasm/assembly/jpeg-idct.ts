@@ -311,18 +311,23 @@ const tail: usize = memory.data(32, 16);
   } else if (kind == 1) {
     const xb = i16x8.sub(load8(bp), i16x8.splat(128));
     const xr = i16x8.sub(load8(rp), i16x8.splat(128));
-    const half = i32x4.splat(32768);
-    // 91881 = 65536 + 26345
+    // Products summed in pairs by i32x4.dot (one multiply-add a pair on x86): each pixel's two
+    // i16 terms side by side, the constants likewise in each i32 lane (low half first).
+    // 91881 = 65536 + 26345: Cr'·26345 + 2·16384 (the rounding half as a second product).
+    const two = i16x8.splat(2);
+    const rk = i32x4.splat((16384 << 16) | 26345);
     const rt = i16x8.narrow_i32x4_s(
-      i32x4.shr_s(i32x4.add(i32x4.extmul_low_i16x8_s(xr, i16x8.splat(26345)), half), 16),
-      i32x4.shr_s(i32x4.add(i32x4.extmul_high_i16x8_s(xr, i16x8.splat(26345)), half), 16));
+      i32x4.shr_s(i32x4.dot_i16x8_s(v128.shuffle<i16>(xr, two, 0, 8, 1, 9, 2, 10, 3, 11), rk), 16),
+      i32x4.shr_s(i32x4.dot_i16x8_s(v128.shuffle<i16>(xr, two, 4, 12, 5, 13, 6, 14, 7, 15), rk), 16));
     // 116130 = 2 · 65536 − 14942; (x·−14942 + 2^15) >> 16 = (x·−7471 + 2^14) >> 15, q15mulr's
     // rounding multiply on the i16 lanes in one step (no saturation: |x·7471| < 2^30).
     const bt = i16x8.q15mulr_sat_s(xb, i16x8.splat(-7471));
     // −22554·Cb' − 46802·Cr' with 46802 = 65536 − 18734
+    const half = i32x4.splat(32768);
+    const gk = i32x4.splat((18734 << 16) | (-22554 & 0xffff));
     const gt = i16x8.narrow_i32x4_s(
-      i32x4.shr_s(i32x4.add(i32x4.add(i32x4.extmul_low_i16x8_s(xb, i16x8.splat(-22554)), i32x4.extmul_low_i16x8_s(xr, i16x8.splat(18734))), half), 16),
-      i32x4.shr_s(i32x4.add(i32x4.add(i32x4.extmul_high_i16x8_s(xb, i16x8.splat(-22554)), i32x4.extmul_high_i16x8_s(xr, i16x8.splat(18734))), half), 16));
+      i32x4.shr_s(i32x4.add(i32x4.dot_i16x8_s(v128.shuffle<i16>(xb, xr, 0, 8, 1, 9, 2, 10, 3, 11), gk), half), 16),
+      i32x4.shr_s(i32x4.add(i32x4.dot_i16x8_s(v128.shuffle<i16>(xb, xr, 4, 12, 5, 13, 6, 14, 7, 15), gk), half), 16));
     r = i16x8.add(i16x8.add(y, xr), rt);
     g = i16x8.sub(i16x8.add(y, gt), xr);
     b = i16x8.add(i16x8.add(y, i16x8.add(xb, xb)), bt);
