@@ -495,6 +495,7 @@ export function unsharpBand(
   }
 }
 
+/** Taps a side unsharpBand holds ring rows for (src/engine/raster/unsharp.ts refuses a larger reach). */
 const MAX_UNSHARP_TAPS = 1024;
 /** Per output row of unsharpBand: the ring rows k above (upRows[k]) and below (downRows[k]) it. */
 const upRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);

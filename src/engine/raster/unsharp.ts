@@ -81,6 +81,8 @@ export async function unsharpMask(img: RGBAImage, { amount, radius, threshold }:
   }
   const kernel = gaussianKernel(radius);
   const r = kernel.length - 1;
+  // The kernel holds the ring rows of up to 1,023 taps a side (MAX_UNSHARP_RADIUS reaches 300).
+  if (r > 1023) throw new RangeError(`unsharpMask: radius ${radius} reaches ${r} pixels, more than 1,023`);
   // Bands of rows as tall as BAND_BYTES of source bytes allow; each reads r rows more on either
   // side, blurred across again (2 × 2 rows per 163-row band at 800 px, the default's reach).
   const stride = width * 4;
