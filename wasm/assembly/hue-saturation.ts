@@ -210,23 +210,325 @@ function hueBins(bins: usize, ranges: usize, nr: i32): void {
   return <usize>((key * 2654435761) >>> 20) << 3; // Fibonacci hashing into 4,096 slots of 8 bytes
 }
 
+// ---------------------------------------------------------------------------------------------
+// Four pixels at a time in f32x4, the f64 path for each pixel where f32 could give other bytes.
+// A channel ends as L + C × v: L the HSL middle ((max + min) / 2, moved by the range lightness),
+// C the chroma (max − min, shrunk by the range lightness, multiplied by the saturation steps up
+// to full saturation), v the channel's place in [−1/2, 1/2] between min and max (set by the hue
+// turn, kept by the other steps). So f32's error on a channel stays within a bound worked out per
+// lane from the settings and the lane's weights (QUAD_* below: each step's few f32 roundings with
+// a margin of about two) instead of growing with each step's factor. The TypeScript's f64 bytes
+// can then differ only where its value lies within that bound of a place where the byte jumps;
+// the steps between are continuous (the turn's sectors, the weights' slopes, the clamps, the cap
+// at full saturation). Those places:
+// - the master lightness's rounding: f32 only when it gives the f64 step for all 256 bytes
+//   (quadsTake), and then exact;
+// - a hue at a range's end a or d (0 below a, 1 at a when b = a, or the next turn of the hue):
+//   the hue is the exact fraction H / dd of integers, so its place against whole-degree ends is a
+//   comparison of integers (exact in f32 below 2^24), and a hue exactly at a or d goes to f64;
+// - a channel's x.5 (the store's rounding): a channel within its bound of one goes to f64.
+// Checked against the f64 path on every 24-bit colour under 36 settings (the four of
+// psdtools-adjust-hue-saturation, 32 random): the same bytes, the largest error a third of its
+// bound. Test: huesat-f32 (fails without either check).
+
+/** Range records in f32 for the quads (QUAD_RANGE_BYTES each, up to QUAD_RANGES). */
+const QUAD_RANGES = 16;
+const QUAD_RANGE_BYTES = 48;
+const quadRanges: usize = memory.data(QUAD_RANGES * QUAD_RANGE_BYTES, 16);
+
+// Error bounds in f32 steps (ε = 2^-24 ≈ 6e-8, relative): a channel's roundings (L, C × v and
+// their sum: a few ε × 255); v's without a turn ((c − L) / dd: 2ε × 1/2) and with one (the hue in
+// sixths, its wraps and the hexcone place: ~45ε); C's relative (~8ε, counted on half of it); a
+// weighted sum's (turn, lightness, α: ~12ε, up to 22ε with 16 ranges, of Σ |setting| × weight);
+// the room to full saturation's (2 min(L, 255 − L): its roundings and L's, ~4ε × 255).
+const QUAD_GUARD: f32 = 1.2e-4;
+const QUAD_V_ERROR: f32 = 1.2e-7;
+const QUAD_TURNED_V_ERROR: f32 = 6e-6;
+const QUAD_C_ERROR: f32 = 6e-7;
+const QUAD_SUM_ERROR: f32 = 2e-6;
+const QUAD_ROOM_ERROR: f32 = 1.2e-4;
+
+/**
+ * Whether the f32 quads can take these settings: the master lightness gives the f64 bytes for all
+ * 256 bytes, ranges have whole-degree ends within the turns the quads look at (a in (−360, 360],
+ * d − a ≤ 1440: the candidate hues h − 360 … h + 360 and every integer below 2^24) and settings
+ * within what Photoshop stores (hue turns ±360, lightness ±1, α −1..127), at most QUAD_RANGES
+ * ranges. Fills quadRanges.
+ */
+function quadsTake(params: usize, nr: i32): bool {
+  const masterHue = load<f64>(params), masterLight = load<f64>(params, 8), masterAlpha = load<f64>(params, 16);
+  if (nr > QUAD_RANGES || !(Math.abs(masterHue) <= 360) || !(masterAlpha >= -1 && masterAlpha <= 127)) return false;
+  if (!(masterLight >= -1 && masterLight <= 1)) return false;
+  if (masterLight != 0) {
+    const l32 = <f32>masterLight, k32 = <f32>(1 + masterLight);
+    for (let v = 0; v < 256; v++) {
+      const x = <f64>v, x32 = <f32>v;
+      const exact = masterLight > 0 ? roundHalfUp(x + (255 - x) * masterLight) : roundHalfUp(x * (1 + masterLight));
+      const quick = masterLight > 0 ? roundHalfUp32(x32 + (<f32>255 - x32) * l32) : roundHalfUp32(x32 * k32);
+      if (<f64>quick != exact) return false;
+    }
+  }
+  for (let k = 0; k < nr; k++) {
+    const rg = params + 24 + <usize>k * 56;
+    const a = load<f64>(rg), b = load<f64>(rg, 8), c = load<f64>(rg, 16), d = load<f64>(rg, 24);
+    const hue = load<f64>(rg, 32), light = load<f64>(rg, 40), alpha = load<f64>(rg, 48);
+    if (!(a == Math.floor(a) && b == Math.floor(b) && c == Math.floor(c) && d == Math.floor(d))) return false;
+    if (!(a > -360 && a <= 360 && a <= b && b <= c && c <= d && d - a <= 1440)) return false;
+    if (!(Math.abs(hue) <= 360 && Math.abs(light) <= 1 && alpha >= -1 && alpha <= 127)) return false;
+    // The first turn of the hue to test: x = h + 360 j ≥ a with a − 360 j in (0, 360].
+    const first = a - 360 * (Math.ceil(a / 360) - 1);
+    const q = quadRanges + <usize>k * QUAD_RANGE_BYTES;
+    store<f32>(q, <f32>first);
+    store<f32>(q, <f32>(b - a), 4);
+    store<f32>(q, <f32>(c - a), 8);
+    store<f32>(q, <f32>(d - a), 12);
+    store<f32>(q, b > a ? <f32>(1 / (b - a)) : 0, 16);
+    store<f32>(q, d > c ? <f32>(1 / (d - c)) : 0, 20);
+    store<f32>(q, <f32>(hue / 60), 24);
+    store<f32>(q, <f32>light, 28);
+    store<f32>(q, <f32>alpha, 32);
+    store<f32>(q, <f32>Math.abs(hue / 60), 36);
+    store<f32>(q, <f32>Math.abs(light), 40);
+    store<f32>(q, <f32>Math.abs(alpha), 44);
+  }
+  return true;
+}
+
+// @ts-ignore: decorator
+@inline function roundHalfUp32(x: f32): f32 {
+  const up = Mathf.ceil(x);
+  return up - <f32>0.5 > x ? up - 1 : up;
+}
+
+// @ts-ignore: decorator
+@inline function roundHalfUp4(x: v128): v128 {
+  const up = f32x4.ceil(x);
+  return sel(f32x4.gt(f32x4.sub(up, f32x4.splat(0.5)), x), f32x4.sub(up, f32x4.splat(1)), up);
+}
+
+/** Lanes whose channel `v` (clamped to 0..255 as the store does) lies within `bound` of an x.5. */
+// @ts-ignore: decorator
+@inline function nearHalf(v: v128, bound: v128): v128 {
+  const c = f32x4.pmin(f32x4.pmax(v, f32x4.splat(0)), f32x4.splat(255));
+  return f32x4.lt(f32x4.abs(f32x4.sub(f32x4.sub(c, f32x4.floor(c)), f32x4.splat(0.5))), bound);
+}
+
+/**
+ * 1.5 × 2^23: x + ROUNDER (|x| < 2^22) holds x rounded to the nearest integer (halves to even) in
+ * its low mantissa bits, the integer less ROUNDER's bits.
+ */
+const ROUNDER: f32 = 12582912;
+
+/** Whole f32 lanes (|x| < 2^22) as i32 lanes. */
+// @ts-ignore: decorator
+@inline function wholeToI32(x: v128): v128 {
+  return i32x4.sub(f32x4.add(x, f32x4.splat(ROUNDER)), i32x4.splat(0x4b400000));
+}
+
+/** The bytes the store gives channels whose f32 value is not near an x.5 (clamped, nearest), as i32 lanes. */
+// @ts-ignore: decorator
+@inline function bytes4(v: v128): v128 {
+  return v128.and(f32x4.add(f32x4.pmin(f32x4.pmax(v, f32x4.splat(0)), f32x4.splat(255)), f32x4.splat(ROUNDER)), i32x4.splat(0xff));
+}
+
+/** x mod 6 for x in [0, 12): the hue in sixths of a turn, wrapped. */
+// @ts-ignore: decorator
+@inline function wrapSixths(x: v128): v128 {
+  return sel(f32x4.ge(x, f32x4.splat(6)), f32x4.sub(x, f32x4.splat(6)), x);
+}
+
+/** A channel's place in [−1/2, 1/2] between min and max in the hexcone colour at hue t6 (sixths): clamp(|t6 − 3| − 3/2). */
+// @ts-ignore: decorator
+@inline function hexPlace(t6: v128): v128 {
+  const up = f32x4.sub(f32x4.abs(f32x4.sub(t6, f32x4.splat(3))), f32x4.splat(1.5));
+  return f32x4.pmin(f32x4.pmax(up, f32x4.splat(-0.5)), f32x4.splat(0.5));
+}
+
+/** The pixel at `at` worked out again by the f64 path from its input `word`. */
+function redoPixel(at: usize, word: u32, params: usize, nr: i32): void {
+  store<u32>(at, word);
+  scalarPixels(at, at + 4, params, nr);
+}
+
+/** The pixels from `d` to `end` (a whole number of quads) four at a time in f32x4 (quadsTake said yes). */
+function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize): void {
+  const masterHue = <f32>load<f64>(params);
+  const masterLight = load<f64>(params, 8);
+  const masterAlpha = <f32>load<f64>(params, 16);
+  const bins = cache + (HUE_SATURATION_CACHE << 3);
+  const zero = f32x4.splat(0), one = f32x4.splat(1), bytes = i32x4.splat(0xff);
+  const l32 = f32x4.splat(<f32>masterLight), k32 = f32x4.splat(<f32>(1 + masterLight)), c255 = f32x4.splat(255);
+  for (let p = d; p < end; p += 16) {
+    const w = v128.load(p);
+    const k0 = i32x4.extract_lane(w, 0) & 0xffffff, k1 = i32x4.extract_lane(w, 1) & 0xffffff;
+    const k2 = i32x4.extract_lane(w, 2) & 0xffffff, k3 = i32x4.extract_lane(w, 3) & 0xffffff;
+    const e0 = cache + slot(k0), e1 = cache + slot(k1), e2 = cache + slot(k2), e3 = cache + slot(k3);
+    if (load<u32>(e0) == k0 && load<u32>(e1) == k1 && load<u32>(e2) == k2 && load<u32>(e3) == k3) {
+      const kept = i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(load<u32>(e0, 4)), 1, load<u32>(e1, 4)), 2, load<u32>(e2, 4)), 3, load<u32>(e3, 4));
+      v128.store(p, v128.or(v128.and(w, i32x4.splat(0xff000000)), kept));
+      continue;
+    }
+    let r = f32x4.convert_i32x4_s(v128.and(w, bytes));
+    let g = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 8), bytes));
+    let b = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 16), bytes));
+    if (masterLight > 0) {
+      r = roundHalfUp4(f32x4.add(r, f32x4.mul(f32x4.sub(c255, r), l32)));
+      g = roundHalfUp4(f32x4.add(g, f32x4.mul(f32x4.sub(c255, g), l32)));
+      b = roundHalfUp4(f32x4.add(b, f32x4.mul(f32x4.sub(c255, b), l32)));
+    } else if (masterLight < 0) {
+      r = roundHalfUp4(f32x4.mul(r, k32)); g = roundHalfUp4(f32x4.mul(g, k32)); b = roundHalfUp4(f32x4.mul(b, k32));
+    }
+    let mx = f32x4.pmax(r, f32x4.pmax(g, b)), mn = f32x4.pmin(r, f32x4.pmin(g, b));
+    const grey = f32x4.eq(mx, mn);
+    let redo = i32x4.splat(0);
+    let out = i32x4.mul(bytes4(mx), i32x4.splat(0x010101)); // a grey's three bytes
+    if (!v128.all_true<i32>(grey)) {
+      // hexHue as H6 / dd in sixths of a turn: the hexcone numerator, plus 6 below 0 (integers).
+      const dd = f32x4.sub(mx, mn);
+      const isR = f32x4.eq(mx, r), isG = f32x4.eq(mx, g);
+      const num = sel(isR, f32x4.sub(g, b), sel(isG, f32x4.sub(b, r), f32x4.sub(r, g)));
+      const sixths = sel(isR, v128.and(f32x4.lt(g, b), f32x4.splat(6)), sel(isG, f32x4.splat(2), f32x4.splat(4)));
+      const H6 = f32x4.add(num, f32x4.mul(sixths, dd));
+      const H = f32x4.mul(H6, f32x4.splat(60)); // the hue in degrees times dd
+      const invdd = f32x4.div(one, dd);
+      const h6 = f32x4.mul(H6, invdd);
+      const turnDd = f32x4.mul(dd, f32x4.splat(360));
+      let turn6 = f32x4.splat(masterHue / 60), light = zero, alpha = zero;
+      // Σ |setting| × weight of the hue turns, lightnesses and saturations: their sums' errors are at most a few f32 steps of these.
+      let turnAbs = f32x4.splat(Mathf.abs(masterHue / 60)), lightAbs = zero, alphaAbs = zero;
+      // Only the ranges some lane's hue may fall in (hueBins; a grey lane's NaN reads a bin within 0..719).
+      let hit: u32 = 0;
+      if (nr) {
+        const bin = wholeToI32(f32x4.floor(f32x4.mul(h6, f32x4.splat(120))));
+        hit = <u32>load<u8>(bins + <usize>min<i32>(max<i32>(i32x4.extract_lane(bin, 0), 0), HUE_BINS - 1))
+          | <u32>load<u8>(bins + <usize>min<i32>(max<i32>(i32x4.extract_lane(bin, 1), 0), HUE_BINS - 1))
+          | <u32>load<u8>(bins + <usize>min<i32>(max<i32>(i32x4.extract_lane(bin, 2), 0), HUE_BINS - 1))
+          | <u32>load<u8>(bins + <usize>min<i32>(max<i32>(i32x4.extract_lane(bin, 3), 0), HUE_BINS - 1));
+      }
+      for (let k = 0; k < nr; k++) {
+        if (!(hit & (1 << k))) continue;
+        const q = quadRanges + <usize>k * QUAD_RANGE_BYTES;
+        // x − a and d − x for the first turn x of the hue at or past a, times dd: integers.
+        let P = f32x4.sub(H, f32x4.mul(v128.load32_splat(q), dd));
+        P = f32x4.add(P, v128.and(f32x4.lt(P, zero), turnDd));
+        const Q = f32x4.sub(f32x4.mul(v128.load32_splat(q, 12), dd), P);
+        // At a or d exactly the f64 path decides (its hue may fall either side).
+        redo = v128.or(redo, v128.or(f32x4.eq(P, zero), f32x4.eq(Q, zero)));
+        const xa = f32x4.mul(P, invdd);
+        const rising = f32x4.lt(xa, v128.load32_splat(q, 4)), falling = f32x4.gt(xa, v128.load32_splat(q, 8));
+        const fall = f32x4.mul(f32x4.mul(Q, invdd), v128.load32_splat(q, 20));
+        let wt = sel(rising, f32x4.mul(xa, v128.load32_splat(q, 16)), sel(falling, fall, one));
+        wt = v128.and(wt, f32x4.ge(Q, zero));
+        turn6 = f32x4.add(turn6, f32x4.mul(v128.load32_splat(q, 24), wt));
+        light = f32x4.add(light, f32x4.mul(v128.load32_splat(q, 28), wt));
+        alpha = f32x4.add(alpha, f32x4.mul(v128.load32_splat(q, 32), wt));
+        turnAbs = f32x4.add(turnAbs, f32x4.mul(v128.load32_splat(q, 36), wt));
+        lightAbs = f32x4.add(lightAbs, f32x4.mul(v128.load32_splat(q, 40), wt));
+        alphaAbs = f32x4.add(alphaAbs, f32x4.mul(v128.load32_splat(q, 44), wt));
+      }
+      // The colour as its HSL middle L, its chroma C (max − min) and each channel's place
+      // v in [−1/2, 1/2] between min and max: channel = L + C × v. The steps below keep v
+      // (the range lightness and saturation move L and scale C), so v's error is not multiplied.
+      let L = f32x4.mul(f32x4.add(mx, mn), f32x4.splat(0.5));
+      let vr = f32x4.mul(f32x4.sub(r, L), invdd), vg = f32x4.mul(f32x4.sub(g, L), invdd), vb = f32x4.mul(f32x4.sub(b, L), invdd);
+      // v's error: its own roundings (more with a turn), and the turn's error (from the weights').
+      let vError = f32x4.add(f32x4.splat(QUAD_V_ERROR), f32x4.mul(turnAbs, f32x4.splat(QUAD_SUM_ERROR)));
+      const turned = v128.not(f32x4.eq(turn6, zero));
+      if (v128.any_true(turned)) {
+        let t6 = f32x4.add(h6, turn6);
+        t6 = f32x4.sub(t6, f32x4.mul(f32x4.floor(f32x4.mul(t6, f32x4.splat(<f32>(1.0 / 6)))), f32x4.splat(6)));
+        vr = sel(turned, hexPlace(t6), vr);
+        vg = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, f32x4.splat(4)))), vg);
+        vb = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, f32x4.splat(2)))), vb);
+        vError = f32x4.add(vError, v128.and(turned, f32x4.splat(QUAD_TURNED_V_ERROR)));
+      }
+      // Error bounds (beyond roundings, QUAD_GUARD): L's from the range lightness's weights, and C's.
+      let C = dd, errL = zero, errC = zero;
+      const lit = nr && !v128.all_true<i32>(f32x4.eq(light, zero));
+      if (lit) {
+        // Towards the maximum (light > 0) or the minimum, at most all the way: L moves by
+        // C × light / 2, C shrinks by 1 − |light|.
+        const l = f32x4.pmin(f32x4.pmax(light, f32x4.splat(-1)), one);
+        L = f32x4.add(L, f32x4.mul(f32x4.mul(dd, l), f32x4.splat(0.5)));
+        C = f32x4.mul(dd, f32x4.sub(one, f32x4.abs(l)));
+        errC = f32x4.mul(f32x4.mul(dd, lightAbs), f32x4.splat(QUAD_SUM_ERROR));
+        errL = f32x4.mul(errC, f32x4.splat(0.5));
+      }
+      for (let pass = 0; pass < 2; pass++) {
+        if (pass == 0 ? masterAlpha == 0 : !nr) continue;
+        const a0 = pass == 0 ? f32x4.splat(masterAlpha) : alpha;
+        // C × (1 + α), at least 0 and at most full saturation (C = 2L, or 2 (255 − L)); a
+        // colour with no chroma left stays so.
+        const k = f32x4.pmax(f32x4.add(one, a0), zero);
+        const room = f32x4.mul(f32x4.pmin(L, f32x4.sub(c255, L)), f32x4.splat(2));
+        const grown = f32x4.mul(C, k);
+        // C's error: times k, plus k's own (the ranges' α sum) times C; the room's where C
+        // surely is the room, the larger of both where it may be either.
+        let errGrown = f32x4.mul(errC, k);
+        if (pass == 1) errGrown = f32x4.add(errGrown, f32x4.mul(f32x4.mul(C, alphaAbs), f32x4.splat(QUAD_SUM_ERROR)));
+        const errRoom = f32x4.add(f32x4.add(errL, errL), f32x4.splat(QUAD_ROOM_ERROR));
+        const capped = f32x4.ge(f32x4.sub(grown, errGrown), f32x4.add(room, errRoom));
+        const under = f32x4.le(f32x4.add(grown, errGrown), f32x4.sub(room, errRoom));
+        errC = sel(capped, errRoom, sel(under, errGrown, f32x4.pmax(errGrown, errRoom)));
+        C = f32x4.pmin(grown, room);
+      }
+      // A channel L + C × v: C × v's error, L's, and C's on half of it (|v| ≤ 1/2); none at all
+      // where C is exactly 0 and L exact (a full desaturation by the master: the f64 path's L too).
+      let bound = f32x4.add(f32x4.add(f32x4.mul(C, f32x4.add(vError, f32x4.splat(QUAD_C_ERROR))), errL), f32x4.mul(errC, f32x4.splat(0.5)));
+      const exact = v128.and(f32x4.eq(C, zero), f32x4.eq(f32x4.add(errL, errC), zero));
+      bound = sel(exact, zero, f32x4.add(bound, f32x4.splat(QUAD_GUARD)));
+      r = f32x4.add(L, f32x4.mul(C, vr));
+      g = f32x4.add(L, f32x4.mul(C, vg));
+      b = f32x4.add(L, f32x4.mul(C, vb));
+      redo = v128.andnot(v128.or(redo, v128.or(nearHalf(r, bound), v128.or(nearHalf(g, bound), nearHalf(b, bound)))), grey);
+      const coloured = v128.or(v128.or(bytes4(r), i32x4.shl(bytes4(g), 8)), i32x4.shl(bytes4(b), 16));
+      out = v128.any_true(grey) ? sel(grey, out, coloured) : coloured;
+    }
+    v128.store(p, v128.or(v128.and(w, i32x4.splat(0xff000000)), out));
+    const again = i32x4.bitmask(redo);
+    if (again) {
+      if (again & 1) redoPixel(p, i32x4.extract_lane(w, 0), params, nr);
+      if (again & 2) redoPixel(p + 4, i32x4.extract_lane(w, 1), params, nr);
+      if (again & 4) redoPixel(p + 8, i32x4.extract_lane(w, 2), params, nr);
+      if (again & 8) redoPixel(p + 12, i32x4.extract_lane(w, 3), params, nr);
+    }
+    store<u32>(e0, k0); store<u32>(e0, load<u32>(p) & 0xffffff, 4);
+    store<u32>(e1, k1); store<u32>(e1, load<u32>(p, 4) & 0xffffff, 4);
+    store<u32>(e2, k2); store<u32>(e2, load<u32>(p, 8) & 0xffffff, 4);
+    store<u32>(e3, k3); store<u32>(e3, load<u32>(p, 12) & 0xffffff, 4);
+  }
+}
+
 /**
  * `n` RGBA8 pixels at `d`, in place (alpha kept). `params` (f64): the master's hue turn, its
  * lightness (in 255ths, −1..1) and saturation α, then `nr` ranges of seven: a, b, c, d (unwrapped
  * hues), hue, lightness (−1..1), saturation α. `cache` holds HUE_SATURATION_CACHE × 8 + HUE_BINS bytes: the
- * result is a function of the pixel's colour alone, so each pair of pixels whose two colours were
- * both seen lately (flat fills, a text's colours, runs) takes the results kept for them.
+ * result is a function of the pixel's colour alone, so pixels whose colours were seen lately (flat
+ * fills, a text's colours, runs) take the results kept for them.
  */
 export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, cache: usize): void {
+  memory.fill(cache, 0xff, HUE_SATURATION_CACHE << 3); // no colour's key (keys are 24 bits)
+  const bins = cache + (HUE_SATURATION_CACHE << 3);
+  hueBins(bins, params + 24, nr);
+  if (quadsTake(params, nr)) {
+    const quadsEnd = d + (<usize>(n & ~3) << 2);
+    quadPixels(d, quadsEnd, params, nr, cache);
+    scalarPixels(quadsEnd, d + (<usize>n << 2), params, nr);
+    return;
+  }
+  const pairsEnd = d + (<usize>(n & ~1) << 2);
+  pairPixels(d, pairsEnd, params, nr, cache);
+  if (n & 1) scalarPixels(pairsEnd, pairsEnd + 4, params, nr);
+}
+
+/** The pixels from `d` to `end` (a whole number of pairs) two at a time in f64x2. */
+function pairPixels(d: usize, pairsEnd: usize, params: usize, nr: i32, cache: usize): void {
   const masterHue = load<f64>(params);
   const masterLight = load<f64>(params, 8);
   const masterAlpha = load<f64>(params, 16);
   const ranges = params + 24;
   const zero = f64x2.splat(0), one = f64x2.splat(1), c60 = f64x2.splat(60), c360 = f64x2.splat(360);
-  const pairsEnd = d + (<usize>(n & ~1) << 2);
-  memory.fill(cache, 0xff, HUE_SATURATION_CACHE << 3); // no colour's key (keys are 24 bits)
   const bins = cache + (HUE_SATURATION_CACHE << 3);
-  hueBins(bins, ranges, nr);
   for (let p = d; p < pairsEnd; p += 8) {
     const w0 = load<u32>(p), w1 = load<u32>(p, 4);
     const k0 = w0 & 0xffffff, k1 = w1 & 0xffffff;
@@ -331,5 +633,4 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
     store<u32>(e1, k1);
     store<u32>(e1, load<u32>(p, 4) & 0xffffff, 4);
   }
-  if (n & 1) scalarPixels(pairsEnd, pairsEnd + 4, params, nr);
 }
