@@ -358,14 +358,24 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
   const bins = cache + (HUE_SATURATION_CACHE << 3);
   const zero = f32x4.splat(0), one = f32x4.splat(1), bytes = i32x4.splat(0xff);
   const l32 = f32x4.splat(<f32>masterLight), k32 = f32x4.splat(<f32>(1 + masterLight)), c255 = f32x4.splat(255);
+  // The last quad's colours (no colour's key is −1) and results: a flat fill's next quad takes them.
+  let seenRgb = i32x4.splat(-1), seenOut = i32x4.splat(0);
   for (let p = d; p < end; p += 16) {
     const w = v128.load(p);
-    const k0 = i32x4.extract_lane(w, 0) & 0xffffff, k1 = i32x4.extract_lane(w, 1) & 0xffffff;
-    const k2 = i32x4.extract_lane(w, 2) & 0xffffff, k3 = i32x4.extract_lane(w, 3) & 0xffffff;
+    const rgb = v128.and(w, i32x4.splat(0xffffff)), alphas = v128.and(w, i32x4.splat(0xff000000));
+    if (v128.all_true<i32>(i32x4.eq(rgb, seenRgb))) {
+      v128.store(p, v128.or(alphas, seenOut));
+      continue;
+    }
+    // Colours seen lately (a text's, runs) take the results kept for them (the look-ups stop at
+    // the first colour not found: on photos, mostly the first).
+    const k0 = <u32>i32x4.extract_lane(rgb, 0), k1 = <u32>i32x4.extract_lane(rgb, 1);
+    const k2 = <u32>i32x4.extract_lane(rgb, 2), k3 = <u32>i32x4.extract_lane(rgb, 3);
     const e0 = cache + slot(k0), e1 = cache + slot(k1), e2 = cache + slot(k2), e3 = cache + slot(k3);
     if (load<u32>(e0) == k0 && load<u32>(e1) == k1 && load<u32>(e2) == k2 && load<u32>(e3) == k3) {
-      const kept = i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(load<u32>(e0, 4)), 1, load<u32>(e1, 4)), 2, load<u32>(e2, 4)), 3, load<u32>(e3, 4));
-      v128.store(p, v128.or(v128.and(w, i32x4.splat(0xff000000)), kept));
+      seenRgb = rgb;
+      seenOut = i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(load<u32>(e0, 4)), 1, load<u32>(e1, 4)), 2, load<u32>(e2, 4)), 3, load<u32>(e3, 4));
+      v128.store(p, v128.or(alphas, seenOut));
       continue;
     }
     let r = f32x4.convert_i32x4_s(v128.and(w, bytes));
@@ -484,7 +494,7 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
       const coloured = v128.or(v128.or(bytes4(r), i32x4.shl(bytes4(g), 8)), i32x4.shl(bytes4(b), 16));
       out = v128.any_true(grey) ? sel(grey, out, coloured) : coloured;
     }
-    v128.store(p, v128.or(v128.and(w, i32x4.splat(0xff000000)), out));
+    v128.store(p, v128.or(alphas, out));
     const again = i32x4.bitmask(redo);
     if (again) {
       if (again & 1) redoPixel(p, i32x4.extract_lane(w, 0), params, nr);
@@ -492,10 +502,12 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
       if (again & 4) redoPixel(p + 8, i32x4.extract_lane(w, 2), params, nr);
       if (again & 8) redoPixel(p + 12, i32x4.extract_lane(w, 3), params, nr);
     }
-    store<u32>(e0, k0); store<u32>(e0, load<u32>(p) & 0xffffff, 4);
-    store<u32>(e1, k1); store<u32>(e1, load<u32>(p, 4) & 0xffffff, 4);
-    store<u32>(e2, k2); store<u32>(e2, load<u32>(p, 8) & 0xffffff, 4);
-    store<u32>(e3, k3); store<u32>(e3, load<u32>(p, 12) & 0xffffff, 4);
+    seenRgb = rgb;
+    seenOut = v128.and(v128.load(p), i32x4.splat(0xffffff));
+    store<u32>(e0, k0); store<u32>(e0, i32x4.extract_lane(seenOut, 0), 4);
+    store<u32>(e1, k1); store<u32>(e1, i32x4.extract_lane(seenOut, 1), 4);
+    store<u32>(e2, k2); store<u32>(e2, i32x4.extract_lane(seenOut, 2), 4);
+    store<u32>(e3, k3); store<u32>(e3, i32x4.extract_lane(seenOut, 3), 4);
   }
 }
 
