@@ -4,12 +4,31 @@ import type { Layer } from 'ag-psd';
 import { expect } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate, walkLayers, type CompiledTemplate, type LayerOverrides } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
+import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
 import { Unprocessable } from '../../../src/engine/errors';
+import { useWasmAdjustments } from '../../../src/engine/raster/kernels';
 import { madeFixture } from '../../helpers/fixtures';
 import { firstDifference } from '../../helpers/pixels';
 
 export type RGB = [number, number, number];
+
+/** `fn` with the adjustment kernels off: what the TypeScript alone gives. */
+export function withoutAdjustmentKernels<T>(fn: () => T): T {
+  useWasmAdjustments(false);
+  try {
+    return fn();
+  } finally {
+    useWasmAdjustments(true);
+  }
+}
+
+/** An adjustment record applied by the TypeScript alone to a copy of `px`. */
+export function adjustedByTypescript(adj: unknown, px: Uint8ClampedArray): Uint8ClampedArray {
+  const expected = px.slice();
+  withoutAdjustmentKernels(() => applyAdjustment(adj as never, expected));
+  return expected;
+}
 
 /** An RGBA picture of w × h from a function of each pixel. */
 export const image = (w: number, h: number, at: (x: number, y: number) => [number, number, number, number]) => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
-import { channelLutPixels, hueSaturationPixels, kernels, kernelsNow, useWasmAdjustments, type HueRangeChange } from '../../../src/engine/raster/kernels';
+import { channelLutPixels, hueSaturationPixels, kernels, kernelsNow, type HueRangeChange } from '../../../src/engine/raster/kernels';
+import { adjustedByTypescript, withoutAdjustmentKernels } from './kit';
 
 /**
  * The adjustments' per-pixel loops in WASM. Hue/Saturation's (wasm/assembly/hue-saturation.ts, issue 25 §3) gives
@@ -38,23 +39,6 @@ function pixels(n: number, palette: number): Uint8ClampedArray {
   return px;
 }
 
-/** `fn` with the adjustment kernels off: the TypeScript alone. */
-function typescriptOnly<T>(fn: () => T): T {
-  useWasmAdjustments(false);
-  try {
-    return fn();
-  } finally {
-    useWasmAdjustments(true);
-  }
-}
-
-/** The adjustment applied by the TypeScript alone, to a copy of `px`. */
-function byTypescript(adj: unknown, px: Uint8ClampedArray): Uint8ClampedArray {
-  const expected = px.slice();
-  typescriptOnly(() => applyAdjustment(adj as never, expected));
-  return expected;
-}
-
 const differing = (a: Uint8ClampedArray, b: Uint8ClampedArray) => a.reduce((n, v, i) => n + (v !== b[i] ? 1 : 0), 0);
 
 describe('adjustments in WASM', () => {
@@ -84,7 +68,7 @@ describe('adjustments in WASM', () => {
       if (!changes.length && !master.hue && !light && !alpha) continue;
       const actual = px.slice();
       expect(hueSaturationPixels(actual, master.hue, light, alpha, changes)).toBe(true);
-      expect(differing(actual, byTypescript(adj, px)), JSON.stringify(adj)).toBe(0);
+      expect(differing(actual, adjustedByTypescript(adj, px)), JSON.stringify(adj)).toBe(0);
       compared++;
     }
     expect(compared).toBeGreaterThan(200);
@@ -96,13 +80,13 @@ describe('adjustments in WASM', () => {
       const adj = { type: 'hue/saturation', master: { a: 0, b: 0, c: 0, d: 0, hue: 15, saturation: 25, lightness }, blues: { a: 195, b: 225, c: 255, d: 285, hue: -30, saturation: 40, lightness: 10 } };
       const actual = px.slice();
       applyAdjustment(adj as never, actual);
-      expect(differing(actual, byTypescript(adj, px)), `lightness ${lightness}`).toBe(0);
+      expect(differing(actual, adjustedByTypescript(adj, px)), `lightness ${lightness}`).toBe(0);
     }
   });
 
   it('leaves the pixels to the TypeScript when turned off', () => {
-    expect(typescriptOnly(() => hueSaturationPixels(new Uint8ClampedArray(8), 10, 0, 0, []))).toBe(false);
-    expect(typescriptOnly(() => channelLutPixels(new Uint8ClampedArray(8), null, null, null))).toBe(false);
+    expect(withoutAdjustmentKernels(() => hueSaturationPixels(new Uint8ClampedArray(8), 10, 0, 0, []))).toBe(false);
+    expect(withoutAdjustmentKernels(() => channelLutPixels(new Uint8ClampedArray(8), null, null, null))).toBe(false);
   });
 
   it("channel tables give applyLuts' bytes (once adjust.ts calls them)", () => {
@@ -119,7 +103,7 @@ describe('adjustments in WASM', () => {
       ])();
       const actual = px.slice();
       applyAdjustment(adj as never, actual);
-      expect(differing(actual, byTypescript(adj, px)), JSON.stringify(adj)).toBe(0);
+      expect(differing(actual, adjustedByTypescript(adj, px)), JSON.stringify(adj)).toBe(0);
     }
   });
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { withArena } from '../../../src/engine/raster/kernels';
-import { chainedTaps, resampleTaps, resampleWithTaps, type AxisWeights } from '../../../src/engine/raster/resample';
+import { resampleWithTaps, type AxisWeights } from '../../../src/engine/raster/resample';
 import type { RGBAImage } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
 import { random, type Random } from '../composite/kit';
+import { randomPicture, randomSize, randomTaps } from './random-resample';
 
 /**
  * Session 12's resample paths on random pictures and taps: the horizontal pass filtering two and
@@ -43,29 +44,9 @@ function oneRowAtATime(img: RGBAImage, h: AxisWeights, v: AxisWeights): Promise<
   });
 }
 
-function picture(r: Random, w: number, h: number): RGBAImage {
-  const kind = r.pick(['opaque', 'clear', 'mixed', 'varied', 'edges'] as const);
-  const data = new Uint8ClampedArray(w * h * 4);
-  for (let i = 0; i < w * h; i++) {
-    const a = kind === 'opaque' ? 255 : kind === 'clear' ? 0 : kind === 'mixed' ? r.pick([0, 255, 255, 1, 254]) : kind === 'edges' ? r.pick([0, 255]) : r.int(256);
-    data.set([r.int(256), r.pick([0, 255, r.int(256)]), r.int(256), a], i * 4);
-  }
-  return { width: w, height: h, data };
-}
-
-/** Sizes from 1 px, and ones leaving a tail of 1–3 rows or pixels after the fours. */
-const size = (r: Random, max: number) => r.pick([1, 2, 3, 4, 5, 6, 7, 9, 1 + r.int(max)]);
-
-/** Taps of a resize, or of a placement (a bilinear lookup at whole or fractional offsets through a chain of resizes). */
-function taps(r: Random, src: number, dst: number): AxisWeights {
-  if (r.chance(0.4)) return resampleTaps(src, dst, r.pick(['high', 'fast'] as const));
-  const sizes = [src];
-  for (let n = r.int(3); n > 0; n--) sizes.push(Math.max(1, Math.round(sizes.at(-1)! * r.pick([0.5, 0.37, 1.7, 1]))));
-  const last = sizes.at(-1)!;
-  const scale = r.pick([last / dst, 1, 0.5, 2, (last / dst) * r.pick([0.9, 1.1])]);
-  const offset = r.pick([0, 1, -1, 0.5, -3, r.int(last), r.next() * 4 - 2]);
-  return chainedTaps(dst, { scale, offset }, sizes);
-}
+const picture = (r: Random, w: number, h: number) => randomPicture(r, w, h, ['opaque', 'clear', 'mixed', 'varied', 'edges']);
+const size = randomSize;
+const taps = (r: Random, src: number, dst: number) => randomTaps(r, src, dst, 0.4, ['high', 'fast']);
 
 /**
  * `t` with zero weights put back at each run's ends (the same number on every run, as many as fit

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { chainedTaps, resampleTaps, resampleWithTaps, type AxisWeights } from '../../../src/engine/raster/resample';
+import { resampleTaps, resampleWithTaps, type AxisWeights } from '../../../src/engine/raster/resample';
 import type { RGBAImage } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
 import { random, type Random } from '../composite/kit';
+import { randomPicture, randomSize, randomTaps } from './random-resample';
 
 /**
  * Session 16's resample kernels (the horizontal pass one output pixel at a time over four rows,
@@ -52,27 +53,9 @@ function beforeKernels(img: RGBAImage, h: AxisWeights, v: AxisWeights): Uint8Cla
   return out;
 }
 
-function picture(r: Random, w: number, h: number): RGBAImage {
-  const kind = r.pick(['opaque', 'opaque', 'clear', 'mixed', 'varied', 'edges'] as const);
-  const data = new Uint8ClampedArray(w * h * 4);
-  for (let i = 0; i < w * h; i++) {
-    const a = kind === 'opaque' ? 255 : kind === 'clear' ? 0 : kind === 'mixed' ? r.pick([0, 255, 255, 1, 254]) : kind === 'edges' ? r.pick([0, 255]) : r.int(256);
-    data.set([r.int(256), r.pick([0, 255, r.int(256)]), r.int(256), a], i * 4);
-  }
-  return { width: w, height: h, data };
-}
-
-const size = (r: Random, max: number) => r.pick([1, 2, 3, 4, 5, 6, 7, 9, 1 + r.int(max)]);
-
-function taps(r: Random, src: number, dst: number): AxisWeights {
-  if (r.chance(0.5)) return resampleTaps(src, dst, r.pick(['high', 'high', 'fast'] as const));
-  const sizes = [src];
-  for (let n = r.int(3); n > 0; n--) sizes.push(Math.max(1, Math.round(sizes.at(-1)! * r.pick([0.5, 0.37, 1.7, 1]))));
-  const last = sizes.at(-1)!;
-  const scale = r.pick([last / dst, 1, 0.5, 2, (last / dst) * r.pick([0.9, 1.1])]);
-  const offset = r.pick([0, 1, -1, 0.5, -3, r.int(last), r.next() * 4 - 2]);
-  return chainedTaps(dst, { scale, offset }, sizes);
-}
+const picture = (r: Random, w: number, h: number) => randomPicture(r, w, h, ['opaque', 'opaque', 'clear', 'mixed', 'varied', 'edges']);
+const size = randomSize;
+const taps = (r: Random, src: number, dst: number) => randomTaps(r, src, dst, 0.5, ['high', 'high', 'fast']);
 
 describe('resample kernels give the bytes of the kernels before them', () => {
   it('on random pictures and taps, shrinking and enlarging, every alpha kind', async () => {
