@@ -10,14 +10,14 @@ let fdtbl: usize = 0;
 let huff: usize = 0;
 let out: usize = 0;
 let outPos: usize = 0;
-let bitBuf: u32 = 0;
+// Bits not yet written, the newest in the low bitCnt bits (fewer than 32 between calls).
+let bitBuf: u64 = 0;
 let bitCnt: i32 = 0;
 let dcY: i32 = 0;
 let dcCb: i32 = 0;
 let dcCr: i32 = 0;
 let dcK: i32 = 0; // the fourth component of CMYK (YCCK) images
 let block: usize = 0; // 64 f32 scratch
-let coefs: usize = 0; // 64 i32 scratch
 let planes: usize = 0; // Y (16 rows), Cb, Cr (and K) full-res strips, f32
 // Statistics pass (for optimised Huffman tables): count symbols into `freq` (4 × 256 u32)
 // instead of emitting bits.
@@ -39,8 +39,8 @@ const ZIGZAG_T: StaticArray<u8> = [
 const fdtblT: usize = memory.data(2 * 64 * 4, 16);
 // The row pass's input: the column pass's output transposed.
 const blockT: usize = memory.data(64 * 4, 16);
-// One block's quantised coefficients in zigzag order (i32).
-const zz: usize = memory.data(64 * 4, 16);
+// One block's quantised coefficients (i16, in the transformed order c·8 + r) when not recorded.
+const coefs: usize = memory.data(64 * 2, 16);
 
 export function jpegBegin(tables: usize, huffTables: usize, scratch: usize, outBuf: usize): void {
   fdtbl = tables;
@@ -49,7 +49,6 @@ export function jpegBegin(tables: usize, huffTables: usize, scratch: usize, outB
       for (let c = 0; c < 8; c++) store<f32>(fdtblT + (<usize>(t * 64 + c * 8 + r) << 2), load<f32>(fdtbl + (<usize>(t * 64 + r * 8 + c) << 2)));
   huff = huffTables;
   block = scratch;
-  coefs = scratch + 256;
   planes = scratch + 512;
   out = outBuf;
   outPos = 0;
@@ -94,20 +93,39 @@ export function jpegTakeOutput(): i32 {
   }
 }
 
+/**
+ * Appends the low `size` bits of `code` (which has no bits above them), size ≤ 32. Whole 32-bit
+ * words go out at once, a byte at a time only when one of them is 0xFF (stuffed with a 0).
+ */
 // @ts-ignore: decorator
 @inline function putBits(code: u32, size: i32): void {
-  if (freq) return;
-  bitBuf = (bitBuf << size) | (code & ((1 << size) - 1));
+  bitBuf = (bitBuf << <u64>size) | <u64>code;
   bitCnt += size;
-  while (bitCnt >= 8) {
-    bitCnt -= 8;
-    emitByte((bitBuf >> bitCnt) & 0xff);
+  if (bitCnt >= 32) {
+    bitCnt -= 32;
+    const w = <u32>(bitBuf >> <u64>bitCnt);
+    // A byte of w is 0xFF when the same byte of ~w is 0 (the classic zero-byte test).
+    if ((~w - 0x01010101) & w & 0x80808080) {
+      emitByte(w >> 24);
+      emitByte((w >> 16) & 0xff);
+      emitByte((w >> 8) & 0xff);
+      emitByte(w & 0xff);
+    } else {
+      store<u32>(out + outPos, bswap<u32>(w));
+      outPos += 4;
+    }
   }
 }
 
-/** Pads the last byte with 1-bits (T.81 F.1.2.3). */
+/** Pads the last byte with 1-bits (T.81 F.1.2.3) and writes the bits held. */
 export function jpegFlush(): void {
-  if (bitCnt > 0) putBits((1 << (8 - bitCnt)) - 1, 8 - bitCnt);
+  const pad = (8 - (bitCnt & 7)) & 7;
+  bitBuf = (bitBuf << <u64>pad) | <u64>((1 << pad) - 1);
+  bitCnt += pad;
+  while (bitCnt >= 8) {
+    bitCnt -= 8;
+    emitByte(<u32>(bitBuf >> <u64>bitCnt) & 0xff);
+  }
   bitBuf = 0;
 }
 
@@ -115,17 +133,6 @@ export function jpegFlush(): void {
 export function jpegRestart(): void {
   jpegFlush();
   dcY = dcCb = dcCr = dcK = 0;
-}
-
-// @ts-ignore: decorator
-@inline function putSymbol(table: i32, symbol: i32): void {
-  if (freq) {
-    const f = freq + ((<usize>table * 256 + <usize>symbol) << 2);
-    store<u32>(f, load<u32>(f) + 1);
-    return;
-  }
-  const e = huff + ((<usize>table * 256 + <usize>symbol) << 2);
-  putBits(load<u16>(e), <i32>load<u16>(e, 2));
 }
 
 // @ts-ignore: decorator
@@ -182,10 +189,11 @@ export function jpegRestart(): void {
 }
 
 /**
- * DCT and quantise the 8×8 f32 samples in `block` (level-shifted) into `zz`, zigzag order (and
- * the coefficient record when counting). The same f32 operations as one coefficient at a time.
+ * DCT and quantise the 8×8 f32 samples in `block` (level-shifted): where the i16 coefficients
+ * went (the coefficient record when counting, else `coefs`). The same f32 operations as one
+ * coefficient at a time.
  */
-function transformBlock(table: i32): void {
+function transformBlock(table: i32): usize {
   dctColumns(block);
   dctColumns(block + 16);
   transpose4(block, blockT);
@@ -195,58 +203,129 @@ function transformBlock(table: i32): void {
   dctColumns(blockT);
   dctColumns(blockT + 16);
   // Now blockT[c·8 + r] holds coefficient (r, c); so does the transposed table's entry.
+  // Coefficients of 8-bit samples lie within ±2^11: i16 holds them exactly.
   const q = fdtblT + (<usize>table << 8);
-  for (let i: usize = 0; i < 256; i += 16) {
-    const v = f32x4.mul(v128.load(blockT + i), v128.load(q + i));
-    v128.store(coefs + i, i32x4.trunc_sat_f32x4_s(f32x4.nearest(v)));
+  const to = cache && !replay ? cachePos : coefs;
+  for (let i: usize = 0; i < 256; i += 32) {
+    const a = i32x4.trunc_sat_f32x4_s(f32x4.nearest(f32x4.mul(v128.load(blockT + i), v128.load(q + i))));
+    const b = i32x4.trunc_sat_f32x4_s(f32x4.nearest(f32x4.mul(v128.load(blockT + i, 16), v128.load(q + i, 16))));
+    v128.store(to + (i >> 1), i16x8.narrow_i32x4_s(a, b));
   }
-  for (let k = 0; k < 64; k++) store<i32>(zz + (<usize>k << 2), load<i32>(coefs + (<usize>unchecked(ZIGZAG_T[k]) << 2)));
-  if (cache && !replay) {
-    for (let i = 0; i < 64; i++) store<i16>(cachePos + (<usize>i << 1), <i16>load<i32>(zz + (<usize>i << 2)));
-    cachePos += 128;
-  }
+  if (to == cachePos) cachePos += 128;
+  return to;
 }
 
-/** Bits k of the zigzag coefficients that are not 0 (bit 0 the DC). */
+/** Bits k of the zigzag coefficients at `c` (i16, transformed order) that are not 0 (bit 0 the DC). */
 // @ts-ignore: decorator
-@inline function nonZero(): u64 {
-  let mask: u64 = 0;
-  for (let i = 0; i < 16; i++) {
-    const bits = i32x4.bitmask(i32x4.ne(v128.load(zz + (<usize>i << 4)), i32x4.splat(0)));
-    mask |= <u64>bits << (<u64>i << 2);
-  }
-  return mask;
+@inline function nonZero(c: usize): u64 {
+  const z = i16x8.splat(0);
+  // Bytes 0xFF where a coefficient is not 0, transformed order, 16 a vector.
+  const n0 = i8x16.narrow_i16x8_s(i16x8.ne(v128.load(c), z), i16x8.ne(v128.load(c, 16), z));
+  const n1 = i8x16.narrow_i16x8_s(i16x8.ne(v128.load(c, 32), z), i16x8.ne(v128.load(c, 48), z));
+  const n2 = i8x16.narrow_i16x8_s(i16x8.ne(v128.load(c, 64), z), i16x8.ne(v128.load(c, 80), z));
+  const n3 = i8x16.narrow_i16x8_s(i16x8.ne(v128.load(c, 96), z), i16x8.ne(v128.load(c, 112), z));
+  // Zigzag order, 16 positions a vector: ZIGZAG_T as byte shuffles (-128: from another vector).
+  const z0 = v128.or(v128.or(
+    v128.swizzle(n0, i8x16(0, 8, 1, 2, 9, -128, -128, -128, 10, 3, 4, 11, -128, -128, -128, -128)),
+    v128.swizzle(n1, i8x16(-128, -128, -128, -128, -128, 0, 8, 1, -128, -128, -128, -128, 2, 9, -128, -128))),
+    v128.swizzle(n2, i8x16(-128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, 0, 8)));
+  const z1 = v128.or(v128.or(
+    v128.swizzle(n0, i8x16(-128, -128, -128, 12, 5, 6, 13, -128, -128, -128, -128, -128, -128, -128, -128, -128)),
+    v128.swizzle(n1, i8x16(-128, 10, 3, -128, -128, -128, -128, 4, 11, -128, -128, -128, -128, -128, -128, -128))), v128.or(
+    v128.swizzle(n2, i8x16(1, -128, -128, -128, -128, -128, -128, -128, -128, 2, 9, -128, -128, -128, 10, 3)),
+    v128.swizzle(n3, i8x16(-128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, 0, 8, 1, -128, -128))));
+  const z2 = v128.or(v128.or(
+    v128.swizzle(n0, i8x16(-128, -128, 14, 7, 15, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128)),
+    v128.swizzle(n1, i8x16(12, 5, -128, -128, -128, 6, 13, -128, -128, -128, -128, -128, -128, -128, -128, 14))), v128.or(
+    v128.swizzle(n2, i8x16(-128, -128, -128, -128, -128, -128, -128, 4, 11, -128, -128, -128, -128, 12, 5, -128)),
+    v128.swizzle(n3, i8x16(-128, -128, -128, -128, -128, -128, -128, -128, -128, 2, 9, 10, 3, -128, -128, -128))));
+  const z3 = v128.or(v128.or(
+    v128.swizzle(n1, i8x16(7, 15, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128)),
+    v128.swizzle(n2, i8x16(-128, -128, 6, 13, -128, -128, -128, -128, 14, 7, 15, -128, -128, -128, -128, -128))),
+    v128.swizzle(n3, i8x16(-128, -128, -128, -128, 4, 11, 12, 5, -128, -128, -128, 6, 13, 14, 7, 15)));
+  return <u64>i8x16.bitmask(z0) | (<u64>i8x16.bitmask(z1) << 16) | (<u64>i8x16.bitmask(z2) << 32) | (<u64>i8x16.bitmask(z3) << 48);
 }
 
-/** Huffman-codes `zz` (or counts its symbols). Returns the new DC predictor. */
-function codeBlock(table: i32, lastDc: i32): i32 {
+/** Huffman-codes the block at `c` (i16 coefficients, transformed order), or counts its symbols. Returns the new DC predictor. */
+function codeBlock(table: i32, lastDc: i32, c: usize): i32 {
   if (replay) {
-    for (let i = 0; i < 64; i++) store<i32>(zz + (<usize>i << 2), <i32>load<i16>(cachePos + (<usize>i << 1)));
+    c = cachePos;
     cachePos += 128;
   }
-  const dc = load<i32>(zz);
+  return freq ? countBlock(table, lastDc, c) : emitBlock(table, lastDc, c);
+}
+
+// @ts-ignore: decorator
+@inline function coefficient(c: usize, k: i32): i32 {
+  return <i32>load<i16>(c + (<usize>unchecked(ZIGZAG_T[k]) << 1));
+}
+
+/** The bits after a symbol of category `cat`: v, or v − 1 for negative v, in cat bits. */
+// @ts-ignore: decorator
+@inline function extraBits(v: i32, cat: i32): u32 {
+  return <u32>(v < 0 ? v - 1 : v) & ((1 << cat) - 1);
+}
+
+function emitBlock(table: i32, lastDc: i32, c: usize): i32 {
+  const dcTable = huff + (<usize>table << 11);
+  const acTable = dcTable + 1024;
+  const dc = <i32>load<i16>(c);
   const diff = dc - lastDc;
   const dcCat = category(diff);
-  putSymbol(table * 2, dcCat);
-  if (dcCat) putBits(<u32>(diff < 0 ? diff - 1 : diff), dcCat);
+  // A symbol's code (u16) and size (u16) in one load; the code and the bits after it in one putBits (≤ 16 + 11 bits).
+  let e = load<u32>(dcTable + (<usize>dcCat << 2));
+  putBits(((e & 0xffff) << dcCat) | extraBits(diff, dcCat), <i32>(e >> 16) + dcCat);
   // Only the coefficients that are not 0, in order: a run of zeros is the gap before one.
-  let mask = nonZero() & ~(<u64>1);
+  let mask = nonZero(c) & ~(<u64>1);
+  let last = 0;
+  while (mask) {
+    const k = <i32>ctz<u64>(mask);
+    mask &= mask - 1;
+    let run = k - last - 1;
+    if (run > 15) {
+      const zrl = load<u32>(acTable + (0xf0 << 2));
+      do {
+        putBits(zrl & 0xffff, <i32>(zrl >> 16));
+        run -= 16;
+      } while (run > 15);
+    }
+    const v = coefficient(c, k);
+    const cat = category(v);
+    e = load<u32>(acTable + (<usize>((run << 4) | cat) << 2));
+    putBits(((e & 0xffff) << cat) | extraBits(v, cat), <i32>(e >> 16) + cat);
+    last = k;
+  }
+  if (last < 63) {
+    e = load<u32>(acTable);
+    putBits(e & 0xffff, <i32>(e >> 16));
+  }
+  return dc;
+}
+
+// @ts-ignore: decorator
+@inline function count(f: usize): void {
+  store<u32>(f, load<u32>(f) + 1);
+}
+
+function countBlock(table: i32, lastDc: i32, c: usize): i32 {
+  const dcFreq = freq + (<usize>table << 11);
+  const acFreq = dcFreq + 1024;
+  const dc = <i32>load<i16>(c);
+  count(dcFreq + (<usize>category(dc - lastDc) << 2));
+  let mask = nonZero(c) & ~(<u64>1);
   let last = 0;
   while (mask) {
     const k = <i32>ctz<u64>(mask);
     mask &= mask - 1;
     let run = k - last - 1;
     while (run > 15) {
-      putSymbol(table * 2 + 1, 0xf0);
+      count(acFreq + (0xf0 << 2));
       run -= 16;
     }
-    const v = load<i32>(zz + (<usize>k << 2));
-    const cat = category(v);
-    putSymbol(table * 2 + 1, (run << 4) | cat);
-    putBits(<u32>(v < 0 ? v - 1 : v), cat);
+    count(acFreq + (<usize>((run << 4) | category(coefficient(c, k))) << 2));
     last = k;
   }
-  if (last < 63) putSymbol(table * 2 + 1, 0);
+  if (last < 63) count(acFreq);
   return dc;
 }
 
@@ -282,11 +361,11 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
   const mcus = (width + mcu - 1) / mcu;
   if (replay) {
     for (let m = 0; m < mcus; m++) {
-      for (let b = 0; b < sub * sub; b++) dcY = codeBlock(0, dcY);
+      for (let b = 0; b < sub * sub; b++) dcY = codeBlock(0, dcY, 0);
       if (kind == GRAY) continue;
-      dcCb = codeBlock(1, dcCb);
-      dcCr = codeBlock(1, dcCr);
-      if (ink) for (let b = 0; b < sub * sub; b++) dcK = codeBlock(0, dcK);
+      dcCb = codeBlock(1, dcCb, 0);
+      dcCr = codeBlock(1, dcCr, 0);
+      if (ink) for (let b = 0; b < sub * sub; b++) dcK = codeBlock(0, dcK, 0);
     }
     return;
   }
@@ -357,9 +436,9 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
           v128.store(to + (<usize>half << 4), f32x4.mul(v, f32x4.splat(0.25)));
         }
       }
-      transformBlock(1);
-      if (c == 0) dcCb = codeBlock(1, dcCb);
-      else dcCr = codeBlock(1, dcCr);
+      const coded = transformBlock(1);
+      if (c == 0) dcCb = codeBlock(1, dcCb, coded);
+      else dcCr = codeBlock(1, dcCr, coded);
     }
     if (ink) dcK = codeFullBlocks(kPlane, pw, x0, sub, dcK);
   }
@@ -374,8 +453,7 @@ function codeFullBlocks(plane: usize, pw: i32, x0: i32, sub: i32, dc: i32): i32 
         v128.store(block + (<usize>y << 5), v128.load(from));
         v128.store(block + (<usize>y << 5), v128.load(from, 16), 16);
       }
-      transformBlock(0);
-      dc = codeBlock(0, dc);
+      dc = codeBlock(0, dc, transformBlock(0));
     }
   }
   return dc;
