@@ -141,11 +141,14 @@ export function jpegRestart(): void {
   return a == 0 ? 0 : 32 - clz<i32>(a);
 }
 
-/** Column pass of the float AAN DCT on 4 columns at once: rows at ptr + r·32 (+ half·16). */
+/**
+ * Column pass of the float AAN DCT on 4 columns at once: rows at src + r·stride, written to
+ * ptr + r·32 (+ half·16; may be src itself).
+ */
 // @ts-ignore: decorator
-@inline function dctColumns(ptr: usize): void {
-  const d0 = v128.load(ptr), d1 = v128.load(ptr, 32), d2 = v128.load(ptr, 64), d3 = v128.load(ptr, 96);
-  const d4 = v128.load(ptr, 128), d5 = v128.load(ptr, 160), d6 = v128.load(ptr, 192), d7 = v128.load(ptr, 224);
+@inline function dctColumns(src: usize, stride: usize, ptr: usize): void {
+  const d0 = v128.load(src), d1 = v128.load(src + stride), d2 = v128.load(src + 2 * stride), d3 = v128.load(src + 3 * stride);
+  const d4 = v128.load(src + 4 * stride), d5 = v128.load(src + 5 * stride), d6 = v128.load(src + 6 * stride), d7 = v128.load(src + 7 * stride);
   const tmp0 = f32x4.add(d0, d7), tmp7 = f32x4.sub(d0, d7);
   const tmp1 = f32x4.add(d1, d6), tmp6 = f32x4.sub(d1, d6);
   const tmp2 = f32x4.add(d2, d5), tmp5 = f32x4.sub(d2, d5);
@@ -189,19 +192,19 @@ export function jpegRestart(): void {
 }
 
 /**
- * DCT and quantise the 8×8 f32 samples in `block` (level-shifted): where the i16 coefficients
+ * DCT and quantise the 8×8 f32 samples at `src` (level-shifted; rows `stride` bytes apart): where the i16 coefficients
  * went (the coefficient record when counting, else `coefs`). The same f32 operations as one
  * coefficient at a time.
  */
-function transformBlock(table: i32): usize {
-  dctColumns(block);
-  dctColumns(block + 16);
+function transformBlock(src: usize, stride: usize, table: i32): usize {
+  dctColumns(src, stride, block);
+  dctColumns(src + 16, stride, block + 16);
   transpose4(block, blockT);
   transpose4(block + 16, blockT + 128);
   transpose4(block + 128, blockT + 16);
   transpose4(block + 144, blockT + 144);
-  dctColumns(blockT);
-  dctColumns(blockT + 16);
+  dctColumns(blockT, 32, blockT);
+  dctColumns(blockT + 16, 32, blockT + 16);
   // Now blockT[c·8 + r] holds coefficient (r, c); so does the transposed table's entry.
   // Coefficients of 8-bit samples lie within ±2^11: i16 holds them exactly.
   const q = fdtblT + (<usize>table << 8);
@@ -417,14 +420,14 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
     dcY = codeFullBlocks(yPlane, pw, x0, sub, dcY);
     for (let c = 0; c < 2; c++) {
       const plane = c == 0 ? cbPlane : crPlane;
+      if (sub == 1) {
+        const coded = transformBlock(plane + (<usize>x0 << 2), <usize>pw << 2, 1);
+        if (c == 0) dcCb = codeBlock(1, dcCb, coded);
+        else dcCr = codeBlock(1, dcCr, coded);
+        continue;
+      }
       for (let y = 0; y < 8; y++) {
         const to = block + (<usize>y << 5);
-        if (sub == 1) {
-          const i = plane + (<usize>(y * pw + x0) << 2);
-          v128.store(to, v128.load(i));
-          v128.store(to, v128.load(i, 16), 16);
-          continue;
-        }
         // The mean of each 2×2: ((top left + top right) + bottom left) + bottom right, a quarter.
         for (let half = 0; half < 2; half++) {
           const i = plane + (<usize>(2 * y * pw + x0 + 8 * half) << 2);
@@ -436,7 +439,7 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
           v128.store(to + (<usize>half << 4), f32x4.mul(v, f32x4.splat(0.25)));
         }
       }
-      const coded = transformBlock(1);
+      const coded = transformBlock(block, 32, 1);
       if (c == 0) dcCb = codeBlock(1, dcCb, coded);
       else dcCr = codeBlock(1, dcCr, coded);
     }
@@ -448,12 +451,8 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
 function codeFullBlocks(plane: usize, pw: i32, x0: i32, sub: i32, dc: i32): i32 {
   for (let by = 0; by < sub; by++) {
     for (let bx = 0; bx < sub; bx++) {
-      for (let y = 0; y < 8; y++) {
-        const from = plane + (<usize>((by * 8 + y) * pw + x0 + bx * 8) << 2);
-        v128.store(block + (<usize>y << 5), v128.load(from));
-        v128.store(block + (<usize>y << 5), v128.load(from, 16), 16);
-      }
-      dc = codeBlock(0, dc, transformBlock(0));
+      const from = plane + (<usize>(by * 8 * pw + x0 + bx * 8) << 2);
+      dc = codeBlock(0, dc, transformBlock(from, <usize>pw << 2, 0));
     }
   }
   return dc;
