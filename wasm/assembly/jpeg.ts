@@ -141,6 +141,12 @@ export function jpegRestart(): void {
   return a == 0 ? 0 : 32 - clz<i32>(a);
 }
 
+// The DCT's constants as memory (a load each, where a v128 constant is several instructions in V8).
+const DCT_K: usize = memory.data<f32>([
+  0.707106781, 0.707106781, 0.707106781, 0.707106781, 0.382683433, 0.382683433, 0.382683433, 0.382683433,
+  0.5411961, 0.5411961, 0.5411961, 0.5411961, 1.306562965, 1.306562965, 1.306562965, 1.306562965,
+], 16);
+
 /**
  * Column pass of the float AAN DCT on 4 columns at once: rows at src + r·stride, written to
  * ptr + r·32 (+ half·16; may be src itself).
@@ -160,17 +166,17 @@ export function jpegRestart(): void {
   let tmp12 = f32x4.sub(tmp1, tmp2);
   v128.store(ptr, f32x4.add(tmp10, tmp11));
   v128.store(ptr, f32x4.sub(tmp10, tmp11), 128);
-  const z1 = f32x4.mul(f32x4.add(tmp12, tmp13), f32x4.splat(0.707106781));
+  const z1 = f32x4.mul(f32x4.add(tmp12, tmp13), v128.load(DCT_K));
   v128.store(ptr, f32x4.add(tmp13, z1), 64);
   v128.store(ptr, f32x4.sub(tmp13, z1), 192);
   // Odd part
   tmp10 = f32x4.add(tmp4, tmp5);
   tmp11 = f32x4.add(tmp5, tmp6);
   tmp12 = f32x4.add(tmp6, tmp7);
-  const z5 = f32x4.mul(f32x4.sub(tmp10, tmp12), f32x4.splat(0.382683433));
-  const z2 = f32x4.add(f32x4.mul(tmp10, f32x4.splat(0.5411961)), z5);
-  const z4 = f32x4.add(f32x4.mul(tmp12, f32x4.splat(1.306562965)), z5);
-  const z3 = f32x4.mul(tmp11, f32x4.splat(0.707106781));
+  const z5 = f32x4.mul(f32x4.sub(tmp10, tmp12), v128.load(DCT_K, 16));
+  const z2 = f32x4.add(f32x4.mul(tmp10, v128.load(DCT_K, 32)), z5);
+  const z4 = f32x4.add(f32x4.mul(tmp12, v128.load(DCT_K, 48)), z5);
+  const z3 = f32x4.mul(tmp11, v128.load(DCT_K));
   const z11 = f32x4.add(tmp7, z3);
   const z13 = f32x4.sub(tmp7, z3);
   v128.store(ptr, f32x4.add(z13, z2), 160);
@@ -358,6 +364,85 @@ const RGB = 0;
 const INK = 1;
 const GRAY = 2;
 
+// Eight pixels at the right edge, the last one repeated.
+const edge: usize = memory.data(32, 16);
+
+// The conversion's constants as memory (a load each, where a v128 constant in the loop is several instructions).
+const K: usize = memory.data<f32>([
+  0.299, 0.299, 0.299, 0.299, 0.587, 0.587, 0.587, 0.587, 0.114, 0.114, 0.114, 0.114, 128, 128, 128, 128,
+  -0.168736, -0.168736, -0.168736, -0.168736, 0.331264, 0.331264, 0.331264, 0.331264, 0.5, 0.5, 0.5, 0.5, 0.418688, 0.418688, 0.418688, 0.418688,
+  0.081312, 0.081312, 0.081312, 0.081312, 0.25, 0.25, 0.25, 0.25,
+], 16);
+const BYTE: usize = memory.data<i32>([0xff, 0xff, 0xff, 0xff], 16);
+
+// @ts-ignore: decorator
+@inline function channel(v: v128, shift: u32): v128 {
+  // Bytes: the signed conversion gives the unsigned one's floats, in one x86 instruction (the unsigned one is emulated).
+  return f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(v, shift), v128.load(BYTE)));
+}
+
+// JFIF YCbCr, Y level-shifted by −128: the f32 operations of the pixel loop in encodeRow, lane for lane.
+// @ts-ignore: decorator
+@inline function lumaOf(r: v128, g: v128, b: v128): v128 {
+  return f32x4.sub(f32x4.add(f32x4.add(f32x4.mul(v128.load(K), r), f32x4.mul(v128.load(K, 16), g)), f32x4.mul(v128.load(K, 32), b)), v128.load(K, 48));
+}
+// @ts-ignore: decorator
+@inline function cbOf(r: v128, g: v128, b: v128): v128 {
+  return f32x4.add(f32x4.sub(f32x4.mul(v128.load(K, 64), r), f32x4.mul(v128.load(K, 80), g)), f32x4.mul(v128.load(K, 96), b));
+}
+// @ts-ignore: decorator
+@inline function crOf(r: v128, g: v128, b: v128): v128 {
+  return f32x4.sub(f32x4.sub(f32x4.mul(v128.load(K, 96), r), f32x4.mul(v128.load(K, 112), g)), f32x4.mul(v128.load(K, 128), b));
+}
+
+/**
+ * Half of a 2×2 mean of 8 pixels' chroma (`a`, `b`: pixels 0–3, 4–7) into `at`: the sums of the
+ * top row's pairs, then the bottom row's added and the quarter taken, in the order encodeRow
+ * sums them: ((top left + top right) + bottom left) + bottom right.
+ */
+// @ts-ignore: decorator
+@inline function downsample(a: v128, b: v128, at: usize, bottom: bool): void {
+  const even = v128.shuffle<f32>(a, b, 0, 2, 4, 6), odd = v128.shuffle<f32>(a, b, 1, 3, 5, 7);
+  if (bottom) v128.store(at, f32x4.mul(f32x4.add(f32x4.add(v128.load(at), even), odd), v128.load(K, 144)));
+  else v128.store(at, f32x4.add(even, odd));
+}
+
+/**
+ * One MCU row (16 rows) of RGBA as Y (pw × 16) and 4:2:0 Cb, Cr (pw / 2 × 8), the chroma
+ * never held at full resolution; right edge repeated. The values encodeRow's planes and
+ * means give.
+ */
+function convertRows420(pixels: usize, width: i32, pw: i32, yPlane: usize, cbHalf: usize, crHalf: usize): void {
+  for (let y = 0; y < 16; y++) {
+    const src = pixels + (<usize>(y * width) << 2);
+    const yRow = yPlane + (<usize>(y * pw) << 2);
+    const half = <usize>((y >> 1) * pw) << 1;
+    const cbRow = cbHalf + half, crRow = crHalf + half;
+    const bottom = (y & 1) != 0;
+    for (let x = 0; x < pw; x += 8) {
+      let p = src + (<usize>x << 2);
+      if (x + 8 > width) {
+        for (let i = 0; i < 8; i++) store<u32>(edge + (<usize>i << 2), load<u32>(src + (<usize>min(x + i, width - 1) << 2)));
+        p = edge;
+      }
+      const v0 = v128.load(p), v1 = v128.load(p, 16);
+      const r0 = channel(v0, 0), g0 = channel(v0, 8), b0 = channel(v0, 16);
+      const r1 = channel(v1, 0), g1 = channel(v1, 8), b1 = channel(v1, 16);
+      const at = yRow + (<usize>x << 2);
+      v128.store(at, lumaOf(r0, g0, b0));
+      v128.store(at, lumaOf(r1, g1, b1), 16);
+      const c = <usize>x << 1;
+      if (bottom) {
+        downsample(cbOf(r0, g0, b0), cbOf(r1, g1, b1), cbRow + c, true);
+        downsample(crOf(r0, g0, b0), crOf(r1, g1, b1), crRow + c, true);
+      } else {
+        downsample(cbOf(r0, g0, b0), cbOf(r1, g1, b1), cbRow + c, false);
+        downsample(crOf(r0, g0, b0), crOf(r1, g1, b1), crRow + c, false);
+      }
+    }
+  }
+}
+
 function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
   const ink = kind == INK;
   const mcu = 8 * sub;
@@ -385,6 +470,17 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
       }
     }
     for (let m = 0; m < mcus; m++) dcY = codeFullBlocks(yPlane, pw, m * mcu, 1, dcY);
+    return;
+  }
+  if (kind == RGB && sub == 2) {
+    // Chroma at half resolution straight from the conversion: planes pw / 2 wide, 8 rows.
+    convertRows420(pixels, width, pw, yPlane, cbPlane, crPlane);
+    const halfStride = <usize>pw << 1;
+    for (let m = 0; m < mcus; m++) {
+      dcY = codeFullBlocks(yPlane, pw, m * 16, 2, dcY);
+      dcCb = codeBlock(1, dcCb, transformBlock(cbPlane + (<usize>m << 5), halfStride, 1));
+      dcCr = codeBlock(1, dcCr, transformBlock(crPlane + (<usize>m << 5), halfStride, 1));
+    }
     return;
   }
   for (let y = 0; y < mcu; y++) {
