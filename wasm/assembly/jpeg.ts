@@ -224,6 +224,24 @@ function transformBlock(src: usize, stride: usize, table: i32): usize {
   return to;
 }
 
+// nonZero's byte shuffles, 14 × 16: zigzag position → byte of one of the four vectors (-128: from another).
+const ZZ_MASKS: usize = memory.data<i8>([
+  0, 8, 1, 2, 9, -128, -128, -128, 10, 3, 4, 11, -128, -128, -128, -128,
+  -128, -128, -128, -128, -128, 0, 8, 1, -128, -128, -128, -128, 2, 9, -128, -128,
+  -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, 0, 8,
+  -128, -128, -128, 12, 5, 6, 13, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+  -128, 10, 3, -128, -128, -128, -128, 4, 11, -128, -128, -128, -128, -128, -128, -128,
+  1, -128, -128, -128, -128, -128, -128, -128, -128, 2, 9, -128, -128, -128, 10, 3,
+  -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, 0, 8, 1, -128, -128,
+  -128, -128, 14, 7, 15, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+  12, 5, -128, -128, -128, 6, 13, -128, -128, -128, -128, -128, -128, -128, -128, 14,
+  -128, -128, -128, -128, -128, -128, -128, 4, 11, -128, -128, -128, -128, 12, 5, -128,
+  -128, -128, -128, -128, -128, -128, -128, -128, -128, 2, 9, 10, 3, -128, -128, -128,
+  7, 15, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128,
+  -128, -128, 6, 13, -128, -128, -128, -128, 14, 7, 15, -128, -128, -128, -128, -128,
+  -128, -128, -128, -128, 4, 11, 12, 5, -128, -128, -128, 6, 13, 14, 7, 15,
+], 16);
+
 /** Bits k of the zigzag coefficients at `c` (i16, transformed order) that are not 0 (bit 0 the DC). */
 // @ts-ignore: decorator
 @inline function nonZero(c: usize): u64 {
@@ -233,25 +251,25 @@ function transformBlock(src: usize, stride: usize, table: i32): usize {
   const n1 = i8x16.narrow_i16x8_s(i16x8.ne(v128.load(c, 32), z), i16x8.ne(v128.load(c, 48), z));
   const n2 = i8x16.narrow_i16x8_s(i16x8.ne(v128.load(c, 64), z), i16x8.ne(v128.load(c, 80), z));
   const n3 = i8x16.narrow_i16x8_s(i16x8.ne(v128.load(c, 96), z), i16x8.ne(v128.load(c, 112), z));
-  // Zigzag order, 16 positions a vector: ZIGZAG_T as byte shuffles (-128: from another vector).
+  // Zigzag order, 16 positions a vector: ZIGZAG_T as byte shuffles (ZZ_MASKS).
   const z0 = v128.or(v128.or(
-    v128.swizzle(n0, i8x16(0, 8, 1, 2, 9, -128, -128, -128, 10, 3, 4, 11, -128, -128, -128, -128)),
-    v128.swizzle(n1, i8x16(-128, -128, -128, -128, -128, 0, 8, 1, -128, -128, -128, -128, 2, 9, -128, -128))),
-    v128.swizzle(n2, i8x16(-128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, 0, 8)));
+    v128.swizzle(n0, v128.load(ZZ_MASKS, 0)),
+    v128.swizzle(n1, v128.load(ZZ_MASKS, 16))),
+    v128.swizzle(n2, v128.load(ZZ_MASKS, 32)));
   const z1 = v128.or(v128.or(
-    v128.swizzle(n0, i8x16(-128, -128, -128, 12, 5, 6, 13, -128, -128, -128, -128, -128, -128, -128, -128, -128)),
-    v128.swizzle(n1, i8x16(-128, 10, 3, -128, -128, -128, -128, 4, 11, -128, -128, -128, -128, -128, -128, -128))), v128.or(
-    v128.swizzle(n2, i8x16(1, -128, -128, -128, -128, -128, -128, -128, -128, 2, 9, -128, -128, -128, 10, 3)),
-    v128.swizzle(n3, i8x16(-128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, 0, 8, 1, -128, -128))));
+    v128.swizzle(n0, v128.load(ZZ_MASKS, 48)),
+    v128.swizzle(n1, v128.load(ZZ_MASKS, 64))), v128.or(
+    v128.swizzle(n2, v128.load(ZZ_MASKS, 80)),
+    v128.swizzle(n3, v128.load(ZZ_MASKS, 96))));
   const z2 = v128.or(v128.or(
-    v128.swizzle(n0, i8x16(-128, -128, 14, 7, 15, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128)),
-    v128.swizzle(n1, i8x16(12, 5, -128, -128, -128, 6, 13, -128, -128, -128, -128, -128, -128, -128, -128, 14))), v128.or(
-    v128.swizzle(n2, i8x16(-128, -128, -128, -128, -128, -128, -128, 4, 11, -128, -128, -128, -128, 12, 5, -128)),
-    v128.swizzle(n3, i8x16(-128, -128, -128, -128, -128, -128, -128, -128, -128, 2, 9, 10, 3, -128, -128, -128))));
+    v128.swizzle(n0, v128.load(ZZ_MASKS, 112)),
+    v128.swizzle(n1, v128.load(ZZ_MASKS, 128))), v128.or(
+    v128.swizzle(n2, v128.load(ZZ_MASKS, 144)),
+    v128.swizzle(n3, v128.load(ZZ_MASKS, 160))));
   const z3 = v128.or(v128.or(
-    v128.swizzle(n1, i8x16(7, 15, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128, -128)),
-    v128.swizzle(n2, i8x16(-128, -128, 6, 13, -128, -128, -128, -128, 14, 7, 15, -128, -128, -128, -128, -128))),
-    v128.swizzle(n3, i8x16(-128, -128, -128, -128, 4, 11, 12, 5, -128, -128, -128, 6, 13, 14, 7, 15)));
+    v128.swizzle(n1, v128.load(ZZ_MASKS, 176)),
+    v128.swizzle(n2, v128.load(ZZ_MASKS, 192))),
+    v128.swizzle(n3, v128.load(ZZ_MASKS, 208)));
   return <u64>i8x16.bitmask(z0) | (<u64>i8x16.bitmask(z1) << 16) | (<u64>i8x16.bitmask(z2) << 32) | (<u64>i8x16.bitmask(z3) << 48);
 }
 
@@ -489,16 +507,11 @@ function encodeRow(pixels: usize, width: i32, sub: i32, kind: i32): void {
     if (!ink) {
       for (; x + 4 <= width; x += 4) {
         const v = v128.load(pixels + (<usize>(y * width + x) << 2));
-        const byte = i32x4.splat(0xff);
-        // Bytes: the signed conversion gives the unsigned one's floats, in one x86 instruction (the unsigned one is emulated).
-        const r = f32x4.convert_i32x4_s(v128.and(v, byte));
-        const g = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(v, 8), byte));
-        const b = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(v, 16), byte));
+        const r = channel(v, 0), g = channel(v, 8), b = channel(v, 16);
         const i = <usize>(y * pw + x) << 2;
-        const luma = f32x4.add(f32x4.add(f32x4.mul(f32x4.splat(0.299), r), f32x4.mul(f32x4.splat(0.587), g)), f32x4.mul(f32x4.splat(0.114), b));
-        v128.store(yPlane + i, f32x4.sub(luma, f32x4.splat(128)));
-        v128.store(cbPlane + i, f32x4.add(f32x4.sub(f32x4.mul(f32x4.splat(-0.168736), r), f32x4.mul(f32x4.splat(0.331264), g)), f32x4.mul(f32x4.splat(0.5), b)));
-        v128.store(crPlane + i, f32x4.sub(f32x4.sub(f32x4.mul(f32x4.splat(0.5), r), f32x4.mul(f32x4.splat(0.418688), g)), f32x4.mul(f32x4.splat(0.081312), b)));
+        v128.store(yPlane + i, lumaOf(r, g, b));
+        v128.store(cbPlane + i, cbOf(r, g, b));
+        v128.store(crPlane + i, crOf(r, g, b));
       }
     }
     for (; x < pw; x++) {
