@@ -145,6 +145,7 @@ export function jpegRestart(): void {
 const DCT_K: usize = memory.data<f32>([
   0.707106781, 0.707106781, 0.707106781, 0.707106781, 0.382683433, 0.382683433, 0.382683433, 0.382683433,
   0.5411961, 0.5411961, 0.5411961, 0.5411961, 1.306562965, 1.306562965, 1.306562965, 1.306562965,
+  12582912, 12582912, 12582912, 12582912, // 1.5 · 2^23 (transformBlock's rounding)
 ], 16);
 
 /**
@@ -215,9 +216,13 @@ function transformBlock(src: usize, stride: usize, table: i32): usize {
   // Coefficients of 8-bit samples lie within ±2^11: i16 holds them exactly.
   const q = fdtblT + (<usize>table << 8);
   const to = cache && !replay ? cachePos : coefs;
+  // Rounded to the nearest integer, ties to even (f32x4.nearest), by adding 1.5 · 2^23: for |v| < 2^22
+  // the sum lies where f32 steps by 1, so IEEE rounding leaves 1.5 · 2^23 + nearest(v), whose
+  // bits are 0x4B400000 + nearest(v) (fewer instructions in V8 than nearest and trunc_sat).
+  const magic = v128.load(DCT_K, 64);
   for (let i: usize = 0; i < 256; i += 32) {
-    const a = i32x4.trunc_sat_f32x4_s(f32x4.nearest(f32x4.mul(v128.load(blockT + i), v128.load(q + i))));
-    const b = i32x4.trunc_sat_f32x4_s(f32x4.nearest(f32x4.mul(v128.load(blockT + i, 16), v128.load(q + i, 16))));
+    const a = i32x4.sub(f32x4.add(f32x4.mul(v128.load(blockT + i), v128.load(q + i)), magic), magic);
+    const b = i32x4.sub(f32x4.add(f32x4.mul(v128.load(blockT + i, 16), v128.load(q + i, 16)), magic), magic);
     v128.store(to + (i >> 1), i16x8.narrow_i32x4_s(a, b));
   }
   if (to == cachePos) cachePos += 128;
