@@ -94,16 +94,42 @@ export function optimalTable(counts: Uint32Array): HuffSpec {
   freq[256] = 1;
   const codesize = new Int32Array(257);
   const others = new Int32Array(257).fill(-1);
-  for (;;) {
-    let c1 = -1;
-    let v = Infinity;
-    for (let i = 0; i <= 256; i++) if (freq[i]! && freq[i]! <= v) { v = freq[i]!; c1 = i; }
-    let c2 = -1;
-    v = Infinity;
-    for (let i = 0; i <= 256; i++) if (freq[i]! && freq[i]! <= v && i !== c1) { v = freq[i]!; c2 = i; }
-    if (c2 < 0) break;
+  // The symbols still counted in a heap, least count first and of equal counts the highest symbol
+  // first: the order in which libjpeg's two scans over all 257 (`<=`: a tie's last) take them.
+  const heap = new Int32Array(257);
+  let n = 0;
+  const before = (a: number, b: number) => freq[a]! < freq[b]! || (freq[a] === freq[b] && a > b);
+  const push = (s: number) => {
+    let j = n++;
+    for (; j > 0; j = (j - 1) >> 1) {
+      const parent = heap[(j - 1) >> 1]!;
+      if (!before(s, parent)) break;
+      heap[j] = parent;
+    }
+    heap[j] = s;
+  };
+  const pop = () => {
+    const top = heap[0]!;
+    const s = heap[--n]!;
+    let j = 0;
+    for (;;) {
+      let c = 2 * j + 1;
+      if (c >= n) break;
+      if (c + 1 < n && before(heap[c + 1]!, heap[c]!)) c++;
+      if (!before(heap[c]!, s)) break;
+      heap[j] = heap[c]!;
+      j = c;
+    }
+    heap[j] = s;
+    return top;
+  };
+  for (let i = 0; i <= 256; i++) if (freq[i]) push(i);
+  while (n >= 2) {
+    let c1 = pop();
+    let c2 = pop();
     freq[c1]! += freq[c2]!;
     freq[c2] = 0;
+    push(c1);
     codesize[c1]!++;
     while (others[c1]! >= 0) { c1 = others[c1]!; codesize[c1]!++; }
     others[c1] = c2;
@@ -126,7 +152,8 @@ export function optimalTable(counts: Uint32Array): HuffSpec {
   while (bits[i] === 0) i--;
   bits[i]!--; // drop the reserved symbol
   const values: number[] = [];
-  for (let len = 1; len <= 32; len++) for (let sym = 0; sym < 256; sym++) if (codesize[sym] === len) values.push(sym);
+  for (let sym = 0; sym < 256; sym++) if (codesize[sym]) values.push(sym);
+  values.sort((a, b) => codesize[a]! - codesize[b]! || a - b); // by code length, then symbol
   return { bits: Array.from(bits.subarray(1, 17)), values };
 }
 
