@@ -15,6 +15,7 @@ import { frameCache, frameJpegCache } from './cache';
 import { prefix, StripBuffers } from './compiled/store';
 import { changedOutput } from './composite/dirty';
 import { ArrayPool } from './memory/array-pool';
+import { dropLentPictures } from './raster/bounded';
 import { outputSize, releaseBoxScratch, renderTemplate } from './composite/compositor';
 import { makeRoomForRequest } from './memory/budget';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpKey, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
@@ -331,13 +332,15 @@ function takeCanvas(bytes: number): Uint8ClampedArray | undefined {
 /**
  * The caches and a request's planned peak (`total`) together within the memory budget
  * (memory/budget.ts makeRoomForRequest); a plan large enough to evict also drops the arrays kept
- * between personalised requests (the region canvases here, the compositor's box copy: up to 12 MB
- * that no budget counts), so a 5,000² preview or a wide print page finds them gone.
+ * between personalised requests (the region canvases here, the compositor's box copy, the arrays
+ * of lent picture decodes in raster/bounded.ts: up to 24 MB that no budget counts), so a 5,000²
+ * preview or a wide print page finds them gone.
  */
 export function makeRoomForFrame(total: number): void {
   if (!makeRoomForRequest(total)) return;
   keptCanvases.makeRoom(Number.POSITIVE_INFINITY);
   releaseBoxScratch();
+  dropLentPictures();
 }
 
 /** Bytes of region canvases kept now (tests). */

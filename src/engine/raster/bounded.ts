@@ -1,4 +1,5 @@
 import { EngineError, unprocessable } from '../errors';
+import { ArrayPool } from '../memory/array-pool';
 import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
 import { decodeImage } from './codecs';
@@ -41,6 +42,12 @@ export interface DecodeBoundedOptions {
    * src/engine/personalise/image.ts). A larger full-size decode is resized as ever.
    */
   deferResize?: boolean;
+  /**
+   * The caller reads the pixels, keeps them nowhere (no cache) and calls the result's `release`
+   * when done: a DCT-scaled decode then goes into an array kept per isolate (lentPictures) rather
+   * than a new one.
+   */
+  lend?: boolean;
   /** Error detail path, e.g. "data.Photo". */
   path?: string;
 }
@@ -80,10 +87,11 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   checkDecodeMemory(decodedPixels(scale), path);
   let decoded: RGBAImage | null | undefined;
   let factor = scale;
+  const lent = options.lend && scale < 8 ? lendPicture(decodedPixels(scale) * 4) : undefined;
   try {
     // What the scaled decoder refuses (entropy data that runs short, which libjpeg decodes with a
     // warning) is decoded whole by decodeImage, as the same file placed large is.
-    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>).catch(() => null) : null;
+    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>, lent).catch(() => null) : null;
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
       checkDecodeMemory(decodedPixels(8), path);
@@ -91,17 +99,64 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
       factor = 8;
     }
   } catch (err) {
+    if (lent) lentPictures.give(lent.buffer);
     if (err instanceof EngineError) throw err;
     throw fail('the image data is corrupt.');
   }
+  // The lent array holds the pixels, or is free again (the scaled decoder refused: decoded whole).
+  const holds = lent !== undefined && decoded.data === lent;
+  if (lent && !holds) lentPictures.give(lent.buffer);
   if (decoded.width !== Math.ceil((sniffed.width * factor) / 8) || decoded.height !== Math.ceil((sniffed.height * factor) / 8)) {
+    if (holds) lentPictures.give(lent.buffer);
     throw fail('the image data does not match its header.');
   }
-  return finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
+  if (!holds) return finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
+  let done: BoundedPicture;
+  try {
+    done = await finishDecode(decoded, true, sniffed, { width, height }, options);
+  } catch (err) {
+    lentPictures.give(lent.buffer);
+    throw err;
+  }
+  // Resized, or turned into a new array: the lent one is free now; else the caller gives it back.
+  if (done.data.buffer !== lent.buffer) {
+    lentPictures.give(lent.buffer);
+    return done;
+  }
+  let given = false;
+  return { ...done, release: () => void (given || ((given = true), lentPictures.give(lent.buffer))) };
 }
 
-/** A decoded picture; `standsFor` when its resize to that size was left to the caller (`deferResize`). */
-export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size };
+/**
+ * Arrays a lent decode (`lend`) goes into, kept per isolate between requests: a never-seen
+ * picture's DCT-scaled decode (3–4.3 MB for a 1600×1200 photo placed at 5/8–6/8) was a new array
+ * each request, which workerd pays for when it is made and again when it is collected. Two
+ * free at most, each at most 6 MB (imageCache's largest entry): 12 MB at most when idle, dropped
+ * with frame.ts's kept canvases by makeRoomForFrame (dropLentPictures). A decode larger than
+ * that, or asked while both are lent, gets a new array that is given back like a kept one.
+ */
+const LENT_PICTURE_BYTES = 6 * 1024 * 1024;
+const lentPictures = new ArrayPool({ bytes: 2 * LENT_PICTURE_BYTES, count: 2 });
+
+/** An array of exactly `bytes` for a lent decode (over a kept buffer when one is free and large enough). */
+function lendPicture(bytes: number): Uint8ClampedArray | undefined {
+  if (bytes > LENT_PICTURE_BYTES) return undefined;
+  return new Uint8ClampedArray(lentPictures.take(bytes) ?? new ArrayBuffer(bytes), 0, bytes);
+}
+
+/** Drops the kept arrays of lent decodes that are not lent now (a large plan needs the room). */
+export function dropLentPictures(): void {
+  lentPictures.makeRoom(Number.POSITIVE_INFINITY);
+}
+
+/** Free bytes kept for lent decodes now (tests). */
+export const lentPictureBytes = () => lentPictures.bytes;
+
+/**
+ * A decoded picture; `standsFor` when its resize to that size was left to the caller (`deferResize`);
+ * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more.
+ */
+export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; release?: () => void };
 
 /**
  * decodeBounded's steps after its decode of `sniffed` (`scaled`: in the DCT domain): the resize to

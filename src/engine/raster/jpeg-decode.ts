@@ -48,14 +48,15 @@ export function jpegScaleFor(source: { width: number; height: number }, width: n
 
 /**
  * Decodes `bytes` at `scale`/8 of its size (rounded up, as libjpeg does), or null when the file
- * uses a coding this decoder leaves to mozjpeg. Throws on corrupt data.
+ * uses a coding this decoder leaves to mozjpeg. Throws on corrupt data. `into`: where the pixels
+ * go (exactly their length; every byte is written) instead of a new array.
  */
-export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>): Promise<RGBAImage | null> {
+export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>, into?: Uint8ClampedArray): Promise<RGBAImage | null> {
   const parsed = parseJpeg(bytes);
   if (!parsed) return null;
   const { frame, quant, huff, restartInterval, start, adobeTransform, jfif } = parsed;
   const ycc = frame.components.length === 3 && (adobeTransform === undefined ? jfif || !isRgbIds(frame) : adobeTransform !== 0);
-  return decodeScan(bytes, start, frame, quant, huff, restartInterval, scale, ycc);
+  return decodeScan(bytes, start, frame, quant, huff, restartInterval, scale, ycc, into);
 }
 
 type Quant = (Int32Array | undefined)[];
@@ -342,7 +343,7 @@ function loadScan(
 const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === '82,71,66';
 
 async function decodeScan(
-  bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean,
+  bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean, into?: Uint8ClampedArray,
 ): Promise<RGBAImage | null> {
   const { width, height } = frame;
   const mcus = mcuLayout(frame);
@@ -351,6 +352,7 @@ async function decodeScan(
   if (comps.some((c) => !quant[c.quant] || !huff[c.dc] || !huff[4 + c.ac])) throw corrupt();
   const outW = Math.ceil((width * scale) / 8);
   const outH = Math.ceil((height * scale) / 8);
+  if (into && into.length !== outW * outH * 4) throw new RangeError(`decodeJpegScaled: ${into.length} bytes given for ${outW}×${outH} pixels`);
   const mcuRows = single ? Math.ceil(height / 8) : mcusY;
   // 3/8 and 5/8–7/8 decode an MCU row at a time into planes of one MCU row, each converted into
   // the RGBA right away (jpegToRgbaRows): only the picture itself is whole (4 bytes a pixel, in
@@ -375,7 +377,8 @@ async function decodeScan(
       const u8 = arena.u8();
       const i32 = arena.i32();
       const rows = k as unknown as RowsKernel;
-      const out = new Uint8ClampedArray(outW * outH * 4);
+      // Every row is written: the MCU rows cover outH (mcuRows × mcuHeight ≥ outH).
+      const out = into ?? new Uint8ClampedArray(outW * outH * 4);
       for (let m = 0; m < mcuRows; m++) {
         i32.set([m, 1, 1], (compsPtr >> 2) + 24);
         if (rows.jpegDecodeScanRows(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval) !== 0) throw corrupt();
@@ -393,7 +396,8 @@ async function decodeScan(
     if (status !== 0) throw corrupt();
     k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
     const u8 = arena.u8();
-    return { width: outW, height: outH, data: new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };
+    if (into) into.set(u8.subarray(out, out + outW * outH * 4));
+    return { width: outW, height: outH, data: into ?? new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };
   });
 }
 
