@@ -519,6 +519,7 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
  * fills, a text's colours, runs) take the results kept for them.
  */
 export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, cache: usize): void {
+  andInput(d, n);
   memory.fill(cache, 0xff, HUE_SATURATION_CACHE << 3); // no colour's key (keys are 24 bits)
   const bins = cache + (HUE_SATURATION_CACHE << 3);
   hueBins(bins, params + 24, nr);
@@ -531,6 +532,25 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
   const pairsEnd = d + (<usize>(n & ~1) << 2);
   pairPixels(d, pairsEnd, params, nr, cache);
   if (n & 1) scalarPixels(pairsEnd, pairsEnd + 4, params, nr);
+}
+
+/**
+ * The AND of every input word (RGBA8 pixel) given to hueSaturationPixels since its caller set
+ * inputAnd to −1 and inputPixels to 0, and how many pixels: its alpha byte is 255 when all were
+ * opaque (compositor.ts drawBoxedAdjustment copies a box's rows instead of blending them then,
+ * without looking at its pixels again in JavaScript).
+ */
+export let inputAnd: i32 = -1;
+export let inputPixels: i32 = 0;
+
+function andInput(d: usize, n: i32): void {
+  const end = d + (<usize>n << 2), quadsEnd = d + (<usize>(n & ~3) << 2);
+  let all = i32x4.splat(-1);
+  for (let p = d; p < quadsEnd; p += 16) all = v128.and(all, v128.load(p));
+  let word = i32x4.extract_lane(all, 0) & i32x4.extract_lane(all, 1) & i32x4.extract_lane(all, 2) & i32x4.extract_lane(all, 3);
+  for (let p = quadsEnd; p < end; p += 4) word &= load<i32>(p);
+  inputAnd &= word;
+  inputPixels += n;
 }
 
 /** The pixels from `d` to `end` (a whole number of pairs) two at a time in f64x2. */
