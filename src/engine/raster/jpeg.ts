@@ -216,7 +216,17 @@ function codeTables(specs: HuffSpec[]): Uint16Array {
   return t;
 }
 
-let standardCodes: Uint16Array | undefined;
+/**
+ * The code tables of `specs`, kept per tables object (read-only): a kept frame's rows are
+ * re-coded with the same tables every request.
+ */
+function codesOf(specs: HuffSpec[]): Uint16Array {
+  let codes = codesBySpecs.get(specs);
+  if (!codes) codesBySpecs.set(specs, (codes = codeTables(specs)));
+  return codes;
+}
+
+const codesBySpecs = new WeakMap<HuffSpec[], Uint16Array>();
 
 // WASM memory never shrinks, so the record is capped: 8 MB ≈ 2.7 MP at 4:2:0 (an 800² preview
 // needs 1.9 MB); bigger images get fitted tables from two transforming passes instead.
@@ -383,7 +393,7 @@ async function codeRows(img: JpegRowSource, o: CodeRowsOptions): Promise<{ rows:
       k.jpegBegin(tables, huff, scratch, outBuf);
       if (cache) k.jpegReplay(cache);
     }
-    new Uint16Array(u8.buffer, huff, 4 * 512).set(specs === STANDARD_TABLES ? (standardCodes ??= codeTables(STANDARD_TABLES)) : codeTables(specs));
+    new Uint16Array(u8.buffer, huff, 4 * 512).set(codesOf(specs));
     pass(true, cache !== 0);
   });
   return { rows, specs };
