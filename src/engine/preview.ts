@@ -170,19 +170,23 @@ export async function gatherInputs(
       async loadImage(ref, target, how) {
         // Decoded no larger than needed to cover the placement (never enlarged here); kept per
         // isolate by content hash and size, so a repeated picture is neither read nor decoded.
-        const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}${how?.deferResize ? '/deferred' : ''}`;
+        const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}`;
         // A stored picture's rendition (its DCT-scaled decode, made at upload) stands for the decode.
-        const picture: RGBAImage & { source?: SniffedImage; standsFor?: { width: number; height: number } } = await cached(imageCache, key, () =>
+        const decode = (lend: boolean) =>
           decodeStoredPicture(store.bucket, storedImages.get(ref), () => bytesOf(ref), {
             path: pathOf.get(ref),
             deferResize: how?.deferResize,
+            lend,
             size: (src) => {
               makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
               const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
               return { width: src.width * k, height: src.height * k };
             },
-          }, timing),
-        );
+          }, timing);
+        // Left to an upright placement, the picture is read by that placement alone, which is
+        // kept (placementCache): its decode is lent (an array kept between requests, given back
+        // once placed: raster/bounded.ts), not cached.
+        const picture: RGBAImage & { source?: SniffedImage; standsFor?: { width: number; height: number }; release?: () => void } = how?.deferResize ? await decode(true) : await cached(imageCache, key, () => decode(false));
         // The picture's own pixels as displayed (EXIF orientation applied), for its effective ppi.
         // A JPEG has no alpha: its decode is opaque (an upright placement then copies it rather than blending).
         return { ...picture, source: picture.source ? orientedSize(picture.source) : { width: picture.width, height: picture.height }, opaque: picture.source?.format === 'jpeg' };

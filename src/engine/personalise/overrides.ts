@@ -17,7 +17,7 @@ import { DataCommandSchema, normaliseCommand, type BarcodeCommand, type DataComm
 import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '../barcode';
 import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
-import { applyHomography, homography, isUpright, pictureRect, placeImage, type PlacedPicture } from './image';
+import { applyHomography, homography, isUpright, pictureRect, placeImage, type PlacedPicture, type PlacementQuad } from './image';
 import { placementCache } from '../cache';
 import { noTiming, type Timing } from '../timing';
 import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
@@ -62,7 +62,11 @@ export interface PersonaliseContext {
  * (the effective ppi of a placement counts the picture's own pixels), with its EXIF orientation
  * (5–8 swap width and height when displayed), as decodeBounded (src/engine/raster/bounded.ts) tells.
  */
-export type LoadedPicture = PlacedPicture & { source?: { width: number; height: number; orientation?: number } };
+export type LoadedPicture = PlacedPicture & {
+  source?: { width: number; height: number; orientation?: number };
+  /** The pixels are lent (decodeBounded's `lend`): given back once placed, and read no more. */
+  release?: () => void;
+};
 
 /** The displayed pixel size of a picture's own pixels. */
 function ownSize(picture: LoadedPicture): { width: number; height: number } {
@@ -322,6 +326,18 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     }
     return size;
   };
+  const canvas = ctx.canvas ? { left: 0, top: 0, right: ctx.canvas.width, bottom: ctx.canvas.height } : undefined;
+  const styled = styledLayers(tree);
+  // The canvas at this scale (a superset of the compositor's rounding): an upright placement
+  // is drawn over it alone (a fill placement reaches past it), unless its own or an enclosing
+  // group's effects may read its pixels beyond it (a shadow cast from off the canvas). The same pixels on it.
+  const withinOf = (node: LayerNode) => (canvas && !styled.has(node.id) ? { left: 0, top: 0, right: Math.ceil(canvas.right * ctx.scale), bottom: Math.ceil(canvas.bottom * ctx.scale) } : undefined);
+  // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
+  const placementKey = (node: LayerNode, command: ImageCommand, quad: PlacementQuad) => {
+    const key = ctx.imageKey?.(command.image);
+    const within = withinOf(node);
+    return key && `${key}/placed/${quad.width}x${quad.height}/${quad.corners.join(',')}/${command.resizeMode ?? 'fit'}${within ? `/within${within.right}x${within.bottom}` : ''}`;
+  };
   const imageJobs = targets
     .filter((t): t is Target & { command: ImageCommand } => t.command.type === 'image')
     .flatMap(({ name, command, nodes }) =>
@@ -336,6 +352,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           // by the loader's imageSize, else by the smallest decode that tells the picture's own
           // size (a JPEG decodes at 1/8 in the DCT domain), else a full decode.
           if (ctx.layoutOnly || !shown.has(node.id)) return { name, node, command, quad, picture: null, size: await measure(command.image, target) };
+          // A placement kept from an earlier request needs the picture's size, not its pixels.
+          const key = placementKey(node, command, quad);
+          const placed = key ? placementCache.get(key) : undefined;
+          if (placed !== undefined) return { name, node, command, quad, picture: null, placed, size: await measure(command.image, target) };
           // An upright placement resizes the picture in its own single pass (placeImage).
           const picture = await ctx.loadImage(command.image, target, { deferResize: isUpright(quad.corners) });
           return { name, node, command, quad, picture, size: ownSize(picture) };
@@ -351,7 +371,6 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   // Only what prints is checked: layers hidden (by the template, a switch or `visible`) report nothing.
   const reportAll = ctx.report ?? (() => {});
   const reportOn = (node: LayerNode): ReportProblem => (shown.has(node.id) ? reportAll : () => {});
-  const canvas = ctx.canvas ? { left: 0, top: 0, right: ctx.canvas.width, bottom: ctx.canvas.height } : undefined;
   const trim = ctx.trim ?? canvas;
   const resolution = ctx.resolution && ctx.resolution > 0 ? ctx.resolution : 72;
 
@@ -394,26 +413,28 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (command.type !== 'barcode' || ctx.layoutOnly) continue;
     for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
   }
-  const styled = styledLayers(tree);
   for (const job of images) {
     if (!job) continue;
     const { name, node, command, quad, picture, size } = job;
     const mode = command.resizeMode ?? 'fit';
     checkPicture(node, name, size, mode, { resolution, trim, report: reportOn(node) });
+    if ('placed' in job) {
+      set(node.id, job.placed ?? empty());
+      continue;
+    }
     if (!picture || !shown.has(node.id)) continue;
     try {
-      const key = ctx.imageKey?.(command.image);
-      // The canvas at this scale (a superset of the compositor's rounding): an upright placement
-      // is drawn over it alone (a fill placement reaches past it), unless its own or an enclosing
-      // group's effects may read its pixels beyond it (a shadow cast from off the canvas). The same pixels on it.
-      const within = canvas && !styled.has(node.id) ? { left: 0, top: 0, right: Math.ceil(canvas.right * ctx.scale), bottom: Math.ceil(canvas.bottom * ctx.scale) } : undefined;
-      // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
+      const within = withinOf(node);
+      const key = placementKey(node, command, quad);
       const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within } : {}));
-      const placed = key ? await cachedPlacement(`${key}/placed/${quad.width}x${quad.height}/${quad.corners.join(',')}/${mode}${within ? `/within${within.right}x${within.bottom}` : ''}`, place) : await place();
+      const placed = key ? await cachedPlacement(key, place) : await place();
       set(node.id, placed ?? empty());
     } catch (err) {
       if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);
       else throw err;
+    } finally {
+      // A lent decode (read by this placement alone) goes back to be decoded into again.
+      picture.release?.();
     }
   }
   checkRequired(tree, targets, shown, reportAll);
