@@ -535,15 +535,16 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
 }
 
 /**
- * The AND of every input word (RGBA8 pixel) given to hueSaturationPixels since its caller set
- * inputAnd to −1 and inputPixels to 0, and how many pixels: its alpha byte is 255 when all were
- * opaque (compositor.ts drawBoxedAdjustment copies a box's rows instead of blending them then,
- * without looking at its pixels again in JavaScript).
+ * The AND of every input word (RGBA8 pixel) given to hueSaturationPixels (and any other kernel
+ * that calls andInput) since its caller set inputAnd to −1 and inputPixels to 0, and how many
+ * pixels: its alpha byte is 255 when all were opaque (compositor.ts drawBoxedAdjustment copies a
+ * box's rows instead of blending them then, without looking at its pixels again in JavaScript).
  */
 export let inputAnd: i32 = -1;
 export let inputPixels: i32 = 0;
 
-function andInput(d: usize, n: i32): void {
+/** Adds `n` RGBA8 pixels at `d` to inputAnd and inputPixels. */
+export function andInput(d: usize, n: i32): void {
   const end = d + (<usize>n << 2), quadsEnd = d + (<usize>(n & ~3) << 2);
   let all = i32x4.splat(-1);
   for (let p = d; p < quadsEnd; p += 16) all = v128.and(all, v128.load(p));

@@ -1250,13 +1250,13 @@ function boxScratch(bytes: number): Uint8ClampedArray {
   return keptBox.subarray(0, bytes);
 }
 
-/** wasm/assembly/hue-saturation.ts's running AND of the words of the pixels it is given, and their count: globals its caller resets. */
+/** The running AND of the words of the pixels given to the adjustment kernels that call wasm/assembly/hue-saturation.ts andInput (Hue/Saturation), and their count: globals their caller resets. */
 interface InputAnd {
   inputAnd: WebAssembly.Global;
   inputPixels: WebAssembly.Global;
 }
 
-/** Resets the Hue/Saturation kernel's AND of its input words; undefined when the kernels are not ready. */
+/** Resets the adjustment kernels' AND of their input words; undefined when the kernels are not ready. */
 function startInputAnd(): InputAnd | undefined {
   const k = kernelsNow() as unknown as Partial<InputAnd> | undefined;
   if (!k?.inputAnd || !k.inputPixels) return undefined;
@@ -1266,8 +1266,8 @@ function startInputAnd(): InputAnd | undefined {
 }
 
 /**
- * Whether the Hue/Saturation kernel has been given exactly `pixels` pixels since startInputAnd
- * (the box: applyAdjustment ran it, not the TypeScript) and all were opaque: then so is any part
+ * Whether the adjustment kernels have been given exactly `pixels` pixels since startInputAnd
+ * (the box: applyAdjustment ran one that ANDs them, not the TypeScript) and all were opaque: then so is any part
  * of the box, without looking at its pixels again (opaqueWithin, ~1 ms a request on
  * psdtools-adjust-hue-saturation's four boxes in Node, the kernel's AND ~0.02 ms).
  */
