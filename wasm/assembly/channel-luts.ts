@@ -2,8 +2,11 @@
 // Contrast, Invert, Posterize): each of a pixel's R, G and B bytes replaced by its table's entry,
 // alpha kept. A channel without a table takes the identity.
 
-/** `n` RGBA8 pixels at `d`, in place; `luts` holds three 256-byte tables, R's, G's and B's. */
+import { andInput } from './hue-saturation';
+
+/** `n` RGBA8 pixels at `d`, in place; `luts` holds three 256-byte tables, R's, G's and B's. The input words ANDed into hue-saturation.ts inputAnd (drawBoxedAdjustment's opaque box). */
 export function channelLuts(d: usize, n: i32, luts: usize): void {
+  andInput(d, n);
   const end = d + (<usize>n << 2);
   for (let p = d; p < end; p += 4) {
     const w = load<u32>(p);
