@@ -1,5 +1,5 @@
 import { BAND, levelBounds, levelFor } from '../compiled/pyramid';
-import { kernels, kernelsNow } from '../raster/kernels';
+import { kernels, kernelsNow, type KernelExports } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
 import { adjustmentMaskCache, backdropCache, resampledLayerCache, type AdjustmentMask } from '../cache';
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers } from '../compiled/store';
@@ -762,8 +762,10 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     const covered = shape ? knownCoveredBox(shape, content) : undefined;
     blendWithGamma(canvas, content, mask, node.opacity, node.blendMode, options, covered);
     // Copies: the content and mask may be arrays a later render draws into.
-    if (record) record.blends.push({ content: { ...content, data: content.data.slice() }, mask: mask && mask.slice(), opacity: node.opacity, mode: node.blendMode, options, covered });
-    if (record) record.bytes += content.data.byteLength + (mask?.byteLength ?? 0);
+    if (record) {
+      record.blends.push({ content: { ...content, data: content.data.slice() }, mask: mask && mask.slice(), opacity: node.opacity, mode: node.blendMode, options, covered });
+      record.bytes += content.data.byteLength + (mask?.byteLength ?? 0);
+    }
   }
   // A shape's own stroke stays above its overlays: redrawn from its path over them.
   const stroke = content && node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
@@ -1250,19 +1252,16 @@ function boxScratch(bytes: number): Uint8ClampedArray {
   return keptBox.subarray(0, bytes);
 }
 
-/** The running AND of the words of the pixels given to the adjustment kernels that call wasm/assembly/hue-saturation.ts andInput (Hue/Saturation), and their count: globals their caller resets. */
-interface InputAnd {
-  inputAnd: WebAssembly.Global;
-  inputPixels: WebAssembly.Global;
-}
+/** The adjustment kernels' running AND of their input words and its count (KernelExports inputAnd, inputPixels). */
+type InputAnd = Pick<KernelExports, 'inputAnd' | 'inputPixels'>;
 
 /** Resets the adjustment kernels' AND of their input words; undefined when the kernels are not ready. */
 function startInputAnd(): InputAnd | undefined {
-  const k = kernelsNow() as unknown as Partial<InputAnd> | undefined;
-  if (!k?.inputAnd || !k.inputPixels) return undefined;
+  const k = kernelsNow();
+  if (!k) return undefined;
   k.inputAnd.value = -1;
   k.inputPixels.value = 0;
-  return k as InputAnd;
+  return k;
 }
 
 /**

@@ -3,6 +3,9 @@ import kernelsModule from '../../../wasm/build/kernels.wasm';
 /** The exports of wasm/assembly/kernels.ts. Pointers are byte offsets into `memory`. */
 export interface KernelExports {
   memory: WebAssembly.Memory;
+  /** hue-saturation.ts: the AND of the words the adjustment kernels read (andInput) and how many, since their caller reset them. */
+  inputAnd: WebAssembly.Global;
+  inputPixels: WebAssembly.Global;
   alloc(bytes: number): number;
   reset(): void;
   toPremultipliedF32(src: number, dst: number, count: number): void;

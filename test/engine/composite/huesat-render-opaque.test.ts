@@ -11,11 +11,6 @@ import { kernels, kernelsNow } from '../../../src/engine/raster/kernels';
  * streamed in several calls; the adjustment's bytes are the TypeScript's either way (the other tests).
  */
 
-interface InputAnd {
-  inputAnd: WebAssembly.Global;
-  inputPixels: WebAssembly.Global;
-}
-
 function random(seed: number) {
   let s = seed >>> 0;
   return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 2 ** 32);
@@ -29,7 +24,7 @@ describe('Hue/Saturation kernel: the AND of its input words (drawBoxedAdjustment
   });
 
   it('inputAnd and inputPixels hold the AND and count of every pixel given since they were reset', () => {
-    const k = kernelsNow() as unknown as InputAnd;
+    const k = kernelsNow()!;
     const next = random(25);
     for (let round = 0; round < 60; round++) {
       k.inputAnd.value = -1;
