@@ -1014,19 +1014,12 @@ function shadowInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape,
     k.boxBlur(a, b, sums, w, h, r0, r1);
     // A glow's range and contour, pixel by pixel over the body where it lies (as over its copy).
     after?.(f32.subarray(a >> 2, (a >> 2) + w * h));
-    const rowBytes = tw * 4;
-    for (let y = 0; y < th; y++) {
-      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      u8.set(canvas.data.subarray(di, di + rowBytes), src + y * rowBytes);
-    }
+    canvasIntoKernels(u8, src, canvas, t);
     fx.coveragePixels(a + ((t.top - r.top) * w + (t.left - r.left)) * 4, w, tw, th, b, rgb);
     recordPixels(u8, b, t, fade, id, atop, keep);
     k.blendPixels(src, b, 0, tw * th, fade, id, atop ? 1 : 0, keep, 0);
     effectKernelDraws.tiles++;
-    for (let y = 0; y < th; y++) {
-      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      canvas.data.set(u8.subarray(src + y * rowBytes, src + (y + 1) * rowBytes), di);
-    }
+    kernelsOntoCanvas(u8, src, canvas, t);
     return true;
   });
 }
@@ -1091,18 +1084,29 @@ export function blendAgain(canvas: Surface, b: EffectBlend): void {
     const under = arena.alloc(n * 4);
     const pixels = arena.alloc(n * 4);
     const u8 = arena.u8();
-    const rowBytes = tw * 4;
     u8.set(b.pixels, pixels);
-    for (let y = t.top; y < t.bottom; y++) {
-      const di = ((y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      u8.set(canvas.data.subarray(di, di + rowBytes), under + (y - t.top) * rowBytes);
-    }
+    canvasIntoKernels(u8, under, canvas, t);
     k.blendPixels(under, pixels, 0, n, b.fade, b.mode, b.atop ? 1 : 0, b.keep, 0);
-    for (let y = t.top; y < t.bottom; y++) {
-      const di = ((y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      canvas.data.set(u8.subarray(under + (y - t.top) * rowBytes, under + (y - t.top + 1) * rowBytes), di);
-    }
+    kernelsOntoCanvas(u8, under, canvas, t);
   });
+}
+
+/** The canvas's pixels over `t` (within it) copied into the kernels' memory at `at`, `t`'s rows one after another. */
+function canvasIntoKernels(u8: Uint8Array, at: number, canvas: Surface, t: Bounds): void {
+  const rowBytes = widthOf(t) * 4;
+  for (let y = t.top; y < t.bottom; y++) {
+    const di = ((y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+    u8.set(canvas.data.subarray(di, di + rowBytes), at + (y - t.top) * rowBytes);
+  }
+}
+
+/** canvasIntoKernels' rows at `at` copied back onto the canvas over `t`. */
+function kernelsOntoCanvas(u8: Uint8Array, at: number, canvas: Surface, t: Bounds): void {
+  const rowBytes = widthOf(t) * 4;
+  for (let y = t.top; y < t.bottom; y++) {
+    const di = ((y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
+    canvas.data.set(u8.subarray(at + (y - t.top) * rowBytes, at + (y - t.top + 1) * rowBytes), di);
+  }
 }
 
 /** The shadow bodies' array (shadowBody), kept from one to the next (issue 25 §3: no garbage per request). */
@@ -1299,10 +1303,7 @@ function paintInKernels(
       if (within) readsTarget(); // the alpha relative to the target's
       else recordPixels(u8, pixels, strip, fade, id, atop, keep);
       k.blendPixels(under, pixels, 0, n, fade, id, atop ? 1 : 0, keep, 0);
-      for (let y = 0; y < th; y++) {
-        const di = ((top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-        canvas.data.set(u8.subarray(under + y * rowBytes, under + (y + 1) * rowBytes), di);
-      }
+      kernelsOntoCanvas(u8, under, canvas, strip);
     }
     paintKernelDraws[within ? 'within' : 'over']++;
     if ('shape' in cover) paintKernelDraws.read++;
@@ -1992,13 +1993,9 @@ function strokesInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape
     alphaInKernels(fx, f32, u8, sources!, r, d, alpha);
     shape.pastCanvas?.(r, f32.subarray(alpha >> 2, (alpha >> 2) + w * h));
     k.chamferDistance(alpha, dist, d, w, h);
-    const rowBytes = tw * 4;
     const dst = d;
-    const pixels = d + th * rowBytes;
-    for (let y = 0; y < th; y++) {
-      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      u8.set(canvas.data.subarray(di, di + rowBytes), dst + y * rowBytes);
-    }
+    const pixels = d + th * tw * 4;
+    canvasIntoKernels(u8, dst, canvas, t);
     const at = ((t.top - r.top) * w + (t.left - r.left)) * 4;
     for (const st of strokes) {
       if (st.fade <= 0) continue;
@@ -2006,10 +2003,7 @@ function strokesInKernels(canvas: Surface, tile: Bounds, r: Bounds, shape: Shape
       recordPixels(u8, pixels, t, st.fade, st.id, atop, keep);
       k.blendPixels(dst, pixels, 0, tw * th, st.fade, st.id, atop ? 1 : 0, keep, 0);
     }
-    for (let y = 0; y < th; y++) {
-      const di = ((t.top + y - canvas.y) * canvas.w + (t.left - canvas.x)) * 4;
-      canvas.data.set(u8.subarray(dst + y * rowBytes, dst + (y + 1) * rowBytes), di);
-    }
+    kernelsOntoCanvas(u8, dst, canvas, t);
     effectKernelDraws.tiles++;
     return true;
   });
