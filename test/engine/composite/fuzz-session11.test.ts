@@ -18,6 +18,7 @@ import { compileOrRefused, random, type Random } from './kit';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { chamferDistance, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels, useWasmAdjustments } from '../../../src/engine/raster/kernels';
+import { switchedOff } from '../../helpers/switches';
 
 /**
  * Issue 25 ("no server errors", 128 MB): the render paths session 11 changed, at random extreme
@@ -317,14 +318,7 @@ describe('what this fuzzing found', () => {
 
 describe("this session's WASM kernels at the sizes the fuzzing reaches", () => {
   /** `body` with the kernels switched off (the TypeScript they replace), then back on. */
-  const typescript = <T>(off: (on: boolean) => void, body: () => T): T => {
-    off(false);
-    try {
-      return body();
-    } finally {
-      off(true);
-    }
-  };
+  const typescript = switchedOff;
   it('chamferDistance on empty, 1 px and tail-sized fields gives the TypeScript floats', async () => {
     await kernels();
     const r = random(3);

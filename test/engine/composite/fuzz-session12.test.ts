@@ -11,6 +11,7 @@ import type { CompiledTemplate } from '../../../src/engine/types';
 import { ServerTiming } from '../../../src/http/server-timing';
 import { firstDifference } from '../../helpers/pixels';
 import { compileOrRefused, random, type Random } from './kit';
+import { switchedOffAwaiting } from '../../helpers/switches';
 
 /**
  * Session 12's fast paths for effects (effects.ts shadowInKernels and strokesInKernels: a drop
@@ -143,13 +144,8 @@ function document(seed: number) {
 }
 
 /** `body` with the kernels' shadow and strokes off (the passes they stand for), then on again. */
-async function passes<T>(body: () => Promise<T>): Promise<T> {
-  useEffectKernels(false);
-  try {
-    return await body();
-  } finally {
-    useEffectKernels(true);
-  }
+function passes<T>(body: () => Promise<T>): Promise<T> {
+  return switchedOffAwaiting(useEffectKernels, body);
 }
 
 type Render = Parameters<typeof renderTemplate>[2];

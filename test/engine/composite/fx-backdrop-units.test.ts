@@ -9,6 +9,7 @@ import { kernels } from '../../../src/engine/raster/kernels';
 import { psdFixture } from '../../helpers/fixtures';
 import { firstDifference } from '../../helpers/pixels';
 import { random, rasterAt, type Random } from './kit';
+import { switchedOffAwaiting } from '../../helpers/switches';
 
 /**
  * fx-backdrop (issue 25 §3): a never-seen picture under texts with effects redraws the canvas, and
@@ -40,12 +41,7 @@ function picture(r: Random, w: number, h: number, opaque: boolean): Uint8Clamped
  */
 async function bothWays(compiled: CompiledTemplate, options: { scale: number; overrides: LayerOverrides; region?: { top: number; bottom: number; left?: number; right?: number } }) {
   const fast = await renderTemplate(env.FILES, compiled, options);
-  useUnitShortcuts(false);
-  try {
-    return { fast, slow: await renderTemplate(env.FILES, compiled, options) };
-  } finally {
-    useUnitShortcuts(true);
-  }
+  return { fast, slow: await switchedOffAwaiting(useUnitShortcuts, () => renderTemplate(env.FILES, compiled, options)) };
 }
 
 describe('units kept and colours at alpha under a never-seen picture', () => {

@@ -10,17 +10,13 @@ import { Unprocessable } from '../../../src/engine/errors';
 import { useWasmAdjustments } from '../../../src/engine/raster/kernels';
 import { madeFixture } from '../../helpers/fixtures';
 import { firstDifference } from '../../helpers/pixels';
+import { switchedOff, switchedOffAwaiting } from '../../helpers/switches';
 
 export type RGB = [number, number, number];
 
 /** `fn` with the adjustment kernels off: what the TypeScript alone gives. */
 export function withoutAdjustmentKernels<T>(fn: () => T): T {
-  useWasmAdjustments(false);
-  try {
-    return fn();
-  } finally {
-    useWasmAdjustments(true);
-  }
+  return switchedOff(useWasmAdjustments, fn);
 }
 
 /** An adjustment record applied by the TypeScript alone to a copy of `px`. */
@@ -150,12 +146,7 @@ export async function renderBothWays(compiled: CompiledTemplate, options: Parame
   const fast = await renderTemplate(env.FILES, compiled, options);
   const tiles = effectKernelDraws.tiles - before;
   clearEngineCaches();
-  useEffectKernels(false);
-  try {
-    return { fast, slow: await renderTemplate(env.FILES, compiled, options), tiles };
-  } finally {
-    useEffectKernels(true);
-  }
+  return { fast, slow: await switchedOffAwaiting(useEffectKernels, () => renderTemplate(env.FILES, compiled, options)), tiles };
 }
 
 /** A W × H opaque, patterned 'ground' layer and a 20 × 10 white 'Headline' over it with `effects`: what the personalised-effect byte tests personalise. */

@@ -1,18 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bilinearMove, blur, chamferDistance, movedBlur, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels, kernelsNow } from '../../../src/engine/raster/kernels';
+import { switchedOff } from '../../helpers/switches';
 
 /**
  * The effects' float passes in WASM (wasm/assembly/effects.ts: the shadow's blur and move, issue
  * 25 §3) give the TypeScript's very floats: compared bit for bit.
  */
 function typescriptOnly<T>(fn: () => T): T {
-  useWasmEffectPasses(false);
-  try {
-    return fn();
-  } finally {
-    useWasmEffectPasses(true);
-  }
+  return switchedOff(useWasmEffectPasses, fn);
 }
 
 /** Coverage-like values: runs of exact 0 and 1, an anti-aliased edge, noise. */
