@@ -2,8 +2,8 @@ import { EngineError, unprocessable } from '../errors';
 import { ArrayPool } from '../memory/array-pool';
 import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
-import { decodeImage } from './codecs';
-import { decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
+import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from './codecs';
+import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
 import { applyOrientation } from './orientation';
 import { resample, type ResampleQuality } from './resample';
 import { orientedSize, sniffImage, type SniffedImage } from './sniff';
@@ -44,8 +44,8 @@ export interface DecodeBoundedOptions {
   deferResize?: boolean;
   /**
    * The caller reads the pixels, keeps them nowhere (no cache) and calls the result's `release`
-   * when done: a DCT-scaled decode then goes into an array kept per isolate (lentPictures) rather
-   * than a new one.
+   * when done: a DCT-scaled decode, or a JPEG decoded whole by our decoder, then goes into an array
+   * kept per isolate (lentPictures) rather than a new one.
    */
   lend?: boolean;
   /** Error detail path, e.g. "data.Photo". */
@@ -87,7 +87,7 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   checkDecodeMemory(decodedPixels(scale), path);
   let decoded: RGBAImage | null | undefined;
   let factor = scale;
-  const lent = options.lend && scale < 8 ? lendPicture(decodedPixels(scale) * 4) : undefined;
+  let lent = options.lend && scale < 8 ? lendPicture(decodedPixels(scale) * 4) : undefined;
   try {
     // What the scaled decoder refuses (entropy data that runs short, which libjpeg decodes with a
     // warning) is decoded whole by decodeImage, as the same file placed large is.
@@ -95,56 +95,74 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
       checkDecodeMemory(decodedPixels(8), path);
-      decoded = await decodeImage(bytes);
       factor = 8;
+      if (options.lend && scale === 8 && imageFormatOf(bytes) === 'jpeg') {
+        // A JPEG decoded whole goes into a lent array too when our decoder takes it (decodeImage's
+        // steps, with its array given): what it leaves is mozjpeg's, in mozjpeg's own array.
+        lent = lendPicture(decodedPixels(8) * 4);
+        decoded = (await decodeJpegFull(bytes, lent)) ?? (await decodeJpegMozjpeg(bytes));
+      } else {
+        decoded = await decodeImage(bytes);
+      }
     }
   } catch (err) {
     if (lent) lentPictures.give(lent.buffer);
     if (err instanceof EngineError) throw err;
     throw fail('the image data is corrupt.');
   }
-  // The lent array holds the pixels, or is free again (the scaled decoder refused: decoded whole).
-  const holds = lent !== undefined && decoded.data === lent;
-  if (lent && !holds) lentPictures.give(lent.buffer);
+  // The lent array holds the pixels, or is free again (the scaled decoder refused: decoded whole;
+  // mozjpeg decoded what our full-size decoder left).
+  const holding = lent !== undefined && decoded.data === lent ? lent : undefined;
+  if (lent && !holding) lentPictures.give(lent.buffer);
   if (decoded.width !== Math.ceil((sniffed.width * factor) / 8) || decoded.height !== Math.ceil((sniffed.height * factor) / 8)) {
-    if (holds) lentPictures.give(lent.buffer);
+    if (holding) lentPictures.give(holding.buffer);
     throw fail('the image data does not match its header.');
   }
-  if (!holds) return finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
+  if (!holding) return finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
   let done: BoundedPicture;
   try {
-    done = await finishDecode(decoded, true, sniffed, { width, height }, options);
+    done = await finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
   } catch (err) {
-    lentPictures.give(lent.buffer);
+    lentPictures.give(holding.buffer);
     throw err;
   }
   // Resized, or turned into a new array: the lent one is free now; else the caller gives it back.
-  if (done.data.buffer !== lent.buffer) {
-    lentPictures.give(lent.buffer);
+  if (done.data.buffer !== holding.buffer) {
+    lentPictures.give(holding.buffer);
     return done;
   }
-  let given = false;
-  return { ...done, release: () => void (given || ((given = true), lentPictures.give(lent.buffer))) };
+  return { ...done, release: releaseOnce(holding) };
 }
 
 /**
- * Arrays a lent decode (`lend`) goes into, kept per isolate between requests: a never-seen
- * picture's DCT-scaled decode (3–4.3 MB for a 1600×1200 photo placed at 5/8–6/8) was a new array
- * each request, which workerd pays for when it is made and again when it is collected. Two
- * free at most, each at most 6 MB (imageCache's largest entry): 12 MB at most when idle, dropped
- * with frame.ts's kept canvases by makeRoomForFrame (dropLentPictures). A decode larger than
- * that, or asked while both are lent, gets a new array that is given back like a kept one.
+ * Arrays a lent decode (`lend`) or a placement drawn for one request (personalise/overrides.ts)
+ * goes into, kept per isolate between requests: a never-seen picture's decode (3–4.3 MB for a
+ * 1600×1200 photo placed at 5/8–6/8, 7.68 MB decoded whole) and a placement too large for
+ * placementCache (6 MB for a 6000×4000 poster's background at 1/4) were new arrays each request,
+ * which workerd pays for when they are made and again when they are collected. Two free at most,
+ * each at most 8 MB (a 1600×1200 photo decoded whole): 16 MB at most when idle, dropped with
+ * frame.ts's kept canvases by makeRoomForFrame (dropLentPictures). An array larger than that, or
+ * asked while both are lent, is made new and given back like a kept one.
  */
-const LENT_PICTURE_BYTES = 6 * 1024 * 1024;
+const LENT_PICTURE_BYTES = 8 * 1024 * 1024;
 const lentPictures = new ArrayPool({ bytes: 2 * LENT_PICTURE_BYTES, count: 2 });
 
-/** An array of exactly `bytes` for a lent decode (over a kept buffer when one is free and large enough). */
-function lendPicture(bytes: number): Uint8ClampedArray | undefined {
+/**
+ * An array of exactly `bytes` to lend (over a kept buffer when one is free and large enough), or
+ * undefined above the bound; give it back once by `releaseOnce(array)()`, and read it no more.
+ */
+export function lendPicture(bytes: number): Uint8ClampedArray | undefined {
   if (bytes > LENT_PICTURE_BYTES) return undefined;
   return new Uint8ClampedArray(lentPictures.take(bytes) ?? new ArrayBuffer(bytes), 0, bytes);
 }
 
-/** Drops the kept arrays of lent decodes that are not lent now (a large plan needs the room). */
+/** Gives `lent` (from lendPicture) back the first time it is called, never again. */
+export function releaseOnce(lent: Uint8ClampedArray): () => void {
+  let given = false;
+  return () => void (given || ((given = true), lentPictures.give(lent.buffer)));
+}
+
+/** Drops the kept arrays of lent decodes and placements that are not lent now (a large plan needs the room). */
 export function dropLentPictures(): void {
   lentPictures.makeRoom(Number.POSITIVE_INFINITY);
 }

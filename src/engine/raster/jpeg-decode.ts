@@ -243,9 +243,11 @@ const RING = 3;
  * data that runs short): mozjpeg then decides what such a file gives, as before.
  * Decoded one MCU row at a time into planes of three MCU rows, each converted and copied out as
  * soon as the row below it is decoded: the arena holds the file and ~0.1 MB per 1,000 px of
- * width; the picture itself is built in JS (4 bytes a pixel).
+ * width; the picture itself is built in JS (4 bytes a pixel), or goes into `into` when that is
+ * exactly its length (every byte is written when the answer is not null; a header that said
+ * another size than the frame's leaves `into` unused, so the caller's size check still tells).
  */
-export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | null> {
+export async function decodeJpegFull(bytes: Uint8Array, into?: Uint8ClampedArray): Promise<RGBAImage | null> {
   let parsed: ReturnType<typeof parseJpeg>;
   try {
     parsed = parseJpeg(bytes, true);
@@ -278,7 +280,7 @@ export async function decodeJpegFull(bytes: Uint8Array): Promise<RGBAImage | nul
     const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, () => 8);
     const u8 = arena.u8();
     const i32 = arena.i32();
-    const out = new Uint8ClampedArray(width * height * 4);
+    const out = into?.length === width * height * 4 ? into : new Uint8ClampedArray(width * height * 4);
     // MCU row m is decoded, then the rows of MCU row m − 1 converted (their context is in the ring).
     const convert = (m: number) => {
       const y0 = m * mcuHeight;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBounded, dropLentPictures, lentPictureBytes } from '../../../src/engine/raster/bounded';
-import { encodeJpeg } from '../../../src/engine/raster/codecs';
-import { decodeJpegScaled, type JpegScale } from '../../../src/engine/raster/jpeg-decode';
+import { decodeBounded, dropLentPictures, lendPicture, lentPictureBytes, releaseOnce } from '../../../src/engine/raster/bounded';
+import { encodeJpeg, encodeJpegMozjpeg } from '../../../src/engine/raster/codecs';
+import { decodeJpegFull, decodeJpegScaled, type JpegScale } from '../../../src/engine/raster/jpeg-decode';
 import { noiseImage } from './helpers';
 
 // A lent decode (decodeBounded's `lend`) goes into an array kept between requests, which still
@@ -67,7 +67,7 @@ describe('decodeBounded with lend', () => {
     expect(lentPictureBytes()).toBe(0);
   });
 
-  it('gives the array back at once when the decode is resized, and lends nothing for a full-size decode', async () => {
+  it('gives the array back at once when the decode is resized', async () => {
     dropLentPictures();
     const jpeg = (await jpegs(400, 300))['4:2:0'];
     // Not deferred: resized into a new array, the lent one free again.
@@ -77,8 +77,76 @@ describe('decodeBounded with lend', () => {
     expect(Buffer.from(resized.data).equals(Buffer.from(plain.data))).toBe(true);
     expect(lentPictureBytes()).toBeGreaterThan(0);
     dropLentPictures();
-    const whole = await decodeBounded(jpeg, { deferResize: true, lend: true });
-    expect(whole.release).toBeUndefined();
+  });
+
+  it('lends a JPEG decoded whole by our decoder (the same pixels), not one mozjpeg decodes', async () => {
+    dropLentPictures();
+    const { '4:2:0': first, '4:4:4': second } = await jpegs(400, 300);
+    // Wanted at 95 %: no eighth covers it, so the picture is decoded whole and left to the placement.
+    const most = (s: { width: number; height: number }) => ({ width: s.width * 0.95, height: s.height * 0.95 });
+    const plain = await decodeBounded(first, { size: most, deferResize: true });
+    const whole = await decodeBounded(first, { size: most, deferResize: true, lend: true });
+    expect([whole.width, whole.height]).toEqual([400, 300]);
+    expect(whole.release).toBeTypeOf('function');
+    expect(Buffer.from(whole.data).equals(Buffer.from(plain.data))).toBe(true);
+    const buffer = whole.data.buffer;
+    whole.release!();
+    expect(lentPictureBytes()).toBe(400 * 300 * 4);
+    // The next one goes into the same array, every byte its own.
+    const next = await decodeBounded(second, { size: most, deferResize: true, lend: true });
+    expect(next.data.buffer).toBe(buffer);
+    expect(Buffer.from(next.data).equals(Buffer.from((await decodeBounded(second, { size: most, deferResize: true })).data))).toBe(true);
+    next.release!();
+
+    // Progressive: mozjpeg's decode in its own array, nothing to give back; the lent one free again.
+    const progressive = await encodeJpegMozjpeg(noiseImage(400, 300, 3, 'opaque'), 80, { progressive: true, baseline: false });
+    const moz = await decodeBounded(progressive, { size: most, deferResize: true, lend: true });
+    expect(moz.release).toBeUndefined();
+    expect(moz.data.buffer).not.toBe(buffer);
+    expect(Buffer.from(moz.data).equals(Buffer.from((await decodeBounded(progressive, { size: most, deferResize: true })).data))).toBe(true);
+    expect(lentPictureBytes()).toBe(400 * 300 * 4);
+    dropLentPictures();
+  });
+});
+
+describe('decodeJpegFull into a given array', () => {
+  it('writes every byte: the same pixels as a new array, over any old content', async () => {
+    const odd = await encodeJpeg(noiseImage(97, 61, 5, 'opaque'), 85, { subsampling: 2 });
+    for (const [name, jpeg] of Object.entries({ ...(await jpegs(203, 141)), odd })) {
+      const fresh = (await decodeJpegFull(jpeg))!;
+      for (const old of [0, 255, 77]) {
+        const into = new Uint8ClampedArray(fresh.data.length).fill(old);
+        const given = (await decodeJpegFull(jpeg, into))!;
+        expect(given.data, `${name} over ${old}`).toBe(into);
+        expect(Buffer.from(given.data).equals(Buffer.from(fresh.data)), `${name} over ${old}`).toBe(true);
+      }
+    }
+  });
+
+  it('leaves an array of another length unused', async () => {
+    const jpeg = (await jpegs(64, 48))['4:2:0'];
+    const into = new Uint8ClampedArray(10);
+    const decoded = (await decodeJpegFull(jpeg, into))!;
+    expect(decoded.data).not.toBe(into);
+    expect(Buffer.from(decoded.data).equals(Buffer.from((await decodeJpegFull(jpeg))!.data))).toBe(true);
+  });
+});
+
+describe('lendPicture', () => {
+  it('lends up to 8 MB (a 1600×1200 picture whole), keeps two free at most, and none above it', () => {
+    dropLentPictures();
+    expect(lendPicture(8 * 1024 * 1024 + 1)).toBeUndefined();
+    const a = lendPicture(1600 * 1200 * 4)!;
+    const b = lendPicture(6_000_000)!;
+    const c = lendPicture(100)!;
+    const [giveA, giveB, giveC] = [releaseOnce(a), releaseOnce(b), releaseOnce(c)];
+    giveA();
+    giveA();
+    giveB();
+    expect(lentPictureBytes()).toBe(1600 * 1200 * 4 + 6_000_000);
+    giveC(); // a third: the oldest free one is dropped
+    expect(lentPictureBytes()).toBe(6_000_000 + 100);
+    dropLentPictures();
     expect(lentPictureBytes()).toBe(0);
   });
 });
