@@ -115,6 +115,12 @@ export async function placeImage(
      * for an 800×800 frame). Only for a layer nothing reads beyond the canvas (no effects).
      */
     within?: Bounds;
+    /**
+     * An upright placement's pixels go into the array this gives for their byte length (exactly
+     * that long; every byte is written), when it gives one: a placement kept by nobody but the
+     * request's render is drawn into a lent array (personalise/overrides.ts).
+     */
+    arrayFor?: (bytes: number) => Uint8ClampedArray | undefined;
   } = {},
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { corners, width: cw, height: ch } = placement;
@@ -137,7 +143,7 @@ export async function placeImage(
   const tw = Math.max(1, Math.ceil(footW));
   const th = Math.max(1, Math.ceil(footH));
   const footprint = { width: Math.min(tw, shown.width), height: Math.min(th, shown.height) };
-  if (!options.warped && isUpright(corners)) return placeAxisAligned(given, placement, rect, footprint, options.within);
+  if (!options.warped && isUpright(corners)) return placeAxisAligned(given, placement, rect, footprint, options.within, options.arrayFor);
   // The loader's resize, left to the placement (the same call decodeBounded makes).
   const picture = given.standsFor && (given.width !== shown.width || given.height !== shown.height) ? await resample(given, shown.width, shown.height) : given;
   let src = picture;
@@ -267,6 +273,8 @@ async function placeAxisAligned(
   footprint: { width: number; height: number },
   /** The output pixels wanted: the placement's pixels outside them are not drawn. */
   within?: Bounds,
+  /** Where the pixels go (placeImage's `arrayFor`). */
+  arrayFor?: (bytes: number) => Uint8ClampedArray | undefined,
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { corners: c, width: cw, height: ch } = placement;
   // Content → output: x ↦ c0 + x·kx, y ↦ c1 + y·ky. The picture's rectangle in output pixels:
@@ -299,7 +307,7 @@ async function placeAxisAligned(
   // The taps of the whole placement (kept per isolate), cut to the pixels drawn.
   const h = cutTaps(chainedTaps(fullRight - fullLeft, { scale: sx / kx, offset: ((fullLeft - c[0]!) / kx - rect.left) * sx }, [picture.width, shown.width, footW]), left - fullLeft, width);
   const v = cutTaps(chainedTaps(fullBottom - fullTop, { scale: sy / ky, offset: ((fullTop - c[1]!) / ky - rect.top) * sy }, [picture.height, shown.height, footH]), top - fullTop, height);
-  const out = await resampleWithTaps(picture, h, v);
+  const out = await resampleWithTaps(picture, h, v, arrayFor?.(width * height * 4));
 
   const coverX = new Float64Array(width);
   for (let x = 0; x < width; x++) {

@@ -19,6 +19,7 @@ import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
 import { applyHomography, homography, isUpright, pictureRect, placeImage, type PlacedPicture, type PlacementQuad } from './image';
 import { placementCache } from '../cache';
+import { lendPicture, releaseOnce } from '../raster/bounded';
 import { noTiming, type Timing } from '../timing';
 import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
 import { fallbackFontNames } from '../fonts/fallback';
@@ -413,6 +414,16 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (command.type !== 'barcode' || ctx.layoutOnly) continue;
     for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
   }
+  // A placement placementCache will not keep (larger than its entries, or no content key to keep
+  // it by) is read by this request's render alone: drawn into a lent array (raster/bounded.ts),
+  // given back by releaseOverrides once the render is done.
+  const lent: Array<() => void> = [];
+  const lendUnkept = (kept: boolean) => (bytes: number) => {
+    if (kept && bytes <= placementCache.maxEntryBytes) return undefined;
+    const array = lendPicture(bytes);
+    if (array) lent.push(releaseOnce(array));
+    return array;
+  };
   for (const job of images) {
     if (!job) continue;
     const { name, node, command, quad, picture, size } = job;
@@ -426,7 +437,8 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     try {
       const within = withinOf(node);
       const key = placementKey(node, command, quad);
-      const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within } : {}));
+      const arrayFor = lendUnkept(!!key);
+      const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
       const placed = key ? await cachedPlacement(key, place) : await place();
       set(node.id, placed ?? empty());
     } catch (err) {
@@ -438,8 +450,27 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     }
   }
   checkRequired(tree, targets, shown, reportAll);
-  if (failures.length) throw combine(failures);
+  if (failures.length) {
+    for (const release of lent) release();
+    throw combine(failures);
+  }
+  if (lent.length) lentByOverrides.set(overrides, lent);
   return ctx.layoutOnly ? new Map() : overrides;
+}
+
+/** The lent arrays (placements no cache keeps) each buildOverrides result holds, to give back. */
+const lentByOverrides = new WeakMap<LayerOverrides, Array<() => void>>();
+
+/**
+ * Gives back the lent arrays `overrides` (from buildOverrides) drew its placements into: call it
+ * once nothing reads them any more (the render and its encode done), and read them no more.
+ * Without it they are left to the collector, as any array.
+ */
+export function releaseOverrides(overrides: LayerOverrides | undefined): void {
+  const lent = overrides && lentByOverrides.get(overrides);
+  if (!lent) return;
+  lentByOverrides.delete(overrides);
+  for (const release of lent) release();
 }
 
 /** textOverflow, textShrunk, missingGlyphs, fontSubstituted and outsideTrim of laid-out text. */

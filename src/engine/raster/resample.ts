@@ -254,10 +254,11 @@ function composeTaps(outer: ComposedTaps, inner: AxisWeights): ComposedTaps {
 
 /**
  * `img` drawn through taps `h` (columns) and `v` (rows): each output pixel the weighted sum of the
- * source pixels they name, on premultiplied colour as `resample`, straight alpha out.
+ * source pixels they name, on premultiplied colour as `resample`, straight alpha out. `into`:
+ * where the pixels go (at least their length; every byte of them is written) instead of a new array.
  */
-export function resampleWithTaps(img: RGBAImage, h: AxisWeights, v: AxisWeights): Promise<RGBAImage> {
-  return filterRows(img, 0, h, v, { top: 0, bottom: v.bounds.length >> 1 });
+export function resampleWithTaps(img: RGBAImage, h: AxisWeights, v: AxisWeights, into?: Uint8ClampedArray): Promise<RGBAImage> {
+  return filterRows(img, 0, h, v, { top: 0, bottom: v.bounds.length >> 1 }, into);
 }
 
 /** Output rows [rows.top, rows.bottom) through taps h and v, from `img` holding source rows from `sourceTop` (WASM, a ring of filtered rows). */

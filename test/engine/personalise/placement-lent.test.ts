@@ -1,0 +1,84 @@
+// A placement no cache keeps (placementCache's entries are at most 4.5 MB; without a content key
+// none is kept) is read by its request's render alone: it is drawn into a lent array
+// (raster/bounded.ts) that releaseOverrides gives back, and the next such placement is drawn over
+// the last one's pixels, so every byte must be written again.
+import { describe, expect, it } from 'vitest';
+import { buildOverrides, type PersonaliseContext } from '../../../src/engine/personalise';
+import { placeImage, type PlacementQuad } from '../../../src/engine/personalise/image';
+import { releaseOverrides } from '../../../src/engine/personalise/overrides';
+import { dropLentPictures, lentPictureBytes } from '../../../src/engine/raster/bounded';
+import type { LayerNode, RGBAImage } from '../../../src/engine/types';
+import { layerNode as node } from './helpers';
+
+function picture(width: number, height: number, seed: number, opaque: boolean): RGBAImage & { opaque?: boolean } {
+  const data = new Uint8ClampedArray(width * height * 4);
+  let s = seed;
+  for (let i = 0; i < data.length; i++) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    data[i] = i % 4 === 3 && opaque ? 255 : s >>> 24;
+  }
+  return { width, height, data, opaque };
+}
+
+const upright = (left: number, top: number, right: number, bottom: number, width: number, height: number): PlacementQuad => ({
+  corners: [left, top, right, top, right, bottom, left, bottom],
+  width,
+  height,
+});
+
+describe('placeImage into a given array', () => {
+  it('writes every byte: the same pixels as a new array, over any old content', async () => {
+    const cases: Array<[string, RGBAImage & { opaque?: boolean; standsFor?: { width: number; height: number } }, PlacementQuad, 'fit' | 'fill', { within?: { left: number; top: number; right: number; bottom: number } }]> = [
+      ['fill, opaque, cut to the canvas', picture(90, 70, 1, true), upright(-3.5, 2.25, 60.5, 50.75, 64, 48), 'fill', { within: { left: 0, top: 0, right: 58, bottom: 45 } }],
+      ['fit, transparent', picture(50, 80, 2, false), upright(4.2, 1.7, 41.9, 39.3, 40, 40), 'fit', {}],
+      ['standing for a larger size', { ...picture(60, 45, 3, true), standsFor: { width: 120, height: 90 } }, upright(0, 0, 37, 29, 37, 29), 'fill', {}],
+    ];
+    for (const [name, given, quad, mode, options] of cases) {
+      const fresh = (await placeImage(given, quad, mode, options))!;
+      for (const old of [0, 255, 77]) {
+        let lent: Uint8ClampedArray | undefined;
+        const placed = (await placeImage(given, quad, mode, { ...options, arrayFor: (bytes) => (lent = new Uint8ClampedArray(bytes).fill(old)) }))!;
+        expect(placed.pixels.data.buffer, `${name} over ${old}`).toBe(lent!.buffer);
+        expect(placed.bounds, name).toEqual(fresh.bounds);
+        expect(Buffer.from(placed.pixels.data).equals(Buffer.from(fresh.pixels.data)), `${name} over ${old}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('buildOverrides with a placement no cache keeps', () => {
+  const tree = (): LayerNode[] => [node(4, 'Photo', 'Image', { bounds: { left: 0, top: 0, right: 40, bottom: 30 } })];
+  const context = (key?: string): PersonaliseContext => ({
+    scale: 1,
+    loadFont: async () => null,
+    imageKey: key ? () => key : undefined,
+    loadImage: async () => ({ ...picture(60, 45, 9, true), source: { width: 60, height: 45 } }),
+  });
+  const data = { Photo: { type: 'image', image: 'a.jpg', resizeMode: 'fill' } };
+
+  it('draws it into a lent array, given back by releaseOverrides once', async () => {
+    dropLentPictures();
+    const overrides = await buildOverrides(tree(), data, context());
+    const pixels = overrides.get(4)!.pixels!;
+    expect(pixels.data.byteLength).toBe(40 * 30 * 4);
+    expect(lentPictureBytes()).toBe(0);
+    releaseOverrides(overrides);
+    releaseOverrides(overrides); // once only
+    expect(lentPictureBytes()).toBe(40 * 30 * 4);
+    // The next one is drawn into that array, the same pixels as a new one.
+    const next = await buildOverrides(tree(), data, context());
+    expect(next.get(4)!.pixels!.data.buffer).toBe(pixels.data.buffer);
+    expect(lentPictureBytes()).toBe(0);
+    const fresh = await placeImage({ ...picture(60, 45, 9, true) }, { corners: [0, 0, 40, 0, 40, 30, 0, 30], width: 40, height: 30 }, 'fill');
+    expect(Buffer.from(next.get(4)!.pixels!.data).equals(Buffer.from(fresh!.pixels.data))).toBe(true);
+    releaseOverrides(next);
+    dropLentPictures();
+  });
+
+  it('lends none for a placement placementCache keeps', async () => {
+    dropLentPictures();
+    const overrides = await buildOverrides(tree(), data, context(`image/placement-lent-${Math.random()}`));
+    releaseOverrides(overrides);
+    expect(lentPictureBytes()).toBe(0);
+  });
+});
