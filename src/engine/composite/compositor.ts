@@ -26,7 +26,7 @@ import {
 } from './surface';
 import { hasKnockout, knockoutBlend, knockoutTarget, type KnockoutScope } from './knockout';
 import type { BackdropStore, RenderContext } from './context';
-import { gaussianBlurInPlace, gaussianReach } from './morphology';
+import { effectKernels, gaussianBlurInPlace, gaussianReach } from './morphology';
 import { effectPatternIds } from './pattern';
 import { gradientFillSurface } from './gradient-fill';
 import { rasterizeVectorMask } from './vector';
@@ -488,8 +488,13 @@ interface KeptUnit {
 }
 const keptUnits = new WeakMap<Uint8ClampedArray, KeptUnit>();
 
-/** The largest unit kept (a few hundred KB for a text at 800 px; not a large canvas's whole). */
-const KEPT_UNIT_BYTES = 1024 * 1024;
+/**
+ * The largest unit kept: a quarter of backdropCache's budget (a few hundred KB for a text at
+ * 800 px; a large template's full-width band under an overlay: large-poster's 'Band', 1,500 ×
+ * 225 at its 6,000 px canvas's quarter scale, 1.35 MB, whose gradient overlay cost ~17 ms of a
+ * never-seen picture's 20 ms render below it when it was not kept, issue 25 §3).
+ */
+const KEPT_UNIT_BYTES = backdropCache.budget / 4;
 
 function keepUnit(key: string, unit: KeptUnit): void {
   const data = unit.group?.data ?? new Uint8ClampedArray(0);
@@ -791,11 +796,20 @@ type LayerBlend = EffectBlend | { content: Surface; mask: Uint8ClampedArray | nu
 const keptBlends = new WeakMap<Uint8ClampedArray, Array<EffectBlend | LayerBlend>>();
 
 function keepBlends(key: string, record: BlendRecord<LayerBlend>): void {
-  if (record.bytes > KEPT_UNIT_BYTES) return;
+  if (record.bytes > KEPT_UNIT_BYTES || !record.blends.every(madeAgainInKernels)) return;
   const marker = new Uint8ClampedArray(0);
   keptBlends.set(marker, record.blends);
   backdropCache.set(key, marker, Math.max(64, record.bytes));
 }
+
+/**
+ * Whether blendAgain can make `b` again: a blend recorded from the kernels' memory is made again
+ * there, its pixels and the canvas under them side by side, which effectKernels refuses above
+ * its size (agpsd-effects' 'drop shadow': a 664 × 300 blend, 797 KB, with its content's over
+ * 1 MB, kept once KEPT_UNIT_BYTES was raised, then not made again). Not kept, such a layer is
+ * drawn whole: the same bytes.
+ */
+const madeAgainInKernels = (b: EffectBlend | LayerBlend): boolean => !('rect' in b) || !!effectKernels(2 * (b.rect.right - b.rect.left) * (b.rect.bottom - b.rect.top));
 
 /**
  * The key a layer's blends are kept under (LayerBlend), or null when they are not: a layer with
