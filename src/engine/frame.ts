@@ -307,16 +307,17 @@ async function drawRows(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOp
  * Region canvases kept from one personalised request to the next (issue 25 §3): a new array per
  * request (354 KB on layer-effects-all) drove most of its garbage collection (Mark-Compacts 8 → 2
  * over 100 requests in Node). Each serves one request at a time: taken for its render, given
- * back once nothing reads it. At most KEPT_CANVASES of at most KEPT_CANVAS_BYTES each.
- * KEPT_CANVAS_BYTES is the largest canvas drawn whole (STRIP_CANVAS_BYTES; larger ones are drawn
- * in strips with their own buffers): at 2 MB, the full-canvas redraws of a picture replacing the
- * whole canvas (psdtools-adjust-* at 800×800, 2.56 MB; text-bug-1920 at 960×615; psdrb at 900×600)
- * made a new canvas per request, which cost workerd 1–5 ms a request in allocation alone
- * (createSurface in a profile of the dev server) and fed its collections.
+ * back once nothing reads it. At most KEPT_CANVASES, KEPT_CANVAS_BYTES in all, any one of them
+ * up to that: a personalised rectangle is drawn whole whatever its size (not in strips), and at
+ * 2 MB, then 4 MB each, the full-canvas redraws of a picture replacing the whole canvas made a new
+ * canvas per request (psdtools-adjust-* at 800×800, 2.56 MB; large-poster's 'Background' at its
+ * quarter scale, 1500×1000, 6 MB with its 1.7 MB resized pixels beside it), which cost workerd
+ * 1–5 ms a request in allocation alone (createSurface in a profile of the dev server), Node ~4 ms
+ * in first writes to the new pages, and fed both their collections.
  */
 const KEPT_CANVASES = 2;
-const KEPT_CANVAS_BYTES = STRIP_CANVAS_BYTES;
-const keptCanvases = new ArrayPool({ bytes: KEPT_CANVASES * KEPT_CANVAS_BYTES, count: KEPT_CANVASES });
+const KEPT_CANVAS_BYTES = 2 * STRIP_CANVAS_BYTES;
+const keptCanvases = new ArrayPool({ bytes: KEPT_CANVAS_BYTES, count: KEPT_CANVASES });
 const ourCanvases = new WeakSet<ArrayBufferLike>();
 
 /** A kept canvas of at least `bytes` (rounded up to 64 KB when new, so that the next rectangle fits it too); undefined above the size kept. */
