@@ -268,10 +268,13 @@ function quadsTake(params: usize, nr: i32): bool {
       if (<f64>quick != exact) return false;
     }
   }
+  let turnAbs = Math.abs(masterHue / 60), lightAbs: f64 = 0, alphaAbs: f64 = 0, alphaUp: f64 = 0, turns = masterHue != 0;
   for (let k = 0; k < nr; k++) {
     const rg = params + 24 + <usize>k * 56;
     const a = load<f64>(rg), b = load<f64>(rg, 8), c = load<f64>(rg, 16), d = load<f64>(rg, 24);
     const hue = load<f64>(rg, 32), light = load<f64>(rg, 40), alpha = load<f64>(rg, 48);
+    turnAbs += Math.abs(hue / 60); lightAbs += Math.abs(light); alphaAbs += Math.abs(alpha); alphaUp += max(alpha, 0);
+    if (hue != 0) turns = true;
     if (!(a == Math.floor(a) && b == Math.floor(b) && c == Math.floor(c) && d == Math.floor(d))) return false;
     if (!(a > -360 && a <= 360 && a <= b && b <= c && c <= d && d - a <= 1440)) return false;
     if (!(Math.abs(hue) <= 360 && Math.abs(light) <= 1 && alpha >= -1 && alpha <= 127)) return false;
@@ -291,7 +294,50 @@ function quadsTake(params: usize, nr: i32): bool {
     store<f32>(q, <f32>Math.abs(light), 40);
     store<f32>(q, <f32>Math.abs(alpha), 44);
   }
+  quadBounds(masterAlpha, nr, turnAbs, lightAbs, alphaAbs, alphaUp, turns);
   return true;
+}
+
+// The call's error bound on a channel, C × quadBoundPerC + dd × quadBoundPerDd + quadBoundConst
+// (C the lane's chroma at the end, dd its chroma at the start), or 0 where C is 0 when
+// quadExactWithoutChroma: the largest the lane by lane bound of huesat-f32 can be for any lane
+// under these settings (each weight at most 1, each α at most its sum of positive αs).
+let quadBoundPerC: f32 = 0, quadBoundPerDd: f32 = 0, quadBoundConst: f32 = 0;
+let quadExactWithoutChroma = false;
+/** Whether the call's bound is too wide (its α sum's error times the α, or the lightness's): each lane's own then. */
+let quadLaneBounds = false;
+
+/** The widest call bound taken (at dd = 255, beyond C's part): wider ones redo too many lanes in f64. */
+const QUAD_CALL_BOUND_MOST: f64 = 0.005;
+
+function quadBounds(masterAlpha: f64, nr: i32, turnAbs: f64, lightAbs: f64, alphaAbs: f64, alphaUp: f64, turns: bool): void {
+  const margin = 1.0001; // the weights' and the lane's own f32 roundings
+  const sumError = <f64>QUAD_SUM_ERROR * margin;
+  // v's error (its roundings, more with a turn, and the turn's sum's) and C's own relative error.
+  const vError = <f64>QUAD_V_ERROR + turnAbs * margin * sumError + (turns ? <f64>QUAD_TURNED_V_ERROR : 0);
+  // Through the steps: C ≤ dd × grows, C's error ≤ dd × errPerDd + errConst, L's ≤ dd × errLPerDd.
+  const errLPerDd = lightAbs * sumError * 0.5;
+  let grows: f64 = 1, errPerDd = lightAbs * sumError, errConst: f64 = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    if (pass == 0 ? masterAlpha == 0 : !nr) continue;
+    const k = pass == 0 ? max(1 + masterAlpha, 0) * margin : (1 + alphaUp) * margin;
+    // grown: C's error × k (+ the α sum's error × C); room: L's twice and its own.
+    let grownPerDd = errPerDd * k;
+    if (pass == 1) grownPerDd += grows * alphaAbs * sumError;
+    errPerDd = max(grownPerDd, 2 * errLPerDd);
+    // A pass that shrinks C (k ≤ 0.99) with L where the steps before left it (no lightness:
+    // L in [1/2, 254.5], room ≥ 1, C ≤ room) leaves every lane under the room by far more than
+    // its errors: its error is C's times k, never the room's.
+    const shrinks = pass == 0 && lightAbs == 0 && k <= 0.99 && 255 * grownPerDd + errConst * k + <f64>QUAD_ROOM_ERROR < 0.001;
+    errConst = shrinks ? errConst * k : max(errConst * k, <f64>QUAD_ROOM_ERROR);
+    grows *= k;
+  }
+  quadBoundPerC = <f32>((vError + <f64>QUAD_C_ERROR) * margin);
+  quadBoundPerDd = <f32>((errLPerDd + errPerDd * 0.5) * margin);
+  quadBoundConst = <f32>((errConst * 0.5 + <f64>QUAD_GUARD) * margin);
+  // No lightness and no α sum's error: C's error stays 0 where the master's α takes all the chroma.
+  quadExactWithoutChroma = lightAbs == 0 && (alphaAbs == 0 || masterAlpha == -1);
+  quadLaneBounds = 255 * <f64>quadBoundPerDd + <f64>quadBoundConst > QUAD_CALL_BOUND_MOST;
 }
 
 // @ts-ignore: decorator
@@ -344,22 +390,48 @@ const ROUNDER: f32 = 12582912;
   return f32x4.pmin(f32x4.pmax(up, f32x4.splat(-0.5)), f32x4.splat(0.5));
 }
 
-/** The pixel at `at` worked out again by the f64 path from its input `word`. */
-function redoPixel(at: usize, word: u32, params: usize, nr: i32): void {
-  store<u32>(at, word);
-  scalarPixels(at, at + 4, params, nr);
+/** Pixels the quads leave to the f64 path, redone a batch at a time in f64 pairs: their input words and places. */
+const REDO_BATCH = 64;
+/** A cache slot's key that no colour has (keys are 24 bits). */
+const NO_KEY: u32 = 0xffffffff;
+const REDO_WORDS: usize = memory.data(REDO_BATCH << 2, 16);
+const REDO_PLACES: usize = memory.data(REDO_BATCH << 2, 4);
+
+/** The `n` queued pixels worked out by the f64 path (the pairs', the one left over by the scalar one) and put in their places. */
+function redoBatch(n: i32, params: usize, nr: i32, cache: usize): void {
+  const pairsEnd = REDO_WORDS + (<usize>(n & ~1) << 2);
+  pairPixels(REDO_WORDS, pairsEnd, params, nr, cache);
+  if (n & 1) scalarPixels(pairsEnd, pairsEnd + 4, params, nr);
+  for (let i = 0; i < n; i++) store<u32>(load<u32>(REDO_PLACES + (<usize>i << 2)), load<u32>(REDO_WORDS + (<usize>i << 2)));
 }
 
-/** The pixels from `d` to `end` (a whole number of quads) four at a time in f32x4 (quadsTake said yes). */
-function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize): void {
+/** quadPixels with each lane's own error bound, for settings whose call bound is too wide (quadBounds). */
+function quadPixelsLaneBounds(d: usize, end: usize, params: usize, nr: i32, cache: usize): void {
+  quadPixels(d, end, params, nr, cache, true);
+}
+
+/** quadPixels with the call's error bound (quadBounds). */
+function quadPixelsCallBound(d: usize, end: usize, params: usize, nr: i32, cache: usize): void {
+  quadPixels(d, end, params, nr, cache, false);
+}
+
+/**
+ * The pixels from `d` to `end` (a whole number of quads) four at a time in f32x4 (quadsTake said
+ * yes), each lane's error bound worked out from its own weights (`laneBounds`) or the call's.
+ */
+// @ts-ignore: decorator
+@inline function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize, laneBounds: bool): void {
   const masterHue = <f32>load<f64>(params);
   const masterLight = load<f64>(params, 8);
   const masterAlpha = <f32>load<f64>(params, 16);
   const bins = cache + (HUE_SATURATION_CACHE << 3);
   const zero = f32x4.splat(0), one = f32x4.splat(1), bytes = i32x4.splat(0xff);
   const l32 = f32x4.splat(<f32>masterLight), k32 = f32x4.splat(<f32>(1 + masterLight)), c255 = f32x4.splat(255);
+  const boundPerC = f32x4.splat(quadBoundPerC), boundPerDd = f32x4.splat(quadBoundPerDd), boundConst = f32x4.splat(quadBoundConst);
+  const exactWithoutChroma = quadExactWithoutChroma;
   // The last quad's colours (no colour's key is −1) and results: a flat fill's next quad takes them.
   let seenRgb = i32x4.splat(-1), seenOut = i32x4.splat(0);
+  let queued = 0;
   for (let p = d; p < end; p += 16) {
     const w = v128.load(p);
     const rgb = v128.and(w, i32x4.splat(0xffffff)), alphas = v128.and(w, i32x4.splat(0xff000000));
@@ -432,9 +504,11 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
         turn6 = f32x4.add(turn6, f32x4.mul(v128.load32_splat(q, 24), wt));
         light = f32x4.add(light, f32x4.mul(v128.load32_splat(q, 28), wt));
         alpha = f32x4.add(alpha, f32x4.mul(v128.load32_splat(q, 32), wt));
-        turnAbs = f32x4.add(turnAbs, f32x4.mul(v128.load32_splat(q, 36), wt));
-        lightAbs = f32x4.add(lightAbs, f32x4.mul(v128.load32_splat(q, 40), wt));
-        alphaAbs = f32x4.add(alphaAbs, f32x4.mul(v128.load32_splat(q, 44), wt));
+        if (laneBounds) {
+          turnAbs = f32x4.add(turnAbs, f32x4.mul(v128.load32_splat(q, 36), wt));
+          lightAbs = f32x4.add(lightAbs, f32x4.mul(v128.load32_splat(q, 40), wt));
+          alphaAbs = f32x4.add(alphaAbs, f32x4.mul(v128.load32_splat(q, 44), wt));
+        }
       }
       // The colour as its HSL middle L, its chroma C (max − min) and each channel's place
       // v in [−1/2, 1/2] between min and max: channel = L + C × v. The steps below keep v
@@ -461,8 +535,10 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
         const l = f32x4.pmin(f32x4.pmax(light, f32x4.splat(-1)), one);
         L = f32x4.add(L, f32x4.mul(f32x4.mul(dd, l), f32x4.splat(0.5)));
         C = f32x4.mul(dd, f32x4.sub(one, f32x4.abs(l)));
-        errC = f32x4.mul(f32x4.mul(dd, lightAbs), f32x4.splat(QUAD_SUM_ERROR));
-        errL = f32x4.mul(errC, f32x4.splat(0.5));
+        if (laneBounds) {
+          errC = f32x4.mul(f32x4.mul(dd, lightAbs), f32x4.splat(QUAD_SUM_ERROR));
+          errL = f32x4.mul(errC, f32x4.splat(0.5));
+        }
       }
       for (let pass = 0; pass < 2; pass++) {
         if (pass == 0 ? masterAlpha == 0 : !nr) continue;
@@ -472,21 +548,29 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
         const k = f32x4.pmax(f32x4.add(one, a0), zero);
         const room = f32x4.mul(f32x4.pmin(L, f32x4.sub(c255, L)), f32x4.splat(2));
         const grown = f32x4.mul(C, k);
-        // C's error: times k, plus k's own (the ranges' α sum) times C; the room's where C
-        // surely is the room, the larger of both where it may be either.
-        let errGrown = f32x4.mul(errC, k);
-        if (pass == 1) errGrown = f32x4.add(errGrown, f32x4.mul(f32x4.mul(C, alphaAbs), f32x4.splat(QUAD_SUM_ERROR)));
-        const errRoom = f32x4.add(f32x4.add(errL, errL), f32x4.splat(QUAD_ROOM_ERROR));
-        const capped = f32x4.ge(f32x4.sub(grown, errGrown), f32x4.add(room, errRoom));
-        const under = f32x4.le(f32x4.add(grown, errGrown), f32x4.sub(room, errRoom));
-        errC = sel(capped, errRoom, sel(under, errGrown, f32x4.pmax(errGrown, errRoom)));
+        if (laneBounds) {
+          // C's error: times k, plus k's own (the ranges' α sum) times C; the room's where C
+          // surely is the room, the larger of both where it may be either.
+          let errGrown = f32x4.mul(errC, k);
+          if (pass == 1) errGrown = f32x4.add(errGrown, f32x4.mul(f32x4.mul(C, alphaAbs), f32x4.splat(QUAD_SUM_ERROR)));
+          const errRoom = f32x4.add(f32x4.add(errL, errL), f32x4.splat(QUAD_ROOM_ERROR));
+          const capped = f32x4.ge(f32x4.sub(grown, errGrown), f32x4.add(room, errRoom));
+          const under = f32x4.le(f32x4.add(grown, errGrown), f32x4.sub(room, errRoom));
+          errC = sel(capped, errRoom, sel(under, errGrown, f32x4.pmax(errGrown, errRoom)));
+        }
         C = f32x4.pmin(grown, room);
       }
       // A channel L + C × v: C × v's error, L's, and C's on half of it (|v| ≤ 1/2); none at all
       // where C is exactly 0 and L exact (a full desaturation by the master: the f64 path's L too).
-      let bound = f32x4.add(f32x4.add(f32x4.mul(C, f32x4.add(vError, f32x4.splat(QUAD_C_ERROR))), errL), f32x4.mul(errC, f32x4.splat(0.5)));
-      const exact = v128.and(f32x4.eq(C, zero), f32x4.eq(f32x4.add(errL, errC), zero));
-      bound = sel(exact, zero, f32x4.add(bound, f32x4.splat(QUAD_GUARD)));
+      let bound: v128;
+      if (laneBounds) {
+        bound = f32x4.add(f32x4.add(f32x4.mul(C, f32x4.add(vError, f32x4.splat(QUAD_C_ERROR))), errL), f32x4.mul(errC, f32x4.splat(0.5)));
+        const exact = v128.and(f32x4.eq(C, zero), f32x4.eq(f32x4.add(errL, errC), zero));
+        bound = sel(exact, zero, f32x4.add(bound, f32x4.splat(QUAD_GUARD)));
+      } else {
+        bound = f32x4.add(f32x4.add(f32x4.mul(C, boundPerC), f32x4.mul(dd, boundPerDd)), boundConst);
+        if (exactWithoutChroma) bound = v128.andnot(bound, f32x4.eq(C, zero));
+      }
       r = f32x4.add(L, f32x4.mul(C, vr));
       g = f32x4.add(L, f32x4.mul(C, vg));
       b = f32x4.add(L, f32x4.mul(C, vb));
@@ -497,18 +581,31 @@ function quadPixels(d: usize, end: usize, params: usize, nr: i32, cache: usize):
     v128.store(p, v128.or(alphas, out));
     const again = i32x4.bitmask(redo);
     if (again) {
-      if (again & 1) redoPixel(p, i32x4.extract_lane(w, 0), params, nr);
-      if (again & 2) redoPixel(p + 4, i32x4.extract_lane(w, 1), params, nr);
-      if (again & 4) redoPixel(p + 8, i32x4.extract_lane(w, 2), params, nr);
-      if (again & 8) redoPixel(p + 12, i32x4.extract_lane(w, 3), params, nr);
+      // Lanes to redo join the batch (their input words and places); until it is redone, no
+      // colour of theirs is kept (their slots hold no key, the next quad compares in full).
+      if (again & 1) { store<u32>(REDO_WORDS + (<usize>queued << 2), i32x4.extract_lane(w, 0)); store<u32>(REDO_PLACES + (<usize>queued << 2), p); queued++; }
+      if (again & 2) { store<u32>(REDO_WORDS + (<usize>queued << 2), i32x4.extract_lane(w, 1)); store<u32>(REDO_PLACES + (<usize>queued << 2), p + 4); queued++; }
+      if (again & 4) { store<u32>(REDO_WORDS + (<usize>queued << 2), i32x4.extract_lane(w, 2)); store<u32>(REDO_PLACES + (<usize>queued << 2), p + 8); queued++; }
+      if (again & 8) { store<u32>(REDO_WORDS + (<usize>queued << 2), i32x4.extract_lane(w, 3)); store<u32>(REDO_PLACES + (<usize>queued << 2), p + 12); queued++; }
+      seenRgb = i32x4.splat(-1);
+      store<u32>(e0, again & 1 ? NO_KEY : k0); store<u32>(e0, i32x4.extract_lane(out, 0), 4);
+      store<u32>(e1, again & 2 ? NO_KEY : k1); store<u32>(e1, i32x4.extract_lane(out, 1), 4);
+      store<u32>(e2, again & 4 ? NO_KEY : k2); store<u32>(e2, i32x4.extract_lane(out, 2), 4);
+      store<u32>(e3, again & 8 ? NO_KEY : k3); store<u32>(e3, i32x4.extract_lane(out, 3), 4);
+      if (queued > REDO_BATCH - 4) {
+        redoBatch(queued, params, nr, cache);
+        queued = 0;
+      }
+      continue;
     }
     seenRgb = rgb;
-    seenOut = v128.and(v128.load(p), i32x4.splat(0xffffff));
-    store<u32>(e0, k0); store<u32>(e0, i32x4.extract_lane(seenOut, 0), 4);
-    store<u32>(e1, k1); store<u32>(e1, i32x4.extract_lane(seenOut, 1), 4);
-    store<u32>(e2, k2); store<u32>(e2, i32x4.extract_lane(seenOut, 2), 4);
-    store<u32>(e3, k3); store<u32>(e3, i32x4.extract_lane(seenOut, 3), 4);
+    seenOut = out;
+    store<u32>(e0, k0); store<u32>(e0, i32x4.extract_lane(out, 0), 4);
+    store<u32>(e1, k1); store<u32>(e1, i32x4.extract_lane(out, 1), 4);
+    store<u32>(e2, k2); store<u32>(e2, i32x4.extract_lane(out, 2), 4);
+    store<u32>(e3, k3); store<u32>(e3, i32x4.extract_lane(out, 3), 4);
   }
+  if (queued) redoBatch(queued, params, nr, cache);
 }
 
 /**
@@ -525,7 +622,8 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
   hueBins(bins, params + 24, nr);
   if (quadsTake(params, nr)) {
     const quadsEnd = d + (<usize>(n & ~3) << 2);
-    quadPixels(d, quadsEnd, params, nr, cache);
+    if (quadLaneBounds) quadPixelsLaneBounds(d, quadsEnd, params, nr, cache);
+    else quadPixelsCallBound(d, quadsEnd, params, nr, cache);
     scalarPixels(quadsEnd, d + (<usize>n << 2), params, nr);
     return;
   }
