@@ -11,6 +11,12 @@ export interface FontMetrics {
   /** Typographic ascender/descender in em (descender negative). */
   ascender: number;
   descender: number;
+  /**
+   * Top of the lowercase 'd' in em (its glyph's yMax in `glyf`): where Photoshop hangs the first
+   * baseline of box text below the box top (docs/fonts.md, "Photoshop's text layout"). Undefined
+   * for fonts without TrueType outlines or without a 'd'.
+   */
+  lowercaseAscent?: number;
   /** Advance width of a code point in em (the .notdef advance when the font lacks it). */
   advance(codePoint: number): number;
   /** True when the font maps the code point to a glyph. */
@@ -58,10 +64,12 @@ function parse(bytes: Uint8Array): FontMetrics {
   const widths = new Map<number, number>();
   // Font fallback asks for every character of every text: format 4 lookups walk the segments.
   const covered = new Map<number, boolean>();
+  const dTop = glyphTop(view, base, glyphOf(0x64));
   return {
     unitsPerEm,
     ascender: ascender / unitsPerEm,
     descender: descender / unitsPerEm,
+    ...(dTop !== undefined ? { lowercaseAscent: dTop / unitsPerEm } : {}),
     has(cp) {
       let hit = covered.get(cp);
       if (hit === undefined) covered.set(cp, (hit = glyphOf(cp) !== 0));
@@ -76,6 +84,18 @@ function parse(bytes: Uint8Array): FontMetrics {
       return w;
     },
   };
+}
+
+/** A glyph's yMax in font units from its `glyf` header (OpenType spec, glyf); undefined without TrueType outlines or for an empty glyph. */
+function glyphTop(view: DataView, base: number, glyph: number): number | undefined {
+  const [head, loca, glyf] = ['head', 'loca', 'glyf'].map((tag) => findTable(view, tag, base));
+  if (!head || !loca || !glyf || glyph <= 0) return undefined;
+  const long = view.getInt16(head.offset + 50) === 1;
+  const at = (i: number) => (long ? view.getUint32(loca.offset + i * 4) : view.getUint16(loca.offset + i * 2) * 2);
+  if ((long ? 4 : 2) * (glyph + 2) > loca.length) return undefined;
+  const start = at(glyph);
+  if (at(glyph + 1) <= start || start + 10 > glyf.length) return undefined;
+  return view.getInt16(glyf.offset + start + 8);
 }
 
 /** The best Unicode subtable of `cmap` as a code point → glyph id function. */
