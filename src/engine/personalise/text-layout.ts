@@ -1,8 +1,10 @@
 /**
  * Line layout of a re-rendered text layer, in the text's own space (before its transform), the
  * way Photoshop sets it: point text starts its first baseline at the origin and never wraps; box
- * (paragraph) text wraps within the box, starts its first baseline one ascent below the box top,
- * and drops lines that do not fit (Photoshop's overset text).
+ * (paragraph) text wraps within the box, starts its first baseline one ascent below the box top
+ * (the top of 'd' with `firstBaseline: 'lowercase'`), and drops lines that do not fit (Photoshop's
+ * overset text). With `pixelRows` baselines land on whole document pixels. docs/fonts.md,
+ * "Photoshop's text layout", says which of these rules Photoshop's own pixels confirm.
  */
 import type { FontMetrics } from '../fonts/metrics';
 import type { Bounds } from '../types';
@@ -18,6 +20,11 @@ export interface ParagraphSettings {
   spaceAfter: number;
   /** Justify the last line of each paragraph too (Photoshop's "justify all"). */
   justifyLast: boolean;
+  /**
+   * Where a justified paragraph's last line sits (Photoshop's Justify Last Left, Centered or
+   * Right; default left). Point text, whose every line ends its paragraph, aligns so too.
+   */
+  lastLine?: 'left' | 'center' | 'right';
 }
 
 export interface LayoutStyle {
@@ -29,6 +36,21 @@ export interface LayoutStyle {
   alignment: Alignment;
   box?: Bounds;
   paragraph?: ParagraphSettings;
+  /**
+   * How far below the box top box text's first baseline hangs: the font's ascender (the default),
+   * or the top of its lowercase 'd' (`lowercaseAscent`), as Photoshop sets it.
+   */
+  firstBaseline?: 'ascender' | 'lowercase';
+  /**
+   * Baselines on whole pixels of the document, whose y is `origin + scale × y` (upright text:
+   * the transform's ty and yy), as Photoshop draws type; absent: baselines where they fall.
+   */
+  pixelRows?: { origin: number; scale: number };
+  /**
+   * The tracking after a line's last character: outside the line (the default: centred and
+   * right-aligned ink sits on the anchor) or part of its width, as Photoshop aligns it.
+   */
+  lineEndTracking?: 'outside' | 'counted';
 }
 
 export interface LaidOutLine {
@@ -149,15 +171,18 @@ export function layoutParagraphs(text: string, metrics: MeasuringMetrics, style:
   const para = style.paragraph ?? NO_PARAGRAPH_SETTINGS;
   const out: LaidOutLine[] = [];
   let brokenWord = false;
-  const anchor = alignment === 'center' ? 'middle' : alignment === 'right' ? 'end' : 'start';
-  // The renderer adds letter spacing after the last character too; shift so the ink aligns.
-  const trailing = (style.tracking / 1000) * size;
+  // The renderer adds letter spacing after the last character too: shifted by it, the ink aligns;
+  // Photoshop counts it in the line instead.
+  const trailing = style.lineEndTracking === 'counted' ? 0 : (style.tracking / 1000) * size;
   // Point text aligns about its origin; box text within the box, both less the indents.
   const [left, right] = box ? [box.left, box.right] : [0, 0];
   const indentOf = (line: number) => para.startIndent + (line === 0 ? para.firstLineIndent : 0);
   const available = (line: number) => right - para.endIndent - (left + indentOf(line));
   const descent = -metrics.descender * size;
-  let y = box ? box.top + metrics.ascender * size : 0;
+  const firstAscent = style.firstBaseline === 'lowercase' ? (metrics.lowercaseAscent ?? metrics.ascender) : metrics.ascender;
+  let y = box ? box.top + firstAscent * size : 0;
+  const rows = style.pixelRows && style.pixelRows.scale > 0 ? style.pixelRows : null;
+  const onRow = (at: number) => (rows ? (Math.round(rows.origin + rows.scale * at) - rows.origin) / rows.scale : at);
   const paragraphs = splitParagraphs(text);
   for (let p = 0; p < paragraphs.length; p++) {
     if (p > 0) y += para.spaceBefore;
@@ -174,15 +199,17 @@ export function layoutParagraphs(text: string, metrics: MeasuringMetrics, style:
       const width = measure(line, metrics, style);
       const lineLeft = left + indentOf(i);
       const lineRight = right - para.endIndent;
-      const x =
-        alignment === 'center' ? (lineLeft + lineRight + trailing) / 2 : alignment === 'right' ? lineRight + trailing : lineLeft;
+      const last = i === lines.length - 1;
+      const justified = alignment === 'justify' && (!last || para.justifyLast);
+      const align = alignment === 'justify' && !justified ? (para.lastLine ?? 'left') : alignment;
+      const x = align === 'center' ? (lineLeft + lineRight + trailing) / 2 : align === 'right' ? lineRight + trailing : lineLeft;
+      const anchor = align === 'center' ? 'middle' : align === 'right' ? 'end' : 'start';
       let wordSpacing = 0;
       const spaces = line.split(' ').length - 1;
-      const last = i === lines.length - 1;
-      if (box && alignment === 'justify' && (!last || para.justifyLast) && spaces > 0) {
+      if (box && justified && spaces > 0) {
         wordSpacing = (lineRight - lineLeft - width) / spaces;
       }
-      out.push({ text: line, x, y, anchor, width, wordSpacing });
+      out.push({ text: line, x, y: onRow(y), anchor, width, wordSpacing });
       y += leading;
     }
     y += para.spaceAfter;
