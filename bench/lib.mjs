@@ -41,11 +41,36 @@ export class MemorySampler {
     for (const pid of this.pids) kb += Number(/VmRSS:\s+(\d+)/.exec(safeRead(`/proc/${pid}/status`))?.[1] ?? 0);
     return kb;
   }
+  /** The pids alone, sampling stopped. */
+  stopNow() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    return this.pids;
+  }
   stop() {
     if (!this.timer) return null;
     clearInterval(this.timer);
     this.peak = Math.max(this.peak, this.read());
     return { peakMb: this.peak / 1024, peakDeltaMb: (this.peak - this.idle) / 1024 };
+  }
+}
+
+/**
+ * CPU time (ms) of the dev server's workerd threads, from /proc/<pid>/task/<tid>/schedstat (ns on
+ * the CPU): the processes MemorySampler finds for `port`. The local runtime runs the Worker, its
+ * R2 and D1 simulators and the HTTP handling on one thread, so a request's CPU there is what it
+ * costs whatever the machine's load, where its in-Worker time (a wall clock) stretches with the
+ * load (docs/performance.md, "Personalised text in workerd: CPU, not wall time").
+ */
+export class ThreadCpu {
+  constructor(port) {
+    this.threads = new MemorySampler(port).stopNow().flatMap((pid) => (existsSync(`/proc/${pid}/task`) ? readdirSync(`/proc/${pid}/task`).map((t) => `/proc/${pid}/task/${t}/schedstat`) : []));
+  }
+  /** ms of CPU of every thread so far (0 where the dev server is not found). */
+  now() {
+    let ns = 0;
+    for (const t of this.threads) ns += Number(safeRead(t).split(' ')[0] || 0);
+    return ns / 1e6;
   }
 }
 

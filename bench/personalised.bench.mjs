@@ -28,7 +28,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureLarge, LARGE } from './large-templates.mjs';
-import { fetchRetry, MemorySampler, percentile, serverNotes, serverTiming, upload } from './lib.mjs';
+import { fetchRetry, MemorySampler, percentile, serverNotes, serverTiming, ThreadCpu, upload } from './lib.mjs';
 
 const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
@@ -68,7 +68,8 @@ export default async function personalisedBench({ baseUrl, root }) {
       const values = [];
       for (let i = 0; i < RUNS + WARMUP + 1; i++) values.push(t.kind === 'text' ? `Hello ${tag} ${i}` : await freshPicture(baseUrl, root, i));
       const body = (value) => ({ template, format: 'jpg', size: { width: 800, height: 800 }, data: { [t.layer]: t.kind === 'text' ? { type: 'text', text: value } : { type: 'image', image: value, resizeMode: 'fill' } } });
-      const post = (value) => timed(() => fetchRetrying(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(value)) }));
+      const cpu = new ThreadCpu(Number(new URL(baseUrl).port) || 80);
+      const post = (value) => timed(cpu, () => fetchRetrying(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(value)) }));
 
       // Peak RSS of the dev server's workerd processes over this template's requests (not its upload).
       const memory = new MemorySampler(Number(new URL(baseUrl).port) || 80);
@@ -101,6 +102,7 @@ export default async function personalisedBench({ baseUrl, root }) {
       rows.push({ bench, metric: 'personalised: in-Worker phases p50', value: phases.map((p) => `${p} ${percentile(personalised.map((r) => r.worker[p] ?? 0), 0.5)}`).join(', '), unit: 'ms' });
       const notes = [...new Set(personalised.map((r) => r.notes.frame).filter(Boolean))];
       if (notes.length) rows.push({ bench, metric: 'personalised: frame', value: notes.slice(0, 2).join('; '), unit: '' });
+      if (cpu.threads.length) rows.push({ bench, metric: 'dev server CPU during a request, median: personalised / repeated / difference', value: `${stat(personalised, (r) => r.cpu).p50.toFixed(1)} / ${stat(repeated, (r) => r.cpu).p50.toFixed(1)} / ${(stat(personalised, (r) => r.cpu).p50 - stat(repeated, (r) => r.cpu).p50).toFixed(1)}`, unit: 'ms' });
       rows.push({ bench, metric: 'personalised ÷ repeated p50, in-Worker', value: per.worker.p50 / rep.worker.p50, unit: '×', target: '≤ 1.5' });
       rows.push({ bench, metric: 'personalised ÷ repeated p50, HTTP', value: per.http.p50 / rep.http.p50, unit: '×', target: '≤ 1.5' });
       const tools = {};
@@ -161,14 +163,16 @@ async function fetchRetrying(url, init) {
   }
 }
 
-async function timed(fn) {
+async function timed(cpu, fn) {
   if (PAUSE_MS) await new Promise((r) => setTimeout(r, PAUSE_MS));
   const t = performance.now();
+  const cpu0 = cpu.now();
   const res = await fn();
   const text = await res.text();
+  const cpuMs = cpu.now() - cpu0;
   if (!res.ok) throw new Error(`HTTP ${res.status} ${text.slice(0, 200)}`);
   const header = res.headers.get('server-timing') ?? '';
-  return { http: performance.now() - t, worker: serverTiming(header), notes: serverNotes(header) };
+  return { http: performance.now() - t, cpu: cpuMs, worker: serverTiming(header), notes: serverNotes(header) };
 }
 
 /**
