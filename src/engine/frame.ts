@@ -15,9 +15,9 @@ import { frameCache, frameJpegCache } from './cache';
 import { prefix, StripBuffers } from './compiled/store';
 import { changedOutput } from './composite/dirty';
 import { ArrayPool } from './memory/array-pool';
-import { dropLentPictures } from './raster/bounded';
-import { outputSize, releaseBoxScratch, renderTemplate } from './composite/compositor';
-import { makeRoomForRequest } from './memory/budget';
+import { dropLentPictures, lentPictureBytes } from './raster/bounded';
+import { keptBoxBytes, outputSize, releaseBoxScratch, renderTemplate } from './composite/compositor';
+import { makeRoomForRequest, REQUEST_MEMORY_BUDGET } from './memory/budget';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpKey, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
@@ -332,13 +332,23 @@ function takeCanvas(bytes: number): Uint8ClampedArray | undefined {
 
 /**
  * The caches and a request's planned peak (`total`) together within the memory budget
- * (memory/budget.ts makeRoomForRequest); a plan large enough to evict also drops the arrays kept
- * between personalised requests (the region canvases here, the compositor's box copy, the arrays
- * of lent picture decodes in raster/bounded.ts: up to 24 MB that no budget counts), so a 5,000²
- * preview or a wide print page finds them gone.
+ * (memory/budget.ts makeRoomForRequest). The arrays kept between personalised requests (the
+ * region canvases here, the compositor's box copy, the arrays of lent picture decodes and
+ * placements in raster/bounded.ts: up to 28 MB that no cache counts) are counted with the caches,
+ * which make room for them too, beside a plan large enough to evict while they fit within the
+ * budget with it: a never-seen picture over a large template's whole canvas, whose plan always
+ * evicts (large-poster's 'Background', 800 px from a 1500 px canvas: 50 MB of strips planned),
+ * takes them again (its 6 MB canvas, 7.68 MB decode, 6 MB placement), where they were made anew
+ * every request. Beside a plan they do not fit with (a 5,000² preview, a wide print page) they
+ * are dropped. (The lent arrays' part: picture-full-lent's patch.)
  */
 export function makeRoomForFrame(total: number): void {
-  if (!makeRoomForRequest(total)) return;
+  if (!makeRoomForRequest(total)) return; // a plan that evicts nothing
+  const kept = keptCanvases.bytes + keptBoxBytes() + lentPictureBytes();
+  if (total + kept <= REQUEST_MEMORY_BUDGET) {
+    makeRoomForRequest(total + kept);
+    return;
+  }
   keptCanvases.makeRoom(Number.POSITIVE_INFINITY);
   releaseBoxScratch();
   dropLentPictures();

@@ -5,6 +5,7 @@ import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from
 import { clearEngineCaches } from '../../src/engine/cache';
 import { encodeFrameJpeg, keptCanvasBytes, makeRoomForFrame, renderFrame, type FrameOptions } from '../../src/engine/frame';
 import { REQUEST_MEMORY_BUDGET } from '../../src/engine/memory/budget';
+import { dropLentPictures, lendPicture, lentPictureBytes, releaseOnce } from '../../src/engine/raster/bounded';
 import { decodeImage, encodeJpeg, resample, unsharpMask, DEFAULT_UNSHARP_MASK } from '../../src/engine/raster';
 import type { CompiledTemplate, RGBAImage } from '../../src/engine/types';
 import { ServerTiming } from '../../src/http/server-timing';
@@ -58,6 +59,33 @@ describe('kept arrays and a large request', () => {
     expect(keptCanvasBytes()).toBe(0);
     await drawn(200);
     expect(keptCanvasBytes()).toBeGreaterThan(0);
+  }, 60_000);
+
+  // A plan that evicts, beside which the kept arrays still fit the budget (large-poster's
+  // 'Background': a 50 MB plan of strips, its picture's decode and placement lent, its 6 MB
+  // canvas kept): they are counted with the caches and kept (picture-full-lent, poster-background).
+  it('a plan that evicts keeps the idle lent picture arrays and region canvases while the caches can make room for them, else drops them', async () => {
+    const compiled = await compileTemplate(env.FILES, await psdFixture('psdtools-layer-effects-all.psd'));
+    clearEngineCaches();
+    makeRoomForFrame(REQUEST_MEMORY_BUDGET);
+    const node = [...walkLayers(compiled.layers)].find((n) => n.name === 'Drop Shadow')!;
+    const o: FrameOptions = { scale: 1, width: compiled.width, height: compiled.height, quality: 'high', sharpen: null };
+    const data = new Uint8ClampedArray(120 * 40 * 4).fill(90);
+    await renderFrame(env.FILES, compiled, o, new ServerTiming()); // the kept template frame
+    const frame = await renderFrame(env.FILES, compiled, { ...o, overrides: new Map([[node.id, { pixels: { width: 120, height: 40, data }, bounds: { left: 100, top: 150, right: 220, bottom: 190 } }]]) }, new ServerTiming());
+    frame.release?.();
+    const canvases = keptCanvasBytes();
+    expect(canvases).toBeGreaterThan(0);
+    dropLentPictures();
+    const lent = [lendPicture(7_680_000)!, lendPicture(6_000_000)!];
+    for (const array of lent) releaseOnce(array)();
+    expect(lentPictureBytes()).toBe(13_680_000);
+    makeRoomForFrame(50 * 1024 * 1024); // large-poster's 800 px preview (a 1500 px canvas in strips)
+    expect(lentPictureBytes()).toBe(13_680_000);
+    expect(keptCanvasBytes()).toBe(canvases);
+    makeRoomForFrame(REQUEST_MEMORY_BUDGET - 8 * 1024 * 1024); // they would not fit beside it
+    expect(lentPictureBytes()).toBe(0);
+    expect(keptCanvasBytes()).toBe(0);
   }, 60_000);
 });
 

@@ -1260,6 +1260,9 @@ export function releaseBoxScratch(): void {
   keptBox = undefined;
 }
 
+/** Bytes of the kept box array (frame.ts makeRoomForFrame counts it). */
+export const keptBoxBytes = () => keptBox?.byteLength ?? 0;
+
 function boxScratch(bytes: number): Uint8ClampedArray {
   if (bytes > KEPT_BOX_BYTES) return new Uint8ClampedArray(bytes);
   if (!keptBox || keptBox.length < bytes) keptBox = new Uint8ClampedArray(Math.min(KEPT_BOX_BYTES, Math.ceil(bytes / 65536) * 65536));
