@@ -304,6 +304,14 @@ function quadsTake(params: usize, nr: i32): bool {
 // under these settings (each weight at most 1, each α at most its sum of positive αs).
 let quadBoundPerC: f32 = 0, quadBoundPerDd: f32 = 0, quadBoundConst: f32 = 0;
 let quadExactWithoutChroma = false;
+/**
+ * Whether the master's α is all the settings do to the chroma (no turn, no ranges) and 1 + α is a
+ * multiple of 1/256 up to 128: then where C × (1 + α) stays under full saturation, the f64 path's
+ * L + (channel − L) × (1 + α) is exact (a half-integer times 15 bits, within ±127.5, plus L), and so
+ * is f32's, and the lane needs no bound. (C × k below the room by at least 1/256 puts the f64 path's
+ * α under its rounded full saturation too.)
+ */
+let quadExactAlpha = false;
 /** Whether the call's bound is too wide (its α sum's error times the α, or the lightness's): each lane's own then. */
 let quadLaneBounds = false;
 
@@ -337,6 +345,8 @@ function quadBounds(masterAlpha: f64, nr: i32, turnAbs: f64, lightAbs: f64, alph
   quadBoundConst = <f32>((errConst * 0.5 + <f64>QUAD_GUARD) * margin);
   // No lightness and no α sum's error: C's error stays 0 where the master's α takes all the chroma.
   quadExactWithoutChroma = lightAbs == 0 && (alphaAbs == 0 || masterAlpha == -1);
+  const masterK = (1 + masterAlpha) * 256;
+  quadExactAlpha = nr == 0 && !turns && masterAlpha != 0 && masterK == Math.floor(masterK) && masterK <= 128 * 256;
   quadLaneBounds = 255 * <f64>quadBoundPerDd + <f64>quadBoundConst > QUAD_CALL_BOUND_MOST;
 }
 
@@ -428,7 +438,8 @@ function quadPixelsCallBound(d: usize, end: usize, params: usize, nr: i32, cache
   const zero = f32x4.splat(0), one = f32x4.splat(1), bytes = i32x4.splat(0xff);
   const l32 = f32x4.splat(<f32>masterLight), k32 = f32x4.splat(<f32>(1 + masterLight)), c255 = f32x4.splat(255);
   const boundPerC = f32x4.splat(quadBoundPerC), boundPerDd = f32x4.splat(quadBoundPerDd), boundConst = f32x4.splat(quadBoundConst);
-  const exactWithoutChroma = quadExactWithoutChroma;
+  const exactWithoutChroma = quadExactWithoutChroma, exactAlpha = quadExactAlpha;
+  const masterK = f32x4.splat(<f32>(1 + load<f64>(params, 16)));
   // The last quad's colours (no colour's key is −1) and results: a flat fill's next quad takes them.
   let seenRgb = i32x4.splat(-1), seenOut = i32x4.splat(0);
   let queued = 0;
@@ -527,7 +538,7 @@ function quadPixelsCallBound(d: usize, end: usize, params: usize, nr: i32, cache
         vError = f32x4.add(vError, v128.and(turned, f32x4.splat(QUAD_TURNED_V_ERROR)));
       }
       // Error bounds (beyond roundings, QUAD_GUARD): L's from the range lightness's weights, and C's.
-      let C = dd, errL = zero, errC = zero;
+      let C = dd, errL = zero, errC = zero, exactLanes = zero;
       const lit = nr && !v128.all_true<i32>(f32x4.eq(light, zero));
       if (lit) {
         // Towards the maximum (light > 0) or the minimum, at most all the way: L moves by
@@ -558,6 +569,8 @@ function quadPixelsCallBound(d: usize, end: usize, params: usize, nr: i32, cache
           const under = f32x4.le(f32x4.add(grown, errGrown), f32x4.sub(room, errRoom));
           errC = sel(capped, errRoom, sel(under, errGrown, f32x4.pmax(errGrown, errRoom)));
         }
+        // Under full saturation, the master's α alone with a k of few bits gives the f64 path's channels exactly.
+        if (!laneBounds && exactAlpha && pass == 0) exactLanes = f32x4.lt(grown, room);
         C = f32x4.pmin(grown, room);
       }
       // A channel L + C × v: C × v's error, L's, and C's on half of it (|v| ≤ 1/2); none at all
@@ -571,9 +584,17 @@ function quadPixelsCallBound(d: usize, end: usize, params: usize, nr: i32, cache
         bound = f32x4.add(f32x4.add(f32x4.mul(C, boundPerC), f32x4.mul(dd, boundPerDd)), boundConst);
         if (exactWithoutChroma) bound = v128.andnot(bound, f32x4.eq(C, zero));
       }
-      r = f32x4.add(L, f32x4.mul(C, vr));
-      g = f32x4.add(L, f32x4.mul(C, vg));
-      b = f32x4.add(L, f32x4.mul(C, vb));
+      if (!laneBounds && exactAlpha) {
+        // L + (channel − L) × k: each product and sum exact in f32 (quadBounds), as in f64.
+        r = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(r, L), masterK)), f32x4.add(L, f32x4.mul(C, vr)));
+        g = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(g, L), masterK)), f32x4.add(L, f32x4.mul(C, vg)));
+        b = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(b, L), masterK)), f32x4.add(L, f32x4.mul(C, vb)));
+        bound = v128.andnot(bound, exactLanes);
+      } else {
+        r = f32x4.add(L, f32x4.mul(C, vr));
+        g = f32x4.add(L, f32x4.mul(C, vg));
+        b = f32x4.add(L, f32x4.mul(C, vb));
+      }
       redo = v128.andnot(v128.or(redo, v128.or(nearHalf(r, bound), v128.or(nearHalf(g, bound), nearHalf(b, bound)))), grey);
       const coloured = v128.or(v128.or(bytes4(r), i32x4.shl(bytes4(g), 8)), i32x4.shl(bytes4(b), 16));
       out = v128.any_true(grey) ? sel(grey, out, coloured) : coloured;

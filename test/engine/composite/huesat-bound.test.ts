@@ -7,10 +7,12 @@ import { adjustedByTypescript } from './kit';
  * Issue 25 §3 (huesat-bound): the Hue/Saturation kernel's f32 quads take one error bound for the
  * whole call where the settings keep it narrow (wasm/assembly/hue-saturation.ts quadBounds: no
  * range α with lightness, no large α on a large α sum's error), each lane's own otherwise, and
- * redo the pixels they leave to the f64 path a batch at a time. Held to the TypeScript (the
- * kernels off): settings of each kind on random colours, the master's full desaturation (whose
- * pixels need no redo: the call bound says so only where C's error stays 0), and runs of colours
- * that land on exact halves, so that a colour waiting in the batch is met again before its redo.
+ * redo the pixels they leave to the f64 path a batch at a time; under the master's saturation
+ * alone with 1 + α of few bits (±50 %, +20 %, −75 %, +100 %) the lanes under full saturation are
+ * exact in f32 as in f64 and need no redo. Held to the TypeScript (the kernels off): settings of
+ * each kind on random colours, the master's full desaturation (whose pixels need no redo: the call
+ * bound says so only where C's error stays 0), and runs of colours that land on exact halves, so
+ * that a colour waiting in the batch is met again before its redo.
  */
 
 let seed = 20261201;
@@ -21,13 +23,24 @@ type Setting = { master: { hue: number; saturation: number; lightness: number } 
 
 const adjustment = (s: Setting) => ({ type: 'hue/saturation', ...s, master: { a: 0, b: 0, c: 0, d: 0, ...s.master } });
 
-/** Settings of each kind: the call's bound (master only, ranges turning the hue, a shrinking master α), the master's full desaturation, each lane's bound (α and lightness in ranges). */
+/**
+ * Settings of each kind: the call's bound (master only, ranges turning the hue, a shrinking master
+ * α), the master's full desaturation, the master's α alone with 1 + α of few bits (+50 % doubles
+ * the chroma: its halves are exact in f64 and in f32; +100 % caps every lane; −40 % and +10 % are not
+ * of few bits, +10 % lands near halves), each lane's bound (α and lightness in ranges).
+ */
 const SETTINGS: Setting[] = [
   { master: { hue: 66, saturation: 0, lightness: 28 } },
   { master: { hue: -150, saturation: 60, lightness: -45 } },
   { master: { hue: 30, saturation: 0, lightness: 0 }, reds: { a: 330, b: 350, c: 20, d: 40, hue: -90, saturation: 0, lightness: 0 }, blues: { a: 200, b: 200, c: 250, d: 250, hue: 120, saturation: 0, lightness: 0 } },
   { master: { hue: 0, saturation: -97, lightness: 0 }, reds: { a: 207, b: 239, c: 351, d: 37, hue: 32, saturation: 93, lightness: 0 }, magentas: { a: 82, b: 133, c: 151, d: 171, hue: 0, saturation: 100, lightness: 0 } },
   { master: { hue: 0, saturation: -100, lightness: 0 } },
+  { master: { hue: 0, saturation: 50, lightness: 0 } },
+  { master: { hue: 0, saturation: 20, lightness: -30 } },
+  { master: { hue: 0, saturation: -75, lightness: 45 } },
+  { master: { hue: 0, saturation: 100, lightness: 0 } },
+  { master: { hue: 0, saturation: -40, lightness: 10 } },
+  { master: { hue: 0, saturation: 10, lightness: 0 } },
   { master: { hue: 40, saturation: -100, lightness: -30 }, greens: { a: 75, b: 105, c: 135, d: 165, hue: 20, saturation: 80, lightness: 0 } },
   { master: { hue: -27, saturation: 0, lightness: 10 }, reds: { a: 315, b: 345, c: 15, d: 90, hue: 19, saturation: 14, lightness: 26 }, yellows: { a: 330, b: 359, c: 29, d: 59, hue: -38, saturation: 93, lightness: 27 }, cyans: { a: 135, b: 165, c: 195, d: 225, hue: -17, saturation: 20, lightness: -91 } },
   { master: { hue: 10, saturation: 50, lightness: 0 }, yellows: { a: 15, b: 45, c: 75, d: 105, hue: 16, saturation: -40, lightness: 100 }, cyans: { a: 135, b: 165, c: 195, d: 225, hue: 0, saturation: 100, lightness: -100 } },
