@@ -47,10 +47,13 @@ export interface LayoutStyle {
    */
   pixelRows?: { origin: number; scale: number };
   /**
-   * The tracking after a line's last character: outside the line (the default: centred and
-   * right-aligned ink sits on the anchor) or part of its width, as Photoshop aligns it.
+   * Centred and right-aligned lines shifted by the tracking after their last character
+   * ('shifted', the default, as print products have always been set) or not ('none'). Photoshop
+   * ends a line at its last glyph's advance, without that tracking (the pen positions it stores
+   * in Txt2), and resvg anchors a `<text>` the same way; so 'none' puts the ink where Photoshop
+   * does, and 'shifted' puts it one tracking (half, centred) past the anchor.
    */
-  lineEndTracking?: 'outside' | 'counted';
+  lineEndTracking?: 'shifted' | 'none';
 }
 
 export interface LaidOutLine {
@@ -171,9 +174,9 @@ export function layoutParagraphs(text: string, metrics: MeasuringMetrics, style:
   const para = style.paragraph ?? NO_PARAGRAPH_SETTINGS;
   const out: LaidOutLine[] = [];
   let brokenWord = false;
-  // The renderer adds letter spacing after the last character too: shifted by it, the ink aligns;
-  // Photoshop counts it in the line instead.
-  const trailing = style.lineEndTracking === 'counted' ? 0 : (style.tracking / 1000) * size;
+  // 'shifted' moves centred and right-aligned lines by the tracking after the last character,
+  // which neither resvg's anchoring nor Photoshop's line includes (lineEndTracking above).
+  const trailing = style.lineEndTracking === 'none' ? 0 : (style.tracking / 1000) * size;
   // Point text aligns about its origin; box text within the box, both less the indents.
   const [left, right] = box ? [box.left, box.right] : [0, 0];
   const indentOf = (line: number) => para.startIndent + (line === 0 ? para.firstLineIndent : 0);

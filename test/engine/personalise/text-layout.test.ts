@@ -41,19 +41,19 @@ describe("Photoshop's text layout options", () => {
     expect(10.25 + 2 * scaled.y).toBeCloseTo(Math.round(10.25 + 2 * 28.8), 9);
   });
 
-  it("lineEndTracking 'counted' aligns the tracking after the last character with the line", async () => {
+  it("lineEndTracking 'none' ends centred and right-aligned lines at the last glyph's advance, as Photoshop", async () => {
     const m = await liberation();
     const tracked = style({ tracking: 20, size: 18, leading: 21.6 });
     const trailing = (20 / 1000) * 18;
     const right = { ...tracked, alignment: 'right' as const, box: { left: 0, top: 0, right: 96, bottom: 160 } };
     expect(layoutText('box with', m, right)[0].x).toBeCloseTo(96 + trailing, 9);
-    expect(layoutText('box with', m, { ...right, lineEndTracking: 'counted' })[0].x).toBe(96);
+    expect(layoutText('box with', m, { ...right, lineEndTracking: 'none' })[0].x).toBe(96);
     const centre = { ...tracked, alignment: 'center' as const };
     expect(layoutText('box with', m, centre)[0].x).toBeCloseTo(trailing / 2, 9);
-    expect(layoutText('box with', m, { ...centre, lineEndTracking: 'counted' })[0].x).toBe(0);
+    expect(layoutText('box with', m, { ...centre, lineEndTracking: 'none' })[0].x).toBe(0);
     // Left text and the measured width do not change.
-    expect(layoutText('box with', m, { ...tracked, lineEndTracking: 'counted' })[0].x).toBe(0);
-    expect(layoutText('box with', m, { ...right, lineEndTracking: 'counted' })[0].width).toBe(measure('box with', m, tracked));
+    expect(layoutText('box with', m, { ...tracked, lineEndTracking: 'none' })[0].x).toBe(0);
+    expect(layoutText('box with', m, { ...right, lineEndTracking: 'none' })[0].width).toBe(measure('box with', m, tracked));
   });
 
   it("a justified paragraph's last line sits where paragraph.lastLine says (Justify Last Centered, Right)", async () => {
