@@ -231,7 +231,10 @@ export function withShapedPaths(svg: string, fonts: readonly Uint8Array[]): stri
     const wordSpacing = Number(/word-spacing="([^"]+)"/.exec(attrs)?.[1] ?? 0);
     const path = shapedPath(fonts, text, { size, letterSpacing, wordSpacing });
     if (!path) return line;
-    const left = Number(x) - (anchor === 'middle' ? path.width / 2 : anchor === 'end' ? path.width : 0);
+    // resvg anchors a <text> by its advance without the letter spacing after the last character
+    // (as Photoshop ends a line: docs/fonts.md, "Photoshop's text layout"); so does the path.
+    const anchored = path.width - (text ? letterSpacing : 0);
+    const left = Number(x) - (anchor === 'middle' ? anchored / 2 : anchor === 'end' ? anchored : 0);
     return `<path transform="translate(${fmt(left)} ${y})" d="${path.d}"/><text x="${x}" y="${y}" text-anchor="${anchor}"${attrs} visibility="hidden">${body}</text>`;
   });
 }

@@ -94,4 +94,21 @@ describe('withShapedPaths', () => {
     const shaped = shapedPath(fonts, 'Ali لا الله', { size: SIZE })!;
     expect(boxes.right - boxes.left).toBeGreaterThan(shaped.width + 20);
   });
+
+  it('anchors a tracked line as resvg anchors <text>: without the spacing after its last character', async () => {
+    const sans = (await bundledFontStore('LiberationSans'))!;
+    const devanagari = (await bundledFontStore('NotoSansDevanagari-Regular'))!;
+    const fonts = [sans, devanagari];
+    const tracked = (anchor: string, lines: string) =>
+      `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="200"><g transform="matrix(1 0 0 1 0 0)" font-family="'Liberation Sans'" font-size="${SIZE}" letter-spacing="20" fill="rgb(0,0,0)" xml:space="preserve" font-kerning="normal"><text x="800" y="130" text-anchor="${anchor}">${lines}</text></g></svg>`;
+    // resvg's own: a right-aligned Latin line's ink ends where it would without letter spacing.
+    const plain = ink(await renderSvg(tracked('end', 'HH').replace(' letter-spacing="20"', ''), fonts));
+    const spaced = ink(await renderSvg(tracked('end', 'HH'), fonts));
+    expect(spaced.right).toBe(plain.right);
+    // A shaped line ends on its anchor the same way.
+    const word = 'नमस्ते';
+    const path = shapedPath(fonts, word, { size: SIZE, letterSpacing: 20 })!;
+    const left = Number(/translate\(([\d.-]+) 130\)/.exec(withShapedPaths(tracked('end', word), fonts))![1]);
+    expect(left).toBeCloseTo(800 - (path.width - 20), 1);
+  });
 });
