@@ -40,8 +40,21 @@ export interface TextInfo {
   /** Per-run styles when the layer mixes fonts, sizes or colours. */
   runs?: Array<{ length: number; font: string; size: number; color: string }>;
   warped?: boolean;
-  /** First paragraph's indents and spacing (text-space pixels); justifyLast: Photoshop's "justify all". */
-  paragraph?: { startIndent: number; endIndent: number; firstLineIndent: number; spaceBefore: number; spaceAfter: number; justifyLast: boolean };
+  /**
+   * First paragraph's indents and spacing (text-space pixels); justifyLast: Photoshop's "justify
+   * all"; lastLine: where a justified paragraph's last line sits (Justify Last Centered or Right).
+   */
+  paragraph?: {
+    startIndent: number;
+    endIndent: number;
+    firstLineIndent: number;
+    spaceBefore: number;
+    spaceAfter: number;
+    justifyLast: boolean;
+    lastLine?: 'left' | 'center' | 'right';
+  };
+  /** Photoshop's anti-aliasing method ('crisp' draws baselines on whole pixels: docs/fonts.md). */
+  antiAlias?: 'none' | 'sharp' | 'crisp' | 'strong' | 'smooth' | 'platform' | 'platformLCD';
   /** Photoshop's All Caps character setting. */
   allCaps?: boolean;
 }

@@ -115,10 +115,15 @@ export function fitText(info: TextInfo, text: string, metrics: MeasuringMetrics,
   const oneLine = fit === 'shrinkToLine';
   const content = oneLine ? splitParagraphs(text).join(' ') : text;
   const frame = info.box ? null : pointFrame(info, metrics, settings, oneLine);
+  // Photoshop's text layout (docs/fonts.md, "Photoshop's text layout"): box text's first baseline
+  // at the top of 'd'; upright Crisp text's baselines on whole template pixels (Smooth's where they
+  // fall); no tracking after a line's last character (resvg anchors without it too).
+  const ty = info.transform?.length === 6 ? info.transform[5] : 0;
+  const pixelRows = info.antiAlias === 'crisp' && xy === 0 && yx === 0 && yy > 0 ? { origin: ty, scale: yy } : undefined;
 
   const attempt = (shown: number) => {
     const size = shown / transformScale;
-    const style: LayoutStyle = { size, leading: leadingPerSize * size, tracking, alignment: info.alignment ?? 'left', box: info.box, paragraph: info.paragraph };
+    const style: LayoutStyle = { size, leading: leadingPerSize * size, tracking, alignment: info.alignment ?? 'left', box: info.box, paragraph: info.paragraph, firstBaseline: 'lowercase', pixelRows, lineEndTracking: 'none' };
     const layout = layoutParagraphs(content, metrics, style);
     let overflow = layout.overset;
     if (info.box && oneLine && layout.lines.length > 1) overflow = [layout.lines.slice(1).map((l) => l.text).join(' '), overflow].filter(Boolean).join('\n');

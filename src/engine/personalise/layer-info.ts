@@ -66,7 +66,10 @@ export function textInfoFromLayer(layer: Layer): TextInfo | undefined {
     spaceAfter: paragraph.spaceAfter ?? 0,
     justifyLast: paragraph.justification === 'justify-all',
   };
-  if (Object.values(indents).some(Boolean)) info.paragraph = indents;
+  // Justify Last Centered or Right: the last line's place (Adobe's Paragraph panel; left by default).
+  const lastLine = paragraph.justification === 'justify-center' ? 'center' : paragraph.justification === 'justify-right' ? 'right' : undefined;
+  if (Object.values(indents).some(Boolean) || lastLine) info.paragraph = lastLine ? { ...indents, lastLine } : indents;
+  if (t.antiAlias) info.antiAlias = t.antiAlias;
   if (first.fontCaps === 2) info.allCaps = true;
   if (t.shapeType === 'box' && t.boxBounds?.length === 4) {
     const [left, top, right, bottom] = t.boxBounds;

@@ -19,6 +19,14 @@ describe('textInfoFromLayer', () => {
     expect(secondary).toMatchObject({ alignment: 'right', color: '#ffd60a', box: { left: 0, top: 0, right: 96, bottom: 160 } });
   });
 
+  it("the anti-aliasing method, and a justified paragraph's last-line place", async () => {
+    const { tree } = await fixtureTree('psapi-text-paragraph.psd');
+    expect(findNode(tree, 'ParagraphMain').text!.antiAlias).toBe('crisp');
+    expect(findNode(tree, 'ParagraphMain').text!.paragraph?.lastLine).toBeUndefined(); // justify all
+    const point = await fixtureTree('psdtools-text.psd');
+    expect(findNode(point.tree, 'Line 1 Line 2 Line 3 and text').text!.antiAlias).toBe('smooth');
+  });
+
   it('multi-style layers keep their runs', async () => {
     const { tree } = await fixtureTree('psapi-text-character-styles.psd');
     const info = findNode(tree, 'CharacterStylePrimary').text!;
