@@ -21,7 +21,7 @@ import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
 import type { InputStore, StoredFont, StoredInput, UrlImages } from './inputs';
 import { fileName } from './names';
-import { buildOverrides, imageReferences, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
+import { buildOverrides, imageReferences, releaseOverrides, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
 import { preflightReport, type PreflightProblem, type PreflightReport, type ReportProblem } from './preflight/report';
 import { printGeometry } from './preflight/template';
 import {
@@ -424,32 +424,36 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
       const scale = previewRenderScale(compiled, s, options.optimizePreview);
       problems.length = 0;
       const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing }));
-      const frameOptions: FrameOptions = {
-        scale,
-        width,
-        height,
-        quality: options.optimizePreview ? 'fast' : 'high',
-        sharpen: shrinking ? options.unsharpMask : null,
-        background: options.format === 'png' ? 'transparent' : undefined,
-        overrides,
-      };
-      // A big JPEG is coded as its strips are drawn: its frame is never held (issue 25 §1).
-      if (options.format === 'jpg' && streamsJpeg(frameOptions)) {
-        const jpeg = await renderFrameJpeg(store.bucket, compiled, frameOptions, options.jpegQuality, timing);
-        return jpegImage(jpeg, await iccOf());
-      }
-      if (options.format === 'png' && memory.streamed) {
-        return { bytes: await renderFramePng(store.bucket, compiled, frameOptions, await iccOf(), codedBytesLimit(memory), timing), contentType: 'image/png', ext: 'png' };
-      }
-      const frame = await renderFrame(store.bucket, compiled, frameOptions, timing);
-      const profile = await iccOf();
-      // A JPEG of a kept template frame re-codes only the MCU rows the request changed (and never
-      // reads `frame.image`, which would copy the kept frame).
       try {
-        if (options.format === 'jpg') return await timing.time('encode', async () => jpegImage(await encodeFrameJpeg(frame, options.jpegQuality), profile));
-        return await timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile));
+        const frameOptions: FrameOptions = {
+          scale,
+          width,
+          height,
+          quality: options.optimizePreview ? 'fast' : 'high',
+          sharpen: shrinking ? options.unsharpMask : null,
+          background: options.format === 'png' ? 'transparent' : undefined,
+          overrides,
+        };
+        // A big JPEG is coded as its strips are drawn: its frame is never held (issue 25 §1).
+        if (options.format === 'jpg' && streamsJpeg(frameOptions)) {
+          const jpeg = await renderFrameJpeg(store.bucket, compiled, frameOptions, options.jpegQuality, timing);
+          return jpegImage(jpeg, await iccOf());
+        }
+        if (options.format === 'png' && memory.streamed) {
+          return { bytes: await renderFramePng(store.bucket, compiled, frameOptions, await iccOf(), codedBytesLimit(memory), timing), contentType: 'image/png', ext: 'png' };
+        }
+        const frame = await renderFrame(store.bucket, compiled, frameOptions, timing);
+        const profile = await iccOf();
+        // A JPEG of a kept template frame re-codes only the MCU rows the request changed (and never
+        // reads `frame.image`, which would copy the kept frame).
+        try {
+          if (options.format === 'jpg') return await timing.time('encode', async () => jpegImage(await encodeFrameJpeg(frame, options.jpegQuality), profile));
+          return await timing.time('encode', () => encode(frame.image, options.format, options.jpegQuality, profile));
+        } finally {
+          frame.release?.(); // its drawn canvas serves the next request (frame.ts takeCanvas)
+        }
       } finally {
-        frame.release?.(); // its drawn canvas serves the next request (frame.ts takeCanvas)
+        releaseOverrides(overrides); // placements no cache keeps, drawn into lent arrays (personalise/overrides.ts)
       }
     },
   };

@@ -12,6 +12,12 @@ export class ByteLru<V> {
   private held = 0;
   hits = 0;
   misses = 0;
+  /**
+   * Called with each value the map lets go of (evicted, replaced, cleared, dropped by prefix): an
+   * owner that lends its values' arrays (personalise/overrides.ts, placementCache) takes back
+   * those nobody reads any more.
+   */
+  onEvict?: (value: V) => void;
 
   /** `maxEntryBytes`: larger values are not kept (one big frame must not flush everything). */
   constructor(
@@ -38,6 +44,7 @@ export class ByteLru<V> {
     if (old) {
       this.entries.delete(key);
       this.held -= old.bytes;
+      if (old.value !== value) this.onEvict?.(old.value);
     }
     if (bytes > this.maxEntryBytes || bytes > this.budget) return;
     this.entries.set(key, { value, bytes, used: ++clock });
@@ -51,6 +58,7 @@ export class ByteLru<V> {
       if (this.held <= bytes) break;
       this.entries.delete(k);
       this.held -= e.bytes;
+      this.onEvict?.(e.value);
     }
   }
 
@@ -65,6 +73,7 @@ export class ByteLru<V> {
     for (const [k, e] of this.entries) {
       this.entries.delete(k);
       this.held -= e.bytes;
+      this.onEvict?.(e.value);
       return;
     }
   }
@@ -75,6 +84,7 @@ export class ByteLru<V> {
       if (!k.startsWith(prefix)) continue;
       this.entries.delete(k);
       this.held -= e.bytes;
+      this.onEvict?.(e.value);
     }
   }
 
@@ -88,10 +98,12 @@ export class ByteLru<V> {
   }
 
   clear(): void {
+    const values = this.onEvict ? [...this.entries.values()].map((e) => e.value) : [];
     this.entries.clear();
     this.held = 0;
     this.hits = 0;
     this.misses = 0;
+    for (const value of values) this.onEvict?.(value);
   }
 }
 

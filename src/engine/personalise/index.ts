@@ -5,7 +5,7 @@
  *   const refs = imageReferences(data);                 // prefetch concurrently
  *   const overrides = await buildOverrides(tree, data, { scale, loadFont, loadImage });
  */
-export { buildOverrides, imageReferences, placementQuad, validateData, type LoadedPicture, type PersonaliseContext } from './overrides';
+export { buildOverrides, imageReferences, placementQuad, releaseOverrides, validateData, type LoadedPicture, type PersonaliseContext } from './overrides';
 export { PersonalisationDataSchema, DataCommandSchema, normaliseCommand, type DataCommand, type PersonalisationData } from './commands';
 export { parseColor, type RGBA } from './color';
 export { placementFromLayer, textInfoFromLayer } from './layer-info';

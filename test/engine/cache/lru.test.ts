@@ -2,6 +2,30 @@ import { describe, expect, it } from 'vitest';
 import { backdropCache, bandCache, ByteLru, cached, clearEngineCaches, imageCache, makeRoom, MB, treeCache } from '../../../src/engine/cache';
 
 describe('ByteLru', () => {
+  it('hands every value it lets go of to onEvict: trimmed, evicted, replaced, dropped by prefix, cleared', () => {
+    const lru = new ByteLru<string>(300, 200);
+    const evicted: string[] = [];
+    lru.onEvict = (value) => void evicted.push(value);
+    lru.set('a', 'A', 100);
+    lru.set('b', 'B', 100);
+    lru.set('c', 'C', 100);
+    lru.set('d', 'D', 100); // over the budget: the least recent goes
+    expect(evicted).toEqual(['A']);
+    lru.set('b', 'B2', 100); // replaced
+    lru.set('c', 'C', 100); // set again as it is: not let go of
+    expect(evicted).toEqual(['A', 'B']);
+    lru.set('d', 'D2', 250); // replaced by a value too large to keep: the old one goes, the new one is not taken
+    expect(evicted).toEqual(['A', 'B', 'D']);
+    lru.evictOldest();
+    expect(evicted).toEqual(['A', 'B', 'D', 'B2']);
+    lru.set('x/1', 'X', 50);
+    lru.evictPrefix('x/');
+    lru.set('e', 'E', 10);
+    lru.clear();
+    expect(evicted).toEqual(['A', 'B', 'D', 'B2', 'X', 'C', 'E']);
+    expect(lru.size).toBe(0);
+  });
+
   it('holds at most its byte budget, evicting the least recently used first', () => {
     const lru = new ByteLru<string>(10);
     lru.set('a', 'A', 4);
