@@ -78,12 +78,69 @@ function ownSize(picture: LoadedPicture): { width: number; height: number } {
 
 type Placed = Awaited<ReturnType<typeof placeImage>>;
 
-async function cachedPlacement(key: string, place: () => Promise<Placed>): Promise<Placed> {
+/**
+ * The kept placement for `key`, else what `place` draws (then kept). A kept one drawn into a lent
+ * array is read by this request until its releaseOverrides: `reads` gets what gives that read up.
+ * placementCache counts a placement's whole buffer (a lent one may be a little longer).
+ */
+async function cachedPlacement(key: string, place: () => Promise<Placed>, reads: Array<() => void>): Promise<Placed> {
   const held = placementCache.get(key);
-  if (held !== undefined) return held;
+  if (held !== undefined) {
+    const read = held && readKept(held.pixels.data.buffer);
+    if (read) reads.push(read);
+    return held;
+  }
   const placed = await place();
-  placementCache.set(key, placed, placed ? placed.pixels.data.byteLength : 64);
+  placementCache.set(key, placed, placed ? placed.pixels.data.buffer.byteLength : 64);
   return placed;
+}
+
+/** Whether placementCache keeps a value of `bytes` (ByteLru.set's rule). */
+const cacheKeeps = (bytes: number) => bytes <= placementCache.maxEntryBytes && bytes <= placementCache.budget;
+
+/**
+ * Placements drawn into lent arrays (raster/bounded.ts) and kept in placementCache, by buffer: the
+ * requests reading each now (from buildOverrides to releaseOverrides) and whether the cache still
+ * holds it. Given back, to be drawn into again, once neither does: a never-seen picture's placement
+ * (2.2–2.6 MB at 800 px) was a new array every request, kept until three others pushed it out.
+ * A request that never calls releaseOverrides (a PDF, the ink preview, a test) keeps its reads:
+ * those arrays are left to the collector, as any array.
+ */
+const keptLent = new WeakMap<ArrayBufferLike, { readers: number; cached: boolean; give: () => void }>();
+placementCache.onEvict = (placed) => {
+  const buffer = placed?.pixels.data.buffer;
+  const kept = buffer && keptLent.get(buffer);
+  if (!kept) return;
+  kept.cached = false;
+  if (kept.readers === 0) {
+    keptLent.delete(buffer);
+    kept.give();
+  }
+};
+
+/** A read of a kept lent placement's `buffer`, or undefined when it is not one: gives the read up, once. */
+function readKept(buffer: ArrayBufferLike): (() => void) | undefined {
+  const kept = keptLent.get(buffer);
+  if (!kept) return undefined;
+  kept.readers++;
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    kept.readers--;
+    if (kept.readers === 0 && !kept.cached) {
+      keptLent.delete(buffer);
+      kept.give();
+    }
+  };
+}
+
+/** The drawing request's read of a placement drawn into the lent `array`, kept by placementCache or by nobody. */
+function drawnInto(array: Uint8ClampedArray, cached: boolean): () => void {
+  const give = releaseOnce(array);
+  if (!cached) return give;
+  keptLent.set(array.buffer, { readers: 0, cached: true, give });
+  return readKept(array.buffer)!;
 }
 
 
@@ -255,6 +312,8 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   }
 
   const failures: Array<{ error: EngineError; detail: ErrorDetail }> = [];
+  // What gives up this request's reads of lent placements (releaseOverrides).
+  const lent: Array<() => void> = [];
   const fail = (path: string, err: unknown, fallback: string) => {
     const error = err instanceof EngineError ? err : unprocessable(fallback);
     const reason = err instanceof EngineError ? err.details?.[0]?.reason ?? err.message : `${fallback}: ${(err as Error)?.message ?? err}`;
@@ -414,22 +473,14 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (command.type !== 'barcode' || ctx.layoutOnly) continue;
     for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
   }
-  // A placement placementCache will not keep (larger than its entries, or no content key to keep
-  // it by) is read by this request's render alone: drawn into a lent array (raster/bounded.ts),
-  // given back by releaseOverrides once the render is done.
-  const lent: Array<() => void> = [];
-  const lendUnkept = (kept: boolean) => (bytes: number) => {
-    if (kept && bytes <= placementCache.maxEntryBytes) return undefined;
-    const array = lendPicture(bytes);
-    if (array) lent.push(releaseOnce(array));
-    return array;
-  };
   for (const job of images) {
     if (!job) continue;
     const { name, node, command, quad, picture, size } = job;
     const mode = command.resizeMode ?? 'fit';
     checkPicture(node, name, size, mode, { resolution, trim, report: reportOn(node) });
     if ('placed' in job) {
+      const read = job.placed && readKept(job.placed.pixels.data.buffer);
+      if (read) lent.push(read);
       set(node.id, job.placed ?? empty());
       continue;
     }
@@ -437,9 +488,14 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     try {
       const within = withinOf(node);
       const key = placementKey(node, command, quad);
-      const arrayFor = lendUnkept(!!key);
+      // Drawn into a lent array (raster/bounded.ts), given back once neither this request's
+      // render (releaseOverrides) nor placementCache reads it; a kept one's buffer near its size
+      // and within the cache's entries, so that it is kept as a new array would be.
+      let drawn: Uint8ClampedArray | undefined;
+      const arrayFor = (bytes: number) => (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined));
       const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
-      const placed = key ? await cachedPlacement(key, place) : await place();
+      const placed = key ? await cachedPlacement(key, place, lent) : await place();
+      if (drawn && placed?.pixels.data.buffer === drawn.buffer) lent.push(drawnInto(drawn, !!key && cacheKeeps(drawn.buffer.byteLength)));
       set(node.id, placed ?? empty());
     } catch (err) {
       if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);
@@ -458,13 +514,13 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   return ctx.layoutOnly ? new Map() : overrides;
 }
 
-/** The lent arrays (placements no cache keeps) each buildOverrides result holds, to give back. */
+/** What gives up each buildOverrides result's reads of lent placements. */
 const lentByOverrides = new WeakMap<LayerOverrides, Array<() => void>>();
 
 /**
- * Gives back the lent arrays `overrides` (from buildOverrides) drew its placements into: call it
- * once nothing reads them any more (the render and its encode done), and read them no more.
- * Without it they are left to the collector, as any array.
+ * Gives up the reads `overrides` (from buildOverrides) holds of placements in lent arrays: one no
+ * cache keeps goes back at once, a kept one when placementCache lets it go too. Call it once nothing
+ * reads them any more (the render and its encode done). Without it they are left to the collector.
  */
 export function releaseOverrides(overrides: LayerOverrides | undefined): void {
   const lent = overrides && lentByOverrides.get(overrides);

@@ -148,12 +148,18 @@ const LENT_PICTURE_BYTES = 8 * 1024 * 1024;
 const lentPictures = new ArrayPool({ bytes: 2 * LENT_PICTURE_BYTES, count: 2 });
 
 /**
- * An array of exactly `bytes` to lend (over a kept buffer when one is free and large enough), or
- * undefined above the bound; give it back once by `releaseOnce(array)()`, and read it no more.
+ * An array of exactly `bytes` to lend (over a kept buffer when one is free and large enough, and
+ * no longer than `largest`: a cache counting the buffer wants it near its size), or undefined
+ * above the bound; give it back once by `releaseOnce(array)()`, and read it no more.
  */
-export function lendPicture(bytes: number): Uint8ClampedArray | undefined {
+export function lendPicture(bytes: number, largest = LENT_PICTURE_BYTES): Uint8ClampedArray | undefined {
   if (bytes > LENT_PICTURE_BYTES) return undefined;
-  return new Uint8ClampedArray(lentPictures.take(bytes) ?? new ArrayBuffer(bytes), 0, bytes);
+  let kept = lentPictures.take(bytes);
+  if (kept && kept.byteLength > largest) {
+    lentPictures.give(kept);
+    kept = undefined;
+  }
+  return new Uint8ClampedArray(kept ?? new ArrayBuffer(bytes), 0, bytes);
 }
 
 /** Gives `lent` (from lendPicture) back the first time it is called, never again. */

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { buildOverrides, type PersonaliseContext } from '../../../src/engine/personalise';
 import { placeImage, type PlacementQuad } from '../../../src/engine/personalise/image';
 import { releaseOverrides } from '../../../src/engine/personalise/overrides';
-import { dropLentPictures, lentPictureBytes } from '../../../src/engine/raster/bounded';
+import { placementCache } from '../../../src/engine/cache';
+import { dropLentPictures, lendPicture, lentPictureBytes, releaseOnce } from '../../../src/engine/raster/bounded';
 import type { LayerNode, RGBAImage } from '../../../src/engine/types';
 import { layerNode as node } from './helpers';
 
@@ -75,10 +76,88 @@ describe('buildOverrides with a placement no cache keeps', () => {
     dropLentPictures();
   });
 
-  it('lends none for a placement placementCache keeps', async () => {
+  it('gives a kept one back once placementCache lets it go and no request reads it', async () => {
     dropLentPictures();
-    const overrides = await buildOverrides(tree(), data, context(`image/placement-lent-${Math.random()}`));
+    placementCache.clear();
+    const bytes = 40 * 30 * 4;
+    const first = await buildOverrides(tree(), data, context(`image/placement-lent-${Math.random()}`));
+    const buffer = first.get(4)!.pixels!.data.buffer;
+    expect(buffer.byteLength).toBe(bytes);
+    releaseOverrides(first);
+    expect(lentPictureBytes()).toBe(0); // kept: placementCache holds it
+    // Another request reads it from the cache; evicted meanwhile, it goes back only after that read.
+    const key = `image/placement-lent-again-${Math.random()}`;
+    const a = await buildOverrides(tree(), data, context(key));
+    const b = await buildOverrides(tree(), data, context(key));
+    expect(b.get(4)!.pixels).toBe(a.get(4)!.pixels);
+    placementCache.clear();
+    expect(lentPictureBytes()).toBe(bytes); // the first request's, read by nobody now
+    releaseOverrides(a);
+    expect(lentPictureBytes()).toBe(bytes);
+    releaseOverrides(b);
+    releaseOverrides(b);
+    expect(lentPictureBytes()).toBe(2 * bytes);
+    // The next placement is drawn into one of them, over the old pixels, the same bytes as a new one.
+    const next = await buildOverrides(tree(), data, context(`image/placement-lent-next-${Math.random()}`));
+    expect([buffer, a.get(4)!.pixels!.data.buffer]).toContain(next.get(4)!.pixels!.data.buffer);
+    const fresh = await placeImage({ ...picture(60, 45, 9, true) }, { corners: [0, 0, 40, 0, 40, 30, 0, 30], width: 40, height: 30 }, 'fill');
+    expect(Buffer.from(next.get(4)!.pixels!.data).equals(Buffer.from(fresh!.pixels.data))).toBe(true);
+    releaseOverrides(next);
+    placementCache.clear();
+    dropLentPictures();
+  });
+
+  it('keeps no buffer much longer than the placement in placementCache', async () => {
+    dropLentPictures();
+    placementCache.clear();
+    const big = lendPicture(4 * 40 * 30 * 4)!;
+    releaseOnce(big)();
+    const overrides = await buildOverrides(tree(), data, context(`image/placement-lent-long-${Math.random()}`));
+    expect(overrides.get(4)!.pixels!.data.buffer.byteLength).toBe(40 * 30 * 4);
+    expect(lentPictureBytes()).toBe(big.buffer.byteLength); // left free
     releaseOverrides(overrides);
-    expect(lentPictureBytes()).toBe(0);
+    placementCache.clear();
+    dropLentPictures();
+  });
+
+  it('never draws into an array a request still reads: requests, releases and evictions in any order', async () => {
+    dropLentPictures();
+    placementCache.clear();
+    const pictures = [11, 12, 13, 14].map((seed) => ({ seed, key: `image/placement-lent-fuzz-${seed}-${Math.random()}` }));
+    const contextOf = (p: (typeof pictures)[number]): PersonaliseContext => ({
+      scale: 1,
+      loadFont: async () => null,
+      imageKey: () => p.key,
+      loadImage: async () => ({ ...picture(60, 45, p.seed, true), source: { width: 60, height: 45 } }),
+    });
+    const expected = new Map<number, Buffer>();
+    for (const p of pictures) {
+      const placed = await placeImage(picture(60, 45, p.seed, true), { corners: [0, 0, 40, 0, 40, 30, 0, 30], width: 40, height: 30 }, 'fill');
+      expected.set(p.seed, Buffer.from(placed!.pixels.data));
+    }
+    let s = 7;
+    const random = (n: number) => ((s = (s * 1103515245 + 12345) >>> 0) >>> 8) % n;
+    const reading: Array<{ seed: number; overrides: Awaited<ReturnType<typeof buildOverrides>> }> = [];
+    const check = () => {
+      for (const r of reading) expect(Buffer.from(r.overrides.get(4)!.pixels!.data).equals(expected.get(r.seed)!)).toBe(true);
+    };
+    for (let step = 0; step < 400; step++) {
+      const op = random(10);
+      if (op < 5) {
+        const p = pictures[random(pictures.length)]!;
+        reading.push({ seed: p.seed, overrides: await buildOverrides(tree(), data, contextOf(p)) });
+      } else if (op < 8 && reading.length) {
+        releaseOverrides(reading.splice(random(reading.length), 1)[0]!.overrides);
+      } else if (op === 8) {
+        placementCache.trim(random(3) * 40 * 30 * 4);
+      } else {
+        placementCache.clear();
+      }
+      check();
+    }
+    for (const r of reading) releaseOverrides(r.overrides);
+    placementCache.clear();
+    dropLentPictures();
   });
 });
+
