@@ -993,30 +993,39 @@ function upsampling(n: i32, bx: i32, by: i32, dx: i32, dy: i32, width: i32): i32
  * Output columns x0 … x0 + count − 1 (x0 even) of a row at half the output's columns (`src`,
  * `samples` of them) into `dst`, as h2v1_fancy_upsample: column 2i (3·c[i] + c[i − 1] + 1) >> 2,
  * 2i + 1 (3·c[i] + c[i + 1] + 2) >> 2, the first and last sample repeated past the edges.
- * Eight samples at a time where both neighbours are in the row, one at a time at its ends.
- * Writes up to 15 bytes past the count.
+ * Sixteen samples at a time where both neighbours are in the row (the last group overlapping
+ * the one before), on u8 lanes: with ⌊x, y⌋ = (x + y) >> 1 and ⌈x, y⌉ = (x + y + 1) >> 1 (avgr),
+ * (3a + b + 1) >> 2 = ⌊a, ⌈a, b⌉⌋ and (3a + b + 2) >> 2 = ⌈a, ⌊a, b⌋⌉ exactly (the inner
+ * rounding never carries past a multiple of 4). Writes up to one byte past the count.
  */
 function fancyAcross(src: usize, samples: i32, x0: i32, count: i32, dst: usize): void {
   const i0 = x0 >> 1;
-  const pairs = min(samples - i0, (count + 1) >> 1);
-  // Samples i0 + c … i0 + c + 7 with c from `first` while the one after them is still in the row.
-  const first = i0 == 0 ? 1 : 0;
-  let c = first;
-  const one = i16x8.splat(1), two = i16x8.splat(2);
-  for (; c + 8 <= pairs && i0 + c + 8 < samples; c += 8) {
-    const p = src + <usize>(i0 + c);
-    const m = load8(p);
-    const m3 = i16x8.add(i16x8.add(m, m), m);
-    const e = i16x8.shr_u(i16x8.add(i16x8.add(m3, load8(p - 1)), one), 2);
-    const o = i16x8.shr_u(i16x8.add(i16x8.add(m3, load8(p + 1)), two), 2);
-    const lo = v128.shuffle<i16>(e, o, 0, 8, 1, 9, 2, 10, 3, 11);
-    const hi = v128.shuffle<i16>(e, o, 4, 12, 5, 13, 6, 14, 7, 15);
-    v128.store(dst + (<usize>c << 1), i8x16.narrow_i16x8_u(lo, hi));
-  }
+  const end = i0 + min(samples - i0, (count + 1) >> 1);
   // Sample i's columns at dst + 2(i − i0).
   const origin = dst - (<usize>i0 << 1);
-  if (first) fancyPair(src, samples, 0, origin);
-  for (; c < pairs; c++) fancyPair(src, samples, i0 + c, origin);
+  const lo = max(i0, 1), hi = min(end, samples - 1);
+  let i = lo;
+  for (; i + 16 <= hi; i += 16) fancy16(src, i, origin);
+  if (i < hi) {
+    if (hi - 16 >= lo) fancy16(src, hi - 16, origin);
+    else for (; i < hi; i++) fancyPair(src, samples, i, origin);
+  }
+  if (i0 == 0) fancyPair(src, samples, 0, origin);
+  if (end == samples && samples - 1 >= lo) fancyPair(src, samples, samples - 1, origin);
+}
+
+/** fancyAcross' columns of samples i … i + 15, their neighbours i − 1 and i + 16 in the row. */
+// @ts-ignore: decorator
+@inline function fancy16(src: usize, i: i32, origin: usize): void {
+  const p = src + <usize>i;
+  const a = v128.load(p), before = v128.load(p - 1), after = v128.load(p + 1);
+  const up = i8x16.avgr_u(a, before);
+  const e = v128.sub<u8>(i8x16.avgr_u(a, up), v128.and(v128.xor(a, up), i8x16.splat(1)));
+  const down = v128.sub<u8>(i8x16.avgr_u(a, after), v128.and(v128.xor(a, after), i8x16.splat(1)));
+  const o = i8x16.avgr_u(a, down);
+  const out = origin + (<usize>i << 1);
+  v128.store(out, v128.shuffle<u8>(e, o, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+  v128.store(out, v128.shuffle<u8>(e, o, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31), 16);
 }
 
 /** fancyAcross' two columns of sample i, at origin + 2i. */
@@ -1030,15 +1039,19 @@ function fancyAcross(src: usize, samples: i32, x0: i32, count: i32, dst: usize):
 /**
  * `count` samples of a row at half the output's rows from its nearer row and the one beyond
  * (above for an even output row, below for an odd one), as libjpeg-turbo 2.1's
- * h1v2_fancy_upsample: (3·near + far + 1) >> 2 above, + 2 below (`bias`).
+ * h1v2_fancy_upsample: (3·near + far + 1) >> 2 above, + 2 below (`bias`); sixteen at a time as
+ * fancyAcross makes them.
  */
 function fancyDown(near: usize, far: usize, bias: i32, count: i32, dst: usize): void {
-  const b = i16x8.splat(<i16>bias);
   let x = 0;
-  for (; x + 8 <= count; x += 8) {
-    const a = load8(near + <usize>x);
-    const s = i16x8.add(i16x8.add(i16x8.add(a, a), i16x8.add(a, load8(far + <usize>x))), b);
-    v128.store64_lane(dst + <usize>x, i8x16.narrow_i16x8_u(i16x8.shr_u(s, 2), s), 0);
+  for (; x + 16 <= count; x += 16) {
+    const a = v128.load(near + <usize>x), b = v128.load(far + <usize>x);
+    const round = v128.and(v128.xor(a, b), i8x16.splat(1));
+    // bias 1: ⌊a, ⌈a, b⌉⌋; 2: ⌈a, ⌊a, b⌋⌉
+    const v = bias == 1
+      ? v128.sub<u8>(i8x16.avgr_u(a, i8x16.avgr_u(a, b)), v128.and(v128.xor(a, i8x16.avgr_u(a, b)), i8x16.splat(1)))
+      : i8x16.avgr_u(a, v128.sub<u8>(i8x16.avgr_u(a, b), round));
+    v128.store(dst + <usize>x, v);
   }
   for (; x < count; x++) store<u8>(dst + <usize>x, <u8>((3 * <i32>load<u8>(near + <usize>x) + <i32>load<u8>(far + <usize>x) + bias) >> 2));
 }
