@@ -360,10 +360,14 @@ async function decodeScan(
   // the RGBA right away (jpegToRgbaRows): only the picture itself is whole (4 bytes a pixel, in
   // JS), as in the full-size decode. 1/8, 1/4 and 1/2 decode whole planes, then convert (as ever).
   const byRows = scale !== 1 && scale !== 2 && scale !== 4;
+  // 4:4:0 chroma is upsampled down the rows (libjpeg-turbo's h1v2_fancy_upsample): an MCU row's
+  // last rows need the next one's first, its first the previous one's last. Its planes then hold
+  // three MCU rows and each is converted after the next is decoded.
+  const ring = comps.some((c) => c.h === hMax && 2 * c.v === vMax) ? 3 : 1;
   const layout = comps.map((c) => {
     const size = blockSize(c, hMax, vMax, scale);
     const stride = mcusX * c.h * size;
-    return { size, stride, bytes: stride * (byRows ? 1 : mcusY) * c.v * size };
+    return { size, stride, bytes: stride * (byRows ? ring : mcusY) * c.v * size };
   });
   const mcuHeight = vMax * scale; // output rows per MCU row
   const scratchBytes = 3 * ((outW + 31) & ~15) + 16;
@@ -381,15 +385,20 @@ async function decodeScan(
       const rows = k as unknown as RowsKernel;
       // Every row is written: the MCU rows cover outH (mcuRows × mcuHeight ≥ outH).
       const out = into ?? new Uint8ClampedArray(outW * outH * 4);
-      for (let m = 0; m < mcuRows; m++) {
-        i32.set([m, 1, 1], (compsPtr >> 2) + 24);
-        if (rows.jpegDecodeScanRows(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval) !== 0) throw corrupt();
+      const convert = (m: number) => {
         const y0 = m * mcuHeight;
         const y1 = Math.min(outH, y0 + mcuHeight);
-        if (y0 >= y1) continue;
-        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, strip, scratch);
+        if (y0 >= y1) return;
+        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, strip, scratch, outH);
         out.set(u8.subarray(strip, strip + (y1 - y0) * outW * 4), y0 * outW * 4);
+      };
+      for (let m = 0; m < mcuRows; m++) {
+        i32.set([m, 1, ring], (compsPtr >> 2) + 24);
+        if (rows.jpegDecodeScanRows(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval) !== 0) throw corrupt();
+        if (ring === 1) convert(m);
+        else if (m > 0) convert(m - 1);
       }
+      if (ring > 1) convert(mcuRows - 1);
       return { width: outW, height: outH, data: out };
     }
     const out = arena.alloc(outW * outH * 4);
@@ -406,7 +415,7 @@ async function decodeScan(
 /** wasm/assembly/jpeg-decode.ts' jpegDecodeScanRows and jpegToRgbaRows (declared here until kernels.ts' Kernels lists them). */
 interface RowsKernel {
   jpegDecodeScanRows(data: number, dataLen: number, start: number, ncomp: number, comps: number, huff: number, mcusX: number, mcusY: number, restartInterval: number): number;
-  jpegToRgbaRows(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, ycc: number, y0: number, y1: number, out: number, scratch: number): void;
+  jpegToRgbaRows(ncomp: number, comps: number, hMax: number, vMax: number, scale: number, width: number, ycc: number, y0: number, y1: number, out: number, scratch: number, height: number): void;
 }
 
 /**
@@ -414,7 +423,7 @@ interface RowsKernel {
  * to the output's resolution when it is subsampled alike both ways, as libjpeg does, so colour
  * edges stay as sharp as the luma's: 4:2:0 chroma at 5/8–7/8 becomes 10–14 points a block (its
  * 8×8 frequencies interpolated, jpeg_idct_10x10 … 14x14). Other subsampling (4:2:2, 4:4:0) stays
- * at `scale` and is replicated (jpegToRgba, jpegToRgbaRows).
+ * at `scale` and is upsampled as libjpeg-turbo does, replicated at 1/8 (jpegToRgba, jpegToRgbaRows).
  */
 function blockSize(c: Component, hMax: number, vMax: number, scale: number): number {
   const factor = hMax / c.h;
