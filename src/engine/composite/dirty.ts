@@ -1,5 +1,6 @@
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides, RGBAImage } from '../types';
 import { effectMargin, hasEffects, shadowOffset } from './effects';
+import { effectOn } from './pattern';
 import { canvasUnits, fillFromPath, overriddenUnit } from './compositor';
 import { growRect as grow, intersectRect, unionRect as union } from './surface';
 import { tapReaders, type AxisWeights } from '../raster/resample';
@@ -98,7 +99,7 @@ const changesInside = (changed: LayerOverrides, node: LayerNode) => overriddenUn
  * The rectangle a node can paint on (output pixels), or null when it paints nothing; of a group
  * not changed as a whole (`all` false), only what its changed units can paint.
  */
-function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, all: boolean): Bounds | null {
+function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, all: boolean, byInk = true): Bounds | null {
   const { scale, canvas, globalAngle } = at;
   // A hidden layer or group paints nothing, nor does anything clipped to it (the compositor's drawUnit):
   // e.g. the same text layer personalised in every hidden variant group of a template.
@@ -121,10 +122,12 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, a
     // base of what does), or its effects read its whole alpha (or an artboard paints its
     // bounds): then all it holds.
     const whole = all || at.changed.has(node.id) || hasEffects(node) || !!node.artboard;
-    if (whole) for (const child of node.children ?? []) add(reachOf(child, overrides, at, true));
+    // A group's own effects may paint as far as its arrays reach, which its layers' bounds make.
+    const inner = byInk && !hasEffects(node);
+    if (whole) for (const child of node.children ?? []) add(reachOf(child, overrides, at, true, inner));
     else {
       for (const unit of canvasUnits(at.either, node.children ?? [])) {
-        if (overriddenUnit(at.changed, unit)) add(reachOf(unit.base, overrides, at, !changesInside(at.changed, unit.base)));
+        if (overriddenUnit(at.changed, unit)) add(reachOf(unit.base, overrides, at, !changesInside(at.changed, unit.base), inner));
       }
     }
     if (node.artboard) add(grow(scaled(node.artboard.bounds, scale), RESAMPLE_REACH));
@@ -133,6 +136,9 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, a
     // New pixels paint only where they are not transparent, and effects reach out from there (a
     // drawn text's box is its line boxes, taller than its glyphs); a shape's stroke follows its path.
     if (override?.pixels && override.bounds) add(node.vectorStroke ? override.bounds : inkOf(override.pixels, override.bounds));
+    // Its own ink: resampled, clear pixels beside it take its alpha as far as one template pixel
+    // reaches (enlarged: `scale` pixels), and none past its stored box's reach.
+    else if (byInk && paintsByOwnInk(node, override)) add(intersectRect(grow(scaled(node.alphaBounds!, scale), RESAMPLE_REACH + Math.ceil(scale)), grow(scaled(node.bounds, scale), RESAMPLE_REACH)));
     else {
       add(grow(scaled(node.bounds, scale), RESAMPLE_REACH));
       if (node.pixelBounds) add(grow(scaled(node.pixelBounds, scale), RESAMPLE_REACH));
@@ -144,6 +150,36 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, a
   if (r && hasEffects(node)) r = dropShadowReach(node, r, scale, globalAngle).reduce(union, grow(r, effectMargin(withoutDropShadows(node), scale)));
   return r;
 }
+
+/**
+ * Whether the template's own pixels of `node` paint only where their alpha is not 0 (and its
+ * effects only within their reach of there), so that the box of that alpha found at compile
+ * (alphaBounds) stands for the layer as the new pixels' ink does (inkOf): its stored bounds may
+ * hold clear rows and columns (a text's line box above and below its glyphs), which redrew as
+ * much more of a personalised preview around it (issue 25 §3: large-mockup's 'Title' redrew 91
+ * output rows where 75 hold all it changes). A pixel of alpha 0 blends to nothing unless
+ * resampling lends it its neighbours' alpha (within a template pixel of the ink: reachOf grows
+ * by that), and a shadow's blur or a stroke's band is made from the alpha. Not for what may paint
+ * past it: a recolour or new pixels, a shape's stroke from its path, a knockout, effects other
+ * than strokes and drop shadows whose contour leaves 0 at 0 (a glow's range, a gloss contour,
+ * interior effects reading the outside), nor a layer in a group with effects (byInk false),
+ * whose arrays its layers' bounds make.
+ */
+function paintsByOwnInk(node: LayerNode, override: LayerOverride | undefined): boolean {
+  if (!node.alphaBounds || !node.hasPixels || override?.pixels || override?.color || node.vectorStroke || node.knockout) return false;
+  if (!hasEffects(node)) return true;
+  const fx = node.effects!;
+  const shown = <T extends { enabled?: boolean; present?: boolean }>(e: T[] | T | undefined): T[] => (Array.isArray(e) ? e : e ? [e] : []).filter(effectOn);
+  if (INK_UNBOUND_EFFECTS.some((k) => shown(fx[k]).length)) return false;
+  // As dropShadowReach: a contour that lifts zero coverage paints everywhere the arrays reach.
+  return shown(fx.dropShadow).every((d) => {
+    const start = d.contour?.curve?.[0];
+    return !start || (start.x === 0 && start.y === 0);
+  });
+}
+
+/** Effects paintsByOwnInk does not take as painting within their reach of the layer's alpha. */
+const INK_UNBOUND_EFFECTS = ['outerGlow', 'patternOverlay', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'bevel', 'satin'] as const;
 
 /** The node with its drop shadows left out (their reach is taken by its direction, dropShadowReach). */
 function withoutDropShadows(node: LayerNode): LayerNode {
