@@ -7,7 +7,7 @@
  * An upright placement (nearly every real one) does the same in one separable pass.
  */
 import { markOpaque } from '../composite/surface';
-import { chainedTaps, resample, resampleWithTaps, type AxisWeights } from '../raster/resample';
+import { axisExtents, chainedTaps, resample, resampleWithTaps, type AxisWeights, type PictureExtent } from '../raster/resample';
 import type { Bounds, RGBAImage } from '../types';
 
 export type ResizeMode = 'fit' | 'fill';
@@ -19,6 +19,12 @@ export type ResizeMode = 'fit' | 'fill';
  */
 export type PlacedPicture = RGBAImage & {
   standsFor?: { width: number; height: number };
+  /**
+   * The part of the pixels that is the picture, when not all of them (decodeBounded's k/8 decode of
+   * a size off its grid: the last column and row partly past it): that part is what stands for
+   * `standsFor`, as the whole decode's pixels would.
+   */
+  extent?: PictureExtent;
   /** Every pixel opaque (a JPEG's decode): an upright placement then marks its unfaded interior opaque (markOpaque). */
   opaque?: boolean;
 };
@@ -145,7 +151,7 @@ export async function placeImage(
   const footprint = { width: Math.min(tw, shown.width), height: Math.min(th, shown.height) };
   if (!options.warped && isUpright(corners)) return placeAxisAligned(given, placement, rect, footprint, options.within, options.arrayFor);
   // The loader's resize, left to the placement (the same call decodeBounded makes).
-  const picture = given.standsFor && (given.width !== shown.width || given.height !== shown.height) ? await resample(given, shown.width, shown.height) : given;
+  const picture = given.standsFor && (given.width !== shown.width || given.height !== shown.height || given.extent) ? await resample(given, shown.width, shown.height, { extent: given.extent }) : given;
   let src = picture;
   if (tw < picture.width || th < picture.height) {
     src = await resample(picture, Math.min(tw, picture.width), Math.min(th, picture.height));
@@ -304,9 +310,11 @@ async function placeAxisAligned(
   // Output pixel centre left + x + 0.5 ↦ content (… − c0)/kx ↦ footprint pixel (… − rect.left) · foot / rect width.
   const sx = footW / (rect.right - rect.left);
   const sy = footH / (rect.bottom - rect.top);
-  // The taps of the whole placement (kept per isolate), cut to the pixels drawn.
-  const h = cutTaps(chainedTaps(fullRight - fullLeft, { scale: sx / kx, offset: ((fullLeft - c[0]!) / kx - rect.left) * sx }, [picture.width, shown.width, footW]), left - fullLeft, width);
-  const v = cutTaps(chainedTaps(fullBottom - fullTop, { scale: sy / ky, offset: ((fullTop - c[1]!) / ky - rect.top) * sy }, [picture.height, shown.height, footH]), top - fullTop, height);
+  // The taps of the whole placement (kept per isolate), cut to the pixels drawn; the loader's
+  // resize maps the picture's extent when it is not all its pixels.
+  const extent = picture.standsFor && picture.extent ? axisExtents(picture, picture.extent) : {};
+  const h = cutTaps(chainedTaps(fullRight - fullLeft, { scale: sx / kx, offset: ((fullLeft - c[0]!) / kx - rect.left) * sx }, [picture.width, shown.width, footW], extent.x), left - fullLeft, width);
+  const v = cutTaps(chainedTaps(fullBottom - fullTop, { scale: sy / ky, offset: ((fullTop - c[1]!) / ky - rect.top) * sy }, [picture.height, shown.height, footH], extent.y), top - fullTop, height);
   const out = await resampleWithTaps(picture, h, v, arrayFor?.(width * height * 4));
 
   const coverX = new Float64Array(width);

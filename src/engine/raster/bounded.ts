@@ -5,7 +5,7 @@ import type { RGBAImage } from '../types';
 import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from './codecs';
 import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
 import { applyOrientation } from './orientation';
-import { resample, type ResampleQuality } from './resample';
+import { resample, type PictureExtent, type ResampleQuality } from './resample';
 import { orientedSize, sniffImage, type SniffedImage } from './sniff';
 
 /** The contract's limit on an image after scaling to its placement. */
@@ -118,10 +118,10 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
     if (holding) lentPictures.give(holding.buffer);
     throw fail('the image data does not match its header.');
   }
-  if (!holding) return finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
+  if (!holding) return finishDecode(decoded, factor, sniffed, { width, height }, options);
   let done: BoundedPicture;
   try {
-    done = await finishDecode(decoded, factor < 8, sniffed, { width, height }, options);
+    done = await finishDecode(decoded, factor, sniffed, { width, height }, options);
   } catch (err) {
     lentPictures.give(holding.buffer);
     throw err;
@@ -180,13 +180,20 @@ export const lentPictureBytes = () => lentPictures.bytes;
  * A decoded picture; `standsFor` when its resize to that size was left to the caller (`deferResize`);
  * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more.
  */
-export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; release?: () => void };
+export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; extent?: PictureExtent; release?: () => void };
 
 /**
- * decodeBounded's steps after its decode of `sniffed` (`scaled`: in the DCT domain): the resize to
- * `wanted` (displayed pixels; deferred when asked and the decode was scaled), the EXIF orientation.
+ * decodeBounded's steps after its decode of `sniffed` at `eighths`/8 (8: whole; else in the DCT
+ * domain): the resize to `wanted` (displayed pixels; deferred when asked and the decode was
+ * scaled), the EXIF orientation. A k/8 decode of a size off its grid (W·k/8 not whole) is
+ * ⌈W·k/8⌉ pixels, its last column or row partly past the picture: the resize maps the W·k/8 that
+ * are the picture (a deferred one names them, `extent`), as the whole decode's would, so its far
+ * edge is not stretched by up to a decoded pixel.
  */
-export async function finishDecode(decoded: RGBAImage, scaled: boolean, sniffed: SniffedImage, wanted: Size, options: DecodeBoundedOptions): Promise<BoundedPicture> {
+export async function finishDecode(decoded: RGBAImage, eighths: number, sniffed: SniffedImage, wanted: Size, options: DecodeBoundedOptions): Promise<BoundedPicture> {
+  const scaled = eighths < 8;
+  const covered = { width: (sniffed.width * eighths) / 8, height: (sniffed.height * eighths) / 8 };
+  const offGrid = covered.width !== decoded.width || covered.height !== decoded.height;
   const swap = sniffed.orientation >= 5;
   const storedWidth = swap ? wanted.height : wanted.width;
   const storedHeight = swap ? wanted.width : wanted.height;
@@ -195,8 +202,31 @@ export async function finishDecode(decoded: RGBAImage, scaled: boolean, sniffed:
   // placement's pass, one Lanczos pass fewer); a larger full-size decode is resized here, so no
   // large picture is kept.
   const small = decoded.width <= 2 * storedWidth && decoded.height <= 2 * storedHeight;
-  if (options.deferResize && (scaled || small)) return { ...applyOrientation(decoded, sniffed.orientation), source: sniffed, standsFor: wanted };
+  if (options.deferResize && (scaled || small)) {
+    const oriented = { ...applyOrientation(decoded, sniffed.orientation), source: sniffed, standsFor: wanted };
+    return offGrid ? { ...oriented, extent: orientedExtent(decoded, covered, sniffed.orientation) } : oriented;
+  }
   // Decoded at the size wanted (a DCT-scaled JPEG often is): the decoder's own copy is kept, not copied again.
-  const stored = decoded.width === storedWidth && decoded.height === storedHeight ? decoded : await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high' });
+  const extent = offGrid ? { left: 0, top: 0, ...covered } : undefined;
+  const stored = decoded.width === storedWidth && decoded.height === storedHeight && !offGrid ? decoded : await resample(decoded, storedWidth, storedHeight, { quality: options.quality ?? 'high', extent });
   return { ...applyOrientation(stored, sniffed.orientation), source: sniffed };
+}
+
+/**
+ * The extent `covered` (from the top-left) of stored pixels `decoded` in the pixels as displayed
+ * after EXIF orientation (applyOrientation): axes swapped for 5–8, and an axis mirrored (its
+ * partial pixel first) where the orientation mirrors it.
+ */
+function orientedExtent(decoded: Size, covered: Size, orientation: number): PictureExtent {
+  const swap = orientation >= 5;
+  const across = swap ? { pixels: decoded.height, covered: covered.height } : { pixels: decoded.width, covered: covered.width };
+  const down = swap ? { pixels: decoded.width, covered: covered.width } : { pixels: decoded.height, covered: covered.height };
+  const mirroredAcross = orientation === 2 || orientation === 3 || orientation === 6 || orientation === 7;
+  const mirroredDown = orientation === 3 || orientation === 4 || orientation === 7 || orientation === 8;
+  return {
+    left: mirroredAcross ? across.pixels - across.covered : 0,
+    top: mirroredDown ? down.pixels - down.covered : 0,
+    width: across.covered,
+    height: down.covered,
+  };
 }

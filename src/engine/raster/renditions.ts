@@ -143,5 +143,5 @@ async function readRendition(
   if (decoded.width * decoded.height > (options.maxPixels ?? MAX_SOURCE_PIXELS)) return null;
   checkDecodeMemory(decoded.width * decoded.height, options.path ?? 'image');
 
-  return timing.time('image-decode', () => finishDecode(decoded, true, source, { width, height }, options));
+  return timing.time('image-decode', () => finishDecode(decoded, scale, source, { width, height }, options));
 }

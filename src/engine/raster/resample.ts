@@ -17,6 +17,25 @@ const lanczos3: Filter = { support: 3, at: (x) => (Math.abs(x) < 3 ? sinc(x) * s
 const box: Filter = { support: 0.5, at: (x) => (x > -0.5 && x <= 0.5 ? 1 : 0) };
 const bilinear: Filter = { support: 1, at: (x) => Math.max(0, 1 - Math.abs(x)) };
 
+/**
+ * Where a picture lies along one axis of its pixels when not exactly on them: [start, start + size).
+ * A k/8 decode of a size off its grid (W·k/8 not whole) is ⌈W·k/8⌉ pixels covering W·k/8 of the
+ * picture, its last pixel partly past it (libjpeg's rounded-up size); resized as the picture, that
+ * extent is what maps onto the destination, or the far edge stretches by up to a decoded pixel.
+ */
+export interface AxisExtent {
+  start: number;
+  size: number;
+}
+
+/** A picture's extent in its pixels on both axes (AxisExtent's), when it is not its whole pixels. */
+export interface PictureExtent {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
 export interface AxisWeights {
   /** Per destination index: [first source index, tap count]. */
   bounds: Int32Array;
@@ -28,17 +47,17 @@ export interface AxisWeights {
 /**
  * Filter taps for one axis (pixel centres at i + 0.5; the filter widens by the scale when
  * shrinking so every source pixel contributes). Weights of each destination sum to 1, so a
- * constant image stays constant.
+ * constant image stays constant. `extent`: the part of the src pixels that maps onto dst (default all).
  */
-export function axisWeights(src: number, dst: number, filter: Filter): AxisWeights {
-  const scale = src / dst;
+export function axisWeights(src: number, dst: number, filter: Filter, extent?: AxisExtent): AxisWeights {
+  const scale = (extent ? extent.size : src) / dst;
   const filterScale = Math.max(scale, 1);
   const support = filter.support * filterScale;
   const stride = Math.min(src, Math.ceil(support) * 2 + 1);
   const bounds = new Int32Array(dst * 2);
   const weights = new Float32Array(dst * stride);
   for (let i = 0; i < dst; i++) {
-    const center = (i + 0.5) * scale;
+    const center = extent ? extent.start + (i + 0.5) * scale : (i + 0.5) * scale;
     let first = Math.max(0, Math.floor(center - support + 0.5));
     const end = Math.min(src, Math.floor(center + support + 0.5));
     const taps: number[] = [];
@@ -81,8 +100,19 @@ export async function resample(
   img: RGBAImage,
   width: number,
   height: number,
-  { quality = 'high' }: { quality?: ResampleQuality } = {},
+  {
+    quality = 'high',
+    extent,
+  }: {
+    quality?: ResampleQuality;
+    /** The part of img's pixels that is the picture (a k/8 decode off its grid), mapped onto width × height. */
+    extent?: PictureExtent;
+  } = {},
 ): Promise<RGBAImage> {
+  const along = extent && axisExtents(img, extent);
+  if (along?.x || along?.y) {
+    return filterRows(img, 0, resampleTaps(img.width, width, quality, along.x), resampleTaps(img.height, height, quality, along.y), { top: 0, bottom: height });
+  }
   if (width === img.width && height === img.height) {
     return { width, height, data: new Uint8ClampedArray(img.data) };
   }
@@ -92,10 +122,20 @@ export async function resample(
 /**
  * Filter taps per axis for a resize from src to dst pixels. Kept per isolate (the same sizes
  * come back on every preview of a template: a personalised preview asked three times, ~0.3 ms
- * each at 800 px); callers share the result and must not write into it.
+ * each at 800 px); callers share the result and must not write into it. `extent`: resampleTaps's
+ * extent of the src pixels mapped onto dst (absent: all of them).
  */
-export function resampleTaps(src: number, dst: number, quality: ResampleQuality = 'high'): AxisWeights {
-  return keptTaps(`${src}/${dst}/${quality}`, () => axisWeights(src, dst, quality === 'high' ? lanczos3 : dst < src ? box : bilinear));
+export function resampleTaps(src: number, dst: number, quality: ResampleQuality = 'high', extent?: AxisExtent): AxisWeights {
+  const key = extent ? `${src}/${dst}/${quality}/${extent.start}+${extent.size}` : `${src}/${dst}/${quality}`;
+  return keptTaps(key, () => axisWeights(src, dst, quality === 'high' ? lanczos3 : dst < src ? box : bilinear, extent));
+}
+
+/** A picture's extent per axis, each undefined where it is the whole pixels (the taps, and so the bytes, are then those without it). */
+export function axisExtents(img: { width: number; height: number }, extent: PictureExtent): { x?: AxisExtent; y?: AxisExtent } {
+  return {
+    x: extent.left === 0 && extent.width === img.width ? undefined : { start: extent.left, size: extent.width },
+    y: extent.top === 0 && extent.height === img.height ? undefined : { start: extent.top, size: extent.height },
+  };
 }
 
 /** The taps kept under `key`, else made by `make` and kept while small enough (shared: not to be written into). */
@@ -170,13 +210,15 @@ export interface AxisMap {
  * through each size in turn, at centres (i + 0.5) · map.scale + map.offset of that last picture:
  * the resize chain and the bilinear lookup folded into one set of weights (issue 25 §3: a
  * placement drawn in one pass; the same sums up to the rounding of the pictures in between).
+ * `extent`: the part of the source's sizes[0] pixels its first resize maps (a k/8 decode off its grid).
  */
-export function chainedTaps(dst: number, map: AxisMap, sizes: number[]): AxisWeights {
+export function chainedTaps(dst: number, map: AxisMap, sizes: number[], extent?: AxisExtent): AxisWeights {
   // Kept like a resize's: a template's placement asks for the same ones on every request.
-  return keptTaps(`chain/${dst}/${map.scale}/${map.offset}/${sizes.join('/')}`, () => foldTaps(dst, map, sizes));
+  const key = `chain/${dst}/${map.scale}/${map.offset}/${sizes.join('/')}${extent ? `/${extent.start}+${extent.size}` : ''}`;
+  return keptTaps(key, () => foldTaps(dst, map, sizes, extent));
 }
 
-function foldTaps(dst: number, map: AxisMap, sizes: number[]): AxisWeights {
+function foldTaps(dst: number, map: AxisMap, sizes: number[], extent?: AxisExtent): AxisWeights {
   const last = sizes.at(-1)!;
   const bounds = new Int32Array(dst * 2);
   const weights = new Float64Array(dst * 2);
@@ -193,7 +235,9 @@ function foldTaps(dst: number, map: AxisMap, sizes: number[]): AxisWeights {
   }
   let taps: ComposedTaps = { bounds, weights, stride: 2 };
   for (let k = sizes.length - 1; k > 0; k--) {
-    if (sizes[k] !== sizes[k - 1]) taps = composeTaps(taps, resampleTaps(sizes[k - 1]!, sizes[k]!));
+    // The first resize maps the source's extent, so it is made even between equal sizes when that is not all of it.
+    const from = k === 1 ? extent : undefined;
+    if (sizes[k] !== sizes[k - 1] || from) taps = composeTaps(taps, resampleTaps(sizes[k - 1]!, sizes[k]!, 'high', from));
   }
   return trimZeroTaps({ bounds: taps.bounds, weights: Float32Array.from(taps.weights), stride: taps.stride });
 }
