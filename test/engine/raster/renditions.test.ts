@@ -97,6 +97,7 @@ describe('picture renditions', () => {
         const fromRendition = await decodeStoredPicture(bucket, picture, async () => bytes, deferred);
         expect(Buffer.from(fromRendition.data).equals(Buffer.from(fromFile.data)), at).toBe(true);
         expect(fromRendition.standsFor, at).toEqual(fromFile.standsFor);
+        expect(fromRendition.extent, at).toEqual(fromFile.extent);
         if (!fromFile.standsFor) {
           // Full size (nothing to defer: the decode is resized as ever).
           expect(Buffer.from(fromFile.data).equals(Buffer.from(resized.data)), at).toBe(true);
@@ -106,7 +107,10 @@ describe('picture renditions', () => {
         // The pixels are the decode before the resize: resized as decodeBounded does (stored axes, then oriented), the same bytes.
         const orientation = fromFile.source.orientation;
         const back = applyOrientation(fromFile, orientation === 6 ? 8 : orientation === 8 ? 6 : orientation);
-        const storedPixels = await resample(back, orientation >= 5 ? resized.height : resized.width, orientation >= 5 ? resized.width : resized.height);
+        // Off the k/8 grid (203×141) the resize maps the picture's extent, W·k/8 of the ⌈W·k/8⌉ pixels (named in displayed axes).
+        const shown = fromFile.extent;
+        const extent = shown && { left: 0, top: 0, width: orientation >= 5 ? shown.height : shown.width, height: orientation >= 5 ? shown.width : shown.height };
+        const storedPixels = await resample(back, orientation >= 5 ? resized.height : resized.width, orientation >= 5 ? resized.width : resized.height, { extent });
         expect(Buffer.from(applyOrientation(storedPixels, orientation).data).equals(Buffer.from(resized.data)), at).toBe(true);
       }
     }
