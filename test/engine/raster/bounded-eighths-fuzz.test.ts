@@ -4,7 +4,7 @@ import { decodeJpegScaled, type JpegScale } from '../../../src/engine/raster/jpe
 import { Unprocessable } from '../../../src/engine/errors';
 import { sniffImage } from '../../../src/engine/raster/sniff';
 import type { RGBAImage } from '../../../src/engine/types';
-import { fixtureServer } from '../../helpers/fixtures';
+import { jpegFixture } from './helpers';
 
 // The scaled decoder's new eighths (3/8, 5/8, 6/8, 7/8) on damaged files: a placement that picks
 // them must give a picture of the size the header promises or a 422 (never another error, which
@@ -18,12 +18,6 @@ const FILES = [
 ];
 const SCALES = [1, 2, 3, 4, 5, 6, 7] as const;
 const PER_FILE = 60;
-
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/jpeg/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 const same = (a: RGBAImage, b: RGBAImage) => a.width === b.width && a.height === b.height && a.data.every((v, i) => v === b.data[i]);
 
@@ -40,7 +34,7 @@ describe('DCT-scaled decodes at every eighth on damaged files', () => {
     let pictures = 0;
     let refused = 0;
     for (const name of FILES) {
-      const whole = await fixture(name);
+      const whole = await jpegFixture(name);
       const { width, height } = sniffImage(whole)!;
       const clean = new Map<JpegScale, RGBAImage | null>();
       for (const k of SCALES) clean.set(k, await decodeJpegScaled(whole, k));

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { RGBAImage } from '../../../src/engine/types';
+import { fixtureServer, runTool, testAsset } from '../../helpers/fixtures';
 
 export const base64ToBytes = (b64: string) => Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
 
@@ -57,4 +58,31 @@ export function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i]! - b[i]!));
   return m;
+}
+
+/** A JPEG of test/fixtures/jpeg, from the test setup's fixture server. */
+export async function jpegFixture(name: string): Promise<Uint8Array> {
+  const res = await fetch(`${fixtureServer()}/fixtures/jpeg/${name}`);
+  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** libjpeg-turbo's own decode at k/8 (`djpeg -scale k/8`), as RGB. */
+export async function djpegAt(jpeg: Uint8Array, k: number): Promise<{ width: number; height: number; rgb: Uint8Array }> {
+  const out = await runTool('djpeg', jpeg, { scale: `${k}/8` });
+  expect(out.code).toBe(0);
+  return parsePpm(base64ToBytes(out.pages[0]!));
+}
+
+/** RGBA → RGB bytes, to compare with a PPM. */
+export function rgbOf(img: { data: Uint8ClampedArray }): Uint8Array {
+  const rgb = new Uint8Array((img.data.length / 4) * 3);
+  for (let p = 0, q = 0; p < img.data.length; p += 4, q += 3) rgb.set(img.data.subarray(p, p + 3), q);
+  return rgb;
+}
+
+/** Whether the test server's djpeg takes `-scale k/8` (an older one decodes whole). */
+export async function djpegTakesEighths(): Promise<boolean> {
+  const probe = await runTool('djpeg', await testAsset('jpeg/photo-444.jpg'), { scale: '3/8' });
+  return probe.code === 0 && parsePpm(base64ToBytes(probe.pages[0]!)).width === Math.ceil((203 * 3) / 8);
 }

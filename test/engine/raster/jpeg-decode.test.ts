@@ -4,7 +4,7 @@ import { decodeBounded } from '../../../src/engine/raster/bounded';
 import { decodeJpegScaled, jpegScaleFor } from '../../../src/engine/raster/jpeg-decode';
 import type { RGBAImage } from '../../../src/engine/types';
 import { runTool, testAsset } from '../../helpers/fixtures';
-import { base64ToBytes, noiseImage, parsePpm, psnr } from './helpers';
+import { base64ToBytes, noiseImage, parsePpm, psnr, rgbOf } from './helpers';
 
 // The reference is libjpeg-turbo's own scaled decode (`djpeg -scale 1/N`). Its reduced IDCTs
 // (jidctred.c) also fold in some odd higher frequencies where ours keeps exactly the N×N lowest
@@ -85,12 +85,6 @@ describe('scaled JPEG decoding in the DCT domain', () => {
     expect(psnr(small, rgbOf(viaFull))).toBeGreaterThan(30);
   });
 });
-
-const rgbOf = (img: { data: Uint8ClampedArray }) => {
-  const rgb = new Uint8Array((img.data.length / 4) * 3);
-  for (let p = 0, q = 0; p < img.data.length; p += 4, q += 3) rgb.set(img.data.subarray(p, p + 3), q);
-  return rgb;
-};
 
 /** Smooth colour ramps with a sharp-edged patch, as photos mostly are. */
 function photoLike(width: number, height: number): RGBAImage {

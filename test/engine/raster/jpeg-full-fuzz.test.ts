@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from '../../../src/engine/raster/codecs';
 import type { RGBAImage } from '../../../src/engine/types';
-import { fixtureServer } from '../../helpers/fixtures';
+import { jpegFixture } from './helpers';
 
 // decodeImage tries our full-size decoder before mozjpeg: on damaged data (a header byte, a bit
 // anywhere, several bytes, a marker's type byte changed, or the file cut short) it must answer what
@@ -22,12 +22,6 @@ const FILES = [
 ];
 const SEEDS = [0x2545f491, 7];
 const PER_FILE = 100;
-
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/jpeg/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 const same = (a: RGBAImage, b: RGBAImage) => a.width === b.width && a.height === b.height && a.data.every((v, i) => v === b.data[i]);
 
@@ -81,7 +75,7 @@ describe('full-size JPEG decode on damaged files', () => {
         return (seed >>> 0) % n;
       };
       for (const name of FILES) {
-        const whole = await fixture(name);
+        const whole = await jpegFixture(name);
         const clean = await decodeJpegMozjpeg(whole);
         for (let k = 0; k < PER_FILE; k++) {
           const bytes = damage(whole, k, random);
@@ -118,7 +112,7 @@ describe('full-size JPEG decode on damaged files', () => {
     const insert = (bytes: Uint8Array, where: number, extra: number[]) => new Uint8Array([...bytes.subarray(0, where), ...extra, ...bytes.subarray(where)]);
     const cases: [string, Uint8Array][] = [];
     for (const name of ['photo-203x141-444-q10.jpg', 'photo-203x141-420-q10.jpg', 'photo-203x141-420-restart3.jpg', 'photo-203x141-grey.jpg']) {
-      const whole = await fixture(name);
+      const whole = await jpegFixture(name);
       const sof = at(whole, 0xc0, 0xc1);
       const sos = at(whole, 0xda);
       const n = whole[sof + 7]!;

@@ -3,7 +3,8 @@ import { decodeBounded } from '../../../src/engine/raster/bounded';
 import { decodeJpegMozjpeg, encodeJpeg, encodeJpegMozjpeg } from '../../../src/engine/raster/codecs';
 import { decodeJpegFull } from '../../../src/engine/raster/jpeg-decode';
 import type { RGBAImage } from '../../../src/engine/types';
-import { fixtureServer, testAsset } from '../../helpers/fixtures';
+import { testAsset } from '../../helpers/fixtures';
+import { jpegFixture } from './helpers';
 
 // Our full-size baseline decode (libjpeg's integer IDCT, fancy upsampling and colour tables,
 // wasm/assembly/jpeg-idct.ts) must give mozjpeg's bytes exactly: decodeImage uses it before
@@ -19,12 +20,6 @@ const FIXTURES = [
   'photo-203x141-mixed-h2v1.jpg', 'photo-203x141-mixed-restart.jpg',
 ];
 const ASSETS = ['photo-444.jpg', 'photo-422.jpg', 'photo-420-restart.jpg', 'grey-restart.jpg'];
-
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/jpeg/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /** Index of the first differing byte, or -1 (a 48 MB picture compared without 48 M expect calls). */
 function firstDifference(a: RGBAImage, b: RGBAImage): number {
@@ -78,12 +73,12 @@ function busyPicture(w: number, h: number): RGBAImage {
 
 describe('full-size JPEG decoding gives mozjpeg’s bytes', () => {
   it('cjpeg files: 4:2:0, 4:2:2, 4:4:0, 4:4:4, mixed factors, grey, RGB, restarts, q10–q100, 1×1 to 203×141', async () => {
-    for (const name of FIXTURES) await expectMozjpegBytes(await fixture(name), name);
+    for (const name of FIXTURES) await expectMozjpegBytes(await jpegFixture(name), name);
     for (const name of ASSETS) await expectMozjpegBytes(await testAsset(`jpeg/${name}`), name);
   });
 
   it('three components as libjpeg reads their colour space: JFIF first, then the Adobe transform, then the ids', async () => {
-    const jpeg = await fixture('photo-203x141-444-q10.jpg'); // JFIF, components 1, 2, 3
+    const jpeg = await jpegFixture('photo-203x141-444-q10.jpg'); // JFIF, components 1, 2, 3
     const adobe = (transform: number) => new Uint8Array([0xff, 0xee, 0, 14, 0x41, 0x64, 0x6f, 0x62, 0x65, 0, 100, 0, 0, 0, 0, transform]);
     const withSegment = (file: Uint8Array, segment: Uint8Array) => new Uint8Array([...file.subarray(0, 2), ...segment, ...file.subarray(2)]);
     const noJfif = new Uint8Array([...jpeg.subarray(0, 2), ...jpeg.subarray(4 + ((jpeg[4]! << 8) | jpeg[5]!))]);
@@ -110,7 +105,7 @@ describe('full-size JPEG decoding gives mozjpeg’s bytes', () => {
 
   it('damaged files: decodeBounded gives mozjpeg’s picture (ours, or mozjpeg’s own when the data runs short)', async () => {
     for (const name of ['photo-203x141-420-restart3.jpg', 'photo-203x141-444-restart-row.jpg', 'photo-203x141-mixed-h2v1.jpg']) {
-      const whole = await fixture(name);
+      const whole = await jpegFixture(name);
       const flipped = whole.slice();
       flipped[whole.length >> 1]! ^= 0x10;
       const flippedLate = whole.slice();

@@ -4,8 +4,8 @@ import { decodeImage, encodeJpeg, encodeJpegMozjpeg } from '../../../src/engine/
 import { decodeJpegScaled, jpegScaleFor } from '../../../src/engine/raster/jpeg-decode';
 import { resample } from '../../../src/engine/raster/resample';
 import type { RGBAImage } from '../../../src/engine/types';
-import { fixtureServer, runTool, testAsset } from '../../helpers/fixtures';
-import { base64ToBytes, maxDiff, noiseImage, parsePpm, psnr } from './helpers';
+import { testAsset } from '../../helpers/fixtures';
+import { djpegAt, djpegTakesEighths, jpegFixture, maxDiff, noiseImage, psnr, rgbOf } from './helpers';
 
 // The DCT-scaled decoder at every k/8 (k = 1…7; 3, 5, 6, 7 added for placements between 1/4 and
 // the full size: a picture filling a layer at 2/3 of its size decodes at 6/8, not whole).
@@ -15,24 +15,6 @@ import { base64ToBytes, maxDiff, noiseImage, parsePpm, psnr } from './helpers';
 
 const ALL = [1, 2, 3, 4, 5, 6, 7] as const;
 const NEW = [3, 5, 6, 7] as const;
-
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/jpeg/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
-
-async function djpeg(jpeg: Uint8Array, k: number) {
-  const out = await runTool('djpeg', jpeg, { scale: `${k}/8` });
-  expect(out.code).toBe(0);
-  return parsePpm(base64ToBytes(out.pages[0]!));
-}
-
-const rgbOf = (img: RGBAImage) => {
-  const rgb = new Uint8Array((img.data.length / 4) * 3);
-  for (let p = 0, q = 0; p < img.data.length; p += 4, q += 3) rgb.set(img.data.subarray(p, p + 3), q);
-  return rgb;
-};
 
 /** Smooth colour ramps and waves (photo-like: no energy near the last frequencies). */
 function smooth(width: number, height: number): RGBAImage {
@@ -57,11 +39,9 @@ function hardEdged(width: number, height: number): RGBAImage {
   return img;
 }
 
-// Is the test server new enough to pass k/8 to djpeg (else it decodes whole)?
-const probe = await runTool('djpeg', await testAsset('jpeg/photo-444.jpg'), { scale: '3/8' });
-const djpegTakesEighths = probe.code === 0 && parsePpm(base64ToBytes(probe.pages[0]!)).width === Math.ceil((203 * 3) / 8);
+const takesEighths = await djpegTakesEighths(); // else djpeg decodes whole
 
-describe.runIf(djpegTakesEighths)('every k/8 against libjpeg’s own scaled decode (djpeg -scale k/8)', () => {
+describe.runIf(takesEighths)('every k/8 against libjpeg’s own scaled decode (djpeg -scale k/8)', () => {
   // Full-resolution components (4:4:4, grey): the same N-point transform as jpeg_idct_NxN, ours in
   // floats, libjpeg's in fixed point: within a few levels.
   for (const file of ['photo-444.jpg', 'grey-restart.jpg']) {
@@ -69,7 +49,7 @@ describe.runIf(djpegTakesEighths)('every k/8 against libjpeg’s own scaled deco
       const jpeg = await testAsset(`jpeg/${file}`);
       for (const k of NEW) {
         const ours = (await decodeJpegScaled(jpeg, k))!;
-        const ref = await djpeg(jpeg, k);
+        const ref = await djpegAt(jpeg, k);
         expect([ours.width, ours.height], `${file} at ${k}/8`).toEqual([ref.width, ref.height]);
         expect(psnr(ours, ref.rgb), `${file} at ${k}/8`).toBeGreaterThan(55);
         expect(maxDiff(rgbOf(ours), ref.rgb), `${file} at ${k}/8`).toBeLessThanOrEqual(4);
@@ -78,10 +58,10 @@ describe.runIf(djpegTakesEighths)('every k/8 against libjpeg’s own scaled deco
   }
   it('sizes off the block grid (17×9, 33×17, 203×141, 1×1, 3×3, 5×4): libjpeg’s size, rounded up, and its pixels', async () => {
     for (const file of ['odd-17x9-444.jpg', 'odd-17x9-420.jpg', 'odd-17x9-422.jpg', 'odd-33x17-420-optimized.jpg', 'photo-203x141-444-q10.jpg', 'photo-203x141-grey.jpg', 'photo-203x141-444-restart-row.jpg', 'tiny-1x1-420.jpg', 'tiny-3x3-420.jpg', 'tiny-5x4-420.jpg']) {
-      const jpeg = await fixture(file);
+      const jpeg = await jpegFixture(file);
       for (const k of NEW) {
         const ours = (await decodeJpegScaled(jpeg, k))!;
-        const ref = await djpeg(jpeg, k);
+        const ref = await djpegAt(jpeg, k);
         expect([ours.width, ours.height], `${file} at ${k}/8`).toEqual([ref.width, ref.height]);
         expect(psnr(ours, ref.rgb), `${file} at ${k}/8`).toBeGreaterThan(50);
       }
@@ -96,7 +76,7 @@ describe.runIf(djpegTakesEighths)('every k/8 against libjpeg’s own scaled deco
       const jpeg = await testAsset(`jpeg/${file}`);
       for (const k of NEW) {
         const ours = (await decodeJpegScaled(jpeg, k))!;
-        const ref = await djpeg(jpeg, k);
+        const ref = await djpegAt(jpeg, k);
         expect([ours.width, ours.height]).toEqual([ref.width, ref.height]);
         expect(psnr(ours, ref.rgb), `${file} at ${k}/8`).toBeGreaterThan(floor);
       }

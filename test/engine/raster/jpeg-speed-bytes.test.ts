@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJpegFull, decodeJpegScaled } from '../../../src/engine/raster/jpeg-decode';
-import { fixtureServer } from '../../helpers/fixtures';
+import { jpegFixture } from './helpers';
 
 // The decoder's fast paths (a 64-bit bit buffer, DC and AC look-ups, IDCTs that skip the rows and
 // columns a block leaves 0, one pixel row or one value a row for blocks whose coefficients lie in
@@ -36,12 +36,6 @@ const BEFORE: Record<string, string> = {
   'tiny-5x4-420.jpg': '5401b9bdc8c9d53e',
 };
 
-async function fixture(name: string): Promise<Uint8Array> {
-  const res = await fetch(`${fixtureServer()}/fixtures/jpeg/${name}`);
-  if (!res.ok) throw new Error(`fixture ${name}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
-
 const hex = (buffer: ArrayBuffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 /** SHA-256 over each eighth's size and pixels' SHA-256 (or null, or error), the first 16 hex digits. */
@@ -63,7 +57,7 @@ async function decodesDigest(jpeg: Uint8Array): Promise<string> {
 describe('the JPEG decoder\'s fast paths', () => {
   it('decode every fixture at every eighth and whole to the bytes of the plain loops (5fff3a7)', async () => {
     for (const [file, digest] of Object.entries(BEFORE)) {
-      expect(await decodesDigest(await fixture(file)), file).toBe(digest);
+      expect(await decodesDigest(await jpegFixture(file)), file).toBe(digest);
     }
   });
 });
