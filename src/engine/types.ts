@@ -23,6 +23,22 @@ export interface Bounds {
 export type LayerType = 'Image' | 'Text' | 'Shape' | 'SmartObject' | 'Group' | 'Adjustment';
 
 /** Text settings read from the PSD, enough to re-render a text layer. Units: template pixels. */
+/** A text's paragraph settings, as Photoshop's Paragraph panel holds them (text-space pixels). */
+export interface ParagraphSettings {
+  startIndent: number;
+  endIndent: number;
+  firstLineIndent: number;
+  spaceBefore: number;
+  spaceAfter: number;
+  /** Justify the last line of each paragraph too (Photoshop's "justify all"). */
+  justifyLast: boolean;
+  /**
+   * Where a justified paragraph's last line sits (Photoshop's Justify Last Left, Centered or
+   * Right; default left). Point text, whose every line ends its paragraph, aligns so too.
+   */
+  lastLine?: 'left' | 'center' | 'right';
+}
+
 export interface TextInfo {
   text: string;
   /** PostScript name of the first run's font. */
@@ -40,19 +56,8 @@ export interface TextInfo {
   /** Per-run styles when the layer mixes fonts, sizes or colours. */
   runs?: Array<{ length: number; font: string; size: number; color: string }>;
   warped?: boolean;
-  /**
-   * First paragraph's indents and spacing (text-space pixels); justifyLast: Photoshop's "justify
-   * all"; lastLine: where a justified paragraph's last line sits (Justify Last Centered or Right).
-   */
-  paragraph?: {
-    startIndent: number;
-    endIndent: number;
-    firstLineIndent: number;
-    spaceBefore: number;
-    spaceAfter: number;
-    justifyLast: boolean;
-    lastLine?: 'left' | 'center' | 'right';
-  };
+  /** First paragraph's indents and spacing (text-space pixels), its Justify All and Justify Last. */
+  paragraph?: ParagraphSettings;
   /** Photoshop's anti-aliasing method ('crisp' draws baselines on whole pixels: docs/fonts.md). */
   antiAlias?: 'none' | 'sharp' | 'crisp' | 'strong' | 'smooth' | 'platform' | 'platformLCD';
   /** Photoshop's All Caps character setting. */

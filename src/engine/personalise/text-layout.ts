@@ -7,25 +7,10 @@
  * "Photoshop's text layout", says which of these rules Photoshop's own pixels confirm.
  */
 import type { FontMetrics } from '../fonts/metrics';
-import type { Bounds } from '../types';
+import type { Bounds, ParagraphSettings } from '../types';
 import { clusters, lineSegments } from './line-break';
 
 export type Alignment = 'left' | 'center' | 'right' | 'justify';
-
-export interface ParagraphSettings {
-  startIndent: number;
-  endIndent: number;
-  firstLineIndent: number;
-  spaceBefore: number;
-  spaceAfter: number;
-  /** Justify the last line of each paragraph too (Photoshop's "justify all"). */
-  justifyLast: boolean;
-  /**
-   * Where a justified paragraph's last line sits (Photoshop's Justify Last Left, Centered or
-   * Right; default left). Point text, whose every line ends its paragraph, aligns so too.
-   */
-  lastLine?: 'left' | 'center' | 'right';
-}
 
 export interface LayoutStyle {
   size: number;
