@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { kernels } from '../../../src/engine/raster/kernels';
-import { adjustedByTypescript } from './kit';
+import { differing, randomColours, type HueSatSetting } from './huesat-kit';
 
 /**
  * Issue 25 §3 (huesat-bound): the Hue/Saturation kernel's f32 quads take one error bound for the
@@ -18,10 +17,7 @@ import { adjustedByTypescript } from './kit';
 let seed = 20261201;
 const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 
-type Range = { a: number; b: number; c: number; d: number; hue: number; saturation: number; lightness: number };
-type Setting = { master: { hue: number; saturation: number; lightness: number } } & Partial<Record<'reds' | 'yellows' | 'greens' | 'cyans' | 'blues' | 'magentas', Range>>;
 
-const adjustment = (s: Setting) => ({ type: 'hue/saturation', ...s, master: { a: 0, b: 0, c: 0, d: 0, ...s.master } });
 
 /**
  * Settings of each kind: the call's bound (master only, ranges turning the hue, a shrinking master
@@ -29,7 +25,7 @@ const adjustment = (s: Setting) => ({ type: 'hue/saturation', ...s, master: { a:
  * the chroma: its halves are exact in f64 and in f32; +100 % caps every lane; −40 % and +10 % are not
  * of few bits, +10 % lands near halves), each lane's bound (α and lightness in ranges).
  */
-const SETTINGS: Setting[] = [
+const SETTINGS: HueSatSetting[] = [
   { master: { hue: 66, saturation: 0, lightness: 28 } },
   { master: { hue: -150, saturation: 60, lightness: -45 } },
   { master: { hue: 30, saturation: 0, lightness: 0 }, reds: { a: 330, b: 350, c: 20, d: 40, hue: -90, saturation: 0, lightness: 0 }, blues: { a: 200, b: 200, c: 250, d: 250, hue: 120, saturation: 0, lightness: 0 } },
@@ -46,11 +42,6 @@ const SETTINGS: Setting[] = [
   { master: { hue: 10, saturation: 50, lightness: 0 }, yellows: { a: 15, b: 45, c: 75, d: 105, hue: 16, saturation: -40, lightness: 100 }, cyans: { a: 135, b: 165, c: 195, d: 225, hue: 0, saturation: 100, lightness: -100 } },
 ];
 
-function randomColours(n: number): Uint8ClampedArray {
-  const px = new Uint8ClampedArray(n * 4);
-  for (let i = 0; i < px.length; i++) px[i] = Math.floor(rnd() * 256);
-  return px;
-}
 
 /**
  * Runs of 1–9 pixels, most of a colour whose chroma is an odd multiple of 5 (a master hue turn of
@@ -72,23 +63,13 @@ function halfRuns(n: number): Uint8ClampedArray {
   return px;
 }
 
-/** Bytes where the kernel and the TypeScript disagree. */
-function differing(setting: Setting, px: Uint8ClampedArray): number {
-  const adj = adjustment(setting);
-  const actual = px.slice();
-  applyAdjustment(adj as never, actual);
-  const expected = adjustedByTypescript(adj, px);
-  let n = 0;
-  for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) n++;
-  return n;
-}
 
 describe("Hue/Saturation quads under the call's error bound, redone in batches (issue 25 §3)", () => {
   beforeAll(async () => {
     await kernels();
   });
 
-  const colours = randomColours(300_000);
+  const colours = randomColours(300_000, rnd);
   const runs = halfRuns(200_000);
 
   it.each(SETTINGS.map((s, i) => [i, s] as const))("setting %i: the TypeScript's bytes on random colours", (_, setting) => {

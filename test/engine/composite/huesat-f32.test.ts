@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { kernels } from '../../../src/engine/raster/kernels';
-import { adjustedByTypescript } from './kit';
+import { differing, randomColours, type HueSatRange, type HueSatSetting } from './huesat-kit';
 
 /**
  * Issue 25 §3 (huesat-f32): the Hue/Saturation kernel works out four pixels at a time in f32
@@ -18,11 +17,9 @@ import { adjustedByTypescript } from './kit';
 let seed = 20261130;
 const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 
-type Range = { a: number; b: number; c: number; d: number; hue: number; saturation: number; lightness: number };
-type Setting = { master: { hue: number; saturation: number; lightness: number } } & Partial<Record<'reds' | 'yellows' | 'greens' | 'cyans' | 'blues' | 'magentas', Range>>;
 
 /** psdtools-adjust-hue-saturation.psd's four masked Hue/Saturation layers (as ag-psd reads them). */
-const FIXTURE: Setting[] = [
+const FIXTURE: HueSatSetting[] = [
   { master: { hue: -27, saturation: 0, lightness: 10 }, reds: { a: 315, b: 345, c: 15, d: 90, hue: 19, saturation: 14, lightness: 26 }, yellows: { a: 330, b: 359, c: 29, d: 59, hue: -38, saturation: 93, lightness: 27 }, cyans: { a: 135, b: 165, c: 195, d: 225, hue: -17, saturation: 20, lightness: -91 }, blues: { a: 222, b: 260, c: 353, d: 23, hue: 38, saturation: -78, lightness: 43 }, magentas: { a: 275, b: 311, c: 50, d: 137, hue: 36, saturation: 0, lightness: -26 } },
   { master: { hue: 0, saturation: -97, lightness: 0 }, reds: { a: 207, b: 239, c: 351, d: 37, hue: 32, saturation: 93, lightness: 0 }, greens: { a: 267, b: 315, c: 343, d: 27, hue: -38, saturation: -83, lightness: 0 }, cyans: { a: 279, b: 46, c: 107, d: 147, hue: 0, saturation: -61, lightness: 0 }, magentas: { a: 82, b: 133, c: 151, d: 171, hue: 0, saturation: 100, lightness: 0 } },
   { master: { hue: 122, saturation: 100, lightness: -37 } },
@@ -30,17 +27,17 @@ const FIXTURE: Setting[] = [
 ];
 
 /** Settings the fixture lacks: ranges with b = a, d = c, wrapping past 0°, full (de)saturation, master lightness both ways. */
-const EDGES: Setting[] = [
+const EDGES: HueSatSetting[] = [
   { master: { hue: 0, saturation: -100, lightness: 52 }, reds: { a: 41, b: 41, c: 63, d: 63, hue: -72, saturation: 43, lightness: 4 }, blues: { a: 172, b: 192, c: 254, d: 258, hue: -22, saturation: 98, lightness: -26 } },
   { master: { hue: -111, saturation: 50, lightness: -20 }, greens: { a: 331, b: 331, c: 8, d: 12, hue: 11, saturation: -100, lightness: 9 }, cyans: { a: 312, b: 348, c: 44, d: 69, hue: 159, saturation: 100, lightness: 100 } },
   { master: { hue: 180, saturation: -50, lightness: -100 + 1 }, magentas: { a: 300, b: 330, c: 330, d: 359, hue: -180, saturation: -25, lightness: -100 } },
 ];
 
 /** PSD-like random settings: whole-degree ranges (some with b = a or d = c), any hue, saturation and lightness. */
-function randomSetting(): Setting {
+function randomSetting(): HueSatSetting {
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const amount = () => (rnd() < 0.3 ? 0 : rnd() < 0.2 ? (rnd() < 0.5 ? -100 : 100) : int(-100, 100));
-  const setting: Setting = { master: { hue: rnd() < 0.3 ? 0 : int(-180, 180), saturation: amount(), lightness: rnd() < 0.4 ? 0 : int(-99, 99) } };
+  const setting: HueSatSetting = { master: { hue: rnd() < 0.3 ? 0 : int(-180, 180), saturation: amount(), lightness: rnd() < 0.4 ? 0 : int(-99, 99) } };
   for (const name of ['reds', 'yellows', 'greens', 'cyans', 'blues', 'magentas'] as const) {
     if (rnd() < 0.35) continue;
     const a = int(0, 359);
@@ -50,13 +47,7 @@ function randomSetting(): Setting {
   return setting;
 }
 
-const adjustment = (s: Setting) => ({ type: 'hue/saturation', ...s, master: { a: 0, b: 0, c: 0, d: 0, ...s.master } });
 
-function randomColours(n: number): Uint8ClampedArray {
-  const px = new Uint8ClampedArray(n * 4);
-  for (let i = 0; i < px.length; i++) px[i] = Math.floor(rnd() * 256);
-  return px;
-}
 
 /** Colours (opaque) of every hue within a degree of `ends` (degrees), at every chroma and many lightnesses. */
 function nearHues(ends: number[]): Uint8ClampedArray {
@@ -78,25 +69,15 @@ function nearHues(ends: number[]): Uint8ClampedArray {
   return Uint8ClampedArray.from(out);
 }
 
-/** Bytes where the kernel and the TypeScript disagree. */
-function differing(setting: Setting, px: Uint8ClampedArray): number {
-  const adj = adjustment(setting);
-  const actual = px.slice();
-  applyAdjustment(adj as never, actual);
-  const expected = adjustedByTypescript(adj, px);
-  let n = 0;
-  for (let i = 0; i < px.length; i++) if (actual[i] !== expected[i]) n++;
-  return n;
-}
 
-const ends = (s: Setting) => Object.entries(s).flatMap(([k, r]) => (k === 'master' ? [] : [(r as Range).a, (r as Range).b, (r as Range).c, (r as Range).d]));
+const ends = (s: HueSatSetting) => Object.entries(s).flatMap(([k, r]) => (k === 'master' ? [] : [(r as HueSatRange).a, (r as HueSatRange).b, (r as HueSatRange).c, (r as HueSatRange).d]));
 
 describe('Hue/Saturation in f32 quads with the f64 path near rounding and range ends (issue 25 §3)', () => {
   beforeAll(async () => {
     await kernels();
   });
 
-  const million = randomColours(1_000_000);
+  const million = randomColours(1_000_000, rnd);
   const settings = [...FIXTURE, ...EDGES, ...Array.from({ length: 6 }, randomSetting)];
 
   it.each(settings.map((s, i) => [i, s] as const))("setting %i: the TypeScript's bytes on a million random colours", (_, setting) => {
