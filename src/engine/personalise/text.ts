@@ -159,33 +159,44 @@ export const inkGrowthFor = (antiAlias: TextInfo['antiAlias']): number =>
 export function growInk(pixels: RGBAImage, distance: number): void {
   const { width, height, data } = pixels;
   if (!(distance > 0) || width < 1 || height < 1) return;
-  const alpha = new Uint8Array(width * height);
-  for (let i = 0; i < alpha.length; i++) alpha[i] = data[i * 4 + 3]!;
+  const count = width * height;
+  // One word a pixel (little-endian: alpha in the top byte); an unaligned view is copied and written back.
+  const aligned = data.byteOffset % 4 === 0 ? data : data.slice();
+  const words = new Uint32Array(aligned.buffer, aligned.byteOffset, count);
+  const alpha = new Uint8Array(count);
+  for (let i = 0; i < count; i++) alpha[i] = words[i]! >>> 24;
+  const lastColumn = width - 1;
   for (let y = 0; y < height; y++) {
+    const row = y * width;
     for (let x = 0; x < width; x++) {
-      const i = y * width + x;
+      const i = row + x;
       const a = alpha[i]!;
       if (a === 255) continue;
       const left = x > 0 ? alpha[i - 1]! : 0;
-      const right = x + 1 < width ? alpha[i + 1]! : 0;
+      const right = x < lastColumn ? alpha[i + 1]! : 0;
       const up = y > 0 ? alpha[i - width]! : 0;
       const down = y + 1 < height ? alpha[i + width]! : 0;
       if ((left | right | up | down) === 0) continue;
-      const stepX = Math.max(Math.abs(a - left), Math.abs(right - a));
-      const stepY = Math.max(Math.abs(a - up), Math.abs(down - a));
-      const grown = Math.min(255, Math.round(a + Math.hypot(stepX, stepY) * distance));
+      const stepX = Math.max(a > left ? a - left : left - a, a > right ? a - right : right - a);
+      const stepY = Math.max(a > up ? a - up : up - a, a > down ? a - down : down - a);
+      const grown = Math.min(255, Math.round(a + Math.sqrt(stepX * stepX + stepY * stepY) * distance));
       if (grown === a) continue;
-      // Premultiplied: every channel scales with the coverage, from this pixel or its inkiest neighbour.
+      // Premultiplied: every channel scales with the coverage, from this pixel or its inkiest neighbour
+      // (one already grown keeps its colour: it is read as it is now).
       let from = i;
       if (a === 0) {
         const most = Math.max(left, right, up, down);
         from = most === left ? i - 1 : most === right ? i + 1 : most === up ? i - width : i + width;
       }
-      const ratio = grown / data[from * 4 + 3]!; // a neighbour already grown keeps its colour: read it as it is now
-      for (let c = 0; c < 3; c++) data[i * 4 + c] = Math.min(grown, Math.round(data[from * 4 + c]! * ratio));
-      data[i * 4 + 3] = grown;
+      const source = words[from]!;
+      const ratio = grown / (source >>> 24);
+      const red = Math.min(grown, Math.round((source & 255) * ratio));
+      const green = Math.min(grown, Math.round(((source >>> 8) & 255) * ratio));
+      const blue = Math.min(grown, Math.round(((source >>> 16) & 255) * ratio));
+      words[i] = ((grown << 24) | (blue << 16) | (green << 8) | red) >>> 0;
     }
   }
+  if (aligned !== data) data.set(aligned);
 }
 
 /** Text rasters up to this many pixels are unpremultiplied in one visit to the kernels' memory (1 MB, as raster/kernels.ts inChunks streams). */

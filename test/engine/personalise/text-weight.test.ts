@@ -118,6 +118,16 @@ describe('growInk', () => {
     expect(img.data[(img.width + 5) * 4 + 3]).toBeGreaterThan(0); // reached
   });
 
+  it('gives the same pixels from a view that does not start on a word', () => {
+    const img = edge(5.3, 0.8);
+    const backing = new Uint8ClampedArray(img.data.length + 1);
+    backing.set(img.data, 1);
+    const unaligned = { ...img, data: backing.subarray(1) };
+    growInk(img, 0.4);
+    growInk(unaligned, 0.4);
+    expect(unaligned.data).toEqual(img.data);
+  });
+
   it('grows Crisp and Smooth text only: Sharp, Strong, None and unset stay as resvg draws them', () => {
     expect(inkGrowthFor('crisp')).toBe(PHOTOSHOP_INK_GROWTH);
     expect(inkGrowthFor('smooth')).toBe(PHOTOSHOP_INK_GROWTH);
