@@ -3,18 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Layer, LayerEffectsInfo } from 'ag-psd';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
 import { dirtyBounds } from '../../../src/engine/composite/dirty';
-import type { Bounds, CompiledTemplate, RGBAImage } from '../../../src/engine/types';
-
-/** Whether two renders are equal outside `r`. */
-function equalOutside(a: RGBAImage, b: RGBAImage, r: Bounds | null): boolean {
-  for (let y = 0; y < a.height; y++)
-    for (let x = 0; x < a.width; x++) {
-      if (r && x >= r.left && x < r.right && y >= r.top && y < r.bottom) continue;
-      const i = (y * a.width + x) * 4;
-      for (let c = 0; c < 4; c++) if (a.data[i + c] !== b.data[i + c]) return false;
-    }
-  return true;
-}
+import type { Bounds, CompiledTemplate } from '../../../src/engine/types';
+import { equalOutside } from '../../helpers/pixels';
 
 const [W, H] = [240, 200];
 const px = (value: number) => ({ units: 'Pixels' as const, value });

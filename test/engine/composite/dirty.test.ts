@@ -3,19 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
 import { dirtyBounds } from '../../../src/engine/composite/dirty';
 import type { Layer, LayerEffectsInfo, LayerMaskData } from 'ag-psd';
-import type { Bounds, LayerNode, RGBAImage } from '../../../src/engine/types';
+import type { LayerNode } from '../../../src/engine/types';
 import { psdFixture } from '../../helpers/fixtures';
-
-/** Whether two renders are equal outside `r`. */
-function equalOutside(a: RGBAImage, b: RGBAImage, r: Bounds | null): boolean {
-  for (let y = 0; y < a.height; y++)
-    for (let x = 0; x < a.width; x++) {
-      if (r && x >= r.left && x < r.right && y >= r.top && y < r.bottom) continue;
-      const i = (y * a.width + x) * 4;
-      for (let c = 0; c < 4; c++) if (a.data[i + c] !== b.data[i + c]) return false;
-    }
-  return true;
-}
+import { equalOutside } from '../../helpers/pixels';
 
 describe('dirtyBounds', () => {
   for (const fixture of ['psdrb-example-design.psd', 'oovpsd-nested-groups.psd', 'psdtools-layer-effects-all.psd']) {
