@@ -1,14 +1,12 @@
 import { env } from 'cloudflare:workers';
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, renderTemplate, walkLayers, type CompiledTemplate, type LayerOverrides } from '../../../src/engine';
+import { compileTemplate, walkLayers } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { unitShortcutDraws, useUnitShortcuts } from '../../../src/engine/composite/compositor';
-import { markOpaque } from '../../../src/engine/composite/surface';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
-import { switchedOffAwaiting } from '../../helpers/switches';
-import { random, rasterAt, type Random } from './kit';
+import { random, randomPicture, rasterAt, renderWithAndWithoutUnitShortcuts, type Random } from './kit';
 
 /**
  * poster-background (issue 25 §3): a never-seen picture over a large template's whole canvas
@@ -20,19 +18,6 @@ import { random, rasterAt, type Random } from './kit';
  */
 
 const px = (value: number) => ({ units: 'Pixels' as const, value });
-
-/** A w × h picture: random colours, opaque (and marked so, as a placed JPEG is) or with transparent and partly covered pixels. */
-function picture(r: Random, w: number, h: number, opaque: boolean): Uint8ClampedArray {
-  const data = new Uint8ClampedArray(w * h * 4);
-  for (let i = 0; i < data.length; i += 4) {
-    data[i] = r.int(256);
-    data[i + 1] = r.int(256);
-    data[i + 2] = r.int(256);
-    data[i + 3] = opaque ? 255 : r.pick([0, 255, 255, 1 + r.int(254)]);
-  }
-  if (opaque) markOpaque(data, { left: 0, top: 0, right: w, bottom: h });
-  return data;
-}
 
 /** A solid w × h layer of one colour, alpha from `alpha(x, y)`. */
 function solid(w: number, h: number, rgb: [number, number, number], alpha: (x: number, y: number) => number) {
@@ -79,20 +64,14 @@ function poster(W: number, H: number, r: Random): Uint8Array {
     effects: { dropShadow: [{ present: true, enabled: true, size: px(8), distance: px(6), angle: 120, useGlobalLight: false, color: { r: 0, g: 0, b: 0 }, blendMode: 'multiply', opacity: 0.65 }] },
   };
   const children: Layer[] = [
-    { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: picture(r, W, H, true) } },
-    { name: 'Picture', left: 60, top: 50, right: 460, bottom: 320, imageData: { width: 400, height: 270, data: picture(r, 400, 270, true) } },
+    { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: randomPicture(r, W, H, true) } },
+    { name: 'Picture', left: 60, top: 50, right: 460, bottom: 320, imageData: { width: 400, height: 270, data: randomPicture(r, 400, 270, true) } },
     { name: 'Frame', left: 50, top: 40, right: 470, bottom: 330, imageData: solid(420, 290, [255, 255, 255], (x, y) => (x < 10 || y < 10 || x >= 410 || y >= 280 ? 255 : 0)) },
     band,
     headline,
     { name: 'Spot', left: W - 260, top: 120, right: W - 100, bottom: 280, blendMode: 'screen', opacity: 0.8, imageData: solid(160, 160, [250, 200, 80], (x, y) => Math.max(0, Math.min(255, Math.round(255 * (80 - Math.hypot(x + 0.5 - 80, y + 0.5 - 80) + 0.5))))) },
   ];
   return writePsdUint8Array({ width: W, height: H, children }, { generateThumbnail: false });
-}
-
-/** The render with the shortcuts (its units kept for the next), then without them (nothing kept or read). */
-async function bothWays(compiled: CompiledTemplate, options: { scale: number; overrides: LayerOverrides; region?: { top: number; bottom: number; left?: number; right?: number } }) {
-  const fast = await renderTemplate(env.FILES, compiled, options);
-  return { fast, slow: await switchedOffAwaiting(useUnitShortcuts, () => renderTemplate(env.FILES, compiled, options)) };
 }
 
 describe('a large unit kept under a never-seen picture', () => {
@@ -108,9 +87,9 @@ describe('a large unit kept under a never-seen picture', () => {
     for (const scale of [1, 0.5]) {
       const [w, h] = [Math.round(W * scale), Math.round(H * scale)];
       for (let i = 0; i < 3; i++) {
-        const overrides = rasterAt(ground.id, picture(r, w, h, i !== 1), 0, 0, w, h);
+        const overrides = rasterAt(ground.id, randomPicture(r, w, h, i !== 1), 0, 0, w, h);
         for (const region of [undefined, { top: Math.round(h * 0.45), bottom: Math.round(h * 0.9) }, { top: 0, bottom: h, left: Math.round(w * 0.3), right: Math.round(w * 0.8) }]) {
-          const { fast, slow } = await bothWays(compiled, { scale, overrides, ...(region ? { region } : {}) });
+          const { fast, slow } = await renderWithAndWithoutUnitShortcuts(compiled, { scale, overrides, ...(region ? { region } : {}) });
           expect(firstDifference(fast.data, slow.data), `scale ${scale} picture ${i} region ${JSON.stringify(region)}`).toBe(-1);
           drawn++;
         }
@@ -137,12 +116,12 @@ describe('a large unit kept under a never-seen picture', () => {
       imageData: solid(420, 380, [240, 240, 250], (x, y) => ((x >> 4) + (y >> 4)) % 3 ? 255 : 0),
       effects: { dropShadow: [{ present: true, enabled: true, size: px(8), distance: px(6), angle: 120, useGlobalLight: false, color: { r: 0, g: 0, b: 0 }, blendMode: 'multiply', opacity: 0.65 }] },
     };
-    const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: picture(r, W, H, true) } };
+    const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: randomPicture(r, W, H, true) } };
     const compiled = await compileTemplate(env.FILES, writePsdUint8Array({ width: W, height: H, children: [ground, big] }, { generateThumbnail: false }));
     const id = [...walkLayers(compiled.layers)].find((n) => n.name === 'ground')!.id;
     for (let i = 0; i < 3; i++) {
-      const overrides = rasterAt(id, picture(r, W, H, i !== 1), 0, 0, W, H);
-      const { fast, slow } = await bothWays(compiled, { scale: 1, overrides });
+      const overrides = rasterAt(id, randomPicture(r, W, H, i !== 1), 0, 0, W, H);
+      const { fast, slow } = await renderWithAndWithoutUnitShortcuts(compiled, { scale: 1, overrides });
       expect(firstDifference(fast.data, slow.data), `picture ${i}`).toBe(-1);
     }
   }, 120_000);

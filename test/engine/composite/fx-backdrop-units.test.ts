@@ -1,15 +1,13 @@
 import { env } from 'cloudflare:workers';
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { compileTemplate, renderTemplate, walkLayers, type CompiledTemplate, type LayerOverrides } from '../../../src/engine';
+import { compileTemplate, walkLayers } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { unitShortcutDraws, useUnitShortcuts } from '../../../src/engine/composite/compositor';
-import { markOpaque } from '../../../src/engine/composite/surface';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { psdFixture } from '../../helpers/fixtures';
 import { firstDifference } from '../../helpers/pixels';
-import { random, rasterAt, type Random } from './kit';
-import { switchedOffAwaiting } from '../../helpers/switches';
+import { random, randomPicture, rasterAt, renderWithAndWithoutUnitShortcuts } from './kit';
 
 /**
  * fx-backdrop (issue 25 §3): a never-seen picture under texts with effects redraws the canvas, and
@@ -20,29 +18,6 @@ import { switchedOffAwaiting } from '../../helpers/switches';
  * (colourAtAlpha). The same bytes as drawing every unit whole (useUnitShortcuts(false)), picture
  * after picture, at several scales, whole and as regions.
  */
-
-/** A w × h picture: random colours, opaque, or with transparent and partly covered pixels. */
-function picture(r: Random, w: number, h: number, opaque: boolean): Uint8ClampedArray {
-  const data = new Uint8ClampedArray(w * h * 4);
-  for (let i = 0; i < data.length; i += 4) {
-    data[i] = r.int(256);
-    data[i + 1] = r.int(256);
-    data[i + 2] = r.int(256);
-    data[i + 3] = opaque ? 255 : r.pick([0, 255, 255, 1 + r.int(254)]);
-  }
-  // A placed JPEG is known opaque (personalise/image.ts markOpaque): colourAtAlpha fills those rows.
-  if (opaque) markOpaque(data, { left: 0, top: 0, right: w, bottom: h });
-  return data;
-}
-
-/**
- * The render with the shortcuts (its units kept for the next), then without them (nothing kept or
- * read; the overridden layer is the lowest, so no backdrop is either).
- */
-async function bothWays(compiled: CompiledTemplate, options: { scale: number; overrides: LayerOverrides; region?: { top: number; bottom: number; left?: number; right?: number } }) {
-  const fast = await renderTemplate(env.FILES, compiled, options);
-  return { fast, slow: await switchedOffAwaiting(useUnitShortcuts, () => renderTemplate(env.FILES, compiled, options)) };
-}
 
 describe('units kept and colours at alpha under a never-seen picture', () => {
   it("psdtools-layer-effects-all: pictures replacing 'Background' under its eleven texts give the bytes of every unit drawn whole", async () => {
@@ -57,9 +32,9 @@ describe('units kept and colours at alpha under a never-seen picture', () => {
       const h = Math.round(640 * scale);
       for (let i = 0; i < 3; i++) {
         const opaque = i !== 1;
-        const overrides = rasterAt(background.id, picture(r, w, h, opaque), 0, 0, w, h);
+        const overrides = rasterAt(background.id, randomPicture(r, w, h, opaque), 0, 0, w, h);
         for (const region of [undefined, { top: Math.round(h * 0.3), bottom: Math.round(h * 0.7) }, { top: 0, bottom: h, left: Math.round(w * 0.2), right: Math.round(w * 0.6) }]) {
-          const { fast, slow } = await bothWays(compiled, { scale, overrides, ...(region ? { region } : {}) });
+          const { fast, slow } = await renderWithAndWithoutUnitShortcuts(compiled, { scale, overrides, ...(region ? { region } : {}) });
           expect(firstDifference(fast.data, slow.data), `scale ${scale} picture ${i} region ${JSON.stringify(region)}`).toBe(-1);
         }
       }
@@ -115,16 +90,16 @@ describe('units kept and colours at alpha under a never-seen picture', () => {
       ][i] as never,
     });
     for (const [what, effects, extra] of overlays) {
-      const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: picture(r, W, H, false) }, effects, ...extra };
+      const ground: Layer = { name: 'ground', left: 0, top: 0, right: W, bottom: H, imageData: { width: W, height: H, data: randomPicture(r, W, H, false) }, effects, ...extra };
       const bytes = writePsdUint8Array({ width: W, height: H, children: [ground, texts(0), texts(1), texts(2), texts(3), texts(4)] }, { generateThumbnail: false });
       const compiled = await compileTemplate(env.FILES, bytes);
       const id = [...walkLayers(compiled.layers)].find((n) => n.name === 'ground')!.id;
       for (const scale of [1, 0.5]) {
         const [w, h] = [Math.round(W * scale), Math.round(H * scale)];
         for (let i = 0; i < 3; i++) {
-          const overrides = rasterAt(id, picture(r, w, h, i === 2), 0, 0, w, h);
+          const overrides = rasterAt(id, randomPicture(r, w, h, i === 2), 0, 0, w, h);
           for (const region of [undefined, { top: Math.round(h * 0.25), bottom: Math.round(h * 0.6) }]) {
-            const { fast, slow } = await bothWays(compiled, { scale, overrides, ...(region ? { region } : {}) });
+            const { fast, slow } = await renderWithAndWithoutUnitShortcuts(compiled, { scale, overrides, ...(region ? { region } : {}) });
             expect(firstDifference(fast.data, slow.data), `${what} scale ${scale} picture ${i} region ${JSON.stringify(region)}`).toBe(-1);
           }
         }

@@ -8,6 +8,8 @@ import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
 import { Unprocessable } from '../../../src/engine/errors';
 import { useWasmAdjustments } from '../../../src/engine/raster/kernels';
+import { useUnitShortcuts } from '../../../src/engine/composite/compositor';
+import { markOpaque } from '../../../src/engine/composite/surface';
 import { madeFixture } from '../../helpers/fixtures';
 import { firstDifference } from '../../helpers/pixels';
 import { switchedOff, switchedOffAwaiting } from '../../helpers/switches';
@@ -90,6 +92,25 @@ export function random(seed: number) {
   };
 }
 export type Random = ReturnType<typeof random>;
+
+/** A w × h picture: random colours, opaque (and marked so, as a placed JPEG is: personalise/image.ts markOpaque), or with transparent and partly covered pixels. */
+export function randomPicture(r: Random, w: number, h: number, opaque: boolean): Uint8ClampedArray {
+  const data = new Uint8ClampedArray(w * h * 4);
+  for (let i = 0; i < data.length; i += 4) {
+    data[i] = r.int(256);
+    data[i + 1] = r.int(256);
+    data[i + 2] = r.int(256);
+    data[i + 3] = opaque ? 255 : r.pick([0, 255, 255, 1 + r.int(254)]);
+  }
+  if (opaque) markOpaque(data, { left: 0, top: 0, right: w, bottom: h });
+  return data;
+}
+
+/** The render with the compositor's unit shortcuts (its units kept for the next), then without them (nothing kept or read). */
+export async function renderWithAndWithoutUnitShortcuts(compiled: CompiledTemplate, options: { scale: number; overrides: LayerOverrides; region?: { top: number; bottom: number; left?: number; right?: number } }) {
+  const fast = await renderTemplate(env.FILES, compiled, options);
+  return { fast, slow: await switchedOffAwaiting(useUnitShortcuts, () => renderTemplate(env.FILES, compiled, options)) };
+}
 
 /** A closed rectangular vector path (l, t)–(r, b), as ag-psd writes a vector mask's path. */
 export const rectPath = (l: number, t: number, r: number, b: number) => ({
