@@ -27,8 +27,6 @@ export interface TextRenderInput {
   color?: RGBA;
   /** Output pixels per template pixel. */
   scale: number;
-  /** How far (ems, per side) edges grow past resvg's coverage; Photoshop's for the layer's anti-aliasing method when absent. */
-  inkGrowth?: number;
 }
 
 /** Largest text raster we draw (pixels); beyond this the request is refused. */
@@ -83,7 +81,7 @@ export async function renderText(input: TextRenderInput & FitSettings): Promise<
 }
 
 /** Draws text laid out by setText at the output scale. */
-export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale' | 'inkGrowth'>): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
+export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale'>): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
   const { info, lines, size, tracking, metrics } = set;
   const { scale } = input;
   const fallbackFonts = input.fallbackFonts ?? [];
@@ -132,71 +130,8 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
     [input.font, ...fallbackFonts],
   );
   const pixels = await renderSvg(svg, [input.font, ...fallbackFonts]);
-  growInk(pixels, (input.inkGrowth ?? inkGrowthFor(info.antiAlias)) * set.shownSize * scale);
   await straightWithInk(pixels);
   return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [input.font, ...fallbackFonts] } };
-}
-
-/**
- * How far Photoshop's Crisp and Smooth text reaches past resvg's outline, per side, in ems (0.003
- * em: 0.05 px at 18 px). Measured on Photoshop's own pixels of five Arial layers drawn in
- * Liberation Sans (docs/fonts.md, "Photoshop's ink weight"): its ink is 5-11 % heavier than resvg's,
- * and growing every edge by this much raises each layer's alpha PSNR (none falls).
- */
-export const PHOTOSHOP_INK_GROWTH = 0.003;
-
-/** How far (ems, per side) a personalised text's edges grow past resvg's: Photoshop's for the methods measured. */
-export const inkGrowthFor = (antiAlias: TextInfo['antiAlias']): number =>
-  antiAlias === 'crisp' || antiAlias === 'smooth' ? PHOTOSHOP_INK_GROWTH : 0;
-
-/**
- * Grows resvg's premultiplied coverage outward by `distance` output pixels, as a straight edge
- * moved by `distance` would: each pixel gains `distance` × its coverage step to its neighbours
- * (per axis the larger one-sided difference, so an edge gains the same wherever it falls in its
- * pixel). A pixel newly reached takes its inkiest neighbour's colour. The exact equivalent, a
- * stroke of the fill colour, costs resvg twice the time.
- */
-export function growInk(pixels: RGBAImage, distance: number): void {
-  const { width, height, data } = pixels;
-  if (!(distance > 0) || width < 1 || height < 1) return;
-  const count = width * height;
-  // One word a pixel (little-endian: alpha in the top byte); an unaligned view is copied and written back.
-  const aligned = data.byteOffset % 4 === 0 ? data : data.slice();
-  const words = new Uint32Array(aligned.buffer, aligned.byteOffset, count);
-  const alpha = new Uint8Array(count);
-  for (let i = 0; i < count; i++) alpha[i] = words[i]! >>> 24;
-  const lastColumn = width - 1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      const i = row + x;
-      const a = alpha[i]!;
-      if (a === 255) continue;
-      const left = x > 0 ? alpha[i - 1]! : 0;
-      const right = x < lastColumn ? alpha[i + 1]! : 0;
-      const up = y > 0 ? alpha[i - width]! : 0;
-      const down = y + 1 < height ? alpha[i + width]! : 0;
-      if ((left | right | up | down) === 0) continue;
-      const stepX = Math.max(a > left ? a - left : left - a, a > right ? a - right : right - a);
-      const stepY = Math.max(a > up ? a - up : up - a, a > down ? a - down : down - a);
-      const grown = Math.min(255, Math.round(a + Math.sqrt(stepX * stepX + stepY * stepY) * distance));
-      if (grown === a) continue;
-      // Premultiplied: every channel scales with the coverage, from this pixel or its inkiest neighbour
-      // (one already grown keeps its colour: it is read as it is now).
-      let from = i;
-      if (a === 0) {
-        const most = Math.max(left, right, up, down);
-        from = most === left ? i - 1 : most === right ? i + 1 : most === up ? i - width : i + width;
-      }
-      const source = words[from]!;
-      const ratio = grown / (source >>> 24);
-      const red = Math.min(grown, Math.round((source & 255) * ratio));
-      const green = Math.min(grown, Math.round(((source >>> 8) & 255) * ratio));
-      const blue = Math.min(grown, Math.round(((source >>> 16) & 255) * ratio));
-      words[i] = ((grown << 24) | (blue << 16) | (green << 8) | red) >>> 0;
-    }
-  }
-  if (aligned !== data) data.set(aligned);
 }
 
 /** Text rasters up to this many pixels are unpremultiplied in one visit to the kernels' memory (1 MB, as raster/kernels.ts inChunks streams). */
