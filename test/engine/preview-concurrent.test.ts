@@ -1,0 +1,249 @@
+// Issue 25 §3 safety: the engine keeps arrays between personalised previews (region canvases,
+// the compositor's box copy, backdrop units, lent picture decodes and placements given back by
+// releaseOverrides and placementCache's onEvict). A Worker isolate interleaves concurrent
+// requests at every await, so previews in flight at once, in any order, with a large request
+// evicting the caches among them, must each give the bytes the same request gives alone.
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { FileStore } from '../../src/dynamic-image/store';
+import { clearEngineCaches } from '../../src/engine/cache';
+import { makeRoomForFrame } from '../../src/engine/frame';
+import { UrlImages } from '../../src/engine/inputs';
+import { REQUEST_MEMORY_BUDGET } from '../../src/engine/memory/budget';
+import { preparePreview, type PreviewOptions } from '../../src/engine/preview';
+import { dropLentPictures, lendPicture, lentPictureBytes, releaseOnce } from '../../src/engine/raster/bounded';
+import { encodeJpeg, encodePng } from '../../src/engine/raster';
+import { bundledFont, testAsset } from '../helpers/fixtures';
+import { upload, uploadFixture } from '../dynamic-image/helpers';
+
+/** A seeded generator (mulberry32): every run fires the same requests in the same orders. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A photo-like picture (smooth shading, texture, a few hard edges) the size of bench-photo.jpg; alpha when `alpha`. */
+function photo(width: number, height: number, seed: number, alpha = false) {
+  const data = new Uint8ClampedArray(width * height * 4);
+  const next = random(seed);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const n = next() * 24;
+      data[i] = 128 + 100 * Math.sin((x + seed * 37) / 97) + n;
+      data[i + 1] = 120 + 90 * Math.cos((y - seed * 11) / 61) + n;
+      data[i + 2] = (x ^ y) & 64 ? 200 - n : 40 + n;
+      data[i + 3] = alpha ? Math.min(255, 40 + ((x * 255) / width) * (1 + ((y >> 5) & 1))) : 255;
+    }
+  }
+  return { width, height, data };
+}
+
+interface Request {
+  label: string;
+  options: PreviewOptions;
+}
+
+const SHARPEN = { amount: 1.2, radius: 0.5, threshold: 0.05 };
+const deps = { urlImages: new UrlImages(async () => { throw new Error('no URL images'); }) };
+
+/** Bytes a request gives alone: every engine cache and kept array dropped first. */
+async function alone(store: FileStore, options: PreviewOptions): Promise<Uint8Array> {
+  clearEngineCaches();
+  makeRoomForFrame(REQUEST_MEMORY_BUDGET);
+  dropLentPictures();
+  return (await (await preparePreview(store, options, deps)).render()).bytes;
+}
+
+const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+describe('personalised previews in flight at once (kept and lent arrays)', () => {
+  it('give every request the bytes it gives alone, in random orders and sizes, with evictions among them', { timeout: 900_000 }, async () => {
+    const store = new FileStore(env.FILES);
+    const fonts: Array<[string, Uint8Array]> = [];
+    for (const f of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf', 'DejaVuSans.ttf']) fonts.push([f, await bundledFont(f)]);
+    expect((await upload('fonts', fonts, '?overwrite=true')).status).toBe(201);
+    const folder = 'concurrent';
+    const templates = {
+      curves: await uploadFixture('psdtools-adjust-curves.psd', folder),
+      textBug: await uploadFixture('agpsd-text-bug-1920.psd', folder),
+      effects: await uploadFixture('psdtools-layer-effects-all.psd', folder),
+      psdrb: await uploadFixture('psdrb-example-design.psd', folder),
+      hueSat: await uploadFixture('psdtools-adjust-hue-saturation.psd', folder),
+    };
+    // Pictures never seen before: a 1600×1200 photo with distinct bytes appended (as the bench
+    // does), other test JPEGs (4:2:2, 4:4:4, progressive, grey with restarts, EXIF 6), PNGs with alpha.
+    const basePhoto = await encodeJpeg(photo(1600, 1200, 1), 85);
+    const pictures: Array<[string, Uint8Array]> = [];
+    // Half of them of pixels of their own: a placement drawn into another's array must show.
+    for (let i = 0; i < 14; i++) pictures.push([`photo-${i}.jpg`, i % 2 ? await encodeJpeg(photo(1600, 1200, 100 + i), 85) : Uint8Array.from([...basePhoto, ...new TextEncoder().encode(`never seen ${i}`)])]);
+    for (const name of ['photo-422.jpg', 'photo-444.jpg', 'photo-progressive.jpg', 'grey-restart.jpg', 'photo-420-restart.jpg']) pictures.push([`asset-${name}`, await testAsset(`jpeg/${name}`)]);
+    pictures.push(['marker-exif6.jpg', await testAsset('marker-40x20-exif6.jpg')]);
+    for (let i = 0; i < 3; i++) pictures.push([`alpha-${i}.png`, await encodePng(photo(700 + 90 * i, 500 + 40 * i, 7 + i, true))]);
+    const stored: string[] = [];
+    for (const [name, bytes] of pictures) {
+      const res = await upload('images', [[name, bytes]], `?destination=${folder}&overwrite=true`);
+      expect(res.status, name).toBe(201);
+      stored.push(((await res.json()) as Array<{ name: string }>)[0].name);
+    }
+
+    const targets: Array<{ template: string; layer: string; kind: 'image' | 'text' }> = [
+      { template: templates.curves, layer: 'orion', kind: 'image' },
+      { template: templates.textBug, layer: '背景', kind: 'image' },
+      { template: templates.textBug, layer: '3月', kind: 'text' },
+      { template: templates.effects, layer: 'Background', kind: 'image' },
+      { template: templates.effects, layer: 'Drop Shadow', kind: 'text' },
+      { template: templates.psdrb, layer: 'Matte', kind: 'image' },
+      { template: templates.psdrb, layer: 'Make a change and save.', kind: 'text' },
+      { template: templates.hueSat, layer: 'orion', kind: 'image' },
+    ];
+    const sizes = [800, 800, 800, 640, 500, 1000, 333];
+    const next = random(25);
+    const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
+    const request = (n: number): Request => {
+      const target = pick(targets);
+      const side = pick(sizes);
+      const format = next() < 0.3 ? 'png' : 'jpg';
+      const picture = pick(stored);
+      const command = target.kind === 'image' ? { type: 'image', image: picture, resizeMode: next() < 0.8 ? 'fill' : 'fit' } : { type: 'text', text: `Hello ${n} ${'x'.repeat(n % 4)}` };
+      // Now and then two layers at once: a picture and a text in one request.
+      const data: Record<string, unknown> = { [target.layer]: command };
+      if (target.kind === 'text' && next() < 0.3) {
+        const other = targets.find((t) => t.template === target.template && t.kind === 'image');
+        if (other) data[other.layer] = { type: 'image', image: pick(stored), resizeMode: 'fill' };
+      }
+      return {
+        label: `#${n} ${target.template.split('/').pop()} '${target.layer}' ${JSON.stringify(Object.values(data).map((c) => (c as { image?: string; text?: string }).image ?? (c as { text: string }).text))} ${side}² ${format}`,
+        options: {
+          template: target.template,
+          format,
+          jpegQuality: 85,
+          unsharpMask: next() < 0.8 ? SHARPEN : null,
+          optimizePreview: next() < 0.2,
+          size: { width: side, height: side },
+          data: data as PreviewOptions['data'],
+        },
+      };
+    };
+    // A large request among them: its plan evicts the caches (and with them the kept placements)
+    // and drops the kept arrays while the others are drawing.
+    const large: Request = {
+      label: 'large: text-bug 5000² jpg',
+      options: { template: templates.textBug, format: 'jpg', jpegQuality: 85, unsharpMask: SHARPEN, size: { width: 5000, height: 5000 }, data: { '3月': { type: 'text', text: 'Large' } } as PreviewOptions['data'] },
+    };
+
+    // Rounds of concurrent batches of random sizes; each answer is kept with its request.
+    const answers: Array<{ request: Request; bytes: Uint8Array }> = [];
+    let n = 0;
+    let batches = 0;
+    const asked: Request[] = [];
+    for (let round = 0; round < 12; round++) {
+      const batch: Request[] = [];
+      const count = 2 + Math.floor(next() * 10);
+      // A third of them asked before (a shopper who changes a text keeps the picture): its
+      // placement is kept then, read by requests in flight while others push it out of the cache.
+      for (let i = 0; i < count; i++) {
+        const earlier = asked.length && next() < 0.35 ? pick(asked) : undefined;
+        const r = earlier ? { ...earlier, label: `${earlier.label} (asked before)` } : request(n++);
+        batch.push(r);
+        if (!earlier) asked.push(r);
+      }
+      // The same request twice at once now and then (one picture, one placement, two readers).
+      if (next() < 0.5) batch.push({ ...batch[0], label: `${batch[0].label} (again)` });
+      if (round % 3 === 1) batch.splice(Math.floor(next() * batch.length), 0, large);
+      // Prepared in one order, rendered in another, each starting after a random number of turns.
+      const prepared = await Promise.all(batch.map((r) => preparePreview(store, r.options, deps).catch((e) => { throw new Error(`${r.label}: ${JSON.stringify((e as { details?: unknown }).details)}`); })));
+      const order = batch.map((_, i) => i).sort(() => next() - 0.5);
+      const delays = batch.map(() => Math.floor(next() * 6));
+      const out = await Promise.all(
+        order.map(async (i) => {
+          for (let t = 0; t < delays[i]; t++) await Promise.resolve();
+          return { i, bytes: (await prepared[i].render()).bytes };
+        }),
+      );
+      for (const { i, bytes } of out) if (batch[i] !== large) answers.push({ request: batch[i], bytes });
+      batches++;
+    }
+
+    // The same requests alone, each on a fresh cache state.
+    const mismatched: string[] = [];
+    for (const { request: r, bytes } of answers) if (!same(bytes, await alone(store, r.options))) mismatched.push(r.label);
+    console.log(`preview-concurrent: ${answers.length} personalised answers in ${batches} concurrent batches; ${answers.length - mismatched.length} the same bytes as alone`);
+    expect(mismatched).toEqual([]);
+  });
+});
+
+/** A FileStore whose reads of one image wait at a gate while it is shut (the request stays in flight). */
+class GatedStore extends FileStore {
+  gated?: { name: string; reached: () => void; open: Promise<void> };
+  override async read(root: Parameters<FileStore['read']>[0], name: string) {
+    const gate = this.gated;
+    if (root === 'images' && gate && name === gate.name) {
+      gate.reached();
+      await gate.open;
+    }
+    return super.read(root, name);
+  }
+}
+
+describe('a kept placement read by a request in flight', () => {
+  // The request found the placement kept when its picture's job ran, and took its read of it only
+  // when it came to draw it: a request that pushed it out of placementCache meanwhile (while the
+  // first waited on I/O: here the picture's size, read from its bytes) gave its array back to be
+  // drawn into, and the first request drew another picture's pixels.
+  it('stays the request\'s own until it is released, whoever pushes it out of the cache meanwhile', { timeout: 300_000 }, async () => {
+    const store = new GatedStore(env.FILES);
+    const folder = 'concurrent-kept';
+    const template = await uploadFixture('agpsd-text-bug-1920.psd', folder);
+    // Pictures of pixels of their own (a placement drawn over another's array must show).
+    const distinct = async (seed: number) => encodeJpeg(photo(1600, 1200, seed), 85);
+    // Stored without its displayed size (no upload metadata): a kept placement's size check reads its bytes.
+    const kept = `${folder}/kept.jpg`;
+    await store.put('images', kept, await distinct(3));
+    const others: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await upload('images', [[`other-${i}.jpg`, await distinct(10 + i)]], `?destination=${folder}&overwrite=true`);
+      expect(res.status).toBe(201);
+      others.push(((await res.json()) as Array<{ name: string }>)[0].name);
+    }
+    const options = (image: string): PreviewOptions => ({
+      template,
+      format: 'jpg',
+      jpegQuality: 85,
+      unsharpMask: SHARPEN,
+      size: { width: 800, height: 800 },
+      data: { 背景: { type: 'image', image, resizeMode: 'fill' } } as PreviewOptions['data'],
+    });
+    // Its placement kept (2.2 MB, drawn into a lent array), read by nobody now.
+    const expected = await alone(store, options(kept));
+
+    let reached!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    let open!: () => void;
+    store.gated = { name: kept, reached, open: new Promise<void>((resolve) => (open = resolve)) };
+    const first = (await preparePreview(store, options(kept), deps)).render();
+    await Promise.race([atGate, first.then(() => Promise.reject(new Error('the picture was not read')))]);
+    store.gated = undefined;
+    // Meanwhile other never-seen pictures: their placements push the kept one out, their decodes
+    // and placements are drawn into lent arrays.
+    for (const other of others) await (await preparePreview(store, options(other), deps)).render();
+    // And another request drawing into every array the pool has free now, as its decode or
+    // placement would: none may be one the first request still reads.
+    const lentNow: Uint8ClampedArray[] = [];
+    while (lentPictureBytes() > 0) {
+      const array = lendPicture(1)!;
+      new Uint8ClampedArray(array.buffer).fill(77);
+      lentNow.push(array);
+    }
+    for (const array of lentNow) releaseOnce(array)();
+    open();
+    expect(same((await first).bytes, expected)).toBe(true);
+  });
+});
+
