@@ -412,10 +412,16 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           // by the loader's imageSize, else by the smallest decode that tells the picture's own
           // size (a JPEG decodes at 1/8 in the DCT domain), else a full decode.
           if (ctx.layoutOnly || !shown.has(node.id)) return { name, node, command, quad, picture: null, size: await measure(command.image, target) };
-          // A placement kept from an earlier request needs the picture's size, not its pixels.
+          // A placement kept from an earlier request needs the picture's size, not its pixels. Its
+          // read is taken as it is found: a request that pushes it out of placementCache while
+          // this one waits (on the size, another picture, a font) must not give its array back.
           const key = placementKey(node, command, quad);
           const placed = key ? placementCache.get(key) : undefined;
-          if (placed !== undefined) return { name, node, command, quad, picture: null, placed, size: await measure(command.image, target) };
+          if (placed !== undefined) {
+            const read = placed && readKept(placed.pixels.data.buffer);
+            if (read) lent.push(read);
+            return { name, node, command, quad, picture: null, placed, size: await measure(command.image, target) };
+          }
           // An upright placement resizes the picture in its own single pass (placeImage).
           const picture = await ctx.loadImage(command.image, target, { deferResize: isUpright(quad.corners) });
           return { name, node, command, quad, picture, size: ownSize(picture) };
@@ -426,7 +432,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       }),
     );
   const [texts, images] = await Promise.all([Promise.all(textJobs), Promise.all(imageJobs)]);
-  if (failures.length) throw combine(failures);
+  if (failures.length) {
+    for (const release of lent) release();
+    throw combine(failures);
+  }
 
   // Only what prints is checked: layers hidden (by the template, a switch or `visible`) report nothing.
   const reportAll = ctx.report ?? (() => {});
@@ -479,9 +488,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     const mode = command.resizeMode ?? 'fit';
     checkPicture(node, name, size, mode, { resolution, trim, report: reportOn(node) });
     if ('placed' in job) {
-      const read = job.placed && readKept(job.placed.pixels.data.buffer);
-      if (read) lent.push(read);
-      set(node.id, job.placed ?? empty());
+      set(node.id, job.placed ?? empty()); // read since its job found it
       continue;
     }
     if (!picture || !shown.has(node.id)) continue;
@@ -493,9 +500,13 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       // and within the cache's entries, so that it is kept as a new array would be.
       let drawn: Uint8ClampedArray | undefined;
       const arrayFor = (bytes: number) => (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined));
-      const place = () => (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
+      const place = async () => {
+        const placed = await (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
+        // This request's read, taken before placementCache holds it for others to find.
+        if (drawn && placed?.pixels.data.buffer === drawn.buffer) lent.push(drawnInto(drawn, !!key && cacheKeeps(drawn.buffer.byteLength)));
+        return placed;
+      };
       const placed = key ? await cachedPlacement(key, place, lent) : await place();
-      if (drawn && placed?.pixels.data.buffer === drawn.buffer) lent.push(drawnInto(drawn, !!key && cacheKeeps(drawn.buffer.byteLength)));
       set(node.id, placed ?? empty());
     } catch (err) {
       if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);
