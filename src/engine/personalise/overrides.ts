@@ -107,7 +107,8 @@ const cacheKeeps = (bytes: number) => bytes <= placementCache.maxEntryBytes && b
  * those arrays are left to the collector, as any array.
  */
 const keptLent = new WeakMap<ArrayBufferLike, { readers: number; cached: boolean; give: () => void }>();
-placementCache.onEvict = (placed) => {
+/** placementCache's onEvict, set when the first lent placement is kept (drawnInto), not at import. */
+function placementLetGo(placed: { pixels: RGBAImage } | null): void {
   const buffer = placed?.pixels.data.buffer;
   const kept = buffer && keptLent.get(buffer);
   if (!kept) return;
@@ -116,7 +117,7 @@ placementCache.onEvict = (placed) => {
     keptLent.delete(buffer);
     kept.give();
   }
-};
+}
 
 /** A read of a kept lent placement's `buffer`, or undefined when it is not one: gives the read up, once. */
 function readKept(buffer: ArrayBufferLike): (() => void) | undefined {
@@ -139,6 +140,7 @@ function readKept(buffer: ArrayBufferLike): (() => void) | undefined {
 function drawnInto(array: Uint8ClampedArray, cached: boolean): () => void {
   const give = releaseOnce(array);
   if (!cached) return give;
+  placementCache.onEvict ??= placementLetGo;
   keptLent.set(array.buffer, { readers: 0, cached: true, give });
   return readKept(array.buffer)!;
 }

@@ -58,6 +58,7 @@ describe('buildOverrides with a placement no cache keeps', () => {
   const data = { Photo: { type: 'image', image: 'a.jpg', resizeMode: 'fill' } };
 
   it('draws it into a lent array, given back by releaseOverrides once', async () => {
+    placementCache.clear(); // first: what it lets go of joins the pool, dropped next
     dropLentPictures();
     const overrides = await buildOverrides(tree(), data, context());
     const pixels = overrides.get(4)!.pixels!;
@@ -77,8 +78,8 @@ describe('buildOverrides with a placement no cache keeps', () => {
   });
 
   it('gives a kept one back once placementCache lets it go and no request reads it', async () => {
+    placementCache.clear(); // first: what it lets go of joins the pool, dropped next
     dropLentPictures();
-    placementCache.clear();
     const bytes = 40 * 30 * 4;
     const first = await buildOverrides(tree(), data, context(`image/placement-lent-${Math.random()}`));
     const buffer = first.get(4)!.pixels!.data.buffer;
@@ -108,8 +109,8 @@ describe('buildOverrides with a placement no cache keeps', () => {
   });
 
   it('keeps no buffer much longer than the placement in placementCache', async () => {
+    placementCache.clear(); // first: what it lets go of joins the pool, dropped next
     dropLentPictures();
-    placementCache.clear();
     const big = lendPicture(4 * 40 * 30 * 4)!;
     releaseOnce(big)();
     const overrides = await buildOverrides(tree(), data, context(`image/placement-lent-long-${Math.random()}`));
@@ -121,8 +122,8 @@ describe('buildOverrides with a placement no cache keeps', () => {
   });
 
   it('never draws into an array a request still reads: requests, releases and evictions in any order', async () => {
+    placementCache.clear(); // first: what it lets go of joins the pool, dropped next
     dropLentPictures();
-    placementCache.clear();
     const pictures = [11, 12, 13, 14].map((seed) => ({ seed, key: `image/placement-lent-fuzz-${seed}-${Math.random()}` }));
     const contextOf = (p: (typeof pictures)[number]): PersonaliseContext => ({
       scale: 1,
