@@ -12,21 +12,10 @@ import { UrlImages } from '../../src/engine/inputs';
 import { REQUEST_MEMORY_BUDGET } from '../../src/engine/memory/budget';
 import { preparePreview, type PreviewOptions } from '../../src/engine/preview';
 import { dropLentPictures, lendPicture, lentPictureBytes, releaseOnce } from '../../src/engine/raster/bounded';
+import { seeded as random } from '../../src/engine/composite/gradient'; // mulberry32: every run fires the same requests in the same orders
 import { encodeJpeg, encodePng } from '../../src/engine/raster';
 import { bundledFont, testAsset } from '../helpers/fixtures';
 import { upload, uploadFixture } from '../dynamic-image/helpers';
-
-/** A seeded generator (mulberry32): every run fires the same requests in the same orders. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A photo-like picture (smooth shading, texture, a few hard edges) the size of bench-photo.jpg; alpha when `alpha`. */
 function photo(width: number, height: number, seed: number, alpha = false) {

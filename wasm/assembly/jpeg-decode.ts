@@ -774,6 +774,15 @@ export function jpegDecodeScanExact(
   return i32x4.min_s(i32x4.max_s(i32x4.trunc_sat_f32x4_s(f32x4.add(v, f32x4.splat(0.5))), i32x4.splat(0)), i32x4.splat(255));
 }
 
+/** Four pixels from luma and chroma (chroma already less 128) as opaque RGBA words: the f32 colour pass's step. */
+// @ts-ignore: decorator
+@inline function yccToRgbaQuad(l: v128, cb: v128, cr: v128): v128 {
+  const r = f32x4.add(l, f32x4.mul(f32x4.splat(1.402), cr));
+  const g = f32x4.sub(f32x4.sub(l, f32x4.mul(f32x4.splat(0.344136), cb)), f32x4.mul(f32x4.splat(0.714136), cr));
+  const b = f32x4.add(l, f32x4.mul(f32x4.splat(1.772), cb));
+  return v128.or(v128.or(roundedByte(r), i32x4.shl(roundedByte(g), 8)), v128.or(i32x4.shl(roundedByte(b), 16), i32x4.splat(0xff000000)));
+}
+
 /**
  * A component's record (32 bytes at comps + 32·c) as the colour passes read it: its decoded
  * plane and row stride, and its sampling against the output (h or v × the block size it was
@@ -829,14 +838,7 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
         const l = bytesToF32(v128.load32_zero(yRow + <usize>x));
         const cb = f32x4.sub(bx == dx ? bytesToF32(v128.load32_zero(bRow + <usize>x)) : pairsToF32(bRow + <usize>(x >> 1)), f32x4.splat(128));
         const cr = f32x4.sub(rx == dx ? bytesToF32(v128.load32_zero(rRow + <usize>x)) : pairsToF32(rRow + <usize>(x >> 1)), f32x4.splat(128));
-        const r = f32x4.add(l, f32x4.mul(f32x4.splat(1.402), cr));
-        const g = f32x4.sub(f32x4.sub(l, f32x4.mul(f32x4.splat(0.344136), cb)), f32x4.mul(f32x4.splat(0.714136), cr));
-        const b = f32x4.add(l, f32x4.mul(f32x4.splat(1.772), cb));
-        const rgba = v128.or(
-          v128.or(roundedByte(r), i32x4.shl(roundedByte(g), 8)),
-          v128.or(i32x4.shl(roundedByte(b), 16), i32x4.splat(0xff000000)),
-        );
-        v128.store(dst + (<usize>x << 2), rgba);
+        v128.store(dst + (<usize>x << 2), yccToRgbaQuad(l, cb, cr));
       }
     }
     let yi = (x * yx) / dx, yr = (x * yx) % dx;
@@ -1098,14 +1100,7 @@ function floatRgba(yRow: usize, bRow: usize, rRow: usize, count: i32, dst: usize
     const l = bytesToF32(v128.load32_zero(yRow + <usize>x));
     const cb = f32x4.sub(bytesToF32(v128.load32_zero(bRow + <usize>x)), f32x4.splat(128));
     const cr = f32x4.sub(bytesToF32(v128.load32_zero(rRow + <usize>x)), f32x4.splat(128));
-    const r = f32x4.add(l, f32x4.mul(f32x4.splat(1.402), cr));
-    const g = f32x4.sub(f32x4.sub(l, f32x4.mul(f32x4.splat(0.344136), cb)), f32x4.mul(f32x4.splat(0.714136), cr));
-    const b = f32x4.add(l, f32x4.mul(f32x4.splat(1.772), cb));
-    const rgba = v128.or(
-      v128.or(roundedByte(r), i32x4.shl(roundedByte(g), 8)),
-      v128.or(i32x4.shl(roundedByte(b), 16), i32x4.splat(0xff000000)),
-    );
-    v128.store(dst + (<usize>x << 2), rgba);
+    v128.store(dst + (<usize>x << 2), yccToRgbaQuad(l, cb, cr));
   }
   for (; x < count; x++) {
     const l = <f32>load<u8>(yRow + <usize>x);
