@@ -54,6 +54,10 @@ const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every(
 
 describe('personalised previews in flight at once (kept and lent arrays)', () => {
   it('give every request the bytes it gives alone, in random orders and sizes, with evictions among them', { timeout: 900_000 }, async () => {
+    // From the state a fresh isolate starts in: nothing another test file left in this one's caches.
+    clearEngineCaches();
+    makeRoomForFrame(REQUEST_MEMORY_BUDGET);
+    dropLentPictures();
     // Every bucket call waits 0-2 ms first: the requests' I/O completes in shifting orders, and
     // each await on it is a point where another request's work runs.
     const jitter = random(17);
