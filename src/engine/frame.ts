@@ -392,6 +392,12 @@ export interface Frame {
 
 interface KeptFrameRows {
   key: string;
+  /**
+   * The kept template frame drawn over: encodeFrameJpeg codes from it, not from frameCache again,
+   * where a request that evicted it meanwhile (at any await since renderFrame found it) left the
+   * JPEG coded afresh, the same pixels as other bytes than the request gives alone.
+   */
+  held: Uint8ClampedArray;
   width: number;
   height: number;
   changed: { top: number; bottom: number } | null;
@@ -399,13 +405,13 @@ interface KeptFrameRows {
   drawn?: DrawnPatch;
 }
 
-/** A frame over the kept template frame `held`: its own pixels `over.drawn`, the rest copied from `held` when `image` is read. */
-function overKept(held: Uint8ClampedArray, over: KeptFrameRows): Frame {
+/** A frame over the kept template frame `over.held`: its own pixels `over.drawn`, the rest copied from it when `image` is read. */
+function overKept(over: KeptFrameRows): Frame {
   let image: RGBAImage | undefined;
   return {
     get image() {
       if (!image) {
-        const data = held.slice();
+        const data = over.held.slice();
         if (over.drawn) pastePatch(over.drawn, data, 0, over.width);
         image = { width: over.width, height: over.height, data };
       }
@@ -473,25 +479,26 @@ export async function renderFrame(bucket: R2Bucket, compiled: CompiledTemplate, 
   const changed = await timing.time('dirty', () => changedRect(compiled, o, overrides, taps));
   const columns = changed && (changed.left > 0 || changed.right < width) ? `, columns ${changed.left}-${changed.right} of ${width}` : '';
   timing.note('frame', changed ? `redrawn rows ${changed.top}-${changed.bottom} of ${height}${columns}` : `template frame reused (${height} rows)`);
-  if (!changed) return overKept(held, { key, width, height, changed: null });
+  if (!changed) return overKept({ key, held, width, height, changed: null });
   const rows = { top: changed.top, bottom: changed.bottom };
   // Only the changed rectangle is drawn; the kept frame supplies the rest where it is read.
   const drawn = await drawRows(bucket, compiled, o, { rows, columns: changed, overrides, taps, timing });
-  return overKept(held, { key, width, height, changed: rows, drawn });
+  return overKept({ key, held, width, height, changed: rows, drawn });
 }
 
 /**
  * JPEG bytes of an opaque frame (drawn over white). Over a kept template frame, the template
  * frame's JPEG is kept too, cut into one restart interval per MCU row, and only the rows this
- * frame changed are coded again; the Huffman tables are the template frame's, completed.
+ * frame changed are coded again; the Huffman tables are the template frame's, completed. Always
+ * so over a kept frame, even one evicted since (its rows coded again from the frame drawn over):
+ * the bytes a request gives do not depend on what other requests evicted meanwhile.
  */
 export async function encodeFrameJpeg(frame: Frame, quality: number): Promise<Uint8Array> {
   const q = clampQuality(quality);
   const subsampling = subsamplingFor(q);
   const over = frame.over;
-  const pixels = over && frameCache.get(over.key);
-  if (!over || !pixels) return encodeJpeg(frame.image, q);
-  const { width, height, changed, drawn } = over;
+  if (!over) return encodeJpeg(frame.image, q);
+  const { held: pixels, width, height, changed, drawn } = over;
   const key = `${over.key}/jpeg/${q}`;
   let base = frameJpegCache.get(key);
   if (!base) {

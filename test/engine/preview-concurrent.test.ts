@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/dynamic-image/store';
-import { clearEngineCaches } from '../../src/engine/cache';
+import { adjustmentMaskCache, backdropCache, bandCache, clearEngineCaches, resampledLayerCache, frameCache } from '../../src/engine/cache';
 import { makeRoomForFrame } from '../../src/engine/frame';
 import { UrlImages } from '../../src/engine/inputs';
 import { REQUEST_MEMORY_BUDGET } from '../../src/engine/memory/budget';
@@ -261,3 +261,75 @@ describe('a kept placement read by a request in flight', () => {
   });
 });
 
+/** The bucket's next `get` once armed waits at a gate (one read held, the request in flight); every other call passes. */
+function gatedBucket(bucket: R2Bucket) {
+  let armed: { reached: () => void; open: Promise<void> } | undefined;
+  const gated = new Proxy(bucket, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop) as unknown;
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        const gate = prop === 'get' ? armed : undefined;
+        if (gate) {
+          armed = undefined;
+          gate.reached();
+          await gate.open;
+        }
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  /** Holds the next `get`: resolves `reached` when it comes; `open()` lets it through. */
+  const arm = () => {
+    let reached!: () => void;
+    let open!: () => void;
+    const atGate = new Promise<void>((resolve) => (reached = resolve));
+    armed = { reached, open: new Promise<void>((resolve) => (open = resolve)) };
+    return { atGate, open: () => open() };
+  };
+  return { bucket: gated, arm };
+}
+
+describe('a kept template frame pushed out of frameCache while a personalised frame is drawn', () => {
+  // renderFrame draws the changed rectangle over the kept template frame it found; encodeFrameJpeg
+  // then looked the frame up in frameCache again to re-code only the changed rows. A request that
+  // evicted it in between (here a plan of the whole budget, while the first waits on a band's read;
+  // in the random batches a picture's decode making room) left the first to code its whole frame
+  // afresh: the same pixels, other bytes (tables fitted to the whole frame, no restart intervals)
+  // than the request gives alone, as db76136's CI saw for layer-effects-all 'Drop Shadow',
+  // "Hello 44 ", 800² JPEG.
+  it('codes the JPEG from the frame it drew over, whoever empties the caches meanwhile', { timeout: 300_000 }, async () => {
+    const { bucket, arm } = gatedBucket(env.FILES);
+    const store = new FileStore(bucket);
+    const fonts: Array<[string, Uint8Array]> = [];
+    for (const f of ['LiberationSans-Regular.ttf', 'LiberationSans-Bold.ttf']) fonts.push([f, await bundledFont(f)]);
+    expect((await upload('fonts', fonts, '?overwrite=true')).status).toBe(201);
+    const folder = 'concurrent-frame';
+    const effects = await uploadFixture('psdtools-layer-effects-all.psd', folder);
+    const options = (text: string): PreviewOptions => ({
+      template: effects,
+      format: 'jpg',
+      jpegQuality: 85,
+      unsharpMask: SHARPEN,
+      size: { width: 800, height: 800 },
+      data: { 'Drop Shadow': { type: 'text', text } } as PreviewOptions['data'],
+    });
+    const expected = await alone(store, options('Hello 44 '));
+    // The template frame is kept (another text drew over it), the font too; the layers' bands
+    // and backdrops were pushed out by other templates' requests: drawing the text's rectangle reads R2.
+    await alone(store, options('Another text'));
+    for (const cache of [bandCache, backdropCache, resampledLayerCache, adjustmentMaskCache]) cache.clear();
+
+    const prepared = await preparePreview(store, options('Hello 44 '), deps);
+    const gate = arm();
+    const first = prepared.render();
+    await Promise.race([gate.atGate, first.then(() => Promise.reject(new Error('the render read nothing from R2')))]);
+    expect(frameCache.count).toBe(1); // found, drawn over
+    // Meanwhile another request whose plan takes the whole budget: it starts by evicting every cache
+    // (makeRoomForFrame, as preview.ts render does), the kept template frame with them.
+    makeRoomForFrame(REQUEST_MEMORY_BUDGET);
+    expect(frameCache.count).toBe(0);
+    gate.open();
+    expect(same((await first).bytes, expected)).toBe(true);
+  });
+});
