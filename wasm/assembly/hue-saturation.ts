@@ -431,10 +431,47 @@ type CallBound = u16;
 }
 
 /**
- * The pixels from `d` to `end` (a whole number of quads) four at a time in f32x4 (quadsTake said
- * yes), each lane's error bound worked out from its own weights (LaneBounds) or the call's (CallBound).
+ * Whether quadPixels<Bounds, Colours> looks colours up in the colour cache and keeps them there
+ * (KeepsColours) or not (SkipsColours: on a photo few quads find all four colours kept, and the
+ * look-ups and stores cost more than those save). Types, as Bounds, for two functions.
  */
-function quadPixels<Bounds>(d: usize, end: usize, params: usize, nr: i32, cache: usize): void {
+type KeepsColours = u32;
+type SkipsColours = u64;
+// @ts-ignore: decorator
+@inline function keepsColours<T>(): bool {
+  return sizeof<T>() == sizeof<KeepsColours>();
+}
+
+/** Quads of a stretch with the colour cache (quadStretches): 256, 1,024 pixels. */
+const CACHED_QUADS = 256;
+/** Quads of that stretch found whole in the cache for the next to use it too (1 in 16). */
+const CACHED_QUADS_FOUND = 16;
+/** Quads of a stretch without it, after a stretch in which too few were found: 2,048. */
+const UNCACHED_QUADS = 2048;
+
+/**
+ * The pixels from `d` to `end` (a whole number of quads) by quadPixels, in stretches with the
+ * colour cache and, after one whose quads were seldom found in it, without it. The bytes are the
+ * same either way (a colour's result is a function of the colour).
+ */
+function quadStretches<Bounds>(d: usize, end: usize, params: usize, nr: i32, cache: usize): void {
+  for (let p = d; p < end; ) {
+    const stretch = min<usize>(end, p + (CACHED_QUADS << 4));
+    const found = quadPixels<Bounds, KeepsColours>(p, stretch, params, nr, cache);
+    p = stretch;
+    if (found >= CACHED_QUADS_FOUND || p >= end) continue;
+    const bare = min<usize>(end, p + (UNCACHED_QUADS << 4));
+    quadPixels<Bounds, SkipsColours>(p, bare, params, nr, cache);
+    p = bare;
+  }
+}
+
+/**
+ * The pixels from `d` to `end` (a whole number of quads) four at a time in f32x4 (quadsTake said
+ * yes), each lane's error bound worked out from its own weights (LaneBounds) or the call's
+ * (CallBound). Returns how many quads took their results from the colour cache.
+ */
+function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i32, cache: usize): i32 {
   const masterHue = <f32>load<f64>(params);
   const masterLight = load<f64>(params, 8);
   const masterAlpha = <f32>load<f64>(params, 16);
@@ -446,7 +483,7 @@ function quadPixels<Bounds>(d: usize, end: usize, params: usize, nr: i32, cache:
   const masterK = f32x4.splat(<f32>(1 + load<f64>(params, 16)));
   // The last quad's colours (no colour's key is −1) and results: a flat fill's next quad takes them.
   let seenRgb = i32x4.splat(-1), seenOut = i32x4.splat(0);
-  let queued = 0;
+  let queued = 0, found = 0;
   for (let p = d; p < end; p += 16) {
     const w = v128.load(p);
     const rgb = v128.and(w, i32x4.splat(0xffffff)), alphas = v128.and(w, i32x4.splat(0xff000000));
@@ -459,10 +496,11 @@ function quadPixels<Bounds>(d: usize, end: usize, params: usize, nr: i32, cache:
     const k0 = <u32>i32x4.extract_lane(rgb, 0), k1 = <u32>i32x4.extract_lane(rgb, 1);
     const k2 = <u32>i32x4.extract_lane(rgb, 2), k3 = <u32>i32x4.extract_lane(rgb, 3);
     const e0 = cache + slot(k0), e1 = cache + slot(k1), e2 = cache + slot(k2), e3 = cache + slot(k3);
-    if (load<u32>(e0) == k0 && load<u32>(e1) == k1 && load<u32>(e2) == k2 && load<u32>(e3) == k3) {
+    if (keepsColours<Colours>() && load<u32>(e0) == k0 && load<u32>(e1) == k1 && load<u32>(e2) == k2 && load<u32>(e3) == k3) {
       seenRgb = rgb;
       seenOut = i32x4.replace_lane(i32x4.replace_lane(i32x4.replace_lane(i32x4.splat(load<u32>(e0, 4)), 1, load<u32>(e1, 4)), 2, load<u32>(e2, 4)), 3, load<u32>(e3, 4));
       v128.store(p, v128.or(alphas, seenOut));
+      found++;
       continue;
     }
     let r = f32x4.convert_i32x4_s(v128.and(w, bytes));
@@ -613,10 +651,12 @@ function quadPixels<Bounds>(d: usize, end: usize, params: usize, nr: i32, cache:
       if (again & 4) { store<u32>(REDO_WORDS + (<usize>queued << 2), i32x4.extract_lane(w, 2)); store<u32>(REDO_PLACES + (<usize>queued << 2), p + 8); queued++; }
       if (again & 8) { store<u32>(REDO_WORDS + (<usize>queued << 2), i32x4.extract_lane(w, 3)); store<u32>(REDO_PLACES + (<usize>queued << 2), p + 12); queued++; }
       seenRgb = i32x4.splat(-1);
-      store<u32>(e0, again & 1 ? NO_KEY : k0); store<u32>(e0, i32x4.extract_lane(out, 0), 4);
-      store<u32>(e1, again & 2 ? NO_KEY : k1); store<u32>(e1, i32x4.extract_lane(out, 1), 4);
-      store<u32>(e2, again & 4 ? NO_KEY : k2); store<u32>(e2, i32x4.extract_lane(out, 2), 4);
-      store<u32>(e3, again & 8 ? NO_KEY : k3); store<u32>(e3, i32x4.extract_lane(out, 3), 4);
+      if (keepsColours<Colours>()) {
+        store<u32>(e0, again & 1 ? NO_KEY : k0); store<u32>(e0, i32x4.extract_lane(out, 0), 4);
+        store<u32>(e1, again & 2 ? NO_KEY : k1); store<u32>(e1, i32x4.extract_lane(out, 1), 4);
+        store<u32>(e2, again & 4 ? NO_KEY : k2); store<u32>(e2, i32x4.extract_lane(out, 2), 4);
+        store<u32>(e3, again & 8 ? NO_KEY : k3); store<u32>(e3, i32x4.extract_lane(out, 3), 4);
+      }
       if (queued > REDO_BATCH - 4) {
         redoBatch(queued, params, nr, cache);
         queued = 0;
@@ -625,12 +665,14 @@ function quadPixels<Bounds>(d: usize, end: usize, params: usize, nr: i32, cache:
     }
     seenRgb = rgb;
     seenOut = out;
+    if (!keepsColours<Colours>()) continue;
     store<u32>(e0, k0); store<u32>(e0, i32x4.extract_lane(out, 0), 4);
     store<u32>(e1, k1); store<u32>(e1, i32x4.extract_lane(out, 1), 4);
     store<u32>(e2, k2); store<u32>(e2, i32x4.extract_lane(out, 2), 4);
     store<u32>(e3, k3); store<u32>(e3, i32x4.extract_lane(out, 3), 4);
   }
   if (queued) redoBatch(queued, params, nr, cache);
+  return found;
 }
 
 /**
@@ -647,8 +689,10 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
   hueBins(bins, params + 24, nr);
   if (quadsTake(params, nr)) {
     const quadsEnd = d + (<usize>(n & ~3) << 2);
-    if (quadLaneBounds) quadPixels<LaneBounds>(d, quadsEnd, params, nr, cache);
-    else quadPixels<CallBound>(d, quadsEnd, params, nr, cache);
+    // The lane bounds keep the cache throughout: V8's code for their loop without it ran ~8 %
+    // slower on 'orion''s first box (2.75 vs 2.55 ms), not faster as the call bound's does.
+    if (quadLaneBounds) quadPixels<LaneBounds, KeepsColours>(d, quadsEnd, params, nr, cache);
+    else quadStretches<CallBound>(d, quadsEnd, params, nr, cache);
     scalarPixels(quadsEnd, d + (<usize>n << 2), params, nr);
     return;
   }
