@@ -446,15 +446,20 @@ export function resampleRowsV2(
     return;
   }
   const scales = f32x4.div(f32x4.splat(255), clamped);
-  const one = f32x4.splat(1);
-  const pa = straightBytes(a, v128.shuffle<f32>(clamped, clamped, 0, 0, 0, 0), v128.shuffle<f32>(scales, one, 0, 0, 0, 4));
-  const pb = straightBytes(b, v128.shuffle<f32>(clamped, clamped, 1, 1, 1, 1), v128.shuffle<f32>(scales, one, 1, 1, 1, 4));
-  const pc = straightBytes(c, v128.shuffle<f32>(clamped, clamped, 2, 2, 2, 2), v128.shuffle<f32>(scales, one, 2, 2, 2, 4));
-  const pd = straightBytes(d, v128.shuffle<f32>(clamped, clamped, 3, 3, 3, 3), v128.shuffle<f32>(scales, one, 3, 3, 3, 4));
-  v128.store(ptr, i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(pa, pb), i16x8.narrow_i32x4_u(pc, pd)));
+  // The four pixels' channels a vector each (the four pixels in the lanes), each lane worked as
+  // the pixel's own: its colour clamped to 0 … alpha and times 255 ÷ alpha, its alpha the clamped
+  // one (pmin(alpha, pmax(0, alpha before)) × 1, as the pixel form gives it); the bytes packed
+  // channel by channel, then put in pixel order by one shuffle.
+  const ab01 = v128.shuffle<f32>(a, b, 0, 4, 1, 5), cd01 = v128.shuffle<f32>(c, d, 0, 4, 1, 5);
+  const ab23 = v128.shuffle<f32>(a, b, 2, 6, 3, 7), cd23 = v128.shuffle<f32>(c, d, 2, 6, 3, 7);
+  const red = straightBytes(v128.shuffle<f32>(ab01, cd01, 0, 1, 4, 5), clamped, scales);
+  const green = straightBytes(v128.shuffle<f32>(ab01, cd01, 2, 3, 6, 7), clamped, scales);
+  const blue = straightBytes(v128.shuffle<f32>(ab23, cd23, 0, 1, 4, 5), clamped, scales);
+  const planes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(red, green), i16x8.narrow_i32x4_u(blue, roundedBytes(clamped)));
+  v128.store(ptr, v128.shuffle<u8>(planes, planes, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
 }
 
-/** A premultiplied pixel, its clamped alpha (splat) and (255 ÷ alpha, ×3, then 1) → straight i32 lanes in 0 … 255. */
+/** A channel of four premultiplied pixels, their clamped alphas and 255 ÷ those → straight i32 lanes in 0 … 255. */
 // @ts-ignore: decorator
 @inline function straightBytes(p: v128, alpha: v128, scale: v128): v128 {
   return roundedBytes(f32x4.mul(f32x4.pmin(alpha, f32x4.pmax(f32x4.splat(0), p)), scale));
