@@ -671,9 +671,12 @@ export function blendOverOpaque(canvas: Surface, src: Surface, opaque: Bounds): 
     if (right > left) blendSurface(canvas, cropSurface(src, { left, top: o.top, right, bottom: o.bottom }), null, 1, 'normal');
   }
   const bytes = (o.right - o.left) * 4;
-  for (let y = o.top; y < o.bottom; y++) {
+  // Rows as wide as both the source and the canvas lie end to end in both: one copy (a picture
+  // over the whole canvas, 800 calls of ~0.1 µs fewer).
+  const whole = o.right - o.left === src.w && src.w === canvas.w ? o.bottom - o.top : 1;
+  for (let y = o.top; y < o.bottom; y += whole) {
     const s = ((y - src.y) * src.w + (o.left - src.x)) * 4;
-    canvas.data.set(src.data.subarray(s, s + bytes), ((y - canvas.y) * canvas.w + (o.left - canvas.x)) * 4);
+    canvas.data.set(src.data.subarray(s, s + bytes * whole), ((y - canvas.y) * canvas.w + (o.left - canvas.x)) * 4);
   }
 }
 
@@ -1211,7 +1214,9 @@ function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box
   const plain = full && node.blendMode === 'normal' && opacity === 1 && !node.blendIf?.length && !node.excludedChannels?.length;
   const part = boxScratch(rowBytes * h);
   const at = (y: number) => (y * canvas.w + box.left) * 4;
-  for (let y = box.top; y < box.bottom; y++) part.set(canvas.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
+  // A box as wide as the canvas is one run of its rows.
+  if (w === canvas.w) part.set(canvas.data.subarray(at(box.top), at(box.bottom)));
+  else for (let y = box.top; y < box.bottom; y++) part.set(canvas.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
   const seen = plain ? startInputAnd() : undefined;
   if (!applyAdjustment(node.adjustment!, part)) return;
   // An adjustment keeps alpha: the copy's is the canvas's.
@@ -1226,9 +1231,12 @@ function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box
   }
   // Copied: the canvas is opaque there, and so is the adjusted copy (an adjustment keeps alpha).
   const fw = (full.right - full.left) * 4;
-  for (let y = full.top; y < full.bottom; y++) {
-    const from = (y * w + full.left) * 4;
-    canvas.data.set(part.subarray(from, from + fw), at(box.top + y) + full.left * 4);
+  if (fw === canvas.w * 4) canvas.data.set(part.subarray(full.top * w * 4, full.bottom * w * 4), at(box.top + full.top));
+  else {
+    for (let y = full.top; y < full.bottom; y++) {
+      const from = (y * w + full.left) * 4;
+      canvas.data.set(part.subarray(from, from + fw), at(box.top + y) + full.left * 4);
+    }
   }
   // The rest of the box, blended with the adjusted copy's alpha 255: above and below the copied
   // rows, and beside them.
