@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/dynamic-image/store';
-import { adjustmentMaskCache, backdropCache, bandCache, clearEngineCaches, resampledLayerCache, frameCache } from '../../src/engine/cache';
+import { adjustmentMaskCache, backdropCache, bandCache, clearEngineCaches, frameCache, makeRoom, MB, placementCache, resampledLayerCache } from '../../src/engine/cache';
 import { makeRoomForFrame } from '../../src/engine/frame';
 import { UrlImages } from '../../src/engine/inputs';
 import { REQUEST_MEMORY_BUDGET } from '../../src/engine/memory/budget';
@@ -50,6 +50,17 @@ async function alone(store: FileStore, options: PreviewOptions): Promise<Uint8Ar
   return (await (await preparePreview(store, options, deps)).render()).bytes;
 }
 
+/** What another request's decodes and placements do to the lent arrays free now: drawn into (77 everywhere), given back. */
+function drawIntoEveryFreeLentArray(): void {
+  const lentNow: Uint8ClampedArray[] = [];
+  while (lentPictureBytes() > 0) {
+    const array = lendPicture(1)!;
+    new Uint8ClampedArray(array.buffer).fill(77);
+    lentNow.push(array);
+  }
+  for (const array of lentNow) releaseOnce(array)();
+}
+
 const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((v, i) => v === b[i]);
 const bytesOf = (d: ArrayBufferView) => new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 
@@ -60,14 +71,31 @@ describe('personalised previews in flight at once (kept and lent arrays)', () =>
     makeRoomForFrame(REQUEST_MEMORY_BUDGET);
     dropLentPictures();
     // Every bucket call waits 0-2 ms first: the requests' I/O completes in shifting orders, and
-    // each await on it is a point where another request's work runs.
+    // each await on it is a point where another request's work runs. While the batches run, a
+    // third of those points also do what another request may do there: a plan of the whole
+    // budget (every cache emptied, the kept arrays dropped), a picture's decode making room,
+    // a request drawing into every free lent array, placementCache emptied (its lent placements
+    // given back) and those arrays drawn into. Whatever a request read before the await must
+    // hold after it.
     const jitter = random(17);
+    let batchesRunning = false;
+    const meanwhile = () => {
+      const c = jitter();
+      if (c < 0.05) makeRoomForFrame(REQUEST_MEMORY_BUDGET);
+      else if (c < 0.2) makeRoom(Math.floor(jitter() * 64) * MB);
+      else if (c < 0.3) drawIntoEveryFreeLentArray();
+      else if (c < 0.35) {
+        placementCache.clear();
+        drawIntoEveryFreeLentArray();
+      }
+    };
     const bucket = new Proxy(env.FILES, {
       get(target, prop) {
         const value = Reflect.get(target, prop) as unknown;
         if (typeof value !== 'function') return value;
         return async (...args: unknown[]) => {
           await new Promise((resolve) => setTimeout(resolve, Math.floor(jitter() * 3)));
+          if (batchesRunning) meanwhile();
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
@@ -158,6 +186,7 @@ describe('personalised previews in flight at once (kept and lent arrays)', () =>
     let n = 0;
     let batches = 0;
     const asked: Request[] = [];
+    batchesRunning = true;
     for (let round = 0; round < 16; round++) {
       const batch: Request[] = [];
       const count = 2 + Math.floor(next() * 10);
@@ -186,6 +215,7 @@ describe('personalised previews in flight at once (kept and lent arrays)', () =>
       batches++;
     }
 
+    batchesRunning = false;
     // The same requests alone, each on a fresh cache state.
     // A mismatch says whether the pixels differ too or only their coding (a race in the encoder's path).
     const mismatched: string[] = [];
@@ -256,13 +286,7 @@ describe('a kept placement read by a request in flight', () => {
     for (const other of others) await (await preparePreview(store, options(other), deps)).render();
     // And another request drawing into every array the pool has free now, as its decode or
     // placement would: none may be one the first request still reads.
-    const lentNow: Uint8ClampedArray[] = [];
-    while (lentPictureBytes() > 0) {
-      const array = lendPicture(1)!;
-      new Uint8ClampedArray(array.buffer).fill(77);
-      lentNow.push(array);
-    }
-    for (const array of lentNow) releaseOnce(array)();
+    drawIntoEveryFreeLentArray();
     open();
     expect(same((await first).bytes, expected)).toBe(true);
   });
