@@ -605,13 +605,29 @@ const downRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);
     return;
   }
   const scales = f32x4.div(f32x4.splat(255), blurAs);
-  const lo = i16x8.extend_low_i8x16_u(src);
-  const hi = i16x8.extend_high_i8x16_u(src);
-  const ra = sharpened(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(lo)), a, v128.shuffle<f32>(scales, scales, 0, 0, 0, 0), amountV, thresholdV);
-  const rb = sharpened(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(lo)), b, v128.shuffle<f32>(scales, scales, 1, 1, 1, 1), amountV, thresholdV);
-  const rc = sharpened(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(hi)), c, v128.shuffle<f32>(scales, scales, 2, 2, 2, 2), amountV, thresholdV);
-  const rd = sharpened(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(hi)), d, v128.shuffle<f32>(scales, scales, 3, 3, 3, 3), amountV, thresholdV);
-  v128.store(outPtr, i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(roundedBytes(ra), roundedBytes(rb)), i16x8.narrow_i32x4_u(roundedBytes(rc), roundedBytes(rd))));
+  // Channel by channel, the four pixels in the lanes (each lane the pixel's own sharpenPixel
+  // steps); alpha is kept, so its bytes are the source's.
+  const ab01 = v128.shuffle<f32>(a, b, 0, 4, 1, 5), cd01 = v128.shuffle<f32>(c, d, 0, 4, 1, 5);
+  const ab23 = v128.shuffle<f32>(a, b, 2, 6, 3, 7), cd23 = v128.shuffle<f32>(c, d, 2, 6, 3, 7);
+  const planes = v128.shuffle<u8>(src, src, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const rg = i16x8.extend_low_i8x16_u(planes), ba = i16x8.extend_high_i8x16_u(planes);
+  const red = sharpenedBytes(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(rg)), v128.shuffle<f32>(ab01, cd01, 0, 1, 4, 5), scales, amountV, thresholdV);
+  const green = sharpenedBytes(f32x4.convert_i32x4_s(i32x4.extend_high_i16x8_u(rg)), v128.shuffle<f32>(ab01, cd01, 2, 3, 6, 7), scales, amountV, thresholdV);
+  const blue = sharpenedBytes(f32x4.convert_i32x4_s(i32x4.extend_low_i16x8_u(ba)), v128.shuffle<f32>(ab23, cd23, 0, 1, 4, 5), scales, amountV, thresholdV);
+  const out = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(red, green), i16x8.narrow_i32x4_u(blue, i32x4.extend_high_i16x8_u(ba)));
+  v128.store(outPtr, v128.shuffle<u8>(out, out, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+}
+
+/**
+ * One colour channel of four pixels sharpened (sharpened's steps on each lane: `orig` the pixels'
+ * straight values, `blur` their premultiplied blurs, `scale` 255 ÷ their blurred alphas), as i32
+ * bytes.
+ */
+// @ts-ignore: decorator
+@inline function sharpenedBytes(orig: v128, blur: v128, scale: v128, amountV: v128, thresholdV: v128): v128 {
+  const diff = f32x4.sub(orig, f32x4.mul(blur, scale));
+  const moved = f32x4.pmin(f32x4.splat(255), f32x4.pmax(f32x4.splat(0), f32x4.add(orig, f32x4.mul(diff, amountV))));
+  return roundedBytes(v128.bitselect(moved, orig, f32x4.ge(f32x4.abs(diff), thresholdV)));
 }
 
 /**
