@@ -84,16 +84,21 @@ async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<v
     // silently instead of being reported like any other unknown name.
     throw badRequest('"__proto__" cannot be used as a name.', [{ path: proto, reason: 'the name "__proto__" is not allowed' }]);
   }
-  const headers = new Headers(c.req.raw.headers);
-  headers.set('content-type', 'application/json');
-  headers.delete('content-length');
-  c.req.raw = new Request(c.req.raw.url, {
-    method: c.req.raw.method,
-    headers,
-    body: JSON.stringify(canonicalNames(schema, value)),
-  });
-  c.req.bodyCache = {};
+  // The validator reads the canonical text from the body cache (HonoRequest.json() parses it), not
+  // from a body made of it again. It reads JSON only under a JSON content type: any other is
+  // replaced, since the body was read as JSON whatever its type said.
+  if (!JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('content-type', 'application/json');
+    headers.delete('content-length');
+    c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers });
+  }
+  // HonoRequest keeps bodies as promises, though its type says values.
+  c.req.bodyCache = { text: Promise.resolve(JSON.stringify(canonicalNames(schema, value))) as unknown as string };
 }
+
+/** The media types hono's JSON validator reads (its jsonRegex, on the type before any parameter). */
+const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
 
 /** Deepest nesting of arrays and objects in JSON text (strings skipped); no parsing, no recursion. */
 export function jsonDepth(text: string): number {
