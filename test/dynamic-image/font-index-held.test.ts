@@ -27,6 +27,14 @@ describe('readFontIndex keeps the index it read while R2 holds the same one', ()
     expect(other).not.toBe(after);
     expect(other.map((f) => f.file)).toEqual(first.map((f) => f.file));
 
+    // The index deleted: rebuilt from the fonts, as when none was ever written.
+    await env.FILES.delete('cache/fonts/index.json');
+    const remade = await readFontIndex(store);
+    expect(remade).not.toBe(other);
+    expect(remade.map((f) => f.file)).toEqual(rebuilt.map((f) => f.file));
+    expect(await env.FILES.head('cache/fonts/index.json')).not.toBeNull();
+    expect(await readFontIndex(store)).toBe(remade);
+
     await env.FILES.delete('fonts/held/Extra.ttf');
     await rebuildFontIndex(store);
   });
