@@ -15,11 +15,32 @@ export const PREFLIGHT_META = 'preflight';
 /** The `X-Preflight` value of a render that has run (from the problems its overrides reported). */
 export const renderedPreflight = (prepared: Pick<PreparedRender, 'problems'>): string => preflightHeader(preflightReport(prepared.problems()));
 
+type Found = Awaited<ReturnType<ResultStore['find']>>;
+
+/**
+ * Result lookups started early, by fingerprint (preparePreview's `lookahead`): `start` begins one
+ * for a fingerprint the request will likely have, while its template and inputs are still being
+ * looked up; `find` answers from it when the request's fingerprint is that one (a lookup issued a
+ * few milliseconds sooner), else looks up as ResultStore.find does. One per request.
+ */
+export function earlyLookups(results: ResultStore) {
+  const started = new Map<string, Promise<Found>>();
+  return {
+    start: (fingerprint: string): void => {
+      if (started.has(fingerprint)) return;
+      const found = results.find(fingerprint);
+      found.catch(() => {}); // a guess that turns out wrong is never awaited
+      started.set(fingerprint, found);
+    },
+    find: (fingerprint: string): Promise<Found> => started.get(fingerprint) ?? results.find(fingerprint),
+  };
+}
+
 /**
  * The cached preview for `prepared`, or a new one (`created`: this call stored it), with its
  * `X-Preflight` value: kept with the result, so a cache hit answers it without rendering again.
  * With `keep` the name is returned before the writes land (ResultStore.putLater serves it
- * meanwhile) and `keep` receives the writes (for waitUntil).
+ * meanwhile) and `keep` receives the writes (for waitUntil). `early`: the request's earlyLookups.
  */
 export async function cachedPreview(
   results: ResultStore,
@@ -27,9 +48,11 @@ export async function cachedPreview(
   disableCache: boolean,
   timing?: ServerTiming,
   keep?: (written: Promise<void>) => void,
+  early?: ReturnType<typeof earlyLookups>,
 ): Promise<{ name: string; created: boolean; preflight: string }> {
   if (!disableCache) {
-    const hit = timing ? await timing.time('lookup', () => results.find(prepared.fingerprint)) : await results.find(prepared.fingerprint);
+    const find = () => (early ?? results).find(prepared.fingerprint);
+    const hit = timing ? await timing.time('lookup', find) : await find();
     // A result stored before results kept their verdict is rendered again (once: it is then replaced).
     if (hit?.meta[PREFLIGHT_META]) return { name: hit.name, created: false, preflight: hit.meta[PREFLIGHT_META] };
   }

@@ -47,6 +47,11 @@ export interface InputStore {
   ): Promise<StoredInput | null>;
   /** Every readable font of the store. */
   fonts(): Promise<StoredFont[]>;
+  /**
+   * The fonts as this isolate last read them, without reading (the same array fonts() then
+   * answers while they are unchanged), or undefined: a guess, which fonts() confirms.
+   */
+  heldFonts?(): StoredFont[] | undefined;
 }
 
 /**

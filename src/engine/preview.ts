@@ -71,7 +71,7 @@ export async function resolveTemplate(store: InputStore, requested: string): Pro
   if (!file) throw notFound(`There is no template "${name}".`);
   const known = file.meta.engine === ENGINE_VERSION ? file.meta.compiled : undefined;
   const compiled = known ? await loadCompiledTemplateCached(store.bucket, known) : null;
-  if (compiled) return { name: file.name, file, compiled };
+  if (compiled) return seenTemplate(name, { name: file.name, file, compiled });
 
   const read = await store.read('templates', file.name);
   if (!read) throw notFound(`There is no template "${name}".`);
@@ -82,7 +82,7 @@ export async function resolveTemplate(store: InputStore, requested: string): Pro
     meta: { ...read.info.meta, compiled: fresh.hash, engine: ENGINE_VERSION },
     ifEtag: read.info.etag,
   });
-  return { name: file.name, file: read.info, compiled: fresh };
+  return seenTemplate(name, { name: file.name, file: read.info, compiled: fresh });
 }
 
 // --- personalisation inputs -------------------------------------------------------------------
@@ -110,6 +110,8 @@ export async function gatherInputs(
   fontsAhead?: Promise<StoredFont[]>,
   /** Receives image-read and image-decode when a picture is loaded (inside the render's overrides). */
   timing: Timing = noTiming,
+  /** Heads of stored images by name, when the caller started them already (imageHeadsAhead). */
+  imagesAhead?: Map<string, Promise<StoredInput | null>>,
 ): Promise<{ context: Omit<PersonaliseContext, 'scale'>; hashes: Record<string, string> }> {
   // Error paths name the first layer that uses a reference.
   const refs = imageReferences(data);
@@ -131,8 +133,9 @@ export async function gatherInputs(
       return;
     }
     const name = fileName(ref, path);
-    const file = await store.head('images', name);
+    const file = await (imagesAhead?.get(name) ?? store.head('images', name));
     if (!file) throw notFound(`There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
+    seenImage(name, file.sha256);
     images.set(ref, name);
     storedImages.set(ref, file);
     hashes[`image:${ref}`] = file.sha256;
@@ -283,6 +286,9 @@ export interface ResolvedRequest {
   gathered: Awaited<ReturnType<typeof gatherInputs>> | null;
 }
 
+/** A request's `data`, or undefined when it names no layer. */
+const requestData = (options: { data?: PersonalisationData }) => (options.data && Object.keys(options.data).length ? options.data : undefined);
+
 /**
  * Resolves the template and reports every problem with `data` at once (InvalidInput), fetching
  * nothing. `check` runs on the compiled template first, for refusals that must come before any
@@ -297,7 +303,7 @@ export async function checkRequest(
 ): Promise<{ template: ResolvedTemplate; data?: PersonalisationData }> {
   const template = await timing.time('template', () => resolveTemplate(store, options.template));
   check?.(template.compiled);
-  const data = options.data && Object.keys(options.data).length ? options.data : undefined;
+  const data = requestData(options);
   if (data) await timing.time('validate', () => validateData(template.compiled.layers, data));
   return { template, data };
 }
@@ -310,12 +316,127 @@ export async function resolveRequest(
   check?: (compiled: ResolvedTemplate['compiled']) => void,
   timing: Timing = noTiming,
 ): Promise<ResolvedRequest> {
-  // Re-rendered text needs the font index whatever the template: read it while the template is resolved.
+  // Re-rendered text needs the font index whatever the template, and stored pictures their heads:
+  // read them while the template is resolved (one storage round trip, not two).
   const fontsAhead = options.data && drawsTextOf(options.data) ? store.fonts() : undefined;
   fontsAhead?.catch(() => {}); // a refused request never awaits it
+  const imagesAhead = imageHeadsAhead(store, options.data);
   const { template, data } = await checkRequest(store, options, check, timing);
-  const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead, timing)) : null;
+  const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead, timing, imagesAhead)) : null;
   return { template, data, gathered };
+}
+
+/** At most this many stored pictures' heads are started ahead of the template's (a template has one to three). */
+const IMAGE_HEADS_AHEAD = 4;
+
+/**
+ * The heads of the stored pictures `data` names, started now, by name: gatherInputs awaits them
+ * in its own order, so its errors (and which comes first) are the same; a name it would refuse, a
+ * URL, or a picture past IMAGE_HEADS_AHEAD is left to it.
+ */
+function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefined): Map<string, Promise<StoredInput | null>> | undefined {
+  if (!data || typeof data !== 'object') return undefined;
+  const heads = new Map<string, Promise<StoredInput | null>>();
+  let refs: string[];
+  try {
+    refs = imageReferences(data); // data not validated yet
+  } catch {
+    return undefined;
+  }
+  for (const ref of refs) {
+    const name = isUrl(ref) ? null : validName(ref);
+    if (name === null || heads.has(name)) continue;
+    if (heads.size >= IMAGE_HEADS_AHEAD) break;
+    const head = store.head('images', name);
+    head.catch(() => {}); // a refused request never awaits it
+    heads.set(name, head);
+  }
+  return heads.size ? heads : undefined;
+}
+
+const validName = (value: string): string | null => {
+  try {
+    return fileName(value);
+  } catch {
+    return null;
+  }
+};
+
+// --- looking ahead ----------------------------------------------------------------------------
+
+/**
+ * What this isolate last found for a requested template name and for an image name (bounded):
+ * preparePreview's `lookahead` makes the request's fingerprint from them while the heads that
+ * confirm them are in flight, so that the caller's result lookup runs beside those heads rather
+ * than after them (one storage round trip instead of two). A guess is never trusted: its lookup is
+ * used only when the fingerprint made from the heads is the same (dynamic-image/outputs.ts).
+ */
+const seenTemplates = new Map<string, { name: string; sha256: string; width: number; height: number }>();
+const seenImages = new Map<string, string>();
+const MAX_SEEN = 1024;
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_SEEN) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+function seenTemplate(requested: string, template: ResolvedTemplate): ResolvedTemplate {
+  const { name, file, compiled } = template;
+  remember(seenTemplates, requested, { name, sha256: file.sha256, width: compiled.width, height: compiled.height });
+  return template;
+}
+const seenImage = (name: string, sha256: string) => remember(seenImages, name, sha256);
+
+/** A fingerprint told ahead, with what it was made from. */
+interface Guess {
+  fingerprint: string;
+  template: [name: string, sha256: string];
+  inputs: Record<string, string> | undefined;
+  box: { s: number; width: number; height: number };
+}
+
+/**
+ * The preview's fingerprint if the template, the images and the font index are what this isolate
+ * last saw; null when it has not seen one of them, or the request names an image by URL.
+ */
+async function guessedFingerprint(store: InputStore, options: PreviewOptions): Promise<Guess | null> {
+  const requested = validName(options.template);
+  const template = requested === null ? undefined : seenTemplates.get(requested);
+  if (!template) return null;
+  const box = boxScale(template.width, template.height, options.size);
+  if (box.width * box.height > MAX_OUTPUT_PIXELS) return null;
+  const data = requestData(options);
+  let inputs: Record<string, string> | undefined;
+  if (data) {
+    // As gatherInputs hashes them.
+    inputs = {};
+    for (const ref of imageReferences(data)) {
+      const name = isUrl(ref) ? null : validName(ref);
+      const sha256 = name === null ? undefined : seenImages.get(name);
+      if (!sha256) return null;
+      inputs[`image:${ref}`] = sha256;
+    }
+    if (drawsTextOf(data)) {
+      const fonts = store.heldFonts?.();
+      if (!fonts) return null;
+      inputs.fonts = await fontCatalogOf(fonts).hash;
+    }
+  }
+  const named: Guess['template'] = [template.name, template.sha256];
+  return { fingerprint: await fingerprintOf('preview', named, data, inputs, previewSettings(options, box)), template: named, inputs, box };
+}
+
+/**
+ * Whether the resolved request is what `guess` was made from (the same options, so the same data
+ * and settings when the box is the same): its fingerprint is then the guess's, not hashed again.
+ */
+function guessHolds(guess: Guess, request: ResolvedRequest, box: { s: number; width: number; height: number }): boolean {
+  const [name, sha256] = guess.template;
+  if (request.template.name !== name || request.template.file.sha256 !== sha256) return false;
+  if (box.s !== guess.box.s || box.width !== guess.box.width || box.height !== guess.box.height) return false;
+  const hashes = request.gathered?.hashes;
+  if (!hashes || !guess.inputs) return hashes === guess.inputs;
+  const keys = Object.keys(hashes);
+  return keys.length === Object.keys(guess.inputs).length && keys.every((key) => hashes[key] === guess.inputs![key]);
 }
 
 /**
@@ -323,16 +444,17 @@ export async function resolveRequest(
  * the content hashes of the template and of every input, and the engine version.
  */
 export function requestFingerprint(kind: string, request: ResolvedRequest, settings: Record<string, unknown>): Promise<string> {
-  return sha256Hex(
-    canonicalJson({
-      ...settings,
-      kind,
-      engine: ENGINE_VERSION,
-      template: [request.template.name, request.template.file.sha256],
-      data: request.data,
-      inputs: request.gathered?.hashes,
-    }),
-  );
+  return fingerprintOf(kind, [request.template.name, request.template.file.sha256], request.data, request.gathered?.hashes, settings);
+}
+
+function fingerprintOf(
+  kind: string,
+  template: [name: string, sha256: string],
+  data: PersonalisationData | undefined,
+  inputs: Record<string, string> | undefined,
+  settings: Record<string, unknown>,
+): Promise<string> {
+  return sha256Hex(canonicalJson({ ...settings, kind, engine: ENGINE_VERSION, template, data, inputs }));
 }
 
 /** A context for a request without `data`: nothing to load, only the template's own checks run. */
@@ -375,10 +497,34 @@ export async function checkPreview(store: InputStore, options: PreviewOptions): 
   return (await checkRequest(store, options, (compiled) => previewBox(compiled, options))).template;
 }
 
-/** `timing`, when given, receives template, validate, inputs and fingerprint. */
-export async function preparePreview(store: InputStore, options: PreviewOptions, deps: RenderDeps, timing: Timing = noTiming): Promise<PreparedRender> {
+/** What a preview's fingerprint carries besides the template and the inputs: its output's own settings. */
+function previewSettings(options: PreviewOptions, box: { s: number; width: number; height: number }): Record<string, unknown> {
+  const shrinking = box.s < 1;
+  return {
+    format: options.format,
+    width: box.width,
+    height: box.height,
+    jpegQuality: options.format === 'jpg' ? options.jpegQuality : undefined,
+    optimizePreview: shrinking ? !!options.optimizePreview : undefined,
+    unsharpMask: shrinking ? options.unsharpMask : undefined,
+  };
+}
+
+/**
+ * `timing`, when given, receives template, validate, inputs and fingerprint. `lookahead`, when
+ * given, receives the fingerprint this request will likely have (from what this isolate saw of
+ * its template, images and fonts) while the template is being resolved: a caller may start its
+ * result lookup with it, and must use that lookup only if `fingerprint` turns out the same.
+ */
+export async function preparePreview(
+  store: InputStore,
+  options: PreviewOptions,
+  deps: RenderDeps,
+  timing: Timing = noTiming,
+  lookahead?: (fingerprint: string) => void,
+): Promise<PreparedRender> {
   let box: ReturnType<typeof previewBox> | undefined;
-  const request = await resolveRequest(
+  const resolving = resolveRequest(
     store,
     options,
     deps,
@@ -387,18 +533,20 @@ export async function preparePreview(store: InputStore, options: PreviewOptions,
     },
     timing,
   );
+  let guess: Guess | null = null;
+  if (lookahead) {
+    resolving.catch(() => {}); // awaited below
+    guess = await guessedFingerprint(store, options).catch(() => null);
+    if (guess) lookahead(guess.fingerprint);
+  }
+  const request = await resolving;
   const { template } = request;
   const { compiled } = template;
   const { s, width, height, memory } = box!;
   const shrinking = s < 1;
-  const fingerprint = await timing.time('fingerprint', () => requestFingerprint('preview', request, {
-    format: options.format,
-    width,
-    height,
-    jpegQuality: options.format === 'jpg' ? options.jpegQuality : undefined,
-    optimizePreview: shrinking ? !!options.optimizePreview : undefined,
-    unsharpMask: shrinking ? options.unsharpMask : undefined,
-  }));
+  const fingerprint = await timing.time('fingerprint', () =>
+    guess && guessHolds(guess, request, box!) ? guess.fingerprint : requestFingerprint('preview', request, previewSettings(options, box!)),
+  );
 
   const problems: PreflightProblem[] = [];
   return {

@@ -6,7 +6,7 @@
  */
 import { sha256Hex } from '../../engine/hash';
 import type { InputStore, StoredFont } from '../../engine/inputs';
-import { readFontIndex } from './font-index';
+import { heldFontIndex, readFontIndex } from './font-index';
 import { joinName, splitExtension } from '../../engine/names';
 
 export type Root = 'templates' | 'fonts' | 'images';
@@ -45,6 +45,10 @@ export class FileStore implements InputStore {
   /** The fonts of the store, from the font index (rebuilt when missing). */
   fonts(): Promise<StoredFont[]> {
     return readFontIndex(this);
+  }
+
+  heldFonts(): StoredFont[] | undefined {
+    return heldFontIndex();
   }
 
   private key(root: Root, name: string): string {
