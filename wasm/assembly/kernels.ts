@@ -686,15 +686,21 @@ const downRows = memory.data(MAX_UNSHARP_TAPS * 4, 4);
 }
 
 /** Composite over opaque white (for JPEG): c' = round((c·a + 255·(255 − a)) / 255), a' = 255. */
-export function flattenOverWhite(ptr: usize, count: i32): void {
-  let i = 0;
+/** Returns 0 when every pixel was opaque (none changed: the caller need not copy them back), else 1. */
+export function flattenOverWhite(ptr: usize, count: i32): i32 {
+  let i = 0, changed = 0;
   // Four opaque pixels at a time are left as they are (a canvas is mostly opaque).
   for (; i + 4 <= count; i += 4) {
     const p = ptr + (<usize>i << 2);
     if (opaque4(alphas4(p))) continue;
+    changed = 1;
     for (let j: usize = 0; j < 16; j += 4) flattenPixel(p + j);
   }
-  for (; i < count; i++) flattenPixel(ptr + (<usize>i << 2));
+  for (; i < count; i++) {
+    if (load<u8>(ptr + (<usize>i << 2), 3) != 255) changed = 1;
+    flattenPixel(ptr + (<usize>i << 2));
+  }
+  return changed;
 }
 
 // @ts-ignore: decorator

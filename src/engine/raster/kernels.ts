@@ -16,7 +16,8 @@ export interface KernelExports {
   resampleRowV(ring: number, ringRows: number, width: number, first: number, count: number, weights: number, out: number): void;
   resampleRowsV2(ring: number, ringRows: number, width: number, first0: number, count0: number, weights0: number, first1: number, count1: number, weights1: number, out0: number, out1: number): void;
   unsharpBand(src: number, width: number, rows: number, radius: number, kernel: number, amount: number, threshold: number, line: number, ring: number, out: number): void;
-  flattenOverWhite(ptr: number, count: number): void;
+  /** 0 when every pixel was opaque (none changed). */
+  flattenOverWhite(ptr: number, count: number): number;
   premultiply(ptr: number, count: number): void;
   unpremultiply(ptr: number, count: number): void;
   /** Where width × height RGBA pixels are not transparent: left, top, right, bottom (exclusive) as four i32 at `out`, left −1 when nowhere. */
@@ -116,8 +117,11 @@ export class Arena {
 /** Pixels per chunk when streaming a buffer through an in-place kernel (1 MB of RGBA). */
 const CHUNK_PIXELS = 1 << 18;
 
-/** Applies an in-place per-pixel kernel to `data` (RGBA8), streamed through WASM in chunks. */
-export function inPlace(data: Uint8ClampedArray | Uint8Array, pick: (k: KernelExports) => (ptr: number, count: number) => void): Promise<void> {
+/**
+ * Applies an in-place per-pixel kernel to `data` (RGBA8), streamed through WASM in chunks. A
+ * kernel that answers 0 for a chunk changed none of its pixels: they are not copied back.
+ */
+export function inPlace(data: Uint8ClampedArray | Uint8Array, pick: (k: KernelExports) => (ptr: number, count: number) => number | void): Promise<void> {
   return withArena((k, arena) => inChunks(arena, data, pick(k)));
 }
 
@@ -179,7 +183,7 @@ const IDENTITY = Uint8Array.from({ length: 256 }, (_, v) => v);
  * Runs an in-place per-pixel kernel over `data` (RGBA8) in chunks of CHUNK_PIXELS, copied into
  * the arena and back. The last allocation of the operation (it takes the views after it).
  */
-function inChunks(arena: Arena, data: Uint8ClampedArray | Uint8Array, run: (ptr: number, count: number) => void): void {
+function inChunks(arena: Arena, data: Uint8ClampedArray | Uint8Array, run: (ptr: number, count: number) => number | void): void {
   const total = data.length >> 2;
   const ptr = arena.alloc(Math.min(total, CHUNK_PIXELS) * 4);
   const mem = arena.u8();
@@ -187,7 +191,7 @@ function inChunks(arena: Arena, data: Uint8ClampedArray | Uint8Array, run: (ptr:
     const count = Math.min(CHUNK_PIXELS, total - start);
     const slice = data.subarray(start * 4, (start + count) * 4);
     mem.set(slice, ptr);
-    run(ptr, count);
+    if (run(ptr, count) === 0) continue; // nothing changed (flattenOverWhite over opaque pixels)
     slice.set(mem.subarray(ptr, ptr + count * 4));
   }
 }
