@@ -347,7 +347,9 @@ async function filterRows(
     const hBounds = arena.alloc(h.bounds.byteLength);
     const hWeights = arena.alloc(h.weights.byteLength);
     const vWeights = arena.alloc(v.weights.byteLength);
-    const outRows = arena.alloc(outWidth * 8);
+    // Output rows gather here and go out in runs of up to OUT_RUN_BYTES (fewer copies of a row or two).
+    const runRows = Math.max(2, Math.floor(OUT_RUN_BYTES / (outWidth * 4)));
+    const outRows = arena.alloc(outWidth * 4 * runRows);
     const u8 = arena.u8();
     const f32 = arena.f32();
     new Int32Array(u8.buffer, hBounds, h.bounds.length).set(h.bounds);
@@ -358,6 +360,7 @@ async function filterRows(
     const at0 = first * 4; // the first column read, in each row copied to srcRow
     const slot = (row: number) => ring + (row % ringRows) * outWidth * 16;
     let next = 0; // next source row to filter horizontally into the ring
+    let runTop = rows.top; // the first output row held at outRows
     for (let y = rows.top; y < rows.bottom; ) {
       const last = y + 1 < rows.bottom && pairedRows(v, y) ? y + 1 : y;
       next = Math.max(next, v.bounds[2 * y]!);
@@ -382,14 +385,22 @@ async function filterRows(
       const first0 = v.bounds[2 * y]!;
       const count0 = v.bounds[2 * y + 1]!;
       const weights0 = vWeights + y * v.stride * 4;
-      if (last > y) k.resampleRowsV2(ring, ringRows, outWidth, first0, count0, weights0, v.bounds[2 * last]!, v.bounds[2 * last + 1]!, weights0 + v.stride * 4, outRows, outRows + outWidth * 4);
-      else k.resampleRowV(ring, ringRows, outWidth, first0, count0, weights0, outRows);
-      out.set(u8.subarray(outRows, outRows + (last + 1 - y) * outWidth * 4), (y - rows.top) * outWidth * 4);
+      if (last + 1 - runTop > runRows) {
+        out.set(u8.subarray(outRows, outRows + (y - runTop) * outWidth * 4), (runTop - rows.top) * outWidth * 4);
+        runTop = y;
+      }
+      const at = outRows + (y - runTop) * outWidth * 4;
+      if (last > y) k.resampleRowsV2(ring, ringRows, outWidth, first0, count0, weights0, v.bounds[2 * last]!, v.bounds[2 * last + 1]!, weights0 + v.stride * 4, at, at + outWidth * 4);
+      else k.resampleRowV(ring, ringRows, outWidth, first0, count0, weights0, at);
       y = last + 1;
     }
+    out.set(u8.subarray(outRows, outRows + (rows.bottom - runTop) * outWidth * 4), (runTop - rows.top) * outWidth * 4);
   });
   return { width: outWidth, height: rows.bottom - rows.top, data: out };
 }
+
+/** Bytes of output rows filterRows gathers in the kernels' memory before copying them out at once. */
+const OUT_RUN_BYTES = 64 * 1024;
 
 /** Whether output rows y and y + 1 go down together: the second's taps start no earlier than the first's, meet them and end no earlier. */
 function pairedRows(v: AxisWeights, y: number): boolean {
