@@ -21,7 +21,7 @@ import { canonicalNames } from '../canonical';
 import { renderDeps, storesOf, type RenderingApp } from '../context';
 import { jsonDepth, MAX_JSON_DEPTH, protoKeyPath, renderingRoute, requestTiming } from '../request';
 import { PREFLIGHT_HEADER, PreflightHeader, PreviewModel } from '../schemas';
-import { PREFLIGHT_META, renderedPreflight } from '../outputs';
+import { earlyLookups, PREFLIGHT_META, renderedPreflight } from '../outputs';
 import { checkSignature, decodePreviewRequest, encodePreviewRequest, etagMatches, signPreviewRequest } from '../signed';
 import { baseUrl } from '../urls';
 import { binary, json, jsonBody } from './responses';
@@ -139,7 +139,9 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
 
   const { request, version } = await timing.time('decode', () => carriedRequest(r));
   const { results } = storesOf(c);
-  const prepared = await preparePreview(storesOf(c).files, request, renderDeps(c), timing);
+  // The result lookup starts with the template's head when this isolate can tell the fingerprint ahead.
+  const early = earlyLookups(results);
+  const prepared = await preparePreview(storesOf(c).files, request, renderDeps(c), timing, early.start);
   const sha = prepared.template.file.sha256;
   if (version && !sha.startsWith(version)) {
     throw notFound(`The template "${prepared.template.name}" has changed since this URL was made; build a new URL.`);
@@ -147,7 +149,7 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
   const headers = new Headers({ 'cache-control': version ? IMMUTABLE : UNPINNED });
   let bytes: Uint8Array;
   const stored = await timing.time('lookup', async () => {
-    const found = await results.find(prepared.fingerprint);
+    const found = await early.find(prepared.fingerprint);
     // A result stored before results kept their verdict is rendered again.
     const preflight = found?.meta[PREFLIGHT_META];
     const open = preflight ? await results.open(found.name) : null;
