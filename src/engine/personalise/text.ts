@@ -151,11 +151,22 @@ async function straightWithInk(pixels: RGBAImage): Promise<void> {
     const box = arena.alloc(16);
     const mem = arena.u8();
     mem.set(data, ptr);
-    k.unpremultiply(ptr, count);
+    // The ink box first (unpremultiplying keeps every alpha): only the rows it spans are
+    // unpremultiplied and copied back. The raster's line box is about twice its glyphs' height
+    // (the ascender and descender, and room above and below), and a row of alpha 0 throughout
+    // comes out of unpremultiply as zeros, which it is filled with here.
     k.inkBox(ptr, width, height, box);
-    data.set(mem.subarray(ptr, ptr + count * 4));
     const [left, top, right, bottom] = new Int32Array(mem.buffer, box, 4);
-    rememberInk(data, width, height, left! < 0 ? null : { left: left!, top: top!, right: right!, bottom: bottom! });
+    const ink = left! < 0 ? null : { left: left!, top: top!, right: right!, bottom: bottom! };
+    const from = ink ? ink.top * width * 4 : count * 4;
+    const to = ink ? ink.bottom * width * 4 : count * 4;
+    if (to > from) {
+      k.unpremultiply(ptr + from, (to - from) >> 2);
+      data.set(mem.subarray(ptr + from, ptr + to), from);
+    }
+    data.fill(0, 0, from);
+    data.fill(0, to);
+    rememberInk(data, width, height, ink);
   });
 }
 

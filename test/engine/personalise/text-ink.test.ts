@@ -13,7 +13,8 @@ import { bundledFontStore } from '../fonts/helpers';
  * A drawn text's pixels are made straight and their ink box found in one visit to the kernels'
  * memory (personalise/text.ts straightWithInk, wasm/assembly/kernels.ts unpremultiply and
  * inkBox, cache/ink.ts), for composite/dirty.ts's inkOf: the same bytes as before, the same box
- * as inkOf's own scan. unpremultiply and flattenOverWhite pass over four transparent or opaque
+ * as inkOf's own scan (only the rows of that box unpremultiplied and copied back, the others
+ * zeros, as unpremultiply leaves a row of alpha 0). unpremultiply and flattenOverWhite pass over four transparent or opaque
  * pixels at a time: the same bytes as the one-pixel formula.
  */
 
@@ -111,6 +112,9 @@ describe('a drawn text', () => {
     ['Grand opening', 48, 1],
     ['j', 9, 0.4],
     ['Jumpy Qg', 200, 0.5],
+    // Ink in a few middle rows of the line box only: the rows above and below it are not unpremultiplied, and come out zeros.
+    ['- . -', 40, 1],
+    ['~', 13, 0.7],
   ])('%s at %d px, scale %d: same pixels as resvg + unpremultiply, its ink recorded as inkOf finds it', async (text, size, scale) => {
     const font = (await resolveFont('ArialMT', bundledFontStore))!;
     const drawn = (await renderText({ info: info(text, size), text, font: font.bytes, scale }))!;
