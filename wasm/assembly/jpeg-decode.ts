@@ -15,6 +15,10 @@
 //         jpegRowsExact then three more at comps + 96: the first MCU row to decode, how many,
 //         and the planes' ring (0: whole planes; R: each plane holds R MCU rows, row r at r mod R);
 //         at comps + 108 jpegDecodeScanExact leaves the offset in the data where its reading stopped.
+//         The window of the scaled decodes (a placement reads part of the picture): at comps + 112
+//         the MCU columns [first, end) and rows [first, end) whose blocks are transformed (every
+//         block is still entropy-decoded), at comps + 128 the output columns [first, end) and at
+//         comps + 136 rows [first, end) the colour passes convert; the whole picture by default.
 
 // The scan's state between jpegDecodeScanExact calls (MCU rows decoded a few at a time).
 let pred0: i32 = 0, pred1: i32 = 0, pred2: i32 = 0;
@@ -624,9 +628,13 @@ function decodeScan(
   }
   // The bit buffer in locals while blocks decode (globals between calls and for fill, symbol, restart).
   let buf = bitBuf, cnt = bitCnt;
+  // The window's blocks alone are transformed (scaled decodes; the exact one transforms all).
+  const wx0 = exact ? 0 : load<i32>(comps, 112), wx1 = exact ? mcusX : load<i32>(comps, 116);
+  const wy0 = exact ? 0 : load<i32>(comps, 120), wy1 = exact ? mcusY : load<i32>(comps, 124);
   for (let my = my0; my < my1; my++) {
     // This MCU row's place in the planes (their ring of MCU rows, or all of them).
     const myInPlane = ring ? my % ring : my;
+    const rowShown = my >= wy0 && my < wy1;
     for (let mx = 0; mx < mcusX; mx++) {
       if (restartInterval > 0) {
         if (untilRestart == 0) {
@@ -642,6 +650,7 @@ function decodeScan(
         }
         untilRestart--;
       }
+      const shown = rowShown && mx >= wx0 && mx < wx1;
       for (let c = 0; c < ncomp; c++) {
         const info = comps + <usize>(c * 32);
         const h = load<i32>(info);
@@ -720,7 +729,7 @@ function decodeScan(
             const rowInPlane = (myInPlane * v + by) * bn;
             const dst = plane + <usize>(rowInPlane * stride + bxAll * bn);
             if (!exact) {
-              idct(bn, dst, stride, used);
+              if (shown) idct(bn, dst, stride, used);
               clearRows(bn, used == 0 ? 1 : 32 - clz(used & 0xff));
             } else if (used != 0) {
               idctIslow(coef, dst, stride, used);
@@ -816,25 +825,28 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
   const bx = across(c1), by = down(c1);
   const rx = across(c2), ry = down(c2);
   const dx = hMax * n, dy = vMax * n;
+  // The window (comps + 128): the pixels outside it are not written.
+  const cx0 = windowStart(comps, 128, width), cx1 = windowEnd(comps, 128, width);
+  const cy0 = windowStart(comps, 136, height), cy1 = windowEnd(comps, 136, height);
   if (ncomp == 3 && ycc != 0 && yx == dx && yy == dy) {
     const bMode = upsampling(n, bx, by, dx, dy, width), rMode = upsampling(n, rx, ry, dx, dy, width);
     if (bMode >= 0 && rMode >= 0 && bMode + rMode > 0) {
-      fancyToRgba(comps, bMode, rMode, width, height, out);
+      fancyToRgba(comps, bMode, rMode, width, height, out, cx0, cx1, cy0, cy1);
       return;
     }
   }
-  for (let y = 0; y < height; y++) {
+  for (let y = cy0; y < cy1; y++) {
     const yRow = yPlane + <usize>(((y * yy) / dy) * yStride);
     const bRow = bPlane + <usize>(((y * by) / dy) * bStride);
     const rRow = rPlane + <usize>(((y * ry) / dy) * rStride);
     const dst = out + <usize>(y * width * 4);
     // Each plane's column floor(x · num / dx), stepped instead of divided (three integer
     // divisions a pixel were a third of a 1/4-scale decode's colour pass).
-    let x = 0;
+    let x = cx0;
     // Luma at the output's resolution and chroma at it or at half (4:4:4 and 4:2:0 decoded to
     // a size that keeps the luma's): four pixels at a time, each lane the loop's f32 operations.
     if (ncomp == 3 && ycc != 0 && yx == dx && (bx == dx || 2 * bx == dx) && (rx == dx || 2 * rx == dx)) {
-      for (; x + 4 <= width; x += 4) {
+      for (; x + 4 <= cx1; x += 4) {
         const l = bytesToF32(v128.load32_zero(yRow + <usize>x));
         const cb = f32x4.sub(bx == dx ? bytesToF32(v128.load32_zero(bRow + <usize>x)) : pairsToF32(bRow + <usize>(x >> 1)), f32x4.splat(128));
         const cr = f32x4.sub(rx == dx ? bytesToF32(v128.load32_zero(rRow + <usize>x)) : pairsToF32(rRow + <usize>(x >> 1)), f32x4.splat(128));
@@ -844,7 +856,7 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
     let yi = (x * yx) / dx, yr = (x * yx) % dx;
     let bi0 = (x * bx) / dx, br = (x * bx) % dx;
     let ri0 = (x * rx) / dx, rr = (x * rx) % dx;
-    for (; x < width; x++) {
+    for (; x < cx1; x++) {
       const l = <f32>load<u8>(yRow + <usize>yi);
       yr += yx;
       while (yr >= dx) { yr -= dx; yi++; }
@@ -903,6 +915,10 @@ export function jpegToRgbaRows(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n
     rMode = upsampling(n, rx, ry, dx, dy, width);
   }
   const samples = (width + 1) >> 1;
+  // The window's columns [cx0, cx1) (cx0 even, as fancyAcross starts): each pixel's sums are its own.
+  const cx0 = windowStart(comps, 128, width), cx1 = windowEnd(comps, 128, width);
+  if (cx0 >= cx1) return;
+  const cw = cx1 - cx0;
   // DOWN: the chroma rows the ring holds (the MCU rows up to the last one decoded, comps + 96
   // and + 100) and, when `height` (the output's) is given, none past the picture's last (0, as
   // a caller of eleven arguments passes: the last MCU row's rows past it are as decoded).
@@ -925,17 +941,31 @@ export function jpegToRgbaRows(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n
         if (ring) far %= ring * mcuRows;
       }
       const bias = y & 1 ? 2 : 1;
-      if (bMode == ACROSS) { fancyAcross(bRow, samples, 0, width, scratch); bRow = scratch; }
-      else if (bMode == DOWN) { fancyDown(bRow, bPlane + <usize>(far * bStride), bias, width, scratch); bRow = scratch; }
-      if (rMode == ACROSS) { fancyAcross(rRow, samples, 0, width, scratch + rowBytes); rRow = scratch + rowBytes; }
-      else if (rMode == DOWN) { fancyDown(rRow, rPlane + <usize>(far * rStride), bias, width, scratch + rowBytes); rRow = scratch + rowBytes; }
+      // Upsampled into the scratch rows at the columns' own places.
+      const c0 = <usize>cx0;
+      if (bMode == ACROSS) { fancyAcross(bRow, samples, cx0, cw, scratch + c0); bRow = scratch; }
+      else if (bMode == DOWN) { fancyDown(bRow + c0, bPlane + <usize>(far * bStride) + c0, bias, cw, scratch + c0); bRow = scratch; }
+      if (rMode == ACROSS) { fancyAcross(rRow, samples, cx0, cw, scratch + rowBytes + c0); rRow = scratch + rowBytes; }
+      else if (rMode == DOWN) { fancyDown(rRow + c0, rPlane + <usize>(far * rStride) + c0, bias, cw, scratch + rowBytes + c0); rRow = scratch + rowBytes; }
     } else if (ncomp == 3) {
       if (bx != dx) bRow = widened(bRow, bx, dx, width, scratch);
       if (rx != dx) rRow = widened(rRow, rx, dx, width, scratch + rowBytes);
     }
     if (yx != dx) yRow = widened(yRow, yx, dx, width, scratch + 2 * rowBytes);
-    rgbaRow(kind, yRow, bRow, rRow, width, out + <usize>((y - y0) * width * 4));
+    rgbaRow(kind, yRow + <usize>cx0, bRow + <usize>cx0, rRow + <usize>cx0, cw, out + <usize>((y - y0) * width * 4) + (<usize>cx0 << 2));
   }
+}
+
+/** The window's first output column (or row) at comps + at, even, within [0, size]. */
+// @ts-ignore: decorator
+@inline function windowStart(comps: usize, at: usize, size: i32): i32 {
+  return min(size, max(0, load<i32>(comps + at))) & ~1;
+}
+
+/** The window's end column (or row) at comps + at + 4, within [0, size]. */
+// @ts-ignore: decorator
+@inline function windowEnd(comps: usize, at: usize, size: i32): i32 {
+  return min(size, max(0, load<i32>(comps + at, 4)));
 }
 
 /** A plane's row holding `num`/`den` of the output's columns, each sample repeated to the output's `width` at `dst`. */
@@ -1067,12 +1097,12 @@ const chunkR: usize = memory.data(CHUNK + 32, 16);
  * columns or rows (`bMode`, `rMode`: upsampling's answers): the planes upsampled as
  * libjpeg-turbo does, a chunk of a row at a time, then the colour pass of full-resolution chroma.
  */
-function fancyToRgba(comps: usize, bMode: i32, rMode: i32, width: i32, height: i32, out: usize): void {
+function fancyToRgba(comps: usize, bMode: i32, rMode: i32, width: i32, height: i32, out: usize, cx0: i32, cx1: i32, cy0: i32, cy1: i32): void {
   const yPlane = plane(comps), yStride = stride(comps);
   const bPlane = plane(comps + 32), bStride = stride(comps + 32);
   const rPlane = plane(comps + 64), rStride = stride(comps + 64);
   const samples = (width + 1) >> 1, rows = (height + 1) >> 1;
-  for (let y = 0; y < height; y++) {
+  for (let y = cy0; y < cy1; y++) {
     const yRow = yPlane + <usize>(y * yStride);
     // DOWN: the nearer row and the one beyond it, the first and last repeated past the edges.
     const near = y >> 1;
@@ -1081,8 +1111,8 @@ function fancyToRgba(comps: usize, bMode: i32, rMode: i32, width: i32, height: i
     const bRow = bPlane + <usize>((bMode == DOWN ? near : y) * bStride);
     const rRow = rPlane + <usize>((rMode == DOWN ? near : y) * rStride);
     const dst = out + <usize>(y * width * 4);
-    for (let x0 = 0; x0 < width; x0 += CHUNK) {
-      const count = min(CHUNK, width - x0);
+    for (let x0 = cx0; x0 < cx1; x0 += CHUNK) {
+      const count = min(CHUNK, cx1 - x0);
       let b = bRow + <usize>x0, r = rRow + <usize>x0;
       if (bMode == ACROSS) { fancyAcross(bRow, samples, x0, count, chunkB); b = chunkB; }
       else if (bMode == DOWN) { fancyDown(b, bPlane + <usize>(far * bStride + x0), bias, count, chunkB); b = chunkB; }

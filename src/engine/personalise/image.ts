@@ -7,7 +7,7 @@
  * An upright placement (nearly every real one) does the same in one separable pass.
  */
 import { markOpaque } from '../composite/surface';
-import { axisExtents, chainedTaps, resample, resampleWithTaps, type AxisWeights, type PictureExtent } from '../raster/resample';
+import { axisExtents, chainedTaps, resample, resampleWithTaps, tapSpan, type AxisWeights, type PictureExtent } from '../raster/resample';
 import type { Bounds, RGBAImage } from '../types';
 
 export type ResizeMode = 'fit' | 'fill';
@@ -27,6 +27,11 @@ export type PlacedPicture = RGBAImage & {
   extent?: PictureExtent;
   /** Every pixel opaque (a JPEG's decode): an upright placement then marks its unfaded interior opaque (markOpaque). */
   opaque?: boolean;
+  /**
+   * The pixels made, when not all (a decode for this placement alone: placementWindow's answer);
+   * the others are not the picture's. Drawing reads within it, or throws.
+   */
+  window?: Bounds;
 };
 
 export interface PlacementQuad {
@@ -129,27 +134,17 @@ export async function placeImage(
     arrayFor?: (bytes: number) => Uint8ClampedArray | undefined;
   } = {},
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
+  const geometry = placementGeometry(given, placement, mode);
+  if (!geometry) return null;
   const { corners, width: cw, height: ch } = placement;
   const contentRect = [0, 0, cw, 0, cw, ch, 0, ch];
-  const toOutput = homography(contentRect, corners);
-  const shown = given.standsFor ?? given;
-  if (!toOutput || given.width < 1 || given.height < 1 || shown.width < 1 || shown.height < 1) return null;
-  const rect = pictureRect(shown.width, shown.height, cw, ch, mode);
-  const pictureQuad = [
-    ...applyHomography(toOutput, rect.left, rect.top),
-    ...applyHomography(toOutput, rect.right, rect.top),
-    ...applyHomography(toOutput, rect.right, rect.bottom),
-    ...applyHomography(toOutput, rect.left, rect.bottom),
-  ];
-
-  // Pre-shrink to the largest footprint of the picture in the output (never enlarge here).
-  const side = (q: number[], i: number, j: number) => Math.hypot(q[2 * j] - q[2 * i], q[2 * j + 1] - q[2 * i + 1]);
-  const footW = Math.max(side(pictureQuad, 0, 1), side(pictureQuad, 3, 2));
-  const footH = Math.max(side(pictureQuad, 0, 3), side(pictureQuad, 1, 2));
-  const tw = Math.max(1, Math.ceil(footW));
-  const th = Math.max(1, Math.ceil(footH));
-  const footprint = { width: Math.min(tw, shown.width), height: Math.min(th, shown.height) };
-  if (!options.warped && isUpright(corners)) return placeAxisAligned(given, placement, rect, footprint, options.within, options.arrayFor);
+  const { shown, rect, pictureQuad, tw, th, footprint } = geometry;
+  if (!options.warped && isUpright(corners)) {
+    const taps = axisAlignedTaps(given, placement, rect, footprint, options.within);
+    if (given.window && taps && !windowHolds(given.window, taps)) throw new Error('placeImage: the placement reads pixels outside the picture’s window');
+    return taps && placeAxisAligned(given, taps, options.arrayFor);
+  }
+  if (given.window) throw new Error('placeImage: a warped placement reads the whole picture, not a window');
   // The loader's resize, left to the placement (the same call decodeBounded makes).
   const picture = given.standsFor && (given.width !== shown.width || given.height !== shown.height || given.extent) ? await resample(given, shown.width, shown.height, { extent: given.extent }) : given;
   let src = picture;
@@ -251,6 +246,65 @@ export async function placeImage(
   return { pixels: { width, height, data: out }, bounds: { left, top, right, bottom } };
 }
 
+/** placeImage's picture rectangle in the content, its quad in the output, and the footprint the general path pre-shrinks to; null when nothing is drawn. */
+function placementGeometry(given: Pick<PlacedPicture, 'width' | 'height' | 'standsFor'>, placement: PlacementQuad, mode: ResizeMode) {
+  const { corners, width: cw, height: ch } = placement;
+  const contentRect = [0, 0, cw, 0, cw, ch, 0, ch];
+  const toOutput = homography(contentRect, corners);
+  const shown = given.standsFor ?? given;
+  if (!toOutput || given.width < 1 || given.height < 1 || shown.width < 1 || shown.height < 1) return null;
+  const rect = pictureRect(shown.width, shown.height, cw, ch, mode);
+  const pictureQuad = [
+    ...applyHomography(toOutput, rect.left, rect.top),
+    ...applyHomography(toOutput, rect.right, rect.top),
+    ...applyHomography(toOutput, rect.right, rect.bottom),
+    ...applyHomography(toOutput, rect.left, rect.bottom),
+  ];
+
+  // Pre-shrink to the largest footprint of the picture in the output (never enlarge here).
+  const side = (q: number[], i: number, j: number) => Math.hypot(q[2 * j] - q[2 * i], q[2 * j + 1] - q[2 * i + 1]);
+  const footW = Math.max(side(pictureQuad, 0, 1), side(pictureQuad, 3, 2));
+  const footH = Math.max(side(pictureQuad, 0, 3), side(pictureQuad, 1, 2));
+  const tw = Math.max(1, Math.ceil(footW));
+  const th = Math.max(1, Math.ceil(footH));
+  const footprint = { width: Math.min(tw, shown.width), height: Math.min(th, shown.height) };
+  return { shown, rect, pictureQuad, tw, th, footprint };
+}
+
+/**
+ * The pixels of a picture of this shape (its size, `standsFor`, `extent`: what the loader will
+ * give) that placeImage reads to draw it into `placement` (`within`: placeImage's): an upright
+ * placement reads the columns and rows its taps name (a 'fill' placement's crop is left out);
+ * undefined when it may read any (a warped one, or one that draws nothing). The loader may then
+ * decode these alone (raster/bounded.ts' `window`).
+ */
+export function placementWindow(
+  picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>,
+  placement: PlacementQuad,
+  mode: ResizeMode,
+  within?: Bounds,
+): Bounds | undefined {
+  const geometry = placementGeometry(picture, placement, mode);
+  if (!geometry || !isUpright(placement.corners)) return undefined;
+  let taps: AxisTaps | null;
+  try {
+    taps = axisAlignedTaps(picture, placement, geometry.rect, geometry.footprint, within);
+  } catch {
+    return undefined; // too large: placeImage says so
+  }
+  if (!taps) return undefined;
+  const columns = tapSpan(taps.h, 0, taps.width);
+  const rows = tapSpan(taps.v, 0, taps.height);
+  return { left: columns.first, top: rows.first, right: columns.end, bottom: rows.end };
+}
+
+/** Whether the columns and rows `taps` read lie in `window`. */
+function windowHolds(window: Bounds, taps: AxisTaps): boolean {
+  const columns = tapSpan(taps.h, 0, taps.width);
+  const rows = tapSpan(taps.v, 0, taps.height);
+  return columns.first >= window.left && columns.end <= window.right && rows.first >= window.top && rows.end <= window.bottom;
+}
+
 /**
  * Whether the placement is an upright rectangle (edges parallel to the axes, not mirrored): its
  * homography is then a scale and an offset per axis, drawn by placeAxisAligned. Corners within a
@@ -261,27 +315,29 @@ export function isUpright(c: number[]): boolean {
   return near(c[1]!, c[3]!) && near(c[5]!, c[7]!) && near(c[0]!, c[6]!) && near(c[2]!, c[4]!) && c[2]! > c[0]! && c[7]! > c[1]!;
 }
 
-/**
- * An upright placement in one pass (issue 25 §3). The general path resizes the picture to the
- * size the loader wanted (`standsFor`), shrinks that to its footprint when larger, then samples
- * it bilinearly through the homography, pixel by pixel with a division each. Upright, every step
- * is separable: the three are folded into one set of taps per axis (chainedTaps) and drawn by one
- * WASM pass straight from the picture given, with the same centres, clamps and weights (the
- * pictures in between are no longer rounded to bytes). Coverage at the borders is the general
- * path's: the distance of the pixel centre to the nearest edge of placement ∩ picture, plus half
- * a pixel, capped at 1, alpha multiplied by it; the bounds are the same.
- */
-async function placeAxisAligned(
-  picture: PlacedPicture,
+/** What an upright placement draws: its taps on the picture, the output pixels drawn (bounds), the part of placement ∩ picture they lie in. */
+interface AxisTaps {
+  h: AxisWeights;
+  v: AxisWeights;
+  drawn: Bounds;
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+  width: number;
+  height: number;
+}
+
+/** placeAxisAligned's taps (and the pixels they draw) for the picture given, or null when it draws nothing. */
+function axisAlignedTaps(
+  picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>,
   placement: PlacementQuad,
   rect: Bounds,
   /** The size the general path shrinks the picture to (its footprint, never enlarged). */
   footprint: { width: number; height: number },
   /** The output pixels wanted: the placement's pixels outside them are not drawn. */
   within?: Bounds,
-  /** Where the pixels go (placeImage's `arrayFor`). */
-  arrayFor?: (bytes: number) => Uint8ClampedArray | undefined,
-): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
+): AxisTaps | null {
   const { corners: c, width: cw, height: ch } = placement;
   // Content → output: x ↦ c0 + x·kx, y ↦ c1 + y·ky. The picture's rectangle in output pixels:
   const kx = (c[2]! - c[0]!) / cw;
@@ -315,6 +371,26 @@ async function placeAxisAligned(
   const extent = picture.standsFor && picture.extent ? axisExtents(picture, picture.extent) : {};
   const h = cutTaps(chainedTaps(fullRight - fullLeft, { scale: sx / kx, offset: ((fullLeft - c[0]!) / kx - rect.left) * sx }, [picture.width, shown.width, footW], extent.x), left - fullLeft, width);
   const v = cutTaps(chainedTaps(fullBottom - fullTop, { scale: sy / ky, offset: ((fullTop - c[1]!) / ky - rect.top) * sy }, [picture.height, shown.height, footH], extent.y), top - fullTop, height);
+  return { h, v, drawn, left, top, right, bottom, width, height };
+}
+
+/**
+ * An upright placement in one pass (issue 25 §3). The general path resizes the picture to the
+ * size the loader wanted (`standsFor`), shrinks that to its footprint when larger, then samples
+ * it bilinearly through the homography, pixel by pixel with a division each. Upright, every step
+ * is separable: the three are folded into one set of taps per axis (chainedTaps) and drawn by one
+ * WASM pass straight from the picture given, with the same centres, clamps and weights (the
+ * pictures in between are no longer rounded to bytes). Coverage at the borders is the general
+ * path's: the distance of the pixel centre to the nearest edge of placement ∩ picture, plus half
+ * a pixel, capped at 1, alpha multiplied by it; the bounds are the same.
+ */
+async function placeAxisAligned(
+  picture: PlacedPicture,
+  taps: AxisTaps,
+  /** Where the pixels go (placeImage's `arrayFor`). */
+  arrayFor?: (bytes: number) => Uint8ClampedArray | undefined,
+): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
+  const { h, v, drawn, left, top, right, bottom, width, height } = taps;
   const out = await resampleWithTaps(picture, h, v, arrayFor?.(width * height * 4));
 
   const coverX = new Float64Array(width);

@@ -17,7 +17,7 @@ import { DataCommandSchema, normaliseCommand, type BarcodeCommand, type DataComm
 import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '../barcode';
 import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
-import { applyHomography, homography, isUpright, pictureRect, placeImage, type PlacedPicture, type PlacementQuad } from './image';
+import { applyHomography, homography, isUpright, pictureRect, placeImage, placementWindow, type PlacedPicture, type PlacementQuad } from './image';
 import { placementCache } from '../cache';
 import { lendPicture, releaseOnce } from '../raster/bounded';
 import { noTiming, type Timing } from '../timing';
@@ -34,9 +34,12 @@ export interface PersonaliseContext {
    * the size in output pixels the picture will cover, for loaders that decode smaller.
    * `deferResize`: the placement can take the picture before its resize to that size (a loader
    * may then return it so, with `standsFor`; issue 25 §3).
+   * `window` (with `deferResize`): the pixels the placement reads of the picture, told the shape it
+   * comes back in; a loader that lends the picture to this placement alone may make only those
+   * (decodeBounded's `window`) and says so (`window` on the picture).
    * Throw an EngineError (src/engine/errors.ts) when it cannot be fetched or decoded.
    */
-  loadImage(ref: string, target: { width: number; height: number }, how?: { deferResize?: boolean }): Promise<LoadedPicture>;
+  loadImage(ref: string, target: { width: number; height: number }, how?: { deferResize?: boolean; window?: PictureWindow }): Promise<LoadedPicture>;
   /**
    * The pixel size of the picture `ref` names without decoding it, when the loader can tell
    * cheaply: preflight (`layoutOnly`) then measures pictures without loading them.
@@ -57,6 +60,9 @@ export interface PersonaliseContext {
   /** Receives `place` (pictures put into their placements); the loaders time their own reads. */
   timing?: Timing;
 }
+
+/** The pixels a placement reads of a picture of this shape (placementWindow), undefined for all. */
+export type PictureWindow = (picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>) => Bounds | undefined;
 
 /**
  * A decoded picture; `source` is its own stored pixel size when the loader decoded it smaller
@@ -424,8 +430,13 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
             if (read) lent.push(read);
             return { name, node, command, quad, picture: null, placed, size: await measure(command.image, target) };
           }
-          // An upright placement resizes the picture in its own single pass (placeImage).
-          const picture = await ctx.loadImage(command.image, target, { deferResize: isUpright(quad.corners) });
+          // An upright placement resizes the picture in its own single pass (placeImage), and
+          // reads the part of it its taps name (a 'fill' crops it): the loader may decode that alone.
+          const upright = isUpright(quad.corners);
+          const mode = command.resizeMode ?? 'fit';
+          const within = withinOf(node);
+          const window: PictureWindow | undefined = upright ? (shape) => placementWindow(shape, quad, mode, within) : undefined;
+          const picture = await ctx.loadImage(command.image, target, window ? { deferResize: upright, window } : { deferResize: upright });
           return { name, node, command, quad, picture, size: ownSize(picture) };
         } catch (err) {
           fail(`data.${name}.image`, err, 'The image could not be fetched or decoded');

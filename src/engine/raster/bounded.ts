@@ -3,7 +3,7 @@ import { ArrayPool } from '../memory/array-pool';
 import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
 import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from './codecs';
-import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type JpegScale } from './jpeg-decode';
+import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type DecodeWindow, type JpegScale } from './jpeg-decode';
 import { applyOrientation } from './orientation';
 import { resample, type PictureExtent, type ResampleQuality } from './resample';
 import { orientedSize, sniffImage, type SniffedImage } from './sniff';
@@ -48,6 +48,14 @@ export interface DecodeBoundedOptions {
    * kept per isolate (lentPictures) rather than a new one.
    */
   lend?: boolean;
+  /**
+   * With `deferResize` and `lend`: the pixels the caller will read of the picture it is given
+   * (told its shape: the size and extent it comes back with, before the decode), or nothing for
+   * all. A DCT-scaled decode then makes those alone, the same bytes there (an upright 'fill'
+   * placement reads ~3/4 of a 4:3 photo's columns in a square layer); the others are not written
+   * (raster/jpeg-decode.ts' DecodeWindow). The result names what was made (`window`).
+   */
+  window?: (picture: DeferredShape) => DecodeWindow | null | undefined;
   /** Error detail path, e.g. "data.Photo". */
   path?: string;
 }
@@ -87,11 +95,13 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   checkDecodeMemory(decodedPixels(scale), path);
   let decoded: RGBAImage | null | undefined;
   let factor = scale;
+  // The part the caller reads of a scaled decode it is lent (as stored: before the orientation).
+  const window = scale < 8 && options.lend && options.deferResize && options.window ? storedWindow(sniffed, scale, { width, height }, options.window) : undefined;
   let lent = options.lend && scale < 8 ? lendPicture(decodedPixels(scale) * 4) : undefined;
   try {
     // What the scaled decoder refuses (entropy data that runs short, which libjpeg decodes with a
     // warning) is decoded whole by decodeImage, as the same file placed large is.
-    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>, lent).catch(() => null) : null;
+    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>, lent, window?.stored).catch(() => null) : null;
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
       checkDecodeMemory(decodedPixels(8), path);
@@ -118,7 +128,9 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
     if (holding) lentPictures.give(holding.buffer);
     throw fail('the image data does not match its header.');
   }
-  if (!holding) return finishDecode(decoded, factor, sniffed, { width, height }, options);
+  // The window is the scaled decode's alone (what decodeImage gives is whole).
+  const made = window && factor === scale ? { window: window.shown } : {};
+  if (!holding) return { ...(await finishDecode(decoded, factor, sniffed, { width, height }, options)), ...made };
   let done: BoundedPicture;
   try {
     done = await finishDecode(decoded, factor, sniffed, { width, height }, options);
@@ -129,9 +141,63 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   // Resized, or turned into a new array: the lent one is free now; else the caller gives it back.
   if (done.data.buffer !== holding.buffer) {
     lentPictures.give(holding.buffer);
-    return done;
+    return { ...done, ...made };
   }
-  return { ...done, release: releaseOnce(holding) };
+  return { ...done, ...made, release: releaseOnce(holding) };
+}
+
+/** What a deferred decode comes back as (finishDecode with `deferResize`): its size and extent as displayed, and the size it stands for. */
+export interface DeferredShape {
+  width: number;
+  height: number;
+  standsFor: Size;
+  extent?: PictureExtent;
+}
+
+/** finishDecode's deferred shape of `sniffed` decoded at `eighths`/8 to `decoded` pixels (as stored). */
+function deferredShape(decoded: Size, eighths: number, sniffed: SniffedImage, wanted: Size): DeferredShape {
+  const covered = { width: (sniffed.width * eighths) / 8, height: (sniffed.height * eighths) / 8 };
+  const offGrid = covered.width !== decoded.width || covered.height !== decoded.height;
+  const swap = sniffed.orientation >= 5;
+  const shape = { width: swap ? decoded.height : decoded.width, height: swap ? decoded.width : decoded.height, standsFor: wanted };
+  return offGrid ? { ...shape, extent: orientedExtent(decoded, covered, sniffed.orientation) } : shape;
+}
+
+/**
+ * The stored pixels of `sniffed`'s `eighths`/8 decode under the displayed ones `read` asks of
+ * its deferred shape (applyOrientation's map), within the picture; undefined for all of them.
+ */
+function storedWindow(sniffed: SniffedImage, eighths: number, wanted: Size, read: NonNullable<DecodeBoundedOptions['window']>): { stored: DecodeWindow; shown: DecodeWindow } | undefined {
+  const decoded = { width: Math.ceil((sniffed.width * eighths) / 8), height: Math.ceil((sniffed.height * eighths) / 8) };
+  const shape = deferredShape(decoded, eighths, sniffed, wanted);
+  const asked = read(shape);
+  if (!asked) return undefined;
+  const left = Math.max(0, Math.floor(asked.left));
+  const top = Math.max(0, Math.floor(asked.top));
+  const right = Math.min(shape.width, Math.ceil(asked.right));
+  const bottom = Math.min(shape.height, Math.ceil(asked.bottom));
+  if (right <= left || bottom <= top) return { stored: NONE, shown: NONE };
+  const [x0, y0] = storedPixel(left, top, sniffed.orientation, decoded);
+  const [x1, y1] = storedPixel(right - 1, bottom - 1, sniffed.orientation, decoded);
+  const stored = { left: Math.min(x0, x1), top: Math.min(y0, y1), right: Math.max(x0, x1) + 1, bottom: Math.max(y0, y1) + 1 };
+  return { stored, shown: { left, top, right, bottom } };
+}
+
+const NONE: DecodeWindow = { left: 0, top: 0, right: 0, bottom: 0 };
+
+/** The stored pixel (of `stored` pixels) shown at (X, Y) after EXIF orientation (applyOrientation's map). */
+function storedPixel(X: number, Y: number, orientation: number, stored: Size): [number, number] {
+  const { width: w, height: h } = stored;
+  switch (orientation) {
+    case 2: return [w - 1 - X, Y];
+    case 3: return [w - 1 - X, h - 1 - Y];
+    case 4: return [X, h - 1 - Y];
+    case 5: return [Y, X];
+    case 6: return [Y, h - 1 - X];
+    case 7: return [w - 1 - Y, h - 1 - X];
+    case 8: return [w - 1 - Y, X];
+    default: return [X, Y];
+  }
 }
 
 /**
@@ -178,9 +244,10 @@ export const lentPictureBytes = () => lentPictures.bytes;
 
 /**
  * A decoded picture; `standsFor` when its resize to that size was left to the caller (`deferResize`);
- * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more.
+ * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more;
+ * `window` when only those of its pixels were made (`window`): the others are not the picture's.
  */
-export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; extent?: PictureExtent; release?: () => void };
+export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; extent?: PictureExtent; release?: () => void; window?: DecodeWindow };
 
 /**
  * decodeBounded's steps after its decode of `sniffed` at `eighths`/8 (8: whole; else in the DCT
@@ -203,8 +270,10 @@ export async function finishDecode(decoded: RGBAImage, eighths: number, sniffed:
   // large picture is kept.
   const small = decoded.width <= 2 * storedWidth && decoded.height <= 2 * storedHeight;
   if (options.deferResize && (scaled || small)) {
+    // deferredShape's extent (the shape a window is asked of before the decode).
+    const { extent } = deferredShape(decoded, eighths, sniffed, wanted);
     const oriented = { ...applyOrientation(decoded, sniffed.orientation), source: sniffed, standsFor: wanted };
-    return offGrid ? { ...oriented, extent: orientedExtent(decoded, covered, sniffed.orientation) } : oriented;
+    return extent ? { ...oriented, extent } : oriented;
   }
   // Decoded at the size wanted (a DCT-scaled JPEG often is): the decoder's own copy is kept, not copied again.
   const extent = offGrid ? { left: 0, top: 0, ...covered } : undefined;

@@ -47,16 +47,30 @@ export function jpegScaleFor(source: { width: number; height: number }, width: n
 }
 
 /**
+ * The pixels of a decode that are wanted, [left, right) × [top, bottom) in the decoded picture's
+ * pixels (a placement that reads only part of the picture: a 'fill' crops it).
+ */
+export interface DecodeWindow {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
  * Decodes `bytes` at `scale`/8 of its size (rounded up, as libjpeg does), or null when the file
  * uses a coding this decoder leaves to mozjpeg. Throws on corrupt data. `into`: where the pixels
- * go (exactly their length; every byte is written) instead of a new array.
+ * go (exactly their length; every byte is written, but for a window's) instead of a new array.
+ * `window`: only its pixels are made (the same bytes as the whole decode's there); the others are
+ * left as they were (every block is still entropy-decoded, but those outside it, but for the MCU
+ * beside it that chroma upsampling reads, are not transformed, and its rows alone converted).
  */
-export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>, into?: Uint8ClampedArray): Promise<RGBAImage | null> {
+export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>, into?: Uint8ClampedArray, window?: DecodeWindow): Promise<RGBAImage | null> {
   const parsed = parseJpeg(bytes);
   if (!parsed) return null;
   const { frame, quant, huff, restartInterval, start, adobeTransform, jfif } = parsed;
   const ycc = frame.components.length === 3 && (adobeTransform === undefined ? jfif || !isRgbIds(frame) : adobeTransform !== 0);
-  return decodeScan(bytes, start, frame, quant, huff, restartInterval, scale, ycc, into);
+  return decodeScan(bytes, start, frame, quant, huff, restartInterval, scale, ycc, into, window);
 }
 
 type Quant = (Int32Array | undefined)[];
@@ -317,7 +331,8 @@ function mcuLayout(frame: Frame) {
  * Puts what both scan decoders read into the arena: the file, the Huffman tables and, per
  * component, its quantisation table and a plane of `layout`'s bytes, described in eight words at
  * compsPtr (h, v, DC and AC tables, the quantisation table, the plane, its stride, `blockSize(i)`).
- * Words 24-27 are the full-size decode's (the MCU row asked, rows, ring, where the scan stopped).
+ * Words 24-27 are the full-size decode's (the MCU row asked, rows, ring, where the scan stopped);
+ * 28-35 the scaled decodes' window (MCU columns, MCU rows, output columns, output rows: the whole picture here).
  * Allocate what else the caller needs first, and take fresh views afterwards.
  */
 function loadScan(
@@ -325,7 +340,7 @@ function loadScan(
 ): { data: number; huffPtr: number; compsPtr: number } {
   const data = arena.alloc(bytes.length);
   const huffPtr = arena.alloc(8 * 1024 * 4);
-  const compsPtr = arena.alloc(3 * 32 + 16);
+  const compsPtr = arena.alloc(3 * 32 + 48);
   const quantPtrs = comps.map(() => arena.alloc(64 * 4));
   const planes = layout.map((plane) => arena.alloc(plane.bytes));
   const i32 = arena.i32();
@@ -338,14 +353,32 @@ function loadScan(
     i32.set(quant[c.quant]!, quantPtrs[i]! >> 2);
     i32.set([c.h, c.v, c.dc, 4 + c.ac, quantPtrs[i]!, planes[i]!, layout[i]!.stride, blockSize(i)], (compsPtr >> 2) + i * 8);
   });
+  i32.set(WHOLE, (compsPtr >> 2) + 28);
   return { data, huffPtr, compsPtr };
+}
+
+/** Words 28-35 of loadScan's record: every MCU and every pixel ([0, 2^31 − 1) each way). */
+const WHOLE = [0, 0x7fffffff, 0, 0x7fffffff, 0, 0x7fffffff, 0, 0x7fffffff];
+
+/**
+ * Words 28-35 of loadScan's record for `window` (output pixels; `mcu`: an MCU's output pixels
+ * across and down): the MCUs under it and one more each side (the neighbours chroma upsampling
+ * reads: fancy upsampling's one sample beyond, a 4:4:0 MCU row's context rows), the columns from
+ * the even one at or before its left, its rows.
+ */
+function windowWords(window: DecodeWindow, mcu: { across: number; down: number }): number[] {
+  const { left, top, right, bottom } = window;
+  return [
+    Math.floor(left / mcu.across) - 1, Math.ceil(right / mcu.across) + 1, Math.floor(top / mcu.down) - 1, Math.ceil(bottom / mcu.down) + 1,
+    left & ~1, right, top, bottom,
+  ];
 }
 
 /** Components named 'R', 'G', 'B' (an RGB JPEG without an Adobe marker, as libjpeg guesses). */
 const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === '82,71,66';
 
 async function decodeScan(
-  bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean, into?: Uint8ClampedArray,
+  bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean, into?: Uint8ClampedArray, window?: DecodeWindow,
 ): Promise<RGBAImage | null> {
   const { width, height } = frame;
   const mcus = mcuLayout(frame);
@@ -374,6 +407,10 @@ async function decodeScan(
   const planeBytes = layout.reduce((sum, plane) => sum + plane.bytes, 0);
   const workingSet = bytes.length + planeBytes + (byRows ? scratchBytes + mcuHeight * outW * 4 : outW * outH * 4);
   const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
+  // Output rows [top, bottom) are converted (all without a window).
+  const top = window ? Math.min(outH, Math.max(0, window.top)) : 0;
+  const bottom = window ? Math.max(top, Math.min(outH, window.bottom)) : outH;
+  const mcu = { across: single ? scale : hMax * scale, down: single ? scale : vMax * scale };
   return inArena(instance, (k, arena) => {
     if (byRows) {
       const strip = arena.alloc(mcuHeight * outW * 4);
@@ -382,12 +419,13 @@ async function decodeScan(
       arena.alloc(16); // jpegToRgbaRows reads up to 7 bytes past a plane's row
       const u8 = arena.u8();
       const i32 = arena.i32();
+      if (window) i32.set(windowWords(window, mcu), (compsPtr >> 2) + 28);
       const rows = k as unknown as RowsKernel;
-      // Every row is written: the MCU rows cover outH (mcuRows × mcuHeight ≥ outH).
+      // Every row is written (a window's rows alone): the MCU rows cover outH (mcuRows × mcuHeight ≥ outH).
       const out = into ?? new Uint8ClampedArray(outW * outH * 4);
       const convert = (m: number) => {
-        const y0 = m * mcuHeight;
-        const y1 = Math.min(outH, y0 + mcuHeight);
+        const y0 = Math.max(top, m * mcuHeight);
+        const y1 = Math.min(bottom, (m + 1) * mcuHeight);
         if (y0 >= y1) return;
         rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, strip, scratch, outH);
         out.set(u8.subarray(strip, strip + (y1 - y0) * outW * 4), y0 * outW * 4);
@@ -403,11 +441,12 @@ async function decodeScan(
     }
     const out = arena.alloc(outW * outH * 4);
     const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
+    if (window) arena.i32().set(windowWords(window, mcu), (compsPtr >> 2) + 28);
     const status = k.jpegDecodeScan(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval);
     if (status !== 0) throw corrupt();
     k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
     const u8 = arena.u8();
-    if (into) into.set(u8.subarray(out, out + outW * outH * 4));
+    if (into) into.set(u8.subarray(out + top * outW * 4, out + bottom * outW * 4), top * outW * 4);
     return { width: outW, height: outH, data: into ?? new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };
   });
 }
