@@ -21,7 +21,8 @@ type Found = Awaited<ReturnType<ResultStore['find']>>;
  * Result lookups started early, by fingerprint (preparePreview's `lookahead`): `start` begins one
  * for a fingerprint the request will likely have, while its template and inputs are still being
  * looked up; `find` answers from it when the request's fingerprint is that one (a lookup issued a
- * few milliseconds sooner), else looks up as ResultStore.find does. One per request.
+ * few milliseconds sooner), else looks up as ResultStore.find does. One per preview: a started
+ * lookup answers once, so a later render of the same fingerprint looks up anew (and finds it).
  */
 export function earlyLookups(results: ResultStore) {
   const started = new Map<string, Promise<Found>>();
@@ -32,7 +33,11 @@ export function earlyLookups(results: ResultStore) {
       found.catch(() => {}); // a guess that turns out wrong is never awaited
       started.set(fingerprint, found);
     },
-    find: (fingerprint: string): Promise<Found> => started.get(fingerprint) ?? results.find(fingerprint),
+    find: (fingerprint: string): Promise<Found> => {
+      const found = started.get(fingerprint);
+      started.delete(fingerprint);
+      return found ?? results.find(fingerprint);
+    },
   };
 }
 

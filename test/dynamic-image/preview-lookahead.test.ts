@@ -7,7 +7,7 @@ import { encodePng } from '../../src/engine/raster';
 import { cachedPreview, earlyLookups } from '../../src/dynamic-image/outputs';
 import { FileStore, rebuildFontIndex, ResultStore } from '../../src/dynamic-image/store';
 import { bundledFont, psdFixture } from '../helpers/fixtures';
-import { PNG_1x1 } from './helpers';
+import { PNG_1x1, postJson } from './helpers';
 
 /**
  * A preview's result lookup started beside its template's head (issue 25 §3, overhead): from what
@@ -101,6 +101,18 @@ describe('the result lookup runs beside the heads that confirm its fingerprint',
     const { bucket, log } = recordingBucket();
     await render(bucket, options({ Background: { type: 'image', image: `${FOLDER}/never-seen.png` } }));
     expect(at(log, startOf(`images/${FOLDER}/never-seen.png`))).toBeLessThan(at(log, endOfTemplateHead));
+  });
+});
+
+describe('multipage previews', () => {
+  it('a page equal to an earlier page of the same request finds that page\'s result', async () => {
+    await render(env.FILES, options()); // the template seen: its pages' fingerprints are told ahead
+    const page = { template, size: { width: 48, height: 48 }, data: { [layer]: { type: 'text', text: 'twice' } } };
+    const res = await postJson('/api/rendering/multipage/preview', { pages: [page, page] });
+    expect(res.status).toBe(200);
+    const urls = JSON.stringify(await res.json()).match(/\d{10}-[0-9a-f]{32}\.jpg/g)!;
+    expect(urls).toHaveLength(2);
+    expect(urls[1]).toBe(urls[0]);
   });
 });
 
