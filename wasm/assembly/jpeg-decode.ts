@@ -15,7 +15,7 @@
 //         jpegRowsExact then three more at comps + 96: the first MCU row to decode, how many,
 //         and the planes' ring (0: whole planes; R: each plane holds R MCU rows, row r at r mod R);
 //         at comps + 108 jpegDecodeScanExact leaves the offset in the data where its reading stopped.
-//         The window of the scaled decodes (a placement reads part of the picture): at comps + 112
+//         The window (a placement reads part of the picture): at comps + 112
 //         the MCU columns [first, end) and rows [first, end) whose blocks are transformed (every
 //         block is still entropy-decoded), at comps + 128 the output columns [first, end) and at
 //         comps + 136 rows [first, end) the colour passes convert; the whole picture by default.
@@ -628,9 +628,9 @@ function decodeScan(
   }
   // The bit buffer in locals while blocks decode (globals between calls and for fill, symbol, restart).
   let buf = bitBuf, cnt = bitCnt;
-  // The window's blocks alone are transformed (scaled decodes; the exact one transforms all).
-  const wx0 = exact ? 0 : load<i32>(comps, 112), wx1 = exact ? mcusX : load<i32>(comps, 116);
-  const wy0 = exact ? 0 : load<i32>(comps, 120), wy1 = exact ? mcusY : load<i32>(comps, 124);
+  // The window's blocks alone are transformed.
+  const wx0 = load<i32>(comps, 112), wx1 = load<i32>(comps, 116);
+  const wy0 = load<i32>(comps, 120), wy1 = load<i32>(comps, 124);
   for (let my = my0; my < my1; my++) {
     // This MCU row's place in the planes (their ring of MCU rows, or all of them).
     const myInPlane = ring ? my % ring : my;
@@ -732,10 +732,10 @@ function decodeScan(
               if (shown) idct(bn, dst, stride, used);
               clearRows(bn, used == 0 ? 1 : 32 - clz(used & 0xff));
             } else if (used != 0) {
-              idctIslow(coef, dst, stride, used);
+              if (shown) idctIslow(coef, dst, stride, used);
               clearExact(used);
             } else {
-              idctIslowDc(load<i32>(coef), dst, stride);
+              if (shown) idctIslowDc(load<i32>(coef), dst, stride);
               store<i32>(coef, 0);
             }
           }

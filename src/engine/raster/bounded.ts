@@ -95,13 +95,17 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   checkDecodeMemory(decodedPixels(scale), path);
   let decoded: RGBAImage | null | undefined;
   let factor = scale;
-  // The part the caller reads of a scaled decode it is lent (as stored: before the orientation).
-  const window = scale < 8 && options.lend && options.deferResize && options.window ? storedWindow(sniffed, scale, { width, height }, options.window) : undefined;
+  // The part the caller reads of a decode it is lent and given deferred (as stored: before the
+  // orientation): a scaled one, or a whole one finishDecode does not resize (at most twice the size wanted).
+  const deferredWhole = sniffed.width <= 2 * storedWidth && sniffed.height <= 2 * storedHeight;
+  const window = options.lend && options.deferResize && options.window && (scale < 8 || deferredWhole) ? storedWindow(sniffed, scale, { width, height }, options.window) : undefined;
+  let windowed = false; // the window went to the decoder that decoded
   let lent = options.lend && scale < 8 ? lendPicture(decodedPixels(scale) * 4) : undefined;
   try {
     // What the scaled decoder refuses (entropy data that runs short, which libjpeg decodes with a
     // warning) is decoded whole by decodeImage, as the same file placed large is.
     decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>, lent, window?.stored).catch(() => null) : null;
+    windowed = !!decoded;
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
       checkDecodeMemory(decodedPixels(8), path);
@@ -110,7 +114,9 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
         // A JPEG decoded whole goes into a lent array too when our decoder takes it (decodeImage's
         // steps, with its array given): what it leaves is mozjpeg's, in mozjpeg's own array.
         lent = lendPicture(decodedPixels(8) * 4);
-        decoded = (await decodeJpegFull(bytes, lent)) ?? (await decodeJpegMozjpeg(bytes));
+        decoded = await decodeJpegFull(bytes, lent, window?.stored);
+        windowed = !!decoded;
+        decoded ??= await decodeJpegMozjpeg(bytes);
       } else {
         decoded = await decodeImage(bytes);
       }
@@ -128,8 +134,8 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
     if (holding) lentPictures.give(holding.buffer);
     throw fail('the image data does not match its header.');
   }
-  // The window is the scaled decode's alone (what decodeImage gives is whole).
-  const made = window && factor === scale ? { window: window.shown } : {};
+  // The window is our decoders' alone (what mozjpeg and decodeImage give is whole).
+  const made = window && windowed ? { window: window.shown } : {};
   if (!holding) return { ...(await finishDecode(decoded, factor, sniffed, { width, height }, options)), ...made };
   let done: BoundedPicture;
   try {

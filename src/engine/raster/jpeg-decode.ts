@@ -260,8 +260,10 @@ const RING = 3;
  * width; the picture itself is built in JS (4 bytes a pixel), or goes into `into` when that is
  * exactly its length (every byte is written when the answer is not null; a header that said
  * another size than the frame's leaves `into` unused, so the caller's size check still tells).
+ * `window`: as decodeJpegScaled's (only the blocks under it and beside it transformed, its rows
+ * alone converted: whole rows, the columns outside it from blocks not transformed).
  */
-export async function decodeJpegFull(bytes: Uint8Array, into?: Uint8ClampedArray): Promise<RGBAImage | null> {
+export async function decodeJpegFull(bytes: Uint8Array, into?: Uint8ClampedArray, window?: DecodeWindow): Promise<RGBAImage | null> {
   let parsed: ReturnType<typeof parseJpeg>;
   try {
     parsed = parseJpeg(bytes, true);
@@ -295,10 +297,14 @@ export async function decodeJpegFull(bytes: Uint8Array, into?: Uint8ClampedArray
     const u8 = arena.u8();
     const i32 = arena.i32();
     const out = into?.length === width * height * 4 ? into : new Uint8ClampedArray(width * height * 4);
+    const top = window ? Math.min(height, Math.max(0, window.top)) : 0;
+    const bottom = window ? Math.max(top, Math.min(height, window.bottom)) : height;
+    if (window) i32.set(windowWords(window, { across: 8 * hMax, down: 8 * vMax }), (compsPtr >> 2) + 28);
     // MCU row m is decoded, then the rows of MCU row m − 1 converted (their context is in the ring).
     const convert = (m: number) => {
-      const y0 = m * mcuHeight;
-      const y1 = Math.min(height, y0 + mcuHeight);
+      const y0 = Math.max(top, m * mcuHeight);
+      const y1 = Math.min(bottom, (m + 1) * mcuHeight);
+      if (y0 >= y1) return;
       k.jpegRowsExact(comps.length, compsPtr, hMax, vMax, width, height, ycc ? 1 : 0, y0, y1, strip, scratch);
       out.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
     };
@@ -332,7 +338,7 @@ function mcuLayout(frame: Frame) {
  * component, its quantisation table and a plane of `layout`'s bytes, described in eight words at
  * compsPtr (h, v, DC and AC tables, the quantisation table, the plane, its stride, `blockSize(i)`).
  * Words 24-27 are the full-size decode's (the MCU row asked, rows, ring, where the scan stopped);
- * 28-35 the scaled decodes' window (MCU columns, MCU rows, output columns, output rows: the whole picture here).
+ * 28-35 the window (MCU columns, MCU rows, output columns, output rows: the whole picture here).
  * Allocate what else the caller needs first, and take fresh views afterwards.
  */
 function loadScan(

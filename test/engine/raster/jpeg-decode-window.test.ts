@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBounded } from '../../../src/engine/raster/bounded';
 import { encodeJpeg } from '../../../src/engine/raster/codecs';
-import { decodeJpegScaled, type DecodeWindow, type JpegScale } from '../../../src/engine/raster/jpeg-decode';
+import { decodeJpegFull, decodeJpegScaled, type DecodeWindow, type JpegScale } from '../../../src/engine/raster/jpeg-decode';
 import { testAsset } from '../../helpers/fixtures';
 import { jpegFixture, noiseImage } from './helpers';
 
@@ -103,6 +103,34 @@ describe('decodeJpegScaled with a window', () => {
   });
 });
 
+describe('decodeJpegFull with a window', () => {
+  const files = [
+    'odd-17x9-420.jpg', 'odd-17x9-422.jpg', 'odd-17x9-440.jpg', 'odd-17x9-444.jpg', 'odd-33x17-420-optimized.jpg',
+    'photo-203x141-420-restart3.jpg', 'photo-203x141-422-q10.jpg', 'photo-203x141-440-q10.jpg', 'photo-203x141-444-restart-row.jpg',
+    'photo-203x141-grey.jpg', 'photo-203x141-mixed-h2v1.jpg', 'photo-203x141-mixed-restart.jpg', 'photo-203x141-rgb.jpg', 'tiny-3x3-422.jpg',
+  ];
+  it('the whole decode’s bytes in the window (fixtures, test assets: every sampling, restarts, off the grid)', async () => {
+    let checked = 0;
+    let skipped = 0;
+    const all = [...(await Promise.all(files.map(async (f) => [f, await jpegFixture(f)] as const))), ...(await Promise.all(['photo-420-restart.jpg', 'photo-422.jpg', 'photo-444.jpg', 'grey-restart.jpg'].map(async (f) => [f, await testAsset(`jpeg/${f}`)] as const)))];
+    for (const [file, jpeg] of all) {
+      const whole = await decodeJpegFull(jpeg);
+      if (!whole) continue;
+      for (const [i, window] of windows(whole.width, whole.height, file.length).entries()) {
+        const into = new Uint8ClampedArray(whole.data.length).fill(201);
+        const got = (await decodeJpegFull(jpeg, into, window))!;
+        expect(got.data).toBe(into);
+        expect(firstDifference(whole, into, window), `${file} window ${i} ${JSON.stringify(window)}`).toBeNull();
+        const last = into.length - 4;
+        if (window.bottom < whole.height - 48 && into[last] === 201 && into[last + 1] === 201) skipped++;
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(skipped, 'rows far below a window are not made').toBeGreaterThan(0);
+  });
+});
+
 describe('decodeBounded with a window', () => {
   const jpeg = () => encodeJpeg(noiseImage(160, 120, 9, 'opaque'), 85, { subsampling: 2 });
 
@@ -136,6 +164,18 @@ describe('decodeBounded with a window', () => {
         windowed.release?.();
       }
     }
+  });
+
+  it('a whole decode left to the placement (at most twice the size wanted) is windowed too', async () => {
+    const bytes = await jpeg();
+    const near = { width: 150, height: 113 }; // more than 7/8 of 160×120: decoded whole, deferred
+    const whole = await decodeBounded(bytes, { size: near, deferResize: true });
+    expect([whole.width, whole.height]).toEqual([160, 120]);
+    const window = { left: 20, top: 9, right: 130, bottom: 70 };
+    const windowed = await decodeBounded(bytes, { size: near, deferResize: true, lend: true, window: () => window });
+    expect(windowed.window).toEqual(window);
+    expect(firstDifference(whole, windowed.data, window)).toBeNull();
+    windowed.release?.();
   });
 
   it('without lend, or without deferResize, decodes all (no window asked)', async () => {
