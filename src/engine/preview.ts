@@ -180,6 +180,8 @@ export async function gatherInputs(
             path: pathOf.get(ref),
             deferResize: how?.deferResize,
             lend,
+            // A lent decode is read by its one placement: only the pixels that placement reads are made.
+            window: lend ? how?.window : undefined,
             size: (src) => {
               makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
               const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));
