@@ -86,7 +86,7 @@ async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<v
   }
   // The validator reads the canonical text from the body cache (HonoRequest.json() parses it), not
   // from a body made of it again. It reads JSON only under a JSON content type: any other is
-  // replaced, since the body was read as JSON whatever its type said.
+  // replaced, since the body was read as JSON whatever its type said (as every type was before).
   if (!JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
     const headers = new Headers(c.req.raw.headers);
     headers.set('content-type', 'application/json');
@@ -97,8 +97,13 @@ async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<v
   c.req.bodyCache = { text: Promise.resolve(JSON.stringify(canonicalNames(schema, value))) as unknown as string };
 }
 
-/** The media types hono's JSON validator reads (its jsonRegex, on the type before any parameter). */
-const JSON_MEDIA_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i;
+/**
+ * The content types every JSON check of a route lets through as they would `application/json`:
+ * @hono/zod-openapi's media-type gate (its jsonRequestRegex, on the whole header: a space before
+ * `;` or a parameter without a value answers 415) and hono's validator (its jsonRegex, on the type
+ * before any parameter), which this implies.
+ */
+const JSON_MEDIA_TYPE = /^application\/([a-z.-]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 
 /** Deepest nesting of arrays and objects in JSON text (strings skipped); no parsing, no recursion. */
 export function jsonDepth(text: string): number {
