@@ -13,7 +13,7 @@ import { encodeJpeg } from '../../src/engine/raster/codecs';
 import type { LayerNode } from '../../src/engine/types';
 import { FileStore } from '../../src/dynamic-image/store';
 import { call, form, postJson, uploadFixture, withKey } from './helpers';
-import { noiseImage } from '../engine/raster/helpers';
+import { noiseImage, withOrientation } from '../engine/raster/helpers';
 
 const FOLDER = 'every-layer-review';
 const FIXTURES = [
@@ -28,18 +28,6 @@ const FIXTURES = [
   'pillow-hopper-photo.psd',
   'agpsd-groups.psd',
 ];
-
-/** `jpeg` with an Exif APP1 segment giving `orientation`. */
-function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
-  const tiff = [0x49, 0x49, 0x2a, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, orientation, 0, 0, 0, 0, 0, 0, 0];
-  const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
-  const segment = [0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
-  const out = new Uint8Array(jpeg.length + segment.length);
-  out.set(jpeg.subarray(0, 2));
-  out.set(segment, 2);
-  out.set(jpeg.subarray(2), 2 + segment.length);
-  return out;
-}
 
 const hex = async (bytes: ArrayBuffer) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('').slice(0, 16);
 

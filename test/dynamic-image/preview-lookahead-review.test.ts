@@ -13,24 +13,12 @@ import { encodeJpeg } from '../../src/engine/raster/codecs';
 import { encodePreviewRequest, signPreviewRequest } from '../../src/dynamic-image/signed';
 import { bundledFont } from '../helpers/fixtures';
 import { call, form, PNG_1x1, uploadFixture, withKey } from './helpers';
-import { noiseImage } from '../engine/raster/helpers';
+import { noiseImage, withOrientation } from '../engine/raster/helpers';
 
 const FOLDER = 'la-review';
 const LAYER = 'Line 1 Line 2 Line 3 and text';
 const RESULT = /\d{10}-[0-9a-f]{32}\.(jpg|png)/g;
 let template: string;
-
-/** `jpeg` with an Exif APP1 segment giving `orientation`. */
-function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
-  const tiff = [0x49, 0x49, 0x2a, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, orientation, 0, 0, 0, 0, 0, 0, 0];
-  const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
-  const segment = [0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
-  const out = new Uint8Array(jpeg.length + segment.length);
-  out.set(jpeg.subarray(0, 2));
-  out.set(segment, 2);
-  out.set(jpeg.subarray(2), 2 + segment.length);
-  return out;
-}
 
 async function uploadImage(name: string, bytes: Uint8Array): Promise<void> {
   const res = await call(`/api/resources/images?destination=${encodeURIComponent(FOLDER)}&overwrite=true`, withKey({ method: 'POST', body: form([[name, bytes]]) }));

@@ -6,7 +6,7 @@ import { jpegScaleFor } from '../../../src/engine/raster/jpeg-decode';
 import { applyOrientation } from '../../../src/engine/raster/orientation';
 import { resample, resampleTaps } from '../../../src/engine/raster/resample';
 import type { RGBAImage } from '../../../src/engine/types';
-import { psnr } from '../raster/helpers';
+import { psnr, withOrientation } from '../raster/helpers';
 
 // A W×H JPEG decoded at k/8 is ⌈W·k/8⌉ × ⌈H·k/8⌉ pixels covering W·k/8 × H·k/8 of the picture
 // (libjpeg's rounded-up size: the last column and row partly past it). Resized as if those pixels
@@ -27,18 +27,6 @@ function framed(width: number, height: number): RGBAImage {
       data.set([...px, 255], (y * width + x) * 4);
     }
   return { width, height, data };
-}
-
-/** `jpeg` with an Exif APP1 segment giving `orientation`. */
-function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
-  const tiff = [0x49, 0x49, 0x2a, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, orientation, 0, 0, 0, 0, 0, 0, 0];
-  const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
-  const segment = [0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
-  const out = new Uint8Array(jpeg.length + segment.length);
-  out.set(jpeg.subarray(0, 2));
-  out.set(segment, 2);
-  out.set(jpeg.subarray(2), 2 + segment.length);
-  return out;
 }
 
 const rgb = (img: RGBAImage) => Uint8Array.from(img.data.filter((_, i) => i % 4 !== 3));

@@ -3,7 +3,7 @@ import { placeImage, placementWindow, type ResizeMode } from '../../../src/engin
 import { decodeBounded, lendPicture, releaseOnce } from '../../../src/engine/raster/bounded';
 import { encodeJpeg } from '../../../src/engine/raster/codecs';
 import type { Bounds } from '../../../src/engine/types';
-import { noiseImage } from '../raster/helpers';
+import { noiseImage, withOrientation } from '../raster/helpers';
 
 /**
  * Review of decodewin (84c6c6f, fc6df37, c6f6b1a): a decode windowed for one upright placement
@@ -13,18 +13,6 @@ import { noiseImage } from '../raster/helpers';
  * decodes, a picture smaller than its layer, fit (letterboxed) and fill, layers of another aspect,
  * partly off the canvas (`within`).
  */
-
-/** `jpeg` with an Exif APP1 segment giving `orientation`. */
-function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
-  const tiff = [0x49, 0x49, 0x2a, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, orientation, 0, 0, 0, 0, 0, 0, 0];
-  const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
-  const segment = [0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
-  const out = new Uint8Array(jpeg.length + segment.length);
-  out.set(jpeg.subarray(0, 2));
-  out.set(segment, 2);
-  out.set(jpeg.subarray(2), 2 + segment.length);
-  return out;
-}
 
 /** Fills both arrays the lent pool keeps with bytes no decode makes in that pattern (alpha 0 too). */
 function poisonLentPool(seed: number): void {

@@ -86,3 +86,15 @@ export async function djpegTakesEighths(): Promise<boolean> {
   const probe = await runTool('djpeg', await testAsset('jpeg/photo-444.jpg'), { scale: '3/8' });
   return probe.code === 0 && parsePpm(base64ToBytes(probe.pages[0]!)).width === Math.ceil((203 * 3) / 8);
 }
+
+/** `jpeg` with an Exif APP1 segment giving `orientation`. */
+export function withOrientation(jpeg: Uint8Array, orientation: number): Uint8Array {
+  const tiff = [0x49, 0x49, 0x2a, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, orientation, 0, 0, 0, 0, 0, 0, 0];
+  const body = [0x45, 0x78, 0x69, 0x66, 0, 0, ...tiff];
+  const segment = [0xff, 0xe1, (body.length + 2) >> 8, (body.length + 2) & 255, ...body];
+  const out = new Uint8Array(jpeg.length + segment.length);
+  out.set(jpeg.subarray(0, 2));
+  out.set(segment, 2);
+  out.set(jpeg.subarray(2), 2 + segment.length);
+  return out;
+}
