@@ -7,6 +7,7 @@
  * An upright placement (nearly every real one) does the same in one separable pass.
  */
 import { markOpaque } from '../composite/surface';
+import { within } from './checks';
 import { axisExtents, chainedTaps, resample, resampleWithTaps, tapSpan, type AxisWeights, type PictureExtent } from '../raster/resample';
 import type { Bounds, RGBAImage } from '../types';
 
@@ -141,7 +142,7 @@ export async function placeImage(
   const { shown, rect, pictureQuad, tw, th, footprint } = geometry;
   if (!options.warped && isUpright(corners)) {
     const taps = axisAlignedTaps(given, placement, rect, footprint, options.within);
-    if (given.window && taps && !windowHolds(given.window, taps)) throw new Error('placeImage: the placement reads pixels outside the picture’s window');
+    if (given.window && taps && !within(readBy(taps), given.window, 0)) throw new Error('placeImage: the placement reads pixels outside the picture’s window');
     return taps && placeAxisAligned(given, taps, options.arrayFor);
   }
   if (given.window) throw new Error('placeImage: a warped placement reads the whole picture, not a window');
@@ -292,17 +293,14 @@ export function placementWindow(
   } catch {
     return undefined; // too large: placeImage says so
   }
-  if (!taps) return undefined;
+  return taps ? readBy(taps) : undefined;
+}
+
+/** The columns and rows of the picture `taps` read. */
+function readBy(taps: AxisTaps): Bounds {
   const columns = tapSpan(taps.h, 0, taps.width);
   const rows = tapSpan(taps.v, 0, taps.height);
   return { left: columns.first, top: rows.first, right: columns.end, bottom: rows.end };
-}
-
-/** Whether the columns and rows `taps` read lie in `window`. */
-function windowHolds(window: Bounds, taps: AxisTaps): boolean {
-  const columns = tapSpan(taps.h, 0, taps.width);
-  const rows = tapSpan(taps.v, 0, taps.height);
-  return columns.first >= window.left && columns.end <= window.right && rows.first >= window.top && rows.end <= window.bottom;
 }
 
 /**
