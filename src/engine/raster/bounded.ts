@@ -4,7 +4,7 @@ import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
 import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from './codecs';
 import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type DecodeWindow, type JpegScale } from './jpeg-decode';
-import { applyOrientation } from './orientation';
+import { applyOrientation, orientationMap } from './orientation';
 import { resample, type PictureExtent, type ResampleQuality } from './resample';
 import { orientedSize, sniffImage, type SniffedImage } from './sniff';
 
@@ -193,17 +193,8 @@ const NONE: DecodeWindow = { left: 0, top: 0, right: 0, bottom: 0 };
 
 /** The stored pixel (of `stored` pixels) shown at (X, Y) after EXIF orientation (applyOrientation's map). */
 function storedPixel(X: number, Y: number, orientation: number, stored: Size): [number, number] {
-  const { width: w, height: h } = stored;
-  switch (orientation) {
-    case 2: return [w - 1 - X, Y];
-    case 3: return [w - 1 - X, h - 1 - Y];
-    case 4: return [X, h - 1 - Y];
-    case 5: return [Y, X];
-    case 6: return [Y, h - 1 - X];
-    case 7: return [w - 1 - Y, h - 1 - X];
-    case 8: return [w - 1 - Y, X];
-    default: return [X, Y];
-  }
+  const [ax, bx, cx, ay, by, cy] = orientationMap(orientation, stored.width, stored.height);
+  return [ax * X + bx * Y + cx, ay * X + by * Y + cy];
 }
 
 /**

@@ -14,20 +14,29 @@ export function applyOrientation(img: RGBAImage, orientation: number): RGBAImage
   const src = new Uint32Array(data.buffer, data.byteOffset, w * h);
   const out = new Uint8ClampedArray(W * H * 4);
   const dst = new Uint32Array(out.buffer);
+  const [ax, bx, cx, ay, by, cy] = orientationMap(orientation, w, h);
+  const step = ay * w + ax; // one shown pixel to the right, in stored pixels
   for (let Y = 0; Y < H; Y++) {
-    for (let X = 0; X < W; X++) {
-      let x: number, y: number;
-      switch (orientation) {
-        case 2: x = w - 1 - X; y = Y; break;
-        case 3: x = w - 1 - X; y = h - 1 - Y; break;
-        case 4: x = X; y = h - 1 - Y; break;
-        case 5: x = Y; y = X; break;
-        case 6: x = Y; y = h - 1 - X; break;
-        case 7: x = w - 1 - Y; y = h - 1 - X; break;
-        default: x = w - 1 - Y; y = X; break; // 8
-      }
-      dst[Y * W + X] = src[y * w + x]!;
-    }
+    let i = (by * Y + cy) * w + bx * Y + cx;
+    const row = Y * W;
+    for (let X = 0; X < W; X++, i += step) dst[row + X] = src[i]!;
   }
   return { width: W, height: H, data: out };
+}
+
+/**
+ * Where applyOrientation takes each shown pixel from: the stored pixel (x, y) shown at (X, Y) is
+ * x = ax·X + bx·Y + cx, y = ay·X + by·Y + cy, for a stored picture of w × h (EXIF `orientation`).
+ */
+export function orientationMap(orientation: number, w: number, h: number): [ax: number, bx: number, cx: number, ay: number, by: number, cy: number] {
+  switch (orientation) {
+    case 2: return [-1, 0, w - 1, 0, 1, 0];
+    case 3: return [-1, 0, w - 1, 0, -1, h - 1];
+    case 4: return [1, 0, 0, 0, -1, h - 1];
+    case 5: return [0, 1, 0, 1, 0, 0];
+    case 6: return [0, 1, 0, -1, 0, h - 1];
+    case 7: return [0, -1, w - 1, -1, 0, h - 1];
+    case 8: return [0, -1, w - 1, 1, 0, 0];
+    default: return [1, 0, 0, 0, 1, 0];
+  }
 }

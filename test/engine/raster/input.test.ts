@@ -53,6 +53,20 @@ describe('applyOrientation', () => {
       expect(isGreen(pixel(out, x, y)), `orientation ${o}`).toBe(true);
     }
   });
+
+  it('takes every displayed pixel from the stored pixel each EXIF orientation names', () => {
+    // Stored 3 × 2, pixel i (row-major) marked by red = 40·i: 0 1 2 / 3 4 5.
+    const img = solidImage(3, 2, [0, 0, 0, 255]);
+    for (let i = 0; i < 6; i++) img.data[i * 4] = 40 * i;
+    const expected: Record<number, number[]> = {
+      1: [0, 1, 2, 3, 4, 5], 2: [2, 1, 0, 5, 4, 3], 3: [5, 4, 3, 2, 1, 0], 4: [3, 4, 5, 0, 1, 2],
+      5: [0, 3, 1, 4, 2, 5], 6: [3, 0, 4, 1, 5, 2], 7: [5, 2, 4, 1, 3, 0], 8: [2, 5, 1, 4, 0, 3],
+    };
+    for (const [o, order] of Object.entries(expected)) {
+      const out = applyOrientation(img, Number(o));
+      expect(Array.from({ length: 6 }, (_, i) => out.data[i * 4]! / 40), `orientation ${o}`).toEqual(order);
+    }
+  });
 });
 
 describe('decodeBounded', () => {
