@@ -93,7 +93,9 @@ async function normaliseJson(c: Context<AppBindings>, schema: Schema): Promise<v
     headers.delete('content-length');
     c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers });
   }
-  // HonoRequest keeps bodies as promises, though its type says values.
+  // HonoRequest keeps bodies as promises (its #cachedBody stores and returns them), though its type
+  // says values: a cached text cannot be typed (hono's own source casts there too), and the one
+  // slot typed `any`, `json`, is read again through a new Response before the validator parses it.
   c.req.bodyCache = { text: Promise.resolve(JSON.stringify(canonicalNames(schema, value))) as unknown as string };
 }
 
@@ -190,12 +192,12 @@ export const requireApiKey: MiddlewareHandler<AppBindings> = async (c, next) => 
  * @example
  * renderingApp.openapi(renderingRoute({ method: 'get', path: '/api/Info', ... }), handler)
  */
-export function renderingRoute<R extends RouteConfig>(route: R, options: { write?: boolean } = {}): R {
+export function renderingRoute<R extends RouteConfig>(route: R, options: { write?: boolean } = {}) {
   // The key is checked before a (possibly large) body is read.
   const middleware = [...(options.write ? [requireApiKey] : []), normalise(route)];
   return createRoute({
     ...route,
     ...(options.write ? { security: [{ DynamicImageApiKey: [] }] } : {}),
-    middleware: middleware as unknown as R['middleware'],
+    middleware,
   });
 }
