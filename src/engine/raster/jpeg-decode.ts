@@ -297,17 +297,11 @@ export async function decodeJpegFull(bytes: Uint8Array, into?: Uint8ClampedArray
     const u8 = arena.u8();
     const i32 = arena.i32();
     const out = into?.length === width * height * 4 ? into : new Uint8ClampedArray(width * height * 4);
-    const top = window ? Math.min(height, Math.max(0, window.top)) : 0;
-    const bottom = window ? Math.max(top, Math.min(height, window.bottom)) : height;
     if (window) i32.set(windowWords(window, { across: 8 * hMax, down: 8 * vMax }), (compsPtr >> 2) + 28);
     // MCU row m is decoded, then the rows of MCU row m − 1 converted (their context is in the ring).
-    const convert = (m: number) => {
-      const y0 = Math.max(top, m * mcuHeight);
-      const y1 = Math.min(bottom, (m + 1) * mcuHeight);
-      if (y0 >= y1) return;
-      k.jpegRowsExact(comps.length, compsPtr, hMax, vMax, width, height, ycc ? 1 : 0, y0, y1, strip, scratch);
-      out.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
-    };
+    const convert = mcuRowConverter(windowRows(window, height), mcuHeight, width, out, u8, strip, (y0, y1) =>
+      k.jpegRowsExact(comps.length, compsPtr, hMax, vMax, width, height, ycc ? 1 : 0, y0, y1, strip, scratch),
+    );
     for (let m = 0; m < mcuRows; m++) {
       i32.set([m, 1, RING], (compsPtr >> 2) + 24);
       const status = k.jpegDecodeScanExact(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval);
@@ -380,6 +374,29 @@ function windowWords(window: DecodeWindow, mcu: { across: number; down: number }
   ];
 }
 
+/** The output rows a decode converts, [top, bottom) of `height`: a window's (within the picture), or all. */
+function windowRows(window: DecodeWindow | undefined, height: number): { top: number; bottom: number } {
+  if (!window) return { top: 0, bottom: height };
+  const top = Math.min(height, Math.max(0, window.top));
+  return { top, bottom: Math.max(top, Math.min(height, window.bottom)) };
+}
+
+/**
+ * Converts MCU row m's output rows within `rows` (none when it has none there): `toRgba(y0, y1)`
+ * writes them at `strip` in the arena (`u8`), from where they are copied into `out`.
+ */
+function mcuRowConverter(
+  rows: { top: number; bottom: number }, mcuHeight: number, width: number, out: Uint8ClampedArray, u8: Uint8Array, strip: number, toRgba: (y0: number, y1: number) => void,
+): (m: number) => void {
+  return (m) => {
+    const y0 = Math.max(rows.top, m * mcuHeight);
+    const y1 = Math.min(rows.bottom, (m + 1) * mcuHeight);
+    if (y0 >= y1) return;
+    toRgba(y0, y1);
+    out.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
+  };
+}
+
 /** Components named 'R', 'G', 'B' (an RGB JPEG without an Adobe marker, as libjpeg guesses). */
 const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === '82,71,66';
 
@@ -413,9 +430,7 @@ async function decodeScan(
   const planeBytes = layout.reduce((sum, plane) => sum + plane.bytes, 0);
   const workingSet = bytes.length + planeBytes + (byRows ? scratchBytes + mcuHeight * outW * 4 : outW * outH * 4);
   const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
-  // Output rows [top, bottom) are converted (all without a window).
-  const top = window ? Math.min(outH, Math.max(0, window.top)) : 0;
-  const bottom = window ? Math.max(top, Math.min(outH, window.bottom)) : outH;
+  const converted = windowRows(window, outH);
   const mcu = { across: single ? scale : hMax * scale, down: single ? scale : vMax * scale };
   return inArena(instance, (k, arena) => {
     if (byRows) {
@@ -429,13 +444,9 @@ async function decodeScan(
       const rows = k as unknown as RowsKernel;
       // Every row is written (a window's rows alone): the MCU rows cover outH (mcuRows × mcuHeight ≥ outH).
       const out = into ?? new Uint8ClampedArray(outW * outH * 4);
-      const convert = (m: number) => {
-        const y0 = Math.max(top, m * mcuHeight);
-        const y1 = Math.min(bottom, (m + 1) * mcuHeight);
-        if (y0 >= y1) return;
-        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, strip, scratch, outH);
-        out.set(u8.subarray(strip, strip + (y1 - y0) * outW * 4), y0 * outW * 4);
-      };
+      const convert = mcuRowConverter(converted, mcuHeight, outW, out, u8, strip, (y0, y1) =>
+        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, strip, scratch, outH),
+      );
       for (let m = 0; m < mcuRows; m++) {
         i32.set([m, 1, ring], (compsPtr >> 2) + 24);
         if (rows.jpegDecodeScanRows(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval) !== 0) throw corrupt();
@@ -452,7 +463,7 @@ async function decodeScan(
     if (status !== 0) throw corrupt();
     k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
     const u8 = arena.u8();
-    if (into) into.set(u8.subarray(out + top * outW * 4, out + bottom * outW * 4), top * outW * 4);
+    if (into) into.set(u8.subarray(out + converted.top * outW * 4, out + converted.bottom * outW * 4), converted.top * outW * 4);
     return { width: outW, height: outH, data: into ?? new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };
   });
 }
