@@ -42,21 +42,24 @@ export function earlyLookups(results: ResultStore) {
 }
 
 /**
- * The cached preview for `prepared`, or a new one (`created`: this call stored it), with its
- * `X-Preflight` value: kept with the result, so a cache hit answers it without rendering again.
+ * The cached preview of what `prepare` makes (preparePreview, given `lookahead`), or a new one
+ * (`created`: this call stored it), with its `X-Preflight` value: kept with the result, so a cache
+ * hit answers it without rendering again. The result lookup starts with the template's head when
+ * this isolate can tell the fingerprint ahead (`lookahead` feeds this preview's earlyLookups).
  * With `keep` the name is returned before the writes land (ResultStore.putLater serves it
- * meanwhile) and `keep` receives the writes (for waitUntil). `early`: the request's earlyLookups.
+ * meanwhile) and `keep` receives the writes (for waitUntil).
  */
 export async function cachedPreview(
   results: ResultStore,
-  prepared: PreparedRender,
+  prepare: (lookahead?: (fingerprint: string) => void) => Promise<PreparedRender>,
   disableCache: boolean,
   timing?: ServerTiming,
   keep?: (written: Promise<void>) => void,
-  early?: ReturnType<typeof earlyLookups>,
 ): Promise<{ name: string; created: boolean; preflight: string }> {
-  if (!disableCache) {
-    const find = () => (early ?? results).find(prepared.fingerprint);
+  const early = disableCache ? undefined : earlyLookups(results);
+  const prepared = await prepare(early?.start);
+  if (early) {
+    const find = () => early.find(prepared.fingerprint);
     const hit = timing ? await timing.time('lookup', find) : await find();
     // A result stored before results kept their verdict is rendered again (once: it is then replaced).
     if (hit?.meta[PREFLIGHT_META]) return { name: hit.name, created: false, preflight: hit.meta[PREFLIGHT_META] };

@@ -4,7 +4,7 @@ import { preparePreview, type PreviewOptions, type RenderDeps } from '../../src/
 import { UrlImages } from '../../src/engine/inputs';
 import type { EngineError } from '../../src/engine/errors';
 import { encodePng } from '../../src/engine/raster';
-import { cachedPreview, earlyLookups } from '../../src/dynamic-image/outputs';
+import { cachedPreview } from '../../src/dynamic-image/outputs';
 import { FileStore, rebuildFontIndex, ResultStore } from '../../src/dynamic-image/store';
 import { bundledFont, psdFixture } from '../helpers/fixtures';
 import { PNG_1x1, postJson } from './helpers';
@@ -43,12 +43,10 @@ function recordingBucket(delayMs = 30) {
   return { bucket, log };
 }
 
-/** The route's way: preparePreview with the request's early lookups, then cachedPreview. */
+/** The route's way: cachedPreview of preparePreview, given its lookahead. */
 async function render(bucket: R2Bucket, options: PreviewOptions) {
   const results = new ResultStore(bucket, 24);
-  const early = earlyLookups(results);
-  const prepared = await preparePreview(new FileStore(bucket), options, deps, undefined, early.start);
-  return cachedPreview(results, prepared, false, undefined, undefined, early);
+  return cachedPreview(results, (lookahead) => preparePreview(new FileStore(bucket), options, deps, undefined, lookahead), false);
 }
 
 const at = (log: string[], entry: (line: string) => boolean) => log.findIndex(entry);

@@ -20,7 +20,7 @@ import { checkPreview, checkRequest, preparePreview } from '../../engine/preview
 import type { AppBindings } from '../../env';
 import { errorResponses } from '../../openapi/app';
 import { renderDeps, storesOf, type RenderingApp } from '../context';
-import { cachedPdf, cachedPreview, combinedPreflight, earlyLookups, pdfServerTiming } from '../outputs';
+import { cachedPdf, cachedPreview, combinedPreflight, pdfServerTiming } from '../outputs';
 import { allOrNothing, eachPage, pageLoader, pagesValidationHook } from '../pages';
 import { renderingRoute } from '../request';
 import { DisableCacheQuery, MultipageHiresModel, MultipagePreviewModel, MultipageRenderingResponseModel, PREFLIGHT_HEADER, PreflightHeader } from '../schemas';
@@ -53,10 +53,8 @@ export function registerMultipageRoutes(app: RenderingApp): void {
       await eachPage(pages, (p) => checkPreview(files, p));
       const verdicts: string[] = [];
       const names = await allOrNothing(results, pages, async (p) => {
-        // The page's result lookup starts with its template's head when this isolate can tell its
-        // fingerprint ahead; one per page, so a page equal to an earlier one finds that one's result.
-        const early = disableCache ? undefined : earlyLookups(results);
-        const out = await cachedPreview(results, await preparePreview(files, p, deps, undefined, early?.start), disableCache, undefined, undefined, early);
+        // Each page's early lookups are its own, so a page equal to an earlier one finds that one's result.
+        const out = await cachedPreview(results, (lookahead) => preparePreview(files, p, deps, undefined, lookahead), disableCache);
         verdicts.push(out.preflight);
         return out;
       });

@@ -34,7 +34,7 @@ import {
   ResultUrl,
   type PreviewRequest,
 } from '../schemas';
-import { cachedPreview, earlyLookups } from '../outputs';
+import { cachedPreview } from '../outputs';
 import { imageThumbnail } from '../thumbnails';
 import { resultUrl } from '../urls';
 import { dualPaths, dualValue, fileParam } from './dual';
@@ -207,12 +207,10 @@ async function deleteResult(c: Context<AppBindings>, file: string | undefined) {
 async function renderPreview(c: Context<AppBindings>, request: PreviewRequest, disableCache: boolean): Promise<{ name: string; preflight: string }> {
   const { files, results } = storesOf(c);
   const timing = requestTiming(c);
-  // The result lookup starts with the template's head when this isolate can tell the fingerprint ahead.
-  const early = disableCache ? undefined : earlyLookups(results);
   try {
-    const prepared = await preparePreview(files, request, renderDeps(c), timing, early?.start);
     // The URL is answered before the result lands in R2; downloads find it meanwhile (ResultStore.open).
-    return await cachedPreview(results, prepared, disableCache, timing, (written) => keepAfterAnswer(c, written), early);
+    const keep = (written: Promise<void>) => keepAfterAnswer(c, written);
+    return await cachedPreview(results, (lookahead) => preparePreview(files, request, renderDeps(c), timing, lookahead), disableCache, timing, keep);
   } finally {
     c.header('Server-Timing', timing.header());
   }
