@@ -1,4 +1,4 @@
-import type { RGBAImage } from '../types';
+import type { Bounds, RGBAImage } from '../types';
 import { type Arena, freshKernels, inArena, kernels } from './kernels';
 
 /** Working sets above this run in a fresh kernels instance, freed afterwards (see freshKernels). */
@@ -50,12 +50,7 @@ export function jpegScaleFor(source: { width: number; height: number }, width: n
  * The pixels of a decode that are wanted, [left, right) × [top, bottom) in the decoded picture's
  * pixels (a placement that reads only part of the picture: a 'fill' crops it).
  */
-export interface DecodeWindow {
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
-}
+export type DecodeWindow = Bounds;
 
 /**
  * Decodes `bytes` at `scale`/8 of its size (rounded up, as libjpeg does), or null when the file
