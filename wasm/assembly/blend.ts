@@ -170,6 +170,25 @@ export function blendPixels(dst: usize, src: usize, mask: usize, n: i32, opacity
     const ab = unitPair(di, 3);
     const s0 = unitPair(si, 0), s1 = unitPair(si, 1), s2 = unitPair(si, 2);
     const d0 = unitPair(di, 0), d1 = unitPair(di, 1), d2 = unitPair(di, 2);
+    if (!isNormal && i64x2.all_true(f64x2.eq(ab, one))) {
+      // Both backdrops opaque (a shadow over a picture): the same floats with the backdrop's
+      // alpha terms left out, as (1 − 1)·s + 1·B = +0 + B = B, 1·left = left, and where
+      // ao = as + left is 1, x / 1 = x.
+      const left = f64x2.sub(one, as);
+      const ao = f64x2.add(as, left);
+      let ks = as, kb = left;
+      if (!i64x2.all_true(f64x2.eq(ao, one))) {
+        kb = f64x2.div(left, ao);
+        ks = f64x2.div(as, ao);
+      }
+      const c0 = bytePair(f64x2.mul(f64x2.add(f64x2.mul(ks, separablePair(mode, d0, s0)), f64x2.mul(kb, d0)), byte));
+      const c1 = bytePair(f64x2.mul(f64x2.add(f64x2.mul(ks, separablePair(mode, d1, s1)), f64x2.mul(kb, d1)), byte));
+      const c2 = bytePair(f64x2.mul(f64x2.add(f64x2.mul(ks, separablePair(mode, d2, s2)), f64x2.mul(kb, d2)), byte));
+      const c3 = bytePair(f64x2.mul(ao, byte));
+      const out = v128.or(v128.or(c0, i32x4.shl(c1, 8)), v128.or(i32x4.shl(c2, 16), i32x4.shl(c3, 24)));
+      v128.store64_lane(di, v128.bitselect(out, d, narrowMask(covered)), 0);
+      continue;
+    }
     let b0 = s0, b1 = s1, b2 = s2;
     if (!isNormal) {
       // (1 − ab)·s + ab·B(d, s) where the backdrop has alpha, s where it has none.

@@ -50,6 +50,30 @@ describe('blendPairs (two pixels a lane pair)', () => {
     }
   });
 
+  it("gives the compositor's bytes over an opaque backdrop (a shadow's multiply over a picture: the backdrop's alpha terms left out) at any opacity", () => {
+    // Every source alpha at 24 opacities, where as + (1 − as) is 1 and where it is not; pairs
+    // opaque on both sides and beside a translucent backdrop pixel.
+    const w = 255;
+    const src = grid(w, 41, false);
+    const dst = grid(w, 43, false);
+    for (let i = 0; i < dst.data.length; i += 4) dst.data[i + 3] = i % 2000 === 0 ? 200 : 255;
+    const mask = new Uint8ClampedArray(grid(w, 47, false).data.filter((_, i) => i % 4 === 0));
+    const opacities = [1, 0.75, 0.35, 0.01, 0.999, ...Array.from({ length: 19 }, (_, i) => ((i * 7919) % 1000) / 1000 + 0.0007)];
+    for (const mode of ['multiply', 'screen']) {
+      for (const opacity of opacities) {
+        for (const m of [null, mask]) {
+          const expected = { ...dst, data: new Uint8ClampedArray(dst.data) };
+          typescriptBlending(() => blendSurface(expected, src, m, opacity, mode, {}));
+          const actual = { ...dst, data: new Uint8ClampedArray(dst.data) };
+          expect(blendSurfaceWasm(actual, src, m, opacity, mode, {})).toBe(true);
+          let mismatches = 0;
+          for (let i = 0; i < actual.data.length; i++) if (actual.data[i] !== expected.data[i]) mismatches++;
+          expect(mismatches, `${mode} opacity ${opacity} mask ${!!m}`).toBe(0);
+        }
+      }
+    }
+  });
+
   it("fades (a group's opacity and mask) two pixels at a time to the compositor's bytes, on every pair of alphas", () => {
     for (const w of [256, 255]) {
       const dst = grid(w, 23, true);
