@@ -342,6 +342,20 @@ function pastCanvas(r: Bounds, alpha: Float32Array, past: OffCanvas, at: (x: num
   const right = one ? Math.min(r.right, one.right) : r.right;
   for (let y = top; y < bottom; y++) {
     const rowOut = y < canvas.top || y >= canvas.bottom;
+    if (one && !path) {
+      // Without a path a run past the left or right edge is the one edge pixel's alpha (filled:
+      // no pixel-by-pixel loop, which allocated a number a pixel until optimised: 140 KB a
+      // request on the poster's headline); a row above or below the canvas reads, between the
+      // runs, the pixel straight above or below each on the canvas.
+      const cy = clampY(y);
+      const row = (y - r.top) * w - r.left;
+      const leftEnd = Math.min(right, canvas.left);
+      const rightStart = Math.max(left, canvas.right);
+      if (left < leftEnd) alpha.fill(at(canvas.left, cy), row + left, row + leftEnd);
+      if (rowOut) for (let x = Math.max(left, canvas.left); x < Math.min(right, canvas.right); x++) alpha[row + x] = at(x, cy);
+      if (rightStart < right) alpha.fill(at(canvas.right - 1, cy), row + rightStart, row + right);
+      continue;
+    }
     // The edge pixel read last in this row and its alpha: a row's pixels past the canvas's left or
     // right edge all read the same one (`at` is a pure lookup).
     let atX = NaN;
