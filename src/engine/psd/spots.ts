@@ -76,6 +76,8 @@ export function imageResources(resources: Uint8Array): Map<number, Uint8Array> {
     if (v.getUint32(at) !== 0x3842494d) break; // '8BIM'
     const id = v.getUint16(at + 4);
     at += 6 + ((resources[at + 6] + 2) & ~1); // Pascal name padded to an even length
+    // A damaged name length can point past the section (a 500 from a CMYK preview before).
+    if (at + 4 > resources.length) break;
     const size = v.getUint32(at);
     at += 4;
     if (at + size > resources.length) break;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { madeFixture } from '../../helpers/fixtures';
-import { labToSrgb, psdLayout, readSpotChannels, spotRows } from '../../../src/engine/psd/spots';
+import { imageResources, labToSrgb, psdLayout, readSpotChannels, spotRows } from '../../../src/engine/psd/spots';
 import { psdInk } from '../../../src/engine/pdf/psd-ink';
 
 
@@ -64,5 +64,13 @@ describe('PSD spot channels (issue 20 §2)', () => {
     expect(red[0]).toBeGreaterThan(250);
     expect(red[1]).toBeLessThan(10);
     expect(red[2]).toBeLessThan(10);
+  });
+});
+
+describe('imageResources on damaged sections (session 19 fuzz)', () => {
+  it('stops at a resource whose name length runs past the section, where it read past its end', () => {
+    // '8BIM', id 1039, a name of 200 bytes in a section of 14: the size field would lie past the end.
+    const section = new Uint8Array([0x38, 0x42, 0x49, 0x4d, 0x04, 0x0f, 200, 0, 0, 0, 0, 0, 0, 0]);
+    expect(imageResources(section).size).toBe(0);
   });
 });
