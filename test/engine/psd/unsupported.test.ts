@@ -29,6 +29,7 @@ const img = (name: string, rgb: [number, number, number], extra: Partial<Layer> 
   imageData: pixels(...rgb, 255, true),
   ...extra,
 });
+const px = (value: number) => ({ units: 'Pixels' as const, value });
 const background = (): Layer => ({ name: 'Background', ...box, imageData: pixels(200, 200, 200) });
 const stroke = { stroke: [{ enabled: true, present: true, size: { units: 'Pixels' as const, value: 2 }, position: 'outside' as const, fillType: 'color' as const, color: { r: 255, g: 0, b: 0 }, opacity: 1, blendMode: 'normal' as const }] };
 const ranges = (lo: number) => ({
@@ -87,6 +88,20 @@ const cases: Array<{ feature: string; path: string; on: () => Layer[]; off: () =
     path: 'layers.Group',
     on: () => [background(), { name: 'Group', effects: stroke, transparencyShapesLayer: false, children: [img('Styled', [0, 0, 255])] } as Layer],
     off: () => [background(), { name: 'Group', effects: stroke, transparencyShapesLayer: true, children: [img('Styled', [0, 0, 255])] } as Layer],
+  },
+  // Effect values past the Layer Style dialog's limits (session 19 fuzz: a 30,000 px inner shadow
+  // held gigabytes at upload, a 1,000 px emboss took 36 s on a small canvas); at the limit they compile.
+  {
+    feature: 'inner shadow size of 30000 px (Photoshop allows at most 250 px)',
+    path: 'layers.Shadowed',
+    on: () => [background(), img('Shadowed', [0, 0, 255], { effects: { innerShadow: [{ enabled: true, present: true, size: px(30000), distance: px(10), color: { r: 0, g: 0, b: 0 }, opacity: 1 }] } })],
+    off: () => [background(), img('Shadowed', [0, 0, 255], { effects: { innerShadow: [{ enabled: true, present: true, size: px(250), distance: px(10), color: { r: 0, g: 0, b: 0 }, opacity: 1 }] } })],
+  },
+  {
+    feature: 'bevel size of 1000 px (Photoshop allows at most 250 px)',
+    path: 'layers.Embossed',
+    on: () => [background(), img('Embossed', [0, 0, 255], { effects: { bevel: { enabled: true, present: true, style: 'emboss', size: px(1000), soften: px(16) } } })],
+    off: () => [background(), img('Embossed', [0, 0, 255], { effects: { bevel: { enabled: true, present: true, style: 'emboss', size: px(250), soften: px(16) } } })],
   },
 ];
 
