@@ -15,6 +15,7 @@ import { cached, imageCache, makeRoom } from './cache';
 import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './index';
 import { invalidInput, notFound, unprocessable } from './errors';
 import { checkPreviewMemory, codedBytesLimit, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
+import { checkEffectReach } from './memory/effect-reach';
 import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keepInkOutput, keptInkFrame, keptInkOutput, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from './composite/cmyk-ink';
 import { encodeFrameJpeg, makeRoomForFrame, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
@@ -491,7 +492,9 @@ function previewBox(compiled: CompiledTemplate, options: Pick<PreviewOptions, 's
       { path: 'size', reason: 'too large' },
     ]);
   }
-  return { ...box, memory: checkPreviewMemory(compiled, box, options) };
+  const memory = checkPreviewMemory(compiled, box, options);
+  checkEffectReach(compiled.layers, previewRenderScale(compiled, box.s, options.optimizePreview));
+  return { ...box, memory };
 }
 
 /** Everything preparePreview refuses before fetching, without fetching; the template it names. */

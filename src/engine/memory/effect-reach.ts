@@ -1,0 +1,72 @@
+/**
+ * How far a layer effect's kernels read at a render scale, and the preview that would need more
+ * than the effect tiles hold (issue 25: "a 500 is a bug"). Effects are drawn in tiles whose arrays
+ * are the tile grown by the kernel's reach on every side, at most TILE_AREA values
+ * (composite/effects.ts); past a reach of MAX_EFFECT_READ no tile fits, and the arrays grow with
+ * the square of the reach. An upscaled preview multiplies the reach: a 250 px inside stroke on a
+ * 3 × 2 template previewed 111× read 27,750 px and held over 3 GB (session 19 fuzz, seed 35).
+ * Such a preview is refused with a 422 naming the layer and the effect; Photoshop's own sizes
+ * (at most 250 px, compiled/unsupported.ts) at up to 4× are drawn as before.
+ */
+import { TILE_AREA } from '../composite/effects';
+import { effectOn } from '../composite/pattern';
+import { unprocessable } from '../errors';
+import type { LayerNode } from '../types';
+
+/** The longest reach (output px) whose arrays, around a tile of one pixel, fit TILE_AREA. */
+export const MAX_EFFECT_READ = Math.floor((Math.sqrt(TILE_AREA) - 1) / 2);
+
+const EFFECT_NAMES: Record<string, string> = {
+  dropShadow: 'drop shadow',
+  innerShadow: 'inner shadow',
+  outerGlow: 'outer glow',
+  innerGlow: 'inner glow',
+  bevel: 'bevel',
+  satin: 'satin',
+  stroke: 'stroke',
+};
+
+const px = (v: unknown) => (v && typeof v === 'object' && 'value' in v ? Number((v as { value: unknown }).value) || 0 : 0);
+
+/**
+ * The farthest an effect of `node` reads, in document px, and which: a blur or spread over its
+ * size (a shadow's distance only moves what it reads), a bevel's size and soften (and a stroke
+ * emboss's stroke), a satin's size and distance.
+ */
+export function effectKernel(node: LayerNode): { effect: string; px: number } | null {
+  const fx = node.effects as Record<string, unknown> | undefined;
+  if (!fx || fx.disabled) return null;
+  let worst: { effect: string; px: number } | null = null;
+  const strokes = (Array.isArray(fx.stroke) ? fx.stroke : fx.stroke ? [fx.stroke] : []) as Array<Record<string, unknown>>;
+  const strokeSize = Math.max(0, ...strokes.filter((s) => effectOn(s)).map((s) => px(s.size)));
+  for (const [key, effect] of Object.entries(EFFECT_NAMES)) {
+    const value = fx[key];
+    for (const e of (Array.isArray(value) ? value : value ? [value] : []) as Array<Record<string, unknown>>) {
+      if (!effectOn(e)) continue;
+      let reach = px(e.size);
+      if (key === 'bevel') reach += px(e.soften) + (e.style === 'stroke emboss' ? strokeSize : 0);
+      if (key === 'satin') reach += px(e.distance);
+      if (!worst || reach > worst.px) worst = { effect, px: reach };
+    }
+  }
+  return worst;
+}
+
+/** Refuses (422) a render at `scale` in which an effect of any layer would read past MAX_EFFECT_READ. */
+export function checkEffectReach(layers: LayerNode[], scale: number): void {
+  const found: Array<{ path: string; reason: string }> = [];
+  const walk = (nodes: LayerNode[], parent: string) => {
+    for (const node of nodes) {
+      const path = parent ? `${parent}/${node.name}` : node.name;
+      const kernel = effectKernel(node);
+      if (kernel && kernel.px * scale > MAX_EFFECT_READ) {
+        found.push({ path: `layers.${path}`, reason: `${kernel.effect} of ${kernel.px} px reads ${Math.ceil(kernel.px * scale)} px at this size` });
+      }
+      if (node.children) walk(node.children, path);
+    }
+  };
+  walk(layers, '');
+  if (!found.length) return;
+  const list = found.map((d) => `${d.reason} (layer "${d.path.slice('layers.'.length)}")`).join('; ');
+  throw unprocessable(`The output is too large for the template's layer effects: ${list}, more than the ${MAX_EFFECT_READ} px a request can draw. Ask for a smaller size.`, found);
+}
