@@ -2,19 +2,24 @@
  * How far a layer effect's kernels read at a render scale, and the preview that would need more
  * than the effect tiles hold (issue 25: "a 500 is a bug"). Effects are drawn in tiles whose arrays
  * are the tile grown by the kernel's reach on every side, at most TILE_AREA values
- * (composite/effects.ts); past a reach of MAX_EFFECT_READ no tile fits, and the arrays grow with
- * the square of the reach. An upscaled preview multiplies the reach: a 250 px inside stroke on a
+ * (composite/effects.ts); near a reach of 1,023 px the tiles shrink to nothing, past it none fits
+ * and the arrays grow with the square of the reach. An upscaled preview multiplies the reach: a 250 px inside stroke on a
  * 3 × 2 template previewed 111× read 27,750 px and held over 3 GB (session 19 fuzz, seed 35).
  * Such a preview is refused with a 422 naming the layer and the effect; Photoshop's own sizes
- * (at most 250 px, compiled/unsupported.ts) at up to 4× are drawn as before.
+ * (at most 250 px, compiled/unsupported.ts) at up to 3.5× are drawn as before.
  */
 import { TILE_AREA } from '../composite/effects';
 import { effectOn } from '../composite/pattern';
 import { unprocessable } from '../errors';
 import type { LayerNode } from '../types';
 
-/** The longest reach (output px) whose arrays, around a tile of one pixel, fit TILE_AREA. */
-export const MAX_EFFECT_READ = Math.floor((Math.sqrt(TILE_AREA) - 1) / 2);
+/**
+ * The longest reach (output px) at which a tile of 256 px still fits TILE_AREA with its arrays.
+ * Nearer the limit the tiles shrink to a few pixels each, every one with arrays of TILE_AREA: a
+ * 250 px drop shadow at 4× (a reach of 1,000 px) drew a 72 × 357 layer in 180 tiles, 53 s; a
+ * 201 × 151 template at 3.98× took 84 s (session 19 fuzz, seeds 4 and 168).
+ */
+export const MAX_EFFECT_READ = (Math.sqrt(TILE_AREA) - 256) / 2;
 
 const EFFECT_NAMES: Record<string, string> = {
   dropShadow: 'drop shadow',

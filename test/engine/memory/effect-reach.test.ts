@@ -8,7 +8,7 @@ import { postJson, upload } from '../../dynamic-image/helpers';
  * Session 19 fuzz (seed 35): a 250 px inside stroke on a 3 × 2 template previewed 111× read
  * 27,750 px and held over 3 GB before the render was killed. An upscaled preview whose effects
  * read past the effect tiles (src/engine/memory/effect-reach.ts) is refused with a 422 naming
- * the layer; the same template at 4× (a 1,000 px reach) renders.
+ * the layer; the same template at 3.5× (an 875 px reach) renders.
  */
 const px = (value: number) => ({ units: 'Pixels' as const, value });
 const W = 4;
@@ -32,7 +32,7 @@ describe('Effect reach at the preview scale', () => {
     expect(effectKernel(node({ dropShadow: [{ enabled: true, size: px(20), distance: px(30000) }] }))).toEqual({ effect: 'drop shadow', px: 20 });
     expect(effectKernel(node({ bevel: { enabled: true, size: px(250), soften: px(16) }, satin: { enabled: true, size: px(100), distance: px(200) } }))).toEqual({ effect: 'satin', px: 300 });
     expect(effectKernel(node({ stroke: [{ enabled: false, size: px(250) }] }))).toBeNull();
-    expect(MAX_EFFECT_READ).toBe(1023);
+    expect(MAX_EFFECT_READ).toBe(896);
   });
 
   it('refuses with a 422 naming the layer a preview whose effects would read past it, and renders one within it', async () => {
@@ -42,8 +42,8 @@ describe('Effect reach at the preview scale', () => {
     expect(far.status).toBe(422);
     const body = (await far.json()) as { details: Array<{ path: string; reason: string }> };
     expect(body.details).toEqual([{ path: 'layers.Stroked', reason: 'stroke of 250 px reads 27750 px at this size' }]);
-    // 4×: the stroke reads 1,000 px, within the tiles.
-    const near = await postJson('/api/rendering/preview', { template: 'effect-reach/reach', format: 'png', size: { width: 16, height: 16 } });
+    // 3.5×: the stroke reads 875 px, within the tiles.
+    const near = await postJson('/api/rendering/preview', { template: 'effect-reach/reach', format: 'png', size: { width: 14, height: 14 } });
     expect(near.status).toBe(200);
   });
 });
