@@ -104,11 +104,12 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
 
 /**
  * The largest values Photoshop's Layer Style dialog lets an effect take (px): sizes 250, a bevel's
- * soften 16, a satin's distance 250, a shadow's distance 30,000. Photoshop never writes more; other
+ * soften 16, a shadow's distance 30,000 (a satin's distance, an offset like a shadow's, is drawn
+ * at any length: test/engine/composite/fuzz-session11.test.ts). Photoshop never writes more; other
  * writers can, and a 30,000 px inner shadow blurred at that size held gigabytes at upload, a
  * 1,000 px emboss took 36 s on a 72 × 357 canvas (session 19 fuzz). Refused, not drawn.
  */
-const MAX_EFFECT_PX = { size: 250, soften: 16, satinDistance: 250, distance: 30_000 };
+const MAX_EFFECT_PX = { size: 250, soften: 16, distance: 30_000 };
 
 const EFFECT_NAMES: Record<string, string> = {
   dropShadow: 'drop shadow',
@@ -135,7 +136,6 @@ function effectsBeyondPhotoshop(node: LayerNode): string[] {
       };
       over('size', px(e.size), MAX_EFFECT_PX.size);
       if (key === 'bevel') over('soften', px(e.soften), MAX_EFFECT_PX.soften);
-      if (key === 'satin') over('distance', px(e.distance), MAX_EFFECT_PX.satinDistance);
       if (key === 'dropShadow' || key === 'innerShadow') over('distance', px(e.distance), MAX_EFFECT_PX.distance);
     }
   }

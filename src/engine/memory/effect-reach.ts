@@ -35,8 +35,8 @@ const px = (v: unknown) => (v && typeof v === 'object' && 'value' in v ? Number(
 
 /**
  * The farthest an effect of `node` reads, in document px, and which: a blur or spread over its
- * size (a shadow's distance only moves what it reads), a bevel's size and soften (and a stroke
- * emboss's stroke), a satin's size and distance.
+ * size (a shadow's or a satin's distance only moves what it reads), a bevel's size and soften
+ * (and a stroke emboss's stroke).
  */
 export function effectKernel(node: LayerNode): { effect: string; px: number } | null {
   const fx = node.effects as Record<string, unknown> | undefined;
@@ -50,7 +50,6 @@ export function effectKernel(node: LayerNode): { effect: string; px: number } | 
       if (!effectOn(e)) continue;
       let reach = px(e.size);
       if (key === 'bevel') reach += px(e.soften) + (e.style === 'stroke emboss' ? strokeSize : 0);
-      if (key === 'satin') reach += px(e.distance);
       if (!worst || reach > worst.px) worst = { effect, px: reach };
     }
   }

@@ -27,10 +27,10 @@ function template(): Uint8Array {
 }
 
 describe('Effect reach at the preview scale', () => {
-  it('measures the farthest kernel: a bevel with its soften, a satin with its distance, not a shadow distance', () => {
+  it('measures the farthest kernel: a bevel with its soften, not a shadow\'s or a satin\'s distance', () => {
     const node = (effects: object) => ({ effects }) as unknown as LayerNode;
     expect(effectKernel(node({ dropShadow: [{ enabled: true, size: px(20), distance: px(30000) }] }))).toEqual({ effect: 'drop shadow', px: 20 });
-    expect(effectKernel(node({ bevel: { enabled: true, size: px(250), soften: px(16) }, satin: { enabled: true, size: px(100), distance: px(200) } }))).toEqual({ effect: 'satin', px: 300 });
+    expect(effectKernel(node({ bevel: { enabled: true, size: px(250), soften: px(16) }, satin: { enabled: true, size: px(100), distance: px(3000) } }))).toEqual({ effect: 'bevel', px: 266 });
     expect(effectKernel(node({ stroke: [{ enabled: false, size: px(250) }] }))).toBeNull();
     expect(MAX_EFFECT_READ).toBe(896);
   });
