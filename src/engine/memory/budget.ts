@@ -18,6 +18,8 @@
 import { makeRoom } from '../cache';
 import { MB } from '../cache/lru';
 import { unprocessable } from '../errors';
+import type { LayerNode } from '../types';
+import { templateReach } from './kernel-reach';
 
 export const REQUEST_MEMORY_BUDGET = 96 * MB;
 
@@ -72,9 +74,28 @@ export const DECODE_BYTES_PER_PIXEL = 8;
 
 export type PreviewFormat = 'jpg' | 'png';
 
-/** The scale a preview renders at for box scale `s` (preview.ts's rule: the pyramid level at or above s when it stays within 16 MP, else s). */
-export function previewRenderScale(template: { width: number; height: number }, s: number, optimizePreview = false): number {
-  if (s >= 1 || optimizePreview) return s;
+/**
+ * The farthest (output px) an upscaled preview's kernels read: layer effects and mask feathers
+ * reach their size times the scale, and drawing them costs tiles grown by that reach on every
+ * side (composite/effects.ts; a 250 px shadow at 4× took 53 s, a 1,000 px feather at 50× 9 s:
+ * session 19 fuzz). Past it the template is drawn at the scale where they reach this far, never
+ * below 1, and the frame's resize enlarges it to the output: the exact composite's detail is all
+ * the output has (issue 25 §1, "a lower internal resolution where the output does not need
+ * more"); only vector edges and text are drawn less finely than the output could show.
+ */
+export const UPSCALED_REACH = 256;
+
+/**
+ * The scale a preview renders at for box scale `s` (preview.ts's rule): shrinking, the pyramid
+ * level at or above s when it stays within 16 MP, else s; enlarging, s unless the template's
+ * kernels would read past UPSCALED_REACH there.
+ */
+export function previewRenderScale(template: { width: number; height: number; layers?: LayerNode[] }, s: number, optimizePreview = false): number {
+  if (s > 1) {
+    const reach = template.layers ? templateReach(template.layers) : 0;
+    return reach * s > UPSCALED_REACH ? Math.max(1, UPSCALED_REACH / reach) : s;
+  }
+  if (s === 1 || optimizePreview) return s;
   const level = 2 ** -Math.floor(Math.log2(1 / s));
   return template.width * template.height * level * level <= MAX_INTERMEDIATE_PIXELS ? level : s;
 }
@@ -94,7 +115,7 @@ export interface PreviewMemory {
  * bytes (counted as they grow: codedBytesLimit).
  */
 export function previewMemory(
-  template: { width: number; height: number },
+  template: { width: number; height: number; layers?: LayerNode[] },
   box: { s: number; width: number; height: number },
   options: { format: PreviewFormat; optimizePreview?: boolean },
 ): PreviewMemory {
@@ -121,7 +142,7 @@ const overBudget = (path: string) => [{ path, reason: `over the ${REQUEST_MEMORY
  * (for the coded-bytes limit). Call right after boxScale, before anything is fetched.
  */
 export function checkPreviewMemory(
-  template: { width: number; height: number },
+  template: { width: number; height: number; layers?: LayerNode[] },
   box: { s: number; width: number; height: number },
   options: { format: PreviewFormat; optimizePreview?: boolean },
 ): PreviewMemory {

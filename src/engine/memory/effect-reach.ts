@@ -3,15 +3,18 @@
  * than the effect tiles hold (issue 25: "a 500 is a bug"). Effects are drawn in tiles whose arrays
  * are the tile grown by the kernel's reach on every side, at most TILE_AREA values
  * (composite/effects.ts); near a reach of 1,023 px the tiles shrink to nothing, past it none fits
- * and the arrays grow with the square of the reach. An upscaled preview multiplies the reach: a 250 px inside stroke on a
- * 3 × 2 template previewed 111× read 27,750 px and held over 3 GB (session 19 fuzz, seed 35).
- * Such a preview is refused with a 422 naming the layer and the effect; Photoshop's own sizes
- * (at most 250 px, compiled/unsupported.ts) at up to 3.5× are drawn as before.
+ * and the arrays grow with the square of the reach. An upscaled preview multiplies the reach: a
+ * 250 px inside stroke on a 3 × 2 template previewed 111× read 27,750 px and held over 3 GB
+ * (session 19 fuzz, seed 35). Upscaled previews are therefore drawn at the scale where their
+ * kernels reach UPSCALED_REACH (memory/budget.ts previewRenderScale) and enlarged; this check
+ * refuses, with a 422 naming the layer and the effect, what would still read past the tiles: a
+ * template stored before the upload refused effects past Photoshop's own sizes (at most 250 px,
+ * compiled/unsupported.ts).
  */
 import { TILE_AREA } from '../composite/effects';
-import { effectOn } from '../composite/pattern';
 import { unprocessable } from '../errors';
 import type { LayerNode } from '../types';
+import { effectKernel } from './kernel-reach';
 
 /**
  * The longest reach (output px) at which a tile of 256 px still fits TILE_AREA with its arrays.
@@ -20,41 +23,6 @@ import type { LayerNode } from '../types';
  * 201 × 151 template at 3.98× took 84 s (session 19 fuzz, seeds 4 and 168).
  */
 export const MAX_EFFECT_READ = (Math.sqrt(TILE_AREA) - 256) / 2;
-
-const EFFECT_NAMES: Record<string, string> = {
-  dropShadow: 'drop shadow',
-  innerShadow: 'inner shadow',
-  outerGlow: 'outer glow',
-  innerGlow: 'inner glow',
-  bevel: 'bevel',
-  satin: 'satin',
-  stroke: 'stroke',
-};
-
-const px = (v: unknown) => (v && typeof v === 'object' && 'value' in v ? Number((v as { value: unknown }).value) || 0 : 0);
-
-/**
- * The farthest an effect of `node` reads, in document px, and which: a blur or spread over its
- * size (a shadow's or a satin's distance only moves what it reads), a bevel's size and soften
- * (and a stroke emboss's stroke).
- */
-export function effectKernel(node: LayerNode): { effect: string; px: number } | null {
-  const fx = node.effects as Record<string, unknown> | undefined;
-  if (!fx || fx.disabled) return null;
-  let worst: { effect: string; px: number } | null = null;
-  const strokes = (Array.isArray(fx.stroke) ? fx.stroke : fx.stroke ? [fx.stroke] : []) as Array<Record<string, unknown>>;
-  const strokeSize = Math.max(0, ...strokes.filter((s) => effectOn(s)).map((s) => px(s.size)));
-  for (const [key, effect] of Object.entries(EFFECT_NAMES)) {
-    const value = fx[key];
-    for (const e of (Array.isArray(value) ? value : value ? [value] : []) as Array<Record<string, unknown>>) {
-      if (!effectOn(e)) continue;
-      let reach = px(e.size);
-      if (key === 'bevel') reach += px(e.soften) + (e.style === 'stroke emboss' ? strokeSize : 0);
-      if (!worst || reach > worst.px) worst = { effect, px: reach };
-    }
-  }
-  return worst;
-}
 
 /** Refuses (422) a render at `scale` in which an effect of any layer would read past MAX_EFFECT_READ. */
 export function checkEffectReach(layers: LayerNode[], scale: number): void {

@@ -1,14 +1,16 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { effectKernel, MAX_EFFECT_READ } from '../../../src/engine/memory/effect-reach';
+import { checkEffectReach, MAX_EFFECT_READ } from '../../../src/engine/memory/effect-reach';
+import { effectKernel } from '../../../src/engine/memory/kernel-reach';
 import type { LayerNode } from '../../../src/engine/types';
 import { postJson, upload } from '../../dynamic-image/helpers';
 
 /**
  * Session 19 fuzz (seed 35): a 250 px inside stroke on a 3 × 2 template previewed 111× read
- * 27,750 px and held over 3 GB before the render was killed. An upscaled preview whose effects
- * read past the effect tiles (src/engine/memory/effect-reach.ts) is refused with a 422 naming
- * the layer; the same template at 3.5× (an 875 px reach) renders.
+ * 27,750 px and held over 3 GB before the render was killed. An upscaled preview is now drawn at
+ * the scale where its kernels reach UPSCALED_REACH (memory/budget.ts) and enlarged, so it renders;
+ * a render whose effects would still read past the effect tiles (a template compiled before the
+ * upload's limits) is refused with a 422 naming the layer (src/engine/memory/effect-reach.ts).
  */
 const px = (value: number) => ({ units: 'Pixels' as const, value });
 const W = 4;
@@ -35,15 +37,22 @@ describe('Effect reach at the preview scale', () => {
     expect(MAX_EFFECT_READ).toBe(896);
   });
 
-  it('refuses with a 422 naming the layer a preview whose effects would read past it, and renders one within it', async () => {
+  it('refuses with a 422 naming the layer a render whose effects would read past the tiles', () => {
+    const stroked = { name: 'Stroked', effects: { stroke: [{ enabled: true, size: px(250) }] } } as unknown as LayerNode;
+    const group = { name: 'Group', children: [stroked] } as unknown as LayerNode;
+    expect(() => checkEffectReach([group], 3.5)).not.toThrow();
+    expect(() => checkEffectReach([group], 111)).toThrow(expect.objectContaining({
+      code: 'ERR_UNPROCESSABLE',
+      details: [{ path: 'layers.Group/Stroked', reason: 'stroke of 250 px reads 27750 px at this size' }],
+    }));
+  });
+
+  it('renders the 111× preview that held 3 GB, and the 3.5× one', async () => {
     const res = await upload('templates', [['reach.psd', template()]], '?destination=effect-reach&overwrite=true');
     expect(res.status).toBe(201);
-    const far = await postJson('/api/rendering/preview', { template: 'effect-reach/reach', format: 'png', size: { width: 444, height: 444 } });
-    expect(far.status).toBe(422);
-    const body = (await far.json()) as { details: Array<{ path: string; reason: string }> };
-    expect(body.details).toEqual([{ path: 'layers.Stroked', reason: 'stroke of 250 px reads 27750 px at this size' }]);
-    // 3.5×: the stroke reads 875 px, within the tiles.
-    const near = await postJson('/api/rendering/preview', { template: 'effect-reach/reach', format: 'png', size: { width: 14, height: 14 } });
-    expect(near.status).toBe(200);
+    for (const side of [444, 14]) {
+      const made = await postJson('/api/rendering/preview', { template: 'effect-reach/reach', format: 'png', size: { width: side, height: side } });
+      expect(made.status).toBe(200);
+    }
   });
 });

@@ -1,0 +1,62 @@
+/**
+ * How far a template's kernels read, in document px: its layer effects' blurs and spreads and its
+ * masks' feathers. Apart from effect-reach.ts (which needs the effect tiles' size) so that the
+ * memory budget can ask it without importing the compositor.
+ */
+import { effectOn } from '../composite/pattern';
+import type { LayerNode } from '../types';
+
+const EFFECT_NAMES: Record<string, string> = {
+  dropShadow: 'drop shadow',
+  innerShadow: 'inner shadow',
+  outerGlow: 'outer glow',
+  innerGlow: 'inner glow',
+  bevel: 'bevel',
+  satin: 'satin',
+  stroke: 'stroke',
+};
+
+const px = (v: unknown) => (v && typeof v === 'object' && 'value' in v ? Number((v as { value: unknown }).value) || 0 : 0);
+
+/**
+ * The farthest an effect of `node` reads, in document px, and which: a blur or spread over its
+ * size (a shadow's or a satin's distance only moves what it reads), a bevel's size and soften
+ * (and a stroke emboss's stroke).
+ */
+export function effectKernel(node: LayerNode): { effect: string; px: number } | null {
+  const fx = node.effects as Record<string, unknown> | undefined;
+  if (!fx || fx.disabled) return null;
+  let worst: { effect: string; px: number } | null = null;
+  const strokes = (Array.isArray(fx.stroke) ? fx.stroke : fx.stroke ? [fx.stroke] : []) as Array<Record<string, unknown>>;
+  const strokeSize = Math.max(0, ...strokes.filter((s) => effectOn(s)).map((s) => px(s.size)));
+  for (const [key, effect] of Object.entries(EFFECT_NAMES)) {
+    const value = fx[key];
+    for (const e of (Array.isArray(value) ? value : value ? [value] : []) as Array<Record<string, unknown>>) {
+      if (!effectOn(e)) continue;
+      let reach = px(e.size);
+      if (key === 'bevel') reach += px(e.soften) + (e.style === 'stroke emboss' ? strokeSize : 0);
+      if (!worst || reach > worst.px) worst = { effect, px: reach };
+    }
+  }
+  return worst;
+}
+
+/**
+ * The farthest any layer's kernels read, in document px: its effects (effectKernel) and the
+ * feather of its pixel and vector masks. Kept per layer tree (a compiled template's is made once).
+ */
+export function templateReach(layers: LayerNode[]): number {
+  let reach = reachOfTree.get(layers);
+  if (reach !== undefined) return reach;
+  reach = 0;
+  const walk = (nodes: LayerNode[]) => {
+    for (const node of nodes) {
+      reach = Math.max(reach!, effectKernel(node)?.px ?? 0, node.mask?.feather ?? 0, node.vectorMask?.feather ?? 0);
+      if (node.children) walk(node.children);
+    }
+  };
+  walk(layers);
+  reachOfTree.set(layers, reach);
+  return reach;
+}
+const reachOfTree = new WeakMap<LayerNode[], number>();
