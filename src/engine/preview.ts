@@ -16,6 +16,7 @@ import { compileTemplate, ENGINE_VERSION, loadCompiledTemplateCached } from './i
 import { invalidInput, notFound, unprocessable } from './errors';
 import { checkPreviewMemory, codedBytesLimit, previewRenderScale, REQUEST_MEMORY_BUDGET, type PreviewMemory } from './memory/budget';
 import { checkEffectReach } from './memory/effect-reach';
+import { mayShowHidden } from './memory/kernel-reach';
 import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keepInkOutput, keptInkFrame, keptInkOutput, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from './composite/cmyk-ink';
 import { encodeFrameJpeg, makeRoomForFrame, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
@@ -485,15 +486,17 @@ export async function personalise(
 }
 
 /** The preview's output box and memory plan; InvalidInput beyond MAX_OUTPUT_PIXELS, Unprocessable beyond the memory budget. */
-function previewBox(compiled: CompiledTemplate, options: Pick<PreviewOptions, 'size' | 'format' | 'optimizePreview'>) {
+function previewBox(compiled: CompiledTemplate, options: Pick<PreviewOptions, 'size' | 'format' | 'optimizePreview' | 'data'>) {
   const box = boxScale(compiled.width, compiled.height, options.size);
   if (box.width * box.height > MAX_OUTPUT_PIXELS) {
     throw invalidInput(`The output would be ${box.width}×${box.height} px; previews are limited to ${MAX_OUTPUT_PIXELS / 1e6} MP.`, [
       { path: 'size', reason: 'too large' },
     ]);
   }
-  const memory = checkPreviewMemory(compiled, box, options);
-  checkEffectReach(compiled.layers, previewRenderScale(compiled, box.s, options.optimizePreview));
+  // A hidden layer's kernels count only where the request could show it (as render() below).
+  const showsHidden = mayShowHidden(options.data);
+  const memory = checkPreviewMemory(compiled, box, { ...options, showsHidden });
+  checkEffectReach(compiled.layers, previewRenderScale(compiled, box.s, options.optimizePreview, showsHidden), showsHidden);
   return { ...box, memory };
 }
 
@@ -574,7 +577,7 @@ export async function preparePreview(
       const coded = (image: RGBAImage) => timing.time('encode', async () => encode(image, options.format, options.jpegQuality, await iccOf()));
       const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing, coded });
       if (inked) return inked;
-      const scale = previewRenderScale(compiled, s, options.optimizePreview);
+      const scale = previewRenderScale(compiled, s, options.optimizePreview, mayShowHidden(options.data));
       problems.length = 0;
       const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing }));
       try {

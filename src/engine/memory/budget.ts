@@ -90,9 +90,9 @@ export const UPSCALED_REACH = 256;
  * level at or above s when it stays within 16 MP, else s; enlarging, s unless the template's
  * kernels would read past UPSCALED_REACH there.
  */
-export function previewRenderScale(template: { width: number; height: number; layers?: LayerNode[] }, s: number, optimizePreview = false): number {
+export function previewRenderScale(template: { width: number; height: number; layers?: LayerNode[] }, s: number, optimizePreview = false, showsHidden = true): number {
   if (s > 1) {
-    const reach = template.layers ? templateReach(template.layers) : 0;
+    const reach = template.layers ? templateReach(template.layers, showsHidden) : 0;
     return reach * s > UPSCALED_REACH ? Math.max(1, UPSCALED_REACH / reach) : s;
   }
   if (s === 1 || optimizePreview) return s;
@@ -117,9 +117,9 @@ export interface PreviewMemory {
 export function previewMemory(
   template: { width: number; height: number; layers?: LayerNode[] },
   box: { s: number; width: number; height: number },
-  options: { format: PreviewFormat; optimizePreview?: boolean },
+  options: { format: PreviewFormat; optimizePreview?: boolean; showsHidden?: boolean },
 ): PreviewMemory {
-  const scale = previewRenderScale(template, box.s, options.optimizePreview);
+  const scale = previewRenderScale(template, box.s, options.optimizePreview, options.showsHidden);
   const canvasWidth = Math.max(1, Math.round(template.width * scale));
   const canvasHeight = Math.max(1, Math.round(template.height * scale));
   const canvasBytes = canvasWidth * canvasHeight * 4;
@@ -144,12 +144,12 @@ const overBudget = (path: string) => [{ path, reason: `over the ${REQUEST_MEMORY
 export function checkPreviewMemory(
   template: { width: number; height: number; layers?: LayerNode[] },
   box: { s: number; width: number; height: number },
-  options: { format: PreviewFormat; optimizePreview?: boolean },
+  options: { format: PreviewFormat; optimizePreview?: boolean; showsHidden?: boolean },
 ): PreviewMemory {
   const memory = previewMemory(template, box, options);
   if (memory.total <= REQUEST_MEMORY_BUDGET) return memory;
   const why = memory.streamed
-    ? `drawing it from a canvas ${Math.round(template.width * previewRenderScale(template, box.s, options.optimizePreview))} px wide needs about ${Math.ceil(memory.canvas / MB)} MB`
+    ? `drawing it from a canvas ${Math.round(template.width * previewRenderScale(template, box.s, options.optimizePreview, options.showsHidden))} px wide needs about ${Math.ceil(memory.canvas / MB)} MB`
     : `drawing and holding its frame needs about ${Math.ceil(memory.total / MB)} MB`;
   throw unprocessable(
     `A ${box.width}×${box.height} px ${options.format === 'png' ? 'PNG' : 'JPEG'} preview cannot be made within the ${REQUEST_MEMORY_BUDGET / MB} MB a request may use: ${why}. Ask for a smaller size.`,

@@ -24,11 +24,15 @@ import { effectKernel } from './kernel-reach';
  */
 export const MAX_EFFECT_READ = (Math.sqrt(TILE_AREA) - 256) / 2;
 
-/** Refuses (422) a render at `scale` in which an effect of any layer would read past MAX_EFFECT_READ. */
-export function checkEffectReach(layers: LayerNode[], scale: number): void {
+/**
+ * Refuses (422) a render at `scale` in which an effect of any layer would read past MAX_EFFECT_READ;
+ * with `showsHidden` false, layers the template hides are left out (kernel-reach.ts mayShowHidden).
+ */
+export function checkEffectReach(layers: LayerNode[], scale: number, showsHidden = true): void {
   const found: Array<{ path: string; reason: string }> = [];
   const walk = (nodes: LayerNode[], parent: string) => {
     for (const node of nodes) {
+      if (!showsHidden && node.visible === false) continue;
       const path = parent ? `${parent}/${node.name}` : node.name;
       const kernel = effectKernel(node);
       if (kernel && kernel.px * scale > MAX_EFFECT_READ) {

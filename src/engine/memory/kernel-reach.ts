@@ -43,20 +43,40 @@ export function effectKernel(node: LayerNode): { effect: string; px: number } | 
 
 /**
  * The farthest any layer's kernels read, in document px: its effects (effectKernel) and the
- * feather of its pixel and vector masks. Kept per layer tree (a compiled template's is made once).
+ * feather of its pixel and vector masks. A layer the template hides (or a group it hides) is never
+ * drawn unless the request shows it: with `showsHidden` false (mayShowHidden) it is left out.
+ * Kept per layer tree (a compiled template's is made once).
  */
-export function templateReach(layers: LayerNode[]): number {
-  let reach = reachOfTree.get(layers);
+export function templateReach(layers: LayerNode[], showsHidden = true): number {
+  const kept = showsHidden ? reachOfTree : reachOfShown;
+  let reach = kept.get(layers);
   if (reach !== undefined) return reach;
   reach = 0;
   const walk = (nodes: LayerNode[]) => {
     for (const node of nodes) {
+      if (!showsHidden && node.visible === false) continue;
       reach = Math.max(reach!, effectKernel(node)?.px ?? 0, node.mask?.feather ?? 0, node.vectorMask?.feather ?? 0);
       if (node.children) walk(node.children);
     }
   };
   walk(layers);
-  reachOfTree.set(layers, reach);
+  kept.set(layers, reach);
   return reach;
 }
 const reachOfTree = new WeakMap<LayerNode[], number>();
+const reachOfShown = new WeakMap<LayerNode[], number>();
+
+/**
+ * Whether a request's `data` (not validated yet) could show a layer the template hides: a command
+ * with `visible` other than false, or a switch (personalise/overrides.ts buildOverrides).
+ * Anything unreadable counts as could.
+ */
+export function mayShowHidden(data: unknown): boolean {
+  if (data === undefined || data === null) return false;
+  if (typeof data !== 'object') return true;
+  return Object.values(data).some((command) => {
+    if (!command || typeof command !== 'object') return true;
+    const { type, visible } = command as { type?: unknown; visible?: unknown };
+    return type === 'switch' || (visible !== undefined && visible !== false);
+  });
+}
