@@ -77,13 +77,14 @@ export type PreviewFormat = 'jpg' | 'png';
 /**
  * The farthest (output px) an upscaled preview's kernels read: layer effects and mask feathers
  * reach their size times the scale, and drawing them costs tiles grown by that reach on every
- * side (composite/effects.ts; a 250 px shadow at 4× took 53 s, a 1,000 px feather at 50× 9 s:
+ * side (composite/effects.ts: tiles of 2,048 − 2·reach px, so at 512 px each tile's arrays are 4×
+ * its area, near 1,000 px 64×; a 250 px shadow at 4× took 53 s, a 1,000 px feather at 50× 9 s:
  * session 19 fuzz). Past it the template is drawn at the scale where they reach this far, never
  * below 1, and the frame's resize enlarges it to the output: the exact composite's detail is all
  * the output has (issue 25 §1, "a lower internal resolution where the output does not need
  * more"); only vector edges and text are drawn less finely than the output could show.
  */
-export const UPSCALED_REACH = 256;
+export const UPSCALED_REACH = 512;
 
 /**
  * The scale a preview renders at for box scale `s` (preview.ts's rule): shrinking, the pyramid

@@ -8,8 +8,8 @@ import { call, postJson, upload } from '../../dynamic-image/helpers';
 /**
  * An upscaled preview is drawn at the scale where its template's kernels reach UPSCALED_REACH
  * (memory/budget.ts previewRenderScale), but a layer the template hides is never drawn unless the
- * request shows it: a hidden alternative with a 250 px outer glow leaves a 2× preview of the rest
- * drawn at 2×, to the bytes of the same template without it (it was drawn at 1.024× and enlarged).
+ * request shows it: a hidden alternative with a 250 px outer glow leaves a 3× preview of the rest
+ * drawn at 3×, to the bytes of the same template without it (it was drawn at 2.048× and enlarged).
  */
 const px = (value: number) => ({ units: 'Pixels' as const, value });
 const checker = (w: number, h: number) => {
@@ -28,7 +28,7 @@ const glow = (hidden: boolean): Layer => ({
 const psd = (children: Layer[]) => writePsdUint8Array({ width: 200, height: 200, imageData: checker(200, 200), children: [{ name: 'Background', left: 0, top: 0, imageData: checker(200, 200) }, ...children] }, { generateThumbnail: false });
 
 async function previewBytes(template: string, data?: unknown): Promise<Uint8Array> {
-  const res = await postJson('/api/rendering/preview?disableCache=true', { template, format: 'png', size: { width: 400, height: 400 }, ...(data ? { data } : {}) });
+  const res = await postJson('/api/rendering/preview?disableCache=true', { template, format: 'png', size: { width: 600, height: 600 }, ...(data ? { data } : {}) });
   expect(res.status).toBe(200);
   const name = (await res.text()).match(/\d{10}-[0-9a-f]{32}\.png/)![0];
   return new Uint8Array(await (await call(`/api/results/download/${name}`)).arrayBuffer());
@@ -45,11 +45,11 @@ describe("a hidden layer's kernels and an upscaled preview's scale", () => {
     const template = { width: 200, height: 200, layers };
     expect(templateReach(layers)).toBe(250);
     expect(templateReach(layers, false)).toBe(0);
-    expect(previewRenderScale(template, 2)).toBeCloseTo(UPSCALED_REACH / 250, 12);
-    expect(previewRenderScale(template, 2, false, false)).toBe(2);
+    expect(previewRenderScale(template, 3)).toBeCloseTo(UPSCALED_REACH / 250, 12);
+    expect(previewRenderScale(template, 3, false, false)).toBe(3);
   });
 
-  it('a 2× preview with the glowing layer hidden has the bytes of the template without it; shown by the request, it is drawn as the shown one', async () => {
+  it('a 3× preview with the glowing layer hidden has the bytes of the template without it; shown by the request, it is drawn as the shown one', async () => {
     const without = await previewBytes('reach-hidden/without');
     expect(await previewBytes('reach-hidden/hidden')).toEqual(without);
     expect(await previewBytes('reach-hidden/hidden', { Glow: { visible: true } })).toEqual(await previewBytes('reach-hidden/shown'));
