@@ -1,8 +1,8 @@
 import type { Layer } from 'ag-psd';
 import { colorLookupRefusal } from '../composite/color-lookup';
-import { effectOn } from '../composite/pattern';
 import { hasEffects } from '../composite/effects';
 import { type ErrorDetail, unprocessable } from '../errors';
+import { sizedEffects } from '../memory/kernel-reach';
 import type { LayerNode } from '../types';
 
 /**
@@ -111,33 +111,17 @@ function nodeFeatures(node: LayerNode, clipped: LayerNode[], layer: Layer | unde
  */
 const MAX_EFFECT_PX = { size: 250, soften: 16, distance: 30_000 };
 
-const EFFECT_NAMES: Record<string, string> = {
-  dropShadow: 'drop shadow',
-  innerShadow: 'inner shadow',
-  outerGlow: 'outer glow',
-  innerGlow: 'inner glow',
-  bevel: 'bevel',
-  satin: 'satin',
-  stroke: 'stroke',
-};
-
 function effectsBeyondPhotoshop(node: LayerNode): string[] {
-  const fx = node.effects as Record<string, unknown> | undefined;
-  if (!fx || fx.disabled) return [];
   const out: string[] = [];
   const px = (v: unknown) => (v && typeof v === 'object' && 'value' in v ? Number((v as { value: unknown }).value) : 0);
-  for (const [key, name] of Object.entries(EFFECT_NAMES)) {
-    const value = fx[key];
-    for (const e of (Array.isArray(value) ? value : value ? [value] : []) as Array<Record<string, unknown>>) {
-      if (!effectOn(e)) continue;
-      const over = (what: string, v: number, max: number) => {
-        // NaN compares false: not a number Photoshop would write either.
-        if (!(v <= max)) out.push(`${name} ${what} of ${v} px (Photoshop allows at most ${max} px)`);
-      };
-      over('size', px(e.size), MAX_EFFECT_PX.size);
-      if (key === 'bevel') over('soften', px(e.soften), MAX_EFFECT_PX.soften);
-      if (key === 'dropShadow' || key === 'innerShadow') over('distance', px(e.distance), MAX_EFFECT_PX.distance);
-    }
+  for (const { key, name, effect: e } of sizedEffects(node)) {
+    const over = (what: string, v: number, max: number) => {
+      // NaN compares false: not a number Photoshop would write either.
+      if (!(v <= max)) out.push(`${name} ${what} of ${v} px (Photoshop allows at most ${max} px)`);
+    };
+    over('size', px(e.size), MAX_EFFECT_PX.size);
+    if (key === 'bevel') over('soften', px(e.soften), MAX_EFFECT_PX.soften);
+    if (key === 'dropShadow' || key === 'innerShadow') over('distance', px(e.distance), MAX_EFFECT_PX.distance);
   }
   return out;
 }

@@ -6,6 +6,7 @@
 import { effectOn } from '../composite/pattern';
 import type { LayerNode } from '../types';
 
+/** The effects whose size reaches past the layer, by their key in ag-psd's effects, with the names errors give them. */
 const EFFECT_NAMES: Record<string, string> = {
   dropShadow: 'drop shadow',
   innerShadow: 'inner shadow',
@@ -16,6 +17,18 @@ const EFFECT_NAMES: Record<string, string> = {
   stroke: 'stroke',
 };
 
+/** Each effect of `node` that is on, among EFFECT_NAMES (one key may hold several, as strokes do). */
+export function* sizedEffects(node: LayerNode): Generator<{ key: string; name: string; effect: Record<string, unknown> }> {
+  const fx = node.effects as Record<string, unknown> | undefined;
+  if (!fx || fx.disabled) return;
+  for (const [key, name] of Object.entries(EFFECT_NAMES)) {
+    const value = fx[key];
+    for (const effect of (Array.isArray(value) ? value : value ? [value] : []) as Array<Record<string, unknown>>) {
+      if (effectOn(effect)) yield { key, name, effect };
+    }
+  }
+}
+
 const px = (v: unknown) => (v && typeof v === 'object' && 'value' in v ? Number((v as { value: unknown }).value) || 0 : 0);
 
 /**
@@ -24,19 +37,13 @@ const px = (v: unknown) => (v && typeof v === 'object' && 'value' in v ? Number(
  * (and a stroke emboss's stroke).
  */
 export function effectKernel(node: LayerNode): { effect: string; px: number } | null {
-  const fx = node.effects as Record<string, unknown> | undefined;
-  if (!fx || fx.disabled) return null;
   let worst: { effect: string; px: number } | null = null;
-  const strokes = (Array.isArray(fx.stroke) ? fx.stroke : fx.stroke ? [fx.stroke] : []) as Array<Record<string, unknown>>;
-  const strokeSize = Math.max(0, ...strokes.filter((s) => effectOn(s)).map((s) => px(s.size)));
-  for (const [key, effect] of Object.entries(EFFECT_NAMES)) {
-    const value = fx[key];
-    for (const e of (Array.isArray(value) ? value : value ? [value] : []) as Array<Record<string, unknown>>) {
-      if (!effectOn(e)) continue;
-      let reach = px(e.size);
-      if (key === 'bevel') reach += px(e.soften) + (e.style === 'stroke emboss' ? strokeSize : 0);
-      if (!worst || reach > worst.px) worst = { effect, px: reach };
-    }
+  const effects = [...sizedEffects(node)];
+  const strokeSize = Math.max(0, ...effects.filter((e) => e.key === 'stroke').map((s) => px(s.effect.size)));
+  for (const { key, name, effect: e } of effects) {
+    let reach = px(e.size);
+    if (key === 'bevel') reach += px(e.soften) + (e.style === 'stroke emboss' ? strokeSize : 0);
+    if (!worst || reach > worst.px) worst = { effect: name, px: reach };
   }
   return worst;
 }
