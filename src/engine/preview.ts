@@ -485,7 +485,10 @@ export async function personalise(
   return data ? overrides : undefined;
 }
 
-/** The preview's output box and memory plan; InvalidInput beyond MAX_OUTPUT_PIXELS, Unprocessable beyond the memory budget. */
+/**
+ * The preview's output box, the scale it renders at and its memory plan; InvalidInput beyond
+ * MAX_OUTPUT_PIXELS, Unprocessable beyond the memory budget or the effects' reach.
+ */
 function previewBox(compiled: CompiledTemplate, options: Pick<PreviewOptions, 'size' | 'format' | 'optimizePreview' | 'data'>) {
   const box = boxScale(compiled.width, compiled.height, options.size);
   if (box.width * box.height > MAX_OUTPUT_PIXELS) {
@@ -493,11 +496,12 @@ function previewBox(compiled: CompiledTemplate, options: Pick<PreviewOptions, 's
       { path: 'size', reason: 'too large' },
     ]);
   }
-  // A hidden layer's kernels count only where the request could show it (as render() below).
+  // A hidden layer's kernels count only where the request could show it.
   const showsHidden = mayShowHidden(options.data);
   const memory = checkPreviewMemory(compiled, box, { ...options, showsHidden });
-  checkEffectReach(compiled.layers, previewRenderScale(compiled, box.s, options.optimizePreview, showsHidden), showsHidden);
-  return { ...box, memory };
+  const scale = previewRenderScale(compiled, box.s, options.optimizePreview, showsHidden);
+  checkEffectReach(compiled.layers, scale, showsHidden);
+  return { ...box, scale, memory };
 }
 
 /** Everything preparePreview refuses before fetching, without fetching; the template it names. */
@@ -550,7 +554,7 @@ export async function preparePreview(
   const request = await resolving;
   const { template } = request;
   const { compiled } = template;
-  const { s, width, height, memory } = box!;
+  const { s, width, height, scale, memory } = box!;
   const shrinking = s < 1;
   const fingerprint = await timing.time('fingerprint', () =>
     guess && guessHolds(guess, request, box!) ? guess.fingerprint : requestFingerprint('preview', request, previewSettings(options, box!)),
@@ -577,7 +581,6 @@ export async function preparePreview(
       const coded = (image: RGBAImage) => timing.time('encode', async () => encode(image, options.format, options.jpegQuality, await iccOf()));
       const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing, coded });
       if (inked) return inked;
-      const scale = previewRenderScale(compiled, s, options.optimizePreview, mayShowHidden(options.data));
       problems.length = 0;
       const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing }));
       try {
