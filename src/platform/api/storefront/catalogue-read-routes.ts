@@ -124,40 +124,42 @@ export function registerProductReadRoutes(area: PlatformArea, opts: { deprecated
       return c.json(await getVariant(c.var.tenant, intIdOr404(p.id, 'product'), intIdOr404(p.productVariantId, 'variant')), 200);
     },
   );
-  area.openapi(
-    platformRoute(
-      {
-        ...base,
-        path: '/products/{id}/variant-designs',
-        summary: "A product's variant designs",
-        description: 'A row per variant and connected design whose option binding matches the variant (an empty binding matches every variant).',
-        request: { params: idParam, query: VariantDesignsQuery },
-        responses: ok('A page of variant designs.', PagedOfProductVariantDesignDto),
-      },
-      PRODUCTS_READ,
-    ),
-    async (c) => {
-      const q = c.req.valid('query');
-      return c.json(await listVariantAssets(c.var.tenant, intIdOr404(c.req.valid('param').id, 'product'), 'design', { ...q, productVariantId: num(q.productVariantId) }), 200);
+  // Variant designs and variant mockups: one read of the variants' connected assets, by kind.
+  const variantAssets = [
+    {
+      kind: 'design',
+      summary: "A product's variant designs",
+      description: 'A row per variant and connected design whose option binding matches the variant (an empty binding matches every variant).',
+      query: VariantDesignsQuery,
+      page: PagedOfProductVariantDesignDto,
     },
-  );
-  area.openapi(
-    platformRoute(
-      {
-        ...base,
-        path: '/products/{id}/variant-mockups',
-        summary: "A product's variant mockups",
-        description: '`mockupValidationType` is the mockup\'s type (Mockup2D, Mockup3D, MockupLink).',
-        request: { params: idParam, query: VariantMockupsQuery },
-        responses: ok('A page of variant mockups.', PagedOfProductVariantMockupDto),
-      },
-      PRODUCTS_READ,
-    ),
-    async (c) => {
-      const q = c.req.valid('query');
-      return c.json(await listVariantAssets(c.var.tenant, intIdOr404(c.req.valid('param').id, 'product'), 'mockup', { ...q, productVariantId: num(q.productVariantId) }), 200);
+    {
+      kind: 'mockup',
+      summary: "A product's variant mockups",
+      description: '`mockupValidationType` is the mockup\'s type (Mockup2D, Mockup3D, MockupLink).',
+      query: VariantMockupsQuery,
+      page: PagedOfProductVariantMockupDto,
     },
-  );
+  ] as const;
+  for (const assets of variantAssets) {
+    area.openapi(
+      platformRoute(
+        {
+          ...base,
+          path: `/products/{id}/variant-${assets.kind}s`,
+          summary: assets.summary,
+          description: assets.description,
+          request: { params: idParam, query: assets.query },
+          responses: ok(`A page of variant ${assets.kind}s.`, assets.page),
+        },
+        PRODUCTS_READ,
+      ),
+      async (c) => {
+        const q = c.req.valid('query');
+        return c.json(await listVariantAssets(c.var.tenant, intIdOr404(c.req.valid('param').id, 'product'), assets.kind, { ...q, productVariantId: num(q.productVariantId) }), 200);
+      },
+    );
+  }
 }
 
 const ParametersQuery = VersionQuery.extend({ productVariantId: z.string().regex(/^\d{1,15}$/).optional() });
