@@ -792,6 +792,21 @@ export function jpegDecodeScanExact(
   return v128.or(v128.or(roundedByte(r), i32x4.shl(roundedByte(g), 8)), v128.or(i32x4.shl(roundedByte(b), 16), i32x4.splat(0xff000000)));
 }
 
+/** One pixel of the f32 colour pass past the four-at-a-time loops (chroma not yet less 128), as an opaque RGBA word. */
+// @ts-ignore: decorator
+@inline function yccToRgbaPixel(l: f32, cb: f32, cr: f32): u32 {
+  return rgbToRgbaPixel(l + 1.402 * (cr - 128), l - 0.344136 * (cb - 128) - 0.714136 * (cr - 128), l + 1.772 * (cb - 128));
+}
+
+/** r, g, b rounded to bytes as roundedByte does, as an opaque RGBA word. */
+// @ts-ignore: decorator
+@inline function rgbToRgbaPixel(r: f32, g: f32, b: f32): u32 {
+  const ri = <u32>min<i32>(255, max<i32>(0, <i32>(r + 0.5)));
+  const gi = <u32>min<i32>(255, max<i32>(0, <i32>(g + 0.5)));
+  const bi = <u32>min<i32>(255, max<i32>(0, <i32>(b + 0.5)));
+  return 0xff000000 | (bi << 16) | (gi << 8) | ri;
+}
+
 /**
  * A component's record (32 bytes at comps + 32·c) as the colour passes read it: its decoded
  * plane and row stride, and its sampling against the output (h or v × the block size it was
@@ -871,18 +886,7 @@ export function jpegToRgba(ncomp: i32, comps: usize, hMax: i32, vMax: i32, n: i3
       while (br >= dx) { br -= dx; bi0++; }
       rr += rx;
       while (rr >= dx) { rr -= dx; ri0++; }
-      let r: f32, g: f32, b: f32;
-      if (ycc != 0) {
-        r = l + 1.402 * (cr - 128);
-        g = l - 0.344136 * (cb - 128) - 0.714136 * (cr - 128);
-        b = l + 1.772 * (cb - 128);
-      } else {
-        r = l; g = cb; b = cr;
-      }
-      const ri = <u32>min<i32>(255, max<i32>(0, <i32>(r + 0.5)));
-      const gi = <u32>min<i32>(255, max<i32>(0, <i32>(g + 0.5)));
-      const bi = <u32>min<i32>(255, max<i32>(0, <i32>(b + 0.5)));
-      store<u32>(dst + (<usize>x << 2), 0xff000000 | (bi << 16) | (gi << 8) | ri);
+      store<u32>(dst + (<usize>x << 2), ycc != 0 ? yccToRgbaPixel(l, cb, cr) : rgbToRgbaPixel(l, cb, cr));
     }
   }
 }
@@ -1136,12 +1140,6 @@ function floatRgba(yRow: usize, bRow: usize, rRow: usize, count: i32, dst: usize
     const l = <f32>load<u8>(yRow + <usize>x);
     const cb = <f32>load<u8>(bRow + <usize>x);
     const cr = <f32>load<u8>(rRow + <usize>x);
-    const r = l + 1.402 * (cr - 128);
-    const g = l - 0.344136 * (cb - 128) - 0.714136 * (cr - 128);
-    const b = l + 1.772 * (cb - 128);
-    const ri = <u32>min<i32>(255, max<i32>(0, <i32>(r + 0.5)));
-    const gi = <u32>min<i32>(255, max<i32>(0, <i32>(g + 0.5)));
-    const bi = <u32>min<i32>(255, max<i32>(0, <i32>(b + 0.5)));
-    store<u32>(dst + (<usize>x << 2), 0xff000000 | (bi << 16) | (gi << 8) | ri);
+    store<u32>(dst + (<usize>x << 2), yccToRgbaPixel(l, cb, cr));
   }
 }
