@@ -7,22 +7,13 @@ import { InflateError, Inflater } from './inflate';
  * channel becomes alpha when the document is transparent; RGB is left as Photoshop stores it
  * (matted over white). ag-psd's raw-data path reads PSB row counts as 16-bit, so we decode here.
  * Other modes and depths are converted as layers are (see ./color-modes.ts); a Multichannel
- * document's inks (its `palette`) are drawn over white (./multichannel.ts).
+ * document's inks (its `palette`) are drawn over white (./multichannel.ts). Takes compositeRows'
+ * arguments.
  */
-export function decodeComposite(
-  section: Uint8Array,
-  width: number,
-  height: number,
-  channels: number,
-  large: boolean,
-  hasAlpha: boolean,
-  mode: number = ColorMode.RGB,
-  depth = 8,
-  palette?: IndexedPalette,
-  icc?: Uint8Array,
-): Uint8Array {
+export function decodeComposite(...args: Parameters<typeof compositeRows>): Uint8Array {
+  const [, width, height] = args;
   const out = new Uint8Array(width * height * 4);
-  const rows = compositeRows(section, width, height, channels, large, hasAlpha, mode, depth, palette, icc);
+  const rows = compositeRows(...args);
   for (let y = 0; y < height; y++) out.set(rows.next(), y * width * 4);
   return out;
 }
