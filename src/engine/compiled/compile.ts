@@ -6,7 +6,7 @@ import { adjustmentIn16Bits, adjustmentIn32Bits, adjustmentInGrey } from '../com
 import { LayerRenderError, renderTemplate } from '../composite/compositor';
 import { intersectRect } from '../composite/surface';
 import { channelRows, layerColorRows } from '../psd/channels';
-import { ColorMode, documentMode, fitModeFeatures, type IndexedPalette, indexedPalette, refuseUnreadPatterns, usableCmykProfile } from '../psd/color-modes';
+import { ColorMode, documentMode, fitModeFeatures, type IndexedPalette, indexedPalette, interleaveFour, refuseUnreadPatterns, usableCmykProfile } from '../psd/color-modes';
 import { adjustmentInCmyk } from '../composite/cmyk-adjust';
 import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
@@ -384,13 +384,7 @@ async function writeLayerPyramid(
     const rows = reader.next();
     if (channels === 1) row.set(rows[0].subarray(off, off + cw));
     else {
-      const [r, g, b, a] = rows;
-      for (let x = 0, o = 0; x < cw; x++, o += 4) {
-        row[o] = r[off + x];
-        row[o + 1] = g[off + x];
-        row[o + 2] = b[off + x];
-        row[o + 3] = a[off + x];
-      }
+      interleaveFour(rows, row, off, cw);
       alpha?.add(y, row);
     }
     const written = writer.push(y, row);

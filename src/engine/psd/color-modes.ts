@@ -174,6 +174,17 @@ export function usableCmykProfile(icc: Uint8Array | undefined): Uint8Array {
 /** The embedded profile a CMYK document's layers carry on their raw data (see normaliseColors). */
 export const rawProfile = (raw: object): Uint8Array | undefined => (raw as { iccProfile?: Uint8Array }).iccProfile;
 
+/** Four planes' bytes from..from + width − 1, one pixel of four bytes each (e.g. R, G, B, A or C, M, Y, K), into `out`. */
+export function interleaveFour(planes: Uint8Array[], out: Uint8Array, from: number, width: number): void {
+  const [p0, p1, p2, p3] = planes;
+  for (let x = 0, o = 0; x < width; x++, o += 4) {
+    out[o] = p0[from + x];
+    out[o + 1] = p1[from + x];
+    out[o + 2] = p2[from + x];
+    out[o + 3] = p3[from + x];
+  }
+}
+
 /**
  * Writes one RGBA row from the mode's colour planes (8-bit each) and an alpha row (or null:
  * opaque). `planes` has colorChannels(mode) rows. CMYK goes through `cmyk` (cmykToSrgb of the
@@ -190,13 +201,7 @@ export function toRgbaRow(mode: number, planes: Uint8Array[], alpha: Uint8Array 
     }
   } else if (mode === ColorMode.CMYK) {
     // Interleaved into `out` itself (4 bytes a pixel either way), converted in place.
-    const [c, m, y, k] = planes;
-    for (let x = 0, o = 0; x < width; x++, o += 4) {
-      out[o] = c[from + x];
-      out[o + 1] = m[from + x];
-      out[o + 2] = y[from + x];
-      out[o + 3] = k[from + x];
-    }
+    interleaveFour(planes, out, from, width);
     (cmyk ?? cmykToSrgb()).apply(out, out, width);
     if (alpha) for (let x = 0, o = 3; x < width; x++, o += 4) out[o] = alpha[from + x];
   } else if (mode === ColorMode.Lab) {
