@@ -120,13 +120,14 @@ function randomHex(bytes: number): string {
   return [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-/** RESULT_TTL_HOURS as milliseconds: a positive number of hours, else 24 (results and thumbnails). */
-export function ttlMsOf(ttlHours: string | number | undefined): number {
+/** RESULT_TTL_HOURS as milliseconds: a positive number of hours, else 24. */
+function ttlMsOf(ttlHours: string | number | undefined): number {
   const hours = Number(ttlHours);
   return (Number.isFinite(hours) && hours > 0 ? hours : 24) * HOUR;
 }
 
-export class ResultStore {
+/** Objects that live RESULT_TTL_HOURS in a bucket (results, and thumbnails: ./thumbnails.ts). */
+export class ExpiringStore {
   readonly ttlMs: number;
 
   constructor(
@@ -136,14 +137,16 @@ export class ResultStore {
     this.ttlMs = ttlMsOf(ttlHours);
   }
 
+  protected expired(obj: { uploaded: Date }, now: number): boolean {
+    return obj.uploaded.getTime() + this.ttlMs <= now;
+  }
+}
+
+export class ResultStore extends ExpiringStore {
   /** The R2 key of a result name; null for names we never issue (they cannot exist). */
   private keyOf(name: string): string | null {
     const m = RESULT_NAME.exec(name);
     return m ? `${RESULTS_PREFIX}${m[1]}/${name}` : null;
-  }
-
-  private expired(obj: R2Object, now: number): boolean {
-    return obj.uploaded.getTime() + this.ttlMs <= now;
   }
 
   /** A fresh result name and the R2 key it is stored at. */

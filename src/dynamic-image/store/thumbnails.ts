@@ -6,27 +6,18 @@
  * hourly sweep deletes them.
  */
 import { listKeys } from './files';
-import { ttlMsOf } from './results';
+import { ExpiringStore } from './results';
 
 const PREFIX = 'thumbs/';
 
 const key = (imageSha: string, bucket: number) => `${PREFIX}${imageSha}/${bucket}.png`;
 
-export class ThumbnailStore {
-  readonly ttlMs: number;
-
-  constructor(
-    readonly bucket: R2Bucket,
-    ttlHours: string | number | undefined,
-  ) {
-    this.ttlMs = ttlMsOf(ttlHours);
-  }
-
+export class ThumbnailStore extends ExpiringStore {
   /** The cached thumbnail source of an image for a bucket, unless absent or expired. */
   async get(imageSha: string, size: number, now = Date.now()): Promise<Uint8Array | null> {
     const obj = await this.bucket.get(key(imageSha, size));
     if (!obj) return null;
-    if (obj.uploaded.getTime() + this.ttlMs <= now) {
+    if (this.expired(obj, now)) {
       await obj.body.cancel();
       return null;
     }
@@ -43,7 +34,7 @@ export class ThumbnailStore {
     let cursor: string | undefined;
     do {
       const page = await this.bucket.list({ prefix: PREFIX, cursor, limit: 1000 });
-      const expired = page.objects.filter((o) => o.uploaded.getTime() + this.ttlMs <= now).map((o) => o.key);
+      const expired = page.objects.filter((o) => this.expired(o, now)).map((o) => o.key);
       if (expired.length) await this.bucket.delete(expired);
       deleted += expired.length;
       cursor = page.truncated ? page.cursor : undefined;
