@@ -5,7 +5,7 @@
 // certificate nobody trusts.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiJson, seedPlatform } from '../../helpers/platform';
-import { finalFiles, runStandaloneJob } from '../jobs/helpers';
+import { csvDigest, runCsvUploadJob } from './upload-jobs';
 
 const JOBS = '/api/rendering/v1/jobs';
 const d = inject('delivery');
@@ -16,18 +16,7 @@ type Files = Record<string, { size: number; sha256: string }>;
 const stored = async (): Promise<Files> => (await (await fetch(`${d.inspector}/files/ftp`)).json()) as Files;
 
 function runJob(id: string, upload: Record<string, unknown>, p: Record<string, unknown> = project) {
-  const tasks = [
-    { name: 'csv', type: 'sn-export-order-details-to-csv', outputArtifacts: ['order'] },
-    { name: 'upload', type: 'upload-to-ftp', inputArtifacts: ['order'], parameters: { host: '127.0.0.1', userName: d.user, password: d.password, ...upload } },
-    { name: 'finalize', type: 'finalize', finalArtifacts: ['order'] },
-  ];
-  return runStandaloneJob(id, p, tasks, 40_000);
-}
-
-async function csvDigest(jobId: string): Promise<{ size: number; sha256: string }> {
-  const [{ bytes }] = await finalFiles(jobId);
-  const sha256 = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
-  return { size: bytes.length, sha256 };
+  return runCsvUploadJob(id, p, { host: '127.0.0.1', userName: d.user, password: d.password, ...upload });
 }
 
 beforeAll(async () => {
