@@ -147,7 +147,7 @@ function reachOf(node: LayerNode, overrides: LayerOverrides, at: ReachContext, a
     if (node.vectorStroke) r = r && grow(r, Math.ceil(node.vectorStroke.width * scale) + RESAMPLE_REACH);
     // A vector mask only takes away; so does a pixel mask.
   }
-  if (r && hasEffects(node)) r = dropShadowReach(node, r, scale, globalAngle).reduce(union, grow(r, effectMargin(withoutDropShadows(node), scale)));
+  if (r && hasEffects(node)) r = dropShadowReach(node, r, scale, globalAngle).reduce(union, grow(r, effectMargin(paintingOutside(node), scale)));
   return r;
 }
 
@@ -181,9 +181,23 @@ function paintsByOwnInk(node: LayerNode, override: LayerOverride | undefined): b
 /** Effects paintsByOwnInk does not take as painting within their reach of the layer's alpha. */
 const INK_UNBOUND_EFFECTS = ['outerGlow', 'patternOverlay', 'gradientOverlay', 'solidFill', 'innerGlow', 'innerShadow', 'bevel', 'satin'] as const;
 
-/** The node with its drop shadows left out (their reach is taken by its direction, dropShadowReach). */
-function withoutDropShadows(node: LayerNode): LayerNode {
-  return node.effects?.dropShadow ? { ...node, effects: { ...node.effects, dropShadow: undefined } } : node;
+/**
+ * The node with only the effects effectMargin should grow its reach by: not its drop shadows (their
+ * reach is taken by their direction, dropShadowReach), nor, on a layer, the effects that paint
+ * inside its pixels only (inner shadow, inner glow, satin; the overlays add no margin). Those read
+ * the alpha as far as their size and distance (the arrays, Shape.frame, reach that far), but each
+ * multiplies its coverage by the layer's alpha, which is 0 past the layer's pixels, and coverage 0
+ * blends to nothing in every mode (effects.ts eachTileInside draws only the covered pixels for
+ * that reason). Issue 25 §3: a personalised line under an inner shadow of size 41 and distance 20
+ * redrew its layer's box grown by 61 px on every side (psdtools-layer-effects-all: 176 rows for a
+ * 48-row line). A group keeps them: its effects' arrays are made from the redrawn rectangle
+ * (compositor.ts drawGroup), so how far it reaches changes what they start from.
+ */
+function paintingOutside(node: LayerNode): LayerNode {
+  const fx = node.effects;
+  if (!fx) return node;
+  const inside = node.type === 'Group' ? {} : { innerShadow: undefined, innerGlow: undefined, satin: undefined };
+  return { ...node, effects: { ...fx, dropShadow: undefined, ...inside } };
 }
 
 /**
