@@ -410,6 +410,28 @@ export function alphaRect(rgba: usize, w: i32, h: i32, out: usize, stride: i32):
 }
 
 /**
+ * effects.ts shiftSource's inverted read (`src[i] = 1 - src[i]` over a Float32Array: 1 − x in f64,
+ * stored rounded to f32) over `n` f32 at `ptr`, in place: what lies outside the shape, which an
+ * inner shadow's and a softer inner glow's bodies blur.
+ */
+export function oneMinus(ptr: usize, n: i32): void {
+  const one = f64x2.splat(1);
+  const quads = n & ~3;
+  let i = 0;
+  for (; i < quads; i += 4) {
+    const p = ptr + (<usize>i << 2);
+    const v = v128.load(p);
+    const lo = f32x4.demote_f64x2_zero(f64x2.sub(one, f64x2.promote_low_f32x4(v)));
+    const hi = f32x4.demote_f64x2_zero(f64x2.sub(one, f64x2.promote_low_f32x4(i32x4.shuffle(v, v, 2, 3, 0, 1))));
+    v128.store(p, i32x4.shuffle(lo, hi, 0, 1, 4, 5));
+  }
+  for (; i < n; i++) {
+    const p = ptr + (<usize>i << 2);
+    store<f32>(p, <f32>(1.0 - <f64>load<f32>(p)));
+  }
+}
+
+/**
  * effects.ts paint's pixels of one colour: `rgb` (bytes r, g, b in its low three bytes) with
  * alpha coverage · 255 stored as a Uint8ClampedArray stores it (NaN 0, clamped to 0..255, halves
  * to even), for `h` rows of `w` coverages at `cov` (rows `stride` f32 apart) into `out` (w × h

@@ -2,7 +2,7 @@ import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface, FILL_INSIDE, type BlendOptions } from './blend';
 import { curveLut } from './adjust';
-import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte, wasmEffectPasses } from './morphology';
+import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte, wasmEffectPasses, type HeldArena } from './morphology';
 import { inArena, type KernelExports } from '../raster/kernels';
 import { keptChannels, wasmBlendMode } from '../raster/blend';
 import { bevelLight, throughCurve } from './bevel';
@@ -666,12 +666,36 @@ function shiftSource(shape: Shape, r: Bounds, dx: number, dy: number, outside: b
   const ix = Math.floor(dx);
   const iy = Math.floor(dy);
   const from = { left: r.left - ix - 1, top: r.top - iy - 1, right: r.right - ix, bottom: r.bottom - iy };
-  const read = (into?: Float32Array) => {
+  const sources = kernelsOn ? shape.pixelSources : undefined;
+  const read = (into?: Float32Array, held?: HeldArena) => {
+    const k = held?.k as (KernelExports & Partial<ShadowKernels & InvertKernel>) | undefined;
+    // In movedBlur's arena (into is in the kernels' memory): the alpha read there by alphaRect,
+    // the very floats of alphaOver's loop (alphaViaKernels may not nest an arena here), and 1 − it
+    // by oneMinus, the loop's f64 arithmetic. Issue 25 §3: an inner shadow's body over 482 × 185
+    // read its source in 0.5 ms of JavaScript, more than the move and the four box passes took.
+    if (held && into && sources && k?.alphaRect && k.oneMinus && into.buffer === k.memory.buffer) {
+      alphaInKernels(k as KernelExports & ShadowKernels, held.f32, held.u8, sources, from, held.scratch, into.byteOffset);
+      shape.pastCanvas?.(from, into);
+      if (outside) k.oneMinus(into.byteOffset, into.length);
+      alphaReads.held++;
+      return into;
+    }
     const src = shape.alphaOver(from, into);
     if (outside) for (let i = 0; i < src.length; i++) src[i] = 1 - src[i];
     return src;
   };
-  return { fx: dx - ix, fy: dy - iy, read };
+  // What alphaInKernels copies a source's rows into (the largest part of one the read meets).
+  let scratch = 0;
+  for (const s of sources ?? []) {
+    const i = intersectRect(from, s.rect);
+    if (i) scratch = Math.max(scratch, areaOf(i) * 4);
+  }
+  return { fx: dx - ix, fy: dy - iy, read, scratch };
+}
+
+/** The kernel shiftSource's inverted read takes in the kernels' memory (wasm/assembly/effects.ts). */
+interface InvertKernel {
+  oneMinus(ptr: number, n: number): void;
 }
 
 /** An inner shadow's or glow's body (1 − alpha, shadowBody) over `tile`, its arrays `r` or nearerStart's. */
@@ -719,10 +743,10 @@ function shadowBody(shape: Shape, r: Bounds, dx: number, dy: number, outside: bo
     const source = shiftedAlpha(shape, r, dx, dy, outside);
     return soften(source.data, widthOf(r), heightOf(r), size, spread, true);
   }
-  const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
+  const { fx, fy, read, scratch } = shiftSource(shape, r, dx, dy, outside);
   // Painted (and dropped) before the next body is made: one array serves them all, up to 1 MB.
   const n = areaOf(r);
-  return movedBlur(read, widthOf(r), heightOf(r), fx, fy, size, n <= 1 << 18 ? bodies.take('body', n) : undefined);
+  return movedBlur(read, widthOf(r), heightOf(r), fx, fy, size, n <= 1 << 18 ? bodies.take('body', n) : undefined, scratch);
 }
 
 const tightShapes = new WeakMap<Shape, Shape | null>();
@@ -975,8 +999,8 @@ function alphaViaKernels(sources: NonNullable<Shape['pixelSources']>, r: Bounds,
   return true;
 }
 
-/** How many alphas alphaViaKernels read (the tests read it). */
-export const alphaReads = { count: 0 };
+/** How many alphas alphaViaKernels read, and shiftSource in movedBlur's arena (`held`; the tests read them). */
+export const alphaReads = { count: 0, held: 0 };
 
 /** A colour's bytes as paint stores them (a Uint8ClampedArray: clamped, halves to even). */
 const colourBytes = new Uint8ClampedArray(3);
@@ -1797,10 +1821,10 @@ export function drawEffectsAbove(
         const near = covered ? nearCopy(r, covered, tile, mx, my, pass.read) : r;
         const w = widthOf(near);
         const h = heightOf(near);
-        const { fx, fy, read } = shiftSource(shape, near, mx, my, false);
+        const { fx, fy, read, scratch } = shiftSource(shape, near, mx, my, false);
         // Into the shadow bodies' array (up to 1 MB, kept): only its cut to the tile is kept.
         const into = w * h <= 1 << 18 ? bodies.take('body', w * h) : undefined;
-        const body = movedBlur(read, w, h, fx, fy, size, into);
+        const body = movedBlur(read, w, h, fx, fy, size, into, scratch);
         const cut = crop(body, near, tile);
         return cut === into ? cut.slice() : cut;
       };

@@ -52,6 +52,18 @@ export const wasmEffectPasses = () => passSwitches;
 const WASM_PIXELS = 1 << 18;
 
 /**
+ * The arena movedBlur's `read` runs in: the kernels, views of their memory (made after the last
+ * alloc, so not to be allocated from: a grown memory would detach them) and `scratch`, bytes
+ * reserved for the reader.
+ */
+export interface HeldArena {
+  k: KernelExports;
+  f32: Float32Array;
+  u8: Uint8Array;
+  scratch: number;
+}
+
+/**
  * The kernels for an effect pass whose largest array holds `n` values, or undefined where the
  * TypeScript draws it (the passes switched off, the kernels not instantiated, more than WASM_PIXELS).
  */
@@ -113,9 +125,10 @@ export function bilinearMove(src: Float32Array, w: number, h: number, fx: number
  * blur(bilinearMove(src, w, h, fx, fy), w, h, radius) to the bit, `src` given by `read` (into
  * an array of (w + 1) × (h + 1) values when it is given one): in WASM, the move and the blur
  * run on the one array `read` fills in its memory, and only the result is copied out, into
- * `out` (w × h values) when given (the result is then `out`).
+ * `out` (w × h values) when given (the result is then `out`). In WASM `read` is handed the arena
+ * it runs in (HeldArena, with `scratch` bytes of its own), to read the source in the kernels too.
  */
-export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number, out?: Float32Array): Float32Array {
+export function movedBlur(read: (into?: Float32Array, held?: HeldArena) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number, out?: Float32Array, scratch = 0): Float32Array {
   const n = (w + 1) * (h + 1);
   const k = wasmPasses && radius > 0 && n <= WASM_PIXELS ? kernelsNow() : undefined;
   if (!k) {
@@ -130,8 +143,9 @@ export function movedBlur(read: (into?: Float32Array) => Float32Array, w: number
     const a = arena.alloc(w * h * 4);
     const b = arena.alloc(w * h * 4);
     const sums = arena.alloc(w * 8);
+    const spare = arena.alloc(Math.max(1, scratch));
     const f32 = arena.f32();
-    read(f32.subarray(src >> 2, (src >> 2) + n));
+    read(f32.subarray(src >> 2, (src >> 2) + n), { k, f32, u8: arena.u8(), scratch: spare });
     k.shiftBilinear(src, a, w, h, fx, fy);
     k.boxBlur(a, b, sums, w, h, r0, r1);
     const result = f32.subarray(a >> 2, (a >> 2) + w * h);
