@@ -185,6 +185,23 @@ export function boxBlur(a: usize, b: usize, sums: usize, w: i32, h: i32, r0: i32
 }
 
 /**
+ * One box pass of morphology.ts blurInPlace over a strip of its array: `h` rows of `w` f32 at
+ * `src`, each box-summed over 2r + 1 along the row, into `dst` (boxRows). Rows are independent:
+ * a strip of rows gives each row what the whole array gives it.
+ */
+export function boxRowsStrip(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
+  boxRows(src, dst, w, h, r);
+}
+
+/**
+ * The column pass of the same (boxColumns) over a strip of columns (`w` columns of `h` rows at
+ * `src`, into `dst`; `sums` w f64): columns are independent, each summed in its own order.
+ */
+export function boxColumnsStrip(src: usize, dst: usize, sums: usize, w: i32, h: i32, r: i32): void {
+  boxColumns(src, dst, sums, w, h, r);
+}
+
+/**
  * effects.ts shiftedAlpha's bilinear move: `src` is (w + 1) × (h + 1) f32, one more row and
  * column above and left; `out` w × h f32, each the four taps weighed by (1 − fx), fx, (1 − fy), fy.
  * Two columns at once (f64x2 lanes: the same IEEE operations as one at a time). A move by whole
