@@ -17,6 +17,14 @@ export const MAX_PLACED_PIXELS = 16_000_000;
  * docs/performance.md has the measurements.
  */
 export const MAX_SOURCE_PIXELS = 13_000_000;
+/**
+ * Longest side of a source we decode. The resize after a decode holds one source row as floats
+ * and its scratch (80 bytes per column) in the kernels' memory, which stays grown, and taps
+ * that grow with each side (~48 bytes per source pixel along it): a 1,000,000 × 1 PNG (4 MB of
+ * pixels, well within MAX_SOURCE_PIXELS) grew the isolate by ~85 MB. At this side both stay
+ * near 16 and 10 MB.
+ */
+export const MAX_SOURCE_SIDE = 200_000;
 
 type Size = { width: number; height: number };
 
@@ -71,6 +79,9 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   const sniffed = sniffImage(bytes);
   if (!sniffed) throw fail('not a JPEG or PNG image (or its header is corrupt).');
   if (sniffed.format !== 'jpeg' && sniffed.format !== 'png') throw fail(`${sniffed.format.toUpperCase()} images are not supported; use JPEG or PNG.`);
+  if (sniffed.width > MAX_SOURCE_SIDE || sniffed.height > MAX_SOURCE_SIDE) {
+    throw fail(`${sniffed.width}×${sniffed.height} has a side longer than ${String(MAX_SOURCE_SIDE).replace(/\B(?=(\d{3})+$)/g, ',')} px.`);
+  }
   const maxPixels = options.maxPixels ?? MAX_SOURCE_PIXELS;
   const tooBig = () => fail(`${sniffed.width}×${sniffed.height} is more than ${(maxPixels / 1e6).toFixed(1)} MP.`);
   const displayed = orientedSize(sniffed);
