@@ -34,8 +34,15 @@ export const MAX_TEXT_PIXELS = 40_000_000;
 
 export class TextTooLargeError extends Error {}
 
+/**
+ * Characters XML 1.0 forbids even as references: C0 controls other than tab and line ends, and
+ * U+FFFE/U+FFFF. A shopper's text may hold them (pasted), no font draws them, and resvg refuses
+ * the whole SVG for one; they are left out of the drawing (layout and preflight still see them).
+ */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
+
 const escapeXml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+  s.replace(NOT_XML, '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 /** The characters of `text` `font` has no glyph for (line breaks and spaces aside), once each; '' when it covers them all. */
 export function missingFrom(font: Uint8Array, text: string): string {
