@@ -487,7 +487,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale });
       set(node.id, drawn ?? empty());
     } catch (err) {
-      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, invalidInput('The text is too large to draw.'), 'text too large');
+      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]), 'text too large');
       else throw err;
     }
   }

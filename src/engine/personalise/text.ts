@@ -9,6 +9,8 @@ import { fitText, type FitSettings } from './fit';
 import { unpremultiply } from '../raster/pixels';
 import { withArena } from '../raster/kernels';
 import { rememberInk } from '../cache/ink';
+import { MB } from '../cache/lru';
+import { REQUEST_MEMORY_BUDGET } from '../memory/budget';
 import type { Bounds, RGBAImage, TextInfo } from '../types';
 import type { RGBA } from './color';
 import { renderSvg } from './resvg';
@@ -29,8 +31,20 @@ export interface TextRenderInput {
   scale: number;
 }
 
-/** Largest text raster we draw (pixels); beyond this the request is refused. */
-export const MAX_TEXT_PIXELS = 40_000_000;
+/**
+ * What a pixel of a text raster costs at the draw's peak: resvg's pixmap in its WASM memory, the
+ * copy out of it and the straight-alpha pass. Measured in workerd (fuzz2, session 20): 11.7–12.4
+ * bytes over the same request with the text at its own size, for 1.4 and 5.5 MP rasters.
+ */
+const TEXT_BYTES_PER_PIXEL = 12;
+
+/**
+ * Largest text raster we draw (pixels): ~5.6 MP, so that its peak stays within 64 MB of the
+ * request's budget (the rest for the frame and the layers around it). Beyond it the request is
+ * refused (400 naming the text): a 12 MP raster (Korean at 999 px in an 800 px preview, most of it
+ * past the canvas) grew the isolate by ~170 MB. It was 40 MP, ~480 MB.
+ */
+export const MAX_TEXT_PIXELS = Math.floor((REQUEST_MEMORY_BUDGET - 32 * MB) / TEXT_BYTES_PER_PIXEL);
 
 export class TextTooLargeError extends Error {}
 
@@ -108,7 +122,7 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
   const width = Math.max(1, Math.ceil(Math.max(...corners.map((c) => c[0]))) - left);
   const height = Math.max(1, Math.ceil(Math.max(...corners.map((c) => c[1]))) - top);
   if (width * height > MAX_TEXT_PIXELS || width > 32_767 || height > 32_767) {
-    throw new TextTooLargeError(`the text would cover ${width}×${height} pixels`);
+    throw new TextTooLargeError(`the text would cover ${width}×${height} pixels, more than ${(MAX_TEXT_PIXELS / 1e6).toFixed(1)} MP`);
   }
 
   const family = readFontInfo(input.font).family;

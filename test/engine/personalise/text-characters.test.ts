@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderText } from '../../../src/engine/personalise/text';
+import { MAX_TEXT_PIXELS, renderText, TextTooLargeError } from '../../../src/engine/personalise/text';
 import type { TextInfo } from '../../../src/engine/types';
 import { bundledFont } from '../fonts/helpers';
 
@@ -39,3 +39,18 @@ describe('text with characters no SVG may hold', () => {
   });
 });
 
+/**
+ * A text raster costs ~12 bytes a pixel at its peak; one of 12 MP (Korean at 999 px in an 800 px
+ * preview) grew the isolate by ~170 MB and a 128 MB runtime was killed (fuzz2, session 20).
+ */
+describe('text too large to draw', () => {
+  it('is refused before drawing when its raster would pass MAX_TEXT_PIXELS', async () => {
+    const font = await bundledFont('LiberationSans-Regular.ttf');
+    expect(MAX_TEXT_PIXELS).toBeLessThan(6_000_000);
+    const huge = { ...info, size: 999, leading: 1200 };
+    await expect(renderText({ info: huge, text: 'HELLO WORLD HELLO', font, scale: 1 })).rejects.toBeInstanceOf(TextTooLargeError);
+    // The same text at 300 px (2.1 MP) is drawn.
+    const drawn = await renderText({ info: { ...info, size: 300, leading: 360 }, text: 'HELLO WORLD HELLO', font, scale: 1 });
+    expect(drawn!.pixels.width * drawn!.pixels.height).toBeLessThanOrEqual(MAX_TEXT_PIXELS);
+  });
+});
