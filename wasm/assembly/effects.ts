@@ -185,6 +185,82 @@ export function boxBlur(a: usize, b: usize, sums: usize, w: i32, h: i32, r0: i32
 }
 
 /**
+ * boxBlur over an array whose top rows (`top`) and left columns (`left`) go on before it as copies
+ * of its first row and column: each pass's sums start with r copies of the first value, and a value
+ * leaving the window before the array is that first value. For an inner shadow's body cut short of
+ * the frame (effects.ts insideBody): where every value there and beyond is one that lies far from
+ * the shape, the sums are those an array reaching the frame holds (exact: counts of such values).
+ */
+export function boxBlurClamped(a: usize, b: usize, sums: usize, w: i32, h: i32, r0: i32, r1: i32, top: i32, left: i32): void {
+  for (let pass = 0; pass < 2; pass++) {
+    const r = pass ? r1 : r0;
+    if (r <= 0) continue;
+    if (left) boxRowsClamped(a, b, w, h, r);
+    else boxRows(a, b, w, h, r);
+    if (top) boxColumnsClamped(b, a, sums, w, h, r);
+    else boxColumns(b, a, sums, w, h, r);
+  }
+}
+
+/** boxRows with the row's first value standing for every value before it. */
+function boxRowsClamped(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
+  const k: f64 = 1 / <f64>(2 * r + 1);
+  const first = min<i32>(r, w);
+  const rowBytes = <usize>w << 2;
+  for (let y = 0; y < h; y++) {
+    const row = src + <usize>y * rowBytes;
+    const out = dst + <usize>y * rowBytes;
+    const v0 = <f64>load<f32>(row);
+    let acc: f64 = 0;
+    for (let i = 0; i <= r; i++) acc += v0; // the window before x = 0: r + 1 of them, one leaving at once
+    for (let i = 0; i < first; i++) acc += <f64>load<f32>(row + (<usize>i << 2));
+    for (let x = 0; x < w; x++) {
+      const add = x + r;
+      const sub = x - r - 1;
+      if (add < w) acc += <f64>load<f32>(row + (<usize>add << 2));
+      acc -= sub >= 0 ? <f64>load<f32>(row + (<usize>sub << 2)) : v0;
+      store<f32>(out + (<usize>x << 2), <f32>(acc * k));
+    }
+  }
+}
+
+/** boxColumns with the first row standing for every row before it. */
+function boxColumnsClamped(src: usize, dst: usize, sums: usize, w: i32, h: i32, r: i32): void {
+  const k: f64 = 1 / <f64>(2 * r + 1);
+  const rowBytes = <usize>w << 2;
+  for (let x = 0; x < w; x++) {
+    const v0 = <f64>load<f32>(src + (<usize>x << 2));
+    let acc: f64 = 0;
+    for (let i = 0; i <= r; i++) acc += v0; // the window before x = 0: r + 1 of them, one leaving at once
+    store<f64>(sums + (<usize>x << 3), acc);
+  }
+  const first = min<i32>(r, h);
+  for (let y = 0; y < first; y++) {
+    const row = src + <usize>y * rowBytes;
+    for (let x = 0; x < w; x++) {
+      const s = sums + (<usize>x << 3);
+      store<f64>(s, load<f64>(s) + <f64>load<f32>(row + (<usize>x << 2)));
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    const add = y + r;
+    const sub = y - r - 1;
+    const addRow = src + <usize>add * rowBytes;
+    const subRow = sub >= 0 ? src + <usize>sub * rowBytes : src;
+    const out = dst + <usize>y * rowBytes;
+    for (let x = 0; x < w; x++) {
+      const s = sums + (<usize>x << 3);
+      const at = <usize>x << 2;
+      let acc = load<f64>(s);
+      if (add < h) acc += <f64>load<f32>(addRow + at);
+      acc -= <f64>load<f32>(subRow + at);
+      store<f64>(s, acc);
+      store<f32>(out + at, <f32>(acc * k));
+    }
+  }
+}
+
+/**
  * One box pass of morphology.ts blurInPlace over a strip of its array: `h` rows of `w` f32 at
  * `src`, each box-summed over 2r + 1 along the row, into `dst` (boxRows). Rows are independent:
  * a strip of rows gives each row what the whole array gives it.

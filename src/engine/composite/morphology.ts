@@ -63,6 +63,11 @@ export interface HeldArena {
   scratch: number;
 }
 
+/** boxBlur with the array's first row and column standing for those before it (wasm/assembly/effects.ts). */
+export interface ClampedBlurKernel {
+  boxBlurClamped(a: number, b: number, sums: number, w: number, h: number, r0: number, r1: number, top: number, left: number): void;
+}
+
 /**
  * The kernels for an effect pass whose largest array holds `n` values, or undefined where the
  * TypeScript draws it (the passes switched off, the kernels not instantiated, more than WASM_PIXELS).
@@ -127,11 +132,14 @@ export function bilinearMove(src: Float32Array, w: number, h: number, fx: number
  * run on the one array `read` fills in its memory, and only the result is copied out, into
  * `out` (w × h values) when given (the result is then `out`). In WASM `read` is handed the arena
  * it runs in (HeldArena, with `scratch` bytes of its own), to read the source in the kernels too.
+ * `clamp` (the kernels only: the caller checks they are there, effectKernels): the box passes take
+ * the first row and/or column as standing for those before the array (boxBlurClamped).
  */
-export function movedBlur(read: (into?: Float32Array, held?: HeldArena) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number, out?: Float32Array, scratch = 0): Float32Array {
+export function movedBlur(read: (into?: Float32Array, held?: HeldArena) => Float32Array, w: number, h: number, fx: number, fy: number, radius: number, out?: Float32Array, scratch = 0, clamp?: { top: boolean; left: boolean }): Float32Array {
   const n = (w + 1) * (h + 1);
   const k = wasmPasses && radius > 0 && n <= WASM_PIXELS ? kernelsNow() : undefined;
   if (!k) {
+    if (clamp) throw new Error('movedBlur: clamped box passes are the kernels\' alone');
     // Above the WASM passes' size blur's TypeScript would copy the moved array and make a second
     // one: blurred over itself instead (blurInPlace, the same floats; issue 25 §1).
     const moved = bilinearMove(read(), w, h, fx, fy, true);
@@ -147,7 +155,8 @@ export function movedBlur(read: (into?: Float32Array, held?: HeldArena) => Float
     const f32 = arena.f32();
     read(f32.subarray(src >> 2, (src >> 2) + n), { k, f32, u8: arena.u8(), scratch: spare });
     k.shiftBilinear(src, a, w, h, fx, fy);
-    k.boxBlur(a, b, sums, w, h, r0, r1);
+    if (clamp) (k as KernelExports & ClampedBlurKernel).boxBlurClamped(a, b, sums, w, h, r0, r1, clamp.top ? 1 : 0, clamp.left ? 1 : 0);
+    else k.boxBlur(a, b, sums, w, h, r0, r1);
     const result = f32.subarray(a >> 2, (a >> 2) + w * h);
     return out ? (out.set(result), out) : result.slice();
   });

@@ -1,6 +1,6 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { alphaReads } from '../../../src/engine/composite/effects';
+import { alphaReads, clampedBodies } from '../../../src/engine/composite/effects';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { firstDifference } from '../../helpers/pixels';
 import { compiledHeadline, groundAndHeadline, random, rasterAt, renderBothWays, type Random } from './kit';
@@ -69,4 +69,8 @@ describe('the moved and blurred sources of interior effects read in the kernels\
     }
     expect(alphaReads.held, `seed ${seed}: read in the arena`).toBeGreaterThan(held);
   }, 90_000);
+
+  it('inverted bodies were cut short of the frame (clampedBody)', () => {
+    expect(clampedBodies.count).toBeGreaterThan(20);
+  });
 });
