@@ -6,7 +6,7 @@ import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from './codecs';
 import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type DecodeWindow, type JpegScale } from './jpeg-decode';
 import { applyOrientation, orientationMap } from './orientation';
 import { resample, type PictureExtent, type ResampleQuality } from './resample';
-import { orientedSize, sniffImage, type SniffedImage } from './sniff';
+import { jpegFrame, orientedSize, sniffImage, type SniffedImage } from './sniff';
 
 /** The contract's limit on an image after scaling to its placement. */
 export const MAX_PLACED_PIXELS = 16_000_000;
@@ -135,7 +135,7 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   } catch (err) {
     if (lent) lentPictures.give(lent.buffer);
     if (err instanceof EngineError) throw err;
-    throw fail('the image data is corrupt.');
+    throw fail(unsupportedJpeg(bytes) ?? 'the image data is corrupt.');
   }
   // The lent array holds the pixels, or is free again (the scaled decoder refused: decoded whole;
   // mozjpeg decoded what our full-size decoder left).
@@ -255,6 +255,21 @@ export const lentPictureBytes = () => lentPictures.bytes;
  * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more;
  * `window` when only those of its pixels were made (`window`): the others are not the picture's.
  */
+/**
+ * Why a JPEG the decoders refused cannot be used, when its frame header says it is of a kind they
+ * do not take (mozjpeg's build converts neither CMYK nor 12-bit samples to RGB and has no
+ * arithmetic decoding; its refusal is only an exit status): a reason the shopper can act on,
+ * where "corrupt" would be wrong. undefined for anything else.
+ */
+function unsupportedJpeg(bytes: Uint8Array): string | undefined {
+  const frame = jpegFrame(bytes);
+  if (!frame) return undefined;
+  if (frame.marker >= 0xc9) return 'arithmetic-coded JPEGs are not supported; save it as a baseline or progressive JPEG.';
+  if (frame.precision !== 8) return `${frame.precision}-bit JPEGs are not supported; save it with 8 bits per channel.`;
+  if (frame.components === 4) return 'CMYK JPEGs are not supported; save it as an RGB JPEG.';
+  return undefined;
+}
+
 export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; extent?: PictureExtent; release?: () => void; window?: DecodeWindow };
 
 /**

@@ -39,6 +39,17 @@ const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLengt
 const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
 function sniffJpeg(bytes: Uint8Array): SniffedImage | null {
+  const found = jpegFrameHeader(bytes);
+  if (!found) return null;
+  const v = view(bytes);
+  const height = v.getUint16(found.at + 5);
+  const width = v.getUint16(found.at + 7);
+  if (!width || !height) return null; // DNL-defined height: not supported
+  return { format: 'jpeg', width, height, orientation: found.orientation };
+}
+
+/** Where a JPEG's frame header (SOF) starts, its marker, and the EXIF orientation met before it; null without one. */
+function jpegFrameHeader(bytes: Uint8Array): { at: number; marker: number; orientation: number } | null {
   const v = view(bytes);
   let orientation = 1;
   let p = 2;
@@ -57,16 +68,26 @@ function sniffJpeg(bytes: Uint8Array): SniffedImage | null {
     if (marker === 0xe1 && ascii(bytes, p + 4, 6) === 'Exif\0\0') {
       orientation = exifOrientation(bytes.subarray(p + 10, p + 2 + length)) ?? orientation;
     }
-    if (SOF.has(marker)) {
-      const height = v.getUint16(p + 5);
-      const width = v.getUint16(p + 7);
-      if (!width || !height) return null; // DNL-defined height: not supported
-      return { format: 'jpeg', width, height, orientation };
-    }
+    if (SOF.has(marker)) return { at: p, marker, orientation };
     if (marker === 0xda || marker === 0xd9) return null; // scan before any frame header
     p += 2 + length;
   }
   return null;
+}
+
+/**
+ * A JPEG's coding process as its frame header gives it: the SOF marker (0xc0 baseline, 0xc2
+ * progressive, 0xc9 and up arithmetic), the sample precision and the component count (4: CMYK or
+ * YCCK); null when the bytes hold no frame header.
+ */
+export function jpegFrame(bytes: Uint8Array): { marker: number; precision: number; components: number } | null {
+  try {
+    const found = bytes[0] === 0xff && bytes[1] === 0xd8 ? jpegFrameHeader(bytes) : null;
+    return found && { marker: found.marker, precision: bytes[found.at + 4]!, components: bytes[found.at + 9]! };
+  } catch (e) {
+    if (e instanceof RangeError) return null; // truncated header
+    throw e;
+  }
 }
 
 /** Orientation tag (0x0112) of IFD0 in a TIFF-structured EXIF block. */
