@@ -23,6 +23,7 @@ import { lendPicture, releaseOnce } from '../raster/bounded';
 import { noTiming, type Timing } from '../timing';
 import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
 import { fallbackFontNames } from '../fonts/fallback';
+import { effectMargin } from '../composite/effects';
 
 export interface PersonaliseContext {
   /** Output pixels per template pixel. */
@@ -399,7 +400,13 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   // The canvas at this scale (a superset of the compositor's rounding): an upright placement
   // is drawn over it alone (a fill placement reaches past it), unless its own or an enclosing
   // group's effects may read its pixels beyond it (a shadow cast from off the canvas). The same pixels on it.
-  const withinOf = (node: LayerNode) => (canvas && !styled.has(node.id) ? { left: 0, top: 0, right: Math.ceil(canvas.right * ctx.scale), bottom: Math.ceil(canvas.bottom * ctx.scale) } : undefined);
+  const canvasAtScale = canvas && { left: 0, top: 0, right: Math.ceil(canvas.right * ctx.scale), bottom: Math.ceil(canvas.bottom * ctx.scale) };
+  const withinOf = (node: LayerNode) => (styled.has(node.id) ? undefined : canvasAtScale);
+  // A text too large to draw whole is drawn where it can change the canvas: the canvas grown by
+  // how far its own and its groups' effects read and move pixels (a shadow cast from past the edge).
+  // Asked only of such a text: most requests never walk the tree for it.
+  let reaches: Map<number, number> | undefined;
+  const textWithin = (node: LayerNode) => () => canvasAtScale && grow(canvasAtScale, (reaches ??= effectReaches(tree, ctx.scale)).get(node.id) ?? 0);
   // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
   const placementKey = (node: LayerNode, command: ImageCommand, quad: PlacementQuad) => {
     const key = ctx.imageKey?.(command.image);
@@ -484,7 +491,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     // by the text of every hidden variant group of a template drew them all on every request).
     if (ctx.layoutOnly || !shown.has(node.id)) continue;
     try {
-      const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale });
+      const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale, within: textWithin(node) });
       set(node.id, drawn ?? empty());
     } catch (err) {
       if (err instanceof TextTooLargeError) fail(`data.${name}.text`, invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]), 'text too large');
@@ -639,6 +646,22 @@ function styledLayers(tree: LayerNode[]): Set<number> {
   walk(tree, false);
   return ids;
 }
+
+/** For each layer under effects (its own or a group's), how far they reach at `scale` (effectMargin, the largest along its chain). */
+function effectReaches(tree: LayerNode[], scale: number): Map<number, number> {
+  const reaches = new Map<number, number>();
+  const walk = (nodes: LayerNode[], above: number) => {
+    for (const node of nodes) {
+      const reach = Math.max(above, node.effects ? effectMargin(node, scale) : 0);
+      if (reach) reaches.set(node.id, reach);
+      if (node.children) walk(node.children, reach);
+    }
+  };
+  walk(tree, 0);
+  return reaches;
+}
+
+const grow = (b: Bounds, by: number): Bounds => ({ left: b.left - by, top: b.top - by, right: b.right + by, bottom: b.bottom + by });
 
 /** emptyField: every visible `<REQ>` text layer must end up with text, every `<REQ>` picture layer must get a picture. */
 function checkRequired(tree: LayerNode[], targets: Target[], shown: Set<number>, report: ReportProblem) {

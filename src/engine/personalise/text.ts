@@ -29,6 +29,11 @@ export interface TextRenderInput {
   color?: RGBA;
   /** Output pixels per template pixel. */
   scale: number;
+  /**
+   * Where the text can change the output, in output pixels (the canvas at this scale, grown by
+   * its effects' reach): a text too large to draw whole is drawn only there. Asked only then.
+   */
+  within?: () => Bounds | undefined;
 }
 
 /**
@@ -102,7 +107,7 @@ export async function renderText(input: TextRenderInput & FitSettings): Promise<
 }
 
 /** Draws text laid out by setText at the output scale. */
-export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale'>): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
+export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale' | 'within'>): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
   const { info, lines, size, tracking, metrics } = set;
   const { scale } = input;
   const fallbackFonts = input.fallbackFonts ?? [];
@@ -117,11 +122,24 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
     project(local.right, local.bottom),
     project(local.left, local.bottom),
   ];
-  const left = Math.floor(Math.min(...corners.map((c) => c[0])));
-  const top = Math.floor(Math.min(...corners.map((c) => c[1])));
-  const width = Math.max(1, Math.ceil(Math.max(...corners.map((c) => c[0]))) - left);
-  const height = Math.max(1, Math.ceil(Math.max(...corners.map((c) => c[1]))) - top);
-  if (width * height > MAX_TEXT_PIXELS || width > 32_767 || height > 32_767) {
+  const whole = {
+    left: Math.floor(Math.min(...corners.map((c) => c[0]))),
+    top: Math.floor(Math.min(...corners.map((c) => c[1]))),
+    right: Math.ceil(Math.max(...corners.map((c) => c[0]))),
+    bottom: Math.ceil(Math.max(...corners.map((c) => c[1]))),
+  };
+  whole.right = Math.max(whole.right, whole.left + 1);
+  whole.bottom = Math.max(whole.bottom, whole.top + 1);
+  // A text too large to draw whole is drawn where it can show (`within`), if that fits: a long
+  // line past a print page's edge. Only then, because cutting resvg's raster moves the
+  // anti-aliasing of curves on the canvas too (docs/performance.md, textcut).
+  const within = tooLarge(whole) ? input.within?.() : undefined;
+  const drawn = within ? cut(whole, within) : whole;
+  if (!drawn) return null;
+  const { left, top } = drawn;
+  const width = drawn.right - left;
+  const height = drawn.bottom - top;
+  if (tooLarge(drawn)) {
     throw new TextTooLargeError(`the text would cover ${width}×${height} pixels, more than ${(MAX_TEXT_PIXELS / 1e6).toFixed(1)} MP`);
   }
 
@@ -153,6 +171,14 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
   const pixels = await renderSvg(svg, [input.font, ...fallbackFonts]);
   await straightWithInk(pixels);
   return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [input.font, ...fallbackFonts] } };
+}
+
+const tooLarge = (b: Bounds) => (b.right - b.left) * (b.bottom - b.top) > MAX_TEXT_PIXELS || b.right - b.left > 32_767 || b.bottom - b.top > 32_767;
+
+/** `b` cut to `to`; null when they do not meet. */
+function cut(b: Bounds, to: Bounds): Bounds | null {
+  const c = { left: Math.max(b.left, to.left), top: Math.max(b.top, to.top), right: Math.min(b.right, to.right), bottom: Math.min(b.bottom, to.bottom) };
+  return c.right > c.left && c.bottom > c.top ? c : null;
 }
 
 /** Text rasters up to this many pixels are unpremultiplied in one visit to the kernels' memory (1 MB, as raster/kernels.ts inChunks streams). */
