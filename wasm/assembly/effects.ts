@@ -122,6 +122,19 @@ function boxRows(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
   }
 }
 
+/** Adds each of the first `rows` rows of `src` (w f32 a row) to its column's f64 sum: a column pass's window before row 0's. */
+@inline
+function addFirstRows(src: usize, sums: usize, w: i32, rows: i32): void {
+  const rowBytes = <usize>w << 2;
+  for (let y = 0; y < rows; y++) {
+    const row = src + <usize>y * rowBytes;
+    for (let x = 0; x < w; x++) {
+      const s = sums + (<usize>x << 3);
+      store<f64>(s, load<f64>(s) + <f64>load<f32>(row + (<usize>x << 2)));
+    }
+  }
+}
+
 /**
  * morphology.ts boxV: each column box-summed over 2r + 1, a row at a time (one f64 running sum
  * per column in `sums`, w values), which does each column's operations in the column's order;
@@ -133,14 +146,7 @@ function boxColumns(src: usize, dst: usize, sums: usize, w: i32, h: i32, r: i32)
   const rowBytes = <usize>w << 2;
   const pairs = w & ~1;
   memory.fill(sums, 0, <usize>w << 3);
-  const first = min<i32>(r, h);
-  for (let y = 0; y < first; y++) {
-    const row = src + <usize>y * rowBytes;
-    for (let x = 0; x < w; x++) {
-      const s = sums + (<usize>x << 3);
-      store<f64>(s, load<f64>(s) + <f64>load<f32>(row + (<usize>x << 2)));
-    }
-  }
+  addFirstRows(src, sums, w, min<i32>(r, h));
   for (let y = 0; y < h; y++) {
     const add = y + r;
     const sub = y - r - 1;
@@ -234,14 +240,7 @@ function boxColumnsClamped(src: usize, dst: usize, sums: usize, w: i32, h: i32, 
     for (let i = 0; i <= r; i++) acc += v0; // the window before x = 0: r + 1 of them, one leaving at once
     store<f64>(sums + (<usize>x << 3), acc);
   }
-  const first = min<i32>(r, h);
-  for (let y = 0; y < first; y++) {
-    const row = src + <usize>y * rowBytes;
-    for (let x = 0; x < w; x++) {
-      const s = sums + (<usize>x << 3);
-      store<f64>(s, load<f64>(s) + <f64>load<f32>(row + (<usize>x << 2)));
-    }
-  }
+  addFirstRows(src, sums, w, min<i32>(r, h));
   for (let y = 0; y < h; y++) {
     const add = y + r;
     const sub = y - r - 1;
@@ -341,13 +340,11 @@ const S2: f64 = Math.SQRT2;
 const S5: f64 = Math.sqrt(5.0);
 
 /** A pixel's two values (8 bytes at `ptr`) promoted to f64x2. */
-// @ts-ignore: decorator
 @inline function pair(ptr: usize): v128 {
   return f64x2.promote_low_f32x4(v128.load64_zero(ptr));
 }
 
 /** `least` or the pixel at `ptr` plus `by`, whichever is less (the TypeScript's `if (t < v) v = t`). */
-// @ts-ignore: decorator
 @inline function step(least: v128, ptr: usize, by: v128): v128 {
   return f64x2.pmin(least, f64x2.add(pair(ptr), by));
 }
@@ -603,7 +600,6 @@ export function coverageAlpha(cov: usize, stride: i32, w: i32, h: i32, out: usiz
 }
 
 /** morphology.ts clamp01. */
-// @ts-ignore: decorator
 @inline function clamp01(t: f64): f64 {
   return t <= 0 ? 0 : t >= 1 ? 1 : t;
 }

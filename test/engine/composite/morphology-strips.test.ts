@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bandCoverage, blurInPlace, chamferDistance, spreadMatte, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels } from '../../../src/engine/raster/kernels';
 import { switchedOff } from '../../helpers/switches';
+import { differing, field } from './float-fields';
 
 /**
  * Session 20 (issue 25 §3, fuzz seed 312: an inner glow with a choke and three strokes over a
@@ -9,30 +10,6 @@ import { switchedOff } from '../../helpers/switches';
  * kernels over strips of whole rows and of whole columns where an array is past what they hold at
  * once, and spreadMatte's box maximum calls no function a value. Both give the very floats they gave.
  */
-
-/** Coverage-like values: runs of exact 0 and 1, an anti-aliased edge, noise. */
-function field(w: number, h: number, seed: number): Float32Array {
-  const a = new Float32Array(w * h);
-  let s = seed;
-  for (let i = 0; i < a.length; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    const u = s / 2 ** 32;
-    const x = i % w;
-    const y = Math.floor(i / w);
-    const d = Math.hypot((x - w / 2) / (w / 3), (y - h / 2) / (h / 3));
-    a[i] = u < 0.2 ? 0 : u < 0.3 ? 1 : Math.max(0, Math.min(1, (1 - d) * 7)) * (0.6 + 0.4 * u);
-  }
-  return a;
-}
-
-const differing = (a: Float32Array, b: Float32Array) => {
-  expect(a.length).toBe(b.length);
-  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
-  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
-  let n = 0;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
-  return n;
-};
 
 /** spreadMatte as it was before (its box maximum reading and writing through a closure a value). */
 function spreadMatteBefore(a: Float32Array, w: number, h: number, radius: number): Float32Array {

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bilinearMove, blur, chamferDistance, movedBlur, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels, kernelsNow } from '../../../src/engine/raster/kernels';
 import { switchedOff } from '../../helpers/switches';
+import { differing, field } from './float-fields';
 
 /**
  * The effects' float passes in WASM (wasm/assembly/effects.ts: the shadow's blur and move, issue
@@ -10,30 +11,6 @@ import { switchedOff } from '../../helpers/switches';
 function typescriptOnly<T>(fn: () => T): T {
   return switchedOff(useWasmEffectPasses, fn);
 }
-
-/** Coverage-like values: runs of exact 0 and 1, an anti-aliased edge, noise. */
-function field(w: number, h: number, seed: number): Float32Array {
-  const a = new Float32Array(w * h);
-  let s = seed;
-  for (let i = 0; i < a.length; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    const u = s / 2 ** 32;
-    const x = i % w;
-    const y = Math.floor(i / w);
-    const d = Math.hypot((x - w / 2) / (w / 3), (y - h / 2) / (h / 3));
-    a[i] = u < 0.2 ? 0 : u < 0.3 ? 1 : Math.max(0, Math.min(1, (1 - d) * 7)) * (0.6 + 0.4 * u);
-  }
-  return a;
-}
-
-const differing = (a: Float32Array, b: Float32Array) => {
-  expect(a.length).toBe(b.length);
-  const x = new Uint32Array(a.buffer, a.byteOffset, a.length);
-  const y = new Uint32Array(b.buffer, b.byteOffset, b.length);
-  let n = 0;
-  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) n++;
-  return n;
-};
 
 describe('effect passes in WASM', () => {
   beforeAll(async () => {
