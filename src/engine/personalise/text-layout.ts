@@ -92,6 +92,9 @@ export function measure(text: string, metrics: MeasuringMetrics, style: Pick<Lay
 const SIMPLE_SCRIPT = /^[\u0000-\u036f\u0370-\u052f\u1e00-\u1fff\u2000-\u206f\u20a0-\u20cf\u2100-\u214f]*$/;
 
 
+/** The longest rest of a cut word wrap measures whole where clusters can narrow a line (a line of it would be far past any box). */
+const NARROWING_REST = 2048;
+
 /**
  * Greedy line breaking at the break opportunities of UAX #14 (line-break.ts), and inside a
  * segment wider than the line between grapheme clusters; `maxWidth(i)` per line. `broken` tells
@@ -129,13 +132,22 @@ function wrap(paragraph: string, maxWidth: (line: number) => number, metrics: Me
     // whole for each line: segmenting and measuring it again per line made a 10,000-character
     // word take 23 s, and 100,000 ran out of memory (fuzz2).
     const parts = fits(rest) ? [] : clusters(rest);
+    // Where a cluster can narrow the line (tracking below 0 past a glyph's advance or over a
+    // cluster of marks; a joining script's final forms, shaped), the rest may fit where one of
+    // its prefixes does not: there it is measured whole as before, and kept once it fits (review,
+    // session 20). Not a rest of more than NARROWING_REST code units: no line holds one.
+    const mayNarrow = style.tracking < 0 || (metrics.textAdvance !== undefined && !SIMPLE_SCRIPT.test(segment));
     let from = 0;
+    let restLength = rest.length;
     while (from < parts.length) {
+      if (from > 0 && mayNarrow && restLength <= NARROWING_REST && fits(parts.slice(from).join(''))) break;
       let cut = from + 1;
       while (cut < parts.length && fits(parts.slice(from, cut + 1).join(''))) cut++;
       if (cut >= parts.length) break; // the rest fits, or is one cluster (or trailing spaces)
       broken = true;
-      lines.push(parts.slice(from, cut).join(''));
+      const piece = parts.slice(from, cut).join('');
+      lines.push(piece);
+      restLength -= piece.length;
       from = cut;
     }
     if (from > 0) rest = parts.slice(from).join('');
