@@ -251,11 +251,6 @@ export function dropLentPictures(): void {
 export const lentPictureBytes = () => lentPictures.bytes;
 
 /**
- * A decoded picture; `standsFor` when its resize to that size was left to the caller (`deferResize`);
- * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more;
- * `window` when only those of its pixels were made (`window`): the others are not the picture's.
- */
-/**
  * Why a JPEG the decoders refused cannot be used, when its frame header says it is of a kind they
  * do not take (mozjpeg's build converts neither CMYK nor 12-bit samples to RGB and has no
  * arithmetic decoding; its refusal is only an exit status): a reason the shopper can act on,
@@ -270,6 +265,11 @@ function unsupportedJpeg(bytes: Uint8Array): string | undefined {
   return undefined;
 }
 
+/**
+ * A decoded picture; `standsFor` when its resize to that size was left to the caller (`deferResize`);
+ * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more;
+ * `window` when only those of its pixels were made (`window`): the others are not the picture's.
+ */
 export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; extent?: PictureExtent; release?: () => void; window?: DecodeWindow };
 
 /**
