@@ -1,12 +1,9 @@
 import { env } from 'cloudflare:workers';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { writePsdUint8Array, type Layer, type LayerEffectsInfo } from 'ag-psd';
-import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
-import { clearEngineCaches } from '../../../src/engine/cache';
+import { compileTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
 import { dirtyBounds } from '../../../src/engine/composite/dirty';
-import { renderFrame } from '../../../src/engine/frame';
-import { ServerTiming } from '../../../src/http/server-timing';
-import { equalOutside, firstDifference } from '../../helpers/pixels';
+import { expectRedrawnWithin } from './dirty-redraw';
 import { random, type Random } from './kit';
 
 /**
@@ -80,14 +77,7 @@ describe('dirty rectangles past interior effects, random documents', () => {
         const overrides: LayerOverrides = new Map([[node.id, { pixels: g, bounds: { left, top, right: left + 110, bottom: top + 40 } }]]);
         const what = `seed ${seed} scale ${scale} at ${left},${top}`;
         const dirty = dirtyBounds(compiled, overrides, scale);
-        const plain = await renderTemplate(env.FILES, compiled, { scale });
-        const personalised = await renderTemplate(env.FILES, compiled, { scale, overrides });
-        expect(equalOutside(personalised, plain, dirty), what).toBe(true);
-        clearEngineCaches();
-        const o = { scale, width: plain.width, height: plain.height, quality: 'high' as const, sharpen: null };
-        await renderFrame(env.FILES, compiled, o, new ServerTiming());
-        const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming())).image;
-        expect(firstDifference(got.data, personalised.data), what).toBe(-1);
+        await expectRedrawnWithin(compiled, overrides, scale, dirty, what);
       }
     }
   }, 60_000);

@@ -2,12 +2,10 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import type { Layer, LayerEffectsInfo } from 'ag-psd';
 import { compileTemplate, renderTemplate, walkLayers, type LayerOverrides } from '../../../src/engine';
-import { clearEngineCaches } from '../../../src/engine/cache';
 import { dirtyBounds } from '../../../src/engine/composite/dirty';
-import { renderFrame } from '../../../src/engine/frame';
 import type { Bounds, CompiledTemplate } from '../../../src/engine/types';
-import { ServerTiming } from '../../../src/http/server-timing';
-import { equalOutside, firstDifference } from '../../helpers/pixels';
+import { equalOutside } from '../../helpers/pixels';
+import { expectRedrawnWithin } from './dirty-redraw';
 
 const [W, H] = [260, 220];
 const px = (value: number) => ({ units: 'Pixels' as const, value });
@@ -80,15 +78,7 @@ describe('dirtyBounds: effects that paint inside the layer only reach no further
           expect(dirty.left, what).toBeGreaterThanOrEqual(near.left);
           expect(dirty.right, what).toBeLessThanOrEqual(near.right);
         }
-        const plain = await renderTemplate(env.FILES, compiled, { scale });
-        const personalised = await renderTemplate(env.FILES, compiled, { scale, overrides });
-        expect(equalOutside(personalised, plain, dirty), what).toBe(true);
-        // The template frame kept, then the rectangle redrawn over it: the same bytes as drawn whole.
-        clearEngineCaches();
-        const o = { scale, width: plain.width, height: plain.height, quality: 'high' as const, sharpen: null };
-        await renderFrame(env.FILES, compiled, o, new ServerTiming());
-        const got = (await renderFrame(env.FILES, compiled, { ...o, overrides }, new ServerTiming())).image;
-        expect(firstDifference(got.data, personalised.data), what).toBe(-1);
+        await expectRedrawnWithin(compiled, overrides, scale, dirty, what);
       }
     });
   }
