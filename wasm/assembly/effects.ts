@@ -123,6 +123,7 @@ function boxRows(src: usize, dst: usize, w: i32, h: i32, r: i32): void {
 }
 
 /** Adds each of the first `rows` rows of `src` (w f32 a row) to its column's f64 sum: a column pass's window before row 0's. */
+// @ts-ignore: decorator
 @inline
 function addFirstRows(src: usize, sums: usize, w: i32, rows: i32): void {
   const rowBytes = <usize>w << 2;
@@ -340,11 +341,13 @@ const S2: f64 = Math.SQRT2;
 const S5: f64 = Math.sqrt(5.0);
 
 /** A pixel's two values (8 bytes at `ptr`) promoted to f64x2. */
+// @ts-ignore: decorator
 @inline function pair(ptr: usize): v128 {
   return f64x2.promote_low_f32x4(v128.load64_zero(ptr));
 }
 
 /** `least` or the pixel at `ptr` plus `by`, whichever is less (the TypeScript's `if (t < v) v = t`). */
+// @ts-ignore: decorator
 @inline function step(least: v128, ptr: usize, by: v128): v128 {
   return f64x2.pmin(least, f64x2.add(pair(ptr), by));
 }
@@ -600,6 +603,7 @@ export function coverageAlpha(cov: usize, stride: i32, w: i32, h: i32, out: usiz
 }
 
 /** morphology.ts clamp01. */
+// @ts-ignore: decorator
 @inline function clamp01(t: f64): f64 {
   return t <= 0 ? 0 : t >= 1 ? 1 : t;
 }
