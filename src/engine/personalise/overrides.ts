@@ -24,6 +24,7 @@ import { noTiming, type Timing } from '../timing';
 import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
 import { fallbackFontNames } from '../fonts/fallback';
 import { effectMargin } from '../composite/effects';
+import { growRect } from '../composite/surface';
 
 export interface PersonaliseContext {
   /** Output pixels per template pixel. */
@@ -406,7 +407,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   // how far its own and its groups' effects read and move pixels (a shadow cast from past the edge).
   // Asked only of such a text: most requests never walk the tree for it.
   let reaches: Map<number, number> | undefined;
-  const textWithin = (node: LayerNode) => () => canvasAtScale && grow(canvasAtScale, (reaches ??= effectReaches(tree, ctx.scale)).get(node.id) ?? 0);
+  const textWithin = (node: LayerNode) => () => canvasAtScale && growRect(canvasAtScale, (reaches ??= effectReaches(tree, ctx.scale)).get(node.id) ?? 0);
   // Keyed by the picture's content and the exact placement (corners at this scale) and mode.
   const placementKey = (node: LayerNode, command: ImageCommand, quad: PlacementQuad) => {
     const key = ctx.imageKey?.(command.image);
@@ -660,8 +661,6 @@ function effectReaches(tree: LayerNode[], scale: number): Map<number, number> {
   walk(tree, 0);
   return reaches;
 }
-
-const grow = (b: Bounds, by: number): Bounds => ({ left: b.left - by, top: b.top - by, right: b.right + by, bottom: b.bottom + by });
 
 /** emptyField: every visible `<REQ>` text layer must end up with text, every `<REQ>` picture layer must get a picture. */
 function checkRequired(tree: LayerNode[], targets: Target[], shown: Set<number>, report: ReportProblem) {

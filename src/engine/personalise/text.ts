@@ -8,6 +8,7 @@ import { shapedMetrics } from '../fonts/shaper';
 import { fitText, type FitSettings } from './fit';
 import { unpremultiply } from '../raster/pixels';
 import { withArena } from '../raster/kernels';
+import { intersectRect } from '../composite/surface';
 import { rememberInk } from '../cache/ink';
 import { MB } from '../cache/lru';
 import { REQUEST_MEMORY_BUDGET } from '../memory/budget';
@@ -122,19 +123,17 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
     project(local.right, local.bottom),
     project(local.left, local.bottom),
   ];
-  const whole = {
-    left: Math.floor(Math.min(...corners.map((c) => c[0]))),
-    top: Math.floor(Math.min(...corners.map((c) => c[1]))),
-    right: Math.ceil(Math.max(...corners.map((c) => c[0]))),
-    bottom: Math.ceil(Math.max(...corners.map((c) => c[1]))),
-  };
-  whole.right = Math.max(whole.right, whole.left + 1);
-  whole.bottom = Math.max(whole.bottom, whole.top + 1);
+  const xs = corners.map((c) => c[0]);
+  const ys = corners.map((c) => c[1]);
+  const wholeLeft = Math.floor(Math.min(...xs));
+  const wholeTop = Math.floor(Math.min(...ys));
+  // At least one pixel each way.
+  const whole = { left: wholeLeft, top: wholeTop, right: Math.max(Math.ceil(Math.max(...xs)), wholeLeft + 1), bottom: Math.max(Math.ceil(Math.max(...ys)), wholeTop + 1) };
   // A text too large to draw whole is drawn where it can show (`within`), if that fits: a long
   // line past a print page's edge. Only then, because cutting resvg's raster moves the
   // anti-aliasing of curves on the canvas too (docs/performance.md, textcut).
   const within = tooLarge(whole) ? input.within?.() : undefined;
-  const drawn = within ? cut(whole, within) : whole;
+  const drawn = within ? intersectRect(whole, within) : whole;
   if (!drawn) return null;
   const { left, top } = drawn;
   const width = drawn.right - left;
@@ -174,12 +173,6 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
 }
 
 const tooLarge = (b: Bounds) => (b.right - b.left) * (b.bottom - b.top) > MAX_TEXT_PIXELS || b.right - b.left > 32_767 || b.bottom - b.top > 32_767;
-
-/** `b` cut to `to`; null when they do not meet. */
-function cut(b: Bounds, to: Bounds): Bounds | null {
-  const c = { left: Math.max(b.left, to.left), top: Math.max(b.top, to.top), right: Math.min(b.right, to.right), bottom: Math.min(b.bottom, to.bottom) };
-  return c.right > c.left && c.bottom > c.top ? c : null;
-}
 
 /** Text rasters up to this many pixels are unpremultiplied in one visit to the kernels' memory (1 MB, as raster/kernels.ts inChunks streams). */
 const INK_PIXELS = 1 << 18;
