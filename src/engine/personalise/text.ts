@@ -103,18 +103,51 @@ export function setText(input: Omit<TextRenderInput, 'scale' | 'color'> & FitSet
 }
 
 /** Pixels and output-space bounds of the re-rendered text; null when nothing is drawn. */
-export async function renderText(input: TextRenderInput & FitSettings): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
+export async function renderText(input: TextRenderInput & FitSettings): Promise<(TextVector & { pixels: RGBAImage }) | null> {
   return drawText(setText(input), input);
 }
 
+/** A text's drawing as an SVG of its own (origin at `bounds`' top-left) with the fonts it needs. */
+export interface TextVector {
+  bounds: Bounds;
+  vector: { svg: string; fonts: Uint8Array[] };
+}
+
+type DrawInput = Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale' | 'within'>;
+
 /** Draws text laid out by setText at the output scale. */
-export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale' | 'within'>): Promise<{ pixels: RGBAImage; bounds: Bounds; vector: { svg: string; fonts: Uint8Array[] } } | null> {
-  const { info, lines, size, tracking, metrics } = set;
-  const { scale } = input;
-  const fallbackFonts = input.fallbackFonts ?? [];
+export async function drawText(set: SetText, input: DrawInput): Promise<(TextVector & { pixels: RGBAImage }) | null> {
+  const whole = textExtent(set, input.scale);
+  if (!whole) return null;
+  // A text too large to draw whole is drawn where it can show (`within`), if that fits: a long
+  // line past a print page's edge. Only then, because cutting resvg's raster moves the
+  // anti-aliasing of curves on the canvas too (docs/performance.md, textcut).
+  const within = tooLarge(whole) ? input.within?.() : undefined;
+  const drawn = within ? intersectRect(whole, within) : whole;
+  if (!drawn) return null;
+  if (tooLarge(drawn)) {
+    throw new TextTooLargeError(`the text would cover ${drawn.right - drawn.left}×${drawn.bottom - drawn.top} pixels, more than ${(MAX_TEXT_PIXELS / 1e6).toFixed(1)} MP`);
+  }
+  const { bounds, vector } = textSvg(set, input, drawn);
+  const pixels = await renderSvg(vector.svg, vector.fonts);
+  await straightWithInk(pixels);
+  return { pixels, bounds, vector };
+}
+
+/**
+ * The text's whole drawing as an SVG, not rasterised: what a print PDF writes as vector outlines
+ * (pdf/prepare.ts), where the raster would be thrown away. No size limit: nothing is drawn here.
+ */
+export function textVector(set: SetText, input: Omit<DrawInput, 'within'>): TextVector | null {
+  const whole = textExtent(set, input.scale);
+  return whole && textSvg(set, input, whole);
+}
+
+/** Output pixels the text's drawing may cover (generously: glyphs overhang), at least one each way; null when no line shows. */
+function textExtent(set: SetText, scale: number): Bounds | null {
+  const { info, lines, size, metrics } = set;
   const [xx, xy, yx, yy, tx, ty] = info.transform?.length === 6 ? info.transform : [1, 0, 0, 1, 0, 0];
   if (!lines.some((l) => l.text.trim())) return null;
-
   const local = localExtent(lines, size, metrics.ascender, metrics.descender, info.box);
   const project = (x: number, y: number) => [scale * (xx * x + yx * y + tx), scale * (xy * x + yy * y + ty)];
   const corners = [
@@ -125,23 +158,20 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
   ];
   const xs = corners.map((c) => c[0]);
   const ys = corners.map((c) => c[1]);
-  const wholeLeft = Math.floor(Math.min(...xs));
-  const wholeTop = Math.floor(Math.min(...ys));
-  // At least one pixel each way.
-  const whole = { left: wholeLeft, top: wholeTop, right: Math.max(Math.ceil(Math.max(...xs)), wholeLeft + 1), bottom: Math.max(Math.ceil(Math.max(...ys)), wholeTop + 1) };
-  // A text too large to draw whole is drawn where it can show (`within`), if that fits: a long
-  // line past a print page's edge. Only then, because cutting resvg's raster moves the
-  // anti-aliasing of curves on the canvas too (docs/performance.md, textcut).
-  const within = tooLarge(whole) ? input.within?.() : undefined;
-  const drawn = within ? intersectRect(whole, within) : whole;
-  if (!drawn) return null;
-  const { left, top } = drawn;
-  const width = drawn.right - left;
-  const height = drawn.bottom - top;
-  if (tooLarge(drawn)) {
-    throw new TextTooLargeError(`the text would cover ${width}×${height} pixels, more than ${(MAX_TEXT_PIXELS / 1e6).toFixed(1)} MP`);
-  }
+  const left = Math.floor(Math.min(...xs));
+  const top = Math.floor(Math.min(...ys));
+  return { left, top, right: Math.max(Math.ceil(Math.max(...xs)), left + 1), bottom: Math.max(Math.ceil(Math.max(...ys)), top + 1) };
+}
 
+/** The SVG that draws the text over `region` (output pixels), origin at its top-left. */
+function textSvg(set: SetText, input: Omit<DrawInput, 'within'>, region: Bounds): TextVector {
+  const { info, lines, size, tracking } = set;
+  const { scale } = input;
+  const fallbackFonts = input.fallbackFonts ?? [];
+  const [xx, xy, yx, yy, tx, ty] = info.transform?.length === 6 ? info.transform : [1, 0, 0, 1, 0, 0];
+  const { left, top } = region;
+  const width = region.right - left;
+  const height = region.bottom - top;
   const family = readFontInfo(input.font).family;
   const color = input.color ?? hexToRgba(info.color);
   const matrix = [xx * scale, xy * scale, yx * scale, yy * scale, scale * tx - left, scale * ty - top].map(fmt).join(' ');
@@ -159,17 +189,16 @@ export async function drawText(set: SetText, input: Pick<TextRenderInput, 'font'
     .join('');
   // Lines in scripts resvg sets wrongly (Devanagari, Arabic beside Latin) are drawn as HarfBuzz's
   // shaped outlines; Latin lines stay resvg's text (docs/fonts.md).
+  const fonts = [input.font, ...fallbackFonts];
   const svg = withShapedPaths(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${clip}` +
       `<g transform="matrix(${matrix})"${clip ? ' clip-path="url(#box)"' : ''} font-family="${escapeXml(quoteFamily(family))}" font-size="${fmt(size)}"` +
       (tracking ? ` letter-spacing="${fmt((tracking / 1000) * size)}"` : '') +
       ` fill="rgb(${color.r},${color.g},${color.b})" fill-opacity="${fmt(color.a)}"` +
       ` xml:space="preserve" font-kerning="normal">${texts}</g></svg>`,
-    [input.font, ...fallbackFonts],
+    fonts,
   );
-  const pixels = await renderSvg(svg, [input.font, ...fallbackFonts]);
-  await straightWithInk(pixels);
-  return { pixels, bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts: [input.font, ...fallbackFonts] } };
+  return { bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts } };
 }
 
 const tooLarge = (b: Bounds) => (b.right - b.left) * (b.bottom - b.top) > MAX_TEXT_PIXELS || b.right - b.left > 32_767 || b.bottom - b.top > 32_767;
