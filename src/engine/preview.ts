@@ -476,7 +476,7 @@ const NO_INPUTS: Omit<PersonaliseContext, 'scale'> = {
  */
 export async function personalise(
   request: ResolvedRequest,
-  options: { scale: number; report: ReportProblem; layoutOnly?: boolean; timing?: Timing },
+  options: Pick<PersonaliseContext, 'scale' | 'report' | 'layoutOnly' | 'timing' | 'textsAsVector'> & { report: ReportProblem },
 ): Promise<LayerOverrides | undefined> {
   const { template, data, gathered } = request;
   const { compiled } = template;

@@ -270,6 +270,8 @@ export interface LayerOverride {
   color?: { r: number; g: number; b: number; a: number };
   /** The SVG `pixels` were drawn from (origin at `bounds` top-left) and its fonts: print PDFs draw it as vector. */
   vector?: { svg: string; fonts: Uint8Array[] };
+  /** A text not drawn yet (PersonaliseContext.textsAsVector): its pixels and their bounds, drawn when the raster needs them. */
+  drawLater?: () => Promise<LayerOverride>;
 }
 
 export type LayerOverrides = Map<number, LayerOverride>;

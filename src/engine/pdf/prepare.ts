@@ -11,7 +11,7 @@ import type { InputStore } from '../inputs';
 import { sha256Hex } from '../hash';
 import { dirtyBounds } from '../composite/dirty';
 import { renderTemplate } from '../index';
-import { parseColor, type PersonalisationData } from '../personalise';
+import { drawDeferred, parseColor, resvgReady, type PersonalisationData } from '../personalise';
 import { canonicalJson } from '../hash';
 import { personalise, requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../preview';
 import type { PreflightProblem } from '../preflight/report';
@@ -122,7 +122,8 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       // Caches and this page's strips together within the budget (a wide page evicts).
       makeRoomForFrame(printPageMemory(compiled));
       problems.length = 0;
-      const overrides = await personalise(request, { scale, report: (p) => problems.push(p) });
+      // Texts are drawn after the split below: those it writes as vector are never rasterised.
+      const overrides = await personalise(request, { scale, report: (p) => problems.push(p), textsAsVector: true });
       const iccObject = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       const icc = iccObject ? new Uint8Array(await iccObject.arrayBuffer()) : srgbProfile();
       const withCmyk = Object.values(data ?? {}).some((c) => requestedCmyk((c as { color?: unknown }).color));
@@ -132,6 +133,8 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       const paint = await vectorPaint(colour, icc, withCmyk, exactCmyk);
       // Spot channels are separations of their own: their preview layers stay out of the strips.
       const spotsHidden = hiddenSpots(compiled);
+      // Plain texts become paths through resvg even when no raster of theirs is drawn.
+      await resvgReady();
       const { raster, vectors } = splitVectors(compiled, new Map([...(overrides ?? []), ...spotsHidden]), options.textOutputMode ?? 'outlines', {
         paint,
         data,
@@ -140,6 +143,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
         // Unchanged shapes of a CMYK template stay in the raster, in the document's own ink.
         changedShapesOnly: exact,
       });
+      await drawDeferred(raster);
       // Stored strips are the template with its always-vector shapes hidden; the strips here are
       // rendered with `raster`: rows where the two cannot differ are taken from the store.
       const base = exact ? { hidden: spotsHidden, key: spotsHidden.size ? hiddenLayersKey([...spotsHidden.keys()]) : Promise.resolve('h-none') } : templateVectorBase(compiled);

@@ -231,7 +231,7 @@ export function knotOps(knots: number[][], closed: boolean): string {
 
 /**
  * PDF operators (page pixel space, y down) drawing the SVG's paths, or null when the SVG uses
- * anything beyond solid-filled paths. Resvg is initialised: the SVG was rendered by it already.
+ * anything beyond solid-filled paths. Resvg is initialised (pdf/prepare.ts, resvgReady).
  */
 export function svgOutlines(
   vector: { svg: string; fonts: Uint8Array[] },

@@ -21,7 +21,7 @@ import { applyHomography, homography, isUpright, pictureRect, placeImage, placem
 import { placementCache } from '../cache';
 import { lendPicture, releaseOnce } from '../raster/bounded';
 import { noTiming, type Timing } from '../timing';
-import { drawText, missingFrom, setText, TextTooLargeError, type SetText } from './text';
+import { drawText, missingFrom, setText, textVector, TextTooLargeError, type SetText } from './text';
 import { fallbackFontNames } from '../fonts/fallback';
 import { effectMargin } from '../composite/effects';
 import { growRect } from '../composite/surface';
@@ -61,6 +61,12 @@ export interface PersonaliseContext {
   canvas?: { width: number; height: number };
   /** Receives `place` (pictures put into their placements); the loaders time their own reads. */
   timing?: Timing;
+  /**
+   * Print PDFs: texts are not rasterised here. Each text's override holds its vector and
+   * `drawLater`; drawDeferred draws those the raster still needs once the PDF has taken the
+   * plain ones as vector outlines (pdf/prepare.ts), whose raster would be thrown away.
+   */
+  textsAsVector?: boolean;
 }
 
 /** The pixels a placement reads of a picture of this shape (placementWindow), undefined for all. */
@@ -491,11 +497,25 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     // visits visible groups only): its text is checked above, not drawn (issue 25 §3: a name shared
     // by the text of every hidden variant group of a template drew them all on every request).
     if (ctx.layoutOnly || !shown.has(node.id)) continue;
+    const how = { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale };
+    const draw = () => drawText(laid, { ...how, within: textWithin(node) });
+    const tooLarge = (err: TextTooLargeError) => invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]);
+    if (ctx.textsAsVector) {
+      const vector = textVector(laid, how);
+      const drawLater = () =>
+        draw().then(
+          (drawn) => drawn ?? empty(),
+          (err) => {
+            throw err instanceof TextTooLargeError ? tooLarge(err) : err;
+          },
+        );
+      set(node.id, vector ? { ...vector, drawLater } : empty());
+      continue;
+    }
     try {
-      const drawn = await drawText(laid, { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale, within: textWithin(node) });
-      set(node.id, drawn ?? empty());
+      set(node.id, (await draw()) ?? empty());
     } catch (err) {
-      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]), 'text too large');
+      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, tooLarge(err), 'text too large');
       else throw err;
     }
   }
@@ -544,6 +564,24 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   }
   if (lent.length) lentByOverrides.set(overrides, lent);
   return ctx.layoutOnly ? new Map() : overrides;
+}
+
+/**
+ * Draws the texts buildOverrides left for later (`textsAsVector`) that still show in `overrides`,
+ * in place; every text too large to draw is reported at once (400 naming each).
+ */
+export async function drawDeferred(overrides: LayerOverrides): Promise<void> {
+  const failures: Array<{ error: EngineError; detail: ErrorDetail }> = [];
+  for (const [id, { drawLater, ...override }] of overrides) {
+    if (!drawLater) continue;
+    try {
+      overrides.set(id, override.visible === false ? override : { ...override, ...(await drawLater()) });
+    } catch (err) {
+      if (!(err instanceof EngineError) || !err.details?.[0]) throw err;
+      failures.push({ error: err, detail: err.details[0] });
+    }
+  }
+  if (failures.length) throw combine(failures);
 }
 
 /** What gives up each buildOverrides result's reads of lent placements. */

@@ -41,3 +41,6 @@ export async function renderSvg(svg: string, fontBuffers: Uint8Array[]): Promise
     resvg.free();
   }
 }
+
+/** resvg initialised without drawing: print PDFs turn texts they never rasterise into paths with it (pdf/vector.ts svgOutlines). */
+export const resvgReady = init;
