@@ -359,17 +359,74 @@ function quadBounds(masterAlpha: f64, nr: i32, turnAbs: f64, lightAbs: f64, alph
   return up - <f32>0.5 > x ? up - 1 : up;
 }
 
+// The quads' vectors in memory, each loaded where it is used (vec): V8 builds a v128.const anew
+// at each use in a loop (a 64-bit move, a move into a vector register and a shuffle) and works a
+// splat of the settings out again in the branch that uses it, where a load is one instruction.
+// They hold what those splats gave: quadVectors writes them on each call of quadPixels.
+const V_ONE = 0, V_255 = 1, V_HALF = 2, V_SIX = 3, V_TWO = 4, V_FOUR = 5;
+const V_60 = 6, V_360 = 7, V_120 = 8, V_SIXTH = 9, V_THREE = 10, V_ONE_HALF = 11;
+const V_MINUS_HALF = 12, V_MINUS_ONE = 13, V_ROUNDER = 14, V_V_ERROR = 15, V_SUM_ERROR = 16, V_TURNED_V_ERROR = 17;
+const V_ROOM_ERROR = 18, V_C_ERROR = 19, V_GUARD = 20;
+const V_BYTE = 21, V_RGB = 22, V_ALPHA = 23, V_GREY = 24, V_ROUNDER_BITS = 25;
+const V_LIGHT = 26, V_LIGHT_K = 27, V_BOUND_PER_C = 28, V_BOUND_PER_DD = 29, V_BOUND_CONST = 30, V_MASTER_K = 31;
+const V_MASTER_ALPHA = 32, V_MASTER_TURN = 33, V_MASTER_TURN_ABS = 34;
+const QUAD_VECTORS: usize = memory.data(35 << 4, 16);
+
+// @ts-ignore: decorator
+@inline function vec(i: i32): v128 {
+  return v128.load(QUAD_VECTORS + (<usize>i << 4));
+}
+
+/** Writes the quads' vectors: the constants, then the call's settings (masterK: 1 + the master's α, in f32). */
+function quadVectors(masterHue: f32, masterLight: f64, masterAlpha: f32, masterK: f32): void {
+  v128.store(QUAD_VECTORS + (<usize>V_ONE << 4), f32x4.splat(1));
+  v128.store(QUAD_VECTORS + (<usize>V_255 << 4), f32x4.splat(255));
+  v128.store(QUAD_VECTORS + (<usize>V_HALF << 4), f32x4.splat(0.5));
+  v128.store(QUAD_VECTORS + (<usize>V_SIX << 4), f32x4.splat(6));
+  v128.store(QUAD_VECTORS + (<usize>V_TWO << 4), f32x4.splat(2));
+  v128.store(QUAD_VECTORS + (<usize>V_FOUR << 4), f32x4.splat(4));
+  v128.store(QUAD_VECTORS + (<usize>V_60 << 4), f32x4.splat(60));
+  v128.store(QUAD_VECTORS + (<usize>V_360 << 4), f32x4.splat(360));
+  v128.store(QUAD_VECTORS + (<usize>V_120 << 4), f32x4.splat(120));
+  v128.store(QUAD_VECTORS + (<usize>V_SIXTH << 4), f32x4.splat(<f32>(1.0 / 6)));
+  v128.store(QUAD_VECTORS + (<usize>V_THREE << 4), f32x4.splat(3));
+  v128.store(QUAD_VECTORS + (<usize>V_ONE_HALF << 4), f32x4.splat(1.5));
+  v128.store(QUAD_VECTORS + (<usize>V_MINUS_HALF << 4), f32x4.splat(-0.5));
+  v128.store(QUAD_VECTORS + (<usize>V_MINUS_ONE << 4), f32x4.splat(-1));
+  v128.store(QUAD_VECTORS + (<usize>V_ROUNDER << 4), f32x4.splat(ROUNDER));
+  v128.store(QUAD_VECTORS + (<usize>V_V_ERROR << 4), f32x4.splat(QUAD_V_ERROR));
+  v128.store(QUAD_VECTORS + (<usize>V_SUM_ERROR << 4), f32x4.splat(QUAD_SUM_ERROR));
+  v128.store(QUAD_VECTORS + (<usize>V_TURNED_V_ERROR << 4), f32x4.splat(QUAD_TURNED_V_ERROR));
+  v128.store(QUAD_VECTORS + (<usize>V_ROOM_ERROR << 4), f32x4.splat(QUAD_ROOM_ERROR));
+  v128.store(QUAD_VECTORS + (<usize>V_C_ERROR << 4), f32x4.splat(QUAD_C_ERROR));
+  v128.store(QUAD_VECTORS + (<usize>V_GUARD << 4), f32x4.splat(QUAD_GUARD));
+  v128.store(QUAD_VECTORS + (<usize>V_BYTE << 4), i32x4.splat(0xff));
+  v128.store(QUAD_VECTORS + (<usize>V_RGB << 4), i32x4.splat(0xffffff));
+  v128.store(QUAD_VECTORS + (<usize>V_ALPHA << 4), i32x4.splat(0xff000000));
+  v128.store(QUAD_VECTORS + (<usize>V_GREY << 4), i32x4.splat(0x010101));
+  v128.store(QUAD_VECTORS + (<usize>V_ROUNDER_BITS << 4), i32x4.splat(0x4b400000));
+  v128.store(QUAD_VECTORS + (<usize>V_LIGHT << 4), f32x4.splat(<f32>masterLight));
+  v128.store(QUAD_VECTORS + (<usize>V_LIGHT_K << 4), f32x4.splat(<f32>(1 + masterLight)));
+  v128.store(QUAD_VECTORS + (<usize>V_BOUND_PER_C << 4), f32x4.splat(quadBoundPerC));
+  v128.store(QUAD_VECTORS + (<usize>V_BOUND_PER_DD << 4), f32x4.splat(quadBoundPerDd));
+  v128.store(QUAD_VECTORS + (<usize>V_BOUND_CONST << 4), f32x4.splat(quadBoundConst));
+  v128.store(QUAD_VECTORS + (<usize>V_MASTER_K << 4), f32x4.splat(masterK));
+  v128.store(QUAD_VECTORS + (<usize>V_MASTER_ALPHA << 4), f32x4.splat(masterAlpha));
+  v128.store(QUAD_VECTORS + (<usize>V_MASTER_TURN << 4), f32x4.splat(masterHue / 60));
+  v128.store(QUAD_VECTORS + (<usize>V_MASTER_TURN_ABS << 4), f32x4.splat(Mathf.abs(masterHue / 60)));
+}
+
 // @ts-ignore: decorator
 @inline function roundHalfUp4(x: v128): v128 {
   const up = f32x4.ceil(x);
-  return sel(f32x4.gt(f32x4.sub(up, f32x4.splat(0.5)), x), f32x4.sub(up, f32x4.splat(1)), up);
+  return sel(f32x4.gt(f32x4.sub(up, vec(V_HALF)), x), f32x4.sub(up, vec(V_ONE)), up);
 }
 
 /** Lanes whose channel `v` (clamped to 0..255 as the store does) lies within `bound` of an x.5. */
 // @ts-ignore: decorator
 @inline function nearHalf(v: v128, bound: v128): v128 {
-  const c = f32x4.pmin(f32x4.pmax(v, f32x4.splat(0)), f32x4.splat(255));
-  return f32x4.lt(f32x4.abs(f32x4.sub(f32x4.sub(c, f32x4.floor(c)), f32x4.splat(0.5))), bound);
+  const c = f32x4.pmin(f32x4.pmax(v, f32x4.splat(0)), vec(V_255));
+  return f32x4.lt(f32x4.abs(f32x4.sub(f32x4.sub(c, f32x4.floor(c)), vec(V_HALF))), bound);
 }
 
 /**
@@ -381,26 +438,26 @@ const ROUNDER: f32 = 12582912;
 /** Whole f32 lanes (|x| < 2^22) as i32 lanes. */
 // @ts-ignore: decorator
 @inline function wholeToI32(x: v128): v128 {
-  return i32x4.sub(f32x4.add(x, f32x4.splat(ROUNDER)), i32x4.splat(0x4b400000));
+  return i32x4.sub(f32x4.add(x, vec(V_ROUNDER)), vec(V_ROUNDER_BITS));
 }
 
 /** The bytes the store gives channels whose f32 value is not near an x.5 (clamped, nearest), as i32 lanes. */
 // @ts-ignore: decorator
 @inline function bytes4(v: v128): v128 {
-  return v128.and(f32x4.add(f32x4.pmin(f32x4.pmax(v, f32x4.splat(0)), f32x4.splat(255)), f32x4.splat(ROUNDER)), i32x4.splat(0xff));
+  return v128.and(f32x4.add(f32x4.pmin(f32x4.pmax(v, f32x4.splat(0)), vec(V_255)), vec(V_ROUNDER)), vec(V_BYTE));
 }
 
 /** x mod 6 for x in [0, 12): the hue in sixths of a turn, wrapped. */
 // @ts-ignore: decorator
 @inline function wrapSixths(x: v128): v128 {
-  return sel(f32x4.ge(x, f32x4.splat(6)), f32x4.sub(x, f32x4.splat(6)), x);
+  return sel(f32x4.ge(x, vec(V_SIX)), f32x4.sub(x, vec(V_SIX)), x);
 }
 
 /** A channel's place in [−1/2, 1/2] between min and max in the hexcone colour at hue t6 (sixths): clamp(|t6 − 3| − 3/2). */
 // @ts-ignore: decorator
 @inline function hexPlace(t6: v128): v128 {
-  const up = f32x4.sub(f32x4.abs(f32x4.sub(t6, f32x4.splat(3))), f32x4.splat(1.5));
-  return f32x4.pmin(f32x4.pmax(up, f32x4.splat(-0.5)), f32x4.splat(0.5));
+  const up = f32x4.sub(f32x4.abs(f32x4.sub(t6, vec(V_THREE))), vec(V_ONE_HALF));
+  return f32x4.pmin(f32x4.pmax(up, vec(V_MINUS_HALF)), vec(V_HALF));
 }
 
 /** Pixels the quads leave to the f64 path, redone a batch at a time in f64 pairs: their input words and places. */
@@ -476,17 +533,15 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
   const masterLight = load<f64>(params, 8);
   const masterAlpha = <f32>load<f64>(params, 16);
   const bins = cache + (HUE_SATURATION_CACHE << 3);
-  const zero = f32x4.splat(0), one = f32x4.splat(1), bytes = i32x4.splat(0xff);
-  const l32 = f32x4.splat(<f32>masterLight), k32 = f32x4.splat(<f32>(1 + masterLight)), c255 = f32x4.splat(255);
-  const boundPerC = f32x4.splat(quadBoundPerC), boundPerDd = f32x4.splat(quadBoundPerDd), boundConst = f32x4.splat(quadBoundConst);
+  const zero = f32x4.splat(0);
+  quadVectors(masterHue, masterLight, masterAlpha, <f32>(1 + load<f64>(params, 16)));
   const exactWithoutChroma = quadExactWithoutChroma, exactAlpha = quadExactAlpha;
-  const masterK = f32x4.splat(<f32>(1 + load<f64>(params, 16)));
   // The last quad's colours (no colour's key is −1) and results: a flat fill's next quad takes them.
   let seenRgb = i32x4.splat(-1), seenOut = i32x4.splat(0);
   let queued = 0, found = 0;
   for (let p = d; p < end; p += 16) {
     const w = v128.load(p);
-    const rgb = v128.and(w, i32x4.splat(0xffffff)), alphas = v128.and(w, i32x4.splat(0xff000000));
+    const rgb = v128.and(w, vec(V_RGB)), alphas = v128.and(w, vec(V_ALPHA));
     if (v128.all_true<i32>(i32x4.eq(rgb, seenRgb))) {
       v128.store(p, v128.or(alphas, seenOut));
       continue;
@@ -503,38 +558,38 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
       found++;
       continue;
     }
-    let r = f32x4.convert_i32x4_s(v128.and(w, bytes));
-    let g = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 8), bytes));
-    let b = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 16), bytes));
+    let r = f32x4.convert_i32x4_s(v128.and(w, vec(V_BYTE)));
+    let g = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 8), vec(V_BYTE)));
+    let b = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 16), vec(V_BYTE)));
     if (masterLight > 0) {
-      r = roundHalfUp4(f32x4.add(r, f32x4.mul(f32x4.sub(c255, r), l32)));
-      g = roundHalfUp4(f32x4.add(g, f32x4.mul(f32x4.sub(c255, g), l32)));
-      b = roundHalfUp4(f32x4.add(b, f32x4.mul(f32x4.sub(c255, b), l32)));
+      r = roundHalfUp4(f32x4.add(r, f32x4.mul(f32x4.sub(vec(V_255), r), vec(V_LIGHT))));
+      g = roundHalfUp4(f32x4.add(g, f32x4.mul(f32x4.sub(vec(V_255), g), vec(V_LIGHT))));
+      b = roundHalfUp4(f32x4.add(b, f32x4.mul(f32x4.sub(vec(V_255), b), vec(V_LIGHT))));
     } else if (masterLight < 0) {
-      r = roundHalfUp4(f32x4.mul(r, k32)); g = roundHalfUp4(f32x4.mul(g, k32)); b = roundHalfUp4(f32x4.mul(b, k32));
+      r = roundHalfUp4(f32x4.mul(r, vec(V_LIGHT_K))); g = roundHalfUp4(f32x4.mul(g, vec(V_LIGHT_K))); b = roundHalfUp4(f32x4.mul(b, vec(V_LIGHT_K)));
     }
     let mx = f32x4.pmax(r, f32x4.pmax(g, b)), mn = f32x4.pmin(r, f32x4.pmin(g, b));
     const grey = f32x4.eq(mx, mn);
     let redo = i32x4.splat(0);
-    let out = i32x4.mul(bytes4(mx), i32x4.splat(0x010101)); // a grey's three bytes
+    let out = i32x4.mul(bytes4(mx), vec(V_GREY)); // a grey's three bytes
     if (!v128.all_true<i32>(grey)) {
       // hexHue as H6 / dd in sixths of a turn: the hexcone numerator, plus 6 below 0 (integers).
       const dd = f32x4.sub(mx, mn);
       const isR = f32x4.eq(mx, r), isG = f32x4.eq(mx, g);
       const num = sel(isR, f32x4.sub(g, b), sel(isG, f32x4.sub(b, r), f32x4.sub(r, g)));
-      const sixths = sel(isR, v128.and(f32x4.lt(g, b), f32x4.splat(6)), sel(isG, f32x4.splat(2), f32x4.splat(4)));
+      const sixths = sel(isR, v128.and(f32x4.lt(g, b), vec(V_SIX)), sel(isG, vec(V_TWO), vec(V_FOUR)));
       const H6 = f32x4.add(num, f32x4.mul(sixths, dd));
-      const H = f32x4.mul(H6, f32x4.splat(60)); // the hue in degrees times dd
-      const invdd = f32x4.div(one, dd);
+      const H = f32x4.mul(H6, vec(V_60)); // the hue in degrees times dd
+      const invdd = f32x4.div(vec(V_ONE), dd);
       const h6 = f32x4.mul(H6, invdd);
-      const turnDd = f32x4.mul(dd, f32x4.splat(360));
-      let turn6 = f32x4.splat(masterHue / 60), light = zero, alpha = zero;
+      const turnDd = f32x4.mul(dd, vec(V_360));
+      let turn6 = vec(V_MASTER_TURN), light = zero, alpha = zero;
       // Σ |setting| × weight of the hue turns, lightnesses and saturations: their sums' errors are at most a few f32 steps of these.
-      let turnAbs = f32x4.splat(Mathf.abs(masterHue / 60)), lightAbs = zero, alphaAbs = zero;
+      let turnAbs = vec(V_MASTER_TURN_ABS), lightAbs = zero, alphaAbs = zero;
       // Only the ranges some lane's hue may fall in (hueBins; a grey lane's NaN reads a bin within 0..719).
       let hit: u32 = 0;
       if (nr) {
-        const bin = wholeToI32(f32x4.floor(f32x4.mul(h6, f32x4.splat(120))));
+        const bin = wholeToI32(f32x4.floor(f32x4.mul(h6, vec(V_120))));
         hit = <u32>load<u8>(bins + <usize>min<i32>(max<i32>(i32x4.extract_lane(bin, 0), 0), HUE_BINS - 1))
           | <u32>load<u8>(bins + <usize>min<i32>(max<i32>(i32x4.extract_lane(bin, 1), 0), HUE_BINS - 1))
           | <u32>load<u8>(bins + <usize>min<i32>(max<i32>(i32x4.extract_lane(bin, 2), 0), HUE_BINS - 1))
@@ -552,7 +607,7 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
         const xa = f32x4.mul(P, invdd);
         const rising = f32x4.lt(xa, v128.load32_splat(q, 4)), falling = f32x4.gt(xa, v128.load32_splat(q, 8));
         const fall = f32x4.mul(f32x4.mul(Q, invdd), v128.load32_splat(q, 20));
-        let wt = sel(rising, f32x4.mul(xa, v128.load32_splat(q, 16)), sel(falling, fall, one));
+        let wt = sel(rising, f32x4.mul(xa, v128.load32_splat(q, 16)), sel(falling, fall, vec(V_ONE)));
         wt = v128.and(wt, f32x4.ge(Q, zero));
         turn6 = f32x4.add(turn6, f32x4.mul(v128.load32_splat(q, 24), wt));
         light = f32x4.add(light, f32x4.mul(v128.load32_splat(q, 28), wt));
@@ -566,18 +621,18 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
       // The colour as its HSL middle L, its chroma C (max − min) and each channel's place
       // v in [−1/2, 1/2] between min and max: channel = L + C × v. The steps below keep v
       // (the range lightness and saturation move L and scale C), so v's error is not multiplied.
-      let L = f32x4.mul(f32x4.add(mx, mn), f32x4.splat(0.5));
+      let L = f32x4.mul(f32x4.add(mx, mn), vec(V_HALF));
       let vr = f32x4.mul(f32x4.sub(r, L), invdd), vg = f32x4.mul(f32x4.sub(g, L), invdd), vb = f32x4.mul(f32x4.sub(b, L), invdd);
       // v's error: its own roundings (more with a turn), and the turn's error (from the weights').
-      let vError = f32x4.add(f32x4.splat(QUAD_V_ERROR), f32x4.mul(turnAbs, f32x4.splat(QUAD_SUM_ERROR)));
+      let vError = f32x4.add(vec(V_V_ERROR), f32x4.mul(turnAbs, vec(V_SUM_ERROR)));
       const turned = v128.not(f32x4.eq(turn6, zero));
       if (v128.any_true(turned)) {
         let t6 = f32x4.add(h6, turn6);
-        t6 = f32x4.sub(t6, f32x4.mul(f32x4.floor(f32x4.mul(t6, f32x4.splat(<f32>(1.0 / 6)))), f32x4.splat(6)));
+        t6 = f32x4.sub(t6, f32x4.mul(f32x4.floor(f32x4.mul(t6, vec(V_SIXTH))), vec(V_SIX)));
         vr = sel(turned, hexPlace(t6), vr);
-        vg = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, f32x4.splat(4)))), vg);
-        vb = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, f32x4.splat(2)))), vb);
-        vError = f32x4.add(vError, v128.and(turned, f32x4.splat(QUAD_TURNED_V_ERROR)));
+        vg = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, vec(V_FOUR)))), vg);
+        vb = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, vec(V_TWO)))), vb);
+        vError = f32x4.add(vError, v128.and(turned, vec(V_TURNED_V_ERROR)));
       }
       // Error bounds (beyond roundings, QUAD_GUARD): L's from the range lightness's weights, and C's.
       let C = dd, errL = zero, errC = zero, exactLanes = zero;
@@ -585,28 +640,28 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
       if (lit) {
         // Towards the maximum (light > 0) or the minimum, at most all the way: L moves by
         // C × light / 2, C shrinks by 1 − |light|.
-        const l = f32x4.pmin(f32x4.pmax(light, f32x4.splat(-1)), one);
-        L = f32x4.add(L, f32x4.mul(f32x4.mul(dd, l), f32x4.splat(0.5)));
-        C = f32x4.mul(dd, f32x4.sub(one, f32x4.abs(l)));
+        const l = f32x4.pmin(f32x4.pmax(light, vec(V_MINUS_ONE)), vec(V_ONE));
+        L = f32x4.add(L, f32x4.mul(f32x4.mul(dd, l), vec(V_HALF)));
+        C = f32x4.mul(dd, f32x4.sub(vec(V_ONE), f32x4.abs(l)));
         if (isLaneBounds<Bounds>()) {
-          errC = f32x4.mul(f32x4.mul(dd, lightAbs), f32x4.splat(QUAD_SUM_ERROR));
-          errL = f32x4.mul(errC, f32x4.splat(0.5));
+          errC = f32x4.mul(f32x4.mul(dd, lightAbs), vec(V_SUM_ERROR));
+          errL = f32x4.mul(errC, vec(V_HALF));
         }
       }
       for (let pass = 0; pass < 2; pass++) {
         if (pass == 0 ? masterAlpha == 0 : !nr) continue;
-        const a0 = pass == 0 ? f32x4.splat(masterAlpha) : alpha;
+        const a0 = pass == 0 ? vec(V_MASTER_ALPHA) : alpha;
         // C × (1 + α), at least 0 and at most full saturation (C = 2L, or 2 (255 − L)); a
         // colour with no chroma left stays so.
-        const k = f32x4.pmax(f32x4.add(one, a0), zero);
-        const room = f32x4.mul(f32x4.pmin(L, f32x4.sub(c255, L)), f32x4.splat(2));
+        const k = f32x4.pmax(f32x4.add(vec(V_ONE), a0), zero);
+        const room = f32x4.mul(f32x4.pmin(L, f32x4.sub(vec(V_255), L)), vec(V_TWO));
         const grown = f32x4.mul(C, k);
         if (isLaneBounds<Bounds>()) {
           // C's error: times k, plus k's own (the ranges' α sum) times C; the room's where C
           // surely is the room, the larger of both where it may be either.
           let errGrown = f32x4.mul(errC, k);
-          if (pass == 1) errGrown = f32x4.add(errGrown, f32x4.mul(f32x4.mul(C, alphaAbs), f32x4.splat(QUAD_SUM_ERROR)));
-          const errRoom = f32x4.add(f32x4.add(errL, errL), f32x4.splat(QUAD_ROOM_ERROR));
+          if (pass == 1) errGrown = f32x4.add(errGrown, f32x4.mul(f32x4.mul(C, alphaAbs), vec(V_SUM_ERROR)));
+          const errRoom = f32x4.add(f32x4.add(errL, errL), vec(V_ROOM_ERROR));
           const capped = f32x4.ge(f32x4.sub(grown, errGrown), f32x4.add(room, errRoom));
           const under = f32x4.le(f32x4.add(grown, errGrown), f32x4.sub(room, errRoom));
           errC = sel(capped, errRoom, sel(under, errGrown, f32x4.pmax(errGrown, errRoom)));
@@ -619,18 +674,18 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
       // where C is exactly 0 and L exact (a full desaturation by the master: the f64 path's L too).
       let bound: v128;
       if (isLaneBounds<Bounds>()) {
-        bound = f32x4.add(f32x4.add(f32x4.mul(C, f32x4.add(vError, f32x4.splat(QUAD_C_ERROR))), errL), f32x4.mul(errC, f32x4.splat(0.5)));
+        bound = f32x4.add(f32x4.add(f32x4.mul(C, f32x4.add(vError, vec(V_C_ERROR))), errL), f32x4.mul(errC, vec(V_HALF)));
         const exact = v128.and(f32x4.eq(C, zero), f32x4.eq(f32x4.add(errL, errC), zero));
-        bound = sel(exact, zero, f32x4.add(bound, f32x4.splat(QUAD_GUARD)));
+        bound = sel(exact, zero, f32x4.add(bound, vec(V_GUARD)));
       } else {
-        bound = f32x4.add(f32x4.add(f32x4.mul(C, boundPerC), f32x4.mul(dd, boundPerDd)), boundConst);
+        bound = f32x4.add(f32x4.add(f32x4.mul(C, vec(V_BOUND_PER_C)), f32x4.mul(dd, vec(V_BOUND_PER_DD))), vec(V_BOUND_CONST));
         if (exactWithoutChroma) bound = v128.andnot(bound, f32x4.eq(C, zero));
       }
       if (!isLaneBounds<Bounds>() && exactAlpha) {
         // L + (channel − L) × k: each product and sum exact in f32 (quadBounds), as in f64.
-        r = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(r, L), masterK)), f32x4.add(L, f32x4.mul(C, vr)));
-        g = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(g, L), masterK)), f32x4.add(L, f32x4.mul(C, vg)));
-        b = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(b, L), masterK)), f32x4.add(L, f32x4.mul(C, vb)));
+        r = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(r, L), vec(V_MASTER_K))), f32x4.add(L, f32x4.mul(C, vr)));
+        g = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(g, L), vec(V_MASTER_K))), f32x4.add(L, f32x4.mul(C, vg)));
+        b = sel(exactLanes, f32x4.add(L, f32x4.mul(f32x4.sub(b, L), vec(V_MASTER_K))), f32x4.add(L, f32x4.mul(C, vb)));
         bound = v128.andnot(bound, exactLanes);
       } else {
         r = f32x4.add(L, f32x4.mul(C, vr));
