@@ -262,14 +262,22 @@ function quadsTake(params: usize, nr: i32): bool {
   const masterHue = load<f64>(params), masterLight = load<f64>(params, 8), masterAlpha = load<f64>(params, 16);
   if (nr > QUAD_RANGES || !(Math.abs(masterHue) <= 360) || !(masterAlpha >= -1 && masterAlpha <= 127)) return false;
   if (!(masterLight >= -1 && masterLight <= 1)) return false;
+  quadLightFloor = false;
   if (masterLight != 0) {
     const l32 = <f32>masterLight, k32 = <f32>(1 + masterLight);
+    // The step as floor(x × scale + add) in f32 (three operations a channel, where roundHalfUp32
+    // takes six), wherever that too gives every byte's step.
+    quadLightScale = masterLight > 0 ? <f32>(1 - masterLight) : k32;
+    quadLightAdd = masterLight > 0 ? <f32>(255 * masterLight + 0.5) : 0.5;
+    let floors = true;
     for (let v = 0; v < 256; v++) {
       const x = <f64>v, x32 = <f32>v;
       const exact = masterLight > 0 ? roundHalfUp(x + (255 - x) * masterLight) : roundHalfUp(x * (1 + masterLight));
       const quick = masterLight > 0 ? roundHalfUp32(x32 + (<f32>255 - x32) * l32) : roundHalfUp32(x32 * k32);
       if (<f64>quick != exact) return false;
+      if (<f64>Mathf.floor(x32 * quadLightScale + quadLightAdd) != exact) floors = false;
     }
+    quadLightFloor = floors;
   }
   let turnAbs = Math.abs(masterHue / 60), lightAbs: f64 = 0, alphaAbs: f64 = 0, alphaUp: f64 = 0, turns = masterHue != 0;
   for (let k = 0; k < nr; k++) {
@@ -306,6 +314,9 @@ function quadsTake(params: usize, nr: i32): bool {
 // quadExactWithoutChroma: the largest the lane by lane bound of huesat-f32 can be for any lane
 // under these settings (each weight at most 1, each α at most its sum of positive αs).
 let quadBoundPerC: f32 = 0, quadBoundPerDd: f32 = 0, quadBoundConst: f32 = 0;
+/** Whether the master lightness's step is floor(x × quadLightScale + quadLightAdd) in f32 for every byte x (quadsTake). */
+let quadLightFloor = false;
+let quadLightScale: f32 = 1, quadLightAdd: f32 = 0;
 let quadExactWithoutChroma = false;
 /**
  * Whether the master's α is all the settings do to the chroma (no turn, no ranges) and 1 + α is a
@@ -369,8 +380,8 @@ const V_MINUS_HALF = 12, V_MINUS_ONE = 13, V_ROUNDER = 14, V_V_ERROR = 15, V_SUM
 const V_ROOM_ERROR = 18, V_C_ERROR = 19, V_GUARD = 20;
 const V_BYTE = 21, V_RGB = 22, V_ALPHA = 23, V_GREY = 24, V_ROUNDER_BITS = 25;
 const V_LIGHT = 26, V_LIGHT_K = 27, V_BOUND_PER_C = 28, V_BOUND_PER_DD = 29, V_BOUND_CONST = 30, V_MASTER_K = 31;
-const V_MASTER_ALPHA = 32, V_MASTER_TURN = 33, V_MASTER_TURN_ABS = 34;
-const QUAD_VECTORS: usize = memory.data(35 << 4, 16);
+const V_MASTER_ALPHA = 32, V_MASTER_TURN = 33, V_MASTER_TURN_ABS = 34, V_LIGHT_SCALE = 35, V_LIGHT_ADD = 36;
+const QUAD_VECTORS: usize = memory.data(37 << 4, 16);
 
 // @ts-ignore: decorator
 @inline function vec(i: i32): v128 {
@@ -414,6 +425,8 @@ function quadVectors(masterHue: f32, masterLight: f64, masterAlpha: f32, masterK
   v128.store(QUAD_VECTORS + (<usize>V_MASTER_ALPHA << 4), f32x4.splat(masterAlpha));
   v128.store(QUAD_VECTORS + (<usize>V_MASTER_TURN << 4), f32x4.splat(masterHue / 60));
   v128.store(QUAD_VECTORS + (<usize>V_MASTER_TURN_ABS << 4), f32x4.splat(Mathf.abs(masterHue / 60)));
+  v128.store(QUAD_VECTORS + (<usize>V_LIGHT_SCALE << 4), f32x4.splat(quadLightScale));
+  v128.store(QUAD_VECTORS + (<usize>V_LIGHT_ADD << 4), f32x4.splat(quadLightAdd));
 }
 
 // @ts-ignore: decorator
@@ -535,7 +548,7 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
   const bins = cache + (HUE_SATURATION_CACHE << 3);
   const zero = f32x4.splat(0);
   quadVectors(masterHue, masterLight, masterAlpha, <f32>(1 + load<f64>(params, 16)));
-  const exactWithoutChroma = quadExactWithoutChroma, exactAlpha = quadExactAlpha;
+  const exactWithoutChroma = quadExactWithoutChroma, exactAlpha = quadExactAlpha, lightFloor = quadLightFloor;
   // The last quad's colours (no colour's key is −1) and results: a flat fill's next quad takes them.
   let seenRgb = i32x4.splat(-1), seenOut = i32x4.splat(0);
   let queued = 0, found = 0;
@@ -561,7 +574,11 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
     let r = f32x4.convert_i32x4_s(v128.and(w, vec(V_BYTE)));
     let g = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 8), vec(V_BYTE)));
     let b = f32x4.convert_i32x4_s(v128.and(i32x4.shr_u(w, 16), vec(V_BYTE)));
-    if (masterLight > 0) {
+    if (masterLight != 0 && lightFloor) {
+      r = f32x4.floor(f32x4.add(f32x4.mul(r, vec(V_LIGHT_SCALE)), vec(V_LIGHT_ADD)));
+      g = f32x4.floor(f32x4.add(f32x4.mul(g, vec(V_LIGHT_SCALE)), vec(V_LIGHT_ADD)));
+      b = f32x4.floor(f32x4.add(f32x4.mul(b, vec(V_LIGHT_SCALE)), vec(V_LIGHT_ADD)));
+    } else if (masterLight > 0) {
       r = roundHalfUp4(f32x4.add(r, f32x4.mul(f32x4.sub(vec(V_255), r), vec(V_LIGHT))));
       g = roundHalfUp4(f32x4.add(g, f32x4.mul(f32x4.sub(vec(V_255), g), vec(V_LIGHT))));
       b = roundHalfUp4(f32x4.add(b, f32x4.mul(f32x4.sub(vec(V_255), b), vec(V_LIGHT))));
