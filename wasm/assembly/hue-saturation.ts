@@ -639,17 +639,28 @@ function quadPixels<Bounds, Colours>(d: usize, end: usize, params: usize, nr: i3
       // v in [−1/2, 1/2] between min and max: channel = L + C × v. The steps below keep v
       // (the range lightness and saturation move L and scale C), so v's error is not multiplied.
       let L = f32x4.mul(f32x4.add(mx, mn), vec(V_HALF));
-      let vr = f32x4.mul(f32x4.sub(r, L), invdd), vg = f32x4.mul(f32x4.sub(g, L), invdd), vb = f32x4.mul(f32x4.sub(b, L), invdd);
       // v's error: its own roundings (more with a turn), and the turn's error (from the weights').
       let vError = f32x4.add(vec(V_V_ERROR), f32x4.mul(turnAbs, vec(V_SUM_ERROR)));
       const turned = v128.not(f32x4.eq(turn6, zero));
-      if (v128.any_true(turned)) {
+      let vr: v128, vg: v128, vb: v128;
+      if (v128.all_true<i32>(turned)) {
+        // Every lane turned (a master turn, most quads): no lane keeps its own place.
         let t6 = f32x4.add(h6, turn6);
         t6 = f32x4.sub(t6, f32x4.mul(f32x4.floor(f32x4.mul(t6, vec(V_SIXTH))), vec(V_SIX)));
-        vr = sel(turned, hexPlace(t6), vr);
-        vg = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, vec(V_FOUR)))), vg);
-        vb = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, vec(V_TWO)))), vb);
-        vError = f32x4.add(vError, v128.and(turned, vec(V_TURNED_V_ERROR)));
+        vr = hexPlace(t6);
+        vg = hexPlace(wrapSixths(f32x4.add(t6, vec(V_FOUR))));
+        vb = hexPlace(wrapSixths(f32x4.add(t6, vec(V_TWO))));
+        vError = f32x4.add(vError, vec(V_TURNED_V_ERROR));
+      } else {
+        vr = f32x4.mul(f32x4.sub(r, L), invdd); vg = f32x4.mul(f32x4.sub(g, L), invdd); vb = f32x4.mul(f32x4.sub(b, L), invdd);
+        if (v128.any_true(turned)) {
+          let t6 = f32x4.add(h6, turn6);
+          t6 = f32x4.sub(t6, f32x4.mul(f32x4.floor(f32x4.mul(t6, vec(V_SIXTH))), vec(V_SIX)));
+          vr = sel(turned, hexPlace(t6), vr);
+          vg = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, vec(V_FOUR)))), vg);
+          vb = sel(turned, hexPlace(wrapSixths(f32x4.add(t6, vec(V_TWO)))), vb);
+          vError = f32x4.add(vError, v128.and(turned, vec(V_TURNED_V_ERROR)));
+        }
       }
       // Error bounds (beyond roundings, QUAD_GUARD): L's from the range lightness's weights, and C's.
       let C = dd, errL = zero, errC = zero, exactLanes = zero;
