@@ -16,17 +16,21 @@ function init(): Promise<void> {
   return ready;
 }
 
-/**
- * Renders an SVG at its own size with only the given fonts (no system fonts) and returns
- * straight-alpha RGBA pixels.
- */
-export async function renderSvg(svg: string, fontBuffers: Uint8Array[]): Promise<RGBAImage> {
+async function parse(svg: string, fontBuffers: Uint8Array[]): Promise<InstanceType<typeof Resvg>> {
   await init();
-  const resvg = new Resvg(svg, {
+  return new Resvg(svg, {
     font: { fontBuffers, loadSystemFonts: false } as { fontBuffers: Uint8Array[] },
     shapeRendering: 2,
     textRendering: 2,
   });
+}
+
+/**
+ * Renders an SVG at its own size with only the given fonts (no system fonts) and returns
+ * resvg's premultiplied RGBA pixels.
+ */
+export async function renderSvg(svg: string, fontBuffers: Uint8Array[]): Promise<RGBAImage> {
+  const resvg = await parse(svg, fontBuffers);
   try {
     const rendered = resvg.render();
     try {
@@ -40,6 +44,63 @@ export async function renderSvg(svg: string, fontBuffers: Uint8Array[]): Promise
   } finally {
     resvg.free();
   }
+}
+
+/** Rows above and below the drawing's box that a band still renders (anti-aliasing reaches one). */
+const INK_MARGIN = 2;
+
+/**
+ * Renders an SVG `width` × `height` px in bands of `bandRows` rows, each one render of the tree
+ * parsed once (usvg lays out and outlines the glyphs once), cropped to the band by its viewBox:
+ * resvg's pixmap, and so its WASM memory (which never shrinks), is one band, and only the band's
+ * copy out of it is held beside the raster. Each band's premultiplied rows are handed to `band`
+ * as they land in the raster (to be made straight there). Not the same bytes as one render:
+ * tiny-skia clips a path that crosses the pixmap's edge, which moves its anti-aliasing.
+ */
+export async function renderSvgInBands(
+  svg: string,
+  fontBuffers: Uint8Array[],
+  size: { width: number; height: number },
+  bandRows: number,
+  band: (rows: Uint8ClampedArray) => Promise<void>,
+): Promise<RGBAImage> {
+  const { width, height } = size;
+  const data = new Uint8ClampedArray(width * height * 4);
+  const resvg = await parse(svg, fontBuffers);
+  try {
+    const crop = resvg.getBBox();
+    if (!crop || !(crop.width > 0 && crop.height > 0)) {
+      crop?.free();
+      return { width, height, data };
+    }
+    try {
+      // Only the rows the drawing's box reaches (with a margin for anti-aliasing): resvg panics
+      // drawing a clipped group wholly outside its pixmap, and an empty band costs a render.
+      const first = Math.max(0, Math.floor(crop.y) - INK_MARGIN);
+      const last = Math.min(height, Math.ceil(crop.y + crop.height) + INK_MARGIN);
+      for (let top = first; top < last; top += bandRows) {
+        const rows = Math.min(bandRows, last - top);
+        crop.x = 0;
+        crop.y = top;
+        crop.width = width;
+        crop.height = rows;
+        resvg.cropByBBox(crop);
+        const rendered = resvg.render();
+        try {
+          if (rendered.width !== width || rendered.height !== rows) throw new Error(`resvg drew a band ${rendered.width}×${rendered.height}, not ${width}×${rows}`);
+          data.set(rendered.pixels, top * width * 4);
+        } finally {
+          rendered.free();
+        }
+        await band(data.subarray(top * width * 4, (top + rows) * width * 4));
+      }
+    } finally {
+      crop.free();
+    }
+  } finally {
+    resvg.free();
+  }
+  return { width, height, data };
 }
 
 /** resvg initialised without drawing: print PDFs turn texts they never rasterise into paths with it (pdf/vector.ts svgOutlines). */
