@@ -14,7 +14,7 @@ import { MB } from '../cache/lru';
 import { REQUEST_MEMORY_BUDGET } from '../memory/budget';
 import type { Bounds, RGBAImage, TextInfo } from '../types';
 import type { RGBA } from './color';
-import { renderSvg } from './resvg';
+import { renderSvg, renderSvgInBands } from './resvg';
 import type { LaidOutLine, MeasuringMetrics } from './text-layout';
 import { withShapedPaths } from '../fonts/outlines';
 
@@ -35,22 +35,51 @@ export interface TextRenderInput {
    * its effects' reach): a text too large to draw whole is drawn only there. Asked only then.
    */
   within?: () => Bounds | undefined;
+  /**
+   * Bytes the text's raster may hold beside the rest of the request: REQUEST_MEMORY_BUDGET less
+   * the frame's plan (a raster drawn in bands is held whole until the frame is drawn, so on a wide
+   * canvas it gets less). Given, a text over MAX_TEXT_PIXELS is drawn in bands up to what it
+   * allows (MAX_BANDED_TEXT_PIXELS at most); absent, it is refused as before bands.
+   */
+  memory?: number;
 }
 
 /**
- * What a pixel of a text raster costs at the draw's peak: resvg's pixmap in its WASM memory, the
- * copy out of it and the straight-alpha pass. Measured in workerd (fuzz2, session 20): 11.7–12.4
- * bytes over the same request with the text at its own size, for 1.4 and 5.5 MP rasters.
+ * What a pixel of a text raster drawn in one piece costs at the draw's peak: resvg's pixmap in its
+ * WASM memory (twice: ~8 bytes a pixel there), the copy out of it, made straight in place.
+ * Measured in workerd (fuzz2, session 20): 11.7–12.4 bytes over the same request with the text at
+ * its own size, for 1.4 and 5.5 MP rasters; in Node resvg's memory grew by 8.6 bytes a pixel.
  */
 const TEXT_BYTES_PER_PIXEL = 12;
 
+/** What a text's draw may take of the request's budget (the rest for the frame and the layers around it). */
+const TEXT_MEMORY = REQUEST_MEMORY_BUDGET - 32 * MB;
+
 /**
- * Largest text raster we draw (pixels): ~5.6 MP, so that its peak stays within 64 MB of the
- * request's budget (the rest for the frame and the layers around it). Beyond it the request is
- * refused (400 naming the text): a 12 MP raster (Korean at 999 px in an 800 px preview, most of it
- * past the canvas) grew the isolate by ~170 MB. It was 40 MP, ~480 MB.
+ * Largest text raster drawn in one piece (pixels): ~5.6 MP, so that its peak stays within
+ * TEXT_MEMORY, and the largest drawn when the request's memory is not known. A larger one is
+ * drawn in bands (resvg.ts renderSvgInBands) when the caller says what the request leaves it
+ * (`memory`); else refused (400 naming the text): a 12 MP raster drawn in one piece (Korean at
+ * 999 px in an 800 px preview, most of it past the canvas) grew the isolate by ~170 MB. It was
+ * 40 MP, ~480 MB. Bands are not the same bytes as one render (tiny-skia clips a path crossing a
+ * band's edge, which moves its anti-aliasing), so every text up to here keeps one render.
  */
-export const MAX_TEXT_PIXELS = Math.floor((REQUEST_MEMORY_BUDGET - 32 * MB) / TEXT_BYTES_PER_PIXEL);
+export const MAX_TEXT_PIXELS = Math.floor(TEXT_MEMORY / TEXT_BYTES_PER_PIXEL);
+
+/** Pixels of one band of a larger text: 2 MB of resvg's pixmap, ~6 MB with resvg's second copy and ours. */
+const BAND_PIXELS = 1 << 19;
+
+/** The most pixels a text drawn in bands may have within `memory` bytes: the raster, 4 bytes a pixel, and one band at the one-piece cost. */
+const bandedPixels = (memory: number) => Math.floor((memory - BAND_PIXELS * TEXT_BYTES_PER_PIXEL) / 4);
+
+/**
+ * Largest text raster drawn in bands (pixels): ~15 MP, whose draw's peak (the raster and one
+ * band) stays within TEXT_MEMORY, as one render's does at MAX_TEXT_PIXELS.
+ */
+export const MAX_BANDED_TEXT_PIXELS = bandedPixels(TEXT_MEMORY);
+
+/** The most pixels a text may have: one render's, or in bands what the request's `memory` leaves it. */
+const mostPixels = (memory: number | undefined) => (memory === undefined ? MAX_TEXT_PIXELS : Math.max(MAX_TEXT_PIXELS, Math.min(MAX_BANDED_TEXT_PIXELS, bandedPixels(memory))));
 
 export class TextTooLargeError extends Error {}
 
@@ -113,22 +142,32 @@ export interface TextVector {
   vector: { svg: string; fonts: Uint8Array[] };
 }
 
-type DrawInput = Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale' | 'within'>;
+type DrawInput = Pick<TextRenderInput, 'font' | 'fallbackFonts' | 'color' | 'scale' | 'within' | 'memory'>;
 
 /** Draws text laid out by setText at the output scale. */
 export async function drawText(set: SetText, input: DrawInput): Promise<(TextVector & { pixels: RGBAImage }) | null> {
   const whole = textExtent(set, input.scale);
   if (!whole) return null;
-  // A text too large to draw whole is drawn where it can show (`within`), if that fits: a long
-  // line past a print page's edge. Only then, because cutting resvg's raster moves the
-  // anti-aliasing of curves on the canvas too (docs/performance.md, textcut).
-  const within = tooLarge(whole) ? input.within?.() : undefined;
+  // A text too large to draw in one piece is drawn where it can show (`within`): a long line past
+  // a print page's edge. Only then, because cutting resvg's raster moves the anti-aliasing of
+  // curves on the canvas too (docs/performance.md, textcut). What is still too large for one
+  // piece is drawn in bands.
+  const within = tooLarge(whole, MAX_TEXT_PIXELS) ? input.within?.() : undefined;
   const drawn = within ? intersectRect(whole, within) : whole;
   if (!drawn) return null;
-  if (tooLarge(drawn)) {
-    throw new TextTooLargeError(`the text would cover ${drawn.right - drawn.left}×${drawn.bottom - drawn.top} pixels, more than ${(MAX_TEXT_PIXELS / 1e6).toFixed(1)} MP`);
+  const most = mostPixels(input.memory);
+  if (tooLarge(drawn, most)) {
+    throw new TextTooLargeError(`the text would cover ${drawn.right - drawn.left}×${drawn.bottom - drawn.top} pixels, more than ${(most / 1e6).toFixed(1)} MP`);
   }
   const { bounds, vector } = textSvg(set, input, drawn);
+  if (tooLarge(drawn, MAX_TEXT_PIXELS)) {
+    // Each band made straight as it lands, in chunks through the kernels' memory; the ink is left
+    // to composite/dirty.ts, as for every raster above INK_PIXELS.
+    const size = { width: bounds.right - bounds.left, height: bounds.bottom - bounds.top };
+    const rows = Math.max(1, Math.floor(BAND_PIXELS / size.width));
+    const pixels = await renderSvgInBands(vector.svg, vector.fonts, size, rows, unpremultiply);
+    return { pixels, bounds, vector };
+  }
   const pixels = await renderSvg(vector.svg, vector.fonts);
   await straightWithInk(pixels);
   return { pixels, bounds, vector };
@@ -138,7 +177,7 @@ export async function drawText(set: SetText, input: DrawInput): Promise<(TextVec
  * The text's whole drawing as an SVG, not rasterised: what a print PDF writes as vector outlines
  * (pdf/prepare.ts), where the raster would be thrown away. No size limit: nothing is drawn here.
  */
-export function textVector(set: SetText, input: Omit<DrawInput, 'within'>): TextVector | null {
+export function textVector(set: SetText, input: Omit<DrawInput, 'within' | 'memory'>): TextVector | null {
   const whole = textExtent(set, input.scale);
   return whole && textSvg(set, input, whole);
 }
@@ -164,7 +203,7 @@ function textExtent(set: SetText, scale: number): Bounds | null {
 }
 
 /** The SVG that draws the text over `region` (output pixels), origin at its top-left. */
-function textSvg(set: SetText, input: Omit<DrawInput, 'within'>, region: Bounds): TextVector {
+function textSvg(set: SetText, input: Omit<DrawInput, 'within' | 'memory'>, region: Bounds): TextVector {
   const { info, lines, size, tracking } = set;
   const { scale } = input;
   const fallbackFonts = input.fallbackFonts ?? [];
@@ -201,7 +240,8 @@ function textSvg(set: SetText, input: Omit<DrawInput, 'within'>, region: Bounds)
   return { bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts } };
 }
 
-const tooLarge = (b: Bounds) => (b.right - b.left) * (b.bottom - b.top) > MAX_TEXT_PIXELS || b.right - b.left > 32_767 || b.bottom - b.top > 32_767;
+/** Whether a raster over `b` has more than `pixels` pixels, or a side longer than tiny-skia anti-aliases (32,767). */
+const tooLarge = (b: Bounds, pixels: number) => (b.right - b.left) * (b.bottom - b.top) > pixels || b.right - b.left > 32_767 || b.bottom - b.top > 32_767;
 
 /** Text rasters up to this many pixels are unpremultiplied in one visit to the kernels' memory (1 MB, as raster/kernels.ts inChunks streams). */
 const INK_PIXELS = 1 << 18;
