@@ -6,6 +6,9 @@
 //   png-5000   the same as PNG
 //   pdf        POST /api/rendering/hires      its print PDF, then the download
 //   personal   POST /api/rendering/preview    bench-8000.psd → 800² with new Title text and a Photo
+//   bigtext    POST /api/rendering/preview    bench-8000.psd → 4000² with its Title at 2,300 px (8.6 MP,
+//              drawn in bands); bigtext-whole: at 1,500 px (5.2 MP, one resvg render); bigtext-small:
+//              at its own 320 px (the frame alone). WM_BIGTEXT_SIZE: bigtext's size instead of 2,300
 //   photo-12mp POST /api/rendering/preview    bench-4000.psd → 800² with a 12 MP (4000 × 3000) JPEG
 //              placed in its Photo layer (the issue's "a 12 MP photo placed")
 //   upload-jpeg  the upload, then the 5,000² JPEG preview, once each on the same runtime (one cgroup
@@ -276,7 +279,7 @@ async function deleteTemplate(baseUrl, name) {
   await res.body?.cancel();
 }
 
-const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'photo-12mp', 'upload-jpeg'];
+const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'bigtext', 'bigtext-whole', 'bigtext-small', 'photo-12mp', 'upload-jpeg'];
 
 /**
  * Runs `fn(server)` on a fresh dev server (its runtime in a limited cgroup when WM_LIMIT_MB is set
@@ -370,9 +373,9 @@ export async function measureWorkerd(root, only = []) {
       }
     });
   }
-  if (steps.includes('personal')) {
-    let t8000;
-    let photo;
+  let t8000;
+  let photo;
+  if (steps.some((s) => s === 'personal' || s.startsWith('bigtext'))) {
     await fresh('upload-8000', async (server) => {
       await upload(server.baseUrl, 'fonts', path.join(root, 'assets/fonts/LiberationSans-Regular.ttf'), '');
       photo = await upload(server.baseUrl, 'images', path.join(out, 'bench-photo.jpg'), 'wm');
@@ -382,7 +385,9 @@ export async function measureWorkerd(root, only = []) {
         return {};
       }, 1);
     }, false);
-    const tag = Date.now().toString(36);
+  }
+  const tag = Date.now().toString(36);
+  if (steps.includes('personal')) {
     await fresh('personal', (server) =>
       run(server, 'personal', (baseUrl, i) =>
         post(baseUrl, '/api/rendering/preview', {
@@ -390,6 +395,24 @@ export async function measureWorkerd(root, only = []) {
           format: 'jpg',
           size: { width: 800, height: 800 },
           data: { Title: { type: 'text', text: `Jonathan Livingstone-Smith ${tag}-${i}` }, Photo: { type: 'image', image: photo, resizeMode: 'fill' } },
+        }),
+      ),
+    );
+  }
+  // A text larger than one resvg render may draw (~5.6 MP): bench-8000 → 4000² JPEG (its canvas
+  // 16 MP, drawn in strips: a 55.6 MB plan, which leaves a text 40.4 MB, 9.0 MP in bands) with the
+  // Title at 2,300 px, two lines: 8.6 MP on the canvas, drawn in bands. bigtext-whole: the same at
+  // 1,500 px (5.2 MP, one render, as before bands).
+  // bigtext-small: the same preview with a new Title at its own size (320 px: 0.3 MP), for the frame alone.
+  for (const [step, size] of [['bigtext', Number(process.env.WM_BIGTEXT_SIZE ?? 2300)], ['bigtext-whole', 1500], ['bigtext-small', undefined]]) {
+    if (!steps.includes(step)) continue;
+    await fresh(step, (server) =>
+      run(server, step, (baseUrl, i) =>
+        post(baseUrl, '/api/rendering/preview', {
+          template: t8000,
+          format: 'jpg',
+          size: { width: 4000, height: 4000 },
+          data: { Title: { type: 'text', text: `BIG ${i}\nTITLE`, size } },
         }),
       ),
     );
