@@ -772,9 +772,9 @@ export function hueSaturationPixels(d: usize, n: i32, params: usize, nr: i32, ca
   hueBins(bins, params + 24, nr);
   if (quadsTake(params, nr)) {
     const quadsEnd = d + (<usize>(n & ~3) << 2);
-    // The lane bounds keep the cache throughout: V8's code for their loop without it ran ~8 %
-    // slower on 'orion''s first box (2.75 vs 2.55 ms), not faster as the call bound's does.
-    if (quadLaneBounds) quadPixels<LaneBounds, KeepsColours>(d, quadsEnd, params, nr, cache);
+    // Both bounds in stretches. (Before the vectors were loaded (vec), V8's code for the lane
+    // bounds' loop without the cache ran ~8 % slower on 'orion''s first box, and they kept it.)
+    if (quadLaneBounds) quadStretches<LaneBounds>(d, quadsEnd, params, nr, cache);
     else quadStretches<CallBound>(d, quadsEnd, params, nr, cache);
     scalarPixels(quadsEnd, d + (<usize>n << 2), params, nr);
     return;

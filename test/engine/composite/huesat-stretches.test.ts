@@ -15,12 +15,14 @@ import { differing, randomColours, type HueSatSetting } from './huesat-kit';
 let seed = 20261201;
 const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
 
-/** Settings whose quads take the call's bound: a master turn (its halves redone in f64), ranges turning the hue, a shrinking master α. */
+/** Settings whose quads take the call's bound: a master turn (its halves redone in f64), ranges turning the hue, a shrinking master α; and one with each lane's own bound. */
 const SETTINGS: HueSatSetting[] = [
   { master: { hue: 66, saturation: 0, lightness: 28 } },
   { master: { hue: 30, saturation: 0, lightness: 0 }, reds: { a: 330, b: 350, c: 20, d: 40, hue: -90, saturation: 0, lightness: 0 }, blues: { a: 200, b: 200, c: 250, d: 250, hue: 120, saturation: 0, lightness: 0 } },
   { master: { hue: 0, saturation: -97, lightness: 0 }, reds: { a: 207, b: 239, c: 351, d: 37, hue: 32, saturation: 93, lightness: 0 }, magentas: { a: 82, b: 133, c: 151, d: 171, hue: 0, saturation: 100, lightness: 0 } },
   { master: { hue: 122, saturation: 100, lightness: -37 } },
+  // Each lane's own bound (five ranges, a range α of 13.3 with lightness): in stretches too since session 21.
+  { master: { hue: -27, saturation: 0, lightness: 10 }, reds: { a: 315, b: 345, c: 15, d: 90, hue: 19, saturation: 14, lightness: 26 }, yellows: { a: 330, b: 359, c: 29, d: 59, hue: -38, saturation: 93, lightness: 27 }, cyans: { a: 135, b: 165, c: 195, d: 225, hue: -17, saturation: 20, lightness: -91 }, blues: { a: 222, b: 260, c: 353, d: 23, hue: 38, saturation: -78, lightness: 43 }, magentas: { a: 275, b: 311, c: 50, d: 137, hue: 36, saturation: 0, lightness: -26 } },
 ];
 
 /** `n` pixels of a few colours in runs of 1–12. */
