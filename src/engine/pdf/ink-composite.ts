@@ -34,7 +34,7 @@ import { rasterizeVectorMask } from '../composite/vector';
 import { channelRows } from '../psd/channels';
 import { parsePsd } from '../psd/parse';
 import { pixelMaskSource } from '../psd/tree';
-import { parseColor, type PersonalisationData } from '../personalise';
+import { commandFor, parseColor, type PersonalisationData } from '../personalise';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverride, LayerOverrides } from '../types';
 import { requestedCmyk } from './output';
 
@@ -181,7 +181,7 @@ export function requestInks(convert: InkConvert, data: PersonalisationData | und
   return (node, override) => {
     let ink = known.get(override);
     if (ink !== undefined) return ink;
-    const command = data?.[node.name] as { type?: string; color?: unknown } | undefined;
+    const command = commandFor(data, node.name) as { type?: string; color?: unknown } | undefined;
     const exact = requestedCmyk(command?.color);
     const exactInk = exact && Uint8Array.from(exact, (v) => Math.round(v * 2.55));
     const drawn = exact && parseColor(`cmyk(${exact.join(',')})`);

@@ -11,7 +11,7 @@ import type { InputStore } from '../inputs';
 import { sha256Hex } from '../hash';
 import { dirtyBounds } from '../composite/dirty';
 import { renderTemplate } from '../index';
-import { drawDeferred, parseColor, resvgReady, type PersonalisationData } from '../personalise';
+import { commandFor, drawDeferred, parseColor, resvgReady, type PersonalisationData } from '../personalise';
 import { canonicalJson } from '../hash';
 import { personalise, requestFingerprint, resolveRequest, type RenderDeps, type ResolvedTemplate } from '../preview';
 import type { PreflightProblem } from '../preflight/report';
@@ -194,7 +194,7 @@ function splitVectors(
   const vectors: PdfVectorLayer[] = [];
   for (const candidate of vectorCandidates(compiled.layers, overrides, canvasOf(compiled))) {
     if (colour.changedShapesOnly && candidate.kind === 'shape' && !overrides.has(candidate.node.id)) continue;
-    const operands = colour.paint && layerOperands(colour.paint, colour.data?.[candidate.node.name]);
+    const operands = colour.paint && layerOperands(colour.paint, commandFor(colour.data, candidate.node.name));
     const layer =
       candidate.kind === 'text' ? svgOutlines(candidate.override.vector, candidate.override.bounds!, mode, operands) : shapeLayer(candidate, operands);
     if (!layer) continue;

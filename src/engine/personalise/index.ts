@@ -10,4 +10,4 @@ export { PersonalisationDataSchema, DataCommandSchema, normaliseCommand, type Da
 export { parseColor, type RGBA } from './color';
 export { resvgReady } from './resvg';
 export { placementFromLayer, textInfoFromLayer } from './layer-info';
-export { layerMarkers, nameWithoutMarkers, type LayerMarkers, type TextFit } from './markers';
+export { commandFor, layerMarkers, nameWithoutMarkers, type LayerMarkers, type TextFit } from './markers';

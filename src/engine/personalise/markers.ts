@@ -56,3 +56,11 @@ export function nameWithoutMarkers(name: string): string {
   if (!name.includes('<')) return name;
   return name.replace(MARKER, ' ').replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * The request's command for a layer: under the layer's own name, else under its name without
+ * markers (`data.Name` reaches a layer `Name <REQ>`, as buildOverrides finds it).
+ */
+export function commandFor<T>(data: Readonly<Record<string, T>> | undefined, layerName: string): T | undefined {
+  return data?.[layerName] ?? (layerName.includes('<') ? data?.[nameWithoutMarkers(layerName)] : undefined);
+}
