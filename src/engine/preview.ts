@@ -476,7 +476,7 @@ const NO_INPUTS: Omit<PersonaliseContext, 'scale'> = {
  */
 export async function personalise(
   request: ResolvedRequest,
-  options: Pick<PersonaliseContext, 'scale' | 'report' | 'layoutOnly' | 'timing' | 'textsAsVector'> & { report: ReportProblem },
+  options: Pick<PersonaliseContext, 'scale' | 'report' | 'layoutOnly' | 'timing' | 'textsAsVector' | 'textMemory'> & { report: ReportProblem },
 ): Promise<LayerOverrides | undefined> {
   const { template, data, gathered } = request;
   const { compiled } = template;
@@ -582,7 +582,7 @@ export async function preparePreview(
       const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing, coded });
       if (inked) return inked;
       problems.length = 0;
-      const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing }));
+      const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing, textMemory: REQUEST_MEMORY_BUDGET - memory.total }));
       try {
         const frameOptions: FrameOptions = {
           scale,

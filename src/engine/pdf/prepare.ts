@@ -22,7 +22,7 @@ import { shapeLayer, svgOutlines, vectorCandidates } from './vector';
 import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from './strip-cache';
 import { PDF_WRITER_VERSION } from './version';
 import { StripBuffers } from '../compiled/store';
-import { printPageMemory } from '../memory/budget';
+import { printPageMemory, REQUEST_MEMORY_BUDGET } from '../memory/budget';
 import { makeRoomForFrame } from '../frame';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
@@ -123,7 +123,7 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       makeRoomForFrame(printPageMemory(compiled));
       problems.length = 0;
       // Texts are drawn after the split below: those it writes as vector are never rasterised.
-      const overrides = await personalise(request, { scale, report: (p) => problems.push(p), textsAsVector: true });
+      const overrides = await personalise(request, { scale, report: (p) => problems.push(p), textsAsVector: true, textMemory: REQUEST_MEMORY_BUDGET - printPageMemory(compiled) });
       const iccObject = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       const icc = iccObject ? new Uint8Array(await iccObject.arrayBuffer()) : srgbProfile();
       const withCmyk = Object.values(data ?? {}).some((c) => requestedCmyk((c as { color?: unknown }).color));

@@ -67,6 +67,13 @@ export interface PersonaliseContext {
    * plain ones as vector outlines (pdf/prepare.ts), whose raster would be thrown away.
    */
   textsAsVector?: boolean;
+  /**
+   * Bytes the request's text rasters may hold beside its frame: REQUEST_MEMORY_BUDGET less the
+   * frame's plan (preview.ts PreviewMemory.total, pdf/prepare.ts printPageMemory). A text over
+   * ~5.6 MP where it shows is then drawn in bands within what the texts drawn before it leave
+   * (text.ts `memory`); absent, it is refused as before bands.
+   */
+  textMemory?: number;
 }
 
 /** The pixels a placement reads of a picture of this shape (placementWindow), undefined for all. */
@@ -470,7 +477,13 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   const trim = ctx.trim ?? canvas;
   const resolution = ctx.resolution && ctx.resolution > 0 ? ctx.resolution : 72;
 
-  // Lay out, check and draw, one at a time to bound memory.
+  // Lay out, check and draw, one at a time to bound memory; each raster drawn is held until the
+  // frame is, so it leaves the next text less (the deferred ones too: drawDeferred draws in turn).
+  let textMemory = ctx.textMemory;
+  const spend = <T extends { pixels?: { data: ArrayBufferView } } | null>(drawn: T): T => {
+    if (textMemory !== undefined && drawn?.pixels) textMemory -= drawn.pixels.data.byteLength;
+    return drawn;
+  };
   for (const job of texts) {
     if (!job) continue;
     const { name, node, command, font, fallbacks } = job;
@@ -498,7 +511,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     // by the text of every hidden variant group of a template drew them all on every request).
     if (ctx.layoutOnly || !shown.has(node.id)) continue;
     const how = { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale };
-    const draw = () => drawText(laid, { ...how, within: textWithin(node) });
+    const draw = () => drawText(laid, { ...how, within: textWithin(node), memory: textMemory }).then(spend);
     const tooLarge = (err: TextTooLargeError) => invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]);
     if (ctx.textsAsVector) {
       const vector = textVector(laid, how);

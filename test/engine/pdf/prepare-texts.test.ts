@@ -8,7 +8,7 @@ import { runTool } from '../../helpers/fixtures';
 import { bundledFont } from '../fonts/helpers';
 import { contentStreams, makePdf } from './helpers';
 
-const W = 3000;
+const W = 3300;
 
 function textLayer(name: string, y: number, extra: Partial<Layer> = {}): Layer {
   return {
@@ -36,8 +36,9 @@ beforeAll(async () => {
   template = ((await res.json()) as string[])[0]!;
 });
 
-// At 1,800 px, 12 capitals cover ~19,000 × 2,900 px: even cut to the 3,000² page, over MAX_TEXT_PIXELS.
-const huge = { type: 'text' as const, text: 'HELLO HELLO!', size: 1800 };
+// At 3,600 px, 12 capitals cover ~38,000 × 5,800 px: cut to the 3,300² page (10.9 MP), over what the
+// page's strips (52.9 MB) leave a text drawn in bands (43.1 MB: 9.7 MP; text.ts `memory`).
+const huge = { type: 'text' as const, text: 'HELLO HELLO!', size: 3600 };
 
 describe('print PDFs: plain texts are not rasterised', () => {
   it('a plain headline too large to rasterise prints as vector outlines', async () => {
@@ -48,6 +49,13 @@ describe('print PDFs: plain texts are not rasterised', () => {
     // Its glyphs' outlines filled on the page: a path of a subpath or more a letter.
     expect(content).toMatch(/\nh\nf\*? Q/);
     expect(content.match(/ m\n/g)?.length ?? 0).toBeGreaterThan(12);
+  }, 120_000);
+
+  it('a text under a drop shadow over the ~5.6 MP of one render where it shows is drawn in bands within what the page leaves it', async () => {
+    // At 1,800 px: ~19,000 × 2,900 px, cut to the page and the shadow's reach: ~9.1 MP.
+    const made = await makePdf({ template, data: { Shadowed: { ...huge, size: 1800 } } }, 200);
+    expect((await runTool('qpdf-check', made.bytes)).code).toBe(0);
+    expect(made.page.vectors?.length ?? 0).toBe(0);
   }, 120_000);
 
   it('the same size under a drop shadow (drawn in the raster) is refused naming the text', async () => {

@@ -92,6 +92,23 @@ describe('a text raster drawn in bands', () => {
     // 4,735 × 720 = 3.4 MP.
     const drawn = (await renderText({ info: at(400), text: 'HELLO WORLD HELLO', font, scale: 1 }))!;
     expect(compare(drawn.pixels, await oneRender(drawn))).toEqual({ alpha: 0, pixels: 0 });
+    // And where the request leaves one render's ~12 bytes a pixel (41 MB).
+    const roomy = (await renderText({ info: at(400), text: 'HELLO WORLD HELLO', font, scale: 1, memory: 42 * MB }))!;
+    expect(compare(roomy.pixels, drawn.pixels)).toEqual({ alpha: 0, pixels: 0 });
+  });
+
+  it('draws a text under the old limit in bands where one render would pass what the request leaves it', async () => {
+    const font = await bundledFont('LiberationSans-Regular.ttf');
+    // 3.4 MP: one render's peak ~41 MB, more than 30 MB; bands' ~20 MB fit.
+    const drawn = (await renderText({ info: at(400), text: 'HELLO WORLD HELLO', font, scale: 1, memory: 30 * MB }))!;
+    const { width, height } = drawn.pixels;
+    const { alpha, pixels } = compare(drawn.pixels, await oneRender(drawn));
+    expect(pixels).toBeGreaterThan(0);
+    expect(alpha).toBeLessThanOrEqual(96);
+    expect(pixels).toBeLessThan(width * height * 0.002);
+    // Where not even bands fit (10 MB: 1 MP), one render as before bands: the limit never falls below it.
+    const tight = (await renderText({ info: at(400), text: 'HELLO WORLD HELLO', font, scale: 1, memory: 10 * MB }))!;
+    expect(compare(tight.pixels, await oneRender(tight))).toEqual({ alpha: 0, pixels: 0 });
   });
 
   const texts: Array<[string, Partial<TextRenderInput> & { text: string; info: TextInfo }, string[]]> = [
