@@ -5,7 +5,7 @@ import { gradientRamp, rgbOf, type InterpolationMethod } from './gradient';
 import { applyColorBalance } from './color-balance';
 import { applyVibranceLinear, vibranceSaturation } from './vibrance-linear';
 import { applyPhotoFilter } from './photo-filter';
-import { channelLutKernel, channelLutPixels, hueSaturationKernel, hueSaturationPixels, type PixelKernel } from '../raster/kernels';
+import { channelLutPixels, hueSaturationPixels } from '../raster/kernels';
 
 /**
  * A CMYK document's adjustment with the table cmyk-adjust.ts works out on its inks at compile
@@ -14,27 +14,6 @@ import { channelLutKernel, channelLutPixels, hueSaturationKernel, hueSaturationP
  * per-ink tables to the layers' own inks, knows them though the node's restriction is dropped.
  */
 export type AdjustmentInCmyk = AdjustmentLayer & { inCmyk?: CompiledColorLookup; excludedInks?: number[] };
-
-/**
- * The WASM kernel that applyAdjustment would run over a whole array for `adj` (Curves, Levels, and
- * Hue/Saturation without colorize that changes something), for a caller that puts the pixels into
- * the kernels' memory itself (raster/kernels.ts kernelOverBox: a masked adjustment's box, issue 25
- * §3); undefined for every other adjustment, which applyAdjustment then works as ever. The same
- * tables and settings applyAdjustment makes, so the same bytes.
- */
-export function adjustmentKernel(adj: AdjustmentLayer): PixelKernel | undefined {
-  if ((adj as AdjustmentInCmyk).inCmyk) return undefined;
-  if (adj.type === 'curves' || adj.type === 'levels') {
-    const [r, g, b] = adj.type === 'curves' ? curvesTables(adj) : levelsTables(adj);
-    return channelLutKernel(r, g, b);
-  }
-  if (adj.type !== 'hue/saturation') return undefined;
-  const master = adj.master ?? { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: 0, lightness: 0 };
-  if (colorizes(master)) return undefined;
-  const { ranges, masterLight, masterAlpha } = hueSaturationSettings(adj, master);
-  if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return undefined;
-  return hueSaturationKernel(master.hue, masterLight, masterAlpha, ranges);
-}
 
 /**
  * Adjustment layers as per-pixel functions over RGBA (alpha untouched). Returns false for kinds
@@ -47,10 +26,21 @@ export function applyAdjustment(adj: AdjustmentLayer, d: Uint8ClampedArray): boo
   switch (adj.type) {
     case 'invert':
       return applyLuts(d, lut((v) => 255 - v));
-    case 'levels':
-      return applyLuts(d, ...levelsTables(adj));
-    case 'curves':
-      return applyLuts(d, ...curvesTables(adj));
+    case 'levels': {
+      const [r, g, b] = tablesOf(adj, () => {
+        const depth = levelsDepth(adj);
+        const master = levelsLut(adj.rgb, depth);
+        return [chain(levelsLut(adj.red, depth), master), chain(levelsLut(adj.green, depth), master), chain(levelsLut(adj.blue, depth), master)];
+      });
+      return applyLuts(d, r, g, b);
+    }
+    case 'curves': {
+      const [r, g, b] = tablesOf(adj, () => {
+        const master = curveLut(adj.rgb);
+        return [chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master)];
+      });
+      return applyLuts(d, r, g, b);
+    }
     case 'brightness/contrast':
       return applyLuts(d, brightnessContrastLut(adj.brightness ?? 0, adj.contrast ?? 0, !!adj.useLegacy));
     case 'hue/saturation':
@@ -96,23 +86,6 @@ type Lut = Uint8Array;
  * once. The tables are only read.
  */
 const channelTables = new WeakMap<object, [Lut | null, Lut | null, Lut | null]>();
-/** A Levels layer's tables (R, G, B, each after the master's), made once per record. */
-function levelsTables(adj: Extract<AdjustmentLayer, { type: 'levels' }>): [Lut | null, Lut | null, Lut | null] {
-  return tablesOf(adj, () => {
-    const depth = levelsDepth(adj);
-    const master = levelsLut(adj.rgb, depth);
-    return [chain(levelsLut(adj.red, depth), master), chain(levelsLut(adj.green, depth), master), chain(levelsLut(adj.blue, depth), master)];
-  });
-}
-
-/** A Curves layer's tables (R, G, B, each after the master's), made once per record. */
-function curvesTables(adj: Extract<AdjustmentLayer, { type: 'curves' }>): [Lut | null, Lut | null, Lut | null] {
-  return tablesOf(adj, () => {
-    const master = curveLut(adj.rgb);
-    return [chain(curveLut(adj.red), master), chain(curveLut(adj.green), master), chain(curveLut(adj.blue), master)];
-  });
-}
-
 function tablesOf(adj: object, make: () => [Lut | null, Lut | null, Lut | null]): [Lut | null, Lut | null, Lut | null] {
   let tables = channelTables.get(adj);
   if (!tables) channelTables.set(adj, (tables = make()));
@@ -572,24 +545,16 @@ function contrastCurve(contrast: number): (v: number) => number {
  * Colorize: the pixel's HSL lightness (after the colorize lightness) with the colorize hue and
  * saturation.
  */
-type HueSaturationLayer = Extract<AdjustmentLayer, { type: 'hue/saturation' }>;
-type HueSaturationMaster = NonNullable<HueSaturationLayer['master']>;
-
-/** ag-psd's "master" record holds the colorize flag (first byte of a) and the colorize settings in b..d. */
-const colorizes = (master: HueSaturationMaster) => (master.a & 0xff00) !== 0 || master.a === 1;
-
-/** The ranges that change something (unwrapped, lightness in −1..1, saturation as α) and the master's lightness step and α. */
-function hueSaturationSettings(adj: HueSaturationLayer, master: HueSaturationMaster) {
+function hueSaturation(adj: Extract<AdjustmentLayer, { type: 'hue/saturation' }>, d: Uint8ClampedArray): boolean {
+  const master = adj.master ?? { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: 0, lightness: 0 };
+  // ag-psd's "master" record holds the colorize flag (first byte of a) and the colorize settings in b..d.
+  const colorize = (master.a & 0xff00) !== 0 || master.a === 1;
+  if (colorize) return colorizeHsl(d, master.b, master.c, master.d);
   const ranges = [adj.reds, adj.yellows, adj.greens, adj.cyans, adj.blues, adj.magentas]
     .filter((rg): rg is NonNullable<typeof rg> => !!rg && !!(rg.hue || rg.saturation || rg.lightness))
     .map((rg) => ({ ...unwrapRange(rg.a, rg.b, rg.c, rg.d), hue: rg.hue, light: rg.lightness / 100, alpha: saturationAlpha(rg.saturation / 100) }));
-  return { ranges, masterLight: masterLightStep(master.lightness), masterAlpha: saturationAlpha(master.saturation / 100) };
-}
-
-function hueSaturation(adj: HueSaturationLayer, d: Uint8ClampedArray): boolean {
-  const master = adj.master ?? { a: 0, b: 0, c: 0, d: 0, hue: 0, saturation: 0, lightness: 0 };
-  if (colorizes(master)) return colorizeHsl(d, master.b, master.c, master.d);
-  const { ranges, masterLight, masterAlpha } = hueSaturationSettings(adj, master);
+  const masterLight = masterLightStep(master.lightness);
+  const masterAlpha = saturationAlpha(master.saturation / 100);
   if (!ranges.length && !master.hue && !masterLight && !masterAlpha) return true;
   // In WASM once the kernels are instantiated (raster/kernels.ts hueSaturationPixels): the same
   // bytes (issue 25 §3).

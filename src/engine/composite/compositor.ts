@@ -1,10 +1,10 @@
 import { BAND, levelBounds, levelFor } from '../compiled/pyramid';
-import { kernelOverBox, kernels, kernelsNow, type KernelExports } from '../raster/kernels';
+import { kernels, kernelsNow, type KernelExports } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
 import { adjustmentMaskCache, backdropCache, resampledLayerCache, type AdjustmentMask } from '../cache';
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
-import { adjustmentKernel, applyAdjustment } from './adjust';
+import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
 import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, wholeColourOverlay, effectDrawing, recordBlends, blendAgain, type BlendRecord, type EffectBlend, type Shape, type ShapeSource } from './effects';
 import { resampleGray, resampleRGBA } from './resample';
@@ -1214,33 +1214,13 @@ function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box
   const plain = full && node.blendMode === 'normal' && opacity === 1 && !node.blendIf?.length && !node.excludedChannels?.length;
   const part = boxScratch(rowBytes * h);
   const at = (y: number) => (y * canvas.w + box.left) * 4;
+  // A box as wide as the canvas is one run of its rows.
+  if (w === canvas.w) part.set(canvas.data.subarray(at(box.top), at(box.bottom)));
+  else for (let y = box.top; y < box.bottom; y++) part.set(canvas.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
   const seen = plain ? startInputAnd() : undefined;
-  // A WASM adjustment (Curves, Levels, Hue/Saturation) runs on the box's rows copied straight into
-  // the kernels' memory, and its copied rows go from there to the canvas: two copies of the box
-  // fewer (issue 25 §3). `part` then gets the box only when some of it is blended.
-  let copied = false; // the full rows are on the canvas
-  let inPart = false;
-  const kernel = adjustmentKernel(node.adjustment!);
-  const ran = !!kernel && kernelOverBox(canvas.data, canvas.w, box, kernel, (mem, ptr) => {
-    if (plain && full && opaqueInput(seen, w * h)) {
-      copied = true;
-      const bytes = (full.right - full.left) * 4;
-      if (bytes === canvas.w * 4) canvas.data.set(mem.subarray(ptr + full.top * rowBytes, ptr + full.bottom * rowBytes), at(box.top + full.top));
-      else for (let y = full.top; y < full.bottom; y++) canvas.data.set(mem.subarray(ptr + y * rowBytes + full.left * 4, ptr + y * rowBytes + full.left * 4 + bytes), at(box.top + y) + full.left * 4);
-      if (full.top === 0 && full.bottom === h && full.left === 0 && full.right === w) return;
-    }
-    part.set(mem.subarray(ptr, ptr + rowBytes * h));
-    inPart = true;
-  });
-  if (ran && !inPart) return;
-  if (!ran) {
-    // A box as wide as the canvas is one run of its rows.
-    if (w === canvas.w) part.set(canvas.data.subarray(at(box.top), at(box.bottom)));
-    else for (let y = box.top; y < box.bottom; y++) part.set(canvas.data.subarray(at(y), at(y) + rowBytes), (y - box.top) * rowBytes);
-    if (!applyAdjustment(node.adjustment!, part)) return;
-  }
+  if (!applyAdjustment(node.adjustment!, part)) return;
   // An adjustment keeps alpha: the copy's is the canvas's.
-  const copies = plain && (copied || opaqueInput(seen, w * h) || opaqueWithin(part, w, full));
+  const copies = plain && (opaqueInput(seen, w * h) || opaqueWithin(part, w, full));
   const src: Surface = { x: canvas.x + box.left, y: canvas.y + box.top, w, h, data: part };
   const options = { atop: true, blendIf: node.blendIf, excludedChannels: node.excludedChannels };
   if (!copies) {
@@ -1251,13 +1231,11 @@ function drawBoxedAdjustment(node: LayerNode, canvas: Surface, { data: mask, box
   }
   // Copied: the canvas is opaque there, and so is the adjusted copy (an adjustment keeps alpha).
   const fw = (full.right - full.left) * 4;
-  if (!copied) {
-    if (fw === canvas.w * 4) canvas.data.set(part.subarray(full.top * w * 4, full.bottom * w * 4), at(box.top + full.top));
-    else {
-      for (let y = full.top; y < full.bottom; y++) {
-        const from = (y * w + full.left) * 4;
-        canvas.data.set(part.subarray(from, from + fw), at(box.top + y) + full.left * 4);
-      }
+  if (fw === canvas.w * 4) canvas.data.set(part.subarray(full.top * w * 4, full.bottom * w * 4), at(box.top + full.top));
+  else {
+    for (let y = full.top; y < full.bottom; y++) {
+      const from = (y * w + full.left) * 4;
+      canvas.data.set(part.subarray(from, from + fw), at(box.top + y) + full.left * 4);
     }
   }
   // The rest of the box, blended with the adjusted copy's alpha 255: above and below the copied

@@ -151,50 +151,11 @@ export function useWasmAdjustments(on: boolean): void {
 export function hueSaturationPixels(data: Uint8ClampedArray, hue: number, light: number, alpha: number, ranges: readonly HueRangeChange[]): boolean {
   const k = wasmAdjustments ? kernelsNow() : undefined;
   if (!k) return false;
-  inArena(k, (k, arena) => inChunks(arena, data, hueSaturationKernel(hue, light, alpha, ranges)(k, arena)));
-  return true;
-}
-
-/**
- * An in-place per-pixel kernel made ready in an arena: `prepare` allocates and fills what it
- * reads (its settings, tables) and answers the call over `count` RGBA8 pixels at `ptr`.
- */
-export type PixelKernel = (k: KernelExports, arena: Arena) => (ptr: number, count: number) => void;
-
-/** hueSaturationPixels' kernel (its settings and colour cache in the arena). */
-export function hueSaturationKernel(hue: number, light: number, alpha: number, ranges: readonly HueRangeChange[]): PixelKernel {
-  return (k, arena) => {
+  inArena(k, (k, arena) => {
     const params = arena.alloc((3 + 7 * ranges.length) * 8);
     const cache = arena.alloc(4096 * 8 + 720); // wasm/assembly/hue-saturation.ts HUE_SATURATION_CACHE entries and HUE_BINS
     arena.f64().set([hue, light, alpha, ...ranges.flatMap((r) => [r.a, r.b, r.c, r.d, r.hue, r.light, r.alpha])], params >> 3);
-    return (ptr, count) => k.hueSaturationPixels(ptr, count, params, ranges.length, cache);
-  };
-}
-
-/**
- * Runs `kernel` over the box `box` of `data` (RGBA8, `width` pixels a row) with its rows copied
- * straight into the kernels' memory (one run when the box is as wide as the image), no array in
- * between; `take(mem, ptr)` then reads the adjusted box (w × h × 4 bytes at `ptr` in `mem`) before
- * the arena is let go. False (nothing run, `take` not called) when the kernels are not
- * instantiated yet or are turned off (useWasmAdjustments), or the box has more than CHUNK_PIXELS.
- */
-export function kernelOverBox(
-  data: Uint8ClampedArray, width: number, box: { left: number; top: number; right: number; bottom: number },
-  kernel: PixelKernel, take: (mem: Uint8Array, ptr: number) => void,
-): boolean {
-  const k = wasmAdjustments ? kernelsNow() : undefined;
-  // No larger than inChunks' chunk: the kernels' memory grows no further for it (it never shrinks).
-  if (!k || (box.right - box.left) * (box.bottom - box.top) > CHUNK_PIXELS) return false;
-  inArena(k, (k, arena) => {
-    const w = box.right - box.left, h = box.bottom - box.top, rowBytes = w * 4;
-    const ptr = arena.alloc(rowBytes * h);
-    const run = kernel(k, arena);
-    const mem = arena.u8();
-    const at = (y: number) => (y * width + box.left) * 4;
-    if (w === width) mem.set(data.subarray(at(box.top), at(box.bottom)), ptr);
-    else for (let y = 0; y < h; y++) mem.set(data.subarray(at(box.top + y), at(box.top + y) + rowBytes), ptr + y * rowBytes);
-    run(ptr, w * h);
-    take(mem, ptr);
+    inChunks(arena, data, (ptr, count) => k.hueSaturationPixels(ptr, count, params, ranges.length, cache));
   });
   return true;
 }
@@ -206,21 +167,14 @@ export function kernelOverBox(
  */
 export function channelLutPixels(data: Uint8ClampedArray, r: Uint8Array | null, g: Uint8Array | null, b: Uint8Array | null): boolean {
   const k = wasmAdjustments ? kernelsNow() : undefined;
-  const kernel = channelLutKernel(r, g, b);
-  if (!k || !kernel) return false;
-  inArena(k, (k, arena) => inChunks(arena, data, kernel(k, arena)));
-  return true;
-}
-
-/** channelLutPixels' kernel (the three tables in the arena); undefined for a table shorter than 256. */
-export function channelLutKernel(r: Uint8Array | null, g: Uint8Array | null, b: Uint8Array | null): PixelKernel | undefined {
-  if ([r, g, b].some((lut) => lut && lut.length < 256)) return undefined;
-  return (k, arena) => {
+  if (!k || [r, g, b].some((lut) => lut && lut.length < 256)) return false;
+  inArena(k, (k, arena) => {
     const luts = arena.alloc(768);
     const mem = arena.u8();
     [r, g, b].forEach((lut, c) => (lut ? mem.set(lut.subarray(0, 256), luts + 256 * c) : mem.set(IDENTITY, luts + 256 * c)));
-    return (ptr, count) => k.channelLuts(ptr, count, luts);
-  };
+    inChunks(arena, data, (ptr, count) => k.channelLuts(ptr, count, luts));
+  });
+  return true;
 }
 
 const IDENTITY = Uint8Array.from({ length: 256 }, (_, v) => v);
