@@ -27,11 +27,18 @@ async function parse(svg: string, fontBuffers: Uint8Array[]): Promise<InstanceTy
 
 /**
  * Renders an SVG at its own size with only the given fonts (no system fonts) and returns
- * resvg's premultiplied RGBA pixels.
+ * resvg's premultiplied RGBA pixels. `cut`: the SVG is a drawing cut to part of it (text.ts
+ * `within`), which may lie wholly outside it: then nothing is drawn, as resvg would draw nothing
+ * there, without asking resvg (it panics drawing a clipped group far outside its pixmap).
  */
-export async function renderSvg(svg: string, fontBuffers: Uint8Array[]): Promise<RGBAImage> {
+export async function renderSvg(svg: string, fontBuffers: Uint8Array[], cut = false): Promise<RGBAImage> {
   const resvg = await parse(svg, fontBuffers);
   try {
+    if (cut) {
+      const width = Math.round(resvg.width);
+      const height = Math.round(resvg.height);
+      if (inkOutside(resvg, width, height)) return { width, height, data: new Uint8ClampedArray(width * height * 4) };
+    }
     const rendered = resvg.render();
     try {
       // `pixels` is already a copy out of resvg's memory: viewed, not copied again.
@@ -48,6 +55,23 @@ export async function renderSvg(svg: string, fontBuffers: Uint8Array[]): Promise
 
 /** Rows above and below the drawing's box that a band still renders (anti-aliasing reaches one). */
 const INK_MARGIN = 2;
+
+/**
+ * Whether the drawing's box lies wholly outside a `width` × `height` pixmap, past anti-aliasing's
+ * reach: resvg would draw nothing there, and panics ("unreachable") drawing a clipped group more
+ * than about twice the pixmap's size away from it (a rotated paragraph box's text cut to a page
+ * its glyphs are far from).
+ */
+function inkOutside(resvg: InstanceType<typeof Resvg>, width: number, height: number): boolean {
+  const box = resvg.getBBox();
+  if (!box) return true;
+  try {
+    if (!(box.width > 0 && box.height > 0)) return true;
+    return box.x > width + INK_MARGIN || box.y > height + INK_MARGIN || box.x + box.width < -INK_MARGIN || box.y + box.height < -INK_MARGIN;
+  } finally {
+    box.free();
+  }
+}
 
 /**
  * Renders an SVG `width` × `height` px in bands of `bandRows` rows, each one render of the tree
@@ -69,7 +93,8 @@ export async function renderSvgInBands(
   const resvg = await parse(svg, fontBuffers);
   try {
     const crop = resvg.getBBox();
-    if (!crop || !(crop.width > 0 && crop.height > 0)) {
+    // Nothing to draw, or nothing within the raster's columns (a cut drawing: see inkOutside).
+    if (!crop || !(crop.width > 0 && crop.height > 0) || crop.x > width + INK_MARGIN || crop.x + crop.width < -INK_MARGIN) {
       crop?.free();
       return { width, height, data };
     }

@@ -180,7 +180,7 @@ export async function drawText(set: SetText, input: DrawInput): Promise<(TextVec
     const pixels = await renderSvgInBands(vector.svg, vector.fonts, size, rows, unpremultiply);
     return { pixels, bounds, vector };
   }
-  const pixels = await renderSvg(vector.svg, vector.fonts);
+  const pixels = await renderSvg(vector.svg, vector.fonts, drawn !== whole);
   await straightWithInk(pixels);
   return { pixels, bounds, vector };
 }
