@@ -59,8 +59,15 @@ export function nameWithoutMarkers(name: string): string {
 
 /**
  * The request's command for a layer: under the layer's own name, else under its name without
- * markers (`data.Name` reaches a layer `Name <REQ>`, as buildOverrides finds it).
+ * markers (`data.Name` reaches a layer `Name <REQ>`, as buildOverrides finds it). Under both, the
+ * later in `data`: buildOverrides applies commands in that order, so the later one is drawn.
  */
 export function commandFor<T>(data: Readonly<Record<string, T>> | undefined, layerName: string): T | undefined {
-  return data?.[layerName] ?? (layerName.includes('<') ? data?.[nameWithoutMarkers(layerName)] : undefined);
+  const own = data?.[layerName];
+  if (!data || !layerName.includes('<')) return own;
+  const bare = nameWithoutMarkers(layerName);
+  const plain = data[bare];
+  if (own === undefined || plain === undefined) return own ?? plain;
+  const keys = Object.keys(data);
+  return keys.indexOf(bare) > keys.indexOf(layerName) ? plain : own;
 }
