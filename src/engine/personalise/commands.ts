@@ -18,10 +18,22 @@ const ColorSchema = z
 
 const visible = z.boolean().optional().openapi({ description: 'Shows (true) or hides (false) the layer.' });
 
+/**
+ * The longest text a command may set (UTF-16 code units), far beyond any field a product shows.
+ * resvg lays out one line in more than linear time: a point text of 30,000 characters took 1.8 s
+ * for an 800 px preview, 100,000 took ~16 s and, in a print PDF, +437 MB for outlines almost all
+ * off the page (session 21's print fuzz), which a deployed Worker answers with an error; 10,000
+ * take ~0.5 s.
+ */
+export const MAX_TEXT_LENGTH = 10_000;
+
 export const TextCommandSchema = z
   .object({
     type: z.literal('text'),
-    text: z.string().openapi({ description: 'The new text; `\\n` or `\\r` starts a new paragraph.' }),
+    text: z
+      .string()
+      .max(MAX_TEXT_LENGTH)
+      .openapi({ description: `The new text; \`\\n\` or \`\\r\` starts a new paragraph. At most ${MAX_TEXT_LENGTH} UTF-16 code units.` }),
     font: z.string().min(1).optional().openapi({ description: 'PostScript name of a font in the font store; default: the layer\'s own font.' }),
     size: z.number().positive().max(10_000).optional().openapi({ description: 'Font size in template pixels as Photoshop shows it for the layer (after its transform scale; equals points at 72 ppi); default: the layer\'s own size.' }),
     color: ColorSchema.optional(),

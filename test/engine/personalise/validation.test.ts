@@ -40,6 +40,8 @@ describe('validateData: every problem is a 400 naming its path', () => {
     ['unknown command type', { Title: { type: 'sparkle' } }, 'data.Title.type', /Invalid/],
     ['text without text', { Title: { type: 'text' } }, 'data.Title.text', /expected string/],
     ['non-positive size', { Title: { type: 'text', text: 'x', size: 0 } }, 'data.Title.size', /./],
+    // resvg lays a long line out in more than linear time (commands.ts MAX_TEXT_LENGTH).
+    ['a text over 10,000 code units', { Title: { type: 'text', text: 'x'.repeat(10_001) } }, 'data.Title.text', /10000/],
     ['bad resize mode', { Photo: { type: 'image', image: 'a.png', resizeMode: 'stretch' } }, 'data.Photo.resizeMode', /./],
     ['visible not a boolean', { Badge: { visible: 'no' } }, 'data.Badge.visible', /boolean/],
     ['a command that is not an object', { Badge: 'hide' }, 'data.Badge', /./],
