@@ -69,9 +69,9 @@ export interface PersonaliseContext {
   textsAsVector?: boolean;
   /**
    * Bytes the request's text rasters may hold beside its frame: REQUEST_MEMORY_BUDGET less the
-   * frame's plan (preview.ts PreviewMemory.total, pdf/prepare.ts printPageMemory). A text over
-   * ~5.6 MP where it shows is then drawn in bands within what the texts drawn before it leave
-   * (text.ts `memory`); absent, it is refused as before bands.
+   * frame's plan (preview.ts PreviewMemory.total, pdf/prepare.ts printPageMemory), less the texts
+   * drawn before. A text that one render would draw past it, or over ~5.6 MP where it shows, is
+   * drawn in bands where they fit (text.ts `memory`); absent, one render as before bands.
    */
   textMemory?: number;
 }
