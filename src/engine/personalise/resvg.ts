@@ -64,14 +64,16 @@ const INK_MARGIN = 2;
  */
 function inkOutside(resvg: InstanceType<typeof Resvg>, width: number, height: number): boolean {
   const box = resvg.getBBox();
-  if (!box) return true;
   try {
-    if (!(box.width > 0 && box.height > 0)) return true;
-    return box.x > width + INK_MARGIN || box.y > height + INK_MARGIN || box.x + box.width < -INK_MARGIN || box.y + box.height < -INK_MARGIN;
+    return !box || noInkWithin(box, width, height);
   } finally {
-    box.free();
+    box?.free();
   }
 }
+
+/** An empty drawing's box, or one wholly outside a `width` × `height` pixmap past anti-aliasing's reach. */
+const noInkWithin = (box: { x: number; y: number; width: number; height: number }, width: number, height: number) =>
+  !(box.width > 0 && box.height > 0) || box.x > width + INK_MARGIN || box.y > height + INK_MARGIN || box.x + box.width < -INK_MARGIN || box.y + box.height < -INK_MARGIN;
 
 /**
  * Renders an SVG `width` × `height` px in bands of `bandRows` rows, each one render of the tree
@@ -93,8 +95,8 @@ export async function renderSvgInBands(
   const resvg = await parse(svg, fontBuffers);
   try {
     const crop = resvg.getBBox();
-    // Nothing to draw, or nothing within the raster's columns (a cut drawing: see inkOutside).
-    if (!crop || !(crop.width > 0 && crop.height > 0) || crop.x > width + INK_MARGIN || crop.x + crop.width < -INK_MARGIN) {
+    // Nothing to draw, or nothing within the raster (a cut drawing: see inkOutside).
+    if (!crop || noInkWithin(crop, width, height)) {
       crop?.free();
       return { width, height, data };
     }
