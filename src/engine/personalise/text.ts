@@ -39,7 +39,8 @@ export interface TextRenderInput {
    * Bytes the text's raster may hold beside the rest of the request: REQUEST_MEMORY_BUDGET less
    * the frame's plan (a raster drawn in bands is held whole until the frame is drawn, so on a wide
    * canvas it gets less). Given, a text over MAX_TEXT_PIXELS is drawn in bands up to what it
-   * allows (MAX_BANDED_TEXT_PIXELS at most); absent, it is refused as before bands.
+   * allows (MAX_BANDED_TEXT_PIXELS at most), and so is a smaller one whose one render would pass
+   * it (inBands); absent, one render up to MAX_TEXT_PIXELS and refused beyond, as before bands.
    */
   memory?: number;
 }
@@ -62,7 +63,8 @@ const TEXT_MEMORY = REQUEST_MEMORY_BUDGET - 32 * MB;
  * (`memory`); else refused (400 naming the text): a 12 MP raster drawn in one piece (Korean at
  * 999 px in an 800 px preview, most of it past the canvas) grew the isolate by ~170 MB. It was
  * 40 MP, ~480 MB. Bands are not the same bytes as one render (tiny-skia clips a path crossing a
- * band's edge, which moves its anti-aliasing), so every text up to here keeps one render.
+ * band's edge, which moves its anti-aliasing), so a text up to here keeps one render unless one
+ * render would pass what the request leaves it (inBands).
  */
 export const MAX_TEXT_PIXELS = Math.floor(TEXT_MEMORY / TEXT_BYTES_PER_PIXEL);
 
