@@ -120,10 +120,11 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     async load() {
       const scale = 1;
       // Caches and this page's strips together within the budget (a wide page evicts).
-      makeRoomForFrame(printPageMemory(compiled));
+      const pageMemory = printPageMemory(compiled);
+      makeRoomForFrame(pageMemory);
       problems.length = 0;
       // Texts are drawn after the split below: those it writes as vector are never rasterised.
-      const overrides = await personalise(request, { scale, report: (p) => problems.push(p), textsAsVector: true, textMemory: REQUEST_MEMORY_BUDGET - printPageMemory(compiled) });
+      const overrides = await personalise(request, { scale, report: (p) => problems.push(p), textsAsVector: true, textMemory: REQUEST_MEMORY_BUDGET - pageMemory });
       const iccObject = compiled.iccKey ? await store.bucket.get(compiled.iccKey) : null;
       const icc = iccObject ? new Uint8Array(await iccObject.arrayBuffer()) : srgbProfile();
       const withCmyk = Object.values(data ?? {}).some((c) => requestedCmyk((c as { color?: unknown }).color));

@@ -512,14 +512,14 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     if (ctx.layoutOnly || !shown.has(node.id)) continue;
     const how = { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale };
     const draw = () => drawText(laid, { ...how, within: textWithin(node), memory: textMemory }).then(spend);
-    const tooLarge = (err: TextTooLargeError) => invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]);
+    const tooLargeError = (err: TextTooLargeError) => invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]);
     if (ctx.textsAsVector) {
       const vector = textVector(laid, how);
       const drawLater = () =>
         draw().then(
           (drawn) => drawn ?? empty(),
           (err) => {
-            throw err instanceof TextTooLargeError ? tooLarge(err) : err;
+            throw err instanceof TextTooLargeError ? tooLargeError(err) : err;
           },
         );
       set(node.id, vector ? { ...vector, drawLater } : empty());
@@ -528,7 +528,7 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
     try {
       set(node.id, (await draw()) ?? empty());
     } catch (err) {
-      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, tooLarge(err), 'text too large');
+      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, tooLargeError(err), 'text too large');
       else throw err;
     }
   }

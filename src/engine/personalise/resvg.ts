@@ -53,7 +53,7 @@ export async function renderSvg(svg: string, fontBuffers: Uint8Array[], cut = fa
   }
 }
 
-/** Rows above and below the drawing's box that a band still renders (anti-aliasing reaches one). */
+/** Pixels past the drawing's box that anti-aliasing may reach: a band renders that many rows beyond it, and a box farther outside a pixmap draws nothing on it. */
 const INK_MARGIN = 2;
 
 /**

@@ -251,7 +251,7 @@ function textSvg(set: SetText, input: Omit<DrawInput, 'within' | 'memory'>, regi
       ` xml:space="preserve" font-kerning="normal">${texts}</g></svg>`,
     fonts,
   );
-  return { bounds: { left, top, right: left + width, bottom: top + height }, vector: { svg, fonts } };
+  return { bounds: region, vector: { svg, fonts } };
 }
 
 /** Whether a raster over `b` has more than `pixels` pixels, or a side longer than tiny-skia anti-aliases (32,767). */
