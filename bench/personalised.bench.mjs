@@ -23,6 +23,9 @@
 // after-answer writes of a rendered result (R2 object and index, waitUntil) compete with the next
 // request for the machine's two cores, which a deployment's storage does not (it runs elsewhere).
 // BENCH_RUNS (default 30) requests per case; BENCH_PERSONALISED=a,b picks templates by name part.
+// BENCH_DISABLE_CACHE=1 sends both cases with `?disableCache=true` (the reference product's parameter):
+// the repeated request is then rendered anew too, from what the isolate keeps of the template and
+// the picture, instead of answered from the result cache; it measures rendering against rendering.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -34,6 +37,7 @@ const WARMUP = 3;
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const TOOL_RUNS = 5;
 const PAUSE_MS = Number(process.env.BENCH_PAUSE_MS ?? 100);
+const QUERY = process.env.BENCH_DISABLE_CACHE === '1' ? '?disableCache=true' : '';
 // Scratch output outside the project: files written under it make `wrangler dev` restart.
 const scratch = mkdtempSync(path.join(tmpdir(), 'personalised-bench-'));
 
@@ -69,13 +73,13 @@ export default async function personalisedBench({ baseUrl, root }) {
       for (let i = 0; i < RUNS + WARMUP + 1; i++) values.push(t.kind === 'text' ? `Hello ${tag} ${i}` : await freshPicture(baseUrl, root, i));
       const body = (value) => ({ template, format: 'jpg', size: { width: 800, height: 800 }, data: { [t.layer]: t.kind === 'text' ? { type: 'text', text: value } : { type: 'image', image: value, resizeMode: 'fill' } } });
       const cpu = new ThreadCpu(Number(new URL(baseUrl).port) || 80);
-      const post = (value) => timed(cpu, () => fetchRetrying(`${baseUrl}/api/rendering/preview`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(value)) }));
+      const post = (value) => timed(cpu, () => fetchRetrying(`${baseUrl}/api/rendering/preview${QUERY}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(value)) }));
 
       // Peak RSS of the dev server's workerd processes over this template's requests (not its upload).
       const memory = new MemorySampler(Number(new URL(baseUrl).port) || 80);
       // The template's first personalised request builds what later ones reuse (its frame, backdrops, bands).
       const first = await post(values[0]);
-      // Then personalised and repeated (values[0] again: a result-cache hit) alternate, so that both
+      // Then personalised and repeated (values[0] again: a result-cache hit unless BENCH_DISABLE_CACHE) alternate, so that both
       // meet the same load on a shared machine.
       for (let i = 1; i <= WARMUP; i++) await post(values[i]), await post(values[0]);
       const personalised = [];
