@@ -58,6 +58,8 @@ const TEMPLATES = [
   { file: path.join(here, 'test/fixtures/psd/psdtools-adjust-hue-saturation.psd'), layer: 'orion', picture: true },
   { file: path.join(here, 'test/fixtures/psd-made/made-adjust-hue-saturation.psd'), layer: 'bg', picture: true },
   { file: path.join(here, 'test/fixtures/psd/psdtools-adjust-curves.psd'), layer: 'orion', picture: true },
+  // A never-seen picture into a perspective smart object (the warped placement): the demo's card on a desk.
+  { file: path.join(here, 'scripts/seed/demo-templates/demo-mockup-desk.psd'), layer: 'Card', picture: true },
   // Never-seen pictures replacing the full-canvas layer under texts with effects (every effect
   // blended again over the new backdrop) and under psdrb's design.
   { file: path.join(here, 'test/fixtures/psd/psdtools-layer-effects-all.psd'), layer: 'Background', picture: true },

@@ -54,6 +54,9 @@ export const TEMPLATES = [
   { file: 'psdtools-adjust-curves.psd', layer: 'orion', kind: 'image' },
   // Templates of the size a print shop uploads (bench/large-templates.mjs, written into bench/out on first use).
   ...LARGE.map(({ file, layer, kind }) => ({ file, layer, kind, large: true })),
+  // A mockup, what a storefront shows most: a shopper's never-seen picture into a perspective smart object
+  // (the general, warped placement), the card on a desk of the seeded demo (scripts/demo-products/make.mjs).
+  { file: 'demo-mockup-desk.psd', dir: 'scripts/seed/demo-templates', layer: 'Card', kind: 'image' },
 ];
 
 export default async function personalisedBench({ baseUrl, root }) {
@@ -66,7 +69,7 @@ export default async function personalisedBench({ baseUrl, root }) {
   for (const t of chosen) {
     const bench = `personalised ${t.file}`;
     try {
-      const psd = t.large ? ensureLarge([t.file])[0] : path.join(root, 'test/fixtures/psd', t.file);
+      const psd = t.large ? ensureLarge([t.file])[0] : path.join(root, t.dir ?? 'test/fixtures/psd', t.file);
       const template = await upload(baseUrl, 'templates', psd, 'bench');
       // Personalised values: texts, or pictures uploaded now (distinct bytes: a shopper's own upload each time).
       const values = [];
