@@ -4,6 +4,7 @@ import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
 import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from './codecs';
 import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type DecodeWindow, type JpegScale } from './jpeg-decode';
+import { dropPictureKernels, holdPictureKernels, idlePictureKernelsBytes, releasePictureKernels } from './kernels';
 import { applyOrientation, orientationMap } from './orientation';
 import { resample, type PictureExtent, type ResampleQuality } from './resample';
 import { jpegFrame, orientedSize, sniffImage, type SniffedImage } from './sniff';
@@ -111,12 +112,20 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   const deferredWhole = sniffed.width <= 2 * storedWidth && sniffed.height <= 2 * storedHeight;
   const window = options.lend && options.deferResize && options.window && (scale < 8 || deferredWhole) ? storedWindow(sniffed, scale, { width, height }, options.window) : undefined;
   let windowed = false; // the window went to the decoder that decoded
-  let lent = options.lend && scale < 8 ? lendPicture(decodedPixels(scale) * 4) : undefined;
+  // A lent scaled decode is made in the picture kernels (kernels.ts' holdPictureKernels: converted
+  // in place, not copied out) when no other picture holds them and it and the file fit a lent
+  // array's bound (their memory stays grown to that); else in a lent array.
+  let held = options.lend && scale < 8 && decodedPixels(scale) * 4 + bytes.length <= LENT_PICTURE_BYTES ? await holdPictureKernels() : undefined;
+  let lent = options.lend && scale < 8 && !held ? lendPicture(decodedPixels(scale) * 4) : undefined;
   try {
     // What the scaled decoder refuses (entropy data that runs short, which libjpeg decodes with a
     // warning) is decoded whole by decodeImage, as the same file placed large is.
-    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>, lent, window?.stored).catch(() => null) : null;
+    decoded = scale < 8 ? await decodeJpegScaled(bytes, scale as Exclude<JpegScale, 8>, held ? { held } : lent, window?.stored).catch(() => null) : null;
     windowed = !!decoded;
+    if (held && !decoded) {
+      releasePictureKernels();
+      held = undefined;
+    }
     if (!decoded) {
       if (decodedPixels(8) > maxPixels) throw tooBig();
       checkDecodeMemory(decodedPixels(8), path);
@@ -134,6 +143,7 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
     }
   } catch (err) {
     if (lent) lentPictures.give(lent.buffer);
+    if (held) releasePictureKernels();
     if (err instanceof EngineError) throw err;
     throw fail(unsupportedJpeg(bytes) ?? 'the image data is corrupt.');
   }
@@ -143,10 +153,12 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   if (lent && !holding) lentPictures.give(lent.buffer);
   if (decoded.width !== Math.ceil((sniffed.width * factor) / 8) || decoded.height !== Math.ceil((sniffed.height * factor) / 8)) {
     if (holding) lentPictures.give(holding.buffer);
+    if (held) releasePictureKernels();
     throw fail('the image data does not match its header.');
   }
   // The window is our decoders' alone (what mozjpeg and decodeImage give is whole).
   const made = window && windowed ? { window: window.shown } : {};
+  if (held) return { ...(await finishHeld(decoded, factor, sniffed, { width, height }, options)), ...made };
   if (!holding) return { ...(await finishDecode(decoded, factor, sniffed, { width, height }, options)), ...made };
   let done: BoundedPicture;
   try {
@@ -161,6 +173,27 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
     return { ...done, ...made };
   }
   return { ...done, ...made, release: releaseOnce(holding) };
+}
+
+/**
+ * finishDecode of a decode held in the picture kernels (decodeBounded's `lend`): its pixels stay
+ * there, given back by the result's `release`, when finishDecode keeps them (a deferred resize,
+ * the EXIF orientation 1); else they are read into a new array at once and the kernels given back.
+ */
+async function finishHeld(decoded: RGBAImage, eighths: number, sniffed: SniffedImage, wanted: Size, options: DecodeBoundedOptions): Promise<BoundedPicture> {
+  let done: BoundedPicture;
+  try {
+    done = await finishDecode(decoded, eighths, sniffed, wanted, options);
+  } catch (err) {
+    releasePictureKernels();
+    throw err;
+  }
+  if (done.data !== decoded.data) {
+    releasePictureKernels();
+    return done;
+  }
+  let given = false;
+  return { ...done, release: () => void (given || ((given = true), releasePictureKernels())) };
 }
 
 /** What a deferred decode comes back as (finishDecode with `deferResize`): its size and extent as displayed, and the size it stands for. */
@@ -242,13 +275,21 @@ export function releaseOnce(lent: Uint8ClampedArray): () => void {
   return () => void (given || ((given = true), lentPictures.give(lent.buffer)));
 }
 
-/** Drops the kept arrays of lent decodes and placements that are not lent now (a large plan needs the room). */
+/** Drops the kept arrays of lent decodes and placements that are not lent now, and the picture kernels when no picture holds them (a large plan needs the room). */
 export function dropLentPictures(): void {
   lentPictures.makeRoom(Number.POSITIVE_INFINITY);
+  dropPictureKernels();
 }
 
 /** Free bytes kept for lent decodes now (tests). */
 export const lentPictureBytes = () => lentPictures.bytes;
+
+/**
+ * Bytes the picture kernels keep while no picture holds them (kernels.ts' holdPictureKernels: at
+ * most a lent array's bound and the decoder's working set), kept between requests as the lent
+ * arrays are, and dropped with them by dropLentPictures.
+ */
+export const idlePictureBytes = () => idlePictureKernelsBytes();
 
 /**
  * Why a JPEG the decoders refused cannot be used, when its frame header says it is of a kind they

@@ -1,5 +1,5 @@
 import type { Bounds, RGBAImage } from '../types';
-import { type Arena, freshKernels, inArena, kernels } from './kernels';
+import { type Arena, freshKernels, inArena, kernels, markHeldPicture, type KernelExports } from './kernels';
 
 /** Working sets above this run in a fresh kernels instance, freed afterwards (see freshKernels). */
 const SHARED_ARENA_LIMIT = 16 << 20;
@@ -59,8 +59,11 @@ export type DecodeWindow = Bounds;
  * `window`: only its pixels are made (the same bytes as the whole decode's there); the others are
  * left as they were (every block is still entropy-decoded, but those outside it, but for the MCU
  * beside it that chroma upsampling reads, are not transformed, and its rows alone converted).
+ * `into` may instead be the picture kernels held for it (kernels.ts' holdPictureKernels): the
+ * pixels are then made in their memory (converted in place, not copied out), and the result's
+ * data is a view of them there, valid while they are held.
  */
-export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>, into?: Uint8ClampedArray, window?: DecodeWindow): Promise<RGBAImage | null> {
+export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegScale, 8>, into?: Uint8ClampedArray | { held: KernelExports }, window?: DecodeWindow): Promise<RGBAImage | null> {
   const parsed = parseJpeg(bytes);
   if (!parsed) return null;
   const { frame, quant, huff, restartInterval, start, adobeTransform, jfif } = parsed;
@@ -378,17 +381,18 @@ function windowRows(window: DecodeWindow | undefined, height: number): { top: nu
 
 /**
  * Converts MCU row m's output rows within `rows` (none when it has none there): `toRgba(y0, y1)`
- * writes them at `strip` in the arena (`u8`), from where they are copied into `out`.
+ * writes them at `strip` in the arena (`u8`), from where they are copied into `out`; with no
+ * `out`, where they belong (a held picture's rows, in place).
  */
 function mcuRowConverter(
-  rows: { top: number; bottom: number }, mcuHeight: number, width: number, out: Uint8ClampedArray, u8: Uint8Array, strip: number, toRgba: (y0: number, y1: number) => void,
+  rows: { top: number; bottom: number }, mcuHeight: number, width: number, out: Uint8ClampedArray | undefined, u8: Uint8Array, strip: number, toRgba: (y0: number, y1: number) => void,
 ): (m: number) => void {
   return (m) => {
     const y0 = Math.max(rows.top, m * mcuHeight);
     const y1 = Math.min(rows.bottom, (m + 1) * mcuHeight);
     if (y0 >= y1) return;
     toRgba(y0, y1);
-    out.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
+    out?.set(u8.subarray(strip, strip + (y1 - y0) * width * 4), y0 * width * 4);
   };
 }
 
@@ -396,8 +400,10 @@ function mcuRowConverter(
 const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === '82,71,66';
 
 async function decodeScan(
-  bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean, into?: Uint8ClampedArray, window?: DecodeWindow,
+  bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean, given?: Uint8ClampedArray | { held: KernelExports }, window?: DecodeWindow,
 ): Promise<RGBAImage | null> {
+  const held = given && 'held' in given ? given.held : undefined;
+  const into = held ? undefined : (given as Uint8ClampedArray | undefined);
   const { width, height } = frame;
   const mcus = mcuLayout(frame);
   if (!mcus) return null;
@@ -424,12 +430,21 @@ async function decodeScan(
   const scratchBytes = 3 * ((outW + 31) & ~15) + 16;
   const planeBytes = layout.reduce((sum, plane) => sum + plane.bytes, 0);
   const workingSet = bytes.length + planeBytes + (byRows ? scratchBytes + mcuHeight * outW * 4 : outW * outH * 4);
-  const instance = workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels();
+  const instance = held ?? (workingSet > SHARED_ARENA_LIMIT ? await freshKernels() : await kernels());
   const converted = windowRows(window, outH);
   const mcu = { across: single ? scale : hMax * scale, down: single ? scale : vMax * scale };
   return inArena(instance, (k, arena) => {
+    // Held: the picture is made in the picture kernels' memory (kernels.ts' holdPictureKernels), in place.
+    const picture = held ? arena.alloc(outW * outH * 4) : 0;
+    /** The held picture: a view of the kernels' memory, taken after the last allocation. */
+    const heldView = (): Uint8ClampedArray => {
+      const view = new Uint8ClampedArray(k.memory.buffer, picture, outW * outH * 4);
+      markHeldPicture(view);
+      return view;
+    };
     if (byRows) {
-      const strip = arena.alloc(mcuHeight * outW * 4);
+      // Held, the rows are converted in place: no strip, no copy.
+      const strip = held ? 0 : arena.alloc(mcuHeight * outW * 4);
       const scratch = arena.alloc(scratchBytes);
       const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
       arena.alloc(16); // jpegToRgbaRows reads up to 7 bytes past a plane's row
@@ -438,9 +453,9 @@ async function decodeScan(
       if (window) i32.set(windowWords(window, mcu), (compsPtr >> 2) + 28);
       const rows = k as unknown as RowsKernel;
       // Every row is written (a window's rows alone): the MCU rows cover outH (mcuRows × mcuHeight ≥ outH).
-      const out = into ?? new Uint8ClampedArray(outW * outH * 4);
+      const out = held ? undefined : into ?? new Uint8ClampedArray(outW * outH * 4);
       const convert = mcuRowConverter(converted, mcuHeight, outW, out, u8, strip, (y0, y1) =>
-        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, strip, scratch, outH),
+        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, held ? picture + y0 * outW * 4 : strip, scratch, outH),
       );
       for (let m = 0; m < mcuRows; m++) {
         i32.set([m, 1, ring], (compsPtr >> 2) + 24);
@@ -449,14 +464,15 @@ async function decodeScan(
         else if (m > 0) convert(m - 1);
       }
       if (ring > 1) convert(mcuRows - 1);
-      return { width: outW, height: outH, data: out };
+      return { width: outW, height: outH, data: out ?? heldView() };
     }
-    const out = arena.alloc(outW * outH * 4);
+    const out = held ? picture : arena.alloc(outW * outH * 4);
     const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
     if (window) arena.i32().set(windowWords(window, mcu), (compsPtr >> 2) + 28);
     const status = k.jpegDecodeScan(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval);
     if (status !== 0) throw corrupt();
     k.jpegToRgba(comps.length, compsPtr, hMax, vMax, scale, outW, outH, ycc ? 1 : 0, out);
+    if (held) return { width: outW, height: outH, data: heldView() };
     const u8 = arena.u8();
     if (into) into.set(u8.subarray(out + converted.top * outW * 4, out + converted.bottom * outW * 4), converted.top * outW * 4);
     return { width: outW, height: outH, data: into ?? new Uint8ClampedArray(u8.slice(out, out + outW * outH * 4).buffer) };

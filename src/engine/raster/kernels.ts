@@ -69,6 +69,60 @@ export async function freshKernels(): Promise<KernelExports> {
   return (await WebAssembly.instantiate(kernelsModule, {})).exports as unknown as KernelExports;
 }
 
+/**
+ * A kernels instance of its own for a never-seen picture's scaled decode (decodeBounded's `lend`),
+ * held from the decode until the placement has read it (issue 25 §3): the decoder converts its
+ * rows in place in that instance's memory, and the picture is a view of them there, where they
+ * were converted in a strip and copied out into a lent array (4.3 MB for a 1600×1200 photo at
+ * 6/8: 0.3–0.45 ms of its 3.1–5 ms decode, bench/personalised-cpu.mjs' photo in Node). Nothing
+ * else runs in it, so its memory does not grow (which would detach the view) while the picture
+ * is held. One picture at a time: another, while one is held, is decoded into a lent array as
+ * before. (The placement's resample reading the rows straight from there, not copying each four
+ * into its own arena first, was 0.3 ms slower: the copy brings them into the cache at once.)
+ */
+let pictureKernels: KernelExports | undefined;
+let pictureHeld = false;
+let holds = 0; // which hold is the current one
+// A held picture whose holder failed before releasing it (a request refused after its picture
+// was decoded) is read by nobody once collected: the hold it made ends then, so the kernels are
+// not kept from later pictures.
+const unreleased = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry<number>((hold) => void (hold === holds && (pictureHeld = false))) : undefined;
+
+/** The picture kernels, held until releasePictureKernels; undefined while another picture holds them. */
+export async function holdPictureKernels(): Promise<KernelExports | undefined> {
+  if (pictureHeld) return undefined;
+  pictureHeld = true;
+  holds++;
+  try {
+    pictureKernels ??= await freshKernels();
+  } catch (err) {
+    pictureHeld = false;
+    throw err;
+  }
+  return pictureKernels;
+}
+
+/** Ends holdPictureKernels' hold: the picture in them is read no more. */
+export function releasePictureKernels(): void {
+  pictureHeld = false;
+}
+
+/** Drops the picture kernels' memory when no picture holds it (a large plan needs the room). */
+export function dropPictureKernels(): void {
+  if (!pictureHeld) pictureKernels = undefined;
+}
+
+/** `data` is the held picture (a view of the picture kernels' memory): its hold ends when it is collected unreleased. */
+export function markHeldPicture(data: ArrayBufferView): void {
+  unreleased?.register(data, holds);
+}
+
+/** Bytes of the picture kernels' memory kept while no picture holds it (counted with the lent arrays). */
+export const idlePictureKernelsBytes = () => (pictureKernels && !pictureHeld ? pictureKernels.memory.buffer.byteLength : 0);
+
+/** Whether the picture kernels are held now (tests). */
+export const pictureKernelsHeld = () => pictureHeld;
+
 /** The kernels if already instantiated (for synchronous callers; `await kernels()` first). */
 export function kernelsNow(): KernelExports | undefined {
   return ready;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeBounded, dropLentPictures, lendPicture, lentPictureBytes, releaseOnce } from '../../../src/engine/raster/bounded';
 import { encodeJpeg, encodeJpegMozjpeg } from '../../../src/engine/raster/codecs';
 import { decodeJpegFull, decodeJpegScaled, type JpegScale } from '../../../src/engine/raster/jpeg-decode';
+import { holdPictureKernels, releasePictureKernels } from '../../../src/engine/raster/kernels';
 import { noiseImage } from './helpers';
 
 // A lent decode (decodeBounded's `lend`) goes into an array kept between requests, which still
@@ -36,8 +37,11 @@ describe('decodeJpegScaled into a given array', () => {
 describe('decodeBounded with lend', () => {
   const half = (s: { width: number; height: number }) => ({ width: s.width * 0.6, height: s.height * 0.6 });
 
+  // A scaled decode goes into a lent array while another picture holds the picture kernels
+  // (else into them: picture-kernels-held.test.ts).
   it('gives the pixels of a decode without it, and its array back to be decoded into again', async () => {
     dropLentPictures();
+    expect(await holdPictureKernels()).toBeDefined();
     const { '4:2:0': first, '4:4:4': second } = await jpegs(400, 300);
     const plain = await decodeBounded(first, { size: half, deferResize: true });
     const lent = await decodeBounded(first, { size: half, deferResize: true, lend: true });
@@ -63,12 +67,14 @@ describe('decodeBounded with lend', () => {
     next.release!();
     other.release!();
     expect(lentPictureBytes()).toBe(2 * buffer.byteLength);
+    releasePictureKernels();
     dropLentPictures();
     expect(lentPictureBytes()).toBe(0);
   });
 
   it('gives the array back at once when the decode is resized', async () => {
     dropLentPictures();
+    expect(await holdPictureKernels()).toBeDefined();
     const jpeg = (await jpegs(400, 300))['4:2:0'];
     // Not deferred: resized into a new array, the lent one free again.
     const resized = await decodeBounded(jpeg, { size: half, lend: true });
@@ -76,6 +82,7 @@ describe('decodeBounded with lend', () => {
     expect(resized.release).toBeUndefined();
     expect(Buffer.from(resized.data).equals(Buffer.from(plain.data))).toBe(true);
     expect(lentPictureBytes()).toBeGreaterThan(0);
+    releasePictureKernels();
     dropLentPictures();
   });
 
