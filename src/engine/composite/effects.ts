@@ -1,3 +1,4 @@
+import { drop, keep } from '../memory/drop';
 import type { LayerEffectsInfo } from 'ag-psd';
 import type { LayerNode } from '../types';
 import { blendSurface, FILL_INSIDE, type BlendOptions } from './blend';
@@ -243,6 +244,7 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
         // the path is in its pixels beyond the path, part of what its effects outline.
         const stored = alphaOver(r);
         for (let i = 0; i < alpha.length; i++) alpha[i] = Math.max(alpha[i] * (raster[i] / 255), stored[i]);
+        drop(raster, stored);
         return alpha;
       }
     : null;
@@ -633,6 +635,13 @@ function crop(field: Float32Array, from: Bounds, to: Bounds): Float32Array {
   return out;
 }
 
+/** crop of a field made for this alone: dropped when the crop is a copy of part of it. */
+function cropOwned(field: Float32Array, from: Bounds, to: Bounds): Float32Array {
+  const cut = crop(field, from, to);
+  if (cut !== field) drop(field);
+  return cut;
+}
+
 /** The most values morphology's blur hands to WASM (its WASM_PIXELS); above it, it makes two arrays in TypeScript. */
 const WASM_BLUR_PIXELS = 1 << 18;
 
@@ -654,7 +663,10 @@ const fillWithin = (shape: Shape, r: Bounds, tile: Bounds) => (shape.pixelSource
  */
 function shiftedAlpha(shape: Shape, r: Bounds, dx: number, dy: number, outside: boolean): { rect: Bounds; data: Float32Array } {
   const { fx, fy, read } = shiftSource(shape, r, dx, dy, outside);
-  return { rect: r, data: bilinearMove(read(), widthOf(r), heightOf(r), fx, fy, true) };
+  const source = read();
+  const data = bilinearMove(source, widthOf(r), heightOf(r), fx, fy, true);
+  if (data.buffer !== source.buffer) drop(source); // moved in the kernels: a copy came out
+  return { rect: r, data };
 }
 
 /**
@@ -702,7 +714,7 @@ interface InvertKernel {
 function insideBody(shape: Shape, r: Bounds, tile: Bounds, dx: number, dy: number, size: number, spread: number): Float32Array {
   const near = spread <= 0 && size > 0 ? nearerStart(shape, r, dx, dy, size) : null;
   const from = near ?? r;
-  return (spread <= 0 && size > 0 && clampedBody(shape, from, tile, dx, dy, size)) || crop(shadowBody(shape, from, dx, dy, true, size, spread), from, tile);
+  return (spread <= 0 && size > 0 && clampedBody(shape, from, tile, dx, dy, size)) || cropOwned(shadowBody(shape, from, dx, dy, true, size, spread), from, tile);
 }
 
 /** How many inverted bodies clampedBody drew (tests). */
@@ -1200,7 +1212,7 @@ const PAINT_SCRATCH_BYTES = 1 << 20;
 
 function paintScratch(bytes: number): Uint8ClampedArray {
   if (bytes > PAINT_SCRATCH_BYTES) return new Uint8ClampedArray(bytes);
-  if (paintPixels.length < bytes) paintPixels = new Uint8ClampedArray(bytes);
+  if (paintPixels.length < bytes) paintPixels = keep(new Uint8ClampedArray(bytes));
   return paintPixels.subarray(0, bytes);
 }
 
@@ -1292,6 +1304,7 @@ function paint(
     recording.bytes += data.byteLength;
   }
   blendSurface(canvas, surface, null, fade, mode ?? 'normal', options);
+  drop(data); // past the scratch's size: made for this paint (drop keeps the scratch)
 }
 
 /** How many paints paintInKernels drew, over the canvas and within the layer's composite, with the fill read there, and in more than one strip (a fill read, a coverage copied in) (the tests read it). */
@@ -1499,10 +1512,14 @@ function soften(alpha: Float32Array, w: number, h: number, size: number, spread:
   // A new array either way (blur makes its own): `alpha` stays as it was, unless the caller
   // hands it over (`owned`: made for this and read no more).
   const a = spread > 0 ? spreadMatte(alpha, w, h, spread) : alpha;
+  if (owned && a !== alpha) drop(alpha);
   // Larger than the WASM passes take, blur's TypeScript would make two more arrays (issue 25 §1):
   // blurred over itself (blurInPlace: the same floats) when no one else reads it.
   if (radius > 0 && a.length > WASM_BLUR_PIXELS && (owned || a !== alpha)) return blurInPlace(a, w, h, radius);
-  return radius > 0 ? blur(a, w, h, radius) : a === alpha ? alpha.slice() : a;
+  if (radius <= 0) return a === alpha ? alpha.slice() : a;
+  const blurred = blur(a, w, h, radius);
+  if (owned || a !== alpha) drop(a);
+  return blurred;
 }
 
 /**
@@ -1559,16 +1576,23 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
       const h = heightOf(r);
       // Only the tile is painted, and what follows goes pixel by pixel: the body over the tile
       // (the precise distances measured there only; issue 25 §1), the same values.
-      const body = (g as { technique?: string }).technique === 'precise' ? precise(alpha, w, h, size, px(g.choke), false, within(tile, r)) : crop(soften(alpha, w, h, size, spreadOf(g, s), true), r, tile);
+      const precisely = (g as { technique?: string }).technique === 'precise';
+      const body = precisely ? precise(alpha, w, h, size, px(g.choke), false, within(tile, r)) : cropOwned(soften(alpha, w, h, size, spreadOf(g, s), true), r, tile);
+      if (precisely) drop(alpha); // soften took it over (and dropped it or made the body of it)
       applyRange(body, g.range);
       applyContour(body, g.contour);
       // An outer glow never shows through a faded fill: within the layer only the backdrop the
       // Fill leaves (knockOut, as "Layer Knocks Out Drop Shadow" does; photocraft's calibration on
       // Aspose's FillOpacitySample.psd). At Fill 100 % nothing changes.
-      if (cover < 1) knockOut(body, crop(fillOf(shape, r), r, tile), cover);
+      if (cover < 1) {
+        const filled = cropOwned(fillOf(shape, r), r, tile);
+        knockOut(body, filled, cover);
+        drop(filled);
+      }
       const graded = glowGradient(g, body);
       if (graded) paint(canvas, tile, shape, graded.coverage, graded.colors, fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, tile);
       else paint(canvas, tile, shape, body, rgbOf(g.color), fxOpacity(g.opacity, node.opacity), g.blendMode ?? 'screen', atop, false, tile);
+      drop(body, graded?.coverage, graded?.colors);
     });
   }
   for (const d of list(fx.dropShadow).reverse()) {
@@ -1585,8 +1609,13 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
       if (inKernels && shadowInKernels(canvas, tile, nearShape(r, tight, pass), shape, dx, dy, size, rgbOf(d.color), fade, d.blendMode ?? 'multiply', atop)) return;
       const body = shadowBody(shape, r, dx, dy, false, size, spreadOf(d, s));
       applyContour(body, d.contour);
-      if (d.layerConceals !== false && cover < 1) knockOut(body, fillOf(shape, r), cover);
+      if (d.layerConceals !== false && cover < 1) {
+        const filled = fillOf(shape, r);
+        knockOut(body, filled, cover);
+        drop(filled);
+      }
       paint(canvas, tile, shape, body, rgbOf(d.color), fxOpacity(d.opacity, node.opacity), d.blendMode ?? 'multiply', atop, false, r);
+      drop(body); // not the bodies' scratch (drop keeps it)
     });
   }
   // What the layer's strokes in modes of their own, and its interior effects over a faded fill,
@@ -1684,7 +1713,11 @@ function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB 
   if (over && held.from === canvas) return null;
   readsTarget();
   const under = cropSurface(held.backdrop, tile);
-  if (over) blendSurface(under, cropSurface(canvas, tile), null, 1, 'normal');
+  if (over) {
+    const above = cropSurface(canvas, tile);
+    blendSurface(under, above, null, 1, 'normal');
+    drop(above.data);
+  }
   const paint = createSurface(tile);
   const d = paint.data;
   if (color instanceof Uint8ClampedArray) {
@@ -1705,6 +1738,7 @@ function blendedColours(canvas: Surface, shape: Shape, tile: Bounds, color: RGB 
     words.fill(words[0]);
   }
   blendSurface(under, paint, null, 1, mode, { fill });
+  drop(paint.data);
   return under.data;
 }
 
@@ -1866,7 +1900,7 @@ export function drawEffectsAbove(
         // Into the shadow bodies' array (up to 1 MB, kept): only its cut to the tile is kept.
         const into = w * h <= 1 << 18 ? bodies.take('body', w * h) : undefined;
         const body = movedBlur(read, w, h, fx, fy, size, into, scratch);
-        const cut = crop(body, near, tile);
+        const cut = cropOwned(body, near, tile); // the bodies' scratch stays (drop keeps it)
         return cut === into ? cut.slice() : cut;
       };
       const a = blurred(dx, dy);
@@ -1881,7 +1915,9 @@ export function drawEffectsAbove(
         if (lut) v = throughCurve(lut, v);
         cov[i] = v * alpha[i];
       }
+      drop(a, b, alpha);
       paint(canvas, tile, shape, cov, rgbOf(satin.color), fxOpacity(satin.opacity, opacity, 0.5), satin.blendMode ?? 'multiply', atop, false, tile, inLayer);
+      drop(cov);
     });
   }
   const inner = fx.innerGlow;
@@ -1893,7 +1929,9 @@ export function drawEffectsAbove(
       // distances measured there only: issue 25 §1), the same values. The softer body is what
       // lies outside the shape (1 − alpha) blurred: shadowBody moved by nothing (1 − alpha read
       // into the kernels' memory and blurred there, soften(1 − alpha) to the bit; issue 25 §3).
-      const body = inner.technique === 'precise' ? precise(alphaOf(shape, r), widthOf(r), heightOf(r), size, px(inner.choke), true, within(tile, r)) : insideBody(shape, r, tile, 0, 0, size, spreadOf(inner, s));
+      const alpha = inner.technique === 'precise' ? alphaOf(shape, r) : null;
+      const body = alpha ? precise(alpha, widthOf(r), heightOf(r), size, px(inner.choke), true, within(tile, r)) : insideBody(shape, r, tile, 0, 0, size, spreadOf(inner, s));
+      drop(alpha);
       if (inner.source === 'center') for (let i = 0; i < body.length; i++) body[i] = 1 - body[i];
       const filled = fillWithin(shape, r, tile);
       applyRange(body, inner.range);
@@ -1902,6 +1940,7 @@ export function drawEffectsAbove(
       const graded = glowGradient(inner, body, filled);
       if (graded) paint(canvas, tile, shape, graded.coverage, graded.colors, fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, tile, inLayer);
       else paint(canvas, tile, shape, body, rgbOf(inner.color), fxOpacity(inner.opacity, opacity), inner.blendMode ?? 'screen', atop, false, tile, inLayer);
+      drop(body, filled, graded?.coverage, graded?.colors);
     });
   }
   if (part === 'grouped') return;
@@ -1915,7 +1954,9 @@ export function drawEffectsAbove(
       applyContour(cov, d.contour);
       const alpha = fillWithin(shape, r, tile);
       for (let i = 0; i < cov.length; i++) cov[i] *= alpha[i];
+      drop(alpha);
       paint(canvas, tile, shape, cov, rgbOf(d.color), fxOpacity(d.opacity, opacity), d.blendMode ?? 'multiply', atop, false, tile, inLayer);
+      drop(cov);
     });
   }
   drawStrokes(ctx, node, canvas, shape, atop, inLayer, 'over');
@@ -1955,7 +1996,7 @@ function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape
     const alpha = alphaOf(shape, r);
     // Over the tile only (it alone is painted; the band goes pixel by pixel): issue 25 §1.
     const dist = chamferDistance(alpha, widthOf(r), heightOf(r), within(tile, r));
-    const own = held ? crop(shape.fillOver ? shape.fillOver(r) : alpha, r, tile) : null;
+    const own = !held ? null : shape.fillOver ? cropOwned(shape.fillOver(r), r, tile) : crop(alpha, r, tile);
     for (const st of [...strokes].reverse()) {
       const cov = strokeBand(st, dist, ctx.scale);
       if (own) {
@@ -1996,7 +2037,9 @@ function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape
       }
       // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
       paint(canvas, tile, shape, cov, color, opacity, mode, atop, false, tile, st.position === 'inside' && inLayer);
+      drop(cov, blended || null);
     }
+    drop(alpha, dist, own);
   });
 }
 
@@ -2218,13 +2261,18 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
     const h = heightOf(r);
     const scratch = w * h <= SHARED_BEVEL_PIXELS ? sharedBevel : (own ??= new Scratch());
     let alpha = shape.alphaOver(r, scratch.take('alpha', w * h));
-    if (b.style === 'stroke emboss') alpha = strokeBand(st!, chamferDistance(alpha, w, h), ctx.scale);
+    if (b.style === 'stroke emboss') {
+      const distances = chamferDistance(alpha, w, h);
+      alpha = strokeBand(st!, distances, ctx.scale);
+      drop(distances);
+    }
     const light = bevelLight(alpha, w, h, options, scratch);
     // The highlight is painted before the shadow is computed: one array serves both.
     const map = scratch.take('light', w * h);
     const within = (b.style ?? 'inner bevel') === 'inner bevel' && inLayer;
     paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), fxOpacity(b.highlightOpacity, opacity, 0.75), b.highlightBlendMode ?? 'screen', atop, false, r, within);
     paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), fxOpacity(b.shadowOpacity, opacity, 0.75), b.shadowBlendMode ?? 'multiply', atop, false, r, within);
+    drop(alpha); // a stroke emboss's band (the scratch's alpha stays: drop keeps it)
   };
   // How far the height rises off the covered pixels: bevelLight's reach (half the size for an
   // emboss or pillow), a chisel soft's blur over a quarter of the size, the soften, a stroke
@@ -2235,14 +2283,16 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
   const support = Math.ceil(rise + options.soften + (b.style === 'stroke emboss' ? st0 : 0)) + 3;
   // A smooth inner bevel: tiles cut to the covered pixels (as eachTileInside's), arrays to them
   // grown by the support (eachTileInside kept their left and top where eachTile put them).
-  if ((b.style ?? 'inner bevel') === 'inner bevel' && !chiselled) return eachTileNear(pass, shape, rectOf(canvas), 0, support, draw);
   // Every other style and technique lights nothing far from the covered pixels (eachTileNear),
   // unless its flat face is lit (a gloss contour lifting it, `everywhere`) or a Contour element
   // lifts the height's 0 (the height is then not 0 far off, and soften blurs it from the arrays' edge).
   const lifted = !!options.contour && options.contour[0] !== 0;
   const lz = Math.sin((options.altitude * Math.PI) / 180);
-  if (everywhere || lifted || !(lz > 0.01) || !(lz >= 1 || lz < 0.99)) return eachTile(pass, shape, rectOf(canvas), draw);
-  eachTileNear(pass, shape, rectOf(canvas), support, support, draw);
+  if ((b.style ?? 'inner bevel') === 'inner bevel' && !chiselled) eachTileNear(pass, shape, rectOf(canvas), 0, support, draw);
+  else if (everywhere || lifted || !(lz > 0.01) || !(lz >= 1 || lz < 0.99)) eachTile(pass, shape, rectOf(canvas), draw);
+  else eachTileNear(pass, shape, rectOf(canvas), support, support, draw);
+  // This bevel's own arrays (large tiles only) go now, not when the collector next runs.
+  own?.clear();
 }
 
 /** drawBevel's arrays for tiles of up to SHARED_BEVEL_PIXELS (four arrays, 512 KB together at most). */

@@ -1,3 +1,4 @@
+import { drop, keep, release } from '../memory/drop';
 import { inArena, kernelsNow, type KernelExports } from '../raster/kernels';
 import type { Bounds } from '../types';
 
@@ -23,6 +24,7 @@ export function blur(src: Float32Array, w: number, h: number, radius: number): F
     boxH(a, b, w, h, box);
     boxV(b, a, w, h, box);
   }
+  drop(b);
   return a;
 }
 
@@ -143,7 +145,10 @@ export function movedBlur(read: (into?: Float32Array, held?: HeldArena) => Float
     // Above the WASM passes' size blur's TypeScript would copy the moved array and make a second
     // one: blurred over itself instead (blurInPlace, the same floats; issue 25 §1).
     const moved = bilinearMove(read(), w, h, fx, fy, true);
-    return moved.length > WASM_PIXELS ? blurInPlace(moved, w, h, radius) : blur(moved, w, h, radius);
+    if (moved.length > WASM_PIXELS) return blurInPlace(moved, w, h, radius);
+    const blurred = blur(moved, w, h, radius);
+    drop(moved); // read() made it for this move alone
+    return blurred;
   }
   const [r0, r1] = boxRadii(radius);
   return inArena(k, (k, arena) => {
@@ -262,9 +267,15 @@ export class Scratch {
   take(slot: string, n: number): Float32Array<ArrayBuffer> {
     const held = this.slots.get(slot);
     if (held && held.length >= n) return held.length === n ? held : held.subarray(0, n);
-    const made = new Float32Array(n);
+    const made = keep(new Float32Array(n));
     this.slots.set(slot, made);
     return made;
+  }
+
+  /** Frees every slot's array now (its owner draws no more with them): the next take makes anew. */
+  clear(): void {
+    for (const array of this.slots.values()) release(array);
+    this.slots.clear();
   }
 }
 
@@ -426,7 +437,9 @@ export function spreadMatte(a: Float32Array, w: number, h: number, radius: numbe
   const peak = boxMax(a, w, h, Math.ceil(radius + 1), tmp);
   for (let i = 0; i < a.length; i++) tmp[i] = peak[i] > 0 ? a[i] / peak[i] : 0;
   const d = chamferDistance(tmp, w, h);
+  drop(tmp);
   for (let i = 0; i < a.length; i++) d[i] = Math.max(a[i], bandCoverage(d[i], -Infinity, radius) * peak[i]);
+  drop(peak);
   return d;
 }
 
@@ -457,6 +470,7 @@ function boxMax(a: Float32Array, w: number, h: number, r: number, tmp: Float32Ar
     }
     for (let y = 0; y < h; y++) out.set(done.subarray(y * bw, y * bw + bw), y * w + left);
   }
+  drop(block, done);
   return out;
 }
 
@@ -492,6 +506,7 @@ export function erode(a: Float32Array, w: number, h: number, radius: number): Fl
     const cov = Math.sqrt(d2[i]) - radius;
     out[i] = Math.min(a[i], cov <= 0 ? 0 : cov >= 1 ? 1 : cov);
   }
+  drop(d2);
   return out;
 }
 
@@ -626,7 +641,7 @@ function nearestEdge(c: (i: number) => number, w: number, h: number, out: Float3
         out[o] = cs >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(seedDistance2(i, s, w)) + 0.5 - cs;
       }
     }
-  }
+  }  drop(at);
 }
 
 /** Where c ≤ EMPTY: the nearer of nearestEdge's and the nearest at least half-covered pixel's straight edge, times `sign`. */
@@ -639,7 +654,7 @@ function nearerHalf(c: (i: number) => number, w: number, h: number, out: Float32
       const nearest = out[o]!;
       out[o] = sign * (q < 0 ? nearest : Math.min(nearest, Math.sqrt(seedDistance2(i, q, w)) + 0.5 - c(q)));
     }
-  }
+  }  drop(at);
 }
 
 /** Distance from pixel i's centre to pixel s's square (row width w). */
@@ -715,6 +730,7 @@ export function chamferDistance(a: Float32Array, w: number, h: number, to: Bound
       }
     }
   }
+  drop(d);
   return out;
 }
 
