@@ -1,3 +1,4 @@
+import { drop, dropOwn, ownHere } from '../memory/drop';
 import { BAND, levelBounds, levelFor } from '../compiled/pyramid';
 import { kernels, kernelsNow, type KernelExports } from '../raster/kernels';
 import { flattenOverWhite } from '../raster/pixels';
@@ -424,7 +425,8 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     blendWithGamma(canvas, group, null, opacity, mode, options, covered);
     // The group is read no more here: kept as it is (blends only read it).
     if (keep) keepUnit(keep, { group, opacity, covered });
-  }
+  }  // The base's own content, mask and shape sources, made for this unit alone (drawLayer's).
+  if (own) dropOwn(own.content?.data, own.mask, ...own.sources.flatMap((s) => [s.content?.data, s.mask]));
 }
 
 /** Whether every pixel of `s` is known opaque (markOpaque over its whole rectangle). */
@@ -737,11 +739,22 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     }
     return;
   }
-  const { content, mask, shape } = await withEffects(ctx, node, rectOf(canvas));
+  const { content, mask, shape, sources } = await withEffects(ctx, node, rectOf(canvas));
   if (!content && !shape) {
     if (keep) keepBlends(keep, { blends: [], bytes: 0, readsTarget: false });
     return;
   }
+  try {
+    await drawLayerWith(ctx, node, canvas, atop, keep, content, mask, shape);
+  } finally {
+    // What withEffects made for this layer alone goes now, not when the collector next runs
+    // (issue 25 §1: six size-250 shadows left 394 MB of such arrays in workerd's process).
+    dropOwn(content?.data, mask, ...sources.flatMap((s) => [s.content?.data, s.mask]));
+  }
+}
+
+/** drawLayer once the layer's content, mask and shape are loaded. */
+async function drawLayerWith(ctx: RenderContext, node: LayerNode, canvas: Surface, atop: boolean, keep: string | null, content: Surface | null, mask: Uint8ClampedArray | null, shape: Shape | null): Promise<void> {
   const whole = node.transparencyShapes === false;
   // What it blends onto the canvas, recorded to be kept when each is made from the layer alone.
   const record: BlendRecord<LayerBlend> | null = keep ? { blends: [], bytes: 0, readsTarget: false } : null;
@@ -765,6 +778,7 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
       blendSurface(area, content, null, 1, 'normal');
       const areaMask = await layerMask(ctx, node, rectOf(area));
       knockoutBlend(canvas, knockoutTarget(scope, node), area, areaMask, node.opacity, node.blendMode, options, true);
+      drop(area.data);
     } else knockoutBlend(canvas, knockoutTarget(scope, node), content, mask, node.opacity, node.blendMode, options);
   } else {
     const covered = shape ? knownCoveredBox(shape, content) : undefined;
@@ -778,7 +792,16 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   // A shape's own stroke stays above its overlays: redrawn from its path over them.
   const stroke = content && node.vectorStroke ? () => drawShapeStroke(ctx, node, canvas, content, mask, atop) : undefined;
   if (shape) effects(() => drawEffectsAbove(ctx, node, canvas, shape, atop, stroke));
-  if (keep && record && !record.readsTarget) keepBlends(keep, record);
+  if (!keep || !record || record.readsTarget || !keepBlends(keep, record)) dropRecord(record);
+}
+
+/** The copies a record made (effects.ts BlendRecord, content's below) when they are not kept. */
+function dropRecord(record: BlendRecord<LayerBlend> | null): void {
+  for (const b of record?.blends ?? []) {
+    if ('pixels' in b) drop(b.pixels);
+    else if ('surface' in b) drop(b.surface.data);
+    else drop(b.content.data, b.mask);
+  }
 }
 
 /**
@@ -798,11 +821,13 @@ type LayerBlend = EffectBlend | { content: Surface; mask: Uint8ClampedArray | nu
  */
 const keptBlends = new WeakMap<Uint8ClampedArray, Array<EffectBlend | LayerBlend>>();
 
-function keepBlends(key: string, record: BlendRecord<LayerBlend>): void {
-  if (record.bytes > KEPT_UNIT_BYTES || !record.blends.every(madeAgainInKernels)) return;
+/** Keeps the record's blends under `key`; whether it did. */
+function keepBlends(key: string, record: BlendRecord<LayerBlend>): boolean {
+  if (record.bytes > KEPT_UNIT_BYTES || !record.blends.every(madeAgainInKernels)) return false;
   const marker = new Uint8ClampedArray(0);
   keptBlends.set(marker, record.blends);
   backdropCache.set(key, marker, Math.max(64, record.bytes));
+  return true;
 }
 
 /**
@@ -839,7 +864,7 @@ async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) 
   const effects = hasEffects(node);
   const [main, ...far] = effects ? effectSources(ctx, node, target, EVERYWHERE, [target]) : [target];
   let content = await layerContent(ctx, node, main);
-  if (!effects) return { content, mask: content ? await layerMask(ctx, node, rectOf(content)) : null, shape: null };
+  if (!effects) return { content, mask: content ? await layerMask(ctx, node, rectOf(content)) : null, shape: null, sources: [] as ShapeSource[] };
   // A masked layer's shape reads only its pixels' alpha (× the mask) around the target, and its
   // own blend only the target (issue 25 §1: a print strip's rows grown by a 250 px effect's reach,
   // and a far shadow's or satin's sources, were held as RGBA while the effects drew): the alpha
@@ -856,10 +881,13 @@ async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) 
     if (shapeOnly && !node.vectorStroke && areaOf(rect) >= 2 * areaOf(kept)) {
       // Split before the mask is made: the whole RGBA is not held beside the mask's arrays.
       const alpha = alphaChannel(content);
+      const whole = content;
       content = cropSurface(content, kept);
-      const whole = await layerMask(ctx, node, rect);
-      sources.push({ rect, content: alpha, mask: whole });
-      mask = whole && cropMask(whole, rect, kept);
+      ownHere(content.data);
+      dropOwn(whole.data); // split into the two above
+      const wholeMask = await layerMask(ctx, node, rect);
+      sources.push({ rect, content: alpha, mask: wholeMask });
+      mask = wholeMask && cropMask(wholeMask, rect, kept);
     } else {
       mask = await layerMask(ctx, node, rect);
       sources.push({ rect, content, mask });
@@ -869,9 +897,9 @@ async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) 
     const more = await shapeContent(ctx, node, r, shapeOnly);
     if (more) sources.push({ rect: more.rect, content: more.content, mask: await layerMask(ctx, node, more.rect) });
   }
-  if (!sources.length) return { content, mask, shape: null };
+  if (!sources.length) return { content, mask, shape: null, sources };
   const shape = node.transparencyShapes === false ? await wholeLayerShape(ctx, node, target) : shapeFrom(node, ctx, sources);
-  return { content, mask, shape };
+  return { content, mask, shape, sources };
 }
 
 const areaOf = (r: Bounds) => (r.right - r.left) * (r.bottom - r.top);
@@ -905,7 +933,7 @@ async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, a
     }
     const surface = createSurface(clip, 1);
     surface.data.fill(a[0]!);
-    return loaded(surface);
+    return loaded({ ...surface, data: ownHere(surface.data) });
   }
   if (!override?.pixels && !fillFromPath(node) && atLevelGrid(ctx)) {
     if (!node.hasPixels || !node.pixelBounds) return null;
@@ -914,12 +942,14 @@ async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, a
     return loaded(surface);
   }
   const content = await layerContent(ctx, node, clip);
-  return loaded(content && alphaChannel(content));
+  const alpha = content && alphaChannel(content);
+  dropOwn(content?.data); // its alpha taken
+  return loaded(alpha);
 }
 
 /** The alpha bytes of an RGBA surface, one a pixel (effects.ts alphaOnly: what a shape reads of it). */
 function alphaChannel(s: Surface): Surface {
-  const data = new Uint8ClampedArray(s.w * s.h);
+  const data = ownHere(new Uint8ClampedArray(s.w * s.h));
   const d = s.data;
   for (let i = 0; i < data.length; i++) data[i] = d[i * 4 + 3]!;
   return { x: s.x, y: s.y, w: s.w, h: s.h, data };
@@ -929,7 +959,7 @@ function alphaChannel(s: Surface): Surface {
 function cropMask(mask: Uint8ClampedArray, from: Bounds, to: Bounds): Uint8ClampedArray {
   const w = to.right - to.left;
   const fw = from.right - from.left;
-  const out = new Uint8ClampedArray(w * (to.bottom - to.top));
+  const out = ownHere(new Uint8ClampedArray(w * (to.bottom - to.top)));
   for (let y = to.top; y < to.bottom; y++) {
     const s = (y - from.top) * fw + (to.left - from.left);
     out.set(mask.subarray(s, s + w), (y - to.top) * w);
@@ -1539,9 +1569,11 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
   if (!override?.pixels && fillFromPath(node) && node.fillGradient && !node.fillColor) {
     // A gradient fill drawn from its settings; a vector mask (layerMask) gives it its shape.
     surface = gradientFillSurface(ctx, node.fillGradient, clip, node.vectorMask);
+    ownHere(surface?.data);
   } else if (!override?.pixels && fillFromPath(node)) {
     // The fill everywhere: its vector mask (layerMask) gives it its shape.
     surface = createSurface(clip);
+    ownHere(surface.data);
     const c = [1, 3, 5].map((i) => parseInt((node.fillColor ?? '#000000').slice(i, i + 2), 16));
     const d = surface.data;
     for (let i = 0; i < d.length; i += 4) {
@@ -1559,6 +1591,7 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
     // Wholly inside the clip and not recoloured: the override's own pixels (content is only read).
     if (!override.color && r.left === full.x && r.top === full.y && r.right === full.x + full.w && r.bottom === full.y + full.h) return full;
     surface = createSurface(r);
+    ownHere(surface.data);
     for (let y = r.top; y < r.bottom; y++) {
       const s = ((y - full.y) * full.w + (r.left - full.x)) * 4;
       surface.data.set(full.data.subarray(s, s + surface.w * 4), (y - r.top) * surface.w * 4);
@@ -1585,6 +1618,7 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
     const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
     if (!px) return null;
     surface = resampleRGBA(px.data, px.bounds, ctx.factor, clip);
+    ownHere(surface?.data);
   }
   if (surface && override?.color) {
     const { r, g, b, a } = override.color;
@@ -1621,6 +1655,7 @@ async function storedRowsByBand(
   if (!r) return null;
   const out = last ? 1 : channels;
   const surface = buffers ? { x: r.left, y: r.top, w: r.right - r.left, h: r.bottom - r.top, data: buffers.surface((r.right - r.left) * (r.bottom - r.top) * out) } : createSurface(r, out);
+  if (!buffers) ownHere(surface.data); // the strips' pooled buffers are theirs
   const rowBytes = surface.w * channels;
   for (let top = r.top; top < r.bottom; ) {
     const bottom = Math.min(r.bottom, (Math.floor(top / BAND) + 1) * BAND);
