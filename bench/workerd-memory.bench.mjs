@@ -11,6 +11,11 @@
 //              at its own 320 px (the frame alone). WM_BIGTEXT_SIZE: bigtext's size instead of 2,300
 //   photo-12mp POST /api/rendering/preview    bench-4000.psd → 800² with a 12 MP (4000 × 3000) JPEG
 //              placed in its Photo layer (the issue's "a 12 MP photo placed")
+//   fx-png     POST /api/rendering/preview    fx-heavy.psd (1,189 × 863, effects of size 250: a drop shadow
+//              with a bevel and a stroke, outer and inner glow, satin; makeFxHeavy) → PNG at its own size;
+//              fx-jpeg the same as JPEG; fx-png-800 / fx-jpeg-800 at 800²
+//   fx-pdf     POST /api/rendering/hires      its print PDF (the first run is the template's first PDF:
+//              its strips are drawn and stored; later runs copy them). WM_FX_TEMPLATE=<psd>: another template
 //   upload-jpeg  the upload, then the 5,000² JPEG preview, once each on the same runtime (one cgroup
 //              under WM_LIMIT_MB): what the upload leaves behind counts against the preview
 //              (the issue's outside check, "a 10,000² template's 5,000² preview under 128 MB")
@@ -279,7 +284,56 @@ async function deleteTemplate(baseUrl, name) {
   await res.body?.cancel();
 }
 
-const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'bigtext', 'bigtext-whole', 'bigtext-small', 'photo-12mp', 'upload-jpeg'];
+const FX_STEPS = ['fx-png', 'fx-jpeg', 'fx-png-800', 'fx-jpeg-800', 'fx-pdf'];
+const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'bigtext', 'bigtext-whole', 'bigtext-small', 'photo-12mp', 'upload-jpeg', ...FX_STEPS];
+
+/**
+ * bench/out/fx-heavy.psd: a small canvas (1,189 × 863) under effects of Photoshop's largest size,
+ * each reaching 250 px past its shape (issue 25 §1: session 21's print fuzz measured such a
+ * template, g21052, at a 167 MB cold PDF and a 133 MB PNG preview in workerd): a shape with a
+ * size-250 drop shadow, an outer bevel softened and an outside stroke (g21052's), one with a
+ * size-250 outer glow, inner glow and satin, and three with size-250 shadows.
+ */
+async function makeFxHeavy(file) {
+  if (existsSync(file)) return;
+  const { writePsdBuffer } = await import('ag-psd');
+  const W = 1189;
+  const H = 863;
+  const data = new Uint8ClampedArray(W * H * 4);
+  for (let y = 0, i = 0; y < H; y++) {
+    for (let x = 0; x < W; x++, i += 4) {
+      data[i] = (x * 255) / W;
+      data[i + 1] = (y * 255) / H;
+      data[i + 2] = 128;
+      data[i + 3] = 255;
+    }
+  }
+  const px = (value) => ({ units: 'Pixels', value });
+  const box = (l, t, r, b) => ({ paths: [{ open: false, operation: 'combine', fillRule: 'even-odd', knots: [[l, t], [r, t], [r, b], [l, b]].map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })) }] });
+  const shape = (name, rect, color, effects) => ({ name, left: 0, top: 0, right: 0, bottom: 0, vectorFill: { type: 'color', color }, vectorMask: box(...rect), effects });
+  const shadow = (size, distance, angle) => ({ enabled: true, present: true, blendMode: 'multiply', opacity: 0.6, color: { r: 20, g: 0, b: 60 }, size: px(size), distance: px(distance), angle, useGlobalLight: false, choke: px(19) });
+  const image = { width: W, height: H, data };
+  const psd = {
+    width: W,
+    height: H,
+    imageData: image,
+    children: [
+      { name: 'Background', left: 0, top: 0, imageData: image },
+      shape('Bevelled', [363, 340, 758, 853], { r: 111, g: 222, b: 190 }, {
+        dropShadow: [shadow(250, 27, 230), shadow(12, 6, 106)],
+        bevel: { enabled: true, present: true, size: px(12), style: 'outer bevel', technique: 'smooth', direction: 'down', angle: 236, altitude: 83, highlightBlendMode: 'screen', shadowBlendMode: 'multiply', highlightColor: { r: 255, g: 255, b: 255 }, shadowColor: { r: 173, g: 107, b: 40 }, highlightOpacity: 0.78, shadowOpacity: 0.52, soften: px(11), useGlobalLight: false },
+        stroke: [{ enabled: true, present: true, position: 'outside', fillType: 'color', blendMode: 'normal', opacity: 0.88, size: px(12), color: { r: 136, g: 53, b: 218 } }],
+      }),
+      shape('Glowing', [80, 90, 1100, 300], { r: 200, g: 60, b: 40 }, {
+        outerGlow: { enabled: true, present: true, blendMode: 'screen', opacity: 0.8, color: { r: 255, g: 255, b: 0 }, size: px(250), technique: 'softer', choke: px(10), range: 0.5, noise: 0 },
+        innerGlow: { enabled: true, present: true, blendMode: 'multiply', opacity: 0.6, color: { r: 0, g: 80, b: 0 }, size: px(250), technique: 'precise', choke: px(0), range: 0.5, source: 'edge' },
+        satin: { enabled: true, present: true, blendMode: 'multiply', opacity: 0.5, color: { r: 20, g: 20, b: 60 }, size: px(250), distance: px(250), angle: 19, invert: false, antialiased: true },
+      }),
+      ...[0, 1, 2].map((k) => shape(`Card ${k}`, [80 + 360 * k, 450, 380 + 360 * k, 800], { r: 60 + 60 * k, g: 120, b: 200 - 60 * k }, { dropShadow: [shadow(250, 20 + 20 * k, 120)] })),
+    ],
+  };
+  writeFileSync(file, writePsdBuffer(psd, { generateThumbnail: false, compress: true }));
+}
 
 /**
  * Runs `fn(server)` on a fresh dev server (its runtime in a limited cgroup when WM_LIMIT_MB is set
@@ -354,7 +408,7 @@ export async function measureWorkerd(root, only = []) {
     return {};
   };
   // The others' template: uploaded (and the upload measured) on a server of its own.
-  if (steps.some((s) => s !== 'upload-jpeg')) await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1), steps.includes('upload'));
+  if (steps.some((s) => s !== 'upload-jpeg' && !FX_STEPS.includes(s))) await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1), steps.includes('upload'));
   const renders = {
     'jpeg-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'jpg', size: { width: 5000, height: 5000 } }),
     'png-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'png', size: { width: 5000, height: 5000 } }),
@@ -430,6 +484,26 @@ export async function measureWorkerd(root, only = []) {
         post(baseUrl, '/api/rendering/preview', { template: t4000, format: 'jpg', size: { width: 800, height: 800 }, data: { Photo: { type: 'image', image: photo12, resizeMode: 'fill' } } }),
       ),
     );
+  }
+  if (steps.some((s) => FX_STEPS.includes(s))) {
+    const file = process.env.WM_FX_TEMPLATE ?? path.join(out, 'fx-heavy.psd');
+    await makeFxHeavy(file);
+    // Setup without the limit: deleted first, so that no strips an earlier PDF stored are left
+    // (the first measured PDF draws them); then each step on a fresh runtime.
+    let fx;
+    await fresh('upload-fx', async (server) => {
+      await deleteTemplate(server.baseUrl, `wm/${path.basename(file)}`);
+      fx = await upload(server.baseUrl, 'templates', file, 'wm');
+    }, false);
+    const { width, height } = { width: readFileSync(file).readUInt32BE(18), height: readFileSync(file).readUInt32BE(14) };
+    const fxRenders = {
+      'fx-png': () => ['/api/rendering/preview', { template: fx, format: 'png', size: { width, height } }],
+      'fx-jpeg': () => ['/api/rendering/preview', { template: fx, format: 'jpg', size: { width, height } }],
+      'fx-png-800': () => ['/api/rendering/preview', { template: fx, format: 'png', size: { width: 800, height: 800 } }],
+      'fx-jpeg-800': () => ['/api/rendering/preview', { template: fx, format: 'jpg', size: { width: 800, height: 800 } }],
+      'fx-pdf': () => ['/api/rendering/hires', { template: fx }],
+    };
+    for (const step of FX_STEPS) if (steps.includes(step)) await fresh(step, (server) => run(server, step, (baseUrl) => post(baseUrl, ...fxRenders[step]())));
   }
   load.push(os.loadavg()[0]);
   return { rows, load, limits };
