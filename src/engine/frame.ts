@@ -15,7 +15,7 @@ import { frameCache, frameJpegCache } from './cache';
 import { prefix, StripBuffers } from './compiled/store';
 import { changedOutput } from './composite/dirty';
 import { ArrayPool } from './memory/array-pool';
-import { dropLentPictures, lentPictureBytes } from './raster/bounded';
+import { dropLentPictures, idlePictureBytes, lentPictureBytes } from './raster/bounded';
 import { keptBoxBytes, outputSize, releaseBoxScratch, renderTemplate } from './composite/compositor';
 import { makeRoomForRequest, REQUEST_MEMORY_BUDGET } from './memory/budget';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpKey, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
@@ -334,7 +334,8 @@ function takeCanvas(bytes: number): Uint8ClampedArray | undefined {
  * The caches and a request's planned peak (`total`) together within the memory budget
  * (memory/budget.ts makeRoomForRequest). The arrays kept between personalised requests (the
  * region canvases here, the compositor's box copy, the arrays of lent picture decodes and
- * placements in raster/bounded.ts: up to 28 MB that no cache counts) are counted with the caches,
+ * placements in raster/bounded.ts, and the picture kernels' memory while no picture holds it:
+ * up to 28 MB and ~8 MB that no cache counts) are counted with the caches,
  * which make room for them too, beside a plan large enough to evict while they fit within the
  * budget with it: a never-seen picture over a large template's whole canvas, whose plan always
  * evicts (large-poster's 'Background', 800 px from a 1500 px canvas: 50 MB of strips planned),
@@ -344,7 +345,7 @@ function takeCanvas(bytes: number): Uint8ClampedArray | undefined {
  */
 export function makeRoomForFrame(total: number): void {
   if (!makeRoomForRequest(total)) return; // a plan that evicts nothing
-  const kept = keptCanvases.bytes + keptBoxBytes() + lentPictureBytes();
+  const kept = keptCanvases.bytes + keptBoxBytes() + lentPictureBytes() + idlePictureBytes();
   if (total + kept <= REQUEST_MEMORY_BUDGET) {
     makeRoomForRequest(total + kept);
     return;
