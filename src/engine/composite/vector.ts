@@ -1,3 +1,4 @@
+import { drop } from '../memory/drop';
 import type { Bounds, VectorMask } from '../types';
 
 /**
@@ -206,6 +207,7 @@ export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): U
         acc[i] =
           op === 'subtract' ? a * (1 - b) : op === 'intersect' ? a * b : op === 'exclude' ? a + b - 2 * a * b : a + b - a * b;
       }
+      drop(cov); // combined into acc: read no more
     }
     const at = band.top * w;
     if (!acc) {
@@ -213,6 +215,9 @@ export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): U
       continue;
     }
     for (let i = 0; i < n; i++) out[at + i] = (vm.invert ? 1 - acc[i]! : acc[i]!) * 255;
+    // The band's float plane goes now (issue 25 §1: a print strip's or preview strip's mask makes
+    // one a band, which workerd kept until its heap next filled: 22 MB of g21052's 800² JPEG).
+    drop(acc);
   }
   return out;
 }
