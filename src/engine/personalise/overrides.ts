@@ -468,6 +468,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
   const [texts, images] = await Promise.all([Promise.all(textJobs), Promise.all(imageJobs)]);
   if (failures.length) {
     for (const release of lent) release();
+    // The pictures decoded for placements that will not be made: a lent decode's array, or the
+    // picture kernels one holds (raster/kernels.ts holdPictureKernels), given back now, not when
+    // the collector finds the picture (until then every never-seen picture went into a lent array).
+    for (const job of images) if (job?.picture) job.picture.release?.();
     throw combine(failures);
   }
 
