@@ -1455,7 +1455,7 @@ function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float
   for (let y = 0, p = 0; y < h; y++) {
     let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
     for (let x = 0; x < w; x++, p++, held += 4) if (alpha[p] > 0) canvas.data[held] = canvas.data[held] * alpha[p];
-  }
+  }  drop(alpha, relative, own);
 }
 
 function globalAngle(ctx: EffectContext, e: { useGlobalLight?: boolean; angle?: number }): number {
@@ -1864,13 +1864,20 @@ export function drawEffectsAbove(
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1, turn);
     eachTileInside(inside(0), shape, target, (r) => {
       const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
-      paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
+      const filled = fillOf(shape, r);
+      const coverage = timesAlpha(filled, colors);
+      paint(canvas, r, shape, coverage, colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
+      drop(colors, filled, coverage);
     });
   }
   for (const g of grouped ? list(fx.gradientOverlay).reverse() : []) {
     eachTileInside(inside(0), shape, target, (r) => {
       const colors = gradientPixels(g, r, ctx.scale, gradientBox(ctx, node, g.align));
-      if (colors) paint(canvas, r, shape, timesAlpha(fillOf(shape, r), colors), colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
+      if (!colors) return;
+      const filled = fillOf(shape, r);
+      const coverage = timesAlpha(filled, colors);
+      paint(canvas, r, shape, coverage, colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
+      drop(colors, filled, coverage);
     });
   }
   // `coloured`: the unit holds its colour overlay already (wholeColourOverlay).
@@ -1881,7 +1888,9 @@ export function drawEffectsAbove(
       // The fill read from the layer's pixels in the kernels' memory where it is their alpha alone.
       const [fill, fade] = split(o, f.blendMode);
       if (inLayer !== 'relative' && !shape.fillOver && fill === undefined && paintInKernels(canvas, r, shape, { shape }, colour, fade, f.blendMode ?? 'normal', atop || inLayer, inLayer, true)) return;
-      paint(canvas, r, shape, fillOf(shape, r), colour, o, f.blendMode, atop, true, r, inLayer);
+      const filled = fillOf(shape, r);
+      paint(canvas, r, shape, filled, colour, o, f.blendMode, atop, true, r, inLayer);
+      drop(filled);
     });
   }
   if (grouped) overOverlays?.();
