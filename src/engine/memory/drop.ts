@@ -62,12 +62,13 @@ export function drop(...arrays: (ArrayBufferView | null | undefined)[]): void {
   for (const array of arrays) {
     const buffer = array?.buffer;
     if (!buffer || !(buffer instanceof ArrayBuffer) || buffer.byteLength < DROP_MIN_BYTES || kept.has(buffer) || (buffer as { detached?: boolean }).detached) continue;
+    const bytes = buffer.byteLength; // read before it is freed: a detached buffer's is 0
     try {
       freeNow([array as Uint8Array]);
     } catch {
       continue; // a WebAssembly memory's buffer cannot be detached: it stays as it was
     }
-    dropped.bytes += buffer.byteLength;
+    dropped.bytes += bytes;
     dropped.arrays++;
   }
 }
