@@ -421,16 +421,7 @@ interface Pass {
   everywhere?: boolean;
   /** Blurs what is not zero far from the shape (1 − alpha, a pillow's height): see Shape.frame. */
   inverted?: boolean;
-  /** The most pixels one of its arrays covers, when less than TILE_AREA (SPREAD_TILE_AREA). */
-  tileArea?: number;
 }
-
-/**
- * The tiles' limit for a spread shadow or glow: its spread (morphology.ts spreadMatte) holds five
- * arrays of the tile at once (the alpha, its peak, the ratio, the chamfer field and distances), 80
- * MB at TILE_AREA; a tile of at most 2 M px holds them in 40.
- */
-export const SPREAD_TILE_AREA = 1 << 21;
 
 const reach = (v: number) => Math.ceil(v) + 3;
 
@@ -517,7 +508,7 @@ export const effectArrays = { largest: 0, tiles: 0 };
  * `r` cut into tiles whose arrays (each grown by `read` px) hold at most TILE_AREA pixels, in as
  * few tiles (the least pixels drawn) as that allows; one tile when it fits.
  */
-export function tilesOf(r: Bounds, read: number, limit = TILE_AREA): Bounds[] {
+export function tilesOf(r: Bounds, read: number): Bounds[] {
   const w = widthOf(r);
   const h = heightOf(r);
   const MAX = 64;
@@ -525,7 +516,7 @@ export function tilesOf(r: Bounds, read: number, limit = TILE_AREA): Bounds[] {
   for (let nx = 1; nx <= Math.min(w, MAX); nx++) {
     for (let ny = 1; ny <= Math.min(h, MAX); ny++) {
       const area = (Math.ceil(w / nx) + 2 * read) * (Math.ceil(h / ny) + 2 * read);
-      if (area > limit) continue;
+      if (area > TILE_AREA) continue;
       // More rows of tiles only draw more (each redraws its margins): the first that fits is best.
       if (nx * ny * area < best.cost) best = { nx, ny, cost: nx * ny * area };
       break;
@@ -553,8 +544,7 @@ function eachTile(p: Pass, shape: Shape, target: Bounds, draw: (tile: Bounds, ar
   if (!r) return;
   // One tile when its arrays (cut to the frame) fit; else tiles sized as if nothing were cut.
   const whole = intersectRect(growRect(r, p.read + 1), shape.frame)!;
-  const limit = p.tileArea ?? TILE_AREA;
-  for (const tile of areaOf(whole) <= limit ? [r] : tilesOf(r, p.read + 1, limit)) {
+  for (const tile of areaOf(whole) <= TILE_AREA ? [r] : tilesOf(r, p.read + 1)) {
     // Within the frame: the arrays never reached past it (a bevel leaves their edge unlit).
     const arrays = intersectRect(growRect(tile, p.read), shape.frame)!;
     if (p.inverted) {
@@ -1558,8 +1548,7 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
   const cover = list(fx.outerGlow).length || list(fx.dropShadow).length ? contentAlpha(node) / Math.max(node.opacity, 1e-6) : 1;
   for (const g of list(fx.outerGlow).reverse()) {
     const size = px(g.size) * s;
-    const spread = (g as { technique?: string }).technique !== 'precise' && spreadOf(g, s) > 0;
-    const pass = { dx: 0, dy: 0, paint: reach(size), read: reach(size), everywhere: liftsZero(g.contour, g.range ?? 0.5), ...(spread ? { tileArea: SPREAD_TILE_AREA } : {}) };
+    const pass = { dx: 0, dy: 0, paint: reach(size), read: reach(size), everywhere: liftsZero(g.contour, g.range ?? 0.5) };
     // The softer glow without a spread is a blur of the alpha alone: cut to the pixels that cover
     // anything as the kernels' shadow is (tightShape, nearShape; issue 25 §3: a personalised
     // text's raster has empty margins, over which it blurred zeros). The same bytes: the arrays
@@ -1609,7 +1598,7 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
   for (const d of list(fx.dropShadow).reverse()) {
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
-    const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour), ...(spreadOf(d, s) > 0 ? { tileArea: SPREAD_TILE_AREA } : {}) };
+    const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour) };
     // Without a spread, contour or knockout: the whole shadow in the kernels' memory (same bytes).
     const [fill, fade] = split(fxOpacity(d.opacity, node.opacity), d.blendMode ?? 'multiply');
     const inKernels =
