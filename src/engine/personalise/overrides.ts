@@ -466,117 +466,125 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       }),
     );
   const [texts, images] = await Promise.all([Promise.all(textJobs), Promise.all(imageJobs)]);
-  if (failures.length) {
+  // What the request holds of its pictures, given back at once when it is refused (not when the
+  // collector finds them): the reads of lent placements, and the decodes not placed yet (a lent
+  // decode's array, or the picture kernels a never-seen picture's decode holds: raster/kernels.ts
+  // holdPictureKernels; until then every other never-seen picture goes into a lent array).
+  const giveBack = () => {
     for (const release of lent) release();
-    // The pictures decoded for placements that will not be made: a lent decode's array, or the
-    // picture kernels one holds (raster/kernels.ts holdPictureKernels), given back now, not when
-    // the collector finds the picture (until then every never-seen picture went into a lent array).
-    for (const job of images) if (job?.picture) job.picture.release?.();
+    for (const job of images) job?.picture?.release?.();
+  };
+  if (failures.length) {
+    giveBack();
     throw combine(failures);
   }
+  try {
+    // Only what prints is checked: layers hidden (by the template, a switch or `visible`) report nothing.
+    const reportAll = ctx.report ?? (() => {});
+    const reportOn = (node: LayerNode): ReportProblem => (shown.has(node.id) ? reportAll : () => {});
+    const trim = ctx.trim ?? canvas;
+    const resolution = ctx.resolution && ctx.resolution > 0 ? ctx.resolution : 72;
 
-  // Only what prints is checked: layers hidden (by the template, a switch or `visible`) report nothing.
-  const reportAll = ctx.report ?? (() => {});
-  const reportOn = (node: LayerNode): ReportProblem => (shown.has(node.id) ? reportAll : () => {});
-  const trim = ctx.trim ?? canvas;
-  const resolution = ctx.resolution && ctx.resolution > 0 ? ctx.resolution : 72;
-
-  // Lay out, check and draw, one at a time to bound memory; each raster drawn is held until the
-  // frame is, so it leaves the next text less (the deferred ones too: drawDeferred draws in turn).
-  let textMemory = ctx.textMemory;
-  const spend = <T extends { pixels?: { data: ArrayBufferView } } | null>(drawn: T): T => {
-    if (textMemory !== undefined && drawn?.pixels) textMemory -= drawn.pixels.data.byteLength;
-    return drawn;
-  };
-  for (const job of texts) {
-    if (!job) continue;
-    const { name, node, command, font, fallbacks } = job;
-    const info = node.text;
-    if (!info) continue;
-    const unchanged = command.text === info.text && !command.font && command.size === undefined && command.color === undefined;
-    if (unchanged) continue; // Photoshop's own pixels stay
-    const label = nameWithoutMarkers(node.name);
-    const markers = layerMarkers(node.name);
-    const fallbackFonts = fallbacks.map((f) => f.bytes);
-    const laid = setText({
-      info,
-      text: command.text,
-      font: font.bytes,
-      fallbackFonts,
-      size: command.size,
-      fit: command.fit ?? markers.fit,
-      minSize: command.minSize ?? markers.minSize,
-      maxWidth: markers.maxWidth,
-      area: trim,
-    });
-    checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, resolution, report: reportOn(node) });
-    // A layer that does not show is drawn by neither the raster nor the PDF's vector pass (which
-    // visits visible groups only): its text is checked above, not drawn (issue 25 §3: a name shared
-    // by the text of every hidden variant group of a template drew them all on every request).
-    if (ctx.layoutOnly || !shown.has(node.id)) continue;
-    const how = { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale };
-    const draw = () => drawText(laid, { ...how, within: textWithin(node), memory: textMemory }).then(spend);
-    const tooLargeError = (err: TextTooLargeError) => invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]);
-    if (ctx.textsAsVector) {
-      const vector = textVector(laid, how);
-      const drawLater = () =>
-        draw().then(
-          (drawn) => drawn ?? empty(),
-          (err) => {
-            throw err instanceof TextTooLargeError ? tooLargeError(err) : err;
-          },
-        );
-      set(node.id, vector ? { ...vector, drawLater } : empty());
-      continue;
+    // Lay out, check and draw, one at a time to bound memory; each raster drawn is held until the
+    // frame is, so it leaves the next text less (the deferred ones too: drawDeferred draws in turn).
+    let textMemory = ctx.textMemory;
+    const spend = <T extends { pixels?: { data: ArrayBufferView } } | null>(drawn: T): T => {
+      if (textMemory !== undefined && drawn?.pixels) textMemory -= drawn.pixels.data.byteLength;
+      return drawn;
+    };
+    for (const job of texts) {
+      if (!job) continue;
+      const { name, node, command, font, fallbacks } = job;
+      const info = node.text;
+      if (!info) continue;
+      const unchanged = command.text === info.text && !command.font && command.size === undefined && command.color === undefined;
+      if (unchanged) continue; // Photoshop's own pixels stay
+      const label = nameWithoutMarkers(node.name);
+      const markers = layerMarkers(node.name);
+      const fallbackFonts = fallbacks.map((f) => f.bytes);
+      const laid = setText({
+        info,
+        text: command.text,
+        font: font.bytes,
+        fallbackFonts,
+        size: command.size,
+        fit: command.fit ?? markers.fit,
+        minSize: command.minSize ?? markers.minSize,
+        maxWidth: markers.maxWidth,
+        area: trim,
+      });
+      checkText({ name, label, node, text: command.text, laid, font, fallbacks, trim, resolution, report: reportOn(node) });
+      // A layer that does not show is drawn by neither the raster nor the PDF's vector pass (which
+      // visits visible groups only): its text is checked above, not drawn (issue 25 §3: a name shared
+      // by the text of every hidden variant group of a template drew them all on every request).
+      if (ctx.layoutOnly || !shown.has(node.id)) continue;
+      const how = { font: font.bytes, fallbackFonts, color: colorOf(command.color), scale: ctx.scale };
+      const draw = () => drawText(laid, { ...how, within: textWithin(node), memory: textMemory }).then(spend);
+      const tooLargeError = (err: TextTooLargeError) => invalidInput(`The text is too large to draw: ${err.message}.`, [{ path: `data.${name}.text`, reason: err.message }]);
+      if (ctx.textsAsVector) {
+        const vector = textVector(laid, how);
+        const drawLater = () =>
+          draw().then(
+            (drawn) => drawn ?? empty(),
+            (err) => {
+              throw err instanceof TextTooLargeError ? tooLargeError(err) : err;
+            },
+          );
+        set(node.id, vector ? { ...vector, drawLater } : empty());
+        continue;
+      }
+      try {
+        set(node.id, (await draw()) ?? empty());
+      } catch (err) {
+        if (err instanceof TextTooLargeError) fail(`data.${name}.text`, tooLargeError(err), 'text too large');
+        else throw err;
+      }
     }
-    try {
-      set(node.id, (await draw()) ?? empty());
-    } catch (err) {
-      if (err instanceof TextTooLargeError) fail(`data.${name}.text`, tooLargeError(err), 'text too large');
-      else throw err;
+    for (const { command, nodes } of targets) {
+      if (command.type !== 'barcode' || ctx.layoutOnly) continue;
+      for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
     }
+    for (const job of images) {
+      if (!job) continue;
+      const { name, node, command, quad, picture, size } = job;
+      const mode = command.resizeMode ?? 'fit';
+      checkPicture(node, name, size, mode, { resolution, trim, report: reportOn(node) });
+      if ('placed' in job) {
+        set(node.id, job.placed ?? empty()); // read since its job found it
+        continue;
+      }
+      if (!picture || !shown.has(node.id)) continue;
+      try {
+        const within = withinOf(node);
+        const key = placementKey(node, command, quad);
+        // Drawn into a lent array (raster/bounded.ts), given back once neither this request's
+        // render (releaseOverrides) nor placementCache reads it; a kept one's buffer near its size
+        // and within the cache's entries, so that it is kept as a new array would be.
+        let drawn: Uint8ClampedArray | undefined;
+        const arrayFor = (bytes: number) => (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined));
+        const place = async () => {
+          const placed = await (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
+          // This request's read, taken before placementCache holds it for others to find.
+          if (drawn && placed?.pixels.data.buffer === drawn.buffer) lent.push(drawnInto(drawn, !!key && cacheKeeps(drawn.buffer.byteLength)));
+          return placed;
+        };
+        const placed = key ? await cachedPlacement(key, place, lent) : await place();
+        set(node.id, placed ?? empty());
+      } catch (err) {
+        if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);
+        else throw err;
+      } finally {
+        // A lent decode (read by this placement alone) goes back to be decoded into again.
+        picture.release?.();
+      }
+    }
+    checkRequired(tree, targets, shown, reportAll);
+  } catch (err) {
+    giveBack();
+    throw err;
   }
-  for (const { command, nodes } of targets) {
-    if (command.type !== 'barcode' || ctx.layoutOnly) continue;
-    for (const node of nodes) set(node.id, await drawBarcode(command, node, ctx.scale));
-  }
-  for (const job of images) {
-    if (!job) continue;
-    const { name, node, command, quad, picture, size } = job;
-    const mode = command.resizeMode ?? 'fit';
-    checkPicture(node, name, size, mode, { resolution, trim, report: reportOn(node) });
-    if ('placed' in job) {
-      set(node.id, job.placed ?? empty()); // read since its job found it
-      continue;
-    }
-    if (!picture || !shown.has(node.id)) continue;
-    try {
-      const within = withinOf(node);
-      const key = placementKey(node, command, quad);
-      // Drawn into a lent array (raster/bounded.ts), given back once neither this request's
-      // render (releaseOverrides) nor placementCache reads it; a kept one's buffer near its size
-      // and within the cache's entries, so that it is kept as a new array would be.
-      let drawn: Uint8ClampedArray | undefined;
-      const arrayFor = (bytes: number) => (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined));
-      const place = async () => {
-        const placed = await (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
-        // This request's read, taken before placementCache holds it for others to find.
-        if (drawn && placed?.pixels.data.buffer === drawn.buffer) lent.push(drawnInto(drawn, !!key && cacheKeeps(drawn.buffer.byteLength)));
-        return placed;
-      };
-      const placed = key ? await cachedPlacement(key, place, lent) : await place();
-      set(node.id, placed ?? empty());
-    } catch (err) {
-      if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);
-      else throw err;
-    } finally {
-      // A lent decode (read by this placement alone) goes back to be decoded into again.
-      picture.release?.();
-    }
-  }
-  checkRequired(tree, targets, shown, reportAll);
   if (failures.length) {
-    for (const release of lent) release();
+    giveBack();
     throw combine(failures);
   }
   if (lent.length) lentByOverrides.set(overrides, lent);
