@@ -425,7 +425,8 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     blendWithGamma(canvas, group, null, opacity, mode, options, covered);
     // The group is read no more here: kept as it is (blends only read it).
     if (keep) keepUnit(keep, { group, opacity, covered });
-  }  // The base's own content, mask and shape sources, made for this unit alone (drawLayer's).
+  }
+  // The base's own content, mask and shape sources, made for this unit alone (drawLayer's).
   if (own) dropOwn(own.content?.data, own.mask, ...own.sources.flatMap((s) => [s.content?.data, s.mask]));
 }
 

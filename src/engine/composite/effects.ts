@@ -1445,7 +1445,8 @@ function paintRelative(canvas: Surface, r: Bounds, shape: Shape, coverage: Float
   for (let y = 0, p = 0; y < h; y++) {
     let held = ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4 + 3;
     for (let x = 0; x < w; x++, p++, held += 4) if (alpha[p] > 0) canvas.data[held] = canvas.data[held] * alpha[p];
-  }  drop(alpha, relative, own);
+  }
+  drop(alpha, relative, own);
 }
 
 function globalAngle(ctx: EffectContext, e: { useGlobalLight?: boolean; angle?: number }): number {

@@ -96,5 +96,6 @@ export function knockoutBlend(
   fadeInto(here, under, shape, opacity);
   for (let y = 0; y < h; y++) {
     canvas.data.set(here.data.subarray(y * w * 4, (y + 1) * w * 4), ((y + r.top - canvas.y) * canvas.w + (r.left - canvas.x)) * 4);
-  }  drop(under.data, paint.data, shape, here.data); // made for this blend alone
+  }
+  drop(under.data, paint.data, shape, here.data); // made for this blend alone
 }

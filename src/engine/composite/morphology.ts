@@ -641,7 +641,8 @@ function nearestEdge(c: (i: number) => number, w: number, h: number, out: Float3
         out[o] = cs >= 1 - EMPTY ? toSquare(i, s, w) : Math.sqrt(seedDistance2(i, s, w)) + 0.5 - cs;
       }
     }
-  }  drop(at);
+  }
+  drop(at);
 }
 
 /** Where c ≤ EMPTY: the nearer of nearestEdge's and the nearest at least half-covered pixel's straight edge, times `sign`. */
@@ -654,7 +655,8 @@ function nearerHalf(c: (i: number) => number, w: number, h: number, out: Float32
       const nearest = out[o]!;
       out[o] = sign * (q < 0 ? nearest : Math.min(nearest, Math.sqrt(seedDistance2(i, q, w)) + 0.5 - c(q)));
     }
-  }  drop(at);
+  }
+  drop(at);
 }
 
 /** Distance from pixel i's centre to pixel s's square (row width w). */
