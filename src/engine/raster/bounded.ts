@@ -192,8 +192,7 @@ async function finishHeld(decoded: RGBAImage, eighths: number, sniffed: SniffedI
     releasePictureKernels();
     return done;
   }
-  let given = false;
-  return { ...done, release: () => void (given || ((given = true), releasePictureKernels())) };
+  return { ...done, release: once(releasePictureKernels) };
 }
 
 /** What a deferred decode comes back as (finishDecode with `deferResize`): its size and extent as displayed, and the size it stands for. */
@@ -270,9 +269,12 @@ export function lendPicture(bytes: number, largest = LENT_PICTURE_BYTES): Uint8C
 }
 
 /** Gives `lent` (from lendPicture) back the first time it is called, never again. */
-export function releaseOnce(lent: Uint8ClampedArray): () => void {
+export const releaseOnce = (lent: Uint8ClampedArray): (() => void) => once(() => lentPictures.give(lent.buffer));
+
+/** `give`, run the first time the result is called, never again (a picture's `release`). */
+function once(give: () => void): () => void {
   let given = false;
-  return () => void (given || ((given = true), lentPictures.give(lent.buffer)));
+  return () => void (given || ((given = true), give()));
 }
 
 /** Drops the kept arrays of lent decodes and placements that are not lent now, and the picture kernels when no picture holds them (a large plan needs the room). */
