@@ -25,6 +25,15 @@ export interface StoredInput {
   meta: Record<string, string>;
 }
 
+/** A stored file opened by InputStore.open: its metadata now, its bytes when asked. */
+export interface OpenedInput {
+  info: StoredInput;
+  /** The file's bytes; call it at most once. */
+  bytes(): Promise<Uint8Array>;
+  /** Gives up the unread bytes (nothing when they were asked for already). */
+  cancel(): void;
+}
+
 /** One font of the store: its names, its file, its content hash. */
 export interface StoredFont extends FontInfo {
   file: string;
@@ -36,6 +45,12 @@ export interface InputStore {
   readonly bucket: R2Bucket;
   head(root: InputRoot, name: string): Promise<StoredInput | null>;
   read(root: InputRoot, name: string): Promise<{ bytes: Uint8Array; info: StoredInput } | null>;
+  /**
+   * A file's metadata with its bytes not yet read, or null: one storage round trip answers both
+   * (`bytes()` reads the rest of that answer, once), where head then read take two. `cancel()`
+   * when the bytes will not be asked for. Optional: without it the engine asks head, then read.
+   */
+  open?(root: InputRoot, name: string): Promise<OpenedInput | null>;
   /** The first `length` bytes of a file (fewer when it is shorter; a header), or null. */
   readStart(root: InputRoot, name: string, length: number): Promise<Uint8Array | null>;
   /** With `ifEtag`, only when the stored file is still that version (null otherwise). */

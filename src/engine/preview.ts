@@ -21,7 +21,7 @@ import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, ke
 import { encodeFrameJpeg, makeRoomForFrame, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
-import type { InputStore, StoredFont, StoredInput, UrlImages } from './inputs';
+import type { InputStore, OpenedInput, StoredFont, StoredInput, UrlImages } from './inputs';
 import { fileName } from './names';
 import { buildOverrides, imageReferences, releaseOverrides, validateData, type PersonaliseContext, type PersonalisationData } from './personalise';
 import { preflightReport, type PreflightProblem, type PreflightReport, type ReportProblem } from './preflight/report';
@@ -113,7 +113,7 @@ export async function gatherInputs(
   /** Receives image-read and image-decode when a picture is loaded (inside the render's overrides). */
   timing: Timing = noTiming,
   /** Heads of stored images by name, when the caller started them already (imageHeadsAhead). */
-  imagesAhead?: Map<string, Promise<StoredInput | null>>,
+  imagesAhead?: ImagesAhead,
 ): Promise<{ context: Omit<PersonaliseContext, 'scale'>; hashes: Record<string, string> }> {
   // Error paths name the first layer that uses a reference.
   const refs = imageReferences(data);
@@ -135,7 +135,7 @@ export async function gatherInputs(
       return;
     }
     const name = fileName(ref, path);
-    const file = await (imagesAhead?.get(name) ?? store.head('images', name));
+    const file = await (imagesAhead?.heads.get(name) ?? store.head('images', name));
     if (!file) throw notFound(`There is no image "${ref}".`, [{ path, reason: 'unknown image' }]);
     seenImage(name, file.sha256);
     images.set(ref, name);
@@ -148,7 +148,7 @@ export async function gatherInputs(
   const bytesOf = async (ref: string): Promise<Uint8Array> => {
     const held = images.get(ref)!;
     if (typeof held !== 'string') return held;
-    const read = await timing.time('image-read', () => store.read('images', held));
+    const read = await timing.time('image-read', async () => (await imagesAhead?.bytes(held)) ?? store.read('images', held));
     if (!read) throw notFound(`There is no image "${ref}".`, [{ path: pathOf.get(ref)!, reason: 'unknown image' }]);
     return read.bytes;
   };
@@ -288,6 +288,8 @@ export interface ResolvedRequest {
   template: ResolvedTemplate;
   data?: PersonalisationData;
   gathered: Awaited<ReturnType<typeof gatherInputs>> | null;
+  /** Gives up what was started ahead for the render and not used (resolveRequest's `openPictures`); call once rendered. */
+  done?(): void;
 }
 
 /** A request's `data`, or undefined when it names no layer. */
@@ -319,28 +321,56 @@ export async function resolveRequest(
   deps: RenderDeps,
   check?: (compiled: ResolvedTemplate['compiled']) => void,
   timing: Timing = noTiming,
+  /** Open never-seen pictures ahead (imageHeadsAhead): for a render that follows at once, as a preview's does. */
+  openPictures = false,
 ): Promise<ResolvedRequest> {
   // Re-rendered text needs the font index whatever the template, and stored pictures their heads:
   // read them while the template is resolved (one storage round trip, not two).
   const fontsAhead = options.data && drawsTextOf(options.data) ? store.fonts() : undefined;
   fontsAhead?.catch(() => {}); // a refused request never awaits it
-  const imagesAhead = imageHeadsAhead(store, options.data);
-  const { template, data } = await checkRequest(store, options, check, timing);
-  const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead, timing, imagesAhead)) : null;
-  return { template, data, gathered };
+  const imagesAhead = imageHeadsAhead(store, options.data, openPictures);
+  try {
+    const { template, data } = await checkRequest(store, options, check, timing);
+    const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead, timing, imagesAhead)) : null;
+    return { template, data, gathered, ...(imagesAhead?.opened.size ? { done: () => imagesAhead.cancel() } : {}) };
+  } catch (err) {
+    imagesAhead?.cancel(); // refused: no picture is read
+    throw err;
+  }
 }
 
 /** At most this many stored pictures' heads are started ahead of the template's (a template has one to three). */
 const IMAGE_HEADS_AHEAD = 4;
+/**
+ * Of those, at most this many never-seen pictures are opened (InputStore.open) rather than
+ * headed: an opened answer's unread bytes hold one of the few storage connections a Worker's
+ * request may have open at once.
+ */
+const IMAGE_OPENS_AHEAD = 2;
+
+/** What imageHeadsAhead started: heads by name, and the bytes of the pictures it opened. */
+interface ImagesAhead {
+  heads: Map<string, Promise<StoredInput | null>>;
+  opened: Map<string, Promise<OpenedInput | null>>;
+  /** The picture's file read from its opened answer (once; later asks read it again), or undefined. */
+  bytes(name: string): Promise<{ bytes: Uint8Array; info: StoredInput } | undefined>;
+  /** Gives up the opened answers whose bytes were not asked for. */
+  cancel(): void;
+}
 
 /**
  * The heads of the stored pictures `data` names, started now, by name: gatherInputs awaits them
  * in its own order, so its errors (and which comes first) are the same; a name it would refuse, a
- * URL, or a picture past IMAGE_HEADS_AHEAD is left to it.
+ * URL, or a picture past IMAGE_HEADS_AHEAD is left to it. A name this isolate has not seen is
+ * opened instead, when the store can (issue 25 §3): its head and its bytes come in one answer that
+ * starts beside the template's, so a never-seen picture's render finds its bytes there rather than
+ * waiting a storage round trip for them; they are read only if the render asks (a rendition may
+ * stand for the picture), and given up (cancel) when the request is done or refused.
  */
-function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefined): Map<string, Promise<StoredInput | null>> | undefined {
+function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefined, openPictures: boolean): ImagesAhead | undefined {
   if (!data || typeof data !== 'object') return undefined;
   const heads = new Map<string, Promise<StoredInput | null>>();
+  const opened = new Map<string, Promise<OpenedInput | null>>();
   let refs: string[];
   try {
     refs = imageReferences(data); // data not validated yet
@@ -351,11 +381,30 @@ function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefine
     const name = isUrl(ref) ? null : validName(ref);
     if (name === null || heads.has(name)) continue;
     if (heads.size >= IMAGE_HEADS_AHEAD) break;
-    const head = store.head('images', name);
+    const open = openPictures && store.open && !seenImages.has(name) && opened.size < IMAGE_OPENS_AHEAD ? store.open('images', name) : undefined;
+    const head = open ? open.then((o) => o?.info ?? null) : store.head('images', name);
     head.catch(() => {}); // a refused request never awaits it
     heads.set(name, head);
+    if (open) opened.set(name, open);
   }
-  return heads.size ? heads : undefined;
+  if (!heads.size) return undefined;
+  const cancel = (open: Promise<OpenedInput | null>) => void open.then((o) => o?.cancel(), () => {});
+  return {
+    heads,
+    opened,
+    async bytes(name) {
+      const open = opened.get(name);
+      if (!open) return undefined;
+      opened.delete(name);
+      const o = await open.catch(() => null);
+      // A failed read of the answer (its connection given up by the runtime) is read again by the caller.
+      return o ? o.bytes().then((bytes) => ({ bytes, info: o.info }), () => undefined) : undefined;
+    },
+    cancel() {
+      for (const open of opened.values()) cancel(open);
+      opened.clear();
+    },
+  };
 }
 
 const validName = (value: string): string | null => {
@@ -544,6 +593,7 @@ export async function preparePreview(
       box = previewBox(compiled, options);
     },
     timing,
+    true,
   );
   let guess: Guess | null = null;
   if (lookahead) {
@@ -580,9 +630,15 @@ export async function preparePreview(
       problems.length = 0;
       const coded = (image: RGBAImage) => timing.time('encode', async () => encode(image, options.format, options.jpegQuality, await iccOf()));
       const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing, coded });
-      if (inked) return inked;
+      if (inked) {
+        request.done?.();
+        return inked;
+      }
       problems.length = 0;
-      const overrides = await timing.time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing, textMemory: REQUEST_MEMORY_BUDGET - memory.total }));
+      // Once the overrides are built no picture is read: one opened ahead and not read is given up.
+      const overrides = await timing
+        .time('overrides', () => personalise(request, { scale, report: (p) => problems.push(p), timing, textMemory: REQUEST_MEMORY_BUDGET - memory.total }))
+        .finally(() => request.done?.());
       try {
         const frameOptions: FrameOptions = {
           scale,
