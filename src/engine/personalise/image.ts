@@ -194,9 +194,9 @@ export async function placeImage(
     const h1py = h1 * py;
     const h4py = h4 * py;
     const h7py = h7 * py;
-    const inside = options.edgesEverywhere ? { from: 0, to: -1 } : interiorColumns(ea, left, py, width);
-    let o = y * width * 4 - 4;
-    for (let x = 0; x < width; x++) {
+    const inside = options.edgesEverywhere ? { from: 0, to: -1, first: 0, last: width - 1 } : interiorColumns(ea, left, py, width);
+    let o = (y * width + inside.first) * 4 - 4;
+    for (let x = inside.first; x <= inside.last; x++) {
       o += 4;
       const px = left + x + 0.5;
       let coverage = 1;
@@ -436,24 +436,38 @@ function cutTaps(taps: AxisWeights, from: number, count: number): AxisWeights {
 /**
  * Columns x (pixel centre left + x + 0.5) of row centre `py` at which every edge line (a, b, c
  * triples, c holding the half-pixel offset) is at least 1 + a margin: where placeImage's measured
- * coverage is exactly 1. Kept a pixel and 1e-6 inside the exact interval, far beyond the rounding
- * of the per-pixel sums. `to < from` when there is none.
+ * coverage is exactly 1 (`from`…`to`; `to < from` when there is none); and the columns outside
+ * which some edge line is at most −margin, where the measured coverage is ≤ 0 and nothing is
+ * drawn (`first`…`last`: a warped quad leaves ~1/4 of its box empty, each such pixel measured
+ * against eight edges before). Both kept a pixel and 1e-6 inside the exact intervals, far beyond
+ * the rounding of the per-pixel sums.
  */
-function interiorColumns(ea: Float64Array, left: number, py: number, width: number): { from: number; to: number } {
+function interiorColumns(ea: Float64Array, left: number, py: number, width: number): { from: number; to: number; first: number; last: number } {
   let lo = 0;
   let hi = width - 1;
+  let first = 0;
+  let last = width - 1;
+  const need = 1 + 1e-6;
+  const gone = -1e-6;
   for (let e = 0; e < ea.length; e += 3) {
     const a = ea[e]!;
     const rest = ea[e + 1]! * py + ea[e + 2]!;
-    const need = 1 + 1e-6;
     if (Math.abs(a) < 1e-12) {
-      if (rest < need + 1) return { from: 0, to: -1 };
+      if (rest < need + 1) lo = width; // no interior
+      if (rest < gone - 1) last = -1; // nothing drawn
       continue;
     }
     // a·(left + x + 0.5) + rest ≥ need  ⇔  x ≥ or ≤ (need − rest)/a − left − 0.5
     const bound = (need - rest) / a - left - 0.5;
-    if (a > 0) lo = Math.max(lo, Math.ceil(bound) + 1);
-    else hi = Math.min(hi, Math.floor(bound) - 1);
+    // a·(left + x + 0.5) + rest ≤ gone  ⇔  x ≤ or ≥ (gone − rest)/a − left − 0.5
+    const outside = (gone - rest) / a - left - 0.5;
+    if (a > 0) {
+      lo = Math.max(lo, Math.ceil(bound) + 1);
+      first = Math.max(first, Math.floor(outside));
+    } else {
+      hi = Math.min(hi, Math.floor(bound) - 1);
+      last = Math.min(last, Math.ceil(outside));
+    }
   }
-  return { from: lo, to: hi };
+  return { from: lo, to: hi, first, last };
 }
