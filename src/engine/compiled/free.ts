@@ -6,7 +6,7 @@
  * Why: a compile's 20 MB of band buffers, dead once it returned, stayed in workerd's process
  * through the upload's last step (storing the PSD), where the first 10,000² upload peaked.
  */
-export function freeNow(arrays: Iterable<Uint8Array | null | undefined>): void {
+export function freeNow(arrays: Iterable<ArrayBufferView | null | undefined>): void {
   for (const array of arrays) {
     const buffer = array?.buffer as (ArrayBuffer & { transfer?: (length?: number) => ArrayBuffer; detached?: boolean }) | undefined;
     if (buffer && !buffer.detached && !(buffer instanceof SharedArrayBuffer)) buffer.transfer?.(0);

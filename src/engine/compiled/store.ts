@@ -72,10 +72,17 @@ export class StripBuffers {
   private readonly surfaces: ArrayPool;
   private readonly lent: ArrayBuffer[] = [];
   private lentBytes = 0;
+  /**
+   * Surfaces of the strip being drawn past the pool: freed when it ends (compiled/free.ts), not
+   * left to the collector. The poster's first print PDF (9 layers over 23 strips) made 64 MB of
+   * them, which workerd kept until V8 collected (issue 25 §1).
+   */
+  private readonly unpooled: Uint8ClampedArray[] = [];
 
   /** `poolBytes`: how many bytes of layer surfaces (`surface`) are kept for later strips, in all (none by default). */
   constructor(private readonly poolBytes = 0) {
-    this.surfaces = new ArrayPool({ bytes: poolBytes });
+    // A free surface dropped to make room for a longer one is freed too: nobody reads it.
+    this.surfaces = new ArrayPool({ bytes: poolBytes, freeDropped: true });
   }
 
   /**
@@ -95,7 +102,11 @@ export class StripBuffers {
       return new Uint8ClampedArray(free, 0, length).fill(0);
     }
     // None fits: free ones, too small, make room for this one beside those lent in this strip.
-    if (!this.surfaces.makeRoom(this.lentBytes + length, 0)) return new Uint8ClampedArray(length);
+    if (!this.surfaces.makeRoom(this.lentBytes + length, 0)) {
+      const surface = new Uint8ClampedArray(length);
+      this.unpooled.push(surface);
+      return surface;
+    }
     const buffer = new ArrayBuffer(Math.min(this.poolBytes - this.surfaces.bytes - this.lentBytes, withSpare(length)));
     this.lent.push(buffer);
     this.lentBytes += buffer.byteLength;
@@ -106,6 +117,7 @@ export class StripBuffers {
   nextStrip(): void {
     for (const buffer of this.lent.splice(0)) this.surfaces.give(buffer);
     this.lentBytes = 0;
+    freeNow(this.unpooled.splice(0));
   }
 
   /**
@@ -132,6 +144,7 @@ export class StripBuffers {
    */
   release(): void {
     freeNow([...this.kept.values(), ...this.surfaces.clear(), ...this.lent.splice(0)].map((buffer) => new Uint8Array(buffer)));
+    freeNow(this.unpooled.splice(0));
     this.kept.clear();
     this.lentBytes = 0;
     this.bandKey = undefined;

@@ -13,12 +13,18 @@
  * - `makeRoom` drops free buffers, oldest first, before a new one is made that the owner will
  *   give back: one no free buffer fits replaces those too small (docs/memory.md).
  */
+import { freeNow } from '../compiled/free';
+
 export class ArrayPool {
   private readonly free: ArrayBuffer[] = [];
   private freeBytes = 0;
 
-  /** `bytes`: the most it keeps free, in all; `count`: the most buffers (no bound by default). */
-  constructor(private readonly caps: { bytes: number; count?: number }) {}
+  /**
+   * `bytes`: the most it keeps free, in all; `count`: the most buffers (no bound by default);
+   * `freeDropped`: a free buffer dropped to make room is freed now (compiled/free.ts), not left to
+   * the collector, for an owner none of whose views outlive a give (StripBuffers' surfaces).
+   */
+  constructor(private readonly caps: { bytes: number; count?: number; freeDropped?: boolean }) {}
 
   /** Bytes of the free buffers kept now. */
   get bytes(): number {
@@ -56,7 +62,11 @@ export class ArrayPool {
    */
   makeRoom(bytes: number, count = 1): boolean {
     const fits = () => this.freeBytes + bytes <= this.caps.bytes && this.free.length + count <= (this.caps.count ?? Infinity);
-    while (this.free.length && !fits()) this.freeBytes -= this.free.shift()!.byteLength;
+    while (this.free.length && !fits()) {
+      const dropped = this.free.shift()!;
+      this.freeBytes -= dropped.byteLength;
+      if (this.caps.freeDropped) freeNow([new Uint8Array(dropped)]);
+    }
     return fits();
   }
 
