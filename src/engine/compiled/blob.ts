@@ -5,6 +5,7 @@
 import { inflateSync } from 'fflate';
 import { byobReader, readInto } from '../../lib/read-into';
 import { ArrayPool } from '../memory/array-pool';
+import { inflateRawInto } from './inflate';
 import { freeNow } from './free';
 
 export function deflate(data: Uint8Array): Promise<Uint8Array> {
@@ -267,9 +268,23 @@ function pieceReader(stream: ReadableStream<Uint8Array>): { read(): Promise<Read
   };
 }
 
-/** A whole blob that inflates to `expected` bytes (one allocation), or null when absent. */
-export function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
-  return getBlobRange(bucket, key, expected, 0, expected);
+/**
+ * A whole blob that inflates to `expected` bytes (one allocation), or null when absent: its
+ * stored bytes read whole and inflated here (./inflate.ts), not through the platform's
+ * DecompressionStream, whose output comes in new 16 KB arrays (issue 25 §1).
+ */
+export async function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
+  const packed = await getPacked(bucket, key);
+  if (!packed) return null;
+  try {
+    const out = new Uint8Array(expected);
+    const length = inflateRawInto(packed, out);
+    if (length < expected) throw new Error(`compiled blob: expected ${expected} bytes, got ${length}`);
+    if (length > expected) throw new Error(`compiled blob: more than ${expected} bytes`);
+    return out;
+  } finally {
+    freeNow([packed]); // read no more: its pages go back now
+  }
 }
 
 /**
@@ -280,14 +295,30 @@ export function getBlob(bucket: R2Bucket, key: string, expected: number): Promis
  */
 export async function getBlobInto(bucket: R2Bucket, key: string, expected: number, into: Uint8Array): Promise<Uint8Array | null> {
   if (into.length <= expected) throw new RangeError(`getBlobInto: ${into.length} bytes cannot hold ${expected} and one more`);
+  const packed = await getPacked(bucket, key);
+  if (!packed) return null;
+  try {
+    return inflateBlobInto(packed, expected, into);
+  } finally {
+    // Read no more: its pages go back now, for the next band's read (20 of ~160 KB for a 5,000²
+    // preview were new memory on a runtime that had not collected since the upload before it).
+    freeNow([packed]);
+  }
+}
+
+/** A blob's bytes as stored (deflate-raw), read whole, or null when absent. */
+export async function getPacked(bucket: R2Bucket, key: string): Promise<Uint8Array | null> {
   const obj = await bucket.get(key);
-  if (!obj) return null;
-  // One byte more than expected: a blob that inflates to more shows it.
-  const packed = new Uint8Array(await obj.arrayBuffer());
-  const out = inflateSync(packed, { out: into.subarray(0, expected + 1) });
-  // Read no more: its pages go back now, for the next band's read (20 of ~160 KB for a 5,000²
-  // preview were new memory on a runtime that had not collected since the upload before it).
-  freeNow([packed]);
-  if (out.length !== expected) throw new Error(`compiled blob: expected ${expected} bytes, got ${out.length}${out.length > expected ? ' or more' : ''}`);
-  return out;
+  return obj && new Uint8Array(await obj.arrayBuffer());
+}
+
+/**
+ * A blob's stored bytes (getPacked) inflated into `into`, which must hold `expected` bytes and one
+ * more: a blob that inflates to more shows it by filling that byte. `packed` is only read.
+ */
+export function inflateBlobInto(packed: Uint8Array, expected: number, into: Uint8Array): Uint8Array {
+  if (into.length <= expected) throw new RangeError(`getBlobInto: ${into.length} bytes cannot hold ${expected} and one more`);
+  const length = Math.min(expected + 1, inflateRawInto(packed, into.subarray(0, expected + 1)));
+  if (length !== expected) throw new Error(`compiled blob: expected ${expected} bytes, got ${length}${length > expected ? ' or more' : ''}`);
+  return into.subarray(0, expected);
 }

@@ -1,7 +1,7 @@
 import { bandCache, treeCache } from '../cache';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { ArrayPool } from '../memory/array-pool';
-import { getBlob, getBlobInto, getBlobRange } from './blob';
+import { getBlob, getBlobRange, getPacked, inflateBlobInto } from './blob';
 import { freeNow } from './free';
 import { BAND, bandsFor, levelBounds } from './pyramid';
 
@@ -54,6 +54,9 @@ export async function loadCompiledTemplateCached(bucket: R2Bucket, hash: string)
  * unsharp mask's rows above it) makes buffers the later strips fit, not a second set of them.
  */
 const withSpare = (length: number) => length + (length >> 5);
+
+/** The most stored (packed) band bytes StripBuffers keeps for its layers' next strips. */
+const PACKED_BYTES = 8 * 1024 * 1024;
 
 /**
  * Buffers a frame drawn in strips keeps from strip to strip (issue 25 §1): a 5,000² preview of a
@@ -121,15 +124,51 @@ export class StripBuffers {
   }
 
   /**
-   * Blob `key` (inflating to `bytes`) whole, in the kept 'band' buffer: read and inflated only
-   * when that does not hold it already (the strips of a page that fall in one band read it once).
+   * Blob `key` (inflating to `bytes`) whole, in the kept 'band' buffer: inflated only when that
+   * does not hold it already (the strips of a page that fall in one band inflate it once), and
+   * read from R2 only when its stored bytes are not kept (`packed`).
    */
-  async band(key: string, bytes: number, read: (into: Uint8Array) => Promise<Uint8Array | null>): Promise<Uint8Array | null> {
+  async band(key: string, bytes: number, bucket: R2Bucket): Promise<Uint8Array | null> {
     if (this.bandKey === key) return this.bytes('band', bytes + 1).subarray(0, bytes);
     this.bandKey = undefined;
-    const data = await read(this.bytes('band', bytes + 1));
-    if (data) this.bandKey = key;
+    const held = this.packed.get(key);
+    const packed = held ?? (await getPacked(bucket, key));
+    if (!packed) return null;
+    const data = inflateBlobInto(packed, bytes, this.bytes('band', bytes + 1));
+    this.bandKey = key;
+    if (held) {
+      // The most recently read now: freed last.
+      this.packed.delete(key);
+      this.packed.set(key, held);
+    } else this.keepPacked(key, packed);
     return data;
+  }
+
+  /**
+   * The stored bytes of the blobs `band` read, the last one of each layer's level (its key less
+   * the band): two layers in the same rows take the one band buffer in turn, and each read its
+   * band from R2 again for every strip. large-poster-6000x4000's first print PDF read 57 MB for
+   * 25 MB of blobs, and workerd's process grew with what went through its R2 reads (issue 25 §1).
+   * At most PACKED_BYTES in all, the least recently read freed first.
+   */
+  private readonly packed = new Map<string, Uint8Array>();
+  private packedBytes = 0;
+
+  private keepPacked(key: string, packed: Uint8Array): void {
+    // The layer's band before this one is read no more (a page's strips go down it in order).
+    const layer = key.slice(0, key.lastIndexOf('/') + 1);
+    for (const other of [...this.packed.keys()]) if (other.startsWith(layer) && other.lastIndexOf('/') === layer.length - 1) this.forget(other);
+    if (packed.byteLength > PACKED_BYTES) return freeNow([packed]);
+    while (this.packedBytes + packed.byteLength > PACKED_BYTES) this.forget(this.packed.keys().next().value!);
+    this.packed.set(key, packed);
+    this.packedBytes += packed.byteLength;
+  }
+
+  private forget(key: string): void {
+    const packed = this.packed.get(key)!;
+    this.packed.delete(key);
+    this.packedBytes -= packed.byteLength;
+    freeNow([packed]);
   }
 
   bytes(use: string, length: number): Uint8Array {
@@ -148,6 +187,7 @@ export class StripBuffers {
     this.kept.clear();
     this.lentBytes = 0;
     this.bandKey = undefined;
+    for (const key of [...this.packed.keys()]) this.forget(key);
   }
 
   clamped(use: string, length: number): Uint8ClampedArray {
@@ -221,7 +261,7 @@ async function loadBands(
     // A band too big for the band cache, read for a frame's strips: inflated whole into the
     // strips' kept band buffer, once for the strips that fall in it.
     if (bytes > bandCache.maxEntryBytes && buffers) {
-      const data = await buffers.band(key(bands[0]), bytes, (into) => getBlobInto(bucket, key(bands[0]), bytes, into));
+      const data = await buffers.band(key(bands[0]), bytes, bucket);
       if (!data) throw new Error(`compiled template: ${key(bands[0])} missing`);
       return { data, bounds };
     }
