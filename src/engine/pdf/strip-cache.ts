@@ -11,6 +11,7 @@
 import { ByteLru, MB } from '../cache/lru';
 import { RENDER_VERSION } from '../composite/version';
 import { getBlob, putBlob } from '../compiled/blob';
+import { freeNow } from '../compiled/free';
 import { ENGINE_VERSION } from '../compiled/compile';
 import { prefix } from '../compiled/store';
 import { sha256Hex } from '../hash';
@@ -91,7 +92,12 @@ export function templateStrips(
     async put(g, strip) {
       const key = keyOf(g);
       stripLru.set(key, strip, storedBytes(strip));
-      await bucket.put(key, encodeStoredStrip(strip));
+      const bytes = encodeStoredStrip(strip);
+      try {
+        await bucket.put(key, bytes);
+      } finally {
+        freeNow([bytes]); // stored: a copy of the strip's parts, read no more (issue 25 §1)
+      }
     },
   };
 }
