@@ -421,9 +421,26 @@ interface Pass {
   everywhere?: boolean;
   /** Blurs what is not zero far from the shape (1 − alpha, a pillow's height): see Shape.frame. */
   inverted?: boolean;
+  /**
+   * A spread shadow's or glow's px read past `read` (spreadReach): its tiles' arrays reach this
+   * much further past the edges tiles share, so that every tile is the one-tile draw (eachTile).
+   */
+  spread?: number;
 }
 
 const reach = (v: number) => Math.ceil(v) + 3;
+
+/**
+ * How far past `reach(size)` a shadow's or glow's body reads the alpha where the spread (spreadOf)
+ * grows it before the blur (soften): ceil(spread) px, with room to spare. What it reads:
+ * - the blur (size − spread; two box passes, boxRadii) reads the matte within floor(size − spread);
+ * - a matte pixel (morphology.ts spreadMatte) reads its box maximum (ceil(spread + 1)) and the
+ *   chamfer distance, which paints only below spread + 0.5: a path shorter than that from a seed
+ *   (each ≥ −0.5; each step at least as long as it moves along either axis) stays within
+ *   ceil(spread) of the pixel, each node's ratio reading its box maximum again: 2 · ceil(spread) + 1;
+ * together at most reach(size) + ceil(spread) − 2. 0 without a spread.
+ */
+export const spreadReach = (spread: number): number => (spread > 0 ? Math.ceil(spread) : 0);
 
 /** Every pass the node's effects make, output px (see Pass). */
 function passesOf(ctx: EffectContext, node: LayerNode): Pass[] {
@@ -498,6 +515,27 @@ export function effectSources(ctx: EffectContext, node: LayerNode, target: Bound
 export const TILE_AREA = 1 << 22;
 
 /**
+ * The tiles' limit for a shadow or glow with a spread (inner ones with a choke too): its spread
+ * (morphology.ts spreadMatte) holds five arrays of the tile at once (the alpha, its peak, the
+ * ratio, the chamfer field and the distances), 80 MB at TILE_AREA; a tile of at most 2 M px holds
+ * them in 40. Its tiles are exact (eachTile), so where they fall does not change a pixel.
+ */
+export const SPREAD_TILE_AREA = 1 << 21;
+
+/** The limits eachTile draws with now (useEffectTileAreas); `side`: the least tile spread tiles are exact for. */
+const tileAreas = { area: TILE_AREA, spread: SPREAD_TILE_AREA, side: 256 };
+
+/**
+ * Sets the tiles' limits (no arguments: back to TILE_AREA, SPREAD_TILE_AREA and tiles of at least
+ * 256 px for exact spread tiles): for tests that draw an effect in many tiles and in one and
+ * compare the pixels.
+ */
+export function useEffectTileAreas(area = TILE_AREA, spread = SPREAD_TILE_AREA, side = 256): void {
+  Object.assign(tileAreas, { area, spread, side });
+  drawing++;
+}
+
+/**
  * The effect arrays drawn: every float array an effect allocates (alpha, distances, blurs,
  * coverage; 4 bytes a pixel) covers at most its tile's rectangle grown by its reach, whose
  * pixels `largest` keeps (the tests and the bench read it; reset it to measure).
@@ -508,7 +546,7 @@ export const effectArrays = { largest: 0, tiles: 0 };
  * `r` cut into tiles whose arrays (each grown by `read` px) hold at most TILE_AREA pixels, in as
  * few tiles (the least pixels drawn) as that allows; one tile when it fits.
  */
-export function tilesOf(r: Bounds, read: number): Bounds[] {
+export function tilesOf(r: Bounds, read: number, limit = TILE_AREA): Bounds[] {
   const w = widthOf(r);
   const h = heightOf(r);
   const MAX = 64;
@@ -516,7 +554,7 @@ export function tilesOf(r: Bounds, read: number): Bounds[] {
   for (let nx = 1; nx <= Math.min(w, MAX); nx++) {
     for (let ny = 1; ny <= Math.min(h, MAX); ny++) {
       const area = (Math.ceil(w / nx) + 2 * read) * (Math.ceil(h / ny) + 2 * read);
-      if (area > TILE_AREA) continue;
+      if (area > limit) continue;
       // More rows of tiles only draw more (each redraws its margins): the first that fits is best.
       if (nx * ny * area < best.cost) best = { nx, ny, cost: nx * ny * area };
       break;
@@ -538,27 +576,65 @@ export function tilesOf(r: Bounds, read: number): Bounds[] {
   return tiles;
 }
 
+/**
+ * The longest reach (read + spread, output px) drawn in exact spread tiles of `area`: a tile of
+ * 256 px then fits with its arrays (at TILE_AREA, effect-reach.ts' MAX_EFFECT_READ). Past it the
+ * tiles of `read` alone, as before (eachTile): exact ones would shrink to nothing.
+ */
+const spreadTileReach = (area: number) => (Math.sqrt(area) - tileAreas.side) / 2;
+
 /** Draws a pass tile by tile: `draw` gets the tile and the rectangle its arrays cover. */
 function eachTile(p: Pass, shape: Shape, target: Bounds, draw: (tile: Bounds, arrays: Bounds) => void): void {
   const r = paintRect(p, shape, target);
   if (!r) return;
+  // A spread's tiles are exact (below) where a tile of 256 px fits with arrays reaching `far`.
+  const far = p.read + (p.spread ?? 0);
+  const exact = !!p.spread && far + 1 <= spreadTileReach(tileAreas.area);
+  const limit = tileAreas.area;
   // One tile when its arrays (cut to the frame) fit; else tiles sized as if nothing were cut.
   const whole = intersectRect(growRect(r, p.read + 1), shape.frame)!;
-  for (const tile of areaOf(whole) <= TILE_AREA ? [r] : tilesOf(r, p.read + 1)) {
-    // Within the frame: the arrays never reached past it (a bevel leaves their edge unlit).
-    const arrays = intersectRect(growRect(tile, p.read), shape.frame)!;
-    if (p.inverted) {
-      // Start where the frame does (within the frame the kernels read nothing past it) unless
-      // that more than doubles the arrays: the blurs' running sums then add what they always did.
-      const { left, top } = shape.frame;
-      if (left >= arrays.left - widthOf(arrays) && left <= arrays.left + 2) arrays.left = left;
-      if (top >= arrays.top - heightOf(arrays) && top <= arrays.top + 2) arrays.top = top;
-    }
-    // Shifted sources take one more row and column (shiftedAlpha).
-    effectArrays.largest = Math.max(effectArrays.largest, (widthOf(arrays) + 1) * (heightOf(arrays) + 1));
-    effectArrays.tiles++;
-    draw(tile, arrays);
+  if (areaOf(whole) <= limit) return drawTile(p, shape, r, arraysOf(p, shape, r), draw);
+  if (!exact) {
+    for (const tile of tilesOf(r, p.read + 1, limit)) drawTile(p, shape, tile, arraysOf(p, shape, tile), draw);
+    return;
   }
+  // A spread pixel reads past `read` (spreadReach): each tile's arrays reach `far` past the edges
+  // it shares with other tiles, and are the one tile's (r's) arrays on r's own edges and within
+  // them. A tile pixel's body then reads what the one tile's reads, within `far` of it, and is the
+  // one tile's body (the box passes' running sums, which start at the arrays' corner, aside:
+  // test/engine/composite/spread-tiles.test.ts compares every pixel). Where a spread reads past
+  // MAX_EFFECT_READ the tiles of `read` alone (above), as before.
+  const one = arraysOf(p, shape, r);
+  for (const tile of tilesOf(r, far + 1, limit)) {
+    const arrays = {
+      left: tile.left === r.left ? one.left : Math.max(one.left, tile.left - far),
+      top: tile.top === r.top ? one.top : Math.max(one.top, tile.top - far),
+      right: tile.right === r.right ? one.right : Math.min(one.right, tile.right + far),
+      bottom: tile.bottom === r.bottom ? one.bottom : Math.min(one.bottom, tile.bottom + far),
+    };
+    drawTile(p, shape, tile, arrays, draw);
+  }
+}
+
+/** The rectangle a tile's arrays cover: the tile grown by the pass's reach. */
+function arraysOf(p: Pass, shape: Shape, tile: Bounds): Bounds {
+  // Within the frame: the arrays never reached past it (a bevel leaves their edge unlit).
+  const arrays = intersectRect(growRect(tile, p.read), shape.frame)!;
+  if (p.inverted) {
+    // Start where the frame does (within the frame the kernels read nothing past it) unless
+    // that more than doubles the arrays: the blurs' running sums then add what they always did.
+    const { left, top } = shape.frame;
+    if (left >= arrays.left - widthOf(arrays) && left <= arrays.left + 2) arrays.left = left;
+    if (top >= arrays.top - heightOf(arrays) && top <= arrays.top + 2) arrays.top = top;
+  }
+  return arrays;
+}
+
+function drawTile(p: Pass, shape: Shape, tile: Bounds, arrays: Bounds, draw: (tile: Bounds, arrays: Bounds) => void): void {
+  // Shifted sources take one more row and column (shiftedAlpha).
+  effectArrays.largest = Math.max(effectArrays.largest, (widthOf(arrays) + 1) * (heightOf(arrays) + 1));
+  effectArrays.tiles++;
+  draw(tile, arrays);
 }
 
 /**
@@ -580,7 +656,9 @@ function eachTileInside(p: Pass, shape: Shape, target: Bounds, draw: (tile: Boun
   eachTile(p, shape, target, (tile, arrays) => {
     const t = intersectRect(tile, covered);
     if (!t) return;
-    draw(t, { left: arrays.left, top: arrays.top, right: Math.min(arrays.right, t.right + p.read), bottom: Math.min(arrays.bottom, t.bottom + p.read) });
+    // The arrays' right and bottom within the pass's reach of the covered pixels: within it of
+    // the tile as well where the tile's arrays end there (t.right + p.read, as this cut was before).
+    draw(t, { left: arrays.left, top: arrays.top, right: Math.min(arrays.right, covered.right + p.read), bottom: Math.min(arrays.bottom, covered.bottom + p.read) });
   });
 }
 
@@ -1549,7 +1627,8 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
   const cover = list(fx.outerGlow).length || list(fx.dropShadow).length ? contentAlpha(node) / Math.max(node.opacity, 1e-6) : 1;
   for (const g of list(fx.outerGlow).reverse()) {
     const size = px(g.size) * s;
-    const pass = { dx: 0, dy: 0, paint: reach(size), read: reach(size), everywhere: liftsZero(g.contour, g.range ?? 0.5) };
+    const spreads = (g as { technique?: string }).technique !== 'precise' ? spreadReach(spreadOf(g, s)) : 0;
+    const pass = { dx: 0, dy: 0, paint: reach(size), read: reach(size), everywhere: liftsZero(g.contour, g.range ?? 0.5), spread: spreads };
     // The softer glow without a spread is a blur of the alpha alone: cut to the pixels that cover
     // anything as the kernels' shadow is (tightShape, nearShape; issue 25 §3: a personalised
     // text's raster has empty margins, over which it blurred zeros). The same bytes: the arrays
@@ -1599,7 +1678,7 @@ export function drawEffectsBelow(ctx: EffectContext, node: LayerNode, canvas: Su
   for (const d of list(fx.dropShadow).reverse()) {
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
-    const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour) };
+    const pass = { dx, dy, paint: reach(size), read: reach(size), moves: true, everywhere: liftsZero(d.contour), spread: spreadReach(spreadOf(d, s)) };
     // Without a spread, contour or knockout: the whole shadow in the kernels' memory (same bytes).
     const [fill, fade] = split(fxOpacity(d.opacity, node.opacity), d.blendMode ?? 'multiply');
     const inKernels =
@@ -1933,7 +2012,8 @@ export function drawEffectsAbove(
   const inner = fx.innerGlow;
   if (grouped && on(inner)) {
     const size = px(inner.size) * s;
-    const pass = { ...inside(reach(size), inner.technique !== 'precise'), everywhere: liftsZero(inner.contour, inner.range ?? 0.5) };
+    const spreads = inner.technique !== 'precise' ? spreadReach(spreadOf(inner, s)) : 0;
+    const pass = { ...inside(reach(size), inner.technique !== 'precise'), everywhere: liftsZero(inner.contour, inner.range ?? 0.5), spread: spreads };
     eachTileInside(pass, shape, target, (tile, r) => {
       // Over the tile only (it alone is painted, and what follows goes pixel by pixel; the precise
       // distances measured there only: issue 25 §1), the same values. The softer body is what
@@ -1957,7 +2037,7 @@ export function drawEffectsAbove(
   for (const d of list(fx.innerShadow).reverse()) {
     const [dx, dy] = offsetOf(ctx, d);
     const size = px(d.size) * s;
-    eachTileInside(inside(reach(size), true), shape, target, (tile, r) => {
+    eachTileInside({ ...inside(reach(size), true), spread: spreadReach(spreadOf(d, s)) }, shape, target, (tile, r) => {
       // Only the tile is painted, and what follows the body goes pixel by pixel: over the tile
       // (issue 25 §3: the arrays reach the size past it on every side), the same values.
       const cov = insideBody(shape, r, tile, dx, dy, size, spreadOf(d, s));
