@@ -587,10 +587,11 @@ const spreadTileReach = (area: number) => (Math.sqrt(area) - tileAreas.side) / 2
 function eachTile(p: Pass, shape: Shape, target: Bounds, draw: (tile: Bounds, arrays: Bounds) => void): void {
   const r = paintRect(p, shape, target);
   if (!r) return;
-  // A spread's tiles are exact (below) where a tile of 256 px fits with arrays reaching `far`.
+  // A spread's tiles are exact (below) where a tile of 256 px fits with arrays reaching `far`,
+  // and of SPREAD_TILE_AREA where one fits in that.
   const far = p.read + (p.spread ?? 0);
   const exact = !!p.spread && far + 1 <= spreadTileReach(tileAreas.area);
-  const limit = tileAreas.area;
+  const limit = exact && far + 1 <= spreadTileReach(tileAreas.spread) ? tileAreas.spread : tileAreas.area;
   // One tile when its arrays (cut to the frame) fit; else tiles sized as if nothing were cut.
   const whole = intersectRect(growRect(r, p.read + 1), shape.frame)!;
   if (areaOf(whole) <= limit) return drawTile(p, shape, r, arraysOf(p, shape, r), draw);
