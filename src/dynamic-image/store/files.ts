@@ -5,7 +5,7 @@
  * its custom metadata so caches can key on content without reading it again.
  */
 import { sha256Hex } from '../../engine/hash';
-import type { InputStore, StoredFont } from '../../engine/inputs';
+import type { InputStore, OpenedInput, StoredFont } from '../../engine/inputs';
 import { heldFontIndex, readFontIndex } from './font-index';
 import { joinName, splitExtension } from '../../engine/names';
 
@@ -83,7 +83,37 @@ export class FileStore implements InputStore {
   /** The whole file and its metadata, or null. */
   async read(root: Root, name: string): Promise<{ bytes: Uint8Array; info: StoredFile } | null> {
     const obj = await this.bucket.get(this.key(root, name));
+    return obj && this.readBody(root, obj);
+  }
+
+  /**
+   * The file's metadata with its bytes left in the answer until asked for (InputStore.open): one
+   * round trip for both. A file without a recorded hash is read whole now, as head does.
+   */
+  async open(root: Root, name: string): Promise<OpenedInput | null> {
+    const obj = await this.bucket.get(this.key(root, name));
     if (!obj) return null;
+    const sha = obj.customMetadata?.sha256;
+    if (!sha) {
+      const { bytes, info } = await this.readBody(root, obj);
+      return { info, bytes: async () => bytes, cancel: () => {} };
+    }
+    let asked = false;
+    return {
+      info: this.info(root, obj, sha),
+      bytes: async () => {
+        asked = true;
+        return new Uint8Array(await obj.arrayBuffer());
+      },
+      cancel: () => {
+        if (asked) return;
+        asked = true;
+        obj.body.cancel().catch(() => {});
+      },
+    };
+  }
+
+  private async readBody(root: Root, obj: R2ObjectBody): Promise<{ bytes: Uint8Array; info: StoredFile }> {
     const bytes = new Uint8Array(await obj.arrayBuffer());
     let sha = obj.customMetadata?.sha256;
     if (!sha) {
