@@ -62,7 +62,10 @@ export async function cachedPreview(
     const find = () => early.find(prepared.fingerprint);
     const hit = timing ? await timing.time('lookup', find) : await find();
     // A result stored before results kept their verdict is rendered again (once: it is then replaced).
-    if (hit?.meta[PREFLIGHT_META]) return { name: hit.name, created: false, preflight: hit.meta[PREFLIGHT_META] };
+    if (hit?.meta[PREFLIGHT_META]) {
+      prepared.giveUp(); // not rendered: a picture opened for the render is not read
+      return { name: hit.name, created: false, preflight: hit.meta[PREFLIGHT_META] };
+    }
   }
   const out = await prepared.render(timing);
   const preflight = renderedPreflight(prepared);

@@ -272,6 +272,12 @@ export interface PreparedRender {
   render(timing?: Timing): Promise<EncodedImage>;
   /** What the layer checks found while `render()` built the overrides (issue 21); empty before. */
   problems(): PreflightProblem[];
+  /**
+   * Gives up what was started for `render()` (a picture opened ahead, its bytes unread): call it
+   * when `render()` will not be (a cached result answers), or the opened answer holds a storage
+   * connection until the request ends.
+   */
+  giveUp(): void;
 }
 
 /** Largest preview we produce (pixels): 128 MB isolates hold the output a few times over. */
@@ -617,6 +623,7 @@ export async function preparePreview(
     width,
     height,
     problems: () => [...problems],
+    giveUp: () => request.done?.(),
     async render(timing: Timing = noTiming) {
       // Caches and this request's planned peak together within the budget (a large preview evicts).
       makeRoomForFrame(memory.total);
@@ -629,7 +636,10 @@ export async function preparePreview(
       // A CMYK document is composited in ink where the ink compositor models it (composite/cmyk-ink.ts).
       problems.length = 0;
       const coded = (image: RGBAImage) => timing.time('encode', async () => encode(image, options.format, options.jpegQuality, await iccOf()));
-      const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing, coded });
+      const inked = await inkPreview(store, request, { s, width, height, memory, options, report: (p) => problems.push(p), timing, coded }).catch((err) => {
+        request.done?.(); // failed: no picture is read
+        throw err;
+      });
       if (inked) {
         request.done?.();
         return inked;

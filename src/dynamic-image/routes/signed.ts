@@ -80,7 +80,9 @@ export function registerSignedPreviewRoutes(app: RenderingApp): void {
     async (c) => {
       const body = (await c.req.json()) as Record<string, unknown>;
       // The inputs too (image names, URLs), as the render would: a URL built here never answers 4xx later.
-      const { template } = await preparePreview(storesOf(c).files, c.req.valid('json'), renderDeps(c));
+      const prepared = await preparePreview(storesOf(c).files, c.req.valid('json'), renderDeps(c));
+      prepared.giveUp(); // checked, not rendered
+      const { template } = prepared;
       const r = await encodePreviewRequest({ ...body, v: template.file.sha256.slice(0, 16) });
       const sig = await signPreviewRequest(c.env, r);
       return c.json({ url: `${baseUrl(c)}/api/rendering/preview?r=${r}&sig=${sig}`, r, sig }, 200);
@@ -144,6 +146,7 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
   const prepared = await preparePreview(storesOf(c).files, request, renderDeps(c), timing, early.start);
   const sha = prepared.template.file.sha256;
   if (version && !sha.startsWith(version)) {
+    prepared.giveUp();
     throw notFound(`The template "${prepared.template.name}" has changed since this URL was made; build a new URL.`);
   }
   const headers = new Headers({ 'cache-control': version ? IMMUTABLE : UNPINNED });
@@ -156,6 +159,7 @@ async function signedPreview(c: Context<AppBindings>, { r, sig }: z.infer<typeof
     return open && preflight ? { ...open, preflight } : null;
   });
   if (stored) {
+    prepared.giveUp(); // not rendered: a picture opened for the render is not read
     timing.note('cache', 'result store hit');
     const body = stored.body;
     bytes = body instanceof Uint8Array ? body : new Uint8Array(await timing.time('read', () => new Response(body).arrayBuffer()));
