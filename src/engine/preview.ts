@@ -177,8 +177,9 @@ export async function gatherInputs(
         // isolate by content hash and size, so a repeated picture is neither read nor decoded.
         const key = `image/${hashes[`image:${ref}`]}/${target.width}x${target.height}`;
         // A stored picture's rendition (its DCT-scaled decode, made at upload) stands for the decode.
-        const decode = (lend: boolean) =>
-          decodeStoredPicture(store.bucket, storedImages.get(ref), () => bytesOf(ref), {
+        const decode = async (lend: boolean) => {
+          let readWhole = false;
+          const decoded = await decodeStoredPicture(store.bucket, storedImages.get(ref), () => ((readWhole = true), bytesOf(ref)), {
             path: pathOf.get(ref),
             deferResize: how?.deferResize,
             lend,
@@ -190,6 +191,9 @@ export async function gatherInputs(
               return { width: src.width * k, height: src.height * k };
             },
           }, timing);
+          if (storedImages.has(ref)) imagesAhead?.learn(layerOf(ref), readWhole);
+          return decoded;
+        };
         // Left to an upright placement, the picture is read by that placement alone, which is
         // kept (placementCache): its decode is lent (an array kept between requests, given back
         // once placed: raster/bounded.ts), not cached.
@@ -334,7 +338,7 @@ export async function resolveRequest(
   // read them while the template is resolved (one storage round trip, not two).
   const fontsAhead = options.data && drawsTextOf(options.data) ? store.fonts() : undefined;
   fontsAhead?.catch(() => {}); // a refused request never awaits it
-  const imagesAhead = imageHeadsAhead(store, options.data, openPictures);
+  const imagesAhead = imageHeadsAhead(store, options.data, openPictures, options.template);
   try {
     const { template, data } = await checkRequest(store, options, check, timing);
     const gathered = data ? await timing.time('inputs', () => gatherInputs(store, data, !!options.preloadImages, deps, fontsAhead, timing, imagesAhead)) : null;
@@ -362,7 +366,18 @@ interface ImagesAhead {
   bytes(name: string): Promise<{ bytes: Uint8Array; info: StoredInput } | undefined>;
   /** Gives up the opened answers whose bytes were not asked for. */
   cancel(): void;
+  /** Tells whether the picture of `layer` was read whole (decoded) or stood for by its rendition (layerReadsWhole). */
+  learn(layer: string | undefined, readWhole: boolean): void;
 }
+
+/**
+ * By template (as requested) and layer, whether the last stored picture decoded for it was read
+ * whole rather than stood for by a rendition (bounded, per isolate). A never-seen picture is opened
+ * only for a layer whose last picture was read whole, or of which nothing is known: an opened answer
+ * comes a little after a head would (`inputs` waits for it), which pays only when its bytes are used
+ * (a placement the size of the orion rows' decodes the file; a mockup's small card reads a rendition).
+ */
+const layerReadsWhole = new Map<string, boolean>();
 
 /**
  * The heads of the stored pictures `data` names, started now, by name: gatherInputs awaits them
@@ -373,7 +388,7 @@ interface ImagesAhead {
  * waiting a storage round trip for them; they are read only if the render asks (a rendition may
  * stand for the picture), and given up (cancel) when the request is done or refused.
  */
-function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefined, openPictures: boolean): ImagesAhead | undefined {
+function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefined, openPictures: boolean, template: string): ImagesAhead | undefined {
   if (!data || typeof data !== 'object') return undefined;
   const heads = new Map<string, Promise<StoredInput | null>>();
   const opened = new Map<string, Promise<OpenedInput | null>>();
@@ -387,7 +402,9 @@ function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefine
     const name = isUrl(ref) ? null : validName(ref);
     if (name === null || heads.has(name)) continue;
     if (heads.size >= IMAGE_HEADS_AHEAD) break;
-    const open = openPictures && store.open && !seenImages.has(name) && opened.size < IMAGE_OPENS_AHEAD ? store.open('images', name) : undefined;
+    const layer = Object.entries(data).find(([, c]) => c?.type === 'image' && c.image === ref)?.[0];
+    const readsWhole = layer === undefined || layerReadsWhole.get(`${template}\n${layer}`) !== false;
+    const open = openPictures && store.open && !seenImages.has(name) && opened.size < IMAGE_OPENS_AHEAD && readsWhole ? store.open('images', name) : undefined;
     const head = open ? open.then((o) => o?.info ?? null) : store.head('images', name);
     head.catch(() => {}); // a refused request never awaits it
     heads.set(name, head);
@@ -409,6 +426,9 @@ function imageHeadsAhead(store: InputStore, data: PersonalisationData | undefine
     cancel() {
       for (const open of opened.values()) cancel(open);
       opened.clear();
+    },
+    learn(layer, readWhole) {
+      if (layer !== undefined) remember(layerReadsWhole, `${template}\n${layer}`, readWhole);
     },
   };
 }

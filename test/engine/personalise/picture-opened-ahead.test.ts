@@ -12,7 +12,8 @@ import { noiseImage } from '../raster/helpers';
  * Issue 25 §3: a picture this isolate has not seen is opened (InputStore.open) beside the
  * template's read, its head and bytes in one answer, so that the render finds its bytes there
  * instead of waiting a storage round trip for them; the bytes are read only if the render asks
- * (a rendition may stand for the picture) and are given up otherwise. The same output bytes.
+ * (a rendition may stand for the picture) and are given up otherwise; a layer whose last picture
+ * a rendition stood for has its next one headed. The same output bytes.
  */
 
 /** The file store, with `open` when asked (as FileStore's own; over the same bucket keys), counting what the engine asks. */
@@ -48,7 +49,10 @@ const preview = (store: InputStore, template: string, size: number, data: Record
   preparePreview(store, { template, format: 'jpg', jpegQuality: 85, unsharpMask: null, size: { width: size, height: size }, data } as never, deps);
 
 async function uploadPicture(name: string, width: number, height: number): Promise<string> {
-  const res = await upload('images', [[name, await encodeJpeg(noiseImage(width, height, 3, 'opaque'), 85)]], '?destination=opened-ahead&overwrite=true');
+  // Distinct bytes after the image's end (as a shopper's own upload): nothing is found in a cache by content.
+  const jpeg = await encodeJpeg(noiseImage(width, height, 3, 'opaque'), 85);
+  const bytes = new Uint8Array([...jpeg, ...new TextEncoder().encode(name)]);
+  const res = await upload('images', [[name, bytes]], '?destination=opened-ahead&overwrite=true');
   expect(res.status).toBe(201);
   return ((await res.json()) as Array<{ name: string }>)[0].name;
 }
@@ -91,10 +95,24 @@ describe('a never-seen picture opened ahead', () => {
     expect(tiny.asked.bytes).toEqual([]);
     expect(tiny.asked.read).toEqual([]);
     expect(tiny.asked.cancel).toEqual([small]);
+
+    // The layer's last picture was stood for by a rendition: the next one there is headed, not opened
+    // (an opened answer comes after a head would); once one is read whole again, they are opened again.
+    const next = await uploadPicture(`next-${Date.now()}.jpg`, 900, 700);
+    const headed = countingStore(true);
+    await (await preview(headed.store, template, 100, { apple: { type: 'image', image: next, resizeMode: 'fill' } })).render();
+    expect(headed.asked.open).toEqual([]);
+    expect(headed.asked.head).toEqual([next]);
+    const whole = await uploadPicture(`whole-${Date.now()}.jpg`, 600, 450);
+    await (await preview(headed.store, template, 1000, { apple: { type: 'image', image: whole, resizeMode: 'fill' } })).render();
+    expect(headed.asked.read).toEqual([whole]);
+    const after = await uploadPicture(`after-${Date.now()}.jpg`, 600, 450);
+    await (await preview(headed.store, template, 1000, { apple: { type: 'image', image: after, resizeMode: 'fill' } })).render();
+    expect(headed.asked.open).toEqual([after]);
   });
 
   it('gives up the opened bytes of a refused request', async () => {
-    const template = await uploadFixture('agpsd-shapes-smart-objects.psd', 'opened-ahead');
+    const template = await uploadFixture('agpsd-shapes-smart-objects.psd', 'opened-ahead-refused');
     const name = await uploadPicture(`refused-${Date.now()}.jpg`, 300, 200);
     const opening = countingStore(true);
     const data = { apple: { type: 'image', image: name, resizeMode: 'fill' }, 'no such layer': { type: 'text', text: 'x' } };
