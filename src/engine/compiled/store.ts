@@ -82,8 +82,14 @@ export class StripBuffers {
    */
   private readonly unpooled: Uint8ClampedArray[] = [];
 
-  /** `poolBytes`: how many bytes of layer surfaces (`surface`) are kept for later strips, in all (none by default). */
-  constructor(private readonly poolBytes = 0) {
+  /**
+   * `poolBytes`: how many bytes of layer surfaces (`surface`) are kept for later strips, in all
+   * (none by default); `layerBandBytes`: how many bytes of bands `layerBand` keeps (none by default).
+   */
+  constructor(
+    private readonly poolBytes = 0,
+    private readonly layerBandBytes = 0,
+  ) {
     // A free surface dropped to make room for a longer one is freed too: nobody reads it.
     this.surfaces = new ArrayPool({ bytes: poolBytes, freeDropped: true });
   }
@@ -154,6 +160,39 @@ export class StripBuffers {
   private readonly packed = new Map<string, Uint8Array>();
   private packedBytes = 0;
 
+  /** The band each layer's kept buffer holds (by its key less the band), and their bytes in all. */
+  private readonly layerBands = new Map<string, string>();
+  private layerBandsHeld = 0;
+
+  /**
+   * Blob `key` (inflating to `bytes`, within the band cache's entry limit) whole, in a buffer kept
+   * for its layer's level (its key less the band), or null when those buffers would pass
+   * layerBandBytes (the band cache's then). A print page reads each band of its layers once, top
+   * to bottom: the band cache kept them all for the page's length (10.8 MB of small layers' bands
+   * for large-poster-6000x4000's first PDF, beside its strips), where one band a layer serves.
+   * Good until the layer's next band is read.
+   */
+  async layerBand(key: string, bytes: number, bucket: R2Bucket): Promise<Uint8Array | null> {
+    const layer = key.slice(0, key.lastIndexOf('/') + 1);
+    const use = `band ${layer}`;
+    const held = this.kept.get(use)?.byteLength ?? 0;
+    if (this.layerBands.get(layer) === key) return this.bytes(use, bytes + 1).subarray(0, bytes);
+    const grows = Math.max(0, withSpare(bytes + 1) - held);
+    if (held < bytes + 1 && this.layerBandsHeld + grows > this.layerBandBytes) return null;
+    this.layerBands.delete(layer);
+    const packed = await getPacked(bucket, key);
+    if (!packed) return null;
+    const into = this.bytes(use, bytes + 1);
+    this.layerBandsHeld += (this.kept.get(use)?.byteLength ?? 0) - held;
+    try {
+      const data = inflateBlobInto(packed, bytes, into);
+      this.layerBands.set(layer, key);
+      return data;
+    } finally {
+      freeNow([packed]);
+    }
+  }
+
   private keepPacked(key: string, packed: Uint8Array): void {
     // The layer's band before this one is read no more (a page's strips go down it in order).
     const layer = key.slice(0, key.lastIndexOf('/') + 1);
@@ -188,6 +227,8 @@ export class StripBuffers {
     this.lentBytes = 0;
     this.bandKey = undefined;
     for (const key of [...this.packed.keys()]) this.forget(key);
+    this.layerBands.clear();
+    this.layerBandsHeld = 0;
   }
 
   clamped(use: string, length: number): Uint8ClampedArray {
@@ -273,6 +314,10 @@ async function loadBands(
       if (!data) throw new Error(`compiled template: ${key(bands[0])} missing`);
       return { data, bounds: { ...bounds, top, bottom } };
     }
+    // A band the band cache could hold, read for a print page's strips: in the layer's own kept
+    // buffer (when they have room), not the band cache (see StripBuffers.layerBand).
+    const own = buffers && !bandCache.get(key(bands[0])) && (await buffers.layerBand(key(bands[0]), bytes, bucket));
+    if (own) return { data: own, bounds };
     // One band (a small pyramid level): the cached band is the answer, no copy.
     return { data: await getBand(bucket, key(bands[0]), bytes), bounds };
   }

@@ -153,8 +153,8 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
       const backdrops = persistedBackdrops(store.bucket);
       // Kept from strip to strip: each strip's canvas, the band it reads and its first two layer
       // surfaces land in the same arrays (a 10,000² page draws 97 strips, which made new ones
-      // each: issue 25 §1).
-      const buffers = new StripBuffers(2 * (DEFAULT_STRIP_BYTES + 4 * compiled.width));
+      // each: issue 25 §1), and each layer's band the band cache could hold (up to 8 MB of them).
+      const buffers = new StripBuffers(2 * (DEFAULT_STRIP_BYTES + 4 * compiled.width), LAYER_BAND_BYTES);
       return {
         width: compiled.width,
         height: compiled.height,
@@ -180,6 +180,9 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
     },
   };
 }
+
+/** The bands of a page's layers below the band cache's entry limit its strips keep, one a layer (StripBuffers.layerBand). */
+const LAYER_BAND_BYTES = 8 * 1024 * 1024;
 
 /**
  * Layers drawn as vector (docs/pdf.md) and the overrides for the raster strips, which then leave
