@@ -461,12 +461,14 @@ function interiorColumns(ea: Float64Array, left: number, py: number, width: numb
     const bound = (need - rest) / a - left - 0.5;
     // a·(left + x + 0.5) + rest ≤ gone  ⇔  x ≤ or ≥ (gone − rest)/a − left − 0.5
     const outside = (gone - rest) / a - left - 0.5;
+    // A NaN edge (a corner past the doubles' range) lowers no pixel's measured coverage: it leaves none out.
+    const leaves = !Number.isNaN(outside);
     if (a > 0) {
       lo = Math.max(lo, Math.ceil(bound) + 1);
-      first = Math.max(first, Math.floor(outside));
+      if (leaves) first = Math.max(first, Math.floor(outside));
     } else {
       hi = Math.min(hi, Math.floor(bound) - 1);
-      last = Math.min(last, Math.ceil(outside));
+      if (leaves) last = Math.min(last, Math.ceil(outside));
     }
   }
   return { from: lo, to: hi, first, last };
