@@ -420,11 +420,14 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     for (let p = 0; p < baseShape.length; p++) d[p * 4 + 3] = baseShape[p] ? Math.min(255, (d[p * 4 + 3] * 255) / baseShape[p]) : 0;
     const scope = ctx.knockout ?? (await rootKnockout(ctx));
     knockoutBlend(canvas, knockoutTarget(scope, base), paint, baseShape, base.opacity, mode, options, true);
+    drop(paint.data, group.data);
   } else {
     const opacity = asGroup && !faded ? base.opacity * base.fillOpacity : base.opacity;
     blendWithGamma(canvas, group, null, opacity, mode, options, covered);
-    // The group is read no more here: kept as it is (blends only read it).
+    // The group is read no more here: kept as it is (blends only read it), else given back now
+    // (a strip of the poster's print PDF made a 4 MB group for its band: 21 MB a page, issue 25 §1).
     if (keep) keepUnit(keep, { group, opacity, covered });
+    else drop(group.data);
   }
   // The base's own content, mask and shape sources, made for this unit alone (drawLayer's).
   if (own) dropOwn(own.content?.data, own.mask, ...own.sources.flatMap((s) => [s.content?.data, s.mask]));
