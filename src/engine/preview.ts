@@ -18,6 +18,7 @@ import { checkPreviewMemory, codedBytesLimit, previewRenderScale, REQUEST_MEMORY
 import { checkEffectReach } from './memory/effect-reach';
 import { mayShowHidden } from './memory/kernel-reach';
 import { documentInks, inkDocument, inkFrame, inkPreviewMemory, isCmykHeader, keepInkOutput, keptInkFrame, keptInkOutput, INK_PREVIEW_MAX_PIXELS, INK_PREVIEW_MAX_PSD_BYTES } from './composite/cmyk-ink';
+import { RENDER_VERSION } from './composite/version';
 import { encodeFrameJpeg, makeRoomForFrame, renderFrame, renderFrameJpeg, renderFramePng, streamsJpeg, type FrameOptions } from './frame';
 import { FontCatalog, fontLoader } from './fonts/catalog';
 import { canonicalJson, sha256Hex } from './hash';
@@ -520,7 +521,8 @@ function guessHolds(guess: Guess, request: ResolvedRequest, box: { s: number; wi
 
 /**
  * The result-cache key: SHA-256 of the canonical request (the output kind's own settings) with
- * the content hashes of the template and of every input, and the engine version.
+ * the content hashes of the template and of every input, and the engine and render versions (a
+ * deploy that changes pixels without recompiling templates must not answer with results made before).
  */
 export function requestFingerprint(kind: string, request: ResolvedRequest, settings: Record<string, unknown>): Promise<string> {
   return fingerprintOf(kind, [request.template.name, request.template.file.sha256], request.data, request.gathered?.hashes, settings);
@@ -533,7 +535,7 @@ function fingerprintOf(
   inputs: Record<string, string> | undefined,
   settings: Record<string, unknown>,
 ): Promise<string> {
-  return sha256Hex(canonicalJson({ ...settings, kind, engine: ENGINE_VERSION, template, data, inputs }));
+  return sha256Hex(canonicalJson({ ...settings, kind, engine: ENGINE_VERSION, render: RENDER_VERSION, template, data, inputs }));
 }
 
 /** A context for a request without `data`: nothing to load, only the template's own checks run. */
