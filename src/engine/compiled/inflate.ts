@@ -3,74 +3,20 @@
  * decoding tables kept from call to call. fflate's inflateSync builds new tables for every
  * dynamic block (a Uint16Array of up to 64 KB each): large-poster-6000x4000's first print PDF
  * inflated its bands through 4,590 of them, 69 MB of arrays that workerd kept until V8 collected
- * (issue 25 §1). Here nothing is allocated per call. Corrupt data throws InflateError.
+ * (issue 25 §1). Here no array of a block's size is made per call: psd/inflate.ts' huffmanTable
+ * builds the tables into arrays kept here. Corrupt data throws InflateError.
  */
-import { InflateError } from '../psd/inflate';
-
-const LEN_BASE = Uint16Array.of(3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258);
-const LEN_EXTRA = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0);
-const DIST_BASE = Uint16Array.of(1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577);
-const DIST_EXTRA = Uint8Array.of(0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13);
-const CODE_LENGTH_ORDER = Uint8Array.of(16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15);
+import { CODE_LENGTH_ORDER, DIST_BASE, DIST_EXTRA, fixedTables, huffmanTable, InflateError, LEN_BASE, LEN_EXTRA } from '../psd/inflate';
 
 /**
- * Single-level decoding tables, indexed by the next `bits` input bits; an entry is
- * symbol << 4 | code length, 0 where no code starts with those bits. Kept for every call: a
- * dynamic block's codes are built into them, a fixed block's are built once.
+ * The decoding tables of a dynamic block (psd/inflate.ts huffmanTable's entries), kept for every
+ * call: each block's codes are built into them.
  */
 const dynamicLit = new Int32Array(1 << 15);
 const dynamicDist = new Int32Array(1 << 15);
 const codeLengthTable = new Int32Array(1 << 7);
 const lengths = new Uint8Array(286 + 30);
 const codeLengthLengths = new Uint8Array(19);
-const perLength = new Uint16Array(16);
-const nextCode = new Uint16Array(16);
-
-/** Builds the code of `count` symbols with code lengths lengths[from…] into `entries`; its bits. */
-function build(codeLengths: Uint8Array, from: number, count: number, entries: Int32Array): number {
-  perLength.fill(0);
-  let max = 0;
-  for (let i = 0; i < count; i++) {
-    const len = codeLengths[from + i]!;
-    perLength[len]!++;
-    if (len > max) max = len;
-  }
-  perLength[0] = 0;
-  let left = 1;
-  for (let len = 1; len < 16; len++) {
-    left = (left << 1) - perLength[len]!;
-    if (left < 0) throw new InflateError('over-subscribed Huffman code');
-  }
-  for (let len = 1, code = 0; len < 16; len++) {
-    code = (code + perLength[len - 1]!) << 1;
-    nextCode[len] = code;
-  }
-  const bits = Math.max(max, 1);
-  const size = 1 << bits;
-  entries.fill(0, 0, size); // a code left incomplete reads as invalid
-  for (let sym = 0; sym < count; sym++) {
-    const len = codeLengths[from + sym]!;
-    if (!len) continue;
-    // Codes arrive most significant bit first, the bit buffer least significant first: reversed.
-    let code = nextCode[len]!++;
-    let rev = 0;
-    for (let i = 0; i < len; i++, code >>= 1) rev = (rev << 1) | (code & 1);
-    for (let k = rev; k < size; k += 1 << len) entries[k] = (sym << 4) | len;
-  }
-  return bits;
-}
-
-let fixed: { lit: Int32Array; litBits: number; dist: Int32Array; distBits: number } | undefined;
-function fixedTables() {
-  if (!fixed) {
-    const codeLengths = new Uint8Array(288 + 30);
-    codeLengths.fill(8, 0, 144).fill(9, 144, 256).fill(7, 256, 280).fill(8, 280, 288).fill(5, 288);
-    const lit = new Int32Array(1 << 9);
-    const dist = new Int32Array(1 << 5);
-    fixed = { lit, litBits: build(codeLengths, 0, 288, lit), dist, distBits: build(codeLengths, 288, 30, dist) };
-  }
-  return fixed;
-}
 
 /** Where reading stands: the next byte, and the bits read ahead (least significant first). */
 interface Bits {
@@ -127,7 +73,7 @@ export function inflateRawInto(src: Uint8Array, out: Uint8Array): number {
     }
     if (type === 1) {
       const f = fixedTables();
-      at = inflateBlock(b, out, at, f.lit, f.litBits, f.dist, f.distBits);
+      at = inflateBlock(b, out, at, f.lit.entries, f.lit.bits, f.dist.entries, f.dist.bits);
     } else if (type === 2) {
       const hlit = take(b, 5) + 257;
       const hdist = take(b, 5) + 1;
@@ -135,7 +81,7 @@ export function inflateRawInto(src: Uint8Array, out: Uint8Array): number {
       if (hlit > 286 || hdist > 30) throw new InflateError('too many length or distance codes');
       codeLengthLengths.fill(0);
       for (let i = 0; i < hclen; i++) codeLengthLengths[CODE_LENGTH_ORDER[i]!] = take(b, 3);
-      const clBits = build(codeLengthLengths, 0, 19, codeLengthTable);
+      const clBits = huffmanTable(codeLengthLengths, 19, codeLengthTable).bits;
       const total = hlit + hdist;
       for (let i = 0; i < total; ) {
         const e = codeLengthTable[peek(b, clBits)]!;
@@ -160,8 +106,8 @@ export function inflateRawInto(src: Uint8Array, out: Uint8Array): number {
         i += repeat;
       }
       if (!lengths[256]) throw new InflateError('no end-of-block code');
-      const litBits = build(lengths, 0, hlit, dynamicLit);
-      const distBits = build(lengths, hlit, hdist, dynamicDist);
+      const litBits = huffmanTable(lengths, hlit, dynamicLit).bits;
+      const distBits = huffmanTable(lengths.subarray(hlit), hdist, dynamicDist).bits;
       at = inflateBlock(b, out, at, dynamicLit, litBits, dynamicDist, distBits);
     } else throw new InflateError('invalid block type');
     if (at > cap) return cap + 1;

@@ -11,14 +11,14 @@ export class InflateError extends Error {
   override name = 'InflateError';
 }
 
-const LEN_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
-const LEN_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE = [
+export const LEN_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+export const LEN_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+export const DIST_BASE = [
   1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
   8193, 12289, 16385, 24577,
 ];
-const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
-const CODE_LENGTH_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+export const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+export const CODE_LENGTH_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
 const RING = 1 << 16;
 const MASK = RING - 1;
@@ -26,7 +26,7 @@ const MASK = RING - 1;
 const PAUSE = RING >> 1;
 
 /** A single-level decoding table: index by the next `bits` input bits; entry = symbol << 4 | length. */
-interface Table {
+export interface Table {
   bits: number;
   entries: Int32Array;
 }
@@ -34,9 +34,10 @@ interface Table {
 /**
  * The decoding table of a code. `reuse` (when long enough) holds its entries instead of a new
  * array: a dynamic block's tables are up to 128 KB each, and a 10 MB ZIP channel has hundreds
- * of blocks, which made tens of MB of garbage per compile (issue 25 §1).
+ * of blocks, which made tens of MB of garbage per compile (issue 25 §1). Only its first
+ * 1 << bits entries are written and read. Also compiled/inflate.ts' (whole stored blobs).
  */
-function table(lengths: ArrayLike<number>, count: number, reuse?: Int32Array): Table {
+export function huffmanTable(lengths: ArrayLike<number>, count: number, reuse?: Int32Array): Table {
   const perLength = new Uint16Array(16);
   let max = 0;
   for (let i = 0; i < count; i++) {
@@ -65,20 +66,21 @@ function table(lengths: ArrayLike<number>, count: number, reuse?: Int32Array): T
     let code = next[len]++;
     let rev = 0;
     for (let i = 0; i < len; i++, code >>= 1) rev = (rev << 1) | (code & 1);
-    for (let k = rev; k < entries.length; k += 1 << len) entries[k] = (sym << 4) | len;
+    for (let k = rev; k < size; k += 1 << len) entries[k] = (sym << 4) | len;
   }
   return { bits, entries };
 }
 
 let fixed: { lit: Table; dist: Table } | undefined;
-function fixedTables() {
+/** The fixed code's tables (RFC 1951 3.2.6), built once. */
+export function fixedTables() {
   if (!fixed) {
     const lit = new Uint8Array(288);
     lit.fill(8, 0, 144);
     lit.fill(9, 144, 256);
     lit.fill(7, 256, 280);
     lit.fill(8, 280, 288);
-    fixed = { lit: table(lit, 288), dist: table(new Uint8Array(30).fill(5), 30) };
+    fixed = { lit: huffmanTable(lit, 288), dist: huffmanTable(new Uint8Array(30).fill(5), 30) };
   }
   return fixed;
 }
@@ -215,7 +217,7 @@ export class Inflater {
     const scratch = this.scratch;
     const clLengths = scratch.clLengths.fill(0);
     for (let i = 0; i < hclen; i++) clLengths[CODE_LENGTH_ORDER[i]] = this.bits(3);
-    const cl = table(clLengths, 19, scratch.cl);
+    const cl = huffmanTable(clLengths, 19, scratch.cl);
     scratch.cl = cl.entries;
     // Every length is written below before it is read.
     const lengths = scratch.lengths.subarray(0, hlit + hdist);
@@ -238,8 +240,8 @@ export class Inflater {
       i += repeat;
     }
     if (!lengths[256]) throw new InflateError('no end-of-block code');
-    const lit = table(lengths.subarray(0, hlit), hlit, scratch.lit);
-    const dist = table(lengths.subarray(hlit), hdist, scratch.dist);
+    const lit = huffmanTable(lengths.subarray(0, hlit), hlit, scratch.lit);
+    const dist = huffmanTable(lengths.subarray(hlit), hdist, scratch.dist);
     scratch.lit = lit.entries;
     scratch.dist = dist.entries;
     return { lit, dist };
