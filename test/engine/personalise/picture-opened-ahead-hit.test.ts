@@ -1,44 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { cachedPreview } from '../../../src/dynamic-image/outputs';
-import { FileStore, ResultStore } from '../../../src/dynamic-image/store';
-import { UrlImages, type InputRoot, type InputStore, type OpenedInput } from '../../../src/engine/inputs';
+import { ResultStore } from '../../../src/dynamic-image/store';
+import { UrlImages } from '../../../src/engine/inputs';
 import { preparePreview } from '../../../src/engine/preview';
 import { encodeJpeg } from '../../../src/engine/raster/codecs';
 import { upload, uploadFixture } from '../../dynamic-image/helpers';
 import { noiseImage } from '../raster/helpers';
+import { countingStore } from './counting-store';
 
 /**
  * Session 23's review: a never-seen picture opened ahead (InputStore.open) is given up when the
  * render does not run: a result-cache hit answers without render(), and the opened answer's unread
  * bytes must not be left holding a storage connection (its body neither read nor cancelled).
  */
-
-/** The file store with `open`, counting what the engine asks (as picture-opened-ahead's). */
-function countingStore() {
-  const inner = new FileStore(env.FILES);
-  const asked = { open: [] as string[], bytes: [] as string[], cancel: [] as string[] };
-  const store: InputStore = {
-    bucket: inner.bucket,
-    head: (root, name) => inner.head(root, name),
-    read: (root, name) => inner.read(root, name),
-    readStart: (root, name, length) => inner.readStart(root, name, length),
-    put: (...args) => inner.put(...args),
-    fonts: () => inner.fonts(),
-    open: async (root: InputRoot, name: string): Promise<OpenedInput | null> => {
-      asked.open.push(name);
-      const obj = await env.FILES.get(`${root}/${name}`);
-      const info = obj && (await inner.head(root, name));
-      if (!obj || !info) return null;
-      return {
-        info,
-        bytes: async () => (asked.bytes.push(name), new Uint8Array(await obj.arrayBuffer())),
-        cancel: () => (asked.cancel.push(name), void obj.body.cancel()),
-      };
-    },
-  };
-  return { store, asked };
-}
 
 const deps = { urlImages: new UrlImages(async () => { throw new Error('no URL images'); }) };
 
@@ -53,7 +28,7 @@ describe('a never-seen picture opened ahead, on a result-cache hit', () => {
     const results = new ResultStore(env.FILES, 24);
     const found: string[] = [];
     results.find = async (fingerprint: string) => (found.push(fingerprint), { name: 'stored-elsewhere.jpg', meta: { preflight: 'ok' } });
-    const opening = countingStore();
+    const opening = countingStore(true);
     const hit = await cachedPreview(results, (lookahead) => preparePreview(opening.store, options, deps, undefined, lookahead), false);
     expect(hit).toEqual({ name: 'stored-elsewhere.jpg', created: false, preflight: 'ok' });
     expect(opening.asked.open).toEqual([name]);

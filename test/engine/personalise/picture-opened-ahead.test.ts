@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { env } from 'cloudflare:workers';
-import { FileStore } from '../../../src/dynamic-image/store';
 import { clearEngineCaches } from '../../../src/engine/cache';
-import { UrlImages, type InputRoot, type InputStore, type OpenedInput } from '../../../src/engine/inputs';
+import { UrlImages, type InputStore } from '../../../src/engine/inputs';
 import { preparePreview } from '../../../src/engine/preview';
 import { encodeJpeg } from '../../../src/engine/raster/codecs';
 import { upload, uploadFixture } from '../../dynamic-image/helpers';
 import { noiseImage } from '../raster/helpers';
+import { countingStore } from './counting-store';
 
 /**
  * Issue 25 §3: a picture this isolate has not seen is opened (InputStore.open) beside the
@@ -15,34 +14,6 @@ import { noiseImage } from '../raster/helpers';
  * (a rendition may stand for the picture) and are given up otherwise; a layer whose last picture
  * a rendition stood for has its next one headed. The same output bytes.
  */
-
-/** The file store, with `open` when asked (as FileStore's own; over the same bucket keys), counting what the engine asks. */
-function countingStore(withOpen: boolean) {
-  const inner = new FileStore(env.FILES);
-  const asked = { head: [] as string[], read: [] as string[], open: [] as string[], bytes: [] as string[], cancel: [] as string[] };
-  const store: InputStore = {
-    bucket: inner.bucket,
-    head: (root, name) => (root === 'images' && asked.head.push(name), inner.head(root, name)),
-    read: (root, name) => (root === 'images' && asked.read.push(name), inner.read(root, name)),
-    readStart: (root, name, length) => inner.readStart(root, name, length),
-    put: (...args) => inner.put(...args),
-    fonts: () => inner.fonts(),
-  };
-  if (withOpen) {
-    store.open = async (root: InputRoot, name: string): Promise<OpenedInput | null> => {
-      asked.open.push(name);
-      const obj = await env.FILES.get(`${root}/${name}`);
-      const info = obj && (await inner.head(root, name));
-      if (!obj || !info) return null;
-      return {
-        info,
-        bytes: async () => (asked.bytes.push(name), new Uint8Array(await obj.arrayBuffer())),
-        cancel: () => (asked.cancel.push(name), void obj.body.cancel()),
-      };
-    };
-  }
-  return { store, asked };
-}
 
 const deps = { urlImages: new UrlImages(async () => { throw new Error('no URL images'); }) };
 const preview = (store: InputStore, template: string, size: number, data: Record<string, unknown>) =>
