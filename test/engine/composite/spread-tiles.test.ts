@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { effectArrays, useEffectTileAreas } from '../../../src/engine/composite/effects';
+import { seeded } from '../../../src/engine/composite/gradient';
 
 /**
  * A spread shadow's or glow's pixel reads past the blur's reach (its matte's box maximum and
@@ -15,18 +16,6 @@ import { effectArrays, useEffectTileAreas } from '../../../src/engine/composite/
  */
 const px = (value: number) => ({ units: 'Pixels' as const, value });
 
-/** A small seeded generator (mulberry32): the same cases every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Case {
   psd: Uint8Array;
   scale: number;
@@ -35,7 +24,7 @@ interface Case {
 }
 
 function makeCase(seed: number): Case {
-  const rnd = random(seed);
+  const rnd = seeded(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
   const W = int(200, 400);
   const H = int(200, 400);
