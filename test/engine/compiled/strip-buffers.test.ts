@@ -5,6 +5,19 @@ import { StripBuffers } from '../../../src/engine/compiled/store';
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed * 7 + (i >> 9)) & 255);
 
+/** A bucket answering `blobs` as stored blobs, recording every key it is asked for. */
+function countingBucket(blobs: Map<string, Uint8Array>) {
+  const gets: string[] = [];
+  const bucket = {
+    get: async (key: string) => {
+      gets.push(key);
+      const data = blobs.get(key);
+      return data ? { arrayBuffer: async () => storedDeflate(data).slice().buffer } : null;
+    },
+  } as unknown as R2Bucket;
+  return { bucket, gets };
+}
+
 /** Strip buffers of a print page (issue 25 §1): a band inflated once into a kept buffer, layer surfaces pooled. */
 describe('StripBuffers for wide pages', () => {
   it('getBlobInto inflates a blob (deflated or stored blocks) into the given buffer, as getBlob reads it', async () => {
@@ -31,15 +44,8 @@ describe('StripBuffers for wide pages', () => {
 
   it('band inflates a blob only when the band buffer does not hold it, and reads R2 only for a band whose stored bytes it did not keep', async () => {
     const buffers = new StripBuffers();
-    const gets: string[] = [];
     const blobs = new Map([['px/1/0/0', bytes(100, 1)], ['px/1/0/1', bytes(100, 2)], ['px/2/0/0', bytes(100, 3)]]);
-    const bucket = {
-      get: async (key: string) => {
-        gets.push(key);
-        const data = blobs.get(key);
-        return data ? { arrayBuffer: async () => storedDeflate(data).slice().buffer } : null;
-      },
-    } as unknown as R2Bucket;
+    const { bucket, gets } = countingBucket(blobs);
     const read = async (key: string) => expect(await buffers.band(key, 100, bucket)).toEqual(blobs.get(key));
     await read('px/1/0/0');
     await read('px/1/0/0');
@@ -61,15 +67,8 @@ describe('StripBuffers for wide pages', () => {
   });
 
   it('layerBand keeps one band a layer, read once, within layerBandBytes (none by default)', async () => {
-    const gets: string[] = [];
     const blobs = new Map([['px/1/0/0', bytes(100, 1)], ['px/1/0/1', bytes(100, 2)], ['px/2/0/0', bytes(100, 3)], ['px/3/0/0', bytes(100, 4)]]);
-    const bucket = {
-      get: async (key: string) => {
-        gets.push(key);
-        const data = blobs.get(key);
-        return data ? { arrayBuffer: async () => storedDeflate(data).slice().buffer } : null;
-      },
-    } as unknown as R2Bucket;
+    const { bucket, gets } = countingBucket(blobs);
     expect(await new StripBuffers().layerBand('px/1/0/0', 100, bucket)).toBeNull();
     expect(gets).toEqual([]);
     const buffers = new StripBuffers(0, 250); // room for two layers' bands (104 bytes each with the spare)
