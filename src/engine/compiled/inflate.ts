@@ -6,7 +6,7 @@
  * (issue 25 §1). Here no array of a block's size is made per call: psd/inflate.ts' huffmanTable
  * builds the tables into arrays kept here. Corrupt data throws InflateError.
  */
-import { CODE_LENGTH_ORDER, DIST_BASE, DIST_EXTRA, fixedTables, huffmanTable, InflateError, LEN_BASE, LEN_EXTRA } from '../psd/inflate';
+import { CODE_LENGTH_ORDER, DIST_BASE, DIST_EXTRA, fixedTables, huffmanTable, InflateError, LEN_BASE, LEN_EXTRA, readCodeLengths } from '../psd/inflate';
 
 /**
  * The decoding tables of a dynamic block (psd/inflate.ts huffmanTable's entries), kept for every
@@ -83,29 +83,13 @@ export function inflateRawInto(src: Uint8Array, out: Uint8Array): number {
       for (let i = 0; i < hclen; i++) codeLengthLengths[CODE_LENGTH_ORDER[i]!] = take(b, 3);
       const clBits = huffmanTable(codeLengthLengths, 19, codeLengthTable).bits;
       const total = hlit + hdist;
-      for (let i = 0; i < total; ) {
+      readCodeLengths(lengths, total, () => {
         const e = codeLengthTable[peek(b, clBits)]!;
         if (!e) throw new InflateError('invalid Huffman code');
         b.buf >>>= e & 15;
         b.cnt -= e & 15;
-        const sym = e >> 4;
-        if (sym < 16) {
-          lengths[i++] = sym;
-          continue;
-        }
-        let repeat: number;
-        let value = 0;
-        if (sym === 16) {
-          if (i === 0) throw new InflateError('repeat with no previous length');
-          value = lengths[i - 1]!;
-          repeat = 3 + take(b, 2);
-        } else if (sym === 17) repeat = 3 + take(b, 3);
-        else repeat = 11 + take(b, 7);
-        if (i + repeat > total) throw new InflateError('code lengths overflow');
-        lengths.fill(value, i, i + repeat);
-        i += repeat;
-      }
-      if (!lengths[256]) throw new InflateError('no end-of-block code');
+        return e >> 4;
+      }, (n) => take(b, n));
       const litBits = huffmanTable(lengths, hlit, dynamicLit).bits;
       const distBits = huffmanTable(lengths.subarray(hlit), hdist, dynamicDist).bits;
       at = inflateBlock(b, out, at, dynamicLit, litBits, dynamicDist, distBits);

@@ -85,6 +85,33 @@ export function fixedTables() {
   return fixed;
 }
 
+/**
+ * A dynamic block's literal/length and distance code lengths (RFC 1951 3.2.7) into lengths[0…total),
+ * each read as `symbol` decodes it with the code-length code, its repeats' extra bits by `bits`.
+ * Also compiled/inflate.ts' (whole stored blobs), whose bit reader is its own.
+ */
+export function readCodeLengths(lengths: Uint8Array, total: number, symbol: () => number, bits: (n: number) => number): void {
+  for (let i = 0; i < total; ) {
+    const sym = symbol();
+    if (sym < 16) {
+      lengths[i++] = sym;
+      continue;
+    }
+    let repeat: number;
+    let value = 0;
+    if (sym === 16) {
+      if (i === 0) throw new InflateError('repeat with no previous length');
+      value = lengths[i - 1]!;
+      repeat = 3 + bits(2);
+    } else if (sym === 17) repeat = 3 + bits(3);
+    else repeat = 11 + bits(7);
+    if (i + repeat > total) throw new InflateError('code lengths overflow');
+    lengths.fill(value, i, i + repeat);
+    i += repeat;
+  }
+  if (!lengths[256]) throw new InflateError('no end-of-block code');
+}
+
 export class Inflater {
   private readonly ring = new Uint8Array(RING);
   /** Bytes produced and bytes handed out, in total. */
@@ -219,27 +246,9 @@ export class Inflater {
     for (let i = 0; i < hclen; i++) clLengths[CODE_LENGTH_ORDER[i]] = this.bits(3);
     const cl = huffmanTable(clLengths, 19, scratch.cl);
     scratch.cl = cl.entries;
-    // Every length is written below before it is read.
+    // Every length is written by readCodeLengths before it is read.
     const lengths = scratch.lengths.subarray(0, hlit + hdist);
-    for (let i = 0; i < lengths.length; ) {
-      const sym = this.decode(cl);
-      if (sym < 16) {
-        lengths[i++] = sym;
-        continue;
-      }
-      let repeat: number;
-      let value = 0;
-      if (sym === 16) {
-        if (i === 0) throw new InflateError('repeat with no previous length');
-        value = lengths[i - 1];
-        repeat = 3 + this.bits(2);
-      } else if (sym === 17) repeat = 3 + this.bits(3);
-      else repeat = 11 + this.bits(7);
-      if (i + repeat > lengths.length) throw new InflateError('code lengths overflow');
-      lengths.fill(value, i, i + repeat);
-      i += repeat;
-    }
-    if (!lengths[256]) throw new InflateError('no end-of-block code');
+    readCodeLengths(lengths, lengths.length, () => this.decode(cl), (n) => this.bits(n));
     const lit = huffmanTable(lengths.subarray(0, hlit), hlit, scratch.lit);
     const dist = huffmanTable(lengths.subarray(hlit), hdist, scratch.dist);
     scratch.lit = lit.entries;
