@@ -122,6 +122,27 @@ export class StripBuffers {
     return new Uint8ClampedArray(buffer, 0, length);
   }
 
+  /**
+   * A surface `surface` gave, done with before its strip ends (blended, and kept by nobody): its
+   * buffer goes back to the pool for the strip's next layers, or is freed when the pool did not
+   * lend it. A strip of large-poster-6000x4000's print PDF held all nine layers' surfaces until
+   * it ended, one or two of them at a time when each goes back once blended (issue 25 §1).
+   * Anything else (an array it did not lend, or one already back) is left as it is.
+   */
+  giveBack(array: ArrayBufferView | null | undefined): void {
+    const buffer = array?.buffer;
+    if (!buffer) return;
+    const at = this.lent.indexOf(buffer as ArrayBuffer);
+    if (at >= 0) {
+      this.lent.splice(at, 1);
+      this.lentBytes -= buffer.byteLength;
+      this.surfaces.give(buffer);
+      return;
+    }
+    const own = this.unpooled.findIndex((s) => s.buffer === buffer);
+    if (own >= 0) freeNow(this.unpooled.splice(own, 1));
+  }
+
   /** A new strip begins: the surfaces of the last one are done with (its rows were copied out). */
   nextStrip(): void {
     for (const buffer of this.lent.splice(0)) this.surfaces.give(buffer);

@@ -430,7 +430,7 @@ async function drawClipGroup(ctx: RenderContext, base: LayerNode, clipped: Layer
     else drop(group.data);
   }
   // The base's own content, mask and shape sources, made for this unit alone (drawLayer's).
-  if (own) dropOwn(own.content?.data, own.mask, ...own.sources.flatMap((s) => [s.content?.data, s.mask]));
+  if (own) doneWith(ctx, own.content?.data, own.mask, ...own.sources.flatMap((s) => [s.content?.data, s.mask]));
 }
 
 /** Whether every pixel of `s` is known opaque (markOpaque over its whole rectangle). */
@@ -604,6 +604,7 @@ async function drawClippedApart(ctx: RenderContext, base: LayerNode, clipped: La
   await inScope(ctx, scope, async () => {
     for (const node of clipped) await drawInside(ctx, node, canvas, shape, atop);
   });
+  doneWith(ctx, content.data);
 }
 
 /** Draws `node` onto `target`, kept inside `shape` (one byte per pixel of `target`). */
@@ -753,8 +754,18 @@ async function drawLayer(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   } finally {
     // What withEffects made for this layer alone goes now, not when the collector next runs
     // (issue 25 §1: six size-250 shadows left 394 MB of such arrays in workerd's process).
-    dropOwn(content?.data, mask, ...sources.flatMap((s) => [s.content?.data, s.mask]));
+    doneWith(ctx, content?.data, mask, ...sources.flatMap((s) => [s.content?.data, s.mask]));
   }
+}
+
+/**
+ * A layer's arrays read no more once it is blended: what its draw made for itself is dropped
+ * (dropOwn), and a strip's lent surfaces go back to its buffers (StripBuffers.giveBack) for the
+ * strip's next layers, instead of each layer of a print strip taking its own until the strip ends.
+ */
+function doneWith(ctx: RenderContext, ...arrays: (ArrayBufferView | null | undefined)[]): void {
+  dropOwn(...arrays);
+  if (ctx.buffers) for (const array of arrays) ctx.buffers.giveBack(array);
 }
 
 /** drawLayer once the layer's content, mask and shape are loaded. */
@@ -888,7 +899,7 @@ async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) 
       const whole = content;
       content = cropSurface(content, kept);
       ownHere(content.data);
-      dropOwn(whole.data); // split into the two above
+      doneWith(ctx, whole.data); // split into the two above
       const wholeMask = await layerMask(ctx, node, rect);
       sources.push({ rect, content: alpha, mask: wholeMask });
       mask = wholeMask && cropMask(wholeMask, rect, kept);
@@ -947,7 +958,7 @@ async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, a
   }
   const content = await layerContent(ctx, node, clip);
   const alpha = content && alphaChannel(content);
-  dropOwn(content?.data); // its alpha taken
+  doneWith(ctx, content?.data); // its alpha taken
   return loaded(alpha);
 }
 
