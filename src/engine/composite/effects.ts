@@ -731,9 +731,11 @@ const fillOf = (shape: Shape, r: Bounds) => (shape.fillOver ? shape.fillOver(r) 
 /**
  * fillOf over `tile` within the arrays `r`: read over the tile alone where the layer's pixels
  * alone make the alpha (pixelSources: each pixel's alpha read by itself, and past the canvas its
- * edge's), else over r and cut to the tile as before (a path or mask is drawn over the rectangle).
+ * edge's), else over r and cut to the tile as before (a path or mask is drawn over the rectangle),
+ * the array over r dropped once cut (issue 25 §1: fx-heavy's inner glow left 8.9 MB of it to the
+ * collector, held through the drop shadows drawn after it).
  */
-const fillWithin = (shape: Shape, r: Bounds, tile: Bounds) => (shape.pixelSources ? fillOf(shape, tile) : crop(fillOf(shape, r), r, tile));
+const fillWithin = (shape: Shape, r: Bounds, tile: Bounds) => (shape.pixelSources ? fillOf(shape, tile) : cropOwned(fillOf(shape, r), r, tile));
 
 /**
  * The shape's alpha (or 1 − alpha: `outside`) moved by (dx, dy) over `r`, bilinear with the very

@@ -1,4 +1,4 @@
-import { drop } from '../memory/drop';
+import { drop, ownHere } from '../memory/drop';
 import type { Bounds, VectorMask } from '../types';
 
 /**
@@ -172,7 +172,11 @@ const MASK_BAND_PIXELS = 1 << 20;
 export function rasterizeVectorMask(vm: VectorMask, scale: number, r: Bounds): Uint8ClampedArray {
   const w = r.right - r.left;
   const h = r.bottom - r.top;
-  const out = new Uint8ClampedArray(w * h);
+  // Made for the caller alone (ownHere): the compositor drops a layer's mask with its content
+  // once the layer is drawn (dropOwn). Unmarked, every vector-masked layer's mask over its
+  // effects' sources stayed until workerd next collected: fx-heavy's five, 12 MB at its peak
+  // (issue 25 §1).
+  const out = ownHere(new Uint8ClampedArray(w * h));
   const components = pathComponents(vm.paths)
     .map((component) => ({ first: component[0]!, polys: component.filter((p) => p.knots.length >= 2).map((p) => flatten(p.knots, !p.open, scale)) }))
     .filter((c) => c.polys.length);
