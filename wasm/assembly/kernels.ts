@@ -436,7 +436,10 @@ export function resampleRowsV2(
  */
 // @ts-ignore: decorator
 @inline function storeStraight4(ptr: usize, a: v128, b: v128, c: v128, d: v128): void {
-  const alphas = v128.shuffle<f32>(v128.shuffle<f32>(a, b, 3, 7, 3, 7), v128.shuffle<f32>(c, d, 3, 7, 3, 7), 0, 1, 4, 5);
+  // The transposes' halves first (each shuffle one of the interleaves V8 has an instruction for): the alphas from them.
+  const ab01 = v128.shuffle<f32>(a, b, 0, 4, 1, 5), cd01 = v128.shuffle<f32>(c, d, 0, 4, 1, 5);
+  const ab23 = v128.shuffle<f32>(a, b, 2, 6, 3, 7), cd23 = v128.shuffle<f32>(c, d, 2, 6, 3, 7);
+  const alphas = v128.shuffle<f32>(ab23, cd23, 2, 3, 6, 7);
   const clamped = f32x4.pmin(f32x4.splat(255), f32x4.pmax(f32x4.splat(0), alphas));
   if (!i32x4.all_true(f32x4.ge(clamped, f32x4.splat(0.5)))) {
     storePixel(ptr, unpremultiplyPixel(a));
@@ -450,8 +453,6 @@ export function resampleRowsV2(
   // the pixel's own: its colour clamped to 0 … alpha and times 255 ÷ alpha, its alpha the clamped
   // one (pmin(alpha, pmax(0, alpha before)) × 1, as the pixel form gives it); the bytes packed
   // channel by channel, then put in pixel order by one shuffle.
-  const ab01 = v128.shuffle<f32>(a, b, 0, 4, 1, 5), cd01 = v128.shuffle<f32>(c, d, 0, 4, 1, 5);
-  const ab23 = v128.shuffle<f32>(a, b, 2, 6, 3, 7), cd23 = v128.shuffle<f32>(c, d, 2, 6, 3, 7);
   const red = straightBytes(v128.shuffle<f32>(ab01, cd01, 0, 1, 4, 5), clamped, scales);
   const green = straightBytes(v128.shuffle<f32>(ab01, cd01, 2, 3, 6, 7), clamped, scales);
   const blue = straightBytes(v128.shuffle<f32>(ab23, cd23, 0, 1, 4, 5), clamped, scales);
