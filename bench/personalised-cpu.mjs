@@ -14,8 +14,11 @@
 // request (A, B, A, B, …): an A/B whose sides meet the same load, which on a shared machine moves
 // more between runs than a change does. Each engine keeps its own caches (separate bundles).
 //
-// BENCH_PROFILE=file.cpuprofile writes a V8 CPU profile of the timed requests alone (not the
-// bundling, compiling and warm-up), for chrome://inspect or a summary by function.
+// BENCH_PROFILE=file.cpuprofile writes a V8 CPU profile of the timed renders alone (not the
+// bundling, compiling, warm-up, nor a picture's upload: its renditions are a 4/8 and a 2/8 decode
+// and three JPEG encodes, which counted in the picture rows' profile before), for chrome://inspect
+// or a summary by function. BENCH_PROFILE_INTERVAL: the sampling interval in µs (default 100; at
+// 100 µs the profiler itself about doubles a request's time here, so read shares, not milliseconds).
 //
 // Giving another tree (e.g. `git archive` of an earlier commit with node_modules linked and
 // wasm/build copied) compares two versions on the same machine and load.
@@ -68,6 +71,26 @@ const TEMPLATES = [
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** One CPU profile of several (each render's), their node ids moved apart, the time between them left out. */
+function mergeProfiles(list) {
+  const nodes = [];
+  const samples = [];
+  const timeDeltas = [];
+  let offset = 0;
+  for (const p of list) {
+    let top = 0;
+    for (const n of p.nodes) {
+      nodes.push({ ...n, id: n.id + offset, ...(n.children ? { children: n.children.map((c) => c + offset) } : {}) });
+      top = Math.max(top, n.id);
+    }
+    for (const id of p.samples) samples.push(id + offset);
+    // A profile's first delta runs from the previous one's last sample (the upload between them): left out.
+    timeDeltas.push(0, ...p.timeDeltas.slice(1));
+    offset += top + 1;
+  }
+  return { nodes, startTime: list[0]?.startTime ?? 0, endTime: (list[0]?.startTime ?? 0) + timeDeltas.reduce((a, b) => a + b, 0), samples, timeDeltas };
+}
+
 async function main() {
   const dir = path.join(tmpdir(), `personalised-cpu-${process.pid}`);
   mkdirSync(dir, { recursive: true });
@@ -97,10 +120,12 @@ async function main() {
   const only = process.env.BENCH_ONLY?.split(',');
   const profiler = process.env.BENCH_PROFILE ? new Session() : null;
   const profiles = [];
+  // Set while the timed requests run: each render is profiled alone (started and stopped around it).
+  let profiling = false;
   if (profiler) {
     profiler.connect();
     await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+    await profiler.post('Profiler.setSamplingInterval', { interval: Number(process.env.BENCH_PROFILE_INTERVAL ?? 100) });
   }
   const photo = readFileSync(path.join(here, 'bench/out/bench-photo.jpg'));
   for (const t of TEMPLATES.filter((t) => !only || only.some((o) => t.file.includes(o)))) {
@@ -136,18 +161,22 @@ async function main() {
           },
           note: (name, desc) => void (name === 'frame' && (note = desc)),
         };
+        if (profiling) await profiler.post('Profiler.start');
         const cpu0 = process.cpuUsage();
         const out = await prepared.render(timing);
         const cpu = process.cpuUsage(cpu0);
+        if (profiling) renders.push((await profiler.post('Profiler.stop')).profile);
         return { cpuMs: (cpu.user + cpu.system) / 1000, phases, note, sha: createHash('sha1').update(out.bytes).digest('hex') };
       });
     }
     for (const request of requests) for (let i = 0; i <= WARMUP; i++) await request(`Warm ${i}${t.picture ? '.jpg' : ''}`);
     const runs = requests.map(() => []);
-    await profiler?.post('Profiler.start');
+    const renders = [];
+    profiling = Boolean(profiler);
     // The same texts (or pictures) for every engine, asked in turn.
     for (let i = 0; i < RUNS; i++) for (const [k, request] of requests.entries()) runs[k].push(await request(`${DESCENDERS && i % 2 ? 'Jumpy' : 'Hello'} ${i} ${'x'.repeat(i % 3)}${t.picture ? '.jpg' : ''}`));
-    if (profiler) profiles.push((await profiler.post('Profiler.stop')).profile);
+    profiling = false;
+    if (profiler) profiles.push(mergeProfiles(renders));
     // With two trees: whether they gave the same output bytes, request by request.
     if (runs.length > 1) rows.push({ name, same: runs[0].filter((r, i) => runs.slice(1).every((o) => o[i].sha === r.sha)).length });
     for (const [k, tr] of runs.entries()) {
