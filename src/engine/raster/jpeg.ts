@@ -1,5 +1,6 @@
 import type { RGBAImage } from '../types';
 import { concat } from './bytes';
+import { freeNow } from '../compiled/free';
 import { withArena, type KernelExports } from './kernels';
 
 /**
@@ -246,7 +247,18 @@ export async function encodeBaselineJpeg(img: RGBAImage, { quality, subsampling,
     maxCoefficientCache,
   });
   const { lq, cq } = quantisation(quality);
-  return concat([headers(width, height, lq, cq, subsampling, specs), ...rows, new Uint8Array([0xff, 0xd9])]);
+  return joinRows(headers(width, height, lq, cq, subsampling, specs), rows);
+}
+
+/**
+ * The file: headers, the coded rows, EOI. Each row (its own copy out of WASM memory) is freed
+ * once joined, not left to the collector: a print page's JPEG strips left 4.3 MB of them a
+ * poster (issue 25 §1).
+ */
+function joinRows(head: Uint8Array, rows: Uint8Array[]): Uint8Array {
+  const file = concat([head, ...rows, new Uint8Array([0xff, 0xd9])]);
+  freeNow(rows);
+  return file;
 }
 
 /**
@@ -285,7 +297,7 @@ export async function encodeInkJpeg(source: JpegRowSource, { quality, subsamplin
   const sub = source.kind === 'gray' ? 1 : subsampling;
   const { rows, specs } = await codeRows(source, { quality, subsampling: sub, tables: 'fit', restart: false, fitOnlyWhenKept: true });
   const { lq, cq } = quantisation(quality);
-  return concat([headers(source.width, source.height, lq, cq, sub, specs, 0, source.kind), ...rows, new Uint8Array([0xff, 0xd9])]);
+  return joinRows(headers(source.width, source.height, lq, cq, sub, specs, 0, source.kind), rows);
 }
 
 interface CodeRowsOptions {
