@@ -128,6 +128,12 @@ export interface Shape {
    * covers over an outside stroke or a shadow. Absent: alphaOver.
    */
   fillOver?(r: Bounds): Float32Array;
+  /**
+   * fillOf reads each pixel by itself (no path drawn over the rectangle asked, which a layer past
+   * the canvas with a vector mask has: pastCanvas): its values over any rectangle are those of a
+   * larger one there, so a tile or a band of rows may read its own.
+   */
+  fillByPixel?: boolean;
   /** The layer's channel restrictions, which hold for its effects too. */
   excludedChannels?: number[];
   /** Text layers: the gamma their edges blend with, which holds for the effects drawn on them too. */
@@ -254,6 +260,7 @@ export function shapeFrom(node: LayerNode, ctx: EffectContext, sources: ShapeSou
     extent,
     frame: frame ?? growRect(extent, effectMargin(node, ctx.scale)),
     ...(pathOver ? { alphaOver: pathOver, fillOver: (r: Bounds) => alphaOver(r) } : { alphaOver }),
+    ...(past?.path ? {} : { fillByPixel: true }),
     excludedChannels: node.excludedChannels,
     ...(gamma !== 1 ? { gamma } : {}),
     ...(plain ? { pixelSources: sources.map((s) => ({ rect: s.rect, content: s.content! })) } : {}),
@@ -729,13 +736,40 @@ const alphaOf = (shape: Shape, r: Bounds) => shape.alphaOver(r);
 const fillOf = (shape: Shape, r: Bounds) => (shape.fillOver ? shape.fillOver(r) : shape.alphaOver(r));
 
 /**
- * fillOf over `tile` within the arrays `r`: read over the tile alone where the layer's pixels
- * alone make the alpha (pixelSources: each pixel's alpha read by itself, and past the canvas its
- * edge's), else over r and cut to the tile as before (a path or mask is drawn over the rectangle),
- * the array over r dropped once cut (issue 25 §1: fx-heavy's inner glow left 8.9 MB of it to the
- * collector, held through the drop shadows drawn after it).
+ * fillOf over `tile` within the arrays `r`: read over the tile alone where each pixel is read by
+ * itself (pixelSources, fillByPixel: the layer's pixels and masks, and past the canvas its edge's),
+ * else over r and cut to the tile as before (a path is drawn over the rectangle), the array over r
+ * dropped once cut. Issue 25 §1: fx-heavy's inner glow read 8.9 MB over its arrays for a tile of
+ * 2.2 MB, and left it to the collector through the drop shadows drawn after it.
  */
-const fillWithin = (shape: Shape, r: Bounds, tile: Bounds) => (shape.pixelSources ? fillOf(shape, tile) : cropOwned(fillOf(shape, r), r, tile));
+const fillWithin = (shape: Shape, r: Bounds, tile: Bounds) => (shape.pixelSources || (byPixel.on && shape.fillByPixel) ? fillOf(shape, tile) : cropOwned(fillOf(shape, r), r, tile));
+
+/** Pixels an overlay's rows hold at once (its colours, and its fill made its coverage: 8 bytes a pixel). */
+const OVERLAY_BAND_PIXELS = 1 << 18;
+
+/** Whether fillWithin and eachOverlayBand read by pixel where they may, and the bands' size (useFillByPixel). */
+const byPixel = { on: true, band: OVERLAY_BAND_PIXELS };
+
+/**
+ * Turns the reads by pixel off (false: fillWithin cuts the fill over the arrays, overlays draw
+ * each tile whole) or sets the overlay bands' pixels: for tests that hold the two to the same bytes.
+ */
+export function useFillByPixel(on = true, band = OVERLAY_BAND_PIXELS): void {
+  Object.assign(byPixel, { on, band });
+  drawing++;
+}
+
+/**
+ * `r` in bands of rows of at most OVERLAY_BAND_PIXELS where the shape's fill reads each pixel by
+ * itself (fillByPixel), else r whole: an overlay's colours (gradientPixels, tilePattern: each
+ * pixel's from its place alone) and fill are then each band's rows of r's, and paint blends pixel
+ * by pixel, so the same bytes (issue 25 §1: the poster's gradient overlay held three arrays of a
+ * 6,000 px band, about 10 MB, at once).
+ */
+function eachOverlayBand(shape: Shape, r: Bounds, draw: (band: Bounds) => void): void {
+  const rows = byPixel.on && shape.fillByPixel ? Math.max(1, Math.floor(byPixel.band / Math.max(1, widthOf(r)))) : heightOf(r);
+  for (let top = r.top; top < r.bottom; top += rows) draw({ ...r, top, bottom: Math.min(r.bottom, top + rows) });
+}
 
 /**
  * The shape's alpha (or 1 − alpha: `outside`) moved by (dx, dy) over `r`, bilinear with the very
@@ -1894,11 +1928,10 @@ export function wholeColourOverlay(node: LayerNode, shape: Shape): Uint8ClampedA
   return new Uint8ClampedArray(rgbOf(f.color));
 }
 
-/** The shape's alpha times the alpha bytes of per-pixel colours: an overlay's coverage. */
+/** The shape's alpha times the alpha bytes of per-pixel colours, in place: an overlay's coverage. */
 function timesAlpha(alpha: Float32Array, colors: Uint8ClampedArray): Float32Array {
-  const cov = new Float32Array(alpha.length);
-  for (let i = 0; i < cov.length; i++) cov[i] = alpha[i] * (colors[i * 4 + 3] / 255);
-  return cov;
+  for (let i = 0; i < alpha.length; i++) alpha[i] = alpha[i] * (colors[i * 4 + 3] / 255);
+  return alpha;
 }
 
 /**
@@ -1936,21 +1969,21 @@ export function drawEffectsAbove(
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1, turn);
     eachTileInside(inside(0), shape, target, (r) => {
       const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
-      const filled = fillOf(shape, r);
-      const coverage = timesAlpha(filled, colors);
+      const coverage = timesAlpha(fillOf(shape, r), colors);
       paint(canvas, r, shape, coverage, colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
-      drop(colors, filled, coverage);
+      drop(colors, coverage);
     });
   }
   for (const g of grouped ? list(fx.gradientOverlay).reverse() : []) {
-    eachTileInside(inside(0), shape, target, (r) => {
-      const colors = gradientPixels(g, r, ctx.scale, gradientBox(ctx, node, g.align));
-      if (!colors) return;
-      const filled = fillOf(shape, r);
-      const coverage = timesAlpha(filled, colors);
-      paint(canvas, r, shape, coverage, colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
-      drop(colors, filled, coverage);
-    });
+    eachTileInside(inside(0), shape, target, (tile) =>
+      eachOverlayBand(shape, tile, (r) => {
+        const colors = gradientPixels(g, r, ctx.scale, gradientBox(ctx, node, g.align));
+        if (!colors) return;
+        const coverage = timesAlpha(fillOf(shape, r), colors);
+        paint(canvas, r, shape, coverage, colors, fxOpacity(g.opacity, opacity), g.blendMode, atop, true, r, inLayer);
+        drop(colors, coverage);
+      }),
+    );
   }
   // `coloured`: the unit holds its colour overlay already (wholeColourOverlay).
   for (const f of grouped && !coloured ? list(fx.solidFill).reverse() : []) {

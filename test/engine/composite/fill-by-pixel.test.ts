@@ -1,0 +1,109 @@
+import { writePsdUint8Array, type Layer, type LayerEffectsInfo } from 'ag-psd';
+import { env } from 'cloudflare:workers';
+import { afterEach, describe, expect, it } from 'vitest';
+import { compileTemplate, renderTemplate } from '../../../src/engine';
+import { clearEngineCaches } from '../../../src/engine/cache';
+import { useEffectTileAreas, useFillByPixel } from '../../../src/engine/composite/effects';
+import { seeded } from '../../../src/engine/composite/gradient';
+import { blackToWhiteOverlay } from './gradient-overlay-fixture';
+
+/**
+ * Issue 25 §1: where a layer's fill is read pixel by pixel (its pixels and masks; not a vector
+ * mask running off the canvas, whose path is drawn over the rectangle asked), an inner glow's or
+ * inner shadow's fill is read over its tile alone, not over the tile's arrays and cut, and a
+ * gradient overlay is drawn in bands of rows (three arrays of a 6,000 px band at once before). The
+ * pixels are those of the reads over the whole rectangle, every byte.
+ */
+const px = (value: number) => ({ units: 'Pixels' as const, value });
+
+function makeCase(seed: number): { psd: Uint8Array; scale: number } {
+  const rnd = seeded(seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+  const W = int(120, 260);
+  const H = int(120, 260);
+  const lw = int(Math.round(W * 0.4), Math.round(W * 0.9));
+  const lh = int(Math.round(H * 0.4), Math.round(H * 0.9));
+  // Anywhere from inside to half off the canvas (a vector mask past its edge reads whole).
+  const left = int(-lw / 3, W - (2 * lw) / 3);
+  const top = int(-lh / 3, H - (2 * lh) / 3);
+  const data = new Uint8ClampedArray(lw * lh * 4);
+  const fx = 4 + rnd() * 30;
+  for (let y = 0; y < lh; y++) {
+    for (let x = 0; x < lw; x++) {
+      const v = 0.5 + 0.5 * Math.sin(x / fx) * Math.cos(y / (fx * 0.7));
+      data.set([int(0, 255), 120, 60, Math.round(255 * Math.min(1, v * 1.4))], (y * lw + x) * 4);
+    }
+  }
+  const colour = () => ({ r: int(0, 255), g: int(0, 255), b: int(0, 255) });
+  const effects: LayerEffectsInfo = { ...blackToWhiteOverlay(int(0, 359)) };
+  const g = effects.gradientOverlay![0]!;
+  g.type = (['linear', 'radial', 'angle', 'reflected', 'diamond'] as const)[int(0, 4)];
+  g.blendMode = rnd() < 0.5 ? 'normal' : 'multiply';
+  g.opacity = 0.4 + rnd() * 0.6;
+  g.scale = 0.3 + rnd() * 1.2;
+  g.align = rnd() < 0.7;
+  if (rnd() < 0.7) {
+    effects.innerGlow = { enabled: true, present: true, blendMode: 'normal', color: colour(), opacity: 0.5 + rnd() / 2, size: px(int(2, 30)), choke: px(int(0, 60)), technique: rnd() < 0.7 ? 'softer' : 'precise', range: 0.5, source: rnd() < 0.5 ? 'edge' : 'center' } as LayerEffectsInfo['innerGlow'];
+  }
+  if (rnd() < 0.7) {
+    effects.innerShadow = [{ enabled: true, present: true, blendMode: 'multiply', color: colour(), opacity: 0.5 + rnd() / 2, size: px(int(2, 30)), choke: px(int(0, 40)), distance: px(int(0, 25)), angle: int(-180, 180), useGlobalLight: false }];
+  }
+  const layer: Layer = { name: 'soft', left, top, imageData: { width: lw, height: lh, data }, effects };
+  const kind = seed % 3;
+  if (kind === 1) {
+    // A pixel mask: an uneven ramp over part of the layer.
+    const mw = int(20, lw);
+    const mh = int(20, lh);
+    const m = new Uint8ClampedArray(mw * mh * 4);
+    for (let i = 0; i < mw * mh; i++) m.fill(((i % mw) * 255) / mw, i * 4, i * 4 + 4);
+    layer.mask = { left: left + int(0, lw - mw), top: top + int(0, lh - mh), right: 0, bottom: 0, defaultColor: int(0, 1) * 255, imageData: { width: mw, height: mh, data: m } };
+    layer.mask.right = layer.mask.left! + mw;
+    layer.mask.bottom = layer.mask.top! + mh;
+  } else if (kind === 2) {
+    // A vector mask: an ellipse-ish diamond of Béziers (past the canvas when the layer is).
+    const cx = left + lw / 2;
+    const cy = top + lh / 2;
+    const rx = lw * (0.3 + rnd() * 0.3);
+    const ry = lh * (0.3 + rnd() * 0.3);
+    const k = 0.55;
+    const knot = (x: number, y: number, hx: number, hy: number) => ({ linked: true, points: [x - hx, y - hy, x, y, x + hx, y + hy] });
+    layer.vectorMask = {
+      paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots: [knot(cx, cy - ry, rx * k, 0), knot(cx + rx, cy, 0, ry * k), knot(cx, cy + ry, -rx * k, 0), knot(cx - rx, cy, 0, -ry * k)] }],
+    } as Layer['vectorMask'];
+  }
+  const bg = { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).fill(int(120, 240)) };
+  const psd = writePsdUint8Array({ width: W, height: H, children: [{ name: 'Background', left: 0, top: 0, imageData: bg }, layer] }, { noBackground: false });
+  return { psd, scale: [1, 0.77, 1.6][seed % 3]! };
+}
+
+afterEach(() => {
+  useFillByPixel();
+  useEffectTileAreas();
+});
+
+const SEEDS = 24;
+
+describe('fills read by pixel and overlays in bands of rows (issue 25 §1)', () => {
+  it('random inner glows, inner shadows and gradient overlays: every byte the same as the reads over the whole rectangle', async () => {
+    const moved: string[] = [];
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const { psd, scale } = makeCase(seed);
+      const compiled = await compileTemplate(env.FILES, psd);
+      // Small tiles (a tile's fill then differs from its arrays'), and one tile.
+      for (const tiles of [[64 * 64, 64 * 64, 4], [2 ** 30, 2 ** 30, 8]] as const) {
+        useEffectTileAreas(...tiles);
+        useFillByPixel(false);
+        clearEngineCaches();
+        const whole = await renderTemplate(env.FILES, compiled, { scale });
+        useFillByPixel(true, 700 + seed * 37);
+        clearEngineCaches();
+        const banded = await renderTemplate(env.FILES, compiled, { scale });
+        expect([banded.width, banded.height]).toEqual([whole.width, whole.height]);
+        let differ = 0;
+        for (let i = 0; i < whole.data.length; i++) if (whole.data[i] !== banded.data[i]) differ++;
+        if (differ) moved.push(`seed ${seed} (tiles ${tiles[0]}): ${differ} bytes`);
+      }
+    }
+    expect(moved).toEqual([]);
+  }, 180_000);
+});
