@@ -436,8 +436,10 @@ export function spreadMatte(a: Float32Array, w: number, h: number, radius: numbe
   const tmp = new Float32Array(a.length);
   const peak = boxMax(a, w, h, Math.ceil(radius + 1), tmp);
   for (let i = 0; i < a.length; i++) tmp[i] = peak[i] > 0 ? a[i] / peak[i] : 0;
-  const d = chamferDistance(tmp, w, h);
-  drop(tmp);
+  // The ratio is read no more: its distances are written over it (chamferDistanceOver), not into
+  // a fifth array of the tile (issue 25 §1).
+  const d = chamferDistanceOver(tmp, w, h);
+  if (d !== tmp) drop(tmp);
   for (let i = 0; i < a.length; i++) d[i] = Math.max(a[i], bandCoverage(d[i], -Infinity, radius) * peak[i]);
   drop(peak);
   return d;
@@ -734,6 +736,48 @@ export function chamferDistance(a: Float32Array, w: number, h: number, to: Bound
   }
   drop(d);
   return out;
+}
+
+/**
+ * chamferDistance of the whole of `a`, written over `a` (made for this and read no more) where
+ * the field is past the WASM passes' size; there the one field, a byte a pixel for the side and
+ * `a` are all it holds, not a separate array of the distances. The same floats, pass by pass:
+ * - the empty side's pass goes first and writes −distance where a ≥ ½. There a < 1 is its own
+ *   seed a − ½ (exact in f32: a ∈ [½, 1)), which no path beats (every seed is ≥ −½, every step
+ *   ≥ 1, so a path costs ≥ ½ > a − ½): the value written is ½ − a exactly, and a wholly covered
+ *   pixel, no seed, ≥ ½ away, writes ≤ −½;
+ * - the covered side's seeds there are ½ − a, or −½ where a = 1: max(written, −½) gives both;
+ *   where a < ½ the value is still a, read as chamferDistance reads it. Its pass writes +distance
+ *   there.
+ * The passes are independent (each fills its field anew), so their order changes nothing.
+ */
+export function chamferDistanceOver(a: Float32Array, w: number, h: number): Float32Array {
+  const pw = w + 4;
+  if (wasmPasses && pw * (h + 4) <= WASM_PIXELS && kernelsNow()) return chamferDistance(a, w, h);
+  const d = new Float32Array(pw * (h + 4));
+  const low = new Uint8Array(w * h);
+  for (let i = 0; i < low.length; i++) low[i] = a[i] < 0.5 ? 1 : 0;
+  d.fill(INF);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const c = a[y * w + x];
+      if (c < 1) d[(y + 2) * pw + x + 2] = c - 0.5;
+    }
+  }
+  chamferPasses(d, pw, h + 4);
+  for (let y = 0; y < h; y++) for (let x = 0, i = y * w; x < w; x++, i++) if (!low[i]) a[i] = -d[(y + 2) * pw + x + 2];
+  d.fill(INF);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0, i = y * w; x < w; x++, i++) {
+      const c = a[i];
+      if (!low[i]) d[(y + 2) * pw + x + 2] = Math.max(c, -0.5);
+      else if (c > 0) d[(y + 2) * pw + x + 2] = 0.5 - c;
+    }
+  }
+  chamferPasses(d, pw, h + 4);
+  for (let y = 0; y < h; y++) for (let x = 0, i = y * w; x < w; x++, i++) if (low[i]) a[i] = d[(y + 2) * pw + x + 2];
+  drop(d, low);
+  return a;
 }
 
 const SQRT5 = Math.sqrt(5);
