@@ -108,6 +108,32 @@ describe('StripBuffers for wide pages', () => {
     expect(none.surface(10).buffer).not.toBe(x.buffer);
   });
 
+  it('giveBack returns a lent surface to the pool before its strip ends, frees one past the pool, and leaves others be', () => {
+    const buffers = new StripBuffers(250);
+    const a = buffers.surface(100).fill(7);
+    const b = buffers.surface(100);
+    const c = buffers.surface(100); // past the pool
+    buffers.giveBack(c);
+    expect(c.buffer.byteLength).toBe(0); // freed now
+    buffers.giveBack(a);
+    // The strip's next layer takes a's buffer, zeroed; b stays lent.
+    const d = buffers.surface(90);
+    expect(d.buffer).toBe(a.buffer);
+    expect(d.every((v) => v === 0)).toBe(true);
+    expect(d.buffer).not.toBe(b.buffer);
+    // Given back twice, or not its own: nothing happens.
+    buffers.giveBack(d);
+    buffers.giveBack(d);
+    const other = new Uint8ClampedArray(100);
+    buffers.giveBack(other);
+    buffers.giveBack(null);
+    expect(other.buffer.byteLength).toBe(100);
+    expect(buffers.surface(100).buffer).toBe(a.buffer);
+    expect(buffers.surface(100).buffer).not.toBe(a.buffer); // a is lent again: another
+    buffers.nextStrip();
+    expect(b.buffer.byteLength).toBeGreaterThan(0); // b went back to the pool at the strip's end
+  });
+
   it('release frees every buffer now, kept, pooled and lent, and makes new ones after', () => {
     const buffers = new StripBuffers(1 << 20);
     const band = buffers.bytes('band', 1000);
