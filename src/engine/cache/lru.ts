@@ -25,6 +25,29 @@ export class ByteLru<V> {
     readonly maxEntryBytes = budget,
   ) {}
 
+  /** Limits set by `hold` and not yet lifted. */
+  private readonly holds = new Set<{ bytes: number }>();
+
+  /** What the map may hold now: its budget, or the least hold while any is set. */
+  get room(): number {
+    let room = this.budget;
+    for (const h of this.holds) room = Math.min(room, h.bytes);
+    return room;
+  }
+
+  /**
+   * Holds at most `bytes` (the least recently used entries go now) until the call returned lifts
+   * it; the budget then applies again, and what went stays gone. For a request that would fill
+   * the map with its own data as it runs, beside its own peak (a print page's bands and strips,
+   * issue 25 §1). Holds of requests at once: the least applies.
+   */
+  hold(bytes: number): () => void {
+    const h = { bytes: Math.max(0, bytes) };
+    this.holds.add(h);
+    this.trim(this.room);
+    return () => void this.holds.delete(h);
+  }
+
   get(key: string): V | undefined {
     const e = this.entries.get(key);
     if (!e) {
@@ -46,10 +69,16 @@ export class ByteLru<V> {
       this.held -= old.bytes;
       if (old.value !== value) this.onEvict?.(old.value);
     }
-    if (bytes > this.maxEntryBytes || bytes > this.budget) return;
+    const room = this.room;
+    if (bytes > this.maxEntryBytes || bytes > room) return;
     this.entries.set(key, { value, bytes, used: ++clock });
     this.held += bytes;
-    this.trim(this.budget);
+    this.trim(room);
+  }
+
+  /** The value held under `key`, if any, without counting a use (neither its recency nor hits). */
+  peek(key: string): V | undefined {
+    return this.entries.get(key)?.value;
   }
 
   /** Evicts least recently used entries until at most `bytes` are held. */

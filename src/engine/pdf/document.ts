@@ -10,6 +10,7 @@
  * PDF/X-1a add the output intent and the identification of pdfx.ts.
  */
 import type { RGBAImage } from '../types';
+import { freeNow } from '../compiled/free';
 import { zlib } from './flate';
 import { alphaSummary, encodeStrip, partDict, StripScratch, type StripColour } from './image';
 import { channelsOf, deviceSpace, outputIntent, PDFX, pdfDate, pdfxInfo, writeIccStream, writeXmp, type OutputColorSpace, type PdfFormat } from './pdfx';
@@ -55,6 +56,11 @@ export interface PdfPage {
    * everything else with overprint, in channel order.
    */
   spots?: PdfSpot[];
+  /**
+   * Called once the page is written (or its writing failed): what the page kept for its strips
+   * (buffers, cache holds) goes now, not when the collector next runs.
+   */
+  done?(): void;
 }
 
 /** A vector layer ready to be drawn: content-stream operators plus the resources they name. */
@@ -199,27 +205,33 @@ export async function writePdf(
       const loadStarted = Date.now();
       const page = await load();
       summary.timing.loadMs += Date.now() - loadStarted;
-      let colorSpace: PdfValue | undefined = inkSpace;
-      let colour: StripColour | undefined;
-      if (ink) {
-        colour = { channels: channelsOf(output.colorSpace) as 1 | 4, convert: await output.inks!(page.icc), flatten: output.format === 'PdfX1a' };
-      } else {
-        const digest = await sha1(page.icc);
-        colorSpace = iccSpaces.get(digest);
-        if (!colorSpace) {
-          colorSpace = [name('ICCBased'), await writeIccStream(w, page.icc, 'Rgb')];
-          iccSpaces.set(digest, colorSpace);
+      const lift = page.strips?.hold?.();
+      try {
+        let colorSpace: PdfValue | undefined = inkSpace;
+        let colour: StripColour | undefined;
+        if (ink) {
+          colour = { channels: channelsOf(output.colorSpace) as 1 | 4, convert: await output.inks!(page.icc), flatten: output.format === 'PdfX1a' };
+        } else {
+          const digest = await sha1(page.icc);
+          colorSpace = iccSpaces.get(digest);
+          if (!colorSpace) {
+            colorSpace = [name('ICCBased'), await writeIccStream(w, page.icc, 'Rgb')];
+            iccSpaces.set(digest, colorSpace);
+          }
         }
+        const spots: SpotContext = {
+          processSpace: colorSpace!,
+          colour,
+          x1a: output.format === 'PdfX1a',
+          cmykAlternate: output.colorSpace === 'Cmyk' || output.format === 'Default',
+          spaces: separationSpaces,
+        };
+        kids.push(await writePage(w, page, pagesRef, colorSpace!, fonts, options, summary, spots, colour && { colour, key: inkKey! }));
+        summary.pages++;
+      } finally {
+        lift?.();
+        page.done?.();
       }
-      const spots: SpotContext = {
-        processSpace: colorSpace!,
-        colour,
-        x1a: output.format === 'PdfX1a',
-        cmykAlternate: output.colorSpace === 'Cmyk' || output.format === 'Default',
-        spaces: separationSpaces,
-      };
-      kids.push(await writePage(w, page, pagesRef, colorSpace!, fonts, options, summary, spots, colour && { colour, key: inkKey! }));
-      summary.pages++;
     }
 
     await w.object(pagesRef, { Type: name('Pages'), Kids: kids, Count: kids.length });
@@ -253,6 +265,15 @@ export async function writePdf(
     await sink.abort();
     throw err;
   }
+}
+
+/**
+ * Frees each array now (compiled/free.ts) when it is its buffer whole: an encoded strip's parts,
+ * which the writer's sink copies (sink.ts). A view into a larger buffer (a stored strip's parts
+ * share one) is left to the collector.
+ */
+function freeWhole(...arrays: (Uint8Array | undefined)[]): void {
+  freeNow(arrays.filter((a): a is Uint8Array => !!a && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength));
 }
 
 /** Cached strips read ahead of the one being written. */
@@ -329,6 +350,7 @@ async function writePage(
     let strip = clean[i] ? await reads.get(i)! : null;
     reads.delete(i);
     summary.timing.reuseMs += Date.now() - t;
+    const reused = !!strip;
     if (strip) summary.strips.reused++;
     else {
       strip = await renderStrip(page, top, Math.min(height, top + rows), scratch, summary, ink?.colour);
@@ -342,6 +364,8 @@ async function writePage(
       summary.strips.empty++;
       continue;
     }
+    // Drawn here and kept by nobody once written (and put, which copies it): freed then.
+    const own = !reused && !(clean[i] && cache!.held?.(geometry(top), strip));
     summary.strips[encoded.kind]++;
     t = Date.now();
     const ref = w.alloc();
@@ -355,6 +379,7 @@ async function writePage(
     const key = `I${Object.keys(xobjects).length}`;
     xobjects[key] = ref;
     content.push(`q ${num(wPt)} 0 0 ${num(strip.rows * sy)} 0 ${num(hPt - (top + strip.rows) * sy)} cm /${key} Do Q`);
+    if (own) freeWhole(encoded.image.data, encoded.smask?.data);
   }
   await Promise.all(puts);
 

@@ -176,6 +176,8 @@ export async function prepareHires(store: InputStore, options: HiresOptions, dep
             backdrops: fresh || !strips.dirty(top, bottom) ? noBackdrops : backdrops,
             buffers: fresh ? undefined : buffers,
           }),
+        // Written: its buffers go now, for the next request (they were left to the collector).
+        done: () => buffers.release(),
       };
     },
   };

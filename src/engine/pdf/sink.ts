@@ -7,6 +7,7 @@
 import { concat } from '../raster/icc';
 
 export interface ByteSink {
+  /** Takes `bytes` in: they may be freed or overwritten once the promise resolves (a sink copies what it keeps). */
   write(bytes: Uint8Array): Promise<void>;
   /** Finishes the file; after this the bytes are stored. */
   close(): Promise<void>;

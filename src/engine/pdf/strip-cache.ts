@@ -42,6 +42,16 @@ export interface StripCache {
   dirty(top: number, bottom: number): boolean;
   get(g: StripGeometry): Promise<StoredStrip | null>;
   put(g: StripGeometry, strip: StoredStrip): Promise<void>;
+  /**
+   * Whether the isolate keeps `strip`, put under `g` (its arrays are then read later): one it
+   * does not keep is read no more once written and put (put copies it before its first await).
+   */
+  held?(g: StripGeometry, strip: StoredStrip): boolean;
+  /**
+   * While a page's strips are written (until the call returned): the isolate keeps no more of
+   * them than it held before, its R2 copies serving later requests.
+   */
+  hold?(): () => void;
 }
 
 /**
@@ -99,6 +109,10 @@ export function templateStrips(
         freeNow([bytes]); // stored: a copy of the strip's parts, read no more (issue 25 §1)
       }
     },
+    held: (g, strip) => stripLru.peek(keyOf(g)) === strip,
+    // The poster's first PDF put its 23 encoded strips (4.4 MB) into stripLru beside its own
+    // working set, for later requests (issue 25 §1): new strips now displace older ones only.
+    hold: () => stripLru.hold(stripLru.size),
   };
 }
 

@@ -40,6 +40,31 @@ describe('ByteLru', () => {
     expect(lru.get('a')).toBe('A2');
   });
 
+  it('hold keeps it within less than its budget until lifted; the least of holds at once applies; peek counts no use', () => {
+    const lru = new ByteLru<string>(10);
+    lru.set('a', 'A', 4);
+    lru.set('b', 'B', 4);
+    const lift = lru.hold(4); // a, the least recently used, goes now
+    expect(lru.size).toBe(4);
+    expect(lru.peek('a')).toBeUndefined();
+    expect(lru.peek('b')).toBe('B');
+    lru.set('c', 'C', 4); // displaces b
+    expect([lru.peek('b'), lru.peek('c')]).toEqual([undefined, 'C']);
+    lru.set('d', 'D', 5); // above the hold: not kept
+    expect(lru.peek('d')).toBeUndefined();
+    const inner = lru.hold(0);
+    expect(lru.size).toBe(0);
+    inner();
+    lru.set('c', 'C', 4);
+    expect(lru.size).toBe(4); // the first hold still applies
+    lift();
+    lru.set('d', 'D', 5);
+    expect(lru.size).toBe(9);
+    const hits = lru.hits;
+    lru.peek('c');
+    expect(lru.hits).toBe(hits);
+  });
+
   it('does not keep a value larger than its per-entry limit, nor flush others for it', () => {
     const lru = new ByteLru<string>(100, 10);
     lru.set('small', 's', 5);
