@@ -23,6 +23,11 @@
 // after-answer writes of a rendered result (R2 object and index, waitUntil) compete with the next
 // request for the machine's two cores, which a deployment's storage does not (it runs elsewhere).
 // BENCH_RUNS (default 30) requests per case; BENCH_PERSONALISED=a,b picks templates by name part.
+// On a shared machine a request's wall time (in-Worker and HTTP) is the dev server's CPU plus the time its
+// threads sat runnable waiting for a core (schedstat's run-queue wait), which grows with the other work on
+// the machine: the CPU rows (all the dev server's workerd threads, /proc) say what the Worker did, the wait
+// rows what the load added (at a load of 6-8 on two cores, ~0.5-1 ms of wait per ms of CPU; docs/performance.md,
+// "picwall").
 // BENCH_DISABLE_CACHE=1 sends both cases with `?disableCache=true` (the reference product's parameter):
 // the repeated request is then rendered anew too, from what the isolate keeps of the template and
 // the picture, instead of answered from the result cache; it measures rendering against rendering.
@@ -110,6 +115,10 @@ export default async function personalisedBench({ baseUrl, root }) {
       const notes = [...new Set(personalised.map((r) => r.notes.frame).filter(Boolean))];
       if (notes.length) rows.push({ bench, metric: 'personalised: frame', value: notes.slice(0, 2).join('; '), unit: '' });
       if (cpu.threads.length) rows.push({ bench, metric: 'dev server CPU during a request, median: personalised / repeated / difference', value: `${stat(personalised, (r) => r.cpu).p50.toFixed(1)} / ${stat(repeated, (r) => r.cpu).p50.toFixed(1)} / ${(stat(personalised, (r) => r.cpu).p50 - stat(repeated, (r) => r.cpu).p50).toFixed(1)}`, unit: 'ms' });
+      if (cpu.threads.length) {
+        rows.push({ bench, metric: 'dev server run-queue wait during a request (the load), median: personalised / repeated / difference', value: `${stat(personalised, (r) => r.wait).p50.toFixed(1)} / ${stat(repeated, (r) => r.wait).p50.toFixed(1)} / ${(stat(personalised, (r) => r.wait).p50 - stat(repeated, (r) => r.wait).p50).toFixed(1)}`, unit: 'ms' });
+        rows.push({ bench, metric: 'personalised ÷ repeated, dev server CPU median', value: stat(personalised, (r) => r.cpu).p50 / stat(repeated, (r) => r.cpu).p50, unit: '×' });
+      }
       rows.push({ bench, metric: 'personalised ÷ repeated p50, in-Worker', value: per.worker.p50 / rep.worker.p50, unit: '×', target: '≤ 1.5' });
       rows.push({ bench, metric: 'personalised ÷ repeated p50, HTTP', value: per.http.p50 / rep.http.p50, unit: '×', target: '≤ 1.5' });
       const tools = {};
@@ -120,7 +129,7 @@ export default async function personalisedBench({ baseUrl, root }) {
         rows.push({ bench, metric: `${tool.name}: PSD → 800² JPEG, median of ${TOOL_RUNS}`, value: ms, unit: 'ms' });
         rows.push({ bench, metric: `${tool.name} ÷ our personalised HTTP p50`, value: ms / per.http.p50, unit: '×', target: tool.goal });
       }
-      summary.push({ t, rep, per, first, tools, mem, phases: Object.fromEntries(phases.map((p) => [p, percentile(personalised.map((r) => r.worker[p] ?? 0), 0.5)])) });
+      summary.push({ t, rep, per, first, tools, mem, cpu: cpu.threads.length ? { per: stat(personalised, (r) => r.cpu).p50, rep: stat(repeated, (r) => r.cpu).p50, perWait: stat(personalised, (r) => r.wait).p50, repWait: stat(repeated, (r) => r.wait).p50 } : undefined, phases: Object.fromEntries(phases.map((p) => [p, percentile(personalised.map((r) => r.worker[p] ?? 0), 0.5)])) });
     } catch (e) {
       rows.push({ bench, metric: 'error', value: String(e.message ?? e).slice(0, 160), unit: '' });
     }
@@ -132,13 +141,14 @@ export default async function personalisedBench({ baseUrl, root }) {
 /** The summary as the Markdown table docs/performance.md records. */
 function markdown(summary) {
   const names = [...new Set(summary.flatMap((s) => Object.keys(s.tools)))];
-  const head = ['template (size; what changes)', 'repeated p50/p95 in-Worker · HTTP', 'personalised p50/p95 in-Worker · HTTP', 'ratio p50 in-Worker · HTTP', ...names.map((n) => `${n} (÷ ours)`), 'workerd RSS peak (rise)', 'personalised phases p50'];
+  const head = ['template (size; what changes)', 'repeated p50/p95 in-Worker · HTTP', 'personalised p50/p95 in-Worker · HTTP', 'ratio p50 in-Worker · HTTP', ...names.map((n) => `${n} (÷ ours)`), 'dev server CPU p50 personalised · repeated, ratio (run-queue wait)', 'workerd RSS peak (rise)', 'personalised phases p50'];
   const f = (s) => `${s.p50.toFixed(1)}/${s.p95.toFixed(1)}`;
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
-  for (const { t, rep, per, tools, mem, phases } of summary) {
+  for (const { t, rep, per, tools, mem, phases, cpu } of summary) {
     lines.push(
       `| ${t.file} (${t.kind} "${t.layer}") | ${f(rep.worker)} · ${f(rep.http)} | ${f(per.worker)} · ${f(per.http)} | ${(per.worker.p50 / rep.worker.p50).toFixed(2)} · ${(per.http.p50 / rep.http.p50).toFixed(2)} | ` +
         names.map((n) => (tools[n] === undefined ? '—' : `${tools[n].toFixed(0)} (${(tools[n] / per.http.p50).toFixed(1)}×)`)).join(' | ') +
+        ` | ${cpu ? `${cpu.per.toFixed(1)} · ${cpu.rep.toFixed(1)}, ${(cpu.per / cpu.rep).toFixed(2)} (${cpu.perWait.toFixed(1)} · ${cpu.repWait.toFixed(1)})` : '—'}` +
         ` | ${mem ? `${mem.peakMb.toFixed(0)} MB (+${mem.peakDeltaMb.toFixed(0)})` : '—'} | ${Object.entries(phases).map(([p, v]) => `${p} ${v}`).join(', ')} |`,
     );
   }
@@ -170,16 +180,31 @@ async function fetchRetrying(url, init) {
   }
 }
 
+/** ms the dev server's threads (ThreadCpu's) have spent runnable but not running, so far: schedstat's second field. */
+function runQueueWait(cpu) {
+  let ns = 0;
+  for (const t of cpu.threads) {
+    try {
+      ns += Number(readFileSync(t, 'utf8').split(' ')[1] || 0);
+    } catch {
+      // the thread ended
+    }
+  }
+  return ns / 1e6;
+}
+
 async function timed(cpu, fn) {
   if (PAUSE_MS) await new Promise((r) => setTimeout(r, PAUSE_MS));
   const t = performance.now();
   const cpu0 = cpu.now();
+  const wait0 = runQueueWait(cpu);
   const res = await fn();
   const text = await res.text();
   const cpuMs = cpu.now() - cpu0;
+  const waitMs = runQueueWait(cpu) - wait0;
   if (!res.ok) throw new Error(`HTTP ${res.status} ${text.slice(0, 200)}`);
   const header = res.headers.get('server-timing') ?? '';
-  return { http: performance.now() - t, cpu: cpuMs, worker: serverTiming(header), notes: serverNotes(header) };
+  return { http: performance.now() - t, cpu: cpuMs, wait: waitMs, worker: serverTiming(header), notes: serverNotes(header) };
 }
 
 /**
