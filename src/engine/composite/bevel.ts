@@ -1,4 +1,5 @@
 import { inArena, type KernelExports } from '../raster/kernels';
+import type { Bounds } from '../types';
 import { blurInPlace, blurWasm, boxRadii, effectKernels, Scratch, signedDistance } from './morphology';
 
 /** A 256-entry curve table (0..255 both ways), as adjust.ts's curveLut makes. */
@@ -108,6 +109,13 @@ export function bevelMaps(alpha: Float32Array, w: number, h: number, o: BevelOpt
  * (as long as alpha): a caller that paints one before it asks for the other needs one array for
  * both. With the alpha and the height that is three arrays a tile, reused from one tile to the
  * next through `scratch` (issue 25 §1: a size-250 outer bevel's are 14 MB each).
+ *
+ * `to` (within w × h; tiles past BOTH_PIXELS, bevelCut): the maps are asked over `to` alone, the
+ * part a tile paints, and `out` is as long as `to`. `alpha` is then handed over: its values over
+ * `to` are kept (the lighting reads a pixel's own alpha, the height's around it) and the height
+ * is blurred over it, so the tile holds one array of its arrays' size, not three (issue 25 §1). The
+ * same floats: the height is the alpha blurred either way, each map value the same sum of its
+ * pixel's alpha and the height's neighbours, and the arrays' border pixels, never lit, stay 0.
  */
 export function bevelLight(
   alpha: Float32Array,
@@ -115,6 +123,7 @@ export function bevelLight(
   h: number,
   o: BevelOptions,
   scratch: Scratch,
+  to?: Bounds,
 ): (which: 'highlight' | 'shadow', out: Float32Array) => Float32Array {
   const style = o.style ?? 'inner bevel';
   const emboss = style === 'emboss' || style === 'pillow emboss';
@@ -122,11 +131,20 @@ export function bevelLight(
   const n = alpha.length;
   let height: Float32Array;
   const chiselled = o.technique === 'chisel hard' || o.technique === 'chisel soft';
+  // The maps' rectangle (all of w × h without `to`) and the alpha the lighting reads over it.
+  const cut = to ?? { left: 0, top: 0, right: w, bottom: h };
+  const cw = cut.right - cut.left;
+  let lightAlpha = alpha;
+  if (to) {
+    lightAlpha = scratch.take('alphaCut', cw * (cut.bottom - cut.top));
+    for (let y = cut.top; y < cut.bottom; y++) lightAlpha.set(alpha.subarray(y * w + cut.left, y * w + cut.right), (y - cut.top) * cw);
+  }
   if (chiselled) {
     height = chisel(alpha, w, h, style === 'pillow emboss' ? 'emboss' : style, reach);
     if (o.technique === 'chisel soft') blurInPlace(height, w, h, o.size / 4);
   } else {
-    (height = scratch.take('height', n)).set(alpha);
+    if (to) height = alpha;
+    else (height = scratch.take('height', n)).set(alpha);
     blurHeight(height, w, h, reach);
   }
   // A pillow emboss is the emboss's height lit the other way round outside the shape.
@@ -148,7 +166,7 @@ export function bevelLight(
   const gloss = o.gloss ?? null;
   // Tiles up to BOTH_PIXELS light both maps in one pass (the shade once a pixel), the shadow into
   // a fourth array of the scratch that the shadow's call copies out.
-  const both = n <= BOTH_PIXELS ? scratch.take('shadow', n) : null;
+  const both = n <= BOTH_PIXELS && !to ? scratch.take('shadow', n) : null;
   let pending = false;
   return (which, out) => {
     if (both && which === 'shadow' && pending) {
@@ -192,10 +210,11 @@ export function bevelLight(
       return out;
     }
     const high = which === 'highlight';
-    for (let y = 1; y < h - 1; y++) {
-      for (let x = 1; x < w - 1; x++) {
+    for (let y = Math.max(1, cut.top); y < Math.min(h - 1, cut.bottom); y++) {
+      for (let x = Math.max(1, cut.left); x < Math.min(w - 1, cut.right); x++) {
         const i = y * w + x;
-        const a = alpha[i];
+        const at = (y - cut.top) * cw + (x - cut.left);
+        const a = lightAlpha[at];
         // An outer bevel lies where its height rises, and not a pixel past it.
         const where = place === ALPHA ? a : place === OUTSIDE ? (height[i] > RAISED ? 1 - a : 0) : 1;
         if (where <= 0) continue;
@@ -203,7 +222,7 @@ export function bevelLight(
         const gy = (height[i + w] - height[i - w]) / 2;
         // Pillow: the inside lit as an emboss over the pixel's alpha, the outside facing the other
         // way over the rest of it.
-        out[i] = pillow ? (a > 0 ? a * lit(high, gx, gy, k, lx, ly, lz, gloss) : 0) + (1 - a) * lit(high, gx, gy, -k, lx, ly, lz, gloss) : lit(high, gx, gy, k, lx, ly, lz, gloss) * where;
+        out[at] = pillow ? (a > 0 ? a * lit(high, gx, gy, k, lx, ly, lz, gloss) : 0) + (1 - a) * lit(high, gx, gy, -k, lx, ly, lz, gloss) : lit(high, gx, gy, k, lx, ly, lz, gloss) * where;
       }
     }
     return out;
@@ -212,6 +231,9 @@ export function bevelLight(
 
 /** The most pixels a tile lights both maps of at once (a fourth array of 1 MB at most). */
 const BOTH_PIXELS = 1 << 18;
+
+/** Whether a tile's arrays of `n` pixels are lit over the tile alone (bevelLight's `to`): past BOTH_PIXELS, where both maps are lit one by one in the TypeScript anyway. */
+export const bevelCut = (n: number): boolean => n > BOTH_PIXELS;
 
 /** wasm/assembly/bevel.ts, exported by the kernels once kernels.ts lists it. */
 interface BevelKernels {

@@ -6,7 +6,7 @@ import { curveLut } from './adjust';
 import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistance, effectKernels, erode, movedBlur, Scratch, shift, signedDistance, spreadMatte, wasmEffectPasses, type ClampedBlurKernel, type HeldArena } from './morphology';
 import { inArena, type KernelExports } from '../raster/kernels';
 import { keptChannels, wasmBlendMode } from '../raster/blend';
-import { bevelLight, throughCurve } from './bevel';
+import { bevelCut, bevelLight, throughCurve } from './bevel';
 import { effectOn, effectTiling, tilePattern } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { gradientPixels } from './gradient-geometry';
@@ -2392,12 +2392,14 @@ function drawBevel(ctx: EffectContext, node: LayerNode, b: Bevel, shape: Shape, 
       alpha = strokeBand(st!, distances, ctx.scale);
       drop(distances);
     }
-    const light = bevelLight(alpha, w, h, options, scratch);
+    // Large tiles light the tile alone, the height blurred over the alpha (bevel.ts bevelCut).
+    const lit = bevelCut(w * h) ? tile : r;
+    const light = bevelLight(alpha, w, h, options, scratch, lit === r ? undefined : within(tile, r));
     // The highlight is painted before the shadow is computed: one array serves both.
-    const map = scratch.take('light', w * h);
-    const within = (b.style ?? 'inner bevel') === 'inner bevel' && inLayer;
-    paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), fxOpacity(b.highlightOpacity, opacity, 0.75), b.highlightBlendMode ?? 'screen', atop, false, r, within);
-    paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), fxOpacity(b.shadowOpacity, opacity, 0.75), b.shadowBlendMode ?? 'multiply', atop, false, r, within);
+    const map = scratch.take('light', areaOf(lit));
+    const inside = (b.style ?? 'inner bevel') === 'inner bevel' && inLayer;
+    paint(canvas, tile, shape, light('highlight', map), rgbOf(b.highlightColor ?? { r: 255, g: 255, b: 255 }), fxOpacity(b.highlightOpacity, opacity, 0.75), b.highlightBlendMode ?? 'screen', atop, false, lit, inside);
+    paint(canvas, tile, shape, light('shadow', map), rgbOf(b.shadowColor), fxOpacity(b.shadowOpacity, opacity, 0.75), b.shadowBlendMode ?? 'multiply', atop, false, lit, inside);
     drop(alpha); // a stroke emboss's band (the scratch's alpha stays: drop keeps it)
   };
   // How far the height rises off the covered pixels: bevelLight's reach (half the size for an
