@@ -894,8 +894,11 @@ async function withEffects(ctx: RenderContext, node: LayerNode, target: Bounds) 
     const rect = rectOf(content);
     const kept = intersectRect(rect, target) ?? { left: target.left, top: target.top, right: target.left, bottom: target.top };
     if (shapeOnly && !node.vectorStroke && areaOf(rect) >= 2 * areaOf(kept)) {
-      // Split before the mask is made: the whole RGBA is not held beside the mask's arrays.
-      const alpha = alphaChannel(content);
+      // Split before the mask is made: the whole RGBA is not held beside the mask's arrays. An
+      // opaque colour fill's alpha is 255 throughout: no pixels at all, as shapeContent gives a far
+      // source (a source without content reads alpha 1; issue 25 §1: fx-heavy's shapes held 3.2 MB
+      // of 255s each beside their masks).
+      const alpha = opaqueColourFill(ctx, node) ? null : alphaChannel(content);
       const whole = content;
       content = cropSurface(content, kept);
       ownHere(content.data);
@@ -937,17 +940,15 @@ async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, a
   const loaded = (content: Surface | null) => content && { rect: rectOf(content), content };
   if (!alphaOnly) return loaded(await layerContent(ctx, node, clip));
   const override = ctx.overrides.get(node.id);
-  if (!override?.pixels && fillFromPath(node) && !(node.fillGradient && !node.fillColor)) {
-    // layerContent's colour fill: alpha 255 everywhere (times a recolour's alpha, clamped as there).
-    const a = new Uint8ClampedArray([255]);
-    if (override?.color) a[0] = a[0]! * override.color.a;
+  const fill = colourFillAlpha(ctx, node);
+  if (fill !== null) {
     // Opaque: no pixels at all (a source without content reads alpha 1, as 255 ÷ 255 is), unless
     // the shape's effects trace its path only where its pixels were loaded (effects.ts tracedPath).
-    if (a[0] === 255 && !(node.type === 'Shape' && node.softFill)) {
+    if (opaqueColourFill(ctx, node)) {
       return { rect: { left: clip.left, top: clip.top, right: Math.max(clip.left, clip.right), bottom: Math.max(clip.top, clip.bottom) }, content: null };
     }
     const surface = createSurface(clip, 1);
-    surface.data.fill(a[0]!);
+    surface.data.fill(fill);
     return loaded({ ...surface, data: ownHere(surface.data) });
   }
   if (!override?.pixels && !fillFromPath(node) && atLevelGrid(ctx)) {
@@ -960,6 +961,20 @@ async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, a
   const alpha = content && alphaChannel(content);
   doneWith(ctx, content?.data); // its alpha taken
   return loaded(alpha);
+}
+
+/** layerContent's colour fill's alpha byte: 255 everywhere, times a recolour's alpha (clamped as there); null when the layer is no colour fill. */
+function colourFillAlpha(ctx: RenderContext, node: LayerNode): number | null {
+  const override = ctx.overrides.get(node.id);
+  if (override?.pixels || !fillFromPath(node) || (node.fillGradient && !node.fillColor)) return null;
+  const a = new Uint8ClampedArray([255]);
+  if (override?.color) a[0] = a[0]! * override.color.a;
+  return a[0]!;
+}
+
+/** A colour fill of alpha 255 whose shape reads no pixels of it (not a soft-filled shape, whose effects trace its path where its pixels were loaded). */
+function opaqueColourFill(ctx: RenderContext, node: LayerNode): boolean {
+  return colourFillAlpha(ctx, node) === 255 && !(node.type === 'Shape' && node.softFill);
 }
 
 /** The alpha bytes of an RGBA surface, one a pixel (effects.ts alphaOnly: what a shape reads of it). */
