@@ -350,12 +350,19 @@ async function writePage(
     let strip = clean[i] ? await reads.get(i)! : null;
     reads.delete(i);
     summary.timing.reuseMs += Date.now() - t;
-    const reused = !!strip;
+    // Whether anyone but this page may read the strip's arrays: one reused (the isolate's cache
+    // or R2 gave it), or one the isolate's cache took when it was put. Asked at the put, not
+    // after the await below: an entry evicted meanwhile may still be read by a request at once
+    // that got it from the cache in between, and freeing it then empties that request's strip.
+    let shared = !!strip;
     if (strip) summary.strips.reused++;
     else {
       strip = await renderStrip(page, top, Math.min(height, top + rows), scratch, summary, ink?.colour);
       // Any clean strip equals the template's own: worth keeping for every later request.
-      if (clean[i]) puts.push(cache!.put(geometry(top), strip).catch(() => undefined));
+      if (clean[i]) {
+        puts.push(cache!.put(geometry(top), strip).catch(() => undefined));
+        shared = cache!.held?.(geometry(top), strip) ?? true;
+      }
       // Bounded: a photographic page's JPEG strips are large.
       if (puts.length > 2) await puts.shift();
     }
@@ -365,7 +372,7 @@ async function writePage(
       continue;
     }
     // Drawn here and kept by nobody once written (and put, which copies it): freed then.
-    const own = !reused && !(clean[i] && cache!.held?.(geometry(top), strip));
+    const own = !shared;
     summary.strips[encoded.kind]++;
     t = Date.now();
     const ref = w.alloc();
