@@ -7,6 +7,12 @@
 /** One clock for every ByteLru: when an entry was last set or read, comparable across caches (oldestUse). */
 let clock = 0;
 
+/**
+ * How long a `hold` lasts at most: longer than any one request may run (a Worker's CPU limit is at
+ * most 5 minutes, and a print page's strips are written well within it).
+ */
+export const HOLD_LAPSE_MS = 10 * 60_000;
+
 export class ByteLru<V> {
   private readonly entries = new Map<string, { value: V; bytes: number; used: number }>();
   private held = 0;
@@ -25,13 +31,17 @@ export class ByteLru<V> {
     readonly maxEntryBytes = budget,
   ) {}
 
-  /** Limits set by `hold` and not yet lifted. */
-  private readonly holds = new Set<{ bytes: number }>();
+  /** Limits set by `hold` and not yet lifted, each with the time it lapses. */
+  private readonly holds = new Set<{ bytes: number; until: number }>();
 
   /** What the map may hold now: its budget, or the least hold while any is set. */
   get room(): number {
     let room = this.budget;
-    for (const h of this.holds) room = Math.min(room, h.bytes);
+    const now = Date.now();
+    for (const h of this.holds) {
+      if (h.until <= now) this.holds.delete(h);
+      else room = Math.min(room, h.bytes);
+    }
     return room;
   }
 
@@ -39,10 +49,12 @@ export class ByteLru<V> {
    * Holds at most `bytes` (the least recently used entries go now) until the call returned lifts
    * it; the budget then applies again, and what went stays gone. For a request that would fill
    * the map with its own data as it runs, beside its own peak (a print page's bands and strips,
-   * issue 25 §1). Holds of requests at once: the least applies.
+   * issue 25 §1). Holds of requests at once: the least applies. A hold lapses by itself after
+   * `lapseMs`: a request cancelled mid-way may never reach the code that lifts it, and a hold kept
+   * for the isolate's life would cost every later request the cache.
    */
-  hold(bytes: number): () => void {
-    const h = { bytes: Math.max(0, bytes) };
+  hold(bytes: number, lapseMs = HOLD_LAPSE_MS): () => void {
+    const h = { bytes: Math.max(0, bytes), until: Date.now() + lapseMs };
     this.holds.add(h);
     this.trim(this.room);
     return () => void this.holds.delete(h);

@@ -65,6 +65,16 @@ describe('ByteLru', () => {
     expect(lru.hits).toBe(hits);
   });
 
+  it('a hold never lifted (its request cancelled mid-way) lapses by itself', async () => {
+    const lru = new ByteLru<string>(10);
+    lru.hold(0, 20); // never lifted
+    lru.set('a', 'A', 4);
+    expect(lru.size).toBe(0);
+    await new Promise((r) => setTimeout(r, 40));
+    lru.set('a', 'A', 4);
+    expect(lru.size).toBe(4);
+  });
+
   it('does not keep a value larger than its per-entry limit, nor flush others for it', () => {
     const lru = new ByteLru<string>(100, 10);
     lru.set('small', 's', 5);
