@@ -1725,8 +1725,13 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
       const px = await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, r));
       surf = px && resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor);
     }
-    if (surf) mask = maskOver(surf, r);
-    else if (!mask && m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);
+    if (surf) {
+      mask = maskOver(surf, r);
+      // The rows (or resampled mask) were made by this call for maskOver alone (createSurface):
+      // read now, they go at once, not when workerd next collects (bench-8000's first print PDF
+      // left 14.8 MB of them, issue 25 §1). The stored bands they were read from are not these.
+      drop(surf.data);
+    } else if (!mask && m.defaultColor !== 255) mask = new Uint8ClampedArray((r.right - r.left) * (r.bottom - r.top)).fill(m.defaultColor);
     if (mask && m.density !== undefined && m.density < 1) {
       for (let i = 0; i < mask.length; i++) mask[i] = 255 - (255 - mask[i]) * m.density;
     }
@@ -1734,9 +1739,17 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   const vm = node.vectorMask;
   // Shape layers carry Photoshop's own rendering of their path in their pixels.
   if (vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels && !fillFromPath(node))) {
-    mask = multiplyMasks(mask, vectorMaskOver(vm, ctx.scale, r));
+    const vector = vectorMaskOver(vm, ctx.scale, r);
+    const both = multiplyMasks(mask, vector);
+    // Their product is a new array: the two it was made from are read no more.
+    if (both !== mask) drop(mask);
+    if (both !== vector) drop(vector);
+    mask = both;
   }
-  return mask;
+  // Made by this call for its caller alone, never kept or handed out by a cache (each call makes
+  // its own; adjustmentMask and a kept layer's blends copy it): dropOwn frees it once the layer is
+  // drawn (drawLayer, drawClipGroup), as it does a vector mask's raster (vector.ts).
+  return ownHere(mask);
 }
 
 /** The vector mask over r, feathered (a Gaussian of that radius, drawn with a margin) and at its density. */
