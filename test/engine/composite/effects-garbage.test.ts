@@ -5,6 +5,7 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { useDrops } from '../../../src/engine/memory/drop';
 import { blackShadow, colourStroke, rectPath } from './kit';
+import { arraysLeft } from './arrays-left';
 
 /**
  * Issue 25 §1 (fxmem): workerd collects ArrayBuffers only when its JS heap fills, and the effects
@@ -54,26 +55,6 @@ function doc(): Uint8Array {
   });
 }
 
-/** Runs `draw` counting the bytes of the float arrays of 64 KB and more it makes, and of those not dropped (detached) when it is done. */
-async function floatArrays(draw: () => Promise<unknown>): Promise<{ made: number; left: number }> {
-  const Real = globalThis.Float32Array;
-  const buffers: ArrayBuffer[] = [];
-  // Made, not views of a buffer made elsewhere (the kernels' memory, subarrays): each buffer once.
-  globalThis.Float32Array = class extends Real {
-    constructor(...args: unknown[]) {
-      super(...(args as [number]));
-      if (!(args[0] instanceof ArrayBuffer) && this.buffer.byteLength >= 1 << 16) buffers.push(this.buffer as ArrayBuffer);
-    }
-  } as Float32ArrayConstructor;
-  try {
-    await draw();
-  } finally {
-    globalThis.Float32Array = Real;
-  }
-  const made = buffers.reduce((n, b) => n + ((b as { detached?: boolean }).detached ? 0 : b.byteLength), 0);
-  return { made: buffers.length, left: made };
-}
-
 describe('effects drop their dead arrays', () => {
   afterEach(() => useDrops(true));
 
@@ -85,7 +66,7 @@ describe('effects drop their dead arrays', () => {
       useDrops(on);
       clearEngineCaches();
       let data: Uint8ClampedArray<ArrayBufferLike> = new Uint8ClampedArray(0);
-      const counted = await floatArrays(async () => void (data = (await render()).data));
+      const counted = await arraysLeft('Float32Array', async () => void (data = (await render()).data));
       runs[on ? 'on' : 'off'] = { ...counted, data };
     }
     const { on, off } = runs;

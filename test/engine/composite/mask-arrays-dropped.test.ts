@@ -5,6 +5,7 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { useDrops } from '../../../src/engine/memory/drop';
 import { blackShadow, rectPath } from './kit';
+import { arraysLeft } from './arrays-left';
 
 /**
  * Issue 25 §1 (maskmem): layerMask copied a pixel mask's stored rows (or its resampled mask) into
@@ -65,24 +66,6 @@ function doc(): Uint8Array {
   });
 }
 
-/** Runs `draw` counting the bytes of the byte arrays of 64 KB and more it makes and does not drop (detach). */
-async function byteArraysLeft(draw: () => Promise<unknown>): Promise<number> {
-  const Real = globalThis.Uint8ClampedArray;
-  const buffers: ArrayBuffer[] = [];
-  globalThis.Uint8ClampedArray = class extends Real {
-    constructor(...args: unknown[]) {
-      super(...(args as [number]));
-      if (!(args[0] instanceof ArrayBuffer) && this.buffer.byteLength >= 1 << 16) buffers.push(this.buffer as ArrayBuffer);
-    }
-  } as Uint8ClampedArrayConstructor;
-  try {
-    await draw();
-  } finally {
-    globalThis.Uint8ClampedArray = Real;
-  }
-  return buffers.reduce((n, b) => n + ((b as { detached?: boolean }).detached ? 0 : b.byteLength), 0);
-}
-
 describe('layer masks drop their arrays once used', () => {
   afterEach(() => useDrops(true));
 
@@ -94,7 +77,7 @@ describe('layer masks drop their arrays once used', () => {
       useDrops(on);
       clearEngineCaches();
       let first: Uint8ClampedArray<ArrayBufferLike> = new Uint8ClampedArray(0);
-      const left = await byteArraysLeft(async () => void (first = (await render()).data.slice()));
+      const left = (await arraysLeft('Uint8ClampedArray', async () => void (first = (await render()).data.slice()))).left;
       const again = (await render()).data.slice();
       runs[on ? 'on' : 'off'] = { left, first, again };
     }
