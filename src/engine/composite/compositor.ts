@@ -944,7 +944,7 @@ async function shapeContent(ctx: RenderContext, node: LayerNode, clip: Bounds, a
   if (fill !== null) {
     // Opaque: no pixels at all (a source without content reads alpha 1, as 255 ÷ 255 is), unless
     // the shape's effects trace its path only where its pixels were loaded (effects.ts tracedPath).
-    if (opaqueColourFill(ctx, node)) {
+    if (opaqueColourFill(ctx, node, fill)) {
       return { rect: { left: clip.left, top: clip.top, right: Math.max(clip.left, clip.right), bottom: Math.max(clip.top, clip.bottom) }, content: null };
     }
     const surface = createSurface(clip, 1);
@@ -972,9 +972,13 @@ function colourFillAlpha(ctx: RenderContext, node: LayerNode): number | null {
   return a[0]!;
 }
 
-/** A colour fill of alpha 255 whose shape reads no pixels of it (not a soft-filled shape, whose effects trace its path where its pixels were loaded). */
-function opaqueColourFill(ctx: RenderContext, node: LayerNode): boolean {
-  return colourFillAlpha(ctx, node) === 255 && !(node.type === 'Shape' && node.softFill);
+/**
+ * A colour fill of alpha 255 whose shape reads no pixels of it (not a soft-filled shape, whose
+ * effects trace its path where its pixels were loaded). `fill`: colourFillAlpha's answer, when the
+ * caller has it already.
+ */
+function opaqueColourFill(ctx: RenderContext, node: LayerNode, fill = colourFillAlpha(ctx, node)): boolean {
+  return fill === 255 && !(node.type === 'Shape' && node.softFill);
 }
 
 /** The alpha bytes of an RGBA surface, one a pixel (effects.ts alphaOnly: what a shape reads of it). */
