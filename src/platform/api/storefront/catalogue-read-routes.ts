@@ -171,52 +171,53 @@ const TARGETS: Array<{ segment: string; type: ReferenceType; kind?: EntityKind; 
   { segment: 'product-bundles', type: 'ProductBundle', kind: 'bundle', list: PagedOfProductBundleDto, one: ProductBundleDto, noun: 'product bundle' },
 ];
 
+/**
+ * The route of `<path>/personalization-workflow` or `<path>/personalization-parameters`: one spec for
+ * every kind of catalogue target (product, reference, link, specification, bundle), which differ only
+ * in path, tags, their summaries' owner and the parameters that name the target (each handler
+ * resolves those its own way, then answers the same DTO).
+ */
+function personalizationRoute<P extends z.ZodObject, Q extends z.ZodObject | undefined = undefined>(
+  read: 'workflow' | 'parameters',
+  target: { path: string; tags: string[]; deprecated?: true; owner: string; workflowDescription?: string },
+  params: P,
+  query?: Q,
+) {
+  const workflow = read === 'workflow';
+  return platformRoute(
+    {
+      method: 'get',
+      path: `${target.path}/personalization-${read}`,
+      tags: target.tags,
+      ...(target.deprecated ? { deprecated: true } : {}),
+      summary: `${target.owner}'s personalization ${read}`,
+      ...(workflow && target.workflowDescription ? { description: target.workflowDescription } : {}),
+      request: { params, query: query as Q }, // no query (Q undefined): the route takes only the tenant
+      responses: workflow ? ok('The workflow.', PersonalizationWorkflowDto) : ok('Workflow, pipeline, designs and mockups.', PersonalizationParametersDto),
+    },
+    PRODUCTS_READ,
+  );
+}
+
 export function registerCatalogueRoutes(area: PlatformArea): void {
   const tags = ['Products'];
   registerProductReadRoutes(area, { deprecated: true, tags });
 
-  area.openapi(
-    platformRoute(
-      {
-        method: 'get',
-        path: '/products/{id}/personalization-workflow',
-        tags,
-        deprecated: true,
-        summary: "A product's personalization workflow",
-        request: { params: idParam, query: VersionQuery },
-        responses: ok('The workflow.', PersonalizationWorkflowDto),
-      },
-      PRODUCTS_READ,
-    ),
-    async (c) => {
-      const t = c.var.tenant;
-      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id: intIdOr404(c.req.valid('param').id, 'product'), versionId: num(c.req.valid('query').productVersionId) }, QUERY_PATHS);
-      return c.json(await workflowOf(t, r), 200);
-    },
-  );
-  area.openapi(
-    platformRoute(
-      {
-        method: 'get',
-        path: '/products/{id}/personalization-parameters',
-        tags,
-        deprecated: true,
-        summary: "A product's personalization parameters",
-        request: { params: idParam, query: ParametersQuery },
-        responses: ok('Workflow, pipeline, designs and mockups.', PersonalizationParametersDto),
-      },
-      PRODUCTS_READ,
-    ),
-    async (c) => {
-      const t = c.var.tenant;
-      const q = c.req.valid('query');
-      const id = intIdOr404(c.req.valid('param').id, 'product');
-      const product = await productOr404(t.env.DB, t.tenantId, id);
-      const version = await versionOf(t.env.DB, t.tenantId, product, q.productVersionId);
-      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id, versionId: version, variantId: num(q.productVariantId) }, QUERY_PATHS);
-      return c.json(await personalizationParameters(t, r), 200);
-    },
-  );
+  const productTarget = { path: '/products/{id}', tags, deprecated: true, owner: 'A product' } as const;
+  area.openapi(personalizationRoute('workflow', productTarget, idParam, VersionQuery), async (c) => {
+    const t = c.var.tenant;
+    const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id: intIdOr404(c.req.valid('param').id, 'product'), versionId: num(c.req.valid('query').productVersionId) }, QUERY_PATHS);
+    return c.json(await workflowOf(t, r), 200);
+  });
+  area.openapi(personalizationRoute('parameters', productTarget, idParam, ParametersQuery), async (c) => {
+    const t = c.var.tenant;
+    const q = c.req.valid('query');
+    const id = intIdOr404(c.req.valid('param').id, 'product');
+    const product = await productOr404(t.env.DB, t.tenantId, id);
+    const version = await versionOf(t.env.DB, t.tenantId, product, q.productVersionId);
+    const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: 'Product', id, versionId: version, variantId: num(q.productVariantId) }, QUERY_PATHS);
+    return c.json(await personalizationParameters(t, r), 200);
+  });
 
   // --- product references ---------------------------------------------------------------------------
   const refTags = ['Product references'];
@@ -329,46 +330,25 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
       },
     );
   }
-  area.openapi(
-    platformRoute(
-      {
-        method: 'get',
-        path: '/product-references/{reference}/personalization-workflow',
-        tags: refTags,
-        summary: "A reference's personalization workflow",
-        description: "The link's workflow, else its product's; a specification's or bundle's own.",
-        request: { params: refParam, query: StorefrontQuery },
-        responses: ok('The workflow.', PersonalizationWorkflowDto),
-      },
-      PRODUCTS_READ,
-    ),
-    async (c) => {
-      const t = c.var.tenant;
-      const storefrontId = await storefrontOr404(t.env.DB, t.tenantId, c.req.valid('query').storefrontId);
-      const r = await resolveReferenceTarget(t.env.DB, t.tenantId, storefrontId, c.req.valid('param').reference, {}, 'reference');
-      return c.json(await workflowOf(t, r), 200);
-    },
-  );
-  area.openapi(
-    platformRoute(
-      {
-        method: 'get',
-        path: '/product-references/{reference}/personalization-parameters',
-        tags: refTags,
-        summary: "A reference's personalization parameters",
-        request: { params: refParam, query: ReferenceParametersQuery },
-        responses: ok('Workflow, pipeline, designs and mockups.', PersonalizationParametersDto),
-      },
-      PRODUCTS_READ,
-    ),
-    async (c) => {
-      const t = c.var.tenant;
-      const q = c.req.valid('query');
-      const storefrontId = await storefrontOr404(t.env.DB, t.tenantId, q.storefrontId);
-      const r = await resolveReferenceTarget(t.env.DB, t.tenantId, storefrontId, c.req.valid('param').reference, { versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, 'reference', { ...QUERY_PATHS, id: 'reference' });
-      return c.json(await personalizationParameters(t, r), 200);
-    },
-  );
+  const referenceTarget = {
+    path: '/product-references/{reference}',
+    tags: refTags,
+    owner: 'A reference',
+    workflowDescription: "The link's workflow, else its product's; a specification's or bundle's own.",
+  } as const;
+  area.openapi(personalizationRoute('workflow', referenceTarget, refParam, StorefrontQuery), async (c) => {
+    const t = c.var.tenant;
+    const storefrontId = await storefrontOr404(t.env.DB, t.tenantId, c.req.valid('query').storefrontId);
+    const r = await resolveReferenceTarget(t.env.DB, t.tenantId, storefrontId, c.req.valid('param').reference, {}, 'reference');
+    return c.json(await workflowOf(t, r), 200);
+  });
+  area.openapi(personalizationRoute('parameters', referenceTarget, refParam, ReferenceParametersQuery), async (c) => {
+    const t = c.var.tenant;
+    const q = c.req.valid('query');
+    const storefrontId = await storefrontOr404(t.env.DB, t.tenantId, q.storefrontId);
+    const r = await resolveReferenceTarget(t.env.DB, t.tenantId, storefrontId, c.req.valid('param').reference, { versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, 'reference', { ...QUERY_PATHS, id: 'reference' });
+    return c.json(await personalizationParameters(t, r), 200);
+  });
 
   // --- links, specifications, bundles -----------------------------------------------------------------------
   for (const target of TARGETS) {
@@ -382,36 +362,18 @@ export function registerCatalogueRoutes(area: PlatformArea): void {
       platformRoute({ method: 'get', path: `/${target.segment}/{id}`, tags: entityTags, summary: `Get a ${target.noun}`, request: { params: idParam }, responses: ok(`The ${target.noun}.`, target.one) }, PRODUCTS_READ),
       async (c) => c.json(await getEntity(c.var.tenant, kind, intIdOr404(c.req.valid('param').id, target.noun)), 200),
     );
-    area.openapi(
-      platformRoute(
-        { method: 'get', path: `/${target.segment}/{id}/personalization-workflow`, tags: entityTags, summary: `A ${target.noun}'s personalization workflow`, request: { params: idParam }, responses: ok('The workflow.', PersonalizationWorkflowDto) },
-        PRODUCTS_READ,
-      ),
-      async (c) => {
-        const t = c.var.tenant;
-        const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun) }, QUERY_PATHS);
-        return c.json(await workflowOf(t, r), 200);
-      },
-    );
-    area.openapi(
-      platformRoute(
-        {
-          method: 'get',
-          path: `/${target.segment}/{id}/personalization-parameters`,
-          tags: entityTags,
-          summary: `A ${target.noun}'s personalization parameters`,
-          request: { params: idParam, query: ParametersQuery },
-          responses: ok('Workflow, pipeline, designs and mockups.', PersonalizationParametersDto),
-        },
-        PRODUCTS_READ,
-      ),
-      async (c) => {
-        const t = c.var.tenant;
-        const q = c.req.valid('query');
-        const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun), versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, QUERY_PATHS);
-        return c.json(await personalizationParameters(t, r), 200);
-      },
-    );
+    const entityTarget = { path: `/${target.segment}/{id}`, tags: entityTags, owner: `A ${target.noun}` };
+    area.openapi(personalizationRoute('workflow', entityTarget, idParam), async (c) => {
+      const t = c.var.tenant;
+      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun) }, QUERY_PATHS);
+      return c.json(await workflowOf(t, r), 200);
+    });
+    area.openapi(personalizationRoute('parameters', entityTarget, idParam, ParametersQuery), async (c) => {
+      const t = c.var.tenant;
+      const q = c.req.valid('query');
+      const r = await resolveProductSpecifier(t.env.DB, t.tenantId, { type: target.type, id: intIdOr404(c.req.valid('param').id, target.noun), versionId: num(q.productVersionId), variantId: num(q.productVariantId) }, QUERY_PATHS);
+      return c.json(await personalizationParameters(t, r), 200);
+    });
   }
 
   // --- processing pipelines -----------------------------------------------------------------------------------
