@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PDFName } from 'pdf-lib';
 import { bundledFont, runTool, madeFixture } from '../helpers/fixtures';
-import { gsCmyk, pdfGraph } from '../engine/pdf/print';
+import { gsCmyk, pdfGraph, type Tiff } from '../engine/pdf/print';
 import { call, form, postJson, upload, uploadFixture, withKey } from './helpers';
 import { fixtureServer } from '../helpers/fixtures';
 import { psdInk } from '../../src/engine/pdf/psd-ink';
@@ -21,6 +21,19 @@ async function hires(body: Record<string, unknown>, path = '/api/rendering/hires
   if (res.status !== 200) return { status: res.status, body: json };
   const url = typeof json === 'string' ? json : json.results[0].url;
   return { status: 200, body: json, bytes: (await download(/[^/]+$/.exec(url)![0])).bytes };
+}
+
+/**
+ * A hires answer that must be a PDF/X-4 (200, qpdf-valid, PDF 1.6, one output intent), as
+ * Ghostscript's CMYK separations at 72 dpi.
+ */
+async function pdfX4Ink(r: { status: number; body: unknown; bytes?: Uint8Array }): Promise<Tiff> {
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
+  const g = await pdfGraph(r.bytes!);
+  expect(g.header).toBe('%PDF-1.6');
+  expect(g.array(g.catalog, 'OutputIntents')!.size()).toBe(1);
+  return gsCmyk(r.bytes!, 72);
 }
 
 beforeAll(async () => {
@@ -44,12 +57,7 @@ describe('POST /api/rendering/hires: CMYK templates', () => {
 
   it('with no colour options: CMYK PDF/X-4 whose ink values equal the PSD\'s merged image, pixel for pixel (Ghostscript)', async () => {
     const r = await hires({ template: cmyk });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
-    const g = await pdfGraph(r.bytes!);
-    expect(g.header).toBe('%PDF-1.6');
-    expect(g.array(g.catalog, 'OutputIntents')!.size()).toBe(1);
-    const tiff = await gsCmyk(r.bytes!, 72);
+    const tiff = await pdfX4Ink(r);
     expect([tiff.width, tiff.height]).toEqual([16, 12]);
     expect([...tiff.data]).toEqual([...stored]);
   });
@@ -83,12 +91,7 @@ describe('POST /api/rendering/hires: output colour', () => {
 
   it('colorSpace cmyk: PDF/X-4 with the default CMYK output intent; a cmyk(0,0,0,100) text is K only (Ghostscript separations)', async () => {
     const r = await hires({ template, colorSpace: 'CMYK', data: { [LAYER]: { type: 'text', text: 'Pure black', color: 'cmyk(0,0,0,100)' } } });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect((await runTool('qpdf-check', r.bytes!)).code).toBe(0);
-    const g = await pdfGraph(r.bytes!);
-    expect(g.header).toBe('%PDF-1.6');
-    expect(g.array(g.catalog, 'OutputIntents')!.size()).toBe(1);
-    const tiff = await gsCmyk(r.bytes!, 72);
+    const tiff = await pdfX4Ink(r);
     let inked = 0;
     for (let i = 0; i < tiff.data.length; i += 4) {
       if (tiff.data[i + 3] < 250) continue;
