@@ -42,6 +42,27 @@ export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(new Request(path.startsWith('http') ? path : BASE + path, { redirect: 'manual', ...init }));
 }
 
+/** One operation of the platform's OpenAPI document: `op` is its operation object as the document has it. */
+export interface DocumentedOperation {
+  method: string;
+  path: string;
+  op: Record<string, any>;
+}
+
+/**
+ * Every operation /api/docs/platform.json lists, in the document's order, for the tests that walk
+ * every route (so a route an area adds is covered without naming it). `methods`: which, in lower
+ * case as the document keys them.
+ */
+export async function documentedOperations(methods = ['get', 'post', 'put', 'patch', 'delete']): Promise<DocumentedOperation[]> {
+  const doc = (await (await call('/api/docs/platform.json')).json()) as { paths: Record<string, Record<string, any>> };
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([method]) => methods.includes(method))
+      .map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+  );
+}
+
 const tokens = new Map<string, string>();
 
 /**

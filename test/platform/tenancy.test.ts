@@ -2,7 +2,7 @@
 // route an area adds is covered without touching this file (contract, "Auth & tenancy": another
 // tenant's id answers 404, never data). Tenant 1's data: tenancy-fixtures.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, call, seedPlatform, tenantToken } from '../helpers/platform';
+import { api, call, documentedOperations, seedPlatform, tenantToken } from '../helpers/platform';
 import { LEAK_MARKER, removeTenant1Fixtures, seedTenant1Fixtures, T1_IDS, TENANT1_BODIES, tenant1HasSettings, tenant1Snapshot, tenant1ValuesFor } from './tenancy-fixtures';
 
 interface Route {
@@ -21,19 +21,14 @@ beforeAll(async () => {
   await seedPlatform();
   hadSettings = await tenant1HasSettings();
   await seedTenant1Fixtures();
-  const doc = (await (await call('/api/docs/platform.json')).json()) as { paths: Record<string, Record<string, any>> };
-  routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops)
-      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
-      .map(([method, op]) => ({
-        method: method.toUpperCase(),
-        path,
-        isPublic: Array.isArray(op.security) && op.security.length === 0,
-        pathParams: (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name as string),
-        query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => ({ name: p.name as string, required: Boolean(p.required) })),
-        bodyTypes: Object.keys(op.requestBody?.content ?? {}),
-      })),
-  );
+  routes = (await documentedOperations()).map(({ method, path, op }) => ({
+    method,
+    path,
+    isPublic: Array.isArray(op.security) && op.security.length === 0,
+    pathParams: (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name as string),
+    query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => ({ name: p.name as string, required: Boolean(p.required) })),
+    bodyTypes: Object.keys(op.requestBody?.content ?? {}),
+  }));
 });
 
 // Files sharing this runtime (vitest.shared.config.ts) after this one find tenant 1 as the seed left it.

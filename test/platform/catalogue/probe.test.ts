@@ -1,7 +1,7 @@
 // Bad input on every catalogue route answers a 4xx problem, never a 500 (contract, Reliability):
 // the routes are read from the OpenAPI document, so new catalogue routes are probed too.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, call, seedPlatform } from '../../helpers/platform';
+import { api, documentedOperations, seedPlatform } from '../../helpers/platform';
 import { keepTenantSettings } from '../../helpers/tenant-state';
 
 keepTenantSettings(1); // vitest.shared.config.ts: later files find the tenant's settings as this one did
@@ -17,14 +17,9 @@ let routes: Route[] = [];
 
 beforeAll(async () => {
   await seedPlatform();
-  const doc = (await (await call('/api/docs/platform.json')).json()) as { paths: Record<string, Record<string, any>> };
-  routes = Object.entries(doc.paths)
-    .filter(([path]) => CATALOGUE.test(path))
-    .flatMap(([path, ops]) =>
-      Object.entries(ops)
-        .filter(([m]) => ['get', 'post', 'put', 'delete'].includes(m))
-        .map(([method, op]) => ({ method: method.toUpperCase(), path, bodyTypes: Object.keys(op.requestBody?.content ?? {}) })),
-    );
+  routes = (await documentedOperations(['get', 'post', 'put', 'delete']))
+    .filter(({ path }) => CATALOGUE.test(path))
+    .map(({ method, path, op }) => ({ method, path, bodyTypes: Object.keys(op.requestBody?.content ?? {}) }));
 });
 
 const PATH_VALUES = ['999999999', 'abc', '%00', 'x'.repeat(300)];

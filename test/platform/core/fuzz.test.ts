@@ -9,7 +9,7 @@
  * Every answer must be below 500.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, seedPlatform, tenantToken } from '../../helpers/platform';
+import { call, documentedOperations, seedPlatform, tenantToken } from '../../helpers/platform';
 
 type Operation = { method: string; path: string; query: string[]; body: string[] };
 
@@ -19,17 +19,12 @@ let operations: Operation[];
 beforeAll(async () => {
   await seedPlatform();
   token = await tenantToken(1);
-  const doc = (await (await call('/api/docs/platform.json')).json()) as { paths: Record<string, Record<string, any>> };
-  operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops)
-      .filter(([method]) => ['get', 'post', 'put', 'delete', 'patch'].includes(method))
-      .map(([method, op]) => ({
-        method: method.toUpperCase(),
-        path,
-        query: ((op.parameters ?? []) as Array<{ in: string; name: string }>).filter((p) => p.in === 'query' && p.name !== 'tenantId').map((p) => p.name),
-        body: Object.keys(op.requestBody?.content ?? {}),
-      })),
-  );
+  operations = (await documentedOperations()).map(({ method, path, op }) => ({
+    method,
+    path,
+    query: ((op.parameters ?? []) as Array<{ in: string; name: string }>).filter((p) => p.in === 'query' && p.name !== 'tenantId').map((p) => p.name),
+    body: Object.keys(op.requestBody?.content ?? {}),
+  }));
 });
 
 // Path parameters get a well-formed id of some asset of the demo tenant where one fits.
