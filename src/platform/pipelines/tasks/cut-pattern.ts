@@ -17,6 +17,7 @@ import { assetKey } from './assets';
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import type { TaskModule, UnitContext } from './types';
+import { unitInput } from './unit-input';
 import type { TaskParams } from '../language';
 import { loadUserPdf } from '../../assets/pdf-pages';
 
@@ -68,9 +69,7 @@ export const combineWithCutPattern: TaskModule<'combine-with-cut-pattern'> = {
   async run(ctx, p) {
     const ink = p.cutPatternSpotColorName;
     if (!isInkName(ink)) throw new ParameterError({ cutPatternSpotColorName: ['must be 1–127 printable ASCII characters'] });
-    const ref = ctx.task.inputs[0]!;
-    const input = ctx.member ?? ctx.inputs(ref.name)[0];
-    if (!input) throw new TaskFailure(`${ref.name} is missing`);
+    const input = unitInput(ctx);
     const bytes = await ctx.read(input);
     if (!(bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46)) throw new TaskFailure(`${input.fileName} is not a PDF`);
     let doc: PDFDocument;

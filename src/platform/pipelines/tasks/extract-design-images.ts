@@ -17,6 +17,7 @@ import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import { designOf, isPrintProduct } from './render';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
+import { unitInput } from './unit-input';
 import { applyVariableData } from '../../../engine/print-product';
 import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables } from './personalise';
@@ -95,9 +96,7 @@ const safe = (s: string) => s.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, '_').trim()
 
 export const extractDesignImages: TaskModule<'extract-design-images'> = {
   async run(ctx, p) {
-    const ref = ctx.task.inputs[0]!;
-    const input = ctx.member ?? ctx.inputs(ref.name)[0];
-    if (!input) throw new TaskFailure(`${ref.name} is missing`);
+    const input = unitInput(ctx);
     const design = await designOf(ctx, input);
     let images: Extracted[];
     if (isPrintProduct(design)) images = await printProductImages(ctx, design, input);

@@ -20,6 +20,7 @@ import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { loadModel, surfacePicture } from './print-product';
 import { designOf, isPrintProduct, renderImage } from './render';
 import type { TaskModule, UnitContext } from './types';
+import { unitInput } from './unit-input';
 import type { TaskParams } from '../language';
 
 /** What placing into mockups reads: the mockups (optional for render-image-preview), the picture size and format, `outputName`. */
@@ -64,9 +65,7 @@ export async function onMockups(
 
 export const renderDesignPreviewWithMockup: TaskModule<'render-design-preview-with-mockup'> = {
   async run(ctx, p) {
-    const ref = ctx.task.inputs[0]!;
-    const input = ctx.member ?? ctx.inputs(ref.name)[0];
-    if (!input) throw new TaskFailure(`${ref.name} is missing`);
+    const input = unitInput(ctx);
     const design = await designOf(ctx, input);
     const fields = itemFields(ctx, input);
     if (isPrintProduct(design)) {

@@ -9,6 +9,7 @@ import { cmyk, grayscale, PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PD
 import { TaskFailure } from './errors';
 import { outputBase } from './project';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
+import { unitInput } from './unit-input';
 import { loadUserPdf } from '../../assets/pdf-pages';
 
 const isPdf = (b: Uint8Array) => b[0] === 0x25 && b[1] === 0x50 && b[2] === 0x44 && b[3] === 0x46;
@@ -94,9 +95,7 @@ export const mergeSeparatePages: TaskModule<'merge-separate-pages'> = {
 
 export const drawCropMarks: TaskModule<'draw-crop-marks'> = {
   async run(ctx, p) {
-    const ref = ctx.task.inputs[0]!;
-    const input = ctx.member ?? ctx.inputs(ref.name)[0];
-    if (!input) throw new TaskFailure(`${ref.name} is missing`);
+    const input = unitInput(ctx);
     const bytes = await ctx.read(input);
     if (!isPdf(bytes)) throw new TaskFailure(`${input.fileName} is not a PDF`);
     const src = await loadPdf(ctx, input, bytes);

@@ -14,12 +14,11 @@ import { designTenant } from './print-product';
 import { outputBase } from './project';
 import { designOf } from './render';
 import type { TaskModule } from './types';
+import { unitInput } from './unit-input';
 
 export const preflight: TaskModule<'preflight'> = {
   async run(ctx, p) {
-    const ref = ctx.task.inputs[0]!;
-    const input = ctx.member ?? ctx.inputs(ref.name)[0];
-    if (!input) throw new TaskFailure(`${ref.name} is missing`);
+    const input = unitInput(ctx);
     const design = await designOf(ctx, input);
     const report = await designPreflight(designTenant(ctx), design.id, itemFields(ctx, input));
     ctx.preflight(design.id, report.problems);

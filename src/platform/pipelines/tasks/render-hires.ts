@@ -28,6 +28,7 @@ import { separationFileName } from '../../../engine/pdf/document';
 import { colourTransform, defaultProfile } from '../../../engine/colour';
 import { encodeConvertedJpeg } from '../../../engine/raster';
 import type { TaskModule, UnitContext } from './types';
+import { unitInput } from './unit-input';
 import type { PersonalisationData } from '../../../engine/personalise';
 import type { RGBAImage } from '../../../engine/types';
 import type { PrintProductModel, VariableInfo } from '../../../engine/print-product';
@@ -197,8 +198,7 @@ export async function psdPrintFile(ctx: UnitContext, p: HiresParams, designId: s
 
 export const renderHires: TaskModule<'render-hires'> = {
   async run(ctx, p) {
-    const input = ctx.member ?? ctx.inputs(ctx.task.inputs[0]!.name)[0];
-    if (!input) throw new TaskFailure(`${ctx.task.inputs[0]!.name} is missing`);
+    const input = unitInput(ctx);
     const design = await designOf(ctx, input);
     const name = outputBase(p, design.name);
     const out = ctx.task.outputs[0]!;

@@ -17,6 +17,7 @@ import { loadModel, surfacePictures, type PreviewSettings } from './print-produc
 import { outputBase } from './project';
 import { designOf, includesFirstPage, isPrintProduct, renderImage } from './render';
 import type { TaskModule, UnitContext } from './types';
+import { unitInput } from './unit-input';
 
 /** What a picture task asks for: the picture settings (size, format, stub, mockup, print-area bounds) and the print-area filter. */
 interface PictureRequest {
@@ -57,9 +58,7 @@ function proofSettings(p: ProofParams): PictureRequest {
 function imageTask<T extends 'render-preview' | 'render-proof'>(request: (p: TaskParams<T>) => PictureRequest): TaskModule<T> {
   return {
     async run(ctx: UnitContext, p: TaskParams<T>) {
-      const ref = ctx.task.inputs[0]!;
-      const input = ctx.member ?? ctx.inputs(ref.name)[0];
-      if (!input) throw new TaskFailure(`${ref.name} is missing`);
+      const input = unitInput(ctx);
       const { settings, filter } = request(p);
       const design = await designOf(ctx, input);
       const { format } = settings;

@@ -23,6 +23,7 @@ import type { DesignAsset } from './assets';
 import { itemFields, printProductVariables, psdFieldData } from './personalise';
 import { loadModel, surfacePicture } from './print-product';
 import type { ArtifactRecord, TaskModule, UnitContext } from './types';
+import { unitInput } from './unit-input';
 
 const MAX_ROWS = 500;
 
@@ -103,9 +104,7 @@ async function printProductRows(ctx: UnitContext, p: RowParams, design: DesignAs
 type RowParams = OutputNameParams & (({ kind: 'preview' } & PreviewParams) | ({ kind: 'hires' } & HiresParams));
 
 async function runRows(ctx: UnitContext, p: RowParams & VdpParams) {
-  const ref = ctx.task.inputs[0]!;
-  const input = ctx.member ?? ctx.inputs(ref.name)[0];
-  if (!input) throw new TaskFailure(`${ref.name} is missing`);
+  const input = unitInput(ctx);
   const rows = await rowsOf(ctx, p);
   if (!rows.length) throw new TaskFailure('there are no rows of variable data');
   if (rows.length > MAX_ROWS) throw new TaskFailure(`at most ${MAX_ROWS} rows of variable data`);
