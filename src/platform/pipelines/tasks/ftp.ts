@@ -14,9 +14,8 @@
  * segments, so a project field or an asset name cannot add commands or leave the folder.
  */
 import { connect } from 'cloudflare:sockets';
-import { OutboundError, checkOutboundUrl } from '../../../http/outbound';
 import { TaskFailure, TransientFailure } from './errors';
-import { configured, protocolValue, protocolValues, remoteFolder, remoteName, safeSegments } from './remote-paths';
+import { configured, protocolValue, protocolValues, remoteFolder, remoteHost, remoteName, safeSegments } from './remote-paths';
 import { uploadToSftp } from './sftp';
 import type { TaskModule } from './types';
 
@@ -133,12 +132,7 @@ export const uploadToFtp: TaskModule<'upload-to-ftp'> = {
     // workerd verifies certificates against its trust store and exposes none (docs/delivery.md).
     if (p.tlsCertificateFingerprint) throw new TaskFailure('tlsCertificateFingerprint: Workers TLS sockets verify the server certificate against public certificate authorities and cannot pin one; use a certificate from a public CA and leave this parameter out');
     protocolValues(p, ['host', 'userName', 'password', 'folder', 'fileName']);
-    const host = p.host.trim();
-    try {
-      checkOutboundUrl(`https://${host.includes(':') ? `[${host}]` : host}:${p.port}/`, ctx.env);
-    } catch (e) {
-      throw new TaskFailure(`host: ${e instanceof OutboundError ? e.message : 'not a valid host'}`);
-    }
+    const host = remoteHost(p.host, p.port, ctx.env);
     const list = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));
     if (!list.length) throw new TaskFailure('there is nothing to upload');
     const folder = remoteFolder(p.folder, configured(ctx.task.parameters, 'folder') ?? '/');

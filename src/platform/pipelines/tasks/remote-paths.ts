@@ -9,6 +9,9 @@
  *   (Windows servers), and a leading `/` only when the folder as configured (before
  *   interpolation) starts with one, so a project field cannot make a relative folder absolute.
  *
+ * - `remoteHost`: the FTP or SFTP server, allowed by the same outbound policy as any URL we fetch
+ *   (public hosts only; http/outbound.ts), else a task failure naming `host`.
+ *
  * FTP, SFTP, S3 and Dropbox uploads all call these.
  *
  * ```ts
@@ -17,6 +20,7 @@
  * remoteFolder('/orders/../{{x}}', '/orders/../a/./b'); // '/orders/a/b'
  * ```
  */
+import { OutboundError, checkOutboundUrl, type OutboundEnv } from '../../../http/outbound';
 import { TaskFailure } from './errors';
 
 const LINE_BREAKING = /[\r\n\0]/;
@@ -34,6 +38,20 @@ export function protocolValue<T>(parameter: string, value: T): T {
 /** `protocolValue` for each named parameter of `params` that is a string. */
 export function protocolValues<P extends object>(params: P, names: ReadonlyArray<keyof P & string>): void {
   for (const n of names) protocolValue(n, params[n]);
+}
+
+/**
+ * The server a socket upload connects to: `host` trimmed, once the outbound policy allows it at
+ * `port` (checked as the https URL of that host and port). Refused as a task failure naming `host`.
+ */
+export function remoteHost(host: string, port: number, env: OutboundEnv): string {
+  const trimmed = host.trim();
+  try {
+    checkOutboundUrl(`https://${trimmed.includes(':') ? `[${trimmed}]` : trimmed}:${port}/`, env);
+  } catch (e) {
+    throw new TaskFailure(`host: ${e instanceof OutboundError ? e.message : 'not a valid host'}`);
+  }
+  return trimmed;
 }
 
 /** Safe segments of a path: no control characters, `.`/`..`/empty segments dropped. */

@@ -12,10 +12,9 @@
  * connection is a TransientFailure: the runner retries and the retry rewrites `.part` from 0.
  */
 import { connect } from 'cloudflare:sockets';
-import { OutboundError, checkOutboundUrl } from '../../../http/outbound';
 import { OPEN, SshError, STATUS, fingerprint, openSftp, readPrivateKey, sameFingerprint, type PrivateKey, type Sftp } from '../../../lib/ssh';
 import { TaskFailure, TransientFailure } from './errors';
-import { configured, joinRemote, protocolValues, remoteFolder, remoteName, safeSegments } from './remote-paths';
+import { configured, joinRemote, protocolValues, remoteFolder, remoteHost, remoteName, safeSegments } from './remote-paths';
 import type { TaskModule } from './types';
 
 const FINGERPRINT = /^(SHA256:)?[A-Za-z0-9+/]{43}=?$/;
@@ -51,12 +50,7 @@ async function ensureFolder(sftp: Sftp, folder: string): Promise<void> {
 export const uploadToSftp: TaskModule<'upload-to-ftp'> = {
   async run(ctx, p) {
     protocolValues(p, ['host', 'userName', 'folder', 'fileName', 'hostKeyFingerprint']);
-    const host = p.host.trim();
-    try {
-      checkOutboundUrl(`https://${host.includes(':') ? `[${host}]` : host}:${p.port}/`, ctx.env);
-    } catch (e) {
-      throw new TaskFailure(`host: ${e instanceof OutboundError ? e.message : 'not a valid host'}`);
-    }
+    const host = remoteHost(p.host, p.port, ctx.env);
     const pinned = p.hostKeyFingerprint?.trim();
     if (pinned && !FINGERPRINT.test(pinned)) throw new TaskFailure('hostKeyFingerprint: expected SHA256:<43 base64 characters>, as ssh-keygen -lf prints it');
     const list = ctx.task.inputs.flatMap((r) => ctx.inputs(r.name));

@@ -2,7 +2,7 @@
 // interpolation (docs/security.md).
 import { describe, expect, it } from 'vitest';
 import { TaskFailure } from '../../../../src/platform/pipelines/tasks/errors';
-import { joinRemote, protocolValue, remoteFolder, remoteKey, remoteName } from '../../../../src/platform/pipelines/tasks/remote-paths';
+import { joinRemote, protocolValue, remoteFolder, remoteHost, remoteKey, remoteName } from '../../../../src/platform/pipelines/tasks/remote-paths';
 
 describe('protocolValue', () => {
   it('refuses CR, LF and NUL as a task failure naming the parameter', () => {
@@ -37,5 +37,16 @@ describe('remote names', () => {
     expect(remoteKey('/../../orders/1042.csv')).toBe('orders/1042.csv');
     expect(remoteKey('orders/')).toBe('orders/');
     expect(remoteKey('')).toBe('');
+  });
+});
+
+describe('remoteHost', () => {
+  it('is the trimmed host where the outbound policy allows it, else a task failure naming host', () => {
+    expect(remoteHost(' ftp.example.com ', 21, {})).toBe('ftp.example.com');
+    expect(remoteHost('127.0.0.1', 2222, { OUTBOUND_ALLOW_HOSTS: '127.0.0.1' })).toBe('127.0.0.1');
+    expect(() => remoteHost('10.0.0.5', 21, {})).toThrow(TaskFailure);
+    expect(() => remoteHost('10.0.0.5', 21, {})).toThrow(/^host: the host is internal/);
+    expect(() => remoteHost('::1', 22, {})).toThrow(/^host: the host is internal/);
+    expect(() => remoteHost('bad host', 21, {})).toThrow(/^host: not a valid absolute URL/);
   });
 });
