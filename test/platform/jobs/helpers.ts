@@ -79,11 +79,12 @@ export async function driveProject(tenantId: number, projectId: number, timeoutM
 }
 
 /**
- * A stand-alone rendering job of tenant 1 for `project` with `tasks`: created through the API,
- * driven to its end, and read back (its settled status, aborts, and the job DTO).
+ * A stand-alone rendering job of tenant 1 for `project` with `tasks` (and any `more` fields of the
+ * job request): created through the API, driven to its end, and read back (its settled status,
+ * aborts, and the job DTO).
  */
-export async function runStandaloneJob(id: string, project: Record<string, unknown>, tasks: unknown[], timeoutMs = 60_000) {
-  await apiJson('POST', '/api/rendering/v1/jobs', { id, project, tasks }, { token: 1 }, 201);
+export async function runStandaloneJob(id: string, project: Record<string, unknown>, tasks: unknown[], timeoutMs = 60_000, more: Record<string, unknown> = {}) {
+  await apiJson('POST', '/api/rendering/v1/jobs', { id, project, tasks, ...more }, { token: 1 }, 201);
   const run = await drive(stubOfJob(id), id, timeoutMs);
   const job = await apiJson('GET', `/api/rendering/v1/jobs/${id}`, undefined, { token: 1 });
   return { ...run, job };

@@ -7,7 +7,7 @@ import { metadataValues, pickItem, retryAfterMs } from '../../../src/platform/pi
 import { TaskFailure } from '../../../src/platform/pipelines/tasks/errors';
 import { fixtureServer } from '../../helpers/fixtures';
 import { apiJson, seedPlatform } from '../../helpers/platform';
-import { drive, stubOfJob } from '../jobs/helpers';
+import { runStandaloneJob } from '../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const project = { id: 'p-od', orderId: '1042', name: 'A-2001-X', items: [{ itemId: '7', name: 'card', quantity: 3 }] };
@@ -16,12 +16,7 @@ const store = (name: string) => ({ storeUrl: `${fixtureServer()}/order-desk/${na
 interface Call { method: string; path: string; headers: Record<string, string>; body: string; at: number }
 const callsOf = async (name: string) => (await (await fetch(`${fixtureServer()}/order-desk/${name}/__calls`)).json()) as Call[];
 
-async function runJob(id: string, tasks: unknown[]) {
-  await apiJson('POST', JOBS, { id, project, tasks }, { token: 1 }, 201);
-  const run = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
-  return { ...run, job };
-}
+const runJob = (id: string, tasks: unknown[]) => runStandaloneJob(id, project, tasks, 40_000);
 
 beforeAll(async () => {
   await seedPlatform();

@@ -7,7 +7,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LONG_NAME as LONG, preflightCard, uploadCardFonts } from '../../projects/preflight-card';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
-import { drive, sqlOf, stubOfJob } from '../../jobs/helpers';
+import { drive, runStandaloneJob, sqlOf, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 
@@ -23,9 +23,7 @@ interface TaskDto {
 /** A stand-alone job on the card with the item's `fields`, driven to its end and read back. */
 async function runJob(id: string, fields: Record<string, unknown>, tasks: unknown[]) {
   const project = { items: [{ itemId: '1', designIds: [designId], fields }] };
-  await apiJson('POST', JOBS, { id, project, tasks: [{ name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] }, ...tasks] }, { token: 1 }, 201);
-  const { status } = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
+  const { status, job } = await runStandaloneJob(id, project, [{ name: 'extract', type: 'extract-project-design', outputArtifacts: ['design*'] }, ...tasks], 40_000);
   const task = (name: string) => (job.tasks as TaskDto[]).find((t) => t.name === name)!;
   return { status, job, task };
 }

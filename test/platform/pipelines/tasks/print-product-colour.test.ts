@@ -8,10 +8,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bundledFont, runTool } from '../../../helpers/fixtures';
 import { S, upload } from '../../storage/helpers';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
-import { drive, stubOfJob } from '../../jobs/helpers';
+import { runStandaloneJob } from '../../jobs/helpers';
 import { gsCmyk, pdfGraph, pixel } from '../../../engine/pdf/print';
 
-const JOBS = '/api/rendering/v1/jobs';
 const text = (o: unknown) => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : undefined);
 
 /** Two surfaces of 200 × 100 pt: the front a red background with a pure-K bar and pure-K words; the back translucent. */
@@ -53,23 +52,16 @@ async function finals(jobId: string): Promise<Uint8Array[]> {
 }
 
 async function runJob(id: string, parameters: Record<string, unknown>) {
-  await apiJson(
-    'POST',
-    JOBS,
-    {
-      id,
-      project: { items: [{ itemId: '1', designIds: [designId], fields: {} }] },
-      tasks: [
-        { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
-        { name: 'render', type: 'render-hires', inputArtifacts: ['design'], outputArtifacts: ['result*'], parameters },
-        { name: 'finalize', type: 'finalize', finalArtifacts: ['result*'] },
-      ],
-    },
-    { token: 1 },
-    201,
+  const { status, job } = await runStandaloneJob(
+    id,
+    { items: [{ itemId: '1', designIds: [designId], fields: {} }] },
+    [
+      { name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] },
+      { name: 'render', type: 'render-hires', inputArtifacts: ['design'], outputArtifacts: ['result*'], parameters },
+      { name: 'finalize', type: 'finalize', finalArtifacts: ['result*'] },
+    ],
+    40_000,
   );
-  const { status } = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
   return { status, job, files: status === 'Completed' ? await finals(id) : [] };
 }
 

@@ -12,7 +12,7 @@ import { decodeImage, encodePng } from '../../../../src/engine/raster';
 import { bundledFont, fixtureServer } from '../../../helpers/fixtures';
 import { pngBytes, S, upload, uploadJson } from '../../storage/helpers';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
-import { drive, driveProject, stubOfJob } from '../../jobs/helpers';
+import { drive, driveProject, runStandaloneJob, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const PSD_LAYER = 'Line 1 Line 2 Line 3 and text';
@@ -77,9 +77,7 @@ async function finals(jobId: string): Promise<Array<{ name: string; alias: strin
 
 /** A stand-alone job on the card with the item's `fields`; its finals once it settles. */
 async function runJob(id: string, fields: Record<string, unknown>, tasks: unknown[]) {
-  await apiJson('POST', JOBS, { id, project: { items: [{ itemId: '1', designIds: [designId], fields }] }, tasks: [{ name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] }, ...tasks] }, { token: 1 }, 201);
-  const { status } = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
+  const { status, job } = await runStandaloneJob(id, { items: [{ itemId: '1', designIds: [designId], fields }] }, [{ name: 'extract', type: 'extract-project-design', outputArtifacts: ['design'] }, ...tasks], 40_000);
   return { status, job, files: status === 'Completed' ? await finals(id) : [] };
 }
 

@@ -8,17 +8,12 @@ import { decodeImage } from '../../../../src/engine/raster';
 import { classify, CallFailure, retryDelayMs, TaskFailure, TransientFailure } from '../../../../src/platform/pipelines/tasks/errors';
 import { fixtureServer } from '../../../helpers/fixtures';
 import { api, apiJson, seedPlatform, tenantToken } from '../../../helpers/platform';
-import { createDesign, drive, sqlOf, stubOfJob } from '../../jobs/helpers';
+import { createDesign, drive, runStandaloneJob, sqlOf, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const project = { id: 'p-2', orderNumber: 1042, customerName: 'Ada, Inc.', items: [{ itemId: '7', name: 'card', quantity: 3, designIds: ['tasks-design'] }] };
 
-async function runJob(id: string, tasks: unknown[], body: Record<string, unknown> = {}) {
-  await apiJson('POST', JOBS, { id, project, tasks, ...body }, { token: 1 }, 201);
-  const run = await drive(stubOfJob(id), id, 40_000);
-  const job = await apiJson('GET', `${JOBS}/${id}`, undefined, { token: 1 });
-  return { ...run, job };
-}
+const runJob = (id: string, tasks: unknown[], body: Record<string, unknown> = {}) => runStandaloneJob(id, project, tasks, 40_000, body);
 
 async function finalBytes(jobId: string): Promise<Array<{ name: string; bytes: Uint8Array }>> {
   const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
