@@ -2,13 +2,12 @@
 // CMYK PDF/X-4 (output intent, GTS_PDFXVersion, TrimBox/BleedBox) whose cmyk(0,0,0,100) text is
 // K alone under Ghostscript; Rgb gives the plain PDF; a print-area filter keeps the PDF/X keys;
 // PDF/X-1a of translucent content is flattened; an unknown profile fails the task naming the parameter.
-import { env } from 'cloudflare:workers';
 import { PDFName, PDFString, PDFHexString } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundledFont, runTool } from '../../../helpers/fixtures';
 import { S, upload } from '../../storage/helpers';
 import { apiJson, seedPlatform } from '../../../helpers/platform';
-import { runStandaloneJob } from '../../jobs/helpers';
+import { finalFiles, runStandaloneJob } from '../../jobs/helpers';
 import { gsCmyk, pdfGraph, pixel } from '../../../engine/pdf/print';
 
 const text = (o: unknown) => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : undefined);
@@ -46,11 +45,6 @@ const card = {
 
 let designId: string;
 
-async function finals(jobId: string): Promise<Uint8Array[]> {
-  const { results } = await env.DB.prepare(`SELECT r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`).bind(jobId).all<{ key: string }>();
-  return Promise.all(results.map(async (r) => new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer())));
-}
-
 async function runJob(id: string, parameters: Record<string, unknown>) {
   const { status, job } = await runStandaloneJob(
     id,
@@ -62,7 +56,7 @@ async function runJob(id: string, parameters: Record<string, unknown>) {
     ],
     40_000,
   );
-  return { status, job, files: status === 'Completed' ? await finals(id) : [] };
+  return { status, job, files: status === 'Completed' ? (await finalFiles(id)).map((f) => f.bytes) : [] };
 }
 
 beforeAll(async () => {

@@ -1,26 +1,18 @@
 // Task modules run by the ProjectJobs runner through stand-alone rendering jobs: invoke-url's
 // retryCount / retryDelaySeconds through alarms with one Idempotency-Key, render-preview,
 // draw-crop-marks + merge-separate-pages, the order CSV, and how failures are classified.
-import { env } from 'cloudflare:workers';
 import { PDFDocument } from 'pdf-lib';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { decodeImage } from '../../../../src/engine/raster';
 import { classify, CallFailure, retryDelayMs, TaskFailure, TransientFailure } from '../../../../src/platform/pipelines/tasks/errors';
 import { fixtureServer } from '../../../helpers/fixtures';
 import { api, apiJson, seedPlatform, tenantToken } from '../../../helpers/platform';
-import { createDesign, drive, runStandaloneJob, sqlOf, stubOfJob } from '../../jobs/helpers';
+import { createDesign, drive, finalFiles, runStandaloneJob, sqlOf, stubOfJob } from '../../jobs/helpers';
 
 const JOBS = '/api/rendering/v1/jobs';
 const project = { id: 'p-2', orderNumber: 1042, customerName: 'Ada, Inc.', items: [{ itemId: '7', name: 'card', quantity: 3, designIds: ['tasks-design'] }] };
 
 const runJob = (id: string, tasks: unknown[], body: Record<string, unknown> = {}) => runStandaloneJob(id, project, tasks, 40_000, body);
-
-async function finalBytes(jobId: string): Promise<Array<{ name: string; bytes: Uint8Array }>> {
-  const { results } = await env.DB.prepare(`SELECT name, r2_key AS key FROM artifacts WHERE tenant_id = 1 AND job_id = ?1 AND type = 'Final' ORDER BY alias`)
-    .bind(jobId)
-    .all<{ name: string; key: string }>();
-  return Promise.all(results.map(async (r) => ({ name: r.name, bytes: new Uint8Array(await (await env.FILES.get(r.key))!.arrayBuffer()) })));
-}
 
 const calls = async (key: string) => (await (await fetch(`${fixtureServer()}/calls/${key}`)).json()) as Array<{ idempotencyKey: string; body: string; at: number }>;
 
@@ -45,7 +37,7 @@ describe('invoke-url', () => {
     expect(made[1]!.at - made[0]!.at).toBeGreaterThanOrEqual(950);
     expect(made[2]!.at - made[1]!.at).toBeGreaterThanOrEqual(950);
     expect(job.tasks[0]).toMatchObject({ status: 'Completed', autoRetryCount: 0 });
-    const [answer] = await finalBytes('job-invoke-ok');
+    const [answer] = await finalFiles('job-invoke-ok');
     expect(JSON.parse(new TextDecoder().decode(answer!.bytes))).toEqual({ ok: true, calls: 3 });
   });
 
@@ -123,7 +115,7 @@ describe('upload-to-ftp', () => {
     ]);
     expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
     const stored = (await (await fetch(`${fixtureServer()}/ftp-files`)).json()) as Record<string, number>;
-    const [pdf] = await finalBytes('job-ftp');
+    const [pdf] = await finalFiles('job-ftp');
     expect(stored['/orders/1042/card.pdf']).toBe(pdf!.bytes.length);
   });
 
@@ -243,7 +235,7 @@ describe('render, crop marks, merge and CSV', () => {
       { name: 'finalize', type: 'finalize', inputArtifacts: ['merged', 'order', 'pdf*'], finalArtifacts: ['merged', 'order', 'pdf*'] },
     ]);
     expect(status, JSON.stringify(job)).toBe('Completed');
-    const files = await finalBytes('job-pdf-chain');
+    const files = await finalFiles('job-pdf-chain');
     const byName = new Map(files.map((f) => [f.name, f.bytes]));
     const original = await PDFDocument.load(byName.get('psdtools-blend-multiply.pdf')!);
     const merged = await PDFDocument.load(byName.get('proof-sheet.pdf')!);
@@ -265,7 +257,7 @@ describe('render, crop marks, merge and CSV', () => {
       { name: 'finalize', type: 'finalize', finalArtifacts: ['filled*', 'fitted*'] },
     ]);
     expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
-    const files = new Map((await finalBytes('job-image-preview')).map((f) => [f.name, f.bytes]));
+    const files = new Map((await finalFiles('job-image-preview')).map((f) => [f.name, f.bytes]));
     const filled = await decodeImage(files.get('filled.jpg')!);
     expect([filled.width, filled.height]).toEqual([100, 50]);
     const fitted = await decodeImage(files.get('fitted.png')!);
@@ -281,7 +273,7 @@ describe('render, crop marks, merge and CSV', () => {
       { name: 'finalize', type: 'finalize', finalArtifacts: ['mocked*', 'imageMocked*'] },
     ]);
     expect(status, JSON.stringify(job.statusDescription)).toBe('Completed');
-    const files = new Map((await finalBytes('job-mockup')).map((f) => [f.name, f.bytes]));
+    const files = new Map((await finalFiles('job-mockup')).map((f) => [f.name, f.bytes]));
     const mocked = await decodeImage(files.get('psdtools-blend-multiply.jpg')!);
     expect(Math.max(mocked.width, mocked.height)).toBe(400);
     const image = await decodeImage(files.get('image-on-mockup.png')!);
