@@ -1,5 +1,6 @@
 import type { Bounds, RGBAImage } from '../types';
 import { type Arena, freshKernels, inArena, kernels, markHeldPicture, type KernelExports } from './kernels';
+import type { PushedRows } from './resample';
 
 /** Working sets above this run in a fresh kernels instance, freed afterwards (see freshKernels). */
 const SHARED_ARENA_LIMIT = 16 << 20;
@@ -69,6 +70,25 @@ export async function decodeJpegScaled(bytes: Uint8Array, scale: Exclude<JpegSca
   const { frame, quant, huff, restartInterval, start, adobeTransform, jfif } = parsed;
   const ycc = frame.components.length === 3 && (adobeTransform === undefined ? jfif || !isRgbIds(frame) : adobeTransform !== 0);
   return decodeScan(bytes, start, frame, quant, huff, restartInterval, scale, ycc, into, window);
+}
+
+/**
+ * decodeJpegScaled's pixels of `window` (or all) resampled through `rows` (resample.ts'
+ * pushedRows) as they are made, a strip of an MCU row at a time in the decoder's own arena: the
+ * bytes of resampleWithTaps on decodeJpegScaled's picture, which is never made (its 4 bytes a
+ * pixel written, copied and read again). Null where decodeJpegScaled answers null, for the
+ * scales it decodes whole planes at (1/8, 1/4, 1/2), and when `size` (the decode's the taps were
+ * made for) is not the frame's: the caller decodes, then resamples.
+ */
+export async function decodeJpegScaledThrough(bytes: Uint8Array, scale: Exclude<JpegScale, 8>, rows: PushedRows, window?: DecodeWindow, size?: { width: number; height: number }): Promise<RGBAImage | null> {
+  if (scale === 1 || scale === 2 || scale === 4) return null;
+  const parsed = parseJpeg(bytes);
+  if (!parsed) return null;
+  const { frame, quant, huff, restartInterval, start, adobeTransform, jfif } = parsed;
+  // `size`: the decode's the taps were made for; a frame of another size answers null.
+  if (size && (Math.ceil((frame.width * scale) / 8) !== size.width || Math.ceil((frame.height * scale) / 8) !== size.height)) return null;
+  const ycc = frame.components.length === 3 && (adobeTransform === undefined ? jfif || !isRgbIds(frame) : adobeTransform !== 0);
+  return decodeScan(bytes, start, frame, quant, huff, restartInterval, scale, ycc, undefined, window, rows);
 }
 
 type Quant = (Int32Array | undefined)[];
@@ -401,6 +421,8 @@ const isRgbIds = (frame: Frame) => frame.components.map((c) => c.id).join() === 
 
 async function decodeScan(
   bytes: Uint8Array, start: number, frame: Frame, quant: Quant, huff: Huff, restartInterval: number, scale: number, ycc: boolean, given?: Uint8ClampedArray | { held: KernelExports }, window?: DecodeWindow,
+  /** decodeJpegScaledThrough's: each MCU row's rows converted into the strip and pushed through these (the scales decoded by rows alone). */
+  through?: PushedRows,
 ): Promise<RGBAImage | null> {
   const held = given && 'held' in given ? given.held : undefined;
   const into = held ? undefined : (given as Uint8ClampedArray | undefined);
@@ -444,19 +466,23 @@ async function decodeScan(
     };
     if (byRows) {
       // Held, the rows are converted in place: no strip, no copy.
-      const strip = held ? 0 : arena.alloc(mcuHeight * outW * 4);
+      const strip = held || through ? 0 : arena.alloc(mcuHeight * outW * 4);
       const scratch = arena.alloc(scratchBytes);
       const { data, huffPtr, compsPtr } = loadScan(arena, bytes, quant, huff, comps, layout, (i) => layout[i]!.size);
       arena.alloc(16); // jpegToRgbaRows reads up to 7 bytes past a plane's row
+      through?.alloc(k, arena, outW * 4, mcuHeight);
       const u8 = arena.u8();
       const i32 = arena.i32();
+      through?.start();
       if (window) i32.set(windowWords(window, mcu), (compsPtr >> 2) + 28);
       const rows = k as unknown as RowsKernel;
       // Every row is written (a window's rows alone): the MCU rows cover outH (mcuRows × mcuHeight ≥ outH).
-      const out = held ? undefined : into ?? new Uint8ClampedArray(outW * outH * 4);
-      const convert = mcuRowConverter(converted, mcuHeight, outW, out, u8, strip, (y0, y1) =>
-        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, held ? picture + y0 * outW * 4 : strip, scratch, outH),
-      );
+      const out = held || through ? undefined : into ?? new Uint8ClampedArray(outW * outH * 4);
+      const toRgba = (y0: number, y1: number) => {
+        rows.jpegToRgbaRows(comps.length, compsPtr, hMax, vMax, scale, outW, ycc ? 1 : 0, y0, y1, held ? picture + y0 * outW * 4 : through ? through.rowsAt(y0) : strip, scratch, outH);
+        through?.push(y0, y1);
+      };
+      const convert = mcuRowConverter(converted, mcuHeight, outW, out, u8, strip, toRgba);
       for (let m = 0; m < mcuRows; m++) {
         i32.set([m, 1, ring], (compsPtr >> 2) + 24);
         if (rows.jpegDecodeScanRows(data, bytes.length, start, comps.length, compsPtr, huffPtr, single ? Math.ceil(width / 8) : mcusX, mcuRows, restartInterval) !== 0) throw corrupt();
@@ -464,6 +490,7 @@ async function decodeScan(
         else if (m > 0) convert(m - 1);
       }
       if (ring > 1) convert(mcuRows - 1);
+      if (through) return through.finish();
       return { width: outW, height: outH, data: out ?? heldView() };
     }
     const out = held ? picture : arena.alloc(outW * outH * 4);

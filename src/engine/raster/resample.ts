@@ -1,5 +1,5 @@
 import type { RGBAImage } from '../types';
-import { withArena } from './kernels';
+import { type Arena, type KernelExports, withArena } from './kernels';
 
 /**
  * `high`: Lanczos-3 (previews and final output). `fast`: box when shrinking, bilinear when
@@ -398,6 +398,139 @@ async function filterRows(
   });
   return { width: outWidth, height: rows.bottom - rows.top, data: out };
 }
+
+/**
+ * filterRows fed by its caller (pushedRows): the source rows come as they are made, in order (a
+ * decoder's MCU rows, in the arena it makes them in), each filtered across into the ring at once,
+ * and every output row whose source rows are all filtered is then filtered down. The same kernels
+ * on the same rows and taps (each ring row the same floats whichever of resampleRowH, H2 or H4
+ * makes it; each output row the same sums whether alone or in a pair): the bytes resampleWithTaps
+ * gives on the picture those rows make, without that picture.
+ */
+export interface PushedRows {
+  /**
+   * Allocates its buffers in `arena` (kernels `k`), among them where the caller makes the source
+   * rows (`rowsAt`): rows of `stride` bytes, made in runs of at most `run` rows that start at a
+   * multiple of `run` (a decoder's MCU rows; a run may start later, where the rows asked start).
+   * Then the caller allocates the rest and takes its views.
+   */
+  alloc(k: KernelExports, arena: Arena, stride: number, run: number): void;
+  /** After the caller's last allocation: writes the taps. */
+  start(): void;
+  /** Where source rows [from, to) (one run) go: row `from` there, each row `stride` bytes after the last. */
+  rowsAt(from: number): number;
+  /** Source rows [from, to) are made at rowsAt(from), after those pushed before (or the first). */
+  push(from: number, to: number): void;
+  /** After the last push: the pixels (a RangeError when some output row's source rows never came). */
+  finish(): RGBAImage;
+}
+
+/** PushedRows through taps `given` (columns) and `v` (rows) of a picture; `into`: where the pixels go (at least their length), as resampleWithTaps'. */
+export function pushedRows(given: AxisWeights, v: AxisWeights, into?: Uint8ClampedArray): PushedRows {
+  const outWidth = given.bounds.length >> 1;
+  const outHeight = v.bounds.length >> 1;
+  const cols = tapSpan(given, 0, outWidth);
+  const first = cols.end > cols.first ? cols.first : 0;
+  const srcW = Math.max(1, cols.end - first);
+  const h = windowTaps(given, { left: 0, right: outWidth }, first, srcW);
+  const need = tapSpan(v, 0, outHeight);
+  let span = v.stride;
+  for (let y = 0; y + 1 < outHeight; y++) if (pairedRows(v, y)) span = Math.max(span, v.bounds[2 * y + 2]! + v.bounds[2 * y + 3]! - v.bounds[2 * y]!);
+  const length = outWidth * outHeight * 4;
+  const out = into ? into.subarray(0, length) : new Uint8ClampedArray(length);
+  let k!: KernelExports;
+  let ringRows = 0, scratch = 0, ring = 0, hBounds = 0, hWeights = 0, vWeights = 0, outRows = 0, runRows = 0;
+  let strip = 0, stripRows = 0, stride = 0;
+  let u8!: Uint8Array;
+  let filtered = need.first; // the next source row to filter across
+  let made = -1; // the source rows made so far end here (-1: none yet)
+  let y = 0; // the next output row
+  let runTop = 0; // the first output row held at outRows
+  const slot = (row: number) => ring + (row % ringRows) * outWidth * 16;
+  // Source row r at strip row r % stripRows: a run (within a multiple of `run` rows) never wraps
+  // there, nor four rows from a multiple of four (stripRows a multiple of both).
+  const at = (row: number) => strip + (row % stripRows) * stride + first * 4;
+  /** Source rows [filtered, end) across: four at a time from a multiple of four (H4), the rest (the first rows, the last) in twos and ones. */
+  const across = (end: number) => {
+    let r = filtered;
+    while (r < end) {
+      if (r % 4 === 0 && r + 4 <= end) {
+        k.resampleRowsH4(at(r), stride, srcW, scratch, slot(r), slot(r + 1), slot(r + 2), slot(r + 3), outWidth, hBounds, hWeights, h.stride);
+        r += 4;
+      } else if (r % 2 === 0 && r + 2 <= end) {
+        k.resampleRowsH2(at(r), at(r + 1), srcW, scratch, slot(r), slot(r + 1), outWidth, hBounds, hWeights, h.stride);
+        r += 2;
+      } else {
+        k.resampleRowH(at(r), srcW, scratch, slot(r), outWidth, hBounds, hWeights, h.stride);
+        r++;
+      }
+    }
+    filtered = r;
+  };
+  /** Output rows whose source rows are all filtered, down (filterRows' second half). */
+  const down = () => {
+    while (y < outHeight) {
+      const last = y + 1 < outHeight && pairedRows(v, y) ? y + 1 : y;
+      if (v.bounds[2 * last]! + v.bounds[2 * last + 1]! > filtered) return;
+      const weights0 = vWeights + y * v.stride * 4;
+      if (last + 1 - runTop > runRows) {
+        out.set(u8.subarray(outRows, outRows + (y - runTop) * outWidth * 4), runTop * outWidth * 4);
+        runTop = y;
+      }
+      const at = outRows + (y - runTop) * outWidth * 4;
+      if (last > y) k.resampleRowsV2(ring, ringRows, outWidth, v.bounds[2 * y]!, v.bounds[2 * y + 1]!, weights0, v.bounds[2 * last]!, v.bounds[2 * last + 1]!, weights0 + v.stride * 4, at, at + outWidth * 4);
+      else k.resampleRowV(ring, ringRows, outWidth, v.bounds[2 * y]!, v.bounds[2 * y + 1]!, weights0, at);
+      y = last + 1;
+    }
+  };
+  return {
+    alloc(kernels, arena, rowStride, run) {
+      k = kernels;
+      stride = rowStride;
+      // A multiple of four and of the run, with room for a run beside the three rows at most left
+      // from the one before (not yet filtered: they wait for a fourth).
+      stripRows = (run * 4) / gcd(run, 4);
+      while (stripRows < run + 3) stripRows *= 2;
+      // The rows an output row (or pair) reads, a run and those three more: a push's rows go into
+      // slots whose rows no output row left to make reads (those all start past the rows filtered
+      // before it, less span).
+      ringRows = span + run + 3;
+      strip = arena.alloc(stripRows * stride + 16);
+      scratch = arena.alloc(srcW * 64);
+      ring = arena.alloc(ringRows * outWidth * 16);
+      hBounds = arena.alloc(h.bounds.byteLength);
+      hWeights = arena.alloc(h.weights.byteLength);
+      vWeights = arena.alloc(v.weights.byteLength);
+      runRows = Math.max(2, Math.floor(OUT_RUN_BYTES / (outWidth * 4)));
+      outRows = arena.alloc(outWidth * 4 * runRows);
+    },
+    start() {
+      u8 = new Uint8Array(k.memory.buffer);
+      new Int32Array(k.memory.buffer, hBounds, h.bounds.length).set(h.bounds);
+      const f32 = new Float32Array(k.memory.buffer);
+      f32.set(h.weights, hWeights >> 2);
+      f32.set(v.weights, vWeights >> 2);
+    },
+    rowsAt(from) {
+      return strip + (from % stripRows) * stride;
+    },
+    push(from, to) {
+      if (made >= 0 ? from !== made : from > filtered) throw new RangeError(`pushedRows: source rows from ${from} after ${made >= 0 ? made : filtered}`);
+      made = to;
+      const end = Math.min(to, need.end);
+      // Up to the last multiple of four made, but at the end of the rows read.
+      across(end === need.end ? end : Math.max(filtered, end - (end % 4)));
+      down();
+    },
+    finish() {
+      if (y < outHeight) throw new RangeError(`pushedRows: output row ${y} reads source rows that did not come`);
+      out.set(u8.subarray(outRows, outRows + (outHeight - runTop) * outWidth * 4), runTop * outWidth * 4);
+      return { width: outWidth, height: outHeight, data: out };
+    },
+  };
+}
+
+const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
 
 /** Bytes of output rows filterRows gathers in the kernels' memory before copying them out at once. */
 const OUT_RUN_BYTES = 64 * 1024;
