@@ -186,6 +186,8 @@ export async function gatherInputs(
             lend,
             // A lent decode is read by its one placement: only the pixels that placement reads are made.
             window: lend ? how?.window : undefined,
+            // …and resampled through its taps as it is decoded, when the decoder can (the picture never made).
+            through: lend ? how?.through : undefined,
             size: (src) => {
               makeRoom(src.width * src.height * DECODE_BYTES_PER_PIXEL);
               const k = Math.min(1, Math.max(target.width / src.width, target.height / src.height));

@@ -33,6 +33,12 @@ export type PlacedPicture = RGBAImage & {
    * the others are not the picture's. Drawing reads within it, or throws.
    */
   window?: Bounds;
+  /**
+   * The picture already resampled through an upright placement's taps `h` and `v` as it was decoded
+   * (raster/bounded.ts' `through`): placeImage draws these pixels for those taps (and for no other
+   * placement: the picture's own pixels were never made, its `data` is empty).
+   */
+  placed?: { h: AxisWeights; v: AxisWeights; pixels: RGBAImage };
 };
 
 export interface PlacementQuad {
@@ -143,9 +149,11 @@ export async function placeImage(
   if (!options.warped && isUpright(corners)) {
     const taps = axisAlignedTaps(given, placement, rect, footprint, options.within);
     if (given.window && taps && !within(readBy(taps), given.window, 0)) throw new Error('placeImage: the placement reads pixels outside the picture’s window');
+    if (given.placed && !(taps && sameTaps(taps.h, given.placed.h) && sameTaps(taps.v, given.placed.v))) throw new Error('placeImage: the picture was resampled for another placement');
     return taps && placeAxisAligned(given, taps, options.arrayFor);
   }
   if (given.window) throw new Error('placeImage: a warped placement reads the whole picture, not a window');
+  if (given.placed) throw new Error('placeImage: the picture was resampled for an upright placement');
   // The loader's resize, left to the placement (the same call decodeBounded makes).
   const picture = given.standsFor && (given.width !== shown.width || given.height !== shown.height || given.extent) ? await resample(given, shown.width, shown.height, { extent: given.extent }) : given;
   let src = picture;
@@ -296,6 +304,37 @@ export function placementWindow(
   return taps ? readBy(taps) : undefined;
 }
 
+/**
+ * The taps placeImage resamples a picture of this shape through for an upright `placement`
+ * (`within`: placeImage's), or undefined when it does not (a warped placement, one that draws
+ * nothing or is too large): the loader may resample the picture through them as it decodes it
+ * (raster/bounded.ts' `through`), placeImage then draws those pixels.
+ */
+export function placementTaps(
+  picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>,
+  placement: PlacementQuad,
+  mode: ResizeMode,
+  within?: Bounds,
+): { h: AxisWeights; v: AxisWeights } | undefined {
+  const geometry = placementGeometry(picture, placement, mode);
+  if (!geometry || !isUpright(placement.corners)) return undefined;
+  try {
+    const taps = axisAlignedTaps(picture, placement, geometry.rect, geometry.footprint, within);
+    return taps ? { h: taps.h, v: taps.v } : undefined;
+  } catch {
+    return undefined; // too large: placeImage says so
+  }
+}
+
+/** Whether two sets of taps are the same (each destination's first source, count and weights). */
+function sameTaps(a: AxisWeights, b: AxisWeights): boolean {
+  if (a === b) return true;
+  if (a.stride !== b.stride || a.bounds.length !== b.bounds.length || a.weights.length !== b.weights.length) return false;
+  for (let i = 0; i < a.bounds.length; i++) if (a.bounds[i] !== b.bounds[i]) return false;
+  for (let i = 0; i < a.weights.length; i++) if (!Object.is(a.weights[i], b.weights[i])) return false;
+  return true;
+}
+
 /** The columns and rows of the picture `taps` read. */
 function readBy(taps: AxisTaps): Bounds {
   const columns = tapSpan(taps.h, 0, taps.width);
@@ -389,7 +428,8 @@ async function placeAxisAligned(
   arrayFor?: (bytes: number) => Uint8ClampedArray | undefined,
 ): Promise<{ pixels: RGBAImage; bounds: Bounds } | null> {
   const { h, v, drawn, left, top, right, bottom, width, height } = taps;
-  const out = await resampleWithTaps(picture, h, v, arrayFor?.(width * height * 4));
+  // Resampled as it was decoded (the same taps: placeImage checked), or now.
+  const out = picture.placed ? picture.placed.pixels : await resampleWithTaps(picture, h, v, arrayFor?.(width * height * 4));
 
   const coverX = new Float64Array(width);
   for (let x = 0; x < width; x++) {

@@ -17,7 +17,8 @@ import { DataCommandSchema, normaliseCommand, type BarcodeCommand, type DataComm
 import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '../barcode';
 import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
-import { applyHomography, homography, isUpright, pictureRect, placeImage, placementWindow, type PlacedPicture, type PlacementQuad } from './image';
+import { applyHomography, homography, isUpright, pictureRect, placeImage, placementTaps, placementWindow, type PlacedPicture, type PlacementQuad } from './image';
+import type { AxisWeights } from '../raster/resample';
 import { placementCache } from '../cache';
 import { lendPicture, releaseOnce } from '../raster/bounded';
 import { noTiming, type Timing } from '../timing';
@@ -39,9 +40,12 @@ export interface PersonaliseContext {
    * `window` (with `deferResize`): the pixels the placement reads of the picture, told the shape it
    * comes back in; a loader that lends the picture to this placement alone may make only those
    * (decodeBounded's `window`) and says so (`window` on the picture).
+   * `through` (with `window`): the taps the placement resamples the picture of that shape through,
+   * and where its pixels go; such a loader may resample it so as it decodes it (decodeBounded's
+   * `through`) and say so (`placed` on the picture).
    * Throw an EngineError (src/engine/errors.ts) when it cannot be fetched or decoded.
    */
-  loadImage(ref: string, target: { width: number; height: number }, how?: { deferResize?: boolean; window?: PictureWindow }): Promise<LoadedPicture>;
+  loadImage(ref: string, target: { width: number; height: number }, how?: { deferResize?: boolean; window?: PictureWindow; through?: PictureTaps }): Promise<LoadedPicture>;
   /**
    * The pixel size of the picture `ref` names without decoding it, when the loader can tell
    * cheaply: preflight (`layoutOnly`) then measures pictures without loading them.
@@ -78,6 +82,9 @@ export interface PersonaliseContext {
 
 /** The pixels a placement reads of a picture of this shape (placementWindow), undefined for all. */
 export type PictureWindow = (picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>) => Bounds | undefined;
+
+/** The taps a placement resamples a picture of this shape through (placementTaps) and where those pixels go, undefined when it does not. */
+export type PictureTaps = (picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>) => { h: AxisWeights; v: AxisWeights; arrayFor?: (bytes: number) => Uint8ClampedArray | undefined } | undefined;
 
 /**
  * A decoded picture; `source` is its own stored pixel size when the loader decoded it smaller
@@ -118,6 +125,20 @@ async function cachedPlacement(key: string, place: () => Promise<Placed>, reads:
 
 /** Whether placementCache keeps a value of `bytes` (ByteLru.set's rule). */
 const cacheKeeps = (bytes: number) => bytes <= placementCache.maxEntryBytes && bytes <= placementCache.budget;
+
+/**
+ * Where a placement's pixels go (`arrayFor`, placeImage's): a lent array (raster/bounded.ts), given
+ * back once neither this request's render (releaseOverrides) nor placementCache reads it; one kept
+ * under `key` over a buffer near its size and within the cache's entries, so that it is kept as a
+ * new array would be. `drawn`: the last array lent.
+ */
+function placementArrays(key: string | undefined): { arrayFor: (bytes: number) => Uint8ClampedArray | undefined; drawn: () => Uint8ClampedArray | undefined } {
+  let drawn: Uint8ClampedArray | undefined;
+  return {
+    arrayFor: (bytes) => (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined)),
+    drawn: () => drawn,
+  };
+}
 
 /**
  * Placements drawn into lent arrays (raster/bounded.ts) and kept in placementCache, by buffer: the
@@ -457,8 +478,15 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           const mode = command.resizeMode ?? 'fit';
           const within = withinOf(node);
           const window: PictureWindow | undefined = upright ? (shape) => placementWindow(shape, quad, mode, within) : undefined;
-          const picture = await ctx.loadImage(command.image, target, window ? { deferResize: upright, window } : { deferResize: upright });
-          return { name, node, command, quad, picture, size: ownSize(picture) };
+          // Its pixels go where the placement's would (placementArrays), also when the loader
+          // resamples the picture through its taps as it decodes it.
+          const arrays = placementArrays(key);
+          const through: PictureTaps | undefined = upright ? (shape) => {
+            const taps = placementTaps(shape, quad, mode, within);
+            return taps && { ...taps, arrayFor: arrays.arrayFor };
+          } : undefined;
+          const picture = await ctx.loadImage(command.image, target, window ? { deferResize: upright, window, through } : { deferResize: upright });
+          return { name, node, command, quad, picture, size: ownSize(picture), arrays };
         } catch (err) {
           fail(`data.${name}.image`, err, 'The image could not be fetched or decoded');
           return null;
@@ -557,15 +585,12 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
       try {
         const within = withinOf(node);
         const key = placementKey(node, command, quad);
-        // Drawn into a lent array (raster/bounded.ts), given back once neither this request's
-        // render (releaseOverrides) nor placementCache reads it; a kept one's buffer near its size
-        // and within the cache's entries, so that it is kept as a new array would be.
-        let drawn: Uint8ClampedArray | undefined;
-        const arrayFor = (bytes: number) => (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined));
+        const { arrayFor, drawn } = ('arrays' in job && job.arrays) || placementArrays(key);
         const place = async () => {
           const placed = await (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
           // This request's read, taken before placementCache holds it for others to find.
-          if (drawn && placed?.pixels.data.buffer === drawn.buffer) lent.push(drawnInto(drawn, !!key && cacheKeeps(drawn.buffer.byteLength)));
+          const array = drawn();
+          if (array && placed?.pixels.data.buffer === array.buffer) lent.push(drawnInto(array, !!key && cacheKeeps(array.buffer.byteLength)));
           return placed;
         };
         const placed = key ? await cachedPlacement(key, place, lent) : await place();

@@ -3,10 +3,10 @@ import { ArrayPool } from '../memory/array-pool';
 import { checkDecodeMemory } from '../memory/budget';
 import type { RGBAImage } from '../types';
 import { decodeImage, decodeJpegMozjpeg, imageFormatOf } from './codecs';
-import { decodeJpegFull, decodeJpegScaled, jpegScaleFor, type DecodeWindow, type JpegScale } from './jpeg-decode';
+import { decodeJpegFull, decodeJpegScaled, decodeJpegScaledThrough, jpegScaleFor, type DecodeWindow, type JpegScale } from './jpeg-decode';
 import { dropPictureKernels, holdPictureKernels, idlePictureKernelsBytes, releasePictureKernels } from './kernels';
 import { applyOrientation, orientationMap } from './orientation';
-import { resample, type PictureExtent, type ResampleQuality } from './resample';
+import { pushedRows, resample, type AxisWeights, type PictureExtent, type ResampleQuality } from './resample';
 import { jpegFrame, orientedSize, sniffImage, type SniffedImage } from './sniff';
 
 /** The contract's limit on an image after scaling to its placement. */
@@ -65,6 +65,15 @@ export interface DecodeBoundedOptions {
    * (raster/jpeg-decode.ts' DecodeWindow). The result names what was made (`window`).
    */
   window?: (picture: DeferredShape) => DecodeWindow | null | undefined;
+  /**
+   * With `window`: the taps the caller will resample the picture of this shape through (an upright
+   * placement's: personalise/image.ts' placementTaps) and where those pixels go (`arrayFor`, for
+   * their byte length; none: a new array). A JPEG decoded at 3/8 or 5/8–7/8 and stored upright (no
+   * EXIF turn) is then resampled through them as it is decoded (jpeg-decode.ts'
+   * decodeJpegScaledThrough: the same bytes, without the picture): the result's `placed`, its own
+   * pixels never made (`data` empty). Anything else decodes as without it.
+   */
+  through?: (picture: DeferredShape) => { h: AxisWeights; v: AxisWeights; arrayFor?: (bytes: number) => Uint8ClampedArray | undefined } | undefined;
   /** Error detail path, e.g. "data.Photo". */
   path?: string;
 }
@@ -112,6 +121,18 @@ export async function decodeBounded(bytes: Uint8Array, options: DecodeBoundedOpt
   const deferredWhole = sniffed.width <= 2 * storedWidth && sniffed.height <= 2 * storedHeight;
   const window = options.lend && options.deferResize && options.window && (scale < 8 || deferredWhole) ? storedWindow(sniffed, scale, { width, height }, options.window) : undefined;
   let windowed = false; // the window went to the decoder that decoded
+  // Resampled as decoded (`through`): no picture, no hold of the picture kernels, no lent array.
+  if (window && options.through && scale !== 1 && scale !== 2 && scale !== 4 && scale < 8 && !(sniffed.orientation >= 2 && sniffed.orientation <= 8)) {
+    const size = { width: Math.ceil((sniffed.width * scale) / 8), height: Math.ceil((sniffed.height * scale) / 8) };
+    const shape = deferredShape(size, scale, sniffed, { width, height });
+    const taps = options.through(shape);
+    if (taps) {
+      const bytes4 = (taps.h.bounds.length >> 1) * (taps.v.bounds.length >> 1) * 4;
+      // What it refuses or finds corrupt is decoded as below (and refused there, if so).
+      const pixels = await decodeJpegScaledThrough(bytes, scale as Exclude<JpegScale, 8>, pushedRows(taps.h, taps.v, taps.arrayFor?.(bytes4)), window.stored, size).catch(() => null);
+      if (pixels) return { ...shape, data: new Uint8ClampedArray(0), source: sniffed, window: window.shown, placed: { h: taps.h, v: taps.v, pixels } };
+    }
+  }
   // A lent scaled decode is made in the picture kernels (kernels.ts' holdPictureKernels: converted
   // in place, not copied out) when no other picture holds them and it and the file fit a lent
   // array's bound (their memory stays grown to that); else in a lent array.
@@ -313,7 +334,15 @@ function unsupportedJpeg(bytes: Uint8Array): string | undefined {
  * `release` when its pixels are lent (`lend`): call it once they are read, and read them no more;
  * `window` when only those of its pixels were made (`window`): the others are not the picture's.
  */
-export type BoundedPicture = RGBAImage & { source: SniffedImage; standsFor?: Size; extent?: PictureExtent; release?: () => void; window?: DecodeWindow };
+export type BoundedPicture = RGBAImage & {
+  source: SniffedImage;
+  standsFor?: Size;
+  extent?: PictureExtent;
+  release?: () => void;
+  window?: DecodeWindow;
+  /** The picture resampled through `through`'s taps as it was decoded: its own pixels were not made (`data` empty). */
+  placed?: { h: AxisWeights; v: AxisWeights; pixels: RGBAImage };
+};
 
 /**
  * decodeBounded's steps after its decode of `sniffed` at `eighths`/8 (8: whole; else in the DCT
