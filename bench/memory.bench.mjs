@@ -67,6 +67,10 @@ const EXTRA_CASES = {
   'route-jpeg-10000': previewCase('big-10000.psd', { width: 5000, height: 5000 }, undefined, [], { unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 } }),
   'route-png-10000': previewCase('big-10000.psd', { width: 5000, height: 5000 }, undefined, [], { format: 'png', unsharpMask: { amount: 1.2, radius: 0.5, threshold: 0.05 } }),
   'preview-10000-2500': previewCase('big-10000.psd', { width: 2500, height: 2500 }),
+  // bench-8000.psd → 5,000² (scale 0.625: level 0 resampled, not read at the level's grid as the
+  // 10,000² one is): JPEG and PNG.
+  'preview-8000': previewCase('bench-8000.psd', { width: 5000, height: 5000 }),
+  'png-8000': previewCase('bench-8000.psd', { width: 5000, height: 5000 }, undefined, [], { format: 'png' }),
   'wide-10000': previewCase('wide-10000.psd', { width: 10000, height: 2500 }),
   // 10,000 × 400 at full size: a held 16 MB frame drawn from a 10,000 px wide canvas.
   'wide-held-10000': previewCase('wide-400.psd', { width: 10000, height: 400 }),
@@ -234,7 +238,8 @@ async function parent(only) {
     process.stderr.write(
       `${name}: peak RSS +${m.rss.toFixed(1)} MB; live after GC (JS heap + ArrayBuffers) ${m.live.toFixed(1)} MB; parts (sampled peaks) heap ${m.heap.toFixed(1)}, ArrayBuffers ${m.arrayBuffers.toFixed(1)}, ` +
         `WASM ${m.wasm.toFixed(1)} (${Object.entries(m.wasmParts).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}); ${m.held === undefined ? '' : `held by the caches before it ${m.held.toFixed(1)} MB; `}${m.ms.toFixed(0)} ms (CPU ${m.cpuMs.toFixed(0)} ms${process.env.MEMORY_BENCH_CPU ? '' : ', forced GCs included'}); ${m.bytes} output bytes${m.sha256 ? ` (sha-256 ${m.sha256.slice(0, 16)})` : ''}\n` +
-        (m.peakArrays ? `  arrays live at the peak (MB): ${JSON.stringify(m.peakArrays)}\n` : ''),
+        (m.peakArrays ? `  arrays live at the peak (MB): ${JSON.stringify(m.peakArrays)}\n` : '') +
+        (m.madeArrays ? `  arrays made in all (MB): ${JSON.stringify(m.madeArrays)}\n` : ''),
     );
     rows.push({ bench: `memory ${name}`, metric: 'peak RSS per request', value: m.rss, unit: 'MB', target: `≤ ${BUDGET_MB}` });
     rows.push({ bench: `memory ${name}`, metric: 'live after GC + WASM', value: m.live + m.wasm, unit: 'MB', target: `≤ ${BUDGET_MB}` });
@@ -300,6 +305,8 @@ async function child(name) {
  * place, after the forced GC). Costs a stack trace per large array; off by default.
  */
 const traced = new Map();
+/** MB of traced arrays made in all, by place (garbage included: what workerd holds until it collects). */
+const made = {};
 const seen = new WeakSet();
 const gone = new FinalizationRegistry((id) => traced.delete(id));
 let tracedIds = 0;
@@ -316,6 +323,7 @@ function traceArrays() {
           const where = frames.slice(0, 3).map((l) => /at (?:new )?([\w$.<>]+)/.exec(l.trim())?.[1] ?? '?').join(' < ');
           const id = tracedIds++;
           traced.set(id, { mb: buffer.byteLength / 1048576, where: `${T.name} ${where}` });
+          made[`${T.name} ${where}`] = (made[`${T.name} ${where}`] ?? 0) + buffer.byteLength / 1048576;
           gone.register(buffer, id);
         }
       }
@@ -330,6 +338,9 @@ function liveArrays() {
   for (const t of traced.values()) by[t.where] = (by[t.where] ?? 0) + t.mb;
   return Object.fromEntries(Object.entries(by).sort((a, b) => b[1] - a[1]).slice(0, 16).map(([k, v]) => [k, +v.toFixed(1)]));
 }
+
+/** MB of traced arrays made, by place, the largest 16 (MEMORY_BENCH_TRACE). */
+const madeArrays = () => Object.fromEntries(Object.entries(made).sort((a, b) => b[1] - a[1]).slice(0, 16).map(([k, v]) => [k, +v.toFixed(1)]));
 
 async function child2(name, e, store, memories) {
   const c = caseOf(name);
@@ -385,7 +396,7 @@ async function child2(name, e, store, memories) {
     if (grown > 0 || !baseWasm.has(m)) wasmParts[label] = mb(m.buffer.byteLength);
   }
   const rss = mb(Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024 - base.rss);
-  const result = { rss, ...(held === undefined ? {} : { held }), live: mb(peak.live), heap: mb(peak.heap), arrayBuffers: mb(peak.arrayBuffers), wasm: Object.values(wasmParts).reduce((a, b) => a + b, 0), wasmParts, ms, cpuMs: (cpu.user + cpu.system) / 1000, bytes, ...(e.outputDigest?.() && { sha256: e.outputDigest() }), ...(peak.arrays && { peakArrays: peak.arrays }) };
+  const result = { rss, ...(held === undefined ? {} : { held }), live: mb(peak.live), heap: mb(peak.heap), arrayBuffers: mb(peak.arrayBuffers), wasm: Object.values(wasmParts).reduce((a, b) => a + b, 0), wasmParts, ms, cpuMs: (cpu.user + cpu.system) / 1000, bytes, ...(e.outputDigest?.() && { sha256: e.outputDigest() }), ...(peak.arrays && { peakArrays: peak.arrays }), ...(process.env.MEMORY_BENCH_TRACE && { madeArrays: madeArrays() }) };
   console.log(JSON.stringify(result));
 }
 
