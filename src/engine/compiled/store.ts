@@ -342,8 +342,28 @@ async function loadBands(
     // One band (a small pyramid level): the cached band is the answer, no copy.
     return { data: await getBand(bucket, key(bands[0]), bytes), bounds };
   }
+  if (buffers) {
+    // Read through a frame's strip buffers: the rows asked for (not the whole bands), joined in
+    // their kept 'band rows' buffer, a band too big for the band cache inflated first into their
+    // kept 'band' buffer (StripBuffers.band: the next strip, which starts in the band this one
+    // ends in, does not inflate it again). One band after the other: one 'band' buffer. Without
+    // them, each strip of bench-8000's 5,000² preview (its 8,000 px wide layers resampled from
+    // level 0, two or three 8 MB bands a strip) made a new join and a new array for each band,
+    // left to the collector: under a 128 MB limit, workerd was killed (issue 25 §1).
+    const data = buffers.bytes('band rows', (bottom - top) * stride);
+    for (const b of bands) {
+      const bandTop = Math.max(full.top, b * BAND);
+      const bandBottom = Math.min(full.bottom, (b + 1) * BAND);
+      const bytes = (bandBottom - bandTop) * stride;
+      const part = bytes > bandCache.maxEntryBytes ? await buffers.band(key(b), bytes, bucket) : await getBand(bucket, key(b), bytes);
+      if (!part) throw new Error(`compiled template: ${key(b)} missing`);
+      const [from, to] = [Math.max(top, bandTop), Math.min(bottom, bandBottom)];
+      data.set(part.subarray((from - bandTop) * stride, (to - bandTop) * stride), (from - top) * stride);
+    }
+    return { data, bounds: { ...bounds, top, bottom } };
+  }
   const length = (bounds.bottom - bounds.top) * stride;
-  const data = buffers ? buffers.bytes('band rows', length) : new Uint8Array(length);
+  const data = new Uint8Array(length);
   await Promise.all(
     bands.map(async (b) => {
       const bandTop = Math.max(full.top, b * BAND);

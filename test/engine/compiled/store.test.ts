@@ -66,3 +66,49 @@ describe('loadLayerPixels of bands too big for the band cache (issue 25 §1)', (
     expect(read.slice(1, 4).map((data) => data.buffer === kept)).toEqual([true, true, true]);
   });
 });
+
+/** The Uint8Arrays of `bytes` and more that `read` makes (not views of a buffer made elsewhere). */
+async function bigArraysMade(bytes: number, read: () => Promise<unknown>): Promise<number> {
+  const Real = globalThis.Uint8Array;
+  let made = 0;
+  globalThis.Uint8Array = class extends Real {
+    constructor(...args: unknown[]) {
+      super(...(args as [number]));
+      if (!(args[0] instanceof ArrayBuffer) && this.byteLength >= bytes) made++;
+    }
+  } as Uint8ArrayConstructor;
+  try {
+    await read();
+  } finally {
+    globalThis.Uint8Array = Real;
+  }
+  return made;
+}
+
+describe('loadLayerPixels of rows across bands too big for the band cache, through StripBuffers (issue 25 §1)', () => {
+  it('joins the rows asked for in the kept rows, the bands inflated in the kept band: no array of a band per strip, the same pixels', async () => {
+    const hash = `store-test-${crypto.randomUUID()}`;
+    await storeLayer(hash);
+    const compiled = { hash } as CompiledTemplate;
+    const buffers = new StripBuffers();
+    // The first read sizes the kept rows (all 600) and the kept band.
+    const first = await loadLayerPixels(env.FILES, compiled, node, 0, { top: 0, bottom: 600 }, buffers);
+    const band = BAND * WIDTH * 4;
+    // Strips resampled from level 0 (bench-8000's 5,000² preview) read two or three bands each:
+    // each made a join and an array per band, 8 MB each there, left to the collector.
+    const made = await bigArraysMade(band / 2, async () => {
+      for (const [top, bottom] of [[250, 520], [500, 600], [200, 300]]) {
+        const px = await loadLayerPixels(env.FILES, compiled, node, 0, { top, bottom }, buffers);
+        expect(px!.data.buffer).toBe(first!.data.buffer);
+        let wrong = 0;
+        for (let y = top; y < bottom; y++) {
+          for (let x = 0; x < WIDTH; x++) for (let c = 0; c < 4; c++) if (px!.data[((y - px!.bounds.top) * WIDTH + x) * 4 + c] !== value(x, y, c)) wrong++;
+        }
+        expect(wrong, `rows ${top}-${bottom}`).toBe(0);
+      }
+    });
+    expect(made).toBe(0);
+    // Without the buffers, as before: a new join (and the bands) every time.
+    expect(await bigArraysMade(band / 2, () => loadLayerPixels(env.FILES, compiled, node, 0, { top: 250, bottom: 520 }))).toBeGreaterThan(0);
+  });
+});
