@@ -460,7 +460,7 @@ export async function measureWorkerd(root, only = []) {
     return {};
   };
   // The others' template: uploaded (and the upload measured) on a server of its own.
-  if (steps.some((s) => s !== 'upload-jpeg' && s !== 'poster-pdf' && !FX_STEPS.includes(s))) await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1), steps.includes('upload'));
+  if (steps.some((s) => ['upload', 'jpeg-5000', 'png-5000', 'pdf'].includes(s))) await fresh('upload', (server) => run(server, 'upload', uploadBig, steps.includes('upload') ? RUNS : 1), steps.includes('upload'));
   const renders = {
     'jpeg-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'jpg', size: { width: 5000, height: 5000 } }),
     'png-5000': (baseUrl) => post(baseUrl, '/api/rendering/preview', { template, format: 'png', size: { width: 5000, height: 5000 } }),
