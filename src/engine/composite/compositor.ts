@@ -1649,7 +1649,8 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
     if (made) resampledLayerCache.set(key, made, made.data.byteLength + 64);
     return made;
   } else {
-    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip));
+    // Through the strip's buffers when there are: the rows are resampled before the next read.
+    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip), ctx.buffers);
     if (!px) return null;
     surface = resampleRGBA(px.data, px.bounds, ctx.factor, clip);
     ownHere(surface?.data);
@@ -1726,7 +1727,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
       const rows = await storedRowsByBand(levelBounds(m.bounds, ctx.level), r, 1, (band) => loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, band, ctx.buffers));
       surf = rows && { ...rows, fill: m.defaultColor };
     } else if (m.hasPixels) {
-      const px = await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, r));
+      const px = await loadMaskPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, r), ctx.buffers);
       surf = px && resampleGray(px.data, px.bounds, ctx.factor, r, m.defaultColor);
     }
     if (surf) {
