@@ -119,3 +119,38 @@ export async function contentStreams(pdf: Uint8Array): Promise<string[]> {
   }
   return out;
 }
+
+/**
+ * A raw 8-bit CMYK PSD as our fixture makers write it (test/fixtures/psd-made/make-ink.mjs,
+ * make-ae.mjs), read back without the engine's reader: each layer's planes C, M, Y, K as ink
+ * (0..255) and its transparency (0..1), bottom first, and the merged image as ink.
+ */
+export function readInkPsd(psd: Uint8Array) {
+  const v = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
+  const height = v.getUint32(14);
+  const width = v.getUint32(18);
+  let at = 26;
+  at += 4 + v.getUint32(at); // colour mode data
+  at += 4 + v.getUint32(at); // image resources
+  const sectionEnd = at + 4 + v.getUint32(at);
+  const count = Math.abs(v.getInt16(at + 8)); // negative: the merged image has a transparency
+  let rec = at + 10;
+  const sizes: number[][] = [];
+  for (let l = 0; l < count; l++) {
+    const n = v.getUint16(rec + 16);
+    sizes.push(Array.from({ length: n }, (_, c) => v.getUint32(rec + 18 + c * 6 + 2)));
+    rec += 18 + n * 6 + 12;
+    rec += 4 + v.getUint32(rec); // extra data
+  }
+  let data = rec;
+  const layers = sizes.map((s) => {
+    const planes = s.map((size) => {
+      const plane = psd.subarray(data + 2, data + size);
+      data += size;
+      return plane;
+    });
+    return { ink: (c: number, i: number) => 255 - planes[c][i], alpha: (i: number) => planes[4][i] / 255 };
+  });
+  const merged = sectionEnd + 2;
+  return { layers, merged: (x: number, y: number) => [0, 1, 2, 3].map((c) => 255 - psd[merged + c * width * height + y * width + x]) };
+}

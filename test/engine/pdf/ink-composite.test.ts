@@ -21,45 +21,12 @@ import { MemorySink } from '../../../src/engine/pdf/sink';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { fixtureServer, madeFixture } from '../../helpers/fixtures';
 import { upload } from '../../dynamic-image/helpers';
-import { gsCmyk, type Tiff } from './print';
-import { renderDeps } from './helpers';
+import { gsCmyk, pixel, type Tiff } from './print';
+import { readInkPsd, renderDeps } from './helpers';
 
 const W = 24;
 const H = 16;
 const FILES = ['made-ink-edge.psd', 'made-ink-multiply.psd', 'made-ink-fallback.psd', 'made-ink-stack.psd', 'made-ink-alpha.psd', 'made-ink-zip.psd', 'made-ink-shape.psd', 'made-ink-clipped-fallback.psd'];
-
-
-/** A raw 8-bit CMYK PSD as make-ink.mjs writes it: each layer's planes and the merged image, as ink. */
-function read(psd: Uint8Array) {
-  const v = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
-  let at = 26;
-  at += 4 + v.getUint32(at); // colour mode data
-  at += 4 + v.getUint32(at); // image resources
-  const sectionEnd = at + 4 + v.getUint32(at);
-  const count = Math.abs(v.getInt16(at + 8)); // negative: the merged image has a transparency
-  let rec = at + 10;
-  const sizes: number[][] = [];
-  for (let l = 0; l < count; l++) {
-    const n = v.getUint16(rec + 16);
-    sizes.push(Array.from({ length: n }, (_, c) => v.getUint32(rec + 18 + c * 6 + 2)));
-    rec += 18 + n * 6 + 12;
-    rec += 4 + v.getUint32(rec); // extra data
-  }
-  let data = rec;
-  // Planes C, M, Y, K (as ink) and the transparency (0..1) of each layer, bottom first.
-  const layers = sizes.map((s) => {
-    const planes = s.map((size) => {
-      const plane = psd.subarray(data + 2, data + size);
-      data += size;
-      return plane;
-    });
-    return { ink: (c: number, i: number) => 255 - planes[c][i], alpha: (i: number) => planes[4][i] / 255 };
-  });
-  const merged = sectionEnd + 2;
-  return { layers, merged: (x: number, y: number) => [0, 1, 2, 3].map((c) => 255 - psd[merged + c * W * H + y * W + x]) };
-}
-
-const at = (t: Tiff, x: number, y: number) => [...t.data.subarray((y * t.width + x) * 4, (y * t.width + x) * 4 + 4)];
 
 /**
  * Checks Ghostscript's `ink` pixel by pixel: where the personalised layer's alpha `alphaAt(i)`
@@ -72,7 +39,7 @@ function expectInk(ink: Tiff, merged: (x: number, y: number) => number[], alphaA
     for (let x = 0; x < W; x++) {
       const i = y * W + x;
       const a = alphaAt(i);
-      const got = at(ink, x, y);
+      const got = pixel(ink, x, y);
       if (a === 0) {
         expect(got, `${x},${y}`).toEqual(merged(x, y));
         continue;
@@ -115,14 +82,14 @@ beforeAll(async () => {
 describe('a CMYK template composited in CMYK where the request changes it (issue 20)', () => {
   it('unpersonalised: the merged ink everywhere', async () => {
     for (const name of FILES) {
-      const psd = read(psds.get(name)!);
+      const psd = readInkPsd(psds.get(name)!);
       const ink = await print(name);
-      for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(at(ink, x, y), `${name} ${x},${y}`).toEqual(psd.merged(x, y));
+      for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(pixel(ink, x, y), `${name} ${x},${y}`).toEqual(psd.merged(x, y));
     }
   });
 
   it('a cmyk(0,0,0,100) recolour over cyan: edges are C = cyan·(1 − a), K = 255·a, M = Y = 0; elsewhere the merged ink', async () => {
-    const psd = read(psds.get('made-ink-edge.psd')!);
+    const psd = readInkPsd(psds.get('made-ink-edge.psd')!);
     const [cyan, mark] = psd.layers;
     const ink = await print('made-ink-edge.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
     let edges = 0;
@@ -134,7 +101,7 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
   });
 
   it('a recoloured layer in Multiply: per-channel ink multiply, ink = b + a·s·(1 − b) (stored values multiplied); elsewhere the merged ink', async () => {
-    const psd = read(psds.get('made-ink-multiply.psd')!);
+    const psd = readInkPsd(psds.get('made-ink-multiply.psd')!);
     const [art, tint] = psd.layers;
     // cmyk(0,60,0,10) as ink bytes (0..255): 0, 153, 0, 26.
     const s = [0, 153, 0, 26].map((v) => v / 255);
@@ -149,14 +116,14 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
   });
 
   it('a hidden layer reveals the ink of the layer under it exactly', async () => {
-    const psd = read(psds.get('made-ink-multiply.psd')!);
+    const psd = readInkPsd(psds.get('made-ink-multiply.psd')!);
     const [art] = psd.layers;
     const ink = await print('made-ink-multiply.psd', { data: { tint: { type: 'shape', color: '#000000', visible: false } } });
-    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(at(ink, x, y), `${x},${y}`).toEqual([0, 1, 2, 3].map((c) => art.ink(c, y * W + x)));
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(pixel(ink, x, y), `${x},${y}`).toEqual([0, 1, 2, 3].map((c) => art.ink(c, y * W + x)));
   });
 
   it('over a shape layer (vector mask, its pixels Photoshop\'s rendering of the path): composited in ink there too', async () => {
-    const psd = read(psds.get('made-ink-shape.psd')!);
+    const psd = readInkPsd(psds.get('made-ink-shape.psd')!);
     const [cyan, panel, mark] = psd.layers;
     const ink = await print('made-ink-shape.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
     let overPanel = 0;
@@ -170,7 +137,7 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
   });
 
   it('where a mode the ink compositor does not model (Luminosity) reaches, changed pixels are the RGB render converted; elsewhere in ink', async () => {
-    const psd = read(psds.get('made-ink-fallback.psd')!);
+    const psd = readInkPsd(psds.get('made-ink-fallback.psd')!);
     const [cyan, , mark] = psd.layers;
     const data: PersonalisationData = { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } };
     const ink = await print('made-ink-fallback.psd', { data });
@@ -188,7 +155,7 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
   });
 
   it('an unmodelled layer clipped to a panel leaves only the panel\'s rectangle to the fallback', async () => {
-    const psd = read(psds.get('made-ink-clipped-fallback.psd')!);
+    const psd = readInkPsd(psds.get('made-ink-clipped-fallback.psd')!);
     const [cyan, , , mark] = psd.layers;
     const data: PersonalisationData = { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } };
     const ink = await print('made-ink-clipped-fallback.psd', { data });
@@ -212,13 +179,13 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
     { name: 'made-ink-stack.psd', rows: undefined },
     { name: 'made-ink-zip.psd', rows: 3 },
   ])('groups, masks and clipping: a pass-through group at opacity 0.75, a masked base, the recoloured layer clipped to it in Multiply, Screen over it ($name, strips of $rows rows)', async ({ name, rows }) => {
-    const psd = read(psds.get(name)!);
+    const psd = readInkPsd(psds.get(name)!);
     const want = (await (await fetch(`${fixtureServer()}/fixtures/psd-made/made-ink-stack.json`)).json()) as { data: PersonalisationData; ink: number[][] };
     const ink = await print(name, { data: want.data }, rows);
     let changed = 0;
     for (let y = 0; y < H; y++) {
       for (let x = 0; x < W; x++) {
-        const got = at(ink, x, y);
+        const got = pixel(ink, x, y);
         const merged = psd.merged(x, y);
         const expected = want.ink[y * W + x];
         if (expected.every((v, c) => Math.abs(v - merged[c]) <= 0.5)) expect(got, `${x},${y}`).toEqual(merged);
@@ -233,7 +200,7 @@ describe('a CMYK template composited in CMYK where the request changes it (issue
   });
 
   it('a merged transparency: composited in ink over paper, the recolour\'s edge C = cyan·(1 − a), K = 255·a over cyan and K = 255·a over nothing', async () => {
-    const psd = read(psds.get('made-ink-alpha.psd')!);
+    const psd = readInkPsd(psds.get('made-ink-alpha.psd')!);
     const [cyan, mark] = psd.layers;
     const ink = await print('made-ink-alpha.psd', { data: { mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } } });
     let overNothing = 0;

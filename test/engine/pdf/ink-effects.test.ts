@@ -14,42 +14,14 @@ import { MemorySink } from '../../../src/engine/pdf/sink';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { madeFixture } from '../../helpers/fixtures';
 import { upload } from '../../dynamic-image/helpers';
-import { gsCmyk, type Tiff } from './print';
-import { renderDeps } from './helpers';
+import { gsCmyk, pixel } from './print';
+import { readInkPsd, renderDeps } from './helpers';
 
 const NAME = 'made-ae-ink-shadow.psd';
 const W = 24;
 const H = 16;
 /** The drop shadow of make-ae.mjs: opacity and offset straight down. */
 const SHADOW = { opacity: 0.75, distance: 3 };
-
-/**
- * The fixture's planes as ink (0..255): the merged image's C, M, Y, K and each layer's (bottom
- * first) with its alpha (0..1). Raw channels, every layer over the whole canvas (make-ae.mjs).
- */
-function planes(psd: Uint8Array) {
-  const v = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
-  let at = 26;
-  at += 4 + v.getUint32(at); // colour mode data
-  at += 4 + v.getUint32(at); // image resources
-  const sectionEnd = at + 4 + v.getUint32(at);
-  const count = v.getInt16(at + 8);
-  let rec = at + 10;
-  for (let l = 0; l < count; l++) {
-    rec += 18 + v.getUint16(rec + 16) * 6 + 12;
-    rec += 4 + v.getUint32(rec); // extra data
-  }
-  // Each layer: C, M, Y, K, transparency, each a 2-byte compression code and W·H bytes.
-  const plane = (layer: number, c: number) => psd.subarray(rec + (layer * 5 + c) * (2 + W * H) + 2);
-  const merged = sectionEnd + 2;
-  return {
-    merged: (i: number) => [0, 1, 2, 3].map((c) => 255 - psd[merged + c * W * H + i]),
-    ink: (layer: number, c: number, i: number) => 255 - plane(layer, c)[i],
-    alpha: (layer: number, i: number) => plane(layer, 4)[i] / 255,
-  };
-}
-
-const pixel = (t: Tiff, i: number) => [...t.data.subarray(i * 4, i * 4 + 4)];
 
 async function print(options: Partial<HiresOptions> = {}) {
   const page = await prepareHires(new FileStore(env.FILES), { template: `ink-effects/${NAME}`, ...options }, renderDeps());
@@ -58,10 +30,10 @@ async function print(options: Partial<HiresOptions> = {}) {
   return gsCmyk(sink.bytes());
 }
 
-let psd: ReturnType<typeof planes>;
+let psd: ReturnType<typeof readInkPsd>;
 beforeAll(async () => {
   const bytes = await madeFixture(NAME);
-  psd = planes(bytes);
+  psd = readInkPsd(bytes);
   const res = await upload('templates', [[NAME, bytes]], '?destination=ink-effects&overwrite=true');
   expect(res.status).toBe(201);
 });
@@ -69,7 +41,7 @@ beforeAll(async () => {
 describe('a CMYK template\'s personalised layer with a K-only drop shadow, printed', () => {
   it('unpersonalised: the merged ink everywhere', async () => {
     const ink = await print();
-    for (let i = 0; i < W * H; i++) expect(pixel(ink, i), `${i % W},${Math.floor(i / W)}`).toEqual(psd.merged(i));
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) expect(pixel(ink, x, y), `${x},${y}`).toEqual(psd.merged(x, y));
   });
 
   /**
@@ -83,13 +55,13 @@ describe('a CMYK template\'s personalised layer with a K-only drop shadow, print
     const shadow = { underEdge: 0, outside: 0 };
     for (let i = 0; i < W * H; i++) {
       const [x, y] = [i % W, Math.floor(i / W)];
-      const got = pixel(ink, i);
-      const a = psd.alpha(1, i);
+      const got = pixel(ink, x, y);
+      const a = psd.layers[1].alpha(i);
       if (!changes(a)) {
-        expect(got, `${x},${y}`).toEqual(psd.merged(i));
+        expect(got, `${x},${y}`).toEqual(psd.merged(x, y));
         continue;
       }
-      const s = y >= SHADOW.distance ? SHADOW.opacity * psd.alpha(1, i - SHADOW.distance * W) : 0;
+      const s = y >= SHADOW.distance ? SHADOW.opacity * psd.layers[1].alpha(i - SHADOW.distance * W) : 0;
       if (s > 0 && a === 0) shadow.outside++;
       if (s > 0 && a > 0 && a < 1) shadow.underEdge++;
       const expected = want(i, a, s);
@@ -99,12 +71,12 @@ describe('a CMYK template\'s personalised layer with a K-only drop shadow, print
   }
 
   it('the layer recoloured cmyk(0,0,0,100): its pixels, the shadow under its soft edge included, are C from the cyan ground only, M = Y = 0, K from the shadow and the layer', async () => {
-    const shadow = await expectPrint({ mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } }, (a) => a > 0, (i, a, s) => [psd.ink(0, 0, i) * (1 - a), 0, 0, 255 * (s * (1 - a) + a)]);
+    const shadow = await expectPrint({ mark: { type: 'shape', color: 'cmyk(0,0,0,100)' } }, (a) => a > 0, (i, a, s) => [psd.layers[0].ink(0, i) * (1 - a), 0, 0, 255 * (s * (1 - a) + a)]);
     expect(shadow.underEdge).toBeGreaterThan(8);
   });
 
   it('the ground recoloured cmyk(60,0,0,0) under the shadowed layer: the shadow\'s pixels are C = 153, M = Y = 0, K = the shadow\'s; the magenta disc over them in ink', async () => {
-    const shadow = await expectPrint({ ground: { type: 'shape', color: 'cmyk(60,0,0,0)' } }, () => true, (i, a, s) => [153 * (1 - a), psd.ink(1, 1, i) * a, 0, 255 * s * (1 - a)]);
+    const shadow = await expectPrint({ ground: { type: 'shape', color: 'cmyk(60,0,0,0)' } }, () => true, (i, a, s) => [153 * (1 - a), psd.layers[1].ink(1, i) * a, 0, 255 * s * (1 - a)]);
     expect(shadow.outside).toBeGreaterThan(20);
   });
 
