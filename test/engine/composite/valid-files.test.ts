@@ -34,8 +34,11 @@ const mask = (left: number, top: number, w: number, h: number, value: number, de
   defaultColor,
 });
 
-async function render(psd: Psd, psb = false): Promise<{ at: (x: number, y: number) => number[]; compiled: CompiledTemplate }> {
-  const compiled = await compileTemplate(env.FILES, writePsdUint8Array(psd, { psb }));
+/** Every document here: W×H, the backdrop BG, then `layers` over it. */
+const overBackdrop = (...layers: Layer[]): Psd => ({ width: W, height: H, children: [pixels('bg', BG), ...layers] });
+
+async function render(layers: Layer[], psb = false): Promise<{ at: (x: number, y: number) => number[]; compiled: CompiledTemplate }> {
+  const compiled = await compileTemplate(env.FILES, writePsdUint8Array(overBackdrop(...layers), { psb }));
   const img = await renderTemplate(env.FILES, compiled, { scale: 1 });
   return { compiled, at: (x, y) => [...img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 3)] };
 }
@@ -54,19 +57,14 @@ describe('groups with masks (stored and drawn)', () => {
     // to it turns it into (245, 55, 225). A pass-through group's mask fades between the backdrop
     // and what the group drew: the left half (mask white) shows the group, the right half (the
     // mask's default, black) the backdrop.
-    const { at, compiled } = await render({
-      width: W,
-      height: H,
-      children: [
-        pixels('bg', BG),
-        {
-          name: 'g',
-          blendMode: 'pass through',
-          mask: mask(0, 0, 16, H, 255, 0),
-          children: [pixels('base', [10, 200, 30]), invert('inv', { clipping: true })],
-        },
-      ],
-    });
+    const { at, compiled } = await render([
+      {
+        name: 'g',
+        blendMode: 'pass through',
+        mask: mask(0, 0, 16, H, 255, 0),
+        children: [pixels('base', [10, 200, 30]), invert('inv', { clipping: true })],
+      },
+    ]);
     const group = [...walkLayers(compiled.layers)].find((n) => n.name === 'g')!;
     expect(group.mask?.hasPixels).toBe(true);
     near(at(3, 5), [245, 55, 225]);
@@ -82,22 +80,17 @@ describe('groups with masks (stored and drawn)', () => {
     //   overlay(b, s) = b < 128 ? 2·b·s/255 : 255 − 2·(255−b)·(255−s)/255
     //   R: 255 − 2·55·204.8/255 = 166.7;  G: 2·100·75.3/255 = 59.0;  B: 2·50·100.4/255 = 39.4.
     // The group's mask is white on the top 12 rows only.
-    const { at } = await render({
-      width: W,
-      height: H,
-      children: [
-        pixels('bg', BG),
-        {
-          name: 'g',
-          blendMode: 'pass through',
-          mask: mask(0, 0, W, 12, 255, 0),
-          children: [
-            pixels('base', [100, 150, 200], { blendMode: 'overlay' }),
-            pixels('mul', [128, 128, 128], { clipping: true, blendMode: 'multiply' }),
-          ],
-        },
-      ],
-    });
+    const { at } = await render([
+      {
+        name: 'g',
+        blendMode: 'pass through',
+        mask: mask(0, 0, W, 12, 255, 0),
+        children: [
+          pixels('base', [100, 150, 200], { blendMode: 'overlay' }),
+          pixels('mul', [128, 128, 128], { clipping: true, blendMode: 'multiply' }),
+        ],
+      },
+    ]);
     near(at(10, 3), [167, 59, 39]);
     near(at(10, 12), BG);
   });
@@ -105,14 +98,7 @@ describe('groups with masks (stored and drawn)', () => {
   it('a PSB whose group mask has a white default colour', async () => {
     // Default colour 255: the mask is white everywhere except the black 10×10 patch at (2, 2);
     // the group's blue shows everywhere but there.
-    const { at } = await render(
-      {
-        width: W,
-        height: H,
-        children: [pixels('bg', BG), { name: 'g', mask: mask(2, 2, 10, 10, 0, 255), children: [pixels('blue', [0, 0, 255])] }],
-      },
-      true,
-    );
+    const { at } = await render([{ name: 'g', mask: mask(2, 2, 10, 10, 0, 255), children: [pixels('blue', [0, 0, 255])] }], true);
     near(at(0, 0), [0, 0, 255]);
     near(at(5, 5), BG);
     near(at(11, 11), BG);
@@ -121,18 +107,7 @@ describe('groups with masks (stored and drawn)', () => {
   });
 
   it('a PSB layer and an adjustment whose masks have a white default colour', async () => {
-    const { at } = await render(
-      {
-        width: W,
-        height: H,
-        children: [
-          pixels('bg', BG),
-          pixels('blue', [0, 0, 255], { mask: mask(0, 0, 8, 8, 0, 255) }),
-          invert('inv', { mask: mask(16, 0, 16, H, 0, 255) }),
-        ],
-      },
-      true,
-    );
+    const { at } = await render([pixels('blue', [0, 0, 255], { mask: mask(0, 0, 8, 8, 0, 255) }), invert('inv', { mask: mask(16, 0, 16, H, 0, 255) })], true);
     near(at(2, 2), inv(BG)); // blue masked out there; the invert shows the inverted backdrop
     near(at(10, 10), inv([0, 0, 255]));
     near(at(20, 10), [0, 0, 255]); // the invert's mask is black on the right half
@@ -140,10 +115,7 @@ describe('groups with masks (stored and drawn)', () => {
   });
 
   it('a group mask is answered by a plain preview through the route (no 500)', async () => {
-    const bytes = writePsdUint8Array(
-      { width: W, height: H, children: [pixels('bg', BG), { name: 'g', mask: mask(2, 2, 10, 10, 0, 255), children: [pixels('b', [0, 0, 255])] }] },
-      { psb: true },
-    );
+    const bytes = writePsdUint8Array(overBackdrop({ name: 'g', mask: mask(2, 2, 10, 10, 0, 255), children: [pixels('b', [0, 0, 255])] }), { psb: true });
     const up = await upload('templates', [['group-mask.psb', bytes]], '?destination=valid&overwrite=true');
     expect(up.status).toBe(201);
     const [name] = (await up.json()) as string[];
@@ -160,19 +132,14 @@ describe('nested compositions of adjustment layers', () => {
     // it changes nothing (Photoshop: a Normal group limits its adjustments to its own layers).
     const once = inv(BG);
     const expected = lerp(once, inv(once), 64 / 255);
-    const { at } = await render({
-      width: W,
-      height: H,
-      children: [
-        pixels('bg', BG),
-        {
-          name: 'g1',
-          blendMode: 'pass through',
-          children: [{ name: 'g2', blendMode: 'pass through', children: [invert('inv1')] }, invert('inv2', { opacity: 64 / 255 })],
-        },
-        { name: 'g3', blendMode: 'normal', children: [invert('inv3')] },
-      ],
-    });
+    const { at } = await render([
+      {
+        name: 'g1',
+        blendMode: 'pass through',
+        children: [{ name: 'g2', blendMode: 'pass through', children: [invert('inv1')] }, invert('inv2', { opacity: 64 / 255 })],
+      },
+      { name: 'g3', blendMode: 'normal', children: [invert('inv3')] },
+    ]);
     near(at(0, 0), expected);
     near(at(31, 23), expected);
   });
@@ -180,14 +147,7 @@ describe('nested compositions of adjustment layers', () => {
   it('adjustments clipped to an adjustment, inside an isolated group over pixels', async () => {
     // g (normal) holds a red layer, an invert over it and a second invert clipped to the first:
     // red → cyan → red again inside the group; the group then covers the backdrop.
-    const { at } = await render({
-      width: W,
-      height: H,
-      children: [
-        pixels('bg', BG),
-        { name: 'g', blendMode: 'normal', children: [pixels('red', [255, 0, 0]), invert('i1'), invert('i2', { clipping: true })] },
-      ],
-    });
+    const { at } = await render([{ name: 'g', blendMode: 'normal', children: [pixels('red', [255, 0, 0]), invert('i1'), invert('i2', { clipping: true })] }]);
     near(at(5, 5), [255, 0, 0]);
   });
 });
@@ -196,15 +156,15 @@ describe('vector masks', () => {
   const vm = { paths: [rect(4, 4, 20, 16)] };
 
   it('on a layer, a group and an adjustment', async () => {
-    const layer = await render({ width: W, height: H, children: [pixels('bg', BG), pixels('blue', [0, 0, 255], { vectorMask: vm })] });
+    const layer = await render([pixels('blue', [0, 0, 255], { vectorMask: vm })]);
     near(layer.at(4, 4), [0, 0, 255]);
     near(layer.at(19, 15), [0, 0, 255]);
     near(layer.at(20, 15), BG);
     near(layer.at(3, 10), BG);
-    const group = await render({ width: W, height: H, children: [pixels('bg', BG), { name: 'g', vectorMask: vm, children: [pixels('blue', [0, 0, 255])] }] });
+    const group = await render([{ name: 'g', vectorMask: vm, children: [pixels('blue', [0, 0, 255])] }]);
     near(group.at(10, 10), [0, 0, 255]);
     near(group.at(25, 10), BG);
-    const adjustment = await render({ width: W, height: H, children: [pixels('bg', BG), invert('inv', { vectorMask: vm })] });
+    const adjustment = await render([invert('inv', { vectorMask: vm })]);
     near(adjustment.at(10, 10), inv(BG));
     near(adjustment.at(25, 10), BG);
   });
@@ -212,15 +172,10 @@ describe('vector masks', () => {
   it('combined with a pixel mask, inverted, and in a PSB', async () => {
     // Vector mask × pixel mask: blue only inside the rectangle and where the mask is white.
     const both = await render(
-      {
-        width: W,
-        height: H,
-        children: [
-          pixels('bg', BG),
-          pixels('blue', [0, 0, 255], { vectorMask: vm, mask: mask(0, 0, 10, H, 255, 0) }),
-          pixels('green', [0, 255, 0], { vectorMask: { ...vm, invert: true }, opacity: 1 }),
-        ],
-      },
+      [
+        pixels('blue', [0, 0, 255], { vectorMask: vm, mask: mask(0, 0, 10, H, 255, 0) }),
+        pixels('green', [0, 255, 0], { vectorMask: { ...vm, invert: true }, opacity: 1 }),
+      ],
       true,
     );
     near(both.at(6, 6), [0, 0, 255]);
@@ -231,7 +186,7 @@ describe('vector masks', () => {
 
 describe('a layer the compositor cannot draw', () => {
   it('fails naming the layer and its features', async () => {
-    const bytes = writePsdUint8Array({ width: W, height: H, children: [pixels('bg', BG), pixels('photo', [1, 2, 3], { blendMode: 'multiply' })] });
+    const bytes = writePsdUint8Array(overBackdrop(pixels('photo', [1, 2, 3], { blendMode: 'multiply' })));
     const compiled = structuredClone(await compileTemplate(env.FILES, bytes));
     // A tree that promises mask pixels R2 does not hold (as group masks were, before they were stored).
     const photo = [...walkLayers(compiled.layers)].find((n) => n.name === 'photo')!;
