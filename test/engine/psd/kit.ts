@@ -14,6 +14,15 @@ export const blackToWhite = {
 };
 
 /**
+ * An 8 × 8 document of one opaque white 4 × 4 layer `name` at (2, 2) carrying `effects`: where
+ * the layer-record tests plant an effects block to find in the bytes.
+ */
+export function whiteSquareWith(name: string, effects: object): Psd {
+  const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
+  return { width: 8, height: 8, children: [{ name, left: 2, top: 2, imageData: white, effects }] } as unknown as Psd;
+}
+
+/**
  * A 4 × 1 document, a red layer over white with a white pixel mask carrying `params` (mask
  * parameters: densities, feathers) and a vector mask over its left half: the layout of psd-tools'
  * mask-parameters-no-real-channel.psd (#693) when no real mask (-3) is given in `extra`.

@@ -1,10 +1,10 @@
-import { writePsdBuffer, type Psd } from 'ag-psd';
+import { writePsdBuffer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
 import { Unprocessable } from '../../../src/engine/errors';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { readLayerRecords } from '../../../src/engine/psd/records';
 import { buildTree } from '../../../src/engine/psd/tree';
-import { blackToWhite as stops, writeShapeBurst } from './kit';
+import { blackToWhite as stops, whiteSquareWith, writeShapeBurst } from './kit';
 
 /**
  * A stroke whose gradient style ag-psd does not know (Photoshop's Shape Burst, written 'GrdT'
@@ -13,33 +13,20 @@ import { blackToWhite as stops, writeShapeBurst } from './kit';
  * rather than drawn without its effects. docs/effects.md.
  */
 function strokedDoc(style = 'linear', strokes = 1): Uint8Array {
-  const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
-  const doc = {
-    width: 8,
-    height: 8,
-    children: [
-      {
-        name: 'burst',
-        left: 2,
-        top: 2,
-        imageData: white,
-        effects: {
-          dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', opacity: 0.75, color: { r: 0, g: 0, b: 0 }, size: { units: 'Pixels', value: 2 }, distance: { units: 'Pixels', value: 2 }, angle: 120 }],
-          stroke: Array.from({ length: strokes }, (_, i) => ({
-            enabled: true,
-            present: true,
-            position: i ? 'inside' : 'outside',
-            fillType: 'gradient',
-            blendMode: 'normal',
-            opacity: 1,
-            size: { units: 'Pixels', value: 2 },
-            // With several strokes the first is the style asked for, the rest Linear.
-            gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops, style: i ? 'linear' : style },
-          })),
-        },
-      },
-    ],
-  } as unknown as Psd;
+  const doc = whiteSquareWith('burst', {
+    dropShadow: [{ enabled: true, present: true, blendMode: 'multiply', opacity: 0.75, color: { r: 0, g: 0, b: 0 }, size: { units: 'Pixels', value: 2 }, distance: { units: 'Pixels', value: 2 }, angle: 120 }],
+    stroke: Array.from({ length: strokes }, (_, i) => ({
+      enabled: true,
+      present: true,
+      position: i ? 'inside' : 'outside',
+      fillType: 'gradient',
+      blendMode: 'normal',
+      opacity: 1,
+      size: { units: 'Pixels', value: 2 },
+      // With several strokes the first is the style asked for, the rest Linear.
+      gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops, style: i ? 'linear' : style },
+    })),
+  });
   return style === 'shapeburst' ? writeShapeBurst(doc) : new Uint8Array(writePsdBuffer(doc, { generateThumbnail: false }));
 }
 

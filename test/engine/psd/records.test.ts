@@ -1,4 +1,4 @@
-import { writePsdBuffer, type Psd } from 'ag-psd';
+import { writePsdBuffer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
 import { Unprocessable } from '../../../src/engine/errors';
 import { parsePsd } from '../../../src/engine/psd/parse';
@@ -6,7 +6,7 @@ import { readLayerRecords } from '../../../src/engine/psd/records';
 import { buildTree } from '../../../src/engine/psd/tree';
 import type { GradientMapAdjustment } from '../../../src/engine/composite/adjust';
 import { madeFixture } from '../../helpers/fixtures';
-import { blackToWhite as stops } from './kit';
+import { blackToWhite as stops, whiteSquareWith } from './kit';
 
 describe('layer records: a gradient map\'s interpolation method', () => {
   it('reads the method key of each \'grdm\' block (ag-psd reads every one as perceptual) and the tree keeps it', async () => {
@@ -25,24 +25,11 @@ describe('layer records: a gradient map\'s interpolation method', () => {
 
 describe('layer records: an effect gradient method ag-psd does not know', () => {
   it('is found in the effects block (ag-psd drops the block silently) and the layer is refused with a 422 naming it', () => {
-    const white = { width: 4, height: 4, data: new Uint8ClampedArray(64).fill(255) };
-    const doc = {
-      width: 8,
-      height: 8,
-      children: [
-        {
-          name: 'striped',
-          left: 2,
-          top: 2,
-          imageData: white,
-          effects: {
-            gradientOverlay: [
-              { enabled: true, present: true, blendMode: 'normal', opacity: 1, interpolationMethod: 'classic', type: 'linear', angle: 0, scale: 1, gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops } },
-            ],
-          },
-        },
+    const doc = whiteSquareWith('striped', {
+      gradientOverlay: [
+        { enabled: true, present: true, blendMode: 'normal', opacity: 1, interpolationMethod: 'classic', type: 'linear', angle: 0, scale: 1, gradient: { type: 'solid', name: 'g', smoothness: 1, ...stops } },
       ],
-    } as unknown as Psd;
+    });
     const bytes = new Uint8Array(writePsdBuffer(doc, { generateThumbnail: false }));
     const at = bytes.findIndex((_, i) => String.fromCharCode(...bytes.subarray(i, i + 4)) === 'Gcls');
     expect(readLayerRecords(bytes)[0]?.unknownEffectGradientMethod).toBeUndefined();
