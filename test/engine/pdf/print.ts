@@ -3,7 +3,9 @@
  * (test/helpers/print-tools.ts), decoded here (uncompressed strips, 8 bits a sample), and
  * pdf-lib reads the object graph for structural PDF/X checks.
  */
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, PDFStream, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, type PDFObject } from 'pdf-lib';
+import { expect } from 'vitest';
+import { defaultProfile, readProfileInfo } from '../../../src/engine/colour';
 import { fixtureServer, type ToolResult } from '../../helpers/fixtures';
 
 export async function printTool(tool: string, file: Uint8Array, query: Record<string, string | number> = {}): Promise<ToolResult> {
@@ -98,4 +100,33 @@ export async function pdfGraph(bytes: Uint8Array) {
     name: (d: PDFDict, key: string) => (d.get(PDFName.of(key)) as PDFName | undefined)?.decodeText(),
     array: (d: PDFDict, key: string) => deref<PDFArray>(d.get(PDFName.of(key))),
   };
+}
+
+/** A PDF string (literal or hex) as text; undefined for anything else. */
+export const pdfText = (o: unknown) => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : undefined);
+
+/**
+ * The PDF/X-4 marks of a CMYK print PDF of ours, titled `title`: header 1.6; an output intent
+ * GTS_PDFX whose profile is the default CMYK one (N 4, its description as OutputConditionIdentifier
+ * and Info); GTS_PDFXVersion and Trapped False in the info dictionary and in the XMP packet, which
+ * pdfinfo parses. Returns the graph for the caller's own checks.
+ */
+export async function expectPdfX4(bytes: Uint8Array, title: string) {
+  const g = await pdfGraph(bytes);
+  expect(g.header).toBe('%PDF-1.6');
+  const intent = g.deref<PDFDict>(g.array(g.catalog, 'OutputIntents')!.get(0))!;
+  expect(g.name(intent, 'S')).toBe('GTS_PDFX');
+  const description = readProfileInfo(defaultProfile('Cmyk')).description;
+  expect(pdfText(intent.get(PDFName.of('OutputConditionIdentifier')))).toBe(description);
+  expect(pdfText(intent.get(PDFName.of('Info')))).toBe(description);
+  const profile = g.deref<PDFRawStream>(intent.get(PDFName.of('DestOutputProfile')))!;
+  expect((profile.dict.get(PDFName.of('N')) as PDFNumber).asNumber()).toBe(4);
+  expect(pdfText(g.info.get(PDFName.of('GTS_PDFXVersion')))).toBe('PDF/X-4');
+  expect(g.name(g.info, 'Trapped')).toBe('False');
+  expect(pdfText(g.info.get(PDFName.of('Title')))).toBe(title);
+  const xmp = g.streamText(g.catalog.get(PDFName.of('Metadata')));
+  expect(xmp).toContain('<pdfxid:GTS_PDFXVersion>PDF/X-4</pdfxid:GTS_PDFXVersion>');
+  expect(xmp).toContain('<pdf:Trapped>False</pdf:Trapped>');
+  expect((await printTool('pdfinfo-meta', bytes)).stdout).toContain('pdfxid:GTS_PDFXVersion');
+  return { g, xmp };
 }

@@ -1,6 +1,6 @@
-import { PDFDict, PDFHexString, PDFName, PDFNumber, PDFString, type PDFRawStream } from 'pdf-lib';
+import { PDFDict, PDFName, PDFNumber, type PDFRawStream } from 'pdf-lib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { colourTransform, defaultProfile, readProfileInfo } from '../../../src/engine/colour';
+import { colourTransform, defaultProfile } from '../../../src/engine/colour';
 import { resolvePrintColour, type PrintColour } from '../../../src/engine/pdf/output';
 import { jpegComponents, type PrintProductColour } from '../../../src/engine/print-product/colour';
 import { renderPdf } from '../../../src/engine/print-product/pdf';
@@ -10,12 +10,10 @@ import { encodeCmykJpeg } from '../../../src/engine/raster/jpeg-ink';
 import { srgbProfile } from '../../../src/engine/raster/icc';
 import { runTool } from '../../helpers/fixtures';
 import { pdfInfo } from '../pdf/helpers';
-import { gsCmyk, gsGray, pdfGraph, pixel, printTool } from '../pdf/print';
+import { expectPdfX4, gsCmyk, gsGray, pdfGraph, pdfText, pixel, printTool } from '../pdf/print';
 import { fonts, halves, imageStore, jpegImage, oneSurface, pngImage } from './helpers';
 
 const colour = async (c: PrintColour, keepOriginalColors?: boolean): Promise<PrintProductColour> => ({ output: await resolvePrintColour(c), keepOriginalColors });
-const text = (o: unknown) => (o instanceof PDFString || o instanceof PDFHexString ? o.decodeText() : undefined);
-
 /**
  * 200 × 100 pt with 9 pt bleed around a trim of 100 × 50 at (20, 10): an orange rectangle over
  * the left half, a pure-K `cmyk(0,0,0,100)` bar and text, a photo (JPEG) and a logo (PNG with
@@ -68,22 +66,7 @@ describe('print-product PDFs in CMYK (issue 20 §2)', () => {
     const { bytes } = await renderPdf(model, { fonts, images, title: 'Card', colour: await colour({ colorSpace: 'Cmyk' }) });
     const q = await runTool('qpdf-check', bytes);
     expect(q.code, q.stdout + q.stderr).toBe(0);
-    const g = await pdfGraph(bytes);
-    expect(g.header).toBe('%PDF-1.6');
-    const intent = g.deref<PDFDict>(g.array(g.catalog, 'OutputIntents')!.get(0))!;
-    expect(g.name(intent, 'S')).toBe('GTS_PDFX');
-    const description = readProfileInfo(defaultProfile('Cmyk')).description;
-    expect(text(intent.get(PDFName.of('OutputConditionIdentifier')))).toBe(description);
-    expect(text(intent.get(PDFName.of('Info')))).toBe(description);
-    const profile = g.deref<PDFRawStream>(intent.get(PDFName.of('DestOutputProfile')))!;
-    expect((profile.dict.get(PDFName.of('N')) as PDFNumber).asNumber()).toBe(4);
-    expect(text(g.info.get(PDFName.of('GTS_PDFXVersion')))).toBe('PDF/X-4');
-    expect(g.name(g.info, 'Trapped')).toBe('False');
-    expect(text(g.info.get(PDFName.of('Title')))).toBe('Card');
-    const xmp = g.streamText(g.catalog.get(PDFName.of('Metadata')));
-    expect(xmp).toContain('<pdfxid:GTS_PDFXVersion>PDF/X-4</pdfxid:GTS_PDFXVersion>');
-    expect(xmp).toContain('<pdf:Trapped>False</pdf:Trapped>');
-    expect((await printTool('pdfinfo-meta', bytes)).stdout).toContain('pdfxid:GTS_PDFXVersion');
+    const { g } = await expectPdfX4(bytes, 'Card');
     expect(g.doc.context.trailerInfo.Encrypt).toBeUndefined();
     expect(g.doc.context.trailerInfo.ID).toBeDefined();
     const info = pdfInfo((await runTool('pdfinfo', bytes)).stdout);
@@ -155,7 +138,7 @@ describe('print-product PDFs in CMYK (issue 20 §2)', () => {
     expect((await runTool('qpdf-check', bytes)).code).toBe(0);
     const g = await pdfGraph(bytes);
     expect(g.header).toBe('%PDF-1.4');
-    expect(text(g.info.get(PDFName.of('GTS_PDFXConformance')))).toBe('PDF/X-1a:2003');
+    expect(pdfText(g.info.get(PDFName.of('GTS_PDFXConformance')))).toBe('PDF/X-1a:2003');
     const raw = new TextDecoder('latin1').decode(bytes);
     expect(raw).not.toMatch(/\/SMask|\/Transparency|ICCBased|DeviceRGB/);
     expect(raw).toContain('/ImageMask true');
@@ -170,7 +153,7 @@ describe('print-product PDFs in CMYK (issue 20 §2)', () => {
     expect(plain.catalog.get(PDFName.of('OutputIntents'))).toBeUndefined();
     const x4 = await renderPdf(model, { fonts, images, colour: await colour({ colorSpace: 'Rgb', format: 'PdfX4' }) });
     const g = await pdfGraph(x4.bytes);
-    expect(text(g.info.get(PDFName.of('GTS_PDFXVersion')))).toBe('PDF/X-4');
+    expect(pdfText(g.info.get(PDFName.of('GTS_PDFXVersion')))).toBe('PDF/X-4');
     const legacy = await pdfGraph((await renderPdf(model, { fonts, images })).bytes);
     expect(legacy.header).toBe('%PDF-1.7');
     expect(legacy.catalog.get(PDFName.of('OutputIntents'))).toBeUndefined();
