@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { makePdf } from '../pdf/helpers';
-import { compileOrRefused, random, type Random } from './kit';
+import { compileOrRefused, random, rendersWholeAndStrip, type Random } from './kit';
 import { effectArrays } from '../../../src/engine/composite/effects';
 
 /**
@@ -274,13 +274,7 @@ describe('random documents mixing this session’s features', () => {
     const compiled = await compileOrRefused(bytes, `seed ${seed}`);
     if (!compiled) return;
     try {
-      for (const scale of [1, 0.5, 0.13, 1.7]) {
-        const image = await renderTemplate(env.FILES, compiled, { scale });
-        expect(image.data.length).toBe(image.width * image.height * 4);
-      }
-      const top = Math.floor(height / 3);
-      const strip = await renderTemplate(env.FILES, compiled, { scale: 1, region: { top, bottom: top + 1 } });
-      expect(strip.height).toBe(1);
+      await rendersWholeAndStrip(compiled, [1, 0.5, 0.13, 1.7], Math.floor(height / 3));
       const transparent = await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
       expect(transparent.data.length).toBe(transparent.width * transparent.height * 4);
     } catch (e) {

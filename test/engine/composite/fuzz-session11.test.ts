@@ -14,7 +14,7 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { preparePreview } from '../../../src/engine/preview';
 import { renderDeps } from '../pdf/helpers';
-import { compileOrRefused, random, type Random } from './kit';
+import { compileOrRefused, random, rendersWholeAndStrip, type Random } from './kit';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { chamferDistance, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels, useWasmAdjustments } from '../../../src/engine/raster/kernels';
@@ -234,16 +234,9 @@ describe('random documents through the render paths session 11 changed', () => {
       refused++;
       return;
     }
-    let step = 'render';
+    let step = 'render or strip';
     try {
-      for (const scale of [1, 0.5, 2.3]) {
-        const image = await renderTemplate(env.FILES, compiled, { scale });
-        expect(image.data.length).toBe(image.width * image.height * 4);
-      }
-      step = 'strip';
-      const top = Math.floor(height / 2);
-      const strip = await renderTemplate(env.FILES, compiled, { scale: 1, region: { top, bottom: top + 1 } });
-      expect(strip.height).toBe(1);
+      await rendersWholeAndStrip(compiled, [1, 0.5, 2.3], Math.floor(height / 2));
       step = 'transparent';
       await renderTemplate(env.FILES, compiled, { scale: 1, background: 'transparent' });
       if (seed % 3 === 0) {

@@ -157,6 +157,19 @@ export async function compileOrRefused(bytes: Uint8Array, what: string): Promise
 }
 
 /**
+ * What every fuzzed document must survive first: drawn whole at each of `scales` and as the strip
+ * of the one row `top`, each image as many bytes as its size says.
+ */
+export async function rendersWholeAndStrip(compiled: CompiledTemplate, scales: number[], top: number): Promise<void> {
+  for (const scale of scales) {
+    const image = await renderTemplate(env.FILES, compiled, { scale });
+    expect(image.data.length).toBe(image.width * image.height * 4);
+  }
+  const strip = await renderTemplate(env.FILES, compiled, { scale: 1, region: { top, bottom: top + 1 } });
+  expect(strip.height).toBe(1);
+}
+
+/**
  * A template rendered twice from cleared caches: with the effects' kernels and cuts (`fast`) and
  * by the TypeScript passes over the whole extent (`slow`, useEffectKernels(false)), for tests that
  * hold the first to the second's bytes; `tiles`: the effect tiles the kernels drew in the first.

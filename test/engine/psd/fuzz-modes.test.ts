@@ -7,7 +7,7 @@ import { FileStore } from '../../../src/dynamic-image/store';
 import { inkRender } from '../../../src/engine/composite/cmyk-ink';
 import { preparePreview } from '../../../src/engine/preview';
 import { makePdf, renderDeps } from '../pdf/helpers';
-import { compileOrRefused, random, rectPath, type Random } from '../composite/kit';
+import { compileOrRefused, random, rectPath, rendersWholeAndStrip, type Random } from '../composite/kit';
 import { writeShapeBurst } from './kit';
 
 /**
@@ -507,16 +507,9 @@ describe('random documents of every mode and depth with what the last sessions a
     tally.set(key, count);
     count[compiled ? 'compiled' : 'refused']++;
     if (!compiled) return;
-    let step = 'render';
+    let step = 'render or strip';
     try {
-      for (const scale of [1, 0.5, 1.7]) {
-        const image = await renderTemplate(env.FILES, compiled, { scale });
-        expect(image.data.length).toBe(image.width * image.height * 4);
-      }
-      step = 'strip';
-      const top = Math.floor(height / 3);
-      const strip = await renderTemplate(env.FILES, compiled, { scale: 1, region: { top, bottom: top + 1 } });
-      expect(strip.height).toBe(1);
+      await rendersWholeAndStrip(compiled, [1, 0.5, 1.7], Math.floor(height / 3));
       step = 'ink render';
       const ink = await inkRender(bytes, compiled);
       if (ink) expect(ink.data.length).toBe(width * height * 4);
