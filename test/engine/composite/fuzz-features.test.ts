@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { makePdf } from '../pdf/helpers';
-import { compileOrRefused, random, rendersWholeAndStrip, type Random } from './kit';
+import { compileOrRefused, placeOnCanvasOr, random, rendersWholeAndStrip, type Placement, type Random } from './kit';
 import { effectArrays } from '../../../src/engine/composite/effects';
 
 /**
@@ -190,15 +190,15 @@ function pixels(r: Random, w: number, h: number) {
 }
 
 /** Where a layer or mask sits: on the canvas, partly or wholly off it (even far off), or 1×1. */
-function place(r: Random, W: number, H: number): { left: number; top: number; w: number; h: number } {
-  return r.pick([
-    () => ({ left: r.int(W), top: r.int(H), w: 1 + r.int(W), h: 1 + r.int(H) }),
-    () => ({ left: 0, top: 0, w: W, h: H }),
-    () => ({ left: r.int(W), top: r.int(H), w: 1, h: 1 }),
+function place(r: Random, W: number, H: number): Placement {
+  return placeOnCanvasOr(
+    r,
+    W,
+    H,
     () => ({ left: -r.int(2 * W) - 1, top: -r.int(H), w: 1 + r.int(W), h: 1 + r.int(2 * H) }),
     () => ({ left: W + r.int(50), top: r.int(H), w: 1 + r.int(8), h: 1 + r.int(8) }),
     () => ({ left: -500, top: -500, w: 3, h: 3 }),
-  ])();
+  );
 }
 
 function options(r: Random, W: number, H: number, adjustmentLayer = false): Partial<Layer> {

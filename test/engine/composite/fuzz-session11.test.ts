@@ -14,7 +14,7 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { FileStore } from '../../../src/dynamic-image/store';
 import { preparePreview } from '../../../src/engine/preview';
 import { renderDeps } from '../pdf/helpers';
-import { compileOrRefused, random, rendersWholeAndStrip, type Random } from './kit';
+import { compileOrRefused, placeOnCanvasOr, random, rendersWholeAndStrip, type Placement, type Random } from './kit';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { chamferDistance, useWasmEffectPasses } from '../../../src/engine/composite/morphology';
 import { kernels, useWasmAdjustments } from '../../../src/engine/raster/kernels';
@@ -135,14 +135,14 @@ function pixels(r: Random, w: number, h: number, alpha = r.pick([255, 255, 128, 
 }
 
 /** On the canvas, 1×1, wholly or partly off it, or far off. */
-function place(r: Random, W: number, H: number) {
-  return r.pick([
-    () => ({ left: r.int(W), top: r.int(H), w: 1 + r.int(W), h: 1 + r.int(H) }),
-    () => ({ left: 0, top: 0, w: W, h: H }),
-    () => ({ left: r.int(W), top: r.int(H), w: 1, h: 1 }),
+function place(r: Random, W: number, H: number): Placement {
+  return placeOnCanvasOr(
+    r,
+    W,
+    H,
     () => ({ left: -r.int(2 * W) - 1, top: -r.int(H), w: 1 + r.int(W), h: 1 + r.int(2 * H) }),
     () => ({ left: r.pick([-3000, W + 2000]), top: r.pick([-3000, H + 900]), w: 1 + r.int(6), h: 1 + r.int(6) }),
-  ])();
+  );
 }
 
 /** A closed path through points, as ag-psd writes a vector mask's. */

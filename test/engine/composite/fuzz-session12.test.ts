@@ -10,7 +10,7 @@ import { kernels } from '../../../src/engine/raster/kernels';
 import type { CompiledTemplate } from '../../../src/engine/types';
 import { ServerTiming } from '../../../src/http/server-timing';
 import { firstDifference } from '../../helpers/pixels';
-import { compileOrRefused, random, type Random } from './kit';
+import { compileOrRefused, placeOnCanvasOr, random, type Placement, type Random } from './kit';
 import { switchedOffAwaiting } from '../../helpers/switches';
 
 /**
@@ -46,15 +46,15 @@ function pixels(r: Random, w: number, h: number) {
 }
 
 /** On the canvas, 1×1, wholly or partly off it, or far off. */
-function place(r: Random, W: number, H: number) {
-  return r.pick([
-    () => ({ left: r.int(W), top: r.int(H), w: 1 + r.int(W), h: 1 + r.int(H) }),
-    () => ({ left: 0, top: 0, w: W, h: H }),
-    () => ({ left: r.int(W), top: r.int(H), w: 1, h: 1 }),
+function place(r: Random, W: number, H: number): Placement {
+  return placeOnCanvasOr(
+    r,
+    W,
+    H,
     () => ({ left: -r.int(W) - 1, top: r.int(H) - (H >> 1), w: 1 + r.int(2 * W), h: 1 + r.int(H) }),
     () => ({ left: W - r.int(3), top: H - r.int(3), w: 2 + r.int(W), h: 2 + r.int(H) }),
     () => ({ left: r.pick([-300, W + 200]), top: r.pick([-3, H + 90]), w: 1 + r.int(6), h: 1 + r.int(6) }),
-  ])();
+  );
 }
 
 /** Extreme settings (true) or ones a template has (false): set per document. */

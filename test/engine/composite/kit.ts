@@ -93,6 +93,22 @@ export function random(seed: number) {
 }
 export type Random = ReturnType<typeof random>;
 
+/** Where a fuzzed layer lies: its left and top on the canvas and its size. */
+export type Placement = { left: number; top: number; w: number; h: number };
+
+/**
+ * One of the placements every fuzzer draws from (somewhere on the W × H canvas, the whole canvas,
+ * one pixel on it) or of its own `elsewhere` (off the canvas, in its own ways), picked by `r`.
+ */
+export function placeOnCanvasOr(r: Random, W: number, H: number, ...elsewhere: Array<() => Placement>): Placement {
+  return r.pick([
+    () => ({ left: r.int(W), top: r.int(H), w: 1 + r.int(W), h: 1 + r.int(H) }),
+    () => ({ left: 0, top: 0, w: W, h: H }),
+    () => ({ left: r.int(W), top: r.int(H), w: 1, h: 1 }),
+    ...elsewhere,
+  ])();
+}
+
 /** A w × h picture: random colours, opaque (and marked so, as a placed JPEG is: personalise/image.ts markOpaque), or with transparent and partly covered pixels. */
 export function randomPicture(r: Random, w: number, h: number, opaque: boolean): Uint8ClampedArray {
   const data = new Uint8ClampedArray(w * h * 4);

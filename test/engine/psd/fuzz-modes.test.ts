@@ -7,7 +7,7 @@ import { FileStore } from '../../../src/dynamic-image/store';
 import { inkRender } from '../../../src/engine/composite/cmyk-ink';
 import { preparePreview } from '../../../src/engine/preview';
 import { makePdf, renderDeps } from '../pdf/helpers';
-import { compileOrRefused, random, rectPath, rendersWholeAndStrip, type Random } from '../composite/kit';
+import { compileOrRefused, placeOnCanvasOr, random, rectPath, rendersWholeAndStrip, type Placement, type Random } from '../composite/kit';
 import { writeShapeBurst } from './kit';
 
 /**
@@ -119,13 +119,13 @@ function pixels(r: Random, w: number, h: number) {
   return { width: w, height: h, data };
 }
 
-function place(r: Random, W: number, H: number) {
-  return r.pick([
-    () => ({ left: r.int(W), top: r.int(H), w: 1 + r.int(W), h: 1 + r.int(H) }),
-    () => ({ left: 0, top: 0, w: W, h: H }),
-    () => ({ left: r.int(W), top: r.int(H), w: 1, h: 1 }),
+function place(r: Random, W: number, H: number): Placement {
+  return placeOnCanvasOr(
+    r,
+    W,
+    H,
     () => ({ left: -r.int(W) - 1, top: -r.int(H), w: 1 + r.int(W), h: 1 + r.int(2 * H) }),
-  ])();
+  );
 }
 
 function options(r: Random, W: number, H: number, mode: Mode, adjustmentLayer = false): Partial<Layer> {
