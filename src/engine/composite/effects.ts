@@ -523,9 +523,10 @@ export const TILE_AREA = 1 << 22;
 
 /**
  * The tiles' limit for a shadow or glow with a spread (inner ones with a choke too): its spread
- * (morphology.ts spreadMatte) holds five arrays of the tile at once (the alpha, its peak, the
- * ratio, the chamfer field and the distances), 80 MB at TILE_AREA; a tile of at most 2 M px holds
- * them in 40. Its tiles are exact (eachTile), so where they fall does not change a pixel.
+ * (morphology.ts spreadMatte) holds three arrays of the tile at once past the WASM passes (the
+ * alpha, its peak and the chamfer field; five before issue 25 §1's cuts), 48 MB at TILE_AREA; a tile
+ * of at most 2 M px holds them in 24. Its tiles are exact (eachTile), so where they fall does not
+ * change a pixel.
  */
 export const SPREAD_TILE_AREA = 1 << 21;
 
@@ -1626,13 +1627,13 @@ const spreadOf = (e: { size?: { value: number }; choke?: { value: number } }, sc
 function soften(alpha: Float32Array, w: number, h: number, size: number, spread: number, owned = false): Float32Array {
   const radius = size - spread;
   // A new array either way (blur makes its own): `alpha` stays as it was, unless the caller
-  // hands it over (`owned`: made for this and read no more).
-  const a = spread > 0 ? spreadMatte(alpha, w, h, spread) : alpha;
+  // hands it over (`owned`: made for this and read no more; a large spread is then grown over it).
+  const a = spread > 0 ? spreadMatte(alpha, w, h, spread, owned) : alpha;
   if (owned && a !== alpha) drop(alpha);
   // Larger than the WASM passes take, blur's TypeScript would make two more arrays (issue 25 §1):
   // blurred over itself (blurInPlace: the same floats) when no one else reads it.
   if (radius > 0 && a.length > WASM_BLUR_PIXELS && (owned || a !== alpha)) return blurInPlace(a, w, h, radius);
-  if (radius <= 0) return a === alpha ? alpha.slice() : a;
+  if (radius <= 0) return a === alpha && !owned ? alpha.slice() : a;
   const blurred = blur(a, w, h, radius);
   if (owned || a !== alpha) drop(a);
   return blurred;

@@ -432,17 +432,50 @@ export function dilate(a: Float32Array, w: number, h: number, radius: number, ou
  * uniformly partial (a layer of 60 % pixels, a faint feather) it grows at its own level: the matte
  * is measured relative to the highest alpha within reach, and the grown coverage scaled by it.
  */
-export function spreadMatte(a: Float32Array, w: number, h: number, radius: number): Float32Array {
-  const tmp = new Float32Array(a.length);
-  const peak = boxMax(a, w, h, Math.ceil(radius + 1), tmp);
-  for (let i = 0; i < a.length; i++) tmp[i] = peak[i] > 0 ? a[i] / peak[i] : 0;
-  // The ratio is read no more: its distances are written over it (chamferDistanceOver), not into
-  // a fifth array of the tile (issue 25 §1).
-  const d = chamferDistanceOver(tmp, w, h);
-  if (d !== tmp) drop(tmp);
-  for (let i = 0; i < a.length; i++) d[i] = Math.max(a[i], bandCoverage(d[i], -Infinity, radius) * peak[i]);
-  drop(peak);
-  return d;
+export function spreadMatte(a: Float32Array, w: number, h: number, radius: number, over = false): Float32Array {
+  const pw = w + 4;
+  const ph = h + 4;
+  if (wasmPasses && pw * ph <= WASM_PIXELS && kernelsNow()) {
+    const tmp = new Float32Array(a.length);
+    const peak = boxMax(a, w, h, Math.ceil(radius + 1), tmp);
+    for (let i = 0; i < a.length; i++) tmp[i] = peak[i] > 0 ? a[i] / peak[i] : 0;
+    const d = chamferDistance(tmp, w, h);
+    drop(tmp);
+    for (let i = 0; i < a.length; i++) d[i] = Math.max(a[i], bandCoverage(d[i], -Infinity, radius) * peak[i]);
+    drop(peak);
+    return d;
+  }
+  // Past the WASM passes (issue 25 §1: a spread tile held the alpha, the ratio, its peak, the
+  // chamfer field and a byte a pixel for the side, 4.25 arrays): the alpha, its peak and one
+  // chamfer field, in whose place the box maximum's first pass is written. The ratio
+  // c = alpha ÷ peak is worked out again where it is read (the f32 a ratio array held). Of
+  // chamferDistance's two sides only the covered side's pass runs, over the same field to the bit:
+  // its seeds are ½ − c wherever c > 0. The empty side decides no pixel here: where c ≥ ½ its
+  // distance is ½ − c exactly for c < 1 (the pixel's own seed, c − ½, exact in f32, which no path
+  // beats: every seed is ≥ −½ and every step ≥ 1) and ≤ −½ where c = 1, where the band (−∞, radius]
+  // covers the pixel whole (radius − d + ½ ≥ 1), as it does at −½.
+  const field = new Float32Array(pw * ph);
+  const peak = boxMax(a, w, h, Math.ceil(radius + 1), field.subarray(0, a.length));
+  field.fill(INF);
+  for (let y = 0, i = 0; y < h; y++) {
+    for (let x = 0, f = (y + 2) * pw + 2; x < w; x++, i++, f++) {
+      const c = peak[i] > 0 ? Math.fround(a[i] / peak[i]) : 0;
+      if (c > 0) field[f] = 0.5 - c;
+    }
+  }
+  chamferPasses(field, pw, ph);
+  // Over `a` when the caller hands it over (`over`: made for this and read no more), each value
+  // read before it is written.
+  const out = over ? a : new Float32Array(a.length);
+  for (let y = 0, i = 0; y < h; y++) {
+    for (let x = 0, f = (y + 2) * pw + 2; x < w; x++, i++, f++) {
+      const c = peak[i] > 0 ? Math.fround(a[i] / peak[i]) : 0;
+      const d = c < 0.5 ? field[f] : c < 1 ? 0.5 - c : -0.5;
+      out[i] = Math.max(a[i], bandCoverage(d, -Infinity, radius) * peak[i]);
+    }
+  }
+  drop(field, peak);
+  return out;
 }
 
 /** The highest value within r px along each axis (a (2r + 1)² box), van Herk / Gil-Werman; `tmp` holds the first pass. */
@@ -736,48 +769,6 @@ export function chamferDistance(a: Float32Array, w: number, h: number, to: Bound
   }
   drop(d);
   return out;
-}
-
-/**
- * chamferDistance of the whole of `a`, written over `a` (made for this and read no more) where
- * the field is past the WASM passes' size; there the one field, a byte a pixel for the side and
- * `a` are all it holds, not a separate array of the distances. The same floats, pass by pass:
- * - the empty side's pass goes first and writes −distance where a ≥ ½. There a < 1 is its own
- *   seed a − ½ (exact in f32: a ∈ [½, 1)), which no path beats (every seed is ≥ −½, every step
- *   ≥ 1, so a path costs ≥ ½ > a − ½): the value written is ½ − a exactly, and a wholly covered
- *   pixel, no seed, ≥ ½ away, writes ≤ −½;
- * - the covered side's seeds there are ½ − a, or −½ where a = 1: max(written, −½) gives both;
- *   where a < ½ the value is still a, read as chamferDistance reads it. Its pass writes +distance
- *   there.
- * The passes are independent (each fills its field anew), so their order changes nothing.
- */
-export function chamferDistanceOver(a: Float32Array, w: number, h: number): Float32Array {
-  const pw = w + 4;
-  if (wasmPasses && pw * (h + 4) <= WASM_PIXELS && kernelsNow()) return chamferDistance(a, w, h);
-  const d = new Float32Array(pw * (h + 4));
-  const low = new Uint8Array(w * h);
-  for (let i = 0; i < low.length; i++) low[i] = a[i] < 0.5 ? 1 : 0;
-  d.fill(INF);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const c = a[y * w + x];
-      if (c < 1) d[(y + 2) * pw + x + 2] = c - 0.5;
-    }
-  }
-  chamferPasses(d, pw, h + 4);
-  for (let y = 0; y < h; y++) for (let x = 0, i = y * w; x < w; x++, i++) if (!low[i]) a[i] = -d[(y + 2) * pw + x + 2];
-  d.fill(INF);
-  for (let y = 0; y < h; y++) {
-    for (let x = 0, i = y * w; x < w; x++, i++) {
-      const c = a[i];
-      if (!low[i]) d[(y + 2) * pw + x + 2] = Math.max(c, -0.5);
-      else if (c > 0) d[(y + 2) * pw + x + 2] = 0.5 - c;
-    }
-  }
-  chamferPasses(d, pw, h + 4);
-  for (let y = 0; y < h; y++) for (let x = 0, i = y * w; x < w; x++, i++) if (low[i]) a[i] = d[(y + 2) * pw + x + 2];
-  drop(d, low);
-  return a;
 }
 
 const SQRT5 = Math.sqrt(5);
