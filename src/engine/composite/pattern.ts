@@ -127,6 +127,58 @@ export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
 }
 
 /**
+ * tilePattern over the rectangle (x0, y0, w, h), made by rows: `rows(top, bottom)` gives the
+ * colours of its rows top to bottom − 1 (y0 ≤ top < bottom ≤ y0 + h), each band's bytes those of
+ * tilePattern over the whole rectangle's rows there (issue 25 §1: an overlay or stroke draws its
+ * colours in bands of rows instead of holding the tile's). An unturned pattern's plan (uprightPlan)
+ * is made once for the rectangle, so its columns' taps are not worked out again for each band,
+ * and a row that repeats a row of an earlier band is copied from that row's bytes, kept while
+ * later bands repeat it (up to `keep` pixels of them), else summed again: the same bytes either way.
+ */
+export function patternRows(tile: RGBAImage, tiling: Tiling, x0: number, y0: number, w: number, h: number, keep = KEPT_ROW_PIXELS): (top: number, bottom: number) => Uint8ClampedArray {
+  const { width: tw, height: th } = tile;
+  // Turned (tilePattern's own test), or no tile: tilePattern over each band's rows.
+  const rad = ((tiling.angle ?? 0) * Math.PI) / 180;
+  if (tw <= 0 || th <= 0 || !(Math.sin(rad) === 0 && Math.cos(rad) === 1)) return (top, bottom) => tilePattern(tile, tiling, x0, top, w, bottom - top);
+  const n = tiling.scale >= 1 ? 1 : Math.min(8, Math.ceil(1 / tiling.scale));
+  const plan = uprightPlan(tiling, tw, th, n, x0, y0, w, h);
+  // The rows a later band repeats, kept by the row they repeat (relative to y0).
+  const kept = new Map<number, Uint32Array>();
+  let keptPixels = 0;
+  const lastUse = new Int32Array(h).fill(-1);
+  for (let y = 0; y < h; y++) lastUse[plan.rows.first[y]!] = y;
+  return (top, bottom) => {
+    const out = new Uint8ClampedArray(w * (bottom - top) * 4);
+    uprightRows(tile.data, tw, plan, top - y0, bottom - y0, out, (from, row) => {
+      // A row before this band's: its kept bytes (copied into `row`), or false (sum it again).
+      const k = kept.get(from);
+      if (!k) return false;
+      row.set(k);
+      return true;
+    });
+    // Keep this band's first rows that later bands repeat; let go those no band repeats any more.
+    const words = new Uint32Array(out.buffer, out.byteOffset, out.length >> 2);
+    for (let y = top - y0; y < bottom - y0; y++) {
+      if (plan.rows.first[y] === y && lastUse[y]! >= bottom - y0 && keptPixels + w <= keep) {
+        const at = (y - (top - y0)) * w;
+        kept.set(y, words.slice(at, at + w));
+        keptPixels += w;
+      }
+    }
+    for (const [y, row] of kept) {
+      if (lastUse[y]! < bottom - y0) {
+        kept.delete(y);
+        keptPixels -= row.length;
+      }
+    }
+    return out;
+  };
+}
+
+/** The most pixels patternRows keeps of rows that later bands repeat (4 MB). */
+const KEPT_ROW_PIXELS = 1 << 20;
+
+/**
  * tilePattern of an unturned pattern (angle 0: cos 1, sin 0), the same bytes with less work. There
  * a sample's pattern column depends on its output column alone and its row on its output row
  * alone: u = (dx·1 − dy·0) ÷ scale − 0.5 is dx ÷ scale − 0.5 to the bit (dy·0 is ±0, and dx is
@@ -138,8 +190,15 @@ export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
  * tile is mostly copies (issue 25 §3: tilePattern was ~40 % of its render).
  */
 function tileUpright(td: Uint8ClampedArray, tw: number, th: number, tiling: Tiling, n: number, x0: number, y0: number, w: number, h: number, out: Uint8ClampedArray): Uint8ClampedArray {
+  uprightRows(td, tw, uprightPlan(tiling, tw, th, n, x0, y0, w, h), 0, h, out, () => false);
+  return out;
+}
+
+type UprightPlan = ReturnType<typeof uprightPlan>;
+
+/** tileUpright's taps and weights: per column (n samples each) the two pattern columns and the fraction, per row likewise. */
+function uprightPlan(tiling: Tiling, tw: number, th: number, n: number, x0: number, y0: number, w: number, h: number) {
   const { originX, originY, scale } = tiling;
-  // Per column (n samples each): the two pattern columns and the fraction; per row likewise.
   const axis = (len: number, start: number, origin: number, size: number) => {
     const lo = new Int32Array(len * n);
     const hi = new Int32Array(len * n);
@@ -165,20 +224,32 @@ function tileUpright(td: Uint8ClampedArray, tw: number, th: number, tiling: Tili
     }
     return { lo, hi, t, first };
   };
-  const cols = axis(w, x0, originX, tw);
-  const rows = axis(h, y0, originY, th);
-  const words = new Uint32Array(out.buffer, out.byteOffset, w * h);
-  for (let y = 0; y < h; y++) {
+  return { n, w, cols: axis(w, x0, originX, tw), rows: axis(h, y0, originY, th) };
+}
+
+/**
+ * The plan's rows `from` to `to` − 1 (of its rectangle) into `out` (their RGBA, row `from` first).
+ * A row repeating a row of these is copied; one repeating an earlier row is `earlier(row, into)`'s
+ * (true: it copied that row's bytes into `into`), else summed.
+ */
+function uprightRows(td: Uint8ClampedArray, tw: number, plan: UprightPlan, from: number, to: number, out: Uint8ClampedArray, earlier: (row: number, into: Uint32Array) => boolean): void {
+  const { n, w, cols, rows } = plan;
+  const words = new Uint32Array(out.buffer, out.byteOffset, w * (to - from));
+  for (let y = from; y < to; y++) {
     const same = rows.first[y]!;
+    const at = (y - from) * w;
     if (same !== y) {
-      words.copyWithin(y * w, same * w, same * w + w);
-      continue;
+      if (same >= from) {
+        words.copyWithin(at, (same - from) * w, (same - from) * w + w);
+        continue;
+      }
+      if (earlier(same, words.subarray(at, at + w))) continue;
     }
     for (let x = 0; x < w; x++) {
-      const o = y * w + x;
+      const o = at + x;
       const col = cols.first[x]!;
       if (col !== x) {
-        words[o] = words[y * w + col]!;
+        words[o] = words[at + col]!;
         continue;
       }
       let r = 0;
@@ -214,5 +285,4 @@ function tileUpright(td: Uint8ClampedArray, tw: number, th: number, tiling: Tili
       out[p + 3] = (a / (n * n)) * 255;
     }
   }
-  return out;
 }
