@@ -7,7 +7,7 @@ import { bandCoverage, bilinearMove, blur, blurInPlace, boxRadii, chamferDistanc
 import { inArena, type KernelExports } from '../raster/kernels';
 import { keptChannels, wasmBlendMode } from '../raster/blend';
 import { bevelCut, bevelLight, throughCurve } from './bevel';
-import { effectOn, effectTiling, tilePattern } from './pattern';
+import { effectOn, effectTiling, patternRows } from './pattern';
 import { gradientRamp, rgbOf, type Gradient, type RGB } from './gradient';
 import { gradientPixels } from './gradient-geometry';
 import { rasterizeVectorMask } from './vector';
@@ -1968,11 +1968,17 @@ export function drawEffectsAbove(
     // point, at its scale and phase; the pattern's own transparency thins the overlay.
     const turn = (pattern as { angle?: number }).angle ?? 0;
     const tiling = effectTiling(node, s, pattern.align !== false, pattern.phase, pattern.scale ?? 1, turn);
-    eachTileInside(inside(0), shape, target, (r) => {
-      const colors = tilePattern(tile, tiling, r.left, r.top, widthOf(r), heightOf(r));
-      const coverage = timesAlpha(fillOf(shape, r), colors);
-      paint(canvas, r, shape, coverage, colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
-      drop(colors, coverage);
+    // In bands of rows, as the gradient overlay: tilePattern's colours are each pixel's from its
+    // place alone (issue 25 §1: a full-size layer's overlay held its colours and coverage over a
+    // tile of 4 M px, 32 MB).
+    eachTileInside(inside(0), shape, target, (t) => {
+      const colorsOver = patternRows(tile, tiling, t.left, t.top, widthOf(t), heightOf(t));
+      eachOverlayBand(shape, t, (r) => {
+        const colors = colorsOver(r.top, r.bottom);
+        const coverage = timesAlpha(fillOf(shape, r), colors);
+        paint(canvas, r, shape, coverage, colors, fxOpacity(pattern.opacity, opacity), pattern.blendMode, atop, true, r, inLayer);
+        drop(colors, coverage);
+      });
     });
   }
   for (const g of grouped ? list(fx.gradientOverlay).reverse() : []) {
@@ -2133,38 +2139,49 @@ function drawStrokes(ctx: EffectContext, node: LayerNode, canvas: Surface, shape
           cov[i] = left > 0 ? Math.min(1, cov[i] / left) : 1;
         }
       }
-      let color: RGB | Uint8ClampedArray = rgbOf(st.color);
-      if (st.fillType === 'gradient' && st.gradient) {
-        const g = st.gradient;
-        const colors = (g.style as string) === 'shapeburst' ? burstFill(st, dist, ctx.scale) : gradientPixels({ ...g, type: g.style ?? 'linear', gradient: g }, tile, ctx.scale, box(g.align));
+      // A gradient's or pattern's colours over rows of the tile (null: the stroke's colour). Past
+      // a shapeburst (read off the distances) each pixel's colour is from its place alone, so with
+      // no mode of its own (blendedColours reads the backdrop over the tile) they go in bands of
+      // rows, as overlays do (eachOverlayBand), the coverage and the tile's distances whole: a
+      // pattern stroke held its colours over a tile of 4 M px, 16 MB, and left each tile's to the
+      // collector (issue 25 §1).
+      const g = st.fillType === 'gradient' && st.gradient ? st.gradient : null;
+      const burst = !!g && (g.style as string) === 'shapeburst';
+      const pattern = !g && st.fillType === 'pattern' && st.pattern ? ctx.patterns.get(st.pattern.id) : undefined;
+      // Linked with the layer unless the file says otherwise (Photoshop's default); the scale
+      // is read from the record (psd/tree.ts: ag-psd drops it).
+      const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number }; scale?: number } | undefined;
+      const patterned = pattern && patternRows(pattern, effectTiling(node, ctx.scale, p?.linked !== false, p?.phase, p?.scale ?? 1), tile.left, tile.top, widthOf(tile), heightOf(tile));
+      const coloursOver = (r: Bounds): Uint8ClampedArray | null =>
+        g ? (burst ? burstFill(st, dist, ctx.scale) : gradientPixels({ ...g, type: g.style ?? 'linear', gradient: g }, r, ctx.scale, box(g.align))) : patterned ? patterned(r.top, r.bottom) : null;
+      // In a mode of its own: its colours as that mode gives them over what it blends with, painted Normal.
+      const how = ownMode(st);
+      const [fill, fade] = split(fxOpacity(st.opacity, node.opacity), st.blendMode);
+      const tw = widthOf(tile);
+      const paintOver = (r: Bounds) => {
+        let color: RGB | Uint8ClampedArray = rgbOf(st.color);
+        const colors = coloursOver(r);
         if (colors) {
           color = colors;
-          for (let i = 0; i < cov.length; i++) cov[i] *= colors[i * 4 + 3] / 255;
+          // r is whole rows of the tile: its coverage from the tile's (r.top − tile.top) · tw on.
+          for (let i = 0, at = (r.top - tile.top) * tw, n = colors.length >> 2; i < n; i++) cov[at + i] *= colors[i * 4 + 3] / 255;
         }
-      } else if (st.fillType === 'pattern' && st.pattern) {
-        const tile_ = ctx.patterns.get(st.pattern.id);
-        if (tile_) {
-          // Linked with the layer unless the file says otherwise (Photoshop's default); the scale
-          // is read from the record (psd/tree.ts: ag-psd drops it).
-          const p = st.pattern as { linked?: boolean; phase?: { x: number; y: number }; scale?: number };
-          color = tilePattern(tile_, effectTiling(node, ctx.scale, p.linked !== false, p.phase, p.scale ?? 1), tile.left, tile.top, widthOf(tile), heightOf(tile));
-          for (let i = 0; i < cov.length; i++) cov[i] *= color[i * 4 + 3] / 255;
+        let mode = st.blendMode;
+        let opacity = fxOpacity(st.opacity, node.opacity);
+        const blended = how && blendedColours(canvas, shape, r, color, mode!, how === 'overprint', fill);
+        if (blended) {
+          color = blended;
+          mode = 'normal';
+          opacity = fade;
         }
-      }
-      // In a mode of its own: its colours as that mode gives them over what it blends with, painted Normal.
-      let mode = st.blendMode;
-      let opacity = fxOpacity(st.opacity, node.opacity);
-      const how = ownMode(st);
-      const [fill, fade] = split(opacity, mode);
-      const blended = how && blendedColours(canvas, shape, tile, color, mode!, how === 'overprint', fill);
-      if (blended) {
-        color = blended;
-        mode = 'normal';
-        opacity = fade;
-      }
-      // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
-      paint(canvas, tile, shape, cov, color, opacity, mode, atop, false, tile, st.position === 'inside' && inLayer);
-      drop(cov, blended || null);
+        // An inside stroke lies within the layer's shape: part of its composite (`inLayer`).
+        paint(canvas, r, shape, cov, color, opacity, mode, atop, false, tile, st.position === 'inside' && inLayer);
+        drop(blended || null, colors);
+      };
+      const banded = byPixel.on && !how && !burst && (!!g || !!pattern);
+      const rows = banded ? Math.max(1, Math.floor(byPixel.band / Math.max(1, tw))) : heightOf(tile);
+      for (let top = tile.top; top < tile.bottom; top += rows) paintOver({ ...tile, top, bottom: Math.min(tile.bottom, top + rows) });
+      drop(cov);
     }
     drop(alpha, dist, own);
   });
