@@ -1,4 +1,5 @@
 import type { LayerEffectsInfo } from 'ag-psd';
+import { drop } from '../memory/drop';
 import type { LayerNode, RGBAImage } from '../types';
 
 /**
@@ -132,8 +133,9 @@ export function tilePattern(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
  * tilePattern over the whole rectangle's rows there (issue 25 §1: an overlay or stroke draws its
  * colours in bands of rows instead of holding the tile's). An unturned pattern's plan (uprightPlan)
  * is made once for the rectangle, so its columns' taps are not worked out again for each band,
- * and a row that repeats a row of an earlier band is copied from that row's bytes, kept while
- * later bands repeat it (up to `keep` pixels of them), else summed again: the same bytes either way.
+ * and a row that repeats a row of an earlier band is copied from that row's bytes, kept in one
+ * store (the first `keep` pixels of such rows), else summed again: the same bytes either way. The
+ * bands are asked for top to bottom, once each; the plan and store are freed with the last.
  */
 export function patternRows(tile: RGBAImage, tiling: Tiling, x0: number, y0: number, w: number, h: number, keep = KEPT_ROW_PIXELS): (top: number, bottom: number) => Uint8ClampedArray {
   const { width: tw, height: th } = tile;
@@ -142,34 +144,35 @@ export function patternRows(tile: RGBAImage, tiling: Tiling, x0: number, y0: num
   if (tw <= 0 || th <= 0 || !(Math.sin(rad) === 0 && Math.cos(rad) === 1)) return (top, bottom) => tilePattern(tile, tiling, x0, top, w, bottom - top);
   const n = tiling.scale >= 1 ? 1 : Math.min(8, Math.ceil(1 / tiling.scale));
   const plan = uprightPlan(tiling, tw, th, n, x0, y0, w, h);
-  // The rows a later band repeats, kept by the row they repeat (relative to y0).
-  const kept = new Map<number, Uint32Array>();
-  let keptPixels = 0;
+  // The rows a later row repeats, each given a slot in one store (the first `keep` pixels of them),
+  // made once a band is not the last: a row of an earlier band is copied from there.
   const lastUse = new Int32Array(h).fill(-1);
   for (let y = 0; y < h; y++) lastUse[plan.rows.first[y]!] = y;
+  const slotOf = new Int32Array(h).fill(-1);
+  let slots = 0;
+  for (let y = 0, most = Math.floor(keep / Math.max(1, w)); y < h && slots < most; y++) if (plan.rows.first[y] === y && lastUse[y]! > y) slotOf[y] = slots++;
+  let store: Uint32Array | null = null;
   return (top, bottom) => {
     const out = new Uint8ClampedArray(w * (bottom - top) * 4);
     uprightRows(tile.data, tw, plan, top - y0, bottom - y0, out, (from, row) => {
-      // A row before this band's: its kept bytes (copied into `row`), or false (sum it again).
-      const k = kept.get(from);
-      if (!k) return false;
-      row.set(k);
+      // A row before this band's: its stored bytes, or false (summed again).
+      const slot = slotOf[from]!;
+      if (!store || slot < 0) return false;
+      row.set(store.subarray(slot * w, slot * w + w));
       return true;
     });
-    // Keep this band's first rows that later bands repeat; let go those no band repeats any more.
-    const words = new Uint32Array(out.buffer, out.byteOffset, out.length >> 2);
-    for (let y = top - y0; y < bottom - y0; y++) {
-      if (plan.rows.first[y] === y && lastUse[y]! >= bottom - y0 && keptPixels + w <= keep) {
-        const at = (y - (top - y0)) * w;
-        kept.set(y, words.slice(at, at + w));
-        keptPixels += w;
+    if (bottom < y0 + h && slots) {
+      store ??= new Uint32Array(slots * w);
+      const words = new Uint32Array(out.buffer, out.byteOffset, out.length >> 2);
+      for (let y = top - y0; y < bottom - y0; y++) {
+        const slot = slotOf[y]!;
+        if (slot >= 0) store.set(words.subarray((y - (top - y0)) * w, (y - (top - y0)) * w + w), slot * w);
       }
     }
-    for (const [y, row] of kept) {
-      if (lastUse[y]! < bottom - y0) {
-        kept.delete(y);
-        keptPixels -= row.length;
-      }
+    // Freed once the last band is made (issue 25 §1: not left to the collector).
+    if (bottom === y0 + h) {
+      dropPlan(plan);
+      drop(store, lastUse, slotOf);
     }
     return out;
   };
@@ -190,9 +193,14 @@ const KEPT_ROW_PIXELS = 1 << 20;
  * tile is mostly copies (issue 25 §3: tilePattern was ~40 % of its render).
  */
 function tileUpright(td: Uint8ClampedArray, tw: number, th: number, tiling: Tiling, n: number, x0: number, y0: number, w: number, h: number, out: Uint8ClampedArray): Uint8ClampedArray {
-  uprightRows(td, tw, uprightPlan(tiling, tw, th, n, x0, y0, w, h), 0, h, out, () => false);
+  const plan = uprightPlan(tiling, tw, th, n, x0, y0, w, h);
+  uprightRows(td, tw, plan, 0, h, out, () => false);
+  dropPlan(plan);
   return out;
 }
+
+/** Frees a plan's arrays once its rows are made. */
+const dropPlan = ({ cols, rows }: UprightPlan) => drop(cols.lo, cols.hi, cols.t, cols.first, rows.lo, rows.hi, rows.t, rows.first);
 
 type UprightPlan = ReturnType<typeof uprightPlan>;
 
