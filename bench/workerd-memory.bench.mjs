@@ -20,6 +20,10 @@
 //   poster-pdf POST /api/rendering/hires      large-poster-6000x4000.psd's print PDF (bench/large-templates.mjs:
 //              9 layers, a clipping group, a gradient overlay over a 6,000 px band, a shadowed headline;
 //              24 MP in 23 strips); the first run is its first PDF (deleted and uploaded again first)
+//   pattern-jpeg POST /api/rendering/preview  pattern-heavy.psd (6,000 × 4,000; makePatternHeavy: a full-size
+//              soft layer under a turned pattern overlay, an ellipse under a 37 % overlay with a 40 px
+//              pattern stroke, a layer with an inside pattern stroke) → JPEG at its own size;
+//              pattern-pdf its print PDF (its first: deleted and uploaded again first)
 //   upload-jpeg  the upload, then the 5,000² JPEG preview, once each on the same runtime (one cgroup
 //              under WM_LIMIT_MB): what the upload leaves behind counts against the preview
 //              (the issue's outside check, "a 10,000² template's 5,000² preview under 128 MB")
@@ -337,7 +341,8 @@ async function deleteTemplate(baseUrl, name) {
 }
 
 const FX_STEPS = ['fx-png', 'fx-jpeg', 'fx-png-800', 'fx-jpeg-800', 'fx-pdf'];
-const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'jpeg-8000', 'png-8000', 'bigtext', 'bigtext-whole', 'bigtext-small', 'photo-12mp', 'upload-jpeg', ...FX_STEPS, 'poster-pdf'];
+const PATTERN_STEPS = ['pattern-jpeg', 'pattern-pdf'];
+const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'jpeg-8000', 'png-8000', 'bigtext', 'bigtext-whole', 'bigtext-small', 'photo-12mp', 'upload-jpeg', ...FX_STEPS, 'poster-pdf', ...PATTERN_STEPS];
 
 /**
  * bench/out/fx-heavy.psd: a small canvas (1,189 × 863) under effects of Photoshop's largest size,
@@ -382,6 +387,72 @@ async function makeFxHeavy(file) {
         satin: { enabled: true, present: true, blendMode: 'multiply', opacity: 0.5, color: { r: 20, g: 20, b: 60 }, size: px(250), distance: px(250), angle: 19, invert: false, antialiased: true },
       }),
       ...[0, 1, 2].map((k) => shape(`Card ${k}`, [80 + 360 * k, 450, 380 + 360 * k, 800], { r: 60 + 60 * k, g: 120, b: 200 - 60 * k }, { dropShadow: [shadow(250, 20 + 20 * k, 120)] })),
+    ],
+  };
+  writeFileSync(file, writePsdBuffer(psd, { generateThumbnail: false, compress: true }));
+}
+
+/**
+ * bench/out/pattern-heavy.psd (issue 25 §1, session 25): 6,000 × 4,000 under pattern effects, drawn
+ * deterministically: a full-size layer of soft alpha under a Pattern Overlay at 100 %, turned 30°,
+ * phase (13, 7); a vector-masked ellipse (inside the canvas) under one at 37 % in Multiply with a
+ * 40 px outside pattern stroke; a 2,520 × 2,000 layer under an unturned overlay with a 24 px inside
+ * pattern stroke. The pattern is a 61 × 47 tile with transparency. Before session 25 its JPEG at its
+ * size left 114 MB of pattern colours to the collector (Node 22).
+ */
+async function makePatternHeavy(file, W = 6000, H = 4000) {
+  if (existsSync(file)) return;
+  const { writePsdBuffer } = await import('ag-psd');
+  const TW = 61;
+  const TH = 47;
+  const tile = new Uint8Array(TW * TH * 4);
+  for (let y = 0; y < TH; y++) {
+    for (let x = 0; x < TW; x++) {
+      const i = (y * TW + x) * 4;
+      tile[i] = (x * 251) / TW;
+      tile[i + 1] = (y * 199) / TH;
+      tile[i + 2] = ((x ^ y) * 37) & 255;
+      tile[i + 3] = (x + y) % 9 === 0 ? 0 : 120 + (((x * 7 + y * 3) * 11) % 136);
+    }
+  }
+  const pattern = { name: 'fxmem3-tile', id: 'fe3e3000-0000-4000-8000-00000000f003' };
+  const ref = { name: pattern.name, id: pattern.id };
+  const img = (w, h, f) => {
+    const data = new Uint8ClampedArray(w * h * 4);
+    for (let y = 0, i = 0; y < h; y++) for (let x = 0; x < w; x++, i += 4) f(x, y, data, i);
+    return { width: w, height: h, data };
+  };
+  const bg = img(W, H, (x, y, d, i) => d.set([(x * 255) / W, (y * 255) / H, 150, 255], i));
+  const soft = img(W, H, (x, y, d, i) => d.set([200, 80, 40, 255 * (0.55 + 0.45 * Math.sin(x / 310) * Math.cos(y / 170))], i));
+  const lw = Math.round(W * 0.42);
+  const lh = Math.round(H * 0.5);
+  const third = img(lw, lh, (x, y, d, i) => d.set([30, 140, 90, x < 20 || y < 20 ? 128 : 255], i));
+  const px = (value) => ({ units: 'Pixels', value });
+  const overlay = (scale, angle, phase, opacity, blendMode) => ({ enabled: true, present: true, showInDialog: true, blendMode, opacity, pattern: ref, scale, align: true, phase, ...(angle ? { angle } : {}) });
+  const stroke = (position, size, phase) => ({ enabled: true, present: true, position, fillType: 'pattern', blendMode: 'normal', opacity: 0.9, size: px(size), pattern: { ...ref, phase } });
+  const [cx, cy, rx, ry, k] = [W * 0.55, H * 0.45, W * 0.38, H * 0.4, 0.55];
+  const knot = (x, y, hx, hy) => ({ linked: true, points: [x - hx, y - hy, x, y, x + hx, y + hy] });
+  const [tx, ty] = [Math.round(W * 0.05), Math.round(H * 0.45)];
+  const psd = {
+    width: W,
+    height: H,
+    imageData: bg,
+    patterns: [{ ...pattern, x: 0, y: 0, bounds: { x: 0, y: 0, w: TW, h: TH }, data: tile }],
+    children: [
+      { name: 'Background', left: 0, top: 0, imageData: bg },
+      { name: 'Soft full', left: 0, top: 0, imageData: soft, referencePoint: { x: 0, y: 0 }, effects: { patternOverlay: overlay(1, 30, { x: 13, y: 7 }, 0.85, 'normal') } },
+      {
+        name: 'Ellipse',
+        left: 0,
+        top: 0,
+        right: 0,
+        bottom: 0,
+        vectorFill: { type: 'color', color: { r: 240, g: 220, b: 60 } },
+        vectorMask: { paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots: [knot(cx, cy - ry, rx * k, 0), knot(cx + rx, cy, 0, ry * k), knot(cx, cy + ry, -rx * k, 0), knot(cx - rx, cy, 0, -ry * k)] }] },
+        referencePoint: { x: cx - rx, y: cy - ry },
+        effects: { patternOverlay: overlay(0.37, 0, { x: 5, y: 3 }, 0.7, 'multiply'), stroke: [stroke('outside', 40, { x: 2, y: 9 })] },
+      },
+      { name: 'Third', left: tx, top: ty, imageData: third, referencePoint: { x: tx, y: ty }, effects: { patternOverlay: overlay(1, 0, { x: 3, y: 1 }, 1, 'normal'), stroke: [stroke('inside', 24, { x: 0, y: 0 })] } },
     ],
   };
   writeFileSync(file, writePsdBuffer(psd, { generateThumbnail: false, compress: true }));
@@ -562,6 +633,21 @@ export async function measureWorkerd(root, only = []) {
       'fx-pdf': () => ['/api/rendering/hires', { template: fx }],
     };
     for (const step of FX_STEPS) if (steps.includes(step)) await fresh(step, (server) => run(server, step, (baseUrl) => post(baseUrl, ...fxRenders[step]())));
+  }
+  if (steps.some((s) => PATTERN_STEPS.includes(s))) {
+    // Setup without the limit, deleted first (no strips of an earlier PDF left); each step on a fresh runtime.
+    const file = path.join(out, 'pattern-heavy.psd');
+    await makePatternHeavy(file);
+    let template;
+    await fresh('upload-pattern', async (server) => {
+      await deleteTemplate(server.baseUrl, `wm/${path.basename(file)}`);
+      template = await upload(server.baseUrl, 'templates', file, 'wm');
+    }, false);
+    const renders = {
+      'pattern-jpeg': () => ['/api/rendering/preview', { template, format: 'jpg', size: { width: 6000, height: 4000 } }],
+      'pattern-pdf': () => ['/api/rendering/hires', { template }],
+    };
+    for (const step of PATTERN_STEPS) if (steps.includes(step)) await fresh(step, (server) => run(server, step, (baseUrl) => post(baseUrl, ...renders[step]())));
   }
   if (steps.includes('poster-pdf')) {
     // A print shop's poster (issue 25 §1: its first PDF peaked at 163.6–184.9 MB in session 22).
