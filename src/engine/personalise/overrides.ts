@@ -135,7 +135,12 @@ const cacheKeeps = (bytes: number) => bytes <= placementCache.maxEntryBytes && b
 function placementArrays(key: string | undefined): { arrayFor: (bytes: number) => Uint8ClampedArray | undefined; drawn: () => Uint8ClampedArray | undefined } {
   let drawn: Uint8ClampedArray | undefined;
   return {
-    arrayFor: (bytes) => (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined)),
+    arrayFor: (bytes) => {
+      // Asked again: the array lent before was not drawn into (a decode through the taps that
+      // refused the file, raster/bounded.ts' `through`), so it goes back to the pool.
+      if (drawn) releaseOnce(drawn)();
+      return (drawn = lendPicture(bytes, key && cacheKeeps(bytes) ? Math.min(bytes + (bytes >> 3), placementCache.maxEntryBytes) : undefined));
+    },
     drawn: () => drawn,
   };
 }
@@ -586,14 +591,20 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
         const within = withinOf(node);
         const key = placementKey(node, command, quad);
         const { arrayFor, drawn } = ('arrays' in job && job.arrays) || placementArrays(key);
+        let drawnRead = false;
         const place = async () => {
           const placed = await (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
           // This request's read, taken before placementCache holds it for others to find.
           const array = drawn();
-          if (array && placed?.pixels.data.buffer === array.buffer) lent.push(drawnInto(array, !!key && cacheKeeps(array.buffer.byteLength)));
+          drawnRead = !!array && placed?.pixels.data.buffer === array.buffer;
+          if (drawnRead) lent.push(drawnInto(array!, !!key && cacheKeeps(array!.buffer.byteLength)));
           return placed;
         };
         const placed = key ? await cachedPlacement(key, place, lent) : await place();
+        // A lent array nothing reads (the picture resampled as decoded, when placementCache already
+        // held this placement or it draws nothing) goes back to the pool.
+        const unread = drawn();
+        if (unread && !drawnRead) releaseOnce(unread)();
         set(node.id, placed ?? empty());
       } catch (err) {
         if (err instanceof RangeError) fail(`data.${name}.image`, unprocessable('The image placement is too large.'), err.message);

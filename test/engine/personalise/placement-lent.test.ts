@@ -108,6 +108,31 @@ describe('buildOverrides with a placement no cache keeps', () => {
     dropLentPictures();
   });
 
+  it('gives back the array a decode through the taps took and did not draw into', async () => {
+    placementCache.clear(); // first: what it lets go of joins the pool, dropped next
+    dropLentPictures();
+    // A loader that takes the placement's array, as raster/bounded.ts' `through` does before the
+    // fused decode, then answers the picture itself (that decode refused the file: a progressive JPEG).
+    let taken: Uint8ClampedArray | undefined;
+    const refusing: PersonaliseContext = {
+      ...context(),
+      loadImage: async (_ref, _target, how) => {
+        const shape = { width: 60, height: 45 };
+        const taps = how?.through?.(shape);
+        taken = taps?.arrayFor?.((taps.h.bounds.length >> 1) * (taps.v.bounds.length >> 1) * 4);
+        return { ...picture(60, 45, 9, true), source: shape };
+      },
+    };
+    const overrides = await buildOverrides(tree(), data, refusing);
+    expect(taken?.byteLength).toBe(40 * 30 * 4);
+    // Given back when the placement asked again, and lent to it: not left to the collector.
+    expect(overrides.get(4)!.pixels!.data.buffer).toBe(taken!.buffer);
+    expect(lentPictureBytes()).toBe(0);
+    releaseOverrides(overrides);
+    expect(lentPictureBytes()).toBe(40 * 30 * 4);
+    dropLentPictures();
+  });
+
   it('keeps no buffer much longer than the placement in placementCache', async () => {
     placementCache.clear(); // first: what it lets go of joins the pool, dropped next
     dropLentPictures();
