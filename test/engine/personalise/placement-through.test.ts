@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { placeImage, placementTaps, placementWindow, type ResizeMode } from '../../../src/engine/personalise/image';
+import { placeImage, placementTaps, placementWindow } from '../../../src/engine/personalise/image';
 import { decodeBounded } from '../../../src/engine/raster/bounded';
 import { encodeJpeg } from '../../../src/engine/raster/codecs';
-import type { Bounds } from '../../../src/engine/types';
 import { noiseImage } from '../raster/helpers';
+import { noise, upright, uprightPlacementCase } from './helpers';
 
 /**
  * Issue 25 §3 (picfuse): a picture decoded for one upright placement at 3/8 or 5/8–7/8 is
@@ -12,29 +12,13 @@ import { noiseImage } from '../raster/helpers';
  * whole decode, into the array the placement would have drawn into.
  */
 
-const upright = (left: number, top: number, right: number, bottom: number) => [left, top, right, top, right, bottom, left, bottom];
-
-function noise(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 24);
-}
-
 describe('a placement resampled as its picture is decoded (issue 25 §3)', () => {
   it('gives the bytes of the placement from the whole decode, at every k/8, fit and fill, within a canvas or not', async () => {
     const next = noise(7);
     let through = 0;
     let compared = 0;
     for (let t = 0; t < 28; t++) {
-      const [pw, ph] = [120 + (next() % 200), 90 + (next() % 160)];
-      const jpeg = await encodeJpeg(noiseImage(pw, ph, t + 1, 'opaque'), 85, { subsampling: t % 2 ? 1 : 2 });
-      const k = 1 + (t % 7);
-      const [cw, ch] = [Math.max(8, Math.round((pw * k) / 8) - (next() % 30)), Math.max(8, Math.round((ph * k) / 8) - (next() % 30))];
-      const x0 = (next() % 40) - 15 + (next() % 4) / 4;
-      const y0 = (next() % 40) - 15;
-      const quad = { corners: upright(x0, y0, x0 + cw, y0 + ch), width: cw, height: ch };
-      const mode: ResizeMode = t % 3 ? 'fill' : 'fit';
-      const within: Bounds | undefined = t % 4 ? { left: 0, top: 0, right: 40 + (next() % 200), bottom: 40 + (next() % 200) } : undefined;
-      const size = { width: cw, height: ch };
+      const { jpeg, quad, mode, within, size, label } = await uprightPlacementCase(next, t);
       const whole = await decodeBounded(jpeg, { size, deferResize: true });
       const arrays: Uint8ClampedArray[] = [];
       const arrayFor = (bytes: number) => {
@@ -52,7 +36,6 @@ describe('a placement resampled as its picture is decoded (issue 25 §3)', () =>
           return taps && { ...taps, arrayFor };
         },
       });
-      const label = `${t}: ${pw}×${ph} into ${cw}×${ch} ${mode}${within ? ` within ${within.right}×${within.bottom}` : ''} at ${k}/8`;
       expect({ width: fused.width, height: fused.height, standsFor: fused.standsFor, extent: fused.extent }, label).toEqual({ width: whole.width, height: whole.height, standsFor: whole.standsFor, extent: whole.extent });
       if (fused.placed) {
         through++;

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { placeImage, placementWindow, type ResizeMode } from '../../../src/engine/personalise/image';
+import { placeImage, placementWindow } from '../../../src/engine/personalise/image';
 import { decodeBounded } from '../../../src/engine/raster/bounded';
-import { encodeJpeg } from '../../../src/engine/raster/codecs';
-import type { Bounds } from '../../../src/engine/types';
 import { noiseImage } from '../raster/helpers';
+import { noise, upright, uprightPlacementCase } from './helpers';
 
 /**
  * Issue 25 §3 (decodewin): a picture decoded for one upright placement makes only the pixels that
@@ -11,36 +10,18 @@ import { noiseImage } from '../raster/helpers';
  * bytes as from the whole decode, and a 'fill' placement of another aspect decodes less.
  */
 
-const upright = (left: number, top: number, right: number, bottom: number) => [left, top, right, top, right, bottom, left, bottom];
-
-function noise(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 24);
-}
-
 describe('a placement from a decode windowed for it (issue 25 §3)', () => {
   it('gives the bytes of the placement from the whole decode, at every k/8, fit and fill, within a canvas or not', async () => {
     const next = noise(5);
     let narrower = 0;
     let compared = 0;
     for (let t = 0; t < 24; t++) {
-      const [pw, ph] = [120 + (next() % 200), 90 + (next() % 160)];
-      const jpeg = await encodeJpeg(noiseImage(pw, ph, t + 1, 'opaque'), 85, { subsampling: t % 2 ? 1 : 2 });
-      // A layer at 1/8 … 7/8 of the picture's size, at a fractional offset, maybe past the canvas.
-      const k = 1 + (t % 7);
-      const [cw, ch] = [Math.max(8, Math.round((pw * k) / 8) - (next() % 30)), Math.max(8, Math.round((ph * k) / 8) - (next() % 30))];
-      const x0 = (next() % 40) - 15 + (next() % 4) / 4;
-      const y0 = (next() % 40) - 15;
-      const quad = { corners: upright(x0, y0, x0 + cw, y0 + ch), width: cw, height: ch };
-      const mode: ResizeMode = t % 3 ? 'fill' : 'fit';
-      const within: Bounds | undefined = t % 4 ? { left: 0, top: 0, right: 40 + (next() % 200), bottom: 40 + (next() % 200) } : undefined;
-      const size = { width: cw, height: ch };
+      const { jpeg, quad, mode, within, size, label } = await uprightPlacementCase(next, t);
       const whole = await decodeBounded(jpeg, { size, deferResize: true });
       const windowed = await decodeBounded(jpeg, { size, deferResize: true, lend: true, window: (shape) => placementWindow(shape, quad, mode, within) });
       const options = within ? { within } : {};
       const a = await placeImage({ ...whole, opaque: true }, quad, mode, options);
       const b = await placeImage({ ...windowed, opaque: true }, quad, mode, options);
-      const label = `${t}: ${pw}×${ph} into ${cw}×${ch} ${mode}${within ? ` within ${within.right}×${within.bottom}` : ''}`;
       expect(b?.bounds, label).toEqual(a?.bounds);
       if (a && b) {
         expect(Buffer.from(b.pixels.data).equals(Buffer.from(a.pixels.data)), label).toBe(true);
