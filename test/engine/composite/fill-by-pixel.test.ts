@@ -6,6 +6,7 @@ import { clearEngineCaches } from '../../../src/engine/cache';
 import { useEffectTileAreas, useFillByPixel } from '../../../src/engine/composite/effects';
 import { seeded } from '../../../src/engine/composite/gradient';
 import { blackToWhiteOverlay } from './gradient-overlay-fixture';
+import { maskByKind } from './kit';
 
 /**
  * Issue 25 §1: where a layer's fill is read pixel by pixel (its pixels and masks; not a vector
@@ -49,28 +50,7 @@ function makeCase(seed: number): { psd: Uint8Array; scale: number } {
     effects.innerShadow = [{ enabled: true, present: true, blendMode: 'multiply', color: colour(), opacity: 0.5 + rnd() / 2, size: px(int(2, 30)), choke: px(int(0, 40)), distance: px(int(0, 25)), angle: int(-180, 180), useGlobalLight: false }];
   }
   const layer: Layer = { name: 'soft', left, top, imageData: { width: lw, height: lh, data }, effects };
-  const kind = seed % 3;
-  if (kind === 1) {
-    // A pixel mask: an uneven ramp over part of the layer.
-    const mw = int(20, lw);
-    const mh = int(20, lh);
-    const m = new Uint8ClampedArray(mw * mh * 4);
-    for (let i = 0; i < mw * mh; i++) m.fill(((i % mw) * 255) / mw, i * 4, i * 4 + 4);
-    layer.mask = { left: left + int(0, lw - mw), top: top + int(0, lh - mh), right: 0, bottom: 0, defaultColor: int(0, 1) * 255, imageData: { width: mw, height: mh, data: m } };
-    layer.mask.right = layer.mask.left! + mw;
-    layer.mask.bottom = layer.mask.top! + mh;
-  } else if (kind === 2) {
-    // A vector mask: an ellipse-ish diamond of Béziers (past the canvas when the layer is).
-    const cx = left + lw / 2;
-    const cy = top + lh / 2;
-    const rx = lw * (0.3 + rnd() * 0.3);
-    const ry = lh * (0.3 + rnd() * 0.3);
-    const k = 0.55;
-    const knot = (x: number, y: number, hx: number, hy: number) => ({ linked: true, points: [x - hx, y - hy, x, y, x + hx, y + hy] });
-    layer.vectorMask = {
-      paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots: [knot(cx, cy - ry, rx * k, 0), knot(cx + rx, cy, 0, ry * k), knot(cx, cy + ry, -rx * k, 0), knot(cx - rx, cy, 0, -ry * k)] }],
-    } as Layer['vectorMask'];
-  }
+  maskByKind(layer, seed % 3, int, rnd);
   const bg = { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).fill(int(120, 240)) };
   const psd = writePsdUint8Array({ width: W, height: H, children: [{ name: 'Background', left: 0, top: 0, imageData: bg }, layer] }, { noBackground: false });
   return { psd, scale: [1, 0.77, 1.6][seed % 3]! };

@@ -258,3 +258,34 @@ export function glyphRaster(r: Random, w: number, h: number, inner = true): Uint
   return data;
 }
 
+
+/**
+ * The band tests' mask of case `kind` on `layer` (its left, top and imageData's size): none (0); a pixel
+ * mask, an uneven ramp over part of the layer, at least `least` px a side (1); a vector mask, an ellipse
+ * of Béziers with radii (0.3 + rnd·`spread`) of the layer's, past the canvas when the layer is (2).
+ * Drawn with the case's `int` and `rnd`, in one order, so a seed makes one document.
+ */
+export function maskByKind(layer: Layer, kind: number, int: (lo: number, hi: number) => number, rnd: () => number, { least = 20, spread = 0.3 } = {}): void {
+  const left = layer.left!;
+  const top = layer.top!;
+  const { width: lw, height: lh } = layer.imageData!;
+  if (kind === 1) {
+    const mw = int(least, lw);
+    const mh = int(least, lh);
+    const m = new Uint8ClampedArray(mw * mh * 4);
+    for (let i = 0; i < mw * mh; i++) m.fill(((i % mw) * 255) / mw, i * 4, i * 4 + 4);
+    const ml = left + int(0, lw - mw);
+    const mt = top + int(0, lh - mh);
+    layer.mask = { left: ml, top: mt, right: ml + mw, bottom: mt + mh, defaultColor: int(0, 1) * 255, imageData: { width: mw, height: mh, data: m } };
+  } else if (kind === 2) {
+    const cx = left + lw / 2;
+    const cy = top + lh / 2;
+    const rx = lw * (0.3 + rnd() * spread);
+    const ry = lh * (0.3 + rnd() * spread);
+    const k = 0.55;
+    const knot = (x: number, y: number, hx: number, hy: number) => ({ linked: true, points: [x - hx, y - hy, x, y, x + hx, y + hy] });
+    layer.vectorMask = {
+      paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots: [knot(cx, cy - ry, rx * k, 0), knot(cx + rx, cy, 0, ry * k), knot(cx, cy + ry, -rx * k, 0), knot(cx - rx, cy, 0, -ry * k)] }],
+    } as Layer['vectorMask'];
+  }
+}

@@ -5,6 +5,7 @@ import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { useEffectTileAreas, useFillByPixel } from '../../../src/engine/composite/effects';
 import { seeded } from '../../../src/engine/composite/gradient';
+import { maskByKind } from './kit';
 
 /**
  * Pattern overlays and pattern strokes drawn in bands of rows give
@@ -74,24 +75,7 @@ function makeCase(seed: number): { psd: Uint8Array; scale: number; tile: Uint8Ar
     if (rnd() < 0.3) effects.gradientOverlay = [{ enabled: true, present: true, blendMode: 'multiply', opacity: 0.5, type: 'linear', angle: int(0, 359), scale: 1, align: true, gradient: { name: 'g', type: 'solid', smoothness: 1, colorStops: [{ color: { r: 200, g: 40, b: 60 }, location: 0, midpoint: 50 }, { color: { r: 40, g: 60, b: 200 }, location: 1, midpoint: 50 }], opacityStops: [{ opacity: 1, location: 0, midpoint: 50 }, { opacity: 1, location: 1, midpoint: 50 }] } } as never];
     if (rnd() < 0.3) effects.dropShadow = [{ enabled: true, present: true, blendMode: 'multiply', color: { r: 0, g: 0, b: 0 }, opacity: 0.6, size: px(int(2, 20)), choke: px(int(0, 30)), distance: px(int(0, 15)), angle: int(-180, 180), useGlobalLight: false } as never];
     const layer: Layer = { name: `l${n}`, left, top, imageData: { width: lw, height: lh, data }, effects, ...(rnd() < 0.2 ? { fillOpacity: 0 } : {}), ...(n > 0 && rnd() < 0.3 ? { clipping: true } : {}) };
-    const kind = int(0, 2);
-    if (kind === 1) {
-      const mw = int(10, lw);
-      const mh = int(10, lh);
-      const m = new Uint8ClampedArray(mw * mh * 4);
-      for (let i = 0; i < mw * mh; i++) m.fill(((i % mw) * 255) / mw, i * 4, i * 4 + 4);
-      const ml = left + int(0, lw - mw);
-      const mt = top + int(0, lh - mh);
-      layer.mask = { left: ml, top: mt, right: ml + mw, bottom: mt + mh, defaultColor: int(0, 1) * 255, imageData: { width: mw, height: mh, data: m } };
-    } else if (kind === 2) {
-      const cx = left + lw / 2;
-      const cy = top + lh / 2;
-      const rx = lw * (0.3 + rnd() * 0.4);
-      const ry = lh * (0.3 + rnd() * 0.4);
-      const k = 0.55;
-      const knot = (x: number, y: number, hx: number, hy: number) => ({ linked: true, points: [x - hx, y - hy, x, y, x + hx, y + hy] });
-      layer.vectorMask = { paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots: [knot(cx, cy - ry, rx * k, 0), knot(cx + rx, cy, 0, ry * k), knot(cx, cy + ry, -rx * k, 0), knot(cx - rx, cy, 0, -ry * k)] }] } as Layer['vectorMask'];
-    }
+    maskByKind(layer, int(0, 2), int, rnd, { least: 10, spread: 0.4 });
     layers.push(layer);
   }
   const bg = { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).fill(int(100, 240)) };

@@ -6,6 +6,7 @@ import { clearEngineCaches } from '../../../src/engine/cache';
 import { useEffectTileAreas, useFillByPixel } from '../../../src/engine/composite/effects';
 import { seeded } from '../../../src/engine/composite/gradient';
 import { writeShapeBurst } from '../psd/kit';
+import { maskByKind } from './kit';
 
 /**
  * Issue 25 §1: a pattern overlay is drawn in bands of rows as the gradient overlay is
@@ -81,26 +82,7 @@ function makeCase(seed: number): { psd: Uint8Array; scale: number } {
   }
   if (strokes.length) effects.stroke = strokes as LayerEffectsInfo['stroke'];
   const layer: Layer = { name: 'patterned', left, top, imageData: { width: lw, height: lh, data }, effects, referencePoint: { x: left + int(0, 9), y: top + int(0, 9) } };
-  const kind = seed % 3;
-  if (kind === 1) {
-    const mw = int(20, lw);
-    const mh = int(20, lh);
-    const m = new Uint8ClampedArray(mw * mh * 4);
-    for (let i = 0; i < mw * mh; i++) m.fill(((i % mw) * 255) / mw, i * 4, i * 4 + 4);
-    layer.mask = { left: left + int(0, lw - mw), top: top + int(0, lh - mh), right: 0, bottom: 0, defaultColor: int(0, 1) * 255, imageData: { width: mw, height: mh, data: m } };
-    layer.mask.right = layer.mask.left! + mw;
-    layer.mask.bottom = layer.mask.top! + mh;
-  } else if (kind === 2) {
-    const cx = left + lw / 2;
-    const cy = top + lh / 2;
-    const rx = lw * (0.3 + rnd() * 0.3);
-    const ry = lh * (0.3 + rnd() * 0.3);
-    const k = 0.55;
-    const knot = (x: number, y: number, hx: number, hy: number) => ({ linked: true, points: [x - hx, y - hy, x, y, x + hx, y + hy] });
-    layer.vectorMask = {
-      paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots: [knot(cx, cy - ry, rx * k, 0), knot(cx + rx, cy, 0, ry * k), knot(cx, cy + ry, -rx * k, 0), knot(cx - rx, cy, 0, -ry * k)] }],
-    } as Layer['vectorMask'];
-  }
+  maskByKind(layer, seed % 3, int, rnd);
   const bg = { width: W, height: H, data: new Uint8ClampedArray(W * H * 4).fill(int(120, 240)) };
   // writeShapeBurst: ag-psd cannot write a Shape Burst stroke (the others go through as they are).
   const psd = writeShapeBurst({ width: W, height: H, patterns: [{ ...ref, x: 0, y: 0, bounds: { x: 0, y: 0, w: tw, h: th }, data: tile }], children: [{ name: 'Background', left: 0, top: 0, imageData: bg }, layer] } as never);
