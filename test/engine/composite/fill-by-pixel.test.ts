@@ -4,9 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { useEffectTileAreas, useFillByPixel } from '../../../src/engine/composite/effects';
-import { seeded } from '../../../src/engine/composite/gradient';
 import { blackToWhiteOverlay } from './gradient-overlay-fixture';
-import { maskByKind } from './kit';
+import { maskByKind, softLayerCase } from './kit';
 
 /**
  * Issue 25 §1: where a layer's fill is read pixel by pixel (its pixels and masks; not a vector
@@ -18,23 +17,7 @@ import { maskByKind } from './kit';
 const px = (value: number) => ({ units: 'Pixels' as const, value });
 
 function makeCase(seed: number): { psd: Uint8Array; scale: number } {
-  const rnd = seeded(seed);
-  const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
-  const W = int(120, 260);
-  const H = int(120, 260);
-  const lw = int(Math.round(W * 0.4), Math.round(W * 0.9));
-  const lh = int(Math.round(H * 0.4), Math.round(H * 0.9));
-  // Anywhere from inside to half off the canvas (a vector mask past its edge reads whole).
-  const left = int(-lw / 3, W - (2 * lw) / 3);
-  const top = int(-lh / 3, H - (2 * lh) / 3);
-  const data = new Uint8ClampedArray(lw * lh * 4);
-  const fx = 4 + rnd() * 30;
-  for (let y = 0; y < lh; y++) {
-    for (let x = 0; x < lw; x++) {
-      const v = 0.5 + 0.5 * Math.sin(x / fx) * Math.cos(y / (fx * 0.7));
-      data.set([int(0, 255), 120, 60, Math.round(255 * Math.min(1, v * 1.4))], (y * lw + x) * 4);
-    }
-  }
+  const { rnd, int, W, H, lw, lh, left, top, data } = softLayerCase(seed);
   const colour = () => ({ r: int(0, 255), g: int(0, 255), b: int(0, 255) });
   const effects: LayerEffectsInfo = { ...blackToWhiteOverlay(int(0, 359)) };
   const g = effects.gradientOverlay![0]!;

@@ -6,6 +6,7 @@ import { compileTemplate, loadStoredComposite, renderTemplate, walkLayers, type 
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
 import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
+import { seeded } from '../../../src/engine/composite/gradient';
 import { Unprocessable } from '../../../src/engine/errors';
 import { useWasmAdjustments } from '../../../src/engine/raster/kernels';
 import { useUnitShortcuts } from '../../../src/engine/composite/compositor';
@@ -288,4 +289,29 @@ export function maskByKind(layer: Layer, kind: number, int: (lo: number, hi: num
       paths: [{ open: false, operation: 'combine', fillRule: 'non-zero', knots: [knot(cx, cy - ry, rx * k, 0), knot(cx + rx, cy, 0, ry * k), knot(cx, cy + ry, -rx * k, 0), knot(cx - rx, cy, 0, -ry * k)] }],
     } as Layer['vectorMask'];
   }
+}
+
+/**
+ * The band tests' random case `seed`: a W × H canvas (120–260 px a side) and a soft layer of 40–90 % of
+ * it, anywhere from inside to half off the canvas (a vector mask past its edge reads whole), its alpha a
+ * smooth wave; with the case's `rnd` and `int` for what the test draws next.
+ */
+export function softLayerCase(seed: number) {
+  const rnd = seeded(seed);
+  const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+  const W = int(120, 260);
+  const H = int(120, 260);
+  const lw = int(Math.round(W * 0.4), Math.round(W * 0.9));
+  const lh = int(Math.round(H * 0.4), Math.round(H * 0.9));
+  const left = int(-lw / 3, W - (2 * lw) / 3);
+  const top = int(-lh / 3, H - (2 * lh) / 3);
+  const data = new Uint8ClampedArray(lw * lh * 4);
+  const f = 4 + rnd() * 30;
+  for (let y = 0; y < lh; y++) {
+    for (let x = 0; x < lw; x++) {
+      const v = 0.5 + 0.5 * Math.sin(x / f) * Math.cos(y / (f * 0.7));
+      data.set([int(0, 255), 120, 60, Math.round(255 * Math.min(1, v * 1.4))], (y * lw + x) * 4);
+    }
+  }
+  return { rnd, int, W, H, lw, lh, left, top, data };
 }

@@ -4,9 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compileTemplate, renderTemplate } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { useEffectTileAreas, useFillByPixel } from '../../../src/engine/composite/effects';
-import { seeded } from '../../../src/engine/composite/gradient';
 import { writeShapeBurst } from '../psd/kit';
-import { maskByKind } from './kit';
+import { maskByKind, softLayerCase } from './kit';
 
 /**
  * Issue 25 §1: a pattern overlay is drawn in bands of rows as the gradient overlay is
@@ -21,22 +20,7 @@ const px = (value: number) => ({ units: 'Pixels' as const, value });
 const ID = 'fe3e3000-0000-4000-8000-00000000b0d5';
 
 function makeCase(seed: number): { psd: Uint8Array; scale: number } {
-  const rnd = seeded(seed);
-  const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
-  const W = int(120, 260);
-  const H = int(120, 260);
-  const lw = int(Math.round(W * 0.4), Math.round(W * 0.9));
-  const lh = int(Math.round(H * 0.4), Math.round(H * 0.9));
-  const left = int(-lw / 3, W - (2 * lw) / 3);
-  const top = int(-lh / 3, H - (2 * lh) / 3);
-  const data = new Uint8ClampedArray(lw * lh * 4);
-  const f = 4 + rnd() * 30;
-  for (let y = 0; y < lh; y++) {
-    for (let x = 0; x < lw; x++) {
-      const v = 0.5 + 0.5 * Math.sin(x / f) * Math.cos(y / (f * 0.7));
-      data.set([int(0, 255), 120, 60, Math.round(255 * Math.min(1, v * 1.4))], (y * lw + x) * 4);
-    }
-  }
+  const { rnd, int, W, H, lw, lh, left, top, data } = softLayerCase(seed);
   const tw = int(1, 23);
   const th = int(1, 19);
   const tile = new Uint8Array(tw * th * 4);
