@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { compileTemplate, loadStoredComposite, renderTemplate, walkLayers, type CompiledTemplate, type LayerOverrides } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
 import { applyAdjustment } from '../../../src/engine/composite/adjust';
-import { effectKernelDraws, useEffectKernels } from '../../../src/engine/composite/effects';
+import { effectKernelDraws, useEffectKernels, useEffectTileAreas, useFillByPixel } from '../../../src/engine/composite/effects';
 import { seeded } from '../../../src/engine/composite/gradient';
 import { Unprocessable } from '../../../src/engine/errors';
 import { useWasmAdjustments } from '../../../src/engine/raster/kernels';
@@ -314,4 +314,27 @@ export function softLayerCase(seed: number) {
     }
   }
   return { rnd, int, W, H, lw, lh, left, top, data };
+}
+
+/**
+ * The band tests' comparison: `compiled` rendered at `scale` with its fills read over whole rectangles
+ * and then by pixel in bands (useFillByPixel's `bandSeed`), at small tiles (a tile's fill then differs
+ * from its arrays') and at one tile; what differs, as lines naming the seed and the tiles.
+ */
+export async function bytesMovedByBands(compiled: CompiledTemplate, scale: number, bandSeed: number, seed: number): Promise<string[]> {
+  const moved: string[] = [];
+  for (const tiles of [[64 * 64, 64 * 64, 4], [2 ** 30, 2 ** 30, 8]] as const) {
+    useEffectTileAreas(...tiles);
+    useFillByPixel(false);
+    clearEngineCaches();
+    const whole = await renderTemplate(env.FILES, compiled, { scale });
+    useFillByPixel(true, bandSeed);
+    clearEngineCaches();
+    const banded = await renderTemplate(env.FILES, compiled, { scale });
+    expect([banded.width, banded.height]).toEqual([whole.width, whole.height]);
+    let differ = 0;
+    for (let i = 0; i < whole.data.length; i++) if (whole.data[i] !== banded.data[i]) differ++;
+    if (differ) moved.push(`seed ${seed} (tiles ${tiles[0]}): ${differ} bytes`);
+  }
+  return moved;
 }
