@@ -338,3 +338,13 @@ export async function bytesMovedByBands(compiled: CompiledTemplate, scale: numbe
   }
   return moved;
 }
+
+/** The pattern tests' random tile: 1–20 px a side, opaque or with random alpha, drawn with the case's `rnd` and `int`. */
+export function randomPatternTile(rnd: () => number, int: (n: number) => number): { width: number; height: number; data: Uint8ClampedArray } {
+  const width = 1 + int(20);
+  const height = 1 + int(20);
+  const data = new Uint8ClampedArray(width * height * 4);
+  const opaque = rnd() < 0.5;
+  for (let i = 0; i < data.length; i++) data[i] = (i & 3) === 3 && opaque ? 255 : int(256);
+  return { width, height, data };
+}

@@ -7,6 +7,7 @@ import { tilePattern, type Tiling } from '../../../src/engine/composite/pattern'
 import type { RGBAImage } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
 import { seeded } from '../../../src/engine/composite/gradient';
+import { randomPatternTile } from './kit';
 
 const wrap = (v: number, n: number) => ((v % n) + n) % n;
 
@@ -73,11 +74,7 @@ describe('tilePattern', () => {
     for (let seed = 1; seed <= 200; seed++) {
       const rnd = seeded(seed);
       const int = (n: number) => Math.floor(rnd() * n);
-      const tw = 1 + int(20);
-      const th = 1 + int(20);
-      const data = new Uint8ClampedArray(tw * th * 4);
-      const opaque = rnd() < 0.5;
-      for (let i = 0; i < data.length; i++) data[i] = (i & 3) === 3 && opaque ? 255 : int(256);
+      const { width: tw, height: th, data } = randomPatternTile(rnd, int);
       const tiling: Tiling = {
         originX: rnd() * 40 - 20,
         originY: rnd() * 40 - 20,

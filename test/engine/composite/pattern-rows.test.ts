@@ -3,6 +3,7 @@ import { seeded } from '../../../src/engine/composite/gradient';
 import { patternRows, tilePattern, type Tiling } from '../../../src/engine/composite/pattern';
 import type { RGBAImage } from '../../../src/engine/types';
 import { firstDifference } from '../../helpers/pixels';
+import { randomPatternTile } from './kit';
 
 /**
  * Issue 25 §1: a pattern's colours made band by band (patternRows: an overlay's or stroke's bands
@@ -15,11 +16,7 @@ describe('patternRows', () => {
     for (let seed = 1; seed <= 160; seed++) {
       const rnd = seeded(seed);
       const int = (n: number) => Math.floor(rnd() * n);
-      const tw = 1 + int(20);
-      const th = 1 + int(20);
-      const data = new Uint8ClampedArray(tw * th * 4);
-      const opaque = rnd() < 0.5;
-      for (let i = 0; i < data.length; i++) data[i] = (i & 3) === 3 && opaque ? 255 : int(256);
+      const { width: tw, height: th, data } = randomPatternTile(rnd, int);
       const tile: RGBAImage = { width: tw, height: th, data };
       const angle = [0, 0, 0, 360, -360, 90, 30, 180][int(8)]!;
       const tiling: Tiling = { originX: rnd() * 40 - 20, originY: int(2) ? int(30) - 15 : rnd() * 30 - 15, scale: [0.25, 0.37, 0.5, 1, 1, 1.5, 2, 3][int(8)]!, ...(angle ? { angle } : {}) };
