@@ -18,9 +18,8 @@ import { barcodeRects, encodeBarcode, rectsPathData, type BarcodeFormat } from '
 import { renderSvg } from './resvg';
 import { unpremultiply } from '../raster/pixels';
 import { applyHomography, homography, isUpright, pictureRect, placeImage, placementTaps, placementWindow, type PlacedPicture, type PlacementQuad } from './image';
-import type { AxisWeights } from '../raster/resample';
 import { placementCache } from '../cache';
-import { lendPicture, releaseOnce } from '../raster/bounded';
+import { lendPicture, releaseOnce, type ResampleThrough } from '../raster/bounded';
 import { noTiming, type Timing } from '../timing';
 import { drawText, missingFrom, setText, textVector, TextTooLargeError, type SetText } from './text';
 import { fallbackFontNames } from '../fonts/fallback';
@@ -84,7 +83,7 @@ export interface PersonaliseContext {
 export type PictureWindow = (picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>) => Bounds | undefined;
 
 /** The taps a placement resamples a picture of this shape through (placementTaps) and where those pixels go, undefined when it does not. */
-export type PictureTaps = (picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>) => { h: AxisWeights; v: AxisWeights; arrayFor?: (bytes: number) => Uint8ClampedArray | undefined } | undefined;
+export type PictureTaps = (picture: Pick<PlacedPicture, 'width' | 'height' | 'standsFor' | 'extent'>) => ResampleThrough | undefined;
 
 /**
  * A decoded picture; `source` is its own stored pixel size when the loader decoded it smaller
@@ -596,8 +595,10 @@ export async function buildOverrides(tree: LayerNode[], data: unknown, ctx: Pers
           const placed = await (ctx.timing ?? noTiming).time('place', () => placeImage(picture, quad, mode, within ? { within, arrayFor } : { arrayFor }));
           // This request's read, taken before placementCache holds it for others to find.
           const array = drawn();
-          drawnRead = !!array && placed?.pixels.data.buffer === array.buffer;
-          if (drawnRead) lent.push(drawnInto(array!, !!key && cacheKeeps(array!.buffer.byteLength)));
+          if (array && placed?.pixels.data.buffer === array.buffer) {
+            drawnRead = true;
+            lent.push(drawnInto(array, !!key && cacheKeeps(array.buffer.byteLength)));
+          }
           return placed;
         };
         const placed = key ? await cachedPlacement(key, place, lent) : await place();

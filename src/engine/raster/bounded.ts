@@ -73,7 +73,7 @@ export interface DecodeBoundedOptions {
    * decodeJpegScaledThrough: the same bytes, without the picture): the result's `placed`, its own
    * pixels never made (`data` empty). Anything else decodes as without it.
    */
-  through?: (picture: DeferredShape) => { h: AxisWeights; v: AxisWeights; arrayFor?: (bytes: number) => Uint8ClampedArray | undefined } | undefined;
+  through?: (picture: DeferredShape) => ResampleThrough | undefined;
   /** Error detail path, e.g. "data.Photo". */
   path?: string;
 }
@@ -217,6 +217,13 @@ async function finishHeld(decoded: RGBAImage, eighths: number, sniffed: SniffedI
 }
 
 /** What a deferred decode comes back as (finishDecode with `deferResize`): its size and extent as displayed, and the size it stands for. */
+/** The taps a picture is resampled through as it is decoded (`through`), and where those pixels go (none: a new array). */
+export interface ResampleThrough {
+  h: AxisWeights;
+  v: AxisWeights;
+  arrayFor?: (bytes: number) => Uint8ClampedArray | undefined;
+}
+
 export interface DeferredShape {
   width: number;
   height: number;
