@@ -12,6 +12,7 @@ import { compositeRows, decodeComposite } from '../psd/composite';
 import { parsePsd } from '../psd/parse';
 import { readChannelRestrictions } from '../psd/records';
 import { multichannelInks } from '../psd/multichannel';
+import { readPatterns } from '../psd/patterns';
 import { readImageResources } from '../psd/resources';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
@@ -26,7 +27,7 @@ import { AlphaBox } from './alpha-box';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/18'; // 18: the tree holds gradient fills' settings (fillGradient: drawn where the record stores no pixels), Levels marked in 16-bit documents and Levels and Exposure in 32-bit ones (issue 25 §2); 17: the tree holds a CMYK adjustment's excluded inks (excludedInks), Shape Burst strokes (were refused), the Fill and shape of shapes with fill and stroke off, and only the effects Photoshop shows (present); Lab, 32-bit and Multichannel documents compile (issue 25 §2); 16: the tree holds Blend Interior Effects as Group (blendInterior), a pattern stroke's scale, and the mask parameters of blocks without a real-mask header (issue 25 §2); 15: the tree holds what the render now reads (issue 25 §2): CMYK Levels/Curves K records, 16-bit Posterize/Threshold marks, HSB and Lab shape colours, soft-filled shapes (softFill), and effects blocks ag-psd cannot read refused; 14: a CMYK document's adjustments worked out on its inks (composite/cmyk-adjust.ts; a tree compiled before holds a hidden one without its ink table, which a request could show); 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
+export const ENGINE_VERSION = 'psd-engine/19'; // 19: patterns compiled with their transparency, read from the bytes by psd/patterns.ts (ag-psd made every pattern opaque; a tree compiled before tiles them solid), and patterns of every mode and depth (were dropped in all but 8-bit RGB, Grayscale, Indexed: issue 25 §2); 18: the tree holds gradient fills' settings (fillGradient: drawn where the record stores no pixels), Levels marked in 16-bit documents and Levels and Exposure in 32-bit ones (issue 25 §2); 17: the tree holds a CMYK adjustment's excluded inks (excludedInks), Shape Burst strokes (were refused), the Fill and shape of shapes with fill and stroke off, and only the effects Photoshop shows (present); Lab, 32-bit and Multichannel documents compile (issue 25 §2); 16: the tree holds Blend Interior Effects as Group (blendInterior), a pattern stroke's scale, and the mask parameters of blocks without a real-mask header (issue 25 §2); 15: the tree holds what the render now reads (issue 25 §2): CMYK Levels/Curves K records, 16-bit Posterize/Threshold marks, HSB and Lab shape colours, soft-filled shapes (softFill), and effects blocks ag-psd cannot read refused; 14: a CMYK document's adjustments worked out on its inks (composite/cmyk-adjust.ts; a tree compiled before holds a hidden one without its ink table, which a request could show); 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
@@ -89,7 +90,11 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       node.adjustment = fitted.adjustment;
     }
   }
-  refuseUnreadPatterns(doc.children ?? [], new Set((doc.patterns ?? []).map((p) => p.id)), mode, depth);
+  // The patterns with their transparency, read from the bytes (ag-psd's reader makes them opaque).
+  const documentPatterns = readPatterns(psd, resources.icc);
+  delete doc.patterns; // ag-psd's opaque copies: not read past here
+  const unread = new Map(documentPatterns.flatMap((p) => (p.unread ? [[p.id, p.unread] as const] : [])));
+  refuseUnreadPatterns(doc.children ?? [], new Set(documentPatterns.flatMap((p) => (p.data ? [p.id] : []))), mode, depth, unread);
   const canvas: Bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const levels = levelCount(doc.width, doc.height);
   const written: string[] = [];
@@ -189,12 +194,12 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       layers,
       ...(spots ? { spots: spots.spots } : {}),
     };
-    const patterns = (doc.patterns ?? []).filter((p) => p.data?.length === p.bounds.w * p.bounds.h * 4);
+    const patterns = documentPatterns.filter((p): p is typeof p & { data: Uint8Array } => !!p.data);
     if (patterns.length) {
       compiled.patterns = [];
       for (const [i, p] of patterns.entries()) {
         await put(patternKey(hash, i), p.data);
-        compiled.patterns.push({ id: p.id, name: p.name, width: p.bounds.w, height: p.bounds.h, key: patternKey(hash, i) });
+        compiled.patterns.push({ id: p.id, name: p.name, width: p.width, height: p.height, key: patternKey(hash, i) });
       }
     }
     const merged = doc.rawCompositeData;

@@ -316,16 +316,20 @@ export function documentMode(doc: Psd): { mode: number; depth: number } {
 }
 
 /**
- * ag-psd reads patterns only at 8 bits in RGB, Grayscale or Indexed and drops the others without
- * a word, so in a 16-bit, CMYK or Duotone document a pattern overlay or stroke effect could find
- * no tile. Such a document (any but 8-bit RGB) whose layers' effects use a pattern that was not
- * read is refused, naming the layer. A pattern fill layer, or a shape filled or stroked with a
- * pattern, is not: it is drawn from the pixels Photoshop stored (the compositor draws a shape
- * from its path only in a plain colour), so its tile is never needed.
+ * A layer effect (pattern overlay, pattern stroke) whose pattern we cannot tile is refused,
+ * naming the layer: one the document holds but ./patterns.ts could not read (`unread`, by id:
+ * a Bitmap or Multichannel pattern, planes of another depth, bytes that do not decode), in any
+ * mode; and one the document does not hold (not in `patternIds`), in any document but 8-bit RGB,
+ * as when ag-psd read the patterns and dropped those of other modes and depths (8-bit RGB
+ * documents compiled then draw such an effect without its tile, and still do). A pattern fill
+ * layer, or a shape filled or stroked with a pattern, is not refused: it is drawn from the pixels
+ * Photoshop stored (the compositor draws a shape from its path only in a plain colour), so its
+ * tile is never needed.
  */
-export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, mode: number, depth: number): void {
-  if (depth === 8 && mode === ColorMode.RGB) return;
-  const uses = (value: unknown, key: string, depth: number): string | undefined => {
+export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, mode: number, depth: number, unread = new Map<string, string>()): void {
+  const absentAllowed = depth === 8 && mode === ColorMode.RGB;
+  if (absentAllowed && unread.size === 0) return;
+  const uses = (value: unknown, key: string, depth: number): { id: string; name: string } | undefined => {
     if (depth > 32 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
     if (Array.isArray(value)) {
       for (const v of value) {
@@ -335,7 +339,7 @@ export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, m
       return undefined;
     }
     const o = value as Record<string, unknown>;
-    if ((key === 'pattern' || o.type === 'pattern') && typeof o.id === 'string' && !patternIds.has(o.id)) return String(o.name ?? o.id);
+    if ((key === 'pattern' || o.type === 'pattern') && typeof o.id === 'string' && !patternIds.has(o.id) && (unread.has(o.id) || !absentAllowed)) return { id: o.id, name: String(o.name ?? o.id) };
     for (const [k, v] of Object.entries(o)) {
       if (k === 'rawData' || k === 'children') continue;
       if (depth === 0 && (k === 'vectorFill' || k === 'vectorStroke')) continue; // stored pixels, see above
@@ -349,10 +353,15 @@ export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, m
       const path = parent ? `${parent}/${layer.name ?? ''}` : (layer.name ?? '');
       const pattern = uses(layer, '', 0);
       if (pattern !== undefined) {
+        const { name } = pattern;
+        const why = unread.get(pattern.id);
+        if (why) {
+          throw unprocessable(`Layer "${path}" uses the pattern "${name}", which cannot be read: ${why}.`, [{ path: `layers.${path}`, reason: `pattern not readable: ${why}` }]);
+        }
         const what = depth === 8 ? colorModeName(mode) : `${depth}-bit`;
         throw unprocessable(
-          `Layer "${path}" uses the pattern "${pattern}", which cannot be read from a ${what} document; convert the document to 8-bit RGB.`,
-          [{ path: `layers.${path}`, reason: `pattern in a ${what} document` }],
+          `Layer "${path}" uses the pattern "${name}", which this ${what} document does not hold; save it with the pattern defined in the document.`,
+          [{ path: `layers.${path}`, reason: `pattern missing from a ${what} document` }],
         );
       }
       if (layer.children) walk(layer.children, path);

@@ -1,0 +1,267 @@
+import type { LayerRawDataChannel } from 'ag-psd';
+import { EngineError } from '../errors';
+import { channelRows } from './channels';
+import { ColorMode, cmykToSrgb, colorModeName, toRgbaRow } from './color-modes';
+import { LARGE_KEYS } from './layer-section';
+
+/**
+ * The document's patterns (what pattern overlays and pattern strokes tile), read from the PSD's
+ * bytes with their transparency. Photoshop keeps them in the global additional layer information
+ * ('Patt', 'Pat2', 'Pat3' blocks after the layer info and the global layer mask info; psd-tools'
+ * `_get_pattern` searches the three keys, ag-psd aliases them), not in an image resource. Each
+ * pattern is a virtual memory array list (VMAL): a rectangle, a channel count (24 in every file
+ * Photoshop, ag-psd and Krita write) and that many slots plus two, each slot written or not; a
+ * written slot holds one plane, raw, RLE (2-byte row counts, even in a PSB) or ZIP.
+ *
+ * ag-psd's reader fills alpha with 255 and copies the colour planes only, so a pattern with
+ * transparent parts drew solid. Here the colours are the first written slots (as many as the
+ * pattern's mode has), the transparency the next written slot: psd-tools' `get_pattern` stacks
+ * every written slot and its paint.py takes the last as alpha when there are more than the
+ * colours (the same slot when, as in every file seen, there is one more); ag-psd's writer puts
+ * it in the last slot (index 25), after 22 empty ones. Colours convert to 8-bit sRGB as a layer's
+ * do in the same mode (./color-modes.ts): grey to R = G = B, Indexed through the pattern's own
+ * colour table, CMYK through the document's profile (the default CMYK profile in a document of
+ * another mode), Lab by ./lab.ts; 16- and 32-bit planes narrow as a layer's samples do.
+ */
+export interface DocumentPattern {
+  id: string;
+  name: string;
+  /** The pattern's own colour mode (ColorMode). */
+  mode: number;
+  width: number;
+  height: number;
+  /** Straight RGBA, width × height; absent when the pattern could not be read (see `unread`). */
+  data?: Uint8Array;
+  /** Why the pattern could not be read, when it could not. */
+  unread?: string;
+}
+
+/** How many bytes the decoded patterns of one document may take (ag-psd's parse budget for them before). */
+export const PATTERN_MEMORY = 64 * 1024 * 1024;
+
+/** Every pattern of the document, in file order ('Patt' before 'Pat2' before 'Pat3' as they lie). */
+export function readPatterns(psd: Uint8Array, icc?: Uint8Array): DocumentPattern[] {
+  const out: DocumentPattern[] = [];
+  let budget = PATTERN_MEMORY;
+  for (const block of patternBlocks(psd)) {
+    for (const entry of patternEntries(psd, block.at, block.end)) {
+      const pattern = readPattern(psd, entry.at, entry.end, icc, budget);
+      if (!pattern) break; // not a pattern record: the rest of the block cannot be found
+      if (pattern.data) budget -= pattern.data.byteLength;
+      out.push(pattern);
+    }
+  }
+  return out;
+}
+
+/** The global additional layer information blocks holding patterns: where their data lies. */
+function patternBlocks(psd: Uint8Array): Array<{ at: number; end: number }> {
+  const view = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
+  const large = view.getUint16(4) === 2;
+  const size = large ? 8 : 4;
+  const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
+  const sig = (at: number) => String.fromCharCode(psd[at], psd[at + 1], psd[at + 2], psd[at + 3]);
+  const blocks: Array<{ at: number; end: number }> = [];
+  try {
+    let at = 26;
+    at += 4 + view.getUint32(at); // colour mode data
+    at += 4 + view.getUint32(at); // image resources
+    const sectionLength = u(at);
+    at += size;
+    const sectionEnd = Math.min(at + sectionLength, psd.length);
+    const infoLength = u(at);
+    at += size + infoLength + (infoLength % 2); // the layer info, rounded to even as ag-psd reads it
+    if (at + 4 <= sectionEnd) at += 4 + view.getUint32(at); // global layer mask info
+    while (at + 12 <= sectionEnd) {
+      const s = sig(at);
+      if (s !== '8BIM' && s !== '8B64') {
+        at++; // padding some writers leave between blocks
+        continue;
+      }
+      const key = sig(at + 4);
+      const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
+      const length = wide ? u(at + 8) : view.getUint32(at + 8);
+      const data = at + (wide ? 16 : 12);
+      if (key === 'Patt' || key === 'Pat2' || key === 'Pat3') blocks.push({ at: data, end: Math.min(data + length, sectionEnd) });
+      at = data + length;
+    }
+  } catch {
+    // A section we cannot walk (cut short): the blocks found so far.
+  }
+  return blocks;
+}
+
+/** The pattern records of one block: each a 4-byte length, the record, padding to 4 bytes. */
+function* patternEntries(psd: Uint8Array, start: number, end: number): Generator<{ at: number; end: number }> {
+  const view = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
+  let at = start;
+  while (at + 4 <= end) {
+    const length = view.getUint32(at);
+    if (length === 0) return;
+    yield { at: at + 4, end: Math.min(at + 4 + length, end) };
+    at += 4 + length + ((4 - (length % 4)) % 4);
+  }
+}
+
+/** Colour planes each mode stores (the slots before the transparency). */
+const PLANES: Partial<Record<number, number>> = {
+  [ColorMode.Grayscale]: 1,
+  [ColorMode.Duotone]: 1,
+  [ColorMode.Indexed]: 1,
+  [ColorMode.RGB]: 3,
+  [ColorMode.Lab]: 3,
+  [ColorMode.CMYK]: 4,
+};
+
+/** One written VMAL slot: its plane's rectangle, depth, compression and bytes. */
+interface Slot {
+  top: number;
+  left: number;
+  bottom: number;
+  right: number;
+  depth: number;
+  compression: number;
+  data: Uint8Array;
+}
+
+/**
+ * One pattern record (`at`..`end`: version, mode, point, name, id, colour table, VMAL), decoded
+ * to RGBA when it can be within `budget` bytes. Null when the bytes are no pattern record.
+ */
+function readPattern(psd: Uint8Array, start: number, end: number, icc: Uint8Array | undefined, budget: number): DocumentPattern | null {
+  const view = new DataView(psd.buffer, psd.byteOffset, end);
+  let at = start;
+  let header: Omit<DocumentPattern, 'data' | 'unread'> | undefined;
+  try {
+    if (view.getUint32(at) !== 1) return null;
+    const mode = view.getUint32(at + 4);
+    at += 12; // version, mode, point (height, width: the VMAL's rectangle is what counts)
+    const chars = view.getUint32(at);
+    at += 4;
+    let name = '';
+    for (let i = 0; i < chars; i++, at += 2) {
+      const c = view.getUint16(at);
+      if (c || i < chars - 1) name += String.fromCharCode(c); // a trailing NUL dropped, as ag-psd reads it
+    }
+    const idLength = psd[at];
+    if (at + 1 + idLength > end) return null;
+    const id = String.fromCharCode(...psd.subarray(at + 1, at + 1 + idLength));
+    at += 1 + idLength;
+    let table: Uint8Array | undefined;
+    if (mode === ColorMode.Indexed) {
+      // 256 RGB triples, then 4 bytes (Krita reads a count of valid colours and a transparent
+      // index there; no source says Photoshop draws that index clear: not applied, as ag-psd).
+      table = psd.subarray(at, at + 768);
+      at += 768 + 4;
+    }
+    if (view.getUint32(at) !== 3) return null; // VMAL version
+    const top = view.getUint32(at + 8);
+    const left = view.getUint32(at + 12);
+    const width = view.getUint32(at + 20) - left;
+    const height = view.getUint32(at + 16) - top;
+    const count = view.getUint32(at + 24);
+    at += 28;
+    header = { id, name, mode, width, height };
+    const origin = { top, left };
+    const slots: Slot[] = [];
+    for (let i = 0; i < count + 2; i++) {
+      const written = view.getUint32(at);
+      at += 4;
+      if (!written) continue;
+      const length = view.getUint32(at);
+      at += 4;
+      if (length === 0) continue; // written, but empty (psd-tools reads it so)
+      if (length < 23 || at + length > end) throw new RangeError('a pattern plane runs past its record');
+      slots.push({
+        depth: view.getUint32(at),
+        top: view.getUint32(at + 4),
+        left: view.getUint32(at + 8),
+        bottom: view.getUint32(at + 12),
+        right: view.getUint32(at + 16),
+        compression: psd[at + 22],
+        data: psd.subarray(at + 23, at + length),
+      });
+      at += length;
+    }
+    const why = unreadable(mode, width, height, slots, budget);
+    if (why) return { ...header, unread: why };
+    return { ...header, data: decode(header, origin, slots, table, icc) };
+  } catch (e) {
+    if (!header) return null;
+    if (e instanceof RangeError || e instanceof TypeError || e instanceof EngineError) return { ...header, unread: `its pixel data could not be decoded (${e.message})` };
+    throw e;
+  }
+}
+
+/** Why a pattern's planes cannot be drawn, or undefined when they can. */
+function unreadable(mode: number, width: number, height: number, slots: Slot[], budget: number): string | undefined {
+  const planes = PLANES[mode];
+  if (planes === undefined) return `a ${colorModeName(mode)} pattern is not supported`;
+  if (!(width > 0 && height > 0)) return 'it has no pixels';
+  if (width * height * 4 > budget) return `it needs more than ${PATTERN_MEMORY / 1024 / 1024} MB once decoded, with the document's other patterns`;
+  if (slots.length < planes) return `it stores ${slots.length} of its ${planes} colour planes`;
+  for (const s of slots.slice(0, planes + 1)) {
+    if (s.depth !== 8 && s.depth !== 16 && s.depth !== 32) return `its planes are ${s.depth}-bit`;
+    if (s.compression > 3) return `its planes use compression ${s.compression}`;
+    if (s.bottom < s.top || s.right < s.left) return 'a plane has an inverted rectangle';
+  }
+  return undefined;
+}
+
+/**
+ * The planes as straight RGBA over the pattern's rectangle (the VMAL's, at `origin`). A plane's
+ * own rectangle is placed in it as ag-psd places it (every file seen has them equal); outside it
+ * colours are 0 and, where a transparency plane is written, transparent (a layer's channels
+ * read so).
+ */
+function decode(
+  p: { mode: number; width: number; height: number },
+  origin: { top: number; left: number },
+  slots: Slot[],
+  table: Uint8Array | undefined,
+  icc: Uint8Array | undefined,
+): Uint8Array {
+  const { mode, width, height } = p;
+  const colors = PLANES[mode]!;
+  const used = slots.slice(0, colors + 1);
+  const alphaSlot = used.length > colors ? colors : -1;
+  const planes = used.map((s, i) => {
+    const plane = new Uint8Array(width * height);
+    const w = s.right - s.left;
+    const h = s.bottom - s.top;
+    if (w === 0 || h === 0) return plane;
+    const channel = { id: i === alphaSlot ? -1 : i, compression: s.compression, data: s.data } as LayerRawDataChannel;
+    const rows = channelRows(channel, w, h, false, 0, 0, s.depth, mode === ColorMode.Indexed ? ColorMode.Grayscale : mode);
+    const dx = s.left - origin.left;
+    const dy = s.top - origin.top;
+    for (let y = 0; y < h; y++) {
+      const row = rows.next();
+      const ty = y + dy;
+      if (ty < 0 || ty >= height) continue;
+      for (let x = 0; x < w; x++) {
+        const tx = x + dx;
+        if (tx >= 0 && tx < width) plane[ty * width + tx] = row[x];
+      }
+    }
+    rows.finish();
+    return plane;
+  });
+  const alpha = alphaSlot >= 0 ? planes[alphaSlot] : null;
+  const rgba = new Uint8Array(width * height * 4);
+  const row = new Uint8Array(width * 4);
+  const cmyk = mode === ColorMode.CMYK ? cmykToSrgb(icc) : undefined;
+  for (let y = 0; y < height; y++) {
+    const from = y * width;
+    if (table) {
+      for (let x = 0, o = 0; x < width; x++, o += 4) {
+        const i = planes[0][from + x] * 3;
+        row[o] = table[i];
+        row[o + 1] = table[i + 1];
+        row[o + 2] = table[i + 2];
+        row[o + 3] = alpha ? alpha[from + x] : 255;
+      }
+    } else toRgbaRow(mode, planes.slice(0, colors), alpha, row, from, width, cmyk);
+    rgba.set(row, y * width * 4);
+  }
+  return rgba;
+}
