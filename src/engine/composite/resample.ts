@@ -64,16 +64,43 @@ export function resampleRGBA(src: Uint8Array, sb: Bounds, f: number, clip: Bound
     bilinearRGBA(src, sb, f, out);
     return out;
   }
-  const tx = taps(sb.left, sb.right, r.left, r.right, f);
-  const ty = taps(sb.top, sb.bottom, r.top, r.bottom, f);
-  // Vertical pass per output row into a premultiplied float row, then horizontal.
+  const run = shrinkRGBA(sb, f, out, { data: src, top: sb.top, bottom: sb.bottom });
+  if (!run.next().done) throw new Error('resampleRGBA: a row outside its source'); // it holds them all
+  return out;
+}
+
+/** Level rows [top, bottom) of a source, each its bounds' columns wide: row `top` first in `data`. */
+export interface SourceRows {
+  data: Uint8Array;
+  top: number;
+  bottom: number;
+}
+
+/**
+ * resampleRGBA's shrink (f < 1) into `out` from source rows that come a block at a time: yields
+ * the level row it needs next whenever `rows` does not hold it, and goes on with the block it is
+ * handed, which must. Vertical pass per output row into a premultiplied float row, then
+ * horizontal; each output row's sums are taken in the same order whatever the blocks (an output
+ * row across two bands keeps its float row while the next band comes), so the bytes are those of
+ * one block holding every row.
+ */
+function* shrinkRGBA(sb: Bounds, f: number, out: Surface, rows: SourceRows): Generator<number, void, SourceRows> {
+  const sw = sb.right - sb.left;
+  const tx = taps(sb.left, sb.right, out.x, out.x + out.w, f);
+  const ty = taps(sb.top, sb.bottom, out.y, out.y + out.h, f);
   const row = new Float32Array(sw * 4);
+  let src = rows.data;
   for (let oy = 0; oy < out.h; oy++) {
     row.fill(0);
     const c = ty.count[oy];
     for (let k = 0; k < c; k++) {
       const wgt = ty.weights[oy * ty.stride + k];
-      let s = (ty.start[oy] + k) * sw * 4;
+      const y = sb.top + ty.start[oy] + k;
+      if (y < rows.top || y >= rows.bottom) {
+        rows = yield y;
+        src = rows.data;
+      }
+      let s = (y - rows.top) * sw * 4;
       for (let x = 0; x < sw; x++, s += 4) {
         const a = src[s + 3] * wgt;
         if (a === 0) continue;
@@ -102,6 +129,33 @@ export function resampleRGBA(src: Uint8Array, sb: Bounds, f: number, clip: Bound
         out.data[o + 3] = Math.round(a0);
       }
     }
+  }
+}
+
+/**
+ * resampleRGBA shrinking (f < 1) from rows read a block at a time (`read(y)`: a block holding
+ * level row y, the whole width of `sb`, e.g. the stored band it falls in), into the surface
+ * `surface(r)` gives (zeroed). The same bytes as resampleRGBA of every row of `sb` joined, without
+ * the join: for a frame's strip, the rows of an 8,000 px wide layer it reads were joined into an
+ * 11 MB buffer beside the band they came from (issue 25 §1, docs/memory.md).
+ */
+export async function resampleRGBAByRows(
+  sb: Bounds,
+  f: number,
+  clip: Bounds,
+  read: (y: number) => Promise<SourceRows>,
+  surface: (r: Bounds) => Surface = createSurface,
+): Promise<Surface | null> {
+  if (!(f < 1)) throw new RangeError(`resampleRGBAByRows shrinks only (factor ${f})`);
+  const r = intersectRect(outputRect(sb, f), clip);
+  if (!r) return null;
+  const out = surface(r);
+  const run = shrinkRGBA(sb, f, out, { data: new Uint8Array(0), top: 0, bottom: 0 });
+  for (let next = run.next(); !next.done; ) {
+    const y = next.value;
+    const rows = await read(y);
+    if (y < rows.top || y >= rows.bottom) throw new Error(`resampleRGBAByRows: row ${y} read as rows ${rows.top}–${rows.bottom}`);
+    next = run.next(rows);
   }
   return out;
 }
