@@ -8,7 +8,7 @@ import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
 import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, wholeColourOverlay, effectDrawing, recordBlends, blendAgain, type BlendRecord, type EffectBlend, type Shape, type ShapeSource } from './effects';
-import { resampleGray, resampleRGBA } from './resample';
+import { resampleGray, resampleRGBA, resampleRGBAByRows } from './resample';
 import {
   cloneSurface,
   copyRect,
@@ -1648,6 +1648,8 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
     const made = px && resampleRGBA(px.data, px.bounds, ctx.factor, clip);
     if (made) resampledLayerCache.set(key, made, made.data.byteLength + 64);
     return made;
+  } else if (ctx.factor < 1 && node.hasPixels && node.pixelBounds) {
+    surface = await shrunkByBand(ctx, node, clip);
   } else {
     // Through the strip's buffers when there are: the rows are resampled before the next read.
     const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, levelRows(ctx, clip), ctx.buffers);
@@ -1669,6 +1671,36 @@ export async function layerContent(ctx: RenderContext, node: LayerNode, clip: Bo
 }
 
 const atLevelGrid = (ctx: RenderContext) => Math.abs(ctx.factor - 1) < 1e-9;
+
+/**
+ * A layer's stored pixels shrunk to the output grid over `clip`, read one stored band at a time
+ * into the resample's vertical pass (resampleRGBAByRows): the same bytes as resampling the rows
+ * joined. A frame's strip of bench-8000's 5,000² preview (scale 0.625, its 8,000 px wide layers
+ * read at level 0) joined ~335 rows into an 11 MB 'band rows' buffer beside the 8.2 MB band they
+ * came from, and made a new 4.2 MB surface per layer, 140–165 MB a request (issue 25 §1). Through
+ * the strip's buffers, a band too big for the band cache is inflated into their one 'band' buffer
+ * (read in order: the next strip finds the band it starts in there) and the surface is one of
+ * their pooled ones, given back once blended (doneWith).
+ */
+async function shrunkByBand(ctx: RenderContext, node: LayerNode, clip: Bounds): Promise<Surface | null> {
+  const full = levelBounds(node.pixelBounds!, ctx.level);
+  const rows = levelRows(ctx, clip);
+  const sb = { ...full, top: Math.max(full.top, rows.top), bottom: Math.min(full.bottom, rows.bottom) };
+  if (sb.bottom <= sb.top) return null;
+  const read = async (y: number) => {
+    const px = await loadLayerPixels(ctx.bucket, ctx.compiled, node, ctx.level, { top: y, bottom: Math.min(sb.bottom, (Math.floor(y / BAND) + 1) * BAND) }, ctx.buffers);
+    if (!px) throw new Error(`compiled template: layer ${node.id} has no rows at ${y}`);
+    return { data: px.data, top: px.bounds.top, bottom: px.bounds.bottom };
+  };
+  const buffers = ctx.buffers;
+  const surface = (r: Bounds): Surface => {
+    if (!buffers) return createSurface(r);
+    return { x: r.left, y: r.top, w: r.right - r.left, h: r.bottom - r.top, data: buffers.surface((r.right - r.left) * (r.bottom - r.top) * 4) };
+  };
+  const made = await resampleRGBAByRows(sb, ctx.factor, clip, read, surface);
+  if (!buffers) ownHere(made?.data); // the strips' pooled buffers are theirs
+  return made;
+}
 
 /**
  * Stored pixels (`channels` a pixel, level bounds `full`) cut to `clip` when the level is the
