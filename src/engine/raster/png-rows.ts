@@ -195,15 +195,39 @@ export async function encodePngStrips(
   draw: (rows: { top: number; bottom: number }, strip: Uint8ClampedArray) => Promise<void>,
   options: { icc?: Uint8Array | null; maxCodedBytes?: number } = {},
 ): Promise<Uint8Array> {
+  const rows = Math.max(1, Math.min(size.height, Math.floor(rowsPerStrip)));
+  const strip = new Uint8ClampedArray(rows * size.width * BPP);
+  return encodePngDrawn(size, rows, async (r) => {
+    await draw(r, strip);
+    return strip;
+  }, options);
+}
+
+/**
+ * encodePngStrips for a drawer that keeps its own rows: `draw(rows)` gives output rows
+ * [rows.top, rows.bottom) as the first rows of the array it returns (whole rows, row `rows.top`
+ * first), read before the next strip is drawn. No strip array of its own: a 5,000² preview's
+ * strips were drawn into their buffers and copied into one (4.2 MB, issue 25 §1). The same bytes
+ * as encodePngStrips of the same rows, whatever the strips' height: zlib's output does not depend
+ * on how its input is cut, and each row's filter reads only it and the row above.
+ *
+ * @example const png = await encodePngDrawn({ width, height }, 64, async (rows) => drawnRows(rows), { icc });
+ */
+export async function encodePngDrawn(
+  size: { width: number; height: number },
+  rowsPerStrip: number,
+  draw: (rows: { top: number; bottom: number }) => Promise<Rows>,
+  options: { icc?: Uint8Array | null; maxCodedBytes?: number } = {},
+): Promise<Uint8Array> {
   const { width, height } = size;
   const rows = Math.max(1, Math.min(height, Math.floor(rowsPerStrip)));
-  const strip = new Uint8ClampedArray(rows * width * BPP);
   const png = new PngRowEncoder(width, height, options.maxCodedBytes);
   try {
     for (let top = 0; top < height; top += rows) {
       const bottom = Math.min(height, top + rows);
-      await draw({ top, bottom }, strip);
-      await png.write(strip, bottom - top);
+      const drawn = await draw({ top, bottom });
+      if (drawn.length < (bottom - top) * width * BPP) throw new RangeError(`PNG strip of ${drawn.length} bytes for ${bottom - top} rows of ${width} px`);
+      await png.write(drawn, bottom - top);
     }
   } catch (err) {
     await png.abort(err);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Unprocessable } from '../../../src/engine/errors';
 import { decodeImage, encodePng } from '../../../src/engine/raster/codecs';
 import { embedIcc, readIcc, srgbProfile } from '../../../src/engine/raster/icc';
-import { encodePngStrips, PngRowEncoder } from '../../../src/engine/raster/png-rows';
+import { encodePngDrawn, encodePngStrips, PngRowEncoder } from '../../../src/engine/raster/png-rows';
 import type { RGBAImage } from '../../../src/engine/types';
 import { noiseImage } from './helpers';
 
@@ -63,6 +63,24 @@ describe('PNG coded as its rows come (issue 25 §1)', () => {
       for (const file of files.slice(1)) expect(Buffer.from(file).equals(Buffer.from(files[0]!))).toBe(true);
       expect((await decodeImage(files[0]!)).data).toEqual(img.data);
     }
+  });
+
+  it('codes rows its drawer keeps (encodePngDrawn) to the bytes encodePngStrips gives, whatever the strips', async () => {
+    // The drawer's rows sit in a reused array of its own, one row of them above the strip's first
+    // (a preview's drawn rows start where the unsharp mask's reach does): each strip overwrites it.
+    const img = mixedImage(300, 200);
+    const icc = srgbProfile();
+    const expected = await stripsOf(img, 64, icc);
+    for (const rows of [1, 7, 64, 200]) {
+      const kept = new Uint8ClampedArray((rows + 1) * 300 * 4);
+      const png = await encodePngDrawn(img, rows, async ({ top, bottom }) => {
+        kept.fill(9);
+        kept.set(img.data.subarray(top * 1200, bottom * 1200), 1200);
+        return kept.subarray(1200);
+      }, { icc });
+      expect(Buffer.from(png).equals(Buffer.from(expected)), `strips of ${rows}`).toBe(true);
+    }
+    await expect(encodePngDrawn(img, 10, async () => new Uint8Array(1200))).rejects.toThrow(RangeError);
   });
 
   it('writes the chunks encodePng + embedIcc write (IHDR 8-bit RGBA, iCCP, IDAT, IEND) with the same profile', async () => {
