@@ -21,7 +21,7 @@ import { makeRoomForRequest, REQUEST_MEMORY_BUDGET } from './memory/budget';
 import { encodeJpeg, resample, resampleRows, resampleTaps, unsharpMask, unsharpKey, unsharpReach, type ResampleQuality, type UnsharpMask } from './raster';
 import { tapSpan, type AxisWeights } from './raster/resample';
 import { clampQuality, subsamplingFor } from './raster/codecs';
-import { encodePngStrips } from './raster/png-rows';
+import { encodePngDrawn } from './raster/png-rows';
 import { completedTables, countJpegRowsOf, encodeJpegRows, encodeJpegRowsOf, jpegFromRows, jpegRowsBytes, replaceJpegRows, rgbaRows, type HuffSpec, type JpegRowSource } from './raster/jpeg';
 import type { CompiledTemplate, LayerOverrides, RGBAImage } from './types';
 
@@ -198,15 +198,24 @@ export async function renderFrameJpeg(bucket: R2Bucket, compiled: CompiledTempla
 /**
  * A PNG preview coded as its strips are drawn, like renderFrameJpeg: the frame is never held
  * (src/engine/memory/budget.ts decides when). It decodes to the pixels of the frame drawn whole;
- * the bytes differ from encodePng's (filters chosen per row, the platform's zlib).
+ * the bytes differ from encodePng's (filters chosen per row, the platform's zlib). Drawn in
+ * strips of half stripBytes, as the JPEG is, and coded straight from the drawn rows (in the strip
+ * buffers' arrays, good until the next strip), not from a copy in a strip array of its own: the
+ * same bytes (encodePngDrawn), and bench-8000's 5,000² PNG no longer held twice the JPEG's canvas,
+ * band and layer rows plus a 4.2 MB strip, ~25 MB more than the JPEG (issue 25 §1, docs/memory.md).
  */
 export async function renderFramePng(bucket: R2Bucket, compiled: CompiledTemplate, o: FrameOptions, icc: Uint8Array | null, maxCodedBytes: number, timing: Timing): Promise<Uint8Array> {
+  const { width } = o;
   const overrides = o.overrides ?? new Map();
   const taps = frameTaps(compiled, o);
-  const buffers = streamedStripBuffers(compiled, o);
-  const draw = async (rows: { top: number; bottom: number }, strip: Uint8ClampedArray) => void (await drawRows(bucket, compiled, o, { rows, into: strip, intoTop: rows.top, overrides, taps, buffers, timing }));
+  const drawing = { ...o, stripBytes: (o.stripBytes ?? STRIP_CANVAS_BYTES) / 2 };
+  const buffers = streamedStripBuffers(compiled, drawing);
+  const draw = async (rows: { top: number; bottom: number }) => {
+    const drawn = await drawRows(bucket, compiled, o, { rows, overrides, taps, buffers, timing });
+    return drawnRows(drawn, width, rows.top, rows.bottom);
+  };
   try {
-    return await encodePngStrips(o, stripRows(compiled, o), draw, { icc, maxCodedBytes });
+    return await encodePngDrawn(o, stripRows(compiled, drawing), draw, { icc, maxCodedBytes });
   } finally {
     buffers.release(); // coded: the next request reuses their pages (docs/memory.md)
   }
@@ -430,6 +439,12 @@ function overKept(over: KeptFrameRows): Frame {
 function patchRows(patch: DrawnPatch, width: number, height: number): JpegRowSource {
   if (patch.left !== 0 || patch.right !== width || patch.x0 !== 0 || patch.stride !== width * 4) throw new Error('patchRows: a patch of whole rows expected');
   return rgbaRows({ width, height, data: patch.data }, patch.y0);
+}
+
+/** Output rows [top, bottom) of a patch of whole rows: a view of its array, row `top` first. */
+function drawnRows(patch: DrawnPatch, width: number, top: number, bottom: number): Uint8ClampedArray | Uint8Array {
+  if (patch.left !== 0 || patch.right !== width || patch.x0 !== 0 || patch.stride !== width * 4) throw new Error('drawnRows: a patch of whole rows expected');
+  return patch.data.subarray((top - patch.y0) * patch.stride, (bottom - patch.y0) * patch.stride);
 }
 
 /**
