@@ -183,7 +183,7 @@ function readPattern(psd: Uint8Array, start: number, end: number, icc: Uint8Arra
       });
       at += length;
     }
-    const why = unreadable(mode, width, height, slots, budget);
+    const why = unreadable(mode, { top, left, bottom: top + height, right: left + width }, slots, budget);
     if (why) return { ...header, unread: why };
     return { ...header, data: decode(header, origin, slots, table, icc) };
   } catch (e) {
@@ -194,7 +194,9 @@ function readPattern(psd: Uint8Array, start: number, end: number, icc: Uint8Arra
 }
 
 /** Why a pattern's planes cannot be drawn, or undefined when they can. */
-function unreadable(mode: number, width: number, height: number, slots: Slot[], budget: number): string | undefined {
+function unreadable(mode: number, rect: { top: number; left: number; bottom: number; right: number }, slots: Slot[], budget: number): string | undefined {
+  const width = rect.right - rect.left;
+  const height = rect.bottom - rect.top;
   const planes = PLANES[mode];
   if (planes === undefined) return `a ${colorModeName(mode)} pattern is not supported`;
   if (!(width > 0 && height > 0)) return 'it has no pixels';
@@ -203,16 +205,19 @@ function unreadable(mode: number, width: number, height: number, slots: Slot[], 
   for (const s of slots.slice(0, planes + 1)) {
     if (s.depth !== 8 && s.depth !== 16 && s.depth !== 32) return `its planes are ${s.depth}-bit`;
     if (s.compression > 3) return `its planes use compression ${s.compression}`;
-    if (s.bottom < s.top || s.right < s.left) return 'a plane has an inverted rectangle';
+    // Within the pattern's rectangle: a plane's rows are all read, so its own rectangle must not be larger.
+    if (s.bottom < s.top || s.right < s.left || s.top < rect.top || s.left < rect.left || s.bottom > rect.bottom || s.right > rect.right) {
+      return "a plane's rectangle lies outside the pattern's";
+    }
   }
   return undefined;
 }
 
 /**
  * The planes as straight RGBA over the pattern's rectangle (the VMAL's, at `origin`). A plane's
- * own rectangle is placed in it as ag-psd places it (every file seen has them equal); outside it
- * colours are 0 and, where a transparency plane is written, transparent (a layer's channels
- * read so).
+ * own rectangle (within it: see unreadable) is placed in it as ag-psd places it (every file seen
+ * has them equal); outside it colours are 0 and, where a transparency plane is written,
+ * transparent (a layer's channels read so).
  */
 function decode(
   p: { mode: number; width: number; height: number },

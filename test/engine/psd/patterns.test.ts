@@ -154,6 +154,10 @@ describe('document patterns read from the bytes', () => {
     const side = Math.ceil(Math.sqrt(PATTERN_MEMORY / 4)) + 1;
     const huge = readPatterns(patternPsd([{ key: 'Patt', patterns: [{ ...rgbPattern(0), id: 'h', width: side, height: side, planes: [] }] }]));
     expect(huge[0].unread).toMatch(/more than 64 MB/);
+    // A plane whose rectangle runs past the pattern's (every row of it would be read): not drawn.
+    const wide: CraftPattern = rgbPattern(0, true, { id: 'w' });
+    wide.planes[0] = { slot: 0, samples: plane(() => 9, 40_000 * H), rect: { top: 0, left: 0, bottom: H, right: 40_000 } };
+    expect(readPatterns(patternPsd([{ key: 'Patt', patterns: [wide] }]))[0].unread).toBe("a plane's rectangle lies outside the pattern's");
     // A file cut inside the last plane: that pattern is named unreadable, nothing thrown.
     const whole = patternPsd([{ key: 'Patt', patterns: [rgbPattern(0, true, { id: 'cut' })] }]);
     const [cut] = readPatterns(whole.subarray(0, whole.length - 30));
