@@ -89,45 +89,48 @@ function* shrinkRGBA(sb: Bounds, f: number, out: Surface, rows: SourceRows): Gen
   const tx = taps(sb.left, sb.right, out.x, out.x + out.w, f);
   const ty = taps(sb.top, sb.bottom, out.y, out.y + out.h, f);
   const row = new Float32Array(sw * 4);
-  let src = rows.data;
   for (let oy = 0; oy < out.h; oy++) {
     row.fill(0);
     const c = ty.count[oy];
     for (let k = 0; k < c; k++) {
-      const wgt = ty.weights[oy * ty.stride + k];
       const y = sb.top + ty.start[oy] + k;
-      if (y < rows.top || y >= rows.bottom) {
-        rows = yield y;
-        src = rows.data;
-      }
-      let s = (y - rows.top) * sw * 4;
-      for (let x = 0; x < sw; x++, s += 4) {
-        const a = src[s + 3] * wgt;
-        if (a === 0) continue;
-        row[x * 4] += src[s] * a;
-        row[x * 4 + 1] += src[s + 1] * a;
-        row[x * 4 + 2] += src[s + 2] * a;
-        row[x * 4 + 3] += a;
-      }
+      if (y < rows.top || y >= rows.bottom) rows = yield y;
+      addRowRGBA(row, rows.data, (y - rows.top) * sw * 4, sw, ty.weights[oy * ty.stride + k]);
     }
-    let o = oy * out.w * 4;
-    for (let ox = 0; ox < out.w; ox++, o += 4) {
-      let r0 = 0, g0 = 0, b0 = 0, a0 = 0;
-      const cx = tx.count[ox];
-      for (let k = 0; k < cx; k++) {
-        const wgt = tx.weights[ox * tx.stride + k];
-        const s = (tx.start[ox] + k) * 4;
-        r0 += row[s] * wgt;
-        g0 += row[s + 1] * wgt;
-        b0 += row[s + 2] * wgt;
-        a0 += row[s + 3] * wgt;
-      }
-      if (a0 > 0) {
-        out.data[o] = r0 / a0;
-        out.data[o + 1] = g0 / a0;
-        out.data[o + 2] = b0 / a0;
-        out.data[o + 3] = Math.round(a0);
-      }
+    acrossRGBA(row, tx, out.data, oy * out.w * 4, out.w);
+  }
+}
+
+/** Adds source row `src[s…]` (`sw` RGBA pixels), premultiplied and weighed by `wgt`, to the float row (kept apart from the generator: the hot loops optimise as a plain function's). */
+function addRowRGBA(row: Float32Array, src: Uint8Array, s: number, sw: number, wgt: number): void {
+  for (let x = 0; x < sw; x++, s += 4) {
+    const a = src[s + 3] * wgt;
+    if (a === 0) continue;
+    row[x * 4] += src[s] * a;
+    row[x * 4 + 1] += src[s + 1] * a;
+    row[x * 4 + 2] += src[s + 2] * a;
+    row[x * 4 + 3] += a;
+  }
+}
+
+/** The horizontal pass of one output row: `w` pixels from the float row into `data` at `o`, straight colour again. */
+function acrossRGBA(row: Float32Array, tx: Taps, data: Uint8ClampedArray, o: number, w: number): void {
+  for (let ox = 0; ox < w; ox++, o += 4) {
+    let r0 = 0, g0 = 0, b0 = 0, a0 = 0;
+    const cx = tx.count[ox];
+    for (let k = 0; k < cx; k++) {
+      const wgt = tx.weights[ox * tx.stride + k];
+      const s = (tx.start[ox] + k) * 4;
+      r0 += row[s] * wgt;
+      g0 += row[s + 1] * wgt;
+      b0 += row[s + 2] * wgt;
+      a0 += row[s + 3] * wgt;
+    }
+    if (a0 > 0) {
+      data[o] = r0 / a0;
+      data[o + 1] = g0 / a0;
+      data[o + 2] = b0 / a0;
+      data[o + 3] = Math.round(a0);
     }
   }
 }
