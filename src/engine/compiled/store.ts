@@ -335,12 +335,9 @@ async function loadBands(
       if (!data) throw new Error(`compiled template: ${key(bands[0])} missing`);
       return { data, bounds: { ...bounds, top, bottom } };
     }
-    // A band the band cache could hold, read for a print page's strips: in the layer's own kept
-    // buffer (when they have room), not the band cache (see StripBuffers.layerBand).
-    const own = buffers && !bandCache.get(key(bands[0])) && (await buffers.layerBand(key(bands[0]), bytes, bucket));
-    if (own) return { data: own, bounds };
-    // One band (a small pyramid level): the cached band is the answer, no copy.
-    return { data: await getBand(bucket, key(bands[0]), bytes), bounds };
+    // One band (a small pyramid level): the cached band is the answer, no copy; or the layer's
+    // own kept buffer (smallBand).
+    return { data: await smallBand(bucket, key(bands[0]), bytes, buffers), bounds };
   }
   if (buffers) {
     // Read through a frame's strip buffers: the rows asked for (not the whole bands), joined in
@@ -355,7 +352,7 @@ async function loadBands(
       const bandTop = Math.max(full.top, b * BAND);
       const bandBottom = Math.min(full.bottom, (b + 1) * BAND);
       const bytes = (bandBottom - bandTop) * stride;
-      const part = bytes > bandCache.maxEntryBytes ? await buffers.band(key(b), bytes, bucket) : await getBand(bucket, key(b), bytes);
+      const part = bytes > bandCache.maxEntryBytes ? await buffers.band(key(b), bytes, bucket) : await smallBand(bucket, key(b), bytes, buffers);
       if (!part) throw new Error(`compiled template: ${key(b)} missing`);
       const [from, to] = [Math.max(top, bandTop), Math.min(bottom, bandBottom)];
       data.set(part.subarray((from - bandTop) * stride, (to - bandTop) * stride), (from - top) * stride);
@@ -373,6 +370,19 @@ async function loadBands(
     }),
   );
   return { data, bounds };
+}
+
+/**
+ * A band the band cache could hold, read for a frame's strips: in the layer's own kept buffer
+ * (when they have room: StripBuffers.layerBand) unless the cache has it, not the band cache. A
+ * print page's strips, and a streamed preview's: bench-8000's 5,000² preview made 35 MB of small
+ * layers' and masks' bands a request through the 16 MB cache, read top to bottom so none was read
+ * from it again, and what it let go was left to the collector: under a 128 MB limit without a
+ * collection, a second such request on the same runtime grew by 25–40 MB (issue 25 §1).
+ */
+async function smallBand(bucket: R2Bucket, key: string, bytes: number, buffers?: StripBuffers): Promise<Uint8Array> {
+  const own = buffers && !bandCache.get(key) && (await buffers.layerBand(key, bytes, bucket));
+  return own || getBand(bucket, key, bytes);
 }
 
 /** One inflated band, from the isolate's band cache or R2 (cached afterwards). Never mutate it. */
