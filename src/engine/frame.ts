@@ -123,10 +123,18 @@ export const STREAMED_JPEG_FRAME_BYTES = 16 * 1024 * 1024;
  * two strips' layer surfaces pooled from strip to strip, and rows to spare for the reach of the
  * resize and the unsharp mask: a new surface per strip was 4.2 MB of garbage a strip for a 5,000²
  * preview (95 MB a request), which workerd's process kept resident until V8 collected it
- * (issue 25 §1, docs/memory.md).
+ * (issue 25 §1, docs/memory.md). Its small layers' bands are kept too (STREAMED_LAYER_BAND_BYTES).
  */
 const streamedStripBuffers = (compiled: CompiledTemplate, o: FrameOptions) =>
-  new StripBuffers(2 * ((o.stripBytes ?? STRIP_CANVAS_BYTES) + 16 * 4 * outputSize(compiled, o.scale).width));
+  new StripBuffers(2 * ((o.stripBytes ?? STRIP_CANVAS_BYTES) + 16 * 4 * outputSize(compiled, o.scale).width), STREAMED_LAYER_BAND_BYTES);
+
+/**
+ * The bands below the band cache's entry limit a streamed frame's strips keep, one a layer
+ * (StripBuffers.layerBand), as a print page's do: through the 16 MB band cache, bench-8000's
+ * 5,000² preview made 35 MB of them a request, read top to bottom so none came from it again, and
+ * what it let go stayed until V8 collected (a second request on the runtime grew by 25–40 MB).
+ */
+const STREAMED_LAYER_BAND_BYTES = 8 * 1024 * 1024;
 
 /** Whether a JPEG of `o` is coded as it is drawn (renderFrameJpeg) rather than from a held frame. */
 export const streamsJpeg = (o: Pick<FrameOptions, 'width' | 'height' | 'streamBytes'>) =>
