@@ -54,14 +54,20 @@ export function readPatterns(psd: Uint8Array, icc?: Uint8Array): DocumentPattern
   return out;
 }
 
-/** The global additional layer information blocks holding patterns: where their data lies. */
-function patternBlocks(psd: Uint8Array): Array<{ at: number; end: number }> {
+/**
+ * Where the keys of the document's pattern blocks lie ('Patt', 'Pat2', 'Pat3': 4 bytes each), so
+ * a reader that would decode them again (ag-psd, opaque) can be shown other keys.
+ */
+export const patternBlockKeys = (psd: Uint8Array): number[] => patternBlocks(psd).map((b) => b.key);
+
+/** The global additional layer information blocks holding patterns: where their key and data lie. */
+function patternBlocks(psd: Uint8Array): Array<{ key: number; at: number; end: number }> {
   const view = new DataView(psd.buffer, psd.byteOffset, psd.byteLength);
   const large = view.getUint16(4) === 2;
   const size = large ? 8 : 4;
   const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
   const sig = (at: number) => String.fromCharCode(psd[at], psd[at + 1], psd[at + 2], psd[at + 3]);
-  const blocks: Array<{ at: number; end: number }> = [];
+  const blocks: Array<{ key: number; at: number; end: number }> = [];
   try {
     let at = 26;
     at += 4 + view.getUint32(at); // colour mode data
@@ -82,7 +88,7 @@ function patternBlocks(psd: Uint8Array): Array<{ at: number; end: number }> {
       const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
       const length = wide ? u(at + 8) : view.getUint32(at + 8);
       const data = at + (wide ? 16 : 12);
-      if (key === 'Patt' || key === 'Pat2' || key === 'Pat3') blocks.push({ at: data, end: Math.min(data + length, sectionEnd) });
+      if (key === 'Patt' || key === 'Pat2' || key === 'Pat3') blocks.push({ key: at + 4, at: data, end: Math.min(data + length, sectionEnd) });
       at = data + length;
     }
   } catch {
@@ -239,24 +245,18 @@ function decode(
     const rows = channelRows(channel, w, h, false, 0, 0, s.depth, mode === ColorMode.Indexed ? ColorMode.Grayscale : mode);
     const dx = s.left - origin.left;
     const dy = s.top - origin.top;
-    for (let y = 0; y < h; y++) {
-      const row = rows.next();
-      const ty = y + dy;
-      if (ty < 0 || ty >= height) continue;
-      for (let x = 0; x < w; x++) {
-        const tx = x + dx;
-        if (tx >= 0 && tx < width) plane[ty * width + tx] = row[x];
-      }
-    }
+    // Within the pattern's rectangle (unreadable checks it): each row lands whole.
+    for (let y = 0; y < h; y++) plane.set(rows.next().subarray(0, w), (y + dy) * width + dx);
     rows.finish();
     return plane;
   });
   const alpha = alphaSlot >= 0 ? planes[alphaSlot] : null;
   const rgba = new Uint8Array(width * height * 4);
-  const row = new Uint8Array(width * 4);
   const cmyk = mode === ColorMode.CMYK ? cmykToSrgb(icc) : undefined;
+  const colorPlanes = planes.slice(0, colors);
   for (let y = 0; y < height; y++) {
     const from = y * width;
+    const row = rgba.subarray(from * 4, (from + width) * 4);
     if (table) {
       for (let x = 0, o = 0; x < width; x++, o += 4) {
         const i = planes[0][from + x] * 3;
@@ -265,8 +265,7 @@ function decode(
         row[o + 2] = table[i + 2];
         row[o + 3] = alpha ? alpha[from + x] : 255;
       }
-    } else toRgbaRow(mode, planes.slice(0, colors), alpha, row, from, width, cmyk);
-    rgba.set(row, y * width * 4);
+    } else toRgbaRow(mode, colorPlanes, alpha, row, from, width, cmyk);
   }
   return rgba;
 }
