@@ -2,6 +2,7 @@ import { initializeCanvas, readPsd, type Psd } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { ColorMode, colorModeName, normaliseColors, refuseUnsupportedMode } from './color-modes';
 import { readWithParameterMasks } from './layer-section';
+import { patternBlockKeys } from './patterns';
 import { readImageResources } from './resources';
 
 /** Limits from the rendering contract. */
@@ -94,6 +95,10 @@ export function parsePsd(bytes: Uint8Array): Psd {
   // for the parse, and the header is restored before anyone else reads the bytes.
   const shown = SHOWN[header.colorMode] ?? header.colorMode;
   if (shown !== header.colorMode) bytes[25] = shown;
+  // The patterns are read by compile (psd/patterns.ts, with their transparency): ag-psd is shown
+  // other keys for their blocks ('Pat_'), which it skips, instead of decoding them a second time.
+  const patternKeys = patternBlockKeys(bytes).map((at) => [at, bytes[at + 3]] as const);
+  for (const [at] of patternKeys) bytes[at + 3] = 0x5f;
   try {
     // Mask blocks whose parameters ag-psd would read as a real mask header (psd-tools #693) are
     // shown to it without them, and mended after (psd/layer-section.ts).
@@ -125,6 +130,7 @@ export function parsePsd(bytes: Uint8Array): Psd {
     throw unprocessable(`The PSD could not be read: ${message}`);
   } finally {
     bytes[25] = header.colorMode;
+    for (const [at, last] of patternKeys) bytes[at + 3] = last;
   }
   if (FLAT.has(header.colorMode) && psd.children?.length) {
     // Photoshop keeps these modes flat; layers here come from another writer and mean nothing we know.
