@@ -112,3 +112,33 @@ describe('loadLayerPixels of rows across bands too big for the band cache, throu
     expect(await bigArraysMade(band / 2, () => loadLayerPixels(env.FILES, compiled, node, 0, { top: 250, bottom: 520 }))).toBeGreaterThan(0);
   });
 });
+
+describe('loadLayerPixels of bands the band cache could hold, through strip buffers with room for them (issue 25 §1)', () => {
+  it('reads them into the layer\'s kept buffer, not the band cache, one band or several, with the same pixels', async () => {
+    const hash = `store-test-${crypto.randomUUID()}`;
+    const [width, height] = [300, 600];
+    const narrow = { id: 2, hasPixels: true, pixelBounds: { left: 0, top: 0, right: width, bottom: height } } as LayerNode;
+    for (let b = 0; b * BAND < height; b++) {
+      const rows = Math.min(BAND, height - b * BAND);
+      const data = new Uint8Array(rows * width * 4);
+      for (let y = 0; y < rows; y++) for (let x = 0; x < width; x++) for (let c = 0; c < 4; c++) data[(y * width + x) * 4 + c] = value(x, b * BAND + y, c);
+      await putBlob(env.FILES, pixelKey(hash, 2, 0, b), data);
+    }
+    const compiled = { hash } as CompiledTemplate;
+    const cached = () => [0, 1, 2].filter((b) => bandCache.peek(pixelKey(hash, 2, 0, b))).length;
+    const check = async (buffers: StripBuffers) => {
+      // Strips inside one band, and across two and three (a layer shrunk from its level reads those).
+      for (const [top, bottom] of [[0, 100], [200, 300], [250, 520], [100, 600], [520, 600]]) {
+        const { data, bounds } = (await loadLayerPixels(env.FILES, compiled, narrow, 0, { top, bottom }, buffers))!;
+        let wrong = 0;
+        for (let y = top; y < bottom; y++) for (let x = 0; x < width; x++) for (let c = 0; c < 4; c++) if (data[((y - bounds.top) * width + x) * 4 + c] !== value(x, y, c)) wrong++;
+        expect(wrong, `rows ${top}-${bottom}`).toBe(0);
+      }
+    };
+    await check(new StripBuffers(0, 1 << 20));
+    expect(cached()).toBe(0);
+    // Without room for them (a held frame's strips), the band cache keeps them, as before.
+    await check(new StripBuffers());
+    expect(cached()).toBe(3);
+  });
+});
