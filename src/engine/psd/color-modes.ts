@@ -339,6 +339,8 @@ export function refuseUnreadPatterns(layers: Layer[], patternIds: Set<string>, m
       return undefined;
     }
     const o = value as Record<string, unknown>;
+    // What draws nothing tiles no pattern (composite/pattern.ts effectOn; psd/tree.ts reads no effects when they are all off).
+    if (o.enabled === false || o.present === false || (key === 'effects' && o.disabled === true)) return undefined;
     if ((key === 'pattern' || o.type === 'pattern') && typeof o.id === 'string' && !patternIds.has(o.id) && (unread.has(o.id) || !absentAllowed)) return { id: o.id, name: String(o.name ?? o.id) };
     for (const [k, v] of Object.entries(o)) {
       if (k === 'rawData' || k === 'children') continue;
