@@ -1534,7 +1534,14 @@ async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Pr
   // pass, and right of and below r by more than it nothing reaches r. What is cut off r reads 0.
   const all = unionRect(r, rectOf(surf));
   const R = gaussianReach(sigma);
-  const a = { left: Math.max(all.left, surf.x - R), top: Math.max(all.top, surf.y - R), right: Math.min(all.right, r.right + R), bottom: Math.min(all.bottom, r.bottom + R) };
+  const cut = { left: Math.max(all.left, surf.x - R), top: Math.max(all.top, surf.y - R), right: Math.min(all.right, r.right + R), bottom: Math.min(all.bottom, r.bottom + R) };
+  // Within the canvas, also the pixels grown by the reach (within reach of r): each box pass is
+  // cut at a's edge and spreads the pixels past them, which the next passes read. Cut at the
+  // pixels, a strip whose reach ended there came out lighter than the same rows drawn whole (33
+  // levels at scale 45, vector-mask-feather-strips.test.ts). Not past the canvas, as the whole
+  // canvas's rows never were.
+  const spread = intersectRect(intersectRect(grow(rectOf(surf), R), grow(r, R)) ?? EMPTY, canvasAt(ctx));
+  const a = spread && cut.right > cut.left && cut.bottom > cut.top ? unionRect(cut, spread) : spread ?? cut;
   // Empty: the pixels lie right of or below r by more than twice the reach (a feather under a
   // pixel has none), where r stays wholly in the zeros before them.
   if (a.right <= a.left || a.bottom <= a.top) return out;
@@ -1776,7 +1783,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   const vm = node.vectorMask;
   // Shape layers carry Photoshop's own rendering of their path in their pixels.
   if (vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels && !fillFromPath(node))) {
-    const vector = vectorMaskOver(vm, ctx.scale, r);
+    const vector = vectorMaskOver(vm, ctx.scale, r, canvasAt(ctx));
     const both = multiplyMasks(mask, vector);
     // Their product is a new array: the two it was made from are read no more.
     if (both !== mask) drop(mask);
@@ -1790,9 +1797,9 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
 }
 
 /** The vector mask over r, feathered (a Gaussian of that radius, drawn with a margin) and at its density. */
-function vectorMaskOver(vm: VectorMask, scale: number, r: Bounds): Uint8ClampedArray {
+function vectorMaskOver(vm: VectorMask, scale: number, r: Bounds, canvas?: Bounds): Uint8ClampedArray {
   const sigma = (vm.feather ?? 0) * scale;
-  const out = sigma >= 0.5 ? featheredPaths(vm, scale, r, sigma) : rasterizeVectorMask(vm, scale, r);
+  const out = sigma >= 0.5 ? featheredPaths(vm, scale, r, sigma, canvas) : rasterizeVectorMask(vm, scale, r);
   const density = vm.density;
   if (density !== undefined && density < 1) for (let i = 0; i < out.length; i++) out[i] = 255 - (255 - out[i]) * density;
   return out;
@@ -1806,11 +1813,18 @@ function vectorMaskOver(vm: VectorMask, scale: number, r: Bounds): Uint8ClampedA
  * which for Photoshop's largest feather (1,000 px) is (w + 6,000) × (h + 6,000) floats three times
  * over, as it was for pixel masks (featheredMask).
  */
-function featheredPaths(vm: VectorMask, scale: number, r: Bounds, sigma: number): Uint8ClampedArray {
-  const reach = grow(r, Math.ceil(sigma * 3));
+function featheredPaths(vm: VectorMask, scale: number, r: Bounds, sigma: number, canvas?: Bounds): Uint8ClampedArray {
+  const spread = Math.ceil(sigma * 3); // at least the blur's reach (gaussianReach)
+  const reach = grow(r, spread);
   const box = pathsBox(vm, scale);
   const near = box && intersectRect(box, reach);
-  const a = near ? unionRect(r, near) : r;
+  // Within the canvas, the box grown by the reach too: each of the blur's box passes is cut at
+  // a's edge, and a pass spreads the raster past the box, which the next passes read. Cut at the
+  // box, a strip whose reach ended there came out lighter than the same rows drawn whole
+  // (made-vector-mask-feather.psd at scale 50 in strips of 327 rows: 35 levels). Not past the
+  // canvas, as the whole canvas's rows never were (nor Photoshop's largest feather's 3,000 px).
+  const spreadNear = box && canvas && intersectRect(intersectRect(grow(box, spread), reach) ?? EMPTY, canvas);
+  const a = spreadNear ? unionRect(near ? unionRect(r, near) : r, spreadNear) : near ? unionRect(r, near) : r;
   // A pixel outside both the paths' box and `a` gives the value everywhere outside the box.
   const far = Math.min(a.left, box?.left ?? a.left) - 2;
   const outside = rasterizeVectorMask(vm, scale, { left: far, top: a.top, right: far + 1, bottom: a.top + 1 })[0]!;
@@ -1827,6 +1841,11 @@ function featheredPaths(vm: VectorMask, scale: number, r: Bounds, sigma: number)
   }
   return out;
 }
+
+const EMPTY: Bounds = { left: 0, top: 0, right: 0, bottom: 0 };
+
+/** The canvas at the render's scale (its output size), the rectangle a feathered mask's blur is never taken past. */
+const canvasAt = (ctx: RenderContext): Bounds => ({ left: 0, top: 0, ...((s) => ({ right: s.width, bottom: s.height }))(outputSize(ctx.compiled, ctx.scale)) });
 
 /** The box holding every knot and handle of the mask's paths, in pixels at `scale` (a Bézier stays inside its points' hull), or null without points. */
 function pathsBox(vm: VectorMask, scale: number): Bounds | null {
