@@ -14,31 +14,37 @@ import { maskOver } from '../../../src/engine/composite/surface';
 import { psdFixture, psdManifest } from '../../helpers/fixtures';
 import { firstDifference } from '../../helpers/pixels';
 
+/** Up to three layers taller than a band in each of the first 30 fixtures, each with its whole stored level 0. */
+async function* tallLayers() {
+  for (const entry of (await psdManifest()).slice(0, 30)) {
+    const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
+    clearEngineCaches();
+    const tall = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels && n.pixelBounds && n.pixelBounds.bottom - n.pixelBounds.top > BAND);
+    for (const node of tall.slice(0, 3)) {
+      const whole = (await loadLayerPixels(env.FILES, compiled, node, 0))!;
+      yield { name: entry.name, compiled, node, b: node.pixelBounds!, whole };
+    }
+  }
+}
+
 describe('layer rows at factor 1', () => {
   it('read band by band, equal the rows of the whole stored level, for clips across band edges', { timeout: 300_000 }, async () => {
     let checked = 0;
-    for (const entry of (await psdManifest()).slice(0, 30)) {
-      const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
-      clearEngineCaches();
-      const tall = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels && n.pixelBounds && n.pixelBounds.bottom - n.pixelBounds.top > BAND);
-      for (const node of tall.slice(0, 3)) {
-        const b = node.pixelBounds!;
-        const whole = await loadLayerPixels(env.FILES, compiled, node, 0);
-        // A clip straddling the first band edge inside the layer, one from the top to past it, and all of it.
-        const edge = (Math.floor(b.top / BAND) + 1) * BAND;
-        const clips = [
-          { left: b.left + 1, top: edge - 3, right: b.right - 1, bottom: Math.min(b.bottom, edge + 5) },
-          { left: 0, top: 0, right: compiled.width, bottom: Math.min(compiled.height, edge + BAND + 7) },
-          { left: 0, top: 0, right: compiled.width, bottom: compiled.height },
-        ];
-        for (const clip of clips) {
-          const ctx: RenderContext = { bucket: env.FILES, compiled, scale: 1, level: 0, factor: 1, clip, overrides: new Map(), patterns: new Map() };
-          const got = await layerContent(ctx, node, clip);
-          const expected = resampleRGBA(whole!.data, whole!.bounds, 1, clip);
-          expect(got && { x: got.x, y: got.y, w: got.w, h: got.h }, `${entry.name} ${node.name}`).toEqual(expected && { x: expected.x, y: expected.y, w: expected.w, h: expected.h });
-          expect(firstDifference(got?.data, expected?.data), `${entry.name} ${node.name} ${JSON.stringify(clip)}`).toBe(-1);
-          checked++;
-        }
+    for await (const { name, compiled, node, b, whole } of tallLayers()) {
+      // A clip straddling the first band edge inside the layer, one from the top to past it, and all of it.
+      const edge = (Math.floor(b.top / BAND) + 1) * BAND;
+      const clips = [
+        { left: b.left + 1, top: edge - 3, right: b.right - 1, bottom: Math.min(b.bottom, edge + 5) },
+        { left: 0, top: 0, right: compiled.width, bottom: Math.min(compiled.height, edge + BAND + 7) },
+        { left: 0, top: 0, right: compiled.width, bottom: compiled.height },
+      ];
+      for (const clip of clips) {
+        const ctx: RenderContext = { bucket: env.FILES, compiled, scale: 1, level: 0, factor: 1, clip, overrides: new Map(), patterns: new Map() };
+        const got = await layerContent(ctx, node, clip);
+        const expected = resampleRGBA(whole.data, whole.bounds, 1, clip);
+        expect(got && { x: got.x, y: got.y, w: got.w, h: got.h }, `${name} ${node.name}`).toEqual(expected && { x: expected.x, y: expected.y, w: expected.w, h: expected.h });
+        expect(firstDifference(got?.data, expected?.data), `${name} ${node.name} ${JSON.stringify(clip)}`).toBe(-1);
+        checked++;
       }
     }
     expect(checked).toBeGreaterThan(0);
@@ -77,35 +83,28 @@ describe('layer rows at factor 1', () => {
 describe('layer rows shrunk from their level (factor < 1), read band by band', () => {
   it('through a strip\'s buffers equal resampleRGBA of the whole stored level, for clips across band edges', { timeout: 300_000 }, async () => {
     let checked = 0;
-    for (const entry of (await psdManifest()).slice(0, 30)) {
-      const compiled = await compileTemplate(env.FILES, await psdFixture(entry.name));
-      clearEngineCaches();
-      const tall = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels && n.pixelBounds && n.pixelBounds.bottom - n.pixelBounds.top > BAND);
-      for (const node of tall.slice(0, 3)) {
-        const b = node.pixelBounds!;
-        const whole = await loadLayerPixels(env.FILES, compiled, node, 0);
-        for (const factor of [0.625, 0.37]) {
-          // Output rows whose taps cross the first band edge inside the layer, a strip from the top past it, and all of it.
-          const edge = Math.floor((Math.floor(b.top / BAND) + 1) * BAND * factor);
-          const [width, height] = [Math.ceil(compiled.width * factor), Math.ceil(compiled.height * factor)];
-          const clips = [
-            { left: Math.floor(b.left * factor) + 1, top: edge - 2, right: Math.ceil(b.right * factor) - 1, bottom: Math.min(height, edge + 3) },
-            { left: 0, top: 0, right: width, bottom: Math.min(height, edge + 9) },
-            { left: 0, top: 0, right: width, bottom: height },
-          ];
-          // Pooled surfaces (a streamed preview's) and none (each surface its own array).
-          for (const buffers of [new StripBuffers(2 * width * height * 4), new StripBuffers()]) {
-            for (const clip of clips) {
-              const ctx: RenderContext = { bucket: env.FILES, compiled, scale: factor, level: 0, factor, clip, overrides: new Map(), patterns: new Map(), buffers };
-              buffers.nextStrip();
-              const got = await layerContent(ctx, node, clip);
-              const expected = resampleRGBA(whole!.data, whole!.bounds, factor, clip);
-              expect(got && { x: got.x, y: got.y, w: got.w, h: got.h }, `${entry.name} ${node.name}`).toEqual(expected && { x: expected.x, y: expected.y, w: expected.w, h: expected.h });
-              expect(firstDifference(got?.data, expected?.data), `${entry.name} ${node.name} ${factor} ${JSON.stringify(clip)}`).toBe(-1);
-              checked++;
-            }
-            buffers.release();
+    for await (const { name, compiled, node, b, whole } of tallLayers()) {
+      for (const factor of [0.625, 0.37]) {
+        // Output rows whose taps cross the first band edge inside the layer, a strip from the top past it, and all of it.
+        const edge = Math.floor((Math.floor(b.top / BAND) + 1) * BAND * factor);
+        const [width, height] = [Math.ceil(compiled.width * factor), Math.ceil(compiled.height * factor)];
+        const clips = [
+          { left: Math.floor(b.left * factor) + 1, top: edge - 2, right: Math.ceil(b.right * factor) - 1, bottom: Math.min(height, edge + 3) },
+          { left: 0, top: 0, right: width, bottom: Math.min(height, edge + 9) },
+          { left: 0, top: 0, right: width, bottom: height },
+        ];
+        // Pooled surfaces (a streamed preview's) and none (each surface its own array).
+        for (const buffers of [new StripBuffers(2 * width * height * 4), new StripBuffers()]) {
+          for (const clip of clips) {
+            const ctx: RenderContext = { bucket: env.FILES, compiled, scale: factor, level: 0, factor, clip, overrides: new Map(), patterns: new Map(), buffers };
+            buffers.nextStrip();
+            const got = await layerContent(ctx, node, clip);
+            const expected = resampleRGBA(whole.data, whole.bounds, factor, clip);
+            expect(got && { x: got.x, y: got.y, w: got.w, h: got.h }, `${name} ${node.name}`).toEqual(expected && { x: expected.x, y: expected.y, w: expected.w, h: expected.h });
+            expect(firstDifference(got?.data, expected?.data), `${name} ${node.name} ${factor} ${JSON.stringify(clip)}`).toBe(-1);
+            checked++;
           }
+          buffers.release();
         }
       }
     }
