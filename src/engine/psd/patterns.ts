@@ -39,6 +39,14 @@ export interface DocumentPattern {
 /** How many bytes the decoded patterns of one document may take (ag-psd's parse budget for them before). */
 export const PATTERN_MEMORY = 64 * 1024 * 1024;
 
+/**
+ * What decoding one pattern may hold beside its RGBA (see workingSet: a row or two and a ZIP
+ * inflater, ~0.3 MB, unless the pattern is a few hundred thousand pixels wide), past
+ * PATTERN_MEMORY: a pattern whose RGBA fits, as every one that could be read before did, is not
+ * refused for the rows it is decoded through.
+ */
+export const PATTERN_DECODE_MEMORY = 1024 * 1024;
+
 /** Every pattern of the document, in file order ('Patt' before 'Pat2' before 'Pat3' as they lie). */
 export function readPatterns(psd: Uint8Array, icc?: Uint8Array): DocumentPattern[] {
   const out: DocumentPattern[] = [];
@@ -206,7 +214,15 @@ function unreadable(mode: number, rect: { top: number; left: number; bottom: num
   const planes = PLANES[mode];
   if (planes === undefined) return `a ${colorModeName(mode)} pattern is not supported`;
   if (!(width > 0 && height > 0)) return 'it has no pixels';
-  if (width * height * 4 > budget) return `it needs more than ${PATTERN_MEMORY / 1024 / 1024} MB once decoded, with the document's other patterns`;
+  // Checked before anything is allocated: the RGBA it keeps, and that with what decoding it holds beside.
+  const keep = width * height * 4;
+  const need = keep + workingSet(mode, width, slots.slice(0, planes + 1));
+  if (keep > budget || need > budget + PATTERN_DECODE_MEMORY) {
+    const mb = (n: number) => `${Math.ceil((n / 1024 / 1024) * 10) / 10} MB`;
+    const others = budget < PATTERN_MEMORY ? `, ${mb(PATTERN_MEMORY - budget)} of it taken by its other patterns` : '';
+    if (keep > budget) return `it needs ${mb(keep)} once decoded: more than ${mb(PATTERN_MEMORY)}, the most a document's patterns may take together${others}`;
+    return `it needs ${mb(keep)} once decoded and ${mb(need - keep)} more while decoding: more than ${mb(PATTERN_MEMORY)}, the most a document's patterns may take together${others}, and ${mb(PATTERN_DECODE_MEMORY)} to decode one`;
+  }
   if (slots.length < planes) return `it stores ${slots.length} of its ${planes} colour planes`;
   for (const s of slots.slice(0, planes + 1)) {
     if (s.depth !== 8 && s.depth !== 16 && s.depth !== 32) return `its planes are ${s.depth}-bit`;
@@ -219,11 +235,34 @@ function unreadable(mode: number, rect: { top: number; left: number; bottom: num
   return undefined;
 }
 
+/** What inflating one ZIP plane holds at most: its 64 KB window and two Huffman tables of up to 2^15 entries (./inflate.ts). */
+const INFLATER_BYTES = (1 << 16) + 2 * (1 << 15) * 4 + 1024;
+
+/**
+ * The bytes decode() holds beside the RGBA output, at most: one plane's row reader at a time
+ * (its row, 8-bit, and at 16 or 32 bits the wider row it is decoded in; a ZIP plane's inflater),
+ * and for Lab the three rows a row's colours are copied into to convert it in place.
+ */
+function workingSet(mode: number, width: number, slots: Slot[]): number {
+  let most = 0;
+  for (const s of slots) {
+    const w = Math.min(Math.max(s.right - s.left, 0), width); // one wider is refused (unreadable), never decoded
+    const reader = w + (s.depth === 16 || s.depth === 32 ? (w * s.depth) / 8 : 0) + (s.compression >= 2 ? INFLATER_BYTES : 0);
+    most = Math.max(most, reader);
+  }
+  return most + (mode === ColorMode.Lab ? 3 * width : 0);
+}
+
 /**
  * The planes as straight RGBA over the pattern's rectangle (the VMAL's, at `origin`). A plane's
  * own rectangle (within it: see unreadable) is placed in it as ag-psd places it (every file seen
  * has them equal); outside it colours are 0 and, where a transparency plane is written,
  * transparent (a layer's channels read so).
+ *
+ * Each plane is decoded row by row straight into a byte of each RGBA pixel (the colours into the
+ * first ones, as many as the mode has: CMYK's four fill the pixel), the colours then converted in
+ * place row by row, the transparency last into the fourth byte. Besides the RGBA output the
+ * decode holds one plane's row reader at a time (see workingSet): never a whole plane.
  */
 function decode(
   p: { mode: number; width: number; height: number },
@@ -236,36 +275,60 @@ function decode(
   const colors = PLANES[mode]!;
   const used = slots.slice(0, colors + 1);
   const alphaSlot = used.length > colors ? colors : -1;
-  const planes = used.map((s, i) => {
-    const plane = new Uint8Array(width * height);
+  const rgba = new Uint8Array(width * height * 4);
+  const place = (i: number, byte: number) => {
+    const s = used[i];
     const w = s.right - s.left;
     const h = s.bottom - s.top;
-    if (w === 0 || h === 0) return plane;
+    if (w === 0 || h === 0) return;
     const channel = { id: i === alphaSlot ? -1 : i, compression: s.compression, data: s.data } as LayerRawDataChannel;
     const rows = channelRows(channel, w, h, false, 0, 0, s.depth, mode === ColorMode.Indexed ? ColorMode.Grayscale : mode);
     const dx = s.left - origin.left;
     const dy = s.top - origin.top;
-    // Within the pattern's rectangle (unreadable checks it): each row lands whole.
-    for (let y = 0; y < h; y++) plane.set(rows.next().subarray(0, w), (y + dy) * width + dx);
+    // Within the pattern's rectangle (unreadable checks it).
+    for (let y = 0; y < h; y++) {
+      const row = rows.next();
+      for (let x = 0, o = ((y + dy) * width + dx) * 4 + byte; x < w; x++, o += 4) rgba[o] = row[x];
+    }
     rows.finish();
-    return plane;
-  });
-  const alpha = alphaSlot >= 0 ? planes[alphaSlot] : null;
-  const rgba = new Uint8Array(width * height * 4);
+  };
+  for (let i = 0; i < colors; i++) place(i, i);
   const cmyk = mode === ColorMode.CMYK ? cmykToSrgb(icc) : undefined;
-  const colorPlanes = planes.slice(0, colors);
+  // Transparent outside the transparency plane's rectangle, where one is written.
+  const opaque = alphaSlot >= 0 ? 0 : 255;
+  // Lab's three planes, copied out of a row to convert it in place.
+  const lab = mode === ColorMode.Lab ? [new Uint8Array(width), new Uint8Array(width), new Uint8Array(width)] : [];
   for (let y = 0; y < height; y++) {
-    const from = y * width;
-    const row = rgba.subarray(from * 4, (from + width) * 4);
+    const row = rgba.subarray(y * width * 4, (y + 1) * width * 4);
     if (table) {
-      for (let x = 0, o = 0; x < width; x++, o += 4) {
-        const i = planes[0][from + x] * 3;
+      for (let o = 0; o < row.length; o += 4) {
+        const i = row[o] * 3;
         row[o] = table[i];
         row[o + 1] = table[i + 1];
         row[o + 2] = table[i + 2];
-        row[o + 3] = alpha ? alpha[from + x] : 255;
+        row[o + 3] = opaque;
       }
-    } else toRgbaRow(mode, colorPlanes, alpha, row, from, width, cmyk);
+    } else if (mode === ColorMode.RGB) {
+      if (opaque) for (let o = 3; o < row.length; o += 4) row[o] = opaque;
+    } else if (mode === ColorMode.CMYK) {
+      cmyk!.apply(row, row, width); // interleaved already: as toRgbaRow converts a CMYK row
+    } else if (mode === ColorMode.Lab) {
+      for (let x = 0, o = 0; x < width; x++, o += 4) {
+        lab[0][x] = row[o];
+        lab[1][x] = row[o + 1];
+        lab[2][x] = row[o + 2];
+      }
+      toRgbaRow(mode, lab, null, row, 0, width);
+    } else {
+      for (let o = 0; o < row.length; o += 4) {
+        row[o + 1] = row[o + 2] = row[o];
+        row[o + 3] = opaque;
+      }
+    }
+  }
+  if (alphaSlot >= 0) {
+    if (mode === ColorMode.CMYK || mode === ColorMode.Lab) for (let o = 3; o < rgba.length; o += 4) rgba[o] = 0; // their conversion wrote it
+    place(alphaSlot, 3);
   }
   return rgba;
 }
