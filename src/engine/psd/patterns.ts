@@ -241,7 +241,8 @@ const INFLATER_BYTES = (1 << 16) + 2 * (1 << 15) * 4 + 1024;
 /**
  * The bytes decode() holds beside the RGBA output, at most: one plane's row reader at a time
  * (its row, 8-bit, and at 16 or 32 bits the wider row it is decoded in; a ZIP plane's inflater),
- * and for Lab the three rows a row's colours are copied into to convert it in place.
+ * and for Lab the three rows a row's colours are copied into to convert it in place, for CMYK the
+ * WASM heap's copies of a row in and out of LittleCMS.
  */
 function workingSet(mode: number, width: number, slots: Slot[]): number {
   let most = 0;
@@ -250,7 +251,8 @@ function workingSet(mode: number, width: number, slots: Slot[]): number {
     const reader = w + (s.depth === 16 || s.depth === 32 ? (w * s.depth) / 8 : 0) + (s.compression >= 2 ? INFLATER_BYTES : 0);
     most = Math.max(most, reader);
   }
-  return most + (mode === ColorMode.Lab ? 3 * width : 0);
+  // Lab: three rows to convert in; CMYK: the transform's two strips of a row on LittleCMS's heap (4 bytes a pixel each, kept by the heap).
+  return most + (mode === ColorMode.Lab ? 3 * width : mode === ColorMode.CMYK ? 8 * width : 0);
 }
 
 /**
