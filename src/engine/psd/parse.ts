@@ -17,7 +17,11 @@ export const MAX_LAYERS = 1_000;
  */
 export const MAX_LAYER_SIDE = 30_000;
 export const MAX_LAYER_PIXELS = 50_000_000;
-/** What ag-psd may allocate while parsing (patterns are decoded there); the rest stays compressed. */
+/**
+ * What ag-psd may allocate while parsing. It decoded the patterns until they were read by
+ * psd/patterns.ts (their blocks are hidden from it below); layers stay compressed (useRawData).
+ * Kept as a bound on whatever else ag-psd decodes, in place of its default of 2 GB.
+ */
 const PARSE_MEMORY = 64 * 1024 * 1024;
 
 let canvasReady = false;
@@ -123,9 +127,7 @@ export function parsePsd(bytes: Uint8Array): Psd {
       );
     }
     if (message === 'Exceeded memory limit') {
-      throw unprocessable(`The PSD's patterns need more than ${PARSE_MEMORY / 1024 / 1024} MB once decoded.`, [
-        { path: 'patterns', reason: 'too large' },
-      ]);
+      throw unprocessable(`The PSD needs more than ${PARSE_MEMORY / 1024 / 1024} MB once decoded while it is read.`, [{ path: 'psd', reason: 'too large' }]);
     }
     throw unprocessable(`The PSD could not be read: ${message}`);
   } finally {
