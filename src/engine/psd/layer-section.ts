@@ -26,7 +26,6 @@ export function findLayerInfo(bytes: Uint8Array): number | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const large = view.getUint16(4) === 2;
   const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
-  const sig = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
   const size = large ? 8 : 4;
   try {
     let at = 26;
@@ -40,23 +39,38 @@ export function findLayerInfo(bytes: Uint8Array): number | undefined {
     at += size;
     if (infoLength > 0) return at;
     at += 4 + view.getUint32(at); // global layer mask info
-    while (at + 12 <= sectionEnd && at + 12 <= bytes.length) {
-      const s = sig(at);
-      if (s !== '8BIM' && s !== '8B64') {
-        at++; // some writers leave padding between blocks
-        continue;
-      }
-      const key = sig(at + 4);
-      const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
-      const length = wide ? u(at + 8) : view.getUint32(at + 8);
-      const data = at + (wide ? 16 : 12);
-      if ((key === 'Lr16' || key === 'Lr32' || key === 'Layr') && length >= 2) return data;
-      at = data + length;
+    for (const block of taggedBlocks(bytes, at, sectionEnd)) {
+      if ((block.key === 'Lr16' || block.key === 'Lr32' || block.key === 'Layr') && block.length >= 2) return block.data;
     }
   } catch {
     // A section we cannot walk: no layers found (ag-psd, which reads it fully, decides).
   }
   return undefined;
+}
+
+/**
+ * The tagged blocks ('8BIM' / '8B64', key, length, data) from `at` until `end` (and the bytes'
+ * end), as the global additional layer information lays them out: `keyAt` where the 4-byte key
+ * lies, `data` where its data starts. A length past the bytes throws RangeError on the next read.
+ */
+export function* taggedBlocks(bytes: Uint8Array, at: number, end: number): Generator<{ key: string; keyAt: number; data: number; length: number }> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const large = view.getUint16(4) === 2;
+  const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
+  const sig = (at: number) => String.fromCharCode(bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]);
+  while (at + 12 <= end && at + 12 <= bytes.length) {
+    const s = sig(at);
+    if (s !== '8BIM' && s !== '8B64') {
+      at++; // some writers leave padding between blocks
+      continue;
+    }
+    const key = sig(at + 4);
+    const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
+    const length = wide ? u(at + 8) : view.getUint32(at + 8);
+    const data = at + (wide ? 16 : 12);
+    yield { key, keyAt: at + 4, data, length };
+    at = data + length;
+  }
 }
 
 /** A layer mask's density and feather parameters, as ag-psd names them (density 0..1, feather in px). */

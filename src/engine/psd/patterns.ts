@@ -2,7 +2,7 @@ import type { LayerRawDataChannel } from 'ag-psd';
 import { EngineError } from '../errors';
 import { channelRows } from './channels';
 import { ColorMode, cmykToSrgb, colorModeName, toRgbaRow } from './color-modes';
-import { LARGE_KEYS } from './layer-section';
+import { taggedBlocks } from './layer-section';
 
 /**
  * The document's patterns (what pattern overlays and pattern strokes tile), read from the PSD's
@@ -74,7 +74,6 @@ function patternBlocks(psd: Uint8Array): Array<{ key: number; at: number; end: n
   const large = view.getUint16(4) === 2;
   const size = large ? 8 : 4;
   const u = (at: number) => (large ? view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4) : view.getUint32(at));
-  const sig = (at: number) => String.fromCharCode(psd[at], psd[at + 1], psd[at + 2], psd[at + 3]);
   const blocks: Array<{ key: number; at: number; end: number }> = [];
   try {
     let at = 26;
@@ -86,18 +85,8 @@ function patternBlocks(psd: Uint8Array): Array<{ key: number; at: number; end: n
     const infoLength = u(at);
     at += size + infoLength + (infoLength % 2); // the layer info, rounded to even as ag-psd reads it
     if (at + 4 <= sectionEnd) at += 4 + view.getUint32(at); // global layer mask info
-    while (at + 12 <= sectionEnd) {
-      const s = sig(at);
-      if (s !== '8BIM' && s !== '8B64') {
-        at++; // padding some writers leave between blocks
-        continue;
-      }
-      const key = sig(at + 4);
-      const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
-      const length = wide ? u(at + 8) : view.getUint32(at + 8);
-      const data = at + (wide ? 16 : 12);
-      if (key === 'Patt' || key === 'Pat2' || key === 'Pat3') blocks.push({ key: at + 4, at: data, end: Math.min(data + length, sectionEnd) });
-      at = data + length;
+    for (const { key, keyAt, data, length } of taggedBlocks(psd, at, sectionEnd)) {
+      if (key === 'Patt' || key === 'Pat2' || key === 'Pat3') blocks.push({ key: keyAt, at: data, end: Math.min(data + length, sectionEnd) });
     }
   } catch {
     // A section we cannot walk (cut short): the blocks found so far.
