@@ -11,6 +11,8 @@ import { Unprocessable } from '../../../src/engine/errors';
 import { useWasmAdjustments } from '../../../src/engine/raster/kernels';
 import { useUnitShortcuts } from '../../../src/engine/composite/compositor';
 import { markOpaque } from '../../../src/engine/composite/surface';
+import type { Tiling } from '../../../src/engine/composite/pattern';
+import type { RGBAImage } from '../../../src/engine/types';
 import { madeFixture } from '../../helpers/fixtures';
 import { firstDifference } from '../../helpers/pixels';
 import { switchedOff, switchedOffAwaiting } from '../../helpers/switches';
@@ -347,4 +349,67 @@ export function randomPatternTile(rnd: () => number, int: (n: number) => number)
   const opaque = rnd() < 0.5;
   for (let i = 0; i < data.length; i++) data[i] = (i & 3) === 3 && opaque ? 255 : int(256);
   return { width, height, data };
+}
+
+const wrap = (v: number, n: number) => ((v % n) + n) % n;
+
+/**
+ * A pattern's colours by their definition (tilePattern's): sample by sample, the corners in the
+ * order the kernel must keep; what pattern-bytes and fx-text5-pattern hold tilePattern to.
+ */
+export function patternByDefinition(tile: RGBAImage, tiling: Tiling, x0: number, y0: number, w: number, h: number): Uint8ClampedArray {
+  const out = new Uint8ClampedArray(w * h * 4);
+  const { width: tw, height: th, data: td } = tile;
+  if (tw <= 0 || th <= 0) return out;
+  const { originX, originY, scale } = tiling;
+  const rad = ((tiling.angle ?? 0) * Math.PI) / 180;
+  const cos = Math.cos(rad);
+  const sin = Math.sin(rad);
+  const n = scale >= 1 ? 1 : Math.min(8, Math.ceil(1 / scale));
+  const acc = new Float64Array(4);
+  const sample = (u: number, v: number) => {
+    const fu = Math.floor(u);
+    const fv = Math.floor(v);
+    const tx = u - fu;
+    const ty = v - fv;
+    const xa = wrap(fu, tw);
+    const xb = wrap(fu + 1, tw);
+    const ya = wrap(fv, th) * tw;
+    const yb = wrap(fv + 1, th) * tw;
+    const corners = [
+      [(ya + xa) * 4, (1 - tx) * (1 - ty)],
+      [(ya + xb) * 4, tx * (1 - ty)],
+      [(yb + xa) * 4, (1 - tx) * ty],
+      [(yb + xb) * 4, tx * ty],
+    ];
+    for (const [i, k] of corners) {
+      if (k! <= 0) continue;
+      const a = (td[i! + 3]! / 255) * k!;
+      acc[0] += td[i!]! * a;
+      acc[1] += td[i! + 1]! * a;
+      acc[2] += td[i! + 2]! * a;
+      acc[3] += a;
+    }
+  };
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      acc.fill(0);
+      for (let sy = 0; sy < n; sy++) {
+        for (let sx = 0; sx < n; sx++) {
+          const dx = x0 + x + (sx + 0.5) / n - originX;
+          const dy = y0 + y + (sy + 0.5) / n - originY;
+          sample((dx * cos - dy * sin) / scale - 0.5, (dx * sin + dy * cos) / scale - 0.5);
+        }
+      }
+      const o = (y * w + x) * 4;
+      const a = acc[3]!;
+      if (a > 0) {
+        out[o] = acc[0]! / a;
+        out[o + 1] = acc[1]! / a;
+        out[o + 2] = acc[2]! / a;
+      }
+      out[o + 3] = (a / (n * n)) * 255;
+    }
+  }
+  return out;
 }
