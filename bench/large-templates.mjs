@@ -213,4 +213,316 @@ function photoOnly(W, H, run) {
   return { width: W, height: H, children: [layer('Background', 0, 0, bg), caption], imageData: bg };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) ensureLarge(process.argv.slice(2).filter((a) => !a.startsWith('--')), process.argv.includes('--force'));
+
+// --- Probe templates (task probe27, issue 25 §1): shapes an outside check could use that the
+// workerd bench's steps did not cover. `node bench/large-templates.mjs --probe [name ...]` writes
+// them to bench/out/probe-<name>.psd (or .psb); bench/workerd-memory.bench.mjs's `probe-<name>`
+// steps upload each and ask for its previews and print PDF under a memory limit.
+//   layers-1000   4,000² canvas, 1,000 layers (the limit, MAX_LAYERS) of 150 × 100 px in five blend modes
+//   layers-1001   the same with one layer more: refused at upload (422)
+//   full-300      4,000² canvas, 300 full-canvas layers (the same ZIP channels), opacities and blend modes varied
+//   nest-100      4,000², a full-canvas layer under 100 nested groups (normal, opacity 95 %: isolated), each with a small layer
+//   nest-10       the same 10 deep (Photoshop's own limit), with a layer clipped to each level's small one; nest-11 one deeper
+//   rgb16-8000    8,000² 16-bit RGB ('Lr16', ZIP): a full-canvas layer, a 5,000 × 3,000 one at 50 %, one under a mask
+//   rgb32-8000    the same at 32 bits (floats, 'Lr32')
+//   cmyk-8000     the same, 8-bit CMYK
+//   psb-30000     a PSB of 30,000 × 2,000, one layer: refused at upload (the side limit is 10,000)
+//   mask-10000    8,000² canvas, 12 small layers (400 × 300) each under a 10,000² layer mask (ZIP; past the canvas's edges)
+//   far-layer     4,000², layers at x = ±1e6 and y = 1e6, and a 30,000 × 2,133 layer (64 M px, 4 × the canvas) mostly off canvas
+//   text-long     4,000², a paragraph text of 5,000 characters at 40 px
+//   text-2000     4,000², a point text at 2,000 px
+//   text-many     4,000², 300 text layers (with a drop shadow on every 10th)
+//   smart-10000   4,000², a smart object whose embedded file is a 10,000² PNG (~25 MB), placed at 1,000²
+//   nomerged-10000 10,000², one layer, no real merged image (VersionInfo hasRealMergedData = false, a white RLE composite)
+import { deflateSync, crc32 } from 'node:zlib';
+
+class Bytes {
+  constructor() { this.parts = []; this.length = 0; }
+  bytes(b) { this.parts.push(b); this.length += b.length; return this; }
+  u8(v) { return this.bytes(Uint8Array.of(v & 255)); }
+  u16(v) { return this.bytes(Uint8Array.of((v >>> 8) & 255, v & 255)); }
+  u32(v) { return this.bytes(Uint8Array.of((v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255)); }
+  i32(v) { return this.u32(v >>> 0); }
+  ascii(s) { return this.bytes(Uint8Array.from(s, (c) => c.charCodeAt(0))); }
+  concat() { return Buffer.concat(this.parts); }
+}
+
+/** PackBits of one row, as Photoshop's RLE. */
+function packBits(row) {
+  const out = [];
+  let i = 0;
+  while (i < row.length) {
+    let run = 1;
+    while (i + run < row.length && run < 128 && row[i + run] === row[i]) run++;
+    if (run >= 2) { out.push(257 - run, row[i]); i += run; continue; }
+    let n = 1;
+    while (i + n < row.length && n < 128 && !(i + n + 1 < row.length && row[i + n] === row[i + n + 1])) n++;
+    out.push(n - 1, ...row.subarray(i, i + n));
+    i += n;
+  }
+  return Uint8Array.from(out);
+}
+
+/** A block pattern sample in 0..1 (blocks of 64 px: what deflate packs well), per channel `c`. */
+const blockValue = (x, y, c, seed = 0) => (((x >> 6) * 37 + (y >> 6) * 91 + c * 50 + seed * 13) & 255) / 255;
+
+/** One channel's data (compression word first) as ZIP (2) of w × h samples at `depth` from f(x, y) ∈ 0..1. */
+function zipChannel(w, h, depth, f) {
+  const bpp = depth / 8;
+  const raw = Buffer.alloc(w * h * bpp);
+  for (let y = 0, o = 0; y < h; y++) {
+    for (let x = 0; x < w; x++, o += bpp) {
+      const v = f(x, y);
+      if (depth === 8) raw[o] = Math.round(v * 255);
+      else if (depth === 16) raw.writeUInt16BE(Math.round(v * 255) * 257, o);
+      else raw.writeFloatBE(v, o);
+    }
+  }
+  const body = deflateSync(raw, { level: 6 });
+  return Buffer.concat([Buffer.of(0, 2), body]);
+}
+
+/**
+ * A PSD/PSB written byte by byte (what ag-psd cannot write: 16/32 bits, CMYK, PSB, huge masks):
+ * layers bottom first { name, top, left, bottom, right, channels: [[id, data]], blend, opacity,
+ * mask?: { top, left, bottom, right, defaultColor } }; the merged image white, RLE (each row the same).
+ */
+function rawPsd({ width, height, depth = 8, mode = 3, psb = false, layers, resources = new Uint8Array(0) }) {
+  const colours = mode === 4 ? 4 : 3;
+  const len = (o, n) => (psb && o.u32(Math.floor(n / 2 ** 32)), o.u32(n >>> 0));
+  const out = new Bytes();
+  out.ascii('8BPS').u16(psb ? 2 : 1).bytes(new Uint8Array(6)).u16(colours).u32(height).u32(width).u16(depth).u16(mode);
+  out.u32(0); // colour mode data
+  out.u32(resources.length).bytes(resources);
+  const info = new Bytes();
+  info.u16(layers.length);
+  const data = [];
+  for (const l of layers) {
+    info.i32(l.top).i32(l.left).i32(l.bottom).i32(l.right).u16(l.channels.length);
+    for (const [id, d] of l.channels) (info.u16(id & 0xffff), len(info, d.length));
+    info.ascii('8BIM').ascii(l.blend ?? 'norm').u8(l.opacity ?? 255).u8(0).u8(0).u8(0);
+    const extra = new Bytes();
+    if (l.mask) extra.u32(20).i32(l.mask.top).i32(l.mask.left).i32(l.mask.bottom).i32(l.mask.right).u8(l.mask.defaultColor ?? 0).u8(0).u16(0);
+    else extra.u32(0);
+    extra.u32(0);
+    const name = Uint8Array.from(l.name, (c) => c.charCodeAt(0));
+    extra.u8(name.length).bytes(name).bytes(new Uint8Array((4 - ((1 + name.length) % 4)) % 4));
+    info.u32(extra.length).bytes(extra.concat());
+    data.push(...l.channels.map(([, d]) => d));
+  }
+  for (const d of data) info.bytes(d);
+  if (info.length % 4) info.bytes(new Uint8Array(4 - (info.length % 4)));
+  const infoBytes = info.concat();
+  const section = new Bytes();
+  if (depth === 8) {
+    len(section, infoBytes.length);
+    section.bytes(infoBytes).u32(0);
+  } else {
+    len(section, 0);
+    section.u32(0).ascii(`8BIMLr${depth}`);
+    len(section, infoBytes.length);
+    section.bytes(infoBytes);
+  }
+  len(out, section.length);
+  out.bytes(section.concat());
+  // The merged image: white (CMYK: no ink, stored 255 too), RLE, every row the same
+  // (32 bits: 0.0, black: a float's 1.0 has no runs for PackBits to pack.)
+  const row = new Uint8Array((width * depth) / 8).fill(depth === 32 ? 0 : 255);
+  const packed = packBits(row);
+  const rows = colours * height;
+  out.u16(1);
+  for (let i = 0; i < rows; i++) psb ? out.u32(packed.length) : out.u16(packed.length);
+  for (let i = 0; i < rows; i++) out.bytes(packed);
+  return out.concat();
+}
+
+/** A layer of w × h block pattern at (left, top): colour channels and an alpha from `alpha(x, y)`. */
+function rawLayer(name, left, top, w, h, { depth = 8, colours = 3, seed = 0, alpha = () => 1, shared, rows = false, ...rest } = {}) {
+  const key = shared && `${w}x${h}:${depth}:${colours}:${seed}:${rows}`;
+  let channels = key && shared.get(key);
+  if (!channels) {
+    // rows: each row one value (32-bit rows are 4 B a sample: a 64-px block's row would not repeat within deflate's window).
+    const value = rows ? (c) => (x, y) => blockValue(0, y, c, seed) : (c) => (x, y) => blockValue(x, y, c, seed);
+    channels = [...Array(colours).keys()].map((c) => [c, zipChannel(w, h, depth, value(c))]);
+    channels.push([-1, zipChannel(w, h, depth, alpha)]);
+    if (key) shared.set(key, channels);
+  }
+  return { name, left, top, right: left + w, bottom: top + h, channels: [...channels], ...rest };
+}
+
+const BLENDS = ['norm', 'mul ', 'scrn', 'over', 'sLit', 'diff', 'lite', 'dark'];
+
+function deepDoc(depth, mode) {
+  const W = 8000, H = 8000, colours = mode === 4 ? 4 : 3;
+  const rows = depth === 32;
+  const layers = [
+    rawLayer('Background', 0, 0, W, H, { depth, colours, rows }),
+    rawLayer('Half', 1000, 2000, 5000, 3000, { depth, colours, rows, seed: 3, opacity: 128, blend: 'mul ' }),
+  ];
+  const masked = rawLayer('Masked', 4000, 4000, 3000, 3000, { depth, colours, rows, seed: 5, alpha: (x, y) => ((y >> 8) % 2 ? 1 : 0.5) });
+  masked.mask = { top: 4500, left: 4500, bottom: 6500, right: 6500, defaultColor: 0 };
+  masked.channels.push([-2, zipChannel(2000, 2000, depth, (x, y) => y / 2000)]);
+  layers.push(masked);
+  return rawPsd({ width: W, height: H, depth, mode, layers });
+}
+
+/** A PNG of w × h RGB (filter None), rows from rowFn(y, row). */
+function png(w, h, rowFn) {
+  const raw = Buffer.alloc((w * 3 + 1) * h);
+  const row = Buffer.alloc(w * 3);
+  for (let y = 0; y < h; y++) { rowFn(y, row); row.copy(raw, y * (w * 3 + 1) + 1); }
+  const chunk = (type, body) => {
+    const b = Buffer.alloc(12 + body.length);
+    b.writeUInt32BE(body.length, 0);
+    b.write(type, 4, 'ascii');
+    body.copy(b, 8);
+    b.writeUInt32BE(crc32(b.subarray(4, 8 + body.length)), 8 + body.length);
+    return b;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(w, 0); ihdr.writeUInt32BE(h, 4); ihdr[8] = 8; ihdr[9] = 2;
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A VersionInfo resource (1057) saying the merged image is not real ("maximize compatibility" off). */
+function versionInfoNoMerged() {
+  const body = new Bytes();
+  const uni = (s) => (body.u32(s.length), body.bytes(Uint8Array.from([...s].flatMap((c) => [0, c.charCodeAt(0)]))));
+  body.u32(1).u8(0);
+  uni('Adobe Photoshop');
+  uni('Adobe Photoshop 2024');
+  body.u32(1);
+  const b = body.concat();
+  const r = new Bytes();
+  r.ascii('8BIM').u16(1057).u16(0).u32(b.length).bytes(b);
+  if (b.length % 2) r.u8(0);
+  return r.concat();
+}
+
+const solid = (w, h, rgb, a = 255) => {
+  const data = new Uint8ClampedArray(w * h * 4);
+  for (let i = 0; i < data.length; i += 4) (data[i] = rgb[0], data[i + 1] = rgb[1], data[i + 2] = rgb[2], data[i + 3] = a);
+  return { width: w, height: h, data };
+};
+const agpsd = (doc) => writePsdBuffer(doc, { generateThumbnail: false, compress: true });
+const textLayer = (name, str, left, top, size, extra = {}) => ({
+  name, left, top, right: left + 10, bottom: top + 10,
+  text: { text: str, transform: [1, 0, 0, 1, left, top + size], style: { font: { name: 'ArialMT' }, fontSize: size, fillColor: { r: 30, g: 40, b: 90 } }, ...extra.text },
+  ...(extra.effects ? { effects: extra.effects } : {}),
+});
+
+export const PROBES = {
+  'layers-1000': () => manyLayers(1000),
+  'layers-1001': () => manyLayers(1001),
+  'full-300': () => {
+    const shared = new Map();
+    const layers = Array.from({ length: 300 }, (_, i) => rawLayer(`Full ${i}`, 0, 0, 4000, 4000, { shared, rows: true, alpha: (x, y) => (y >> 9) % 3 ? 1 : 0.4, blend: BLENDS[i % BLENDS.length], opacity: 90 + ((i * 37) % 166) }));
+    return rawPsd({ width: 4000, height: 4000, layers });
+  },
+  'nest-100': () => nested(100),
+  // Photoshop nests groups at most 10 deep: its largest real case, with a clipped layer on each level's dot.
+  'nest-10': () => nested(10, true),
+  'nest-11': () => nested(11, true),
+  'rgb16-8000': () => deepDoc(16, 3),
+  'rgb32-8000': () => deepDoc(32, 3),
+  'cmyk-8000': () => deepDoc(8, 4),
+  'psb-30000': () => rawPsd({ width: 30000, height: 2000, psb: true, layers: [rawLayer('Wide', 0, 0, 30000, 2000)] }),
+  'mask-10000': () => {
+    const shared = new Map();
+    const maskData = zipChannel(10000, 10000, 8, (x, y) => (((x >> 7) + (y >> 7)) % 2 ? 1 : 0.3));
+    // (On a 4,000² canvas such a mask is refused at upload: 100 M px > 4 × the canvas; on 8,000² it is accepted.)
+    const layers = [rawLayer('Background', 0, 0, 8000, 8000, { shared })];
+    for (let i = 0; i < 12; i++) {
+      const l = rawLayer(`Small ${i}`, 600 * i, 500 * i, 400, 300, { shared, seed: 1 });
+      l.mask = { top: -1000 + 100 * i, left: -1000 + 50 * i, bottom: 9000 + 100 * i, right: 9000 + 50 * i, defaultColor: 0 };
+      l.channels.push([-2, maskData]);
+      layers.push(l);
+    }
+    return rawPsd({ width: 8000, height: 8000, layers });
+  },
+  'far-layer': () => {
+    const shared = new Map();
+    return rawPsd({
+      width: 4000, height: 4000, layers: [
+        rawLayer('Background', 0, 0, 4000, 4000, { shared }),
+        rawLayer('Far right', 1_000_000, 100, 2000, 2000, { shared, seed: 2 }),
+        rawLayer('Far left', -1_000_000, 100, 2000, 2000, { shared, seed: 2 }),
+        rawLayer('Far down', 100, 1_000_000, 2000, 2000, { shared, seed: 2 }),
+        rawLayer('Wide', -13000, 1000, 30000, 2133, { seed: 4, opacity: 200 }),
+      ],
+    });
+  },
+  'text-long': () => {
+    const words = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor '.repeat(70).slice(0, 5000);
+    return agpsd({ width: 4000, height: 4000, children: [{ name: 'Background', left: 0, top: 0, imageData: solid(4000, 4000, [250, 248, 240]) }, textLayer('Body', words, 200, 200, 40, { text: { shapeType: 'box', boxBounds: [0, 0, 3600, 3600] } })] });
+  },
+  'text-2000': () => agpsd({ width: 4000, height: 4000, children: [{ name: 'Background', left: 0, top: 0, imageData: solid(4000, 4000, [250, 248, 240]) }, textLayer('Huge', 'AB', 100, 500, 2000)] }),
+  'text-many': () => {
+    const children = [{ name: 'Background', left: 0, top: 0, imageData: solid(4000, 4000, [250, 248, 240]) }];
+    for (let i = 0; i < 300; i++) children.push(textLayer(`Text ${i}`, `Line ${i} personalised`, 50 + (i % 6) * 650, 50 + Math.floor(i / 6) * 78, 60, i % 10 ? {} : { effects: { dropShadow: [dropShadow(1)] } }));
+    return agpsd({ width: 4000, height: 4000, children });
+  },
+  'smart-10000': () => {
+    const N = 10000;
+    const file = png(N, N, (y, row) => {
+      for (let x = 0; x < N; x++) {
+        const n = hash(x >> 2, y, 11) & 31;
+        row[3 * x] = ((x * 255) / N + n) | 0; row[3 * x + 1] = ((y * 255) / N + n) | 0; row[3 * x + 2] = 128 + (n >> 1);
+      }
+    });
+    const id = '20953ddb-9391-11ec-b4f1-c15674f50bc4';
+    const placed = photo(1000, 1000, 4, 12);
+    return agpsd({
+      width: 4000, height: 4000,
+      linkedFiles: [{ id, name: 'huge.png', type: 'png ', creator: '8BIM', data: file }],
+      children: [
+        { name: 'Background', left: 0, top: 0, imageData: solid(4000, 4000, [240, 240, 240]) },
+        { name: 'Photo', left: 1500, top: 1500, imageData: placed, placedLayer: { id, type: 'raster', transform: [1500, 1500, 2500, 1500, 2500, 2500, 1500, 2500], width: N, height: N } },
+      ],
+    });
+  },
+  'nomerged-10000': () => rawPsd({ width: 10000, height: 10000, resources: versionInfoNoMerged(), layers: [rawLayer('Only', 0, 0, 10000, 10000, { seed: 6 })] }),
+};
+
+/** A full-canvas photo under `n` nested isolated groups (normal, 95 %), each with a small layer (and one clipped to it). */
+function nested(n, clip = false) {
+  const bg = photo(4000, 4000, 16, 9);
+  let node = { name: 'Inner', left: 0, top: 0, imageData: bg };
+  for (let i = 0; i < n; i++) {
+    const dot = { name: `Dot ${i}`, left: 37 * i, top: 29 * i, imageData: solid(60, 60, [i * 2, 255 - i * 2, 100], 200) };
+    const clipped = clip ? [{ name: `Clipped ${i}`, left: 37 * i + 20, top: 29 * i, clipping: true, blendMode: 'multiply', imageData: solid(80, 40, [200, 90, 40]) }] : [];
+    node = { name: `Group ${i}`, opened: true, blendMode: 'normal', opacity: 0.95, children: [node, dot, ...clipped] };
+  }
+  return agpsd({ width: 4000, height: 4000, children: [node], imageData: bg });
+}
+
+function manyLayers(n) {
+  const modes = ['normal', 'multiply', 'screen', 'overlay', 'soft light'];
+  const children = [{ name: 'Background', left: 0, top: 0, imageData: solid(4000, 4000, [235, 235, 225]) }];
+  for (let i = 1; i < n; i++) {
+    const left = (i * 131) % 3850, top = (i * 211) % 3900;
+    children.push({ name: `L${i}`, left, top, blendMode: modes[i % 5], opacity: 0.5 + ((i * 7) % 50) / 100, imageData: solid(150, 100, [(i * 53) & 255, (i * 97) & 255, (i * 31) & 255], 128 + (i % 128)) });
+  }
+  return agpsd({ width: 4000, height: 4000, children });
+}
+
+/** bench/out/probe-<name>.psd (or .psb), written when missing (all with `force`); its path. */
+export function ensureProbe(name, force = false) {
+  const make = PROBES[name];
+  if (!make) throw new Error(`no probe template "${name}" (known: ${Object.keys(PROBES).join(', ')})`);
+  mkdirSync(OUT, { recursive: true });
+  const file = path.join(OUT, `probe-${name}.${name.startsWith('psb') ? 'psb' : 'psd'}`);
+  if (existsSync(file) && !force) return file;
+  const t0 = Date.now();
+  const buffer = make();
+  writeFileSync(file, buffer);
+  process.stderr.write(`wrote ${path.relative(root, file)} (${(buffer.length / 1e6).toFixed(1)} MB, ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+  return file;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const force = process.argv.includes('--force');
+  if (process.argv.includes('--probe')) for (const n of names.length ? names : Object.keys(PROBES)) ensureProbe(n, force);
+  else ensureLarge(names, force);
+}

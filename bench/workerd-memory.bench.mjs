@@ -61,7 +61,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureLarge } from './large-templates.mjs';
+import { ensureLarge, ensureProbe, LARGE, PROBES } from './large-templates.mjs';
 import { API_KEY, upload } from './lib.mjs';
 
 const PORT = process.env.WM_PORT ?? '8779';
@@ -322,8 +322,9 @@ function limitRuntime(pid, limitMb, label) {
   }
 }
 
-async function post(baseUrl, route, body) {
-  const res = await fetch(`${baseUrl}${route}?disableCache=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(baseUrl, route, body, timeoutMs) {
+  const signal = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
+  const res = await fetch(`${baseUrl}${route}?disableCache=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
   const json = await res.json().catch(() => null);
   if (!res.ok) throw new Error(`${route}: HTTP ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
   const url = typeof json === 'string' ? json : json.results[0].url;
@@ -343,6 +344,25 @@ async function deleteTemplate(baseUrl, name) {
 const FX_STEPS = ['fx-png', 'fx-jpeg', 'fx-png-800', 'fx-jpeg-800', 'fx-pdf'];
 const PATTERN_STEPS = ['pattern-jpeg', 'pattern-pdf'];
 const STEPS = ['upload', 'jpeg-5000', 'png-5000', 'pdf', 'personal', 'jpeg-8000', 'png-8000', 'bigtext', 'bigtext-whole', 'bigtext-small', 'photo-12mp', 'upload-jpeg', ...FX_STEPS, 'poster-pdf', ...PATTERN_STEPS];
+/**
+ * Probe steps (task probe27): `probe-<name>` for each of bench/large-templates.mjs's PROBES, and
+ * `probe-large-<mockup|poster|photo>` for its LARGE templates. Each is named explicitly (none runs
+ * by default). Per template, under WM_LIMIT_MB, each on a fresh runtime: its upload (deleted first),
+ * a JPEG and a PNG preview at its own size and at 800², and its print PDF (the template's first);
+ * WM_PROBE_SHARED=1: the renders one after another on one runtime (a killed one leaves the rest
+ * to a fresh one). A refused upload (4xx) ends the template;
+ * a killed upload is done again without the limit so that its renders are still measured.
+ * WM_PROBE_REQS=upload,jpeg,png,jpeg-800,png-800,pdf picks requests; WM_PROBE_TIMEOUT_S (default
+ * 300) aborts a request that hangs.
+ */
+const PROBE_REQUESTS = ['upload', 'jpeg', 'png', 'jpeg-800', 'png-800', 'pdf'];
+const isProbe = (s) => s.startsWith('probe-');
+const probeFile = (name) => {
+  if (PROBES[name]) return ensureProbe(name);
+  const large = name.startsWith('large-') && LARGE.find((t) => t.file.includes(name.slice('large-'.length)));
+  if (large) return ensureLarge([name.slice('large-'.length)])[0];
+  throw new Error(`no probe template "${name}"`);
+};
 
 /**
  * bench/out/fx-heavy.psd: a small canvas (1,189 × 863) under effects of Photoshop's largest size,
@@ -508,6 +528,7 @@ export async function measureWorkerd(root, only = []) {
     execFileSync(process.execPath, [path.join(root, 'scripts/make-bench-templates.mjs')], { stdio: 'inherit' });
   }
   const steps = STEPS.filter((s) => only.length === 0 || only.includes(s));
+  const probes = only.filter(isProbe).map((s) => s.slice('probe-'.length));
   const load = [os.loadavg()[0]];
   const rows = [];
   const limits = [];
@@ -660,6 +681,47 @@ export async function measureWorkerd(root, only = []) {
     }, false);
     await fresh('poster-pdf', (server) => run(server, 'poster-pdf', (baseUrl) => post(baseUrl, '/api/rendering/hires', { template: poster })));
   }
+  for (const name of probes) {
+    const file = probeFile(name);
+    const bytes = readFileSync(file);
+    const own = { width: bytes.readUInt32BE(18), height: bytes.readUInt32BE(14) };
+    const wanted = process.env.WM_PROBE_REQS?.split(',') ?? PROBE_REQUESTS;
+    const timeoutMs = Number(process.env.WM_PROBE_TIMEOUT_S ?? 300) * 1000;
+    const stored = `wm/${path.basename(file)}`;
+    let template;
+    const storeIt = async (baseUrl) => {
+      await deleteTemplate(baseUrl, stored); // compiled anew, with no strips of an earlier PDF
+      template = await upload(baseUrl, 'templates', file, 'wm');
+      return {};
+    };
+    if (wanted.includes('upload')) {
+      await fresh(`probe-${name}-upload`, (server) => run(server, `probe-${name} upload`, storeIt, 1));
+      const row = rows.at(-1);
+      if (/HTTP 4\d\d/.test(row.error ?? '')) continue; // refused: nothing to render
+      if (row.error || row.restarted) await fresh(`probe-${name}-setup`, (server) => storeIt(server.baseUrl), false);
+    } else await fresh(`probe-${name}-setup`, (server) => storeIt(server.baseUrl), false);
+    const renders = {
+      jpeg: ['/api/rendering/preview', { format: 'jpg', size: own }],
+      png: ['/api/rendering/preview', { format: 'png', size: own }],
+      'jpeg-800': ['/api/rendering/preview', { format: 'jpg', size: { width: 800, height: 800 } }],
+      'png-800': ['/api/rendering/preview', { format: 'png', size: { width: 800, height: 800 } }],
+      pdf: ['/api/rendering/hires', {}],
+    };
+    const left = wanted.filter((r) => renders[r]);
+    while (left.length) {
+      await fresh(`probe-${name}-${left[0]}`, async (server) => {
+        while (left.length) {
+          const req = left.shift();
+          const [route, body] = renders[req];
+          await run(server, `probe-${name} ${req}`, (baseUrl) => post(baseUrl, route, { template, ...body }, timeoutMs), 1);
+          const row = rows.at(-1);
+          // Each request on a fresh runtime (its first, as the other steps measure), unless
+          // WM_PROBE_SHARED=1; a killed one leaves the rest to a fresh runtime either way.
+          if (!process.env.WM_PROBE_SHARED || row.restarted || row.outsideGroup) break;
+        }
+      });
+    }
+  }
   load.push(os.loadavg()[0]);
   return { rows, load, limits };
 }
@@ -724,14 +786,19 @@ if (process.argv[1] === import.meta.filename) {
   console.log('|---|---|---|---|---|---|');
   const asked = process.argv.slice(2);
   // Setup steps (an upload the renders need, run without the limit) are left out.
-  for (const step of new Set(rows.map((r) => r.step).filter((s) => STEPS.includes(s) && (asked.length === 0 || asked.includes(s))))) {
+  for (const step of new Set(rows.map((r) => r.step).filter((s) => (STEPS.includes(s) && (asked.length === 0 || asked.includes(s))) || isProbe(s)))) {
     const first = rows.find((r) => r.step === step);
-    const limit = limits.find((l) => l.label === step);
+    // A probe's runtime serves several requests under one group: each row's own figures.
+    const limit = limits.find((l) => l.label === step) ?? (isProbe(step) && first.groupMax !== undefined ? { failcnt: first.groupFails, maxUsage: first.groupMax } : undefined);
+    // A request answered with an error status while its runtime lived was not killed: say what it answered.
+    const answered = first.error && !first.restarted && /HTTP \d{3}/.exec(first.error)?.[0];
     // failcnt counts the times the group reached its limit; the kernel then reclaims page cache
     // (the R2 simulator's files in the persist dir are charged to the group) before it kills
     // anything. Killed: the request failed or the runtime restarted.
     // The first run's own failcnt and group max (the group's totals count the later runs too).
-    const verdict = !limit
+    const verdict = answered
+      ? `answered ${answered}: ${first.error.slice(0, 140)}`
+      : !limit
       ? '–'
       : first.error || first.restarted
         ? `killed (failcnt ${first.groupFails ?? limit.failcnt})`
