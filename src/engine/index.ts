@@ -14,5 +14,5 @@ export { renderTemplate, outputSize } from './composite/compositor';
 export { flattenOverWhite } from './raster/pixels';
 export { BLEND_MODES } from './composite/blend';
 export { templateInfo, walkLayers } from './compiled/info';
-export { readHeader, MAX_LAYERS, MAX_SIDE } from './psd/parse';
+export { readHeader, MAX_GROUP_DEPTH, MAX_LAYERS, MAX_SIDE } from './psd/parse';
 export type * from './types';
