@@ -18,6 +18,7 @@ import type { ByteSink } from './sink';
 import { spotGraphicsState, writeSpotStrips, type PdfSpot, type SpotContext } from './spots';
 import type { StoredStrip, StripCache, StripGeometry } from './strip-cache';
 import { PdfRaw, PdfRef, PdfWriter, name, num, str, type PdfValue } from './writer';
+import { drop } from '../memory/drop';
 
 /** What the PDF writer needs of one page; engine/pdf/prepare.ts adapts a compiled template to this. */
 export interface PdfPage {
@@ -293,11 +294,15 @@ async function renderStrip(page: PdfPage, top: number, bottom: number, scratch: 
   const alpha = alphaSummary(strip);
   if (alpha.empty) return { rows: strip.height, encoded: null };
   t = Date.now();
+  let ink: Uint8Array | undefined;
   if (colour && page.inks) {
-    const ink = await page.inks(top, top + strip.height, strip, colour.convert);
-    colour = { ...colour, convert: (_src, dst, pixels) => dst.set(ink.subarray(0, pixels * 4)) };
+    const inks = await page.inks(top, top + strip.height, strip, colour.convert);
+    ink = inks;
+    colour = { ...colour, convert: (_src, dst, pixels) => dst.set(inks.subarray(0, pixels * 4)) };
   }
   const encoded = await encodeStrip(strip, alpha, scratch, colour);
+  // The strip's ink (PdfPage.inks makes it for this strip alone) is read no more: freed now (probe27).
+  drop(ink);
   summary.timing.encodeMs += Date.now() - t;
   return { rows: strip.height, encoded };
 }

@@ -23,6 +23,7 @@ import { hiddenLayersKey, noBackdrops, persistedBackdrops, templateStrips } from
 import { PDF_WRITER_VERSION } from './version';
 import { StripBuffers } from '../compiled/store';
 import { printPageMemory, REQUEST_MEMORY_BUDGET } from '../memory/budget';
+import { drop } from '../memory/drop';
 import { makeRoomForFrame } from '../frame';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
@@ -340,7 +341,14 @@ function documentInks(
     const alpha = psd.alpha?.(top, bottom);
     // Pixels whose ink is the converted render's (straight colour, as the strip's alpha expects).
     const fromRgb = new Uint8Array(n);
-    const finish = () => (alpha ? unmatte(out, rgba.data, fromRgb) : out);
+    // The strip's own arrays other than the ink it returns go now, not at V8's next collection: an
+    // 8,000² CMYK template's print PDF made 5 MB of them for each of its 61 strips, and workerd
+    // was killed under 128 MB (probe27, issue 25 §1).
+    const finish = () => {
+      const ink = alpha ? unmatte(out, rgba.data, fromRgb) : out;
+      drop(converted, fromRgb, alpha);
+      return ink;
+    };
     // `raster` holds the template's own overrides and whatever the request changes.
     if (!dirty(top, bottom) || raster.size === own.size) return finish();
     const ownRender = await renderTemplate(store.bucket, template.compiled, { scale: 1, overrides: own, region: { top, bottom }, background: 'transparent', backdrops: noBackdrops });
