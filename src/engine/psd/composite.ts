@@ -127,7 +127,14 @@ export function inflateRow(inflater: Inflater, row: Uint8Array, what: string): n
   return n;
 }
 
-let planar = new Uint8Array(0);
+let keptPlanar = new Uint8Array(0);
+/**
+ * The widest 32-bit row whose byte-planar scratch is kept for the next (4 bytes a pixel of a
+ * 30,000 px layer or merged row, MAX_LAYER_SIDE): a wider one, only a pattern's (psd/patterns.ts,
+ * which counts it in what its decode holds), takes a scratch of its own, not kept, so that a
+ * crafted pattern millions of pixels wide does not leave tens of MB here for the isolate's life.
+ */
+const PLANAR_KEPT = 4 * 30_000;
 
 /**
  * Undoes ZIP prediction on one row: each sample (a big-endian word at 16 bits) adds the one
@@ -139,7 +146,8 @@ export function unpredict(row: Uint8Array, width: number, depth: number): void {
   if (depth === 32) {
     const n = width * 4;
     for (let i = 1; i < n; i++) row[i] = (row[i] + row[i - 1]) & 255;
-    if (planar.length < n) planar = new Uint8Array(n);
+    if (keptPlanar.length < n && n <= PLANAR_KEPT) keptPlanar = new Uint8Array(n);
+    const planar = n <= PLANAR_KEPT ? keptPlanar : new Uint8Array(n);
     planar.set(row.subarray(0, n));
     for (let x = 0; x < width; x++) {
       row[4 * x] = planar[x];

@@ -229,7 +229,8 @@ const INFLATER_BYTES = (1 << 16) + 2 * (1 << 15) * 4 + 1024;
 
 /**
  * The bytes decode() holds beside the RGBA output, at most: one plane's row reader at a time
- * (its row, 8-bit, and at 16 or 32 bits the wider row it is decoded in; a ZIP plane's inflater),
+ * (its row, 8-bit, and at 16 or 32 bits the wider row it is decoded in; a ZIP plane's inflater;
+ * at 32 bits with prediction the byte-planar copy of its row),
  * and for Lab the three rows a row's colours are copied into to convert it in place, for CMYK the
  * WASM heap's copies of a row in and out of LittleCMS.
  */
@@ -237,7 +238,8 @@ function workingSet(mode: number, width: number, slots: Slot[]): number {
   let most = 0;
   for (const s of slots) {
     const w = Math.min(Math.max(s.right - s.left, 0), width); // one wider is refused (unreadable), never decoded
-    const reader = w + (s.depth === 16 || s.depth === 32 ? (w * s.depth) / 8 : 0) + (s.compression >= 2 ? INFLATER_BYTES : 0);
+    // 32-bit ZIP with prediction: each row is also copied into a byte-planar scratch (psd/composite.ts unpredict).
+    const reader = w + (s.depth === 16 || s.depth === 32 ? (w * s.depth) / 8 : 0) + (s.compression >= 2 ? INFLATER_BYTES : 0) + (s.depth === 32 && s.compression === 3 ? 4 * w : 0);
     most = Math.max(most, reader);
   }
   // Lab: three rows to convert in; CMYK: the transform's two strips of a row on LittleCMS's heap (4 bytes a pixel each, kept by the heap).
