@@ -8,7 +8,7 @@ import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions
 import { applyAdjustment } from './adjust';
 import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
 import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, wholeColourOverlay, effectDrawing, recordBlends, blendAgain, type BlendRecord, type EffectBlend, type Shape, type ShapeSource } from './effects';
-import { resampleGray, resampleRGBA, resampleRGBAByRows } from './resample';
+import { outputRect, resampleGray, resampleRGBA, resampleRGBAByRows } from './resample';
 import {
   cloneSurface,
   copyRect,
@@ -1551,7 +1551,7 @@ async function featheredMask(ctx: RenderContext, node: LayerNode, r: Bounds): Pr
   // pixels, a strip whose reach ended there came out lighter than the same rows drawn whole (33
   // levels at scale 45, vector-mask-feather-strips.test.ts). Not past the canvas, as the whole
   // canvas's rows never were.
-  const spread = intersectRect(intersectRect(grow(rectOf(surf), R), grow(r, R)) ?? EMPTY, canvasAt(ctx));
+  const spread = intersectRect(intersectRect(grow(rectOf(surf), R), grow(r, R)) ?? EMPTY, blurFrame(ctx, node));
   const a = spread && cut.right > cut.left && cut.bottom > cut.top ? unionRect(cut, spread) : spread ?? cut;
   // Empty: the pixels lie right of or below r by more than twice the reach (a feather under a
   // pixel has none), where r stays wholly in the zeros before them.
@@ -1794,7 +1794,7 @@ export async function layerMask(ctx: RenderContext, node: LayerNode, r: Bounds):
   const vm = node.vectorMask;
   // Shape layers carry Photoshop's own rendering of their path in their pixels.
   if (vm && !vm.disabled && !(node.type === 'Shape' && node.hasPixels && !fillFromPath(node))) {
-    const vector = vectorMaskOver(vm, ctx.scale, r, canvasAt(ctx));
+    const vector = vectorMaskOver(vm, ctx.scale, r, blurFrame(ctx, node));
     const both = multiplyMasks(mask, vector);
     // Their product is a new array: the two it was made from are read no more.
     if (both !== mask) drop(mask);
@@ -1855,8 +1855,42 @@ function featheredPaths(vm: VectorMask, scale: number, r: Bounds, sigma: number,
 
 const EMPTY: Bounds = { left: 0, top: 0, right: 0, bottom: 0 };
 
-/** The canvas at the render's scale (its output size), the rectangle a feathered mask's blur is never taken past. */
-const canvasAt = (ctx: RenderContext): Bounds => ({ left: 0, top: 0, ...((s) => ({ right: s.width, bottom: s.height }))(outputSize(ctx.compiled, ctx.scale)) });
+/**
+ * The rectangle a feathered mask's blur is never taken past: the canvas at the render's scale
+ * and, for a layer with effects, the rectangles its effects read for the whole canvas
+ * (effectSources), cut to where its content can have pixels. Every rectangle the mask is asked
+ * for, in a whole frame or a strip, lies within it (the content within the canvas; a strip's
+ * effect sources within the canvas's, cut to the content; a shape whose transparency does not
+ * shape its effects reads its sources uncut), so the blur reads the same pixels for a strip's
+ * rows as for the whole frame's. The canvas alone was not that: a whole frame's effect source
+ * past the canvas (a layer's last row rounded out at scale 2.3) had the blur run past the
+ * canvas, a strip's did not, one level apart. Cut to the content, a small feathered shape with a
+ * far shadow does not blur over the canvas grown by the shadow's distance.
+ */
+const blurFrame = (ctx: RenderContext, node: LayerNode): Bounds => {
+  const { width, height } = outputSize(ctx.compiled, ctx.scale);
+  const canvas = { left: 0, top: 0, right: width, bottom: height };
+  if (!hasEffects(node)) return canvas;
+  const own = node.transparencyShapes === false ? null : contentExtent(ctx, node);
+  let frame = canvas;
+  for (const rect of effectSources(ctx, node, canvas, EVERYWHERE, [canvas])) {
+    const near = own ? intersectRect(rect, own) : rect;
+    if (near) frame = unionRect(frame, near);
+  }
+  return frame;
+};
+
+/**
+ * Where layerContent can give a layer pixels (output space), or null where it can anywhere (a
+ * group, a fill or shape drawn from its path, over whatever it is asked for): an override's
+ * pixels' bounds, else its stored pixels' level rectangle at the render's factor.
+ */
+function contentExtent(ctx: RenderContext, node: LayerNode): Bounds | null {
+  const override = ctx.overrides.get(node.id);
+  if (override?.pixels && override.bounds) return override.bounds;
+  if (node.children || override?.pixels || fillFromPath(node) || !node.hasPixels || !node.pixelBounds) return null;
+  return outputRect(levelBounds(node.pixelBounds, ctx.level), ctx.factor);
+}
 
 /** The box holding every knot and handle of the mask's paths, in pixels at `scale` (a Bézier stays inside its points' hull), or null without points. */
 function pathsBox(vm: VectorMask, scale: number): Bounds | null {
