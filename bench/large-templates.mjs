@@ -235,6 +235,8 @@ function photoOnly(W, H, run) {
 //   smart-10000   4,000², a smart object whose embedded file is a 10,000² PNG (~25 MB), placed at 1,000²
 //   nomerged-10000 10,000², one layer, no real merged image (VersionInfo hasRealMergedData = false, a white RLE composite)
 import { deflateSync, crc32 } from 'node:zlib';
+// Photoshop's RLE, as the made fixtures write it.
+import { packBits } from '../test/fixtures/psd-made/lib.mjs';
 
 class Bytes {
   constructor() { this.parts = []; this.length = 0; }
@@ -245,22 +247,6 @@ class Bytes {
   i32(v) { return this.u32(v >>> 0); }
   ascii(s) { return this.bytes(Uint8Array.from(s, (c) => c.charCodeAt(0))); }
   concat() { return Buffer.concat(this.parts); }
-}
-
-/** PackBits of one row, as Photoshop's RLE. */
-function packBits(row) {
-  const out = [];
-  let i = 0;
-  while (i < row.length) {
-    let run = 1;
-    while (i + run < row.length && run < 128 && row[i + run] === row[i]) run++;
-    if (run >= 2) { out.push(257 - run, row[i]); i += run; continue; }
-    let n = 1;
-    while (i + n < row.length && n < 128 && !(i + n + 1 < row.length && row[i + n] === row[i + n + 1])) n++;
-    out.push(n - 1, ...row.subarray(i, i + n));
-    i += n;
-  }
-  return Uint8Array.from(out);
 }
 
 /** A block pattern sample in 0..1 (blocks of 64 px: what deflate packs well), per channel `c`. */
