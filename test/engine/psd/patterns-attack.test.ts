@@ -145,6 +145,12 @@ describe('crafted pattern records', () => {
     expect(() => one(rec)).not.toThrow();
   });
 
+  it('a name of 200,000 characters is read as its first 255, the pattern with it', () => {
+    const [p] = one(rgb({ name: 'ab'.repeat(100_000) }));
+    expect(p!.name).toBe('ab'.repeat(100_000).slice(0, 255));
+    expect(p!.data?.length).toBe(W * H * 4);
+  });
+
   it('CMYK and Lab patterns without a transparency plane are opaque', () => {
     const cmyk: CraftPattern = { ...rgb(), mode: ColorMode.CMYK, id: 'c', planes: [0, 1, 2, 3].map((slot) => ({ slot, samples: plane(30 * slot) })) };
     const lab: CraftPattern = { ...rgb(), mode: ColorMode.Lab, id: 'l', planes: [0, 1, 2].map((slot) => ({ slot, samples: plane(100 + slot) })) };
