@@ -235,19 +235,8 @@ function photoOnly(W, H, run) {
 //   smart-10000   4,000², a smart object whose embedded file is a 10,000² PNG (~25 MB), placed at 1,000²
 //   nomerged-10000 10,000², one layer, no real merged image (VersionInfo hasRealMergedData = false, a white RLE composite)
 import { deflateSync, crc32 } from 'node:zlib';
-// Photoshop's RLE, as the made fixtures write it.
-import { packBits } from '../test/fixtures/psd-made/lib.mjs';
-
-class Bytes {
-  constructor() { this.parts = []; this.length = 0; }
-  bytes(b) { this.parts.push(b); this.length += b.length; return this; }
-  u8(v) { return this.bytes(Uint8Array.of(v & 255)); }
-  u16(v) { return this.bytes(Uint8Array.of((v >>> 8) & 255, v & 255)); }
-  u32(v) { return this.bytes(Uint8Array.of((v >>> 24) & 255, (v >>> 16) & 255, (v >>> 8) & 255, v & 255)); }
-  i32(v) { return this.u32(v >>> 0); }
-  ascii(s) { return this.bytes(Uint8Array.from(s, (c) => c.charCodeAt(0))); }
-  concat() { return Buffer.concat(this.parts); }
-}
+// Big-endian bytes and Photoshop's RLE, as the made fixtures write them.
+import { Out, packBits } from '../test/fixtures/psd-made/lib.mjs';
 
 /** A block pattern sample in 0..1 (blocks of 64 px: what deflate packs well), per channel `c`. */
 const blockValue = (x, y, c, seed = 0) => (((x >> 6) * 37 + (y >> 6) * 91 + c * 50 + seed * 13) & 255) / 255;
@@ -276,18 +265,18 @@ function zipChannel(w, h, depth, f) {
 function rawPsd({ width, height, depth = 8, mode = 3, psb = false, layers, resources = new Uint8Array(0) }) {
   const colours = mode === 4 ? 4 : 3;
   const len = (o, n) => (psb && o.u32(Math.floor(n / 2 ** 32)), o.u32(n >>> 0));
-  const out = new Bytes();
+  const out = new Out();
   out.ascii('8BPS').u16(psb ? 2 : 1).bytes(new Uint8Array(6)).u16(colours).u32(height).u32(width).u16(depth).u16(mode);
   out.u32(0); // colour mode data
   out.u32(resources.length).bytes(resources);
-  const info = new Bytes();
+  const info = new Out();
   info.u16(layers.length);
   const data = [];
   for (const l of layers) {
     info.i32(l.top).i32(l.left).i32(l.bottom).i32(l.right).u16(l.channels.length);
     for (const [id, d] of l.channels) (info.u16(id & 0xffff), len(info, d.length));
     info.ascii('8BIM').ascii(l.blend ?? 'norm').u8(l.opacity ?? 255).u8(0).u8(0).u8(0);
-    const extra = new Bytes();
+    const extra = new Out();
     if (l.mask) extra.u32(20).i32(l.mask.top).i32(l.mask.left).i32(l.mask.bottom).i32(l.mask.right).u8(l.mask.defaultColor ?? 0).u8(0).u16(0);
     else extra.u32(0);
     extra.u32(0);
@@ -299,7 +288,7 @@ function rawPsd({ width, height, depth = 8, mode = 3, psb = false, layers, resou
   for (const d of data) info.bytes(d);
   if (info.length % 4) info.bytes(new Uint8Array(4 - (info.length % 4)));
   const infoBytes = info.concat();
-  const section = new Bytes();
+  const section = new Out();
   if (depth === 8) {
     len(section, infoBytes.length);
     section.bytes(infoBytes).u32(0);
@@ -372,14 +361,14 @@ function png(w, h, rowFn) {
 
 /** A VersionInfo resource (1057) saying the merged image is not real ("maximize compatibility" off). */
 function versionInfoNoMerged() {
-  const body = new Bytes();
+  const body = new Out();
   const uni = (s) => (body.u32(s.length), body.bytes(Uint8Array.from([...s].flatMap((c) => [0, c.charCodeAt(0)]))));
   body.u32(1).u8(0);
   uni('Adobe Photoshop');
   uni('Adobe Photoshop 2024');
   body.u32(1);
   const b = body.concat();
-  const r = new Bytes();
+  const r = new Out();
   r.ascii('8BIM').u16(1057).u16(0).u32(b.length).bytes(b);
   if (b.length % 2) r.u8(0);
   return r.concat();
