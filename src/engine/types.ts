@@ -223,6 +223,12 @@ export interface CompiledTemplate {
   /** Whether the document has transparency (Photoshop's composite has an alpha channel). */
   transparent: boolean;
   layers: LayerNode[];
+  /**
+   * Small bands stored together, a few R2 objects instead of one each (compiled/packs.ts): each
+   * pack's key under `compiled/<hash>/` and its blobs in order as `key:length` (key under the same
+   * prefix, stored bytes) separated by spaces; a blob's offset is the sum of the lengths before it.
+   */
+  packs?: Array<{ key: string; blobs: string }>;
 }
 
 export interface RenderOptions {

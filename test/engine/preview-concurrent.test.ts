@@ -6,7 +6,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/dynamic-image/store';
-import { adjustmentMaskCache, backdropCache, bandCache, clearEngineCaches, frameCache, makeRoom, MB, placementCache, resampledLayerCache } from '../../src/engine/cache';
+import { adjustmentMaskCache, backdropCache, bandCache, clearEngineCaches, frameCache, makeRoom, MB, packCache, placementCache, resampledLayerCache } from '../../src/engine/cache';
 import { makeRoomForFrame } from '../../src/engine/frame';
 import { UrlImages } from '../../src/engine/inputs';
 import { REQUEST_MEMORY_BUDGET } from '../../src/engine/memory/budget';
@@ -349,7 +349,7 @@ describe('a kept template frame pushed out of frameCache while a personalised fr
     // The template frame is kept (another text drew over it), the font too; the layers' bands
     // and backdrops were pushed out by other templates' requests: drawing the text's rectangle reads R2.
     await alone(store, options('Another text'));
-    for (const cache of [bandCache, backdropCache, resampledLayerCache, adjustmentMaskCache]) cache.clear();
+    for (const cache of [bandCache, packCache, backdropCache, resampledLayerCache, adjustmentMaskCache]) cache.clear();
 
     const prepared = await preparePreview(store, options('Hello 44 '), deps);
     const gate = arm();

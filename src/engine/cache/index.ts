@@ -18,6 +18,11 @@ export const treeCache = new ByteLru<unknown>(2 * MB);
  * of a wide template, as hi-res PDFs read) is not kept: previews read the small pyramid levels.
  */
 export const bandCache = new ByteLru<Uint8Array>(16 * MB, 2 * MB);
+/**
+ * Packs of small blobs (compiled/packs.ts) by R2 key, as stored: the layers of a strip or a small
+ * pyramid level read their bands from the same few packs. A pack is about 1 MB.
+ */
+export const packCache = new ByteLru<Uint8Array>(4 * MB, 1.1 * MB);
 /** Partial canvases under the lowest personalised layer (see composite/compositor.ts). */
 export const backdropCache = new ByteLru<Uint8ClampedArray>(12 * MB, 5 * MB);
 
@@ -92,7 +97,7 @@ export interface AdjustmentMask {
  */
 export const resampledLayerCache = new ByteLru<Surface>(4 * MB, 1 * MB);
 
-const all = () => [treeCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, adjustmentMaskCache, resampledLayerCache, backdropCache] as ByteLru<unknown>[];
+const all = () => [treeCache, packCache, frameJpegCache, imageCache, placementCache, bandCache, frameCache, adjustmentMaskCache, resampledLayerCache, backdropCache] as ByteLru<unknown>[];
 
 /**
  * Makes room for a short-lived allocation of `bytes` (decoding a big photo takes ~8 B per source

@@ -7,6 +7,8 @@ import { byobReader, readInto } from '../../lib/read-into';
 import { ArrayPool } from '../memory/array-pool';
 import { inflateRawInto } from './inflate';
 import { freeNow } from './free';
+import { packedBlob } from './packs';
+import type { CompiledTemplate } from '../types';
 
 export function deflate(data: Uint8Array): Promise<Uint8Array> {
   return deflateInto(data, new Uint8Array(Math.max(4096, data.length >> 4)));
@@ -215,7 +217,8 @@ function storedDeflateInto(raw: Uint8Array, out: Uint8Array): Uint8Array {
  * Bytes [start, end) of a blob that inflates to `expected` bytes, without holding the rest: the
  * stream is read up to `end` and cancelled there (a band of a 10,000 px wide layer is 10 MB; a
  * strip needs 104 of its 256 rows). The one read of a stored blob (getBlob reads [0, expected)):
- * a blob shorter than `end`, or longer than `expected` when read to its end, throws.
+ * a blob shorter than `end`, or longer than `expected` when read to its end, throws. Never a
+ * packed blob (./packs.ts): those inflate to what the band cache may hold, and are read whole.
  */
 export async function getBlobRange(
   bucket: R2Bucket,
@@ -273,8 +276,8 @@ function pieceReader(stream: ReadableStream<Uint8Array>): { read(): Promise<Read
  * stored bytes read whole and inflated here (./inflate.ts), not through the platform's
  * DecompressionStream, whose output comes in new 16 KB arrays (issue 25 §1).
  */
-export async function getBlob(bucket: R2Bucket, key: string, expected: number): Promise<Uint8Array | null> {
-  const packed = await getPacked(bucket, key);
+export async function getBlob(bucket: R2Bucket, key: string, expected: number, compiled?: CompiledTemplate): Promise<Uint8Array | null> {
+  const packed = await getPacked(bucket, key, compiled);
   if (!packed) return null;
   try {
     const out = new Uint8Array(expected);
@@ -306,8 +309,14 @@ export async function getBlobInto(bucket: R2Bucket, key: string, expected: numbe
   }
 }
 
-/** A blob's bytes as stored (deflate-raw), read whole, or null when absent. */
-export async function getPacked(bucket: R2Bucket, key: string): Promise<Uint8Array | null> {
+/**
+ * A blob's bytes as stored (deflate-raw), read whole, or null when absent: from its pack when
+ * `compiled` packed it (./packs.ts; null too when the pack is missing), else its own object.
+ * The array is the caller's (free it once read).
+ */
+export async function getPacked(bucket: R2Bucket, key: string, compiled?: CompiledTemplate): Promise<Uint8Array | null> {
+  const packed = compiled && (await packedBlob(bucket, compiled, key));
+  if (packed !== undefined) return packed;
   const obj = await bucket.get(key);
   return obj && new Uint8Array(await obj.arrayBuffer());
 }

@@ -22,12 +22,13 @@ import { compilerLayer } from './canvas-layer';
 import { readSpotChannels } from '../psd/spots';
 import type { Bounds, CompiledTemplate, LayerNode } from '../types';
 import { Packer } from './blob';
+import { packable, PackWriter } from './packs';
 import { BandBuffers, type BandSink, levelCount, PyramidWriter } from './pyramid';
 import { AlphaBox } from './alpha-box';
 import { compositeKey, iccKey, loadCompiledTemplate, maskKey, patternKey, pixelKey, prefix, treeKey } from './store';
 
 /** Bumped whenever compiled output changes meaning; part of every compiled hash. */
-export const ENGINE_VERSION = 'psd-engine/19'; // 19: patterns compiled with their transparency, read from the bytes by psd/patterns.ts (ag-psd made every pattern opaque; a tree compiled before tiles them solid), and patterns of every mode and depth (were dropped in all but 8-bit RGB, Grayscale, Indexed: issue 25 §2); 18: the tree holds gradient fills' settings (fillGradient: drawn where the record stores no pixels), Levels marked in 16-bit documents and Levels and Exposure in 32-bit ones (issue 25 §2); 17: the tree holds a CMYK adjustment's excluded inks (excludedInks), Shape Burst strokes (were refused), the Fill and shape of shapes with fill and stroke off, and only the effects Photoshop shows (present); Lab, 32-bit and Multichannel documents compile (issue 25 §2); 16: the tree holds Blend Interior Effects as Group (blendInterior), a pattern stroke's scale, and the mask parameters of blocks without a real-mask header (issue 25 §2); 15: the tree holds what the render now reads (issue 25 §2): CMYK Levels/Curves K records, 16-bit Posterize/Threshold marks, HSB and Lab shape colours, soft-filled shapes (softFill), and effects blocks ag-psd cannot read refused; 14: a CMYK document's adjustments worked out on its inks (composite/cmyk-adjust.ts; a tree compiled before holds a hidden one without its ink table, which a request could show); 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
+export const ENGINE_VERSION = 'psd-engine/20'; // 20: small bands stored together in packs the tree indexes (compiled/packs.ts; a tree compiled before reads each band alone, which still works, but its objects are not this version's layout); 19: patterns compiled with their transparency, read from the bytes by psd/patterns.ts (ag-psd made every pattern opaque; a tree compiled before tiles them solid), and patterns of every mode and depth (were dropped in all but 8-bit RGB, Grayscale, Indexed: issue 25 §2); 18: the tree holds gradient fills' settings (fillGradient: drawn where the record stores no pixels), Levels marked in 16-bit documents and Levels and Exposure in 32-bit ones (issue 25 §2); 17: the tree holds a CMYK adjustment's excluded inks (excludedInks), Shape Burst strokes (were refused), the Fill and shape of shapes with fill and stroke off, and only the effects Photoshop shows (present); Lab, 32-bit and Multichannel documents compile (issue 25 §2); 16: the tree holds Blend Interior Effects as Group (blendInterior), a pattern stroke's scale, and the mask parameters of blocks without a real-mask header (issue 25 §2); 15: the tree holds what the render now reads (issue 25 §2): CMYK Levels/Curves K records, 16-bit Posterize/Threshold marks, HSB and Lab shape colours, soft-filled shapes (softFill), and effects blocks ag-psd cannot read refused; 14: a CMYK document's adjustments worked out on its inks (composite/cmyk-adjust.ts; a tree compiled before holds a hidden one without its ink table, which a request could show); 13: a Grayscale document's exposure, levels and curves fitted to its grey (composite/adjust.ts adjustmentInGrey); 12: spot channels shown by layers of their own (compiled/spots.ts); 11: CMYK documents converted through ICC profiles (LittleCMS)
 
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
@@ -100,14 +101,24 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const written: string[] = [];
   const writes = new Writes(WRITE_BYTES_IN_FLIGHT);
   const packer = new Packer();
-  const put = async (key: string, data: Uint8Array) => {
+  const store = (key: string, packed: { bytes: Uint8Array; release: () => void }) => {
     written.push(key);
-    // Packed before the write is let go: `data` is the pyramid writer's band, refilled once this
-    // resolves. The packed bytes go back to the packer once written.
-    return store(key, await packer.pack(data));
+    return writes.add(bucket.put(key, packed.bytes).finally(packed.release), packed.bytes.byteLength);
   };
-  const store = (key: string, packed: { bytes: Uint8Array; release: () => void }) =>
-    writes.add(bucket.put(key, packed.bytes).finally(packed.release), packed.bytes.byteLength);
+  // Small bands go into packs of their level and rows (./packs.ts), written as they fill.
+  const packs = new PackWriter(prefix(hash), store);
+  /** A band's stored bytes: into its pack when small (`group`: its level and band), else alone. */
+  const keep = (key: string, inflated: number, packed: { bytes: Uint8Array; release: () => void }, group?: string) => {
+    if (group === undefined || !packable(inflated, packed.bytes.length)) return store(key, packed);
+    try {
+      return packs.add(group, key, packed.bytes);
+    } finally {
+      packed.release(); // copied into the pack
+    }
+  };
+  // Packed before the write is let go: `data` is the pyramid writer's band, refilled once this
+  // resolves. The packed bytes go back to the packer once written.
+  const put = async (key: string, data: Uint8Array, group?: string) => keep(key, data.length, await packer.pack(data), group);
   /**
    * Where a pyramid's bands go, by key: level 0's packed as its rows come (Packer.stream), so a
    * 10,000 px wide layer holds no 10 MB band (docs/memory.md, "The upload's peak"); `keys` gets
@@ -116,14 +127,13 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
   const bandsTo = (key: (level: number, band: number) => string, keys?: string[]): BandOutput => ({
     write: (k, b, d) => {
       keys?.push(key(k, b));
-      return put(key(k, b), d);
+      return put(key(k, b), d, `${k}/${b}`);
     },
     level0: (b, bytes) => {
       const name = key(0, b);
       keys?.push(name);
-      written.push(name);
       const sink = packer.stream(bytes);
-      return { add: (row) => sink.add(row), end: async () => store(name, await sink.finish()) };
+      return { add: (row) => sink.add(row), end: async () => keep(name, bytes, await sink.finish(), `0/${b}`) };
     },
   });
 
@@ -141,8 +151,12 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
           node.pixelBounds = pixels.stored;
           if (pixels.alpha) node.alphaBounds = pixels.alpha;
         } else if (keys.length) {
-          await writes.drain(); // its bands may still be on their way
-          await bucket.delete(keys); // fully transparent: nothing worth keeping
+          // Fully transparent: nothing worth keeping (its bands at the end of pending packs cut).
+          const alone = packs.drop(keys);
+          if (alone.length) {
+            await writes.drain(); // its bands may still be on their way
+            await bucket.delete(alone);
+          }
         }
       }
       // Groups carry masks too (their pixels are their children's).
@@ -176,7 +190,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     // Spot channels: shown over everything in previews by layers of their own (./spots.ts).
     const channels = readSpotChannels(psd);
     const spots = channels.length
-      ? await spotLayers(psd, channels, [...walkLayers(layers)].reduce((m, n) => Math.max(m, n.id + 1), 0), levels, (id, k, b, d) => put(pixelKey(hash, id, k, b), d))
+      ? await spotLayers(psd, channels, [...walkLayers(layers)].reduce((m, n) => Math.max(m, n.id + 1), 0), levels, (id, k, b, d) => put(pixelKey(hash, id, k, b), d, `${k}/${b}`))
       : undefined;
     if (spots) layers.unshift(...spots.layers);
 
@@ -217,6 +231,8 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
       await bucket.put(iccKey(hash), resources.icc);
       compiled.iccKey = iccKey(hash);
     }
+    await packs.finish();
+    if (packs.packs.length) compiled.packs = packs.packs;
     await writes.drain(); // the trial render reads the pyramid back
     packer.release(); // every blob is written: its output arrays go back before the trial render
     await trialRender(bucket, compiled);
@@ -239,6 +255,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     // collection, so the upload's next step (storing the PSD) reuses it.
     bands.release();
     packer.release();
+    packs.release();
   }
 }
 

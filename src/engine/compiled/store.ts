@@ -15,6 +15,10 @@ import { BAND, bandsFor, levelBounds } from './pyramid';
  *                      columns of levelBounds(node.pixelBounds, k), its rows within
  *                      [b·BAND, (b+1)·BAND) (level rows), so a strip reads only its bands
  *   mask/<id>/<k>/<b>  the layer's pixel mask, one byte per pixel, over levelBounds(node.mask.bounds, k)
+ *   pack/<k>/<b>/<n>   small px/ and mask/ bands of level k, band b (stored bytes ≤ 64 KB, inflating to
+ *                      what the band cache keeps) one after the other, ~1 MB a pack (./packs.ts): such
+ *                      a band has no object of its own; tree.json's `packs` lists each pack's bands
+ *                      and their lengths
  *   pattern/<i>        the document's i-th pattern, RGBA, deflate-raw (pattern overlays)
  *   composite          Photoshop's stored composite, RGBA at level 0 (tests, fidelity)
  *   icc                the embedded ICC profile, as stored in the PSD
@@ -155,11 +159,11 @@ export class StripBuffers {
    * does not hold it already (the strips of a page that fall in one band inflate it once), and
    * read from R2 only when its stored bytes are not kept (`packed`).
    */
-  async band(key: string, bytes: number, bucket: R2Bucket): Promise<Uint8Array | null> {
+  async band(key: string, bytes: number, bucket: R2Bucket, compiled?: CompiledTemplate): Promise<Uint8Array | null> {
     if (this.bandKey === key) return this.bytes('band', bytes + 1).subarray(0, bytes);
     this.bandKey = undefined;
     const held = this.packed.get(key);
-    const packed = held ?? (await getPacked(bucket, key));
+    const packed = held ?? (await getPacked(bucket, key, compiled));
     if (!packed) return null;
     const data = inflateBlobInto(packed, bytes, this.bytes('band', bytes + 1));
     this.bandKey = key;
@@ -193,7 +197,7 @@ export class StripBuffers {
    * for large-poster-6000x4000's first PDF, beside its strips), where one band a layer serves.
    * Good until the layer's next band is read.
    */
-  async layerBand(key: string, bytes: number, bucket: R2Bucket): Promise<Uint8Array | null> {
+  async layerBand(key: string, bytes: number, bucket: R2Bucket, compiled?: CompiledTemplate): Promise<Uint8Array | null> {
     const layer = key.slice(0, key.lastIndexOf('/') + 1);
     const use = `band ${layer}`;
     const held = this.kept.get(use)?.byteLength ?? 0;
@@ -201,7 +205,7 @@ export class StripBuffers {
     const grows = Math.max(0, withSpare(bytes + 1) - held);
     if (held < bytes + 1 && this.layerBandsHeld + grows > this.layerBandBytes) return null;
     this.layerBands.delete(layer);
-    const packed = await getPacked(bucket, key);
+    const packed = await getPacked(bucket, key, compiled);
     if (!packed) return null;
     const into = this.bytes(use, bytes + 1);
     this.layerBandsHeld += (this.kept.get(use)?.byteLength ?? 0) - held;
@@ -289,7 +293,7 @@ export async function loadLayerPixels(
   buffers?: StripBuffers,
 ): Promise<Pixels | null> {
   if (!node.hasPixels || !node.pixelBounds) return null;
-  return loadBands(bucket, levelBounds(node.pixelBounds, level), 4, rows, (b) => pixelKey(compiled.hash, node.id, level, b), buffers);
+  return loadBands(bucket, compiled, levelBounds(node.pixelBounds, level), 4, rows, (b) => pixelKey(compiled.hash, node.id, level, b), buffers);
 }
 
 export async function loadMaskPixels(
@@ -301,11 +305,12 @@ export async function loadMaskPixels(
   buffers?: StripBuffers,
 ): Promise<Pixels | null> {
   if (!node.mask?.hasPixels) return null;
-  return loadBands(bucket, levelBounds(node.mask.bounds, level), 1, rows, (b) => maskKey(compiled.hash, node.id, level, b), buffers);
+  return loadBands(bucket, compiled, levelBounds(node.mask.bounds, level), 1, rows, (b) => maskKey(compiled.hash, node.id, level, b), buffers);
 }
 
 async function loadBands(
   bucket: R2Bucket,
+  compiled: CompiledTemplate,
   full: Bounds,
   channels: number,
   rows: { top: number; bottom: number } | undefined,
@@ -323,7 +328,7 @@ async function loadBands(
     // A band too big for the band cache, read for a frame's strips: inflated whole into the
     // strips' kept band buffer, once for the strips that fall in it.
     if (bytes > bandCache.maxEntryBytes && buffers) {
-      const data = await buffers.band(key(bands[0]), bytes, bucket);
+      const data = await buffers.band(key(bands[0]), bytes, bucket, compiled);
       if (!data) throw new Error(`compiled template: ${key(bands[0])} missing`);
       return { data, bounds };
     }
@@ -337,7 +342,7 @@ async function loadBands(
     }
     // One band (a small pyramid level): the cached band is the answer, no copy; or the layer's
     // own kept buffer (smallBand).
-    return { data: await smallBand(bucket, key(bands[0]), bytes, buffers), bounds };
+    return { data: await smallBand(bucket, compiled, key(bands[0]), bytes, buffers), bounds };
   }
   if (buffers) {
     // Read through a frame's strip buffers: the rows asked for (not the whole bands), joined in
@@ -352,7 +357,7 @@ async function loadBands(
       const bandTop = Math.max(full.top, b * BAND);
       const bandBottom = Math.min(full.bottom, (b + 1) * BAND);
       const bytes = (bandBottom - bandTop) * stride;
-      const part = bytes > bandCache.maxEntryBytes ? await buffers.band(key(b), bytes, bucket) : await smallBand(bucket, key(b), bytes, buffers);
+      const part = bytes > bandCache.maxEntryBytes ? await buffers.band(key(b), bytes, bucket, compiled) : await smallBand(bucket, compiled, key(b), bytes, buffers);
       if (!part) throw new Error(`compiled template: ${key(b)} missing`);
       const [from, to] = [Math.max(top, bandTop), Math.min(bottom, bandBottom)];
       data.set(part.subarray((from - bandTop) * stride, (to - bandTop) * stride), (from - top) * stride);
@@ -365,7 +370,7 @@ async function loadBands(
     bands.map(async (b) => {
       const bandTop = Math.max(full.top, b * BAND);
       const bandBottom = Math.min(full.bottom, (b + 1) * BAND);
-      const part = await getBand(bucket, key(b), (bandBottom - bandTop) * stride);
+      const part = await getBand(bucket, compiled, key(b), (bandBottom - bandTop) * stride);
       data.set(part, (bandTop - bounds.top) * stride);
     }),
   );
@@ -380,16 +385,19 @@ async function loadBands(
  * from it again, and what it let go was left to the collector: under a 128 MB limit without a
  * collection, a second such request on the same runtime grew by 25–40 MB (issue 25 §1).
  */
-async function smallBand(bucket: R2Bucket, key: string, bytes: number, buffers?: StripBuffers): Promise<Uint8Array> {
-  const own = buffers && !bandCache.get(key) && (await buffers.layerBand(key, bytes, bucket));
-  return own || getBand(bucket, key, bytes);
+async function smallBand(bucket: R2Bucket, compiled: CompiledTemplate, key: string, bytes: number, buffers?: StripBuffers): Promise<Uint8Array> {
+  const own = buffers && !bandCache.get(key) && (await buffers.layerBand(key, bytes, bucket, compiled));
+  return own || getBand(bucket, compiled, key, bytes);
 }
 
-/** One inflated band, from the isolate's band cache or R2 (cached afterwards). Never mutate it. */
-async function getBand(bucket: R2Bucket, key: string, bytes: number): Promise<Uint8Array> {
+/**
+ * One inflated band, from the isolate's band cache or R2 (its own object or its pack; cached
+ * afterwards). Never mutate it.
+ */
+async function getBand(bucket: R2Bucket, compiled: CompiledTemplate, key: string, bytes: number): Promise<Uint8Array> {
   const held = bandCache.get(key);
   if (held) return held;
-  const part = await getBlob(bucket, key, bytes);
+  const part = await getBlob(bucket, key, bytes, compiled);
   if (!part) throw new Error(`compiled template: ${key} missing`);
   bandCache.set(key, part, part.byteLength);
   return part;

@@ -9,7 +9,8 @@ import { firstDifference } from '../../helpers/pixels';
 import { recording } from '../../helpers/recording-bucket';
 
 
-const pixelReads = (reads: string[]) => reads.filter((k) => /\/(px|mask)\//.test(k));
+/** Reads of layers' and masks' bands, alone or in packs (compiled/packs.ts). */
+const pixelReads = (reads: string[]) => reads.filter((k) => /\/(px|mask|pack)\//.test(k));
 
 describe('engine caches', () => {
   it('a second render of the same template reads no layer band from R2 (band cache)', async () => {

@@ -24,11 +24,16 @@ describe('compiled templates', () => {
     expect(compiled.levels).toBe(4); // 1920 → 960 → 480 → 240
     const withPixels = [...walkLayers(compiled.layers)].filter((n) => n.hasPixels);
     expect(withPixels.length).toBeGreaterThan(0);
+    // Each band an object of its own, or (small ones) in a pack of its level and rows (compiled/packs.ts).
+    const packed = new Map((compiled.packs ?? []).flatMap((p) => p.blobs.split(' ').map((entry) => [entry.slice(0, entry.lastIndexOf(':')), p.key] as const)));
     for (const node of withPixels) {
       for (let k = 0; k < compiled.levels; k++) {
         const rows = levelBounds(node.pixelBounds!, k);
         for (const band of bandsFor(rows.top, rows.bottom)) {
-          const key = `compiled/${compiled.hash}/px/${node.id}/${k}/${band}`;
+          const name = `px/${node.id}/${k}/${band}`;
+          const pack = packed.get(name);
+          if (pack) expect(pack.startsWith(`pack/${k}/${band}/`), name).toBe(true);
+          const key = `compiled/${compiled.hash}/${pack ?? name}`;
           expect(await env.FILES.head(key), key).not.toBeNull();
         }
       }
