@@ -3,6 +3,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, deleteCompiledTemplate, renderTemplate, walkLayers } from '../../../src/engine';
 import { clearEngineCaches } from '../../../src/engine/cache';
+import { PACK_BYTES, PackWriter, PENDING_PACK_BYTES } from '../../../src/engine/compiled/packs';
 import { prefix, StripBuffers } from '../../../src/engine/compiled/store';
 import type { CompiledTemplate } from '../../../src/engine/types';
 
@@ -148,5 +149,45 @@ describe('small bands stored in packs', () => {
     expect((await keys(`${prefix(compiled.hash)}pack/`)).length).toBe(compiled.packs!.length);
     await deleteCompiledTemplate(env.FILES, compiled.hash);
     expect(await keys(prefix(compiled.hash))).toEqual([]);
+  });
+});
+
+describe('PackWriter', () => {
+  const writer = () => {
+    const written: Array<{ key: string; bytes: Uint8Array }> = [];
+    const packs = new PackWriter('compiled/h/', async (key, packed) => {
+      written.push({ key, bytes: packed.bytes.slice() });
+      packed.release();
+    });
+    return { packs, written };
+  };
+
+  it('writes a pack once it holds PACK_BYTES, and holds at most PENDING_PACK_BYTES in pending packs', async () => {
+    const { packs, written } = writer();
+    const blob = new Uint8Array(60 * 1024).fill(7);
+    let added = 0;
+    for (let i = 0; i < 400; i++) {
+      await packs.add(`0/${i % 12}`, `compiled/h/px/${i}/0/${i % 12}`, blob);
+      added += blob.length;
+      const out = written.reduce((sum, w) => sum + w.bytes.length, 0);
+      expect(added - out).toBeLessThanOrEqual(PENDING_PACK_BYTES);
+    }
+    await packs.finish();
+    expect(written.reduce((sum, w) => sum + w.bytes.length, 0)).toBe(added);
+    expect(Math.max(...written.map((w) => w.bytes.length))).toBeLessThan(PACK_BYTES + blob.length);
+    expect(written.every((w) => /^compiled\/h\/pack\/0\/\d+\/\d+$/.test(w.key))).toBe(true);
+    expect(packs.packs.map((p) => `compiled/h/${p.key}`)).toEqual(written.map((w) => w.key));
+  });
+
+  it('cuts dropped blobs from the end of their pending pack, leaves one already written, and names those it never held', async () => {
+    const { packs, written } = writer();
+    await packs.add('1/0', 'compiled/h/px/1/1/0', new Uint8Array([1, 2, 3]));
+    await packs.add('1/0', 'compiled/h/px/2/1/0', new Uint8Array([4, 5]));
+    expect(packs.drop(['compiled/h/px/2/1/0', 'compiled/h/px/2/0/0'])).toEqual(['compiled/h/px/2/0/0']);
+    await packs.finish();
+    expect(packs.packs).toEqual([{ key: 'pack/1/0/0', blobs: 'px/1/1/0:3' }]);
+    expect([...written[0].bytes]).toEqual([1, 2, 3]);
+    expect(packs.drop(['compiled/h/px/1/1/0'])).toEqual([]);
+    expect(packs.packs).toEqual([{ key: 'pack/1/0/0', blobs: 'px/1/1/0:3' }]);
   });
 });
