@@ -46,7 +46,7 @@ export class PackWriter {
   private readonly pending = new Map<string, Pending>();
   private pendingBytes = 0;
   private readonly next = new Map<string, number>();
-  /** Group of each packed key still in a pending pack. */
+  /** Group of each blob still in a pending pack, by its key under the prefix (shorter than the full key). */
   private readonly pendingKeys = new Map<string, string>();
 
   constructor(
@@ -76,8 +76,9 @@ export class PackWriter {
     }
     p.buffer.set(stored, p.length);
     p.length += stored.length;
-    p.blobs.push(`${key.slice(this.prefix.length)}:${stored.length}`);
-    this.pendingKeys.set(key, group);
+    const name = key.slice(this.prefix.length);
+    p.blobs.push(`${name}:${stored.length}`);
+    this.pendingKeys.set(name, group);
     if (p.length >= PACK_BYTES) return this.flush(group);
     if (this.pendingBytes > PENDING_PACK_BYTES) {
       let fullest = group;
@@ -95,25 +96,21 @@ export class PackWriter {
   drop(keys: string[]): string[] {
     const alone: string[] = [];
     for (const key of [...keys].reverse()) {
-      const group = this.pendingKeys.get(key);
+      const name = key.slice(this.prefix.length);
+      const group = this.pendingKeys.get(name);
       const p = group === undefined ? undefined : this.pending.get(group);
       const last = p?.blobs[p.blobs.length - 1];
-      if (p && last?.startsWith(`${key.slice(this.prefix.length)}:`)) {
+      if (p && last?.startsWith(`${name}:`)) {
         p.blobs.pop();
         p.length -= Number(last.slice(last.lastIndexOf(':') + 1));
-        this.pendingKeys.delete(key);
-      } else if (group === undefined && !this.written.has(key)) alone.push(key);
+        this.pendingKeys.delete(name);
+      } else if (group === undefined && !this.written.has(name)) alone.push(key);
     }
     return alone.reverse();
   }
 
-  /** Keys of blobs in packs already written. */
+  /** Blobs in packs already written, by key under the prefix. */
   private readonly written = new Set<string>();
-
-  /** Whether blob `key` went into a pack (pending or written). */
-  holds(key: string): boolean {
-    return this.pendingKeys.has(key) || this.written.has(key);
-  }
 
   /** Writes every pending pack (in the order their groups began). */
   async finish(): Promise<void> {
@@ -125,9 +122,9 @@ export class PackWriter {
     this.pending.delete(group);
     this.pendingBytes -= p.buffer.length;
     for (const entry of p.blobs) {
-      const key = this.prefix + entry.slice(0, entry.lastIndexOf(':'));
-      this.pendingKeys.delete(key);
-      this.written.add(key);
+      const blob = entry.slice(0, entry.lastIndexOf(':'));
+      this.pendingKeys.delete(blob);
+      this.written.add(blob);
     }
     if (!p.length) {
       freeNow([p.buffer]);
