@@ -4,6 +4,7 @@ import { ColorMode, colorModeName, normaliseColors, refuseUnsupportedMode } from
 import { readWithParameterMasks } from './layer-section';
 import { patternBlockKeys } from './patterns';
 import { readImageResources } from './resources';
+import { boundStrings } from './strings';
 
 /** Limits from the rendering contract. */
 export const MAX_SIDE = 10_000;
@@ -100,6 +101,8 @@ export function readHeader(bytes: Uint8Array): PsdHeader {
  */
 export function parsePsd(bytes: Uint8Array): Psd {
   const header = readHeader(bytes);
+  // Before ag-psd builds them a character at a time (psd/strings.ts).
+  boundStrings(bytes);
   ensureCanvas();
   let psd: Psd;
   // ag-psd refuses CMYK, Duotone, Lab and Multichannel outright, though with raw data nothing it
