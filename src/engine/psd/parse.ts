@@ -4,7 +4,7 @@ import { ColorMode, colorModeName, normaliseColors, refuseUnsupportedMode } from
 import { readWithParameterMasks } from './layer-section';
 import { patternBlockKeys } from './patterns';
 import { readImageResources } from './resources';
-import { boundStrings } from './strings';
+import { annotationKeys, boundStrings, unreadResourceIds } from './strings';
 
 /** Limits from the rendering contract. */
 export const MAX_SIDE = 10_000;
@@ -114,6 +114,12 @@ export function parsePsd(bytes: Uint8Array): Psd {
   // other keys for their blocks ('Pat_'), which it skips, instead of decoding them a second time.
   const patternKeys = patternBlockKeys(bytes).map((at) => [at, bytes[at + 3]] as const);
   for (const [at] of patternKeys) bytes[at + 3] = 0x5f;
+  // Image resources nothing of ours reads from ag-psd are shown under id 0, which it skips
+  // (psd/strings.ts: some it would build a character at a time).
+  const unread = unreadResourceIds(bytes).map((at) => [at, bytes[at], bytes[at + 1]] as const);
+  for (const [at] of unread) bytes[at] = bytes[at + 1] = 0;
+  const notes = annotationKeys(bytes);
+  for (const at of notes) bytes[at + 3] = 0x5f;
   try {
     // Mask blocks whose parameters ag-psd would read as a real mask header (psd-tools #693) are
     // shown to it without them, and mended after (psd/layer-section.ts).
@@ -144,6 +150,8 @@ export function parsePsd(bytes: Uint8Array): Psd {
   } finally {
     bytes[25] = header.colorMode;
     for (const [at, last] of patternKeys) bytes[at + 3] = last;
+    for (const [at, high, low] of unread) [bytes[at], bytes[at + 1]] = [high, low];
+    for (const at of notes) bytes[at + 3] = 0x6f; // 'o'
   }
   if (FLAT.has(header.colorMode) && psd.children?.length) {
     // Photoshop keeps these modes flat; layers here come from another writer and mean nothing we know.

@@ -243,7 +243,7 @@ function blockDescriptors(view: DataView, key: string, data: number, tally: Tall
 }
 
 /** Pixel data and embedded files: no strings ag-psd reads a character at a time. */
-const NOT_DESCRIPTORS = new Set(['LMsk', 'Lr16', 'Lr32', 'Layr', 'Mt16', 'Mt32', 'Mtrn', 'Alph', 'FMsk', 'lnk2', 'lnkD', 'lnk3', 'FEid', 'FXid', 'Patt', 'Pat2', 'Pat3', 'Pat_', 'Txt2', 'luni', 'lsct', 'lsdk', 'lyid', 'iOpa', 'tsly', 'lclr', 'knko', 'infx', 'clbl', 'brst', 'lspf', 'fxrp', 'lnsr', 'shpa', 'vmsk', 'vsms', 'lrFX', 'levl', 'curv', 'hue2', 'selc', 'expA', 'post', 'thrs', 'brit', 'nvrt', 'blnc', 'phfl', 'mixr']);
+const NOT_DESCRIPTORS = new Set(['Anno', 'grdm', 'LMsk', 'Lr16', 'Lr32', 'Layr', 'Mt16', 'Mt32', 'Mtrn', 'Alph', 'FMsk', 'lnk2', 'lnkD', 'lnk3', 'FEid', 'FXid', 'Patt', 'Pat2', 'Pat3', 'Pat_', 'Txt2', 'luni', 'lsct', 'lsdk', 'lyid', 'iOpa', 'tsly', 'lclr', 'knko', 'infx', 'clbl', 'brst', 'lspf', 'fxrp', 'lnsr', 'shpa', 'vmsk', 'vsms', 'lrFX', 'levl', 'curv', 'hue2', 'selc', 'expA', 'post', 'thrs', 'brit', 'nvrt', 'blnc', 'phfl', 'mixr']);
 
 /**
  * Refuses a template whose layer names or descriptor strings pass the bounds above (422), from
@@ -265,6 +265,12 @@ export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT): number {
             { path: 'layers', reason: `name of ${length} characters` },
           ]);
         }
+      } else if (block.key === 'grdm') {
+        // A gradient map's name, after its version, flags and (when present) its method.
+        const at = block.data + 4 + (bytes[block.data + 4] ? 4 : 0);
+        if (at + 4 <= bytes.length) tally.add(Math.min(view.getUint32(at), (bytes.length - at - 4) >> 1), true);
+      } else if (LINKED.has(block.key)) {
+        linkedFileNames(view, block.data, Math.min(bytes.length, block.data + block.length), tally);
       } else if (!NOT_DESCRIPTORS.has(block.key)) {
         blockDescriptors(view, block.key, block.data, tally);
       }
@@ -287,12 +293,23 @@ export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT): number {
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
   }
-  try {
-    imageResourceDescriptors(bytes, view, tally, (id) => (where = `image resource ${id}`));
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-  }
   return tally.characters;
+}
+
+/**
+ * Where the keys of the document's annotation blocks ('Anno': notes and sound clips) lie, to be
+ * shown to ag-psd as 'Ann_', which it skips: it reads a text note a character at a time, and
+ * nothing of ours reads annotations (Photoshop does not print them).
+ */
+export function annotationKeys(bytes: Uint8Array): number[] {
+  try {
+    const global = globalBlocks(bytes);
+    if (!global) return [];
+    return [...taggedBlocks(bytes, global.at, global.end)].filter((b) => b.key === 'Anno').map((b) => b.keyAt);
+  } catch (e) {
+    if (e instanceof RangeError) return [];
+    throw e;
+  }
 }
 
 /** Where the global tagged blocks lie (after the layer info and the global layer mask info). */
@@ -313,22 +330,49 @@ function globalBlocks(bytes: Uint8Array): { at: number; end: number } | undefine
   return { at, end };
 }
 
-/** The image resources ag-psd reads as descriptors (layer comps 1065, 1088, 1080, 3000, …). */
-function imageResourceDescriptors(bytes: Uint8Array, view: DataView, tally: Tally, at_: (id: number) => void): void {
+/** Linked files (smart objects' embedded and external files): each one's name. */
+const LINKED = new Set(['lnk2', 'lnkD', 'lnk3']);
+function linkedFileNames(view: DataView, at: number, end: number, tally: Tally): void {
+  while (at + 8 < end) {
+    const size = view.getUint32(at) * 2 ** 32 + view.getUint32(at + 4);
+    const start = at + 8;
+    // Type and version (8 bytes), the id (a Pascal string), then the name.
+    const name = start + 8 + 1 + view.getUint8(start + 8);
+    if (name + 4 > view.byteLength) return;
+    tally.add(Math.min(view.getUint32(name), (view.byteLength - name - 4) >> 1), true);
+    at = start + Math.ceil(size / 4) * 4;
+  }
+}
+
+/**
+ * Image resources ag-psd reads a character at a time (URL 1035, alpha channel names 1045, slices
+ * 1050, URL list 1054, version info 1057) or as descriptors (layer comps 1065, timeline 1075,
+ * sheet disclosure 1076, onion skins 1078, count 1080, print information 1082, path selection
+ * 1088, plug-in 4000): nothing of ours reads them from ag-psd (psd/resources.ts reads the ICC
+ * profile and the resolution; layer comps are never applied, docs/fidelity.md), so ag-psd is
+ * shown them under id 0, which it skips, and their size costs nothing.
+ */
+const UNREAD_RESOURCES = new Set([1035, 1045, 1050, 1054, 1057, 1065, 1075, 1076, 1078, 1080, 1082, 1088, 4000]);
+
+/**
+ * Where the ids of those resources lie, to be shown to ag-psd as 0 (parsePsd puts them back).
+ * Stops where the section cannot be walked.
+ */
+export function unreadResourceIds(bytes: Uint8Array): number[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: number[] = [];
+  if (bytes.length < 30) return out;
   let at = 26;
   at += 4 + view.getUint32(at);
+  if (at + 4 > bytes.length) return out;
   const end = Math.min(bytes.length, at + 4 + view.getUint32(at));
   at += 4;
   while (at + 12 <= end && view.getUint32(at) === 0x3842494d /* 8BIM */) {
-    const id = view.getUint16(at + 4);
-    const name = bytes[at + 6];
-    at += 6 + ((name + 2) & ~1);
+    if (UNREAD_RESOURCES.has(view.getUint16(at + 4))) out.push(at + 4);
+    at += 6 + ((bytes[at + 6] + 2) & ~1);
+    if (at + 4 > end) break;
     const length = view.getUint32(at);
-    at += 4;
-    at_(id);
-    if (id === 1065 || id === 1088 || id === 1080 || id === 3000 || id === 1082 || id === 1083 || id === 7001) {
-      for (const offset of [0, 4]) if (versionedDescriptor(view, at + offset, tally) !== undefined) break;
-    }
-    at += length + (length & 1);
+    at += 4 + length + (length & 1);
   }
+  return out;
 }

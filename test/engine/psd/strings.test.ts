@@ -77,6 +77,34 @@ describe('strings ag-psd reads a character at a time are bounded before it reads
     expect(boundStrings(bytes)).toBeLessThan(MAX_STRING);
   });
 
+  it('a 400 KB URL resource and a 200,000-character text note are not read at all (nothing of ours reads them): the file is read as before', () => {
+    const note = { type: 'text', open: false, iconLocation: { left: 0, top: 0, right: 1, bottom: 1 }, popupLocation: { left: 0, top: 0, right: 4, bottom: 4 }, color: { r: 255, g: 255, b: 0 }, author: 'a', name: 'n', date: 'd', data: 'y'.repeat(200_000) };
+    const bytes = writePsdUint8Array(
+      { width: 8, height: 8, imageResources: { url: 'u'.repeat(400_000), globalAngle: 30 }, annotations: [note], children: [{ name: 'a', left: 0, top: 0, imageData: pixels(2, 2) }] } as never,
+      { generateThumbnail: false },
+    );
+    const copy = bytes.slice();
+    const t = performance.now();
+    const doc = parsePsd(bytes);
+    expect(performance.now() - t).toBeLessThan(2_000);
+    expect(doc.imageResources?.url).toBeUndefined();
+    expect(doc.annotations).toBeUndefined();
+    expect(doc.imageResources?.globalAngle).toBe(30); // the resources we read are read
+    expect(doc.children!.map((l) => l.name)).toEqual(['a']);
+    expect(bytes).toEqual(copy); // the ids and keys shown to ag-psd are put back
+  });
+
+  it("a gradient map's name and a linked file's name are bounded like a descriptor's strings", () => {
+    const map = (name: string) =>
+      psdOf([{ name: 'map', adjustment: { type: 'gradient map', name, gradientType: 'solid', colorStops: [{ color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 }, { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 }], opacityStops: [{ opacity: 1, location: 0, midpoint: 0.5 }, { opacity: 1, location: 1, midpoint: 0.5 }] } } as Layer]);
+    expect(boundStrings(map('g'.repeat(1_000)))).toBeGreaterThanOrEqual(1_000);
+    expect(refusal(map('g'.repeat(MAX_STRING + 10)))).toContain(`in layer record 1's 'grdm' block`);
+    const linked = (name: string) =>
+      writePsdUint8Array({ width: 8, height: 8, linkedFiles: [{ id: '20953ddb-9391-11ec-b4f1-c15674f50bc4', name, data: new Uint8Array(16) }], children: [{ name: 'a', left: 0, top: 0, imageData: pixels(2, 2) }] } as never, { generateThumbnail: false });
+    expect(boundStrings(linked('photo.png'))).toBeGreaterThanOrEqual(9);
+    expect(refusal(linked('l'.repeat(MAX_STRING + 10)))).toContain(`in the document's 'lnk2' block`);
+  });
+
   it('every fixture is under the bounds (the most Unicode text in one: under 2,000 characters)', async () => {
     for (const file of ['psdtools-layer-effects-all.psd', 'psdrb-example-design.psd', 'agpsd-text-bug-1920.psd', 'psapi-text-paragraph.psd', 'webtoon-mobile-ui-example.psd', 'agpsd-shapes-psb.psb']) {
       expect(boundStrings(await psdFixture(file))).toBeLessThan(2_000);
