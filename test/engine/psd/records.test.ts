@@ -42,3 +42,19 @@ describe('layer records: an effect gradient method ag-psd does not know', () => 
     expect(() => buildTree(psd, undefined, 72, records)).toThrow(/Layer "striped" .*"GIMs"/);
   });
 });
+
+describe('layer records: lengths that claim more than the file holds', () => {
+  it("a record's extra length of 570 M in a 16-bit file (ag-psd reads it) is walked to the file's end, not byte by byte to 570 M", async () => {
+    // Fuzz seed 20462 (session 28): made-x-lab16.psd, the third record's extra data length (at 268)
+    // set to 570,788,117. ag-psd reads the file; readLayerRecords stepped one byte at a time to the
+    // claimed end looking for blocks: 19 s of CPU in Node (57 s at load 6) at upload, a Worker over its CPU limit.
+    const bytes = (await madeFixture('made-x-lab16.psd')).slice();
+    const view = new DataView(bytes.buffer, bytes.byteOffset);
+    expect(view.getUint32(268)).toBe(36);
+    view.setUint32(268, 570_788_117);
+    const t = performance.now();
+    const records = readLayerRecords(bytes);
+    expect(performance.now() - t).toBeLessThan(2_000);
+    expect(records.length).toBeGreaterThan(0);
+  });
+});
