@@ -73,6 +73,59 @@ export function* taggedBlocks(bytes: Uint8Array, at: number, end: number): Gener
   }
 }
 
+/**
+ * Where each layer record's tagged blocks lie (file order, bottom first): after its mask data,
+ * blending ranges and Pascal name (padded to 4), until the record's extra data ends. Throws past
+ * the bytes' end.
+ */
+export function* recordBlocks(bytes: Uint8Array): Generator<{ index: number; at: number; end: number }> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (const { index, extraAt, extraLength } of layerRecords(bytes)) {
+    let at = extraAt + 4 + view.getUint32(extraAt);
+    at += 4 + view.getUint32(at);
+    if (at >= bytes.length) throw new RangeError('a layer record past the end');
+    at += (bytes[at] + 4) & ~3;
+    yield { index, at, end: extraAt + extraLength };
+  }
+}
+
+/**
+ * Group ends that close no group, by where their section divider type lies. ag-psd builds the
+ * tree from the top record down, a group opening at its folder record (type 1 or 2) and closing
+ * at its bounding divider (type 3); a divider with no group open made it fail ("Cannot read
+ * properties of undefined"), a 422 that named nothing. Photoshop writes none; such a divider is
+ * read as nothing (parsePsd shows it to ag-psd as a plain layer, then drops it), so the layers
+ * around it keep their places. Records that cannot be walked give none (ag-psd decides).
+ */
+export function strayGroupEnds(bytes: Uint8Array): Array<{ index: number; typeAt: number }> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const dividers: Array<{ index: number; typeAt: number; type: number }> = [];
+  try {
+    for (const { index, at, end } of recordBlocks(bytes)) {
+      let divider: { index: number; typeAt: number; type: number } | undefined;
+      for (const block of taggedBlocks(bytes, at, end)) {
+        // The last of a record's 'lsct' and 'lsdk' blocks is the one ag-psd keeps.
+        if ((block.key === 'lsct' || block.key === 'lsdk') && block.length >= 4 && block.data + 4 <= bytes.length) {
+          divider = { index, typeAt: block.data, type: view.getUint32(block.data) };
+        }
+      }
+      if (divider) dividers.push(divider);
+    }
+  } catch (e) {
+    if (e instanceof RangeError) return [];
+    throw e;
+  }
+  const stray: Array<{ index: number; typeAt: number }> = [];
+  let open = 0;
+  for (let i = dividers.length - 1; i >= 0; i--) {
+    const { index, typeAt, type } = dividers[i];
+    if (type === 1 || type === 2) open++;
+    else if (type === 3 && open > 0) open--;
+    else if (type === 3) stray.push({ index, typeAt });
+  }
+  return stray;
+}
+
 /** A layer mask's density and feather parameters, as ag-psd names them (density 0..1, feather in px). */
 export interface MaskParameters {
   userMaskDensity?: number;

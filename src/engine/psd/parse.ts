@@ -1,7 +1,7 @@
 import { initializeCanvas, readPsd, type Psd } from 'ag-psd';
 import { unprocessable } from '../errors';
 import { ColorMode, colorModeName, normaliseColors, refuseUnsupportedMode } from './color-modes';
-import { readWithParameterMasks } from './layer-section';
+import { fileOrder, readWithParameterMasks, strayGroupEnds } from './layer-section';
 import { patternBlockKeys } from './patterns';
 import { readImageResources } from './resources';
 import { annotationKeys, boundStrings, unreadResourceIds } from './strings';
@@ -120,6 +120,9 @@ export function parsePsd(bytes: Uint8Array): Psd {
   for (const [at] of unread) bytes[at] = bytes[at + 1] = 0;
   const notes = annotationKeys(bytes);
   for (const at of notes) bytes[at + 3] = 0x5f;
+  // A group end that closes no group is shown as a plain layer (type 0), dropped below.
+  const stray = strayGroupEnds(bytes).map(({ index, typeAt }) => ({ index, typeAt, type: bytes.slice(typeAt, typeAt + 4) }));
+  for (const { typeAt } of stray) bytes.fill(0, typeAt, typeAt + 4);
   try {
     // Mask blocks whose parameters ag-psd would read as a real mask header (psd-tools #693) are
     // shown to it without them, and mended after (psd/layer-section.ts).
@@ -152,7 +155,9 @@ export function parsePsd(bytes: Uint8Array): Psd {
     for (const [at, last] of patternKeys) bytes[at + 3] = last;
     for (const [at, high, low] of unread) [bytes[at], bytes[at + 1]] = [high, low];
     for (const at of notes) bytes[at + 3] = 0x6f; // 'o'
+    for (const { typeAt, type } of stray) bytes.set(type, typeAt);
   }
+  if (stray.length) dropRecords(psd, new Set(stray.map((s) => s.index)));
   if (FLAT.has(header.colorMode) && psd.children?.length) {
     // Photoshop keeps these modes flat; layers here come from another writer and mean nothing we know.
     const mode = colorModeName(header.colorMode);
@@ -177,6 +182,18 @@ export function parsePsd(bytes: Uint8Array): Psd {
   }
   checkLayerRectangles(psd.children ?? [], psd.width * psd.height);
   return psd;
+}
+
+/**
+ * Takes the layers of the given records (file order, bottom first; each a group end shown as a
+ * plain layer: section divider type 0) out of the tree. Where the tree does not line up with the
+ * records (a group never closed), a layer that is not such a one stays.
+ */
+function dropRecords(psd: Psd, records: Set<number>): void {
+  const drop = new Set(fileOrder(psd.children ?? []).filter((layer, i) => layer && records.has(i) && layer.sectionDivider?.type === 0));
+  const prune = (layers: NonNullable<Psd['children']>): NonNullable<Psd['children']> =>
+    layers.filter((l) => !drop.has(l)).map((l) => (l.children ? Object.assign(l, { children: prune(l.children) }) : l));
+  psd.children = prune(psd.children ?? []);
 }
 
 /** How many groups deep the tree goes (a group at the top is 1). */

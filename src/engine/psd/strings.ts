@@ -1,5 +1,5 @@
 import { unprocessable } from '../errors';
-import { layerRecords, taggedBlocks } from './layer-section';
+import { recordBlocks, taggedBlocks } from './layer-section';
 
 /**
  * Bounds on the strings ag-psd reads a character at a time (`text += String.fromCharCode(…)`):
@@ -277,13 +277,7 @@ export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT): number {
     }
   };
   try {
-    for (const { index, extraAt, extraLength } of layerRecords(bytes)) {
-      // Mask data, blending ranges, the Pascal name (padded to 4), then the tagged blocks.
-      let at = extraAt + 4 + view.getUint32(extraAt);
-      at += 4 + view.getUint32(at);
-      at += (bytes[at] + 4) & ~3;
-      walk(at, extraAt + extraLength, `layer record ${index + 1}`);
-    }
+    for (const { index, at, end } of recordBlocks(bytes)) walk(at, end, `layer record ${index + 1}`);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e; // records past the bytes: ag-psd decides
   }

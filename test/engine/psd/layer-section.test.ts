@@ -1,6 +1,7 @@
-import { readPsd } from 'ag-psd';
+import { readPsd, writePsdUint8Array } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { parameterMaskBlocks, readWithParameterMasks } from '../../../src/engine/psd/layer-section';
+import { parameterMaskBlocks, readWithParameterMasks, strayGroupEnds } from '../../../src/engine/psd/layer-section';
+import { parsePsd } from '../../../src/engine/psd/parse';
 import { MASKED_WIDTH, maskedRow } from './kit';
 
 /**
@@ -47,5 +48,28 @@ describe('mask parameters with no real mask header (psd-tools #693)', () => {
     const layer = readPsd(bytes, { useRawData: true, useImageData: true }).children![1];
     expect(layer.realMask).toMatchObject({ right: W, bottom: 1 });
     expect(layer.mask?.vectorMaskFeather).toBe(6);
+  });
+});
+
+describe('a group end that closes no group', () => {
+  const px = (v: number) => ({ width: 2, height: 2, data: new Uint8ClampedArray(16).fill(v) });
+  // ag-psd writes a plain layer's section divider as given: here a bounding divider (type 3) with no group open.
+  const end = (name: string) => ({ name, sectionDivider: { type: 3 } }) as never;
+  const write = (children: object[]) => writePsdUint8Array({ width: 4, height: 4, children } as never, { generateThumbnail: false });
+
+  it("made ag-psd fail with a TypeError; it is read as nothing: the layers around it keep their places, the bytes are put back", () => {
+    const bytes = write([{ name: 'bottom', left: 0, top: 0, imageData: px(10) }, end('</Layer group>'), { name: 'group', children: [{ name: 'inside', left: 0, top: 0, imageData: px(20) }] }, end('</Layer group>'), { name: 'top', left: 0, top: 0, imageData: px(30) }]);
+    expect(read(bytes)).toThrow(/Cannot read properties of undefined/);
+    expect(strayGroupEnds(bytes).map((s) => s.index)).toEqual([5, 1]); // file order: bottom, stray, group end, inside, group, stray, top
+    const before = bytes.slice();
+    const psd = parsePsd(bytes);
+    expect(bytes).toEqual(before);
+    expect(psd.children!.map((l) => l.name)).toEqual(['bottom', 'group', 'top']);
+    expect(psd.children![1].children!.map((l) => l.name)).toEqual(['inside']);
+  });
+
+  it('balanced groups give none', () => {
+    const bytes = write([{ name: 'a', children: [{ name: 'b', children: [{ name: 'c', left: 0, top: 0, imageData: px(5) }] }] }, { name: 'd', left: 0, top: 0, imageData: px(6) }]);
+    expect(strayGroupEnds(bytes)).toEqual([]);
   });
 });
