@@ -4,7 +4,7 @@ import { ColorMode, colorModeName, normaliseColors, refuseUnsupportedMode } from
 import { fileOrder, readWithParameterMasks, strayGroupEnds } from './layer-section';
 import { patternBlockKeys } from './patterns';
 import { readImageResources } from './resources';
-import { annotationKeys, boundStrings, unreadResourceIds } from './strings';
+import { boundStrings, unreadGlobalKeys, unreadResourceIds } from './strings';
 
 /** Limits from the rendering contract. */
 export const MAX_SIDE = 10_000;
@@ -114,12 +114,12 @@ export function parsePsd(bytes: Uint8Array): Psd {
   // other keys for their blocks ('Pat_'), which it skips, instead of decoding them a second time.
   const patternKeys = patternBlockKeys(bytes).map((at) => [at, bytes[at + 3]] as const);
   for (const [at] of patternKeys) bytes[at + 3] = 0x5f;
-  // Image resources nothing of ours reads from ag-psd are shown under id 0, which it skips
-  // (psd/strings.ts: some it would build a character at a time).
+  // Image resources and document blocks nothing of ours reads from ag-psd are shown under id 0 and
+  // keys ending in '_', which it skips (psd/strings.ts: some it would build a character at a time).
   const unread = unreadResourceIds(bytes).map((at) => [at, bytes[at], bytes[at + 1]] as const);
   for (const [at] of unread) bytes[at] = bytes[at + 1] = 0;
-  const notes = annotationKeys(bytes);
-  for (const at of notes) bytes[at + 3] = 0x5f;
+  const unreadKeys = unreadGlobalKeys(bytes).map((at) => [at, bytes[at + 3]] as const);
+  for (const [at] of unreadKeys) bytes[at + 3] = 0x5f;
   // A group end that closes no group is shown as a plain layer (type 0), dropped below.
   const stray = strayGroupEnds(bytes).map(({ index, typeAt }) => ({ index, typeAt, type: bytes.slice(typeAt, typeAt + 4) }));
   for (const { typeAt } of stray) bytes.fill(0, typeAt, typeAt + 4);
@@ -154,7 +154,7 @@ export function parsePsd(bytes: Uint8Array): Psd {
     bytes[25] = header.colorMode;
     for (const [at, last] of patternKeys) bytes[at + 3] = last;
     for (const [at, high, low] of unread) [bytes[at], bytes[at + 1]] = [high, low];
-    for (const at of notes) bytes[at + 3] = 0x6f; // 'o'
+    for (const [at, last] of unreadKeys) bytes[at + 3] = last;
     for (const { typeAt, type } of stray) bytes.set(type, typeAt);
   }
   if (stray.length) dropRecords(psd, new Set(stray.map((s) => s.index)));

@@ -291,15 +291,18 @@ export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT): number {
 }
 
 /**
- * Where the keys of the document's annotation blocks ('Anno': notes and sound clips) lie, to be
- * shown to ag-psd as 'Ann_', which it skips: it reads a text note a character at a time, and
- * nothing of ours reads annotations (Photoshop does not print them).
+ * Where the keys of the document's blocks nothing of ours reads from ag-psd lie, to be shown to
+ * it with their last character '_', which it skips: annotations ('Anno': notes and sound clips,
+ * which Photoshop does not print; it reads a text note a character at a time) and the document's
+ * text engine data ('Txt2': ag-psd parses it a character at a time and copies it to base64 for the
+ * text-on-a-path shapes, which nothing of ours draws; each type layer's own engine data, in its
+ * 'TySh' block, is what its text is read from).
  */
-export function annotationKeys(bytes: Uint8Array): number[] {
+export function unreadGlobalKeys(bytes: Uint8Array): number[] {
   try {
     const global = globalBlocks(bytes);
     if (!global) return [];
-    return [...taggedBlocks(bytes, global.at, global.end)].filter((b) => b.key === 'Anno').map((b) => b.keyAt);
+    return [...taggedBlocks(bytes, global.at, global.end)].filter((b) => b.key === 'Anno' || b.key === 'Txt2').map((b) => b.keyAt);
   } catch (e) {
     if (e instanceof RangeError) return [];
     throw e;

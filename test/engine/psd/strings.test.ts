@@ -94,6 +94,19 @@ describe('strings ag-psd reads a character at a time are bounded before it reads
     expect(bytes).toEqual(copy); // the ids and keys shown to ag-psd are put back
   });
 
+  it("the document's text engine data ('Txt2') is not read (text on a path is not drawn); each type layer's text is, from its own block", async () => {
+    const bytes = await psdFixture('psdtools-text.psd');
+    const copy = bytes.slice();
+    const doc = parsePsd(bytes);
+    expect(bytes).toEqual(copy);
+    const texts = (doc.children ?? []).flatMap((l) => (l.text ? [l.text] : []));
+    expect(texts.length).toBeGreaterThan(0);
+    for (const t of texts) {
+      expect(t.text.length).toBeGreaterThan(0);
+      expect(t.textPath).toBeUndefined();
+    }
+  });
+
   it("a gradient map's name and a linked file's name are bounded like a descriptor's strings", () => {
     const map = (name: string) =>
       psdOf([{ name: 'map', adjustment: { type: 'gradient map', name, gradientType: 'solid', colorStops: [{ color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 }, { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 }], opacityStops: [{ opacity: 1, location: 0, midpoint: 0.5 }, { opacity: 1, location: 1, midpoint: 0.5 }] } } as Layer]);
