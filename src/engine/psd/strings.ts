@@ -8,7 +8,9 @@ import { recordBlocks, taggedBlocks } from './layer-section';
  * and a 2 M-character text ~130 MB. Checked here, on the bytes, before ag-psd reads them; a
  * template past them is refused with a 422.
  *
- * - A layer's Unicode name ('luni'): at most Photoshop's limit of 255 characters.
+ * - A layer's Unicode name ('luni'): at most MAX_STRING characters, counted towards MAX_TEXT.
+ *   Photoshop keeps names to 255, but other writers (GIMP, Affinity, scripts, ag-psd, psd-tools)
+ *   write longer ones, and a file whose name is cut would personalise by another key.
  * - One string of a descriptor (layer effects, type layers, placed layers, fills, strokes,
  *   adjustments, layer comps): at most MAX_STRING characters. A type layer's text is one (a
  *   personalised text may have 10,000); its engine data, which holds the text again and is parsed
@@ -18,8 +20,8 @@ import { recordBlocks, taggedBlocks } from './layer-section';
  * Keys and class ids (4 characters, mostly) are not counted towards MAX_TEXT: each is dropped as
  * soon as it is read.
  */
-export const MAX_LAYER_NAME = 255;
 export const MAX_STRING = 100_000;
+export const MAX_LAYER_NAME = MAX_STRING;
 export const MAX_ENGINE_DATA = 2_000_000;
 export const MAX_TEXT = 1_000_000;
 
@@ -276,10 +278,11 @@ export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT, walkBudget = 2
         const length = view.getUint32(block.data);
         // ag-psd reads the name only when the block holds it.
         if (length > MAX_LAYER_NAME && 2 * length <= block.length - 4) {
-          throw unprocessable(`${owner[0].toUpperCase()}${owner.slice(1)} has a name of ${length.toLocaleString('en-US')} characters; a layer name may have at most ${MAX_LAYER_NAME} (Photoshop's limit).`, [
+          throw unprocessable(`${owner[0].toUpperCase()}${owner.slice(1)} has a name of ${length.toLocaleString('en-US')} characters; a layer name may have at most ${MAX_LAYER_NAME.toLocaleString('en-US')}.`, [
             { path: 'layers', reason: `name of ${length} characters` },
           ]);
         }
+        if (2 * length <= block.length - 4) tally.add(length, true);
       } else if (block.key === 'grdm') {
         // A gradient map's name, after its version, flags and (when present) its method.
         const at = block.data + 4 + (bytes[block.data + 4] ? 4 : 0);

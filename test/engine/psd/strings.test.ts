@@ -32,11 +32,13 @@ function refusal(bytes: Uint8Array): string {
 }
 
 describe('strings ag-psd reads a character at a time are bounded before it reads them', () => {
-  it(`a layer name of ${MAX_LAYER_NAME} characters is read; one of ${MAX_LAYER_NAME + 1} is refused with a 422 naming its length`, () => {
-    const ok = parsePsd(psdOf([{ name: 'n'.repeat(MAX_LAYER_NAME), left: 0, top: 0, imageData: pixels(2, 2) }]));
-    expect(ok.children![0]!.name).toBe('n'.repeat(MAX_LAYER_NAME));
+  it(`layer names longer than Photoshop's 255 characters (other writers') are read; one of ${MAX_LAYER_NAME + 1} is refused with a 422 naming its length, and names count towards ${MAX_TEXT} characters in all`, () => {
+    const ok = parsePsd(psdOf([{ name: 'n'.repeat(300), left: 0, top: 0, imageData: pixels(2, 2) }, { name: 'm'.repeat(MAX_LAYER_NAME), left: 0, top: 0, imageData: pixels(2, 2) }]));
+    expect(ok.children!.map((l) => l.name!.length)).toEqual([300, MAX_LAYER_NAME]);
     const message = refusal(psdOf([{ name: 'bg', left: 0, top: 0, imageData: pixels(2, 2) }, { name: 'n'.repeat(MAX_LAYER_NAME + 1), left: 0, top: 0, imageData: pixels(2, 2) }]));
-    expect(message).toBe(`Layer record 2 has a name of 256 characters; a layer name may have at most 255 (Photoshop's limit).`);
+    expect(message).toBe(`Layer record 2 has a name of 100,001 characters; a layer name may have at most 100,000.`);
+    const names = Array.from({ length: MAX_TEXT / MAX_LAYER_NAME + 1 }, (_, i): Layer => ({ name: String.fromCharCode(97 + i).repeat(MAX_LAYER_NAME), left: 0, top: 0, imageData: pixels(2, 2) }));
+    expect(refusal(psdOf(names))).toContain(`more than ${MAX_TEXT.toLocaleString('en-US')} characters of text in all`);
   });
 
   it('a 5 M-character layer name (10 MB) is refused at once, without building the string', () => {
