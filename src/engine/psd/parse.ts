@@ -109,19 +109,23 @@ export function parsePsd(bytes: Uint8Array): Psd {
   // reads depends on the mode: it is shown RGB (CMYK, Lab) or Grayscale (Duotone, Multichannel)
   // for the parse, and the header is restored before anyone else reads the bytes.
   const shown = SHOWN[header.colorMode] ?? header.colorMode;
-  if (shown !== header.colorMode) bytes[25] = shown;
+  // What is shown to ag-psd otherwise is found first, on the bytes as uploaded, and put back in the
+  // reverse order (finally, below): a scan that threw half-way, or two scans that found the same
+  // byte (walks of a crafted file from different starts), would leave the bytes changed, and the
+  // PSD stored after the compile must be the one uploaded (review, session 28).
   // The patterns are read by compile (psd/patterns.ts, with their transparency): ag-psd is shown
   // other keys for their blocks ('Pat_'), which it skips, instead of decoding them a second time.
   const patternKeys = patternBlockKeys(bytes).map((at) => [at, bytes[at + 3]] as const);
-  for (const [at] of patternKeys) bytes[at + 3] = 0x5f;
   // Image resources and document blocks nothing of ours reads from ag-psd are shown under id 0 and
   // keys ending in '_', which it skips (psd/strings.ts: some it would build a character at a time).
   const unread = unreadResourceIds(bytes).map((at) => [at, bytes[at], bytes[at + 1]] as const);
-  for (const [at] of unread) bytes[at] = bytes[at + 1] = 0;
   const unreadKeys = unreadGlobalKeys(bytes).map((at) => [at, bytes[at + 3]] as const);
-  for (const [at] of unreadKeys) bytes[at + 3] = 0x5f;
   // A group end that closes no group is shown as a plain layer (type 0), dropped below.
   const stray = strayGroupEnds(bytes).map(({ index, typeAt }) => ({ index, typeAt, type: bytes.slice(typeAt, typeAt + 4) }));
+  if (shown !== header.colorMode) bytes[25] = shown;
+  for (const [at] of patternKeys) bytes[at + 3] = 0x5f;
+  for (const [at] of unread) bytes[at] = bytes[at + 1] = 0;
+  for (const [at] of unreadKeys) bytes[at + 3] = 0x5f;
   for (const { typeAt } of stray) bytes.fill(0, typeAt, typeAt + 4);
   try {
     // Mask blocks whose parameters ag-psd would read as a real mask header (psd-tools #693) are
@@ -151,11 +155,11 @@ export function parsePsd(bytes: Uint8Array): Psd {
     }
     throw unprocessable(`The PSD could not be read: ${message}`);
   } finally {
+    for (const { typeAt, type } of stray.reverse()) bytes.set(type, typeAt);
+    for (const [at, last] of unreadKeys.reverse()) bytes[at + 3] = last;
+    for (const [at, high, low] of unread.reverse()) [bytes[at], bytes[at + 1]] = [high, low];
+    for (const [at, last] of patternKeys.reverse()) bytes[at + 3] = last;
     bytes[25] = header.colorMode;
-    for (const [at, last] of patternKeys) bytes[at + 3] = last;
-    for (const [at, high, low] of unread) [bytes[at], bytes[at + 1]] = [high, low];
-    for (const [at, last] of unreadKeys) bytes[at + 3] = last;
-    for (const { typeAt, type } of stray) bytes.set(type, typeAt);
   }
   if (stray.length) dropRecords(psd, new Set(stray.map((s) => s.index)));
   if (FLAT.has(header.colorMode) && psd.children?.length) {
