@@ -169,7 +169,13 @@ function inflateBlock(b: Bits, out: Uint8Array, at: number, lit: Int32Array, lit
     cnt -= extra;
     if (distance > at) throw new InflateError('distance before the start of the data');
     if (at + length > cap) return cap + 1;
-    for (let from = at - distance, stop = at + length; at < stop; ) out[at++] = out[from++]!;
+    // Long runs (a flat band row is matches of 258 at distance 1 or one row back) natively; an
+    // overlapping match byte by byte, as RFC 1951 reads it (it repeats what it has just written).
+    const stop = at + length;
+    if (length >= 32 && distance === 1) out.fill(out[at - 1]!, at, stop);
+    else if (length >= 32 && distance >= length) out.copyWithin(at, at - distance, stop - distance);
+    else for (let from = at - distance; at < stop; ) out[at++] = out[from++]!;
+    at = stop;
   }
   b.pos = pos;
   b.buf = buf;
