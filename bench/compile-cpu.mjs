@@ -50,7 +50,13 @@ for (const name of args) {
   }
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const compiled = await e.compileTemplate(bucket, bytes);
+  let compiled;
+  try {
+    compiled = await e.compileTemplate(bucket, bytes);
+  } catch (error) {
+    console.log(JSON.stringify({ file: path.basename(file), refused: String(error?.message ?? error).slice(0, 120) }));
+    continue;
+  }
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const line = { file: path.basename(file), mb: +(bytes.length / 1e6).toFixed(1), layers: compiled.layers.length, cpuS: +((cpu.user + cpu.system) / 1e6).toFixed(2), wallS: +(wall / 1000).toFixed(2), keys: bucket.map.size, storedMB: +([...bucket.map.values()].reduce((n, b) => n + b.length, 0) / 1e6).toFixed(2) };
@@ -81,6 +87,22 @@ function report(p, sections) {
     const fn = `${f.functionName || '(anon)'} ${where}`;
     byFn.set(fn, (byFn.get(fn) ?? 0) + us);
   }
+  // Phases, by where the self time is (main thread; deflate also runs on zlib's threads while it idles).
+  const PHASES = [
+    ['channel decode', /psd\/(inflate|channels|composite|color-modes)\.ts/],
+    ['pyramid', /compiled\/pyramid\.ts/],
+    ['rows: interleave, alpha box', /compiled\/(compile|alpha-box)\.ts/],
+    ['deflate (main thread)', /^\((write|writeSync)\)$|compiled\/blob\.ts|node:zlib|^zlib$|streams|adapters|readablestream|writablestream|transform/],
+    ['parse (ag-psd)', /ag-psd/],
+    ['trial render', /engine\/(composite|raster|render|text|fonts)\//],
+    ['idle (waits for zlib threads)', /^\(\(idle\)\)$/],
+  ];
+  const byPhase = new Map();
+  for (const [file, us] of byFile) {
+    const phase = PHASES.find(([, re]) => re.test(file))?.[0] ?? 'other';
+    byPhase.set(phase, (byPhase.get(phase) ?? 0) + us);
+  }
+  console.log(`by phase:\n${[...byPhase].sort((a, b) => b[1] - a[1]).map(([k, us]) => `  ${(us / 1e6).toFixed(2).padStart(7)} s ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`).join('\n')}`);
   const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, us]) => `  ${(us / 1e6).toFixed(2).padStart(7)} s ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`).join('\n');
   if (process.env.COMPILE_CALLERS) {
     const parent = new Map();
@@ -102,7 +124,7 @@ function report(p, sections) {
 function bundleSections(text) {
   const out = [];
   text.split('\n').forEach((l, i) => {
-    const m = /^\/\/ ((?:src|bench|node_modules)\/\S+)$/.exec(l);
+    const m = /^\/\/ (?:\.\.\/[^/]+\/)?((?:src|bench|node_modules)\/\S+)$/.exec(l); // another tree's: ../wt-x/src/…
     if (m) out.push([i + 1, m[1].replace(/^node_modules\//, '')]);
   });
   return out;
