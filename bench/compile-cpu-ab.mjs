@@ -12,6 +12,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deflateRawSync, deflateSync } from 'node:zlib';
 import { bundleForNode } from './lib.mjs';
+import { packBits } from '../test/fixtures/psd-made/lib.mjs';
 
 const rounds = Number(process.argv[2] ?? 5);
 const trees = (process.env.COMPILE_AB ?? '').split(',').filter(Boolean).map((s) => s.split('='));
@@ -23,6 +24,7 @@ const contents = [
   "export { PyramidWriter, BandBuffers } from './src/engine/compiled/pyramid';",
   "export { interleaveFour } from './src/engine/psd/color-modes';",
   "export { inflateRawInto } from './src/engine/compiled/inflate';",
+  "export { unpackBits } from './src/engine/psd/composite';",
 ].join('\n');
 const engines = [];
 for (const [label, tree] of trees) {
@@ -41,6 +43,12 @@ const planes = {
     let h = Math.imul(x >> 1, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1) ^ Math.imul(c + 1, 0x9e3779b9);
     h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
     return ((h ^ (h >>> 13)) >>> 0) & 63 | 96;
+  },
+  // Every pixel its own: PackBits writes literal runs.
+  noise: (x, y, c) => {
+    let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1) ^ Math.imul(c + 1, 0x9e3779b9);
+    h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+    return ((h ^ (h >>> 13)) >>> 0) & 255;
   },
 };
 const plane = (f, c) => {
@@ -104,6 +112,24 @@ for (const [pn, a] of [['rows', 'bands'], ['blocks', 'soft']]) {
     run: (e) => {
       for (let i = 0; i < 16; i++) e.inflateRawInto(packed, out);
       return createHash('sha1').update(out).digest('hex');
+    },
+  });
+}
+for (const name of ['grain', 'noise', 'blocks']) {
+  // RLE rows (PackBits, as Photoshop writes 8-bit channels), decoded as psd/channels.ts does.
+  const p = plane(planes[name], 0);
+  const rows = Array.from({ length: H }, (_, y) => packBits(p.subarray(y * W, (y + 1) * W)));
+  const out = new Uint8Array(W);
+  cases.push({
+    name: `unpackBits ${name} (${W}², one plane)`,
+    px: W * H,
+    run: (e) => {
+      const h = createHash('sha1');
+      for (let y = 0; y < H; y++) {
+        e.unpackBits(rows[y], 0, rows[y].length, out);
+        if (y % 97 === 0) h.update(out);
+      }
+      return h.digest('hex');
     },
   });
 }
