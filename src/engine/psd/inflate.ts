@@ -112,6 +112,28 @@ export function readCodeLengths(lengths: Uint8Array, total: number, symbol: () =
   if (!lengths[256]) throw new InflateError('no end-of-block code');
 }
 
+/**
+ * Copies a match of `length` bytes from `distance` back to ring position `produced` (a total
+ * count). Long runs (a flat row is one literal then matches of 258 at distance 1) are a native
+ * fill or copyWithin when neither range wraps and they do not overlap; the rest byte by byte as
+ * RFC 1951 reads them (an overlapping match repeats what it has just written). Same bytes either way.
+ */
+function copyMatch(ring: Uint8Array, produced: number, distance: number, length: number): void {
+  const to = produced & MASK;
+  const from = (produced - distance) & MASK;
+  if (length >= 32 && to + length <= RING) {
+    if (distance === 1) {
+      ring.fill(ring[from], to, to + length);
+      return;
+    }
+    if (distance >= length && from + length <= RING) {
+      ring.copyWithin(to, from, from + length);
+      return;
+    }
+  }
+  for (let i = 0; i < length; i++, produced++) ring[produced & MASK] = ring[(produced - distance) & MASK];
+}
+
 export class Inflater {
   private readonly ring = new Uint8Array(RING);
   /** Bytes produced and bytes handed out, in total. */
@@ -230,7 +252,8 @@ export class Inflater {
         if (d >= 30) throw new InflateError('invalid distance code');
         const distance = DIST_BASE[d] + this.bits(DIST_EXTRA[d]);
         if (distance > this.produced) throw new InflateError('distance before the start of the data');
-        for (let i = 0; i < length; i++, this.produced++) ring[this.produced & MASK] = ring[(this.produced - distance) & MASK];
+        copyMatch(ring, this.produced, distance, length);
+        this.produced += length;
       }
     }
     // The Adler-32 trailer is not checked: a PSD channel's size is checked against its rectangle.
