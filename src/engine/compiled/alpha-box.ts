@@ -14,15 +14,15 @@ export class AlphaBox {
 
   /** Row `y` (template pixels), 4 bytes a pixel from `crop.left`. */
   add(y: number, row: Uint8Array): void {
-    let first = -1;
-    let last = -1;
-    for (let x = 0, a = 3; a < row.length; x++, a += 4) {
-      if (row[a]) {
-        if (first < 0) first = x;
-        last = x;
-      }
-    }
-    if (first < 0) return;
+    // From each end to the first non-zero alpha: an opaque row is two reads, not one a pixel (every
+    // pixel of every layer passes here; docs/performance.md, "Session 28: compile CPU").
+    let a = 3;
+    while (a < row.length && !row[a]) a += 4;
+    if (a >= row.length) return;
+    const first = (a - 3) >> 2;
+    let b = 4 * (row.length >> 2) - 1; // the last whole pixel's alpha (one was found at a ≤ b)
+    while (!row[b]) b -= 4;
+    const last = (b - 3) >> 2;
     this.left = Math.min(this.left, this.crop.left + first);
     this.right = Math.max(this.right, this.crop.left + last + 1);
     if (y < this.top) this.top = y;
