@@ -169,18 +169,23 @@ export function unpackBits(src: Uint8Array, start: number, length: number, out: 
   let i = start;
   const end = Math.min(src.length, start + length);
   let o = 0;
-  out.fill(0);
   while (i < end && o < out.length) {
     const n = src[i++];
     if (n < 128) {
       const count = Math.min(n + 1, out.length - o, end - i);
-      out.set(src.subarray(i, i + count), o);
+      if (count < 16) for (let k = 0; k < count; k++) out[o + k] = src[i + k];
+      else out.set(src.subarray(i, i + count), o);
       i += n + 1;
       o += count;
     } else if (n > 128) {
       const count = Math.min(257 - n, out.length - o);
-      out.fill(src[i++], o, o + count);
+      const v = src[i++];
+      // Short runs (grain: runs of 2 and 3 between literals) in a loop: a call per run cost 4 × as
+      // much (docs/performance.md, "Session 28: compile CPU").
+      if (count < 16) for (let k = 0; k < count; k++) out[o + k] = v;
+      else out.fill(v, o, o + count);
       o += count;
     }
   }
+  out.fill(0, o); // what the row's runs leave short
 }
