@@ -27,6 +27,17 @@ export const MAX_GROUP_DEPTH = 10;
 export const MAX_LAYER_SIDE = 30_000;
 export const MAX_LAYER_PIXELS = 50_000_000;
 /**
+ * The pixel and mask rectangles of all layers together (each counted whole, as above). The
+ * compile's CPU goes with them: ~22 ns a pixel in Node, ~39 in local workerd (channel decode,
+ * pyramid, deflate), and a print PDF spends about as much again; the Worker has cpu_ms = 300,000.
+ * 300 full-canvas layers of 4,000² (4.8 G px, 19.7 MB of ZIP) took 106–139 s of Node CPU to
+ * compile, and a 100 MB upload of flat ZIP layers could hold ~26 G px, past the limit after five
+ * minutes of work (docs/performance.md, "Session 28: compile CPU"). This is 250 full layers of
+ * 4,000², 40 of 10,000²; the public corpus's most is 3.6 M px (psdrb-example-design, 6.7 × its
+ * canvas), the bench templates' 132 M px (bench-8000).
+ */
+export const MAX_TOTAL_LAYER_PIXELS = 4_000_000_000;
+/**
  * What ag-psd may allocate while parsing. It decoded the patterns until they were read by
  * psd/patterns.ts (their blocks are hidden from it below); layers stay compressed (useRawData).
  * Kept as a bound on whatever else ag-psd decodes, in place of its default of 2 GB.
@@ -184,7 +195,13 @@ export function parsePsd(bytes: Uint8Array): Psd {
       { path: 'layers', reason: `groups nested ${depth} deep` },
     ]);
   }
-  checkLayerRectangles(psd.children ?? [], psd.width * psd.height);
+  const pixels = checkLayerRectangles(psd.children ?? [], psd.width * psd.height);
+  if (pixels > MAX_TOTAL_LAYER_PIXELS) {
+    throw unprocessable(
+      `The template's layers hold ${pixels.toLocaleString('en-US')} px in all; the limit is ${MAX_TOTAL_LAYER_PIXELS.toLocaleString('en-US')} px.`,
+      [{ path: 'layers', reason: `${pixels} px in all` }],
+    );
+  }
   return psd;
 }
 
@@ -211,12 +228,15 @@ type Rect = { left?: number; top?: number; right?: number; bottom?: number };
 
 /**
  * Refuses a layer whose pixel data (a colour, transparency or mask channel) describes a
- * rectangle beyond the limits above, before any of it is decoded.
+ * rectangle beyond the limits above, before any of it is decoded. Returns the pixels of the
+ * rectangles with data, all layers together (each rectangle once: the colour channels share one).
  */
-function checkLayerRectangles(layers: NonNullable<Psd['children']>, canvasArea: number): void {
+function checkLayerRectangles(layers: NonNullable<Psd['children']>, canvasArea: number): number {
   const maxPixels = Math.max(MAX_LAYER_PIXELS, 4 * canvasArea);
+  let total = 0;
   for (const layer of layers) {
-    if (layer.children) checkLayerRectangles(layer.children, canvasArea);
+    if (layer.children) total += checkLayerRectangles(layer.children, canvasArea);
+    let counted = 0; // bits: 1 the pixel rectangle, 2 the mask, 4 the real mask
     for (const channel of layer.rawData?.channels ?? []) {
       if (!channel.data?.length) continue;
       const [what, rect]: [string, Rect | undefined] =
@@ -234,8 +254,12 @@ function checkLayerRectangles(layers: NonNullable<Psd['children']>, canvasArea: 
           [{ path: `layers.${name}`, reason: `${what} rectangle ${width}x${height}` }],
         );
       }
+      const bit = channel.id === -2 ? 2 : channel.id === -3 ? 4 : 1;
+      if (!(counted & bit)) total += width * height;
+      counted |= bit;
     }
   }
+  return total;
 }
 
 function countLayers(layers: NonNullable<Psd['children']>): number {
