@@ -106,7 +106,7 @@ export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promis
     return writes.add(bucket.put(key, packed.bytes).finally(packed.release), packed.bytes.byteLength);
   };
   // Small bands go into packs of their level and rows (./packs.ts), written as they fill.
-  const packs = new PackWriter(prefix(hash), store);
+  const packs = new PackWriter(prefix(hash), store, true);
   /** A band's stored bytes: into its pack when small (`group`: its level and band), else alone. */
   const keep = (key: string, inflated: number, packed: { bytes: Uint8Array; release: () => void }, group?: string) => {
     if (group === undefined || !packable(inflated, packed.bytes.length)) return store(key, packed);

@@ -26,8 +26,22 @@ export const PENDING_PACK_BYTES = 4 * 1024 * 1024;
 /** Whether a blob inflating to `inflated` bytes and stored in `stored` bytes goes into a pack. */
 export const packable = (inflated: number, stored: number) => inflated <= bandCache.maxEntryBytes && stored <= PACKED_BLOB_BYTES;
 
-/** Pack keys under a template's prefix: `pack/<level>/<band>/<n>`. */
+/**
+ * Pack keys under a template's prefix: `pack/<level>/<band>/<n>`, and `-<digest>` (8 hex digits of
+ * its bytes' SHA-256) when the writer names its packs by their bytes (compile.ts). Two uploads of
+ * one file compile at once, each writing its packs and then its tree: a tree read with the other
+ * compile's pack under the same key is right only while both wrote the same bytes in the same
+ * order. Should they ever differ (a runtime whose deflate changed between them), a pack of another
+ * length would be "missing" for good (the tree stands, and no compile runs again), one of the same
+ * length the wrong pixels. Named by their bytes, packs of the same bytes are one object, as before,
+ * and others another (review, session 28).
+ */
 const packName = (group: string, n: number) => `pack/${group}/${n}`;
+
+async function digestName(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return [...digest.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 interface Pending {
   buffer: Uint8Array;
@@ -54,6 +68,8 @@ export class PackWriter {
     private readonly prefix: string,
     /** Writes a full pack (its full key); `release` once its bytes are written. */
     private readonly write: (key: string, packed: { bytes: Uint8Array; release: () => void }) => Promise<void>,
+    /** Whether each pack's key ends in a digest of its bytes (packName). */
+    private readonly byDigest = false,
   ) {}
 
   /**
@@ -112,7 +128,7 @@ export class PackWriter {
   /** Blobs in packs already written, by key under the prefix. */
   private readonly written = new Set<string>();
 
-  /** Writes every pending pack (in the order their groups began). */
+  /** Writes every pending pack (in the order their groups began); `packs` is complete once it resolves. */
   async finish(): Promise<void> {
     for (const group of [...this.pending.keys()]) await this.flush(group);
   }
@@ -132,9 +148,14 @@ export class PackWriter {
     }
     const n = this.next.get(group) ?? 0;
     this.next.set(group, n + 1);
-    const name = packName(group, n);
-    this.packs.push({ key: name, blobs: p.blobs.join(' ') });
-    return this.write(this.prefix + name, { bytes: p.buffer.subarray(0, p.length), release: () => freeNow([p.buffer]) });
+    const entry = { key: packName(group, n), blobs: p.blobs.join(' ') };
+    this.packs.push(entry); // in the order packs are made, whenever their digests come
+    const packed = { bytes: p.buffer.subarray(0, p.length), release: () => freeNow([p.buffer]) };
+    if (!this.byDigest) return this.write(this.prefix + entry.key, packed);
+    return digestName(packed.bytes).then((digest) => {
+      entry.key += `-${digest}`;
+      return this.write(this.prefix + entry.key, packed);
+    });
   }
 
   /** Frees the pending packs' arrays (a compile that failed). */

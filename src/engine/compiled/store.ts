@@ -15,10 +15,11 @@ import { BAND, bandsFor, levelBounds } from './pyramid';
  *                      columns of levelBounds(node.pixelBounds, k), its rows within
  *                      [b·BAND, (b+1)·BAND) (level rows), so a strip reads only its bands
  *   mask/<id>/<k>/<b>  the layer's pixel mask, one byte per pixel, over levelBounds(node.mask.bounds, k)
- *   pack/<k>/<b>/<n>   small px/ and mask/ bands of level k, band b (stored bytes ≤ 64 KB, inflating to
+ *   pack/<k>/<b>/<n>-<d> small px/ and mask/ bands of level k, band b (stored bytes ≤ 64 KB, inflating to
  *                      what the band cache keeps) one after the other, ~1 MB a pack (./packs.ts): such
  *                      a band has no object of its own; tree.json's `packs` lists each pack's bands
- *                      and their lengths
+ *                      and their lengths; d: 8 hex digits of the pack's SHA-256 (one compile's
+ *                      packs never read with another's that differ)
  *   pattern/<i>        the document's i-th pattern, RGBA, deflate-raw (pattern overlays)
  *   composite          Photoshop's stored composite, RGBA at level 0 (tests, fidelity)
  *   icc                the embedded ICC profile, as stored in the PSD

@@ -10,9 +10,9 @@ import type { CompiledTemplate } from '../../../src/engine/types';
 
 /**
  * review (session 28): what the packs (compiled/packs.ts) rely on, pinned. Two uploads of one
- * file compile at once into the same pack keys (pack/<k>/<b>/<n>): each writes its packs and its
- * tree, and a tree read with the other's packs is right only when both wrote the same bytes in the
- * same order. A packed blob is handed out as a copy, which its reader frees (StripBuffers.layerBand):
+ * file compile at once: each writes its packs and its tree, and a tree read with the other's packs
+ * is right only when both wrote the same bytes in the same order; packs are named by their bytes
+ * (pack/<k>/<b>/<n>-<digest>), so those of other bytes are other objects. A packed blob is handed out as a copy, which its reader frees (StripBuffers.layerBand):
  * the pack in packCache must outlive that.
  */
 function layers(count: number, seed: number): Uint8Array {
@@ -65,6 +65,13 @@ describe('packs under uploads and reads at once', () => {
     expect(b.packs).toEqual(a.packs);
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
     const stored = await packBytes(a);
+    // Each pack is named by its bytes: a compile that wrote other bytes writes other packs, never
+    // read with this tree (a pack of the same key and another length was "missing" for good).
+    for (const [i, p] of a.packs!.entries()) {
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', stored[i]));
+      expect(p.key).toBe(`${p.key.slice(0, p.key.lastIndexOf('-'))}-${[...digest.subarray(0, 4)].map((x) => x.toString(16).padStart(2, '0')).join('')}`);
+      expect(p.key).toMatch(/^pack\/\d+\/\d+\/\d+-[0-9a-f]{8}$/);
+    }
     // A third compile on its own (the others' objects gone): the same bytes, key for key.
     for (const p of a.packs!) await env.FILES.delete(prefix(a.hash) + p.key);
     await env.FILES.delete(`${prefix(a.hash)}tree.json`);

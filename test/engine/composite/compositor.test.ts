@@ -8,7 +8,7 @@ import { clearEngineCaches } from '../../../src/engine/cache';
 /** Level and band of each layer or mask band read: alone (`px|mask/<id>/<k>/<b>`) or in a pack (`pack/<k>/<b>/<n>`, compiled/packs.ts). */
 const bandReads = (reads: string[]) =>
   reads.flatMap((k) => {
-    const m = /\/(?:px|mask)\/\d+\/(\d+)\/(\d+)$/.exec(k) ?? /\/pack\/(\d+)\/(\d+)\/\d+$/.exec(k);
+    const m = /\/(?:px|mask)\/\d+\/(\d+)\/(\d+)$/.exec(k) ?? /\/pack\/(\d+)\/(\d+)\/\d+(?:-[0-9a-f]{8})?$/.exec(k);
     return m ? [{ level: m[1], band: m[2] }] : [];
   });
 
