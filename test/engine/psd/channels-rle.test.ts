@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { channelRows } from '../../../src/engine/psd/channels';
-
-/** PackBits of one row as Photoshop writes it: repeats of 2 to 128, literal runs of 1 to 128. */
-function packBits(row: Uint8Array): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < row.length; ) {
-    let run = 1;
-    while (i + run < row.length && run < 128 && row[i + run] === row[i]) run++;
-    if (run >= 2) {
-      out.push(257 - run, row[i]);
-      i += run;
-      continue;
-    }
-    let n = 1;
-    while (i + n < row.length && n < 128 && !(i + n + 1 < row.length && row[i + n] === row[i + n + 1])) n++;
-    out.push(n - 1, ...row.subarray(i, i + n));
-    i += n;
-  }
-  return out;
-}
+import { packBits } from '../../helpers/packbits';
 
 /** An RLE channel (row byte counts, then the rows) of these packed rows. */
-function rle(packed: number[][]): Uint8Array {
+function rle(packed: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(packed.length * 2 + packed.reduce((n, p) => n + p.length, 0));
   const view = new DataView(out.buffer);
   let at = packed.length * 2;
@@ -34,7 +16,7 @@ function rle(packed: number[][]): Uint8Array {
 }
 
 /** PackBits of `row` without its last run (header and bytes): the row falls short by that run. */
-function withoutLastRun(row: Uint8Array): { packed: number[]; kept: number } {
+function withoutLastRun(row: Uint8Array): { packed: Uint8Array; kept: number } {
   const packed = packBits(row);
   let i = 0;
   let o = 0;

@@ -9,6 +9,7 @@ import { preparePreview } from '../../../src/engine/preview';
 import { makePdf, renderDeps } from '../pdf/helpers';
 import { compileOrRefused, placeOnCanvasOr, random, rectPath, rendersWholeAndStrip, type Placement, type Random } from '../composite/kit';
 import { writeShapeBurst } from './kit';
+import { packBits } from '../../helpers/packbits';
 
 /**
  * What the last sessions added to reading and drawing, in every colour mode and depth we accept
@@ -228,25 +229,6 @@ function unpackBits(src: Uint8Array, out: Uint8Array, at: number, n: number) {
       for (let k = 0; k < 257 - h; k++) out[o++] = v;
     }
   }
-}
-
-function packBits(row: Uint8Array): Uint8Array {
-  const out: number[] = [];
-  let i = 0;
-  while (i < row.length) {
-    let run = 1;
-    while (i + run < row.length && run < 128 && row[i + run] === row[i]) run++;
-    if (run > 1) {
-      out.push(257 - run, row[i]);
-      i += run;
-      continue;
-    }
-    let lit = 1;
-    while (i + lit < row.length && lit < 128 && !(i + lit + 1 < row.length && row[i + lit] === row[i + lit + 1])) lit++;
-    out.push(lit - 1, ...row.subarray(i, i + lit));
-    i += lit;
-  }
-  return Uint8Array.from(out);
 }
 
 /** `rows` rows of `rowBytes` each, 8-bit samples, as ag-psd stored them (raw, RLE or ZIP). */
