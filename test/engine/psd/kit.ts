@@ -1,5 +1,7 @@
 /** Small pieces the PSD reader's tests share. */
 import { writePsdUint8Array, type Layer, type Psd } from 'ag-psd';
+import { expect } from 'vitest';
+import { Unprocessable } from '../../../src/engine/errors';
 
 /** An opaque black-to-white gradient as ag-psd writes an effect's stops. */
 export const blackToWhite = {
@@ -104,3 +106,14 @@ export function writeShapeBurst(psd: Psd): Uint8Array {
   return bytes;
 }
 const MARK = 'burst~~~';
+
+/** The message of the 422 `run` throws (fails the test when it throws anything else, or nothing). */
+export function refusalOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (e) {
+    expect(e).toBeInstanceOf(Unprocessable);
+    return (e as Error).message;
+  }
+  throw new Error('not refused');
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Unprocessable } from '../../../src/engine/errors';
 import { boundStrings } from '../../../src/engine/psd/strings';
+import { refusalOf } from './kit';
 import { psdFixture, psdManifest } from '../../helpers/fixtures';
 
 /**
@@ -45,15 +45,7 @@ export function chainedBlocks(n: number): Uint8Array {
   return bytes.slice(0, at);
 }
 
-function refusal(bytes: Uint8Array): string {
-  try {
-    boundStrings(bytes);
-  } catch (e) {
-    expect(e).toBeInstanceOf(Unprocessable);
-    return (e as Error).message;
-  }
-  throw new Error('not refused');
-}
+const refusal = (bytes: Uint8Array) => refusalOf(() => boundStrings(bytes));
 
 describe('boundStrings walks each byte of a template a bounded number of times', () => {
   it('a few chained blocks are walked; 200,000 (9.6 MB) are refused in well under a second, not walked for minutes', () => {

@@ -1,8 +1,8 @@
 import { writePsdUint8Array, type Layer } from 'ag-psd';
 import { describe, expect, it } from 'vitest';
-import { Unprocessable } from '../../../src/engine/errors';
 import { parsePsd } from '../../../src/engine/psd/parse';
 import { boundStrings, MAX_LAYER_NAME, MAX_STRING, MAX_TEXT } from '../../../src/engine/psd/strings';
+import { refusalOf } from './kit';
 import { psdFixture } from '../../helpers/fixtures';
 
 /**
@@ -21,15 +21,7 @@ const psdOf = (children: Layer[]) => writePsdUint8Array({ width: 8, height: 8, c
 const textLayer = (name: string, text: string): Layer =>
   ({ name, text: { text, transform: [1, 0, 0, 1, 2, 6], style: { font: { name: 'ArialMT' }, fontSize: 6 } } }) as Layer;
 
-function refusal(bytes: Uint8Array): string {
-  try {
-    parsePsd(bytes);
-  } catch (e) {
-    expect(e).toBeInstanceOf(Unprocessable);
-    return (e as Error).message;
-  }
-  throw new Error('not refused');
-}
+const refusal = (bytes: Uint8Array) => refusalOf(() => parsePsd(bytes));
 
 describe('strings ag-psd reads a character at a time are bounded before it reads them', () => {
   it(`layer names longer than Photoshop's 255 characters (other writers') are read; one of ${MAX_LAYER_NAME + 1} is refused with a 422 naming its length, and names count towards ${MAX_TEXT} characters in all`, () => {
