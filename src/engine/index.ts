@@ -8,7 +8,8 @@
  * const info = templateInfo(compiled, true);
  * ```
  */
-export { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash } from './compiled/compile';
+export { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, templateHash, templateHasher } from './compiled/compile';
+export { bytesSource, r2Source, type PsdSource } from './psd/source';
 export { loadCompiledTemplate, loadCompiledTemplateCached, loadStoredComposite } from './compiled/store';
 export { renderTemplate, outputSize } from './composite/compositor';
 export { flattenOverWhite } from './raster/pixels';

@@ -14,6 +14,7 @@ import { readChannelRestrictions } from '../psd/records';
 import { multichannelInks } from '../psd/multichannel';
 import { readPatterns } from '../psd/patterns';
 import { readImageResources } from '../psd/resources';
+import { isPsdSource, type PsdSource } from '../psd/source';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
 import { refuseUnmodelled } from './unsupported';
@@ -33,25 +34,49 @@ export const ENGINE_VERSION = 'psd-engine/20'; // 20: small bands stored togethe
 /** Photoshop's composite is kept for fidelity checks only up to this many pixels. */
 const MAX_STORED_COMPOSITE = 4_000_000;
 
-export async function templateHash(psd: Uint8Array): Promise<string> {
-  const suffix = new TextEncoder().encode(ENGINE_VERSION);
+/** How much of a stored PSD is read at a time to hash it. */
+const HASH_READ_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The compiled form's name, SHA-256 of the PSD's bytes then the engine version, taken as the bytes
+ * come: an upload streamed into R2 is hashed on its way (`add` each chunk in order, then `finish`).
+ */
+export function templateHasher(): { add(chunk: Uint8Array): Promise<void>; finish(): Promise<string> } {
   const digest = new (crypto as unknown as { DigestStream: typeof DigestStream }).DigestStream('SHA-256');
   const writer = digest.getWriter();
-  await writer.write(psd);
-  await writer.write(suffix);
-  await writer.close();
-  return [...new Uint8Array(await digest.digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return {
+    add: (chunk) => writer.write(chunk),
+    async finish() {
+      await writer.write(new TextEncoder().encode(ENGINE_VERSION));
+      await writer.close();
+      return [...new Uint8Array(await digest.digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    },
+  };
+}
+
+export async function templateHash(psd: Uint8Array | PsdSource): Promise<string> {
+  const hasher = templateHasher();
+  if (isPsdSource(psd)) {
+    for (let at = 0; at < psd.size; at += HASH_READ_BYTES) await hasher.add(await psd.read(at, Math.min(HASH_READ_BYTES, psd.size - at)));
+  } else {
+    await hasher.add(psd);
+  }
+  return hasher.finish();
 }
 
 /**
  * Compiles a PSD/PSB once into its R2 form (see ./store.ts for the layout). Idempotent by content
  * hash. Layer pixels are decoded one layer at a time and written as a pyramid before the next, so
  * memory stays near the PSD bytes plus one layer. Refuses unsupported files with a 422.
+ * `options.hash`: the input's templateHash when the caller already has it (an upload hashed as it
+ * streamed into R2), so a stored PSD is not read once more only to name it.
  */
-export async function compileTemplate(bucket: R2Bucket, psd: Uint8Array): Promise<CompiledTemplate> {
-  const hash = await templateHash(psd);
+export async function compileTemplate(bucket: R2Bucket, input: Uint8Array | PsdSource, options: { hash?: string } = {}): Promise<CompiledTemplate> {
+  const hash = options.hash ?? (await templateHash(input));
   const existing = await loadCompiledTemplate(bucket, hash);
   if (existing) return existing;
+  // A stored PSD is read whole for now (the structure-then-layers reading by range is to come).
+  const psd = isPsdSource(input) ? await input.read(0, input.size) : input;
 
   const doc = parsePsd(psd);
   const resources = readImageResources(psd);
