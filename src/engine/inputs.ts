@@ -9,6 +9,7 @@
  */
 import { InputsTooLarge, invalidInput, unprocessable, EngineError } from './errors';
 import type { FontInfo } from './fonts/font-info';
+import type { PsdSource } from './psd/source';
 
 export type InputRoot = 'templates' | 'fonts' | 'images';
 
@@ -60,6 +61,16 @@ export interface InputStore {
     bytes: Uint8Array,
     options?: { contentType?: string; meta?: Record<string, string>; ifEtag?: string },
   ): Promise<StoredInput | null>;
+  /**
+   * A stored file read by range (a template compiled without holding it whole: ./psd/source.ts),
+   * given its head; null where the store cannot. Optional: without it the engine reads the file whole.
+   */
+  source?(root: InputRoot, file: StoredInput): Promise<PsdSource | null>;
+  /**
+   * Replaces a file's custom metadata (its hash kept) without reading it whole, only while it is
+   * still version `ifEtag` (null otherwise). Optional: without it the engine puts the bytes again.
+   */
+  putMeta?(root: InputRoot, name: string, meta: Record<string, string>, ifEtag: string): Promise<StoredInput | null>;
   /** Every readable font of the store. */
   fonts(): Promise<StoredFont[]>;
   /**
