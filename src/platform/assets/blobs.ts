@@ -8,14 +8,14 @@
 import { PayloadTooLargeError, tenantKey } from '../core';
 import { blobKnown, deleteUnreferencedBlobRows } from './store/blobs';
 import { tenants } from '../../identity/store';
+import { templateHasher } from '../../engine';
+import { hashWhen, HEAD_BYTES, streamIntoR2 } from '../../lib/r2-stream';
 
 // The refcount statements callers add to their batches.
 export { addBlobRef, dropBlobRef, shiftBlobRefs } from './store/blobs';
 
-/** R2 multipart parts: every part but the last has exactly this size (R2 wants them equal and ≥ 5 MiB). */
-const PART_BYTES = 8 * 1024 * 1024;
 /** How many first bytes are kept for sniffing the content. */
-export const HEAD_BYTES = 64 * 1024;
+export { HEAD_BYTES };
 /** A blob at refcount 0 is deleted only after this long (an upload in flight may still name it). */
 export const UNREFERENCED_GRACE_MS = 60 * 60 * 1000;
 
@@ -27,20 +27,24 @@ export interface Staged {
   size: number;
   /** The first HEAD_BYTES bytes (for sniffing). */
   head: Uint8Array;
-  /** The whole content, when the caller asked to keep it (files the engine parses whole anyway). */
+  /** The whole content, when the caller asked to keep it (files the service parses whole anyway). */
   bytes?: Uint8Array;
+  /** A PSD/PSB's compiled-form name (engine templateHasher), taken as it streamed in. */
+  psdHash?: string;
 }
 
 export const blobKey = (tenantId: number, sha: string) => tenantKey(tenantId, 'blobs', sha);
 const hex = (buf: ArrayBuffer) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
 const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
+const isPsdStart = (h: Uint8Array) => h.length >= 4 && h[0] === 0x38 && h[1] === 0x42 && h[2] === 0x50 && h[3] === 0x53;
 
 /**
- * Streams `stream` into a staging key of the tenant, hashing it, and refusing with 413 beyond
- * `limit` bytes (`what` names the limit). Small files are one put, larger ones an R2 multipart
- * upload (the part's length is not known in advance). Content `keep` asks for (files the service
- * parses whole anyway, bounded by `limit`) is held in memory instead and never staged in R2: its
- * one write is the blob itself (commitStaged), which halves the R2 traffic of a PSD upload.
+ * Streams `stream` into a staging key of the tenant, hashing it (SHA-256, and a PSD's
+ * templateHasher name so its compile need not read it again to name it), and refusing with 413
+ * beyond `limit` bytes (`what` names the limit). Small files are one put, larger ones an R2
+ * multipart upload (lib/r2-stream.ts). Content `keep` asks for (files the service parses whole
+ * anyway, bounded by `limit`) is held in memory instead and never staged in R2: its one write is
+ * the blob itself (commitStaged). PSDs are staged in R2 and compiled from there by range.
  */
 export async function stageStream(
   bucket: R2Bucket,
@@ -52,89 +56,22 @@ export async function stageStream(
   keep?: (head: Uint8Array) => boolean,
 ): Promise<Staged> {
   const key = tenantKey(tenantId, 'cache', 'staging', crypto.randomUUID());
-  let kept: Uint8Array[] | undefined;
-  let decided = false;
   const digest = new crypto.DigestStream('SHA-256');
   const hashWriter = digest.getWriter();
-  const reader = stream.getReader();
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let size = 0;
-  let head = new Uint8Array(0);
-  let upload: R2MultipartUpload | undefined;
-  const parts: R2UploadedPart[] = [];
-  const flat = () => {
-    const out = new Uint8Array(pendingBytes);
-    let at = 0;
-    for (const p of pending) {
-      out.set(p, at);
-      at += p.byteLength;
-    }
-    pending = [];
-    pendingBytes = 0;
-    return out;
-  };
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > limit) throw new PayloadTooLargeError(`${what} is larger than the limit of ${mb(limit)}.`);
-      if (head.length < HEAD_BYTES) {
-        const more = value.subarray(0, HEAD_BYTES - head.length);
-        const h = new Uint8Array(head.length + more.length);
-        h.set(head);
-        h.set(more, head.length);
-        head = h;
-      }
-      if (!decided && (head.length >= 16 || value.byteLength === 0)) {
-        decided = true;
-        // Everything seen so far is still in `pending` (parts are cut at 8 MiB, far later).
-        if (keep?.(head)) kept = pending.slice();
-      }
-      await hashWriter.write(value);
-      if (kept) {
-        kept.push(value);
-        continue;
-      }
-      pending.push(value);
-      pendingBytes += value.byteLength;
-      // R2 wants every part but the last of one size: cut exact PART_BYTES parts, keep the rest.
-      while (pendingBytes >= PART_BYTES) {
-        upload ??= await bucket.createMultipartUpload(key);
-        const all = flat();
-        parts.push(await upload.uploadPart(parts.length + 1, all.subarray(0, PART_BYTES)));
-        if (all.byteLength > PART_BYTES) {
-          pending = [all.subarray(PART_BYTES)];
-          pendingBytes = all.byteLength - PART_BYTES;
-        }
-      }
-    }
-    await hashWriter.close();
-    const sha256 = hex(await digest.digest);
-    if (!decided && keep?.(head)) kept = pending.slice();
-    if (kept) {
-      const bytes = new Uint8Array(size);
-      let at = 0;
-      for (const k of kept) {
-        bytes.set(k, at);
-        at += k.byteLength;
-      }
-      return { tenantId, key, sha256, size, head, bytes };
-    }
-    if (upload) {
-      if (pendingBytes) parts.push(await upload.uploadPart(parts.length + 1, flat()));
-      await upload.complete(parts);
-    } else {
-      await bucket.put(key, flat());
-    }
-    return { tenantId, key, sha256, size, head };
-  } catch (e) {
-    await upload?.abort().catch(() => {});
-    throw e;
-  } finally {
-    reader.releaseLock();
-  }
+  const psd = hashWhen(isPsdStart, templateHasher);
+  const streamed = await streamIntoR2(bucket, key, stream, {
+    limit,
+    tooLarge: () => new PayloadTooLargeError(`${what} is larger than the limit of ${mb(limit)}.`),
+    keep,
+    onChunk: async (chunk) => {
+      await hashWriter.write(chunk);
+      await psd.add(chunk);
+    },
+  });
+  await hashWriter.close();
+  const sha256 = hex(await digest.digest);
+  const psdHash = await psd.finish();
+  return { tenantId, key, sha256, size: streamed.size, head: streamed.head, ...(streamed.kept ? { bytes: streamed.kept } : {}), ...(psdHash ? { psdHash } : {}) };
 }
 
 /** Bytes already in memory (derived files) as staged content: nothing is written until the commit. */
