@@ -1,18 +1,19 @@
 /**
- * What an upload of each kind must pass, and what deleting it drops.
+ * What an upload of each kind must pass (checked on its staged object, ./staging.ts), and what
+ * deleting it drops.
  * - templates: a PSD/PSB the engine can compile (by content: `8BPS`, version 1 or 2); the
  *   compiled form is made now, so a file that cannot be rendered is refused with 422;
  * - fonts: a TrueType/OpenType font with readable names;
  * - images: a JPEG or PNG with a readable header; a baseline JPEG's renditions (its DCT-scaled
  *   decodes, src/engine/raster/renditions.ts) are made now, so a render reads those instead.
  */
-import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, loadCompiledTemplate, readHeader, templateHash } from '../engine';
+import { compileTemplate, deleteCompiledTemplate, ENGINE_VERSION, loadCompiledTemplate, r2Source, readHeader, templateHash } from '../engine';
 import { checkBleed, parseBleed } from '../engine/pdf/bleed';
 import { readFontInfo } from '../engine/fonts/font-info';
-import { sha256Hex } from '../engine/hash';
 import { orientedSize, sniffImage } from '../engine/raster';
 import { deleteRenditions, makeRenditions, renditionsMeta } from '../engine/raster/renditions';
 import { unprocessable } from '../errors';
+import { stagedBytes } from './staging';
 import type { FileStore } from './store/files';
 import { deleteThumbnails } from './store/thumbnails';
 import type { UploadKind } from './uploads';
@@ -22,10 +23,13 @@ export function templateKind(store: FileStore, options: { bleed?: string } = {})
   const bleed = options.bleed === undefined || options.bleed.trim() === '' ? undefined : parseBleed(options.bleed);
   return {
     root: 'templates',
-    async accept(bytes) {
-      readHeader(bytes);
-      const existed = (await loadCompiledTemplate(store.bucket, await templateHash(bytes))) !== null;
-      const compiled = await compileTemplate(store.bucket, bytes);
+    async accept(staged) {
+      readHeader(staged.head);
+      // Compiled from the staged object by range, named by the hash taken as it streamed in.
+      const source = r2Source(staged.bucket, staged.key, staged.size);
+      const hash = staged.templateHash ?? (await templateHash(source));
+      const existed = (await loadCompiledTemplate(store.bucket, hash)) !== null;
+      const compiled = await compileTemplate(store.bucket, source, { hash });
       if (bleed) {
         try {
           checkBleed(bleed, compiled);
@@ -50,9 +54,10 @@ export function templateKind(store: FileStore, options: { bleed?: string } = {})
 export function fontKind(): UploadKind {
   return {
     root: 'fonts',
-    async accept(bytes) {
-      readFontInfo(bytes);
-      const tag = new TextDecoder().decode(bytes.subarray(0, 4));
+    async accept(staged) {
+      // A font's tables are read whole (the upload limit bounds it).
+      readFontInfo(await stagedBytes(staged));
+      const tag = new TextDecoder().decode(staged.head.subarray(0, 4));
       return { contentType: tag === 'OTTO' ? 'font/otf' : tag === 'ttcf' ? 'font/collection' : 'font/ttf' };
     },
   };
@@ -61,7 +66,9 @@ export function fontKind(): UploadKind {
 export function imageKind(store: FileStore): UploadKind {
   return {
     root: 'images',
-    async accept(bytes, name) {
+    async accept(staged, name) {
+      // Read whole: the renditions decode it (and a JPEG's header may lie past the first 64 KB).
+      const bytes = await stagedBytes(staged);
       // The header must be readable: the same check decoding makes before it allocates pixels.
       const sniffed = sniffImage(bytes);
       const format = sniffed?.format;
@@ -70,9 +77,9 @@ export function imageKind(store: FileStore): UploadKind {
       }
       // Displayed size (EXIF orientation applied): thumbnails pick their size bucket from it.
       const { width, height } = orientedSize(sniffed);
-      // The content hash is what FileStore records too; kept here so that forget can tell a
-      // replacement by the same content (whose renditions and thumbnails still hold).
-      const sha256 = await sha256Hex(bytes);
+      // The content hash (taken as it streamed in) is what FileStore records too; kept here so
+      // that forget can tell a replacement by the same content (whose renditions and thumbnails still hold).
+      const sha256 = staged.sha256;
       const renditions = await makeRenditions(store.bucket, sha256, bytes, sniffed);
       return {
         contentType: `image/${format}`,

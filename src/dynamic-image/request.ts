@@ -7,16 +7,18 @@ import { createRoute, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppBindings } from '../env';
 import { ApiError, badRequest, forbidden } from '../errors';
-import { readLimited } from '../http/read-limited';
+import { DISCARD_BYTES, drain, readLimited } from '../http/read-limited';
 import { entryOf, ServerTiming } from '../http/server-timing';
 import { canonicalNames, canonicalQuery } from './canonical';
-import { freeNow } from '../engine/compiled/free';
-import { boundaryOf, MalformedMultipart, parseMultipart, readBody } from './multipart';
+import { boundaryOf, MultipartError, readMultipart } from '../http/multipart';
+import { dropStaged, StagedPart, stageUpload } from './staging';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
 /** Far deeper than any request of ours; the schemas and our walkers recurse. */
 export const MAX_JSON_DEPTH = 64;
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** Parts (files and fields) of one upload request. */
+export const MAX_UPLOAD_PARTS = 1000;
 export const API_KEY_HEADER = 'X-DynamicImageApiKey';
 
 const tooLarge = (what: string, limit: number) =>
@@ -54,14 +56,12 @@ function normalise(route: RouteConfig): MiddlewareHandler<AppBindings> {
     const canonicalUrl = canonicalQuery(query, url);
     if (canonicalUrl) c.req.raw = new Request(canonicalUrl, c.req.raw);
     if (jsonSchema && c.req.raw.body) await normaliseJson(c, jsonSchema);
-    const body = formSchema ? await normaliseForm(c, formSchema) : undefined;
+    const staged = formSchema ? await normaliseForm(c, formSchema) : [];
     try {
       await next();
     } finally {
-      // The upload is stored (or refused): its body's pages go back now, not at V8's next
-      // collection, so the request after it reuses them (a 10,000² template's 10.8 MB, then its
-      // 5,000² preview on the same runtime: docs/memory.md, "without a GC").
-      if (body) freeNow([body]);
+      // Stored (copied to its name) or refused: the staging objects go either way.
+      await dropStaged(c.env.FILES, staged);
     }
   };
 }
@@ -136,8 +136,13 @@ export function protoKeyPath(value: unknown, path = ''): string | null {
   return null;
 }
 
-/** Returns the body read (every file part is a view of it), to be freed once the request is done. */
-async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<Uint8Array> {
+/**
+ * Streams the form's file parts into R2 staging as the body arrives (./staging.ts) and hands the
+ * validator a FormData of StagedParts and text fields. The body is bounded by MAX_UPLOAD_BYTES:
+ * past it 413, the rest drained (never cancelled: http/read-limited.ts). Returns the staging keys,
+ * to be deleted when the request ends, whatever its outcome; on a refusal here they are gone already.
+ */
+async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<string[]> {
   const type = c.req.header('content-type') ?? '';
   if (!/^multipart\/form-data/i.test(type)) {
     throw badRequest('Upload the files as multipart/form-data in the field "file".', [
@@ -147,18 +152,35 @@ async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<U
   const malformed = (why: string) => badRequest(`The multipart body cannot be read: ${why}`, [{ path: 'file', reason: 'malformed multipart body' }]);
   const boundary = boundaryOf(type);
   if (!boundary) throw malformed('its content type names no boundary.');
-  // Read and split by us (./multipart.ts): each file is a view of the one body array.
-  const declared = c.req.header('content-length');
-  const body = await readBody(c.req.raw.body, declared === undefined ? undefined : Number(declared), MAX_UPLOAD_BYTES, () =>
-    tooLarge('The upload', MAX_UPLOAD_BYTES),
-  );
-  let parts: ReturnType<typeof parseMultipart>;
+  const uploadTooLarge = () => tooLarge('The upload', MAX_UPLOAD_BYTES);
+  const body = c.req.raw.body;
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (body && Number.isSafeInteger(declared) && declared > MAX_UPLOAD_BYTES) {
+    const reader = body.getReader();
+    await drain(reader, DISCARD_BYTES);
+    reader.releaseLock();
+    throw uploadTooLarge();
+  }
+  const bucket = c.env.FILES;
+  const staged: string[] = [];
+  let read: Awaited<ReturnType<typeof readMultipart<StagedPart>>>;
   try {
-    parts = parseMultipart(body, boundary);
+    read = await readMultipart(body ?? new Blob([]).stream(), boundary, {
+      isFile: (_field, filename) => filename !== undefined,
+      onFile: async (part) => {
+        const upload = await stageUpload(bucket, part.stream, MAX_UPLOAD_BYTES, uploadTooLarge);
+        staged.push(upload.key);
+        return new StagedPart(upload, part.filename, part.contentType || 'application/octet-stream');
+      },
+      maxParts: MAX_UPLOAD_PARTS,
+      limit: { bytes: MAX_UPLOAD_BYTES, tooLarge: uploadTooLarge },
+    });
   } catch (e) {
-    if (e instanceof MalformedMultipart) throw malformed(`${e.message}.`);
+    await dropStaged(bucket, staged);
+    if (e instanceof MultipartError) throw malformed(e.field === undefined ? e.message : `${e.field}: ${e.message}`);
     throw e;
   }
+  const parts: Array<[string, string | StagedPart]> = [...read.fields, ...read.files.map((f): [string, StagedPart] => [f.field, f.result])];
   const keys = [...new Set(parts.map(([key]) => key))];
   const names = Object.keys(canonicalNames(schema, Object.fromEntries(keys.map((k) => [k, null]))) as Record<string, null>);
   const out = new FormData();
@@ -167,7 +189,7 @@ async function normaliseForm(c: Context<AppBindings>, schema: Schema): Promise<U
     for (const [k, v] of parts) if (k === key) out.append(name, v);
   }
   c.req.bodyCache = { formData: out };
-  return body;
+  return staged;
 }
 
 async function digest(value: string): Promise<ArrayBuffer> {

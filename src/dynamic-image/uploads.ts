@@ -1,11 +1,14 @@
 /**
  * Uploads of templates, fonts and images (rendering contract, "Names and URLs"): each file is
  * stored as `<destination>/<uploaded file name>`; with overwrite=false a clash becomes
- * `name_1.ext`, `name_2.ext`, … Every file is checked (and templates compiled) before any is
- * stored, so a refused request leaves nothing behind.
+ * `name_1.ext`, `name_2.ext`, … The files arrive staged in R2 (./staging.ts: the body streamed
+ * there as it came); every file is checked from its staged object (templates compiled from it by
+ * range) before any is stored, then each is copied to its name, so a refused request leaves
+ * nothing behind (its staging objects are deleted by ./request.ts when it ends).
  */
-import { badRequest } from '../errors';
-import { bytesOf } from './multipart';
+import { ApiError, badRequest } from '../errors';
+import { MAX_UPLOAD_BYTES } from './request';
+import { dropStaged, StagedPart, stageUpload, type StagedUpload } from './staging';
 import type { FileStore, Root, StoredFile } from './store/files';
 import { fileName, folderName, joinName, uploadedBaseName } from '../engine/names';
 
@@ -18,8 +21,8 @@ export interface Accepted {
 
 export interface UploadKind {
   root: Root;
-  /** Checks one file; throws a 4xx (usually 422) naming the problem. */
-  accept(bytes: Uint8Array, name: string): Promise<Accepted>;
+  /** Checks one staged file; throws a 4xx (usually 422) naming the problem. */
+  accept(staged: StagedUpload, name: string): Promise<Accepted>;
   /** Drops data derived from a file that is being replaced or deleted. */
   forget?(old: StoredFile, replacement?: Accepted): Promise<void>;
 }
@@ -37,29 +40,42 @@ export async function storeUploads(
   options: { destination?: string; overwrite: boolean },
 ): Promise<StoredFile[]> {
   const folder = folderName(options.destination, 'destination');
-  const checked: Array<{ name: string; bytes: Uint8Array; accepted: Accepted }> = [];
+  const checked: Array<{ name: string; staged: StagedUpload; accepted: Accepted }> = [];
+  // Files that did not come through the route's form (callers, tests) are staged here, and dropped here.
+  const ours: string[] = [];
   try {
-    for (const [i, file] of files.entries()) {
-      const name = fileName(joinName(folder, uploadedBaseName(file.name, `file[${i}]`)), `file[${i}]`);
-      const bytes = await bytesOf(file);
-      checked.push({ name, bytes, accepted: await kind.accept(bytes, name) });
+    try {
+      for (const [i, file] of files.entries()) {
+        const name = fileName(joinName(folder, uploadedBaseName(file.name, `file[${i}]`)), `file[${i}]`);
+        const staged = await stagedOf(store.bucket, file, ours);
+        checked.push({ name, staged, accepted: await kind.accept(staged, name) });
+      }
+    } catch (e) {
+      await Promise.allSettled(checked.map((f) => f.accepted.undo?.()));
+      throw e;
     }
-  } catch (e) {
-    await Promise.allSettled(checked.map((f) => f.accepted.undo?.()));
-    throw e;
-  }
 
-  const stored: StoredFile[] = [];
-  const taken = new Set<string>();
-  for (const { name, bytes, accepted } of checked) {
-    const target = options.overwrite ? name : await store.freeName(kind.root, name, taken);
-    taken.add(target);
-    const old = options.overwrite ? await store.head(kind.root, target) : null;
-    const file = await store.put(kind.root, target, bytes, { contentType: accepted.contentType, meta: accepted.meta });
-    if (old) await kind.forget?.(old, accepted);
-    stored.push(file!);
+    const stored: StoredFile[] = [];
+    const taken = new Set<string>();
+    for (const { name, staged, accepted } of checked) {
+      const target = options.overwrite ? name : await store.freeName(kind.root, name, taken);
+      taken.add(target);
+      const old = options.overwrite ? await store.head(kind.root, target) : null;
+      const file = await store.putStaged(kind.root, target, staged, { contentType: accepted.contentType, meta: accepted.meta });
+      if (old) await kind.forget?.(old, accepted);
+      stored.push(file);
+    }
+    return stored;
+  } finally {
+    await dropStaged(store.bucket, ours);
   }
-  return stored;
+}
+
+async function stagedOf(bucket: R2Bucket, file: File, ours: string[]): Promise<StagedUpload> {
+  if (file instanceof StagedPart) return file.staged;
+  const staged = await stageUpload(bucket, file.stream(), MAX_UPLOAD_BYTES, () => new ApiError(413, 'payload_too_large', `The upload is larger than the limit of ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`));
+  ours.push(staged.key);
+  return staged;
 }
 
 /** Deletes one stored file and what was derived from it; 404 when absent. */

@@ -6,6 +6,7 @@
  */
 import { sha256Hex } from '../../engine/hash';
 import type { InputStore, OpenedInput, StoredFont } from '../../engine/inputs';
+import { r2Source, type PsdSource } from '../../engine/psd/source';
 import { heldFontIndex, readFontIndex } from './font-index';
 import { joinName, splitExtension } from '../../engine/names';
 
@@ -158,6 +159,47 @@ export class FileStore implements InputStore {
     return obj ? this.info(root, obj, sha) : null;
   }
 
+  /** A stored file read by range (InputStore.source): a template compiled without holding it whole. */
+  async source(root: Root, file: { name: string; size?: number }): Promise<PsdSource | null> {
+    return file.size === undefined ? null : r2Source(this.bucket, this.key(root, file.name), file.size);
+  }
+
+  /**
+   * Stores an upload staged in R2 (../staging.ts) under its name with its hash and `meta`: R2 has
+   * no rename, so the staged object streams from its get into the put, never whole in memory.
+   */
+  async putStaged(
+    root: Root,
+    name: string,
+    staged: { key: string; size: number; sha256: string },
+    options: { contentType?: string; meta?: Record<string, string> } = {},
+  ): Promise<StoredFile> {
+    const from = await this.bucket.get(staged.key);
+    if (!from) throw new Error(`The staged upload ${staged.key} is gone.`);
+    const obj = await this.bucket.put(this.key(root, name), sized(from.body, staged.size), {
+      httpMetadata: options.contentType ? { contentType: options.contentType } : undefined,
+      customMetadata: { ...options.meta, sha256: staged.sha256 },
+    });
+    return this.info(root, obj!, staged.sha256);
+  }
+
+  /**
+   * Replaces a file's custom metadata (its hash kept), only while the stored file is still version
+   * `ifEtag` (null otherwise). R2 cannot change metadata alone: the object streams from its get
+   * into a put of itself, never whole in memory (a recompiled template's new hash, resolveTemplate).
+   */
+  async putMeta(root: Root, name: string, meta: Record<string, string>, ifEtag: string): Promise<StoredFile | null> {
+    const from = await this.bucket.get(this.key(root, name), { onlyIf: { etagMatches: ifEtag } });
+    if (!from || !('body' in from)) return null;
+    const sha = from.customMetadata?.sha256 ?? meta.sha256;
+    const obj = await this.bucket.put(this.key(root, name), sized(from.body, from.size), {
+      httpMetadata: from.httpMetadata,
+      customMetadata: { ...meta, ...(sha ? { sha256: sha } : {}) },
+      onlyIf: { etagMatches: ifEtag },
+    });
+    return obj ? this.info(root, obj, obj.customMetadata?.sha256 ?? '') : null;
+  }
+
   async delete(root: Root, name: string): Promise<void> {
     await this.bucket.delete(this.key(root, name));
   }
@@ -211,5 +253,20 @@ function inPieces(bytes: Uint8Array): Uint8Array | ReadableStream<Uint8Array> {
     for (let at = 0; at < bytes.length; at += PIECE) await writer.write(bytes.subarray(at, at + PIECE));
     await writer.close();
   })().catch(() => {});
+  return readable;
+}
+
+/**
+ * An R2 body handed to a put with its length declared (a FixedLengthStream), as R2 wants: bytes
+ * pass through, never gathered.
+ */
+function sized(body: ReadableStream<Uint8Array>, size: number): ReadableStream<Uint8Array> | Uint8Array {
+  if (size === 0) {
+    body.cancel().catch(() => {});
+    return new Uint8Array(0);
+  }
+  const { readable, writable } = new FixedLengthStream(size);
+  // Errors reach the reader (R2's put fails with them); this promise is not awaited.
+  body.pipeTo(writable).catch(() => {});
   return readable;
 }
