@@ -76,10 +76,18 @@ export async function resolveTemplate(store: InputStore, requested: string): Pro
   const compiled = known ? await loadCompiledTemplateCached(store.bucket, known) : null;
   if (compiled) return seenTemplate(name, { name: file.name, file, compiled });
 
+  // Compiled again (an older engine's form, or none): from the stored file by range where the store
+  // can (never whole in memory: issue 25 §1), and its new name remembered without reading it whole
+  // (unless the file was replaced meanwhile).
+  const source = await store.source?.('templates', file);
+  if (source && store.putMeta) {
+    const fresh = await compileTemplate(store.bucket, source);
+    await store.putMeta('templates', file.name, { ...file.meta, compiled: fresh.hash, engine: ENGINE_VERSION }, file.etag);
+    return seenTemplate(name, { name: file.name, file, compiled: fresh });
+  }
   const read = await store.read('templates', file.name);
   if (!read) throw notFound(`There is no template "${name}".`);
   const fresh = await compileTemplate(store.bucket, read.bytes);
-  // Remember the compiled form (unless the file was replaced meanwhile).
   await store.put('templates', file.name, read.bytes, {
     contentType: read.info.contentType,
     meta: { ...read.info.meta, compiled: fresh.hash, engine: ENGINE_VERSION },

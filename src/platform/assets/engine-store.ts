@@ -6,6 +6,7 @@
  * stays in the shared content-addressed `compiled/<sha>/`.
  */
 import type { InputRoot, InputStore, StoredFont, StoredInput } from '../../engine/inputs';
+import { r2Source, type PsdSource } from '../../engine/psd/source';
 import { FileStore } from '../../dynamic-image/store';
 import { blobKey } from './blobs';
 import { assetFileOfTypes } from './store/assets';
@@ -75,8 +76,20 @@ export class TenantInputStore implements InputStore {
     return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
   }
 
+  /** A design's or mockup's blob read by range (a template compiled without holding it whole). */
+  async source(root: InputRoot, file: StoredInput): Promise<PsdSource | null> {
+    if (root !== 'templates') return null;
+    const key = blobKey(this.tenantId, file.sha256);
+    const size = file.size ?? (await this.bucket.head(key))?.size;
+    return size === undefined ? null : r2Source(this.bucket, key, size);
+  }
+
   /** Assets are written through the asset service, never by the engine: metadata puts are ignored. */
   async put(): Promise<StoredInput | null> {
+    return null;
+  }
+
+  async putMeta(): Promise<StoredInput | null> {
     return null;
   }
 
@@ -118,6 +131,12 @@ export class WithImages implements InputStore {
   }
   put(...args: Parameters<InputStore['put']>) {
     return this.inner.put(...args);
+  }
+  async source(root: InputRoot, file: StoredInput) {
+    return this.inner.source ? this.inner.source(root, file) : null;
+  }
+  async putMeta(...args: Parameters<NonNullable<InputStore['putMeta']>>) {
+    return this.inner.putMeta ? this.inner.putMeta(...args) : null;
   }
   fonts() {
     return this.inner.fonts();
