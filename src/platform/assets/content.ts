@@ -7,7 +7,7 @@
  */
 import { PDFDocument } from 'pdf-lib';
 import { validateModel } from '../../engine/print-product';
-import { compileTemplate, readHeader, walkLayers } from '../../engine';
+import { compileTemplate, r2Source, readHeader, walkLayers, type PsdSource } from '../../engine';
 import { readFontInfo } from '../../engine/fonts/font-info';
 import { sniffImage } from '../../engine/raster';
 import type { CompiledTemplate } from '../../engine/types';
@@ -80,13 +80,20 @@ function isSvg(h: Uint8Array): boolean {
 }
 const isJson = (h: Uint8Array) => /^\s*\{/.test(new TextDecoder().decode(h.subarray(0, 64)).replace(/^\uFEFF/, ''));
 
-/** Compiles a PSD/PSB with the engine; DesignMetadata-like facts (px → pt at the PSD's ppi). */
-export async function analysePsd(bucket: R2Bucket, bytes: Uint8Array): Promise<{ compiled: CompiledTemplate; fonts: string[]; surface: { width: number; height: number }; format: string }> {
+/**
+ * Compiles a PSD/PSB with the engine (bytes in memory, or a staged R2 object read by range with the
+ * hash taken as it streamed in); DesignMetadata-like facts (px → pt at the PSD's ppi).
+ */
+export async function analysePsd(
+  bucket: R2Bucket,
+  input: Uint8Array | PsdSource,
+  options: { head?: Uint8Array; hash?: string } = {},
+): Promise<{ compiled: CompiledTemplate; fonts: string[]; surface: { width: number; height: number }; format: string }> {
   let compiled: CompiledTemplate;
   let version: number;
   try {
-    version = readHeader(bytes).version;
-    compiled = await compileTemplate(bucket, bytes);
+    version = readHeader(options.head ?? (input instanceof Uint8Array ? input : await input.read(0, 64))).version;
+    compiled = await compileTemplate(bucket, input, { hash: options.hash });
   } catch (e) {
     throw engineError(e);
   }
@@ -101,13 +108,17 @@ export async function analysePsd(bucket: R2Bucket, bytes: Uint8Array): Promise<{
   return { compiled, fonts: [...fonts], surface: { width: pt(compiled.width), height: pt(compiled.height) }, format: version === 2 ? 'psb' : 'psd' };
 }
 
-/** A PSD/PSB design or mockup read whole and compiled; `located` is the metadata that finds its compiled form. */
+/**
+ * A PSD/PSB design or mockup compiled from where it is staged: by range from its R2 staging object
+ * (never whole in memory: issue 25 §1), or from the bytes when it was kept in memory (derived files);
+ * `located` is the metadata that finds its compiled form.
+ */
 async function psdContent(bucket: R2Bucket, staged: Staged) {
-  const bytes = await readStaged(bucket, staged);
-  const psd = await analysePsd(bucket, bytes);
+  const input = staged.bytes ?? r2Source(bucket, staged.key, staged.size);
+  const psd = await analysePsd(bucket, input, { head: staged.head, hash: staged.psdHash });
   const { compiled } = psd;
   const located = { _compiled: compiled.hash, _ppi: compiled.resolution, _px: { width: compiled.width, height: compiled.height } };
-  return { psd, located, info: { format: psd.format, mimeType: PSD_MIME, bytes, compiled } };
+  return { psd, located, info: { format: psd.format, mimeType: PSD_MIME, compiled } };
 }
 
 async function designContent(bucket: R2Bucket, staged: Staged): Promise<ContentInfo> {

@@ -40,10 +40,13 @@ export async function receiveUpload(
 }
 
 const ascii = (h: Uint8Array, n: number) => String.fromCharCode(...h.subarray(0, n));
-/** Files the service parses whole (PSD, PSB, fonts, PDFs, JSON) are kept in memory while staged. */
+/**
+ * Files the service parses whole (fonts, PDFs, print-product JSON) are kept in memory while staged.
+ * PSDs and PSBs are not: they are staged in R2 and compiled from there by range (issue 25 §1).
+ */
 const KEEP: Record<AssetType, ((head: Uint8Array) => boolean) | undefined> = {
-  design: () => true,
-  mockup: (h) => ascii(h, 4) === '8BPS',
+  design: (h) => ascii(h, 4) !== '8BPS',
+  mockup: undefined,
   font: () => true,
   image: (h) => ascii(h, 5) === '%PDF-',
   resource: undefined,
@@ -74,7 +77,7 @@ export const IMPORT_REDIRECTS = 3;
 /**
  * Downloads `url` into staging, streamed like an upload: counted against the type's limit as it
  * arrives (413 at the first byte past it) and written to R2 on the way, except content the
- * service parses whole (PSD designs, fonts, PDFs), which is held in memory within that limit.
+ * service parses whole (fonts, PDFs, print-product JSON), which is held in memory within that limit.
  * The file name is the URL's last path segment or the answer's Content-Disposition.
  */
 export async function receiveFromUrl(
