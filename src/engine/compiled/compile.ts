@@ -14,7 +14,8 @@ import { readChannelRestrictions } from '../psd/records';
 import { multichannelInks } from '../psd/multichannel';
 import { readPatterns } from '../psd/patterns';
 import { readImageResources } from '../psd/resources';
-import { isPsdSource, type PsdSource } from '../psd/source';
+import { ChannelWindows, readSkeleton, withMerged, type StoredChannel } from '../psd/skeleton';
+import { bytesSource, isPsdSource, type PsdSource } from '../psd/source';
 import { buildTree, pixelMaskSource } from '../psd/tree';
 import { walkLayers } from './info';
 import { refuseUnmodelled } from './unsupported';
@@ -71,14 +72,25 @@ export async function templateHash(psd: Uint8Array | PsdSource): Promise<string>
  * `options.hash`: the input's templateHash when the caller already has it (an upload hashed as it
  * streamed into R2), so a stored PSD is not read once more only to name it.
  */
-export async function compileTemplate(bucket: R2Bucket, input: Uint8Array | PsdSource, options: { hash?: string } = {}): Promise<CompiledTemplate> {
+export async function compileTemplate(
+  bucket: R2Bucket,
+  input: Uint8Array | PsdSource,
+  options: { hash?: string; readWhole?: boolean } = {},
+): Promise<CompiledTemplate> {
   const hash = options.hash ?? (await templateHash(input));
   const existing = await loadCompiledTemplate(bucket, hash);
   if (existing) return existing;
-  // A stored PSD is read whole for now (the structure-then-layers reading by range is to come).
-  const psd = isPsdSource(input) ? await input.read(0, input.size) : input;
+  // The file's structure without its pixels (psd/skeleton.ts), bytes in memory or not: one path,
+  // their reads are views. Layers' channels are read in just before each is decoded, the merged
+  // image only where it is used. `readWhole`: the file read whole, as before (tests compare).
+  const source = isPsdSource(input) ? input : bytesSource(input);
+  const skeleton = await readSkeleton(source, { whole: options.readWhole });
+  const psd = skeleton.bytes;
+  let full: Uint8Array | undefined;
+  /** The skeleton with its merged image (the whole file when it was read whole). */
+  const merged = async () => (full ??= await withMerged(skeleton, source));
 
-  const doc = parsePsd(psd);
+  const doc = parsePsd(psd, skeleton);
   const resources = readImageResources(psd);
   const visited: Array<[Layer, LayerNode]> = [];
   const layers = buildTree(
@@ -164,10 +176,14 @@ export async function compileTemplate(bucket: R2Bucket, input: Uint8Array | PsdS
 
   // Layers are written one at a time: their pyramids fill the same band buffers.
   const bands = new BandBuffers();
+  // Their channels are read in the same order, consecutive small layers in one get.
+  const rawChannels = (layer: Layer) => (layer.rawData?.channels ?? []) as StoredChannel[];
+  const windows = new ChannelWindows(source, visited.map(([layer]) => rawChannels(layer)));
 
   try {
-    for (const [layer, node] of visited) {
+    for (const [i, [layer, node]] of visited.entries()) {
       const raw = layer.rawData;
+      if (raw) await windows.load(i, rawChannels(layer));
       if (raw && !layer.children) {
         const keys: string[] = [];
         const pixels = await writeLayerPyramid(raw, node.bounds, canvas, levels, 4, bandsTo((k, b) => pixelKey(hash, node.id, k, b), keys), bands);
@@ -197,13 +213,15 @@ export async function compileTemplate(bucket: R2Bucket, input: Uint8Array | PsdS
       // Done with this layer's compressed bytes.
       delete layer.rawData;
     }
+    windows.release();
 
     // A document whose layers hold no pixels (none at all, or only empty ones as some writers
     // leave) is its merged image: it becomes the bottom Image layer.
     const all = [...walkLayers(layers)];
     if (!all.some((n) => n.hasPixels || n.adjustment) && doc.rawCompositeData && doc.rawCompositeData.length > 2) {
       const id = all.reduce((m, n) => Math.max(m, n.id + 1), 0);
-      layers.push(await flatLayer(id, doc.rawCompositeData, doc, psd[5] === 2, resources.mergedAlpha, levels, bandsTo((k, b) => pixelKey(hash, id, k, b)),
+      const image = (await merged()).subarray(psd.length - doc.rawCompositeData.length);
+      layers.push(await flatLayer(id, image, doc, psd[5] === 2, resources.mergedAlpha, levels, bandsTo((k, b) => pixelKey(hash, id, k, b)),
       bands, mode, depth, palette, resources.icc));
       // Photoshop's own render of such a document holds its gradient fills exactly: they are not
       // drawn again from their settings over it (composite/gradient-fill.ts approximates them).
@@ -215,7 +233,7 @@ export async function compileTemplate(bucket: R2Bucket, input: Uint8Array | PsdS
     // Spot channels: shown over everything in previews by layers of their own (./spots.ts).
     const channels = readSpotChannels(psd);
     const spots = channels.length
-      ? await spotLayers(psd, channels, [...walkLayers(layers)].reduce((m, n) => Math.max(m, n.id + 1), 0), levels, (id, k, b, d) => put(pixelKey(hash, id, k, b), d, `${k}/${b}`))
+      ? await spotLayers(await merged(), channels, [...walkLayers(layers)].reduce((m, n) => Math.max(m, n.id + 1), 0), levels, (id, k, b, d) => put(pixelKey(hash, id, k, b), d, `${k}/${b}`))
       : undefined;
     if (spots) layers.unshift(...spots.layers);
 
@@ -241,14 +259,16 @@ export async function compileTemplate(bucket: R2Bucket, input: Uint8Array | PsdS
         compiled.patterns.push({ id: p.id, name: p.name, width: p.width, height: p.height, key: patternKey(hash, i) });
       }
     }
-    const merged = doc.rawCompositeData;
+    const stand = doc.rawCompositeData;
     delete doc.rawCompositeData;
-    if (merged && merged.length > 2 && doc.width * doc.height <= MAX_STORED_COMPOSITE) {
+    if (stand && stand.length > 2 && doc.width * doc.height <= MAX_STORED_COMPOSITE) {
       const large = psd[5] === 2;
-      const composite = decodeComposite(merged, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha, mode, depth, palette, resources.icc);
+      const image = (await merged()).subarray(psd.length - stand.length);
+      const composite = decodeComposite(image, doc.width, doc.height, doc.channels ?? 3, large, resources.mergedAlpha, mode, depth, palette, resources.icc);
       await put(compositeKey(hash), composite);
       compiled.compositeKey = compositeKey(hash);
     }
+    full = undefined; // the merged image is not read past here
     // Outputs are RGB and embed this profile: a Grayscale or CMYK document's profile describes
     // its own channels, not the sRGB its pixels were converted to (untagged output is sRGB).
     if (resources.icc && mode === ColorMode.RGB) {
@@ -281,6 +301,7 @@ export async function compileTemplate(bucket: R2Bucket, input: Uint8Array | PsdS
     bands.release();
     packer.release();
     packs.release();
+    windows.release();
   }
 }
 

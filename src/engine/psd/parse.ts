@@ -4,6 +4,7 @@ import { ColorMode, colorModeName, normaliseColors, refuseUnsupportedMode } from
 import { fileOrder, readWithParameterMasks, strayGroupEnds } from './layer-section';
 import { patternBlockKeys } from './patterns';
 import { readImageResources } from './resources';
+import { attachRanges, channelDataLength, type Skeleton } from './skeleton';
 import { boundStrings, unreadGlobalKeys, unreadResourceIds } from './strings';
 
 /** Limits from the rendering contract. */
@@ -109,11 +110,13 @@ export function readHeader(bytes: Uint8Array): PsdHeader {
 /**
  * Parses the structure of a PSD/PSB. Layer and composite pixels stay compressed (`rawData`,
  * `rawCompositeData`: views into `bytes`), to be decoded one layer at a time by the compiler.
+ * `skeleton`: `bytes` is a skeleton (psd/skeleton.ts); each layer channel gets its `range` in the
+ * source instead of `data`, and the linked files' names it counted are bounded with the rest.
  */
-export function parsePsd(bytes: Uint8Array): Psd {
+export function parsePsd(bytes: Uint8Array, skeleton?: Pick<Skeleton, 'channels' | 'linked'>): Psd {
   const header = readHeader(bytes);
   // Before ag-psd builds them a character at a time (psd/strings.ts).
-  boundStrings(bytes);
+  boundStrings(bytes, undefined, undefined, skeleton?.linked);
   ensureCanvas();
   let psd: Psd;
   // ag-psd refuses CMYK, Duotone, Lab and Multichannel outright, though with raw data nothing it
@@ -172,6 +175,7 @@ export function parsePsd(bytes: Uint8Array): Psd {
     for (const [at, last] of patternKeys.reverse()) bytes[at + 3] = last;
     bytes[25] = header.colorMode;
   }
+  if (skeleton) attachRanges(psd.children ?? [], bytes, skeleton.channels);
   if (stray.length) dropRecords(psd, new Set(stray.map((s) => s.index)));
   if (FLAT.has(header.colorMode) && psd.children?.length) {
     // Photoshop keeps these modes flat; layers here come from another writer and mean nothing we know.
@@ -238,7 +242,7 @@ function checkLayerRectangles(layers: NonNullable<Psd['children']>, canvasArea: 
     if (layer.children) total += checkLayerRectangles(layer.children, canvasArea);
     let counted = 0; // bits: 1 the pixel rectangle, 2 the mask, 4 the real mask
     for (const channel of layer.rawData?.channels ?? []) {
-      if (!channel.data?.length) continue;
+      if (!channelDataLength(channel)) continue;
       const [what, rect]: [string, Rect | undefined] =
         channel.id === -2 ? ['mask', layer.mask] : channel.id === -3 ? ['mask', layer.realMask] : ['pixel', layer];
       const width = (rect?.right ?? 0) - (rect?.left ?? 0);

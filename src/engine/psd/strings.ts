@@ -266,7 +266,7 @@ const NOT_DESCRIPTORS = new Set(['Anno', 'grdm', 'LMsk', 'Lr16', 'Lr32', 'Layr',
  * characters counted (`limit`, `walkBudget`: for measuring; the walks may step over twice the
  * file and 1 MB, Tally.walked).
  */
-export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT, walkBudget = 2 * bytes.length + 1024 * 1024): number {
+export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT, walkBudget = 2 * bytes.length + 1024 * 1024, linked: Array<{ key: string; names: number[] }> = []): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let where = 'the file';
   const tally = new Tally(() => where, limit);
@@ -304,6 +304,11 @@ export function boundStrings(bytes: Uint8Array, limit = MAX_TEXT, walkBudget = 2
     if (global) walk(global.at, global.end, 'the document');
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
+  }
+  // Linked-file blocks a skeleton leaves out (psd/skeleton.ts): their names, read from the source.
+  for (const { key, names } of linked) {
+    where = `the document's '${key}' block`;
+    for (const n of names) tally.add(n, true);
   }
   return tally.characters;
 }

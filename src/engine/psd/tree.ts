@@ -4,6 +4,7 @@ import { EngineError, unprocessable } from '../errors';
 import { compileColorLookup } from '../composite/color-lookup';
 import { rgbOf } from '../composite/gradient';
 import { fileOrder } from './layer-section';
+import { channelDataLength } from './skeleton';
 import type { RecordExtras } from './records';
 import type { GradientMapAdjustment } from '../composite/adjust';
 import type { Bounds, LayerMask, LayerNode, LayerType, VectorMask } from '../types';
@@ -230,7 +231,7 @@ export function pixelMaskSource(layer: Layer): { mask: NonNullable<Layer['mask']
   // A mask record that only carries a vector mask's density or feather: no pixels, no rectangle,
   // no user-mask parameters. Read as a pixel mask (default black) it would hide the whole layer.
   const empty = (m.right ?? 0) <= (m.left ?? 0) || (m.bottom ?? 0) <= (m.top ?? 0);
-  const pixels = layer.rawData?.channels.some((c) => c.id === -2 && (c.data?.length ?? 0) > 0);
+  const pixels = layer.rawData?.channels.some((c) => c.id === -2 && channelDataLength(c) > 0);
   const vectorParams = m.vectorMaskDensity !== undefined || m.vectorMaskFeather !== undefined;
   const userParams = m.userMaskDensity !== undefined || m.userMaskFeather !== undefined;
   if (layer.vectorMask && empty && !pixels && vectorParams && !userParams) return undefined;
