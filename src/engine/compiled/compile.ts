@@ -87,8 +87,10 @@ export async function compileTemplate(
   const skeleton = await readSkeleton(source, { whole: options.readWhole });
   const psd = skeleton.bytes;
   let full: Uint8Array | undefined;
+  /** The window the layers' channels were last read into, when it holds the merged image. */
+  let tail: { at: number; bytes: Uint8Array } | undefined;
   /** The skeleton with its merged image (the whole file when it was read whole). */
-  const merged = async () => (full ??= await withMerged(skeleton, source));
+  const merged = async () => (full ??= await withMerged(skeleton, source, tail));
 
   const doc = parsePsd(psd, skeleton);
   const resources = readImageResources(psd);
@@ -178,7 +180,8 @@ export async function compileTemplate(
   const bands = new BandBuffers();
   // Their channels are read in the same order, consecutive small layers in one get.
   const rawChannels = (layer: Layer) => (layer.rawData?.channels ?? []) as StoredChannel[];
-  const windows = new ChannelWindows(source, visited.map(([layer]) => rawChannels(layer)));
+  const windows = new ChannelWindows(source, visited.map(([layer]) => rawChannels(layer)), skeleton.window);
+  delete skeleton.window; // the windows let it go when they move on
 
   try {
     for (const [i, [layer, node]] of visited.entries()) {
@@ -213,7 +216,7 @@ export async function compileTemplate(
       // Done with this layer's compressed bytes.
       delete layer.rawData;
     }
-    windows.release();
+    tail = windows.release(skeleton.merged);
 
     // A document whose layers hold no pixels (none at all, or only empty ones as some writers
     // leave) is its merged image: it becomes the bottom Image layer.
@@ -268,7 +271,7 @@ export async function compileTemplate(
       await put(compositeKey(hash), composite);
       compiled.compositeKey = compositeKey(hash);
     }
-    full = undefined; // the merged image is not read past here
+    full = tail = undefined; // the merged image is not read past here
     // Outputs are RGB and embed this profile: a Grayscale or CMYK document's profile describes
     // its own channels, not the sRGB its pixels were converted to (untagged output is sRGB).
     if (resources.icc && mode === ColorMode.RGB) {

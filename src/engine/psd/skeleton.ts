@@ -50,6 +50,11 @@ export interface Skeleton {
   merged: { start: number; length: number; at: number };
   /** The names' lengths of each linked-file block left out, in file order (psd/strings.ts). */
   linked: Array<{ key: string; names: number[] }>;
+  /**
+   * The last window the walk read (`at` in the source): channels and the merged image read from
+   * it need no get of their own (a file under WINDOW_BYTES is read once).
+   */
+  window?: { at: number; bytes: Uint8Array };
 }
 
 /** The structure does not add up: read whole if small, else refused. */
@@ -57,8 +62,8 @@ class Irregular extends Error {}
 
 /** Reads a source through one window, so a walk of small fields costs one get per window. */
 class Windowed {
-  private window: Uint8Array = new Uint8Array(0);
-  private at = 0;
+  window: Uint8Array = new Uint8Array(0);
+  at = 0;
   constructor(readonly source: PsdSource) {}
 
   async bytes(offset: number, length: number): Promise<Uint8Array> {
@@ -232,7 +237,7 @@ async function cut(r: Windowed): Promise<Skeleton> {
   // The merged image: 3 bytes stand for it (readers ask whether it holds more than its compression word).
   const merged = { start: sectionEnd, length: size - sectionEnd, at: out.size };
   out.add(new Uint8Array(Math.min(3, merged.length)));
-  return { bytes: out.join(), whole: false, channels, merged, linked };
+  return { bytes: out.join(), whole: false, channels, merged, linked, window: { at: r.at, bytes: r.window } };
 }
 
 /**
@@ -329,11 +334,16 @@ export function attachRanges(layers: Array<{ rawData?: { channels: StoredChannel
  * The skeleton with the merged image in place of its 3 bytes: a valid PSD/PSB again, without
  * layer pixels (flat documents, the stored composite, spot channels read it).
  */
-export async function withMerged(skeleton: Skeleton, source: PsdSource): Promise<Uint8Array> {
+export async function withMerged(skeleton: Skeleton, source: PsdSource, window = skeleton.window): Promise<Uint8Array> {
   if (skeleton.whole) return skeleton.bytes;
   const { start, length, at } = skeleton.merged;
   const out = new Uint8Array(at + length);
   out.set(skeleton.bytes.subarray(0, at));
+  const w = window;
+  if (w && start >= w.at && start + length <= w.at + w.bytes.length) {
+    out.set(w.bytes.subarray(start - w.at, start - w.at + length), at);
+    return out;
+  }
   for (let p = 0; p < length; p += 8 * 1024 * 1024) {
     const n = Math.min(8 * 1024 * 1024, length - p);
     const got = await source.read(start + p, n);
@@ -354,11 +364,14 @@ export class ChannelWindows {
   /** Reads made (for measuring). */
   reads = 0;
 
-  /** `layers`: each layer's channels in the order `load` will be called. */
+  /** `layers`: each layer's channels in the order `load` will be called; `window`: bytes read already. */
   constructor(
     private readonly source: PsdSource,
     private readonly layers: StoredChannel[][],
-  ) {}
+    window?: { at: number; bytes: Uint8Array },
+  ) {
+    if (window) [this.at, this.window] = [window.at, window.bytes];
+  }
 
   /** The span of a layer's stored channels (one byte more: a shifted compression word reads it). */
   private span(channels: StoredChannel[]): [number, number] | undefined {
@@ -414,8 +427,13 @@ export class ChannelWindows {
     }
   }
 
-  /** Lets the window go. */
-  release(): void {
+  /**
+   * Lets the window go; returns it when it holds all of `range` (the merged image, read from it
+   * then instead of by a get of its own).
+   */
+  release(range?: { start: number; length: number }): { at: number; bytes: Uint8Array } | undefined {
+    const { at, window } = this;
     this.window = new Uint8Array(0);
+    return range && range.start >= at && range.start + range.length <= at + window.length ? { at, bytes: window } : undefined;
   }
 }

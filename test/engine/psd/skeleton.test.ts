@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, deleteCompiledTemplate, templateHash } from '../../../src/engine/compiled/compile';
 import { prefix } from '../../../src/engine/compiled/store';
-import { readSkeleton } from '../../../src/engine/psd/skeleton';
+import { ChannelWindows, readSkeleton, WINDOW_BYTES, type StoredChannel } from '../../../src/engine/psd/skeleton';
 import { bytesSource, r2Source } from '../../../src/engine/psd/source';
 import { fixtureServer } from '../../helpers/fixtures';
 
@@ -74,6 +74,27 @@ describe('a cut-short or lying PSD read by ranges', () => {
         await env.FILES.delete(key);
         expect(ranged, `${path} cut at ${share}`).toEqual(whole);
       }
+    }
+  });
+});
+
+describe("layers' channels read by ranges", () => {
+  it('come in windows of consecutive layers, in either order, not a get a layer', async () => {
+    const channel = 50_000;
+    const file = new Uint8Array(400 * 2 * channel);
+    let reads = 0;
+    const source = bytesSource(file);
+    const counted = { size: source.size, read: (offset: number, length: number) => (reads++, source.read(offset, length)) };
+    for (const order of ['file', 'reversed']) {
+      const layers: StoredChannel[][] = Array.from({ length: 400 }, (_, i) => [0, 1].map((c) => ({ id: c, compression: 0, data: undefined, range: { start: (2 * i + c) * channel, length: channel } })));
+      if (order === 'reversed') layers.reverse();
+      const windows = new ChannelWindows(counted, layers);
+      reads = 0;
+      for (const [i, l] of layers.entries()) {
+        await windows.load(i, l);
+        expect(l.map((c) => c.data?.length)).toEqual([channel - 2, channel - 2]);
+      }
+      expect(reads, order).toBeLessThanOrEqual(Math.ceil(file.length / WINDOW_BYTES) + 1);
     }
   });
 });
