@@ -10,7 +10,12 @@
 // time by source file and the top functions. `--digest` prints a sha-256 over every key written
 // and its bytes inflated (and the tree JSON): equal digests = the same compiled meaning, whatever
 // the deflate level. Prints process CPU (user + system) and wall time of each compile.
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+// `--source`: the PSD is read as a stored one is (r2Source over a bucket whose object reads its
+// ranges from the file, nothing of it held), with its hash known (as the upload passes it); prints
+// the PSD's gets and bytes read, and the process's peak RSS above its level before the compile
+// (VmHWM reset; the bundle and the bucket's written objects included). `--whole` with it: the
+// file read whole (compileTemplate's readWhole; at 2e8860d every source is).
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
 import { inflateRawSync } from 'node:zlib';
@@ -25,6 +30,8 @@ const args = process.argv.slice(2);
 const flag = (f) => (args.includes(f) ? (args.splice(args.indexOf(f), 1), true) : false);
 const profile = flag('--profile');
 const digest = flag('--digest');
+const viaSource = flag('--source');
+const readWhole = flag('--whole');
 const cutAt = args.indexOf('--cut');
 const cut = cutAt >= 0 ? Number(args.splice(cutAt, 2)[1]) : 0;
 const out = path.join(here, 'bench/out');
@@ -37,10 +44,25 @@ await bundleForNode(tree, path.join(tree, 'bench/memory-entry.ts'), bundle);
 const e = await import(pathToFileURL(bundle).href);
 const sections = bundleSections(readFileSync(bundle, 'utf8'));
 
+/** The process's resident memory (Linux): now, and its peak since the last reset. */
+var rss = {
+  base: 0,
+  field: (name) => Number(/(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith(name)) ?? '0 kB')[1]) * 1024,
+  now: () => rss.field('VmRSS:'),
+  peak: () => rss.field('VmHWM:'),
+  reset: () => writeFileSync('/proc/self/clear_refs', '5'),
+};
+
 for (const name of args) {
   const file = existsSync(name) ? name : path.join(out, name);
-  const bytes = new Uint8Array(readFileSync(file));
+  const bytes = viaSource ? null : new Uint8Array(readFileSync(file));
   const bucket = memoryBucket();
+  const stored = viaSource ? storedPsd(file) : null;
+  const hash = stored ? fileHash(file, e.ENGINE_VERSION) : undefined;
+  if (stored) {
+    rss.reset();
+    rss.base = rss.now();
+  }
   const session = profile ? new Session() : null;
   if (session) {
     session.connect();
@@ -52,14 +74,16 @@ for (const name of args) {
   const t0 = performance.now();
   let compiled;
   try {
-    compiled = await e.compileTemplate(bucket, bytes);
+    compiled = stored ? await e.compileTemplate(bucket, stored.source(e), { hash, readWhole }) : await e.compileTemplate(bucket, bytes);
   } catch (error) {
     console.log(JSON.stringify({ file: path.basename(file), refused: String(error?.message ?? error).slice(0, 120) }));
     continue;
   }
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  const line = { file: path.basename(file), mb: +(bytes.length / 1e6).toFixed(1), layers: compiled.layers.length, cpuS: +((cpu.user + cpu.system) / 1e6).toFixed(2), wallS: +(wall / 1000).toFixed(2), keys: bucket.map.size, storedMB: +([...bucket.map.values()].reduce((n, b) => n + b.length, 0) / 1e6).toFixed(2) };
+  const size = stored ? stored.size : bytes.length;
+  const line = { file: path.basename(file), mb: +(size / 1e6).toFixed(1), layers: compiled.layers.length, cpuS: +((cpu.user + cpu.system) / 1e6).toFixed(2), wallS: +(wall / 1000).toFixed(2), keys: bucket.map.size, storedMB: +([...bucket.map.values()].reduce((n, b) => n + b.length, 0) / 1e6).toFixed(2) };
+  if (stored) Object.assign(line, { gets: stored.gets + bucket.gets, psdGets: stored.gets, psdReadMB: +(stored.bytesRead / 1e6).toFixed(1), peakMB: +((rss.peak() - rss.base) / 1e6).toFixed(1) });
   if (digest) line.digest = bucket.digest();
   console.log(JSON.stringify(line));
   if (session) {
@@ -140,6 +164,58 @@ function sectionOf(sections, line) {
   return at;
 }
 
+/** A stored PSD read by ranges from its file (an R2 object's ranged gets), counted. */
+function storedPsd(file) {
+  const size = statSync(file).size;
+  const fd = openSync(file, 'r');
+  const counts = { gets: 0, bytesRead: 0 };
+  const object = {
+    async get(_key, options) {
+      const offset = options?.range?.offset ?? 0;
+      const length = options?.range?.length ?? size - offset;
+      const bytes = new Uint8Array(length);
+      readSync(fd, bytes, 0, length, offset);
+      counts.gets++;
+      counts.bytesRead += length;
+      return { arrayBuffer: async () => bytes.buffer };
+    },
+  };
+  return {
+    size,
+    get gets() {
+      return counts.gets;
+    },
+    get bytesRead() {
+      return counts.bytesRead;
+    },
+    // r2Source as src/engine/psd/source.ts makes it (the tree's own, when it has one).
+    source: (engine) => (engine.r2Source ? engine.r2Source(object, 'psd', size) : r2SourceOf(object, size)),
+    close: () => closeSync(fd),
+  };
+}
+
+function r2SourceOf(bucket, size) {
+  return {
+    size,
+    async read(offset, length) {
+      if (length <= 0 || offset >= size) return new Uint8Array(0);
+      const obj = await bucket.get('psd', { range: { offset, length: Math.min(length, size - offset) } });
+      return new Uint8Array(await obj.arrayBuffer());
+    },
+  };
+}
+
+/** templateHash of a file (SHA-256 of its bytes, then the engine version), read a piece at a time. */
+function fileHash(file, version) {
+  const h = createHash('sha256');
+  const fd = openSync(file, 'r');
+  const buffer = Buffer.alloc(8 * 1024 * 1024);
+  for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) h.update(buffer.subarray(0, n));
+  closeSync(fd);
+  h.update(version);
+  return h.digest('hex');
+}
+
 /** The R2 calls the compile makes, in memory. */
 function memoryBucket() {
   const map = new Map();
@@ -160,7 +236,9 @@ function memoryBucket() {
   });
   return {
     map,
+    gets: 0,
     async get(key) {
+      this.gets++;
       const b = map.get(key);
       return b ? object(key, b) : null;
     },

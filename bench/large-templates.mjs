@@ -234,6 +234,7 @@ function photoOnly(W, H, run) {
 //   text-many     4,000², 300 text layers (with a drop shadow on every 10th)
 //   smart-10000   4,000², a smart object whose embedded file is a 10,000² PNG (~25 MB), placed at 1,000²
 //   nomerged-10000 10,000², one layer, no real merged image (VersionInfo hasRealMergedData = false, a white RLE composite)
+//   smart-90mb    2,000², a smart object whose embedded file is a 5,500² PNG of noise (~91 MB): an upload near the contract's 100 MB
 import { deflateSync, crc32 } from 'node:zlib';
 // Big-endian bytes and Photoshop's RLE, as the made fixtures write them.
 import { Out, packBits } from '../test/fixtures/psd-made/lib.mjs';
@@ -453,6 +454,21 @@ export const PROBES = {
       children: [
         { name: 'Background', left: 0, top: 0, imageData: solid(4000, 4000, [240, 240, 240]) },
         { name: 'Photo', left: 1500, top: 1500, imageData: placed, placedLayer: { id, type: 'raster', transform: [1500, 1500, 2500, 1500, 2500, 2500, 1500, 2500], width: N, height: N } },
+      ],
+    });
+  },
+  'smart-90mb': () => {
+    const N = 5500;
+    const file = png(N, N, (y, row) => {
+      for (let x = 0; x < 3 * N; x++) row[x] = hash(x, y, 13) & 255;
+    });
+    const id = '7c1d2a30-9391-11ec-b4f1-c15674f50bc4';
+    return agpsd({
+      width: 2000, height: 2000,
+      linkedFiles: [{ id, name: 'noise.png', type: 'png ', creator: '8BIM', data: file }],
+      children: [
+        { name: 'Background', left: 0, top: 0, imageData: solid(2000, 2000, [240, 240, 240]) },
+        { name: 'Photo', left: 500, top: 500, imageData: photo(1000, 1000, 4, 12), placedLayer: { id, type: 'raster', transform: [500, 500, 1500, 500, 1500, 1500, 500, 1500], width: N, height: N } },
       ],
     });
   },
