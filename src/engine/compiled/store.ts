@@ -202,14 +202,20 @@ export class StripBuffers {
     const layer = key.slice(0, key.lastIndexOf('/') + 1);
     const use = `band ${layer}`;
     const held = this.kept.get(use)?.byteLength ?? 0;
-    if (this.layerBands.get(layer) === key) return this.bytes(use, bytes + 1).subarray(0, bytes);
+    if (this.layerBands.get(layer) === key) {
+      // The most recently read now: its buffer is taken last (takeLeastRecent).
+      this.layerBands.delete(layer);
+      this.layerBands.set(layer, key);
+      return this.bytes(use, bytes + 1).subarray(0, bytes);
+    }
     const grows = Math.max(0, withSpare(bytes + 1) - held);
-    if (held < bytes + 1 && this.layerBandsHeld + grows > this.layerBandBytes) return null;
+    if (held < bytes + 1 && this.layerBandsHeld + grows > this.layerBandBytes && !this.takeLeastRecent(use, bytes + 1)) return null;
     this.layerBands.delete(layer);
     const packed = await getPacked(bucket, key, compiled);
     if (!packed) return null;
+    const before = this.kept.get(use)?.byteLength ?? 0;
     const into = this.bytes(use, bytes + 1);
-    this.layerBandsHeld += (this.kept.get(use)?.byteLength ?? 0) - held;
+    this.layerBandsHeld += (this.kept.get(use)?.byteLength ?? 0) - before;
     try {
       const data = inflateBlobInto(packed, bytes, into);
       this.layerBands.set(layer, key);
@@ -217,6 +223,46 @@ export class StripBuffers {
     } finally {
       freeNow([packed]);
     }
+  }
+
+  /**
+   * Room for `use`'s band of `length` bytes when layerBandBytes are all held: the buffer of the
+   * layer read least recently whose size fits it (from `length` to twice that) becomes `use`'s, or
+   * else the least recently read layers' buffers are freed until `use`'s fits (those layers read
+   * their band again if they need it: a page's strips go down it, so they are most likely done).
+   * Without it, every layer past the first few MB read its bands through the band cache, which
+   * let them go to the collector: probe layers-1000's print PDF (1,000 small layers on 4,000²)
+   * made 47 MB of them, and workerd's process grew by all of it (issue 25 §1). False when even
+   * then it would not fit (the band cache's then).
+   */
+  private takeLeastRecent(use: string, length: number): boolean {
+    for (const layer of this.layerBands.keys()) {
+      const from = `band ${layer}`;
+      const buffer = this.kept.get(from);
+      if (from === use || !buffer || buffer.byteLength < length || buffer.byteLength > 2 * withSpare(length)) continue;
+      const own = this.kept.get(use);
+      if (own) {
+        this.layerBandsHeld -= own.byteLength;
+        freeNow([new Uint8Array(own)]);
+      }
+      this.kept.delete(from);
+      this.kept.set(use, buffer);
+      this.layerBands.delete(layer);
+      return true;
+    }
+    if (withSpare(length) > this.layerBandBytes) return false; // no room would hold it
+    const grows = withSpare(length) - (this.kept.get(use)?.byteLength ?? 0);
+    for (const layer of [...this.layerBands.keys()]) {
+      if (this.layerBandsHeld + grows <= this.layerBandBytes) break;
+      const from = `band ${layer}`;
+      const buffer = this.kept.get(from);
+      if (from === use || !buffer) continue;
+      this.layerBands.delete(layer);
+      this.kept.delete(from);
+      this.layerBandsHeld -= buffer.byteLength;
+      freeNow([new Uint8Array(buffer)]);
+    }
+    return this.layerBandsHeld + grows <= this.layerBandBytes;
   }
 
   private keepPacked(key: string, packed: Uint8Array): void {

@@ -78,12 +78,22 @@ describe('StripBuffers for wide pages', () => {
     await read('px/1/0/0');
     await read('px/2/0/0');
     expect(gets).toEqual(['px/1/0/0', 'px/2/0/0']);
-    // A third layer's band would pass the room: not kept here (the band cache's, as before).
-    expect(await buffers.layerBand('px/3/0/0', 100, bucket)).toBeNull();
     // The layer's next band goes into its buffer.
     await read('px/1/0/1');
     await read('px/2/0/0');
     expect(gets).toEqual(['px/1/0/0', 'px/2/0/0', 'px/1/0/1']);
+    // A third layer's band would pass the room: it takes the buffer of the layer read least
+    // recently (1), which reads its band again when it needs it (into 2's, now the least recent).
+    await read('px/3/0/0');
+    await read('px/1/0/1');
+    await read('px/3/0/0');
+    expect(gets).toEqual(['px/1/0/0', 'px/2/0/0', 'px/1/0/1', 'px/3/0/0', 'px/1/0/1']);
+    // A band no held buffer fits (between its length and twice it): the least recent ones are
+    // freed until its own fits in the room, or the band cache's when even then it would not.
+    const big = new Map([['px/4/0/0', bytes(200, 5)], ['px/5/0/0', bytes(300, 6)]]);
+    const more = countingBucket(big);
+    expect(await buffers.layerBand('px/4/0/0', 200, more.bucket)).toEqual(big.get('px/4/0/0'));
+    expect(await buffers.layerBand('px/5/0/0', 300, more.bucket)).toBeNull();
   });
 
   it('hands out zeroed layer surfaces, each its own until the next strip, pooling up to poolBytes', () => {
