@@ -309,6 +309,25 @@ export function blendSurface(
 }
 
 /**
+ * What blendSurface(clear, s, null, opacity, 'normal') leaves in `clear`, a transparent surface of
+ * s's rectangle, made in s's own `data`: a pixel with alpha keeps its colour and takes the alpha the
+ * blend stores (alpha ÷ 255 × opacity × 255, the same doubles); one without is all zero (the blend
+ * passes over it, leaving `clear`'s zeros). test/engine/composite/fade-onto-clear.test.ts holds it
+ * to blendSurface for every alpha and colour byte.
+ */
+export function fadeOntoClear(data: Uint8ClampedArray, opacity: number): void {
+  if (!(opacity > 0)) {
+    data.fill(0);
+    return;
+  }
+  for (let i = 0; i < data.length; i += 4) {
+    const a = data[i + 3];
+    if (a === 0) data[i] = data[i + 1] = data[i + 2] = 0;
+    else data[i + 3] = (a / 255) * opacity * 255;
+  }
+}
+
+/**
  * dst = lerp(dst, src, amount·mask) over the whole of dst (same rectangle): a pass-through group
  * with opacity or a mask, and adjustment layers, fade between before and after this way.
  */

@@ -6,7 +6,7 @@ import { adjustmentMaskCache, backdropCache, resampledLayerCache, type Adjustmen
 import { loadLayerPixels, loadMaskPixels, loadPattern, prefix, type StripBuffers } from '../compiled/store';
 import type { Bounds, CompiledTemplate, LayerNode, LayerOverrides, RenderOptions, RGBAImage, VectorMask } from '../types';
 import { applyAdjustment } from './adjust';
-import { blendSurface, fadeInto, FILL_INSIDE, type BlendOptions } from './blend';
+import { blendSurface, fadeInto, fadeOntoClear, FILL_INSIDE, type BlendOptions } from './blend';
 import { coveredExtent, drawEffectsAbove, drawEffectsBelow, drawsBelow, drawShapeStroke, effectMargin, effectSources, EVERYWHERE, hasEffects, hasInteriorEffects, knownCoveredBox, paintsInsideOnly, shapeFrom, textGammaOf, wholeColourOverlay, effectDrawing, recordBlends, blendAgain, type BlendRecord, type EffectBlend, type Shape, type ShapeSource } from './effects';
 import { outputRect, resampleGray, resampleRGBA, resampleRGBAByRows } from './resample';
 import {
@@ -1068,7 +1068,7 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
     made.push(layer);
     await inScope(ctx, knocks ? { shallow: null, deep: null } : undefined, async () => {
       if (node.artboard) await drawArtboard(ctx, node.artboard, children, layer);
-      else await drawStack(ctx, children, layer);
+      else await drawStackOnClear(ctx, children, layer);
     });
     return layer;
   };
@@ -1103,6 +1103,55 @@ async function drawGroup(ctx: RenderContext, node: LayerNode, canvas: Surface, a
   // 4,000² print PDF, and workerd was killed under 128 MB (probe27, issue 25 §1).
   drop(...made.map((m) => m.data));
 }
+
+/**
+ * drawStack onto `layer`, a surface nothing is drawn on yet (an isolated group's composite). A
+ * bottom unit that is itself a plain isolated group (fadesOntoClear) draws its children straight
+ * onto `layer` and is faded there, instead of onto a surface of its own blended on afterwards:
+ * that surface would start as transparent as `layer` is, over the same rectangle, and a Normal
+ * blend onto transparency keeps each pixel's colour and takes its alpha × opacity (blend.ts
+ * fadeOntoClear), the same bytes. Nested groups each held a surface of the whole strip while their
+ * children drew: ten levels (Photoshop's most) with a clipped layer on each held ten 4 MB surfaces
+ * of a 4,000 px print strip at once, and its print PDF passed the 96 MB budget in workerd (probe
+ * nest-10, issue 25 §1). Now the nest's bottom groups share the one surface.
+ */
+async function drawStackOnClear(ctx: RenderContext, nodes: LayerNode[], layer: Surface): Promise<void> {
+  const units = unitsOf(nodes);
+  const bottom = units[0];
+  if (!bottom || !groupsOnClear || !fadesOntoClear(ctx, bottom)) return drawUnits(ctx, units, layer);
+  const group = bottom.base;
+  try {
+    await drawStackOnClear(ctx, group.children ?? [], layer);
+    fadeOntoClear(layer.data, group.opacity * group.fillOpacity);
+  } catch (e) {
+    throw LayerRenderError.wrap(e, group);
+  }
+  await drawUnits(ctx, units.slice(1), layer);
+}
+
+let groupsOnClear = true;
+/** Turns drawStackOnClear's shared surface off (true: on): for tests that hold it to a surface a group. */
+export function useGroupsOnClear(on: boolean): void {
+  groupsOnClear = on;
+}
+
+/**
+ * A unit drawGroup would composite as an isolated Normal group and blend with nothing but its
+ * opacity and Fill: visible, nothing shown clipped to it, no effects, mask, knockout (its own or
+ * its children's, which would change what they reveal), Blend If, channel restriction or artboard.
+ */
+const fadesOntoClear = (ctx: RenderContext, { base, clipped }: Unit): boolean =>
+  base.type === 'Group' &&
+  base.blendMode === 'normal' &&
+  isVisible(ctx, base) &&
+  !clipped.some((n) => isVisible(ctx, n)) &&
+  !hasEffects(base) &&
+  !masked(base) &&
+  !base.knockout &&
+  !base.blendIf &&
+  !base.excludedChannels?.length &&
+  !base.artboard &&
+  !(base.children ?? []).some(hasKnockout);
 
 /** Whether a node is, or holds, an adjustment layer. */
 const holdsAdjustment = (node: LayerNode): boolean => !!node.adjustment || (node.children?.some(holdsAdjustment) ?? false);
