@@ -92,9 +92,12 @@ function runConverter(t: { apply(src: Uint8Array, dst: Uint8Array, n: number): v
       t.apply(src, dst, pixels);
       return;
     }
-    if (starts.length < pixels) {
-      starts = new Uint32Array(pixels);
-      packed = new Uint8Array(pixels * 4);
+    // Packed only when there are at most pixels / 8 runs: room for that many, not for every pixel
+    // (an 8,000 px page's strips kept 12 MB of these for 1.5 MB of runs, issue 25 §1).
+    const most = Math.floor(pixels / 8) + 1;
+    if (starts.length < most) {
+      starts = new Uint32Array(most);
+      packed = new Uint8Array(most * 4);
     }
     runs = 0;
     for (let i = 0; i < pixels; i++) {
@@ -106,7 +109,7 @@ function runConverter(t: { apply(src: Uint8Array, dst: Uint8Array, n: number): v
       packed[runs * 4 + 3] = src[i * 4 + 3];
       runs++;
     }
-    if (converted.length < runs * channels) converted = new Uint8Array(pixels * channels);
+    if (converted.length < runs * channels) converted = new Uint8Array(most * channels);
     t.apply(packed, converted, runs);
     const out32 = channels === 4 && dst.byteOffset % 4 === 0 ? new Uint32Array(dst.buffer, dst.byteOffset, pixels) : null;
     const in32 = out32 ? new Uint32Array(converted.buffer, 0, runs) : null;

@@ -282,13 +282,44 @@ async function templateInk(store: InputStore, template: ResolvedTemplate): Promi
     // 10,000² RGB template's 10.8 MB read was ~6 MB of a print PDF's growth, issue 25 §1).
     const head = await store.readStart('templates', template.file.name, 26);
     const cmyk = head !== null && head.length >= 26 && new DataView(head.buffer, head.byteOffset, head.byteLength).getUint16(24) === ColorMode.CMYK;
-    const read = cmyk ? await store.read('templates', template.file.name) : null;
-    const document = read ? cmykDocument(read.bytes) : null;
+    // A CMYK document's profile is in its first sections: those are read, not the whole file (an
+    // 8,000² CMYK template's 11 MB read was left to the collector beside its first PDF's strips,
+    // issue 25 §1). Whole only where the file's size is not known.
+    const start = cmyk ? await cmykStart(store, template.file) : null;
+    const read = cmyk && start === undefined ? await store.read('templates', template.file.name) : null;
+    const document = start ?? (read ? cmykDocument(read.bytes) : null);
     known = document ? { icc: document.icc && usableCmyk(document.icc) ? document.icc : undefined } : null;
     if (templateInks.size >= 256) templateInks.delete(templateInks.keys().next().value!);
     templateInks.set(compiled.hash, known);
   }
   return known;
+}
+
+/**
+ * What cmykDocument says of a CMYK file (by its header), read from its first sections only: the
+ * header, the colour mode data's and image resources' lengths, the resources (its profile, 1039)
+ * and the layer section's length, which with the file's size tells whether a merged image follows
+ * (psdLayout's test). Undefined when the size is not known: the caller reads the file whole.
+ */
+async function cmykStart(store: InputStore, file: { name: string; size?: number }): Promise<{ icc?: Uint8Array } | null | undefined> {
+  const size = file.size;
+  if (size === undefined) return undefined;
+  const read = (length: number) => (length <= size ? store.readStart('templates', file.name, length) : Promise.resolve(null));
+  const u32 = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at);
+  const header = await read(30);
+  if (!header || header.length < 30 || u32(header, 0) !== 0x38425053) return null; // '8BPS'
+  const large = new DataView(header.buffer, header.byteOffset).getUint16(4) === 2;
+  const resourcesAt = 30 + u32(header, 26);
+  const lengths = await read(resourcesAt + 4);
+  if (!lengths || lengths.length < resourcesAt + 4) return null;
+  const layersAt = resourcesAt + 4 + u32(lengths, resourcesAt);
+  const start = await read(layersAt + (large ? 8 : 4));
+  if (!start || start.length < layersAt + (large ? 8 : 4)) return null;
+  const v = new DataView(start.buffer, start.byteOffset, start.byteLength);
+  const imageAt = layersAt + (large ? Number(v.getBigUint64(layersAt)) + 8 : v.getUint32(layersAt) + 4);
+  if (imageAt + 2 >= size) return null;
+  const icc = imageResources(start.subarray(resourcesAt + 4, layersAt)).get(1039);
+  return { icc: icc?.length ? icc.slice() : undefined };
 }
 
 /** Whether `psd` is a CMYK document, and its embedded profile. */
