@@ -75,6 +75,21 @@ class Windowed {
     return this.window.subarray(0, length);
   }
 
+  /** Whether [offset, offset + length) is in the window (then `field` reads it without a get). */
+  covers(offset: number, length: number): boolean {
+    return offset >= this.at && offset + length <= this.at + this.window.length;
+  }
+  /** The window read so that [offset, offset + length) is in it, when it is not. */
+  async need(offset: number, length: number): Promise<void> {
+    if (!this.covers(offset, length)) await this.bytes(offset, Math.max(length, Math.min(WINDOW_BYTES, this.source.size - offset)));
+  }
+  /** A big-endian field of 2 or 4 bytes in the window (`need` first). */
+  field(at: number, bytes: 2 | 4): number {
+    const w = this.window;
+    const i = at - this.at;
+    return bytes === 2 ? (w[i] << 8) | w[i + 1] : ((w[i] << 24) | (w[i + 1] << 16) | (w[i + 2] << 8) | w[i + 3]) >>> 0;
+  }
+
   private async exactly(offset: number, length: number): Promise<Uint8Array> {
     const got = await this.source.read(offset, length);
     if (got.length !== length) throw new Irregular(`a read of ${length} bytes at ${offset} gave ${got.length}`);
@@ -189,7 +204,7 @@ async function cut(r: Windowed): Promise<Skeleton> {
     let layerInfos = 0;
     if (infoLength > 0) {
       layerInfos++;
-      const info = await layerInfo(r, infoStart, infoEnd, large, channels, out.size + width + width);
+      const info = await layerInfo(r, infoStart, infoEnd, large, channels, out.size + width + width, (n) => out.room(n + 2 * width));
       section.add(length(info.size, large));
       for (const p of info.parts) section.add(p);
     } else {
@@ -221,7 +236,7 @@ async function cut(r: Windowed): Promise<Skeleton> {
           linked.push({ key, names: await linkedNames(r, data, end) });
         } else {
           if (++layerInfos > 1) throw new Irregular('more than one layer info');
-          const info = await layerInfo(r, data, end, large, channels, out.size + width + section.size + (wide ? 16 : 12));
+          const info = await layerInfo(r, data, end, large, channels, out.size + width + section.size + (wide ? 16 : 12), (n) => out.room(section.size + n + 16));
           section.add(await r.bytes(p, 8));
           section.add(wide ? length(info.size, true) : be32(info.size));
           for (const part of info.parts) section.add(part);
@@ -244,6 +259,7 @@ async function cut(r: Windowed): Promise<Skeleton> {
  * The layer info from `start` (its signed layer count) to `end`, each channel's data cut to a
  * raw compression word and one byte (`channels` gets where each lay, by where that byte lands:
  * `offset` is where this layer info starts in the skeleton). The cut is made a multiple of 4.
+ * `room`: refuses a layer info past the skeleton's bound before it is read.
  */
 async function layerInfo(
   r: Windowed,
@@ -252,44 +268,57 @@ async function layerInfo(
   large: boolean,
   channels: Map<number, ChannelRange>,
   offset: number,
+  room: (n: number) => void,
 ): Promise<{ parts: Uint8Array[]; size: number }> {
   const count = Math.abs(((await r.u16(start)) << 16) >> 16);
   let at = start + 2;
   const entry = large ? 10 : 6;
   const lengths: Array<{ at: number; length: number }> = [];
+  // Read from the window as it is (a get only where a record crosses its end).
   for (let i = 0; i < count; i++) {
     at += 16; // the rectangle
-    const n = await r.u16(at);
+    if (at + 2 > end) throw new Irregular('a layer record past its layer info');
+    await r.need(at, 2);
+    const n = r.field(at, 2);
     at += 2;
-    for (let c = 0; c < n; c++, at += entry) lengths.push({ at: at + 2, length: large ? await r.u64(at + 2) : await r.u32(at + 2) });
+    if (at + n * entry + 16 > end) throw new Irregular('a layer record past its layer info');
+    await r.need(at, n * entry + 16);
+    for (let c = 0; c < n; c++, at += entry) {
+      if (large && r.field(at + 2, 4) !== 0) throw new Irregular(`a length of 4 GB or more at ${at + 2}`);
+      lengths.push({ at: at + 2, length: r.field(at + (large ? 6 : 2), 4) });
+    }
     at += 12; // '8BIM', blend key, opacity, clipping, flags, filler
-    at += 4 + (await r.u32(at)); // extra data
+    at += 4 + r.field(at, 4); // extra data
     if (at > end) throw new Irregular('a layer record past its layer info');
   }
   const recordsEnd = at;
-  const parts = new Pieces();
-  // The records as they are, each channel length rewritten.
-  let copied = start;
-  for (const l of lengths) {
-    await parts.copy(r, copied, l.at);
-    parts.add(length(Math.min(l.length, 3), large));
-    copied = l.at + (large ? 8 : 4);
-  }
-  await parts.copy(r, copied, recordsEnd);
+  let kept = 0;
   let cut = 0;
   for (const l of lengths) {
     if (l.length === 1) throw new Irregular('a channel of 1 byte');
-    if (at + l.length > end) throw new Irregular("a channel's data past its layer info");
-    const kept = Math.min(l.length, 3);
-    if (kept === 3) channels.set(offset + parts.size + 2, { start: at, length: l.length });
-    parts.add(new Uint8Array(kept));
-    cut += l.length - kept;
-    at += l.length;
+    kept += Math.min(l.length, 3);
+    cut += l.length - Math.min(l.length, 3);
   }
-  // What follows the channels (padding) as it is, after as many zeros as keep the cut a multiple of 4.
-  parts.add(new Uint8Array(cut % 4));
-  await parts.copy(r, at, end);
-  return { parts: parts.parts, size: parts.size };
+  const dataEnd = recordsEnd + kept + cut;
+  if (dataEnd > end) throw new Irregular("a channel's data past its layer info");
+  // The records as they are, each channel length rewritten; each channel's compression word (raw)
+  // and one byte; as many zeros as keep the cut a multiple of 4; what follows the channels (padding).
+  const size = recordsEnd - start + kept + (cut % 4) + (end - dataEnd);
+  room(size);
+  const out = new Uint8Array(size);
+  out.set(await r.bytes(start, recordsEnd - start));
+  const view = new DataView(out.buffer);
+  for (const l of lengths) view.setUint32(l.at - start + (large ? 4 : 0), Math.min(l.length, 3)); // a PSB's high word is 0 (Windowed.u64)
+  let p = recordsEnd - start;
+  let source = recordsEnd;
+  for (const l of lengths) {
+    if (l.length >= 3) channels.set(offset + p + 2, { start: source, length: l.length });
+    p += Math.min(l.length, 3);
+    source += l.length;
+  }
+  p += cut % 4;
+  if (end > dataEnd) out.set(await r.bytes(dataEnd, end - dataEnd), p);
+  return { parts: [out], size };
 }
 
 /**
