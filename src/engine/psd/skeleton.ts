@@ -66,11 +66,12 @@ class Windowed {
   at = 0;
   constructor(readonly source: PsdSource) {}
 
-  async bytes(offset: number, length: number): Promise<Uint8Array> {
+  /** `window`: how much to read when the bytes are not in the window (a smaller one where reads lie far apart). */
+  async bytes(offset: number, length: number, window = WINDOW_BYTES): Promise<Uint8Array> {
     if (!(offset >= 0 && length >= 0 && offset + length <= this.source.size)) throw new Irregular(`${length} bytes at ${offset} past the file's ${this.source.size}`);
     if (offset >= this.at && offset + length <= this.at + this.window.length) return this.window.subarray(offset - this.at, offset - this.at + length);
-    if (length >= WINDOW_BYTES) return this.exactly(offset, length);
-    this.window = await this.exactly(offset, Math.min(WINDOW_BYTES, this.source.size - offset));
+    if (length >= window) return this.exactly(offset, length);
+    this.window = await this.exactly(offset, Math.min(window, this.source.size - offset));
     this.at = offset;
     return this.window.subarray(0, length);
   }
@@ -96,9 +97,6 @@ class Windowed {
     return got;
   }
 
-  async u8(at: number): Promise<number> {
-    return (await this.bytes(at, 1))[0];
-  }
   async u16(at: number): Promise<number> {
     const b = await this.bytes(at, 2);
     return (b[0] << 8) | b[1];
@@ -219,13 +217,15 @@ async function cut(r: Windowed): Promise<Skeleton> {
     // The global blocks, as psd/layer-section.ts taggedBlocks walks them (padding stepped over);
     // all but the layer infos and linked files copied as they are.
     while (p + 12 <= sectionEnd) {
-      const s = await r.sig(p);
-      if (s !== '8BIM' && s !== '8B64') {
-        p++;
+      // Stepped over from the window a byte at a time without an await (a crafted file may pad for megabytes).
+      if (!r.covers(p, 12)) await r.need(p, 12);
+      const s = r.field(p, 4);
+      if (s !== 0x3842494d && s !== 0x38423634) {
+        p++; // '8BIM', '8B64'
         continue;
       }
       const key = await r.sig(p + 4);
-      const wide = s === '8B64' || (large && LARGE_KEYS.has(key));
+      const wide = s === 0x38423634 || (large && LARGE_KEYS.has(key));
       const blockLength = wide ? await r.u64(p + 8) : await r.u32(p + 8);
       const data = p + (wide ? 16 : 12);
       const end = data + blockLength;
@@ -329,13 +329,18 @@ async function layerInfo(
 async function linkedNames(r: Windowed, at: number, end: number): Promise<number[]> {
   const size = r.source.size;
   const names: number[] = [];
+  // Each file's first bytes only (a small read each: the files lie megabytes apart).
+  const field = async (at: number, n: number) => {
+    const b = await r.bytes(at, n, 64 * 1024);
+    return n === 1 ? b[0] : ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) >>> 0;
+  };
   while (at + 8 < end) {
-    const length = (await r.u32(at)) * 2 ** 32 + (await r.u32(at + 4));
+    const length = (await field(at, 4)) * 2 ** 32 + (await field(at + 4, 4));
     const start = at + 8;
     if (start + 9 > size) break;
-    const name = start + 8 + 1 + (await r.u8(start + 8));
+    const name = start + 8 + 1 + (await field(start + 8, 1));
     if (name + 4 > size) break;
-    names.push(Math.min(await r.u32(name), (size - name - 4) >> 1));
+    names.push(Math.min(await field(name, 4), (size - name - 4) >> 1));
     at = start + Math.ceil(length / 4) * 4;
   }
   return names;

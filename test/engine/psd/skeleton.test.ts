@@ -2,7 +2,8 @@ import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { compileTemplate, deleteCompiledTemplate, templateHash } from '../../../src/engine/compiled/compile';
 import { prefix } from '../../../src/engine/compiled/store';
-import { ChannelWindows, readSkeleton, WINDOW_BYTES, type StoredChannel } from '../../../src/engine/psd/skeleton';
+import { Unprocessable } from '../../../src/engine/errors';
+import { ChannelWindows, MAX_SKELETON_BYTES, readSkeleton, WINDOW_BYTES, withMerged, type StoredChannel } from '../../../src/engine/psd/skeleton';
 import { bytesSource, r2Source } from '../../../src/engine/psd/source';
 import { fixtureServer } from '../../helpers/fixtures';
 
@@ -46,7 +47,8 @@ describe('a PSD compiled from its skeleton (psd/skeleton.ts)', () => {
       const skeleton = await readSkeleton(bytesSource(bytes));
       if (skeleton.whole) readWhole.push(path);
       else expect(skeleton.bytes.length, path).toBeLessThanOrEqual(bytes.length);
-      const hash = await templateHash(bytes);
+      // A name of its own: another test file may hold (and cache under) the same template in this runtime.
+      const hash = `skeleton-test-${await templateHash(bytes)}`;
       const key = `test-skeleton/${path}`;
       await env.FILES.put(key, bytes);
       const whole = await compiled(hash, () => compileTemplate(env.FILES, bytes, { hash, readWhole: true }));
@@ -66,7 +68,8 @@ describe('a cut-short or lying PSD read by ranges', () => {
       const full = await fixture(path);
       for (const share of [0.02, 0.3, 0.6, 0.9, 0.999]) {
         const bytes = full.slice(0, Math.floor(full.length * share));
-        const hash = await templateHash(bytes);
+        // A name of its own: another test file may hold (and cache under) the same template in this runtime.
+      const hash = `skeleton-test-${await templateHash(bytes)}`;
         const key = `test-skeleton-cut/${path}`;
         await env.FILES.put(key, bytes);
         const whole = await compiled(hash, () => compileTemplate(env.FILES, bytes.slice(), { hash, readWhole: true }));
@@ -96,5 +99,46 @@ describe("layers' channels read by ranges", () => {
       }
       expect(reads, order).toBeLessThanOrEqual(Math.ceil(file.length / WINDOW_BYTES) + 1);
     }
+  });
+});
+
+/** A 1 × 1 RGB PSD: `resources` bytes of image resources, a layer and mask section that claims `section` bytes, `image` bytes of merged image. */
+function bare(resources: number, section: number, image: number): Uint8Array {
+  const bytes = new Uint8Array(26 + 4 + 4 + resources + 4 + image);
+  const view = new DataView(bytes.buffer);
+  bytes.set([0x38, 0x42, 0x50, 0x53]); // 8BPS
+  view.setUint16(4, 1);
+  view.setUint16(12, 3);
+  view.setUint32(14, 1);
+  view.setUint32(18, 1);
+  view.setUint16(22, 8);
+  view.setUint16(24, 3);
+  view.setUint32(30, resources);
+  view.setUint32(34 + resources, section);
+  return bytes;
+}
+
+describe('the skeleton of a PSD', () => {
+  it(`is refused with a 422 naming the limit when its structure passes ${MAX_SKELETON_BYTES / 1024 / 1024} MB`, async () => {
+    const refused = await readSkeleton(bytesSource(bare(MAX_SKELETON_BYTES + 1, 0, 3))).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Unprocessable);
+    expect((refused as Error).message).toContain(`more than ${MAX_SKELETON_BYTES / 1024 / 1024} MB`);
+  });
+
+  it('is the file itself when its lengths do not add up and it is small, and a 422 when it is large', async () => {
+    const small = await readSkeleton(bytesSource(bare(16, 0xffff_0000, 1000)));
+    expect(small.whole).toBe(true);
+    const refused = await readSkeleton(bytesSource(bare(16, 0xffff_0000, MAX_SKELETON_BYTES))).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Unprocessable);
+    expect((refused as Error).message).toMatch(/^The PSD could not be read: its structure does not add up/);
+  });
+
+  it('holds the merged image as 3 bytes and reads it back where it is used', async () => {
+    const bytes = bare(16, 0, 5000);
+    bytes.fill(7, bytes.length - 5000);
+    const skeleton = await readSkeleton(bytesSource(bytes));
+    expect(skeleton.whole).toBe(false);
+    expect(skeleton.bytes.length).toBe(bytes.length - 5000 + 3);
+    expect(await withMerged(skeleton, bytesSource(bytes), undefined)).toEqual(bytes);
   });
 });
