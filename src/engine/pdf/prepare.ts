@@ -27,7 +27,7 @@ import { drop } from '../memory/drop';
 import { makeRoomForFrame } from '../frame';
 import { pdfOutput, requestedCmyk, resolvePrintColour, vectorPaint, type OutputColorSpace, type Paint, type PdfFormat, type ResolvedPrintColour } from './output';
 import { defaultProfile, readProfileInfo, type RenderingIntent } from '../colour';
-import { psdInk, type PsdInk } from './psd-ink';
+import { psdInk, rangedPsdInk, type PsdInk, type RangedPsdInk } from './psd-ink';
 import { effectInkThrough, inkLayers, requestInks, type InkLayers } from './ink-composite';
 import { ColorMode } from '../psd/color-modes';
 import { imageResources, psdLayout } from '../psd/spots';
@@ -358,18 +358,28 @@ function documentInks(
   data: PersonalisationData | undefined,
 ): NonNullable<PdfPage['inks']> {
   let read: Promise<Uint8Array | null> | undefined;
-  let ink: Promise<PsdInk | null> | undefined;
+  const whole = () => (read ??= store.read('templates', template.file.name).then((r) => r?.bytes ?? null));
+  let ink: Promise<PsdInk | RangedPsdInk | null> | undefined;
   let layers: InkLayers | null | undefined;
+  // The merged ink's rows read by range as the strips ask for them where the store can (an
+  // 8,000² CMYK template's 11 MB were held from the first strip to the last, issue 25 §1), else
+  // the file read whole once.
+  const inkOf = async (): Promise<PsdInk | RangedPsdInk | null> => {
+    const source = await store.source?.('templates', template.file);
+    const ranged = source ? await rangedPsdInk(source) : null;
+    if (ranged) return ranged;
+    const bytes = await whole();
+    return bytes ? psdInk(bytes) : null;
+  };
   return async (top, bottom, rgba, convert) => {
-    read ??= store.read('templates', template.file.name).then((r) => r?.bytes ?? null);
-    ink ??= read.then((bytes) => (bytes ? psdInk(bytes) : null));
+    ink ??= inkOf();
     const psd = await ink;
     const n = rgba.width * (bottom - top);
     const converted = new Uint8Array(n * 4);
     convert(rgba.data, converted, n);
     if (!psd || psd.width !== rgba.width) return converted;
-    const out = psd.rows(top, bottom);
-    const alpha = psd.alpha?.(top, bottom);
+    const out = await psd.rows(top, bottom);
+    const alpha = await psd.alpha?.(top, bottom);
     // Pixels whose ink is the converted render's (straight colour, as the strip's alpha expects).
     const fromRgb = new Uint8Array(n);
     // The strip's own arrays other than the ink it returns go now, not at V8's next collection: an
@@ -398,7 +408,7 @@ function documentInks(
     }
     if (!changed.length) return finish();
     if (layers === undefined) {
-      const bytes = await read;
+      const bytes = await whole();
       // Effects drawn on the inks too (a K-only shadow stays K): a colour the parse kept in CMYK is
       // its own ink, any other through `convert`, as the request's own content and every
       // converted pixel of the page (the check below holds the result to the merged ink).
