@@ -25,8 +25,8 @@ export function templateKind(store: FileStore, options: { bleed?: string } = {})
     root: 'templates',
     async accept(staged) {
       readHeader(staged.head);
-      // Compiled from the staged object by range, named by the hash taken as it streamed in.
-      const source = r2Source(staged.bucket, staged.key, staged.size);
+      // Compiled from the staged object by range (or the bytes held), named by the hash taken as it streamed in.
+      const source = staged.bytes ?? r2Source(staged.bucket, staged.key, staged.size);
       const hash = staged.templateHash ?? (await templateHash(source));
       const existed = (await loadCompiledTemplate(store.bucket, hash)) !== null;
       const compiled = await compileTemplate(store.bucket, source, { hash });

@@ -11,6 +11,7 @@
  * its protocol's 400. Whatever goes wrong, the rest of the body is drained, never cancelled
  * (src/http/read-limited.ts says why).
  */
+import { freeNow } from '../engine/compiled/free';
 import { DISCARD_BYTES, drain } from './read-limited';
 
 const CRLF = new Uint8Array([13, 10]);
@@ -72,11 +73,17 @@ function indexOf(hay: Uint8Array, needle: Uint8Array, from = 0): number {
   return -1;
 }
 
+/**
+ * The unscanned tail and a new chunk as one array. The chunk, copied, is given back at once
+ * (engine/compiled/free.ts): the reader owns it and nothing else sees it, and a 100 MB body's chunks would
+ * otherwise wait for V8's next collection in the runtime's memory.
+ */
 function join(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (!a.length) return b;
   const out = new Uint8Array(a.length + b.length);
   out.set(a);
   out.set(b, a.length);
+  freeNow([b]);
   return out;
 }
 
@@ -114,8 +121,7 @@ export async function readMultipart<T>(body: ReadableStream<Uint8Array> | null, 
   if (!body) throw new MultipartError('The multipart body is empty.');
   const delimiter = new TextEncoder().encode(`\r\n--${boundary}`);
   const reader = body.getReader();
-  // A leading CRLF lets the first delimiter be found like every other one.
-  let buf: Uint8Array = CRLF;
+  let buf: Uint8Array = new Uint8Array(0);
   let done = false;
   let seen = 0;
   const more = async (): Promise<boolean> => {
@@ -137,8 +143,14 @@ export async function readMultipart<T>(body: ReadableStream<Uint8Array> | null, 
   const maxParts = options.maxParts ?? MAX_PARTS;
   let count = 0;
   try {
-    // Preamble up to the first delimiter.
+    // Preamble up to the first delimiter, which may open the body without the CRLF before it
+    // (checked in place: a body read whole is never copied, its file parts are views of it).
+    const opening = delimiter.subarray(CRLF.length);
     for (;;) {
+      if (buf.length >= opening.length && indexOf(buf.subarray(0, opening.length), opening) === 0) {
+        buf = buf.subarray(opening.length);
+        break;
+      }
       const at = indexOf(buf, delimiter);
       if (at >= 0) {
         buf = buf.subarray(at + delimiter.length);

@@ -5,6 +5,7 @@
  * one is a single put. Shared by the platform's staging (src/platform/assets/blobs.ts) and the
  * Dynamic Image uploads (src/dynamic-image/staging.ts).
  */
+import { freeNow } from '../engine/compiled/free';
 
 /** R2 multipart parts: every part but the last has exactly this size (R2 wants them equal and ≥ 5 MiB). */
 export const PART_BYTES = 8 * 1024 * 1024;
@@ -27,6 +28,18 @@ export interface StreamOptions {
   onChunk?: (chunk: Uint8Array) => void | Promise<void>;
   /** Decided from the first 16 bytes: hold the whole content in memory and write nothing. */
   keep?: (head: Uint8Array) => boolean;
+  /**
+   * The stream's chunks are views whose buffers nothing else reads once a later buffer has come
+   * (src/http/multipart.ts's file parts): written ones are freed even when they are not whole
+   * buffers. Otherwise only chunks that are their buffer whole are (fetch and request bodies).
+   */
+  ownedViews?: boolean;
+  /**
+   * Content of at most this many bytes is held in memory and nothing written (`kept`); beyond it
+   * everything goes to R2 as usual. Writing a small file to R2 only to read it back costs more
+   * than holding it (the local R2 simulator's memory above all: docs/memory.md).
+   */
+  holdUpTo?: number;
   /** The object's HTTP metadata (content type). */
   httpMetadata?: R2HTTPMetadata;
 }
@@ -39,23 +52,42 @@ export async function streamIntoR2(bucket: R2Bucket, key: string, stream: Readab
   const reader = stream.getReader();
   let kept: Uint8Array[] | undefined;
   let decided = false;
-  let pending: Uint8Array[] = [];
+  const pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let size = 0;
   let head = new Uint8Array(0);
   let upload: R2MultipartUpload | undefined;
   const parts: R2UploadedPart[] = [];
-  const flat = () => {
-    const out = new Uint8Array(pendingBytes);
-    let at = 0;
-    for (const p of pending) {
-      out.set(p, at);
-      at += p.byteLength;
+  /**
+   * The first `length` pending bytes as one array (an R2 part); the chunks they came from are
+   * given back at once (engine/compiled/free.ts: V8 would keep them until its next collection,
+   * and a 100 MB upload's would pile up in the runtime's memory), except the newest chunk's
+   * buffer, which its producer may still be reading from (the multipart reader's current array).
+   */
+  const take = (length: number) => {
+    // One chunk that is all of it (a body read whole, its file part a view) goes as it is.
+    if (pending.length === 1 && pending[0]!.byteLength === length) {
+      pendingBytes -= length;
+      return pending.shift()!;
     }
-    pending = [];
-    pendingBytes = 0;
+    if (length === 0) return new Uint8Array(0);
+    const out = new Uint8Array(length);
+    let at = 0;
+    const done: Uint8Array[] = [];
+    while (at < length) {
+      const p = pending[0]!;
+      const n = Math.min(p.byteLength, length - at);
+      out.set(p.subarray(0, n), at);
+      at += n;
+      if (n === p.byteLength) done.push(pending.shift()!);
+      else pending[0] = p.subarray(n);
+    }
+    pendingBytes -= length;
+    const newest = lastBuffer;
+    freeNow(done.filter((d) => d.buffer !== newest && (options.ownedViews || (d.byteOffset === 0 && d.byteLength === d.buffer.byteLength))));
     return out;
   };
+  let lastBuffer: ArrayBufferLike | undefined;
   const joined = (chunks: Uint8Array[]) => {
     const out = new Uint8Array(size);
     let at = 0;
@@ -90,25 +122,28 @@ export async function streamIntoR2(bucket: R2Bucket, key: string, stream: Readab
       }
       pending.push(value);
       pendingBytes += value.byteLength;
+      lastBuffer = value.buffer;
       // R2 wants every part but the last of one size: cut exact PART_BYTES parts, keep the rest.
-      while (pendingBytes >= PART_BYTES) {
+      while (pendingBytes >= PART_BYTES && size > (options.holdUpTo ?? 0)) {
         upload ??= await bucket.createMultipartUpload(key, { httpMetadata: options.httpMetadata });
-        const all = flat();
-        parts.push(await upload.uploadPart(parts.length + 1, all.subarray(0, PART_BYTES)));
-        if (all.byteLength > PART_BYTES) {
-          pending = [all.subarray(PART_BYTES)];
-          pendingBytes = all.byteLength - PART_BYTES;
-        }
+        const chunk = pending[0];
+        const part = take(PART_BYTES);
+        parts.push(await upload.uploadPart(parts.length + 1, part));
+        if (part !== chunk) freeNow([part]);
       }
     }
     if (!decided && options.keep?.(head)) kept = pending.slice();
     if (kept) return { size, head, kept: joined(kept) };
+    if (!upload && size <= (options.holdUpTo ?? -1)) return { size, head, kept: take(pendingBytes) };
+    const chunk = pending[0];
+    const rest = take(pendingBytes);
     if (upload) {
-      if (pendingBytes) parts.push(await upload.uploadPart(parts.length + 1, flat()));
+      if (rest.byteLength) parts.push(await upload.uploadPart(parts.length + 1, rest));
       await upload.complete(parts);
     } else {
-      await bucket.put(key, flat(), { httpMetadata: options.httpMetadata });
+      await bucket.put(key, rest, { httpMetadata: options.httpMetadata });
     }
+    if (rest !== chunk) freeNow([rest]);
     return { size, head };
   } catch (e) {
     await upload?.abort().catch(() => {});

@@ -3,6 +3,7 @@
 import { env } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { ENGINE_VERSION, templateHash } from '../../src/engine';
+import { HOLD_BYTES } from '../../src/dynamic-image/staging';
 import { psdFixture } from '../helpers/fixtures';
 import { call, keys, postJson, upload, withKey } from './helpers';
 
@@ -24,14 +25,15 @@ async function bigPsd(): Promise<Uint8Array> {
 }
 
 describe('uploads stream into R2', () => {
-  it('several template parts, one past an R2 part, are stored byte for byte with their SHA-256 and compiled form; no staging stays', async () => {
+  it('several template parts, held (16 MB in all) then streamed past an R2 part, are stored byte for byte with their SHA-256 and compiled form; no staging stays', async () => {
     const big = await bigPsd();
     expect(big.length).toBeGreaterThan(8 * 1024 * 1024);
+    expect(2 * big.length).toBeGreaterThan(HOLD_BYTES); // the second goes to R2 staging
     const small = await psdFixture('psdtools-text.psd');
-    const res = await upload('templates', [['big.psd', big], ['small.psd', small]], '?destination=stream-many&overwrite=true');
+    const res = await upload('templates', [['big.psd', big], ['big-2.psd', big], ['small.psd', small]], '?destination=stream-many&overwrite=true');
     expect(res.status).toBe(201);
-    expect(await res.json()).toEqual(['stream-many/big.psd', 'stream-many/small.psd']);
-    for (const [name, bytes] of [['big.psd', big], ['small.psd', small]] as const) {
+    expect(await res.json()).toEqual(['stream-many/big.psd', 'stream-many/big-2.psd', 'stream-many/small.psd']);
+    for (const [name, bytes] of [['big.psd', big], ['big-2.psd', big], ['small.psd', small]] as const) {
       const stored = await env.FILES.get(`templates/stream-many/${name}`);
       const back = new Uint8Array(await stored!.arrayBuffer());
       expect([back.length, await sha256(back)], name).toEqual([bytes.length, await sha256(bytes)]); // not toEqual on 10 MB: its diff

@@ -166,17 +166,23 @@ export class FileStore implements InputStore {
 
   /**
    * Stores an upload staged in R2 (../staging.ts) under its name with its hash and `meta`: R2 has
-   * no rename, so the staged object streams from its get into the put, never whole in memory.
+   * no rename, so the staged object streams from its get into the put, never whole in memory (a
+   * small upload held in memory is put from there).
    */
   async putStaged(
     root: Root,
     name: string,
-    staged: { key: string; size: number; sha256: string },
+    staged: { key: string; size: number; sha256: string; bytes?: Uint8Array },
     options: { contentType?: string; meta?: Record<string, string> } = {},
   ): Promise<StoredFile> {
-    const from = await this.bucket.get(staged.key);
-    if (!from) throw new Error(`The staged upload ${staged.key} is gone.`);
-    const obj = await this.bucket.put(this.key(root, name), sized(from.body, staged.size), {
+    let body: Uint8Array | ReadableStream<Uint8Array>;
+    if (staged.bytes) body = inPieces(staged.bytes);
+    else {
+      const from = await this.bucket.get(staged.key);
+      if (!from) throw new Error(`The staged upload ${staged.key} is gone.`);
+      body = sized(from.body, staged.size);
+    }
+    const obj = await this.bucket.put(this.key(root, name), body, {
       httpMetadata: options.contentType ? { contentType: options.contentType } : undefined,
       customMetadata: { ...options.meta, sha256: staged.sha256 },
     });
