@@ -34,7 +34,7 @@ describe('PSD uploads are compiled from R2', () => {
       expect(JSON.stringify(dto)).not.toContain(compiled); // the located metadata stays internal
     }
     expect(await keys('p/1/cache/staging/')).toEqual([]);
-  });
+  }, 120_000); // two compiles: 19 s alone, past 30 s on a loaded machine
 
   it('a refused PSD leaves nothing: no staging, no blob, no compiled form', async () => {
     const good = await psdFixture('psdtools-blend-multiply.psd');
