@@ -5,7 +5,7 @@
  */
 import { outboundFetch, OutboundError } from '../../http/outbound';
 import { PayloadTooLargeError, UnprocessableError, ValidationError, type TenantContext } from '../core';
-import { stageStream, type Staged } from './blobs';
+import { dropStaged, stageStream, type Staged } from './blobs';
 import { emit as emitWebhook } from '../webhooks/events';
 import { LIMIT_NAMES, STREAM_LIMIT } from './content';
 import type { AssetType } from './model';
@@ -27,16 +27,25 @@ export async function receiveUpload(
   limit: { bytes: number; what: string; keep?: (head: Uint8Array) => boolean },
 ): Promise<Received> {
   const boundary = multipartBoundary(request.headers.get('content-type'));
-  const { fields, file } = await readMultipart(request.body, boundary, fileFields, (f) =>
-    stageStream(t.env.FILES, t.tenantId, f.stream, limit.bytes, limit.what, limit.keep),
-  );
-  const byName = new Map<string, string>();
-  for (const [k, v] of Object.entries(fields)) {
-    const key = k.toLowerCase();
-    if (byName.has(key)) throw new ValidationError({ [k]: ['The field is given twice (names are matched ignoring case).'] });
-    byName.set(key, v);
+  // The file part is staged before the parts after it are read: a refusal from here on (a field
+  // given twice, a second file, a body that breaks after the file) removes it, as the caller
+  // never sees it.
+  let staged: Staged | undefined;
+  try {
+    const { fields, file } = await readMultipart(request.body, boundary, fileFields, async (f) =>
+      (staged = await stageStream(t.env.FILES, t.tenantId, f.stream, limit.bytes, limit.what, limit.keep)),
+    );
+    const byName = new Map<string, string>();
+    for (const [k, v] of Object.entries(fields)) {
+      const key = k.toLowerCase();
+      if (byName.has(key)) throw new ValidationError({ [k]: ['The field is given twice (names are matched ignoring case).'] });
+      byName.set(key, v);
+    }
+    return { fields: byName, staged: file?.result, filename: file?.filename, contentType: file?.contentType };
+  } catch (e) {
+    await dropStaged(t.env.FILES, staged);
+    throw e;
   }
-  return { fields: byName, staged: file?.result, filename: file?.filename, contentType: file?.contentType };
 }
 
 const ascii = (h: Uint8Array, n: number) => String.fromCharCode(...h.subarray(0, n));
