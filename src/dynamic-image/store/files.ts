@@ -6,7 +6,9 @@
  */
 import { sha256Hex } from '../../engine/hash';
 import type { InputStore, OpenedInput, StoredFont } from '../../engine/inputs';
-import { r2Source, type PsdSource } from '../../engine/psd/source';
+import type { PsdSource } from '../../engine/psd/source';
+import { notFound } from '../../engine/errors';
+import { ApiError } from '../../errors';
 import { heldFontIndex, readFontIndex } from './font-index';
 import { joinName, splitExtension } from '../../engine/names';
 
@@ -116,17 +118,18 @@ export class FileStore implements InputStore {
 
   private async readBody(root: Root, obj: R2ObjectBody): Promise<{ bytes: Uint8Array; info: StoredFile }> {
     const bytes = new Uint8Array(await obj.arrayBuffer());
-    let sha = obj.customMetadata?.sha256;
-    if (!sha) {
-      sha = await sha256Hex(bytes);
-      // Record it for next time, unless the file changed meanwhile.
-      await this.bucket.put(obj.key, bytes, {
-        httpMetadata: obj.httpMetadata,
-        customMetadata: { ...obj.customMetadata, sha256: sha },
-        onlyIf: { etagMatches: obj.etag },
-      });
-    }
-    return { bytes, info: this.info(root, obj, sha) };
+    const sha = obj.customMetadata?.sha256;
+    if (sha) return { bytes, info: this.info(root, obj, sha) };
+    const computed = await sha256Hex(bytes);
+    // Record it for next time, unless the file changed meanwhile. The answer describes the version
+    // now stored: its etag is the put's (an object stored by an R2 multipart upload gets a new one
+    // from this single put), so a later read or write pinned to it (source, putMeta) finds it unchanged.
+    const recorded = await this.bucket.put(obj.key, bytes, {
+      httpMetadata: obj.httpMetadata,
+      customMetadata: { ...obj.customMetadata, sha256: computed },
+      onlyIf: { etagMatches: obj.etag },
+    });
+    return { bytes, info: this.info(root, recorded ?? obj, computed) };
   }
 
   /** The first `length` bytes of a file (enough for an image header), or null. */
@@ -159,9 +162,28 @@ export class FileStore implements InputStore {
     return obj ? this.info(root, obj, sha) : null;
   }
 
-  /** A stored file read by range (InputStore.source): a template compiled without holding it whole. */
-  async source(root: Root, file: { name: string; size?: number }): Promise<PsdSource | null> {
-    return file.size === undefined ? null : r2Source(this.bucket, this.key(root, file.name), file.size);
+  /**
+   * A stored file read by range (InputStore.source): a template compiled without holding it whole.
+   * Every read is of the version `file` describes (its etag): the compile hashes the file in one
+   * pass of reads and parses it in another, and a file replaced in between would otherwise give a
+   * compiled form named by one version and made of the other (content-addressed, then served for
+   * the first version for good). A replaced file is a 409, a deleted one a 404.
+   */
+  async source(root: Root, file: { name: string; size?: number; etag: string }): Promise<PsdSource | null> {
+    if (file.size === undefined) return null;
+    const { bucket } = this;
+    const key = this.key(root, file.name);
+    const { size, etag } = file;
+    return {
+      size,
+      async read(offset, length) {
+        if (length <= 0 || offset >= size) return new Uint8Array(0);
+        const obj = await bucket.get(key, { range: { offset, length: Math.min(length, size - offset) }, onlyIf: { etagMatches: etag } });
+        if (!obj) throw notFound(`There is no ${root.slice(0, -1)} "${file.name}" any more.`);
+        if (!('body' in obj)) throw new ApiError(409, 'conflict', `The ${root.slice(0, -1)} "${file.name}" was replaced while it was being read; send the request again.`);
+        return new Uint8Array(await obj.arrayBuffer());
+      },
+    };
   }
 
   /**
