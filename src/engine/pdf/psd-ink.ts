@@ -7,6 +7,7 @@
  * the values a printer expects.
  */
 import { ColorMode } from '../psd/color-modes';
+import { concat } from '../raster/bytes';
 import { compositeRows } from '../psd/composite';
 import { readImageResources } from '../psd/resources';
 import { imageResources, psdLayout, spotRows } from '../psd/spots';
@@ -138,7 +139,6 @@ export async function rangedPsdInk(source: PsdSource): Promise<RangedPsdInk | nu
       const parts: Uint8Array[] = [];
       const counts = new Uint8Array(compression === 1 ? (to - from) * n * countSize : 0);
       const cv = new DataView(counts.buffer);
-      let total = 0;
       for (let c = from; c < to; c++) {
         let offset = starts[c];
         let length = 0;
@@ -153,17 +153,8 @@ export async function rangedPsdInk(source: PsdSource): Promise<RangedPsdInk | nu
         const rows = await source.read(offset, length);
         if (rows.length < length) throw new Error('short read');
         parts.push(rows);
-        total += length;
       }
-      const out = new Uint8Array(2 + counts.length + total);
-      out[1] = compression;
-      out.set(counts, 2);
-      let o = 2 + counts.length;
-      for (const p of parts) {
-        out.set(p, o);
-        o += p.length;
-      }
-      return out;
+      return concat([new Uint8Array([0, compression]), counts, ...parts]);
     };
     const read = async (top: number, bottom: number, from: number, to: number, write: (rows: { next(): Uint8Array }, out: Uint8Array) => void, bytes: number) => {
       const out = new Uint8Array(bytes * (bottom - top));
