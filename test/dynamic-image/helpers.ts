@@ -1,6 +1,7 @@
 import { env, exports } from 'cloudflare:workers';
 import { psdFixture } from '../helpers/fixtures';
 import { resultsLanded } from '../../src/dynamic-image/store/results';
+import { listKeys } from '../helpers/r2-keys';
 
 export const API_KEY = 'test-api-key';
 export const BASE = 'http://localhost';
@@ -40,14 +41,7 @@ export async function uploadFixture(fixture: string, folder: string, as = fixtur
 /** Every key in the bucket under `prefix`. */
 export async function keys(prefix = ''): Promise<string[]> {
   await resultsLanded(); // results answered before their writes (putLater) are counted once written
-  const out: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await env.FILES.list({ prefix, cursor });
-    out.push(...page.objects.map((o) => o.key));
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  return out.sort();
+  return listKeys(env.FILES, prefix);
 }
 
 /** A tiny valid PNG (1×1, red) made by the worker's own encoder is overkill: fixed bytes. */

@@ -6,21 +6,13 @@ import { templateHash } from '../../../src/engine';
 import { psdFixture } from '../../helpers/fixtures';
 import { seedPlatform } from '../../helpers/platform';
 import { S, upload, uploadJson } from '../storage/helpers';
+import { listKeys } from '../../helpers/r2-keys';
 
 beforeAll(seedPlatform);
 
 const sha256 = async (bytes: Uint8Array) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
-async function keys(prefix: string): Promise<string[]> {
-  const out: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await env.FILES.list({ prefix, cursor });
-    out.push(...page.objects.map((o) => o.key));
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  return out.sort();
-}
+const keys = (prefix: string) => listKeys(env.FILES, prefix);
 
 describe('PSD uploads are compiled from R2', () => {
   it('a design and a mockup: their blob holds the bytes, their compiled form is the templateHash, no staging stays', async () => {
