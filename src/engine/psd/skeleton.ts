@@ -370,7 +370,8 @@ export function attachRanges(layers: Array<{ rawData?: { channels: StoredChannel
  */
 export async function withMerged(skeleton: Skeleton, source: PsdSource, window = skeleton.window): Promise<Uint8Array> {
   if (skeleton.whole) return skeleton.bytes;
-  const { start, length, at } = skeleton.merged;
+  const { start, at } = skeleton.merged;
+  const length = await mergedLength(skeleton, source);
   const out = new Uint8Array(at + length);
   out.set(skeleton.bytes.subarray(0, at));
   const w = window;
@@ -385,6 +386,33 @@ export async function withMerged(skeleton: Skeleton, source: PsdSource, window =
     out.set(got, at + p);
   }
   return out;
+}
+
+/**
+ * How much of the image data section a decode of the merged image can read: raw planes or RLE
+ * rows of the header's channels, and no further (what a crafted file puts after them, up to the
+ * whole upload, is not read: review29); a ZIP or unknown compression, or counts past the section,
+ * all of it as before.
+ */
+async function mergedLength(skeleton: Skeleton, source: PsdSource): Promise<number> {
+  const { start, length } = skeleton.merged;
+  if (length < 2) return length;
+  const header = new DataView(skeleton.bytes.buffer, skeleton.bytes.byteOffset, 26);
+  const large = header.getUint16(4) === 2;
+  const [channels, height, width, depth] = [header.getUint16(12), header.getUint32(14), header.getUint32(18), header.getUint16(22)];
+  const word = await source.read(start, 2);
+  if (word.length !== 2 || word[0] !== 0) return length;
+  if (word[1] === 0) return Math.min(length, 2 + channels * height * Math.ceil((width * depth) / 8));
+  if (word[1] !== 1) return length;
+  const countSize = large ? 4 : 2;
+  const table = 2 + channels * height * countSize;
+  if (table > length) return length;
+  const counts = await source.read(start + 2, table - 2);
+  if (counts.length !== table - 2) return length;
+  const view = new DataView(counts.buffer, counts.byteOffset, counts.byteLength);
+  let rows = 0;
+  for (let i = 0; i < channels * height; i++) rows += large ? view.getUint32(i * 4) : view.getUint16(i * 2);
+  return Math.min(length, table + rows);
 }
 
 /**

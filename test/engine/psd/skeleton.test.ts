@@ -142,3 +142,24 @@ describe('the skeleton of a PSD', () => {
     expect(await withMerged(skeleton, bytesSource(bytes), undefined)).toEqual(bytes);
   });
 });
+
+describe('the merged image of a PSD read by ranges', () => {
+  it('is read only as far as its decode reads, not a tail a crafted file puts after it (review29)', { timeout: 120_000 }, async () => {
+    const psd = await fixture('psd/agpsd-groups.psd');
+    const tailed = new Uint8Array(psd.length + 6 * 1024 * 1024);
+    tailed.set(psd);
+    tailed.fill(9, psd.length);
+    const inner = bytesSource(tailed);
+    let read = 0;
+    const counting = { size: tailed.length, read: (offset: number, length: number) => ((read += length), inner.read(offset, length)) };
+    const hash = await templateHash(tailed);
+    const whole = (await compiled(await templateHash(psd), () => compileTemplate(env.FILES, psd))) as { objects: Record<string, string> };
+    const ranged = (await compiled(hash, () => compileTemplate(env.FILES, counting, { hash }))) as { objects: Record<string, string> };
+    // The same objects (their keys, and the tree that names them, differ by the template's hash), the stored composite among them.
+    const digests = (objects: Record<string, string>) => Object.entries(objects).filter(([k]) => !k.endsWith('tree.json')).map(([, v]) => v).sort();
+    expect(digests(ranged.objects)).toEqual(digests(whole.objects));
+    expect(Object.keys(ranged.objects).some((k) => k.includes('composite'))).toBe(true);
+    // The structure walk's one window (it may pass the file's end into the tail) and nothing of the tail after it.
+    expect(read).toBeLessThanOrEqual(WINDOW_BYTES + psd.length);
+  });
+});
