@@ -68,7 +68,7 @@ class Windowed {
 
   /** `window`: how much to read when the bytes are not in the window (a smaller one where reads lie far apart). */
   async bytes(offset: number, length: number, window = WINDOW_BYTES): Promise<Uint8Array> {
-    if (!(offset >= 0 && length >= 0 && offset + length <= this.source.size)) throw new Irregular(`${length} bytes at ${offset} past the file's ${this.source.size}`);
+    this.inFile(offset, length);
     if (offset >= this.at && offset + length <= this.at + this.window.length) return this.window.subarray(offset - this.at, offset - this.at + length);
     if (length >= window) return this.exactly(offset, length);
     this.window = await this.exactly(offset, Math.min(window, this.source.size - offset));
@@ -82,7 +82,11 @@ class Windowed {
   }
   /** The window read so that [offset, offset + length) is in it, when it is not. */
   async need(offset: number, length: number): Promise<void> {
-    if (!this.covers(offset, length)) await this.bytes(offset, Math.max(length, Math.min(WINDOW_BYTES, this.source.size - offset)));
+    if (this.covers(offset, length)) return;
+    // Not through `bytes`: a read of a whole window there is not kept as the window.
+    this.inFile(offset, length);
+    this.window = await this.exactly(offset, Math.max(length, Math.min(WINDOW_BYTES, this.source.size - offset)));
+    this.at = offset;
   }
   /** A big-endian field of 2 or 4 bytes in the window (`need` first). */
   field(at: number, bytes: 2 | 4): number {
@@ -91,6 +95,9 @@ class Windowed {
     return bytes === 2 ? (w[i] << 8) | w[i + 1] : ((w[i] << 24) | (w[i + 1] << 16) | (w[i + 2] << 8) | w[i + 3]) >>> 0;
   }
 
+  private inFile(offset: number, length: number): void {
+    if (!(offset >= 0 && length >= 0 && offset + length <= this.source.size)) throw new Irregular(`${length} bytes at ${offset} past the file's ${this.source.size}`);
+  }
   private async exactly(offset: number, length: number): Promise<Uint8Array> {
     const got = await this.source.read(offset, length);
     if (got.length !== length) throw new Irregular(`a read of ${length} bytes at ${offset} gave ${got.length}`);
@@ -217,11 +224,14 @@ async function cut(r: Windowed): Promise<Skeleton> {
     // The global blocks, as psd/layer-section.ts taggedBlocks walks them (padding stepped over);
     // all but the layer infos and linked files copied as they are.
     while (p + 12 <= sectionEnd) {
-      // Stepped over from the window a byte at a time without an await (a crafted file may pad for megabytes).
+      // Stepped over within the window without an await (a crafted file may pad for megabytes):
+      // to the next '8' a signature could start with, found by the native search.
       if (!r.covers(p, 12)) await r.need(p, 12);
       const s = r.field(p, 4);
       if (s !== 0x3842494d && s !== 0x38423634) {
-        p++; // '8BIM', '8B64'
+        // '8BIM', '8B64'
+        const next = r.window.indexOf(0x38, p - r.at + 1);
+        p = r.at + (next < 0 ? r.window.length : next);
         continue;
       }
       const key = await r.sig(p + 4);

@@ -69,7 +69,7 @@ describe('a cut-short or lying PSD read by ranges', () => {
       for (const share of [0.02, 0.3, 0.6, 0.9, 0.999]) {
         const bytes = full.slice(0, Math.floor(full.length * share));
         // A name of its own: another test file may hold (and cache under) the same template in this runtime.
-      const hash = `skeleton-test-${await templateHash(bytes)}`;
+        const hash = `skeleton-test-${await templateHash(bytes)}`;
         const key = `test-skeleton-cut/${path}`;
         await env.FILES.put(key, bytes);
         const whole = await compiled(hash, () => compileTemplate(env.FILES, bytes.slice(), { hash, readWhole: true }));
@@ -140,6 +140,48 @@ describe('the skeleton of a PSD', () => {
     expect(skeleton.whole).toBe(false);
     expect(skeleton.bytes.length).toBe(bytes.length - 5000 + 3);
     expect(await withMerged(skeleton, bytesSource(bytes), undefined)).toEqual(bytes);
+  });
+});
+
+describe('the structure walk of a large PSD', () => {
+  it('steps over megabytes of padding a window at a time (review29)', { timeout: 60_000 }, async () => {
+    const padding = 9 * 1024 * 1024;
+    const bytes = bare(0, padding, padding + 3);
+    let reads = 0;
+    const source = bytesSource(bytes);
+    const counted = { size: source.size, read: (offset: number, length: number) => (reads++, source.read(offset, length)) };
+    const skeleton = await readSkeleton(counted);
+    expect(skeleton.whole).toBe(false);
+    // A window after the header, then a window at a time (the header's few reads besides).
+    expect(reads).toBeLessThanOrEqual(Math.ceil(bytes.length / WINDOW_BYTES) + 2);
+  });
+
+  it("reads a layer record that crosses a window's end, wherever it falls", { timeout: 300_000 }, async () => {
+    // agpsd-groups.psd with colour mode data (skipped for RGB) that puts its layer records across 8 MB,
+    // the end of the window the copy of the header leaves, with more than a window after them.
+    const psd = await fixture('psd/agpsd-groups.psd');
+    const view = new DataView(psd.buffer, psd.byteOffset);
+    expect(view.getUint16(24)).toBe(3);
+    const colourModeData = view.getUint32(26);
+    const section = 26 + 4 + colourModeData + 4 + view.getUint32(30 + colourModeData);
+    const records = section + 4 + 4 + 2;
+    for (const before of [2, 17, 40, 90]) {
+      const extra = 2 * WINDOW_BYTES - before - records;
+      const shifted = new Uint8Array(psd.length + extra + 5 * 1024 * 1024);
+      shifted.set(psd.subarray(0, 26));
+      new DataView(shifted.buffer).setUint32(26, colourModeData + extra);
+      shifted.set(psd.subarray(30 + colourModeData), 30 + colourModeData + extra);
+      const skeleton = await readSkeleton(bytesSource(shifted));
+      expect(skeleton.whole, `${before} bytes before the window's end`).toBe(false);
+      const hash = `skeleton-test-${await templateHash(shifted)}`;
+      const key = 'test-skeleton-crossing.psd';
+      await env.FILES.put(key, shifted);
+      const whole = await compiled(hash, () => compileTemplate(env.FILES, shifted, { hash, readWhole: true }));
+      const ranged = await compiled(hash, () => compileTemplate(env.FILES, r2Source(env.FILES, key, shifted.length), { hash }));
+      await env.FILES.delete(key);
+      expect(ranged, `${before} bytes before the window's end`).toEqual(whole);
+      expect(whole).not.toHaveProperty('refused');
+    }
   });
 });
 
