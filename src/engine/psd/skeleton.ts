@@ -26,6 +26,8 @@ export const WINDOW_BYTES = 4 * 1024 * 1024;
 
 /** Blocks left out of the skeleton (psd/strings.ts counts their names from `linked`). */
 const LINKED = new Set(['lnk2', 'lnkD', 'lnk3']);
+/** The window for reads among linked files, which lie megabytes apart. */
+const LINKED_GAP_WINDOW = 64 * 1024;
 const LAYER_INFO = new Set(['Lr16', 'Lr32', 'Layr']);
 
 /** A channel in the source: its compression word and data. */
@@ -81,11 +83,11 @@ class Windowed {
     return offset >= this.at && offset + length <= this.at + this.window.length;
   }
   /** The window read so that [offset, offset + length) is in it, when it is not. */
-  async need(offset: number, length: number): Promise<void> {
+  async need(offset: number, length: number, window = WINDOW_BYTES): Promise<void> {
     if (this.covers(offset, length)) return;
     // Not through `bytes`: a read of a whole window there is not kept as the window.
     this.inFile(offset, length);
-    this.window = await this.exactly(offset, Math.max(length, Math.min(WINDOW_BYTES, this.source.size - offset)));
+    this.window = await this.exactly(offset, Math.max(length, Math.min(window, this.source.size - offset)));
     this.at = offset;
   }
   /** A big-endian field of 2 or 4 bytes in the window (`need` first). */
@@ -141,7 +143,9 @@ class Pieces {
   }
   add(bytes: Uint8Array): void {
     this.room(bytes.length);
-    this.parts.push(bytes);
+    // A small view into a window is copied out, so that it does not keep the window's 4 MB until
+    // the join (small blocks between linked files each had a window of their own: review29).
+    this.parts.push(bytes.length * 2 < bytes.buffer.byteLength ? bytes.slice() : bytes);
     this.size += bytes.length;
   }
   async copy(r: Windowed, from: number, to: number): Promise<void> {
@@ -221,12 +225,15 @@ async function cut(r: Windowed): Promise<Skeleton> {
       p += 4 + (await r.u32(p)); // global layer mask info (copied as it is, below)
     }
     let copied = infoEnd;
+    // After a linked file a small window: what follows is often the next linked file, megabytes not read.
+    let afterLinked = false;
     // The global blocks, as psd/layer-section.ts taggedBlocks walks them (padding stepped over);
     // all but the layer infos and linked files copied as they are.
     while (p + 12 <= sectionEnd) {
       // Stepped over within the window without an await (a crafted file may pad for megabytes):
       // to the next '8' a signature could start with, found by the native search.
-      if (!r.covers(p, 12)) await r.need(p, 12);
+      if (!r.covers(p, 12)) await r.need(p, 12, afterLinked ? LINKED_GAP_WINDOW : WINDOW_BYTES);
+      afterLinked = false;
       const s = r.field(p, 4);
       if (s !== 0x3842494d && s !== 0x38423634) {
         // '8BIM', '8B64'
@@ -244,6 +251,7 @@ async function cut(r: Windowed): Promise<Skeleton> {
         await section.copy(r, copied, p);
         if (LINKED.has(key)) {
           linked.push({ key, names: await linkedNames(r, data, end) });
+          afterLinked = true;
         } else {
           if (++layerInfos > 1) throw new Irregular('more than one layer info');
           const info = await layerInfo(r, data, end, large, channels, out.size + width + section.size + (wide ? 16 : 12), (n) => out.room(section.size + n + 16));
@@ -341,7 +349,7 @@ async function linkedNames(r: Windowed, at: number, end: number): Promise<number
   const names: number[] = [];
   // Each file's first bytes only (a small read each: the files lie megabytes apart).
   const field = async (at: number, n: number) => {
-    const b = await r.bytes(at, n, 64 * 1024);
+    const b = await r.bytes(at, n, LINKED_GAP_WINDOW);
     return n === 1 ? b[0] : ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) >>> 0;
   };
   while (at + 8 < end) {

@@ -156,6 +156,42 @@ describe('the structure walk of a large PSD', () => {
     expect(reads).toBeLessThanOrEqual(Math.ceil(bytes.length / WINDOW_BYTES) + 2);
   });
 
+  it('reads linked files only where their names are, not a 4 MB window at each small block between them (review29)', { timeout: 60_000 }, async () => {
+    // A 64 px document whose global blocks are 4 MB linked files with a 4-byte block before each.
+    const files = 5;
+    const n = 4 * 1024 * 1024;
+    const blocks: Uint8Array[] = [];
+    for (let i = 0; i < files; i++) {
+      const tiny = new Uint8Array(16);
+      tiny.set(new TextEncoder().encode('8BIMxtny'));
+      new DataView(tiny.buffer).setUint32(8, 4);
+      const linked = new Uint8Array(12 + n);
+      const view = new DataView(linked.buffer);
+      linked.set(new TextEncoder().encode('8BIMlnk2'));
+      view.setUint32(8, n);
+      view.setUint32(16, n - 8); // the file's length; then 'liFD', version 7, an empty id, no name
+      linked.set(new TextEncoder().encode('liFD'), 20);
+      view.setUint32(24, 7);
+      blocks.push(tiny, linked);
+    }
+    const global = blocks.reduce((sum, b) => sum + b.length, 0);
+    const bytes = bare(0, 8 + global, 8 + global + 2 + 64 * 64 * 3);
+    const head = new DataView(bytes.buffer);
+    head.setUint32(14, 64);
+    head.setUint32(18, 64);
+    let at = 34 + 4 + 8;
+    for (const b of blocks) bytes.set(b, (at += b.length) - b.length);
+    bytes.fill(90, at + 2);
+    let read = 0;
+    const source = bytesSource(bytes);
+    const counted = { size: source.size, read: (offset: number, length: number) => ((read += length), source.read(offset, length)) };
+    const skeleton = await readSkeleton(counted);
+    expect(skeleton.whole).toBe(false);
+    expect(skeleton.linked.map((l) => l.key)).toEqual(Array(files).fill('lnk2'));
+    // The first window, then 64 KB at each linked file and after it: not the 4 MB window each small block had.
+    expect(read).toBeLessThanOrEqual(WINDOW_BYTES + 2 * files * 64 * 1024);
+  });
+
   it("reads a layer record that crosses a window's end, wherever it falls", { timeout: 300_000 }, async () => {
     // agpsd-groups.psd with colour mode data (skipped for RGB) that puts its layer records across 8 MB,
     // the end of the window the copy of the header leaves, with more than a window after them.
